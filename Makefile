@@ -1,0 +1,38 @@
+# Two entry points, both self-contained on a fresh machine:
+#   make run   -> isolated venv, runtime install, the lab in Streamlit on the bundled checkpoints
+#   make test  -> same venv plus test tools, the whole test suite (unit, doctests, app, browser)
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+# torch is installed first and alone, from the CPU wheel on disk, so no later resolver step
+# can swap it for a CUDA build.
+TORCH  := torch==2.13.0
+WHEELS := /opt/wheels
+
+.PHONY: run test lint bench clean-venv
+
+$(VENV)/.runtime: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet --find-links $(WHEELS) $(TORCH)
+	$(PY) -m pip install --quiet --find-links $(WHEELS) -r requirements.txt
+	touch $@
+
+$(VENV)/.test: $(VENV)/.runtime requirements-test.txt
+	$(PY) -m pip install --quiet --find-links $(WHEELS) -r requirements-test.txt
+	touch $@
+
+run: $(VENV)/.runtime
+	$(PY) -m streamlit run app.py
+
+test: $(VENV)/.test
+	$(PY) -m pytest
+
+lint: $(VENV)/.test
+	$(PY) -m ruff check .
+
+bench: $(VENV)/.test
+	$(PY) -m bench
+
+clean-venv:
+	rm -rf $(VENV)

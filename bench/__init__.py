@@ -1,0 +1,1 @@
+"""Benchmarks: speed lives here, not in timed unit tests. Figures go to bench/README.md."""

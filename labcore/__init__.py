@@ -1,0 +1,24 @@
+"""labcore: the science behind the Consciousness-Theories Ablation Lab.
+
+Tasks (``labcore.envs``), agents (``labcore.agents``), run-time interventions
+(``labcore.interventions``), behaviour cloning (``labcore.training``), markers
+(``labcore.markers``), seed-level statistics (``labcore.stats``) and the experiment
+pipelines (``labcore.experiments``). Nothing here imports Streamlit: the app in
+``app.py``/``pages/`` is a thin layer on top.
+
+Primary spec: Phua (2025), "Can We Test Consciousness Theories on AI? Ablations, Markers,
+and Robustness". Every open design choice is pre-registered in ``docs/protocol.md``.
+"""
+
+__version__ = "0.1.0"
+
+
+class LabWarning(UserWarning):
+    """Base class for warnings raised by labcore (e.g. an undefined marker value)."""
+
+
+class UndefinedMetricWarning(LabWarning):
+    """A marker is undefined for the given input (one class only, zero variance, ...).
+
+    The function returns ``nan`` (never a silent default) and says why in the message.
+    """

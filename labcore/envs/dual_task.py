@@ -1,0 +1,362 @@
+"""Dual task of Experiments 2 and 3, with its backward-masking and out-of-distribution variants.
+
+The task logic (trial sampling, the per-step cue channel, flags and oracle) is written once,
+vectorised over a batch of episodes, and used both by :class:`DualTaskEnv` (a real
+``MiniGridEnv``, batch of one) and by the batched simulator in :mod:`labcore.envs.batch`.
+Every choice the paper leaves open is pre-registered in ``docs/protocol.md`` sec. 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+import numpy as np
+from minigrid.core.mission import MissionSpace
+from minigrid.minigrid_env import MiniGridEnv
+
+from labcore.config import N_CUE_VALUES, DualTaskConfig
+from labcore.envs.channels import CUE_DIM, TASK_DIM, CueKind, cue_events
+from labcore.envs.spaces import task_observation_space
+from labcore.envs.tables import LAYOUTS, build_grid, pose_tables
+
+LAYOUT = "dual_room"
+REPORT_REWARD = 0.5
+"""Reward per correct report; both reports correct (a conjunction) earn 1."""
+WAIT_ACTION = 6
+"""``done``: what the oracle does before the first cue (only if ``secondary_cue_step > 0``)."""
+WALK_MOVES = (0, 1, 2)
+WALK_PROBABILITIES = (0.25, 0.25, 0.5)
+"""The room walks the agent: turn left, turn right or step forward (blocked by walls)."""
+
+REPORT_NONE, REPORT_SECONDARY, REPORT_PRIMARY = 0, 1, 2
+SECONDARY_CUE_NAMES = ("red", "green", "blue", "purple", "yellow", "grey", "orange")
+"""Colour of each secondary cue value (value k is reported with action k)."""
+PRIMARY_CUE_NAMES = ("key", "ball", "box", "door", "goal", "lava", "wall")
+"""MiniGrid object type of each primary cue value."""
+MISSION = "hold the colour and the object; report each when its flag appears"
+
+
+@dataclass(frozen=True)
+class DualTrials:
+    """Privileged parameters of ``B`` dual-task episodes (never shown to the agent).
+
+    Attributes
+    ----------
+    start_pose : (B,) int, pose index into :func:`labcore.envs.tables.pose_tables`.
+    secondary, primary : (B,) int in ``0..6``, the colour and object-type cue values.
+    mask_steps : (B, M) int, steps of the distractor events, ``-1`` padded.
+    mask_values : (B, M) int, cue-like content of each distractor.
+    walk : (B, T) int, the movement (left/right/forward) the room applies to the body at
+        each step, whatever the agent does (protocol sec. 2.3).
+    """
+
+    start_pose: np.ndarray
+    secondary: np.ndarray
+    primary: np.ndarray
+    mask_steps: np.ndarray
+    mask_values: np.ndarray
+    walk: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.secondary)
+
+    @property
+    def n_masks(self) -> np.ndarray:
+        return (self.mask_steps >= 0).sum(axis=1)
+
+
+def sample_dual_trials(
+    config: DualTaskConfig,
+    rngs: list[np.random.Generator],
+    overrides: dict[str, Any] | None = None,
+) -> DualTrials:
+    """Draw one trial per generator (each episode has its own seeded stream).
+
+    The draw order is fixed (start pose, secondary, primary, masks, walk) so that the MiniGrid
+    env and the batched simulator, given the same seed, produce the same episode.
+    ``overrides`` replaces fields after drawing (the other draws stay the same), e.g.
+    ``{"secondary": 3}`` to show the same episode with another cue.
+    """
+    tables = pose_tables(LAYOUT)
+    m = max(config.max_masks, 1)
+    n = len(rngs)
+    start = np.zeros(n, np.int64)
+    secondary = np.zeros(n, np.int64)
+    primary = np.zeros(n, np.int64)
+    mask_steps = np.full((n, m), -1, np.int64)
+    mask_values = np.full((n, m), -1, np.int64)
+    walk = np.zeros((n, config.n_steps), np.int64)
+    window = np.arange(config.first_mask_step, config.last_mask_step_exclusive)
+    for i, rng in enumerate(rngs):
+        start[i] = rng.integers(tables.n_poses)
+        secondary[i] = rng.integers(N_CUE_VALUES)
+        primary[i] = rng.integers(N_CUE_VALUES)
+        if config.mask_soa is None:
+            count = int(rng.choice(config.mask_counts))
+            steps = np.sort(rng.choice(window, size=count, replace=False))
+        else:
+            first = config.secondary_cue_step + config.mask_soa
+            steps = first + config.mask_interval * np.arange(config.mask_count)
+        mask_steps[i, : len(steps)] = steps
+        mask_values[i, : len(steps)] = rng.integers(N_CUE_VALUES, size=len(steps))
+        walk[i] = rng.choice(WALK_MOVES, size=config.n_steps, p=WALK_PROBABILITIES)
+    trials = DualTrials(start, secondary, primary, mask_steps, mask_values, walk)
+    return _apply_overrides(trials, overrides or {}, m)
+
+
+def _apply_overrides(trials: DualTrials, overrides: dict[str, Any], width: int) -> DualTrials:
+    unknown = set(overrides) - {f.name for f in fields(DualTrials)}
+    if unknown:
+        raise ValueError(f"unknown trial override(s): {sorted(unknown)}")
+    n = len(trials)
+    changes: dict[str, np.ndarray] = {}
+    for name, value in overrides.items():
+        arr = np.asarray(value, dtype=np.int64)
+        if name == "walk":
+            arr = np.broadcast_to(arr, trials.walk.shape).copy()
+            if not np.isin(arr, WALK_MOVES).all():
+                raise ValueError("walk moves must be left (0), right (1) or forward (2)")
+        elif name in ("mask_steps", "mask_values"):
+            arr = np.atleast_2d(arr)
+            padded = np.full((n, max(width, arr.shape[1])), -1, np.int64)
+            padded[:, : arr.shape[1]] = arr
+            arr = padded
+        else:
+            arr = np.broadcast_to(arr, (n,)).copy()
+        changes[name] = arr
+    if "secondary" in changes or "primary" in changes:
+        for name in ("secondary", "primary"):
+            values = changes.get(name, getattr(trials, name))
+            if values.min() < 0 or values.max() >= N_CUE_VALUES:
+                raise ValueError(f"{name} cue must be in 0..{N_CUE_VALUES - 1}")
+    if "start_pose" in changes:
+        n_poses = pose_tables(LAYOUT).n_poses
+        if changes["start_pose"].min() < 0 or changes["start_pose"].max() >= n_poses:
+            raise ValueError(f"start_pose must be a pose index in 0..{n_poses - 1}")
+    if changes.keys() & {"mask_steps", "mask_values"}:
+        steps = changes.get("mask_steps", trials.mask_steps)
+        values = changes.get("mask_values", trials.mask_values)
+        if steps.shape != values.shape or not np.array_equal(steps >= 0, values >= 0):
+            raise ValueError("mask_steps and mask_values must describe the same masks")
+        changes["mask_steps"], changes["mask_values"] = steps, values
+    return replace(trials, **changes)
+
+
+@dataclass(frozen=True)
+class DualSchedule:
+    """What every step of ``B`` episodes shows and asks, as arrays over ``(B, T)``.
+
+    Nothing here depends on where the agent walks: the cue channel, the flags and the
+    expert action are functions of the trial and the step only.
+    """
+
+    cue: np.ndarray
+    """(B, T, CUE_DIM) cue channel."""
+    task: np.ndarray
+    """(B, T, TASK_DIM) flags: [report secondary, report primary]."""
+    oracle: np.ndarray
+    """(B, T) the expert's action."""
+    report: np.ndarray
+    """(B, T) 0 none, 1 secondary report, 2 primary report."""
+    pose: np.ndarray
+    """(B, T + 1) pose index at every observation, including the final one."""
+
+
+def dual_schedule(config: DualTaskConfig, trials: DualTrials) -> DualSchedule:
+    """Build the per-step schedule of a batch of trials (protocol sec. 2.2)."""
+    n, t_max = len(trials), config.n_steps
+    kind = np.full((n, t_max), -1, np.int64)
+    value = np.zeros((n, t_max), np.int64)
+    kind[:, config.secondary_cue_step] = CueKind.CUE_A
+    value[:, config.secondary_cue_step] = trials.secondary
+    kind[:, config.primary_cue_step] = CueKind.CUE_B
+    value[:, config.primary_cue_step] = trials.primary
+    rows, cols = np.nonzero(trials.mask_steps >= 0)
+    kind[rows, trials.mask_steps[rows, cols]] = CueKind.MASK
+    value[rows, trials.mask_steps[rows, cols]] = trials.mask_values[rows, cols]
+    content = np.eye(N_CUE_VALUES, dtype=np.float32)[value]
+    cue = cue_events(kind.reshape(-1), content.reshape(-1, N_CUE_VALUES)).reshape(n, t_max, CUE_DIM)
+
+    report = np.zeros((n, t_max), np.int8)
+    report[:, config.report_secondary_step] = REPORT_SECONDARY
+    report[:, config.report_primary_step] = REPORT_PRIMARY
+    task = np.zeros((n, t_max, TASK_DIM), np.float32)
+    task[:, config.report_secondary_step, 0] = 1.0
+    task[:, config.report_primary_step, 1] = 1.0
+
+    # The expert rehearses the secondary cue overtly: from its arrival until the first report
+    # it answers with the action whose index is the colour (protocol sec. 2.3 says why).
+    oracle = np.repeat(trials.secondary[:, None], t_max, axis=1)
+    oracle[:, : config.secondary_cue_step] = WAIT_ACTION
+    oracle[:, config.report_primary_step] = trials.primary
+
+    transition = pose_tables(LAYOUT).transition
+    pose = np.zeros((n, t_max + 1), np.int64)
+    pose[:, 0] = trials.start_pose
+    for t in range(t_max):
+        pose[:, t + 1] = transition[pose[:, t], trials.walk[:, t]]
+    return DualSchedule(cue, task, oracle, report, pose)
+
+
+def phase_name(config: DualTaskConfig, t: int) -> str:
+    """Plain-language phase of step ``t`` (for displays)."""
+    if t <= config.primary_cue_step:
+        return "encoding"
+    if t < config.report_secondary_step:
+        return "delay"
+    if t == config.report_secondary_step:
+        return "report colour"
+    if t == config.report_primary_step:
+        return "report object"
+    return "over"
+
+
+def split_env_kwargs(cls_config: type, kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Separate config-field keyword arguments (for ``gym.make``) from MiniGrid's own."""
+    names = {f.name for f in fields(cls_config)}
+    cfg = {k: v for k, v in kwargs.items() if k in names}
+    rest = {k: v for k, v in kwargs.items() if k not in names}
+    return cfg, rest
+
+
+class DualTaskEnv(MiniGridEnv):
+    """Dual task: hold two transient cues through a delay, then report each.
+
+    ## Description
+
+    A 5x5 MiniGrid room (3x3 free interior, paper sec. 4.2). Encoding: a *secondary* cue
+    (one of 7 colours) then a *primary* cue (one of 7 object types) flash on the cue
+    channel. Delay: the room walks the agent about (a random walk, MiniGrid physics) while
+    the agent rehearses the colour, answering every step with the action whose index is
+    the colour, and 0-2 distractor ("mask") events arrive on the cue channel. Report: flag 1
+    asks for the colour, flag 2 for the object type, each answered with the action whose
+    index is the cue value. The body follows the walk, not the agent's answers: a body that
+    moved as a cue-dependent answer says would carry the cue past the workspace into the
+    trunk's view. Design choices and reasons: ``docs/protocol.md`` sec. 2.
+
+    ## Mission Space
+
+    "hold the colour and the object; report each when its flag appears"
+
+    ## Action Space
+
+    The 7 MiniGrid actions (left, right, forward, pickup, drop, toggle, done), read as
+    responses: action ``k`` means cue value ``k`` (chance = 1/7 per step and per report).
+
+    ## Observation Encoding
+
+    - ``image``: MiniGrid's 7x7x3 symbolic view ``(OBJECT_IDX, COLOR_IDX, STATE)``; the room
+      is empty and static and the pose follows the cue-independent walk, so the view carries
+      no cue information.
+    - ``direction``: MiniGrid's compass, 0-3.
+    - ``task``: ``[report secondary, report primary]`` flags.
+    - ``cue``: the cue channel (:mod:`labcore.envs.channels`): the only path for cue
+      information (strong-lesion wiring), meant for the agent's workspace write path.
+    - ``mission``: the constant mission string.
+
+    ## Rewards
+
+    0.5 for each correct report; 0 otherwise (a correct conjunction earns 1).
+
+    ## Termination
+
+    After the primary report, i.e. after ``n_steps`` steps (default 32). No truncation.
+
+    ## Registered Configurations
+
+    - ``CTLab-DualTask-v0``: training distribution (0, 1 or 2 random masks).
+    - ``CTLab-DualTaskMasking-v0``: backward masking; masks at a chosen SOA and count
+      (``gym.make(..., mask_soa=2, mask_count=4)``).
+    - ``CTLab-DualTaskOOD-v0``: out-of-distribution shift, 1.5x longer delay (48 steps).
+
+    ``reset(options=...)`` accepts trial overrides, e.g. ``{"secondary": 3, "primary": 5}``.
+    """
+
+    def __init__(self, config: DualTaskConfig | None = None, **kwargs: Any):
+        cfg_kwargs, env_kwargs = split_env_kwargs(DualTaskConfig, kwargs)
+        self.config = replace(config or DualTaskConfig(), **cfg_kwargs)
+        self.tables = pose_tables(LAYOUT)
+        super().__init__(
+            mission_space=MissionSpace(mission_func=lambda: MISSION),
+            width=5,
+            height=5,
+            max_steps=self.config.n_steps,
+            see_through_walls=True,
+            **env_kwargs,
+        )
+        self.observation_space = task_observation_space(self.observation_space)
+        self.trials: DualTrials | None = None
+        self.schedule: DualSchedule | None = None
+        self.last_action: int | None = None
+        self.last_report_correct: bool | None = None
+
+    def _gen_grid(self, width: int, height: int) -> None:
+        self.grid = build_grid(LAYOUTS[LAYOUT])
+        options = getattr(self, "_reset_options", None) or {}
+        self.trials = sample_dual_trials(self.config, [self.np_random], options)
+        self.schedule = dual_schedule(self.config, self.trials)
+        x, y, d = self.tables.poses[self.trials.start_pose[0]]
+        self.agent_pos, self.agent_dir = (int(x), int(y)), int(d)
+        self.mission = MISSION
+        self.last_action = None
+        self.last_report_correct = None
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        self._reset_options = options
+        _, info = super().reset(seed=seed)
+        self._reset_options = None
+        return self._observation(), info
+
+    @property
+    def t(self) -> int:
+        """Index of the observation the agent is about to act on."""
+        return self.step_count
+
+    def _observation(self) -> dict[str, Any]:
+        obs = self.gen_obs()
+        t = self.step_count
+        if t < self.config.n_steps:
+            obs["task"] = self.schedule.task[0, t].copy()
+            obs["cue"] = self.schedule.cue[0, t].copy()
+        else:
+            obs["task"] = np.zeros(TASK_DIM, np.float32)
+            obs["cue"] = np.zeros(CUE_DIM, np.float32)
+        return obs
+
+    def oracle_action(self) -> int:
+        """The expert's action now, from privileged state (the trial); never shown to the agent."""
+        if self.step_count >= self.config.n_steps:
+            raise RuntimeError("the episode is over; call reset()")
+        return int(self.schedule.oracle[0, self.step_count])
+
+    def step(self, action: int):
+        t = self.step_count
+        if t >= self.config.n_steps:
+            raise RuntimeError("the episode is over; call reset()")
+        action = int(action)
+        if not 0 <= action < self.action_space.n:
+            raise ValueError(f"Unknown action: {action}")
+        report = int(self.schedule.report[0, t])
+        expected = int(self.schedule.oracle[0, t])
+        # The agent's action is a response; the room moves the body along the trial's walk
+        # with MiniGrid's physics, so the agent's view never depends on what it answered.
+        super().step(int(self.trials.walk[0, t]))
+        correct = action == expected
+        reward = REPORT_REWARD if report and correct else 0.0
+        terminated = self.step_count >= self.config.n_steps
+        self.last_action = action
+        self.last_report_correct = correct if report else None
+        info = {
+            "t": t,
+            "report": ("none", "secondary", "primary")[report],
+            "oracle_action": expected,
+            "agrees_with_oracle": correct,
+        }
+        return self._observation(), reward, terminated, False, info
+
+    def get_frame(self, highlight: bool = True, tile_size: int = 32, agent_pov: bool = False):
+        from labcore.envs.render import compose_dual_frame
+
+        grid_img = super().get_frame(highlight, tile_size, agent_pov)
+        return compose_dual_frame(self, grid_img)
