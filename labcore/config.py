@@ -112,3 +112,218 @@ class WageringConfig:
         _check(self.cue_noise_sd >= 0.0, "cue_noise_sd must be >= 0")
         _check(0.0 <= self.wager_probability <= 1.0, "wager_probability must be in [0, 1]")
         _check(self.max_steps >= 8, "max_steps must be >= 8 (the oracle needs 7)")
+
+
+POLICY_READS = ("workspace", "self_model", "trunk")
+CUE_ROUTES = ("bus", "trunk", "none")
+BOTTLENECKS = (None, "linear", "mlp", "random")
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """One composable agent (paper sec. 4.1; protocol sec. 5). Presets in ``AGENT_KINDS``.
+
+    The parts: a CNN encoder (3 conv layers -> ``embed_dim``), a carrier (GRU or, for A0, a
+    feed-forward layer), an optional workspace bus, an optional self-model with a confidence
+    head, and the policy readout. Training-time regularisers that define a kind (dropout,
+    weight decay, workspace-noise augmentation) live here too, so a checkpoint's config says
+    everything about how it was made.
+    """
+
+    kind: str = "b1"
+    """Name of the preset this config came from (used in checkpoint names)."""
+    embed_dim: int = 151
+    """Observation embedding size (paper: 151)."""
+    hidden_dim: int = 64
+    """Recurrent carrier size (paper: GRU 64)."""
+    recurrent: bool = True
+    """GRU carrier (A1 and up); False gives A0's memoryless MLP."""
+    workspace: bool = True
+    """Global-workspace bus present (B1, B2, BC-only controls)."""
+    n_slots: int = 4
+    """Workspace slots K (paper: 4)."""
+    slot_dim: int = 16
+    """Slot width D (paper: 16)."""
+    self_model: bool = False
+    """Self-model z_self and confidence head present (B2, HOT-only)."""
+    self_model_dim: int = 64
+    """z_self size (paper: 64)."""
+    policy_reads: str = "workspace"
+    """Policy input: "workspace" (trunk + flattened slots), "self_model" (z_self) or "trunk" only."""
+    cue_route: str = "bus"
+    """Where the cue channel goes: "bus" (strong lesion), "trunk" (cues visible) or "none"."""
+    bottleneck: str | None = None
+    """BC-only control: 64-d "linear", "mlp" or fixed "random" projection of the flattened slots."""
+    bottleneck_dim: int = 64
+    """Width of the BC-only bottleneck (matched to z_self, paper sec. 4.1)."""
+    readout_hidden: int = 64
+    """Hidden width of the policy MLP."""
+    dropout: float = 0.0
+    """Dropout in the policy readout during training (B1 regularised control)."""
+    weight_decay: float = 0.0
+    """Decoupled weight decay during training (B1 regularised control)."""
+    train_workspace_noise: float = 0.0
+    """Upper end of the per-episode workspace-noise SD drawn during training (B1 noise-augmented)."""
+
+    def __post_init__(self) -> None:
+        _check(self.policy_reads in POLICY_READS, f"policy_reads must be one of {POLICY_READS}")
+        _check(self.cue_route in CUE_ROUTES, f"cue_route must be one of {CUE_ROUTES}")
+        _check(self.bottleneck in BOTTLENECKS, f"bottleneck must be one of {BOTTLENECKS}")
+        _check(self.n_slots >= 1 and self.slot_dim >= 1, "n_slots and slot_dim must be >= 1")
+        _check(not (self.cue_route == "bus" and not self.workspace),
+               "cue_route='bus' needs a workspace; use 'trunk' (cues visible) or 'none'")
+        _check(not (self.policy_reads == "workspace" and not self.workspace),
+               "policy_reads='workspace' needs a workspace")
+        _check(not (self.policy_reads == "self_model" and not self.self_model),
+               "policy_reads='self_model' needs a self-model")
+        _check(self.bottleneck is None or self.workspace, "a BC-only bottleneck needs a workspace")
+        _check(0.0 <= self.dropout < 1.0, "dropout must be in [0, 1)")
+        _check(self.weight_decay >= 0 and self.train_workspace_noise >= 0,
+               "weight_decay and train_workspace_noise must be >= 0")
+
+    @property
+    def workspace_size(self) -> int:
+        """K x D, the flattened workspace the readout sees."""
+        return self.n_slots * self.slot_dim if self.workspace else 0
+
+
+AGENT_KINDS: dict[str, AgentConfig] = {
+    "a0": AgentConfig(kind="a0", recurrent=False, workspace=False, policy_reads="trunk", cue_route="none"),
+    "a1": AgentConfig(kind="a1", workspace=False, policy_reads="trunk", cue_route="none"),
+    "b1": AgentConfig(kind="b1"),
+    "b1_reg": AgentConfig(kind="b1_reg", dropout=0.2, weight_decay=1e-4),
+    "b1_noise": AgentConfig(kind="b1_noise", train_workspace_noise=0.5),
+    "b2": AgentConfig(kind="b2", self_model=True, policy_reads="self_model"),
+    "b2_ws": AgentConfig(kind="b2_ws", self_model=True, policy_reads="workspace"),
+    "hot_only": AgentConfig(kind="hot_only", workspace=False, self_model=True,
+                            policy_reads="self_model", cue_route="trunk"),
+    "bc_linear": AgentConfig(kind="bc_linear", bottleneck="linear"),
+    "bc_mlp": AgentConfig(kind="bc_mlp", bottleneck="mlp"),
+    "bc_random": AgentConfig(kind="bc_random", bottleneck="random"),
+}
+"""The agent family of paper sec. 4.1: baselines, GWT (B1 and its steelman controls), B2 in its
+two policy routings, and the attribution controls of Experiment 3."""
+
+AGENT_DESCRIPTIONS: dict[str, str] = {
+    "a0": "A0: feed-forward baseline, no memory",
+    "a1": "A1: recurrent baseline (GRU 64)",
+    "b1": "B1: global workspace (4 slots x 16)",
+    "b1_reg": "B1 + dropout and weight decay",
+    "b1_noise": "B1 + training-time workspace noise",
+    "b2": "B2: B1 + self-model, policy reads z_self",
+    "b2_ws": "B2: B1 + self-model, policy reads the workspace",
+    "hot_only": "HOT-only: A1 + self-model, no bus, cues visible",
+    "bc_linear": "BC-only: B1 + 64-d linear bottleneck",
+    "bc_mlp": "BC-only: B1 + 64-d MLP bottleneck",
+    "bc_random": "BC-only: B1 + fixed random projection",
+}
+
+SELF_MODEL_MODES = ("on", "zero", "noise", "permute")
+NOISE_MODES = ("stored", "read")
+
+
+@dataclass(frozen=True)
+class Intervention:
+    """A run-time manipulation of a trained agent (paper sec. 4.5; protocol sec. 5.4).
+
+    Applied inside the forward pass, never by editing weights, so one cached model can be
+    evaluated intact and lesioned side by side. ``Intervention()`` is the intact agent.
+    """
+
+    self_model: str = "on"
+    """"on"; "zero" (the no-rewire lesion: z_self -> 0); blind ablations "noise" (z_self
+    replaced by Gaussian noise with z_self's own batch mean and SD) or "permute" (z_self
+    rows shuffled across the episodes of the batch)."""
+    capacity_scale: float = 1.0
+    """workspace_capacity_scale: active slots = round(scale * K); 0 is bus-off."""
+    workspace_noise: float = 0.0
+    """SD of Gaussian noise on the workspace slots after the write, before the read."""
+    carrier_noise: float = 0.0
+    """SD of Gaussian noise on the recurrent carrier after the GRU update (HOT-only protocol)."""
+    noise_mode: str = "stored"
+    """"stored": noise is added to the stored state every step and persists; "read": only the
+    copy the readouts see is perturbed, the stored state stays clean."""
+    noise_empty_slots: bool = False
+    """Also perturb active slots that hold nothing yet."""
+    pulse_step: int | None = None
+    """Step of a single perturbation pulse (for PCI-A); None for no pulse."""
+    pulse_sigma: float = 1.0
+    """SD of the pulse, added to the stored workspace (or to the carrier if there is no bus)."""
+    seed: int = 0
+    """Seed of every random draw the intervention makes (same seed, same numbers)."""
+
+    def __post_init__(self) -> None:
+        _check(self.self_model in SELF_MODEL_MODES, f"self_model must be one of {SELF_MODEL_MODES}")
+        _check(0.0 <= self.capacity_scale <= 1.0,
+               f"capacity_scale must be in [0, 1], got {self.capacity_scale}")
+        _check(self.workspace_noise >= 0 and self.carrier_noise >= 0 and self.pulse_sigma >= 0,
+               "noise SDs must be >= 0")
+        _check(self.noise_mode in NOISE_MODES, f"noise_mode must be one of {NOISE_MODES}")
+        _check(self.pulse_step is None or self.pulse_step >= 0, "pulse_step must be >= 0")
+
+    def active_slots(self, n_slots: int) -> int:
+        """Number of usable slots for an agent with ``n_slots`` slots."""
+        return round(self.capacity_scale * n_slots)
+
+    @property
+    def is_intact(self) -> bool:
+        return self == Intervention(seed=self.seed)
+
+
+TASK_OF_EXPERIMENT = {"e1": "wagering", "e2": "dual", "e3": "dual"}
+KINDS_OF_EXPERIMENT: dict[str, tuple[str, ...]] = {
+    "e1": ("b2_ws",),
+    "e2": ("a0", "a1", "b1"),
+    "e3": ("a0", "a1", "b1", "b1_reg", "b1_noise", "b2", "b2_ws", "hot_only",
+           "bc_linear", "bc_mlp", "bc_random"),
+}
+PAPER_EPISODES = {"e1": 4000, "e2": 4000, "e3": 8000}
+"""Training episodes per seed in the paper's schedule (Table 2)."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Behaviour cloning (paper sec. 4.3; protocol sec. 5.3)."""
+
+    mode: str = "fast"
+    """"fast": batched BPTT to a convergence criterion; "paper": online, one update per step."""
+    lr: float = 1e-3
+    """Adam learning rate (paper: 1e-3)."""
+    batch_episodes: int = 64
+    """Episodes per update (fast mode)."""
+    train_episodes: int = 4000
+    """Size of the oracle demonstration pool (fast) / number of episodes (paper mode)."""
+    heldout_episodes: int = 500
+    """Held-out oracle episodes for agreement and the convergence criterion."""
+    max_updates: int = 3000
+    """Upper bound on optimizer updates (fast mode)."""
+    min_updates: int = 300
+    """No convergence check before this many updates (fast mode)."""
+    eval_every: int = 50
+    """Updates between held-out evaluations (fast mode)."""
+    patience: int = 6
+    """Stop after this many evaluations without improvement (fast mode)."""
+    loss_tolerance: float = 0.005
+    """An improvement of the held-out loss must exceed this many nats to count."""
+    agreement_tolerance: float = 0.001
+    """An improvement of held-out agreement must exceed this (0.1 percentage point) to count."""
+    report_weight: float = 3.0
+    """Loss weight of report steps (paper: 3)."""
+    primary_class_weight: float = 20.0
+    """Extra weight of the primary-cue report (paper: 20)."""
+    meta_weight: float = 1.0
+    """Coefficient of the self-model's confidence BCE (paper: 1)."""
+    stimulus_probe_weight: float = 1.0
+    """Coefficient of E1's stimulus probe loss on the workspace."""
+    self_model_l2: float = 1e-3
+    """Activity penalty on z_self ("effectively lower due to regularisation")."""
+    agreement_threshold: float = 0.95
+    """Seeds below this held-out agreement are flagged and excluded (paper sec. 4.3.1)."""
+    threads: int = 1
+    """Torch CPU threads per training process."""
+
+    def __post_init__(self) -> None:
+        _check(self.mode in ("fast", "paper"), "mode must be 'fast' or 'paper'")
+        _check(self.lr > 0 and self.batch_episodes >= 1 and self.train_episodes >= 1,
+               "lr, batch_episodes and train_episodes must be positive")
+        _check(self.min_updates <= self.max_updates, "min_updates must be <= max_updates")

@@ -1,0 +1,299 @@
+"""The composable agent: A0, A1, B1, B2 and the controls are one class configured by
+:class:`~labcore.config.AgentConfig` (paper sec. 4.1; protocol sec. 5).
+
+Two execution paths share every layer:
+
+- :meth:`Agent.forward_sequence` runs whole teacher-forced episodes at once (one ``nn.GRU``
+  call, workspace by gather) for fast behaviour cloning;
+- :meth:`Agent.step` advances ``B`` episodes by one step, for autonomous rollouts and for
+  the interventions that feed back through time (carrier noise, pulses).
+
+Interventions (:class:`~labcore.config.Intervention`) are applied inside these calls; weights
+are never edited.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import torch
+from torch import nn
+
+from labcore.agents.parts import (
+    GridEncoder,
+    broadcast,
+    gather_slots,
+    mlp,
+    slot_sources,
+    uncertainty,
+    write_step,
+)
+from labcore.config import AgentConfig, Intervention
+from labcore.envs.channels import CUE_DIM, EVENT_INDEX, TASK_DIM
+from labcore.envs.tables import N_ACTIONS
+from labcore.interventions import lesion_self_model, noise_mask, sequence_workspace_noise
+
+N_DIRECTIONS = 4
+
+
+@dataclass
+class Observation:
+    """What the agent receives, as tensors with leading dims ``(B,)`` or ``(B, T)``.
+
+    Images are given either directly (``image``: ``(..., 7, 7, 3)``) or, as the batched
+    simulator stores them, as ``pose`` indices into a small ``image_table``; the encoder then
+    runs once per distinct view (mathematically the same, much cheaper).
+    """
+
+    direction: torch.Tensor
+    task: torch.Tensor
+    cue: torch.Tensor
+    image: torch.Tensor | None = None
+    pose: torch.Tensor | None = None
+    image_table: torch.Tensor | None = None
+
+    def __post_init__(self) -> None:
+        if self.image is None and (self.pose is None or self.image_table is None):
+            raise ValueError("an Observation needs `image`, or `pose` with `image_table`")
+
+    def index(self, item) -> Observation:
+        """Select episodes/steps (applied to every per-step field)."""
+        return replace(
+            self,
+            direction=self.direction[item],
+            task=self.task[item],
+            cue=self.cue[item],
+            image=None if self.image is None else self.image[item],
+            pose=None if self.pose is None else self.pose[item],
+        )
+
+
+@dataclass
+class AgentState:
+    """Recurrent state of ``B`` episodes between :meth:`Agent.step` calls."""
+
+    h: torch.Tensor
+    slots: torch.Tensor
+    occupied: torch.Tensor
+    n_writes: torch.Tensor
+    t: int
+    permutation: torch.Tensor | None = None
+
+
+@dataclass
+class AgentOutput:
+    """Everything a forward pass exposes, leading dims ``(B,)`` or ``(B, T)``.
+
+    ``slots`` is what the readouts saw (after noise); ``proposal_logits`` are the
+    workspace's intended action that the self-model monitors (equal to ``logits`` when the
+    policy reads the workspace).
+    """
+
+    logits: torch.Tensor
+    h: torch.Tensor
+    proposal_logits: torch.Tensor
+    slots: torch.Tensor | None = None
+    occupied: torch.Tensor | None = None
+    broadcast: torch.Tensor | None = None
+    z_self: torch.Tensor | None = None
+    confidence: torch.Tensor | None = None
+    stimulus_logit: torch.Tensor | None = None
+
+
+class Agent(nn.Module):
+    """One agent of the family, built from its parts by ``config``."""
+
+    def __init__(self, config: AgentConfig, seed: int = 0):
+        super().__init__()
+        self.config = config
+        c = config
+        self.encoder = GridEncoder()
+        trunk_in = GridEncoder.out_dim + N_DIRECTIONS + TASK_DIM + (CUE_DIM if c.cue_route == "trunk" else 0)
+        self.embed = nn.Sequential(nn.Linear(trunk_in, c.embed_dim), nn.ReLU())
+        if c.recurrent:
+            self.gru = nn.GRU(c.embed_dim, c.hidden_dim, batch_first=True)
+        else:
+            self.carrier = nn.Sequential(nn.Linear(c.embed_dim, c.hidden_dim), nn.ReLU())
+        ws_feat = 0
+        if c.workspace:
+            self.write = nn.Linear(CUE_DIM + c.hidden_dim, c.slot_dim)
+            self.stimulus_probe = nn.Linear(c.workspace_size, 1)
+            ws_feat = c.workspace_size
+            if c.bottleneck == "linear":
+                self.bottleneck = nn.Linear(c.workspace_size, c.bottleneck_dim)
+            elif c.bottleneck == "mlp":
+                self.bottleneck = mlp(c.workspace_size, c.bottleneck_dim, c.bottleneck_dim)
+            elif c.bottleneck == "random":
+                gen = torch.Generator().manual_seed(10_000 + seed)
+                proj = torch.randn(c.workspace_size, c.bottleneck_dim, generator=gen) / c.workspace_size**0.5
+                self.register_buffer("random_projection", proj)
+            if c.bottleneck is not None:
+                ws_feat = c.bottleneck_dim
+        self.policy = mlp(c.hidden_dim + ws_feat, c.readout_hidden, N_ACTIONS, c.dropout)
+        if c.self_model:
+            self.self_model = nn.Linear(c.hidden_dim + c.slot_dim + N_ACTIONS + 2, c.self_model_dim)
+            self.confidence_head = nn.Linear(c.self_model_dim, 1)
+            if c.policy_reads == "self_model":
+                self.self_policy = mlp(c.self_model_dim, c.readout_hidden, N_ACTIONS)
+
+    # ----------------------------------------------------------------- shared layers
+    def _embed(self, obs: Observation) -> torch.Tensor:
+        if obs.image is not None:
+            feats = self.encoder(obs.image)
+        else:
+            feats = self.encoder(obs.image_table)[obs.pose]
+        parts = [feats, nn.functional.one_hot(obs.direction.long(), N_DIRECTIONS).float(), obs.task]
+        if self.config.cue_route == "trunk":
+            parts.append(obs.cue)
+        return self.embed(torch.cat(parts, dim=-1))
+
+    def _write_vector(self, cue: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        # Unit-variance slots (protocol sec. 5.1): noise SDs are relative to the signal.
+        raw = self.write(torch.cat([cue, h], dim=-1))
+        return nn.functional.layer_norm(raw, (self.config.slot_dim,))
+
+    def _readout_features(self, slots: torch.Tensor) -> torch.Tensor:
+        flat = slots.flatten(-2)
+        if self.config.bottleneck == "random":
+            return flat @ self.random_projection
+        if self.config.bottleneck is not None:
+            return self.bottleneck(flat)
+        return flat
+
+    def _heads(
+        self,
+        h: torch.Tensor,
+        slots: torch.Tensor | None,
+        occupied: torch.Tensor | None,
+        intervention: Intervention,
+        rng: torch.Generator | None,
+        permutation: torch.Tensor | None,
+    ) -> AgentOutput:
+        c = self.config
+        if c.workspace:
+            proposal = self.policy(torch.cat([h, self._readout_features(slots)], dim=-1))
+            bcast = broadcast(slots, occupied)
+            stimulus = self.stimulus_probe(slots.flatten(-2)).squeeze(-1)
+        else:
+            proposal = self.policy(h)
+            bcast = h.new_zeros(*h.shape[:-1], c.slot_dim)
+            stimulus = None
+        out = AgentOutput(logits=proposal, h=h, proposal_logits=proposal, slots=slots,
+                          occupied=occupied, broadcast=bcast if c.workspace else None,
+                          stimulus_logit=stimulus)
+        if c.self_model:
+            z = torch.tanh(self.self_model(torch.cat([h, bcast, proposal, uncertainty(proposal)], dim=-1)))
+            z = lesion_self_model(z, intervention.self_model, rng, permutation)
+            out.z_self = z
+            out.confidence = torch.sigmoid(self.confidence_head(z)).squeeze(-1)
+            if c.policy_reads == "self_model":
+                out.logits = self.self_policy(z)
+        return out
+
+    # ----------------------------------------------------------------- sequence path
+    def forward_sequence(
+        self,
+        obs: Observation,
+        intervention: Intervention | None = None,
+        *,
+        workspace_noise_sd: torch.Tensor | None = None,
+        generator: torch.Generator | None = None,
+    ) -> AgentOutput:
+        """Teacher-forced episodes ``(B, T)`` in one pass.
+
+        Supports the interventions that do not feed back through the carrier: capacity,
+        self-model lesions and workspace noise (``workspace_noise_sd``, shape ``(B,)``,
+        overrides the intervention's SD per episode; used for noise-augmented training).
+        Carrier noise and pulses need :meth:`step`.
+        """
+        iv = intervention or Intervention()
+        if iv.carrier_noise > 0 or iv.pulse_step is not None:
+            raise ValueError("carrier noise and pulses feed back through time: use Agent.step")
+        c = self.config
+        h = self._carrier_sequence(self._embed(obs))
+        slots = occupied = None
+        rng = generator
+        if rng is None and (iv.workspace_noise > 0 or iv.self_model != "on" or workspace_noise_sd is not None):
+            rng = torch.Generator().manual_seed(iv.seed)
+        if c.workspace:
+            source = slot_sources(obs.cue[..., EVENT_INDEX] > 0, iv.active_slots(c.n_slots), c.n_slots)
+            slots = gather_slots(self._write_vector(obs.cue, h), source)
+            occupied = source >= 0
+            sd = workspace_noise_sd if workspace_noise_sd is not None else iv.workspace_noise
+            if torch.is_tensor(sd) or sd > 0:
+                slots = slots + sequence_workspace_noise(source, iv, sd, slots.shape[-1], rng)
+        permutation = None
+        if iv.self_model == "permute":
+            permutation = torch.randperm(h.shape[0], generator=rng)
+        return self._heads(h, slots, occupied, iv, rng, permutation)
+
+    def _carrier_sequence(self, embedded: torch.Tensor) -> torch.Tensor:
+        if self.config.recurrent:
+            return self.gru(embedded)[0]
+        return self.carrier(embedded)
+
+    # ----------------------------------------------------------------- step path
+    def initial_state(self, batch: int, intervention: Intervention | None = None,
+                      rng: torch.Generator | None = None) -> AgentState:
+        c = self.config
+        iv = intervention or Intervention()
+        permutation = torch.randperm(batch, generator=rng) if iv.self_model == "permute" else None
+        return AgentState(
+            h=torch.zeros(batch, c.hidden_dim),
+            slots=torch.zeros(batch, c.n_slots, c.slot_dim),
+            occupied=torch.zeros(batch, c.n_slots, dtype=torch.bool),
+            n_writes=torch.zeros(batch, dtype=torch.long),
+            t=0,
+            permutation=permutation,
+        )
+
+    def step(
+        self,
+        obs: Observation,
+        state: AgentState,
+        intervention: Intervention | None = None,
+        rng: torch.Generator | None = None,
+    ) -> tuple[AgentOutput, AgentState]:
+        """Advance ``B`` episodes by one step. Random draws come from ``rng`` in a fixed order
+        (carrier noise, workspace noise, pulse, self-model noise) so a seed fixes a rollout."""
+        iv = intervention or Intervention()
+        c = self.config
+        embedded = self._embed(obs)
+        if c.recurrent:
+            h = self.gru(embedded[:, None], state.h[None])[0][:, 0]
+        else:
+            h = self.carrier(embedded)
+        h_read = h
+        if iv.carrier_noise > 0:
+            eps = torch.randn(h.shape, generator=rng) * iv.carrier_noise
+            h = h + eps if iv.noise_mode == "stored" else h
+            h_read = h if iv.noise_mode == "stored" else h + eps
+        slots = occupied = read = None
+        n_writes = state.n_writes
+        if c.workspace:
+            active = iv.active_slots(c.n_slots)
+            event = obs.cue[:, EVENT_INDEX] > 0
+            slots, occupied, n_writes = write_step(state.slots, state.occupied, state.n_writes,
+                                                   self._write_vector(obs.cue, h), event, active)
+            read = slots
+            if iv.workspace_noise > 0:
+                mask = noise_mask(occupied, active, iv.noise_empty_slots)
+                eps = torch.randn(slots.shape, generator=rng) * iv.workspace_noise * mask
+                if iv.noise_mode == "stored":
+                    slots = slots + eps
+                    read = slots
+                else:
+                    read = slots + eps
+        if iv.pulse_step is not None and state.t == iv.pulse_step:
+            if c.workspace:
+                mask = noise_mask(occupied, iv.active_slots(c.n_slots), empty=True)
+                pulse = torch.randn(slots.shape, generator=rng) * iv.pulse_sigma * mask
+                slots, read = slots + pulse, read + pulse
+            else:
+                pulse = torch.randn(h.shape, generator=rng) * iv.pulse_sigma
+                h, h_read = h + pulse, h_read + pulse
+        out = self._heads(h_read, read, occupied, iv, rng, state.permutation)
+        new_state = AgentState(h=h, slots=slots if slots is not None else state.slots,
+                               occupied=occupied if occupied is not None else state.occupied,
+                               n_writes=n_writes, t=state.t + 1, permutation=state.permutation)
+        return out, new_state

@@ -1,0 +1,139 @@
+"""Building blocks of the lab's agents (paper sec. 4.1): encoder, workspace bus, self-model.
+
+Workspace allocation is the paper's deterministic rule (first empty slot, else slot 0) and
+depends only on *when* cue-channel events happen, never on learned values. That lets the
+whole workspace trajectory of a teacher-forced episode be computed with one gather
+(:func:`slot_sources`), which is what makes batched behaviour cloning fast on a CPU; the
+step-wise path (:func:`write_step`) applies the same rule one step at a time, and the tests
+check the two agree.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from minigrid.core.constants import COLOR_TO_IDX, OBJECT_TO_IDX, STATE_TO_IDX
+from torch import nn
+
+N_OBJECT, N_COLOUR, N_STATE = len(OBJECT_TO_IDX), len(COLOR_TO_IDX), len(STATE_TO_IDX)
+GRID_CHANNELS = N_OBJECT + N_COLOUR + N_STATE
+
+
+class GridEncoder(nn.Module):
+    """Three conv layers on MiniGrid's one-hot symbolic 7x7 view -> 64 features.
+
+    The layer shapes follow the MiniGrid baselines (conv 2x2, max-pool, conv 2x2, conv 2x2).
+    """
+
+    out_dim = 64
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Sequential(
+            nn.Conv2d(GRID_CHANNELS, 16, 2), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(16, 32, 2), nn.ReLU(),
+            nn.Conv2d(32, 64, 2), nn.ReLU(),
+            nn.Flatten(),
+        )
+
+    def forward(self, image: torch.Tensor) -> torch.Tensor:
+        """``image``: integer tensor ``(..., 7, 7, 3)`` -> features ``(..., 64)``."""
+        lead = image.shape[:-3]
+        image = image.reshape(-1, *image.shape[-3:]).long()
+        one_hot = torch.cat(
+            [
+                nn.functional.one_hot(image[..., 0], N_OBJECT),
+                nn.functional.one_hot(image[..., 1], N_COLOUR),
+                nn.functional.one_hot(image[..., 2], N_STATE),
+            ],
+            dim=-1,
+        ).float()
+        return self.conv(one_hot.permute(0, 3, 1, 2)).reshape(*lead, self.out_dim)
+
+
+def mlp(in_dim: int, hidden: int, out_dim: int, dropout: float = 0.0) -> nn.Sequential:
+    layers: list[nn.Module] = [nn.Linear(in_dim, hidden), nn.ReLU()]
+    if dropout > 0:
+        layers.append(nn.Dropout(dropout))
+    layers.append(nn.Linear(hidden, out_dim))
+    return nn.Sequential(*layers)
+
+
+def slot_sources(events: torch.Tensor, active: int, n_slots: int) -> torch.Tensor:
+    """Which step's write each slot holds, for every step of a batch of episodes.
+
+    Parameters
+    ----------
+    events : bool tensor (B, T)
+        Cue-channel events (the write gate).
+    active : int
+        Usable slots (``round(capacity_scale * K)``); 0 is bus-off.
+    n_slots : int
+        K.
+
+    Returns
+    -------
+    source : long tensor (B, T, K)
+        Step whose write vector slot ``j`` holds at step ``t`` (after that step's write), or
+        -1 while the slot is empty. The k-th event (0-based) goes to slot k if k < active,
+        else it overwrites slot 0 (paper sec. 4.1).
+
+    Examples
+    --------
+    >>> ev = torch.tensor([[True, True, False, True, True]])
+    >>> slot_sources(ev, active=2, n_slots=3)[0].tolist()
+    [[0, -1, -1], [0, 1, -1], [0, 1, -1], [3, 1, -1], [4, 1, -1]]
+    """
+    b, t = events.shape
+    source = torch.full((b, t, n_slots), -1, dtype=torch.long)
+    if active == 0:
+        return source
+    ordinal = torch.cumsum(events.long(), dim=1) - 1
+    target = torch.where(ordinal < active, ordinal, torch.zeros_like(ordinal))
+    steps = torch.arange(t).expand(b, t)
+    for j in range(active):
+        writes = events & (target == j)
+        source[:, :, j] = torch.cummax(torch.where(writes, steps, -1), dim=1).values
+    return source
+
+
+def gather_slots(write: torch.Tensor, source: torch.Tensor) -> torch.Tensor:
+    """Slot contents ``(B, T, K, D)`` from write vectors ``(B, T, D)`` and :func:`slot_sources`."""
+    b, t, d = write.shape
+    padded = torch.cat([write, write.new_zeros(b, 1, d)], dim=1)  # row T = empty slot
+    index = torch.where(source < 0, t, source)
+    k = source.shape[-1]
+    flat = index.reshape(b, t * k, 1).expand(b, t * k, d)
+    return torch.gather(padded, 1, flat).reshape(b, t, k, d)
+
+
+def write_step(
+    slots: torch.Tensor,
+    occupied: torch.Tensor,
+    n_writes: torch.Tensor,
+    write: torch.Tensor,
+    event: torch.Tensor,
+    active: int,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """One step of the allocation rule for ``B`` episodes (same rule as :func:`slot_sources`)."""
+    if active == 0:
+        return slots, occupied, n_writes
+    target = torch.where(n_writes < active, n_writes, torch.zeros_like(n_writes))
+    hit = nn.functional.one_hot(target, slots.shape[1]).bool() & event[:, None]
+    slots = torch.where(hit[..., None], write[:, None, :], slots)
+    return slots, occupied | hit, n_writes + event.long()
+
+
+def broadcast(slots: torch.Tensor, occupied: torch.Tensor) -> torch.Tensor:
+    """The D-dim workspace broadcast: mean of the occupied slots (zeros when none)."""
+    weight = occupied.float()[..., None]
+    return (slots * weight).sum(-2) / weight.sum(-2).clamp(min=1.0)
+
+
+def uncertainty(logits: torch.Tensor) -> torch.Tensor:
+    """The two uncertainty scalars the self-model reads: normalised entropy and top-2 margin."""
+    probs = torch.softmax(logits, dim=-1)
+    entropy = -(probs * torch.log_softmax(logits, dim=-1)).sum(-1) / math.log(logits.shape[-1])
+    top = torch.topk(probs, 2, dim=-1).values
+    return torch.stack([entropy, top[..., 0] - top[..., 1]], dim=-1)

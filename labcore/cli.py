@@ -1,0 +1,149 @@
+"""Command line: ``python -m labcore train ...`` (and, later, ``reproduce``).
+
+Examples
+--------
+Train the E1 agent (B2, workspace-read) for seeds 0-4 into the bundled directory::
+
+    python -m labcore train --experiment e1 --agent b2_ws --seeds 0-4
+
+Regenerate the whole bundled set (every kind every experiment needs, 5 seeds)::
+
+    python -m labcore train --experiment all --agent all --seeds 0-4 --jobs 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from labcore.config import (
+    AGENT_KINDS,
+    KINDS_OF_EXPERIMENT,
+    PAPER_EPISODES,
+    TASK_OF_EXPERIMENT,
+    TrainConfig,
+)
+
+
+def parse_seeds(text: str) -> list[int]:
+    """``"0-4"`` -> [0, 1, 2, 3, 4]; ``"1,3,7"`` -> [1, 3, 7]; ``"5"`` -> [5].
+
+    >>> parse_seeds("0-2,7")
+    [0, 1, 2, 7]
+    """
+    seeds: list[int] = []
+    try:
+        for part in text.split(","):
+            if "-" in part:
+                lo, hi = (int(x) for x in part.split("-", 1))
+                if hi < lo:
+                    raise ValueError
+                seeds.extend(range(lo, hi + 1))
+            else:
+                seeds.append(int(part))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seeds must look like 0-4 or 1,3,7; got {text!r}") from None
+    if any(s < 0 or s >= 10_000 for s in seeds):
+        raise argparse.ArgumentTypeError("seeds must be in 0..9999")
+    return sorted(set(seeds))
+
+
+def training_jobs(experiment: str, agents: str, mode: str) -> list[tuple[str, str, int | None]]:
+    """(task, kind, paper episodes) for every kind an experiment (or ``all``) needs."""
+    experiments = list(KINDS_OF_EXPERIMENT) if experiment == "all" else [experiment]
+    jobs: dict[tuple[str, str, int | None], None] = {}
+    for exp in experiments:
+        needed = KINDS_OF_EXPERIMENT[exp]
+        kinds = needed if agents == "all" else [k.strip() for k in agents.split(",")]
+        for kind in kinds:
+            if kind not in AGENT_KINDS:
+                raise SystemExit(f"error: unknown agent kind {kind!r}; choose from {', '.join(AGENT_KINDS)} or all")
+            episodes = PAPER_EPISODES[exp] if mode == "paper" else None
+            jobs[(TASK_OF_EXPERIMENT[exp], kind, episodes)] = None
+    return list(jobs)
+
+
+def _train_one(task: str, kind: str, seed: int, cfg: TrainConfig, out: str) -> dict:
+    from labcore.checkpoints import save_checkpoint
+    from labcore.training import train_agent
+
+    trained = train_agent(task, kind, seed, cfg)
+    path = save_checkpoint(trained.agent, trained.record, out)
+    record = dict(trained.record)
+    record["path"] = str(path)
+    return record
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from joblib import Parallel, delayed
+    from tqdm import tqdm
+
+    from labcore.checkpoints import checkpoint_name
+
+    jobs = []
+    for task, kind, episodes in training_jobs(args.experiment, args.agent, args.mode):
+        cfg = TrainConfig(mode=args.mode, train_episodes=args.episodes or episodes or TrainConfig().train_episodes)
+        if args.max_updates is not None:
+            cfg = replace(cfg, max_updates=args.max_updates, min_updates=min(cfg.min_updates, args.max_updates))
+        for seed in args.seeds:
+            name = checkpoint_name(task, kind, seed, args.mode, episodes)
+            if args.skip_existing and (Path(args.out) / f"{name}.safetensors").exists():
+                continue
+            jobs.append((task, kind, seed, cfg))
+    if not jobs:
+        print("nothing to train")
+        return 0
+    bar = tqdm(total=len(jobs), desc="training", unit="agent", file=sys.stderr)
+    records = []
+    if args.jobs == 1:
+        for task, kind, seed, cfg in jobs:
+            bar.set_postfix_str(f"{task}-{kind}-s{seed}")
+            records.append(_train_one(task, kind, seed, cfg, args.out))
+            bar.update()
+    else:
+        runner = Parallel(n_jobs=args.jobs, return_as="generator_unordered")
+        for record in runner(delayed(_train_one)(*job, args.out) for job in jobs):
+            records.append(record)
+            bar.set_postfix_str(f"{record['task']}-{record['kind']}-s{record['seed']}")
+            bar.update()
+    bar.close()
+    for r in sorted(records, key=lambda r: (r["task"], r["kind"], r["seed"])):
+        flag = ""
+        if r["excluded"]:
+            flag = "  EXCLUDED: below the 95% agreement criterion"
+        elif not r["criterion_attainable"]:
+            flag = "  (cue-blind by wiring: criterion unattainable by construction)"
+        print(f"{r['task']:9s} {r['kind']:10s} seed {r['seed']:<4d} agreement {r['heldout_agreement']:.4f} "
+              f"updates {r['updates']:5d}  {r['wall_seconds']:6.1f} s{flag}")
+    print(f"wrote {len(records)} checkpoint(s) to {args.out}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from labcore.checkpoints import BUNDLED_DIR
+
+    parser = argparse.ArgumentParser(prog="python -m labcore", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    train = sub.add_parser("train", help="train agents by behaviour cloning and save checkpoints")
+    train.add_argument("--experiment", required=True, choices=[*KINDS_OF_EXPERIMENT, "all"])
+    train.add_argument("--agent", required=True,
+                       help=f"a kind ({', '.join(AGENT_KINDS)}), a comma list, or 'all' the experiment needs")
+    train.add_argument("--seeds", type=parse_seeds, default=[0], help="e.g. 0-4 or 1,3,7 (default 0)")
+    train.add_argument("--mode", choices=["fast", "paper"], default="fast")
+    train.add_argument("--out", default=str(BUNDLED_DIR), help="checkpoint directory (default: checkpoints/)")
+    train.add_argument("--jobs", type=int, default=1, help="parallel training processes (1 torch thread each)")
+    train.add_argument("--skip-existing", action="store_true", help="do not retrain checkpoints already in --out")
+    train.add_argument("--max-updates", type=int, default=None, help="cap on optimizer updates (fast mode; for smoke tests)")
+    train.add_argument("--episodes", type=int, default=None,
+                       help="demonstration pool (fast) or training episodes (paper); default 4000 / the paper's count")
+    train.set_defaults(func=cmd_train)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if getattr(args, "jobs", 1) < 1:
+        raise SystemExit("error: --jobs must be >= 1")
+    return args.func(args)

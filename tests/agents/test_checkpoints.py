@@ -1,0 +1,145 @@
+"""Checkpoints: round trip, manifest integrity, atomic writes, clear rejection of bad files."""
+
+from __future__ import annotations
+
+import json
+import struct
+
+import pytest
+import torch
+from safetensors.torch import save_file
+
+import labcore.envs as E
+from labcore.checkpoints import (
+    MANIFEST,
+    CheckpointError,
+    find_checkpoints,
+    load_checkpoint,
+    read_manifest,
+    save_checkpoint,
+    sha256_of,
+    verify_directory,
+)
+from labcore.envs.batch import oracle_demonstrations
+from labcore.training import DemoTensors
+
+
+@pytest.fixture()
+def saved(tmp_path, e1_agent):
+    path = save_checkpoint(e1_agent.agent, e1_agent.record, tmp_path)
+    return tmp_path, path
+
+
+def test_round_trip_gives_the_same_agent(saved, e1_agent):
+    directory, path = saved
+    assert path.name == "wagering-b2_ws-s0.safetensors"
+    loaded = load_checkpoint(path)
+    assert loaded.task == "wagering" and loaded.seed == 0 and loaded.agent.config == e1_agent.agent.config
+    for (k, a), (k2, b) in zip(e1_agent.agent.state_dict().items(), loaded.agent.state_dict().items(), strict=True):
+        assert k == k2 and torch.equal(a, b)
+    demos = DemoTensors.from_demonstrations(oracle_demonstrations(E.WAGERING, range(5)))
+    e1_agent.agent.eval()
+    assert torch.equal(e1_agent.agent.forward_sequence(demos.obs).logits, loaded.agent.forward_sequence(demos.obs).logits)
+    record = json.loads((directory / "wagering-b2_ws-s0.json").read_text())
+    assert record["seed"] == 0 and "heldout_agreement" in record and "wall_seconds" in record
+    entry = read_manifest(directory)["checkpoints"]["wagering-b2_ws-s0"]
+    assert entry["sha256"] == sha256_of(path)
+    assert find_checkpoints(directory, task="wagering", kind="b2_ws")[0][0] == "wagering-b2_ws-s0"
+    assert verify_directory(directory) == []
+    # Loaded agents are frozen: nothing can train them by accident.
+    assert not any(p.requires_grad for p in loaded.agent.parameters())
+
+
+def test_no_temporary_files_are_left_behind(saved):
+    directory, _ = saved
+    assert sorted(p.name for p in directory.iterdir() if not p.name.startswith(".manifest.lock")) == [
+        MANIFEST, "wagering-b2_ws-s0.json", "wagering-b2_ws-s0.safetensors"]
+
+
+def test_failed_write_leaves_nothing(tmp_path, e1_agent, monkeypatch):
+    import labcore.checkpoints as ck
+
+    def boom(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(ck, "save_file", boom)
+    with pytest.raises(OSError, match="disk full"):
+        save_checkpoint(e1_agent.agent, e1_agent.record, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_truncated_file_is_rejected(saved):
+    directory, path = saved
+    data = path.read_bytes()
+    bad = directory / "cut.safetensors"
+    bad.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match=r"^cut\.safetensors is not a readable checkpoint \(corrupt or truncated\)\.$"):
+        load_checkpoint(bad)
+
+
+def test_changed_file_fails_its_manifest_hash(saved):
+    directory, path = saved
+    data = bytearray(path.read_bytes())
+    data[-5] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="does not match its manifest entry"):
+        load_checkpoint(path)
+    assert verify_directory(directory) == ["wagering-b2_ws-s0: sha256 differs from the manifest"]
+
+
+def test_garbage_and_pickles_are_rejected_without_executing(tmp_path):
+    marker = tmp_path / "pwned"
+
+    class Evil:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    pickle_path = tmp_path / "evil.safetensors"
+    torch.save({"x": Evil()}, pickle_path)
+    with pytest.raises(CheckpointError, match="not a readable checkpoint"):
+        load_checkpoint(pickle_path)
+    assert not marker.exists()
+    junk = tmp_path / "junk.safetensors"
+    junk.write_bytes(b"\x00" * 3)
+    with pytest.raises(CheckpointError, match="not a readable checkpoint"):
+        load_checkpoint(junk)
+    with pytest.raises(CheckpointError, match="There is no checkpoint file"):
+        load_checkpoint(tmp_path / "missing.safetensors")
+
+
+def test_foreign_and_future_files_are_rejected(tmp_path, e1_agent):
+    foreign = tmp_path / "foreign.safetensors"
+    save_file({"w": torch.zeros(2)}, str(foreign), metadata={"format": "someone-else"})
+    with pytest.raises(CheckpointError, match=r"not a lab agent checkpoint \(foreign file\)"):
+        load_checkpoint(foreign)
+    tensors = {k: v.contiguous() for k, v in e1_agent.agent.state_dict().items()}
+    future = tmp_path / "future.safetensors"
+    save_file(tensors, str(future), metadata={"format": "ctlab-agent", "format_version": "99",
+                                               "config": "{}", "seed": "0"})
+    with pytest.raises(CheckpointError, match="checkpoint format v99; this lab reads v1"):
+        load_checkpoint(future)
+    wrong = tmp_path / "wrong.safetensors"
+    cfg = json.dumps({"kind": "b1", "n_slots": 8})
+    save_file(tensors, str(wrong), metadata={"format": "ctlab-agent", "format_version": "1",
+                                              "config": cfg, "seed": "0"})
+    with pytest.raises(CheckpointError, match="weights that do not fit its own config"):
+        load_checkpoint(wrong)
+    bad_cfg = tmp_path / "badcfg.safetensors"
+    save_file(tensors, str(bad_cfg), metadata={"format": "ctlab-agent", "format_version": "1",
+                                                "config": json.dumps({"wings": 2}), "seed": "0"})
+    with pytest.raises(CheckpointError, match="invalid agent config"):
+        load_checkpoint(bad_cfg)
+
+
+def test_corrupt_manifest_is_a_clear_error(saved):
+    directory, path = saved
+    (directory / MANIFEST).write_text("{not json")
+    with pytest.raises(CheckpointError, match="is not valid JSON"):
+        load_checkpoint(path)
+
+
+def test_header_length_field_is_sanity_checked(tmp_path):
+    huge = tmp_path / "huge.safetensors"
+    huge.write_bytes(struct.pack("<Q", 2**40) + b"{}")
+    with pytest.raises(CheckpointError, match="not a readable checkpoint"):
+        load_checkpoint(huge)

@@ -1,0 +1,61 @@
+"""``python -m labcore train``: a real run with a tiny budget (CleanRL's smoke-test pattern)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from labcore.checkpoints import load_checkpoint, read_manifest
+from labcore.cli import parse_seeds, training_jobs
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_parse_seeds():
+    assert parse_seeds("0-4") == [0, 1, 2, 3, 4]
+    assert parse_seeds("3,1,3") == [1, 3]
+    for bad in ("4-0", "a", "-1", "1-"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            parse_seeds(bad)
+
+
+def test_training_jobs_cover_each_experiment():
+    assert training_jobs("e1", "all", "fast") == [("wagering", "b2_ws", None)]
+    e3 = training_jobs("e3", "all", "fast")
+    assert ("dual", "hot_only", None) in e3 and len(e3) == 11
+    # E2 and E3 share their fast-mode dual-task agents; paper mode differs by episode count.
+    assert len(training_jobs("all", "all", "fast")) == 12
+    assert ("dual", "b1", 4000) in training_jobs("all", "b1", "paper")
+    assert ("dual", "b1", 8000) in training_jobs("all", "b1", "paper")
+
+
+def test_cli_trains_and_writes_checkpoints(tmp_path):
+    out = tmp_path / "ckpt"
+    cmd = [sys.executable, "-m", "labcore", "train", "--experiment", "e1", "--agent", "b2_ws", "--seeds", "0-1",
+           "--out", str(out), "--max-updates", "30", "--episodes", "200"]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "wrote 2 checkpoint(s)" in done.stdout
+    assert "training" in done.stderr  # the progress bar
+    manifest = read_manifest(out)["checkpoints"]
+    assert set(manifest) == {"wagering-b2_ws-s0", "wagering-b2_ws-s1"}
+    loaded = load_checkpoint(out / "wagering-b2_ws-s1.safetensors")
+    assert loaded.seed == 1
+    record = json.loads((out / "wagering-b2_ws-s1.json").read_text())
+    assert record["updates"] == 30 and record["versions"]["torch"].startswith("2.13.0")
+    again = subprocess.run([*cmd, "--skip-existing"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and "nothing to train" in again.stdout
+
+
+def test_cli_rejects_bad_arguments():
+    bad = subprocess.run([sys.executable, "-m", "labcore", "train", "--experiment", "e1", "--agent", "zz"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "unknown agent kind 'zz'" in bad.stderr
+    bad = subprocess.run([sys.executable, "-m", "labcore", "train", "--experiment", "e9", "--agent", "b1"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr
