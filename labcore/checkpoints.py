@@ -14,8 +14,6 @@ import contextlib
 import fcntl
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -26,6 +24,7 @@ from safetensors.torch import load_file, save_file
 
 from labcore.agents import Agent
 from labcore.config import AgentConfig
+from labcore.io import atomic_write, write_json
 
 FORMAT = "ctlab-agent"
 FORMAT_VERSION = 1
@@ -57,26 +56,6 @@ def sha256_of(path: Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
-
-
-def _atomic_write(path: Path, write) -> None:
-    """Write through ``write(tmp_path)`` then rename into place (same filesystem)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
-def _write_json(path: Path, payload: dict) -> None:
-    _atomic_write(path, lambda tmp: tmp.write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n"))
 
 
 @contextlib.contextmanager
@@ -124,8 +103,8 @@ def save_checkpoint(agent: Agent, record: dict, directory: Path | str, name: str
         "seed": str(record["seed"]),
         "mode": record["mode"],
     }
-    _atomic_write(path, lambda tmp: save_file(tensors, str(tmp), metadata=metadata))
-    _write_json(directory / f"{name}.json", record)
+    atomic_write(path, lambda tmp: save_file(tensors, str(tmp), metadata=metadata))
+    write_json(directory / f"{name}.json", record)
     entry = {
         "file": path.name,
         "sha256": sha256_of(path),
@@ -141,7 +120,7 @@ def save_checkpoint(agent: Agent, record: dict, directory: Path | str, name: str
     with _manifest_lock(directory):
         manifest = read_manifest(directory)
         manifest["checkpoints"][name] = entry
-        _write_json(directory / MANIFEST, manifest)
+        write_json(directory / MANIFEST, manifest)
     return path
 
 

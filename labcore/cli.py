@@ -121,6 +121,68 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from labcore.config import ReproduceConfig
+    from labcore.experiments.runner import reproduce
+
+    experiments = ["e1", "e2", "e3"] if args.experiment == "all" else [args.experiment]
+    cfg = ReproduceConfig(seeds=tuple(range(args.seeds)), quick=args.quick)
+    client = cluster = None
+    if args.backend == "dask":
+        from distributed import Client, LocalCluster
+
+        if args.scheduler:
+            client = Client(args.scheduler)
+        else:
+            cluster = LocalCluster(n_workers=args.jobs, threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
+            client = Client(cluster)
+        print(f"dask: {client}", file=sys.stderr)
+    elif args.scheduler:
+        raise SystemExit("error: --scheduler needs --backend dask")
+    bar = tqdm(total=len(experiments) * args.seeds, desc="reproducing", unit="seed", file=sys.stderr)
+
+    def progress(experiment, result):
+        bar.set_postfix_str(f"{experiment} seed {result.seed} done")
+        bar.update()
+
+    try:
+        summary = reproduce(experiments, cfg, args.out, cache_dir=args.cache, jobs=args.jobs,
+                            backend=args.backend, progress=progress, report=not args.no_report)
+    finally:
+        bar.close()
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    print(f"{'claim':34s} {'paper':>14s} {'ours':>22s}  verdict")
+    for c in summary["claims"]:
+        paper = c["paper"]
+        p = "-" if paper["value"] is None else (f"{paper['bound']} {paper['value']:g}" if paper["bound"]
+                                                else f"{paper['value']:.3g}")
+        ours = c["ours"]
+        if ours.get("censored") == "right":
+            o = f"> {ours['bound']:g}"
+        elif ours.get("censored") == "left":
+            o = f"<= {ours['bound']:g}"
+        elif ours.get("mean") is None:
+            o = "undefined"
+        else:
+            o = f"{ours['mean']:.3g} +/- {ours['sd']:.2g} (n={ours['n']})" if ours.get("sd") is not None \
+                else f"{ours['mean']:.3g}"
+        print(f"{c['id']:34s} {p:>14s} {o:>22s}  {c['verdict']}")
+    counts = summary["verdict_counts"]
+    print("; ".join(f"{k}: {v}" for k, v in counts.items()) + f"   ({summary['wall_seconds']} s)")
+    if summary["excluded"]:
+        print("excluded (below the 95% criterion): " + ", ".join(summary["excluded"]))
+    if summary["trained"]:
+        print(f"trained for this run and cached in {args.cache}: {len(summary['trained'])} agent(s)")
+    print(f"wrote {args.out}/summary.json and the trial data beside it")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from labcore.checkpoints import BUNDLED_DIR
 
@@ -139,6 +201,18 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--episodes", type=int, default=None,
                        help="demonstration pool (fast) or training episodes (paper); default 4000 / the paper's count")
     train.set_defaults(func=cmd_train)
+
+    rep = sub.add_parser("reproduce", help="run experiments E1-E3 and compare with the paper")
+    rep.add_argument("--experiment", required=True, choices=["e1", "e2", "e3", "all"])
+    rep.add_argument("--seeds", type=int, default=5, help="number of agent seeds, 0..N-1 (default 5)")
+    rep.add_argument("--quick", action="store_true", help="smaller evaluation budgets")
+    rep.add_argument("--jobs", type=int, default=1, help="parallel workers (seeds fan out)")
+    rep.add_argument("--backend", choices=["loky", "dask"], default="loky")
+    rep.add_argument("--scheduler", default=None, help="address of a Dask scheduler (with --backend dask)")
+    rep.add_argument("--out", required=True, help="output directory")
+    rep.add_argument("--cache", default="runs/checkpoints", help="where agents trained on demand are cached")
+    rep.add_argument("--no-report", action="store_true", help="skip report.html")
+    rep.set_defaults(func=cmd_reproduce)
     return parser
 
 
@@ -146,4 +220,6 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if getattr(args, "jobs", 1) < 1:
         raise SystemExit("error: --jobs must be >= 1")
+    if args.command == "reproduce" and not 1 <= args.seeds <= 10_000:
+        raise SystemExit("error: --seeds must be between 1 and 10000")
     return args.func(args)

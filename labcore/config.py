@@ -327,3 +327,51 @@ class TrainConfig:
         _check(self.lr > 0 and self.batch_episodes >= 1 and self.train_episodes >= 1,
                "lr, batch_episodes and train_episodes must be positive")
         _check(self.min_updates <= self.max_updates, "min_updates must be <= max_updates")
+
+
+@dataclass(frozen=True)
+class ReproduceConfig:
+    """Evaluation budgets of the experiment pipelines (paper sec. 4.3.3; protocol sec. 6)."""
+
+    seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
+    """Agent seeds (the unit of analysis)."""
+    quick: bool = False
+    """Smaller evaluation budgets (for demos, CI and the bundled result set)."""
+    pulse_step: int = 3
+    """PCI-A: step of the perturbation pulse (after both cues, before any random mask)."""
+    pulse_sigma: float = 1.0
+    """PCI-A: pulse SD, in units of the (unit-variance) slot activations."""
+    masking_soa: int = 2
+    """Backward masking: first mask this many steps after the colour cue."""
+    masking_count: int = 6
+    """Backward masking: number of consecutive masks."""
+
+    def __post_init__(self) -> None:
+        _check(len(self.seeds) >= 1 and len(set(self.seeds)) == len(self.seeds), "seeds must be distinct, >= 1")
+
+    @property
+    def e1_trials(self) -> int:
+        """E1 evaluation trials per seed and condition."""
+        return 200 if self.quick else 600
+
+    @property
+    def e2_episodes(self) -> int:
+        """E2 evaluation episodes per seed and capacity (paper: 32)."""
+        return 32
+
+    @property
+    def decoding_episodes(self) -> int:
+        """E2 dNRS decoding episodes per seed and capacity (one sample each)."""
+        return 100 if self.quick else 300
+
+    @property
+    def e3_episodes(self) -> int:
+        """E3 episodes per seed and noise level (paper: 50)."""
+        return 24 if self.quick else 50
+
+    @property
+    def sigmas(self) -> tuple[float, ...]:
+        """Noise titration levels (paper: up to 0.5)."""
+        if self.quick:
+            return (0.0, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5)
+        return (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)

@@ -38,6 +38,7 @@ class Trace:
     step_kind: np.ndarray
     action: np.ndarray
     oracle: np.ndarray
+    logits: np.ndarray
     probs: np.ndarray
     confidence: np.ndarray
     cue: np.ndarray
@@ -135,6 +136,7 @@ def rollout(
         "step_kind": np.zeros((n, t_max), np.int8),
         "action": np.full((n, t_max), -1, np.int64),
         "oracle": np.full((n, t_max), -1, np.int64),
+        "logits": np.zeros((n, t_max, E.N_ACTIONS), np.float32),
         "probs": np.zeros((n, t_max, E.N_ACTIONS), np.float32),
         "confidence": np.full((n, t_max), np.nan, np.float32),
         "cue": np.zeros((n, t_max, E.CUE_DIM), np.float32),
@@ -168,6 +170,7 @@ def rollout(
         rec["step_kind"][:, t] = kind
         rec["action"][:, t] = np.where(alive, action, -1)
         rec["oracle"][:, t] = sim.oracle_action()
+        rec["logits"][:, t] = out.logits.numpy()
         rec["probs"][:, t] = probs
         if out.confidence is not None:
             rec["confidence"][:, t] = out.confidence.numpy()

@@ -190,6 +190,18 @@ class Agent(nn.Module):
                 out.logits = self.self_policy(z)
         return out
 
+    def readout(self, h: torch.Tensor, slots: torch.Tensor | None = None,
+                occupied: torch.Tensor | None = None, intervention: Intervention | None = None) -> AgentOutput:
+        """Re-run the readouts (policy, self-model, confidence) on given internal states.
+
+        For audits that swap or differentiate internal states, e.g. the bus audit's trunk
+        isolation (another episode's carrier with this episode's workspace).
+        """
+        iv = intervention or Intervention()
+        if self.config.workspace and (slots is None or occupied is None):
+            raise ValueError("this agent has a workspace: pass slots and occupied")
+        return self._heads(h, slots, occupied, iv, None, None)
+
     # ----------------------------------------------------------------- sequence path
     def forward_sequence(
         self,

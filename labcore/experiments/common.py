@@ -1,0 +1,194 @@
+"""Shared machinery of the experiment pipelines: agents, seed fan-out, aggregation, verdicts.
+
+A pipeline is one function per seed (``run_seed(seed, cfg, cache_dir) -> SeedResult``) that
+returns plain numbers; everything across seeds (means, CIs, tests, the composite regression,
+verdicts) happens afterwards in the parent process.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from labcore.checkpoints import (
+    BUNDLED_DIR,
+    LoadedAgent,
+    checkpoint_name,
+    load_checkpoint,
+    read_manifest,
+    save_checkpoint,
+)
+from labcore.config import ReproduceConfig, TrainConfig
+from labcore.experiments.reference import CLAIMS_BY_ID, verdict
+from labcore.markers import L75Result
+from labcore.stats import bootstrap_ci
+
+DEFAULT_CACHE = Path("runs") / "checkpoints"
+"""Where agents trained on demand by ``reproduce`` are cached for the next run."""
+
+
+@dataclass
+class SeedResult:
+    """What one seed of one experiment produced."""
+
+    experiment: str
+    seed: int
+    values: dict[str, float] = field(default_factory=dict)
+    """Per-seed numbers keyed by claim id (and auxiliary keys)."""
+    l75: dict[str, dict] = field(default_factory=dict)
+    """Per-seed L75 results (``value``, ``censored``, ``bound``) keyed by claim id."""
+    rows: dict[str, list[dict]] = field(default_factory=dict)
+    """Trial-level rows for the CSV files, keyed by file stem."""
+    figures: dict = field(default_factory=dict)
+    """Arrays for figures that the CSVs do not carry (JSON-able lists)."""
+    excluded: list[str] = field(default_factory=list)
+    """Agents of this seed left out (below the agreement criterion)."""
+    trained: list[str] = field(default_factory=list)
+    """Agents that had to be trained for this run (not bundled, not cached)."""
+
+
+def l75_dict(result: L75Result) -> dict:
+    return {"value": None if math.isnan(result.value) else float(result.value),
+            "censored": result.censored, "bound": None if result.bound is None else float(result.bound)}
+
+
+def provide_agent(task: str, kind: str, seed: int, cache_dir: Path | str | None = None,
+                  train_missing: bool = True) -> tuple[LoadedAgent | None, str]:
+    """A trained agent: bundled, else cached, else trained now (fast mode) and cached.
+
+    Returns ``(agent, how)`` with ``how`` in {"bundled", "cached", "trained", "excluded",
+    "missing"}; an agent below the 95% criterion comes back as ``None, "excluded"``.
+    """
+    name = checkpoint_name(task, kind, seed)
+    for directory, how in ((BUNDLED_DIR, "bundled"), (Path(cache_dir or DEFAULT_CACHE), "cached")):
+        path = directory / f"{name}.safetensors"
+        if path.exists():
+            entry = read_manifest(directory)["checkpoints"].get(name, {})
+            if entry.get("excluded"):
+                return None, "excluded"
+            return load_checkpoint(path), how
+    if not train_missing:
+        return None, "missing"
+    from labcore.training import train_agent
+
+    trained = train_agent(task, kind, seed, TrainConfig())
+    save_checkpoint(trained.agent, trained.record, Path(cache_dir or DEFAULT_CACHE))
+    if trained.record["excluded"]:
+        return None, "excluded"
+    return load_checkpoint(Path(cache_dir or DEFAULT_CACHE) / f"{name}.safetensors"), "trained"
+
+
+def at_step(array: np.ndarray, steps: np.ndarray) -> np.ndarray:
+    """``array[b, steps[b]]`` for a ``(B, T, ...)`` array; rows with ``steps < 0`` are nan."""
+    b = np.arange(array.shape[0])
+    out = array[b, np.clip(steps, 0, array.shape[1] - 1)].astype(float)
+    out[steps < 0] = np.nan
+    return out
+
+
+def summarize(values: Sequence[float], seed: int = 0) -> dict:
+    """Mean, SD, n and a seeded 95% percentile-bootstrap CI over seeds (nan values dropped)."""
+    x = np.asarray([v for v in values if v is not None and not math.isnan(v)], float)
+    if x.size == 0:
+        return {"mean": None, "sd": None, "n": 0, "ci95": None}
+    sd = float(x.std(ddof=1)) if x.size > 1 else 0.0
+    if x.size > 1 and np.ptp(x) > 0:
+        ci = bootstrap_ci(x, seed=seed)
+        ci95 = [float(ci.low), float(ci.high)]
+    else:
+        ci95 = [float(x.mean()), float(x.mean())]
+    return {"mean": float(x.mean()), "sd": sd, "n": int(x.size), "ci95": ci95}
+
+
+def summarize_l75(results: Sequence[dict]) -> dict:
+    """Seed summary of L75 values, honest about censoring (docs/verdicts.md, rule 3).
+
+    If more than half the seeds never drop to 75% within the tested range, the summary is
+    censored ("> max sigma"); otherwise the mean/SD/CI of the finite values, with the number
+    of censored seeds reported beside them.
+    """
+    right = [r for r in results if r["censored"] == "right"]
+    left = [r for r in results if r["censored"] == "left"]
+    finite = [r["value"] for r in results if r["censored"] == "none"]
+    base = {"n_right_censored": len(right), "n_left_censored": len(left), "n_seeds": len(results)}
+    if results and len(right) > len(results) / 2:
+        bound = min(r["bound"] for r in right)
+        return {**base, "mean": None, "sd": None, "n": len(results), "ci95": None, "censored": "right", "bound": bound}
+    if results and len(left) > len(results) / 2:
+        bound = max(r["bound"] for r in left)
+        return {**base, "mean": None, "sd": None, "n": len(results), "ci95": None, "censored": "left", "bound": bound}
+    return {**base, **summarize(finite), "censored": None}
+
+
+def pattern_value(summary: dict) -> float:
+    """The number patterns compare: the mean, or the bound of a censored summary."""
+    if summary.get("censored") in ("right", "left"):
+        return float(summary["bound"])
+    return math.nan if summary.get("mean") is None else float(summary["mean"])
+
+
+def build_claims(seed_results: Sequence[SeedResult], cross: dict[str, float] | None = None) -> tuple[list[dict], dict]:
+    """Aggregate per-seed values into claim summaries and apply the pre-registered verdicts.
+
+    Returns ``(claims, values)``: the claim list for ``summary.json`` and every aggregated
+    number (claims and auxiliary keys) by key.
+    """
+    per_key: dict[str, list[float]] = {}
+    per_l75: dict[str, list[dict]] = {}
+    for r in seed_results:
+        for k, v in r.values.items():
+            per_key.setdefault(k, []).append(v)
+        for k, v in r.l75.items():
+            per_l75.setdefault(k, []).append(v)
+    summaries = {k: summarize(v) for k, v in per_key.items()}
+    summaries.update({k: summarize_l75(v) for k, v in per_l75.items()})
+    for k, v in (cross or {}).items():
+        summaries[k] = {"mean": None if math.isnan(v) else float(v), "sd": None, "n": 1 if not math.isnan(v) else 0,
+                        "ci95": None}
+    values = {k: pattern_value(s) for k, s in summaries.items()}
+    claims = []
+    experiments = {r.experiment for r in seed_results}
+    for claim_id, spec in CLAIMS_BY_ID.items():
+        if claim_id.split(".")[0] not in experiments:
+            continue
+        ours = summaries.get(claim_id, {"mean": None, "sd": None, "n": 0, "ci95": None})
+        v, reason = verdict(spec, ours, values)
+        claims.append({
+            "id": claim_id,
+            "description": spec.description,
+            "paper": {"value": spec.paper.value, "sd": spec.paper.sd, "n": spec.paper.n,
+                      "bound": spec.paper.bound, "section": spec.paper.section},
+            "ours": ours,
+            "verdict": v,
+            "reason": reason,
+            "by_construction": spec.by_construction is not None,
+        })
+    return claims, values
+
+
+Runner = Callable[[int, ReproduceConfig, str], SeedResult]
+
+
+def run_seeds(run_seed: Runner, seeds: Sequence[int], cfg: ReproduceConfig, cache_dir: str, *,
+              jobs: int = 1, backend: str = "loky", progress: Callable[[SeedResult], None] | None = None) -> list[SeedResult]:
+    """Fan seeds out with joblib (``loky`` processes or a Dask cluster via ``backend="dask"``)."""
+    from joblib import Parallel, delayed, parallel_config
+
+    if jobs == 1 and backend == "loky":
+        results = []
+        for s in seeds:
+            results.append(run_seed(s, cfg, cache_dir))
+            if progress:
+                progress(results[-1])
+        return results
+    results = []
+    with parallel_config(backend=backend, n_jobs=jobs if backend == "loky" else -1):
+        for r in Parallel(return_as="generator_unordered")(delayed(run_seed)(s, cfg, cache_dir) for s in seeds):
+            results.append(r)
+            if progress:
+                progress(r)
+    return sorted(results, key=lambda r: r.seed)

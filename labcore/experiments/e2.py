@@ -1,0 +1,184 @@
+"""Experiment 2 (GWT): workspace capacity and information access (paper sec. 5.2).
+
+Per seed: B1 (dual task) at every workspace_capacity_scale (0, 0.25, 0.5, 0.75, 1 = 0-4
+slots) on the same evaluation episodes; A0 and A1 under strong-lesion wiring; GBI and
+ignition sharpness; dNRS per capacity; backward-masking cue-signal traces; and the bus
+audit. Choices fixed before results (protocol sec. 6):
+
+- GBI uses the decision window (the two report steps), the paper's equation with signed
+  couplings (an auxiliary value clips negative couplings, see docs/markers.md).
+- dNRS decodes, at the last blocked-report step (the step before the first report flag),
+  the binary label "primary cue value >= 4" from the workspace read and the carrier; an
+  auxiliary value uses the secondary cue.
+- Masking traces project the workspace onto "cue held" (mean 4-slot state after both cues,
+  before the first mask) minus "cue displaced" (mean 4-slot state at the last mask).
+- Bus audit T1: median Frobenius norm of d(report logits)/d(workspace read) at report steps.
+  T3 (trunk isolation): the fraction of report decisions that flip when the carrier is
+  replaced by another episode's carrier at the same report step, the workspace kept.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import torch
+
+import labcore.envs as E
+from labcore.config import Intervention, ReproduceConfig
+from labcore.envs.batch import StepKind
+from labcore.experiments.common import SeedResult, provide_agent
+from labcore.interventions import CAPACITY_SCALES
+from labcore.markers import cue_signal, delta_nrs, global_broadcast_index, ignition_sharpness
+from labcore.rollout import rollout
+from labcore.training import episode_seeds
+
+CAPACITY_SLOTS = (4, 2, 0)
+"""The three capacities of the primary behavioural analyses (Fig. 2a)."""
+
+
+def scale_key(scale: float) -> str:
+    """``0.5 -> "0.5"``, ``1.0 -> "1"``: the suffix of the dNRS claim ids."""
+    return f"{scale:g}"
+
+
+def _quiet(fn, *args, **kwargs) -> float:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return float(fn(*args, **kwargs))
+        except ValueError:
+            return float("nan")
+
+
+def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
+    torch.set_num_threads(1)
+    result = SeedResult("e2", seed)
+    agents = {}
+    for kind in ("b1", "a0", "a1"):
+        loaded, how = provide_agent("dual", kind, seed, cache_dir)
+        if loaded is None:
+            result.excluded.append(f"dual-{kind}-s{seed} ({how})")
+            continue
+        if how == "trained":
+            result.trained.append(loaded.name)
+        agents[kind] = loaded.agent
+    n_eval = cfg.e2_episodes
+    seeds = episode_seeds(seed, "eval", max(n_eval, cfg.decoding_episodes))
+    v = result.values
+    rows = []
+    for kind in ("a0", "a1"):
+        if kind in agents:
+            tr = rollout(agents[kind], E.DUAL_TASK, seeds[:n_eval])
+            v[f"e2.per_step.{kind}"] = float(tr.per_step_accuracy().mean())
+            v[f"e2.decision.{kind}"] = float(tr.decision_accuracy().mean())
+            v[f"e2.conjunction.{kind}"] = float(tr.conjunction().mean())
+            rows.append({"agent": kind, "seed": seed, "capacity": None, "scale": None,
+                         "per_step": v[f"e2.per_step.{kind}"], "decision": v[f"e2.decision.{kind}"],
+                         "conjunction": v[f"e2.conjunction.{kind}"]})
+    if "b1" not in agents:
+        result.rows["e2_capacity"] = rows
+        return result
+    b1 = agents["b1"]
+    report_steps = np.array([E.make_batch(E.DUAL_TASK).config.report_secondary_step,
+                             E.make_batch(E.DUAL_TASK).config.report_primary_step])
+    blocked = report_steps[0] - 1
+    figures = {"slots_mean_norm": {}}
+    for scale in CAPACITY_SCALES:
+        slots_k = round(scale * b1.config.n_slots)
+        tr = rollout(b1, E.DUAL_TASK, seeds, Intervention(capacity_scale=scale))
+        acc = {"per_step": tr.per_step_accuracy()[:n_eval].mean(), "decision": tr.decision_accuracy()[:n_eval].mean(),
+               "conjunction": tr.conjunction()[:n_eval].mean()}
+        for name, value in acc.items():
+            v[f"e2.{name}.k{slots_k}"] = float(value)
+        rows.append({"agent": "b1", "seed": seed, "capacity": slots_k, "scale": scale, **{k: float(x) for k, x in acc.items()}})
+        window = tr.slots[:, report_steps]
+        v[f"e2.gbi.k{slots_k}"] = _quiet(global_broadcast_index, window)
+        v[f"e2.gbi_clip.k{slots_k}"] = _quiet(global_broadcast_index, window, negative="clip")
+        v[f"e2.ignition.k{slots_k}"] = _quiet(ignition_sharpness, tr.slots)
+        figures["slots_mean_norm"][str(slots_k)] = np.sqrt((tr.slots**2).mean(axis=(2, 3))).mean(0).round(5).tolist()
+        features = np.concatenate([tr.slots[:, blocked].reshape(len(seeds), -1), tr.h[:, blocked]], axis=1)
+        for label_name, cue in (("dnrs", tr.labels["primary"]), ("dnrs_secondary", tr.labels["secondary"])):
+            labels = cue >= 4
+            r = _quiet(lambda f=features, y=labels: delta_nrs(f, y, seed=seed).delta)
+            v[f"e2.{label_name}.scale_{scale_key(scale)}"] = r
+    result.rows["e2_capacity"] = rows
+
+    # Backward masking: cue-signal traces per capacity (Fig. 2c).
+    options = {"mask_soa": cfg.masking_soa, "mask_count": cfg.masking_count}
+    mask_seeds = seeds[:n_eval]
+    runs = {k: rollout(b1, E.DUAL_TASK_MASKING, mask_seeds, Intervention(capacity_scale=k / b1.config.n_slots),
+                       task_options=options) for k in CAPACITY_SLOTS}
+    full = runs[4].slots.reshape(len(mask_seeds), runs[4].slots.shape[1], -1)
+    held = full[:, cfg.masking_soa - 1].mean(0)
+    displaced = full[:, cfg.masking_soa + cfg.masking_count - 1].mean(0)
+    figures["masking"] = {"soa": cfg.masking_soa, "count": cfg.masking_count, "traces": {}}
+    for k, tr in runs.items():
+        states = tr.slots.reshape(len(mask_seeds), tr.slots.shape[1], -1)
+        traces = np.stack([cue_signal(s, held, displaced) for s in states])
+        figures["masking"]["traces"][str(k)] = traces.mean(0).round(5).tolist()
+    v["e2.masking.entry"] = float(figures["masking"]["traces"]["4"][1])
+
+    # Bus audit (T1 Jacobian, T3 trunk isolation) on the intact agent.
+    intact = rollout(b1, E.DUAL_TASK, seeds[:n_eval])
+    v.update(bus_audit(b1, intact))
+    result.figures = figures
+    return result
+
+
+def bus_audit(agent, trace) -> dict[str, float]:
+    """T1: median ||d report logits / d workspace|| ; T3: flips when the trunk is isolated."""
+    at = trace.valid & np.isin(trace.step_kind, (StepKind.REPORT_1, StepKind.REPORT_2))
+    b, t = np.nonzero(at)
+    h = torch.as_tensor(trace.h[b, t])
+    slots = torch.as_tensor(trace.slots[b, t]).requires_grad_(True)
+    occupied = torch.as_tensor(trace.occupied[b, t])
+    logits = agent.readout(h, slots, occupied).logits
+    rows = []
+    for a in range(logits.shape[1]):
+        (grad,) = torch.autograd.grad(logits[:, a].sum(), slots, retain_graph=True)
+        rows.append(grad.reshape(len(b), -1))
+    jac = torch.stack(rows, 1)  # (n, 7, K*D): each report's own Jacobian (readout is per step)
+    norms = jac.flatten(1).norm(dim=1)
+    with torch.no_grad():
+        decision = logits.argmax(1)
+        # Another episode's carrier at the same report step (same flag), this episode's workspace.
+        swapped_h = h.clone()
+        for step in np.unique(t):
+            rows_at = torch.as_tensor(np.flatnonzero(t == step))
+            swapped_h[rows_at] = h[rows_at.roll(1)]
+        isolated = agent.readout(swapped_h, slots.detach(), occupied).logits.argmax(1)
+    return {"e2.audit.jacobian": float(norms.median()),
+            "e2.audit.trunk_flips": float((isolated != decision).float().mean())}
+
+
+def cross_seed(results: list[SeedResult]) -> dict[str, float]:
+    """Seed-level tests of paper sec. 5.2.2 (seed is the unit of analysis)."""
+    from labcore.stats import hedges_g, permutation_test, welch_t
+
+    def seeds_of(key: str) -> np.ndarray:
+        return np.array([r.values[key] for r in results if key in r.values and np.isfinite(r.values[key])])
+
+    out: dict[str, float] = {}
+    pairs = {"k4_vs_k2": ("e2.conjunction.k4", "e2.conjunction.k2"),
+             "b1_vs_a0": ("e2.per_step.k4", "e2.per_step.a0"),
+             "b1_vs_a1": ("e2.per_step.k4", "e2.per_step.a1")}
+    for name, (a, b) in pairs.items():
+        x, y = seeds_of(a), seeds_of(b)
+        if len(x) >= 2 and len(y) >= 2:
+            w = _quiet_result(welch_t, x, y)
+            out[f"e2.welch_t.{name}"] = w.t if w else float("nan")
+            out[f"e2.welch_p.{name}"] = w.p_value if w else float("nan")
+            out[f"e2.hedges_g.{name}"] = _quiet(hedges_g, x, y)
+            p = _quiet_result(permutation_test, x, y, seed=0)
+            out[f"e2.permutation_p.{name}"] = p.p_value if p else float("nan")
+    return out
+
+
+def _quiet_result(fn, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return fn(*args, **kwargs)
+        except ValueError:
+            return None

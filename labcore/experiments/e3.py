@@ -1,0 +1,215 @@
+"""Experiment 3: noise robustness, PCI-A and composite markers (paper sec. 5.3).
+
+Per seed and agent kind (dual task):
+
+- intact report-window decision accuracy, GBI (decision window) and Type-2 AUROC at report
+  steps (agents without a confidence head: 0.5, the paper's convention; undefined because
+  every report was right: 0.5, the paper's imputation, counted);
+- OOD gap: ID decision accuracy minus decision accuracy on ``CTLab-DualTaskOOD-v0``;
+- noise titration and L75 under latent noise, in both protocols (stored slots, read copy):
+  workspace noise for agents with a bus, carrier noise for HOT-only and the bus-less
+  baselines; plus carrier noise for B1 and B2 (Fig. 4, right);
+- PCI-A: a pulse (sigma 1) at step 3 into the stored workspace (the carrier for bus-less
+  agents); the post-pulse trajectory of that state is binarised (each channel at its median)
+  and compressed, as the paper describes (docs/markers.md); dPCI = mean PCI-A on correct
+  (conjunction) minus incorrect trials. Beside it, an *evoked* variant binarises the
+  trajectory's difference from the unperturbed run of the same episode (Casali's logic).
+
+Across seeds: the hierarchical regression of the OOD gap on GBI (0 without a bus, the
+paper's convention), + dPCI (0 where undefined), + Type-2 AUROC.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import torch
+
+import labcore.envs as E
+from labcore.config import KINDS_OF_EXPERIMENT, Intervention, ReproduceConfig
+from labcore.envs.batch import StepKind
+from labcore.experiments.common import SeedResult, l75_dict, provide_agent
+from labcore.markers import (
+    delta_pci,
+    global_broadcast_index,
+    hierarchical_regression,
+    l75,
+    pci_a,
+    type2_auroc,
+)
+from labcore.rollout import Trace, rollout
+from labcore.training import episode_seeds
+
+AGENTS = KINDS_OF_EXPERIMENT["e3"]
+CLAIM_NAME = {"b2_ws": "b2_workspace_read"}
+"""Claim-id name of a kind (the workspace-read B2 is evaluated with its self-model off)."""
+PROTOCOLS = ("stored", "read")
+OVERFLOW_MASKS = 4
+"""Exploratory OOD shift (post hoc): 4 masks, more than 4 slots can hold beside two cues."""
+
+
+def claim_name(kind: str) -> str:
+    return CLAIM_NAME.get(kind, kind)
+
+
+def evaluation_intervention(kind: str) -> dict:
+    """The fixed part of how a kind is evaluated: the workspace-read B2 with its self-model off."""
+    return {"self_model": "zero"} if kind == "b2_ws" else {}
+
+
+def noise_target(agent) -> str:
+    """Which latent state the titration perturbs: the workspace if there is one, else the carrier."""
+    return "workspace" if agent.config.workspace else "carrier"
+
+
+def _quiet(fn, *args, **kwargs) -> float:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return float(fn(*args, **kwargs))
+        except ValueError:
+            return float("nan")
+
+
+def report_auroc(trace: Trace) -> tuple[float, bool]:
+    """Type-2 AUROC of confidence at report steps; (value, imputed)."""
+    at = trace.valid & np.isin(trace.step_kind, (StepKind.REPORT_1, StepKind.REPORT_2))
+    conf = trace.confidence[at]
+    if np.all(np.isnan(conf)):
+        return 0.5, True  # no confidence head: the paper's convention
+    correct = trace.agrees[at]
+    if correct.all() or not correct.any():
+        return 0.5, True  # undefined: the paper's imputation (sec. 5.1.2)
+    return _quiet(type2_auroc, correct, conf), False
+
+
+def titration(agent, kind: str, seeds, sigmas, protocol: str, target: str) -> list[float]:
+    fixed = evaluation_intervention(kind)
+    accs = []
+    for i, sigma in enumerate(sigmas):
+        noise = {"workspace_noise": sigma} if target == "workspace" else {"carrier_noise": sigma}
+        iv = Intervention(noise_mode=protocol, seed=1000 + i, **fixed, **noise)
+        accs.append(float(rollout(agent, E.DUAL_TASK, seeds, iv).decision_accuracy().mean()))
+    return accs
+
+
+def pci_trials(agent, kind: str, seeds, cfg: ReproduceConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-trial raw PCI-A, evoked PCI-A and conjunction correctness under a pulse."""
+    fixed = evaluation_intervention(kind)
+    base = rollout(agent, E.DUAL_TASK, seeds, Intervention(**fixed))
+    pulsed = rollout(agent, E.DUAL_TASK, seeds, Intervention(pulse_step=cfg.pulse_step, pulse_sigma=cfg.pulse_sigma,
+                                                             seed=7, **fixed))
+
+    def state(tr: Trace) -> np.ndarray:
+        x = tr.slots.reshape(*tr.slots.shape[:2], -1) if agent.config.workspace else tr.h
+        return x[:, cfg.pulse_step:]
+
+    after, before = state(pulsed), state(base)
+    raw = np.array([_quiet(pci_a, after[b]) for b in range(len(seeds))])
+    evoked = np.array([_quiet(pci_a, after[b], baseline=before[b]) for b in range(len(seeds))])
+    return raw, evoked, pulsed.conjunction()
+
+
+def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
+    torch.set_num_threads(1)
+    result = SeedResult("e3", seed)
+    v = result.values
+    rows = []
+    id_seeds = episode_seeds(seed, "eval", 4 * cfg.e3_episodes)
+    noise_seeds = id_seeds[: cfg.e3_episodes]
+    points = {}
+    for kind in AGENTS:
+        loaded, how = provide_agent("dual", kind, seed, cache_dir)
+        if loaded is None:
+            result.excluded.append(f"dual-{kind}-s{seed} ({how})")
+            continue
+        if how == "trained":
+            result.trained.append(loaded.name)
+        agent, name = loaded.agent, claim_name(kind)
+        fixed = Intervention(**evaluation_intervention(kind))
+        idt = rollout(agent, E.DUAL_TASK, id_seeds, fixed)
+        ood = rollout(agent, E.DUAL_TASK_OOD, id_seeds, fixed)
+        acc_id, acc_ood = float(idt.decision_accuracy().mean()), float(ood.decision_accuracy().mean())
+        v[f"e3.accuracy.{name}"] = acc_id
+        v[f"e3.accuracy_ood.{name}"] = acc_ood
+        v[f"e3.ood_gap.{name}"] = acc_id - acc_ood
+        # Exploratory (post hoc): a second shift that exceeds the workspace's capacity.
+        overflow = rollout(agent, E.DUAL_TASK, id_seeds, fixed, task_options={"mask_counts": (OVERFLOW_MASKS,)})
+        v[f"e3.ood_gap_overflow.{name}"] = acc_id - float(overflow.decision_accuracy().mean())
+        window = idt.slots[:, _report_steps(idt)] if agent.config.workspace else None
+        gbi = _quiet(global_broadcast_index, window) if window is not None else 0.0
+        gbi_clip = _quiet(global_broadcast_index, window, negative="clip") if window is not None else 0.0
+        v[f"e3.gbi.{name}"] = gbi
+        v[f"e3.gbi_clip.{name}"] = gbi_clip
+        auroc, imputed = report_auroc(idt)
+        v[f"e3.auroc.{name}"] = auroc
+        v[f"e3.auroc_imputed.{name}"] = float(imputed)
+        target = noise_target(agent)
+        for protocol in PROTOCOLS:
+            accs = titration(agent, kind, noise_seeds, cfg.sigmas, protocol, target)
+            suffix = "" if protocol == "stored" else ".read"
+            result.l75[f"e3.l75.{name}{suffix}"] = l75_dict(l75(cfg.sigmas, accs))
+            rows += [{"agent": name, "protocol": protocol, "noise": target, "seed": seed, "sigma": s, "accuracy": a}
+                     for s, a in zip(cfg.sigmas, accs, strict=True)]
+        if kind in ("b1", "b2", "b2_ws"):
+            accs = titration(agent, kind, noise_seeds, cfg.sigmas, "stored", "carrier")
+            result.l75[f"e3.l75_carrier.{name}"] = l75_dict(l75(cfg.sigmas, accs))
+            rows += [{"agent": name, "protocol": "stored", "noise": "carrier", "seed": seed, "sigma": s, "accuracy": a}
+                     for s, a in zip(cfg.sigmas, accs, strict=True)]
+        pci, evoked, correct = pci_trials(agent, kind, noise_seeds, cfg)
+        v[f"e3.pci_a.{name}"] = float(np.nanmean(pci)) if np.isfinite(pci).any() else float("nan")
+        v[f"e3.pci_a_evoked.{name}"] = float(np.nanmean(evoked)) if np.isfinite(evoked).any() else float("nan")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            dpci = delta_pci(pci[correct & np.isfinite(pci)], pci[~correct & np.isfinite(pci)])
+        v[f"e3.dpci.{name}"] = dpci
+        points[name] = {"gap": acc_id - acc_ood, "gap_overflow": v[f"e3.ood_gap_overflow.{name}"], "gbi": gbi,
+                        "gbi_clip": gbi_clip, "dpci": dpci, "auroc": auroc}
+    result.rows["e3_titration"] = rows
+    result.figures = {"points": points}
+    return result
+
+
+def _report_steps(trace: Trace) -> np.ndarray:
+    kinds = trace.step_kind[0]
+    return np.flatnonzero(np.isin(kinds, (StepKind.REPORT_1, StepKind.REPORT_2)))
+
+
+def composite_points(results: list[SeedResult]) -> list[dict]:
+    """One point per (agent kind, seed) for the composite regression (Fig. 3b-c)."""
+    return [{"agent": name, "seed": r.seed, "ood_gap": p["gap"], "ood_gap_overflow": p["gap_overflow"],
+             "gbi": p["gbi"], "gbi_clip": p["gbi_clip"], "dpci": p["dpci"], "auroc": p["auroc"]}
+            for r in results for name, p in r.figures.get("points", {}).items()]
+
+
+def composite(points: list[dict], gap: str = "ood_gap", gbi: str = "gbi") -> dict[str, float]:
+    """Hierarchical regression of an OOD gap on GBI, + dPCI, + Type-2 AUROC (sec. 5.3.2).
+
+    GBI is 0 for agents without a workspace (the paper's convention); an undefined dPCI (no
+    correct or no incorrect trials) counts as 0, no selectivity.
+    """
+    y = np.array([p[gap] for p in points], float)
+    x_gbi = np.nan_to_num(np.array([p[gbi] for p in points], float), nan=0.0)
+    dpci = np.array([p["dpci"] for p in points], float)
+    auroc = np.array([p["auroc"] for p in points], float)
+    out = {"n_points": float(len(points)), "dpci_imputed": float(np.isnan(dpci).sum())}
+    if len(points) < 5:
+        return out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reg = hierarchical_regression(y, {"gbi": x_gbi, "dpci": np.nan_to_num(dpci, nan=0.0), "auroc": auroc})
+    s1, s2, s3 = reg.steps
+    out.update({"r2_gbi": s1.r2, "r_gbi": s1.r, "r2_gbi_dpci": s2.r2, "delta_r2_dpci": s2.delta_r2,
+                "r_loo_gbi_dpci": s2.r_loo, "r2_full": s3.r2, "delta_r2_auroc": s3.delta_r2, "r_full": s3.r,
+                "r_loo_full": s3.r_loo, "gap_sd": float(np.std(y))})
+    return {k: float(v) for k, v in out.items()}
+
+
+def cross_seed(results: list[SeedResult]) -> dict[str, float]:
+    """The registered composite (OOD gap, paper's GBI) and two exploratory variants."""
+    points = composite_points(results)
+    out = {f"e3.composite.{k}": v for k, v in composite(points).items()}
+    for tag, gap, gbi in (("clip", "ood_gap", "gbi_clip"), ("overflow", "ood_gap_overflow", "gbi_clip")):
+        out.update({f"e3.explore.composite_{tag}.{k}": v for k, v in composite(points, gap, gbi).items()})
+    return out

@@ -1,0 +1,275 @@
+"""The paper's reported numbers, in one place, with the pre-registered verdict rules.
+
+Used only for side-by-side display and for verdicts; no pipeline reads a paper number to
+decide anything else. Each :class:`ClaimSpec` fixes, before any experiment result was seen,
+how our number is compared with the paper's (``docs/verdicts.md`` is generated from this
+table; a test keeps the two in step):
+
+1. ``not_comparable`` set: verdict "not comparable", with that reason.
+2. Our value undefined (nan, no seeds): "not comparable".
+3. **Numeric match** -> "reproduced": the paper's value lies in our 95% bootstrap CI over seeds,
+   or within ``tolerance`` of our mean. For a paper bound ("> 0.50", censored L75), ours
+   matches when our summary is censored beyond the same bound or its value exceeds it.
+4. Otherwise, the **pattern** (``pattern``, a predicate over our claim values, e.g. "B1's L75
+   below B2's") holds -> "partly reproduced".
+5. Otherwise "not reproduced".
+
+``by_construction`` marks claims whose value our design fixes in advance (e.g. a constant
+confidence gives AUROC 0.5 exactly); the verdict's reason says so.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+Values = dict[str, float]
+
+
+@dataclass(frozen=True)
+class PaperValue:
+    """A number as the paper reports it."""
+
+    value: float | None
+    sd: float | None = None
+    n: int | None = None
+    bound: str | None = None
+    """">" for a censored report such as L75 "> 0.50" (then ``value`` is the bound)."""
+    section: str = ""
+
+    def __str__(self) -> str:
+        if self.bound:
+            return f"{self.bound} {self.value:g}"
+        if self.value is None:
+            return "not reported"
+        return f"{self.value:g}" + (f" +/- {self.sd:g}" if self.sd is not None else "")
+
+
+@dataclass(frozen=True)
+class ClaimSpec:
+    """How one of the paper's claims is compared with ours (rules in the module docstring)."""
+
+    id: str
+    description: str
+    paper: PaperValue
+    tolerance: float | None = None
+    pattern: str | None = None
+    """The qualitative pattern in words (checked by ``check``)."""
+    check: Callable[[Values], bool] | None = None
+    by_construction: str | None = None
+    not_comparable: str | None = None
+
+
+def _v(values: Values, key: str) -> float:
+    return values.get(key, math.nan)
+
+
+def _lt(a: str, b: str, margin: float = 0.0) -> Callable[[Values], bool]:
+    return lambda v: _v(v, a) < _v(v, b) - margin
+
+
+def _between(key: str, lo: float, hi: float) -> Callable[[Values], bool]:
+    return lambda v: lo <= _v(v, key) <= hi
+
+
+P = PaperValue
+C = ClaimSpec
+
+CLAIMS: tuple[ClaimSpec, ...] = (
+    # ---------------------------------------------------------------- Experiment 1 (HOT)
+    C("e1.accuracy.self_on", "E1 task accuracy, self-model intact", P(0.885, 0.040, 20, section="5.1.2"),
+      0.05, "well above chance (>= 0.75)", lambda v: _v(v, "e1.accuracy.self_on") >= 0.75),
+    C("e1.accuracy.self_off", "E1 task accuracy, self-model zeroed (no-rewire lesion)",
+      P(0.882, 0.037, 20, section="5.1.2"), 0.05, "within 2 points of self-on (doing is preserved)",
+      lambda v: abs(_v(v, "e1.accuracy.self_off") - _v(v, "e1.accuracy.self_on")) <= 0.02),
+    C("e1.auroc.self_on", "E1 Type-2 AUROC, self-model intact", P(0.92, None, 20, section="5.1.2"),
+      0.05, "clear metacognition (>= 0.70)", lambda v: _v(v, "e1.auroc.self_on") >= 0.70),
+    C("e1.auroc.self_off", "E1 Type-2 AUROC, self-model zeroed", P(0.50, None, 20, section="5.1.2"),
+      0.05, "collapses to chance (<= 0.55)", lambda v: _v(v, "e1.auroc.self_off") <= 0.55,
+      by_construction="a zeroed z_self feeds the confidence head a constant, and a constant "
+                      "confidence has Type-2 AUROC 0.5 exactly"),
+    C("e1.auroc.bus_off", "E1 Type-2 AUROC, self-model on, workspace off",
+      P(0.492, 0.058, 20, section="5.1.2"), 0.05, "near chance (0.4-0.6)", _between("e1.auroc.bus_off", 0.4, 0.6),
+      by_construction="with strong-lesion wiring and the bus off nothing in the agent depends on the "
+                      "stimulus, so the choice-point confidence is one constant and AUROC is 0.5 exactly"),
+    C("e1.auroc.blind_noise", "E1 Type-2 AUROC, z_self replaced by matched noise",
+      P(0.50, None, section="5.1.2"), 0.05, "near chance (<= 0.6)", lambda v: _v(v, "e1.auroc.blind_noise") <= 0.6),
+    C("e1.auroc.blind_permute", "E1 Type-2 AUROC, z_self shuffled across trials",
+      P(0.50, None, section="5.1.2"), 0.05, "near chance (<= 0.6)",
+      lambda v: _v(v, "e1.auroc.blind_permute") <= 0.6),
+    C("e1.confidence.self_off", "E1 confidence with z_self zeroed (mean)", P(0.54, 0.02, 20, section="5.1.2"),
+      0.05, "constant across trials", lambda v: _v(v, "e1.confidence_sd.self_off") < 1e-6,
+      by_construction="the head's output is sigmoid(bias) when z_self = 0; its value is whatever the bias learned"),
+    C("e1.skip.self_on", "E1 opt-out (skip) fraction, intact", P(0.044, 0.052, 20, section="5.1.2"), 0.05,
+      "fewer opt-outs than with the bus off", _lt("e1.skip.self_on", "e1.skip.bus_off")),
+    C("e1.skip.bus_off", "E1 opt-out (skip) fraction, workspace off", P(0.136, 0.128, 20, section="5.1.2"), 0.05,
+      "more opt-outs than intact", _lt("e1.skip.self_on", "e1.skip.bus_off")),
+    C("e1.zself.effective_dim", "Effective dimensionality of z_self (participation ratio)",
+      P(2.0, None, section="5.1.2"), 1.0, "strongly compressed (<= 10 of 64)",
+      lambda v: _v(v, "e1.zself.effective_dim") <= 10),
+    C("e1.pca.advantage", "AUROC advantage of z_self over a matched-dimension PCA baseline",
+      P(0.051, None, section="5.1.2"), 0.03, "z_self beats PCA (> 0)", lambda v: _v(v, "e1.pca.advantage") > 0),
+    # ---------------------------------------------------------------- Experiment 2 (GWT)
+    C("e2.conjunction.k4", "B1 conjunction accuracy, 4 slots", P(0.995, 0.020, 20, section="5.2.2"), 0.05,
+      "near ceiling (>= 0.9)", lambda v: _v(v, "e2.conjunction.k4") >= 0.9),
+    C("e2.conjunction.k2", "B1 conjunction accuracy, 2 slots", P(0.281, 0.097, 20, section="5.2.2"), 0.10,
+      "well below 4 slots (by > 0.2) and above bus-off",
+      lambda v: _lt("e2.conjunction.k2", "e2.conjunction.k4", 0.2)(v) and _v(v, "e2.conjunction.k2") > _v(v, "e2.conjunction.k0")),
+    C("e2.conjunction.k0", "B1 conjunction accuracy, bus off", P(0.0, 0.0, 20, section="5.2.2"), 0.03,
+      "at chance (<= 0.05)", lambda v: _v(v, "e2.conjunction.k0") <= 0.05,
+      by_construction="with the bus off no cue reaches the agent: conjunctions are at chance, 1/49 in expectation"),
+    C("e2.per_step.k4", "B1 per-step accuracy, 4 slots", P(0.907, 0.035, 20, section="5.2.2"), 0.05,
+      ">= 0.8", lambda v: _v(v, "e2.per_step.k4") >= 0.8),
+    C("e2.per_step.k2", "B1 per-step accuracy, 2 slots", P(0.448, 0.166, 20, section="5.2.2"), 0.10,
+      "between bus-off and 4 slots",
+      lambda v: _v(v, "e2.per_step.k0") < _v(v, "e2.per_step.k2") < _v(v, "e2.per_step.k4")),
+    C("e2.per_step.k0", "B1 per-step accuracy, bus off", P(0.127, 0.050, 20, section="5.2.2"), 0.03,
+      "near chance 1/7 (<= 0.2)", lambda v: _v(v, "e2.per_step.k0") <= 0.2,
+      by_construction="cue-blind: the expected accuracy is 1/7 (protocol sec. 4)"),
+    C("e2.per_step.a0", "A0 per-step accuracy (strong-lesion wiring)", P(0.161, None, 20, section="5.2.2"), 0.03,
+      "near chance 1/7 (<= 0.2)", lambda v: _v(v, "e2.per_step.a0") <= 0.2,
+      by_construction="A0 never sees a cue: expected accuracy 1/7"),
+    C("e2.per_step.a1", "A1 per-step accuracy (strong-lesion wiring)", P(0.152, None, 20, section="5.2.2"), 0.03,
+      "near chance 1/7 (<= 0.2)", lambda v: _v(v, "e2.per_step.a1") <= 0.2,
+      by_construction="A1 never sees a cue: expected accuracy 1/7"),
+    C("e2.decision.k4", "B1 report-window decision accuracy, 4 slots", P(0.892, 0.036, 20, section="5.2.2"), 0.05,
+      ">= 0.8", lambda v: _v(v, "e2.decision.k4") >= 0.8),
+    C("e2.decision.k2", "B1 report-window decision accuracy, 2 slots", P(0.196, 0.068, 20, section="5.2.2"), 0.10,
+      "well below 4 slots (by > 0.2)", _lt("e2.decision.k2", "e2.decision.k4", 0.2)),
+    C("e2.decision.k0", "B1 report-window decision accuracy, bus off", P(0.141, 0.064, 20, section="5.2.2"), 0.05,
+      "near chance (<= 0.25)", lambda v: _v(v, "e2.decision.k0") <= 0.25,
+      by_construction="cue-blind: the expected accuracy is 1/7"),
+    C("e2.hedges_g.k4_vs_k2", "Hedges' g, conjunction at 4 vs 2 slots (Fig. 2a; sec. 6.1 says 1.65)",
+      P(9.70, None, 20, section="5.2.2"), 3.0, "a large effect (g >= 0.8)",
+      lambda v: _v(v, "e2.hedges_g.k4_vs_k2") >= 0.8),
+    C("e2.gbi.k4", "GBI at 4 slots (paper's equation, signed couplings)", P(0.66, None, 20, section="5.2.2"), 0.10,
+      "higher than at 2 slots", _lt("e2.gbi.k2", "e2.gbi.k4")),
+    C("e2.gbi.k2", "GBI at 2 slots", P(0.03, None, 20, section="5.2.2"), 0.10,
+      "lower than at 4 slots", _lt("e2.gbi.k2", "e2.gbi.k4"),
+      by_construction="with two occupied slots one partner takes all the coupling, so P_i = 0 exactly "
+                      "whenever exactly two slots hold content"),
+    C("e2.ignition.k4", "Ignition sharpness at 4 slots", P(0.15, None, 20, section="5.2.2"),
+      not_comparable="the value is in units of the workspace activation norm, whose normalisation the paper "
+                     "does not give; ours is the RMS of unit-variance slots"),
+    C("e2.ignition.k2", "Ignition sharpness at 2 slots", P(0.06, None, 20, section="5.2.2"),
+      not_comparable="same units problem as at 4 slots"),
+    C("e2.ignition.k0", "Ignition sharpness, bus off", P(0.0, None, 20, section="5.2.2"), 0.01,
+      "exactly 0", lambda v: _v(v, "e2.ignition.k0") == 0.0,
+      by_construction="an empty workspace has activation norm 0 at every step"),
+    C("e2.dnrs.scale_0", "dNRS (no-report decoding), capacity scale 0", P(-0.12, None, 5, section="5.2.2"), 0.10,
+      "collapsed (<= 0.1)", lambda v: _v(v, "e2.dnrs.scale_0") <= 0.1),
+    C("e2.dnrs.scale_0.25", "dNRS, capacity scale 0.25", P(0.51, None, 5, section="5.2.2"), 0.10,
+      "above baseline (>= 0.3)", lambda v: _v(v, "e2.dnrs.scale_0.25") >= 0.3),
+    C("e2.dnrs.scale_0.5", "dNRS, capacity scale 0.5", P(0.51, None, 5, section="5.2.2"), 0.10,
+      "above baseline (>= 0.3)", lambda v: _v(v, "e2.dnrs.scale_0.5") >= 0.3),
+    C("e2.dnrs.scale_0.75", "dNRS, capacity scale 0.75", P(0.51, None, 5, section="5.2.2"), 0.10,
+      "above baseline (>= 0.3)", lambda v: _v(v, "e2.dnrs.scale_0.75") >= 0.3),
+    C("e2.dnrs.scale_1", "dNRS, capacity scale 1", P(0.51, None, 5, section="5.2.2"), 0.10,
+      "above baseline (>= 0.3)", lambda v: _v(v, "e2.dnrs.scale_1") >= 0.3),
+    C("e2.masking.entry", "Cue signal at cue entry (backward masking, 4 slots)", P(0.78, None, section="5.2.2"),
+      not_comparable="depends on the two reference states the projection is built from, which the paper "
+                     "describes only as 'report-flag separation'"),
+    C("e2.audit.trunk_flips", "Bus audit T3: report decisions that flip when the trunk is isolated",
+      P(0.0, None, section="5.2.2"), 0.01, "<= 1%", lambda v: _v(v, "e2.audit.trunk_flips") <= 0.01),
+    C("e2.audit.jacobian", "Bus audit T1: median Jacobian norm of report logits w.r.t. the bus",
+      P(78.0, None, section="5.2.2"),
+      not_comparable="a Jacobian norm depends on the bus's scale and the readout's parameterisation; the paper "
+                     "gives a range (78-175) without either"),
+    # ---------------------------------------------------------------- Experiment 3
+    C("e3.accuracy.b1", "B1 report-window decision accuracy (intact)", P(1.0, None, section="5.3.2"), 0.05,
+      ">= 0.9", lambda v: _v(v, "e3.accuracy.b1") >= 0.9),
+    C("e3.gbi.b1", "B1 GBI in E3", P(0.65, None, section="5.3.2"), 0.10),
+    C("e3.l75.b1", "L75 of B1 under workspace noise (stored protocol)", P(0.04, None, 20, section="5.3.2"), 0.02,
+      "fragile: below 0.1 and below B2's", lambda v: _v(v, "e3.l75.b1") < min(0.1, _v(v, "e3.l75.b2"))),
+    C("e3.l75.b1_reg", "L75 of B1 + dropout + weight decay", P(0.033, 0.007, 20, section="5.3.2"), 0.02,
+      "fragile (< 0.1)", lambda v: _v(v, "e3.l75.b1_reg") < 0.1),
+    C("e3.l75.b1_noise", "L75 of B1 + training-time noise", P(0.035, 0.010, 20, section="5.3.2"), 0.02,
+      "fragile (< 0.1)", lambda v: _v(v, "e3.l75.b1_noise") < 0.1),
+    C("e3.l75.b2", "L75 of B2 (policy reads z_self)", P(0.50, None, 20, bound=">", section="5.3.2"), None,
+      "at least twice B1's", lambda v: _v(v, "e3.l75.b2") > 2 * _v(v, "e3.l75.b1")),
+    C("e3.l75.b2_workspace_read", "L75 of B2, self-model off / workspace-read control",
+      P(0.50, None, 20, bound=">", section="5.3.2"), None, "at least twice B1's",
+      lambda v: _v(v, "e3.l75.b2_workspace_read") > 2 * _v(v, "e3.l75.b1")),
+    C("e3.l75.b1.read", "L75 of B1, read-copy protocol", P(0.04, None, 20, section="5.3.2"), 0.02,
+      "below B2's (read)", _lt("e3.l75.b1.read", "e3.l75.b2.read")),
+    C("e3.l75.b2.read", "L75 of B2, read-copy protocol", P(0.50, None, 20, bound=">", section="5.3.2"), None,
+      "at least twice B1's (read)", lambda v: _v(v, "e3.l75.b2.read") > 2 * _v(v, "e3.l75.b1.read")),
+    C("e3.l75.bc_mlp", "L75 of the BC-only MLP bottleneck", P(0.023, 0.010, 5, section="5.3.2"), 0.02,
+      "below B2's", _lt("e3.l75.bc_mlp", "e3.l75.b2")),
+    C("e3.accuracy.bc_mlp", "Decision accuracy of the BC-only MLP bottleneck", P(0.879, 0.054, 5, section="5.3.2"),
+      0.05),
+    C("e3.l75.hot_only", "L75 of HOT-only under carrier noise", P(0.063, 0.041, 5, section="5.3.2"), 0.03,
+      "above B1's under carrier noise", _lt("e3.l75_carrier.b1", "e3.l75.hot_only")),
+    C("e3.accuracy.hot_only", "Decision accuracy of HOT-only (cues visible)", P(0.799, 0.169, 5, section="5.3.2"),
+      0.05),
+    C("e3.pci_a.a0", "Raw PCI-A of A0", P(0.84, 0.18, 20, section="Table 3"), 0.10,
+      "above B1's (the inversion)", _lt("e3.pci_a.b1", "e3.pci_a.a0")),
+    C("e3.pci_a.a1", "Raw PCI-A of A1", P(0.78, 0.02, 20, section="Table 3"), 0.10,
+      "above B1's (the inversion)", _lt("e3.pci_a.b1", "e3.pci_a.a1")),
+    C("e3.pci_a.b1", "Raw PCI-A of B1", P(0.33, 0.02, 20, section="Table 3"), 0.10,
+      "below both baselines (the inversion)",
+      lambda v: _v(v, "e3.pci_a.b1") < min(_v(v, "e3.pci_a.a0"), _v(v, "e3.pci_a.a1"))),
+    C("e3.composite.r2_gbi", "OOD gap ~ GBI: R^2", P(0.15, None, section="5.3.2"), 0.10,
+      "positive association (r > 0) explaining >= 5%",
+      lambda v: _v(v, "e3.composite.r_gbi") > 0 and _v(v, "e3.composite.r2_gbi") >= 0.05),
+    C("e3.composite.delta_r2_dpci", "OOD gap: delta R^2 of adding dPCI", P(0.02, None, section="5.3.2"), 0.05,
+      "small (< 0.1)", lambda v: _v(v, "e3.composite.delta_r2_dpci") < 0.1),
+    C("e3.composite.r2_full", "OOD gap ~ GBI + dPCI + Type-2 AUROC: R^2", P(0.37, None, section="5.3.2"), 0.10,
+      "AUROC adds to GBI + dPCI", _lt("e3.composite.r2_gbi_dpci", "e3.composite.r2_full")),
+    C("e3.composite.r_loo_full", "OOD gap, full composite: leave-one-out r", P(0.62, None, section="5.3.2"), 0.15,
+      "> 0.3", lambda v: _v(v, "e3.composite.r_loo_full") > 0.3),
+)
+
+CLAIM_IDS = tuple(c.id for c in CLAIMS)
+CLAIMS_BY_ID = {c.id: c for c in CLAIMS}
+
+PAPER_INCONSISTENCIES: tuple[str, ...] = (
+    "Sec. 5.2.2 / Fig. 2b: conjunction accuracy at 4 slots (99.5%) exceeds report-window decision accuracy "
+    "(89.2%); a conjunction needs both reports correct, so it cannot exceed the mean report accuracy.",
+    "Fig. 2a gives full vs half capacity as p < 1e-16, g = 9.70; sec. 6.1 gives p < 1e-4, g = 1.65.",
+    "Sec. 5.1.2 reports self-removed AUROC 'exactly 0.50 for all seeds' while the confidence is "
+    "'near-constant (0.54 +/- 0.02)': an exactly constant output gives exactly 0.5, a near-constant one need not.",
+)
+
+
+def verdict(spec: ClaimSpec, ours: dict, values: Values) -> tuple[str, str]:
+    """Apply the pre-registered rule to one claim. Returns ``(verdict, reason)``.
+
+    ``ours`` has ``mean``, ``sd``, ``n``, ``ci95`` and, for censored summaries, ``censored``
+    (``"right"``) and ``bound``. ``values`` maps every claim id to our mean (for patterns).
+    """
+    paper = spec.paper
+    note = f" (True by construction: {spec.by_construction}.)" if spec.by_construction else ""
+    if spec.not_comparable:
+        return "not comparable", spec.not_comparable[0].upper() + spec.not_comparable[1:] + "."
+    mean = ours.get("mean")
+    censored = ours.get("censored")
+    if ours.get("n", 0) == 0 or (mean is None and not censored) or (mean is not None and math.isnan(mean)):
+        return "not comparable", "Our value is undefined for these data (see the experiment notes)." + note
+    shown = f"> {ours['bound']:g}" if censored == "right" else f"{mean:.3g}"
+    if paper.bound == ">":
+        matched = (censored == "right" and ours["bound"] >= paper.value) or (mean is not None and mean > paper.value)
+    elif censored == "right":
+        matched = False
+    else:
+        lo, hi = ours.get("ci95") or (math.nan, math.nan)
+        matched = (spec.tolerance is not None and abs(mean - paper.value) <= spec.tolerance) or (lo <= paper.value <= hi)
+    if matched:
+        return "reproduced", f"Paper {paper}, ours {shown}: within the pre-registered tolerance or our 95% CI.{note}"
+    if spec.check is not None and spec.check(values):
+        return "partly reproduced", (f"The pattern holds ({spec.pattern}) but the value differs: paper {paper}, "
+                                     f"ours {shown}.{note}")
+    pattern = f"; the pattern ({spec.pattern}) does not hold either" if spec.pattern else ""
+    return "not reproduced", f"Paper {paper}, ours {shown}{pattern}.{note}"
+
+
+def verdict_table_markdown() -> str:
+    """The table of ``docs/verdicts.md`` (generated from :data:`CLAIMS`)."""
+    rows = ["| claim | paper | tolerance | pattern (for 'partly') | note |", "|---|---|---|---|---|"]
+    for c in CLAIMS:
+        note = ("not comparable: " + c.not_comparable) if c.not_comparable else (
+            ("by construction: " + c.by_construction) if c.by_construction else "")
+        tol = "-" if c.tolerance is None else f"{c.tolerance:g}"
+        rows.append(f"| `{c.id}` | {c.paper} (sec. {c.paper.section}) | {tol} | {c.pattern or '-'} | {note} |")
+    return "\n".join(rows)
