@@ -1,14 +1,25 @@
 """Entry point of the Consciousness-Theories Ablation Lab (``streamlit run app.py``).
 
-Navigation is declared once here; each page is a thin script in ``pages/``.
+Navigation is declared once here; each page is a thin script in ``app_pages/``.
+
+The folder is not called ``pages/`` on purpose: Streamlit treats a ``pages/`` folder beside the main
+script as its legacy multipage mode until ``st.navigation`` first runs, so the first shared deep link
+to a freshly started server opened with a "Page not found" dialog.
 """
 
 import streamlit as st
 
-st.set_page_config(page_title="Consciousness-Theories Ablation Lab", page_icon="🧪", layout="wide")
+st.set_page_config(page_title="Consciousness-Theories Ablation Lab", page_icon=":material/science:", layout="wide")
 
 PAGES = [
-    st.Page("pages/home.py", title="Home", icon="🏠", url_path="", default=True),
+    st.Page("app_pages/home.py", title="Home", icon=":material/home:", url_path="", default=True),
+    st.Page("app_pages/agents.py", title="Agents", icon=":material/smart_toy:", url_path="agents"),
+    st.Page("app_pages/metacognition.py", title="Metacognition — HOT", icon=":material/psychology:", url_path="metacognition"),
+    st.Page("app_pages/workspace.py", title="Workspace — GWT", icon=":material/hub:", url_path="workspace"),
+    st.Page("app_pages/robustness.py", title="Robustness — triangulation", icon=":material/cyclone:", url_path="robustness"),
+    st.Page("app_pages/rollouts.py", title="Rollout theatre", icon=":material/movie:", url_path="rollouts"),
+    st.Page("app_pages/replication.py", title="Replication", icon=":material/fact_check:", url_path="replication"),
+    st.Page("app_pages/scorecards.py", title="Scorecards", icon=":material/receipt_long:", url_path="scorecards"),
 ]
 
 st.navigation(PAGES).run()

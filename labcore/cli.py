@@ -128,7 +128,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from labcore.experiments.runner import reproduce
 
     experiments = ["e1", "e2", "e3"] if args.experiment == "all" else [args.experiment]
-    cfg = ReproduceConfig(seeds=tuple(range(args.seeds)), quick=args.quick)
+    cfg = ReproduceConfig.for_budget(tuple(range(args.seeds)), args.quick)
     client = cluster = None
     if args.backend == "dask":
         from distributed import Client, LocalCluster

@@ -331,12 +331,26 @@ class TrainConfig:
 
 @dataclass(frozen=True)
 class ReproduceConfig:
-    """Evaluation budgets of the experiment pipelines (paper sec. 4.3.3; protocol sec. 6)."""
+    """Evaluation budgets of the experiment pipelines (paper sec. 4.3.3).
+
+    ``ReproduceConfig.for_budget(seeds, quick=True)`` gives the quick budgets used for demos
+    and the test suite's smoke runs; the defaults are the full budgets.
+    """
 
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
     """Agent seeds (the unit of analysis)."""
     quick: bool = False
-    """Smaller evaluation budgets (for demos, CI and the bundled result set)."""
+    """Label: were the quick budgets used?"""
+    e1_trials: int = 600
+    """E1 evaluation trials per seed and condition."""
+    e2_episodes: int = 32
+    """E2 evaluation episodes per seed and capacity (paper: 32)."""
+    decoding_episodes: int = 300
+    """E2 dNRS decoding episodes per seed and capacity (one sample each)."""
+    e3_episodes: int = 50
+    """E3 episodes per seed and noise level (paper: 50); 4x this for ID/OOD accuracy."""
+    sigmas: tuple[float, ...] = (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
+    """Noise titration levels (paper: up to 0.5)."""
     pulse_step: int = 3
     """PCI-A: step of the perturbation pulse (after both cues, before any random mask)."""
     pulse_sigma: float = 1.0
@@ -348,30 +362,15 @@ class ReproduceConfig:
 
     def __post_init__(self) -> None:
         _check(len(self.seeds) >= 1 and len(set(self.seeds)) == len(self.seeds), "seeds must be distinct, >= 1")
+        _check(min(self.e1_trials, self.e2_episodes, self.decoding_episodes, self.e3_episodes) >= 10,
+               "evaluation budgets must be >= 10 episodes")
+        _check(len(self.sigmas) >= 2 and list(self.sigmas) == sorted(self.sigmas) and self.sigmas[0] >= 0,
+               "sigmas must be increasing, non-negative, at least two")
 
-    @property
-    def e1_trials(self) -> int:
-        """E1 evaluation trials per seed and condition."""
-        return 200 if self.quick else 600
-
-    @property
-    def e2_episodes(self) -> int:
-        """E2 evaluation episodes per seed and capacity (paper: 32)."""
-        return 32
-
-    @property
-    def decoding_episodes(self) -> int:
-        """E2 dNRS decoding episodes per seed and capacity (one sample each)."""
-        return 100 if self.quick else 300
-
-    @property
-    def e3_episodes(self) -> int:
-        """E3 episodes per seed and noise level (paper: 50)."""
-        return 24 if self.quick else 50
-
-    @property
-    def sigmas(self) -> tuple[float, ...]:
-        """Noise titration levels (paper: up to 0.5)."""
-        if self.quick:
-            return (0.0, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5)
-        return (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
+    @classmethod
+    def for_budget(cls, seeds: tuple[int, ...], quick: bool) -> ReproduceConfig:
+        """The full budgets, or the quick ones (fewer trials and noise levels)."""
+        if not quick:
+            return cls(seeds=tuple(seeds))
+        return cls(seeds=tuple(seeds), quick=True, e1_trials=200, decoding_episodes=100, e3_episodes=24,
+                   sigmas=(0.0, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5))

@@ -23,6 +23,9 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
         write(Path(tmp))
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a result file is an ordinary file
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

@@ -25,7 +25,7 @@ from labcore.checkpoints import (
 from labcore.config import ReproduceConfig, TrainConfig
 from labcore.experiments.reference import CLAIMS_BY_ID, verdict
 from labcore.markers import L75Result
-from labcore.stats import bootstrap_ci
+from labcore.stats import pattern_value, summarize, summarize_l75
 
 DEFAULT_CACHE = Path("runs") / "checkpoints"
 """Where agents trained on demand by ``reproduce`` are cached for the next run."""
@@ -88,47 +88,6 @@ def at_step(array: np.ndarray, steps: np.ndarray) -> np.ndarray:
     out = array[b, np.clip(steps, 0, array.shape[1] - 1)].astype(float)
     out[steps < 0] = np.nan
     return out
-
-
-def summarize(values: Sequence[float], seed: int = 0) -> dict:
-    """Mean, SD, n and a seeded 95% percentile-bootstrap CI over seeds (nan values dropped)."""
-    x = np.asarray([v for v in values if v is not None and not math.isnan(v)], float)
-    if x.size == 0:
-        return {"mean": None, "sd": None, "n": 0, "ci95": None}
-    sd = float(x.std(ddof=1)) if x.size > 1 else 0.0
-    if x.size > 1 and np.ptp(x) > 0:
-        ci = bootstrap_ci(x, seed=seed)
-        ci95 = [float(ci.low), float(ci.high)]
-    else:
-        ci95 = [float(x.mean()), float(x.mean())]
-    return {"mean": float(x.mean()), "sd": sd, "n": int(x.size), "ci95": ci95}
-
-
-def summarize_l75(results: Sequence[dict]) -> dict:
-    """Seed summary of L75 values, honest about censoring (docs/verdicts.md, rule 3).
-
-    If more than half the seeds never drop to 75% within the tested range, the summary is
-    censored ("> max sigma"); otherwise the mean/SD/CI of the finite values, with the number
-    of censored seeds reported beside them.
-    """
-    right = [r for r in results if r["censored"] == "right"]
-    left = [r for r in results if r["censored"] == "left"]
-    finite = [r["value"] for r in results if r["censored"] == "none"]
-    base = {"n_right_censored": len(right), "n_left_censored": len(left), "n_seeds": len(results)}
-    if results and len(right) > len(results) / 2:
-        bound = min(r["bound"] for r in right)
-        return {**base, "mean": None, "sd": None, "n": len(results), "ci95": None, "censored": "right", "bound": bound}
-    if results and len(left) > len(results) / 2:
-        bound = max(r["bound"] for r in left)
-        return {**base, "mean": None, "sd": None, "n": len(results), "ci95": None, "censored": "left", "bound": bound}
-    return {**base, **summarize(finite), "censored": None}
-
-
-def pattern_value(summary: dict) -> float:
-    """The number patterns compare: the mean, or the bound of a censored summary."""
-    if summary.get("censored") in ("right", "left"):
-        return float(summary["bound"])
-    return math.nan if summary.get("mean") is None else float(summary["mean"])
 
 
 def build_claims(seed_results: Sequence[SeedResult], cross: dict[str, float] | None = None) -> tuple[list[dict], dict]:

@@ -15,32 +15,22 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-import labcore.envs as E
 from labcore.agents.parts import broadcast, uncertainty
 from labcore.config import Intervention, ReproduceConfig
 from labcore.experiments.common import SeedResult, at_step, provide_agent
 from labcore.interventions import BUS_OFF, INTACT, SELF_MODEL_LESION
 from labcore.markers import (
-    aurc,
+    decoded_information_bits,
     decoder_auroc,
     effective_dimensionality,
-    meta_d_prime,
     pca_matched_baseline,
-    skip_fraction,
     type2_auroc,
-    wagering_utility,
 )
-from labcore.rollout import Trace, rollout
+from labcore.rollout import Trace
 from labcore.training import episode_seeds
+from labcore.views import metacognition, quiet
 
 CONDITIONS = ("self_on", "self_off", "bus_off", "blind_noise", "blind_permute")
-CONDITION_LABELS = {
-    "self_on": "self-model on",
-    "self_off": "self-model zeroed",
-    "bus_off": "workspace off (self-model on)",
-    "blind_noise": "z_self replaced by noise",
-    "blind_permute": "z_self shuffled across trials",
-}
 
 
 def conditions(seed: int) -> dict[str, Intervention]:
@@ -51,32 +41,6 @@ def conditions(seed: int) -> dict[str, Intervention]:
         "blind_noise": Intervention(self_model="noise", seed=seed),
         "blind_permute": Intervention(self_model="permute", seed=seed),
     }
-
-
-def trial_table(trace: Trace) -> dict[str, np.ndarray]:
-    """Per-trial correctness, confidence and context of an E1 rollout."""
-    out = trace.outcome
-    return {
-        "correct": out["correct"].astype(bool),
-        "confidence": out["confidence"].astype(float),
-        "decided": out["decision"] >= 0,
-        "stimulus": trace.labels["stimulus"],
-        "salience": trace.labels["salience"],
-        "wager": trace.labels["wager"],
-        "bet": out["bet"],
-        "decision": out["decision"],
-    }
-
-
-def _safe(fn, *args, **kwargs) -> float:
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return float(fn(*args, **kwargs))
-        except ValueError:
-            return float("nan")
 
 
 def self_model_input(trace: Trace, steps: np.ndarray) -> np.ndarray:
@@ -101,67 +65,50 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     agent = loaded.agent
     seeds = episode_seeds(seed, "eval", cfg.e1_trials)
     rows = []
-    traces = {}
+    views = {}
+    v = result.values
     for name, iv in conditions(seed).items():
-        trace = rollout(agent, E.WAGERING, seeds, iv)
-        traces[name] = trace
-        t = trial_table(trace)
-        answered = t["decided"] & np.isfinite(t["confidence"])
-        correct, conf = t["correct"], t["confidence"]
-        v = result.values
-        v[f"e1.accuracy.{name}"] = float(correct.mean())
-        v[f"e1.auroc.{name}"] = _safe(type2_auroc, correct[answered], conf[answered])
-        wagered = t["wager"] & answered
-        v[f"e1.skip.{name}"] = _safe(skip_fraction, conf[wagered])
-        v[f"e1.utility.{name}"] = _safe(wagering_utility, correct[wagered], conf[wagered])
-        v[f"e1.aurc.{name}"] = _safe(aurc, correct[answered], conf[answered])
-        v[f"e1.confidence.{name}"] = float(np.nanmean(conf))
-        v[f"e1.confidence_sd.{name}"] = float(np.nanstd(conf))
-        md = _meta_d(t, answered)
-        v[f"e1.meta_d.{name}"], v[f"e1.m_ratio.{name}"] = md
-        for i in range(len(correct)):
-            rows.append({"seed": seed, "condition": name, "trial": i, "correct": int(correct[i]),
+        view = metacognition(agent, iv, seeds)
+        views[name] = view
+        v[f"e1.accuracy.{name}"] = view.accuracy
+        v[f"e1.auroc.{name}"] = view.auroc
+        v[f"e1.skip.{name}"] = view.skip_fraction
+        v[f"e1.utility.{name}"] = view.utility
+        v[f"e1.aurc.{name}"] = view.aurc
+        v[f"e1.ece.{name}"] = view.calibration_error
+        v[f"e1.confidence.{name}"] = float(np.nanmean(view.confidence))
+        v[f"e1.confidence_sd.{name}"] = float(np.nanstd(view.confidence))
+        v[f"e1.meta_d.{name}"], v[f"e1.m_ratio.{name}"] = view.meta_d, view.m_ratio
+        conf = view.confidence
+        for i in range(len(conf)):
+            rows.append({"seed": seed, "condition": name, "trial": i, "correct": int(view.correct[i]),
                          "confidence": None if not np.isfinite(conf[i]) else round(float(conf[i]), 6),
-                         "stimulus": int(t["stimulus"][i]), "salience": round(float(t["salience"][i]), 6),
-                         "decision": int(t["decision"][i]), "wager": int(t["wager"][i]), "bet": int(t["bet"][i])})
+                         "stimulus": int(view.stimulus[i]), "salience": round(float(view.salience[i]), 6),
+                         "decision": int(view.decision[i]), "wager": int(view.wager[i]), "bet": int(view.bet[i])})
     result.rows["e1_trials"] = rows
 
     # The logits control (not in the paper): metacognition readable from the policy alone.
-    intact = traces["self_on"]
+    view = views["self_on"]
+    intact = view.trace
     steps = intact.outcome["choice_step"]
-    t = trial_table(intact)
-    ok = t["decided"] & (steps >= 0)
+    ok = view.decided & (steps >= 0)
     probs = at_step(intact.probs, steps)[ok]
-    result.values["e1.auroc.logits_max_softmax"] = _safe(type2_auroc, t["correct"][ok], probs.max(1))
+    v["e1.auroc.logits_max_softmax"] = quiet(type2_auroc, view.correct[ok], probs.max(1))
     entropy = -(probs * np.log(np.clip(probs, 1e-12, 1))).sum(1)
-    result.values["e1.auroc.logits_neg_entropy"] = _safe(type2_auroc, t["correct"][ok], -entropy)
+    v["e1.auroc.logits_neg_entropy"] = quiet(type2_auroc, view.correct[ok], -entropy)
 
     # z_self's effective dimensionality, and a PCA baseline of matched dimension (sec. 5.1.2).
     z = at_step(intact.z_self, steps)[ok]
-    eff = _safe(effective_dimensionality, z)
-    result.values["e1.zself.effective_dim"] = eff
-    y = t["correct"][ok]
+    eff = quiet(effective_dimensionality, z)
+    v["e1.zself.effective_dim"] = eff
+    y = view.correct[ok]
+    # What z_self knows about the agent's own correctness, in bits (the scorecards' FCS uses it).
+    v["e1.zself.information_bits"] = quiet(decoded_information_bits, z, y, seed=seed)
     if np.isfinite(eff) and 5 <= y.sum() <= len(y) - 5:
         k = max(1, round(eff))
-        pca = _safe(pca_matched_baseline, self_model_input(intact, steps)[ok], y, k, seed=seed)
-        zs = _safe(decoder_auroc, z, y, seed=seed)
-        result.values["e1.pca.auroc"] = pca
-        result.values["e1.zself.decoder_auroc"] = zs
-        result.values["e1.pca.advantage"] = zs - pca
+        pca = quiet(pca_matched_baseline, self_model_input(intact, steps)[ok], y, k, seed=seed)
+        zs = quiet(decoder_auroc, z, y, seed=seed)
+        v["e1.pca.auroc"] = pca
+        v["e1.zself.decoder_auroc"] = zs
+        v["e1.pca.advantage"] = zs - pca
     return result
-
-
-def _meta_d(t: dict[str, np.ndarray], answered: np.ndarray) -> tuple[float, float]:
-    """meta-d' and M-ratio from stimulus, decision and confidence (docs/markers.md)."""
-    keep = answered & (t["decision"] >= 0)
-    if keep.sum() < 20 or np.ptp(t["confidence"][keep]) == 0:
-        return float("nan"), float("nan")
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            r = meta_d_prime(t["stimulus"][keep], t["decision"][keep], t["confidence"][keep], n_ratings=4)
-        except ValueError:
-            return float("nan"), float("nan")
-    return float(r.meta_d_prime), float(r.m_ratio)

@@ -10,8 +10,9 @@ audit. Choices fixed before results (protocol sec. 6):
 - dNRS decodes, at the last blocked-report step (the step before the first report flag),
   the binary label "primary cue value >= 4" from the workspace read and the carrier; an
   auxiliary value uses the secondary cue.
-- Masking traces project the workspace onto "cue held" (mean 4-slot state after both cues,
-  before the first mask) minus "cue displaced" (mean 4-slot state at the last mask).
+- Masking traces: colour retention, the colour's own contribution to the workspace measured
+  against a counterfactual run with another colour (labcore.markers.cue_retention).
+- Ignition sharpness includes the empty workspace before the first step.
 - Bus audit T1: median Frobenius norm of d(report logits)/d(workspace read) at report steps.
   T3 (trunk isolation): the fraction of report decisions that flip when the carrier is
   replaced by another episode's carrier at the same report step, the workspace kept.
@@ -29,9 +30,10 @@ from labcore.config import Intervention, ReproduceConfig
 from labcore.envs.batch import StepKind
 from labcore.experiments.common import SeedResult, provide_agent
 from labcore.interventions import CAPACITY_SCALES
-from labcore.markers import cue_signal, delta_nrs, global_broadcast_index, ignition_sharpness
+from labcore.markers import delta_nrs
 from labcore.rollout import rollout
 from labcore.training import episode_seeds
+from labcore.views import masking_traces, quiet, report_steps, workspace
 
 CAPACITY_SLOTS = (4, 2, 0)
 """The three capacities of the primary behavioural analyses (Fig. 2a)."""
@@ -40,15 +42,6 @@ CAPACITY_SLOTS = (4, 2, 0)
 def scale_key(scale: float) -> str:
     """``0.5 -> "0.5"``, ``1.0 -> "1"``: the suffix of the dNRS claim ids."""
     return f"{scale:g}"
-
-
-def _quiet(fn, *args, **kwargs) -> float:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return float(fn(*args, **kwargs))
-        except ValueError:
-            return float("nan")
 
 
 def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
@@ -69,55 +62,40 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     rows = []
     for kind in ("a0", "a1"):
         if kind in agents:
-            tr = rollout(agents[kind], E.DUAL_TASK, seeds[:n_eval])
-            v[f"e2.per_step.{kind}"] = float(tr.per_step_accuracy().mean())
-            v[f"e2.decision.{kind}"] = float(tr.decision_accuracy().mean())
-            v[f"e2.conjunction.{kind}"] = float(tr.conjunction().mean())
-            rows.append({"agent": kind, "seed": seed, "capacity": None, "scale": None,
-                         "per_step": v[f"e2.per_step.{kind}"], "decision": v[f"e2.decision.{kind}"],
-                         "conjunction": v[f"e2.conjunction.{kind}"]})
+            means = workspace(agents[kind], Intervention(), seeds[:n_eval]).means
+            for name, value in means.items():
+                v[f"e2.{name}.{kind}"] = value
+            rows.append({"agent": kind, "seed": seed, "capacity": None, "scale": None, **means})
     if "b1" not in agents:
         result.rows["e2_capacity"] = rows
         return result
     b1 = agents["b1"]
-    report_steps = np.array([E.make_batch(E.DUAL_TASK).config.report_secondary_step,
-                             E.make_batch(E.DUAL_TASK).config.report_primary_step])
-    blocked = report_steps[0] - 1
     figures = {"slots_mean_norm": {}}
     for scale in CAPACITY_SCALES:
         slots_k = round(scale * b1.config.n_slots)
-        tr = rollout(b1, E.DUAL_TASK, seeds, Intervention(capacity_scale=scale))
-        acc = {"per_step": tr.per_step_accuracy()[:n_eval].mean(), "decision": tr.decision_accuracy()[:n_eval].mean(),
-               "conjunction": tr.conjunction()[:n_eval].mean()}
+        view = workspace(b1, Intervention(capacity_scale=scale), seeds)
+        acc = {"per_step": float(view.per_step[:n_eval].mean()), "decision": float(view.decision[:n_eval].mean()),
+               "conjunction": float(view.conjunction[:n_eval].mean())}
         for name, value in acc.items():
-            v[f"e2.{name}.k{slots_k}"] = float(value)
-        rows.append({"agent": "b1", "seed": seed, "capacity": slots_k, "scale": scale, **{k: float(x) for k, x in acc.items()}})
-        window = tr.slots[:, report_steps]
-        v[f"e2.gbi.k{slots_k}"] = _quiet(global_broadcast_index, window)
-        v[f"e2.gbi_clip.k{slots_k}"] = _quiet(global_broadcast_index, window, negative="clip")
-        v[f"e2.ignition.k{slots_k}"] = _quiet(ignition_sharpness, tr.slots)
+            v[f"e2.{name}.k{slots_k}"] = value
+        rows.append({"agent": "b1", "seed": seed, "capacity": slots_k, "scale": scale, **acc})
+        v[f"e2.gbi.k{slots_k}"] = view.gbi
+        v[f"e2.gbi_clip.k{slots_k}"] = view.gbi_clip
+        v[f"e2.ignition.k{slots_k}"] = view.ignition
+        tr = view.trace
         figures["slots_mean_norm"][str(slots_k)] = np.sqrt((tr.slots**2).mean(axis=(2, 3))).mean(0).round(5).tolist()
+        blocked = report_steps(tr)[0] - 1  # the last blocked-report step
         features = np.concatenate([tr.slots[:, blocked].reshape(len(seeds), -1), tr.h[:, blocked]], axis=1)
         for label_name, cue in (("dnrs", tr.labels["primary"]), ("dnrs_secondary", tr.labels["secondary"])):
-            labels = cue >= 4
-            r = _quiet(lambda f=features, y=labels: delta_nrs(f, y, seed=seed).delta)
-            v[f"e2.{label_name}.scale_{scale_key(scale)}"] = r
+            v[f"e2.{label_name}.scale_{scale_key(scale)}"] = quiet(
+                lambda f=features, y=cue >= 4: delta_nrs(f, y, seed=seed).delta)
     result.rows["e2_capacity"] = rows
 
     # Backward masking: cue-signal traces per capacity (Fig. 2c).
-    options = {"mask_soa": cfg.masking_soa, "mask_count": cfg.masking_count}
-    mask_seeds = seeds[:n_eval]
-    runs = {k: rollout(b1, E.DUAL_TASK_MASKING, mask_seeds, Intervention(capacity_scale=k / b1.config.n_slots),
-                       task_options=options) for k in CAPACITY_SLOTS}
-    full = runs[4].slots.reshape(len(mask_seeds), runs[4].slots.shape[1], -1)
-    held = full[:, cfg.masking_soa - 1].mean(0)
-    displaced = full[:, cfg.masking_soa + cfg.masking_count - 1].mean(0)
-    figures["masking"] = {"soa": cfg.masking_soa, "count": cfg.masking_count, "traces": {}}
-    for k, tr in runs.items():
-        states = tr.slots.reshape(len(mask_seeds), tr.slots.shape[1], -1)
-        traces = np.stack([cue_signal(s, held, displaced) for s in states])
-        figures["masking"]["traces"][str(k)] = traces.mean(0).round(5).tolist()
-    v["e2.masking.entry"] = float(figures["masking"]["traces"]["4"][1])
+    traces = masking_traces(b1, seeds[:n_eval], cfg.masking_soa, cfg.masking_count, CAPACITY_SLOTS)
+    figures["masking"] = {"soa": cfg.masking_soa, "count": cfg.masking_count, "interval": 1,
+                          "traces": {k: np.round(x, 5).tolist() for k, x in traces.items()}}
+    v["e2.masking.entry"] = float(traces["4"][0])
 
     # Bus audit (T1 Jacobian, T3 trunk isolation) on the intact agent.
     intact = rollout(b1, E.DUAL_TASK, seeds[:n_eval])
@@ -169,7 +147,7 @@ def cross_seed(results: list[SeedResult]) -> dict[str, float]:
             w = _quiet_result(welch_t, x, y)
             out[f"e2.welch_t.{name}"] = w.t if w else float("nan")
             out[f"e2.welch_p.{name}"] = w.p_value if w else float("nan")
-            out[f"e2.hedges_g.{name}"] = _quiet(hedges_g, x, y)
+            out[f"e2.hedges_g.{name}"] = quiet(hedges_g, x, y)
             p = _quiet_result(permutation_test, x, y, seed=0)
             out[f"e2.permutation_p.{name}"] = p.p_value if p else float("nan")
     return out

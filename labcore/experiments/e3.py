@@ -35,11 +35,11 @@ from labcore.markers import (
     global_broadcast_index,
     hierarchical_regression,
     l75,
-    pci_a,
     type2_auroc,
 )
 from labcore.rollout import Trace, rollout
 from labcore.training import episode_seeds
+from labcore.views import decision_accuracy, pci_values, quiet, report_steps
 
 AGENTS = KINDS_OF_EXPERIMENT["e3"]
 CLAIM_NAME = {"b2_ws": "b2_workspace_read"}
@@ -63,15 +63,6 @@ def noise_target(agent) -> str:
     return "workspace" if agent.config.workspace else "carrier"
 
 
-def _quiet(fn, *args, **kwargs) -> float:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return float(fn(*args, **kwargs))
-        except ValueError:
-            return float("nan")
-
-
 def report_auroc(trace: Trace) -> tuple[float, bool]:
     """Type-2 AUROC of confidence at report steps; (value, imputed)."""
     at = trace.valid & np.isin(trace.step_kind, (StepKind.REPORT_1, StepKind.REPORT_2))
@@ -81,7 +72,7 @@ def report_auroc(trace: Trace) -> tuple[float, bool]:
     correct = trace.agrees[at]
     if correct.all() or not correct.any():
         return 0.5, True  # undefined: the paper's imputation (sec. 5.1.2)
-    return _quiet(type2_auroc, correct, conf), False
+    return quiet(type2_auroc, correct, conf), False
 
 
 def titration(agent, kind: str, seeds, sigmas, protocol: str, target: str) -> list[float]:
@@ -89,26 +80,8 @@ def titration(agent, kind: str, seeds, sigmas, protocol: str, target: str) -> li
     accs = []
     for i, sigma in enumerate(sigmas):
         noise = {"workspace_noise": sigma} if target == "workspace" else {"carrier_noise": sigma}
-        iv = Intervention(noise_mode=protocol, seed=1000 + i, **fixed, **noise)
-        accs.append(float(rollout(agent, E.DUAL_TASK, seeds, iv).decision_accuracy().mean()))
+        accs.append(decision_accuracy(agent, Intervention(noise_mode=protocol, seed=1000 + i, **fixed, **noise), seeds))
     return accs
-
-
-def pci_trials(agent, kind: str, seeds, cfg: ReproduceConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-trial raw PCI-A, evoked PCI-A and conjunction correctness under a pulse."""
-    fixed = evaluation_intervention(kind)
-    base = rollout(agent, E.DUAL_TASK, seeds, Intervention(**fixed))
-    pulsed = rollout(agent, E.DUAL_TASK, seeds, Intervention(pulse_step=cfg.pulse_step, pulse_sigma=cfg.pulse_sigma,
-                                                             seed=7, **fixed))
-
-    def state(tr: Trace) -> np.ndarray:
-        x = tr.slots.reshape(*tr.slots.shape[:2], -1) if agent.config.workspace else tr.h
-        return x[:, cfg.pulse_step:]
-
-    after, before = state(pulsed), state(base)
-    raw = np.array([_quiet(pci_a, after[b]) for b in range(len(seeds))])
-    evoked = np.array([_quiet(pci_a, after[b], baseline=before[b]) for b in range(len(seeds))])
-    return raw, evoked, pulsed.conjunction()
 
 
 def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
@@ -137,9 +110,9 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         # Exploratory (post hoc): a second shift that exceeds the workspace's capacity.
         overflow = rollout(agent, E.DUAL_TASK, id_seeds, fixed, task_options={"mask_counts": (OVERFLOW_MASKS,)})
         v[f"e3.ood_gap_overflow.{name}"] = acc_id - float(overflow.decision_accuracy().mean())
-        window = idt.slots[:, _report_steps(idt)] if agent.config.workspace else None
-        gbi = _quiet(global_broadcast_index, window) if window is not None else 0.0
-        gbi_clip = _quiet(global_broadcast_index, window, negative="clip") if window is not None else 0.0
+        window = idt.slots[:, report_steps(idt)] if agent.config.workspace else None
+        gbi = quiet(global_broadcast_index, window) if window is not None else 0.0
+        gbi_clip = quiet(global_broadcast_index, window, negative="clip") if window is not None else 0.0
         v[f"e3.gbi.{name}"] = gbi
         v[f"e3.gbi_clip.{name}"] = gbi_clip
         auroc, imputed = report_auroc(idt)
@@ -157,7 +130,9 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
             result.l75[f"e3.l75_carrier.{name}"] = l75_dict(l75(cfg.sigmas, accs))
             rows += [{"agent": name, "protocol": "stored", "noise": "carrier", "seed": seed, "sigma": s, "accuracy": a}
                      for s, a in zip(cfg.sigmas, accs, strict=True)]
-        pci, evoked, correct = pci_trials(agent, kind, noise_seeds, cfg)
+        pci_by, correct = pci_values(agent, noise_seeds, ("zlib", "evoked"), pulse_step=cfg.pulse_step,
+                                     pulse_sigma=cfg.pulse_sigma, fixed=fixed)
+        pci, evoked = pci_by["zlib"], pci_by["evoked"]
         v[f"e3.pci_a.{name}"] = float(np.nanmean(pci)) if np.isfinite(pci).any() else float("nan")
         v[f"e3.pci_a_evoked.{name}"] = float(np.nanmean(evoked)) if np.isfinite(evoked).any() else float("nan")
         with warnings.catch_warnings():
@@ -169,11 +144,6 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     result.rows["e3_titration"] = rows
     result.figures = {"points": points}
     return result
-
-
-def _report_steps(trace: Trace) -> np.ndarray:
-    kinds = trace.step_kind[0]
-    return np.flatnonzero(np.isin(kinds, (StepKind.REPORT_1, StepKind.REPORT_2)))
 
 
 def composite_points(results: list[SeedResult]) -> list[dict]:

@@ -168,8 +168,9 @@ CLAIMS: tuple[ClaimSpec, ...] = (
     C("e2.dnrs.scale_1", "dNRS, capacity scale 1", P(0.51, None, 5, section="5.2.2"), 0.10,
       "above baseline (>= 0.3)", lambda v: _v(v, "e2.dnrs.scale_1") >= 0.3),
     C("e2.masking.entry", "Cue signal at cue entry (backward masking, 4 slots)", P(0.78, None, section="5.2.2"),
-      not_comparable="depends on the two reference states the projection is built from, which the paper "
-                     "describes only as 'report-flag separation'"),
+      not_comparable="the paper's projection is built from reference states it describes only as "
+                     "'report-flag separation'; ours measures the colour's own contribution (1 at entry by "
+                     "construction)"),
     C("e2.audit.trunk_flips", "Bus audit T3: report decisions that flip when the trunk is isolated",
       P(0.0, None, section="5.2.2"), 0.01, "<= 1%", lambda v: _v(v, "e2.audit.trunk_flips") <= 0.01),
     C("e2.audit.jacobian", "Bus audit T1: median Jacobian norm of report logits w.r.t. the bus",
@@ -230,6 +231,8 @@ PAPER_INCONSISTENCIES: tuple[str, ...] = (
     "Fig. 2a gives full vs half capacity as p < 1e-16, g = 9.70; sec. 6.1 gives p < 1e-4, g = 1.65.",
     "Sec. 5.1.2 reports self-removed AUROC 'exactly 0.50 for all seeds' while the confidence is "
     "'near-constant (0.54 +/- 0.02)': an exactly constant output gives exactly 0.5, a near-constant one need not.",
+    "Sec. 5.3.2 reports the full composite's in-sample Pearson r as about 0.79, which implies R^2 of about 0.62, "
+    "but gives the same model's total R^2 as about 0.37.",
 )
 
 

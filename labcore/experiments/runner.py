@@ -17,9 +17,11 @@ import csv
 import json
 import math
 import platform
+import subprocess
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
+from datetime import UTC, datetime
 from pathlib import Path
 
 from labcore.config import ReproduceConfig
@@ -34,6 +36,16 @@ CSV_FIELDS = {
     "e2_capacity": ["agent", "seed", "capacity", "scale", "per_step", "decision", "conjunction"],
     "e3_titration": ["agent", "protocol", "noise", "seed", "sigma", "accuracy"],
 }
+
+
+def _git_commit() -> str | None:
+    """The commit the results were produced from (None outside a git checkout)."""
+    try:
+        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent,
+                              capture_output=True, text=True, timeout=10)
+    except OSError:
+        return None
+    return done.stdout.strip() or None
 
 
 def _clean(value):
@@ -91,9 +103,7 @@ def reproduce(
         "experiment": experiments[0] if len(experiments) == 1 else "all",
         "experiments": list(experiments),
         "seeds": list(cfg.seeds),
-        "config": {**asdict(cfg), "e1_trials": cfg.e1_trials, "e2_episodes": cfg.e2_episodes,
-                   "decoding_episodes": cfg.decoding_episodes, "e3_episodes": cfg.e3_episodes,
-                   "sigmas": list(cfg.sigmas)},
+        "config": asdict(cfg),
         "claims": claims,
         "values": values,
         "cross_seed": cross,
@@ -103,6 +113,8 @@ def reproduce(
         "verdict_counts": {v: sum(c["verdict"] == v for c in claims)
                            for v in ("reproduced", "partly reproduced", "not reproduced", "not comparable")},
         "wall_seconds": round(time.perf_counter() - start, 1),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "git_commit": _git_commit(),
         "python": platform.python_version(),
     }
     for stem, fields in CSV_FIELDS.items():

@@ -1,0 +1,126 @@
+"""Replication: every claim of the paper, the paper's number beside ours, the verdict and why."""
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from labcore import report
+from ui import data
+from ui.components import SCOPE_LINE, figure
+
+st.title("Replication")
+st.caption("Does the paper reproduce? Every number here comes out of training and evaluating the bundled agents; "
+           "the paper's numbers live in one reference table and are used only for the comparison.")
+with st.expander("How are verdicts decided?"):
+    st.markdown(
+        "The rules were written down **before** any result was computed (`docs/verdicts.md`) and are applied by "
+        "code: **reproduced** if the paper's value lies in our 95% bootstrap interval over seeds or within a "
+        "pre-set tolerance; **partly reproduced** if the qualitative pattern holds (e.g. 'B1 is more fragile "
+        "than B2') but not the number; **not reproduced** otherwise; **not comparable** when the paper's "
+        "number has no counterpart we can compute. Claims marked *by construction* are fixed by the design "
+        "(for instance, a constant confidence has AUROC 0.5 exactly) and are not evidence.")
+
+sets = data.result_sets()
+if not sets:
+    st.error("No result set found. Run `python -m labcore reproduce --experiment all --seeds 5 --out results/bundled`.")
+    st.stop()
+chosen = st.selectbox("Result set", sets, format_func=lambda p: Path(p).name)
+res = data.results(chosen)
+summary = res.summary
+if not summary:
+    st.error("This result set has no readable summary.json: " + "; ".join(res.problems))
+    st.stop()
+
+config = summary.get("config", {})
+st.write(f"**{len(summary.get('seeds', []))} seeds** per agent · experiments {', '.join(summary.get('experiments', []))}"
+         f" · {'quick' if config.get('quick') else 'full'} budgets · created {summary.get('created', 'unknown')}"
+         f" · commit `{(summary.get('git_commit') or 'unknown')[:10]}` · {summary.get('wall_seconds', '?')} s")
+counts = summary.get("verdict_counts", {})
+cols = st.columns(len(counts) or 1)
+for col, (verdict, n) in zip(cols, counts.items(), strict=False):
+    col.metric(verdict.capitalize(), n)
+if summary.get("excluded"):
+    st.warning("Excluded agents (below the 95% agreement criterion): " + ", ".join(summary["excluded"]))
+
+
+def _ours(o: dict) -> str:
+    if o.get("censored") == "right":
+        return f"> {o['bound']:g} ({o.get('n_right_censored', '?')}/{o.get('n_seeds', '?')} seeds censored)"
+    if o.get("censored") == "left":
+        return f"<= {o['bound']:g} (censored)"
+    if o.get("mean") is None:
+        return "undefined"
+    sd = f" ± {o['sd']:.3g}" if o.get("sd") not in (None, 0) else ""
+    return f"{o['mean']:.3g}{sd} (n={o.get('n', 0)})"
+
+
+def _paper(p: dict) -> str:
+    if p.get("value") is None:
+        return "not reported"
+    if p.get("bound"):
+        return f"{p['bound']} {p['value']:g}"
+    return f"{p['value']:g}" + (f" ± {p['sd']:g}" if p.get("sd") is not None else "")
+
+
+rows = [{"claim": c["id"], "paper": _paper(c["paper"]), "ours": _ours(c["ours"]), "verdict": c["verdict"],
+         "why": c["reason"], "what": c["description"], "by construction": "yes" if c.get("by_construction") else "",
+         "experiment": c["id"].split(".")[0].upper()}
+        for c in summary.get("claims", [])]
+claims = pd.DataFrame(rows)
+st.subheader("Claims, paper beside ours")
+f1, f2 = st.columns(2)
+exps = f1.multiselect("Experiments", sorted(claims["experiment"].unique()), default=sorted(claims["experiment"].unique()))
+verdicts = f2.multiselect("Verdicts", list(counts), default=list(counts))
+shown = claims[claims["experiment"].isin(exps) & claims["verdict"].isin(verdicts)]
+st.dataframe(shown, width="stretch", hide_index=True, height=420,
+             column_config={"why": st.column_config.TextColumn("why", width="large"),
+                            "verdict": st.column_config.TextColumn("verdict", width="small")})
+st.download_button("Download the claims (CSV)", claims.to_csv(index=False), file_name="claims.csv", mime="text/csv")
+
+st.subheader("The paper's figures, rebuilt from our data")
+tabs = st.tabs([report.EXPERIMENT_TITLES.get(e, e) for e in res.experiments] + ["Exploratory (post hoc)"])
+for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
+    with tab:
+        if exp != "explore":
+            st.markdown(report.EXPERIMENT_INTROS.get(exp, ""))
+        for spec in report.FIGURES:
+            if (exp == "explore") != spec.exploratory or (exp != "explore" and spec.experiment != exp):
+                continue
+            try:
+                figure(spec.build(res), key=f"fig-{spec.slug}", download=spec.slug)
+            except Exception as exc:  # one broken figure must not take the page down
+                st.warning(f"This figure could not be drawn from this result set ({type(exc).__name__}: {exc}).")
+                continue
+            st.markdown(f"**What you are looking at.** {spec.what}")
+            if spec.paper_note:
+                st.markdown(f"**What the paper reported.** {spec.paper_note}")
+            findings = spec.findings(res) if spec.findings else []
+            if findings:
+                st.markdown("**What we found.** " + " ".join(findings))
+            for claim_id in spec.claims:
+                match = [c for c in summary.get("claims", []) if c["id"] == claim_id]
+                if match:
+                    c = match[0]
+                    st.markdown(f"- `{claim_id}` paper {_paper(c['paper'])}, ours {_ours(c['ours'])}: "
+                                f"**{c['verdict']}** — {c['reason']}")
+
+st.subheader("Inconsistencies inside the paper")
+for item in summary.get("paper_inconsistencies", []):
+    st.markdown(f"- {item}")
+
+st.subheader("Rerun it, with more seeds")
+st.code("python -m labcore reproduce --experiment all --seeds 20 --jobs 2 --out results/seeds20", language="bash")
+st.markdown("Agents missing from `checkpoints/` are trained first (fast mode) and cached in `runs/checkpoints`. "
+            "The run writes `summary.json`, the trial-level CSV files and `report.html`; anything it writes "
+            "under `results/` appears in the selector above. With a Dask cluster: add "
+            "`--backend dask --scheduler tcp://HOST:8786`.")
+d1, d2, d3 = st.columns(3)
+d1.download_button("summary.json", json.dumps(summary, indent=1), file_name="summary.json", mime="application/json")
+trials_path = Path(chosen) / "e1_trials.csv"
+if trials_path.exists():
+    d2.download_button("e1_trials.csv", trials_path.read_bytes(), file_name="e1_trials.csv", mime="text/csv")
+if d3.button("Build the full HTML report"):
+    d3.download_button("report.html", report.build_report_html(res), file_name="report.html", mime="text/html")
+st.caption(SCOPE_LINE)

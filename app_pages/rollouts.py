@@ -1,0 +1,140 @@
+"""Rollout theatre: one episode, frame by frame, beside the agent's internal state."""
+
+import numpy as np
+import streamlit as st
+
+import labcore.envs as E
+from labcore import plots, views
+from labcore.envs.batch import StepKind
+from labcore.envs.dual_task import PRIMARY_CUE_NAMES, SECONDARY_CUE_NAMES
+from ui import controls, data
+from ui.components import explain, figure
+from ui.state import MAX_NOISE, PROTOCOL_CHOICES, TASK_CHOICES, LabState
+
+PAGE = "rollouts"
+KEYS = ("task", "agent", "seed", "episode", "self_model", "capacity", "noise", "protocol")
+TASKS = {"dual": ("Dual task", E.DUAL_TASK, "dual"), "masking": ("Backward masking", E.DUAL_TASK_MASKING, "dual"),
+         "wagering": ("Wagering (E1)", E.WAGERING, "wagering"), "ood": ("Dual task, longer delay", E.DUAL_TASK_OOD, "dual")}
+SELF_MODEL_LABELS = {"on": "on", "zero": "zeroed", "noise": "noise", "permute": "shuffled"}
+
+st.title("Rollout theatre")
+explain(
+    what="One episode played step by step. Left: the gridworld as MiniGrid draws it, with the cue channel "
+         "drawn beside it (the agent gets the cue only through its workspace). Right: what the agent is "
+         "thinking at that step: which answer it favours, what the expert would do, its confidence, and "
+         "its workspace slots over time.",
+    try_this="Press play on the dual task and watch the colour arrive at step 0, sit in slot 0, and come out at "
+             "the colour report. Set **workspace slots** to 2 and pick an episode with a mask: the mask lands "
+             "in slot 0 and the colour report goes wrong. On the wagering task, zero the self-model and watch "
+             "the confidence flatten while the walk stays the same.",
+    theory="If the workspace is where access happens, what is in the slots at the report step decides the "
+           "report: information that was displaced cannot be reported.",
+)
+
+all_seeds = {"dual": data.seeds_by_kind("dual"), "wagering": data.seeds_by_kind("wagering")}
+agents = sorted(set(all_seeds["dual"]) | set(all_seeds["wagering"]))
+if not agents:
+    st.error("No agents available.")
+    st.stop()
+merged = {k: sorted(set(all_seeds["dual"].get(k, [])) | set(all_seeds["wagering"].get(k, []))) for k in agents}
+controls.init_state(PAGE, KEYS, agents=agents, seeds=merged, default=LabState(agent="b1", task="dual"))
+r1 = st.columns([2, 2, 1, 1])
+r1[0].selectbox("Task", TASK_CHOICES, format_func=lambda t: TASKS[t][0], key=controls.key(PAGE, "task"))
+task = controls.value(PAGE, "task")
+label, task_id, trained_on = TASKS[task]
+task_seeds = all_seeds[trained_on]
+if not task_seeds:
+    st.error(f"No agent trained on the {trained_on} task.")
+    st.stop()
+if controls.value(PAGE, "agent") not in task_seeds:
+    st.session_state[controls.key(PAGE, "agent")] = "b2_ws" if trained_on == "wagering" else next(iter(task_seeds))
+r1[1].selectbox("Agent", list(task_seeds), format_func=data.label, key=controls.key(PAGE, "agent"))
+kind = controls.value(PAGE, "agent")
+if controls.value(PAGE, "seed") not in task_seeds[kind]:
+    st.session_state[controls.key(PAGE, "seed")] = task_seeds[kind][0]
+r1[2].selectbox("Seed", task_seeds[kind], key=controls.key(PAGE, "seed"))
+r1[3].number_input("Episode", 0, 999, key=controls.key(PAGE, "episode"))
+r2 = st.columns([2, 2, 2, 2])
+has_self_model = data.agent(trained_on, kind, controls.value(PAGE, "seed")).config.self_model
+r2[0].segmented_control("Self-model", list(SELF_MODEL_LABELS), format_func=SELF_MODEL_LABELS.get,
+                        key=controls.key(PAGE, "self_model"), disabled=not has_self_model,
+                        help=None if has_self_model else "This agent has no self-model.")
+if controls.value(PAGE, "self_model") is None:
+    st.session_state[controls.key(PAGE, "self_model")] = "on"
+r2[1].slider("Workspace slots", 0, 4, key=controls.key(PAGE, "capacity"))
+r2[2].slider("Noise sigma", 0.0, MAX_NOISE, step=0.01, key=controls.key(PAGE, "noise"))
+r2[3].radio("Noise protocol", PROTOCOL_CHOICES, key=controls.key(PAGE, "protocol"), horizontal=True)
+controls.publish(PAGE, KEYS)
+
+args = [controls.value(PAGE, k) for k in ("seed", "episode", "self_model", "capacity", "noise", "protocol")]
+masking = (2, 4) if task == "masking" else (None, None)
+episode = data.theatre(task_id, kind, *args, *masking)
+trace = episode.trace
+n = episode.n_steps
+
+if "rollouts.t" not in st.session_state or st.session_state.get("rollouts.episode_id") != (task, kind, *args):
+    st.session_state["rollouts.t"] = 0
+    st.session_state["rollouts.episode_id"] = (task, kind, *args)
+    st.session_state["rollouts.playing"] = False
+
+b = st.columns([1.4, 1.4, 1.4, 1.4, 4])
+if b[0].button("start", icon=":material/first_page:", width="stretch"):
+    st.session_state["rollouts.t"], st.session_state["rollouts.playing"] = 0, False
+if b[1].button("back", icon=":material/chevron_left:", width="stretch"):
+    st.session_state["rollouts.t"] = max(0, st.session_state["rollouts.t"] - 1)
+if b[2].button("step", icon=":material/chevron_right:", width="stretch"):
+    st.session_state["rollouts.t"] = min(n, st.session_state["rollouts.t"] + 1)
+playing = st.session_state["rollouts.playing"]
+if b[3].button("pause" if playing else "play", icon=":material/pause:" if playing else ":material/play_arrow:",
+              width="stretch", type="primary"):
+    st.session_state["rollouts.playing"] = not playing
+    if not playing and st.session_state["rollouts.t"] >= n:
+        st.session_state["rollouts.t"] = 0
+    st.rerun()
+
+
+def describe_step(t: int) -> str:
+    """One line of plain language about step t."""
+    if t >= n:
+        return f"Episode over. Reward {episode.reward:g}."
+    kind_now = trace.step_kind[0, t]
+    names = PRIMARY_CUE_NAMES if kind_now == StepKind.REPORT_2 else SECONDARY_CUE_NAMES
+    chosen, expert = int(trace.action[0, t]), int(trace.oracle[0, t])
+    if task_id == E.WAGERING:
+        if kind_now == StepKind.WAGER:
+            return "Wager: " + ("bets" if chosen == 3 else "opts out") + f" (confidence {trace.outcome['confidence'][0]:.2f})."
+        verb = "decides" if kind_now == StepKind.REPORT_1 else "walks"
+        return f"The agent {verb}: {E.ACTION_NAMES[chosen]} (the expert would: {E.ACTION_NAMES[expert]})."
+    what = {StepKind.REPORT_1: "reports the colour", StepKind.REPORT_2: "reports the object"}.get(kind_now, "rehearses")
+    ok = "✓" if chosen == expert else "✗"
+    return f"The agent {what}: {chosen} = {names[chosen]} {ok} (expert: {expert} = {names[expert]})."
+
+
+@st.fragment(run_every=0.7 if st.session_state["rollouts.playing"] else None)
+def stage() -> None:
+    if st.session_state["rollouts.playing"]:
+        if st.session_state["rollouts.t"] < n:
+            st.session_state["rollouts.t"] += 1
+        else:
+            st.session_state["rollouts.playing"] = False
+            st.rerun(scope="app")
+    t = st.session_state["rollouts.t"]
+    st.progress(t / max(n, 1), text=f"step {t} of {n}")
+    left, right = st.columns([5, 6])
+    left.image(episode.frames[min(t, len(episode.frames) - 1)], width="stretch")
+    left.markdown(describe_step(t))
+    with right:
+        s = min(t, n - 1)
+        figure(plots.action_probabilities(trace.probs[0, s], int(trace.action[0, s]), int(trace.oracle[0, s]),
+                                          list(E.ACTION_NAMES)), key=f"probs-{t}")
+        if trace.z_self is not None:
+            znorm = np.linalg.norm(trace.z_self[0, :n], axis=-1)
+            figure(plots.internal_state_timeline(trace.confidence[0, :n], znorm, [str(i) for i in range(n)],
+                                                 highlight_step=s), key=f"timeline-{t}")
+    if trace.slots is not None:
+        report = list(np.flatnonzero(np.isin(trace.step_kind[0, :n], (StepKind.REPORT_1, StepKind.REPORT_2))))
+        figure(plots.workspace_heatmap(trace.slots[0, :n], trace.occupied[0, :n], views.cue_kinds(trace)[:n],
+                                       report, highlight_step=s), key=f"slots-{t}")
+
+
+stage()

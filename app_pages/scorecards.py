@@ -1,0 +1,203 @@
+"""Scorecards: two instruments for scoring whole systems, applied to reference systems and ours."""
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from labcore import plots
+from labcore.scorecards import (
+    CAVEATS,
+    ItemEntry,
+    UserSystem,
+    fcs_discrepancies,
+    lab_agent_fcs,
+    osmd_discrepancies,
+    recompute_fcs_row,
+    reference_system_summary,
+    score_lab_agent,
+    score_reference_system,
+    score_user_system,
+    user_system_from_json,
+    user_system_to_json,
+)
+from labcore.scorecards.fcs_data import FCS_REFERENCE_TABLE, FORMULA_PHI_FCS
+from labcore.scorecards.from_results import LAB_AGENTS, lab_evidence, lab_fcs_inputs
+from labcore.scorecards.rubric_data import (
+    CLUSTER_BY_ID,
+    CLUSTERS,
+    ITEM_BY_ID,
+    ITEMS,
+    REFERENCE_SYSTEM_NAMES,
+)
+from ui import data
+from ui.components import figure
+
+st.title("Scorecards")
+st.caption("Two instruments from outside the lab that score whole systems: the *Operational Self-Model Density* "
+           "rubric (90 points) and the *Functional Consciousness Score* (FCS = R x P). Here they are applied to "
+           "their own reference systems, checked against their own tables, and applied to our agents.")
+with st.container(border=True):
+    st.markdown("**Read these first.**")
+    for caveat in CAVEATS:
+        st.markdown(f"- {caveat.text} *({caveat.source})*")
+
+values = data.results().summary.get("values", {})
+
+
+@st.cache_data(show_spinner=False)
+def scored(name: str, lesioned: bool = False):
+    """A scored system: a reference system of the rubric paper, or one of our agents."""
+    if name in REFERENCE_SYSTEM_NAMES:
+        return score_reference_system(name)
+    return score_lab_agent(name, lab_evidence(name, values, self_model_lesioned=lesioned))
+
+
+SYSTEM_LABELS = {**{k: v for k, v in REFERENCE_SYSTEM_NAMES.items()},
+                 **{k: f"lab {k} ({LAB_AGENTS[k]})" for k in LAB_AGENTS}, "B2-lesioned": "lab B2, self-model zeroed"}
+
+osmd, fcs, own = st.tabs(["Self-model density (OSMD)", "Functional Consciousness Score", "Score your own system"])
+
+with osmd:
+    st.markdown("Thirty items in eight clusters, each scored 0-3 twice: **architectural** (does the system have "
+                "the part?) and **behavioural** (does it show it?). The rules cap the behavioural score "
+                "(at most architectural + 1 without operational evidence; language-model-vulnerable items at "
+                "architectural + 0). Bands: 0 Trivial ... V Saturated.")
+    chosen = st.multiselect("Systems", list(SYSTEM_LABELS), default=["B1", "B2", "B2-lesioned"],
+                            format_func=SYSTEM_LABELS.get)
+    systems = {name: scored("B2", True) if name == "B2-lesioned" else scored(name) for name in chosen}
+    if systems:
+        figure(plots.osmd_radar({SYSTEM_LABELS[n]: s.cluster_subtotals for n, s in systems.items()}), key="radar")
+        summary_rows = []
+        for name, s in systems.items():
+            low, high = s.behavioural_range
+            summary_rows.append({
+                "system": SYSTEM_LABELS[name], "architectural /90": s.architectural_total,
+                "behavioural /90": s.behavioural_total, "behavioural range": f"{low}-{high}",
+                "band": s.band.label, "applicable items": s.n_applicable,
+                "behavioural / applicable points": f"{s.behavioural_total}/{s.applicable_max_points} "
+                                                   f"({s.behavioural_fraction_of_applicable:.0%})"})
+        st.dataframe(pd.DataFrame(summary_rows), hide_index=True, width="stretch")
+        if "B2" in systems and "B2-lesioned" in systems:
+            hot2 = systems["B2"].item("HOT-2"), systems["B2-lesioned"].item("HOT-2")
+            st.info(f"HOT-2 (metacognitive monitoring) for B2: behavioural {hot2[0].behavioural} intact, "
+                    f"{hot2[1].behavioural} with the self-model zeroed. Evidence: {hot2[0].evidence} | "
+                    f"lesioned: {hot2[1].evidence}", icon="🪞")
+        detail = st.selectbox("Item by item", list(systems), format_func=SYSTEM_LABELS.get)
+        rows = []
+        for item in systems[detail].items:
+            rows.append({"item": item.item_id, "name": ITEM_BY_ID[item.item_id].name,
+                         "cluster": CLUSTER_BY_ID[item.item_id.split("-")[0]].name,
+                         "architectural": item.architectural if item.applicable else None,
+                         "behavioural": item.behavioural if item.applicable else None,
+                         "cap": item.behavioural_cap if item.applicable else None,
+                         "rules applied": ", ".join(item.rules_applied),
+                         "evidence / why N/A": item.evidence if item.applicable else item.not_applicable_reason})
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", height=420)
+    st.markdown("##### Do the rubric paper's headline numbers match its own grid?")
+    checks = []
+    for system_id, name in REFERENCE_SYSTEM_NAMES.items():
+        r = reference_system_summary(system_id)
+        checks.append({"system": name, "stated arch/behav": f"{r.stated_architectural}/{r.stated_behavioural}",
+                       "its grid sums to": f"{r.grid_architectural}/{r.grid_behavioural}",
+                       "after its own rules": r.rules_behavioural,
+                       "rater range (App. D)": f"{r.rater_range[0]}-{r.rater_range[1]}"})
+    st.dataframe(pd.DataFrame(checks), hide_index=True, width="stretch")
+    with st.expander(f"All {len(osmd_discrepancies())} places where the rubric paper disagrees with itself"):
+        st.dataframe(pd.DataFrame([{"where": d.where, "quantity": d.quantity, "stated": d.stated,
+                                    "recomputed": d.recomputed, "note": d.note} for d in osmd_discrepancies()]),
+                     hide_index=True, width="stretch")
+
+with fcs:
+    st.markdown("**FCS = R x P.** R (representational capacity) = number of self-model variables x bits per "
+                "variable; P = reasoning power. The page gives numbers for nine systems but **no procedure "
+                "for P**, so for our agents P is a stand-in you can set (and the result is labelled as such).")
+    st.latex(r"\mathrm{FCS} = R \cdot P, \qquad " + FORMULA_PHI_FCS.replace("Φ_FCS", r"\Phi_{FCS}")
+             .replace("Σⱼ", r"\sum_j").replace("moduleⱼ", "module_j"))
+    st.caption("Phi_FCS is defined on the page but never evaluated there; we do not evaluate it either.")
+    p_standin = st.select_slider("Stand-in P for our agents", [1, 10, 33, 100, 1000], value=33,
+                                 help="33 is the page's P for LIDA, the smallest non-zero reference P.")
+    points = []
+    table = []
+    for row in FCS_REFERENCE_TABLE:
+        rec = recompute_fcs_row(row)
+        points.append({"name": row.system, "R": row.n_self_model_variables * row.bits_per_variable,
+                       "P": row.reasoning_power, "group": "reference"})
+        table.append({"system": row.system, "vars": row.n_self_model_variables, "bits/var": row.bits_per_variable,
+                      "P": row.reasoning_power, "stated FCS": row.stated_fcs_text,
+                      "recomputed": f"{rec.recomputed_fcs:,.0f}", "agrees": rec.agrees_with_stated})
+    for name in ("B1", "B2"):
+        for lesioned in (False, True) if name == "B2" else (False,):
+            n_vars, bits = lab_fcs_inputs(name, values, self_model_lesioned=lesioned)
+            est = lab_agent_fcs(name, n_vars, bits, reasoning_power_standin=float(p_standin))
+            label = f"lab {name}" + (" (z_self zeroed)" if lesioned else "")
+            points.append({"name": label, "R": est.representational_capacity, "P": float(p_standin),
+                           "group": "lab", "standin": True})
+            table.append({"system": label, "vars": round(n_vars, 2), "bits/var": round(bits, 3), "P": p_standin,
+                          "stated FCS": "(ours)", "recomputed": f"{est.fcs:.3g} (stand-in P)", "agrees": None})
+    figure(plots.fcs_plane(points), key="fcs")
+    st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
+    st.caption("Our B2's R: its self-model's effective number of variables (participation ratio of z_self) times "
+               "the bits per variable that a held-out probe reads from z_self about the agent's own correctness "
+               "(a lower bound). B1 has no self-model: R = 0, so FCS = 0 whatever P is.")
+    with st.expander("Where the FCS page disagrees with its own table"):
+        for d in fcs_discrepancies():
+            st.markdown(f"- **{d.quantity}** ({d.where}): stated {d.stated}; from its table {d.recomputed}. {d.note}")
+
+with own:
+    st.markdown("Enter clauses (0-3) for a system of your own; the rubric's rules are applied as you type. "
+                "Export the result as JSON, or load a scorecard you saved.")
+    uploaded = st.file_uploader("Load a scorecard (JSON)", type=["json"])
+    start = {item.item_id: {"architectural": 0, "behavioural": 0, "confidence": 0, "operational evidence": False,
+                            "N/A reason": ""} for item in ITEMS}
+    name = "my system"
+    if uploaded is not None:
+        try:
+            loaded = user_system_from_json(uploaded.getvalue().decode("utf-8"))
+            name = loaded.name
+            for e in loaded.entries:
+                start[e.item_id] = {"architectural": e.architectural if isinstance(e.architectural, int) else 0,
+                                    "behavioural": e.behavioural if isinstance(e.behavioural, int) else 0,
+                                    "confidence": e.confidence, "operational evidence": e.operational_evidence,
+                                    "N/A reason": e.not_applicable_reason or ""}
+            st.success(f"Loaded '{loaded.name}' ({len(loaded.entries)} items).")
+        except (ValueError, UnicodeDecodeError) as exc:
+            st.error(f"That file is not a usable scorecard: {exc}")
+    name = st.text_input("Name", value=name)
+    frame = pd.DataFrame([{"item": k, "name": ITEM_BY_ID[k].name, **v} for k, v in start.items()])
+    edited = st.data_editor(frame, hide_index=True, width="stretch", height=420, disabled=["item", "name"],
+                            column_config={
+                                "architectural": st.column_config.NumberColumn(min_value=0, max_value=3, step=1),
+                                "behavioural": st.column_config.NumberColumn(min_value=0, max_value=3, step=1),
+                                "confidence": st.column_config.NumberColumn("± confidence", min_value=0, max_value=2,
+                                                                            step=1)})
+    entries = []
+    for row in edited.to_dict("records"):
+        reason = (row.get("N/A reason") or "").strip()
+        entries.append(ItemEntry(row["item"], None if reason else int(row["architectural"]),
+                                 None if reason else int(row["behavioural"]), int(row["confidence"]),
+                                 bool(row["operational evidence"]), "", reason or None))
+    try:
+        system = UserSystem(name or "my system", tuple(entries))
+        result = score_user_system(system)
+    except ValueError as exc:
+        st.error(f"These scores break a rule of the rubric: {exc}")
+    else:
+        low, high = result.behavioural_range
+        c1, c2, c3 = st.columns(3)
+        c1.metric("Behavioural total", f"{result.behavioural_total} / 90", help="after the caps")
+        c2.metric("Range (from confidences)", f"{low}-{high}")
+        c3.metric("Band", result.band.label)
+        capped = [i.item_id for i in result.capped_items]
+        if capped:
+            st.caption("Capped by the rules: " + ", ".join(capped))
+        figure(plots.osmd_radar({result.name: result.cluster_subtotals}), key="own-radar")
+        st.download_button("Export as JSON", user_system_to_json(system), file_name="scorecard.json",
+                           mime="application/json")
+    with st.expander("What each clause means (criteria for 0-3)"):
+        pick = st.selectbox("Item", [i.item_id for i in ITEMS], format_func=lambda k: f"{k} {ITEM_BY_ID[k].name}")
+        for clause, text in enumerate(ITEM_BY_ID[pick].criteria):
+            st.markdown(f"**{clause}.** {text}")
+        st.caption(f"Cluster: {CLUSTER_BY_ID[pick.split('-')[0]].name}. LM vulnerability: {ITEM_BY_ID[pick].lm_flag}.")
+    st.caption(f"{len(CLUSTERS)} clusters, {len(ITEMS)} items. JSON format: " +
+               json.dumps({"format": "ctlab.osmd_scorecard", "version": 1})[:60])

@@ -1,0 +1,103 @@
+"""Workspace (GWT): capacity, access, broadcast and backward masking."""
+
+import streamlit as st
+
+from labcore import plots, views
+from labcore.config import DualTaskConfig
+from ui import controls, data
+from ui.components import explain, figure, metric
+from ui.state import MAX_MASKS, SOA_RANGE, LabState
+
+PAGE = "workspace"
+KEYS = ("agent", "seed", "capacity", "episode", "soa", "masks")
+PAPER_CAPACITY = {4: "k4", 2: "k2", 0: "k0"}
+
+st.title("Workspace — Global Workspace Theory")
+st.caption("Experiment 2 of the paper: the dual task. Hold a colour and an object through a delay, report both.")
+explain(
+    what="A colour and then an object flash on the agent's cue channel. The cue channel feeds **only** the "
+         "workspace, a board of 4 slots (16 numbers each): the rest of the agent never sees a cue. During "
+         "the delay, distractors (masks) also land in the workspace. At the end the agent must report the "
+         "colour, then the object (7 possible answers each: chance is 1 in 7).",
+    try_this="Slide **workspace slots** to 2: a mask now overwrites the colour, and colour reports fail. At 0 "
+             "(bus-off) nothing reaches the agent at all. In the heatmap, watch the slots fill and get "
+             "overwritten. Below, move the **mask onset** and **count** to see the colour displaced.",
+    theory="Global Workspace Theory says information is *accessible* (reportable) when it is in a "
+           "capacity-limited global workspace. Fewer slots: less access; no workspace: none.",
+)
+
+seeds = {k: v for k, v in data.seeds_by_kind("dual").items() if k not in ("a0", "a1", "hot_only")}
+if not seeds:
+    st.error("No dual-task workspace agent is available. Train one on the Agents page.")
+    st.stop()
+controls.init_state(PAGE, KEYS, agents=list(seeds), seeds=seeds, default=LabState(agent="b1"))
+c1, c2, c3 = st.columns([2, 1, 3])
+c1.selectbox("Agent", list(seeds), format_func=data.label, key=controls.key(PAGE, "agent"))
+kind = controls.value(PAGE, "agent")
+if controls.value(PAGE, "seed") not in seeds[kind]:
+    st.session_state[controls.key(PAGE, "seed")] = seeds[kind][0]
+c2.selectbox("Seed", seeds[kind], key=controls.key(PAGE, "seed"))
+c3.select_slider("Workspace slots (capacity scale)", options=[0, 1, 2, 3, 4], key=controls.key(PAGE, "capacity"),
+                 format_func=lambda k: f"{k} ({k / 4:g})",
+                 help="workspace_capacity_scale 0, 0.25, 0.5, 0.75, 1 = 0-4 usable slots. 0 = bus-off.")
+seed, capacity = controls.value(PAGE, "seed"), controls.value(PAGE, "capacity")
+
+view = data.workspace(kind, seed, capacity, 0.0, "stored")
+means = view.means
+key = PAPER_CAPACITY.get(capacity)
+m1, m2, m3 = st.columns(3)
+note = None if key else "paper: not reported at this capacity"
+metric(m1, "Conjunction accuracy", means["conjunction"], claim=f"e2.conjunction.{key}" if key else None,
+       reference=note, fmt="{:.1%}", help="Both reports correct (chance 1/49 = 2%).")
+metric(m2, "Report-window decision accuracy", means["decision"], claim=f"e2.decision.{key}" if key else None,
+       reference=note, fmt="{:.1%}", help="Mean over the two reports (chance 1/7 = 14%).")
+metric(m3, "Per-step accuracy", means["per_step"], claim=f"e2.per_step.{key}" if key else None,
+       reference=note, fmt="{:.1%}", help="Agreement with the expert at every step (chance 1/7).")
+
+st.subheader("Inside the workspace, one episode")
+trace = view.trace
+st.slider("Episode", 0, trace.n_episodes - 1, key=controls.key(PAGE, "episode"))
+episode = controls.value(PAGE, "episode")
+cfg = DualTaskConfig()
+figure(plots.workspace_heatmap(trace.slots[episode], trace.occupied[episode], views.cue_kinds(trace, episode),
+                               [cfg.report_secondary_step, cfg.report_primary_step]),
+       key="heatmap", download="workspace_heatmap")
+right = trace.report_correct()[episode]
+st.caption(f"Colour reported {'correctly' if right[0] else 'wrongly'}; object reported "
+           f"{'correctly' if right[1] else 'wrongly'}.")
+
+g1, g2, g3 = st.columns(3)
+metric(g1, "GBI (paper's equation)", view.gbi, claim="e2.gbi.k4" if capacity == 4 else None,
+       reference=None if capacity == 4 else "paper: 0.66 at 4 slots, 0.03 at 2",
+       help="Participation of each slot in the couplings between slots, at the report steps. With our "
+            "zero-mean slots, signed couplings can cancel and this can explode; see the clipped version.")
+metric(g2, "GBI (negative couplings clipped)", view.gbi_clip, reference="our auxiliary variant (docs/markers.md)")
+metric(g3, "Ignition sharpness", view.ignition, reference="paper: 0.15 at 4 slots (units differ)",
+       help="Largest one-step rise of the workspace activation (RMS per unit).")
+
+st.subheader("Backward masking: how long does the colour last?")
+b1, b2 = st.columns(2)
+b1.slider("Mask onset (steps after the colour, SOA)", SOA_RANGE[0], SOA_RANGE[1], key=controls.key(PAGE, "soa"))
+b2.slider("Number of masks", 0, MAX_MASKS, key=controls.key(PAGE, "masks"))
+soa, masks = controls.value(PAGE, "soa"), controls.value(PAGE, "masks")
+if soa + max(masks, 1) - 1 >= cfg.report_secondary_step:
+    st.warning("That many masks would run into the report phase; showing fewer.")
+    masks = max(0, cfg.report_secondary_step - soa)
+controls.publish(PAGE, KEYS)
+if masks == 0:
+    st.info("With no masks nothing displaces the colour; add masks to see displacement.")
+else:
+    traces = data.masking(kind, seed, soa, masks)
+    figure(plots.masking_figure({f"k{k}": v for k, v in traces.items()}, soa, masks), key="masking",
+           download="masking")
+    st.caption("Colour retained: the colour's own share of the workspace (each episode is rerun with another "
+               "colour and the two workspaces compared). 1 = fully held, 0 = gone. With 4 slots the colour "
+               "survives two masks and the third overwrites it; with 2 slots the first mask does (protocol sec. 2.5).")
+
+seed_values = data.results().seed_values
+if seed_values is not None:
+    st.subheader("No-report decoding (dNRS) by capacity, from the bundled results")
+    figure(plots.dnrs_by_scale(seed_values), key="dnrs", download="dnrs")
+    st.caption("dNRS: how well a linear decoder reads the object cue from the agent's internal state just before "
+               "the report flag, above a shuffled-label baseline (0 = nothing decodable). With 1 slot the masks "
+               "overwrite the object on most trials, so decoding drops; with the bus off nothing is there.")

@@ -1,0 +1,90 @@
+"""Markers: pure functions from recorded agent activity to the paper's indicators.
+
+Each module is one family (Phua 2025, sec 4.4); every public function is re-exported
+here. A marker never runs an agent: it takes numpy arrays (a rollout Trace's fields) and
+returns a float or a small frozen dataclass. Undefined values are nan with an
+:class:`labcore.UndefinedMetricWarning`. See ``docs/markers.md``.
+"""
+
+from labcore.markers.broadcast import (
+    cue_retention,
+    cue_signal,
+    global_broadcast_index,
+    ignition_sharpness,
+)
+from labcore.markers.complexity import (
+    binarize,
+    delta_pci,
+    lempel_ziv_complexity,
+    lz_complexity_casali,
+    lz_complexity_shuffle_normalised,
+    pci_a,
+)
+from labcore.markers.composite import (
+    HierarchicalRegressionResult,
+    RegressionStep,
+    hierarchical_regression,
+    ood_gap,
+)
+from labcore.markers.decoding import DeltaNRSResult, decoded_information_bits, delta_nrs
+from labcore.markers.metacognition import (
+    CalibrationCurve,
+    MetaDResult,
+    RiskCoverageCurve,
+    aurc,
+    brier_score,
+    calibration_curve,
+    expected_calibration_error,
+    meta_d_prime,
+    meta_d_prime_from_counts,
+    risk_coverage_curve,
+    skip_fraction,
+    type2_auroc,
+    type2_roc,
+    wagering_utility,
+)
+from labcore.markers.representation import (
+    decoder_auroc,
+    effective_dimensionality,
+    pca_matched_baseline,
+)
+from labcore.markers.robustness import L75Result, l75
+
+__all__ = [
+    "CalibrationCurve",
+    "DeltaNRSResult",
+    "HierarchicalRegressionResult",
+    "L75Result",
+    "MetaDResult",
+    "RegressionStep",
+    "RiskCoverageCurve",
+    "aurc",
+    "binarize",
+    "brier_score",
+    "calibration_curve",
+    "cue_retention",
+    "cue_signal",
+    "decoded_information_bits",
+    "decoder_auroc",
+    "delta_nrs",
+    "delta_pci",
+    "effective_dimensionality",
+    "expected_calibration_error",
+    "global_broadcast_index",
+    "hierarchical_regression",
+    "ignition_sharpness",
+    "l75",
+    "lempel_ziv_complexity",
+    "lz_complexity_casali",
+    "lz_complexity_shuffle_normalised",
+    "meta_d_prime",
+    "meta_d_prime_from_counts",
+    "ood_gap",
+    "pca_matched_baseline",
+    "pci_a",
+    "risk_coverage_curve",
+    "skip_fraction",
+    "type2_auroc",
+    "type2_roc",
+    "wagering_utility",
+]

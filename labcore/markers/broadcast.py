@@ -1,0 +1,386 @@
+"""Global-workspace markers (GWT; Experiment 2): broadcast, ignition, cue persistence.
+
+Workspace activity comes as slot arrays of shape ``(T, K, D)`` (time, slots, slot
+dimension) or ``(N, T, K, D)`` (episodes first). Paper: Phua (2025), sec 4.4 "Global
+Broadcast Index (GBI)" and "Ignition Sharpness", sec 5.2.
+
+* :func:`global_broadcast_index` -- participation-style coupling breadth across slots.
+* :func:`ignition_sharpness` -- steepest rise of the workspace activation norm.
+* :func:`cue_signal` -- backward-masking trace: is the cue in the workspace or displaced?
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from labcore.markers._common import as_float_array, check_choice, warn_undefined
+
+__all__ = ["cue_retention", "cue_signal", "global_broadcast_index", "ignition_sharpness"]
+
+#: Regulariser of the GBI denominator (paper sec 4.4, epsilon).
+GBI_EPS = 1e-8
+
+Window = slice | ArrayLike | None
+
+
+def _time_mask(window: Window, lead_shape: tuple[int, ...]) -> NDArray[np.bool_]:
+    """Boolean mask of shape ``lead_shape`` = (T,) or (N, T) selecting the time steps."""
+    n_time = lead_shape[-1]
+    if window is None:
+        return np.ones(lead_shape, dtype=bool)
+    if isinstance(window, slice):
+        mask_t = np.zeros(n_time, dtype=bool)
+        mask_t[window] = True
+        return np.broadcast_to(mask_t, lead_shape)
+    mask = np.asarray(window)
+    if mask.dtype != np.bool_:
+        raise ValueError(f"window must be a slice or a boolean mask, got dtype {mask.dtype}")
+    if mask.shape not in {(n_time,), lead_shape}:
+        raise ValueError(
+            f"window mask must have shape ({n_time},) or {lead_shape}, got {mask.shape}"
+        )
+    return np.broadcast_to(mask, lead_shape)
+
+
+def _check_slots(slots: ArrayLike) -> NDArray[np.float64]:
+    return as_float_array(slots, "slots", ndim=(3, 4), allow_empty=True)
+
+
+def _participation(
+    w: NDArray[np.float64], eps: float, negative: str
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """P_i(t) of every slot, shape (..., T, K), and the mask where it is defined."""
+    adjacency = np.einsum("...id,...jd->...ij", w, w)
+    n_slots = adjacency.shape[-1]
+    adjacency[..., np.arange(n_slots), np.arange(n_slots)] = 0.0
+    if negative == "clip":
+        adjacency = np.maximum(adjacency, 0.0)
+    strength = adjacency.sum(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = adjacency / (strength + eps)
+        p = 1.0 - np.sum(share**2, axis=-1)
+    occupied = np.any(w != 0.0, axis=-1)
+    defined = occupied & (occupied.sum(axis=-1, keepdims=True) >= 2)
+    return p, defined
+
+
+def global_broadcast_index(
+    slots: ArrayLike,
+    *,
+    eps: float = GBI_EPS,
+    window: Window = None,
+    negative: Literal["keep", "clip"] = "keep",
+    undefined: Literal["nan", "zero"] = "nan",
+) -> float:
+    """Global Broadcast Index: how evenly each workspace slot couples to the others.
+
+    At each time step the slots are nodes of a graph weighted by slot similarity,
+
+    .. math::
+
+        A_t(i, j) = w_{t,i}^\\top w_{t,j}, \\qquad A_t(i, i) = 0,
+
+        P_i(t) = 1 - \\sum_{j \\ne i}
+        \\left( \\frac{A_t(i, j)}{\\sum_{j' \\ne i} A_t(i, j') + \\varepsilon} \\right)^2,
+
+    and GBI is the mean of :math:`P_i(t)` over slots and time steps in the window (paper
+    sec 4.4). Higher = broader broadcast. With non-negative couplings
+    :math:`0 \\le P_i \\le 1 - 1/(K-1)`: 2/3 for four equally coupled slots (the paper
+    reports 0.66 at full capacity), 0 for two slots (one partner takes all the coupling).
+
+    Parameters
+    ----------
+    slots : array-like of shape (T, K, D) or (N, T, K, D)
+        Workspace slot activations ``w_{t,i}``; with ``N`` episodes the mean pools every
+        defined (episode, time, slot) value.
+    eps : float, default=1e-8
+        The paper's epsilon in the denominator.
+    window : slice or bool array of shape (T,) or (N, T), optional
+        Time steps of the decision window (default: all).
+    negative : {"keep", "clip"}, default="keep"
+        ``"keep"`` uses the signed dot products exactly as in the paper. ``"clip"`` sets
+        negative couplings to 0 first (the usual participation coefficient of a
+        positively weighted graph).
+    undefined : {"nan", "zero"}, default="nan"
+        Return value when no (time, slot) value is defined in the window: nan with an
+        :class:`~labcore.UndefinedMetricWarning`, or 0.0 silently, the paper's convention
+        for agents without a workspace and for bus-off ("we define GBI as 0 (no
+        broadcast)", sec 5.3 / Figure 3b).
+
+    Returns
+    -------
+    float
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        With ``undefined="nan"`` if fewer than two slots are occupied at every time step
+        of the window (e.g. bus-off, ``K < 2``, or an empty window).
+
+    Notes
+    -----
+    Choices where the paper is silent:
+
+    * Empty slots (all activations exactly 0) are not nodes: a slot with no content has
+      no couplings, and the equation would give it :math:`P_i = 1 - 0 = 1`, rating an
+      empty bus as maximal broadcast. They are left out of the mean. (As sinks they
+      change nothing: their couplings are 0.)
+    * A time step with fewer than two occupied slots has no pair to share information
+      and contributes nothing; if that leaves nothing, GBI is undefined (see
+      ``undefined``). Near-zero but non-zero slots are kept as content; if all their
+      couplings are far below ``eps`` they get :math:`P_i \\approx 1`, as the equation
+      says.
+    * Negative dot products (``negative="keep"``): the upper bound still holds (by
+      Cauchy-Schwarz), but a slot whose couplings nearly cancel has a tiny denominator
+      and :math:`P_i` can be hugely negative. Use ``negative="clip"`` when slot vectors
+      are not sign-aligned (e.g. after a zero-mean normalisation).
+
+    References
+    ----------
+    .. [1] Guimera, R., & Amaral, L. A. N. (2005). Functional cartography of complex
+       metabolic networks. Nature, 433(7028), 895-900.
+    .. [2] Dehaene, S., & Changeux, J.-P. (2011). Experimental and theoretical approaches
+       to conscious processing. Neuron, 70(2), 200-227.
+
+    Examples
+    --------
+    Four identical slots: each couples 1/3 to each other, P = 1 - 3 (1/3)^2 = 2/3.
+
+    >>> round(global_broadcast_index(np.ones((1, 4, 3))), 4)
+    0.6667
+
+    Two occupied slots out of four: a single partner takes all the coupling, P = 0.
+
+    >>> slots = np.zeros((1, 4, 3)); slots[0, :2] = 1.0
+    >>> round(global_broadcast_index(slots), 4)
+    0.0
+    >>> global_broadcast_index(np.zeros((5, 4, 3)), undefined="zero")
+    0.0
+    """
+    check_choice(negative, "negative", ("keep", "clip"))
+    check_choice(undefined, "undefined", ("nan", "zero"))
+    if not np.isfinite(eps) or eps < 0:
+        raise ValueError(f"eps must be a finite non-negative number, got {eps!r}")
+    w = _check_slots(slots)
+    p, defined = _participation(w, eps, negative)
+    selected = defined & _time_mask(window, w.shape[:-2])[..., None]
+    if not np.any(selected):
+        if undefined == "zero":
+            return 0.0
+        warn_undefined(
+            "GBI is undefined: fewer than two occupied (non-zero) slots at every time step "
+            "in the window"
+        )
+        return float("nan")
+    return float(np.mean(p[selected]))
+
+
+def ignition_sharpness(
+    slots_or_norms: ArrayLike,
+    *,
+    window: Window = None,
+) -> float:
+    """Ignition sharpness: the steepest one-step rise of the workspace activation norm.
+
+    .. math::
+
+        a_t = \\frac{\\lVert W_t \\rVert_F}{\\sqrt{K D}}, \\qquad
+        \\mathrm{IS} = \\max\\left(0, \\max_t (a_t - a_{t-1})\\right),
+
+    where :math:`W_t` is the ``(K, D)`` slot matrix at step ``t``, so :math:`a_t` is the
+    root-mean-square activation per unit (paper sec 4.4 "Ignition Sharpness": "the
+    temporal derivative of the activation norm ... peak steepness"). A sudden jump gives a
+    large value, a gradual ramp a small one, a flat or falling trace 0.
+
+    Parameters
+    ----------
+    slots_or_norms : array-like of shape (T,), (T, K, D) or (N, T, K, D)
+        Slot activations, or an activation trace ``a_t`` of shape (T,) used as given.
+        With ``N`` episodes the result is the mean of the per-episode values.
+    window : slice or bool array of shape (T,) or (N, T), optional
+        Time steps to consider (default: all). The derivative is taken between
+        consecutive selected steps; use a contiguous window.
+
+    Returns
+    -------
+    float
+        Non-negative. Exactly 0 for an all-zero workspace (bus-off): no activation, no
+        ignition.
+
+    Raises
+    ------
+    ValueError
+        If fewer than two time steps are selected (in any episode).
+
+    Notes
+    -----
+    Choices where the paper is silent: the Frobenius norm over all slots (the "total
+    magnitude of workspace activation"), divided by :math:`\\sqrt{KD}` so that capacity
+    conditions on the same bus (zero-filled inactive slots) share one scale and a unit-
+    variance workspace has :math:`a_t \\approx 1`; the derivative is the forward
+    difference per environment step; decreases do not count (ignition is a rise), so the
+    value is clipped at 0. Inputs with 2 dimensions are ambiguous ((T, F) or (N, T)) and
+    rejected: reshape to (T, K, D) or pass a 1-D trace.
+
+    References
+    ----------
+    .. [1] Dehaene, S., & Changeux, J.-P. (2011). Experimental and theoretical approaches
+       to conscious processing. Neuron, 70(2), 200-227.
+
+    Examples
+    --------
+    >>> ignition_sharpness([0.0, 0.1, 0.6, 0.7, 0.7])
+    0.5
+    >>> ignition_sharpness(np.zeros((32, 4, 16)))
+    0.0
+    """
+    x = as_float_array(slots_or_norms, "slots_or_norms", ndim=(1, 3, 4), allow_empty=True)
+    if x.ndim == 1:
+        trace = x
+    else:
+        units = x.shape[-1] * x.shape[-2]
+        sq = np.sum(x**2, axis=(-2, -1))
+        trace = np.sqrt(sq / units) if units else np.zeros(x.shape[:-2])
+    mask = _time_mask(window, trace.shape)
+    episodes = trace.reshape(-1, trace.shape[-1])
+    masks = mask.reshape(-1, trace.shape[-1])
+    values = []
+    for a, m in zip(episodes, masks, strict=True):
+        a = a[m]
+        if a.size < 2:
+            raise ValueError(
+                f"ignition sharpness needs at least 2 time steps, got {a.size} in the window"
+            )
+        values.append(max(0.0, float(np.max(np.diff(a)))))
+    if not values:
+        raise ValueError("slots_or_norms has no episodes")
+    return float(np.mean(values))
+
+
+def cue_signal(
+    states: ArrayLike,
+    held: ArrayLike,
+    displaced: ArrayLike,
+) -> NDArray[np.float64]:
+    """Backward-masking cue trace: cosine to the "cue held" minus the "cue displaced" state.
+
+    .. math::
+
+        s_t = \\cos(x_t, h) - \\cos(x_t, d), \\qquad \\cos(0, \\cdot) := 0,
+
+    where :math:`x_t` is the flattened workspace state, ``h`` the reference state while
+    the cue is held and ``d`` the reference once it is displaced (paper sec 5.2 "Cue
+    Signal Dynamics Under Backward Masking": positive when the cue is in the workspace,
+    negative when displaced, 0 with an empty workspace).
+
+    Parameters
+    ----------
+    states : array-like of shape (T, F) or (T, K, D)
+        Workspace states over time; (T, K, D) is flattened slot-major to F = K * D.
+    held : array-like of shape (F,) or (K, D)
+        Reference with the cue in the workspace, e.g. the mean state over time steps where
+        the cue is known to be held (cue entry steps across episodes).
+    displaced : array-like of shape (F,) or (K, D)
+        Reference after displacement, e.g. the mean state over late mask steps.
+
+    Returns
+    -------
+    ndarray of shape (T,)
+        In [-2, 2]. At :math:`x = h` the value is :math:`1 - \\cos(h, d)`; with the
+        paper's reported reference similarity (cosine ~0.22) that is the ~0.78 seen at cue
+        entry. Bus-off (all-zero states) gives 0 throughout.
+
+    Raises
+    ------
+    ValueError
+        If a reference is all zeros or the two references point the same way (the
+        trace would be identically 0).
+
+    Notes
+    -----
+    Cosines, not raw projections, so the trace does not grow with activation magnitude
+    and an empty workspace reads exactly 0, as in the paper's bus-off trace. The
+    references are inputs (the caller decides which steps define "held" and "displaced")
+    so that the same references can be applied to every capacity condition.
+
+    Examples
+    --------
+    >>> cue_signal([[0, 0], [2, 0], [1, 1], [0, 3]], held=[1, 0], displaced=[0, 1])
+    array([ 0.,  1.,  0., -1.])
+    """
+    x = as_float_array(states, "states", ndim=(2, 3))
+    x = x.reshape(x.shape[0], -1)
+    refs = []
+    for name, ref in (("held", held), ("displaced", displaced)):
+        r = as_float_array(ref, name, ndim=(1, 2)).ravel()
+        if r.size != x.shape[1]:
+            raise ValueError(f"{name} has {r.size} features, states have {x.shape[1]}")
+        norm = float(np.linalg.norm(r))
+        if norm == 0.0:
+            raise ValueError(f"{name} reference is all zeros")
+        refs.append(r / norm)
+    if float(np.dot(refs[0], refs[1])) >= 1.0 - 1e-12:
+        raise ValueError("held and displaced references point the same way")
+    norms = np.linalg.norm(x, axis=1)
+    safe = np.where(norms > 0.0, norms, 1.0)
+    signal = (x @ refs[0] - x @ refs[1]) / safe
+    return np.where(norms > 0.0, signal, 0.0)
+
+
+def cue_retention(
+    states: ArrayLike,
+    counterfactual: ArrayLike,
+    entry_step: int,
+) -> NDArray[np.float64]:
+    """How much of a cue's trace is still in the workspace, from a counterfactual run.
+
+    The same episode is run twice, identical except for the cue's value. The difference of the
+    two workspace trajectories is the cue's own contribution; projected onto that difference at
+    the cue's entry,
+
+    .. math::
+
+        r_t = \\frac{\\langle \\Delta_t, \\Delta_{e} \\rangle}{\\lVert \\Delta_e \\rVert^2},
+        \\qquad \\Delta_t = x_t - x'_t ,
+
+    ``r`` is 1 while the cue is held unchanged, 0 once every slot that held it has been
+    overwritten, and 0 throughout when nothing was stored (bus-off: :math:`\\Delta_e = 0`).
+    Used for the backward-masking traces (paper sec 5.2, Fig. 2c) instead of a projection on
+    fixed "held"/"displaced" references, which also tracks how full the workspace is.
+
+    Parameters
+    ----------
+    states, counterfactual : array-like of shape (T, F) or (T, K, D)
+        Workspace trajectories of the two runs (flattened slot-major).
+    entry_step : int
+        Step at which the cue was written.
+
+    Returns
+    -------
+    ndarray of shape (T,)
+
+    Examples
+    --------
+    The cue lives in slot 0 (first feature) until a mask overwrites it at step 2:
+
+    >>> x = [[0, 0], [2, 1], [2, 1], [5, 1]]
+    >>> x_alt = [[0, 0], [-1, 1], [-1, 1], [5, 1]]
+    >>> cue_retention(x, x_alt, entry_step=1)
+    array([0., 1., 1., 0.])
+    """
+    x = as_float_array(states, "states", ndim=(2, 3))
+    y = as_float_array(counterfactual, "counterfactual", ndim=(2, 3))
+    if x.shape != y.shape:
+        raise ValueError(f"states {x.shape} and counterfactual {y.shape} differ in shape")
+    if not 0 <= entry_step < x.shape[0]:
+        raise ValueError(f"entry_step must be in 0..{x.shape[0] - 1}, got {entry_step}")
+    delta = (x - y).reshape(x.shape[0], -1)
+    entry = delta[entry_step]
+    norm = float(entry @ entry)
+    if norm == 0.0:
+        return np.zeros(x.shape[0])
+    return delta @ entry / norm
+

@@ -1,0 +1,272 @@
+"""Decoding markers (GWT no-report access; Experiment 2).
+
+Paper: Phua (2025), sec 4.4 "No-Report Signature (Delta NRS)" and sec 5.2 "Bus-Off
+Discontinuity in an Access Marker".
+
+* :func:`delta_nrs` -- cross-validated AUC of a linear decoder minus its shuffled-label
+  baseline on the same splits.
+
+The cross-validated decoder here is shared with
+:func:`labcore.markers.representation.decoder_auroc` and
+:func:`labcore.markers.representation.pca_matched_baseline`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from labcore.markers._common import (
+    as_binary_1d,
+    as_float_array,
+    auroc_core,
+    check_same_length,
+    warn_undefined,
+)
+
+__all__ = ["DeltaNRSResult", "decoded_information_bits", "delta_nrs"]
+
+#: Iteration cap of the logistic-regression decoder (lbfgs, L2, C = 1).
+DECODER_MAX_ITER = 1000
+
+Splits = Sequence[tuple[NDArray[np.intp], NDArray[np.intp]]]
+
+
+def _linear_decoder() -> BaseEstimator:
+    """The linear decoder of every decoding marker: standardise, then L2 logistic
+    regression (C = 1, lbfgs)."""
+    return make_pipeline(StandardScaler(), LogisticRegression(max_iter=DECODER_MAX_ITER))
+
+
+def _check_decoding_inputs(
+    features: ArrayLike, labels: ArrayLike, n_splits: int
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Validate (n_samples, n_features) features and binary labels for CV decoding."""
+    x = as_float_array(features, "features", ndim=2)
+    y = as_binary_1d(labels, "labels")
+    check_same_length(features=x, labels=y)
+    if not isinstance(n_splits, int | np.integer) or n_splits < 2:
+        raise ValueError(f"n_splits must be an integer >= 2, got {n_splits!r}")
+    return x, y
+
+
+def _one_class(y: NDArray[np.bool_]) -> bool:
+    """True if the labels hold a single class."""
+    return bool(y.all() or not y.any())
+
+
+def _stratified_splits(y: NDArray[np.bool_], n_splits: int, seed: int) -> Splits:
+    """Seeded stratified K-fold splits; each class needs at least ``n_splits`` samples."""
+    smallest = int(min(y.sum(), (~y).sum()))
+    if smallest < n_splits:
+        raise ValueError(
+            f"the smaller class has {smallest} samples; need at least n_splits={n_splits}"
+        )
+    cv = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)
+    return list(cv.split(np.zeros((y.size, 1)), y))
+
+
+def _cv_auroc(
+    x: NDArray[np.float64],
+    y: NDArray[np.bool_],
+    splits: Splits,
+    make_model: Callable[[], BaseEstimator] = _linear_decoder,
+) -> float:
+    """Mean test-fold AUROC of ``make_model()`` over ``splits``.
+
+    Folds whose test set holds one class are skipped (only possible for shuffled labels);
+    a training fold with one class predicts a constant (AUROC 0.5). Returns nan if every
+    fold is skipped.
+    """
+    aucs = []
+    for train, test in splits:
+        y_train, y_test = y[train], y[test]
+        if _one_class(y_test):
+            continue
+        if _one_class(y_train):
+            scores = np.zeros(test.size)
+        else:
+            model = make_model().fit(x[train], y_train)
+            scores = model.decision_function(x[test])
+        aucs.append(auroc_core(y_test, np.asarray(scores, dtype=np.float64)))
+    return float(np.mean(aucs)) if aucs else float("nan")
+
+
+@dataclass(frozen=True, eq=False)
+class DeltaNRSResult:
+    """No-report signature.
+
+    Attributes
+    ----------
+    auc_true : float
+        Cross-validated AUROC with the true labels.
+    auc_shuffle_mean : float
+        Mean cross-validated AUROC over label shuffles (same splits).
+    delta : float
+        ``auc_true - auc_shuffle_mean`` (Delta NRS).
+    auc_shuffle : ndarray of shape (n_shuffles,)
+        Per-shuffle AUROCs (for a permutation p-value or a spread).
+    """
+
+    auc_true: float
+    auc_shuffle_mean: float
+    delta: float
+    auc_shuffle: NDArray[np.float64]
+
+
+def delta_nrs(
+    features: ArrayLike,
+    labels: ArrayLike,
+    *,
+    n_splits: int = 5,
+    n_shuffles: int = 20,
+    seed: int = 0,
+) -> DeltaNRSResult:
+    """No-report signature: decodability of a binary stimulus above a shuffled baseline.
+
+    .. math::
+
+        \\Delta\\mathrm{NRS} = \\mathrm{AUC}_{\\mathrm{true}}
+        - \\mathbb{E}[\\mathrm{AUC}_{\\mathrm{shuffle}}]
+
+    (paper sec 4.4). The decoder standardises the features (scaler fit on the training
+    fold) and fits an L2 logistic regression (C = 1); AUC is the mean over the
+    ``n_splits`` stratified test folds. The shuffle baseline refits the decoder on
+    permuted labels with the SAME train/test index sets. Positive = above-baseline
+    decodability; about 0 = nothing decodable.
+
+    Parameters
+    ----------
+    features : array-like of shape (n_samples, n_features)
+        Internal feature vectors from blocked-report steps.
+    labels : array-like of shape (n_samples,)
+        Binary stimulus label.
+    n_splits : int, default=5
+        Stratified folds; each class needs at least this many samples.
+    n_shuffles : int, default=20
+        Label permutations for the baseline.
+    seed : int, default=0
+        Seeds both the fold assignment and the permutations: same seed, same result.
+
+    Returns
+    -------
+    DeltaNRSResult
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        If ``labels`` hold a single class: every field is nan.
+
+    Notes
+    -----
+    Choices where the paper is silent: the AUC is averaged over test folds rather than
+    pooled over out-of-fold scores, because pooling mixes differently-offset fold models
+    (with uninformative features the fold intercepts anti-correlate with the fold class
+    balance and push a pooled AUC below 0.5). With per-fold AUC, zero-variance features
+    (bus-off) give constant scores and exactly 0.5 for the true and every shuffled
+    labelling, so Delta NRS = 0. A shuffled labelling can leave a test fold with one
+    class; that fold is skipped for that shuffle (rare unless a class has barely
+    ``n_splits`` samples).
+
+    References
+    ----------
+    .. [1] Ojala, M., & Garriga, G. C. (2010). Permutation tests for studying classifier
+       performance. Journal of Machine Learning Research, 11, 1833-1863.
+    .. [2] Tsuchiya, N., Wilke, M., Frassle, S., & Lamme, V. A. F. (2015). No-report
+       paradigms: extracting the true neural correlates of consciousness. Trends in
+       Cognitive Sciences, 19(12), 757-770.
+
+    Examples
+    --------
+    All-zero features (bus-off workspace) carry nothing: every fold scores 0.5.
+
+    >>> labels = np.tile([0, 1], 20)
+    >>> r = delta_nrs(np.zeros((40, 8)), labels, n_shuffles=5)
+    >>> r.auc_true, r.auc_shuffle_mean, r.delta
+    (0.5, 0.5, 0.0)
+
+    A feature equal to the label is decoded perfectly:
+
+    >>> r = delta_nrs(labels[:, None] + 0.0, labels, n_shuffles=5)
+    >>> r.auc_true, bool(r.delta > 0.3)
+    (1.0, True)
+    """
+    x, y = _check_decoding_inputs(features, labels, n_splits)
+    if not isinstance(n_shuffles, int | np.integer) or n_shuffles < 1:
+        raise ValueError(f"n_shuffles must be a positive integer, got {n_shuffles!r}")
+    if _one_class(y):
+        warn_undefined("Delta NRS is undefined: labels hold a single class")
+        nan = float("nan")
+        return DeltaNRSResult(nan, nan, nan, np.full(n_shuffles, np.nan))
+    splits = _stratified_splits(y, n_splits, seed)
+    auc_true = _cv_auroc(x, y, splits)
+    rng = np.random.default_rng(seed)
+    auc_shuffle = np.array([_cv_auroc(x, rng.permutation(y), splits) for _ in range(n_shuffles)])
+    finite = auc_shuffle[np.isfinite(auc_shuffle)]
+    if finite.size == 0:
+        warn_undefined("Delta NRS is undefined: every shuffle left one-class test folds")
+        return DeltaNRSResult(auc_true, float("nan"), float("nan"), auc_shuffle)
+    shuffle_mean = float(finite.mean())
+    return DeltaNRSResult(auc_true, shuffle_mean, auc_true - shuffle_mean, auc_shuffle)
+
+
+def decoded_information_bits(
+    features: ArrayLike, labels: ArrayLike, *, n_splits: int = 5, seed: int = 0
+) -> float:
+    """Lower bound, in bits, on the information ``features`` carry about binary ``labels``.
+
+    .. math::
+
+        \\hat I = H(y) - \\mathrm{CE}_{\\mathrm{cv}}, \\qquad
+        \\mathrm{CE}_{\\mathrm{cv}} = -\frac{1}{n} \\sum_i \\log_2 \\hat p_i(y_i),
+
+    with :math:`\\hat p_i` the out-of-fold probability of the linear decoder (the one every
+    decoding marker uses, seeded stratified K-fold) and :math:`H(y)` the empirical label
+    entropy. Because any decoder's cross-entropy is at least :math:`H(y|X)`, :math:`\\hat I`
+    estimates :math:`I(X; y)` from below (up to finite-sample error); it is clipped at 0. The
+    lab uses it for the FCS's "bits per self-model variable" (docs/scorecards.md).
+
+    Parameters
+    ----------
+    features : array-like of shape (n_samples, n_features)
+    labels : array-like of shape (n_samples,), binary
+    n_splits, seed : cross-validation folds and their seed
+
+    Returns
+    -------
+    float
+        Bits, in [0, H(y)]; nan with a warning if only one class is present.
+
+    Examples
+    --------
+    A feature that is the label itself carries all of H(y) = 1 bit (up to the decoder's
+    finite confidence); a constant feature carries none:
+
+    >>> y = np.tile([0, 1], 50)
+    >>> round(decoded_information_bits(y[:, None].astype(float), y), 1)
+    0.9
+    >>> decoded_information_bits(np.ones((100, 1)), y)
+    0.0
+    """
+    x, y = _check_decoding_inputs(features, labels, n_splits)
+    if _one_class(y):
+        warn_undefined("decoded information is undefined: labels hold one class only")
+        return float("nan")
+    p1 = y.mean()
+    entropy = float(-(p1 * np.log2(p1) + (1 - p1) * np.log2(1 - p1)))
+    prob = np.empty(y.size)
+    for train, test in _stratified_splits(y, n_splits, seed):
+        model = _linear_decoder().fit(x[train], y[train])
+        prob[test] = model.predict_proba(x[test])[:, 1]
+    p_true = np.clip(np.where(y, prob, 1 - prob), 1e-12, 1.0)
+    cross_entropy = float(-np.mean(np.log2(p_true)))
+    return max(0.0, entropy - cross_entropy)
+

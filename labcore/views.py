@@ -1,0 +1,290 @@
+"""What the lab's pages show, computed: pure functions from (agent, intervention) to numbers.
+
+Each view runs autonomous rollouts and applies markers; nothing here imports Streamlit. The
+experiment pipelines use the same views, so a number in the app and the same number in the
+replication come from one piece of code.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import gymnasium as gym
+import numpy as np
+
+import labcore.envs as E
+from labcore.agents import Agent
+from labcore.config import Intervention
+from labcore.envs.batch import StepKind
+from labcore.envs.channels import EVENT_INDEX, KIND_SLICE, CueKind
+from labcore.markers import (
+    aurc,
+    calibration_curve,
+    global_broadcast_index,
+    ignition_sharpness,
+    meta_d_prime,
+    skip_fraction,
+    type2_auroc,
+    wagering_utility,
+)
+from labcore.rollout import Trace, rollout
+
+
+def quiet(fn, *args, **kwargs) -> float:
+    """A marker value, or nan when it is undefined for these data (warnings silenced)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return float(fn(*args, **kwargs))
+        except ValueError:
+            return float("nan")
+
+
+def report_steps(trace: Trace) -> np.ndarray:
+    """Step indices of the two report flags of a dual-task trace."""
+    return np.flatnonzero(np.isin(trace.step_kind[0], (StepKind.REPORT_1, StepKind.REPORT_2)))
+
+
+# ---------------------------------------------------------------- metacognition (E1)
+@dataclass(frozen=True)
+class MetacognitionView:
+    """One agent, one intervention, a batch of wagering trials."""
+
+    correct: np.ndarray
+    confidence: np.ndarray
+    decided: np.ndarray
+    stimulus: np.ndarray
+    salience: np.ndarray
+    decision: np.ndarray
+    wager: np.ndarray
+    bet: np.ndarray
+    max_softmax: np.ndarray
+    accuracy: float
+    auroc: float
+    meta_d: float
+    m_ratio: float
+    skip_fraction: float
+    utility: float
+    aurc: float
+    calibration_error: float
+    trace: Trace
+
+    @property
+    def answered(self) -> np.ndarray:
+        """Trials with a decision and a choice-point confidence (Type-2 analyses use these)."""
+        return self.decided & np.isfinite(self.confidence)
+
+
+def metacognition(agent: Agent, intervention: Intervention, seeds: Sequence[int]) -> MetacognitionView:
+    """E1 metrics of one condition (paper sec. 5.1): accuracy, Type-2 AUROC, meta-d', wagers."""
+    trace = rollout(agent, E.WAGERING, seeds, intervention)
+    out = trace.outcome
+    correct = out["correct"].astype(bool)
+    confidence = out["confidence"].astype(float)
+    decided = out["decision"] >= 0
+    steps = out["choice_step"]
+    b = np.arange(len(seeds))
+    max_softmax = np.where(steps >= 0, trace.probs[b, np.clip(steps, 0, None)].max(1), np.nan)
+    answered = decided & np.isfinite(confidence)
+    wagered = trace.labels["wager"] & answered
+    md, ratio = _meta_d(trace.labels["stimulus"], out["decision"], confidence, answered)
+    cal = quiet(lambda: _ece(correct[answered], confidence[answered]))
+    return MetacognitionView(
+        correct=correct, confidence=confidence, decided=decided, stimulus=trace.labels["stimulus"],
+        salience=trace.labels["salience"], decision=out["decision"], wager=trace.labels["wager"], bet=out["bet"],
+        max_softmax=max_softmax, accuracy=float(correct.mean()),
+        auroc=quiet(type2_auroc, correct[answered], confidence[answered]), meta_d=md, m_ratio=ratio,
+        skip_fraction=quiet(skip_fraction, confidence[wagered]),
+        utility=quiet(wagering_utility, correct[wagered], confidence[wagered]),
+        aurc=quiet(aurc, correct[answered], confidence[answered]), calibration_error=cal, trace=trace,
+    )
+
+
+def _ece(correct: np.ndarray, confidence: np.ndarray) -> float:
+    from labcore.markers import expected_calibration_error
+
+    return expected_calibration_error(correct, confidence)
+
+
+def _meta_d(stimulus, decision, confidence, answered) -> tuple[float, float]:
+    keep = answered & (decision >= 0)
+    if keep.sum() < 20 or np.ptp(confidence[keep]) == 0:
+        return float("nan"), float("nan")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            r = meta_d_prime(stimulus[keep], decision[keep], confidence[keep], n_ratings=4)
+        except ValueError:
+            return float("nan"), float("nan")
+    return float(r.meta_d_prime), float(r.m_ratio)
+
+
+def calibration(view: MetacognitionView, n_bins: int = 10):
+    """Calibration curve of a view's answered trials (uniform bins)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return calibration_curve(view.correct[view.answered], view.confidence[view.answered], n_bins=n_bins)
+
+
+# ---------------------------------------------------------------- workspace (E2)
+@dataclass(frozen=True)
+class WorkspaceView:
+    """One dual-task agent under one intervention, over a batch of episodes."""
+
+    per_step: np.ndarray
+    decision: np.ndarray
+    conjunction: np.ndarray
+    gbi: float
+    gbi_clip: float
+    ignition: float
+    trace: Trace
+
+    @property
+    def means(self) -> dict[str, float]:
+        return {"per_step": float(self.per_step.mean()), "decision": float(self.decision.mean()),
+                "conjunction": float(self.conjunction.mean())}
+
+
+def workspace(agent: Agent, intervention: Intervention, seeds: Sequence[int],
+              task_id: str = E.DUAL_TASK, task_options: dict | None = None) -> WorkspaceView:
+    """E2 accuracies and broadcast markers of one condition (paper sec. 5.2)."""
+    trace = rollout(agent, task_id, seeds, intervention, task_options=task_options)
+    gbi = gbi_clip = ignition = float("nan")
+    if trace.slots is not None:
+        window = trace.slots[:, report_steps(trace)]
+        gbi = quiet(global_broadcast_index, window)
+        gbi_clip = quiet(global_broadcast_index, window, negative="clip")
+        # The workspace is empty before the first step: include that state, so the first write counts.
+        empty = np.zeros_like(trace.slots[:, :1])
+        ignition = quiet(ignition_sharpness, np.concatenate([empty, trace.slots], axis=1))
+    return WorkspaceView(trace.per_step_accuracy(), trace.decision_accuracy(), trace.conjunction(),
+                         gbi, gbi_clip, ignition, trace)
+
+
+def cue_kinds(trace: Trace, episode: int = 0) -> list[str | None]:
+    """What arrived on the cue channel at each step of one episode: colour / object / mask / None."""
+    names = {CueKind.CUE_A: "colour", CueKind.CUE_B: "object", CueKind.MASK: "mask"}
+    kinds = []
+    for cue in trace.cue[episode]:
+        kinds.append(names[CueKind(int(np.argmax(cue[KIND_SLICE])))] if cue[EVENT_INDEX] > 0 else None)
+    return kinds
+
+
+def masking_traces(agent: Agent, seeds: Sequence[int], soa: int, count: int,
+                   capacities: Sequence[int] = (4, 2, 0)) -> dict[str, list[float]]:
+    """Backward masking: how much of the colour is still in the workspace, step by step (Fig. 2c).
+
+    Every episode is run twice, identical except for the colour (shifted by 3 of its 7 values);
+    :func:`labcore.markers.cue_retention` projects the workspace difference onto the difference
+    at the colour's entry: 1 while the colour is held, 0 once a mask has overwritten it, 0
+    throughout with the bus off. Mean over episodes, per capacity (active slots).
+    """
+    from labcore.markers import cue_retention
+
+    options = {"mask_soa": soa, "mask_count": count}
+    entry = E.make_batch(E.DUAL_TASK_MASKING, **options).config.secondary_cue_step
+    n_slots = agent.config.n_slots
+    out = {}
+    for k in capacities:
+        iv = Intervention(capacity_scale=k / n_slots)
+        run = rollout(agent, E.DUAL_TASK_MASKING, seeds, iv, task_options=options)
+        other = {"secondary": (run.labels["secondary"] + 3) % 7}
+        alt = rollout(agent, E.DUAL_TASK_MASKING, seeds, iv, task_options=options, trial_overrides=other)
+        traces = [cue_retention(run.slots[i], alt.slots[i], entry) for i in range(len(seeds))]
+        out[str(k)] = np.mean(traces, axis=0).tolist()
+    return out
+
+
+# ---------------------------------------------------------------- robustness (E3)
+def decision_accuracy(agent: Agent, intervention: Intervention, seeds: Sequence[int]) -> float:
+    """Report-window decision accuracy on the dual task (the quantity L75 titrates)."""
+    return float(rollout(agent, E.DUAL_TASK, seeds, intervention).decision_accuracy().mean())
+
+
+PCI_NORMALISATIONS = {
+    "paper (zlib, fair-coin reference)": "zlib",
+    "Lempel-Ziv 76, c log2(L) / L": "lz76",
+    "Casali 2013 (source entropy)": "casali",
+    "shuffle-normalised LZ": "shuffle",
+}
+
+
+def pci_values(agent: Agent, seeds: Sequence[int], normalisations: Sequence[str] = ("zlib",), *,
+               pulse_step: int = 3, pulse_sigma: float = 1.0,
+               fixed: Intervention | None = None) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Per-trial perturbational complexity after a pulse, and conjunction correctness.
+
+    One pulsed rollout (paper sec. 4.4): a pulse into the stored workspace (the carrier for
+    agents without a bus) at ``pulse_step``; the post-pulse trajectory of that state is
+    binarised at each channel's median and scored by each requested normalisation: "zlib"
+    and "lz76" (raw PCI-A, :func:`labcore.markers.pci_a`), the field's "casali" and "shuffle"
+    forms, or "evoked" (binarised against the unperturbed run of the same episode).
+    """
+    from labcore.markers import (
+        binarize,
+        lz_complexity_casali,
+        lz_complexity_shuffle_normalised,
+        pci_a,
+    )
+
+    unknown = set(normalisations) - {*PCI_NORMALISATIONS.values(), "evoked"}
+    if unknown:
+        raise ValueError(f"unknown normalisation(s) {sorted(unknown)}")
+    fixed = fixed or Intervention()
+
+    def states(tr: Trace) -> np.ndarray:
+        x = tr.slots.reshape(*tr.slots.shape[:2], -1) if agent.config.workspace else tr.h
+        return x[:, pulse_step:]
+
+    pulsed = rollout(agent, E.DUAL_TASK, seeds, Intervention(**{**fixed.__dict__, "pulse_step": pulse_step,
+                                                                "pulse_sigma": pulse_sigma, "seed": 7}))
+    after = states(pulsed)
+    before = states(rollout(agent, E.DUAL_TASK, seeds, fixed)) if "evoked" in normalisations else None
+    scorers = {
+        "zlib": lambda x, b: pci_a(x, method="zlib"),
+        "lz76": lambda x, b: pci_a(x, method="lz76"),
+        "casali": lambda x, b: lz_complexity_casali(binarize(x)),
+        "shuffle": lambda x, b: lz_complexity_shuffle_normalised(binarize(x), seed=0),
+        "evoked": lambda x, b: pci_a(x, baseline=b),
+    }
+    values = {n: np.array([quiet(scorers[n], after[i], None if before is None else before[i])
+                           for i in range(len(seeds))]) for n in normalisations}
+    return values, pulsed.conjunction()
+
+
+# ---------------------------------------------------------------- rollout theatre
+@dataclass(frozen=True)
+class TheatreEpisode:
+    """One episode, frame by frame, with the agent's internal state at every step."""
+
+    frames: list[np.ndarray]
+    trace: Trace
+    task_id: str
+    reward: float
+
+    @property
+    def n_steps(self) -> int:
+        return int(self.trace.valid[0].sum())
+
+
+def theatre(agent: Agent, task_id: str, episode_seed: int, intervention: Intervention,
+            task_options: dict | None = None, tile_size: int = 40) -> TheatreEpisode:
+    """Run one episode (batched simulator, B=1) and replay its actions in the real MiniGrid env.
+
+    The replay renders MiniGrid's own frames; the two agree step for step (tests/envs).
+    """
+    trace = rollout(agent, task_id, [episode_seed], intervention, task_options=task_options)
+    env = gym.make(task_id, render_mode="rgb_array", tile_size=tile_size, **(task_options or {})).unwrapped
+    env.reset(seed=int(episode_seed))
+    frames = [env.render()]
+    total = 0.0
+    for t in range(int(trace.valid[0].sum())):
+        _, reward, terminated, truncated, _ = env.step(int(trace.action[0, t]))
+        total += reward
+        frames.append(env.render())
+        if terminated or truncated:
+            break
+    env.close()
+    return TheatreEpisode(frames, trace, task_id, total)

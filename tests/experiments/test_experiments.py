@@ -1,0 +1,148 @@
+"""Experiment pipelines on a tiny setting, the verdict rules, the output contract, Dask."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from labcore.config import ReproduceConfig
+from labcore.experiments import e1, e2, e3
+from labcore.experiments.common import run_seeds
+from labcore.experiments.reference import (
+    CLAIMS,
+    CLAIMS_BY_ID,
+    ClaimSpec,
+    PaperValue,
+    verdict,
+    verdict_table_markdown,
+)
+from labcore.experiments.runner import CSV_FIELDS, reproduce
+from labcore.stats import summarize, summarize_l75
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = ReproduceConfig(seeds=(0,), e1_trials=40, e2_episodes=16, decoding_episodes=40, e3_episodes=10,
+                       sigmas=(0.0, 0.2, 0.5))
+REQUIRED = """e1.accuracy.self_on e1.accuracy.self_off e1.auroc.self_on e1.auroc.self_off e1.auroc.bus_off
+e1.auroc.blind_noise e1.auroc.blind_permute e1.zself.effective_dim e2.conjunction.k4 e2.conjunction.k2
+e2.conjunction.k0 e2.per_step.a0 e2.per_step.a1 e2.gbi.k4 e2.gbi.k2 e2.ignition.k4 e2.ignition.k0
+e2.dnrs.scale_0 e2.dnrs.scale_1 e3.l75.b1 e3.l75.b2 e3.l75.b2_workspace_read e3.pci_a.a0 e3.pci_a.a1
+e3.pci_a.b1 e3.composite.r2_gbi""".split()
+
+
+def test_reference_table_has_every_required_claim_once():
+    ids = [c.id for c in CLAIMS]
+    assert len(ids) == len(set(ids))
+    assert set(REQUIRED) <= set(ids)
+
+
+def test_verdict_doc_is_generated_from_the_table():
+    doc = (ROOT / "docs" / "verdicts.md").read_text()
+    assert verdict_table_markdown() in doc
+
+
+SPEC = ClaimSpec("x", "toy", PaperValue(0.5), tolerance=0.05, pattern="above 0.3", check=lambda v: v["x"] > 0.3)
+
+
+@pytest.mark.parametrize(("ours", "expected"), [
+    ({"mean": 0.53, "sd": 0.1, "n": 5, "ci95": [0.51, 0.55]}, "reproduced"),      # within tolerance
+    ({"mean": 0.60, "sd": 0.2, "n": 5, "ci95": [0.40, 0.80]}, "reproduced"),      # paper inside our CI
+    ({"mean": 0.70, "sd": 0.01, "n": 5, "ci95": [0.69, 0.71]}, "partly reproduced"),
+    ({"mean": 0.10, "sd": 0.01, "n": 5, "ci95": [0.09, 0.11]}, "not reproduced"),
+    ({"mean": None, "sd": None, "n": 0, "ci95": None}, "not comparable"),
+])
+def test_verdict_rule_hand_cases(ours, expected):
+    v, reason = verdict(SPEC, ours, {"x": ours["mean"] if ours["mean"] is not None else math.nan})
+    assert v == expected and reason.endswith(".")
+
+
+def test_censored_verdicts():
+    spec = CLAIMS_BY_ID["e3.l75.b2"]  # paper: > 0.50
+    censored = {"mean": None, "sd": None, "n": 5, "ci95": None, "censored": "right", "bound": 0.5}
+    assert verdict(spec, censored, {"e3.l75.b2": 0.5, "e3.l75.b1": 0.04})[0] == "reproduced"
+    finite = {"mean": 0.3, "sd": 0.05, "n": 5, "ci95": [0.25, 0.35]}
+    assert verdict(spec, finite, {"e3.l75.b2": 0.3, "e3.l75.b1": 0.04})[0] == "partly reproduced"
+    assert verdict(spec, finite, {"e3.l75.b2": 0.3, "e3.l75.b1": 0.33})[0] == "not reproduced"
+    # A censored ours never matches a finite paper value.
+    assert verdict(CLAIMS_BY_ID["e3.l75.b1"], censored, {"e3.l75.b1": 0.5, "e3.l75.b2": 0.5})[0] != "reproduced"
+    assert verdict(CLAIMS_BY_ID["e2.ignition.k4"], finite, {})[0] == "not comparable"
+    reason = verdict(CLAIMS_BY_ID["e1.auroc.self_off"], {"mean": 0.5, "sd": 0.0, "n": 5, "ci95": [0.5, 0.5]}, {})[1]
+    assert "True by construction" in reason
+
+
+def test_summaries_over_seeds():
+    s = summarize([0.1, 0.2, 0.3, float("nan")])
+    assert s["n"] == 3 and s["mean"] == pytest.approx(0.2) and s["ci95"][0] <= 0.2 <= s["ci95"][1]
+    assert summarize([]) == {"mean": None, "sd": None, "n": 0, "ci95": None}
+    cens = [{"value": None, "censored": "right", "bound": 0.5}] * 3 + [{"value": 0.2, "censored": "none", "bound": None}]
+    out = summarize_l75(cens)
+    assert out["censored"] == "right" and out["bound"] == 0.5 and out["n_right_censored"] == 3
+    mixed = summarize_l75(cens[2:] + [{"value": 0.3, "censored": "none", "bound": None}] * 2)
+    assert mixed["censored"] is None and mixed["mean"] == pytest.approx((0.2 + 0.3 + 0.3) / 3)
+    assert mixed["n_right_censored"] == 1
+
+
+def test_e1_pipeline_dissociation():
+    r = e1.run_seed(0, TINY, "runs/test-cache")
+    v = r.values
+    # The no-rewire lesion leaves doing untouched (bit-identical actions) and flattens knowing.
+    assert v["e1.accuracy.self_off"] == v["e1.accuracy.self_on"]
+    assert v["e1.auroc.self_off"] == 0.5 and v["e1.confidence_sd.self_off"] == 0.0
+    assert v["e1.auroc.self_on"] > 0.6
+    assert 0 < v["e1.zself.effective_dim"] < 64
+    assert {"e1.auroc.logits_max_softmax", "e1.auroc.logits_neg_entropy"} <= set(v)
+    assert len(r.rows["e1_trials"]) == 5 * TINY.e1_trials
+
+
+def test_e2_pipeline_capacity_and_audit():
+    r = e2.run_seed(0, TINY, "runs/test-cache")
+    v = r.values
+    assert v["e2.conjunction.k4"] >= v["e2.conjunction.k2"]
+    assert v["e2.ignition.k0"] == 0.0
+    assert v["e2.audit.trunk_flips"] == 0.0  # strong lesion: the carrier carries no cue
+    traces = r.figures["masking"]["traces"]
+    assert set(traces) == {"4", "2", "0"} and all(x == 0.0 for x in traces["0"])
+    assert {row["capacity"] for row in r.rows["e2_capacity"] if row["agent"] == "b1"} == {0, 1, 2, 3, 4}
+
+
+def test_e3_pipeline_keys():
+    r = e3.run_seed(0, TINY, "runs/test-cache")
+    for name in ("a0", "a1", "b1", "b2", "b2_workspace_read", "hot_only", "bc_mlp"):
+        assert f"e3.accuracy.{name}" in r.values and f"e3.pci_a.{name}" in r.values
+        assert f"e3.l75.{name}" in r.l75 and f"e3.l75.{name}.read" in r.l75
+    assert r.l75["e3.l75.a1"]["censored"] == "left"  # cue-blind: below 75% with no noise at all
+    assert {row["noise"] for row in r.rows["e3_titration"] if row["agent"] == "hot_only"} == {"carrier"}
+    assert len(r.figures["points"]) == 11
+
+
+def test_reproduce_writes_the_output_contract(tmp_path):
+    summary = reproduce(["e1"], TINY, tmp_path, cache_dir=str(tmp_path / "cache"), report=False)
+    data = json.loads((tmp_path / "summary.json").read_text())
+    assert data == summary
+    assert data["experiment"] == "e1" and data["seeds"] == [0]
+    for claim in data["claims"]:
+        assert {"id", "description", "paper", "ours", "verdict", "reason"} <= set(claim)
+        assert {"mean", "sd", "n", "ci95"} <= set(claim["ours"])
+        assert claim["verdict"] in {"reproduced", "partly reproduced", "not reproduced", "not comparable"}
+    with open(tmp_path / "e1_trials.csv") as fh:
+        reader = csv.DictReader(fh)
+        assert reader.fieldnames == CSV_FIELDS["e1_trials"]
+        assert sum(1 for _ in reader) == 5 * TINY.e1_trials
+    assert (tmp_path / "seed_values.csv").exists() and (tmp_path / "figures.json").exists()
+
+
+def test_dask_backend_matches_loky_on_a_real_local_cluster():
+    distributed = pytest.importorskip("distributed")
+    cfg = ReproduceConfig(seeds=(0, 1), e1_trials=20, e2_episodes=16, decoding_episodes=40, e3_episodes=10,
+                          sigmas=(0.0, 0.5))
+    local = run_seeds(e1.run_seed, cfg.seeds, cfg, "runs/test-cache")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        assert client.scheduler_info()["address"].startswith("tcp://127.0.0.1")
+        remote = run_seeds(e1.run_seed, cfg.seeds, cfg, "runs/test-cache", backend="dask")
+    assert [r.seed for r in remote] == [0, 1]
+    for a, b in zip(local, remote, strict=True):
+        assert a.values == pytest.approx(b.values, nan_ok=True)

@@ -1,0 +1,312 @@
+"""Rubric data and the OSMD application rules, on hand-made cases and against a brute force."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from labcore.scorecards import rubric_data
+from labcore.scorecards.rubric import (
+    ItemEntry,
+    ScoredSystem,
+    band_for_total,
+    behavioural_cap,
+    lower_of_two_clauses,
+    not_applicable,
+    resolve_clause,
+    score_item,
+    score_system,
+)
+from labcore.scorecards.rubric_data import CLUSTERS, ITEM_BY_ID, ITEM_IDS, ITEMS
+
+# ---------------------------------------------------------------------------------------
+# The rubric as data
+# ---------------------------------------------------------------------------------------
+
+
+def test_rubric_has_30_items_8_clusters_90_points():
+    assert len(ITEMS) == 30
+    assert len(set(ITEM_IDS)) == 30
+    assert len(CLUSTERS) == 8
+    assert sum(c.max_points for c in CLUSTERS) == 90
+    assert [i for c in CLUSTERS for i in c.item_ids] == list(ITEM_IDS)
+    assert {c.cluster_id: c.max_points for c in CLUSTERS} == {
+        "RPT": 12, "GWT": 15, "HOT": 15, "PP": 12, "AST": 6, "AE": 12, "AFFECT": 9, "SELF": 9,
+    }
+
+
+def test_every_item_has_four_nonempty_criteria_and_a_flag():
+    for item in ITEMS:
+        assert len(item.criteria) == 4
+        assert all(text.strip() for text in item.criteria)
+        assert item.lm_flag in ("low", "medium", "high")
+        assert item.lm_vulnerability_text.startswith(item.lm_flag)
+        assert item.cluster_id in rubric_data.CLUSTER_BY_ID
+
+
+def test_lm_capped_items_are_the_union_of_appendix_a_high_and_section_4_3():
+    high = {i.item_id for i in ITEMS if i.lm_flag == "high"}
+    assert high == {"HOT-3", "HOT-4", "HOT-5", "AST-2", "SELF-2"}
+    assert rubric_data.SECTION_4_3_LM_VULNERABLE == {"HOT-4", "HOT-5", "AST-1", "AST-2", "SELF-2"}
+    capped = {i.item_id for i in ITEMS if i.lm_capped}
+    assert capped == high | rubric_data.SECTION_4_3_LM_VULNERABLE
+
+
+def test_criteria_spot_checks_against_appendix_a():
+    assert ITEM_BY_ID["PP-1"].criteria[3] == (
+        "Explicit modules + persisted ledger + module recalibrates from ledger.")
+    assert ITEM_BY_ID["GWT-5"].criteria[0] == "No selection mechanism."
+    assert ITEM_BY_ID["SELF-3"].name == "Autobiographical continuity"
+
+
+# ---------------------------------------------------------------------------------------
+# Lower-of-two
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lower", [0, 1, 2])
+def test_lower_of_two_takes_the_lower_adjacent_clause(lower):
+    assert lower_of_two_clauses(lower, lower + 1) == lower
+    assert resolve_clause((lower, lower + 1)) == (lower, True)
+
+
+@pytest.mark.parametrize("pair", [(0, 2), (1, 3), (2, 2), (3, 2), (3, 4), (-1, 0)])
+def test_lower_of_two_rejects_non_adjacent_or_out_of_range(pair):
+    with pytest.raises(ValueError):
+        lower_of_two_clauses(*pair)
+
+
+def test_between_clauses_entry_is_resolved_and_recorded():
+    scored = score_item(ItemEntry("PP-3", 2, (0, 1)))
+    assert scored.behavioural == 0
+    assert scored.rules_applied == ("lower_of_two",)
+    plain = score_item(ItemEntry("PP-3", 2, 1))
+    assert plain.behavioural == 1
+    assert plain.rules_applied == ()
+
+
+# ---------------------------------------------------------------------------------------
+# Caps
+# ---------------------------------------------------------------------------------------
+
+
+def test_anti_eloquence_caps_behaviour_at_architecture_plus_one():
+    scored = score_item(ItemEntry("GWT-5", 1, 3))
+    assert (scored.behavioural_entered, scored.behavioural, scored.behavioural_cap) == (3, 2, 2)
+    assert scored.rules_applied == ("anti_eloquence",)
+    assert scored.was_capped
+
+
+def test_anti_eloquence_allows_exactly_plus_one():
+    scored = score_item(ItemEntry("GWT-5", 1, 2))
+    assert scored.behavioural == 2
+    assert scored.rules_applied == ()
+    assert not scored.was_capped
+
+
+def test_operational_evidence_lifts_the_anti_eloquence_cap():
+    assert score_item(ItemEntry("GWT-5", 0, 3, operational_evidence=True)).behavioural == 3
+    assert score_item(ItemEntry("GWT-5", 0, 3)).behavioural == 1
+
+
+@pytest.mark.parametrize("item_id", ["HOT-3", "HOT-4", "HOT-5", "AST-1", "AST-2", "SELF-2"])
+def test_lm_capped_items_are_capped_at_architecture_plus_zero(item_id):
+    scored = score_item(ItemEntry(item_id, 1, 2))
+    assert scored.behavioural == 1
+    assert scored.rules_applied == ("lm_cap",)
+
+
+def test_operational_evidence_lifts_the_lm_cap_as_in_section_4_3_ast1_example():
+    # §4.3: "AST-1 with verified numerical channel gains is allowed to score 3" (arch 2).
+    assert score_item(ItemEntry("AST-1", 2, 3)).behavioural == 2
+    assert score_item(ItemEntry("AST-1", 2, 3, operational_evidence=True)).behavioural == 3
+
+
+def test_behaviour_below_architecture_is_never_raised():
+    scored = score_item(ItemEntry("GWT-1", 3, 1))  # Frank's downward delta, §8.1
+    assert scored.behavioural == 1
+    assert scored.rules_applied == ()
+
+
+@pytest.mark.parametrize(
+    ("item_id", "architectural", "operational", "expected"),
+    [("RPT-1", 0, False, 1), ("RPT-1", 2, False, 3), ("RPT-1", 3, False, 3),
+     ("HOT-4", 0, False, 0), ("HOT-4", 3, False, 3), ("HOT-4", 0, True, 3)],
+)
+def test_behavioural_cap_values(item_id, architectural, operational, expected):
+    assert behavioural_cap(item_id, architectural, operational) == expected
+
+
+# ---------------------------------------------------------------------------------------
+# Confidence ranges
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("entry", "expected_range"),
+    [
+        (ItemEntry("RPT-1", 2, 2, confidence=0), (2, 2)),
+        (ItemEntry("RPT-1", 2, 2, confidence=1), (1, 3)),
+        (ItemEntry("RPT-1", 2, 2, confidence=2), (0, 3)),
+        (ItemEntry("RPT-1", 0, 0, confidence=1), (0, 1)),    # clipped at 0
+        (ItemEntry("RPT-1", 3, 3, confidence=2), (1, 3)),    # clipped at 3
+        (ItemEntry("RPT-1", 1, 2, confidence=2), (0, 2)),    # clipped at the cap (arch + 1)
+        (ItemEntry("SELF-2", 1, 1, confidence=1), (0, 1)),   # LM cap: arch + 0
+    ],
+)
+def test_item_range_is_score_plus_minus_confidence_clipped_to_zero_and_cap(entry, expected_range):
+    scored = score_item(entry)
+    assert (scored.behavioural_low, scored.behavioural_high) == expected_range
+
+
+def test_total_range_is_the_sum_of_item_ranges():
+    card = score_system("toy", [
+        ItemEntry("RPT-1", 2, 2, confidence=1),
+        ItemEntry("GWT-2", 1, 1, confidence=2),
+        ItemEntry("HOT-2", 3, 3, confidence=0),
+    ])
+    assert card.behavioural_total == 6
+    assert card.behavioural_range == (1 + 0 + 3, 3 + 2 + 3)
+
+
+# ---------------------------------------------------------------------------------------
+# Bands at their exact edges
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("total", "band_id"),
+    [(0, "0"), (10, "0"), (11, "I"), (25, "I"), (26, "II"), (45, "II"), (46, "III"),
+     (60, "III"), (61, "IV"), (80, "IV"), (81, "V"), (90, "V")],
+)
+def test_band_edges(total, band_id):
+    assert band_for_total(total).band_id == band_id
+
+
+@pytest.mark.parametrize("bad", [-1, 91, 10.5, True, "20"])
+def test_band_rejects_out_of_range_or_non_integer(bad):
+    with pytest.raises(ValueError):
+        band_for_total(bad)
+
+
+def test_bands_tile_0_to_90_without_gaps():
+    covered = [t for band in rubric_data.BANDS for t in range(band.low, band.high + 1)]
+    assert covered == list(range(91))
+
+
+# ---------------------------------------------------------------------------------------
+# Systems, N/A, validation
+# ---------------------------------------------------------------------------------------
+
+
+def test_not_applicable_items_count_zero_and_leave_the_applicable_denominator():
+    card = score_system("toy", [
+        ItemEntry("HOT-2", 2, 2),
+        not_applicable("AE-2", "no real-world effects"),
+    ])
+    assert card.n_applicable == 1  # the other 28 have "no entry" -> N/A
+    assert card.applicable_max_points == 3
+    assert card.behavioural_fraction_of_applicable == pytest.approx(2 / 3)
+    assert card.item("AE-2").not_applicable_reason == "no real-world effects"
+    assert card.item("RPT-1").not_applicable_reason == "no entry"
+    assert card.behavioural_total == 2
+    assert card.band.band_id == "0"
+
+
+def test_fraction_of_applicable_is_nan_when_nothing_applies():
+    card = score_system("empty", [])
+    assert math.isnan(card.behavioural_fraction_of_applicable)
+
+
+def test_cluster_subtotals_sum_to_totals():
+    entries = [ItemEntry(item_id, 2, 1, confidence=1) for item_id in ITEM_IDS]
+    card = score_system("all twos", entries)
+    assert card.architectural_total == 60
+    assert card.behavioural_total == 30
+    assert sum(s.behavioural for s in card.cluster_subtotals) == 30
+    assert card.cluster_subtotal("GWT").architectural == 10
+    assert card.cluster_subtotal("AST").max_points == 6
+    assert card.band_range[0].band_id == "0" and card.band_range[1].band_id == "III"
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        ItemEntry("XYZ-1", 1, 1),
+        ItemEntry("HOT-2", 4, 1),
+        ItemEntry("HOT-2", 1, -1),
+        ItemEntry("HOT-2", 1.0, 1),
+        ItemEntry("HOT-2", True, 1),
+        ItemEntry("HOT-2", 1, 1, confidence=3),
+        ItemEntry("HOT-2", 1, 1, confidence=True),
+        ItemEntry("HOT-2", None, 1),
+        ItemEntry("HOT-2", 1, 1, not_applicable_reason="n/a"),
+        ItemEntry("HOT-2", None, None, not_applicable_reason="   "),
+        ItemEntry("HOT-2", None, None, confidence=1, not_applicable_reason="n/a"),
+        ItemEntry("HOT-2", None, None, operational_evidence=True, not_applicable_reason="n/a"),
+    ],
+)
+def test_invalid_entries_raise_value_error(entry):
+    with pytest.raises(ValueError):
+        score_item(entry)
+
+
+def test_duplicate_entries_raise():
+    with pytest.raises(ValueError, match="duplicate"):
+        score_system("dup", [ItemEntry("HOT-2", 1, 1), ItemEntry("HOT-2", 2, 2)])
+
+
+def test_scored_system_requires_all_items_in_order():
+    card = score_system("toy", [])
+    with pytest.raises(ValueError):
+        ScoredSystem("broken", card.items[:-1])
+
+
+# ---------------------------------------------------------------------------------------
+# Against an independent brute force
+# ---------------------------------------------------------------------------------------
+
+
+def _brute_force_behavioural(item_id, architectural, behavioural, operational):
+    """Largest score <= the entered one among all scores the A.9 rules allow."""
+    def low(v):
+        return min(v) if isinstance(v, tuple) else v
+    a, b = low(architectural), low(behavioural)
+    lm = item_id in {"HOT-3", "HOT-4", "HOT-5", "AST-1", "AST-2", "SELF-2"}
+    allowed = [s for s in range(4) if operational or s <= a + (0 if lm else 1)]
+    return max(s for s in allowed if s <= b)
+
+
+clauses = st.one_of(st.integers(0, 3), st.integers(0, 2).map(lambda k: (k, k + 1)))
+entries = st.builds(
+    ItemEntry,
+    item_id=st.sampled_from(ITEM_IDS),
+    architectural=clauses,
+    behavioural=clauses,
+    confidence=st.sampled_from([0, 1, 2]),
+    operational_evidence=st.booleans(),
+)
+
+
+@given(entries)
+def test_rules_match_brute_force(entry):
+    scored = score_item(entry)
+    assert scored.behavioural == _brute_force_behavioural(
+        entry.item_id, entry.architectural, entry.behavioural, entry.operational_evidence)
+    assert 0 <= scored.behavioural_low <= scored.behavioural <= scored.behavioural_high <= 3
+    assert scored.behavioural_high - scored.behavioural_low <= 2 * entry.confidence
+
+
+@given(st.lists(entries, unique_by=lambda e: e.item_id))
+def test_totals_are_sums_of_items(entry_list):
+    card = score_system("random", entry_list)
+    assert card.behavioural_total == sum(
+        _brute_force_behavioural(e.item_id, e.architectural, e.behavioural,
+                                 e.operational_evidence) for e in entry_list)
+    assert card.n_applicable == len(entry_list)
+    low, high = card.behavioural_range
+    assert low <= card.behavioural_total <= high
+    assert band_for_total(card.behavioural_total) == card.band

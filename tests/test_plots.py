@@ -1,0 +1,555 @@
+"""Figure builders: traces, paper values, chance lines, censoring, missing inputs."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+
+from labcore import plots as P
+from labcore.experiments.reference import CLAIMS_BY_ID
+
+SEEDS = (0, 1, 2)
+
+
+def paper(claim_id: str) -> float:
+    return CLAIMS_BY_ID[claim_id].paper.value
+
+
+def names(fig: go.Figure) -> list[str]:
+    return [t.name for t in fig.data]
+
+
+def traces_named(fig: go.Figure, name: str) -> list:
+    return [t for t in fig.data if t.name == name]
+
+
+def ys_of(fig: go.Figure, name: str) -> list[float]:
+    return [float(y) for t in traces_named(fig, name) for y in t.y]
+
+
+def hline_ys(fig: go.Figure) -> list[float]:
+    return [s.y0 for s in fig.layout.shapes if s.y0 == s.y1 and s.line.dash in ("dash", "dot")]
+
+
+def annotation_texts(fig: go.Figure) -> str:
+    """Annotations and the subtitle (where builders put caveats)."""
+    subtitle = fig.layout.title.subtitle.text if fig.layout.title.subtitle else None
+    return " ".join([a.text or "" for a in fig.layout.annotations] + [subtitle or ""]).strip()
+
+
+# --------------------------------------------------------------------------- synthetic inputs
+
+
+@pytest.fixture(scope="module")
+def seed_values() -> pd.DataFrame:
+    rows = []
+    for s in SEEDS:
+
+        def add(key, value, seed=s):
+            rows.append({"experiment": key.split(".")[0], "seed": seed, "key": key, "value": str(value)})
+
+        for c in P.E1_CONDITIONS:
+            add(f"e1.accuracy.{c}", 0.85 + 0.01 * s)
+            add(f"e1.auroc.{c}", 0.8 if c == "self_on" else 0.5)
+        add("e1.auroc.logits_max_softmax", 0.82)
+        add("e1.auroc.logits_neg_entropy", 0.81)
+        for k in range(5):
+            add(f"e2.gbi.k{k}", "" if k < 2 else (-50.0 * (s + 1) if k == 4 else 0.1))
+            add(f"e2.gbi_clip.k{k}", "" if k < 2 else 0.5)
+            add(f"e2.ignition.k{k}", 0.0 if k == 0 else 0.2)
+        for sc in ("0", "0.25", "0.5", "0.75", "1"):
+            add(f"e2.dnrs.scale_{sc}", 0.0 if sc == "0" else 0.45)
+            add(f"e2.dnrs_secondary.scale_{sc}", 0.1)
+        add("e3.l75.b1", 0.05 + 0.01 * s)  # finite
+        add("e3.l75.b2", "> 0.5")  # right-censored
+        add("e3.l75.a0", "<= 0")  # left-censored
+        add("e3.l75.b1.read", 0.3)
+        add("e3.l75.b2.read", "> 0.5")
+        add("e3.l75.bc_mlp", 0.02)
+        add("e3.l75.hot_only", 0.06)
+        add("e3.l75_carrier.b1", 0.2)
+        for a in ("a0", "a1", "b1"):
+            add(f"e3.pci_a.{a}", {"a0": 0.5, "a1": 0.9, "b1": 0.1}[a])
+            add(f"e3.pci_a_evoked.{a}", 0.2)
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def trials() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    rows = []
+    for s in SEEDS:
+        for c in ("self_on", "self_off"):
+            correct = rng.random(60) < 0.8
+            conf = (
+                np.where(correct, 0.8, 0.4) + rng.normal(0, 0.1, 60)
+                if c == "self_on"
+                else np.full(60, 0.54)
+            )
+            rows += [
+                {
+                    "seed": s,
+                    "condition": c,
+                    "trial": i,
+                    "correct": int(correct[i]),
+                    "confidence": float(np.clip(conf[i], 0, 1)),
+                    "decision": 1,
+                }
+                for i in range(60)
+            ]
+    rows.append(
+        {
+            "seed": 0,
+            "condition": "self_on",
+            "trial": 99,
+            "correct": 0,
+            "confidence": np.nan,
+            "decision": -1,
+        }
+    )
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def capacity() -> pd.DataFrame:
+    rows = []
+    for s in SEEDS:
+        for k in range(5):
+            rows.append(
+                {
+                    "agent": "b1",
+                    "seed": s,
+                    "capacity": k,
+                    "scale": k / 4,
+                    "per_step": 0.2 * k,
+                    "decision": 0.2 * k + 0.1,
+                    "conjunction": 0.25 * k,
+                }
+            )
+        for a in ("a0", "a1"):
+            rows.append(
+                {
+                    "agent": a,
+                    "seed": s,
+                    "capacity": None,
+                    "scale": None,
+                    "per_step": 0.14,
+                    "decision": 0.14,
+                    "conjunction": 0.02,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def titration() -> pd.DataFrame:
+    sigmas = (0.0, 0.1, 0.3, 0.5)
+    rows = []
+    for s in SEEDS:
+        for agent, curve in (("b1", (1.0, 0.6, 0.3, 0.2)), ("b2", (1.0, 0.95, 0.9, 0.85))):
+            for protocol in ("stored", "read"):
+                rows += [
+                    {
+                        "agent": agent,
+                        "protocol": protocol,
+                        "noise": "workspace",
+                        "seed": s,
+                        "sigma": x,
+                        "accuracy": a,
+                    }
+                    for x, a in zip(sigmas, curve, strict=True)
+                ]
+        rows += [
+            {
+                "agent": "b1",
+                "protocol": "stored",
+                "noise": "carrier",
+                "seed": s,
+                "sigma": x,
+                "accuracy": 0.5,
+            }
+            for x in sigmas
+        ]
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def points() -> list[dict]:
+    rng = np.random.default_rng(1)
+    out = []
+    for agent in ("a0", "b1", "b2"):
+        for s in SEEDS:
+            gap = rng.random()
+            out.append(
+                {
+                    "agent": agent,
+                    "seed": s,
+                    "ood_gap": gap,
+                    "ood_gap_overflow": 2 * gap,
+                    "gbi": 0.0 if agent == "a0" else gap + rng.normal(0, 0.1),
+                    "gbi_clip": gap,
+                    "dpci": None if s == 0 else rng.normal(),
+                    "auroc": 0.5,
+                }
+            )
+    return out
+
+
+MASKING = {
+    str(s): {
+        "soa": 2,
+        "count": 3,
+        "traces": {
+            "4": [0, 0.8, 0.6, 0.4, 0.1, -0.2],
+            "2": [0, 0.8, 0.2, -0.3, -0.3, -0.3],
+            "0": [0.0] * 6,
+        },
+    }
+    for s in SEEDS
+}
+
+
+# --------------------------------------------------------------------------- E1
+
+
+def test_fig1a_traces_paper_values_and_chance(seed_values):
+    fig = P.fig1a_accuracy_and_auroc(seed_values)
+    assert isinstance(fig, go.Figure)
+    assert names(fig).count(P.OURS) == 2 and names(fig).count(P.SEEDS) == 2
+    assert len(traces_named(fig, P.OURS)[0].x) == len(P.E1_CONDITIONS)
+    paper_ys = ys_of(fig, P.PAPER)
+    for cid in ("e1.accuracy.self_on", "e1.accuracy.self_off", "e1.auroc.self_on", "e1.auroc.bus_off"):
+        assert paper(cid) in paper_ys
+    assert hline_ys(fig).count(0.5) == 2
+    # our mean is the mean over seeds
+    bars = traces_named(fig, P.OURS)[0]
+    assert bars.y[0] == pytest.approx(np.mean([0.85 + 0.01 * s for s in SEEDS]))
+    assert len(ys_of(fig, P.SEEDS)) == 2 * len(P.E1_CONDITIONS) * len(SEEDS)
+
+
+def test_trial_curves_drop_undecided_and_missing_confidence(trials):
+    curves = P.trial_curves(trials)
+    assert list(curves) == ["self_on", "self_off"]
+    assert len(curves["self_on"][0]) == 60 * len(SEEDS)
+    assert np.isfinite(curves["self_on"][1]).all()
+
+
+def test_fig1b_roc_curves_reach_corners_and_show_paper(trials, seed_values):
+    fig = P.fig1b_type2_roc(trials, seed_values)
+    assert "chance (diagonal)" in names(fig)
+    roc = [t for t in fig.data if t.name and t.name.startswith("self-model on (AUROC")]
+    assert len(roc) == 1
+    assert (roc[0].x[0], roc[0].y[0]) == (0, 0) and (roc[0].x[-1], roc[0].y[-1]) == (1, 1)
+    assert paper("e1.auroc.self_on") in ys_of(fig, P.PAPER)
+    assert P.OURS in names(fig)  # per-seed AUROCs in the right panel
+
+
+def test_type2_roc_figure_pooled_without_seed_values():
+    correct = np.array([1, 1, 0, 0, 1, 0], bool)
+    conf = np.array([0.9, 0.8, 0.3, 0.2, 0.7, 0.6])
+    fig = P.type2_roc_figure({"intact": (correct, conf)}, paper_auroc=0.92)
+    assert "ours (pooled trials)" in names(fig)
+    assert traces_named(fig, "ours (pooled trials)")[0].y[0] == pytest.approx(1.0)
+    assert ys_of(fig, P.PAPER) == [0.92]
+
+
+def test_calibration_and_histogram_and_risk_coverage(trials):
+    curves = P.trial_curves(trials)
+    fig = P.fig1c_calibration(trials)
+    assert "perfect calibration" in names(fig) and "self-model zeroed" in names(fig)
+    pt = traces_named(fig, P.PAPER)[0]
+    assert (pt.x[0], pt.y[0]) == (paper("e1.confidence.self_off"), paper("e1.accuracy.self_off"))
+    zeroed = traces_named(fig, "self-model zeroed")[0]
+    assert len(zeroed.x) == 1  # a constant confidence collapses to one bin
+    hist = P.confidence_histogram(curves, paper_marks={"self_off": 0.54})
+    assert names(hist).count("correct trials") == 2 and names(hist).count("wrong trials") == 2
+    assert [a.text for a in hist.layout.annotations][:2] == ["self-model on", "self-model zeroed"]
+    assert ys_of(hist, P.PAPER) == [0.0] and list(traces_named(hist, P.PAPER)[0].x) == [0.54]
+    rc = P.fig1d_risk_coverage(trials)
+    assert len(rc.data) == 2 and all("AURC" in n for n in names(rc))
+
+
+def test_logits_control(seed_values):
+    fig = P.logits_control(seed_values)
+    bars = traces_named(fig, P.OURS)[0]
+    assert list(bars.y) == pytest.approx([0.8, 0.82, 0.81])
+    assert ys_of(fig, P.PAPER) == [paper("e1.auroc.self_on")]
+    assert 0.5 in hline_ys(fig)
+
+
+# --------------------------------------------------------------------------- E2
+
+
+def test_fig2a_conjunction(capacity):
+    fig = P.fig2a_conjunction_by_capacity(capacity)
+    bars = traces_named(fig, P.OURS)[0]
+    assert list(bars.y) == pytest.approx([1.0, 0.5, 0.0, 0.02, 0.02])  # 4, 2, 0 slots, A0, A1
+    assert list(bars.marker.color) == [P.PALETTE[k] for k in ("k4", "k2", "k0", "a0", "a1")]
+    for k in (4, 2, 0):
+        assert paper(f"e2.conjunction.k{k}") in ys_of(fig, P.PAPER)
+    assert pytest.approx(1 / 49) in hline_ys(fig)
+
+
+def test_fig2b_three_panels_and_both_chance_levels(capacity):
+    fig = P.fig2b_dual_task_cost(capacity)
+    assert names(fig).count(P.OURS) == 3
+    assert all(len(t.x) == 7 for t in traces_named(fig, P.OURS))
+    ys = hline_ys(fig)
+    assert ys.count(pytest.approx(1 / 7)) == 2 and pytest.approx(1 / 49) in ys
+    for cid in ("e2.per_step.k4", "e2.decision.k2", "e2.per_step.a0", "e2.conjunction.k0"):
+        assert paper(cid) in ys_of(fig, P.PAPER)
+
+
+def test_fig2c_masking_mean_over_seeds_and_onsets():
+    fig = P.fig2c_masking_traces(MASKING)
+    assert {"4 slots", "2 slots", "bus off (0 slots)"} <= set(names(fig))
+    assert list(traces_named(fig, "4 slots")[0].y) == pytest.approx([0, 0.8, 0.6, 0.4, 0.1, -0.2])
+    vlines = sorted(s.x0 for s in fig.layout.shapes if s.x0 == s.x1 and s.x0 is not None)
+    assert vlines == [0, 1, 2, 3, 4]  # two cues, then 3 masks from step 0 + soa
+    # The paper's 0.78 is a different measure ("not comparable"): it must not be drawn beside ours.
+    assert ys_of(fig, P.PAPER) == []
+    assert "retained" in fig.layout.yaxis.title.text
+
+
+def test_masking_figure_single_trace_has_no_band():
+    fig = P.masking_figure({"k4": [0.0, 0.5, 0.2]}, soa=1, count=1)
+    assert names(fig) == ["4 slots"]
+
+
+def test_gbi_both_variants_offscale_and_undefined(seed_values):
+    fig = P.gbi_and_ignition_by_capacity(seed_values)
+    assert names(fig).count(P.OURS) == 3
+    off = traces_named(fig, "seed below −1 (off scale; hover for value)")[0]
+    assert len(off.x) == len(SEEDS) and set(off.y) == {-1.0}
+    assert paper("e2.gbi.k4") in ys_of(fig, P.PAPER) and paper("e2.ignition.k4") in ys_of(fig, P.PAPER)
+    text = annotation_texts(fig)
+    assert "undefined" in text and "mean" in text and "exploratory" in text
+
+
+def test_dnrs_by_scale(seed_values):
+    fig = P.dnrs_by_scale(seed_values)
+    assert "ours: primary cue (the paper's)" in names(fig)
+    assert paper("e2.dnrs.scale_0") in ys_of(fig, P.PAPER) and paper("e2.dnrs.scale_1") in ys_of(
+        fig, P.PAPER
+    )
+    assert 0.0 in hline_ys(fig)
+
+
+# --------------------------------------------------------------------------- E3
+
+
+def test_fig3a_censored_values_are_triangles_at_the_bound(seed_values):
+    fig = P.fig3a_l75(seed_values, agents=("b1", "b2"))
+    up = [t for t in fig.data if isinstance(t.marker.symbol, str) and t.marker.symbol == "triangle-up"]
+    assert up and all(y == 0.5 for t in up for y in t.y)
+    assert sum(len(t.x) for t in up) == 2 * len(SEEDS)  # b2 stored and read
+    squares = traces_named(fig, "ours: mean ± SD of seeds that crossed")
+    assert squares[0].y[0] == pytest.approx(0.06)  # b1 stored: mean of 0.05, 0.06, 0.07
+    assert paper("e3.l75.b1") in ys_of(fig, P.PAPER)
+    bound = traces_named(fig, P.PAPER_BOUND)
+    assert bound and bound[0].y[0] == paper("e3.l75.b2") and bound[0].marker.symbol == "triangle-up-open"
+
+
+def test_left_censored_is_triangle_down(seed_values):
+    fig = P.fig3a_l75(seed_values, agents=("a0",))
+    down = [t for t in fig.data if t.marker.symbol == "triangle-down"]
+    assert down and set(down[0].y) == {0.0}
+    assert not traces_named(fig, "ours: mean ± SD of seeds that crossed")
+
+
+def test_fig3b_pearson_r_matches_numpy_and_flags_constant_auroc(points):
+    fig = P.fig3b_marker_correlations(points, {"e3.composite.r_loo_full": 0.3})
+    reg = traces_named(fig, "registered: OOD gap (longer delay)")[0]
+    df = pd.DataFrame(points)
+    expected = np.corrcoef(df["gbi"], df["ood_gap"])[0, 1]
+    assert reg.y[0] == pytest.approx(expected)
+    dpci = pd.to_numeric(df["dpci"]).fillna(0.0)
+    assert reg.y[1] == pytest.approx(np.corrcoef(dpci, df["ood_gap"])[0, 1])
+    assert math.isnan(reg.y[2])  # AUROC constant 0.5: r undefined
+    assert reg.y[3] == 0.3
+    assert "undefined" in annotation_texts(fig)
+    assert any("exploratory, post hoc" in n for n in names(fig) if n)
+    assert math.sqrt(paper("e3.composite.r2_gbi")) in ys_of(fig, P.PAPER)
+    assert paper("e3.composite.r_loo_full") in ys_of(fig, P.PAPER)
+
+
+def test_fig3c_titration_marks_threshold_chance_and_l75(titration, seed_values):
+    fig = P.fig3c_titration(titration, seed_values, agents=("b1", "b2"))
+    assert {"B1 (workspace, GWT)", "B2 (policy reads z_self)"} <= set(names(fig))
+    b1 = traces_named(fig, "B1 (workspace, GWT)")[0]
+    assert list(b1.y) == pytest.approx([1.0, 0.6, 0.3, 0.2])  # workspace rows, not the carrier ones
+    ys = hline_ys(fig)
+    assert 0.75 in ys and pytest.approx(1 / 7) in ys
+    l75 = traces_named(fig, "L75 (ours)")[0]
+    assert list(l75.marker.symbol) == ["x", "triangle-right"] and list(l75.x) == pytest.approx(
+        [0.06, 0.5]
+    )
+    assert list(traces_named(fig, P.PAPER)[0].x) == [paper("e3.l75.b1")]
+
+
+def test_titration_figure_accepts_single_curves_and_strings():
+    fig = P.titration_figure({"mine": ([0, 0.5], [1.0, 0.9])}, {"mine": "> 0.5"})
+    assert names(fig) == ["mine", "L75 (ours)"]
+
+
+def test_fig4_two_panels_with_hot_only(seed_values):
+    fig = P.fig4_attribution(seed_values)
+    assert paper("e3.l75.bc_mlp") in ys_of(fig, P.PAPER) and paper("e3.l75.hot_only") in ys_of(
+        fig, P.PAPER
+    )
+    ticks = [t for ax in ("xaxis", "xaxis2") for t in fig.layout[ax].ticktext]
+    assert any("HOT-only" in t for t in ticks) and any("BC-only" in t for t in ticks)
+
+
+def test_table3_pci(seed_values):
+    fig = P.table3_pci(seed_values)
+    table = next(t for t in fig.data if t.type == "table")
+    assert list(table.cells.values[0]) == ["A0 (feed-forward)", "A1 (recurrent)", "B1 (workspace, GWT)"]
+    assert any(str(paper("e3.pci_a.a0")) in c for c in table.cells.values[1])
+    assert "0.2 ± 0" in table.cells.values[3][0]
+    for a in ("a0", "a1", "b1"):
+        assert paper(f"e3.pci_a.{a}") in ys_of(fig, P.PAPER)
+
+
+def test_claims_table_colours_verdicts_and_escapes():
+    claims = [
+        {
+            "id": "x.y",
+            "description": "<script>alert(1)</script>",
+            "paper": {"value": 0.5, "bound": ">"},
+            "ours": {
+                "mean": None,
+                "censored": "right",
+                "bound": 0.5,
+                "n_right_censored": 3,
+                "n_seeds": 5,
+            },
+            "verdict": "reproduced",
+            "by_construction": False,
+        },
+        {
+            "id": "x.z",
+            "description": "d",
+            "paper": {"value": 0.1, "sd": 0.02},
+            "ours": {"mean": 0.2, "sd": 0.1, "n": 5},
+            "verdict": "not reproduced",
+        },
+    ]
+    fig = P.claims_table(claims)
+    cells = fig.data[0].cells
+    assert "<script>" not in " ".join(cells.values[1]) and "&lt;script&gt;" in cells.values[1][0]
+    assert cells.values[2][0] == "&gt; 0.5" and cells.values[3][0].startswith("&gt; 0.5 (3/5")
+    assert list(cells.fill.color[-1]) == [
+        P.VERDICT_COLOURS["reproduced"],
+        P.VERDICT_COLOURS["not reproduced"],
+    ]
+
+
+# --------------------------------------------------------------------------- live-lab builders
+
+
+def test_workspace_heatmap_tracks_fills_and_overwrites():
+    rng = np.random.default_rng(0)
+    steps, k, d = 10, 2, 4
+    slots, occ = np.zeros((steps, k, d)), np.zeros((steps, k), bool)
+    kinds = [None] * steps
+    kinds[0], kinds[1], kinds[4] = "colour cue", "object cue", "mask"
+    for t in range(steps):
+        if t:
+            slots[t], occ[t] = slots[t - 1], occ[t - 1]
+        if kinds[t]:
+            j = {0: 0, 1: 1, 4: 0}[t]  # the mask overwrites slot 0 (bus full)
+            slots[t, j], occ[t, j] = rng.normal(size=d), True
+    fig = P.workspace_heatmap(slots, occ, kinds, report_steps=[8, 9], highlight_step=4)
+    assert names(fig) == ["slot contents", "activations"]
+    z = np.asarray(fig.data[0].z)
+    labels = list(fig.data[0].colorbar.ticktext)
+    holds = [[labels[int(c)] for c in row] for row in z]
+    assert holds[0][:4] == ["colour cue"] * 4 and holds[0][4:] == ["mask"] * 6
+    assert holds[1][0] == "empty" and holds[1][1:] == ["object cue"] * 9
+    assert np.asarray(fig.data[1].z).shape == (k * d, steps)
+
+
+def test_action_probabilities_and_timeline():
+    fig = P.action_probabilities(np.array([0.1, 0.6, 0.3]), chosen=1, expert=2, labels=["a", "b", "c"])
+    assert names(fig) == ["probability", "expert's action"]
+    assert pytest.approx(1 / 3) in hline_ys(fig)
+    assert fig.data[0].marker.color[1] == P.PALETTE["b1"]
+    tl = P.internal_state_timeline([0.2, 0.9, np.nan], [1.0, 2.0, 0.5], ["cue", "", "decision"])
+    assert names(tl) == ["confidence", "‖z_self‖"] and 0.5 in hline_ys(tl)
+
+
+def test_palette_is_shared_across_figures(seed_values, capacity):
+    fig3a = P.fig3a_l75(seed_values, agents=("b1",))
+    fig2a = P.fig2a_conjunction_by_capacity(capacity)
+    b1_3a = traces_named(fig3a, P.SEEDS)[0].marker.color[0]
+    assert b1_3a == P.PALETTE["b1"] == traces_named(fig2a, P.OURS)[0].marker.color[0]  # 4 slots = B1
+    assert P.color_of("unknown") == P.color_of("unknown")
+
+
+# --------------------------------------------------------------------------- missing inputs
+
+EMPTY_CALLS = {
+    "fig1a": lambda: P.fig1a_accuracy_and_auroc(None),
+    "fig1b": lambda: P.fig1b_type2_roc(pd.DataFrame()),
+    "fig1c": lambda: P.fig1c_calibration(None),
+    "fig1d": lambda: P.fig1d_risk_coverage(None),
+    "hist": lambda: P.confidence_histogram({}),
+    "logits": lambda: P.logits_control(pd.DataFrame({"seed": [0], "key": ["other"], "value": ["1"]})),
+    "fig2a": lambda: P.fig2a_conjunction_by_capacity(None),
+    "fig2b": lambda: P.fig2b_dual_task_cost(pd.DataFrame({"agent": []})),
+    "fig2c": lambda: P.fig2c_masking_traces({}),
+    "gbi": lambda: P.gbi_and_ignition_by_capacity(None),
+    "dnrs": lambda: P.dnrs_by_scale(None),
+    "fig3a": lambda: P.fig3a_l75(None),
+    "fig3b": lambda: P.fig3b_marker_correlations([]),
+    "fig3c": lambda: P.fig3c_titration(None),
+    "fig4": lambda: P.fig4_attribution(None),
+    "table3": lambda: P.table3_pci(None),
+    "claims": lambda: P.claims_table([]),
+    "roc": lambda: P.type2_roc_figure(None),
+    "calibration": lambda: P.calibration_figure({"x": ([], [])}),
+    "risk": lambda: P.risk_coverage_figure(None),
+    "heatmap": lambda: P.workspace_heatmap(None, None),
+    "titration": lambda: P.titration_figure({}),
+    "masking": lambda: P.masking_figure(None, 2, 4),
+    "actions": lambda: P.action_probabilities([], 0, None, []),
+    "timeline": lambda: P.internal_state_timeline([], [], []),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EMPTY_CALLS))
+def test_missing_input_gives_a_note_not_an_exception(name):
+    fig = EMPTY_CALLS[name]()
+    assert isinstance(fig, go.Figure)
+    assert len(fig.data) == 0
+    assert annotation_texts(fig).startswith("Not available: ")
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("0.25", (0.25, "none", 0.25)),
+        (" > 0.5 ", (math.nan, "right", 0.5)),
+        ("<= 0.01", (math.nan, "left", 0.01)),
+        (float("nan"), (math.nan, "missing", math.nan)),
+        ("", (math.nan, "missing", math.nan)),
+        ({"value": None, "censored": "right", "bound": 0.5}, (math.nan, "right", 0.5)),
+    ],
+)
+def test_parse_l75(raw, expected):
+    got = P.parse_l75(raw)
+    assert got[1] == expected[1]
+    for a, b in ((got[0], expected[0]), (got[2], expected[2])):
+        assert (math.isnan(a) and math.isnan(b)) or a == b
+
+
+def test_format_l75_majority_rule():
+    assert P.format_l75([P.parse_l75(x) for x in ("<= 0", "<= 0", 0.1)])[0].startswith("<= 0 (2/3")
+    text, mean, _ = P.format_l75([P.parse_l75(x) for x in ("> 0.5", 0.1, 0.3)])
+    assert mean == pytest.approx(0.2) and "1 censored" in text
+    assert P.format_l75([])[0] == "undefined"

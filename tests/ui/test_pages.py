@@ -1,0 +1,100 @@
+"""Every page in Streamlit's AppTest: no exceptions, controls change outputs, URLs are clamped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+PAGES = ["home", "agents", "metacognition", "workspace", "robustness", "rollouts", "replication", "scorecards"]
+
+
+def open_page(page: str, params: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=240)
+    for k, v in (params or {}).items():
+        at.query_params[k] = v
+    at.switch_page(f"app_pages/{page}.py")
+    return at.run()
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_runs_without_exceptions(page):
+    at = open_page(page)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title, "every page has a title"
+    assert any("look" in e.label.lower() or "verdict" in e.label.lower() for e in at.expander) or page in (
+        "home", "scorecards"), "plain-language help on the page"
+
+
+def test_zeroing_the_self_model_keeps_doing_and_removes_knowing():
+    at = open_page("metacognition", {"agent": "b2_ws", "seed": "0"})
+    accuracy, auroc = metric(at, "Task accuracy"), metric(at, "Type-2 AUROC")
+    assert auroc != "0.50"
+    at.segmented_control(key="metacognition.self_model").set_value("zero").run()
+    assert not at.exception
+    assert metric(at, "Type-2 AUROC") == "0.50"
+    assert metric(at, "Task accuracy") == accuracy  # doing is preserved
+    assert at.query_params["self_model"] == ["zero"] or at.query_params["self_model"] == "zero"
+
+
+def test_workspace_capacity_controls_access():
+    at = open_page("workspace", {"agent": "b1", "seed": "0", "capacity": "4"})
+    full = float(metric(at, "Conjunction accuracy").rstrip("%"))
+    at.select_slider(key="workspace.capacity").set_value(0).run()
+    off = float(metric(at, "Conjunction accuracy").rstrip("%"))
+    assert full > 90 and off < 20
+    assert not at.exception
+
+
+def test_bad_query_params_are_clamped_with_a_notice():
+    at = open_page("metacognition", {"agent": "b2_ws", "seed": "99", "self_model": "off", "capacity": "12"})
+    assert not at.exception
+    notices = " ".join(w.value for w in at.warning)
+    assert "seed=99 is not available" in notices and "'off' is not one of" in notices
+    assert "capacity=12 is out of range" in notices
+    assert at.selectbox(key="metacognition.seed").value == 4
+    assert at.slider(key="metacognition.capacity").value == 4
+    at2 = open_page("robustness", {"noise": "banana", "protocol": "read"})
+    assert not at2.exception and any("noise='banana' is not a number" in w.value for w in at2.warning)
+    assert at2.radio(key="robustness.protocol").value == "read"
+
+
+def test_noise_slider_changes_the_live_accuracy():
+    at = open_page("robustness", {"agent": "b1", "seed": "0", "noise": "0"})
+    clean = metric(at, "Report accuracy with this noise")
+    at.slider(key="robustness.noise").set_value(0.9).run()
+    assert not at.exception
+    assert metric(at, "Report accuracy with this noise") != clean
+
+
+def test_rollout_theatre_steps_through_an_episode():
+    at = open_page("rollouts", {"task": "dual", "agent": "b1", "seed": "0", "episode": "3"})
+    assert not at.exception
+    assert at.session_state["rollouts.t"] == 0
+    next(b for b in at.button if b.label == "step").click().run()
+    assert at.session_state["rollouts.t"] == 1
+    assert any("step 1 of 32" in str(p.value) or "step 1 of 32" in getattr(p, "text", "") for p in at.get("progress"))
+
+
+def test_replication_lists_the_claims_and_verdicts():
+    at = open_page("replication")
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert {"claim", "paper", "ours", "verdict", "why"} <= set(table.columns)
+    assert {"e1.auroc.self_on", "e2.conjunction.k2", "e3.l75.b1"} <= set(table["claim"])
+
+
+def test_scorecards_hot2_follows_the_self_model_lesion():
+    at = open_page("scorecards")
+    assert not at.exception
+    info = " ".join(i.value for i in at.info)
+    assert "HOT-2" in info
+    intact = info.split("behavioural ")[1].split(" intact")[0]
+    lesioned = info.split("intact, ")[1].split(" with the self-model zeroed")[0]
+    assert intact != lesioned

@@ -1,0 +1,50 @@
+"""URL state: every control round-trips; bad values are clamped with a notice, never a crash."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ui.state import LabState, parse_params
+
+AGENTS = ["b1", "b2_ws"]
+SEEDS = {"b1": [0, 1, 2, 3, 4], "b2_ws": [0, 1, 2, 3, 4, 7]}
+
+
+def test_round_trip():
+    state = LabState(agent="b2_ws", seed=7, self_model="zero", capacity=2, noise=0.35, protocol="read", episode=12,
+                     soa=5, masks=3, task="wagering")
+    keys = ("agent", "seed", "self_model", "capacity", "noise", "protocol", "episode", "soa", "masks", "task")
+    parsed, notices = parse_params(state.to_params(keys), agents=AGENTS, seeds=SEEDS)
+    assert parsed == state and notices == []
+
+
+def test_clamping_with_notices():
+    raw = {"agent": "b9", "seed": "99", "self_model": "off", "capacity": "-3", "noise": "7.5", "protocol": "x",
+           "episode": "12.6", "soa": "1", "masks": "inf", "junk": "1"}
+    state, notices = parse_params(raw, agents=AGENTS, seeds=SEEDS, default=LabState(agent="b1"))
+    assert state == LabState(agent="b1", seed=4, self_model="on", capacity=0, noise=1.0, protocol="stored",
+                             episode=13, soa=2, masks=4)
+    text = " ".join(notices)
+    for fragment in ("'b9' is not one of", "seed=99 is not available for b1; using 4", "capacity=-3 is out of range",
+                     "noise=7.5 is out of range", "episode=12.6 is not a whole number", "'inf' is not a number",
+                     "unknown URL parameter 'junk'"):
+        assert fragment in text
+    assert len(notices) == 10
+
+
+def test_repeated_keys_use_the_last_value():
+    state, _ = parse_params({"capacity": ["1", "3"]}, agents=AGENTS, seeds=SEEDS)
+    assert state.capacity == 3
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(["agent", "seed", "self_model", "capacity", "noise", "protocol", "episode",
+                                        "soa", "masks", "task", "zzz"]),
+                       st.text(max_size=8) | st.floats(allow_nan=True).map(str)))
+def test_any_url_gives_a_valid_state(raw):
+    state, notices = parse_params(raw, agents=AGENTS, seeds=SEEDS)
+    assert state.agent in AGENTS and state.seed in SEEDS[state.agent]
+    assert 0 <= state.capacity <= 4 and 0.0 <= state.noise <= 1.0 and 2 <= state.soa <= 20
+    assert state.self_model in ("on", "zero", "noise", "permute") and state.protocol in ("stored", "read")
+    assert isinstance(notices, list)

@@ -1,0 +1,60 @@
+"""Binding the typed lab state to Streamlit widgets and to ``st.query_params``.
+
+A page calls :func:`init_state` once at the top (widgets then read their values from
+``st.session_state``) and :func:`publish` at the end (the URL then describes the view).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import streamlit as st
+
+from ui.state import LabState, parse_params
+
+
+def _key(page: str, name: str) -> str:
+    return f"{page}.{name}"
+
+
+def init_state(page: str, keys: Sequence[str], *, agents: Sequence[str],
+               seeds: Mapping[str, Sequence[int]], default: LabState | None = None) -> None:
+    """Load the page's controls from the URL the first time, or when a link brings new values.
+
+    Invalid values are clamped and a notice is shown (never an exception).
+    """
+    url = {k: v for k, v in st.query_params.to_dict().items()}
+    last = st.session_state.get(f"_published.{page}")
+    fresh = f"_initialised.{page}" not in st.session_state
+    if fresh or (url and url != last):
+        state, notices = parse_params(url, agents=agents, seeds=seeds, default=default)
+        for name in keys:
+            st.session_state[_key(page, name)] = getattr(state, name)
+        st.session_state[f"_initialised.{page}"] = True
+        st.session_state[f"_notices.{page}"] = notices
+    for notice in st.session_state.get(f"_notices.{page}", []):
+        st.warning(notice, icon=":material/warning:")
+
+
+def value(page: str, name: str):
+    """The current value of a control."""
+    return st.session_state[_key(page, name)]
+
+
+def key(page: str, name: str) -> str:
+    """The session-state key a widget must use for this control."""
+    return _key(page, name)
+
+
+def publish(page: str, keys: Sequence[str]) -> dict[str, str]:
+    """Write the page's current controls into the URL (so the view can be shared as a link)."""
+    current = LabState(**{**LabState().__dict__, **{k: value(page, k) for k in keys}})
+    params = current.to_params(keys)
+    if st.query_params.to_dict() != params:
+        st.query_params.from_dict(params)
+    st.session_state[f"_published.{page}"] = params
+    return params
+
+
+def clear_notices(page: str) -> None:
+    st.session_state[f"_notices.{page}"] = []

@@ -1,0 +1,113 @@
+"""Cached access to agents and results for the pages.
+
+Models are loaded once per process (``st.cache_resource``) and never mutated: lesions are
+run-time interventions. Results are cached per (checkpoint, intervention) with
+``st.cache_data``, so moving a control back to a previous value is instant.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from labcore import report, views
+from labcore.agents import Agent
+from labcore.checkpoints import BUNDLED_DIR, checkpoint_name, load_checkpoint, read_manifest
+from labcore.config import AGENT_DESCRIPTIONS, Intervention
+from labcore.training import episode_seeds
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS_DIR = ROOT / "results" / "bundled"
+E1_TRIALS = 300
+DUAL_EPISODES = 64
+
+
+def label(kind: str) -> str:
+    """Plain-language name of an agent kind."""
+    return AGENT_DESCRIPTIONS.get(kind, kind)
+
+
+@st.cache_data(ttl=10, show_spinner=False)
+def manifest() -> dict:
+    """The checkpoint manifest (bundled agents and any trained in the app)."""
+    return read_manifest(BUNDLED_DIR)["checkpoints"]
+
+
+def seeds_by_kind(task: str) -> dict[str, list[int]]:
+    """Available (not excluded) seeds of every agent kind trained on ``task``."""
+    out: dict[str, list[int]] = {}
+    for entry in manifest().values():
+        if entry["task"] == task and entry["mode"] == "fast" and not entry["excluded"]:
+            out.setdefault(entry["kind"], []).append(int(entry["seed"]))
+    return {k: sorted(v) for k, v in sorted(out.items())}
+
+
+@st.cache_resource(show_spinner=False, max_entries=96)
+def agent(task: str, kind: str, seed: int) -> Agent:
+    """A loaded, frozen agent (shared by every session)."""
+    return load_checkpoint(BUNDLED_DIR / f"{checkpoint_name(task, kind, seed)}.safetensors").agent
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def metacognition(kind: str, seed: int, self_model: str, capacity: int, noise: float) -> views.MetacognitionView:
+    iv = Intervention(self_model=self_model, capacity_scale=capacity / 4, workspace_noise=noise, seed=seed)
+    return views.metacognition(agent("wagering", kind, seed), iv, episode_seeds(seed, "eval", E1_TRIALS))
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def workspace(kind: str, seed: int, capacity: int, noise: float, protocol: str,
+              self_model: str = "on") -> views.WorkspaceView:
+    iv = Intervention(self_model=self_model, capacity_scale=capacity / 4, workspace_noise=noise,
+                      noise_mode=protocol, seed=seed)
+    return views.workspace(agent("dual", kind, seed), iv, episode_seeds(seed, "eval", DUAL_EPISODES))
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def masking(kind: str, seed: int, soa: int, count: int) -> dict[str, list[float]]:
+    return views.masking_traces(agent("dual", kind, seed), episode_seeds(seed, "eval", 32), soa, count)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def noisy_accuracy(kind: str, seed: int, sigma: float, protocol: str, target: str) -> float:
+    fixed = {"self_model": "zero"} if kind == "b2_ws" else {}
+    noise = {"workspace_noise": sigma} if target == "workspace" else {"carrier_noise": sigma}
+    iv = Intervention(noise_mode=protocol, seed=seed, **fixed, **noise)
+    return views.decision_accuracy(agent("dual", kind, seed), iv, episode_seeds(seed, "eval", 50))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def pci(kind: str, seed: int, normalisation: str) -> tuple[float, float]:
+    """Mean perturbational complexity and dPCI of one agent (see labcore.views.pci_values)."""
+    from labcore.markers import delta_pci
+
+    fixed = Intervention(self_model="zero") if kind == "b2_ws" else Intervention()
+    by, correct = views.pci_values(agent("dual", kind, seed), episode_seeds(seed, "eval", 32), (normalisation,),
+                                   fixed=fixed)
+    values = by[normalisation]
+    ok = pd.notna(values)
+    return float(values[ok].mean()), views.quiet(delta_pci, values[ok & correct], values[ok & ~correct])
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def theatre(task_id: str, kind: str, seed: int, episode: int, self_model: str, capacity: int, noise: float,
+            protocol: str, soa: int | None = None, count: int | None = None) -> views.TheatreEpisode:
+    task = "wagering" if task_id == "CTLab-Wagering-v0" else "dual"
+    iv = Intervention(self_model=self_model, capacity_scale=capacity / 4, workspace_noise=noise,
+                      noise_mode=protocol, seed=seed)
+    options = {"mask_soa": soa, "mask_count": count} if soa is not None else None
+    episode_seed = int(episode_seeds(seed, "eval", 1000)[episode])
+    return views.theatre(agent(task, kind, seed), task_id, episode_seed, iv, task_options=options)
+
+
+@st.cache_data(show_spinner=False, ttl=60)
+def results(directory: str = str(RESULTS_DIR)) -> report.Results:
+    """A result set written by ``python -m labcore reproduce`` (summary, tables, figure data)."""
+    return report.load_results(directory)
+
+
+def result_sets() -> list[str]:
+    """Result directories under ``results/`` that hold a summary (bundled first)."""
+    found = sorted(p.parent for p in (ROOT / "results").glob("*/summary.json"))
+    return [str(p) for p in sorted(found, key=lambda p: (p.name != "bundled", p.name))]

@@ -1,0 +1,151 @@
+"""The lab's controls as one typed state that round-trips through the URL.
+
+Learned from TensorFlow Playground: every setting is a control, and the whole view is a link.
+:func:`parse_params` is pure (no Streamlit) so the clamping rules are unit-tested: an unknown
+or out-of-range value is replaced by the nearest valid one and a plain-language notice says so,
+never an exception.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
+
+SELF_MODEL_CHOICES = ("on", "zero", "noise", "permute")
+PROTOCOL_CHOICES = ("stored", "read")
+TASK_CHOICES = ("dual", "masking", "wagering", "ood")
+MAX_SLOTS = 4
+MAX_NOISE = 1.0
+MAX_EPISODE = 999
+SOA_RANGE = (2, 20)
+MAX_MASKS = 8
+
+
+@dataclass(frozen=True)
+class LabState:
+    """Every control a page can share through its URL."""
+
+    agent: str = "b2_ws"
+    seed: int = 0
+    self_model: str = "on"
+    capacity: int = MAX_SLOTS
+    noise: float = 0.0
+    protocol: str = "stored"
+    episode: int = 0
+    soa: int = 2
+    masks: int = 4
+    task: str = "dual"
+
+    def to_params(self, keys: Sequence[str]) -> dict[str, str]:
+        """The query-string form of the chosen fields."""
+        values = asdict(self)
+        return {k: (f"{values[k]:g}" if isinstance(values[k], float) else str(values[k])) for k in keys}
+
+
+def _nearest(value: float, options: Sequence[int]) -> int:
+    return min(options, key=lambda o: (abs(o - value), o))
+
+
+def parse_params(
+    raw: Mapping[str, str | list[str]],
+    *,
+    agents: Sequence[str],
+    seeds: Mapping[str, Sequence[int]],
+    default: LabState | None = None,
+) -> tuple[LabState, list[str]]:
+    """Read a state from query parameters, clamping what is invalid.
+
+    Parameters
+    ----------
+    raw : the URL's query parameters (a repeated key uses its last value)
+    agents : agent kinds this page offers
+    seeds : available seeds per agent kind
+    default : values for missing parameters
+
+    Returns
+    -------
+    state, notices : the valid state and one sentence per corrected parameter.
+
+    Examples
+    --------
+    >>> s, notes = parse_params({"capacity": "9", "noise": "x"}, agents=["b1"], seeds={"b1": [0, 1]},
+    ...                         default=LabState(agent="b1"))
+    >>> s.capacity, s.noise
+    (4, 0.0)
+    >>> notes[0]
+    'capacity=9 is out of range (0-4); using 4.'
+    """
+    base = default or LabState(agent=agents[0])
+    if base.agent not in agents:
+        base = LabState(**{**asdict(base), "agent": agents[0]})
+    values = asdict(base)
+    notices: list[str] = []
+    known = {f.name for f in fields(LabState)}
+
+    def text(key: str) -> str | None:
+        v = raw.get(key)
+        if isinstance(v, list):
+            v = v[-1] if v else None
+        return None if v is None else str(v).strip()
+
+    for key in raw:
+        if key not in known:
+            notices.append(f"Ignoring the unknown URL parameter {key!r}.")
+
+    def choice(key: str, options: Sequence[str]) -> None:
+        v = text(key)
+        if v is None:
+            return
+        if v in options:
+            values[key] = v
+        else:
+            notices.append(f"{key}={v!r} is not one of {', '.join(options)}; using {values[key]}.")
+
+    def number(key: str, lo: float, hi: float, integer: bool) -> None:
+        v = text(key)
+        if v is None:
+            return
+        try:
+            x = float(v)
+            if not math.isfinite(x):
+                raise ValueError
+        except ValueError:
+            notices.append(f"{key}={v!r} is not a number; using {values[key]}.")
+            return
+        clamped = min(max(x, lo), hi)
+        value = round(clamped) if integer else round(clamped, 2)
+        if clamped != x:
+            notices.append(f"{key}={v} is out of range ({lo:g}-{hi:g}); using {value}.")
+        elif integer and value != x:
+            notices.append(f"{key}={v} is not a whole number; using {value}.")
+        values[key] = int(value) if integer else float(value)
+
+    choice("agent", agents)
+    choice("self_model", SELF_MODEL_CHOICES)
+    choice("protocol", PROTOCOL_CHOICES)
+    choice("task", TASK_CHOICES)
+    number("capacity", 0, MAX_SLOTS, integer=True)
+    number("noise", 0.0, MAX_NOISE, integer=False)
+    number("episode", 0, MAX_EPISODE, integer=True)
+    number("soa", SOA_RANGE[0], SOA_RANGE[1], integer=True)
+    number("masks", 0, MAX_MASKS, integer=True)
+    available = list(seeds.get(values["agent"], [])) or [0]
+    v = text("seed")
+    if v is not None:
+        try:
+            wanted = float(v)
+            if not math.isfinite(wanted):
+                raise ValueError
+            if wanted not in available:
+                nearest = _nearest(wanted, available)
+                notices.append(f"seed={v} is not available for {values['agent']}; using {nearest} (nearest).")
+                values["seed"] = nearest
+            else:
+                values["seed"] = int(wanted)
+        except ValueError:
+            notices.append(f"seed={v!r} is not a number; using {available[0]}.")
+            values["seed"] = available[0]
+    if values["seed"] not in available:
+        values["seed"] = available[0]
+    return LabState(**values), notices
