@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from labcore import report
+from labcore import plots, report
 from ui import data
 from ui.components import SCOPE_LINE, figure
 
@@ -45,26 +45,7 @@ if summary.get("excluded"):
     st.warning("Excluded agents (below the 95% agreement criterion): " + ", ".join(summary["excluded"]))
 
 
-def _ours(o: dict) -> str:
-    if o.get("censored") == "right":
-        return f"> {o['bound']:g} ({o.get('n_right_censored', '?')}/{o.get('n_seeds', '?')} seeds censored)"
-    if o.get("censored") == "left":
-        return f"<= {o['bound']:g} (censored)"
-    if o.get("mean") is None:
-        return "undefined"
-    sd = f" ± {o['sd']:.3g}" if o.get("sd") not in (None, 0) else ""
-    return f"{o['mean']:.3g}{sd} (n={o.get('n', 0)})"
-
-
-def _paper(p: dict) -> str:
-    if p.get("value") is None:
-        return "not reported"
-    if p.get("bound"):
-        return f"{p['bound']} {p['value']:g}"
-    return f"{p['value']:g}" + (f" ± {p['sd']:g}" if p.get("sd") is not None else "")
-
-
-rows = [{"claim": c["id"], "paper": _paper(c["paper"]), "ours": _ours(c["ours"]), "verdict": c["verdict"],
+rows = [{"claim": c["id"], "paper": plots.paper_text(c["paper"]), "ours": plots.ours_text(c["ours"]), "verdict": c["verdict"],
          "why": c["reason"], "what": c["description"], "by construction": "yes" if c.get("by_construction") else "",
          "experiment": c["id"].split(".")[0].upper()}
         for c in summary.get("claims", [])]
@@ -85,6 +66,13 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
     with tab:
         if exp != "explore":
             st.markdown(report.EXPERIMENT_INTROS.get(exp, ""))
+        else:
+            st.markdown("Added after the results were seen: not pre-registered, no verdicts. Hypotheses for a "
+                        "future, pre-registered run.")
+            if res.gain.get("rows"):
+                st.markdown("**Does training length decide B1's fragility?** " + res.gain.get("description", ""))
+                st.dataframe(pd.DataFrame(res.gain["rows"])[["seed", "training", "updates", "jacobian", "l75_text",
+                                                            "accuracy"]], hide_index=True, width="stretch")
         for spec in report.FIGURES:
             if (exp == "explore") != spec.exploratory or (exp != "explore" and spec.experiment != exp):
                 continue
@@ -103,7 +91,7 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
                 match = [c for c in summary.get("claims", []) if c["id"] == claim_id]
                 if match:
                     c = match[0]
-                    st.markdown(f"- `{claim_id}` paper {_paper(c['paper'])}, ours {_ours(c['ours'])}: "
+                    st.markdown(f"- `{claim_id}` paper {plots.paper_text(c['paper'])}, ours {plots.ours_text(c['ours'])}: "
                                 f"**{c['verdict']}** — {c['reason']}")
 
 st.subheader("Inconsistencies inside the paper")

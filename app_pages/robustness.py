@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from labcore import plots
+from labcore.experiments.e3 import noise_target
 from labcore.experiments.reference import CLAIMS_BY_ID
 from labcore.stats import summarize_l75
 from labcore.views import PCI_NORMALISATIONS
@@ -46,7 +47,7 @@ c4.radio("Noise protocol", PROTOCOL_CHOICES, format_func=PROTOCOL_LABELS.get, ke
 controls.publish(PAGE, KEYS)
 seed, sigma, protocol = (controls.value(PAGE, k) for k in ("seed", "noise", "protocol"))
 
-target = "workspace" if kind not in ("a0", "a1", "hot_only") else "carrier"
+target = noise_target(data.agent("dual", kind, seed))
 live = data.noisy_accuracy(kind, seed, sigma, protocol, target)
 clean = data.noisy_accuracy(kind, seed, 0.0, protocol, target)
 m1, m2 = st.columns(2)
@@ -89,6 +90,8 @@ if titration is not None:
     fig.add_scatter(x=[sigma], y=[live], mode="markers", marker={"size": 14, "symbol": "star", "color": "black"},
                     name=f"live: {live_name} seed {seed}")
     figure(fig, key="titration", download="titration")
+    st.download_button("Download the titration data (CSV)", subset.to_csv(index=False), file_name="titration.csv",
+                       mime="text/csv")
     st.caption("Points: mean over seeds (bands: SD). L75 marked where accuracy crosses 75%; a triangle at the "
                "right edge means it never did within the tested range (censored). The star is your live setting. "
                "Agents without a workspace (HOT-only, A0, A1) get the noise in their recurrent state instead.")

@@ -1,5 +1,6 @@
 """Workspace (GWT): capacity, access, broadcast and backward masking."""
 
+import pandas as pd
 import streamlit as st
 
 from labcore import plots, views
@@ -53,6 +54,13 @@ metric(m2, "Report-window decision accuracy", means["decision"], claim=f"e2.deci
        reference=note, fmt="{:.1%}", help="Mean over the two reports (chance 1/7 = 14%).")
 metric(m3, "Per-step accuracy", means["per_step"], claim=f"e2.per_step.{key}" if key else None,
        reference=note, fmt="{:.1%}", help="Agreement with the expert at every step (chance 1/7).")
+
+episodes = pd.DataFrame({"episode": range(view.trace.n_episodes), "per_step": view.per_step,
+                         "decision": view.decision, "conjunction": view.conjunction.astype(int),
+                         "secondary_cue": view.trace.labels["secondary"], "primary_cue": view.trace.labels["primary"],
+                         "masks": (view.trace.labels["mask_steps"] >= 0).sum(1)})
+st.download_button("Download these episodes (CSV)", episodes.to_csv(index=False),
+                   file_name=f"dual_{kind}_s{seed}_k{capacity}.csv", mime="text/csv")
 
 st.subheader("Inside the workspace, one episode")
 trace = view.trace

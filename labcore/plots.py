@@ -79,6 +79,8 @@ __all__ = [
     "logits_control",
     "masking_figure",
     "osmd_radar",
+    "ours_text",
+    "paper_text",
     "parse_l75",
     "pci_bars",
     "risk_coverage_figure",
@@ -2223,7 +2225,8 @@ VERDICT_COLOURS = {
 """Cell colours of the verdicts (claims table, report badges)."""
 
 
-def _ours_text(ours: Mapping[str, Any]) -> str:
+def ours_text(ours: Mapping[str, Any]) -> str:
+    """Our seed summary of a claim as text (``summary.json`` ``ours``; censoring shown)."""
     if ours.get("censored") == "right":
         n_cens, n_seeds = ours.get("n_right_censored", "?"), ours.get("n_seeds", "?")
         return f"> {_fmt(ours.get('bound'))} ({n_cens}/{n_seeds} seeds)"
@@ -2237,7 +2240,8 @@ def _ours_text(ours: Mapping[str, Any]) -> str:
     return f"{_fmt(ours['mean'])}{sd}" + (f" (n = {n})" if n and n > 1 else "")
 
 
-def _paper_dict_text(paper: Mapping[str, Any]) -> str:
+def paper_text(paper: Mapping[str, Any]) -> str:
+    """The paper's value of a claim as text (``summary.json`` ``paper``; bounds shown)."""
     if paper.get("value") is None:
         return "not reported"
     if paper.get("bound"):
@@ -2387,8 +2391,8 @@ def claims_table(claims: Sequence[Mapping[str, Any]] | None) -> go.Figure:
                         + (" (by construction)" if c.get("by_construction") else "")
                         for c in claims
                     ],
-                    [_escape_plotly(_paper_dict_text(c.get("paper") or {})) for c in claims],
-                    [_escape_plotly(_ours_text(c.get("ours") or {})) for c in claims],
+                    [_escape_plotly(paper_text(c.get("paper") or {})) for c in claims],
+                    [_escape_plotly(ours_text(c.get("ours") or {})) for c in claims],
                     [_escape_plotly(v) for v in verdicts],
                 ],
                 "fill_color": [["white"] * len(claims)] * 4 + [fill],

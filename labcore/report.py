@@ -99,6 +99,8 @@ class Results:
     capacity: pd.DataFrame | None = None
     titration: pd.DataFrame | None = None
     figures: dict = field(default_factory=dict)
+    gain: dict = field(default_factory=dict)
+    """Optional exploratory_gain.json (labcore.experiments.gain): training length vs fragility."""
     problems: list[str] = field(default_factory=list)
     """Files that are missing or unreadable, in words."""
 
@@ -169,6 +171,8 @@ def load_results(result_dir: Path | str) -> Results:
     res.capacity = _read_csv(directory / "e2_capacity.csv", problems)
     res.titration = _read_csv(directory / "e3_titration.csv", problems)
     res.figures = _read_json(directory / "figures.json", problems)
+    gain = directory / "exploratory_gain.json"
+    res.gain = _read_json(gain, problems) if gain.exists() else {}
     needed = ["summary.json", "seed_values.csv"]
     for exp in res.experiments or EXPERIMENTS:
         needed += FILES_OF_EXPERIMENT[exp]
@@ -213,13 +217,13 @@ def _paper_text(claim_id: str, res: Results | None = None) -> str:
             return f"{p.bound} {p.value:g}"
         return f"{p.value:g}" + (f" ± {p.sd:g}" if p.sd is not None else "")
     claim = (res.claims if res else {}).get(claim_id)
-    return plots._paper_dict_text(claim.get("paper") or {}) if claim else "not reported"
+    return plots.paper_text(claim.get("paper") or {}) if claim else "not reported"
 
 
 def _ours_text(claim_id: str, res: Results) -> str:
     claim = res.claims.get(claim_id)
     if claim is not None:
-        return plots._ours_text(claim.get("ours") or {})
+        return plots.ours_text(claim.get("ours") or {})
     return _num(res.values.get(claim_id))
 
 
@@ -822,6 +826,7 @@ FIGURES: tuple[FigureSpec, ...] = (
 # --------------------------------------------------------------------------- HTML
 
 CSS = """
+.figtitle { font-weight: 600; margin: 0.6em 0 0 0; }
 body{font-family:Helvetica,Arial,sans-serif;color:#222;margin:0;background:#fafafa;line-height:1.45}
 main{max-width:1180px;margin:0 auto;padding:24px 32px 64px;background:#fff}
 h1{font-size:1.9em;margin:0.2em 0} h2{border-bottom:2px solid #e8eef7;padding-bottom:4px;margin-top:2.2em}
@@ -866,7 +871,14 @@ def _claim_item(claim_id: str, res: Results) -> str:
 
 
 def _figure_html(fig: go.Figure, slug: str) -> str:
-    return fig.to_html(
+    # The title goes above the chart as text: plotly does not wrap titles to the plot width.
+    title = fig.layout.title.text if fig.layout.title and fig.layout.title.text else ""
+    if title:
+        top = fig.layout.margin.t or 95
+        fig = go.Figure(fig)
+        fig.update_layout(title_text="", margin_t=40, height=(fig.layout.height or 460) - top + 40)
+        title = f'<p class="figtitle">{_esc(title.replace("<br>", " "))}</p>'
+    return title + fig.to_html(
         full_html=False,
         include_plotlyjs=False,
         div_id=f"plot-{slug}",
@@ -1049,7 +1061,28 @@ def _exploratory(res: Results) -> str:
     )
     return (
         "<section id='exploratory' class='explore'><h2>Exploratory analyses (post hoc, not pre-registered)"
-        f"</h2>{intro}{table}</section>"
+        f"</h2>{intro}{table}{_gain_table(res)}</section>"
+    )
+
+
+def _gain_table(res: Results) -> str:
+    """Training length vs B1's noise tolerance (labcore.experiments.gain), if it was run."""
+    rows = res.gain.get("rows") if isinstance(res.gain, dict) else None
+    if not rows:
+        return ""
+    body = "".join(
+        f"<tr><td>{_esc(r.get('seed'))}</td><td>{_esc(r.get('training'))}</td><td>{_esc(r.get('updates'))}</td>"
+        f"<td>{_num(r.get('jacobian'), 2)}</td><td>{_esc(r.get('l75_text'))}</td><td>{_num(r.get('accuracy'), 2)}</td></tr>"
+        for r in rows
+    )
+    return (
+        "<h3>Does training length decide B1's fragility?</h3>"
+        f"<p>{_esc(res.gain.get('description', ''))} B1 retrained for a fixed number of updates "
+        "(no early stopping) beside the bundled agents: the median norm of d(report logits)/d(workspace) "
+        "(the paper reports 78-175) and L75 under stored workspace noise "
+        "(<code>python -m labcore.experiments.gain</code>).</p>"
+        "<table class='data'><tr><th>seed</th><th>training</th><th>updates</th><th>Jacobian norm</th>"
+        f"<th>L75</th><th>clean accuracy</th></tr>{body}</table>"
     )
 
 

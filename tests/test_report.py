@@ -55,7 +55,7 @@ def test_every_figure_and_section_is_there(bundled_page):
         "Fig. 4",
         "Table 3",
     ):
-        assert f'"text":"{plotly_title}' in bundled_page, plotly_title
+        assert f'<p class="figtitle">{plotly_title}' in bundled_page, plotly_title
     text = visible_text(bundled_page)
     for heading in (
         "Exploratory analyses (post hoc, not pre-registered)",

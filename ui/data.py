@@ -16,6 +16,7 @@ from labcore import report, views
 from labcore.agents import Agent
 from labcore.checkpoints import BUNDLED_DIR, checkpoint_name, load_checkpoint, read_manifest
 from labcore.config import AGENT_DESCRIPTIONS, Intervention
+from labcore.experiments.e3 import evaluation_intervention
 from labcore.training import episode_seeds
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,9 +72,8 @@ def masking(kind: str, seed: int, soa: int, count: int) -> dict[str, list[float]
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def noisy_accuracy(kind: str, seed: int, sigma: float, protocol: str, target: str) -> float:
-    fixed = {"self_model": "zero"} if kind == "b2_ws" else {}
     noise = {"workspace_noise": sigma} if target == "workspace" else {"carrier_noise": sigma}
-    iv = Intervention(noise_mode=protocol, seed=seed, **fixed, **noise)
+    iv = Intervention(noise_mode=protocol, seed=seed, **evaluation_intervention(kind), **noise)
     return views.decision_accuracy(agent("dual", kind, seed), iv, episode_seeds(seed, "eval", 50))
 
 
@@ -82,7 +82,7 @@ def pci(kind: str, seed: int, normalisation: str) -> tuple[float, float]:
     """Mean perturbational complexity and dPCI of one agent (see labcore.views.pci_values)."""
     from labcore.markers import delta_pci
 
-    fixed = Intervention(self_model="zero") if kind == "b2_ws" else Intervention()
+    fixed = Intervention(**evaluation_intervention(kind))
     by, correct = views.pci_values(agent("dual", kind, seed), episode_seeds(seed, "eval", 32), (normalisation,),
                                    fixed=fixed)
     values = by[normalisation]

@@ -146,3 +146,15 @@ def test_dask_backend_matches_loky_on_a_real_local_cluster():
     assert [r.seed for r in remote] == [0, 1]
     for a, b in zip(local, remote, strict=True):
         assert a.values == pytest.approx(b.values, nan_ok=True)
+
+
+def test_exploratory_gain_analysis_on_a_tiny_budget(tmp_path):
+    from labcore.experiments import gain
+
+    result = gain.run([0], updates=20)
+    assert result["post_hoc"] is True
+    assert [r["training"] for r in result["rows"]] == ["bundled (convergence rule)", "fixed 20 updates"]
+    for row in result["rows"]:
+        assert row["jacobian"] > 0 and len(row["curve"]) == len(gain.SIGMAS)
+    assert gain.main(["--seeds", "0", "--updates", "10", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "exploratory_gain.json").exists()

@@ -1,0 +1,48 @@
+"""End-to-end reproduction time (issue: experiments E1-E3).
+
+Run alone: ``.venv/bin/python -m bench.bench_reproduce [--twenty]``.
+
+- ``reproduce --experiment all --seeds 5 --quick`` on the bundled checkpoints (target <= 5 min).
+- ``--twenty``: ``--seeds 20`` with full budgets, training the 15 missing seeds of every kind into
+  a fresh cache first (target <= 60 min).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(args: list[str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "labcore", "reproduce", *args], cwd=ROOT, capture_output=True,
+                          text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode:
+        raise SystemExit(done.stderr[-2000:])
+    print(done.stdout.strip().splitlines()[-3])
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--twenty", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        quick = run(["--experiment", "all", "--seeds", "5", "--quick", "--jobs", "2", "--out", f"{tmp}/quick",
+                     "--no-report"])
+        print(f"reproduce all, 5 seeds, quick, bundled agents: {quick:.0f} s")
+        if args.twenty:
+            full = run(["--experiment", "all", "--seeds", "20", "--jobs", "2", "--out", f"{tmp}/twenty",
+                        "--cache", f"{tmp}/cache"])
+            print(f"reproduce all, 20 seeds, full budgets, training 15 seeds x 12 kinds: {full / 60:.1f} min")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""Exploratory, post hoc: does training length decide B1's fragility to workspace noise?
+
+Experiment 3's headline ("B1 collapses at sigma 0.04") does not reproduce: our B1's L75 is about
+0.3. Our readouts are also far gentler: the median norm of d(report logits)/d(workspace) is
+about 5.6 here against the paper's 78-175 (bus audit T1). A readout that amplifies its input
+20x more would tolerate about 20x less noise, so the gap would be explained if the paper's
+schedule (about 10^5 online updates, no early stopping) trained much sharper readouts than our
+convergence rule (a few hundred updates; docs/protocol.md sec. 5.3).
+
+This module tests that explanation instead of asserting it: it retrains B1 for a fixed, larger
+number of updates (no early stopping) and measures the Jacobian norm and L75 beside the bundled
+agents. It is not pre-registered and never feeds a verdict. (Result on 3 seeds, 3000 updates:
+Jacobian 5.6 -> 7.5, L75 unchanged at about 0.33: the explanation is not supported.)
+
+Run: ``python -m labcore.experiments.gain --seeds 0-2 --updates 3000 --out results/bundled``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import labcore.envs as E
+from labcore.checkpoints import BUNDLED_DIR, checkpoint_name, load_checkpoint
+from labcore.config import Intervention, TrainConfig
+from labcore.experiments.e2 import bus_audit
+from labcore.io import write_json
+from labcore.markers import l75
+from labcore.rollout import rollout
+from labcore.training import episode_seeds, train_agent
+from labcore.views import decision_accuracy
+
+SIGMAS = (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
+
+
+def measure(agent, seed: int, episodes: int = 50) -> dict:
+    """Bus Jacobian (T1), L75 under stored workspace noise, clean accuracy."""
+    seeds = episode_seeds(seed, "eval", episodes)
+    audit = bus_audit(agent, rollout(agent, E.DUAL_TASK, seeds))
+    accs = [decision_accuracy(agent, Intervention(workspace_noise=s, seed=1000 + i), seeds)
+            for i, s in enumerate(SIGMAS)]
+    result = l75(SIGMAS, accs)
+    return {"jacobian": audit["e2.audit.jacobian"], "l75": None if result.censored != "none" else float(result.value),
+            "l75_text": str(result), "accuracy": accs[0], "curve": accs}
+
+
+def run(seeds: list[int], updates: int) -> dict:
+    torch.set_num_threads(1)
+    rows = []
+    for seed in seeds:
+        bundled = load_checkpoint(BUNDLED_DIR / f"{checkpoint_name('dual', 'b1', seed)}.safetensors")
+        rec = json.loads((BUNDLED_DIR / f"{checkpoint_name('dual', 'b1', seed)}.json").read_text())
+        rows.append({"seed": seed, "training": "bundled (convergence rule)", "updates": rec["updates"],
+                     **measure(bundled.agent, seed)})
+        trained = train_agent("dual", "b1", seed, TrainConfig(max_updates=updates, min_updates=updates))
+        rows.append({"seed": seed, "training": f"fixed {updates} updates", "updates": updates,
+                     **measure(trained.agent, seed)})
+    summary = {}
+    for label in {r["training"] for r in rows}:
+        sel = [r for r in rows if r["training"] == label]
+        summary[label] = {"jacobian": float(np.median([r["jacobian"] for r in sel])),
+                          "l75": [r["l75_text"] for r in sel]}
+    return {"description": __doc__.split("\n\n")[0], "sigmas": list(SIGMAS), "rows": rows, "summary": summary,
+            "post_hoc": True}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from labcore.cli import parse_seeds
+
+    parser = argparse.ArgumentParser(prog="python -m labcore.experiments.gain", description=__doc__.split("\n")[0])
+    parser.add_argument("--seeds", type=parse_seeds, default=[0, 1, 2])
+    parser.add_argument("--updates", type=int, default=3000)
+    parser.add_argument("--out", default="results/bundled")
+    args = parser.parse_args(argv)
+    result = run(args.seeds, args.updates)
+    write_json(Path(args.out) / "exploratory_gain.json", result)
+    for r in result["rows"]:
+        print(f"seed {r['seed']}  {r['training']:28s} updates {r['updates']:5d}  Jacobian {r['jacobian']:7.2f}  "
+              f"L75 {r['l75_text']:>8s}  clean accuracy {r['accuracy']:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
