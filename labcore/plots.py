@@ -1420,6 +1420,21 @@ def fig2b_dual_task_cost(capacity: pd.DataFrame | None) -> go.Figure:
     return _style(fig, title, height=520)
 
 
+def _mean_with_band(fig: go.Figure, key: str, x: np.ndarray, arr: np.ndarray, *, alpha: float,
+                    marker_size: int, hover: str) -> None:
+    """One line per key: the mean over rows (seeds) of ``arr``, with a +/- SD band if there are several."""
+    mean = np.nanmean(arr, axis=0)
+    if arr.shape[0] > 1:
+        sd = np.nanstd(arr, axis=0, ddof=1)
+        fig.add_trace(go.Scatter(
+            x=np.concatenate([x, x[::-1]]), y=np.concatenate([mean + sd, (mean - sd)[::-1]]), fill="toself",
+            fillcolor=_rgba(color_of(key), alpha), line={"width": 0}, hoverinfo="skip",
+            name=f"{label_of(key)} ± SD", legendgroup=key, showlegend=False))
+    fig.add_trace(go.Scatter(
+        x=x, y=mean, mode="lines+markers", name=label_of(key), legendgroup=key,
+        line={"color": color_of(key), "width": 2.5}, marker={"size": marker_size}, hovertemplate=hover))
+
+
 def masking_figure(
     traces: Mapping[str, Any] | None,
     soa: int,
@@ -1466,36 +1481,9 @@ def masking_figure(
         return empty_figure(title, "no masking traces")
     fig = go.Figure()
     for key, arr in traces.items():
-        steps = np.arange(arr.shape[1])
-        mean = np.nanmean(arr, axis=0)
-        if arr.shape[0] > 1:
-            sd = np.nanstd(arr, axis=0, ddof=1)
-            fig.add_trace(
-                go.Scatter(
-                    x=np.concatenate([steps, steps[::-1]]),
-                    y=np.concatenate([mean + sd, (mean - sd)[::-1]]),
-                    fill="toself",
-                    fillcolor=_rgba(color_of(key), 0.18),
-                    line={"width": 0},
-                    hoverinfo="skip",
-                    name=f"{label_of(key)} ± SD",
-                    legendgroup=key,
-                    showlegend=False,
-                )
-            )
-        fig.add_trace(
-            go.Scatter(
-                x=steps,
-                y=mean,
-                mode="lines+markers",
-                name=label_of(key),
-                legendgroup=key,
-                line={"color": color_of(key), "width": 2.5},
-                marker={"size": 5},
-                hovertemplate=f"{label_of(key)}<br>step %{{x}}<br>colour retained %{{y:.2f}}"
-                f"<extra>n = {arr.shape[0]}</extra>",
-            )
-        )
+        _mean_with_band(fig, key, np.arange(arr.shape[1]), arr, alpha=0.18, marker_size=5,
+                        hover=f"{label_of(key)}<br>step %{{x}}<br>colour retained %{{y:.2f}}"
+                        f"<extra>n = {arr.shape[0]}</extra>")
     # Only the first line of each kind carries a label (an annotation without text would show
     # plotly's "new text" placeholder).
     for i, s in enumerate(cue_steps):
@@ -1962,37 +1950,10 @@ def titration_figure(
         return empty_figure(title, "no titration curves")
     fig = go.Figure()
     for agent, (sigmas, acc) in curves.items():
-        s = np.asarray(sigmas, float)
         a = np.atleast_2d(np.asarray(acc, float))
-        mean = np.nanmean(a, axis=0)
-        if a.shape[0] > 1:
-            sd = np.nanstd(a, axis=0, ddof=1)
-            fig.add_trace(
-                go.Scatter(
-                    x=np.concatenate([s, s[::-1]]),
-                    y=np.concatenate([mean + sd, (mean - sd)[::-1]]),
-                    fill="toself",
-                    fillcolor=_rgba(color_of(agent), 0.15),
-                    line={"width": 0},
-                    hoverinfo="skip",
-                    name=f"{label_of(agent)} ± SD",
-                    legendgroup=agent,
-                    showlegend=False,
-                )
-            )
-        fig.add_trace(
-            go.Scatter(
-                x=s,
-                y=mean,
-                mode="lines+markers",
-                name=label_of(agent),
-                legendgroup=agent,
-                line={"color": color_of(agent), "width": 2.5},
-                marker={"size": 6},
-                hovertemplate=f"{label_of(agent)}<br>σ = %{{x:g}}<br>accuracy %{{y:.3f}}"
-                f"<extra>mean of {a.shape[0]} seed(s)</extra>",
-            )
-        )
+        _mean_with_band(fig, agent, np.asarray(sigmas, float), a, alpha=0.15, marker_size=6,
+                        hover=f"{label_of(agent)}<br>σ = %{{x:g}}<br>accuracy %{{y:.3f}}"
+                        f"<extra>mean of {a.shape[0]} seed(s)</extra>")
     pts = []
     for agent, value in (l75 or {}).items():
         v, censored, bound = parse_l75(value)
