@@ -306,7 +306,7 @@ def _style(fig: go.Figure, title: str, height: int = 460, legend_below: bool = T
     never covers data.
     """
     entries = _legend_entries(fig)
-    title = _wrap(title)
+    title = _wrap_title(title)
     rows = math.ceil(entries / 3) if legend_below and entries else 0
     bottom = 120 + 24 * rows if legend_below and entries else 70
     fig.update_layout(
@@ -332,7 +332,7 @@ def _style(fig: go.Figure, title: str, height: int = 460, legend_below: bool = T
     return fig
 
 
-def _wrap(text: str, width: int = 58) -> str:
+def _wrap_title(text: str, width: int = 58) -> str:
     """Break a long title at word boundaries (plotly does not wrap; half-width columns clip)."""
     if len(text) <= width or "<br>" in text:
         return text
@@ -583,13 +583,13 @@ def _category_axis(fig: go.Figure, names: Sequence[str], **rc) -> None:
     fig.update_xaxes(
         tickmode="array",
         tickvals=list(range(len(names))),
-        ticktext=[_wrap(n) for n in names],
+        ticktext=[_wrap_tick(n) for n in names],
         range=[-0.6, len(names) - 0.4],
         **rc,
     )
 
 
-def _wrap(text: str, width: int = 16) -> str:
+def _wrap_tick(text: str, width: int = 16) -> str:
     """Break a tick label into lines of about ``width`` characters (plotly ``<br>``)."""
     words, lines, line = str(text).split(), [], ""
     for w in words:

@@ -553,3 +553,11 @@ def test_format_l75_majority_rule():
     text, mean, _ = P.format_l75([P.parse_l75(x) for x in ("> 0.5", 0.1, 0.3)])
     assert mean == pytest.approx(0.2) and "1 censored" in text
     assert P.format_l75([])[0] == "undefined"
+
+
+def test_titles_wrap_at_title_width_not_tick_width():
+    """A title breaks at about 58 characters; tick labels at about 16 (two helpers, two names)."""
+    fig = P.fig2a_conjunction_by_capacity(None)
+    title = fig.layout.title.text
+    assert all(len(line) > 16 for line in title.split("<br>")[:-1])
+    assert all(len(line) <= 58 for line in title.split("<br>"))
