@@ -25,29 +25,7 @@ from labcore.config import (
     TASK_OF_EXPERIMENT,
     TrainConfig,
 )
-
-
-def parse_seeds(text: str) -> list[int]:
-    """``"0-4"`` -> [0, 1, 2, 3, 4]; ``"1,3,7"`` -> [1, 3, 7]; ``"5"`` -> [5].
-
-    >>> parse_seeds("0-2,7")
-    [0, 1, 2, 7]
-    """
-    seeds: list[int] = []
-    try:
-        for part in text.split(","):
-            if "-" in part:
-                lo, hi = (int(x) for x in part.split("-", 1))
-                if hi < lo:
-                    raise ValueError
-                seeds.extend(range(lo, hi + 1))
-            else:
-                seeds.append(int(part))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"seeds must look like 0-4 or 1,3,7; got {text!r}") from None
-    if any(s < 0 or s >= 10_000 for s in seeds):
-        raise argparse.ArgumentTypeError("seeds must be in 0..9999")
-    return sorted(set(seeds))
+from labcore.seeding import parse_seeds
 
 
 def training_jobs(experiment: str, agents: str, mode: str) -> list[tuple[str, str, int | None]]:

@@ -30,27 +30,10 @@ import labcore.envs as E
 from labcore.agents import Agent, AgentOutput, Observation, build_agent
 from labcore.config import AGENT_KINDS, AgentConfig, TrainConfig
 from labcore.envs.batch import Demonstrations, StepKind, oracle_demonstrations
-from labcore.seeding import seed_everything
+from labcore.seeding import episode_seeds, seed_everything
 
 TASK_IDS = {"dual": E.DUAL_TASK, "wagering": E.WAGERING}
 """Training task of each name; E2 and E3 agents are trained on the dual task, E1 agents on wagering."""
-
-_SEED_BASE = {"train": 10_000_000, "heldout": 20_000_000, "eval": 30_000_000}
-_SEED_STRIDE = 100_000
-
-
-def episode_seeds(agent_seed: int, split: str, n: int) -> np.ndarray:
-    """Environment seeds of an agent seed's episodes; the splits never overlap (protocol 5.3).
-
-    >>> episode_seeds(3, "train", 2).tolist(), episode_seeds(3, "heldout", 1).tolist()
-    ([10300000, 10300001], [20300000])
-    """
-    if split not in _SEED_BASE:
-        raise ValueError(f"split must be one of {sorted(_SEED_BASE)}")
-    if not 0 <= n <= _SEED_STRIDE:
-        raise ValueError(f"at most {_SEED_STRIDE} episodes per split and seed")
-    return _SEED_BASE[split] + agent_seed * _SEED_STRIDE + np.arange(n)
-
 
 @dataclass
 class DemoTensors:

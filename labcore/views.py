@@ -30,6 +30,7 @@ from labcore.markers import (
     wagering_utility,
 )
 from labcore.rollout import Trace, rollout
+from labcore.seeding import PCI_PULSE_SEED
 
 
 def quiet(fn, *args, **kwargs) -> float:
@@ -239,7 +240,7 @@ def pci_values(agent: Agent, seeds: Sequence[int], normalisations: Sequence[str]
         return x[:, pulse_step:]
 
     pulsed = rollout(agent, E.DUAL_TASK, seeds, Intervention(**{**fixed.__dict__, "pulse_step": pulse_step,
-                                                                "pulse_sigma": pulse_sigma, "seed": 7}))
+                                                                "pulse_sigma": pulse_sigma, "seed": PCI_PULSE_SEED}))
     after = states(pulsed)
     before = states(rollout(agent, E.DUAL_TASK, seeds, fixed)) if "evoked" in normalisations else None
     scorers = {

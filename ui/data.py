@@ -17,7 +17,7 @@ from labcore.agents import Agent
 from labcore.checkpoints import BUNDLED_DIR, checkpoint_name, load_checkpoint, read_manifest
 from labcore.config import AGENT_DESCRIPTIONS, Intervention
 from labcore.experiments.e3 import evaluation_intervention
-from labcore.training import episode_seeds
+from labcore.seeding import episode_seeds
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "results" / "bundled"

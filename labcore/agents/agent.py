@@ -32,6 +32,7 @@ from labcore.config import AgentConfig, Intervention
 from labcore.envs.channels import CUE_DIM, EVENT_INDEX, TASK_DIM
 from labcore.envs.tables import N_ACTIONS
 from labcore.interventions import lesion_self_model, noise_mask, sequence_workspace_noise
+from labcore.seeding import RANDOM_PROJECTION_SEED_BASE
 
 N_DIRECTIONS = 4
 
@@ -124,7 +125,7 @@ class Agent(nn.Module):
             elif c.bottleneck == "mlp":
                 self.bottleneck = mlp(c.workspace_size, c.bottleneck_dim, c.bottleneck_dim)
             elif c.bottleneck == "random":
-                gen = torch.Generator().manual_seed(10_000 + seed)
+                gen = torch.Generator().manual_seed(RANDOM_PROJECTION_SEED_BASE + seed)
                 proj = torch.randn(c.workspace_size, c.bottleneck_dim, generator=gen) / c.workspace_size**0.5
                 self.register_buffer("random_projection", proj)
             if c.bottleneck is not None:

@@ -27,7 +27,7 @@ from labcore.markers import (
     type2_auroc,
 )
 from labcore.rollout import Trace
-from labcore.training import episode_seeds
+from labcore.seeding import episode_seeds
 from labcore.views import metacognition, quiet
 
 CONDITIONS = ("self_on", "self_off", "bus_off", "blind_noise", "blind_permute")

@@ -32,7 +32,7 @@ from labcore.experiments.common import SeedResult, provide_agent
 from labcore.interventions import CAPACITY_SCALES
 from labcore.markers import delta_nrs
 from labcore.rollout import rollout
-from labcore.training import episode_seeds
+from labcore.seeding import episode_seeds
 from labcore.views import masking_traces, quiet, report_steps, workspace
 
 CAPACITY_SLOTS = (4, 2, 0)

@@ -38,7 +38,7 @@ from labcore.markers import (
     type2_auroc,
 )
 from labcore.rollout import Trace, rollout
-from labcore.training import episode_seeds
+from labcore.seeding import episode_seeds, titration_noise_seed
 from labcore.views import decision_accuracy, pci_values, quiet, report_steps
 
 AGENTS = KINDS_OF_EXPERIMENT["e3"]
@@ -80,7 +80,7 @@ def titration(agent, kind: str, seeds, sigmas, protocol: str, target: str) -> li
     accs = []
     for i, sigma in enumerate(sigmas):
         noise = {"workspace_noise": sigma} if target == "workspace" else {"carrier_noise": sigma}
-        accs.append(decision_accuracy(agent, Intervention(noise_mode=protocol, seed=1000 + i, **fixed, **noise), seeds))
+        accs.append(decision_accuracy(agent, Intervention(noise_mode=protocol, seed=titration_noise_seed(i), **fixed, **noise), seeds))
     return accs
 
 

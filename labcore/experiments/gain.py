@@ -31,7 +31,8 @@ from labcore.experiments.e2 import bus_audit
 from labcore.io import write_json
 from labcore.markers import l75
 from labcore.rollout import rollout
-from labcore.training import episode_seeds, train_agent
+from labcore.seeding import episode_seeds, parse_seeds, titration_noise_seed
+from labcore.training import train_agent
 from labcore.views import decision_accuracy
 
 SIGMAS = (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
@@ -41,7 +42,7 @@ def measure(agent, seed: int, episodes: int = 50) -> dict:
     """Bus Jacobian (T1), L75 under stored workspace noise, clean accuracy."""
     seeds = episode_seeds(seed, "eval", episodes)
     audit = bus_audit(agent, rollout(agent, E.DUAL_TASK, seeds))
-    accs = [decision_accuracy(agent, Intervention(workspace_noise=s, seed=1000 + i), seeds)
+    accs = [decision_accuracy(agent, Intervention(workspace_noise=s, seed=titration_noise_seed(i)), seeds)
             for i, s in enumerate(SIGMAS)]
     result = l75(SIGMAS, accs)
     return {"jacobian": audit["e2.audit.jacobian"], "l75": None if result.censored != "none" else float(result.value),
@@ -69,8 +70,6 @@ def run(seeds: list[int], updates: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from labcore.cli import parse_seeds
-
     parser = argparse.ArgumentParser(prog="python -m labcore.experiments.gain", description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=parse_seeds, default=[0, 1, 2])
     parser.add_argument("--updates", type=int, default=3000)

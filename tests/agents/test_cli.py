@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from labcore.checkpoints import load_checkpoint, read_manifest
-from labcore.cli import parse_seeds, training_jobs
+from labcore.cli import training_jobs
+from labcore.seeding import parse_seeds
 
 ROOT = Path(__file__).resolve().parents[2]
 

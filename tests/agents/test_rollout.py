@@ -10,7 +10,8 @@ from labcore.config import Intervention
 from labcore.envs.batch import oracle_demonstrations
 from labcore.interventions import BUS_OFF, SELF_MODEL_LESION, describe
 from labcore.rollout import rollout
-from labcore.training import DemoTensors, episode_seeds
+from labcore.seeding import episode_seeds
+from labcore.training import DemoTensors
 
 SEEDS = episode_seeds(0, "eval", 64)
 

@@ -9,7 +9,8 @@ import torch
 import labcore.envs as E
 from labcore.config import TrainConfig
 from labcore.envs.batch import StepKind, oracle_demonstrations
-from labcore.training import DemoTensors, episode_seeds, step_weights, train_agent
+from labcore.seeding import episode_seeds
+from labcore.training import DemoTensors, step_weights, train_agent
 
 
 def test_episode_seed_splits_are_disjoint():
