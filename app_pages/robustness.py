@@ -5,7 +5,7 @@ import streamlit as st
 
 from labcore import plots
 from labcore.experiments.e3 import noise_target
-from labcore.experiments.reference import CLAIMS_BY_ID
+from labcore.paper import CLAIMS_BY_ID
 from labcore.stats import summarize_l75
 from labcore.views import PCI_NORMALISATIONS
 from ui import controls, data

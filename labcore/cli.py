@@ -25,6 +25,7 @@ from labcore.config import (
     TASK_OF_EXPERIMENT,
     TrainConfig,
 )
+from labcore.paper import paper_text
 from labcore.seeding import parse_seeds
 
 
@@ -137,9 +138,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             cluster.close()
     print(f"{'claim':34s} {'paper':>14s} {'ours':>22s}  verdict")
     for c in summary["claims"]:
-        paper = c["paper"]
-        p = "-" if paper["value"] is None else (f"{paper['bound']} {paper['value']:g}" if paper["bound"]
-                                                else f"{paper['value']:.3g}")
+        p = paper_text(c["paper"], plus_minus="+/-")
         ours = c["ours"]
         if ours.get("censored") == "right":
             o = f"> {ours['bound']:g}"

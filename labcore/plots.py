@@ -10,7 +10,7 @@ Conventions shared by every figure
 - One colour per agent kind, E1 condition and workspace capacity (:data:`PALETTE`), the same
   in every figure; display names in :data:`LABELS`.
 - Ours is drawn as the mean +/- SD over seeds (bars or squares) with every seed as a small
-  dot; the paper's value, read from :data:`labcore.experiments.reference.CLAIMS_BY_ID` (never
+  dot; the paper's value, read from :data:`labcore.paper.CLAIMS_BY_ID` (never
   retyped), as a hollow black diamond with the legend entry ``"paper"``. A paper bound such
   as L75 "> 0.50" is a hollow triangle at the bound.
 - Chance levels and thresholds are dashed horizontal lines: 1/7 for a dual-task report,
@@ -41,9 +41,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from labcore.experiments.reference import CLAIMS_BY_ID, PaperValue
 from labcore.markers import calibration_curve, risk_coverage_curve, type2_auroc, type2_roc
 from labcore.markers.robustness import L75_THRESHOLD
+from labcore.paper import CLAIMS_BY_ID, PaperValue, paper_text
 from labcore.stats import summarize_l75
 
 __all__ = [
@@ -80,7 +80,6 @@ __all__ = [
     "masking_figure",
     "osmd_radar",
     "ours_text",
-    "paper_text",
     "parse_l75",
     "pci_bars",
     "risk_coverage_figure",
@@ -239,12 +238,6 @@ def _fmt(x: Any, digits: int = 3) -> str:
     if not _finite(x):
         return "undefined"
     return f"{float(x):.{digits}g}"
-
-
-def _paper_text(p: PaperValue) -> str:
-    if p.bound:
-        return f"{p.bound} {p.value:g}"
-    return f"{p.value:g}" + (f" ± {p.sd:g}" if p.sd is not None else "")
 
 
 def _escape_plotly(text: str) -> str:
@@ -544,7 +537,7 @@ def _add_paper_marks(
                     "width": 4,
                 },
                 hovertext=[
-                    f"<b>{n}</b><br>paper: {_paper_text(p)} (sec. {p.section})" for _, p, n in values
+                    f"<b>{n}</b><br>paper: {paper_text(p)} (sec. {p.section})" for _, p, n in values
                 ],
                 hoverinfo="text",
             ),
@@ -559,7 +552,7 @@ def _add_paper_marks(
                 name=PAPER_BOUND,
                 legendgroup="paper_bound",
                 showlegend=legend,
-                text=[_paper_text(p) for _, p, _ in bounds],
+                text=[paper_text(p) for _, p, _ in bounds],
                 textposition="top center",
                 textfont={"size": 11},
                 marker={
@@ -569,7 +562,7 @@ def _add_paper_marks(
                     "line": {"width": 2.5},
                 },
                 hovertext=[
-                    f"<b>{n}</b><br>paper: {_paper_text(p)} (sec. {p.section}; censored at the largest "
+                    f"<b>{n}</b><br>paper: {paper_text(p)} (sec. {p.section}; censored at the largest "
                     f"tested σ)"
                     for _, p, n in bounds
                 ],
@@ -2011,7 +2004,7 @@ def titration_figure(
                         "color": PALETTE["paper"],
                         "line": {"width": 2.5},
                     },
-                    hovertext=[f"paper, {n}: L75 {_paper_text(p)}" for p, n in sel],
+                    hovertext=[f"paper, {n}: L75 {paper_text(p)}" for p, n in sel],
                     hoverinfo="text",
                 )
             )
@@ -2156,7 +2149,7 @@ def table3_pci(seed_values: pd.DataFrame | None, agents: Sequence[str] | None = 
             cells={
                 "values": [
                     [label_of(a) for a in agents],
-                    [_paper_text(papers[a]) if papers[a] else "—" for a in agents],
+                    [paper_text(papers[a]) if papers[a] else "—" for a in agents],
                     [cell(raw[a][1]) for a in agents],
                     [cell(evoked[a][1]) for a in agents],
                 ],
@@ -2199,15 +2192,6 @@ def ours_text(ours: Mapping[str, Any]) -> str:
     sd = f" ± {_fmt(ours['sd'], 2)}" if _finite(ours.get("sd")) and ours.get("n", 0) > 1 else ""
     n = ours.get("n")
     return f"{_fmt(ours['mean'])}{sd}" + (f" (n = {n})" if n and n > 1 else "")
-
-
-def paper_text(paper: Mapping[str, Any]) -> str:
-    """The paper's value of a claim as text (``summary.json`` ``paper``; bounds shown)."""
-    if paper.get("value") is None:
-        return "not reported"
-    if paper.get("bound"):
-        return f"{paper['bound']} {paper['value']:g}"
-    return f"{paper['value']:g}" + (f" ± {paper['sd']:g}" if paper.get("sd") is not None else "")
 
 
 def pci_bars(table: pd.DataFrame | None, normalisation: str, *, paper_normalisation: bool = False) -> go.Figure:

@@ -8,7 +8,7 @@ is inlined once, in the page head. Any piece may be missing (an E1-only run, a l
 the figure is replaced by a short visible note and the rest of the report is written.
 
 Every number in the captions comes from the result files or from the paper's reference
-table (:data:`labcore.experiments.reference.CLAIMS_BY_ID`); none is typed here. All text is
+table (:data:`labcore.paper.CLAIMS_BY_ID`); none is typed here. All text is
 HTML-escaped.
 
 Run from the command line::
@@ -34,8 +34,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from labcore import plots
-from labcore.experiments.reference import CLAIMS_BY_ID, PaperValue
 from labcore.io import atomic_write
+from labcore.paper import CLAIMS_BY_ID, paper_text
 
 __all__ = ["FIGURES", "Results", "build_report_html", "load_results", "main", "write_report"]
 
@@ -210,14 +210,9 @@ def _num(x: Any, digits: int = 3) -> str:
 def _paper_text(claim_id: str, res: Results | None = None) -> str:
     spec = CLAIMS_BY_ID.get(claim_id)
     if spec is not None:
-        p: PaperValue = spec.paper
-        if p.value is None:
-            return "not reported"
-        if p.bound:
-            return f"{p.bound} {p.value:g}"
-        return f"{p.value:g}" + (f" ± {p.sd:g}" if p.sd is not None else "")
+        return paper_text(spec.paper)
     claim = (res.claims if res else {}).get(claim_id)
-    return plots.paper_text(claim.get("paper") or {}) if claim else "not reported"
+    return paper_text(claim.get("paper") or {}) if claim else "not reported"
 
 
 def _ours_text(claim_id: str, res: Results) -> str:

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import pytest
 
 from labcore import plots as P
-from labcore.experiments.reference import CLAIMS_BY_ID
+from labcore.paper import CLAIMS_BY_ID
 
 SEEDS = (0, 1, 2)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from labcore import report
-from labcore.experiments.reference import CLAIMS_BY_ID
+from labcore.paper import CLAIMS_BY_ID
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLED = ROOT / "results" / "bundled"

@@ -7,7 +7,7 @@ import math
 import plotly.graph_objects as go
 import streamlit as st
 
-from labcore.experiments.reference import CLAIMS_BY_ID
+from labcore.paper import CLAIMS_BY_ID
 
 
 def explain(what: str, try_this: str, theory: str, *, expanded: bool = False) -> None:

@@ -23,8 +23,8 @@ from labcore.checkpoints import (
     save_checkpoint,
 )
 from labcore.config import ReproduceConfig, TrainConfig
-from labcore.experiments.reference import CLAIMS_BY_ID, verdict
 from labcore.markers import L75Result
+from labcore.paper import CLAIMS_BY_ID, verdict
 from labcore.stats import pattern_value, summarize, summarize_l75
 
 DEFAULT_CACHE = Path("runs") / "checkpoints"

@@ -27,8 +27,8 @@ from pathlib import Path
 from labcore.config import ReproduceConfig
 from labcore.experiments import e1, e2, e3
 from labcore.experiments.common import SeedResult, build_claims, run_seeds
-from labcore.experiments.reference import PAPER_INCONSISTENCIES
 from labcore.io import atomic_write
+from labcore.paper import PAPER_INCONSISTENCIES
 
 PIPELINES = {"e1": e1, "e2": e2, "e3": e3}
 CSV_FIELDS = {

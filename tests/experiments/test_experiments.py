@@ -12,7 +12,8 @@ import pytest
 from labcore.config import ReproduceConfig
 from labcore.experiments import e1, e2, e3
 from labcore.experiments.common import run_seeds
-from labcore.experiments.reference import (
+from labcore.experiments.runner import CSV_FIELDS, reproduce
+from labcore.paper import (
     CLAIMS,
     CLAIMS_BY_ID,
     ClaimSpec,
@@ -20,7 +21,6 @@ from labcore.experiments.reference import (
     verdict,
     verdict_table_markdown,
 )
-from labcore.experiments.runner import CSV_FIELDS, reproduce
 from labcore.stats import summarize, summarize_l75
 
 ROOT = Path(__file__).resolve().parents[2]

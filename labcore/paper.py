@@ -21,8 +21,9 @@ confidence gives AUROC 0.5 exactly); the verdict's reason says so.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 Values = dict[str, float]
 
@@ -39,11 +40,44 @@ class PaperValue:
     section: str = ""
 
     def __str__(self) -> str:
-        if self.bound:
-            return f"{self.bound} {self.value:g}"
-        if self.value is None:
-            return "not reported"
-        return f"{self.value:g}" + (f" +/- {self.sd:g}" if self.sd is not None else "")
+        """ASCII text, as in verdict reasons and ``docs/verdicts.md``: ``"0.885 +/- 0.04"``."""
+        return paper_text(self, plus_minus="+/-")
+
+
+def paper_text(paper: PaperValue | Mapping[str, Any] | None, *, plus_minus: str = "±") -> str:
+    """The paper's value as text: the one formatter of a paper value.
+
+    Parameters
+    ----------
+    paper : PaperValue or mapping or None
+        A :class:`PaperValue`, or the ``paper`` entry of a claim in ``summary.json``
+        (``value``, ``sd``, ``bound``).
+    plus_minus : str
+        The sign between value and SD (``"+/-"`` where the text must stay ASCII).
+
+    Returns
+    -------
+    str
+        ``"0.885 ± 0.04"``, ``"> 0.5"`` for a bound, ``"not reported"`` without a value.
+
+    Examples
+    --------
+    >>> paper_text(PaperValue(0.885, 0.04)), paper_text({"value": 0.5, "bound": ">"})
+    ('0.885 ± 0.04', '> 0.5')
+    >>> paper_text(None), str(PaperValue(0.2, 0.1))
+    ('not reported', '0.2 +/- 0.1')
+    """
+    if paper is None:
+        return "not reported"
+    if isinstance(paper, PaperValue):
+        value, sd, bound = paper.value, paper.sd, paper.bound
+    else:
+        value, sd, bound = paper.get("value"), paper.get("sd"), paper.get("bound")
+    if value is None:
+        return "not reported"
+    if bound:
+        return f"{bound} {value:g}"
+    return f"{value:g}" + (f" {plus_minus} {sd:g}" if sd is not None else "")
 
 
 @dataclass(frozen=True)
