@@ -6,8 +6,9 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from labcore import plots, report
+from labcore import report
 from labcore.paper import paper_text
+from labcore.results import ours_text
 from ui import data
 from ui.components import SCOPE_LINE, figure
 
@@ -46,7 +47,7 @@ if summary.get("excluded"):
     st.warning("Excluded agents (below the 95% agreement criterion): " + ", ".join(summary["excluded"]))
 
 
-rows = [{"claim": c["id"], "paper": paper_text(c["paper"]), "ours": plots.ours_text(c["ours"]), "verdict": c["verdict"],
+rows = [{"claim": c["id"], "paper": paper_text(c["paper"]), "ours": ours_text(c["ours"]), "verdict": c["verdict"],
          "why": c["reason"], "what": c["description"], "by construction": "yes" if c.get("by_construction") else "",
          "experiment": c["id"].split(".")[0].upper()}
         for c in summary.get("claims", [])]
@@ -92,7 +93,7 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
                 match = [c for c in summary.get("claims", []) if c["id"] == claim_id]
                 if match:
                     c = match[0]
-                    st.markdown(f"- `{claim_id}` paper {paper_text(c['paper'])}, ours {plots.ours_text(c['ours'])}: "
+                    st.markdown(f"- `{claim_id}` paper {paper_text(c['paper'])}, ours {ours_text(c['ours'])}: "
                                 f"**{c['verdict']}** — {c['reason']}")
 
 st.subheader("Inconsistencies inside the paper")

@@ -6,6 +6,7 @@ import streamlit as st
 from labcore import plots
 from labcore.experiments.e3 import noise_target
 from labcore.paper import CLAIMS_BY_ID
+from labcore.results import parse_l75
 from labcore.stats import summarize_l75
 from labcore.views import PCI_NORMALISATIONS
 from ui import controls, data
@@ -76,7 +77,7 @@ if titration is not None:
     for agent_name in chosen:
         if seed_values is not None:
             rows = seed_values[seed_values["key"] == f"e3.l75.{agent_name}{suffix}"]["value"]
-            parsed = [plots.parse_l75(x) for x in rows]
+            parsed = [parse_l75(x) for x in rows]
             found = [{"value": v, "censored": c, "bound": b} for v, c, b in parsed if c != "missing"]
             if found:
                 summ = summarize_l75(found)

@@ -129,7 +129,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
     try:
         summary = reproduce(experiments, cfg, args.out, cache_dir=args.cache, jobs=args.jobs,
-                            backend=args.backend, progress=progress, report=not args.no_report)
+                            backend=args.backend, progress=progress)
     finally:
         bar.close()
         if client is not None:
@@ -156,6 +156,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         print("excluded (below the 95% criterion): " + ", ".join(summary["excluded"]))
     if summary["trained"]:
         print(f"trained for this run and cached in {args.cache}: {len(summary['trained'])} agent(s)")
+    if not args.no_report:
+        from labcore.report import write_report
+
+        print(f"wrote {write_report(args.out)}")
     print(f"wrote {args.out}/summary.json and the trial data beside it")
     return 0
 

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 Values = dict[str, float]
+VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not comparable")
+"""The four verdicts, in display order."""
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ Conventions shared by every figure
 - A missing or empty input never raises: the builder returns a figure whose only content
   is an annotation saying what is missing (:func:`empty_figure`).
 
-Input tables (the result-file contract, ``labcore/experiments/runner.py``)
-------------------------------------------------------------------------
+Input tables (the result-file contract, :mod:`labcore.results`)
+--------------------------------------------------------------
 ``seed_values``: columns ``seed``, ``key``, ``value`` (a number, or for censored L75 a
 string such as ``"> 0.5"`` / ``"<= 0"``). ``trials``: ``e1_trials.csv`` (``condition``,
 ``correct``, ``confidence``, ``decision``, ...). ``capacity``: ``e2_capacity.csv``.
@@ -31,7 +31,6 @@ string such as ``"> 0.5"`` / ``"<= 0"``). ``trials``: ``e1_trials.csv`` (``condi
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -44,7 +43,10 @@ from plotly.subplots import make_subplots
 from labcore.markers import calibration_curve, risk_coverage_curve, type2_auroc, type2_roc
 from labcore.markers.robustness import L75_THRESHOLD
 from labcore.paper import CLAIMS_BY_ID, PaperValue, paper_text
-from labcore.stats import summarize_l75
+from labcore.results import finite as _finite
+from labcore.results import fmt as _fmt
+from labcore.results import format_l75, ours_text, parse_l75
+from labcore.results import seed_raw as _seed_raw
 
 __all__ = [
     "CHANCE_CONJUNCTION",
@@ -226,20 +228,6 @@ def _paper(claim_id: str) -> PaperValue | None:
     return spec.paper
 
 
-def _finite(x: Any) -> bool:
-    try:
-        return x is not None and math.isfinite(float(x))
-    except (TypeError, ValueError):
-        return False
-
-
-def _fmt(x: Any, digits: int = 3) -> str:
-    """``0.12345 -> "0.123"``; None/nan -> ``"undefined"``."""
-    if not _finite(x):
-        return "undefined"
-    return f"{float(x):.{digits}g}"
-
-
 def _escape_plotly(text: str) -> str:
     """Neutralise plotly's pseudo-HTML in free text (tags and entities shown literally)."""
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -384,14 +372,6 @@ def _seed_numbers(seed_values: pd.DataFrame | None, key: str) -> tuple[np.ndarra
     keep = np.isfinite(vals)
     order = np.argsort(seeds[keep], kind="stable")
     return seeds[keep][order], vals[keep][order]
-
-
-def _seed_raw(seed_values: pd.DataFrame | None, key: str) -> list[tuple[Any, Any]]:
-    """(seed, raw value) pairs of one key (strings kept: censored L75)."""
-    if not _has(seed_values, ("seed", "key", "value")):
-        return []
-    rows = seed_values[seed_values["key"] == key].sort_values("seed", kind="stable")
-    return list(zip(rows["seed"].tolist(), rows["value"].tolist(), strict=True))
 
 
 def _jitter(n: int) -> np.ndarray:
@@ -593,99 +573,6 @@ def _wrap_tick(text: str, width: int = 16) -> str:
             line = f"{line} {w}".strip()
     lines.append(line)
     return "<br>".join(lines)
-
-
-# --------------------------------------------------------------------------- L75 values
-
-
-def parse_l75(value: Any) -> tuple[float, str, float]:
-    """Read one L75 value as ``(value, censored, bound)``.
-
-    Accepts a number, a string as written in ``seed_values.csv`` (``"0.31"``, ``"> 0.5"``,
-    ``"<= 0"``), an :class:`~labcore.markers.L75Result` or a dict with ``value``,
-    ``censored`` and ``bound``.
-
-    Returns
-    -------
-    value : float
-        The L75, or nan when censored or missing.
-    censored : {"none", "right", "left", "missing"}
-    bound : float
-        ``value`` if not censored, the tested extreme if censored, nan if missing.
-
-    Examples
-    --------
-    >>> parse_l75("> 0.5")
-    (nan, 'right', 0.5)
-    >>> parse_l75("<= 0")
-    (nan, 'left', 0.0)
-    >>> parse_l75(0.04)
-    (0.04, 'none', 0.04)
-    >>> parse_l75(None)
-    (nan, 'missing', nan)
-    """
-    nan = math.nan
-    if value is None:
-        return nan, "missing", nan
-    if hasattr(value, "censored") and hasattr(value, "bound"):
-        value = {"value": value.value, "censored": value.censored, "bound": value.bound}
-    if isinstance(value, Mapping):
-        censored = value.get("censored") or "none"
-        if censored in ("right", "left"):
-            return nan, censored, float(value.get("bound"))
-        return parse_l75(value.get("value"))
-    if isinstance(value, str):
-        text = value.strip()
-        m = re.fullmatch(r"(>=|>|<=|<)\s*([-+0-9.eE]+)", text)
-        if m:
-            bound = float(m.group(2))
-            return nan, "right" if m.group(1).startswith(">") else "left", bound
-        try:
-            value = float(text)
-        except ValueError:
-            return nan, "missing", nan
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return nan, "missing", nan
-    return (x, "none", x) if math.isfinite(x) else (nan, "missing", nan)
-
-
-def format_l75(parsed: Sequence[tuple[float, str, float]]) -> tuple[str, float, float]:
-    """Seed summary of parsed L75 values, with the censoring rule of ``docs/verdicts.md``.
-
-    More than half of the seeds censored on one side gives ``"> bound"`` (or ``"<= bound"``);
-    otherwise the mean +/- SD of the seeds that crossed. (The rule itself is
-    :func:`labcore.stats.summarize_l75`.)
-
-    Returns
-    -------
-    text : str
-        e.g. ``"0.303 ± 0.03 (n = 5)"`` or ``"> 0.5 (5/5 seeds censored)"``.
-    mean, sd : float
-        nan when censored or empty.
-
-    Examples
-    --------
-    >>> format_l75([parse_l75(x) for x in ("> 0.5", "> 0.5", 0.2)])[0]
-    '> 0.5 (2/3 seeds censored)'
-    >>> format_l75([parse_l75(x) for x in (0.2, 0.3)])[0]
-    '0.25 ± 0.071 (n = 2)'
-    """
-    present = [p for p in parsed if p[1] != "missing"]
-    n = len(present)
-    if n == 0:
-        return "undefined", math.nan, math.nan
-    summary = summarize_l75([{"value": v, "censored": c, "bound": b} for v, c, b in present])
-    if summary["censored"] in ("right", "left"):
-        n_cens = summary[f"n_{summary['censored']}_censored"]
-        sign = ">" if summary["censored"] == "right" else "<="
-        return f"{sign} {summary['bound']:g} ({n_cens}/{n} seeds censored)", math.nan, math.nan
-    mean = math.nan if summary["mean"] is None else summary["mean"]
-    sd = math.nan if summary["sd"] is None else summary["sd"]
-    censored = summary["n_right_censored"] + summary["n_left_censored"]
-    extra = f"; {censored} censored" if censored else ""
-    return f"{_fmt(mean)} ± {_fmt(sd, 2)} (n = {summary['n']}{extra})", mean, sd
 
 
 def _add_l75_groups(
@@ -2177,21 +2064,6 @@ VERDICT_COLOURS = {
     "not comparable": "#e2e3e5",
 }
 """Cell colours of the verdicts (claims table, report badges)."""
-
-
-def ours_text(ours: Mapping[str, Any]) -> str:
-    """Our seed summary of a claim as text (``summary.json`` ``ours``; censoring shown)."""
-    if ours.get("censored") == "right":
-        n_cens, n_seeds = ours.get("n_right_censored", "?"), ours.get("n_seeds", "?")
-        return f"> {_fmt(ours.get('bound'))} ({n_cens}/{n_seeds} seeds)"
-    if ours.get("censored") == "left":
-        n_cens, n_seeds = ours.get("n_left_censored", "?"), ours.get("n_seeds", "?")
-        return f"<= {_fmt(ours.get('bound'))} ({n_cens}/{n_seeds} seeds)"
-    if not _finite(ours.get("mean")):
-        return "undefined"
-    sd = f" ± {_fmt(ours['sd'], 2)}" if _finite(ours.get("sd")) and ours.get("n", 0) > 1 else ""
-    n = ours.get("n")
-    return f"{_fmt(ours['mean'])}{sd}" + (f" (n = {n})" if n and n > 1 else "")
 
 
 def pci_bars(table: pd.DataFrame | None, normalisation: str, *, paper_normalisation: bool = False) -> go.Figure:

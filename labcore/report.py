@@ -2,7 +2,7 @@
 
 ``write_report(result_dir)`` reads the files of the result contract (``summary.json``,
 ``e1_trials.csv``, ``e2_capacity.csv``, ``e3_titration.csv``, ``seed_values.csv``,
-``figures.json``; see ``labcore/experiments/runner.py``), builds the figures with
+``figures.json``; see :mod:`labcore.results`), builds the figures with
 :mod:`labcore.plots` and writes ``report.html`` atomically. The page works offline: plotly.js
 is inlined once, in the page head. Any piece may be missing (an E1-only run, a lost file):
 the figure is replaced by a short visible note and the rest of the report is written.
@@ -22,24 +22,31 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import html
-import json
 import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import plotly.graph_objects as go
 
 from labcore import plots
 from labcore.io import atomic_write
 from labcore.paper import CLAIMS_BY_ID, paper_text
+from labcore.results import (
+    EXPERIMENTS,
+    Results,
+    format_l75,
+    load_results,
+    ours_text,
+    parse_l75,
+    seed_raw,
+)
+from labcore.results import finite as _finite
 
 __all__ = ["FIGURES", "Results", "build_report_html", "load_results", "main", "write_report"]
 
-EXPERIMENTS = ("e1", "e2", "e3")
 EXPERIMENT_TITLES = {
     "e1": "Experiment 1 (HOT): does metacognition depend on the self-model?",
     "e2": "Experiment 2 (GWT): does workspace capacity determine access?",
@@ -77,124 +84,11 @@ VERDICT_MEANING = {
     "not reproduced": "neither the number nor the pattern holds",
     "not comparable": "the paper's number has no counterpart we can compute, or ours is undefined",
 }
-FILES_OF_EXPERIMENT = {
-    "e1": ("e1_trials.csv",),
-    "e2": ("e2_capacity.csv", "figures.json"),
-    "e3": ("e3_titration.csv", "figures.json"),
-}
-"""Result files each experiment's figures need (beside summary.json and seed_values.csv)."""
-
-
-# --------------------------------------------------------------------------- loading
-
-
-@dataclass
-class Results:
-    """Everything read from one result directory (missing pieces are None / empty)."""
-
-    directory: Path
-    summary: dict = field(default_factory=dict)
-    seed_values: pd.DataFrame | None = None
-    trials: pd.DataFrame | None = None
-    capacity: pd.DataFrame | None = None
-    titration: pd.DataFrame | None = None
-    figures: dict = field(default_factory=dict)
-    gain: dict = field(default_factory=dict)
-    """Optional exploratory_gain.json (labcore.experiments.gain): training length vs fragility."""
-    problems: list[str] = field(default_factory=list)
-    """Files that are missing or unreadable, in words."""
-
-    @property
-    def experiments(self) -> list[str]:
-        """Experiments of this run (from the summary; else inferred from the files present)."""
-        listed = self.summary.get("experiments")
-        if isinstance(listed, list) and listed:
-            return [e for e in EXPERIMENTS if e in listed]
-        found = {
-            "e1": self.trials is not None,
-            "e2": self.capacity is not None,
-            "e3": self.titration is not None,
-        }
-        return [e for e in EXPERIMENTS if found[e]]
-
-    @property
-    def values(self) -> dict:
-        return self.summary.get("values") or {}
-
-    @property
-    def claims(self) -> dict[str, dict]:
-        return {c.get("id"): c for c in self.summary.get("claims") or [] if isinstance(c, Mapping)}
-
-
-def _read_csv(path: Path, problems: list[str], **kwargs) -> pd.DataFrame | None:
-    if not path.exists():
-        return None
-    try:
-        return pd.read_csv(path, **kwargs)
-    except (OSError, ValueError) as exc:
-        problems.append(f"{path.name} could not be read ({exc.__class__.__name__}: {exc})")
-        return None
-
-
-def _read_json(path: Path, problems: list[str]) -> dict:
-    if not path.exists():
-        return {}
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        problems.append(f"{path.name} could not be read ({exc.__class__.__name__}: {exc})")
-        return {}
-    if not isinstance(data, dict):
-        problems.append(f"{path.name} does not hold a JSON object")
-        return {}
-    return data
-
-
-def load_results(result_dir: Path | str) -> Results:
-    """Read a result directory; missing or unreadable files are recorded, never fatal.
-
-    Raises
-    ------
-    FileNotFoundError
-        If ``result_dir`` is not a directory.
-    """
-    directory = Path(result_dir)
-    if not directory.is_dir():
-        raise FileNotFoundError(f"result directory not found: {directory}")
-    problems: list[str] = []
-    res = Results(directory)
-    res.summary = _read_json(directory / "summary.json", problems)
-    res.seed_values = _read_csv(
-        directory / "seed_values.csv", problems, dtype={"key": str, "value": str}
-    )
-    res.trials = _read_csv(directory / "e1_trials.csv", problems)
-    res.capacity = _read_csv(directory / "e2_capacity.csv", problems)
-    res.titration = _read_csv(directory / "e3_titration.csv", problems)
-    res.figures = _read_json(directory / "figures.json", problems)
-    gain = directory / "exploratory_gain.json"
-    res.gain = _read_json(gain, problems) if gain.exists() else {}
-    needed = ["summary.json", "seed_values.csv"]
-    for exp in res.experiments or EXPERIMENTS:
-        needed += FILES_OF_EXPERIMENT[exp]
-    for name in dict.fromkeys(needed):
-        if not (directory / name).exists():
-            problems.append(f"{name} is missing")
-    res.problems = problems
-    return res
-
-
 # --------------------------------------------------------------------------- text helpers
 
 
 def _esc(text: Any) -> str:
     return html.escape(str(text), quote=True)
-
-
-def _finite(x: Any) -> bool:
-    try:
-        return x is not None and math.isfinite(float(x))
-    except (TypeError, ValueError):
-        return False
 
 
 def _num(x: Any, digits: int = 3) -> str:
@@ -218,7 +112,7 @@ def _paper_text(claim_id: str, res: Results | None = None) -> str:
 def _ours_text(claim_id: str, res: Results) -> str:
     claim = res.claims.get(claim_id)
     if claim is not None:
-        return plots.ours_text(claim.get("ours") or {})
+        return ours_text(claim.get("ours") or {})
     return _num(res.values.get(claim_id))
 
 
@@ -473,15 +367,15 @@ def _find_dnrs(res: Results) -> list[str]:
 
 def _l75_summary(res: Results, key: str) -> str:
     """Seed summary of one L75 key from seed_values.csv (censoring rule of docs/verdicts.md)."""
-    raw = plots._seed_raw(res.seed_values, key)
-    return plots.format_l75([plots.parse_l75(v) for _, v in raw])[0] if raw else "undefined"
+    raw = seed_raw(res.seed_values, key)
+    return format_l75([parse_l75(v) for _, v in raw])[0] if raw else "undefined"
 
 
 def _find_e3a(res: Results) -> list[str]:
     parts = [
         f"{plots.label_of(a)} {_l75_summary(res, f'e3.l75.{a}.read')}"
         for a in plots.FIG3A_AGENTS
-        if plots._seed_raw(res.seed_values, f"e3.l75.{a}.read")
+        if seed_raw(res.seed_values, f"e3.l75.{a}.read")
     ]
     if not parts:
         return []

@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 import pytest
 
 from labcore import plots as P
+from labcore import results as R
 from labcore.paper import CLAIMS_BY_ID
 
 SEEDS = (0, 1, 2)
@@ -542,17 +543,17 @@ def test_missing_input_gives_a_note_not_an_exception(name):
     ],
 )
 def test_parse_l75(raw, expected):
-    got = P.parse_l75(raw)
+    got = R.parse_l75(raw)
     assert got[1] == expected[1]
     for a, b in ((got[0], expected[0]), (got[2], expected[2])):
         assert (math.isnan(a) and math.isnan(b)) or a == b
 
 
 def test_format_l75_majority_rule():
-    assert P.format_l75([P.parse_l75(x) for x in ("<= 0", "<= 0", 0.1)])[0].startswith("<= 0 (2/3")
-    text, mean, _ = P.format_l75([P.parse_l75(x) for x in ("> 0.5", 0.1, 0.3)])
+    assert R.format_l75([R.parse_l75(x) for x in ("<= 0", "<= 0", 0.1)])[0].startswith("<= 0 (2/3")
+    text, mean, _ = R.format_l75([R.parse_l75(x) for x in ("> 0.5", 0.1, 0.3)])
     assert mean == pytest.approx(0.2) and "1 censored" in text
-    assert P.format_l75([])[0] == "undefined"
+    assert R.format_l75([])[0] == "undefined"
 
 
 def test_titles_wrap_at_title_width_not_tick_width():

@@ -12,7 +12,8 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from labcore import report, views
+from labcore import results as result_set
+from labcore import views
 from labcore.agents import Agent
 from labcore.checkpoints import BUNDLED_DIR, checkpoint_name, load_checkpoint, read_manifest
 from labcore.config import AGENT_DESCRIPTIONS, Intervention
@@ -102,9 +103,9 @@ def theatre(task_id: str, kind: str, seed: int, episode: int, self_model: str, c
 
 
 @st.cache_data(show_spinner=False, ttl=60)
-def results(directory: str = str(RESULTS_DIR)) -> report.Results:
+def results(directory: str = str(RESULTS_DIR)) -> result_set.Results:
     """A result set written by ``python -m labcore reproduce`` (summary, tables, figure data)."""
-    return report.load_results(directory)
+    return result_set.load_results(directory)
 
 
 def result_sets() -> list[str]:

@@ -1,21 +1,10 @@
-"""``reproduce``: run E1-E3 over seeds and write the output contract of the Replication page.
-
-Files written to ``out``:
-
-- ``summary.json``: ``{"experiment", "seeds", "config", "claims": [...], ...}``; each claim has
-  ``id``, ``description``, ``paper``, ``ours`` (``mean``, ``sd``, ``n``, ``ci95``),
-  ``verdict`` and ``reason`` (rules: ``docs/verdicts.md``);
-- ``e1_trials.csv``, ``e2_capacity.csv``, ``e3_titration.csv``: trial/seed-level data;
-- ``seed_values.csv``: every per-seed number (experiment, seed, key, value);
-- ``figures.json``: arrays the CSVs do not carry (masking traces, composite points);
-- ``report.html``: every figure of the paper rebuilt from these files.
+"""``reproduce``: run E1-E3 over seeds and write a result set (the contract and its files:
+:mod:`labcore.results`). The HTML report is written by :mod:`labcore.report`; the command
+line (``python -m labcore reproduce``) calls it after this.
 """
 
 from __future__ import annotations
 
-import csv
-import json
-import math
 import platform
 import subprocess
 import time
@@ -27,15 +16,21 @@ from pathlib import Path
 from labcore.config import ReproduceConfig
 from labcore.experiments import e1, e2, e3
 from labcore.experiments.common import SeedResult, build_claims, run_seeds
-from labcore.io import atomic_write
-from labcore.paper import PAPER_INCONSISTENCIES
+from labcore.paper import PAPER_INCONSISTENCIES, VERDICTS
+from labcore.results import (
+    CSV_FIELDS,
+    FIGURES,
+    SEED_VALUE_FIELDS,
+    SEED_VALUES,
+    SUMMARY,
+    clean_json,
+    l75_cell,
+    write_csv,
+    write_result_json,
+)
 
 PIPELINES = {"e1": e1, "e2": e2, "e3": e3}
-CSV_FIELDS = {
-    "e1_trials": ["seed", "condition", "trial", "correct", "confidence", "stimulus", "salience", "decision", "wager", "bet"],
-    "e2_capacity": ["agent", "seed", "capacity", "scale", "per_step", "decision", "conjunction"],
-    "e3_titration": ["agent", "protocol", "noise", "seed", "sigma", "accuracy"],
-}
+"""The pipeline module of each experiment (each has ``run_seed``)."""
 
 
 def _git_commit() -> str | None:
@@ -48,30 +43,6 @@ def _git_commit() -> str | None:
     return done.stdout.strip() or None
 
 
-def _clean(value):
-    """JSON-safe: nan/inf -> None, numpy scalars -> Python numbers."""
-    if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_clean(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, str):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
-def _write_csv(path: Path, fields: list[str], rows: list[dict]) -> None:
-    def write(tmp: Path) -> None:
-        with open(tmp, "w", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=fields)
-            writer.writeheader()
-            for row in rows:
-                writer.writerow({k: row.get(k) for k in fields})
-
-    atomic_write(path, write)
-
-
 def reproduce(
     experiments: Sequence[str],
     cfg: ReproduceConfig,
@@ -81,9 +52,29 @@ def reproduce(
     jobs: int = 1,
     backend: str = "loky",
     progress: Callable[[str, SeedResult], None] | None = None,
-    report: bool = True,
 ) -> dict:
-    """Run the experiments, aggregate, apply the verdicts and write every output file."""
+    """Run the experiments, aggregate, apply the verdicts and write the result set.
+
+    Parameters
+    ----------
+    experiments : sequence of {"e1", "e2", "e3"}
+        Which pipelines to run.
+    cfg : ReproduceConfig
+        Seeds and evaluation budgets.
+    out : path
+        The result directory (created if needed); files as in :mod:`labcore.results`.
+    cache_dir : str
+        Where agents trained on demand are cached.
+    jobs, backend : int, {"loky", "dask"}
+        How seeds fan out (:func:`labcore.experiments.common.run_seeds`).
+    progress : callable, optional
+        Called as ``progress(experiment, seed_result)`` after each seed.
+
+    Returns
+    -------
+    dict
+        The summary, as written to ``summary.json`` (JSON-clean).
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
@@ -110,8 +101,7 @@ def reproduce(
         "excluded": sorted({x for r in all_results for x in r.excluded}),
         "trained": sorted({x for r in all_results for x in r.trained}),
         "paper_inconsistencies": list(PAPER_INCONSISTENCIES),
-        "verdict_counts": {v: sum(c["verdict"] == v for c in claims)
-                           for v in ("reproduced", "partly reproduced", "not reproduced", "not comparable")},
+        "verdict_counts": {v: sum(c["verdict"] == v for c in claims) for v in VERDICTS},
         "wall_seconds": round(time.perf_counter() - start, 1),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "git_commit": _git_commit(),
@@ -120,21 +110,16 @@ def reproduce(
     for stem, fields in CSV_FIELDS.items():
         rows = [row for r in all_results for row in r.rows.get(stem, [])]
         if rows:
-            _write_csv(out / f"{stem}.csv", fields, rows)
+            write_csv(out / f"{stem}.csv", fields, rows)
     seed_rows = [{"experiment": r.experiment, "seed": r.seed, "key": k, "value": v}
                  for r in all_results for k, v in sorted(r.values.items())]
-    seed_rows += [{"experiment": r.experiment, "seed": r.seed, "key": k,
-                   "value": x["value"] if x["censored"] == "none" else f"{'>' if x['censored'] == 'right' else '<='} {x['bound']:g}"}
+    seed_rows += [{"experiment": r.experiment, "seed": r.seed, "key": k, "value": l75_cell(x)}
                   for r in all_results for k, x in sorted(r.l75.items())]
-    _write_csv(out / "seed_values.csv", ["experiment", "seed", "key", "value"], seed_rows)
+    write_csv(out / SEED_VALUES, SEED_VALUE_FIELDS, seed_rows)
     figures = {
         "e2": {str(r.seed): r.figures for r in results.get("e2", [])},
         "e3": {"points": e3.composite_points(results["e3"])} if "e3" in results else {},
     }
-    atomic_write(out / "figures.json", lambda tmp: tmp.write_text(json.dumps(_clean(figures))))
-    atomic_write(out / "summary.json", lambda tmp: tmp.write_text(json.dumps(_clean(summary), indent=1)))
-    if report:
-        from labcore.report import write_report
-
-        write_report(out)
-    return _clean(summary)
+    write_result_json(out / FIGURES, figures)
+    write_result_json(out / SUMMARY, summary, indent=1)
+    return clean_json(summary)

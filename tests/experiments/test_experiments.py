@@ -12,7 +12,7 @@ import pytest
 from labcore.config import ReproduceConfig
 from labcore.experiments import e1, e2, e3
 from labcore.experiments.common import run_seeds
-from labcore.experiments.runner import CSV_FIELDS, reproduce
+from labcore.experiments.runner import reproduce
 from labcore.paper import (
     CLAIMS,
     CLAIMS_BY_ID,
@@ -21,6 +21,7 @@ from labcore.paper import (
     verdict,
     verdict_table_markdown,
 )
+from labcore.results import CSV_FIELDS
 from labcore.stats import summarize, summarize_l75
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -119,7 +120,7 @@ def test_e3_pipeline_keys():
 
 
 def test_reproduce_writes_the_output_contract(tmp_path):
-    summary = reproduce(["e1"], TINY, tmp_path, cache_dir=str(tmp_path / "cache"), report=False)
+    summary = reproduce(["e1"], TINY, tmp_path, cache_dir=str(tmp_path / "cache"))
     data = json.loads((tmp_path / "summary.json").read_text())
     assert data == summary
     assert data["experiment"] == "e1" and data["seeds"] == [0]

@@ -1,0 +1,374 @@
+"""The result-set contract: which files a ``reproduce`` run writes, their fields, and how to
+read them back and format their values.
+
+A result directory holds:
+
+- ``summary.json``: ``{"experiment", "experiments", "seeds", "config",
+  "claims": [...], "values", "cross_seed", ...}``; each claim has ``id``, ``description``,
+  ``paper``, ``ours`` (``mean``, ``sd``, ``n``, ``ci95``), ``verdict`` and ``reason`` (rules:
+  ``docs/verdicts.md``);
+- ``e1_trials.csv``, ``e2_capacity.csv``, ``e3_titration.csv``: trial/seed-level data with
+  the columns of :data:`CSV_FIELDS`;
+- ``seed_values.csv``: every per-seed number (``experiment``, ``seed``, ``key``, ``value``); a
+  censored L75 is written as text (``"> 0.5"``, ``"<= 0"``, see :func:`l75_cell`);
+- ``figures.json``: arrays the CSVs do not carry (masking traces, composite points);
+- ``report.html`` (:mod:`labcore.report`) and, optionally, ``exploratory_gain.json``
+  (:mod:`labcore.experiments.gain`).
+
+The writer is :func:`labcore.experiments.runner.reproduce`; readers (the report, the app) go
+through :func:`load_results`, which never raises on a missing or unreadable file but records
+the problem in :attr:`Results.problems`.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from labcore.io import atomic_write
+from labcore.stats import summarize_l75
+
+EXPERIMENTS = ("e1", "e2", "e3")
+"""Experiments a result set may hold, in display order."""
+SUMMARY = "summary.json"
+SEED_VALUES = "seed_values.csv"
+FIGURES = "figures.json"
+GAIN = "exploratory_gain.json"
+REPORT = "report.html"
+CSV_FIELDS: dict[str, list[str]] = {
+    "e1_trials": ["seed", "condition", "trial", "correct", "confidence", "stimulus", "salience", "decision",
+                  "wager", "bet"],
+    "e2_capacity": ["agent", "seed", "capacity", "scale", "per_step", "decision", "conjunction"],
+    "e3_titration": ["agent", "protocol", "noise", "seed", "sigma", "accuracy"],
+}
+"""Columns of each trial/seed-level CSV file, keyed by file stem."""
+SEED_VALUE_FIELDS = ["experiment", "seed", "key", "value"]
+"""Columns of ``seed_values.csv``."""
+FILES_OF_EXPERIMENT = {
+    "e1": ("e1_trials.csv",),
+    "e2": ("e2_capacity.csv", FIGURES),
+    "e3": ("e3_titration.csv", FIGURES),
+}
+"""Result files each experiment's figures need (beside summary.json and seed_values.csv)."""
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def clean_json(value: Any) -> Any:
+    """JSON-safe copy: nan/inf -> None, numpy scalars -> Python numbers, tuples -> lists.
+
+    >>> import numpy as np
+    >>> clean_json({"a": np.float32(0.5), "b": [float("nan"), (1, 2)]})
+    {'a': 0.5, 'b': [None, [1, 2]]}
+    """
+    if isinstance(value, dict):
+        return {str(k): clean_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean_json(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, str):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def write_result_json(path: Path, payload: Any, *, indent: int | None = None) -> None:
+    """Atomically write ``payload`` (cleaned by :func:`clean_json`) as JSON, keys in insertion order."""
+    atomic_write(Path(path), lambda tmp: tmp.write_text(json.dumps(clean_json(payload), indent=indent)))
+
+
+def write_csv(path: Path, fields: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> None:
+    """Atomically write ``rows`` as CSV with exactly the columns ``fields`` (missing cells empty)."""
+    def write(tmp: Path) -> None:
+        with open(tmp, "w", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(fields))
+            writer.writeheader()
+            for row in rows:
+                writer.writerow({k: row.get(k) for k in fields})
+
+    atomic_write(Path(path), write)
+
+
+def l75_cell(record: Mapping[str, Any]) -> float | str | None:
+    """The ``seed_values.csv`` cell of one seed's L75 record (``value``, ``censored``, ``bound``).
+
+    >>> l75_cell({"value": 0.3, "censored": "none", "bound": 0.3})
+    0.3
+    >>> l75_cell({"value": None, "censored": "right", "bound": 0.5}), l75_cell({"censored": "left", "bound": 0.0})
+    ('> 0.5', '<= 0')
+    """
+    if record["censored"] == "none":
+        return record["value"]
+    return f"{'>' if record['censored'] == 'right' else '<='} {record['bound']:g}"
+
+
+# --------------------------------------------------------------------------- reading
+
+
+@dataclass
+class Results:
+    """Everything read from one result directory (missing pieces are None / empty)."""
+
+    directory: Path
+    summary: dict = field(default_factory=dict)
+    seed_values: pd.DataFrame | None = None
+    trials: pd.DataFrame | None = None
+    capacity: pd.DataFrame | None = None
+    titration: pd.DataFrame | None = None
+    figures: dict = field(default_factory=dict)
+    gain: dict = field(default_factory=dict)
+    """Optional exploratory_gain.json (labcore.experiments.gain): training length vs fragility."""
+    problems: list[str] = field(default_factory=list)
+    """Files that are missing or unreadable, in words."""
+
+    @property
+    def experiments(self) -> list[str]:
+        """Experiments of this run (from the summary; else inferred from the files present)."""
+        listed = self.summary.get("experiments")
+        if isinstance(listed, list) and listed:
+            return [e for e in EXPERIMENTS if e in listed]
+        found = {
+            "e1": self.trials is not None,
+            "e2": self.capacity is not None,
+            "e3": self.titration is not None,
+        }
+        return [e for e in EXPERIMENTS if found[e]]
+
+    @property
+    def values(self) -> dict:
+        """Every aggregated number of the summary by key (claims and auxiliary keys)."""
+        return self.summary.get("values") or {}
+
+    @property
+    def claims(self) -> dict[str, dict]:
+        """The summary's claims by id."""
+        return {c.get("id"): c for c in self.summary.get("claims") or [] if isinstance(c, Mapping)}
+
+
+def _read_csv(path: Path, problems: list[str], **kwargs: Any) -> pd.DataFrame | None:
+    if not path.exists():
+        return None
+    try:
+        return pd.read_csv(path, **kwargs)
+    except (OSError, ValueError) as exc:
+        problems.append(f"{path.name} could not be read ({exc.__class__.__name__}: {exc})")
+        return None
+
+
+def _read_json(path: Path, problems: list[str]) -> dict:
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        problems.append(f"{path.name} could not be read ({exc.__class__.__name__}: {exc})")
+        return {}
+    if not isinstance(data, dict):
+        problems.append(f"{path.name} does not hold a JSON object")
+        return {}
+    return data
+
+
+def load_results(result_dir: Path | str) -> Results:
+    """Read a result directory; missing or unreadable files are recorded, never fatal.
+
+    Parameters
+    ----------
+    result_dir : path
+        A directory of the result contract (any file may be missing).
+
+    Returns
+    -------
+    Results
+        What could be read; :attr:`Results.problems` says what could not, in words.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``result_dir`` is not a directory.
+    """
+    directory = Path(result_dir)
+    if not directory.is_dir():
+        raise FileNotFoundError(f"result directory not found: {directory}")
+    problems: list[str] = []
+    res = Results(directory)
+    res.summary = _read_json(directory / SUMMARY, problems)
+    res.seed_values = _read_csv(directory / SEED_VALUES, problems, dtype={"key": str, "value": str})
+    res.trials = _read_csv(directory / "e1_trials.csv", problems)
+    res.capacity = _read_csv(directory / "e2_capacity.csv", problems)
+    res.titration = _read_csv(directory / "e3_titration.csv", problems)
+    res.figures = _read_json(directory / FIGURES, problems)
+    gain = directory / GAIN
+    res.gain = _read_json(gain, problems) if gain.exists() else {}
+    needed = [SUMMARY, SEED_VALUES]
+    for exp in res.experiments or EXPERIMENTS:
+        needed += FILES_OF_EXPERIMENT[exp]
+    for name in dict.fromkeys(needed):
+        if not (directory / name).exists():
+            problems.append(f"{name} is missing")
+    res.problems = problems
+    return res
+
+
+# --------------------------------------------------------------------------- formatting values
+
+
+def finite(x: Any) -> bool:
+    """True for a finite number (or numeric string); False for None, nan, inf and text.
+
+    >>> finite(0.2), finite("0.2"), finite(None), finite(float("nan")), finite("> 0.5")
+    (True, True, False, False, False)
+    """
+    try:
+        return x is not None and math.isfinite(float(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def fmt(x: Any, digits: int = 3) -> str:
+    """A number to ``digits`` significant digits; None/nan -> ``"undefined"``.
+
+    >>> fmt(0.12345), fmt(None), fmt(3.0, 2)
+    ('0.123', 'undefined', '3')
+    """
+    if not finite(x):
+        return "undefined"
+    return f"{float(x):.{digits}g}"
+
+
+def ours_text(ours: Mapping[str, Any]) -> str:
+    """Our seed summary of a claim as text (``summary.json`` ``ours``; censoring shown): the
+    one formatter of our values.
+
+    >>> ours_text({"mean": 0.8561, "sd": 0.0123, "n": 5})
+    '0.856 ± 0.012 (n = 5)'
+    >>> ours_text({"censored": "right", "bound": 0.5, "n_right_censored": 4, "n_seeds": 5})
+    '> 0.5 (4/5 seeds)'
+    >>> ours_text({"mean": None})
+    'undefined'
+    """
+    if ours.get("censored") == "right":
+        n_cens, n_seeds = ours.get("n_right_censored", "?"), ours.get("n_seeds", "?")
+        return f"> {fmt(ours.get('bound'))} ({n_cens}/{n_seeds} seeds)"
+    if ours.get("censored") == "left":
+        n_cens, n_seeds = ours.get("n_left_censored", "?"), ours.get("n_seeds", "?")
+        return f"<= {fmt(ours.get('bound'))} ({n_cens}/{n_seeds} seeds)"
+    if not finite(ours.get("mean")):
+        return "undefined"
+    sd = f" ± {fmt(ours['sd'], 2)}" if finite(ours.get("sd")) and ours.get("n", 0) > 1 else ""
+    n = ours.get("n")
+    return f"{fmt(ours['mean'])}{sd}" + (f" (n = {n})" if n and n > 1 else "")
+
+
+def parse_l75(value: Any) -> tuple[float, str, float]:
+    """Read one L75 value as ``(value, censored, bound)``.
+
+    Accepts a number, a string as written in ``seed_values.csv`` (``"0.31"``, ``"> 0.5"``,
+    ``"<= 0"``), an :class:`~labcore.markers.L75Result` or a dict with ``value``,
+    ``censored`` and ``bound``.
+
+    Returns
+    -------
+    value : float
+        The L75, or nan when censored or missing.
+    censored : {"none", "right", "left", "missing"}
+    bound : float
+        ``value`` if not censored, the tested extreme if censored, nan if missing.
+
+    Examples
+    --------
+    >>> parse_l75("> 0.5")
+    (nan, 'right', 0.5)
+    >>> parse_l75("<= 0")
+    (nan, 'left', 0.0)
+    >>> parse_l75(0.04)
+    (0.04, 'none', 0.04)
+    >>> parse_l75(None)
+    (nan, 'missing', nan)
+    """
+    nan = math.nan
+    if value is None:
+        return nan, "missing", nan
+    if hasattr(value, "censored") and hasattr(value, "bound"):
+        value = {"value": value.value, "censored": value.censored, "bound": value.bound}
+    if isinstance(value, Mapping):
+        censored = value.get("censored") or "none"
+        if censored in ("right", "left"):
+            return nan, censored, float(value.get("bound"))
+        return parse_l75(value.get("value"))
+    if isinstance(value, str):
+        text = value.strip()
+        m = re.fullmatch(r"(>=|>|<=|<)\s*([-+0-9.eE]+)", text)
+        if m:
+            bound = float(m.group(2))
+            return nan, "right" if m.group(1).startswith(">") else "left", bound
+        try:
+            value = float(text)
+        except ValueError:
+            return nan, "missing", nan
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return nan, "missing", nan
+    return (x, "none", x) if math.isfinite(x) else (nan, "missing", nan)
+
+
+def format_l75(parsed: Sequence[tuple[float, str, float]]) -> tuple[str, float, float]:
+    """Seed summary of parsed L75 values, with the censoring rule of ``docs/verdicts.md``.
+
+    More than half of the seeds censored on one side gives ``"> bound"`` (or ``"<= bound"``);
+    otherwise the mean +/- SD of the seeds that crossed. (The rule itself is
+    :func:`labcore.stats.summarize_l75`.)
+
+    Returns
+    -------
+    text : str
+        e.g. ``"0.303 ± 0.03 (n = 5)"`` or ``"> 0.5 (5/5 seeds censored)"``.
+    mean, sd : float
+        nan when censored or empty.
+
+    Examples
+    --------
+    >>> format_l75([parse_l75(x) for x in ("> 0.5", "> 0.5", 0.2)])[0]
+    '> 0.5 (2/3 seeds censored)'
+    >>> format_l75([parse_l75(x) for x in (0.2, 0.3)])[0]
+    '0.25 ± 0.071 (n = 2)'
+    """
+    present = [p for p in parsed if p[1] != "missing"]
+    n = len(present)
+    if n == 0:
+        return "undefined", math.nan, math.nan
+    summary = summarize_l75([{"value": v, "censored": c, "bound": b} for v, c, b in present])
+    if summary["censored"] in ("right", "left"):
+        n_cens = summary[f"n_{summary['censored']}_censored"]
+        sign = ">" if summary["censored"] == "right" else "<="
+        return f"{sign} {summary['bound']:g} ({n_cens}/{n} seeds censored)", math.nan, math.nan
+    mean = math.nan if summary["mean"] is None else summary["mean"]
+    sd = math.nan if summary["sd"] is None else summary["sd"]
+    censored = summary["n_right_censored"] + summary["n_left_censored"]
+    extra = f"; {censored} censored" if censored else ""
+    return f"{fmt(mean)} ± {fmt(sd, 2)} (n = {summary['n']}{extra})", mean, sd
+
+
+def seed_raw(seed_values: pd.DataFrame | None, key: str) -> list[tuple[Any, Any]]:
+    """(seed, raw value) pairs of one key of ``seed_values.csv`` (strings kept: censored L75)."""
+    if not isinstance(seed_values, pd.DataFrame) or seed_values.empty or \
+            not {"seed", "key", "value"} <= set(seed_values.columns):
+        return []
+    rows = seed_values[seed_values["key"] == key].sort_values("seed", kind="stable")
+    return list(zip(rows["seed"].tolist(), rows["value"].tolist(), strict=True))
+
+
+def l75_summary(seed_values: pd.DataFrame | None, key: str) -> str:
+    """Seed summary text of one L75 key of ``seed_values.csv`` (``"undefined"`` if absent)."""
+    raw = seed_raw(seed_values, key)
+    return format_l75([parse_l75(v) for _, v in raw])[0] if raw else "undefined"
