@@ -4,11 +4,10 @@ import pandas as pd
 import streamlit as st
 
 from labcore import plots
-from labcore.experiments.e3 import noise_target
+from labcore.measures import PCI_NORMALISATIONS, noise_target
 from labcore.paper import CLAIMS_BY_ID
 from labcore.results import parse_l75
 from labcore.stats import summarize_l75
-from labcore.views import PCI_NORMALISATIONS
 from ui import controls, data
 from ui.components import explain, figure, metric
 from ui.state import MAX_NOISE, PROTOCOL_CHOICES, LabState

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 import labcore.envs as E
-from labcore import plots, views
+from labcore import measures, plots
 from labcore.envs.batch import StepKind
 from labcore.envs.dual_task import PRIMARY_CUE_NAMES, SECONDARY_CUE_NAMES
 from ui import controls, data
@@ -132,8 +132,8 @@ def stage() -> None:
             figure(plots.internal_state_timeline(trace.confidence[0, :n], znorm, [str(i) for i in range(n)],
                                                  highlight_step=s), key=f"timeline-{t}")
     if trace.slots is not None:
-        report = list(np.flatnonzero(np.isin(trace.step_kind[0, :n], (StepKind.REPORT_1, StepKind.REPORT_2))))
-        figure(plots.workspace_heatmap(trace.slots[0, :n], trace.occupied[0, :n], views.cue_kinds(trace)[:n],
+        report = list(trace.report_steps())
+        figure(plots.workspace_heatmap(trace.slots[0, :n], trace.occupied[0, :n], measures.cue_kinds(trace)[:n],
                                        report, highlight_step=s), key=f"slots-{t}")
 
 

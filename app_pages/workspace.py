@@ -3,8 +3,9 @@
 import pandas as pd
 import streamlit as st
 
-from labcore import plots, views
+from labcore import measures, plots
 from labcore.config import DualTaskConfig
+from labcore.interventions import capacity_scale
 from ui import controls, data
 from ui.components import explain, figure, metric
 from ui.state import MAX_MASKS, SOA_RANGE, LabState
@@ -38,8 +39,9 @@ kind = controls.value(PAGE, "agent")
 if controls.value(PAGE, "seed") not in seeds[kind]:
     st.session_state[controls.key(PAGE, "seed")] = seeds[kind][0]
 c2.selectbox("Seed", seeds[kind], key=controls.key(PAGE, "seed"))
-c3.select_slider("Workspace slots (capacity scale)", options=[0, 1, 2, 3, 4], key=controls.key(PAGE, "capacity"),
-                 format_func=lambda k: f"{k} ({k / 4:g})",
+n_slots = data.agent("dual", kind, controls.value(PAGE, "seed")).config.n_slots
+c3.select_slider("Workspace slots (capacity scale)", options=list(range(n_slots + 1)),
+                 key=controls.key(PAGE, "capacity"), format_func=lambda k: f"{k} ({capacity_scale(k, n_slots):g})",
                  help="workspace_capacity_scale 0, 0.25, 0.5, 0.75, 1 = 0-4 usable slots. 0 = bus-off.")
 seed, capacity = controls.value(PAGE, "seed"), controls.value(PAGE, "capacity")
 
@@ -67,7 +69,7 @@ trace = view.trace
 st.slider("Episode", 0, trace.n_episodes - 1, key=controls.key(PAGE, "episode"))
 episode = controls.value(PAGE, "episode")
 cfg = DualTaskConfig()
-figure(plots.workspace_heatmap(trace.slots[episode], trace.occupied[episode], views.cue_kinds(trace, episode),
+figure(plots.workspace_heatmap(trace.slots[episode], trace.occupied[episode], measures.cue_kinds(trace, episode),
                                [cfg.report_secondary_step, cfg.report_primary_step]),
        key="heatmap", download="workspace_heatmap")
 right = trace.report_correct()[episode]

@@ -1,8 +1,16 @@
 """Run-time interventions on trained agents (paper sec. 4.5; protocol sec. 5.4).
 
 An :class:`~labcore.config.Intervention` is a frozen value; the agent applies it inside its
-forward pass with the functions below. Weights are never edited, so one cached model can be
-evaluated intact and lesioned side by side, and concurrent users cannot disturb each other.
+forward pass with the functions below, all the perturbation math in one place: the sequence
+path (:func:`sequence_workspace_noise`, teacher-forced training) and the step path
+(:func:`perturb_carrier`, :func:`perturb_workspace`, :func:`pulse_carrier`,
+:func:`pulse_workspace`, autonomous rollouts), the self-model lesions
+(:func:`lesion_self_model`) and the capacity conversion (:func:`capacity_scale`). Weights are
+never edited, so one cached model can be evaluated intact and lesioned side by side, and
+concurrent users cannot disturb each other.
+
+On the step path, random draws come from one generator in a fixed order per step: carrier
+noise, workspace noise, pulse, self-model noise; so a seed fixes a rollout.
 
 >>> from labcore.interventions import SELF_MODEL_LESION, describe
 >>> describe(SELF_MODEL_LESION)
@@ -12,6 +20,8 @@ evaluated intact and lesioned side by side, and concurrent users cannot disturb 
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import torch
 
@@ -26,11 +36,40 @@ CAPACITY_SCALES = (0.0, 0.25, 0.5, 0.75, 1.0)
 """The paper's 5-level workspace_capacity_scale sweep (0-4 of 4 slots)."""
 
 
-def bus_capacity(active_slots: int, n_slots: int = 4, **kwargs) -> Intervention:
-    """An intervention leaving ``active_slots`` of ``n_slots`` usable (0 = bus-off)."""
+def capacity_scale(active_slots: int, n_slots: int) -> float:
+    """The workspace_capacity_scale that leaves ``active_slots`` of ``n_slots`` usable.
+
+    The one conversion between a slot count (what the lab's controls show) and the paper's
+    scale (what :class:`~labcore.config.Intervention` stores).
+
+    Parameters
+    ----------
+    active_slots : int
+        Usable slots, ``0 .. n_slots`` (0 = bus-off).
+    n_slots : int
+        The agent's slot count K (``AgentConfig.n_slots``).
+
+    Returns
+    -------
+    float
+        ``active_slots / n_slots``.
+
+    Examples
+    --------
+    >>> capacity_scale(2, 4), capacity_scale(0, 4)
+    (0.5, 0.0)
+    """
     if not 0 <= active_slots <= n_slots:
         raise ValueError(f"active_slots must be in 0..{n_slots}, got {active_slots}")
-    return Intervention(capacity_scale=active_slots / n_slots, **kwargs)
+    return active_slots / n_slots
+
+
+def bus_capacity(active_slots: int, n_slots: int = 4, **kwargs: Any) -> Intervention:
+    """An intervention leaving ``active_slots`` of ``n_slots`` usable (0 = bus-off).
+
+    Other fields of the :class:`~labcore.config.Intervention` are passed as ``kwargs``.
+    """
+    return Intervention(capacity_scale=capacity_scale(active_slots, n_slots), **kwargs)
 
 
 def describe(iv: Intervention, n_slots: int = 4) -> str:
@@ -64,8 +103,8 @@ def noise_mask(occupied: torch.Tensor, active: int, empty: bool) -> torch.Tensor
     return mask.float()[..., None]
 
 
-def sequence_workspace_noise(source: torch.Tensor, iv: Intervention, sd, dim: int,
-                    rng: torch.Generator | None) -> torch.Tensor:
+def sequence_workspace_noise(source: torch.Tensor, iv: Intervention, sd: float | torch.Tensor, dim: int,
+                             rng: torch.Generator | None) -> torch.Tensor:
     """Workspace noise for a whole teacher-forced sequence, equal in law to the step path.
 
     "read": fresh noise per step. "stored": noise accumulates in a slot from its last write
@@ -86,8 +125,17 @@ def sequence_workspace_noise(source: torch.Tensor, iv: Intervention, sd, dim: in
 
 
 def lesion_self_model(z: torch.Tensor, mode: str, rng: torch.Generator | None,
-                       permutation: torch.Tensor | None) -> torch.Tensor:
-    """Apply a self-model intervention across the batch (dim 0)."""
+                      permutation: torch.Tensor | None) -> torch.Tensor:
+    """Apply a self-model intervention to z_self across the batch (dim 0).
+
+    Parameters
+    ----------
+    z : tensor of shape (B, ..., self_model_dim)
+    mode : {"on", "zero", "noise", "permute"}
+        ``Intervention.self_model_mode``.
+    rng : generator of the noise draws ("noise")
+    permutation : tensor of shape (B,), the episode shuffle ("permute")
+    """
     if mode == "on":
         return z
     if mode == "zero":
@@ -96,3 +144,62 @@ def lesion_self_model(z: torch.Tensor, mode: str, rng: torch.Generator | None,
         mean, sd = z.mean(0, keepdim=True), z.std(0, unbiased=False, keepdim=True)
         return mean + sd * torch.randn(z.shape, generator=rng)
     return z[permutation]
+
+
+def perturb_carrier(h: torch.Tensor, iv: Intervention,
+                    rng: torch.Generator | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Carrier noise of one step: ``(stored, read)`` versions of the carrier ``h``.
+
+    "stored": the noise enters the carrier that is carried forward (and read); "read": only
+    the copy the readouts see is perturbed. No draw when ``iv.carrier_noise`` is 0.
+    """
+    if iv.carrier_noise <= 0:
+        return h, h
+    eps = torch.randn(h.shape, generator=rng) * iv.carrier_noise
+    if iv.noise_mode == "stored":
+        h = h + eps
+        return h, h
+    return h, h + eps
+
+
+def perturb_workspace(slots: torch.Tensor, occupied: torch.Tensor, active: int, iv: Intervention,
+                      rng: torch.Generator | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Workspace noise of one step, after the write: ``(stored, read)`` slot contents.
+
+    Noise reaches the occupied slots (all ``active`` ones with ``iv.noise_empty_slots``). No
+    draw when ``iv.workspace_noise`` is 0.
+    """
+    if iv.workspace_noise <= 0:
+        return slots, slots
+    mask = noise_mask(occupied, active, iv.noise_empty_slots)
+    eps = torch.randn(slots.shape, generator=rng) * iv.workspace_noise * mask
+    if iv.noise_mode == "stored":
+        slots = slots + eps
+        return slots, slots
+    return slots, slots + eps
+
+
+def _pulse_now(iv: Intervention, t: int) -> bool:
+    return iv.pulse_step is not None and t == iv.pulse_step
+
+
+def pulse_workspace(t: int, slots: torch.Tensor, read: torch.Tensor, occupied: torch.Tensor, active: int,
+                    iv: Intervention, rng: torch.Generator | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """The PCI pulse (paper sec. 4.4) into every active slot, stored and read, at step ``t``.
+
+    Returns ``(slots, read)`` unchanged (and draws nothing) at any other step.
+    """
+    if not _pulse_now(iv, t):
+        return slots, read
+    mask = noise_mask(occupied, active, empty=True)
+    pulse = torch.randn(slots.shape, generator=rng) * iv.pulse_sigma * mask
+    return slots + pulse, read + pulse
+
+
+def pulse_carrier(t: int, h: torch.Tensor, h_read: torch.Tensor, iv: Intervention,
+                  rng: torch.Generator | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """The PCI pulse into the carrier (agents without a workspace) at step ``t``."""
+    if not _pulse_now(iv, t):
+        return h, h_read
+    pulse = torch.randn(h.shape, generator=rng) * iv.pulse_sigma
+    return h + pulse, h_read + pulse

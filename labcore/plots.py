@@ -40,7 +40,13 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from labcore.markers import calibration_curve, risk_coverage_curve, type2_auroc, type2_roc
+from labcore.markers import (
+    calibration_curve,
+    pearson_r,
+    risk_coverage_curve,
+    type2_auroc,
+    type2_roc,
+)
 from labcore.markers.robustness import L75_THRESHOLD
 from labcore.paper import CLAIMS_BY_ID, PaperValue, paper_text
 from labcore.results import finite as _finite
@@ -1328,7 +1334,7 @@ def masking_figure(
     """Colour-retention traces over steps, with the cue and mask onsets marked.
 
     A trace is :func:`labcore.markers.cue_retention` (1 = the colour's trace fully held, 0 = gone),
-    as computed by :func:`labcore.views.masking_traces`.
+    as computed by :func:`labcore.measures.masking_traces`.
 
     Parameters
     ----------
@@ -1642,11 +1648,9 @@ def _sigma_axis(fig: go.Figure) -> None:
 
 
 def _pearson(x: np.ndarray, y: np.ndarray) -> float:
+    """Pearson r over the finite pairs (nan with fewer than 3, or a constant side)."""
     keep = np.isfinite(x) & np.isfinite(y)
-    x, y = x[keep], y[keep]
-    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return math.nan
-    return float(np.corrcoef(x, y)[0, 1])
+    return pearson_r(x[keep], y[keep]) if keep.sum() >= 3 else math.nan
 
 
 def fig3b_marker_correlations(

@@ -18,7 +18,7 @@ import torch
 import labcore.envs as E
 from labcore.agents import Agent, Observation
 from labcore.config import Intervention
-from labcore.envs.batch import StepKind
+from labcore.envs.batch import StepKind, report_mask
 from labcore.envs.wagering import BET_ACTION, OPT_OUT_ACTION
 
 
@@ -63,6 +63,15 @@ class Trace:
     @property
     def scored(self) -> np.ndarray:
         return self.valid & (self.step_kind != StepKind.WAGER)
+
+    @property
+    def report_mask(self) -> np.ndarray:
+        """(B, T) the report steps (dual task: the two report flags; wagering: the choice point)."""
+        return report_mask(self.step_kind, self.valid)
+
+    def report_steps(self, episode: int = 0) -> np.ndarray:
+        """Step indices of one episode's report steps."""
+        return np.flatnonzero(self.report_mask[episode])
 
     def per_step_accuracy(self) -> np.ndarray:
         """(B,) fraction of scored steps on which the agent did what the oracle would do."""

@@ -29,7 +29,7 @@ import labcore
 import labcore.envs as E
 from labcore.agents import Agent, AgentOutput, Observation, build_agent
 from labcore.config import AGENT_KINDS, AgentConfig, TrainConfig
-from labcore.envs.batch import Demonstrations, StepKind, oracle_demonstrations
+from labcore.envs.batch import Demonstrations, StepKind, oracle_demonstrations, report_mask
 from labcore.seeding import episode_seeds, seed_everything
 
 TASK_IDS = {"dual": E.DUAL_TASK, "wagering": E.WAGERING}
@@ -121,7 +121,7 @@ def compute_losses(agent: Agent, out: AgentOutput, batch: DemoTensors, cfg: Trai
         proposal = _weighted_ce(out.proposal_logits, target, weight)
         total = total + proposal
         parts["proposal"] = proposal.item()
-    report = valid & ((batch.step_kind == StepKind.REPORT_1) | (batch.step_kind == StepKind.REPORT_2))
+    report = report_mask(batch.step_kind, valid)
     if c.self_model and cfg.meta_weight > 0 and report.any():
         # Target: is the agent's own argmax decision correct? (paper sec. 4.3.2)
         correct = (out.logits.argmax(-1) == batch.action).float().detach()
@@ -160,7 +160,7 @@ def heldout_metrics(agent: Agent, data: DemoTensors, cfg: TrainConfig) -> dict[s
     agent.train(was_training)
     match = out.logits.argmax(-1) == data.action
     scored = data.valid & (data.step_kind != StepKind.WAGER)
-    report = data.valid & ((data.step_kind == StepKind.REPORT_1) | (data.step_kind == StepKind.REPORT_2))
+    report = report_mask(data.step_kind, data.valid)
     return {
         "loss": losses.parts["imitation"],
         "total_loss": losses.parts["total"],

@@ -12,12 +12,12 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from labcore import measures
 from labcore import results as result_set
-from labcore import views
 from labcore.agents import Agent
 from labcore.checkpoints import BUNDLED_DIR, checkpoint_name, load_checkpoint, read_manifest
 from labcore.config import AGENT_DESCRIPTIONS, Intervention
-from labcore.experiments.e3 import evaluation_intervention
+from labcore.interventions import capacity_scale
 from labcore.seeding import episode_seeds
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,53 +53,60 @@ def agent(task: str, kind: str, seed: int) -> Agent:
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def metacognition(kind: str, seed: int, self_model: str, capacity: int, noise: float) -> views.MetacognitionView:
-    iv = Intervention(self_model=self_model, capacity_scale=capacity / 4, workspace_noise=noise, seed=seed)
-    return views.metacognition(agent("wagering", kind, seed), iv, episode_seeds(seed, "eval", E1_TRIALS))
+def metacognition(kind: str, seed: int, self_model: str, capacity: int, noise: float) -> measures.MetacognitionView:
+    """E1 markers of one wagering agent with ``capacity`` active slots (see measures.metacognition)."""
+    model = agent("wagering", kind, seed)
+    iv = Intervention(self_model=self_model, capacity_scale=capacity_scale(capacity, model.config.n_slots),
+                      workspace_noise=noise, seed=seed)
+    return measures.metacognition(model, iv, episode_seeds(seed, "eval", E1_TRIALS))
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def workspace(kind: str, seed: int, capacity: int, noise: float, protocol: str,
-              self_model: str = "on") -> views.WorkspaceView:
-    iv = Intervention(self_model=self_model, capacity_scale=capacity / 4, workspace_noise=noise,
-                      noise_mode=protocol, seed=seed)
-    return views.workspace(agent("dual", kind, seed), iv, episode_seeds(seed, "eval", DUAL_EPISODES))
+              self_model: str = "on") -> measures.WorkspaceView:
+    """E2 accuracies and broadcast markers of one dual-task agent (see measures.workspace)."""
+    model = agent("dual", kind, seed)
+    iv = Intervention(self_model=self_model, capacity_scale=capacity_scale(capacity, model.config.n_slots),
+                      workspace_noise=noise, noise_mode=protocol, seed=seed)
+    return measures.workspace(model, iv, episode_seeds(seed, "eval", DUAL_EPISODES))
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def masking(kind: str, seed: int, soa: int, count: int) -> dict[str, list[float]]:
-    return views.masking_traces(agent("dual", kind, seed), episode_seeds(seed, "eval", 32), soa, count)
+    return measures.masking_traces(agent("dual", kind, seed), episode_seeds(seed, "eval", 32), soa, count)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def noisy_accuracy(kind: str, seed: int, sigma: float, protocol: str, target: str) -> float:
-    noise = {"workspace_noise": sigma} if target == "workspace" else {"carrier_noise": sigma}
-    iv = Intervention(noise_mode=protocol, seed=seed, **evaluation_intervention(kind), **noise)
-    return views.decision_accuracy(agent("dual", kind, seed), iv, episode_seeds(seed, "eval", 50))
+    return measures.titration(agent("dual", kind, seed), episode_seeds(seed, "eval", 50), [sigma],
+                              noise_mode=protocol, target=target, fixed=measures.evaluation_intervention(kind),
+                              noise_seeds=[seed])[0]
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def pci(kind: str, seed: int, normalisation: str) -> tuple[float, float]:
-    """Mean perturbational complexity and dPCI of one agent (see labcore.views.pci_values)."""
+    """Mean perturbational complexity and dPCI of one agent (see labcore.measures.pci_values)."""
     from labcore.markers import delta_pci
 
-    fixed = Intervention(**evaluation_intervention(kind))
-    by, correct = views.pci_values(agent("dual", kind, seed), episode_seeds(seed, "eval", 32), (normalisation,),
+    fixed = Intervention(**measures.evaluation_intervention(kind))
+    by, correct = measures.pci_values(agent("dual", kind, seed), episode_seeds(seed, "eval", 32), (normalisation,),
                                    fixed=fixed)
     values = by[normalisation]
     ok = pd.notna(values)
-    return float(values[ok].mean()), views.quiet(delta_pci, values[ok & correct], values[ok & ~correct])
+    return float(values[ok].mean()), measures.quiet(delta_pci, values[ok & correct], values[ok & ~correct])
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def theatre(task_id: str, kind: str, seed: int, episode: int, self_model: str, capacity: int, noise: float,
-            protocol: str, soa: int | None = None, count: int | None = None) -> views.TheatreEpisode:
+            protocol: str, soa: int | None = None, count: int | None = None) -> measures.TheatreEpisode:
+    """One episode for the rollout theatre (see measures.theatre)."""
     task = "wagering" if task_id == "CTLab-Wagering-v0" else "dual"
-    iv = Intervention(self_model=self_model, capacity_scale=capacity / 4, workspace_noise=noise,
-                      noise_mode=protocol, seed=seed)
+    model = agent(task, kind, seed)
+    iv = Intervention(self_model=self_model, capacity_scale=capacity_scale(capacity, model.config.n_slots),
+                      workspace_noise=noise, noise_mode=protocol, seed=seed)
     options = {"mask_soa": soa, "mask_count": count} if soa is not None else None
     episode_seed = int(episode_seeds(seed, "eval", 1000)[episode])
-    return views.theatre(agent(task, kind, seed), task_id, episode_seed, iv, task_options=options)
+    return measures.theatre(model, task_id, episode_seed, iv, task_options=options)
 
 
 @st.cache_data(show_spinner=False, ttl=60)

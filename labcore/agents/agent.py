@@ -31,7 +31,14 @@ from labcore.agents.parts import (
 from labcore.config import AgentConfig, Intervention
 from labcore.envs.channels import CUE_DIM, EVENT_INDEX, TASK_DIM
 from labcore.envs.tables import N_ACTIONS
-from labcore.interventions import lesion_self_model, noise_mask, sequence_workspace_noise
+from labcore.interventions import (
+    lesion_self_model,
+    perturb_carrier,
+    perturb_workspace,
+    pulse_carrier,
+    pulse_workspace,
+    sequence_workspace_noise,
+)
 from labcore.seeding import RANDOM_PROJECTION_SEED_BASE
 
 N_DIRECTIONS = 4
@@ -276,11 +283,7 @@ class Agent(nn.Module):
             h = self.gru(embedded[:, None], state.h[None])[0][:, 0]
         else:
             h = self.carrier(embedded)
-        h_read = h
-        if iv.carrier_noise > 0:
-            eps = torch.randn(h.shape, generator=rng) * iv.carrier_noise
-            h = h + eps if iv.noise_mode == "stored" else h
-            h_read = h if iv.noise_mode == "stored" else h + eps
+        h, h_read = perturb_carrier(h, iv, rng)
         slots = occupied = read = None
         n_writes = state.n_writes
         if c.workspace:
@@ -288,23 +291,10 @@ class Agent(nn.Module):
             event = obs.cue[:, EVENT_INDEX] > 0
             slots, occupied, n_writes = write_step(state.slots, state.occupied, state.n_writes,
                                                    self._write_vector(obs.cue, h), event, active)
-            read = slots
-            if iv.workspace_noise > 0:
-                mask = noise_mask(occupied, active, iv.noise_empty_slots)
-                eps = torch.randn(slots.shape, generator=rng) * iv.workspace_noise * mask
-                if iv.noise_mode == "stored":
-                    slots = slots + eps
-                    read = slots
-                else:
-                    read = slots + eps
-        if iv.pulse_step is not None and state.t == iv.pulse_step:
-            if c.workspace:
-                mask = noise_mask(occupied, iv.active_slots(c.n_slots), empty=True)
-                pulse = torch.randn(slots.shape, generator=rng) * iv.pulse_sigma * mask
-                slots, read = slots + pulse, read + pulse
-            else:
-                pulse = torch.randn(h.shape, generator=rng) * iv.pulse_sigma
-                h, h_read = h + pulse, h_read + pulse
+            slots, read = perturb_workspace(slots, occupied, active, iv, rng)
+            slots, read = pulse_workspace(state.t, slots, read, occupied, active, iv, rng)
+        else:
+            h, h_read = pulse_carrier(state.t, h, h_read, iv, rng)
         out = self._heads(h_read, read, occupied, iv, rng, state.permutation)
         new_state = AgentState(h=h, slots=slots if slots is not None else state.slots,
                                occupied=occupied if occupied is not None else state.occupied,

@@ -40,6 +40,35 @@ class StepKind(IntEnum):
     """Wagering: the wager step (answered by the confidence head, not the policy)."""
 
 
+REPORT_KINDS = (StepKind.REPORT_1, StepKind.REPORT_2)
+"""The step kinds at which an agent reports (dual task) or decides (wagering)."""
+
+
+def report_mask(step_kind: Any, valid: Any = None) -> Any:
+    """Where the report steps are: ``valid & (step_kind is REPORT_1 or REPORT_2)``.
+
+    Works on numpy arrays and torch tensors alike (the one definition of a report step that
+    training, rollouts, experiments and pages share).
+
+    Parameters
+    ----------
+    step_kind : array or tensor of :class:`StepKind` values, any shape
+    valid : bool array or tensor of the same shape, optional
+        Steps that exist (padding excluded); all steps if omitted.
+
+    Returns
+    -------
+    bool array or tensor, the shape of ``step_kind``
+
+    Examples
+    --------
+    >>> report_mask(np.array([0, 1, 2]), np.array([True, True, False])).tolist()
+    [False, True, False]
+    """
+    mask = (step_kind == StepKind.REPORT_1) | (step_kind == StepKind.REPORT_2)
+    return mask if valid is None else valid & mask
+
+
 @dataclass(frozen=True)
 class BatchObs:
     """Observations of ``B`` episodes. ``image`` is looked up from the pose on demand."""

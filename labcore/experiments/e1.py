@@ -26,9 +26,9 @@ from labcore.markers import (
     pca_matched_baseline,
     type2_auroc,
 )
+from labcore.measures import metacognition, quiet
 from labcore.rollout import Trace
 from labcore.seeding import episode_seeds
-from labcore.views import metacognition, quiet
 
 CONDITIONS = ("self_on", "self_off", "bus_off", "blind_noise", "blind_permute")
 

@@ -27,13 +27,12 @@ import torch
 
 import labcore.envs as E
 from labcore.config import Intervention, ReproduceConfig
-from labcore.envs.batch import StepKind
 from labcore.experiments.common import SeedResult, provide_agent
 from labcore.interventions import CAPACITY_SCALES
 from labcore.markers import delta_nrs
+from labcore.measures import masking_traces, quiet, workspace
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds
-from labcore.views import masking_traces, quiet, report_steps, workspace
 
 CAPACITY_SLOTS = (4, 2, 0)
 """The three capacities of the primary behavioural analyses (Fig. 2a)."""
@@ -84,7 +83,7 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         v[f"e2.ignition.k{slots_k}"] = view.ignition
         tr = view.trace
         figures["slots_mean_norm"][str(slots_k)] = np.sqrt((tr.slots**2).mean(axis=(2, 3))).mean(0).round(5).tolist()
-        blocked = report_steps(tr)[0] - 1  # the last blocked-report step
+        blocked = tr.report_steps()[0] - 1  # the last blocked-report step
         features = np.concatenate([tr.slots[:, blocked].reshape(len(seeds), -1), tr.h[:, blocked]], axis=1)
         for label_name, cue in (("dnrs", tr.labels["primary"]), ("dnrs_secondary", tr.labels["secondary"])):
             v[f"e2.{label_name}.scale_{scale_key(scale)}"] = quiet(
@@ -106,8 +105,7 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
 
 def bus_audit(agent, trace) -> dict[str, float]:
     """T1: median ||d report logits / d workspace|| ; T3: flips when the trunk is isolated."""
-    at = trace.valid & np.isin(trace.step_kind, (StepKind.REPORT_1, StepKind.REPORT_2))
-    b, t = np.nonzero(at)
+    b, t = np.nonzero(trace.report_mask)
     h = torch.as_tensor(trace.h[b, t])
     slots = torch.as_tensor(trace.slots[b, t]).requires_grad_(True)
     occupied = torch.as_tensor(trace.occupied[b, t])

@@ -28,7 +28,6 @@ import torch
 
 import labcore.envs as E
 from labcore.config import KINDS_OF_EXPERIMENT, Intervention, ReproduceConfig
-from labcore.envs.batch import StepKind
 from labcore.experiments.common import SeedResult, l75_dict, provide_agent
 from labcore.markers import (
     delta_pci,
@@ -37,9 +36,9 @@ from labcore.markers import (
     l75,
     type2_auroc,
 )
+from labcore.measures import evaluation_intervention, noise_target, pci_values, quiet, titration
 from labcore.rollout import Trace, rollout
-from labcore.seeding import episode_seeds, titration_noise_seed
-from labcore.views import decision_accuracy, pci_values, quiet, report_steps
+from labcore.seeding import episode_seeds
 
 AGENTS = KINDS_OF_EXPERIMENT["e3"]
 CLAIM_NAME = {"b2_ws": "b2_workspace_read"}
@@ -53,19 +52,9 @@ def claim_name(kind: str) -> str:
     return CLAIM_NAME.get(kind, kind)
 
 
-def evaluation_intervention(kind: str) -> dict:
-    """The fixed part of how a kind is evaluated: the workspace-read B2 with its self-model off."""
-    return {"self_model": "zero"} if kind == "b2_ws" else {}
-
-
-def noise_target(agent) -> str:
-    """Which latent state the titration perturbs: the workspace if there is one, else the carrier."""
-    return "workspace" if agent.config.workspace else "carrier"
-
-
 def report_auroc(trace: Trace) -> tuple[float, bool]:
     """Type-2 AUROC of confidence at report steps; (value, imputed)."""
-    at = trace.valid & np.isin(trace.step_kind, (StepKind.REPORT_1, StepKind.REPORT_2))
+    at = trace.report_mask
     conf = trace.confidence[at]
     if np.all(np.isnan(conf)):
         return 0.5, True  # no confidence head: the paper's convention
@@ -73,15 +62,6 @@ def report_auroc(trace: Trace) -> tuple[float, bool]:
     if correct.all() or not correct.any():
         return 0.5, True  # undefined: the paper's imputation (sec. 5.1.2)
     return quiet(type2_auroc, correct, conf), False
-
-
-def titration(agent, kind: str, seeds, sigmas, protocol: str, target: str) -> list[float]:
-    fixed = evaluation_intervention(kind)
-    accs = []
-    for i, sigma in enumerate(sigmas):
-        noise = {"workspace_noise": sigma} if target == "workspace" else {"carrier_noise": sigma}
-        accs.append(decision_accuracy(agent, Intervention(noise_mode=protocol, seed=titration_noise_seed(i), **fixed, **noise), seeds))
-    return accs
 
 
 def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
@@ -110,7 +90,7 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         # Exploratory (post hoc): a second shift that exceeds the workspace's capacity.
         overflow = rollout(agent, E.DUAL_TASK, id_seeds, fixed, task_options={"mask_counts": (OVERFLOW_MASKS,)})
         v[f"e3.ood_gap_overflow.{name}"] = acc_id - float(overflow.decision_accuracy().mean())
-        window = idt.slots[:, report_steps(idt)] if agent.config.workspace else None
+        window = idt.slots[:, idt.report_steps()] if agent.config.workspace else None
         gbi = quiet(global_broadcast_index, window) if window is not None else 0.0
         gbi_clip = quiet(global_broadcast_index, window, negative="clip") if window is not None else 0.0
         v[f"e3.gbi.{name}"] = gbi
@@ -120,13 +100,15 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         v[f"e3.auroc_imputed.{name}"] = float(imputed)
         target = noise_target(agent)
         for protocol in PROTOCOLS:
-            accs = titration(agent, kind, noise_seeds, cfg.sigmas, protocol, target)
+            accs = titration(agent, noise_seeds, cfg.sigmas, noise_mode=protocol, target=target,
+                             fixed=evaluation_intervention(kind))
             suffix = "" if protocol == "stored" else ".read"
             result.l75[f"e3.l75.{name}{suffix}"] = l75_dict(l75(cfg.sigmas, accs))
             rows += [{"agent": name, "protocol": protocol, "noise": target, "seed": seed, "sigma": s, "accuracy": a}
                      for s, a in zip(cfg.sigmas, accs, strict=True)]
         if kind in ("b1", "b2", "b2_ws"):
-            accs = titration(agent, kind, noise_seeds, cfg.sigmas, "stored", "carrier")
+            accs = titration(agent, noise_seeds, cfg.sigmas, noise_mode="stored", target="carrier",
+                             fixed=evaluation_intervention(kind))
             result.l75[f"e3.l75_carrier.{name}"] = l75_dict(l75(cfg.sigmas, accs))
             rows += [{"agent": name, "protocol": "stored", "noise": "carrier", "seed": seed, "sigma": s, "accuracy": a}
                      for s, a in zip(cfg.sigmas, accs, strict=True)]

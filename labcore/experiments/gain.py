@@ -26,14 +26,14 @@ import torch
 
 import labcore.envs as E
 from labcore.checkpoints import BUNDLED_DIR, checkpoint_name, load_checkpoint
-from labcore.config import Intervention, TrainConfig
+from labcore.config import TrainConfig
 from labcore.experiments.e2 import bus_audit
 from labcore.io import write_json
 from labcore.markers import l75
+from labcore.measures import titration
 from labcore.rollout import rollout
-from labcore.seeding import episode_seeds, parse_seeds, titration_noise_seed
+from labcore.seeding import episode_seeds, parse_seeds
 from labcore.training import train_agent
-from labcore.views import decision_accuracy
 
 SIGMAS = (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 
@@ -42,8 +42,7 @@ def measure(agent, seed: int, episodes: int = 50) -> dict:
     """Bus Jacobian (T1), L75 under stored workspace noise, clean accuracy."""
     seeds = episode_seeds(seed, "eval", episodes)
     audit = bus_audit(agent, rollout(agent, E.DUAL_TASK, seeds))
-    accs = [decision_accuracy(agent, Intervention(workspace_noise=s, seed=titration_noise_seed(i)), seeds)
-            for i, s in enumerate(SIGMAS)]
+    accs = titration(agent, seeds, SIGMAS, noise_mode="stored", target="workspace")
     result = l75(SIGMAS, accs)
     return {"jacobian": audit["e2.audit.jacobian"], "l75": None if result.censored != "none" else float(result.value),
             "l75_text": str(result), "accuracy": accs[0], "curve": accs}

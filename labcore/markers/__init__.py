@@ -6,6 +6,7 @@ returns a float or a small frozen dataclass. Undefined values are nan with an
 :class:`labcore.UndefinedMetricWarning`. See ``docs/markers.md``.
 """
 
+from labcore.markers._common import pearson_r
 from labcore.markers.broadcast import (
     cue_retention,
     cue_signal,
@@ -82,6 +83,7 @@ __all__ = [
     "ood_gap",
     "pca_matched_baseline",
     "pci_a",
+    "pearson_r",
     "risk_coverage_curve",
     "skip_fraction",
     "type2_auroc",

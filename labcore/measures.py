@@ -1,15 +1,17 @@
-"""What the lab's pages show, computed: pure functions from (agent, intervention) to numbers.
+"""One condition measured: rollouts of one agent under one intervention -> marker values.
 
-Each view runs autonomous rollouts and applies markers; nothing here imports Streamlit. The
-experiment pipelines use the same views, so a number in the app and the same number in the
+Each function here runs autonomous rollouts (:mod:`labcore.rollout`) and applies markers
+(:mod:`labcore.markers`); nothing here imports Streamlit. The experiment pipelines and the
+lab's pages call the same functions, so a number in the app and the same number in the
 replication come from one piece of code.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -17,8 +19,8 @@ import numpy as np
 import labcore.envs as E
 from labcore.agents import Agent
 from labcore.config import Intervention
-from labcore.envs.batch import StepKind
 from labcore.envs.channels import EVENT_INDEX, KIND_SLICE, CueKind
+from labcore.interventions import capacity_scale
 from labcore.markers import (
     aurc,
     calibration_curve,
@@ -30,7 +32,7 @@ from labcore.markers import (
     wagering_utility,
 )
 from labcore.rollout import Trace, rollout
-from labcore.seeding import PCI_PULSE_SEED
+from labcore.seeding import PCI_PULSE_SEED, titration_noise_seed
 
 
 def quiet(fn, *args, **kwargs) -> float:
@@ -41,11 +43,6 @@ def quiet(fn, *args, **kwargs) -> float:
             return float(fn(*args, **kwargs))
         except ValueError:
             return float("nan")
-
-
-def report_steps(trace: Trace) -> np.ndarray:
-    """Step indices of the two report flags of a dual-task trace."""
-    return np.flatnonzero(np.isin(trace.step_kind[0], (StepKind.REPORT_1, StepKind.REPORT_2)))
 
 
 # ---------------------------------------------------------------- metacognition (E1)
@@ -154,7 +151,7 @@ def workspace(agent: Agent, intervention: Intervention, seeds: Sequence[int],
     trace = rollout(agent, task_id, seeds, intervention, task_options=task_options)
     gbi = gbi_clip = ignition = float("nan")
     if trace.slots is not None:
-        window = trace.slots[:, report_steps(trace)]
+        window = trace.slots[:, trace.report_steps()]
         gbi = quiet(global_broadcast_index, window)
         gbi_clip = quiet(global_broadcast_index, window, negative="clip")
         # The workspace is empty before the first step: include that state, so the first write counts.
@@ -189,7 +186,7 @@ def masking_traces(agent: Agent, seeds: Sequence[int], soa: int, count: int,
     n_slots = agent.config.n_slots
     out = {}
     for k in capacities:
-        iv = Intervention(capacity_scale=k / n_slots)
+        iv = Intervention(capacity_scale=capacity_scale(k, n_slots))
         run = rollout(agent, E.DUAL_TASK_MASKING, seeds, iv, task_options=options)
         other = {"secondary": (run.labels["secondary"] + 3) % 7}
         alt = rollout(agent, E.DUAL_TASK_MASKING, seeds, iv, task_options=options, trial_overrides=other)
@@ -202,6 +199,68 @@ def masking_traces(agent: Agent, seeds: Sequence[int], soa: int, count: int,
 def decision_accuracy(agent: Agent, intervention: Intervention, seeds: Sequence[int]) -> float:
     """Report-window decision accuracy on the dual task (the quantity L75 titrates)."""
     return float(rollout(agent, E.DUAL_TASK, seeds, intervention).decision_accuracy().mean())
+
+
+def evaluation_intervention(kind: str) -> dict[str, str]:
+    """The fixed part of how a kind is evaluated on the dual task, as Intervention fields.
+
+    The workspace-read B2 (``b2_ws``) is evaluated with its self-model off (paper sec. 5.3.2,
+    "self-model off / workspace-read control"); every other kind intact.
+
+    >>> evaluation_intervention("b2_ws"), evaluation_intervention("b1")
+    ({'self_model': 'zero'}, {})
+    """
+    return {"self_model": "zero"} if kind == "b2_ws" else {}
+
+
+def noise_target(agent: Agent) -> str:
+    """Which latent state a titration perturbs: ``"workspace"`` if the agent has one, else ``"carrier"``."""
+    return "workspace" if agent.config.workspace else "carrier"
+
+
+def noise_intervention(sigma: float, *, target: str, noise_mode: str, seed: int,
+                       fixed: Mapping[str, Any] | None = None) -> Intervention:
+    """Latent noise of SD ``sigma`` on ``target`` ("workspace" or "carrier"), on top of ``fixed``."""
+    if target not in ("workspace", "carrier"):
+        raise ValueError(f"target must be 'workspace' or 'carrier', got {target!r}")
+    noise = {"workspace_noise": sigma} if target == "workspace" else {"carrier_noise": sigma}
+    return Intervention(noise_mode=noise_mode, seed=seed, **dict(fixed or {}), **noise)
+
+
+def titration(agent: Agent, seeds: Sequence[int], sigmas: Sequence[float], *, noise_mode: str = "stored",
+              target: str | None = None, fixed: Mapping[str, Any] | None = None,
+              noise_seeds: Sequence[int] | None = None) -> list[float]:
+    """Decision accuracy at each noise level: the titration curve that L75 reads (paper sec. 5.3).
+
+    Parameters
+    ----------
+    agent : Agent
+        A trained dual-task agent (not modified).
+    seeds : sequence of int
+        Environment seeds; the same episodes at every noise level.
+    sigmas : sequence of float
+        Noise SDs, in units of the unit-variance slot activations.
+    noise_mode : {"stored", "read"}
+        Noise protocol (``Intervention.noise_mode``).
+    target : {"workspace", "carrier"}, optional
+        Where the noise goes; default :func:`noise_target` of the agent.
+    fixed : mapping, optional
+        Further Intervention fields at every level (e.g. :func:`evaluation_intervention`).
+    noise_seeds : sequence of int, optional
+        The intervention seed of each level; default
+        :func:`labcore.seeding.titration_noise_seed` of the level's index.
+
+    Returns
+    -------
+    list of float
+        One accuracy per sigma.
+    """
+    target = target or noise_target(agent)
+    if noise_seeds is None:
+        noise_seeds = [titration_noise_seed(i) for i in range(len(sigmas))]
+    return [decision_accuracy(agent, noise_intervention(sigma, target=target, noise_mode=noise_mode, seed=s,
+                                                        fixed=fixed), seeds)
+            for sigma, s in zip(sigmas, noise_seeds, strict=True)]
 
 
 PCI_NORMALISATIONS = {
