@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from labcore import plots
+from labcore.figures.live import calibration_figure, confidence_histogram, type2_roc_figure
 from ui import controls, data
 from ui.components import explain, figure, metric, paper_number
 
@@ -73,13 +73,13 @@ label = f"self-model {SELF_MODEL_LABELS[self_model]}, {capacity} slot(s)"
 curves = {"intact": (intact.correct[intact.answered], intact.confidence[intact.answered])}
 if (self_model, capacity) != ("on", 4):
     curves[label] = (view.correct[view.answered], view.confidence[view.answered])
-figure(plots.type2_roc_figure(curves, paper_auroc=paper_number("e1.auroc.self_on")), key="roc",
+figure(type2_roc_figure(curves, paper_auroc=paper_number("e1.auroc.self_on")), key="roc",
        download="type2_roc")
 c1, c2 = st.columns(2)
 with c1:
-    figure(plots.calibration_figure(curves), key="calibration", download="calibration")
+    figure(calibration_figure(curves), key="calibration", download="calibration")
 with c2:
-    figure(plots.confidence_histogram(curves), key="confidence", download="confidence_histogram")
+    figure(confidence_histogram(curves), key="confidence", download="confidence_histogram")
 
 with st.expander("Trial data (download as CSV)"):
     table = pd.DataFrame({"correct": view.correct.astype(int), "confidence": view.confidence,

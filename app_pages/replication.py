@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from labcore import report
+from labcore.figures import registry
 from labcore.paper import paper_text
 from labcore.results import ours_text
 from ui import data
@@ -63,11 +64,11 @@ st.dataframe(shown, width="stretch", hide_index=True, height=420,
 st.download_button("Download the claims (CSV)", claims.to_csv(index=False), file_name="claims.csv", mime="text/csv")
 
 st.subheader("The paper's figures, rebuilt from our data")
-tabs = st.tabs([report.EXPERIMENT_TITLES.get(e, e) for e in res.experiments] + ["Exploratory (post hoc)"])
+tabs = st.tabs([registry.EXPERIMENT_TITLES.get(e, e) for e in res.experiments] + ["Exploratory (post hoc)"])
 for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
     with tab:
         if exp != "explore":
-            st.markdown(report.EXPERIMENT_INTROS.get(exp, ""))
+            st.markdown(registry.EXPERIMENT_INTROS.get(exp, ""))
         else:
             st.markdown("Added after the results were seen: not pre-registered, no verdicts. Hypotheses for a "
                         "future, pre-registered run.")
@@ -75,7 +76,7 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
                 st.markdown("**Does training length decide B1's fragility?** " + res.gain.get("description", ""))
                 st.dataframe(pd.DataFrame(res.gain["rows"])[["seed", "training", "updates", "jacobian", "l75_text",
                                                             "accuracy"]], hide_index=True, width="stretch")
-        for spec in report.FIGURES:
+        for spec in registry.FIGURES:
             if (exp == "explore") != spec.exploratory or (exp != "explore" and spec.experiment != exp):
                 continue
             try:

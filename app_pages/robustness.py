@@ -3,7 +3,9 @@
 import pandas as pd
 import streamlit as st
 
-from labcore import plots
+from labcore.figures.live import pci_bars, titration_figure
+from labcore.figures.paper_e3 import fig3b_marker_correlations
+from labcore.figures.style import label_of
 from labcore.measures import PCI_NORMALISATIONS, noise_target
 from labcore.paper import CLAIMS_BY_ID
 from labcore.results import parse_l75
@@ -62,7 +64,7 @@ if titration is not None:
     st.subheader("Noise titration (bundled results, all seeds)")
     agents_available = sorted(titration["agent"].unique())
     default = [a for a in ("b1", "b2", "b2_workspace_read", "hot_only") if a in agents_available]
-    chosen = st.multiselect("Agents to compare", agents_available, default=default, format_func=plots.label_of)
+    chosen = st.multiselect("Agents to compare", agents_available, default=default, format_func=label_of)
     noise_kind = "carrier" if target == "carrier" else "workspace"
     subset = titration[(titration["protocol"] == protocol) & titration["agent"].isin(chosen)]
     subset = subset[(subset["noise"] == noise_kind) | (subset["agent"].isin(["hot_only", "a0", "a1"]))]
@@ -85,7 +87,7 @@ if titration is not None:
         claim = CLAIMS_BY_ID.get(f"e3.l75.{agent_name}{suffix}")
         if claim is not None:
             paper_l75[agent_name] = claim.paper
-    fig = plots.titration_figure(curves, l75, paper_l75=paper_l75)
+    fig = titration_figure(curves, l75, paper_l75=paper_l75)
     live_name = "b2_workspace_read" if kind == "b2_ws" else kind
     fig.add_scatter(x=[sigma], y=[live], mode="markers", marker={"size": 14, "symbol": "star", "color": "black"},
                     name=f"live: {live_name} seed {seed}")
@@ -105,7 +107,7 @@ kinds = [k for k in ("a0", "a1", "b1", "b2", "b2_ws", "hot_only") if k in seeds 
 with st.spinner("Poking every agent and compressing its echo..."):
     rows = [{"agent": k, **dict(zip(("pci", "dpci"), data.pci(k, seed, normalisation), strict=True))} for k in kinds]
 table = pd.DataFrame(rows)
-figure(plots.pci_bars(table, normalisation_label, paper_normalisation=normalisation == "zlib"), key="pci",
+figure(pci_bars(table, normalisation_label, paper_normalisation=normalisation == "zlib"), key="pci",
        download="pci")
 st.caption("A pulse (SD 1) is injected into the workspace (the recurrent state for agents without one) after "
            "both cues; the following trajectory is binarised and compressed. dPCI = mean complexity on correct "
@@ -116,7 +118,7 @@ if summary:
     st.subheader("Composite markers and the OOD gap (bundled results)")
     points = (results.figures.get("e3") or {}).get("points", [])
     if points:
-        figure(plots.fig3b_marker_correlations(points), key="composite", download="composite")
+        figure(fig3b_marker_correlations(points), key="composite", download="composite")
         values = summary.get("values", {})
         st.write(
             f"Registered shift (1.5x longer delay): R^2 with GBI = {values.get('e3.composite.r2_gbi', float('nan')):.3f}, "

@@ -4,9 +4,10 @@ import numpy as np
 import streamlit as st
 
 import labcore.envs as E
-from labcore import measures, plots
+from labcore import measures
 from labcore.envs.batch import StepKind
 from labcore.envs.dual_task import PRIMARY_CUE_NAMES, SECONDARY_CUE_NAMES
+from labcore.figures.episode import action_probabilities, internal_state_timeline, workspace_heatmap
 from ui import controls, data
 from ui.components import explain, figure
 from ui.state import MAX_NOISE, PROTOCOL_CHOICES, TASK_CHOICES, LabState
@@ -125,15 +126,15 @@ def stage() -> None:
     left.markdown(describe_step(t))
     with right:
         s = min(t, n - 1)
-        figure(plots.action_probabilities(trace.probs[0, s], int(trace.action[0, s]), int(trace.oracle[0, s]),
+        figure(action_probabilities(trace.probs[0, s], int(trace.action[0, s]), int(trace.oracle[0, s]),
                                           list(E.ACTION_NAMES)), key=f"probs-{t}")
         if trace.z_self is not None:
             znorm = np.linalg.norm(trace.z_self[0, :n], axis=-1)
-            figure(plots.internal_state_timeline(trace.confidence[0, :n], znorm, [str(i) for i in range(n)],
+            figure(internal_state_timeline(trace.confidence[0, :n], znorm, [str(i) for i in range(n)],
                                                  highlight_step=s), key=f"timeline-{t}")
     if trace.slots is not None:
         report = list(trace.report_steps())
-        figure(plots.workspace_heatmap(trace.slots[0, :n], trace.occupied[0, :n], measures.cue_kinds(trace)[:n],
+        figure(workspace_heatmap(trace.slots[0, :n], trace.occupied[0, :n], measures.cue_kinds(trace)[:n],
                                        report, highlight_step=s), key=f"slots-{t}")
 
 

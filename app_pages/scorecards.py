@@ -5,7 +5,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from labcore import plots
+from labcore.figures.scorecards import fcs_plane, osmd_radar
 from labcore.scorecards import (
     CAVEATS,
     ItemEntry,
@@ -67,7 +67,7 @@ with osmd:
                             format_func=SYSTEM_LABELS.get)
     systems = {name: scored("B2", True) if name == "B2-lesioned" else scored(name) for name in chosen}
     if systems:
-        figure(plots.osmd_radar({SYSTEM_LABELS[n]: s.cluster_subtotals for n, s in systems.items()}), key="radar")
+        figure(osmd_radar({SYSTEM_LABELS[n]: s.cluster_subtotals for n, s in systems.items()}), key="radar")
         summary_rows = []
         for name, s in systems.items():
             low, high = s.behavioural_range
@@ -135,7 +135,7 @@ with fcs:
                            "group": "lab", "standin": True})
             table.append({"system": label, "vars": round(n_vars, 2), "bits/var": round(bits, 3), "P": p_standin,
                           "stated FCS": "(ours)", "recomputed": f"{est.fcs:.3g} (stand-in P)", "agrees": None})
-    figure(plots.fcs_plane(points), key="fcs")
+    figure(fcs_plane(points), key="fcs")
     st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
     st.caption("Our B2's R: its self-model's effective number of variables (participation ratio of z_self) times "
                "the bits per variable that a held-out probe reads from z_self about the agent's own correctness "
@@ -191,7 +191,7 @@ with own:
         capped = [i.item_id for i in result.capped_items]
         if capped:
             st.caption("Capped by the rules: " + ", ".join(capped))
-        figure(plots.osmd_radar({result.name: result.cluster_subtotals}), key="own-radar")
+        figure(osmd_radar({result.name: result.cluster_subtotals}), key="own-radar")
         st.download_button("Export as JSON", user_system_to_json(system), file_name="scorecard.json",
                            mime="application/json")
     with st.expander("What each clause means (criteria for 0-3)"):

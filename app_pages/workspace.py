@@ -3,8 +3,11 @@
 import pandas as pd
 import streamlit as st
 
-from labcore import measures, plots
+from labcore import measures
 from labcore.config import DualTaskConfig
+from labcore.figures.episode import workspace_heatmap
+from labcore.figures.live import masking_figure
+from labcore.figures.paper_e2 import dnrs_by_scale
 from labcore.interventions import capacity_scale
 from ui import controls, data
 from ui.components import explain, figure, metric
@@ -69,7 +72,7 @@ trace = view.trace
 st.slider("Episode", 0, trace.n_episodes - 1, key=controls.key(PAGE, "episode"))
 episode = controls.value(PAGE, "episode")
 cfg = DualTaskConfig()
-figure(plots.workspace_heatmap(trace.slots[episode], trace.occupied[episode], measures.cue_kinds(trace, episode),
+figure(workspace_heatmap(trace.slots[episode], trace.occupied[episode], measures.cue_kinds(trace, episode),
                                [cfg.report_secondary_step, cfg.report_primary_step]),
        key="heatmap", download="workspace_heatmap")
 right = trace.report_correct()[episode]
@@ -98,7 +101,7 @@ if masks == 0:
     st.info("With no masks nothing displaces the colour; add masks to see displacement.")
 else:
     traces = data.masking(kind, seed, soa, masks)
-    figure(plots.masking_figure({f"k{k}": v for k, v in traces.items()}, soa, masks), key="masking",
+    figure(masking_figure({f"k{k}": v for k, v in traces.items()}, soa, masks), key="masking",
            download="masking")
     st.caption("Colour retained: the colour's own share of the workspace (each episode is rerun with another "
                "colour and the two workspaces compared). 1 = fully held, 0 = gone. With 4 slots the colour "
@@ -107,7 +110,7 @@ else:
 seed_values = data.results().seed_values
 if seed_values is not None:
     st.subheader("No-report decoding (dNRS) by capacity, from the bundled results")
-    figure(plots.dnrs_by_scale(seed_values), key="dnrs", download="dnrs")
+    figure(dnrs_by_scale(seed_values), key="dnrs", download="dnrs")
     st.caption("dNRS: how well a linear decoder reads the object cue from the agent's internal state just before "
                "the report flag, above a shuffled-label baseline (0 = nothing decodable). With 1 slot the masks "
                "overwrite the object on most trials, so decoding drops; with the bus off nothing is there.")

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from labcore import report
+from labcore.figures import registry
 from labcore.paper import CLAIMS_BY_ID
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,7 +39,7 @@ def bundled_page(tmp_path_factory) -> str:
 
 
 def test_every_figure_and_section_is_there(bundled_page):
-    for spec in report.FIGURES:
+    for spec in registry.FIGURES:
         assert f"<h3>{html.escape(spec.title)}</h3>" in bundled_page, spec.title
         assert f'id="plot-{spec.slug}"' in bundled_page, spec.slug
     for plotly_title in (
@@ -88,7 +89,7 @@ def test_claims_verdicts_and_numbers_come_from_the_files(bundled_page):
 
 def test_no_nan_in_captions_and_plotly_inlined_once(bundled_page):
     caps = captions(bundled_page)
-    assert len(caps) == len(report.FIGURES)
+    assert len(caps) == len(registry.FIGURES)
     for cap in caps:
         assert not re.search(r"\bnan\b", cap, flags=re.I), cap[:200]
     assert bundled_page.count(PLOTLY_BANNER) == 1
@@ -97,7 +98,7 @@ def test_no_nan_in_captions_and_plotly_inlined_once(bundled_page):
     )
     assert PLOTLY_BANNER not in outside_plotlyjs  # the inline bundle was the one removed
     assert "cdn.plot.ly" not in outside_plotlyjs and "<script src=" not in bundled_page  # works offline
-    assert bundled_page.count("Plotly.newPlot(") == len(report.FIGURES) + 1  # + the claims table
+    assert bundled_page.count("Plotly.newPlot(") == len(registry.FIGURES) + 1  # + the claims table
 
 
 @pytest.fixture

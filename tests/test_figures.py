@@ -9,8 +9,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from labcore import plots as P
 from labcore import results as R
+from labcore.figures import episode, live, paper_e1, paper_e2, paper_e3, scorecards, style
 from labcore.paper import CLAIMS_BY_ID
 
 SEEDS = (0, 1, 2)
@@ -53,7 +53,7 @@ def seed_values() -> pd.DataFrame:
         def add(key, value, seed=s):
             rows.append({"experiment": key.split(".")[0], "seed": seed, "key": key, "value": str(value)})
 
-        for c in P.E1_CONDITIONS:
+        for c in style.E1_CONDITIONS:
             add(f"e1.accuracy.{c}", 0.85 + 0.01 * s)
             add(f"e1.auroc.{c}", 0.8 if c == "self_on" else 0.5)
         add("e1.auroc.logits_max_softmax", 0.82)
@@ -218,67 +218,67 @@ MASKING = {
 
 
 def test_fig1a_traces_paper_values_and_chance(seed_values):
-    fig = P.fig1a_accuracy_and_auroc(seed_values)
+    fig = paper_e1.fig1a_accuracy_and_auroc(seed_values)
     assert isinstance(fig, go.Figure)
-    assert names(fig).count(P.OURS) == 2 and names(fig).count(P.SEEDS) == 2
-    assert len(traces_named(fig, P.OURS)[0].x) == len(P.E1_CONDITIONS)
-    paper_ys = ys_of(fig, P.PAPER)
+    assert names(fig).count(style.OURS) == 2 and names(fig).count(style.SEEDS) == 2
+    assert len(traces_named(fig, style.OURS)[0].x) == len(style.E1_CONDITIONS)
+    paper_ys = ys_of(fig, style.PAPER)
     for cid in ("e1.accuracy.self_on", "e1.accuracy.self_off", "e1.auroc.self_on", "e1.auroc.bus_off"):
         assert paper(cid) in paper_ys
     assert hline_ys(fig).count(0.5) == 2
     # our mean is the mean over seeds
-    bars = traces_named(fig, P.OURS)[0]
+    bars = traces_named(fig, style.OURS)[0]
     assert bars.y[0] == pytest.approx(np.mean([0.85 + 0.01 * s for s in SEEDS]))
-    assert len(ys_of(fig, P.SEEDS)) == 2 * len(P.E1_CONDITIONS) * len(SEEDS)
+    assert len(ys_of(fig, style.SEEDS)) == 2 * len(style.E1_CONDITIONS) * len(SEEDS)
 
 
 def test_trial_curves_drop_undecided_and_missing_confidence(trials):
-    curves = P.trial_curves(trials)
+    curves = paper_e1.trial_curves(trials)
     assert list(curves) == ["self_on", "self_off"]
     assert len(curves["self_on"][0]) == 60 * len(SEEDS)
     assert np.isfinite(curves["self_on"][1]).all()
 
 
 def test_fig1b_roc_curves_reach_corners_and_show_paper(trials, seed_values):
-    fig = P.fig1b_type2_roc(trials, seed_values)
+    fig = paper_e1.fig1b_type2_roc(trials, seed_values)
     assert "chance (diagonal)" in names(fig)
     roc = [t for t in fig.data if t.name and t.name.startswith("self-model on (AUROC")]
     assert len(roc) == 1
     assert (roc[0].x[0], roc[0].y[0]) == (0, 0) and (roc[0].x[-1], roc[0].y[-1]) == (1, 1)
-    assert paper("e1.auroc.self_on") in ys_of(fig, P.PAPER)
-    assert P.OURS in names(fig)  # per-seed AUROCs in the right panel
+    assert paper("e1.auroc.self_on") in ys_of(fig, style.PAPER)
+    assert style.OURS in names(fig)  # per-seed AUROCs in the right panel
 
 
 def test_type2_roc_figure_pooled_without_seed_values():
     correct = np.array([1, 1, 0, 0, 1, 0], bool)
     conf = np.array([0.9, 0.8, 0.3, 0.2, 0.7, 0.6])
-    fig = P.type2_roc_figure({"intact": (correct, conf)}, paper_auroc=0.92)
+    fig = live.type2_roc_figure({"intact": (correct, conf)}, paper_auroc=0.92)
     assert "ours (pooled trials)" in names(fig)
     assert traces_named(fig, "ours (pooled trials)")[0].y[0] == pytest.approx(1.0)
-    assert ys_of(fig, P.PAPER) == [0.92]
+    assert ys_of(fig, style.PAPER) == [0.92]
 
 
 def test_calibration_and_histogram_and_risk_coverage(trials):
-    curves = P.trial_curves(trials)
-    fig = P.fig1c_calibration(trials)
+    curves = paper_e1.trial_curves(trials)
+    fig = paper_e1.fig1c_calibration(trials)
     assert "perfect calibration" in names(fig) and "self-model zeroed" in names(fig)
-    pt = traces_named(fig, P.PAPER)[0]
+    pt = traces_named(fig, style.PAPER)[0]
     assert (pt.x[0], pt.y[0]) == (paper("e1.confidence.self_off"), paper("e1.accuracy.self_off"))
     zeroed = traces_named(fig, "self-model zeroed")[0]
     assert len(zeroed.x) == 1  # a constant confidence collapses to one bin
-    hist = P.confidence_histogram(curves, paper_marks={"self_off": 0.54})
+    hist = live.confidence_histogram(curves, paper_marks={"self_off": 0.54})
     assert names(hist).count("correct trials") == 2 and names(hist).count("wrong trials") == 2
     assert [a.text for a in hist.layout.annotations][:2] == ["self-model on", "self-model zeroed"]
-    assert ys_of(hist, P.PAPER) == [0.0] and list(traces_named(hist, P.PAPER)[0].x) == [0.54]
-    rc = P.fig1d_risk_coverage(trials)
+    assert ys_of(hist, style.PAPER) == [0.0] and list(traces_named(hist, style.PAPER)[0].x) == [0.54]
+    rc = paper_e1.fig1d_risk_coverage(trials)
     assert len(rc.data) == 2 and all("AURC" in n for n in names(rc))
 
 
 def test_logits_control(seed_values):
-    fig = P.logits_control(seed_values)
-    bars = traces_named(fig, P.OURS)[0]
+    fig = paper_e1.logits_control(seed_values)
+    bars = traces_named(fig, style.OURS)[0]
     assert list(bars.y) == pytest.approx([0.8, 0.82, 0.81])
-    assert ys_of(fig, P.PAPER) == [paper("e1.auroc.self_on")]
+    assert ys_of(fig, style.PAPER) == [paper("e1.auroc.self_on")]
     assert 0.5 in hline_ys(fig)
 
 
@@ -286,56 +286,56 @@ def test_logits_control(seed_values):
 
 
 def test_fig2a_conjunction(capacity):
-    fig = P.fig2a_conjunction_by_capacity(capacity)
-    bars = traces_named(fig, P.OURS)[0]
+    fig = paper_e2.fig2a_conjunction_by_capacity(capacity)
+    bars = traces_named(fig, style.OURS)[0]
     assert list(bars.y) == pytest.approx([1.0, 0.5, 0.0, 0.02, 0.02])  # 4, 2, 0 slots, A0, A1
-    assert list(bars.marker.color) == [P.PALETTE[k] for k in ("k4", "k2", "k0", "a0", "a1")]
+    assert list(bars.marker.color) == [style.PALETTE[k] for k in ("k4", "k2", "k0", "a0", "a1")]
     for k in (4, 2, 0):
-        assert paper(f"e2.conjunction.k{k}") in ys_of(fig, P.PAPER)
+        assert paper(f"e2.conjunction.k{k}") in ys_of(fig, style.PAPER)
     assert pytest.approx(1 / 49) in hline_ys(fig)
 
 
 def test_fig2b_three_panels_and_both_chance_levels(capacity):
-    fig = P.fig2b_dual_task_cost(capacity)
-    assert names(fig).count(P.OURS) == 3
-    assert all(len(t.x) == 7 for t in traces_named(fig, P.OURS))
+    fig = paper_e2.fig2b_dual_task_cost(capacity)
+    assert names(fig).count(style.OURS) == 3
+    assert all(len(t.x) == 7 for t in traces_named(fig, style.OURS))
     ys = hline_ys(fig)
     assert ys.count(pytest.approx(1 / 7)) == 2 and pytest.approx(1 / 49) in ys
     for cid in ("e2.per_step.k4", "e2.decision.k2", "e2.per_step.a0", "e2.conjunction.k0"):
-        assert paper(cid) in ys_of(fig, P.PAPER)
+        assert paper(cid) in ys_of(fig, style.PAPER)
 
 
 def test_fig2c_masking_mean_over_seeds_and_onsets():
-    fig = P.fig2c_masking_traces(MASKING)
+    fig = paper_e2.fig2c_masking_traces(MASKING)
     assert {"4 slots", "2 slots", "bus off (0 slots)"} <= set(names(fig))
     assert list(traces_named(fig, "4 slots")[0].y) == pytest.approx([0, 0.8, 0.6, 0.4, 0.1, -0.2])
     vlines = sorted(s.x0 for s in fig.layout.shapes if s.x0 == s.x1 and s.x0 is not None)
     assert vlines == [0, 1, 2, 3, 4]  # two cues, then 3 masks from step 0 + soa
     # The paper's 0.78 is a different measure ("not comparable"): it must not be drawn beside ours.
-    assert ys_of(fig, P.PAPER) == []
+    assert ys_of(fig, style.PAPER) == []
     assert "retained" in fig.layout.yaxis.title.text
 
 
 def test_masking_figure_single_trace_has_no_band():
-    fig = P.masking_figure({"k4": [0.0, 0.5, 0.2]}, soa=1, count=1)
+    fig = live.masking_figure({"k4": [0.0, 0.5, 0.2]}, soa=1, count=1)
     assert names(fig) == ["4 slots"]
 
 
 def test_gbi_both_variants_offscale_and_undefined(seed_values):
-    fig = P.gbi_and_ignition_by_capacity(seed_values)
-    assert names(fig).count(P.OURS) == 3
+    fig = paper_e2.gbi_and_ignition_by_capacity(seed_values)
+    assert names(fig).count(style.OURS) == 3
     off = traces_named(fig, "seed below −1 (off scale; hover for value)")[0]
     assert len(off.x) == len(SEEDS) and set(off.y) == {-1.0}
-    assert paper("e2.gbi.k4") in ys_of(fig, P.PAPER) and paper("e2.ignition.k4") in ys_of(fig, P.PAPER)
+    assert paper("e2.gbi.k4") in ys_of(fig, style.PAPER) and paper("e2.ignition.k4") in ys_of(fig, style.PAPER)
     text = annotation_texts(fig)
     assert "undefined" in text and "mean" in text and "exploratory" in text
 
 
 def test_dnrs_by_scale(seed_values):
-    fig = P.dnrs_by_scale(seed_values)
+    fig = paper_e2.dnrs_by_scale(seed_values)
     assert "ours: primary cue (the paper's)" in names(fig)
-    assert paper("e2.dnrs.scale_0") in ys_of(fig, P.PAPER) and paper("e2.dnrs.scale_1") in ys_of(
-        fig, P.PAPER
+    assert paper("e2.dnrs.scale_0") in ys_of(fig, style.PAPER) and paper("e2.dnrs.scale_1") in ys_of(
+        fig, style.PAPER
     )
     assert 0.0 in hline_ys(fig)
 
@@ -344,26 +344,26 @@ def test_dnrs_by_scale(seed_values):
 
 
 def test_fig3a_censored_values_are_triangles_at_the_bound(seed_values):
-    fig = P.fig3a_l75(seed_values, agents=("b1", "b2"))
+    fig = paper_e3.fig3a_l75(seed_values, agents=("b1", "b2"))
     up = [t for t in fig.data if isinstance(t.marker.symbol, str) and t.marker.symbol == "triangle-up"]
     assert up and all(y == 0.5 for t in up for y in t.y)
     assert sum(len(t.x) for t in up) == 2 * len(SEEDS)  # b2 stored and read
     squares = traces_named(fig, "ours: mean ± SD of seeds that crossed")
     assert squares[0].y[0] == pytest.approx(0.06)  # b1 stored: mean of 0.05, 0.06, 0.07
-    assert paper("e3.l75.b1") in ys_of(fig, P.PAPER)
-    bound = traces_named(fig, P.PAPER_BOUND)
+    assert paper("e3.l75.b1") in ys_of(fig, style.PAPER)
+    bound = traces_named(fig, style.PAPER_BOUND)
     assert bound and bound[0].y[0] == paper("e3.l75.b2") and bound[0].marker.symbol == "triangle-up-open"
 
 
 def test_left_censored_is_triangle_down(seed_values):
-    fig = P.fig3a_l75(seed_values, agents=("a0",))
+    fig = paper_e3.fig3a_l75(seed_values, agents=("a0",))
     down = [t for t in fig.data if t.marker.symbol == "triangle-down"]
     assert down and set(down[0].y) == {0.0}
     assert not traces_named(fig, "ours: mean ± SD of seeds that crossed")
 
 
 def test_fig3b_pearson_r_matches_numpy_and_flags_constant_auroc(points):
-    fig = P.fig3b_marker_correlations(points, {"e3.composite.r_loo_full": 0.3})
+    fig = paper_e3.fig3b_marker_correlations(points, {"e3.composite.r_loo_full": 0.3})
     reg = traces_named(fig, "registered: OOD gap (longer delay)")[0]
     df = pd.DataFrame(points)
     expected = np.corrcoef(df["gbi"], df["ood_gap"])[0, 1]
@@ -374,12 +374,12 @@ def test_fig3b_pearson_r_matches_numpy_and_flags_constant_auroc(points):
     assert reg.y[3] == 0.3
     assert "undefined" in annotation_texts(fig)
     assert any("exploratory, post hoc" in n for n in names(fig) if n)
-    assert math.sqrt(paper("e3.composite.r2_gbi")) in ys_of(fig, P.PAPER)
-    assert paper("e3.composite.r_loo_full") in ys_of(fig, P.PAPER)
+    assert math.sqrt(paper("e3.composite.r2_gbi")) in ys_of(fig, style.PAPER)
+    assert paper("e3.composite.r_loo_full") in ys_of(fig, style.PAPER)
 
 
 def test_fig3c_titration_marks_threshold_chance_and_l75(titration, seed_values):
-    fig = P.fig3c_titration(titration, seed_values, agents=("b1", "b2"))
+    fig = paper_e3.fig3c_titration(titration, seed_values, agents=("b1", "b2"))
     assert {"B1 (workspace, GWT)", "B2 (policy reads z_self)"} <= set(names(fig))
     b1 = traces_named(fig, "B1 (workspace, GWT)")[0]
     assert list(b1.y) == pytest.approx([1.0, 0.6, 0.3, 0.2])  # workspace rows, not the carrier ones
@@ -389,31 +389,31 @@ def test_fig3c_titration_marks_threshold_chance_and_l75(titration, seed_values):
     assert list(l75.marker.symbol) == ["x", "triangle-right"] and list(l75.x) == pytest.approx(
         [0.06, 0.5]
     )
-    assert list(traces_named(fig, P.PAPER)[0].x) == [paper("e3.l75.b1")]
+    assert list(traces_named(fig, style.PAPER)[0].x) == [paper("e3.l75.b1")]
 
 
 def test_titration_figure_accepts_single_curves_and_strings():
-    fig = P.titration_figure({"mine": ([0, 0.5], [1.0, 0.9])}, {"mine": "> 0.5"})
+    fig = live.titration_figure({"mine": ([0, 0.5], [1.0, 0.9])}, {"mine": "> 0.5"})
     assert names(fig) == ["mine", "L75 (ours)"]
 
 
 def test_fig4_two_panels_with_hot_only(seed_values):
-    fig = P.fig4_attribution(seed_values)
-    assert paper("e3.l75.bc_mlp") in ys_of(fig, P.PAPER) and paper("e3.l75.hot_only") in ys_of(
-        fig, P.PAPER
+    fig = paper_e3.fig4_attribution(seed_values)
+    assert paper("e3.l75.bc_mlp") in ys_of(fig, style.PAPER) and paper("e3.l75.hot_only") in ys_of(
+        fig, style.PAPER
     )
     ticks = [t for ax in ("xaxis", "xaxis2") for t in fig.layout[ax].ticktext]
     assert any("HOT-only" in t for t in ticks) and any("BC-only" in t for t in ticks)
 
 
 def test_table3_pci(seed_values):
-    fig = P.table3_pci(seed_values)
+    fig = paper_e3.table3_pci(seed_values)
     table = next(t for t in fig.data if t.type == "table")
     assert list(table.cells.values[0]) == ["A0 (feed-forward)", "A1 (recurrent)", "B1 (workspace, GWT)"]
     assert any(str(paper("e3.pci_a.a0")) in c for c in table.cells.values[1])
     assert "0.2 ± 0" in table.cells.values[3][0]
     for a in ("a0", "a1", "b1"):
-        assert paper(f"e3.pci_a.{a}") in ys_of(fig, P.PAPER)
+        assert paper(f"e3.pci_a.{a}") in ys_of(fig, style.PAPER)
 
 
 def test_claims_table_colours_verdicts_and_escapes():
@@ -440,13 +440,13 @@ def test_claims_table_colours_verdicts_and_escapes():
             "verdict": "not reproduced",
         },
     ]
-    fig = P.claims_table(claims)
+    fig = scorecards.claims_table(claims)
     cells = fig.data[0].cells
     assert "<script>" not in " ".join(cells.values[1]) and "&lt;script&gt;" in cells.values[1][0]
     assert cells.values[2][0] == "&gt; 0.5" and cells.values[3][0].startswith("&gt; 0.5 (3/5")
     assert list(cells.fill.color[-1]) == [
-        P.VERDICT_COLOURS["reproduced"],
-        P.VERDICT_COLOURS["not reproduced"],
+        style.VERDICT_COLOURS["reproduced"],
+        style.VERDICT_COLOURS["not reproduced"],
     ]
 
 
@@ -465,7 +465,7 @@ def test_workspace_heatmap_tracks_fills_and_overwrites():
         if kinds[t]:
             j = {0: 0, 1: 1, 4: 0}[t]  # the mask overwrites slot 0 (bus full)
             slots[t, j], occ[t, j] = rng.normal(size=d), True
-    fig = P.workspace_heatmap(slots, occ, kinds, report_steps=[8, 9], highlight_step=4)
+    fig = episode.workspace_heatmap(slots, occ, kinds, report_steps=[8, 9], highlight_step=4)
     assert names(fig) == ["slot contents", "activations"]
     z = np.asarray(fig.data[0].z)
     labels = list(fig.data[0].colorbar.ticktext)
@@ -476,50 +476,50 @@ def test_workspace_heatmap_tracks_fills_and_overwrites():
 
 
 def test_action_probabilities_and_timeline():
-    fig = P.action_probabilities(np.array([0.1, 0.6, 0.3]), chosen=1, expert=2, labels=["a", "b", "c"])
+    fig = episode.action_probabilities(np.array([0.1, 0.6, 0.3]), chosen=1, expert=2, labels=["a", "b", "c"])
     assert names(fig) == ["probability", "expert's action"]
     assert pytest.approx(1 / 3) in hline_ys(fig)
-    assert fig.data[0].marker.color[1] == P.PALETTE["b1"]
-    tl = P.internal_state_timeline([0.2, 0.9, np.nan], [1.0, 2.0, 0.5], ["cue", "", "decision"])
+    assert fig.data[0].marker.color[1] == style.PALETTE["b1"]
+    tl = episode.internal_state_timeline([0.2, 0.9, np.nan], [1.0, 2.0, 0.5], ["cue", "", "decision"])
     assert names(tl) == ["confidence", "‖z_self‖"] and 0.5 in hline_ys(tl)
 
 
 def test_palette_is_shared_across_figures(seed_values, capacity):
-    fig3a = P.fig3a_l75(seed_values, agents=("b1",))
-    fig2a = P.fig2a_conjunction_by_capacity(capacity)
-    b1_3a = traces_named(fig3a, P.SEEDS)[0].marker.color[0]
-    assert b1_3a == P.PALETTE["b1"] == traces_named(fig2a, P.OURS)[0].marker.color[0]  # 4 slots = B1
-    assert P.color_of("unknown") == P.color_of("unknown")
+    fig3a = paper_e3.fig3a_l75(seed_values, agents=("b1",))
+    fig2a = paper_e2.fig2a_conjunction_by_capacity(capacity)
+    b1_3a = traces_named(fig3a, style.SEEDS)[0].marker.color[0]
+    assert b1_3a == style.PALETTE["b1"] == traces_named(fig2a, style.OURS)[0].marker.color[0]  # 4 slots = B1
+    assert style.color_of("unknown") == style.color_of("unknown")
 
 
 # --------------------------------------------------------------------------- missing inputs
 
 EMPTY_CALLS = {
-    "fig1a": lambda: P.fig1a_accuracy_and_auroc(None),
-    "fig1b": lambda: P.fig1b_type2_roc(pd.DataFrame()),
-    "fig1c": lambda: P.fig1c_calibration(None),
-    "fig1d": lambda: P.fig1d_risk_coverage(None),
-    "hist": lambda: P.confidence_histogram({}),
-    "logits": lambda: P.logits_control(pd.DataFrame({"seed": [0], "key": ["other"], "value": ["1"]})),
-    "fig2a": lambda: P.fig2a_conjunction_by_capacity(None),
-    "fig2b": lambda: P.fig2b_dual_task_cost(pd.DataFrame({"agent": []})),
-    "fig2c": lambda: P.fig2c_masking_traces({}),
-    "gbi": lambda: P.gbi_and_ignition_by_capacity(None),
-    "dnrs": lambda: P.dnrs_by_scale(None),
-    "fig3a": lambda: P.fig3a_l75(None),
-    "fig3b": lambda: P.fig3b_marker_correlations([]),
-    "fig3c": lambda: P.fig3c_titration(None),
-    "fig4": lambda: P.fig4_attribution(None),
-    "table3": lambda: P.table3_pci(None),
-    "claims": lambda: P.claims_table([]),
-    "roc": lambda: P.type2_roc_figure(None),
-    "calibration": lambda: P.calibration_figure({"x": ([], [])}),
-    "risk": lambda: P.risk_coverage_figure(None),
-    "heatmap": lambda: P.workspace_heatmap(None, None),
-    "titration": lambda: P.titration_figure({}),
-    "masking": lambda: P.masking_figure(None, 2, 4),
-    "actions": lambda: P.action_probabilities([], 0, None, []),
-    "timeline": lambda: P.internal_state_timeline([], [], []),
+    "fig1a": lambda: paper_e1.fig1a_accuracy_and_auroc(None),
+    "fig1b": lambda: paper_e1.fig1b_type2_roc(pd.DataFrame()),
+    "fig1c": lambda: paper_e1.fig1c_calibration(None),
+    "fig1d": lambda: paper_e1.fig1d_risk_coverage(None),
+    "hist": lambda: live.confidence_histogram({}),
+    "logits": lambda: paper_e1.logits_control(pd.DataFrame({"seed": [0], "key": ["other"], "value": ["1"]})),
+    "fig2a": lambda: paper_e2.fig2a_conjunction_by_capacity(None),
+    "fig2b": lambda: paper_e2.fig2b_dual_task_cost(pd.DataFrame({"agent": []})),
+    "fig2c": lambda: paper_e2.fig2c_masking_traces({}),
+    "gbi": lambda: paper_e2.gbi_and_ignition_by_capacity(None),
+    "dnrs": lambda: paper_e2.dnrs_by_scale(None),
+    "fig3a": lambda: paper_e3.fig3a_l75(None),
+    "fig3b": lambda: paper_e3.fig3b_marker_correlations([]),
+    "fig3c": lambda: paper_e3.fig3c_titration(None),
+    "fig4": lambda: paper_e3.fig4_attribution(None),
+    "table3": lambda: paper_e3.table3_pci(None),
+    "claims": lambda: scorecards.claims_table([]),
+    "roc": lambda: live.type2_roc_figure(None),
+    "calibration": lambda: live.calibration_figure({"x": ([], [])}),
+    "risk": lambda: live.risk_coverage_figure(None),
+    "heatmap": lambda: episode.workspace_heatmap(None, None),
+    "titration": lambda: live.titration_figure({}),
+    "masking": lambda: live.masking_figure(None, 2, 4),
+    "actions": lambda: episode.action_probabilities([], 0, None, []),
+    "timeline": lambda: episode.internal_state_timeline([], [], []),
 }
 
 
@@ -558,7 +558,7 @@ def test_format_l75_majority_rule():
 
 def test_titles_wrap_at_title_width_not_tick_width():
     """A title breaks at about 58 characters; tick labels at about 16 (two helpers, two names)."""
-    fig = P.fig2a_conjunction_by_capacity(None)
+    fig = paper_e2.fig2a_conjunction_by_capacity(None)
     title = fig.layout.title.text
     assert all(len(line) > 16 for line in title.split("<br>")[:-1])
     assert all(len(line) <= 58 for line in title.split("<br>"))

@@ -1,0 +1,353 @@
+"""Figures of one episode, step by step: the workspace's slots, the action probabilities and
+the agent's confidence and self-model activity (Rollout theatre and Workspace pages).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from labcore.figures.style import (
+    PALETTE,
+    chance_line,
+    empty_figure,
+    style_figure,
+)
+
+# --------------------------------------------------------------------------- live lab (single rollout)
+
+
+def workspace_heatmap(
+    slots: Any,
+    occupied: Any,
+    cue_kinds: Sequence[str | None] | None = None,
+    report_steps: Sequence[int] = (),
+    highlight_step: int | None = None,
+    title: str = "Workspace slots over time: when a slot fills and when it is overwritten",
+) -> go.Figure:
+    """What each workspace slot holds at every step of one episode.
+
+    Top panel (the readable one): one row per slot; the colour says what the slot holds,
+    named after the event that wrote it (``cue_kinds`` of the write step), or "empty".
+    A write is attributed to the slot whose content changed most at an event step (the
+    bus writes only on cue-channel events, protocol sec. 2.4), so a later write over an
+    occupied slot shows as a colour change ("overwritten"). Bottom panel: the raw slot
+    activations (K x D rows, grouped by slot) for readers who want the numbers.
+
+    Parameters
+    ----------
+    slots : array of shape (T, K, D)
+        Slot contents per step.
+    occupied : array of shape (T, K), bool
+        Slot occupancy per step.
+    cue_kinds : sequence of length T, optional
+        What arrived on the cue channel at each step (e.g. ``"colour cue"``, ``"object
+        cue"``, ``"mask"``), ``None`` where nothing arrived.
+    report_steps : sequence of int
+        Steps at which the agent reports (dashed vertical lines).
+    highlight_step : int, optional
+        A step to highlight (e.g. the step shown in the rollout theatre).
+
+    Returns
+    -------
+    go.Figure
+        Two heatmap traces, ``"slot contents"`` and ``"activations"``.
+    """
+    if slots is None or occupied is None or np.size(slots) == 0:
+        return empty_figure(title, "no workspace in this agent (or no steps)")
+    x = np.asarray(slots, float)
+    occ = np.asarray(occupied, bool)
+    if x.ndim != 3 or occ.shape != x.shape[:2]:
+        return empty_figure(
+            title, f"slots must be (T, K, D) and occupied (T, K); got {x.shape} and {occ.shape}"
+        )
+    n_steps, n_slots, dim = x.shape
+    kinds = list(cue_kinds) if cue_kinds is not None else [None] * n_steps
+    kinds = (kinds + [None] * n_steps)[:n_steps]
+    holder = np.full((n_steps, n_slots), -1)  # step of the write each slot holds
+    current = np.full(n_slots, -1)
+    for t in range(n_steps):
+        prev = x[t - 1] if t else np.zeros_like(x[0])
+        if kinds[t] is not None:
+            change = np.linalg.norm(x[t] - prev, axis=1) * occ[t]
+            if change.max() > 0:
+                current[int(change.argmax())] = t
+        current[~occ[t]] = -1
+        current[occ[t] & (current < 0)] = t  # content appeared without a named event
+        holder[t] = current
+    names = ["empty", *dict.fromkeys(str(k) for k in kinds if k is not None), "unlabelled write"]
+    code = np.zeros((n_slots, n_steps))
+    hover = [["" for _ in range(n_steps)] for _ in range(n_slots)]
+    for t in range(n_steps):
+        for k in range(n_slots):
+            s = holder[t, k]
+            if s < 0:
+                what = "empty"
+            else:
+                what = str(kinds[s]) if kinds[s] is not None else "unlabelled write"
+            code[k, t] = names.index(what)
+            norm = float(np.linalg.norm(x[t, k]))
+            hover[k][t] = (
+                f"step {t}, slot {k}: {what}"
+                + (f" (written at step {s})" if s >= 0 else "")
+                + f"<br>norm {norm:.2f}"
+            )
+    n_cat = len(names)
+    cat_colours = [
+        "#f0f0f0",
+        "#2b8cbe",
+        "#31a354",
+        "#e6550d",
+        "#756bb1",
+        "#de2d26",
+        "#636363",
+        "#fdae6b",
+        "#9e9ac8",
+    ]
+    colourscale = []
+    for i in range(n_cat):
+        c = cat_colours[i % len(cat_colours)] if names[i] != "unlabelled write" else "#bdbdbd"
+        colourscale += [[i / n_cat, c], [(i + 1) / n_cat, c]]
+    fig = make_subplots(
+        rows=2,
+        cols=1,
+        shared_xaxes=True,
+        row_heights=[0.35, 0.65],
+        vertical_spacing=0.08,
+        subplot_titles=("what each slot holds", "slot activations (each row = one number)"),
+    )
+    fig.add_trace(
+        go.Heatmap(
+            z=code,
+            x=np.arange(n_steps),
+            y=[f"slot {k}" for k in range(n_slots)],
+            zmin=0,
+            zmax=n_cat,
+            colorscale=colourscale,
+            name="slot contents",
+            text=hover,
+            hoverinfo="text",
+            xgap=1,
+            ygap=3,
+            colorbar={
+                "tickvals": [i + 0.5 for i in range(n_cat)],
+                "ticktext": names,
+                "len": 0.38,
+                "y": 0.82,
+                "title": {"text": "holds"},
+            },
+        ),
+        row=1,
+        col=1,
+    )
+    flat = x.reshape(n_steps, n_slots * dim).T
+    lim = float(np.nanmax(np.abs(flat))) or 1.0
+    fig.add_trace(
+        go.Heatmap(
+            z=flat,
+            x=np.arange(n_steps),
+            y=[f"s{k} d{d}" for k in range(n_slots) for d in range(dim)],
+            zmin=-lim,
+            zmax=lim,
+            colorscale="RdBu_r",
+            name="activations",
+            colorbar={"len": 0.55, "y": 0.3, "title": {"text": "value"}},
+            hovertemplate="step %{x}<br>%{y}<br>value %{z:.2f}<extra></extra>",
+        ),
+        row=2,
+        col=1,
+    )
+    for k in range(1, n_slots):
+        fig.add_hline(y=k * dim - 0.5, line={"color": "white", "width": 2}, row=2, col=1)
+    for s in report_steps:
+        fig.add_vline(x=s, line={"dash": "dash", "color": "#333", "width": 1.5})
+    if report_steps:
+        fig.add_annotation(
+            x=next(iter(report_steps)),
+            y=1.0,
+            xref="x",
+            yref="paper",
+            text="report",
+            showarrow=False,
+            yanchor="bottom",
+            font={"size": 11},
+        )
+    if highlight_step is not None and 0 <= highlight_step < n_steps:
+        fig.add_vrect(
+            x0=highlight_step - 0.5,
+            x1=highlight_step + 0.5,
+            fillcolor="#ffd92f",
+            opacity=0.35,
+            line_width=0,
+        )
+    fig.update_yaxes(autorange="reversed", row=1, col=1)
+    fig.update_yaxes(autorange="reversed", showticklabels=dim * n_slots <= 32, row=2, col=1)
+    fig.update_xaxes(title_text="environment step", row=2, col=1)
+    return style_figure(fig, title, height=560, legend_below=False)
+
+
+def action_probabilities(
+    probs: Any,
+    chosen: int,
+    expert: int | None,
+    labels: Sequence[str],
+    title: str = "What the agent is about to do",
+) -> go.Figure:
+    """Bar chart of the policy's action probabilities at one step.
+
+    Parameters
+    ----------
+    probs : array of shape (A,)
+        Action probabilities (softmax of the logits).
+    chosen : int
+        The action the agent takes (greedy: argmax), highlighted.
+    expert : int or None
+        The oracle's action at this step, marked with a star (None: no expert).
+    labels : sequence of str, length A
+        Action names.
+
+    Returns
+    -------
+    go.Figure
+        A ``"probability"`` bar trace, an ``"expert's action"`` star trace, a dashed
+        ``1/A`` uniform line.
+    """
+    p = np.asarray(probs, float).ravel() if probs is not None else np.array([])
+    if p.size == 0:
+        return empty_figure(title, "no action probabilities")
+    labels = (
+        list(labels)
+        if labels is not None and len(labels) == p.size
+        else [f"action {i}" for i in range(p.size)]
+    )
+    colours = [PALETTE["b1"] if i == chosen else "#c7c7c7" for i in range(p.size)]
+    fig = go.Figure(
+        go.Bar(
+            x=labels,
+            y=p,
+            marker={"color": colours},
+            name="probability",
+            text=[f"{v:.0%}" for v in p],
+            textposition="outside",
+            hovertemplate="%{x}: %{y:.1%}<extra></extra>",
+        )
+    )
+    if expert is not None and 0 <= expert < p.size:
+        fig.add_trace(
+            go.Scatter(
+                x=[labels[expert]],
+                y=[min(1.0, p[expert]) + 0.12],
+                mode="markers+text",
+                name="expert's action",
+                text=["expert"],
+                textposition="top center",
+                marker={"symbol": "star", "size": 16, "color": "#e6550d"},
+                hoverinfo="name",
+            )
+        )
+    chance_line(fig, 1 / p.size, f"uniform 1/{p.size}")
+    fig.update_yaxes(title_text="probability (fraction)", range=[0, 1.3])
+    fig.update_xaxes(
+        title_text=f"action (agent chose: {labels[chosen] if 0 <= chosen < p.size else 'none'})"
+    )
+    return style_figure(fig, title, height=380)
+
+
+def internal_state_timeline(
+    confidence: Any,
+    z_self_norm: Any,
+    step_labels: Sequence[str] | None = None,
+    highlight_step: int | None = None,
+    title: str = "Inside the agent: confidence and self-model activity over the episode",
+) -> go.Figure:
+    """Confidence (top) and the norm of z_self (bottom) over the steps of one episode.
+
+    Parameters
+    ----------
+    confidence : array of shape (T,)
+        Confidence head output per step (nan where undefined or no head).
+    z_self_norm : array of shape (T,)
+        Euclidean norm of z_self per step (nan without a self-model).
+    step_labels : sequence of str, length T, optional
+        What happens at each step (e.g. ``"cue"``, ``"decision"``); shown on hover and as
+        tick labels where not empty.
+    highlight_step : int, optional
+
+    Returns
+    -------
+    go.Figure
+        Traces ``"confidence"`` and ``"‖z_self‖"``; a dotted 0.5 bet threshold.
+    """
+    c = np.asarray(confidence if confidence is not None else [], float).ravel()
+    z = np.asarray(z_self_norm if z_self_norm is not None else [], float).ravel()
+    n = max(c.size, z.size)
+    if n == 0 or not (np.isfinite(c).any() or np.isfinite(z).any()):
+        return empty_figure(title, "no confidence or self-model in this agent")
+    steps = np.arange(n)
+    labels = list(step_labels) if step_labels is not None and len(step_labels) == n else [""] * n
+    fig = make_subplots(
+        rows=2,
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=0.1,
+        subplot_titles=("confidence (will my decision be right?)", "self-model activity ‖z_self‖"),
+    )
+    hover = [f"step {t}" + (f": {labels[t]}" if labels[t] else "") for t in range(n)]
+    if c.size:
+        fig.add_trace(
+            go.Scatter(
+                x=steps[: c.size],
+                y=c,
+                mode="lines+markers",
+                name="confidence",
+                line={"color": PALETTE["self_on"], "width": 2.5},
+                text=hover[: c.size],
+                hovertemplate="%{text}<br>confidence %{y:.3f}<extra></extra>",
+            ),
+            row=1,
+            col=1,
+        )
+    if z.size:
+        fig.add_trace(
+            go.Scatter(
+                x=steps[: z.size],
+                y=z,
+                mode="lines+markers",
+                name="‖z_self‖",
+                line={"color": "#756bb1", "width": 2.5},
+                text=hover[: z.size],
+                hovertemplate="%{text}<br>‖z_self‖ %{y:.3f}<extra></extra>",
+            ),
+            row=2,
+            col=1,
+        )
+    fig.add_hline(
+        y=0.5,
+        line={"dash": "dot", "color": PALETTE["chance"]},
+        annotation_text="bet above 0.5",
+        annotation_font={"size": 11, "color": "#666"},
+        row=1,
+        col=1,
+    )
+    if highlight_step is not None and 0 <= highlight_step < n:
+        fig.add_vrect(
+            x0=highlight_step - 0.5,
+            x1=highlight_step + 0.5,
+            fillcolor="#ffd92f",
+            opacity=0.35,
+            line_width=0,
+        )
+    ticks = [t for t in range(n) if labels[t]]
+    if ticks:
+        fig.update_xaxes(
+            tickmode="array", tickvals=ticks, ticktext=[labels[t] for t in ticks], row=2, col=1
+        )
+    fig.update_yaxes(title_text="confidence (0-1)", range=[0, 1.05], row=1, col=1)
+    fig.update_yaxes(title_text="norm", rangemode="tozero", row=2, col=1)
+    fig.update_xaxes(title_text="environment step", row=2, col=1)
+    return style_figure(fig, title, height=480)
+

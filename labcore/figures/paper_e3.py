@@ -1,0 +1,403 @@
+"""The paper's Experiment 3 figures (Fig. 3a-c, Fig. 4, Table 3), from a result set.
+
+Pure functions of ``seed_values.csv``, ``e3_titration.csv`` and the composite points of
+``figures.json`` (:mod:`labcore.results`). Censored L75 values are read with
+:func:`labcore.results.parse_l75`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from labcore.figures.live import (
+    titration_figure,
+)
+from labcore.figures.style import (
+    PALETTE,
+    Group,
+    add_l75_groups,
+    add_note,
+    add_paper_marks,
+    add_seed_bars,
+    category_axis,
+    color_of,
+    empty_figure,
+    has_columns,
+    label_of,
+    mean_sd,
+    paper_of,
+    pearson_finite,
+    seed_numbers,
+    sigma_axis,
+    style_figure,
+)
+from labcore.paper import PaperValue, paper_text
+from labcore.results import finite, fmt, format_l75, parse_l75, seed_raw
+
+# --------------------------------------------------------------------------- E3
+
+
+FIG3A_AGENTS = ("b1", "b1_reg", "b1_noise", "b2", "b2_workspace_read")
+FIG3C_AGENTS = ("a0", "a1", "b1", "b1_reg", "b1_noise", "b2", "b2_workspace_read")
+FIG4_WORKSPACE_AGENTS = ("b1", "b2", "bc_linear", "bc_mlp", "bc_random")
+FIG4_CARRIER_AGENTS = ("b1", "b2", "b2_workspace_read", "hot_only")
+
+
+def fig3a_l75(seed_values: pd.DataFrame | None, agents: Sequence[str] = FIG3A_AGENTS) -> go.Figure:
+    """Fig. 3a: L75 under workspace noise, per agent kind, in both noise protocols.
+
+    Parameters
+    ----------
+    seed_values : DataFrame
+        ``seed_values.csv`` with keys ``e3.l75.<agent>`` (stored protocol) and
+        ``e3.l75.<agent>.read`` (read-copy protocol); values may be censored strings.
+    agents : sequence of str
+
+    Returns
+    -------
+    go.Figure
+        Two panels (stored | read); per-seed dots, censored seeds as triangles at the bound,
+        mean +/- SD squares, ``"paper"`` / ``"paper (lower bound)"`` marks from the claims.
+    """
+    title = "Fig. 3a: noise tolerance L75 under workspace noise (higher = more robust)"
+    raw = {
+        (a, p): seed_raw(seed_values, f"e3.l75.{a}{'' if p == 'stored' else '.read'}")
+        for a in agents
+        for p in ("stored", "read")
+    }
+    if not any(raw.values()):
+        return empty_figure(title, "no E3 L75 values")
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        shared_yaxes=True,
+        horizontal_spacing=0.06,
+        subplot_titles=(
+            "noise stays in the stored slots (default)",
+            "fresh noise on the copy that is read",
+        ),
+    )
+    for col, protocol in enumerate(("stored", "read"), start=1):
+        suffix = "" if protocol == "stored" else ".read"
+        groups = [(a, raw[(a, protocol)], paper_of(f"e3.l75.{a}{suffix}")) for a in agents]
+        add_l75_groups(fig, groups, row=1, col=col, legend=col == 1)
+    sigma_axis(fig)
+    return style_figure(fig, title, height=560)
+
+
+
+
+def fig3b_marker_correlations(
+    points: pd.DataFrame | Sequence[Mapping] | None, composite: Mapping[str, float] | None = None
+) -> go.Figure:
+    """Fig. 3b: Pearson r of each marker with the OOD gap, plus the exploratory overflow shift.
+
+    Parameters
+    ----------
+    points : DataFrame or list of dict
+        ``figures.json["e3"]["points"]``: one row per (agent, seed) with ``ood_gap``,
+        ``ood_gap_overflow``, ``gbi``, ``gbi_clip``, ``dpci``, ``auroc``.
+    composite : mapping, optional
+        Summary values; ``e3.composite.r_loo_full`` and
+        ``e3.explore.composite_overflow.r_loo_full`` add the composite's leave-one-out r.
+
+    Returns
+    -------
+    go.Figure
+        Top: grouped bars ``"registered: OOD gap (longer delay)"`` and ``"exploratory, post
+        hoc: overflow shift"``, paper diamonds (GBI: r = sqrt of the paper's R^2 0.15; full
+        composite: r_LOO 0.62). Bottom: the points behind the registered r's.
+
+    Notes
+    -----
+    As in the pipeline's regression (``labcore.experiments.e3.composite``), GBI is 0 for
+    agents without a workspace and an undefined dPCI counts as 0. A marker that is constant
+    over the points (e.g. every AUROC imputed 0.5) has an undefined r, stated in the figure.
+    """
+    title = "Fig. 3b: which markers predict OOD fragility? (Pearson r with the OOD gap)"
+    df = (
+        pd.DataFrame(list(points))
+        if points is not None and not isinstance(points, pd.DataFrame)
+        else points
+    )
+    need = ("agent", "ood_gap", "gbi", "dpci", "auroc")
+    if not has_columns(df, need):
+        return empty_figure(title, "no E3 composite points (figures.json without e3 points)")
+
+    def col(name: str, fill: float | None = None) -> np.ndarray:
+        if name not in df:
+            return np.full(len(df), np.nan)
+        x = pd.to_numeric(df[name], errors="coerce").to_numpy(float)
+        return np.nan_to_num(x, nan=fill) if fill is not None else x
+
+    markers = (("GBI", "gbi", "gbi_clip"), ("ΔPCI", "dpci", "dpci"), ("Type-2 AUROC", "auroc", "auroc"))
+    sets = (
+        ("registered: OOD gap (longer delay)", "ood_gap", 1, PALETTE["registered"], ""),
+        (
+            "exploratory, post hoc: overflow shift (GBI clipped)",
+            "ood_gap_overflow",
+            2,
+            PALETTE["exploratory"],
+            "/",
+        ),
+    )
+    names = [m[0] for m in markers] + ["composite GBI + ΔPCI + AUROC<br>(leave-one-out r)"]
+    fig = make_subplots(
+        rows=2,
+        cols=3,
+        specs=[[{"colspan": 3}, None, None], [{}, {}, {}]],
+        row_heights=[0.58, 0.42],
+        vertical_spacing=0.2,
+        horizontal_spacing=0.07,
+        subplot_titles=(
+            "Pearson r with the OOD gap (points = agent kinds × seeds)",
+            "OOD gap vs GBI",
+            "OOD gap vs ΔPCI",
+            "OOD gap vs Type-2 AUROC",
+        ),
+    )
+    undefined = []
+    for set_name, gap_key, which, colour, pattern in sets:
+        y = col(gap_key)
+        if not np.isfinite(y).any():
+            undefined.append(f"{set_name}: no values")
+            continue
+        rs, hover = [], []
+        for label, reg_key, exp_key in markers:
+            r = pearson_finite(
+                col(reg_key if which == 1 else exp_key, fill=0.0 if label != "Type-2 AUROC" else None), y
+            )
+            rs.append(r)
+            hover.append(
+                f"{set_name}<br>{label}: r = {fmt(r)}"
+                + ("" if finite(r) else " (marker or gap constant)")
+            )
+            if not finite(r):
+                undefined.append(
+                    f"{label} ({'registered' if which == 1 else 'exploratory'}): r undefined, "
+                    "constant over the points"
+                )
+        loo_key = "e3.composite.r_loo_full" if which == 1 else "e3.explore.composite_overflow.r_loo_full"
+        loo = (composite or {}).get(loo_key)
+        rs.append(loo if finite(loo) else math.nan)
+        hover.append(f"{set_name}<br>composite, leave-one-out r = {fmt(loo)}")
+        x = np.arange(len(names)) + (-0.18 if which == 1 else 0.18)
+        fig.add_trace(
+            go.Bar(
+                x=x,
+                y=rs,
+                width=0.34,
+                name=set_name,
+                marker={"color": colour, "pattern": {"shape": pattern}},
+                hovertext=hover,
+                hoverinfo="text",
+            ),
+            row=1,
+            col=1,
+        )
+    r2 = paper_of("e3.composite.r2_gbi")
+    loo_paper = paper_of("e3.composite.r_loo_full")
+    marks = []
+    if r2:
+        marks.append((-0.18, PaperValue(math.sqrt(r2.value), section=r2.section), "GBI (r = √R²)"))
+    if loo_paper:
+        marks.append((3 - 0.18, loo_paper, "composite, leave-one-out r"))
+    add_paper_marks(fig, marks, row=1, col=1)
+    category_axis(fig, names, row=1, col=1)
+    fig.add_hline(y=0, line={"color": "#999", "width": 1}, row=1, col=1)
+    fig.update_yaxes(title_text="Pearson r", range=[-1.05, 1.05], row=1, col=1)
+    for c, (label, key, _) in enumerate(markers, start=1):
+        xs = col(key, fill=0.0 if label != "Type-2 AUROC" else None)
+        gap = col("ood_gap")
+        for agent in dict.fromkeys(df["agent"]):
+            m = (df["agent"] == agent).to_numpy()
+            fig.add_trace(
+                go.Scatter(
+                    x=xs[m],
+                    y=gap[m],
+                    mode="markers",
+                    name=label_of(agent),
+                    legendgroup=agent,
+                    showlegend=False,
+                    marker={"size": 7, "color": color_of(agent), "opacity": 0.8},
+                    hovertemplate=f"{label_of(agent)}<br>{label} %{{x:.3g}}<br>OOD gap %{{y:.3f}}"
+                    "<extra></extra>",
+                ),
+                row=2,
+                col=c,
+            )
+        fig.update_xaxes(
+            title_text=label + (" (signed; 0 without a bus)" if key == "gbi" else ""), row=2, col=c
+        )
+    fig.update_yaxes(title_text="OOD gap (ID − OOD accuracy)", row=2, col=1)
+    if undefined:
+        add_note(fig, "; ".join(undefined))
+    style_figure(fig, title, height=760)
+    fig.update_layout(margin={"t": 115})
+    return fig
+
+
+
+
+def fig3c_titration(
+    titration: pd.DataFrame | None,
+    seed_values: pd.DataFrame | None = None,
+    agents: Sequence[str] = FIG3C_AGENTS,
+    protocol: str = "stored",
+) -> go.Figure:
+    """Fig. 3c: noise titration curves (stored protocol), mean +/- SD over seeds, L75 marked.
+
+    Each agent is perturbed where its latent state is: the workspace if it has one, else the
+    recurrent carrier (A0, A1). L75 per agent is the seed summary of ``e3.l75.<agent>``; the
+    paper's L75 from the claims.
+    """
+    title = "Fig. 3c: noise titration: decision accuracy as workspace noise grows"
+    if not has_columns(titration, ("agent", "protocol", "noise", "seed", "sigma", "accuracy")):
+        return empty_figure(title, "no E3 titration results (e3_titration.csv)")
+    curves, l75 = {}, {}
+    rows_p = titration[titration["protocol"] == protocol]
+    for agent in agents:
+        rows = rows_p[rows_p["agent"] == agent]
+        if rows.empty:
+            continue
+        noise = "workspace" if (rows["noise"] == "workspace").any() else "carrier"
+        rows = rows[rows["noise"] == noise]
+        table = rows.pivot_table(
+            index="seed", columns="sigma", values="accuracy", aggfunc="mean"
+        ).sort_index(axis=1)
+        curves[agent] = (table.columns.to_numpy(float), table.to_numpy(float))
+        raw = seed_raw(seed_values, f"e3.l75.{agent}{'' if protocol == 'stored' else '.read'}")
+        if raw:
+            text, mean, _ = format_l75([parse_l75(v) for _, v in raw])
+            l75[agent] = mean if finite(mean) else text.split(" (")[0]
+    suffix = "" if protocol == "stored" else ".read"
+    paper = {a: paper_of(f"e3.l75.{a}{suffix}") for a in curves if paper_of(f"e3.l75.{a}{suffix}")}
+    return titration_figure(curves, l75, paper_l75=paper, title=title)
+
+
+def fig4_attribution(seed_values: pd.DataFrame | None) -> go.Figure:
+    """Fig. 4: denoising attribution controls.
+
+    Left: L75 under workspace noise (stored protocol) of B1, B2 and the BC-only compressor
+    controls (``e3.l75.<agent>``). Right: L75 under carrier (post-GRU) noise of the
+    workspace agents (``e3.l75_carrier.<agent>``) and of HOT-only (``e3.l75.hot_only``,
+    whose only latent noise target is the carrier). Paper values from the claims.
+    """
+    title = "Fig. 4: attribution controls: which bottleneck brings noise tolerance?"
+    left = [
+        (a, seed_raw(seed_values, f"e3.l75.{a}"), paper_of(f"e3.l75.{a}")) for a in FIG4_WORKSPACE_AGENTS
+    ]
+    right = [
+        (
+            a,
+            seed_raw(seed_values, f"e3.l75.{a}" if a == "hot_only" else f"e3.l75_carrier.{a}"),
+            paper_of("e3.l75.hot_only") if a == "hot_only" else None,
+        )
+        for a in FIG4_CARRIER_AGENTS
+    ]
+    if not any(raw for _, raw, _ in left + right):
+        return empty_figure(title, "no E3 L75 values")
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        shared_yaxes=True,
+        horizontal_spacing=0.06,
+        subplot_titles=("noise in the workspace slots", "noise in the recurrent carrier (post-GRU)"),
+    )
+    add_l75_groups(fig, left, row=1, col=1, legend=True)
+    add_l75_groups(fig, right, row=1, col=2, legend=False)
+    sigma_axis(fig)
+    return style_figure(fig, title, height=560)
+
+
+def table3_pci(seed_values: pd.DataFrame | None, agents: Sequence[str] | None = None) -> go.Figure:
+    """Table 3: raw PCI-A per architecture, ours vs the paper, with the evoked variant.
+
+    Left: a table (architecture, paper raw PCI-A, ours raw, ours evoked). Right: raw PCI-A
+    bars for A0, A1 and B1 (``OURS``, ``"seeds"``, ``"paper"``). Keys ``e3.pci_a.<agent>`` and
+    ``e3.pci_a_evoked.<agent>``.
+    """
+    title = "Table 3: raw perturbational complexity PCI-A (higher = less compressible)"
+    agents = list(
+        agents
+        or (
+            "a0",
+            "a1",
+            "b1",
+            "b1_reg",
+            "b1_noise",
+            "b2",
+            "b2_workspace_read",
+            "hot_only",
+            "bc_linear",
+            "bc_mlp",
+            "bc_random",
+        )
+    )
+    raw = {a: seed_numbers(seed_values, f"e3.pci_a.{a}") for a in agents}
+    evoked = {a: seed_numbers(seed_values, f"e3.pci_a_evoked.{a}") for a in agents}
+    agents = [a for a in agents if raw[a][1].size or evoked[a][1].size]
+    if not agents:
+        return empty_figure(title, "no E3 PCI-A values")
+
+    def cell(vals: np.ndarray) -> str:
+        m, s = mean_sd(vals)
+        return "—" if not vals.size else f"{fmt(m, 2)} ± {fmt(s, 1)}"
+
+    papers = {a: paper_of(f"e3.pci_a.{a}") for a in agents}
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        column_widths=[0.56, 0.44],
+        horizontal_spacing=0.08,
+        specs=[[{"type": "table"}, {"type": "xy"}]],
+        subplot_titles=(
+            "ours (mean ± SD over seeds) beside the paper's Table 3",
+            "raw PCI-A: the paper's three architectures",
+        ),
+    )
+    fig.add_trace(
+        go.Table(
+            columnwidth=[2.4, 1.3, 1.3, 1.3],
+            header={
+                "values": [
+                    "<b>architecture</b>",
+                    "<b>paper raw</b>",
+                    "<b>ours raw</b>",
+                    "<b>ours evoked</b>",
+                ],
+                "fill_color": "#e8eef7",
+                "align": "left",
+                "font": {"size": 13},
+            },
+            cells={
+                "values": [
+                    [label_of(a) for a in agents],
+                    [paper_text(papers[a]) if papers[a] else "—" for a in agents],
+                    [cell(raw[a][1]) for a in agents],
+                    [cell(evoked[a][1]) for a in agents],
+                ],
+                "align": "left",
+                "font": {"size": 12},
+                "height": 26,
+                "fill_color": [["#f7f7f7" if papers[a] else "white" for a in agents]],
+            },
+        ),
+        row=1,
+        col=1,
+    )
+    bar_agents = [a for a in ("a0", "a1", "b1") if a in agents]
+    add_seed_bars(fig, [Group(a, *raw[a], papers[a]) for a in bar_agents], row=1, col=2)
+    fig.update_yaxes(
+        title_text="raw PCI-A (compressed size / fair-coin size)", range=[0, 1.1], row=1, col=2
+    )
+    return style_figure(fig, title, height=120 + 30 * max(len(agents), 10))
+
+
+

@@ -1,0 +1,148 @@
+"""Figures of the external scorecards: the self-model rubric's radar, the FCS plane, and
+the table of every claim with its verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+
+from labcore.figures.style import (
+    VERDICT_COLOURS,
+    empty_figure,
+    escape_plotly,
+    style_figure,
+)
+from labcore.paper import paper_text
+from labcore.results import ours_text
+
+
+def osmd_radar(systems: Mapping[str, Sequence[Any]], *, title: str = "Self-model density by cluster") -> go.Figure:
+    """8-cluster radar of OSMD scores, architectural (dashed) and behavioural (solid), per system.
+
+    Parameters
+    ----------
+    systems : ``{name: cluster subtotals}`` with objects having ``cluster_id``,
+        ``architectural``, ``behavioural`` and ``max_points``
+        (:class:`labcore.scorecards.rubric.ClusterSubtotal`). Values are drawn as fractions of
+        each cluster's maximum, so clusters of 6 and 15 points share one scale.
+    """
+    if not systems:
+        return empty_figure(title, "no system to draw")
+    fig = go.Figure()
+    palette = ["#2b6cb0", "#c05621", "#2f855a", "#6b46c1", "#b7791f", "#c53030"]
+    for i, (name, subtotals) in enumerate(systems.items()):
+        clusters = [c.cluster_id for c in subtotals] + [subtotals[0].cluster_id]
+        colour = palette[i % len(palette)]
+        for field, dash in (("architectural", "dash"), ("behavioural", "solid")):
+            r = [getattr(c, field) / c.max_points if c.max_points else 0.0 for c in subtotals]
+            r.append(r[0])
+            hover = [f"{c.cluster_id}: {getattr(c, field)} / {c.max_points}" for c in subtotals]
+            fig.add_trace(go.Scatterpolar(r=r, theta=clusters, name=f"{name}: {field}", mode="lines+markers",
+                                          line={"color": colour, "dash": dash, "width": 2.5 if dash == "solid" else 1.5},
+                                          text=[*hover, hover[0]], hoverinfo="text"))
+    fig.update_layout(polar={"radialaxis": {"range": [0, 1], "tickformat": ".0%", "title": "of cluster max"}})
+    return style_figure(fig, title, height=520)
+
+
+def fcs_plane(points: Sequence[Mapping[str, Any]], *, title: str = "Functional Consciousness Score: R x P") -> go.Figure:
+    """Systems on log axes of representational capacity R and reasoning power P, iso-FCS curves.
+
+    Parameters
+    ----------
+    points : each with ``name``, ``R``, ``P``, ``group`` ("reference" or "lab") and optional
+        ``standin`` (True when P is a stand-in, drawn hollow). Systems with R = 0 or P = 0 have
+        FCS 0 and cannot sit on log axes; they are listed in a note instead.
+    """
+    if not points:
+        return empty_figure(title, "no systems")
+    drawable = [p for p in points if p["R"] > 0 and p["P"] > 0]
+    zero = [p["name"] for p in points if not (p["R"] > 0 and p["P"] > 0)]
+    fig = go.Figure()
+    xs = [p["R"] for p in drawable] or [1.0]
+    ys = [p["P"] for p in drawable] or [1.0]
+    lo_x, hi_x = min(xs) / 3, max(xs) * 3
+    grid = np.logspace(np.log10(lo_x), np.log10(hi_x), 60)
+    for level in (1, 1e2, 1e4, 1e6, 1e8):
+        fig.add_trace(go.Scatter(x=grid, y=level / grid, mode="lines", line={"color": "#cccccc", "dash": "dot"},
+                                 name=f"FCS = {level:g}", showlegend=False, hoverinfo="skip"))
+        fig.add_annotation(x=np.log10(grid[-1]), y=np.log10(level / grid[-1]), text=f"FCS {level:g}",
+                           showarrow=False, font={"size": 10, "color": "#999999"}, xanchor="right")
+    for group, symbol, colour in (("reference", "circle", "#4a5568"), ("lab", "star", "#c05621")):
+        members = [p for p in drawable if p.get("group") == group]
+        if not members:
+            continue
+        fig.add_trace(go.Scatter(
+            x=[p["R"] for p in members], y=[p["P"] for p in members], mode="markers+text",
+            text=[p["name"] for p in members], textposition="top center", name=group,
+            marker={"symbol": [symbol + ("-open" if p.get("standin") else "") for p in members], "size": 13,
+                    "color": colour, "line": {"width": 2}},
+            hovertemplate="%{text}<br>R = %{x:.3g} bits<br>P = %{y:.3g}<extra></extra>"))
+    fig.update_xaxes(type="log", title_text="R: representational capacity (self-model variables x bits)")
+    fig.update_yaxes(type="log", title_text="P: reasoning power (hollow = stand-in)",
+                     range=[np.log10(min(ys) / 3), np.log10(max(ys) * 3)])
+    if zero:
+        fig.add_annotation(xref="paper", yref="paper", x=0, y=-0.22, showarrow=False, align="left",
+                           text="FCS = 0 (not on log axes): " + ", ".join(zero))
+    return style_figure(fig, title, height=560)
+
+
+def claims_table(claims: Sequence[Mapping[str, Any]] | None) -> go.Figure:
+    """All claims: id, description, paper, ours, verdict (verdict cells coloured).
+
+    Parameters
+    ----------
+    claims : sequence of dict
+        ``summary.json["claims"]``.
+
+    Returns
+    -------
+    go.Figure
+        One :class:`go.Table` trace. Free text is escaped for plotly's pseudo-HTML.
+    """
+    title = "Every claim: the paper's number, ours, and the pre-registered verdict"
+    claims = list(claims or [])
+    if not claims:
+        return empty_figure(title, "no claims in summary.json")
+    verdicts = [str(c.get("verdict", "")) for c in claims]
+    fill = [VERDICT_COLOURS.get(v, "white") for v in verdicts]
+    fig = go.Figure(
+        go.Table(
+            columnwidth=[2.2, 3.6, 1.3, 1.8, 1.4],
+            header={
+                "values": [
+                    "<b>claim</b>",
+                    "<b>what</b>",
+                    "<b>paper</b>",
+                    "<b>ours</b>",
+                    "<b>verdict</b>",
+                ],
+                "fill_color": "#e8eef7",
+                "align": "left",
+                "font": {"size": 13},
+            },
+            cells={
+                "values": [
+                    [escape_plotly(c.get("id", "")) for c in claims],
+                    [
+                        escape_plotly(c.get("description", ""))
+                        + (" (by construction)" if c.get("by_construction") else "")
+                        for c in claims
+                    ],
+                    [escape_plotly(paper_text(c.get("paper") or {})) for c in claims],
+                    [escape_plotly(ours_text(c.get("ours") or {})) for c in claims],
+                    [escape_plotly(v) for v in verdicts],
+                ],
+                "fill_color": [["white"] * len(claims)] * 4 + [fill],
+                "align": "left",
+                "font": {"size": 12},
+                "height": 24,
+            },
+        )
+    )
+    return style_figure(fig, title, height=min(140 + 30 * len(claims), 2400), legend_below=False)
+
+

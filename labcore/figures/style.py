@@ -1,0 +1,669 @@
+"""The house style of every figure: palette, names, layout, and the shared drawing helpers.
+
+Conventions shared by every figure
+----------------------------------
+- One colour per agent kind, E1 condition and workspace capacity (:data:`PALETTE`), the same
+  in every figure; display names in :data:`LABELS`.
+- Ours is drawn as the mean +/- SD over seeds (bars or squares) with every seed as a small
+  dot; the paper's value, read from :data:`labcore.paper.CLAIMS_BY_ID` (never retyped), as a
+  hollow black diamond with the legend entry ``"paper"``. A paper bound such as L75 "> 0.50"
+  is a hollow triangle at the bound.
+- Chance levels and thresholds are dashed horizontal lines: 1/7 for a dual-task report,
+  1/49 for a conjunction, 0.5 for E1 accuracy and Type-2 AUROC, 0.75 for the L75 threshold.
+- Censored L75 values (a seed that never dropped to 75% accuracy, or was below it already
+  at the smallest noise) are triangles at the bound, as in the paper's Fig. 4.
+- A missing or empty input never raises: the builder returns a figure whose only content
+  is an annotation saying what is missing (:func:`empty_figure`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from labcore.markers import (
+    pearson_r,
+)
+from labcore.paper import CLAIMS_BY_ID, PaperValue, paper_text
+from labcore.results import finite, fmt, format_l75, parse_l75
+
+# --------------------------------------------------------------------------- constants
+
+CHANCE_DUAL_TASK = 1 / 7
+"""Chance of one dual-task report (7 actions; protocol sec. 2.1)."""
+CHANCE_CONJUNCTION = 1 / 49
+"""Chance of a conjunction (both reports right) under independent guessing."""
+CHANCE_E1 = 0.5
+"""Chance of the two-choice wagering task, and of a Type-2 AUROC."""
+
+E1_CONDITIONS = ("self_on", "self_off", "bus_off", "blind_noise", "blind_permute")
+"""E1 conditions in display order (the keys of ``e1_trials.csv``)."""
+CAPACITY_KEYS = ("k4", "k3", "k2", "k1", "k0")
+
+PALETTE: dict[str, str] = {
+    # E1 conditions (paper Fig. 1: self-on green, self-removed red)
+    "self_on": "#1b9e77",
+    "self_off": "#d62728",
+    "bus_off": "#7f7f7f",
+    "blind_noise": "#9467bd",
+    "blind_permute": "#e377c2",
+    # agent kinds
+    "a0": "#8c564b",
+    "a1": "#bcbd22",
+    "b1": "#1f77b4",
+    "b1_reg": "#17becf",
+    "b1_noise": "#393b79",
+    "b2": "#2ca02c",
+    "b2_workspace_read": "#98c379",
+    "hot_only": "#ff7f0e",
+    "bc_linear": "#c49c94",
+    "bc_mlp": "#a55194",
+    "bc_random": "#ce6dbd",
+    # workspace capacity (B1): full capacity is B1's own colour, bus-off grey
+    "k4": "#1f77b4",
+    "k3": "#4a98d3",
+    "k2": "#7fb7e6",
+    "k1": "#aecde8",
+    "k0": "#7f7f7f",
+    # E1 logits control
+    "zself": "#1b9e77",
+    "logits_max_softmax": "#e6a117",
+    "logits_neg_entropy": "#b8860b",
+    # outcomes and reference marks
+    "correct": "#1b9e77",
+    "error": "#d62728",
+    "paper": "#111111",
+    "chance": "#888888",
+    "registered": "#4c72b0",
+    "exploratory": "#dd8452",
+}
+"""One colour per agent kind, E1 condition, capacity and mark, shared by every figure."""
+
+LABELS: dict[str, str] = {
+    "self_on": "self-model on",
+    "self_off": "self-model zeroed",
+    "bus_off": "workspace off (self-model on)",
+    "blind_noise": "z_self replaced by noise",
+    "blind_permute": "z_self shuffled across trials",
+    "a0": "A0 (feed-forward)",
+    "a1": "A1 (recurrent)",
+    "b1": "B1 (workspace, GWT)",
+    "b1_reg": "B1 + dropout/weight decay",
+    "b1_noise": "B1 + noise training",
+    "b2": "B2 (policy reads z_self)",
+    "b2_workspace_read": "B2 workspace-read, self-model off",
+    "hot_only": "HOT-only (no workspace)",
+    "bc_linear": "BC-only linear",
+    "bc_mlp": "BC-only MLP",
+    "bc_random": "BC-only random projection",
+    "k4": "4 slots",
+    "k3": "3 slots",
+    "k2": "2 slots",
+    "k1": "1 slot",
+    "k0": "bus off (0 slots)",
+    "zself": "confidence head (reads z_self)",
+    "logits_max_softmax": "logits: max softmax",
+    "logits_neg_entropy": "logits: negative entropy",
+}
+"""Display names of the keys of :data:`PALETTE`."""
+
+_FALLBACK_COLOURS = (
+    "#4c72b0",
+    "#dd8452",
+    "#55a868",
+    "#c44e52",
+    "#8172b3",
+    "#937860",
+    "#da8bc3",
+    "#8c8c8c",
+    "#ccb974",
+    "#64b5cd",
+)
+TEMPLATE = "plotly_white"
+FONT = {"family": "Helvetica, Arial, sans-serif", "size": 14}
+OURS = "ours (mean ± SD over seeds)"
+SEEDS = "seeds"
+PAPER = "paper"
+PAPER_BOUND = "paper (lower bound)"
+JITTER = 0.14
+PAPER_OFFSET = 0.34
+UNITS_SIGMA = "noise SD σ (units of the slot's own SD)"
+
+
+def color_of(key: str) -> str:
+    """Colour of an agent kind / condition / capacity key; a stable fallback otherwise.
+
+    >>> color_of("b1")
+    '#1f77b4'
+    >>> color_of("something new") == color_of("something new")
+    True
+    """
+    if key in PALETTE:
+        return PALETTE[key]
+    return _FALLBACK_COLOURS[sum(map(ord, str(key))) % len(_FALLBACK_COLOURS)]
+
+
+def label_of(key: str) -> str:
+    """Display name of a key (the key itself if it has none).
+
+    >>> label_of("b2"), label_of("mine")
+    ('B2 (policy reads z_self)', 'mine')
+    """
+    return LABELS.get(key, str(key))
+
+
+# --------------------------------------------------------------------------- small helpers
+
+
+def paper_of(claim_id: str) -> PaperValue | None:
+    """The paper's value of a claim, or None if the claim or its value is not in the table."""
+    spec = CLAIMS_BY_ID.get(claim_id)
+    if spec is None or spec.paper.value is None:
+        return None
+    return spec.paper
+
+
+def escape_plotly(text: str) -> str:
+    """Neutralise plotly's pseudo-HTML in free text (tags and entities shown literally)."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def empty_figure(title: str, message: str) -> go.Figure:
+    """A figure with no data and a visible note saying what is missing.
+
+    Parameters
+    ----------
+    title : str
+        The title the full figure would have had.
+    message : str
+        What is missing, e.g. ``"no E2 results in this run"``.
+
+    Returns
+    -------
+    go.Figure
+        No traces; one annotation ``"Not available: <message>"``.
+
+    Examples
+    --------
+    >>> fig = empty_figure("Fig. 2a", "no E2 results")
+    >>> fig.layout.annotations[0].text
+    'Not available: no E2 results'
+    """
+    fig = go.Figure()
+    fig.add_annotation(
+        text=f"Not available: {message}",
+        x=0.5,
+        y=0.5,
+        xref="paper",
+        yref="paper",
+        showarrow=False,
+        font={"size": 16, "color": "#666"},
+    )
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
+    style_figure(fig, title, height=260)
+    return fig
+
+
+def _legend_entries(fig: go.Figure) -> int:
+    seen = set()
+    for trace in fig.data:
+        if trace.type == "table" or trace.showlegend is False:
+            continue
+        seen.add(trace.legendgroup or trace.name)
+    return len(seen)
+
+
+def style_figure(fig: go.Figure, title: str, height: int = 460, legend_below: bool = True) -> go.Figure:
+    """House layout: white template, readable fonts, title top left, legend under the axes.
+
+    The legend sits at the bottom of the figure (container coordinates) in a bottom margin
+    sized for the tick labels, the axis title and an estimate of the legend's rows, so it
+    never covers data.
+    """
+    entries = _legend_entries(fig)
+    title = wrap_title(title)
+    rows = math.ceil(entries / 3) if legend_below and entries else 0
+    bottom = 120 + 24 * rows if legend_below and entries else 70
+    fig.update_layout(
+        template=TEMPLATE,
+        title={"text": title, "x": 0.01, "xanchor": "left", "font": {"size": 17}},
+        font=FONT,
+        height=height + (bottom - 70) + 22 * title.count("<br>"),
+        margin={"l": 80, "r": 30, "t": 95 + 22 * title.count("<br>"), "b": bottom},
+        hoverlabel={"font_size": 13},
+    )
+    if legend_below:
+        fig.update_layout(
+            legend={
+                "orientation": "h",
+                "yref": "container",
+                "yanchor": "bottom",
+                "y": 0.0,
+                "xanchor": "left",
+                "x": 0.0,
+                "font": {"size": 12},
+            }
+        )
+    return fig
+
+
+def wrap_title(text: str, width: int = 58) -> str:
+    """Break a long title at word boundaries (plotly does not wrap; half-width columns clip)."""
+    if len(text) <= width or "<br>" in text:
+        return text
+    lines, line = [], ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    lines.append(line)
+    return "<br>".join(lines)
+
+
+def add_note(fig: go.Figure, text: str) -> None:
+    """Add a short caveat under the figure title (plotly subtitle), never over the data."""
+    old = fig.layout.title.subtitle.text if fig.layout.title and fig.layout.title.subtitle else None
+    fig.update_layout(
+        title_subtitle_text=f"{old}; {text}" if old else text,
+        title_subtitle_font={"size": 12, "color": "#a33"},
+    )
+
+
+def chance_line(
+    fig: go.Figure,
+    y: float,
+    text: str,
+    *,
+    row: int | None = None,
+    col: int | None = None,
+    dash: str = "dash",
+    color: str | None = None,
+) -> None:
+    kwargs = {"row": row, "col": col} if row is not None else {}
+    fig.add_hline(
+        y=y,
+        line={"dash": dash, "color": color or PALETTE["chance"], "width": 1.5},
+        annotation_text=text,
+        annotation_position="top right",
+        annotation_font={"size": 11, "color": color or "#666"},
+        **kwargs,
+    )
+
+
+def has_columns(df: Any, columns: Iterable[str]) -> bool:
+    return isinstance(df, pd.DataFrame) and not df.empty and set(columns) <= set(df.columns)
+
+
+def seed_numbers(seed_values: pd.DataFrame | None, key: str) -> tuple[np.ndarray, np.ndarray]:
+    """(seeds, values) of one key, numeric and finite only, sorted by seed."""
+    if not has_columns(seed_values, ("seed", "key", "value")):
+        return np.array([], int), np.array([], float)
+    rows = seed_values[seed_values["key"] == key]
+    vals = pd.to_numeric(rows["value"], errors="coerce").to_numpy(float)
+    seeds = rows["seed"].to_numpy()
+    keep = np.isfinite(vals)
+    order = np.argsort(seeds[keep], kind="stable")
+    return seeds[keep][order], vals[keep][order]
+
+
+def jitter(n: int) -> np.ndarray:
+    return np.zeros(n) if n <= 1 else np.linspace(-JITTER, JITTER, n)
+
+
+def mean_sd(values: np.ndarray) -> tuple[float, float]:
+    if values.size == 0:
+        return math.nan, math.nan
+    if values.size == 1 or np.ptp(values) == 0:  # exactly constant: SD 0, not a rounding residue
+        return float(values.mean()), 0.0
+    return float(values.mean()), float(values.std(ddof=1))
+
+
+@dataclass(frozen=True)
+class Group:
+    """One x position of a seed-summary panel."""
+
+    key: str
+    seeds: np.ndarray
+    values: np.ndarray
+    paper: PaperValue | None = None
+    label: str | None = None
+    note: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.label or label_of(self.key)
+
+
+def add_seed_bars(
+    fig: go.Figure,
+    groups: Sequence[Group],
+    *,
+    row: int | None = None,
+    col: int | None = None,
+    legend: bool = True,
+    unit: str = "",
+) -> None:
+    """Bars (mean +/- SD over seeds), one dot per seed, the paper's value as a hollow diamond."""
+    rc = {"row": row, "col": col} if row is not None else {}
+    x = np.arange(len(groups), dtype=float)
+    stats = [mean_sd(g.values) for g in groups]
+    hover = [
+        f"<b>{g.name}</b><br>ours: {fmt(m)} ± {fmt(s, 2)}{unit} (n = {g.values.size} seeds)"
+        + (f"<br>{g.note}" if g.note else "")
+        for g, (m, s) in zip(groups, stats, strict=True)
+    ]
+    fig.add_trace(
+        go.Bar(
+            x=x,
+            y=[m for m, _ in stats],
+            error_y={"type": "data", "array": [s for _, s in stats], "visible": True, "color": "#333"},
+            marker={"color": [color_of(g.key) for g in groups], "opacity": 0.8},
+            width=0.55,
+            name=OURS,
+            legendgroup="ours",
+            showlegend=legend,
+            hovertext=hover,
+            hoverinfo="text",
+        ),
+        **rc,
+    )
+    sx, sy, sc, sh = [], [], [], []
+    for i, g in enumerate(groups):
+        sx += list(i + jitter(g.values.size))
+        sy += list(g.values)
+        sc += [color_of(g.key)] * g.values.size
+        sh += [f"{g.name}<br>seed {s}: {fmt(v)}{unit}" for s, v in zip(g.seeds, g.values, strict=True)]
+    fig.add_trace(
+        go.Scatter(
+            x=sx,
+            y=sy,
+            mode="markers",
+            name=SEEDS,
+            legendgroup="seeds",
+            showlegend=legend,
+            marker={"size": 7, "color": sc, "line": {"width": 1, "color": "#333"}},
+            hovertext=sh,
+            hoverinfo="text",
+        ),
+        **rc,
+    )
+    add_paper_marks(
+        fig, [(i + PAPER_OFFSET, g.paper, g.name) for i, g in enumerate(groups)], legend=legend, **rc
+    )
+    for i, g in enumerate(groups):
+        if g.values.size == 0:
+            fig.add_annotation(
+                x=i,
+                y=0,
+                text=g.note or "no data",
+                showarrow=False,
+                yanchor="bottom",
+                font={"size": 11, "color": "#999"},
+                **axref(fig, row, col),
+            )
+    category_axis(fig, [g.name for g in groups], **rc)
+
+
+def axref(fig: go.Figure, row: int | None, col: int | None) -> dict:
+    if row is None:
+        return {}
+    sub = fig.get_subplot(row, col)
+    return {
+        "xref": sub.xaxis.plotly_name.replace("axis", ""),
+        "yref": sub.yaxis.plotly_name.replace("axis", ""),
+    }
+
+
+def add_paper_marks(
+    fig: go.Figure,
+    marks: Sequence[tuple[float, PaperValue | None, str]],
+    *,
+    legend: bool = True,
+    y_of_x: bool = False,
+    **rc,
+) -> None:
+    """Hollow diamonds (values, with the paper's SD as error bar) and hollow triangles (bounds)."""
+    values = [(x, p, name) for x, p, name in marks if p is not None and not p.bound]
+    bounds = [(x, p, name) for x, p, name in marks if p is not None and p.bound]
+    if values:
+        fig.add_trace(
+            go.Scatter(
+                x=[x for x, _, _ in values],
+                y=[p.value for _, p, _ in values],
+                mode="markers",
+                name=PAPER,
+                legendgroup="paper",
+                showlegend=legend,
+                marker={
+                    "symbol": "diamond-open",
+                    "size": 13,
+                    "color": PALETTE["paper"],
+                    "line": {"width": 2.5},
+                },
+                error_y={
+                    "type": "data",
+                    "array": [p.sd or 0.0 for _, p, _ in values],
+                    "visible": True,
+                    "color": PALETTE["paper"],
+                    "thickness": 1.2,
+                    "width": 4,
+                },
+                hovertext=[
+                    f"<b>{n}</b><br>paper: {paper_text(p)} (sec. {p.section})" for _, p, n in values
+                ],
+                hoverinfo="text",
+            ),
+            **rc,
+        )
+    if bounds:
+        fig.add_trace(
+            go.Scatter(
+                x=[x for x, _, _ in bounds],
+                y=[p.value for _, p, _ in bounds],
+                mode="markers+text",
+                name=PAPER_BOUND,
+                legendgroup="paper_bound",
+                showlegend=legend,
+                text=[paper_text(p) for _, p, _ in bounds],
+                textposition="top center",
+                textfont={"size": 11},
+                marker={
+                    "symbol": "triangle-up-open",
+                    "size": 13,
+                    "color": PALETTE["paper"],
+                    "line": {"width": 2.5},
+                },
+                hovertext=[
+                    f"<b>{n}</b><br>paper: {paper_text(p)} (sec. {p.section}; censored at the largest "
+                    f"tested σ)"
+                    for _, p, n in bounds
+                ],
+                hoverinfo="text",
+            ),
+            **rc,
+        )
+
+
+def category_axis(fig: go.Figure, names: Sequence[str], **rc) -> None:
+    fig.update_xaxes(
+        tickmode="array",
+        tickvals=list(range(len(names))),
+        ticktext=[wrap_tick(n) for n in names],
+        range=[-0.6, len(names) - 0.4],
+        **rc,
+    )
+
+
+def wrap_tick(text: str, width: int = 16) -> str:
+    """Break a tick label into lines of about ``width`` characters (plotly ``<br>``)."""
+    words, lines, line = str(text).split(), [], ""
+    for w in words:
+        if line and len(line) + 1 + len(w) > width:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}".strip()
+    lines.append(line)
+    return "<br>".join(lines)
+
+
+def add_l75_groups(
+    fig: go.Figure,
+    groups: Sequence[tuple[str, list[tuple[Any, Any]], PaperValue | None]],
+    *,
+    row: int | None = None,
+    col: int | None = None,
+    legend: bool = True,
+    label: Mapping[str, str] | None = None,
+) -> None:
+    """Per-seed L75 (dots, censored seeds as triangles at the bound), mean +/- SD as squares."""
+    rc = {"row": row, "col": col} if row is not None else {}
+    names = [(label or {}).get(k, label_of(k)) for k, _, _ in groups]
+    mx, my, msd, mcol, mhover = [], [], [], [], []
+    seeds: dict[str, list] = {"none": [], "right": [], "left": []}
+    for i, (key, raw, _paper_value) in enumerate(groups):
+        parsed = [(seed, *parse_l75(v)) for seed, v in raw]
+        parsed = [p for p in parsed if p[2] != "missing"]
+        text, mean, sd = format_l75([p[1:] for p in parsed])
+        if finite(mean):
+            mx.append(i)
+            my.append(mean)
+            msd.append(sd)
+            mcol.append(color_of(key))
+            mhover.append(f"<b>{names[i]}</b><br>ours: {text}")
+        offsets = jitter(len(parsed))
+        for off, (seed, value, censored, bound) in zip(offsets, parsed, strict=True):
+            what = {
+                "none": f"L75 = {fmt(value)}",
+                "right": f"L75 > {bound:g}: accuracy never dropped to 75%",
+                "left": f"L75 <= {bound:g}: accuracy at or below 75% already at σ = {bound:g}",
+            }[censored]
+            seeds[censored].append(
+                (i + off, bound, color_of(key), f"<b>{names[i]}</b><br>seed {seed}: {what}")
+            )
+        if not parsed:
+            fig.add_annotation(
+                x=i,
+                y=0,
+                text="no data",
+                showarrow=False,
+                yanchor="bottom",
+                font={"size": 11, "color": "#999"},
+                **axref(fig, row, col),
+            )
+    if mx:
+        fig.add_trace(
+            go.Scatter(
+                x=mx,
+                y=my,
+                mode="markers",
+                name="ours: mean ± SD of seeds that crossed",
+                legendgroup="ours",
+                showlegend=legend,
+                error_y={"type": "data", "array": msd, "visible": True, "color": "#333"},
+                marker={
+                    "symbol": "square",
+                    "size": 14,
+                    "color": mcol,
+                    "line": {"width": 1.5, "color": "#333"},
+                },
+                hovertext=mhover,
+                hoverinfo="text",
+            ),
+            **rc,
+        )
+    styles = {
+        "none": ("circle", SEEDS, 7),
+        "right": ("triangle-up", "seed never dropped to 75% (L75 > largest σ)", 11),
+        "left": ("triangle-down", "seed at or below 75% already at the smallest σ", 11),
+    }
+    for kind, pts in seeds.items():
+        if not pts:
+            continue
+        symbol, name, size = styles[kind]
+        fig.add_trace(
+            go.Scatter(
+                x=[p[0] for p in pts],
+                y=[p[1] for p in pts],
+                mode="markers",
+                name=name,
+                legendgroup=f"seeds_{kind}",
+                showlegend=legend,
+                marker={
+                    "symbol": symbol,
+                    "size": size,
+                    "color": [p[2] for p in pts],
+                    "line": {"width": 1, "color": "#333"},
+                },
+                hovertext=[p[3] for p in pts],
+                hoverinfo="text",
+            ),
+            **rc,
+        )
+    add_paper_marks(
+        fig,
+        [(i + PAPER_OFFSET, p, names[i]) for i, (_, _, p) in enumerate(groups)],
+        legend=legend,
+        **rc,
+    )
+    category_axis(fig, names, **rc)
+
+
+
+
+def add_mean_with_band(fig: go.Figure, key: str, x: np.ndarray, arr: np.ndarray, *, alpha: float,
+                    marker_size: int, hover: str) -> None:
+    """One line per key: the mean over rows (seeds) of ``arr``, with a +/- SD band if there are several."""
+    mean = np.nanmean(arr, axis=0)
+    if arr.shape[0] > 1:
+        sd = np.nanstd(arr, axis=0, ddof=1)
+        fig.add_trace(go.Scatter(
+            x=np.concatenate([x, x[::-1]]), y=np.concatenate([mean + sd, (mean - sd)[::-1]]), fill="toself",
+            fillcolor=rgba(color_of(key), alpha), line={"width": 0}, hoverinfo="skip",
+            name=f"{label_of(key)} ± SD", legendgroup=key, showlegend=False))
+    fig.add_trace(go.Scatter(
+        x=x, y=mean, mode="lines+markers", name=label_of(key), legendgroup=key,
+        line={"color": color_of(key), "width": 2.5}, marker={"size": marker_size}, hovertemplate=hover))
+
+
+
+
+def rgba(hex_colour: str, alpha: float) -> str:
+    h = hex_colour.lstrip("#")
+    r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+
+
+def sigma_axis(fig: go.Figure) -> None:
+    fig.update_yaxes(title_text=f"L75: {UNITS_SIGMA}", rangemode="tozero", row=1, col=1)
+    fig.update_xaxes(tickfont={"size": 11})
+
+
+def pearson_finite(x: np.ndarray, y: np.ndarray) -> float:
+    """Pearson r over the finite pairs (nan with fewer than 3, or a constant side)."""
+    keep = np.isfinite(x) & np.isfinite(y)
+    return pearson_r(x[keep], y[keep]) if keep.sum() >= 3 else math.nan
+
+
+
+
+VERDICT_COLOURS = {
+    "reproduced": "#d4edda",
+    "partly reproduced": "#fff3cd",
+    "not reproduced": "#f8d7da",
+    "not comparable": "#e2e3e5",
+}
+"""Cell colours of the verdicts (claims table, report badges)."""
+
+
