@@ -6,7 +6,7 @@ import streamlit as st
 import labcore.envs as E
 from labcore import measures
 from labcore.envs.batch import StepKind
-from labcore.envs.dual_task import PRIMARY_CUE_NAMES, SECONDARY_CUE_NAMES
+from labcore.envs.labels import PRIMARY_CUE_NAMES, SECONDARY_CUE_NAMES
 from labcore.figures.episode import action_probabilities, internal_state_timeline, workspace_heatmap
 from ui import controls, data
 from ui.components import explain, figure

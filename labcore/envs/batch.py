@@ -24,6 +24,8 @@ from gymnasium.utils import seeding
 from labcore.config import DualTaskConfig, WageringConfig
 from labcore.envs import dual_task, wagering
 from labcore.envs.channels import CUE_DIM, TASK_DIM
+from labcore.envs.labels import PHASE_OVER, PHASE_WAGER
+from labcore.envs.spaces import split_env_kwargs
 from labcore.envs.tables import N_ACTIONS, PoseTables, pose_tables
 
 
@@ -171,7 +173,7 @@ class BatchWagering:
 
     @property
     def alive(self) -> np.ndarray:
-        return self.state.phase != wagering.PHASE_OVER
+        return self.state.phase != PHASE_OVER
 
     @property
     def t(self) -> np.ndarray:
@@ -187,7 +189,7 @@ class BatchWagering:
     def step_kind(self) -> np.ndarray:
         kind = np.full(len(self.trials), int(StepKind.ORDINARY), np.int64)
         kind[self.state.choice_step == self.state.t] = StepKind.REPORT_1
-        kind[self.state.phase == wagering.PHASE_WAGER] = StepKind.WAGER
+        kind[self.state.phase == PHASE_WAGER] = StepKind.WAGER
         kind[~self.alive] = StepKind.ORDINARY
         return kind
 
@@ -220,7 +222,7 @@ def make_batch(task_id: str, **overrides: Any) -> BatchTask:
         raise ValueError(f"{task_id!r} is not a lab task") from None
     kwargs = {**spec.kwargs, **overrides}
     config = kwargs.pop("config", None) or config_cls()
-    cfg_kwargs, rest = dual_task.split_env_kwargs(config_cls, kwargs)
+    cfg_kwargs, rest = split_env_kwargs(config_cls, kwargs)
     if rest:
         raise ValueError(f"unknown task option(s) for {task_id}: {sorted(rest)}")
     return cls(replace(config, **cfg_kwargs))

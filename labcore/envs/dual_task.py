@@ -17,7 +17,8 @@ from minigrid.minigrid_env import MiniGridEnv
 
 from labcore.config import N_CUE_VALUES, DualTaskConfig
 from labcore.envs.channels import CUE_DIM, TASK_DIM, CueKind, cue_events
-from labcore.envs.spaces import task_observation_space
+from labcore.envs.render import compose_dual_frame
+from labcore.envs.spaces import split_env_kwargs, task_observation_space
 from labcore.envs.tables import LAYOUTS, build_grid, pose_tables
 
 LAYOUT = "dual_room"
@@ -30,10 +31,6 @@ WALK_PROBABILITIES = (0.25, 0.25, 0.5)
 """The room walks the agent: turn left, turn right or step forward (blocked by walls)."""
 
 REPORT_NONE, REPORT_SECONDARY, REPORT_PRIMARY = 0, 1, 2
-SECONDARY_CUE_NAMES = ("red", "green", "blue", "purple", "yellow", "grey", "orange")
-"""Colour of each secondary cue value (value k is reported with action k)."""
-PRIMARY_CUE_NAMES = ("key", "ball", "box", "door", "goal", "lava", "wall")
-"""MiniGrid object type of each primary cue value."""
 MISSION = "hold the colour and the object; report each when its flag appears"
 
 
@@ -199,27 +196,6 @@ def dual_schedule(config: DualTaskConfig, trials: DualTrials) -> DualSchedule:
     return DualSchedule(cue, task, oracle, report, pose)
 
 
-def phase_name(config: DualTaskConfig, t: int) -> str:
-    """Plain-language phase of step ``t`` (for displays)."""
-    if t <= config.primary_cue_step:
-        return "encoding"
-    if t < config.report_secondary_step:
-        return "delay"
-    if t == config.report_secondary_step:
-        return "report colour"
-    if t == config.report_primary_step:
-        return "report object"
-    return "over"
-
-
-def split_env_kwargs(cls_config: type, kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Separate config-field keyword arguments (for ``gym.make``) from MiniGrid's own."""
-    names = {f.name for f in fields(cls_config)}
-    cfg = {k: v for k, v in kwargs.items() if k in names}
-    rest = {k: v for k, v in kwargs.items() if k not in names}
-    return cfg, rest
-
-
 class DualTaskEnv(MiniGridEnv):
     """Dual task: hold two transient cues through a delay, then report each.
 
@@ -356,7 +332,5 @@ class DualTaskEnv(MiniGridEnv):
         return self._observation(), reward, terminated, False, info
 
     def get_frame(self, highlight: bool = True, tile_size: int = 32, agent_pov: bool = False):
-        from labcore.envs.render import compose_dual_frame
-
         grid_img = super().get_frame(highlight, tile_size, agent_pov)
         return compose_dual_frame(self, grid_img)

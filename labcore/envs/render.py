@@ -7,18 +7,21 @@ whether a report came out right. Cues are drawn from privileged state for that p
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 from minigrid.core.constants import COLORS
 from minigrid.core.world_object import Ball, Box, Door, Goal, Key, Lava, Wall
+from minigrid.minigrid_env import MiniGridEnv
 from PIL import Image, ImageDraw, ImageFont
 
 from labcore.envs.channels import CONTENT_SLICE, EVENT_INDEX, KIND_SLICE, CueKind
-
-if TYPE_CHECKING:
-    from labcore.envs.dual_task import DualTaskEnv
-    from labcore.envs.wagering import WageringEnv
+from labcore.envs.labels import (
+    PHASE_NAVIGATE,
+    PHASE_WAGER,
+    PRIMARY_CUE_NAMES,
+    SECONDARY_CUE_NAMES,
+    STIMULUS_CELL,
+    phase_name,
+)
 
 PANEL_WIDTH = 260
 MIN_HEIGHT = 320
@@ -66,10 +69,9 @@ def _compose(grid_img: np.ndarray, panel: Image.Image) -> np.ndarray:
     return canvas
 
 
-def compose_dual_frame(env: DualTaskEnv, grid_img: np.ndarray) -> np.ndarray:
-    """Frame of the dual task: room, then the cue channel, report flags and last outcome."""
-    from labcore.envs.dual_task import PRIMARY_CUE_NAMES, SECONDARY_CUE_NAMES, phase_name
-
+def compose_dual_frame(env: MiniGridEnv, grid_img: np.ndarray) -> np.ndarray:
+    """Frame of the dual task (``env``: a DualTaskEnv): room, then the cue channel, report flags
+    and last outcome."""
     cfg, t = env.config, env.step_count
     panel = Image.new("RGB", (PANEL_WIDTH, max(MIN_HEIGHT, grid_img.shape[0])), BACKGROUND)
     draw = ImageDraw.Draw(panel)
@@ -108,10 +110,9 @@ def compose_dual_frame(env: DualTaskEnv, grid_img: np.ndarray) -> np.ndarray:
     return _compose(grid_img, panel)
 
 
-def compose_wagering_frame(env: WageringEnv, grid_img: np.ndarray, tile_size: int) -> np.ndarray:
-    """Frame of the wagering task: the flash drawn on the stimulus zone, evidence and wager."""
-    from labcore.envs.wagering import PHASE_NAVIGATE, PHASE_WAGER, STIMULUS_CELL
-
+def compose_wagering_frame(env: MiniGridEnv, grid_img: np.ndarray, tile_size: int) -> np.ndarray:
+    """Frame of the wagering task (``env``: a WageringEnv): the flash drawn on the stimulus zone,
+    evidence and wager."""
     state, trials = env.state, env.trials
     t = int(state.t[0])
     flashing = int(state.cue_step[0]) == t and state.phase[0] == PHASE_NAVIGATE

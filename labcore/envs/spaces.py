@@ -1,6 +1,10 @@
-"""Observation space shared by the tasks: MiniGrid's image/direction/mission plus task and cue."""
+"""What the task classes share at construction: the observation space (MiniGrid's
+image/direction/mission plus task and cue) and the split of ``gym.make`` keyword arguments."""
 
 from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -19,3 +23,11 @@ def task_observation_space(minigrid_space: spaces.Dict) -> spaces.Dict:
             "cue": spaces.Box(-CUE_BOUND, CUE_BOUND, shape=(CUE_DIM,), dtype=np.float32),
         }
     )
+
+
+def split_env_kwargs(cls_config: type, kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Separate config-field keyword arguments (for ``gym.make``) from MiniGrid's own."""
+    names = {f.name for f in fields(cls_config)}
+    cfg = {k: v for k, v in kwargs.items() if k in names}
+    rest = {k: v for k, v in kwargs.items() if k not in names}
+    return cfg, rest

@@ -15,19 +15,24 @@ from minigrid.minigrid_env import MiniGridEnv
 
 from labcore.config import N_CUE_VALUES, WageringConfig
 from labcore.envs.channels import TASK_DIM, CueKind, cue_events
-from labcore.envs.dual_task import split_env_kwargs
-from labcore.envs.spaces import task_observation_space
+from labcore.envs.labels import (
+    PHASE_NAVIGATE,
+    PHASE_OVER,
+    PHASE_WAGER,
+    STIMULUS_CELL,
+    WAGERING_LAYOUT,
+)
+from labcore.envs.render import compose_wagering_frame
+from labcore.envs.spaces import split_env_kwargs, task_observation_space
 from labcore.envs.tables import LAYOUTS, build_grid, find_cells, pose_tables
 
-LAYOUT = "wagering_tmaze"
+LAYOUT = WAGERING_LAYOUT
 BET_ACTION = 3
 """``pickup``: take the bet. Any other action at the wager step opts out."""
 OPT_OUT_ACTION = 4
 """``drop``: the canonical opt-out action."""
 MISSION = "see the flash, walk to its side, then bet or opt out"
 
-PHASE_NAVIGATE, PHASE_WAGER, PHASE_OVER = 0, 1, 2
-STIMULUS_CELL = find_cells(LAYOUTS[LAYOUT], "S")[0]
 RESPONSE_CELLS = (find_cells(LAYOUTS[LAYOUT], "L")[0], find_cells(LAYOUTS[LAYOUT], "R")[0])
 """Response zone of stimulus class 0 (left, blue) and class 1 (right, red)."""
 CHOICE_CELL = (STIMULUS_CELL[0], RESPONSE_CELLS[0][1])
@@ -313,7 +318,5 @@ class WageringEnv(MiniGridEnv):
         return self._observation(), float(reward[0]), bool(terminated[0]), bool(truncated[0]), info
 
     def get_frame(self, highlight: bool = True, tile_size: int = 32, agent_pov: bool = False):
-        from labcore.envs.render import compose_wagering_frame
-
         grid_img = super().get_frame(highlight, tile_size, agent_pov)
         return compose_wagering_frame(self, grid_img, tile_size)

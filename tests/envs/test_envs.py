@@ -10,9 +10,9 @@ from gymnasium.utils.env_checker import check_env
 import labcore.envs as E
 from labcore.config import DualTaskConfig, WageringConfig
 from labcore.envs.channels import CONTENT_SLICE, EVENT_INDEX, KIND_SLICE, CueKind
-from labcore.envs.dual_task import PRIMARY_CUE_NAMES, SECONDARY_CUE_NAMES
+from labcore.envs.labels import PRIMARY_CUE_NAMES, SECONDARY_CUE_NAMES, STIMULUS_CELL
 from labcore.envs.render import CUE_RGB, PANEL_WIDTH, SWATCH, SWATCH_ORIGIN
-from labcore.envs.wagering import BET_ACTION, STIMULUS_CELL
+from labcore.envs.wagering import BET_ACTION
 
 DUAL_IDS = [E.DUAL_TASK, E.DUAL_TASK_MASKING, E.DUAL_TASK_OOD]
 TRUNK_KEYS = ("image", "direction", "task", "mission")
