@@ -31,11 +31,7 @@ if not seeds:
     st.stop()
 controls.init_state(PAGE, KEYS, agents=list(seeds), seeds=seeds)
 left, mid, right, far = st.columns([2, 1, 3, 2])
-left.selectbox("Agent", list(seeds), format_func=data.label, key=controls.key(PAGE, "agent"))
-kind = controls.value(PAGE, "agent")
-if controls.value(PAGE, "seed") not in seeds[kind]:
-    st.session_state[controls.key(PAGE, "seed")] = seeds[kind][0]
-mid.selectbox("Seed", seeds[kind], key=controls.key(PAGE, "seed"))
+kind, _ = controls.agent_seed_picker(PAGE, seeds, left, mid)
 right.segmented_control("Self-model", list(SELF_MODEL_LABELS), format_func=SELF_MODEL_LABELS.get,
                         key=controls.key(PAGE, "self_model"), help="z_self: the agent's compressed model of "
                         "its own state. The confidence head reads only z_self.")

@@ -39,11 +39,7 @@ if not seeds:
     st.stop()
 controls.init_state(PAGE, KEYS, agents=list(seeds), seeds=seeds, default=LabState(agent="b1"))
 c1, c2, c3, c4 = st.columns([2, 1, 2, 2])
-c1.selectbox("Agent", list(seeds), format_func=data.label, key=controls.key(PAGE, "agent"))
-kind = controls.value(PAGE, "agent")
-if controls.value(PAGE, "seed") not in seeds[kind]:
-    st.session_state[controls.key(PAGE, "seed")] = seeds[kind][0]
-c2.selectbox("Seed", seeds[kind], key=controls.key(PAGE, "seed"))
+kind, _ = controls.agent_seed_picker(PAGE, seeds, c1, c2)
 c3.slider("Noise sigma", 0.0, MAX_NOISE, step=0.01, key=controls.key(PAGE, "noise"))
 c4.radio("Noise protocol", PROTOCOL_CHOICES, format_func=PROTOCOL_LABELS.get, key=controls.key(PAGE, "protocol"))
 controls.publish(PAGE, KEYS)

@@ -49,11 +49,7 @@ if not task_seeds:
     st.stop()
 if controls.value(PAGE, "agent") not in task_seeds:
     st.session_state[controls.key(PAGE, "agent")] = "b2_ws" if trained_on == "wagering" else next(iter(task_seeds))
-r1[1].selectbox("Agent", list(task_seeds), format_func=data.label, key=controls.key(PAGE, "agent"))
-kind = controls.value(PAGE, "agent")
-if controls.value(PAGE, "seed") not in task_seeds[kind]:
-    st.session_state[controls.key(PAGE, "seed")] = task_seeds[kind][0]
-r1[2].selectbox("Seed", task_seeds[kind], key=controls.key(PAGE, "seed"))
+kind, _ = controls.agent_seed_picker(PAGE, task_seeds, r1[1], r1[2])
 r1[3].number_input("Episode", 0, 999, key=controls.key(PAGE, "episode"))
 r2 = st.columns([2, 2, 2, 2])
 has_self_model = data.agent(trained_on, kind, controls.value(PAGE, "seed")).config.self_model

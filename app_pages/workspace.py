@@ -37,11 +37,7 @@ if not seeds:
     st.stop()
 controls.init_state(PAGE, KEYS, agents=list(seeds), seeds=seeds, default=LabState(agent="b1"))
 c1, c2, c3 = st.columns([2, 1, 3])
-c1.selectbox("Agent", list(seeds), format_func=data.label, key=controls.key(PAGE, "agent"))
-kind = controls.value(PAGE, "agent")
-if controls.value(PAGE, "seed") not in seeds[kind]:
-    st.session_state[controls.key(PAGE, "seed")] = seeds[kind][0]
-c2.selectbox("Seed", seeds[kind], key=controls.key(PAGE, "seed"))
+kind, _ = controls.agent_seed_picker(PAGE, seeds, c1, c2)
 n_slots = data.agent("dual", kind, controls.value(PAGE, "seed")).config.n_slots
 c3.select_slider("Workspace slots (capacity scale)", options=list(range(n_slots + 1)),
                  key=controls.key(PAGE, "capacity"), format_func=lambda k: f"{k} ({capacity_scale(k, n_slots):g})",

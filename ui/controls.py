@@ -7,9 +7,11 @@ A page calls :func:`init_state` once at the top (widgets then read their values 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import streamlit as st
 
+from ui.data import label
 from ui.state import LabState, parse_params
 
 
@@ -56,5 +58,30 @@ def publish(page: str, keys: Sequence[str]) -> dict[str, str]:
     return params
 
 
-def clear_notices(page: str) -> None:
-    st.session_state[f"_notices.{page}"] = []
+def agent_seed_picker(page: str, seeds: Mapping[str, Sequence[int]], agent_column: Any,
+                      seed_column: Any) -> tuple[str, int]:
+    """The agent and seed selectors every lab page shares, bound to the page's URL state.
+
+    Parameters
+    ----------
+    page : str
+        The page's name (its controls' key prefix); the page must have called
+        :func:`init_state` with ``agent`` and ``seed`` among its keys.
+    seeds : mapping
+        Available seeds per agent kind (the agent choices, in order).
+    agent_column, seed_column : Streamlit containers
+        Where the two select boxes go (e.g. two ``st.columns``).
+
+    Returns
+    -------
+    (kind, seed)
+        The chosen agent kind and one of its available seeds (a seed the newly chosen agent
+        lacks is replaced by its first).
+    """
+    agent_column.selectbox("Agent", list(seeds), format_func=label,
+                           key=key(page, "agent"))
+    kind = value(page, "agent")
+    if value(page, "seed") not in seeds[kind]:
+        st.session_state[key(page, "seed")] = seeds[kind][0]
+    seed_column.selectbox("Seed", seeds[kind], key=key(page, "seed"))
+    return kind, value(page, "seed")

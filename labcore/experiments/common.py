@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from labcore.agents import Agent
 from labcore.checkpoints import (
     BUNDLED_DIR,
     LoadedAgent,
@@ -80,6 +81,43 @@ def provide_agent(task: str, kind: str, seed: int, cache_dir: Path | str | None 
     if trained.record["excluded"]:
         return None, "excluded"
     return load_checkpoint(Path(cache_dir or DEFAULT_CACHE) / f"{name}.safetensors"), "trained"
+
+
+def provide_agents(result: SeedResult, task: str, kinds: Sequence[str], seed: int,
+                   cache_dir: Path | str | None = None) -> dict[str, Agent]:
+    """The agents of one seed for a pipeline, with the bookkeeping every pipeline needs.
+
+    Each kind comes from :func:`provide_agent`; a kind that is excluded (or missing) is
+    recorded in ``result.excluded`` as ``"<task>-<kind>-s<seed> (<how>)"`` and left out, a
+    kind trained for this run is recorded in ``result.trained``.
+
+    Parameters
+    ----------
+    result : SeedResult
+        The seed's result, updated in place.
+    task : {"dual", "wagering"}
+    kinds : sequence of str
+        Agent kinds, in order.
+    seed : int
+        The agent seed.
+    cache_dir : path, optional
+        Where agents trained on demand are cached.
+
+    Returns
+    -------
+    dict
+        ``{kind: agent}`` for the kinds available, in the order of ``kinds``.
+    """
+    agents: dict[str, Agent] = {}
+    for kind in kinds:
+        loaded, how = provide_agent(task, kind, seed, cache_dir)
+        if loaded is None:
+            result.excluded.append(f"{task}-{kind}-s{seed} ({how})")
+            continue
+        if how == "trained":
+            result.trained.append(loaded.name)
+        agents[kind] = loaded.agent
+    return agents
 
 
 def at_step(array: np.ndarray, steps: np.ndarray) -> np.ndarray:

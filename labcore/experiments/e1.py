@@ -17,7 +17,7 @@ import torch
 
 from labcore.agents.parts import broadcast, uncertainty
 from labcore.config import Intervention, ReproduceConfig
-from labcore.experiments.common import SeedResult, at_step, provide_agent
+from labcore.experiments.common import SeedResult, at_step, provide_agents
 from labcore.interventions import BUS_OFF, INTACT, SELF_MODEL_LESION
 from labcore.markers import (
     decoded_information_bits,
@@ -56,13 +56,9 @@ def self_model_input(trace: Trace, steps: np.ndarray) -> np.ndarray:
 def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     torch.set_num_threads(1)
     result = SeedResult("e1", seed)
-    loaded, how = provide_agent("wagering", "b2_ws", seed, cache_dir)
-    if loaded is None:
-        result.excluded.append(f"wagering-b2_ws-s{seed} ({how})")
+    agent = provide_agents(result, "wagering", ["b2_ws"], seed, cache_dir).get("b2_ws")
+    if agent is None:
         return result
-    if how == "trained":
-        result.trained.append(loaded.name)
-    agent = loaded.agent
     seeds = episode_seeds(seed, "eval", cfg.e1_trials)
     rows = []
     views = {}

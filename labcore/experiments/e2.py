@@ -27,7 +27,7 @@ import torch
 
 import labcore.envs as E
 from labcore.config import Intervention, ReproduceConfig
-from labcore.experiments.common import SeedResult, provide_agent
+from labcore.experiments.common import SeedResult, provide_agents
 from labcore.interventions import CAPACITY_SCALES
 from labcore.markers import delta_nrs
 from labcore.measures import masking_traces, quiet, workspace
@@ -46,15 +46,7 @@ def scale_key(scale: float) -> str:
 def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     torch.set_num_threads(1)
     result = SeedResult("e2", seed)
-    agents = {}
-    for kind in ("b1", "a0", "a1"):
-        loaded, how = provide_agent("dual", kind, seed, cache_dir)
-        if loaded is None:
-            result.excluded.append(f"dual-{kind}-s{seed} ({how})")
-            continue
-        if how == "trained":
-            result.trained.append(loaded.name)
-        agents[kind] = loaded.agent
+    agents = provide_agents(result, "dual", ("b1", "a0", "a1"), seed, cache_dir)
     n_eval = cfg.e2_episodes
     seeds = episode_seeds(seed, "eval", max(n_eval, cfg.decoding_episodes))
     v = result.values

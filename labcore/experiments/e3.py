@@ -28,7 +28,7 @@ import torch
 
 import labcore.envs as E
 from labcore.config import KINDS_OF_EXPERIMENT, Intervention, ReproduceConfig
-from labcore.experiments.common import SeedResult, l75_dict, provide_agent
+from labcore.experiments.common import SeedResult, l75_dict, provide_agents
 from labcore.markers import (
     delta_pci,
     global_broadcast_index,
@@ -72,14 +72,8 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     id_seeds = episode_seeds(seed, "eval", 4 * cfg.e3_episodes)
     noise_seeds = id_seeds[: cfg.e3_episodes]
     points = {}
-    for kind in AGENTS:
-        loaded, how = provide_agent("dual", kind, seed, cache_dir)
-        if loaded is None:
-            result.excluded.append(f"dual-{kind}-s{seed} ({how})")
-            continue
-        if how == "trained":
-            result.trained.append(loaded.name)
-        agent, name = loaded.agent, claim_name(kind)
+    for kind, agent in provide_agents(result, "dual", AGENTS, seed, cache_dir).items():
+        name = claim_name(kind)
         fixed = Intervention(**evaluation_intervention(kind))
         idt = rollout(agent, E.DUAL_TASK, id_seeds, fixed)
         ood = rollout(agent, E.DUAL_TASK_OOD, id_seeds, fixed)
