@@ -18,7 +18,6 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
@@ -215,8 +214,3 @@ def verify_directory(directory: Path | str = BUNDLED_DIR) -> list[str]:
         elif sha256_of(path) != entry["sha256"]:
             problems.append(f"{name}: sha256 differs from the manifest")
     return problems
-
-
-def torch_state_size(agent: Agent) -> int:
-    """Bytes of an agent's tensors (the bulk of a checkpoint)."""
-    return sum(t.numel() * t.element_size() for t in agent.state_dict().values() if isinstance(t, torch.Tensor))

@@ -42,7 +42,7 @@ from labcore.figures.paper_e3 import (
 from labcore.figures.style import E1_CONDITIONS, label_of
 from labcore.markers.robustness import L75_THRESHOLD
 from labcore.paper import CLAIMS_BY_ID, paper_text
-from labcore.results import Results, finite, format_l75, ours_text, parse_l75, seed_raw
+from labcore.results import Results, finite, l75_summary, ours_text, seed_raw
 
 EXPERIMENT_TITLES = {
     "e1": "Experiment 1 (HOT): does metacognition depend on the self-model?",
@@ -347,15 +347,9 @@ def _find_dnrs(res: Results) -> list[str]:
     return ["Auxiliary (secondary cue, not in the paper): " + "; ".join(parts) + "."]
 
 
-def _l75_summary(res: Results, key: str) -> str:
-    """Seed summary of one L75 key from seed_values.csv (censoring rule of docs/verdicts.md)."""
-    raw = seed_raw(res.seed_values, key)
-    return format_l75([parse_l75(v) for _, v in raw])[0] if raw else "undefined"
-
-
 def _find_e3a(res: Results) -> list[str]:
     parts = [
-        f"{label_of(a)} {_l75_summary(res, f'e3.l75.{a}.read')}"
+        f"{label_of(a)} {l75_summary(res.seed_values, f'e3.l75.{a}.read')}"
         for a in FIG3A_AGENTS
         if seed_raw(res.seed_values, f"e3.l75.{a}.read")
     ]
@@ -409,7 +403,7 @@ def _find_e3c(res: Results) -> list[str]:
             + " answer at "
             + ", ".join(caption_number(value_of(res, f"e3.accuracy.{a}")) for a in low)
             + " accuracy without any noise (chance 1/7), so their L75 is "
-            + ", ".join(_l75_summary(res, f"e3.l75.{a}") for a in low)
+            + ", ".join(l75_summary(res.seed_values, f"e3.l75.{a}") for a in low)
             + "."
         )
     return out
