@@ -49,7 +49,7 @@ st.subheader("Architecture")
 a, b = st.columns([1, 1])
 kind = a.selectbox("Agent", list(AGENT_KINDS), index=list(AGENT_KINDS).index("b2_ws"), format_func=data.label)
 lesion = b.radio("Show a lesion", ["none", "self-model zeroed", "workspace off"], horizontal=True)
-iv = {"none": Intervention(), "self-model zeroed": Intervention(self_model="zero"),
+iv = {"none": Intervention(), "self-model zeroed": Intervention(self_model_mode="zero"),
       "workspace off": Intervention(capacity_scale=0.0)}[lesion]
 st.graphviz_chart(architecture_dot(AGENT_KINDS[kind], iv), width="stretch")
 

@@ -34,7 +34,7 @@ with cards[0], st.container(border=True):
     st.write("Zero the self-model: the agent still chooses correctly, but its confidence goes blind. "
              "A synthetic analogue of *blindsight*.")
     st.page_link("app_pages/metacognition.py", label="Open with the self-model zeroed", icon=":material/psychology:",
-                 query_params={"agent": "b2_ws", "seed": "0", "self_model": "zero"})
+                 query_params={"agent": "b2_ws", "seed": "0", "self_model_mode": "zero"})
 with cards[1], st.container(border=True):
     st.markdown("#### 2. No workspace, no access")
     st.write("Switch the workspace off: the cues never reach the agent and its reports fall to chance. "
@@ -46,7 +46,7 @@ with cards[2], st.container(border=True):
     st.write("Add noise to the workspace: how much can each design take before its answers fall to 75%? "
              "The paper says the self-model protects; check whether it does here.")
     st.page_link("app_pages/robustness.py", label="Open the noise titration", icon=":material/cyclone:",
-                 query_params={"agent": "b1", "seed": "0", "noise": "0.3", "protocol": "stored"})
+                 query_params={"agent": "b1", "seed": "0", "noise": "0.3", "noise_mode": "stored"})
 
 summary = data.results().summary
 st.subheader("Does the paper reproduce?")

@@ -6,9 +6,10 @@ import streamlit as st
 from labcore.figures.live import calibration_figure, confidence_histogram, type2_roc_figure
 from ui import controls, data
 from ui.components import explain, figure, metric, paper_number
+from ui.state import MAX_SLOTS
 
 PAGE = "metacognition"
-KEYS = ("agent", "seed", "self_model", "capacity")
+KEYS = ("agent", "seed", "self_model_mode", "capacity")
 SELF_MODEL_LABELS = {"on": "on", "zero": "zeroed", "noise": "noise", "permute": "shuffled"}
 
 st.title("Metacognition — Higher-Order Theory")
@@ -33,19 +34,19 @@ controls.init_state(PAGE, KEYS, agents=list(seeds), seeds=seeds)
 left, mid, right, far = st.columns([2, 1, 3, 2])
 kind, _ = controls.agent_seed_picker(PAGE, seeds, left, mid)
 right.segmented_control("Self-model", list(SELF_MODEL_LABELS), format_func=SELF_MODEL_LABELS.get,
-                        key=controls.key(PAGE, "self_model"), help="z_self: the agent's compressed model of "
+                        key=controls.key(PAGE, "self_model_mode"), help="z_self: the agent's compressed model of "
                         "its own state. The confidence head reads only z_self.")
-if controls.value(PAGE, "self_model") is None:  # a segmented control can be deselected
-    st.session_state[controls.key(PAGE, "self_model")] = "on"
-far.slider("Workspace slots", 0, 4, key=controls.key(PAGE, "capacity"),
+if controls.value(PAGE, "self_model_mode") is None:  # a segmented control can be deselected
+    st.session_state[controls.key(PAGE, "self_model_mode")] = "on"
+far.slider("Workspace slots", 0, MAX_SLOTS, key=controls.key(PAGE, "capacity"),
            help="How many of the 4 workspace slots may hold information. 0 = workspace off (bus-off).")
 controls.publish(PAGE, KEYS)
 
 seed = controls.value(PAGE, "seed")
-self_model = controls.value(PAGE, "self_model")
+self_model_mode = controls.value(PAGE, "self_model_mode")
 capacity = controls.value(PAGE, "capacity")
-view = data.metacognition(kind, seed, self_model, capacity, 0.0)
-intact = data.metacognition(kind, seed, "on", 4, 0.0)
+view = data.metacognition(kind, seed, self_model_mode, capacity, 0.0)
+intact = data.metacognition(kind, seed, "on", MAX_SLOTS, 0.0)
 
 m1, m2, m3, m4 = st.columns(4)
 metric(m1, "Task accuracy", view.accuracy, claim="e1.accuracy.self_on", fmt="{:.1%}",
@@ -56,7 +57,7 @@ metric(m3, "M-ratio", view.m_ratio, reference="meta-d'/d' (1 = ideal metacogniti
        help="Maniscalco & Lau (2012): metacognitive efficiency, corrected for first-order accuracy.")
 metric(m4, "Opt-outs on wager trials", view.skip_fraction, claim="e1.skip.self_on", fmt="{:.1%}",
        help="Wager trials on which confidence was at or below 0.5, so the agent declined to bet.")
-if self_model == "zero":
+if self_model_mode == "zero":
     st.success("Zeroed self-model: the confidence head receives a constant, so its output is the same on every "
                "trial and AUROC is exactly 0.5 **by construction**. Accuracy is unchanged because the policy "
                "never reads z_self.", icon=":material/psychology:")
@@ -65,9 +66,9 @@ if capacity == 0:
                "accuracy falls to chance. Watch what the intact self-model does with nothing to monitor.",
                icon=":material/hub:")
 
-label = f"self-model {SELF_MODEL_LABELS[self_model]}, {capacity} slot(s)"
+label = f"self-model {SELF_MODEL_LABELS[self_model_mode]}, {capacity} slot(s)"
 curves = {"intact": (intact.correct[intact.answered], intact.confidence[intact.answered])}
-if (self_model, capacity) != ("on", 4):
+if (self_model_mode, capacity) != ("on", MAX_SLOTS):
     curves[label] = (view.correct[view.answered], view.confidence[view.answered])
 figure(type2_roc_figure(curves, paper_auroc=paper_number("e1.auroc.self_on")), key="roc",
        download="type2_roc")
@@ -83,4 +84,4 @@ with st.expander("Trial data (download as CSV)"):
                           "wager": view.wager.astype(int), "bet": view.bet})
     st.dataframe(table.head(200), width="stretch", height=240)
     st.download_button("Download all trials (CSV)", table.to_csv(index=False), file_name=f"e1_{kind}_s{seed}_"
-                       f"{self_model}_k{capacity}.csv", mime="text/csv")
+                       f"{self_model_mode}_k{capacity}.csv", mime="text/csv")

@@ -3,6 +3,7 @@
 import pandas as pd
 import streamlit as st
 
+from labcore.config import NOISE_MODES
 from labcore.figures.live import pci_bars, titration_figure
 from labcore.figures.paper_e3 import fig3b_marker_correlations
 from labcore.figures.style import label_of
@@ -12,11 +13,11 @@ from labcore.results import parse_l75
 from labcore.stats import summarize_l75
 from ui import controls, data
 from ui.components import explain, figure, metric
-from ui.state import MAX_NOISE, PROTOCOL_CHOICES, LabState
+from ui.state import MAX_NOISE, LabState
 
 PAGE = "robustness"
-KEYS = ("agent", "seed", "noise", "protocol")
-PROTOCOL_LABELS = {"stored": "stored slots (noise accumulates)", "read": "read copy (fresh noise each step)"}
+KEYS = ("agent", "seed", "noise", "noise_mode")
+NOISE_MODE_LABELS = {"stored": "stored slots (noise accumulates)", "read": "read copy (fresh noise each step)"}
 
 st.title("Robustness — triangulation")
 st.caption("Experiment 3 of the paper: noise inside the agent, perturbational complexity, and a composite marker.")
@@ -41,16 +42,16 @@ controls.init_state(PAGE, KEYS, agents=list(seeds), seeds=seeds, default=LabStat
 c1, c2, c3, c4 = st.columns([2, 1, 2, 2])
 kind, _ = controls.agent_seed_picker(PAGE, seeds, c1, c2)
 c3.slider("Noise sigma", 0.0, MAX_NOISE, step=0.01, key=controls.key(PAGE, "noise"))
-c4.radio("Noise protocol", PROTOCOL_CHOICES, format_func=PROTOCOL_LABELS.get, key=controls.key(PAGE, "protocol"))
+c4.radio("Noise protocol", NOISE_MODES, format_func=NOISE_MODE_LABELS.get, key=controls.key(PAGE, "noise_mode"))
 controls.publish(PAGE, KEYS)
-seed, sigma, protocol = (controls.value(PAGE, k) for k in ("seed", "noise", "protocol"))
+seed, sigma, noise_mode = (controls.value(PAGE, k) for k in ("seed", "noise", "noise_mode"))
 
 target = noise_target(data.agent("dual", kind, seed))
-live = data.noisy_accuracy(kind, seed, sigma, protocol, target)
-clean = data.noisy_accuracy(kind, seed, 0.0, protocol, target)
+live = data.noisy_accuracy(kind, seed, sigma, noise_mode, target)
+clean = data.noisy_accuracy(kind, seed, 0.0, noise_mode, target)
 m1, m2 = st.columns(2)
 metric(m1, "Report accuracy with this noise", live, fmt="{:.1%}",
-       reference=f"{target} noise, {PROTOCOL_LABELS[protocol]}; chance 14%")
+       reference=f"{target} noise, {NOISE_MODE_LABELS[noise_mode]}; chance 14%")
 metric(m2, "Report accuracy without noise", clean, fmt="{:.1%}")
 
 results = data.results()
@@ -59,17 +60,17 @@ summary = results.summary
 if titration is not None:
     st.subheader("Noise titration (bundled results, all seeds)")
     agents_available = sorted(titration["agent"].unique())
-    default = [a for a in ("b1", "b2", "b2_workspace_read", "hot_only") if a in agents_available]
+    default = [a for a in ("b1", "b2", "b2_ws", "hot_only") if a in agents_available]
     chosen = st.multiselect("Agents to compare", agents_available, default=default, format_func=label_of)
     noise_kind = "carrier" if target == "carrier" else "workspace"
-    subset = titration[(titration["protocol"] == protocol) & titration["agent"].isin(chosen)]
+    subset = titration[(titration["noise_mode"] == noise_mode) & titration["agent"].isin(chosen)]
     subset = subset[(subset["noise"] == noise_kind) | (subset["agent"].isin(["hot_only", "a0", "a1"]))]
     curves = {}
     for agent_name, df in subset.groupby("agent"):
         pivot = df.pivot_table(index="seed", columns="sigma", values="accuracy")
         curves[agent_name] = (pivot.columns.to_numpy(), pivot.to_numpy())
     seed_values = results.seed_values
-    suffix = "" if protocol == "stored" else ".read"
+    suffix = "" if noise_mode == "stored" else ".read"
     l75, paper_l75 = {}, {}
     for agent_name in chosen:
         if seed_values is not None:
@@ -84,7 +85,7 @@ if titration is not None:
         if claim is not None:
             paper_l75[agent_name] = claim.paper
     fig = titration_figure(curves, l75, paper_l75=paper_l75)
-    live_name = "b2_workspace_read" if kind == "b2_ws" else kind
+    live_name = kind
     fig.add_scatter(x=[sigma], y=[live], mode="markers", marker={"size": 14, "symbol": "star", "color": "black"},
                     name=f"live: {live_name} seed {seed}")
     figure(fig, key="titration", download="titration")

@@ -5,15 +5,16 @@ import streamlit as st
 
 import labcore.envs as E
 from labcore import measures
+from labcore.config import NOISE_MODES
 from labcore.envs.batch import StepKind
 from labcore.envs.labels import PRIMARY_CUE_NAMES, SECONDARY_CUE_NAMES
 from labcore.figures.episode import action_probabilities, internal_state_timeline, workspace_heatmap
 from ui import controls, data
 from ui.components import explain, figure
-from ui.state import MAX_NOISE, PROTOCOL_CHOICES, TASK_CHOICES, LabState
+from ui.state import MAX_NOISE, MAX_SLOTS, TASK_CHOICES, LabState
 
 PAGE = "rollouts"
-KEYS = ("task", "agent", "seed", "episode", "self_model", "capacity", "noise", "protocol")
+KEYS = ("task", "agent", "seed", "episode", "self_model_mode", "capacity", "noise", "noise_mode")
 TASKS = {"dual": ("Dual task", E.DUAL_TASK, "dual"), "masking": ("Backward masking", E.DUAL_TASK_MASKING, "dual"),
          "wagering": ("Wagering (E1)", E.WAGERING, "wagering"), "ood": ("Dual task, longer delay", E.DUAL_TASK_OOD, "dual")}
 SELF_MODEL_LABELS = {"on": "on", "zero": "zeroed", "noise": "noise", "permute": "shuffled"}
@@ -54,16 +55,16 @@ r1[3].number_input("Episode", 0, 999, key=controls.key(PAGE, "episode"))
 r2 = st.columns([2, 2, 2, 2])
 has_self_model = data.agent(trained_on, kind, controls.value(PAGE, "seed")).config.self_model
 r2[0].segmented_control("Self-model", list(SELF_MODEL_LABELS), format_func=SELF_MODEL_LABELS.get,
-                        key=controls.key(PAGE, "self_model"), disabled=not has_self_model,
+                        key=controls.key(PAGE, "self_model_mode"), disabled=not has_self_model,
                         help=None if has_self_model else "This agent has no self-model.")
-if controls.value(PAGE, "self_model") is None:
-    st.session_state[controls.key(PAGE, "self_model")] = "on"
-r2[1].slider("Workspace slots", 0, 4, key=controls.key(PAGE, "capacity"))
+if controls.value(PAGE, "self_model_mode") is None:
+    st.session_state[controls.key(PAGE, "self_model_mode")] = "on"
+r2[1].slider("Workspace slots", 0, MAX_SLOTS, key=controls.key(PAGE, "capacity"))
 r2[2].slider("Noise sigma", 0.0, MAX_NOISE, step=0.01, key=controls.key(PAGE, "noise"))
-r2[3].radio("Noise protocol", PROTOCOL_CHOICES, key=controls.key(PAGE, "protocol"), horizontal=True)
+r2[3].radio("Noise protocol", NOISE_MODES, key=controls.key(PAGE, "noise_mode"), horizontal=True)
 controls.publish(PAGE, KEYS)
 
-args = [controls.value(PAGE, k) for k in ("seed", "episode", "self_model", "capacity", "noise", "protocol")]
+args = [controls.value(PAGE, k) for k in ("seed", "episode", "self_model_mode", "capacity", "noise", "noise_mode")]
 masking = (2, 4) if task == "masking" else (None, None)
 episode = data.theatre(task_id, kind, *args, *masking)
 trace = episode.trace

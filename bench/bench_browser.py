@@ -43,13 +43,13 @@ def main() -> None:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
 
-        page.goto(f"{url}/metacognition?agent=b2_ws&seed=0&self_model=on")
+        page.goto(f"{url}/metacognition?agent=b2_ws&seed=0&self_model_mode=on")
         page.locator('[data-testid="stMetric"]').filter(has_text="Type-2 AUROC").first.wait_for(timeout=120_000)
         group = page.get_by_role("radiogroup", name="Self-model")
         miss, hit = [], []
         for seed in range(5):
             if seed:
-                page.goto(f"{url}/metacognition?agent=b2_ws&seed={seed}&self_model=on")
+                page.goto(f"{url}/metacognition?agent=b2_ws&seed={seed}&self_model_mode=on")
                 page.locator('[data-testid="stMetric"]').filter(has_text="Type-2 AUROC").first.wait_for(timeout=120_000)
                 group = page.get_by_role("radiogroup", name="Self-model")
             miss.append(timed_change(page, lambda g=group: g.get_by_role("radio", name="zeroed", exact=True).click(),

@@ -230,8 +230,9 @@ class Intervention:
     evaluated intact and lesioned side by side. ``Intervention()`` is the intact agent.
     """
 
-    self_model: str = "on"
-    """"on"; "zero" (the no-rewire lesion: z_self -> 0); blind ablations "noise" (z_self
+    self_model_mode: str = "on"
+    """What the self-model passes on (for agents that have one, ``AgentConfig.self_model``):
+    "on"; "zero" (the no-rewire lesion: z_self -> 0); blind ablations "noise" (z_self
     replaced by Gaussian noise with z_self's own batch mean and SD) or "permute" (z_self
     rows shuffled across the episodes of the batch)."""
     capacity_scale: float = 1.0
@@ -253,7 +254,7 @@ class Intervention:
     """Seed of every random draw the intervention makes (same seed, same numbers)."""
 
     def __post_init__(self) -> None:
-        _check(self.self_model in SELF_MODEL_MODES, f"self_model must be one of {SELF_MODEL_MODES}")
+        _check(self.self_model_mode in SELF_MODEL_MODES, f"self_model_mode must be one of {SELF_MODEL_MODES}")
         _check(0.0 <= self.capacity_scale <= 1.0,
                f"capacity_scale must be in [0, 1], got {self.capacity_scale}")
         _check(self.workspace_noise >= 0 and self.carrier_noise >= 0 and self.pulse_sigma >= 0,

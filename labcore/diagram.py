@@ -3,7 +3,7 @@
 The DOT text is rendered in the browser (``st.graphviz_chart``), so no Graphviz install is needed.
 
 >>> from labcore.config import AGENT_KINDS, Intervention
->>> dot = architecture_dot(AGENT_KINDS["b2_ws"], Intervention(self_model="zero"))
+>>> dot = architecture_dot(AGENT_KINDS["b2_ws"], Intervention(self_model_mode="zero"))
 >>> "z_self" in dot and "lesioned" in dot
 True
 """
@@ -22,7 +22,7 @@ def architecture_dot(config: AgentConfig, intervention: Intervention | None = No
     iv = intervention or Intervention()
     active = iv.active_slots(config.n_slots) if config.workspace else 0
     bus_off = config.workspace and active == 0
-    self_off = config.self_model and iv.self_model != "on"
+    self_off = config.self_model and iv.self_model_mode != "on"
     lines = ["digraph agent {", '  rankdir=LR; node [shape=box, fontname="Helvetica", fontsize=11];',
              '  edge [color="#555555"];']
 

@@ -28,7 +28,7 @@ import torch
 from labcore.config import Intervention
 
 INTACT = Intervention()
-SELF_MODEL_LESION = Intervention(self_model="zero")
+SELF_MODEL_LESION = Intervention(self_model_mode="zero")
 """Experiment 1's no-rewire lesion: z_self replaced by zeros, policy pathway unchanged."""
 BUS_OFF = Intervention(capacity_scale=0.0)
 """Complete workspace lesion (workspace_capacity_scale = 0)."""
@@ -75,10 +75,10 @@ def bus_capacity(active_slots: int, n_slots: int = 4, **kwargs: Any) -> Interven
 def describe(iv: Intervention, n_slots: int = 4) -> str:
     """Plain-language summary of an intervention (for figure titles and the app)."""
     parts = []
-    if iv.self_model != "on":
+    if iv.self_model_mode != "on":
         parts.append({"zero": "self-model zeroed (no-rewire lesion)",
                       "noise": "self-model replaced by noise (blind ablation)",
-                      "permute": "self-model shuffled across episodes (blind ablation)"}[iv.self_model])
+                      "permute": "self-model shuffled across episodes (blind ablation)"}[iv.self_model_mode])
     active = iv.active_slots(n_slots)
     if active == 0:
         parts.append("workspace off (bus-off)")

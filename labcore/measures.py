@@ -208,9 +208,9 @@ def evaluation_intervention(kind: str) -> dict[str, str]:
     "self-model off / workspace-read control"); every other kind intact.
 
     >>> evaluation_intervention("b2_ws"), evaluation_intervention("b1")
-    ({'self_model': 'zero'}, {})
+    ({'self_model_mode': 'zero'}, {})
     """
-    return {"self_model": "zero"} if kind == "b2_ws" else {}
+    return {"self_model_mode": "zero"} if kind == "b2_ws" else {}
 
 
 def noise_target(agent: Agent) -> str:

@@ -3,7 +3,7 @@ read them back and format their values.
 
 A result directory holds:
 
-- ``summary.json``: ``{"experiment", "experiments", "seeds", "config",
+- ``summary.json``: ``{"schema_version", "experiment", "experiments", "seeds", "config",
   "claims": [...], "values", "cross_seed", ...}``; each claim has ``id``, ``description``,
   ``paper``, ``ours`` (``mean``, ``sd``, ``n``, ``ci95``), ``verdict`` and ``reason`` (rules:
   ``docs/verdicts.md``);
@@ -16,7 +16,7 @@ A result directory holds:
   (:mod:`labcore.experiments.gain`).
 
 The writer is :func:`labcore.experiments.runner.reproduce`; readers (the report, the app) go
-through :func:`load_results`, which never raises on a missing or unreadable file but records
+through :func:`load_results`, which never raises on a missing or outdated file but records
 the problem in :attr:`Results.problems`.
 """
 
@@ -36,6 +36,11 @@ import pandas as pd
 from labcore.io import atomic_write
 from labcore.stats import summarize_l75
 
+SCHEMA_VERSION = 2
+"""Version of this contract written into ``summary.json``. 2: the workspace-read B2 is
+``b2_ws`` in claim ids and CSV cells, and ``e3_titration.csv`` names its protocol column
+``noise_mode``. Sets without the field are version 1."""
+
 EXPERIMENTS = ("e1", "e2", "e3")
 """Experiments a result set may hold, in display order."""
 SUMMARY = "summary.json"
@@ -47,7 +52,7 @@ CSV_FIELDS: dict[str, list[str]] = {
     "e1_trials": ["seed", "condition", "trial", "correct", "confidence", "stimulus", "salience", "decision",
                   "wager", "bet"],
     "e2_capacity": ["agent", "seed", "capacity", "scale", "per_step", "decision", "conjunction"],
-    "e3_titration": ["agent", "protocol", "noise", "seed", "sigma", "accuracy"],
+    "e3_titration": ["agent", "noise_mode", "noise", "seed", "sigma", "accuracy"],
 }
 """Columns of each trial/seed-level CSV file, keyed by file stem."""
 SEED_VALUE_FIELDS = ["experiment", "seed", "key", "value"]
@@ -128,7 +133,7 @@ class Results:
     gain: dict = field(default_factory=dict)
     """Optional exploratory_gain.json (labcore.experiments.gain): training length vs fragility."""
     problems: list[str] = field(default_factory=list)
-    """Files that are missing or unreadable, in words."""
+    """Files that are missing, unreadable or of an older schema, in words."""
 
     @property
     def experiments(self) -> list[str]:
@@ -178,8 +183,25 @@ def _read_json(path: Path, problems: list[str]) -> dict:
     return data
 
 
+def schema_problem(summary: Mapping[str, Any]) -> str | None:
+    """A sentence for the user if ``summary`` was written by an older contract, else None.
+
+    >>> schema_problem({"schema_version": SCHEMA_VERSION}) is None
+    True
+    >>> schema_problem({"claims": []}).startswith("summary.json was written before")
+    True
+    """
+    version = summary.get("schema_version")
+    if isinstance(version, int) and version >= SCHEMA_VERSION:
+        return None
+    written = "before result sets were versioned" if version is None else f"with schema version {version}"
+    return (f"summary.json was written {written}; this lab reads version {SCHEMA_VERSION}, so some names "
+            "(claim ids, CSV columns) may not be found. Re-run `python -m labcore reproduce` to rewrite "
+            "this result set")
+
+
 def load_results(result_dir: Path | str) -> Results:
-    """Read a result directory; missing or unreadable files are recorded, never fatal.
+    """Read a result directory; missing, unreadable or outdated files are recorded, never fatal.
 
     Parameters
     ----------
@@ -202,6 +224,10 @@ def load_results(result_dir: Path | str) -> Results:
     problems: list[str] = []
     res = Results(directory)
     res.summary = _read_json(directory / SUMMARY, problems)
+    if res.summary:
+        outdated = schema_problem(res.summary)
+        if outdated:
+            problems.append(outdated)
     res.seed_values = _read_csv(directory / SEED_VALUES, problems, dtype={"key": str, "value": str})
     res.trials = _read_csv(directory / "e1_trials.csv", problems)
     res.capacity = _read_csv(directory / "e2_capacity.csv", problems)

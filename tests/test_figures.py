@@ -152,11 +152,11 @@ def titration() -> pd.DataFrame:
     rows = []
     for s in SEEDS:
         for agent, curve in (("b1", (1.0, 0.6, 0.3, 0.2)), ("b2", (1.0, 0.95, 0.9, 0.85))):
-            for protocol in ("stored", "read"):
+            for noise_mode in ("stored", "read"):
                 rows += [
                     {
                         "agent": agent,
-                        "protocol": protocol,
+                        "noise_mode": noise_mode,
                         "noise": "workspace",
                         "seed": s,
                         "sigma": x,
@@ -167,7 +167,7 @@ def titration() -> pd.DataFrame:
         rows += [
             {
                 "agent": "b1",
-                "protocol": "stored",
+                "noise_mode": "stored",
                 "noise": "carrier",
                 "seed": s,
                 "sigma": x,

@@ -53,21 +53,21 @@ def agent(task: str, kind: str, seed: int) -> Agent:
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def metacognition(kind: str, seed: int, self_model: str, capacity: int, noise: float) -> measures.MetacognitionView:
+def metacognition(kind: str, seed: int, self_model_mode: str, capacity: int, noise: float) -> measures.MetacognitionView:
     """E1 markers of one wagering agent with ``capacity`` active slots (see measures.metacognition)."""
     model = agent("wagering", kind, seed)
-    iv = Intervention(self_model=self_model, capacity_scale=capacity_scale(capacity, model.config.n_slots),
+    iv = Intervention(self_model_mode=self_model_mode, capacity_scale=capacity_scale(capacity, model.config.n_slots),
                       workspace_noise=noise, seed=seed)
     return measures.metacognition(model, iv, episode_seeds(seed, "eval", E1_TRIALS))
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def workspace(kind: str, seed: int, capacity: int, noise: float, protocol: str,
-              self_model: str = "on") -> measures.WorkspaceView:
+def workspace(kind: str, seed: int, capacity: int, noise: float, noise_mode: str,
+              self_model_mode: str = "on") -> measures.WorkspaceView:
     """E2 accuracies and broadcast markers of one dual-task agent (see measures.workspace)."""
     model = agent("dual", kind, seed)
-    iv = Intervention(self_model=self_model, capacity_scale=capacity_scale(capacity, model.config.n_slots),
-                      workspace_noise=noise, noise_mode=protocol, seed=seed)
+    iv = Intervention(self_model_mode=self_model_mode, capacity_scale=capacity_scale(capacity, model.config.n_slots),
+                      workspace_noise=noise, noise_mode=noise_mode, seed=seed)
     return measures.workspace(model, iv, episode_seeds(seed, "eval", DUAL_EPISODES))
 
 
@@ -77,9 +77,9 @@ def masking(kind: str, seed: int, soa: int, count: int) -> dict[str, list[float]
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def noisy_accuracy(kind: str, seed: int, sigma: float, protocol: str, target: str) -> float:
+def noisy_accuracy(kind: str, seed: int, sigma: float, noise_mode: str, target: str) -> float:
     return measures.titration(agent("dual", kind, seed), episode_seeds(seed, "eval", 50), [sigma],
-                              noise_mode=protocol, target=target, fixed=measures.evaluation_intervention(kind),
+                              noise_mode=noise_mode, target=target, fixed=measures.evaluation_intervention(kind),
                               noise_seeds=[seed])[0]
 
 
@@ -97,13 +97,13 @@ def pci(kind: str, seed: int, normalisation: str) -> tuple[float, float]:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def theatre(task_id: str, kind: str, seed: int, episode: int, self_model: str, capacity: int, noise: float,
-            protocol: str, soa: int | None = None, count: int | None = None) -> measures.TheatreEpisode:
+def theatre(task_id: str, kind: str, seed: int, episode: int, self_model_mode: str, capacity: int, noise: float,
+            noise_mode: str, soa: int | None = None, count: int | None = None) -> measures.TheatreEpisode:
     """One episode for the rollout theatre (see measures.theatre)."""
     task = "wagering" if task_id == "CTLab-Wagering-v0" else "dual"
     model = agent(task, kind, seed)
-    iv = Intervention(self_model=self_model, capacity_scale=capacity_scale(capacity, model.config.n_slots),
-                      workspace_noise=noise, noise_mode=protocol, seed=seed)
+    iv = Intervention(self_model_mode=self_model_mode, capacity_scale=capacity_scale(capacity, model.config.n_slots),
+                      workspace_noise=noise, noise_mode=noise_mode, seed=seed)
     options = {"mask_soa": soa, "mask_count": count} if soa is not None else None
     episode_seed = int(episode_seeds(seed, "eval", 1000)[episode])
     return measures.theatre(model, task_id, episode_seed, iv, task_options=options)

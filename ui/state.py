@@ -12,10 +12,12 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 
-SELF_MODEL_CHOICES = ("on", "zero", "noise", "permute")
-PROTOCOL_CHOICES = ("stored", "read")
+from labcore.config import NOISE_MODES, SELF_MODEL_MODES, AgentConfig
+
 TASK_CHOICES = ("dual", "masking", "wagering", "ood")
-MAX_SLOTS = 4
+"""Tasks of the Rollout theatre (the masking and OOD variants of the dual task included)."""
+MAX_SLOTS = AgentConfig().n_slots
+"""Upper end of the capacity control: the agents' slot count K."""
 MAX_NOISE = 1.0
 MAX_EPISODE = 999
 SOA_RANGE = (2, 20)
@@ -28,10 +30,11 @@ class LabState:
 
     agent: str = "b2_ws"
     seed: int = 0
-    self_model: str = "on"
+    self_model_mode: str = "on"
     capacity: int = MAX_SLOTS
+    """Active workspace slots (converted with labcore.interventions.capacity_scale)."""
     noise: float = 0.0
-    protocol: str = "stored"
+    noise_mode: str = "stored"
     episode: int = 0
     soa: int = 2
     masks: int = 4
@@ -41,6 +44,10 @@ class LabState:
         """The query-string form of the chosen fields."""
         values = asdict(self)
         return {k: (f"{values[k]:g}" if isinstance(values[k], float) else str(values[k])) for k in keys}
+
+
+LEGACY_PARAMS = {"self_model": "self_model_mode", "protocol": "noise_mode"}
+"""URL parameters renamed since links were first shared: old name -> new name."""
 
 
 def _nearest(value: float, options: Sequence[int]) -> int:
@@ -75,6 +82,12 @@ def parse_params(
     (4, 0.0)
     >>> notes[0]
     'capacity=9 is out of range (0-4); using 4.'
+
+    A link from before the renaming still works, with a notice:
+
+    >>> s, notes = parse_params({"self_model": "zero"}, agents=["b2_ws"], seeds={"b2_ws": [0]})
+    >>> s.self_model_mode, notes
+    ('zero', ["The URL parameter 'self_model' is now called 'self_model_mode'; reading self_model=zero as self_model_mode=zero."])
     """
     base = default or LabState(agent=agents[0])
     if base.agent not in agents:
@@ -89,6 +102,17 @@ def parse_params(
             v = v[-1] if v else None
         return None if v is None else str(v).strip()
 
+    raw = dict(raw)
+    for old, new in LEGACY_PARAMS.items():
+        if old in raw:
+            value = raw.pop(old)
+            if new in raw:
+                notices.append(f"Ignoring the old URL parameter {old!r}: {new!r} is given too.")
+            else:
+                raw[new] = value
+                shown = value[-1] if isinstance(value, list) and value else value
+                notices.append(f"The URL parameter {old!r} is now called {new!r}; reading {old}={shown} "
+                               f"as {new}={shown}.")
     for key in raw:
         if key not in known:
             notices.append(f"Ignoring the unknown URL parameter {key!r}.")
@@ -122,8 +146,8 @@ def parse_params(
         values[key] = int(value) if integer else float(value)
 
     choice("agent", agents)
-    choice("self_model", SELF_MODEL_CHOICES)
-    choice("protocol", PROTOCOL_CHOICES)
+    choice("self_model_mode", SELF_MODEL_MODES)
+    choice("noise_mode", NOISE_MODES)
     choice("task", TASK_CHOICES)
     number("capacity", 0, MAX_SLOTS, integer=True)
     number("noise", 0.0, MAX_NOISE, integer=False)

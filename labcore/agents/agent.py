@@ -191,7 +191,7 @@ class Agent(nn.Module):
                           stimulus_logit=stimulus)
         if c.self_model:
             z = torch.tanh(self.self_model(torch.cat([h, bcast, proposal, uncertainty(proposal)], dim=-1)))
-            z = lesion_self_model(z, intervention.self_model, rng, permutation)
+            z = lesion_self_model(z, intervention.self_model_mode, rng, permutation)
             out.z_self = z
             out.confidence = torch.sigmoid(self.confidence_head(z)).squeeze(-1)
             if c.policy_reads == "self_model":
@@ -233,7 +233,7 @@ class Agent(nn.Module):
         h = self._carrier_sequence(self._embed(obs))
         slots = occupied = None
         rng = generator
-        if rng is None and (iv.workspace_noise > 0 or iv.self_model != "on" or workspace_noise_sd is not None):
+        if rng is None and (iv.workspace_noise > 0 or iv.self_model_mode != "on" or workspace_noise_sd is not None):
             rng = torch.Generator().manual_seed(iv.seed)
         if c.workspace:
             source = slot_sources(obs.cue[..., EVENT_INDEX] > 0, iv.active_slots(c.n_slots), c.n_slots)
@@ -243,7 +243,7 @@ class Agent(nn.Module):
             if torch.is_tensor(sd) or sd > 0:
                 slots = slots + sequence_workspace_noise(source, iv, sd, slots.shape[-1], rng)
         permutation = None
-        if iv.self_model == "permute":
+        if iv.self_model_mode == "permute":
             permutation = torch.randperm(h.shape[0], generator=rng)
         return self._heads(h, slots, occupied, iv, rng, permutation)
 
@@ -257,7 +257,7 @@ class Agent(nn.Module):
                       rng: torch.Generator | None = None) -> AgentState:
         c = self.config
         iv = intervention or Intervention()
-        permutation = torch.randperm(batch, generator=rng) if iv.self_model == "permute" else None
+        permutation = torch.randperm(batch, generator=rng) if iv.self_model_mode == "permute" else None
         return AgentState(
             h=torch.zeros(batch, c.hidden_dim),
             slots=torch.zeros(batch, c.n_slots, c.slot_dim),

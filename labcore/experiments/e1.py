@@ -38,8 +38,8 @@ def conditions(seed: int) -> dict[str, Intervention]:
         "self_on": INTACT,
         "self_off": SELF_MODEL_LESION,
         "bus_off": BUS_OFF,
-        "blind_noise": Intervention(self_model="noise", seed=seed),
-        "blind_permute": Intervention(self_model="permute", seed=seed),
+        "blind_noise": Intervention(self_model_mode="noise", seed=seed),
+        "blind_permute": Intervention(self_model_mode="permute", seed=seed),
     }
 
 

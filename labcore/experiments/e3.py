@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 import labcore.envs as E
-from labcore.config import KINDS_OF_EXPERIMENT, Intervention, ReproduceConfig
+from labcore.config import KINDS_OF_EXPERIMENT, NOISE_MODES, Intervention, ReproduceConfig
 from labcore.experiments.common import SeedResult, l75_dict, provide_agents
 from labcore.markers import (
     delta_pci,
@@ -41,15 +41,8 @@ from labcore.rollout import Trace, rollout
 from labcore.seeding import episode_seeds
 
 AGENTS = KINDS_OF_EXPERIMENT["e3"]
-CLAIM_NAME = {"b2_ws": "b2_workspace_read"}
-"""Claim-id name of a kind (the workspace-read B2 is evaluated with its self-model off)."""
-PROTOCOLS = ("stored", "read")
 OVERFLOW_MASKS = 4
 """Exploratory OOD shift (post hoc): 4 masks, more than 4 slots can hold beside two cues."""
-
-
-def claim_name(kind: str) -> str:
-    return CLAIM_NAME.get(kind, kind)
 
 
 def report_auroc(trace: Trace) -> tuple[float, bool]:
@@ -73,49 +66,48 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     noise_seeds = id_seeds[: cfg.e3_episodes]
     points = {}
     for kind, agent in provide_agents(result, "dual", AGENTS, seed, cache_dir).items():
-        name = claim_name(kind)
         fixed = Intervention(**evaluation_intervention(kind))
         idt = rollout(agent, E.DUAL_TASK, id_seeds, fixed)
         ood = rollout(agent, E.DUAL_TASK_OOD, id_seeds, fixed)
         acc_id, acc_ood = float(idt.decision_accuracy().mean()), float(ood.decision_accuracy().mean())
-        v[f"e3.accuracy.{name}"] = acc_id
-        v[f"e3.accuracy_ood.{name}"] = acc_ood
-        v[f"e3.ood_gap.{name}"] = acc_id - acc_ood
+        v[f"e3.accuracy.{kind}"] = acc_id
+        v[f"e3.accuracy_ood.{kind}"] = acc_ood
+        v[f"e3.ood_gap.{kind}"] = acc_id - acc_ood
         # Exploratory (post hoc): a second shift that exceeds the workspace's capacity.
         overflow = rollout(agent, E.DUAL_TASK, id_seeds, fixed, task_options={"mask_counts": (OVERFLOW_MASKS,)})
-        v[f"e3.ood_gap_overflow.{name}"] = acc_id - float(overflow.decision_accuracy().mean())
+        v[f"e3.ood_gap_overflow.{kind}"] = acc_id - float(overflow.decision_accuracy().mean())
         window = idt.slots[:, idt.report_steps()] if agent.config.workspace else None
         gbi = quiet(global_broadcast_index, window) if window is not None else 0.0
         gbi_clip = quiet(global_broadcast_index, window, negative="clip") if window is not None else 0.0
-        v[f"e3.gbi.{name}"] = gbi
-        v[f"e3.gbi_clip.{name}"] = gbi_clip
+        v[f"e3.gbi.{kind}"] = gbi
+        v[f"e3.gbi_clip.{kind}"] = gbi_clip
         auroc, imputed = report_auroc(idt)
-        v[f"e3.auroc.{name}"] = auroc
-        v[f"e3.auroc_imputed.{name}"] = float(imputed)
+        v[f"e3.auroc.{kind}"] = auroc
+        v[f"e3.auroc_imputed.{kind}"] = float(imputed)
         target = noise_target(agent)
-        for protocol in PROTOCOLS:
-            accs = titration(agent, noise_seeds, cfg.sigmas, noise_mode=protocol, target=target,
+        for noise_mode in NOISE_MODES:
+            accs = titration(agent, noise_seeds, cfg.sigmas, noise_mode=noise_mode, target=target,
                              fixed=evaluation_intervention(kind))
-            suffix = "" if protocol == "stored" else ".read"
-            result.l75[f"e3.l75.{name}{suffix}"] = l75_dict(l75(cfg.sigmas, accs))
-            rows += [{"agent": name, "protocol": protocol, "noise": target, "seed": seed, "sigma": s, "accuracy": a}
+            suffix = "" if noise_mode == "stored" else ".read"
+            result.l75[f"e3.l75.{kind}{suffix}"] = l75_dict(l75(cfg.sigmas, accs))
+            rows += [{"agent": kind, "noise_mode": noise_mode, "noise": target, "seed": seed, "sigma": s, "accuracy": a}
                      for s, a in zip(cfg.sigmas, accs, strict=True)]
         if kind in ("b1", "b2", "b2_ws"):
             accs = titration(agent, noise_seeds, cfg.sigmas, noise_mode="stored", target="carrier",
                              fixed=evaluation_intervention(kind))
-            result.l75[f"e3.l75_carrier.{name}"] = l75_dict(l75(cfg.sigmas, accs))
-            rows += [{"agent": name, "protocol": "stored", "noise": "carrier", "seed": seed, "sigma": s, "accuracy": a}
+            result.l75[f"e3.l75_carrier.{kind}"] = l75_dict(l75(cfg.sigmas, accs))
+            rows += [{"agent": kind, "noise_mode": "stored", "noise": "carrier", "seed": seed, "sigma": s, "accuracy": a}
                      for s, a in zip(cfg.sigmas, accs, strict=True)]
         pci_by, correct = pci_values(agent, noise_seeds, ("zlib", "evoked"), pulse_step=cfg.pulse_step,
                                      pulse_sigma=cfg.pulse_sigma, fixed=fixed)
         pci, evoked = pci_by["zlib"], pci_by["evoked"]
-        v[f"e3.pci_a.{name}"] = float(np.nanmean(pci)) if np.isfinite(pci).any() else float("nan")
-        v[f"e3.pci_a_evoked.{name}"] = float(np.nanmean(evoked)) if np.isfinite(evoked).any() else float("nan")
+        v[f"e3.pci_a.{kind}"] = float(np.nanmean(pci)) if np.isfinite(pci).any() else float("nan")
+        v[f"e3.pci_a_evoked.{kind}"] = float(np.nanmean(evoked)) if np.isfinite(evoked).any() else float("nan")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             dpci = delta_pci(pci[correct & np.isfinite(pci)], pci[~correct & np.isfinite(pci)])
-        v[f"e3.dpci.{name}"] = dpci
-        points[name] = {"gap": acc_id - acc_ood, "gap_overflow": v[f"e3.ood_gap_overflow.{name}"], "gbi": gbi,
+        v[f"e3.dpci.{kind}"] = dpci
+        points[kind] = {"gap": acc_id - acc_ood, "gap_overflow": v[f"e3.ood_gap_overflow.{kind}"], "gbi": gbi,
                         "gbi_clip": gbi_clip, "dpci": dpci, "auroc": auroc}
     result.rows["e3_titration"] = rows
     result.figures = {"points": points}

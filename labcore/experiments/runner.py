@@ -20,6 +20,7 @@ from labcore.paper import PAPER_INCONSISTENCIES, VERDICTS
 from labcore.results import (
     CSV_FIELDS,
     FIGURES,
+    SCHEMA_VERSION,
     SEED_VALUE_FIELDS,
     SEED_VALUES,
     SUMMARY,
@@ -91,6 +92,7 @@ def reproduce(
         cross.update(e3.cross_seed(results["e3"]))
     claims, values = build_claims(all_results, cross)
     summary = {
+        "schema_version": SCHEMA_VERSION,
         "experiment": experiments[0] if len(experiments) == 1 else "all",
         "experiments": list(experiments),
         "seeds": list(cfg.seeds),

@@ -610,8 +610,8 @@ def pci_bars(table: pd.DataFrame | None, normalisation: str, *, paper_normalisat
         return empty_figure(title, "no agents to poke")
     fig = make_subplots(rows=1, cols=2, subplot_titles=("complexity of the echo", "dPCI: correct minus wrong trials"),
                         horizontal_spacing=0.12)
-    names = [label_of("b2_workspace_read" if a == "b2_ws" else a) for a in table["agent"]]
-    colours = [color_of("b2_workspace_read" if a == "b2_ws" else a) for a in table["agent"]]
+    names = [label_of(a) for a in table["agent"]]
+    colours = [color_of(a) for a in table["agent"]]
     fig.add_trace(go.Bar(x=names, y=table["pci"], marker_color=colours, name=OURS,
                          hovertemplate="%{x}<br>%{y:.3f}<extra></extra>"), row=1, col=1)
     fig.add_trace(go.Bar(x=names, y=table["dpci"], marker_color=colours, name="dPCI", showlegend=False,

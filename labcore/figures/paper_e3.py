@@ -43,10 +43,10 @@ from labcore.results import finite, fmt, format_l75, parse_l75, seed_raw
 # --------------------------------------------------------------------------- E3
 
 
-FIG3A_AGENTS = ("b1", "b1_reg", "b1_noise", "b2", "b2_workspace_read")
-FIG3C_AGENTS = ("a0", "a1", "b1", "b1_reg", "b1_noise", "b2", "b2_workspace_read")
+FIG3A_AGENTS = ("b1", "b1_reg", "b1_noise", "b2", "b2_ws")
+FIG3C_AGENTS = ("a0", "a1", "b1", "b1_reg", "b1_noise", "b2", "b2_ws")
 FIG4_WORKSPACE_AGENTS = ("b1", "b2", "bc_linear", "bc_mlp", "bc_random")
-FIG4_CARRIER_AGENTS = ("b1", "b2", "b2_workspace_read", "hot_only")
+FIG4_CARRIER_AGENTS = ("b1", "b2", "b2_ws", "hot_only")
 
 
 def fig3a_l75(seed_values: pd.DataFrame | None, agents: Sequence[str] = FIG3A_AGENTS) -> go.Figure:
@@ -249,7 +249,7 @@ def fig3c_titration(
     titration: pd.DataFrame | None,
     seed_values: pd.DataFrame | None = None,
     agents: Sequence[str] = FIG3C_AGENTS,
-    protocol: str = "stored",
+    noise_mode: str = "stored",
 ) -> go.Figure:
     """Fig. 3c: noise titration curves (stored protocol), mean +/- SD over seeds, L75 marked.
 
@@ -258,10 +258,10 @@ def fig3c_titration(
     paper's L75 from the claims.
     """
     title = "Fig. 3c: noise titration: decision accuracy as workspace noise grows"
-    if not has_columns(titration, ("agent", "protocol", "noise", "seed", "sigma", "accuracy")):
+    if not has_columns(titration, ("agent", "noise_mode", "noise", "seed", "sigma", "accuracy")):
         return empty_figure(title, "no E3 titration results (e3_titration.csv)")
     curves, l75 = {}, {}
-    rows_p = titration[titration["protocol"] == protocol]
+    rows_p = titration[titration["noise_mode"] == noise_mode]
     for agent in agents:
         rows = rows_p[rows_p["agent"] == agent]
         if rows.empty:
@@ -272,11 +272,11 @@ def fig3c_titration(
             index="seed", columns="sigma", values="accuracy", aggfunc="mean"
         ).sort_index(axis=1)
         curves[agent] = (table.columns.to_numpy(float), table.to_numpy(float))
-        raw = seed_raw(seed_values, f"e3.l75.{agent}{'' if protocol == 'stored' else '.read'}")
+        raw = seed_raw(seed_values, f"e3.l75.{agent}{'' if noise_mode == 'stored' else '.read'}")
         if raw:
             text, mean, _ = format_l75([parse_l75(v) for _, v in raw])
             l75[agent] = mean if finite(mean) else text.split(" (")[0]
-    suffix = "" if protocol == "stored" else ".read"
+    suffix = "" if noise_mode == "stored" else ".read"
     paper = {a: paper_of(f"e3.l75.{a}{suffix}") for a in curves if paper_of(f"e3.l75.{a}{suffix}")}
     return titration_figure(curves, l75, paper_l75=paper, title=title)
 
@@ -333,7 +333,7 @@ def table3_pci(seed_values: pd.DataFrame | None, agents: Sequence[str] | None = 
             "b1_reg",
             "b1_noise",
             "b2",
-            "b2_workspace_read",
+            "b2_ws",
             "hot_only",
             "bc_linear",
             "bc_mlp",

@@ -412,7 +412,7 @@ def _find_e3c(res: Results) -> list[str]:
 def _find_fig4(res: Results) -> list[str]:
     parts = [
         f"{label_of(a)} {claim_ours_text(f'e3.l75_carrier.{a}', res)}"
-        for a in ("b1", "b2", "b2_workspace_read")
+        for a in ("b1", "b2", "b2_ws")
         if finite(res.values.get(f"e3.l75_carrier.{a}"))
     ]
     return (
@@ -443,7 +443,7 @@ def _find_pci(res: Results) -> list[str]:
             "b1_reg",
             "b1_noise",
             "b2",
-            "b2_workspace_read",
+            "b2_ws",
             "bc_linear",
             "bc_mlp",
             "bc_random",
@@ -627,7 +627,7 @@ FIGURES: tuple[FigureSpec, ...] = (
             "e3.l75.b1_reg",
             "e3.l75.b1_noise",
             "e3.l75.b2",
-            "e3.l75.b2_workspace_read",
+            "e3.l75.b2_ws",
             "e3.l75.b1.read",
             "e3.l75.b2.read",
             "e3.accuracy.b1",
@@ -660,7 +660,7 @@ FIGURES: tuple[FigureSpec, ...] = (
         "Report accuracy as noise inside the agent grows (stored protocol), mean over seeds with ± 1 SD "
         "band. The dashed line at 0.75 defines L75; markers on it show each agent's L75 (triangles: "
         "beyond or below the tested range), hollow black marks the paper's.",
-        ("e3.l75.b1", "e3.l75.b2", "e3.l75.b2_workspace_read"),
+        ("e3.l75.b1", "e3.l75.b2", "e3.l75.b2_ws"),
         findings=_find_e3c,
     ),
     FigureSpec(

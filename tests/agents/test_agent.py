@@ -51,7 +51,7 @@ def test_shapes_and_parameter_budget(kind, dual_demos):
 
 
 @pytest.mark.parametrize("kind", list(AGENT_KINDS))
-@pytest.mark.parametrize("iv", [Intervention(), Intervention(capacity_scale=0.5), Intervention(self_model="zero"),
+@pytest.mark.parametrize("iv", [Intervention(), Intervention(capacity_scale=0.5), Intervention(self_model_mode="zero"),
                                 Intervention(capacity_scale=0.0)])
 def test_sequence_and_step_paths_agree(kind, iv, dual_demos):
     agent = build_agent(kind, seed=3).eval()
@@ -116,14 +116,14 @@ def test_e1_policy_does_not_read_z_self_and_confidence_reads_only_z_self(dual_de
     agent = build_agent("b2_ws", seed=2).eval()
     intact = agent.forward_sequence(dual_demos.obs)
     for mode in ("zero", "noise", "permute"):
-        lesioned = agent.forward_sequence(dual_demos.obs, Intervention(self_model=mode, seed=5))
+        lesioned = agent.forward_sequence(dual_demos.obs, Intervention(self_model_mode=mode, seed=5))
         assert torch.equal(lesioned.logits, intact.logits)
         assert not torch.equal(lesioned.confidence, intact.confidence)
     # Confidence is a function of z_self alone: the head applied to z_self reproduces it...
     conf = torch.sigmoid(agent.confidence_head(intact.z_self)).squeeze(-1)
     torch.testing.assert_close(conf, intact.confidence)
     # ...and with z_self zeroed it is one constant whatever the input.
-    zeroed = agent.forward_sequence(dual_demos.obs, Intervention(self_model="zero"))
+    zeroed = agent.forward_sequence(dual_demos.obs, Intervention(self_model_mode="zero"))
     assert torch.unique(zeroed.confidence).numel() == 1
     # Gradient check: the policy logits do not depend on the self-model's weights.
     agent.zero_grad()
@@ -134,7 +134,7 @@ def test_e1_policy_does_not_read_z_self_and_confidence_reads_only_z_self(dual_de
 def test_e3_b2_policy_reads_z_self(dual_demos):
     agent = build_agent("b2", seed=2).eval()
     intact = agent.forward_sequence(dual_demos.obs)
-    lesioned = agent.forward_sequence(dual_demos.obs, Intervention(self_model="zero"))
+    lesioned = agent.forward_sequence(dual_demos.obs, Intervention(self_model_mode="zero"))
     assert not torch.equal(lesioned.logits, intact.logits)
     # With z_self zeroed the executed policy is constant: it has no other input.
     assert torch.unique(lesioned.logits.reshape(-1, 7), dim=0).shape[0] == 1
@@ -197,5 +197,5 @@ def test_same_seed_same_weights_and_bad_configs():
         AgentConfig(workspace=False, cue_route="bus")
     with pytest.raises(ValueError, match="capacity_scale"):
         Intervention(capacity_scale=1.5)
-    with pytest.raises(ValueError, match="self_model must be one of"):
-        Intervention(self_model="off")
+    with pytest.raises(ValueError, match="self_model_mode must be one of"):
+        Intervention(self_model_mode="off")

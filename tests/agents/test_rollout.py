@@ -24,7 +24,7 @@ def test_interventions_are_pure(e1_agent):
     agent = e1_agent.agent
     before = _weights(agent)
     first = rollout(agent, E.WAGERING, SEEDS)
-    for iv in (SELF_MODEL_LESION, BUS_OFF, Intervention(workspace_noise=0.5), Intervention(self_model="permute"),
+    for iv in (SELF_MODEL_LESION, BUS_OFF, Intervention(workspace_noise=0.5), Intervention(self_model_mode="permute"),
                Intervention(pulse_step=2, pulse_sigma=2.0)):
         rollout(agent, E.WAGERING, SEEDS, iv)
     after = _weights(agent)
@@ -36,10 +36,10 @@ def test_interventions_are_pure(e1_agent):
 
 
 def test_same_intervention_seed_same_numbers(e1_agent):
-    iv = Intervention(workspace_noise=0.3, self_model="noise", seed=11)
+    iv = Intervention(workspace_noise=0.3, self_model_mode="noise", seed=11)
     a = rollout(e1_agent.agent, E.WAGERING, SEEDS, iv)
     b = rollout(e1_agent.agent, E.WAGERING, SEEDS, iv)
-    c = rollout(e1_agent.agent, E.WAGERING, SEEDS, Intervention(workspace_noise=0.3, self_model="noise", seed=12))
+    c = rollout(e1_agent.agent, E.WAGERING, SEEDS, Intervention(workspace_noise=0.3, self_model_mode="noise", seed=12))
     np.testing.assert_array_equal(a.confidence, b.confidence)
     assert not np.array_equal(np.nan_to_num(a.confidence), np.nan_to_num(c.confidence))
 

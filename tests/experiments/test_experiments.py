@@ -21,7 +21,7 @@ from labcore.paper import (
     verdict,
     verdict_table_markdown,
 )
-from labcore.results import CSV_FIELDS
+from labcore.results import CSV_FIELDS, SCHEMA_VERSION, load_results
 from labcore.stats import summarize, summarize_l75
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +30,7 @@ TINY = ReproduceConfig(seeds=(0,), e1_trials=40, e2_episodes=16, decoding_episod
 REQUIRED = """e1.accuracy.self_on e1.accuracy.self_off e1.auroc.self_on e1.auroc.self_off e1.auroc.bus_off
 e1.auroc.blind_noise e1.auroc.blind_permute e1.zself.effective_dim e2.conjunction.k4 e2.conjunction.k2
 e2.conjunction.k0 e2.per_step.a0 e2.per_step.a1 e2.gbi.k4 e2.gbi.k2 e2.ignition.k4 e2.ignition.k0
-e2.dnrs.scale_0 e2.dnrs.scale_1 e3.l75.b1 e3.l75.b2 e3.l75.b2_workspace_read e3.pci_a.a0 e3.pci_a.a1
+e2.dnrs.scale_0 e2.dnrs.scale_1 e3.l75.b1 e3.l75.b2 e3.l75.b2_ws e3.pci_a.a0 e3.pci_a.a1
 e3.pci_a.b1 e3.composite.r2_gbi""".split()
 
 
@@ -111,7 +111,7 @@ def test_e2_pipeline_capacity_and_audit():
 
 def test_e3_pipeline_keys():
     r = e3.run_seed(0, TINY, "runs/test-cache")
-    for name in ("a0", "a1", "b1", "b2", "b2_workspace_read", "hot_only", "bc_mlp"):
+    for name in ("a0", "a1", "b1", "b2", "b2_ws", "hot_only", "bc_mlp"):
         assert f"e3.accuracy.{name}" in r.values and f"e3.pci_a.{name}" in r.values
         assert f"e3.l75.{name}" in r.l75 and f"e3.l75.{name}.read" in r.l75
     assert r.l75["e3.l75.a1"]["censored"] == "left"  # cue-blind: below 75% with no noise at all
@@ -124,6 +124,8 @@ def test_reproduce_writes_the_output_contract(tmp_path):
     data = json.loads((tmp_path / "summary.json").read_text())
     assert data == summary
     assert data["experiment"] == "e1" and data["seeds"] == [0]
+    assert data["schema_version"] == SCHEMA_VERSION
+    assert load_results(tmp_path).problems == []  # the writer's output is what the reader expects
     for claim in data["claims"]:
         assert {"id", "description", "paper", "ours", "verdict", "reason"} <= set(claim)
         assert {"mean", "sd", "n", "ci95"} <= set(claim["ours"])

@@ -73,7 +73,7 @@ def test_every_page_and_the_self_model_switch(browser, tmp_path):
             page.get_by_role("heading", name=title).first.wait_for(timeout=90_000)
             page.wait_for_load_state("networkidle")
             assert page.locator('[data-testid="stException"]').count() == 0, f"exception on /{path}"
-        page.goto(f"{url}/metacognition?agent=b2_ws&seed=0&self_model=on")
+        page.goto(f"{url}/metacognition?agent=b2_ws&seed=0&self_model_mode=on")
         page.locator('[data-testid="stMetric"]').filter(has_text="Type-2 AUROC").first.wait_for(timeout=90_000)
         intact = _metric_value(page, "Type-2 AUROC")
         accuracy = _metric_value(page, "Task accuracy")
@@ -84,7 +84,7 @@ def test_every_page_and_the_self_model_switch(browser, tmp_path):
                  .some(m => m.innerText.includes('Type-2 AUROC') && m.innerText.includes('0.50'))""",
             timeout=60_000)
         assert _metric_value(page, "Task accuracy") == accuracy  # doing survives, knowing goes
-        assert re.search(r"self_model=zero", page.url)  # the view is a shareable link
+        assert re.search(r"self_model_mode=zero", page.url)  # the view is a shareable link
         shot = tmp_path / "metacognition_zeroed.png"
         page.screenshot(path=str(shot), full_page=True)
         assert shot.stat().st_size > 20_000

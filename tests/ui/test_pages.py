@@ -36,11 +36,11 @@ def test_zeroing_the_self_model_keeps_doing_and_removes_knowing():
     at = open_page("metacognition", {"agent": "b2_ws", "seed": "0"})
     accuracy, auroc = metric(at, "Task accuracy"), metric(at, "Type-2 AUROC")
     assert auroc != "0.50"
-    at.segmented_control(key="metacognition.self_model").set_value("zero").run()
+    at.segmented_control(key="metacognition.self_model_mode").set_value("zero").run()
     assert not at.exception
     assert metric(at, "Type-2 AUROC") == "0.50"
     assert metric(at, "Task accuracy") == accuracy  # doing is preserved
-    assert at.query_params["self_model"] == ["zero"] or at.query_params["self_model"] == "zero"
+    assert at.query_params["self_model_mode"] == ["zero"] or at.query_params["self_model_mode"] == "zero"
 
 
 def test_workspace_capacity_controls_access():
@@ -53,7 +53,7 @@ def test_workspace_capacity_controls_access():
 
 
 def test_bad_query_params_are_clamped_with_a_notice():
-    at = open_page("metacognition", {"agent": "b2_ws", "seed": "99", "self_model": "off", "capacity": "12"})
+    at = open_page("metacognition", {"agent": "b2_ws", "seed": "99", "self_model_mode": "off", "capacity": "12"})
     assert not at.exception
     notices = " ".join(w.value for w in at.warning)
     assert "seed=99 is not available" in notices and "'off' is not one of" in notices
@@ -62,7 +62,9 @@ def test_bad_query_params_are_clamped_with_a_notice():
     assert at.slider(key="metacognition.capacity").value == 4
     at2 = open_page("robustness", {"noise": "banana", "protocol": "read"})
     assert not at2.exception and any("noise='banana' is not a number" in w.value for w in at2.warning)
-    assert at2.radio(key="robustness.protocol").value == "read"
+    assert at2.radio(key="robustness.noise_mode").value == "read"
+    # an old link (protocol= before it was renamed noise_mode=) still works, with a visible notice
+    assert any("'protocol' is now called 'noise_mode'" in w.value for w in at2.warning)
 
 
 def test_noise_slider_changes_the_live_accuracy():

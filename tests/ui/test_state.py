@@ -12,18 +12,18 @@ SEEDS = {"b1": [0, 1, 2, 3, 4], "b2_ws": [0, 1, 2, 3, 4, 7]}
 
 
 def test_round_trip():
-    state = LabState(agent="b2_ws", seed=7, self_model="zero", capacity=2, noise=0.35, protocol="read", episode=12,
+    state = LabState(agent="b2_ws", seed=7, self_model_mode="zero", capacity=2, noise=0.35, noise_mode="read", episode=12,
                      soa=5, masks=3, task="wagering")
-    keys = ("agent", "seed", "self_model", "capacity", "noise", "protocol", "episode", "soa", "masks", "task")
+    keys = ("agent", "seed", "self_model_mode", "capacity", "noise", "noise_mode", "episode", "soa", "masks", "task")
     parsed, notices = parse_params(state.to_params(keys), agents=AGENTS, seeds=SEEDS)
     assert parsed == state and notices == []
 
 
 def test_clamping_with_notices():
-    raw = {"agent": "b9", "seed": "99", "self_model": "off", "capacity": "-3", "noise": "7.5", "protocol": "x",
+    raw = {"agent": "b9", "seed": "99", "self_model_mode": "off", "capacity": "-3", "noise": "7.5", "noise_mode": "x",
            "episode": "12.6", "soa": "1", "masks": "inf", "junk": "1"}
     state, notices = parse_params(raw, agents=AGENTS, seeds=SEEDS, default=LabState(agent="b1"))
-    assert state == LabState(agent="b1", seed=4, self_model="on", capacity=0, noise=1.0, protocol="stored",
+    assert state == LabState(agent="b1", seed=4, self_model_mode="on", capacity=0, noise=1.0, noise_mode="stored",
                              episode=13, soa=2, masks=4)
     text = " ".join(notices)
     for fragment in ("'b9' is not one of", "seed=99 is not available for b1; using 4", "capacity=-3 is out of range",
@@ -39,12 +39,24 @@ def test_repeated_keys_use_the_last_value():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.dictionaries(st.sampled_from(["agent", "seed", "self_model", "capacity", "noise", "protocol", "episode",
+@given(st.dictionaries(st.sampled_from(["agent", "seed", "self_model_mode", "capacity", "noise", "noise_mode", "episode",
                                         "soa", "masks", "task", "zzz"]),
                        st.text(max_size=8) | st.floats(allow_nan=True).map(str)))
 def test_any_url_gives_a_valid_state(raw):
     state, notices = parse_params(raw, agents=AGENTS, seeds=SEEDS)
     assert state.agent in AGENTS and state.seed in SEEDS[state.agent]
     assert 0 <= state.capacity <= 4 and 0.0 <= state.noise <= 1.0 and 2 <= state.soa <= 20
-    assert state.self_model in ("on", "zero", "noise", "permute") and state.protocol in ("stored", "read")
+    assert state.self_model_mode in ("on", "zero", "noise", "permute") and state.noise_mode in ("stored", "read")
     assert isinstance(notices, list)
+
+
+def test_old_links_keep_working_with_a_notice():
+    """Links shared before the renaming (self_model= and protocol=) give the same view, and say so."""
+    state, notices = parse_params({"agent": "b2_ws", "self_model": "zero", "protocol": "read"}, agents=AGENTS,
+                                  seeds=SEEDS)
+    assert state.self_model_mode == "zero" and state.noise_mode == "read"
+    assert len(notices) == 2
+    assert "'self_model' is now called 'self_model_mode'" in notices[0]
+    assert "'protocol' is now called 'noise_mode'" in notices[1]
+    state, notices = parse_params({"self_model": "zero", "self_model_mode": "noise"}, agents=AGENTS, seeds=SEEDS)
+    assert state.self_model_mode == "noise" and "Ignoring the old URL parameter 'self_model'" in notices[0]
