@@ -8,8 +8,7 @@ replication come from one piece of code.
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,26 +22,30 @@ from labcore.envs.channels import EVENT_INDEX, KIND_SLICE, CueKind
 from labcore.interventions import capacity_scale
 from labcore.markers import (
     aurc,
-    calibration_curve,
+    expected_calibration_error,
     global_broadcast_index,
     ignition_sharpness,
+    ignore_undefined,
     meta_d_prime,
     skip_fraction,
     type2_auroc,
+    undefined_as_nan,
     wagering_utility,
 )
 from labcore.rollout import Trace, rollout
 from labcore.seeding import PCI_PULSE_SEED, titration_noise_seed
 
 
-def quiet(fn, *args, **kwargs) -> float:
-    """A marker value, or nan when it is undefined for these data (warnings silenced)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return float(fn(*args, **kwargs))
-        except ValueError:
-            return float("nan")
+def on_selected(selected: np.ndarray, fn: Callable[..., float], *arrays: np.ndarray) -> float:
+    """``fn`` on the trials in ``selected``; nan when none is selected.
+
+    An empty selection (no trial decided, none wagered) makes a marker undefined for these
+    data; it is not an input bug, so it is answered here instead of by the marker's
+    ``ValueError``. Otherwise :func:`labcore.markers.undefined_as_nan`.
+    """
+    if not np.any(selected):
+        return float("nan")
+    return undefined_as_nan(fn, *(a[selected] for a in arrays))
 
 
 # ---------------------------------------------------------------- metacognition (E1)
@@ -88,42 +91,27 @@ def metacognition(agent: Agent, intervention: Intervention, seeds: Sequence[int]
     answered = decided & np.isfinite(confidence)
     wagered = trace.labels["wager"] & answered
     md, ratio = _meta_d(trace.labels["stimulus"], out["decision"], confidence, answered)
-    cal = quiet(lambda: _ece(correct[answered], confidence[answered]))
     return MetacognitionView(
         correct=correct, confidence=confidence, decided=decided, stimulus=trace.labels["stimulus"],
         salience=trace.labels["salience"], decision=out["decision"], wager=trace.labels["wager"], bet=out["bet"],
         max_softmax=max_softmax, accuracy=float(correct.mean()),
-        auroc=quiet(type2_auroc, correct[answered], confidence[answered]), meta_d=md, m_ratio=ratio,
-        skip_fraction=quiet(skip_fraction, confidence[wagered]),
-        utility=quiet(wagering_utility, correct[wagered], confidence[wagered]),
-        aurc=quiet(aurc, correct[answered], confidence[answered]), calibration_error=cal, trace=trace,
+        auroc=on_selected(answered, type2_auroc, correct, confidence), meta_d=md, m_ratio=ratio,
+        skip_fraction=on_selected(wagered, skip_fraction, confidence),
+        utility=on_selected(wagered, wagering_utility, correct, confidence),
+        aurc=on_selected(answered, aurc, correct, confidence),
+        calibration_error=on_selected(answered, expected_calibration_error, correct, confidence), trace=trace,
     )
 
 
-def _ece(correct: np.ndarray, confidence: np.ndarray) -> float:
-    from labcore.markers import expected_calibration_error
-
-    return expected_calibration_error(correct, confidence)
-
-
-def _meta_d(stimulus, decision, confidence, answered) -> tuple[float, float]:
+def _meta_d(stimulus: np.ndarray, decision: np.ndarray, confidence: np.ndarray,
+            answered: np.ndarray) -> tuple[float, float]:
+    """meta-d' and M-ratio of the answered trials; nan with fewer than 20 or a constant confidence."""
     keep = answered & (decision >= 0)
     if keep.sum() < 20 or np.ptp(confidence[keep]) == 0:
         return float("nan"), float("nan")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            r = meta_d_prime(stimulus[keep], decision[keep], confidence[keep], n_ratings=4)
-        except ValueError:
-            return float("nan"), float("nan")
+    with ignore_undefined():
+        r = meta_d_prime(stimulus[keep], decision[keep], confidence[keep], n_ratings=4)
     return float(r.meta_d_prime), float(r.m_ratio)
-
-
-def calibration(view: MetacognitionView, n_bins: int = 10):
-    """Calibration curve of a view's answered trials (uniform bins)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return calibration_curve(view.correct[view.answered], view.confidence[view.answered], n_bins=n_bins)
 
 
 # ---------------------------------------------------------------- workspace (E2)
@@ -152,11 +140,11 @@ def workspace(agent: Agent, intervention: Intervention, seeds: Sequence[int],
     gbi = gbi_clip = ignition = float("nan")
     if trace.slots is not None:
         window = trace.slots[:, trace.report_steps()]
-        gbi = quiet(global_broadcast_index, window)
-        gbi_clip = quiet(global_broadcast_index, window, negative="clip")
+        gbi = undefined_as_nan(global_broadcast_index, window)
+        gbi_clip = undefined_as_nan(global_broadcast_index, window, negative="clip")
         # The workspace is empty before the first step: include that state, so the first write counts.
         empty = np.zeros_like(trace.slots[:, :1])
-        ignition = quiet(ignition_sharpness, np.concatenate([empty, trace.slots], axis=1))
+        ignition = undefined_as_nan(ignition_sharpness, np.concatenate([empty, trace.slots], axis=1))
     return WorkspaceView(trace.per_step_accuracy(), trace.decision_accuracy(), trace.conjunction(),
                          gbi, gbi_clip, ignition, trace)
 
@@ -309,7 +297,7 @@ def pci_values(agent: Agent, seeds: Sequence[int], normalisations: Sequence[str]
         "shuffle": lambda x, b: lz_complexity_shuffle_normalised(binarize(x), seed=0),
         "evoked": lambda x, b: pci_a(x, baseline=b),
     }
-    values = {n: np.array([quiet(scorers[n], after[i], None if before is None else before[i])
+    values = {n: np.array([undefined_as_nan(scorers[n], after[i], None if before is None else before[i])
                            for i in range(len(seeds))]) for n in normalisations}
     return values, pulsed.conjunction()
 

@@ -86,14 +86,14 @@ def noisy_accuracy(kind: str, seed: int, sigma: float, noise_mode: str, target: 
 @st.cache_data(show_spinner=False, max_entries=64)
 def pci(kind: str, seed: int, normalisation: str) -> tuple[float, float]:
     """Mean perturbational complexity and dPCI of one agent (see labcore.measures.pci_values)."""
-    from labcore.markers import delta_pci
+    from labcore.markers import delta_pci, undefined_as_nan
 
     fixed = Intervention(**measures.evaluation_intervention(kind))
     by, correct = measures.pci_values(agent("dual", kind, seed), episode_seeds(seed, "eval", 32), (normalisation,),
                                    fixed=fixed)
     values = by[normalisation]
     ok = pd.notna(values)
-    return float(values[ok].mean()), measures.quiet(delta_pci, values[ok & correct], values[ok & ~correct])
+    return float(values[ok].mean()), undefined_as_nan(delta_pci, values[ok & correct], values[ok & ~correct])
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

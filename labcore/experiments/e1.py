@@ -25,12 +25,16 @@ from labcore.markers import (
     effective_dimensionality,
     pca_matched_baseline,
     type2_auroc,
+    undefined_as_nan,
 )
-from labcore.measures import metacognition, quiet
+from labcore.measures import metacognition
 from labcore.rollout import Trace
 from labcore.seeding import episode_seeds
 
 CONDITIONS = ("self_on", "self_off", "bus_off", "blind_noise", "blind_permute")
+"""The five E1 conditions, in display order."""
+DECODER_SPLITS = 5
+"""Stratified folds of the E1 decoders (the markers' default)."""
 
 
 def conditions(seed: int) -> dict[str, Intervention]:
@@ -89,21 +93,28 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     steps = intact.outcome["choice_step"]
     ok = view.decided & (steps >= 0)
     probs = at_step(intact.probs, steps)[ok]
-    v["e1.auroc.logits_max_softmax"] = quiet(type2_auroc, view.correct[ok], probs.max(1))
+    y = view.correct[ok]
+    nan = float("nan")
+    # No decided trial (a broken agent): every marker below is undefined, not an input bug.
+    v["e1.auroc.logits_max_softmax"] = undefined_as_nan(type2_auroc, y, probs.max(1)) if ok.any() else nan
     entropy = -(probs * np.log(np.clip(probs, 1e-12, 1))).sum(1)
-    v["e1.auroc.logits_neg_entropy"] = quiet(type2_auroc, view.correct[ok], -entropy)
+    v["e1.auroc.logits_neg_entropy"] = undefined_as_nan(type2_auroc, y, -entropy) if ok.any() else nan
 
     # z_self's effective dimensionality, and a PCA baseline of matched dimension (sec. 5.1.2).
     z = at_step(intact.z_self, steps)[ok]
-    eff = quiet(effective_dimensionality, z)
+    eff = undefined_as_nan(effective_dimensionality, z) if len(z) >= 2 else nan
     v["e1.zself.effective_dim"] = eff
-    y = view.correct[ok]
+    # The decoders cross-validate with DECODER_SPLITS stratified folds: each class (right,
+    # wrong) needs that many trials, else the decoded quantities are undefined for these data.
+    both_classes = DECODER_SPLITS <= y.sum() <= len(y) - DECODER_SPLITS
     # What z_self knows about the agent's own correctness, in bits (the scorecards' FCS uses it).
-    v["e1.zself.information_bits"] = quiet(decoded_information_bits, z, y, seed=seed)
-    if np.isfinite(eff) and 5 <= y.sum() <= len(y) - 5:
+    v["e1.zself.information_bits"] = (undefined_as_nan(decoded_information_bits, z, y, n_splits=DECODER_SPLITS,
+                                                       seed=seed) if both_classes else nan)
+    if np.isfinite(eff) and both_classes:
         k = max(1, round(eff))
-        pca = quiet(pca_matched_baseline, self_model_input(intact, steps)[ok], y, k, seed=seed)
-        zs = quiet(decoder_auroc, z, y, seed=seed)
+        pca = undefined_as_nan(pca_matched_baseline, self_model_input(intact, steps)[ok], y, k,
+                               n_splits=DECODER_SPLITS, seed=seed)
+        zs = undefined_as_nan(decoder_auroc, z, y, n_splits=DECODER_SPLITS, seed=seed)
         v["e1.pca.auroc"] = pca
         v["e1.zself.decoder_auroc"] = zs
         v["e1.pca.advantage"] = zs - pca

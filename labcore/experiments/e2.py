@@ -20,22 +20,23 @@ audit. Choices fixed before results (protocol sec. 6):
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import torch
 
 import labcore.envs as E
+from labcore.agents import Agent
 from labcore.config import Intervention, ReproduceConfig
 from labcore.experiments.common import SeedResult, provide_agents
 from labcore.interventions import CAPACITY_SCALES
-from labcore.markers import delta_nrs
-from labcore.measures import masking_traces, quiet, workspace
-from labcore.rollout import rollout
+from labcore.markers import delta_nrs, ignore_undefined, undefined_as_nan
+from labcore.measures import masking_traces, workspace
+from labcore.rollout import Trace, rollout
 from labcore.seeding import episode_seeds
 
 CAPACITY_SLOTS = (4, 2, 0)
 """The three capacities of the primary behavioural analyses (Fig. 2a)."""
+DNRS_SPLITS = 5
+"""Stratified folds of the dNRS decoder (the marker's default)."""
 
 
 def scale_key(scale: float) -> str:
@@ -78,8 +79,7 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         blocked = tr.report_steps()[0] - 1  # the last blocked-report step
         features = np.concatenate([tr.slots[:, blocked].reshape(len(seeds), -1), tr.h[:, blocked]], axis=1)
         for label_name, cue in (("dnrs", tr.labels["primary"]), ("dnrs_secondary", tr.labels["secondary"])):
-            v[f"e2.{label_name}.scale_{scale_key(scale)}"] = quiet(
-                lambda f=features, y=cue >= 4: delta_nrs(f, y, seed=seed).delta)
+            v[f"e2.{label_name}.scale_{scale_key(scale)}"] = dnrs(features, cue >= 4, seed)
     result.rows["e2_capacity"] = rows
 
     # Backward masking: cue-signal traces per capacity (Fig. 2c).
@@ -95,7 +95,18 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     return result
 
 
-def bus_audit(agent, trace) -> dict[str, float]:
+def dnrs(features: np.ndarray, labels: np.ndarray, seed: int) -> float:
+    """dNRS of binary ``labels`` decoded from ``features`` (nan when a class has too few episodes).
+
+    The decoder cross-validates with DNRS_SPLITS stratified folds, so each class needs that
+    many episodes; with fewer the quantity is undefined for these data (not an input bug).
+    """
+    if min(labels.sum(), (~labels).sum()) < DNRS_SPLITS:
+        return float("nan")
+    return undefined_as_nan(lambda: delta_nrs(features, labels, n_splits=DNRS_SPLITS, seed=seed).delta)
+
+
+def bus_audit(agent: Agent, trace: Trace) -> dict[str, float]:
     """T1: median ||d report logits / d workspace|| ; T3: flips when the trunk is isolated."""
     b, t = np.nonzero(trace.report_mask)
     h = torch.as_tensor(trace.h[b, t])
@@ -133,20 +144,11 @@ def cross_seed(results: list[SeedResult]) -> dict[str, float]:
              "b1_vs_a1": ("e2.per_step.k4", "e2.per_step.a1")}
     for name, (a, b) in pairs.items():
         x, y = seeds_of(a), seeds_of(b)
-        if len(x) >= 2 and len(y) >= 2:
-            w = _quiet_result(welch_t, x, y)
-            out[f"e2.welch_t.{name}"] = w.t if w else float("nan")
-            out[f"e2.welch_p.{name}"] = w.p_value if w else float("nan")
-            out[f"e2.hedges_g.{name}"] = quiet(hedges_g, x, y)
-            p = _quiet_result(permutation_test, x, y, seed=0)
-            out[f"e2.permutation_p.{name}"] = p.p_value if p else float("nan")
+        if len(x) >= 2 and len(y) >= 2:  # each test needs two seeds per group
+            with ignore_undefined():
+                w = welch_t(x, y)
+                out[f"e2.welch_t.{name}"] = w.t
+                out[f"e2.welch_p.{name}"] = w.p_value
+                out[f"e2.hedges_g.{name}"] = float(hedges_g(x, y))
+                out[f"e2.permutation_p.{name}"] = permutation_test(x, y, seed=0).p_value
     return out
-
-
-def _quiet_result(fn, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return fn(*args, **kwargs)
-        except ValueError:
-            return None

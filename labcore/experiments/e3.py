@@ -21,8 +21,6 @@ paper's convention), + dPCI (0 where undefined), + Type-2 AUROC.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import torch
 
@@ -33,10 +31,12 @@ from labcore.markers import (
     delta_pci,
     global_broadcast_index,
     hierarchical_regression,
+    ignore_undefined,
     l75,
     type2_auroc,
+    undefined_as_nan,
 )
-from labcore.measures import evaluation_intervention, noise_target, pci_values, quiet, titration
+from labcore.measures import evaluation_intervention, noise_target, pci_values, titration
 from labcore.rollout import Trace, rollout
 from labcore.seeding import episode_seeds
 
@@ -54,7 +54,7 @@ def report_auroc(trace: Trace) -> tuple[float, bool]:
     correct = trace.agrees[at]
     if correct.all() or not correct.any():
         return 0.5, True  # undefined: the paper's imputation (sec. 5.1.2)
-    return quiet(type2_auroc, correct, conf), False
+    return undefined_as_nan(type2_auroc, correct, conf), False
 
 
 def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
@@ -77,8 +77,8 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         overflow = rollout(agent, E.DUAL_TASK, id_seeds, fixed, task_options={"mask_counts": (OVERFLOW_MASKS,)})
         v[f"e3.ood_gap_overflow.{kind}"] = acc_id - float(overflow.decision_accuracy().mean())
         window = idt.slots[:, idt.report_steps()] if agent.config.workspace else None
-        gbi = quiet(global_broadcast_index, window) if window is not None else 0.0
-        gbi_clip = quiet(global_broadcast_index, window, negative="clip") if window is not None else 0.0
+        gbi = undefined_as_nan(global_broadcast_index, window) if window is not None else 0.0
+        gbi_clip = undefined_as_nan(global_broadcast_index, window, negative="clip") if window is not None else 0.0
         v[f"e3.gbi.{kind}"] = gbi
         v[f"e3.gbi_clip.{kind}"] = gbi_clip
         auroc, imputed = report_auroc(idt)
@@ -103,8 +103,7 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         pci, evoked = pci_by["zlib"], pci_by["evoked"]
         v[f"e3.pci_a.{kind}"] = float(np.nanmean(pci)) if np.isfinite(pci).any() else float("nan")
         v[f"e3.pci_a_evoked.{kind}"] = float(np.nanmean(evoked)) if np.isfinite(evoked).any() else float("nan")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with ignore_undefined():  # no correct or no wrong trial: undefined (nan), counted as 0 below
             dpci = delta_pci(pci[correct & np.isfinite(pci)], pci[~correct & np.isfinite(pci)])
         v[f"e3.dpci.{kind}"] = dpci
         points[kind] = {"gap": acc_id - acc_ood, "gap_overflow": v[f"e3.ood_gap_overflow.{kind}"], "gbi": gbi,
@@ -134,8 +133,7 @@ def composite(points: list[dict], gap: str = "ood_gap", gbi: str = "gbi") -> dic
     out = {"n_points": float(len(points)), "dpci_imputed": float(np.isnan(dpci).sum())}
     if len(points) < 5:
         return out
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with ignore_undefined():
         reg = hierarchical_regression(y, {"gbi": x_gbi, "dpci": np.nan_to_num(dpci, nan=0.0), "auroc": auroc})
     s1, s2, s3 = reg.steps
     out.update({"r2_gbi": s1.r2, "r_gbi": s1.r, "r2_gbi_dpci": s2.r2, "delta_r2_dpci": s2.delta_r2,

@@ -6,7 +6,7 @@ returns a float or a small frozen dataclass. Undefined values are nan with an
 :class:`labcore.UndefinedMetricWarning`. See ``docs/markers.md``.
 """
 
-from labcore.markers._common import pearson_r
+from labcore.markers._common import ignore_undefined, pearson_r, undefined_as_nan
 from labcore.markers.broadcast import (
     cue_retention,
     cue_signal,
@@ -74,6 +74,7 @@ __all__ = [
     "global_broadcast_index",
     "hierarchical_regression",
     "ignition_sharpness",
+    "ignore_undefined",
     "l75",
     "lempel_ziv_complexity",
     "lz_complexity_casali",
@@ -88,5 +89,6 @@ __all__ = [
     "skip_fraction",
     "type2_auroc",
     "type2_roc",
+    "undefined_as_nan",
     "wagering_utility",
 ]

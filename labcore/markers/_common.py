@@ -1,13 +1,16 @@
 """Private helpers shared by the marker modules and ``labcore.stats``.
 
 Input validation (clear ``ValueError`` messages, never bare ``assert``), the
-undefined-value warning, and the exact AUROC core used by every AUROC in the package.
+undefined-value warning and the one helper that silences it for callers
+(:func:`ignore_undefined`, :func:`undefined_as_nan`), and the exact AUROC core used by every AUROC in the package.
 """
 
 from __future__ import annotations
 
+import contextlib
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -20,6 +23,32 @@ __all__: list[str] = []
 def warn_undefined(message: str, *, stacklevel: int = 3) -> None:
     """Emit an :class:`~labcore.UndefinedMetricWarning` pointing at the public caller."""
     warnings.warn(message, UndefinedMetricWarning, stacklevel=stacklevel)
+
+
+@contextlib.contextmanager
+def ignore_undefined() -> Iterator[None]:
+    """Silence :class:`~labcore.UndefinedMetricWarning` (and nothing else) inside the block.
+
+    The one way the lab silences markers: a documented undefined case returns nan with that
+    warning, which a pipeline may expect; any other warning is shown, and every exception
+    (an input bug such as an empty or malformed array raises ``ValueError``) propagates.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        yield
+
+
+def undefined_as_nan(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> float:
+    """``float(fn(*args, **kwargs))`` with the undefined-marker warning silenced.
+
+    A marker's documented undefined case gives nan quietly; a ``ValueError`` is not caught.
+
+    >>> from labcore.markers import type2_auroc
+    >>> undefined_as_nan(type2_auroc, [True, True], [0.2, 0.9])
+    nan
+    """
+    with ignore_undefined():
+        return float(fn(*args, **kwargs))
 
 
 def check_choice(value: object, name: str, choices: Iterable[object]) -> None:
