@@ -28,16 +28,14 @@ from labcore.markers.composite import (
     ood_gap,
 )
 from labcore.markers.decoding import DeltaNRSResult, decoded_information_bits, delta_nrs
+from labcore.markers.meta_d import MetaDResult, meta_d_prime, meta_d_prime_from_counts
 from labcore.markers.metacognition import (
     CalibrationCurve,
-    MetaDResult,
     RiskCoverageCurve,
     aurc,
     brier_score,
     calibration_curve,
     expected_calibration_error,
-    meta_d_prime,
-    meta_d_prime_from_counts,
     risk_coverage_curve,
     skip_fraction,
     type2_auroc,
