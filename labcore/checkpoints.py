@@ -50,6 +50,7 @@ def checkpoint_name(task: str, kind: str, seed: int, mode: str = "fast", episode
 
 
 def sha256_of(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes (the manifest's integrity check)."""
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):

@@ -56,6 +56,7 @@ def _train_one(task: str, kind: str, seed: int, cfg: TrainConfig, out: str) -> d
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    """``train``: behaviour-clone every requested (task, kind, seed) and save the checkpoints."""
     from joblib import Parallel, delayed
     from tqdm import tqdm
 
@@ -101,6 +102,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
+    """``reproduce``: run the experiments, write the result set and report.html, print the claims."""
     from tqdm import tqdm
 
     from labcore.config import ReproduceConfig
@@ -165,6 +167,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``python -m labcore`` argument parser (subcommands ``train`` and ``reproduce``)."""
     from labcore.checkpoints import BUNDLED_DIR
 
     parser = argparse.ArgumentParser(prog="python -m labcore", description=__doc__.split("\n")[0])
@@ -198,6 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m labcore``; returns the exit status."""
     args = build_parser().parse_args(argv)
     if getattr(args, "jobs", 1) < 1:
         raise SystemExit("error: --jobs must be >= 1")

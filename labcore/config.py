@@ -268,6 +268,7 @@ class Intervention:
 
     @property
     def is_intact(self) -> bool:
+        """True if nothing is manipulated (any seed)."""
         return self == Intervention(seed=self.seed)
 
 

@@ -8,6 +8,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
@@ -33,6 +34,6 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
         raise
 
 
-def write_json(path: Path, payload, *, indent: int | None = 1) -> None:
+def write_json(path: Path, payload: Any, *, indent: int | None = 1) -> None:
     """Atomically write ``payload`` as JSON."""
     atomic_write(Path(path), lambda tmp: tmp.write_text(json.dumps(payload, indent=indent, sort_keys=True) + "\n"))

@@ -129,6 +129,7 @@ class WorkspaceView:
 
     @property
     def means(self) -> dict[str, float]:
+        """Mean per-step, decision and conjunction accuracy over the episodes."""
         return {"per_step": float(self.per_step.mean()), "decision": float(self.decision.mean()),
                 "conjunction": float(self.conjunction.mean())}
 
@@ -314,6 +315,7 @@ class TheatreEpisode:
 
     @property
     def n_steps(self) -> int:
+        """Number of steps the episode ran."""
         return int(self.trace.valid[0].sum())
 
 

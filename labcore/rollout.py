@@ -53,6 +53,7 @@ class Trace:
 
     @property
     def n_episodes(self) -> int:
+        """Number of episodes B."""
         return len(self.seeds)
 
     @property
@@ -62,6 +63,7 @@ class Trace:
 
     @property
     def scored(self) -> np.ndarray:
+        """(B, T) steps the policy answers (valid, not a wager step)."""
         return self.valid & (self.step_kind != StepKind.WAGER)
 
     @property

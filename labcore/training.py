@@ -20,6 +20,7 @@ import platform
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 import torch
@@ -47,6 +48,7 @@ class DemoTensors:
 
     @classmethod
     def from_demonstrations(cls, demos: Demonstrations) -> DemoTensors:
+        """Convert the simulator's oracle demonstrations to tensors."""
         pose = torch.as_tensor(np.array(demos.pose))
         obs = Observation(
             direction=torch.as_tensor(np.array(demos.direction_table))[pose],
@@ -67,13 +69,14 @@ class DemoTensors:
     def __len__(self) -> int:
         return self.action.shape[0]
 
-    def index(self, episodes, steps: slice = slice(None)) -> DemoTensors:
+    def index(self, episodes: Any, steps: slice = slice(None)) -> DemoTensors:
         """Select episodes (any index) and a range of steps."""
         item = (episodes, steps)
         return DemoTensors(self.obs.index(item), self.action[item], self.step_kind[item],
                            self.valid[item], None if self.stimulus is None else self.stimulus[episodes])
 
     def prefix(self, length: int) -> DemoTensors:
+        """The first ``length`` steps of every episode."""
         return self.index(slice(None), slice(0, length))
 
 
@@ -93,6 +96,7 @@ def step_weights(step_kind: torch.Tensor, valid: torch.Tensor, cfg: TrainConfig)
 
 @dataclass
 class Losses:
+    """The total training loss and its parts (as numbers, for logs)."""
     total: torch.Tensor
     parts: dict[str, float] = field(default_factory=dict)
 
@@ -170,6 +174,7 @@ def heldout_metrics(agent: Agent, data: DemoTensors, cfg: TrainConfig) -> dict[s
 
 
 def make_optimizer(agent: Agent, cfg: TrainConfig) -> torch.optim.Optimizer:
+    """Adam (AdamW when the kind uses weight decay) over the agent's trainable parameters."""
     params = [p for p in agent.parameters() if p.requires_grad]
     if agent.config.weight_decay > 0:
         return torch.optim.AdamW(params, lr=cfg.lr, weight_decay=agent.config.weight_decay, fused=True)
@@ -195,6 +200,7 @@ class TrainedAgent:
 
 
 def library_versions() -> dict[str, str]:
+    """Versions of the libraries a checkpoint was made with (written into its record)."""
     import gymnasium
     import minigrid
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -29,7 +30,7 @@ def paper_number(claim_id: str) -> float | None:
     return CLAIMS_BY_ID[claim_id].paper.value
 
 
-def metric(column, label: str, value: float, *, claim: str | None = None, fmt: str = "{:.2f}",
+def metric(column: Any, label: str, value: float, *, claim: str | None = None, fmt: str = "{:.2f}",
            help: str | None = None, reference: str | None = None) -> None:
     """An ``st.metric`` with the paper's value (or another reference) written beside ours."""
     shown = "undefined" if value is None or (isinstance(value, float) and math.isnan(value)) else fmt.format(value)

@@ -38,7 +38,7 @@ def init_state(page: str, keys: Sequence[str], *, agents: Sequence[str],
         st.warning(notice, icon=":material/warning:")
 
 
-def value(page: str, name: str):
+def value(page: str, name: str) -> Any:
     """The current value of a control."""
     return st.session_state[_key(page, name)]
 

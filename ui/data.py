@@ -73,11 +73,13 @@ def workspace(kind: str, seed: int, capacity: int, noise: float, noise_mode: str
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def masking(kind: str, seed: int, soa: int, count: int) -> dict[str, list[float]]:
+    """Colour-retention traces of one agent (see measures.masking_traces), cached."""
     return measures.masking_traces(agent("dual", kind, seed), episode_seeds(seed, "eval", 32), soa, count)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def noisy_accuracy(kind: str, seed: int, sigma: float, noise_mode: str, target: str) -> float:
+    """Decision accuracy of one agent at noise ``sigma`` (one point of measures.titration), cached."""
     return measures.titration(agent("dual", kind, seed), episode_seeds(seed, "eval", 50), [sigma],
                               noise_mode=noise_mode, target=target, fixed=measures.evaluation_intervention(kind),
                               noise_seeds=[seed])[0]

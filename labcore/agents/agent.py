@@ -15,6 +15,7 @@ are never edited.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 import torch
 from torch import nn
@@ -64,7 +65,7 @@ class Observation:
         if self.image is None and (self.pose is None or self.image_table is None):
             raise ValueError("an Observation needs `image`, or `pose` with `image_table`")
 
-    def index(self, item) -> Observation:
+    def index(self, item: Any) -> Observation:
         """Select episodes/steps (applied to every per-step field)."""
         return replace(
             self,
@@ -255,6 +256,7 @@ class Agent(nn.Module):
     # ----------------------------------------------------------------- step path
     def initial_state(self, batch: int, intervention: Intervention | None = None,
                       rng: torch.Generator | None = None) -> AgentState:
+        """Zero recurrent state of ``batch`` episodes (and, for a "permute" self-model lesion, the episode shuffle drawn from ``rng``)."""
         c = self.config
         iv = intervention or Intervention()
         permutation = torch.randperm(batch, generator=rng) if iv.self_model_mode == "permute" else None

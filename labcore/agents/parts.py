@@ -53,6 +53,7 @@ class GridEncoder(nn.Module):
 
 
 def mlp(in_dim: int, hidden: int, out_dim: int, dropout: float = 0.0) -> nn.Sequential:
+    """A two-layer perceptron ``d_in -> hidden (ReLU, dropout) -> d_out``."""
     layers: list[nn.Module] = [nn.Linear(in_dim, hidden), nn.ReLU()]
     if dropout > 0:
         layers.append(nn.Dropout(dropout))

@@ -82,10 +82,12 @@ class BatchObs:
 
     @property
     def image(self) -> np.ndarray:
+        """(B, 7, 7, 3) MiniGrid's egocentric view, from the pose table."""
         return self.tables.image[self.pose]
 
     @property
     def direction(self) -> np.ndarray:
+        """(B,) the agent's facing direction, from its pose."""
         return self.tables.direction[self.pose]
 
 
@@ -112,6 +114,7 @@ class BatchDualTask:
         self.max_steps = self.config.n_steps
 
     def reset(self, seeds: Sequence[int], overrides: dict[str, Any] | None = None) -> BatchObs:
+        """Start one episode per seed (``trial_overrides`` fix trial variables); the first observation."""
         self.trials = dual_task.sample_dual_trials(self.config, episode_rngs(seeds), overrides)
         self.schedule = dual_task.dual_schedule(self.config, self.trials)
         self.pose = self.trials.start_pose.copy()
@@ -120,6 +123,7 @@ class BatchDualTask:
 
     @property
     def alive(self) -> np.ndarray:
+        """(B,) episodes still running."""
         return self.t < self.config.n_steps
 
     def _obs(self) -> BatchObs:
@@ -167,16 +171,19 @@ class BatchWagering:
         self.max_steps = self.config.max_steps
 
     def reset(self, seeds: Sequence[int], overrides: dict[str, Any] | None = None) -> BatchObs:
+        """Start one episode per seed (``trial_overrides`` fix trial variables); the first observation."""
         self.trials = wagering.sample_wagering_trials(self.config, episode_rngs(seeds), overrides)
         self.state = wagering.WageringState.start(len(self.trials))
         return self._obs()
 
     @property
     def alive(self) -> np.ndarray:
+        """(B,) episodes still running."""
         return self.state.phase != PHASE_OVER
 
     @property
     def t(self) -> np.ndarray:
+        """(B,) step index of each episode."""
         return self.state.t
 
     def _obs(self) -> BatchObs:
@@ -184,9 +191,11 @@ class BatchWagering:
         return BatchObs(self.state.pose.copy(), task, cue, self.tables)
 
     def oracle_action(self) -> np.ndarray:
+        """(B,) what the oracle would do now (-1 for finished episodes)."""
         return np.where(self.alive, wagering.wagering_oracle(self.trials, self.state), -1)
 
     def step_kind(self) -> np.ndarray:
+        """(B,) :class:`StepKind` of the current step."""
         kind = np.full(len(self.trials), int(StepKind.ORDINARY), np.int64)
         kind[self.state.choice_step == self.state.t] = StepKind.REPORT_1
         kind[self.state.phase == PHASE_WAGER] = StepKind.WAGER
@@ -194,6 +203,7 @@ class BatchWagering:
         return kind
 
     def step(self, actions: np.ndarray) -> tuple[BatchObs, np.ndarray, np.ndarray, np.ndarray]:
+        """Apply one action per episode; returns ``(obs, reward, terminated, truncated)``."""
         actions = _check_actions(actions, len(self.trials))
         moved = self.tables.transition[self.state.pose, actions]
         reward, terminated, truncated = wagering.wagering_advance(
@@ -250,14 +260,17 @@ class Demonstrations:
 
     @property
     def image(self) -> np.ndarray:
+        """(B, T, 7, 7, 3) egocentric views, from the pose table."""
         return self.image_table[self.pose]
 
     @property
     def n_episodes(self) -> int:
+        """Number of episodes B."""
         return len(self.seeds)
 
     @property
     def n_steps(self) -> int:
+        """Padded episode length T."""
         return self.pose.shape[1]
 
 

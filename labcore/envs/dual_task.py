@@ -60,6 +60,7 @@ class DualTrials:
 
     @property
     def n_masks(self) -> np.ndarray:
+        """(B,) number of distractor events per episode."""
         return (self.mask_steps >= 0).sum(axis=1)
 
 
@@ -278,7 +279,9 @@ class DualTaskEnv(MiniGridEnv):
         self.last_action = None
         self.last_report_correct = None
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Start an episode (gymnasium API); ``options`` may fix trial variables."""
         self._reset_options = options
         _, info = super().reset(seed=seed)
         self._reset_options = None
@@ -306,7 +309,8 @@ class DualTaskEnv(MiniGridEnv):
             raise RuntimeError("the episode is over; call reset()")
         return int(self.schedule.oracle[0, self.step_count])
 
-    def step(self, action: int):
+    def step(self, action: int) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Apply one action (gymnasium API): ``(obs, reward, terminated, truncated, info)``."""
         t = self.step_count
         if t >= self.config.n_steps:
             raise RuntimeError("the episode is over; call reset()")
@@ -331,6 +335,7 @@ class DualTaskEnv(MiniGridEnv):
         }
         return self._observation(), reward, terminated, False, info
 
-    def get_frame(self, highlight: bool = True, tile_size: int = 32, agent_pov: bool = False):
+    def get_frame(self, highlight: bool = True, tile_size: int = 32, agent_pov: bool = False) -> np.ndarray:
+        """The human-readable frame: MiniGrid's view beside the cue-channel panel."""
         grid_img = super().get_frame(highlight, tile_size, agent_pov)
         return compose_dual_frame(self, grid_img)

@@ -113,10 +113,12 @@ class PoseTables:
 
     @property
     def n_poses(self) -> int:
+        """Number of distinct poses P."""
         return len(self.poses)
 
     @property
     def direction(self) -> np.ndarray:
+        """(P,) facing direction of each pose."""
         return self.poses[:, 2]
 
     def index(self, pos: tuple[int, int], direction: int) -> int:

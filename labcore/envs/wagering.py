@@ -108,6 +108,7 @@ class WageringState:
 
     @classmethod
     def start(cls, n: int) -> WageringState:
+        """The state of fresh episodes for the given trials."""
         tables = pose_tables(LAYOUT)
         start = tables.index(START_POSE[:2], START_POSE[2])
         minus = np.full(n, -1, np.int64)
@@ -269,7 +270,9 @@ class WageringEnv(MiniGridEnv):
         self.mission = MISSION
         self.last_action = None
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Start an episode (gymnasium API); ``options`` may fix trial variables."""
         self._reset_options = options
         _, info = super().reset(seed=seed)
         self._reset_options = None
@@ -283,6 +286,7 @@ class WageringEnv(MiniGridEnv):
 
     @property
     def phase(self) -> str:
+        """Phase of the episode (labels.PHASE_NAVIGATE / PHASE_WAGER / PHASE_OVER)."""
         return ("navigate", "wager", "over")[int(self.state.phase[0])]
 
     def oracle_action(self) -> int:
@@ -291,7 +295,8 @@ class WageringEnv(MiniGridEnv):
             raise RuntimeError("the episode is over; call reset()")
         return int(wagering_oracle(self.trials, self.state)[0])
 
-    def step(self, action: int):
+    def step(self, action: int) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Apply one action (gymnasium API): ``(obs, reward, terminated, truncated, info)``."""
         if self.state.phase[0] == PHASE_OVER:
             raise RuntimeError("the episode is over; call reset()")
         action = int(action)
@@ -317,6 +322,7 @@ class WageringEnv(MiniGridEnv):
         }
         return self._observation(), float(reward[0]), bool(terminated[0]), bool(truncated[0]), info
 
-    def get_frame(self, highlight: bool = True, tile_size: int = 32, agent_pov: bool = False):
+    def get_frame(self, highlight: bool = True, tile_size: int = 32, agent_pov: bool = False) -> np.ndarray:
+        """The human-readable frame: MiniGrid's view with the flash and the wager drawn in."""
         grid_img = super().get_frame(highlight, tile_size, agent_pov)
         return compose_wagering_frame(self, grid_img, tile_size)

@@ -53,6 +53,7 @@ class SeedResult:
 
 
 def l75_dict(result: L75Result) -> dict:
+    """The JSON-able record of one seed's L75 (``value``, ``censored``, ``bound``)."""
     return {"value": None if math.isnan(result.value) else float(result.value),
             "censored": result.censored, "bound": None if result.bound is None else float(result.bound)}
 

@@ -38,6 +38,7 @@ DECODER_SPLITS = 5
 
 
 def conditions(seed: int) -> dict[str, Intervention]:
+    """The five E1 interventions of one seed (the blind ablations draw with the seed)."""
     return {
         "self_on": INTACT,
         "self_off": SELF_MODEL_LESION,
@@ -58,6 +59,22 @@ def self_model_input(trace: Trace, steps: np.ndarray) -> np.ndarray:
 
 
 def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
+    """Experiment 1 for one agent seed: the five conditions, the logits control, z_self's dimensionality.
+
+    Parameters
+    ----------
+    seed : int
+        The agent seed (its E1 agent and its evaluation episodes).
+    cfg : ReproduceConfig
+        Budgets (``e1_trials``).
+    cache_dir : str
+        Where agents trained on demand are cached.
+
+    Returns
+    -------
+    SeedResult
+        Values keyed by claim id (``e1.*``) and the ``e1_trials`` rows.
+    """
     torch.set_num_threads(1)
     result = SeedResult("e1", seed)
     agent = provide_agents(result, "wagering", ["b2_ws"], seed, cache_dir).get("b2_ws")

@@ -25,6 +25,7 @@ import numpy as np
 import torch
 
 import labcore.envs as E
+from labcore.agents import Agent
 from labcore.checkpoints import BUNDLED_DIR, checkpoint_name, load_checkpoint
 from labcore.config import TrainConfig
 from labcore.experiments.e2 import bus_audit
@@ -38,7 +39,7 @@ from labcore.training import train_agent
 SIGMAS = (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 
 
-def measure(agent, seed: int, episodes: int = 50) -> dict:
+def measure(agent: Agent, seed: int, episodes: int = 50) -> dict:
     """Bus Jacobian (T1), L75 under stored workspace noise, clean accuracy."""
     seeds = episode_seeds(seed, "eval", episodes)
     audit = bus_audit(agent, rollout(agent, E.DUAL_TASK, seeds))
@@ -49,6 +50,7 @@ def measure(agent, seed: int, episodes: int = 50) -> dict:
 
 
 def run(seeds: list[int], updates: int) -> dict:
+    """Bundled B1 beside B1 retrained for ``updates`` updates, per seed, with a summary (post hoc)."""
     torch.set_num_threads(1)
     rows = []
     for seed in seeds:
@@ -69,6 +71,7 @@ def run(seeds: list[int], updates: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``python -m labcore.experiments.gain``: retrain B1 longer and write exploratory_gain.json."""
     parser = argparse.ArgumentParser(prog="python -m labcore.experiments.gain", description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=parse_seeds, default=[0, 1, 2])
     parser.add_argument("--updates", type=int, default=3000)

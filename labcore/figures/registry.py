@@ -84,6 +84,7 @@ def caption_number(x: Any, digits: int = 3) -> str:
 
 
 def claim_paper_text(claim_id: str, res: Results | None = None) -> str:
+    """The paper's value of a claim as text (:func:`labcore.paper.paper_text`)."""
     spec = CLAIMS_BY_ID.get(claim_id)
     if spec is not None:
         return paper_text(spec.paper)
@@ -92,6 +93,7 @@ def claim_paper_text(claim_id: str, res: Results | None = None) -> str:
 
 
 def claim_ours_text(claim_id: str, res: Results) -> str:
+    """Our value of a claim as text (:func:`labcore.results.ours_text`), or of an auxiliary key."""
     claim = res.claims.get(claim_id)
     if claim is not None:
         return ours_text(claim.get("ours") or {})
@@ -99,11 +101,13 @@ def claim_ours_text(claim_id: str, res: Results) -> str:
 
 
 def value_of(res: Results, key: str) -> float:
+    """An aggregated value of the result set as a float (nan if absent or undefined)."""
     v = res.values.get(key)
     return float(v) if finite(v) else math.nan
 
 
 def claim_description(claim_id: str, res: Results) -> str:
+    """A claim's description: from the result set, else from the paper's table, else its id."""
     claim = res.claims.get(claim_id)
     if claim and claim.get("description"):
         return str(claim["description"])

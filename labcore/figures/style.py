@@ -288,6 +288,7 @@ def chance_line(
     dash: str = "dash",
     color: str | None = None,
 ) -> None:
+    """A dashed horizontal reference line (chance, threshold) with its label."""
     kwargs = {"row": row, "col": col} if row is not None else {}
     fig.add_hline(
         y=y,
@@ -300,6 +301,7 @@ def chance_line(
 
 
 def has_columns(df: Any, columns: Iterable[str]) -> bool:
+    """True if ``df`` is a non-empty DataFrame holding all ``columns``."""
     return isinstance(df, pd.DataFrame) and not df.empty and set(columns) <= set(df.columns)
 
 
@@ -316,10 +318,12 @@ def seed_numbers(seed_values: pd.DataFrame | None, key: str) -> tuple[np.ndarray
 
 
 def jitter(n: int) -> np.ndarray:
+    """Horizontal offsets that spread ``n`` seed dots around their bar."""
     return np.zeros(n) if n <= 1 else np.linspace(-JITTER, JITTER, n)
 
 
 def mean_sd(values: np.ndarray) -> tuple[float, float]:
+    """Mean and sample SD (SD 0 for one value or an exactly constant set; nan, nan if empty)."""
     if values.size == 0:
         return math.nan, math.nan
     if values.size == 1 or np.ptp(values) == 0:  # exactly constant: SD 0, not a rounding residue
@@ -340,6 +344,7 @@ class Group:
 
     @property
     def name(self) -> str:
+        """Display name: the explicit label, else :func:`label_of` of the key."""
         return self.label or label_of(self.key)
 
 
@@ -414,6 +419,7 @@ def add_seed_bars(
 
 
 def axref(fig: go.Figure, row: int | None, col: int | None) -> dict:
+    """``xref``/``yref`` of a subplot, for annotations placed in its data coordinates."""
     if row is None:
         return {}
     sub = fig.get_subplot(row, col)
@@ -429,7 +435,7 @@ def add_paper_marks(
     *,
     legend: bool = True,
     y_of_x: bool = False,
-    **rc,
+    **rc: Any,
 ) -> None:
     """Hollow diamonds (values, with the paper's SD as error bar) and hollow triangles (bounds)."""
     values = [(x, p, name) for x, p, name in marks if p is not None and not p.bound]
@@ -493,7 +499,8 @@ def add_paper_marks(
         )
 
 
-def category_axis(fig: go.Figure, names: Sequence[str], **rc) -> None:
+def category_axis(fig: go.Figure, names: Sequence[str], **rc: Any) -> None:
+    """Categorical x ticks at 0..n-1 with wrapped labels."""
     fig.update_xaxes(
         tickmode="array",
         tickvals=list(range(len(names))),
@@ -638,6 +645,7 @@ def add_mean_with_band(fig: go.Figure, key: str, x: np.ndarray, arr: np.ndarray,
 
 
 def rgba(hex_colour: str, alpha: float) -> str:
+    """``'#1f77b4', 0.2 -> 'rgba(31,119,180,0.2)'``."""
     h = hex_colour.lstrip("#")
     r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
     return f"rgba({r},{g},{b},{alpha})"
@@ -646,6 +654,7 @@ def rgba(hex_colour: str, alpha: float) -> str:
 
 
 def sigma_axis(fig: go.Figure) -> None:
+    """The y axis of an L75 panel: noise SD in units of the slot's own SD."""
     fig.update_yaxes(title_text=f"L75: {UNITS_SIGMA}", rangemode="tozero", row=1, col=1)
     fig.update_xaxes(tickfont={"size": 11})
 
