@@ -5,12 +5,11 @@ import streamlit as st
 
 from labcore.figures.live import calibration_figure, confidence_histogram, type2_roc_figure
 from ui import controls, data
-from ui.components import explain, figure, metric, paper_number
+from ui.components import SELF_MODEL_LABELS, explain, figure, metric, paper_number
 from ui.state import MAX_SLOTS
 
 PAGE = "metacognition"
 KEYS = ("agent", "seed", "self_model_mode", "capacity")
-SELF_MODEL_LABELS = {"on": "on", "zero": "zeroed", "noise": "noise", "permute": "shuffled"}
 
 st.title("Metacognition — Higher-Order Theory")
 st.caption("Experiment 1 of the paper: a wagering task. Can the agent tell its right answers from its wrong ones?")

@@ -9,8 +9,7 @@ from labcore.figures.paper_e3 import fig3b_marker_correlations
 from labcore.figures.style import label_of
 from labcore.measures import PCI_NORMALISATIONS, noise_target
 from labcore.paper import CLAIMS_BY_ID
-from labcore.results import parse_l75
-from labcore.stats import summarize_l75
+from labcore.results import l75_point
 from ui import controls, data
 from ui.components import explain, figure, metric
 from ui.state import MAX_NOISE, LabState
@@ -73,21 +72,15 @@ if titration is not None:
     suffix = "" if noise_mode == "stored" else ".read"
     l75, paper_l75 = {}, {}
     for agent_name in chosen:
-        if seed_values is not None:
-            rows = seed_values[seed_values["key"] == f"e3.l75.{agent_name}{suffix}"]["value"]
-            parsed = [parse_l75(x) for x in rows]
-            found = [{"value": v, "censored": c, "bound": b} for v, c, b in parsed if c != "missing"]
-            if found:
-                summ = summarize_l75(found)
-                bound_text = {"right": "> ", "left": "<= "}.get(summ["censored"])
-                l75[agent_name] = f"{bound_text}{summ['bound']:g}" if bound_text else summ["mean"]
+        point = l75_point(seed_values, f"e3.l75.{agent_name}{suffix}")
+        if point is not None:
+            l75[agent_name] = point
         claim = CLAIMS_BY_ID.get(f"e3.l75.{agent_name}{suffix}")
         if claim is not None:
             paper_l75[agent_name] = claim.paper
     fig = titration_figure(curves, l75, paper_l75=paper_l75)
-    live_name = kind
     fig.add_scatter(x=[sigma], y=[live], mode="markers", marker={"size": 14, "symbol": "star", "color": "black"},
-                    name=f"live: {live_name} seed {seed}")
+                    name=f"live: {kind} seed {seed}")
     figure(fig, key="titration", download="titration")
     st.download_button("Download the titration data (CSV)", subset.to_csv(index=False), file_name="titration.csv",
                        mime="text/csv")

@@ -10,14 +10,13 @@ from labcore.envs.batch import StepKind
 from labcore.envs.labels import PRIMARY_CUE_NAMES, SECONDARY_CUE_NAMES
 from labcore.figures.episode import action_probabilities, internal_state_timeline, workspace_heatmap
 from ui import controls, data
-from ui.components import explain, figure
+from ui.components import SELF_MODEL_LABELS, explain, figure
 from ui.state import MAX_NOISE, MAX_SLOTS, TASK_CHOICES, LabState
 
 PAGE = "rollouts"
 KEYS = ("task", "agent", "seed", "episode", "self_model_mode", "capacity", "noise", "noise_mode")
 TASKS = {"dual": ("Dual task", E.DUAL_TASK, "dual"), "masking": ("Backward masking", E.DUAL_TASK_MASKING, "dual"),
          "wagering": ("Wagering (E1)", E.WAGERING, "wagering"), "ood": ("Dual task, longer delay", E.DUAL_TASK_OOD, "dual")}
-SELF_MODEL_LABELS = {"on": "on", "zero": "zeroed", "noise": "noise", "permute": "shuffled"}
 
 st.title("Rollout theatre")
 explain(

@@ -3,8 +3,10 @@
 Tasks (``labcore.envs``), agents (``labcore.agents``), run-time interventions
 (``labcore.interventions``), behaviour cloning (``labcore.training``), markers
 (``labcore.markers``), seed-level statistics (``labcore.stats``) and the experiment
-pipelines (``labcore.experiments``). Nothing here imports Streamlit: the app in
-``app.py``/``pages/`` is a thin layer on top.
+pipelines (``labcore.experiments``), with the result-set contract (``labcore.results``), the
+figures (``labcore.figures``) and the HTML report (``labcore.report``). Nothing here imports
+Streamlit: the app in ``app.py``/``app_pages/`` is a thin layer on top. The layers and where
+each concept lives: ``docs/ARCHITECTURE.md``.
 
 Primary spec: Phua (2025), "Can We Test Consciousness Theories on AI? Ablations, Markers,
 and Robustness". Every open design choice is pre-registered in ``docs/protocol.md``.

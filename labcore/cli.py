@@ -1,4 +1,4 @@
-"""Command line: ``python -m labcore train ...`` (and, later, ``reproduce``).
+"""Command line: ``python -m labcore train ...`` and ``python -m labcore reproduce ...``.
 
 Examples
 --------
@@ -9,6 +9,10 @@ Train the E1 agent (B2, workspace-read) for seeds 0-4 into the bundled directory
 Regenerate the whole bundled set (every kind every experiment needs, 5 seeds)::
 
     python -m labcore train --experiment all --agent all --seeds 0-4 --jobs 2
+
+Run E1-E3 on 5 seeds and write the result set with its report.html::
+
+    python -m labcore reproduce --experiment all --seeds 5 --jobs 2 --out results/mine
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from labcore.config import (
     TrainConfig,
 )
 from labcore.paper import paper_text
+from labcore.results import ours_text
 from labcore.seeding import parse_seeds
 
 
@@ -140,17 +145,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             cluster.close()
     print(f"{'claim':34s} {'paper':>14s} {'ours':>22s}  verdict")
     for c in summary["claims"]:
-        p = paper_text(c["paper"], plus_minus="+/-")
-        ours = c["ours"]
-        if ours.get("censored") == "right":
-            o = f"> {ours['bound']:g}"
-        elif ours.get("censored") == "left":
-            o = f"<= {ours['bound']:g}"
-        elif ours.get("mean") is None:
-            o = "undefined"
-        else:
-            o = f"{ours['mean']:.3g} +/- {ours['sd']:.2g} (n={ours['n']})" if ours.get("sd") is not None \
-                else f"{ours['mean']:.3g}"
+        p = paper_text(c["paper"])
+        o = ours_text(c["ours"])
         print(f"{c['id']:34s} {p:>14s} {o:>22s}  {c['verdict']}")
     counts = summary["verdict_counts"]
     print("; ".join(f"{k}: {v}" for k, v in counts.items()) + f"   ({summary['wall_seconds']} s)")

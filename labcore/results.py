@@ -394,6 +394,20 @@ def seed_raw(seed_values: pd.DataFrame | None, key: str) -> list[tuple[Any, Any]
     return list(zip(rows["seed"].tolist(), rows["value"].tolist(), strict=True))
 
 
+def l75_point(seed_values: pd.DataFrame | None, key: str) -> float | str | None:
+    """The seed summary of one L75 key as a point for a titration figure.
+
+    Returns the mean of the seeds that crossed 75%, or, when the majority is censored, the
+    bound as text (``"> 0.5"``, ``"<= 0"``, as :func:`parse_l75` reads it); None if the key
+    has no values.
+    """
+    raw = seed_raw(seed_values, key)
+    if not raw:
+        return None
+    text, mean, _ = format_l75([parse_l75(v) for _, v in raw])
+    return mean if finite(mean) else text.split(" (")[0]
+
+
 def l75_summary(seed_values: pd.DataFrame | None, key: str) -> str:
     """Seed summary text of one L75 key of ``seed_values.csv`` (``"undefined"`` if absent)."""
     raw = seed_raw(seed_values, key)

@@ -8,7 +8,7 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
-from labcore.paper import CLAIMS_BY_ID
+from labcore.paper import CLAIMS_BY_ID, paper_text
 
 
 def explain(what: str, try_this: str, theory: str, *, expanded: bool = False) -> None:
@@ -22,7 +22,7 @@ def explain(what: str, try_this: str, theory: str, *, expanded: bool = False) ->
 
 def paper_value(claim_id: str) -> str:
     """The paper's value of a claim, as the paper states it (from the one reference table)."""
-    return str(CLAIMS_BY_ID[claim_id].paper)
+    return paper_text(CLAIMS_BY_ID[claim_id].paper)
 
 
 def paper_number(claim_id: str) -> float | None:
@@ -57,6 +57,9 @@ def figure(fig: go.Figure, *, key: str, download: str | None = None) -> None:
         st.download_button("Download figure (HTML)", fig.to_html(include_plotlyjs="cdn", full_html=True),
                            file_name=f"{download}.html", mime="text/html", key=f"dl-{key}")
 
+
+SELF_MODEL_LABELS = {"on": "on", "zero": "zeroed", "noise": "noise", "permute": "shuffled"}
+"""How the self-model control names each of labcore.config.SELF_MODEL_MODES."""
 
 SCOPE_LINE = ("These agents are not conscious. They are small reference implementations of mechanisms that "
               "theories of consciousness propose, built to test what those mechanisms do.")

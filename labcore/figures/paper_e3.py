@@ -38,7 +38,7 @@ from labcore.figures.style import (
     style_figure,
 )
 from labcore.paper import PaperValue, paper_text
-from labcore.results import finite, fmt, format_l75, parse_l75, seed_raw
+from labcore.results import finite, fmt, l75_point, seed_raw
 
 # --------------------------------------------------------------------------- E3
 
@@ -272,10 +272,9 @@ def fig3c_titration(
             index="seed", columns="sigma", values="accuracy", aggfunc="mean"
         ).sort_index(axis=1)
         curves[agent] = (table.columns.to_numpy(float), table.to_numpy(float))
-        raw = seed_raw(seed_values, f"e3.l75.{agent}{'' if noise_mode == 'stored' else '.read'}")
-        if raw:
-            text, mean, _ = format_l75([parse_l75(v) for _, v in raw])
-            l75[agent] = mean if finite(mean) else text.split(" (")[0]
+        point = l75_point(seed_values, f"e3.l75.{agent}{'' if noise_mode == 'stored' else '.read'}")
+        if point is not None:
+            l75[agent] = point
     suffix = "" if noise_mode == "stored" else ".read"
     paper = {a: paper_of(f"e3.l75.{a}{suffix}") for a in curves if paper_of(f"e3.l75.{a}{suffix}")}
     return titration_figure(curves, l75, paper_l75=paper, title=title)
