@@ -123,7 +123,23 @@ def dnrs(features: np.ndarray, labels: np.ndarray, seed: int) -> float:
 
 
 def bus_audit(agent: Agent, trace: Trace) -> dict[str, float]:
-    """T1: median ||d report logits / d workspace|| ; T3: flips when the trunk is isolated."""
+    """The bus audit of paper sec. 5.2.2 on a trained workspace agent's intact rollouts.
+
+    Parameters
+    ----------
+    agent : Agent
+        A dual-task agent with a workspace (not modified).
+    trace : Trace
+        Its intact dual-task rollouts; the audit reads their report steps.
+
+    Returns
+    -------
+    dict
+        ``"e2.audit.jacobian"`` (T1): the median Frobenius norm of d(report logits) /
+        d(workspace read) over the report steps; ``"e2.audit.trunk_flips"`` (T3): the
+        fraction of report decisions that change when the carrier is replaced by another
+        episode's carrier at the same report step, the workspace kept.
+    """
     b, t = np.nonzero(trace.report_mask)
     h = torch.as_tensor(trace.h[b, t])
     slots = torch.as_tensor(trace.slots[b, t]).requires_grad_(True)
