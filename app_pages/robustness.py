@@ -8,7 +8,7 @@ from labcore.figures.live import pci_bars, titration_figure
 from labcore.figures.paper_e3 import fig3b_marker_correlations
 from labcore.figures.style import label_of
 from labcore.measures import PCI_NORMALISATIONS, noise_target
-from labcore.paper import CLAIMS_BY_ID
+from labcore.paper import CLAIMS_BY_ID, l75_key
 from labcore.results import l75_point
 from ui import controls, data
 from ui.components import explain, figure, metric
@@ -69,13 +69,12 @@ if titration is not None:
         pivot = df.pivot_table(index="seed", columns="sigma", values="accuracy")
         curves[agent_name] = (pivot.columns.to_numpy(), pivot.to_numpy())
     seed_values = results.seed_values
-    suffix = "" if noise_mode == "stored" else ".read"
     l75, paper_l75 = {}, {}
     for agent_name in chosen:
-        point = l75_point(seed_values, f"e3.l75.{agent_name}{suffix}")
+        point = l75_point(seed_values, l75_key(agent_name, noise_mode))
         if point is not None:
             l75[agent_name] = point
-        claim = CLAIMS_BY_ID.get(f"e3.l75.{agent_name}{suffix}")
+        claim = CLAIMS_BY_ID.get(l75_key(agent_name, noise_mode))
         if claim is not None:
             paper_l75[agent_name] = claim.paper
     fig = titration_figure(curves, l75, paper_l75=paper_l75)

@@ -97,6 +97,15 @@ class ClaimSpec:
     not_comparable: str | None = None
 
 
+def l75_key(kind: str, noise_mode: str = "stored") -> str:
+    """The key of an agent kind's L75 under workspace (or, without a bus, carrier) noise.
+
+    >>> l75_key("b1"), l75_key("b2_ws", "read")
+    ('e3.l75.b1', 'e3.l75.b2_ws.read')
+    """
+    return f"e3.l75.{kind}" + ("" if noise_mode == "stored" else f".{noise_mode}")
+
+
 def _v(values: Values, key: str) -> float:
     return values.get(key, math.nan)
 

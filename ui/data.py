@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+import labcore.envs as E
 from labcore import measures
 from labcore import results as result_set
 from labcore.agents import Agent
@@ -102,7 +103,7 @@ def pci(kind: str, seed: int, normalisation: str) -> tuple[float, float]:
 def theatre(task_id: str, kind: str, seed: int, episode: int, self_model_mode: str, capacity: int, noise: float,
             noise_mode: str, soa: int | None = None, count: int | None = None) -> measures.TheatreEpisode:
     """One episode for the rollout theatre (see measures.theatre)."""
-    task = "wagering" if task_id == "CTLab-Wagering-v0" else "dual"
+    task = "wagering" if task_id == E.WAGERING else "dual"
     model = agent(task, kind, seed)
     iv = Intervention(self_model_mode=self_model_mode, capacity_scale=capacity_scale(capacity, model.config.n_slots),
                       workspace_noise=noise, noise_mode=noise_mode, seed=seed)

@@ -37,6 +37,7 @@ from labcore.markers import (
     undefined_as_nan,
 )
 from labcore.measures import evaluation_intervention, noise_target, pci_values, titration
+from labcore.paper import l75_key
 from labcore.rollout import Trace, rollout
 from labcore.seeding import episode_seeds
 
@@ -105,8 +106,7 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         for noise_mode in NOISE_MODES:
             accs = titration(agent, noise_seeds, cfg.sigmas, noise_mode=noise_mode, target=target,
                              fixed=evaluation_intervention(kind))
-            suffix = "" if noise_mode == "stored" else ".read"
-            result.l75[f"e3.l75.{kind}{suffix}"] = l75_dict(l75(cfg.sigmas, accs))
+            result.l75[l75_key(kind, noise_mode)] = l75_dict(l75(cfg.sigmas, accs))
             rows += [{"agent": kind, "noise_mode": noise_mode, "noise": target, "seed": seed, "sigma": s, "accuracy": a}
                      for s, a in zip(cfg.sigmas, accs, strict=True)]
         if kind in ("b1", "b2", "b2_ws"):

@@ -15,6 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from labcore.config import NOISE_MODES
 from labcore.figures.live import (
     titration_figure,
 )
@@ -37,7 +38,7 @@ from labcore.figures.style import (
     sigma_axis,
     style_figure,
 )
-from labcore.paper import PaperValue, paper_text
+from labcore.paper import PaperValue, l75_key, paper_text
 from labcore.results import finite, fmt, l75_point, seed_raw
 
 # --------------------------------------------------------------------------- E3
@@ -67,9 +68,9 @@ def fig3a_l75(seed_values: pd.DataFrame | None, agents: Sequence[str] = FIG3A_AG
     """
     title = "Fig. 3a: noise tolerance L75 under workspace noise (higher = more robust)"
     raw = {
-        (a, p): seed_raw(seed_values, f"e3.l75.{a}{'' if p == 'stored' else '.read'}")
+        (a, p): seed_raw(seed_values, l75_key(a, p))
         for a in agents
-        for p in ("stored", "read")
+        for p in NOISE_MODES
     }
     if not any(raw.values()):
         return empty_figure(title, "no E3 L75 values")
@@ -83,9 +84,8 @@ def fig3a_l75(seed_values: pd.DataFrame | None, agents: Sequence[str] = FIG3A_AG
             "fresh noise on the copy that is read",
         ),
     )
-    for col, protocol in enumerate(("stored", "read"), start=1):
-        suffix = "" if protocol == "stored" else ".read"
-        groups = [(a, raw[(a, protocol)], paper_of(f"e3.l75.{a}{suffix}")) for a in agents]
+    for col, noise_mode in enumerate(NOISE_MODES, start=1):
+        groups = [(a, raw[(a, noise_mode)], paper_of(l75_key(a, noise_mode))) for a in agents]
         add_l75_groups(fig, groups, row=1, col=col, legend=col == 1)
     sigma_axis(fig)
     return style_figure(fig, title, height=560)
@@ -272,11 +272,10 @@ def fig3c_titration(
             index="seed", columns="sigma", values="accuracy", aggfunc="mean"
         ).sort_index(axis=1)
         curves[agent] = (table.columns.to_numpy(float), table.to_numpy(float))
-        point = l75_point(seed_values, f"e3.l75.{agent}{'' if noise_mode == 'stored' else '.read'}")
+        point = l75_point(seed_values, l75_key(agent, noise_mode))
         if point is not None:
             l75[agent] = point
-    suffix = "" if noise_mode == "stored" else ".read"
-    paper = {a: paper_of(f"e3.l75.{a}{suffix}") for a in curves if paper_of(f"e3.l75.{a}{suffix}")}
+    paper = {a: paper_of(l75_key(a, noise_mode)) for a in curves if paper_of(l75_key(a, noise_mode))}
     return titration_figure(curves, l75, paper_l75=paper, title=title)
 
 
