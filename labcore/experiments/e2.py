@@ -80,8 +80,9 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     b1 = agents["b1"]
     figures = {"slots_mean_norm": {}}
     for scale in CAPACITY_SCALES:
-        slots_k = round(scale * b1.config.n_slots)
-        view = workspace(b1, Intervention(capacity_scale=scale), seeds)
+        iv = Intervention(capacity_scale=scale)
+        slots_k = iv.active_slots(b1.config.n_slots)
+        view = workspace(b1, iv, seeds)
         acc = {"per_step": float(view.per_step[:n_eval].mean()), "decision": float(view.decision[:n_eval].mean()),
                "conjunction": float(view.conjunction[:n_eval].mean())}
         for name, value in acc.items():

@@ -14,6 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from labcore.config import AGENT_KINDS, Intervention
 from labcore.figures.live import (
     masking_figure,
 )
@@ -35,6 +36,9 @@ from labcore.figures.style import (
     style_figure,
 )
 from labcore.results import finite, fmt
+
+B1_SLOTS = AGENT_KINDS["b1"].n_slots
+"""Slots of the E2 agent (the capacity axis of these figures)."""
 
 # --------------------------------------------------------------------------- E2 (GWT)
 
@@ -332,7 +336,7 @@ def dnrs_by_scale(seed_values: pd.DataFrame | None) -> go.Figure:
     fig.update_xaxes(
         title_text="workspace capacity scale (0 = bus off, 1 = 4 slots)",
         tickvals=list(x),
-        ticktext=[f"{s}<br>({round(float(s) * 4)} slots)" for s in scales],
+        ticktext=[f"{s}<br>({Intervention(capacity_scale=float(s)).active_slots(B1_SLOTS)} slots)" for s in scales],
     )
     fig.update_yaxes(title_text="ΔNRS (decoder AUC − shuffled AUC)")
     return style_figure(fig, title, height=480)
