@@ -60,3 +60,17 @@ def test_cli_rejects_bad_arguments():
     bad = subprocess.run([sys.executable, "-m", "labcore", "train", "--experiment", "e9", "--agent", "b1"],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
+
+
+def test_reproduce_command_writes_the_result_set_then_the_report(tmp_path, capsys):
+    """The runner writes the result set; the command line adds report.html after it."""
+    from labcore.cli import main
+
+    out = tmp_path / "r"
+    assert main(["reproduce", "--experiment", "e1", "--seeds", "1", "--quick", "--out", str(out),
+                 "--cache", str(tmp_path / "cache")]) == 0
+    assert (out / "summary.json").exists() and (out / "report.html").exists()
+    assert f"wrote {out / 'report.html'}" in capsys.readouterr().out
+    assert main(["reproduce", "--experiment", "e1", "--seeds", "1", "--quick", "--out", str(tmp_path / "n"),
+                 "--cache", str(tmp_path / "cache"), "--no-report"]) == 0
+    assert not (tmp_path / "n" / "report.html").exists()
