@@ -12,6 +12,14 @@ Primary spec: Phua (2025), "Can We Test Consciousness Theories on AI? Ablations,
 and Robustness". Every open design choice is pre-registered in ``docs/protocol.md``.
 """
 
+import os
+
+# Intel MKL's conditional numerical reproducibility: matrix products round the same way
+# whatever the memory alignment of their operands. Without it a seed's numbers depend on
+# which other seeds share its training batch (labcore.training). MKL reads this at its first
+# call, so it is set when labcore is imported; a value the user set is kept.
+os.environ.setdefault("MKL_CBWR", "AUTO,STRICT")
+
 __version__ = "0.1.0"
 
 

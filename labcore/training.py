@@ -1,12 +1,20 @@
-"""Behaviour cloning from the oracle (paper sec. 4.3; protocol sec. 5.3).
+"""Behaviour cloning from the oracle, N seeds at once (paper sec. 4.3; protocol sec. 5.3).
+
+N agents of one kind train as one seed-batched model (:mod:`labcore.agents.sequence`): every
+member keeps its own initialisation, its own demonstrations (the episode seeds it gets when
+trained alone), its own minibatches, noise and dropout draws (its own generator), its own
+Adam state and its own convergence decision. Training one seed is a batch of one, through
+the same code, so a member trained in a batch and the same seed trained alone compute the
+same numbers (``tests/agents/test_training.py`` checks it).
 
 Two schedules share the losses:
 
 - **fast** (default): batched BPTT over whole episodes sampled from a pool of oracle
-  demonstrations, budgeted by optimizer updates and stopped when the held-out loss stops
-  improving (the best held-out weights are kept);
+  demonstrations, stopped per member when its held-out loss stops improving (its best
+  held-out weights are kept and it is frozen while the others go on);
 - **paper**: the paper's schedule, online, one episode at a time and one optimizer update per
-  environment step, with the exact gradient through the episode so far.
+  environment step, with the exact gradient through the episode so far; the report weights
+  (x3, x20) scale each step's loss (protocol change log, 2026-11-23).
 
 Both report held-out oracle-action agreement (per-step argmax match); a seed below 95% is
 flagged and excluded from analyses, as in the paper, unless its wiring makes the criterion
@@ -15,10 +23,9 @@ unattainable by construction (cue-blind agents), which is flagged instead.
 
 from __future__ import annotations
 
-import copy
 import platform
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -28,17 +35,30 @@ from torch import nn
 
 import labcore
 import labcore.envs as E
-from labcore.agents import Agent, AgentOutput, Observation, build_agent
-from labcore.config import AGENT_KINDS, AgentConfig, TrainConfig
+from labcore.agents import Agent, Observation, build_agent
+from labcore.agents.sequence import (
+    SequenceInputs,
+    SequenceOutput,
+    StepTable,
+    sequence_forward,
+    stack_parameters,
+)
+from labcore.config import AGENT_KINDS, AgentConfig, Intervention, TrainConfig
 from labcore.envs.batch import Demonstrations, StepKind, oracle_demonstrations, report_mask
+from labcore.interventions import sequence_workspace_noise
 from labcore.seeding import episode_seeds, seed_everything
 
 TASK_IDS = {"dual": E.DUAL_TASK, "wagering": E.WAGERING}
 """Training task of each name; E2 and E3 agents are trained on the dual task, E1 agents on wagering."""
 
+HELDOUT_CHUNK = 128
+"""Held-out episodes evaluated per pass (bounds memory for large seed batches)."""
+
+
+# ----------------------------------------------------------------------- demonstrations
 @dataclass
 class DemoTensors:
-    """Oracle demonstrations as torch tensors, with per-step loss weights."""
+    """Oracle demonstrations of one agent as torch tensors (an :class:`Observation` per step)."""
 
     obs: Observation
     action: torch.Tensor
@@ -48,7 +68,7 @@ class DemoTensors:
 
     @classmethod
     def from_demonstrations(cls, demos: Demonstrations) -> DemoTensors:
-        """Convert the simulator's oracle demonstrations to tensors."""
+        """Tensors of a :class:`~labcore.envs.batch.Demonstrations`."""
         pose = torch.as_tensor(np.array(demos.pose))
         obs = Observation(
             direction=torch.as_tensor(np.array(demos.direction_table))[pose],
@@ -75,11 +95,80 @@ class DemoTensors:
         return DemoTensors(self.obs.index(item), self.action[item], self.step_kind[item],
                            self.valid[item], None if self.stimulus is None else self.stimulus[episodes])
 
-    def prefix(self, length: int) -> DemoTensors:
-        """The first ``length`` steps of every episode."""
-        return self.index(slice(None), slice(0, length))
+
+@dataclass
+class MemberDemos:
+    """Demonstrations of N members, stacked: ``(N, episodes, T)`` per field.
+
+    Member ``i`` holds its own episodes (those of its seed); all share one
+    :class:`~labcore.agents.sequence.StepTable`.
+    """
+
+    inputs: SequenceInputs
+    action: torch.Tensor
+    step_kind: torch.Tensor
+    valid: torch.Tensor
+    stimulus: torch.Tensor | None
+
+    @property
+    def n_episodes(self) -> int:
+        """Episodes per member."""
+        return self.action.shape[1]
+
+    def select(self, members: Any = slice(None), episodes: Any = slice(None),
+               steps: Any = slice(None)) -> MemberDemos:
+        """Members (index), episodes (index or per-member ``(N, B)`` tensor) and steps."""
+        if torch.is_tensor(episodes) and episodes.dim() == 2:
+            rows = torch.arange(episodes.shape[0])[:, None]
+            pick = lambda x: x[members][rows, episodes][:, :, steps]  # noqa: E731
+            stim = None if self.stimulus is None else self.stimulus[members][rows, episodes]
+        else:
+            pick = lambda x: x[members][:, episodes][:, :, steps]  # noqa: E731
+            stim = None if self.stimulus is None else self.stimulus[members][:, episodes]
+        inputs = SequenceInputs(pick(self.inputs.combo), pick(self.inputs.cue), self.inputs.table)
+        return MemberDemos(inputs, pick(self.action), pick(self.step_kind), pick(self.valid), stim)
 
 
+def member_demonstrations(task_id: str, episode_sets: Sequence[np.ndarray]) -> list[MemberDemos]:
+    """Stack the oracle demonstrations of several episode sets per member.
+
+    ``episode_sets[k]`` is an ``(N, n_k)`` array of environment seeds (e.g. each member's
+    training pool, then its held-out set). Returns one :class:`MemberDemos` per set, all on
+    one step table.
+    """
+    demos = [[oracle_demonstrations(task_id, row) for row in seeds] for seeds in episode_sets]
+    first = demos[0][0]
+    # A length fixed by the task, not by the data: sums over steps then add the same terms in
+    # the same order whichever members share the batch.
+    length = E.make_batch(task_id).oracle_steps
+    if any(d.n_steps > length for rows in demos for d in rows):
+        raise RuntimeError(f"an oracle episode of {task_id} is longer than its oracle_steps ({length})")
+
+    def stack(rows: list[Demonstrations], name: str, fill=0) -> torch.Tensor:
+        arrays = []
+        for d in rows:
+            a = np.asarray(getattr(d, name))
+            pad = [(0, 0), (0, length - a.shape[1])] + [(0, 0)] * (a.ndim - 2)
+            arrays.append(np.pad(a, pad, constant_values=fill))
+        return torch.as_tensor(np.stack(arrays))
+
+    table = StepTable.of_task(torch.as_tensor(np.array(first.image_table)),
+                              torch.as_tensor(np.array(first.direction_table)))
+    out = []
+    for rows in demos:
+        stimulus = [d.labels.get("stimulus") for d in rows]
+        combo = StepTable.rows_of(stack(rows, "pose"), stack(rows, "task"))
+        out.append(MemberDemos(
+            inputs=SequenceInputs(combo, stack(rows, "cue"), table),
+            action=stack(rows, "action"),
+            step_kind=stack(rows, "step_kind").long(),
+            valid=stack(rows, "valid", False),
+            stimulus=None if stimulus[0] is None else torch.as_tensor(np.stack(stimulus)).float(),
+        ))
+    return out
+
+
+# ----------------------------------------------------------------------- losses
 def step_weights(step_kind: torch.Tensor, valid: torch.Tensor, cfg: TrainConfig) -> torch.Tensor:
     """Per-step weight of the imitation loss (paper sec. 4.3.2).
 
@@ -96,99 +185,240 @@ def step_weights(step_kind: torch.Tensor, valid: torch.Tensor, cfg: TrainConfig)
 
 @dataclass
 class Losses:
-    """The total training loss and its parts (as numbers, for logs)."""
+    """Each member's total loss ``(N,)`` (to differentiate) and its parts ``(N,)`` (detached)."""
+
     total: torch.Tensor
-    parts: dict[str, float] = field(default_factory=dict)
+    parts: dict[str, torch.Tensor] = field(default_factory=dict)
 
 
-def _weighted_ce(logits: torch.Tensor, target: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
-    # KL(oracle || agent) with a one-hot oracle is the cross-entropy of the oracle action.
-    ce = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1), reduction="none")
-    return (ce * weight.reshape(-1)).sum() / weight.sum().clamp(min=1e-8)
+def _masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Per-member mean of ``values`` over ``mask`` (leading dim N); 0 where a member has none."""
+    m = mask.float()
+    return (values * m).flatten(1).sum(1) / m.flatten(1).sum(1).clamp(min=1.0)
 
 
-def compute_losses(agent: Agent, out: AgentOutput, batch: DemoTensors, cfg: TrainConfig,
-                   step_mask: torch.Tensor | None = None) -> Losses:
-    """Imitation, metacognition, stimulus-probe and z_self activity losses.
+def compute_losses(config: AgentConfig, out: SequenceOutput, batch: MemberDemos, cfg: TrainConfig,
+                   step_mask: torch.Tensor | None = None, normaliser: torch.Tensor | None = None) -> Losses:
+    """Imitation, metacognition, stimulus-probe and z_self activity losses, per member.
 
-    ``step_mask`` restricts every term to some steps (the paper schedule uses one step).
+    The imitation loss is the weighted cross-entropy of the oracle action (KL with a one-hot
+    oracle). By default it is normalised by the summed weights of the scored steps (fast
+    mode: a weighted mean, so the x3 and x20 weights set the *relative* importance of steps).
+    ``step_mask`` restricts every term to some steps and ``normaliser`` ``(N,)`` replaces the
+    normalisation (the paper schedule scores one step, divided by its episode's mean weight,
+    so the weights reach the gradient; dividing by the step's own weight would cancel them).
     """
-    c = agent.config
+    c = config
     valid = batch.valid if step_mask is None else batch.valid & step_mask
     weight = step_weights(batch.step_kind, valid, cfg)
     target = torch.where(batch.valid, batch.action, torch.zeros_like(batch.action))
-    parts = {}
-    total = _weighted_ce(out.logits, target, weight)
-    parts["imitation"] = total.item()
+    norm = weight.flatten(1).sum(1).clamp(min=1e-8) if normaliser is None else normaliser
+    n_actions = out.logits.shape[-1]
+
+    def imitation(logits: torch.Tensor) -> torch.Tensor:
+        ce = nn.functional.cross_entropy(logits.reshape(-1, n_actions), target.reshape(-1), reduction="none")
+        return (ce.reshape(weight.shape) * weight).flatten(1).sum(1) / norm
+
+    total = imitation(out.logits)
+    parts = {"imitation": total.detach()}
     if c.self_model and c.policy_reads == "self_model":
         # The proposal is the agent's intended action (protocol 5.2): it imitates too.
-        proposal = _weighted_ce(out.proposal_logits, target, weight)
+        proposal = imitation(out.proposal_logits)
         total = total + proposal
-        parts["proposal"] = proposal.item()
+        parts["proposal"] = proposal.detach()
     report = report_mask(batch.step_kind, valid)
-    if c.self_model and cfg.meta_weight > 0 and report.any():
+    if c.self_model and cfg.meta_weight > 0:
         # Target: is the agent's own argmax decision correct? (paper sec. 4.3.2)
         correct = (out.logits.argmax(-1) == batch.action).float().detach()
-        meta = nn.functional.binary_cross_entropy(out.confidence[report], correct[report])
+        bce = nn.functional.binary_cross_entropy(out.confidence, correct, reduction="none")
+        meta = _masked_mean(bce, report)
         total = total + cfg.meta_weight * meta
-        parts["meta"] = meta.item()
+        parts["meta"] = meta.detach()
     if c.self_model and cfg.self_model_l2 > 0:
-        l2 = (out.z_self.pow(2).mean(-1) * valid.float()).sum() / valid.float().sum().clamp(min=1)
+        l2 = _masked_mean(out.z_self.pow(2).mean(-1), valid)
         total = total + cfg.self_model_l2 * l2
-        parts["z_self_l2"] = l2.item()
+        parts["z_self_l2"] = l2.detach()
     if c.workspace and batch.stimulus is not None and cfg.stimulus_probe_weight > 0:
         # E1: a linear probe on the workspace predicts the stimulus at every step once the
         # cue has been written (paper sec. 4.3.2, "Stimulus Auxiliary Loss").
         written = valid & out.occupied.any(-1)
-        if written.any():
-            label = batch.stimulus[:, None].expand_as(out.stimulus_logit)
-            probe = nn.functional.binary_cross_entropy_with_logits(out.stimulus_logit[written], label[written])
-            total = total + cfg.stimulus_probe_weight * probe
-            parts["stimulus_probe"] = probe.item()
-    parts["total"] = total.item()
+        label = batch.stimulus[:, :, None].expand_as(out.stimulus_logit)
+        bce = nn.functional.binary_cross_entropy_with_logits(out.stimulus_logit, label, reduction="none")
+        probe = _masked_mean(bce, written)
+        total = total + cfg.stimulus_probe_weight * probe
+        parts["stimulus_probe"] = probe.detach()
+    parts["total"] = total.detach()
     return Losses(total, parts)
 
 
+# ----------------------------------------------------------------------- members and Adam
+class MemberParameters:
+    """The trainable parameters of N members as one flat leaf tensor, parameter-major.
+
+    The flat buffer holds each parameter as a contiguous ``(N, ...)`` block, so the views
+    :meth:`tensors` hands to the pass are ordinary contiguous stacks: the matrix kernels
+    then treat every member alike whatever N is (a member-major layout gives the weights a
+    batch stride of the whole parameter count, and small products then take an N-dependent
+    path). ``member_of`` maps every element to its member, for per-member optimizer steps.
+    """
+
+    def __init__(self, agents: Sequence[Agent]):
+        stacked = stack_parameters(agents)
+        self.names = [name for name, p in agents[0].named_parameters() if p.requires_grad]
+        self.shapes = [tuple(stacked[k].shape[1:]) for k in self.names]
+        self.sizes = [int(np.prod(s)) for s in self.shapes]
+        self.n = len(agents)
+        self.flat = torch.cat([stacked[k].reshape(-1) for k in self.names]).requires_grad_(True)
+        self.buffers = {k: v for k, v in stacked.items() if k not in self.names}
+
+    def tensors(self) -> dict[str, torch.Tensor]:
+        """Named contiguous ``(N, ...)`` views of the flat buffer, plus the buffers."""
+        pieces = self.flat.split([self.n * size for size in self.sizes])
+        named = {k: piece.view(self.n, *shape) for k, piece, shape in zip(self.names, pieces, self.shapes, strict=True)}
+        return {**named, **self.buffers}
+
+    def member_state(self, member: int, flat: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
+        """One member's ``Agent.state_dict()`` (from :attr:`flat`, or another buffer of its layout)."""
+        pieces = (self.flat if flat is None else flat).detach().split([self.n * size for size in self.sizes])
+        state = {k: piece.view(self.n, *shape)[member].clone()
+                 for k, piece, shape in zip(self.names, pieces, self.shapes, strict=True)}
+        state.update({k: v[member].clone() for k, v in self.buffers.items()})
+        return state
+
+    def select(self, buffer: torch.Tensor, members: torch.Tensor) -> torch.Tensor:
+        """The elements of ``members`` from a buffer laid out like :attr:`flat`."""
+        pieces = buffer.split([self.n * size for size in self.sizes])
+        return torch.cat([piece.view(self.n, -1)[members].reshape(-1) for piece in pieces])
+
+    def keep(self, members: torch.Tensor, optimizer: StackedAdam) -> None:
+        """Drop every member not in ``members`` (those that have finished), optimizer state too."""
+        optimizer.m, optimizer.v = self.select(optimizer.m, members), self.select(optimizer.v, members)
+        optimizer.steps = [optimizer.steps[i].clone() for i in members.tolist()]
+        self.flat = self.select(self.flat.detach(), members).requires_grad_(True)
+        self.buffers = {k: v[members] for k, v in self.buffers.items()}
+        self.n = len(members)
+        optimizer.block_sizes = [self.n * size for size in self.sizes]
+
+
+class StackedAdam:
+    """Adam (AdamW with ``weight_decay``) for N members sharing one flat buffer.
+
+    Each update hands PyTorch's fused Adam kernel (the one behind ``Adam(fused=True)``) the
+    contiguous slice of every parameter block that belongs to each active member, with that
+    member's own step counter: per member it is exactly ``torch.optim.Adam``, and a member
+    that is not active (its step scores nothing) is left exactly as it is.
+    """
+
+    def __init__(self, params: MemberParameters, lr: float, weight_decay: float = 0.0,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8):
+        self.lr, self.weight_decay, self.betas, self.eps = lr, weight_decay, betas, eps
+        self.block_sizes = [params.n * size for size in params.sizes]
+        self.m = torch.zeros_like(params.flat, requires_grad=False)
+        self.v = torch.zeros_like(self.m)
+        self.steps = [torch.zeros(()) for _ in range(params.n)]
+
+    def _slices(self, buffer: torch.Tensor, members: list[int]) -> list[torch.Tensor]:
+        n = len(self.steps)
+        rows = [block.view(n, -1) for block in buffer.split(self.block_sizes)]
+        return [row[i] for row in rows for i in members]
+
+    @torch.no_grad()
+    def step(self, flat: torch.Tensor, grad: torch.Tensor, active: torch.Tensor | None = None) -> None:
+        """One update of the members selected by ``active`` (all if None)."""
+        members = list(range(len(self.steps))) if active is None else np.flatnonzero(active.numpy()).tolist()
+        if not members:
+            return
+        steps = [self.steps[i] for i in members]
+        torch._foreach_add_(steps, 1)
+        fused = torch._fused_adamw_ if self.weight_decay > 0 else torch._fused_adam_
+        fused(self._slices(flat, members), self._slices(grad, members), self._slices(self.m, members),
+              self._slices(self.v, members), [], steps * len(self.block_sizes), lr=self.lr, beta1=self.betas[0],
+              beta2=self.betas[1], weight_decay=self.weight_decay, eps=self.eps, amsgrad=False, maximize=False)
+
+
+# ----------------------------------------------------------------------- randomness per member
+def _noise_sds(config: AgentConfig, episodes: int, generators: Sequence[torch.Generator]) -> list | None:
+    """Per-episode workspace-noise SDs of noise-augmented training, from each member's generator."""
+    if config.train_workspace_noise <= 0:
+        return None
+    return [torch.rand(episodes, generator=g) * config.train_workspace_noise for g in generators]
+
+
+def _noise_fn(config: AgentConfig, sds: list | None, generators: Sequence[torch.Generator]) -> Callable | None:
+    """The workspace-noise callback of :func:`sequence_forward`: each member's draws from its generator."""
+    if sds is None:
+        return None
+    iv = Intervention()
+
+    def noise(source: torch.Tensor) -> torch.Tensor:
+        return torch.stack([sequence_workspace_noise(source[i], iv, sds[i], config.slot_dim, g)
+                            for i, g in enumerate(generators)])
+    return noise
+
+
+def _dropout_mask(config: AgentConfig, shape: tuple[int, int], generators: Sequence[torch.Generator]):
+    """Pre-scaled dropout masks ``(N, B, T, hidden)`` of the policy's hidden layer, per member."""
+    if config.dropout <= 0:
+        return None
+    keep = 1.0 - config.dropout
+    return torch.stack([torch.empty(*shape, config.readout_hidden).bernoulli_(keep, generator=g) / keep
+                        for g in generators])
+
+
+def _forward(config: AgentConfig, params: MemberParameters, batch: MemberDemos,
+             generators: Sequence[torch.Generator] | None = None, sds: list | None = None) -> SequenceOutput:
+    """The training pass; with ``generators``, dropout and noise are drawn per member."""
+    noise = dropout = None
+    if generators is not None:
+        dropout = _dropout_mask(config, batch.inputs.shape[1:], generators)
+        noise = _noise_fn(config, sds, generators)  # its draws happen inside the pass, after the masks
+    return sequence_forward(params.tensors(), config, batch.inputs, workspace_noise=noise, dropout=dropout)
+
+
 @torch.no_grad()
-def heldout_metrics(agent: Agent, data: DemoTensors, cfg: TrainConfig) -> dict[str, float]:
-    """Teacher-forced held-out agreement with the oracle (per-step argmax, paper sec. 4.3.3).
+def heldout_metrics(config: AgentConfig, params: MemberParameters, data: MemberDemos,
+                    cfg: TrainConfig) -> list[dict[str, float]]:
+    """Teacher-forced held-out agreement with the oracle per member (paper sec. 4.3.3).
 
     ``loss`` is the weighted imitation loss (the behaviour-cloning objective, used for the
-    convergence rule); ``total_loss`` adds the auxiliary terms. ``agreement`` counts every valid step the policy answers (wager steps excluded: the
-    confidence head answers those); ``report_agreement`` only the report/decision steps.
+    convergence rule); ``total_loss`` adds the auxiliary terms. ``agreement`` counts every
+    valid step the policy answers (wager steps excluded: the confidence head answers those);
+    ``report_agreement`` only the report/decision steps.
     """
-    was_training = agent.training
-    agent.eval()
-    out = agent.forward_sequence(data.obs)
-    losses = compute_losses(agent, out, data, cfg)
-    agent.train(was_training)
-    match = out.logits.argmax(-1) == data.action
-    scored = data.valid & (data.step_kind != StepKind.WAGER)
-    report = report_mask(data.step_kind, data.valid)
-    return {
-        "loss": losses.parts["imitation"],
-        "total_loss": losses.parts["total"],
-        "agreement": float(match[scored].float().mean()),
-        "report_agreement": float(match[report].float().mean()),
-    }
+    n = data.inputs.shape[0]
+    sums = {k: torch.zeros(n, dtype=torch.float64) for k in ("imitation", "total", "weight", "match", "scored",
+                                                              "report_match", "report")}
+    for start in range(0, data.n_episodes, HELDOUT_CHUNK):
+        chunk = data.select(episodes=slice(start, start + HELDOUT_CHUNK))
+        out = _forward(config, params, chunk)
+        weight = step_weights(chunk.step_kind, chunk.valid, cfg).flatten(1).sum(1).double()
+        losses = compute_losses(config, out, chunk, cfg)
+        sums["imitation"] += losses.parts["imitation"].double() * weight
+        sums["total"] += losses.parts["total"].double() * weight  # chunks weighted like the imitation loss
+        sums["weight"] += weight
+        match = out.logits.argmax(-1) == chunk.action
+        scored = chunk.valid & (chunk.step_kind != StepKind.WAGER)
+        report = report_mask(chunk.step_kind, chunk.valid)
+        sums["match"] += (match & scored).flatten(1).sum(1).double()
+        sums["scored"] += scored.flatten(1).sum(1).double()
+        sums["report_match"] += (match & report).flatten(1).sum(1).double()
+        sums["report"] += report.flatten(1).sum(1).double()
+    out = []
+    for i in range(n):
+        w = float(sums["weight"][i])
+        out.append({
+            "loss": float(sums["imitation"][i]) / w,
+            "total_loss": float(sums["total"][i]) / w,
+            "agreement": float(sums["match"][i] / sums["scored"][i]),
+            "report_agreement": float(sums["report_match"][i] / max(float(sums["report"][i]), 1.0)),
+        })
+    return out
 
 
-def make_optimizer(agent: Agent, cfg: TrainConfig) -> torch.optim.Optimizer:
-    """Adam (AdamW when the kind uses weight decay) over the agent's trainable parameters."""
-    params = [p for p in agent.parameters() if p.requires_grad]
-    if agent.config.weight_decay > 0:
-        return torch.optim.AdamW(params, lr=cfg.lr, weight_decay=agent.config.weight_decay, fused=True)
-    return torch.optim.Adam(params, lr=cfg.lr, fused=True)
-
-
-def _train_noise(agent: Agent, n: int, gen: torch.Generator) -> torch.Tensor | None:
-    upper = agent.config.train_workspace_noise
-    if upper <= 0:
-        return None
-    return torch.rand(n, generator=gen) * upper
-
-
+# ----------------------------------------------------------------------- the trainers
 ProgressFn = Callable[[int, int, dict[str, float]], None]
+"""``progress(done, total, metrics)``: updates (fast) or episodes (paper) done of the budget;
+``metrics`` has ``members_done``/``members`` and the live members' mean held-out agreement."""
 
 
 @dataclass
@@ -200,7 +430,7 @@ class TrainedAgent:
 
 
 def library_versions() -> dict[str, str]:
-    """Versions of the libraries a checkpoint was made with (written into its record)."""
+    """Versions of the libraries a training record was made with."""
     import gymnasium
     import minigrid
 
@@ -209,142 +439,255 @@ def library_versions() -> dict[str, str]:
             "python": platform.python_version()}
 
 
-def train_agent(
-    task: str,
-    kind: str | AgentConfig,
-    seed: int,
-    cfg: TrainConfig | None = None,
-    progress: ProgressFn | None = None,
-) -> TrainedAgent:
-    """Train one agent on one task from oracle demonstrations.
+@dataclass
+class _Member:
+    """Book-keeping of one member: its convergence state and history."""
 
-    Parameters
-    ----------
-    task : {"dual", "wagering"}
-    kind : a preset name in ``AGENT_KINDS`` or an :class:`AgentConfig`
-    seed : the agent seed (weights, minibatches and its own disjoint episode seeds)
-    cfg : training settings (fast mode by default)
-    progress : called as ``progress(done, total, metrics)``
-    """
-    cfg = cfg or TrainConfig()
+    seed: int
+    generator: torch.Generator
+    history: list = field(default_factory=list)
+    best_loss: float = float("inf")
+    best_agreement: float = -1.0
+    best_row: dict[str, torch.Tensor] | None = None
+    best_update: int = 0
+    stale: int = 0
+    updates: int = 0
+    done: bool = False
+    row: int = 0
+    """Its row of the stacked demonstrations."""
+    shadow: bool = False
+    """A copy that only keeps the batch at two rows (see :func:`train_seeds`); never returned."""
+
+    def shadowed(self) -> _Member:
+        """A shadow of this member: same seed, a generator in the same state."""
+        generator = torch.Generator()
+        generator.set_state(self.generator.get_state())
+        return _Member(self.seed, generator, shadow=True)
+
+
+def _resolve(task: str, kind: str | AgentConfig) -> AgentConfig:
     if task not in TASK_IDS:
         raise ValueError(f"task must be one of {sorted(TASK_IDS)}, got {task!r}")
     config = AGENT_KINDS[kind] if isinstance(kind, str) and kind in AGENT_KINDS else kind
     if not isinstance(config, AgentConfig):
         raise ValueError(f"unknown agent kind {kind!r}; choose from {sorted(AGENT_KINDS)}")
+    return config
+
+
+def train_seeds(
+    task: str,
+    kind: str | AgentConfig,
+    seeds: Sequence[int],
+    cfg: TrainConfig | None = None,
+    progress: ProgressFn | None = None,
+) -> list[TrainedAgent]:
+    """Train one agent per seed, all seeds at once as one seed-batched model.
+
+    Parameters
+    ----------
+    task : {"dual", "wagering"}
+    kind : a preset name in ``AGENT_KINDS`` or an :class:`AgentConfig`
+    seeds : agent seeds (weights, minibatches and their own disjoint episode seeds)
+    cfg : training settings (fast mode by default)
+    progress : called as ``progress(done, total, metrics)``
+
+    Returns
+    -------
+    One :class:`TrainedAgent` per seed, in the order given.
+
+    Notes
+    -----
+    A batch never has one row: PyTorch computes a batch of one matrix product as a plain
+    matrix product, with kernels whose rounding differs from the batched ones. A seed trained
+    alone therefore runs beside a *shadow* (an exact copy of itself, discarded at the end),
+    and so does the last member still training in a batch. With two or more rows every
+    member's arithmetic is independent of the others, so a seed gets the same weights,
+    bit for bit, alone or in any batch (``tests/agents/test_training.py``).
+    """
+    cfg = cfg or TrainConfig()
+    config = _resolve(task, kind)
+    seeds = [int(s) for s in seeds]
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise ValueError("seeds must be distinct and at least one")
     torch.set_num_threads(cfg.threads)
-    seed_everything(seed)
     start = time.perf_counter()
     task_id = TASK_IDS[task]
-    heldout = DemoTensors.from_demonstrations(
-        oracle_demonstrations(task_id, episode_seeds(seed, "heldout", cfg.heldout_episodes)))
-    train = DemoTensors.from_demonstrations(
-        oracle_demonstrations(task_id, episode_seeds(seed, "train", cfg.train_episodes)))
-    agent = build_agent(config, seed)
-    gen = torch.Generator().manual_seed(seed)
+    rows = seeds if len(seeds) > 1 else seeds * 2  # the second row of a solo run is its shadow
+    train, heldout = member_demonstrations(task_id, [
+        np.stack([episode_seeds(s, "train", cfg.train_episodes) for s in rows]),
+        np.stack([episode_seeds(s, "heldout", cfg.heldout_episodes) for s in rows])])
+    agents = []
+    for s in rows:
+        seed_everything(s)  # each member's initialisation is what it gets when trained alone
+        agents.append(build_agent(config, s))
+    members = [_Member(s, torch.Generator().manual_seed(s), shadow=k >= len(seeds)) for k, s in enumerate(rows)]
+    params = MemberParameters(agents)
     if cfg.mode == "fast":
-        history, updates, best_update = _train_fast(agent, train, heldout, cfg, gen, progress)
+        states = _train_fast(config, params, members, train, heldout, cfg, progress)
     else:
-        history, updates, best_update = _train_paper(agent, train, heldout, cfg, gen, progress)
-    final = heldout_metrics(agent, heldout, cfg)
+        states = _train_paper(config, params, members, train, heldout, cfg, progress)
+    for agent, state in zip(agents, states, strict=True):
+        agent.load_state_dict(state)
+    finals = heldout_metrics(config, MemberParameters(agents), heldout, cfg)
+    wall = round(time.perf_counter() - start, 3)
     attainable = config.cue_route != "none"
-    record = {
-        "task": task,
-        "task_id": task_id,
-        "kind": config.kind,
-        "seed": seed,
-        "mode": cfg.mode,
-        "config": asdict(config),
-        "train_config": asdict(cfg),
-        "heldout_agreement": final["agreement"],
-        "heldout_report_agreement": final["report_agreement"],
-        "heldout_loss": final["loss"],
-        "criterion_attainable": attainable,
-        "meets_criterion": final["agreement"] >= cfg.agreement_threshold,
-        "excluded": attainable and final["agreement"] < cfg.agreement_threshold,
-        "updates": updates,
-        "best_update": best_update,
-        "episodes_seen": updates * cfg.batch_episodes if cfg.mode == "fast" else cfg.train_episodes,
-        "wall_seconds": round(time.perf_counter() - start, 3),
-        "history": history,
-        "versions": library_versions(),
-    }
-    agent.eval()
-    return TrainedAgent(agent, record)
+    out = []
+    for member, agent, final in zip(members[:len(seeds)], agents, finals, strict=False):
+        record = {
+            "task": task,
+            "task_id": task_id,
+            "kind": config.kind,
+            "seed": member.seed,
+            "mode": cfg.mode,
+            "config": asdict(config),
+            "train_config": asdict(cfg),
+            "heldout_agreement": final["agreement"],
+            "heldout_report_agreement": final["report_agreement"],
+            "heldout_loss": final["loss"],
+            "criterion_attainable": attainable,
+            "meets_criterion": final["agreement"] >= cfg.agreement_threshold,
+            "excluded": attainable and final["agreement"] < cfg.agreement_threshold,
+            "updates": member.updates,
+            "final_update": member.updates,
+            "best_update": member.best_update,
+            "episodes_seen": member.updates * cfg.batch_episodes if cfg.mode == "fast" else cfg.train_episodes,
+            "batch_seeds": seeds,
+            "wall_seconds": wall,
+            "history": member.history,
+            "versions": library_versions(),
+        }
+        agent.eval()
+        out.append(TrainedAgent(agent, record))
+    return out
 
 
-def _train_fast(agent, train, heldout, cfg, gen, progress):
-    opt = make_optimizer(agent, cfg)
-    agent.train()
-    # Convergence (protocol sec. 5.3): stop once neither the held-out imitation loss nor the
-    # held-out agreement has improved by a set margin for `patience` evaluations; keep the
-    # weights with the lowest held-out imitation loss. (Not the total loss: while the policy is
-    # still wrong, the meta loss is trivially low.)
-    best_loss, best_agreement, best_state, best_update, stale = float("inf"), -1.0, None, 0, 0
-    history = []
-    update = 0
+def train_agent(task: str, kind: str | AgentConfig, seed: int, cfg: TrainConfig | None = None,
+                progress: ProgressFn | None = None) -> TrainedAgent:
+    """Train one agent on one task from oracle demonstrations (a seed batch of one).
+
+    Parameters are those of :func:`train_seeds` with a single ``seed``.
+    """
+    return train_seeds(task, kind, [seed], cfg, progress)[0]
+
+
+def _report(progress: ProgressFn | None, done: int, total: int, members: list[_Member],
+            metrics: list[dict[str, float]]) -> None:
+    if progress is None:
+        return
+    agreement = float(np.mean([m["agreement"] for m in metrics])) if metrics else float("nan")
+    real = [m for m in members if not m.shadow]
+    progress(done, total, {"members_done": float(sum(m.done for m in real)), "members": float(len(real)),
+                           "agreement": agreement,
+                           "loss": float(np.mean([m["loss"] for m in metrics])) if metrics else float("nan")})
+
+
+def _train_fast(config, params, members, train, heldout, cfg, progress) -> list[dict[str, torch.Tensor]]:
+    """Batched BPTT per member until its held-out loss stops improving (protocol sec. 5.3).
+
+    Convergence: a member stops once neither its held-out imitation loss nor its held-out
+    agreement has improved by a set margin for ``patience`` evaluations (after
+    ``min_updates``); it keeps the weights with its lowest held-out imitation loss (not the
+    total loss: while the policy is still wrong, the meta loss is trivially low). A finished
+    member leaves the batch; the others go on.
+    """
+    opt = StackedAdam(params, cfg.lr, config.weight_decay)
+    n_rows = len(members)
+    for row, member in enumerate(members):
+        member.row = row  # its row of the demonstrations
+    live = list(range(n_rows))
+    finished: dict[int, dict[str, torch.Tensor]] = {}
     for update in range(1, cfg.max_updates + 1):
-        idx = torch.randint(len(train), (cfg.batch_episodes,), generator=gen)
-        batch = train.index(idx)
-        out = agent.forward_sequence(batch.obs, workspace_noise_sd=_train_noise(agent, len(idx), gen),
-                                     generator=gen if agent.config.train_workspace_noise > 0 else None)
-        losses = compute_losses(agent, out, batch, cfg)
-        opt.zero_grad(set_to_none=True)
-        losses.total.backward()
-        opt.step()
-        if update % cfg.eval_every == 0 or update == cfg.max_updates:
-            metrics = heldout_metrics(agent, heldout, cfg)
-            history.append({"update": update, "train_loss": losses.parts["total"],
-                            "heldout_loss": metrics["loss"], "agreement": metrics["agreement"]})
-            improved = (metrics["loss"] < best_loss - cfg.loss_tolerance
-                        or metrics["agreement"] > best_agreement + cfg.agreement_tolerance)
-            stale = 0 if improved else stale + 1
-            best_agreement = max(best_agreement, metrics["agreement"])
-            if metrics["loss"] < best_loss:
-                best_loss, best_update = metrics["loss"], update
-                best_state = copy.deepcopy(agent.state_dict())
-            if progress:
-                progress(update, cfg.max_updates, metrics)
-            if update >= cfg.min_updates and stale >= cfg.patience:
+        gens = [members[i].generator for i in live]
+        idx = torch.stack([torch.randint(train.n_episodes, (cfg.batch_episodes,), generator=g) for g in gens])
+        batch = train.select(members=[members[i].row for i in live], episodes=idx)
+        out = _forward(config, params, batch, gens, _noise_sds(config, cfg.batch_episodes, gens))
+        losses = compute_losses(config, out, batch, cfg)
+        (grad,) = torch.autograd.grad(losses.total.sum(), params.flat)
+        opt.step(params.flat, grad)
+        for i in live:
+            members[i].updates = update
+        if update % cfg.eval_every and update != cfg.max_updates:
+            continue
+        metrics = heldout_metrics(config, params, heldout.select(members=[members[i].row for i in live]), cfg)
+        leaving = []
+        for row, (i, m) in enumerate(zip(live, metrics, strict=True)):
+            member = members[i]
+            if member.shadow:
+                continue
+            member.history.append({"update": update, "train_loss": float(losses.parts["total"][row]),
+                                   "heldout_loss": m["loss"], "agreement": m["agreement"]})
+            improved = (m["loss"] < member.best_loss - cfg.loss_tolerance
+                        or m["agreement"] > member.best_agreement + cfg.agreement_tolerance)
+            member.stale = 0 if improved else member.stale + 1
+            member.best_agreement = max(member.best_agreement, m["agreement"])
+            if m["loss"] < member.best_loss:
+                member.best_loss, member.best_update = m["loss"], update
+                member.best_row = params.member_state(row)
+            if (update >= cfg.min_updates and member.stale >= cfg.patience) or update == cfg.max_updates:
+                member.done = True
+                finished[i] = member.best_row if member.best_row is not None else params.member_state(row)
+                leaving.append(row)
+        _report(progress, update, cfg.max_updates, members, metrics)
+        if leaving:
+            keep = [r for r in range(len(live)) if r not in leaving and not members[live[r]].shadow]
+            if not keep:
                 break
-    if best_state is not None:
-        agent.load_state_dict(best_state)
-    return history, update, best_update
+            if len(keep) == 1:  # the last member keeps a shadow beside it (see train_seeds)
+                shadow = members[live[keep[0]]].shadowed()
+                shadow.row = members[live[keep[0]]].row
+                members.append(shadow)
+                live = [live[keep[0]], len(members) - 1]
+                keep = keep * 2
+            else:
+                live = [live[r] for r in keep]
+            params.keep(torch.tensor(keep, dtype=torch.long), opt)
+    return [finished.get(i, finished[0]) for i in range(n_rows)]
 
 
-def _train_paper(agent, train, heldout, cfg, gen, progress):
+def _train_paper(config, params, members, train, heldout, cfg, progress) -> list[dict[str, torch.Tensor]]:
     """Online: one episode at a time, one update per environment step (paper sec. 4.3.1).
 
     The paper does not say how gradients cross steps; each update recomputes the episode
     prefix with the current weights, so it gets the exact gradient through the episode so far.
-    Steps whose loss is zero (wager steps) make no update.
+    Each step's loss is its weighted loss divided by its episode's mean weight (so the x3 and
+    x20 report weights scale the step's gradient, as the paper's loss does). A member whose
+    step scores nothing (a wager step, or after its episode ended) makes no update then.
+    Training runs the fixed schedule; ``best_update`` records where the held-out loss was
+    lowest, and the final weights are kept (the paper uses no early stopping).
     """
-    opt = make_optimizer(agent, cfg)
-    agent.train()
-    history, updates = [], 0
-    n = len(train)
-    eval_every = max(1, n // 8)
-    for episode in range(n):
-        ep = train.index(slice(episode, episode + 1))
-        length = int(ep.valid[0].sum())
-        noise = _train_noise(agent, 1, gen)
-        for t in range(length):
-            step_mask = torch.zeros_like(ep.valid)
-            step_mask[0, t] = True
-            if step_weights(ep.step_kind, ep.valid & step_mask, cfg).sum() == 0:
+    n = len(members)
+    opt = StackedAdam(params, cfg.lr, config.weight_decay)
+    gens = [m.generator for m in members]
+    total = train.n_episodes
+    eval_every = max(1, total // 8)
+    for episode in range(total):
+        ep = train.select(episodes=slice(episode, episode + 1))
+        full = step_weights(ep.step_kind, ep.valid, cfg)
+        normaliser = full.flatten(1).sum(1) / (full > 0).flatten(1).sum(1).clamp(min=1)
+        sds = _noise_sds(config, 1, gens)  # one noise level per episode
+        for t in range(ep.valid.shape[2]):
+            active = full[:, 0, t] > 0
+            if not active.any():
                 continue
-            prefix = ep.prefix(t + 1)
-            out = agent.forward_sequence(prefix.obs, workspace_noise_sd=noise,
-                                         generator=gen if noise is not None else None)
-            losses = compute_losses(agent, out, prefix, cfg, step_mask[:, : t + 1])
-            opt.zero_grad(set_to_none=True)
-            losses.total.backward()
-            opt.step()
-            updates += 1
-        if (episode + 1) % eval_every == 0 or episode + 1 == n:
-            metrics = heldout_metrics(agent, heldout, cfg)
-            history.append({"episode": episode + 1, "update": updates, "heldout_loss": metrics["loss"],
-                            "agreement": metrics["agreement"]})
-            if progress:
-                progress(episode + 1, n, metrics)
-    return history, updates, updates
+            prefix = ep.select(steps=slice(0, t + 1))
+            prefix.inputs = prefix.inputs.own_rows()
+            step_mask = torch.zeros_like(prefix.valid)
+            step_mask[:, :, t] = True
+            out = _forward(config, params, prefix, gens, sds)
+            losses = compute_losses(config, out, prefix, cfg, step_mask, normaliser)
+            (grad,) = torch.autograd.grad((losses.total * active).sum(), params.flat)
+            opt.step(params.flat, grad, active)
+            for i in np.flatnonzero(active.numpy()):
+                members[i].updates += 1
+        if (episode + 1) % eval_every == 0 or episode + 1 == total:
+            metrics = heldout_metrics(config, params, heldout, cfg)
+            for member, m in zip(members, metrics, strict=True):
+                member.history.append({"episode": episode + 1, "update": member.updates,
+                                       "heldout_loss": m["loss"], "agreement": m["agreement"]})
+                if m["loss"] < member.best_loss:
+                    member.best_loss, member.best_update = m["loss"], member.updates
+            if episode + 1 == total:
+                for member in members:
+                    member.done = True
+            _report(progress, episode + 1, total, members, metrics)
+    return [params.member_state(i) for i in range(n)]

@@ -14,7 +14,7 @@ are never edited.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import torch
@@ -23,11 +23,16 @@ from torch import nn
 from labcore.agents.parts import (
     GridEncoder,
     broadcast,
-    gather_slots,
     mlp,
-    slot_sources,
     uncertainty,
     write_step,
+)
+from labcore.agents.sequence import (
+    SequenceInputs,
+    StepTable,
+    build_step_table,
+    one_hot_grid,
+    sequence_forward,
 )
 from labcore.config import AgentConfig, Intervention
 from labcore.envs.channels import CUE_DIM, EVENT_INDEX, TASK_DIM
@@ -75,6 +80,23 @@ class Observation:
             image=None if self.image is None else self.image[item],
             pose=None if self.pose is None else self.pose[item],
         )
+
+
+def observation_inputs(obs: Observation) -> SequenceInputs:
+    """One agent's teacher-forced episodes (an ``Observation`` with leading dims (B, T)) as
+    :class:`SequenceInputs` with N = 1."""
+    if obs.pose is not None:
+        table, combo = build_step_table(obs.image_table, obs.pose, obs.direction, obs.task)
+    else:
+        lead = obs.image.shape[:-3]
+        rows = int(torch.tensor(lead).prod())
+        table = StepTable(grid=one_hot_grid(obs.image.reshape(-1, *obs.image.shape[-3:])),
+                          view=torch.arange(rows),
+                          direction=nn.functional.one_hot(obs.direction.reshape(-1).long(), N_DIRECTIONS).float(),
+                          task=obs.task.reshape(-1, obs.task.shape[-1]).float())
+        combo = torch.arange(rows).reshape(lead)
+    return SequenceInputs(combo[None], obs.cue[None], table)
+
 
 
 @dataclass
@@ -220,38 +242,39 @@ class Agent(nn.Module):
         workspace_noise_sd: torch.Tensor | None = None,
         generator: torch.Generator | None = None,
     ) -> AgentOutput:
-        """Teacher-forced episodes ``(B, T)`` in one pass.
+        """Teacher-forced episodes ``(B, T)`` in one pass (the seed-batched pass with N = 1).
 
         Supports the interventions that do not feed back through the carrier: capacity,
         self-model lesions and workspace noise (``workspace_noise_sd``, shape ``(B,)``,
-        overrides the intervention's SD per episode; used for noise-augmented training).
-        Carrier noise and pulses need :meth:`step`.
+        overrides the intervention's SD per episode). Carrier noise and pulses need :meth:`step`.
         """
         iv = intervention or Intervention()
         if iv.carrier_noise > 0 or iv.pulse_step is not None:
             raise ValueError("carrier noise and pulses feed back through time: use Agent.step")
         c = self.config
-        h = self._carrier_sequence(self._embed(obs))
-        slots = occupied = None
         rng = generator
-        if rng is None and (iv.workspace_noise > 0 or iv.self_model_mode != "on" or workspace_noise_sd is not None):
+        sd = workspace_noise_sd if workspace_noise_sd is not None else iv.workspace_noise
+        noisy = c.workspace and (torch.is_tensor(sd) or sd > 0)
+        if rng is None and (noisy or iv.self_model_mode != "on"):
             rng = torch.Generator().manual_seed(iv.seed)
-        if c.workspace:
-            source = slot_sources(obs.cue[..., EVENT_INDEX] > 0, iv.active_slots(c.n_slots), c.n_slots)
-            slots = gather_slots(self._write_vector(obs.cue, h), source)
-            occupied = source >= 0
-            sd = workspace_noise_sd if workspace_noise_sd is not None else iv.workspace_noise
-            if torch.is_tensor(sd) or sd > 0:
-                slots = slots + sequence_workspace_noise(source, iv, sd, slots.shape[-1], rng)
-        permutation = None
-        if iv.self_model_mode == "permute":
-            permutation = torch.randperm(h.shape[0], generator=rng)
-        return self._heads(h, slots, occupied, iv, rng, permutation)
-
-    def _carrier_sequence(self, embedded: torch.Tensor) -> torch.Tensor:
-        if self.config.recurrent:
-            return self.gru(embedded)[0]
-        return self.carrier(embedded)
+        noise = lesion = dropout = None
+        if noisy:
+            def noise(source: torch.Tensor) -> torch.Tensor:
+                return sequence_workspace_noise(source[0], iv, sd, c.slot_dim, rng)[None]
+        if iv.self_model_mode != "on":
+            def lesion(z: torch.Tensor) -> torch.Tensor:
+                # Drawn after the workspace noise, as on the step path.
+                perm = torch.randperm(z.shape[1], generator=rng) if iv.self_model_mode == "permute" else None
+                return lesion_self_model(z[0], iv.self_model_mode, rng, perm)[None]
+        inputs = observation_inputs(obs)
+        if self.training and c.dropout > 0:
+            keep = 1.0 - c.dropout
+            dropout = torch.empty(*inputs.shape, c.readout_hidden).bernoulli_(keep) / keep
+        params = {k: v.unsqueeze(0) for k, v in self.state_dict(keep_vars=True).items()}
+        out = sequence_forward(params, c, inputs, active_slots=iv.active_slots(c.n_slots),
+                               workspace_noise=noise, dropout=dropout, self_model_lesion=lesion)
+        return AgentOutput(**{f.name: None if getattr(out, f.name) is None else getattr(out, f.name)[0]
+                              for f in fields(out)})
 
     # ----------------------------------------------------------------- step path
     def initial_state(self, batch: int, intervention: Intervention | None = None,

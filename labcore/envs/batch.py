@@ -112,6 +112,8 @@ class BatchDualTask:
         self.config = config or DualTaskConfig()
         self.tables = pose_tables(dual_task.LAYOUT)
         self.max_steps = self.config.n_steps
+        self.oracle_steps = self.config.n_steps
+        """Length of the longest oracle episode (every dual-task episode runs its full length)."""
 
     def reset(self, seeds: Sequence[int], overrides: dict[str, Any] | None = None) -> BatchObs:
         """Start one episode per seed (``trial_overrides`` fix trial variables); the first observation."""
@@ -169,6 +171,8 @@ class BatchWagering:
         self.config = config or WageringConfig()
         self.tables = pose_tables(wagering.LAYOUT)
         self.max_steps = self.config.max_steps
+        self.oracle_steps = wagering.ORACLE_STEPS
+        """Length of the longest oracle episode (``wagering.ORACLE_STEPS``)."""
 
     def reset(self, seeds: Sequence[int], overrides: dict[str, Any] | None = None) -> BatchObs:
         """Start one episode per seed (``trial_overrides`` fix trial variables); the first observation."""

@@ -38,6 +38,9 @@ RESPONSE_CELLS = (find_cells(LAYOUTS[LAYOUT], "L")[0], find_cells(LAYOUTS[LAYOUT
 CHOICE_CELL = (STIMULUS_CELL[0], RESPONSE_CELLS[0][1])
 """The junction of the T: where the agent commits to a side."""
 START_POSE = (STIMULUS_CELL[0], STIMULUS_CELL[1] + 1, 3)
+ORACLE_STEPS = 1 + (STIMULUS_CELL[1] - CHOICE_CELL[1]) + 1 + abs(RESPONSE_CELLS[0][0] - CHOICE_CELL[0]) + 1
+"""Longest oracle episode (protocol sec. 3.1): onto the stimulus zone, up to the junction, the
+turn (the decision), into the zone, and the wager step (7)."""
 """Start one cell below the stimulus zone, facing up (MiniGrid direction 3)."""
 
 

@@ -7,10 +7,20 @@ import pytest
 import torch
 
 import labcore.envs as E
-from labcore.config import TrainConfig
+from labcore.agents.sequence import SequenceOutput
+from labcore.config import AGENT_KINDS, TrainConfig
 from labcore.envs.batch import StepKind, oracle_demonstrations
 from labcore.seeding import episode_seeds
-from labcore.training import DemoTensors, step_weights, train_agent
+from labcore.training import (
+    DemoTensors,
+    compute_losses,
+    member_demonstrations,
+    step_weights,
+    train_agent,
+    train_seeds,
+)
+
+SMALL = TrainConfig(max_updates=40, min_updates=20, eval_every=10, patience=1, train_episodes=120, heldout_episodes=30)
 
 
 def test_episode_seed_splits_are_disjoint():
@@ -82,3 +92,79 @@ def test_bad_training_arguments():
     with pytest.raises(ValueError, match="mode must be"):
         TrainConfig(mode="slow")
     assert np.isfinite(TrainConfig().lr)
+
+
+def _same_weights(a, b) -> bool:
+    return all(torch.equal(x, y) for x, y in zip(a.agent.state_dict().values(), b.agent.state_dict().values(),
+                                                  strict=True))
+
+
+@pytest.mark.parametrize(("task", "kind"), [("wagering", "b2_ws"), ("dual", "b2"), ("dual", "b1_reg"),
+                                            ("dual", "hot_only")])
+def test_a_member_trained_in_a_batch_is_the_seed_trained_alone(task, kind):
+    # Tolerance zero: the same seed gets the same weights, bit for bit, alone or in any batch
+    # (MKL's reproducible mode, a task-fixed step table and padding, batches of >= 2 rows).
+    solo = train_agent(task, kind, 5, SMALL)
+    for seeds in ([5, 6], [3, 5, 7]):
+        batch = train_seeds(task, kind, seeds, SMALL)
+        member = batch[seeds.index(5)]
+        assert _same_weights(member, solo)
+        assert member.record["history"] == solo.record["history"]
+        for key in ("heldout_agreement", "heldout_loss", "updates", "best_update", "final_update"):
+            assert member.record[key] == solo.record[key]
+        assert member.record["batch_seeds"] == seeds
+
+
+def test_members_converge_independently():
+    # A member that stops early is frozen with its best weights; the others go on, and each
+    # stops exactly where it stops when trained alone.
+    batch = train_seeds("dual", "hot_only", [3, 5, 7], SMALL)
+    stops = [b.record["updates"] for b in batch]
+    assert len(set(stops)) > 1
+    for seed, member in zip([3, 5, 7], batch, strict=True):
+        assert member.record["updates"] == train_agent("dual", "hot_only", seed, SMALL).record["updates"]
+        assert member.record["best_update"] <= member.record["final_update"]
+
+
+def test_paper_mode_batch_equals_solo():
+    cfg = TrainConfig(mode="paper", train_episodes=4, heldout_episodes=10)
+    batch = train_seeds("wagering", "b2_ws", [3, 5], cfg)
+    solo = train_agent("wagering", "b2_ws", 5, cfg)
+    assert _same_weights(batch[1], solo)
+    assert batch[1].record["updates"] == solo.record["updates"]
+
+
+def _uniform_output(batch) -> SequenceOutput:
+    # Uniform logits: every step's cross-entropy is log 7, so a step's loss is its coefficient.
+    logits = torch.zeros(*batch.action.shape, E.N_ACTIONS, requires_grad=True)
+    return SequenceOutput(logits=logits, h=logits, proposal_logits=logits)
+
+
+def test_paper_mode_step_losses_carry_the_report_weights():
+    (demos,) = member_demonstrations(E.DUAL_TASK, [np.stack([episode_seeds(0, "train", 1)] * 2)])
+    cfg = TrainConfig(mode="paper")
+    full = step_weights(demos.step_kind, demos.valid, cfg)
+    normaliser = full.flatten(1).sum(1) / (full > 0).flatten(1).sum(1)
+
+    def step_loss(t: int) -> float:
+        mask = torch.zeros_like(demos.valid)
+        mask[:, :, t] = True
+        out = _uniform_output(demos)
+        return float(compute_losses(AGENT_KINDS["b1"], out, demos, cfg, mask, normaliser).total[0].detach())
+
+    ordinary = step_loss(5)
+    # Under the old per-step normalisation the weight divided itself away (all ratios 1).
+    assert step_loss(30) / ordinary == pytest.approx(3.0)
+    assert step_loss(31) / ordinary == pytest.approx(60.0)
+    assert ordinary == pytest.approx(np.log(7) / float(normaliser[0]))
+
+
+def test_fast_mode_gradient_carries_the_report_weights():
+    (demos,) = member_demonstrations(E.DUAL_TASK, [np.stack([episode_seeds(0, "train", 3)] * 2)])
+    for primary, expected in ((20.0, 60.0), (1.0, 3.0)):
+        out = _uniform_output(demos)
+        losses = compute_losses(AGENT_KINDS["b1"], out, demos, TrainConfig(primary_class_weight=primary))
+        (grad,) = torch.autograd.grad(losses.total.sum(), out.logits)
+        norms = grad[0].norm(dim=-1)  # (episodes, steps): the same norm per unit of weight
+        assert torch.allclose(norms[:, 31] / norms[:, 5], torch.tensor(expected))
+        assert torch.allclose(norms[:, 30] / norms[:, 5], torch.tensor(3.0))

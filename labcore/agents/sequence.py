@@ -1,0 +1,372 @@
+"""The agent's sequence path for N seeds at once: one function of stacked parameters.
+
+Every parameter of :class:`~labcore.agents.Agent` gets a leading *seed* dimension ``N``
+(:func:`stack_parameters`), and each layer is applied to all seeds with one grouped matrix
+product (``bmm``). N agents of one kind therefore train as one model, each member with its
+own weights, data and optimizer state; :meth:`Agent.forward_sequence` is the same function
+with ``N = 1``, so there is one sequence implementation, used by every schedule.
+
+Two facts about the tasks make the pass cheap on a CPU:
+
+- Under strong-lesion wiring the trunk's input (view, compass, task flags) carries no cue,
+  and takes only a few dozen distinct values per task (108 on the dual task, against 2,048
+  steps in a minibatch). The encoder, the embedding and the GRU's input projection run once
+  per distinct value (a :class:`StepTable`) and are gathered per step. Agents that see the
+  cue in their trunk (HOT-only) add the cue's projection per step.
+- Workspace allocation depends only on *when* cue events happen
+  (:func:`~labcore.agents.parts.slot_sources`), so slot contents are a gather of write vectors.
+
+The recurrence is an explicit GRU loop with ``torch.nn.GRU``'s equations and gate order
+(tests compare it with ``nn.GRU``). Convolutions are written as unfold + grouped matrix
+products, so every member's arithmetic is the same whatever ``N`` is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch import nn
+
+from labcore.agents.parts import (
+    N_COLOUR,
+    N_OBJECT,
+    N_STATE,
+    broadcast,
+    gather_slots,
+    slot_sources,
+    uncertainty,
+)
+from labcore.config import AgentConfig
+from labcore.envs.channels import EVENT_INDEX, TASK_DIM
+
+N_DIRECTIONS = 4
+F = nn.functional
+
+Params = Mapping[str, torch.Tensor]
+"""Parameter (and buffer) tensors by ``Agent.state_dict()`` name, each with a leading seed dim."""
+
+
+@dataclass(frozen=True)
+class StepTable:
+    """The trunk inputs that episodes refer to by row (``SequenceInputs.combo``).
+
+    Each row is a view (``view``: index into ``grid``, the one-hot views
+    ``(V, channels, 7, 7)`` the encoder sees), a compass direction (``direction``, one-hot
+    ``(C, 4)``) and task flags (``task``, ``(C, TASK_DIM)``). The table is shared by every
+    member (the task's combinations, :meth:`of_task`) or has a leading member dimension on
+    every field when each member has rows of its own (:meth:`SequenceInputs.own_rows`).
+    """
+
+    grid: torch.Tensor
+    view: torch.Tensor
+    direction: torch.Tensor
+    task: torch.Tensor
+
+    def __len__(self) -> int:
+        return self.view.shape[-1]
+
+    @property
+    def shared(self) -> bool:
+        """One table for every member (rather than one per member)."""
+        return self.view.dim() == 1
+
+    @classmethod
+    def of_task(cls, image_table: torch.Tensor, direction_table: torch.Tensor) -> StepTable:
+        """Every (pose, task flags) combination of a task, in a fixed order.
+
+        Built from the task's pose tables, not from data, so its rows (and hence the order
+        of every sum over them) do not depend on which episodes or members share a batch:
+        a member's arithmetic is the same whatever it is batched with. Task flags are binary.
+        """
+        codes = 2 ** TASK_DIM
+        flags = torch.tensor([[(code >> j) & 1 for j in range(TASK_DIM)] for code in range(codes)],
+                             dtype=torch.float32)
+        poses = torch.arange(image_table.shape[0]).repeat_interleave(codes)
+        return cls(grid=one_hot_grid(image_table), view=poses,
+                   direction=F.one_hot(direction_table[poses].long(), N_DIRECTIONS).float(),
+                   task=flags.repeat(image_table.shape[0], 1))
+
+    @staticmethod
+    def rows_of(pose: torch.Tensor, task: torch.Tensor) -> torch.Tensor:
+        """Row of :meth:`of_task`'s table for each step: ``pose * 2**TASK_DIM + flag code``."""
+        weights = 2 ** torch.arange(TASK_DIM)
+        return pose.long() * 2 ** TASK_DIM + (task.round().long() * weights).sum(-1)
+
+
+@dataclass
+class SequenceInputs:
+    """Teacher-forced episodes of ``N`` members: ``combo`` ``(N, B, T)`` rows of ``table``,
+    ``cue`` ``(N, B, T, CUE_DIM)`` the cue channel."""
+
+    combo: torch.Tensor
+    cue: torch.Tensor
+    table: StepTable
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """``(N, B, T)``."""
+        n, b, t = self.combo.shape
+        return n, b, t
+
+    def own_rows(self) -> SequenceInputs:
+        """The same episodes with a per-member table holding exactly their steps.
+
+        Cheaper than the shared table when a pass has few steps (the paper schedule's
+        one-episode prefixes): the trunk then runs on B x T rows per member, not on every
+        view of the task.
+        """
+        n, b, t = self.shape
+        rows = self.combo.reshape(n, b * t)
+        table = self.table
+        views = table.view[rows]
+        own = StepTable(grid=table.grid[views], view=torch.arange(b * t).expand(n, b * t),
+                        direction=table.direction[rows], task=table.task[rows])
+        return SequenceInputs(torch.arange(b * t).reshape(1, b, t).expand(n, b, t), self.cue, own)
+
+    def select(self, members: Any = slice(None), episodes: Any = slice(None),
+               steps: Any = slice(None)) -> SequenceInputs:
+        """Members, episodes and steps of these inputs (the table is shared, not copied)."""
+        return SequenceInputs(self.combo[members][:, episodes][:, :, steps],
+                              self.cue[members][:, episodes][:, :, steps], self.table)
+
+
+def one_hot_grid(image: torch.Tensor) -> torch.Tensor:
+    """MiniGrid symbolic views ``(..., 7, 7, 3)`` -> one-hot planes ``(..., channels, 7, 7)``."""
+    image = image.long()
+    planes = torch.cat([F.one_hot(image[..., 0], N_OBJECT), F.one_hot(image[..., 1], N_COLOUR),
+                        F.one_hot(image[..., 2], N_STATE)], dim=-1).float()
+    return planes.movedim(-1, -3).contiguous()
+
+
+def build_step_table(image_table: torch.Tensor, pose: torch.Tensor, direction: torch.Tensor,
+                     task: torch.Tensor) -> tuple[StepTable, torch.Tensor]:
+    """The distinct (view, compass, task flags) combinations of some steps, and each step's row.
+
+    Parameters
+    ----------
+    image_table : (V, 7, 7, 3) views of the task's poses
+    pose : (...,) pose index of every step
+    direction : (...,) compass direction of every step
+    task : (..., TASK_DIM) task flags of every step
+
+    Returns
+    -------
+    table, combo : the :class:`StepTable` and each step's row, with ``pose``'s shape.
+    """
+    keys = torch.cat([pose[..., None].to(task.dtype), direction[..., None].to(task.dtype), task], dim=-1)
+    unique, combo = torch.unique(keys.reshape(-1, keys.shape[-1]), dim=0, return_inverse=True)
+    table = StepTable(grid=one_hot_grid(image_table), view=unique[:, 0].long(),
+                      direction=F.one_hot(unique[:, 1].long(), N_DIRECTIONS).float(),
+                      task=unique[:, 2:].contiguous())
+    return table, combo.reshape(pose.shape)
+
+
+def stack_parameters(agents: Sequence[nn.Module]) -> dict[str, torch.Tensor]:
+    """Every tensor of ``Agent.state_dict()`` stacked along a new leading seed dimension."""
+    states = [a.state_dict() for a in agents]
+    return {k: torch.stack([s[k].detach() for s in states]) for k in states[0]}
+
+
+# ----------------------------------------------------------------------- grouped layers
+def grouped_linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
+    """``x @ weight.T + bias`` per member: ``x`` (N, ..., in), ``weight`` (N, out, in).
+
+    Every member's product is a separate matrix product of the same shape, so its result does
+    not depend on the other members, provided N >= 2: PyTorch computes a batch of one as a
+    plain matrix product, with other kernels (see ``labcore.training``, which never trains a
+    batch of one).
+    """
+    n = weight.shape[0]
+    if weight.shape[1] == 1:
+        # One output (the confidence head, the stimulus probe): a per-row dot product. As a
+        # matrix product it would take a matrix-vector kernel whose rounding depends on N.
+        y = (x * weight[:, 0].reshape(n, *([1] * (x.dim() - 2)), -1)).sum(-1, keepdim=True)
+        return y if bias is None else y + bias.reshape(n, *([1] * (x.dim() - 1)))
+    flat = x.reshape(n, -1, x.shape[-1])
+    if bias is None:
+        y = torch.bmm(flat, weight.transpose(1, 2))
+    else:
+        y = torch.baddbmm(bias[:, None, :], flat, weight.transpose(1, 2))
+    return y.reshape(*x.shape[:-1], weight.shape[1])
+
+
+def _grouped_conv(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """A convolution per member: ``x`` (M, N*C, H, W) with member ``i``'s channels in block
+    ``i``, ``weight`` (N, O, C, kh, kw) -> (M, N*O, H', W') (one grouped convolution)."""
+    n = weight.shape[0]
+    return F.conv2d(x, weight.reshape(-1, *weight.shape[2:]), bias.reshape(-1), groups=n)
+
+
+def encode_grid(p: Params, grid: torch.Tensor) -> torch.Tensor:
+    """The GridEncoder (conv 2x2, max-pool, conv 2x2, conv 2x2) per member: (N, V, 64).
+
+    ``grid`` is (V, channels, 7, 7) shared by all members or (N, V, channels, 7, 7).
+    """
+    n = p["encoder.conv.0.weight"].shape[0]
+    if grid.dim() == 4:
+        x = grid.repeat(1, n, 1, 1)
+    else:
+        x = grid.transpose(0, 1).reshape(grid.shape[1], -1, *grid.shape[-2:])
+    views = x.shape[0]
+    x = torch.relu(_grouped_conv(x, p["encoder.conv.0.weight"], p["encoder.conv.0.bias"]))
+    x = F.max_pool2d(x, 2)
+    x = torch.relu(_grouped_conv(x, p["encoder.conv.3.weight"], p["encoder.conv.3.bias"]))
+    x = torch.relu(_grouped_conv(x, p["encoder.conv.5.weight"], p["encoder.conv.5.bias"]))
+    return x.reshape(views, n, -1).transpose(0, 1)
+
+
+def gather_rows(values: torch.Tensor, combo: torch.Tensor) -> torch.Tensor:
+    """``values[i, combo[i]]`` for each member: (N, C, F) x (N, B, T) -> (N, B, T, F)."""
+    n = values.shape[0]
+    return values[torch.arange(n)[:, None, None], combo]
+
+
+def gru_scan(gi: torch.Tensor, w_hh: torch.Tensor, b_hh: torch.Tensor) -> torch.Tensor:
+    """``torch.nn.GRU`` over time from a zero state, given the input projections.
+
+    ``gi`` (N, B, T, 3H) = W_ih x_t + b_ih (gate order r, z, n); ``w_hh`` (N, 3H, H),
+    ``b_hh`` (N, 3H). Returns every hidden state (N, B, T, H).
+    """
+    n, b, _, three_h = gi.shape
+    hidden = three_h // 3
+    h = gi.new_zeros(n, b, hidden)
+    w_t = w_hh.transpose(1, 2)
+    bias = b_hh[:, None, :]
+    out = []
+    # unbind/split (not indexing): their backward is one stack/cat, where slicing would make
+    # autograd zero-fill a full-size gradient buffer at every step.
+    for g in gi.unbind(2):
+        gh = torch.baddbmm(bias, h, w_t)
+        g_rz, g_n = g.split((2 * hidden, hidden), dim=-1)
+        gh_rz, gh_n = gh.split((2 * hidden, hidden), dim=-1)
+        r, z = torch.sigmoid(g_rz + gh_rz).split(hidden, dim=-1)
+        cand = torch.tanh(torch.addcmul(g_n, r, gh_n))
+        h = torch.lerp(cand, h, z)  # (1 - z) * cand + z * h
+        out.append(h)
+    return torch.stack(out, dim=2)
+
+
+def _mlp(p: Params, prefix: str, x: torch.Tensor, dropout: torch.Tensor | None = None) -> torch.Tensor:
+    """``labcore.agents.parts.mlp`` per member; ``dropout`` is a pre-drawn, pre-scaled mask."""
+    hidden = torch.relu(grouped_linear(x, p[f"{prefix}.0.weight"], p[f"{prefix}.0.bias"]))
+    if dropout is not None:
+        hidden = hidden * dropout
+    last = max(int(k.split(".")[1]) for k in p if k.startswith(prefix + ".") and k.endswith(".weight"))
+    return grouped_linear(hidden, p[f"{prefix}.{last}.weight"], p[f"{prefix}.{last}.bias"])
+
+
+# ----------------------------------------------------------------------- the pass
+@dataclass
+class SequenceOutput:
+    """What the sequence pass exposes, each with leading dims (N, B, T) (see ``AgentOutput``)."""
+
+    logits: torch.Tensor
+    h: torch.Tensor
+    proposal_logits: torch.Tensor
+    slots: torch.Tensor | None = None
+    occupied: torch.Tensor | None = None
+    broadcast: torch.Tensor | None = None
+    z_self: torch.Tensor | None = None
+    confidence: torch.Tensor | None = None
+    stimulus_logit: torch.Tensor | None = None
+
+
+def _trunk(p: Params, config: AgentConfig, inputs: SequenceInputs) -> torch.Tensor:
+    """Carrier states (N, B, T, hidden) from the step table (and the cue, if the trunk sees it)."""
+    table = inputs.table
+    n = inputs.shape[0]
+    views = encode_grid(p, table.grid)  # the encoder sees only the view
+    if table.shared:
+        feats = views[:, table.view]
+        direction, task = table.direction.expand(n, -1, -1), table.task.expand(n, -1, -1)
+    else:
+        feats = gather_rows(views, table.view[:, None, :])[:, 0]
+        direction, task = table.direction, table.task
+    static = torch.cat([feats, direction, task], dim=-1)
+    w, b = p["embed.0.weight"], p["embed.0.bias"]
+    width = static.shape[-1]
+    if config.cue_route == "trunk":
+        pre = gather_rows(grouped_linear(static, w[..., :width], b), inputs.combo)
+        embedded = torch.relu(pre + grouped_linear(inputs.cue, w[..., width:]))
+        if config.recurrent:
+            gi = grouped_linear(embedded, p["gru.weight_ih_l0"], p["gru.bias_ih_l0"])
+            return gru_scan(gi, p["gru.weight_hh_l0"], p["gru.bias_hh_l0"])
+        return torch.relu(grouped_linear(embedded, p["carrier.0.weight"], p["carrier.0.bias"]))
+    embedded = torch.relu(grouped_linear(static, w, b))  # (N, C, embed)
+    if config.recurrent:
+        gi = grouped_linear(embedded, p["gru.weight_ih_l0"], p["gru.bias_ih_l0"])
+        return gru_scan(gather_rows(gi, inputs.combo), p["gru.weight_hh_l0"], p["gru.bias_hh_l0"])
+    carrier = torch.relu(grouped_linear(embedded, p["carrier.0.weight"], p["carrier.0.bias"]))
+    return gather_rows(carrier, inputs.combo)
+
+
+def sequence_forward(
+    p: Params,
+    config: AgentConfig,
+    inputs: SequenceInputs,
+    *,
+    active_slots: int | None = None,
+    workspace_noise: Callable[[torch.Tensor], torch.Tensor] | None = None,
+    dropout: torch.Tensor | None = None,
+    self_model_lesion: Callable[[torch.Tensor], torch.Tensor] | None = None,
+) -> SequenceOutput:
+    """Teacher-forced episodes of ``N`` members in one pass (paper sec. 4.1 architecture).
+
+    Parameters
+    ----------
+    p : stacked parameters and buffers (:func:`stack_parameters` names), leading dim N
+    config : the members' common :class:`~labcore.config.AgentConfig`
+    inputs : the episodes, :class:`SequenceInputs`
+    active_slots : usable workspace slots (default all; 0 is bus-off)
+    workspace_noise : called with the slot sources ``(N, B, T, K)``, returns the noise to add
+        to the slots ``(N, B, T, K, D)`` (see ``labcore.interventions``)
+    dropout : pre-drawn, pre-scaled dropout mask of the policy's hidden layer ``(N, B, T, H)``
+    self_model_lesion : applied to z_self ``(N, B, T, dim)`` (run-time lesions)
+    """
+    c = config
+    n, b, t = inputs.shape
+    h = _trunk(p, c, inputs)
+    out = SequenceOutput(logits=h, h=h, proposal_logits=h)
+    if c.workspace:
+        active = c.n_slots if active_slots is None else active_slots
+        events = inputs.cue[..., EVENT_INDEX] > 0
+        source = slot_sources(events.reshape(n * b, t), active, c.n_slots).reshape(n, b, t, c.n_slots)
+        raw = grouped_linear(torch.cat([inputs.cue, h], dim=-1), p["write.weight"], p["write.bias"])
+        # Unit-variance slots (protocol sec. 5.1): noise SDs are relative to the signal.
+        write = F.layer_norm(raw, (c.slot_dim,))
+        slots = gather_slots(write.reshape(n * b, t, -1), source.reshape(n * b, t, -1)).reshape(
+            n, b, t, c.n_slots, c.slot_dim)
+        if workspace_noise is not None:
+            slots = slots + workspace_noise(source)
+        occupied = source >= 0
+        flat = slots.flatten(-2)
+        if c.bottleneck == "random":
+            feats = torch.bmm(flat.reshape(n, -1, flat.shape[-1]), p["random_projection"]).reshape(n, b, t, -1)
+        elif c.bottleneck == "linear":
+            feats = grouped_linear(flat, p["bottleneck.weight"], p["bottleneck.bias"])
+        elif c.bottleneck == "mlp":
+            feats = _mlp(p, "bottleneck", flat)
+        else:
+            feats = flat
+        proposal = _mlp(p, "policy", torch.cat([h, feats], dim=-1), dropout)
+        bcast = broadcast(slots, occupied)
+        out.slots, out.occupied, out.broadcast = slots, occupied, bcast
+        out.stimulus_logit = grouped_linear(flat, p["stimulus_probe.weight"], p["stimulus_probe.bias"]).squeeze(-1)
+    else:
+        proposal = _mlp(p, "policy", h, dropout)
+        bcast = h.new_zeros(n, b, t, c.slot_dim)
+    out.logits = out.proposal_logits = proposal
+    if c.self_model:
+        z = torch.tanh(grouped_linear(torch.cat([h, bcast, proposal, uncertainty(proposal)], dim=-1),
+                                      p["self_model.weight"], p["self_model.bias"]))
+        if self_model_lesion is not None:
+            z = self_model_lesion(z)
+        out.z_self = z
+        out.confidence = torch.sigmoid(
+            grouped_linear(z, p["confidence_head.weight"], p["confidence_head.bias"])).squeeze(-1)
+        if c.policy_reads == "self_model":
+            out.logits = _mlp(p, "self_policy", z)
+    return out
