@@ -18,9 +18,11 @@ Run E1-E3 on 5 seeds and write the result set with its report.html::
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from labcore.config import (
     AGENT_KINDS,
@@ -32,6 +34,9 @@ from labcore.config import (
 from labcore.paper import paper_text
 from labcore.results import ours_text
 from labcore.seeding import parse_seeds
+
+if TYPE_CHECKING:
+    from labcore.provision import ProgressBoard
 
 
 def training_jobs(experiment: str, agents: str, mode: str) -> list[tuple[str, str, int | None]]:
@@ -49,51 +54,51 @@ def training_jobs(experiment: str, agents: str, mode: str) -> list[tuple[str, st
     return list(jobs)
 
 
-def _train_one(task: str, kind: str, seed: int, cfg: TrainConfig, out: str) -> dict:
-    from labcore.checkpoints import save_checkpoint
-    from labcore.training import train_agent
+def _progress_bar(label: str, paper: bool) -> tuple[Any, Callable[[ProgressBoard], None]]:
+    """A tqdm bar driven by a :class:`~labcore.provision.ProgressBoard`, and its update callback.
 
-    trained = train_agent(task, kind, seed, cfg)
-    path = save_checkpoint(trained.agent, trained.record, out)
-    record = dict(trained.record)
-    record["path"] = str(path)
-    return record
+    It shows the share of the training budget done, agents finished / total, and the time
+    left; in fast mode that time is an upper bound (agents stop at convergence, usually
+    long before the update budget), so it reads "at most".
+    """
+    from tqdm import tqdm
+
+    bar = tqdm(total=1000, desc=label, file=sys.stderr, bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}{postfix}")
+
+    def render(board: ProgressBoard) -> None:
+        finished, members = board.members
+        left = board.seconds_left()
+        when = "?" if math.isnan(left) else f"{'' if paper else 'at most '}{int(left) // 60}:{int(left) % 60:02d} left"
+        bar.n = min(1000, round(board.fraction * 1000))
+        bar.set_postfix_str(f"{finished}/{members} agents done, {when}", refresh=True)
+
+    return bar, render
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    """``train``: behaviour-clone every requested (task, kind, seed) and save the checkpoints."""
-    from joblib import Parallel, delayed
-    from tqdm import tqdm
+    """``train``: behaviour-clone every requested (task, kind, seed) and save the checkpoints.
 
-    from labcore.checkpoints import checkpoint_name
+    Seeds of one kind train together as one seed-batched model (``--no-seed-batch``: one seed
+    at a time); ``--jobs`` runs that many batches side by side.
+    """
+    from labcore.provision import missing_seeds, plan_batches, run_batches
 
-    jobs = []
+    requests = []
     for task, kind, episodes in training_jobs(args.experiment, args.agent, args.mode):
         cfg = TrainConfig(mode=args.mode, train_episodes=args.episodes or episodes or TrainConfig().train_episodes)
         if args.max_updates is not None:
             cfg = replace(cfg, max_updates=args.max_updates, min_updates=min(cfg.min_updates, args.max_updates))
-        for seed in args.seeds:
-            name = checkpoint_name(task, kind, seed, args.mode, episodes)
-            if args.skip_existing and (Path(args.out) / f"{name}.safetensors").exists():
-                continue
-            jobs.append((task, kind, seed, cfg))
-    if not jobs:
+        seeds = missing_seeds(task, kind, args.seeds, [args.out], cfg) if args.skip_existing else args.seeds
+        requests.append((task, kind, seeds, cfg))
+    batches = plan_batches(requests, args.out, workers=args.jobs, seed_batches=not args.no_seed_batch)
+    if not batches:
         print("nothing to train")
         return 0
-    bar = tqdm(total=len(jobs), desc="training", unit="agent", file=sys.stderr)
-    records = []
-    if args.jobs == 1:
-        for task, kind, seed, cfg in jobs:
-            bar.set_postfix_str(f"{task}-{kind}-s{seed}")
-            records.append(_train_one(task, kind, seed, cfg, args.out))
-            bar.update()
-    else:
-        runner = Parallel(n_jobs=args.jobs, return_as="generator_unordered")
-        for record in runner(delayed(_train_one)(*job, args.out) for job in jobs):
-            records.append(record)
-            bar.set_postfix_str(f"{record['task']}-{record['kind']}-s{record['seed']}")
-            bar.update()
-    bar.close()
+    bar, render = _progress_bar("training", args.mode == "paper")
+    try:
+        records = run_batches(batches, workers=args.jobs, on_progress=render)
+    finally:
+        bar.close()
     for r in sorted(records, key=lambda r: (r["task"], r["kind"], r["seed"])):
         flag = ""
         if r["excluded"]:
@@ -101,8 +106,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         elif not r["criterion_attainable"]:
             flag = "  (cue-blind by wiring: criterion unattainable by construction)"
         print(f"{r['task']:9s} {r['kind']:10s} seed {r['seed']:<4d} agreement {r['heldout_agreement']:.4f} "
-              f"updates {r['updates']:5d}  {r['wall_seconds']:6.1f} s{flag}")
-    print(f"wrote {len(records)} checkpoint(s) to {args.out}")
+              f"updates {r['updates']:5d} (best {r['best_update']:5d}){flag}")
+    print(f"wrote {len(records)} checkpoint(s) to {args.out} in {len(batches)} batch(es)")
     return 0
 
 
@@ -128,17 +133,25 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         print(f"dask: {client}", file=sys.stderr)
     elif args.scheduler:
         raise SystemExit("error: --scheduler needs --backend dask")
-    bar = tqdm(total=len(experiments) * args.seeds, desc="reproducing", unit="seed", file=sys.stderr)
+    training_bar, render = _progress_bar("training missing agents", paper=False)
+    bar = None
 
     def progress(experiment, result):
+        nonlocal bar
+        if bar is None:
+            training_bar.close()
+            bar = tqdm(total=len(experiments) * args.seeds, desc="reproducing", unit="seed", file=sys.stderr)
         bar.set_postfix_str(f"{experiment} seed {result.seed} done")
         bar.update()
 
     try:
         summary = reproduce(experiments, cfg, args.out, cache_dir=args.cache, jobs=args.jobs,
-                            backend=args.backend, progress=progress)
+                            backend=args.backend, progress=progress, training_progress=render,
+                            seed_batches=not args.no_seed_batch)
     finally:
-        bar.close()
+        training_bar.close()
+        if bar is not None:
+            bar.close()
         if client is not None:
             client.close()
         if cluster is not None:
@@ -175,7 +188,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--seeds", type=parse_seeds, default=[0], help="e.g. 0-4 or 1,3,7 (default 0)")
     train.add_argument("--mode", choices=["fast", "paper"], default="fast")
     train.add_argument("--out", default=str(BUNDLED_DIR), help="checkpoint directory (default: checkpoints/)")
-    train.add_argument("--jobs", type=int, default=1, help="parallel training processes (1 torch thread each)")
+    train.add_argument("--jobs", type=int, default=1, help="seed batches side by side (processes, 1 torch thread each)")
+    train.add_argument("--no-seed-batch", action="store_true",
+                       help="train one seed at a time instead of a kind's seeds as one batched model")
     train.add_argument("--skip-existing", action="store_true", help="do not retrain checkpoints already in --out")
     train.add_argument("--max-updates", type=int, default=None, help="cap on optimizer updates (fast mode; for smoke tests)")
     train.add_argument("--episodes", type=int, default=None,
@@ -192,6 +207,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", required=True, help="output directory")
     rep.add_argument("--cache", default="runs/checkpoints", help="where agents trained on demand are cached")
     rep.add_argument("--no-report", action="store_true", help="skip report.html")
+    rep.add_argument("--no-seed-batch", action="store_true",
+                     help="train missing agents one seed at a time instead of each kind's seeds as one batch")
     rep.set_defaults(func=cmd_reproduce)
     return parser
 

@@ -12,8 +12,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from labcore.config import ReproduceConfig
+from labcore.config import KINDS_OF_EXPERIMENT, TASK_OF_EXPERIMENT, ReproduceConfig, TrainConfig
 from labcore.experiments import e1, e2, e3
 from labcore.experiments.common import SeedResult, build_claims, run_seeds
 from labcore.paper import PAPER_INCONSISTENCIES, VERDICTS
@@ -30,6 +31,9 @@ from labcore.results import (
     write_result_json,
 )
 
+if TYPE_CHECKING:
+    from labcore.provision import ProgressBoard
+
 PIPELINES = {"e1": e1, "e2": e2, "e3": e3}
 """The pipeline module of each experiment (each has ``run_seed``)."""
 
@@ -44,6 +48,38 @@ def _git_commit() -> str | None:
     return done.stdout.strip() or None
 
 
+def provision_agents(experiments: Sequence[str], seeds: Sequence[int], cache_dir: Path | str, *,
+                     workers: int = 1, backend: str = "loky", seed_batches: bool = True,
+                     on_progress: Callable[[ProgressBoard], None] | None = None) -> list[str]:
+    """Train every agent the experiments need that is neither bundled nor cached.
+
+    The missing seeds of each kind train together as seed batches (:mod:`labcore.provision`),
+    ``workers`` batches side by side (worker processes, or the Dask cluster of the default
+    client with ``backend="dask"``), into ``cache_dir``. Returns the names trained.
+    """
+    from labcore.checkpoints import BUNDLED_DIR, checkpoint_name
+    from labcore.provision import missing_seeds, plan_batches, run_batches
+
+    cfg = TrainConfig()
+    needed: dict[tuple[str, str], None] = {}
+    for experiment in experiments:
+        for kind in KINDS_OF_EXPERIMENT[experiment]:
+            needed[(TASK_OF_EXPERIMENT[experiment], kind)] = None
+    requests = [(task, kind, missing_seeds(task, kind, seeds, [BUNDLED_DIR, cache_dir], cfg), cfg)
+                for task, kind in needed]
+    batches = plan_batches(requests, cache_dir, workers=workers, seed_batches=seed_batches)
+    if not batches:
+        return []
+    client = None
+    if backend == "dask":
+        from distributed import default_client
+
+        client = default_client()
+    run_batches(batches, workers=workers, backend="dask" if client is not None else "local", client=client,
+                on_progress=on_progress)
+    return sorted(checkpoint_name(b.task, b.kind, s) for b in batches for s in b.seeds)
+
+
 def reproduce(
     experiments: Sequence[str],
     cfg: ReproduceConfig,
@@ -53,6 +89,8 @@ def reproduce(
     jobs: int = 1,
     backend: str = "loky",
     progress: Callable[[str, SeedResult], None] | None = None,
+    training_progress: Callable[[ProgressBoard], None] | None = None,
+    seed_batches: bool = True,
 ) -> dict:
     """Run the experiments, aggregate, apply the verdicts and write the result set.
 
@@ -70,6 +108,10 @@ def reproduce(
         How seeds fan out (:func:`labcore.experiments.common.run_seeds`).
     progress : callable, optional
         Called as ``progress(experiment, seed_result)`` after each seed.
+    training_progress : callable, optional
+        Called with the :class:`~labcore.provision.ProgressBoard` while missing agents train.
+    seed_batches : bool
+        Train the missing seeds of each kind as one seed-batched model (default) or one by one.
 
     Returns
     -------
@@ -79,6 +121,8 @@ def reproduce(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
+    trained = provision_agents(experiments, cfg.seeds, cache_dir, workers=jobs, backend=backend,
+                               seed_batches=seed_batches, on_progress=training_progress)
     results: dict[str, list[SeedResult]] = {}
     for name in experiments:
         module = PIPELINES[name]
@@ -101,7 +145,7 @@ def reproduce(
         "values": values,
         "cross_seed": cross,
         "excluded": sorted({x for r in all_results for x in r.excluded}),
-        "trained": sorted({x for r in all_results for x in r.trained}),
+        "trained": sorted(set(trained) | {x for r in all_results for x in r.trained}),
         "paper_inconsistencies": list(PAPER_INCONSISTENCIES),
         "verdict_counts": {v: sum(c["verdict"] == v for c in claims) for v in VERDICTS},
         "wall_seconds": round(time.perf_counter() - start, 1),

@@ -1,0 +1,222 @@
+"""Agents on disk: train the checkpoints a run needs, as seed batches, and save them.
+
+A request is (task, kind, seeds, :class:`~labcore.config.TrainConfig`). The seeds of one
+request train together as one seed-batched model (:func:`labcore.training.train_seeds`);
+with several workers a request's seeds are split into batches that run side by side, one
+process per core with one torch thread each. Batches run in this process, in spawned worker
+processes that forward their progress, or on a Dask cluster (one batch per task). Every
+batch saves its checkpoints itself (atomically, :mod:`labcore.checkpoints`), so a finished
+batch is on disk even if a later one fails.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import queue
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from labcore.checkpoints import checkpoint_name, save_checkpoint
+from labcore.config import TrainConfig
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Seeds of one (task, kind) trained together, and where their checkpoints go."""
+
+    task: str
+    kind: str
+    seeds: tuple[int, ...]
+    cfg: TrainConfig
+    out: str
+
+    @property
+    def label(self) -> str:
+        """``task-kind s0-4``: what the progress line shows."""
+        span = f"s{self.seeds[0]}" if len(self.seeds) == 1 else f"s{self.seeds[0]}-{self.seeds[-1]}"
+        return f"{self.task}-{self.kind} {span}"
+
+    @property
+    def budget(self) -> int:
+        """Progress units of the batch: optimizer updates (fast mode) or episodes (paper)."""
+        return self.cfg.max_updates if self.cfg.mode == "fast" else self.cfg.train_episodes
+
+
+def plan_batches(requests: Sequence[tuple[str, str, Sequence[int], TrainConfig]], out: Path | str, *,
+                 workers: int = 1, seed_batches: bool = True) -> list[Batch]:
+    """Split requests into batches, the longest first.
+
+    Parameters
+    ----------
+    requests : (task, kind, seeds, cfg) tuples
+    out : checkpoint directory
+    workers : processes that will run batches side by side; when there are fewer requests
+        than workers, each request's seeds are split into about ``workers / len(requests)``
+        batches so that every worker has one
+    seed_batches : False trains every seed alone (a batch of one seed each)
+
+    Examples
+    --------
+    >>> cfg = TrainConfig()
+    >>> [b.seeds for b in plan_batches([("dual", "b1", range(5), cfg)], "x", workers=2)]
+    [(0, 1, 2), (3, 4)]
+    >>> len(plan_batches([("dual", "b1", range(5), cfg)], "x", seed_batches=False))
+    5
+    """
+    requests = [(task, kind, [int(s) for s in seeds], cfg) for task, kind, seeds, cfg in requests if len(seeds)]
+    batches = []
+    for task, kind, seeds, cfg in requests:
+        if not seed_batches:
+            parts = [[s] for s in seeds]
+        else:
+            split = min(len(seeds), max(1, math.ceil(workers / len(requests))))
+            parts = [list(p) for p in np.array_split(np.array(seeds), split)]
+        batches += [Batch(task, kind, tuple(int(s) for s in p), cfg, str(out)) for p in parts]
+    return sorted(batches, key=lambda b: -len(b.seeds) * b.budget)
+
+
+def missing_seeds(task: str, kind: str, seeds: Sequence[int], directories: Sequence[Path | str],
+                  cfg: TrainConfig | None = None) -> list[int]:
+    """The seeds without a checkpoint in any of ``directories``."""
+    cfg = cfg or TrainConfig()
+    episodes = cfg.train_episodes if cfg.mode == "paper" else None
+    return [s for s in seeds
+            if not any((Path(d) / f"{checkpoint_name(task, kind, s, cfg.mode, episodes)}.safetensors").exists()
+                       for d in directories)]
+
+
+@dataclass
+class BatchProgress:
+    """Where one batch is: ``done`` of ``total`` units, ``members_done`` of ``members`` finished."""
+
+    label: str
+    done: int = 0
+    total: int = 0
+    members_done: int = 0
+    members: int = 0
+    finished: bool = False
+
+
+@dataclass
+class ProgressBoard:
+    """Progress of all batches of a run, for one progress bar.
+
+    ``fraction`` counts a finished batch as complete; a running fast-mode batch counts its
+    updates against its budget (``max_updates``), so the estimate of the time left is an
+    upper bound in fast mode (members usually converge well before the budget).
+    """
+
+    batches: list[BatchProgress] = field(default_factory=list)
+    started: float = field(default_factory=time.perf_counter)
+
+    @property
+    def members(self) -> tuple[int, int]:
+        """(members finished, members in all batches)."""
+        return (sum(b.members if b.finished else b.members_done for b in self.batches),
+                sum(b.members for b in self.batches))
+
+    @property
+    def fraction(self) -> float:
+        """Share of the total budget done (finished batches count in full)."""
+        total = sum(b.total for b in self.batches)
+        done = sum(b.total if b.finished else b.done for b in self.batches)
+        return done / total if total else 1.0
+
+    def seconds_left(self) -> float:
+        """Time left at the current pace (nan before any progress)."""
+        f = self.fraction
+        return float("nan") if f <= 0 else (time.perf_counter() - self.started) * (1 - f) / f
+
+
+def run_batch(batch: Batch, progress: Callable[[int, int, dict], None] | None = None) -> list[dict]:
+    """Train one batch, save every checkpoint, return the training records (with ``path``)."""
+    from labcore.training import train_seeds
+
+    records = []
+    for trained in train_seeds(batch.task, batch.kind, batch.seeds, batch.cfg, progress=progress):
+        path = save_checkpoint(trained.agent, trained.record, batch.out)
+        records.append({**trained.record, "path": str(path)})
+    return records
+
+
+_WORKER_QUEUE: Any = None
+
+
+def _init_worker(q: Any) -> None:
+    global _WORKER_QUEUE
+    _WORKER_QUEUE = q
+
+
+def _run_in_worker(index: int, batch: Batch) -> list[dict]:
+    def forward(done: int, total: int, metrics: dict) -> None:
+        _WORKER_QUEUE.put((index, done, total, int(metrics["members_done"]), int(metrics["members"])))
+
+    return run_batch(batch, forward)
+
+
+def run_batches(batches: Sequence[Batch], *, workers: int = 1, backend: str = "local", client: Any = None,
+                on_progress: Callable[[ProgressBoard], None] | None = None) -> list[dict]:
+    """Run batches and return every training record.
+
+    Parameters
+    ----------
+    batches : from :func:`plan_batches`
+    workers : processes side by side (``backend="local"``; 1 runs in this process)
+    backend : "local" (this process or spawned worker processes) or "dask" (``client``:
+        a ``distributed.Client``; one batch per task, ``client.map(..., pure=False)``)
+    on_progress : called with the :class:`ProgressBoard` whenever a batch reports
+    """
+    board = ProgressBoard([BatchProgress(b.label, 0, b.budget, 0, len(b.seeds)) for b in batches])
+
+    def update(index: int, done: int, total: int, members_done: int, members: int) -> None:
+        entry = board.batches[index]
+        entry.done, entry.total, entry.members_done, entry.members = done, total, members_done, members
+        if on_progress:
+            on_progress(board)
+
+    def finish(index: int) -> None:
+        board.batches[index].finished = True
+        if on_progress:
+            on_progress(board)
+
+    records: list[dict] = []
+    if backend == "dask":
+        from distributed import as_completed
+
+        futures = client.map(run_batch, list(batches), pure=False)
+        index_of = {f.key: i for i, f in enumerate(futures)}
+        for future in as_completed(futures):
+            records += future.result()
+            finish(index_of[future.key])
+        return records
+    if backend != "local":
+        raise ValueError(f"backend must be 'local' or 'dask', got {backend!r}")
+    if workers == 1:
+        for i, batch in enumerate(batches):
+            records += run_batch(batch, lambda d, t, m, i=i: update(i, d, t, int(m["members_done"]),
+                                                                    int(m["members"])))
+            finish(i)
+        return records
+    context = multiprocessing.get_context("spawn")  # torch and fork do not mix
+    messages = context.Queue()
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker,
+                             initargs=(messages,)) as pool:
+        pending = {pool.submit(_run_in_worker, i, b): i for i, b in enumerate(batches)}
+        while pending:
+            done, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+            while True:
+                try:
+                    update(*messages.get_nowait())
+                except queue.Empty:
+                    break
+            for future in done:
+                records += future.result()
+                finish(pending.pop(future))
+    return records
