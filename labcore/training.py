@@ -41,6 +41,8 @@ from labcore.agents.sequence import (
     SequenceOutput,
     StepTable,
     sequence_forward,
+    sequence_heads,
+    sequence_states,
     stack_parameters,
 )
 from labcore.config import AGENT_KINDS, AgentConfig, Intervention, TrainConfig
@@ -53,6 +55,14 @@ TASK_IDS = {"dual": E.DUAL_TASK, "wagering": E.WAGERING}
 
 HELDOUT_CHUNK = 128
 """Held-out episodes evaluated per pass (bounds memory for large seed batches)."""
+ROW_MULTIPLE = 16
+"""Every pass holds a multiple of this many episodes per member (padding with masked copies).
+
+PyTorch's vectorised kernels handle 16 floats at a time and finish a tensor's remainder with
+scalar code, whose ``exp`` (sigmoid, BCE) can round differently. A member's elements must
+therefore never fall in that remainder in one batch and in the vector body in another: with
+a multiple of 16 episodes per member, every member's share of every tensor is a multiple of
+16 floats, whatever N. Masked copies weigh nothing, so they add exact zeros to every sum."""
 
 
 # ----------------------------------------------------------------------- demonstrations
@@ -115,6 +125,18 @@ class MemberDemos:
         """Episodes per member."""
         return self.action.shape[1]
 
+    def padded(self, episodes: int) -> MemberDemos:
+        """These episodes followed by masked copies (not valid, so they weigh nothing), to
+        ``episodes`` per member; see :data:`ROW_MULTIPLE`."""
+        extra = episodes - self.n_episodes
+        if extra <= 0:
+            return self
+        rows = torch.cat([torch.arange(self.n_episodes), torch.arange(extra) % self.n_episodes])
+        out = self.select(episodes=rows)
+        out.valid = out.valid.clone()
+        out.valid[:, self.n_episodes:] = False
+        return out
+
     def select(self, members: Any = slice(None), episodes: Any = slice(None),
                steps: Any = slice(None)) -> MemberDemos:
         """Members (index), episodes (index or per-member ``(N, B)`` tensor) and steps."""
@@ -125,7 +147,8 @@ class MemberDemos:
         else:
             pick = lambda x: x[members][:, episodes][:, :, steps]  # noqa: E731
             stim = None if self.stimulus is None else self.stimulus[members][:, episodes]
-        inputs = SequenceInputs(pick(self.inputs.combo), pick(self.inputs.cue), self.inputs.table)
+        inputs = SequenceInputs(pick(self.inputs.combo), pick(self.inputs.cue), self.inputs.table,
+                                self.inputs.max_events)
         return MemberDemos(inputs, pick(self.action), pick(self.step_kind), pick(self.valid), stim)
 
 
@@ -138,9 +161,10 @@ def member_demonstrations(task_id: str, episode_sets: Sequence[np.ndarray]) -> l
     """
     demos = [[oracle_demonstrations(task_id, row) for row in seeds] for seeds in episode_sets]
     first = demos[0][0]
-    # A length fixed by the task, not by the data: sums over steps then add the same terms in
-    # the same order whichever members share the batch.
-    length = E.make_batch(task_id).oracle_steps
+    # Lengths fixed by the task, not by the data: sums over steps then add the same terms in
+    # the same order, and products have the same shapes, whichever members share the batch.
+    sim = E.make_batch(task_id)
+    length = sim.oracle_steps
     if any(d.n_steps > length for rows in demos for d in rows):
         raise RuntimeError(f"an oracle episode of {task_id} is longer than its oracle_steps ({length})")
 
@@ -159,7 +183,7 @@ def member_demonstrations(task_id: str, episode_sets: Sequence[np.ndarray]) -> l
         stimulus = [d.labels.get("stimulus") for d in rows]
         combo = StepTable.rows_of(stack(rows, "pose"), stack(rows, "task"))
         out.append(MemberDemos(
-            inputs=SequenceInputs(combo, stack(rows, "cue"), table),
+            inputs=SequenceInputs(combo, stack(rows, "cue"), table, sim.max_events),
             action=stack(rows, "action"),
             step_kind=stack(rows, "step_kind").long(),
             valid=stack(rows, "valid", False),
@@ -292,12 +316,10 @@ class MemberParameters:
 
     def keep(self, members: torch.Tensor, optimizer: StackedAdam) -> None:
         """Drop every member not in ``members`` (those that have finished), optimizer state too."""
-        optimizer.m, optimizer.v = self.select(optimizer.m, members), self.select(optimizer.v, members)
-        optimizer.steps = [optimizer.steps[i].clone() for i in members.tolist()]
+        optimizer.keep(members)  # while the layout is still the old one
         self.flat = self.select(self.flat.detach(), members).requires_grad_(True)
         self.buffers = {k: v[members] for k, v in self.buffers.items()}
         self.n = len(members)
-        optimizer.block_sizes = [self.n * size for size in self.sizes]
 
 
 class StackedAdam:
@@ -306,21 +328,33 @@ class StackedAdam:
     Each update hands PyTorch's fused Adam kernel (the one behind ``Adam(fused=True)``) the
     contiguous slice of every parameter block that belongs to each active member, with that
     member's own step counter: per member it is exactly ``torch.optim.Adam``, and a member
-    that is not active (its step scores nothing) is left exactly as it is.
+    that is not active (its step scores nothing) is left exactly as it is. The slices are
+    views made once (parameters, moments and gradients all live in persistent buffers that
+    are updated in place) and remade only when members leave.
     """
 
     def __init__(self, params: MemberParameters, lr: float, weight_decay: float = 0.0,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8):
         self.lr, self.weight_decay, self.betas, self.eps = lr, weight_decay, betas, eps
-        self.block_sizes = [params.n * size for size in params.sizes]
+        self.params = params
         self.m = torch.zeros_like(params.flat, requires_grad=False)
         self.v = torch.zeros_like(self.m)
+        self.grad = torch.zeros_like(self.m)
         self.steps = [torch.zeros(()) for _ in range(params.n)]
+        self._views: dict[str, list[list[torch.Tensor]]] = {}
 
-    def _slices(self, buffer: torch.Tensor, members: list[int]) -> list[torch.Tensor]:
-        n = len(self.steps)
-        rows = [block.view(n, -1) for block in buffer.split(self.block_sizes)]
-        return [row[i] for row in rows for i in members]
+    def _member_views(self, buffer: torch.Tensor) -> list[list[torch.Tensor]]:
+        """``views[member]``: that member's slice of every parameter block of ``buffer``."""
+        n = self.params.n
+        rows = [block.view(n, -1) for block in buffer.split([n * size for size in self.params.sizes])]
+        return [[row[i] for row in rows] for i in range(n)]
+
+    def keep(self, members: torch.Tensor) -> None:
+        """Keep only ``members`` (the parameters were reduced the same way)."""
+        self.m, self.v = self.params.select(self.m, members), self.params.select(self.v, members)
+        self.grad = torch.zeros_like(self.m)
+        self.steps = [self.steps[i].clone() for i in members.tolist()]
+        self._views = {}
 
     @torch.no_grad()
     def step(self, flat: torch.Tensor, grad: torch.Tensor, active: torch.Tensor | None = None) -> None:
@@ -328,11 +362,16 @@ class StackedAdam:
         members = list(range(len(self.steps))) if active is None else np.flatnonzero(active.numpy()).tolist()
         if not members:
             return
+        if not self._views or self._views["flat"][0][0].data_ptr() != flat.data_ptr():
+            self._views = {"flat": self._member_views(flat), "grad": self._member_views(self.grad),
+                           "m": self._member_views(self.m), "v": self._member_views(self.v)}
+        self.grad.copy_(grad)
+        pick = {k: [t for i in members for t in views[i]] for k, views in self._views.items()}
         steps = [self.steps[i] for i in members]
         torch._foreach_add_(steps, 1)
         fused = torch._fused_adamw_ if self.weight_decay > 0 else torch._fused_adam_
-        fused(self._slices(flat, members), self._slices(grad, members), self._slices(self.m, members),
-              self._slices(self.v, members), [], steps * len(self.block_sizes), lr=self.lr, beta1=self.betas[0],
+        fused(pick["flat"], pick["grad"], pick["m"], pick["v"], [],
+              [s for s in steps for _ in self.params.sizes], lr=self.lr, beta1=self.betas[0],
               beta2=self.betas[1], weight_decay=self.weight_decay, eps=self.eps, amsgrad=False, maximize=False)
 
 
@@ -390,6 +429,7 @@ def heldout_metrics(config: AgentConfig, params: MemberParameters, data: MemberD
                                                               "report_match", "report")}
     for start in range(0, data.n_episodes, HELDOUT_CHUNK):
         chunk = data.select(episodes=slice(start, start + HELDOUT_CHUNK))
+        chunk = chunk.padded(-(-chunk.n_episodes // ROW_MULTIPLE) * ROW_MULTIPLE)
         out = _forward(config, params, chunk)
         weight = step_weights(chunk.step_kind, chunk.valid, cfg).flatten(1).sum(1).double()
         losses = compute_losses(config, out, chunk, cfg)
@@ -644,6 +684,13 @@ def _train_fast(config, params, members, train, heldout, cfg, progress) -> list[
     return [finished.get(i, finished[0]) for i in range(n_rows)]
 
 
+def _last_step(x: torch.Tensor | None) -> torch.Tensor | None:
+    """Step T-1 of ``x`` (N, B=1, T, ...) repeated into ROW_MULTIPLE rows: (N, ROW_MULTIPLE, 1, ...)."""
+    if x is None:
+        return None
+    return x[:, :, -1:].repeat(1, ROW_MULTIPLE, *([1] * (x.dim() - 2)))
+
+
 def _train_paper(config, params, members, train, heldout, cfg, progress) -> list[dict[str, torch.Tensor]]:
     """Online: one episode at a time, one update per environment step (paper sec. 4.3.1).
 
@@ -671,10 +718,14 @@ def _train_paper(config, params, members, train, heldout, cfg, progress) -> list
                 continue
             prefix = ep.select(steps=slice(0, t + 1))
             prefix.inputs = prefix.inputs.own_rows()
-            step_mask = torch.zeros_like(prefix.valid)
-            step_mask[:, :, t] = True
-            out = _forward(config, params, prefix, gens, sds)
-            losses = compute_losses(config, out, prefix, cfg, step_mask, normaliser)
+            # Only step t is scored: the readouts run on it alone, in ROW_MULTIPLE rows (the
+            # step and masked copies of it), so a member's arithmetic does not depend on N.
+            h, slots, occupied = sequence_states(params.tensors(), config, prefix.inputs,
+                                                 workspace_noise=_noise_fn(config, sds, gens))
+            at_t = ep.select(steps=slice(t, t + 1)).padded(ROW_MULTIPLE)
+            out = sequence_heads(params.tensors(), config, *(_last_step(x) for x in (h, slots, occupied)),
+                                 dropout=_dropout_mask(config, (ROW_MULTIPLE, 1), gens))
+            losses = compute_losses(config, out, at_t, cfg, None, normaliser)
             (grad,) = torch.autograd.grad((losses.total * active).sum(), params.flat)
             opt.step(params.flat, grad, active)
             for i in np.flatnonzero(active.numpy()):

@@ -35,7 +35,6 @@ from labcore.agents.parts import (
     N_OBJECT,
     N_STATE,
     broadcast,
-    gather_slots,
     slot_sources,
     uncertainty,
 )
@@ -99,11 +98,17 @@ class StepTable:
 @dataclass
 class SequenceInputs:
     """Teacher-forced episodes of ``N`` members: ``combo`` ``(N, B, T)`` rows of ``table``,
-    ``cue`` ``(N, B, T, CUE_DIM)`` the cue channel."""
+    ``cue`` ``(N, B, T, CUE_DIM)`` the cue channel, ``max_events`` the most cue-channel events
+    the task puts in an episode (None: counted from these episodes).
+
+    A fixed ``max_events`` keeps every member's shapes independent of its batch-mates' data
+    (workspace writes are computed for that many events per episode).
+    """
 
     combo: torch.Tensor
     cue: torch.Tensor
     table: StepTable
+    max_events: int | None = None
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -124,13 +129,13 @@ class SequenceInputs:
         views = table.view[rows]
         own = StepTable(grid=table.grid[views], view=torch.arange(b * t).expand(n, b * t),
                         direction=table.direction[rows], task=table.task[rows])
-        return SequenceInputs(torch.arange(b * t).reshape(1, b, t).expand(n, b, t), self.cue, own)
+        return SequenceInputs(torch.arange(b * t).reshape(1, b, t).expand(n, b, t), self.cue, own, self.max_events)
 
     def select(self, members: Any = slice(None), episodes: Any = slice(None),
                steps: Any = slice(None)) -> SequenceInputs:
         """Members, episodes and steps of these inputs (the table is shared, not copied)."""
         return SequenceInputs(self.combo[members][:, episodes][:, :, steps],
-                              self.cue[members][:, episodes][:, :, steps], self.table)
+                              self.cue[members][:, episodes][:, :, steps], self.table, self.max_events)
 
 
 def one_hot_grid(image: torch.Tensor) -> torch.Tensor:
@@ -180,17 +185,31 @@ def grouped_linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | N
     batch of one).
     """
     n = weight.shape[0]
-    if weight.shape[1] == 1:
-        # One output (the confidence head, the stimulus probe): a per-row dot product. As a
-        # matrix product it would take a matrix-vector kernel whose rounding depends on N.
-        y = (x * weight[:, 0].reshape(n, *([1] * (x.dim() - 2)), -1)).sum(-1, keepdim=True)
-        return y if bias is None else y + bias.reshape(n, *([1] * (x.dim() - 1)))
     flat = x.reshape(n, -1, x.shape[-1])
     if bias is None:
         y = torch.bmm(flat, weight.transpose(1, 2))
     else:
         y = torch.baddbmm(bias[:, None, :], flat, weight.transpose(1, 2))
     return y.reshape(*x.shape[:-1], weight.shape[1])
+
+
+def grouped_linear_parts(parts: Sequence[torch.Tensor], weight: torch.Tensor,
+                         bias: torch.Tensor | None = None) -> torch.Tensor:
+    """:func:`grouped_linear` of the concatenation of ``parts`` (last dim), without building it.
+
+    The weight's columns are split to match the parts and the products summed: the same
+    layer, minus a copy of its whole input (the policy's input is 2,048 rows x 128 per member
+    and update).
+    """
+    y = None
+    start = 0
+    for x in parts:
+        width = x.shape[-1]
+        # contiguous: a strided weight slice takes another kernel path in small products
+        term = grouped_linear(x, weight[..., start:start + width].contiguous(), bias if y is None else None)
+        y = term if y is None else y + term
+        start += width
+    return y
 
 
 def _grouped_conv(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
@@ -225,10 +244,13 @@ def gather_rows(values: torch.Tensor, combo: torch.Tensor) -> torch.Tensor:
 
 
 def gru_scan(gi: torch.Tensor, w_hh: torch.Tensor, b_hh: torch.Tensor) -> torch.Tensor:
-    """``torch.nn.GRU`` over time from a zero state, given the input projections.
+    """``torch.nn.GRU`` over time from a zero state, for N members, given the input projections.
 
     ``gi`` (N, B, T, 3H) = W_ih x_t + b_ih (gate order r, z, n); ``w_hh`` (N, 3H, H),
     ``b_hh`` (N, 3H). Returns every hidden state (N, B, T, H).
+
+    Plain autograd: a hand-written backward (one node for the whole recurrence) was tried
+    and measured slower at training batch sizes, because it makes more elementwise passes.
     """
     n, b, _, three_h = gi.shape
     hidden = three_h // 3
@@ -249,13 +271,46 @@ def gru_scan(gi: torch.Tensor, w_hh: torch.Tensor, b_hh: torch.Tensor) -> torch.
     return torch.stack(out, dim=2)
 
 
-def _mlp(p: Params, prefix: str, x: torch.Tensor, dropout: torch.Tensor | None = None) -> torch.Tensor:
-    """``labcore.agents.parts.mlp`` per member; ``dropout`` is a pre-drawn, pre-scaled mask."""
-    hidden = torch.relu(grouped_linear(x, p[f"{prefix}.0.weight"], p[f"{prefix}.0.bias"]))
+def _mlp(p: Params, prefix: str, x: torch.Tensor | Sequence[torch.Tensor],
+         dropout: torch.Tensor | None = None) -> torch.Tensor:
+    """``labcore.agents.parts.mlp`` per member, on ``x`` or on the concatenation of its parts;
+    ``dropout`` is a pre-drawn, pre-scaled mask."""
+    parts = [x] if torch.is_tensor(x) else list(x)
+    hidden = torch.relu(grouped_linear_parts(parts, p[f"{prefix}.0.weight"], p[f"{prefix}.0.bias"]))
     if dropout is not None:
         hidden = hidden * dropout
     last = max(int(k.split(".")[1]) for k in p if k.startswith(prefix + ".") and k.endswith(".weight"))
     return grouped_linear(hidden, p[f"{prefix}.{last}.weight"], p[f"{prefix}.{last}.bias"])
+
+
+def _workspace_slots(p: Params, config: AgentConfig, inputs: SequenceInputs, h: torch.Tensor,
+                     source: torch.Tensor) -> torch.Tensor:
+    """Slot contents (N, B, T, K, D), the write computed at the event steps only.
+
+    A slot holds the write vector of the event step :func:`~labcore.agents.parts.slot_sources`
+    names, so writes are needed only where events are (at most a few per episode, not T).
+    """
+    n, b, t, k = source.shape
+    events = inputs.cue[..., EVENT_INDEX] > 0
+    counted = int(events.sum(-1).max())
+    n_events = counted if inputs.max_events is None else min(inputs.max_events, t)
+    if counted > n_events:
+        raise ValueError(f"an episode holds {counted} events, more than the task's {n_events}")
+    if n_events == 0:
+        return h.new_zeros(n, b, t, k, config.slot_dim)
+    # The event steps of each episode in order (a stable sort puts them first), padded.
+    steps = torch.argsort((~events).to(torch.int8), dim=-1, stable=True)[..., :n_events]
+    cue = torch.gather(inputs.cue, 2, steps[..., None].expand(-1, -1, -1, inputs.cue.shape[-1]))
+    h_at = torch.gather(h, 2, steps[..., None].expand(-1, -1, -1, h.shape[-1]))
+    raw = grouped_linear_parts([cue, h_at], p["write.weight"], p["write.bias"])
+    # Unit-variance slots (protocol sec. 5.1): noise SDs are relative to the signal.
+    writes = F.layer_norm(raw, (config.slot_dim,))
+    writes = torch.cat([writes, writes.new_zeros(n, b, 1, config.slot_dim)], dim=2)  # last row: empty
+    ordinal = torch.cumsum(events.long(), dim=-1) - 1  # the event ordinal of each event step
+    which = torch.gather(ordinal, 2, source.clamp(min=0).reshape(n, b, t * k)).reshape(n, b, t, k)
+    which = torch.where(source < 0, n_events, which)
+    index = which.reshape(n, b, t * k, 1).expand(-1, -1, -1, config.slot_dim)
+    return torch.gather(writes, 2, index).reshape(n, b, t, k, config.slot_dim)
 
 
 # ----------------------------------------------------------------------- the pass
@@ -303,6 +358,77 @@ def _trunk(p: Params, config: AgentConfig, inputs: SequenceInputs) -> torch.Tens
     return gather_rows(carrier, inputs.combo)
 
 
+def sequence_states(
+    p: Params,
+    config: AgentConfig,
+    inputs: SequenceInputs,
+    *,
+    active_slots: int | None = None,
+    workspace_noise: Callable[[torch.Tensor], torch.Tensor] | None = None,
+) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
+    """The carrier ``h`` (N, B, T, H) and the workspace's ``slots`` (N, B, T, K, D) and
+    ``occupied`` (N, B, T, K) (None without a workspace); see :func:`sequence_forward`."""
+    c = config
+    n, b, t = inputs.shape
+    h = _trunk(p, c, inputs)
+    if not c.workspace:
+        return h, None, None
+    active = c.n_slots if active_slots is None else active_slots
+    events = inputs.cue[..., EVENT_INDEX] > 0
+    source = slot_sources(events.reshape(n * b, t), active, c.n_slots).reshape(n, b, t, c.n_slots)
+    slots = _workspace_slots(p, c, inputs, h, source)
+    if workspace_noise is not None:
+        slots = slots + workspace_noise(source)
+    return h, slots, source >= 0
+
+
+def sequence_heads(
+    p: Params,
+    config: AgentConfig,
+    h: torch.Tensor,
+    slots: torch.Tensor | None,
+    occupied: torch.Tensor | None,
+    *,
+    dropout: torch.Tensor | None = None,
+    self_model_lesion: Callable[[torch.Tensor], torch.Tensor] | None = None,
+) -> SequenceOutput:
+    """The readouts (policy, broadcast, self-model, confidence, stimulus probe) on given states;
+    see :func:`sequence_forward`."""
+    c = config
+    out = SequenceOutput(logits=h, h=h, proposal_logits=h)
+    if c.workspace:
+        n = h.shape[0]
+        flat = slots.flatten(-2)
+        if c.bottleneck == "random":
+            feats = torch.bmm(flat.reshape(n, -1, flat.shape[-1]), p["random_projection"]).reshape(
+                *flat.shape[:-1], -1)
+        elif c.bottleneck == "linear":
+            feats = grouped_linear(flat, p["bottleneck.weight"], p["bottleneck.bias"])
+        elif c.bottleneck == "mlp":
+            feats = _mlp(p, "bottleneck", flat)
+        else:
+            feats = flat
+        proposal = _mlp(p, "policy", [h, feats], dropout)
+        bcast = broadcast(slots, occupied)
+        out.slots, out.occupied, out.broadcast = slots, occupied, bcast
+        out.stimulus_logit = grouped_linear(flat, p["stimulus_probe.weight"], p["stimulus_probe.bias"]).squeeze(-1)
+    else:
+        proposal = _mlp(p, "policy", h, dropout)
+        bcast = h.new_zeros(*h.shape[:-1], c.slot_dim)
+    out.logits = out.proposal_logits = proposal
+    if c.self_model:
+        z = torch.tanh(grouped_linear_parts([h, bcast, proposal, uncertainty(proposal)],
+                                            p["self_model.weight"], p["self_model.bias"]))
+        if self_model_lesion is not None:
+            z = self_model_lesion(z)
+        out.z_self = z
+        out.confidence = torch.sigmoid(
+            grouped_linear(z, p["confidence_head.weight"], p["confidence_head.bias"])).squeeze(-1)
+        if c.policy_reads == "self_model":
+            out.logits = _mlp(p, "self_policy", z)
+    return out
+
+
 def sequence_forward(
     p: Params,
     config: AgentConfig,
@@ -315,6 +441,8 @@ def sequence_forward(
 ) -> SequenceOutput:
     """Teacher-forced episodes of ``N`` members in one pass (paper sec. 4.1 architecture).
 
+    :func:`sequence_states` then :func:`sequence_heads` on every step.
+
     Parameters
     ----------
     p : stacked parameters and buffers (:func:`stack_parameters` names), leading dim N
@@ -326,47 +454,6 @@ def sequence_forward(
     dropout : pre-drawn, pre-scaled dropout mask of the policy's hidden layer ``(N, B, T, H)``
     self_model_lesion : applied to z_self ``(N, B, T, dim)`` (run-time lesions)
     """
-    c = config
-    n, b, t = inputs.shape
-    h = _trunk(p, c, inputs)
-    out = SequenceOutput(logits=h, h=h, proposal_logits=h)
-    if c.workspace:
-        active = c.n_slots if active_slots is None else active_slots
-        events = inputs.cue[..., EVENT_INDEX] > 0
-        source = slot_sources(events.reshape(n * b, t), active, c.n_slots).reshape(n, b, t, c.n_slots)
-        raw = grouped_linear(torch.cat([inputs.cue, h], dim=-1), p["write.weight"], p["write.bias"])
-        # Unit-variance slots (protocol sec. 5.1): noise SDs are relative to the signal.
-        write = F.layer_norm(raw, (c.slot_dim,))
-        slots = gather_slots(write.reshape(n * b, t, -1), source.reshape(n * b, t, -1)).reshape(
-            n, b, t, c.n_slots, c.slot_dim)
-        if workspace_noise is not None:
-            slots = slots + workspace_noise(source)
-        occupied = source >= 0
-        flat = slots.flatten(-2)
-        if c.bottleneck == "random":
-            feats = torch.bmm(flat.reshape(n, -1, flat.shape[-1]), p["random_projection"]).reshape(n, b, t, -1)
-        elif c.bottleneck == "linear":
-            feats = grouped_linear(flat, p["bottleneck.weight"], p["bottleneck.bias"])
-        elif c.bottleneck == "mlp":
-            feats = _mlp(p, "bottleneck", flat)
-        else:
-            feats = flat
-        proposal = _mlp(p, "policy", torch.cat([h, feats], dim=-1), dropout)
-        bcast = broadcast(slots, occupied)
-        out.slots, out.occupied, out.broadcast = slots, occupied, bcast
-        out.stimulus_logit = grouped_linear(flat, p["stimulus_probe.weight"], p["stimulus_probe.bias"]).squeeze(-1)
-    else:
-        proposal = _mlp(p, "policy", h, dropout)
-        bcast = h.new_zeros(n, b, t, c.slot_dim)
-    out.logits = out.proposal_logits = proposal
-    if c.self_model:
-        z = torch.tanh(grouped_linear(torch.cat([h, bcast, proposal, uncertainty(proposal)], dim=-1),
-                                      p["self_model.weight"], p["self_model.bias"]))
-        if self_model_lesion is not None:
-            z = self_model_lesion(z)
-        out.z_self = z
-        out.confidence = torch.sigmoid(
-            grouped_linear(z, p["confidence_head.weight"], p["confidence_head.bias"])).squeeze(-1)
-        if c.policy_reads == "self_model":
-            out.logits = _mlp(p, "self_policy", z)
-    return out
+    h, slots, occupied = sequence_states(p, config, inputs, active_slots=active_slots,
+                                         workspace_noise=workspace_noise)
+    return sequence_heads(p, config, h, slots, occupied, dropout=dropout, self_model_lesion=self_model_lesion)

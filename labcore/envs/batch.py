@@ -113,6 +113,8 @@ class BatchDualTask:
         self.tables = pose_tables(dual_task.LAYOUT)
         self.max_steps = self.config.n_steps
         self.oracle_steps = self.config.n_steps
+        self.max_events = 2 + self.config.max_masks
+        """Most cue-channel events an episode can hold (two cues and the masks): workspace writes."""
         """Length of the longest oracle episode (every dual-task episode runs its full length)."""
 
     def reset(self, seeds: Sequence[int], overrides: dict[str, Any] | None = None) -> BatchObs:
@@ -172,6 +174,8 @@ class BatchWagering:
         self.tables = pose_tables(wagering.LAYOUT)
         self.max_steps = self.config.max_steps
         self.oracle_steps = wagering.ORACLE_STEPS
+        self.max_events = 1
+        """Most cue-channel events an episode can hold (the one flash)."""
         """Length of the longest oracle episode (``wagering.ORACLE_STEPS``)."""
 
     def reset(self, seeds: Sequence[int], overrides: dict[str, Any] | None = None) -> BatchObs:
