@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import platform
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -141,15 +142,36 @@ class MemberDemos:
                steps: Any = slice(None)) -> MemberDemos:
         """Members (index), episodes (index or per-member ``(N, B)`` tensor) and steps."""
         if torch.is_tensor(episodes) and episodes.dim() == 2:
-            rows = torch.arange(episodes.shape[0])[:, None]
-            pick = lambda x: x[members][rows, episodes][:, :, steps]  # noqa: E731
-            stim = None if self.stimulus is None else self.stimulus[members][rows, episodes]
+            # One gather per field: (member, episode) pairs, never a copy of a member's pool.
+            rows = torch.arange(self.action.shape[0])[members]
+            rows = torch.as_tensor(rows).reshape(-1, 1)
+            pick = lambda x: x[rows, episodes][:, :, steps]  # noqa: E731
+            stim = None if self.stimulus is None else self.stimulus[rows, episodes]
         else:
             pick = lambda x: x[members][:, episodes][:, :, steps]  # noqa: E731
             stim = None if self.stimulus is None else self.stimulus[members][:, episodes]
         inputs = SequenceInputs(pick(self.inputs.combo), pick(self.inputs.cue), self.inputs.table,
                                 self.inputs.max_events)
         return MemberDemos(inputs, pick(self.action), pick(self.step_kind), pick(self.valid), stim)
+
+
+_DEMO_CACHE: OrderedDict[tuple[str, bytes], Demonstrations] = OrderedDict()
+DEMO_CACHE_SIZE = 48
+"""Episode sets whose oracle demonstrations a process keeps (about 10 MB each): the kinds of a
+run train on the same seeds' demonstrations, and a shadow member on its twin's."""
+
+
+def cached_demonstrations(task_id: str, seeds: np.ndarray) -> Demonstrations:
+    """:func:`~labcore.envs.batch.oracle_demonstrations`, remembered per (task, episode seeds)."""
+    key = (task_id, np.asarray(seeds, np.int64).tobytes())
+    if key in _DEMO_CACHE:
+        _DEMO_CACHE.move_to_end(key)
+        return _DEMO_CACHE[key]
+    demos = oracle_demonstrations(task_id, seeds)
+    _DEMO_CACHE[key] = demos
+    while len(_DEMO_CACHE) > DEMO_CACHE_SIZE:
+        _DEMO_CACHE.popitem(last=False)
+    return demos
 
 
 def member_demonstrations(task_id: str, episode_sets: Sequence[np.ndarray]) -> list[MemberDemos]:
@@ -159,7 +181,7 @@ def member_demonstrations(task_id: str, episode_sets: Sequence[np.ndarray]) -> l
     training pool, then its held-out set). Returns one :class:`MemberDemos` per set, all on
     one step table.
     """
-    demos = [[oracle_demonstrations(task_id, row) for row in seeds] for seeds in episode_sets]
+    demos = [[cached_demonstrations(task_id, row) for row in seeds] for seeds in episode_sets]
     first = demos[0][0]
     # Lengths fixed by the task, not by the data: sums over steps then add the same terms in
     # the same order, and products have the same shapes, whichever members share the batch.
