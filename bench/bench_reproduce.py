@@ -4,7 +4,7 @@ Run alone: ``.venv/bin/python -m bench.bench_reproduce [--twenty]``.
 
 - ``reproduce --experiment all --seeds 5 --quick`` on the bundled checkpoints (target <= 5 min).
 - ``--twenty``: ``--seeds 20`` with full budgets, training the 15 missing seeds of every kind into
-  a fresh cache first (target <= 60 min).
+  a fresh cache first, as seed batches (``--twenty-out results/seeds20`` keeps the result set).
 """
 
 from __future__ import annotations
@@ -33,13 +33,14 @@ def run(args: list[str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--twenty", action="store_true")
+    parser.add_argument("--twenty-out", default=None, help="keep the 20-seed result set here (e.g. results/seeds20)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         quick = run(["--experiment", "all", "--seeds", "5", "--quick", "--jobs", "2", "--out", f"{tmp}/quick",
                      "--no-report"])
         print(f"reproduce all, 5 seeds, quick, bundled agents: {quick:.0f} s")
         if args.twenty:
-            full = run(["--experiment", "all", "--seeds", "20", "--jobs", "2", "--out", f"{tmp}/twenty",
+            full = run(["--experiment", "all", "--seeds", "20", "--jobs", "2", "--out", args.twenty_out or f"{tmp}/twenty",
                         "--cache", f"{tmp}/cache"])
             print(f"reproduce all, 20 seeds, full budgets, training 15 seeds x 12 kinds: {full / 60:.1f} min")
 

@@ -34,7 +34,7 @@ from labcore.markers import l75
 from labcore.measures import titration
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds, parse_seeds
-from labcore.training import train_agent
+from labcore.training import train_seeds
 
 SIGMAS = (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 
@@ -52,13 +52,13 @@ def measure(agent: Agent, seed: int, episodes: int = 50) -> dict:
 def run(seeds: list[int], updates: int) -> dict:
     """Bundled B1 beside B1 retrained for ``updates`` updates, per seed, with a summary (post hoc)."""
     torch.set_num_threads(1)
+    longer = train_seeds("dual", "b1", seeds, TrainConfig(max_updates=updates, min_updates=updates))
     rows = []
-    for seed in seeds:
+    for seed, trained in zip(seeds, longer, strict=True):
         bundled = load_checkpoint(BUNDLED_DIR / f"{checkpoint_name('dual', 'b1', seed)}.safetensors")
         rec = json.loads((BUNDLED_DIR / f"{checkpoint_name('dual', 'b1', seed)}.json").read_text())
         rows.append({"seed": seed, "training": "bundled (convergence rule)", "updates": rec["updates"],
                      **measure(bundled.agent, seed)})
-        trained = train_agent("dual", "b1", seed, TrainConfig(max_updates=updates, min_updates=updates))
         rows.append({"seed": seed, "training": f"fixed {updates} updates", "updates": updates,
                      **measure(trained.agent, seed)})
     summary = {}
