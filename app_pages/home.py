@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from labcore.paper import verdict_split
 from ui import data
 from ui.components import SCOPE_LINE
 
@@ -51,12 +52,16 @@ with cards[2], st.container(border=True):
 summary = data.results().summary
 st.subheader("Does the paper reproduce?")
 if summary:
-    counts = summary["verdict_counts"]
-    cols = st.columns(4)
-    for col, (verdict, n) in zip(cols, counts.items(), strict=True):
-        col.metric(verdict.capitalize(), n)
+    split = verdict_split(summary["claims"])
+    cols = st.columns(5)
+    for col, (verdict, n) in zip(cols, split["evidence"].items(), strict=False):
+        col.metric(verdict.capitalize() + " (evidence)", n)
+    cols[4].metric("True by construction", sum(split["construction"].values()),
+                   help="Values our design fixes in advance (an untrained agent of the same wiring gives the same "
+                        "number, or the workspace's allocation rule does): not evidence either way.")
     st.write(f"{len(summary['claims'])} claims of the paper, checked with {len(summary['seeds'])} seeds per "
-             "agent by pre-registered rules. Not every finding reproduces; the Replication page says which and why.")
+             "agent by pre-registered rules. Claims whose value our design fixes are counted apart: they cannot "
+             "confirm or refute anything. Not every finding reproduces; the Replication page says which and why.")
     st.page_link("app_pages/replication.py", label="See every claim, paper beside ours", icon=":material/fact_check:")
 else:
     st.warning("No bundled results found. Run `python -m labcore reproduce --experiment all --seeds 5 "

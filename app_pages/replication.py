@@ -8,7 +8,7 @@ import streamlit as st
 
 from labcore import report
 from labcore.figures import registry
-from labcore.paper import paper_text
+from labcore.paper import paper_text, verdict_split
 from labcore.results import ours_text
 from ui import data
 from ui.components import SCOPE_LINE, figure
@@ -41,9 +41,14 @@ st.write(f"**{len(summary.get('seeds', []))} seeds** per agent · experiments {'
          f" · {'quick' if config.get('quick') else 'full'} budgets · created {summary.get('created', 'unknown')}"
          f" · commit `{(summary.get('git_commit') or 'unknown')[:10]}` · {summary.get('wall_seconds', '?')} s")
 counts = summary.get("verdict_counts", {})
-cols = st.columns(len(counts) or 1)
-for col, (verdict, n) in zip(cols, counts.items(), strict=False):
-    col.metric(verdict.capitalize(), n)
+split = verdict_split(summary.get("claims", []))
+cols = st.columns(len(counts) + 1 or 1)
+for col, (verdict, n) in zip(cols, split["evidence"].items(), strict=False):
+    col.metric(verdict.capitalize() + " (evidence)", n)
+cols[-1].metric("True by construction", sum(split["construction"].values()),
+                help="Fixed by the design (the same for an untrained agent, or by the allocation rule): not "
+                     "evidence either way. Their verdicts: " + ", ".join(
+                         f"{n} {v}" for v, n in split["construction"].items() if n))
 if summary.get("excluded"):
     st.warning("Excluded agents (below the 95% agreement criterion): " + ", ".join(summary["excluded"]))
 
@@ -69,6 +74,10 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
     with tab:
         if exp != "explore":
             st.markdown(registry.EXPERIMENT_INTROS.get(exp, ""))
+        if exp == "e3":
+            st.markdown("**The E3 robustness verdict, with the design study.** "
+                        + " ".join(registry.e3_robustness_verdict(res, data.explore()))
+                        + " Explore the study's designs on the Robustness page.")
         else:
             st.markdown("Added after the results were seen: not pre-registered, no verdicts. Hypotheses for a "
                         "future, pre-registered run.")

@@ -4,8 +4,10 @@ import pandas as pd
 import streamlit as st
 
 from labcore.config import NOISE_MODES
+from labcore.figures.explore import design_titration_figure
 from labcore.figures.live import pci_bars, titration_figure
 from labcore.figures.paper_e3 import fig3b_marker_correlations
+from labcore.figures.registry import e3_robustness_verdict
 from labcore.figures.style import label_of
 from labcore.measures import PCI_NORMALISATIONS, noise_target
 from labcore.paper import CLAIMS_BY_ID, l75_key
@@ -32,6 +34,13 @@ explain(
            "self-model family stays robust (L75 > 0.5), and that raw PCI-A is *lower* for the workspace agent. "
            "The verdicts below say what happens here.",
 )
+
+bundled = data.results()
+if bundled.summary:
+    with st.container(border=True):
+        st.markdown("**Verdict: does the paper's robustness hierarchy hold here?**")
+        for sentence in e3_robustness_verdict(bundled, data.explore()):
+            st.write(sentence)
 
 seeds = data.seeds_by_kind("dual")
 if not seeds:
@@ -116,3 +125,39 @@ if summary:
             "shift that overflows the workspace (4 masks), GBI alone explains R^2 = "
             f"{values.get('e3.explore.composite_overflow.r2_gbi', float('nan')):.2f} of the gap, because only "
             "agents with a workspace can lose what the workspace held. The composite's power depends on the shift.")
+
+
+st.subheader("What decides robustness? The E3 design study")
+study = data.explore()
+if study.problems or not study.groups:
+    st.info("The design study is not bundled with this copy. Run `python -m labcore explore e3 --out "
+            "results/explore_e3 --jobs 2` to create it (about an hour and a half for the fast schedule).")
+else:
+    st.caption("B1, B2 and B2 workspace-read trained in 12 designs (write geometry x loop x readout gain) and, for two "
+               "of them, on the paper's full online schedule; each agent's L75 beside the ceiling an ideal observer "
+               "of its own workspace reaches (docs/protocol.md sec. 7). Pick a design:")
+    available = sorted({(g["cell"], g["schedule"]) for g in study.groups})
+    f1, f2, f3, f4, f5 = st.columns(5)
+    geometry = f1.selectbox("Write geometry", ["layernorm", "raw", "offset"], key="study.geometry",
+                            help="layernorm: slots normalised (as registered); raw: unnormalised; offset: "
+                                 "normalised plus a shared cue-independent vector.")
+    loop = f2.selectbox("Loop", ["open", "closed"], key="study.loop",
+                        help="closed: the workspace read feeds back into the recurrent state.")
+    gain = f3.selectbox("Readout gain", [1, 10], key="study.gain", help="The readouts see the slots times this.")
+    cell = f"{geometry}-{loop}-g{gain}"
+    schedules = [s for c, s in available if c == cell] or ["fast"]
+    schedule = f4.selectbox("Training schedule", schedules, key="study.schedule",
+                            help="fast: the lab's convergence rule; paper: 8,000 episodes online, one update per step.")
+    protocol = f5.selectbox("Noise protocol", list(NOISE_MODES), format_func=NOISE_MODE_LABELS.get, key="study.protocol")
+    figure(design_titration_figure(study, cell, schedule, protocol), key="study", download="design_study")
+    table = pd.DataFrame([{"agent": label_of(k), **{col: g.get(col) for col in
+                                                     ("l75", "ceiling", "efficiency", "jacobian", "gbi_abs", "accuracy",
+                                                      "n")}}
+                          for k in ("b1", "b2", "b2_ws") if (g := study.group(cell, schedule, protocol, k))])
+    if not table.empty:
+        st.dataframe(table.rename(columns={"l75": "median L75", "ceiling": "ceiling (ideal observer)",
+                                           "efficiency": "L75 / ceiling", "jacobian": "bus Jacobian",
+                                           "gbi_abs": "GBI (|cos|)", "accuracy": "clean accuracy", "n": "seeds"}),
+                     hide_index=True, width="stretch")
+    st.caption("L75 values at the largest tested sigma (1.0) mean accuracy never fell to 75%. An efficiency near 1 "
+               "means the code, not the readout, limits robustness; far below 1, the readout amplifies the noise.")

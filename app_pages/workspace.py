@@ -49,12 +49,16 @@ means = view.means
 key = PAPER_CAPACITY.get(capacity)
 m1, m2, m3 = st.columns(3)
 note = None if key else "paper: not reported at this capacity"
-metric(m1, "Conjunction accuracy", means["conjunction"], claim=f"e2.conjunction.{key}" if key else None,
-       reference=note, fmt="{:.1%}", help="Both reports correct (chance 1/49 = 2%).")
-metric(m2, "Report-window decision accuracy", means["decision"], claim=f"e2.decision.{key}" if key else None,
-       reference=note, fmt="{:.1%}", help="Mean over the two reports (chance 1/7 = 14%).")
-metric(m3, "Per-step accuracy", means["per_step"], claim=f"e2.per_step.{key}" if key else None,
-       reference=note, fmt="{:.1%}", help="Agreement with the expert at every step (chance 1/7).")
+ideal = data.closed_forms().get(capacity, {}) if 0 < capacity < n_slots else {}
+for column, name, label, chance_help in (
+        (m1, "conjunction", "Conjunction accuracy", "Both reports correct (chance 1/49 = 2%)."),
+        (m2, "decision", "Report-window decision accuracy", "Mean over the two reports (chance 1/7 = 14%)."),
+        (m3, "per_step", "Per-step accuracy", "Agreement with the expert at every step (chance 1/7).")):
+    metric(column, label, means[name], claim=f"e2.{name}.{key}" if key else None, reference=note, fmt="{:.1%}",
+           help=chance_help)
+    if name in ideal:
+        column.caption(f"An ideal agent: {ideal[name]:.1%}, by the allocation rule alone (by construction: "
+                       "it loses the colour whenever a mask finds no free slot).")
 
 episodes = pd.DataFrame({"episode": range(view.trace.n_episodes), "per_step": view.per_step,
                          "decision": view.decision, "conjunction": view.conjunction.astype(int),
@@ -76,13 +80,26 @@ st.caption(f"Colour reported {'correctly' if right[0] else 'wrongly'}; object re
            f"{'correctly' if right[1] else 'wrongly'}.")
 
 g1, g2, g3 = st.columns(3)
-metric(g1, "GBI (paper's equation)", view.gbi, claim="e2.gbi.k4" if capacity == 4 else None,
-       reference=None if capacity == 4 else "paper: 0.66 at 4 slots, 0.03 at 2",
-       help="Participation of each slot in the couplings between slots, at the report steps. With our "
-            "zero-mean slots, signed couplings can cancel and this can explode; see the clipped version.")
-metric(g2, "GBI (negative couplings clipped)", view.gbi_clip, reference="our auxiliary variant (docs/markers.md)")
-metric(g3, "Ignition sharpness", view.ignition, reference="paper: 0.15 at 4 slots (units differ)",
-       help="Largest one-step rise of the workspace activation (RMS per unit).")
+gbi_help = ("Global Broadcast Index: how evenly each slot's couplings spread over the other slots, at the report "
+            "steps (0 to 2/3 with 4 slots).")
+if capacity == 0:
+    g1.metric("GBI (paper's equation)", "not defined here", help=gbi_help)
+    g1.caption("No slot holds anything with the workspace off.")
+elif view.gbi == view.gbi:  # defined (not nan)
+    metric(g1, "GBI (paper's equation)", view.gbi, claim="e2.gbi.k4" if capacity == 4 else None, help=gbi_help)
+else:
+    g1.metric("GBI (paper's equation)", "not defined here", help=gbi_help)
+    g1.caption("Its formula assumes non-negative couplings; these zero-mean slots have signed ones (computed "
+               f"anyway it gives {view.gbi_signed:,.3g}). Paper: 0.66 at 4 slots.")
+metric(g2, "GBI on |cosine| couplings", view.gbi_abs, help=gbi_help + " Here on the size of each coupling, "
+       "which is never negative.", reference="the lab's reading of GBI (docs/markers.md)")
+if capacity and view.two_occupied == view.two_occupied:
+    g2.caption(f"{view.two_occupied:.0%} of report steps hold exactly two slots, where GBI is 0 by construction "
+               "(one partner takes all the coupling).")
+metric(g3, "Ignition sharpness", view.ignition, help="Largest one-step rise of the workspace activation (RMS per unit).")
+if capacity and data.agent("dual", kind, seed).config.write_geometry == "layernorm":
+    g3.caption("Fixed by construction: every write is layer-normalised to the same size, so the first write "
+               f"always raises the activation by 1/√K = {1 / n_slots ** 0.5:.2f}, whatever the agent learned.")
 
 st.subheader("Backward masking: how long does the colour last?")
 b1, b2 = st.columns(2)

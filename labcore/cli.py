@@ -26,12 +26,13 @@ from typing import TYPE_CHECKING, Any
 
 from labcore.config import (
     AGENT_KINDS,
+    AUDIT_SEEDS,
     KINDS_OF_EXPERIMENT,
     PAPER_EPISODES,
     TASK_OF_EXPERIMENT,
     TrainConfig,
 )
-from labcore.paper import paper_text
+from labcore.paper import paper_text, verdict_sentence
 from labcore.results import ours_text
 from labcore.seeding import parse_seeds
 
@@ -147,7 +148,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     try:
         summary = reproduce(experiments, cfg, args.out, cache_dir=args.cache, jobs=args.jobs,
                             backend=args.backend, progress=progress, training_progress=render,
-                            seed_batches=not args.no_seed_batch)
+                            seed_batches=not args.no_seed_batch, audit_seeds=args.audit_seeds)
     finally:
         training_bar.close()
         if bar is not None:
@@ -161,8 +162,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         p = paper_text(c["paper"])
         o = ours_text(c["ours"])
         print(f"{c['id']:34s} {p:>14s} {o:>22s}  {c['verdict']}")
-    counts = summary["verdict_counts"]
-    print("; ".join(f"{k}: {v}" for k, v in counts.items()) + f"   ({summary['wall_seconds']} s)")
+    print(verdict_sentence(summary["claims"]) + f"   ({summary['wall_seconds']} s)")
     if summary["excluded"]:
         print("excluded (below the 95% criterion): " + ", ".join(summary["excluded"]))
     if summary["trained"]:
@@ -172,6 +172,32 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
         print(f"wrote {write_report(args.out)}")
     print(f"wrote {args.out}/summary.json and the trial data beside it")
+    return 0
+
+
+def cmd_explore(args: argparse.Namespace) -> int:
+    """``explore e3``: the E3 design study (docs/protocol.md sec. 7); writes its files and figure."""
+    from pathlib import Path
+
+    from labcore.experiments import explore_e3
+    from labcore.figures.explore import design_figure
+
+    study = explore_e3.StudyConfig.quick() if args.quick else explore_e3.StudyConfig(
+        seeds=tuple(args.seeds), paper_seeds=tuple(args.seeds[:3]))
+    bar, render = _progress_bar("training", paper=False)
+    try:
+        summary = explore_e3.run(args.out, study, schedules=args.schedules.split(","), workers=args.jobs,
+                                 on_progress=render, say=lambda text: print(text, file=sys.stderr))
+    finally:
+        bar.close()
+    fig = design_figure(Path(args.out))
+    fig.write_html(Path(args.out) / "figure.html", include_plotlyjs="cdn")
+    found = summary["answer"]["pattern_found"]
+    print("paper's pattern (B1 < 0.1 with B2 and B2 workspace-read > 0.5): " + ("found" if found else "not found"))
+    for schedule, best in summary["answer"]["closest"].items():
+        medians = ", ".join(f"{k} {v.get('l75', float('nan')):.3g}" for k, v in best["medians"].items())
+        print(f"closest cell ({schedule}): {best['closest_cell']} ({best['protocol']}): median L75 {medians}")
+    print(f"wrote {args.out}/summary.json, explore_e3.csv, explore_e3_curves.csv, figure.html")
     return 0
 
 
@@ -207,9 +233,20 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", required=True, help="output directory")
     rep.add_argument("--cache", default="runs/checkpoints", help="where agents trained on demand are cached")
     rep.add_argument("--no-report", action="store_true", help="skip report.html")
+    rep.add_argument("--audit-seeds", type=int, default=AUDIT_SEEDS,
+                     help="seeds on which untrained agents also run, for the construction audit (0: skip)")
     rep.add_argument("--no-seed-batch", action="store_true",
                      help="train missing agents one seed at a time instead of each kind's seeds as one batch")
     rep.set_defaults(func=cmd_reproduce)
+
+    exp = sub.add_parser("explore", help="design studies beyond the paper (e3: what decides the robustness hierarchy)")
+    exp.add_argument("study", choices=["e3"])
+    exp.add_argument("--out", required=True, help="output directory (checkpoints are kept in OUT/checkpoints)")
+    exp.add_argument("--seeds", type=parse_seeds, default=[0, 1, 2, 3, 4], help="fast-schedule seeds (default 0-4)")
+    exp.add_argument("--schedules", default="fast,paper", help="fast, or fast,paper (default; hours)")
+    exp.add_argument("--jobs", type=int, default=1, help="processes side by side")
+    exp.add_argument("--quick", action="store_true", help="two cells, one seed, tiny budgets (smoke test)")
+    exp.set_defaults(func=cmd_explore)
     return parser
 
 

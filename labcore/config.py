@@ -117,6 +117,9 @@ class WageringConfig:
 POLICY_READS = ("workspace", "self_model", "trunk")
 CUE_ROUTES = ("bus", "trunk", "none")
 BOTTLENECKS = (None, "linear", "mlp", "random")
+WRITE_GEOMETRIES = ("layernorm", "raw", "offset")
+WRITE_OFFSET_RMS = 3.0
+"""RMS of the shared, cue-independent vector that the "offset" write geometry adds to every slot."""
 
 
 @dataclass(frozen=True)
@@ -164,8 +167,21 @@ class AgentConfig:
     """Decoupled weight decay during training (B1 regularised control)."""
     train_workspace_noise: float = 0.0
     """Upper end of the per-episode workspace-noise SD drawn during training (B1 noise-augmented)."""
+    write_geometry: str = "layernorm"
+    """Shape of a write (E3 design study): "layernorm" (zero mean, unit variance over its D numbers,
+    protocol 5.1), "raw" (the projection as it is) or "offset" (layernorm plus a fixed vector shared
+    by every slot, RMS ``WRITE_OFFSET_RMS``: a cue-independent component)."""
+    closed_loop: bool = False
+    """The workspace broadcast read at step t-1 feeds the recurrence at step t (a learned projection
+    added to the GRU's input); False: the paper's open loop, the bus only feeds the readouts."""
+    readout_gain: float = 1.0
+    """The readouts see the workspace slots multiplied by this gain (policy and bottleneck input)."""
 
     def __post_init__(self) -> None:
+        _check(self.write_geometry in WRITE_GEOMETRIES, f"write_geometry must be one of {WRITE_GEOMETRIES}")
+        _check(not self.closed_loop or (self.workspace and self.recurrent),
+               "closed_loop needs a workspace and a recurrent carrier")
+        _check(self.readout_gain > 0, "readout_gain must be > 0")
         _check(self.policy_reads in POLICY_READS, f"policy_reads must be one of {POLICY_READS}")
         _check(self.cue_route in CUE_ROUTES, f"cue_route must be one of {CUE_ROUTES}")
         _check(self.bottleneck in BOTTLENECKS, f"bottleneck must be one of {BOTTLENECKS}")
@@ -281,6 +297,9 @@ KINDS_OF_EXPERIMENT: dict[str, tuple[str, ...]] = {
 }
 PAPER_EPISODES = {"e1": 4000, "e2": 4000, "e3": 8000}
 """Training episodes per seed in the paper's schedule (Table 2)."""
+AUDIT_SEEDS = 5
+"""Seeds on which ``reproduce`` also runs untrained agents for the construction audit (five make
+the equivalence test tight enough for chance-level accuracies)."""
 
 
 @dataclass(frozen=True)
@@ -361,6 +380,9 @@ class ReproduceConfig:
     """Backward masking: first mask this many steps after the colour cue."""
     masking_count: int = 6
     """Backward masking: number of consecutive masks."""
+    untrained: bool = False
+    """Run the pipelines on the untrained agents of the same kinds and seeds (their initial
+    weights): the construction audit (``labcore.experiments.construction``)."""
 
     def __post_init__(self) -> None:
         _check(len(self.seeds) >= 1 and len(set(self.seeds)) == len(self.seeds), "seeds must be distinct, >= 1")

@@ -14,16 +14,20 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+import torch
 
 import labcore.envs as E
 from labcore.agents import Agent
-from labcore.config import Intervention
+from labcore.agents.parts import slot_sources
+from labcore.config import N_CUE_VALUES, Intervention
 from labcore.envs.channels import EVENT_INDEX, KIND_SLICE, CueKind
 from labcore.interventions import capacity_scale
 from labcore.markers import (
     aurc,
     expected_calibration_error,
     global_broadcast_index,
+    ideal_observer_l75,
+    ideal_observer_thresholds,
     ignition_sharpness,
     ignore_undefined,
     meta_d_prime,
@@ -123,9 +127,15 @@ class WorkspaceView:
     decision: np.ndarray
     conjunction: np.ndarray
     gbi: float
-    gbi_clip: float
+    """GBI as registered (the paper's equation), nan where negative couplings make it undefined."""
+    gbi_signed: float
+    """The paper's equation computed anyway (outside [0, 1] when couplings are signed)."""
     ignition: float
     trace: Trace
+    gbi_abs: float = float("nan")
+    """GBI on |cosine| couplings (non-negative, as the participation formula presupposes)."""
+    two_occupied: float = float("nan")
+    """Share of report steps at which exactly two slots hold content (GBI is 0 there by construction)."""
 
     @property
     def means(self) -> dict[str, float]:
@@ -138,16 +148,18 @@ def workspace(agent: Agent, intervention: Intervention, seeds: Sequence[int],
               task_id: str = E.DUAL_TASK, task_options: dict | None = None) -> WorkspaceView:
     """E2 accuracies and broadcast markers of one condition (paper sec. 5.2)."""
     trace = rollout(agent, task_id, seeds, intervention, task_options=task_options)
-    gbi = gbi_clip = ignition = float("nan")
+    gbi = gbi_signed = gbi_abs = two = ignition = float("nan")
     if trace.slots is not None:
         window = trace.slots[:, trace.report_steps()]
-        gbi = undefined_as_nan(global_broadcast_index, window)
-        gbi_clip = undefined_as_nan(global_broadcast_index, window, negative="clip")
+        gbi = undefined_as_nan(global_broadcast_index, window, negative="undefined")
+        gbi_signed = undefined_as_nan(global_broadcast_index, window)
+        gbi_abs = undefined_as_nan(global_broadcast_index, window, coupling="abs_cosine")
+        two = float(np.mean((window != 0).any(-1).sum(-1) == 2))
         # The workspace is empty before the first step: include that state, so the first write counts.
         empty = np.zeros_like(trace.slots[:, :1])
         ignition = undefined_as_nan(ignition_sharpness, np.concatenate([empty, trace.slots], axis=1))
     return WorkspaceView(trace.per_step_accuracy(), trace.decision_accuracy(), trace.conjunction(),
-                         gbi, gbi_clip, ignition, trace)
+                         gbi, gbi_signed, ignition, trace, gbi_abs, two)
 
 
 def cue_kinds(trace: Trace, episode: int = 0) -> list[str | None]:
@@ -250,6 +262,64 @@ def titration(agent: Agent, seeds: Sequence[int], sigmas: Sequence[float], *, no
     return [decision_accuracy(agent, noise_intervention(sigma, target=target, noise_mode=noise_mode, seed=s,
                                                         fixed=fixed), seeds)
             for sigma, s in zip(sigmas, noise_seeds, strict=True)]
+
+
+@dataclass(frozen=True)
+class ReportCodes:
+    """What the workspace holds at the two report steps, for an ideal observer (the L75 ceiling).
+
+    For report ``r`` (0: the colour at the first flag, 1: the object at the second),
+    ``codes[r]`` is ``(E, 7, K*D)``: the slots the readouts see at that step had the reported
+    cue been each of its 7 values, everything else in the episode equal; ``labels[r]`` the
+    true values; ``age[r]`` ``(E, K*D)`` how many noise draws each slot has taken by then in
+    the stored protocol (steps since its last write, inclusive; 0 for an empty slot).
+    """
+
+    codes: tuple[np.ndarray, np.ndarray]
+    labels: tuple[np.ndarray, np.ndarray]
+    age: tuple[np.ndarray, np.ndarray]
+
+    def noise_scale(self, noise_mode: str) -> list[np.ndarray]:
+        """Noise SD per dimension in units of sigma: stored sqrt(age), read 1 (0 where empty)."""
+        if noise_mode not in ("stored", "read"):
+            raise ValueError(f"noise_mode must be 'stored' or 'read', got {noise_mode!r}")
+        return [np.sqrt(a) if noise_mode == "stored" else (a > 0).astype(float) for a in self.age]
+
+    def ceiling(self, noise_mode: str, *, n_samples: int = 256, seed: int = 0) -> float:
+        """L75 of an ideal observer reading these slots (decision accuracy: both reports)."""
+        thresholds = [ideal_observer_thresholds(c, y, s, n_samples=n_samples, seed=seed + r)
+                      for r, (c, y, s) in enumerate(zip(self.codes, self.labels, self.noise_scale(noise_mode),
+                                                        strict=True))]
+        return ideal_observer_l75(thresholds)
+
+
+def report_codes(agent: Agent, seeds: Sequence[int], fixed: Intervention | None = None) -> ReportCodes:
+    """Counterfactual report-step workspace codes of a dual-task agent (see :class:`ReportCodes`).
+
+    Every episode is rerun with each of the 7 colours, then each of the 7 objects (the
+    rest of the episode unchanged; the room's walk does not depend on the cues), without
+    noise. The codes are an upper bound on what any readout of the report-step workspace
+    can know; an agent whose carrier is fed by the workspace (closed loop) may also carry
+    earlier noisy reads, which this bound does not count.
+    """
+    fixed = fixed or Intervention()
+    if not agent.config.workspace:
+        raise ValueError("report codes need an agent with a workspace")
+    base = rollout(agent, E.DUAL_TASK, seeds, fixed)
+    n = len(seeds)
+    active = fixed.active_slots(agent.config.n_slots)
+    events = torch.as_tensor(base.cue[..., EVENT_INDEX] > 0)
+    source = slot_sources(events, active, agent.config.n_slots).numpy()  # the allocation rule
+    out: dict[str, list[np.ndarray]] = {"codes": [], "labels": [], "age": []}
+    for field, step in zip(("secondary", "primary"), base.report_steps(0).tolist(), strict=True):
+        runs = [rollout(agent, E.DUAL_TASK, seeds, fixed, trial_overrides={field: np.full(n, value)})
+                for value in range(N_CUE_VALUES)]
+        out["codes"].append(np.stack([run.slots[:, step].reshape(n, -1) for run in runs], axis=1).astype(float))
+        out["labels"].append(np.asarray(base.labels[field]))
+        written = source[:, step]  # (E, K) the step each slot was last written, -1 if empty
+        age = np.where(written >= 0, step - written + 1, 0)
+        out["age"].append(np.repeat(age, agent.config.slot_dim, axis=1).astype(float))
+    return ReportCodes(tuple(out["codes"]), tuple(out["labels"]), tuple(out["age"]))
 
 
 PCI_NORMALISATIONS = {

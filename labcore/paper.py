@@ -21,7 +21,7 @@ confidence gives AUROC 0.5 exactly); the verdict's reason says so.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,6 +95,12 @@ class ClaimSpec:
     check: Callable[[Values], bool] | None = None
     by_construction: str | None = None
     not_comparable: str | None = None
+    contrast: str | None = None
+    """The other arm of a paired claim, in words: a matching value counts as "reproduced" only
+    if this contrast holds too (checked by ``contrast_check``); otherwise "partly reproduced"."""
+    contrast_check: Callable[[Values], bool] | None = None
+    undefined_reason: str | None = None
+    """Why our value can be undefined for this claim (said instead of the generic sentence)."""
 
 
 def l75_key(kind: str, noise_mode: str = "stored") -> str:
@@ -118,6 +124,12 @@ def _between(key: str, lo: float, hi: float) -> Callable[[Values], bool]:
     return lambda v: lo <= _v(v, key) <= hi
 
 
+GBI_UNDEFINED = ("The paper's GBI equation presupposes non-negative couplings between slots; our slots are "
+                 "layer-normalised (zero mean), so their couplings are signed and the equation is not defined "
+                 "here (computed anyway it gives numbers far outside [0, 1]). GBI on |cosine| couplings is "
+                 "reported beside it (e2.gbi_abs / e3.gbi_abs).")
+
+
 P = PaperValue
 C = ClaimSpec
 
@@ -132,6 +144,8 @@ CLAIMS: tuple[ClaimSpec, ...] = (
       0.05, "clear metacognition (>= 0.70)", lambda v: _v(v, "e1.auroc.self_on") >= 0.70),
     C("e1.auroc.self_off", "E1 Type-2 AUROC, self-model zeroed", P(0.50, None, 20, section="5.1.2"),
       0.05, "collapses to chance (<= 0.55)", lambda v: _v(v, "e1.auroc.self_off") <= 0.55,
+      contrast="the intact agent's AUROC is clearly higher (by >= 0.2)",
+      contrast_check=_lt("e1.auroc.self_off", "e1.auroc.self_on", 0.2),
       by_construction="a zeroed z_self feeds the confidence head a constant, and a constant "
                       "confidence has Type-2 AUROC 0.5 exactly"),
     C("e1.auroc.bus_off", "E1 Type-2 AUROC, self-model on, workspace off",
@@ -143,13 +157,15 @@ CLAIMS: tuple[ClaimSpec, ...] = (
     C("e1.auroc.blind_permute", "E1 Type-2 AUROC, z_self shuffled across trials",
       P(0.50, None, section="5.1.2"), 0.05, "near chance (<= 0.6)",
       lambda v: _v(v, "e1.auroc.blind_permute") <= 0.6),
-    C("e1.confidence.self_off", "E1 confidence with z_self zeroed (mean)", P(0.54, 0.02, 20, section="5.1.2"),
-      0.05, "constant across trials", lambda v: _v(v, "e1.confidence_sd.self_off") < 1e-6,
-      by_construction="the head's output is sigmoid(bias) when z_self = 0; its value is whatever the bias learned"),
+    C("e1.confidence.self_off", "E1 confidence with z_self zeroed (mean; the same on every trial by construction, "
+      "since the head then sees a constant: only its level, sigmoid of a learned bias, is compared)",
+      P(0.54, 0.02, 20, section="5.1.2"), 0.05),
     C("e1.skip.self_on", "E1 opt-out (skip) fraction, intact", P(0.044, 0.052, 20, section="5.1.2"), 0.05,
-      "fewer opt-outs than with the bus off", _lt("e1.skip.self_on", "e1.skip.bus_off")),
+      "fewer opt-outs than with the bus off", _lt("e1.skip.self_on", "e1.skip.bus_off"),
+      contrast="more opt-outs with the workspace off", contrast_check=_lt("e1.skip.self_on", "e1.skip.bus_off")),
     C("e1.skip.bus_off", "E1 opt-out (skip) fraction, workspace off", P(0.136, 0.128, 20, section="5.1.2"), 0.05,
-      "more opt-outs than intact", _lt("e1.skip.self_on", "e1.skip.bus_off")),
+      "more opt-outs than intact", _lt("e1.skip.self_on", "e1.skip.bus_off"),
+      contrast="fewer opt-outs when intact", contrast_check=_lt("e1.skip.self_on", "e1.skip.bus_off")),
     C("e1.zself.effective_dim", "Effective dimensionality of z_self (participation ratio)",
       P(2.0, None, section="5.1.2"), 1.0, "strongly compressed (<= 10 of 64)",
       lambda v: _v(v, "e1.zself.effective_dim") <= 10),
@@ -188,10 +204,10 @@ CLAIMS: tuple[ClaimSpec, ...] = (
     C("e2.hedges_g.k4_vs_k2", "Hedges' g, conjunction at 4 vs 2 slots (Fig. 2a; sec. 6.1 says 1.65)",
       P(9.70, None, 20, section="5.2.2"), 3.0, "a large effect (g >= 0.8)",
       lambda v: _v(v, "e2.hedges_g.k4_vs_k2") >= 0.8),
-    C("e2.gbi.k4", "GBI at 4 slots (paper's equation, signed couplings)", P(0.66, None, 20, section="5.2.2"), 0.10,
-      "higher than at 2 slots", _lt("e2.gbi.k2", "e2.gbi.k4")),
+    C("e2.gbi.k4", "GBI at 4 slots (paper's equation)", P(0.66, None, 20, section="5.2.2"), 0.10,
+      "higher than at 2 slots", _lt("e2.gbi.k2", "e2.gbi.k4"), undefined_reason=GBI_UNDEFINED),
     C("e2.gbi.k2", "GBI at 2 slots", P(0.03, None, 20, section="5.2.2"), 0.10,
-      "lower than at 4 slots", _lt("e2.gbi.k2", "e2.gbi.k4"),
+      "lower than at 4 slots", _lt("e2.gbi.k2", "e2.gbi.k4"), undefined_reason=GBI_UNDEFINED,
       by_construction="with two occupied slots one partner takes all the coupling, so P_i = 0 exactly "
                       "whenever exactly two slots hold content"),
     C("e2.ignition.k4", "Ignition sharpness at 4 slots", P(0.15, None, 20, section="5.2.2"),
@@ -225,7 +241,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
     # ---------------------------------------------------------------- Experiment 3
     C("e3.accuracy.b1", "B1 report-window decision accuracy (intact)", P(1.0, None, section="5.3.2"), 0.05,
       ">= 0.9", lambda v: _v(v, "e3.accuracy.b1") >= 0.9),
-    C("e3.gbi.b1", "B1 GBI in E3", P(0.65, None, section="5.3.2"), 0.10),
+    C("e3.gbi.b1", "B1 GBI in E3", P(0.65, None, section="5.3.2"), 0.10, undefined_reason=GBI_UNDEFINED),
     C("e3.l75.b1", "L75 of B1 under workspace noise (stored protocol)", P(0.04, None, 20, section="5.3.2"), 0.02,
       "fragile: below 0.1 and below B2's", lambda v: _v(v, "e3.l75.b1") < min(0.1, _v(v, "e3.l75.b2"))),
     C("e3.l75.b1_reg", "L75 of B1 + dropout + weight decay", P(0.033, 0.007, 20, section="5.3.2"), 0.02,
@@ -233,14 +249,18 @@ CLAIMS: tuple[ClaimSpec, ...] = (
     C("e3.l75.b1_noise", "L75 of B1 + training-time noise", P(0.035, 0.010, 20, section="5.3.2"), 0.02,
       "fragile (< 0.1)", lambda v: _v(v, "e3.l75.b1_noise") < 0.1),
     C("e3.l75.b2", "L75 of B2 (policy reads z_self)", P(0.50, None, 20, bound=">", section="5.3.2"), None,
-      "at least twice B1's", lambda v: _v(v, "e3.l75.b2") > 2 * _v(v, "e3.l75.b1")),
+      "at least twice B1's", lambda v: _v(v, "e3.l75.b2") > 2 * _v(v, "e3.l75.b1"),
+      contrast="B1 is fragile under the same noise (L75 < 0.1)", contrast_check=lambda v: _v(v, "e3.l75.b1") < 0.1),
     C("e3.l75.b2_ws", "L75 of B2, self-model off / workspace-read control",
       P(0.50, None, 20, bound=">", section="5.3.2"), None, "at least twice B1's",
-      lambda v: _v(v, "e3.l75.b2_ws") > 2 * _v(v, "e3.l75.b1")),
+      lambda v: _v(v, "e3.l75.b2_ws") > 2 * _v(v, "e3.l75.b1"),
+      contrast="B1 is fragile under the same noise (L75 < 0.1)", contrast_check=lambda v: _v(v, "e3.l75.b1") < 0.1),
     C("e3.l75.b1.read", "L75 of B1, read-copy protocol", P(0.04, None, 20, section="5.3.2"), 0.02,
       "below B2's (read)", _lt("e3.l75.b1.read", "e3.l75.b2.read")),
     C("e3.l75.b2.read", "L75 of B2, read-copy protocol", P(0.50, None, 20, bound=">", section="5.3.2"), None,
-      "at least twice B1's (read)", lambda v: _v(v, "e3.l75.b2.read") > 2 * _v(v, "e3.l75.b1.read")),
+      "at least twice B1's (read)", lambda v: _v(v, "e3.l75.b2.read") > 2 * _v(v, "e3.l75.b1.read"),
+      contrast="B1 is fragile under the same noise (L75 < 0.1, read)",
+      contrast_check=lambda v: _v(v, "e3.l75.b1.read") < 0.1),
     C("e3.l75.bc_mlp", "L75 of the BC-only MLP bottleneck", P(0.023, 0.010, 5, section="5.3.2"), 0.02,
       "below B2's", _lt("e3.l75.bc_mlp", "e3.l75.b2")),
     C("e3.accuracy.bc_mlp", "Decision accuracy of the BC-only MLP bottleneck", P(0.879, 0.054, 5, section="5.3.2"),
@@ -294,7 +314,8 @@ def verdict(spec: ClaimSpec, ours: dict, values: Values) -> tuple[str, str]:
     mean = ours.get("mean")
     censored = ours.get("censored")
     if ours.get("n", 0) == 0 or (mean is None and not censored) or (mean is not None and math.isnan(mean)):
-        return "not comparable", "Our value is undefined for these data (see the experiment notes)." + note
+        why = spec.undefined_reason or "Our value is undefined for these data (see the experiment notes)."
+        return "not comparable", why + note
     shown = f"> {ours['bound']:g}" if censored == "right" else f"{mean:.3g}"
     if paper.bound == ">":
         matched = (censored == "right" and ours["bound"] >= paper.value) or (mean is not None and mean > paper.value)
@@ -303,6 +324,9 @@ def verdict(spec: ClaimSpec, ours: dict, values: Values) -> tuple[str, str]:
     else:
         lo, hi = ours.get("ci95") or (math.nan, math.nan)
         matched = (spec.tolerance is not None and abs(mean - paper.value) <= spec.tolerance) or (lo <= paper.value <= hi)
+    if matched and spec.contrast_check is not None and not spec.contrast_check(values):
+        return "partly reproduced", (f"Paper {paper}, ours {shown}: the value matches, but the claim is a contrast "
+                                     f"and its other arm does not hold here (it needs: {spec.contrast}).{note}")
     if matched:
         return "reproduced", f"Paper {paper}, ours {shown}: within the pre-registered tolerance or our 95% CI.{note}"
     if spec.check is not None and spec.check(values):
@@ -312,6 +336,36 @@ def verdict(spec: ClaimSpec, ours: dict, values: Values) -> tuple[str, str]:
     return "not reproduced", f"Paper {paper}, ours {shown}{pattern}.{note}"
 
 
+def verdict_split(claims: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+    """Verdict counts of a claim list, split into ``evidence`` and ``construction``.
+
+    A claim whose value our design fixes (``by_construction``) is not evidence either way; the
+    two groups are counted apart wherever counts are shown.
+
+    >>> verdict_split([{"verdict": "reproduced", "by_construction": True},
+    ...                {"verdict": "reproduced", "by_construction": False}])["evidence"]["reproduced"]
+    1
+    """
+    out = {"evidence": dict.fromkeys(VERDICTS, 0), "construction": dict.fromkeys(VERDICTS, 0)}
+    for c in claims:
+        group = "construction" if c.get("by_construction") else "evidence"
+        if c.get("verdict") in out[group]:
+            out[group][c["verdict"]] += 1
+    return out
+
+
+def verdict_sentence(claims: Sequence[Mapping[str, Any]]) -> str:
+    """The counts in words, evidence first: "12 reproduced as evidence, 10 true by construction, ..."."""
+    split = verdict_split(claims)
+    evidence = ", ".join(f"{n} {v}" for v, n in split["evidence"].items() if n)
+    built = sum(split["construction"].values())
+    parts = [f"{len(claims)} claims: as evidence {evidence}" if evidence else f"{len(claims)} claims"]
+    if built:
+        detail = ", ".join(f"{n} {v}" for v, n in split["construction"].items() if n)
+        parts.append(f"{built} true by construction (not evidence either way: {detail})")
+    return "; ".join(parts) + "."
+
+
 def verdict_table_markdown() -> str:
     """The table of ``docs/verdicts.md`` (generated from :data:`CLAIMS`)."""
     rows = ["| claim | paper | tolerance | pattern (for 'partly') | note |", "|---|---|---|---|---|"]
@@ -319,5 +373,7 @@ def verdict_table_markdown() -> str:
         note = ("not comparable: " + c.not_comparable) if c.not_comparable else (
             ("by construction: " + c.by_construction) if c.by_construction else "")
         tol = "-" if c.tolerance is None else f"{c.tolerance:g}"
+        if c.contrast:
+            note = (note + "; " if note else "") + "contrast: " + c.contrast
         rows.append(f"| `{c.id}` | {c.paper} (sec. {c.paper.section}) | {tol} | {c.pattern or '-'} | {note} |")
     return "\n".join(rows)

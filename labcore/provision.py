@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from labcore.checkpoints import checkpoint_name, save_checkpoint
-from labcore.config import TrainConfig
+from labcore.config import AgentConfig, TrainConfig
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,8 @@ class Batch:
     """Seeds of one (task, kind) trained together, and where their checkpoints go."""
 
     task: str
-    kind: str
+    kind: str | AgentConfig
+    """A preset name or a config (e.g. a design-study variant with its own kind name)."""
     seeds: tuple[int, ...]
     cfg: TrainConfig
     out: str
@@ -40,8 +41,9 @@ class Batch:
     @property
     def label(self) -> str:
         """``task-kind s0-4``: what the progress line shows."""
+        kind = self.kind if isinstance(self.kind, str) else self.kind.kind
         span = f"s{self.seeds[0]}" if len(self.seeds) == 1 else f"s{self.seeds[0]}-{self.seeds[-1]}"
-        return f"{self.task}-{self.kind} {span}"
+        return f"{self.task}-{kind} {span}"
 
     @property
     def budget(self) -> int:

@@ -28,6 +28,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from labcore.figures.explore import design_figure
 from labcore.figures.registry import (
     EXPERIMENT_INTROS,
     EXPERIMENT_TITLES,
@@ -37,10 +38,12 @@ from labcore.figures.registry import (
     claim_description,
     claim_ours_text,
     claim_paper_text,
+    study_answer,
 )
 from labcore.figures.scorecards import claims_table
 from labcore.io import atomic_write
-from labcore.results import EXPERIMENTS, REPORT, Results, load_results
+from labcore.paper import verdict_split
+from labcore.results import EXPERIMENTS, EXPLORE_DIR, REPORT, Results, load_explore, load_results
 
 __all__ = ["build_report_html", "main", "write_report"]
 
@@ -222,22 +225,21 @@ def _header(res: Results) -> str:
 
 
 def _verdict_counts(res: Results) -> str:
-    counts = res.summary.get("verdict_counts") or {}
-    if not counts and res.claims:
-        for c in res.claims.values():
-            counts[c.get("verdict")] = counts.get(c.get("verdict"), 0) + 1
+    split = verdict_split(list(res.claims.values()))
     boxes = "".join(
         f'<div class="count {_esc("v-" + "-".join(str(v).split()))}"><b>{_esc(n)}</b>{_esc(v)}<br>'
         f"<small>{_esc(VERDICT_MEANING.get(v, ''))}</small></div>"
-        for v, n in counts.items()
+        for v, n in split["evidence"].items()
     )
-    n_by = sum(bool(c.get("by_construction")) for c in res.claims.values())
+    built = sum(split["construction"].values())
+    detail = ", ".join(f"{n} {v}" for v, n in split["construction"].items() if n)
     return (
         "<section id='verdicts'><h2>Verdicts at a glance</h2>"
         f"<p>{len(res.claims)} claims of the paper were compared with our numbers by rules written down "
-        "before any experiment was run (<code>docs/verdicts.md</code>). "
-        f"{n_by} of them are marked <em>true by construction</em>: our design fixes their value in advance, "
-        "so they are not evidence either way.</p>"
+        "before any experiment was run (<code>docs/verdicts.md</code>). The boxes count the claims that are "
+        f"evidence. {built} more are <em>true by construction</em> ({_esc(detail) or 'none'}): our design fixes "
+        "their value in advance (an untrained agent of the same wiring gives the same number, or the "
+        "workspace's allocation rule does), so they are not evidence either way.</p>"
         f'<div class="counts">{boxes}</div></section>'
     )
 
@@ -265,13 +267,16 @@ def _experiment_section(exp: str, res: Results) -> str:
 
 
 EXPLORATORY_PREFIXES = {
-    "e2.gbi_clip.": "GBI with negative couplings clipped to 0 (usual participation coefficient), "
+    "e2.gbi_abs.": "GBI on |cosine| couplings (non-negative, as the participation formula presupposes), "
     "per capacity",
-    "e3.gbi_clip.": "GBI with negative couplings clipped, per E3 agent kind",
+    "e3.gbi_abs.": "GBI on |cosine| couplings, per E3 agent kind",
+    "e2.gbi_signed.": "the paper's GBI equation computed on signed couplings (outside [0, 1]: not defined here)",
+    "e3.gbi_signed.": "the paper's GBI equation on signed couplings, per E3 agent kind (not defined here)",
+    "e2.gbi_two.": "share of report steps with exactly two occupied slots (GBI 0 by construction there)",
     "e3.ood_gap_overflow.": "accuracy lost when more masks arrive than the workspace can hold "
     "(second OOD shift)",
-    "e3.explore.composite_clip.": "composite regression on the registered OOD gap, with the clipped GBI",
-    "e3.explore.composite_overflow.": "composite regression on the overflow shift, with the clipped GBI",
+    "e3.explore.composite_abs.": "composite regression on the registered OOD gap, with GBI on |cosine| couplings",
+    "e3.explore.composite_overflow.": "composite regression on the overflow shift, with GBI on |cosine| couplings",
 }
 
 
@@ -302,6 +307,30 @@ def _exploratory(res: Results) -> str:
     return (
         "<section id='exploratory' class='explore'><h2>Exploratory analyses (post hoc, not pre-registered)"
         f"</h2>{intro}{table}{_gain_table(res)}</section>"
+    )
+
+
+def _design_study(res: Results) -> str:
+    """The E3 design study (``python -m labcore explore e3``), when it sits beside the result set."""
+    directory = res.directory.parent / EXPLORE_DIR
+    if not directory.is_dir():
+        return ""
+    study = load_explore(directory)
+    if study.problems:
+        return f"<section id='design-study'><h2>The E3 design study</h2><p class='note'>{_esc('; '.join(study.problems))}</p></section>"
+    sentences = " ".join(study_answer(study))
+    rows = "".join(
+        f"<tr><td>{_esc(g.get('cell'))}</td><td>{_esc(g.get('schedule'))}</td><td>{_esc(g.get('protocol'))}</td>"
+        f"<td>{_esc(g.get('kind'))}</td><td>{caption_number(g.get('l75'))}</td><td>{caption_number(g.get('ceiling'))}</td>"
+        f"<td>{caption_number(g.get('efficiency'), 2)}</td><td>{caption_number(g.get('jacobian'), 3)}</td></tr>"
+        for g in study.groups
+    )
+    return (
+        "<section id='design-study' class='explore'><h2>The E3 design study (pre-registered in docs/protocol.md "
+        f"sec. 7)</h2><p>{_esc(sentences)}</p>{_figure_html(design_figure(directory), 'design_study')}"
+        "<details><summary>Medians per design, agent and noise protocol</summary><table class='data'><tr>"
+        "<th>design</th><th>schedule</th><th>noise</th><th>agent</th><th>median L75</th><th>ceiling (ideal "
+        f"observer)</th><th>L75 / ceiling</th><th>bus Jacobian</th></tr>{rows}</table></details></section>"
     )
 
 
@@ -385,6 +414,7 @@ def build_report_html(res: Results) -> str:
     """The whole page as one HTML string (plotly.js inlined once, in the head)."""
     from plotly.offline import get_plotlyjs
 
+    study_html = _design_study(res)
     nav = [
         "<li><a href='#verdicts'>Verdicts at a glance</a></li>",
         "<li><a href='#claims'>Every claim</a></li>",
@@ -392,6 +422,7 @@ def build_report_html(res: Results) -> str:
     nav += [f"<li><a href='#{e}'>{_esc(EXPERIMENT_TITLES[e])}</a></li>" for e in EXPERIMENTS]
     nav += [
         "<li><a href='#exploratory'>Exploratory analyses</a></li>",
+        *(["<li><a href='#design-study'>The E3 design study</a></li>"] if study_html else []),
         "<li><a href='#inconsistencies'>Inconsistencies inside the paper</a></li>",
         "<li><a href='#reproduce'>Reproduce this</a></li>",
     ]
@@ -415,6 +446,7 @@ def build_report_html(res: Results) -> str:
         f"<section id='claims'><h2>Every claim</h2>{claims_fig}</section>",
         *(_experiment_section(e, res) for e in EXPERIMENTS),
         _exploratory(res),
+        study_html,
         _inconsistencies(res),
         _reproduce(res),
         _all_values(res),

@@ -412,3 +412,53 @@ def l75_summary(seed_values: pd.DataFrame | None, key: str) -> str:
     """Seed summary text of one L75 key of ``seed_values.csv`` (``"undefined"`` if absent)."""
     raw = seed_raw(seed_values, key)
     return format_l75([parse_l75(v) for _, v in raw])[0] if raw else "undefined"
+
+
+# ----------------------------------------------------------------------- the E3 design study
+EXPLORE_ROWS = "explore_e3.csv"
+EXPLORE_CURVES = "explore_e3_curves.csv"
+EXPLORE_DIR = "explore_e3"
+"""Folder of the bundled design study under ``results/`` (written by ``python -m labcore explore e3``)."""
+
+
+@dataclass
+class ExploreStudy:
+    """The E3 design study's files (``labcore.experiments.explore_e3``), read for display.
+
+    ``rows``: one row per agent and protocol; ``curves``: titration curves; ``summary``:
+    medians per group, the answer, factor effects; ``problems``: what could not be read.
+    """
+
+    directory: Path
+    rows: pd.DataFrame | None
+    curves: pd.DataFrame | None
+    summary: dict
+    problems: list[str]
+
+    @property
+    def groups(self) -> list[dict]:
+        """Medians per (cell, schedule, protocol, kind)."""
+        return list(self.summary.get("groups", []))
+
+    def group(self, cell: str, schedule: str, protocol: str, kind: str) -> dict:
+        """One group's medians (empty if the study has no such group)."""
+        for g in self.groups:
+            if (g.get("cell"), g.get("schedule"), g.get("protocol"), g.get("kind")) == (cell, schedule, protocol, kind):
+                return g
+        return {}
+
+
+def load_explore(directory: Path | str) -> ExploreStudy:
+    """Read a design study written by ``explore e3``; problems are listed, never raised."""
+    directory = Path(directory)
+    problems: list[str] = []
+    rows = _read_csv(directory / EXPLORE_ROWS, problems)
+    curves = _read_csv(directory / EXPLORE_CURVES, problems)
+    summary = _read_json(directory / SUMMARY, problems)
+    if rows is None or curves is None or not summary:
+        problems.append(f"{directory} does not hold a complete design study (explore_e3.csv, "
+                        "explore_e3_curves.csv, summary.json); run `python -m labcore explore e3`.")
+    elif not isinstance(summary.get("groups"), list) or "answer" not in summary:
+        problems.append(f"{directory / SUMMARY} is not a design-study summary.")
+        summary = {}
+    return ExploreStudy(directory, rows, curves, summary, problems)

@@ -18,6 +18,11 @@ EPISODE_SEED_STRIDE = 100_000
 """Environment seeds reserved per agent seed and split."""
 RANDOM_PROJECTION_SEED_BASE = 10_000
 """The BC-only random bottleneck's fixed projection is drawn with seed ``base + agent seed``."""
+WRITE_OFFSET_SEED_BASE = 20_000
+"""The fixed offset vector of the "offset" write geometry is drawn from seed base + agent seed."""
+CLOSED_FORM_SEED_BASE = 1_500_000_000
+"""Episodes of the task drawn for agent-free expectations (E2's allocation closed form); above
+every agent's episode seeds."""
 TITRATION_NOISE_SEED_BASE = 1000
 """Noise titration: the i-th noise level's draws use the intervention seed ``base + i``."""
 PCI_PULSE_SEED = 7

@@ -59,8 +59,9 @@ def seed_values() -> pd.DataFrame:
         add("e1.auroc.logits_max_softmax", 0.82)
         add("e1.auroc.logits_neg_entropy", 0.81)
         for k in range(5):
-            add(f"e2.gbi.k{k}", "" if k < 2 else (-50.0 * (s + 1) if k == 4 else 0.1))
-            add(f"e2.gbi_clip.k{k}", "" if k < 2 else 0.5)
+            add(f"e2.gbi.k{k}", "")  # the paper's equation: not defined on signed couplings
+            add(f"e2.gbi_signed.k{k}", "" if k < 2 else (-50.0 * (s + 1) if k == 4 else 0.1))
+            add(f"e2.gbi_abs.k{k}", "" if k < 2 else 0.5)
             add(f"e2.ignition.k{k}", 0.0 if k == 0 else 0.2)
         for sc in ("0", "0.25", "0.5", "0.75", "1"):
             add(f"e2.dnrs.scale_{sc}", 0.0 if sc == "0" else 0.45)
@@ -192,7 +193,7 @@ def points() -> list[dict]:
                     "ood_gap": gap,
                     "ood_gap_overflow": 2 * gap,
                     "gbi": 0.0 if agent == "a0" else gap + rng.normal(0, 0.1),
-                    "gbi_clip": gap,
+                    "gbi_abs": gap,
                     "dpci": None if s == 0 else rng.normal(),
                     "auroc": 0.5,
                 }
@@ -321,14 +322,14 @@ def test_masking_figure_single_trace_has_no_band():
     assert names(fig) == ["4 slots"]
 
 
-def test_gbi_both_variants_offscale_and_undefined(seed_values):
+def test_gbi_not_defined_panel_abs_panel_and_ignition(seed_values):
     fig = paper_e2.gbi_and_ignition_by_capacity(seed_values)
-    assert names(fig).count(style.OURS) == 3
-    off = traces_named(fig, "seed below −1 (off scale; hover for value)")[0]
-    assert len(off.x) == len(SEEDS) and set(off.y) == {-1.0}
-    assert paper("e2.gbi.k4") in ys_of(fig, style.PAPER) and paper("e2.ignition.k4") in ys_of(fig, style.PAPER)
     text = annotation_texts(fig)
-    assert "undefined" in text and "mean" in text and "exploratory" in text
+    # the paper's equation has no finite value on signed couplings: a note, never a bar
+    assert "not defined here" in text and "undefined" in text
+    assert "-50" not in text and -50.0 not in ys_of(fig, style.OURS)
+    assert 0.5 in ys_of(fig, style.OURS)  # the |cosine| reading is drawn
+    assert paper("e2.gbi.k4") in ys_of(fig, style.PAPER) and paper("e2.ignition.k4") in ys_of(fig, style.PAPER)
 
 
 def test_dnrs_by_scale(seed_values):

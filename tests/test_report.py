@@ -75,8 +75,13 @@ def test_claims_verdicts_and_numbers_come_from_the_files(bundled_page):
     text = visible_text(bundled_page)
     for claim in summary["claims"]:
         assert claim["id"] in text
-    for verdict, n in summary["verdict_counts"].items():
+    # Evidence and construction are counted apart, and together make the totals.
+    split = summary["verdict_split"]
+    for verdict, n in split["evidence"].items():
         assert re.search(rf"\b{n}\s+{re.escape(verdict)}\b", text), verdict
+        assert n + split["construction"][verdict] == summary["verdict_counts"][verdict]
+    built = sum(split["construction"].values())
+    assert re.search(rf"\b{built} more are\s+true by construction", text)
     for item in summary["paper_inconsistencies"]:
         assert item in text
     # a caption quotes the paper's value from the reference table and ours from the summary
@@ -84,7 +89,7 @@ def test_claims_verdicts_and_numbers_come_from_the_files(bundled_page):
     assert f"{CLAIMS_BY_ID['e1.auroc.self_on'].paper.value:g}" in fig1a
     ours = next(c for c in summary["claims"] if c["id"] == "e1.auroc.self_on")["ours"]["mean"]
     assert f"{ours:.3g}" in fig1a
-    assert "e3.explore.composite_overflow" in text and "e2.gbi_clip" in text
+    assert "e3.explore.composite_overflow" in text and "e2.gbi_abs" in text
 
 
 def test_no_nan_in_captions_and_plotly_inlined_once(bundled_page):

@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 import labcore.envs as E
+import labcore.results as results_module
 from labcore import measures
 from labcore import results as result_set
 from labcore.agents import Agent
@@ -119,6 +120,22 @@ def results(directory: str = str(RESULTS_DIR)) -> result_set.Results:
 
 
 def result_sets() -> list[str]:
-    """Result directories under ``results/`` that hold a summary (bundled first)."""
-    found = sorted(p.parent for p in (ROOT / "results").glob("*/summary.json"))
+    """Result directories under ``results/`` that hold a summary (bundled first; the design
+    study's folder is not a result set)."""
+    found = sorted(p.parent for p in (ROOT / "results").glob("*/summary.json")
+                   if p.parent.name != results_module.EXPLORE_DIR)
     return [str(p) for p in sorted(found, key=lambda p: (p.name != "bundled", p.name))]
+
+
+@st.cache_data(show_spinner=False)
+def closed_forms() -> dict[int, dict[str, float]]:
+    """An ideal agent's E2 scores per number of active slots (the allocation rule alone)."""
+    from labcore.experiments.e2 import allocation_closed_form
+
+    return allocation_closed_form()
+
+
+@st.cache_data(show_spinner=False, ttl=60)
+def explore() -> results_module.ExploreStudy:
+    """The bundled E3 design study (``results/explore_e3``; problems listed, never raised)."""
+    return results_module.load_explore(ROOT / "results" / results_module.EXPLORE_DIR)

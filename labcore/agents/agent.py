@@ -24,6 +24,7 @@ from labcore.agents.parts import (
     GridEncoder,
     broadcast,
     mlp,
+    shape_write,
     uncertainty,
     write_step,
 )
@@ -34,7 +35,7 @@ from labcore.agents.sequence import (
     one_hot_grid,
     sequence_forward,
 )
-from labcore.config import AgentConfig, Intervention
+from labcore.config import WRITE_OFFSET_RMS, AgentConfig, Intervention
 from labcore.envs.channels import CUE_DIM, EVENT_INDEX, TASK_DIM
 from labcore.envs.tables import N_ACTIONS
 from labcore.interventions import (
@@ -45,7 +46,7 @@ from labcore.interventions import (
     pulse_workspace,
     sequence_workspace_noise,
 )
-from labcore.seeding import RANDOM_PROJECTION_SEED_BASE
+from labcore.seeding import RANDOM_PROJECTION_SEED_BASE, WRITE_OFFSET_SEED_BASE
 
 N_DIRECTIONS = 4
 
@@ -109,6 +110,8 @@ class AgentState:
     n_writes: torch.Tensor
     t: int
     permutation: torch.Tensor | None = None
+    read: torch.Tensor | None = None
+    """The broadcast the readouts saw at the previous step (fed back in a closed loop)."""
 
 
 @dataclass
@@ -166,6 +169,13 @@ class Agent(nn.Module):
             self.confidence_head = nn.Linear(c.self_model_dim, 1)
             if c.policy_reads == "self_model":
                 self.self_policy = mlp(c.self_model_dim, c.readout_hidden, N_ACTIONS)
+        # Design-study parts come last, so every other weight starts as in the plain kind.
+        if c.write_geometry == "offset":
+            gen = torch.Generator().manual_seed(WRITE_OFFSET_SEED_BASE + seed)
+            offset = torch.randn(c.slot_dim, generator=gen)
+            self.register_buffer("write_offset", offset / offset.pow(2).mean().sqrt() * WRITE_OFFSET_RMS)
+        if c.closed_loop:
+            self.feedback = nn.Linear(c.slot_dim, c.embed_dim, bias=False)
 
     # ----------------------------------------------------------------- shared layers
     def _embed(self, obs: Observation) -> torch.Tensor:
@@ -179,12 +189,11 @@ class Agent(nn.Module):
         return self.embed(torch.cat(parts, dim=-1))
 
     def _write_vector(self, cue: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
-        # Unit-variance slots (protocol sec. 5.1): noise SDs are relative to the signal.
         raw = self.write(torch.cat([cue, h], dim=-1))
-        return nn.functional.layer_norm(raw, (self.config.slot_dim,))
+        return shape_write(raw, self.config.write_geometry, getattr(self, "write_offset", None))
 
     def _readout_features(self, slots: torch.Tensor) -> torch.Tensor:
-        flat = slots.flatten(-2)
+        flat = slots.flatten(-2) * self.config.readout_gain
         if self.config.bottleneck == "random":
             return flat @ self.random_projection
         if self.config.bottleneck is not None:
@@ -304,6 +313,9 @@ class Agent(nn.Module):
         iv = intervention or Intervention()
         c = self.config
         embedded = self._embed(obs)
+        if c.closed_loop:
+            previous = state.read if state.read is not None else embedded.new_zeros(embedded.shape[0], c.slot_dim)
+            embedded = embedded + self.feedback(previous)
         if c.recurrent:
             h = self.gru(embedded[:, None], state.h[None])[0][:, 0]
         else:
@@ -323,5 +335,6 @@ class Agent(nn.Module):
         out = self._heads(h_read, read, occupied, iv, rng, state.permutation)
         new_state = AgentState(h=h, slots=slots if slots is not None else state.slots,
                                occupied=occupied if occupied is not None else state.occupied,
-                               n_writes=n_writes, t=state.t + 1, permutation=state.permutation)
+                               n_writes=n_writes, t=state.t + 1, permutation=state.permutation,
+                               read=out.broadcast if c.closed_loop else None)
         return out, new_state

@@ -126,6 +126,19 @@ def write_step(
     return slots, occupied | hit, n_writes + event.long()
 
 
+def shape_write(raw: torch.Tensor, geometry: str, offset: torch.Tensor | None = None) -> torch.Tensor:
+    """A write vector from the write layer's output ``raw`` (..., D), per ``geometry``.
+
+    "layernorm": zero mean and unit variance over the D numbers (protocol sec. 5.1: noise SDs
+    are then relative to the signal); "raw": unchanged; "offset": layernorm plus ``offset``,
+    a fixed vector shared by every slot (broadcast over the leading dims).
+    """
+    if geometry == "raw":
+        return raw
+    normed = nn.functional.layer_norm(raw, (raw.shape[-1],))
+    return normed if geometry == "layernorm" else normed + offset
+
+
 def broadcast(slots: torch.Tensor, occupied: torch.Tensor) -> torch.Tensor:
     """The D-dim workspace broadcast: mean of the occupied slots (zeros when none)."""
     weight = occupied.float()[..., None]

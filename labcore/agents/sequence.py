@@ -35,6 +35,7 @@ from labcore.agents.parts import (
     N_OBJECT,
     N_STATE,
     broadcast,
+    shape_write,
     slot_sources,
     uncertainty,
 )
@@ -283,6 +284,14 @@ def _mlp(p: Params, prefix: str, x: torch.Tensor | Sequence[torch.Tensor],
     return grouped_linear(hidden, p[f"{prefix}.{last}.weight"], p[f"{prefix}.{last}.bias"])
 
 
+def _offset(p: Params, dims: int) -> torch.Tensor | None:
+    """The "offset" geometry's shared vector, (N, D) -> broadcastable to (N, ..., D)."""
+    if "write_offset" not in p:
+        return None
+    offset = p["write_offset"]
+    return offset.reshape(offset.shape[0], *([1] * (dims - 2)), offset.shape[-1])
+
+
 def _workspace_slots(p: Params, config: AgentConfig, inputs: SequenceInputs, h: torch.Tensor,
                      source: torch.Tensor) -> torch.Tensor:
     """Slot contents (N, B, T, K, D), the write computed at the event steps only.
@@ -303,8 +312,7 @@ def _workspace_slots(p: Params, config: AgentConfig, inputs: SequenceInputs, h: 
     cue = torch.gather(inputs.cue, 2, steps[..., None].expand(-1, -1, -1, inputs.cue.shape[-1]))
     h_at = torch.gather(h, 2, steps[..., None].expand(-1, -1, -1, h.shape[-1]))
     raw = grouped_linear_parts([cue, h_at], p["write.weight"], p["write.bias"])
-    # Unit-variance slots (protocol sec. 5.1): noise SDs are relative to the signal.
-    writes = F.layer_norm(raw, (config.slot_dim,))
+    writes = shape_write(raw, config.write_geometry, _offset(p, raw.dim()))
     writes = torch.cat([writes, writes.new_zeros(n, b, 1, config.slot_dim)], dim=2)  # last row: empty
     ordinal = torch.cumsum(events.long(), dim=-1) - 1  # the event ordinal of each event step
     which = torch.gather(ordinal, 2, source.clamp(min=0).reshape(n, b, t * k)).reshape(n, b, t, k)
@@ -329,8 +337,9 @@ class SequenceOutput:
     stimulus_logit: torch.Tensor | None = None
 
 
-def _trunk(p: Params, config: AgentConfig, inputs: SequenceInputs) -> torch.Tensor:
-    """Carrier states (N, B, T, hidden) from the step table (and the cue, if the trunk sees it)."""
+def _input_gates(p: Params, config: AgentConfig, inputs: SequenceInputs) -> torch.Tensor:
+    """The trunk up to the carrier: the GRU's input projections (N, B, T, 3H), or A0's
+    carrier states (N, B, T, H); from the step table (and the cue, if the trunk sees it)."""
     table = inputs.table
     n = inputs.shape[0]
     views = encode_grid(p, table.grid)  # the encoder sees only the view
@@ -343,19 +352,59 @@ def _trunk(p: Params, config: AgentConfig, inputs: SequenceInputs) -> torch.Tens
     static = torch.cat([feats, direction, task], dim=-1)
     w, b = p["embed.0.weight"], p["embed.0.bias"]
     width = static.shape[-1]
+    out = "gru.weight_ih_l0" if config.recurrent else "carrier.0.weight"
+    bias = "gru.bias_ih_l0" if config.recurrent else "carrier.0.bias"
     if config.cue_route == "trunk":
         pre = gather_rows(grouped_linear(static, w[..., :width], b), inputs.combo)
         embedded = torch.relu(pre + grouped_linear(inputs.cue, w[..., width:]))
-        if config.recurrent:
-            gi = grouped_linear(embedded, p["gru.weight_ih_l0"], p["gru.bias_ih_l0"])
-            return gru_scan(gi, p["gru.weight_hh_l0"], p["gru.bias_hh_l0"])
-        return torch.relu(grouped_linear(embedded, p["carrier.0.weight"], p["carrier.0.bias"]))
-    embedded = torch.relu(grouped_linear(static, w, b))  # (N, C, embed)
-    if config.recurrent:
-        gi = grouped_linear(embedded, p["gru.weight_ih_l0"], p["gru.bias_ih_l0"])
-        return gru_scan(gather_rows(gi, inputs.combo), p["gru.weight_hh_l0"], p["gru.bias_hh_l0"])
-    carrier = torch.relu(grouped_linear(embedded, p["carrier.0.weight"], p["carrier.0.bias"]))
-    return gather_rows(carrier, inputs.combo)
+        projected = grouped_linear(embedded, p[out], p[bias])
+    else:
+        embedded = torch.relu(grouped_linear(static, w, b))  # (N, C, embed)
+        projected = gather_rows(grouped_linear(embedded, p[out], p[bias]), inputs.combo)
+    return projected if config.recurrent else torch.relu(projected)
+
+
+def _trunk(p: Params, config: AgentConfig, inputs: SequenceInputs) -> torch.Tensor:
+    """Carrier states (N, B, T, hidden) of the open loop."""
+    gates = _input_gates(p, config, inputs)
+    if not config.recurrent:
+        return gates
+    return gru_scan(gates, p["gru.weight_hh_l0"], p["gru.bias_hh_l0"])
+
+
+def _closed_loop_states(p: Params, config: AgentConfig, inputs: SequenceInputs, source: torch.Tensor,
+                        noise: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Carrier and read slots (N, B, T, K, D) when the broadcast read feeds the recurrence.
+
+    Step by step (the carrier now depends on the workspace): the broadcast the readouts saw at
+    t-1 enters the GRU's input at t through the feedback projection; writes follow the same
+    allocation (``source``) as the open loop, and ``noise`` (N, B, T, K, D) is what the
+    readouts' copy of the slots carries at each step.
+    """
+    gates = _input_gates(p, config, inputs)
+    n, b, t = inputs.shape
+    hidden = config.hidden_dim
+    feedback = torch.bmm(p["gru.weight_ih_l0"], p["feedback.weight"])  # W_ih W_fb: (N, 3H, D)
+    w_t, bias = p["gru.weight_hh_l0"].transpose(1, 2), p["gru.bias_hh_l0"][:, None, :]
+    offset = _offset(p, 3)
+    h = gates.new_zeros(n, b, hidden)
+    clean = gates.new_zeros(n, b, config.n_slots, config.slot_dim)
+    read = gates.new_zeros(n, b, config.slot_dim)
+    hs, reads = [], []
+    for step in range(t):
+        g = gates[:, :, step] + grouped_linear(read, feedback)
+        gh = torch.baddbmm(bias, h, w_t)
+        r, z = torch.sigmoid(g[..., : 2 * hidden] + gh[..., : 2 * hidden]).split(hidden, dim=-1)
+        cand = torch.tanh(torch.addcmul(g[..., 2 * hidden:], r, gh[..., 2 * hidden:]))
+        h = torch.lerp(cand, h, z)
+        raw = grouped_linear_parts([inputs.cue[:, :, step], h], p["write.weight"], p["write.bias"])
+        written = source[:, :, step] == step  # (N, B, K): the slot this step's event writes
+        clean = torch.where(written[..., None], shape_write(raw, config.write_geometry, offset)[:, :, None], clean)
+        slots = clean if noise is None else clean + noise[:, :, step]
+        read = broadcast(slots, source[:, :, step] >= 0)
+        hs.append(h)
+        reads.append(slots)
+    return torch.stack(hs, dim=2), torch.stack(reads, dim=2)
 
 
 def sequence_states(
@@ -370,15 +419,19 @@ def sequence_states(
     ``occupied`` (N, B, T, K) (None without a workspace); see :func:`sequence_forward`."""
     c = config
     n, b, t = inputs.shape
-    h = _trunk(p, c, inputs)
     if not c.workspace:
-        return h, None, None
+        return _trunk(p, c, inputs), None, None
     active = c.n_slots if active_slots is None else active_slots
     events = inputs.cue[..., EVENT_INDEX] > 0
     source = slot_sources(events.reshape(n * b, t), active, c.n_slots).reshape(n, b, t, c.n_slots)
+    noise = None if workspace_noise is None else workspace_noise(source)
+    if c.closed_loop:
+        h, slots = _closed_loop_states(p, c, inputs, source, noise)
+        return h, slots, source >= 0
+    h = _trunk(p, c, inputs)
     slots = _workspace_slots(p, c, inputs, h, source)
-    if workspace_noise is not None:
-        slots = slots + workspace_noise(source)
+    if noise is not None:
+        slots = slots + noise
     return h, slots, source >= 0
 
 
@@ -399,15 +452,16 @@ def sequence_heads(
     if c.workspace:
         n = h.shape[0]
         flat = slots.flatten(-2)
+        seen = flat * c.readout_gain if c.readout_gain != 1.0 else flat
         if c.bottleneck == "random":
-            feats = torch.bmm(flat.reshape(n, -1, flat.shape[-1]), p["random_projection"]).reshape(
-                *flat.shape[:-1], -1)
+            feats = torch.bmm(seen.reshape(n, -1, seen.shape[-1]), p["random_projection"]).reshape(
+                *seen.shape[:-1], -1)
         elif c.bottleneck == "linear":
-            feats = grouped_linear(flat, p["bottleneck.weight"], p["bottleneck.bias"])
+            feats = grouped_linear(seen, p["bottleneck.weight"], p["bottleneck.bias"])
         elif c.bottleneck == "mlp":
-            feats = _mlp(p, "bottleneck", flat)
+            feats = _mlp(p, "bottleneck", seen)
         else:
-            feats = flat
+            feats = seen
         proposal = _mlp(p, "policy", [h, feats], dropout)
         bcast = broadcast(slots, occupied)
         out.slots, out.occupied, out.broadcast = slots, occupied, bcast

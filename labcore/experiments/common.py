@@ -8,7 +8,7 @@ verdicts) happens afterwards in the parent process.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,13 +59,22 @@ def l75_dict(result: L75Result) -> dict:
 
 
 def provide_agent(task: str, kind: str, seed: int, cache_dir: Path | str | None = None,
-                  train_missing: bool = True) -> tuple[LoadedAgent | None, str]:
+                  train_missing: bool = True, untrained: bool = False) -> tuple[LoadedAgent | None, str]:
     """A trained agent: bundled, else cached, else trained now (fast mode) and cached.
 
     Returns ``(agent, how)`` with ``how`` in {"bundled", "cached", "trained", "excluded",
-    "missing"}; an agent below the 95% criterion comes back as ``None, "excluded"``.
+    "missing", "untrained"}; an agent below the 95% criterion comes back as
+    ``None, "excluded"``. ``untrained``: the same kind and seed at its initial weights (what
+    training starts from), for the construction audit.
     """
     name = checkpoint_name(task, kind, seed)
+    if untrained:
+        from labcore.agents import build_agent
+        from labcore.seeding import seed_everything
+
+        seed_everything(seed)
+        agent = build_agent(kind, seed).eval()
+        return LoadedAgent(agent, f"{name}-untrained", task, seed, "untrained", None), "untrained"
     for directory, how in ((BUNDLED_DIR, "bundled"), (Path(cache_dir or DEFAULT_CACHE), "cached")):
         path = directory / f"{name}.safetensors"
         if path.exists():
@@ -85,7 +94,7 @@ def provide_agent(task: str, kind: str, seed: int, cache_dir: Path | str | None 
 
 
 def provide_agents(result: SeedResult, task: str, kinds: Sequence[str], seed: int,
-                   cache_dir: Path | str | None = None) -> dict[str, Agent]:
+                   cache_dir: Path | str | None = None, *, untrained: bool = False) -> dict[str, Agent]:
     """The agents of one seed for a pipeline, with the bookkeeping every pipeline needs.
 
     Each kind comes from :func:`provide_agent`; a kind that is excluded (or missing) is
@@ -103,6 +112,8 @@ def provide_agents(result: SeedResult, task: str, kinds: Sequence[str], seed: in
         The agent seed.
     cache_dir : path, optional
         Where agents trained on demand are cached.
+    untrained : bool
+        Untrained agents of the same kinds and seeds (the construction audit).
 
     Returns
     -------
@@ -111,7 +122,7 @@ def provide_agents(result: SeedResult, task: str, kinds: Sequence[str], seed: in
     """
     agents: dict[str, Agent] = {}
     for kind in kinds:
-        loaded, how = provide_agent(task, kind, seed, cache_dir)
+        loaded, how = provide_agent(task, kind, seed, cache_dir, untrained=untrained)
         if loaded is None:
             result.excluded.append(f"{task}-{kind}-s{seed} ({how})")
             continue
@@ -129,12 +140,18 @@ def at_step(array: np.ndarray, steps: np.ndarray) -> np.ndarray:
     return out
 
 
-def build_claims(seed_results: Sequence[SeedResult], cross: dict[str, float] | None = None) -> tuple[list[dict], dict]:
+def build_claims(seed_results: Sequence[SeedResult], cross: dict[str, float] | None = None,
+                 construction: Mapping[str, Mapping] | None = None) -> tuple[list[dict], dict]:
     """Aggregate per-seed values into claim summaries and apply the pre-registered verdicts.
+
+    ``construction`` is the construction audit (:func:`labcore.experiments.construction.audit`):
+    a claim it flags is marked ``by_construction`` (as is a claim the reference table
+    declares so) and its reason says which rule flagged it, with the numbers.
 
     Returns ``(claims, values)``: the claim list for ``summary.json`` and every aggregated
     number (claims and auxiliary keys) by key.
     """
+
     per_key: dict[str, list[float]] = {}
     per_l75: dict[str, list[dict]] = {}
     for r in seed_results:
@@ -155,6 +172,9 @@ def build_claims(seed_results: Sequence[SeedResult], cross: dict[str, float] | N
             continue
         ours = summaries.get(claim_id, {"mean": None, "sd": None, "n": 0, "ci95": None})
         v, reason = verdict(spec, ours, values)
+        flagged = (construction or {}).get(claim_id)
+        if flagged:
+            reason = f"{reason} {flagged['reason']}"
         claims.append({
             "id": claim_id,
             "description": spec.description,
@@ -163,7 +183,8 @@ def build_claims(seed_results: Sequence[SeedResult], cross: dict[str, float] | N
             "ours": ours,
             "verdict": v,
             "reason": reason,
-            "by_construction": spec.by_construction is not None,
+            "by_construction": spec.by_construction is not None or flagged is not None,
+            "construction_rule": flagged["rule"] if flagged else ("declared" if spec.by_construction else None),
         })
     return claims, values
 

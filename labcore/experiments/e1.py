@@ -77,7 +77,7 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     """
     torch.set_num_threads(1)
     result = SeedResult("e1", seed)
-    agent = provide_agents(result, "wagering", ["b2_ws"], seed, cache_dir).get("b2_ws")
+    agent = provide_agents(result, "wagering", ["b2_ws"], seed, cache_dir, untrained=cfg.untrained).get("b2_ws")
     if agent is None:
         return result
     seeds = episode_seeds(seed, "eval", cfg.e1_trials)
@@ -93,8 +93,9 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         v[f"e1.utility.{name}"] = view.utility
         v[f"e1.aurc.{name}"] = view.aurc
         v[f"e1.ece.{name}"] = view.calibration_error
-        v[f"e1.confidence.{name}"] = float(np.nanmean(view.confidence))
-        v[f"e1.confidence_sd.{name}"] = float(np.nanstd(view.confidence))
+        finite = view.confidence[np.isfinite(view.confidence)]  # nan where no confidence was read out
+        v[f"e1.confidence.{name}"] = float(finite.mean()) if finite.size else float("nan")
+        v[f"e1.confidence_sd.{name}"] = float(finite.std()) if finite.size else float("nan")
         v[f"e1.meta_d.{name}"], v[f"e1.m_ratio.{name}"] = view.meta_d, view.m_ratio
         conf = view.confidence
         for i in range(len(conf)):

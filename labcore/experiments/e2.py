@@ -20,18 +20,23 @@ audit. Choices fixed before results (protocol sec. 6):
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import torch
 
 import labcore.envs as E
 from labcore.agents import Agent
-from labcore.config import Intervention, ReproduceConfig
+from labcore.agents.parts import slot_sources
+from labcore.config import N_CUE_VALUES, DualTaskConfig, Intervention, ReproduceConfig
+from labcore.envs.batch import oracle_demonstrations
+from labcore.envs.channels import EVENT_INDEX
 from labcore.experiments.common import SeedResult, provide_agents
 from labcore.interventions import CAPACITY_SCALES
 from labcore.markers import delta_nrs, ignore_undefined, undefined_as_nan
 from labcore.measures import masking_traces, workspace
 from labcore.rollout import Trace, rollout
-from labcore.seeding import episode_seeds
+from labcore.seeding import CLOSED_FORM_SEED_BASE, episode_seeds
 
 CAPACITY_SLOTS = (4, 2, 0)
 """The three capacities of the primary behavioural analyses (Fig. 2a)."""
@@ -63,7 +68,7 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     """
     torch.set_num_threads(1)
     result = SeedResult("e2", seed)
-    agents = provide_agents(result, "dual", ("b1", "a0", "a1"), seed, cache_dir)
+    agents = provide_agents(result, "dual", ("b1", "a0", "a1"), seed, cache_dir, untrained=cfg.untrained)
     n_eval = cfg.e2_episodes
     seeds = episode_seeds(seed, "eval", max(n_eval, cfg.decoding_episodes))
     v = result.values
@@ -89,7 +94,9 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
             v[f"e2.{name}.k{slots_k}"] = value
         rows.append({"agent": "b1", "seed": seed, "capacity": slots_k, "scale": scale, **acc})
         v[f"e2.gbi.k{slots_k}"] = view.gbi
-        v[f"e2.gbi_clip.k{slots_k}"] = view.gbi_clip
+        v[f"e2.gbi_signed.k{slots_k}"] = view.gbi_signed
+        v[f"e2.gbi_abs.k{slots_k}"] = view.gbi_abs
+        v[f"e2.gbi_two.k{slots_k}"] = view.two_occupied
         v[f"e2.ignition.k{slots_k}"] = view.ignition
         tr = view.trace
         figures["slots_mean_norm"][str(slots_k)] = np.sqrt((tr.slots**2).mean(axis=(2, 3))).mean(0).round(5).tolist()
@@ -164,6 +171,59 @@ def bus_audit(agent: Agent, trace: Trace) -> dict[str, float]:
             "e2.audit.trunk_flips": float((isolated != decision).float().mean())}
 
 
+@functools.lru_cache(maxsize=4)
+def allocation_closed_form(n_slots: int = 4, episodes: int = 20_000) -> dict[int, dict[str, float]]:
+    """What an ideal agent scores with each number of active slots (protocol sec. 2.4).
+
+    The ideal agent answers right whenever the cue it must give is still in the workspace and
+    guesses (1/7) otherwise. Whether it is still there follows from the allocation rule
+    (:func:`~labcore.agents.parts.slot_sources`) and from when the task puts its events: no
+    agent and no learning is involved. Expectations over ``episodes`` trials of the task's own
+    distribution (seeds from :data:`~labcore.seeding.CLOSED_FORM_SEED_BASE`); the decision and
+    conjunction scores depend only on how many masks an episode has, e.g. with 2 slots
+    conjunction = 1/3 + (2/3)(1/7) = 0.4286.
+
+    Returns
+    -------
+    dict
+        ``{active slots: {"per_step", "decision", "conjunction"}}`` for 0..n_slots.
+    """
+    demos = oracle_demonstrations(E.DUAL_TASK, np.arange(episodes) + CLOSED_FORM_SEED_BASE)
+    events = torch.as_tensor(demos.cue[..., EVENT_INDEX] > 0)
+    config = DualTaskConfig()
+    colour, obj = config.secondary_cue_step, config.primary_cue_step
+    first, last = config.report_secondary_step, config.report_primary_step
+    out = {}
+    for active in range(n_slots + 1):
+        source = slot_sources(events, active, n_slots).numpy()
+
+        def chance(stored: np.ndarray) -> np.ndarray:
+            return np.where(stored, 1.0, 1.0 / N_CUE_VALUES)
+
+        colour_ok = chance((source == colour).any(-1))  # (E, T): answering the colour right
+        object_ok = chance((source == obj).any(-1))
+        per_step = np.concatenate([colour_ok[:, : last], object_ok[:, last:]], axis=1).mean(1)
+        out[active] = {"per_step": float(per_step.mean()),
+                       "decision": float(((colour_ok[:, first] + object_ok[:, last]) / 2).mean()),
+                       "conjunction": float((colour_ok[:, first] * object_ok[:, last]).mean())}
+    return out
+
+
+def closed_form_values(n_slots: int = 4) -> dict[str, float]:
+    """The ideal agent's scores keyed like our claims (``e2.conjunction.k2`` ...): at the
+    capacities where the allocation rule loses cues but not everything (0 < active < n_slots),
+    and chance for the cue-blind conditions (no active slot: the bus off, ``k0``, and the
+    baselines A0 and A1, which no cue reaches under strong-lesion routing)."""
+    out = {}
+    for active, scores in allocation_closed_form(n_slots).items():
+        for name, value in scores.items():
+            if 0 < active < n_slots and 1.0 / N_CUE_VALUES**2 < value < 1.0 - 1e-9:
+                out[f"e2.{name}.k{active}"] = value
+            elif active == 0:
+                out.update({f"e2.{name}.{tag}": value for tag in ("k0", "a0", "a1")})
+    return out
+
+
 def cross_seed(results: list[SeedResult]) -> dict[str, float]:
     """Seed-level tests of paper sec. 5.2.2 (seed is the unit of analysis)."""
     from labcore.stats import hedges_g, permutation_test, welch_t
@@ -171,7 +231,7 @@ def cross_seed(results: list[SeedResult]) -> dict[str, float]:
     def seeds_of(key: str) -> np.ndarray:
         return np.array([r.values[key] for r in results if key in r.values and np.isfinite(r.values[key])])
 
-    out: dict[str, float] = {}
+    out: dict[str, float] = {f"e2.closed_form.{k.split('.', 1)[1]}": v for k, v in closed_form_values().items()}
     pairs = {"k4_vs_k2": ("e2.conjunction.k4", "e2.conjunction.k2"),
              "b1_vs_a0": ("e2.per_step.k4", "e2.per_step.a0"),
              "b1_vs_a1": ("e2.per_step.k4", "e2.per_step.a1")}

@@ -83,7 +83,7 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     id_seeds = episode_seeds(seed, "eval", 4 * cfg.e3_episodes)
     noise_seeds = id_seeds[: cfg.e3_episodes]
     points = {}
-    for kind, agent in provide_agents(result, "dual", AGENTS, seed, cache_dir).items():
+    for kind, agent in provide_agents(result, "dual", AGENTS, seed, cache_dir, untrained=cfg.untrained).items():
         fixed = Intervention(**evaluation_intervention(kind))
         idt = rollout(agent, E.DUAL_TASK, id_seeds, fixed)
         ood = rollout(agent, E.DUAL_TASK_OOD, id_seeds, fixed)
@@ -95,10 +95,15 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         overflow = rollout(agent, E.DUAL_TASK, id_seeds, fixed, task_options={"mask_counts": (OVERFLOW_MASKS,)})
         v[f"e3.ood_gap_overflow.{kind}"] = acc_id - float(overflow.decision_accuracy().mean())
         window = idt.slots[:, idt.report_steps()] if agent.config.workspace else None
+        # The registered composite reads the signed GBI (0 without a bus, the paper's convention);
+        # the claim value is undefined where signed couplings put it outside its range.
         gbi = undefined_as_nan(global_broadcast_index, window) if window is not None else 0.0
-        gbi_clip = undefined_as_nan(global_broadcast_index, window, negative="clip") if window is not None else 0.0
-        v[f"e3.gbi.{kind}"] = gbi
-        v[f"e3.gbi_clip.{kind}"] = gbi_clip
+        gbi_abs = (undefined_as_nan(global_broadcast_index, window, coupling="abs_cosine")
+                   if window is not None else 0.0)
+        if window is not None:
+            v[f"e3.gbi.{kind}"] = undefined_as_nan(global_broadcast_index, window, negative="undefined")
+            v[f"e3.gbi_signed.{kind}"] = gbi
+            v[f"e3.gbi_abs.{kind}"] = gbi_abs
         auroc, imputed = report_auroc(idt)
         v[f"e3.auroc.{kind}"] = auroc
         v[f"e3.auroc_imputed.{kind}"] = float(imputed)
@@ -124,7 +129,7 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
             dpci = delta_pci(pci[correct & np.isfinite(pci)], pci[~correct & np.isfinite(pci)])
         v[f"e3.dpci.{kind}"] = dpci
         points[kind] = {"gap": acc_id - acc_ood, "gap_overflow": v[f"e3.ood_gap_overflow.{kind}"], "gbi": gbi,
-                        "gbi_clip": gbi_clip, "dpci": dpci, "auroc": auroc}
+                        "gbi_abs": gbi_abs, "dpci": dpci, "auroc": auroc}
     result.rows["e3_titration"] = rows
     result.figures = {"points": points}
     return result
@@ -133,7 +138,7 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
 def composite_points(results: list[SeedResult]) -> list[dict]:
     """One point per (agent kind, seed) for the composite regression (Fig. 3b-c)."""
     return [{"agent": name, "seed": r.seed, "ood_gap": p["gap"], "ood_gap_overflow": p["gap_overflow"],
-             "gbi": p["gbi"], "gbi_clip": p["gbi_clip"], "dpci": p["dpci"], "auroc": p["auroc"]}
+             "gbi": p["gbi"], "gbi_abs": p["gbi_abs"], "dpci": p["dpci"], "auroc": p["auroc"]}
             for r in results for name, p in r.figures.get("points", {}).items()]
 
 
@@ -163,6 +168,6 @@ def cross_seed(results: list[SeedResult]) -> dict[str, float]:
     """The registered composite (OOD gap, paper's GBI) and two exploratory variants."""
     points = composite_points(results)
     out = {f"e3.composite.{k}": v for k, v in composite(points).items()}
-    for tag, gap, gbi in (("clip", "ood_gap", "gbi_clip"), ("overflow", "ood_gap_overflow", "gbi_clip")):
+    for tag, gap, gbi in (("abs", "ood_gap", "gbi_abs"), ("overflow", "ood_gap_overflow", "gbi_abs")):
         out.update({f"e3.explore.composite_{tag}.{k}": v for k, v in composite(points, gap, gbi).items()})
     return out

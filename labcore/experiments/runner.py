@@ -9,15 +9,21 @@ import platform
 import subprocess
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from labcore.config import KINDS_OF_EXPERIMENT, TASK_OF_EXPERIMENT, ReproduceConfig, TrainConfig
-from labcore.experiments import e1, e2, e3
+from labcore.config import (
+    AUDIT_SEEDS,
+    KINDS_OF_EXPERIMENT,
+    TASK_OF_EXPERIMENT,
+    ReproduceConfig,
+    TrainConfig,
+)
+from labcore.experiments import construction, e1, e2, e3
 from labcore.experiments.common import SeedResult, build_claims, run_seeds
-from labcore.paper import PAPER_INCONSISTENCIES, VERDICTS
+from labcore.paper import PAPER_INCONSISTENCIES, VERDICTS, verdict_split
 from labcore.results import (
     CSV_FIELDS,
     FIGURES,
@@ -91,6 +97,7 @@ def reproduce(
     progress: Callable[[str, SeedResult], None] | None = None,
     training_progress: Callable[[ProgressBoard], None] | None = None,
     seed_batches: bool = True,
+    audit_seeds: int = AUDIT_SEEDS,
 ) -> dict:
     """Run the experiments, aggregate, apply the verdicts and write the result set.
 
@@ -112,6 +119,9 @@ def reproduce(
         Called with the :class:`~labcore.provision.ProgressBoard` while missing agents train.
     seed_batches : bool
         Train the missing seeds of each kind as one seed-batched model (default) or one by one.
+    audit_seeds : int
+        Seeds (the first ones) on which the pipelines also run untrained agents, for the
+        construction audit (:mod:`labcore.experiments.construction`); 0 skips it.
 
     Returns
     -------
@@ -134,7 +144,18 @@ def reproduce(
         cross.update(e2.cross_seed(results["e2"]))
     if "e3" in results:
         cross.update(e3.cross_seed(results["e3"]))
-    claims, values = build_claims(all_results, cross)
+    audit: dict[str, dict] = {}
+    twin_values: dict[str, float] = {}
+    untrained_seeds = list(cfg.seeds[:audit_seeds])
+    if untrained_seeds:
+        twin_cfg = replace(cfg, seeds=tuple(untrained_seeds), untrained=True)
+        twins = [r for name in experiments
+                 for r in run_seeds(PIPELINES[name].run_seed, untrained_seeds, twin_cfg, cache_dir, jobs=jobs,
+                                    backend=backend)]
+        closed = e2.closed_form_values() if "e2" in experiments else {}
+        audit = construction.audit(all_results, twins, closed)
+        twin_values = construction.twin_means(twins)
+    claims, values = build_claims(all_results, cross, audit)
     summary = {
         "schema_version": SCHEMA_VERSION,
         "experiment": experiments[0] if len(experiments) == 1 else "all",
@@ -148,6 +169,9 @@ def reproduce(
         "trained": sorted(set(trained) | {x for r in all_results for x in r.trained}),
         "paper_inconsistencies": list(PAPER_INCONSISTENCIES),
         "verdict_counts": {v: sum(c["verdict"] == v for c in claims) for v in VERDICTS},
+        "verdict_split": verdict_split(claims),
+        "construction_audit": {"untrained_seeds": untrained_seeds, "flagged": audit,
+                               "untrained_means": twin_values, "rules": "docs/verdicts.md, 'By construction'"},
         "wall_seconds": round(time.perf_counter() - start, 1),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "git_commit": _git_commit(),

@@ -25,7 +25,6 @@ from labcore.figures.style import (
     Group,
     add_paper_marks,
     add_seed_bars,
-    axref,
     chance_line,
     empty_figure,
     has_columns,
@@ -35,7 +34,7 @@ from labcore.figures.style import (
     seed_numbers,
     style_figure,
 )
-from labcore.results import finite, fmt
+from labcore.results import fmt
 
 B1_SLOTS = AGENT_KINDS["b1"].n_slots
 """Slots of the E2 agent (the capacity axis of these figures)."""
@@ -194,76 +193,38 @@ def _capacity_seed_groups(
 
 
 def gbi_and_ignition_by_capacity(seed_values: pd.DataFrame | None) -> go.Figure:
-    """GBI in both variants and ignition sharpness by capacity (4..0 slots).
+    """GBI in its two readings and ignition sharpness by capacity (4..0 slots).
 
-    Left: the paper's GBI equation with signed couplings (claims ``e2.gbi.k4/k2``); values
-    below -1 are off the drawn scale and shown as triangles at -1 (hover gives the value).
-    Middle: negative couplings clipped to 0 (``e2.gbi_clip.*``, exploratory). Right:
-    ignition sharpness (``e2.ignition.*``; the paper's 0.15 / 0.06 are in units it does not
-    define). GBI is undefined with fewer than two occupied slots.
+    Left: the paper's equation (claims ``e2.gbi.k4/k2``), defined only when every coupling
+    between slots is non-negative; with our zero-mean slots it is not, so the panel says
+    "not defined here" rather than drawing a number outside [0, 1]. Middle: GBI on |cosine|
+    couplings (``e2.gbi_abs.*``), which are non-negative; with exactly two occupied slots it
+    is 0 by construction (one partner takes all the coupling). Right: ignition sharpness
+    (``e2.ignition.*``): with layer-normalised writes every write has the same size, so the
+    first write always raises the RMS activation by the same amount: fixed by construction.
     """
-    title = (
-        "GBI (paper's signed equation | negative couplings clipped) and ignition sharpness, by capacity"
-    )
+    title = "GBI (paper's equation | on |cosine| couplings) and ignition sharpness, by capacity"
     slots = (4, 3, 2, 1, 0)
     panels = (
-        ("e2.gbi", "GBI, paper's equation<br>(signed couplings)", True),
-        ("e2.gbi_clip", "GBI, negative couplings<br>clipped to 0 (exploratory)", False),
-        ("e2.ignition", "ignition sharpness<br>(RMS activation per step)", True),
+        ("e2.gbi", "GBI, paper's equation<br>(needs non-negative couplings)", True),
+        ("e2.gbi_abs", "GBI on |cosine| couplings<br>(0 by construction with 2 slots)", False),
+        ("e2.ignition", "ignition sharpness<br>(fixed by the write's norm)", True),
     )
+    notes = {"e2.gbi": "not defined here<br>(signed couplings)", "e2.gbi_abs": "undefined<br>(< 2 slots)"}
     groups = {
         prefix: [
-            g
-            if g.values.size or prefix == "e2.ignition"
-            else Group(g.key, g.seeds, g.values, g.paper, note="undefined<br>(< 2 slots)")
+            g if g.values.size or prefix == "e2.ignition" else Group(g.key, g.seeds, g.values, g.paper,
+                                                                     note=notes[prefix])
             for g in _capacity_seed_groups(seed_values, prefix, slots, paper)
         ]
         for prefix, _, paper in panels
     }
-    if not any(g.values.size for gs in groups.values() for g in gs):
+    if not any(g.values.size for prefix in ("e2.gbi_abs", "e2.ignition") for g in groups[prefix]):
         return empty_figure(title, "no E2 GBI / ignition values")
     fig = make_subplots(rows=1, cols=3, subplot_titles=[p[1] for p in panels], horizontal_spacing=0.08)
-    floor = -1.0
     for col, (prefix, _, _) in enumerate(panels, start=1):
-        gs = groups[prefix]
-        if prefix == "e2.gbi":
-            add_seed_bars(fig, gs, row=1, col=col, legend=True)
-            off = [
-                (i, x, s)
-                for i, g in enumerate(gs)
-                for s, x in zip(g.seeds, g.values, strict=True)
-                if x < floor
-            ]
-            if off:
-                fig.add_trace(
-                    go.Scatter(
-                        x=[i + 0.05 for i, _, _ in off],
-                        y=[floor] * len(off),
-                        mode="markers",
-                        name="seed below −1 (off scale; hover for value)",
-                        legendgroup="offscale",
-                        marker={"symbol": "triangle-down", "size": 11, "color": "#444"},
-                        hovertext=[f"seed {s}: GBI = {fmt(x)}" for _, x, s in off],
-                        hoverinfo="text",
-                    ),
-                    row=1,
-                    col=1,
-                )
-                fig.update_yaxes(range=[floor - 0.15, 1.05], row=1, col=1)
-                for i, g in enumerate(gs):
-                    m, _ = mean_sd(g.values)
-                    if finite(m) and m < floor:
-                        fig.add_annotation(
-                            x=i,
-                            y=floor - 0.1,
-                            text=f"mean {fmt(m)} ↓",
-                            showarrow=False,
-                            font={"size": 10, "color": "#a33"},
-                            **axref(fig, 1, col),
-                        )
-        else:
-            add_seed_bars(fig, gs, row=1, col=col, legend=False)
-    fig.update_yaxes(title_text="GBI (participation, 0-2/3 for 4 slots)", row=1, col=1)
+        add_seed_bars(fig, groups[prefix], row=1, col=col, legend=col == 1)
+    fig.update_yaxes(title_text="GBI (participation, 0-2/3 for 4 slots)", range=[0, 1.05], row=1, col=1)
     fig.update_yaxes(range=[0, 1.05], row=1, col=2)
     fig.update_yaxes(title_text="max step increase of RMS activation", rangemode="tozero", row=1, col=3)
     fig.update_xaxes(tickfont={"size": 11})

@@ -102,7 +102,7 @@ def fig3b_marker_correlations(
     ----------
     points : DataFrame or list of dict
         ``figures.json["e3"]["points"]``: one row per (agent, seed) with ``ood_gap``,
-        ``ood_gap_overflow``, ``gbi``, ``gbi_clip``, ``dpci``, ``auroc``.
+        ``ood_gap_overflow``, ``gbi``, ``gbi_abs``, ``dpci``, ``auroc``.
     composite : mapping, optional
         Summary values; ``e3.composite.r_loo_full`` and
         ``e3.explore.composite_overflow.r_loo_full`` add the composite's leave-one-out r.
@@ -136,11 +136,11 @@ def fig3b_marker_correlations(
         x = pd.to_numeric(df[name], errors="coerce").to_numpy(float)
         return np.nan_to_num(x, nan=fill) if fill is not None else x
 
-    markers = (("GBI", "gbi", "gbi_clip"), ("ΔPCI", "dpci", "dpci"), ("Type-2 AUROC", "auroc", "auroc"))
+    markers = (("GBI", "gbi", "gbi_abs"), ("ΔPCI", "dpci", "dpci"), ("Type-2 AUROC", "auroc", "auroc"))
     sets = (
         ("registered: OOD gap (longer delay)", "ood_gap", 1, PALETTE["registered"], ""),
         (
-            "exploratory, post hoc: overflow shift (GBI clipped)",
+            "exploratory, post hoc: overflow shift (GBI on |cosine|)",
             "ood_gap_overflow",
             2,
             PALETTE["exploratory"],

@@ -47,7 +47,13 @@ from labcore.markers.representation import (
     effective_dimensionality,
     pca_matched_baseline,
 )
-from labcore.markers.robustness import L75Result, l75
+from labcore.markers.robustness import (
+    L75Result,
+    ideal_observer_accuracy,
+    ideal_observer_l75,
+    ideal_observer_thresholds,
+    l75,
+)
 
 __all__ = [
     "CalibrationCurve",
@@ -71,6 +77,9 @@ __all__ = [
     "expected_calibration_error",
     "global_broadcast_index",
     "hierarchical_regression",
+    "ideal_observer_accuracy",
+    "ideal_observer_l75",
+    "ideal_observer_thresholds",
     "ignition_sharpness",
     "ignore_undefined",
     "l75",

@@ -50,10 +50,15 @@ def _check_slots(slots: ArrayLike) -> NDArray[np.float64]:
 
 
 def _participation(
-    w: NDArray[np.float64], eps: float, negative: str
+    w: NDArray[np.float64], eps: float, negative: str, coupling: str = "dot"
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """P_i(t) of every slot, shape (..., T, K), and the mask where it is defined."""
-    adjacency = np.einsum("...id,...jd->...ij", w, w)
+    if coupling == "abs_cosine":
+        norms = np.linalg.norm(w, axis=-1, keepdims=True)
+        unit = np.divide(w, norms, out=np.zeros_like(w), where=norms > 0)
+        adjacency = np.abs(np.einsum("...id,...jd->...ij", unit, unit))
+    else:
+        adjacency = np.einsum("...id,...jd->...ij", w, w)
     n_slots = adjacency.shape[-1]
     adjacency[..., np.arange(n_slots), np.arange(n_slots)] = 0.0
     if negative == "clip":
@@ -72,8 +77,9 @@ def global_broadcast_index(
     *,
     eps: float = GBI_EPS,
     window: Window = None,
-    negative: Literal["keep", "clip"] = "keep",
+    negative: Literal["keep", "clip", "undefined"] = "keep",
     undefined: Literal["nan", "zero"] = "nan",
+    coupling: Literal["dot", "abs_cosine"] = "dot",
 ) -> float:
     """Global Broadcast Index: how evenly each workspace slot couples to the others.
 
@@ -100,10 +106,19 @@ def global_broadcast_index(
         The paper's epsilon in the denominator.
     window : slice or bool array of shape (T,) or (N, T), optional
         Time steps of the decision window (default: all).
-    negative : {"keep", "clip"}, default="keep"
+    negative : {"keep", "clip", "undefined"}, default="keep"
         ``"keep"`` uses the signed dot products exactly as in the paper. ``"clip"`` sets
         negative couplings to 0 first (the usual participation coefficient of a
-        positively weighted graph).
+        positively weighted graph). ``"undefined"``: the participation formula presupposes
+        non-negative couplings, so if any coupling between occupied slots in the window is
+        negative, GBI is undefined (nan, with a warning) rather than a number outside its
+        range.
+    coupling : {"dot", "abs_cosine"}, default="dot"
+        ``"dot"``: :math:`A(i, j) = w_i^\top w_j`, the paper's equation. ``"abs_cosine"``:
+        :math:`A(i, j) = |\\cos(w_i, w_j)|`, a coupling that is non-negative whatever the
+        slots' signs and scale, which the participation coefficient presupposes (the lab's
+        reading of GBI for zero-mean slots, docs/protocol.md change log 2026-11-23).
+        ``negative`` has no effect with it.
     undefined : {"nan", "zero"}, default="nan"
         Return value when no (time, slot) value is defined in the window: nan with an
         :class:`~labcore.UndefinedMetricWarning`, or 0.0 silently, the paper's convention
@@ -159,14 +174,34 @@ def global_broadcast_index(
     0.0
     >>> global_broadcast_index(np.zeros((5, 4, 3)), undefined="zero")
     0.0
+
+    Slots pointing in opposite directions: the signed couplings cancel (each slot's total
+    coupling is -1 + 1 - 1 = -1, and P = 1 - 3 = -2); their magnitudes do not.
+
+    >>> slots = np.array([[[1.0, 0.0], [-1.0, 0.0], [1.0, 0.0], [-1.0, 0.0]]])
+    >>> round(global_broadcast_index(slots), 4), round(global_broadcast_index(slots, coupling="abs_cosine"), 4)
+    (-2.0, 0.6667)
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     global_broadcast_index(slots, negative="undefined")
+    nan
     """
-    check_choice(negative, "negative", ("keep", "clip"))
+    check_choice(negative, "negative", ("keep", "clip", "undefined"))
     check_choice(undefined, "undefined", ("nan", "zero"))
+    check_choice(coupling, "coupling", ("dot", "abs_cosine"))
     if not np.isfinite(eps) or eps < 0:
         raise ValueError(f"eps must be a finite non-negative number, got {eps!r}")
     w = _check_slots(slots)
-    p, defined = _participation(w, eps, negative)
+    p, defined = _participation(w, eps, "keep" if negative == "undefined" else negative, coupling)
     selected = defined & _time_mask(window, w.shape[:-2])[..., None]
+    if negative == "undefined" and coupling == "dot" and np.any(selected):
+        adjacency = np.einsum("...id,...jd->...ij", w, w)
+        pairs = selected[..., :, None] & selected[..., None, :]
+        if np.any(adjacency[pairs] < 0):
+            warn_undefined("GBI is undefined here: its participation formula assumes non-negative couplings, "
+                           "and these slots have negative ones (see coupling='abs_cosine')")
+            return float("nan")
     if not np.any(selected):
         if undefined == "zero":
             return 0.0

@@ -4,9 +4,9 @@ The rubric thresholds live in :mod:`labcore.scorecards.lab_agents`; this module 
 measured number feeds which evidence key (docs/scorecards.md):
 
 - GWT evidence (B1, B2) comes from Experiment 2's B1 at full capacity and bus-off. B2's bus is
-  B1's bus; the capacity sweep is run on B1. GBI is the clipped variant: with zero-mean slots
-  the paper's signed equation leaves [0, 1] (see the Replication page), and the rubric's
-  evidence key is a fraction.
+  B1's bus; the capacity sweep is run on B1. GBI is the |cosine| reading (``e2.gbi_abs.k4``):
+  with zero-mean slots the paper's signed equation is not defined (see the Replication page),
+  and the rubric's evidence key is a fraction.
 - HOT evidence (B2) comes from Experiment 1: Type-2 AUROC intact and with z_self zeroed. A
   lesioned B2 is scored with its lesioned AUROC as its own.
 - FCS inputs (B2): the effective dimensionality of z_self (self-model variables) and the
@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+
+from labcore.scorecards.lab_agents import EVIDENCE_KEYS
 
 LAB_AGENTS = {"A0": "a0", "A1": "a1", "B1": "b1", "B2": "b2_ws"}
 """Rubric name of each lab agent -> agent kind in the lab."""
@@ -30,14 +32,16 @@ def _get(values: Mapping[str, float | None], key: str) -> float | None:
 def lab_evidence(kind: str, values: Mapping[str, float | None], *, self_model_lesioned: bool = False) -> dict:
     """The evidence dict :func:`labcore.scorecards.score_lab_agent` takes, from result values.
 
-    Missing measurements are left out (the rubric then takes the lower clause).
+    Missing measurements are left out, or nan where the rubric requires the key
+    (``EvidenceKey.required_for``, e.g. ``gbi`` for a result set written before
+    ``e2.gbi_abs`` existed): the rubric then takes the lower clause.
     """
     if kind not in LAB_AGENTS:
         raise ValueError(f"unknown lab agent {kind!r}; expected one of {sorted(LAB_AGENTS)}")
     evidence: dict = {}
     if kind in ("B1", "B2"):
         evidence["workspace_capacity"] = 4
-        for key, source in (("gbi", "e2.gbi_clip.k4"), ("ignition_sharpness", "e2.ignition.k4"),
+        for key, source in (("gbi", "e2.gbi_abs.k4"), ("ignition_sharpness", "e2.ignition.k4"),
                             ("conjunction_accuracy_k4", "e2.conjunction.k4"),
                             ("conjunction_accuracy_k0", "e2.conjunction.k0")):
             value = _get(values, source)
@@ -50,6 +54,9 @@ def lab_evidence(kind: str, values: Mapping[str, float | None], *, self_model_le
             evidence["type2_auroc"] = own
         if lesioned is not None:
             evidence["type2_auroc_lesioned"] = lesioned
+    for spec in EVIDENCE_KEYS:
+        if kind in spec.required_for and spec.key not in evidence:
+            evidence[spec.key] = math.nan  # not measured: the rubric's lower clause
     return evidence
 
 

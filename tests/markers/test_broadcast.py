@@ -323,3 +323,44 @@ def test_cue_retention_hand_cases_and_bus_off():
         cue_retention(base, base[:3], 1)
     with pytest.raises(ValueError, match="entry_step"):
         cue_retention(base, alt, 9)
+
+
+def test_gbi_abs_cosine_on_hand_made_slot_sets():
+    from labcore.markers import global_broadcast_index as gbi
+
+    equal = np.tile(np.array([1.0, 2.0, -1.0]), (1, 4, 1))  # four equally coupled slots
+    assert gbi(equal, coupling="abs_cosine") == pytest.approx(2 / 3)
+    two = np.zeros((1, 4, 3))
+    two[0, 0], two[0, 1] = [1.0, 0.0, 0.0], [0.3, -2.0, 0.5]  # two occupied: one partner takes all
+    # 0 up to the paper's eps in the denominator: 1 - (c / (c + eps))^2 ~ 2 eps / c, c = |cos| ~ 0.14
+    assert gbi(two, coupling="abs_cosine") == pytest.approx(0.0, abs=1e-6)
+    assert gbi(two, coupling="abs_cosine", eps=0.0) == pytest.approx(0.0, abs=1e-12)
+    three = np.zeros((1, 4, 2))
+    three[0, :3] = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]  # slot 0: couplings 0 and 1/sqrt2
+    share = np.array([0.0, 1.0])
+    p0 = 1 - np.sum(share**2)  # one neighbour only
+    p2 = 1 - 2 * 0.5**2  # two equal neighbours
+    assert gbi(three, coupling="abs_cosine") == pytest.approx((p0 + p0 + p2) / 3)
+    # scale-free: scaling one slot changes the signed form, not this one
+    scaled = equal.copy()
+    scaled[0, 0] *= 10
+    assert gbi(scaled, coupling="abs_cosine") == pytest.approx(2 / 3)
+    assert 0.0 <= gbi(np.random.default_rng(0).normal(size=(20, 4, 16)), coupling="abs_cosine") <= 2 / 3
+    with pytest.raises(ValueError, match="coupling"):
+        gbi(equal, coupling="cos")
+
+
+def test_gbi_is_undefined_rather_than_out_of_range_with_negative_couplings():
+    import warnings
+
+    from labcore import UndefinedMetricWarning
+    from labcore.markers import global_broadcast_index as gbi
+
+    opposed = np.array([[[1.0, 0.0], [-1.0, 0.0], [1.0, 0.0], [-1.0, 0.0]]])
+    assert gbi(opposed) == pytest.approx(-2.0)  # the registered signed form: outside [0, 1]
+    with pytest.warns(UndefinedMetricWarning, match="non-negative couplings"):
+        assert np.isnan(gbi(opposed, negative="undefined"))
+    aligned = np.ones((2, 4, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning when every coupling is >= 0
+        assert gbi(aligned, negative="undefined") == pytest.approx(2 / 3)

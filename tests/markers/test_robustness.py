@@ -109,3 +109,60 @@ def test_l75_result_is_frozen():
 def test_l75_validation(sigmas, accs, kwargs, match):
     with pytest.raises(ValueError, match=match):
         l75(sigmas, accs, **kwargs)
+
+
+# ----------------------------------------------------------------------- ideal-observer ceiling
+from scipy.stats import norm  # noqa: E402
+
+from labcore.markers import ideal_observer_accuracy, ideal_observer_l75, ideal_observer_thresholds  # noqa: E402
+
+
+def _two_classes(distance: float, trials: int = 400):
+    codes = np.zeros((trials, 2, 3))
+    codes[:, 1, 0] = distance
+    return codes, np.arange(trials) % 2
+
+
+def test_ideal_observer_matches_the_two_class_closed_form():
+    codes, labels = _two_classes(1.0)
+    thresholds = ideal_observer_thresholds(codes, labels, n_samples=500, seed=3)
+    for sigma in (0.2, 0.5, 1.0):
+        assert ideal_observer_accuracy(thresholds, sigma) == pytest.approx(norm.cdf(1.0 / (2 * sigma)), abs=0.01)
+    assert ideal_observer_l75(thresholds) == pytest.approx(1.0 / (2 * norm.ppf(0.75)), rel=0.02)
+
+
+def test_ideal_observer_equals_a_brute_force_observer_on_the_same_draws():
+    rng = np.random.default_rng(0)
+    trials, classes, dims = 30, 7, 16
+    codes = rng.normal(size=(trials, classes, dims))
+    labels = rng.integers(classes, size=trials)
+    scale = rng.uniform(0.5, 3.0, size=(trials, dims))
+    thresholds = ideal_observer_thresholds(codes, labels, scale, n_samples=50, seed=11)
+    z = np.random.default_rng(11).standard_normal((trials, 50, dims))  # the function's draws
+    for sigma in (0.3, 1.0, 2.5):
+        x = codes[np.arange(trials), labels][:, None, :] + sigma * scale[:, None, :] * z
+        dist = (((x[:, :, None, :] - codes[:, None, :, :]) / scale[:, None, None, :]) ** 2).sum(-1)
+        brute = np.mean(dist.argmin(-1) == labels[:, None])
+        assert ideal_observer_accuracy(thresholds, sigma) == pytest.approx(brute, abs=1e-12)
+
+
+def test_ideal_observer_scales_with_the_code_and_the_noise():
+    codes, labels = _two_classes(1.0, 50)
+    base = ideal_observer_l75(ideal_observer_thresholds(codes, labels, seed=1))
+    assert ideal_observer_l75(ideal_observer_thresholds(3 * codes, labels, seed=1)) == pytest.approx(3 * base)
+    assert ideal_observer_l75(ideal_observer_thresholds(codes, labels, np.full(3, 2.0), seed=1)) == pytest.approx(
+        base / 2)
+
+
+def test_ideal_observer_edge_cases():
+    same = np.zeros((40, 7, 4))  # the code holds no information: the observer guesses (1/7)
+    labels = np.arange(40) % 7
+    thresholds = ideal_observer_thresholds(same, labels, n_samples=200)
+    assert ideal_observer_accuracy(thresholds, 0.0) == pytest.approx(1 / 7, abs=0.02)
+    assert ideal_observer_l75(thresholds) == 0.0
+    codes, labels = _two_classes(1.0, 10)  # the difference sits in a dimension without noise
+    assert ideal_observer_l75(ideal_observer_thresholds(codes, labels, np.array([0.0, 1.0, 1.0]))) == np.inf
+    with pytest.raises(ValueError, match="labels"):
+        ideal_observer_thresholds(codes, labels[:3])
+    with pytest.raises(ValueError, match="non-negative"):
+        ideal_observer_l75(np.array([0.1, np.nan]))
