@@ -5,7 +5,7 @@ import time
 import pandas as pd
 import streamlit as st
 
-from labcore.checkpoints import BUNDLED_DIR, save_checkpoint
+from labcore.checkpoints import BUNDLED_DIR, CheckpointError, save_checkpoint
 from labcore.config import AGENT_KINDS, Intervention, TrainConfig
 from labcore.diagram import architecture_dot
 from labcore.training import train_agent
@@ -78,7 +78,11 @@ elif st.button(f"Train {train_kind} seed {seed} on the {task} task", type="prima
         chart.line_chart(pd.DataFrame(history).set_index("update"))
 
     trained = train_agent(task, train_kind, int(seed), TrainConfig(), progress=progress)
-    path = save_checkpoint(trained.agent, trained.record, BUNDLED_DIR)
+    try:
+        path = save_checkpoint(trained.agent, trained.record, BUNDLED_DIR)
+    except CheckpointError as exc:  # e.g. a run that diverged to non-finite weights
+        st.error(str(exc))
+        st.stop()
     data.manifest.clear()
     rec = trained.record
     bar.progress(1.0, text="done")

@@ -8,6 +8,7 @@ import streamlit as st
 
 from labcore import report
 from labcore.figures import registry
+from labcore.figures.explore import e3_robustness_verdict
 from labcore.paper import paper_text, verdict_split
 from labcore.results import ours_text
 from ui import data
@@ -76,7 +77,7 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
             st.markdown(registry.EXPERIMENT_INTROS.get(exp, ""))
         if exp == "e3":
             st.markdown("**The E3 robustness verdict, with the design study.** "
-                        + " ".join(registry.e3_robustness_verdict(res, data.explore()))
+                        + " ".join(e3_robustness_verdict(res, data.explore()))
                         + " Explore the study's designs on the Robustness page.")
         else:
             st.markdown("Added after the results were seen: not pre-registered, no verdicts. Hypotheses for a "

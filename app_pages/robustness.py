@@ -4,10 +4,9 @@ import pandas as pd
 import streamlit as st
 
 from labcore.config import NOISE_MODES
-from labcore.figures.explore import design_titration_figure
+from labcore.figures.explore import design_titration_figure, e3_robustness_verdict
 from labcore.figures.live import pci_bars, titration_figure
 from labcore.figures.paper_e3 import fig3b_marker_correlations
-from labcore.figures.registry import e3_robustness_verdict
 from labcore.figures.style import label_of
 from labcore.measures import PCI_NORMALISATIONS, noise_target
 from labcore.paper import CLAIMS_BY_ID, l75_key
@@ -131,12 +130,17 @@ st.subheader("What decides robustness? The E3 design study")
 study = data.explore()
 if study.problems or not study.groups:
     st.info("The design study is not bundled with this copy. Run `python -m labcore explore e3 --out "
-            "results/explore_e3 --jobs 2` to create it (about an hour and a half for the fast schedule).")
+            "results/explore_e3 --jobs 2 --schedules fast` to create it (about an hour on 2 cores).")
 else:
-    st.caption("B1, B2 and B2 workspace-read trained in 12 designs (write geometry x loop x readout gain) and, for two "
-               "of them, on the paper's full online schedule; each agent's L75 beside the ceiling an ideal observer "
-               "of its own workspace reaches (docs/protocol.md sec. 7). Pick a design:")
     available = sorted({(g["cell"], g["schedule"]) for g in study.groups})
+    paper_cells = sorted({c for c, s in available if s == "paper"})
+    st.caption("B1, B2 and B2 workspace-read trained in 12 designs (write geometry x loop x readout gain), 5 seeds "
+               "each; each agent's L75 beside the ceiling an ideal observer of its own workspace reaches "
+               "(docs/protocol.md sec. 7). "
+               + (f"On the paper's full online schedule: {', '.join(paper_cells)}. " if paper_cells else
+                  "The registered paper-schedule part (2 designs x 3 seeds, hours of training) has not been run yet: "
+                  "every agent here is trained on the fast schedule. ")
+               + "Pick a design:")
     f1, f2, f3, f4, f5 = st.columns(5)
     geometry = f1.selectbox("Write geometry", ["layernorm", "raw", "offset"], key="study.geometry",
                             help="layernorm: slots normalised (as registered); raw: unnormalised; offset: "

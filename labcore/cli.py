@@ -32,6 +32,7 @@ from labcore.config import (
     TASK_OF_EXPERIMENT,
     TrainConfig,
 )
+from labcore.io import atomic_write
 from labcore.paper import paper_text, verdict_sentence
 from labcore.results import ours_text
 from labcore.seeding import parse_seeds
@@ -191,13 +192,14 @@ def cmd_explore(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     fig = design_figure(Path(args.out))
-    fig.write_html(Path(args.out) / "figure.html", include_plotlyjs="cdn")
+    # plotly JSON, not HTML: nothing fetched from a CDN; the app and the report draw it offline
+    atomic_write(Path(args.out) / "figure.json", lambda tmp: tmp.write_text(fig.to_json(), encoding="utf-8"))
     found = summary["answer"]["pattern_found"]
     print("paper's pattern (B1 < 0.1 with B2 and B2 workspace-read > 0.5): " + ("found" if found else "not found"))
     for schedule, best in summary["answer"]["closest"].items():
         medians = ", ".join(f"{k} {v.get('l75', float('nan')):.3g}" for k, v in best["medians"].items())
         print(f"closest cell ({schedule}): {best['closest_cell']} ({best['protocol']}): median L75 {medians}")
-    print(f"wrote {args.out}/summary.json, explore_e3.csv, explore_e3_curves.csv, figure.html")
+    print(f"wrote {args.out}/summary.json, explore_e3.csv, explore_e3_curves.csv, figure.json")
     return 0
 
 

@@ -1,14 +1,19 @@
-"""Files written so that a crash never leaves a half-written one behind."""
+"""Files written so that a crash never leaves a half-written one behind, and read so that a
+link or an oversized file cannot redirect or exhaust the reader."""
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
+import hashlib
 import json
 import os
+import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 
 def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
@@ -37,3 +42,70 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
 def write_json(path: Path, payload: Any, *, indent: int | None = 1) -> None:
     """Atomically write ``payload`` as JSON."""
     atomic_write(Path(path), lambda tmp: tmp.write_text(json.dumps(payload, indent=indent, sort_keys=True) + "\n"))
+
+
+def sha256_of(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def open_regular_file(path: Path) -> BinaryIO:
+    """Open ``path`` for reading in binary; OSError if it is a symbolic link or not a regular file.
+
+    ``O_NOFOLLOW`` refuses a link even if one is swapped in after a caller checked the path;
+    ``O_NONBLOCK`` keeps a FIFO from blocking the open (it is then refused as not regular).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    fh = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        fh.close()
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return fh
+
+
+def read_bounded(path: Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes (ValueError if larger, OSError as
+    :func:`open_regular_file`), so a corrupt or hostile file cannot exhaust memory."""
+    with open_regular_file(path) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > limit:
+            raise ValueError(f"too large ({size:,} bytes, the cap is {limit:,})")
+        return fh.read(limit + 1)
+
+
+def read_json(path: Path, limit: int) -> Any:
+    """The JSON value of a file of at most ``limit`` bytes.
+
+    Raises OSError as :func:`open_regular_file`, or ValueError whose message completes
+    "the file is ...": "too large (...)", "not UTF-8 text (binary or corrupt)" or
+    "not valid JSON (...)".
+    """
+    raw = read_bounded(path, limit)
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text (binary or corrupt)") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise ValueError("not valid JSON (nested too deeply)") from None
+
+
+@contextlib.contextmanager
+def directory_lock(directory: Path, name: str = ".lock") -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``directory/name`` (created, never followed if a link).
+
+    Not reentrant: a second ``directory_lock`` on the same file in the same process waits forever.
+    """
+    Path(directory).mkdir(parents=True, exist_ok=True)
+    fd = os.open(Path(directory) / name, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)

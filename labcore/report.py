@@ -28,7 +28,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from labcore.figures.explore import design_figure
+from labcore.figures.explore import design_figure, study_answer
 from labcore.figures.registry import (
     EXPERIMENT_INTROS,
     EXPERIMENT_TITLES,
@@ -38,7 +38,6 @@ from labcore.figures.registry import (
     claim_description,
     claim_ours_text,
     claim_paper_text,
-    study_answer,
 )
 from labcore.figures.scorecards import claims_table
 from labcore.io import atomic_write

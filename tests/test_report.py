@@ -103,7 +103,10 @@ def test_no_nan_in_captions_and_plotly_inlined_once(bundled_page):
     )
     assert PLOTLY_BANNER not in outside_plotlyjs  # the inline bundle was the one removed
     assert "cdn.plot.ly" not in outside_plotlyjs and "<script src=" not in bundled_page  # works offline
-    assert bundled_page.count("Plotly.newPlot(") == len(registry.FIGURES) + 1  # + the claims table
+    # + the claims table, + the design study's figure when the study sits beside the result set
+    study = (BUNDLED.parent / "explore_e3" / "summary.json").exists()
+    assert ("id='design-study'" in bundled_page) == study
+    assert bundled_page.count("Plotly.newPlot(") == len(registry.FIGURES) + 1 + study
 
 
 @pytest.fixture

@@ -17,7 +17,13 @@ import labcore.results as results_module
 from labcore import measures
 from labcore import results as result_set
 from labcore.agents import Agent
-from labcore.checkpoints import BUNDLED_DIR, checkpoint_name, load_checkpoint, read_manifest
+from labcore.checkpoints import (
+    BUNDLED_DIR,
+    CheckpointError,
+    checkpoint_name,
+    load_checkpoint,
+    read_manifest,
+)
 from labcore.config import AGENT_DESCRIPTIONS, Intervention
 from labcore.interventions import capacity_scale
 from labcore.seeding import episode_seeds
@@ -35,8 +41,14 @@ def label(kind: str) -> str:
 
 @st.cache_data(ttl=10, show_spinner=False)
 def manifest() -> dict:
-    """The checkpoint manifest (bundled agents and any trained in the app)."""
-    return read_manifest(BUNDLED_DIR)["checkpoints"]
+    """The checkpoint manifest (bundled agents and any trained in the app); empty, with one
+    sentence on the page, when the manifest cannot be read."""
+    try:
+        return read_manifest(BUNDLED_DIR)["checkpoints"]
+    except CheckpointError as exc:
+        st.error(f"{exc} The bundled agents are unavailable until it is restored "
+                 "(`git checkout checkpoints/manifest.json`).")
+        return {}
 
 
 def seeds_by_kind(task: str) -> dict[str, list[int]]:

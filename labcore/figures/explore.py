@@ -1,16 +1,18 @@
-"""Figures of the E3 design study (``labcore.experiments.explore_e3``): titration curves beside
-the ceiling an ideal observer of the same workspace reaches."""
+"""The E3 design study (``labcore.experiments.explore_e3``) shown: titration curves beside the
+ceiling an ideal observer of the same workspace reaches, and the study's answer in sentences."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
 
 from labcore.figures.live import titration_figure
+from labcore.figures.registry import caption_number, value_of
 from labcore.figures.style import add_note, color_of, empty_figure, label_of
-from labcore.results import ExploreStudy, load_explore
+from labcore.results import ExploreStudy, Results, finite, l75_summary, load_explore
 
 KINDS = ("b1", "b2", "b2_ws")
 
@@ -65,3 +67,112 @@ def design_figure(directory: Path | str) -> go.Figure:
     if not closest.get("closest_cell"):
         return empty_figure("Design study", "; ".join(study.problems) or "no result")
     return design_titration_figure(study, closest["closest_cell"], "fast", closest.get("protocol", "stored"))
+
+
+def _study_medians(study: ExploreStudy, cell: str, schedule: str, protocol: str) -> dict[str, dict]:
+    return {kind: study.group(cell, schedule, protocol, kind) for kind in KINDS}
+
+
+def _study_obstacle(study: ExploreStudy) -> list[str]:
+    """What stands between the study's agents and the paper's pattern, from its medians: how far
+    B2 and B2 workspace-read move away from B1 in any design, and the most fragile B1's company."""
+    triples = []
+    for g in study.groups:
+        if g.get("kind") != "b1":
+            continue
+        key = (g.get("cell"), g.get("schedule"), g.get("protocol"))
+        b2, ws = study.group(*key, "b2"), study.group(*key, "b2_ws")
+        values = [g.get("l75"), b2.get("l75"), ws.get("l75")]
+        if all(isinstance(v, int | float) and math.isfinite(v) and v > 0 for v in values):
+            triples.append((key, *values))
+    if not triples:
+        return []
+    r2 = [t[2] / t[1] for t in triples]
+    rw = [t[3] / t[1] for t in triples]
+    key, b1, b2, ws = min(triples, key=lambda t: t[1])
+    return [
+        f"What stands in the way: the three agents move together. Over {len(triples)} combinations of design and "
+        f"noise protocol, B2's median L75 is {caption_number(min(r2), 2)} to {caption_number(max(r2), 2)} times "
+        f"B1's, and B2 workspace-read's {caption_number(min(rw), 2)} to {caption_number(max(rw), 2)} times (censored "
+        "values at their bound; the paper's pattern needs more than 5 times, 0.5 against 0.1).",
+        f"B1 can be made as fragile as the paper's: {key[0]} with {key[2]} noise gives B1 {caption_number(b1)}, but "
+        f"B2 {caption_number(b2)} and B2 workspace-read {caption_number(ws)} with it. All three read one workspace. "
+        "Under strong-lesion cue routing a cue reaches the recurrent state only through the workspace (in the open "
+        "loop not at all), so z_self is computed from the same noisy workspace as the policy's input and holds no "
+        "noise-free copy of the cue to fall back on.",
+    ]
+
+
+def study_answer(study: ExploreStudy) -> list[str]:
+    """The E3 design study's answer in plain sentences, from its numbers (protocol sec. 7.1).
+
+    Empty when no study is loaded. Every number comes from ``study.summary``.
+    """
+    summary = study.summary or {}
+    answer = summary.get("answer") or {}
+    if not answer:
+        return []
+    n_agents = 0 if study.rows is None else study.rows[["cell", "schedule", "kind", "seed"]].drop_duplicates().shape[0]
+    out = []
+    registered = _study_medians(study, "layernorm-open-g1", "fast", "stored")
+    if all(registered.values()):
+        b1, b2, ws = (registered[k] for k in KINDS)
+        out.append(
+            f"Under the lab's registered design (layer-normalised writes, open loop, gain 1) and stored noise, "
+            f"an ideal observer of the workspace itself reaches an L75 of about {caption_number(b1.get('ceiling'))} "
+            f"(B1; B2 {caption_number(b2.get('ceiling'))}): noise accumulates in a stored slot until the report"
+            + (", so no readout of it could reach the paper's > 0.5. " if max(b1.get("ceiling", 1), b2.get("ceiling", 1)) < 0.5
+               else ". ")
+            + "The agents reach "
+            f"{caption_number(b1.get('l75'))} (B1), {caption_number(b2.get('l75'))} (B2) and "
+            f"{caption_number(ws.get('l75'))} (B2 workspace-read): efficiencies "
+            f"{caption_number(b1.get('efficiency'), 2)}, {caption_number(b2.get('efficiency'), 2)} and "
+            f"{caption_number(ws.get('efficiency'), 2)} of that ceiling.")
+    if answer.get("pattern_found"):
+        where = "; ".join(f"{h['cell']} ({h['schedule']} schedule, {h['protocol']} noise)"
+                          for h in answer.get("cells_with_pattern", []))
+        out.append(f"The paper's pattern (B1 below 0.1 while both B2 variants stay above 0.5) appears in: {where}.")
+    else:
+        out.append(f"No design of the study ({n_agents} agents) gives the paper's pattern: B1 below 0.1 while both "
+                   "B2 variants stay above 0.5.")
+    out += _study_obstacle(study)
+    effects = (summary.get("factor_effects") or {}).get("fast") or {}
+    factor_names = {"geometry": "Write geometry", "loop": "Closing the loop", "gain": "Readout gain"}
+    for factor, items in effects.items():
+        parts = []
+        for label, entry in items.items():
+            kind, protocol, change = label.split(" ", 2)
+            ratio = entry.get("log_ratio") if isinstance(entry, dict) else None
+            if kind in ("b1", "b2") and protocol == "stored" and ratio is not None and math.isfinite(ratio):
+                parts.append(f"{change} multiplies {kind.upper()}'s L75 by {caption_number(math.exp(ratio))}")
+        if parts:
+            out.append(f"{factor_names.get(factor, factor)} (stored noise, fast schedule, median over seeds, "
+                       f"averaged over the other factors): " + "; ".join(parts) + ".")
+    for schedule, best in (answer.get("closest") or {}).items():
+        med = best.get("medians") or {}
+        if not med:
+            continue
+        out.append(
+            f"Closest ({schedule} schedule): {best.get('closest_cell')} with {best.get('protocol')} noise, where the "
+            f"median L75 is {caption_number((med.get('b1') or {}).get('l75'))} for B1, "
+            f"{caption_number((med.get('b2') or {}).get('l75'))} for B2 and "
+            f"{caption_number((med.get('b2_ws') or {}).get('l75'))} for B2 workspace-read.")
+    return out
+
+
+def e3_robustness_verdict(res: Results, study: ExploreStudy | None = None) -> list[str]:
+    """The plain-language verdict on the paper's E3 robustness hierarchy here, with the design
+    study's answer when one is loaded."""
+    b1, b2 = l75_summary(res.seed_values, "e3.l75.b1"), l75_summary(res.seed_values, "e3.l75.b2")
+    ws = l75_summary(res.seed_values, "e3.l75.b2_ws")
+    v1, v2, vw = (value_of(res, k) for k in ("e3.l75.b1", "e3.l75.b2", "e3.l75.b2_ws"))
+    fragile = finite(v1) and v1 < 0.1
+    robust = finite(v2) and finite(vw) and min(v2, vw) > 0.5
+    first = (f"Here B1 is {'fragile, as in the paper' if fragile else 'not fragile'}: its L75 is {b1} (paper 0.04). "
+             f"B2: {b2}; B2 workspace-read: {ws} (paper > 0.5 for both). ")
+    first += ("The paper's E3 hierarchy reproduces." if fragile and robust
+              else "The paper's E3 hierarchy does not reproduce here.")
+    out = [first]
+    if study is not None:
+        out += study_answer(study)
+    return out

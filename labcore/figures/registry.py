@@ -42,7 +42,7 @@ from labcore.figures.paper_e3 import (
 from labcore.figures.style import E1_CONDITIONS, label_of
 from labcore.markers.robustness import L75_THRESHOLD
 from labcore.paper import CLAIMS_BY_ID, paper_text
-from labcore.results import ExploreStudy, Results, finite, l75_summary, ours_text, seed_raw
+from labcore.results import Results, finite, l75_summary, ours_text, seed_raw
 
 EXPERIMENT_TITLES = {
     "e1": "Experiment 1 (HOT): does metacognition depend on the self-model?",
@@ -692,80 +692,3 @@ FIGURES: tuple[FigureSpec, ...] = (
 
 
 # ----------------------------------------------------------------------- E3: the design study's answer
-STUDY_KINDS = ("b1", "b2", "b2_ws")
-
-
-def _study_medians(study: ExploreStudy, cell: str, schedule: str, protocol: str) -> dict[str, dict]:
-    return {kind: study.group(cell, schedule, protocol, kind) for kind in STUDY_KINDS}
-
-
-def study_answer(study: ExploreStudy) -> list[str]:
-    """The E3 design study's answer in plain sentences, from its numbers (protocol sec. 7.1).
-
-    Empty when no study is loaded. Every number comes from ``study.summary``.
-    """
-    summary = study.summary or {}
-    answer = summary.get("answer") or {}
-    if not answer:
-        return []
-    n_agents = 0 if study.rows is None else study.rows[["cell", "schedule", "kind", "seed"]].drop_duplicates().shape[0]
-    out = []
-    registered = _study_medians(study, "layernorm-open-g1", "fast", "stored")
-    if all(registered.values()):
-        b1, b2, ws = (registered[k] for k in STUDY_KINDS)
-        out.append(
-            f"Under the lab's registered design (layer-normalised writes, open loop, gain 1) and stored noise, "
-            f"an ideal observer of the workspace itself reaches an L75 of about {caption_number(b1.get('ceiling'))} "
-            f"(B1; B2 {caption_number(b2.get('ceiling'))}): noise accumulates in a stored slot for about 30 steps "
-            f"before the report, so no readout could reach the paper's > 0.5. The agents reach "
-            f"{caption_number(b1.get('l75'))} (B1), {caption_number(b2.get('l75'))} (B2) and "
-            f"{caption_number(ws.get('l75'))} (B2 workspace-read): efficiencies "
-            f"{caption_number(b1.get('efficiency'), 2)}, {caption_number(b2.get('efficiency'), 2)} and "
-            f"{caption_number(ws.get('efficiency'), 2)} of that ceiling.")
-    if answer.get("pattern_found"):
-        where = "; ".join(f"{h['cell']} ({h['schedule']} schedule, {h['protocol']} noise)"
-                          for h in answer.get("cells_with_pattern", []))
-        out.append(f"The paper's pattern (B1 below 0.1 while both B2 variants stay above 0.5) appears in: {where}.")
-    else:
-        out.append(f"No design of the study ({n_agents} agents) gives the paper's pattern: B1 below 0.1 while both "
-                   "B2 variants stay above 0.5.")
-    effects = (summary.get("factor_effects") or {}).get("fast") or {}
-    factor_names = {"geometry": "Write geometry", "loop": "Closing the loop", "gain": "Readout gain"}
-    for factor, items in effects.items():
-        parts = []
-        for label, entry in items.items():
-            kind, protocol, change = label.split(" ", 2)
-            ratio = entry.get("log_ratio") if isinstance(entry, dict) else None
-            if kind in ("b1", "b2") and protocol == "stored" and ratio is not None and math.isfinite(ratio):
-                parts.append(f"{change} multiplies {kind.upper()}'s L75 by {caption_number(math.exp(ratio))}")
-        if parts:
-            out.append(f"{factor_names.get(factor, factor)} (stored noise, fast schedule, median over seeds, "
-                       f"averaged over the other factors): " + "; ".join(parts) + ".")
-    for schedule, best in (answer.get("closest") or {}).items():
-        med = best.get("medians") or {}
-        if not med:
-            continue
-        out.append(
-            f"Closest ({schedule} schedule): {best.get('closest_cell')} with {best.get('protocol')} noise, where the "
-            f"median L75 is {caption_number((med.get('b1') or {}).get('l75'))} for B1, "
-            f"{caption_number((med.get('b2') or {}).get('l75'))} for B2 and "
-            f"{caption_number((med.get('b2_ws') or {}).get('l75'))} for B2 workspace-read.")
-    return out
-
-
-def e3_robustness_verdict(res: Results, study: ExploreStudy | None = None) -> list[str]:
-    """The plain-language verdict on the paper's E3 robustness hierarchy here, with the design
-    study's answer when one is loaded."""
-    b1, b2 = l75_summary(res.seed_values, "e3.l75.b1"), l75_summary(res.seed_values, "e3.l75.b2")
-    ws = l75_summary(res.seed_values, "e3.l75.b2_ws")
-    v1, v2, vw = (value_of(res, k) for k in ("e3.l75.b1", "e3.l75.b2", "e3.l75.b2_ws"))
-    fragile = finite(v1) and v1 < 0.1
-    robust = finite(v2) and finite(vw) and min(v2, vw) > 0.5
-    first = (f"Here B1 is {'fragile, as in the paper' if fragile else 'not fragile'}: its L75 is {b1} (paper 0.04). "
-             f"B2: {b2}; B2 workspace-read: {ws} (paper > 0.5 for both). ")
-    first += ("The paper's E3 hierarchy reproduces." if fragile and robust
-              else "The paper's E3 hierarchy does not reproduce here.")
-    out = [first]
-    if study is not None:
-        out += study_answer(study)
-    return out

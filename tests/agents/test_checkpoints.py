@@ -43,7 +43,7 @@ def test_round_trip_gives_the_same_agent(saved, e1_agent):
     record = json.loads((directory / "wagering-b2_ws-s0.json").read_text())
     assert record["seed"] == 0 and "heldout_agreement" in record and "wall_seconds" in record
     entry = read_manifest(directory)["checkpoints"]["wagering-b2_ws-s0"]
-    assert entry["sha256"] == sha256_of(path)
+    assert entry["sha256"] == sha256_of(path) and entry["content_sha256"] == loaded.entry["content_sha256"]
     assert find_checkpoints(directory, task="wagering", kind="b2_ws")[0][0] == "wagering-b2_ws-s0"
     assert verify_directory(directory) == []
     # Loaded agents are frozen: nothing can train them by accident.
@@ -62,7 +62,7 @@ def test_failed_write_leaves_nothing(tmp_path, e1_agent, monkeypatch):
     def boom(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr(ck, "save_file", boom)
+    monkeypatch.setattr(ck, "safetensors_save", boom)
     with pytest.raises(OSError, match="disk full"):
         save_checkpoint(e1_agent.agent, e1_agent.record, tmp_path)
     assert list(tmp_path.iterdir()) == []
@@ -73,7 +73,9 @@ def test_truncated_file_is_rejected(saved):
     data = path.read_bytes()
     bad = directory / "cut.safetensors"
     bad.write_bytes(data[: len(data) // 2])
-    with pytest.raises(CheckpointError, match=r"^cut\.safetensors is not a readable checkpoint \(corrupt or truncated\)\.$"):
+    with pytest.raises(CheckpointError, match=r"^cut\.safetensors is not a readable checkpoint \(corrupt or truncated: "
+                                              r"the data region is [\d,]+ bytes, the header describes [\d,]+\); "
+                                              r"restore it or retrain it\.$"):
         load_checkpoint(bad)
 
 
@@ -84,7 +86,7 @@ def test_changed_file_fails_its_manifest_hash(saved):
     path.write_bytes(bytes(data))
     with pytest.raises(CheckpointError, match="does not match its manifest entry"):
         load_checkpoint(path)
-    assert verify_directory(directory) == ["wagering-b2_ws-s0: sha256 differs from the manifest"]
+    assert verify_directory(directory) == ["wagering-b2_ws-s0: content hash differs from the manifest"]
 
 
 def test_garbage_and_pickles_are_rejected_without_executing(tmp_path):

@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 from labcore.experiments import explore_e3 as X
-from labcore.figures.explore import design_figure, design_titration_figure
-from labcore.figures.registry import study_answer
+from labcore.figures.explore import design_figure, design_titration_figure, study_answer
 from labcore.figures.style import label_of
 from labcore.report import build_report_html
 from labcore.results import EXPLORE_DIR, load_explore, load_results
