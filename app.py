@@ -7,9 +7,14 @@ script as its legacy multipage mode until ``st.navigation`` first runs, so the f
 to a freshly started server opened with a "Page not found" dialog.
 """
 
+from pathlib import Path
+
 import streamlit as st
 
-st.set_page_config(page_title="Consciousness-Theories Ablation Lab", page_icon=":material/science:", layout="wide")
+# A local image, not a ":material/...:" or emoji icon: those favicons are fetched from a font or
+# emoji host, and the lab must work offline and never phone home.
+ICON = Path(__file__).resolve().parent / "assets" / "icon.png"
+st.set_page_config(page_title="Consciousness-Theories Ablation Lab", page_icon=str(ICON), layout="wide")
 
 PAGES = [
     st.Page("app_pages/home.py", title="Home", icon=":material/home:", url_path="", default=True),

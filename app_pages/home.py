@@ -49,8 +49,8 @@ with cards[2], st.container(border=True):
     st.page_link("app_pages/robustness.py", label="Open the noise titration", icon=":material/cyclone:",
                  query_params={"agent": "b1", "seed": "0", "noise": "0.3", "noise_mode": "stored"})
 
-summary = data.results().summary
 st.subheader("Does the paper reproduce?")
+summary = data.checked_results().summary
 if summary:
     split = verdict_split(summary["claims"])
     cols = st.columns(5)
@@ -64,8 +64,7 @@ if summary:
              "confirm or refute anything. Not every finding reproduces; the Replication page says which and why.")
     st.page_link("app_pages/replication.py", label="See every claim, paper beside ours", icon=":material/fact_check:")
 else:
-    st.warning("No bundled results found. Run `python -m labcore reproduce --experiment all --seeds 5 "
-               "--out results/bundled` to create them.")
+    st.info("The verdict counts appear here once the bundled result set can be read (see the message above).")
 
 st.subheader("How to use the lab")
 st.markdown(

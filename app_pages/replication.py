@@ -31,11 +31,10 @@ if not sets:
     st.error("No result set found. Run `python -m labcore reproduce --experiment all --seeds 5 --out results/bundled`.")
     st.stop()
 chosen = st.selectbox("Result set", sets, format_func=lambda p: Path(p).name)
-res = data.results(chosen)
+res = data.checked_results(chosen)
 summary = res.summary
 if not summary:
-    st.error("This result set has no readable summary.json: " + "; ".join(res.problems))
-    st.stop()
+    st.stop()  # checked_results has said which file is broken and how to restore it
 
 config = summary.get("config", {})
 st.write(f"**{len(summary.get('seeds', []))} seeds** per agent · experiments {', '.join(summary.get('experiments', []))}"
@@ -55,10 +54,11 @@ if summary.get("excluded"):
 
 
 rows = [{"claim": c["id"], "paper": paper_text(c["paper"]), "ours": ours_text(c["ours"]), "verdict": c["verdict"],
-         "why": c["reason"], "what": c["description"], "by construction": "yes" if c.get("by_construction") else "",
+         "why": c.get("reason", ""), "what": c.get("description", ""), "by construction": "yes" if c.get("by_construction") else "",
          "experiment": c["id"].split(".")[0].upper()}
         for c in summary.get("claims", [])]
-claims = pd.DataFrame(rows)
+claims = pd.DataFrame(rows, columns=["claim", "paper", "ours", "verdict", "why", "what", "by construction",
+                                     "experiment"])
 st.subheader("Claims, paper beside ours")
 f1, f2 = st.columns(2)
 exps = f1.multiselect("Experiments", sorted(claims["experiment"].unique()), default=sorted(claims["experiment"].unique()))
@@ -97,7 +97,10 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
             st.markdown(f"**What you are looking at.** {spec.what}")
             if spec.paper_note:
                 st.markdown(f"**What the paper reported.** {spec.paper_note}")
-            findings = spec.findings(res) if spec.findings else []
+            try:
+                findings = spec.findings(res) if spec.findings else []
+            except Exception as exc:  # as for figures: one sentence, not the page
+                findings = [f"(not available from this result set: {type(exc).__name__})"]
             if findings:
                 st.markdown("**What we found.** " + " ".join(findings))
             for claim_id in spec.claims:

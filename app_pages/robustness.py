@@ -10,7 +10,7 @@ from labcore.figures.paper_e3 import fig3b_marker_correlations
 from labcore.figures.style import label_of
 from labcore.measures import PCI_NORMALISATIONS, noise_target
 from labcore.paper import CLAIMS_BY_ID, l75_key
-from labcore.results import l75_point
+from labcore.results import fmt, l75_point
 from ui import controls, data
 from ui.components import explain, figure, metric
 from ui.state import MAX_NOISE, LabState
@@ -34,7 +34,7 @@ explain(
            "The verdicts below say what happens here.",
 )
 
-bundled = data.results()
+bundled = data.checked_results()
 if bundled.summary:
     with st.container(border=True):
         st.markdown("**Verdict: does the paper's robustness hierarchy hold here?**")
@@ -61,7 +61,7 @@ metric(m1, "Report accuracy with this noise", live, fmt="{:.1%}",
        reference=f"{target} noise, {NOISE_MODE_LABELS[noise_mode]}; chance 14%")
 metric(m2, "Report accuracy without noise", clean, fmt="{:.1%}")
 
-results = data.results()
+results = bundled
 titration = results.titration
 summary = results.summary
 if titration is not None:
@@ -118,11 +118,11 @@ if summary:
         figure(fig3b_marker_correlations(points), key="composite", download="composite")
         values = summary.get("values", {})
         st.write(
-            f"Registered shift (1.5x longer delay): R^2 with GBI = {values.get('e3.composite.r2_gbi', float('nan')):.3f}, "
-            f"with GBI + dPCI + AUROC = {values.get('e3.composite.r2_full', float('nan')):.3f}. No agent loses "
+            f"Registered shift (1.5x longer delay): R^2 with GBI = {fmt(values.get('e3.composite.r2_gbi'))}, "
+            f"with GBI + dPCI + AUROC = {fmt(values.get('e3.composite.r2_full'))}. No agent loses "
             "accuracy under this shift, so there is almost nothing to explain. Exploratory (post hoc): under a "
             "shift that overflows the workspace (4 masks), GBI alone explains R^2 = "
-            f"{values.get('e3.explore.composite_overflow.r2_gbi', float('nan')):.2f} of the gap, because only "
+            f"{fmt(values.get('e3.explore.composite_overflow.r2_gbi'), 2)} of the gap, because only "
             "agents with a workspace can lose what the workspace held. The composite's power depends on the shift.")
 
 

@@ -42,12 +42,13 @@ with st.container(border=True):
     for caveat in CAVEATS:
         st.markdown(f"- {caveat.text} *({caveat.source})*")
 
-values = data.results().summary.get("values", {})
+values = data.checked_results().summary.get("values", {})
 
 
 @st.cache_data(show_spinner=False)
-def scored(name: str, lesioned: bool = False):
-    """A scored system: a reference system of the rubric paper, or one of our agents."""
+def scored(name: str, values: dict, lesioned: bool = False):
+    """A scored system: a reference system of the rubric paper, or one of our agents (from ``values``,
+    an argument so that the cache follows the result set)."""
     if name in REFERENCE_SYSTEM_NAMES:
         return score_reference_system(name)
     return score_lab_agent(name, lab_evidence(name, values, self_model_lesioned=lesioned))
@@ -65,7 +66,7 @@ with osmd:
                 "architectural + 0). Bands: 0 Trivial ... V Saturated.")
     chosen = st.multiselect("Systems", list(SYSTEM_LABELS), default=["B1", "B2", "B2-lesioned"],
                             format_func=SYSTEM_LABELS.get)
-    systems = {name: scored("B2", True) if name == "B2-lesioned" else scored(name) for name in chosen}
+    systems = {name: scored("B2", values, True) if name == "B2-lesioned" else scored(name, values) for name in chosen}
     if systems:
         figure(osmd_radar({SYSTEM_LABELS[n]: s.cluster_subtotals for n, s in systems.items()}), key="radar")
         summary_rows = []

@@ -120,7 +120,7 @@ else:
                "colour and the two workspaces compared). 1 = fully held, 0 = gone. With 4 slots the colour "
                "survives two masks and the third overwrites it; with 2 slots the first mask does (protocol sec. 2.5).")
 
-seed_values = data.results().seed_values
+seed_values = data.checked_results().seed_values
 if seed_values is not None:
     st.subheader("No-report decoding (dNRS) by capacity, from the bundled results")
     figure(dnrs_by_scale(seed_values), key="dnrs", download="dnrs")

@@ -16,13 +16,15 @@ A result directory holds:
   (:mod:`labcore.experiments.gain`).
 
 The writer is :func:`labcore.experiments.runner.reproduce`; readers (the report, the app) go
-through :func:`load_results`, which never raises on a missing or outdated file but records
-the problem in :attr:`Results.problems`.
+through :func:`load_results`, which never raises on a missing, outdated, malformed or mixed
+file but records the problem in :attr:`Results.problems` and keeps a safe empty value instead
+(``docs/reliability.md``, "Result sets").
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import math
 import re
@@ -63,6 +65,20 @@ FILES_OF_EXPERIMENT = {
     "e3": ("e3_titration.csv", FIGURES),
 }
 """Result files each experiment's figures need (beside summary.json and seed_values.csv)."""
+TEXT_COLUMNS: dict[str, tuple[str, ...]] = {
+    "e1_trials": ("condition",),
+    "e2_capacity": ("agent",),
+    "e3_titration": ("agent", "noise_mode", "noise"),
+    "seed_values": ("experiment", "key", "value"),
+}
+"""Columns read as text; every other column of :data:`CSV_FIELDS` must hold finite numbers."""
+OPTIONAL_CELLS: dict[str, tuple[str, ...]] = {"e2_capacity": ("capacity", "scale"), "seed_values": ("value",)}
+"""Columns whose cells may be empty (A0/A1 have no capacity; an undefined per-seed value)."""
+MANIFEST = "files"
+"""Field of ``summary.json`` mapping each data file the run wrote to its SHA-256: a file that
+does not match belongs to another run and is not used (see :func:`load_results`)."""
+DATA_FILES = (*(f"{stem}.csv" for stem in CSV_FIELDS), SEED_VALUES, FIGURES)
+"""The files a ``reproduce`` run writes before ``summary.json`` (and lists in its manifest)."""
 
 
 # --------------------------------------------------------------------------- writing
@@ -101,6 +117,15 @@ def write_csv(path: Path, fields: Sequence[str], rows: Sequence[Mapping[str, Any
                 writer.writerow({k: row.get(k) for k in fields})
 
     atomic_write(Path(path), write)
+
+
+def file_digest(path: Path) -> str:
+    """SHA-256 of a file's bytes, as hex (the manifest entry of one data file)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def l75_cell(record: Mapping[str, Any]) -> float | str | None:
@@ -200,8 +225,200 @@ def schema_problem(summary: Mapping[str, Any]) -> str | None:
             "this result set")
 
 
+def _is_number(x: Any, *, allow_none: bool = True) -> bool:
+    """A finite int/float (not a bool), or None when allowed."""
+    if x is None:
+        return allow_none
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+_OPTIONAL_NUMBER = (int, float, type(None))
+SUMMARY_FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
+    "schema_version": ((int,), False), "experiment": ((str,), False), "experiments": ((list,), True),
+    "seeds": ((list,), True), "config": ((dict,), False), "claims": ((list,), True), "values": ((dict,), True),
+    "cross_seed": ((dict,), False), "excluded": ((list,), False), "trained": ((list,), False),
+    "paper_inconsistencies": ((list,), False), "verdict_counts": ((dict,), False),
+    "verdict_split": ((dict,), False), "construction_audit": ((dict,), False),
+    "wall_seconds": (_OPTIONAL_NUMBER, False), "created": ((str, type(None)), False),
+    "git_commit": ((str, type(None)), False), "python": ((str, type(None)), False), MANIFEST: ((dict,), False),
+}
+"""Top-level fields of ``summary.json``: accepted types and whether a result set must have it."""
+CLAIM_FIELDS: dict[str, tuple[type, ...]] = {"id": (str,), "verdict": (str,), "ours": (dict,),
+                                             "paper": (dict, type(None))}
+"""Fields every claim must have, with their types (``description`` and ``reason`` default to "")."""
+_OURS_NUMBERS = ("mean", "sd", "bound")
+
+
+def _claim_ok(claim: Any) -> bool:
+    if not isinstance(claim, dict) or any(not isinstance(claim.get(k, ...), t) for k, t in CLAIM_FIELDS.items()):
+        return False
+    ours = claim["ours"]
+    n = ours.get("n")
+    return (all(_is_number(ours.get(k)) for k in _OURS_NUMBERS) and (n is None or _is_number(n, allow_none=False))
+            and all(isinstance(claim.get(k, ""), str) for k in ("description", "reason")))
+
+
+def _some(names: Sequence[Any], limit: int = 3) -> str:
+    shown = ", ".join(repr(n) for n in list(names)[:limit])
+    return shown + (", ..." if len(names) > limit else "")
+
+
+def validate_summary(summary: dict, problems: list[str]) -> dict:
+    """A copy of a read ``summary.json`` in which every field has the contract's type.
+
+    Wrong-typed or missing required fields become a safe empty value (``[]``, ``{}``, or the
+    field is dropped); malformed claims, non-numeric or non-finite ``values``, and list items
+    of the wrong type are left out. Each kind of fault adds one sentence to ``problems``. An
+    empty summary stays empty.
+
+    Examples
+    --------
+    >>> problems = []
+    >>> s = validate_summary({"claims": [{"id": "x"}], "values": {"a": 1.0, "b": "high"},
+    ...                       "experiments": ["e1"], "seeds": "0-4"}, problems)
+    >>> s["claims"], s["values"], s["seeds"]
+    ([], {'a': 1.0}, [])
+    >>> len(problems)
+    3
+    """
+    if not summary:
+        return {}
+    out = dict(summary)
+    for name, (types, required) in SUMMARY_FIELDS.items():
+        if name not in out:
+            if required:
+                problems.append(f"summary.json has no '{name}' field")
+                out[name] = types[0]()
+            continue
+        if isinstance(out[name], bool) or not isinstance(out[name], types):
+            problems.append(f"summary.json field '{name}' is a {type(out[name]).__name__}, not a "
+                            f"{types[0].__name__}; it is ignored")
+            if types[0] in (list, dict):
+                out[name] = types[0]()
+            else:
+                del out[name]
+    claims = out.get("claims") or []
+    bad = {i for i, c in enumerate(claims) if not _claim_ok(c)}
+    if bad:
+        problems.append(f"summary.json has {len(bad)} malformed claim(s) (positions {_some(sorted(bad))}: need id, verdict, "
+                        "ours and paper of the right types); they are not shown")
+    out["claims"] = [{"description": "", "reason": "", **c} for i, c in enumerate(claims) if i not in bad]
+    for name in ("values", "cross_seed"):
+        table = out.get(name)
+        if isinstance(table, dict):
+            wrong = [k for k, v in table.items() if not _is_number(v)]
+            if wrong:
+                problems.append(f"summary.json '{name}' has {len(wrong)} entries that are not finite numbers "
+                                f"({_some(wrong)}); they are shown as undefined")
+                out[name] = {k: v for k, v in table.items() if k not in set(wrong)}
+    for name, kind, allowed in (("experiments", str, EXPERIMENTS), ("seeds", int, None), ("excluded", str, None),
+                                ("trained", str, None), ("paper_inconsistencies", str, None)):
+        items = out.get(name)
+        if isinstance(items, list):
+            keep = [x for x in items if isinstance(x, kind) and not isinstance(x, bool)
+                    and (allowed is None or x in allowed)]
+            if len(keep) != len(items):
+                problems.append(f"summary.json '{name}' has {len(items) - len(keep)} invalid item(s); they are ignored")
+                out[name] = keep
+    counts = out.get("verdict_counts")
+    if isinstance(counts, dict) and not all(_is_number(v, allow_none=False) for v in counts.values()):
+        problems.append("summary.json 'verdict_counts' holds non-numbers; it is ignored")
+        out["verdict_counts"] = {}
+    return out
+
+
+def validate_frame(name: str, frame: pd.DataFrame | None, problems: list[str]) -> pd.DataFrame | None:
+    """``frame`` (read from ``<name>.csv``) if it has the contract's columns and cells, else None.
+
+    A missing column, an empty text cell, or a numeric column holding text or an infinite value
+    drops the whole frame (one sentence in ``problems``): a figure drawn from part of a file
+    would look complete.
+
+    Examples
+    --------
+    >>> problems = []
+    >>> frame = pd.DataFrame({"agent": ["b1"], "noise_mode": ["read"], "noise": ["workspace"], "seed": [0],
+    ...                       "sigma": [0.1], "accuracy": ["high"]})
+    >>> validate_frame("e3_titration", frame, problems) is None, problems[0].split(" (")[0]
+    (True, "e3_titration.csv column 'accuracy' holds text or infinite values")
+    """
+    if frame is None:
+        return None
+    fields = SEED_VALUE_FIELDS if name == "seed_values" else CSV_FIELDS[name]
+    missing = [f for f in fields if f not in frame.columns]
+    if missing:
+        problems.append(f"{name}.csv lacks the column(s) {_some(missing)}; it is ignored")
+        return None
+    optional = OPTIONAL_CELLS.get(name, ())
+    for col in fields:
+        cells = frame[col]
+        if col in TEXT_COLUMNS.get(name, ()):
+            if col not in optional and cells.isna().any():
+                problems.append(f"{name}.csv column '{col}' has empty cells; it is ignored")
+                return None
+            continue
+        numbers = pd.to_numeric(cells, errors="coerce")
+        bad = (numbers.isna() & cells.notna()) | numbers.isin([math.inf, -math.inf])
+        if col not in optional:
+            bad |= cells.isna()
+        if bad.any():
+            problems.append(f"{name}.csv column '{col}' holds text or infinite values "
+                            f"(e.g. {_some(cells[bad].tolist(), 2)}); it is ignored")
+            return None
+        frame[col] = numbers
+    return frame
+
+
+def _validate_figures(figures: dict, problems: list[str]) -> dict:
+    e2, e3 = figures.get("e2", {}), figures.get("e3", {})
+    if not isinstance(e2, dict) or not all(isinstance(v, dict) for v in e2.values()) or not isinstance(e3, dict) \
+            or not isinstance(e3.get("points", []), list):
+        problems.append(f"{FIGURES} does not have the contract's shape (e2: per-seed objects, e3: points); it is ignored")
+        return {}
+    return figures
+
+
+GAIN_ROW_FIELDS = ("seed", "training", "updates", "jacobian", "l75_text", "accuracy")
+"""Fields of each row of ``exploratory_gain.json`` that the app shows."""
+
+
+def _validate_gain(gain: dict, problems: list[str]) -> dict:
+    rows = gain.get("rows", [])
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and set(GAIN_ROW_FIELDS) <= set(r) for r in rows):
+        problems.append(f"{GAIN} rows lack the fields {', '.join(GAIN_ROW_FIELDS)}; it is ignored")
+        return {}
+    return gain
+
+
+def _foreign_files(directory: Path, summary: dict, problems: list[str]) -> set[str]:
+    """Data files that were not written by the run of ``summary`` (its manifest), in words."""
+    manifest = summary.get(MANIFEST)
+    if not isinstance(manifest, dict):
+        return set()  # sets written before the manifest: nothing to check against
+    foreign = set()
+    for name in DATA_FILES:
+        path = directory / name
+        if not path.exists():
+            if name in manifest:
+                problems.append(f"{name} is missing, though summary.json lists it")
+            continue
+        if manifest.get(name) != file_digest(path):
+            problems.append(f"{name} was not written by the run that wrote summary.json (a newer or interrupted "
+                            "run, or an edit); it is ignored")
+            foreign.add(name)
+    return foreign
+
+
 def load_results(result_dir: Path | str) -> Results:
-    """Read a result directory; missing, unreadable or outdated files are recorded, never fatal.
+    """Read and validate a result directory; problems are recorded, never fatal.
+
+    Every file is checked against the contract: ``summary.json`` by
+    :func:`validate_summary`, the CSV files by :func:`validate_frame`, ``figures.json`` and
+    ``exploratory_gain.json`` by their shape. When ``summary.json`` carries the manifest
+    (:data:`MANIFEST`, written by ``reproduce``), a data file whose SHA-256 differs from it, e.g.
+    the new CSV files of a run killed before it rewrote ``summary.json``, is not used, so a set
+    is never read mixed. Whatever fails becomes one sentence in :attr:`Results.problems` and an
+    empty value (``{}`` or None) in its place.
 
     Parameters
     ----------
@@ -223,23 +440,34 @@ def load_results(result_dir: Path | str) -> Results:
         raise FileNotFoundError(f"result directory not found: {directory}")
     problems: list[str] = []
     res = Results(directory)
-    res.summary = _read_json(directory / SUMMARY, problems)
-    if res.summary:
-        outdated = schema_problem(res.summary)
+    summary = _read_json(directory / SUMMARY, problems)
+    if not summary and (directory / SUMMARY).exists() and not problems:
+        problems.append(f"{SUMMARY} holds an empty object")
+    if summary:
+        outdated = schema_problem(summary)
         if outdated:
             problems.append(outdated)
-    res.seed_values = _read_csv(directory / SEED_VALUES, problems, dtype={"key": str, "value": str})
-    res.trials = _read_csv(directory / "e1_trials.csv", problems)
-    res.capacity = _read_csv(directory / "e2_capacity.csv", problems)
-    res.titration = _read_csv(directory / "e3_titration.csv", problems)
-    res.figures = _read_json(directory / FIGURES, problems)
+    res.summary = summary = validate_summary(summary, problems)
+    foreign = _foreign_files(directory, summary, problems)
+
+    def frame(stem: str, **kwargs: Any) -> pd.DataFrame | None:
+        if f"{stem}.csv" in foreign:
+            return None
+        return validate_frame(stem, _read_csv(directory / f"{stem}.csv", problems, **kwargs), problems)
+
+    res.seed_values = frame("seed_values", dtype={"key": str, "value": str})
+    res.trials = frame("e1_trials")
+    res.capacity = frame("e2_capacity")
+    res.titration = frame("e3_titration")
+    if FIGURES not in foreign:
+        res.figures = _validate_figures(_read_json(directory / FIGURES, problems), problems)
     gain = directory / GAIN
-    res.gain = _read_json(gain, problems) if gain.exists() else {}
+    res.gain = _validate_gain(_read_json(gain, problems), problems) if gain.exists() else {}
     needed = [SUMMARY, SEED_VALUES]
     for exp in res.experiments or EXPERIMENTS:
         needed += FILES_OF_EXPERIMENT[exp]
     for name in dict.fromkeys(needed):
-        if not (directory / name).exists():
+        if not (directory / name).exists() and not any(p.startswith(f"{name} is missing") for p in problems):
             problems.append(f"{name} is missing")
     res.problems = problems
     return res

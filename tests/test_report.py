@@ -116,6 +116,7 @@ def e1_only(tmp_path) -> Path:
     summary["claims"] = [c for c in summary["claims"] if c["id"].startswith("e1.")]
     summary["values"] = {k: v for k, v in summary["values"].items() if k.startswith("e1.")}
     summary["verdict_counts"] = {"reproduced": 1}
+    summary["files"] = {k: v for k, v in summary.get("files", {}).items() if k == "e1_trials.csv"}
     directory = tmp_path / "e1run"
     directory.mkdir()
     (directory / "summary.json").write_text(json.dumps(summary))

@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 
 from ui.data import label
-from ui.state import LabState, parse_params
+from ui.state import LabState, escape_markdown, parse_params
 
 
 def _key(page: str, name: str) -> str:
@@ -35,7 +35,7 @@ def init_state(page: str, keys: Sequence[str], *, agents: Sequence[str],
         st.session_state[f"_initialised.{page}"] = True
         st.session_state[f"_notices.{page}"] = notices
     for notice in st.session_state.get(f"_notices.{page}", []):
-        st.warning(notice, icon=":material/warning:")
+        st.warning(escape_markdown(notice), icon=":material/warning:")  # URL text is quoted, never rendered
 
 
 def value(page: str, name: str) -> Any:

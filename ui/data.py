@@ -30,6 +30,8 @@ from labcore.seeding import episode_seeds
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "results" / "bundled"
+FILES = {result_set.SUMMARY, result_set.GAIN, *result_set.DATA_FILES}
+"""Files of a result set whose problems name them first (shown with their directory)."""
 E1_TRIALS = 300
 DUAL_EPISODES = 64
 
@@ -126,9 +128,37 @@ def theatre(task_id: str, kind: str, seed: int, episode: int, self_model_mode: s
 
 
 @st.cache_data(show_spinner=False, ttl=60)
-def results(directory: str = str(RESULTS_DIR)) -> result_set.Results:
-    """A result set written by ``python -m labcore reproduce`` (summary, tables, figure data)."""
+def results(directory: str) -> result_set.Results:
+    """A result set written by ``python -m labcore reproduce`` (summary, tables, figure data),
+    validated by :func:`labcore.results.load_results`; pages read it through :func:`checked_results`."""
     return result_set.load_results(directory)
+
+
+def checked_results(directory: str | Path | None = None) -> result_set.Results:
+    """The result set a page shows (default: the bundled one), read through one guarded path.
+
+    When anything in it is missing, malformed or mixed, one ``st.error`` names the directory
+    and what to do, and lists :attr:`~labcore.results.Results.problems` (each names its file).
+    The bad parts are empty in the returned set, so the rest of the page keeps working.
+    """
+    path = Path(directory) if directory else RESULTS_DIR  # read at call time: tests point it elsewhere
+    try:
+        res = results(str(path))
+    except FileNotFoundError:
+        res = result_set.Results(path, problems=[f"{path} is not a directory"])
+    if res.problems:
+        try:
+            shown = path.resolve().relative_to(ROOT)
+        except ValueError:
+            shown = path
+        restore = f" or restore the shipped copy with `git checkout {shown}`" if shown.parts[:1] == ("results",) else ""
+        experiment, n_seeds = res.summary.get("experiment") or "all", len(res.summary.get("seeds") or []) or 5
+        st.error(f"The result set `{shown}` cannot be fully used, so parts of this page are left out: re-run "
+                 f"`python -m labcore reproduce --experiment {experiment} --seeds {n_seeds} --out {shown}`{restore}."
+                 "\n\n"
+                 + "\n".join(f"- {shown}/{problem}" if problem.split(" ")[0] in FILES else f"- {problem}"
+                             for problem in res.problems))
+    return res
 
 
 def result_sets() -> list[str]:
@@ -148,6 +178,10 @@ def closed_forms() -> dict[int, dict[str, float]]:
 
 
 @st.cache_data(show_spinner=False, ttl=60)
+def _explore(directory: str) -> results_module.ExploreStudy:
+    return results_module.load_explore(directory)
+
+
 def explore() -> results_module.ExploreStudy:
     """The bundled E3 design study (``results/explore_e3``; problems listed, never raised)."""
-    return results_module.load_explore(ROOT / "results" / results_module.EXPLORE_DIR)
+    return _explore(str(ROOT / "results" / results_module.EXPLORE_DIR))  # cached per folder, as results()

@@ -9,6 +9,7 @@ never an exception.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 
@@ -52,6 +53,33 @@ LEGACY_PARAMS = {"self_model": "self_model_mode", "protocol": "noise_mode"}
 
 def _nearest(value: float, options: Sequence[int]) -> int:
     return min(options, key=lambda o: (abs(o - value), o))
+
+
+ECHO_LIMIT = 40
+"""Characters of a URL value quoted back in a notice (a 5,000-character value is not echoed)."""
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~:$])")
+
+
+def echo(value: object, limit: int = ECHO_LIMIT) -> str:
+    """A URL value as a notice quotes it: ``repr``, cut to ``limit`` characters.
+
+    >>> echo("abc"), len(echo("x" * 5000)), echo("x" * 5000)[-3:]
+    ("'abc'", 40, "x'…")
+    """
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 2] + "'…"
+
+
+def escape_markdown(text: str) -> str:
+    r"""Backslash-escape every Markdown (and Streamlit directive) character, so user text shown in
+    ``st.warning``/``st.markdown`` is literal: no image is fetched, no link made, no bold.
+
+    >>> print(escape_markdown("![t](http://x/a.png) **b**").replace("\u200b", "~"))
+    \!\[t\]\(http\:~//x/a\.png\) \*\*b\*\*
+    """
+    # a zero-width space after the scheme stops Markdown's bare-URL autolinks (a live link)
+    text = re.sub(r"(?i)(://|www\.)", lambda m: m.group(1)[0] + "\u200b" + m.group(1)[1:], text)
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
 
 
 def parse_params(
@@ -111,11 +139,12 @@ def parse_params(
             else:
                 raw[new] = value
                 shown = value[-1] if isinstance(value, list) and value else value
+                shown = shown if isinstance(shown, str) and len(shown) <= ECHO_LIMIT else echo(shown)
                 notices.append(f"The URL parameter {old!r} is now called {new!r}; reading {old}={shown} "
                                f"as {new}={shown}.")
     for key in raw:
         if key not in known:
-            notices.append(f"Ignoring the unknown URL parameter {key!r}.")
+            notices.append(f"Ignoring the unknown URL parameter {echo(key)}.")
 
     def choice(key: str, options: Sequence[str]) -> None:
         v = text(key)
@@ -124,7 +153,7 @@ def parse_params(
         if v in options:
             values[key] = v
         else:
-            notices.append(f"{key}={v!r} is not one of {', '.join(options)}; using {values[key]}.")
+            notices.append(f"{key}={echo(v)} is not one of {', '.join(options)}; using {values[key]}.")
 
     def number(key: str, lo: float, hi: float, integer: bool) -> None:
         v = text(key)
@@ -135,7 +164,7 @@ def parse_params(
             if not math.isfinite(x):
                 raise ValueError
         except ValueError:
-            notices.append(f"{key}={v!r} is not a number; using {values[key]}.")
+            notices.append(f"{key}={echo(v)} is not a number; using {values[key]}.")
             return
         clamped = min(max(x, lo), hi)
         value = round(clamped) if integer else round(clamped, 2)
@@ -168,7 +197,7 @@ def parse_params(
             else:
                 values["seed"] = int(wanted)
         except ValueError:
-            notices.append(f"seed={v!r} is not a number; using {available[0]}.")
+            notices.append(f"seed={echo(v)} is not a number; using {available[0]}.")
             values["seed"] = available[0]
     if values["seed"] not in available:
         values["seed"] = available[0]

@@ -26,12 +26,16 @@ from labcore.experiments.common import SeedResult, build_claims, run_seeds
 from labcore.paper import PAPER_INCONSISTENCIES, VERDICTS, verdict_split
 from labcore.results import (
     CSV_FIELDS,
+    DATA_FILES,
     FIGURES,
+    MANIFEST,
+    REPORT,
     SCHEMA_VERSION,
     SEED_VALUE_FIELDS,
     SEED_VALUES,
     SUMMARY,
     clean_json,
+    file_digest,
     l75_cell,
     write_csv,
     write_result_json,
@@ -127,6 +131,18 @@ def reproduce(
     -------
     dict
         The summary, as written to ``summary.json`` (JSON-clean).
+
+    Notes
+    -----
+    A result set is never left mixed. Nothing in ``out`` changes while the experiments run, so
+    a run stopped then leaves the old set intact. Writing then starts by deleting the old
+    ``summary.json`` (and the old ``report.html``, which describes the old set); the data files
+    follow, each written atomically, and old data files this run does not write are deleted;
+    ``summary.json`` comes last and lists the SHA-256 of every data file (the ``files``
+    manifest). A run stopped while writing therefore leaves no summary (pages say
+    ``summary.json is missing``), and :func:`labcore.results.load_results` ignores any data
+    file that does not match the manifest of the summary beside it. Other files in ``out``
+    (e.g. ``exploratory_gain.json``) are left alone.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -177,10 +193,16 @@ def reproduce(
         "git_commit": _git_commit(),
         "python": platform.python_version(),
     }
+    # From here on the old set is being replaced: drop its summary first, so that an interrupted
+    # write can never leave the old summary beside new data files (docstring, Notes).
+    for name in (SUMMARY, REPORT):
+        (out / name).unlink(missing_ok=True)
+    written: list[str] = []
     for stem, fields in CSV_FIELDS.items():
         rows = [row for r in all_results for row in r.rows.get(stem, [])]
         if rows:
             write_csv(out / f"{stem}.csv", fields, rows)
+            written.append(f"{stem}.csv")
     seed_rows = [{"experiment": r.experiment, "seed": r.seed, "key": k, "value": v}
                  for r in all_results for k, v in sorted(r.values.items())]
     seed_rows += [{"experiment": r.experiment, "seed": r.seed, "key": k, "value": l75_cell(x)}
@@ -191,5 +213,10 @@ def reproduce(
         "e3": {"points": e3.composite_points(results["e3"])} if "e3" in results else {},
     }
     write_result_json(out / FIGURES, figures)
+    written += [SEED_VALUES, FIGURES]
+    for name in DATA_FILES:
+        if name not in written:
+            (out / name).unlink(missing_ok=True)  # an older run's file would pass for this run's
+    summary[MANIFEST] = {name: file_digest(out / name) for name in written}
     write_result_json(out / SUMMARY, summary, indent=1)
     return clean_json(summary)

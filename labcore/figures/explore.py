@@ -45,17 +45,19 @@ def design_titration_figure(study: ExploreStudy, cell: str, schedule: str = "fas
             l75[kind] = f"> {max(pivot.columns):g}" if value is not None and value >= max(pivot.columns) else value
     fig = titration_figure(lines, l75, title=title)
     top = float(sel["sigma"].max())
-    for kind in lines:
+    for i, kind in enumerate(lines):
         ceiling = study.group(cell, schedule, protocol, kind).get("ceiling")
         if ceiling is None or not np.isfinite(ceiling):
             continue
         shown = min(ceiling, top)
         fig.add_vline(x=shown, line_dash="dot", line_color=color_of(kind), opacity=0.8)
-        fig.add_scatter(x=[shown], y=[1.02], mode="markers+text", marker={"symbol": "line-ns-open", "size": 12,
+        # labels stacked: the three ceilings often lie within a few hundredths of each other
+        fig.add_scatter(x=[shown], y=[1.04 + 0.07 * i], mode="markers+text", marker={"symbol": "line-ns-open", "size": 12,
                                                                               "color": color_of(kind)},
                         text=[f"ceiling {label_of(kind)}" + (" (beyond)" if ceiling > top else "")],
-                        textposition="top center", showlegend=False,
+                        textposition="middle right" if shown < 0.6 * top else "middle left", showlegend=False,
                         hovertemplate=f"ideal-observer L75 of {label_of(kind)}: {ceiling:.3g}<extra></extra>")
+    fig.update_yaxes(range=[-0.02, 1.28])
     add_note(fig, "Dotted lines: the L75 an ideal observer of the same workspace reaches (the ceiling).")
     return fig
 

@@ -233,9 +233,17 @@ def fig3b_marker_correlations(
                 col=c,
             )
         fig.update_xaxes(
-            title_text=label + (" (signed; 0 without a bus)" if key == "gbi" else ""), row=2, col=c
+            title_text=label + (" (signed form, not defined here; 0 without a bus)" if key == "gbi" else ""), row=2, col=c
         )
     fig.update_yaxes(title_text="OOD gap (ID − OOD accuracy)", row=2, col=1)
+    signed = col("gbi")
+    if np.isfinite(signed).any() and (np.nanmin(signed) < 0 or np.nanmax(signed) > 1):
+        # the registered composite keeps the paper's formula; say why its GBI leaves [0, 1]
+        undefined.append(
+            f"GBI (registered signed form) is not defined on our signed slot couplings (values from "
+            f"{np.nanmin(signed):.3g} to {np.nanmax(signed):.3g}): plotted as computed because the composite was "
+            "registered with it; the orange bars use GBI on |cosine|"
+        )
     if undefined:
         add_note(fig, "; ".join(undefined))
     style_figure(fig, title, height=760)

@@ -64,7 +64,17 @@ def test_bad_query_params_are_clamped_with_a_notice():
     assert not at2.exception and any("noise='banana' is not a number" in w.value for w in at2.warning)
     assert at2.radio(key="robustness.noise_mode").value == "read"
     # an old link (protocol= before it was renamed noise_mode=) still works, with a visible notice
-    assert any("'protocol' is now called 'noise_mode'" in w.value for w in at2.warning)
+    assert any("'protocol' is now called 'noise_mode'" in w.value.replace("\\", "") for w in at2.warning)
+
+
+def test_url_text_is_quoted_never_rendered_as_markdown():
+    # An image (fetched by the browser) or a link in a URL value must reach the page escaped.
+    at = open_page("metacognition", {"agent": "![t](http://127.0.0.1:9/track.png)",
+                                     "self_model_mode": "**URGENT** [sign in](http://x)" + "y" * 5000})
+    assert not at.exception
+    shown = [w.value for w in at.warning]
+    assert shown and not any("![" in v or "](" in v or "**" in v for v in shown)
+    assert max(len(v) for v in shown) < 400  # a 5,000-character value is not echoed back
 
 
 def test_noise_slider_changes_the_live_accuracy():

@@ -60,3 +60,16 @@ def test_old_links_keep_working_with_a_notice():
     assert "'protocol' is now called 'noise_mode'" in notices[1]
     state, notices = parse_params({"self_model": "zero", "self_model_mode": "noise"}, agents=AGENTS, seeds=SEEDS)
     assert state.self_model_mode == "noise" and "Ignoring the old URL parameter 'self_model'" in notices[0]
+
+
+def test_notices_quote_long_or_markdown_values_safely():
+    from ui.state import ECHO_LIMIT, escape_markdown
+
+    _, notices = parse_params({"agent": "![t](http://x/a.png)" + "z" * 5000, "zz" * 3000: "1"},
+                              agents=["b1"], seeds={"b1": [0]})
+    assert len(notices) == 2 and all(len(n) < 200 for n in notices)
+    assert all(f"{'z' * ECHO_LIMIT}" not in n for n in notices)
+    for n in notices:
+        escaped = escape_markdown(n)
+        assert "![" not in escaped and "](" not in escaped and "://" not in escaped  # no image, link, autolink
+        assert escaped.replace("\\", "").replace("\u200b", "") == n  # adds only backslashes and zero-width spaces
