@@ -144,22 +144,41 @@ class WorkspaceView:
                 "conjunction": float(self.conjunction.mean())}
 
 
+def gbi_readings(window: np.ndarray) -> dict[str, float]:
+    """The GBI readings of report-step slots (N, T, K, D), one place for every page and pipeline.
+
+    ``gbi``: the paper's equation, nan where negative couplings leave it undefined;
+    ``gbi_signed``: that equation computed anyway; ``gbi_abs``: on |cosine| couplings (the
+    lab's reading); ``two_occupied``: share of steps with exactly two occupied slots, where
+    GBI is 0 by construction (docs/markers.md).
+    """
+    return {
+        "gbi": undefined_as_nan(global_broadcast_index, window, negative="undefined"),
+        "gbi_signed": undefined_as_nan(global_broadcast_index, window),
+        "gbi_abs": undefined_as_nan(global_broadcast_index, window, coupling="abs_cosine"),
+        "two_occupied": float(np.mean((window != 0).any(-1).sum(-1) == 2)),
+    }
+
+
+def ignition_from_empty(slots: np.ndarray) -> float:
+    """Ignition sharpness of slot trajectories (N, T, K, D), starting from the empty workspace
+    that precedes step 0, so that the first write counts (nan where undefined)."""
+    empty = np.zeros_like(slots[:, :1])
+    return undefined_as_nan(ignition_sharpness, np.concatenate([empty, slots], axis=1))
+
+
 def workspace(agent: Agent, intervention: Intervention, seeds: Sequence[int],
               task_id: str = E.DUAL_TASK, task_options: dict | None = None) -> WorkspaceView:
     """E2 accuracies and broadcast markers of one condition (paper sec. 5.2)."""
     trace = rollout(agent, task_id, seeds, intervention, task_options=task_options)
-    gbi = gbi_signed = gbi_abs = two = ignition = float("nan")
+    nan = float("nan")
+    g = {"gbi": nan, "gbi_signed": nan, "gbi_abs": nan, "two_occupied": nan}
+    ignition = nan
     if trace.slots is not None:
-        window = trace.slots[:, trace.report_steps()]
-        gbi = undefined_as_nan(global_broadcast_index, window, negative="undefined")
-        gbi_signed = undefined_as_nan(global_broadcast_index, window)
-        gbi_abs = undefined_as_nan(global_broadcast_index, window, coupling="abs_cosine")
-        two = float(np.mean((window != 0).any(-1).sum(-1) == 2))
-        # The workspace is empty before the first step: include that state, so the first write counts.
-        empty = np.zeros_like(trace.slots[:, :1])
-        ignition = undefined_as_nan(ignition_sharpness, np.concatenate([empty, trace.slots], axis=1))
+        g = gbi_readings(trace.slots[:, trace.report_steps()])
+        ignition = ignition_from_empty(trace.slots)
     return WorkspaceView(trace.per_step_accuracy(), trace.decision_accuracy(), trace.conjunction(),
-                         gbi, gbi_signed, ignition, trace, gbi_abs, two)
+                         g["gbi"], g["gbi_signed"], ignition, trace, g["gbi_abs"], g["two_occupied"])
 
 
 def cue_kinds(trace: Trace, episode: int = 0) -> list[str | None]:

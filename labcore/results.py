@@ -24,7 +24,6 @@ file but records the problem in :attr:`Results.problems` and keeps a safe empty 
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import math
 import re
@@ -35,7 +34,7 @@ from typing import Any
 
 import pandas as pd
 
-from labcore.io import atomic_write
+from labcore.io import atomic_write, sha256_of
 from labcore.stats import summarize_l75
 
 SCHEMA_VERSION = 2
@@ -117,15 +116,6 @@ def write_csv(path: Path, fields: Sequence[str], rows: Sequence[Mapping[str, Any
                 writer.writerow({k: row.get(k) for k in fields})
 
     atomic_write(Path(path), write)
-
-
-def file_digest(path: Path) -> str:
-    """SHA-256 of a file's bytes, as hex (the manifest entry of one data file)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def l75_cell(record: Mapping[str, Any]) -> float | str | None:
@@ -402,7 +392,7 @@ def _foreign_files(directory: Path, summary: dict, problems: list[str]) -> set[s
             if name in manifest:
                 problems.append(f"{name} is missing, though summary.json lists it")
             continue
-        if manifest.get(name) != file_digest(path):
+        if manifest.get(name) != sha256_of(path):
             problems.append(f"{name} was not written by the run that wrote summary.json (a newer or interrupted "
                             "run, or an edit); it is ignored")
             foreign.add(name)

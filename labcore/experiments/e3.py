@@ -29,14 +29,19 @@ from labcore.config import KINDS_OF_EXPERIMENT, NOISE_MODES, Intervention, Repro
 from labcore.experiments.common import SeedResult, l75_dict, provide_agents
 from labcore.markers import (
     delta_pci,
-    global_broadcast_index,
     hierarchical_regression,
     ignore_undefined,
     l75,
     type2_auroc,
     undefined_as_nan,
 )
-from labcore.measures import evaluation_intervention, noise_target, pci_values, titration
+from labcore.measures import (
+    evaluation_intervention,
+    gbi_readings,
+    noise_target,
+    pci_values,
+    titration,
+)
 from labcore.paper import l75_key
 from labcore.rollout import Trace, rollout
 from labcore.seeding import episode_seeds
@@ -97,11 +102,11 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         window = idt.slots[:, idt.report_steps()] if agent.config.workspace else None
         # The registered composite reads the signed GBI (0 without a bus, the paper's convention);
         # the claim value is undefined where signed couplings put it outside its range.
-        gbi = undefined_as_nan(global_broadcast_index, window) if window is not None else 0.0
-        gbi_abs = (undefined_as_nan(global_broadcast_index, window, coupling="abs_cosine")
-                   if window is not None else 0.0)
+        gbi = gbi_abs = 0.0
         if window is not None:
-            v[f"e3.gbi.{kind}"] = undefined_as_nan(global_broadcast_index, window, negative="undefined")
+            readings = gbi_readings(window)
+            gbi, gbi_abs = readings["gbi_signed"], readings["gbi_abs"]
+            v[f"e3.gbi.{kind}"] = readings["gbi"]
             v[f"e3.gbi_signed.{kind}"] = gbi
             v[f"e3.gbi_abs.{kind}"] = gbi_abs
         auroc, imputed = report_auroc(idt)

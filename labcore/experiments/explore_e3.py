@@ -33,8 +33,14 @@ from labcore.agents import Agent
 from labcore.checkpoints import checkpoint_name, load_checkpoint
 from labcore.config import AGENT_KINDS, AgentConfig, Intervention, TrainConfig
 from labcore.experiments.e2 import bus_audit
-from labcore.markers import global_broadcast_index, ignition_sharpness, l75, undefined_as_nan
-from labcore.measures import evaluation_intervention, report_codes, titration
+from labcore.markers import l75
+from labcore.measures import (
+    evaluation_intervention,
+    gbi_readings,
+    ignition_from_empty,
+    report_codes,
+    titration,
+)
 from labcore.provision import Batch, run_batches
 from labcore.results import clean_json, write_csv, write_result_json
 from labcore.rollout import rollout
@@ -145,16 +151,14 @@ def measure_agent(agent: Agent, base_kind: str, seed: int, study: StudyConfig) -
     seeds = episode_seeds(seed, "eval", study.episodes)
     fixed = Intervention(**evaluation_intervention(base_kind))
     clean = rollout(agent, E.DUAL_TASK, seeds, fixed)
-    window = clean.slots[:, clean.report_steps(0)]
-    occupied = (window != 0).any(-1).sum(-1)
-    empty = np.zeros_like(clean.slots[:, :1])
+    readings = gbi_readings(clean.slots[:, clean.report_steps(0)])
     shared = {
         "accuracy": float(clean.decision_accuracy().mean()),
         "jacobian": bus_audit(agent, clean)["e2.audit.jacobian"],
-        "gbi_signed": undefined_as_nan(global_broadcast_index, window),
-        "gbi_abs": undefined_as_nan(global_broadcast_index, window, coupling="abs_cosine"),
-        "gbi_two_occupied": float(np.mean(occupied == 2)),
-        "ignition": undefined_as_nan(ignition_sharpness, np.concatenate([empty, clean.slots], axis=1)),
+        "gbi_signed": readings["gbi_signed"],
+        "gbi_abs": readings["gbi_abs"],
+        "gbi_two_occupied": readings["two_occupied"],
+        "ignition": ignition_from_empty(clean.slots),
     }
     codes = report_codes(agent, seeds, fixed)
     rows, curves = [], []

@@ -23,6 +23,7 @@ from labcore.config import (
 )
 from labcore.experiments import construction, e1, e2, e3
 from labcore.experiments.common import SeedResult, build_claims, run_seeds
+from labcore.io import sha256_of
 from labcore.paper import PAPER_INCONSISTENCIES, VERDICTS, verdict_split
 from labcore.results import (
     CSV_FIELDS,
@@ -35,7 +36,6 @@ from labcore.results import (
     SEED_VALUES,
     SUMMARY,
     clean_json,
-    file_digest,
     l75_cell,
     write_csv,
     write_result_json,
@@ -217,6 +217,6 @@ def reproduce(
     for name in DATA_FILES:
         if name not in written:
             (out / name).unlink(missing_ok=True)  # an older run's file would pass for this run's
-    summary[MANIFEST] = {name: file_digest(out / name) for name in written}
+    summary[MANIFEST] = {name: sha256_of(out / name) for name in written}
     write_result_json(out / SUMMARY, summary, indent=1)
     return clean_json(summary)

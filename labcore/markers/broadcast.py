@@ -51,8 +51,9 @@ def _check_slots(slots: ArrayLike) -> NDArray[np.float64]:
 
 def _participation(
     w: NDArray[np.float64], eps: float, negative: str, coupling: str = "dot"
-) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-    """P_i(t) of every slot, shape (..., T, K), and the mask where it is defined."""
+) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64]]:
+    """P_i(t) of every slot, shape (..., T, K), the mask where it is defined, and the couplings
+    A (..., T, K, K) it was computed from (diagonal 0)."""
     if coupling == "abs_cosine":
         norms = np.linalg.norm(w, axis=-1, keepdims=True)
         unit = np.divide(w, norms, out=np.zeros_like(w), where=norms > 0)
@@ -69,7 +70,7 @@ def _participation(
         p = 1.0 - np.sum(share**2, axis=-1)
     occupied = np.any(w != 0.0, axis=-1)
     defined = occupied & (occupied.sum(axis=-1, keepdims=True) >= 2)
-    return p, defined
+    return p, defined, adjacency
 
 
 def global_broadcast_index(
@@ -193,10 +194,9 @@ def global_broadcast_index(
     if not np.isfinite(eps) or eps < 0:
         raise ValueError(f"eps must be a finite non-negative number, got {eps!r}")
     w = _check_slots(slots)
-    p, defined = _participation(w, eps, "keep" if negative == "undefined" else negative, coupling)
+    p, defined, adjacency = _participation(w, eps, "keep" if negative == "undefined" else negative, coupling)
     selected = defined & _time_mask(window, w.shape[:-2])[..., None]
     if negative == "undefined" and coupling == "dot" and np.any(selected):
-        adjacency = np.einsum("...id,...jd->...ij", w, w)
         pairs = selected[..., :, None] & selected[..., None, :]
         if np.any(adjacency[pairs] < 0):
             warn_undefined("GBI is undefined here: its participation formula assumes non-negative couplings, "

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from labcore.results import DATA_FILES, MANIFEST, file_digest
+from labcore.io import sha256_of
+from labcore.results import DATA_FILES, MANIFEST
 from ui import data
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,7 +55,7 @@ def bad_csvs(d: Path) -> None:
 def mixed(d: Path) -> None:
     """The summary lists its data files, then one is replaced by another run's (edited) file."""
     summary = json.loads((d / "summary.json").read_text())
-    summary[MANIFEST] = {name: file_digest(d / name) for name in DATA_FILES if (d / name).exists()}
+    summary[MANIFEST] = {name: sha256_of(d / name) for name in DATA_FILES if (d / name).exists()}
     (d / "summary.json").write_text(json.dumps(summary))
     trials = pd.read_csv(d / "e1_trials.csv")
     trials["confidence"] = 0.5
