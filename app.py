@@ -11,6 +11,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui.controls import note_arrival
+
 # A local image, not a ":material/...:" or emoji icon: those favicons are fetched from a font or
 # emoji host, and the lab must work offline and never phone home.
 ICON = Path(__file__).resolve().parent / "assets" / "icon.png"
@@ -27,4 +29,6 @@ PAGES = [
     st.Page("app_pages/scorecards.py", title="Scorecards", icon=":material/receipt_long:", url_path="scorecards"),
 ]
 
-st.navigation(PAGES).run()
+page = st.navigation(PAGES)
+note_arrival(page.url_path)
+page.run()

@@ -5,7 +5,7 @@ import time
 import pandas as pd
 import streamlit as st
 
-from labcore.checkpoints import BUNDLED_DIR, CheckpointError, save_checkpoint
+from labcore.checkpoints import CheckpointError, save_checkpoint
 from labcore.config import AGENT_KINDS, Intervention, TrainConfig
 from labcore.diagram import architecture_dot
 from labcore.training import train_agent
@@ -25,7 +25,8 @@ explain(
            "by construction.",
 )
 
-entries = pd.DataFrame(data.manifest().values())
+listed = data.manifest()  # read once: its problems are shown once
+entries = pd.DataFrame(listed.values())
 if entries.empty:
     st.warning("No checkpoints found.")
 else:
@@ -59,11 +60,17 @@ task = c1.selectbox("Task", ["dual", "wagering"], format_func={"dual": "dual tas
                                                                "wagering": "wagering (E1)"}.get)
 train_kind = c2.selectbox("Kind", list(AGENT_KINDS), index=list(AGENT_KINDS).index("b2_ws" if task == "wagering" else "b1"),
                           format_func=data.label, key="train_kind")
-taken = set(data.seeds_by_kind(task).get(train_kind, [])) | {
-    int(e["seed"]) for e in data.manifest().values() if e["task"] == task and e["kind"] == train_kind}
-free = next(s for s in range(5, 10_000) if s not in taken)
+listed_seeds = {int(e["seed"]) for e in listed.values() if e["task"] == task and e["kind"] == train_kind}
+
+
+def taken(s: int) -> bool:
+    """A listed seed, or a file already there (e.g. one whose manifest entry is malformed)."""
+    return s in listed_seeds or data.checkpoint_path(task, train_kind, s).exists()
+
+
+free = next(s for s in range(5, 10_000) if not taken(s))
 seed = c3.number_input("Seed", min_value=0, max_value=9999, value=free, step=1)
-if seed in taken:
+if taken(int(seed)):
     st.info(f"Seed {seed} of this agent already exists; pick another seed (next free: {free}).")
 elif st.button(f"Train {train_kind} seed {seed} on the {task} task", type="primary"):
     bar = st.progress(0.0, text="generating expert demonstrations...")
@@ -79,11 +86,11 @@ elif st.button(f"Train {train_kind} seed {seed} on the {task} task", type="prima
 
     trained = train_agent(task, train_kind, int(seed), TrainConfig(), progress=progress)
     try:
-        path = save_checkpoint(trained.agent, trained.record, BUNDLED_DIR)
+        path = save_checkpoint(trained.agent, trained.record, data.CHECKPOINTS_DIR)
     except CheckpointError as exc:  # e.g. a run that diverged to non-finite weights
         st.error(str(exc))
         st.stop()
-    data.manifest.clear()
+    data.read_checkpoint_manifest.clear()
     rec = trained.record
     bar.progress(1.0, text="done")
     verdict = ("meets the 95% criterion" if rec["meets_criterion"] else

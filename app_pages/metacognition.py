@@ -42,6 +42,8 @@ far.slider("Workspace slots", 0, MAX_SLOTS, key=controls.key(PAGE, "capacity"),
 controls.publish(PAGE, KEYS)
 
 seed = controls.value(PAGE, "seed")
+if data.checked_agent("wagering", kind, seed) is None:  # its error is shown; the other agents still work
+    st.stop()
 self_model_mode = controls.value(PAGE, "self_model_mode")
 capacity = controls.value(PAGE, "capacity")
 view = data.metacognition(kind, seed, self_model_mode, capacity, 0.0)

@@ -53,13 +53,16 @@ c4.radio("Noise protocol", NOISE_MODES, format_func=NOISE_MODE_LABELS.get, key=c
 controls.publish(PAGE, KEYS)
 seed, sigma, noise_mode = (controls.value(PAGE, k) for k in ("seed", "noise", "noise_mode"))
 
-target = noise_target(data.agent("dual", kind, seed))
-live = data.noisy_accuracy(kind, seed, sigma, noise_mode, target)
-clean = data.noisy_accuracy(kind, seed, 0.0, noise_mode, target)
-m1, m2 = st.columns(2)
-metric(m1, "Report accuracy with this noise", live, fmt="{:.1%}",
-       reference=f"{target} noise, {NOISE_MODE_LABELS[noise_mode]}; chance 14%")
-metric(m2, "Report accuracy without noise", clean, fmt="{:.1%}")
+model = data.checked_agent("dual", kind, seed)  # None: its error is shown, the bundled results still are
+target = noise_target(model) if model is not None else None
+live = None
+if model is not None:
+    live = data.noisy_accuracy(kind, seed, sigma, noise_mode, target)
+    clean = data.noisy_accuracy(kind, seed, 0.0, noise_mode, target)
+    m1, m2 = st.columns(2)
+    metric(m1, "Report accuracy with this noise", live, fmt="{:.1%}",
+           reference=f"{target} noise, {NOISE_MODE_LABELS[noise_mode]}; chance 14%")
+    metric(m2, "Report accuracy without noise", clean, fmt="{:.1%}")
 
 results = bundled
 titration = results.titration
@@ -86,8 +89,9 @@ if titration is not None:
         if claim is not None:
             paper_l75[agent_name] = claim.paper
     fig = titration_figure(curves, l75, paper_l75=paper_l75)
-    fig.add_scatter(x=[sigma], y=[live], mode="markers", marker={"size": 14, "symbol": "star", "color": "black"},
-                    name=f"live: {kind} seed {seed}")
+    if live is not None:
+        fig.add_scatter(x=[sigma], y=[live], mode="markers", marker={"size": 14, "symbol": "star", "color": "black"},
+                        name=f"live: {kind} seed {seed}")
     figure(fig, key="titration", download="titration")
     st.download_button("Download the titration data (CSV)", subset.to_csv(index=False), file_name="titration.csv",
                        mime="text/csv")
@@ -101,9 +105,14 @@ normalisation_label = st.selectbox("Normalisation", list(PCI_NORMALISATIONS),
                                         "number. The paper's raw PCI-A uses the first.")
 normalisation = PCI_NORMALISATIONS[normalisation_label]
 kinds = [k for k in ("a0", "a1", "b1", "b2", "b2_ws", "hot_only") if k in seeds and seed in seeds[k]]
+usable = {k: model if k == kind else data.checked_agent("dual", k, seed) for k in kinds}  # one error per bad file
 with st.spinner("Poking every agent and compressing its echo..."):
-    rows = [{"agent": k, **dict(zip(("pci", "dpci"), data.pci(k, seed, normalisation), strict=True))} for k in kinds]
+    rows = [{"agent": k, **dict(zip(("pci", "dpci"), data.pci(k, seed, normalisation), strict=True))}
+            for k in kinds if usable[k] is not None]
 table = pd.DataFrame(rows)
+if left_out := [label_of(k) for k in kinds if usable[k] is None]:
+    st.warning(f"Left out of this comparison (seed {seed}), as their checkpoints cannot be loaded: "
+               f"{', '.join(left_out)}.", icon=":material/warning:")
 figure(pci_bars(table, normalisation_label, paper_normalisation=normalisation == "zlib"), key="pci",
        download="pci")
 st.caption("A pulse (SD 1) is injected into the workspace (the recurrent state for agents without one) after "

@@ -32,7 +32,8 @@ explain(
            "report: information that was displaced cannot be reported.",
 )
 
-all_seeds = {"dual": data.seeds_by_kind("dual"), "wagering": data.seeds_by_kind("wagering")}
+entries = data.manifest()  # read once: its problems are shown once
+all_seeds = {task: data.seeds_by_kind(task, entries) for task in ("dual", "wagering")}
 agents = sorted(set(all_seeds["dual"]) | set(all_seeds["wagering"]))
 if not agents:
     st.error("No agents available.")
@@ -52,7 +53,8 @@ if controls.value(PAGE, "agent") not in task_seeds:
 kind, _ = controls.agent_seed_picker(PAGE, task_seeds, r1[1], r1[2])
 r1[3].number_input("Episode", 0, 999, key=controls.key(PAGE, "episode"))
 r2 = st.columns([2, 2, 2, 2])
-has_self_model = data.agent(trained_on, kind, controls.value(PAGE, "seed")).config.self_model
+model = data.checked_agent(trained_on, kind, controls.value(PAGE, "seed"))
+has_self_model = model is not None and model.config.self_model
 r2[0].segmented_control("Self-model", list(SELF_MODEL_LABELS), format_func=SELF_MODEL_LABELS.get,
                         key=controls.key(PAGE, "self_model_mode"), disabled=not has_self_model,
                         help=None if has_self_model else "This agent has no self-model.")
@@ -62,6 +64,8 @@ r2[1].slider("Workspace slots", 0, MAX_SLOTS, key=controls.key(PAGE, "capacity")
 r2[2].slider("Noise sigma", 0.0, MAX_NOISE, step=0.01, key=controls.key(PAGE, "noise"))
 r2[3].radio("Noise protocol", NOISE_MODES, key=controls.key(PAGE, "noise_mode"), horizontal=True)
 controls.publish(PAGE, KEYS)
+if model is None:  # its error is shown above; the other agents still work
+    st.stop()
 
 args = [controls.value(PAGE, k) for k in ("seed", "episode", "self_model_mode", "capacity", "noise", "noise_mode")]
 masking = (2, 4) if task == "masking" else (None, None)

@@ -8,7 +8,6 @@ import streamlit as st
 from labcore.figures.scorecards import fcs_plane, osmd_radar
 from labcore.scorecards import (
     CAVEATS,
-    ItemEntry,
     UserSystem,
     fcs_discrepancies,
     lab_agent_fcs,
@@ -18,11 +17,11 @@ from labcore.scorecards import (
     score_lab_agent,
     score_reference_system,
     score_user_system,
-    user_system_from_json,
     user_system_to_json,
 )
 from labcore.scorecards.fcs_data import FCS_REFERENCE_TABLE, FORMULA_PHI_FCS
 from labcore.scorecards.from_results import LAB_AGENTS, lab_evidence, lab_fcs_inputs
+from labcore.scorecards.rubric import MAX_TOTAL
 from labcore.scorecards.rubric_data import (
     CLUSTER_BY_ID,
     CLUSTERS,
@@ -30,8 +29,12 @@ from labcore.scorecards.rubric_data import (
     ITEMS,
     REFERENCE_SYSTEM_NAMES,
 )
+from labcore.scorecards.user_systems import MAX_IMPORT_BYTES, assessed_total_text, clause_to_text
 from ui import data
 from ui.components import figure
+from ui.scorecard_import import COLUMNS as EDITOR_COLUMNS
+from ui.scorecard_import import editor_rows, entries_from_rows, load_scorecard
+from ui.state import escape_markdown
 
 st.title("Scorecards")
 st.caption("Two instruments from outside the lab that score whole systems: the *Operational Self-Model Density* "
@@ -147,52 +150,57 @@ with fcs:
 
 with own:
     st.markdown("Enter clauses (0-3) for a system of your own; the rubric's rules are applied as you type. "
+                "Type **2-3** for \"between clauses 2 and 3\" (the rules take the lower, 2). Leave a row empty "
+                "if you have not assessed the item: it then counts in no total (it is not a 0). "
                 "Export the result as JSON, or load a scorecard you saved.")
-    uploaded = st.file_uploader("Load a scorecard (JSON)", type=["json"])
-    start = {item.item_id: {"architectural": 0, "behavioural": 0, "confidence": 0, "operational evidence": False,
-                            "N/A reason": ""} for item in ITEMS}
-    name = "my system"
+    uploaded = st.file_uploader("Load a scorecard (JSON)", type=["json"], key="scorecards.import",
+                                max_upload_size=max(1, MAX_IMPORT_BYTES // 2**20),
+                                help=f"At most {MAX_IMPORT_BYTES // 2**20} MiB of UTF-8 JSON.")
+    loaded = None
     if uploaded is not None:
-        try:
-            loaded = user_system_from_json(uploaded.getvalue().decode("utf-8"))
-            name = loaded.name
-            for e in loaded.entries:
-                start[e.item_id] = {"architectural": e.architectural if isinstance(e.architectural, int) else 0,
-                                    "behavioural": e.behavioural if isinstance(e.behavioural, int) else 0,
-                                    "confidence": e.confidence, "operational evidence": e.operational_evidence,
-                                    "N/A reason": e.not_applicable_reason or ""}
-            st.success(f"Loaded '{loaded.name}' ({len(loaded.entries)} items).")
-        except (ValueError, UnicodeDecodeError) as exc:
-            st.error(f"That file is not a usable scorecard: {exc}")
-    name = st.text_input("Name", value=name)
-    frame = pd.DataFrame([{"item": k, "name": ITEM_BY_ID[k].name, **v} for k, v in start.items()])
-    edited = st.data_editor(frame, hide_index=True, width="stretch", height=420, disabled=["item", "name"],
+        loaded, message = load_scorecard(uploaded.getvalue())
+        (st.success if loaded else st.error)(escape_markdown(message))
+    name = st.text_input("Name", value=loaded.name if loaded else "my system")
+    clause_help = "0-3, or two adjacent clauses such as 2-3 (the lower is taken); empty = not assessed"
+    edited = st.data_editor(pd.DataFrame(editor_rows(loaded), columns=list(EDITOR_COLUMNS)), hide_index=True,
+                            width="stretch", height=420, disabled=["item", "name"],
                             column_config={
-                                "architectural": st.column_config.NumberColumn(min_value=0, max_value=3, step=1),
-                                "behavioural": st.column_config.NumberColumn(min_value=0, max_value=3, step=1),
+                                "architectural": st.column_config.TextColumn(help=clause_help, max_chars=5),
+                                "behavioural": st.column_config.TextColumn(help=clause_help, max_chars=5),
                                 "confidence": st.column_config.NumberColumn("± confidence", min_value=0, max_value=2,
-                                                                            step=1)})
-    entries = []
-    for row in edited.to_dict("records"):
-        reason = (row.get("N/A reason") or "").strip()
-        entries.append(ItemEntry(row["item"], None if reason else int(row["architectural"]),
-                                 None if reason else int(row["behavioural"]), int(row["confidence"]),
-                                 bool(row["operational evidence"]), "", reason or None))
+                                                                            step=1),
+                                "N/A reason": st.column_config.TextColumn(help="fill in to mark the item N/A"),
+                                "evidence": st.column_config.TextColumn(help="kept in the exported JSON")})
     try:
-        system = UserSystem(name or "my system", tuple(entries))
+        system = UserSystem(name or "my system", entries_from_rows(edited.to_dict("records")))
         result = score_user_system(system)
     except ValueError as exc:
-        st.error(f"These scores break a rule of the rubric: {exc}")
+        st.error(escape_markdown(f"These scores break a rule of the rubric: {exc}."))
     else:
         low, high = result.behavioural_range
+        out_of = MAX_TOTAL if result.complete else result.applicable_max_points
         c1, c2, c3 = st.columns(3)
-        c1.metric("Behavioural total", f"{result.behavioural_total} / 90", help="after the caps")
+        c1.metric("Behavioural total", f"{result.behavioural_total} / {out_of}" if out_of else "no item scored",
+                  help="after the caps; over the items scored when some are not assessed")
         c2.metric("Range (from confidences)", f"{low}-{high}")
-        c3.metric("Band", result.band.label)
+        c3.metric("Band", result.band.label if result.complete else "not defined",
+                  help="The bands are defined on the 90-point total: assess all 30 items (or mark them N/A "
+                       "with a reason) to get one.")
+        st.caption(f"Behavioural total: {assessed_total_text(result)}.")
         capped = [i.item_id for i in result.capped_items]
         if capped:
             st.caption("Capped by the rules: " + ", ".join(capped))
         figure(osmd_radar({result.name: result.cluster_subtotals}), key="own-radar")
+        entered = {e.item_id: e for e in system.entries}
+        with st.expander("Item by item, after the rules"):
+            st.dataframe(pd.DataFrame([{
+                "item": i.item_id,
+                "status": "scored" if i.applicable else "not assessed" if not i.assessed else "not applicable",
+                "architectural": clause_to_text(entered[i.item_id].architectural) if i.applicable else None,
+                "behavioural entered": clause_to_text(entered[i.item_id].behavioural) if i.applicable else None,
+                "behavioural after the rules": i.behavioural if i.applicable else None,
+                "rules applied": ", ".join(i.rules_applied)} for i in result.items]).astype(
+                    {"behavioural after the rules": "Int64"}), hide_index=True, width="stretch")
         st.download_button("Export as JSON", user_system_to_json(system), file_name="scorecard.json",
                            mime="application/json")
     with st.expander("What each clause means (criteria for 0-3)"):

@@ -31,6 +31,18 @@ explain(
            "capacity-limited global workspace. Fewer slots: less access; no workspace: none.",
 )
 
+
+def bundled_dnrs() -> None:
+    """No-report decoding by capacity from the bundled results (needs no agent)."""
+    seed_values = data.checked_results().seed_values
+    if seed_values is not None:
+        st.subheader("No-report decoding (dNRS) by capacity, from the bundled results")
+        figure(dnrs_by_scale(seed_values), key="dnrs", download="dnrs")
+        st.caption("dNRS: how well a linear decoder reads the object cue from the agent's internal state just "
+                   "before the report flag, above a shuffled-label baseline (0 = nothing decodable). With 1 slot the "
+                   "masks overwrite the object on most trials, so decoding drops; with the bus off nothing is there.")
+
+
 seeds = {k: v for k, v in data.seeds_by_kind("dual").items() if k not in ("a0", "a1", "hot_only")}
 if not seeds:
     st.error("No dual-task workspace agent is available. Train one on the Agents page.")
@@ -38,7 +50,12 @@ if not seeds:
 controls.init_state(PAGE, KEYS, agents=list(seeds), seeds=seeds, default=LabState(agent="b1"))
 c1, c2, c3 = st.columns([2, 1, 3])
 kind, _ = controls.agent_seed_picker(PAGE, seeds, c1, c2)
-n_slots = data.agent("dual", kind, controls.value(PAGE, "seed")).config.n_slots
+model = data.checked_agent("dual", kind, controls.value(PAGE, "seed"))
+if model is None:  # its error is shown; the other agents and the bundled results still work
+    controls.publish(PAGE, KEYS)
+    bundled_dnrs()
+    st.stop()
+n_slots = model.config.n_slots
 c3.select_slider("Workspace slots (capacity scale)", options=list(range(n_slots + 1)),
                  key=controls.key(PAGE, "capacity"), format_func=lambda k: f"{k} ({capacity_scale(k, n_slots):g})",
                  help="workspace_capacity_scale 0, 0.25, 0.5, 0.75, 1 = 0-4 usable slots. 0 = bus-off.")
@@ -97,7 +114,7 @@ if capacity and view.two_occupied == view.two_occupied:
     g2.caption(f"{view.two_occupied:.0%} of report steps hold exactly two slots, where GBI is 0 by construction "
                "(one partner takes all the coupling).")
 metric(g3, "Ignition sharpness", view.ignition, help="Largest one-step rise of the workspace activation (RMS per unit).")
-if capacity and data.agent("dual", kind, seed).config.write_geometry == "layernorm":
+if capacity and model.config.write_geometry == "layernorm":
     g3.caption("Fixed by construction: every write is layer-normalised to the same size, so the first write "
                f"always raises the activation by 1/√K = {1 / n_slots ** 0.5:.2f}, whatever the agent learned.")
 
@@ -120,10 +137,4 @@ else:
                "colour and the two workspaces compared). 1 = fully held, 0 = gone. With 4 slots the colour "
                "survives two masks and the third overwrites it; with 2 slots the first mask does (protocol sec. 2.5).")
 
-seed_values = data.checked_results().seed_values
-if seed_values is not None:
-    st.subheader("No-report decoding (dNRS) by capacity, from the bundled results")
-    figure(dnrs_by_scale(seed_values), key="dnrs", download="dnrs")
-    st.caption("dNRS: how well a linear decoder reads the object cue from the agent's internal state just before "
-               "the report flag, above a shuffled-label baseline (0 = nothing decodable). With 1 slot the masks "
-               "overwrite the object on most trials, so decoding drops; with the bus off nothing is there.")
+bundled_dnrs()

@@ -439,21 +439,24 @@ def _entry_problem(name: str, entry: object) -> str | None:
     return None
 
 
-def read_manifest(directory: Path | str) -> dict:
+def read_manifest(directory: Path | str, *, problems: dict[str, str] | None = None) -> dict:
     """The manifest of a checkpoint directory (empty if there is none).
 
     Raises :class:`CheckpointError` if the file as a whole is unusable (not text, not JSON,
     not a manifest, too large, a link). A malformed entry (not an object, or without a field
     callers use such as ``sha256``, ``kind`` or ``excluded``) is left out with a
     :class:`ManifestWarning`: its checkpoint counts as unlisted (:func:`load_checkpoint`) and the
-    others stay usable.
+    others stay usable. Given a dict as ``problems``, the left-out entries are recorded there
+    (checkpoint name: why) instead of warned about (the pages show them to the user).
     """
     manifest = _read_manifest_raw(Path(directory))
     bad = {n: p for n, e in manifest["checkpoints"].items() if (p := _entry_problem(n, e))}
-    if bad:
+    if bad and problems is not None:
+        problems.update(bad)
+    elif bad:
         warnings.warn(f"{Path(directory) / MANIFEST}: malformed entries treated as missing: "
                       + "; ".join(f"{n!r} ({p})" for n, p in sorted(bad.items())), ManifestWarning, stacklevel=2)
-        manifest["checkpoints"] = {n: e for n, e in manifest["checkpoints"].items() if n not in bad}
+    manifest["checkpoints"] = {n: e for n, e in manifest["checkpoints"].items() if n not in bad}
     return manifest
 
 

@@ -13,6 +13,11 @@ Regenerate the whole bundled set (every kind every experiment needs, 5 seeds)::
 Run E1-E3 on 5 seeds and write the result set with its report.html::
 
     python -m labcore reproduce --experiment all --seeds 5 --jobs 2 --out results/mine
+
+The same on a Dask cluster (seeds and missing agents run on its workers; a failed task or a
+cluster without workers for ``--dask-timeout`` seconds ends the run with one sentence)::
+
+    python -m labcore reproduce --experiment all --seeds 5 --backend dask --scheduler tcp://HOST:8786 --out results/mine
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from labcore.cluster import DASK_TIMEOUT
 from labcore.config import (
     AGENT_KINDS,
     AUDIT_SEEDS,
@@ -113,10 +119,53 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _dask_client(scheduler: str | None, jobs: int, timeout: float) -> tuple[Any, Any]:
+    """The client (and local cluster) of ``reproduce --backend dask``, announced on stderr.
+
+    Connects to ``scheduler``, or starts a local cluster of ``jobs`` one-thread worker
+    processes. Prints one line saying where the work runs: the workers and threads of the
+    cluster (seeds and training run there, never in this process). A cluster with no worker
+    is said so, and waited for at most ``timeout`` seconds (0: no limit); then the command
+    exits with one sentence. An unreachable scheduler also ends it with one sentence.
+    """
+    from distributed import Client, LocalCluster
+
+    from labcore.cluster import cluster_size
+
+    cluster = None
+    if scheduler:
+        try:
+            client = Client(scheduler)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise SystemExit(f"error: cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}); "
+                             "check the address and that the scheduler runs, or use --backend loky") from None
+    else:
+        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(cluster)
+    address = client.scheduler.address
+    workers, threads = cluster_size(client)
+    if not workers:
+        limit = f"up to {timeout:g} s" if timeout else "with no time limit (--dask-timeout 0)"
+        print(f"dask: 0 workers at {address} — waiting {limit} for a worker", file=sys.stderr)
+        try:
+            client.wait_for_workers(1, timeout=timeout or None)
+        except TimeoutError:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+            raise SystemExit(f"error: no Dask worker joined the scheduler at {address} within {timeout:g} s; "
+                             f"start one (dask worker {address}) or use --backend loky") from None
+        workers, threads = cluster_size(client)
+    print(f"dask: {workers} worker(s) with {threads} thread(s) at {address}; seeds and training run there, "
+          "not in this process", file=sys.stderr)
+    return client, cluster
+
+
 def cmd_reproduce(args: argparse.Namespace) -> int:
     """``reproduce``: run the experiments, write the result set and report.html, print the claims."""
     from tqdm import tqdm
 
+    from labcore.cluster import DistributedRunError
     from labcore.config import ReproduceConfig
     from labcore.experiments.runner import reproduce
 
@@ -124,15 +173,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     cfg = ReproduceConfig.for_budget(tuple(range(args.seeds)), args.quick)
     client = cluster = None
     if args.backend == "dask":
-        from distributed import Client, LocalCluster
-
-        if args.scheduler:
-            client = Client(args.scheduler)
-        else:
-            cluster = LocalCluster(n_workers=args.jobs, threads_per_worker=1, processes=True,
-                                   dashboard_address=None)
-            client = Client(cluster)
-        print(f"dask: {client}", file=sys.stderr)
+        client, cluster = _dask_client(args.scheduler, args.jobs, args.dask_timeout)
     elif args.scheduler:
         raise SystemExit("error: --scheduler needs --backend dask")
     training_bar, render = _progress_bar("training missing agents", paper=False)
@@ -149,7 +190,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     try:
         summary = reproduce(experiments, cfg, args.out, cache_dir=args.cache, jobs=args.jobs,
                             backend=args.backend, progress=progress, training_progress=render,
-                            seed_batches=not args.no_seed_batch, audit_seeds=args.audit_seeds)
+                            seed_batches=not args.no_seed_batch, audit_seeds=args.audit_seeds,
+                            dask_timeout=args.dask_timeout)
+    except DistributedRunError as exc:
+        raise SystemExit(f"error: {exc}") from None
     finally:
         training_bar.close()
         if bar is not None:
@@ -232,6 +276,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--jobs", type=int, default=1, help="parallel workers (seeds fan out)")
     rep.add_argument("--backend", choices=["loky", "dask"], default="loky")
     rep.add_argument("--scheduler", default=None, help="address of a Dask scheduler (with --backend dask)")
+    rep.add_argument("--dask-timeout", type=float, default=DASK_TIMEOUT,
+                     help=f"with --backend dask: seconds to wait for a worker while the cluster has none, "
+                          f"then stop with an error (default {DASK_TIMEOUT:g}; 0: no limit)")
     rep.add_argument("--out", required=True, help="output directory")
     rep.add_argument("--cache", default="runs/checkpoints", help="where agents trained on demand are cached")
     rep.add_argument("--no-report", action="store_true", help="skip report.html")
@@ -259,4 +306,6 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("error: --jobs must be >= 1")
     if args.command == "reproduce" and not 1 <= args.seeds <= 10_000:
         raise SystemExit("error: --seeds must be between 1 and 10000")
+    if args.command == "reproduce" and not 0 <= args.dask_timeout < math.inf:
+        raise SystemExit("error: --dask-timeout must be a number of seconds >= 0 (0: no limit)")
     return args.func(args)

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from labcore.checkpoints import checkpoint_name, save_checkpoint
+from labcore.cluster import DASK_TIMEOUT, run_on_cluster
 from labcore.config import AgentConfig, TrainConfig
 
 
@@ -164,7 +165,8 @@ def _run_in_worker(index: int, batch: Batch) -> list[dict]:
 
 
 def run_batches(batches: Sequence[Batch], *, workers: int = 1, backend: str = "local", client: Any = None,
-                on_progress: Callable[[ProgressBoard], None] | None = None) -> list[dict]:
+                on_progress: Callable[[ProgressBoard], None] | None = None,
+                timeout: float = DASK_TIMEOUT) -> list[dict]:
     """Run batches and return every training record.
 
     Parameters
@@ -172,8 +174,18 @@ def run_batches(batches: Sequence[Batch], *, workers: int = 1, backend: str = "l
     batches : from :func:`plan_batches`
     workers : processes side by side (``backend="local"``; 1 runs in this process)
     backend : "local" (this process or spawned worker processes) or "dask" (``client``:
-        a ``distributed.Client``; one batch per task, ``client.map(..., pure=False)``)
+        a ``distributed.Client``, default the current one; one task per batch, run on the
+        workers by :func:`labcore.cluster.run_on_cluster`; progress only as batches finish)
     on_progress : called with the :class:`ProgressBoard` whenever a batch reports
+    timeout : with ``backend="dask"``, seconds to wait, with nothing finished, for a cluster
+        that has no worker (0: no limit)
+
+    Raises
+    ------
+    DistributedRunError
+        With ``backend="dask"``: a batch failed on the cluster (it raised, or its workers kept
+        dying), or the cluster had no worker for ``timeout`` seconds. Batches that finished
+        before have saved their checkpoints.
     """
     board = ProgressBoard([BatchProgress(b.label, 0, b.budget, 0, len(b.seeds)) for b in batches])
 
@@ -190,14 +202,9 @@ def run_batches(batches: Sequence[Batch], *, workers: int = 1, backend: str = "l
 
     records: list[dict] = []
     if backend == "dask":
-        from distributed import as_completed
-
-        futures = client.map(run_batch, list(batches), pure=False)
-        index_of = {f.key: i for i, f in enumerate(futures)}
-        for future in as_completed(futures):
-            records += future.result()
-            finish(index_of[future.key])
-        return records
+        done = run_on_cluster(run_batch, [(b,) for b in batches], [f"batch {b.label}" for b in batches],
+                              client=client, timeout=timeout, on_result=lambda i, _: finish(i))
+        return [record for batch_records in done for record in batch_records]
     if backend != "local":
         raise ValueError(f"backend must be 'local' or 'dask', got {backend!r}")
     if workers == 1:

@@ -19,16 +19,31 @@ def _key(page: str, name: str) -> str:
     return f"{page}.{name}"
 
 
+def note_arrival(url_path: str) -> None:
+    """Record whether this run arrives on a page (a new session or a navigation) or reruns it.
+
+    ``app.py`` calls this on every run, before the page. Only an arrival may read the URL: during
+    fast widget changes the browser's URL lags one rerun behind, and reading it on a rerun
+    brought back an older state (issue 13: 2 of 5 rounds of 20 rapid changes were lost).
+    """
+    st.session_state["_arrived"] = st.session_state.get("_page") != url_path
+    st.session_state["_page"] = url_path
+
+
 def init_state(page: str, keys: Sequence[str], *, agents: Sequence[str],
                seeds: Mapping[str, Sequence[int]], default: LabState | None = None) -> None:
-    """Load the page's controls from the URL the first time, or when a link brings new values.
+    """Load the page's controls from the URL on arrival: a new session, or navigation with a link.
 
-    Invalid values are clamped and a notice is shown (never an exception).
+    On a rerun of the same page (a widget changed) the widgets keep the user's last input and
+    the URL is only written (:func:`publish`), never read. Navigating back to a page with a bare
+    URL keeps the values the user left there. Invalid values are clamped and a notice is shown
+    (never an exception).
     """
     url = {k: v for k, v in st.query_params.to_dict().items()}
     last = st.session_state.get(f"_published.{page}")
     fresh = f"_initialised.{page}" not in st.session_state
-    if fresh or (url and url != last):
+    arrived = st.session_state.get("_arrived", True)
+    if fresh or (arrived and url and url != last):
         state, notices = parse_params(url, agents=agents, seeds=seeds, default=default)
         for name in keys:
             st.session_state[_key(page, name)] = getattr(state, name)

@@ -3,10 +3,16 @@
 Models are loaded once per process (``st.cache_resource``) and never mutated: lesions are
 run-time interventions. Results are cached per (checkpoint, intervention) with
 ``st.cache_data``, so moving a control back to a previous value is instant.
+
+Pages read their inputs through guarded paths: :func:`manifest` (and :func:`seeds_by_kind`),
+:func:`checked_agent` and :func:`checked_results`. A bad file there is one ``st.error`` naming
+it and what to do, and the rest of the page keeps working. Failures are never cached, so a
+restored file is read again on the next run.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -19,6 +25,8 @@ from labcore import results as result_set
 from labcore.agents import Agent
 from labcore.checkpoints import (
     BUNDLED_DIR,
+    MANIFEST,
+    SUFFIX,
     CheckpointError,
     checkpoint_name,
     load_checkpoint,
@@ -32,6 +40,9 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "results" / "bundled"
 FILES = {result_set.SUMMARY, result_set.GAIN, *result_set.DATA_FILES}
 """Files of a result set whose problems name them first (shown with their directory)."""
+CHECKPOINTS_DIR = Path(os.environ.get("CTLAB_CHECKPOINTS") or BUNDLED_DIR)
+"""Where the pages find agents: ``$CTLAB_CHECKPOINTS`` if set, else the bundled ``checkpoints/``
+(read at call time, so tests point it at a copy)."""
 E1_TRIALS = 300
 DUAL_EPISODES = 64
 
@@ -41,31 +52,130 @@ def label(kind: str) -> str:
     return AGENT_DESCRIPTIONS.get(kind, kind)
 
 
-@st.cache_data(ttl=10, show_spinner=False)
-def manifest() -> dict:
-    """The checkpoint manifest (bundled agents and any trained in the app); empty, with one
-    sentence on the page, when the manifest cannot be read."""
+def _shown(path: Path) -> Path:
+    """A path as the user reads it: relative to the lab when inside it."""
     try:
-        return read_manifest(BUNDLED_DIR)["checkpoints"]
+        return path.resolve().relative_to(ROOT)
+    except ValueError:
+        return path
+
+
+def _restore(path: Path) -> str:
+    """`` (`git checkout <path>` ...)`` for a file of the shipped ``checkpoints/``, else nothing."""
+    shown = _shown(path)
+    return f" (`git checkout {shown}` restores the shipped copy)" if shown.parts[:1] == ("checkpoints",) else ""
+
+
+@st.cache_data(ttl=10, show_spinner=False)
+def read_checkpoint_manifest(directory: str) -> tuple[dict, list[str]]:
+    """The usable entries of a checkpoint directory's manifest and one sentence per problem.
+
+    Parameters
+    ----------
+    directory : str
+        The checkpoint directory (pages use :data:`CHECKPOINTS_DIR`).
+
+    Returns
+    -------
+    (entries, problems)
+        Entries by checkpoint name (malformed ones left out, see
+        :func:`labcore.checkpoints.read_manifest`; none if the manifest is unusable) and the
+        sentences :func:`manifest` shows. Cached for 10 s; clear it after a save.
+    """
+    path = Path(directory) / MANIFEST
+    shown, restore = _shown(path), _restore(path)
+    bad: dict[str, str] = {}
+    try:
+        entries = read_manifest(directory, problems=bad)["checkpoints"]
     except CheckpointError as exc:
-        st.error(f"{exc} The bundled agents are unavailable until it is restored "
-                 "(`git checkout checkpoints/manifest.json`).")
-        return {}
+        reason = str(exc).replace(str(path), f"`{shown}`").rstrip(".")
+        return {}, [f"{reason}{restore}; until then no agent can be listed."]
+    problems = [f"`{shown}` has malformed entries, so these agents are left out: "
+                + "; ".join(f"{name} ({why})" for name, why in sorted(bad.items()))
+                + f"; restore it from version control or a backup{restore}."] if bad else []
+    return entries, problems
 
 
-def seeds_by_kind(task: str) -> dict[str, list[int]]:
-    """Available (not excluded) seeds of every agent kind trained on ``task``."""
+def manifest() -> dict:
+    """The checkpoint manifest's usable entries (bundled agents and any trained in the app).
+
+    Every problem of the manifest is one ``st.error`` naming the file and what to do: an
+    unusable manifest gives no entries, a malformed entry only loses that entry.
+    """
+    entries, problems = read_checkpoint_manifest(str(CHECKPOINTS_DIR))  # read at call time
+    for problem in problems:
+        st.error(problem, icon=":material/error:")
+    return entries
+
+
+def seeds_by_kind(task: str, entries: dict | None = None) -> dict[str, list[int]]:
+    """Available (not excluded) seeds of every agent kind trained on ``task``.
+
+    Parameters
+    ----------
+    task : str
+        ``"dual"`` or ``"wagering"``.
+    entries : dict, optional
+        Manifest entries the page already holds; by default :func:`manifest` (which shows its
+        problems), so a page reading several tasks passes them to show the problems once.
+
+    Returns
+    -------
+    dict
+        Sorted seeds by agent kind, kinds in name order.
+    """
     out: dict[str, list[int]] = {}
-    for entry in manifest().values():
+    for entry in (manifest() if entries is None else entries).values():
         if entry["task"] == task and entry["mode"] == "fast" and not entry["excluded"]:
             out.setdefault(entry["kind"], []).append(int(entry["seed"]))
     return {k: sorted(v) for k, v in sorted(out.items())}
 
 
+def checkpoint_path(task: str, kind: str, seed: int) -> Path:
+    """The file of a fast-schedule agent in :data:`CHECKPOINTS_DIR` (raises CheckpointError on an unsafe name)."""
+    return CHECKPOINTS_DIR / f"{checkpoint_name(task, kind, seed)}{SUFFIX}"
+
+
 @st.cache_resource(show_spinner=False, max_entries=96)
+def _load(path: str) -> Agent:
+    # Keyed by the file's path, so another directory never gets this one's agent; a failure
+    # raises and is not cached.
+    return load_checkpoint(path).agent
+
+
 def agent(task: str, kind: str, seed: int) -> Agent:
-    """A loaded, frozen agent (shared by every session)."""
-    return load_checkpoint(BUNDLED_DIR / f"{checkpoint_name(task, kind, seed)}.safetensors").agent
+    """A loaded, frozen agent (shared by every session); raises :class:`CheckpointError`.
+
+    The cached views below call it; a page first reads the agent through :func:`checked_agent`.
+    """
+    return _load(str(checkpoint_path(task, kind, seed)))
+
+
+def checked_agent(task: str, kind: str, seed: int) -> Agent | None:
+    """The agent a page shows, read through one guarded path.
+
+    Parameters
+    ----------
+    task, kind, seed
+        Which agent (see :func:`labcore.checkpoints.checkpoint_name`).
+
+    Returns
+    -------
+    Agent or None
+        The loaded agent; or None after one ``st.error`` naming the file and what to do, when
+        its checkpoint cannot be used (the page then leaves that agent out). Nothing is cached
+        on failure: a restored file loads on the next run.
+    """
+    try:
+        return agent(task, kind, seed)
+    except CheckpointError as exc:
+        try:
+            restore = _restore(checkpoint_path(task, kind, seed))
+        except CheckpointError:  # an unsafe name: the sentence already says so
+            restore = ""
+        st.error(f"{str(exc).rstrip('.')}{restore}; until then agent {kind}, seed {seed}, is left out.",
+                 icon=":material/error:")
+        return None
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -147,10 +257,7 @@ def checked_results(directory: str | Path | None = None) -> result_set.Results:
     except FileNotFoundError:
         res = result_set.Results(path, problems=[f"{path} is not a directory"])
     if res.problems:
-        try:
-            shown = path.resolve().relative_to(ROOT)
-        except ValueError:
-            shown = path
+        shown = _shown(path)
         restore = f" or restore the shipped copy with `git checkout {shown}`" if shown.parts[:1] == ("results",) else ""
         experiment, n_seeds = res.summary.get("experiment") or "all", len(res.summary.get("seeds") or []) or 5
         st.error(f"The result set `{shown}` cannot be fully used, so parts of this page are left out: re-run "

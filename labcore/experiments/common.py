@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from labcore.checkpoints import (
     read_manifest,
     save_checkpoint,
 )
+from labcore.cluster import DASK_TIMEOUT, run_on_cluster
 from labcore.config import ReproduceConfig, TrainConfig
 from labcore.markers import L75Result
 from labcore.paper import CLAIMS_BY_ID, verdict
@@ -193,19 +195,61 @@ Runner = Callable[[int, ReproduceConfig, str], SeedResult]
 
 
 def run_seeds(run_seed: Runner, seeds: Sequence[int], cfg: ReproduceConfig, cache_dir: str, *,
-              jobs: int = 1, backend: str = "loky", progress: Callable[[SeedResult], None] | None = None) -> list[SeedResult]:
-    """Fan seeds out with joblib (``loky`` processes or a Dask cluster via ``backend="dask"``)."""
-    from joblib import Parallel, delayed, parallel_config
+              jobs: int = 1, backend: str = "loky", progress: Callable[[SeedResult], None] | None = None,
+              client: Any = None, timeout: float = DASK_TIMEOUT) -> list[SeedResult]:
+    """Run ``run_seed`` for every seed, here, in ``loky`` processes or on a Dask cluster.
 
-    if jobs == 1 and backend == "loky":
+    Parameters
+    ----------
+    run_seed : callable
+        ``run_seed(seed, cfg, cache_dir) -> SeedResult`` (module level, so that it pickles).
+    seeds : sequence of int
+    cfg : ReproduceConfig
+    cache_dir : str
+        Where agents trained on demand are cached.
+    jobs : int
+        ``loky`` processes side by side (1 with ``loky``: this process, in seed order).
+    backend : {"loky", "dask"}
+        ``"dask"`` submits one task per seed to the cluster of ``client`` (default: the
+        current client) with :func:`labcore.cluster.run_on_cluster`: every seed runs on a
+        worker, none in this process.
+    progress : callable, optional
+        Called with each seed's result as it finishes.
+    client : distributed.Client, optional
+        With ``backend="dask"``.
+    timeout : float
+        With ``backend="dask"``: seconds to wait, with nothing finished, for a cluster that
+        has no worker (0: no limit).
+
+    Returns
+    -------
+    list of SeedResult
+        In seed order; the same numbers whatever the backend.
+
+    Raises
+    ------
+    DistributedRunError
+        With ``backend="dask"``: a seed failed on the cluster (it raised, or its workers kept
+        dying), or the cluster had no worker for ``timeout`` seconds.
+    """
+    if backend == "dask":
+        calls = [(s, cfg, cache_dir) for s in seeds]
+        results = run_on_cluster(run_seed, calls, [f"seed {s}" for s in seeds], client=client, timeout=timeout,
+                                 on_result=(lambda _, r: progress(r)) if progress else None)
+        return sorted(results, key=lambda r: r.seed)
+    if backend != "loky":
+        raise ValueError(f"backend must be 'loky' or 'dask', got {backend!r}")
+    if jobs == 1:
         results = []
         for s in seeds:
             results.append(run_seed(s, cfg, cache_dir))
             if progress:
                 progress(results[-1])
         return results
+    from joblib import Parallel, delayed, parallel_config
+
     results = []
-    with parallel_config(backend=backend, n_jobs=jobs if backend == "loky" else -1):
+    with parallel_config(backend="loky", n_jobs=jobs):
         for r in Parallel(return_as="generator_unordered")(delayed(run_seed)(s, cfg, cache_dir) for s in seeds):
             results.append(r)
             if progress:

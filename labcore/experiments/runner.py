@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from labcore.cluster import DASK_TIMEOUT
 from labcore.config import (
     AUDIT_SEEDS,
     KINDS_OF_EXPERIMENT,
@@ -60,12 +61,14 @@ def _git_commit() -> str | None:
 
 def provision_agents(experiments: Sequence[str], seeds: Sequence[int], cache_dir: Path | str, *,
                      workers: int = 1, backend: str = "loky", seed_batches: bool = True,
-                     on_progress: Callable[[ProgressBoard], None] | None = None) -> list[str]:
+                     on_progress: Callable[[ProgressBoard], None] | None = None,
+                     dask_timeout: float = DASK_TIMEOUT) -> list[str]:
     """Train every agent the experiments need that is neither bundled nor cached.
 
     The missing seeds of each kind train together as seed batches (:mod:`labcore.provision`),
-    ``workers`` batches side by side (worker processes, or the Dask cluster of the default
-    client with ``backend="dask"``), into ``cache_dir``. Returns the names trained.
+    ``workers`` batches side by side (worker processes, or the Dask cluster of the current
+    client with ``backend="dask"``, which waits at most ``dask_timeout`` seconds for a worker
+    when the cluster has none), into ``cache_dir``. Returns the names trained.
     """
     from labcore.checkpoints import BUNDLED_DIR, checkpoint_name
     from labcore.provision import missing_seeds, plan_batches, run_batches
@@ -80,13 +83,8 @@ def provision_agents(experiments: Sequence[str], seeds: Sequence[int], cache_dir
     batches = plan_batches(requests, cache_dir, workers=workers, seed_batches=seed_batches)
     if not batches:
         return []
-    client = None
-    if backend == "dask":
-        from distributed import default_client
-
-        client = default_client()
-    run_batches(batches, workers=workers, backend="dask" if client is not None else "local", client=client,
-                on_progress=on_progress)
+    run_batches(batches, workers=workers, backend="dask" if backend == "dask" else "local",
+                on_progress=on_progress, timeout=dask_timeout)
     return sorted(checkpoint_name(b.task, b.kind, s) for b in batches for s in b.seeds)
 
 
@@ -102,6 +100,7 @@ def reproduce(
     training_progress: Callable[[ProgressBoard], None] | None = None,
     seed_batches: bool = True,
     audit_seeds: int = AUDIT_SEEDS,
+    dask_timeout: float = DASK_TIMEOUT,
 ) -> dict:
     """Run the experiments, aggregate, apply the verdicts and write the result set.
 
@@ -116,7 +115,8 @@ def reproduce(
     cache_dir : str
         Where agents trained on demand are cached.
     jobs, backend : int, {"loky", "dask"}
-        How seeds fan out (:func:`labcore.experiments.common.run_seeds`).
+        How seeds fan out (:func:`labcore.experiments.common.run_seeds`); ``"dask"`` runs
+        seeds and training on the cluster of the current ``distributed`` client.
     progress : callable, optional
         Called as ``progress(experiment, seed_result)`` after each seed.
     training_progress : callable, optional
@@ -126,6 +126,9 @@ def reproduce(
     audit_seeds : int
         Seeds (the first ones) on which the pipelines also run untrained agents, for the
         construction audit (:mod:`labcore.experiments.construction`); 0 skips it.
+    dask_timeout : float
+        With ``backend="dask"``: seconds to wait, with nothing finished, for a cluster that
+        has no worker, before :class:`~labcore.cluster.DistributedRunError` (0: no limit).
 
     Returns
     -------
@@ -148,11 +151,12 @@ def reproduce(
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     trained = provision_agents(experiments, cfg.seeds, cache_dir, workers=jobs, backend=backend,
-                               seed_batches=seed_batches, on_progress=training_progress)
+                               seed_batches=seed_batches, on_progress=training_progress, dask_timeout=dask_timeout)
     results: dict[str, list[SeedResult]] = {}
     for name in experiments:
         module = PIPELINES[name]
         results[name] = run_seeds(module.run_seed, list(cfg.seeds), cfg, cache_dir, jobs=jobs, backend=backend,
+                                  timeout=dask_timeout,
                                   progress=(lambda r, n=name: progress(n, r)) if progress else None)
     all_results = [r for rs in results.values() for r in rs]
     cross: dict[str, float] = {}
@@ -167,7 +171,7 @@ def reproduce(
         twin_cfg = replace(cfg, seeds=tuple(untrained_seeds), untrained=True)
         twins = [r for name in experiments
                  for r in run_seeds(PIPELINES[name].run_seed, untrained_seeds, twin_cfg, cache_dir, jobs=jobs,
-                                    backend=backend)]
+                                    backend=backend, timeout=dask_timeout)]
         closed = e2.closed_form_values() if "e2" in experiments else {}
         audit = construction.audit(all_results, twins, closed)
         twin_values = construction.twin_means(twins)

@@ -26,9 +26,13 @@ def osmd_radar(systems: Mapping[str, Sequence[Any]], *, title: str = "Self-model
     Parameters
     ----------
     systems : ``{name: cluster subtotals}`` with objects having ``cluster_id``,
-        ``architectural``, ``behavioural`` and ``max_points``
+        ``architectural``, ``behavioural``, ``max_points`` and ``assessed_max_points``
         (:class:`labcore.scorecards.rubric.ClusterSubtotal`). Values are drawn as fractions of
-        each cluster's maximum, so clusters of 6 and 15 points share one scale.
+        the points of each cluster's assessed items, so clusters of 6 and 15 points share one
+        scale and an item nobody assessed does not pull its cluster towards 0. For a fully
+        assessed system that is the cluster's maximum; a cluster with no assessed item is a
+        gap in the line, and the hover text says how many of its points were assessed. Names
+        are shown literally (plotly's pseudo-HTML is escaped): a user's system name is free text.
     """
     if not systems:
         return empty_figure(title, "no system to draw")
@@ -38,13 +42,20 @@ def osmd_radar(systems: Mapping[str, Sequence[Any]], *, title: str = "Self-model
         clusters = [c.cluster_id for c in subtotals] + [subtotals[0].cluster_id]
         colour = palette[i % len(palette)]
         for field, dash in (("architectural", "dash"), ("behavioural", "solid")):
-            r = [getattr(c, field) / c.max_points if c.max_points else 0.0 for c in subtotals]
+            r = [getattr(c, field) / c.assessed_max_points if c.assessed_max_points else None
+                 for c in subtotals]
             r.append(r[0])
-            hover = [f"{c.cluster_id}: {getattr(c, field)} / {c.max_points}" for c in subtotals]
-            fig.add_trace(go.Scatterpolar(r=r, theta=clusters, name=f"{name}: {field}", mode="lines+markers",
+            hover = [f"{c.cluster_id}: not assessed" if not c.assessed_max_points
+                     else f"{c.cluster_id}: {getattr(c, field)} / {c.max_points}"
+                     if c.assessed_max_points == c.max_points
+                     else f"{c.cluster_id}: {getattr(c, field)} / {c.assessed_max_points} "
+                          f"({c.assessed_max_points // 3} of {c.max_points // 3} items assessed)"
+                     for c in subtotals]
+            fig.add_trace(go.Scatterpolar(r=r, theta=clusters, name=f"{escape_plotly(name)}: {field}",
+                                          mode="lines+markers",
                                           line={"color": colour, "dash": dash, "width": 2.5 if dash == "solid" else 1.5},
                                           text=[*hover, hover[0]], hoverinfo="text"))
-    fig.update_layout(polar={"radialaxis": {"range": [0, 1], "tickformat": ".0%", "title": "of cluster max"}})
+    fig.update_layout(polar={"radialaxis": {"range": [0, 1], "tickformat": ".0%", "title": "of cluster max (items assessed)"}})
     return style_figure(fig, title, height=520)
 
 

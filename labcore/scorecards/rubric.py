@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from labcore.scorecards.rubric_data import (
     ALLOWED_CONFIDENCES,
@@ -40,6 +40,8 @@ from labcore.scorecards.rubric_data import (
 
 MAX_ITEM_SCORE = 3
 MAX_TOTAL = 3 * len(ITEM_IDS)
+NOT_ASSESSED = "not assessed"
+"""The N/A reason of an item that had no entry at all (see :attr:`ScoredItem.assessed`)."""
 
 ClauseValue = int | tuple[int, int]
 """A score as entered: one clause ``k``, or two adjacent clauses ``(k, k + 1)``."""
@@ -113,7 +115,10 @@ def resolve_clause(value: ClauseValue, what: str = "score") -> tuple[int, bool]:
     if isinstance(value, tuple):
         if len(value) != 2:
             raise ValueError(f"{what}: a between-clauses score needs two clauses, got {value!r}")
-        return lower_of_two_clauses(*value), True
+        try:
+            return lower_of_two_clauses(*value), True
+        except ValueError as error:  # name the item: "HOT-2 behavioural score: ..."
+            raise ValueError(f"{what}: {error}") from None
     return _check_clause(value, what), False
 
 
@@ -268,7 +273,12 @@ class ScoredItem:
         Ids (see ``rubric_data.RULES``) of rules that changed the entry:
         ``"lower_of_two"``, ``"anti_eloquence"``, ``"lm_cap"``.
     not_applicable_reason : str
-        Reason for N/A items, else ``""``.
+        Reason for N/A items (:data:`NOT_ASSESSED` for items without an entry), else ``""``.
+    assessed : bool
+        False when the item had no entry at all: it is *not assessed*, which is not the same as
+        scoring 0. Like an N/A item it is not applicable (its numbers are 0 and count in no
+        total), and :attr:`ScoredSystem.n_not_assessed` counts it, so a page can say how many
+        items a total covers instead of showing the missing ones as 0.
     """
 
     item_id: str
@@ -282,6 +292,7 @@ class ScoredItem:
     evidence: str
     rules_applied: tuple[str, ...]
     not_applicable_reason: str = ""
+    assessed: bool = True
 
     @property
     def cluster_id(self) -> str:
@@ -404,6 +415,9 @@ class ClusterSubtotal:
         3 x number of applicable items.
     max_points : int
         3 x number of items.
+    assessed_max_points : int
+        3 x number of assessed items (scored or N/A with a reason; not-assessed items left
+        out). Equal to ``max_points`` when every item of the cluster was assessed.
     """
 
     cluster_id: str
@@ -413,6 +427,7 @@ class ClusterSubtotal:
     behavioural_high: int
     applicable_max_points: int
     max_points: int
+    assessed_max_points: int
 
 
 @dataclass(frozen=True)
@@ -471,6 +486,25 @@ class ScoredSystem:
         return 3 * self.n_applicable
 
     @property
+    def n_not_assessed(self) -> int:
+        """Number of items without any entry (not assessed; see :attr:`ScoredItem.assessed`)."""
+        return sum(not item.assessed for item in self.items)
+
+    @property
+    def n_not_applicable(self) -> int:
+        """Number of items marked N/A with a reason (assessed, but not scored)."""
+        return sum(item.assessed and not item.applicable for item in self.items)
+
+    @property
+    def complete(self) -> bool:
+        """Whether every item was assessed, so the 90-point total and its band are defined.
+
+        The rubric's total counts an N/A item as 0 out of 3; an item nobody assessed is
+        unknown, so a total or band over an incomplete card would pass a guess for a score.
+        """
+        return self.n_not_assessed == 0
+
+    @property
     def behavioural_fraction_of_applicable(self) -> float:
         """Behavioural total / applicable maximum; ``nan`` if no item applies."""
         if self.applicable_max_points == 0:
@@ -489,7 +523,8 @@ class ScoredSystem:
         """Band of the behavioural total out of 90 (§6.4).
 
         The bands are defined on the 90-point scale only; there is no band for the
-        "over applicable" fraction.
+        "over applicable" fraction. On a card that is not :attr:`complete` the band is that
+        of the items assessed so far, a lower bound at best: pages should not show it.
         """
         return band_for_total(self.behavioural_total)
 
@@ -518,6 +553,7 @@ class ScoredSystem:
                 behavioural_high=sum(m.behavioural_high for m in members),
                 applicable_max_points=3 * sum(m.applicable for m in members),
                 max_points=cluster.max_points,
+                assessed_max_points=3 * sum(m.assessed for m in members),
             ))
         return tuple(subtotals)
 
@@ -538,8 +574,9 @@ def score_system(
     name : str
         Display name of the system.
     entries : iterable of ItemEntry
-        At most one entry per item. Items without an entry are marked N/A with the
-        reason ``"no entry"``.
+        At most one entry per item. Items without an entry are *not assessed*: N/A with the
+        reason :data:`NOT_ASSESSED` and ``assessed=False`` (counted by
+        :attr:`ScoredSystem.n_not_assessed`, never as a 0 score).
     notes : iterable of str
         Notes carried on the result.
 
@@ -559,6 +596,8 @@ def score_system(
     (3, (2, 3), 1)
     >>> card.band.label
     '0 (Trivial)'
+    >>> card.n_not_assessed, card.complete
+    (29, False)
     """
     by_id: dict[str, ItemEntry] = {}
     for entry in entries:
@@ -567,7 +606,8 @@ def score_system(
             raise ValueError(f"duplicate entry for item {item_id}")
         by_id[item_id] = entry
     items = tuple(
-        score_item(by_id.get(item_id, not_applicable(item_id, "no entry")))
+        score_item(by_id[item_id]) if item_id in by_id
+        else replace(score_item(not_applicable(item_id, NOT_ASSESSED)), assessed=False)
         for item_id in ITEM_IDS
     )
     return ScoredSystem(name=name, items=items, notes=tuple(notes))

@@ -207,11 +207,12 @@ def test_not_applicable_items_count_zero_and_leave_the_applicable_denominator():
         ItemEntry("HOT-2", 2, 2),
         not_applicable("AE-2", "no real-world effects"),
     ])
-    assert card.n_applicable == 1  # the other 28 have "no entry" -> N/A
+    assert card.n_applicable == 1  # the other 28 have no entry -> not assessed
     assert card.applicable_max_points == 3
     assert card.behavioural_fraction_of_applicable == pytest.approx(2 / 3)
     assert card.item("AE-2").not_applicable_reason == "no real-world effects"
-    assert card.item("RPT-1").not_applicable_reason == "no entry"
+    assert card.item("RPT-1").not_applicable_reason == "not assessed"
+    assert not card.item("RPT-1").assessed and card.item("AE-2").assessed
     assert card.behavioural_total == 2
     assert card.band.band_id == "0"
 

@@ -8,13 +8,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from labcore.figures.scorecards import osmd_radar
 from labcore.scorecards.rubric import ItemEntry
 from labcore.scorecards.rubric_data import ITEM_IDS
 from labcore.scorecards.user_systems import (
     JSON_FORMAT,
+    MAX_IMPORT_BYTES,
+    MAX_NESTING_DEPTH,
     UserSystem,
+    assessed_total_text,
+    clause_from_text,
+    clause_to_text,
     make_user_system,
     score_user_system,
+    user_system_from_bytes,
     user_system_from_dict,
     user_system_from_json,
     user_system_to_dict,
@@ -146,3 +153,165 @@ def test_invalid_systems_cannot_be_constructed():
         make_user_system("x", [ItemEntry("HOT-2", 1, 5)])
     with pytest.raises(ValueError, match="ItemEntry"):
         UserSystem("x", ({"item_id": "HOT-2"},))
+
+
+# ---------------------------------------------------------------------------------------
+# Hostile imports (issue 13): nesting, pairs, missing items, size, encoding
+# ---------------------------------------------------------------------------------------
+
+
+def _one_sentence(message: str) -> bool:
+    return "\n" not in message and "Traceback" not in message and len(message) < 300
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000, "{" * 100_000, '{"a":' * 50_000,
+                                  "[" * (MAX_NESTING_DEPTH + 1) + "]" * (MAX_NESTING_DEPTH + 1)])
+def test_deep_nesting_is_refused_before_parsing(text):
+    with pytest.raises(ValueError, match="nested more than 32 levels deep") as caught:
+        user_system_from_json(text)
+    assert _one_sentence(str(caught.value))
+    with pytest.raises(ValueError, match="nested more than 32 levels deep"):
+        user_system_from_bytes(text.encode())
+
+
+def test_nesting_at_the_limit_reaches_the_parser():
+    at_limit = "[" * MAX_NESTING_DEPTH + "]" * MAX_NESTING_DEPTH
+    with pytest.raises(ValueError, match="must be a JSON object, got list"):
+        user_system_from_json(at_limit)
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting():
+    deep_name = "[{" * 5_000 + '\\"' + "]}" * 10
+    text = _doc(name=deep_name)
+    assert user_system_from_json(text).name == deep_name
+    unterminated = '{"name": "' + "[" * 10_000  # malformed, but not "too deep"
+    with pytest.raises(ValueError, match="malformed JSON"):
+        user_system_from_json(unterminated)
+
+
+def test_a_pair_score_is_kept_scored_by_the_lower_clause_and_round_trips():
+    system = user_system_from_json(_with_item(behavioural=[2, 3]))
+    assert system.entries[0].behavioural == (2, 3)
+    card = score_user_system(system)
+    assert card.item("HOT-2").behavioural == 2  # lower of two, not 0
+    assert card.behavioural_total == 2
+    assert card.item("HOT-2").rules_applied == ("lower_of_two",)
+    text = user_system_to_json(system)
+    assert json.loads(text)["items"][0]["behavioural"] == [2, 3]
+    assert user_system_from_json(text) == system
+
+
+@pytest.mark.parametrize("pair", [[3, 4], [5, 6], [-1, 0], [1, 3], [3, 2]])
+@pytest.mark.parametrize("field", ["architectural", "behavioural"])
+def test_out_of_range_pairs_are_refused_naming_the_item(pair, field):
+    with pytest.raises(ValueError, match=f"HOT-2 {field}") as caught:
+        user_system_from_json(_with_item(**{field: pair}))
+    assert _one_sentence(str(caught.value))
+
+
+def test_missing_items_are_not_assessed_not_zero():
+    system = user_system_from_json(_doc(items=[
+        {"item_id": "HOT-2", "architectural": 3, "behavioural": 3, "operational_evidence": True},
+        {"item_id": "AE-2", "not_applicable_reason": "simulator only"},
+    ]))
+    card = score_user_system(system)
+    missing = card.item("RPT-1")
+    assert not missing.assessed and not missing.applicable
+    assert missing.not_applicable_reason == "not assessed"
+    assert card.item("AE-2").assessed and not card.item("AE-2").applicable
+    assert (card.n_applicable, card.n_not_applicable, card.n_not_assessed) == (1, 1, 28)
+    assert not card.complete
+    assert card.applicable_max_points == 3  # missing items are not in the denominator
+    assert assessed_total_text(card) == "3 / 3 over the 1 item scored; 1 not applicable; 28 not assessed"
+    hot = card.cluster_subtotal("HOT")
+    assert (hot.assessed_max_points, hot.max_points) == (3, 15)
+
+
+def test_total_text_on_complete_cards_gives_the_90_point_total():
+    full = make_user_system("full", [ItemEntry(i, 2, 2) for i in ITEM_IDS])
+    card = score_user_system(full)
+    assert card.complete and card.n_not_assessed == 0
+    assert assessed_total_text(card) == "60 / 90 over all 30 items"
+    with_na = make_user_system("na", [ItemEntry(i, 2, 2) for i in ITEM_IDS[1:]]
+                               + [ItemEntry(ITEM_IDS[0], None, None, not_applicable_reason="n/a")])
+    assert assessed_total_text(score_user_system(with_na)) == (
+        "58 / 90; 58 / 87 over the 29 items scored; 1 not applicable")
+    assert assessed_total_text(score_user_system(make_user_system("none", []))) == (
+        "no item scored; 30 not assessed")
+
+
+def test_radar_draws_missing_items_as_gaps_not_zeros():
+    card = score_user_system(make_user_system("mine", [ItemEntry("HOT-2", 3, 3, operational_evidence=True)]))
+    fig = osmd_radar({"<b>mine</b>": card.cluster_subtotals})
+    behavioural = next(t for t in fig.data if t.name.endswith("behavioural"))
+    r = dict(zip(behavioural.theta, behavioural.r, strict=False))
+    assert r["HOT"] == 1.0  # 3 of the 3 assessed points, not 3 of 15
+    assert r["RPT"] is None  # no RPT item assessed: a gap
+    assert "&lt;b&gt;mine" in behavioural.name  # the user's name is shown literally
+    complete = score_user_system(make_user_system("all", [ItemEntry(i, 1, 1) for i in ITEM_IDS]))
+    full = next(t for t in osmd_radar({"all": complete.cluster_subtotals}).data
+                if t.name.endswith("behavioural"))
+    assert all(abs(v - 1 / 3) < 1e-9 for v in full.r)
+
+
+def test_size_cap_is_checked_on_the_raw_bytes_before_decoding():
+    padded = _doc().encode()
+    padded += b" " * (MAX_IMPORT_BYTES - len(padded))
+    assert len(padded) == MAX_IMPORT_BYTES
+    assert user_system_from_bytes(padded) == EXAMPLE  # exactly at the cap: accepted
+    with pytest.raises(ValueError, match=r"at most 1,048,576 bytes \(1 MiB\)") as caught:
+        user_system_from_bytes(padded + b" ")
+    assert _one_sentence(str(caught.value))
+    # an oversized file of invalid UTF-8 is refused for its size: nothing was decoded
+    with pytest.raises(ValueError, match="1 MiB"):
+        user_system_from_bytes(b"\xff" * (MAX_IMPORT_BYTES + 1))
+    with pytest.raises(ValueError, match="a scorecard may be at most 1,048,576"):
+        user_system_from_json(padded.decode() + " ")
+
+
+@pytest.mark.parametrize("data", [b"\xff\xfe{}", _doc().encode("utf-16"), b'{"name": "\xe9"}'])
+def test_non_utf8_bytes_give_one_sentence(data):
+    with pytest.raises(ValueError, match="not UTF-8 text") as caught:
+        user_system_from_bytes(data)
+    assert _one_sentence(str(caught.value))
+
+
+def test_utf8_with_a_byte_order_mark_is_accepted():
+    assert user_system_from_bytes(b"\xef\xbb\xbf" + _doc().encode()) == EXAMPLE
+
+
+def test_more_items_than_the_rubric_has_are_refused():
+    items = [{"item_id": "HOT-2", "architectural": 1, "behavioural": 1}] * 31
+    with pytest.raises(ValueError, match="the rubric has only 30 items"):
+        user_system_from_json(_doc(items=items))
+
+
+def test_long_user_values_are_cut_in_error_messages():
+    with pytest.raises(ValueError, match="unknown rubric item id") as caught:
+        user_system_from_json(_doc(items=[{"item_id": "X" * 100_000, "architectural": 1,
+                                           "behavioural": 1}]))
+    assert _one_sentence(str(caught.value))
+
+
+def test_integers_too_long_to_convert_are_malformed_json():
+    with pytest.raises(ValueError, match="malformed JSON"):
+        user_system_from_json('{"version": ' + "9" * 5_000 + "}")
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("2", 2), (" 3 ", 3), ("2-3", (2, 3)), ("0 \u2013 1", (0, 1)), ("1,2", (1, 2)),
+    ("", None), ("  ", None), (None, None), (float("nan"), None), (2.0, 2), (1, 1),
+])
+def test_clause_text_is_read_as_typed(text, value):
+    assert clause_from_text(text, "HOT-2 behavioural") == value
+
+
+@pytest.mark.parametrize("text", ["high", "2.5", "2-", "-1", "1-2-3", "9" * 50, True])
+def test_unreadable_clause_text_names_the_cell(text):
+    with pytest.raises(ValueError, match=r"HOT-2 behavioural: .* is not a clause"):
+        clause_from_text(text, "HOT-2 behavioural")
+
+
+@given(clauses)
+def test_clause_text_round_trips(value):
+    assert clause_from_text(clause_to_text(value), "x") == value

@@ -110,3 +110,27 @@ def test_scorecards_hot2_follows_the_self_model_lesion():
     intact = info.split("behavioural ")[1].split(" intact")[0]
     lesioned = info.split("intact, ")[1].split(" with the self-model zeroed")[0]
     assert intact != lesioned
+
+
+def test_a_lagging_url_never_undoes_the_last_widget_change():
+    """Issue 13: during fast changes the browser's URL lags a rerun; it must not win over a widget."""
+    at = open_page("metacognition", {"agent": "b2_ws", "seed": "0", "capacity": "2"})
+    at.slider(key="metacognition.capacity").set_value(3).run()
+    at.segmented_control(key="metacognition.self_model_mode").set_value("permute").run()
+    stale = {"agent": "b2_ws", "seed": "0", "self_model_mode": "on", "capacity": "3"}  # one rerun behind
+    at.query_params.clear()
+    at.query_params.update(stale)
+    at.slider(key="metacognition.capacity").set_value(4).run()
+    assert not at.exception
+    assert at.slider(key="metacognition.capacity").value == 4
+    assert at.segmented_control(key="metacognition.self_model_mode").value == "permute"
+    assert at.query_params["self_model_mode"] in ("permute", ["permute"])
+
+
+def test_arriving_by_a_link_reads_the_link():
+    at = open_page("metacognition", {"agent": "b2_ws", "seed": "0", "capacity": "2"})
+    at.query_params.clear()
+    at.query_params.update({"agent": "b1", "seed": "0", "capacity": "1"})
+    at.switch_page("app_pages/workspace.py").run()
+    assert not at.exception
+    assert at.select_slider(key="workspace.capacity").value == 1

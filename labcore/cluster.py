@@ -1,0 +1,185 @@
+"""Work on a Dask cluster: submit it as futures, collect it, and never hang on a dead cluster.
+
+``reproduce --backend dask`` runs seeds (:func:`labcore.experiments.common.run_seeds`) and
+training batches (:func:`labcore.provision.run_batches`) through :func:`run_on_cluster`:
+every item is one ``client.submit(..., pure=False)`` task, so it runs on a worker, never in
+the client process. Results come back through ``distributed.as_completed``.
+
+A task that fails ends the run with one :class:`DistributedRunError` sentence: a task whose
+workers keep dying (``distributed.KilledWorker`` once the scheduler's
+``distributed.scheduler.allowed-failures`` is used up) or a task that raises. A watchdog
+ends the run the same way when nothing has finished and the cluster has had no worker for
+``timeout`` seconds (:data:`DASK_TIMEOUT`; 0 waits forever). Either way the tasks still
+pending are cancelled. ``distributed`` is imported only when a function here runs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import CancelledError
+from contextlib import suppress
+from typing import Any, NoReturn
+
+DASK_TIMEOUT = 120.0
+"""Seconds a Dask run waits, with nothing finished, for a cluster that has no worker (0: no limit)."""
+
+POLL_SECONDS = 0.5
+"""How often :func:`run_on_cluster` looks for finished tasks and live workers."""
+
+
+class DistributedRunError(RuntimeError):
+    """A Dask run that cannot finish: a task failed, its workers kept dying, or no worker came."""
+
+
+def cluster_size(client: Any) -> tuple[int, int]:
+    """``(workers, threads)`` the scheduler of ``client`` has right now.
+
+    Parameters
+    ----------
+    client : distributed.Client
+
+    Returns
+    -------
+    tuple of int
+        Live workers and their threads in total; ``(0, 0)`` when the scheduler cannot be asked.
+    """
+    try:
+        nthreads = client.nthreads()
+    except Exception:  # a closed client or a lost scheduler: no worker to be seen
+        return 0, 0
+    return len(nthreads), int(sum(nthreads.values()))
+
+
+def failure_sentence(labels: Sequence[str], exc: BaseException) -> str:
+    """The one sentence that says why tasks (``labels``, e.g. ["seed 3"]) failed and what to do.
+
+    Several labels come together only for ``distributed.KilledWorker``: every task running or
+    queued on a worker that dies counts that death, so the scheduler gives up on all of them
+    at once and cannot tell which one crashed the worker.
+
+    Examples
+    --------
+    >>> failure_sentence(["seed 3"], ValueError("bad\\nmore"))
+    'seed 3 failed on a Dask worker with ValueError: bad; run it with --backend loky to see the traceback.'
+    """
+    from distributed import KilledWorker
+
+    names = " and ".join([", ".join(labels[:-1]), labels[-1]] if len(labels) > 1 else labels)
+    if isinstance(exc, KilledWorker):
+        allowed = exc.allowed_failures
+        it, them = ("it", "") if len(labels) == 1 else ("them", " (one of them may only have been queued there)")
+        return (f"{names} could not run on the Dask cluster: the worker running {it} died {allowed + 1} time(s)"
+                f"{them}, and the scheduler allows {allowed} worker death(s) per task "
+                f"(distributed.scheduler.allowed-failures); check the worker logs (a crash or running out "
+                f"of memory is the usual cause), give the workers more memory, or run with --backend loky.")
+    text = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else "no message"
+    return (f"{names} failed on a Dask worker with {type(exc).__name__}: {text}; "
+            f"run it with --backend loky to see the traceback.")
+
+
+def _killed_together(futures: Sequence[Any], first: int) -> list[int]:
+    """Indices of the tasks that failed with ``KilledWorker`` so far, ``first`` among them."""
+    from distributed import KilledWorker
+
+    found = {first}
+    for i, future in enumerate(futures):
+        if i != first and future.status == "error" and isinstance(future.exception(timeout=5), KilledWorker):
+            found.add(i)
+    return sorted(found)
+
+
+def no_worker_sentence(pending: Sequence[str], timeout: float, address: str) -> str:
+    """The sentence of the watchdog: which tasks waited, for how long, and what to do."""
+    others = f" and {len(pending) - 1} other task(s)" if len(pending) > 1 else ""
+    return (f"{pending[0]}{others} did not finish: the Dask cluster at {address} has had no worker for "
+            f"{timeout:g} s (--dask-timeout); start workers for that scheduler "
+            f"(dask worker {address}) or run with --backend loky.")
+
+
+def _address(client: Any) -> str:
+    """The scheduler address of ``client`` (for messages)."""
+    try:
+        return str(client.scheduler.address)
+    except AttributeError:
+        return "its scheduler"
+
+
+def run_on_cluster(fn: Callable[..., Any], calls: Sequence[tuple], labels: Sequence[str], *, client: Any = None,
+                   timeout: float = DASK_TIMEOUT, on_result: Callable[[int, Any], None] | None = None) -> list[Any]:
+    """Run ``fn(*args)`` for every ``args`` in ``calls`` as Dask tasks and return the results in order.
+
+    Parameters
+    ----------
+    fn : callable
+        A picklable function (module level), run on the workers.
+    calls : sequence of tuples
+        The positional arguments of each task.
+    labels : sequence of str
+        What each task is, for error sentences ("seed 3", "batch dual-b1 s0-4").
+    client : distributed.Client, optional
+        Default: the current client (``distributed.get_client()``).
+    timeout : float
+        Seconds to wait, with nothing finished, while the cluster has no worker; 0 waits forever.
+    on_result : callable, optional
+        Called as ``on_result(index, result)`` in the order the tasks finish.
+
+    Returns
+    -------
+    list
+        ``fn(*calls[i])`` at index ``i``.
+
+    Raises
+    ------
+    DistributedRunError
+        When a task raises, when its workers die more often than the scheduler allows
+        (``distributed.KilledWorker``), when there is no client, or when the watchdog fires.
+        The tasks still pending are cancelled first.
+    """
+    from distributed import KilledWorker, as_completed, get_client
+
+    if client is None:
+        try:
+            client = get_client()
+        except ValueError:
+            raise DistributedRunError("there is no Dask client to run on; connect one (distributed.Client) "
+                                      "or run with --backend loky.") from None
+    futures = [client.submit(fn, *args, pure=False) for args in calls]
+    index_of = {f.key: i for i, f in enumerate(futures)}
+    results: list[Any] = [None] * len(futures)
+    done: set[int] = set()
+    # with_results: each result is fetched as soon as its task finishes, before a worker that
+    # dies later can take it along (a task's result lives on the worker that computed it)
+    finished = as_completed(futures, with_results=True, raise_errors=False)
+    idle_since = time.monotonic()
+
+    def fail(message: str, cause: BaseException | None = None) -> NoReturn:
+        with suppress(Exception):  # best effort: a client whose scheduler is gone cannot cancel
+            client.cancel([f for i, f in enumerate(futures) if i not in done])
+        raise DistributedRunError(message) from cause
+
+    while not finished.is_empty():
+        ready = finished.next_batch(block=False)
+        if not ready:
+            time.sleep(POLL_SECONDS)
+            if cluster_size(client)[0] > 0:
+                idle_since = time.monotonic()
+            elif timeout and time.monotonic() - idle_since > timeout:
+                fail(no_worker_sentence([labels[i] for i in range(len(futures)) if i not in done], timeout,
+                                        _address(client)))
+            continue
+        for future, result in ready:
+            i = index_of[future.key]
+            if isinstance(result, CancelledError):
+                fail(f"{labels[i]} was cancelled on the Dask cluster (the scheduler or the client went away); "
+                     f"run it again, or with --backend loky.")
+            if future.status == "error":  # result is (type, exception, traceback)
+                exc = result[1]
+                together = _killed_together(futures, i) if isinstance(exc, KilledWorker) else [i]
+                fail(failure_sentence([labels[j] for j in together], exc), exc)
+            results[i] = result
+            done.add(i)
+            idle_since = time.monotonic()
+            if on_result:
+                on_result(i, result)
+    return results
