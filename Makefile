@@ -11,11 +11,15 @@ WHEELS := /opt/wheels
 
 .PHONY: run test lint bench clean-venv
 
-$(VENV)/.runtime: requirements.txt
+# NeuroGym (requirements-neurogym.txt) goes last and with --no-deps: it declares numpy==2.2.*
+# and gymnasium==0.29.*, which would replace our pins; its other dependencies are pinned in
+# requirements.txt.
+$(VENV)/.runtime: requirements.txt requirements-neurogym.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet --find-links $(WHEELS) $(TORCH)
 	$(PY) -m pip install --quiet --find-links $(WHEELS) -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -r requirements-neurogym.txt
 	touch $@
 
 $(VENV)/.test: $(VENV)/.runtime requirements-test.txt

@@ -22,11 +22,14 @@ PAGES = [
     st.Page("app_pages/home.py", title="Home", icon=":material/home:", url_path="", default=True),
     st.Page("app_pages/agents.py", title="Agents", icon=":material/smart_toy:", url_path="agents"),
     st.Page("app_pages/metacognition.py", title="Metacognition — HOT", icon=":material/psychology:", url_path="metacognition"),
+    st.Page("app_pages/reward.py", title="From reward alone", icon=":material/emoji_events:", url_path="reward"),
     st.Page("app_pages/workspace.py", title="Workspace — GWT", icon=":material/hub:", url_path="workspace"),
     st.Page("app_pages/robustness.py", title="Robustness — triangulation", icon=":material/cyclone:", url_path="robustness"),
     st.Page("app_pages/rollouts.py", title="Rollout theatre", icon=":material/movie:", url_path="rollouts"),
     st.Page("app_pages/replication.py", title="Replication", icon=":material/fact_check:", url_path="replication"),
     st.Page("app_pages/scorecards.py", title="Scorecards", icon=":material/receipt_long:", url_path="scorecards"),
+    st.Page("app_pages/mystery.py", title="Mystery agent", icon=":material/help:", url_path="mystery"),
+    st.Page("app_pages/lesson.py", title="Lesson", icon=":material/school:", url_path="lesson"),
 ]
 
 page = st.navigation(PAGES)

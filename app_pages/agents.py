@@ -6,7 +6,13 @@ import pandas as pd
 import streamlit as st
 
 from labcore.checkpoints import CheckpointError, save_checkpoint
-from labcore.config import AGENT_KINDS, Intervention, TrainConfig
+from labcore.config import (
+    AGENT_KINDS,
+    KINDS_OF_EXPERIMENT,
+    TASK_OF_EXPERIMENT,
+    Intervention,
+    TrainConfig,
+)
 from labcore.diagram import architecture_dot
 from labcore.training import train_agent
 from ui import data
@@ -19,18 +25,19 @@ explain(
          "Every agent is trained by imitating an expert; the table shows how well each seed learned "
          "(held-out agreement with the expert).",
     try_this="Pick an agent and a lesion to see which part it removes. Then train a new seed: it takes about "
-             "half a minute and is saved next to the bundled ones, ready on every page.",
+             "half a minute. It is saved for **this browser session only** (under `runs/user/`): it appears on "
+             "every page for you, never for other visitors, and the shipped agents are never changed.",
     theory="The agents are not conscious; they are reference implementations. A0 and A1 never see the cues "
            "at all in the dual task (the cues go only to the workspace), so they cannot beat chance there "
            "by construction.",
 )
 
-listed = data.manifest()  # read once: its problems are shown once
-entries = pd.DataFrame(listed.values())
-if entries.empty:
-    st.warning("No checkpoints found.")
-else:
-    grouped = entries.groupby(["task", "kind"]).agg(
+TASK_LABELS = {"dual": "dual task (E2, E3)", "wagering": "wagering (E1)"}
+
+
+def agreement_table(rows: pd.DataFrame) -> None:
+    """One row per (task, kind): seeds, mean and worst held-out agreement, seeds below 95%."""
+    grouped = rows.groupby(["task", "kind"]).agg(
         seeds=("seed", lambda s: ", ".join(str(x) for x in sorted(s))),
         agreement=("heldout_agreement", "mean"), worst=("heldout_agreement", "min"),
         excluded=("excluded", "sum")).reset_index()
@@ -41,10 +48,29 @@ else:
                                                                              min_value=0, max_value=1, format="%.3f"),
                                 "worst": st.column_config.NumberColumn("worst seed", format="%.3f"),
                                 "excluded": st.column_config.NumberColumn("seeds below 95%")})
+
+
+def kinds_for(task: str) -> list[str]:
+    """The agent kinds the paper's experiments use on ``task`` (config.KINDS_OF_EXPERIMENT), in preset order."""
+    used = {k for exp, t in TASK_OF_EXPERIMENT.items() if t == task for k in KINDS_OF_EXPERIMENT[exp]}
+    return [k for k in AGENT_KINDS if k in used]
+
+
+listed = data.manifest()  # read once: its problems are shown once
+entries = pd.DataFrame(listed.values())
+mine = entries["user"].eq(True) if "user" in entries else pd.Series(False, index=entries.index)
+bundled, yours = entries[~mine], entries[mine]
+if bundled.empty:
+    st.warning("No checkpoints found.")
+else:
+    agreement_table(bundled)
     st.caption("Agreement: fraction of held-out steps on which the agent does what the expert does. Seeds below "
                "95% are excluded from analyses, as in the paper; A0/A1 are kept (at chance by construction). "
                "E1 agents cap near 97.6%: the flash is noisy, so even an ideal observer errs 14% of the time at the "
                "decision.")
+if not yours.empty:
+    st.markdown("**Your agents** (trained in this browser session; the other pages list them for you only)")
+    agreement_table(yours)
 
 st.subheader("Architecture")
 a, b = st.columns([1, 1])
@@ -52,25 +78,24 @@ kind = a.selectbox("Agent", list(AGENT_KINDS), index=list(AGENT_KINDS).index("b2
 lesion = b.radio("Show a lesion", ["none", "self-model zeroed", "workspace off"], horizontal=True)
 iv = {"none": Intervention(), "self-model zeroed": Intervention(self_model_mode="zero"),
       "workspace off": Intervention(capacity_scale=0.0)}[lesion]
-st.graphviz_chart(architecture_dot(AGENT_KINDS[kind], iv), width="stretch")
+st.graphviz_chart(architecture_dot(AGENT_KINDS[kind], iv), width="content")  # natural size: readable type
 
 st.subheader("Train a new seed")
 c1, c2, c3 = st.columns(3)
-task = c1.selectbox("Task", ["dual", "wagering"], format_func={"dual": "dual task (E2, E3)",
-                                                               "wagering": "wagering (E1)"}.get)
-train_kind = c2.selectbox("Kind", list(AGENT_KINDS), index=list(AGENT_KINDS).index("b2_ws" if task == "wagering" else "b1"),
-                          format_func=data.label, key="train_kind")
-listed_seeds = {int(e["seed"]) for e in listed.values() if e["task"] == task and e["kind"] == train_kind}
-
-
-def taken(s: int) -> bool:
-    """A listed seed, or a file already there (e.g. one whose manifest entry is malformed)."""
-    return s in listed_seeds or data.checkpoint_path(task, train_kind, s).exists()
-
-
-free = next(s for s in range(5, 10_000) if not taken(s))
+task = c1.selectbox("Task", list(TASK_LABELS), format_func=TASK_LABELS.get, key="train_task")
+fit = kinds_for(task)
+if st.session_state.get("train_kind") not in fit:  # switching the task must not keep an unfit kind
+    st.session_state["train_kind"] = "b2_ws" if "b2_ws" in fit and task == "wagering" else (
+        "b1" if "b1" in fit else fit[0])
+train_kind = c2.selectbox("Kind", fit, format_func=data.label, key="train_kind",
+                          help="Only the kinds the paper's experiments use on this task: E1 (wagering) needs the "
+                               "self-model's confidence, so only B2 (workspace-read) is trained on it.")
+free = next(s for s in range(5, 10_000) if not data.seed_taken(task, train_kind, s))
 seed = c3.number_input("Seed", min_value=0, max_value=9999, value=free, step=1)
-if taken(int(seed)):
+done = st.session_state.pop("agents.trained", None)
+if done:
+    st.success(done)
+if data.seed_taken(task, train_kind, int(seed)):
     st.info(f"Seed {seed} of this agent already exists; pick another seed (next free: {free}).")
 elif st.button(f"Train {train_kind} seed {seed} on the {task} task", type="primary"):
     bar = st.progress(0.0, text="generating expert demonstrations...")
@@ -85,16 +110,23 @@ elif st.button(f"Train {train_kind} seed {seed} on the {task} task", type="prima
         chart.line_chart(pd.DataFrame(history).set_index("update"))
 
     trained = train_agent(task, train_kind, int(seed), TrainConfig(), progress=progress)
+    if data.seed_taken(task, train_kind, int(seed)):  # another session saved this seed meanwhile
+        st.error(f"Seed {seed} was saved by another session while this one trained; train again with another seed.")
+        st.stop()
     try:
-        path = save_checkpoint(trained.agent, trained.record, data.CHECKPOINTS_DIR)
-    except CheckpointError as exc:  # e.g. a run that diverged to non-finite weights
-        st.error(str(exc))
+        target = data.session_dir()
+        target.mkdir(parents=True, exist_ok=True)
+        path = save_checkpoint(trained.agent, trained.record, target)
+    except (CheckpointError, OSError) as exc:  # e.g. a run that diverged to non-finite weights, a full disk
+        st.error(f"The agent was trained but not saved: {str(exc).rstrip('.')}.")
         st.stop()
     data.read_checkpoint_manifest.clear()
     rec = trained.record
-    bar.progress(1.0, text="done")
     verdict = ("meets the 95% criterion" if rec["meets_criterion"] else
                "is cue-blind by design (criterion unattainable)" if not rec["criterion_attainable"] else
                "is below 95%: it will be excluded from analyses")
-    st.success(f"Trained in {rec['wall_seconds']:.0f} s ({rec['updates']} updates): held-out agreement "
-               f"{rec['heldout_agreement']:.3f}, {verdict}. Saved as {path.name}.")
+    st.session_state["agents.trained"] = (
+        f"Trained in {rec['wall_seconds']:.0f} s ({rec['updates']} updates): held-out agreement "
+        f"{rec['heldout_agreement']:.3f}, {verdict}. Saved as {path.name} for this session only "
+        f"(your agent: {train_kind} seed {seed}, listed under *Your agents*).")
+    st.rerun()  # the tables above list the new agent

@@ -9,10 +9,12 @@ import streamlit as st
 from labcore import report
 from labcore.figures import registry
 from labcore.figures.explore import e3_robustness_verdict
-from labcore.paper import paper_text, verdict_split
+from labcore.paper import CLAIMS_BY_ID, paper_text, verdict_split
 from labcore.results import ours_text
-from ui import data
+from ui import controls, data
 from ui.components import SCOPE_LINE, figure
+
+PAGE = "replication"
 
 st.title("Replication")
 st.caption("Does the paper reproduce? Every number here comes out of training and evaluating the bundled agents; "
@@ -30,7 +32,10 @@ sets = data.result_sets()
 if not sets:
     st.error("No result set found. Run `python -m labcore reproduce --experiment all --seeds 5 --out results/bundled`.")
     st.stop()
-chosen = st.selectbox("Result set", sets, format_func=lambda p: Path(p).name)
+names = [Path(p).name for p in sets]
+controls.url_choice(PAGE, "results", names)
+chosen = sets[names.index(st.selectbox("Result set", names, key=controls.key(PAGE, "results")))]
+controls.publish_choice(PAGE, "results")
 res = data.checked_results(chosen)
 summary = res.summary
 if not summary:
@@ -53,20 +58,31 @@ if summary.get("excluded"):
     st.warning("Excluded agents (below the 95% agreement criterion): " + ", ".join(summary["excluded"]))
 
 
-rows = [{"claim": c["id"], "paper": paper_text(c["paper"]), "ours": ours_text(c["ours"]), "verdict": c["verdict"],
-         "why": c.get("reason", ""), "what": c.get("description", ""), "by construction": "yes" if c.get("by_construction") else "",
-         "experiment": c["id"].split(".")[0].upper()}
+def claim_sentence(claim: dict) -> str:
+    """What a claim says, in words: its description in the paper table (labcore.paper), else the result set's."""
+    spec = CLAIMS_BY_ID.get(claim["id"])
+    return spec.description if spec else claim.get("description") or claim["id"]
+
+
+rows = [{"what is claimed": claim_sentence(c), "paper": paper_text(c["paper"]), "ours": ours_text(c["ours"]),
+         "verdict": c["verdict"], "why": c.get("reason", ""),
+         "by construction": "yes" if c.get("by_construction") else "",
+         "experiment": c["id"].split(".")[0].upper(), "claim": c["id"]}
         for c in summary.get("claims", [])]
-claims = pd.DataFrame(rows, columns=["claim", "paper", "ours", "verdict", "why", "what", "by construction",
-                                     "experiment"])
+claims = pd.DataFrame(rows, columns=["what is claimed", "paper", "ours", "verdict", "why", "by construction",
+                                     "experiment", "claim"])
 st.subheader("Claims, paper beside ours")
 f1, f2 = st.columns(2)
 exps = f1.multiselect("Experiments", sorted(claims["experiment"].unique()), default=sorted(claims["experiment"].unique()))
 verdicts = f2.multiselect("Verdicts", list(counts), default=list(counts))
 shown = claims[claims["experiment"].isin(exps) & claims["verdict"].isin(verdicts)]
 st.dataframe(shown, width="stretch", hide_index=True, height=420,
-             column_config={"why": st.column_config.TextColumn("why", width="large"),
-                            "verdict": st.column_config.TextColumn("verdict", width="small")})
+             column_config={"what is claimed": st.column_config.TextColumn("what is claimed", width="large"),
+                            "why": st.column_config.TextColumn("why", width="large"),
+                            "verdict": st.column_config.TextColumn("verdict", width="medium"),
+                            "experiment": st.column_config.TextColumn("exp.", width="small"),
+                            "claim": st.column_config.TextColumn(
+                                "id", width="small", help="The claim's id in docs/verdicts.md and summary.json.")})
 st.download_button("Download the claims (CSV)", claims.to_csv(index=False), file_name="claims.csv", mime="text/csv")
 
 st.subheader("The paper's figures, rebuilt from our data")
@@ -86,7 +102,7 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
                 st.markdown("**Does training length decide B1's fragility?** " + res.gain.get("description", ""))
                 st.dataframe(pd.DataFrame(res.gain["rows"])[["seed", "training", "updates", "jacobian", "l75_text",
                                                             "accuracy"]], hide_index=True, width="stretch")
-        for spec in registry.FIGURES:
+        for spec in (*registry.FIGURES, *registry.E4_FIGURES):  # E4 (beyond the paper): its own set, results/e4
             if (exp == "explore") != spec.exploratory or (exp != "explore" and spec.experiment != exp):
                 continue
             try:
@@ -107,8 +123,8 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
                 match = [c for c in summary.get("claims", []) if c["id"] == claim_id]
                 if match:
                     c = match[0]
-                    st.markdown(f"- `{claim_id}` paper {paper_text(c['paper'])}, ours {ours_text(c['ours'])}: "
-                                f"**{c['verdict']}** — {c['reason']}")
+                    st.markdown(f"- {claim_sentence(c)}: paper {paper_text(c['paper'])}, ours "
+                                f"{ours_text(c['ours'])}: **{c['verdict']}** — {c['reason']} :gray[:small[{claim_id}]]")
 
 st.subheader("Inconsistencies inside the paper")
 for item in summary.get("paper_inconsistencies", []):

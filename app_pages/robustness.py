@@ -4,20 +4,34 @@ import pandas as pd
 import streamlit as st
 
 from labcore.config import NOISE_MODES
-from labcore.figures.explore import design_titration_figure, e3_robustness_verdict
+from labcore.experiments.explore_e3 import GAINS, GEOMETRIES, LOOPS
+from labcore.figures.explore import design_titration_figure, e3_robustness_verdict, study_answer
 from labcore.figures.live import pci_bars, titration_figure
 from labcore.figures.paper_e3 import fig3b_marker_correlations
 from labcore.figures.style import label_of
 from labcore.measures import PCI_NORMALISATIONS, noise_target
 from labcore.paper import CLAIMS_BY_ID, l75_key
-from labcore.results import fmt, l75_point
+from labcore.results import fmt, l75_point, l75_summary
 from ui import controls, data
-from ui.components import explain, figure, metric
-from ui.state import MAX_NOISE, LabState
+from ui.components import explain, figure, metric, paper_value, verdict_box
+from ui.predict import CHANGE_CHOICES, change_outcome, predict_then_reveal
+from ui.state import MAX_NOISE, LabState, escape_markdown
 
 PAGE = "robustness"
-KEYS = ("agent", "seed", "noise", "noise_mode")
+KEYS = ("agent", "seed", "noise", "noise_mode", "normalisation", "compare", "geometry", "loop", "gain", "schedule",
+        "design_noise")
 NOISE_MODE_LABELS = {"stored": "stored slots (noise accumulates)", "read": "read copy (fresh noise each step)"}
+NORMALISATION_LABELS = {v: k for k, v in PCI_NORMALISATIONS.items()}
+SCHEDULES = ("fast", "paper")  # training schedules of the design study (labcore.experiments.explore_e3)
+VERDICT_CLAIMS = (
+    ("e3.l75.b1", "B1's noise tolerance L75 (the paper: fragile)"),
+    ("e3.l75.b2", "B2's L75 (the paper: robust)"),
+    ("e3.l75.b2_ws", "B2 workspace-read's L75 (the paper: robust, so not z_self alone)"),
+    ("e3.l75.b1.read", "B1's L75 with fresh noise on the read copy"),
+    ("e3.l75.b2.read", "B2's L75 with fresh noise on the read copy"),
+    ("e3.pci_a.b1", "B1's raw PCI-A (the paper: below both baselines, the inversion)"),
+    ("e3.composite.r2_gbi", "share of the OOD gap explained by GBI (R²)"),
+)
 
 st.title("Robustness — triangulation")
 st.caption("Experiment 3 of the paper: noise inside the agent, perturbational complexity, and a composite marker.")
@@ -29,28 +43,31 @@ explain(
     try_this="Slide the noise up for B1 and for B2 and compare. Switch the protocol: does it matter whether "
              "the noise sits in the memory or only in what is read? Then look at PCI-A: which design has "
              "the most complex echo after a poke, and does the normalisation change the ranking?",
-    theory="The paper reports that a workspace alone *amplifies* noise (B1 collapses at sigma 0.04) while the "
-           "self-model family stays robust (L75 > 0.5), and that raw PCI-A is *lower* for the workspace agent. "
-           "The verdicts below say what happens here.",
+    theory="The paper reports that a workspace alone *amplifies* noise (B1 collapses at sigma "
+           f"{paper_value('e3.l75.b1')}) while the self-model family stays robust (L75 {paper_value('e3.l75.b2')}), "
+           "and that raw PCI-A is *lower* for the workspace agent. The verdict box below says what happens here.",
 )
 
 bundled = data.checked_results()
-if bundled.summary:
-    with st.container(border=True):
-        st.markdown("**Verdict: does the paper's robustness hierarchy hold here?**")
-        for sentence in e3_robustness_verdict(bundled, data.explore()):
-            st.write(sentence)
+study = data.explore()
+verdict_box("Verdict: does the paper's robustness hierarchy hold here?", bundled, VERDICT_CLAIMS,
+            lead=e3_robustness_verdict(bundled),
+            why=[] if study.problems or not study.groups else study_answer(study),
+            why_title="Why, from the E3 design study")
 
 seeds = data.seeds_by_kind("dual")
 if not seeds:
     st.error("No dual-task agents are available.")
     st.stop()
-controls.init_state(PAGE, KEYS, agents=list(seeds), seeds=seeds, default=LabState(agent="b1"))
+study_schedules = sorted({g.get("schedule") for g in study.groups} & set(SCHEDULES)) or ["fast"]
+controls.init_state(PAGE, KEYS, agents=list(seeds), seeds=seeds, default=LabState(agent="b1"),
+                    options={"normalisation": list(NORMALISATION_LABELS), "geometry": GEOMETRIES, "loop": LOOPS,
+                             "gain": GAINS, "schedule": study_schedules})
 c1, c2, c3, c4 = st.columns([2, 1, 2, 2])
 kind, _ = controls.agent_seed_picker(PAGE, seeds, c1, c2)
 c3.slider("Noise sigma", 0.0, MAX_NOISE, step=0.01, key=controls.key(PAGE, "noise"))
 c4.radio("Noise protocol", NOISE_MODES, format_func=NOISE_MODE_LABELS.get, key=controls.key(PAGE, "noise_mode"))
-controls.publish(PAGE, KEYS)
+controls.publish(PAGE, [k for k in KEYS if controls.key(PAGE, k) in st.session_state])
 seed, sigma, noise_mode = (controls.value(PAGE, k) for k in ("seed", "noise", "noise_mode"))
 
 model = data.checked_agent("dual", kind, seed)  # None: its error is shown, the bundled results still are
@@ -59,10 +76,25 @@ live = None
 if model is not None:
     live = data.noisy_accuracy(kind, seed, sigma, noise_mode, target)
     clean = data.noisy_accuracy(kind, seed, 0.0, noise_mode, target)
+    revealed = predict_then_reveal(
+        PAGE, f"{kind}/{seed}/{sigma:g}/{noise_mode}",
+        f"With workspace noise of SD **{sigma:g}**, what will this agent's **report accuracy** do?", CHANGE_CHOICES,
+        lambda: change_outcome(live, clean, 1 / 7, tolerance=0.03, fmt="{:.1%}"), active=sigma > 0)
     m1, m2 = st.columns(2)
-    metric(m1, "Report accuracy with this noise", live, fmt="{:.1%}",
-           reference=f"{target} noise, {NOISE_MODE_LABELS[noise_mode]}; chance 14%")
-    metric(m2, "Report accuracy without noise", clean, fmt="{:.1%}")
+    if revealed:
+        metric(m1, "Report accuracy with this noise", live, fmt="{:.1%}", intact=clean if sigma > 0 else None,
+               chance="1/7 = 14.3%", reference=f"{target} noise, {NOISE_MODE_LABELS[noise_mode]}; intact = no noise",
+               help="Report-window decision accuracy of this agent and seed at this noise level (live).")
+    else:
+        live = None  # nor the live point on the titration chart, until the prediction is in
+    l75_claim = l75_key(kind, noise_mode)
+    m2.metric(f"L75 of {label_of(kind)} (bundled, all seeds)", l75_summary(bundled.seed_values, l75_claim),
+              help="The noise SD at which report accuracy falls to 75% (higher = more robust).")
+    m2.caption(" · ".join([
+        f"paper: {paper_value(l75_claim)}" if l75_claim in CLAIMS_BY_ID else
+        f"paper: not reported for {label_of(kind)} in this protocol",
+        f"verdict: {bundled.claims[l75_claim]['verdict']}" if l75_claim in bundled.claims else "no verdict",
+        "threshold 75% accuracy; chance 14.3%"]))
 
 results = bundled
 titration = results.titration
@@ -70,8 +102,15 @@ summary = results.summary
 if titration is not None:
     st.subheader("Noise titration (bundled results, all seeds)")
     agents_available = sorted(titration["agent"].unique())
-    default = [a for a in ("b1", "b2", "b2_ws", "hot_only") if a in agents_available]
-    chosen = st.multiselect("Agents to compare", agents_available, default=default, format_func=label_of)
+    compare_key = controls.key(PAGE, "compare")
+    wanted = list(st.session_state.get(compare_key, LabState().compare))
+    if left_out := [a for a in wanted if a not in agents_available]:
+        st.session_state[compare_key] = [a for a in wanted if a in agents_available]
+        st.warning(escape_markdown(f"Not in the bundled titration, so left out of the comparison: "
+                                   f"{', '.join(left_out)}."), icon=":material/warning:")
+    elif not isinstance(st.session_state.get(compare_key), list):
+        st.session_state[compare_key] = wanted
+    chosen = st.multiselect("Agents to compare", agents_available, key=compare_key, format_func=label_of)
     noise_kind = "carrier" if target == "carrier" else "workspace"
     subset = titration[(titration["noise_mode"] == noise_mode) & titration["agent"].isin(chosen)]
     subset = subset[(subset["noise"] == noise_kind) | (subset["agent"].isin(["hot_only", "a0", "a1"]))]
@@ -100,10 +139,11 @@ if titration is not None:
                "Agents without a workspace (HOT-only, A0, A1) get the noise in their recurrent state instead.")
 
 st.subheader("Perturbational complexity (PCI-A)")
-normalisation_label = st.selectbox("Normalisation", list(PCI_NORMALISATIONS),
-                                   help="How the compressed size of the binarised trajectory is turned into a "
-                                        "number. The paper's raw PCI-A uses the first.")
-normalisation = PCI_NORMALISATIONS[normalisation_label]
+normalisation = st.selectbox("Normalisation", list(NORMALISATION_LABELS), format_func=NORMALISATION_LABELS.get,
+                             key=controls.key(PAGE, "normalisation"),
+                             help="How the compressed size of the binarised trajectory is turned into a number. "
+                                  "The paper's raw PCI-A uses the first.")
+normalisation_label = NORMALISATION_LABELS[normalisation]
 kinds = [k for k in ("a0", "a1", "b1", "b2", "b2_ws", "hot_only") if k in seeds and seed in seeds[k]]
 usable = {k: model if k == kind else data.checked_agent("dual", k, seed) for k in kinds}  # one error per bad file
 with st.spinner("Poking every agent and compressing its echo..."):
@@ -113,9 +153,10 @@ table = pd.DataFrame(rows)
 if left_out := [label_of(k) for k in kinds if usable[k] is None]:
     st.warning(f"Left out of this comparison (seed {seed}), as their checkpoints cannot be loaded: "
                f"{', '.join(left_out)}.", icon=":material/warning:")
-figure(pci_bars(table, normalisation_label, paper_normalisation=normalisation == "zlib"), key="pci",
+figure(pci_bars(table, normalisation_label, paper_normalisation=normalisation == "zlib", seed=seed), key="pci",
        download="pci")
-st.caption("A pulse (SD 1) is injected into the workspace (the recurrent state for agents without one) after "
+st.caption(f"One seed ({seed}) per agent, computed live: no spread is shown (the bundled results give the mean "
+           "over seeds). A pulse (SD 1) is injected into the workspace (the recurrent state for agents without one) after "
            "both cues; the following trajectory is binarised and compressed. dPCI = mean complexity on correct "
            "minus wrong trials. A slot memory is constant between writes, so its trajectory compresses well: "
            "this alone makes the workspace agents' raw PCI-A low.")
@@ -136,7 +177,6 @@ if summary:
 
 
 st.subheader("What decides robustness? The E3 design study")
-study = data.explore()
 if study.problems or not study.groups:
     st.info("The design study is not bundled with this copy. Run `python -m labcore explore e3 --out "
             "results/explore_e3 --jobs 2 --schedules fast` to create it (about an hour on 2 cores).")
@@ -151,17 +191,26 @@ else:
                   "every agent here is trained on the fast schedule. ")
                + "Pick a design:")
     f1, f2, f3, f4, f5 = st.columns(5)
-    geometry = f1.selectbox("Write geometry", ["layernorm", "raw", "offset"], key="study.geometry",
-                            help="layernorm: slots normalised (as registered); raw: unnormalised; offset: "
-                                 "normalised plus a shared cue-independent vector.")
-    loop = f2.selectbox("Loop", ["open", "closed"], key="study.loop",
-                        help="closed: the workspace read feeds back into the recurrent state.")
-    gain = f3.selectbox("Readout gain", [1, 10], key="study.gain", help="The readouts see the slots times this.")
-    cell = f"{geometry}-{loop}-g{gain}"
+    f1.selectbox("Write geometry", GEOMETRIES, key=controls.key(PAGE, "geometry"),
+                 help="layernorm: slots normalised (as registered); raw: unnormalised; offset: "
+                      "normalised plus a shared cue-independent vector.")
+    f2.selectbox("Loop", LOOPS, key=controls.key(PAGE, "loop"),
+                 help="closed: the workspace read feeds back into the recurrent state.")
+    f3.selectbox("Readout gain", GAINS, key=controls.key(PAGE, "gain"), format_func="{:g}".format,
+                 help="The readouts see the slots times this.")
+    geometry, loop, gain = (controls.value(PAGE, k) for k in ("geometry", "loop", "gain"))
+    cell = f"{geometry}-{loop}-g{gain:g}"
     schedules = [s for c, s in available if c == cell] or ["fast"]
-    schedule = f4.selectbox("Training schedule", schedules, key="study.schedule",
+    schedule_key = controls.key(PAGE, "schedule")
+    if st.session_state.get(schedule_key) not in schedules:
+        if st.session_state.get(schedule_key) is not None:
+            st.warning(f"Design {cell} has no {st.session_state[schedule_key]}-schedule agents; showing "
+                       f"{schedules[0]}.", icon=":material/warning:")
+        st.session_state[schedule_key] = schedules[0]
+    schedule = f4.selectbox("Training schedule", schedules, key=schedule_key,
                             help="fast: the lab's convergence rule; paper: 8,000 episodes online, one update per step.")
-    protocol = f5.selectbox("Noise protocol", list(NOISE_MODES), format_func=NOISE_MODE_LABELS.get, key="study.protocol")
+    protocol = f5.selectbox("Noise protocol", list(NOISE_MODES), format_func=NOISE_MODE_LABELS.get,
+                            key=controls.key(PAGE, "design_noise"))
     figure(design_titration_figure(study, cell, schedule, protocol), key="study", download="design_study")
     table = pd.DataFrame([{"agent": label_of(k), **{col: g.get(col) for col in
                                                      ("l75", "ceiling", "efficiency", "jacobian", "gbi_abs", "accuracy",
@@ -174,3 +223,5 @@ else:
                      hide_index=True, width="stretch")
     st.caption("L75 values at the largest tested sigma (1.0) mean accuracy never fell to 75%. An efficiency near 1 "
                "means the code, not the readout, limits robustness; far below 1, the readout amplifies the noise.")
+
+controls.publish(PAGE, [k for k in KEYS if controls.key(PAGE, k) in st.session_state])

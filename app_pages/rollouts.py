@@ -7,8 +7,15 @@ import labcore.envs as E
 from labcore import measures
 from labcore.config import NOISE_MODES
 from labcore.envs.batch import StepKind
-from labcore.envs.labels import PRIMARY_CUE_NAMES, SECONDARY_CUE_NAMES
-from labcore.figures.episode import action_probabilities, internal_state_timeline, workspace_heatmap
+from labcore.figures.episode import (
+    action_axis,
+    action_probabilities,
+    internal_state_timeline,
+    step_caption,
+    wager_figure,
+    wager_reading,
+    workspace_heatmap,
+)
 from ui import controls, data
 from ui.components import SELF_MODEL_LABELS, explain, figure
 from ui.state import MAX_NOISE, MAX_SLOTS, TASK_CHOICES, LabState
@@ -26,8 +33,9 @@ explain(
          "its workspace slots over time.",
     try_this="Press play on the dual task and watch the colour arrive at step 0, sit in slot 0, and come out at "
              "the colour report. Set **workspace slots** to 2 and pick an episode with a mask: the mask lands "
-             "in slot 0 and the colour report goes wrong. On the wagering task, zero the self-model and watch "
-             "the confidence flatten while the walk stays the same.",
+             "in slot 0 and the colour report goes wrong. On the wagering task the agent bets when its "
+             "confidence at the junction (the choice point) is above 0.5; zero the self-model and watch that "
+             "confidence flatten while the walk stays the same.",
     theory="If the workspace is where access happens, what is in the slots at the report step decides the "
            "report: information that was displaced cannot be reported.",
 )
@@ -49,17 +57,21 @@ if not task_seeds:
     st.error(f"No agent trained on the {trained_on} task.")
     st.stop()
 if controls.value(PAGE, "agent") not in task_seeds:
-    st.session_state[controls.key(PAGE, "agent")] = "b2_ws" if trained_on == "wagering" else next(iter(task_seeds))
+    preferred = "b2_ws" if trained_on == "wagering" else None
+    st.session_state[controls.key(PAGE, "agent")] = preferred if preferred in task_seeds else next(iter(task_seeds))
 kind, _ = controls.agent_seed_picker(PAGE, task_seeds, r1[1], r1[2])
-r1[3].number_input("Episode", 0, 999, key=controls.key(PAGE, "episode"))
+last_episode = data.THEATRE_EPISODES - 1  # the episodes data.theatre can play
+if controls.value(PAGE, "episode") > last_episode:  # e.g. a link from a build with more episodes
+    st.warning(f"There are {data.THEATRE_EPISODES} episodes (0-{last_episode}); showing episode {last_episode}.",
+               icon=":material/warning:")
+    st.session_state[controls.key(PAGE, "episode")] = last_episode
+r1[3].number_input("Episode", 0, last_episode, key=controls.key(PAGE, "episode"))
 r2 = st.columns([2, 2, 2, 2])
 model = data.checked_agent(trained_on, kind, controls.value(PAGE, "seed"))
 has_self_model = model is not None and model.config.self_model
-r2[0].segmented_control("Self-model", list(SELF_MODEL_LABELS), format_func=SELF_MODEL_LABELS.get,
-                        key=controls.key(PAGE, "self_model_mode"), disabled=not has_self_model,
-                        help=None if has_self_model else "This agent has no self-model.")
-if controls.value(PAGE, "self_model_mode") is None:
-    st.session_state[controls.key(PAGE, "self_model_mode")] = "on"
+controls.segmented(r2[0], "Self-model", SELF_MODEL_LABELS, PAGE, "self_model_mode", fallback="on",
+                   format_func=SELF_MODEL_LABELS.get, disabled=not has_self_model,
+                   help=None if has_self_model else "This agent has no self-model.")
 r2[1].slider("Workspace slots", 0, MAX_SLOTS, key=controls.key(PAGE, "capacity"))
 r2[2].slider("Noise sigma", 0.0, MAX_NOISE, step=0.01, key=controls.key(PAGE, "noise"))
 r2[3].radio("Noise protocol", NOISE_MODES, key=controls.key(PAGE, "noise_mode"), horizontal=True)
@@ -94,21 +106,7 @@ if b[3].button("pause" if playing else "play", icon=":material/pause:" if playin
     st.rerun()
 
 
-def describe_step(t: int) -> str:
-    """One line of plain language about step t."""
-    if t >= n:
-        return f"Episode over. Reward {episode.reward:g}."
-    kind_now = trace.step_kind[0, t]
-    names = PRIMARY_CUE_NAMES if kind_now == StepKind.REPORT_2 else SECONDARY_CUE_NAMES
-    chosen, expert = int(trace.action[0, t]), int(trace.oracle[0, t])
-    if task_id == E.WAGERING:
-        if kind_now == StepKind.WAGER:
-            return "Wager: " + ("bets" if chosen == 3 else "opts out") + f" (confidence {trace.outcome['confidence'][0]:.2f})."
-        verb = "decides" if kind_now == StepKind.REPORT_1 else "walks"
-        return f"The agent {verb}: {E.ACTION_NAMES[chosen]} (the expert would: {E.ACTION_NAMES[expert]})."
-    what = {StepKind.REPORT_1: "reports the colour", StepKind.REPORT_2: "reports the object"}.get(kind_now, "rehearses")
-    ok = "✓" if chosen == expert else "✗"
-    return f"The agent {what}: {chosen} = {names[chosen]} {ok} (expert: {expert} = {names[expert]})."
+wager = wager_reading(trace) if task_id == E.WAGERING else None
 
 
 @st.fragment(run_every=0.7 if st.session_state["rollouts.playing"] else None)
@@ -123,15 +121,21 @@ def stage() -> None:
     st.progress(t / max(n, 1), text=f"step {t} of {n}")
     left, right = st.columns([5, 6])
     left.image(episode.frames[min(t, len(episode.frames) - 1)], width="stretch")
-    left.markdown(describe_step(t))
+    left.markdown(step_caption(trace, t, episode.reward))
     with right:
         s = min(t, n - 1)
-        figure(action_probabilities(trace.probs[0, s], int(trace.action[0, s]), int(trace.oracle[0, s]),
-                                          list(E.ACTION_NAMES)), key=f"probs-{t}")
+        step_kind = int(trace.step_kind[0, s])
+        if wager is not None and step_kind == StepKind.WAGER:
+            figure(wager_figure(wager), key=f"wager-{t}")
+        else:
+            labels, axis_title = action_axis(task_id, step_kind)
+            figure(action_probabilities(trace.probs[0, s], int(trace.action[0, s]), int(trace.oracle[0, s]),
+                                        labels, axis_title=axis_title), key=f"probs-{t}")
         if trace.z_self is not None:
             znorm = np.linalg.norm(trace.z_self[0, :n], axis=-1)
             figure(internal_state_timeline(trace.confidence[0, :n], znorm, [str(i) for i in range(n)],
-                                                 highlight_step=s), key=f"timeline-{t}")
+                                           highlight_step=s, decision_step=wager.step if wager else None),
+                   key=f"timeline-{t}")
     if trace.slots is not None:
         report = list(trace.report_steps())
         figure(workspace_heatmap(trace.slots[0, :n], trace.occupied[0, :n], measures.cue_kinds(trace)[:n],

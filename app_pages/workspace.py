@@ -9,13 +9,39 @@ from labcore.figures.episode import workspace_heatmap
 from labcore.figures.live import masking_figure
 from labcore.figures.paper_e2 import dnrs_by_scale
 from labcore.interventions import capacity_scale
+from labcore.paper import INTACT_CONDITION, claim_for, e2_condition
 from ui import controls, data
-from ui.components import explain, figure, metric
+from ui.components import (
+    change_text,
+    explain,
+    figure,
+    metric,
+    number_text,
+    paper_value,
+    verdict_box,
+)
+from ui.predict import CHANGE_CHOICES, change_outcome, predict_then_reveal
 from ui.state import MAX_MASKS, SOA_RANGE, LabState
 
 PAGE = "workspace"
 KEYS = ("agent", "seed", "capacity", "episode", "soa", "masks")
-PAPER_CAPACITY = {4: "k4", 2: "k2", 0: "k0"}
+INTACT = INTACT_CONDITION["e2"]
+# The three E2 accuracies: view field, label, chance level, help. (No bare strings here: a page is a
+# script, and Streamlit would print them.)
+ACCURACIES = (
+    ("conjunction", "Conjunction accuracy", "1/49 = 2.0%", "Both reports correct (chance 1/49 = 2%)."),
+    ("decision", "Report-window decision accuracy", "1/7 = 14.3%", "Mean over the two reports (chance 1/7 = 14%)."),
+    ("per_step", "Per-step accuracy", "1/7 = 14.3%", "Agreement with the expert at every step (chance 1/7)."),
+)
+VERDICT_CLAIMS = (
+    ("e2.conjunction.k4", "B1's conjunction accuracy with 4 slots"),
+    ("e2.conjunction.k2", "B1's conjunction accuracy with 2 slots (the paper: far lower)"),
+    ("e2.conjunction.k0", "B1's conjunction accuracy with the workspace off (the paper: collapse)"),
+    ("e2.decision.k2", "B1's report-window decision accuracy with 2 slots"),
+    ("e2.dnrs.scale_0.25", "no-report decoding with 1 slot (the paper: as high as with 4)"),
+    ("e2.dnrs.scale_0", "no-report decoding with the workspace off (the paper: collapse)"),
+    ("e2.gbi.k4", "GBI at 4 slots, the paper's equation"),
+)
 
 st.title("Workspace — Global Workspace Theory")
 st.caption("Experiment 2 of the paper: the dual task. Hold a colour and an object through a delay, report both.")
@@ -32,9 +58,21 @@ explain(
 )
 
 
-def bundled_dnrs() -> None:
+def capacity_lead(res) -> list[str]:
+    """B1's conjunction accuracy by capacity in the result set, in one sentence (empty without it)."""
+    keys = ("e2.conjunction.k4", "e2.conjunction.k2", "e2.conjunction.k0")
+    if not all(k in res.values for k in keys):
+        return []
+    full, half, off = (res.values[k] for k in keys)
+    n = len(res.summary.get("seeds") or [])
+    return [f"Over the result set's {n} seeds, B1 gets both reports right in {number_text(full, '{:.1%}')} of "
+            f"episodes with 4 slots, {number_text(half, '{:.1%}')} with 2 ({change_text(half, full, '{:.1%}')}) and "
+            f"{number_text(off, '{:.1%}')} with the workspace off ({change_text(off, full, '{:.1%}')}); chance is 2%."]
+
+
+def bundled_dnrs(res) -> None:
     """No-report decoding by capacity from the bundled results (needs no agent)."""
-    seed_values = data.checked_results().seed_values
+    seed_values = res.seed_values
     if seed_values is not None:
         st.subheader("No-report decoding (dNRS) by capacity, from the bundled results")
         figure(dnrs_by_scale(seed_values), key="dnrs", download="dnrs")
@@ -53,7 +91,7 @@ kind, _ = controls.agent_seed_picker(PAGE, seeds, c1, c2)
 model = data.checked_agent("dual", kind, controls.value(PAGE, "seed"))
 if model is None:  # its error is shown; the other agents and the bundled results still work
     controls.publish(PAGE, KEYS)
-    bundled_dnrs()
+    bundled_dnrs(data.checked_results())
     st.stop()
 n_slots = model.config.n_slots
 c3.select_slider("Workspace slots (capacity scale)", options=list(range(n_slots + 1)),
@@ -61,18 +99,27 @@ c3.select_slider("Workspace slots (capacity scale)", options=list(range(n_slots 
                  help="workspace_capacity_scale 0, 0.25, 0.5, 0.75, 1 = 0-4 usable slots. 0 = bus-off.")
 seed, capacity = controls.value(PAGE, "seed"), controls.value(PAGE, "capacity")
 
+res = data.checked_results()  # read once: a broken result set is one error, the live lab still works
 view = data.workspace(kind, seed, capacity, 0.0, "stored")
 means = view.means
-key = PAPER_CAPACITY.get(capacity)
+condition = e2_condition(capacity, n_slots)
+intact = None if capacity == n_slots else data.workspace(kind, seed, n_slots, 0.0, "stored")
+paper_label = "paper" if kind == "b1" else "paper (B1)"  # the paper's E2 numbers are B1's
+missing = "not reported at this capacity"
+if not predict_then_reveal(
+        PAGE, f"{kind}/{seed}/{capacity}",
+        f"With **{capacity} of {n_slots}** workspace slots, what will **conjunction accuracy** (both reports "
+        "right) do?", CHANGE_CHOICES,
+        lambda: change_outcome(means["conjunction"], intact.means["conjunction"], 1 / 49, tolerance=0.03, fmt="{:.1%}"),
+        active=intact is not None):
+    controls.publish(PAGE, KEYS)
+    st.stop()  # the lesion's numbers and figures wait for the prediction
 m1, m2, m3 = st.columns(3)
-note = None if key else "paper: not reported at this capacity"
 ideal = data.closed_forms().get(capacity, {}) if 0 < capacity < n_slots else {}
-for column, name, label, chance_help in (
-        (m1, "conjunction", "Conjunction accuracy", "Both reports correct (chance 1/49 = 2%)."),
-        (m2, "decision", "Report-window decision accuracy", "Mean over the two reports (chance 1/7 = 14%)."),
-        (m3, "per_step", "Per-step accuracy", "Agreement with the expert at every step (chance 1/7).")):
-    metric(column, label, means[name], claim=f"e2.{name}.{key}" if key else None, reference=note, fmt="{:.1%}",
-           help=chance_help)
+for column, (name, label, chance, chance_help) in zip((m1, m2, m3), ACCURACIES, strict=True):
+    metric(column, label, means[name], claim=claim_for(f"e2.{name}", condition), fmt="{:.1%}", help=chance_help,
+           intact=None if intact is None else intact.means[name], intact_claim=claim_for(f"e2.{name}", INTACT),
+           chance=chance, paper_label=paper_label, paper_missing=missing)
     if name in ideal:
         column.caption(f"An ideal agent: {ideal[name]:.1%}, by the allocation rule alone (by construction: "
                        "it loses the colour whenever a mask finds no free slot).")
@@ -86,7 +133,12 @@ st.download_button("Download these episodes (CSV)", episodes.to_csv(index=False)
 
 st.subheader("Inside the workspace, one episode")
 trace = view.trace
-st.slider("Episode", 0, trace.n_episodes - 1, key=controls.key(PAGE, "episode"))
+last_episode = trace.n_episodes - 1
+if controls.value(PAGE, "episode") > last_episode:  # a link may name an episode this view does not have
+    st.warning(f"episode={controls.value(PAGE, 'episode')} is beyond the {trace.n_episodes} episodes shown here; "
+               f"using {last_episode}.", icon=":material/warning:")
+    st.session_state[controls.key(PAGE, "episode")] = last_episode
+st.slider("Episode", 0, last_episode, key=controls.key(PAGE, "episode"))
 episode = controls.value(PAGE, "episode")
 cfg = DualTaskConfig()
 figure(workspace_heatmap(trace.slots[episode], trace.occupied[episode], measures.cue_kinds(trace, episode),
@@ -98,25 +150,43 @@ st.caption(f"Colour reported {'correctly' if right[0] else 'wrongly'}; object re
 
 g1, g2, g3 = st.columns(3)
 gbi_help = ("Global Broadcast Index: how evenly each slot's couplings spread over the other slots, at the report "
-            "steps (0 to 2/3 with 4 slots).")
+            "steps (0 = one partner takes all the coupling, 2/3 = spread evenly over the other 3 slots).")
+gbi_claim = claim_for("e2.gbi", condition)
 if capacity == 0:
     g1.metric("GBI (paper's equation)", "not defined here", help=gbi_help)
     g1.caption("No slot holds anything with the workspace off.")
 elif view.gbi == view.gbi:  # defined (not nan)
-    metric(g1, "GBI (paper's equation)", view.gbi, claim="e2.gbi.k4" if capacity == 4 else None, help=gbi_help)
+    metric(g1, "GBI (paper's equation)", view.gbi, claim=gbi_claim, help=gbi_help, paper_label=paper_label,
+           intact=None if intact is None else intact.gbi, intact_claim=claim_for("e2.gbi", INTACT),
+           paper_missing=missing)
 else:
     g1.metric("GBI (paper's equation)", "not defined here", help=gbi_help)
+    shown = gbi_claim or claim_for("e2.gbi", INTACT)
+    where = "at this capacity" if gbi_claim else "at 4 slots"
     g1.caption("Its formula assumes non-negative couplings; these zero-mean slots have signed ones (computed "
-               f"anyway it gives {view.gbi_signed:,.3g}). Paper: 0.66 at 4 slots.")
-metric(g2, "GBI on |cosine| couplings", view.gbi_abs, help=gbi_help + " Here on the size of each coupling, "
-       "which is never negative.", reference="the lab's reading of GBI (docs/markers.md)")
+               f"anyway it gives {view.gbi_signed:,.3g}). {paper_label.capitalize()} {where}: {paper_value(shown)}.")
+abs_help = gbi_help + " Here on the size of each coupling, which is never negative."
+if capacity == 0:
+    g2.metric("GBI on |cosine| couplings", "not defined here", help=abs_help)
+    g2.caption("No slot holds anything with the workspace off.")
+else:
+    metric(g2, "GBI on |cosine| couplings", view.gbi_abs, help=abs_help,
+           intact=None if intact is None else intact.gbi_abs,
+           reference="range 0 to 2/3; the lab's reading of GBI (docs/markers.md), not in the paper")
 if capacity and view.two_occupied == view.two_occupied:
     g2.caption(f"{view.two_occupied:.0%} of report steps hold exactly two slots, where GBI is 0 by construction "
                "(one partner takes all the coupling).")
-metric(g3, "Ignition sharpness", view.ignition, help="Largest one-step rise of the workspace activation (RMS per unit).")
-if capacity and model.config.write_geometry == "layernorm":
+metric(g3, "Ignition sharpness", view.ignition, intact=None if intact is None else intact.ignition,
+       reference="0 = no rise (an empty workspace); the paper's values are in units it does not give, so not "
+                 "comparable",
+       help="Largest one-step rise of the workspace activation (RMS per unit).")
+if capacity == 0:
+    g3.caption("0 by construction: an empty workspace has activation 0 at every step.")
+elif model.config.write_geometry == "layernorm":
     g3.caption("Fixed by construction: every write is layer-normalised to the same size, so the first write "
                f"always raises the activation by 1/√K = {1 / n_slots ** 0.5:.2f}, whatever the agent learned.")
+
+verdict_box("Verdict: does the paper's capacity result hold here?", res, VERDICT_CLAIMS, lead=capacity_lead(res))
 
 st.subheader("Backward masking: how long does the colour last?")
 b1, b2 = st.columns(2)
@@ -137,4 +207,4 @@ else:
                "colour and the two workspaces compared). 1 = fully held, 0 = gone. With 4 slots the colour "
                "survives two masks and the third overwrites it; with 2 slots the first mask does (protocol sec. 2.5).")
 
-bundled_dnrs()
+bundled_dnrs(res)

@@ -290,6 +290,8 @@ def _stored_config(text: object) -> AgentConfig:
             if type(value) not in (int, float) or not math.isfinite(value):
                 raise ValueError(f"{f.name} must be a finite number, got {value!r}")
             value = float(value)
+        elif isinstance(default, tuple):  # a short list of names; AgentConfig checks which and their order
+            value = tuple(value) if type(value) is list and len(value) <= len(default) else value
         elif not ((isinstance(value, str) and len(value) <= MAX_NAME_LENGTH) or (value is None is default)):
             raise ValueError(f"{f.name} must be a short string, got {value!r}")
         values[f.name] = value

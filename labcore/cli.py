@@ -10,9 +10,23 @@ Regenerate the whole bundled set (every kind every experiment needs, 5 seeds)::
 
     python -m labcore train --experiment all --agent all --seeds 0-4 --jobs 2
 
+Train E4's reward-trained arm (a) (its confidence learns from the wager's reward only; the kind
+fixes that, protocol 8.3) for seeds 0-4, outside the bundle::
+
+    python -m labcore train --experiment e4 --agent reward_wager --seeds 0-4 --out runs/e4
+
+E4's arm (b), policy and wager both learned from the task's reward (actor-critic, ``labcore.rl``)::
+
+    python -m labcore train --experiment e4 --agent reward_all --seeds 0 --trainer rl --out runs/rl-trial
+
 Run E1-E3 on 5 seeds and write the result set with its report.html::
 
     python -m labcore reproduce --experiment all --seeds 5 --jobs 2 --out results/mine
+
+Run E4 (metacognition from reward alone, beyond the paper; its hypotheses H1-H6 of protocol 8.5
+are tested and printed) on the bundled agents, as the bundled E4 set was written::
+
+    python -m labcore reproduce --experiment e4 --seeds 5 --out results/e4
 
 The same on a Dask cluster (seeds and missing agents run on its workers; a failed task or a
 cluster without workers for ``--dask-timeout`` seconds ends the run with one sentence)::
@@ -33,10 +47,14 @@ from labcore.cluster import DASK_TIMEOUT
 from labcore.config import (
     AGENT_KINDS,
     AUDIT_SEEDS,
+    BUNDLED_EXPERIMENTS,
     KINDS_OF_EXPERIMENT,
     PAPER_EPISODES,
     TASK_OF_EXPERIMENT,
+    TRAINERS,
     TrainConfig,
+    train_config_of,
+    trainer_of,
 )
 from labcore.io import atomic_write
 from labcore.paper import paper_text, verdict_sentence
@@ -47,16 +65,36 @@ if TYPE_CHECKING:
     from labcore.provision import ProgressBoard
 
 
-def training_jobs(experiment: str, agents: str, mode: str) -> list[tuple[str, str, int | None]]:
-    """(task, kind, paper episodes) for every kind an experiment (or ``all``) needs."""
-    experiments = list(KINDS_OF_EXPERIMENT) if experiment == "all" else [experiment]
+def training_jobs(experiment: str, agents: str, mode: str, trainer: str | None = None) -> list[tuple[str, str, int | None]]:
+    """(task, kind, paper episodes) for every kind an experiment (or ``all``: the bundled ones) needs.
+
+    A kind trained by the wager's reward (E4) on a task without wagers, or in paper mode, ends
+    the command with one sentence before anything trains. ``trainer`` ("bc" or "rl"; None: each
+    kind's own, ``TRAINER_OF_KIND``) narrows ``all`` to the kinds it makes, and a named kind
+    made by the other trainer ends the command with one sentence too.
+    """
+    experiments = list(BUNDLED_EXPERIMENTS) if experiment == "all" else [experiment]
     jobs: dict[tuple[str, str, int | None], None] = {}
     for exp in experiments:
         needed = KINDS_OF_EXPERIMENT[exp]
         kinds = needed if agents == "all" else [k.strip() for k in agents.split(",")]
+        if agents == "all" and trainer is not None:
+            kinds = [k for k in kinds if trainer_of(k) == trainer]
         for kind in kinds:
             if kind not in AGENT_KINDS:
                 raise SystemExit(f"error: unknown agent kind {kind!r}; choose from {', '.join(AGENT_KINDS)} or all")
+            if trainer not in (None, trainer_of(kind)):
+                raise SystemExit(f"error: {kind} is made by --trainer {trainer_of(kind)}, not --trainer {trainer}")
+            if trainer_of(kind) == "rl":
+                if mode == "paper" or TASK_OF_EXPERIMENT[exp] != "wagering":
+                    raise SystemExit(f"error: {kind} learns from the wagering task's reward in fast mode only "
+                                     "(E1 or E4, without --mode paper)")
+                jobs[(TASK_OF_EXPERIMENT[exp], kind, None)] = None
+                continue
+            try:
+                train_config_of(kind, TrainConfig(mode=mode), TASK_OF_EXPERIMENT[exp])
+            except ValueError as exc:
+                raise SystemExit(f"error: {exc}") from None
             episodes = PAPER_EPISODES[exp] if mode == "paper" else None
             jobs[(TASK_OF_EXPERIMENT[exp], kind, episodes)] = None
     return list(jobs)
@@ -84,15 +122,16 @@ def _progress_bar(label: str, paper: bool) -> tuple[Any, Callable[[ProgressBoard
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    """``train``: behaviour-clone every requested (task, kind, seed) and save the checkpoints.
+    """``train``: train every requested (task, kind, seed) and save the checkpoints.
 
     Seeds of one kind train together as one seed-batched model (``--no-seed-batch``: one seed
-    at a time); ``--jobs`` runs that many batches side by side.
+    at a time); ``--jobs`` runs that many batches side by side. Kinds made by reinforcement
+    learning (``--trainer rl``, ``labcore.rl``) train seed after seed within their batch.
     """
     from labcore.provision import missing_seeds, plan_batches, run_batches
 
     requests = []
-    for task, kind, episodes in training_jobs(args.experiment, args.agent, args.mode):
+    for task, kind, episodes in training_jobs(args.experiment, args.agent, args.mode, args.trainer):
         cfg = TrainConfig(mode=args.mode, train_episodes=args.episodes or episodes or TrainConfig().train_episodes)
         if args.max_updates is not None:
             cfg = replace(cfg, max_updates=args.max_updates, min_updates=min(cfg.min_updates, args.max_updates))
@@ -110,10 +149,11 @@ def cmd_train(args: argparse.Namespace) -> int:
     for r in sorted(records, key=lambda r: (r["task"], r["kind"], r["seed"])):
         flag = ""
         if r["excluded"]:
-            flag = "  EXCLUDED: below the 95% agreement criterion"
+            flag = f"  EXCLUDED: below the criterion ({r.get('criterion_text', 'held-out agreement >= 0.95')})"
         elif not r["criterion_attainable"]:
             flag = "  (cue-blind by wiring: criterion unattainable by construction)"
-        print(f"{r['task']:9s} {r['kind']:10s} seed {r['seed']:<4d} agreement {r['heldout_agreement']:.4f} "
+        accuracy = f"accuracy {r['heldout_accuracy']:.4f} " if r.get("trainer") == "rl" else ""
+        print(f"{r['task']:9s} {r['kind']:10s} seed {r['seed']:<4d} {accuracy}agreement {r['heldout_agreement']:.4f} "
               f"updates {r['updates']:5d} (best {r['best_update']:5d}){flag}")
     print(f"wrote {len(records)} checkpoint(s) to {args.out} in {len(batches)} batch(es)")
     return 0
@@ -208,6 +248,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         o = ours_text(c["ours"])
         print(f"{c['id']:34s} {p:>14s} {o:>22s}  {c['verdict']}")
     print(verdict_sentence(summary["claims"]) + f"   ({summary['wall_seconds']} s)")
+    for h in summary.get("hypotheses") or []:  # E4: protocol 8.5
+        print(f"{h['id']}{' (primary)' if h['primary'] else ''}: {h['outcome']}"
+              + (" (by construction, not counted)" if h["by_construction"] else ""))
     if summary["excluded"]:
         print("excluded (below the 95% criterion): " + ", ".join(summary["excluded"]))
     if summary["trained"]:
@@ -253,12 +296,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="python -m labcore", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    train = sub.add_parser("train", help="train agents by behaviour cloning and save checkpoints")
+    train = sub.add_parser("train", help="train agents (behaviour cloning, or reinforcement learning) and save checkpoints")
     train.add_argument("--experiment", required=True, choices=[*KINDS_OF_EXPERIMENT, "all"])
     train.add_argument("--agent", required=True,
                        help=f"a kind ({', '.join(AGENT_KINDS)}), a comma list, or 'all' the experiment needs")
     train.add_argument("--seeds", type=parse_seeds, default=[0], help="e.g. 0-4 or 1,3,7 (default 0)")
     train.add_argument("--mode", choices=["fast", "paper"], default="fast")
+    train.add_argument("--trainer", choices=list(TRAINERS), default=None,
+                       help="bc (behaviour cloning) or rl (reinforcement learning on the task's reward: reward_all); "
+                            "default: each kind's own; with --agent all, only the kinds it makes")
     train.add_argument("--out", default=str(BUNDLED_DIR), help="checkpoint directory (default: checkpoints/)")
     train.add_argument("--jobs", type=int, default=1, help="seed batches side by side (processes, 1 torch thread each)")
     train.add_argument("--no-seed-batch", action="store_true",
@@ -269,8 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="demonstration pool (fast) or training episodes (paper); default 4000 / the paper's count")
     train.set_defaults(func=cmd_train)
 
-    rep = sub.add_parser("reproduce", help="run experiments E1-E3 and compare with the paper")
-    rep.add_argument("--experiment", required=True, choices=["e1", "e2", "e3", "all"])
+    rep = sub.add_parser("reproduce", help="run experiments E1-E3 and compare with the paper, or E4 (beyond it)")
+    rep.add_argument("--experiment", required=True, choices=["e1", "e2", "e3", "e4", "all"],
+                     help="all: the paper's E1-E3; e4 (issue 15) runs on its own")
     rep.add_argument("--seeds", type=int, default=5, help="number of agent seeds, 0..N-1 (default 5)")
     rep.add_argument("--quick", action="store_true", help="smaller evaluation budgets")
     rep.add_argument("--jobs", type=int, default=1, help="parallel workers (seeds fan out)")

@@ -7,7 +7,8 @@ pre-registered, with reasons, in ``docs/protocol.md``; the section is cited per 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 N_CUE_VALUES = 7
 """Cue alphabet size of the dual task: one value per MiniGrid action, so chance per report is 1/7."""
@@ -120,6 +121,9 @@ BOTTLENECKS = (None, "linear", "mlp", "random")
 WRITE_GEOMETRIES = ("layernorm", "raw", "offset")
 WRITE_OFFSET_RMS = 3.0
 """RMS of the shared, cue-independent vector that the "offset" write geometry adds to every slot."""
+SELF_MODEL_INPUTS = ("h", "broadcast", "logits", "uncertainty")
+"""What z_self can read, in the order it reads them (protocol 5.1): the carrier h (64), the
+broadcast (16), the intended action's logits (7) and its two uncertainty scalars."""
 
 
 @dataclass(frozen=True)
@@ -176,8 +180,21 @@ class AgentConfig:
     added to the GRU's input); False: the paper's open loop, the bus only feeds the readouts."""
     readout_gain: float = 1.0
     """The readouts see the workspace slots multiplied by this gain (policy and bottleneck input)."""
+    self_model_inputs: tuple[str, ...] = SELF_MODEL_INPUTS
+    """What z_self reads, a subset of ``SELF_MODEL_INPUTS`` in that order (E4's controls, protocol
+    8.3: ("broadcast",) is a confidence head on the workspace, ("logits", "uncertainty") one on
+    the policy alone); the default is the registered 89-number input."""
+    value_head: bool = False
+    """A critic for reinforcement learning (E4 arm (b), protocol 8.3): MLP(the policy readout's
+    input -> ``readout_hidden`` -> 1) estimating the return; it feeds nothing the agent does."""
 
     def __post_init__(self) -> None:
+        names = self.self_model_inputs
+        _check(isinstance(names, tuple) and len(names) >= 1 and all(n in SELF_MODEL_INPUTS for n in names)
+               and list(names) == sorted(set(names), key=SELF_MODEL_INPUTS.index),
+               f"self_model_inputs must be a non-empty tuple of distinct names from {SELF_MODEL_INPUTS}, "
+               f"in that order, got {names!r:.80}")
+        _check(self.self_model or names == SELF_MODEL_INPUTS, "self_model_inputs needs a self-model")
         _check(self.write_geometry in WRITE_GEOMETRIES, f"write_geometry must be one of {WRITE_GEOMETRIES}")
         _check(not self.closed_loop or (self.workspace and self.recurrent),
                "closed_loop needs a workspace and a recurrent carrier")
@@ -216,9 +233,18 @@ AGENT_KINDS: dict[str, AgentConfig] = {
     "bc_linear": AgentConfig(kind="bc_linear", bottleneck="linear"),
     "bc_mlp": AgentConfig(kind="bc_mlp", bottleneck="mlp"),
     "bc_random": AgentConfig(kind="bc_random", bottleneck="random"),
+    "reward_wager": AgentConfig(kind="reward_wager", self_model=True),
+    "reward_wager_risky": AgentConfig(kind="reward_wager_risky", self_model=True),
+    "reward_workspace": AgentConfig(kind="reward_workspace", self_model=True, self_model_inputs=("broadcast",)),
+    "reward_logits": AgentConfig(kind="reward_logits", self_model=True, self_model_inputs=("logits", "uncertainty")),
+    "reward_all": AgentConfig(kind="reward_all", self_model=True, value_head=True),
 }
 """The agent family of paper sec. 4.1: baselines, GWT (B1 and its steelman controls), B2 in its
-two policy routings, and the attribution controls of Experiment 3."""
+two policy routings, and the attribution controls of Experiment 3; then E4's reward-trained
+arms (protocol 8.3), B2 workspace-read wiring whose confidence learns from the wager's reward
+(``TRAINING_OF_KIND``), and ``reward_all``, whose policy learns from the task's reward too
+(``TRAINER_OF_KIND``): a kind names how an agent was made, so their checkpoints never pass
+for E1's supervised ``b2_ws``."""
 
 AGENT_DESCRIPTIONS: dict[str, str] = {
     "a0": "A0: feed-forward baseline, no memory",
@@ -232,6 +258,11 @@ AGENT_DESCRIPTIONS: dict[str, str] = {
     "bc_linear": "BC-only: B1 + 64-d linear bottleneck",
     "bc_mlp": "BC-only: B1 + 64-d MLP bottleneck",
     "bc_random": "BC-only: B1 + fixed random projection",
+    "reward_wager": "E4 (a): B2 workspace-read, confidence learned from the wager's reward only",
+    "reward_wager_risky": "E4 (a), risky payoff: a wrong bet costs 3",
+    "reward_workspace": "E4 control: confidence from the workspace broadcast only, reward-trained",
+    "reward_logits": "E4 control: confidence from the policy's logits only, reward-trained",
+    "reward_all": "E4 (b): B2 workspace-read, policy and wager both learned from the task's reward (actor-critic)",
 }
 
 SELF_MODEL_MODES = ("on", "zero", "noise", "permute")
@@ -288,15 +319,22 @@ class Intervention:
         return self == Intervention(seed=self.seed)
 
 
-TASK_OF_EXPERIMENT = {"e1": "wagering", "e2": "dual", "e3": "dual"}
+TASK_OF_EXPERIMENT = {"e1": "wagering", "e2": "dual", "e3": "dual", "e4": "wagering"}
 KINDS_OF_EXPERIMENT: dict[str, tuple[str, ...]] = {
     "e1": ("b2_ws",),
     "e2": ("a0", "a1", "b1"),
     "e3": ("a0", "a1", "b1", "b1_reg", "b1_noise", "b2", "b2_ws", "hot_only",
            "bc_linear", "bc_mlp", "bc_random"),
+    "e4": ("b2_ws", "reward_wager", "reward_wager_risky", "reward_workspace", "reward_logits", "reward_all"),
 }
-PAPER_EPISODES = {"e1": 4000, "e2": 4000, "e3": 8000}
-"""Training episodes per seed in the paper's schedule (Table 2)."""
+"""The agent kinds each experiment runs. E4 (protocol 8.3): arm (c) is E1's supervised ``b2_ws``,
+arm (a) and the controls are kinds whose training signal ``TRAINING_OF_KIND`` fixes."""
+BUNDLED_EXPERIMENTS = ("e1", "e2", "e3")
+"""What ``train --experiment all`` covers: the paper's experiments, whose agents are bundled. E4
+(issue 15) joins once its pipeline and bundle exist."""
+PAPER_EPISODES = {"e1": 4000, "e2": 4000, "e3": 8000, "e4": 4000}
+"""Training episodes per seed in the paper's schedule (Table 2; E4 as E1, for ``b2_ws`` only:
+reward-trained kinds train in fast mode)."""
 AUDIT_SEEDS = 5
 """Seeds on which ``reproduce`` also runs untrained agents for the construction audit (five make
 the equivalence test tight enough for chance-level accuracies)."""
@@ -333,7 +371,16 @@ class TrainConfig:
     primary_class_weight: float = 20.0
     """Extra weight of the primary-cue report (paper: 20)."""
     meta_weight: float = 1.0
-    """Coefficient of the self-model's confidence BCE (paper: 1)."""
+    """Coefficient of the self-model's meta loss (paper: 1), the confidence BCE or the wager's
+    policy gradient (``meta_signal``)."""
+    meta_signal: str = "label"
+    """What teaches the confidence: "label" (E1: BCE against 1[the decision is correct]) or
+    "reward" (E4 arm (a), protocol 8.3: a bet ~ Bernoulli(confidence at the choice step) on each
+    wager trial, rewarded by the payoff, REINFORCE with the batch's mean reward as baseline;
+    fast mode, wagering task; ``labcore.wager_reward``)."""
+    wrong_bet_payoff: float = -1.0
+    """Reward of a wrong bet under ``meta_signal="reward"`` (a correct bet earns +1, opting out 0;
+    protocol 3.4: -1; the risky payoff of protocol 8.2: -3)."""
     stimulus_probe_weight: float = 1.0
     """Coefficient of E1's stimulus probe loss on the workspace."""
     self_model_l2: float = 1e-3
@@ -348,6 +395,61 @@ class TrainConfig:
         _check(self.lr > 0 and self.batch_episodes >= 1 and self.train_episodes >= 1,
                "lr, batch_episodes and train_episodes must be positive")
         _check(self.min_updates <= self.max_updates, "min_updates must be <= max_updates")
+        _check(self.meta_signal in META_SIGNALS, f"meta_signal must be one of {META_SIGNALS}")
+        _check(math.isfinite(self.wrong_bet_payoff) and self.wrong_bet_payoff < 0,
+               "wrong_bet_payoff must be a negative number (a wrong bet costs)")
+        _check(self.meta_signal == "label" or self.mode == "fast",
+               "meta_signal='reward' trains in fast mode only (the paper schedule has no wager batches)")
+
+
+META_SIGNALS = ("label", "reward")
+RISKY_WRONG_BET_PAYOFF = -3.0
+"""Wrong-bet reward of protocol 8.2's risky payoff (break-even at P(correct) = 0.75)."""
+TRAINING_OF_KIND: dict[str, dict[str, object]] = {
+    "reward_wager": {"meta_signal": "reward"},
+    "reward_wager_risky": {"meta_signal": "reward", "wrong_bet_payoff": RISKY_WRONG_BET_PAYOFF},
+    "reward_workspace": {"meta_signal": "reward"},
+    "reward_logits": {"meta_signal": "reward"},
+}
+"""TrainConfig settings a kind is defined by (E4's arms, protocol 8.3): applied by
+``labcore.training.train_seeds`` whatever the caller passes, so every path (CLI, reproduce, the
+app) trains an arm the same way, and its record (``train_config``) says so."""
+
+
+TRAINERS = ("bc", "rl")
+TRAINER_OF_KIND: dict[str, str] = {"reward_all": "rl"}
+"""Kinds not made by behaviour cloning ("bc", every other kind): "rl" is reinforcement learning
+on the task's reward alone (``labcore.rl``; E4 arm (b), protocol 8.3). A kind is trained by its
+trainer only, on the wagering task."""
+
+
+def trainer_of(kind: str) -> str:
+    """The trainer that makes ``kind``: "rl" (``TRAINER_OF_KIND``) or "bc" (behaviour cloning).
+
+    >>> trainer_of("reward_all"), trainer_of("b2_ws")
+    ('rl', 'bc')
+    """
+    return TRAINER_OF_KIND.get(kind, "bc")
+
+
+def train_config_of(kind: str, cfg: TrainConfig, task: str | None = None) -> TrainConfig:
+    """``cfg`` with the settings ``kind`` is defined by (``TRAINING_OF_KIND``).
+
+    Raises ValueError (one sentence) if they cannot be used: a reward-trained kind in paper
+    mode, the wager's reward on a ``task`` without wagers (anything but "wagering"), or a kind
+    that behaviour cloning does not make (``TRAINER_OF_KIND``).
+
+    >>> train_config_of("reward_wager_risky", TrainConfig()).wrong_bet_payoff
+    -3.0
+    >>> train_config_of("b2_ws", TrainConfig()).meta_signal
+    'label'
+    """
+    _check(trainer_of(kind) == "bc", f"{kind} learns from the task's reward alone: train it with labcore.rl "
+           "(python -m labcore train ... --trainer rl)")
+    out = replace(cfg, **TRAINING_OF_KIND.get(kind, {}))
+    _check(task in (None, "wagering") or out.meta_signal == "label",
+           f"{kind} learns its confidence from the wager's reward, which only the wagering task has")
+    return out
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Architecture diagrams (Graphviz DOT) that show what an intervention removes.
+"""Architecture diagrams (Graphviz DOT), top to bottom, that show what an intervention removes.
 
 The DOT text is rendered in the browser (``st.graphviz_chart``), so no Graphviz install is needed.
 
@@ -10,21 +10,28 @@ True
 
 from __future__ import annotations
 
+from labcore.agents.parts import self_model_width
 from labcore.config import AgentConfig, Intervention
 
 _ON = 'style="filled,rounded", fillcolor="#e8f1fb", color="#2b6cb0"'
 _OFF = 'style="filled,rounded,dashed", fillcolor="#f1f1f1", color="#b0b0b0", fontcolor="#9a9a9a"'
 _CUE = 'style="filled,rounded", fillcolor="#fff4d6", color="#c58b00"'
+FONT_SIZE = 18
+"""Points of the node labels (edge labels 3 smaller)."""
 
 
 def architecture_dot(config: AgentConfig, intervention: Intervention | None = None) -> str:
-    """A left-to-right diagram of an agent, with lesioned parts greyed and dashed."""
+    """A top-to-bottom diagram of an agent, with lesioned parts greyed and dashed."""
     iv = intervention or Intervention()
     active = iv.active_slots(config.n_slots) if config.workspace else 0
     bus_off = config.workspace and active == 0
     self_off = config.self_model and iv.self_model_mode != "on"
-    lines = ["digraph agent {", '  rankdir=LR; node [shape=box, fontname="Helvetica", fontsize=11];',
-             '  edge [color="#555555"];']
+    # Top to bottom: drawn left to right, the chain of up to seven parts was about 2,000 px wide and
+    # a page column shrank its text to 7 px. Stacked, it is about 650 px wide at its natural size,
+    # so the text is read at FONT_SIZE on a laptop and shrinks less on a phone.
+    lines = ["digraph agent {", "  rankdir=TB; nodesep=0.3; ranksep=0.3;",
+             f'  node [shape=box, fontname="Helvetica", fontsize={FONT_SIZE}, margin="0.15,0.08"];',
+             f'  edge [color="#555555", fontname="Helvetica", fontsize={FONT_SIZE - 3}];']
 
     def node(name: str, label: str, off: bool = False, style: str = _ON) -> None:
         lines.append(f'  {name} [label="{label}", {_OFF if off else style}];')
@@ -49,17 +56,20 @@ def architecture_dot(config: AgentConfig, intervention: Intervention | None = No
     elif config.workspace:
         lines.append("  bus -> policy [label=\"broadcast\"];")
     if config.self_model:
-        node("zself", "self-model z_self\\n89 -> 64" + ("\\n(lesioned)" if self_off else ""), off=self_off)
+        reads = config.self_model_inputs  # what z_self reads (E4's controls read less)
+        width = f"{self_model_width(config)} -> {config.self_model_dim}"
+        node("zself", f"self-model z_self\\n{width}" + ("\\n(lesioned)" if self_off else ""), off=self_off)
         node("conf", "confidence\\n(bet / opt out)", off=self_off)
-        lines += ["  carrier -> zself;", "  zself -> conf;"]
-        if config.workspace:
+        lines += ["  carrier -> zself;" if "h" in reads else "", "  zself -> conf;"]
+        if config.workspace and "broadcast" in reads:
             lines.append("  bus -> zself [label=\"broadcast\"];")
+        intended = "logits" in reads or "uncertainty" in reads
         if config.policy_reads == "self_model":
             node("proposal", "proposal\\n(intended action)")
-            lines += ["  carrier -> proposal;", "  proposal -> zself;", "  zself -> policy;"]
+            lines += ["  carrier -> proposal;", "  proposal -> zself;" if intended else "", "  zself -> policy;"]
             if config.workspace:
                 lines.append("  bus -> proposal;")
-        else:
+        elif intended:
             lines.append("  policy -> zself [label=\"intended action\"];")
     node("policy", readout)
     lines.append("  carrier -> policy;" if config.policy_reads != "self_model" else "")

@@ -409,12 +409,21 @@ class TheatreEpisode:
 
 
 def theatre(agent: Agent, task_id: str, episode_seed: int, intervention: Intervention,
-            task_options: dict | None = None, tile_size: int = 40) -> TheatreEpisode:
-    """Run one episode (batched simulator, B=1) and replay its actions in the real MiniGrid env.
+            task_options: dict | None = None, tile_size: int = 40,
+            companions: Sequence[int] | None = None) -> TheatreEpisode:
+    """Run one episode (batched simulator) and replay its actions in the real MiniGrid env.
 
     The replay renders MiniGrid's own frames; the two agree step for step (tests/envs).
+    ``companions``: the batch the episode runs in (it must contain ``episode_seed``). The
+    self-model's matched noise takes the batch's own mean and SD and its shuffle permutes the
+    batch, so in a batch of one both leave the agent intact; the theatre runs its episode among
+    the evaluation batch, as the measured markers do.
     """
-    trace = rollout(agent, task_id, [episode_seed], intervention, task_options=task_options)
+    batch = [int(s) for s in (companions if companions is not None else [episode_seed])]
+    if int(episode_seed) not in batch:
+        raise ValueError(f"episode seed {episode_seed} is not among the companions")
+    trace = rollout(agent, task_id, batch, intervention, task_options=task_options)
+    trace = trace.episode(batch.index(int(episode_seed)))
     env = gym.make(task_id, render_mode="rgb_array", tile_size=tile_size, **(task_options or {})).unwrapped
     env.reset(seed=int(episode_seed))
     frames = [env.render()]

@@ -26,8 +26,12 @@ from dataclasses import dataclass
 from typing import Any
 
 Values = dict[str, float]
-VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not comparable")
-"""The four verdicts, in display order."""
+NEW = "new (no paper number)"
+"""The verdict of a claim the paper has no number for (E4, issue 15): nothing to reproduce; the
+pre-registered hypothesis it tests (``ClaimSpec.hypothesis``, docs/protocol.md sec. 8.5) is
+tested instead (``labcore.experiments.e4_hypotheses``)."""
+VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not comparable", NEW)
+"""The verdicts, in display order: four comparisons with the paper, then "new"."""
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,8 @@ class PaperValue:
         return paper_text(self, plus_minus="+/-")
 
 
-def paper_text(paper: PaperValue | Mapping[str, Any] | None, *, plus_minus: str = "±") -> str:
+def paper_text(paper: PaperValue | Mapping[str, Any] | None, *, plus_minus: str = "±",
+               number: Callable[[float], str] | None = None) -> str:
     """The paper's value as text: the one formatter of a paper value.
 
     Parameters
@@ -56,6 +61,8 @@ def paper_text(paper: PaperValue | Mapping[str, Any] | None, *, plus_minus: str 
         (``value``, ``sd``, ``bound``).
     plus_minus : str
         The sign between value and SD (``"+/-"`` where the text must stay ASCII).
+    number : callable, optional
+        How a number is written (e.g. ``"{:.1%}".format`` beside a percentage); default ``:g``.
 
     Returns
     -------
@@ -68,6 +75,8 @@ def paper_text(paper: PaperValue | Mapping[str, Any] | None, *, plus_minus: str 
     ('0.885 ± 0.04', '> 0.5')
     >>> paper_text(None), str(PaperValue(0.2, 0.1))
     ('not reported', '0.2 +/- 0.1')
+    >>> paper_text(PaperValue(0.885, 0.04), number="{:.1%}".format)
+    '88.5% ± 4.0%'
     """
     if paper is None:
         return "not reported"
@@ -77,9 +86,10 @@ def paper_text(paper: PaperValue | Mapping[str, Any] | None, *, plus_minus: str 
         value, sd, bound = paper.get("value"), paper.get("sd"), paper.get("bound")
     if value is None:
         return "not reported"
+    write = number or "{:g}".format
     if bound:
-        return f"{bound} {value:g}"
-    return f"{value:g}" + (f" {plus_minus} {sd:g}" if sd is not None else "")
+        return f"{bound} {write(value)}"
+    return write(value) + (f" {plus_minus} {write(sd)}" if sd is not None else "")
 
 
 @dataclass(frozen=True)
@@ -101,6 +111,8 @@ class ClaimSpec:
     contrast_check: Callable[[Values], bool] | None = None
     undefined_reason: str | None = None
     """Why our value can be undefined for this claim (said instead of the generic sentence)."""
+    hypothesis: str | None = None
+    """The pre-registered hypothesis (docs/protocol.md sec. 8.5, e.g. "H1") a new claim tests."""
 
 
 def l75_key(kind: str, noise_mode: str = "stored") -> str:
@@ -110,6 +122,53 @@ def l75_key(kind: str, noise_mode: str = "stored") -> str:
     ('e3.l75.b1', 'e3.l75.b2_ws.read')
     """
     return f"e3.l75.{kind}" + ("" if noise_mode == "stored" else f".{noise_mode}")
+
+
+INTACT_CONDITION = {"e1": "self_on", "e2": "k4"}
+"""The intact condition of each experiment's claims (what a lesion is compared with)."""
+E1_SELF_MODEL_CONDITIONS = {"on": "self_on", "zero": "self_off", "noise": "blind_noise", "permute": "blind_permute"}
+"""E1 condition of each self-model mode at full capacity (labcore.config.SELF_MODEL_MODES)."""
+
+
+def e1_condition(self_model_mode: str, capacity: int, n_slots: int) -> str | None:
+    """The paper's E1 condition a (self-model mode, active slots) setting is, or None.
+
+    The paper tests the self-model lesions at full capacity and the workspace lesion (bus off)
+    with the self-model on; any other setting is not one of its conditions.
+
+    >>> e1_condition("zero", 4, 4), e1_condition("on", 0, 4), e1_condition("on", 2, 4), e1_condition("zero", 0, 4)
+    ('self_off', 'bus_off', None, None)
+    """
+    if capacity == n_slots:
+        return E1_SELF_MODEL_CONDITIONS.get(self_model_mode)
+    return "bus_off" if capacity == 0 and self_model_mode == "on" else None
+
+
+def e2_condition(capacity: int, n_slots: int) -> str | None:
+    """The paper's E2 condition (``"k4"``, ``"k2"``, ``"k0"``) of a number of active slots, or None.
+
+    The paper reports full, half and no capacity; other slot counts are not its conditions.
+
+    >>> e2_condition(4, 4), e2_condition(2, 4), e2_condition(0, 4), e2_condition(3, 4)
+    ('k4', 'k2', 'k0', None)
+    """
+    return {n_slots: "k4", n_slots // 2: "k2", 0: "k0"}.get(capacity) if n_slots == 4 else None
+
+
+def claim_for(metric: str, condition: str | None) -> str | None:
+    """The id of the paper's claim on ``metric`` in ``condition``, or None where it reports none.
+
+    The one place a page finds the paper's number for the condition it shows (conditions from
+    :func:`e1_condition`, :func:`e2_condition` or :data:`INTACT_CONDITION`). None means the paper
+    gives no number for this metric in this condition: say so, never show another condition's.
+
+    >>> claim_for("e1.auroc", "self_off"), claim_for("e1.accuracy", "bus_off"), claim_for("e2.gbi", None)
+    ('e1.auroc.self_off', None, None)
+    """
+    if condition is None:
+        return None
+    claim_id = f"{metric}.{condition}"
+    return claim_id if claim_id in CLAIMS_BY_ID else None
 
 
 def _v(values: Values, key: str) -> float:
@@ -287,6 +346,40 @@ CLAIMS: tuple[ClaimSpec, ...] = (
       "> 0.3", lambda v: _v(v, "e3.composite.r_loo_full") > 0.3),
 )
 
+NO_PAPER = PaperValue(None, section="none: protocol 8.5")
+"""The paper value of a claim it has no number for (E4)."""
+E4_BY_WIRING = ("a zeroed z_self feeds the confidence head a constant, and a constant confidence has Type-2 "
+                "AUROC 0.5 exactly")
+
+
+def _e4(claim_id: str, description: str, hypothesis: str, by_construction: str | None = None) -> ClaimSpec:
+    return ClaimSpec(claim_id, description, NO_PAPER, hypothesis=hypothesis, by_construction=by_construction)
+
+
+E4_CLAIMS: tuple[ClaimSpec, ...] = (
+    # ------------------------------------------- Experiment 4 (issue 15): no paper numbers, protocol 8.5
+    _e4("e4.auroc.reward_wager.self_on", "E4 arm (a), confidence from the wager's reward only: Type-2 AUROC", "H1"),
+    _e4("e4.auroc.supervised.self_on", "E4 arm (c), E1's supervised agent: Type-2 AUROC (the reference)", "H2"),
+    _e4("e4.auroc_gap.reward_wager", "E4 Type-2 AUROC of arm (a) minus arm (c), paired by seed", "H2"),
+    _e4("e4.skip.reward_wager.self_on", "E4 arm (a): opt-outs on wager trials", "H3"),
+    _e4("e4.skip.supervised.self_on", "E4 arm (c): opt-outs on wager trials", "H3"),
+    _e4("e4.ece.reward_wager.self_on", "E4 arm (a): expected calibration error (10 bins)", "H3"),
+    _e4("e4.ece.supervised.self_on", "E4 arm (c): expected calibration error (10 bins)", "H3"),
+    _e4("e4.skip_low.reward_wager_risky.self_on", "E4 risky payoff: opt-outs on the faintest third of flashes", "H4"),
+    _e4("e4.skip_high.reward_wager_risky.self_on", "E4 risky payoff: opt-outs on the brightest third", "H4"),
+    _e4("e4.skip_salience.reward_wager_risky", "E4 risky payoff: opt-outs faintest minus brightest third, paired by "
+        "seed", "H4"),
+    _e4("e4.accuracy.reward_wager.self_on", "E4 arm (a): task accuracy", "H5"),
+    _e4("e4.accuracy_change.reward_wager", "E4 arm (a): change of task accuracy when z_self is zeroed", "H5",
+        "the policy reads the workspace, never z_self, so zeroing z_self cannot change a choice"),
+    _e4("e4.auroc.reward_wager.self_off", "E4 arm (a): Type-2 AUROC with z_self zeroed", "H5", E4_BY_WIRING),
+    _e4("e4.auroc.reward_logits.self_on", "E4 control, confidence reads the policy's logits only: Type-2 AUROC",
+        "H6"),
+    _e4("e4.auroc.reward_workspace.self_on", "E4 control, confidence reads the workspace only: Type-2 AUROC", "H6"),
+)
+"""E4's claims (docs/protocol.md sec. 8.5): the paper has no number (verdict :data:`NEW`); each
+names the hypothesis it tests. Arm (b)'s claims join when its arm does."""
+CLAIMS = CLAIMS + E4_CLAIMS
 CLAIM_IDS = tuple(c.id for c in CLAIMS)
 CLAIMS_BY_ID = {c.id: c for c in CLAIMS}
 
@@ -309,6 +402,9 @@ def verdict(spec: ClaimSpec, ours: dict, values: Values) -> tuple[str, str]:
     """
     paper = spec.paper
     note = f" (True by construction: {spec.by_construction}.)" if spec.by_construction else ""
+    if paper.value is None:
+        return NEW, (f"The paper reports no number for this (its sec. 6.6 leaves the question open); it is new, and "
+                     f"tests {spec.hypothesis or 'no registered hypothesis'} of docs/protocol.md sec. 8.5.{note}")
     if spec.not_comparable:
         return "not comparable", spec.not_comparable[0].upper() + spec.not_comparable[1:] + "."
     mean = ours.get("mean")
@@ -336,6 +432,16 @@ def verdict(spec: ClaimSpec, ours: dict, values: Values) -> tuple[str, str]:
     return "not reproduced", f"Paper {paper}, ours {shown}{pattern}.{note}"
 
 
+def verdicts_of(claims: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The verdicts counted for a claim list: the four comparisons with the paper, and "new" only
+    if a claim has it (a set of the paper's experiments is counted as before E4 existed).
+
+    >>> verdicts_of([{"verdict": "reproduced"}]) == VERDICTS[:4], verdicts_of([{"verdict": NEW}])[-1]
+    (True, 'new (no paper number)')
+    """
+    return VERDICTS if any(c.get("verdict") == NEW for c in claims) else tuple(v for v in VERDICTS if v != NEW)
+
+
 def verdict_split(claims: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
     """Verdict counts of a claim list, split into ``evidence`` and ``construction``.
 
@@ -346,7 +452,8 @@ def verdict_split(claims: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, in
     ...                {"verdict": "reproduced", "by_construction": False}])["evidence"]["reproduced"]
     1
     """
-    out = {"evidence": dict.fromkeys(VERDICTS, 0), "construction": dict.fromkeys(VERDICTS, 0)}
+    shown = verdicts_of(claims)
+    out = {"evidence": dict.fromkeys(shown, 0), "construction": dict.fromkeys(shown, 0)}
     for c in claims:
         group = "construction" if c.get("by_construction") else "evidence"
         if c.get("verdict") in out[group]:
@@ -375,5 +482,8 @@ def verdict_table_markdown() -> str:
         tol = "-" if c.tolerance is None else f"{c.tolerance:g}"
         if c.contrast:
             note = (note + "; " if note else "") + "contrast: " + c.contrast
+        if c.paper.value is None:
+            rows.append(f"| `{c.id}` | {NEW}: tests {c.hypothesis} (protocol 8.5) | - | - | {note} |")
+            continue
         rows.append(f"| `{c.id}` | {c.paper} (sec. {c.paper.section}) | {tol} | {c.pattern or '-'} | {note} |")
     return "\n".join(rows)

@@ -139,8 +139,17 @@ class ProgressBoard:
 
 
 def run_batch(batch: Batch, progress: Callable[[int, int, dict], None] | None = None) -> list[dict]:
-    """Train one batch, save every checkpoint, return the training records (with ``path``)."""
-    from labcore.training import train_seeds
+    """Train one batch, save every checkpoint, return the training records (with ``path``).
+
+    A kind made by reinforcement learning (``labcore.config.TRAINER_OF_KIND``) trains with
+    :mod:`labcore.rl`, every other with behaviour cloning (:mod:`labcore.training`).
+    """
+    from labcore.config import trainer_of
+
+    if trainer_of(batch.kind if isinstance(batch.kind, str) else batch.kind.kind) == "rl":
+        from labcore.rl import train_seeds
+    else:
+        from labcore.training import train_seeds
 
     records = []
     for trained in train_seeds(batch.task, batch.kind, batch.seeds, batch.cfg, progress=progress):

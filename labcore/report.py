@@ -30,6 +30,7 @@ import plotly.graph_objects as go
 
 from labcore.figures.explore import design_figure, study_answer
 from labcore.figures.registry import (
+    E4_FIGURES,
     EXPERIMENT_INTROS,
     EXPERIMENT_TITLES,
     FIGURES,
@@ -41,7 +42,7 @@ from labcore.figures.registry import (
 )
 from labcore.figures.scorecards import claims_table
 from labcore.io import atomic_write
-from labcore.paper import verdict_split
+from labcore.paper import NEW, verdict_split
 from labcore.results import EXPERIMENTS, EXPLORE_DIR, REPORT, Results, load_explore, load_results
 
 __all__ = ["build_report_html", "main", "write_report"]
@@ -55,6 +56,7 @@ VERDICT_MEANING = {
     "partly reproduced": "the number differs, but the paper's qualitative pattern holds",
     "not reproduced": "neither the number nor the pattern holds",
     "not comparable": "the paper's number has no counterpart we can compute, or ours is undefined",
+    NEW: "the paper has no number (E4, beyond the paper): its pre-registered hypothesis is tested instead",
 }
 # --------------------------------------------------------------------------- text helpers
 
@@ -234,7 +236,8 @@ def _verdict_counts(res: Results) -> str:
     detail = ", ".join(f"{n} {v}" for v, n in split["construction"].items() if n)
     return (
         "<section id='verdicts'><h2>Verdicts at a glance</h2>"
-        f"<p>{len(res.claims)} claims of the paper were compared with our numbers by rules written down "
+        f"<p>{len(res.claims)} claims were compared with the paper's numbers (or, without one, tested against "
+        "their pre-registered hypothesis) by rules written down "
         "before any experiment was run (<code>docs/verdicts.md</code>). The boxes count the claims that are "
         f"evidence. {built} more are <em>true by construction</em> ({_esc(detail) or 'none'}): our design fixes "
         "their value in advance (an untrained agent of the same wiring gives the same number, or the "
@@ -244,7 +247,7 @@ def _verdict_counts(res: Results) -> str:
 
 
 def _experiment_section(exp: str, res: Results) -> str:
-    specs = [f for f in FIGURES if f.experiment == exp]
+    specs = [f for f in (*FIGURES, *E4_FIGURES) if f.experiment == exp]  # E4: beyond the paper, its own figures
     head = f"<section id='{exp}'><h2>{_esc(EXPERIMENT_TITLES[exp])}</h2><p>{_esc(EXPERIMENT_INTROS[exp])}</p>"
     if exp not in res.experiments:
         titles = ", ".join(f.title for f in specs)

@@ -7,8 +7,11 @@ A result directory holds:
   "claims": [...], "values", "cross_seed", ...}``; each claim has ``id``, ``description``,
   ``paper``, ``ours`` (``mean``, ``sd``, ``n``, ``ci95``), ``verdict`` and ``reason`` (rules:
   ``docs/verdicts.md``);
-- ``e1_trials.csv``, ``e2_capacity.csv``, ``e3_titration.csv``: trial/seed-level data with
-  the columns of :data:`CSV_FIELDS`;
+- ``e1_trials.csv``, ``e2_capacity.csv``, ``e3_titration.csv``, and for E4 (issue 15)
+  ``e4_trials.csv`` and ``e4_curves.csv`` (the training records' learning curves):
+  trial/seed-level data with the columns of :data:`CSV_FIELDS`; E4's summary also holds
+  ``hypotheses`` (protocol 8.5, :mod:`labcore.experiments.e4_hypotheses`) and its claims have
+  no paper number (``paper`` is null, verdict "new (no paper number)");
 - ``seed_values.csv``: every per-seed number (``experiment``, ``seed``, ``key``, ``value``); a
   censored L75 is written as text (``"> 0.5"``, ``"<= 0"``, see :func:`l75_cell`);
 - ``figures.json``: arrays the CSVs do not carry (masking traces, composite points);
@@ -42,8 +45,8 @@ SCHEMA_VERSION = 2
 ``b2_ws`` in claim ids and CSV cells, and ``e3_titration.csv`` names its protocol column
 ``noise_mode``. Sets without the field are version 1."""
 
-EXPERIMENTS = ("e1", "e2", "e3")
-"""Experiments a result set may hold, in display order."""
+EXPERIMENTS = ("e1", "e2", "e3", "e4")
+"""Experiments a result set may hold, in display order (E4: issue 15, beyond the paper)."""
 SUMMARY = "summary.json"
 SEED_VALUES = "seed_values.csv"
 FIGURES = "figures.json"
@@ -54,6 +57,10 @@ CSV_FIELDS: dict[str, list[str]] = {
                   "wager", "bet"],
     "e2_capacity": ["agent", "seed", "capacity", "scale", "per_step", "decision", "conjunction"],
     "e3_titration": ["agent", "noise_mode", "noise", "seed", "sigma", "accuracy"],
+    "e4_trials": ["arm", "seed", "condition", "trial", "correct", "confidence", "stimulus", "salience", "decision",
+                  "wager", "bet"],
+    "e4_curves": ["arm", "seed", "update", "agreement", "heldout_auroc", "heldout_confidence",
+                  "heldout_wager_reward"],
 }
 """Columns of each trial/seed-level CSV file, keyed by file stem."""
 SEED_VALUE_FIELDS = ["experiment", "seed", "key", "value"]
@@ -62,17 +69,24 @@ FILES_OF_EXPERIMENT = {
     "e1": ("e1_trials.csv",),
     "e2": ("e2_capacity.csv", FIGURES),
     "e3": ("e3_titration.csv", FIGURES),
+    "e4": ("e4_trials.csv", "e4_curves.csv"),
 }
 """Result files each experiment's figures need (beside summary.json and seed_values.csv)."""
 TEXT_COLUMNS: dict[str, tuple[str, ...]] = {
     "e1_trials": ("condition",),
     "e2_capacity": ("agent",),
     "e3_titration": ("agent", "noise_mode", "noise"),
+    "e4_trials": ("arm", "condition"),
+    "e4_curves": ("arm",),
     "seed_values": ("experiment", "key", "value"),
 }
 """Columns read as text; every other column of :data:`CSV_FIELDS` must hold finite numbers."""
-OPTIONAL_CELLS: dict[str, tuple[str, ...]] = {"e2_capacity": ("capacity", "scale"), "seed_values": ("value",)}
-"""Columns whose cells may be empty (A0/A1 have no capacity; an undefined per-seed value)."""
+OPTIONAL_CELLS: dict[str, tuple[str, ...]] = {"e2_capacity": ("capacity", "scale"), "seed_values": ("value",),
+                                             "e4_trials": ("confidence",),
+                                             "e4_curves": ("heldout_auroc", "heldout_confidence",
+                                                           "heldout_wager_reward")}
+"""Columns whose cells may be empty (A0/A1 have no capacity; an undefined per-seed value; a trial
+without a choice-point confidence; a learning-curve value undefined or never recorded)."""
 MANIFEST = "files"
 """Field of ``summary.json`` mapping each data file the run wrote to its SHA-256: a file that
 does not match belongs to another run and is not used (see :func:`load_results`)."""
@@ -144,6 +158,9 @@ class Results:
     trials: pd.DataFrame | None = None
     capacity: pd.DataFrame | None = None
     titration: pd.DataFrame | None = None
+    e4_trials: pd.DataFrame | None = None
+    e4_curves: pd.DataFrame | None = None
+    """E4's learning curves (``e4_curves.csv``): held-out AUROC and wager reward per evaluation."""
     figures: dict = field(default_factory=dict)
     gain: dict = field(default_factory=dict)
     """Optional exploratory_gain.json (labcore.experiments.gain): training length vs fragility."""
@@ -160,6 +177,7 @@ class Results:
             "e1": self.trials is not None,
             "e2": self.capacity is not None,
             "e3": self.titration is not None,
+            "e4": self.e4_trials is not None,
         }
         return [e for e in EXPERIMENTS if found[e]]
 
@@ -167,6 +185,11 @@ class Results:
     def values(self) -> dict:
         """Every aggregated number of the summary by key (claims and auxiliary keys)."""
         return self.summary.get("values") or {}
+
+    @property
+    def hypotheses(self) -> dict[str, dict]:
+        """E4's pre-registered hypotheses (protocol 8.5) and their outcomes, by id (empty without E4)."""
+        return {h["id"]: h for h in self.summary.get("hypotheses") or []}
 
     @property
     def claims(self) -> dict[str, dict]:
@@ -231,12 +254,15 @@ SUMMARY_FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
     "verdict_split": ((dict,), False), "construction_audit": ((dict,), False),
     "wall_seconds": (_OPTIONAL_NUMBER, False), "created": ((str, type(None)), False),
     "git_commit": ((str, type(None)), False), "python": ((str, type(None)), False), MANIFEST: ((dict,), False),
+    "hypotheses": ((list,), False),
 }
 """Top-level fields of ``summary.json``: accepted types and whether a result set must have it."""
 CLAIM_FIELDS: dict[str, tuple[type, ...]] = {"id": (str,), "verdict": (str,), "ours": (dict,),
                                              "paper": (dict, type(None))}
 """Fields every claim must have, with their types (``description`` and ``reason`` default to "")."""
 _OURS_NUMBERS = ("mean", "sd", "bound")
+HYPOTHESIS_FIELDS = ("id", "statement", "outcome")
+"""Fields every entry of ``hypotheses`` (E4) must have as text; ``conditions`` is a list."""
 
 
 def _claim_ok(claim: Any) -> bool:
@@ -310,6 +336,15 @@ def validate_summary(summary: dict, problems: list[str]) -> dict:
             if len(keep) != len(items):
                 problems.append(f"summary.json '{name}' has {len(items) - len(keep)} invalid item(s); they are ignored")
                 out[name] = keep
+    hypotheses = out.get("hypotheses")
+    if isinstance(hypotheses, list):
+        keep = [h for h in hypotheses if isinstance(h, dict) and all(isinstance(h.get(k), str) for k in HYPOTHESIS_FIELDS)
+                and isinstance(h.get("conditions", []), list)]
+        if len(keep) != len(hypotheses):
+            problems.append(f"summary.json 'hypotheses' has {len(hypotheses) - len(keep)} malformed entr"
+                            f"{'y' if len(hypotheses) - len(keep) == 1 else 'ies'} (need {', '.join(HYPOTHESIS_FIELDS)} "
+                            "as text); they are not shown")
+            out["hypotheses"] = keep
     counts = out.get("verdict_counts")
     if isinstance(counts, dict) and not all(_is_number(v, allow_none=False) for v in counts.values()):
         problems.append("summary.json 'verdict_counts' holds non-numbers; it is ignored")
@@ -449,6 +484,8 @@ def load_results(result_dir: Path | str) -> Results:
     res.trials = frame("e1_trials")
     res.capacity = frame("e2_capacity")
     res.titration = frame("e3_titration")
+    res.e4_trials = frame("e4_trials")
+    res.e4_curves = frame("e4_curves")
     if FIGURES not in foreign:
         res.figures = _validate_figures(_read_json(directory / FIGURES, problems), problems)
     gain = directory / GAIN

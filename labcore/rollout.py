@@ -9,7 +9,7 @@ greedily (argmax), as when held-out agreement is measured.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -55,6 +55,18 @@ class Trace:
     def n_episodes(self) -> int:
         """Number of episodes B."""
         return len(self.seeds)
+
+    def episode(self, i: int) -> Trace:
+        """The trace of episode ``i`` alone (a batch of one), e.g. to show one episode that ran
+        among others: batch-wide interventions (matched noise, shuffling) need the batch."""
+        n = self.n_episodes
+
+        def pick(value):
+            return value[i:i + 1] if isinstance(value, np.ndarray) and value.shape[:1] == (n,) else value
+
+        arrays = {f.name: pick(getattr(self, f.name)) for f in fields(self) if f.name not in ("labels", "outcome")}
+        return replace(self, **arrays, labels={k: pick(v) for k, v in self.labels.items()},
+                       outcome={k: pick(v) for k, v in self.outcome.items()})
 
     @property
     def agrees(self) -> np.ndarray:

@@ -39,6 +39,8 @@ __all__ = [
     "hedges_g",
     "mean_sd",
     "permutation_test",
+    "t_interval",
+    "welch_interval",
     "welch_t",
 ]
 
@@ -179,6 +181,113 @@ def welch_t(a: ArrayLike, b: ArrayLike) -> WelchResult:
     df = float((va + vb) ** 2 / (va**2 / (x.size - 1) + vb**2 / (y.size - 1)))
     p = float(2.0 * sps.t.sf(abs(t), df))
     return WelchResult(t, df, p)
+
+
+def _finite_values(x: ArrayLike, name: str) -> NDArray[np.float64]:
+    """A 1-D float array without its nan/inf entries (an undefined per-seed value is left out)."""
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be numeric, got {type(x).__name__}: {exc}") from exc
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    return arr[np.isfinite(arr)]
+
+
+def t_interval(x: ArrayLike, level: float = 0.95) -> tuple[float, float]:
+    """Student's t interval of a mean over seeds (one value per seed).
+
+    .. math:: \\bar x \\pm t_{(1 + \\mathrm{level}) / 2,\\, n - 1} \\, s / \\sqrt n
+
+    The interval of protocol 8.5 (E4's hypotheses are tested on seed means with 95% t
+    intervals); a paired comparison is the interval of the per-seed differences.
+
+    Parameters
+    ----------
+    x : array-like of shape (n,)
+        One value per seed; nan values are dropped.
+    level : float
+        Coverage, in (0, 1).
+
+    Returns
+    -------
+    (low, high) : tuple of float
+        ``(mean, mean)`` when every value is the same; ``(nan, nan)`` with fewer than two values.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        With fewer than two values: no spread can be estimated.
+
+    Examples
+    --------
+    Mean 2, SD 1, n = 3, and t(0.975, 2) = 4.3027: 2 +/- 4.3027 / sqrt(3) = 2 +/- 2.4841.
+
+    >>> [round(v, 4) for v in t_interval([1.0, 2.0, 3.0])]
+    [-0.4841, 4.4841]
+    >>> t_interval([0.5, 0.5, 0.5])
+    (0.5, 0.5)
+    """
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    arr = _finite_values(x, "x")
+    if arr.size < 2:
+        warn_undefined("a t interval needs at least two values")
+        return float("nan"), float("nan")
+    mean = float(arr.mean())
+    if _is_constant(arr):
+        return mean, mean
+    half = float(sps.t.ppf((1.0 + level) / 2.0, arr.size - 1) * np.std(arr, ddof=1) / np.sqrt(arr.size))
+    return mean - half, mean + half
+
+
+def welch_interval(a: ArrayLike, b: ArrayLike, level: float = 0.95) -> tuple[float, float]:
+    """Welch's t interval of ``mean(a) - mean(b)`` for two unpaired groups of seeds.
+
+    .. math:: \\bar a - \\bar b \\pm t_{(1 + \\mathrm{level}) / 2,\\, \\nu}
+              \\sqrt{s_a^2 / n_a + s_b^2 / n_b}
+
+    with the Welch-Satterthwaite ``nu`` of :func:`welch_t`.
+
+    Parameters
+    ----------
+    a, b : array-like
+        Per-seed values of each group; nan values are dropped.
+    level : float
+        Coverage, in (0, 1).
+
+    Returns
+    -------
+    (low, high) : tuple of float
+        The point ``(d, d)`` when both groups are constant; ``(nan, nan)`` when a group has
+        fewer than two values.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        When a group has fewer than two values.
+
+    Examples
+    --------
+    Means 2 and 5, both SD 1, n = 3: -3 +/- t(0.975, 4) sqrt(2/3) = -3 +/- 2.2670.
+
+    >>> [round(v, 4) for v in welch_interval([1.0, 2.0, 3.0], [4.0, 5.0, 6.0])]
+    [-5.267, -0.733]
+    """
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    x, y = _finite_values(a, "a"), _finite_values(b, "b")
+    if x.size < 2 or y.size < 2:
+        warn_undefined("a Welch interval needs at least two values in each group")
+        return float("nan"), float("nan")
+    diff = float(x.mean() - y.mean())
+    va = (0.0 if _is_constant(x) else np.var(x, ddof=1)) / x.size
+    vb = (0.0 if _is_constant(y) else np.var(y, ddof=1)) / y.size
+    if va + vb == 0.0:
+        return diff, diff
+    df = (va + vb) ** 2 / (va**2 / (x.size - 1) + vb**2 / (y.size - 1))
+    half = float(sps.t.ppf((1.0 + level) / 2.0, df) * np.sqrt(va + vb))
+    return diff - half, diff + half
 
 
 def _hedges_j(m: int) -> float:

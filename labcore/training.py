@@ -46,10 +46,11 @@ from labcore.agents.sequence import (
     sequence_states,
     stack_parameters,
 )
-from labcore.config import AGENT_KINDS, AgentConfig, Intervention, TrainConfig
+from labcore.config import AGENT_KINDS, AgentConfig, Intervention, TrainConfig, train_config_of
 from labcore.envs.batch import Demonstrations, StepKind, oracle_demonstrations, report_mask
 from labcore.interventions import sequence_workspace_noise
 from labcore.seeding import episode_seeds, seed_everything
+from labcore.wager_reward import WagerLog, reward_meta_loss
 
 TASK_IDS = {"dual": E.DUAL_TASK, "wagering": E.WAGERING}
 """Training task of each name; E2 and E3 agents are trained on the dual task, E1 agents on wagering."""
@@ -244,7 +245,8 @@ def _masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 def compute_losses(config: AgentConfig, out: SequenceOutput, batch: MemberDemos, cfg: TrainConfig,
-                   step_mask: torch.Tensor | None = None, normaliser: torch.Tensor | None = None) -> Losses:
+                   step_mask: torch.Tensor | None = None, normaliser: torch.Tensor | None = None,
+                   generators: Sequence[torch.Generator] | None = None) -> Losses:
     """Imitation, metacognition, stimulus-probe and z_self activity losses, per member.
 
     The imitation loss is the weighted cross-entropy of the oracle action (KL with a one-hot
@@ -253,6 +255,8 @@ def compute_losses(config: AgentConfig, out: SequenceOutput, batch: MemberDemos,
     ``step_mask`` restricts every term to some steps and ``normaliser`` ``(N,)`` replaces the
     normalisation (the paper schedule scores one step, divided by its episode's mean weight,
     so the weights reach the gradient; dividing by the step's own weight would cancel them).
+    With ``cfg.meta_signal == "reward"`` the meta loss is the wager's policy gradient on bets
+    drawn from ``generators`` (one per member; :mod:`labcore.wager_reward`; none: held out).
     """
     c = config
     valid = batch.valid if step_mask is None else batch.valid & step_mask
@@ -273,7 +277,12 @@ def compute_losses(config: AgentConfig, out: SequenceOutput, batch: MemberDemos,
         total = total + proposal
         parts["proposal"] = proposal.detach()
     report = report_mask(batch.step_kind, valid)
-    if c.self_model and cfg.meta_weight > 0:
+    if c.self_model and cfg.meta_weight > 0 and cfg.meta_signal == "reward":
+        # E4: no correctness label; the confidence learns from the reward of the bets it samples.
+        meta, parts["wager_reward"] = reward_meta_loss(out, batch, valid, cfg, generators)
+        total = total + cfg.meta_weight * meta
+        parts["meta"] = meta.detach()
+    elif c.self_model and cfg.meta_weight > 0:
         # Target: is the agent's own argmax decision correct? (paper sec. 4.3.2)
         correct = (out.logits.argmax(-1) == batch.action).float().detach()
         bce = nn.functional.binary_cross_entropy(out.confidence, correct, reduction="none")
@@ -447,6 +456,7 @@ def heldout_metrics(config: AgentConfig, params: MemberParameters, data: MemberD
     ``report_agreement`` only the report/decision steps.
     """
     n = data.inputs.shape[0]
+    wagers = WagerLog(cfg.wrong_bet_payoff) if config.self_model and cfg.meta_signal == "reward" else None
     sums = {k: torch.zeros(n, dtype=torch.float64) for k in ("imitation", "total", "weight", "match", "scored",
                                                               "report_match", "report")}
     for start in range(0, data.n_episodes, HELDOUT_CHUNK):
@@ -455,6 +465,8 @@ def heldout_metrics(config: AgentConfig, params: MemberParameters, data: MemberD
         out = _forward(config, params, chunk)
         weight = step_weights(chunk.step_kind, chunk.valid, cfg).flatten(1).sum(1).double()
         losses = compute_losses(config, out, chunk, cfg)
+        if wagers is not None:
+            wagers.add(out, chunk)
         sums["imitation"] += losses.parts["imitation"].double() * weight
         sums["total"] += losses.parts["total"].double() * weight  # chunks weighted like the imitation loss
         sums["weight"] += weight
@@ -473,6 +485,7 @@ def heldout_metrics(config: AgentConfig, params: MemberParameters, data: MemberD
             "total_loss": float(sums["total"][i]) / w,
             "agreement": float(sums["match"][i] / sums["scored"][i]),
             "report_agreement": float(sums["report_match"][i] / max(float(sums["report"][i]), 1.0)),
+            **(wagers.metrics(i) if wagers is not None else {}),
         })
     return out
 
@@ -480,7 +493,9 @@ def heldout_metrics(config: AgentConfig, params: MemberParameters, data: MemberD
 # ----------------------------------------------------------------------- the trainers
 ProgressFn = Callable[[int, int, dict[str, float]], None]
 """``progress(done, total, metrics)``: updates (fast) or episodes (paper) done of the budget;
-``metrics`` has ``members_done``/``members`` and the live members' mean held-out agreement."""
+``metrics`` has ``members_done``/``members`` and the live members' mean held-out agreement; for
+E4's reward-trained kinds also their mean ``heldout_auroc``, ``heldout_confidence`` and
+``heldout_wager_reward`` (None where undefined)."""
 
 
 @dataclass
@@ -566,8 +581,8 @@ def train_seeds(
     member's arithmetic is independent of the others, so a seed gets the same weights,
     bit for bit, alone or in any batch (``tests/agents/test_training.py``).
     """
-    cfg = cfg or TrainConfig()
     config = _resolve(task, kind)
+    cfg = train_config_of(config.kind, cfg or TrainConfig(), task)  # a kind's own training signal (E4)
     seeds = [int(s) for s in seeds]
     if not seeds or len(set(seeds)) != len(seeds):
         raise ValueError("seeds must be distinct and at least one")
@@ -601,6 +616,8 @@ def train_seeds(
             "kind": config.kind,
             "seed": member.seed,
             "mode": cfg.mode,
+            "meta_signal": cfg.meta_signal if config.self_model else None,
+            "wrong_bet_payoff": cfg.wrong_bet_payoff if config.self_model and cfg.meta_signal == "reward" else None,
             "config": asdict(config),
             "train_config": asdict(cfg),
             "heldout_agreement": final["agreement"],
@@ -638,9 +655,13 @@ def _report(progress: ProgressFn | None, done: int, total: int, members: list[_M
         return
     agreement = float(np.mean([m["agreement"] for m in metrics])) if metrics else float("nan")
     real = [m for m in members if not m.shadow]
+    # E4's learning-curve values (heldout_auroc, heldout_wager_reward, ...), for a live curve; None where undefined
+    wager = {k: [m[k] for m in metrics if m.get(k) is not None] for k in (metrics[0] if metrics else {})
+             if k.startswith("heldout_")}
     progress(done, total, {"members_done": float(sum(m.done for m in real)), "members": float(len(real)),
                            "agreement": agreement,
-                           "loss": float(np.mean([m["loss"] for m in metrics])) if metrics else float("nan")})
+                           "loss": float(np.mean([m["loss"] for m in metrics])) if metrics else float("nan"),
+                           **{k: float(np.mean(v)) if v else None for k, v in wager.items()}})
 
 
 def _train_fast(config, params, members, train, heldout, cfg, progress) -> list[dict[str, torch.Tensor]]:
@@ -663,7 +684,7 @@ def _train_fast(config, params, members, train, heldout, cfg, progress) -> list[
         idx = torch.stack([torch.randint(train.n_episodes, (cfg.batch_episodes,), generator=g) for g in gens])
         batch = train.select(members=[members[i].row for i in live], episodes=idx)
         out = _forward(config, params, batch, gens, _noise_sds(config, cfg.batch_episodes, gens))
-        losses = compute_losses(config, out, batch, cfg)
+        losses = compute_losses(config, out, batch, cfg, generators=gens)
         (grad,) = torch.autograd.grad(losses.total.sum(), params.flat)
         opt.step(params.flat, grad)
         for i in live:
@@ -677,7 +698,8 @@ def _train_fast(config, params, members, train, heldout, cfg, progress) -> list[
             if member.shadow:
                 continue
             member.history.append({"update": update, "train_loss": float(losses.parts["total"][row]),
-                                   "heldout_loss": m["loss"], "agreement": m["agreement"]})
+                                   "heldout_loss": m["loss"], "agreement": m["agreement"],
+                                   **{k: v for k, v in m.items() if k.startswith("heldout_")}})
             improved = (m["loss"] < member.best_loss - cfg.loss_tolerance
                         or m["agreement"] > member.best_agreement + cfg.agreement_tolerance)
             member.stale = 0 if improved else member.stale + 1

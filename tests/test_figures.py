@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -563,3 +564,136 @@ def test_titles_wrap_at_title_width_not_tick_width():
     title = fig.layout.title.text
     assert all(len(line) > 16 for line in title.split("<br>")[:-1])
     assert all(len(line) <= 58 for line in title.split("<br>"))
+
+
+# --------------------------------------------------------------------------- issue 14: the theatre, readability
+
+
+@pytest.fixture(scope="module")
+def wager_trace():
+    """A bundled E1 agent on episode 1 of seed 0: it walks, decides at step 3 and wagers at step 6."""
+    import labcore.envs as E
+    from labcore.checkpoints import BUNDLED_DIR, load_checkpoint
+    from labcore.config import Intervention
+    from labcore.rollout import rollout
+    from labcore.seeding import episode_seeds
+
+    agent = load_checkpoint(BUNDLED_DIR / "wagering-b2_ws-s0.safetensors").agent
+    return rollout(agent, E.WAGERING, episode_seeds(0, "eval", 2)[1:], Intervention(seed=0))
+
+
+def test_action_axis_names_the_actions_per_task():
+    from labcore.envs import DUAL_TASK, DUAL_TASK_MASKING, WAGERING
+    from labcore.envs.batch import StepKind
+    from labcore.envs.labels import PRIMARY_CUE_NAMES, SECONDARY_CUE_NAMES
+
+    probs = np.full(7, 1 / 7)
+    for task in (DUAL_TASK, DUAL_TASK_MASKING):
+        for kind, names_, word in ((StepKind.REPORT_1, SECONDARY_CUE_NAMES, "colour"),
+                                   (StepKind.REPORT_2, PRIMARY_CUE_NAMES, "object"),
+                                   (StepKind.ORDINARY, SECONDARY_CUE_NAMES, "colour")):
+            labels, axis = episode.action_axis(task, kind)
+            fig = episode.action_probabilities(probs, 0, 1, labels, axis_title=axis)
+            assert list(fig.data[0].x) == list(names_)  # the bars' tick text
+            assert word in fig.layout.xaxis.title.text and f"agent chose: {names_[0]}" in fig.layout.xaxis.title.text
+    walk, axis = episode.action_axis(WAGERING, StepKind.ORDINARY)
+    assert walk[:3] == ["turn left", "turn right", "move forward"] and "red" not in walk
+    wager, axis = episode.action_axis(WAGERING, StepKind.WAGER)
+    assert wager[3].startswith("bet") and all(w.startswith("opt out") for i, w in enumerate(wager) if i != 3)
+
+
+def test_the_wager_text_and_curve_show_the_value_the_bet_followed(wager_trace):
+    from labcore.envs.batch import StepKind
+    from labcore.envs.wagering import BET_ACTION
+
+    tr = wager_trace
+    n = int(tr.valid[0].sum())
+    wager_step = int(np.flatnonzero(tr.step_kind[0, :n] == StepKind.WAGER)[0])
+    reading = episode.wager_reading(tr)
+    # the rollout bet on this value (trace.outcome), and the action at the wager step follows it
+    assert reading.confidence == pytest.approx(float(tr.outcome["confidence"][0]))
+    assert reading.bet == (tr.action[0, wager_step] == BET_ACTION) and reading.source == "confidence head"
+    # the head's output at the wager step itself is a different number (the old text/curve mismatch)
+    assert f"{tr.confidence[0, wager_step]:.2f}" != f"{reading.confidence:.2f}"
+    text = episode.step_caption(tr, wager_step, 1.0)
+    assert f"{reading.confidence:.2f}" in text and f"step {reading.step}" in text and "confidence head" in text
+    curve = episode.internal_state_timeline(tr.confidence[0, :n], np.ones(n), highlight_step=wager_step,
+                                            decision_step=reading.step)
+    (marker,) = traces_named(curve, "confidence read at the choice point")
+    assert list(marker.x) == [reading.step] and f"{marker.y[0]:.2f}" == f"{reading.confidence:.2f}"
+    bar = episode.wager_figure(reading)
+    assert bar.data[0].x[0] == reading.confidence and "bet above 0.5" in bar.layout.xaxis.title.text
+    assert {a.text.replace("<b>", "").replace("</b>", "") for a in bar.layout.annotations} == {"bet", "opt out"}
+
+
+def test_an_agent_without_a_confidence_head_is_read_on_its_max_softmax(wager_trace):
+    from dataclasses import replace
+
+    blind = replace(wager_trace, confidence=np.full_like(wager_trace.confidence, np.nan))
+    reading = episode.wager_reading(blind)
+    assert reading.source == "max softmax probability"
+    assert reading.confidence == pytest.approx(float(blind.probs[0, reading.step].max()))
+    wager_step = int(blind.valid[0].sum()) - 1
+    assert "max softmax probability at the choice point" in episode.step_caption(blind, wager_step, 0.0)
+
+
+def test_titles_are_not_wrapped_under_40_characters_and_every_registry_title_fits():
+    from labcore.figures import registry
+
+    short = "Forty characters of a title, not wrapped"
+    assert len(short) == 40 and "<br>" not in style.style_figure(go.Figure(), short).layout.title.text
+    res = R.load_results(Path(__file__).resolve().parent.parent / "results" / "bundled")
+    for spec in registry.FIGURES:
+        lines = spec.build(res).layout.title.text.split("<br>")
+        assert all(len(line) > 40 for line in lines[:-1]), (spec.slug, lines)
+        assert all(len(line) <= style.TITLE_WIDTH for line in lines), (spec.slug, lines)
+
+
+def test_the_top_margin_holds_title_note_and_two_line_subplot_titles(seed_values):
+    fig = paper_e2.gbi_and_ignition_by_capacity(seed_values)
+    title_lines = fig.layout.title.text.count("<br>") + 1
+    assert title_lines == 2 and any("<br>" in a.text for a in fig.layout.annotations if a.yanchor == "bottom")
+    assert fig.layout.margin.t >= 40 + 22 * title_lines + 19 * 2
+    before = fig.layout.margin.t, fig.layout.height
+    style.add_note(fig, "a caveat " * 30)  # a long note after styling: wrapped, and the margin grows
+    note = fig.layout.title.subtitle.text
+    assert all(len(line) <= style.NOTE_WIDTH for line in note.split("<br>")) and note.count("<br>") >= 2
+    grown = fig.layout.margin.t - before[0]
+    assert grown >= 17 * 3 and fig.layout.height - before[1] == grown  # the plot area keeps its size
+
+
+def test_neighbouring_empty_groups_share_one_note(seed_values):
+    fig = paper_e2.gbi_and_ignition_by_capacity(seed_values)
+    texts = [a.text.replace("<br>", " ") for a in fig.layout.annotations]
+    assert sum("not defined here" in t for t in texts) == 1  # five empty bars, one note (was five, overlapping)
+    assert style.wrap_tick("composite<br>(leave-one-out r)") == "composite<br>(leave-one-out r)"
+
+
+def test_the_radar_names_its_clusters_and_the_diagram_uses_large_type():
+    from labcore.config import AGENT_KINDS
+    from labcore.diagram import FONT_SIZE, architecture_dot
+    from labcore.scorecards.rubric_data import CLUSTERS
+
+    subtotals = [type("S", (), {"cluster_id": c.cluster_id, "architectural": 1, "behavioural": 1,
+                                "max_points": 3, "assessed_max_points": 3})() for c in CLUSTERS]
+    fig = scorecards.osmd_radar({"x": subtotals})
+    axis = fig.layout.polar.angularaxis
+    assert [t.replace("<br>", " ").replace("- ", "-") for t in axis.ticktext] == [
+        c.name.replace("- ", "-") for c in CLUSTERS]  # "Higher-Order", not "HOT"
+    assert all(len(line) <= 14 for t in axis.ticktext for line in t.split("<br>"))
+    assert fig.layout.height >= 600
+    dot = architecture_dot(AGENT_KINDS["b2_ws"])
+    assert FONT_SIZE >= 14 and f"fontsize={FONT_SIZE}" in dot and "rankdir=TB" in dot
+
+
+def test_fcs_plane_keeps_neighbours_names_apart_and_notes_the_zero_systems():
+    pts = [{"name": "LIDA", "R": 80, "P": 33, "group": "reference"},
+           {"name": "Roomba", "R": 145, "P": 40, "group": "reference"},
+           {"name": "ACT-R", "R": 160, "P": 50, "group": "reference"},
+           {"name": "far away", "R": 1e4, "P": 40, "group": "reference"},
+           {"name": "lab B1", "R": 0.0, "P": 33, "group": "lab"}]
+    fig = scorecards.fcs_plane(pts)
+    (ref,) = traces_named(fig, "reference")
+    assert len(set(ref.textposition[:3])) == 3 and ref.textposition[3] == "top center"
+    assert "lab B1" in fig.layout.title.subtitle.text  # R = 0: named, not drawn
+    assert fig.layout.xaxis.dtick == 1 and fig.layout.yaxis.dtick == 1  # decades, no crowded minor labels

@@ -1,14 +1,17 @@
-"""Small shared page components: plain-language help, paper-beside-ours metrics, downloads."""
+"""Small shared page components: plain-language help, metrics beside the intact value, the paper's
+number for the condition shown and chance, verdict boxes from the result set, downloads."""
 
 from __future__ import annotations
 
-import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import plotly.graph_objects as go
 import streamlit as st
 
+from labcore.config import AgentConfig
 from labcore.paper import CLAIMS_BY_ID, paper_text
+from labcore.results import Results, finite, ours_text
 
 
 def explain(what: str, try_this: str, theory: str, *, expanded: bool = False) -> None:
@@ -20,9 +23,19 @@ def explain(what: str, try_this: str, theory: str, *, expanded: bool = False) ->
         cols[2].markdown("**What the theory predicts**\n\n" + theory)
 
 
-def paper_value(claim_id: str) -> str:
-    """The paper's value of a claim, as the paper states it (from the one reference table)."""
-    return paper_text(CLAIMS_BY_ID[claim_id].paper)
+def number_text(value: Any, fmt: str = "{:.2f}") -> str:
+    """A value as a metric shows it; ``"undefined"`` for None or nan (never the text "nan").
+
+    >>> number_text(0.8712, "{:.1%}"), number_text(float("nan"))
+    ('87.1%', 'undefined')
+    """
+    return fmt.format(value) if finite(value) else "undefined"
+
+
+def paper_value(claim_id: str, fmt: str | None = None) -> str:
+    """The paper's value of a claim, as the paper states it (from the one reference table);
+    with ``fmt`` (e.g. ``"{:.1%}"``) in the unit of the metric it is shown beside."""
+    return paper_text(CLAIMS_BY_ID[claim_id].paper, number=fmt.format if fmt else None)
 
 
 def paper_number(claim_id: str) -> float | None:
@@ -30,14 +43,161 @@ def paper_number(claim_id: str) -> float | None:
     return CLAIMS_BY_ID[claim_id].paper.value
 
 
-def metric(column: Any, label: str, value: float, *, claim: str | None = None, fmt: str = "{:.2f}",
-           help: str | None = None, reference: str | None = None) -> None:
-    """An ``st.metric`` with the paper's value (or another reference) written beside ours."""
-    shown = "undefined" if value is None or (isinstance(value, float) and math.isnan(value)) else fmt.format(value)
-    note = reference or (f"paper: {paper_value(claim)}" if claim else None)
-    column.metric(label, shown, help=help)
-    if note:
-        column.caption(note)
+def change_text(value: Any, intact: Any, fmt: str = "{:.2f}") -> str | None:
+    """The change from the intact value, in the metric's unit: percentage points for a
+    percentage, else a signed difference; None when either value is undefined.
+
+    >>> change_text(0.87, 0.87, "{:.1%}"), change_text(0.5, 0.846), change_text(float("nan"), 0.8)
+    ('+0.0 pts vs intact', '-0.35 vs intact', None)
+    """
+    if not (finite(value) and finite(intact)):
+        return None
+    diff = float(value) - float(intact)
+    if "%" in fmt:
+        return f"{100 * diff:+.1f} pts vs intact"
+    digits = fmt.split(".")[-1].rstrip("}%fg") if "." in fmt else "2"
+    return f"{diff:+.{digits or 2}f} vs intact"
+
+
+def metric(column: Any, label: str, value: Any, *, claim: str | None = None, fmt: str = "{:.2f}",
+           help: str | None = None, reference: str | None = None, intact: Any = None,
+           intact_claim: str | None = None, chance: str | None = None, paper_label: str = "paper",
+           paper_missing: str = "not reported for this condition") -> None:
+    """An ``st.metric`` with the intact value, the change from it, the paper's number and chance.
+
+    Parameters
+    ----------
+    column : Streamlit container
+    label, value, fmt, help
+        As ``st.metric`` (``fmt`` formats ``value``; None/nan is shown as "undefined").
+    claim : str, optional
+        The paper's claim for the condition shown (:func:`labcore.paper.claim_for`); None when
+        the paper reports nothing for it.
+    intact : float, optional
+        The intact agent's value when the condition shown is a lesion: then the change is the
+        metric's delta (grey: a drop is not judged good or bad) and the caption says "intact".
+    intact_claim : str, optional
+        The paper's claim for the intact condition: shown as "paper, intact" when ``claim`` is
+        None (never as if it were this condition's).
+    chance : str, optional
+        The chance level in the metric's unit ("50%", "0.5").
+    reference : str, optional
+        Any other reference, appended to the caption.
+    paper_label : str
+        How the paper's value is introduced (e.g. "paper (B1)" when the paper's agent differs).
+    paper_missing : str
+        What is said when ``claim`` is None but ``intact_claim`` is given.
+
+    A percentage's paper value is written as a percentage; other paper values as the paper
+    gives them (``0.492 ± 0.058``, not rounded to the metric's digits).
+    """
+    lesioned = intact is not None
+    column.metric(label, number_text(value, fmt), help=help,
+                  delta=change_text(value, intact, fmt) if lesioned else None, delta_color="off")
+    parts = [f"intact: {number_text(intact, fmt)}"] if lesioned else []
+    paper_fmt = fmt if "%" in fmt else None
+    if claim:
+        parts.append(f"{paper_label}{', this condition' if lesioned else ''}: {paper_value(claim, paper_fmt)}")
+    elif intact_claim:
+        parts.append(f"{paper_label}: {paper_missing} · {paper_label}, intact: {paper_value(intact_claim, paper_fmt)}")
+    if chance:
+        parts.append(f"chance: {chance}")
+    if reference:
+        parts.append(reference)
+    if parts:
+        column.caption(" · ".join(parts))
+
+
+VERDICT_MARKDOWN_COLOURS = {"reproduced": "green", "partly reproduced": "orange", "not reproduced": "red",
+                            "not comparable": "gray"}
+"""Streamlit text colours of the four verdicts (labcore.paper.VERDICTS)."""
+
+
+def claim_line(claim: Mapping[str, Any], label: str) -> str:
+    """One claim of a result set as a Markdown line: the verdict, what it is, ours beside the paper's.
+
+    Everything comes from the claim's entry in ``summary.json``; the verdict is never decided here.
+
+    >>> claim_line({"verdict": "not reproduced", "ours": {"mean": 0.304, "n": 5}, "paper": {"value": 0.04}},
+    ...            "B1's noise tolerance L75")
+    ":red[**not reproduced**]: B1's noise tolerance L75: here 0.304 (n = 5), paper 0.04."
+    """
+    verdict = str(claim.get("verdict") or "not comparable")
+    colour = VERDICT_MARKDOWN_COLOURS.get(verdict, "gray")
+    built = " (true by construction, so not evidence either way)" if claim.get("by_construction") else ""
+    return (f":{colour}[**{verdict}**]{built}: {label}: here {ours_text(claim.get('ours') or {})}, "
+            f"paper {paper_text(claim.get('paper'))}.")
+
+
+def verdict_box(title: str, res: Results, claims: Sequence[tuple[str, str]], *, lead: Sequence[str] = (),
+                why: Sequence[str] = (), why_title: str = "Why", why_shown: int = 4) -> None:
+    """The page's plain-language verdict: sentences, then each claim's verdict from the result set.
+
+    Parameters
+    ----------
+    title : str
+    res : Results
+        The result set (``ui.data.checked_results()``): verdicts and reasons come from its summary.
+    claims : sequence of (claim id, plain label)
+        Claims shown, in order; claims the result set lacks are left out (and said so).
+    lead : sequence of str
+        Sentences shown first (already drawn from the result set by the caller).
+    why : sequence of str
+        Sentences explaining the verdicts (e.g. the E3 design study's answer), under ``why_title``;
+        the first ``why_shown`` in the box, the rest in an expander.
+    """
+    found = res.claims
+    with st.container(border=True):
+        st.markdown(f"**{title}**")
+        for sentence in lead:
+            st.markdown(sentence)
+        lines = [claim_line(found[cid], label) for cid, label in claims if cid in found]
+        if lines:
+            st.markdown("\n".join(f"- {line}" for line in lines))
+        else:
+            st.info("The result set holds no verdicts for this experiment.", icon=":material/info:")
+        for i, sentence in enumerate(why[:why_shown]):
+            st.markdown(f"**{why_title}.** {sentence}" if i == 0 else sentence)
+        if len(why) > why_shown:
+            with st.expander(f"More: {why_title[0].lower()}{why_title[1:]}"):
+                for sentence in why[why_shown:]:
+                    st.markdown(sentence)
+        if lines:
+            with st.expander("The pre-registered rule behind each verdict"):
+                st.markdown("\n".join(f"- **{label}** (`{cid}`): {found[cid].get('reason', '')}"
+                                       for cid, label in claims if cid in found))
+        st.caption(f"Verdicts from the result set `{res.directory.name}` (summary.json), by rules fixed before "
+                   "the run (docs/verdicts.md). \"By construction\": our design fixes that value in advance.")
+
+
+def e1_construction_notes(config: AgentConfig, self_model_mode: str, capacity: int) -> list[str]:
+    """What the wiring of a wagering agent fixes in advance in this setting (labelled "by construction").
+
+    A note is given only where it is true of this agent: a zeroed self-model gives a constant
+    confidence only if the confidence head reads z_self (agents with a self-model); with the
+    bus off nothing depends on the stimulus only if the stimulus enters through the bus.
+
+    >>> from labcore.config import AGENT_KINDS
+    >>> len(e1_construction_notes(AGENT_KINDS["b2_ws"], "zero", 4)), len(e1_construction_notes(AGENT_KINDS["b1"], "on", 4))
+    (1, 0)
+    >>> "exactly 0.5" in e1_construction_notes(AGENT_KINDS["b1"], "zero", 4)[0]
+    False
+    """
+    notes = []
+    if self_model_mode == "zero" and config.self_model:
+        notes.append("Zeroed self-model: the confidence head receives a constant, so its output is the same on "
+                     "every trial and Type-2 AUROC is exactly 0.5 **by construction**. "
+                     + ("Accuracy is unchanged because the policy never reads z_self."
+                        if config.policy_reads != "self_model" else
+                        "This agent's policy reads z_self too, so its accuracy can change as well."))
+    elif self_model_mode != "on" and not config.self_model:
+        notes.append("This agent has no self-model, so the self-model setting changes nothing; its confidence is "
+                     "the policy's own probability of its choice, which zeroing does not touch.")
+    if capacity == 0 and config.workspace and config.cue_route == "bus":
+        notes.append("Workspace off: the flash enters only through the workspace, so nothing in the agent depends "
+                     "on it. Accuracy is at chance and the confidence is one constant, so Type-2 AUROC is exactly "
+                     "0.5, both **by construction**.")
+    return notes
 
 
 def figure(fig: go.Figure, *, key: str, download: str | None = None) -> None:

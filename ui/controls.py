@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 
 from ui.data import label
-from ui.state import LabState, escape_markdown, parse_params
+from ui.state import LabState, echo, escape_markdown, parse_params
 
 
 def _key(page: str, name: str) -> str:
@@ -31,20 +31,22 @@ def note_arrival(url_path: str) -> None:
 
 
 def init_state(page: str, keys: Sequence[str], *, agents: Sequence[str],
-               seeds: Mapping[str, Sequence[int]], default: LabState | None = None) -> None:
+               seeds: Mapping[str, Sequence[int]], default: LabState | None = None,
+               options: Mapping[str, Sequence[Any]] | None = None) -> None:
     """Load the page's controls from the URL on arrival: a new session, or navigation with a link.
 
     On a rerun of the same page (a widget changed) the widgets keep the user's last input and
     the URL is only written (:func:`publish`), never read. Navigating back to a page with a bare
     URL keeps the values the user left there. Invalid values are clamped and a notice is shown
-    (never an exception).
+    (never an exception). ``options`` are the valid values of controls whose choices the page
+    knows (see :func:`ui.state.parse_params`).
     """
     url = {k: v for k, v in st.query_params.to_dict().items()}
     last = st.session_state.get(f"_published.{page}")
     fresh = f"_initialised.{page}" not in st.session_state
     arrived = st.session_state.get("_arrived", True)
     if fresh or (arrived and url and url != last):
-        state, notices = parse_params(url, agents=agents, seeds=seeds, default=default)
+        state, notices = parse_params(url, agents=agents, seeds=seeds, default=default, options=options)
         for name in keys:
             st.session_state[_key(page, name)] = getattr(state, name)
         st.session_state[f"_initialised.{page}"] = True
@@ -100,3 +102,63 @@ def agent_seed_picker(page: str, seeds: Mapping[str, Sequence[int]], agent_colum
         st.session_state[key(page, "seed")] = seeds[kind][0]
     seed_column.selectbox("Seed", seeds[kind], key=key(page, "seed"))
     return kind, value(page, "seed")
+
+
+def _keep_selection(widget_key: str, fallback: Any) -> None:
+    if st.session_state.get(widget_key) is None:  # a click on the selected button deselects it
+        st.session_state[widget_key] = st.session_state.get(f"_kept.{widget_key}", fallback)
+
+
+def segmented(container: Any, label: str, options: Sequence[Any], page: str, name: str, *,
+              fallback: Any, **kwargs: Any) -> Any:
+    """A segmented control bound to a page's control that can never be left empty.
+
+    Clicking the selected button of ``st.segmented_control`` deselects it (value ``None``); in
+    a page that reads the value that became a traceback (issue 14). An ``on_change`` callback
+    (which runs before the widget is drawn, the only time its state may be set) puts the last
+    selection back, or ``fallback`` if there was none.
+
+    Parameters
+    ----------
+    container : a Streamlit container (``st`` or a column)
+    label, options, **kwargs : as for ``st.segmented_control`` (e.g. ``format_func``, ``help``)
+    page, name : the control (see :func:`key`)
+    fallback : the value used when nothing was ever selected
+
+    Returns
+    -------
+    The selected value (never ``None``).
+    """
+    widget_key = key(page, name)
+    if st.session_state.get(widget_key) is None:
+        st.session_state[widget_key] = fallback
+    container.segmented_control(label, list(options), key=widget_key, on_change=_keep_selection,
+                                args=(widget_key, fallback), **kwargs)
+    st.session_state[f"_kept.{widget_key}"] = st.session_state[widget_key]
+    return st.session_state[widget_key]
+
+
+def url_choice(page: str, name: str, options: Sequence[str]) -> str:
+    """A page-specific choice among ``options`` (e.g. a result set's name) that lives in the URL.
+
+    Read from the URL on arrival, like :func:`init_state` (a bare URL keeps the last choice); a
+    value not among the options is replaced by the first with a notice (quoted and escaped).
+    The page binds its widget to ``key(page, name)`` and calls :func:`publish_choice` after it.
+    """
+    widget_key = key(page, name)
+    if widget_key not in st.session_state or (st.session_state.get("_arrived", True) and name in st.query_params):
+        wanted = st.query_params.get(name)
+        if wanted is not None and wanted not in options:
+            st.warning(escape_markdown(f"{name}={echo(wanted)} is not one of {', '.join(options)}; "
+                                       f"showing {options[0]}."), icon=":material/warning:")
+        st.session_state[widget_key] = wanted if wanted in options else options[0]
+    elif st.session_state[widget_key] not in options:
+        st.session_state[widget_key] = options[0]
+    return st.session_state[widget_key]
+
+
+def publish_choice(page: str, name: str) -> None:
+    """Write a :func:`url_choice` into the URL (the other parameters are kept)."""
+    value = st.session_state[key(page, name)]
+    if st.query_params.get(name) != value:
+        st.query_params[name] = value

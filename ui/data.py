@@ -8,11 +8,19 @@ Pages read their inputs through guarded paths: :func:`manifest` (and :func:`seed
 :func:`checked_agent` and :func:`checked_results`. A bad file there is one ``st.error`` naming
 it and what to do, and the rest of the page keeps working. Failures are never cached, so a
 restored file is read again on the next run.
+
+Agents a visitor trains on the Agents page live in their browser session's own folder under
+``runs/user/`` (:func:`session_dir`, git-ignored), never in the shipped ``checkpoints/``: the
+pages of that session list them beside the bundled ones (:func:`manifest`), no other session
+sees them, and their seeds are unique across all sessions (:func:`seed_taken`), so the caches
+below, keyed by (kind, seed), never mix two visitors' agents.
 """
 
 from __future__ import annotations
 
 import os
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -32,7 +40,7 @@ from labcore.checkpoints import (
     load_checkpoint,
     read_manifest,
 )
-from labcore.config import AGENT_DESCRIPTIONS, Intervention
+from labcore.config import AGENT_DESCRIPTIONS, Intervention, TrainConfig
 from labcore.interventions import capacity_scale
 from labcore.seeding import episode_seeds
 
@@ -43,8 +51,23 @@ FILES = {result_set.SUMMARY, result_set.GAIN, *result_set.DATA_FILES}
 CHECKPOINTS_DIR = Path(os.environ.get("CTLAB_CHECKPOINTS") or BUNDLED_DIR)
 """Where the pages find agents: ``$CTLAB_CHECKPOINTS`` if set, else the bundled ``checkpoints/``
 (read at call time, so tests point it at a copy)."""
+USER_RUNS_DIR = ROOT / "runs" / "user"
+"""Where the Agents page saves the agents visitors train: one folder per browser session
+(:func:`session_dir`); ``runs/`` is git-ignored. Read at call time (tests point it elsewhere)."""
+E4_RESULTS_DIR = ROOT / "results" / "e4"
+"""The bundled E4 result set (issue 15: metacognition from reward alone); read at call time."""
+LIVE_KIND = "reward_wager"
+"""What the "From reward alone" page trains live: E4's arm (a)."""
+LIVE_TRAIN = TrainConfig(max_updates=100, min_updates=100, eval_every=10, heldout_episodes=200)
+"""The live run's budget: 100 updates, a held-out AUROC every 10 (a short demonstration, not the
+registered schedule of protocol 5.3; its agent falls short of the 95% criterion and is flagged so)."""
 E1_TRIALS = 300
 DUAL_EPISODES = 64
+THEATRE_EPISODES = 1000
+"""Episodes the Rollout theatre can play per agent (episode ``i`` is the i-th evaluation seed)."""
+THEATRE_BATCH = 32
+"""Episodes the theatre runs together (the matched self-model noise and shuffles act on a batch)."""
+_SESSION_KEY = "_user_runs_session"
 
 
 def label(kind: str) -> str:
@@ -96,13 +119,31 @@ def read_checkpoint_manifest(directory: str) -> tuple[dict, list[str]]:
     return entries, problems
 
 
-def manifest() -> dict:
-    """The checkpoint manifest's usable entries (bundled agents and any trained in the app).
+def session_dir() -> Path:
+    """This browser session's folder of user-trained agents: ``USER_RUNS_DIR/<session token>``.
 
-    Every problem of the manifest is one ``st.error`` naming the file and what to do: an
-    unusable manifest gives no entries, a malformed entry only loses that entry.
+    The token is drawn once per session and kept in ``st.session_state``; the folder is created
+    by the first save (:func:`labcore.checkpoints.save_checkpoint` into it).
+    """
+    token = st.session_state.get(_SESSION_KEY)
+    if token is None:
+        token = st.session_state[_SESSION_KEY] = uuid.uuid4().hex[:16]
+    return USER_RUNS_DIR / token
+
+
+def manifest() -> dict:
+    """The usable entries of the bundled manifest and of this session's user-trained agents.
+
+    A user-trained entry carries ``"user": True`` (the Agents page lists it apart); a bundled
+    agent of the same name wins. Every problem of a manifest is one ``st.error`` naming the file
+    and what to do: an unusable manifest gives no entries, a malformed entry only loses that entry.
     """
     entries, problems = read_checkpoint_manifest(str(CHECKPOINTS_DIR))  # read at call time
+    own = session_dir()
+    if (own / MANIFEST).exists():
+        mine, more = read_checkpoint_manifest(str(own))
+        entries = {**{name: {**e, "user": True} for name, e in mine.items()}, **entries}
+        problems = [*problems, *more]
     for problem in problems:
         st.error(problem, icon=":material/error:")
     return entries
@@ -132,8 +173,58 @@ def seeds_by_kind(task: str, entries: dict | None = None) -> dict[str, list[int]
 
 
 def checkpoint_path(task: str, kind: str, seed: int) -> Path:
-    """The file of a fast-schedule agent in :data:`CHECKPOINTS_DIR` (raises CheckpointError on an unsafe name)."""
-    return CHECKPOINTS_DIR / f"{checkpoint_name(task, kind, seed)}{SUFFIX}"
+    """The file of a fast-schedule agent: in :data:`CHECKPOINTS_DIR`, else this session's own
+    (:func:`session_dir`) if it trained one of that name (raises CheckpointError on an unsafe name)."""
+    file = f"{checkpoint_name(task, kind, seed)}{SUFFIX}"
+    bundled = CHECKPOINTS_DIR / file
+    if bundled.exists():
+        return bundled
+    own = session_dir() / file
+    return own if own.exists() else bundled
+
+
+def seed_taken(task: str, kind: str, seed: int) -> bool:
+    """Is there an agent of this name anywhere: bundled, or trained in any session?
+
+    A user-trained seed must be new everywhere, so that the caches keyed by (kind, seed) never
+    hold another session's agent under the same key.
+    """
+    file = f"{checkpoint_name(task, kind, seed)}{SUFFIX}"
+    return (CHECKPOINTS_DIR / file).exists() or any(USER_RUNS_DIR.glob(f"*/{file}"))
+
+
+def train_live(seed: int, progress: Callable[[int, int, dict], None] | None = None) -> tuple[dict, Path]:
+    """Train one :data:`LIVE_KIND` seed with :data:`LIVE_TRAIN` and save it in this session's folder.
+
+    Parameters
+    ----------
+    seed : int
+        A seed no agent of that kind has anywhere (:func:`seed_taken`).
+    progress : callable, optional
+        ``progress(done, total, metrics)`` as :func:`labcore.training.train_agent` calls it.
+
+    Returns
+    -------
+    (record, path)
+        The training record (its ``history`` holds the held-out AUROC per evaluation) and the
+        saved checkpoint, under :func:`session_dir`; never in the shipped ``checkpoints/``.
+
+    Raises
+    ------
+    CheckpointError
+        If another session saved this seed meanwhile, or the agent cannot be saved.
+    """
+    from labcore import training
+    from labcore.checkpoints import save_checkpoint
+
+    trained = training.train_agent("wagering", LIVE_KIND, seed, LIVE_TRAIN, progress=progress)
+    if seed_taken("wagering", LIVE_KIND, seed):
+        raise CheckpointError(f"seed {seed} was saved by another session while this one trained; train again")
+    target = session_dir()
+    target.mkdir(parents=True, exist_ok=True)
+    path = save_checkpoint(trained.agent, trained.record, target)
+    read_checkpoint_manifest.clear()
+    return trained.record, path
 
 
 @st.cache_resource(show_spinner=False, max_entries=96)
@@ -233,8 +324,9 @@ def theatre(task_id: str, kind: str, seed: int, episode: int, self_model_mode: s
     iv = Intervention(self_model_mode=self_model_mode, capacity_scale=capacity_scale(capacity, model.config.n_slots),
                       workspace_noise=noise, noise_mode=noise_mode, seed=seed)
     options = {"mask_soa": soa, "mask_count": count} if soa is not None else None
-    episode_seed = int(episode_seeds(seed, "eval", 1000)[episode])
-    return measures.theatre(model, task_id, episode_seed, iv, task_options=options)
+    seeds = episode_seeds(seed, "eval", THEATRE_EPISODES)
+    batch = seeds[episode - episode % THEATRE_BATCH:][:THEATRE_BATCH]  # matched noise and shuffles need a batch
+    return measures.theatre(model, task_id, int(seeds[episode]), iv, task_options=options, companions=batch)
 
 
 @st.cache_data(show_spinner=False, ttl=60)
@@ -244,12 +336,14 @@ def results(directory: str) -> result_set.Results:
     return result_set.load_results(directory)
 
 
-def checked_results(directory: str | Path | None = None) -> result_set.Results:
+def checked_results(directory: str | Path | None = None, experiment: str | None = None) -> result_set.Results:
     """The result set a page shows (default: the bundled one), read through one guarded path.
 
     When anything in it is missing, malformed or mixed, one ``st.error`` names the directory
     and what to do, and lists :attr:`~labcore.results.Results.problems` (each names its file).
     The bad parts are empty in the returned set, so the rest of the page keeps working.
+    ``experiment`` is what the command to re-run names when the summary cannot say (E4's page:
+    "e4"; default "all").
     """
     path = Path(directory) if directory else RESULTS_DIR  # read at call time: tests point it elsewhere
     try:
@@ -259,7 +353,8 @@ def checked_results(directory: str | Path | None = None) -> result_set.Results:
     if res.problems:
         shown = _shown(path)
         restore = f" or restore the shipped copy with `git checkout {shown}`" if shown.parts[:1] == ("results",) else ""
-        experiment, n_seeds = res.summary.get("experiment") or "all", len(res.summary.get("seeds") or []) or 5
+        experiment = res.summary.get("experiment") or experiment or "all"
+        n_seeds = len(res.summary.get("seeds") or []) or 5
         st.error(f"The result set `{shown}` cannot be fully used, so parts of this page are left out: re-run "
                  f"`python -m labcore reproduce --experiment {experiment} --seeds {n_seeds} --out {shown}`{restore}."
                  "\n\n"

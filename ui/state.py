@@ -12,8 +12,9 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
+from typing import Any
 
-from labcore.config import NOISE_MODES, SELF_MODEL_MODES, AgentConfig
+from labcore.config import AGENT_KINDS, NOISE_MODES, SELF_MODEL_MODES, AgentConfig
 
 TASK_CHOICES = ("dual", "masking", "wagering", "ood")
 """Tasks of the Rollout theatre (the masking and OOD variants of the dual task included)."""
@@ -40,11 +41,35 @@ class LabState:
     soa: int = 2
     masks: int = 4
     task: str = "dual"
+    normalisation: str = "zlib"
+    """PCI-A normalisation (a value of labcore.measures.PCI_NORMALISATIONS; the page supplies them)."""
+    compare: tuple[str, ...] = ("b1", "b2", "b2_ws", "hot_only")
+    """Agent kinds compared in the bundled noise titration (comma-separated in the URL)."""
+    geometry: str = "layernorm"
+    """E3 design study: write geometry of the design shown."""
+    loop: str = "open"
+    """E3 design study: open or closed loop."""
+    gain: float = 1.0
+    """E3 design study: readout gain."""
+    schedule: str = "fast"
+    """E3 design study: training schedule."""
+    design_noise: str = "stored"
+    """E3 design study: noise protocol (one of NOISE_MODES)."""
 
     def to_params(self, keys: Sequence[str]) -> dict[str, str]:
-        """The query-string form of the chosen fields."""
+        """The query-string form of the chosen fields (a list as comma-separated names).
+
+        >>> LabState(compare=("b1", "b2"), gain=10.0).to_params(["compare", "gain"])
+        {'compare': 'b1,b2', 'gain': '10'}
+        """
         values = asdict(self)
-        return {k: (f"{values[k]:g}" if isinstance(values[k], float) else str(values[k])) for k in keys}
+
+        def text(v: Any) -> str:
+            if isinstance(v, list | tuple):
+                return ",".join(str(x) for x in v)
+            return f"{v:g}" if isinstance(v, float) else str(v)
+
+        return {k: text(values[k]) for k in keys}
 
 
 LEGACY_PARAMS = {"self_model": "self_model_mode", "protocol": "noise_mode"}
@@ -88,6 +113,7 @@ def parse_params(
     agents: Sequence[str],
     seeds: Mapping[str, Sequence[int]],
     default: LabState | None = None,
+    options: Mapping[str, Sequence[Any]] | None = None,
 ) -> tuple[LabState, list[str]]:
     """Read a state from query parameters, clamping what is invalid.
 
@@ -97,6 +123,9 @@ def parse_params(
     agents : agent kinds this page offers
     seeds : available seeds per agent kind
     default : values for missing parameters
+    options : valid values of the fields whose choices the page knows (``normalisation``,
+        ``geometry``, ``loop``, ``gain``, ``schedule``, ``compare``); a field without them
+        keeps its default (no page shows it)
 
     Returns
     -------
@@ -183,6 +212,32 @@ def parse_params(
     number("episode", 0, MAX_EPISODE, integer=True)
     number("soa", SOA_RANGE[0], SOA_RANGE[1], integer=True)
     number("masks", 0, MAX_MASKS, integer=True)
+    choice("design_noise", NOISE_MODES)
+    options = options or {}
+    for key in ("normalisation", "geometry", "loop", "schedule"):
+        if key in options:
+            choice(key, [str(o) for o in options[key]])
+    v = text("gain")
+    if v is not None and "gain" in options:
+        allowed = [float(o) for o in options["gain"]]
+        try:
+            wanted = float(v)
+        except ValueError:
+            wanted = math.nan
+        if wanted in allowed:
+            values["gain"] = wanted
+        else:
+            notices.append(f"gain={echo(v)} is not one of {', '.join(f'{o:g}' for o in allowed)}; "
+                           f"using {values['gain']:g}.")
+    v = text("compare")
+    if v is not None:
+        allowed = list(options.get("compare", AGENT_KINDS))
+        names = [n.strip() for n in v.split(",") if n.strip()]
+        kept = tuple(dict.fromkeys(n for n in names if n in allowed))
+        if dropped := [n for n in names if n not in allowed]:
+            notices.append(f"compare: {', '.join(echo(n) for n in dropped[:5])} "
+                           f"{'is' if len(dropped) == 1 else 'are'} not an agent here; left out.")
+        values["compare"] = kept
     available = list(seeds.get(values["agent"], [])) or [0]
     v = text("seed")
     if v is not None:

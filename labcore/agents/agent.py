@@ -24,8 +24,9 @@ from labcore.agents.parts import (
     GridEncoder,
     broadcast,
     mlp,
+    self_model_parts,
+    self_model_width,
     shape_write,
-    uncertainty,
     write_step,
 )
 from labcore.agents.sequence import (
@@ -165,7 +166,7 @@ class Agent(nn.Module):
                 ws_feat = c.bottleneck_dim
         self.policy = mlp(c.hidden_dim + ws_feat, c.readout_hidden, N_ACTIONS, c.dropout)
         if c.self_model:
-            self.self_model = nn.Linear(c.hidden_dim + c.slot_dim + N_ACTIONS + 2, c.self_model_dim)
+            self.self_model = nn.Linear(self_model_width(c), c.self_model_dim)
             self.confidence_head = nn.Linear(c.self_model_dim, 1)
             if c.policy_reads == "self_model":
                 self.self_policy = mlp(c.self_model_dim, c.readout_hidden, N_ACTIONS)
@@ -176,6 +177,8 @@ class Agent(nn.Module):
             self.register_buffer("write_offset", offset / offset.pow(2).mean().sqrt() * WRITE_OFFSET_RMS)
         if c.closed_loop:
             self.feedback = nn.Linear(c.slot_dim, c.embed_dim, bias=False)
+        if c.value_head:  # the critic of reinforcement learning (labcore.rl), built last: nothing else moves
+            self.value_head = mlp(c.hidden_dim + ws_feat, c.readout_hidden, 1)
 
     # ----------------------------------------------------------------- shared layers
     def _embed(self, obs: Observation) -> torch.Tensor:
@@ -222,13 +225,21 @@ class Agent(nn.Module):
                           occupied=occupied, broadcast=bcast if c.workspace else None,
                           stimulus_logit=stimulus)
         if c.self_model:
-            z = torch.tanh(self.self_model(torch.cat([h, bcast, proposal, uncertainty(proposal)], dim=-1)))
+            z = torch.tanh(self.self_model(torch.cat(self_model_parts(c, h, bcast, proposal), dim=-1)))
             z = lesion_self_model(z, intervention.self_model_mode, rng, permutation)
             out.z_self = z
             out.confidence = torch.sigmoid(self.confidence_head(z)).squeeze(-1)
             if c.policy_reads == "self_model":
                 out.logits = self.self_policy(z)
         return out
+
+    def value(self, out: AgentOutput) -> torch.Tensor:
+        """The critic's estimate of the return, from the policy readout's input of a pass's
+        output ``out`` (leading dims kept); only agents with ``AgentConfig.value_head``."""
+        if not self.config.value_head:
+            raise ValueError(f"{self.config.kind} has no value head (AgentConfig.value_head)")
+        feats = [out.h] if not self.config.workspace else [out.h, self._readout_features(out.slots)]
+        return self.value_head(torch.cat(feats, dim=-1)).squeeze(-1)
 
     def readout(self, h: torch.Tensor, slots: torch.Tensor | None = None,
                 occupied: torch.Tensor | None = None, intervention: Intervention | None = None) -> AgentOutput:

@@ -16,6 +16,9 @@ import torch
 from minigrid.core.constants import COLOR_TO_IDX, OBJECT_TO_IDX, STATE_TO_IDX
 from torch import nn
 
+from labcore.config import AgentConfig
+from labcore.envs.tables import N_ACTIONS
+
 N_OBJECT, N_COLOUR, N_STATE = len(OBJECT_TO_IDX), len(COLOR_TO_IDX), len(STATE_TO_IDX)
 GRID_CHANNELS = N_OBJECT + N_COLOUR + N_STATE
 
@@ -151,3 +154,19 @@ def uncertainty(logits: torch.Tensor) -> torch.Tensor:
     entropy = -(probs * torch.log_softmax(logits, dim=-1)).sum(-1) / math.log(logits.shape[-1])
     top = torch.topk(probs, 2, dim=-1).values
     return torch.stack([entropy, top[..., 0] - top[..., 1]], dim=-1)
+
+
+def self_model_width(config: AgentConfig) -> int:
+    """Input width of the self-model's Linear: what ``config.self_model_inputs`` names (89 by default)."""
+    widths = {"h": config.hidden_dim, "broadcast": config.slot_dim, "logits": N_ACTIONS, "uncertainty": 2}
+    return sum(widths[name] for name in config.self_model_inputs)
+
+
+def self_model_parts(config: AgentConfig, h: torch.Tensor, bcast: torch.Tensor,
+                     logits: torch.Tensor) -> list[torch.Tensor]:
+    """The pieces z_self reads, in order (``config.self_model_inputs``; protocol 5.1): the carrier
+    ``h``, the broadcast ``bcast``, the intended action's ``logits`` and their :func:`uncertainty`.
+    Both execution paths assemble z_self's input here."""
+    pieces = {"h": lambda: h, "broadcast": lambda: bcast, "logits": lambda: logits,
+              "uncertainty": lambda: uncertainty(logits)}
+    return [pieces[name]() for name in config.self_model_inputs]

@@ -35,9 +35,9 @@ from labcore.agents.parts import (
     N_OBJECT,
     N_STATE,
     broadcast,
+    self_model_parts,
     shape_write,
     slot_sources,
-    uncertainty,
 )
 from labcore.config import AgentConfig
 from labcore.envs.channels import EVENT_INDEX, TASK_DIM
@@ -471,7 +471,7 @@ def sequence_heads(
         bcast = h.new_zeros(*h.shape[:-1], c.slot_dim)
     out.logits = out.proposal_logits = proposal
     if c.self_model:
-        z = torch.tanh(grouped_linear_parts([h, bcast, proposal, uncertainty(proposal)],
+        z = torch.tanh(grouped_linear_parts(self_model_parts(c, h, bcast, proposal),
                                             p["self_model.weight"], p["self_model.bias"]))
         if self_model_lesion is not None:
             z = self_model_lesion(z)

@@ -86,8 +86,12 @@ def provide_agent(task: str, kind: str, seed: int, cache_dir: Path | str | None 
             return load_checkpoint(path), how
     if not train_missing:
         return None, "missing"
-    from labcore.training import train_agent
+    from labcore.config import trainer_of
 
+    if trainer_of(kind) == "rl":  # arm (b) of E4 learns from reward, not demonstrations
+        from labcore.rl import train_agent
+    else:
+        from labcore.training import train_agent
     trained = train_agent(task, kind, seed, TrainConfig())
     save_checkpoint(trained.agent, trained.record, Path(cache_dir or DEFAULT_CACHE))
     if trained.record["excluded"]:
@@ -180,13 +184,15 @@ def build_claims(seed_results: Sequence[SeedResult], cross: dict[str, float] | N
         claims.append({
             "id": claim_id,
             "description": spec.description,
-            "paper": {"value": spec.paper.value, "sd": spec.paper.sd, "n": spec.paper.n,
-                      "bound": spec.paper.bound, "section": spec.paper.section},
+            "paper": None if spec.paper.value is None else {  # None: the paper has no number (E4)
+                "value": spec.paper.value, "sd": spec.paper.sd, "n": spec.paper.n, "bound": spec.paper.bound,
+                "section": spec.paper.section},
             "ours": ours,
             "verdict": v,
             "reason": reason,
             "by_construction": spec.by_construction is not None or flagged is not None,
             "construction_rule": flagged["rule"] if flagged else ("declared" if spec.by_construction else None),
+            **({"hypothesis": spec.hypothesis} if spec.hypothesis else {}),
         })
     return claims, values
 

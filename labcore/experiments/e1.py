@@ -27,7 +27,7 @@ from labcore.markers import (
     type2_auroc,
     undefined_as_nan,
 )
-from labcore.measures import metacognition
+from labcore.measures import MetacognitionView, metacognition
 from labcore.rollout import Trace
 from labcore.seeding import episode_seeds
 
@@ -56,6 +56,31 @@ def self_model_input(trace: Trace, steps: np.ndarray) -> np.ndarray:
     logits = torch.as_tensor(at_step(trace.logits, steps), dtype=torch.float32)
     parts = [h, broadcast(slots, occupied), logits, uncertainty(logits)]
     return torch.cat(parts, dim=-1).numpy()
+
+
+def view_values(view: MetacognitionView) -> dict[str, float]:
+    """The E1 numbers of one condition by metric name (E1 and E4 key them ``<exp>.<metric>.<...>``).
+
+    ``accuracy``, ``auroc``, ``skip`` (opt-outs on wager trials), ``utility``, ``aurc``, ``ece``,
+    ``confidence`` and ``confidence_sd`` (over the trials with a confidence), ``meta_d`` and
+    ``m_ratio``: all from :func:`labcore.measures.metacognition`.
+    """
+    finite = view.confidence[np.isfinite(view.confidence)]  # nan where no confidence was read out
+    return {"accuracy": view.accuracy, "auroc": view.auroc, "skip": view.skip_fraction, "utility": view.utility,
+            "aurc": view.aurc, "ece": view.calibration_error,
+            "confidence": float(finite.mean()) if finite.size else float("nan"),
+            "confidence_sd": float(finite.std()) if finite.size else float("nan"),
+            "meta_d": view.meta_d, "m_ratio": view.m_ratio}
+
+
+def trial_rows(view: MetacognitionView, fixed: dict) -> list[dict]:
+    """One ``e1_trials``-style row per trial of a condition, each starting with the ``fixed`` cells."""
+    conf = view.confidence
+    return [{**fixed, "trial": i, "correct": int(view.correct[i]),
+             "confidence": None if not np.isfinite(conf[i]) else round(float(conf[i]), 6),
+             "stimulus": int(view.stimulus[i]), "salience": round(float(view.salience[i]), 6),
+             "decision": int(view.decision[i]), "wager": int(view.wager[i]), "bet": int(view.bet[i])}
+            for i in range(len(conf))]
 
 
 def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
@@ -87,22 +112,8 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     for name, iv in conditions(seed).items():
         view = metacognition(agent, iv, seeds)
         views[name] = view
-        v[f"e1.accuracy.{name}"] = view.accuracy
-        v[f"e1.auroc.{name}"] = view.auroc
-        v[f"e1.skip.{name}"] = view.skip_fraction
-        v[f"e1.utility.{name}"] = view.utility
-        v[f"e1.aurc.{name}"] = view.aurc
-        v[f"e1.ece.{name}"] = view.calibration_error
-        finite = view.confidence[np.isfinite(view.confidence)]  # nan where no confidence was read out
-        v[f"e1.confidence.{name}"] = float(finite.mean()) if finite.size else float("nan")
-        v[f"e1.confidence_sd.{name}"] = float(finite.std()) if finite.size else float("nan")
-        v[f"e1.meta_d.{name}"], v[f"e1.m_ratio.{name}"] = view.meta_d, view.m_ratio
-        conf = view.confidence
-        for i in range(len(conf)):
-            rows.append({"seed": seed, "condition": name, "trial": i, "correct": int(view.correct[i]),
-                         "confidence": None if not np.isfinite(conf[i]) else round(float(conf[i]), 6),
-                         "stimulus": int(view.stimulus[i]), "salience": round(float(view.salience[i]), 6),
-                         "decision": int(view.decision[i]), "wager": int(view.wager[i]), "bet": int(view.bet[i])})
+        v.update({f"e1.{metric}.{name}": x for metric, x in view_values(view).items()})
+        rows += trial_rows(view, {"seed": seed, "condition": name})
     result.rows["e1_trials"] = rows
 
     # The logits control (not in the paper): metacognition readable from the policy alone.

@@ -1,4 +1,4 @@
-"""``reproduce``: run E1-E3 over seeds and write a result set (the contract and its files:
+"""``reproduce``: run E1-E4 over seeds and write a result set (the contract and its files:
 :mod:`labcore.results`). The HTML report is written by :mod:`labcore.report`; the command
 line (``python -m labcore reproduce``) calls it after this.
 """
@@ -22,10 +22,10 @@ from labcore.config import (
     ReproduceConfig,
     TrainConfig,
 )
-from labcore.experiments import construction, e1, e2, e3
+from labcore.experiments import construction, e1, e2, e3, e4, e4_hypotheses
 from labcore.experiments.common import SeedResult, build_claims, run_seeds
 from labcore.io import sha256_of
-from labcore.paper import PAPER_INCONSISTENCIES, VERDICTS, verdict_split
+from labcore.paper import PAPER_INCONSISTENCIES, verdict_split, verdicts_of
 from labcore.results import (
     CSV_FIELDS,
     DATA_FILES,
@@ -45,7 +45,7 @@ from labcore.results import (
 if TYPE_CHECKING:
     from labcore.provision import ProgressBoard
 
-PIPELINES = {"e1": e1, "e2": e2, "e3": e3}
+PIPELINES = {"e1": e1, "e2": e2, "e3": e3, "e4": e4}
 """The pipeline module of each experiment (each has ``run_seed``)."""
 
 
@@ -76,7 +76,8 @@ def provision_agents(experiments: Sequence[str], seeds: Sequence[int], cache_dir
     cfg = TrainConfig()
     needed: dict[tuple[str, str], None] = {}
     for experiment in experiments:
-        for kind in KINDS_OF_EXPERIMENT[experiment]:
+        # a pipeline may name the kinds it runs (E4: one per arm of e4.ARMS), else its experiment's kinds
+        for kind in getattr(PIPELINES.get(experiment), "KINDS", None) or KINDS_OF_EXPERIMENT[experiment]:
             needed[(TASK_OF_EXPERIMENT[experiment], kind)] = None
     requests = [(task, kind, missing_seeds(task, kind, seeds, [BUNDLED_DIR, cache_dir], cfg), cfg)
                 for task, kind in needed]
@@ -106,8 +107,9 @@ def reproduce(
 
     Parameters
     ----------
-    experiments : sequence of {"e1", "e2", "e3"}
-        Which pipelines to run.
+    experiments : sequence of {"e1", "e2", "e3", "e4"}
+        Which pipelines to run (E4, issue 15: its claims have no paper number; its hypotheses
+        H1-H6 are tested by :mod:`labcore.experiments.e4_hypotheses` and written as ``hypotheses``).
     cfg : ReproduceConfig
         Seeds and evaluation budgets.
     out : path
@@ -176,6 +178,9 @@ def reproduce(
         audit = construction.audit(all_results, twins, closed)
         twin_values = construction.twin_means(twins)
     claims, values = build_claims(all_results, cross, audit)
+    hypotheses = e4_hypotheses.evaluate(results["e4"]) if "e4" in results else None
+    if hypotheses is not None:
+        e4_hypotheses.apply(claims, results["e4"], hypotheses)
     summary = {
         "schema_version": SCHEMA_VERSION,
         "experiment": experiments[0] if len(experiments) == 1 else "all",
@@ -188,10 +193,11 @@ def reproduce(
         "excluded": sorted({x for r in all_results for x in r.excluded}),
         "trained": sorted(set(trained) | {x for r in all_results for x in r.trained}),
         "paper_inconsistencies": list(PAPER_INCONSISTENCIES),
-        "verdict_counts": {v: sum(c["verdict"] == v for c in claims) for v in VERDICTS},
+        "verdict_counts": {v: sum(c["verdict"] == v for c in claims) for v in verdicts_of(claims)},
         "verdict_split": verdict_split(claims),
         "construction_audit": {"untrained_seeds": untrained_seeds, "flagged": audit,
                                "untrained_means": twin_values, "rules": "docs/verdicts.md, 'By construction'"},
+        **({"hypotheses": hypotheses} if hypotheses is not None else {}),
         "wall_seconds": round(time.perf_counter() - start, 1),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "git_commit": _git_commit(),

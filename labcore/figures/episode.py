@@ -1,22 +1,133 @@
 """Figures of one episode, step by step: the workspace's slots, the action probabilities and
-the agent's confidence and self-model activity (Rollout theatre and Workspace pages).
+the agent's confidence and self-model activity (Rollout theatre and Workspace pages), and the
+one line of text the Rollout theatre shows beside them (:func:`step_caption`).
+
+The seven actions mean different things per task and step (:func:`action_axis`): a colour or an
+object on the dual task's answers, a movement while walking the wagering maze. The wager itself
+is not an action of the policy: the agent bets when its confidence *at the choice point* is above
+0.5 (:func:`wager_reading`), so the wager step shows that reading (:func:`wager_figure`) and the
+confidence timeline marks the step it was read at.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from labcore.envs import ACTION_NAMES, WAGERING
+from labcore.envs.batch import StepKind
+from labcore.envs.labels import PRIMARY_CUE_NAMES, SECONDARY_CUE_NAMES
+from labcore.envs.wagering import BET_ACTION
 from labcore.figures.style import (
     PALETTE,
     chance_line,
     empty_figure,
     style_figure,
 )
+from labcore.rollout import Trace
+
+BET_THRESHOLD = 0.5
+"""The wager rule of paper sec. 4.2 as :func:`labcore.rollout.rollout` applies it: bet if the
+confidence read at the choice point is above 0.5, else opt out."""
+MOVE_NAMES = ("turn left", "turn right", "move forward", "pick up", "drop", "toggle", "done")
+"""MiniGrid's seven actions in words (the wagering maze: only the first three move the agent)."""
+
+# --------------------------------------------------------------------------- what the actions mean
+
+
+def action_axis(task_id: str, step_kind: int) -> tuple[list[str], str]:
+    """What each of the seven actions means at one step: tick labels and the axis title.
+
+    On the dual task (and its masking and longer-delay variants) action ``k`` is an answer,
+    cue value ``k``: a colour at the colour report and while rehearsing, an object at the
+    object report (protocol sec. 2.1). On the wagering task the policy walks the maze with
+    MiniGrid's movements; the wager step is decided by the confidence, not by these actions
+    (see :func:`wager_reading`).
+
+    >>> action_axis("CTLab-DualTask-v0", StepKind.REPORT_2)[0][:2]
+    ['key', 'ball']
+    >>> action_axis("CTLab-Wagering-v0", StepKind.ORDINARY)[0][:3]
+    ['turn left', 'turn right', 'move forward']
+    """
+    if task_id == WAGERING:
+        if step_kind == StepKind.WAGER:
+            return ([f"bet ({ACTION_NAMES[a]})" if a == BET_ACTION else f"opt out ({ACTION_NAMES[a]})"
+                     for a in range(len(ACTION_NAMES))], "wager (the confidence decides, not these bars)")
+        where = "at the junction: the turn is the decision" if step_kind == StepKind.REPORT_1 else "walking"
+        return list(MOVE_NAMES), f"movement ({where})"
+    if step_kind == StepKind.REPORT_2:
+        return list(PRIMARY_CUE_NAMES), "object answer (action k = object k)"
+    if step_kind == StepKind.REPORT_1:
+        return list(SECONDARY_CUE_NAMES), "colour answer (action k = colour k)"
+    return list(SECONDARY_CUE_NAMES), "colour rehearsed (action k = colour k; not scored until the report)"
+
+
+@dataclass(frozen=True)
+class WagerReading:
+    """The quantity that decides a wagering episode's bet, and where it was read."""
+
+    step: int
+    """Step of the choice point (the junction), where the confidence is read; -1 if never reached."""
+    confidence: float
+    """The value read there (nan if the choice point was never reached)."""
+    source: str
+    """What the value is: ``"confidence head"``, or ``"max softmax probability"`` for an agent
+    without a confidence head (:func:`labcore.rollout.rollout` bets on that instead)."""
+    bet: bool
+    """The wager it implies: confidence above :data:`BET_THRESHOLD`."""
+
+
+def wager_reading(trace: Trace, episode: int = 0) -> WagerReading:
+    """Where and what the agent's confidence was when it decided, the value its wager follows.
+
+    It is the confidence at the choice point (``StepKind.REPORT_1``), the same number the
+    rollout records as ``trace.outcome["confidence"]``: the head's output at later steps
+    (walking into the zone, the wager step itself) is not read by the task.
+    """
+    at = np.flatnonzero(trace.valid[episode] & (trace.step_kind[episode] == StepKind.REPORT_1))
+    if at.size == 0:
+        return WagerReading(-1, float("nan"), "confidence head", False)
+    step = int(at[0])
+    head = float(trace.confidence[episode, step])
+    if np.isfinite(head):
+        value, source = head, "confidence head"
+    else:
+        value, source = float(trace.probs[episode, step].max()), "max softmax probability"
+    return WagerReading(step, value, source, bool(value > BET_THRESHOLD))
+
+
+def step_caption(trace: Trace, t: int, reward: float, episode: int = 0) -> str:
+    """The Rollout theatre's plain-language line about step ``t`` of one episode.
+
+    Answers are named as :func:`action_axis` names them (a colour, an object, a movement); at
+    the wager step the line states the value the bet followed, with the step it was read at and
+    what the value is (:func:`wager_reading`), as the confidence timeline marks it.
+    """
+    n = int(trace.valid[episode].sum())
+    if t >= n:
+        return f"Episode over. Reward {reward:g}."
+    kind = int(trace.step_kind[episode, t])
+    chosen, expert = int(trace.action[episode, t]), int(trace.oracle[episode, t])
+    labels, _ = action_axis(trace.task_id, kind)
+    if trace.task_id == WAGERING:
+        if kind == StepKind.WAGER:
+            w = wager_reading(trace, episode)
+            verb = "bets" if chosen == BET_ACTION else "opts out"
+            side = "above" if w.bet else "not above"
+            return (f"Wager: the agent {verb}: its {w.source} at the choice point (step {w.step}) was "
+                    f"{w.confidence:.2f}, {side} {BET_THRESHOLD:g}.")
+        verb = "decides at the junction" if kind == StepKind.REPORT_1 else "walks"
+        return f"The agent {verb}: {labels[chosen]} (the expert would: {labels[expert]})."
+    what = {StepKind.REPORT_1: "reports the colour", StepKind.REPORT_2: "reports the object"}.get(
+        kind, "rehearses the colour")
+    ok = "✓" if chosen == expert else "✗"
+    return f"The agent {what}: {labels[chosen]} {ok} (the expert: {labels[expert]})."
+
 
 # --------------------------------------------------------------------------- live lab (single rollout)
 
@@ -118,7 +229,10 @@ def workspace_heatmap(
         shared_xaxes=True,
         row_heights=[0.35, 0.65],
         vertical_spacing=0.08,
-        subplot_titles=("what each slot holds", "slot activations (each row = one number)"),
+        # the report steps' dashed lines are named in the title: a "report" label on top of the
+        # panel sat on this title
+        subplot_titles=("what each slot holds" + (" (dashed line: report step)" if len(report_steps) else ""),
+                        "slot activations (each row = one number)"),
     )
     fig.add_trace(
         go.Heatmap(
@@ -165,17 +279,6 @@ def workspace_heatmap(
         fig.add_hline(y=k * dim - 0.5, line={"color": "white", "width": 2}, row=2, col=1)
     for s in report_steps:
         fig.add_vline(x=s, line={"dash": "dash", "color": "#333", "width": 1.5})
-    if report_steps:
-        fig.add_annotation(
-            x=next(iter(report_steps)),
-            y=1.0,
-            xref="x",
-            yref="paper",
-            text="report",
-            showarrow=False,
-            yanchor="bottom",
-            font={"size": 11},
-        )
     if highlight_step is not None and 0 <= highlight_step < n_steps:
         fig.add_vrect(
             x0=highlight_step - 0.5,
@@ -196,6 +299,7 @@ def action_probabilities(
     expert: int | None,
     labels: Sequence[str],
     title: str = "What the agent is about to do",
+    axis_title: str = "action",
 ) -> go.Figure:
     """Bar chart of the policy's action probabilities at one step.
 
@@ -208,7 +312,9 @@ def action_probabilities(
     expert : int or None
         The oracle's action at this step, marked with a star (None: no expert).
     labels : sequence of str, length A
-        Action names.
+        What each action means here (:func:`action_axis`: a colour, an object, a movement).
+    axis_title : str
+        What the actions are at this step (:func:`action_axis`).
 
     Returns
     -------
@@ -252,9 +358,44 @@ def action_probabilities(
     chance_line(fig, 1 / p.size, f"uniform 1/{p.size}")
     fig.update_yaxes(title_text="probability (fraction)", range=[0, 1.3])
     fig.update_xaxes(
-        title_text=f"action (agent chose: {labels[chosen] if 0 <= chosen < p.size else 'none'})"
+        title_text=f"{axis_title}<br>agent chose: {labels[chosen] if 0 <= chosen < p.size else 'none'}",
+        automargin=True,
     )
     return style_figure(fig, title, height=380)
+
+
+def wager_figure(reading: WagerReading, title: str = "The wager: bet or opt out?") -> go.Figure:
+    """The value a wager follows, against the bet threshold (the wager step of the theatre).
+
+    One horizontal bar: the confidence read at the choice point (:func:`wager_reading`), on a
+    0-1 axis split at :data:`BET_THRESHOLD` into "opt out" and "bet".
+
+    Returns
+    -------
+    go.Figure
+        A bar trace named ``"confidence read at the choice point"`` whose x is the reading, and a
+        dotted threshold line.
+    """
+    if not np.isfinite(reading.confidence):
+        return empty_figure(title, "the agent never reached the choice point, so no confidence was read")
+    chosen = "bet" if reading.bet else "opt out"
+    fig = go.Figure(go.Bar(
+        x=[reading.confidence], y=[f"step {reading.step}"], orientation="h", width=0.5,
+        name="confidence read at the choice point",
+        marker={"color": PALETTE["correct"] if reading.bet else PALETTE["chance"]},
+        text=[f"{reading.confidence:.2f}"], textposition="outside",
+        hovertemplate=f"{reading.source} at step {reading.step}: %{{x:.3f}}<extra></extra>",
+    ))
+    for x0, x1, name in ((0.0, BET_THRESHOLD, "opt out"), (BET_THRESHOLD, 1.0, "bet")):
+        fig.add_vrect(x0=x0, x1=x1, fillcolor="#ffd92f" if name == chosen else "#f4f4f4", opacity=0.35,
+                      line_width=0, layer="below")
+        fig.add_annotation(x=(x0 + x1) / 2, y=1.0, yref="paper", yanchor="bottom", showarrow=False,
+                           text=f"<b>{name}</b>" if name == chosen else name, font={"size": 14})
+    fig.add_vline(x=BET_THRESHOLD, line={"dash": "dot", "color": "#333", "width": 1.5})
+    fig.update_xaxes(range=[0, 1.08], title_text=f"{reading.source} at the choice point (bet above "
+                                                  f"{BET_THRESHOLD:g})", automargin=True)
+    fig.update_yaxes(title_text="read at", automargin=True)
+    return style_figure(fig, title, height=300, legend_below=False)
 
 
 def internal_state_timeline(
@@ -263,8 +404,13 @@ def internal_state_timeline(
     step_labels: Sequence[str] | None = None,
     highlight_step: int | None = None,
     title: str = "Inside the agent: confidence and self-model activity over the episode",
+    decision_step: int | None = None,
 ) -> go.Figure:
     """Confidence (top) and the norm of z_self (bottom) over the steps of one episode.
+
+    With ``decision_step`` (the wagering task's choice point, :func:`wager_reading`) the one
+    value the task reads is a large marker, ``"confidence read at the choice point"``, and the
+    threshold line says that a bet follows it; the other steps are drawn faint.
 
     Parameters
     ----------
@@ -276,6 +422,7 @@ def internal_state_timeline(
         What happens at each step (e.g. ``"cue"``, ``"decision"``); shown on hover and as
         tick labels where not empty.
     highlight_step : int, optional
+    decision_step : int, optional
 
     Returns
     -------
@@ -297,16 +444,34 @@ def internal_state_timeline(
         subplot_titles=("confidence (will my decision be right?)", "self-model activity ‖z_self‖"),
     )
     hover = [f"step {t}" + (f": {labels[t]}" if labels[t] else "") for t in range(n)]
+    read = decision_step is not None and 0 <= decision_step < c.size
     if c.size:
         fig.add_trace(
             go.Scatter(
                 x=steps[: c.size],
                 y=c,
                 mode="lines+markers",
-                name="confidence",
-                line={"color": PALETTE["self_on"], "width": 2.5},
+                name="confidence" + (" (not read by the task at other steps)" if read else ""),
+                line={"color": PALETTE["self_on"], "width": 1.5 if read else 2.5},
+                opacity=0.45 if read else 1.0,
                 text=hover[: c.size],
                 hovertemplate="%{text}<br>confidence %{y:.3f}<extra></extra>",
+            ),
+            row=1,
+            col=1,
+        )
+    if read:
+        fig.add_trace(
+            go.Scatter(
+                x=[decision_step],
+                y=[c[decision_step]],
+                mode="markers+text",
+                name="confidence read at the choice point",
+                text=[f"read here: {c[decision_step]:.2f}"],
+                textposition="middle right",
+                marker={"size": 15, "color": PALETTE["self_on"], "line": {"width": 2, "color": "#111"}},
+                hovertemplate="choice point, step %{x}: confidence %{y:.3f} (the wager follows it)"
+                "<extra></extra>",
             ),
             row=1,
             col=1,
@@ -328,7 +493,7 @@ def internal_state_timeline(
     fig.add_hline(
         y=0.5,
         line={"dash": "dot", "color": PALETTE["chance"]},
-        annotation_text="bet above 0.5",
+        annotation_text="bet if above 0.5 at the choice point" if read else "0.5",
         annotation_font={"size": 11, "color": "#666"},
         row=1,
         col=1,

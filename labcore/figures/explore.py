@@ -10,9 +10,10 @@ import numpy as np
 import plotly.graph_objects as go
 
 from labcore.figures.live import titration_figure
-from labcore.figures.registry import caption_number, value_of
+from labcore.figures.registry import caption_number
 from labcore.figures.style import add_note, color_of, empty_figure, label_of
-from labcore.results import ExploreStudy, Results, finite, l75_summary, load_explore
+from labcore.paper import paper_text
+from labcore.results import ExploreStudy, Results, l75_summary, load_explore
 
 KINDS = ("b1", "b2", "b2_ws")
 
@@ -162,19 +163,40 @@ def study_answer(study: ExploreStudy) -> list[str]:
     return out
 
 
+B1_FRAGILITY = {"reproduced": "fragile, as in the paper",
+                "partly reproduced": "fragile in the paper's sense, though not at the paper's value",
+                "not reproduced": "not fragile", "not comparable": "not comparable with the paper"}
+"""What each verdict of ``e3.l75.b1`` (the paper: B1 is fragile) says about B1, in words."""
+HIERARCHY = {"reproduced": "The paper's E3 robustness hierarchy reproduces here.",
+             "partly reproduced": "The paper's E3 robustness hierarchy reproduces only in part here.",
+             "not reproduced": "The paper's E3 robustness hierarchy does not reproduce here.",
+             "not comparable": "The paper's E3 robustness hierarchy cannot be compared here."}
+"""The overall sentence, keyed by the weakest of the three L75 verdicts."""
+HIERARCHY_CLAIMS = ("e3.l75.b1", "e3.l75.b2", "e3.l75.b2_ws")
+
+
 def e3_robustness_verdict(res: Results, study: ExploreStudy | None = None) -> list[str]:
     """The plain-language verdict on the paper's E3 robustness hierarchy here, with the design
-    study's answer when one is loaded."""
-    b1, b2 = l75_summary(res.seed_values, "e3.l75.b1"), l75_summary(res.seed_values, "e3.l75.b2")
-    ws = l75_summary(res.seed_values, "e3.l75.b2_ws")
-    v1, v2, vw = (value_of(res, k) for k in ("e3.l75.b1", "e3.l75.b2", "e3.l75.b2_ws"))
-    fragile = finite(v1) and v1 < 0.1
-    robust = finite(v2) and finite(vw) and min(v2, vw) > 0.5
-    first = (f"Here B1 is {'fragile, as in the paper' if fragile else 'not fragile'}: its L75 is {b1} (paper 0.04). "
-             f"B2: {b2}; B2 workspace-read: {ws} (paper > 0.5 for both). ")
-    first += ("The paper's E3 hierarchy reproduces." if fragile and robust
-              else "The paper's E3 hierarchy does not reproduce here.")
-    out = [first]
+    study's answer when one is loaded.
+
+    The verdicts are the result set's own (``summary.json`` claims ``e3.l75.b1``, ``e3.l75.b2``,
+    ``e3.l75.b2_ws``, decided by the pre-registered rules of :mod:`labcore.paper`); this only
+    puts them into words, with the seed summaries of ``seed_values.csv`` and the paper's values.
+    """
+    claims = res.claims
+    if not all(k in claims for k in HIERARCHY_CLAIMS):
+        out = ["This result set holds no E3 robustness verdicts (run `python -m labcore reproduce --experiment e3`)."]
+        return out + (study_answer(study) if study is not None else [])
+    verdicts = {k: str(claims[k].get("verdict") or "not comparable") for k in HIERARCHY_CLAIMS}
+    b1, b2, ws = (l75_summary(res.seed_values, k) for k in HIERARCHY_CLAIMS)
+    paper = {k: paper_text(claims[k].get("paper")) for k in HIERARCHY_CLAIMS}
+    first = (f"Here B1 is {B1_FRAGILITY.get(verdicts['e3.l75.b1'], verdicts['e3.l75.b1'])}: its L75 is {b1}, "
+             f"against the paper's {paper['e3.l75.b1']}. B2: {b2}, against the paper's {paper['e3.l75.b2']} "
+             f"({verdicts['e3.l75.b2']}); B2 workspace-read: {ws}, against the paper's {paper['e3.l75.b2_ws']} "
+             f"({verdicts['e3.l75.b2_ws']}). ")
+    order = ("not comparable", "not reproduced", "partly reproduced", "reproduced")
+    weakest = min(verdicts.values(), key=lambda v: order.index(v) if v in order else 0)
+    out = [first + HIERARCHY.get(weakest, HIERARCHY["not comparable"])]
     if study is not None:
         out += study_answer(study)
     return out

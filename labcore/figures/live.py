@@ -19,7 +19,6 @@ from plotly.subplots import make_subplots
 from labcore.figures.style import (
     CHANCE_DUAL_TASK,
     CHANCE_E1,
-    OURS,
     PALETTE,
     PAPER,
     PAPER_BOUND,
@@ -194,6 +193,7 @@ def calibration_figure(
     *,
     n_bins: int = 10,
     paper_points: Mapping[str, tuple[float, float]] | None = None,
+    chance: float | None = None,
     title: str = "Calibration: is confidence the probability of being right?",
 ) -> go.Figure:
     """Reliability diagram: accuracy against mean confidence in equal-width bins.
@@ -207,12 +207,15 @@ def calibration_figure(
     paper_points : mapping, optional
         ``{key: (confidence, accuracy)}`` the paper reports (e.g. the self-removed agent's
         constant confidence 0.54 at accuracy 0.882), drawn as ``"paper"`` diamonds.
+    chance : float, optional
+        Chance accuracy of the task (0.5 for two choices), drawn as a labelled dashed line.
 
     Returns
     -------
     go.Figure
         One line per key (marker size ~ trials in the bin), the dashed diagonal
-        ``"perfect calibration"`` and a dotted 0.5 line (bet / opt-out threshold).
+        ``"perfect calibration"``, a dotted 0.5 line (bet / opt-out threshold) and, with
+        ``chance``, a dashed chance line.
     """
     curves = {k: v for k, v in (curves or {}).items() if v is not None and len(v[0]) > 0}
     if not curves:
@@ -276,6 +279,8 @@ def calibration_figure(
         annotation_position="bottom right",
         annotation_font={"size": 11, "color": "#666"},
     )
+    if chance is not None:
+        chance_line(fig, chance, f"chance accuracy {chance:g}")
     fig.update_xaxes(title_text="mean confidence in the bin (0-1)", range=[0, 1.02])
     fig.update_yaxes(title_text="accuracy in the bin (fraction correct)", range=[0, 1.05])
     return style_figure(fig, title, height=520)
@@ -595,7 +600,8 @@ def titration_figure(
 
 
 
-def pci_bars(table: pd.DataFrame | None, normalisation: str, *, paper_normalisation: bool = False) -> go.Figure:
+def pci_bars(table: pd.DataFrame | None, normalisation: str, *, paper_normalisation: bool = False,
+             seed: int | None = None) -> go.Figure:
     """Live perturbational complexity per agent (left) and dPCI (right), one seed.
 
     Parameters
@@ -604,6 +610,13 @@ def pci_bars(table: pd.DataFrame | None, normalisation: str, *, paper_normalisat
     normalisation : the normalisation's name (shown in the title)
     paper_normalisation : draw the paper's Table 3 values beside ours (only meaningful when
         ``normalisation`` is the paper's raw PCI-A)
+    seed : the one seed the values come from (named in the legend)
+
+    Returns
+    -------
+    go.Figure
+        Bars named ``"ours (seed <seed>, no SD)"``: one seed's value per agent, so no spread is
+        drawn (the bundled result set has the mean over seeds).
     """
     title = f"Perturbational complexity after a pulse ({normalisation})"
     if table is None or len(table) == 0:
@@ -612,7 +625,8 @@ def pci_bars(table: pd.DataFrame | None, normalisation: str, *, paper_normalisat
                         horizontal_spacing=0.12)
     names = [label_of(a) for a in table["agent"]]
     colours = [color_of(a) for a in table["agent"]]
-    fig.add_trace(go.Bar(x=names, y=table["pci"], marker_color=colours, name=OURS,
+    ours = f"ours ({'one seed' if seed is None else f'seed {seed}'}, no SD)"
+    fig.add_trace(go.Bar(x=names, y=table["pci"], marker_color=colours, name=ours,
                          hovertemplate="%{x}<br>%{y:.3f}<extra></extra>"), row=1, col=1)
     fig.add_trace(go.Bar(x=names, y=table["dpci"], marker_color=colours, name="dPCI", showlegend=False,
                          hovertemplate="%{x}<br>dPCI %{y:.3f}<extra></extra>"), row=1, col=2)

@@ -112,7 +112,8 @@ def fig3b_marker_correlations(
     go.Figure
         Top: grouped bars ``"registered: OOD gap (longer delay)"`` and ``"exploratory, post
         hoc: overflow shift"``, paper diamonds (GBI: r = sqrt of the paper's R^2 0.15; full
-        composite: r_LOO 0.62). Bottom: the points behind the registered r's.
+        composite: r_LOO 0.62). Bottom: the points behind the registered r's, one colour per
+        agent kind, named in the legend (one entry per kind for all three panels).
 
     Notes
     -----
@@ -147,7 +148,7 @@ def fig3b_marker_correlations(
             "/",
         ),
     )
-    names = [m[0] for m in markers] + ["composite GBI + ΔPCI + AUROC<br>(leave-one-out r)"]
+    names = [m[0] for m in markers] + ["composite of the three<br>(leave-one-out r)"]
     fig = make_subplots(
         rows=2,
         cols=3,
@@ -224,7 +225,7 @@ def fig3b_marker_correlations(
                     mode="markers",
                     name=label_of(agent),
                     legendgroup=agent,
-                    showlegend=False,
+                    showlegend=c == 1,  # one legend entry per agent; a click hides it in all panels
                     marker={"size": 7, "color": color_of(agent), "opacity": 0.8},
                     hovertemplate=f"{label_of(agent)}<br>{label} %{{x:.3g}}<br>OOD gap %{{y:.3f}}"
                     "<extra></extra>",
@@ -246,9 +247,7 @@ def fig3b_marker_correlations(
         )
     if undefined:
         add_note(fig, "; ".join(undefined))
-    style_figure(fig, title, height=760)
-    fig.update_layout(margin={"t": 115})
-    return fig
+    return style_figure(fig, title, height=760)
 
 
 

@@ -39,6 +39,7 @@ from labcore.figures.paper_e3 import (
     fig4_attribution,
     table3_pci,
 )
+from labcore.figures.paper_e4 import arms_figure, learning_curves
 from labcore.figures.style import E1_CONDITIONS, label_of
 from labcore.markers.robustness import L75_THRESHOLD
 from labcore.paper import CLAIMS_BY_ID, paper_text
@@ -48,6 +49,7 @@ EXPERIMENT_TITLES = {
     "e1": "Experiment 1 (HOT): does metacognition depend on the self-model?",
     "e2": "Experiment 2 (GWT): does workspace capacity determine access?",
     "e3": "Experiment 3: noise robustness, complexity and composite markers",
+    "e4": "Experiment 4 (beyond the paper): does metacognition emerge from reward alone?",
 }
 EXPERIMENT_INTROS = {
     "e1": (
@@ -69,6 +71,14 @@ EXPERIMENT_INTROS = {
         "accuracy falls to 75%: higher means more robust. We also measure the perturbational complexity "
         "PCI-A and ask whether markers (GBI, ΔPCI, Type-2 AUROC) predict how much accuracy an agent "
         "loses on an unseen, longer delay (the OOD gap) (paper sec. 5.3)."
+    ),
+    "e4": (
+        "The paper leaves open whether calibrated metacognition can be learned from reward alone, without "
+        "labels of right and wrong (its sec. 6.6). Agents of E1's family learn their actions by imitation "
+        "as before, but their confidence learns only from the wager's payoff (+1 for a right bet, -1 for a "
+        "wrong one, 0 for opting out); E1's supervised agent is the reference. Hypotheses H1-H6 were "
+        "registered before any such agent was trained (docs/protocol.md sec. 8); the paper has no number for "
+        "any of them."
     ),
 }
 
@@ -687,6 +697,45 @@ FIGURES: tuple[FigureSpec, ...] = (
         "The paper found lower values for the workspace agent than for the baselines (an 'inversion').",
         ("e3.pci_a.a0", "e3.pci_a.a1", "e3.pci_a.b1"),
         findings=_find_pci,
+    ),
+)
+
+
+
+
+def _find_e4(res: Results) -> list[str]:
+    """The outcome of each pre-registered E4 hypothesis (protocol 8.5), as the result set gives it."""
+    return [str(h.get("reason", "")) for h in res.hypotheses.values() if h.get("reason")]
+
+
+def _e4_arms() -> list[str]:
+    from labcore.experiments.e4 import ARMS
+
+    return [a.name for a in ARMS]
+
+
+E4_FIGURES: tuple[FigureSpec, ...] = (  # E4 is beyond the paper: kept apart from its FIGURES
+    FigureSpec(
+        "e4_arms",
+        "e4",
+        "E4: supervised and reward-trained confidence, every arm",
+        lambda r: arms_figure(r.seed_values, _e4_arms()),
+        "Left: Type-2 AUROC, the chance that a right answer got more confidence than a wrong one (0.5: the "
+        "confidence says nothing). Right: calibration error, how far confidence is from the share of right "
+        "answers (0: calibrated). One bar per arm, mean over seeds, dots for the seeds.",
+        ("e4.auroc.reward_wager.self_on", "e4.auroc.supervised.self_on", "e4.auroc_gap.reward_wager",
+         "e4.ece.reward_wager.self_on", "e4.ece.supervised.self_on", "e4.auroc.reward_logits.self_on",
+         "e4.auroc.reward_workspace.self_on"),
+        findings=_find_e4,
+    ),
+    FigureSpec(
+        "e4_curves",
+        "e4",
+        "E4: learning curves of the reward-trained confidence",
+        lambda r: learning_curves(r.e4_curves),
+        "Held-out Type-2 AUROC and wager reward at every evaluation during training (thick: mean over seeds; "
+        "thin: each seed). Seeds stop at different updates (the registered convergence rule).",
+        ("e4.skip.reward_wager.self_on", "e4.skip.supervised.self_on", "e4.skip_salience.reward_wager_risky"),
     ),
 )
 

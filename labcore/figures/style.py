@@ -65,6 +65,13 @@ PALETTE: dict[str, str] = {
     "bc_linear": "#c49c94",
     "bc_mlp": "#a55194",
     "bc_random": "#ce6dbd",
+    # E4 arms (issue 15): the supervised arm is E1's agent (b2_ws's colour)
+    "supervised": "#98c379",
+    "reward_wager": "#e6550d",
+    "reward_wager_risky": "#fd8d3c",
+    "reward_workspace": "#756bb1",
+    "reward_logits": "#c49a00",
+    "reward_all": "#843c39",
     # workspace capacity (B1): full capacity is B1's own colour, bus-off grey
     "k4": "#1f77b4",
     "k3": "#4a98d3",
@@ -102,6 +109,12 @@ LABELS: dict[str, str] = {
     "bc_linear": "BC-only linear",
     "bc_mlp": "BC-only MLP",
     "bc_random": "BC-only random projection",
+    "supervised": "supervised (correctness labels)",
+    "reward_wager": "reward only (arm a)",
+    "reward_wager_risky": "reward only, risky payoff",
+    "reward_workspace": "reward, workspace-only confidence",
+    "reward_logits": "reward, logits-only confidence",
+    "reward_all": "reward only, policy too (arm b)",
     "k4": "4 slots",
     "k3": "3 slots",
     "k2": "2 slots",
@@ -220,12 +233,48 @@ def _legend_entries(fig: go.Figure) -> int:
     return len(seen)
 
 
+TITLE_WIDTH = 58
+"""Characters per title line: a half-width column on a laptop; plotly itself never wraps."""
+NOTE_WIDTH = 80
+"""Characters per line of a figure's note (the subtitle under the title)."""
+TICK_WIDTH = 18
+"""Characters per line of a categorical tick label."""
+_TITLE_LINE, _NOTE_LINE, _TOP_TEXT_LINE = 22, 17, 19
+_CARTESIAN = {"bar", "scatter", "scattergl", "heatmap", "histogram", "box", "violin"}
+
+
+def _lines(text: str | None) -> int:
+    return 0 if not text else str(text).count("<br>") + 1
+
+
+def _top_text_lines(fig: go.Figure) -> int:
+    """Lines of the text sitting on top of the top plot area (subplot titles, labels such as "report")."""
+    tops = [ax.domain[1] for ax in fig.select_yaxes() if ax.domain] or [1.0]
+    top = max(tops)
+    return max((_lines(a.text) for a in fig.layout.annotations
+                if a.yref == "paper" and a.yanchor == "bottom" and a.y is not None and a.y >= top - 1e-9),
+               default=0)
+
+
+def _top_margin(fig: go.Figure) -> int:
+    """The top margin that holds the title, its note and any text on top of the plot area, stacked."""
+    title = fig.layout.title
+    note = title.subtitle.text if title and title.subtitle else None
+    above = _top_text_lines(fig)
+    return (40 + _TITLE_LINE * max(_lines(title.text if title else None), 1)
+            + (_NOTE_LINE * _lines(note) + 6 if note else 0)
+            + (_TOP_TEXT_LINE * above + 8 if above else 18))
+
+
 def style_figure(fig: go.Figure, title: str, height: int = 460, legend_below: bool = True) -> go.Figure:
     """House layout: white template, readable fonts, title top left, legend under the axes.
 
-    The legend sits at the bottom of the figure (container coordinates) in a bottom margin
-    sized for the tick labels, the axis title and an estimate of the legend's rows, so it
-    never covers data.
+    The title is wrapped (:data:`TITLE_WIDTH`) and pinned to the top; the top margin stacks the
+    title, its note (:func:`add_note`) and any subplot titles, so none of them overlap. The
+    legend sits at the bottom of the figure (container coordinates) in a bottom margin sized for
+    the tick labels, the axis title and an estimate of the legend's rows, so it never covers
+    data; axes grow the margins for long tick labels (``automargin``). ``height`` is the height
+    of a figure with a one-line title: extra lines add to it, so the plot area keeps its size.
     """
     entries = _legend_entries(fig)
     title = wrap_title(title)
@@ -233,12 +282,17 @@ def style_figure(fig: go.Figure, title: str, height: int = 460, legend_below: bo
     bottom = 120 + 24 * rows if legend_below and entries else 70
     fig.update_layout(
         template=TEMPLATE,
-        title={"text": title, "x": 0.01, "xanchor": "left", "font": {"size": 17}},
+        title={"text": title, "x": 0.01, "xanchor": "left", "font": {"size": 17},
+               "yref": "container", "y": 1.0, "yanchor": "top", "pad": {"t": 24}},
         font=FONT,
-        height=height + (bottom - 70) + 22 * title.count("<br>"),
-        margin={"l": 80, "r": 30, "t": 95 + 22 * title.count("<br>"), "b": bottom},
+        margin={"l": 80, "r": 30, "b": bottom},
         hoverlabel={"font_size": 13},
     )
+    top = _top_margin(fig)
+    fig.update_layout(margin_t=top, height=height + (bottom - 70) + (top - _top_margin_of_one_line()))
+    if any(t.type in _CARTESIAN for t in fig.data):
+        fig.update_xaxes(automargin=True)
+        fig.update_yaxes(automargin=True)
     if legend_below:
         fig.update_layout(
             legend={
@@ -254,8 +308,16 @@ def style_figure(fig: go.Figure, title: str, height: int = 460, legend_below: bo
     return fig
 
 
-def wrap_title(text: str, width: int = 58) -> str:
-    """Break a long title at word boundaries (plotly does not wrap; half-width columns clip)."""
+def _top_margin_of_one_line() -> int:
+    return 40 + _TITLE_LINE + 18
+
+
+def wrap_title(text: str, width: int = TITLE_WIDTH) -> str:
+    """Break a long title at word boundaries (plotly does not wrap; half-width columns clip).
+
+    >>> wrap_title("Fig. 2a: conjunction accuracy by workspace capacity")  # 51 characters: one line
+    'Fig. 2a: conjunction accuracy by workspace capacity'
+    """
     if len(text) <= width or "<br>" in text:
         return text
     lines, line = [], ""
@@ -270,12 +332,20 @@ def wrap_title(text: str, width: int = 58) -> str:
 
 
 def add_note(fig: go.Figure, text: str) -> None:
-    """Add a short caveat under the figure title (plotly subtitle), never over the data."""
+    """Add a short caveat under the figure title (plotly subtitle), never over the data.
+
+    Long notes are wrapped (:data:`NOTE_WIDTH`); on a figure already styled, the top margin and
+    the height grow by the note's lines, so the note never runs into the plot or its titles.
+    """
     old = fig.layout.title.subtitle.text if fig.layout.title and fig.layout.title.subtitle else None
+    joined = f"{old.replace('<br>', ' ')}; {text}" if old else text
     fig.update_layout(
-        title_subtitle_text=f"{old}; {text}" if old else text,
+        title_subtitle_text=wrap_title(joined, NOTE_WIDTH),
         title_subtitle_font={"size": 12, "color": "#a33"},
     )
+    if fig.layout.margin.t is not None and fig.layout.height is not None:
+        top = _top_margin(fig)
+        fig.update_layout(height=fig.layout.height + top - fig.layout.margin.t, margin_t=top)
 
 
 def chance_line(
@@ -404,18 +474,33 @@ def add_seed_bars(
     add_paper_marks(
         fig, [(i + PAPER_OFFSET, g.paper, g.name) for i, g in enumerate(groups)], legend=legend, **rc
     )
-    for i, g in enumerate(groups):
-        if g.values.size == 0:
-            fig.add_annotation(
-                x=i,
-                y=0,
-                text=g.note or "no data",
-                showarrow=False,
-                yanchor="bottom",
-                font={"size": 11, "color": "#999"},
-                **axref(fig, row, col),
-            )
+    for first, last, note in _empty_runs(groups):
+        # one note per run of neighbouring empty groups, centred over the run and wrapped to its
+        # width: five "not defined here" side by side would overlap
+        fig.add_annotation(
+            x=(first + last) / 2,
+            y=0,
+            text=wrap_tick(note, 12 * (last - first + 1)),
+            showarrow=False,
+            yanchor="bottom",
+            font={"size": 11, "color": "#999"},
+            **axref(fig, row, col),
+        )
     category_axis(fig, [g.name for g in groups], **rc)
+
+
+def _empty_runs(groups: Sequence[Group]) -> list[tuple[int, int, str]]:
+    """(first, last, note) of each run of neighbouring groups without values and with the same note."""
+    runs: list[tuple[int, int, str]] = []
+    for i, g in enumerate(groups):
+        if g.values.size:
+            continue
+        note = (g.note or "no data").replace("<br>", " ")
+        if runs and runs[-1][1] == i - 1 and runs[-1][2] == note:
+            runs[-1] = (runs[-1][0], i, note)
+        else:
+            runs.append((i, i, note))
+    return runs
 
 
 def axref(fig: go.Figure, row: int | None, col: int | None) -> dict:
@@ -510,17 +595,27 @@ def category_axis(fig: go.Figure, names: Sequence[str], **rc: Any) -> None:
     )
 
 
-def wrap_tick(text: str, width: int = 16) -> str:
-    """Break a tick label into lines of about ``width`` characters (plotly ``<br>``)."""
-    words, lines, line = str(text).split(), [], ""
-    for w in words:
-        if line and len(line) + 1 + len(w) > width:
-            lines.append(line)
-            line = w
-        else:
-            line = f"{line} {w}".strip()
-    lines.append(line)
-    return "<br>".join(lines)
+def wrap_tick(text: str, width: int = TICK_WIDTH) -> str:
+    """Break a tick label into lines of about ``width`` characters (plotly ``<br>``); line
+    breaks already in the label are kept.
+
+    >>> wrap_tick("composite<br>(leave-one-out r)")
+    'composite<br>(leave-one-out r)'
+    >>> wrap_tick("B2 workspace-read, self-model off")
+    'B2 workspace-read,<br>self-model off'
+    """
+    out = []
+    for part in str(text).split("<br>"):
+        lines, line = [], ""
+        for w in part.split():
+            if line and len(line) + 1 + len(w) > width:
+                lines.append(line)
+                line = w
+            else:
+                line = f"{line} {w}".strip()
+        lines.append(line)
+        out += lines
+    return "<br>".join(out)
 
 
 def add_l75_groups(

@@ -57,11 +57,14 @@ def test_sequence_and_step_paths_agree(kind, iv, dual_demos):
     agent = build_agent(kind, seed=3).eval()
     seq = agent.forward_sequence(dual_demos.obs, iv)
     steps = _steps(agent, dual_demos.obs, iv)
+    # Same arithmetic, different float32 summation order (one GRU call vs step by step; it also
+    # depends on torch's thread count, which other tests set): agreement to a few ulps of O(1)
+    # values, 4e-6, not bit for bit. A wiring difference is orders of magnitude larger.
     torch.testing.assert_close(torch.stack([o.logits for o in steps], 1), seq.logits, rtol=0, atol=1e-5)
     if agent.config.workspace:
-        torch.testing.assert_close(torch.stack([o.slots for o in steps], 1), seq.slots, rtol=0, atol=1e-6)
+        torch.testing.assert_close(torch.stack([o.slots for o in steps], 1), seq.slots, rtol=0, atol=4e-6)
     if agent.config.self_model:
-        torch.testing.assert_close(torch.stack([o.confidence for o in steps], 1), seq.confidence, rtol=0, atol=1e-6)
+        torch.testing.assert_close(torch.stack([o.confidence for o in steps], 1), seq.confidence, rtol=0, atol=4e-6)
 
 
 def test_workspace_allocation_rule_matches_step_rule():

@@ -100,7 +100,7 @@ def _same_weights(a, b) -> bool:
 
 
 @pytest.mark.parametrize(("task", "kind"), [("wagering", "b2_ws"), ("dual", "b2"), ("dual", "b1_reg"),
-                                            ("dual", "hot_only")])
+                                            ("dual", "hot_only"), ("wagering", "reward_wager")])
 def test_a_member_trained_in_a_batch_is_the_seed_trained_alone(task, kind):
     # Tolerance zero: the same seed gets the same weights, bit for bit, alone or in any batch
     # (MKL's reproducible mode, a task-fixed step table and padding, batches of >= 2 rows).

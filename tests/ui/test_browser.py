@@ -24,6 +24,9 @@ PAGES = [
     ("rollouts", "Rollout theatre"),
     ("replication", "Replication"),
     ("scorecards", "Scorecards"),
+    ("mystery", "Mystery agent"),
+    ("lesson", "Lesson: three dissociations"),
+    ("reward", "From reward alone"),
 ]
 
 
@@ -91,13 +94,28 @@ def test_every_page_and_the_self_model_switch(browser, tmp_path):
         page.close()
 
 
+def _settled_url(page, *, stable_s: float = 6.0, timeout_s: float = 120.0) -> str:
+    """The page's URL once it has not changed for ``stable_s`` seconds (queued reruns done)."""
+    import time
+
+    start = last_change = time.monotonic()
+    url = page.url
+    while time.monotonic() - start < timeout_s:
+        page.wait_for_timeout(500)
+        if page.url != url:
+            url, last_change = page.url, time.monotonic()
+        elif time.monotonic() - last_change >= stable_s:
+            return url
+    return url
+
+
 @pytest.mark.browser
 def test_rapid_control_changes_end_on_the_last_input(browser):
     """Issue 13: 20 fast changes (no waiting between them) must end on the last one, every round.
 
     The self-model control is clicked; the slider's input is detached and re-created by some
-    reruns, which makes key presses on it flaky in Playwright, so each round starts from a link
-    with its capacity (an arrival, which must read the link).
+    reruns, which makes key presses on it flaky in Playwright; it is only checked to agree with
+    the URL. Under a loaded machine the first round computes three new views, hence the long wait.
     """
     modes = {"on": "on", "zeroed": "zero", "noise": "noise", "shuffled": "permute"}
     names = list(modes)
@@ -105,19 +123,23 @@ def test_rapid_control_changes_end_on_the_last_input(browser):
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         group = page.get_by_role("radiogroup", name="Self-model")
         slider = page.locator('[data-testid="stSlider"]').filter(has_text="Workspace slots")
-        for round_, slots in enumerate((4, 2, 3)):
-            page.goto(f"{url}/metacognition?agent=b2_ws&seed=0&self_model_mode=on&capacity={slots}")
+        for round_ in range(3):  # one capacity: after round 0 every mode's view is cached
+            page.goto(f"{url}/metacognition?agent=b2_ws&seed=0&self_model_mode=on&capacity=4")
             page.locator('[data-testid="stMetric"]').filter(has_text="Type-2 AUROC").first.wait_for(timeout=90_000)
-            for i in range(20):
-                mode = names[(i * (round_ + 1) + round_) % 4]
-                group.get_by_role("radio", name=mode, exact=True).click()
-            expected = f"self_model_mode={modes[mode]}&capacity="
-            try:  # the runs catch up with the clicks; an older state winning would never get there
-                page.wait_for_function(f"() => window.location.search.includes({expected!r})", timeout=60_000)
-                page.wait_for_timeout(3000)  # and it stays there
+            last = names[3 - round_]  # the 20th click is the only one on this mode: seeing it means
+            others = [m for m in names if m != last]  # the last input arrived, not an earlier one
+            for i in range(19):
+                group.get_by_role("radio", name=others[(i + round_) % 3], exact=True).click()
+            group.get_by_role("radio", name=last, exact=True).click()
+            mode, expected = last, f"self_model_mode={modes[last]}&capacity="
+            try:  # the runs catch up with the clicks, however slowly under load
+                page.wait_for_function(f"() => window.location.search.includes({expected!r})", timeout=240_000)
             except Exception:
-                pytest.fail(f"round {round_}: the view settled on {page.url}, the last input was {mode!r}")
-            assert expected in page.url, f"round {round_}: moved on to {page.url}"
+                shown = group.locator('[aria-checked="true"]').inner_text().strip()
+                pytest.fail(f"round {round_}: the last input ({mode!r}) never arrived; the view shows {page.url} "
+                            f"and the control {shown!r}")
+            settled = _settled_url(page)  # and nothing older comes back after it
+            assert expected in settled, f"round {round_}: the view went back to {settled} after {mode!r}"
             assert group.locator('[aria-checked="true"]').inner_text().strip() == mode
             # The URL describes what the controls show (under load a click can land on the slider
             # when the layout shifts, so its value is compared with the URL, not with the plan).

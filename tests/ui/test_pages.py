@@ -8,7 +8,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-PAGES = ["home", "agents", "metacognition", "workspace", "robustness", "rollouts", "replication", "scorecards"]
+PAGES = ["home", "agents", "metacognition", "workspace", "robustness", "rollouts", "replication", "scorecards",
+         "mystery", "lesson", "reward"]
 
 
 def open_page(page: str, params: dict[str, str] | None = None) -> AppTest:
@@ -134,3 +135,15 @@ def test_arriving_by_a_link_reads_the_link():
     at.switch_page("app_pages/workspace.py").run()
     assert not at.exception
     assert at.select_slider(key="workspace.capacity").value == 1
+
+
+def test_the_result_set_is_in_the_url():
+    at = open_page("replication", {"results": "seeds20"})
+    assert not at.exception
+    assert at.selectbox(key="replication.results").value == "seeds20"
+    assert "20 seeds" in " ".join(m.value for m in at.markdown)
+    at.selectbox(key="replication.results").set_value("bundled").run()
+    assert at.query_params["results"] in ("bundled", ["bundled"])
+    bad = open_page("replication", {"results": "../../etc"})
+    assert not bad.exception and bad.selectbox(key="replication.results").value == "bundled"
+    assert any("results=" in w.value for w in bad.warning)

@@ -1,0 +1,216 @@
+"""Mystery agent: a teacher hides a lesion, a capacity or noise in an agent and shares a code;
+students read the markers and one episode, diagnose, and get the reveal (labcore/mystery.py)."""
+
+import math
+
+import numpy as np
+import streamlit as st
+
+import labcore.envs as E
+from labcore import measures, mystery
+from labcore.envs.batch import StepKind
+from labcore.figures.episode import (
+    action_axis,
+    action_probabilities,
+    internal_state_timeline,
+    step_caption,
+    wager_figure,
+    wager_reading,
+    workspace_heatmap,
+)
+from ui import data
+from ui.components import explain, figure
+from ui.state import echo, escape_markdown
+
+TASK_LABELS = {"wagering": "Wagering task: does the agent know when it is right?",
+               "dual": "Dual task: hold a colour and an object through a delay"}
+TASK_BLURBS = {
+    "wagering": "A faint flash (blue = go left, red = go right) reaches the agent through its workspace; it walks "
+                "to the side it believes and, on half the trials, bets on its answer or opts out. Its confidence "
+                "comes from its self-model, which the walking never reads.",
+    "dual": "A colour and then an object arrive through the agent's workspace (4 slots); distractors (masks) "
+            "land there too during the delay. At the end it reports the colour, then the object.",
+}
+
+st.title("Mystery agent")
+st.caption("A classroom puzzle: something may have been done to this agent, or nothing. Diagnose it from its markers.")
+explain(
+    what="A teacher picks one of the lab's agents and hides one condition in it: its self-model removed or "
+         "scrambled, its workspace switched off, narrowed or made noisy, or nothing at all. The link carries a "
+         "code that does not show the answer. Students see the agent's markers (with their chance levels) and "
+         "one episode step by step, choose a diagnosis, then press **Reveal**.",
+    try_this="Teachers: open **Make a puzzle**, choose a hidden condition (or press **Random puzzle**) and share "
+             "the link or project the code. Students: compare each marker with its chance level first, then "
+             "ask which marker would have moved under each diagnosis.",
+    theory="Each theory predicts a different signature: remove the self-model and the agent still *does* but no "
+           "longer *knows*; shrink or silence the workspace and information stops being reportable.",
+)
+
+
+def measured(puzzle: mystery.Puzzle) -> measures.MetacognitionView | measures.WorkspaceView:
+    """The puzzle's condition measured live (cached by ui.data)."""
+    if puzzle.task == "wagering":
+        return data.metacognition(puzzle.kind, puzzle.seed, puzzle.self_model_mode, puzzle.capacity, 0.0)
+    return data.workspace(puzzle.kind, puzzle.seed, puzzle.capacity, puzzle.noise, mystery.NOISE_MODE)
+
+
+def share_link(code: str) -> str:
+    """The link students open (absolute when Streamlit knows the page's address)."""
+    base = (st.context.url or "").split("?")[0]
+    return f"{base if base.rstrip('/').endswith('/mystery') else '/mystery'}?code={code}"
+
+
+def open_typed() -> None:
+    """Open the code typed into the box (an empty box closes the puzzle)."""
+    typed = st.session_state.get("mystery.typed", "").strip()
+    if typed:
+        st.query_params["code"] = typed[:100]
+    elif "code" in st.query_params:
+        del st.query_params["code"]
+
+
+def close_puzzle() -> None:
+    """Back to the teacher's panel."""
+    st.session_state["mystery.typed"] = ""
+    st.session_state.pop("mystery.revealed", None)
+    if "code" in st.query_params:
+        del st.query_params["code"]
+
+
+def rollout(view: measures.MetacognitionView | measures.WorkspaceView, puzzle: mystery.Puzzle, code: str) -> None:
+    """One episode of the measured batch (the same trials as the markers), step by step, drawn with the
+    Rollout theatre's figures."""
+    trace, i = view.trace, puzzle.episode
+    n = int(trace.valid[i].sum())
+    st.subheader("One episode, step by step")
+    st.markdown(mystery.describe_episode(view, i))
+    t = min(st.slider("Step", 0, max(n - 1, 1), key=f"mystery.step.{code}"), n - 1)
+    st.markdown(step_caption(trace, t, float(trace.reward[i].sum()), episode=i))
+    wager = wager_reading(trace, i) if trace.task_id == E.WAGERING else None
+    left, right = st.columns(2)
+    with left:
+        step_kind = int(trace.step_kind[i, t])
+        if wager is not None and step_kind == StepKind.WAGER:
+            figure(wager_figure(wager), key=f"mystery-wager-{t}")
+        else:
+            labels, axis_title = action_axis(trace.task_id, step_kind)
+            figure(action_probabilities(trace.probs[i, t], int(trace.action[i, t]), int(trace.oracle[i, t]), labels,
+                                        axis_title=axis_title), key=f"mystery-probs-{t}")
+    with right:
+        if trace.z_self is not None:
+            znorm = np.linalg.norm(trace.z_self[i, :n], axis=-1)
+            figure(internal_state_timeline(trace.confidence[i, :n], znorm, [str(s) for s in range(n)], highlight_step=t,
+                                           decision_step=wager.step if wager else None), key=f"mystery-timeline-{t}")
+        else:
+            st.caption("This agent has no self-model, so there is no confidence to show.")
+    if trace.slots is not None:
+        figure(workspace_heatmap(trace.slots[i, :n], trace.occupied[i, :n], measures.cue_kinds(trace, i)[:n],
+                                 list(trace.report_steps(i)), highlight_step=t), key=f"mystery-slots-{t}")
+
+
+def student(puzzle: mystery.Puzzle, code: str) -> bool:
+    """Markers, one episode, the choice and (after Reveal) the answer; False if the agent is missing."""
+    if puzzle.seed not in data.seeds_by_kind(puzzle.task).get(puzzle.kind, []):
+        st.error(f"This puzzle needs agent {data.label(puzzle.kind)}, seed {puzzle.seed}, which this lab does not "
+                 "have; make a puzzle on another seed below.")
+        return False
+    if data.checked_agent(puzzle.task, puzzle.kind, puzzle.seed) is None:  # its error is shown
+        return False
+    st.subheader(f"Puzzle {code}")
+    st.markdown(f"**The agent:** {data.label(puzzle.kind)}, seed {puzzle.seed}. **{TASK_LABELS[puzzle.task]}** "
+                f"{TASK_BLURBS[puzzle.task]}")
+    view = measured(puzzle)
+    values = mystery.measured_markers(view)
+    shown = mystery.MARKERS[puzzle.task]
+    for column, marker in zip(st.columns(len(shown)), shown, strict=True):
+        value = values[marker.key]
+        column.metric(marker.label, marker.shown(value))
+        undefined = value is None or math.isnan(value)
+        column.caption(marker.caption + (f" Not defined here: {marker.undefined}." if undefined else ""))
+    rollout(view, puzzle, code)
+
+    st.subheader("Your diagnosis")
+    revealed = st.session_state.get("mystery.revealed") == code
+    choices = mystery.diagnosis_choices(puzzle.task)
+    choice = st.radio("What was done to this agent?", choices, format_func=mystery.DIAGNOSES.get, index=None,
+                      key=f"mystery.choice.{code}", disabled=revealed)
+    c1, c2 = st.columns([1, 4])
+    c1.button("Reveal", type="primary", disabled=revealed, icon=":material/visibility:",
+              on_click=st.session_state.update, args=({"mystery.revealed": code},))
+    c2.button("Close this puzzle", on_click=close_puzzle)
+    if not revealed:
+        return True
+    answer = mystery.DIAGNOSES[puzzle.diagnosis]
+    if choice is None:
+        st.info(f"You revealed without choosing. The answer: **{answer}**.", icon=":material/visibility:")
+    elif choice == puzzle.diagnosis:
+        st.success(f"Correct: **{answer}**.", icon=":material/check_circle:")
+    else:
+        st.error(f"Not this time: you chose *{mystery.DIAGNOSES[choice]}*; the answer is **{answer}**.",
+                 icon=":material/cancel:")
+    intact = mystery.measured_markers(measured(mystery.make_puzzle(puzzle.task, "intact", puzzle.seed)))
+    st.markdown(f"**What gave it away:** {' and '.join(m.label for m in mystery.giveaway(puzzle))}.")
+    st.markdown(mystery.explain(puzzle, values, intact))
+    st.caption(f"Hidden condition: {mystery.conditions(puzzle.task)[mystery.condition_of(puzzle)]}. Every number "
+               "above was measured live on this agent; none is taken from the paper.")
+    return True
+
+
+def teacher(expanded: bool) -> None:
+    """Make a puzzle (or a random one) and show its code and link."""
+    with st.expander("Make a puzzle", expanded=expanded, icon=":material/school:"):
+        entries = data.manifest()  # read once: its problems are shown once
+        task = st.radio("Task", mystery.TASKS, format_func=TASK_LABELS.get, key="mystery.task", horizontal=True)
+        kind = mystery.KIND_OF_TASK[task]
+        seeds = data.seeds_by_kind(task, entries).get(kind, [])
+        if not seeds:
+            st.error(f"No {data.label(kind)} agent trained on the {task} task is available; train one on the "
+                     "Agents page.")
+            return
+        c1, c2, c3 = st.columns([3, 1, 1])
+        names = mystery.conditions(task)
+        condition = c1.selectbox("Hidden condition", list(names), format_func=names.get,
+                                 key=f"mystery.condition.{task}")
+        seed = c2.selectbox("Agent seed", seeds, key=f"mystery.seed.{task}")
+        episode = c3.number_input("Episode shown", 0, mystery.EPISODES - 1, key="mystery.episode",
+                                  help="Which episode students can step through (the markers use all of them).")
+        b1, b2 = st.columns(2)
+        if b1.button("Make this puzzle", type="primary", icon=":material/lock:"):
+            st.session_state["mystery.made"] = mystery.encode(mystery.make_puzzle(task, condition, seed, int(episode)))
+        if b2.button("Random puzzle", icon=":material/casino:"):
+            both = sorted(set.intersection(*(set(data.seeds_by_kind(t, entries).get(mystery.KIND_OF_TASK[t], []))
+                                             for t in mystery.TASKS)))
+            if not both:
+                st.error("A random puzzle needs agents of both tasks on a common seed; make one by hand instead.")
+            else:
+                number = st.session_state.get("mystery.random_count", 0) + 1
+                st.session_state["mystery.random_count"] = number
+                rng = np.random.default_rng(number)  # random puzzle n is the same puzzle in every session
+                st.session_state["mystery.made"] = mystery.encode(mystery.random_puzzle(rng, both))
+        made = st.session_state.get("mystery.made")
+        if not made:
+            return
+        st.markdown(f"# `{made[:4]} {made[4:]}`")
+        st.code(share_link(made), language=None)
+        st.caption("Project the code or share the link. The code does not show the answer, but it is not "
+                   "encryption: treat it like a quiz sheet, not a password.")
+        st.button("Try it as a student", icon=":material/person:", on_click=st.query_params.__setitem__,
+                  args=("code", made))
+        if st.toggle("Show the answer key (not on the projector)", key="mystery.key"):
+            p = mystery.decode(made)
+            st.info(f"{mystery.conditions(p.task)[mystery.condition_of(p)]}: the answer is "
+                    f"**{mystery.DIAGNOSES[p.diagnosis]}** (agent seed {p.seed}, episode {p.episode}).")
+
+
+raw = st.query_params.get("code")
+puzzle = None
+if raw:
+    try:
+        puzzle = mystery.decode(raw)
+    except ValueError as exc:
+        st.error(f"{str(exc).rstrip('.')} (code {escape_markdown(echo(raw))}); make a puzzle below or check the link.",
+                 icon=":material/error:")
+if puzzle is None or not student(puzzle, mystery.encode(puzzle)):
+    st.text_input("Have a puzzle code? Type it here", key="mystery.typed", on_change=open_typed,
+                  placeholder="8 letters and digits, e.g. from the projector")
+    teacher(expanded=True)

@@ -1,0 +1,187 @@
+"""Experiment 4: does metacognition emerge from reward alone? (issue 15; docs/protocol.md sec. 8).
+
+Per seed, every arm of protocol 8.3 (:data:`ARMS`: E1's supervised agent and the agents whose
+confidence learned from the wager's reward only) runs the same evaluation trials under E1's five
+conditions (:func:`labcore.experiments.e1.conditions`: intact, the no-rewire self-model lesion,
+bus-off, and the two blind ablations) and is measured with E1's functions
+(:func:`labcore.experiments.e1.view_values`), plus the opt-out rate on wager trials by salience
+tercile (protocol 8.4). Per-seed contrasts that the hypotheses test paired by seed (protocol
+8.5) are computed here too; the hypothesis tests themselves are :mod:`labcore.experiments.e4_hypotheses`.
+The learning curves (held-out AUROC and wager reward per evaluation) come from each agent's
+training record.
+
+Keys: ``e4.<metric>.<arm>.<condition>`` (metrics of :func:`~labcore.experiments.e1.view_values`
+and ``skip_low`` / ``skip_mid`` / ``skip_high``), and the contrasts ``e4.auroc_gap.<arm>``
+(AUROC minus the supervised arm's), ``e4.skip_salience.<arm>`` (opt-outs on the faintest third
+of flashes minus the brightest third) and ``e4.accuracy_change.<arm>`` (accuracy with z_self
+zeroed minus intact). Evaluation trials per seed and condition: ``ReproduceConfig.e1_trials``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from labcore.checkpoints import BUNDLED_DIR, MAX_JSON_BYTES, checkpoint_name
+from labcore.config import TASK_OF_EXPERIMENT, ReproduceConfig, WageringConfig
+from labcore.experiments.common import DEFAULT_CACHE, SeedResult, provide_agents
+from labcore.experiments.e1 import conditions, trial_rows, view_values
+from labcore.io import read_json
+from labcore.markers import skip_fraction
+from labcore.measures import MetacognitionView, metacognition, on_selected
+from labcore.seeding import episode_seeds
+
+TASK = TASK_OF_EXPERIMENT["e4"]
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One arm of E4 (protocol 8.3): its key in the results, its agent kind, and what it is."""
+
+    name: str
+    kind: str
+    label: str
+    """Plain-language name (pages, report)."""
+    signal: str
+    """What taught its confidence: "labels" (correctness) or "reward" (the wager's payoff)."""
+
+
+ARMS: tuple[Arm, ...] = (
+    Arm("supervised", "b2_ws", "(c) supervised: confidence trained on correctness labels (E1's agent)", "labels"),
+    Arm("reward_wager", "reward_wager", "(a) reward only: confidence learned from the wager's payoff", "reward"),
+    Arm("reward_wager_risky", "reward_wager_risky", "(a), risky payoff: a wrong bet costs 3", "reward"),
+    Arm("reward_workspace", "reward_workspace", "control: confidence reads the workspace only", "reward"),
+    Arm("reward_logits", "reward_logits", "control: confidence reads the policy's logits only", "reward"),
+    Arm("reward_all", "reward_all", "(b) reward only, no demonstrations: policy and wager by actor-critic", "reward"),
+)
+"""E4's arms in display order: one entry per arm (protocol 8.3); a new arm is one more entry
+(its kind must also be in ``KINDS_OF_EXPERIMENT["e4"]``, which provisions the agents)."""
+ARMS_BY_NAME = {a.name: a for a in ARMS}
+KINDS = tuple(dict.fromkeys(a.kind for a in ARMS))
+"""The agent kinds the arms use: what ``reproduce --experiment e4`` provisions (bundled, cached or
+trained into the cache)."""
+REFERENCE = "supervised"
+"""Arm (c), the reference of the paired contrasts."""
+TERCILES = ("low", "mid", "high")
+"""Salience terciles, faintest first (protocol 8.4)."""
+CURVE_FIELDS = ("agreement", "heldout_auroc", "heldout_confidence", "heldout_wager_reward")
+"""Per-evaluation numbers of a training record's ``history`` carried into ``e4_curves.csv``."""
+
+
+def tercile_edges(config: WageringConfig | None = None) -> np.ndarray:
+    """Edges of the salience terciles: thirds of the task's salience range.
+
+    Salience is drawn uniformly from that range (protocol 3.2), so its thirds are the terciles
+    of the distribution, the same for every agent and seed.
+
+    >>> tercile_edges().round(3).tolist()
+    [0.0, 0.333, 0.667, 1.0]
+    """
+    lo, hi = (config or WageringConfig()).salience_range
+    return np.linspace(lo, hi, len(TERCILES) + 1)
+
+
+def skip_by_salience(view: MetacognitionView, edges: np.ndarray | None = None) -> dict[str, float]:
+    """Opt-outs on the wager trials of each salience tercile (``skip_low``, ``skip_mid``, ``skip_high``).
+
+    The same rule as E1's opt-out rate (:func:`labcore.markers.skip_fraction`: confidence at or
+    below 0.5) on the wager trials with a confidence whose salience falls in the tercile; nan
+    for a tercile without such trials.
+    """
+    edges = tercile_edges() if edges is None else edges
+    band = np.clip(np.digitize(view.salience, edges[1:-1], right=False), 0, len(TERCILES) - 1)
+    wagered = view.wager.astype(bool) & view.answered
+    return {f"skip_{name}": on_selected(wagered & (band == i), skip_fraction, view.confidence)
+            for i, name in enumerate(TERCILES)}
+
+
+def training_history(kind: str, seed: int, cache_dir: Path | str | None = None) -> list[dict]:
+    """The ``history`` of the training record of the agent :func:`~labcore.experiments.common.provide_agent`
+    uses (bundled first, then the cache): one dict per held-out evaluation; [] without a record."""
+    name = checkpoint_name(TASK, kind, seed)
+    for directory in (BUNDLED_DIR, Path(cache_dir or DEFAULT_CACHE)):
+        if (directory / f"{name}.safetensors").exists():
+            try:
+                record = read_json(directory / f"{name}.json", MAX_JSON_BYTES)
+            except (OSError, ValueError):
+                return []
+            history = record.get("history") if isinstance(record, dict) else None
+            return [h for h in history or [] if isinstance(h, dict) and isinstance(h.get("update"), int)]
+    return []
+
+
+def _cell(value: object) -> float | None:
+    """A curve cell: a finite number, else empty (None)."""
+    try:
+        x = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def curve_rows(arm: Arm, seed: int, history: list[dict]) -> list[dict]:
+    """``e4_curves`` rows of one agent: arm, seed, update and :data:`CURVE_FIELDS` per evaluation."""
+    return [{"arm": arm.name, "seed": seed, "update": h["update"], **{k: _cell(h.get(k)) for k in CURVE_FIELDS}}
+            for h in history]
+
+
+def contrasts(values: dict[str, float]) -> dict[str, float]:
+    """The per-seed contrasts of one seed's values (nan where an arm or a value is missing)."""
+    nan = float("nan")
+    out = {}
+    for arm in ARMS:
+        a = arm.name
+        if f"e4.accuracy.{a}.self_on" not in values:
+            continue
+        if a != REFERENCE:
+            ref = values.get(f"e4.auroc.{REFERENCE}.self_on", nan)
+            out[f"e4.auroc_gap.{a}"] = values.get(f"e4.auroc.{a}.self_on", nan) - ref
+        out[f"e4.skip_salience.{a}"] = values.get(f"e4.skip_low.{a}.self_on", nan) - values.get(
+            f"e4.skip_high.{a}.self_on", nan)
+        out[f"e4.accuracy_change.{a}"] = values[f"e4.accuracy.{a}.self_off"] - values[f"e4.accuracy.{a}.self_on"]
+    return out
+
+
+def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
+    """Experiment 4 for one agent seed: every arm under E1's five conditions, the contrasts, the curves.
+
+    Parameters
+    ----------
+    seed : int
+        The agent seed (each arm's agent of that seed, and its evaluation episodes).
+    cfg : ReproduceConfig
+        Budgets (``e1_trials`` trials per arm and condition); ``untrained`` for the audit.
+    cache_dir : str
+        Where agents trained on demand are cached (and their training records are read).
+
+    Returns
+    -------
+    SeedResult
+        Values keyed ``e4.*`` and the rows of ``e4_trials`` and ``e4_curves`` (no curves for
+        untrained agents: they have no training).
+    """
+    torch.set_num_threads(1)
+    result = SeedResult("e4", seed)
+    agents = provide_agents(result, TASK, [a.kind for a in ARMS], seed, cache_dir, untrained=cfg.untrained)
+    episodes = episode_seeds(seed, "eval", cfg.e1_trials)
+    edges = tercile_edges()
+    trials, curves = [], []
+    for arm in ARMS:
+        agent = agents.get(arm.kind)
+        if agent is None:
+            continue
+        for name, iv in conditions(seed).items():
+            view = metacognition(agent, iv, episodes)
+            numbers = {**view_values(view), **skip_by_salience(view, edges)}
+            result.values.update({f"e4.{metric}.{arm.name}.{name}": x for metric, x in numbers.items()})
+            trials += trial_rows(view, {"arm": arm.name, "seed": seed, "condition": name})
+        if not cfg.untrained:
+            curves += curve_rows(arm, seed, training_history(arm.kind, seed, cache_dir))
+    result.values.update(contrasts(result.values))
+    result.rows["e4_trials"] = trials
+    result.rows["e4_curves"] = curves
+    return result

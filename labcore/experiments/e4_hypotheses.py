@@ -1,0 +1,423 @@
+"""E4's pre-registered hypotheses H1-H6 (docs/protocol.md sec. 8.5), tested as registered, and the
+plain-language answer a result set gives.
+
+Every test is on seed means with a 95% t interval (:func:`labcore.stats.t_interval`): "paired by
+seed" where the protocol says so (the interval of the per-seed differences, computed per seed
+by :mod:`labcore.experiments.e4`), otherwise two independent groups of seeds (Welch's interval
+of the difference, :func:`labcore.stats.welch_interval`). A hypothesis is *supported* when each
+of its registered conditions holds on its interval, *not supported* when one does not,
+*undefined* when an interval cannot be computed (fewer than two seeds, or a value undefined on
+the data), and *not tested* when an arm it needs is not in the result set (arm (b), exploratory,
+is tested where present and otherwise left out of H5).
+H5 is reported but not counted: both its parts are fixed by the wiring (protocol 8.5).
+
+The E4 claims (``e4.*`` in :data:`labcore.paper.CLAIMS`) carry the verdict "new (no paper
+number)"; :func:`apply` adds their hypothesis, its outcome and their t interval.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import stats as sps
+
+from labcore.config import RISKY_WRONG_BET_PAYOFF, WageringConfig
+from labcore.experiments.common import SeedResult
+from labcore.stats import t_interval, welch_interval
+from labcore.wager_reward import CORRECT_BET_PAYOFF
+
+OUTCOMES = ("supported", "not supported", "undefined", "not tested")
+"""What a hypothesis test can conclude, in display order."""
+Interval = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One registered condition of a hypothesis, checked on a 95% interval."""
+
+    what: str
+    """The condition in words (shown beside its numbers)."""
+    key: str
+    """The per-seed key tested (a per-seed difference for a paired test)."""
+    rule: str
+    """The registered rule on the interval, in words."""
+    holds: Callable[[Interval], bool]
+    versus: str | None = None
+    """For two independent groups: the other group's key (Welch's interval of ``key - versus``)."""
+    every_seed: float | None = None
+    """Instead of an interval: every seed's value must equal this (a value the wiring fixes)."""
+    arm: str = "reward_wager"
+    """The arm whose presence in the result set this condition needs."""
+    required: bool = True
+    """False for arm (b), exploratory (protocol 8.5): its absence leaves the rest of the test standing."""
+    short: str = ""
+    """The condition as a claim in a few words (the answer paragraph), e.g. "a higher ECE than (c)"."""
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One hypothesis of protocol 8.5: its statement and its conditions."""
+
+    id: str
+    statement: str
+    conditions: tuple[Condition, ...]
+    primary: bool = False
+    by_construction: str | None = None
+    """Why the hypothesis is reported but not counted (H5), else None."""
+
+
+def _above(x: float) -> Callable[[Interval], bool]:
+    return lambda ci: ci[0] > x
+
+
+def _below(x: float) -> Callable[[Interval], bool]:
+    return lambda ci: ci[1] < x
+
+
+def _within(margin: float) -> Callable[[Interval], bool]:
+    return lambda ci: -margin <= ci[0] and ci[1] <= margin
+
+
+A, C = "reward_wager", "supervised"
+HYPOTHESES: tuple[Hypothesis, ...] = (
+    Hypothesis("H1", "Arm (a)'s Type-2 AUROC is above chance (0.5): confidence learned from reward alone tells "
+               "right from wrong.", (
+                   Condition("arm (a) AUROC", f"e4.auroc.{A}.self_on", "interval's lower bound above 0.5",
+                             _above(0.5)),), primary=True),
+    Hypothesis("H2", "Arm (a)'s AUROC is below the supervised arm's (c).", (
+        Condition("AUROC (a) minus (c), paired by seed", f"e4.auroc_gap.{A}", "interval below 0", _below(0.0)),)),
+    Hypothesis("H3", "Under the standard payoff arm (a) opts out on fewer wager trials than (c) and is less "
+               "calibrated (higher ECE): its confidence is pushed toward 'always bet'.", (
+                   Condition("opt-outs (a) minus (c)", f"e4.skip.{A}.self_on", "interval below 0", _below(0.0),
+                             versus=f"e4.skip.{C}.self_on", short="fewer opt-outs than (c)"),
+                   Condition("ECE (a) minus (c)", f"e4.ece.{A}.self_on", "interval above 0", _above(0.0),
+                             versus=f"e4.ece.{C}.self_on", short="a higher ECE than (c)"))),
+    Hypothesis("H4", "Under the risky payoff (a wrong bet costs 3) the opt-out rate rises as the flash gets "
+               "fainter: more opt-outs on the faintest third than on the brightest.", (
+                   Condition("opt-outs faintest minus brightest third, paired by seed",
+                             "e4.skip_salience.reward_wager_risky", "interval above 0", _above(0.0),
+                             arm="reward_wager_risky"),)),
+    Hypothesis("H5", "Zeroing z_self leaves accuracy unchanged and sets AUROC to 0.5 in arms (a) and (b).", (
+        Condition("arm (a): accuracy change when z_self is zeroed", f"e4.accuracy_change.{A}", "0 on every seed",
+                  _within(0.0), every_seed=0.0),
+        Condition("arm (a): AUROC with z_self zeroed", f"e4.auroc.{A}.self_off", "0.5 on every seed", _within(0.0),
+                  every_seed=0.5),
+        Condition("arm (b): accuracy change when z_self is zeroed", "e4.accuracy_change.reward_all",
+                  "0 on every seed", _within(0.0), every_seed=0.0, arm="reward_all", required=False),
+        Condition("arm (b): AUROC with z_self zeroed", "e4.auroc.reward_all.self_off", "0.5 on every seed",
+                  _within(0.0), every_seed=0.5, arm="reward_all", required=False)),
+               by_construction="the policy reads the workspace, never z_self, so zeroing it cannot change a "
+                               "choice; and a zeroed z_self feeds the confidence head a constant, whose AUROC is "
+                               "0.5 exactly (protocol 8.5: reported, not counted)"),
+    Hypothesis("H6", "Controls: a confidence reading only the policy's logits reaches an AUROC within 0.05 of "
+               "arm (a); one reading only the workspace reaches a lower one.", (
+                   Condition("AUROC logits-only minus (a)", "e4.auroc.reward_logits.self_on",
+                             "interval within -0.05..0.05", _within(0.05), versus=f"e4.auroc.{A}.self_on",
+                             arm="reward_logits", short="logits-only within 0.05 of (a)"),
+                   Condition("AUROC workspace-only minus (a)", "e4.auroc.reward_workspace.self_on", "interval below 0",
+                             _below(0.0), versus=f"e4.auroc.{A}.self_on", arm="reward_workspace",
+                             short="workspace-only lower than (a)"))),
+)
+"""Protocol 8.5, as registered (arm (a) = ``reward_wager``, (b) = ``reward_all``, (c) = ``supervised``)."""
+HYPOTHESES_BY_ID = {h.id: h for h in HYPOTHESES}
+
+
+def per_seed(results: Sequence[SeedResult]) -> dict[str, dict[int, float]]:
+    """Finite per-seed values by key, ``{key: {seed: value}}``."""
+    out: dict[str, dict[int, float]] = {}
+    for r in results:
+        for key, value in r.values.items():
+            if value is not None and math.isfinite(value):
+                out.setdefault(key, {})[r.seed] = float(value)
+    return out
+
+
+def _interval(condition: Condition, values: Mapping[str, Mapping[int, float]]) -> tuple[float, Interval, int, str]:
+    """(estimate, interval, seeds, kind of interval) of one condition; nan where undefined."""
+    a = np.asarray(list(values.get(condition.key, {}).values()), float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an undefined interval is reported as such, not warned about
+        if condition.every_seed is not None:
+            lo, hi = (float(a.min()), float(a.max())) if a.size else (math.nan, math.nan)
+            return (float(a.mean()) if a.size else math.nan), (lo, hi), int(a.size), "every seed"
+        if condition.versus is None:
+            estimate = float(a.mean()) if a.size else math.nan
+            kind = "paired t interval" if "paired" in condition.what else "t interval"
+            return estimate, t_interval(a) if a.size else (math.nan, math.nan), int(a.size), kind
+        b = np.asarray(list(values.get(condition.versus, {}).values()), float)
+        estimate = float(a.mean() - b.mean()) if a.size and b.size else math.nan
+        ci = welch_interval(a, b) if a.size and b.size else (math.nan, math.nan)
+        return estimate, ci, int(min(a.size, b.size)), "Welch t interval (independent groups of seeds)"
+
+
+def evaluate(results: Sequence[SeedResult]) -> list[dict[str, Any]]:
+    """Test H1-H6 on the per-seed E4 values; one JSON-able entry per hypothesis.
+
+    Parameters
+    ----------
+    results : sequence of SeedResult
+        E4's per-seed results (:func:`labcore.experiments.e4.run_seed`).
+
+    Returns
+    -------
+    list of dict
+        ``id``, ``statement``, ``primary``, ``outcome`` (one of :data:`OUTCOMES`),
+        ``by_construction`` (the reason, or None), ``conditions`` (each: ``what``, ``key``,
+        ``versus``, ``rule``, ``estimate``, ``ci95``, ``interval``, ``n``, ``holds``: True,
+        False, or None when undefined or not tested) and ``reason`` (one sentence).
+    """
+    values = per_seed(results)
+    present = {key.split(".")[2] for key in values if key.startswith("e4.accuracy.")}
+    out = []
+    for h in HYPOTHESES:
+        rows = []
+        for c in h.conditions:
+            row = {"what": c.what, "short": c.short or c.what, "key": c.key, "versus": c.versus, "rule": c.rule,
+                   "arm": c.arm,
+                   "estimate": None, "ci95": None, "interval": None, "n": 0, "holds": None, "tested": c.arm in present}
+            if row["tested"]:
+                estimate, ci, n, kind = _interval(c, values)
+                defined = all(math.isfinite(x) for x in (estimate, *ci))
+                if c.every_seed is not None:
+                    defined = n > 0
+                    holds = defined and all(v == c.every_seed for v in values.get(c.key, {}).values())
+                else:
+                    holds = defined and c.holds(ci)
+                row.update(estimate=estimate if math.isfinite(estimate) else None,
+                           ci95=list(ci) if defined else None, interval=kind, n=n, holds=holds if defined else None)
+            rows.append(row)
+        tested = [r for r in rows if r["tested"]]
+        if not tested or any(c.required and not r["tested"] for c, r in zip(h.conditions, rows, strict=True)):
+            outcome = "not tested"
+        elif any(r["holds"] is None for r in tested):
+            outcome = "undefined"
+        else:
+            outcome = "supported" if all(r["holds"] for r in tested) else "not supported"
+        entry = {"id": h.id, "statement": h.statement, "primary": h.primary, "outcome": outcome,
+                 "by_construction": h.by_construction, "conditions": rows}
+        entry["reason"] = reason(entry)
+        out.append(entry)
+    return out
+
+
+def _number(x: Any) -> str:
+    return "undefined" if x is None or not math.isfinite(float(x)) else f"{float(x):.3g}"
+
+
+def condition_text(row: Mapping[str, Any]) -> str:
+    """One tested condition in words: estimate, interval and whether the registered rule holds.
+
+    >>> condition_text({"what": "arm (a) AUROC", "estimate": 0.25, "ci95": [0.2, 0.3], "interval": "t interval", "n": 5,
+    ...                 "rule": "lower bound above 0.5", "holds": False, "tested": True})
+    'arm (a) AUROC 0.25 (95% t interval 0.2 to 0.3, n = 5 seeds): lower bound above 0.5 does not hold'
+    """
+    if not row.get("tested"):
+        return f"{row['what']}: not tested (arm {row.get('arm')} is not in this result set)"
+    ci, kind = row.get("ci95"), str(row.get("interval") or "")
+    if kind.startswith("every"):
+        where = f"seeds range {_number(ci[0])} to {_number(ci[1])}" if ci else "no seed defined"
+    else:
+        where = f"95% {kind} {_number(ci[0])} to {_number(ci[1])}" if ci else "interval undefined"
+    verdict = {True: "holds", False: "does not hold", None: "cannot be checked"}[row.get("holds")]
+    return f"{row['what']} {_number(row.get('estimate'))} ({where}, n = {row.get('n', 0)} seeds): {row['rule']} {verdict}"
+
+
+def reason(entry: Mapping[str, Any]) -> str:
+    """The sentence a hypothesis's outcome gets (its conditions in words)."""
+    parts = "; ".join(condition_text(r) for r in entry["conditions"])
+    built = f" Reported, not counted: {entry['by_construction']}." if entry.get("by_construction") else ""
+    return f"{entry['id']} {entry['outcome']}: {parts}.{built}"
+
+
+def apply(claims: list[dict], results: Sequence[SeedResult], hypotheses: Sequence[Mapping[str, Any]]) -> None:
+    """Give every E4 claim its hypothesis's outcome and its 95% t interval (in place).
+
+    ``ours["ci95"]`` becomes the t interval of the seed mean (``ours["interval"] = "t"``; the
+    bootstrap interval of the paper comparisons does not apply to claims without a paper number),
+    and the reason ends with the hypothesis's outcome.
+    """
+    values = per_seed(results)
+    outcome = {h["id"]: h["outcome"] for h in hypotheses}
+    for claim in claims:
+        if not claim["id"].startswith("e4."):
+            continue
+        seeds = np.asarray(list(values.get(claim["id"], {}).values()), float)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ci = t_interval(seeds) if seeds.size else (math.nan, math.nan)
+        claim["ours"]["ci95"] = list(ci) if all(math.isfinite(x) for x in ci) else None
+        claim["ours"]["interval"] = "t"
+        h = claim.get("hypothesis")
+        if h in outcome:
+            claim["hypothesis_outcome"] = outcome[h]
+            claim["reason"] = f"{claim['reason']} {h}: {outcome[h]}."
+
+
+# --------------------------------------------------------------------------- the ideal observer (8.2)
+def ideal_observer(wrong_bet_payoff: float, config: WageringConfig | None = None) -> dict[str, float]:
+    """What the reward-optimal wager does for the task's ideal observer (protocol 8.2).
+
+    Betting pays ``P(correct) * 1 + (1 - P(correct)) * wrong_bet_payoff``, opting out 0, so the
+    ideal observer bets when ``P(correct | lambda) = Phi(lambda / (sd sqrt 2))`` exceeds the
+    break-even ``-w / (1 - w)``; with ``lambda`` uniform it opts out on the trials below that
+    salience.
+
+    Returns
+    -------
+    dict
+        ``accuracy`` (the ideal observer's mean P(correct)), ``break_even`` (P(correct) at which a
+        bet pays 0), ``opt_out`` (share of trials on which it opts out), ``salience`` (below which).
+
+    Examples
+    --------
+    >>> {k: round(v, 3) for k, v in ideal_observer(-1.0).items()}
+    {'accuracy': 0.859, 'break_even': 0.5, 'opt_out': 0.0, 'salience': 0.0}
+    >>> round(ideal_observer(-3.0)["opt_out"], 3)
+    0.238
+    """
+    cfg = config or WageringConfig()
+    lo, hi = cfg.salience_range
+    scale = cfg.cue_noise_sd * math.sqrt(2.0)
+    grid = np.linspace(lo, hi, 100_001)
+    accuracy = float(np.mean(sps.norm.cdf(grid / scale)))  # the uniform mean of Phi over the range
+    break_even = -wrong_bet_payoff / (CORRECT_BET_PAYOFF - wrong_bet_payoff)
+    salience = max(lo, scale * float(sps.norm.ppf(break_even)))
+    opt_out = float(np.clip((salience - lo) / (hi - lo), 0.0, 1.0)) if hi > lo else 0.0
+    return {"accuracy": accuracy, "break_even": break_even, "opt_out": opt_out, "salience": salience}
+
+
+
+# --------------------------------------------------------------------------- the answer in words
+REPRODUCE = "python -m labcore reproduce --experiment e4 --seeds 5 --out results/e4"
+"""The command that writes the bundled E4 result set."""
+
+
+def _finite(x: Any) -> bool:
+    try:
+        return x is not None and math.isfinite(float(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def outcome_text(hypothesis: Mapping[str, Any] | None) -> str:
+    """A hypothesis's outcome, with which of its conditions hold when some do and some do not.
+
+    >>> outcome_text({"id": "H3", "outcome": "not supported", "conditions": [
+    ...     {"short": "fewer opt-outs than (c)", "holds": False}, {"short": "a higher ECE than (c)", "holds": True}]})
+    'H3 not supported: a higher ECE than (c) holds, fewer opt-outs than (c) does not'
+    """
+    if not hypothesis:
+        return "not in this result set"
+    head = f"{hypothesis.get('id', '?')} {hypothesis.get('outcome', 'undefined')}"
+    rows = [r for r in hypothesis.get("conditions") or [] if isinstance(r, Mapping)]
+    held = [str(r.get("short") or r.get("what")) for r in rows if r.get("holds") is True]
+    failed = [str(r.get("short") or r.get("what")) for r in rows if r.get("holds") is False]
+    if held and failed:
+        return f"{head}: {', '.join(held)} holds, {', '.join(failed)} does not"
+    return head
+
+
+def answer(summary: Mapping[str, Any]) -> str:
+    """The answer of an E4 result set in plain language, every number read from ``summary``.
+
+    Leads with H1 (the primary hypothesis): confidence above chance, uninformative (its interval
+    includes 0.5) or inverted (its interval lies below 0.5); then betting and calibration against
+    the supervised arm, the ideal-observer argument of protocol 8.2 (why this payoff gives almost
+    no reason to discriminate), the risky payoff (H4), the controls (H6), the lesion (H5, by
+    construction) and the command that reproduces the set. A set without E4's values says so.
+
+    Parameters
+    ----------
+    summary : mapping
+        ``summary.json`` of a result set with E4 (``values``, ``claims``, ``hypotheses``, ``seeds``).
+
+    Returns
+    -------
+    str
+        One Markdown paragraph.
+    """
+    values = summary.get("values") or {}
+    claims = {c.get("id"): c for c in summary.get("claims") or [] if isinstance(c, Mapping)}
+    hyps = {h.get("id"): h for h in summary.get("hypotheses") or [] if isinstance(h, Mapping)}
+    v = {k: values.get(k) for k in (f"e4.{m}.{arm}.self_on" for m in ("accuracy", "auroc", "skip", "ece", "confidence")
+                                    for arm in (A, C, "reward_wager_risky", "reward_logits", "reward_workspace"))}
+    if not all(_finite(v[f"e4.{m}.{arm}.self_on"]) for m in ("accuracy", "auroc") for arm in (A, C)):
+        return ("This result set holds no E4 answer yet (the reward-trained and supervised arms' accuracy and Type-2 "
+                f"AUROC are missing or undefined). Write it with `{REPRODUCE}`.")
+    n = len(summary.get("seeds") or [])
+    acc_a, acc_c = (float(v[f"e4.accuracy.{arm}.self_on"]) for arm in (A, C))
+    au_a, au_c = (float(v[f"e4.auroc.{arm}.self_on"]) for arm in (A, C))
+    ci = (claims.get(f"e4.auroc.{A}.self_on") or {}).get("ours", {}).get("ci95")
+    interval = (f" (95% t interval {ci[0]:.2f} to {ci[1]:.2f}, n = {n} seeds)" if ci and all(map(_finite, ci))
+                else f" (n = {n} seed{'s' if n != 1 else ''}; no interval)")
+    h1 = (hyps.get("H1") or {}).get("outcome", "undefined")
+    chooses = (f"chooses about as accurately as the supervised one (accuracy {_pct(acc_a)} vs {_pct(acc_c)})"
+               if abs(acc_a - acc_c) <= 0.02 else f"reaches an accuracy of {_pct(acc_a)} (supervised {_pct(acc_c)})")
+    inverted = bool(ci and all(map(_finite, ci)) and ci[1] < 0.5)
+    if h1 == "supported":
+        lead = (f"**Partly.** Trained on the wager's payoff alone (no correctness label), the agent {chooses} and "
+                f"its confidence tells right from wrong above chance: Type-2 AUROC {au_a:.2f}{interval}, against "
+                f"{au_c:.2f} for the supervised agent.")
+    elif h1 == "not supported":
+        how = ("its confidence is **inverted**, higher on its errors than on its correct choices" if inverted else
+               "its confidence says nothing reliable about whether it is right")
+        lead = (f"**Not from this reward.** Trained on the wager's payoff alone (no correctness label), the agent "
+                f"{chooses}, but {how}: Type-2 AUROC {au_a:.2f}{interval}, where 0.5 is chance, against "
+                f"{au_c:.2f} for the supervised agent.")
+    else:
+        lead = (f"**Not settled by this result set** (H1 {h1}). Trained on the wager's payoff alone, the agent's "
+                f"accuracy is {_pct(acc_a)} (supervised {_pct(acc_c)}) and its Type-2 AUROC {au_a:.2f}{interval} "
+                f"(supervised {au_c:.2f}).")
+    parts = [lead]
+    if all(_finite(v[f"e4.{m}.{arm}.self_on"]) for m in ("skip", "ece") for arm in (A, C)):
+        conf = v[f"e4.confidence.{A}.self_on"]
+        parts.append(f"It bets on {_pct(1 - float(v[f'e4.skip.{A}.self_on']))} of wager trials (supervised "
+                     f"{_pct(1 - float(v[f'e4.skip.{C}.self_on']))})"
+                     + (f" with a mean confidence of {float(conf):.3f}" if _finite(conf) else "")
+                     + f", and its calibration error (ECE) is {float(v[f'e4.ece.{A}.self_on']):.2f} against "
+                     f"{float(v[f'e4.ece.{C}.self_on']):.2f} ({outcome_text(hyps.get('H3'))}).")
+    ideal = ideal_observer(-1.0)
+    bets_always = _finite(v[f"e4.skip.{A}.self_on"]) and float(v[f"e4.skip.{A}.self_on"]) <= 0.05
+    parts.append(
+        ("That is what this payoff teaches" if bets_always else "Under this payoff betting always is optimal")
+        + " (protocol 8.2): with +1 for a right bet, -1 for a wrong one and 0 for "
+        "opting out, a bet is worth 2 P(correct) - 1, never negative for an agent at or above chance, and on this "
+        f"task no trial is below chance for an ideal observer (it is right on {_pct(ideal['accuracy'])} of trials, "
+        "and at least half the time on each). "
+        "The reward-optimal wager is therefore to bet always, and once the agent bets on everything, being more "
+        "confident when right than when wrong earns nothing: reward alone gives almost no incentive to discriminate."
+        + (" The argument explains why the confidence carries no information, not why it is inverted." if inverted
+           else ""))
+    risky = {t: values.get(f"e4.skip{t}.reward_wager_risky.self_on") for t in ("", "_low", "_high")}
+    if all(_finite(x) for x in risky.values()):
+        io = ideal_observer(RISKY_WRONG_BET_PAYOFF)
+        parts.append(f"Even when a wrong bet costs 3 (break-even at {_pct(io['break_even'])} correct, where an ideal "
+                     f"observer would opt out on the faintest {_pct(io['opt_out'])} of flashes) it opted out on "
+                     f"{_pct(float(risky['']))} of wager trials ({_pct(float(risky['_low']))} on the faintest third, "
+                     f"{_pct(float(risky['_high']))} on the brightest; {outcome_text(hyps.get('H4'))})"
+                     + (": so the missing incentive is not the whole story, since where opting out would pay the agent "
+                        "still did not learn to." if float(risky[""]) <= 0.01 and io["opt_out"] > 0.1 else "."))
+    lo, ws = v["e4.auroc.reward_logits.self_on"], v["e4.auroc.reward_workspace.self_on"]
+    if _finite(lo) and _finite(ws):
+        parts.append(f"Confidence heads reading only the policy's logits or only the workspace reach AUROC "
+                     f"{float(lo):.2f} and {float(ws):.2f} ({outcome_text(hyps.get('H6'))}).")
+    b = {m: values.get(f"e4.{m}.reward_all.self_on") for m in ("accuracy", "auroc", "skip", "confidence_sd")}
+    if all(_finite(x) for x in b.values()):  # arm (b), exploratory (protocol 8.3)
+        parts.append(f"Without any demonstration (arm b: policy and wager by actor-critic from the task's reward) "
+                     f"the agent learns the task (accuracy {_pct(float(b['accuracy']))}) and the same wager: it bets "
+                     f"on {_pct(1 - float(b['skip']))} of wager trials with a confidence that barely varies (SD "
+                     f"{float(b['confidence_sd']):.1e} across trials), Type-2 AUROC {float(b['auroc']):.2f}.")
+    if (hyps.get("H5") or {}).get("outcome") == "supported":
+        parts.append("Zeroing z_self leaves the reward-trained agent's accuracy unchanged and sets its AUROC to 0.5, "
+                     "as its wiring fixes (H5: by construction, reported, not counted).")
+    parts.append(f"Reproduce: `{REPRODUCE}`.")
+    return " ".join(parts)

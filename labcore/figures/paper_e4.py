@@ -1,0 +1,173 @@
+"""Figures of Experiment 4 (issue 15, beyond the paper): metacognition from reward alone.
+
+* :func:`learning_curves` -- held-out Type-2 AUROC and wager reward over training, per arm
+  (``e4_curves.csv``), or of one live training run (the "From reward alone" page).
+* :func:`arms_figure` -- Type-2 AUROC and calibration error of every arm, mean +/- SD over seeds
+  with the seeds as dots (``seed_values.csv``).
+
+The paper has no number for any of these: no paper marks are drawn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from labcore.figures.style import (
+    CHANCE_E1,
+    Group,
+    add_note,
+    add_seed_bars,
+    chance_line,
+    color_of,
+    empty_figure,
+    has_columns,
+    label_of,
+    rgba,
+    seed_numbers,
+    style_figure,
+)
+
+CURVE_PANELS = (("heldout_auroc", "Type-2 AUROC (held-out)"), ("heldout_wager_reward", "wager reward per wager trial"))
+"""The two learning-curve panels: column of ``e4_curves.csv`` and its axis title."""
+
+
+def learning_curves(curves: pd.DataFrame | None, *, arms: Sequence[str] | None = None,
+                    title: str = "Learning curves: does reward teach the confidence to tell right from wrong?") -> go.Figure:
+    """Held-out Type-2 AUROC (left) and expected wager reward (right) at each evaluation of training.
+
+    Parameters
+    ----------
+    curves : DataFrame
+        Columns ``arm``, ``seed``, ``update``, ``heldout_auroc``, ``heldout_wager_reward``
+        (``e4_curves.csv``; empty cells where a value is undefined or was never recorded).
+    arms : sequence of str, optional
+        Arms to draw, in order (default: every arm in ``curves`` with a recorded value).
+    title : str
+
+    Returns
+    -------
+    go.Figure
+        Per arm a thick line (the mean over the seeds evaluated at that update) and one thin line
+        per seed; a dashed chance line at AUROC 0.5. An arm without recorded values (the
+        supervised agent: its training record keeps agreement only) is named in a note.
+        The AUROC is teacher-forced on held-out demonstrations during training; the registered
+        AUROC is measured afterwards on the agent's own rollouts.
+    """
+    needed = ("arm", "seed", "update", *(c for c, _ in CURVE_PANELS))
+    if not has_columns(curves, needed):
+        return empty_figure(title, "no learning curves in this result set (e4_curves.csv)")
+    frame = curves.copy()
+    for column in needed[1:]:
+        frame[column] = pd.to_numeric(frame[column], errors="coerce")
+    order = list(arms) if arms is not None else list(dict.fromkeys(frame["arm"]))
+    recorded = [a for a in order if frame.loc[frame["arm"] == a, [c for c, _ in CURVE_PANELS]].notna().any().any()]
+    if not recorded:
+        return empty_figure(title, "no arm in this result set recorded a held-out AUROC or wager reward")
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1, subplot_titles=[t for _, t in CURVE_PANELS])
+    for col, (column, _) in enumerate(CURVE_PANELS, start=1):
+        for arm in recorded:
+            rows = frame[(frame["arm"] == arm) & frame[column].notna()]
+            if rows.empty:
+                continue
+            for seed, one in rows.groupby("seed"):
+                one = one.sort_values("update")
+                fig.add_trace(go.Scatter(
+                    x=one["update"], y=one[column], mode="lines", line={"color": rgba(color_of(arm), 0.35), "width": 1},
+                    name=f"{label_of(arm)}, seed {seed:g}", legendgroup=arm, showlegend=False,
+                    hovertemplate=f"{label_of(arm)}, seed {seed:g}<br>update %{{x}}<br>%{{y:.3f}}<extra></extra>"),
+                    row=1, col=col)
+            mean = rows.groupby("update")[column].agg(["mean", "count"]).reset_index()
+            fig.add_trace(go.Scatter(
+                x=mean["update"], y=mean["mean"], mode="lines+markers", line={"color": color_of(arm), "width": 3},
+                marker={"size": 5}, name=label_of(arm), legendgroup=arm, showlegend=col == 1,
+                customdata=mean["count"],
+                hovertemplate=f"{label_of(arm)}<br>update %{{x}}<br>mean %{{y:.3f}} over %{{customdata}} seed(s)"
+                              "<extra></extra>"), row=1, col=col)
+    chance_line(fig, CHANCE_E1, "chance 0.5", row=1, col=1)
+    fig.update_xaxes(title_text="optimizer updates")
+    fig.update_yaxes(title_text="Type-2 AUROC (0.5 = chance)", range=[0, 1.02], row=1, col=1)
+    fig.update_yaxes(title_text="expected reward per wager trial (-1..1)", row=1, col=2)
+    fig = style_figure(fig, title, height=500)
+    silent = [a for a in order if a not in recorded]
+    if silent:
+        add_note(fig, f"{', '.join(label_of(a) for a in silent)}: not recorded (confidence trained on labels; "
+                      "its training record keeps agreement only)")
+    return fig
+
+
+def arms_figure(seed_values: pd.DataFrame | None, arms: Sequence[str],
+                title: str = "Every arm: does the confidence tell right from wrong, and is it calibrated?") -> go.Figure:
+    """Type-2 AUROC (left) and expected calibration error (right) of every arm, self-model intact.
+
+    Parameters
+    ----------
+    seed_values : DataFrame
+        ``seed_values.csv`` (keys ``e4.auroc.<arm>.self_on`` and ``e4.ece.<arm>.self_on``).
+    arms : sequence of str
+        Arm names in display order.
+
+    Returns
+    -------
+    go.Figure
+        Bars (mean +/- SD over seeds) with one dot per seed, a dashed chance line at AUROC 0.5;
+        arms without values are left out (and named in a note).
+    """
+    panels = (("auroc", "Type-2 AUROC (0.5 = chance)"), ("ece", "calibration error ECE (0 = calibrated)"))
+    found = {m: [Group(a, *seed_numbers(seed_values, f"e4.{m}.{a}.self_on")) for a in arms] for m, _ in panels}
+    kept = [a for i, a in enumerate(arms) if all(found[m][i].values.size for m, _ in panels)]
+    if not kept:
+        return empty_figure(title, "no E4 values in this result set (seed_values.csv)")
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12, subplot_titles=[t for _, t in panels])
+    for col, (metric, axis) in enumerate(panels, start=1):
+        add_seed_bars(fig, [g for g in found[metric] if g.key in kept], row=1, col=col, legend=col == 1)
+        fig.update_yaxes(title_text=axis, rangemode="tozero", row=1, col=col)
+    chance_line(fig, CHANCE_E1, "chance 0.5", row=1, col=1)
+    fig.update_yaxes(range=[0, 1.02], row=1, col=1)
+    fig = style_figure(fig, title, height=500)
+    if len(kept) < len(arms):
+        add_note(fig, "not in this result set: " + ", ".join(label_of(a) for a in arms if a not in kept))
+    return fig
+
+
+def history_frame(history: Sequence[dict], arm: str = "reward_wager", seed: int = 0) -> pd.DataFrame:
+    """A live training run's history (``progress`` metrics or a record's ``history``) as ``e4_curves`` rows.
+
+    >>> history_frame([{"update": 10, "heldout_auroc": 0.4, "heldout_wager_reward": None}])["update"].tolist()
+    [10]
+    """
+    rows = [{"arm": arm, "seed": seed, "update": h.get("update"),
+             **{c: (np.nan if h.get(c) is None else float(h[c])) for c, _ in CURVE_PANELS}} for h in history]
+    return pd.DataFrame(rows, columns=["arm", "seed", "update", *(c for c, _ in CURVE_PANELS)])
+
+
+ARM_TABLE_METRICS = (("accuracy", "task accuracy"), ("auroc", "Type-2 AUROC"), ("ece", "calibration error (ECE)"),
+                     ("skip", "opt-outs (wager trials)"), ("confidence", "mean confidence"))
+"""The columns of :func:`arms_table`: metric key and its display name."""
+
+
+def arms_table(seed_values: pd.DataFrame | None, arms: Sequence[str], condition: str = "self_on") -> pd.DataFrame:
+    """Mean ± SD over seeds of each arm's headline numbers (``e4.<metric>.<arm>.<condition>``), as text.
+
+    Returns
+    -------
+    DataFrame
+        One row per arm with values (``arm`` is its display name), columns of
+        :data:`ARM_TABLE_METRICS` plus ``seeds``; "undefined" where no seed has a value.
+    """
+    rows = []
+    for arm in arms:
+        row: dict[str, object] = {"arm": label_of(arm)}
+        counts = []
+        for metric, name in ARM_TABLE_METRICS:
+            _, values = seed_numbers(seed_values, f"e4.{metric}.{arm}.{condition}")
+            counts.append(values.size)
+            sd = f" ± {np.std(values, ddof=1):.2g}" if values.size > 1 else ""
+            row[name] = f"{values.mean():.3g}{sd}" if values.size else "undefined"
+        if any(counts):
+            rows.append({**row, "seeds": max(counts)})
+    return pd.DataFrame(rows, columns=["arm", *(n for _, n in ARM_TABLE_METRICS), "seeds"])

@@ -1,0 +1,443 @@
+"""Mystery agent: a classroom puzzle with a hidden lesion, capacity or noise (issue 14).
+
+Learned from PhET's "mystery resistor", where teachers asked for hidden values to test
+understanding: a teacher makes a :class:`Puzzle` (or draws one with :func:`random_puzzle`), shares
+its code, and students see the markers and one episode, choose a diagnosis and get the reveal
+(:func:`explain`), which says from the measured values which marker gave the condition away.
+
+A puzzle is one bundled agent under exactly one hidden condition, so it has exactly one
+diagnosis (:data:`DIAGNOSES`). The wagering task's workspace-read B2 (``b2_ws``) carries the
+self-model puzzles; the dual task's B1 (``b1``) the workspace ones. Each task offers the four
+choices its markers can tell apart (:func:`diagnosis_choices`): a narrowed workspace, for
+instance, leaves every wagering marker unchanged (one cue needs one slot), so it is not offered
+there.
+
+The code (:func:`encode`, :func:`decode`) is **not cryptography**. The fields are packed into 30
+bits, passed through a fixed reversible mix (multiply, add and xor-shift rounds, keyed by
+constants in this file) and written as 6 Crockford base32 characters plus 2 check characters. It
+only keeps the answer out of plain sight in a link; anyone with this module can read it. A
+mistyped character or two swapped neighbours are always refused with a ``ValueError`` sentence,
+never read as another puzzle.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from labcore.config import NOISE_MODES, SELF_MODEL_MODES, AgentConfig
+from labcore.measures import MetacognitionView, WorkspaceView
+
+TASKS = ("wagering", "dual")
+"""Puzzle tasks (names as in the checkpoint manifest)."""
+KIND_OF_TASK = {"wagering": "b2_ws", "dual": "b1"}
+"""The agent kind each task's puzzles use."""
+FULL_CAPACITY = AgentConfig().n_slots
+"""Workspace slots of an intact agent (K)."""
+NOISE_LEVELS = (0.0, 0.3, 0.5, 0.75)
+"""Workspace noise SDs a puzzle may hide (0 = none); all at least 0.3, so that an intact B1
+(conjunction 100% on every bundled seed) and a noisy one (at most 66%) are never confused."""
+NOISE_MODE = NOISE_MODES[0]
+"""Puzzles add noise to the stored workspace (``"stored"``)."""
+MAX_SEED = 31
+EPISODES = 64
+"""A puzzle shows one of the first ``EPISODES`` episodes of its measured batch."""
+
+DIAGNOSES: dict[str, str] = {
+    "intact": "Intact: nothing was done to it",
+    "self_zeroed": "Self-model removed (zeroed)",
+    "self_scrambled": "Self-model scrambled",
+    "bus_off": "Workspace switched off (bus-off)",
+    "narrowed": "Workspace narrowed (fewer slots)",
+    "noisy": "Noise in the workspace",
+}
+"""Every diagnosis a student can choose, by id, with its label."""
+_CHOICES = {"wagering": ("intact", "self_zeroed", "self_scrambled", "bus_off"),
+            "dual": ("intact", "bus_off", "narrowed", "noisy")}
+
+_CONDITIONS: dict[str, dict[str, tuple[str, dict]]] = {
+    "wagering": {
+        "intact": ("Intact (nothing hidden)", {}),
+        "zero": ("Self-model zeroed", {"self_model_mode": "zero"}),
+        "noise": ("Self-model scrambled: replaced by noise", {"self_model_mode": "noise"}),
+        "permute": ("Self-model scrambled: shuffled across trials", {"self_model_mode": "permute"}),
+        "bus_off": ("Workspace switched off (0 slots)", {"capacity": 0}),
+    },
+    "dual": {
+        "intact": ("Intact (nothing hidden)", {}),
+        "bus_off": ("Workspace switched off (0 slots)", {"capacity": 0}),
+        **{f"k{k}": (f"Workspace narrowed to {k} slot{'s' * (k > 1)}", {"capacity": k})
+           for k in range(1, FULL_CAPACITY)},
+        **{f"sigma{s:g}": (f"Noise in the workspace, sigma {s:g}", {"noise": s}) for s in NOISE_LEVELS[1:]},
+    },
+}
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    """One bundled agent under one hidden condition (at most one field differs from intact)."""
+
+    task: str = "wagering"
+    """``"wagering"`` (self-model puzzles) or ``"dual"`` (workspace puzzles)."""
+    kind: str = "b2_ws"
+    """Agent kind; must be ``KIND_OF_TASK[task]``."""
+    seed: int = 0
+    """Agent seed (0-31; the page checks the agent is available)."""
+    self_model_mode: str = "on"
+    """Hidden self-model condition (wagering only): "on", "zero", "noise" or "permute"."""
+    capacity: int = FULL_CAPACITY
+    """Hidden workspace capacity in active slots (0 = bus-off)."""
+    noise: float = 0.0
+    """Hidden workspace noise SD, one of :data:`NOISE_LEVELS` (dual task only)."""
+    episode: int = 0
+    """Which episode of the measured batch the rollout shows (0-63)."""
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.task not in TASKS:
+            problems.append(f"task must be one of {TASKS}")
+        elif self.kind != KIND_OF_TASK[self.task]:
+            problems.append(f"{self.task} puzzles use agent {KIND_OF_TASK[self.task]!r}")
+        if not (0 <= self.seed <= MAX_SEED and 0 <= self.episode < EPISODES):
+            problems.append(f"seed must be in 0-{MAX_SEED} and episode in 0-{EPISODES - 1}")
+        if self.self_model_mode not in SELF_MODEL_MODES or self.capacity not in range(FULL_CAPACITY + 1) \
+                or self.noise not in NOISE_LEVELS:
+            problems.append("self_model_mode, capacity or noise is out of range")
+        hidden = (self.self_model_mode != "on") + (self.capacity != FULL_CAPACITY) + (self.noise > 0)
+        allowed = {"wagering": self.noise == 0 and self.capacity in (0, FULL_CAPACITY),
+                   "dual": self.self_model_mode == "on"}.get(self.task, True)
+        if hidden > 1 or not allowed:
+            problems.append("a puzzle hides exactly one condition its task's markers can show")
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    @property
+    def diagnosis(self) -> str:
+        """The one right answer, a key of :data:`DIAGNOSES`."""
+        if self.capacity == 0:
+            return "bus_off"
+        if self.self_model_mode == "zero":
+            return "self_zeroed"
+        if self.self_model_mode in ("noise", "permute"):
+            return "self_scrambled"
+        if self.capacity < FULL_CAPACITY:
+            return "narrowed"
+        return "noisy" if self.noise > 0 else "intact"
+
+
+
+def diagnosis_choices(task: str | None = None) -> tuple[str, ...]:
+    """The diagnoses offered for a task's puzzles (all of :data:`DIAGNOSES` without a task).
+
+    >>> diagnosis_choices("dual")
+    ('intact', 'bus_off', 'narrowed', 'noisy')
+    """
+    return tuple(DIAGNOSES) if task is None else _CHOICES[task]
+
+
+def conditions(task: str) -> dict[str, str]:
+    """The hidden conditions a teacher can choose for a task: id -> label.
+
+    >>> list(conditions("wagering"))
+    ['intact', 'zero', 'noise', 'permute', 'bus_off']
+    """
+    return {name: label for name, (label, _) in _CONDITIONS[task].items()}
+
+
+def make_puzzle(task: str, condition: str, seed: int = 0, episode: int = 0) -> Puzzle:
+    """The puzzle of one of :func:`conditions` (raises ValueError on an unknown task or condition).
+
+    >>> make_puzzle("dual", "k2", seed=3).diagnosis
+    'narrowed'
+    """
+    if task not in _CONDITIONS or condition not in _CONDITIONS[task]:
+        raise ValueError(f"unknown puzzle condition {condition!r} for task {task!r}")
+    return Puzzle(task=task, kind=KIND_OF_TASK[task], seed=seed, episode=episode, **_CONDITIONS[task][condition][1])
+
+
+def condition_of(puzzle: Puzzle) -> str:
+    """The id of the puzzle's hidden condition (the inverse of :func:`make_puzzle`)."""
+    hidden = replace(puzzle, seed=0, episode=0)
+    return next(name for name in _CONDITIONS[puzzle.task] if make_puzzle(puzzle.task, name) == hidden)
+
+
+def random_puzzle(rng: np.random.Generator, seeds: Sequence[int] = (0, 1, 2, 3, 4)) -> Puzzle:
+    """A puzzle drawn with ``rng``: task, then diagnosis (uniform), then its details, seed, episode.
+
+    The same generator state gives the same puzzle.
+
+    >>> random_puzzle(np.random.default_rng(1)) == random_puzzle(np.random.default_rng(1))
+    True
+    """
+    if not seeds:
+        raise ValueError("random_puzzle needs at least one available seed")
+    task = TASKS[int(rng.integers(len(TASKS)))]
+    diagnosis = _CHOICES[task][int(rng.integers(4))]
+    options = [name for name in _CONDITIONS[task] if make_puzzle(task, name).diagnosis == diagnosis]
+    condition = options[int(rng.integers(len(options)))]
+    return make_puzzle(task, condition, seed=int(seeds[int(rng.integers(len(seeds)))]),
+                       episode=int(rng.integers(EPISODES)))
+
+
+# ---------------------------------------------------------------- the code
+ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+"""Crockford base32: no I, L, O or U (typed I and L are read as 1, O as 0)."""
+CODE_LENGTH = 8
+_DATA_CHARS, _BITS, _VERSION = 6, 30, 1
+_MASK = (1 << _BITS) - 1
+_ALIASES = str.maketrans({"I": "1", "L": "1", "O": "0"})
+_ROUNDS = ((0x2C1B3C6D, 0x1F0A3B29, 13), (0x297A2D39, 0x0BADC0DE & _MASK, 11), (0x3C6EF373, 0x2545F491, 17))
+"""(odd multiplier, addend, xor-shift) of each mixing round: fixed, so a code means the same
+puzzle forever (changing them invalidates every shared link)."""
+_FIELDS = (("version", 2), ("task", 1), ("kind", 2), ("seed", 5), ("mode", 2), ("capacity", 3), ("noise", 2),
+           ("episode", 6))
+_KINDS = ("b2_ws", "b1")
+
+
+def _pack(puzzle: Puzzle) -> int:
+    values = {"version": _VERSION, "task": TASKS.index(puzzle.task), "kind": _KINDS.index(puzzle.kind),
+              "seed": puzzle.seed, "mode": SELF_MODEL_MODES.index(puzzle.self_model_mode), "capacity": puzzle.capacity,
+              "noise": NOISE_LEVELS.index(puzzle.noise), "episode": puzzle.episode}
+    x = 0
+    for name, bits in _FIELDS:
+        x = (x << bits) | values[name]
+    return x
+
+
+def _unpack(x: int) -> Puzzle:
+    values = {}
+    for name, bits in reversed(_FIELDS):
+        values[name], x = x & ((1 << bits) - 1), x >> bits
+    if x or values["version"] != _VERSION or values["kind"] >= len(_KINDS):
+        raise ValueError("bad header")
+    return Puzzle(task=TASKS[values["task"]], kind=_KINDS[values["kind"]], seed=values["seed"],
+                  self_model_mode=SELF_MODEL_MODES[values["mode"]], capacity=values["capacity"],
+                  noise=NOISE_LEVELS[values["noise"]], episode=values["episode"])
+
+
+def _mix(x: int) -> int:
+    for mul, add, shift in _ROUNDS:
+        x = (x * mul + add) & _MASK
+        x ^= x >> shift
+    return x
+
+
+def _unmix(x: int) -> int:
+    for mul, add, shift in reversed(_ROUNDS):
+        y = x
+        for _ in range(_BITS // shift + 1):  # invert x ^= x >> shift by fixed-point iteration
+            y = x ^ (y >> shift)
+        x = ((y - add) * pow(mul, -1, 1 << _BITS)) & _MASK
+    return x
+
+
+def _checks(digits: Sequence[int]) -> tuple[int, int]:
+    # The plain sum catches every single substitution; the weighted one every swap of neighbours.
+    return sum(digits) % 32, sum((i + 1) * d for i, d in enumerate(digits)) % 32
+
+
+def encode(puzzle: Puzzle) -> str:
+    """The puzzle as an 8-character code (6 data + 2 check characters, Crockford base32).
+
+    Not cryptography (see the module docstring): it keeps the answer out of plain sight.
+
+    >>> code = encode(Puzzle(task="dual", kind="b1", capacity=2))
+    >>> len(code), decode(code).capacity
+    (8, 2)
+    """
+    x = _mix(_pack(puzzle))
+    digits = [(x >> (5 * (_DATA_CHARS - 1 - i))) & 31 for i in range(_DATA_CHARS)]
+    return "".join(ALPHABET[d] for d in [*digits, *_checks(digits)])
+
+
+def decode(code: str) -> Puzzle:
+    """The puzzle of a code; ``ValueError`` with one sentence if it is not a valid code.
+
+    Case, spaces and dashes are ignored; I and L are read as 1, O as 0.
+
+    >>> decode(encode(Puzzle(seed=3))).seed
+    3
+    >>> decode("ABCDEFGH")
+    Traceback (most recent call last):
+    ...
+    ValueError: This puzzle code does not check out: a character is probably mistyped.
+    """
+    text = str(code)
+    if len(text) > 4 * CODE_LENGTH:
+        raise ValueError(f"A puzzle code has {CODE_LENGTH} characters; this one has {len(text)}.")
+    text = text.strip().upper().replace("-", "").replace(" ", "").translate(_ALIASES)
+    if len(text) != CODE_LENGTH:
+        raise ValueError(f"A puzzle code has {CODE_LENGTH} characters; this one has {len(text)}.")
+    if any(c not in ALPHABET for c in text):
+        raise ValueError("A puzzle code has only digits and the letters A to Z except U.")
+    digits = [ALPHABET.index(c) for c in text]
+    if tuple(digits[_DATA_CHARS:]) != _checks(digits[:_DATA_CHARS]):
+        raise ValueError("This puzzle code does not check out: a character is probably mistyped.")
+    x = 0
+    for d in digits[:_DATA_CHARS]:
+        x = (x << 5) | d
+    try:
+        return _unpack(_unmix(x))
+    except ValueError:
+        raise ValueError("This code is not a puzzle this version of the lab can open.") from None
+
+
+# ---------------------------------------------------------------- markers and the reveal
+@dataclass(frozen=True)
+class Marker:
+    """A marker shown on a puzzle: its label, format and the caption that gives its chance level."""
+
+    key: str
+    label: str
+    fmt: str
+    caption: str
+    undefined: str
+    """Why the marker can be undefined on some data (shown as "not defined here")."""
+
+    def shown(self, value: float) -> str:
+        """The value as the page shows it ("not defined here" for nan)."""
+        return "not defined here" if value is None or math.isnan(value) else self.fmt.format(value)
+
+
+MARKERS: dict[str, tuple[Marker, ...]] = {
+    "wagering": (
+        Marker("accuracy", "Task accuracy", "{:.0%}", "Goes to the side the faint flash showed. Chance: 50%.",
+               "no trial was run"),
+        Marker("auroc", "Type-2 AUROC", "{:.2f}", "Is confidence higher on right than on wrong trials? Chance: 0.5; "
+               "1 = always knows; a confidence that never changes gives exactly 0.5.",
+               "it needs both right and wrong trials"),
+        Marker("skip_fraction", "Opt-outs on wager trials", "{:.0%}", "Bets declined (confidence at or below 0.5). "
+               "No chance level: it follows the confidence.", "no wager trial was answered"),
+        Marker("confidence_sd", "Confidence spread", "{:.3f}", "How much confidence varies from trial to trial "
+               "(standard deviation); 0 = the same confidence every time.", "no trial was answered"),
+    ),
+    "dual": (
+        Marker("colour", "Colour report", "{:.0%}", "The colour arrives first (step 0). Chance: 1 in 7 = 14%.",
+               "no episode was run"),
+        Marker("object", "Object report", "{:.0%}", "The object arrives second (step 1). Chance: 1 in 7 = 14%.",
+               "no episode was run"),
+        Marker("conjunction", "Both reports right", "{:.0%}", "Colour and object both right. Chance: 1 in 49 = 2%.",
+               "no episode was run"),
+        Marker("slots_used", "Slots in use", "{:.0f} of 4", "Most workspace slots holding something at once. A "
+               "colour, an object and up to 2 masks arrive: 4 things for 4 slots.", "no episode was run"),
+    ),
+}
+"""The markers each task's puzzles show, in order."""
+GIVEAWAY: dict[tuple[str, str], tuple[str, ...]] = {
+    ("wagering", "intact"): ("auroc",), ("wagering", "self_zeroed"): ("auroc", "confidence_sd"),
+    ("wagering", "self_scrambled"): ("auroc", "confidence_sd"), ("wagering", "bus_off"): ("accuracy",),
+    ("dual", "intact"): ("conjunction",), ("dual", "bus_off"): ("slots_used",),
+    ("dual", "narrowed"): ("colour", "slots_used"), ("dual", "noisy"): ("slots_used", "conjunction"),
+}
+"""The markers that give each diagnosis away (keys of :data:`MARKERS`), most telling first."""
+
+
+def giveaway(puzzle: Puzzle) -> tuple[Marker, ...]:
+    """The markers that give the puzzle's diagnosis away."""
+    by_key = {m.key: m for m in MARKERS[puzzle.task]}
+    return tuple(by_key[k] for k in GIVEAWAY[puzzle.task, puzzle.diagnosis])
+
+
+def measured_markers(view: MetacognitionView | WorkspaceView) -> dict[str, float]:
+    """The puzzle markers of one measured condition (a wagering or a dual-task view).
+
+    Confidence spread is the SD of the choice-point confidence over answered trials; slots in use
+    is the most slots occupied at once over every step of every episode.
+    """
+    if isinstance(view, MetacognitionView):
+        answered = view.confidence[view.answered]
+        return {"accuracy": view.accuracy, "auroc": view.auroc, "skip_fraction": view.skip_fraction,
+                "confidence_sd": float(answered.std()) if answered.size else float("nan")}
+    trace = view.trace
+    correct = trace.report_correct()
+    used = trace.occupied[trace.valid].sum(-1) if trace.occupied is not None else np.zeros(1)
+    return {"colour": float(correct[:, 0].mean()), "object": float(correct[:, 1].mean()),
+            "conjunction": float(view.conjunction.mean()), "slots_used": float(used.max(initial=0))}
+
+
+def explain(puzzle: Puzzle, markers: Mapping[str, float], intact: Mapping[str, float] | None = None) -> str:
+    """The one-paragraph reveal: the diagnosis and which marker gave it away, from measured values.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    markers : mapping
+        :func:`measured_markers` of the puzzle's condition.
+    intact : mapping, optional
+        The same agent's markers with nothing hidden, for "stayed at" / "fell from" wording.
+
+    Returns
+    -------
+    str
+        Plain text naming the giveaway markers by their labels; values fixed by the condition's
+        construction are said to be so.
+    """
+    shown = {m.key: m.shown(markers.get(m.key, float("nan"))) for m in MARKERS[puzzle.task]}
+    ref = {m.key: m.shown(intact[m.key]) for m in MARKERS[puzzle.task]} if intact else {}
+
+    def was(key: str) -> str:
+        return f" (intact: {ref[key]})" if ref and ref[key] != shown[key] else ""
+
+    def kept(key: str) -> str:
+        return "stayed at" if ref and ref[key] == shown[key] else "is"
+
+    d = puzzle.diagnosis
+    if puzzle.task == "wagering":
+        acc, auroc, sd = shown["accuracy"], shown["auroc"], shown["confidence_sd"]
+        if d == "intact":
+            return (f"Task accuracy is {acc} (chance 50%) and Type-2 AUROC is {auroc}, well above the 0.5 of chance: "
+                    "the agent both does the task and knows when it is right. Nothing was hidden: the agent is "
+                    "intact. Type-2 AUROC gives it away: any damage to the self-model pulls it to about 0.5, and "
+                    "a switched-off workspace pulls task accuracy to chance.")
+        if d == "self_zeroed":
+            return (f"Task accuracy {kept('accuracy')} {acc}{was('accuracy')} but Type-2 AUROC fell to {auroc}"
+                    f"{was('auroc')} and the confidence spread is {sd}: the agent still does but no longer knows. "
+                    "The self-model was zeroed: its confidence head then reads a constant, so confidence is the "
+                    "same on every trial and Type-2 AUROC is exactly 0.5, both by construction. Task accuracy "
+                    "does not move because the policy never reads the self-model.")
+        if d == "self_scrambled":
+            how = ("replaced by random noise with its own mean and spread" if puzzle.self_model_mode == "noise"
+                   else "shuffled across trials, so each trial got another trial's self-model")
+            return (f"Task accuracy {kept('accuracy')} {acc}{was('accuracy')} but Type-2 AUROC is only {auroc}"
+                    f"{was('auroc')}, close to the 0.5 of chance, while the confidence spread is {sd}, not 0: "
+                    "confidence still varies, it just no longer tracks being right. The self-model was scrambled "
+                    f"({how}). A zeroed self-model would have made the confidence spread exactly 0.")
+        return (f"Task accuracy fell to {acc}{was('accuracy')}, the 50% of guessing: the flash reaches this agent "
+                "only through its workspace, so with the workspace switched off (bus-off) it never arrives. Task "
+                f"accuracy gives it away; Type-2 AUROC ({auroc}) means little when there is nothing to know.")
+    colour, obj, both, slots = shown["colour"], shown["object"], shown["conjunction"], shown["slots_used"]
+    if d == "intact":
+        return (f"Both reports right: {both} (chance 2%), with up to {slots} slots in use: nothing limits or blurs "
+                "the workspace, so the agent is intact. Both reports right gives it away: a narrowed, noisy or "
+                "switched-off workspace always costs some reports.")
+    if d == "bus_off":
+        return (f"Slots in use: {slots}, which is 0 by construction with the bus off, and both reports are at "
+                f"guessing level (colour report {colour}, object report {obj}; chance 14%): the cues reach this "
+                "agent only through its workspace, so nothing arrived. The workspace was switched off (bus-off).")
+    if d == "narrowed":
+        also = " (with a single slot, a mask overwrites the object too)" if puzzle.capacity == 1 else ""
+        return (f"The object report {kept('object')} {obj}{was('object')} but the colour report fell to {colour}"
+                f"{was('colour')}, and Slots in use reads {slots}: a workspace narrowed to {puzzle.capacity} "
+                f"slot{'s' * (puzzle.capacity > 1)} cannot hold more, by construction. The colour arrives first, so "
+                f"when a mask needs room it is the colour that gets overwritten{also}: the workspace was narrowed.")
+    return (f"Slots in use reads {slots}{was('slots_used')}: no slot was taken away, yet both reports fell together: colour "
+            f"report {colour}, object report {obj}, both reports right {both}{was('conjunction')}. Nothing was "
+            f"displaced; the contents were blurred: noise in the workspace (sigma {puzzle.noise:g}).")
+
+
+def describe_episode(view: MetacognitionView | WorkspaceView, episode: int) -> str:
+    """One sentence on what the agent did in one episode of a measured batch."""
+    if isinstance(view, MetacognitionView):
+        if view.decision[episode] < 0:
+            return "In this trial the agent never reached a decision."
+        confidence = float(view.confidence[episode])
+        wager = ((" It was asked to wager and " + ("bet." if confidence > 0.5 else "opted out."))
+                 if view.wager[episode] else " No wager was asked on this trial.")
+        side = "the correct" if view.correct[episode] else "the wrong"
+        return f"In this trial the agent went to {side} side, with confidence {confidence:.2f}.{wager}"
+    right = view.trace.report_correct()[episode]
+    mark = {True: "right", False: "wrong"}
+    return f"In this episode the colour report was {mark[bool(right[0])]} and the object report {mark[bool(right[1])]}."

@@ -1,0 +1,258 @@
+"""Experiment 4 (issue 15): the pipeline on a tiny budget, its claims and hypothesis tests, the
+intervals of protocol 8.5 against hand-computed and independent values, and the bundled answer."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from labcore.checkpoints import BUNDLED_DIR, checkpoint_name
+from labcore.config import KINDS_OF_EXPERIMENT, ReproduceConfig
+from labcore.experiments import e4, e4_hypotheses, runner
+from labcore.experiments.common import SeedResult
+from labcore.experiments.e1 import CONDITIONS
+from labcore.experiments.e4_hypotheses import (
+    HYPOTHESES_BY_ID,
+    OUTCOMES,
+    answer,
+    evaluate,
+    ideal_observer,
+)
+from labcore.measures import MetacognitionView
+from labcore.paper import CLAIMS_BY_ID, NEW, VERDICTS, verdict, verdict_split
+from labcore.results import CSV_FIELDS, load_results
+from labcore.stats import t_interval, welch_interval
+
+ROOT = Path(__file__).resolve().parents[2]
+BUNDLED_E4 = ROOT / "results" / "e4"
+TINY = ReproduceConfig(seeds=(0, 1), e1_trials=40)
+E4_CLAIMS = [c for c in CLAIMS_BY_ID if c.startswith("e4.")]
+
+
+# --------------------------------------------------------------------------- intervals (protocol 8.5)
+T_975 = {2: 4.302653, 4: 2.776445, 8: 2.306004}
+"""Student's t quantiles at 0.975 from a printed table (independent of scipy)."""
+
+
+def test_t_interval_matches_a_hand_computation_and_the_printed_table():
+    lo, hi = t_interval([1.0, 2.0, 3.0])
+    assert (lo, hi) == pytest.approx((2 - T_975[2] / math.sqrt(3), 2 + T_975[2] / math.sqrt(3)), abs=1e-5)
+    x = np.array([0.20, 0.25, 0.30, 0.22, 0.28])
+    half = T_975[4] * x.std(ddof=1) / math.sqrt(5)
+    assert t_interval(x) == pytest.approx((x.mean() - half, x.mean() + half), abs=1e-6)
+    assert t_interval([0.5, 0.5, float("nan")]) == (0.5, 0.5)  # constant: a point; nan dropped
+    with pytest.warns(Warning):
+        assert all(math.isnan(v) for v in t_interval([0.3]))  # one seed: no interval
+
+
+def test_welch_interval_equals_the_pooled_interval_when_variances_and_sizes_match():
+    a, b = np.array([1.0, 2.0, 3.0, 4.0, 5.0]), np.array([3.0, 4.0, 5.0, 6.0, 7.0])
+    se = math.sqrt(a.var(ddof=1) / 5 + b.var(ddof=1) / 5)  # equal variances, n = 5: Welch's df = 8
+    assert welch_interval(a, b) == pytest.approx((-2 - T_975[8] * se, -2 + T_975[8] * se), abs=1e-5)
+    assert welch_interval([0.0, 0.0], [0.1, 0.1]) == pytest.approx((-0.1, -0.1))  # both constant: the difference
+    with pytest.warns(Warning):
+        assert math.isnan(welch_interval([0.1], [0.2, 0.3])[0])
+
+
+def test_t_interval_covers_the_true_mean_about_95_percent_of_the_time():
+    rng = np.random.default_rng(0)
+    hits = [lo <= 0.7 <= hi for lo, hi in (t_interval(rng.normal(0.7, 0.1, 5)) for _ in range(4000))]
+    assert 0.94 <= np.mean(hits) <= 0.96
+
+
+def test_the_ideal_observer_of_protocol_8_2_by_simulation():
+    rng = np.random.default_rng(1)
+    lam = rng.uniform(0, 1, 400_000)
+    s = rng.integers(0, 2, lam.size)
+    signal = np.zeros((lam.size, 2))
+    signal[np.arange(lam.size), s] = lam
+    seen = signal + rng.normal(0, 0.25, signal.shape)
+    assert np.mean(seen.argmax(1) == s) == pytest.approx(ideal_observer(-1.0)["accuracy"], abs=0.003)
+    risky = ideal_observer(-3.0)
+    assert risky["break_even"] == 0.75 and ideal_observer(-1.0)["opt_out"] == 0.0
+    assert np.mean(lam < risky["salience"]) == pytest.approx(risky["opt_out"], abs=0.003)
+
+
+# --------------------------------------------------------------------------- the hypothesis rules
+def seeds(values_by_key: dict[str, list[float]]) -> list[SeedResult]:
+    n = len(next(iter(values_by_key.values())))
+    return [SeedResult("e4", s, values={k: v[s] for k, v in values_by_key.items()}) for s in range(n)]
+
+
+def base_values(auroc_a: list[float]) -> dict[str, list[float]]:
+    n = len(auroc_a)
+    out = {f"e4.accuracy.{arm.name}.self_on": [0.85] * n for arm in e4.ARMS if arm.name != "reward_all"}  # (b): optional
+    out.update({"e4.auroc.reward_wager.self_on": auroc_a, "e4.auroc.supervised.self_on": [0.84] * n,
+                "e4.auroc_gap.reward_wager": [a - 0.84 for a in auroc_a]})
+    return out
+
+
+def outcome(results: list[SeedResult], hid: str) -> dict:
+    return next(h for h in evaluate(results) if h["id"] == hid)
+
+
+def test_h1_needs_the_lower_bound_above_chance():
+    above = outcome(seeds(base_values([0.60, 0.62, 0.64, 0.66, 0.68])), "H1")
+    assert above["outcome"] == "supported" and above["conditions"][0]["ci95"][0] > 0.5
+    inverted = outcome(seeds(base_values([0.20, 0.25, 0.30, 0.22, 0.28])), "H1")
+    assert inverted["outcome"] == "not supported" and inverted["conditions"][0]["ci95"][1] < 0.5
+    straddles = outcome(seeds(base_values([0.40, 0.70, 0.45, 0.65, 0.50])), "H1")
+    assert straddles["outcome"] == "not supported"  # the interval includes 0.5: not "above"
+    assert outcome(seeds(base_values([0.7])), "H1")["outcome"] == "undefined"  # one seed: no interval
+    assert outcome(seeds(base_values([0.60, 0.62, 0.64, 0.66, 0.68])), "H2")["outcome"] == "supported"
+
+
+def test_h3_and_h6_use_independent_groups_and_h4_h5_their_registered_rules():
+    v = base_values([0.25, 0.26, 0.24, 0.25, 0.27])
+    v |= {"e4.skip.reward_wager.self_on": [0.0] * 5, "e4.skip.supervised.self_on": [0.03, 0.05, 0.04, 0.06, 0.04],
+          "e4.ece.reward_wager.self_on": [0.13, 0.14, 0.12, 0.13, 0.14],
+          "e4.ece.supervised.self_on": [0.04, 0.05, 0.03, 0.04, 0.05],
+          "e4.skip_salience.reward_wager_risky": [0.0] * 5,
+          "e4.accuracy_change.reward_wager": [0.0] * 5, "e4.auroc.reward_wager.self_off": [0.5] * 5,
+          "e4.auroc.reward_logits.self_on": [0.26, 0.25, 0.27, 0.24, 0.26],
+          "e4.auroc.reward_workspace.self_on": [0.10, 0.12, 0.11, 0.09, 0.13]}
+    results = seeds(v)
+    h3 = outcome(results, "H3")
+    assert h3["outcome"] == "supported" and h3["conditions"][0]["interval"].startswith("Welch")
+    assert outcome(results, "H4")["outcome"] == "not supported"  # no opt-outs at all: nothing rises
+    h5 = outcome(results, "H5")
+    assert h5["outcome"] == "supported" and h5["by_construction"]
+    assert [c["tested"] for c in h5["conditions"]] == [True, True, False, False]  # arm (b) is not in the set
+    assert outcome(results, "H6")["outcome"] == "supported"
+    with_b = seeds(v | {"e4.accuracy.reward_all.self_on": [0.84] * 5, "e4.accuracy_change.reward_all": [0.0] * 5,
+                        "e4.auroc.reward_all.self_off": [0.5] * 5})
+    assert [c["tested"] for c in outcome(with_b, "H5")["conditions"]] == [True] * 4
+    assert outcome(with_b, "H5")["outcome"] == "supported"
+    v["e4.accuracy_change.reward_wager"] = [0.0, 0.0, 0.01, 0.0, 0.0]  # one seed's choices moved
+    assert outcome(seeds(v), "H5")["outcome"] == "not supported"
+    del v["e4.accuracy.reward_logits.self_on"]
+    assert outcome(seeds(v), "H6")["outcome"] == "not tested"  # a registered control is missing
+    assert {h["outcome"] for h in evaluate(results)} <= set(OUTCOMES)
+
+
+def test_e4_claims_are_new_and_name_a_registered_hypothesis():
+    assert NEW in VERDICTS
+    assert {"e4.auroc.reward_wager.self_on", "e4.auroc_gap.reward_wager", "e4.skip_salience.reward_wager_risky",
+            "e4.auroc.reward_wager.self_off"} <= set(E4_CLAIMS)
+    for claim_id in E4_CLAIMS:
+        spec = CLAIMS_BY_ID[claim_id]
+        assert spec.paper.value is None and spec.hypothesis in HYPOTHESES_BY_ID
+        assert verdict(spec, {"mean": 0.3, "sd": 0.1, "n": 5, "ci95": [0.2, 0.4]}, {})[0] == NEW
+    assert CLAIMS_BY_ID["e4.auroc.reward_wager.self_off"].by_construction  # zeroed z_self: 0.5 by wiring
+    assert not CLAIMS_BY_ID["e4.auroc.reward_wager.self_on"].by_construction
+
+
+def test_every_arm_is_provisioned():
+    assert set(e4.KINDS) <= set(KINDS_OF_EXPERIMENT["e4"])
+    assert e4.ARMS[0].name == e4.REFERENCE and e4.ARMS_BY_NAME["supervised"].kind == "b2_ws"
+    assert runner.PIPELINES["e4"] is e4
+
+
+def test_opt_outs_by_salience_tercile_by_hand():
+    n = 5
+    view = MetacognitionView(
+        correct=np.ones(n, bool), confidence=np.array([0.4, 0.9, 0.3, 0.8, 0.2]), decided=np.ones(n, bool),
+        stimulus=np.zeros(n, int), salience=np.array([0.1, 0.2, 0.5, 0.9, 0.95]), decision=np.zeros(n, int),
+        wager=np.array([1, 1, 1, 1, 0], bool), bet=np.zeros(n, int), max_softmax=np.ones(n), accuracy=1.0,
+        auroc=math.nan, meta_d=math.nan, m_ratio=math.nan, skip_fraction=math.nan, utility=math.nan, aurc=math.nan,
+        calibration_error=math.nan, trace=None)
+    # low: trials 0, 1 (one at or below 0.5); mid: trial 2; high: trial 3 (trial 4 is not a wager trial)
+    assert e4.skip_by_salience(view) == {"skip_low": 0.5, "skip_mid": 1.0, "skip_high": 0.0}
+
+
+# --------------------------------------------------------------------------- the pipeline, tiny budget
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory) -> Path:
+    """``reproduce --experiment e4`` on 2 seeds, 40 trials per condition, from the bundled agents."""
+    missing = [checkpoint_name("wagering", k, s) for k in e4.KINDS for s in TINY.seeds
+               if not (BUNDLED_DIR / f"{checkpoint_name('wagering', k, s)}.safetensors").exists()]
+    assert not missing, f"E4's agents must be bundled (checkpoints/README.md): {missing}"
+    out = tmp_path_factory.mktemp("e4")
+    runner.reproduce(["e4"], TINY, out, cache_dir=str(out / "cache"), audit_seeds=1)
+    return out
+
+
+def test_pipeline_measures_every_arm_and_keeps_doing_under_the_lesion(tiny_run):
+    res = load_results(tiny_run)
+    assert res.problems == [] and res.experiments == ["e4"]
+    values = json.loads((tiny_run / "summary.json").read_text())["values"]
+    for arm in e4.ARMS:
+        for condition in CONDITIONS:
+            assert f"e4.auroc.{arm.name}.{condition}" in values
+        assert values[f"e4.accuracy.{arm.name}.self_off"] == values[f"e4.accuracy.{arm.name}.self_on"]
+        assert values[f"e4.auroc.{arm.name}.self_off"] == 0.5  # a constant confidence, by construction
+        assert values[f"e4.accuracy_change.{arm.name}"] == 0.0
+    assert values["e4.auroc.supervised.self_on"] > 0.6
+    gap = values["e4.auroc_gap.reward_wager"]
+    assert gap == pytest.approx(values["e4.auroc.reward_wager.self_on"] - values["e4.auroc.supervised.self_on"])
+    with open(tiny_run / "e4_trials.csv") as fh:
+        reader = csv.DictReader(fh)
+        assert reader.fieldnames == CSV_FIELDS["e4_trials"]
+        assert sum(1 for _ in reader) == len(e4.ARMS) * len(CONDITIONS) * TINY.e1_trials * len(TINY.seeds)
+    curves = res.e4_curves
+    assert list(curves.columns) == CSV_FIELDS["e4_curves"]
+    assert curves.loc[curves["arm"] == "reward_wager", "heldout_auroc"].notna().any()
+    assert curves.loc[curves["arm"] == "supervised", "heldout_auroc"].isna().all()  # labels: no wager log
+
+
+def test_pipeline_claims_verdicts_and_construction_flags(tiny_run):
+    summary = json.loads((tiny_run / "summary.json").read_text())
+    claims = {c["id"]: c for c in summary["claims"]}
+    assert set(claims) == set(E4_CLAIMS)
+    for c in claims.values():
+        assert c["verdict"] == NEW and c["paper"] is None and c["hypothesis"] in HYPOTHESES_BY_ID
+        assert c["hypothesis_outcome"] in OUTCOMES and c["reason"].endswith(f"{c['hypothesis']}: "
+                                                                            f"{c['hypothesis_outcome']}.")
+        assert c["ours"]["interval"] == "t"
+    for built in ("e4.auroc.reward_wager.self_off", "e4.accuracy_change.reward_wager"):
+        assert claims[built]["by_construction"]
+    assert not claims["e4.auroc.reward_wager.self_on"]["by_construction"]
+    split = verdict_split(summary["claims"])
+    assert split["construction"][NEW] == sum(c["by_construction"] for c in claims.values()) >= 2
+    assert summary["verdict_counts"][NEW] == len(claims)
+    hyps = {h["id"]: h for h in summary["hypotheses"]}
+    assert list(hyps) == ["H1", "H2", "H3", "H4", "H5", "H6"] and hyps["H1"]["primary"]
+    assert hyps["H5"]["by_construction"] and all(h["outcome"] in OUTCOMES for h in hyps.values())
+    ci = claims["e4.auroc.reward_wager.self_on"]["ours"]["ci95"]
+    assert ci == pytest.approx(list(t_interval(_seed_values(tiny_run, "e4.auroc.reward_wager.self_on"))))
+
+
+def _seed_values(run: Path, key: str) -> list[float]:
+    with open(run / "seed_values.csv") as fh:
+        return [float(r["value"]) for r in csv.DictReader(fh) if r["key"] == key]
+
+
+def test_the_answer_quotes_the_result_set(tiny_run):
+    summary = json.loads((tiny_run / "summary.json").read_text())
+    text = answer(summary)
+    v = summary["values"]
+    assert f"{v['e4.auroc.reward_wager.self_on']:.2f}" in text and f"{v['e4.auroc.supervised.self_on']:.2f}" in text
+    assert e4_hypotheses.REPRODUCE in text and "2 P(correct) - 1" in text
+    edited = json.loads(json.dumps(summary))
+    edited["values"]["e4.auroc.reward_wager.self_on"] = 0.912
+    next(h for h in edited["hypotheses"] if h["id"] == "H1")["outcome"] = "supported"
+    assert "0.91" in answer(edited) and answer(edited).startswith("**Partly.**")
+    assert answer({}).startswith("This result set holds no E4 answer yet")
+
+
+def test_report_of_an_e4_set_has_its_section(tiny_run):
+    from labcore.report import write_report
+
+    page = write_report(tiny_run).read_text()
+    assert "Experiment 4 (beyond the paper)" in page and "new (no paper number)" in page
+
+
+# --------------------------------------------------------------------------- the bundled set and the README
+@pytest.mark.skipif(not (BUNDLED_E4 / "summary.json").exists(), reason="no bundled E4 result set")
+def test_bundled_e4_set_is_valid_and_the_readme_states_its_answer():
+    res = load_results(BUNDLED_E4)
+    assert res.problems == []
+    assert res.summary["seeds"] == [0, 1, 2, 3, 4] and res.summary["config"]["quick"] is False
+    readme = re.sub(r"\s+", " ", (ROOT / "README.md").read_text())
+    assert re.sub(r"\s+", " ", answer(res.summary)) in readme

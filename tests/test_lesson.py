@@ -1,0 +1,184 @@
+"""The lesson: every step opens a valid view, the handout is self-contained, the answers follow the data."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import html
+import re
+from dataclasses import replace
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from labcore.checkpoints import BUNDLED_DIR, read_manifest
+from labcore.lesson import LESSON, expected_answer, handout_html, parse_step, step_link
+from labcore.paper import CLAIMS_BY_ID
+from labcore.results import load_results
+from ui.data import seeds_by_kind
+from ui.state import LabState, parse_params
+
+ROOT = Path(__file__).resolve().parents[1]
+BASE = "http://lab.example:8501"
+PAGE_AGENTS = {  # the task and the kinds each page leaves out, as in app_pages/<page>.py
+    "metacognition": ("wagering", ()),
+    "workspace": ("dual", ("a0", "a1", "hot_only")),
+    "robustness": ("dual", ()),
+}
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    return load_results(ROOT / "results" / "bundled")
+
+
+def page_keys(page: str) -> tuple[str, ...]:
+    """The controls a page binds to its URL (its module-level ``KEYS``), read from its source."""
+    module = ast.parse((ROOT / "app_pages" / f"{page}.py").read_text())
+    for node in module.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "KEYS" for t in node.targets):
+            return ast.literal_eval(node.value)
+    return ()
+
+
+def app_url_paths() -> set[str]:
+    return set(re.findall(r'url_path="([^"]*)"', (ROOT / "app.py").read_text()))
+
+
+def parse_link(link: str, page: str) -> tuple[LabState, list[str]]:
+    task, left_out = PAGE_AGENTS[page]
+    seeds = {k: v for k, v in seeds_by_kind(task, read_manifest(BUNDLED_DIR)["checkpoints"]).items()
+             if k not in left_out}
+    raw = {k: v[-1] for k, v in parse_qs(urlsplit(link).query).items()}
+    return parse_params(raw, agents=list(seeds), seeds=seeds)
+
+
+@pytest.mark.parametrize("step", LESSON, ids=lambda s: s.title)
+def test_every_step_opens_a_page_of_the_app_with_valid_controls(step):
+    link = step_link(step, BASE)
+    assert urlsplit(link).path == f"/{step.page}"
+    assert step.page in app_url_paths()
+    if step.page in PAGE_AGENTS:
+        assert set(step.params) <= set(page_keys(step.page)), "every parameter is a control of its page"
+        state, notices = parse_link(link, step.page)
+        assert notices == []
+        assert state.to_params(list(step.params)) == step.params  # the page shows exactly the step's view
+    else:
+        assert step.params == {}, "pages without URL controls get no parameters"
+    assert 2 <= len(step.choices) <= 8 and 0 <= step.paper_answer < len(step.choices)
+    assert all(c in CLAIMS_BY_ID for c in step.claims)
+    assert (step.rule is None) == (not step.claims), "an answer checked against data names its claims"
+
+
+def test_the_link_check_can_fail():
+    bad = replace(LESSON[2], params={**LESSON[2].params, "capacity": "9", "self_model_mode": "off"})
+    _, notices = parse_link(step_link(bad), "metacognition")
+    assert len(notices) == 2
+
+
+def test_the_lesson_covers_the_three_dissociations():
+    pages = [s.page for s in LESSON]
+    assert pages[0] == "" and pages[-1] == "replication"
+    assert {"metacognition", "workspace", "robustness"} <= set(pages)
+    zeroed = next(s for s in LESSON if s.params.get("self_model_mode") == "zero")
+    intact = next(s for s in LESSON if s.params.get("self_model_mode") == "on")
+    assert LESSON.index(intact) < LESSON.index(zeroed), "the intact agent comes before its lesion"
+    assert {s.params.get("capacity") for s in LESSON if s.page == "workspace"} == {"0", "2"}
+
+
+def urls(text: str) -> list[str]:
+    return re.findall(r"https?://[^\s\"'<>]+", html.unescape(text))
+
+
+def test_handout_is_self_contained_and_has_every_question(bundled):
+    page = handout_html(LESSON, BASE, bundled)
+    links = {step_link(s, BASE) for s in LESSON}
+    assert set(urls(page)) == links, "no web address but the step links, and every step link"
+    for forbidden in ("<script", "<link", "<img", "<iframe", "src=", "@import", "url("):
+        assert forbidden not in page.lower()
+    for step in LESSON:
+        assert html.escape(step.question) in page
+        assert all(html.escape(c) in page for c in step.choices)
+    assert "@page" in page and "@media print" in page
+
+
+def test_relative_handout_links_stay_relative(bundled):
+    page = handout_html(LESSON, "", bundled, with_key=True)
+    assert urls(page) == []
+    assert f'href="{html.escape(step_link(LESSON[3]))}"' in page
+
+
+def test_teacher_key_only_with_key(bundled):
+    student = handout_html(LESSON, BASE, bundled, with_key=False)
+    teacher = handout_html(LESSON, BASE, bundled, with_key=True)
+    assert "Teacher key" not in student and "Teacher key" in teacher
+    assert "page-break-before" in teacher  # the key starts a page of its own
+    for step in LESSON:
+        answer = expected_answer(step, bundled)
+        assert html.escape(answer.text) in teacher
+        assert html.escape(answer.text) not in student
+        assert html.escape(step.why) not in student
+    assert "bundled" in teacher  # names the result set its answers come from
+
+
+@pytest.mark.parametrize("step", [s for s in LESSON if s.claims], ids=lambda s: s.title)
+def test_answers_agree_with_the_bundled_verdicts(step, bundled):
+    verdicts = {c: bundled.claims[c]["verdict"] for c in step.claims}
+    answer = expected_answer(step, bundled)
+    assert answer.choice is not None
+    failed = any(v == "not reproduced" for v in verdicts.values())
+    assert answer.agrees is (not failed), verdicts
+    if answer.agrees:
+        assert step.choices[step.paper_answer] in answer.text and "Paper:" not in answer.text
+    else:
+        assert answer.text.startswith("Paper: ") and "; here: " in answer.text
+        assert step.choices[step.paper_answer] in answer.text and step.choices[answer.choice] in answer.text
+    for cid in step.claims:  # each claim's verdict and reason, as the result set gives them
+        assert any(bundled.claims[cid]["verdict"] in line and bundled.claims[cid]["reason"] in line
+                   for line in answer.evidence)
+
+
+def with_values(results, **values):
+    """A copy of a result set with some values (and their claims' verdicts) replaced."""
+    changed = copy.copy(results)
+    changed.summary = copy.deepcopy(results.summary)
+    for key, (value, verdict) in values.items():
+        key = key.replace("__", ".")
+        changed.summary["values"][key] = value
+        for claim in changed.summary["claims"]:
+            if claim["id"] == key:
+                claim["verdict"] = verdict
+    return changed
+
+
+def test_the_answer_follows_the_data_not_the_text(bundled):
+    noise = next(s for s in LESSON if s.page == "robustness")
+    wrap_up = LESSON[-1]
+    fragile = with_values(bundled, e3__l75__b1=(0.04, "reproduced"), e3__l75__b2=(0.6, "reproduced"))
+    assert expected_answer(noise, fragile).agrees is True
+    assert expected_answer(wrap_up, fragile).choice == wrap_up.paper_answer
+    robust_b1 = with_values(bundled, e3__l75__b1=(0.6, "not reproduced"), e3__l75__b2=(0.04, "not reproduced"))
+    assert expected_answer(noise, robust_b1).choice == 1  # "B2 ... by far"
+    two_fail = with_values(bundled, e1__auroc__self_off=(0.8, "not reproduced"))
+    assert wrap_up.choices[expected_answer(wrap_up, two_fail).choice] == "More than one of them"
+
+
+def test_without_results_the_answer_is_not_invented():
+    for step in LESSON:
+        answer = expected_answer(step, None)
+        if step.rule is None:
+            assert answer.agrees is True
+        else:
+            assert answer.choice is None and answer.agrees is None and "not checked" in answer.text
+    page = handout_html(LESSON, BASE, None, with_key=True)
+    assert "not checked" in page
+
+
+@pytest.mark.parametrize(("raw", "expected", "noticed"), [
+    (None, 1, False), ("4", 4, False), (["2", "5"], 5, False), ("99", 7, True), ("-3", 1, True),
+    ("2.6", 3, True), ("seven", 1, True), ("nan", 1, True), ("", 1, False),
+])
+def test_parse_step(raw, expected, noticed):
+    step, notice = parse_step(raw, len(LESSON))
+    assert step == expected and (notice is not None) == noticed

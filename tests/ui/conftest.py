@@ -1,0 +1,18 @@
+"""Page tests see the real exception text.
+
+The app hides error details from its users (``client.showErrorDetails = "none"`` in
+.streamlit/config.toml, a backstop); a failing page test needs the message to be useful.
+"""
+
+from __future__ import annotations
+
+import pytest
+from streamlit import config
+
+
+@pytest.fixture(autouse=True)
+def _full_error_details():
+    before = config.get_option("client.showErrorDetails")
+    config.set_option("client.showErrorDetails", "full")
+    yield
+    config.set_option("client.showErrorDetails", before)

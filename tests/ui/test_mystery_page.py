@@ -1,0 +1,149 @@
+"""The Mystery agent page in Streamlit's AppTest: a teacher makes a code, a student diagnoses, a bad
+code is one sentence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+from labcore import mystery
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def open_page(code: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=240)
+    if code is not None:
+        at.query_params["code"] = code
+    at.switch_page("app_pages/mystery.py")
+    return at.run()
+
+
+def button(at: AppTest, label: str):
+    return next(b for b in at.button if b.label == label)
+
+
+def texts_outside_the_choice(at: AppTest) -> str:
+    """Everything the page sent to the browser (labels, help, values, figure JSON), except the
+    diagnosis radio's options, which list every choice."""
+    found = []
+
+    def walk(node) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None and getattr(node, "type", "") != "radio":
+            found.append(str(proto))
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    return "\n".join(found)
+
+
+def test_teacher_makes_a_code_and_a_link():
+    at = open_page()
+    assert not at.exception
+    assert any(e.label == "Make a puzzle" for e in at.expander)
+    at.radio(key="mystery.task").set_value("dual").run()
+    at.selectbox(key="mystery.condition.dual").set_value("k2").run()
+    button(at, "Make this puzzle").click().run()
+    assert not at.exception
+    code = at.session_state["mystery.made"]
+    assert mystery.decode(code) == mystery.make_puzzle("dual", "k2", seed=0, episode=0)
+    assert any(c.value == f"/mystery?code={code}" for c in at.code)
+    assert any(f"{code[:4]} {code[4:]}" in m.value for m in at.markdown), "the code in large text"
+    shown = texts_outside_the_choice(at)
+    assert "Workspace narrowed (fewer slots)" not in shown, "the answer key stays hidden until asked for"
+    at.toggle(key="mystery.key").set_value(True).run()
+    assert any("Workspace narrowed (fewer slots)" in i.value for i in at.info)
+
+
+def test_a_random_puzzle_is_the_same_in_every_session():
+    codes = []
+    for _ in range(2):
+        at = open_page()
+        button(at, "Random puzzle").click().run()
+        assert not at.exception
+        codes.append(at.session_state["mystery.made"])
+    assert codes[0] == codes[1] == mystery.encode(mystery.random_puzzle(np.random.default_rng(1)))
+
+
+def test_student_sees_markers_not_the_answer_then_diagnoses():
+    puzzle = mystery.make_puzzle("wagering", "zero", seed=0, episode=3)
+    code = mystery.encode(puzzle)
+    at = open_page(code)
+    assert not at.exception
+    labels = [m.label for m in at.metric]
+    assert labels == [m.label for m in mystery.MARKERS["wagering"]]
+    assert sum("Chance" in c.value for c in at.caption) >= 2, "chance levels are visible"
+    assert len(at.get("plotly_chart")) >= 2, "the rollout is drawn"
+    shown = texts_outside_the_choice(at)
+    assert "Type-2 AUROC" in shown and "heatmap" in shown, "the scan reads the whole page, figures included"
+    for secret in (mystery.DIAGNOSES[puzzle.diagnosis], "Self-model zeroed", "by construction", "Correct"):
+        assert secret not in shown, secret
+    choice = at.radio(key=f"mystery.choice.{code}")
+    assert list(choice.options) == [mystery.DIAGNOSES[d] for d in mystery.diagnosis_choices("wagering")]
+    choice.set_value("self_zeroed").run()
+    button(at, "Reveal").click().run()
+    assert not at.exception
+    assert len(at.success) == 1 and at.success[0].value.startswith("Correct")
+    reveal = " ".join(m.value for m in at.markdown)
+    assert "Type-2 AUROC fell to 0.50" in reveal and "by construction" in reveal
+    assert "What gave it away:** Type-2 AUROC and Confidence spread" in reveal
+
+
+def test_a_wrong_diagnosis_is_told_the_answer():
+    puzzle = mystery.make_puzzle("dual", "sigma0.5", seed=0, episode=1)
+    code = mystery.encode(puzzle)
+    at = open_page(code)
+    assert not at.exception
+    assert [m.label for m in at.metric] == [m.label for m in mystery.MARKERS["dual"]]
+    assert "Noise in the workspace" not in texts_outside_the_choice(at)
+    at.radio(key=f"mystery.choice.{code}").set_value("narrowed").run()
+    button(at, "Reveal").click().run()
+    assert not at.exception and not at.success
+    assert any("Not this time" in e.value and "Noise in the workspace" in e.value for e in at.error)
+    assert any("Slots in use" in m.value and "sigma 0.5" in m.value for m in at.markdown)
+    button(at, "Close this puzzle").click().run()
+    assert not at.exception and any(e.label == "Make a puzzle" for e in at.expander)
+
+
+def test_a_bad_code_is_one_sentence_and_the_teacher_panel():
+    code = mystery.encode(mystery.make_puzzle("dual", "k1"))
+    mistyped = code[:3] + ("A" if code[3] != "A" else "B") + code[4:]
+    at = open_page(mistyped)
+    assert not at.exception
+    assert len(at.error) == 1 and "does not check out" in at.error[0].value
+    assert at.error[0].value.count(". ") == 0, "one sentence"
+    assert any(e.label == "Make a puzzle" for e in at.expander) and not at.metric
+
+
+def test_a_huge_or_hostile_code_is_clamped_when_echoed():
+    value = "![t](http://127.0.0.1:9/track.png)" + "X" * 5000
+    at = open_page(value)
+    assert not at.exception
+    assert len(at.error) == 1
+    message = at.error[0].value
+    assert f"this one has {len(value)}" in message and "X" * 41 not in message and len(message) < 300
+    assert "![" not in message and "](" not in message, "URL text is quoted, never rendered"
+
+
+def test_a_typed_code_opens_the_puzzle():
+    code = mystery.encode(mystery.make_puzzle("wagering", "intact", seed=1))
+    at = open_page()
+    at.text_input(key="mystery.typed").set_value(code.lower()).run()
+    assert not at.exception
+    assert [m.label for m in at.metric] == [m.label for m in mystery.MARKERS["wagering"]]
+
+
+def test_the_rollout_steps_to_both_ends():
+    for puzzle in (mystery.make_puzzle("wagering", "bus_off", seed=2, episode=63),
+                   mystery.make_puzzle("dual", "k1", seed=4, episode=0)):
+        code = mystery.encode(puzzle)
+        at = open_page(code)
+        step = at.slider(key=f"mystery.step.{code}")
+        first = [m.value for m in at.markdown]
+        step.set_value(step.max).run()
+        assert not at.exception
+        assert [m.value for m in at.markdown] != first, "the step's caption and figures follow the slider"

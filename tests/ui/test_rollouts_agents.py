@@ -1,0 +1,166 @@
+"""Issue 14 in AppTest: the Rollout theatre's self-model switch and episode links, and training on
+the Agents page (kinds that fit the task; a user directory, never ``checkpoints/``; per session)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import labcore.training
+from labcore.agents import build_agent
+from labcore.checkpoints import BUNDLED_DIR, MANIFEST
+from labcore.config import AGENT_KINDS, KINDS_OF_EXPERIMENT, TASK_OF_EXPERIMENT, TrainConfig
+from labcore.training import TrainedAgent
+from ui import data
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def open_page(page: str, params: dict[str, str] | None = None, at: AppTest | None = None) -> AppTest:
+    at = at or AppTest.from_file(APP, default_timeout=240)
+    for k, v in (params or {}).items():
+        at.query_params[k] = v
+    at.switch_page(f"app_pages/{page}.py")
+    return at.run()
+
+
+def errors(at: AppTest) -> list[str]:
+    return [e.value for e in at.exception]
+
+
+def caption(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith(("The agent", "Wager", "Episode over")))
+
+
+def step(at: AppTest) -> None:
+    next(b for b in at.button if b.label == "step").click().run()
+
+
+# --------------------------------------------------------------------------- Rollout theatre
+
+
+def test_deselecting_the_self_model_keeps_the_last_choice_and_the_wager_step_says_what_it_read():
+    at = open_page("rollouts", {"task": "wagering", "agent": "b2_ws", "seed": "0", "episode": "1",
+                                "self_model_mode": "zero"})
+    assert not errors(at)
+    at.segmented_control(key="rollouts.self_model_mode").set_value(None).run()  # a second click on "zeroed"
+    assert not errors(at), errors(at)
+    assert at.segmented_control(key="rollouts.self_model_mode").value == "zero"
+    at.segmented_control(key="rollouts.self_model_mode").set_value("on").run()
+    texts = []
+    for _ in range(6):  # episode 1 of seed 0: walk, junction at step 3, wager at step 6
+        step(at)
+        texts.append(caption(at))
+    assert not errors(at)
+    assert "move forward" in texts[0]  # a movement, not "0 = red"
+    wager = texts[-1]
+    assert wager.startswith("Wager: the agent bets") and "confidence head at the choice point (step 3)" in wager
+
+
+def test_an_episode_beyond_the_data_is_clamped_with_a_notice(monkeypatch):
+    at = open_page("rollouts", {"task": "dual", "agent": "b1", "seed": "0", "episode": "999"})
+    assert not errors(at) and at.number_input(key="rollouts.episode").value == 999  # 1000 episodes: in range
+    assert not any("episode" in w.value for w in at.warning)
+    monkeypatch.setattr(data, "THEATRE_EPISODES", 64)  # the count comes from the data, not from the URL rules
+    at = open_page("rollouts", {"task": "dual", "agent": "b1", "seed": "0", "episode": "999"})
+    assert not errors(at), errors(at)
+    assert at.number_input(key="rollouts.episode").value == 63
+    assert any("There are 64 episodes (0-63); showing episode 63" in w.value for w in at.warning)
+    assert at.query_params["episode"] in (["63"], "63")  # the shared link now says what is shown
+
+
+# --------------------------------------------------------------------------- Agents page
+
+
+def kinds_offered(at: AppTest) -> list[str]:
+    by_label = {data.label(k): k for k in AGENT_KINDS}
+    return [by_label[o] for o in at.selectbox(key="train_kind").options]
+
+
+def used_on(task: str) -> set[str]:
+    """The kinds the experiments on ``task`` run (config.KINDS_OF_EXPERIMENT)."""
+    return {k for e, t in TASK_OF_EXPERIMENT.items() if t == task for k in KINDS_OF_EXPERIMENT[e]}
+
+
+def test_the_kinds_offered_fit_the_task():
+    at = open_page("agents")
+    assert not errors(at)
+    assert at.selectbox(key="train_kind").value == "b1"
+    assert set(kinds_offered(at)) == used_on("dual") and "b2_ws" in kinds_offered(at)
+    at.selectbox(key="train_task").set_value("wagering").run()  # with b1 still selected
+    assert not errors(at)
+    offered = kinds_offered(at)
+    assert set(offered) == used_on("wagering") and "b1" not in offered
+    assert all(AGENT_KINDS[k].self_model for k in offered)  # E1's markers need a confidence head
+    assert at.selectbox(key="train_kind").value == "b2_ws"  # the unfit b1 was not kept
+    assert any(b.label == "Train b2_ws seed 5 on the wagering task" for b in at.button)
+
+
+def fake_training(calls: list):
+    def train_agent(task, kind, seed, cfg: TrainConfig | None = None, progress=None):
+        calls.append((task, kind, seed))
+        if progress:
+            progress(1, 1, {"loss": 0.1, "agreement": 0.97})
+        record = {"task": task, "task_id": "", "kind": kind, "seed": seed, "mode": "fast",
+                  "train_config": {"train_episodes": 1}, "heldout_agreement": 0.97, "criterion_attainable": True,
+                  "meets_criterion": True, "excluded": False, "updates": 1, "wall_seconds": 0.0}
+        return TrainedAgent(build_agent(kind, seed).eval(), record)
+
+    return train_agent
+
+
+def digest(folder: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def test_training_writes_to_the_session_directory_and_is_seen_by_that_session_only(tmp_path, monkeypatch):
+    calls: list = []
+    monkeypatch.setattr(labcore.training, "train_agent", fake_training(calls))  # no real training in tests
+    monkeypatch.setattr(data, "USER_RUNS_DIR", tmp_path / "user")
+    manifest_before = (BUNDLED_DIR / MANIFEST).read_bytes()
+    shipped = digest(BUNDLED_DIR)
+
+    at = open_page("agents")
+    at.selectbox(key="train_task").set_value("wagering").run()
+    tables = len(at.dataframe)
+    next(b for b in at.button if b.label == "Train b2_ws seed 5 on the wagering task").click().run()
+    assert not errors(at), errors(at)
+    assert calls == [("wagering", "b2_ws", 5)]
+
+    assert (BUNDLED_DIR / MANIFEST).read_bytes() == manifest_before and digest(BUNDLED_DIR) == shipped
+    saved = list((tmp_path / "user").glob("*/wagering-b2_ws-s5.safetensors"))
+    assert len(saved) == 1 and (saved[0].parent / MANIFEST).exists()
+    assert any("for this session only" in s.value for s in at.success)
+    assert len(at.dataframe) == tables + 1  # "Your agents" appeared without a reload
+    assert "5" in at.dataframe[-1].value["seeds"].tolist()
+    assert any(b.label == "Train b2_ws seed 6 on the wagering task" for b in at.button)  # seed 5 is taken now
+
+    mine = open_page("metacognition", {"agent": "b2_ws", "seed": "0"}, at=at)  # same session
+    assert not errors(mine)
+    assert 5 in mine.selectbox(key="metacognition.seed").options or "5" in mine.selectbox(
+        key="metacognition.seed").options
+    assert mine.selectbox(key="metacognition.seed").value == 0  # the default view is unchanged
+
+    other = open_page("metacognition", {"agent": "b2_ws", "seed": "5"})  # another visitor, same server
+    assert not errors(other)
+    assert [str(o) for o in other.selectbox(key="metacognition.seed").options] == ["0", "1", "2", "3", "4"]
+    assert any("seed=5 is not available" in w.value for w in other.warning)
+
+
+@pytest.mark.parametrize("where", ["bundled", "another session"])
+def test_a_seed_taken_anywhere_is_not_offered(tmp_path, monkeypatch, where):
+    monkeypatch.setattr(data, "USER_RUNS_DIR", tmp_path / "user")
+    if where == "another session":
+        folder = tmp_path / "user" / "someone-else"
+        folder.mkdir(parents=True)
+        (folder / "wagering-b2_ws-s5.safetensors").write_bytes(b"")
+        assert data.seed_taken("wagering", "b2_ws", 5)
+    else:
+        assert data.seed_taken("wagering", "b2_ws", 0) and not data.seed_taken("wagering", "b2_ws", 5)
+    at = open_page("agents")
+    at.selectbox(key="train_task").set_value("wagering").run()
+    free = 6 if where == "another session" else 5
+    assert any(b.label == f"Train b2_ws seed {free} on the wagering task" for b in at.button)

@@ -1,0 +1,150 @@
+"""Predict, then reveal: an optional question a page asks before it shows a lesion's result.
+
+A dissociation teaches more when the student commits to a prediction first. A page calls
+:func:`predict_then_reveal` once, where the lesioned result would appear; the component draws a
+"Predict first" toggle (off by default, so the page behaves as before) and, when it is on and
+the page is showing a lesion, asks the question and tells the page to hold the result back
+until an answer is locked in. Then it reveals whether the prediction matched what the agent
+measurably did (the page computes that from its live values).
+
+The prediction is kept in ``st.session_state`` under the page and the condition (e.g. the
+lesion and the agent), so changing the lesion asks again and going back to an answered one
+does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import streamlit as st
+
+__all__ = ["CHANGE_CHOICES", "Outcome", "change_outcome", "predict_then_reveal"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the agent measurably did, as one of the question's choices."""
+
+    choice: int | None
+    """Index of the choice the live values support; None when the outcome is not defined here."""
+    detail: str = ""
+    """The measured numbers in words (e.g. "Type-2 AUROC 0.50, by construction")."""
+
+
+def _key(page: str, what: str, condition: str = "") -> str:
+    return f"_predict.{page}.{what}" + (f".{condition}" if condition else "")
+
+
+def _clear(answer_key: str) -> None:
+    st.session_state.pop(answer_key, None)
+
+
+def predict_then_reveal(page: str, condition: str, question: str, choices: Sequence[str],
+                        measured: Callable[[], Outcome | int | None], *, active: bool = True) -> bool:
+    """Ask for a prediction before a lesion's result is shown; then say whether it came true.
+
+    Parameters
+    ----------
+    page : str
+        The page's name (the state's key prefix, as for :mod:`ui.controls`).
+    condition : str
+        What the prediction is about, e.g. ``f"{kind}/{seed}/{self_model_mode}"``: a new value
+        asks again, a value answered before shows its reveal.
+    question : str
+        The question, in plain words (Markdown).
+    choices : sequence of str
+        The possible answers (at least two).
+    measured : callable
+        Called only after the prediction is locked in: the choice the live values support, as
+        an :class:`Outcome` (with the numbers in words), an index, or None when undefined.
+    active : bool
+        Whether the page is showing the condition worth predicting (a lesion). When False only
+        the toggle is drawn, so a student can switch it on before applying the lesion.
+
+    Returns
+    -------
+    bool
+        True when the page may show the result (the toggle is off, the page shows no lesion,
+        or the prediction is in); False while the question waits for an answer.
+
+    Examples
+    --------
+    On the metacognition page, where ``view`` holds the live markers::
+
+        from ui.predict import Outcome, predict_then_reveal
+
+        choices = ["It stays about where it is", "It falls to 0.5 (chance)", "It falls, but stays above chance"]
+
+        def auroc_outcome() -> Outcome:  # called only once the prediction is in
+            choice = 1 if view.auroc <= 0.55 else 0 if view.auroc >= intact.auroc - 0.05 else 2
+            return Outcome(choice, f"Type-2 AUROC {view.auroc:.2f} (intact {intact.auroc:.2f})")
+
+        if predict_then_reveal(PAGE, f"{kind}/{seed}/{self_model_mode}",
+                               "What will Type-2 AUROC do if the self-model is zeroed?", choices,
+                               auroc_outcome, active=self_model_mode != "on"):
+            figure(type2_roc_figure(curves), key="roc")
+    """
+    if len(choices) < 2:
+        raise ValueError("predict_then_reveal needs at least two choices")
+    enabled_key = _key(page, "enabled")
+    on = st.toggle("Predict first", value=bool(st.session_state.get(enabled_key, False)), key=f"predict.{page}.on",
+                   help="Answer a question before the lesion's result appears, then see whether you were right.")
+    st.session_state[enabled_key] = on  # outlives the widget when the user visits another page
+    if not on or not active:
+        return True
+    answer_key = _key(page, "answer", condition)
+    if answer_key not in st.session_state:
+        with st.container(border=True):
+            st.markdown(f"**Predict first.** {question}")
+            mine = st.radio("Your prediction", list(range(len(choices))), format_func=lambda i: choices[i],
+                            index=None, key=f"predict.{page}.choice.{condition}")
+            locked = st.button("Lock in my prediction", key=f"predict.{page}.lock.{condition}", disabled=mine is None,
+                               type="primary")
+            if not locked or mine is None:
+                st.caption("The result is held back until you lock in a prediction.")
+                return False
+            st.session_state[answer_key] = mine
+    mine = st.session_state[answer_key]
+    result = measured()
+    outcome = result if isinstance(result, Outcome) else Outcome(result)
+    detail = f" {outcome.detail.rstrip('.')}." if outcome.detail else ""
+    predicted = f"You predicted “{choices[mine]}”."
+    if outcome.choice is None:
+        st.info(f"{predicted} The outcome is not defined here, so it cannot be scored.{detail}",
+                icon=":material/help:")
+    elif outcome.choice == mine:
+        st.success(f"{predicted} Correct: that is what the agent did.{detail}", icon=":material/check_circle:")
+    else:
+        st.warning(f"{predicted} The agent did something else: “{choices[outcome.choice]}”.{detail}",
+                   icon=":material/cancel:")
+    st.button("Ask me again", key=f"predict.{page}.again.{condition}", on_click=_clear, args=(answer_key,))
+    return True
+
+
+CHANGE_CHOICES = ("It stays about where it was", "It falls to chance", "It falls, but stays above chance",
+                  "It rises")
+"""The answers of a "what will this number do under the lesion?" question."""
+
+
+def change_outcome(value: float | None, intact: float, chance: float, *, tolerance: float,
+                   fmt: str = "{:.2f}") -> Outcome:
+    """Which of :data:`CHANGE_CHOICES` a lesioned value supports, against the intact one.
+
+    Within ``tolerance`` of the intact value it "stays"; above it, it "rises"; at or below
+    ``chance + tolerance`` it "falls to chance"; otherwise it "falls, but stays above chance".
+    An undefined value (None or NaN) is not scored.
+
+    >>> change_outcome(0.50, 0.85, 0.5, tolerance=0.05).choice, change_outcome(0.84, 0.85, 0.5, tolerance=0.05).choice
+    (1, 0)
+    >>> change_outcome(0.70, 0.85, 0.5, tolerance=0.05).choice, change_outcome(float("nan"), 0.85, 0.5, tolerance=0.05).choice
+    (2, None)
+    """
+    if value is None or value != value:
+        return Outcome(None, "the value is not defined here")
+    detail = f"{fmt.format(value)} against {fmt.format(intact)} intact (chance {fmt.format(chance)})"
+    if abs(value - intact) <= tolerance:
+        return Outcome(0, detail)
+    if value > intact:
+        return Outcome(3, detail)
+    return Outcome(1 if value <= chance + tolerance else 2, detail)
