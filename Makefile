@@ -29,8 +29,9 @@ $(VENV)/.test: $(VENV)/.runtime requirements-test.txt
 run: $(VENV)/.runtime
 	$(PY) -m streamlit run app.py
 
+# Two workers, one per core: the suite (about 1,360 tests, AppTests and a real browser) stays under 10 minutes.
 test: $(VENV)/.test
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2
 
 lint: $(VENV)/.test
 	$(PY) -m ruff check .

@@ -1,6 +1,6 @@
 """Control-to-figure latency in a real browser (issue: the lab in the browser).
 
-Run alone: ``.venv/bin/python -m bench.bench_browser``. Starts the real lab, drives Debian's
+Run alone: ``.venv/bin/python -m bench.bench_browser`` (``--cold``: issue 14's first-time paths). Starts the real lab, drives Debian's
 chromium with Playwright, changes a control and measures the time until the dependent metric
 shows its new value. The first change of a setting computes (cache miss); changing back to a
 setting seen before is served from ``st.cache_data`` (cache hit). Median of 5 rounds each.
@@ -38,6 +38,41 @@ def timed_change(page, action, label: str) -> float:
     return time.perf_counter() - start
 
 
+def timed_load(page, url: str, label: str) -> float:
+    """Seconds from navigating to ``url`` until the metric ``label`` shows and the run has ended."""
+    start = time.perf_counter()
+    page.goto(url)
+    page.locator('[data-testid="stMetric"]').filter(has_text=label).first.wait_for(timeout=240_000)
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=240_000)
+    return time.perf_counter() - start
+
+
+def cold_paths() -> None:
+    """Issue 14's slow paths, each the first time in a fresh server (nothing cached)."""
+    with running_lab() as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        start = time.perf_counter()
+        page.goto(url)
+        page.get_by_role("heading", name="Consciousness-Theories Ablation Lab").first.wait_for(timeout=240_000)
+        print(f"first page of a fresh server (Home): {time.perf_counter() - start:.1f} s")
+        robust = f"{url}/robustness?agent=b1&seed=0&noise=0.3&noise_mode=stored"
+        print(f"Robustness, cold: {timed_load(page, robust, 'Report accuracy with this noise'):.1f} s")
+        for normalisation in ("lz76", "casali"):
+            took = timed_load(page, f"{robust}&normalisation={normalisation}", "Report accuracy with this noise")
+            print(f"Robustness, PCI normalisation {normalisation} (first time): {took:.1f} s")
+        took = timed_load(page, f"{url}/workspace?agent=b1&seed=0&capacity=4&soa=5&masks=4", "Conjunction accuracy")
+        print(f"Workspace with a new masking onset (first time): {took:.1f} s")
+        reward = f"{url}/reward?agent=reward_wager&seed=0&self_model_mode=on"
+        print(f"From reward alone, cold: {timed_load(page, reward, 'Type-2 AUROC'):.1f} s")
+        group = page.get_by_role("radiogroup", name="Self-model (both agents)")
+        took = [timed_change(page, lambda m=m: group.get_by_role("radio", name=m, exact=True).click(), "Type-2 AUROC")
+                for m in ("zeroed", "on", "zeroed", "on")]
+        print(f"From reward alone, self-model switch: {', '.join(f'{t:.2f}' for t in took)} s "
+              "(first two compute, last two are cached)")
+        browser.close()
+
+
 def main() -> None:
     with running_lab() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -71,4 +106,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    if "--cold" in sys.argv:
+        cold_paths()
+    else:
+        main()
