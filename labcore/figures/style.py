@@ -320,6 +320,12 @@ def wrap_title(text: str, width: int = TITLE_WIDTH) -> str:
     """
     if len(text) <= width or "<br>" in text:
         return text
+    return "<br>".join(_word_lines(text, width))
+
+
+def _word_lines(text: str, width: int) -> list[str]:
+    """``text`` greedily cut at spaces into lines of at most ``width`` characters (a longer word
+    stands on its own line)."""
     lines, line = [], ""
     for word in text.split():
         if line and len(line) + 1 + len(word) > width:
@@ -328,7 +334,7 @@ def wrap_title(text: str, width: int = TITLE_WIDTH) -> str:
         else:
             line = f"{line} {word}".strip()
     lines.append(line)
-    return "<br>".join(lines)
+    return lines
 
 
 def add_note(fig: go.Figure, text: str) -> None:
@@ -604,18 +610,7 @@ def wrap_tick(text: str, width: int = TICK_WIDTH) -> str:
     >>> wrap_tick("B2 workspace-read, self-model off")
     'B2 workspace-read,<br>self-model off'
     """
-    out = []
-    for part in str(text).split("<br>"):
-        lines, line = [], ""
-        for w in part.split():
-            if line and len(line) + 1 + len(w) > width:
-                lines.append(line)
-                line = w
-            else:
-                line = f"{line} {w}".strip()
-        lines.append(line)
-        out += lines
-    return "<br>".join(out)
+    return "<br>".join(line for part in str(text).split("<br>") for line in _word_lines(part, width))
 
 
 def add_l75_groups(
