@@ -6,6 +6,7 @@ from labcore.checkpoints import CheckpointError
 from labcore.experiments.e4 import ARMS, ARMS_BY_NAME, REFERENCE
 from labcore.experiments.e4_hypotheses import answer, condition_text
 from labcore.figures.live import calibration_figure, type2_roc_figure
+from labcore.figures.neurogym import sure_curve_figure, sure_propensity_figure
 from labcore.figures.paper_e4 import arms_figure, arms_table, history_frame, learning_curves
 from labcore.figures.style import CHANCE_E1, label_of
 from ui import controls, data
@@ -50,6 +51,7 @@ with st.container(border=True):
     st.caption(f"Generated from `{res.directory.name}/summary.json` of the result set: no number on this box is typed in.")
 
 
+@st.fragment  # a control here reruns only this part: the rest of the page does not depend on it
 def live_comparison() -> None:
     """The supervised and a reward-trained agent side by side, under the same self-model setting."""
     available = data.seeds_by_kind("wagering")
@@ -135,6 +137,93 @@ def hypotheses_box() -> None:
                    "intervals, paired by seed where registered. The paper has no number for any of them.")
 
 
+def interval_text(value: dict, fmt: str = "{:+.3f}") -> str:
+    """``mean (95% t interval low to high, n = N)`` of a study's seed mean ("undefined" for a missing mean)."""
+    show = lambda x: "undefined" if x is None else fmt.format(x)  # noqa: E731
+    low, high = (value.get("ci95") or [None, None])[:2]
+    if low is None or high is None:
+        return f"{show(value.get('mean'))} (n = {value.get('n')})"
+    return f"{show(value.get('mean'))} (95% t interval {show(low)} to {show(high)}, n = {value.get('n')})"
+
+
+def neurogym_section() -> None:
+    """The external task: NeuroGym's post-decision wager, agents trained from its reward alone."""
+    st.subheader("On a task nobody here wrote: NeuroGym's post-decision wager")
+    explain(
+        what="NeuroGym's `PostDecisionWager-v0` (after Kiani & Shadlen 2009): a noisy display drifts left or right "
+             "at one of six strengths (*coherence*, 0 to 51.2%); after a delay the agent chooses a side (+1 if right, "
+             "0 if wrong). On half the trials a **sure option** is offered that always pays 0.7. Monkeys, and "
+             "networks trained from reward (Song, Yang & Wang 2017), take it more often the weaker the evidence. Our "
+             "agents (E4's reward-trained architecture) learned this task from its payoff alone.",
+        try_this="Compare the agents' sure-option curve (left) with the ideal observer's on the same trials, and "
+                 "read how much the sure option is worth to a perfect player.",
+        theory="Choosing the sure option when the evidence is weak is a behavioural sign of knowing that one might "
+               "be wrong. The question registered in docs/protocol.md sec. 8.6: does it emerge here from reward?",
+    )
+    study = data.neurogym_study()
+    if study.problems:
+        st.error("The NeuroGym study cannot be shown: " + " ".join(study.problems) + " Restore the shipped copy "
+                 "with `git checkout results/explore_neurogym`.")
+        return
+    summary, means = study.summary, study.summary["means"]
+    reading = summary["reading"]
+    mean = lambda key: means[key]["mean"]  # noqa: E731 - validated numbers (results.load_neurogym)
+    with st.container(border=True):
+        st.markdown(f"**Answer (exploratory, {reading['reward']['n']} seeds):** {summary['answer']}.")
+        st.markdown(
+            f"- Sure option at 0 and 3.2% coherence minus at 25.6 and 51.2% (the registered reading): trained from "
+            f"reward {interval_text(reading['reward'])}; the ideal observer {interval_text(reading['ideal'])}.\n"
+            f"- Reward per trial: trained from reward {interval_text(means['reward_reward'], '{:.3f}')}; the ideal "
+            f"observer {mean('ideal_reward'):.3f}, or {mean('ideal_no_sure_reward'):.3f} if it never took the sure "
+            f"option. The sure option is worth only {mean('ideal_reward') - mean('ideal_no_sure_reward'):.3f} per "
+            "trial even to a perfect player.\n"
+            f"- The policy's probability of the sure option never exceeds {mean('reward_max_p_sure'):.1e} (mean over "
+            "seeds of each agent's largest value), so its Type-2 AUROC "
+            f"({interval_text(means['reward_auroc_opt_out'], '{:.2f}')}) ranks numbers too small ever to be acted "
+            "on: not a usable sign of knowing.")
+    if reading["reward"].get("rises") is False:  # the diagnosis explains a failure; shown only with one
+        why_box(study)
+    figure(sure_curve_figure(study.table), key="reward-neurogym", download="neurogym_sure_option")
+    figure(sure_propensity_figure(study.curves), key="reward-neurogym-early", download="neurogym_sure_probability")
+
+
+def early_not_offered(curves) -> float | None:
+    """Mean P(sure) of the reward-trained agents after 20 updates on trials without the offer (or None)."""
+    try:
+        rows = curves[(curves["trainer"] == "reward") & (curves["update"] == 20)]
+        value = float(rows["heldout_p_sure_not_offered"].astype(float).mean())
+    except (KeyError, TypeError, ValueError):
+        return None
+    return value if value == value else None  # NaN: no such probe in this study
+
+
+def why_box(study) -> None:
+    """The post-hoc diagnosis of why reward training does not produce the sure-option curve."""
+    means, reading = study.summary["means"], study.summary["reading"]
+    mean = lambda key: means[key]["mean"]  # noqa: E731 - validated numbers (results.load_neurogym)
+    with st.container(border=True):
+        st.markdown("**Why, as far as we found (post hoc, labelled so in the result files)**")
+        early, others = means["reward_p_sure_at_20"]["mean"], early_not_offered(study.curves)
+        fall = "" if early is None else (
+            f"Its probability fell from {mean('reward_p_sure_start'):.2f} to {early:.3f} within 20 updates on trials "
+            "offering it" + ("" if others is None else f" and to {others:.3f} on the others") + " (seed means; figure "
+            "below). ")
+        st.markdown(
+            "- *Not the architecture.* The same network trained to **imitate** the ideal observer takes the sure "
+            f"option on {interval_text(means['imitation_sure_rate'], '{:.1%}')} of the trials offering it, and its "
+            f"curve falls with coherence like the ideal observer's (low minus high: "
+            f"{interval_text(reading['imitation'])}), earning {mean('imitation_reward'):.3f} per trial.\n"
+            "- *Learning gives it up before it can pay.* Early on, before the agent reads the sure cue, the sure "
+            "option earns 0.7 on half the trials and costs 0.1 on the other half, an average of 0.3, less than a "
+            f"guessed side (0.5). {fall}"
+            + ("Once it is gone it is not tried again, so its worth on weak-evidence trials is never discovered. "
+               if mean("reward_max_p_sure") < 0.01 else "")
+            + "A far larger entropy bonus did not keep it alive in a one-seed check (the protocol's change log).")
+        st.caption(f"Generated from `{study.directory.name}/summary.json`; every agent measured on "
+                   f"{study.summary['config']['eval_trials']:,} held-out NeuroGym trials; `python -m labcore explore "
+                   "neurogym` regenerates it. The paper has no number here.")
+
+
 def live_training() -> None:
     """Train one reward-only seed with a small budget, its held-out AUROC drawn as it learns."""
     st.subheader("Train a reward-only agent live")
@@ -183,4 +272,5 @@ figure(learning_curves(res.e4_curves, arms=arms), key="reward-curves", download=
 st.caption("Measured during training on held-out demonstrations (the agent follows the expert's path; the AUROC above "
            "is measured afterwards on the agent's own runs). Thick lines: the mean over the seeds still training at "
            "that update; each seed stops by the registered convergence rule, so the right end rests on fewer seeds.")
+neurogym_section()
 live_training()

@@ -264,8 +264,12 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_explore(args: argparse.Namespace) -> int:
-    """``explore e3``: the E3 design study (docs/protocol.md sec. 7); writes its files and figure."""
+    """``explore e3``: the E3 design study (docs/protocol.md sec. 7); ``explore neurogym``: the
+    NeuroGym study (sec. 8.6). Each writes its files and figure."""
     from pathlib import Path
+
+    if args.study == "neurogym":
+        return _explore_neurogym(args)
 
     from labcore.experiments import explore_e3
     from labcore.figures.explore import design_figure
@@ -287,6 +291,32 @@ def cmd_explore(args: argparse.Namespace) -> int:
         medians = ", ".join(f"{k} {v.get('l75', float('nan')):.3g}" for k, v in best["medians"].items())
         print(f"closest cell ({schedule}): {best['closest_cell']} ({best['protocol']}): median L75 {medians}")
     print(f"wrote {args.out}/summary.json, explore_e3.csv, explore_e3_curves.csv, figure.json")
+    return 0
+
+
+def _explore_neurogym(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    import pandas as pd
+
+    from labcore.envs.neurogym_wager import INSTALL_HINT, neurogym_available
+    from labcore.experiments import explore_neurogym
+    from labcore.figures.neurogym import sure_curve_figure
+
+    if not neurogym_available():
+        raise SystemExit(f"error: {INSTALL_HINT}")
+    study = explore_neurogym.StudyConfig.quick() if args.quick else explore_neurogym.StudyConfig(
+        seeds=tuple(args.seeds))
+    summary = explore_neurogym.run(args.out, study, workers=args.jobs, say=lambda text: print(text, file=sys.stderr))
+    fig = sure_curve_figure(pd.read_csv(Path(args.out) / "neurogym_by_coherence.csv"))
+    atomic_write(Path(args.out) / "figure.json", lambda tmp: tmp.write_text(fig.to_json(), encoding="utf-8"))
+    reading = summary["reading"]
+    low, high = reading["reward"]["ci95"]
+    print(f"sure option, low minus high coherence: reward-trained {reading['reward']['mean']:+.3f} (95% t interval "
+          f"{low:+.3f} to {high:+.3f}, n = {reading['reward']['n']}); imitating the ideal observer (post hoc) "
+          f"{reading['imitation']['mean']:+.3f}; ideal observer {reading['ideal']['mean']:+.3f}")
+    print(f"answer: {summary['answer']}")
+    print(f"wrote {args.out}/summary.json, neurogym_by_coherence.csv, neurogym_curves.csv, figure.json")
     return 0
 
 
@@ -335,13 +365,14 @@ def build_parser() -> argparse.ArgumentParser:
                      help="train missing agents one seed at a time instead of each kind's seeds as one batch")
     rep.set_defaults(func=cmd_reproduce)
 
-    exp = sub.add_parser("explore", help="design studies beyond the paper (e3: what decides the robustness hierarchy)")
-    exp.add_argument("study", choices=["e3"])
+    exp = sub.add_parser("explore", help="studies beyond the paper (e3: what decides the robustness hierarchy; "
+                                         "neurogym: sure-option choice on NeuroGym's wagering task)")
+    exp.add_argument("study", choices=["e3", "neurogym"])
     exp.add_argument("--out", required=True, help="output directory (checkpoints are kept in OUT/checkpoints)")
     exp.add_argument("--seeds", type=parse_seeds, default=[0, 1, 2, 3, 4], help="fast-schedule seeds (default 0-4)")
-    exp.add_argument("--schedules", default="fast,paper", help="fast, or fast,paper (default; hours)")
+    exp.add_argument("--schedules", default="fast,paper", help="e3: fast, or fast,paper (default; hours)")
     exp.add_argument("--jobs", type=int, default=1, help="processes side by side")
-    exp.add_argument("--quick", action="store_true", help="two cells, one seed, tiny budgets (smoke test)")
+    exp.add_argument("--quick", action="store_true", help="tiny budgets (smoke test; e3: two cells, one seed)")
     exp.set_defaults(func=cmd_explore)
     return parser
 

@@ -1,6 +1,23 @@
-"""Suite-wide settings: property tests draw the same examples on every run (same seed, same numbers)."""
+"""Suite-wide settings: property tests draw the same examples on every run (same seed, same numbers),
+and the ``neurogym_installed`` fixture of the NeuroGym tests."""
 
+import os
+
+import pytest
 from hypothesis import settings
 
 settings.register_profile("lab", derandomize=True, deadline=None, print_blob=True)
 settings.load_profile("lab")
+
+
+@pytest.fixture(scope="session")
+def neurogym_installed() -> None:
+    """Skip where NeuroGym is not installed; with ``CTLAB_REQUIRE_NEUROGYM=1`` (set by ``.ci/run``:
+    the README's set-up installs it) a missing NeuroGym fails instead."""
+    from labcore.envs import neurogym_wager as W
+
+    if not W.neurogym_available():
+        reason = f"NeuroGym is not installed ({W.NEUROGYM_PIN}, requirements-neurogym.txt)"
+        if os.environ.get("CTLAB_REQUIRE_NEUROGYM") == "1":
+            pytest.fail(f"CTLAB_REQUIRE_NEUROGYM=1 but {reason}")
+        pytest.skip(reason)

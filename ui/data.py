@@ -364,10 +364,10 @@ def checked_results(directory: str | Path | None = None, experiment: str | None 
 
 
 def result_sets() -> list[str]:
-    """Result directories under ``results/`` that hold a summary (bundled first; the design
-    study's folder is not a result set)."""
+    """Result directories under ``results/`` that hold a summary (bundled first; the studies'
+    folders, ``results_module.STUDY_DIRS``, are not result sets)."""
     found = sorted(p.parent for p in (ROOT / "results").glob("*/summary.json")
-                   if p.parent.name != results_module.EXPLORE_DIR)
+                   if p.parent.name not in results_module.STUDY_DIRS)
     return [str(p) for p in sorted(found, key=lambda p: (p.name != "bundled", p.name))]
 
 
@@ -387,3 +387,17 @@ def _explore(directory: str) -> results_module.ExploreStudy:
 def explore() -> results_module.ExploreStudy:
     """The bundled E3 design study (``results/explore_e3``; problems listed, never raised)."""
     return _explore(str(ROOT / "results" / results_module.EXPLORE_DIR))  # cached per folder, as results()
+
+
+@st.cache_data(show_spinner=False, ttl=60)
+def _neurogym(directory: str) -> results_module.NeuroGymStudy:
+    return results_module.load_neurogym(directory)
+
+
+NEUROGYM_STUDY_DIR = ROOT / "results" / results_module.NEUROGYM_DIR
+"""The bundled NeuroGym study (protocol 8.6) the "From reward alone" page shows."""
+
+
+def neurogym_study() -> results_module.NeuroGymStudy:
+    """The NeuroGym study of :data:`NEUROGYM_STUDY_DIR` (problems listed, never raised)."""
+    return _neurogym(str(NEUROGYM_STUDY_DIR))

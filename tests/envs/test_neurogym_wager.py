@@ -7,7 +7,6 @@ The tests of the analysis and of the missing-package message run everywhere.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import warnings
@@ -23,15 +22,6 @@ from labcore.envs import neurogym_wager as W
 
 ROOT = Path(__file__).resolve().parents[2]
 COHERENCES = [0.0, 3.2, 6.4, 12.8, 25.6, 51.2]
-
-
-@pytest.fixture(scope="module")
-def neurogym_installed() -> None:
-    if not W.neurogym_available():
-        reason = f"NeuroGym is not installed ({W.NEUROGYM_PIN}, requirements-neurogym.txt)"
-        if os.environ.get("CTLAB_REQUIRE_NEUROGYM") == "1":
-            pytest.fail(f"CTLAB_REQUIRE_NEUROGYM=1 but {reason}")
-        pytest.skip(reason)
 
 
 @pytest.fixture

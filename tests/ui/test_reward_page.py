@@ -125,3 +125,43 @@ def test_the_live_training_run_writes_only_to_the_session_folder(tmp_path, monke
     assert any(b.label == "Train reward_wager seed 6 live" for b in at.button)  # seed 5 is taken now
     record = json.loads(saved[0].with_suffix(".json").read_text())
     assert [h["update"] for h in record["history"]] == [2, 4] and "heldout_auroc" in record["history"][0]
+
+
+# --------------------------------------------------------------------------- the NeuroGym study (protocol 8.6)
+def neurogym_copy(tmp_path: Path) -> Path:
+    copy = tmp_path / "explore_neurogym"
+    shutil.copytree(data.NEUROGYM_STUDY_DIR, copy, ignore=shutil.ignore_patterns("checkpoints"))
+    return copy
+
+
+def test_the_neurogym_study_is_shown_with_its_answer_and_figures():
+    from labcore.experiments.explore_neurogym import answer_paragraph
+
+    at = open_page()
+    assert not errors(at), errors(at)
+    text = markdown(at)
+    summary = json.loads((data.NEUROGYM_STUDY_DIR / "summary.json").read_text())
+    assert summary["answer"] in text
+    reward = summary["reading"]["reward"]
+    assert f"{reward['mean']:+.3f}" in text
+    assert ("**Why, as far as we found" in text) == (reward["rises"] is False)
+    readme = " ".join((Path(APP).parent / "README.md").read_text().split())
+    assert " ".join(answer_paragraph(summary).split()) in readme  # the README states the bundled answer
+
+
+def test_the_neurogym_numbers_follow_the_study_and_a_damaged_study_is_one_error(tmp_path, monkeypatch):
+    copy = neurogym_copy(tmp_path)
+    summary = json.loads((copy / "summary.json").read_text())
+    summary["means"]["reward_reward"]["mean"] = 0.4321
+    (copy / "summary.json").write_text(json.dumps(summary))
+    monkeypatch.setattr(data, "NEUROGYM_STUDY_DIR", copy)
+    at = open_page()
+    assert not errors(at), errors(at)
+    assert "0.432" in markdown(at) and not at.error
+    del summary["reading"]
+    (copy / "summary.json").write_text(json.dumps(summary))
+    data._neurogym.clear()
+    at = open_page()
+    assert not errors(at), errors(at)
+    assert len(at.error) == 1 and "NeuroGym study cannot be shown" in at.error[0].value
+    assert metric(at, "Type-2 AUROC · reward only") != "undefined"  # the rest of the page works

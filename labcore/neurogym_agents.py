@@ -1,0 +1,438 @@
+"""Our agents on NeuroGym's ``PostDecisionWager-v0``: inputs, payoff, actor-critic, ideal observer.
+
+Protocol sec. 8.6 (and its change-log entry of 2026-11-23): does an agent trained from
+NeuroGym's reward alone choose the sure option more often as coherence falls, as monkeys do
+(Kiani & Shadlen 2009) and as reward-trained networks do (Song, Yang & Wang 2017)?
+
+- **Trials** come from NeuroGym's own code through the adapter
+  (:class:`~labcore.envs.neurogym_wager.PostDecisionWagerEnv`): one stream per seed, a trial per
+  ``reset``. The task is open-loop: its observations and its length never depend on the actions
+  (NeuroGym ignores actions during the stimulus and the delay, and ``abort`` is off), so a whole
+  batch of trials is known before the agent acts and one teacher-forced pass computes every
+  step's policy. :func:`payoffs` scores actions exactly as stepping the adapter does (tested
+  against it step by step, and :func:`run_in_env` steps a trained agent through the adapter).
+- **Inputs** (:func:`agent_observation`): on each step whose evidence inputs are non-zero (the
+  stimulus period, read from the observation itself) the pair (evidence_left, evidence_right)
+  arrives on the cue channel as a stimulus event, so it reaches the agent only through its
+  workspace (strong-lesion routing, like the wagering stimulus); the two task flags are the go
+  cue (1 - fixation input) and the sure cue; the view is blank.
+- **Actions**: NeuroGym's fixate / left / right / sure are our ``done`` / ``left`` / ``right`` /
+  ``drop`` (the wagering task's opt-out), :data:`ACTION_COLUMNS`; the other three logits are
+  not used.
+- **Training** (:func:`train_agent`): A2C with GAE on NeuroGym's payoff only, the pieces of
+  :mod:`labcore.rl`. The policy-gradient term counts the two steps NeuroGym scores (fixation and
+  decision): actions elsewhere change nothing the agent or the task sees, so their expected
+  gradient is zero and leaving them out only removes variance. The confidence head is not
+  trained: here the wager is the sure *action*.
+- **Architecture ceiling** (post hoc): the same network without the critic (``b2_ws``) trained
+  to imitate the ideal observer (``train_agent(..., trainer="imitation")``): can it represent the
+  behaviour at all?
+- **Ideal observer** (:func:`ideal_posterior_correct`): the posterior probability that the side
+  the summed evidence favours is right, from that sum and the number of stimulus steps, with
+  NeuroGym's noise and a uniform prior over its coherences; it takes the sure option when it is
+  offered and pays more than that probability. The ceiling of every measure below.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+import numpy as np
+import torch
+from scipy.special import logsumexp
+from torch import nn
+
+from labcore.agents import Agent, Observation, build_agent
+from labcore.envs.channels import CONTENT_SLICE, CUE_DIM, EVENT_INDEX, KIND_SLICE, CueKind
+from labcore.envs.neurogym_wager import FIXATE, LEFT, RIGHT, SURE, PostDecisionWagerEnv
+from labcore.envs.tables import ACTION_NAMES as OUR_ACTIONS
+from labcore.rl import a2c_loss, gae, policy_terms
+from labcore.seeding import episode_seeds, seed_everything
+
+ACTION_COLUMNS: tuple[int, ...] = tuple(OUR_ACTIONS.index(a) for a in ("done", "left", "right", "drop"))
+"""Our action index for NeuroGym's fixate (0), left (1), right (2) and sure (3)."""
+KIND = "reward_all"
+"""The agent trained here: E4 arm (b)'s architecture (B2 workspace-read, z_self, critic)."""
+TASK = "neurogym"
+"""The task name its checkpoints carry."""
+
+
+@dataclass(frozen=True)
+class NeuroGymTrials:
+    """A batch of NeuroGym trials, padded to the longest; ``(B, T, 4)`` and ``(B,)`` arrays."""
+
+    ob: np.ndarray
+    """Observations ``[fixation, evidence_left, evidence_right, sure_cue]``, zero after a trial's end."""
+    length: np.ndarray
+    """Steps of each trial (its last step is the decision)."""
+    coherence: np.ndarray
+    ground_truth: np.ndarray
+    """0 = left, 1 = right."""
+    sure_offered: np.ndarray
+    rewards: dict[str, float]
+    """NeuroGym's payoff table (abort, correct, fail, sure)."""
+    noise_sd: float
+    """SD of the noise on each input at each stimulus step."""
+    cohs: tuple[float, ...]
+    """The coherences NeuroGym draws from (the ideal observer's prior)."""
+
+    def __len__(self) -> int:
+        return len(self.length)
+
+    @property
+    def valid(self) -> np.ndarray:
+        """``(B, T)``: the step belongs to its trial."""
+        return np.arange(self.ob.shape[1])[None, :] < self.length[:, None]
+
+    @property
+    def stimulus(self) -> np.ndarray:
+        """``(B, T)``: evidence arrives (the evidence inputs are non-zero: NeuroGym's stimulus period)."""
+        return (self.ob[..., 1] != 0) | (self.ob[..., 2] != 0)
+
+    def select(self, index: Any) -> NeuroGymTrials:
+        """A sub-batch (trimmed to its longest trial)."""
+        length = self.length[index]
+        t = int(length.max())
+        return replace(self, ob=self.ob[index][:, :t], length=length, coherence=self.coherence[index],
+                       ground_truth=self.ground_truth[index], sure_offered=self.sure_offered[index])
+
+
+def draw_trials(seed: int, n: int, env: PostDecisionWagerEnv | None = None) -> NeuroGymTrials:
+    """``n`` consecutive trials of NeuroGym's stream seeded with ``seed`` (same seed, same trials)."""
+    env = env or PostDecisionWagerEnv()
+    obs, rows = [], []
+    for k in range(n):
+        _, info = env.reset(seed=int(seed) if k == 0 else None)
+        obs.append(np.asarray(env.task.ob, dtype=np.float32))
+        rows.append(info)
+    t_max = max(len(o) for o in obs)
+    ob = np.zeros((n, t_max, 4), np.float32)
+    for k, o in enumerate(obs):
+        ob[k, : len(o)] = o
+    return NeuroGymTrials(
+        ob=ob, length=np.array([len(o) for o in obs]),
+        coherence=np.array([r["coherence"] for r in rows]), ground_truth=np.array([r["ground_truth"] for r in rows]),
+        sure_offered=np.array([r["sure_offered"] for r in rows]), rewards=env.rewards, noise_sd=env.noise_sd,
+        cohs=tuple(float(c) for c in env.task.cohs))
+
+
+def agent_observation(trials: NeuroGymTrials) -> Observation:
+    """The trials as our agents' observation (module docstring, "Inputs"), ``(B, T)``."""
+    ob = torch.as_tensor(trials.ob)
+    valid = torch.as_tensor(trials.valid)
+    event = torch.as_tensor(trials.stimulus) & valid
+    b, t = valid.shape
+    cue = torch.zeros(b, t, CUE_DIM)
+    cue[..., EVENT_INDEX] = event.float()
+    cue[..., KIND_SLICE.start + CueKind.CUE_A] = event.float()
+    cue[..., CONTENT_SLICE.start] = ob[..., 1] * event
+    cue[..., CONTENT_SLICE.start + 1] = ob[..., 2] * event
+    task = torch.stack([1.0 - ob[..., 0], ob[..., 3]], dim=-1) * valid[..., None]
+    zeros = torch.zeros(b, t, dtype=torch.long)
+    return Observation(direction=zeros, task=task, cue=cue, pose=zeros,
+                       image_table=torch.zeros(1, 7, 7, 3, dtype=torch.long))
+
+
+def neurogym_logits(logits: torch.Tensor) -> torch.Tensor:
+    """Our policy's logits ``(..., 7)`` restricted to NeuroGym's actions, in its order ``(..., 4)``."""
+    return logits[..., list(ACTION_COLUMNS)]
+
+
+def payoffs(trials: NeuroGymTrials, actions: np.ndarray) -> np.ndarray:
+    """The reward of each step ``(B, T)`` for NeuroGym actions ``(B, T)``, as the adapter pays it.
+
+    Breaking fixation at the first step costs ``abort``; at the decision step (each trial's
+    last) the side ``1 + ground_truth`` earns ``correct``, the other ``fail``, the sure option
+    ``sure`` if offered and ``abort`` if not, fixating 0. Every other step pays 0.
+    """
+    actions = np.asarray(actions)
+    r = trials.rewards
+    out = np.zeros(actions.shape, np.float32)
+    out[:, 0] = np.where(actions[:, 0] != FIXATE, r["abort"], 0.0)
+    rows = np.arange(len(trials))
+    last = actions[rows, trials.length - 1]
+    decision = np.select(
+        [last == 1 + trials.ground_truth, np.isin(last, (LEFT, RIGHT)), (last == SURE) & trials.sure_offered,
+         last == SURE],
+        [r["correct"], r["fail"], r["sure"], r["abort"]], 0.0)
+    out[rows, trials.length - 1] += decision
+    return out
+
+
+# ----------------------------------------------------------------------- the ideal observer
+def ideal_posterior_correct(trials: NeuroGymTrials) -> tuple[np.ndarray, np.ndarray]:
+    """The ideal observer's side (1 left, 2 right) and its posterior P(correct) for each trial.
+
+    The sufficient statistic is ``S``, the sum of ``evidence_right - evidence_left`` over the
+    ``n`` stimulus steps: ``S ~ N(+-n c / 100, 2 n sd^2)`` for coherence ``c`` (percent; + when
+    right is correct). With a uniform prior over NeuroGym's coherences and sides,
+    ``P(right | S) = sum_c N(S; n c/100) / sum_c [N(S; n c/100) + N(S; -n c/100)]``.
+
+    Examples
+    --------
+    With no evidence at all the posterior is 0.5 (returned for any trial without a stimulus step).
+    """
+    stim = trials.stimulus & trials.valid
+    s = ((trials.ob[..., 2] - trials.ob[..., 1]) * stim).sum(1).astype(np.float64)
+    n = stim.sum(1).astype(np.float64)
+    mean = n[:, None] * np.asarray(trials.cohs)[None, :] / 100.0
+    var = np.maximum(2.0 * n * trials.noise_sd**2, 1e-12)[:, None]
+    log_right = logsumexp(-((s[:, None] - mean) ** 2) / (2 * var), axis=1)
+    log_left = logsumexp(-((s[:, None] + mean) ** 2) / (2 * var), axis=1)
+    p_right = 1.0 / (1.0 + np.exp(np.clip(log_left - log_right, -700, 700)))
+    p_right = np.where(n > 0, p_right, 0.5)
+    side = np.where(p_right >= 0.5, RIGHT, LEFT)
+    return side, np.maximum(p_right, 1.0 - p_right)
+
+
+def ideal_actions(trials: NeuroGymTrials) -> tuple[np.ndarray, np.ndarray]:
+    """The ideal observer's actions ``(B, T)`` (fixate, then its decision) and its P(correct) ``(B,)``.
+
+    It takes the sure option when it is offered and ``sure > P(correct) * correct + (1 -
+    P(correct)) * fail`` (the choice's expected payoff), otherwise the likelier side.
+    """
+    side, p = ideal_posterior_correct(trials)
+    r = trials.rewards
+    sure = trials.sure_offered & (r["sure"] > p * r["correct"] + (1 - p) * r["fail"])
+    actions = np.full(trials.ob.shape[:2], FIXATE, np.int64)
+    actions[np.arange(len(trials)), trials.length - 1] = np.where(sure, SURE, side)
+    return actions, p
+
+
+def outcome_rows(trials: NeuroGymTrials, actions: np.ndarray, confidence: np.ndarray | None = None,
+                 p_sure: np.ndarray | None = None) -> list[dict[str, Any]]:
+    """One row per trial for :func:`~labcore.envs.neurogym_wager.sure_choice_by_coherence`:
+    ``coherence``, ``sure_offered``, ``choice``, ``correct`` (None unless a side was chosen),
+    ``reward``, and if given ``confidence`` and ``p_sure`` (``nan`` otherwise)."""
+    rows_idx = np.arange(len(trials))
+    last = np.asarray(actions)[rows_idx, trials.length - 1]
+    reward = payoffs(trials, actions).sum(1)
+    names = {LEFT: "left", RIGHT: "right", SURE: "sure"}
+    conf = np.full(len(trials), np.nan) if confidence is None else np.asarray(confidence, float)
+    sure = np.full(len(trials), np.nan) if p_sure is None else np.asarray(p_sure, float)
+    return [{"coherence": float(trials.coherence[i]), "sure_offered": bool(trials.sure_offered[i]),
+             "choice": names.get(int(last[i]), "none"),
+             "correct": bool(last[i] == 1 + trials.ground_truth[i]) if last[i] in (LEFT, RIGHT) else None,
+             "reward": float(reward[i]), "confidence": float(conf[i]), "p_sure": float(sure[i])}
+            for i in rows_idx]
+
+
+# ----------------------------------------------------------------------- the agent
+@torch.no_grad()
+def agent_decisions(agent: Agent, trials: NeuroGymTrials) -> dict[str, np.ndarray]:
+    """Greedy actions ``(B, T)`` and, at each decision step, the policy's probabilities.
+
+    ``p_sure``: the probability of the sure option; ``side_confidence``: the larger of the
+    two sides' probabilities renormalised over left and right (a confidence read from the
+    policy alone); ``side``: the side the policy prefers, chosen or not.
+    """
+    logits = neurogym_logits(agent.forward_sequence(agent_observation(trials)).logits)
+    actions = logits.argmax(-1).numpy()
+    at = logits[torch.arange(len(trials)), torch.as_tensor(trials.length - 1)]
+    p = torch.softmax(at, -1).numpy()
+    sides = p[:, [LEFT, RIGHT]]
+    return {"actions": actions, "p_sure": p[:, SURE], "side": np.where(sides[:, 1] > sides[:, 0], RIGHT, LEFT),
+            "side_confidence": sides.max(1) / np.maximum(sides.sum(1), 1e-12)}
+
+
+@dataclass(frozen=True)
+class NeuroGymRLConfig:
+    """Actor-critic on NeuroGym's payoff (protocol 8.6; change log 2026-11-23).
+
+    ``lr``, ``entropy_coef``, ``value_coef``, ``self_model_l2`` and ``max_grad_norm`` are arm
+    (b)'s (:class:`labcore.rl.RLConfig`).
+    """
+
+    trials_per_update: int = 256
+    """Trials sampled from the training pool for each update (registered: 256)."""
+    updates: int = 1500
+    """Update budget (registered: 1500; the post-hoc imitation ceiling: :data:`IMITATION_UPDATES`)."""
+    train_pool: int = 40_000
+    """NeuroGym trials drawn once per seed for training (drawing afresh at every update would
+    cost about 45 s per seed in NeuroGym's Python)."""
+    heldout_trials: int = 1200
+    """Held-out trials of each evaluation (registered: 1200)."""
+    eval_every: int = 100
+    """Updates between held-out evaluations (registered: 100); the best held-out reward is kept."""
+    lr: float = 2e-3
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    normalize_advantages: bool = True
+    value_coef: float = 0.5
+    entropy_coef: float = 0.003
+    self_model_l2: float = 1e-3
+    max_grad_norm: float = 0.5
+    threads: int = 1
+
+    def __post_init__(self) -> None:
+        if min(self.trials_per_update, self.updates, self.train_pool, self.heldout_trials, self.eval_every) < 1:
+            raise ValueError("every count of NeuroGymRLConfig must be >= 1")
+
+
+ProgressFn = Callable[[int, int, dict[str, float]], None]
+IMITATION_UPDATES = 800
+"""The imitation ceiling's budget (post hoc, change log 2026-11-23)."""
+
+
+def update_loss(agent: Agent, trials: NeuroGymTrials, cfg: NeuroGymRLConfig,
+                generator: torch.Generator) -> tuple[torch.Tensor, dict[str, float]]:
+    """One batch's loss: actions sampled from the policy, paid by :func:`payoffs`, A2C with GAE."""
+    out = agent.forward_sequence(agent_observation(trials))
+    logits = neurogym_logits(out.logits)
+    with torch.no_grad():
+        probs = torch.softmax(logits, -1).reshape(-1, logits.shape[-1])
+        actions = torch.multinomial(probs, 1, generator=generator).reshape(logits.shape[:-1])
+    reward = torch.as_tensor(payoffs(trials, actions.numpy()))
+    valid = torch.as_tensor(trials.valid)
+    scored = torch.zeros_like(valid)
+    scored[_scored_steps(trials)] = True
+    values = agent.value(out)  # only the "rl" trainer's kind has a critic
+    advantages, returns = gae(reward, values, valid, cfg.gamma, cfg.gae_lambda)
+    log_prob, entropy = policy_terms(logits, actions)
+    loss, parts = a2c_loss(log_prob, entropy, values, advantages, returns, scored, valid, cfg)  # type: ignore[arg-type]
+    if out.z_self is not None:
+        loss = loss + cfg.self_model_l2 * (out.z_self.pow(2).mean(-1) * valid).sum() / valid.sum()
+    parts["reward"] = float(reward.sum(1).mean())
+    return loss, parts
+
+
+@torch.no_grad()
+def heldout_reward(agent: Agent, trials: NeuroGymTrials) -> float:
+    """Mean reward per trial of the greedy agent."""
+    return float(payoffs(trials, agent_decisions(agent, trials)["actions"]).sum(1).mean())
+
+
+PROBE_UPDATES = (5, 10, 20, 30, 50)
+"""Updates after which training also records the sure option's probability (:func:`sure_propensity`):
+the post-hoc diagnosis of how early the option is given up (change log 2026-11-23)."""
+
+
+@torch.no_grad()
+def sure_propensity(agent: Agent, trials: NeuroGymTrials, update: int) -> dict[str, float]:
+    """The policy's mean probability of the sure option at the decision step, on trials with and
+    without the offer (``heldout_p_sure_offered`` / ``_not_offered``), at ``update``."""
+    was_training = agent.training
+    agent.eval()
+    p = agent_decisions(agent, trials)["p_sure"]
+    agent.train(was_training)
+    offered = trials.sure_offered
+    return {"update": update, "heldout_p_sure_offered": float(p[offered].mean()),
+            "heldout_p_sure_not_offered": float(p[~offered].mean())}
+
+
+@torch.no_grad()
+def ideal_agreement(agent: Agent, trials: NeuroGymTrials) -> float:
+    """Share of trials on which the greedy agent acts as the ideal observer does at both scored
+    steps (fixation and decision): the ``heldout_agreement`` its checkpoint's manifest entry keeps."""
+    ours = agent_decisions(agent, trials)["actions"]
+    ideal, _ = ideal_actions(trials)
+    rows, last = np.arange(len(trials)), trials.length - 1
+    return float(((ours[:, 0] == ideal[:, 0]) & (ours[rows, last] == ideal[rows, last])).mean())
+
+
+def _scored_steps(trials: NeuroGymTrials) -> tuple[torch.Tensor, torch.Tensor]:
+    """Row and step index of the two steps NeuroGym scores in each trial: fixation, then decision."""
+    rows = torch.arange(len(trials))
+    return torch.cat([rows, rows]), torch.cat([torch.zeros_like(rows), torch.as_tensor(trials.length - 1)])
+
+
+def imitation_loss(agent: Agent, trials: NeuroGymTrials, cfg: NeuroGymRLConfig,
+                   generator: torch.Generator) -> tuple[torch.Tensor, dict[str, float]]:
+    """One batch's loss for the architecture ceiling (post hoc, change log 2026-11-23): the
+    cross-entropy of the policy to the ideal observer's actions at the two scored steps."""
+    logits = neurogym_logits(agent.forward_sequence(agent_observation(trials)).logits)
+    target, _ = ideal_actions(trials)
+    rows, steps = _scored_steps(trials)
+    loss = nn.functional.cross_entropy(logits[rows, steps], torch.as_tensor(target)[rows, steps])
+    return loss, {"imitation_loss": float(loss.detach())}
+
+
+TRAINERS: dict[str, tuple[str, Callable[..., tuple[torch.Tensor, dict[str, float]]]]] = {
+    "rl": (KIND, update_loss),
+    "imitation": ("b2_ws", imitation_loss),
+}
+"""How an agent learns the task -> (its kind, its batch loss): ``rl`` from NeuroGym's payoff alone
+(registered), ``imitation`` of the ideal observer's actions (the post-hoc architecture ceiling)."""
+
+
+def train_agent(seed: int, cfg: NeuroGymRLConfig | None = None, progress: ProgressFn | None = None,
+                trainer: str = "rl") -> tuple[Agent, dict[str, Any]]:
+    """Train one agent on NeuroGym's task; returns it (best held-out reward) and its record.
+
+    ``trainer``: "rl" (actor-critic on the payoff; the kind ``reward_all``) or "imitation"
+    (cross-entropy to the ideal observer's actions; ``b2_ws``, no critic). ``cfg.updates``
+    is the budget of either; :data:`IMITATION_UPDATES` is the imitation's registered budget.
+    """
+    cfg = cfg or NeuroGymRLConfig()
+    if trainer not in TRAINERS:
+        raise ValueError(f"trainer must be one of {sorted(TRAINERS)}, got {trainer!r}")
+    kind, batch_loss = TRAINERS[trainer]
+    start = time.perf_counter()
+    # -- seeding: everything random below comes from these
+    torch.set_num_threads(cfg.threads)
+    seed_everything(seed)
+    agent = build_agent(kind, seed)
+    generator = torch.Generator().manual_seed(seed)  # batch draws and actions
+    pool = draw_trials(int(episode_seeds(seed, "train", 1)[0]), cfg.train_pool)
+    heldout = draw_trials(int(episode_seeds(seed, "heldout", 1)[0]), cfg.heldout_trials)
+    # --
+    optimizer = torch.optim.Adam(agent.parameters(), lr=cfg.lr)
+    history: list[dict[str, float]] = []
+    best, best_state, best_update, parts_log = -np.inf, None, 0, []
+    probes = [sure_propensity(agent, heldout, 0)]
+    for update in range(1, cfg.updates + 1):
+        draw = torch.randint(len(pool), (cfg.trials_per_update,), generator=generator).numpy()
+        agent.train()
+        loss, parts = batch_loss(agent, pool.select(draw), cfg, generator)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        nn.utils.clip_grad_norm_(agent.parameters(), cfg.max_grad_norm)
+        optimizer.step()
+        parts_log.append(parts)
+        if update in PROBE_UPDATES:
+            probes.append(sure_propensity(agent, heldout, update))
+        if update % cfg.eval_every and update != cfg.updates:
+            continue
+        agent.eval()
+        reward = heldout_reward(agent, heldout)
+        history.append({"update": update, "heldout_reward": reward, **sure_propensity(agent, heldout, update),
+                        **{f"train_{k}": float(np.mean([p[k] for p in parts_log])) for k in parts_log[0]}})
+        parts_log = []
+        if reward > best:
+            best, best_update, best_state = reward, update, copy.deepcopy(agent.state_dict())
+        if progress is not None:
+            progress(update, cfg.updates, {"heldout_reward": reward})
+    agent.load_state_dict(best_state)
+    agent.eval()
+    record = {"task": TASK, "kind": kind, "seed": int(seed), "mode": "fast", "trainer": trainer,
+              "payoff": dict(pool.rewards), "config": asdict(agent.config), "train_config": asdict(cfg),
+              "heldout_reward": best, "heldout_agreement": ideal_agreement(agent, heldout),
+              "criterion": None, "criterion_attainable": True, "excluded": False,  # no exclusion rule (8.6)
+              "best_update": best_update, "updates": cfg.updates,
+              "wall_seconds": round(time.perf_counter() - start, 3), "history": history,
+              "sure_propensity_early": probes}
+    return agent, record
+
+
+def run_in_env(agent: Agent, seeds: list[int], env: PostDecisionWagerEnv | None = None) -> list[dict[str, Any]]:
+    """Step ``agent`` through the adapter, one trial per seed, greedy (the adapter's last ``info``
+    per trial): the path a user of NeuroGym's task would take, for checking :func:`agent_decisions`."""
+    env = env or PostDecisionWagerEnv()
+    rows = []
+    for seed in seeds:
+        ob, info = env.reset(seed=int(seed))
+        seen, done = [ob], False
+        while not done:
+            trials = NeuroGymTrials(ob=np.asarray(seen, np.float32)[None], length=np.array([len(seen)]),
+                                    coherence=np.array([info["coherence"]]), ground_truth=np.array([0]),
+                                    sure_offered=np.array([False]), rewards=env.rewards, noise_sd=env.noise_sd,
+                                    cohs=(0.0,))
+            action = int(agent_decisions(agent, trials)["actions"][0, -1])
+            ob, _, done, _, info = env.step(action)
+            seen.append(ob)
+        rows.append({**info, "seed": int(seed)})
+    return rows
