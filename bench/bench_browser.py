@@ -63,13 +63,19 @@ def cold_paths() -> None:
             print(f"Robustness, PCI normalisation {normalisation} (first time): {took:.1f} s")
         took = timed_load(page, f"{url}/workspace?agent=b1&seed=0&capacity=4&soa=5&masks=4", "Conjunction accuracy")
         print(f"Workspace with a new masking onset (first time): {took:.1f} s")
-        reward = f"{url}/reward?agent=reward_wager&seed=0&self_model_mode=on"
-        print(f"From reward alone, cold: {timed_load(page, reward, 'Type-2 AUROC'):.1f} s")
-        group = page.get_by_role("radiogroup", name="Self-model (both agents)")
-        took = [timed_change(page, lambda m=m: group.get_by_role("radio", name=m, exact=True).click(), "Type-2 AUROC")
-                for m in ("zeroed", "on", "zeroed", "on")]
-        print(f"From reward alone, self-model switch: {', '.join(f'{t:.2f}' for t in took)} s "
-              "(first two compute, last two are cached)")
+        for seed in (0, 1):
+            reward = f"{url}/reward?agent=reward_wager&seed={seed}&self_model_mode=on"
+            print(f"From reward alone, seed {seed}, cold: {timed_load(page, reward, 'Type-2 AUROC'):.1f} s")
+            # The browser draws the page's figures after the script run ends; a click before that
+            # waits for the drawing. Seed 0 clicks at once, seed 1 after the page has drawn (4 s).
+            if seed:
+                page.wait_for_timeout(4000)
+            group = page.get_by_role("radiogroup", name="Self-model (both agents)")
+            modes = ("zeroed", "on", "noise", "shuffled", "zeroed", "on")
+            took = [timed_change(page, lambda m=m: group.get_by_role("radio", name=m, exact=True).click(),
+                                 "Type-2 AUROC") for m in modes]
+            print(f"From reward alone, seed {seed}, self-model switch ({', '.join(modes)}; the first four compute, "
+                  f"the last two are cached): {', '.join(f'{t:.2f}' for t in took)} s")
         browser.close()
 
 
