@@ -72,7 +72,7 @@ def cold_paths() -> None:
                 page.wait_for_timeout(4000)
             group = page.get_by_role("radiogroup", name="Self-model (both agents)")
             modes = ("zeroed", "on", "noise", "shuffled", "zeroed", "on")
-            took = [timed_change(page, lambda m=m: group.get_by_role("radio", name=m, exact=True).click(),
+            took = [timed_change(page, lambda m=m, g=group: g.get_by_role("radio", name=m, exact=True).click(),
                                  "Type-2 AUROC") for m in modes]
             print(f"From reward alone, seed {seed}, self-model switch ({', '.join(modes)}; the first four compute, "
                   f"the last two are cached): {', '.join(f'{t:.2f}' for t in took)} s")

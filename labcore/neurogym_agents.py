@@ -172,9 +172,9 @@ def ideal_posterior_correct(trials: NeuroGymTrials) -> tuple[np.ndarray, np.ndar
     right is correct). With a uniform prior over NeuroGym's coherences and sides,
     ``P(right | S) = sum_c N(S; n c/100) / sum_c [N(S; n c/100) + N(S; -n c/100)]``.
 
-    Examples
-    --------
-    With no evidence at all the posterior is 0.5 (returned for any trial without a stimulus step).
+    A trial without a stimulus step (none in NeuroGym's timing) gets the posterior 0.5. Tested
+    against the closed form of a single coherence (a logistic in ``S``) in
+    ``tests/agents/test_neurogym_agents.py``.
     """
     stim = trials.stimulus & trials.valid
     s = ((trials.ob[..., 2] - trials.ob[..., 1]) * stim).sum(1).astype(np.float64)

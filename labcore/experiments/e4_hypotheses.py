@@ -419,5 +419,5 @@ def answer(summary: Mapping[str, Any]) -> str:
     if (hyps.get("H5") or {}).get("outcome") == "supported":
         parts.append("Zeroing z_self leaves the reward-trained agent's accuracy unchanged and sets its AUROC to 0.5, "
                      "as its wiring fixes (H5: by construction, reported, not counted).")
-    parts.append(f"Reproduce: `{REPRODUCE}`.")
+    parts.append(f"Reproduce: `{REPRODUCE.replace('--seeds 5', f'--seeds {n}') if n else REPRODUCE}`.")
     return " ".join(parts)

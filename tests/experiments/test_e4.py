@@ -14,7 +14,7 @@ import pytest
 
 from labcore.checkpoints import BUNDLED_DIR, checkpoint_name
 from labcore.config import KINDS_OF_EXPERIMENT, ReproduceConfig
-from labcore.experiments import e4, e4_hypotheses, runner
+from labcore.experiments import e4, runner
 from labcore.experiments.common import SeedResult
 from labcore.experiments.e1 import CONDITIONS
 from labcore.experiments.e4_hypotheses import (
@@ -233,7 +233,8 @@ def test_the_answer_quotes_the_result_set(tiny_run):
     text = answer(summary)
     v = summary["values"]
     assert f"{v['e4.auroc.reward_wager.self_on']:.2f}" in text and f"{v['e4.auroc.supervised.self_on']:.2f}" in text
-    assert e4_hypotheses.REPRODUCE in text and "2 P(correct) - 1" in text
+    n = len(summary["seeds"])
+    assert f"reproduce --experiment e4 --seeds {n} --out results/e4" in text and "2 P(correct) - 1" in text
     edited = json.loads(json.dumps(summary))
     edited["values"]["e4.auroc.reward_wager.self_on"] = 0.912
     next(h for h in edited["hypotheses"] if h["id"] == "H1")["outcome"] = "supported"

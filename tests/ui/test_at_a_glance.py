@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from apptest_pages import ROOT, open_page
 from streamlit.testing.v1 import AppTest
 
 from labcore.config import AGENT_KINDS
@@ -21,17 +21,7 @@ from ui import data
 from ui.components import VERDICT_MARKDOWN_COLOURS, change_text, e1_construction_notes
 from ui.state import LabState, parse_params
 
-ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
 BUNDLED = ROOT / "results" / "bundled"
-
-
-def open_page(page: str, params: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=300)
-    for k, v in (params or {}).items():
-        at.query_params[k] = v
-    at.switch_page(f"app_pages/{page}.py")
-    return at.run()
 
 
 def metric(at: AppTest, label: str):

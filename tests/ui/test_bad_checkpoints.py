@@ -7,13 +7,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from apptest_pages import ROOT, open_page
 from streamlit.testing.v1 import AppTest
 
 from labcore.config import AGENT_KINDS
 from ui import data
 
-ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
 BUNDLED = ROOT / "checkpoints"
 BROKEN = "dual-b1-s0"
 
@@ -49,14 +48,6 @@ def lab(tmp_path, monkeypatch) -> Path:
     monkeypatch.setattr(data, "CHECKPOINTS_DIR", copy)
     monkeypatch.setattr(data, "ROOT", tmp_path)  # so the copy reads as the shipped `checkpoints/`
     return copy
-
-
-def open_page(page: str, params: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=240)
-    for k, v in (params or {}).items():
-        at.query_params[k] = v
-    at.switch_page(f"app_pages/{page}.py")
-    return at.run()
 
 
 def errors(at: AppTest) -> list[str]:

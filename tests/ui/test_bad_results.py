@@ -8,14 +8,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from apptest_pages import APP, ROOT
 from streamlit.testing.v1 import AppTest
 
 from labcore.io import sha256_of
 from labcore.results import DATA_FILES, MANIFEST
 from ui import data
 
-ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
 BUNDLED = ROOT / "results" / "bundled"
 
 

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from apptest_pages import APP, ROOT
 from streamlit.testing.v1 import AppTest
 
 from labcore.lesson import LESSON, expected_answer, step_link
 from labcore.results import load_results
-
-ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
 
 
 def open_lesson(params: dict[str, str] | None = None) -> AppTest:

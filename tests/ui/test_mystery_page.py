@@ -3,22 +3,15 @@ code is one sentence."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
+from apptest_pages import open_page
 from streamlit.testing.v1 import AppTest
 
 from labcore import mystery
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
-
-def open_page(code: str | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=240)
-    if code is not None:
-        at.query_params["code"] = code
-    at.switch_page("app_pages/mystery.py")
-    return at.run()
+def open_mystery(code: str | None = None) -> AppTest:
+    return open_page("mystery", None if code is None else {"code": code})
 
 
 def button(at: AppTest, label: str):
@@ -42,7 +35,7 @@ def texts_outside_the_choice(at: AppTest) -> str:
 
 
 def test_teacher_makes_a_code_and_a_link():
-    at = open_page()
+    at = open_mystery()
     assert not at.exception
     assert any(e.label == "Make a puzzle" for e in at.expander)
     at.radio(key="mystery.task").set_value("dual").run()
@@ -62,7 +55,7 @@ def test_teacher_makes_a_code_and_a_link():
 def test_a_random_puzzle_is_the_same_in_every_session():
     codes = []
     for _ in range(2):
-        at = open_page()
+        at = open_mystery()
         button(at, "Random puzzle").click().run()
         assert not at.exception
         codes.append(at.session_state["mystery.made"])
@@ -72,7 +65,7 @@ def test_a_random_puzzle_is_the_same_in_every_session():
 def test_student_sees_markers_not_the_answer_then_diagnoses():
     puzzle = mystery.make_puzzle("wagering", "zero", seed=0, episode=3)
     code = mystery.encode(puzzle)
-    at = open_page(code)
+    at = open_mystery(code)
     assert not at.exception
     labels = [m.label for m in at.metric]
     assert labels == [m.label for m in mystery.MARKERS["wagering"]]
@@ -96,7 +89,7 @@ def test_student_sees_markers_not_the_answer_then_diagnoses():
 def test_a_wrong_diagnosis_is_told_the_answer():
     puzzle = mystery.make_puzzle("dual", "sigma0.5", seed=0, episode=1)
     code = mystery.encode(puzzle)
-    at = open_page(code)
+    at = open_mystery(code)
     assert not at.exception
     assert [m.label for m in at.metric] == [m.label for m in mystery.MARKERS["dual"]]
     assert "Noise in the workspace" not in texts_outside_the_choice(at)
@@ -112,7 +105,7 @@ def test_a_wrong_diagnosis_is_told_the_answer():
 def test_a_bad_code_is_one_sentence_and_the_teacher_panel():
     code = mystery.encode(mystery.make_puzzle("dual", "k1"))
     mistyped = code[:3] + ("A" if code[3] != "A" else "B") + code[4:]
-    at = open_page(mistyped)
+    at = open_mystery(mistyped)
     assert not at.exception
     assert len(at.error) == 1 and "does not check out" in at.error[0].value
     assert at.error[0].value.count(". ") == 0, "one sentence"
@@ -121,7 +114,7 @@ def test_a_bad_code_is_one_sentence_and_the_teacher_panel():
 
 def test_a_huge_or_hostile_code_is_clamped_when_echoed():
     value = "![t](http://127.0.0.1:9/track.png)" + "X" * 5000
-    at = open_page(value)
+    at = open_mystery(value)
     assert not at.exception
     assert len(at.error) == 1
     message = at.error[0].value
@@ -131,7 +124,7 @@ def test_a_huge_or_hostile_code_is_clamped_when_echoed():
 
 def test_a_typed_code_opens_the_puzzle():
     code = mystery.encode(mystery.make_puzzle("wagering", "intact", seed=1))
-    at = open_page()
+    at = open_mystery()
     at.text_input(key="mystery.typed").set_value(code.lower()).run()
     assert not at.exception
     assert [m.label for m in at.metric] == [m.label for m in mystery.MARKERS["wagering"]]
@@ -141,7 +134,7 @@ def test_the_rollout_steps_to_both_ends():
     for puzzle in (mystery.make_puzzle("wagering", "bus_off", seed=2, episode=63),
                    mystery.make_puzzle("dual", "k1", seed=4, episode=0)):
         code = mystery.encode(puzzle)
-        at = open_page(code)
+        at = open_mystery(code)
         step = at.slider(key=f"mystery.step.{code}")
         first = [m.value for m in at.markdown]
         step.set_value(step.max).run()

@@ -2,26 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from streamlit.testing.v1 import AppTest
+from apptest_pages import metric_value, open_page
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGES = ["home", "agents", "metacognition", "workspace", "robustness", "rollouts", "replication", "scorecards",
          "mystery", "lesson", "reward"]
-
-
-def open_page(page: str, params: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=240)
-    for k, v in (params or {}).items():
-        at.query_params[k] = v
-    at.switch_page(f"app_pages/{page}.py")
-    return at.run()
-
-
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -35,20 +20,20 @@ def test_page_runs_without_exceptions(page):
 
 def test_zeroing_the_self_model_keeps_doing_and_removes_knowing():
     at = open_page("metacognition", {"agent": "b2_ws", "seed": "0"})
-    accuracy, auroc = metric(at, "Task accuracy"), metric(at, "Type-2 AUROC")
+    accuracy, auroc = metric_value(at, "Task accuracy"), metric_value(at, "Type-2 AUROC")
     assert auroc != "0.50"
     at.segmented_control(key="metacognition.self_model_mode").set_value("zero").run()
     assert not at.exception
-    assert metric(at, "Type-2 AUROC") == "0.50"
-    assert metric(at, "Task accuracy") == accuracy  # doing is preserved
+    assert metric_value(at, "Type-2 AUROC") == "0.50"
+    assert metric_value(at, "Task accuracy") == accuracy  # doing is preserved
     assert at.query_params["self_model_mode"] == ["zero"] or at.query_params["self_model_mode"] == "zero"
 
 
 def test_workspace_capacity_controls_access():
     at = open_page("workspace", {"agent": "b1", "seed": "0", "capacity": "4"})
-    full = float(metric(at, "Conjunction accuracy").rstrip("%"))
+    full = float(metric_value(at, "Conjunction accuracy").rstrip("%"))
     at.select_slider(key="workspace.capacity").set_value(0).run()
-    off = float(metric(at, "Conjunction accuracy").rstrip("%"))
+    off = float(metric_value(at, "Conjunction accuracy").rstrip("%"))
     assert full > 90 and off < 20
     assert not at.exception
 
@@ -80,10 +65,10 @@ def test_url_text_is_quoted_never_rendered_as_markdown():
 
 def test_noise_slider_changes_the_live_accuracy():
     at = open_page("robustness", {"agent": "b1", "seed": "0", "noise": "0"})
-    clean = metric(at, "Report accuracy with this noise")
+    clean = metric_value(at, "Report accuracy with this noise")
     at.slider(key="robustness.noise").set_value(0.9).run()
     assert not at.exception
-    assert metric(at, "Report accuracy with this noise") != clean
+    assert metric_value(at, "Report accuracy with this noise") != clean
 
 
 def test_rollout_theatre_steps_through_an_episode():

@@ -2,19 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from apptest_pages import open_page
 from streamlit.testing.v1 import AppTest
-
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
-
-
-def open_page(page: str, params: dict[str, str]) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=240)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.switch_page(f"app_pages/{page}.py")
-    return at.run()
 
 
 def labels(at: AppTest) -> list[str]:

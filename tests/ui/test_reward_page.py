@@ -9,44 +9,23 @@ import json
 import shutil
 from pathlib import Path
 
-from streamlit.testing.v1 import AppTest
+from apptest_pages import ROOT, exceptions, markdown_text, metric_value, open_page
 
 from labcore.checkpoints import BUNDLED_DIR, MANIFEST
 from labcore.config import TrainConfig
 from ui import data
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "reward"
 
 
-def open_page(params: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=240)
-    for k, v in (params or {}).items():
-        at.query_params[k] = v
-    at.switch_page(f"app_pages/{PAGE}.py")
-    return at.run()
-
-
-def errors(at: AppTest) -> list[str]:
-    return [e.value for e in at.exception]
-
-
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
-
-
-def markdown(at: AppTest) -> str:
-    return "\n".join(m.value for m in at.markdown)
-
-
 def test_the_page_renders_the_comparison_the_answer_and_the_hypotheses():
-    at = open_page()
-    assert not errors(at), errors(at)
+    at = open_page(PAGE)
+    assert not exceptions(at), exceptions(at)
     assert at.title[0].value == "From reward alone"
     assert not at.error, [e.value for e in at.error]  # the bundled set and agents are usable
     labels = {m.label for m in at.metric}
     assert {"Type-2 AUROC · supervised", "Type-2 AUROC · reward only"} <= labels
-    text = markdown(at)
+    text = markdown_text(at)
     summary = json.loads((data.E4_RESULTS_DIR / "summary.json").read_text())
     for h in summary["hypotheses"]:
         assert f"**{h['outcome']}**] **{h['id']}**" in text  # each verdict, as the result set gives it
@@ -55,15 +34,15 @@ def test_the_page_renders_the_comparison_the_answer_and_the_hypotheses():
 
 
 def test_zeroing_the_self_model_sets_both_aurocs_to_chance_and_keeps_accuracy():
-    at = open_page({"agent": "reward_wager", "seed": "0"})
-    before = {who: (metric(at, f"Task accuracy · {who}"), metric(at, f"Type-2 AUROC · {who}"))
+    at = open_page(PAGE, {"agent": "reward_wager", "seed": "0"})
+    before = {who: (metric_value(at, f"Task accuracy · {who}"), metric_value(at, f"Type-2 AUROC · {who}"))
               for who in ("supervised", "reward only")}
     assert all(auroc != "0.50" for _, auroc in before.values())
     at.segmented_control(key="reward.self_model_mode").set_value("zero").run()
-    assert not errors(at), errors(at)
+    assert not exceptions(at), exceptions(at)
     for who, (accuracy, _) in before.items():
-        assert metric(at, f"Type-2 AUROC · {who}") == "0.50"
-        assert metric(at, f"Task accuracy · {who}") == accuracy  # doing is kept
+        assert metric_value(at, f"Type-2 AUROC · {who}") == "0.50"
+        assert metric_value(at, f"Task accuracy · {who}") == accuracy  # doing is kept
     assert sum("by construction" in s.value for s in at.success) == 2  # said on both agents
     assert at.query_params["self_model_mode"] in (["zero"], "zero")
 
@@ -78,24 +57,24 @@ def test_verdicts_and_the_answer_follow_a_modified_copy_of_the_summary(tmp_path,
     summary["values"]["e4.auroc.reward_wager.self_on"] = 0.987
     (copy / "summary.json").write_text(json.dumps(summary))
     monkeypatch.setattr(data, "E4_RESULTS_DIR", copy)
-    at = open_page()
-    assert not errors(at), errors(at)
-    text = markdown(at)
+    at = open_page(PAGE)
+    assert not exceptions(at), exceptions(at)
+    text = markdown_text(at)
     assert f"**{flipped}**] **H1** (primary)" in text
     assert "0.99" in text  # the answer quotes the edited value
 
 
 def test_a_missing_result_set_is_one_error_and_the_live_lab_still_works(tmp_path, monkeypatch):
     monkeypatch.setattr(data, "E4_RESULTS_DIR", tmp_path / "nowhere")
-    at = open_page()
-    assert not errors(at), errors(at)
+    at = open_page(PAGE)
+    assert not exceptions(at), exceptions(at)
     assert len(at.error) == 1 and "reproduce --experiment e4" in at.error[0].value
-    assert metric(at, "Type-2 AUROC · reward only") != "undefined"
+    assert metric_value(at, "Type-2 AUROC · reward only") != "undefined"
 
 
 def test_bad_url_values_are_clamped_with_a_notice():
-    at = open_page({"agent": "b1", "seed": "99", "self_model_mode": "off"})
-    assert not errors(at), errors(at)
+    at = open_page(PAGE, {"agent": "b1", "seed": "99", "self_model_mode": "off"})
+    assert not exceptions(at), exceptions(at)
     notices = " ".join(w.value for w in at.warning)
     assert "agent='b1' is not one of" in notices and "'off' is not one of" in notices
     assert "seed=99 is not available" in notices
@@ -113,11 +92,11 @@ def test_the_live_training_run_writes_only_to_the_session_folder(tmp_path, monke
     monkeypatch.setattr(data, "USER_RUNS_DIR", tmp_path / "user")
     shipped = digest(BUNDLED_DIR)
     manifest = (BUNDLED_DIR / MANIFEST).read_bytes()
-    at = open_page()
+    at = open_page(PAGE)
     button = next(b for b in at.button if b.label.startswith("Train reward_wager seed"))
     assert button.label == "Train reward_wager seed 5 live"
     button.click().run()
-    assert not errors(at), errors(at)
+    assert not exceptions(at), exceptions(at)
     saved = list((tmp_path / "user").glob("*/wagering-reward_wager-s5.safetensors"))
     assert len(saved) == 1 and (saved[0].parent / MANIFEST).exists()
     assert digest(BUNDLED_DIR) == shipped and (BUNDLED_DIR / MANIFEST).read_bytes() == manifest
@@ -137,15 +116,15 @@ def neurogym_copy(tmp_path: Path) -> Path:
 def test_the_neurogym_study_is_shown_with_its_answer_and_figures():
     from labcore.experiments.explore_neurogym import answer_paragraph
 
-    at = open_page()
-    assert not errors(at), errors(at)
-    text = markdown(at)
+    at = open_page(PAGE)
+    assert not exceptions(at), exceptions(at)
+    text = markdown_text(at)
     summary = json.loads((data.NEUROGYM_STUDY_DIR / "summary.json").read_text())
     assert summary["answer"] in text
     reward = summary["reading"]["reward"]
     assert f"{reward['mean']:+.3f}" in text
     assert ("**Why, as far as we found" in text) == (reward["rises"] is False)
-    readme = " ".join((Path(APP).parent / "README.md").read_text().split())
+    readme = " ".join((ROOT / "README.md").read_text().split())
     assert " ".join(answer_paragraph(summary).split()) in readme  # the README states the bundled answer
 
 
@@ -155,13 +134,13 @@ def test_the_neurogym_numbers_follow_the_study_and_a_damaged_study_is_one_error(
     summary["means"]["reward_reward"]["mean"] = 0.4321
     (copy / "summary.json").write_text(json.dumps(summary))
     monkeypatch.setattr(data, "NEUROGYM_STUDY_DIR", copy)
-    at = open_page()
-    assert not errors(at), errors(at)
-    assert "0.432" in markdown(at) and not at.error
+    at = open_page(PAGE)
+    assert not exceptions(at), exceptions(at)
+    assert "0.432" in markdown_text(at) and not at.error
     del summary["reading"]
     (copy / "summary.json").write_text(json.dumps(summary))
     data._neurogym.clear()
-    at = open_page()
-    assert not errors(at), errors(at)
+    at = open_page(PAGE)
+    assert not exceptions(at), exceptions(at)
     assert len(at.error) == 1 and "NeuroGym study cannot be shown" in at.error[0].value
-    assert metric(at, "Type-2 AUROC · reward only") != "undefined"  # the rest of the page works
+    assert metric_value(at, "Type-2 AUROC · reward only") != "undefined"  # the rest of the page works

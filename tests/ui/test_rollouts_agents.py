@@ -7,6 +7,7 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from apptest_pages import exceptions, open_page
 from streamlit.testing.v1 import AppTest
 
 import labcore.training
@@ -15,20 +16,6 @@ from labcore.checkpoints import BUNDLED_DIR, MANIFEST
 from labcore.config import AGENT_KINDS, KINDS_OF_EXPERIMENT, TASK_OF_EXPERIMENT, TrainConfig
 from labcore.training import TrainedAgent
 from ui import data
-
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
-
-
-def open_page(page: str, params: dict[str, str] | None = None, at: AppTest | None = None) -> AppTest:
-    at = at or AppTest.from_file(APP, default_timeout=240)
-    for k, v in (params or {}).items():
-        at.query_params[k] = v
-    at.switch_page(f"app_pages/{page}.py")
-    return at.run()
-
-
-def errors(at: AppTest) -> list[str]:
-    return [e.value for e in at.exception]
 
 
 def caption(at: AppTest) -> str:
@@ -45,16 +32,16 @@ def step(at: AppTest) -> None:
 def test_deselecting_the_self_model_keeps_the_last_choice_and_the_wager_step_says_what_it_read():
     at = open_page("rollouts", {"task": "wagering", "agent": "b2_ws", "seed": "0", "episode": "1",
                                 "self_model_mode": "zero"})
-    assert not errors(at)
+    assert not exceptions(at)
     at.segmented_control(key="rollouts.self_model_mode").set_value(None).run()  # a second click on "zeroed"
-    assert not errors(at), errors(at)
+    assert not exceptions(at), exceptions(at)
     assert at.segmented_control(key="rollouts.self_model_mode").value == "zero"
     at.segmented_control(key="rollouts.self_model_mode").set_value("on").run()
     texts = []
     for _ in range(6):  # episode 1 of seed 0: walk, junction at step 3, wager at step 6
         step(at)
         texts.append(caption(at))
-    assert not errors(at)
+    assert not exceptions(at)
     assert "move forward" in texts[0]  # a movement, not "0 = red"
     wager = texts[-1]
     assert wager.startswith("Wager: the agent bets") and "confidence head at the choice point (step 3)" in wager
@@ -62,11 +49,11 @@ def test_deselecting_the_self_model_keeps_the_last_choice_and_the_wager_step_say
 
 def test_an_episode_beyond_the_data_is_clamped_with_a_notice(monkeypatch):
     at = open_page("rollouts", {"task": "dual", "agent": "b1", "seed": "0", "episode": "999"})
-    assert not errors(at) and at.number_input(key="rollouts.episode").value == 999  # 1000 episodes: in range
+    assert not exceptions(at) and at.number_input(key="rollouts.episode").value == 999  # 1000 episodes: in range
     assert not any("episode" in w.value for w in at.warning)
     monkeypatch.setattr(data, "THEATRE_EPISODES", 64)  # the count comes from the data, not from the URL rules
     at = open_page("rollouts", {"task": "dual", "agent": "b1", "seed": "0", "episode": "999"})
-    assert not errors(at), errors(at)
+    assert not exceptions(at), exceptions(at)
     assert at.number_input(key="rollouts.episode").value == 63
     assert any("There are 64 episodes (0-63); showing episode 63" in w.value for w in at.warning)
     assert at.query_params["episode"] in (["63"], "63")  # the shared link now says what is shown
@@ -87,11 +74,11 @@ def used_on(task: str) -> set[str]:
 
 def test_the_kinds_offered_fit_the_task():
     at = open_page("agents")
-    assert not errors(at)
+    assert not exceptions(at)
     assert at.selectbox(key="train_kind").value == "b1"
     assert set(kinds_offered(at)) == used_on("dual") and "b2_ws" in kinds_offered(at)
     at.selectbox(key="train_task").set_value("wagering").run()  # with b1 still selected
-    assert not errors(at)
+    assert not exceptions(at)
     offered = kinds_offered(at)
     assert set(offered) == used_on("wagering") and "b1" not in offered
     assert all(AGENT_KINDS[k].self_model for k in offered)  # E1's markers need a confidence head
@@ -127,7 +114,7 @@ def test_training_writes_to_the_session_directory_and_is_seen_by_that_session_on
     at.selectbox(key="train_task").set_value("wagering").run()
     tables = len(at.dataframe)
     next(b for b in at.button if b.label == "Train b2_ws seed 5 on the wagering task").click().run()
-    assert not errors(at), errors(at)
+    assert not exceptions(at), exceptions(at)
     assert calls == [("wagering", "b2_ws", 5)]
 
     assert (BUNDLED_DIR / MANIFEST).read_bytes() == manifest_before and digest(BUNDLED_DIR) == shipped
@@ -139,13 +126,13 @@ def test_training_writes_to_the_session_directory_and_is_seen_by_that_session_on
     assert any(b.label == "Train b2_ws seed 6 on the wagering task" for b in at.button)  # seed 5 is taken now
 
     mine = open_page("metacognition", {"agent": "b2_ws", "seed": "0"}, at=at)  # same session
-    assert not errors(mine)
+    assert not exceptions(mine)
     assert 5 in mine.selectbox(key="metacognition.seed").options or "5" in mine.selectbox(
         key="metacognition.seed").options
     assert mine.selectbox(key="metacognition.seed").value == 0  # the default view is unchanged
 
     other = open_page("metacognition", {"agent": "b2_ws", "seed": "5"})  # another visitor, same server
-    assert not errors(other)
+    assert not exceptions(other)
     assert [str(o) for o in other.selectbox(key="metacognition.seed").options] == ["0", "1", "2", "3", "4"]
     assert any("seed=5 is not available" in w.value for w in other.warning)
 

@@ -7,10 +7,10 @@ driven in AppTest with the same files through its real uploader.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from apptest_pages import APP, metric_value
 from streamlit.testing.v1 import AppTest
 
 from labcore.scorecards.rubric import ItemEntry
@@ -18,7 +18,6 @@ from labcore.scorecards.rubric_data import ITEM_IDS
 from labcore.scorecards.user_systems import MAX_IMPORT_BYTES, UserSystem, user_system_to_json
 from ui.scorecard_import import editor_rows, entries_from_rows, load_scorecard
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAIR_DOC = {"format": "ctlab.osmd_scorecard", "version": 1, "name": "**mine** ![x](http://127.0.0.1:9/x.png)",
             "items": [{"item_id": "HOT-2", "architectural": 2, "behavioural": [2, 3], "evidence": "Brier 0.14"},
                       {"item_id": "AE-2", "not_applicable_reason": "simulator only"}]}
@@ -97,16 +96,12 @@ def upload(at: AppTest, filename: str, data: bytes) -> None:
     at.file_uploader(key="scorecards.import").set_value((filename, data, "application/json")).run()
 
 
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
-
-
 def test_scorecards_page_import_in_apptest():
     at = AppTest.from_file(APP, default_timeout=240)
     at.switch_page("app_pages/scorecards.py")
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert metric(at, "Behavioural total") == "no item scored"  # a fresh table is not 30 zeros
+    assert metric_value(at, "Behavioural total") == "no item scored"  # a fresh table is not 30 zeros
     assert (own_items(at)["status"] == "not assessed").all()
 
     # a pair import keeps its scores; missing items are N/A, and the total says what it covers
@@ -120,15 +115,15 @@ def test_scorecards_page_import_in_apptest():
     assert items.loc["HOT-2", "behavioural entered"] == "2-3"
     assert items.loc["HOT-2", "behavioural after the rules"] == 2
     assert items.loc["RPT-1", "status"] == "not assessed" and items.loc["AE-2", "status"] == "not applicable"
-    assert metric(at, "Behavioural total") == "2 / 3"
-    assert metric(at, "Band") == "not defined"
+    assert metric_value(at, "Behavioural total") == "2 / 3"
+    assert metric_value(at, "Band") == "not defined"
     assert any("2 / 3 over the 1 item scored; 1 not applicable; 28 not assessed" in c.value for c in at.caption)
 
     # a complete card gets the 90-point total and a band
     full = UserSystem("full", tuple(ItemEntry(i, 2, 2) for i in ITEM_IDS))
     upload(at, "full.json", user_system_to_json(full).encode())
     assert not at.exception
-    assert metric(at, "Behavioural total") == "60 / 90" and metric(at, "Band") != "not defined"
+    assert metric_value(at, "Behavioural total") == "60 / 90" and metric_value(at, "Band") != "not defined"
 
     # hostile files: one sentence each, no exception, the page keeps working
     for data, expected in HOSTILE.values():
@@ -136,4 +131,4 @@ def test_scorecards_page_import_in_apptest():
         assert not at.exception, [e.value for e in at.exception]
         errors = [e.value.replace("\\", "") for e in at.error]
         assert len(errors) == 1 and expected in errors[0] and one_sentence(errors[0]), errors
-        assert metric(at, "Behavioural total") == "no item scored"  # back to an empty table
+        assert metric_value(at, "Behavioural total") == "no item scored"  # back to an empty table

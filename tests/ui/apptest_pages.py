@@ -1,0 +1,41 @@
+"""What the page tests share: open a page of the real app in Streamlit's AppTest and read it.
+
+Imported by the test files of this folder (``from apptest_pages import open_page``; pytest puts
+this folder on the path), so every page test opens pages the same way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+TIMEOUT = 300
+"""Seconds one script run may take (a cold page trains nothing, but computes its first views)."""
+
+
+def open_page(page: str, params: dict[str, str] | None = None, at: AppTest | None = None) -> AppTest:
+    """Run ``app_pages/<page>.py`` through the app (navigation, URL state) with URL ``params``;
+    ``at``: continue an existing session instead of a new one."""
+    at = at or AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for k, v in (params or {}).items():
+        at.query_params[k] = v
+    at.switch_page(f"app_pages/{page}.py")
+    return at.run()
+
+
+def exceptions(at: AppTest) -> list[str]:
+    """The tracebacks a run raised (a page must raise none)."""
+    return [e.value for e in at.exception]
+
+
+def metric_value(at: AppTest, label: str) -> str:
+    """The shown value of the metric labelled ``label``."""
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def markdown_text(at: AppTest) -> str:
+    """All Markdown of the page, one element per line."""
+    return "\n".join(m.value for m in at.markdown)
