@@ -1,7 +1,7 @@
 """What the page tests share: open a page of the real app in Streamlit's AppTest and read it.
 
-Imported by the test files of this folder (``from apptest_pages import open_page``; pytest puts
-this folder on the path), so every page test opens pages the same way.
+Imported by the test files of this folder (``from tests.ui.apptest_pages import open_page``; the
+repository root is on pytest's path), so every page test opens pages the same way.
 """
 
 from __future__ import annotations

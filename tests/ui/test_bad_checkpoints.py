@@ -7,10 +7,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from apptest_pages import ROOT, open_page
 from streamlit.testing.v1 import AppTest
 
 from labcore.config import AGENT_KINDS
+from tests.ui.apptest_pages import ROOT, open_page
 from ui import data
 
 BUNDLED = ROOT / "checkpoints"

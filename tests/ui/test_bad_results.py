@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from apptest_pages import APP, ROOT
 from streamlit.testing.v1 import AppTest
 
 from labcore.io import sha256_of
 from labcore.results import DATA_FILES, MANIFEST
+from tests.ui.apptest_pages import APP, ROOT
 from ui import data
 
 BUNDLED = ROOT / "results" / "bundled"

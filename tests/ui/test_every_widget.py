@@ -15,9 +15,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from apptest_pages import APP
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import TESTING_KEY
+
+from tests.ui.apptest_pages import APP
 
 PAGES_DIR = Path(__file__).resolve().parents[2] / "app_pages"
 LONG_TEXT = "**bold** [link](http://127.0.0.1:9/x) ![i](http://127.0.0.1:9/i.png) " * 70  # ~5,000 chars

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from apptest_pages import APP, ROOT
 from streamlit.testing.v1 import AppTest
 
 from labcore.lesson import LESSON, expected_answer, step_link
 from labcore.results import load_results
+from tests.ui.apptest_pages import APP, ROOT
 
 
 def open_lesson(params: dict[str, str] | None = None) -> AppTest:

@@ -4,10 +4,10 @@ code is one sentence."""
 from __future__ import annotations
 
 import numpy as np
-from apptest_pages import open_page
 from streamlit.testing.v1 import AppTest
 
 from labcore import mystery
+from tests.ui.apptest_pages import open_page
 
 
 def open_mystery(code: str | None = None) -> AppTest:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from apptest_pages import metric_value, open_page
+
+from tests.ui.apptest_pages import metric_value, open_page
 
 PAGES = ["home", "agents", "metacognition", "workspace", "robustness", "rollouts", "replication", "scorecards",
          "mystery", "lesson", "reward"]

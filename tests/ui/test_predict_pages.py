@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from apptest_pages import open_page
 from streamlit.testing.v1 import AppTest
+
+from tests.ui.apptest_pages import open_page
 
 
 def labels(at: AppTest) -> list[str]:

@@ -9,10 +9,9 @@ import json
 import shutil
 from pathlib import Path
 
-from apptest_pages import ROOT, exceptions, markdown_text, metric_value, open_page
-
 from labcore.checkpoints import BUNDLED_DIR, MANIFEST
 from labcore.config import TrainConfig
+from tests.ui.apptest_pages import ROOT, exceptions, markdown_text, metric_value, open_page
 from ui import data
 
 PAGE = "reward"

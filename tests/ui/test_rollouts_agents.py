@@ -7,7 +7,6 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from apptest_pages import exceptions, open_page
 from streamlit.testing.v1 import AppTest
 
 import labcore.training
@@ -15,6 +14,7 @@ from labcore.agents import build_agent
 from labcore.checkpoints import BUNDLED_DIR, MANIFEST
 from labcore.config import AGENT_KINDS, KINDS_OF_EXPERIMENT, TASK_OF_EXPERIMENT, TrainConfig
 from labcore.training import TrainedAgent
+from tests.ui.apptest_pages import exceptions, open_page
 from ui import data
 
 

@@ -10,12 +10,12 @@ import json
 
 import pandas as pd
 import pytest
-from apptest_pages import APP, metric_value
 from streamlit.testing.v1 import AppTest
 
 from labcore.scorecards.rubric import ItemEntry
 from labcore.scorecards.rubric_data import ITEM_IDS
 from labcore.scorecards.user_systems import MAX_IMPORT_BYTES, UserSystem, user_system_to_json
+from tests.ui.apptest_pages import APP, metric_value
 from ui.scorecard_import import editor_rows, entries_from_rows, load_scorecard
 
 PAIR_DOC = {"format": "ctlab.osmd_scorecard", "version": 1, "name": "**mine** ![x](http://127.0.0.1:9/x.png)",
