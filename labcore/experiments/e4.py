@@ -15,6 +15,9 @@ and ``skip_low`` / ``skip_mid`` / ``skip_high``), and the contrasts ``e4.auroc_g
 (AUROC minus the supervised arm's), ``e4.skip_salience.<arm>`` (opt-outs on the faintest third
 of flashes minus the brightest third) and ``e4.accuracy_change.<arm>`` (accuracy with z_self
 zeroed minus intact). Evaluation trials per seed and condition: ``ReproduceConfig.e1_trials``.
+Across seeds (:func:`cross_seed`): ``e4.seeds_opting_out_always.<arm>``, ``..._never.<arm>`` and
+``..._measured.<arm>``, how many agents opt out on (almost) every wager trial, on (almost) none, and
+of how many, because a mean opt-out rate can describe no agent at all.
 """
 
 from __future__ import annotations
@@ -143,6 +146,34 @@ def contrasts(values: dict[str, float]) -> dict[str, float]:
         out[f"e4.skip_salience.{a}"] = values.get(f"e4.skip_low.{a}.self_on", nan) - values.get(
             f"e4.skip_high.{a}.self_on", nan)
         out[f"e4.accuracy_change.{a}"] = values[f"e4.accuracy.{a}.self_off"] - values[f"e4.accuracy.{a}.self_on"]
+    return out
+
+
+ALL_OR_NOTHING = 0.05
+"""An agent "always" opts out at an intact opt-out rate >= 1 - this, "never" at <= this."""
+
+
+def cross_seed(results: list[SeedResult]) -> dict[str, float]:
+    """How the intact opt-out rates of each arm split over seeds (module docstring).
+
+    A mean of 10% can be every agent opting out on a tenth of the trials (on the faint ones,
+    say) or two agents in twenty opting out on everything and the rest on nothing; these counts
+    tell the two apart. Seeds without a defined rate (no wager trial answered) are not counted.
+
+    >>> r = [SeedResult("e4", s, values={"e4.skip.reward_wager.self_on": x}) for s, x in enumerate([1.0, 0.0, 0.0])]
+    >>> cross_seed(r)
+    {'e4.seeds_opting_out_always.reward_wager': 1.0, 'e4.seeds_opting_out_never.reward_wager': 2.0, \
+'e4.seeds_opting_out_measured.reward_wager': 3.0}
+    """
+    out: dict[str, float] = {}
+    for arm in ARMS:
+        rates = np.array([r.values[key] for r in results
+                          if (key := f"e4.skip.{arm.name}.self_on") in r.values], dtype=float)
+        rates = rates[np.isfinite(rates)]
+        if rates.size:
+            out[f"e4.seeds_opting_out_always.{arm.name}"] = float((rates >= 1 - ALL_OR_NOTHING).sum())
+            out[f"e4.seeds_opting_out_never.{arm.name}"] = float((rates <= ALL_OR_NOTHING).sum())
+            out[f"e4.seeds_opting_out_measured.{arm.name}"] = float(rates.size)
     return out
 
 

@@ -326,6 +326,31 @@ def outcome_text(hypothesis: Mapping[str, Any] | None) -> str:
     return head
 
 
+def all_or_nothing(values: Mapping[str, Any], arm: str) -> str:
+    """A sentence when an arm's opt-outs split over seeds into all or nothing, else "".
+
+    Reads the counts of :func:`labcore.experiments.e4.cross_seed` from ``values``: said only
+    when every measured seed opts out on (almost) every wager trial or on (almost) none and at
+    least one does the former, because the mean opt-out rate then describes no agent.
+
+    >>> all_or_nothing({"e4.seeds_opting_out_always.x": 2, "e4.seeds_opting_out_never.x": 18,
+    ...                 "e4.seeds_opting_out_measured.x": 20}, "x")[:56]
+    ' Per seed it is all or nothing: 2 of 20 agents opted out'
+    >>> all_or_nothing({"e4.seeds_opting_out_always.x": 0, "e4.seeds_opting_out_never.x": 5,
+    ...                 "e4.seeds_opting_out_measured.x": 5}, "x")
+    ''
+    """
+    always, never, measured = (values.get(f"e4.seeds_opting_out_{k}.{arm}") for k in ("always", "never", "measured"))
+    if not all(_finite(x) for x in (always, never, measured)):
+        return ""
+    always, never, measured = int(always), int(never), int(measured)
+    if always < 1 or always + never != measured:
+        return ""
+    rest = f", the other {never} on (almost) none" if never else ""
+    return (f" Per seed it is all or nothing: {always} of {measured} agents opted out on (almost) every wager "
+            f"trial whatever the flash{rest}, so the mean opt-out rate describes no agent.")
+
+
 def answer(summary: Mapping[str, Any]) -> str:
     """The answer of an E4 result set in plain language, every number read from ``summary``.
 
@@ -405,7 +430,8 @@ def answer(summary: Mapping[str, Any]) -> str:
                      f"{_pct(float(risky['']))} of wager trials ({_pct(float(risky['_low']))} on the faintest third, "
                      f"{_pct(float(risky['_high']))} on the brightest; {outcome_text(hyps.get('H4'))})"
                      + (": so the missing incentive is not the whole story, since where opting out would pay the agent "
-                        "still did not learn to." if float(risky[""]) <= 0.01 and io["opt_out"] > 0.1 else "."))
+                        "still did not learn to." if float(risky[""]) <= 0.01 and io["opt_out"] > 0.1 else ".")
+                     + all_or_nothing(values, "reward_wager_risky"))
     lo, ws = v["e4.auroc.reward_logits.self_on"], v["e4.auroc.reward_workspace.self_on"]
     if _finite(lo) and _finite(ws):
         parts.append(f"Confidence heads reading only the policy's logits or only the workspace reach AUROC "

@@ -166,6 +166,8 @@ def reproduce(
         cross.update(e2.cross_seed(results["e2"]))
     if "e3" in results:
         cross.update(e3.cross_seed(results["e3"]))
+    if "e4" in results:
+        cross.update(e4.cross_seed(results["e4"]))
     audit: dict[str, dict] = {}
     twin_values: dict[str, float] = {}
     untrained_seeds = list(cfg.seeds[:audit_seeds])

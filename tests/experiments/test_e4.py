@@ -228,6 +228,31 @@ def _seed_values(run: Path, key: str) -> list[float]:
         return [float(r["value"]) for r in csv.DictReader(fh) if r["key"] == key]
 
 
+def test_opt_out_split_over_seeds_counts_all_or_nothing_agents():
+    rates = {"reward_wager_risky": [1.0, 0.0, 0.0, 0.97, 0.02], "supervised": [0.03, 0.5, float("nan"), 0.0, 0.0]}
+    results = [SeedResult("e4", s, values={f"e4.skip.{a}.self_on": r[s] for a, r in rates.items()}) for s in range(5)]
+    split = e4.cross_seed(results)
+    assert [split[f"e4.seeds_opting_out_{k}.reward_wager_risky"] for k in ("always", "never", "measured")] == [2, 3, 5]
+    assert [split[f"e4.seeds_opting_out_{k}.supervised"] for k in ("always", "never", "measured")] == [0, 3, 4]
+    assert not any(".reward_all" in k for k in split)  # no values, no counts
+
+
+def test_the_answer_says_when_a_mean_opt_out_rate_describes_no_agent(tiny_run):
+    summary = json.loads((tiny_run / "summary.json").read_text())
+    cross = summary["cross_seed"]
+    for arm in e4.ARMS:
+        counts = [cross[f"e4.seeds_opting_out_{k}.{arm.name}"] for k in ("always", "never", "measured")]
+        assert counts[2] == len(TINY.seeds) and counts[0] + counts[1] <= counts[2]
+    edited = json.loads(json.dumps(summary))
+    split = {"e4.seeds_opting_out_always.reward_wager_risky": 1, "e4.seeds_opting_out_never.reward_wager_risky": 1,
+             "e4.seeds_opting_out_measured.reward_wager_risky": 2}
+    edited["values"].update({"e4.skip.reward_wager_risky.self_on": 0.5, "e4.skip_low.reward_wager_risky.self_on": 0.5,
+                             "e4.skip_high.reward_wager_risky.self_on": 0.5, **split})
+    assert "Per seed it is all or nothing: 1 of 2 agents opted out" in answer(edited)
+    edited["values"]["e4.seeds_opting_out_never.reward_wager_risky"] = 0  # the other seed opts out on some trials
+    assert "all or nothing" not in answer(edited)
+
+
 def test_the_answer_quotes_the_result_set(tiny_run):
     summary = json.loads((tiny_run / "summary.json").read_text())
     text = answer(summary)
