@@ -2,7 +2,9 @@
 
 Models are loaded once per process (``st.cache_resource``) and never mutated: lesions are
 run-time interventions. Results are cached per (checkpoint, intervention) with
-``st.cache_data``, so moving a control back to a previous value is instant.
+``st.cache_data``, so moving a control back to a previous value is instant. Both caches are keyed
+by the checkpoint file's version (:func:`agent_stamp`: path, inode, size, modification time), so a file
+retrained or restored in place while the server runs is loaded and measured afresh.
 
 Pages read their inputs through guarded paths: :func:`manifest` (and :func:`seeds_by_kind`),
 :func:`checked_agent` and :func:`checked_results`. A bad file there is one ``st.error`` naming
@@ -12,8 +14,9 @@ restored file is read again on the next run.
 Agents a visitor trains on the Agents page live in their browser session's own folder under
 ``runs/user/`` (:func:`session_dir`, git-ignored), never in the shipped ``checkpoints/``: the
 pages of that session list them beside the bundled ones (:func:`manifest`), no other session
-sees them, and their seeds are unique across all sessions (:func:`seed_taken`), so the caches
-below, keyed by (kind, seed), never mix two visitors' agents.
+sees them, and their seeds are unique across all sessions (:func:`seed_taken`), so a name always
+means one agent; the caches, keyed by the file itself (:func:`agent_stamp`), never mix two
+visitors' agents either way.
 """
 
 from __future__ import annotations
@@ -186,8 +189,8 @@ def checkpoint_path(task: str, kind: str, seed: int) -> Path:
 def seed_taken(task: str, kind: str, seed: int) -> bool:
     """Is there an agent of this name anywhere: bundled, or trained in any session?
 
-    A user-trained seed must be new everywhere, so that the caches keyed by (kind, seed) never
-    hold another session's agent under the same key.
+    A user-trained seed must be new everywhere, so that an agent's name (kind, seed) means one
+    agent on every page and in every session.
     """
     file = f"{checkpoint_name(task, kind, seed)}{SUFFIX}"
     return (CHECKPOINTS_DIR / file).exists() or any(USER_RUNS_DIR.glob(f"*/{file}"))
@@ -227,10 +230,26 @@ def train_live(seed: int, progress: Callable[[int, int, dict], None] | None = No
     return trained.record, path
 
 
+def agent_stamp(task: str, kind: str, seed: int) -> str:
+    """The version of an agent's checkpoint file: its path, inode, size and modification time (ns).
+
+    Part of every cache key below. Checkpoints are replaced atomically (a new file, a new
+    time), so retraining into ``checkpoints/`` or a ``git checkout`` of a file changes the stamp
+    and the next run loads and measures the new weights. Raises :class:`CheckpointError` on an
+    unsafe name, as :func:`checkpoint_path` does.
+    """
+    path = checkpoint_path(task, kind, seed)
+    try:
+        stat = path.stat()
+    except OSError:
+        return f"{path}|missing"
+    return f"{path}|{stat.st_ino}|{stat.st_size}|{stat.st_mtime_ns}"
+
+
 @st.cache_resource(show_spinner=False, max_entries=96)
-def _load(path: str) -> Agent:
-    # Keyed by the file's path, so another directory never gets this one's agent; a failure
-    # raises and is not cached.
+def _load(path: str, stamp: str) -> Agent:
+    # Keyed by the file's path and version (stamp), so another directory, or a newer file at
+    # the same path, never gets this one's agent; a failure raises and is not cached.
     return load_checkpoint(path).agent
 
 
@@ -239,7 +258,7 @@ def agent(task: str, kind: str, seed: int) -> Agent:
 
     The cached views below call it; a page first reads the agent through :func:`checked_agent`.
     """
-    return _load(str(checkpoint_path(task, kind, seed)))
+    return _load(str(checkpoint_path(task, kind, seed)), agent_stamp(task, kind, seed))
 
 
 def checked_agent(task: str, kind: str, seed: int) -> Agent | None:
@@ -269,42 +288,64 @@ def checked_agent(task: str, kind: str, seed: int) -> Agent | None:
         return None
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
 def metacognition(kind: str, seed: int, self_model_mode: str, capacity: int, noise: float) -> measures.MetacognitionView:
     """E1 markers of one wagering agent with ``capacity`` active slots (see measures.metacognition)."""
+    return _metacognition(agent_stamp("wagering", kind, seed), kind, seed, self_model_mode, capacity, noise)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _metacognition(stamp: str, kind: str, seed: int, self_model_mode: str, capacity: int,
+                   noise: float) -> measures.MetacognitionView:
     model = agent("wagering", kind, seed)
     iv = Intervention(self_model_mode=self_model_mode, capacity_scale=capacity_scale(capacity, model.config.n_slots),
                       workspace_noise=noise, seed=seed)
     return measures.metacognition(model, iv, episode_seeds(seed, "eval", E1_TRIALS))
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
 def workspace(kind: str, seed: int, capacity: int, noise: float, noise_mode: str,
               self_model_mode: str = "on") -> measures.WorkspaceView:
     """E2 accuracies and broadcast markers of one dual-task agent (see measures.workspace)."""
+    return _workspace(agent_stamp("dual", kind, seed), kind, seed, capacity, noise, noise_mode, self_model_mode)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _workspace(stamp: str, kind: str, seed: int, capacity: int, noise: float, noise_mode: str,
+               self_model_mode: str) -> measures.WorkspaceView:
     model = agent("dual", kind, seed)
     iv = Intervention(self_model_mode=self_model_mode, capacity_scale=capacity_scale(capacity, model.config.n_slots),
                       workspace_noise=noise, noise_mode=noise_mode, seed=seed)
     return measures.workspace(model, iv, episode_seeds(seed, "eval", DUAL_EPISODES))
 
 
-@st.cache_data(show_spinner=False, max_entries=128)
 def masking(kind: str, seed: int, soa: int, count: int) -> dict[str, list[float]]:
     """Colour-retention traces of one agent (see measures.masking_traces), cached."""
+    return _masking(agent_stamp("dual", kind, seed), kind, seed, soa, count)
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def _masking(stamp: str, kind: str, seed: int, soa: int, count: int) -> dict[str, list[float]]:
     return measures.masking_traces(agent("dual", kind, seed), episode_seeds(seed, "eval", 32), soa, count)
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
 def noisy_accuracy(kind: str, seed: int, sigma: float, noise_mode: str, target: str) -> float:
     """Decision accuracy of one agent at noise ``sigma`` (one point of measures.titration), cached."""
+    return _noisy_accuracy(agent_stamp("dual", kind, seed), kind, seed, sigma, noise_mode, target)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _noisy_accuracy(stamp: str, kind: str, seed: int, sigma: float, noise_mode: str, target: str) -> float:
     return measures.titration(agent("dual", kind, seed), episode_seeds(seed, "eval", 50), [sigma],
                               noise_mode=noise_mode, target=target, fixed=measures.evaluation_intervention(kind),
                               noise_seeds=[seed])[0]
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
 def pci(kind: str, seed: int, normalisation: str) -> tuple[float, float]:
     """Mean perturbational complexity and dPCI of one agent (see labcore.measures.pci_values)."""
+    return _pci(agent_stamp("dual", kind, seed), kind, seed, normalisation)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _pci(stamp: str, kind: str, seed: int, normalisation: str) -> tuple[float, float]:
     from labcore.markers import delta_pci, undefined_as_nan
 
     fixed = Intervention(**measures.evaluation_intervention(kind))
@@ -315,10 +356,17 @@ def pci(kind: str, seed: int, normalisation: str) -> tuple[float, float]:
     return float(values[ok].mean()), undefined_as_nan(delta_pci, values[ok & correct], values[ok & ~correct])
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
 def theatre(task_id: str, kind: str, seed: int, episode: int, self_model_mode: str, capacity: int, noise: float,
             noise_mode: str, soa: int | None = None, count: int | None = None) -> measures.TheatreEpisode:
     """One episode for the rollout theatre (see measures.theatre)."""
+    task = "wagering" if task_id == E.WAGERING else "dual"
+    return _theatre(agent_stamp(task, kind, seed), task_id, kind, seed, episode, self_model_mode, capacity, noise,
+                    noise_mode, soa, count)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _theatre(stamp: str, task_id: str, kind: str, seed: int, episode: int, self_model_mode: str, capacity: int,
+             noise: float, noise_mode: str, soa: int | None, count: int | None) -> measures.TheatreEpisode:
     task = "wagering" if task_id == E.WAGERING else "dual"
     model = agent(task, kind, seed)
     iv = Intervention(self_model_mode=self_model_mode, capacity_scale=capacity_scale(capacity, model.config.n_slots),

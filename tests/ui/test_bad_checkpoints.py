@@ -7,10 +7,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+import torch
 from streamlit.testing.v1 import AppTest
 
+from labcore.checkpoints import load_checkpoint, save_checkpoint
 from labcore.config import AGENT_KINDS
-from tests.ui.apptest_pages import ROOT, open_page
+from tests.ui.apptest_pages import ROOT, metric_value, open_page
 from ui import data
 
 BUNDLED = ROOT / "checkpoints"
@@ -98,6 +100,20 @@ def test_a_restored_checkpoint_loads_on_the_next_run(lab):
     at.run()
     assert not at.exception and not errors(at)  # the failure was not cached
     assert any(m.label == "Conjunction accuracy" for m in at.metric)
+
+
+def test_a_checkpoint_retrained_in_place_is_loaded_and_measured_afresh(lab):
+    name, slots = "wagering-b2_ws-s0", AGENT_KINDS["b2_ws"].n_slots
+    before, old = data.metacognition("b2_ws", 0, "on", slots, 0.0), data.agent("wagering", "b2_ws", 0)
+    replaced = load_checkpoint(lab / f"{name}.safetensors").agent
+    with torch.no_grad():
+        replaced.confidence_head.bias.fill_(-30.0)  # confidence ~0: opts out on every wager trial
+    save_checkpoint(replaced, json.loads((lab / f"{name}.json").read_text()), lab)  # atomic, as `train` does
+    after = data.metacognition("b2_ws", 0, "on", slots, 0.0)
+    assert data.agent("wagering", "b2_ws", 0) is not old
+    assert before.skip_fraction < 0.1 and after.skip_fraction == 1.0
+    at = open_page("metacognition", {"agent": "b2_ws", "seed": "0"})
+    assert not at.exception and metric_value(at, "Opt-outs on wager trials") == "100.0%"
 
 
 def test_robustness_leaves_the_broken_agent_out_of_the_pci_table(lab):
