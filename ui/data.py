@@ -3,8 +3,8 @@
 Models are loaded once per process (``st.cache_resource``) and never mutated: lesions are
 run-time interventions. Results are cached per (checkpoint, intervention) with
 ``st.cache_data``, so moving a control back to a previous value is instant. Both caches are keyed
-by the checkpoint file's version (:func:`agent_stamp`: path, inode, size, modification time), so a file
-retrained or restored in place while the server runs is loaded and measured afresh.
+by the checkpoint file and its version (:func:`agent_file`: path; inode, size, modification time),
+so a file retrained or restored in place while the server runs is loaded and measured afresh.
 
 Pages read their inputs through guarded paths: :func:`manifest` (and :func:`seeds_by_kind`),
 :func:`checked_agent` and :func:`checked_results`. A bad file there is one ``st.error`` naming
@@ -15,7 +15,7 @@ Agents a visitor trains on the Agents page live in their browser session's own f
 ``runs/user/`` (:func:`session_dir`, git-ignored), never in the shipped ``checkpoints/``: the
 pages of that session list them beside the bundled ones (:func:`manifest`), no other session
 sees them, and their seeds are unique across all sessions (:func:`seed_taken`), so a name always
-means one agent; the caches, keyed by the file itself (:func:`agent_stamp`), never mix two
+means one agent; the caches, keyed by the file itself (:func:`agent_file`), never mix two
 visitors' agents either way.
 """
 
@@ -230,20 +230,21 @@ def train_live(seed: int, progress: Callable[[int, int, dict], None] | None = No
     return trained.record, path
 
 
-def agent_stamp(task: str, kind: str, seed: int) -> str:
-    """The version of an agent's checkpoint file: its path, inode, size and modification time (ns).
+def agent_file(task: str, kind: str, seed: int) -> tuple[str, str]:
+    """An agent's checkpoint file and its version: ``(path, stamp)``, the stamp being its inode,
+    size and modification time (ns), or "missing".
 
-    Part of every cache key below. Checkpoints are replaced atomically (a new file, a new
-    time), so retraining into ``checkpoints/`` or a ``git checkout`` of a file changes the stamp
-    and the next run loads and measures the new weights. Raises :class:`CheckpointError` on an
-    unsafe name, as :func:`checkpoint_path` does.
+    The pair leads every cache key below. Checkpoints are replaced atomically (a new file, a
+    new time), so retraining into ``checkpoints/`` or a ``git checkout`` of a file changes the
+    stamp and the next run loads and measures the new weights. Raises :class:`CheckpointError`
+    on an unsafe name, as :func:`checkpoint_path` does.
     """
     path = checkpoint_path(task, kind, seed)
     try:
         stat = path.stat()
     except OSError:
-        return f"{path}|missing"
-    return f"{path}|{stat.st_ino}|{stat.st_size}|{stat.st_mtime_ns}"
+        return str(path), "missing"
+    return str(path), f"{stat.st_ino}|{stat.st_size}|{stat.st_mtime_ns}"
 
 
 @st.cache_resource(show_spinner=False, max_entries=96)
@@ -256,9 +257,10 @@ def _load(path: str, stamp: str) -> Agent:
 def agent(task: str, kind: str, seed: int) -> Agent:
     """A loaded, frozen agent (shared by every session); raises :class:`CheckpointError`.
 
-    The cached views below call it; a page first reads the agent through :func:`checked_agent`.
+    A page reads the agent through :func:`checked_agent`; the cached views below load the
+    file they are keyed by.
     """
-    return _load(str(checkpoint_path(task, kind, seed)), agent_stamp(task, kind, seed))
+    return _load(*agent_file(task, kind, seed))
 
 
 def checked_agent(task: str, kind: str, seed: int) -> Agent | None:
@@ -290,13 +292,13 @@ def checked_agent(task: str, kind: str, seed: int) -> Agent | None:
 
 def metacognition(kind: str, seed: int, self_model_mode: str, capacity: int, noise: float) -> measures.MetacognitionView:
     """E1 markers of one wagering agent with ``capacity`` active slots (see measures.metacognition)."""
-    return _metacognition(agent_stamp("wagering", kind, seed), kind, seed, self_model_mode, capacity, noise)
+    return _metacognition(*agent_file("wagering", kind, seed), seed, self_model_mode, capacity, noise)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _metacognition(stamp: str, kind: str, seed: int, self_model_mode: str, capacity: int,
+def _metacognition(path: str, stamp: str, seed: int, self_model_mode: str, capacity: int,
                    noise: float) -> measures.MetacognitionView:
-    model = agent("wagering", kind, seed)
+    model = _load(path, stamp)
     iv = Intervention(self_model_mode=self_model_mode, capacity_scale=capacity_scale(capacity, model.config.n_slots),
                       workspace_noise=noise, seed=seed)
     return measures.metacognition(model, iv, episode_seeds(seed, "eval", E1_TRIALS))
@@ -305,13 +307,13 @@ def _metacognition(stamp: str, kind: str, seed: int, self_model_mode: str, capac
 def workspace(kind: str, seed: int, capacity: int, noise: float, noise_mode: str,
               self_model_mode: str = "on") -> measures.WorkspaceView:
     """E2 accuracies and broadcast markers of one dual-task agent (see measures.workspace)."""
-    return _workspace(agent_stamp("dual", kind, seed), kind, seed, capacity, noise, noise_mode, self_model_mode)
+    return _workspace(*agent_file("dual", kind, seed), seed, capacity, noise, noise_mode, self_model_mode)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _workspace(stamp: str, kind: str, seed: int, capacity: int, noise: float, noise_mode: str,
+def _workspace(path: str, stamp: str, seed: int, capacity: int, noise: float, noise_mode: str,
                self_model_mode: str) -> measures.WorkspaceView:
-    model = agent("dual", kind, seed)
+    model = _load(path, stamp)
     iv = Intervention(self_model_mode=self_model_mode, capacity_scale=capacity_scale(capacity, model.config.n_slots),
                       workspace_noise=noise, noise_mode=noise_mode, seed=seed)
     return measures.workspace(model, iv, episode_seeds(seed, "eval", DUAL_EPISODES))
@@ -319,37 +321,37 @@ def _workspace(stamp: str, kind: str, seed: int, capacity: int, noise: float, no
 
 def masking(kind: str, seed: int, soa: int, count: int) -> dict[str, list[float]]:
     """Colour-retention traces of one agent (see measures.masking_traces), cached."""
-    return _masking(agent_stamp("dual", kind, seed), kind, seed, soa, count)
+    return _masking(*agent_file("dual", kind, seed), seed, soa, count)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def _masking(stamp: str, kind: str, seed: int, soa: int, count: int) -> dict[str, list[float]]:
-    return measures.masking_traces(agent("dual", kind, seed), episode_seeds(seed, "eval", 32), soa, count)
+def _masking(path: str, stamp: str, seed: int, soa: int, count: int) -> dict[str, list[float]]:
+    return measures.masking_traces(_load(path, stamp), episode_seeds(seed, "eval", 32), soa, count)
 
 
 def noisy_accuracy(kind: str, seed: int, sigma: float, noise_mode: str, target: str) -> float:
     """Decision accuracy of one agent at noise ``sigma`` (one point of measures.titration), cached."""
-    return _noisy_accuracy(agent_stamp("dual", kind, seed), kind, seed, sigma, noise_mode, target)
+    return _noisy_accuracy(*agent_file("dual", kind, seed), kind, seed, sigma, noise_mode, target)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _noisy_accuracy(stamp: str, kind: str, seed: int, sigma: float, noise_mode: str, target: str) -> float:
-    return measures.titration(agent("dual", kind, seed), episode_seeds(seed, "eval", 50), [sigma],
+def _noisy_accuracy(path: str, stamp: str, kind: str, seed: int, sigma: float, noise_mode: str, target: str) -> float:
+    return measures.titration(_load(path, stamp), episode_seeds(seed, "eval", 50), [sigma],
                               noise_mode=noise_mode, target=target, fixed=measures.evaluation_intervention(kind),
                               noise_seeds=[seed])[0]
 
 
 def pci(kind: str, seed: int, normalisation: str) -> tuple[float, float]:
     """Mean perturbational complexity and dPCI of one agent (see labcore.measures.pci_values)."""
-    return _pci(agent_stamp("dual", kind, seed), kind, seed, normalisation)
+    return _pci(*agent_file("dual", kind, seed), kind, seed, normalisation)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _pci(stamp: str, kind: str, seed: int, normalisation: str) -> tuple[float, float]:
+def _pci(path: str, stamp: str, kind: str, seed: int, normalisation: str) -> tuple[float, float]:
     from labcore.markers import delta_pci, undefined_as_nan
 
     fixed = Intervention(**measures.evaluation_intervention(kind))
-    by, correct = measures.pci_values(agent("dual", kind, seed), episode_seeds(seed, "eval", 32), (normalisation,),
+    by, correct = measures.pci_values(_load(path, stamp), episode_seeds(seed, "eval", 32), (normalisation,),
                                    fixed=fixed)
     values = by[normalisation]
     ok = pd.notna(values)
@@ -360,15 +362,14 @@ def theatre(task_id: str, kind: str, seed: int, episode: int, self_model_mode: s
             noise_mode: str, soa: int | None = None, count: int | None = None) -> measures.TheatreEpisode:
     """One episode for the rollout theatre (see measures.theatre)."""
     task = "wagering" if task_id == E.WAGERING else "dual"
-    return _theatre(agent_stamp(task, kind, seed), task_id, kind, seed, episode, self_model_mode, capacity, noise,
+    return _theatre(*agent_file(task, kind, seed), task_id, seed, episode, self_model_mode, capacity, noise,
                     noise_mode, soa, count)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _theatre(stamp: str, task_id: str, kind: str, seed: int, episode: int, self_model_mode: str, capacity: int,
+def _theatre(path: str, stamp: str, task_id: str, seed: int, episode: int, self_model_mode: str, capacity: int,
              noise: float, noise_mode: str, soa: int | None, count: int | None) -> measures.TheatreEpisode:
-    task = "wagering" if task_id == E.WAGERING else "dual"
-    model = agent(task, kind, seed)
+    model = _load(path, stamp)
     iv = Intervention(self_model_mode=self_model_mode, capacity_scale=capacity_scale(capacity, model.config.n_slots),
                       workspace_noise=noise, noise_mode=noise_mode, seed=seed)
     options = {"mask_soa": soa, "mask_count": count} if soa is not None else None
