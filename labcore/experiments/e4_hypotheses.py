@@ -293,7 +293,12 @@ def ideal_observer(wrong_bet_payoff: float, config: WageringConfig | None = None
 
 
 # --------------------------------------------------------------------------- the answer in words
-REPRODUCE = "python -m labcore reproduce --experiment e4 --seeds 5 --out results/e4"
+def reproduce_command(seeds: int = 5) -> str:
+    """The command that writes an E4 result set of ``seeds`` seeds (5: the bundled one)."""
+    return f"python -m labcore reproduce --experiment e4 --seeds {seeds} --out results/e4"
+
+
+REPRODUCE = reproduce_command()
 """The command that writes the bundled E4 result set."""
 
 
@@ -445,5 +450,5 @@ def answer(summary: Mapping[str, Any]) -> str:
     if (hyps.get("H5") or {}).get("outcome") == "supported":
         parts.append("Zeroing z_self leaves the reward-trained agent's accuracy unchanged and sets its AUROC to 0.5, "
                      "as its wiring fixes (H5: by construction, reported, not counted).")
-    parts.append(f"Reproduce: `{REPRODUCE.replace('--seeds 5', f'--seeds {n}') if n else REPRODUCE}`.")
+    parts.append(f"Reproduce: `{reproduce_command(n or 5)}`.")
     return " ".join(parts)
