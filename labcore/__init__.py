@@ -12,13 +12,16 @@ Primary spec: Phua (2025), "Can We Test Consciousness Theories on AI? Ablations,
 and Robustness". Every open design choice is pre-registered in ``docs/protocol.md``.
 """
 
-import os
+from labcore import compute
 
-# Intel MKL's conditional numerical reproducibility: matrix products round the same way
-# whatever the memory alignment of their operands. Without it a seed's numbers depend on
-# which other seeds share its training batch (labcore.training). MKL reads this at its first
-# call, so it is set when labcore is imported; a value the user set is kept.
-os.environ.setdefault("MKL_CBWR", "AUTO,STRICT")
+# Pin the floating-point code paths before NumPy or torch compute (labcore.compute: "fast" by
+# default, "portable" with CTLAB_COMPUTE=portable). A bad value falls back to "fast" here and
+# the command line refuses it in one sentence (compute.mode_error).
+try:
+    compute.configure()
+except ValueError as err:
+    compute.mode_error = str(err)
+    compute.configure("fast")
 
 __version__ = "0.1.0"
 

@@ -43,6 +43,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from labcore import compute
 from labcore.cluster import DASK_TIMEOUT
 from labcore.config import (
     AGENT_KINDS,
@@ -325,6 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
     from labcore.checkpoints import BUNDLED_DIR
 
     parser = argparse.ArgumentParser(prog="python -m labcore", description=__doc__.split("\n")[0])
+    _compute_argument(parser)
     sub = parser.add_subparsers(dest="command", required=True)
     train = sub.add_parser("train", help="train agents (behaviour cloning, or reinforcement learning) and save checkpoints")
     train.add_argument("--experiment", required=True, choices=[*KINDS_OF_EXPERIMENT, "all"])
@@ -343,6 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--max-updates", type=int, default=None, help="cap on optimizer updates (fast mode; for smoke tests)")
     train.add_argument("--episodes", type=int, default=None,
                        help="demonstration pool (fast) or training episodes (paper); default 4000 / the paper's count")
+    _compute_argument(train)
     train.set_defaults(func=cmd_train)
 
     rep = sub.add_parser("reproduce", help="run experiments E1-E3 and compare with the paper, or E4 (beyond it)")
@@ -363,6 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="seeds on which untrained agents also run, for the construction audit (0: skip)")
     rep.add_argument("--no-seed-batch", action="store_true",
                      help="train missing agents one seed at a time instead of each kind's seeds as one batch")
+    _compute_argument(rep)
     rep.set_defaults(func=cmd_reproduce)
 
     exp = sub.add_parser("explore", help="studies beyond the paper (e3: what decides the robustness hierarchy; "
@@ -373,13 +377,27 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--schedules", default="fast,paper", help="e3: fast, or fast,paper (default; hours)")
     exp.add_argument("--jobs", type=int, default=1, help="processes side by side")
     exp.add_argument("--quick", action="store_true", help="tiny budgets (smoke test; e3: two cells, one seed)")
+    _compute_argument(exp)
     exp.set_defaults(func=cmd_explore)
     return parser
+
+
+def _compute_argument(parser: argparse.ArgumentParser) -> None:
+    """``--compute``: acted on by ``labcore.__main__`` before NumPy and torch load; here for --help."""
+    parser.add_argument("--compute", choices=list(compute.MODES), default=argparse.SUPPRESS,
+                        help="floating-point code paths: fast (this CPU's best kernels; default, or "
+                             "CTLAB_COMPUTE) or portable (the same numbers on any AVX2 x86-64 CPU, "
+                             "1.3-1.5x slower training; how the bundled agents were made)")
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m labcore``; returns the exit status."""
     args = build_parser().parse_args(argv)
+    if compute.mode_error:
+        raise SystemExit(f"error: {compute.mode_error}")
+    if getattr(args, "compute", None) and args.compute != compute.requested_mode():
+        raise SystemExit("error: --compute must be given to `python -m labcore` itself (it is read before "
+                         "NumPy and torch load); or set CTLAB_COMPUTE")
     if getattr(args, "jobs", 1) < 1:
         raise SystemExit("error: --jobs must be >= 1")
     if args.command == "reproduce" and not 1 <= args.seeds <= 10_000:

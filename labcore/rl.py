@@ -50,6 +50,7 @@ import torch
 from torch import nn
 
 import labcore.envs as E
+from labcore import compute
 from labcore.agents import Agent, Observation, build_agent
 from labcore.config import AGENT_KINDS, AgentConfig, TrainConfig, trainer_of
 from labcore.envs.batch import StepKind
@@ -431,6 +432,7 @@ def train_agent(task: str, kind: str | AgentConfig, seed: int, cfg: RLConfig | T
         "updates": update, "final_update": update, "best_update": best_update,
         "episodes_seen": update * cfg.episodes_per_update, "batch_seeds": [int(seed)],
         "wall_seconds": round(time.perf_counter() - start, 3), "history": history, "versions": library_versions(),
+        "compute": compute.fingerprint(cfg.threads),
     }
     return TrainedAgent(agent, record)
 
