@@ -47,6 +47,13 @@ class Batch:
         return f"{self.task}-{kind} {span}"
 
     @property
+    def snapshot_name(self) -> str:
+        """The resume snapshot's file name (paper schedule): hidden, one per batch."""
+        kind = self.kind if isinstance(self.kind, str) else self.kind.kind
+        seeds = "-".join(map(str, self.seeds))
+        return f".{self.task}-{kind}-s{seeds}-{self.cfg.mode}{self.cfg.train_episodes}.resume.pt"
+
+    @property
     def budget(self) -> int:
         """Progress units of the batch: optimizer updates (fast mode) or episodes (paper)."""
         return self.cfg.max_updates if self.cfg.mode == "fast" else self.cfg.train_episodes
@@ -151,10 +158,21 @@ def run_batch(batch: Batch, progress: Callable[[int, int, dict], None] | None = 
     else:
         from labcore.training import train_seeds
 
+    # The paper schedule runs for an hour or more: it keeps a resume snapshot beside the checkpoints,
+    # so a killed run continues where it stopped (labcore.training.train_seeds, ``resume``).
+    snapshot = Path(batch.out) / batch.snapshot_name if batch.cfg.mode == "paper" and trainer_of(
+        batch.kind if isinstance(batch.kind, str) else batch.kind.kind) == "bc" else None
+    if snapshot is not None:
+        snapshot.parent.mkdir(parents=True, exist_ok=True)
+        trained_agents = train_seeds(batch.task, batch.kind, batch.seeds, batch.cfg, progress=progress, resume=snapshot)
+    else:
+        trained_agents = train_seeds(batch.task, batch.kind, batch.seeds, batch.cfg, progress=progress)
     records = []
-    for trained in train_seeds(batch.task, batch.kind, batch.seeds, batch.cfg, progress=progress):
+    for trained in trained_agents:
         path = save_checkpoint(trained.agent, trained.record, batch.out)
         records.append({**trained.record, "path": str(path)})
+    if snapshot is not None:
+        snapshot.unlink(missing_ok=True)
     return records
 
 

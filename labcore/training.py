@@ -23,11 +23,14 @@ unattainable by construction (cue-blind agents), which is flagged instead.
 
 from __future__ import annotations
 
+import json
+import pickle
 import platform
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -36,6 +39,7 @@ from torch import nn
 
 import labcore
 import labcore.envs as E
+from labcore import compute
 from labcore.agents import Agent, Observation, build_agent
 from labcore.agents.sequence import (
     SequenceInputs,
@@ -49,6 +53,7 @@ from labcore.agents.sequence import (
 from labcore.config import AGENT_KINDS, AgentConfig, Intervention, TrainConfig, train_config_of
 from labcore.envs.batch import Demonstrations, StepKind, oracle_demonstrations, report_mask
 from labcore.interventions import sequence_workspace_noise
+from labcore.io import atomic_write
 from labcore.seeding import episode_seeds, seed_everything
 from labcore.wager_reward import WagerLog, reward_meta_loss
 
@@ -557,6 +562,7 @@ def train_seeds(
     seeds: Sequence[int],
     cfg: TrainConfig | None = None,
     progress: ProgressFn | None = None,
+    resume: Path | str | None = None,
 ) -> list[TrainedAgent]:
     """Train one agent per seed, all seeds at once as one seed-batched model.
 
@@ -567,6 +573,12 @@ def train_seeds(
     seeds : agent seeds (weights, minibatches and their own disjoint episode seeds)
     cfg : training settings (fast mode by default)
     progress : called as ``progress(done, total, metrics)``
+    resume : paper schedule only: a snapshot file. Every :data:`SNAPSHOT_EVERY` episodes the whole
+        training state (weights, Adam's moments and steps, every generator, the members'
+        book-keeping) is written there atomically; a run started with the snapshot of the same
+        batch continues from it and ends with the numbers an uninterrupted run gives, bit for bit
+        (``tests/agents/test_training.py``). A snapshot of another batch or config is ignored.
+        The caller deletes it once the checkpoints are saved.
 
     Returns
     -------
@@ -602,7 +614,7 @@ def train_seeds(
     if cfg.mode == "fast":
         states = _train_fast(config, params, members, train, heldout, cfg, progress)
     else:
-        states = _train_paper(config, params, members, train, heldout, cfg, progress)
+        states = _train_paper(config, params, members, train, heldout, cfg, progress, resume)
     for agent, state in zip(agents, states, strict=True):
         agent.load_state_dict(state)
     finals = heldout_metrics(config, MemberParameters(agents), heldout, cfg)
@@ -634,6 +646,7 @@ def train_seeds(
             "wall_seconds": wall,
             "history": member.history,
             "versions": library_versions(),
+            "compute": compute.fingerprint(cfg.threads),
         }
         agent.eval()
         out.append(TrainedAgent(agent, record))
@@ -735,7 +748,49 @@ def _last_step(x: torch.Tensor | None) -> torch.Tensor | None:
     return x[:, :, -1:].repeat(1, ROW_MULTIPLE, *([1] * (x.dim() - 2)))
 
 
-def _train_paper(config, params, members, train, heldout, cfg, progress) -> list[dict[str, torch.Tensor]]:
+SNAPSHOT_EVERY = 200
+"""Paper schedule: episodes between resume snapshots (about a minute and a half of E3 training)."""
+
+
+def _snapshot_identity(config: AgentConfig, members: list[_Member], cfg: TrainConfig) -> str:
+    """What a snapshot must match to be resumed: the agent, the members' seeds, the training config."""
+    return json.dumps({"config": asdict(config), "seeds": [m.seed for m in members], "shadows": [m.shadow for m in members],
+                       "train_config": asdict(cfg)}, sort_keys=True, default=str)
+
+
+def _write_snapshot(path: Path, identity: str, episode: int, params: MemberParameters, opt: StackedAdam,
+                    members: list[_Member]) -> None:
+    state = {"identity": identity, "episode": episode, "flat": params.flat.detach().clone(), "m": opt.m.clone(),
+             "v": opt.v.clone(), "steps": [s.clone() for s in opt.steps],
+             "generators": [m.generator.get_state() for m in members],
+             "members": [{"history": m.history, "best_loss": m.best_loss, "best_update": m.best_update,
+                          "updates": m.updates} for m in members]}
+    atomic_write(path, lambda tmp: torch.save(state, tmp))
+
+
+def _read_snapshot(path: Path, identity: str, params: MemberParameters, opt: StackedAdam,
+                   members: list[_Member]) -> int:
+    """Restore a snapshot of this very batch into ``params``, ``opt`` and ``members``; the episode to
+    start from (0 when there is no usable snapshot: missing, unreadable or of another batch)."""
+    try:
+        state = torch.load(path, weights_only=True)
+    except (OSError, RuntimeError, EOFError, ValueError, pickle.UnpicklingError):
+        return 0
+    if not isinstance(state, dict) or state.get("identity") != identity or state["flat"].shape != params.flat.shape:
+        return 0
+    with torch.no_grad():
+        params.flat.copy_(state["flat"])
+    opt.m.copy_(state["m"])
+    opt.v.copy_(state["v"])
+    opt.steps = [s.clone() for s in state["steps"]]
+    for member, generator, book in zip(members, state["generators"], state["members"], strict=True):
+        member.generator.set_state(generator)
+        member.history, member.best_loss = book["history"], book["best_loss"]
+        member.best_update, member.updates = book["best_update"], book["updates"]
+    return int(state["episode"])
+
+
+def _train_paper(config, params, members, train, heldout, cfg, progress, resume=None) -> list[dict[str, torch.Tensor]]:
     """Online: one episode at a time, one update per environment step (paper sec. 4.3.1).
 
     The paper does not say how gradients cross steps; each update recomputes the episode
@@ -751,7 +806,9 @@ def _train_paper(config, params, members, train, heldout, cfg, progress) -> list
     gens = [m.generator for m in members]
     total = train.n_episodes
     eval_every = max(1, total // 8)
-    for episode in range(total):
+    identity = _snapshot_identity(config, members, cfg)
+    first = _read_snapshot(Path(resume), identity, params, opt, members) if resume else 0
+    for episode in range(first, total):
         ep = train.select(episodes=slice(episode, episode + 1))
         full = step_weights(ep.step_kind, ep.valid, cfg)
         normaliser = full.flatten(1).sum(1) / (full > 0).flatten(1).sum(1).clamp(min=1)
@@ -785,4 +842,6 @@ def _train_paper(config, params, members, train, heldout, cfg, progress) -> list
                 for member in members:
                     member.done = True
             _report(progress, episode + 1, total, members, metrics)
+        if resume and (episode + 1) % SNAPSHOT_EVERY == 0 and episode + 1 < total:
+            _write_snapshot(Path(resume), identity, episode + 1, params, opt, members)
     return [params.member_state(i) for i in range(n)]

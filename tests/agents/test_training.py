@@ -134,6 +134,37 @@ def test_paper_mode_batch_equals_solo():
     assert batch[1].record["updates"] == solo.record["updates"]
 
 
+def test_paper_mode_resumes_a_killed_run_bit_for_bit(tmp_path, monkeypatch):
+    # Issue 26: a paper-schedule batch killed mid-run continues from its snapshot and ends with the
+    # numbers of an uninterrupted run. Snapshots every episode here; the kill comes after episode 3.
+    import labcore.training as T
+
+    monkeypatch.setattr(T, "SNAPSHOT_EVERY", 1)
+    cfg = TrainConfig(mode="paper", train_episodes=6, heldout_episodes=10)
+    whole = train_seeds("dual", "b1", [3, 5], cfg)
+    snapshot = tmp_path / "batch.resume.pt"
+
+    class Killed(Exception):
+        pass
+
+    def kill_after_three(done, total, metrics):
+        if done == 3:
+            raise Killed
+
+    with pytest.raises(Killed):
+        train_seeds("dual", "b1", [3, 5], cfg, progress=kill_after_three, resume=snapshot)
+    assert snapshot.exists()
+    episodes_run = []
+    resumed = train_seeds("dual", "b1", [3, 5], cfg, progress=lambda d, t, m: episodes_run.append(d), resume=snapshot)
+    assert episodes_run == [3, 4, 5, 6]  # from the last snapshot (after episode 2), not from the start
+    for a, b in zip(whole, resumed, strict=True):
+        assert _same_weights(a, b)
+        assert a.record["updates"] == b.record["updates"] and a.record["history"] == b.record["history"]
+    # a snapshot of another batch (other seeds) is ignored, not loaded into the wrong agents
+    other = train_seeds("dual", "b1", [4, 6], cfg, resume=snapshot)
+    assert _same_weights(other[0], train_seeds("dual", "b1", [4, 6], cfg)[0])
+
+
 def _uniform_output(batch) -> SequenceOutput:
     # Uniform logits: every step's cross-entropy is log 7, so a step's loss is its coefficient.
     logits = torch.zeros(*batch.action.shape, E.N_ACTIONS, requires_grad=True)
