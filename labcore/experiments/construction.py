@@ -15,8 +15,21 @@ decide it from data, not from a list:
    allocation rule and the task's statistics alone (``e2.allocation_closed_form``); a value
    within ``CLOSED_FORM_TOLERANCE`` (or 2 SE) of it shows the design, not the agent.
 
-Claims flagged by either rule are counted apart from evidence, and their reason says which
-rule and with what numbers.
+Two more rules (issue 22) catch values fixed *relative to another condition*, which rule 1
+misses because they are not equal to an untrained twin's value:
+
+3. **Relative.** A lesion whose per-trial decisions equal the intact condition's on every trial
+   of every seed, in the trained agents *and* in their untrained twins, changes no choice
+   because the wiring routes around it (the E1 policy never reads z_self): its accuracy equals
+   the intact accuracy by construction. Checked on the trial records (``e1_trials``,
+   ``e4_trials``), not typed per claim.
+4. **Empty bus.** A decoding value whose workspace features are zero on every trial of every
+   seed, and whose remaining features (the trunk's state) are the same, bit for bit, when the
+   episodes' cues are replaced (``e2.run_seed`` records both checks): nothing the decoder reads
+   depends on the cue, so any score is chance by construction.
+
+Claims flagged by any rule are counted apart from evidence, and their reason says which rule
+and with what numbers.
 """
 
 from __future__ import annotations
@@ -98,8 +111,10 @@ def audit(trained: Sequence[SeedResult], untrained: Sequence[SeedResult],
     """
     ours = _per_seed(trained)
     twin = _per_seed(untrained)
-    found: dict[str, dict] = {}
+    found: dict[str, dict] = {**relative(trained, untrained), **empty_bus(trained)}
     for key, values in ours.items():
+        if key in found:
+            continue
         if key in twin:
             same, mean, reference, se = equivalent(values, twin[key])
             if same:
@@ -116,8 +131,113 @@ def audit(trained: Sequence[SeedResult], untrained: Sequence[SeedResult],
     return found
 
 
+RELATIVE_TRIALS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "e1_trials": ("self_on", ()),
+    "e4_trials": ("self_on", ("arm",)),
+}
+"""Trial files checked by the relative rule: the reference condition and the columns that name
+a group (E4's arm) besides seed; a condition equal to the reference flags ``<exp>.accuracy[.<group>].<condition>``."""
+DECISION_COLUMNS = ("decision", "correct")
+"""What must be equal, trial by trial, for a condition's choices to be the reference's."""
+EMPTY_BUS_CHECKS = ("e2.check.bus_empty.", "e2.check.trunk_cue_free.")
+"""Per-seed indicators (1.0 = holds on every trial) that ``e2.run_seed`` records for each capacity
+scale; both must hold on every seed for the empty-bus rule."""
+EMPTY_BUS_KEYS = ("e2.dnrs.scale_", "e2.dnrs_secondary.scale_")
+"""The decoding values the empty-bus rule applies to (followed by the scale's key)."""
+
+
+def _condition_tables(results: Sequence[SeedResult], stem: str,
+                      groups: tuple[str, ...]) -> dict[tuple, dict[str, list[tuple]]]:
+    """``{(experiment, seed, *group values): {condition: [(decision, correct) per trial]}}``."""
+    tables: dict[tuple, dict[str, list[tuple]]] = {}
+    for r in results:
+        for row in r.rows.get(stem, []):
+            key = (r.experiment, r.seed, *(row[g] for g in groups))
+            tables.setdefault(key, {}).setdefault(row["condition"], []).append(
+                (row["trial"], *(row[c] for c in DECISION_COLUMNS)))
+    return tables
+
+
+def _equal_to_reference(results: Sequence[SeedResult], stem: str, reference: str,
+                        groups: tuple[str, ...]) -> dict[tuple, bool]:
+    """For each (experiment, group..., condition): are its decisions the reference's on every trial
+    of every seed? A seed without that condition or reference counts against."""
+    verdict: dict[tuple, bool] = {}
+    for key, conditions in _condition_tables(results, stem, groups).items():
+        ref = sorted(conditions.get(reference, []))
+        for condition, trials in conditions.items():
+            if condition == reference:
+                continue
+            same = bool(ref) and sorted(trials) == ref
+            name = (key[0], *key[2:], condition)
+            verdict[name] = verdict.get(name, True) and same
+    return verdict
+
+
+def relative(trained: Sequence[SeedResult], untrained: Sequence[SeedResult]) -> dict[str, dict]:
+    """Rule 3: conditions whose choices equal the reference's on every trial, trained and untrained.
+
+    Returns ``{key: entry}`` like :func:`audit` (``rule`` "relative"), for the accuracy key of each
+    such condition.
+
+    >>> rows = lambda d: [{"condition": c, "trial": 0, "decision": d, "correct": 1} for c in ("self_on", "self_off")]
+    >>> r = [SeedResult("e1", 0, values={"e1.accuracy.self_off": 1.0}, rows={"e1_trials": rows(1)})]
+    >>> sorted(relative(r, r))
+    ['e1.accuracy.self_off']
+    """
+    found: dict[str, dict] = {}
+    values = _per_seed(trained)
+    for stem, (reference, groups) in RELATIVE_TRIALS.items():
+        ours = _equal_to_reference(trained, stem, reference, groups)
+        twins = _equal_to_reference(untrained, stem, reference, groups)
+        for name, same in ours.items():
+            if not (same and twins.get(name)):
+                continue
+            key = ".".join((name[0], "accuracy", *map(str, name[1:])))
+            if key not in values:
+                continue
+            ref_key = ".".join((name[0], "accuracy", *map(str, name[1:-1]), reference))
+            found[key] = {"rule": "relative", "ours": float(np.mean(values[key])),
+                          "reference": float(np.mean(values.get(ref_key, values[key]))), "se": 0.0,
+                          "condition": name[-1], "reference_condition": reference}
+            found[key]["reason"] = reason(found[key])
+    return found
+
+
+def empty_bus(trained: Sequence[SeedResult]) -> dict[str, dict]:
+    """Rule 4: decoding values read from an empty bus whose other features ignore the cue.
+
+    >>> v = {"e2.check.bus_empty.0": 1.0, "e2.check.trunk_cue_free.0": 1.0, "e2.dnrs.scale_0": 0.01}
+    >>> sorted(empty_bus([SeedResult("e2", 0, values=v)]))
+    ['e2.dnrs.scale_0']
+    """
+    values = _per_seed(trained)
+    n_seeds = len({r.seed for r in trained if r.experiment == "e2"})
+    found: dict[str, dict] = {}
+    scales = {k[len(EMPTY_BUS_CHECKS[0]):] for k in values if k.startswith(EMPTY_BUS_CHECKS[0])}
+    for scale in sorted(scales):
+        checks = [values.get(prefix + scale, []) for prefix in EMPTY_BUS_CHECKS]
+        if not all(len(c) == n_seeds and all(x == 1.0 for x in c) for c in checks):
+            continue
+        for prefix in EMPTY_BUS_KEYS:
+            key = prefix + scale
+            if key in values:
+                found[key] = {"rule": "empty bus", "ours": float(np.mean(values[key])), "reference": 0.0, "se": 0.0}
+                found[key]["reason"] = reason(found[key])
+    return found
+
+
 def reason(entry: Mapping[str, float | str]) -> str:
     """The sentence a flagged claim's reason gets."""
+    if entry["rule"] == "relative":
+        return (f"The {entry['condition']} condition's choices equal the {entry['reference_condition']} condition's "
+                "on every trial of every seed, in the trained agents and in untrained agents of the same wiring "
+                f"(ours {entry['ours']:.3g} both ways): the wiring routes around this lesion, so it cannot change "
+                "a choice.")
+    if entry["rule"] == "empty bus":
+        return (f"Every workspace slot the decoder reads is zero on every trial, and the rest of what it reads "
+                f"(the trunk's state) is the same bit for bit when the cues are replaced (ours {entry['ours']:.3g}): "
+                "nothing it reads depends on the cue, so the score is chance by construction.")
     if entry["rule"] == "untrained":
         return (f"An untrained agent of the same wiring gives {entry['reference']:.3g} (ours {entry['ours']:.3g}): "
                 "the design fixes this value, training does not.")

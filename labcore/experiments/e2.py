@@ -104,6 +104,7 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         features = np.concatenate([tr.slots[:, blocked].reshape(len(seeds), -1), tr.h[:, blocked]], axis=1)
         for label_name, cue in (("dnrs", tr.labels["primary"]), ("dnrs_secondary", tr.labels["secondary"])):
             v[f"e2.{label_name}.scale_{scale_key(scale)}"] = dnrs(features, cue >= 4, seed)
+        v.update(empty_bus_checks(b1, iv, seeds, tr, scale_key(scale)))
     result.rows["e2_capacity"] = rows
 
     # Backward masking: cue-signal traces per capacity (Fig. 2c).
@@ -117,6 +118,25 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     v.update(bus_audit(b1, intact))
     result.figures = figures
     return result
+
+
+def empty_bus_checks(agent: Agent, iv: Intervention, seeds: np.ndarray, trace: Trace, scale: str) -> dict[str, float]:
+    """The records the empty-bus rule reads (``labcore.experiments.construction``; issue 22).
+
+    ``e2.check.bus_empty.<scale>``: 1.0 if every workspace slot is zero at every step of every
+    episode. Only then, ``e2.check.trunk_cue_free.<scale>``: 1.0 if the trunk's state ``h`` is the
+    same, bit for bit, when the same episodes are replayed with both cues set to the lowest and
+    then to the highest cue value (everything else drawn alike): nothing a decoder reads depends
+    on the cue.
+    """
+    empty = bool(not np.any(trace.slots))
+    out = {f"e2.check.bus_empty.{scale}": float(empty)}
+    if empty:
+        same = all(np.array_equal(rollout(agent, E.DUAL_TASK, seeds, iv,
+                                          trial_overrides={"primary": value, "secondary": value}).h, trace.h)
+                   for value in (0, N_CUE_VALUES - 1))
+        out[f"e2.check.trunk_cue_free.{scale}"] = float(same)
+    return out
 
 
 def dnrs(features: np.ndarray, labels: np.ndarray, seed: int) -> float:

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from labcore import compute
 from labcore.cluster import DASK_TIMEOUT
 from labcore.config import (
     AUDIT_SEEDS,
@@ -204,6 +205,7 @@ def reproduce(
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "git_commit": _git_commit(),
         "python": platform.python_version(),
+        "compute": compute.fingerprint(threads=1),  # the pipelines evaluate on one torch thread
     }
     # From here on the old set is being replaced: drop its summary first, so that an interrupted
     # write can never leave the old summary beside new data files (docstring, Notes).

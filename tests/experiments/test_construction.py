@@ -112,3 +112,84 @@ def test_bundled_flags_follow_the_rules():
                 assert abs(twin[claim_id] - c["ours"]["mean"]) <= spec.tolerance, claim_id
                 continue
             assert claim_id in audit_found, f"{claim_id} is declared by construction but no rule finds it"
+
+
+# ----------------------------------------------------------- relative rules (issue 22)
+def _trial_rows(decisions: dict[str, list[int]], correct: dict[str, list[int]] | None = None) -> list[dict]:
+    correct = correct or {c: [1] * len(d) for c, d in decisions.items()}
+    return [{"condition": c, "trial": i, "decision": d, "correct": correct[c][i]}
+            for c, ds in decisions.items() for i, d in enumerate(ds)]
+
+
+def _e1(decisions_by_seed: list[dict[str, list[int]]]) -> list[SeedResult]:
+    out = []
+    for seed, decisions in enumerate(decisions_by_seed):
+        values = {f"e1.accuracy.{c}": 1.0 for c in decisions}
+        out.append(SeedResult("e1", seed, values, rows={"e1_trials": _trial_rows(decisions)}))
+    return out
+
+
+def test_relative_rule_flags_a_lesion_the_wiring_routes_around():
+    same = {"self_on": [0, 1, 1], "self_off": [0, 1, 1], "bus_off": [1, 1, 0]}
+    found = audit(_e1([same, same]), _e1([same]))
+    assert found["e1.accuracy.self_off"]["rule"] == "relative"
+    assert "every trial" in found["e1.accuracy.self_off"]["reason"]
+    assert "e1.accuracy.bus_off" not in found or found["e1.accuracy.bus_off"]["rule"] != "relative"
+
+
+def test_relative_rule_needs_every_trial_every_seed_and_the_untrained_twins():
+    same = {"self_on": [0, 1, 1], "self_off": [0, 1, 1]}
+    one_off = {"self_on": [0, 1, 1], "self_off": [0, 1, 0]}
+    def rule(trained, untrained):
+        return audit(trained, untrained).get("e1.accuracy.self_off", {}).get("rule")
+
+    assert rule(_e1([same, same]), _e1([same])) == "relative"
+    assert rule(_e1([same, one_off]), _e1([same])) != "relative"  # one trial of one seed differs
+    assert rule(_e1([same, same]), _e1([one_off])) != "relative"  # equal when trained only: learned, not wired
+    assert rule(_e1([same]), []) != "relative"  # no twins: no claim about the wiring
+
+
+def test_relative_rule_groups_e4_trials_by_arm():
+    rows = [{"arm": arm, **r} for arm, d in (("a", [1, 0]), ("b", [0, 0]))
+            for r in _trial_rows({"self_on": [1, 0], "self_off": d})]
+    r = [SeedResult("e4", 0, {"e4.accuracy.a.self_off": 1.0, "e4.accuracy.b.self_off": 1.0}, rows={"e4_trials": rows})]
+    found = audit(r, r)
+    assert found["e4.accuracy.a.self_off"]["rule"] == "relative" and found["e4.accuracy.b.self_off"]["rule"] != "relative"
+
+
+def test_empty_bus_rule_needs_both_checks_on_every_seed():
+    def seed(s, empty=1.0, cue_free=1.0):
+        return SeedResult("e2", s, {"e2.check.bus_empty.0": empty, "e2.check.trunk_cue_free.0": cue_free,
+                                    "e2.dnrs.scale_0": 0.3, "e2.dnrs_secondary.scale_0": -0.2,
+                                    "e2.check.bus_empty.1": 0.0, "e2.dnrs.scale_1": 0.5})
+    found = audit([seed(0), seed(1)], [])
+    assert {k for k, v in found.items() if v["rule"] == "empty bus"} == {"e2.dnrs.scale_0", "e2.dnrs_secondary.scale_0"}
+    assert "empty bus" not in {v["rule"] for v in audit([seed(0), seed(1, cue_free=0.0)], []).values()}
+    assert "empty bus" not in {v["rule"] for v in audit([seed(0), seed(1, empty=0.0)], []).values()}
+
+
+@pytest.mark.parametrize("result_set", ["results/bundled", "results/seeds20"])
+def test_bundled_relative_flags_follow_the_trial_records(result_set):
+    # Enumerated from the rule, on the bundled records: every E1 condition whose choices equal the
+    # intact ones on every trial of every seed is flagged (its twins' half is in the audit entry), and
+    # the decoding values at bus-off are flagged "empty bus".
+    import pandas as pd
+
+    from labcore.results import load_results
+
+    res = load_results(result_set)
+    claims = {c["id"]: c for c in res.summary["claims"]}
+    flagged = res.summary["construction_audit"]["flagged"]
+    trials = pd.read_csv(f"{result_set}/e1_trials.csv")
+    ref = trials[trials.condition == "self_on"].set_index(["seed", "trial"])[["decision", "correct"]]
+    equal = [c for c, g in trials.groupby("condition") if c != "self_on"
+             and g.set_index(["seed", "trial"])[["decision", "correct"]].equals(ref)]
+    assert "self_off" in equal  # the E1 policy never reads z_self
+    for condition in equal:
+        key = f"e1.accuracy.{condition}"
+        assert flagged.get(key, {}).get("rule") == "relative", key
+        if key in claims:
+            assert claims[key]["by_construction"], key
+    for key in ("e2.dnrs.scale_0", "e2.dnrs_secondary.scale_0"):
+        assert flagged.get(key, {}).get("rule") == "empty bus", key
+    assert claims["e2.dnrs.scale_0"]["by_construction"]
