@@ -29,6 +29,7 @@ import numpy as np
 import torch
 
 import labcore.envs as E
+from labcore import compute
 from labcore.agents import Agent
 from labcore.checkpoints import checkpoint_name, load_checkpoint
 from labcore.config import AGENT_KINDS, AgentConfig, Intervention, TrainConfig
@@ -221,6 +222,36 @@ def evaluate(jobs: list[tuple[str, Cell, str, int, str, str]], study: StudyConfi
     return rows, curves
 
 
+_TEXT_FIELDS = {"cell", "geometry", "loop", "schedule", "kind", "protocol", "l75_censored"}
+
+
+def _typed(row: dict[str, str]) -> dict:
+    """A CSV row back in the types :func:`measure_agent` gives (empty cells: None)."""
+    out: dict = {}
+    for key, text in row.items():
+        if key in _TEXT_FIELDS:
+            out[key] = text
+        elif text in ("", None):
+            out[key] = None
+        else:
+            out[key] = int(text) if key == "seed" else float(text)
+    return out
+
+
+def read_schedule(out: Path, schedule: str) -> tuple[list[dict], list[dict]]:
+    """The rows and curves of one schedule from a study's files (empty lists if there are none)."""
+    import csv
+
+    found = []
+    for name in ("explore_e3.csv", "explore_e3_curves.csv"):
+        path = Path(out) / name
+        if not path.exists():
+            return [], []
+        with path.open(newline="", encoding="utf-8") as fh:
+            found.append([_typed(r) for r in csv.DictReader(fh) if r["schedule"] == schedule])
+    return found[0], found[1]
+
+
 def _median_l75(rows: list[dict]) -> float:
     return float(np.median([r["l75"] for r in rows])) if rows else float("nan")
 
@@ -323,12 +354,18 @@ def run(out: Path | str, study: StudyConfig | None = None, *, schedules: Sequenc
     out = Path(out)
     ckpt = out / "checkpoints"
     start = time.perf_counter()
-    say(f"fast schedule: {len(study.cells)} cells x {len(KINDS)} kinds x {len(study.seeds)} seeds")
-    train_cells(study.cells, study.seeds, study.train, ckpt, workers=workers, on_progress=on_progress)
-    jobs = [(str(ckpt / f"{_name(cell.config(kind), s, study.train)}.safetensors"), cell, kind, s, "fast", str(out))
-            for cell in study.cells for kind in KINDS for s in study.seeds]
-    say(f"measuring {len(jobs)} agents")
-    rows, curves = evaluate(jobs, study, workers)
+    if "fast" in schedules:
+        say(f"fast schedule: {len(study.cells)} cells x {len(KINDS)} kinds x {len(study.seeds)} seeds")
+        train_cells(study.cells, study.seeds, study.train, ckpt, workers=workers, on_progress=on_progress)
+        jobs = [(str(ckpt / f"{_name(cell.config(kind), s, study.train)}.safetensors"), cell, kind, s, "fast",
+                 str(out)) for cell in study.cells for kind in KINDS for s in study.seeds]
+        say(f"measuring {len(jobs)} agents")
+        rows, curves = evaluate(jobs, study, workers)
+    else:  # the paper schedule added to a fast part measured earlier (its checkpoints are not bundled)
+        rows, curves = read_schedule(out, "fast")
+        if not rows:
+            raise ValueError(f"{out / 'explore_e3.csv'} holds no fast-schedule rows: run --schedules fast first")
+        say(f"fast schedule: {len(rows)} rows read from {out / 'explore_e3.csv'}")
     groups = group(rows)
     if "paper" in schedules:
         closest, _, _ = closest_cell(groups, "fast")
@@ -350,6 +387,7 @@ def run(out: Path | str, study: StudyConfig | None = None, *, schedules: Sequenc
         "answer": answer(groups),
         "factor_effects": {s: factor_effects(groups, s) for s in sorted({k[1] for k in groups})},
         "wall_seconds": round(time.perf_counter() - start, 1),
+        "compute": compute.fingerprint(threads=1),
     }
     write_csv(out / "explore_e3.csv", ROW_FIELDS, rows)
     write_csv(out / "explore_e3_curves.csv", CURVE_FIELDS, curves)

@@ -125,3 +125,22 @@ def test_loading_a_folder_without_a_study_lists_the_problem(tmp_path):
     assert loaded.problems and "explore e3" in loaded.problems[-1]
     fig = design_figure(tmp_path)
     assert not fig.data and "does not hold a complete design study" in fig.layout.annotations[0].text
+
+
+def test_the_paper_schedule_adds_to_a_fast_part_measured_earlier(tmp_path):
+    # Issue 26: the fast part's checkpoints are not bundled; `--schedules paper` reads its rows from
+    # the study's files instead of retraining 180 agents, and writes both schedules.
+    study = X.StudyConfig.quick()
+    with pytest.raises(ValueError, match="no fast-schedule rows"):
+        X.run(tmp_path, study, schedules=("paper",), say=lambda _: None)
+    fast = X.run(tmp_path, study, schedules=("fast",), say=lambda _: None)
+    fast_rows, fast_curves = X.read_schedule(tmp_path, "fast")
+    shutil.rmtree(tmp_path / "checkpoints")  # as in the bundle: no fast checkpoints
+    both = X.run(tmp_path, study, schedules=("paper",), say=lambda _: None)
+    assert X.read_schedule(tmp_path, "fast") == (fast_rows, fast_curves)  # read back, typed, unchanged
+    trained = [p.stem for p in (tmp_path / "checkpoints").glob("*.safetensors")]
+    assert trained and all("-paper" in name for name in trained)  # nothing of the fast part was retrained
+    rows, _ = X.read_schedule(tmp_path, "paper")
+    assert {r["kind"] for r in rows} == set(X.KINDS) and rows
+    assert {g["schedule"] for g in both["groups"]} == {"fast", "paper"}
+    assert [g for g in both["groups"] if g["schedule"] == "fast"] == fast["groups"]
