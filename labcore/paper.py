@@ -212,7 +212,9 @@ CLAIMS: tuple[ClaimSpec, ...] = (
       by_construction="with strong-lesion wiring and the bus off nothing in the agent depends on the "
                       "stimulus, so the choice-point confidence is one constant and AUROC is 0.5 exactly"),
     C("e1.auroc.blind_noise", "E1 Type-2 AUROC, z_self replaced by matched noise",
-      P(0.50, None, section="5.1.2"), 0.05, "near chance (<= 0.6)", lambda v: _v(v, "e1.auroc.blind_noise") <= 0.6),
+      P(0.50, None, section="5.1.2"), 0.05, "near chance (<= 0.6)", lambda v: _v(v, "e1.auroc.blind_noise") <= 0.6,
+      by_construction="the noise replacing z_self is drawn independently of the trial, so the confidence "
+                      "cannot depend on the trial: AUROC is 0.5 in expectation whatever the agent learned"),
     C("e1.auroc.blind_permute", "E1 Type-2 AUROC, z_self shuffled across trials",
       P(0.50, None, section="5.1.2"), 0.05, "near chance (<= 0.6)",
       lambda v: _v(v, "e1.auroc.blind_permute") <= 0.6),

@@ -23,6 +23,10 @@ misses because they are not equal to an untrained twin's value:
    because the wiring routes around it (the E1 policy never reads z_self): its accuracy equals
    the intact accuracy by construction. Checked on the trial records (``e1_trials``,
    ``e4_trials``), not typed per claim.
+   The same records catch a condition whose confidences are the reference's own values reassigned
+   across trials (the same multiset on every seed, trained and untrained: z_self shuffled
+   across trials feeds a head that reads nothing else): its Type-2 AUROC is chance in
+   expectation, whatever the agent learned (``<exp>.auroc...`` flagged "relative").
 4. **Empty bus.** A decoding value whose workspace features are zero on every trial of every
    seed, and whose remaining features (the trunk's state) are the same, bit for bit, when the
    episodes' cues are replaced (``e2.run_seed`` records both checks): nothing the decoder reads
@@ -158,6 +162,34 @@ def _condition_tables(results: Sequence[SeedResult], stem: str,
     return tables
 
 
+def _confidences(results: Sequence[SeedResult], stem: str, groups: tuple[str, ...]) -> dict[tuple, dict[str, list]]:
+    """``{(experiment, seed, *group values): {condition: [(trial, confidence)] sorted by trial}}``."""
+    out: dict[tuple, dict[str, list]] = {}
+    for r in results:
+        for row in r.rows.get(stem, []):
+            if row.get("confidence") is not None:
+                key = (r.experiment, r.seed, *(row[g] for g in groups))
+                out.setdefault(key, {}).setdefault(row["condition"], []).append((row["trial"], row["confidence"]))
+    return {k: {c: sorted(v) for c, v in conds.items()} for k, conds in out.items()}
+
+
+def _reassigned(results: Sequence[SeedResult], stem: str, reference: str, groups: tuple[str, ...]) -> dict[tuple, bool]:
+    """For each (experiment, group..., condition): are its confidences the reference's reassigned across
+    trials (the same multiset of varying values on every seed) rather than the reference's trial by trial?"""
+    verdict: dict[tuple, bool] = {}
+    for key, conditions in _confidences(results, stem, groups).items():
+        ref = conditions.get(reference, [])
+        ref_values = sorted(c for _, c in ref)
+        for condition, pairs in conditions.items():
+            if condition == reference:
+                continue
+            values = sorted(c for _, c in pairs)
+            same = bool(ref) and values == ref_values and len(set(ref_values)) > 1 and pairs != ref
+            name = (key[0], *key[2:], condition)
+            verdict[name] = verdict.get(name, True) and same
+    return verdict
+
+
 def _equal_to_reference(results: Sequence[SeedResult], stem: str, reference: str,
                         groups: tuple[str, ...]) -> dict[tuple, bool]:
     """For each (experiment, group..., condition): are its decisions the reference's on every trial
@@ -201,6 +233,14 @@ def relative(trained: Sequence[SeedResult], untrained: Sequence[SeedResult]) -> 
                           "reference": float(np.mean(values.get(ref_key, values[key]))), "se": 0.0,
                           "condition": name[-1], "reference_condition": reference}
             found[key]["reason"] = reason(found[key])
+        ours = _reassigned(trained, stem, reference, groups)
+        twins = _reassigned(untrained, stem, reference, groups)
+        for name, same in ours.items():
+            key = ".".join((name[0], "auroc", *map(str, name[1:])))
+            if same and twins.get(name) and key in values:
+                found[key] = {"rule": "relative", "ours": float(np.mean(values[key])), "reference": 0.5, "se": 0.0,
+                              "condition": name[-1], "reference_condition": reference, "reassigned": True}
+                found[key]["reason"] = reason(found[key])
     return found
 
 
@@ -229,6 +269,11 @@ def empty_bus(trained: Sequence[SeedResult]) -> dict[str, dict]:
 
 def reason(entry: Mapping[str, float | str]) -> str:
     """The sentence a flagged claim's reason gets."""
+    if entry["rule"] == "relative" and entry.get("reassigned"):
+        return (f"The {entry['condition']} condition's confidences are the {entry['reference_condition']} "
+                "condition's own values reassigned across trials (the same values on every seed, in the trained "
+                "agents and in untrained agents of the same wiring): a confidence shuffled across trials has "
+                f"Type-2 AUROC 0.5 in expectation, whatever the agent learned (ours {entry['ours']:.3g}).")
     if entry["rule"] == "relative":
         return (f"The {entry['condition']} condition's choices equal the {entry['reference_condition']} condition's "
                 "on every trial of every seed, in the trained agents and in untrained agents of the same wiring "

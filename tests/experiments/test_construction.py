@@ -193,3 +193,21 @@ def test_bundled_relative_flags_follow_the_trial_records(result_set):
     for key in ("e2.dnrs.scale_0", "e2.dnrs_secondary.scale_0"):
         assert flagged.get(key, {}).get("rule") == "empty bus", key
     assert claims["e2.dnrs.scale_0"]["by_construction"]
+
+
+def test_relative_rule_flags_confidences_reassigned_across_trials():
+    def seed_result(s, permute, order):
+        rows = []
+        conf = [0.2, 0.7, 0.9, 0.4]
+        for c, values in (("self_on", conf), ("blind_permute", [conf[i] for i in order] if permute else conf)):
+            rows += [{"condition": c, "trial": i, "decision": 1, "correct": i % 2, "confidence": x}
+                     for i, x in enumerate(values)]
+        return SeedResult("e1", s, {"e1.auroc.blind_permute": 0.5, "e1.auroc.self_on": 0.75},
+                          rows={"e1_trials": rows})
+
+    shuffled = [seed_result(0, True, [3, 0, 1, 2]), seed_result(1, True, [1, 0, 3, 2])]
+    found = audit(shuffled, [seed_result(0, True, [2, 3, 0, 1])])
+    assert found["e1.auroc.blind_permute"]["rule"] == "relative" and "reassigned" in found["e1.auroc.blind_permute"]["reason"]
+    # the same values trial by trial are not a reassignment (that condition changes nothing)
+    same = [seed_result(0, False, None)]
+    assert audit(same, same).get("e1.auroc.blind_permute", {}).get("rule") != "relative"
