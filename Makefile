@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 TORCH  := torch==2.13.0
 WHEELS := /opt/wheels
 
-.PHONY: run test lint bench clean-venv
+.PHONY: run test test-quick lint bench clean-venv
 
 # NeuroGym (requirements-neurogym.txt) goes last and with --no-deps: it declares numpy==2.2.*
 # and gymnasium==0.29.*, which would replace our pins; its other dependencies are pinned in
@@ -32,6 +32,11 @@ run: $(VENV)/.runtime
 # Two workers, one per core: the suite (about 1,360 tests, AppTests and a real browser) stays under 10 minutes.
 test: $(VENV)/.test
 	$(PY) -m pytest -n 2
+
+# The quick lane for development: everything not marked slow (training, app servers, the
+# browser), under 2 minutes. `make test` stays the README's (and CI's) command.
+test-quick: $(VENV)/.test
+	$(PY) -m pytest -n 2 -m "not slow and not browser"
 
 lint: $(VENV)/.test
 	$(PY) -m ruff check .
