@@ -44,18 +44,19 @@ from __future__ import annotations
 import copy
 import functools
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import torch
 from torch import nn
 
 from labcore.agents import build_agent
 from labcore.agents.plain import BaselineGRU, PlainGRUConfig, PlainGRUPolicy
 from labcore.envs.channels import CUE_DIM
+from labcore.envs.neurogym_wager import LEFT, RIGHT, SURE
 from labcore.neurogym_agents import (
     KIND,
     PROBE_UPDATES,
@@ -65,7 +66,6 @@ from labcore.neurogym_agents import (
     draw_trials,
     ideal_actions,
     ideal_agreement,
-    outcome_rows,
     payoffs,
     policy_pass,
     scored_steps,
@@ -310,23 +310,39 @@ TRAINERS: dict[str, Callable[..., tuple[torch.Tensor, dict[str, float]]]] = {
 
 # ----------------------------------------------------------------------- checks
 @torch.no_grad()
-def policy_actions(net: NeuroGymNet, trials: NeuroGymTrials, generator: torch.Generator) -> dict[str, np.ndarray]:
-    """The network's actions ``(B, T)`` on ``trials``: ``"greedy"`` (argmax) and ``"sampled"``
-    (drawn from the policy at every step with ``generator``), from one pass."""
+def _decide(net: NeuroGymNet, trials: NeuroGymTrials, generator: torch.Generator
+            ) -> tuple[dict[str, np.ndarray], np.ndarray]:
     was_training = net.training
     net.eval()
     logits = policy_pass(net, trials).logits
     net.train(was_training)
-    return {"greedy": logits.argmax(-1).numpy(), "sampled": _sample(logits, generator).numpy()}
+    at = logits[torch.arange(len(trials)), torch.as_tensor(trials.length - 1)]
+    p_sure = torch.softmax(at, -1).numpy()[:, SURE]
+    return {"greedy": logits.argmax(-1).numpy(), "sampled": _sample(logits, generator).numpy()}, p_sure
+
+
+def policy_actions(net: NeuroGymNet, trials: NeuroGymTrials, generator: torch.Generator) -> dict[str, np.ndarray]:
+    """The network's actions ``(B, T)`` on ``trials``: ``"greedy"`` (argmax) and ``"sampled"``
+    (drawn from the policy at every step with ``generator``), from one pass."""
+    return _decide(net, trials, generator)[0]
+
+
+CHOICE_OF_ACTION = np.array(["none", "left", "right", "sure"])
+"""The choice a NeuroGym action at the decision step makes (fixating through it: none)."""
 
 
 def outcome_counts(trials: NeuroGymTrials, actions: np.ndarray) -> list[dict[str, Any]]:
     """How many trials fell in each (coherence, sure offered, choice, correct) cell: the outcome
-    of one check, from which every signature of :mod:`labcore.markers.sure_option` follows."""
-    counts = Counter((r["coherence"], int(r["sure_offered"]), r["choice"],
-                      None if r["correct"] is None else int(r["correct"])) for r in outcome_rows(trials, actions))
-    return [{"coherence": c, "sure_offered": o, "choice": ch, "correct": k, "n": n}
-            for (c, o, ch, k), n in sorted(counts.items(), key=lambda item: (item[0][0], item[0][1], item[0][2]))]
+    of one check, from which every signature of :mod:`labcore.markers.sure_option` follows.
+    ``correct`` is None unless a side was chosen; cells are sorted by coherence, offer, choice."""
+    last = np.asarray(actions)[np.arange(len(trials)), trials.length - 1]
+    side = (last == LEFT) | (last == RIGHT)
+    frame = pd.DataFrame({"coherence": trials.coherence.astype(float), "sure_offered": trials.sure_offered.astype(int),
+                          "choice": CHOICE_OF_ACTION[last],
+                          "correct": np.where(side, (last == 1 + trials.ground_truth).astype(int), -1)})
+    sizes = frame.groupby(["coherence", "sure_offered", "choice", "correct"], sort=True).size()
+    return [{"coherence": float(c), "sure_offered": int(o), "choice": str(ch), "correct": None if k < 0 else int(k),
+             "n": int(n)} for (c, o, ch, k), n in sizes.items()]
 
 
 def check_rates(counts: list[dict[str, Any]]) -> dict[str, float]:
@@ -353,9 +369,14 @@ def criterion_met(rates: dict[str, float], ideal_p_sure: float, cfg: NeuroGymRLC
 
 def check(net: NeuroGymNet, trials: NeuroGymTrials, generator: torch.Generator) -> dict[str, Any]:
     """One held-out check: for the sampled and the greedy policy, the reward per trial, the
-    stopping rule's rates and the outcome counts (keys ``sampled_*`` and ``greedy_*``)."""
-    found: dict[str, Any] = {}
-    for mode, actions in policy_actions(net, trials, generator).items():
+    stopping rule's rates and the outcome counts (keys ``sampled_*`` and ``greedy_*``), and the
+    policy's mean probability of the sure option with and without the offer (as
+    :func:`~labcore.neurogym_agents.sure_propensity`), from one pass."""
+    decided, p_sure = _decide(net, trials, generator)
+    offered = trials.sure_offered
+    found: dict[str, Any] = {"heldout_p_sure_offered": float(p_sure[offered].mean()),
+                             "heldout_p_sure_not_offered": float(p_sure[~offered].mean())}
+    for mode, actions in decided.items():
         counts = outcome_counts(trials, actions)
         found[f"{mode}_reward"] = float(payoffs(trials, actions).sum(1).mean())
         found.update({f"{mode}_{k}": v for k, v in check_rates(counts).items()})
@@ -438,7 +459,7 @@ def train_agent(seed: int, cfg: NeuroGymRLConfig | None = None, progress: Progre
         met = criterion_met(sampled, ideal_p_sure, cfg)
         streak = streak + 1 if met else 0
         reward = found["greedy_reward"]
-        history.append({"update": update, "heldout_reward": reward, **sure_propensity(net, heldout, update), **found,
+        history.append({"update": update, "heldout_reward": reward, **found,
                         "criterion_met": met, "entropy_coef": cfg.entropy_at(update),
                         **{f"train_{k}": float(np.mean([p[k] for p in parts_log])) for k in parts_log[0]}})
         parts_log = []
