@@ -179,3 +179,22 @@ def test_the_explorer_runs_a_subset_and_resumes(tmp_path):
 def test_the_whole_explorer_on_a_tiny_budget(tmp_path):
     summary = pdw_sweep.run(tmp_path, pdw_sweep.SweepConfig.quick_config(), workers=2)
     assert summary["complete"] and len(summary["cells"]) == 16 and summary["answer"]["text"]
+
+
+def test_the_command_line_runs_explorer_cells_and_refuses_unknown_ones(tmp_path, capsys):
+    from labcore.cli import main
+
+    assert main(["explore", "pdw-sweep", "--quick", "--cells", "S", "--out", str(tmp_path)]) == 0
+    assert "partial run" in capsys.readouterr().out and (tmp_path / "pdw_sweep.csv").exists()
+    with pytest.raises(SystemExit, match="unknown cell"):
+        main(["explore", "pdw-sweep", "--quick", "--cells", "S,Z", "--out", str(tmp_path)])
+
+
+@pytest.mark.slow
+def test_the_command_line_writes_the_reproduction_and_its_figure(tmp_path, capsys):
+    from labcore.cli import main
+
+    assert main(["explore", "pdw", "--quick", "--out", str(tmp_path), "--jobs", "2"]) == 0
+    assert "registered reading" in capsys.readouterr().out
+    assert {TRIALS, TRIALS_GREEDY, BY_COHERENCE, CURVES, "summary.json", "figure.json"} <= {
+        p.name for p in tmp_path.iterdir()}
