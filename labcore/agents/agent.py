@@ -233,13 +233,18 @@ class Agent(nn.Module):
                 out.logits = self.self_policy(z)
         return out
 
+    def readout_input(self, out: AgentOutput) -> torch.Tensor:
+        """What the policy readout reads in a pass's output ``out``: the carrier, and the
+        workspace features if there is a bus (leading dims kept). The critic reads it too."""
+        feats = [out.h] if not self.config.workspace else [out.h, self._readout_features(out.slots)]
+        return torch.cat(feats, dim=-1)
+
     def value(self, out: AgentOutput) -> torch.Tensor:
         """The critic's estimate of the return, from the policy readout's input of a pass's
         output ``out`` (leading dims kept); only agents with ``AgentConfig.value_head``."""
         if not self.config.value_head:
             raise ValueError(f"{self.config.kind} has no value head (AgentConfig.value_head)")
-        feats = [out.h] if not self.config.workspace else [out.h, self._readout_features(out.slots)]
-        return self.value_head(torch.cat(feats, dim=-1)).squeeze(-1)
+        return self.value_head(self.readout_input(out)).squeeze(-1)
 
     def readout(self, h: torch.Tensor, slots: torch.Tensor | None = None,
                 occupied: torch.Tensor | None = None, intervention: Intervention | None = None) -> AgentOutput:

@@ -54,8 +54,17 @@ from labcore.markers.robustness import (
     ideal_observer_thresholds,
     l75,
 )
+from labcore.markers.sure_option import (
+    ByCoherence,
+    WaivedAccuracy,
+    accuracy_waived_vs_not_offered,
+    p_sure_by_coherence,
+    sure_contrast,
+    waived_advantage,
+)
 
 __all__ = [
+    "ByCoherence",
     "CalibrationCurve",
     "DeltaNRSResult",
     "HierarchicalRegressionResult",
@@ -63,6 +72,8 @@ __all__ = [
     "MetaDResult",
     "RegressionStep",
     "RiskCoverageCurve",
+    "WaivedAccuracy",
+    "accuracy_waived_vs_not_offered",
     "aurc",
     "binarize",
     "brier_score",
@@ -89,13 +100,16 @@ __all__ = [
     "meta_d_prime",
     "meta_d_prime_from_counts",
     "ood_gap",
+    "p_sure_by_coherence",
     "pca_matched_baseline",
     "pci_a",
     "pearson_r",
     "risk_coverage_curve",
     "skip_fraction",
+    "sure_contrast",
     "type2_auroc",
     "type2_roc",
     "undefined_as_nan",
     "wagering_utility",
+    "waived_advantage",
 ]
