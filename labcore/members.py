@@ -49,6 +49,12 @@ class MemberParameters:
         state.update({k: v[member].clone() for k, v in self.buffers.items()})
         return state
 
+    def element_mask(self, prefixes: tuple[str, ...]) -> torch.Tensor:
+        """True on every element of :attr:`flat` (all members) of a parameter whose name starts
+        with one of ``prefixes``."""
+        return torch.cat([torch.full((self.n * size,), name.startswith(prefixes))
+                          for name, size in zip(self.names, self.sizes, strict=True)])
+
     def select(self, buffer: torch.Tensor, members: torch.Tensor) -> torch.Tensor:
         """The elements of ``members`` from a buffer laid out like :attr:`flat`."""
         pieces = buffer.split([self.n * size for size in self.sizes])

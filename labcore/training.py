@@ -41,6 +41,7 @@ from labcore.agents.sequence import (
     SequenceInputs,
     SequenceOutput,
     StepTable,
+    masked_centre,
     sequence_forward,
     sequence_heads,
     sequence_states,
@@ -50,7 +51,13 @@ from labcore.envs.batch import Demonstrations, StepKind, oracle_demonstrations, 
 from labcore.interventions import sequence_workspace_noise
 from labcore.members import MemberParameters, StackedAdam
 from labcore.seeding import episode_seeds, seed_everything
-from labcore.wager_reward import WagerLog, reward_meta_loss
+from labcore.wager_reward import (
+    WAGER_HEAD,
+    WagerLog,
+    reward_meta_loss,
+    wager_choice_mask,
+    warm_start,
+)
 
 TASK_IDS = {"dual": E.DUAL_TASK, "wagering": E.WAGERING}
 """Training task of each name; E2 and E3 agents are trained on the dual task, E1 agents on wagering."""
@@ -246,7 +253,8 @@ def _masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 def compute_losses(config: AgentConfig, out: SequenceOutput, batch: MemberDemos, cfg: TrainConfig,
                    step_mask: torch.Tensor | None = None, normaliser: torch.Tensor | None = None,
-                   generators: Sequence[torch.Generator] | None = None) -> Losses:
+                   generators: Sequence[torch.Generator] | None = None,
+                   meta_scale: torch.Tensor | None = None) -> Losses:
     """Imitation, metacognition, stimulus-probe and z_self activity losses, per member.
 
     The imitation loss is the weighted cross-entropy of the oracle action (KL with a one-hot
@@ -257,6 +265,7 @@ def compute_losses(config: AgentConfig, out: SequenceOutput, batch: MemberDemos,
     so the weights reach the gradient; dividing by the step's own weight would cancel them).
     With ``cfg.meta_signal == "reward"`` the meta loss is the wager's policy gradient on bets
     drawn from ``generators`` (one per member; :mod:`labcore.wager_reward`; none: held out).
+    ``meta_scale`` ``(N,)`` multiplies each member's meta loss (0 before its wager phase starts).
     """
     c = config
     valid = batch.valid if step_mask is None else batch.valid & step_mask
@@ -280,7 +289,7 @@ def compute_losses(config: AgentConfig, out: SequenceOutput, batch: MemberDemos,
     if c.self_model and cfg.meta_weight > 0 and cfg.meta_signal == "reward":
         # E4: no correctness label; the confidence learns from the reward of the bets it samples.
         meta, parts["wager_reward"] = reward_meta_loss(out, batch, valid, cfg, generators)
-        total = total + cfg.meta_weight * meta
+        total = total + cfg.meta_weight * (meta if meta_scale is None else meta * meta_scale)
         parts["meta"] = meta.detach()
     elif c.self_model and cfg.meta_weight > 0:
         # Target: is the agent's own argmax decision correct? (paper sec. 4.3.2)
@@ -336,13 +345,16 @@ def _dropout_mask(config: AgentConfig, shape: tuple[int, int], generators: Seque
 
 
 def _forward(config: AgentConfig, params: MemberParameters, batch: MemberDemos,
-             generators: Sequence[torch.Generator] | None = None, sds: list | None = None) -> SequenceOutput:
-    """The training pass; with ``generators``, dropout and noise are drawn per member."""
+             generators: Sequence[torch.Generator] | None = None, sds: list | None = None,
+             centre_mask: torch.Tensor | None = None) -> SequenceOutput:
+    """The training pass; with ``generators``, dropout and noise are drawn per member; a centred
+    confidence head takes its centre over ``centre_mask`` (else the stored one)."""
     noise = dropout = None
     if generators is not None:
         dropout = _dropout_mask(config, batch.inputs.shape[1:], generators)
         noise = _noise_fn(config, sds, generators)  # its draws happen inside the pass, after the masks
-    return sequence_forward(params.tensors(), config, batch.inputs, workspace_noise=noise, dropout=dropout)
+    return sequence_forward(params.tensors(), config, batch.inputs, workspace_noise=noise, dropout=dropout,
+                            centre_mask=centre_mask)
 
 
 @torch.no_grad()
@@ -434,12 +446,18 @@ class _Member:
     """Its row of the stacked demonstrations."""
     shadow: bool = False
     """A copy that only keeps the batch at two rows (see :func:`train_seeds`); never returned."""
+    wager_from: int | None = None
+    """The first update with the wager loss on (None: not yet; protocol 8.8.2)."""
+    wager_done: int = 0
+    """Updates made with the wager loss on."""
+    curve: list = field(default_factory=list)
+    """The wager phase's learning curve (``TrainConfig.curve_every``)."""
 
     def shadowed(self) -> _Member:
-        """A shadow of this member: same seed, a generator in the same state."""
+        """A shadow of this member: same seed, a generator in the same state, the same phase."""
         generator = torch.Generator()
         generator.set_state(self.generator.get_state())
-        return _Member(self.seed, generator, shadow=True)
+        return _Member(self.seed, generator, shadow=True, wager_from=self.wager_from, wager_done=self.wager_done)
 
 
 def _resolve(task: str, kind: str | AgentConfig) -> AgentConfig:
@@ -497,6 +515,8 @@ def train_seeds(
     for s in rows:
         seed_everything(s)  # each member's initialisation is what it gets when trained alone
         agents.append(build_agent(config, s))
+        if cfg.meta_signal == "reward" and cfg.wager_start == "warm":  # protocol 8.8.2
+            warm_start(agents[-1], task, cfg.warm_start_kind, s)
     members = [_Member(s, torch.Generator().manual_seed(s), shadow=k >= len(seeds)) for k, s in enumerate(rows)]
     params = MemberParameters(agents)
     if cfg.mode == "fast":
@@ -533,6 +553,8 @@ def train_seeds(
             "batch_seeds": seeds,
             "wall_seconds": wall,
             "history": member.history,
+            **({"wager_start_update": member.wager_from, "wager_curve": member.curve}
+               if config.self_model and cfg.meta_signal == "reward" else {}),
             "versions": library_versions(),
         }
         agent.eval()
@@ -572,24 +594,43 @@ def _train_fast(config, params, members, train, heldout, cfg, progress) -> list[
     ``min_updates``); it keeps the weights with its lowest held-out imitation loss (not the
     total loss: while the policy is still wrong, the meta loss is trivially low). A finished
     member leaves the batch; the others go on.
+
+    With a wager phase (``cfg.wager_start`` "converged" or "warm"; protocol 8.8.2) the wager
+    loss is off until a member's behaviour cloning has converged (every member from update 1
+    when "warm"); the member then trains ``cfg.wager_updates`` more updates with it on (behaviour
+    cloning going on) and keeps its final weights. Everything a member does, including when it
+    is evaluated, depends on itself only, never on its batch-mates.
     """
     opt = StackedAdam(params, cfg.lr, config.weight_decay)
+    phased = cfg.meta_signal == "reward" and cfg.wager_start != "joint"
+    total = cfg.update_budget
     n_rows = len(members)
     for row, member in enumerate(members):
         member.row = row  # its row of the demonstrations
+        member.wager_from = None if cfg.wager_start == "converged" else 1
     live = list(range(n_rows))
     finished: dict[int, dict[str, torch.Tensor]] = {}
-    for update in range(1, cfg.max_updates + 1):
+    for update in range(1, total + 1):
         gens = [members[i].generator for i in live]
         idx = torch.stack([torch.randint(train.n_episodes, (cfg.batch_episodes,), generator=g) for g in gens])
         batch = train.select(members=[members[i].row for i in live], episodes=idx)
-        out = _forward(config, params, batch, gens, _noise_sds(config, cfg.batch_episodes, gens))
-        losses = compute_losses(config, out, batch, cfg, generators=gens)
+        wagering = [members[i].wager_from is not None for i in live]
+        mask = wager_choice_mask(batch.step_kind, batch.valid) if config.confidence_centred else None
+        out = _forward(config, params, batch, gens, _noise_sds(config, cfg.batch_episodes, gens), mask)
+        scale = torch.tensor(wagering, dtype=torch.float32) if phased else None
+        losses = compute_losses(config, out, batch, cfg, generators=gens, meta_scale=scale)
         (grad,) = torch.autograd.grad(losses.total.sum(), params.flat)
-        opt.step(params.flat, grad)
-        for i in live:
+        _optimizer_step(opt, params, grad, cfg)
+        for i, on in zip(live, wagering, strict=True):
             members[i].updates = update
-        if update % cfg.eval_every and update != cfg.max_updates:
+            members[i].wager_done += on
+        if mask is not None:
+            _update_centres(params, masked_centre(out.z_self, mask).detach(), [members[i] for i in live])
+        ending = [phased and members[i].wager_done >= cfg.wager_updates for i in live]
+        scheduled = [update % cfg.eval_every == 0 or update == total or end for end in ending]
+        curve = [bool(cfg.curve_every) and on and members[i].wager_done % cfg.curve_every == 0
+                 for i, on in zip(live, wagering, strict=True)]
+        if not any(scheduled) and not any(curve):
             continue
         metrics = heldout_metrics(config, params, heldout.select(members=[members[i].row for i in live]), cfg)
         leaving = []
@@ -597,9 +638,20 @@ def _train_fast(config, params, members, train, heldout, cfg, progress) -> list[
             member = members[i]
             if member.shadow:
                 continue
+            heldout_values = {k: v for k, v in m.items() if k.startswith("heldout_")}
+            if curve[row]:
+                member.curve.append({"update": update, "wager_update": member.wager_done,
+                                     "agreement": m["agreement"], **heldout_values})
+            if not scheduled[row]:
+                continue
             member.history.append({"update": update, "train_loss": float(losses.parts["total"][row]),
-                                   "heldout_loss": m["loss"], "agreement": m["agreement"],
-                                   **{k: v for k, v in m.items() if k.startswith("heldout_")}})
+                                   "heldout_loss": m["loss"], "agreement": m["agreement"], **heldout_values})
+            if phased and member.wager_from is not None:
+                if ending[row]:  # the wager phase is over: its final weights
+                    member.done = True
+                    finished[i] = params.member_state(row)
+                    leaving.append(row)
+                continue
             improved = (m["loss"] < member.best_loss - cfg.loss_tolerance
                         or m["agreement"] > member.best_agreement + cfg.agreement_tolerance)
             member.stale = 0 if improved else member.stale + 1
@@ -608,10 +660,14 @@ def _train_fast(config, params, members, train, heldout, cfg, progress) -> list[
                 member.best_loss, member.best_update = m["loss"], update
                 member.best_row = params.member_state(row)
             if (update >= cfg.min_updates and member.stale >= cfg.patience) or update == cfg.max_updates:
+                if phased:  # converged: the wager phase starts with the next update
+                    member.wager_from = update + 1
+                    continue
                 member.done = True
                 finished[i] = member.best_row if member.best_row is not None else params.member_state(row)
                 leaving.append(row)
-        _report(progress, update, cfg.max_updates, members, metrics)
+        if any(scheduled):
+            _report(progress, update, total, members, metrics)
         if leaving:
             keep = [r for r in range(len(live)) if r not in leaving and not members[live[r]].shadow]
             if not keep:
@@ -626,6 +682,36 @@ def _train_fast(config, params, members, train, heldout, cfg, progress) -> list[
                 live = [live[r] for r in keep]
             params.keep(torch.tensor(keep, dtype=torch.long), opt)
     return [finished.get(i, finished[0]) for i in range(n_rows)]
+
+
+CENTRE_MOMENTUM = 0.05
+"""Weight of each wager update's batch centre in the running centre of a centred confidence head
+(protocol 8.8.2); the running centre starts at the first batch centre."""
+
+
+def _update_centres(params: MemberParameters, batch_centre: torch.Tensor, live: Sequence[_Member]) -> None:
+    """Move each wagering member's stored centre toward this update's batch centre (in place)."""
+    stored = params.buffers["confidence_centre"]
+    for row, member in enumerate(live):
+        if member.wager_from is None:
+            continue
+        if member.wager_done == 1:
+            stored[row] = batch_centre[row]
+        else:
+            stored[row] += CENTRE_MOMENTUM * (batch_centre[row] - stored[row])
+
+
+def _optimizer_step(opt: StackedAdam, params: MemberParameters, grad: torch.Tensor, cfg: TrainConfig) -> None:
+    """One update: Adam on every weight, or (``wager_optimizer="sgd"``) Adam on every weight but the
+    wager head (:data:`~labcore.wager_reward.WAGER_HEAD`) and plain SGD on it. A head weight whose
+    gradient Adam always sees as 0 keeps zero moments, so Adam leaves it exactly as it is."""
+    if cfg.wager_optimizer == "adam":
+        opt.step(params.flat, grad)
+        return
+    head = params.element_mask(WAGER_HEAD)
+    opt.step(params.flat, grad.masked_fill(head, 0.0))
+    with torch.no_grad():
+        params.flat[head] -= cfg.wager_sgd_lr * grad[head]
 
 
 def _last_step(x: torch.Tensor | None) -> torch.Tensor | None:
