@@ -606,15 +606,15 @@ def _again_text(summary: Mapping[str, Any]) -> str:
     raw = values.get(f"e4.auroc.{RAW}.self_on")
     if _finite(raw):
         note = _spread_note(summary, f"e4.auroc.{RAW}.self_on")
-        parts.append(f"With raw instead of centred features the AUROC is {float(raw):.2f}"
-                     f"{f' ({note})' if note else ''} ({outcome_text(hyps.get('R3'))}).")
+        parts.append(f"With raw instead of centred features the AUROC is {float(raw):.2f} "
+                     f"({f'{note}; ' if note else ''}{outcome_text(hyps.get('R3'))}).")
     sgd, cos_raw, cos_sgd = (values.get(k) for k in (f"e4.auroc.{SGD}.self_on", f"e4.head_mean_cosine.{RAW}",
                                                      f"e4.head_mean_cosine.{SGD}"))
     if all(_finite(x) for x in (sgd, cos_raw, cos_sgd)):
         note = _spread_note(summary, f"e4.auroc.{SGD}.self_on")
         parts.append(f"With plain SGD instead of Adam on the wager head (raw features) the head's weight has a cosine "
                      f"of {float(cos_sgd):.2f} with the mean z_self (Adam: {float(cos_raw):.2f}) and the AUROC is "
-                     f"{float(sgd):.2f}{f' ({note})' if note else ''} ({outcome_text(hyps.get('R4'))}).")
+                     f"{float(sgd):.2f} ({f'{note}; ' if note else ''}{outcome_text(hyps.get('R4'))}).")
     return " ".join(parts)
 
 
