@@ -168,6 +168,13 @@ class Agent(nn.Module):
         if c.self_model:
             self.self_model = nn.Linear(self_model_width(c), c.self_model_dim)
             self.confidence_head = nn.Linear(c.self_model_dim, 1)
+            with torch.no_grad():  # protocol 8.8.2; draws no random numbers, so every other weight is unchanged
+                if c.confidence_head_init in ("zero_bias", "zero"):
+                    self.confidence_head.bias.zero_()
+                if c.confidence_head_init == "zero":
+                    self.confidence_head.weight.zero_()
+            if c.confidence_centred:
+                self.register_buffer("confidence_centre", torch.zeros(c.self_model_dim))
             if c.policy_reads == "self_model":
                 self.self_policy = mlp(c.self_model_dim, c.readout_hidden, N_ACTIONS)
         # Design-study parts come last, so every other weight starts as in the plain kind.
@@ -228,7 +235,8 @@ class Agent(nn.Module):
             z = torch.tanh(self.self_model(torch.cat(self_model_parts(c, h, bcast, proposal), dim=-1)))
             z = lesion_self_model(z, intervention.self_model_mode, rng, permutation)
             out.z_self = z
-            out.confidence = torch.sigmoid(self.confidence_head(z)).squeeze(-1)
+            centre = self.confidence_centre if c.confidence_centred else None
+            out.confidence = torch.sigmoid(self.confidence_head(z if centre is None else z - centre)).squeeze(-1)
             if c.policy_reads == "self_model":
                 out.logits = self.self_policy(z)
         return out
