@@ -133,6 +133,12 @@ def _logdet2(cov: NDArray[np.float64]) -> float:
     return 2.0 * float(np.sum(np.log2(np.diag(np.linalg.cholesky(cov)))))
 
 
+def _logdets2(cov: NDArray[np.float64], idx: NDArray[np.intp]) -> NDArray[np.float64]:
+    """log2 det of the sub-covariances ``cov[idx[m]][:, idx[m]]`` for every row m of (M, d) ``idx``."""
+    chol = np.linalg.cholesky(cov[idx[:, :, None], idx[:, None, :]])
+    return 2.0 * np.log2(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)
+
+
 def _entropy(cov: NDArray[np.float64]) -> float:
     """Differential entropy (bits) of a Gaussian with covariance ``cov``."""
     return 0.5 * (cov.shape[0] * _LOG2_2PIE + _logdet2(cov))
@@ -163,7 +169,8 @@ class IntegratedInformation:
 
 
 class _PhiCore:
-    """phi_E and K of bipartitions of one joint (past, present) covariance, with caches."""
+    """phi_E and K of bipartitions of one joint (past, present) covariance, with caches;
+    parts are evaluated in batches (one Cholesky call per channel count)."""
 
     def __init__(self, joint: NDArray[np.float64], nodes: list[NDArray[np.intp]], normalisation: str) -> None:
         c = joint.shape[0] // 2
@@ -172,36 +179,37 @@ class _PhiCore:
         sd = np.sqrt(np.diag(present))
         self.corr = present / np.outer(sd, sd)  # K uses standardised channels (unit-free)
         self.whole = 0.5 * (_logdet2(joint[:c, :c]) + _logdet2(present) - _logdet2(joint))
+        self.everything = frozenset(range(len(nodes)))
         self._mi: dict[frozenset[int], float] = {}
         self._h: dict[frozenset[int], float] = {}
 
-    def _channels(self, part: frozenset[int]) -> NDArray[np.intp]:
-        return np.concatenate([self.nodes[i] for i in sorted(part)])
+    def _fill(self, parts: set[frozenset[int]]) -> None:
+        """I(M_{t-tau}; M_t) and H(M_t) (bits) of every part not cached yet. H is the part's
+        entropy with its channels standardised ("entropy"), or the largest entropy such a part
+        can have, that of independent channels ("maximum_entropy")."""
+        todo = [p for p in parts if p not in self._mi]
+        channels = [np.concatenate([self.nodes[i] for i in sorted(p)]) for p in todo]
+        for size in {ch.size for ch in channels}:
+            which = [i for i, ch in enumerate(channels) if ch.size == size]
+            idx = np.stack([channels[i] for i in which])
+            both = np.concatenate([idx, idx + self.c], axis=1)
+            mi = 0.5 * (_logdets2(self.joint, idx) + _logdets2(self.joint, idx + self.c)
+                        - _logdets2(self.joint, both))
+            logdet = _logdets2(self.corr, idx) if self.normalisation == "entropy" else np.zeros(len(which))
+            for j, i in enumerate(which):
+                self._mi[todo[i]] = float(mi[j])
+                self._h[todo[i]] = 0.5 * (size * _LOG2_2PIE + float(logdet[j]))
 
-    def part_information(self, part: frozenset[int]) -> float:
-        """I(M_{t-tau}; M_t) of one part, bits."""
-        if part not in self._mi:
-            ch = self._channels(part)
-            both = np.concatenate([ch, ch + self.c])
-            self._mi[part] = 0.5 * (_logdet2(_sub(self.joint, ch)) + _logdet2(_sub(self.joint, ch + self.c))
-                                    - _logdet2(_sub(self.joint, both)))
-        return self._mi[part]
-
-    def part_entropy(self, part: frozenset[int]) -> float:
-        """H(M_t) of one part with its channels standardised ("entropy"), or the largest
-        entropy such a part can have, that of independent channels ("maximum_entropy"), bits."""
-        if part not in self._h:
-            ch = self._channels(part)
-            logdet = _logdet2(_sub(self.corr, ch)) if self.normalisation == "entropy" else 0.0
-            self._h[part] = 0.5 * (ch.size * _LOG2_2PIE + logdet)
-        return self._h[part]
-
-    def evaluate(self, part_a: frozenset[int]) -> tuple[float, float]:
-        """(phi_E, phi_E / K) of the bipartition {A, rest}; the ratio is inf when K <= 0."""
-        part_b = frozenset(range(len(self.nodes))) - part_a
-        phi = self.whole - self.part_information(part_a) - self.part_information(part_b)
-        k = min(self.part_entropy(part_a), self.part_entropy(part_b))
-        return phi, (phi / k if k > 0 else math.inf)
+    def evaluate(self, parts_a: list[frozenset[int]]) -> list[tuple[float, float]]:
+        """(phi_E, phi_E / K) of each bipartition {A, rest}; the ratio is inf when K <= 0."""
+        self._fill({p for a in parts_a for p in (a, self.everything - a)})
+        out = []
+        for a in parts_a:
+            b = self.everything - a
+            phi = self.whole - self._mi[a] - self._mi[b]
+            k = min(self._h[a], self._h[b])
+            out.append((phi, phi / k if k > 0 else math.inf))
+        return out
 
 
 def _exhaustive(n: int) -> list[frozenset[int]]:
@@ -242,21 +250,20 @@ def _approximate_search(core: _PhiCore, n_random: int, seed: int
             candidates.append(frozenset(np.flatnonzero(side).tolist()))
     seen: dict[frozenset[int], float] = {}
 
-    def score(part: frozenset[int]) -> float:
-        key = part if 0 in part else everything - part
-        if key not in seen:
-            seen[key] = core.evaluate(key)[1]
-        return seen[key]
+    def scores(parts: list[frozenset[int]]) -> list[float]:
+        keys = [p if 0 in p else everything - p for p in parts]
+        new = sorted(set(keys) - seen.keys(), key=sorted)
+        seen.update(zip(new, (ratio for _, ratio in core.evaluate(new)), strict=True))
+        return [seen[k] for k in keys]
 
-    best = min(candidates, key=score)
-    improved = True
-    while improved:  # each accepted move strictly lowers the score: terminates
-        improved = False
-        moves = [best ^ {i} for i in range(n)]
-        moves = [m for m in moves if 0 < len(m) < n]
-        move = min(moves, key=score)
-        if score(move) < score(best) - 1e-12:
-            best, improved = move, True
+    values = scores(candidates)
+    best, best_score = candidates[int(np.argmin(values))], min(values)
+    while True:  # each accepted move strictly lowers the score: terminates
+        moves = [m for m in (best ^ {i} for i in range(n)) if 0 < len(m) < n]
+        values = scores(moves)
+        if min(values) >= best_score - 1e-12:
+            break
+        best, best_score = moves[int(np.argmin(values))], min(values)
     return (best if 0 in best else everything - best), len(seen)
 
 
@@ -386,12 +393,12 @@ def integrated_information(
     n = len(elements)
     if n <= max_exhaustive:
         parts = _exhaustive(n)
-        scores = [core.evaluate(p)[1] for p in parts]
+        scores = [ratio for _, ratio in core.evaluate(parts)]
         best, searched, exhaustive = parts[int(np.argmin(scores))], len(parts), True
     else:
         best, searched = _approximate_search(core, n_random, seed)
         exhaustive = False
-    phi, normalised = core.evaluate(best)
+    phi, normalised = core.evaluate([best])[0]
     if math.isinf(normalised):
         warn_undefined("Phi_E: no searched bipartition has a positive normalisation K (part entropies <= 0)")
         return IntegratedInformation(nan, nan, ((), ()), core.whole, searched, exhaustive)
@@ -610,10 +617,20 @@ def tse_complexity(
         # The integration form: a subset's mean marginal entropy is known exactly, so only
         # the subsets' integrations are averaged (less sampling variance than their entropies).
         subsets = _subsets(n, k, max_exact, int(n_subsets), rng)
-        mean_i = np.mean([h_each[list(s)].sum() - _entropy(_sub(cov, np.concatenate([elements[i] for i in s])))
-                          for s in subsets])
-        total += k / n * integration - float(mean_i)
+        marginal = np.mean([h_each[list(s)].sum() for s in subsets])
+        total += k / n * integration - float(marginal - np.mean(_entropies(cov, elements, subsets)))
     return total
+
+
+def _entropies(cov: NDArray[np.float64], elements: list[NDArray[np.intp]],
+               subsets: list[tuple[int, ...]]) -> NDArray[np.float64]:
+    """Entropies of the elements' subsets, one batched Cholesky per channel count."""
+    channels = [np.concatenate([elements[i] for i in s]) for s in subsets]
+    out = np.empty(len(subsets))
+    for size in {ch.size for ch in channels}:
+        which = [i for i, ch in enumerate(channels) if ch.size == size]
+        out[which] = 0.5 * (size * _LOG2_2PIE + _logdets2(cov, np.stack([channels[i] for i in which])))
+    return out
 
 
 # --------------------------------------------------------------------------- helpers
