@@ -31,14 +31,12 @@ from labcore.markers.decoding import DeltaNRSResult, decoded_information_bits, d
 from labcore.markers.integration import (
     HigherOrderInformation,
     IntegratedInformation,
-    evoked_response,
     higher_order_information,
     integrated_information,
     o_information,
-    simulate_var1,
-    surrogate_bias,
     tse_complexity,
 )
+from labcore.markers.integration_data import evoked_response, simulate_var1, surrogate_bias
 from labcore.markers.meta_d import MetaDResult, meta_d_prime, meta_d_prime_from_counts
 from labcore.markers.metacognition import (
     CalibrationCurve,

@@ -10,12 +10,9 @@ covariance of a recorded trajectory under a Gaussian model:
 * :func:`higher_order_information` and :func:`o_information` -- total correlation, dual
   total correlation, O- and S-information (Rosas et al. 2019);
 * :func:`tse_complexity` -- neural complexity (Tononi, Sporns & Edelman 1994);
-* :func:`evoked_response` -- perturbed minus unperturbed trajectory: any measure applied to
-  it is that measure's perturbational variant (after the pulse PCI-A uses);
-* :func:`surrogate_bias` -- a measure's mean on surrogates with the elements' mutual
-  dependence destroyed: the estimator's bias where the true value is 0 (or the
-  independent-system value);
-* :func:`simulate_var1` -- trajectories of a known linear system (the known answers).
+
+What they are applied to (evoked responses: the perturbational variants; surrogates: the
+estimates' bias; known linear systems) is in :mod:`labcore.markers.integration_data`.
 
 Conventions. A trajectory is (T, C) or (E, T, C): E episodes of T steps and C channels.
 Lagged statistics pair steps within an episode; equal-time statistics pool all E * T
@@ -38,7 +35,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -51,12 +48,9 @@ from labcore.markers._common import as_float_array, check_choice, warn_undefined
 __all__ = [
     "HigherOrderInformation",
     "IntegratedInformation",
-    "evoked_response",
     "higher_order_information",
     "integrated_information",
     "o_information",
-    "simulate_var1",
-    "surrogate_bias",
     "tse_complexity",
 ]
 
@@ -368,6 +362,7 @@ def integrated_information(
     Two nodes, each driven only by the other (x1 <- 0.5 x2, x2 <- 0.5 x1, unit noise): the
     closed form is :math:`-\\log_2(1 - a^2) = 0.415` bits; two independent nodes give 0.
 
+    >>> from labcore.markers import simulate_var1
     >>> x = simulate_var1([[0.0, 0.5], [0.5, 0.0]], 2_000, n_episodes=200, seed=1)
     >>> round(integrated_information(x).phi, 2)
     0.41
@@ -631,172 +626,3 @@ def _entropies(cov: NDArray[np.float64], elements: list[NDArray[np.intp]],
         which = [i for i, ch in enumerate(channels) if ch.size == size]
         out[which] = 0.5 * (size * _LOG2_2PIE + _logdets2(cov, np.stack([channels[i] for i in which])))
     return out
-
-
-# --------------------------------------------------------------------------- helpers
-def evoked_response(perturbed: ArrayLike, unperturbed: ArrayLike, *, start: int = 0) -> NDArray[np.float64]:
-    """The evoked response: perturbed minus unperturbed trajectory from step ``start`` on.
-
-    A measure applied to it is that measure's perturbational variant: it sees only what the
-    perturbation changed (Casali et al. 2013's evoked logic, after the pulse PCI-A uses).
-
-    Parameters
-    ----------
-    perturbed, unperturbed : array-like of shape (E, T, ...) or (T, ...)
-        The same episodes with and without the pulse; trailing dimensions become channels.
-    start : int, default=0
-        First step kept (the pulse's step).
-
-    Returns
-    -------
-    ndarray of shape (E, T - start, C)
-
-    Examples
-    --------
-    >>> evoked_response(np.ones((2, 4, 3)), np.zeros((2, 4, 3)), start=1).shape
-    (2, 3, 3)
-    """
-    a = as_float_array(perturbed, "perturbed")
-    b = as_float_array(unperturbed, "unperturbed")
-    if a.shape != b.shape:
-        raise ValueError(f"perturbed shape {a.shape} does not match unperturbed shape {b.shape}")
-    a = a[None] if a.ndim == 2 else a
-    b = b[None] if b.ndim == 2 else b
-    if a.ndim < 3:
-        raise ValueError(f"trajectories must be (T, C) or (E, T, ...), got shape {a.shape}")
-    if not 0 <= start < a.shape[1]:
-        raise ValueError(f"start must be in 0..{a.shape[1] - 1}, got {start}")
-    diff = (a - b)[:, start:]
-    return diff.reshape(diff.shape[0], diff.shape[1], -1)
-
-
-def surrogate_bias(
-    measure: Callable[[NDArray[np.float64]], float],
-    trajectories: ArrayLike,
-    *,
-    nodes: Sequence[Sequence[int]] | None = None,
-    method: Literal["circular_shift", "time_shuffle"] = "circular_shift",
-    n_surrogates: int = 8,
-    seed: int = 0,
-) -> float:
-    """A measure's mean on surrogate data: the estimate's bias where the true value is known.
-
-    ``"circular_shift"`` (default): in each episode every element (all its channels
-    together) is rotated in time by its own random offset in 1..T-1, which keeps each
-    element's own statistics and autocorrelation and destroys the dependence between
-    elements; Phi_E, O-information and TSE of independent elements are 0, so the surrogate
-    mean is the finite-sample bias of the estimate. ``"time_shuffle"`` permutes the steps of
-    each episode (the same permutation for every channel): it destroys the temporal
-    structure only, so it is informative for Phi_E and leaves equal-time measures unchanged.
-
-    Parameters
-    ----------
-    measure : callable
-        ``measure(trajectories) -> float`` on an (E, T, C) array.
-    trajectories : array-like of shape (T, C) or (E, T, C)
-    nodes : sequence of sequences of int, optional
-        Elements rotated as units; default every channel.
-    method : {"circular_shift", "time_shuffle"}
-    n_surrogates : int, default=8
-    seed : int, default=0
-        Seed of the offsets or permutations.
-
-    Returns
-    -------
-    float
-        Mean over the surrogates on which the measure is defined.
-
-    Warns
-    -----
-    UndefinedMetricWarning
-        If the measure is undefined on every surrogate (nan).
-
-    Examples
-    --------
-    Independent channels: the O-information estimate is itself all bias.
-
-    >>> x = np.random.default_rng(1).normal(size=(4, 200, 6))
-    >>> round(surrogate_bias(o_information, x), 2)
-    0.0
-    """
-    check_choice(method, "method", ("circular_shift", "time_shuffle"))
-    if not isinstance(n_surrogates, int | np.integer) or n_surrogates < 1:
-        raise ValueError(f"n_surrogates must be a positive integer, got {n_surrogates!r}")
-    x = _as_trajectories(trajectories)
-    e, t, c = x.shape
-    if t < 2:
-        raise ValueError("surrogates need at least 2 steps per episode")
-    elements = _as_nodes(nodes, c)
-    rng = np.random.default_rng(seed)
-    values = []
-    for _ in range(n_surrogates):
-        s = np.empty_like(x)
-        for ep in range(e):
-            if method == "time_shuffle":
-                s[ep] = x[ep, rng.permutation(t)]
-                continue
-            for node in elements:
-                s[ep][:, node] = np.roll(x[ep][:, node], int(rng.integers(1, t)), axis=0)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UndefinedMetricWarning)
-            values.append(float(measure(s)))
-    finite = [v for v in values if math.isfinite(v)]
-    if not finite:
-        warn_undefined("surrogate bias: the measure is undefined on every surrogate")
-        return float("nan")
-    return float(np.mean(finite))
-
-
-def simulate_var1(
-    coupling: ArrayLike,
-    n_steps: int,
-    *,
-    noise_cov: ArrayLike | None = None,
-    n_episodes: int = 1,
-    burn_in: int = 200,
-    seed: int = 0,
-) -> NDArray[np.float64]:
-    """Trajectories of the linear Gaussian system :math:`X_t = A X_{t-1} + \\varepsilon_t`.
-
-    Parameters
-    ----------
-    coupling : array-like of shape (C, C)
-        A; its spectral radius must be below 1 (stationary).
-    n_steps : int
-        Steps kept per episode (after ``burn_in`` discarded steps from 0).
-    noise_cov : array-like of shape (C, C), optional
-        Covariance of :math:`\\varepsilon_t`; default the identity.
-    n_episodes : int, default=1
-    burn_in : int, default=200
-    seed : int, default=0
-
-    Returns
-    -------
-    ndarray of shape (T, C), or (E, T, C) when ``n_episodes`` > 1
-
-    Examples
-    --------
-    >>> simulate_var1([[0.5]], 4, seed=0).shape
-    (4, 1)
-    """
-    a = as_float_array(coupling, "coupling", ndim=2)
-    c = a.shape[0]
-    if a.shape != (c, c):
-        raise ValueError(f"coupling must be square, got shape {a.shape}")
-    if np.max(np.abs(np.linalg.eigvals(a))) >= 1:
-        raise ValueError("coupling has spectral radius >= 1: the process is not stationary")
-    cov = np.eye(c) if noise_cov is None else as_float_array(noise_cov, "noise_cov", ndim=2)
-    if cov.shape != (c, c):
-        raise ValueError(f"noise_cov must be ({c}, {c}), got {cov.shape}")
-    if n_steps < 1 or n_episodes < 1 or burn_in < 0:
-        raise ValueError("n_steps and n_episodes must be >= 1 and burn_in >= 0")
-    rng = np.random.default_rng(seed)
-    chol = np.linalg.cholesky(cov)
-    noise = rng.standard_normal((burn_in + n_steps, n_episodes, c)) @ chol.T
-    x = np.zeros((burn_in + n_steps, n_episodes, c))
-    state = np.zeros((n_episodes, c))
-    for t in range(burn_in + n_steps):
-        state = state @ a.T + noise[t]
-        x[t] = state
-    out = np.transpose(x[burn_in:], (1, 0, 2))
-    return out[0] if n_episodes == 1 else out
