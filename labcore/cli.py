@@ -265,11 +265,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 def cmd_explore(args: argparse.Namespace) -> int:
     """``explore e3``: the E3 design study (docs/protocol.md sec. 7); ``explore neurogym``: the
-    NeuroGym study (sec. 8.6). Each writes its files and figure."""
+    NeuroGym study (sec. 8.6); ``explore integration``: the integration study (sec. 9). Each
+    writes its files and figure."""
     from pathlib import Path
 
     if args.study == "neurogym":
         return _explore_neurogym(args)
+    if args.study == "integration":
+        return _explore_integration(args)
 
     from labcore.experiments import explore_e3
     from labcore.figures.explore import design_figure
@@ -320,6 +323,26 @@ def _explore_neurogym(args: argparse.Namespace) -> int:
     return 0
 
 
+def _explore_integration(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from labcore.experiments import explore_integration
+    from labcore.figures.integration import monotonicity_table
+
+    study = explore_integration.StudyConfig.quick() if args.quick else explore_integration.StudyConfig(
+        seeds=tuple(args.seeds))
+    summary = explore_integration.run(args.out, study, workers=args.jobs, say=lambda text: print(text, file=sys.stderr))
+    fig = monotonicity_table(summary)
+    atomic_write(Path(args.out) / "figure.json", lambda tmp: tmp.write_text(fig.to_json(), encoding="utf-8"))
+    for t in summary["tests"]:
+        if t["outcome"] != "undefined":
+            print(f"{t['test']} {t['measure']:14s} {t['signal']:7s} {t['variant']:7s} {t['outcome']}"
+                  + (" (by construction)" if t["by_construction"] else ""))
+    print(f"answer: {summary['answer']}")
+    print(f"wrote {args.out}/summary.json, {explore_integration.ROWS}, figure.json ({summary['wall_seconds']} s)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``python -m labcore`` argument parser (subcommands ``train`` and ``reproduce``)."""
     from labcore.checkpoints import BUNDLED_DIR
@@ -366,13 +389,15 @@ def build_parser() -> argparse.ArgumentParser:
     rep.set_defaults(func=cmd_reproduce)
 
     exp = sub.add_parser("explore", help="studies beyond the paper (e3: what decides the robustness hierarchy; "
-                                         "neurogym: sure-option choice on NeuroGym's wagering task)")
-    exp.add_argument("study", choices=["e3", "neurogym"])
+                                         "neurogym: sure-option choice on NeuroGym's wagering task; "
+                                         "integration: which integration measure behaves as IIT expects)")
+    exp.add_argument("study", choices=["e3", "neurogym", "integration"])
     exp.add_argument("--out", required=True, help="output directory (checkpoints are kept in OUT/checkpoints)")
     exp.add_argument("--seeds", type=parse_seeds, default=[0, 1, 2, 3, 4], help="fast-schedule seeds (default 0-4)")
     exp.add_argument("--schedules", default="fast,paper", help="e3: fast, or fast,paper (default; hours)")
     exp.add_argument("--jobs", type=int, default=1, help="processes side by side")
-    exp.add_argument("--quick", action="store_true", help="tiny budgets (smoke test; e3: two cells, one seed)")
+    exp.add_argument("--quick", action="store_true", help="tiny budgets (smoke test; e3: two cells, one seed; "
+                                                          "integration: two seeds, 8 episodes)")
     exp.set_defaults(func=cmd_explore)
     return parser
 

@@ -724,7 +724,9 @@ NEUROGYM_DIR = "explore_neurogym"
 """Folder of the bundled NeuroGym study under ``results/`` (``python -m labcore explore neurogym``)."""
 NEUROGYM_TABLE = "neurogym_by_coherence.csv"
 NEUROGYM_CURVES = "neurogym_curves.csv"
-STUDY_DIRS = (EXPLORE_DIR, NEUROGYM_DIR)
+INTEGRATION_DIR = "explore_integration"
+"""Folder of the integration study (``python -m labcore explore integration``; protocol sec. 9)."""
+STUDY_DIRS = (EXPLORE_DIR, NEUROGYM_DIR, INTEGRATION_DIR)
 """Folders under ``results/`` that hold a study, not a result set of ``reproduce``."""
 NEUROGYM_MEANS = ("reward_reward", "imitation_reward", "ideal_reward", "ideal_no_sure_reward", "reward_sure_rate",
                   "imitation_sure_rate", "ideal_sure_rate", "reward_max_p_sure", "reward_p_sure_start",

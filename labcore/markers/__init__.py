@@ -36,7 +36,13 @@ from labcore.markers.integration import (
     o_information,
     tse_complexity,
 )
-from labcore.markers.integration_data import evoked_response, simulate_var1, surrogate_bias
+from labcore.markers.integration_data import (
+    KnownAnswer,
+    evoked_response,
+    known_answers,
+    simulate_var1,
+    surrogate_bias,
+)
 from labcore.markers.meta_d import MetaDResult, meta_d_prime, meta_d_prime_from_counts
 from labcore.markers.metacognition import (
     CalibrationCurve,
@@ -70,6 +76,7 @@ __all__ = [
     "HierarchicalRegressionResult",
     "HigherOrderInformation",
     "IntegratedInformation",
+    "KnownAnswer",
     "L75Result",
     "MetaDResult",
     "RegressionStep",
@@ -96,6 +103,7 @@ __all__ = [
     "ignition_sharpness",
     "ignore_undefined",
     "integrated_information",
+    "known_answers",
     "l75",
     "lempel_ziv_complexity",
     "lz_complexity_casali",

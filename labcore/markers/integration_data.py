@@ -6,7 +6,8 @@ known linear systems.
   (after the pulse PCI-A uses; paper sec. 4.4);
 * :func:`surrogate_bias` -- a measure's mean on surrogates with the elements' mutual
   dependence destroyed: the estimate's bias where the true value is 0;
-* :func:`simulate_var1` -- trajectories of a known linear Gaussian system (the known answers).
+* :func:`simulate_var1` -- trajectories of a known linear Gaussian system;
+* :func:`known_answers` -- each measure on small systems whose answer is known.
 
 Trajectories are (T, C) or (E, T, C), as in :mod:`labcore.markers.integration`.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -25,7 +27,7 @@ from labcore import UndefinedMetricWarning
 from labcore.markers._common import as_float_array, check_choice, warn_undefined
 from labcore.markers.integration import _as_nodes, _as_trajectories
 
-__all__ = ["evoked_response", "simulate_var1", "surrogate_bias"]
+__all__ = ["KnownAnswer", "evoked_response", "known_answers", "simulate_var1", "surrogate_bias"]
 
 
 def evoked_response(perturbed: ArrayLike, unperturbed: ArrayLike, *, start: int = 0) -> NDArray[np.float64]:
@@ -195,3 +197,91 @@ def simulate_var1(
         x[t] = state
     out = np.transpose(x[burn_in:], (1, 0, 2))
     return out[0] if n_episodes == 1 else out
+
+
+@dataclass(frozen=True)
+class KnownAnswer:
+    """A measure computed on a system whose answer is known, beside that answer."""
+
+    system: str
+    """The system, in plain words."""
+    measure: str
+    """``"phi"``, ``"o_information"`` or ``"tse"``."""
+    expected: float
+    """The exact value (bits), from the system's own covariance or a closed form."""
+    computed: float
+    """The measure's estimate from a simulated sample of the system (bits)."""
+    tolerance: float
+    """How far the estimate may be from the exact value (sampling error of that sample)."""
+
+    @property
+    def ok(self) -> bool:
+        """True when the estimate lies within the tolerance of the exact value."""
+        return bool(abs(self.computed - self.expected) <= self.tolerance)
+
+
+def _gaussian_o_information(cov: NDArray[np.float64]) -> float:
+    """Omega of a Gaussian from its covariance (one variable per element), by determinants."""
+    n = cov.shape[0]
+
+    def h(idx: list[int]) -> float:
+        return 0.5 * math.log2(np.linalg.det(2 * math.pi * math.e * cov[np.ix_(idx, idx)]))
+
+    everything = list(range(n))
+    return (n - 2) * h(everything) + sum(h([j]) - h([i for i in everything if i != j]) for j in everything)
+
+
+def known_answers(n_samples: int = 20_000, seed: int = 0) -> list[KnownAnswer]:
+    """Each integration measure on small systems whose answer is known (the lab shows them live).
+
+    Two disconnected nodes have Phi_E = 0; two nodes that only drive each other (coupling 0.5,
+    unit noise) have :math:`-\\log_2(1 - 0.25) = 0.415` bits (derived in
+    ``tests/markers/test_integration.py``); independent channels have O-information and TSE 0;
+    three noisy copies of one signal are redundant (Omega > 0) and a sum of two independent
+    signals with both of them is synergistic (Omega < 0), each exactly as its covariance gives;
+    two channels with correlation 0.6 have TSE :math:`I / 2 = -\\tfrac14 \\log_2(0.64)`.
+
+    Parameters
+    ----------
+    n_samples : int, default=20000
+        Steps (or samples) simulated per system.
+    seed : int, default=0
+
+    Returns
+    -------
+    list of KnownAnswer
+
+    Examples
+    --------
+    >>> all(k.ok for k in known_answers())
+    True
+    """
+    from labcore.markers.integration import integrated_information, o_information, tse_complexity
+
+    rng = np.random.default_rng(seed)
+    episodes = max(1, n_samples // 500)
+
+    def var(coupling: list[list[float]]) -> NDArray[np.float64]:
+        return simulate_var1(coupling, n_samples // episodes, n_episodes=episodes, seed=seed)
+
+    tol = 4.0 / math.sqrt(n_samples)  # a few standard errors of these sample estimates
+    redundant_cov = np.ones((3, 3)) + 0.25 * np.eye(3)
+    synergy_cov = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0], [1.0, 1.0, 2.09]])
+    corr = np.array([[1.0, 0.6], [0.6, 1.0]])
+    out = [
+        KnownAnswer("two disconnected nodes", "phi", 0.0,
+                    integrated_information(var([[0.6, 0.0], [0.0, -0.3]])).phi, tol),
+        KnownAnswer("two nodes driving each other (coupling 0.5)", "phi", -math.log2(0.75),
+                    integrated_information(var([[0.0, 0.5], [0.5, 0.0]])).phi, tol),
+        KnownAnswer("four independent channels", "o_information", 0.0,
+                    o_information(rng.normal(size=(n_samples, 4))), tol),
+        KnownAnswer("three noisy copies of one signal (redundancy)", "o_information",
+                    _gaussian_o_information(redundant_cov),
+                    o_information(rng.multivariate_normal(np.zeros(3), redundant_cov, size=n_samples)), 2 * tol),
+        KnownAnswer("two signals and their sum (synergy)", "o_information", _gaussian_o_information(synergy_cov),
+                    o_information(rng.multivariate_normal(np.zeros(3), synergy_cov, size=n_samples)), 2 * tol),
+        KnownAnswer("four independent channels", "tse", 0.0, tse_complexity(rng.normal(size=(n_samples, 4))), tol),
+        KnownAnswer("two channels with correlation 0.6", "tse", -0.25 * math.log2(0.64),
+                    tse_complexity(rng.multivariate_normal(np.zeros(2), corr, size=n_samples)), tol),
+    ]
+    return out
