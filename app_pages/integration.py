@@ -62,7 +62,9 @@ if study.problems or not study.summary:
 else:
     st.markdown(f"**Answer.** {study.summary['answer']}")
     figure(monotonicity_table(study.summary), key="study_table", download="integration_monotonicities")
-    st.caption(f"5 seeds of each bundled agent, 256 episodes per condition, ridge {study.summary.get('ridge')}; a "
+    config = study.summary.get("config") or {}
+    st.caption(f"{len(study.summary.get('seeds') or [])} seeds of each bundled agent, {config.get('episodes')} "
+               f"episodes per condition, ridge {study.summary.get('ridge')}; a "
                "test passes when the 95% t interval over seeds lies above 0. 'By construction': the test reads a "
                "value an untrained agent of the same wiring gives too (or two sides that are identical by the "
                "wiring), so it is not evidence either way.")
