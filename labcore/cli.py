@@ -272,7 +272,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 def cmd_explore(args: argparse.Namespace) -> int:
     """``explore e3``: the E3 design study (docs/protocol.md sec. 7); ``explore neurogym``: the
-    NeuroGym study (sec. 8.6). Each writes its files and figure."""
+    NeuroGym study (sec. 8.6); ``explore integration``: the integration study (sec. 9). Each
+    writes its files and figure."""
     from pathlib import Path
 
     if args.seeds is None:  # each study's registered seeds
@@ -281,6 +282,8 @@ def cmd_explore(args: argparse.Namespace) -> int:
         return _explore_neurogym(args)
     if args.study in ("pdw", "pdw-sweep"):
         return _explore_pdw(args)
+    if args.study == "integration":
+        return _explore_integration(args)
 
     from labcore.experiments import explore_e3
     from labcore.figures.explore import design_figure
@@ -371,6 +374,25 @@ def _explore_pdw(args: argparse.Namespace) -> int:
     else:
         print("partial run (--cells): no answer until every cell is done")
     print(f"wrote {args.out}/pdw_sweep.csv, pdw_sweep_curves.csv, summary.json")
+
+
+def _explore_integration(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from labcore.experiments import explore_integration
+    from labcore.figures.integration import monotonicity_table
+
+    study = explore_integration.StudyConfig.quick() if args.quick else explore_integration.StudyConfig(
+        seeds=tuple(args.seeds))
+    summary = explore_integration.run(args.out, study, workers=args.jobs, say=lambda text: print(text, file=sys.stderr))
+    fig = monotonicity_table(summary)
+    atomic_write(Path(args.out) / "figure.json", lambda tmp: tmp.write_text(fig.to_json(), encoding="utf-8"))
+    for t in summary["tests"]:
+        if t["outcome"] != "undefined":
+            print(f"{t['test']} {t['measure']:14s} {t['signal']:7s} {t['variant']:7s} {t['outcome']}"
+                  + (" (by construction)" if t["by_construction"] else ""))
+    print(f"answer: {summary['answer']}")
+    print(f"wrote {args.out}/summary.json, {explore_integration.ROWS}, figure.json ({summary['wall_seconds']} s)")
     return 0
 
 
@@ -424,8 +446,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     exp = sub.add_parser("explore", help="studies beyond the paper (e3: what decides the robustness hierarchy; "
                                          "neurogym: sure-option choice on NeuroGym's wagering task; pdw: Song et "
-                                         "al. 2017 reproduced there; pdw-sweep: the reward explorer)")
-    exp.add_argument("study", choices=["e3", "neurogym", "pdw", "pdw-sweep"])
+                                         "al. 2017 reproduced there; pdw-sweep: the reward explorer; integration: "
+                                         "which integration measure behaves as IIT expects)")
+    exp.add_argument("study", choices=["e3", "neurogym", "pdw", "pdw-sweep", "integration"])
     exp.add_argument("--out", required=True, help="output directory (checkpoints are kept in OUT/checkpoints)")
     exp.add_argument("--seeds", type=parse_seeds, default=None,
                      help="agent seeds (default 0-4; pdw-sweep 0-2, the registered ones)")
@@ -433,7 +456,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="pdw-sweep: only these cells, comma-separated (e.g. S,O); default all 16")
     exp.add_argument("--schedules", default="fast,paper", help="e3: fast, or fast,paper (default; hours)")
     exp.add_argument("--jobs", type=int, default=1, help="processes side by side")
-    exp.add_argument("--quick", action="store_true", help="tiny budgets (smoke test; e3: two cells, one seed)")
+    exp.add_argument("--quick", action="store_true", help="tiny budgets (smoke test; e3: two cells, one seed; "
+                                                          "integration: two seeds, 8 episodes)")
     _compute_argument(exp)
     exp.set_defaults(func=cmd_explore)
     return parser
