@@ -25,6 +25,7 @@ PAGES = [
     st.Page("app_pages/reward.py", title="From reward alone", icon=":material/emoji_events:", url_path="reward"),
     st.Page("app_pages/workspace.py", title="Workspace — GWT", icon=":material/hub:", url_path="workspace"),
     st.Page("app_pages/robustness.py", title="Robustness — triangulation", icon=":material/cyclone:", url_path="robustness"),
+    st.Page("app_pages/integration.py", title="Integration — IIT", icon=":material/join_inner:", url_path="integration"),
     st.Page("app_pages/rollouts.py", title="Rollout theatre", icon=":material/movie:", url_path="rollouts"),
     st.Page("app_pages/replication.py", title="Replication", icon=":material/fact_check:", url_path="replication"),
     st.Page("app_pages/scorecards.py", title="Scorecards", icon=":material/receipt_long:", url_path="scorecards"),

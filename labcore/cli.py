@@ -23,6 +23,12 @@ Run E1-E3 on 5 seeds and write the result set with its report.html::
 
     python -m labcore reproduce --experiment all --seeds 5 --jobs 2 --out results/mine
 
+Reproduce Song, Yang & Wang (2017) on NeuroGym's post-decision wager (protocol 8.7; resumable), then
+the reward explorer (which training choices decide whether the sure option survives)::
+
+    python -m labcore explore pdw --out results/pdw --jobs 2
+    python -m labcore explore pdw-sweep --out results/pdw_sweep --jobs 2
+
 Run E4 (metacognition from reward alone, beyond the paper; its hypotheses H1-H6 of protocol 8.5
 are tested and printed) on the bundled agents, as the bundled E4 set was written::
 
@@ -266,11 +272,18 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 def cmd_explore(args: argparse.Namespace) -> int:
     """``explore e3``: the E3 design study (docs/protocol.md sec. 7); ``explore neurogym``: the
-    NeuroGym study (sec. 8.6). Each writes its files and figure."""
+    NeuroGym study (sec. 8.6); ``explore integration``: the integration study (sec. 9). Each
+    writes its files and figure."""
     from pathlib import Path
 
+    if args.seeds is None:  # each study's registered seeds
+        args.seeds = [0, 1, 2] if args.study == "pdw-sweep" else [0, 1, 2, 3, 4]
     if args.study == "neurogym":
         return _explore_neurogym(args)
+    if args.study in ("pdw", "pdw-sweep"):
+        return _explore_pdw(args)
+    if args.study == "integration":
+        return _explore_integration(args)
 
     from labcore.experiments import explore_e3
     from labcore.figures.explore import design_figure
@@ -318,6 +331,68 @@ def _explore_neurogym(args: argparse.Namespace) -> int:
           f"{reading['imitation']['mean']:+.3f}; ideal observer {reading['ideal']['mean']:+.3f}")
     print(f"answer: {summary['answer']}")
     print(f"wrote {args.out}/summary.json, neurogym_by_coherence.csv, neurogym_curves.csv, figure.json")
+    return 0
+
+
+def _explore_pdw(args: argparse.Namespace) -> int:
+    """``explore pdw`` (the Song et al. 2017 reproduction) and ``explore pdw-sweep`` (the reward
+    explorer), protocol 8.7; both resume from the networks cached in ``OUT/agents``."""
+    from pathlib import Path
+
+    from labcore.envs.neurogym_wager import INSTALL_HINT, neurogym_available
+    from labcore.experiments import pdw, pdw_sweep
+
+    if not neurogym_available():
+        raise SystemExit(f"error: {INSTALL_HINT}")
+    say = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731 - one line per finished network
+    try:
+        if args.study == "pdw":
+            cfg = pdw.PDWConfig.quick() if args.quick else pdw.PDWConfig(seeds=tuple(args.seeds))
+            summary = pdw.run(args.out, cfg, workers=args.jobs, say=say)
+            from labcore.figures.pdw import write_figure
+
+            write_figure(Path(args.out))
+            print(f"answer (registered reading, protocol 8.7): {summary['answer']}")
+            print(f"wrote {args.out}/pdw_trials.csv, pdw_trials_greedy.csv, pdw_by_coherence.csv, pdw_curves.csv, "
+                  "summary.json, figure.json")
+            return 0
+        sweep = pdw_sweep.SweepConfig.quick_config() if args.quick else pdw_sweep.SweepConfig(seeds=tuple(args.seeds))
+        wanted = None if not args.cells else set(args.cells.split(","))
+        known = {c.name for c in pdw_sweep.cells()}
+        if wanted and not wanted <= known:
+            raise SystemExit(f"error: unknown cell(s) {sorted(wanted - known)}; choose from {sorted(known)}")
+        summary = pdw_sweep.run(args.out, sweep, workers=args.jobs, say=say,
+                                only=None if wanted is None else (lambda c: c.name in wanted))
+    except ValueError as exc:  # a cache made under another configuration
+        raise SystemExit(f"error: {exc}") from None
+    for name, cell in summary["cells"].items():
+        s1 = cell["s1"]["mean"]
+        print(f"{name:22s} keeps the sure option in {cell['n_keep']}/{cell['n']} seeds (S1 mean "
+              f"{'undefined' if s1 is None else f'{s1:+.3f}'})")
+    if summary["answer"] is not None:
+        print(f"answer: {summary['answer']['text']}")
+    else:
+        print("partial run (--cells): no answer until every cell is done")
+    print(f"wrote {args.out}/pdw_sweep.csv, pdw_sweep_curves.csv, summary.json")
+
+
+def _explore_integration(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from labcore.experiments import explore_integration
+    from labcore.figures.integration import monotonicity_table
+
+    study = explore_integration.StudyConfig.quick() if args.quick else explore_integration.StudyConfig(
+        seeds=tuple(args.seeds))
+    summary = explore_integration.run(args.out, study, workers=args.jobs, say=lambda text: print(text, file=sys.stderr))
+    fig = monotonicity_table(summary)
+    atomic_write(Path(args.out) / "figure.json", lambda tmp: tmp.write_text(fig.to_json(), encoding="utf-8"))
+    for t in summary["tests"]:
+        if t["outcome"] != "undefined":
+            print(f"{t['test']} {t['measure']:14s} {t['signal']:7s} {t['variant']:7s} {t['outcome']}"
+                  + (" (by construction)" if t["by_construction"] else ""))
+    print(f"answer: {summary['answer']}")
+    print(f"wrote {args.out}/summary.json, {explore_integration.ROWS}, figure.json ({summary['wall_seconds']} s)")
     return 0
 
 
@@ -370,13 +445,19 @@ def build_parser() -> argparse.ArgumentParser:
     rep.set_defaults(func=cmd_reproduce)
 
     exp = sub.add_parser("explore", help="studies beyond the paper (e3: what decides the robustness hierarchy; "
-                                         "neurogym: sure-option choice on NeuroGym's wagering task)")
-    exp.add_argument("study", choices=["e3", "neurogym"])
+                                         "neurogym: sure-option choice on NeuroGym's wagering task; pdw: Song et "
+                                         "al. 2017 reproduced there; pdw-sweep: the reward explorer; integration: "
+                                         "which integration measure behaves as IIT expects)")
+    exp.add_argument("study", choices=["e3", "neurogym", "pdw", "pdw-sweep", "integration"])
     exp.add_argument("--out", required=True, help="output directory (checkpoints are kept in OUT/checkpoints)")
-    exp.add_argument("--seeds", type=parse_seeds, default=[0, 1, 2, 3, 4], help="fast-schedule seeds (default 0-4)")
+    exp.add_argument("--seeds", type=parse_seeds, default=None,
+                     help="agent seeds (default 0-4; pdw-sweep 0-2, the registered ones)")
+    exp.add_argument("--cells", default=None,
+                     help="pdw-sweep: only these cells, comma-separated (e.g. S,O); default all 16")
     exp.add_argument("--schedules", default="fast,paper", help="e3: fast, or fast,paper (default; hours)")
     exp.add_argument("--jobs", type=int, default=1, help="processes side by side")
-    exp.add_argument("--quick", action="store_true", help="tiny budgets (smoke test; e3: two cells, one seed)")
+    exp.add_argument("--quick", action="store_true", help="tiny budgets (smoke test; e3: two cells, one seed; "
+                                                          "integration: two seeds, 8 episodes)")
     _compute_argument(exp)
     exp.set_defaults(func=cmd_explore)
     return parser

@@ -121,6 +121,7 @@ BOTTLENECKS = (None, "linear", "mlp", "random")
 WRITE_GEOMETRIES = ("layernorm", "raw", "offset")
 WRITE_OFFSET_RMS = 3.0
 """RMS of the shared, cue-independent vector that the "offset" write geometry adds to every slot."""
+CONFIDENCE_HEAD_INITS = ("default", "zero_bias", "zero")
 SELF_MODEL_INPUTS = ("h", "broadcast", "logits", "uncertainty")
 """What z_self can read, in the order it reads them (protocol 5.1): the carrier h (64), the
 broadcast (16), the intended action's logits (7) and its two uncertainty scalars."""
@@ -187,6 +188,14 @@ class AgentConfig:
     value_head: bool = False
     """A critic for reinforcement learning (E4 arm (b), protocol 8.3): MLP(the policy readout's
     input -> ``readout_hidden`` -> 1) estimating the return; it feeds nothing the agent does."""
+    confidence_head_init: str = "default"
+    """How the confidence head starts (protocol 8.8.2): "default" (PyTorch's), "zero_bias" (bias 0)
+    or "zero" (weight and bias 0: confidence 0.5 on every trial)."""
+    confidence_centred: bool = False
+    """The confidence head reads z_self minus a centre (protocol 8.8.2): in a wager update the mean
+    z_self over the batch's wager choice steps (the gradient flows through it, as in batch
+    normalisation), so the push every trial shares can move only the bias; elsewhere the running
+    mean the trainer keeps in the ``confidence_centre`` buffer."""
 
     def __post_init__(self) -> None:
         names = self.self_model_inputs
@@ -195,6 +204,10 @@ class AgentConfig:
                f"self_model_inputs must be a non-empty tuple of distinct names from {SELF_MODEL_INPUTS}, "
                f"in that order, got {names!r:.80}")
         _check(self.self_model or names == SELF_MODEL_INPUTS, "self_model_inputs needs a self-model")
+        _check(self.confidence_head_init in CONFIDENCE_HEAD_INITS,
+               f"confidence_head_init must be one of {CONFIDENCE_HEAD_INITS}")
+        _check(self.self_model or (self.confidence_head_init == "default" and not self.confidence_centred),
+               "confidence_head_init and confidence_centred need a self-model")
         _check(self.write_geometry in WRITE_GEOMETRIES, f"write_geometry must be one of {WRITE_GEOMETRIES}")
         _check(not self.closed_loop or (self.workspace and self.recurrent),
                "closed_loop needs a workspace and a recurrent carrier")
@@ -238,13 +251,22 @@ AGENT_KINDS: dict[str, AgentConfig] = {
     "reward_workspace": AgentConfig(kind="reward_workspace", self_model=True, self_model_inputs=("broadcast",)),
     "reward_logits": AgentConfig(kind="reward_logits", self_model=True, self_model_inputs=("logits", "uncertainty")),
     "reward_all": AgentConfig(kind="reward_all", self_model=True, value_head=True),
+    "reward_late": AgentConfig(kind="reward_late", self_model=True, confidence_head_init="zero_bias",
+                               confidence_centred=True),
+    "reward_late_risky": AgentConfig(kind="reward_late_risky", self_model=True, confidence_head_init="zero_bias",
+                                     confidence_centred=True),
+    "reward_late_uncentred": AgentConfig(kind="reward_late_uncentred", self_model=True,
+                                         confidence_head_init="zero_bias"),
+    "reward_late_uncentred_sgd": AgentConfig(kind="reward_late_uncentred_sgd", self_model=True,
+                                             confidence_head_init="zero_bias"),
 }
 """The agent family of paper sec. 4.1: baselines, GWT (B1 and its steelman controls), B2 in its
 two policy routings, and the attribution controls of Experiment 3; then E4's reward-trained
 arms (protocol 8.3), B2 workspace-read wiring whose confidence learns from the wager's reward
 (``TRAINING_OF_KIND``), and ``reward_all``, whose policy learns from the task's reward too
 (``TRAINER_OF_KIND``): a kind names how an agent was made, so their checkpoints never pass
-for E1's supervised ``b2_ws``."""
+for E1's supervised ``b2_ws``. Last, the cells of "E4 again" (protocol 8.8.3): the wager learned
+once the policy has converged, head bias 0, with or without centred features, Adam or SGD."""
 
 AGENT_DESCRIPTIONS: dict[str, str] = {
     "a0": "A0: feed-forward baseline, no memory",
@@ -263,6 +285,10 @@ AGENT_DESCRIPTIONS: dict[str, str] = {
     "reward_workspace": "E4 control: confidence from the workspace broadcast only, reward-trained",
     "reward_logits": "E4 control: confidence from the policy's logits only, reward-trained",
     "reward_all": "E4 (b): B2 workspace-read, policy and wager both learned from the task's reward (actor-critic)",
+    "reward_late": "E4 again (a'): wager learned from reward after the policy converged, centred head",
+    "reward_late_risky": "E4 again, risky payoff: a wrong bet costs 3",
+    "reward_late_uncentred": "E4 again: as (a') without centred features",
+    "reward_late_uncentred_sgd": "E4 again: as (a') without centred features, the wager head by plain SGD",
 }
 
 SELF_MODEL_MODES = ("on", "zero", "noise", "permute")
@@ -325,7 +351,8 @@ KINDS_OF_EXPERIMENT: dict[str, tuple[str, ...]] = {
     "e2": ("a0", "a1", "b1"),
     "e3": ("a0", "a1", "b1", "b1_reg", "b1_noise", "b2", "b2_ws", "hot_only",
            "bc_linear", "bc_mlp", "bc_random"),
-    "e4": ("b2_ws", "reward_wager", "reward_wager_risky", "reward_workspace", "reward_logits", "reward_all"),
+    "e4": ("b2_ws", "reward_wager", "reward_wager_risky", "reward_workspace", "reward_logits", "reward_all",
+           "reward_late", "reward_late_risky", "reward_late_uncentred", "reward_late_uncentred_sgd"),
 }
 """The agent kinds each experiment runs. E4 (protocol 8.3): arm (c) is E1's supervised ``b2_ws``,
 arm (a) and the controls are kinds whose training signal ``TRAINING_OF_KIND`` fixes."""
@@ -381,6 +408,30 @@ class TrainConfig:
     wrong_bet_payoff: float = -1.0
     """Reward of a wrong bet under ``meta_signal="reward"`` (a correct bet earns +1, opting out 0;
     protocol 3.4: -1; the risky payoff of protocol 8.2: -3)."""
+    wager_start: str = "joint"
+    """When the wager's reward starts teaching the confidence (protocol 8.8.2): "joint" (from update 1,
+    beside behaviour cloning), "converged" (after behaviour cloning alone has met the convergence rule)
+    or "warm" (from update 1, the policy's weights loaded from the bundled ``warm_start_kind`` agent)."""
+    wager_updates: int = 0
+    """Updates of the wager phase of "converged" and "warm" (behaviour cloning goes on; the final
+    weights are kept)."""
+    warm_start_kind: str = "b2_ws"
+    """The bundled agent (same task and seed) whose policy weights a "warm" start loads; its self-model
+    and confidence head are not loaded."""
+    wager_optimizer: str = "adam"
+    """Optimiser of the wager head (the self-model layer and the confidence head): "adam" (as every
+    other weight) or "sgd" (plain SGD at ``wager_sgd_lr``)."""
+    wager_sgd_lr: float = 0.1
+    """Learning rate of plain SGD on the wager head: Adam's 1e-3 over the RMS (0.0104) of the head's
+    wager-loss gradient at the start of seed 0's wager phase (protocol 8.8.2; change log 2026-11-24)."""
+    bet_floor: float = 0.0
+    """Exploration of the wager in training: bets are drawn from ``floor + (1 - 2 floor) confidence``,
+    so opting out and betting each keep a probability of at least ``floor`` (protocol 8.8.2)."""
+    bet_entropy_coef: float = 0.0
+    """Coefficient of an entropy bonus on the bet (the Bernoulli of the confidence) on wager trials."""
+    curve_every: int = 0
+    """Every so many wager-phase updates, record the held-out AUROC and confidence spread in the
+    record's ``wager_curve`` (0: only at the evaluations of ``eval_every``)."""
     stimulus_probe_weight: float = 1.0
     """Coefficient of E1's stimulus probe loss on the workspace."""
     self_model_l2: float = 1e-3
@@ -400,20 +451,48 @@ class TrainConfig:
                "wrong_bet_payoff must be a negative number (a wrong bet costs)")
         _check(self.meta_signal == "label" or self.mode == "fast",
                "meta_signal='reward' trains in fast mode only (the paper schedule has no wager batches)")
+        _check(self.wager_start in WAGER_STARTS, f"wager_start must be one of {WAGER_STARTS}")
+        _check(self.wager_start == "joint" or (self.meta_signal == "reward" and self.wager_updates >= 1),
+               f"wager_start={self.wager_start!r} needs meta_signal='reward' and wager_updates >= 1")
+        _check(self.wager_optimizer in ("adam", "sgd") and self.wager_sgd_lr > 0,
+               "wager_optimizer must be 'adam' or 'sgd' and wager_sgd_lr > 0")
+        _check(0.0 <= self.bet_floor < 0.5 and self.bet_entropy_coef >= 0 and self.curve_every >= 0,
+               "bet_floor must be in [0, 0.5), bet_entropy_coef and curve_every >= 0")
+
+    @property
+    def update_budget(self) -> int:
+        """Most updates a fast-mode run can take: the behaviour-cloning cap, plus the wager phase
+        after convergence ("converged"), or the wager phase alone ("warm")."""
+        return {"joint": self.max_updates, "converged": self.max_updates + self.wager_updates,
+                "warm": self.wager_updates}[self.wager_start]
 
 
 META_SIGNALS = ("label", "reward")
+WAGER_STARTS = ("joint", "converged", "warm")
 RISKY_WRONG_BET_PAYOFF = -3.0
 """Wrong-bet reward of protocol 8.2's risky payoff (break-even at P(correct) = 0.75)."""
+E4_AGAIN: dict[str, object] = {"meta_signal": "reward", "wager_start": "converged", "wager_updates": 3000,
+                                "bet_floor": 0.05, "curve_every": 5}
+"""What every cell of "E4 again" shares (protocol 8.8.3)."""
 TRAINING_OF_KIND: dict[str, dict[str, object]] = {
     "reward_wager": {"meta_signal": "reward"},
     "reward_wager_risky": {"meta_signal": "reward", "wrong_bet_payoff": RISKY_WRONG_BET_PAYOFF},
     "reward_workspace": {"meta_signal": "reward"},
     "reward_logits": {"meta_signal": "reward"},
+    **{kind: {**E4_AGAIN, **extra} for kind, extra in (
+        ("reward_late", {}),
+        ("reward_late_risky", {"wrong_bet_payoff": RISKY_WRONG_BET_PAYOFF}),
+        ("reward_late_uncentred", {}),
+        ("reward_late_uncentred_sgd", {"wager_optimizer": "sgd"}),
+    )},
 }
 """TrainConfig settings a kind is defined by (E4's arms, protocol 8.3): applied by
 ``labcore.training.train_seeds`` whatever the caller passes, so every path (CLI, reproduce, the
-app) trains an arm the same way, and its record (``train_config``) says so."""
+app) trains an arm the same way, and its record (``train_config``) says so; except the budgets of
+``KIND_BUDGETS``, which apply where the caller left the default."""
+KIND_BUDGETS = ("wager_updates", "curve_every")
+"""Budgets in ``TRAINING_OF_KIND`` that a caller may override, as it may ``max_updates``: a test or a
+quick run shrinks the wager phase; the record's ``train_config`` says what was used."""
 
 
 TRAINERS = ("bc", "rl")
@@ -443,10 +522,15 @@ def train_config_of(kind: str, cfg: TrainConfig, task: str | None = None) -> Tra
     -3.0
     >>> train_config_of("b2_ws", TrainConfig()).meta_signal
     'label'
+    >>> [train_config_of("reward_late", c).wager_updates for c in (TrainConfig(), TrainConfig(wager_updates=20))]
+    [3000, 20]
     """
     _check(trainer_of(kind) == "bc", f"{kind} learns from the task's reward alone: train it with labcore.rl "
            "(python -m labcore train ... --trainer rl)")
-    out = replace(cfg, **TRAINING_OF_KIND.get(kind, {}))
+    default = TrainConfig()
+    settings = {k: v for k, v in TRAINING_OF_KIND.get(kind, {}).items()
+                if k not in KIND_BUDGETS or getattr(cfg, k) == getattr(default, k)}
+    out = replace(cfg, **settings)
     _check(task in (None, "wagering") or out.meta_signal == "label",
            f"{kind} learns its confidence from the wager's reward, which only the wagering task has")
     return out

@@ -1,8 +1,8 @@
-"""Our agents on NeuroGym's ``PostDecisionWager-v0``: inputs, payoff, actor-critic, ideal observer.
+"""Our agents on NeuroGym's ``PostDecisionWager-v0``: trials, inputs, payoff, decisions, ideal observer.
 
-Protocol sec. 8.6 (and its change-log entry of 2026-11-23): does an agent trained from
-NeuroGym's reward alone choose the sure option more often as coherence falls, as monkeys do
-(Kiani & Shadlen 2009) and as reward-trained networks do (Song, Yang & Wang 2017)?
+Protocol sec. 8.6-8.7: does an agent trained from NeuroGym's reward alone choose the sure option
+more often as coherence falls, as monkeys do (Kiani & Shadlen 2009) and as reward-trained
+networks do (Song, Yang & Wang 2017)? Training lives in :mod:`labcore.neurogym_rl`.
 
 - **Trials** come from NeuroGym's own code through the adapter
   (:class:`~labcore.envs.neurogym_wager.PostDecisionWagerEnv`): one stream per seed, a trial per
@@ -16,17 +16,11 @@ NeuroGym's reward alone choose the sure option more often as coherence falls, as
   arrives on the cue channel as a stimulus event, so it reaches the agent only through its
   workspace (strong-lesion routing, like the wagering stimulus); the two task flags are the go
   cue (1 - fixation input) and the sure cue; the view is blank.
+  Song et al.'s plain GRU (:class:`~labcore.agents.plain.PlainGRUPolicy`, protocol 8.7) reads
+  NeuroGym's four inputs as they are.
 - **Actions**: NeuroGym's fixate / left / right / sure are our ``done`` / ``left`` / ``right`` /
   ``drop`` (the wagering task's opt-out), :data:`ACTION_COLUMNS`; the other three logits are
-  not used.
-- **Training** (:func:`train_agent`): A2C with GAE on NeuroGym's payoff only, the pieces of
-  :mod:`labcore.rl`. The policy-gradient term counts the two steps NeuroGym scores (fixation and
-  decision): actions elsewhere change nothing the agent or the task sees, so their expected
-  gradient is zero and leaving them out only removes variance. The confidence head is not
-  trained: here the wager is the sure *action*.
-- **Architecture ceiling** (post hoc): the same network without the critic (``b2_ws``) trained
-  to imitate the ideal observer (``train_agent(..., trainer="imitation")``): can it represent the
-  behaviour at all?
+  not used. :func:`policy_pass` gives either network's logits over the four.
 - **Ideal observer** (:func:`ideal_posterior_correct`): the posterior probability that the side
   the summed evidence favours is right, from that sum and the number of stimulus steps, with
   NeuroGym's noise and a uniform prior over its coherences; it takes the sure option when it is
@@ -35,23 +29,18 @@ NeuroGym's reward alone choose the sure option more often as coherence falls, as
 
 from __future__ import annotations
 
-import copy
-import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import torch
 from scipy.special import logsumexp
-from torch import nn
 
-from labcore.agents import Agent, Observation, build_agent
+from labcore.agents import Agent, Observation
+from labcore.agents.plain import PlainGRUPolicy
 from labcore.envs.channels import CONTENT_SLICE, CUE_DIM, EVENT_INDEX, KIND_SLICE, CueKind
 from labcore.envs.neurogym_wager import FIXATE, LEFT, RIGHT, SURE, PostDecisionWagerEnv
 from labcore.envs.tables import ACTION_NAMES as OUR_ACTIONS
-from labcore.rl import a2c_loss, gae, policy_terms
-from labcore.seeding import episode_seeds, seed_everything
 
 ACTION_COLUMNS: tuple[int, ...] = tuple(OUR_ACTIONS.index(a) for a in ("done", "left", "right", "drop"))
 """Our action index for NeuroGym's fixate (0), left (1), right (2) and sure (3)."""
@@ -222,86 +211,55 @@ def outcome_rows(trials: NeuroGymTrials, actions: np.ndarray, confidence: np.nda
 
 
 # ----------------------------------------------------------------------- the agent
+NeuroGymNet = Agent | PlainGRUPolicy
+"""A network that acts on NeuroGym's task: one of the lab's agents (through :func:`agent_observation`)
+or Song et al.'s plain GRU (on NeuroGym's four inputs as they are)."""
+
+
+@dataclass(frozen=True)
+class PolicyPass:
+    """One teacher-forced pass over a batch of trials, ``(B, T, ...)``."""
+
+    logits: torch.Tensor
+    """The policy's logits over NeuroGym's actions (fixate, left, right, sure)."""
+    features: torch.Tensor
+    """What the policy's readout reads (the baseline network reads it too)."""
+    values: torch.Tensor | None
+    """The network's own critic (value head), if it has one."""
+    z_self: torch.Tensor | None
+    """The self-model's activity (B2 family), else None."""
+
+
+def policy_pass(net: NeuroGymNet, trials: NeuroGymTrials) -> PolicyPass:
+    """Run ``net`` over whole trials in one pass (the task is open-loop: module docstring)."""
+    if isinstance(net, PlainGRUPolicy):
+        logits, h = net(torch.as_tensor(trials.ob))
+        return PolicyPass(logits, h, net.value(h) if net.config.value_head else None, None)
+    out = net.forward_sequence(agent_observation(trials))
+    values = net.value(out) if net.config.value_head else None
+    return PolicyPass(neurogym_logits(out.logits), net.readout_input(out), values, out.z_self)
+
+
 @torch.no_grad()
-def agent_decisions(agent: Agent, trials: NeuroGymTrials) -> dict[str, np.ndarray]:
+def agent_decisions(agent: NeuroGymNet, trials: NeuroGymTrials) -> dict[str, np.ndarray]:
     """Greedy actions ``(B, T)`` and, at each decision step, the policy's probabilities.
 
     ``p_sure``: the probability of the sure option; ``side_confidence``: the larger of the
     two sides' probabilities renormalised over left and right (a confidence read from the
-    policy alone); ``side``: the side the policy prefers, chosen or not.
+    policy alone); ``side``: the side the policy prefers, chosen or not; ``probs``: the
+    policy's probabilities at every step ``(B, T, 4)``.
     """
-    logits = neurogym_logits(agent.forward_sequence(agent_observation(trials)).logits)
+    logits = policy_pass(agent, trials).logits
     actions = logits.argmax(-1).numpy()
     at = logits[torch.arange(len(trials)), torch.as_tensor(trials.length - 1)]
     p = torch.softmax(at, -1).numpy()
     sides = p[:, [LEFT, RIGHT]]
     return {"actions": actions, "p_sure": p[:, SURE], "side": np.where(sides[:, 1] > sides[:, 0], RIGHT, LEFT),
-            "side_confidence": sides.max(1) / np.maximum(sides.sum(1), 1e-12)}
-
-
-@dataclass(frozen=True)
-class NeuroGymRLConfig:
-    """Actor-critic on NeuroGym's payoff (protocol 8.6; change log 2026-11-23).
-
-    ``lr``, ``entropy_coef``, ``value_coef``, ``self_model_l2`` and ``max_grad_norm`` are arm
-    (b)'s (:class:`labcore.rl.RLConfig`).
-    """
-
-    trials_per_update: int = 256
-    """Trials sampled from the training pool for each update (registered: 256)."""
-    updates: int = 1500
-    """Update budget (registered: 1500; the post-hoc imitation ceiling: :data:`IMITATION_UPDATES`)."""
-    train_pool: int = 40_000
-    """NeuroGym trials drawn once per seed for training (drawing afresh at every update would
-    cost about 45 s per seed in NeuroGym's Python)."""
-    heldout_trials: int = 1200
-    """Held-out trials of each evaluation (registered: 1200)."""
-    eval_every: int = 100
-    """Updates between held-out evaluations (registered: 100); the best held-out reward is kept."""
-    lr: float = 2e-3
-    gamma: float = 1.0
-    gae_lambda: float = 0.95
-    normalize_advantages: bool = True
-    value_coef: float = 0.5
-    entropy_coef: float = 0.003
-    self_model_l2: float = 1e-3
-    max_grad_norm: float = 0.5
-    threads: int = 1
-
-    def __post_init__(self) -> None:
-        if min(self.trials_per_update, self.updates, self.train_pool, self.heldout_trials, self.eval_every) < 1:
-            raise ValueError("every count of NeuroGymRLConfig must be >= 1")
-
-
-ProgressFn = Callable[[int, int, dict[str, float]], None]
-IMITATION_UPDATES = 800
-"""The imitation ceiling's budget (post hoc, change log 2026-11-23)."""
-
-
-def update_loss(agent: Agent, trials: NeuroGymTrials, cfg: NeuroGymRLConfig,
-                generator: torch.Generator) -> tuple[torch.Tensor, dict[str, float]]:
-    """One batch's loss: actions sampled from the policy, paid by :func:`payoffs`, A2C with GAE."""
-    out = agent.forward_sequence(agent_observation(trials))
-    logits = neurogym_logits(out.logits)
-    with torch.no_grad():
-        probs = torch.softmax(logits, -1).reshape(-1, logits.shape[-1])
-        actions = torch.multinomial(probs, 1, generator=generator).reshape(logits.shape[:-1])
-    reward = torch.as_tensor(payoffs(trials, actions.numpy()))
-    valid = torch.as_tensor(trials.valid)
-    scored = torch.zeros_like(valid)
-    scored[_scored_steps(trials)] = True
-    values = agent.value(out)  # only the "rl" trainer's kind has a critic
-    advantages, returns = gae(reward, values, valid, cfg.gamma, cfg.gae_lambda)
-    log_prob, entropy = policy_terms(logits, actions)
-    loss, parts = a2c_loss(log_prob, entropy, values, advantages, returns, scored, valid, cfg)  # type: ignore[arg-type]
-    if out.z_self is not None:
-        loss = loss + cfg.self_model_l2 * (out.z_self.pow(2).mean(-1) * valid).sum() / valid.sum()
-    parts["reward"] = float(reward.sum(1).mean())
-    return loss, parts
+            "side_confidence": sides.max(1) / np.maximum(sides.sum(1), 1e-12), "probs": torch.softmax(logits, -1)}
 
 
 @torch.no_grad()
-def heldout_reward(agent: Agent, trials: NeuroGymTrials) -> float:
+def heldout_reward(agent: NeuroGymNet, trials: NeuroGymTrials) -> float:
     """Mean reward per trial of the greedy agent."""
     return float(payoffs(trials, agent_decisions(agent, trials)["actions"]).sum(1).mean())
 
@@ -312,7 +270,7 @@ the post-hoc diagnosis of how early the option is given up (change log 2026-11-2
 
 
 @torch.no_grad()
-def sure_propensity(agent: Agent, trials: NeuroGymTrials, update: int) -> dict[str, float]:
+def sure_propensity(agent: NeuroGymNet, trials: NeuroGymTrials, update: int) -> dict[str, float]:
     """The policy's mean probability of the sure option at the decision step, on trials with and
     without the offer (``heldout_p_sure_offered`` / ``_not_offered``), at ``update``."""
     was_training = agent.training
@@ -325,7 +283,7 @@ def sure_propensity(agent: Agent, trials: NeuroGymTrials, update: int) -> dict[s
 
 
 @torch.no_grad()
-def ideal_agreement(agent: Agent, trials: NeuroGymTrials) -> float:
+def ideal_agreement(agent: NeuroGymNet, trials: NeuroGymTrials) -> float:
     """Share of trials on which the greedy agent acts as the ideal observer does at both scored
     steps (fixation and decision): the ``heldout_agreement`` its checkpoint's manifest entry keeps."""
     ours = agent_decisions(agent, trials)["actions"]
@@ -334,91 +292,13 @@ def ideal_agreement(agent: Agent, trials: NeuroGymTrials) -> float:
     return float(((ours[:, 0] == ideal[:, 0]) & (ours[rows, last] == ideal[rows, last])).mean())
 
 
-def _scored_steps(trials: NeuroGymTrials) -> tuple[torch.Tensor, torch.Tensor]:
+def scored_steps(trials: NeuroGymTrials) -> tuple[torch.Tensor, torch.Tensor]:
     """Row and step index of the two steps NeuroGym scores in each trial: fixation, then decision."""
     rows = torch.arange(len(trials))
     return torch.cat([rows, rows]), torch.cat([torch.zeros_like(rows), torch.as_tensor(trials.length - 1)])
 
 
-def imitation_loss(agent: Agent, trials: NeuroGymTrials, cfg: NeuroGymRLConfig,
-                   generator: torch.Generator) -> tuple[torch.Tensor, dict[str, float]]:
-    """One batch's loss for the architecture ceiling (post hoc, change log 2026-11-23): the
-    cross-entropy of the policy to the ideal observer's actions at the two scored steps."""
-    logits = neurogym_logits(agent.forward_sequence(agent_observation(trials)).logits)
-    target, _ = ideal_actions(trials)
-    rows, steps = _scored_steps(trials)
-    loss = nn.functional.cross_entropy(logits[rows, steps], torch.as_tensor(target)[rows, steps])
-    return loss, {"imitation_loss": float(loss.detach())}
-
-
-TRAINERS: dict[str, tuple[str, Callable[..., tuple[torch.Tensor, dict[str, float]]]]] = {
-    "rl": (KIND, update_loss),
-    "imitation": ("b2_ws", imitation_loss),
-}
-"""How an agent learns the task -> (its kind, its batch loss): ``rl`` from NeuroGym's payoff alone
-(registered), ``imitation`` of the ideal observer's actions (the post-hoc architecture ceiling)."""
-
-
-def train_agent(seed: int, cfg: NeuroGymRLConfig | None = None, progress: ProgressFn | None = None,
-                trainer: str = "rl") -> tuple[Agent, dict[str, Any]]:
-    """Train one agent on NeuroGym's task; returns it (best held-out reward) and its record.
-
-    ``trainer``: "rl" (actor-critic on the payoff; the kind ``reward_all``) or "imitation"
-    (cross-entropy to the ideal observer's actions; ``b2_ws``, no critic). ``cfg.updates``
-    is the budget of either; :data:`IMITATION_UPDATES` is the imitation's registered budget.
-    """
-    cfg = cfg or NeuroGymRLConfig()
-    if trainer not in TRAINERS:
-        raise ValueError(f"trainer must be one of {sorted(TRAINERS)}, got {trainer!r}")
-    kind, batch_loss = TRAINERS[trainer]
-    start = time.perf_counter()
-    # -- seeding: everything random below comes from these
-    torch.set_num_threads(cfg.threads)
-    seed_everything(seed)
-    agent = build_agent(kind, seed)
-    generator = torch.Generator().manual_seed(seed)  # batch draws and actions
-    pool = draw_trials(int(episode_seeds(seed, "train", 1)[0]), cfg.train_pool)
-    heldout = draw_trials(int(episode_seeds(seed, "heldout", 1)[0]), cfg.heldout_trials)
-    # --
-    optimizer = torch.optim.Adam(agent.parameters(), lr=cfg.lr)
-    history: list[dict[str, float]] = []
-    best, best_state, best_update, parts_log = -np.inf, None, 0, []
-    probes = [sure_propensity(agent, heldout, 0)]
-    for update in range(1, cfg.updates + 1):
-        draw = torch.randint(len(pool), (cfg.trials_per_update,), generator=generator).numpy()
-        agent.train()
-        loss, parts = batch_loss(agent, pool.select(draw), cfg, generator)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        nn.utils.clip_grad_norm_(agent.parameters(), cfg.max_grad_norm)
-        optimizer.step()
-        parts_log.append(parts)
-        if update in PROBE_UPDATES:
-            probes.append(sure_propensity(agent, heldout, update))
-        if update % cfg.eval_every and update != cfg.updates:
-            continue
-        agent.eval()
-        reward = heldout_reward(agent, heldout)
-        history.append({"update": update, "heldout_reward": reward, **sure_propensity(agent, heldout, update),
-                        **{f"train_{k}": float(np.mean([p[k] for p in parts_log])) for k in parts_log[0]}})
-        parts_log = []
-        if reward > best:
-            best, best_update, best_state = reward, update, copy.deepcopy(agent.state_dict())
-        if progress is not None:
-            progress(update, cfg.updates, {"heldout_reward": reward})
-    agent.load_state_dict(best_state)
-    agent.eval()
-    record = {"task": TASK, "kind": kind, "seed": int(seed), "mode": "fast", "trainer": trainer,
-              "payoff": dict(pool.rewards), "config": asdict(agent.config), "train_config": asdict(cfg),
-              "heldout_reward": best, "heldout_agreement": ideal_agreement(agent, heldout),
-              "criterion": None, "criterion_attainable": True, "excluded": False,  # no exclusion rule (8.6)
-              "best_update": best_update, "updates": cfg.updates,
-              "wall_seconds": round(time.perf_counter() - start, 3), "history": history,
-              "sure_propensity_early": probes}
-    return agent, record
-
-
-def run_in_env(agent: Agent, seeds: list[int], env: PostDecisionWagerEnv | None = None) -> list[dict[str, Any]]:
+def run_in_env(agent: NeuroGymNet, seeds: list[int], env: PostDecisionWagerEnv | None = None) -> list[dict[str, Any]]:
     """Step ``agent`` through the adapter, one trial per seed, greedy (the adapter's last ``info``
     per trial): the path a user of NeuroGym's task would take, for checking :func:`agent_decisions`."""
     env = env or PostDecisionWagerEnv()

@@ -378,9 +378,26 @@ E4_CLAIMS: tuple[ClaimSpec, ...] = (
     _e4("e4.auroc.reward_logits.self_on", "E4 control, confidence reads the policy's logits only: Type-2 AUROC",
         "H6"),
     _e4("e4.auroc.reward_workspace.self_on", "E4 control, confidence reads the workspace only: Type-2 AUROC", "H6"),
+    # ------------------------------------------- E4 again (issue 23): protocol 8.8.5
+    _e4("e4.auroc.reward_late.self_on", "E4 again, cell (a'): wager learned once the policy converged, centred "
+        "head: Type-2 AUROC", "R1"),
+    _e4("e4.auroc_meaningful.reward_late.self_on", "E4 again, cell (a'): share of seeds whose AUROC is meaningful "
+        "(confidence-spread rule)", "R1"),
+    _e4("e4.skip_low.reward_late_risky.self_on", "E4 again, risky payoff: opt-outs on the faintest third of flashes",
+        "R2"),
+    _e4("e4.skip_high.reward_late_risky.self_on", "E4 again, risky payoff: opt-outs on the brightest third", "R2"),
+    _e4("e4.skip_salience.reward_late_risky", "E4 again, risky payoff: opt-outs faintest minus brightest third, "
+        "paired by seed", "R2"),
+    _e4("e4.auroc.reward_late_uncentred.self_on", "E4 again, raw (uncentred) features: Type-2 AUROC", "R3"),
+    _e4("e4.auroc.reward_late_uncentred_sgd.self_on", "E4 again, raw features, wager head by SGD: Type-2 AUROC",
+        "R4"),
+    _e4("e4.head_mean_cosine.reward_late_uncentred", "E4 again, raw features, Adam: cosine of the head's weight "
+        "with the mean z_self", "R4"),
+    _e4("e4.head_mean_cosine.reward_late_uncentred_sgd", "E4 again, raw features, SGD: cosine of the head's weight "
+        "with the mean z_self", "R4"),
 )
-"""E4's claims (docs/protocol.md sec. 8.5): the paper has no number (verdict :data:`NEW`); each
-names the hypothesis it tests. Arm (b)'s claims join when its arm does."""
+"""E4's claims (docs/protocol.md sec. 8.5, and 8.8.5 for "E4 again"): the paper has no number
+(verdict :data:`NEW`); each names the hypothesis it tests. Arm (b)'s claims join when its arm does."""
 CLAIMS = CLAIMS + E4_CLAIMS
 CLAIM_IDS = tuple(c.id for c in CLAIMS)
 CLAIMS_BY_ID = {c.id: c for c in CLAIMS}
@@ -406,7 +423,8 @@ def verdict(spec: ClaimSpec, ours: dict, values: Values) -> tuple[str, str]:
     note = f" (True by construction: {spec.by_construction}.)" if spec.by_construction else ""
     if paper.value is None:
         return NEW, (f"The paper reports no number for this (its sec. 6.6 leaves the question open); it is new, and "
-                     f"tests {spec.hypothesis or 'no registered hypothesis'} of docs/protocol.md sec. 8.5.{note}")
+                     f"tests {spec.hypothesis or 'no registered hypothesis'} of docs/protocol.md sec. "
+                     f"{hypothesis_section(spec.hypothesis)}.{note}")
     if spec.not_comparable:
         return "not comparable", spec.not_comparable[0].upper() + spec.not_comparable[1:] + "."
     mean = ours.get("mean")
@@ -475,6 +493,15 @@ def verdict_sentence(claims: Sequence[Mapping[str, Any]]) -> str:
     return "; ".join(parts) + "."
 
 
+def hypothesis_section(hypothesis: str | None) -> str:
+    """The protocol section registering an E4 hypothesis: 8.5 (H1-H6) or 8.8.5 ("E4 again", R1-R4).
+
+    >>> hypothesis_section("H1"), hypothesis_section("R2")
+    ('8.5', '8.8.5')
+    """
+    return "8.8.5" if (hypothesis or "").startswith("R") else "8.5"
+
+
 def verdict_table_markdown() -> str:
     """The table of ``docs/verdicts.md`` (generated from :data:`CLAIMS`)."""
     rows = ["| claim | paper | tolerance | pattern (for 'partly') | note |", "|---|---|---|---|---|"]
@@ -485,7 +512,8 @@ def verdict_table_markdown() -> str:
         if c.contrast:
             note = (note + "; " if note else "") + "contrast: " + c.contrast
         if c.paper.value is None:
-            rows.append(f"| `{c.id}` | {NEW}: tests {c.hypothesis} (protocol 8.5) | - | - | {note} |")
+            rows.append(f"| `{c.id}` | {NEW}: tests {c.hypothesis} (protocol {hypothesis_section(c.hypothesis)}) "
+                        f"| - | - | {note} |")
             continue
         rows.append(f"| `{c.id}` | {c.paper} (sec. {c.paper.section}) | {tol} | {c.pattern or '-'} | {note} |")
     return "\n".join(rows)

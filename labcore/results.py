@@ -10,8 +10,9 @@ A result directory holds:
 - ``e1_trials.csv``, ``e2_capacity.csv``, ``e3_titration.csv``, and for E4 (issue 15)
   ``e4_trials.csv`` and ``e4_curves.csv`` (the training records' learning curves):
   trial/seed-level data with the columns of :data:`CSV_FIELDS`; E4's summary also holds
-  ``hypotheses`` (protocol 8.5, :mod:`labcore.experiments.e4_hypotheses`) and its claims have
-  no paper number (``paper`` is null, verdict "new (no paper number)");
+  ``hypotheses`` (protocol 8.5 and 8.8.5, :mod:`labcore.experiments.e4_hypotheses`) and
+  ``auroc_spread`` (every AUROC beside its confidence's spread, protocol 8.8.4), and its claims
+  have no paper number (``paper`` is null, verdict "new (no paper number)");
 - ``seed_values.csv``: every per-seed number (``experiment``, ``seed``, ``key``, ``value``); a
   censored L75 is written as text (``"> 0.5"``, ``"<= 0"``, see :func:`l75_cell`);
 - ``figures.json``: arrays the CSVs do not carry (masking traces, composite points);
@@ -60,7 +61,8 @@ CSV_FIELDS: dict[str, list[str]] = {
     "e4_trials": ["arm", "seed", "condition", "trial", "correct", "confidence", "stimulus", "salience", "decision",
                   "wager", "bet"],
     "e4_curves": ["arm", "seed", "update", "agreement", "heldout_auroc", "heldout_confidence",
-                  "heldout_wager_reward"],
+                  "heldout_wager_reward", "heldout_confidence_sd", "heldout_confidence_distinct",
+                  "heldout_spread_bets"],
 }
 """Columns of each trial/seed-level CSV file, keyed by file stem."""
 SEED_VALUE_FIELDS = ["experiment", "seed", "key", "value"]
@@ -81,10 +83,14 @@ TEXT_COLUMNS: dict[str, tuple[str, ...]] = {
     "seed_values": ("experiment", "key", "value"),
 }
 """Columns read as text; every other column of :data:`CSV_FIELDS` must hold finite numbers."""
+SPREAD_COLUMNS = ("heldout_confidence_sd", "heldout_confidence_distinct", "heldout_spread_bets")
+"""The confidence's spread beside each learning-curve AUROC (protocol 8.8.4), added to ``e4_curves``."""
+ADDED_COLUMNS: dict[str, tuple[str, ...]] = {"e4_curves": SPREAD_COLUMNS}
+"""Columns added to a file after result sets were bundled: a file without them reads with empty cells."""
 OPTIONAL_CELLS: dict[str, tuple[str, ...]] = {"e2_capacity": ("capacity", "scale"), "seed_values": ("value",),
                                              "e4_trials": ("confidence",),
                                              "e4_curves": ("heldout_auroc", "heldout_confidence",
-                                                           "heldout_wager_reward")}
+                                                           "heldout_wager_reward", *SPREAD_COLUMNS)}
 """Columns whose cells may be empty (A0/A1 have no capacity; an undefined per-seed value; a trial
 without a choice-point confidence; a learning-curve value undefined or never recorded)."""
 MANIFEST = "files"
@@ -254,7 +260,7 @@ SUMMARY_FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
     "verdict_split": ((dict,), False), "construction_audit": ((dict,), False),
     "wall_seconds": (_OPTIONAL_NUMBER, False), "created": ((str, type(None)), False),
     "git_commit": ((str, type(None)), False), "python": ((str, type(None)), False), MANIFEST: ((dict,), False),
-    "hypotheses": ((list,), False),
+    "hypotheses": ((list,), False), "auroc_spread": ((dict,), False),
 }
 """Top-level fields of ``summary.json``: accepted types and whether a result set must have it."""
 CLAIM_FIELDS: dict[str, tuple[type, ...]] = {"id": (str,), "verdict": (str,), "ours": (dict,),
@@ -370,6 +376,9 @@ def validate_frame(name: str, frame: pd.DataFrame | None, problems: list[str]) -
     if frame is None:
         return None
     fields = SEED_VALUE_FIELDS if name == "seed_values" else CSV_FIELDS[name]
+    for added in ADDED_COLUMNS.get(name, ()):
+        if added not in frame.columns:
+            frame[added] = math.nan
     missing = [f for f in fields if f not in frame.columns]
     if missing:
         problems.append(f"{name}.csv lacks the column(s) {_some(missing)}; it is ignored")
@@ -724,7 +733,12 @@ NEUROGYM_DIR = "explore_neurogym"
 """Folder of the bundled NeuroGym study under ``results/`` (``python -m labcore explore neurogym``)."""
 NEUROGYM_TABLE = "neurogym_by_coherence.csv"
 NEUROGYM_CURVES = "neurogym_curves.csv"
-STUDY_DIRS = (EXPLORE_DIR, NEUROGYM_DIR)
+PDW_DIR = "pdw"
+PDW_SWEEP_DIR = "pdw_sweep"
+"""Folders of protocol 8.7's studies (``explore pdw``, ``explore pdw-sweep``; ``labcore.results_pdw``)."""
+INTEGRATION_DIR = "explore_integration"
+"""Folder of the integration study (``python -m labcore explore integration``; protocol sec. 9)."""
+STUDY_DIRS = (EXPLORE_DIR, NEUROGYM_DIR, PDW_DIR, PDW_SWEEP_DIR, INTEGRATION_DIR)
 """Folders under ``results/`` that hold a study, not a result set of ``reproduce``."""
 NEUROGYM_MEANS = ("reward_reward", "imitation_reward", "ideal_reward", "ideal_no_sure_reward", "reward_sure_rate",
                   "imitation_sure_rate", "ideal_sure_rate", "reward_max_p_sure", "reward_p_sure_start",

@@ -66,34 +66,55 @@ runs the standard payoff only."""
 
 
 @dataclass(frozen=True)
-class RLConfig:
-    """Actor-critic training on the wagering task's reward (E4 arm (b); protocol 8.3).
+class PolicyGradientConfig:
+    """The hyperparameters every policy-gradient trainer of the lab shares (one home for them).
 
-    Fields marked "registered" are fixed by protocol 8.3. The others are ours: ``lr`` and
-    ``entropy_coef`` were set after two runs of seed 0 (1e-3 and 0.01 first: it reached the
-    criterion too, at update 300 instead of 200), judged on held-out accuracy and wall time only.
+    :class:`RLConfig` (E4 arm (b), the wagering task) and
+    :class:`labcore.neurogym_rl.NeuroGymRLConfig` (NeuroGym's task, protocol 8.6-8.7) extend it;
+    :func:`a2c_loss` reads these fields. The defaults are arm (b)'s (protocol 8.3, change log
+    2026-11-23): ``lr`` and ``entropy_coef`` were set after two runs of seed 0 (1e-3 and 0.01
+    first: it reached the criterion too, at update 300 instead of 200), judged on held-out
+    accuracy and wall time only.
     """
 
-    episodes_per_update: int = 128
-    """Episodes rolled out (in parallel, in the batched simulator) for each update."""
     lr: float = 2e-3
-    """Adam learning rate."""
+    """Learning rate of the policy's optimiser (Adam unless a subclass says otherwise)."""
     gamma: float = 1.0
     """Discount factor (registered: 1, the episode's total reward)."""
     gae_lambda: float = 0.95
-    """GAE's lambda (registered: 0.95)."""
+    """GAE's lambda (registered for arm (b): 0.95); 1 gives the full return minus the baseline (REINFORCE)."""
     normalize_advantages: bool = True
     """Scale the advantages of each batch to zero mean and unit SD over the policy's steps."""
     value_coef: float = 0.5
-    """Coefficient of the critic's loss (half the mean squared error to the GAE return)."""
+    """Coefficient of the critic's loss (half the mean squared error to the return)."""
     entropy_coef: float = 0.003
     """Coefficient of the entropy bonus on the policy (exploration)."""
-    wager_coef: float = 1.0
-    """Coefficient of the wager's REINFORCE loss (arm (a)'s, ``labcore.wager_reward``)."""
     self_model_l2: float = 1e-3
     """Activity penalty on z_self, as E1 (protocol 5.1)."""
     max_grad_norm: float = 0.5
     """Gradients are clipped to this global norm."""
+    threads: int = 1
+    """Torch CPU threads."""
+
+    def __post_init__(self) -> None:
+        if not (0 < self.gamma <= 1 and 0 <= self.gae_lambda <= 1 and self.lr > 0):
+            raise ValueError("gamma must be in (0, 1], gae_lambda in [0, 1] and lr > 0")
+        if self.entropy_coef < 0 or self.value_coef < 0 or self.max_grad_norm <= 0 or self.threads < 1:
+            raise ValueError("entropy_coef and value_coef must be >= 0, max_grad_norm > 0 and threads >= 1")
+
+
+@dataclass(frozen=True)
+class RLConfig(PolicyGradientConfig):
+    """Actor-critic training on the wagering task's reward (E4 arm (b); protocol 8.3).
+
+    Fields marked "registered" are fixed by protocol 8.3; the shared ones (learning rate,
+    discount, GAE, entropy, critic, clipping) are :class:`PolicyGradientConfig`'s.
+    """
+
+    episodes_per_update: int = 128
+    """Episodes rolled out (in parallel, in the batched simulator) for each update."""
+    wager_coef: float = 1.0
+    """Coefficient of the wager's REINFORCE loss (arm (a)'s, ``labcore.wager_reward``)."""
     train_pool: int = EPISODE_SEED_STRIDE
     """Training episodes are drawn (with the agent's generator) from this many environment seeds of
     its training block (protocol 5.3; the whole block)."""
@@ -111,16 +132,13 @@ class RLConfig:
     """Update budget (the E4 configuration's; the run stops there whatever the accuracy)."""
     criterion: float = 0.80
     """Held-out accuracy a seed must reach (registered: the ideal observer's 0.859 minus 6 points)."""
-    threads: int = 1
-    """Torch CPU threads."""
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.episodes_per_update < 2 or self.heldout_episodes < 10 or self.eval_every < 1 or self.patience < 1:
             raise ValueError("episodes_per_update >= 2, heldout_episodes >= 10, eval_every and patience >= 1 needed")
         if not 1 <= self.min_updates <= self.max_updates:
             raise ValueError("min_updates must be in 1..max_updates")
-        if not (0 < self.gamma <= 1 and 0 <= self.gae_lambda <= 1 and self.lr > 0):
-            raise ValueError("gamma must be in (0, 1], gae_lambda in [0, 1] and lr > 0")
         if not 1 <= self.train_pool <= EPISODE_SEED_STRIDE:
             raise ValueError(f"train_pool must be in 1..{EPISODE_SEED_STRIDE}")
 
@@ -182,13 +200,16 @@ def gae(rewards: torch.Tensor, values: torch.Tensor, valid: torch.Tensor, gamma:
 
 def a2c_loss(log_prob: torch.Tensor, entropy: torch.Tensor, values: torch.Tensor, advantages: torch.Tensor,
              returns: torch.Tensor, policy_mask: torch.Tensor, value_mask: torch.Tensor,
-             cfg: RLConfig) -> tuple[torch.Tensor, dict[str, float]]:
+             cfg: PolicyGradientConfig, entropy_coef: float | None = None) -> tuple[torch.Tensor, dict[str, float]]:
     """The actor-critic loss and its parts (detached floats).
 
     ``log_prob`` of the taken actions, ``entropy`` of the policy and ``values`` carry gradients;
     ``advantages`` and ``returns`` (from :func:`gae`) do not. The policy terms are means over
     ``policy_mask``, the critic's over ``value_mask``; advantages are normalised over the
-    policy's steps if ``cfg.normalize_advantages``.
+    policy's steps if ``cfg.normalize_advantages``. ``entropy_coef`` (default
+    ``cfg.entropy_coef``) is the entropy bonus's coefficient at this update (a schedule's value).
+
+    ``loss = -mean(log pi(a) A) + value_coef * 0.5 mean((V - R)^2) - entropy_coef * mean(H)``
     """
     pm, vm = policy_mask.float(), value_mask.float()
     n_policy, n_value = pm.sum().clamp(min=1.0), vm.sum().clamp(min=1.0)
@@ -200,7 +221,8 @@ def a2c_loss(log_prob: torch.Tensor, entropy: torch.Tensor, values: torch.Tensor
     policy = -(log_prob * adv * pm).sum() / n_policy
     value = 0.5 * ((values - returns.detach()).pow(2) * vm).sum() / n_value
     ent = (entropy * pm).sum() / n_policy
-    loss = policy + cfg.value_coef * value - cfg.entropy_coef * ent
+    beta = cfg.entropy_coef if entropy_coef is None else entropy_coef
+    loss = policy + cfg.value_coef * value - beta * ent
     return loss, {"policy_loss": float(policy.detach()), "value_loss": float(value.detach()), "entropy": float(ent.detach())}
 
 

@@ -20,6 +20,15 @@ RANDOM_PROJECTION_SEED_BASE = 10_000
 """The BC-only random bottleneck's fixed projection is drawn with seed ``base + agent seed``."""
 WRITE_OFFSET_SEED_BASE = 20_000
 """The fixed offset vector of the "offset" write geometry is drawn from seed base + agent seed."""
+BASELINE_NET_SEED_BASE = 30_000
+"""Song et al.'s separate baseline network (``labcore.agents.plain.BaselineGRU``) is initialised
+from seed ``base + agent seed``: its own stream, so the policy's weights do not depend on it."""
+EVAL_SAMPLING_SEED_BASE = 40_000
+"""Sampled evaluations of a reward-trained NeuroGym agent (``labcore.neurogym_rl``) draw actions
+from seed ``base + agent seed``, a stream apart from training's, so evaluating never changes training."""
+MEASURE_SAMPLING_SEED_BASE = 50_000
+"""A trained NeuroGym network's sampled choices on its evaluation trials (protocol 8.7's measures,
+``labcore.experiments.pdw``) are drawn from seed ``base + agent seed``."""
 CLOSED_FORM_SEED_BASE = 1_500_000_000
 """Episodes of the task drawn for agent-free expectations (E2's allocation closed form); above
 every agent's episode seeds."""

@@ -23,8 +23,6 @@ unattainable by construction (cue-blind agents), which is flagged instead.
 
 from __future__ import annotations
 
-import json
-import pickle
 import platform
 import time
 from collections import OrderedDict
@@ -45,17 +43,29 @@ from labcore.agents.sequence import (
     SequenceInputs,
     SequenceOutput,
     StepTable,
+    masked_centre,
     sequence_forward,
     sequence_heads,
     sequence_states,
-    stack_parameters,
 )
 from labcore.config import AGENT_KINDS, AgentConfig, Intervention, TrainConfig, train_config_of
 from labcore.envs.batch import Demonstrations, StepKind, oracle_demonstrations, report_mask
 from labcore.interventions import sequence_workspace_noise
-from labcore.io import atomic_write
+from labcore.members import (
+    MemberParameters,
+    StackedAdam,
+    read_snapshot,
+    snapshot_identity,
+    write_snapshot,
+)
 from labcore.seeding import episode_seeds, seed_everything
-from labcore.wager_reward import WagerLog, reward_meta_loss
+from labcore.wager_reward import (
+    WAGER_HEAD,
+    WagerLog,
+    reward_meta_loss,
+    wager_choice_mask,
+    warm_start,
+)
 
 TASK_IDS = {"dual": E.DUAL_TASK, "wagering": E.WAGERING}
 """Training task of each name; E2 and E3 agents are trained on the dual task, E1 agents on wagering."""
@@ -251,7 +261,8 @@ def _masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 def compute_losses(config: AgentConfig, out: SequenceOutput, batch: MemberDemos, cfg: TrainConfig,
                    step_mask: torch.Tensor | None = None, normaliser: torch.Tensor | None = None,
-                   generators: Sequence[torch.Generator] | None = None) -> Losses:
+                   generators: Sequence[torch.Generator] | None = None,
+                   meta_scale: torch.Tensor | None = None) -> Losses:
     """Imitation, metacognition, stimulus-probe and z_self activity losses, per member.
 
     The imitation loss is the weighted cross-entropy of the oracle action (KL with a one-hot
@@ -262,6 +273,7 @@ def compute_losses(config: AgentConfig, out: SequenceOutput, batch: MemberDemos,
     so the weights reach the gradient; dividing by the step's own weight would cancel them).
     With ``cfg.meta_signal == "reward"`` the meta loss is the wager's policy gradient on bets
     drawn from ``generators`` (one per member; :mod:`labcore.wager_reward`; none: held out).
+    ``meta_scale`` ``(N,)`` multiplies each member's meta loss (0 before its wager phase starts).
     """
     c = config
     valid = batch.valid if step_mask is None else batch.valid & step_mask
@@ -285,7 +297,7 @@ def compute_losses(config: AgentConfig, out: SequenceOutput, batch: MemberDemos,
     if c.self_model and cfg.meta_weight > 0 and cfg.meta_signal == "reward":
         # E4: no correctness label; the confidence learns from the reward of the bets it samples.
         meta, parts["wager_reward"] = reward_meta_loss(out, batch, valid, cfg, generators)
-        total = total + cfg.meta_weight * meta
+        total = total + cfg.meta_weight * (meta if meta_scale is None else meta * meta_scale)
         parts["meta"] = meta.detach()
     elif c.self_model and cfg.meta_weight > 0:
         # Target: is the agent's own argmax decision correct? (paper sec. 4.3.2)
@@ -309,106 +321,6 @@ def compute_losses(config: AgentConfig, out: SequenceOutput, batch: MemberDemos,
         parts["stimulus_probe"] = probe.detach()
     parts["total"] = total.detach()
     return Losses(total, parts)
-
-
-# ----------------------------------------------------------------------- members and Adam
-class MemberParameters:
-    """The trainable parameters of N members as one flat leaf tensor, parameter-major.
-
-    The flat buffer holds each parameter as a contiguous ``(N, ...)`` block, so the views
-    :meth:`tensors` hands to the pass are ordinary contiguous stacks: the matrix kernels
-    then treat every member alike whatever N is (a member-major layout gives the weights a
-    batch stride of the whole parameter count, and small products then take an N-dependent
-    path). ``member_of`` maps every element to its member, for per-member optimizer steps.
-    """
-
-    def __init__(self, agents: Sequence[Agent]):
-        stacked = stack_parameters(agents)
-        self.names = [name for name, p in agents[0].named_parameters() if p.requires_grad]
-        self.shapes = [tuple(stacked[k].shape[1:]) for k in self.names]
-        self.sizes = [int(np.prod(s)) for s in self.shapes]
-        self.n = len(agents)
-        self.flat = torch.cat([stacked[k].reshape(-1) for k in self.names]).requires_grad_(True)
-        self.buffers = {k: v for k, v in stacked.items() if k not in self.names}
-
-    def tensors(self) -> dict[str, torch.Tensor]:
-        """Named contiguous ``(N, ...)`` views of the flat buffer, plus the buffers."""
-        pieces = self.flat.split([self.n * size for size in self.sizes])
-        named = {k: piece.view(self.n, *shape) for k, piece, shape in zip(self.names, pieces, self.shapes, strict=True)}
-        return {**named, **self.buffers}
-
-    def member_state(self, member: int, flat: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
-        """One member's ``Agent.state_dict()`` (from :attr:`flat`, or another buffer of its layout)."""
-        pieces = (self.flat if flat is None else flat).detach().split([self.n * size for size in self.sizes])
-        state = {k: piece.view(self.n, *shape)[member].clone()
-                 for k, piece, shape in zip(self.names, pieces, self.shapes, strict=True)}
-        state.update({k: v[member].clone() for k, v in self.buffers.items()})
-        return state
-
-    def select(self, buffer: torch.Tensor, members: torch.Tensor) -> torch.Tensor:
-        """The elements of ``members`` from a buffer laid out like :attr:`flat`."""
-        pieces = buffer.split([self.n * size for size in self.sizes])
-        return torch.cat([piece.view(self.n, -1)[members].reshape(-1) for piece in pieces])
-
-    def keep(self, members: torch.Tensor, optimizer: StackedAdam) -> None:
-        """Drop every member not in ``members`` (those that have finished), optimizer state too."""
-        optimizer.keep(members)  # while the layout is still the old one
-        self.flat = self.select(self.flat.detach(), members).requires_grad_(True)
-        self.buffers = {k: v[members] for k, v in self.buffers.items()}
-        self.n = len(members)
-
-
-class StackedAdam:
-    """Adam (AdamW with ``weight_decay``) for N members sharing one flat buffer.
-
-    Each update hands PyTorch's fused Adam kernel (the one behind ``Adam(fused=True)``) the
-    contiguous slice of every parameter block that belongs to each active member, with that
-    member's own step counter: per member it is exactly ``torch.optim.Adam``, and a member
-    that is not active (its step scores nothing) is left exactly as it is. The slices are
-    views made once (parameters, moments and gradients all live in persistent buffers that
-    are updated in place) and remade only when members leave.
-    """
-
-    def __init__(self, params: MemberParameters, lr: float, weight_decay: float = 0.0,
-                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8):
-        self.lr, self.weight_decay, self.betas, self.eps = lr, weight_decay, betas, eps
-        self.params = params
-        self.m = torch.zeros_like(params.flat, requires_grad=False)
-        self.v = torch.zeros_like(self.m)
-        self.grad = torch.zeros_like(self.m)
-        self.steps = [torch.zeros(()) for _ in range(params.n)]
-        self._views: dict[str, list[list[torch.Tensor]]] = {}
-
-    def _member_views(self, buffer: torch.Tensor) -> list[list[torch.Tensor]]:
-        """``views[member]``: that member's slice of every parameter block of ``buffer``."""
-        n = self.params.n
-        rows = [block.view(n, -1) for block in buffer.split([n * size for size in self.params.sizes])]
-        return [[row[i] for row in rows] for i in range(n)]
-
-    def keep(self, members: torch.Tensor) -> None:
-        """Keep only ``members`` (the parameters were reduced the same way)."""
-        self.m, self.v = self.params.select(self.m, members), self.params.select(self.v, members)
-        self.grad = torch.zeros_like(self.m)
-        self.steps = [self.steps[i].clone() for i in members.tolist()]
-        self._views = {}
-
-    @torch.no_grad()
-    def step(self, flat: torch.Tensor, grad: torch.Tensor, active: torch.Tensor | None = None) -> None:
-        """One update of the members selected by ``active`` (all if None)."""
-        members = list(range(len(self.steps))) if active is None else np.flatnonzero(active.numpy()).tolist()
-        if not members:
-            return
-        if not self._views or self._views["flat"][0][0].data_ptr() != flat.data_ptr():
-            self._views = {"flat": self._member_views(flat), "grad": self._member_views(self.grad),
-                           "m": self._member_views(self.m), "v": self._member_views(self.v)}
-        self.grad.copy_(grad)
-        pick = {k: [t for i in members for t in views[i]] for k, views in self._views.items()}
-        steps = [self.steps[i] for i in members]
-        torch._foreach_add_(steps, 1)
-        fused = torch._fused_adamw_ if self.weight_decay > 0 else torch._fused_adam_
-        fused(pick["flat"], pick["grad"], pick["m"], pick["v"], [],
-              [s for s in steps for _ in self.params.sizes], lr=self.lr, beta1=self.betas[0],
-              beta2=self.betas[1], weight_decay=self.weight_decay, eps=self.eps, amsgrad=False, maximize=False)
 
 
 # ----------------------------------------------------------------------- randomness per member
@@ -441,13 +353,16 @@ def _dropout_mask(config: AgentConfig, shape: tuple[int, int], generators: Seque
 
 
 def _forward(config: AgentConfig, params: MemberParameters, batch: MemberDemos,
-             generators: Sequence[torch.Generator] | None = None, sds: list | None = None) -> SequenceOutput:
-    """The training pass; with ``generators``, dropout and noise are drawn per member."""
+             generators: Sequence[torch.Generator] | None = None, sds: list | None = None,
+             centre_mask: torch.Tensor | None = None) -> SequenceOutput:
+    """The training pass; with ``generators``, dropout and noise are drawn per member; a centred
+    confidence head takes its centre over ``centre_mask`` (else the stored one)."""
     noise = dropout = None
     if generators is not None:
         dropout = _dropout_mask(config, batch.inputs.shape[1:], generators)
         noise = _noise_fn(config, sds, generators)  # its draws happen inside the pass, after the masks
-    return sequence_forward(params.tensors(), config, batch.inputs, workspace_noise=noise, dropout=dropout)
+    return sequence_forward(params.tensors(), config, batch.inputs, workspace_noise=noise, dropout=dropout,
+                            centre_mask=centre_mask)
 
 
 @torch.no_grad()
@@ -539,12 +454,18 @@ class _Member:
     """Its row of the stacked demonstrations."""
     shadow: bool = False
     """A copy that only keeps the batch at two rows (see :func:`train_seeds`); never returned."""
+    wager_from: int | None = None
+    """The first update with the wager loss on (None: not yet; protocol 8.8.2)."""
+    wager_done: int = 0
+    """Updates made with the wager loss on."""
+    curve: list = field(default_factory=list)
+    """The wager phase's learning curve (``TrainConfig.curve_every``)."""
 
     def shadowed(self) -> _Member:
-        """A shadow of this member: same seed, a generator in the same state."""
+        """A shadow of this member: same seed, a generator in the same state, the same phase."""
         generator = torch.Generator()
         generator.set_state(self.generator.get_state())
-        return _Member(self.seed, generator, shadow=True)
+        return _Member(self.seed, generator, shadow=True, wager_from=self.wager_from, wager_done=self.wager_done)
 
 
 def _resolve(task: str, kind: str | AgentConfig) -> AgentConfig:
@@ -609,6 +530,8 @@ def train_seeds(
     for s in rows:
         seed_everything(s)  # each member's initialisation is what it gets when trained alone
         agents.append(build_agent(config, s))
+        if cfg.meta_signal == "reward" and cfg.wager_start == "warm":  # protocol 8.8.2
+            warm_start(agents[-1], task, cfg.warm_start_kind, s)
     members = [_Member(s, torch.Generator().manual_seed(s), shadow=k >= len(seeds)) for k, s in enumerate(rows)]
     params = MemberParameters(agents)
     if cfg.mode == "fast":
@@ -645,6 +568,8 @@ def train_seeds(
             "batch_seeds": seeds,
             "wall_seconds": wall,
             "history": member.history,
+            **({"wager_start_update": member.wager_from, "wager_curve": member.curve}
+               if config.self_model and cfg.meta_signal == "reward" else {}),
             "versions": library_versions(),
             "compute": compute.fingerprint(cfg.threads),
         }
@@ -685,24 +610,43 @@ def _train_fast(config, params, members, train, heldout, cfg, progress) -> list[
     ``min_updates``); it keeps the weights with its lowest held-out imitation loss (not the
     total loss: while the policy is still wrong, the meta loss is trivially low). A finished
     member leaves the batch; the others go on.
+
+    With a wager phase (``cfg.wager_start`` "converged" or "warm"; protocol 8.8.2) the wager
+    loss is off until a member's behaviour cloning has converged (every member from update 1
+    when "warm"); the member then trains ``cfg.wager_updates`` more updates with it on (behaviour
+    cloning going on) and keeps its final weights. Everything a member does, including when it
+    is evaluated, depends on itself only, never on its batch-mates.
     """
     opt = StackedAdam(params, cfg.lr, config.weight_decay)
+    phased = cfg.meta_signal == "reward" and cfg.wager_start != "joint"
+    total = cfg.update_budget
     n_rows = len(members)
     for row, member in enumerate(members):
         member.row = row  # its row of the demonstrations
+        member.wager_from = None if cfg.wager_start == "converged" else 1
     live = list(range(n_rows))
     finished: dict[int, dict[str, torch.Tensor]] = {}
-    for update in range(1, cfg.max_updates + 1):
+    for update in range(1, total + 1):
         gens = [members[i].generator for i in live]
         idx = torch.stack([torch.randint(train.n_episodes, (cfg.batch_episodes,), generator=g) for g in gens])
         batch = train.select(members=[members[i].row for i in live], episodes=idx)
-        out = _forward(config, params, batch, gens, _noise_sds(config, cfg.batch_episodes, gens))
-        losses = compute_losses(config, out, batch, cfg, generators=gens)
+        wagering = [members[i].wager_from is not None for i in live]
+        mask = wager_choice_mask(batch.step_kind, batch.valid) if config.confidence_centred else None
+        out = _forward(config, params, batch, gens, _noise_sds(config, cfg.batch_episodes, gens), mask)
+        scale = torch.tensor(wagering, dtype=torch.float32) if phased else None
+        losses = compute_losses(config, out, batch, cfg, generators=gens, meta_scale=scale)
         (grad,) = torch.autograd.grad(losses.total.sum(), params.flat)
-        opt.step(params.flat, grad)
-        for i in live:
+        _optimizer_step(opt, params, grad, cfg)
+        for i, on in zip(live, wagering, strict=True):
             members[i].updates = update
-        if update % cfg.eval_every and update != cfg.max_updates:
+            members[i].wager_done += on
+        if mask is not None:
+            _update_centres(params, masked_centre(out.z_self, mask).detach(), [members[i] for i in live])
+        ending = [phased and members[i].wager_done >= cfg.wager_updates for i in live]
+        scheduled = [update % cfg.eval_every == 0 or update == total or end for end in ending]
+        curve = [bool(cfg.curve_every) and on and members[i].wager_done % cfg.curve_every == 0
+                 for i, on in zip(live, wagering, strict=True)]
+        if not any(scheduled) and not any(curve):
             continue
         metrics = heldout_metrics(config, params, heldout.select(members=[members[i].row for i in live]), cfg)
         leaving = []
@@ -710,9 +654,20 @@ def _train_fast(config, params, members, train, heldout, cfg, progress) -> list[
             member = members[i]
             if member.shadow:
                 continue
+            heldout_values = {k: v for k, v in m.items() if k.startswith("heldout_")}
+            if curve[row]:
+                member.curve.append({"update": update, "wager_update": member.wager_done,
+                                     "agreement": m["agreement"], **heldout_values})
+            if not scheduled[row]:
+                continue
             member.history.append({"update": update, "train_loss": float(losses.parts["total"][row]),
-                                   "heldout_loss": m["loss"], "agreement": m["agreement"],
-                                   **{k: v for k, v in m.items() if k.startswith("heldout_")}})
+                                   "heldout_loss": m["loss"], "agreement": m["agreement"], **heldout_values})
+            if phased and member.wager_from is not None:
+                if ending[row]:  # the wager phase is over: its final weights
+                    member.done = True
+                    finished[i] = params.member_state(row)
+                    leaving.append(row)
+                continue
             improved = (m["loss"] < member.best_loss - cfg.loss_tolerance
                         or m["agreement"] > member.best_agreement + cfg.agreement_tolerance)
             member.stale = 0 if improved else member.stale + 1
@@ -721,10 +676,14 @@ def _train_fast(config, params, members, train, heldout, cfg, progress) -> list[
                 member.best_loss, member.best_update = m["loss"], update
                 member.best_row = params.member_state(row)
             if (update >= cfg.min_updates and member.stale >= cfg.patience) or update == cfg.max_updates:
+                if phased:  # converged: the wager phase starts with the next update
+                    member.wager_from = update + 1
+                    continue
                 member.done = True
                 finished[i] = member.best_row if member.best_row is not None else params.member_state(row)
                 leaving.append(row)
-        _report(progress, update, cfg.max_updates, members, metrics)
+        if any(scheduled):
+            _report(progress, update, total, members, metrics)
         if leaving:
             keep = [r for r in range(len(live)) if r not in leaving and not members[live[r]].shadow]
             if not keep:
@@ -741,6 +700,36 @@ def _train_fast(config, params, members, train, heldout, cfg, progress) -> list[
     return [finished.get(i, finished[0]) for i in range(n_rows)]
 
 
+CENTRE_MOMENTUM = 0.05
+"""Weight of each wager update's batch centre in the running centre of a centred confidence head
+(protocol 8.8.2); the running centre starts at the first batch centre."""
+
+
+def _update_centres(params: MemberParameters, batch_centre: torch.Tensor, live: Sequence[_Member]) -> None:
+    """Move each wagering member's stored centre toward this update's batch centre (in place)."""
+    stored = params.buffers["confidence_centre"]
+    for row, member in enumerate(live):
+        if member.wager_from is None:
+            continue
+        if member.wager_done == 1:
+            stored[row] = batch_centre[row]
+        else:
+            stored[row] += CENTRE_MOMENTUM * (batch_centre[row] - stored[row])
+
+
+def _optimizer_step(opt: StackedAdam, params: MemberParameters, grad: torch.Tensor, cfg: TrainConfig) -> None:
+    """One update: Adam on every weight, or (``wager_optimizer="sgd"``) Adam on every weight but the
+    wager head (:data:`~labcore.wager_reward.WAGER_HEAD`) and plain SGD on it. A head weight whose
+    gradient Adam always sees as 0 keeps zero moments, so Adam leaves it exactly as it is."""
+    if cfg.wager_optimizer == "adam":
+        opt.step(params.flat, grad)
+        return
+    head = params.element_mask(WAGER_HEAD)
+    opt.step(params.flat, grad.masked_fill(head, 0.0))
+    with torch.no_grad():
+        params.flat[head] -= cfg.wager_sgd_lr * grad[head]
+
+
 def _last_step(x: torch.Tensor | None) -> torch.Tensor | None:
     """Step T-1 of ``x`` (N, B=1, T, ...) repeated into ROW_MULTIPLE rows: (N, ROW_MULTIPLE, 1, ...)."""
     if x is None:
@@ -750,44 +739,6 @@ def _last_step(x: torch.Tensor | None) -> torch.Tensor | None:
 
 SNAPSHOT_EVERY = 200
 """Paper schedule: episodes between resume snapshots (about a minute and a half of E3 training)."""
-
-
-def _snapshot_identity(config: AgentConfig, members: list[_Member], cfg: TrainConfig) -> str:
-    """What a snapshot must match to be resumed: the agent, the members' seeds, the training config."""
-    return json.dumps({"config": asdict(config), "seeds": [m.seed for m in members], "shadows": [m.shadow for m in members],
-                       "train_config": asdict(cfg)}, sort_keys=True, default=str)
-
-
-def _write_snapshot(path: Path, identity: str, episode: int, params: MemberParameters, opt: StackedAdam,
-                    members: list[_Member]) -> None:
-    state = {"identity": identity, "episode": episode, "flat": params.flat.detach().clone(), "m": opt.m.clone(),
-             "v": opt.v.clone(), "steps": [s.clone() for s in opt.steps],
-             "generators": [m.generator.get_state() for m in members],
-             "members": [{"history": m.history, "best_loss": m.best_loss, "best_update": m.best_update,
-                          "updates": m.updates} for m in members]}
-    atomic_write(path, lambda tmp: torch.save(state, tmp))
-
-
-def _read_snapshot(path: Path, identity: str, params: MemberParameters, opt: StackedAdam,
-                   members: list[_Member]) -> int:
-    """Restore a snapshot of this very batch into ``params``, ``opt`` and ``members``; the episode to
-    start from (0 when there is no usable snapshot: missing, unreadable or of another batch)."""
-    try:
-        state = torch.load(path, weights_only=True)
-    except (OSError, RuntimeError, EOFError, ValueError, pickle.UnpicklingError):
-        return 0
-    if not isinstance(state, dict) or state.get("identity") != identity or state["flat"].shape != params.flat.shape:
-        return 0
-    with torch.no_grad():
-        params.flat.copy_(state["flat"])
-    opt.m.copy_(state["m"])
-    opt.v.copy_(state["v"])
-    opt.steps = [s.clone() for s in state["steps"]]
-    for member, generator, book in zip(members, state["generators"], state["members"], strict=True):
-        member.generator.set_state(generator)
-        member.history, member.best_loss = book["history"], book["best_loss"]
-        member.best_update, member.updates = book["best_update"], book["updates"]
-    return int(state["episode"])
 
 
 def _train_paper(config, params, members, train, heldout, cfg, progress, resume=None) -> list[dict[str, torch.Tensor]]:
@@ -806,8 +757,8 @@ def _train_paper(config, params, members, train, heldout, cfg, progress, resume=
     gens = [m.generator for m in members]
     total = train.n_episodes
     eval_every = max(1, total // 8)
-    identity = _snapshot_identity(config, members, cfg)
-    first = _read_snapshot(Path(resume), identity, params, opt, members) if resume else 0
+    identity = snapshot_identity(config, members, cfg)
+    first = read_snapshot(Path(resume), identity, params, opt, members) if resume else 0
     for episode in range(first, total):
         ep = train.select(episodes=slice(episode, episode + 1))
         full = step_weights(ep.step_kind, ep.valid, cfg)
@@ -843,5 +794,5 @@ def _train_paper(config, params, members, train, heldout, cfg, progress, resume=
                     member.done = True
             _report(progress, episode + 1, total, members, metrics)
         if resume and (episode + 1) % SNAPSHOT_EVERY == 0 and episode + 1 < total:
-            _write_snapshot(Path(resume), identity, episode + 1, params, opt, members)
+            write_snapshot(Path(resume), identity, episode + 1, params, opt, members)
     return [params.member_state(i) for i in range(n)]

@@ -13,19 +13,31 @@ booleans, so it carries no gradient of its own: with every bet an opt-out the lo
 Held-out evaluation samples no bets: it reports the *expected* wager reward of the confidence
 (bet probability times the payoff of the decision) and a teacher-forced Type-2 AUROC of the
 choice-step confidence, for the learning curves of protocol 8.4 (the registered AUROC is
-``labcore.markers.type2_auroc`` on autonomous rollouts, computed by the experiment).
+``labcore.markers.type2_auroc`` on autonomous rollouts, computed by the experiment), beside the
+confidence's spread (:func:`confidence_spread`, the rule of protocol 8.8.4).
+
+"E4 again" (protocol 8.8.2) adds exploration (``TrainConfig.bet_floor``: bets drawn from a floor
+mixture, :func:`behaviour_probability`; ``bet_entropy_coef``), the *wager head*
+(:data:`WAGER_HEAD`, which ``wager_optimizer`` may step by plain SGD), the steps a centred head
+takes its centre from (:func:`wager_choice_mask`) and a warm start from a bundled policy
+(:func:`warm_start`).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
+from labcore import LabWarning
+from labcore.agents import Agent
+from labcore.checkpoints import BUNDLED_DIR, checkpoint_name, load_checkpoint
 from labcore.config import TrainConfig
 from labcore.envs.batch import StepKind
 
@@ -74,32 +86,61 @@ def choice_steps(confidence: torch.Tensor, logits: torch.Tensor, action: torch.T
     return ChoiceSteps(conf, correct & decided, wager, decided)
 
 
-def sample_bets(confidence: torch.Tensor, generators: Sequence[torch.Generator]) -> torch.Tensor:
-    """Bets ``(N, B)``: member ``i`` bets on trial ``j`` with probability ``confidence[i, j]``.
+def behaviour_probability(confidence: torch.Tensor, floor: float = 0.0) -> torch.Tensor:
+    """The probability of a bet in training: ``floor + (1 - 2 floor) confidence`` (protocol 8.8.2).
+
+    Opting out and betting each keep a probability of at least ``floor``; the mixture is monotone
+    in the confidence and equals 0.5 where it does. ``floor = 0`` returns ``confidence`` itself.
+
+    >>> [round(p, 4) for p in behaviour_probability(torch.tensor([0.0, 0.5, 0.998]), 0.05).tolist()]
+    [0.05, 0.5, 0.9482]
+    """
+    return confidence if floor == 0 else floor + (1.0 - 2.0 * floor) * confidence
+
+
+def sample_bets(confidence: torch.Tensor, generators: Sequence[torch.Generator], floor: float = 0.0) -> torch.Tensor:
+    """Bets ``(N, B)``: member ``i`` bets on trial ``j`` with probability
+    :func:`behaviour_probability` ``(confidence[i, j], floor)``.
 
     One uniform draw per trial from each member's own generator, so a member's bets depend on
     its seed and history only, never on its batch-mates.
     """
     draws = torch.stack([torch.rand(confidence.shape[1], generator=g) for g in generators])
-    return draws < confidence.detach()
+    return draws < behaviour_probability(confidence.detach(), floor)
+
+
+def bet_entropy(p: torch.Tensor) -> torch.Tensor:
+    """Entropy (nats) of a bet drawn with probability ``p``, elementwise.
+
+    >>> round(float(bet_entropy(torch.tensor(0.5))), 4), float(bet_entropy(torch.tensor(1.0)))
+    (0.6931, 0.0)
+    """
+    q = 1.0 - p
+    return -(p * p.clamp(min=1e-12).log() + q * q.clamp(min=1e-12).log())
 
 
 def wager_reward_loss(confidence: torch.Tensor, correct: torch.Tensor, wager: torch.Tensor, bets: torch.Tensor,
-                      wrong_bet_payoff: float) -> tuple[torch.Tensor, torch.Tensor]:
+                      wrong_bet_payoff: float, floor: float = 0.0,
+                      entropy_coef: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
     """REINFORCE on the wager, per member: ``(loss (N,), mean reward (N,))``.
 
-    ``loss = mean over wager trials of -(r - b) log pi(bet)``, with ``pi(bet) = confidence`` for a
-    bet and ``1 - confidence`` for an opt-out, ``r`` the :func:`payoff` and ``b`` the member's mean
-    reward over its wager trials (a constant: rewards are built from booleans). 0 for a member
-    without wager trials. ``-log pi(bet)`` is the binary cross-entropy of the confidence against
-    the *sampled bet* (the same kernel as E1's loss, whose target is correctness instead).
+    ``loss = mean over wager trials of -(r - b) log pi(bet) - entropy_coef H(pi)``, with
+    ``pi(bet) = p`` for a bet and ``1 - p`` for an opt-out, ``p`` the :func:`behaviour_probability`
+    of the confidence (the confidence itself without a ``floor``), ``r`` the :func:`payoff` and
+    ``b`` the member's mean reward over its wager trials (a constant: rewards are built from
+    booleans). 0 for a member without wager trials. ``-log pi(bet)`` is the binary cross-entropy
+    of ``p`` against the *sampled bet* (the same kernel as E1's loss, whose target is correctness).
     """
     mask = wager.float()
     count = mask.sum(1).clamp(min=1.0)
     reward = payoff(bets, correct, wrong_bet_payoff) * mask
     baseline = reward.sum(1) / count
-    neg_log_pi = nn.functional.binary_cross_entropy(confidence, bets.float(), reduction="none")
-    loss = ((reward - baseline[:, None]) * neg_log_pi * mask).sum(1) / count
+    p = behaviour_probability(confidence, floor)
+    neg_log_pi = nn.functional.binary_cross_entropy(p, bets.float(), reduction="none")
+    per_trial = (reward - baseline[:, None]) * neg_log_pi
+    if entropy_coef > 0:
+        per_trial = per_trial - entropy_coef * bet_entropy(p)
+    loss = (per_trial * mask).sum(1) / count
     return loss, baseline
 
 
@@ -124,9 +165,39 @@ def reward_meta_loss(out: Any, batch: Any, valid: torch.Tensor, cfg: TrainConfig
     if generators is None:
         zero = steps.confidence.new_zeros(steps.confidence.shape[0])
         return zero, expected_reward(steps.confidence, steps.correct, steps.wager, cfg.wrong_bet_payoff)
-    bets = sample_bets(steps.confidence, generators)
-    loss, reward = wager_reward_loss(steps.confidence, steps.correct, steps.wager, bets, cfg.wrong_bet_payoff)
+    bets = sample_bets(steps.confidence, generators, cfg.bet_floor)
+    loss, reward = wager_reward_loss(steps.confidence, steps.correct, steps.wager, bets, cfg.wrong_bet_payoff,
+                                     cfg.bet_floor, cfg.bet_entropy_coef)
     return loss, reward.detach()
+
+
+def wager_choice_mask(step_kind: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    """The choice steps ``(N, B, T)`` of the wager trials: the steps whose confidence is bet on, over
+    which a centred confidence head takes its centre in a wager update (protocol 8.8.2)."""
+    choice = valid & (step_kind == StepKind.REPORT_1)
+    wager = (valid & (step_kind == StepKind.WAGER)).any(-1, keepdim=True)
+    return choice & wager
+
+
+WAGER_HEAD = ("self_model.", "confidence_head.")
+"""Name prefixes of the wager head's parameters: the self-model layer and the confidence head, which
+only the meta loss and the z_self penalty train in the workspace-read wiring (``wager_optimizer``)."""
+
+
+def warm_start(agent: Agent, task: str, kind: str, seed: int, directory: Path | str | None = None) -> list[str]:
+    """Load the policy of the bundled ``kind`` agent of ``seed`` into ``agent`` (``wager_start="warm"``).
+
+    Every tensor of the source whose name and shape ``agent`` has is copied, except the wager head
+    (:data:`WAGER_HEAD`) and the centre of a centred head, which keep ``agent``'s own initialisation.
+    Returns the names loaded. Raises :class:`~labcore.checkpoints.CheckpointError` without the file.
+    """
+    name = checkpoint_name(task, kind, seed)
+    source = load_checkpoint(Path(directory or BUNDLED_DIR) / f"{name}.safetensors").agent.state_dict()
+    own = agent.state_dict()
+    loaded = {k: v for k, v in source.items()
+              if k in own and own[k].shape == v.shape and not k.startswith((*WAGER_HEAD, "confidence_centre"))}
+    agent.load_state_dict({**own, **loaded})
+    return sorted(loaded)
 
 
 def _pairwise_auroc(correct: np.ndarray, confidence: np.ndarray) -> float:
@@ -135,6 +206,40 @@ def _pairwise_auroc(correct: np.ndarray, confidence: np.ndarray) -> float:
     if not len(pos) or not len(neg):
         return float("nan")
     return float((pos[:, None] > neg[None, :]).mean() + 0.5 * (pos[:, None] == neg[None, :]).mean())
+
+
+SPREAD_MIN_BETS = 1.0
+"""The confidence-spread rule (protocol 8.8.4): a Type-2 AUROC is meaningful only if the confidence's
+variation changes at least this many bets, in expectation, over the trials it is computed on."""
+
+
+def confidence_spread(confidence: Any) -> dict[str, float]:
+    """How much a confidence varies over trials, and whether an AUROC on it means anything.
+
+    Returns ``confidence_sd`` (population SD), ``confidence_distinct`` (distinct float32 values),
+    ``spread_bets`` and ``auroc_meaningful`` (1.0 or 0.0). ``spread_bets = sum_i |c_i - mean(c)|``
+    is the expected number of trials on which an agent betting with probability ``c_i`` and one
+    betting with its mean confidence on every trial place different bets when both use the same
+    uniform draw (they differ when the draw falls between the two probabilities). The AUROC is
+    meaningful when ``spread_bets >= SPREAD_MIN_BETS``: below it, no bet of the evaluation is
+    expected to depend on the ranking the AUROC measures (protocol 8.8.4). The distinct count is
+    reported, not used: float32 resolves 6e-8 near 1, so a spread of 2e-5 has hundreds of values.
+    Without trials every value is nan, with a warning.
+
+    Examples
+    --------
+    >>> confidence_spread([0.998] * 600)
+    {'confidence_sd': 0.0, 'confidence_distinct': 1.0, 'spread_bets': 0.0, 'auroc_meaningful': 0.0}
+    >>> confidence_spread([0.2, 0.8, 0.2, 0.8])  # |c - 0.5| = 0.3 on each of 4 trials: 1.2 bets
+    {'confidence_sd': 0.3, 'confidence_distinct': 2.0, 'spread_bets': 1.2, 'auroc_meaningful': 1.0}
+    """
+    c = np.asarray(confidence, dtype=np.float64).ravel()
+    if c.size == 0:
+        warnings.warn("confidence_spread of no trials is undefined (nan)", LabWarning, stacklevel=2)
+        return dict.fromkeys(("confidence_sd", "confidence_distinct", "spread_bets", "auroc_meaningful"), float("nan"))
+    bets = float(np.abs(c - c.mean()).sum())
+    return {"confidence_sd": round(float(c.std()), 12), "confidence_distinct": float(np.unique(c.astype(np.float32)).size),
+            "spread_bets": round(bets, 12), "auroc_meaningful": float(bets >= SPREAD_MIN_BETS)}
 
 
 @dataclass
@@ -152,8 +257,9 @@ class WagerLog:
 
     def metrics(self, member: int) -> dict[str, float | None]:
         """Member ``member``'s held-out Type-2 AUROC (teacher-forced, every decided trial), mean
-        confidence there, and expected wager reward on the wager trials; None where undefined
-        (e.g. the AUROC while every decision is right, or wrong), so records stay valid JSON."""
+        confidence there, expected wager reward on the wager trials, and the confidence's spread
+        over the decided trials (:func:`confidence_spread`, ``heldout_``-prefixed); None where
+        undefined (e.g. the AUROC while every decision is right, or wrong), so records stay valid JSON."""
         cat = {k: torch.cat([getattr(c, k)[member] for c in self.chunks]).numpy()
                for k in ("confidence", "correct", "wager", "decided")}
         decided, wager = cat["decided"], cat["wager"]
@@ -162,4 +268,6 @@ class WagerLog:
         values = {"heldout_auroc": _pairwise_auroc(cat["correct"][decided], conf[decided]),
                   "heldout_confidence": float(conf[decided].mean()) if decided.any() else float("nan"),
                   "heldout_wager_reward": float((conf * paid)[wager].mean()) if wager.any() else float("nan")}
+        if decided.any():
+            values.update({f"heldout_{k}": v for k, v in confidence_spread(conf[decided]).items()})
         return {k: v if np.isfinite(v) else None for k, v in values.items()}

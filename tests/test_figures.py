@@ -11,7 +11,16 @@ import plotly.graph_objects as go
 import pytest
 
 from labcore import results as R
-from labcore.figures import episode, live, paper_e1, paper_e2, paper_e3, scorecards, style
+from labcore.figures import (
+    episode,
+    integration,
+    live,
+    paper_e1,
+    paper_e2,
+    paper_e3,
+    scorecards,
+    style,
+)
 from labcore.paper import CLAIMS_BY_ID
 
 SEEDS = (0, 1, 2)
@@ -522,6 +531,9 @@ EMPTY_CALLS = {
     "masking": lambda: live.masking_figure(None, 2, 4),
     "actions": lambda: episode.action_probabilities([], 0, None, []),
     "timeline": lambda: episode.internal_state_timeline([], [], []),
+    "integration_bars": lambda: integration.integration_bars([]),
+    "integration_table": lambda: integration.monotonicity_table(None),
+    "integration_values": lambda: integration.study_values_figure(None),
 }
 
 

@@ -44,7 +44,9 @@ from labcore.checkpoints import (
     read_manifest,
 )
 from labcore.config import AGENT_DESCRIPTIONS, Intervention, TrainConfig
+from labcore.experiments.explore_integration import IntegrationStudy, read_study
 from labcore.interventions import capacity_scale
+from labcore.markers import KnownAnswer, known_answers
 from labcore.seeding import episode_seeds
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -356,6 +358,46 @@ def _pci(path: str, stamp: str, kind: str, seed: int, normalisation: str) -> tup
     values = by[normalisation]
     ok = pd.notna(values)
     return float(values[ok].mean()), undefined_as_nan(delta_pci, values[ok & correct], values[ok & ~correct])
+
+
+INTEGRATION_EPISODES = 32
+"""Episodes the Integration page measures per agent and condition (the performance target's)."""
+
+
+def integration(kind: str, seed: int, capacity: int, self_model_mode: str) -> list[measures.IntegrationReading]:
+    """Every integration measure on every signal and variant of one dual-task agent with ``capacity``
+    active slots and its self-model ``self_model_mode`` (see labcore.measures.integration_readings)."""
+    return _integration(*agent_file("dual", kind, seed), seed, capacity, self_model_mode)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _integration(path: str, stamp: str, seed: int, capacity: int,
+                 self_model_mode: str) -> list[measures.IntegrationReading]:
+    model = _load(path, stamp)
+    iv = Intervention(self_model_mode=self_model_mode if model.config.self_model else "on",
+                      capacity_scale=capacity_scale(capacity, model.config.n_slots))
+    runs = measures.integration_runs(model, episode_seeds(seed, "eval", INTEGRATION_EPISODES), iv)
+    return measures.integration_readings(runs)
+
+
+@st.cache_data(show_spinner=False)
+def integration_known_answers() -> list[KnownAnswer]:
+    """The integration measures on systems whose answer is known (labcore.markers.known_answers)."""
+    return known_answers()
+
+
+@st.cache_data(show_spinner=False, ttl=60)
+def _integration_study(directory: str) -> IntegrationStudy:
+    return read_study(directory)
+
+
+INTEGRATION_STUDY_DIR = ROOT / "results" / results_module.INTEGRATION_DIR
+"""The integration study (protocol sec. 9) the Integration page shows."""
+
+
+def integration_study() -> IntegrationStudy:
+    """The integration study of :data:`INTEGRATION_STUDY_DIR` (problems listed, never raised)."""
+    return _integration_study(str(INTEGRATION_STUDY_DIR))
 
 
 def theatre(task_id: str, kind: str, seed: int, episode: int, self_model_mode: str, capacity: int, noise: float,

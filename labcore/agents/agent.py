@@ -168,6 +168,13 @@ class Agent(nn.Module):
         if c.self_model:
             self.self_model = nn.Linear(self_model_width(c), c.self_model_dim)
             self.confidence_head = nn.Linear(c.self_model_dim, 1)
+            with torch.no_grad():  # protocol 8.8.2; draws no random numbers, so every other weight is unchanged
+                if c.confidence_head_init in ("zero_bias", "zero"):
+                    self.confidence_head.bias.zero_()
+                if c.confidence_head_init == "zero":
+                    self.confidence_head.weight.zero_()
+            if c.confidence_centred:
+                self.register_buffer("confidence_centre", torch.zeros(c.self_model_dim))
             if c.policy_reads == "self_model":
                 self.self_policy = mlp(c.self_model_dim, c.readout_hidden, N_ACTIONS)
         # Design-study parts come last, so every other weight starts as in the plain kind.
@@ -228,18 +235,24 @@ class Agent(nn.Module):
             z = torch.tanh(self.self_model(torch.cat(self_model_parts(c, h, bcast, proposal), dim=-1)))
             z = lesion_self_model(z, intervention.self_model_mode, rng, permutation)
             out.z_self = z
-            out.confidence = torch.sigmoid(self.confidence_head(z)).squeeze(-1)
+            centre = self.confidence_centre if c.confidence_centred else None
+            out.confidence = torch.sigmoid(self.confidence_head(z if centre is None else z - centre)).squeeze(-1)
             if c.policy_reads == "self_model":
                 out.logits = self.self_policy(z)
         return out
+
+    def readout_input(self, out: AgentOutput) -> torch.Tensor:
+        """What the policy readout reads in a pass's output ``out``: the carrier, and the
+        workspace features if there is a bus (leading dims kept). The critic reads it too."""
+        feats = [out.h] if not self.config.workspace else [out.h, self._readout_features(out.slots)]
+        return torch.cat(feats, dim=-1)
 
     def value(self, out: AgentOutput) -> torch.Tensor:
         """The critic's estimate of the return, from the policy readout's input of a pass's
         output ``out`` (leading dims kept); only agents with ``AgentConfig.value_head``."""
         if not self.config.value_head:
             raise ValueError(f"{self.config.kind} has no value head (AgentConfig.value_head)")
-        feats = [out.h] if not self.config.workspace else [out.h, self._readout_features(out.slots)]
-        return self.value_head(torch.cat(feats, dim=-1)).squeeze(-1)
+        return self.value_head(self.readout_input(out)).squeeze(-1)
 
     def readout(self, h: torch.Tensor, slots: torch.Tensor | None = None,
                 occupied: torch.Tensor | None = None, intervention: Intervention | None = None) -> AgentOutput:

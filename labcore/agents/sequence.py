@@ -444,6 +444,7 @@ def sequence_heads(
     *,
     dropout: torch.Tensor | None = None,
     self_model_lesion: Callable[[torch.Tensor], torch.Tensor] | None = None,
+    centre_mask: torch.Tensor | None = None,
 ) -> SequenceOutput:
     """The readouts (policy, broadcast, self-model, confidence, stimulus probe) on given states;
     see :func:`sequence_forward`."""
@@ -476,6 +477,9 @@ def sequence_heads(
         if self_model_lesion is not None:
             z = self_model_lesion(z)
         out.z_self = z
+        if c.confidence_centred:  # protocol 8.8.2: the batch's centre in a wager update, else the stored one
+            centre = p["confidence_centre"] if centre_mask is None else masked_centre(z, centre_mask)
+            z = z - centre.reshape(centre.shape[0], *([1] * (z.dim() - 2)), -1)
         out.confidence = torch.sigmoid(
             grouped_linear(z, p["confidence_head.weight"], p["confidence_head.bias"])).squeeze(-1)
         if c.policy_reads == "self_model":
@@ -492,6 +496,7 @@ def sequence_forward(
     workspace_noise: Callable[[torch.Tensor], torch.Tensor] | None = None,
     dropout: torch.Tensor | None = None,
     self_model_lesion: Callable[[torch.Tensor], torch.Tensor] | None = None,
+    centre_mask: torch.Tensor | None = None,
 ) -> SequenceOutput:
     """Teacher-forced episodes of ``N`` members in one pass (paper sec. 4.1 architecture).
 
@@ -507,7 +512,23 @@ def sequence_forward(
         to the slots ``(N, B, T, K, D)`` (see ``labcore.interventions``)
     dropout : pre-drawn, pre-scaled dropout mask of the policy's hidden layer ``(N, B, T, H)``
     self_model_lesion : applied to z_self ``(N, B, T, dim)`` (run-time lesions)
+    centre_mask : with ``config.confidence_centred``, the steps ``(N, B, T)`` whose mean z_self the
+        confidence head subtracts (:func:`masked_centre`; a wager update); None: the stored centre
     """
     h, slots, occupied = sequence_states(p, config, inputs, active_slots=active_slots,
                                          workspace_noise=workspace_noise)
-    return sequence_heads(p, config, h, slots, occupied, dropout=dropout, self_model_lesion=self_model_lesion)
+    return sequence_heads(p, config, h, slots, occupied, dropout=dropout, self_model_lesion=self_model_lesion,
+                          centre_mask=centre_mask)
+
+
+def masked_centre(z: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Each member's mean ``(N, dim)`` of ``z`` ``(N, B, T, dim)`` over the steps of ``mask`` ``(N, B, T)``
+    (0 for a member without such steps): the centre of a centred confidence head in a wager update.
+
+    The gradient flows through the mean, as in batch normalisation: a push shared by every trial
+    then cancels in the features (and in z_self's gradient) and can move only the head's bias.
+    Detached, it would still reach z_self through the self-model layer and shift its mean along
+    the head's weight, unseen by the loss (protocol change log, 2026-11-24).
+    """
+    m = mask.to(z.dtype)[..., None]
+    return (z * m).flatten(1, 2).sum(1) / m.flatten(1, 2).sum(1).clamp(min=1.0)

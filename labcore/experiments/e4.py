@@ -7,8 +7,8 @@ bus-off, and the two blind ablations) and is measured with E1's functions
 (:func:`labcore.experiments.e1.view_values`), plus the opt-out rate on wager trials by salience
 tercile (protocol 8.4). Per-seed contrasts that the hypotheses test paired by seed (protocol
 8.5) are computed here too; the hypothesis tests themselves are :mod:`labcore.experiments.e4_hypotheses`.
-The learning curves (held-out AUROC and wager reward per evaluation) come from each agent's
-training record.
+The learning curves (held-out AUROC and wager reward per evaluation, and every few updates of a
+wager phase with the confidence's spread, protocol 8.8.2) come from each agent's training record.
 
 Keys: ``e4.<metric>.<arm>.<condition>`` (metrics of :func:`~labcore.experiments.e1.view_values`
 and ``skip_low`` / ``skip_mid`` / ``skip_high``), and the contrasts ``e4.auroc_gap.<arm>``
@@ -17,7 +17,17 @@ of flashes minus the brightest third) and ``e4.accuracy_change.<arm>`` (accuracy
 zeroed minus intact). Evaluation trials per seed and condition: ``ReproduceConfig.e1_trials``.
 Across seeds (:func:`cross_seed`): ``e4.seeds_opting_out_always.<arm>``, ``..._never.<arm>`` and
 ``..._measured.<arm>``, how many agents opt out on (almost) every wager trial, on (almost) none, and
-of how many, because a mean opt-out rate can describe no agent at all.
+of how many, because a mean opt-out rate can describe no agent at all; and
+``e4.train_updates_min.<arm>`` / ``..._max.<arm>`` and ``e4.wager_updates_min.<arm>`` / ``..._max``,
+the range of its agents' training updates and of their wager phases.
+
+"E4 again" (protocol 8.8): every AUROC has its confidence's spread beside it,
+``e4.confidence_distinct``, ``e4.spread_bets`` and ``e4.auroc_meaningful`` ``.<arm>.<condition>``
+(:func:`labcore.wager_reward.confidence_spread` on the AUROC's trials; the SD is E1's
+``confidence_sd``); ``e4.head_mean_cosine.<arm>``, the cosine between the confidence head's weight
+and the mean z_self at the choice steps of the intact evaluation (hypothesis R4); and
+``e4.train_updates.<arm>`` and ``e4.wager_updates.<arm>``, the updates its training and its wager
+phase took (its record), so a cell's schedule is read from the agents rather than typed in.
 """
 
 from __future__ import annotations
@@ -37,6 +47,7 @@ from labcore.io import read_json
 from labcore.markers import skip_fraction
 from labcore.measures import MetacognitionView, metacognition, on_selected
 from labcore.seeding import episode_seeds
+from labcore.wager_reward import confidence_spread
 
 TASK = TASK_OF_EXPERIMENT["e4"]
 
@@ -51,18 +62,40 @@ class Arm:
     """Plain-language name (pages, report)."""
     signal: str
     """What taught its confidence: "labels" (correctness) or "reward" (the wager's payoff)."""
+    cell: str = ""
+    """How it was trained, as its cell is labelled (protocol 8.8.3): the schedule of the first E4
+    (sec. 8.3) or of "E4 again"."""
 
 
+FIRST_SCHEDULE = "default init, wager loss from update 1, Adam, BC stopping rule"
+"""The label of the cells of protocol 8.3, kept beside the cells of "E4 again" (protocol 8.8.3)."""
+AGAIN_SCHEDULE = "wager after the policy converged, head bias 0, bet floor 0.05"
+"""What every cell of "E4 again" shares (protocol 8.8.3)."""
 ARMS: tuple[Arm, ...] = (
-    Arm("supervised", "b2_ws", "(c) supervised: confidence trained on correctness labels (E1's agent)", "labels"),
-    Arm("reward_wager", "reward_wager", "(a) reward only: confidence learned from the wager's payoff", "reward"),
-    Arm("reward_wager_risky", "reward_wager_risky", "(a), risky payoff: a wrong bet costs 3", "reward"),
-    Arm("reward_workspace", "reward_workspace", "control: confidence reads the workspace only", "reward"),
-    Arm("reward_logits", "reward_logits", "control: confidence reads the policy's logits only", "reward"),
-    Arm("reward_all", "reward_all", "(b) reward only, no demonstrations: policy and wager by actor-critic", "reward"),
+    Arm("supervised", "b2_ws", "(c) supervised: confidence trained on correctness labels (E1's agent)", "labels",
+        "labels, E1's schedule"),
+    Arm("reward_wager", "reward_wager", "(a) reward only: confidence learned from the wager's payoff", "reward",
+        FIRST_SCHEDULE),
+    Arm("reward_wager_risky", "reward_wager_risky", "(a), risky payoff: a wrong bet costs 3", "reward",
+        FIRST_SCHEDULE),
+    Arm("reward_workspace", "reward_workspace", "control: confidence reads the workspace only", "reward",
+        FIRST_SCHEDULE),
+    Arm("reward_logits", "reward_logits", "control: confidence reads the policy's logits only", "reward",
+        FIRST_SCHEDULE),
+    Arm("reward_all", "reward_all", "(b) reward only, no demonstrations: policy and wager by actor-critic", "reward",
+        "A2C, default init, accuracy stopping rule"),
+    Arm("reward_late", "reward_late", "(a') reward only, wager learned once the policy converged, centred head",
+        "reward", f"{AGAIN_SCHEDULE}, centred features, Adam"),
+    Arm("reward_late_risky", "reward_late_risky", "(a'), risky payoff: a wrong bet costs 3", "reward",
+        f"{AGAIN_SCHEDULE}, centred features, Adam"),
+    Arm("reward_late_uncentred", "reward_late_uncentred", "(a') without centred features", "reward",
+        f"{AGAIN_SCHEDULE}, raw features, Adam"),
+    Arm("reward_late_uncentred_sgd", "reward_late_uncentred_sgd", "(a') without centred features, wager head by SGD",
+        "reward", f"{AGAIN_SCHEDULE}, raw features, SGD 0.1"),
 )
-"""E4's arms in display order: one entry per arm (protocol 8.3); a new arm is one more entry
-(its kind must also be in ``KINDS_OF_EXPERIMENT["e4"]``, which provisions the agents)."""
+"""E4's arms in display order: one entry per arm (protocol 8.3, then the cells of "E4 again", 8.8.3);
+a new arm is one more entry (its kind must also be in ``KINDS_OF_EXPERIMENT["e4"]``, which
+provisions the agents)."""
 ARMS_BY_NAME = {a.name: a for a in ARMS}
 KINDS = tuple(dict.fromkeys(a.kind for a in ARMS))
 """The agent kinds the arms use: what ``reproduce --experiment e4`` provisions (bundled, cached or
@@ -71,8 +104,10 @@ REFERENCE = "supervised"
 """Arm (c), the reference of the paired contrasts."""
 TERCILES = ("low", "mid", "high")
 """Salience terciles, faintest first (protocol 8.4)."""
-CURVE_FIELDS = ("agreement", "heldout_auroc", "heldout_confidence", "heldout_wager_reward")
-"""Per-evaluation numbers of a training record's ``history`` carried into ``e4_curves.csv``."""
+CURVE_FIELDS = ("agreement", "heldout_auroc", "heldout_confidence", "heldout_wager_reward",
+                "heldout_confidence_sd", "heldout_confidence_distinct", "heldout_spread_bets")
+"""Per-evaluation numbers of a training record's ``history`` (and ``wager_curve``) carried into
+``e4_curves.csv``; the last three are the spread of protocol 8.8.4 (absent from older records)."""
 
 
 def tercile_edges(config: WageringConfig | None = None) -> np.ndarray:
@@ -102,19 +137,57 @@ def skip_by_salience(view: MetacognitionView, edges: np.ndarray | None = None) -
             for i, name in enumerate(TERCILES)}
 
 
-def training_history(kind: str, seed: int, cache_dir: Path | str | None = None) -> list[dict]:
-    """The ``history`` of the training record of the agent :func:`~labcore.experiments.common.provide_agent`
-    uses (bundled first, then the cache): one dict per held-out evaluation; [] without a record."""
+def auroc_spread(view: MetacognitionView) -> dict[str, float]:
+    """The spread of the confidence on the trials the AUROC is computed on (decided, with a
+    confidence): ``confidence_distinct``, ``spread_bets``, ``auroc_meaningful`` (protocol 8.8.4)."""
+    answered = view.decided & np.isfinite(view.confidence)
+    spread = confidence_spread(view.confidence[answered]) if answered.any() else {}
+    return {k: spread.get(k, float("nan")) for k in ("confidence_distinct", "spread_bets", "auroc_meaningful")}
+
+
+def head_mean_cosine(agent: object, view: MetacognitionView) -> float:
+    """Cosine between the confidence head's weight and the mean z_self at the choice steps of
+    ``view``'s trials (protocol 8.8, hypothesis R4); nan without choice steps.
+
+    Adam turns a push shared by every trial into steps along the mean of the head's input, so a
+    head trained that way points along it (bundled arm (a): 0.92-0.95; supervised: 0.62-0.69).
+    """
+    steps = view.trace.outcome["choice_step"]
+    keep = steps >= 0
+    if not keep.any() or view.trace.z_self is None:
+        return float("nan")
+    z = view.trace.z_self[np.flatnonzero(keep), steps[keep]].astype(np.float64).mean(0)
+    w = agent.confidence_head.weight.detach().double().numpy().ravel()  # type: ignore[attr-defined]
+    norm = float(np.linalg.norm(w) * np.linalg.norm(z))
+    return float(w @ z / norm) if norm > 0 else float("nan")
+
+
+def training_record(kind: str, seed: int, cache_dir: Path | str | None = None) -> dict:
+    """The training record of the agent :func:`~labcore.experiments.common.provide_agent` uses
+    (bundled first, then the cache); {} without a readable one."""
     name = checkpoint_name(TASK, kind, seed)
     for directory in (BUNDLED_DIR, Path(cache_dir or DEFAULT_CACHE)):
         if (directory / f"{name}.safetensors").exists():
             try:
                 record = read_json(directory / f"{name}.json", MAX_JSON_BYTES)
             except (OSError, ValueError):
-                return []
-            history = record.get("history") if isinstance(record, dict) else None
-            return [h for h in history or [] if isinstance(h, dict) and isinstance(h.get("update"), int)]
-    return []
+                return {}
+            return record if isinstance(record, dict) else {}
+    return {}
+
+
+def training_history(kind: str, seed: int, cache_dir: Path | str | None = None) -> list[dict]:
+    """The learning curve of an agent's training record (:func:`training_record`): one dict per
+    held-out evaluation (``history``) and per point of its wager phase's curve (``wager_curve``),
+    by update, the two merged where they share one; [] without a record."""
+    record = training_record(kind, seed, cache_dir)
+    merged: dict[int, dict] = {}
+    for key in ("history", "wager_curve"):
+        entries = record.get(key)
+        for h in entries if isinstance(entries, list) else []:
+            if isinstance(h, dict) and isinstance(h.get("update"), int):
+                merged.setdefault(h["update"], {}).update(h)
+    return [merged[u] for u in sorted(merged)]
 
 
 def _cell(value: object) -> float | None:
@@ -174,6 +247,11 @@ def cross_seed(results: list[SeedResult]) -> dict[str, float]:
             out[f"e4.seeds_opting_out_always.{arm.name}"] = float((rates >= 1 - ALL_OR_NOTHING).sum())
             out[f"e4.seeds_opting_out_never.{arm.name}"] = float((rates <= ALL_OR_NOTHING).sum())
             out[f"e4.seeds_opting_out_measured.{arm.name}"] = float(rates.size)
+        for what in ("train_updates", "wager_updates"):  # a cell's schedule, as its agents' records give it
+            updates = [r.values[key] for r in results if (key := f"e4.{what}.{arm.name}") in r.values]
+            if updates:
+                out[f"e4.{what}_min.{arm.name}"] = float(min(updates))
+                out[f"e4.{what}_max.{arm.name}"] = float(max(updates))
     return out
 
 
@@ -207,11 +285,19 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
             continue
         for name, iv in conditions(seed).items():
             view = metacognition(agent, iv, episodes)
-            numbers = {**view_values(view), **skip_by_salience(view, edges)}
+            numbers = {**view_values(view), **skip_by_salience(view, edges), **auroc_spread(view)}
             result.values.update({f"e4.{metric}.{arm.name}.{name}": x for metric, x in numbers.items()})
             trials += trial_rows(view, {"arm": arm.name, "seed": seed, "condition": name})
+            if name == "self_on" and agent.config.self_model:
+                result.values[f"e4.head_mean_cosine.{arm.name}"] = head_mean_cosine(agent, view)
         if not cfg.untrained:
             curves += curve_rows(arm, seed, training_history(arm.kind, seed, cache_dir))
+            record = training_record(arm.kind, seed, cache_dir)
+            updates, start = record.get("updates"), record.get("wager_start_update")
+            if isinstance(updates, int):
+                result.values[f"e4.train_updates.{arm.name}"] = float(updates)
+                if isinstance(start, int):  # the wager phase's length (protocol 8.8.2)
+                    result.values[f"e4.wager_updates.{arm.name}"] = float(updates - start + 1)
     result.values.update(contrasts(result.values))
     result.rows["e4_trials"] = trials
     result.rows["e4_curves"] = curves

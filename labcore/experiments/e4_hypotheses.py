@@ -1,4 +1,5 @@
-"""E4's pre-registered hypotheses H1-H6 (docs/protocol.md sec. 8.5), tested as registered, and the
+"""E4's pre-registered hypotheses H1-H6 (docs/protocol.md sec. 8.5) and R1-R4 of "E4 again" (sec.
+8.8.5), tested as registered, the confidence-spread rule beside every AUROC (sec. 8.8.4), and the
 plain-language answer a result set gives.
 
 Every test is on seed means with a 95% t interval (:func:`labcore.stats.t_interval`): "paired by
@@ -10,6 +11,9 @@ of its registered conditions holds on its interval, *not supported* when one doe
 the data), and *not tested* when an arm it needs is not in the result set (arm (b), exploratory,
 is tested where present and otherwise left out of H5).
 H5 is reported but not counted: both its parts are fixed by the wiring (protocol 8.5).
+R1 also needs its AUROC to be meaningful (the spread rule on more than half of the seeds); every
+AUROC of a result set gets its spread (:func:`spread_table`), and a claim on an AUROC that is not
+meaningful says so in its reason (:func:`apply`).
 
 The E4 claims (``e4.*`` in :data:`labcore.paper.CLAIMS`) carry the verdict "new (no paper
 number)"; :func:`apply` adds their hypothesis, its outcome and their t interval.
@@ -28,6 +32,7 @@ from scipy import stats as sps
 
 from labcore.config import RISKY_WRONG_BET_PAYOFF, WageringConfig
 from labcore.experiments.common import SeedResult
+from labcore.experiments.e4 import AGAIN_SCHEDULE, FIRST_SCHEDULE
 from labcore.stats import t_interval, welch_interval
 from labcore.wager_reward import CORRECT_BET_PAYOFF
 
@@ -57,6 +62,21 @@ class Condition:
     """False for arm (b), exploratory (protocol 8.5): its absence leaves the rest of the test standing."""
     short: str = ""
     """The condition as a claim in a few words (the answer paragraph), e.g. "a higher ECE than (c)"."""
+    paired: bool = False
+    """With ``versus``: the t interval of the per-seed differences ``key - versus`` (paired by seed)
+    instead of Welch's interval of two independent groups."""
+    majority: bool = False
+    """``key`` is a per-seed flag (1 or 0): the condition holds when it is 1 on more than half of
+    the seeds (the spread rule of an arm, protocol 8.8.4); no interval."""
+
+    @property
+    def arms(self) -> tuple[str, ...]:
+        """The arms whose presence the condition needs: its own and that of ``versus``.
+
+        >>> Condition("x", "e4.auroc.a.self_on", "", _above(0), versus="e4.auroc.b.self_on", arm="a").arms
+        ('a', 'b')
+        """
+        return (self.arm,) if self.versus is None else (self.arm, self.versus.split(".")[2])
 
 
 @dataclass(frozen=True)
@@ -124,6 +144,34 @@ HYPOTHESES: tuple[Hypothesis, ...] = (
                              short="workspace-only lower than (a)"))),
 )
 """Protocol 8.5, as registered (arm (a) = ``reward_wager``, (b) = ``reward_all``, (c) = ``supervised``)."""
+A2, RISKY2, RAW, SGD = "reward_late", "reward_late_risky", "reward_late_uncentred", "reward_late_uncentred_sgd"
+HYPOTHESES_AGAIN: tuple[Hypothesis, ...] = (
+    Hypothesis("R1", "Cell (a'), the wager learned from reward once the policy had converged, with a centred head: "
+               "its Type-2 AUROC is above chance and meaningful (its confidence's spread changes bets).", (
+                   Condition("cell (a') AUROC", f"e4.auroc.{A2}.self_on", "interval's lower bound above 0.5",
+                             _above(0.5), arm=A2, short="an AUROC above 0.5"),
+                   Condition("cell (a'): seeds whose AUROC is meaningful", f"e4.auroc_meaningful.{A2}.self_on",
+                             "the spread rule holds on more than half of the seeds", _above(0.5), arm=A2,
+                             majority=True, short="a meaningful spread")), primary=True),
+    Hypothesis("R2", "Under the risky payoff (a wrong bet costs 3) cell (a') opts out more on the faintest third of "
+               "flashes than on the brightest.", (
+                   Condition("opt-outs faintest minus brightest third, paired by seed", f"e4.skip_salience.{RISKY2}",
+                             "interval above 0", _above(0.0), arm=RISKY2),)),
+    Hypothesis("R3", "Centring: cell (a')'s AUROC is above that of the same cell with raw self-model features.", (
+        Condition("AUROC centred minus raw features, paired by seed", f"e4.auroc.{A2}.self_on", "interval above 0",
+                  _above(0.0), versus=f"e4.auroc.{RAW}.self_on", paired=True, arm=A2),)),
+    Hypothesis("R4", "Optimiser: with plain SGD instead of Adam on the wager head (raw features) the head's weight "
+               "points less along the mean z_self and the AUROC is higher.", (
+                   Condition("head-weight cosine with the mean z_self, SGD minus Adam, paired by seed",
+                             f"e4.head_mean_cosine.{SGD}", "interval below 0", _below(0.0),
+                             versus=f"e4.head_mean_cosine.{RAW}", paired=True, arm=SGD,
+                             short="a head less aligned with the mean z_self"),
+                   Condition("AUROC SGD minus Adam, paired by seed", f"e4.auroc.{SGD}.self_on", "interval above 0",
+                             _above(0.0), versus=f"e4.auroc.{RAW}.self_on", paired=True, arm=SGD,
+                             short="a higher AUROC"))),
+)
+"""Protocol 8.8.5, as registered: the cells of "E4 again" (8.8.3); R1 is primary."""
+HYPOTHESES = HYPOTHESES + HYPOTHESES_AGAIN
 HYPOTHESES_BY_ID = {h.id: h for h in HYPOTHESES}
 
 
@@ -142,6 +190,14 @@ def _interval(condition: Condition, values: Mapping[str, Mapping[int, float]]) -
     a = np.asarray(list(values.get(condition.key, {}).values()), float)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # an undefined interval is reported as such, not warned about
+        if condition.majority:
+            share = float((a == 1).mean()) if a.size else math.nan
+            return share, (share, share), int(a.size), "share of seeds"
+        if condition.paired and condition.versus is not None:
+            mine, other = values.get(condition.key, {}), values.get(condition.versus, {})
+            d = np.asarray([mine[s] - other[s] for s in sorted(set(mine) & set(other))], float)
+            return (float(d.mean()) if d.size else math.nan), (t_interval(d) if d.size else (math.nan, math.nan)), \
+                int(d.size), "paired t interval"
         if condition.every_seed is not None:
             lo, hi = (float(a.min()), float(a.max())) if a.size else (math.nan, math.nan)
             return (float(a.mean()) if a.size else math.nan), (lo, hi), int(a.size), "every seed"
@@ -178,8 +234,9 @@ def evaluate(results: Sequence[SeedResult]) -> list[dict[str, Any]]:
         rows = []
         for c in h.conditions:
             row = {"what": c.what, "short": c.short or c.what, "key": c.key, "versus": c.versus, "rule": c.rule,
-                   "arm": c.arm,
-                   "estimate": None, "ci95": None, "interval": None, "n": 0, "holds": None, "tested": c.arm in present}
+                   "arm": c.arm, "arms": list(c.arms),
+                   "estimate": None, "ci95": None, "interval": None, "n": 0, "holds": None,
+                   "tested": all(arm in present for arm in c.arms)}
             if row["tested"]:
                 estimate, ci, n, kind = _interval(c, values)
                 defined = all(math.isfinite(x) for x in (estimate, *ci))
@@ -217,10 +274,13 @@ def condition_text(row: Mapping[str, Any]) -> str:
     'arm (a) AUROC 0.25 (95% t interval 0.2 to 0.3, n = 5 seeds): lower bound above 0.5 does not hold'
     """
     if not row.get("tested"):
-        return f"{row['what']}: not tested (arm {row.get('arm')} is not in this result set)"
+        arms = " and ".join(row.get("arms") or [str(row.get("arm"))])
+        return f"{row['what']}: not tested (arm {arms} is not in this result set)"
     ci, kind = row.get("ci95"), str(row.get("interval") or "")
     if kind.startswith("every"):
         where = f"seeds range {_number(ci[0])} to {_number(ci[1])}" if ci else "no seed defined"
+    elif kind.startswith("share"):
+        where = "share of seeds" if ci else "no seed defined"
     else:
         where = f"95% {kind} {_number(ci[0])} to {_number(ci[1])}" if ci else "interval undefined"
     verdict = {True: "holds", False: "does not hold", None: "cannot be checked"}[row.get("holds")]
@@ -234,15 +294,80 @@ def reason(entry: Mapping[str, Any]) -> str:
     return f"{entry['id']} {entry['outcome']}: {parts}.{built}"
 
 
+# --------------------------------------------------------------------------- the spread rule (8.8.4)
+def spread_table(results: Sequence[SeedResult]) -> dict[str, dict[str, Any]]:
+    """Every AUROC of the result set (``e4.auroc.<arm>.<condition>``) beside its confidence's spread.
+
+    Per key: ``auroc`` (seed mean), ``confidence_sd`` (seed mean), ``confidence_distinct`` and
+    ``spread_bets`` (``[min, max]`` over seeds), ``seeds`` (with a spread), ``seeds_meaningful``
+    (where the rule of protocol 8.8.4 holds: a spread of at least one bet) and ``meaningful``:
+    True when that is more than half of the seeds, False otherwise, None without a spread (a set
+    made before the rule). JSON-clean.
+    """
+    values = per_seed(results)
+    table: dict[str, dict[str, Any]] = {}
+    for key in sorted(values):
+        parts = key.split(".")
+        if len(parts) != 4 or parts[1] != "auroc":
+            continue
+        _, _, arm, condition = parts
+        seeds = values.get(f"e4.auroc_meaningful.{arm}.{condition}", {})
+
+        def spread(metric: str, *, arm: str = arm, condition: str = condition) -> list[float] | None:
+            x = list(values.get(f"e4.{metric}.{arm}.{condition}", {}).values())
+            return [float(min(x)), float(max(x))] if x else None
+
+        sd = list(values.get(f"e4.confidence_sd.{arm}.{condition}", {}).values())
+        good = int(sum(v == 1 for v in seeds.values()))
+        table[key] = {"auroc": float(np.mean(list(values[key].values()))),
+                      "confidence_sd": float(np.mean(sd)) if sd else None,
+                      "confidence_distinct": spread("confidence_distinct"), "spread_bets": spread("spread_bets"),
+                      "seeds": len(seeds), "seeds_meaningful": good,
+                      "meaningful": (2 * good > len(seeds)) if seeds else None}
+    return table
+
+
+def spread_text(entry: Mapping[str, Any] | None, trials: int | None = None) -> str:
+    """The spread beside an AUROC in words, "" for a set without it (protocol 8.8.4).
+
+    >>> spread_text({"meaningful": False, "seeds": 5, "seeds_meaningful": 0, "spread_bets": [0.0076, 0.013],
+    ...              "confidence_sd": 2.07e-05, "confidence_distinct": [285, 373]}, 600)
+    'not meaningful: a spread of 0.0076-0.013 bets in 600 trials, below 1 on 5 of 5 seeds; confidence SD 2.1e-05, 285-373 distinct values'
+    >>> spread_text({"meaningful": True, "seeds": 5, "seeds_meaningful": 5, "spread_bets": [65, 83],
+    ...              "confidence_sd": 0.146, "confidence_distinct": [600, 600]})
+    'confidence SD 0.15, 600 distinct values, a spread of 65-83 bets'
+    """
+    if not entry or entry.get("meaningful") is None:
+        return ""
+
+    def span(x: Any) -> str:
+        lo, hi = (f"{v:.0f}" if abs(v) >= 10 else f"{v:.2g}" for v in map(float, x))
+        return lo if lo == hi else f"{lo}-{hi}"
+
+    sd = entry.get("confidence_sd")
+    distinct = entry.get("confidence_distinct")
+    described = (f"confidence SD {sd:.2g}" if _finite(sd) else "") + (
+        f", {span(distinct)} distinct values" if distinct else "")
+    bets = span(entry["spread_bets"]) if entry.get("spread_bets") else "?"
+    if entry["meaningful"]:
+        return f"{described}, a spread of {bets} bets"
+    where = f" in {trials} trials" if trials else ""
+    failing = int(entry["seeds"]) - int(entry["seeds_meaningful"])
+    return (f"not meaningful: a spread of {bets} bets{where}, below 1 on {failing} of {entry['seeds']} seeds; "
+            f"{described}")
+
+
 def apply(claims: list[dict], results: Sequence[SeedResult], hypotheses: Sequence[Mapping[str, Any]]) -> None:
     """Give every E4 claim its hypothesis's outcome and its 95% t interval (in place).
 
     ``ours["ci95"]`` becomes the t interval of the seed mean (``ours["interval"] = "t"``; the
     bootstrap interval of the paper comparisons does not apply to claims without a paper number),
-    and the reason ends with the hypothesis's outcome.
+    and the reason ends with the hypothesis's outcome. A claim on an AUROC gets its ``spread``
+    (:func:`spread_table`); when that is not meaningful, the reason says so (protocol 8.8.4).
     """
     values = per_seed(results)
     outcome = {h["id"]: h["outcome"] for h in hypotheses}
+    spreads = spread_table(results)
     for claim in claims:
         if not claim["id"].startswith("e4."):
             continue
@@ -256,6 +381,11 @@ def apply(claims: list[dict], results: Sequence[SeedResult], hypotheses: Sequenc
         if h in outcome:
             claim["hypothesis_outcome"] = outcome[h]
             claim["reason"] = f"{claim['reason']} {h}: {outcome[h]}."
+        if claim["id"] in spreads:
+            claim["spread"] = spreads[claim["id"]]
+            if claim["spread"]["meaningful"] is False:
+                claim["reason"] = (f"{claim['reason']} This AUROC is {spread_text(claim['spread'])} (protocol "
+                                   "8.8.4: no bet depends on its ranking).")
 
 
 # --------------------------------------------------------------------------- the ideal observer (8.2)
@@ -359,16 +489,24 @@ def all_or_nothing(values: Mapping[str, Any], arm: str) -> str:
 def answer(summary: Mapping[str, Any]) -> str:
     """The answer of an E4 result set in plain language, every number read from ``summary``.
 
-    Leads with H1 (the primary hypothesis): confidence above chance, uninformative (its interval
-    includes 0.5) or inverted (its interval lies below 0.5); then betting and calibration against
-    the supervised arm, the ideal-observer argument of protocol 8.2 (why this payoff gives almost
-    no reason to discriminate), the risky payoff (H4), the controls (H6), the lesion (H5, by
-    construction) and the command that reproduces the set. A set without E4's values says so.
+    With the cells of "E4 again" (protocol 8.8.3) it leads with them, as protocol 8.8.6 registers:
+    R1 and R2 decide the verdict ("Yes, once the training artefacts are removed" / "Partly" /
+    "Not from reward alone, even without the training artefacts"), then cell (a')'s confidence,
+    the risky payoff (R2), centring (R3) and the optimiser (R4); the first cells follow under their
+    label (:data:`~labcore.experiments.e4.FIRST_SCHEDULE`). Without them it is the first answer:
+    H1 (primary) says whether confidence is above chance, uninformative or inverted; then betting
+    and calibration against the supervised arm, the ideal-observer argument of protocol 8.2 (why
+    this payoff gives almost no reason to discriminate), the risky payoff (H4), the controls (H6),
+    the lesion (H5, by construction). Every AUROC whose spread fails the rule of protocol 8.8.4 says
+    "not meaningful" with its spread (sets made before the rule have no spread and say nothing of
+    it), and "inverted" is said only of a meaningful AUROC. It ends with the command that
+    reproduces the set. A set without E4's values says so.
 
     Parameters
     ----------
     summary : mapping
-        ``summary.json`` of a result set with E4 (``values``, ``claims``, ``hypotheses``, ``seeds``).
+        ``summary.json`` of a result set with E4 (``values``, ``claims``, ``hypotheses``, ``seeds``,
+        ``auroc_spread`` when written by a pipeline with the spread rule).
 
     Returns
     -------
@@ -376,29 +514,145 @@ def answer(summary: Mapping[str, Any]) -> str:
         One Markdown paragraph.
     """
     values = summary.get("values") or {}
-    claims = {c.get("id"): c for c in summary.get("claims") or [] if isinstance(c, Mapping)}
-    hyps = {h.get("id"): h for h in summary.get("hypotheses") or [] if isinstance(h, Mapping)}
-    v = {k: values.get(k) for k in (f"e4.{m}.{arm}.self_on" for m in ("accuracy", "auroc", "skip", "ece", "confidence")
-                                    for arm in (A, C, "reward_wager_risky", "reward_logits", "reward_workspace"))}
-    if not all(_finite(v[f"e4.{m}.{arm}.self_on"]) for m in ("accuracy", "auroc") for arm in (A, C)):
+    if not all(_finite(values.get(f"e4.{m}.{arm}.self_on")) for m in ("accuracy", "auroc") for arm in (A, C)):
         return ("This result set holds no E4 answer yet (the reward-trained and supervised arms' accuracy and Type-2 "
                 f"AUROC are missing or undefined). Write it with `{REPRODUCE}`.")
     n = len(summary.get("seeds") or [])
+    again = _again_text(summary)
+    first = _first_text(summary, labelled=bool(again))
+    return " ".join([*([again] if again else []), first, f"Reproduce: `{reproduce_command(n or 5)}`."])
+
+
+def _spread_note(summary: Mapping[str, Any], key: str) -> str:
+    """The spread of the AUROC ``key`` in words when it fails the rule (protocol 8.8.4), else ""."""
+    entry = (summary.get("auroc_spread") or {}).get(key)
+    if not entry or entry.get("meaningful") is not False:
+        return ""
+    return spread_text(entry, (summary.get("config") or {}).get("e1_trials"))
+
+
+def _meaningful(summary: Mapping[str, Any], key: str) -> bool | None:
+    """Whether the AUROC ``key`` is meaningful (protocol 8.8.4); None for a set without the rule."""
+    entry = (summary.get("auroc_spread") or {}).get(key)
+    return None if not entry else entry.get("meaningful")
+
+
+def _interval_text(summary: Mapping[str, Any], key: str, note: str = "") -> str:
+    """" (95% t interval lo to hi, n = k seeds[; note])" of a claim, or the seed count without one."""
+    claims = {c.get("id"): c for c in summary.get("claims") or [] if isinstance(c, Mapping)}
+    ci = (claims.get(key) or {}).get("ours", {}).get("ci95")
+    n = len(summary.get("seeds") or [])
+    extra = f"; {note}" if note else ""
+    if ci and all(map(_finite, ci)):
+        return f" (95% t interval {ci[0]:.2f} to {ci[1]:.2f}, n = {n} seeds{extra})"
+    return f" (n = {n} seed{'s' if n != 1 else ''}; no interval{extra})"
+
+
+def _updates_text(values: Mapping[str, Any], arm: str, what: str = "train_updates",
+                  text: str = ", stopped after {} updates") -> str:
+    """``text`` with the range of the records' update counts (``e4.<what>_min/_max.<arm>``), or ""."""
+    lo, hi = (values.get(f"e4.{what}_{k}.{arm}") for k in ("min", "max"))
+    if not (_finite(lo) and _finite(hi)):
+        return ""
+    return text.format(f"{int(lo):,}" if lo == hi else f"{int(lo):,}-{int(hi):,}")
+
+
+def _again_text(summary: Mapping[str, Any]) -> str:
+    """The cells of "E4 again" in words (protocol 8.8.6), or "" when they are not in the set."""
+    values = summary.get("values") or {}
+    hyps = {h.get("id"): h for h in summary.get("hypotheses") or [] if isinstance(h, Mapping)}
+    v = {m: values.get(f"e4.{m}.{A2}.self_on") for m in ("accuracy", "auroc", "skip", "confidence")}
+    if not all(_finite(v[m]) for m in ("accuracy", "auroc")):
+        return ""
+    r1, r2 = ((hyps.get(h) or {}).get("outcome", "undefined") for h in ("R1", "R2"))
+    if r1 in ("undefined", "not tested"):
+        head = f"**Not settled by this result set** (R1 {r1})."
+    else:
+        verdict = {(True, True): "Yes, once the training artefacts are removed.", (True, False): "Partly.",
+                   (False, True): "Partly."}.get((r1 == "supported", r2 == "supported"),
+                                                 "Not from reward alone, even without the training artefacts.")
+        head = f"**{verdict}**"
+    key = f"e4.auroc.{A2}.self_on"
+    rows = {r.get("key"): r for r in (hyps.get("R1") or {}).get("conditions") or [] if isinstance(r, Mapping)}
+    ci = (rows.get(key) or {}).get("ci95")
+    au, au_c = float(v["auroc"]), float(values[f"e4.auroc.{C}.self_on"])
+    spread = spread_text((summary.get("auroc_spread") or {}).get(key), (summary.get("config") or {}).get("e1_trials"))
+    interval = _interval_text(summary, key, spread)
+    if r1 == "supported":
+        how = f"its confidence tells right from wrong: Type-2 AUROC {au:.2f}{interval}"
+    elif _meaningful(summary, key) is False:
+        how = (f"the payoff drove its confidence to where its variation changes no bet: Type-2 AUROC {au:.2f}"
+               f"{interval}")
+    elif ci and all(map(_finite, ci)) and ci[1] < 0.5:
+        how = (f"its confidence varies enough to matter but ranks backwards, higher on its errors: Type-2 AUROC "
+               f"{au:.2f}{interval}")
+    else:
+        how = (f"its confidence varies enough to matter but does not tell right from wrong reliably: Type-2 AUROC "
+               f"{au:.2f}{interval}")
+    parts = [f"{head} Trained on the wager's payoff alone, with the wager learned only once its policy had converged "
+             f"({AGAIN_SCHEDULE}{_updates_text(values, A2, 'wager_updates', ', {} wager updates')}, centred "
+             f"self-model features; protocol 8.8), the agent reaches an accuracy of "
+             f"{_pct(float(v['accuracy']))} and {how}, against {au_c:.2f} for the supervised agent ({outcome_text(hyps.get('R1'))})."]
+    if _finite(v["skip"]) and _finite(v["confidence"]):
+        parts.append(f"It bets on {_pct(1 - float(v['skip']))} of wager trials with a mean confidence of "
+                     f"{float(v['confidence']):.3f}.")
+    risky = {t: values.get(f"e4.skip{t}.{RISKY2}.self_on") for t in ("", "_low", "_high")}
+    if all(_finite(x) for x in risky.values()):
+        io = ideal_observer(RISKY_WRONG_BET_PAYOFF)
+        parts.append(f"When a wrong bet costs 3 (an ideal observer opts out on the faintest {_pct(io['opt_out'])} of "
+                     f"flashes) it opts out on {_pct(float(risky['']))} of wager trials ({_pct(float(risky['_low']))} "
+                     f"on the faintest third, {_pct(float(risky['_high']))} on the brightest; "
+                     f"{outcome_text(hyps.get('R2'))})." + all_or_nothing(values, RISKY2))
+    raw = values.get(f"e4.auroc.{RAW}.self_on")
+    if _finite(raw):
+        note = _spread_note(summary, f"e4.auroc.{RAW}.self_on")
+        parts.append(f"With raw instead of centred features the AUROC is {float(raw):.2f} "
+                     f"({f'{note}; ' if note else ''}{outcome_text(hyps.get('R3'))}).")
+    sgd, cos_raw, cos_sgd = (values.get(k) for k in (f"e4.auroc.{SGD}.self_on", f"e4.head_mean_cosine.{RAW}",
+                                                     f"e4.head_mean_cosine.{SGD}"))
+    if all(_finite(x) for x in (sgd, cos_raw, cos_sgd)):
+        note = _spread_note(summary, f"e4.auroc.{SGD}.self_on")
+        parts.append(f"With plain SGD instead of Adam on the wager head (raw features) the head's weight has a cosine "
+                     f"of {float(cos_sgd):.2f} with the mean z_self (Adam: {float(cos_raw):.2f}) and the AUROC is "
+                     f"{float(sgd):.2f} ({f'{note}; ' if note else ''}{outcome_text(hyps.get('R4'))}).")
+    return " ".join(parts)
+
+
+def _first_text(summary: Mapping[str, Any], labelled: bool = False) -> str:
+    """The cells of protocol 8.3 in words; ``labelled``: after the cells of "E4 again", under the
+    first schedule's label instead of as the answer's lead."""
+    values = summary.get("values") or {}
+    hyps = {h.get("id"): h for h in summary.get("hypotheses") or [] if isinstance(h, Mapping)}
+    v = {k: values.get(k) for k in (f"e4.{m}.{arm}.self_on" for m in ("accuracy", "auroc", "skip", "ece", "confidence")
+                                    for arm in (A, C, "reward_wager_risky", "reward_logits", "reward_workspace"))}
     acc_a, acc_c = (float(v[f"e4.accuracy.{arm}.self_on"]) for arm in (A, C))
     au_a, au_c = (float(v[f"e4.auroc.{arm}.self_on"]) for arm in (A, C))
-    ci = (claims.get(f"e4.auroc.{A}.self_on") or {}).get("ours", {}).get("ci95")
-    interval = (f" (95% t interval {ci[0]:.2f} to {ci[1]:.2f}, n = {n} seeds)" if ci and all(map(_finite, ci))
-                else f" (n = {n} seed{'s' if n != 1 else ''}; no interval)")
+    key_a = f"e4.auroc.{A}.self_on"
+    claims = {c.get("id"): c for c in summary.get("claims") or [] if isinstance(c, Mapping)}
+    ci = (claims.get(key_a) or {}).get("ours", {}).get("ci95")
+    interval = _interval_text(summary, key_a, _spread_note(summary, key_a))
     h1 = (hyps.get("H1") or {}).get("outcome", "undefined")
     chooses = (f"chooses about as accurately as the supervised one (accuracy {_pct(acc_a)} vs {_pct(acc_c)})"
                if abs(acc_a - acc_c) <= 0.02 else f"reaches an accuracy of {_pct(acc_a)} (supervised {_pct(acc_c)})")
-    inverted = bool(ci and all(map(_finite, ci)) and ci[1] < 0.5)
-    if h1 == "supported":
+    flat = _meaningful(summary, key_a) is False
+    inverted = bool(ci and all(map(_finite, ci)) and ci[1] < 0.5) and not flat
+    if labelled:
+        lead = (f"With the first schedule ({FIRST_SCHEDULE}{_updates_text(values, A)}; protocol 8.3) the agent "
+                f"trained on the wager's payoff alone {chooses}, ")
+        lead += {"supported": "and its confidence tells right from wrong above chance",
+                 "not supported": "but " + ("its confidence barely varies, in an order no bet depends on" if flat else
+                                            "its confidence is **inverted**, higher on its errors than on its correct "
+                                            "choices" if inverted else
+                                            "its confidence says nothing reliable about whether it is right")}.get(
+            h1, "and its confidence is not settled by this result set")
+        lead += f": Type-2 AUROC {au_a:.2f}{interval}, against {au_c:.2f} for the supervised agent (H1 {h1})."
+    elif h1 == "supported":
         lead = (f"**Partly.** Trained on the wager's payoff alone (no correctness label), the agent {chooses} and "
                 f"its confidence tells right from wrong above chance: Type-2 AUROC {au_a:.2f}{interval}, against "
                 f"{au_c:.2f} for the supervised agent.")
     elif h1 == "not supported":
-        how = ("its confidence is **inverted**, higher on its errors than on its correct choices" if inverted else
+        how = ("its confidence barely varies, in an order no bet depends on" if flat else
+               "its confidence is **inverted**, higher on its errors than on its correct choices" if inverted else
                "its confidence says nothing reliable about whether it is right")
         lead = (f"**Not from this reward.** Trained on the wager's payoff alone (no correctness label), the agent "
                 f"{chooses}, but {how}: Type-2 AUROC {au_a:.2f}{interval}, where 0.5 is chance, against "
@@ -439,16 +693,20 @@ def answer(summary: Mapping[str, Any]) -> str:
                      + all_or_nothing(values, "reward_wager_risky"))
     lo, ws = v["e4.auroc.reward_logits.self_on"], v["e4.auroc.reward_workspace.self_on"]
     if _finite(lo) and _finite(ws):
+        notes = [_spread_note(summary, f"e4.auroc.{arm}.self_on") for arm in ("reward_logits", "reward_workspace")]
+        lo_text, ws_text = (f"{float(x):.2f}" + (f" ({note})" if note else "") for x, note in zip((lo, ws), notes,
+                                                                                                   strict=True))
         parts.append(f"Confidence heads reading only the policy's logits or only the workspace reach AUROC "
-                     f"{float(lo):.2f} and {float(ws):.2f} ({outcome_text(hyps.get('H6'))}).")
+                     f"{lo_text} and {ws_text} ({outcome_text(hyps.get('H6'))}).")
     b = {m: values.get(f"e4.{m}.reward_all.self_on") for m in ("accuracy", "auroc", "skip", "confidence_sd")}
     if all(_finite(x) for x in b.values()):  # arm (b), exploratory (protocol 8.3)
+        note = _spread_note(summary, "e4.auroc.reward_all.self_on")
         parts.append(f"Without any demonstration (arm b: policy and wager by actor-critic from the task's reward) "
                      f"the agent learns the task (accuracy {_pct(float(b['accuracy']))}) and the same wager: it bets "
                      f"on {_pct(1 - float(b['skip']))} of wager trials with a confidence that barely varies (SD "
-                     f"{float(b['confidence_sd']):.1e} across trials), Type-2 AUROC {float(b['auroc']):.2f}.")
+                     f"{float(b['confidence_sd']):.1e} across trials), Type-2 AUROC {float(b['auroc']):.2f}"
+                     + (f" ({note})" if note else "") + ".")
     if (hyps.get("H5") or {}).get("outcome") == "supported":
         parts.append("Zeroing z_self leaves the reward-trained agent's accuracy unchanged and sets its AUROC to 0.5, "
                      "as its wiring fixes (H5: by construction, reported, not counted).")
-    parts.append(f"Reproduce: `{reproduce_command(n or 5)}`.")
     return " ".join(parts)

@@ -4,7 +4,7 @@ agent trained from the task's reward alone take the sure option more often as co
 Exploratory, no paper number; its details (agent, inputs, actions, budget, measures, reading
 rule, ceiling) were fixed in the protocol's change log (2026-11-23) before any agent was trained
 on the task. Each seed trains E4 arm (b)'s architecture by actor-critic on NeuroGym's payoff
-(:mod:`labcore.neurogym_agents`) and is measured on 6000 held-out NeuroGym trials beside the
+(:mod:`labcore.neurogym_rl`) and is measured on 6000 held-out NeuroGym trials beside the
 Bayesian ideal observer on the same trials. Added post hoc (change log, second entry of
 2026-11-23 for sec. 8.6), and labelled so in every file: the same network trained to imitate
 the ideal observer, the ceiling of what the architecture can represent.
@@ -31,16 +31,14 @@ from labcore.checkpoints import save_checkpoint
 from labcore.envs.neurogym_wager import sure_choice_by_coherence
 from labcore.markers import type2_auroc
 from labcore.neurogym_agents import (
-    IMITATION_UPDATES,
-    NeuroGymRLConfig,
     agent_decisions,
     draw_trials,
     ideal_actions,
     ideal_posterior_correct,
     outcome_rows,
     payoffs,
-    train_agent,
 )
+from labcore.neurogym_rl import IMITATION_UPDATES, NeuroGymRLConfig, train_agent
 from labcore.results import write_csv, write_result_json
 from labcore.seeding import episode_seeds
 from labcore.stats import t_interval
@@ -74,7 +72,7 @@ class StudyConfig:
     def quick(cls) -> StudyConfig:
         """Two seeds, tiny budgets: a smoke test of the pipeline (numbers mean nothing)."""
         return cls(seeds=(0, 1), eval_trials=300, imitation_updates=6,
-                   rl=NeuroGymRLConfig(updates=6, eval_every=3, train_pool=300, heldout_trials=60,
+                   rl=NeuroGymRLConfig(max_updates=6, eval_every=3, train_pool=300, heldout_trials=60,
                                        trials_per_update=32))
 
 
@@ -100,7 +98,7 @@ def measure_seed(seed: int, study: StudyConfig, out: Path) -> dict[str, Any]:
     checkpoints, and measure them and the ideal observer on the same held-out trials."""
     agents, records = {}, {}
     for name, trainer, cfg in (("reward", "rl", study.rl),
-                               ("imitation", "imitation", replace(study.rl, updates=study.imitation_updates))):
+                               ("imitation", "imitation", replace(study.rl, max_updates=study.imitation_updates))):
         agents[name], records[name] = train_agent(seed, cfg, trainer=trainer)
         save_checkpoint(agents[name], records[name], out / "checkpoints")
     trials = draw_trials(int(episode_seeds(seed, "eval", 1)[0]), study.eval_trials)

@@ -200,7 +200,8 @@ def reproduce(
         "verdict_split": verdict_split(claims),
         "construction_audit": {"untrained_seeds": untrained_seeds, "flagged": audit,
                                "untrained_means": twin_values, "rules": "docs/verdicts.md, 'By construction'"},
-        **({"hypotheses": hypotheses} if hypotheses is not None else {}),
+        **({"hypotheses": hypotheses, "auroc_spread": e4_hypotheses.spread_table(results["e4"])}
+           if hypotheses is not None else {}),
         "wall_seconds": round(time.perf_counter() - start, 1),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "git_commit": _git_commit(),

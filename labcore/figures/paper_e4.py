@@ -34,6 +34,8 @@ from labcore.figures.style import (
 
 CURVE_PANELS = (("heldout_auroc", "Type-2 AUROC (held-out)"), ("heldout_wager_reward", "wager reward per wager trial"))
 """The two learning-curve panels: column of ``e4_curves.csv`` and its axis title."""
+SPREAD = "heldout_spread_bets"
+"""The column with each AUROC's spread in bets (protocol 8.8.4), shown on hover where recorded."""
 
 
 def learning_curves(curves: pd.DataFrame | None, *, arms: Sequence[str] | None = None,
@@ -76,10 +78,15 @@ def learning_curves(curves: pd.DataFrame | None, *, arms: Sequence[str] | None =
                 continue
             for seed, one in rows.groupby("seed"):
                 one = one.sort_values("update")
+                spread = pd.to_numeric(one[SPREAD], errors="coerce") if SPREAD in one else None
+                shown = column == "heldout_auroc" and spread is not None and spread.notna().any()
                 fig.add_trace(go.Scatter(
                     x=one["update"], y=one[column], mode="lines", line={"color": rgba(color_of(arm), 0.35), "width": 1},
                     name=f"{label_of(arm)}, seed {seed:g}", legendgroup=arm, showlegend=False,
-                    hovertemplate=f"{label_of(arm)}, seed {seed:g}<br>update %{{x}}<br>%{{y:.3f}}<extra></extra>"),
+                    customdata=spread if shown else None,
+                    hovertemplate=f"{label_of(arm)}, seed {seed:g}<br>update %{{x}}<br>%{{y:.3f}}"
+                                  + ("<br>spread %{customdata:.3g} bets (meaningful at >= 1)" if shown else "")
+                                  + "<extra></extra>"),
                     row=1, col=col)
             mean = rows.groupby("update")[column].agg(["mean", "count"]).reset_index()
             fig.add_trace(go.Scatter(
@@ -145,9 +152,12 @@ def history_frame(history: Sequence[dict], arm: str = "reward_wager", seed: int 
     return pd.DataFrame(rows, columns=["arm", "seed", "update", *(c for c, _ in CURVE_PANELS)])
 
 
-ARM_TABLE_METRICS = (("accuracy", "task accuracy"), ("auroc", "Type-2 AUROC"), ("ece", "calibration error (ECE)"),
+ARM_TABLE_METRICS = (("accuracy", "task accuracy"), ("auroc", "Type-2 AUROC"),
+                     ("spread_bets", "spread in bets (AUROC meaningful at >= 1)"),
+                     ("confidence_sd", "confidence SD"), ("ece", "calibration error (ECE)"),
                      ("skip", "opt-outs (wager trials)"), ("confidence", "mean confidence"))
-"""The columns of :func:`arms_table`: metric key and its display name."""
+"""The columns of :func:`arms_table`: metric key and its display name (the AUROC beside its
+confidence's spread, protocol 8.8.4; "undefined" in sets made before the rule)."""
 
 
 def arms_table(seed_values: pd.DataFrame | None, arms: Sequence[str], condition: str = "self_on") -> pd.DataFrame:

@@ -725,7 +725,9 @@ E4_FIGURES: tuple[FigureSpec, ...] = (  # E4 is beyond the paper: kept apart fro
         "answers (0: calibrated). One bar per arm, mean over seeds, dots for the seeds.",
         ("e4.auroc.reward_wager.self_on", "e4.auroc.supervised.self_on", "e4.auroc_gap.reward_wager",
          "e4.ece.reward_wager.self_on", "e4.ece.supervised.self_on", "e4.auroc.reward_logits.self_on",
-         "e4.auroc.reward_workspace.self_on"),
+         "e4.auroc.reward_workspace.self_on", "e4.auroc.reward_late.self_on",
+         "e4.auroc_meaningful.reward_late.self_on", "e4.auroc.reward_late_uncentred.self_on",
+         "e4.auroc.reward_late_uncentred_sgd.self_on"),
         findings=_find_e4,
     ),
     FigureSpec(
@@ -734,8 +736,11 @@ E4_FIGURES: tuple[FigureSpec, ...] = (  # E4 is beyond the paper: kept apart fro
         "E4: learning curves of the reward-trained confidence",
         lambda r: learning_curves(r.e4_curves),
         "Held-out Type-2 AUROC and wager reward at every evaluation during training (thick: mean over seeds; "
-        "thin: each seed). Seeds stop at different updates (the registered convergence rule).",
-        ("e4.skip.reward_wager.self_on", "e4.skip.supervised.self_on", "e4.skip_salience.reward_wager_risky"),
+        "thin: each seed); the cells of \"E4 again\" every 5 updates of their wager phase. Seeds stop at "
+        "different updates (the registered convergence rule). An AUROC whose confidence barely varies is not "
+        "meaningful (protocol 8.8.4): the spread beside each point is in e4_curves.csv.",
+        ("e4.skip.reward_wager.self_on", "e4.skip.supervised.self_on", "e4.skip_salience.reward_wager_risky",
+         "e4.skip_salience.reward_late_risky"),
     ),
 )
 

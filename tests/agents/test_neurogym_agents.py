@@ -23,7 +23,6 @@ from labcore.neurogym_agents import (
     LEFT,
     RIGHT,
     SURE,
-    NeuroGymRLConfig,
     agent_decisions,
     agent_observation,
     draw_trials,
@@ -34,8 +33,8 @@ from labcore.neurogym_agents import (
     outcome_rows,
     payoffs,
     run_in_env,
-    train_agent,
 )
+from labcore.neurogym_rl import NeuroGymRLConfig, train_agent
 from labcore.results import NEUROGYM_MEANS, load_neurogym
 
 pytestmark = pytest.mark.usefixtures("neurogym_installed")
@@ -128,7 +127,7 @@ def test_ideal_observer_takes_the_sure_option_when_evidence_is_weak(trials):
 
 
 def test_reward_alone_teaches_fixation_and_choice_and_same_seed_same_weights():
-    cfg = NeuroGymRLConfig(updates=120, eval_every=40, train_pool=2000, heldout_trials=300, trials_per_update=64)
+    cfg = NeuroGymRLConfig(max_updates=120, eval_every=40, train_pool=2000, heldout_trials=300, trials_per_update=64)
     untrained = build_agent("reward_all", 0)
     untrained.eval()
     heldout = draw_trials(99, 300)
@@ -137,16 +136,16 @@ def test_reward_alone_teaches_fixation_and_choice_and_same_seed_same_weights():
     after = heldout_reward(agent, heldout)
     assert before < 0.45 and after > 0.65, (before, after)
     assert record["task"] == "neurogym" and record["best_update"] in (40, 80, 120)
-    again, _ = train_agent(0, NeuroGymRLConfig(updates=40, eval_every=40, train_pool=2000, heldout_trials=300,
+    again, _ = train_agent(0, NeuroGymRLConfig(max_updates=40, eval_every=40, train_pool=2000, heldout_trials=300,
                                                trials_per_update=64))
-    first, _ = train_agent(0, NeuroGymRLConfig(updates=40, eval_every=40, train_pool=2000, heldout_trials=300,
+    first, _ = train_agent(0, NeuroGymRLConfig(max_updates=40, eval_every=40, train_pool=2000, heldout_trials=300,
                                                trials_per_update=64))
     for key, value in first.state_dict().items():
         assert torch.equal(value, again.state_dict()[key]), key
 
 
 def test_imitation_learns_the_ideal_observers_actions():
-    cfg = NeuroGymRLConfig(updates=150, eval_every=75, train_pool=3000, heldout_trials=400, trials_per_update=128)
+    cfg = NeuroGymRLConfig(max_updates=150, eval_every=75, train_pool=3000, heldout_trials=400, trials_per_update=128)
     heldout = draw_trials(98, 400)
     untrained = build_agent("b2_ws", 0)
     untrained.eval()

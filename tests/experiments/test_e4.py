@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from labcore.checkpoints import BUNDLED_DIR, checkpoint_name
-from labcore.config import KINDS_OF_EXPERIMENT, ReproduceConfig
+from labcore import config
+from labcore.checkpoints import BUNDLED_DIR, checkpoint_name, save_checkpoint
+from labcore.config import KINDS_OF_EXPERIMENT, ReproduceConfig, TrainConfig
 from labcore.experiments import e4, runner
 from labcore.experiments.common import SeedResult
 from labcore.experiments.e1 import CONDITIONS
@@ -28,6 +29,7 @@ from labcore.measures import MetacognitionView
 from labcore.paper import CLAIMS_BY_ID, NEW, VERDICTS, verdict, verdict_split
 from labcore.results import CSV_FIELDS, load_results
 from labcore.stats import t_interval, welch_interval
+from labcore.training import train_seeds
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED_E4 = ROOT / "results" / "e4"
@@ -167,13 +169,37 @@ def test_opt_outs_by_salience_tercile_by_hand():
 
 
 # --------------------------------------------------------------------------- the pipeline, tiny budget
+FIRST_KINDS = ("b2_ws", "reward_wager", "reward_wager_risky", "reward_workspace", "reward_logits", "reward_all")
+"""The kinds of the first E4 (protocol 8.3): bundled."""
+TINY_WAGER = TrainConfig(wager_updates=20, curve_every=5, eval_every=10, train_episodes=200, heldout_episodes=48)
+"""A tiny wager phase for the cells of "E4 again" that are not bundled yet (the fixture below)."""
+
+
+def provide_tiny_again_agents(cache: Path, seeds: tuple[int, ...]) -> list[str]:
+    """Checkpoints of the "E4 again" kinds that are not bundled, made fast for the pipeline test: each
+    starts from the bundled ``b2_ws`` policy of its seed (``wager_start="warm"`` instead of the
+    registered "converged", which would need hundreds of behaviour-cloning updates to pass the 95%
+    criterion) and trains a 20-update wager phase with its cell's other settings."""
+    made = []
+    for kind in e4.KINDS:
+        missing = [s for s in seeds if not (BUNDLED_DIR / f"{checkpoint_name('wagering', kind, s)}.safetensors").exists()]
+        if not missing:
+            continue
+        assert kind not in FIRST_KINDS, f"E4's first agents must be bundled (checkpoints/README.md): {kind} {missing}"
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setitem(config.TRAINING_OF_KIND, kind, {**config.TRAINING_OF_KIND[kind], "wager_start": "warm"})
+            for trained in train_seeds("wagering", kind, missing, TINY_WAGER):
+                save_checkpoint(trained.agent, trained.record, cache)
+                made.append(f"{kind}-s{trained.record['seed']}")
+    return made
+
+
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory) -> Path:
-    """``reproduce --experiment e4`` on 2 seeds, 40 trials per condition, from the bundled agents."""
-    missing = [checkpoint_name("wagering", k, s) for k in e4.KINDS for s in TINY.seeds
-               if not (BUNDLED_DIR / f"{checkpoint_name('wagering', k, s)}.safetensors").exists()]
-    assert not missing, f"E4's agents must be bundled (checkpoints/README.md): {missing}"
+    """``reproduce --experiment e4`` on 2 seeds, 40 trials per condition, from the bundled agents (and
+    tiny ones of the "E4 again" kinds not bundled yet, :func:`provide_tiny_again_agents`)."""
     out = tmp_path_factory.mktemp("e4")
+    provide_tiny_again_agents(out / "cache", TINY.seeds)
     runner.reproduce(["e4"], TINY, out, cache_dir=str(out / "cache"), audit_seeds=1)
     return out
 
@@ -207,9 +233,12 @@ def test_pipeline_claims_verdicts_and_construction_flags(tiny_run):
     assert set(claims) == set(E4_CLAIMS)
     for c in claims.values():
         assert c["verdict"] == NEW and c["paper"] is None and c["hypothesis"] in HYPOTHESES_BY_ID
-        assert c["hypothesis_outcome"] in OUTCOMES and c["reason"].endswith(f"{c['hypothesis']}: "
-                                                                            f"{c['hypothesis_outcome']}.")
+        assert c["hypothesis_outcome"] in OUTCOMES and f"{c['hypothesis']}: {c['hypothesis_outcome']}." in c["reason"]
         assert c["ours"]["interval"] == "t"
+        if (c.get("spread") or {}).get("meaningful") is False:  # protocol 8.8.4, said in the claim
+            assert c["reason"].endswith("(protocol 8.8.4: no bet depends on its ranking).")
+        else:
+            assert c["reason"].endswith(f"{c['hypothesis']}: {c['hypothesis_outcome']}.")
     for built in ("e4.auroc.reward_wager.self_off", "e4.accuracy_change.reward_wager"):
         assert claims[built]["by_construction"]
     assert not claims["e4.auroc.reward_wager.self_on"]["by_construction"]
@@ -217,7 +246,8 @@ def test_pipeline_claims_verdicts_and_construction_flags(tiny_run):
     assert split["construction"][NEW] == sum(c["by_construction"] for c in claims.values()) >= 2
     assert summary["verdict_counts"][NEW] == len(claims)
     hyps = {h["id"]: h for h in summary["hypotheses"]}
-    assert list(hyps) == ["H1", "H2", "H3", "H4", "H5", "H6"] and hyps["H1"]["primary"]
+    assert list(hyps) == ["H1", "H2", "H3", "H4", "H5", "H6", "R1", "R2", "R3", "R4"]
+    assert hyps["H1"]["primary"] and hyps["R1"]["primary"]
     assert hyps["H5"]["by_construction"] and all(h["outcome"] in OUTCOMES for h in hyps.values())
     ci = claims["e4.auroc.reward_wager.self_on"]["ours"]["ci95"]
     assert ci == pytest.approx(list(t_interval(_seed_values(tiny_run, "e4.auroc.reward_wager.self_on"))))
@@ -253,8 +283,22 @@ def test_the_answer_says_when_a_mean_opt_out_rate_describes_no_agent(tiny_run):
     assert "all or nothing" not in answer(edited)
 
 
+AGAIN_ARMS = [a.name for a in e4.ARMS if a.kind not in FIRST_KINDS]
+
+
+def first_cells_only(summary: dict) -> dict:
+    """``summary`` as a set made before "E4 again": no new cells, no spreads, no R hypotheses."""
+    old = json.loads(json.dumps(summary))
+    old["values"] = {k: v for k, v in old["values"].items()
+                     if not any(k.endswith(f".{a}") or f".{a}." in k for a in AGAIN_ARMS)
+                     and k.split(".")[1] not in ("confidence_distinct", "spread_bets", "auroc_meaningful")}
+    old["hypotheses"] = [h for h in old["hypotheses"] if h["id"].startswith("H")]
+    del old["auroc_spread"]
+    return old
+
+
 def test_the_answer_quotes_the_result_set(tiny_run):
-    summary = json.loads((tiny_run / "summary.json").read_text())
+    summary = first_cells_only(json.loads((tiny_run / "summary.json").read_text()))
     text = answer(summary)
     v = summary["values"]
     assert f"{v['e4.auroc.reward_wager.self_on']:.2f}" in text and f"{v['e4.auroc.supervised.self_on']:.2f}" in text
@@ -265,6 +309,69 @@ def test_the_answer_quotes_the_result_set(tiny_run):
     next(h for h in edited["hypotheses"] if h["id"] == "H1")["outcome"] = "supported"
     assert "0.91" in answer(edited) and answer(edited).startswith("**Partly.**")
     assert answer({}).startswith("This result set holds no E4 answer yet")
+
+
+def test_the_answer_leads_with_e4_again_as_registered(tiny_run):
+    """Protocol 8.8.6: R1 and R2 decide the lead, cell (a')'s AUROC comes with its spread, the first cells
+    follow under their label, and a not-meaningful AUROC is never called inverted."""
+    summary = json.loads((tiny_run / "summary.json").read_text())
+    text = answer(summary)
+    v = summary["values"]
+    assert f"Type-2 AUROC {v['e4.auroc.reward_late.self_on']:.2f}" in text
+    assert "With the first schedule (default init, wager loss from update 1, Adam, BC stopping rule, stopped after" in text
+    lo, hi = (int(v[f"e4.train_updates_{k}.reward_wager"]) for k in ("min", "max"))
+    assert f"stopped after {lo:,}-{hi:,} updates" in text or f"stopped after {lo:,} updates" in text
+    assert f"{int(v['e4.wager_updates_min.reward_late'])} wager updates" in text  # read from the records: 20 here
+    assert text.count("Reproduce:") == 1 and text.endswith("--seeds 2 --out results/e4`.")
+
+    def with_outcomes(r1: str, r2: str) -> str:
+        edited = json.loads(json.dumps(summary))
+        for h in edited["hypotheses"]:
+            h["outcome"] = {"R1": r1, "R2": r2}.get(h["id"], h["outcome"])
+        return answer(edited)
+
+    assert with_outcomes("supported", "supported").startswith("**Yes, once the training artefacts are removed.**")
+    assert with_outcomes("supported", "not supported").startswith("**Partly.**")
+    assert with_outcomes("not supported", "supported").startswith("**Partly.**")
+    assert with_outcomes("not supported", "not supported").startswith(
+        "**Not from reward alone, even without the training artefacts.**")
+    assert with_outcomes("undefined", "supported").startswith("**Not settled by this result set** (R1 undefined)")
+    # every AUROC that fails the spread rule says so, and "inverted" needs a meaningful one
+    spreads = summary["auroc_spread"]
+    flat = dict(spreads["e4.auroc.reward_wager.self_on"], meaningful=False, seeds_meaningful=0)
+    edited = json.loads(json.dumps(summary))
+    edited["auroc_spread"]["e4.auroc.reward_wager.self_on"] = flat
+    edited["values"]["e4.auroc.reward_wager.self_on"] = 0.2
+    next(c for c in edited["claims"] if c["id"] == "e4.auroc.reward_wager.self_on")["ours"]["ci95"] = [0.1, 0.3]
+    assert "not meaningful: a spread of" in answer(edited) and "inverted" not in answer(edited)
+    edited["auroc_spread"]["e4.auroc.reward_wager.self_on"] = dict(flat, meaningful=True, seeds_meaningful=2)
+    assert "**inverted**" in answer(edited)
+    edited["auroc_spread"]["e4.auroc.reward_late.self_on"] = dict(flat, meaningful=False)
+    next(h for h in edited["hypotheses"] if h["id"] == "R1")["outcome"] = "not supported"
+    assert "the payoff drove its confidence to where its variation changes no bet" in answer(edited)
+
+
+def test_every_auroc_is_reported_beside_its_spread(tiny_run):
+    """Protocol 8.8.4: summary.json holds every AUROC (arm x condition) with SD, distinct values, spread in
+    bets and the flag; each AUROC claim carries the same entry; the learning curves carry the spread."""
+    summary = json.loads((tiny_run / "summary.json").read_text())
+    spreads = summary["auroc_spread"]
+    for arm in e4.ARMS:
+        for condition in CONDITIONS:
+            entry = spreads[f"e4.auroc.{arm.name}.{condition}"]
+            assert entry["seeds"] == len(TINY.seeds) and {"confidence_sd", "confidence_distinct", "spread_bets",
+                                                          "meaningful"} <= set(entry)
+        assert spreads[f"e4.auroc.{arm.name}.self_off"]["meaningful"] is False  # a constant confidence
+        assert spreads[f"e4.auroc.{arm.name}.self_off"]["spread_bets"] == [0.0, 0.0]
+    assert spreads["e4.auroc.supervised.self_on"]["meaningful"] is True
+    assert spreads["e4.auroc.reward_wager.self_on"]["meaningful"] is False  # SD about 2e-5
+    for c in summary["claims"]:
+        if c["id"].startswith("e4.auroc.") and c["id"].count(".") == 3:
+            assert c["spread"] == spreads[c["id"]]
+    curves = load_results(tiny_run).e4_curves
+    late = curves[curves["arm"] == "reward_late"]
+    assert late["heldout_spread_bets"].notna().all() and late["heldout_confidence_sd"].notna().all()
+    assert sorted(late.loc[late["seed"] == 0, "update"])[:4] == [5, 10, 15, 20]  # every 5 updates (curve_every)
 
 
 def test_report_of_an_e4_set_has_its_section(tiny_run):

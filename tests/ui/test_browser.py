@@ -21,6 +21,7 @@ PAGES = [
     ("metacognition", "Metacognition — Higher-Order Theory"),
     ("workspace", "Workspace — Global Workspace Theory"),
     ("robustness", "Robustness — triangulation"),
+    ("integration", "Integration — Integrated Information Theory"),
     ("rollouts", "Rollout theatre"),
     ("replication", "Replication"),
     ("scorecards", "Scorecards"),

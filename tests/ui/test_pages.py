@@ -6,8 +6,8 @@ import pytest
 
 from tests.ui.apptest_pages import metric_value, open_page
 
-PAGES = ["home", "agents", "metacognition", "workspace", "robustness", "rollouts", "replication", "scorecards",
-         "mystery", "lesson", "reward"]
+PAGES = ["home", "agents", "metacognition", "workspace", "robustness", "integration", "rollouts", "replication",
+         "scorecards", "mystery", "lesson", "reward"]
 
 
 @pytest.mark.parametrize("page", PAGES)

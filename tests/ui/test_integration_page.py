@@ -1,0 +1,52 @@
+"""The Integration page (issue 27) in AppTest: it opens without exceptions, shows every known answer
+met, measures a lesioned agent beside the intact one, and shows the study's table when one exists
+("not run yet" otherwise)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from labcore.experiments import explore_integration as X
+from tests.ui.apptest_pages import exceptions, markdown_text, open_page
+from ui import data
+
+PAGE = "integration"
+
+
+def test_the_page_opens_with_known_answers_and_live_measures(tmp_path, monkeypatch):
+    monkeypatch.setattr(data, "INTEGRATION_STUDY_DIR", tmp_path / "none")
+    at = open_page(PAGE, {"agent": "b1", "seed": "0"})
+    assert not exceptions(at), exceptions(at)
+    assert at.title[0].value == "Integration — Integrated Information Theory"
+    assert any("Not run yet" in i.value and "explore integration" in i.value for i in at.info)
+    checks = at.dataframe[0].value
+    assert len(checks) == 7 and checks["check"].str.startswith("✓").all()
+    live = at.dataframe[1].value
+    assert set(live["signal"]) == {"h", "slots"} and set(live["variant"]) == {"intact", "evoked"}
+    text = markdown_text(at)
+    assert "O-information Ω" in text and "TSE neural complexity" in text and "whole minus sum" in text
+    # bus-off: the workspace has nothing in it, so its measures are undefined with the reason
+    at.select_slider(key="integration.capacity").set_value(0).run()
+    assert not exceptions(at), exceptions(at)
+    lesioned = at.dataframe[1].value
+    slots = lesioned[lesioned["signal"] == "slots"]
+    assert slots["value (bits)"].isna().all() and slots["not defined because"].str.contains("no activity").all()
+    assert at.query_params["capacity"] in (["0"], "0")
+
+
+def test_the_study_table_is_shown_when_the_study_exists(tmp_path, monkeypatch):
+    rows = [{"kind": k, "seed": s, "training": t, "condition": "intact", "signal": "h", "variant": "intact",
+             "group": "all", "measure": "phi", "ridge": 1e-3, "value": float(i + s / 10 - (t == "untrained"))}
+            for i, k in enumerate(X.KINDS) for s in range(3) for t in ("trained", "untrained")]
+    summary = X.summarise(rows, X.StudyConfig(seeds=(0, 1, 2), ridges=(1e-3,)), 1.0)
+    pd.DataFrame(rows).reindex(columns=X.ROW_FIELDS).to_csv(tmp_path / X.ROWS, index=False)
+    (tmp_path / "summary.json").write_text(json.dumps(X.clean_json(summary)))
+    monkeypatch.setattr(data, "INTEGRATION_STUDY_DIR", tmp_path)
+    at = open_page(PAGE, {"agent": "a1", "seed": "0"})
+    assert not exceptions(at), exceptions(at)
+    assert f"**Answer.** {summary['answer']}" in markdown_text(at)
+    assert not at.info
+    at.selectbox(key="integration.study_signal").set_value("z_self").run()
+    assert not exceptions(at), exceptions(at)
