@@ -18,15 +18,15 @@ decide it from data, not from a list:
 Two more rules (issue 22) catch values fixed *relative to another condition*, which rule 1
 misses because they are not equal to an untrained twin's value:
 
-3. **Relative.** A lesion whose per-trial decisions equal the intact condition's on every trial
-   of every seed, in the trained agents *and* in their untrained twins, changes no choice
-   because the wiring routes around it (the E1 policy never reads z_self): its accuracy equals
-   the intact accuracy by construction. Checked on the trial records (``e1_trials``,
-   ``e4_trials``), not typed per claim.
+3. **Relative.** A lesion whose actions equal the intact condition's at every step of every
+   episode of every seed, in the trained agents *and* in their untrained twins (which act at
+   every step, so the check is not vacuous), changes no choice because the wiring routes around
+   it (the E1 policy never reads z_self): its accuracy equals the intact accuracy by
+   construction. Checked on the rollouts' records (``e1.relative_checks``), not typed per claim.
    The same records catch a condition whose confidences are the reference's own values reassigned
-   across trials (the same multiset on every seed, trained and untrained: z_self shuffled
-   across trials feeds a head that reads nothing else): its Type-2 AUROC is chance in
-   expectation, whatever the agent learned (``<exp>.auroc...`` flagged "relative").
+   across episodes at every step, every seed (z_self shuffled across episodes feeds a head that
+   reads nothing else; an exact reassignment of hundreds of values at every step is the wiring's,
+   so no twin is needed): its Type-2 AUROC is chance in expectation, whatever the agent learned.
 4. **Empty bus.** A decoding value whose workspace features are zero on every trial of every
    seed, and whose remaining features (the trunk's state) are the same, bit for bit, when the
    episodes' cues are replaced (``e2.run_seed`` records both checks): nothing the decoder reads
@@ -117,7 +117,7 @@ def audit(trained: Sequence[SeedResult], untrained: Sequence[SeedResult],
     twin = _per_seed(untrained)
     found: dict[str, dict] = {**relative(trained, untrained), **empty_bus(trained)}
     for key, values in ours.items():
-        if key in found:
+        if key in found or ".check." in key:  # the rules' own records are not values to audit
             continue
         if key in twin:
             same, mean, reference, se = equivalent(values, twin[key])
@@ -135,113 +135,60 @@ def audit(trained: Sequence[SeedResult], untrained: Sequence[SeedResult],
     return found
 
 
-RELATIVE_TRIALS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "e1_trials": ("self_on", ()),
-    "e4_trials": ("self_on", ("arm",)),
-}
-"""Trial files checked by the relative rule: the reference condition and the columns that name
-a group (E4's arm) besides seed; a condition equal to the reference flags ``<exp>.accuracy[.<group>].<condition>``."""
-DECISION_COLUMNS = ("decision", "correct")
-"""What must be equal, trial by trial, for a condition's choices to be the reference's."""
+RELATIVE_CHECKS: dict[str, str] = {"actions_equal": "accuracy", "confidence_reassigned": "auroc"}
+"""The relative rule's records (``e1.relative_checks``: ``<exp>.check.<check>.<rest>``) and the value each
+fixes (``<exp>.<value>.<rest>``): choices equal to the intact agent's fix its accuracy; confidences
+reassigned across episodes fix its Type-2 AUROC at chance in expectation."""
+
+
+def _checks_hold(results: Sequence[SeedResult]) -> dict[tuple[str, str, str], bool]:
+    """``{(experiment, check, rest): held on every seed}`` from the per-seed check values."""
+    held: dict[tuple[str, str, str], bool] = {}
+    for r in results:
+        for key, value in r.values.items():
+            parts = key.split(".", 3)
+            if len(parts) == 4 and parts[1] == "check" and parts[2] in RELATIVE_CHECKS:
+                name = (parts[0], parts[2], parts[3])
+                held[name] = held.get(name, True) and value == 1.0
+    return held
+
+
+def relative(trained: Sequence[SeedResult], untrained: Sequence[SeedResult]) -> dict[str, dict]:
+    """Rule 3: conditions whose choices equal, or whose confidences reassign, the intact agent's, on
+    every seed, trained and untrained (the wiring, not training, makes it so).
+
+    Returns ``{key: entry}`` like :func:`audit` (``rule`` "relative").
+
+    >>> checks = {"e1.check.actions_equal.self_off": 1.0, "e1.accuracy.self_off": 0.8, "e1.accuracy.self_on": 0.8}
+    >>> sorted(relative([SeedResult("e1", 0, values=checks)], [SeedResult("e1", 0, values=checks)]))
+    ['e1.accuracy.self_off']
+    """
+    values = _per_seed(trained)
+    twins = _checks_hold(untrained)
+    found: dict[str, dict] = {}
+    for (experiment, check, rest), held in _checks_hold(trained).items():
+        key = f"{experiment}.{RELATIVE_CHECKS[check]}.{rest}"
+        # Equal actions need the twins too (a trained policy could learn to ignore z_self); an exact
+        # reassignment of every episode's confidence at every step does not: only a head that reads
+        # nothing but the shuffled z_self gives it (untrained twins' confidences are often constant).
+        wired = check == "confidence_reassigned" or twins.get((experiment, check, rest))
+        if not (held and wired) or key not in values:
+            continue
+        condition = rest.rsplit(".", 1)[-1]
+        reference_key = f"{experiment}.{RELATIVE_CHECKS[check]}.{rest.rsplit('.', 1)[0] + '.' if '.' in rest else ''}self_on"
+        found[key] = {"rule": "relative", "ours": float(np.mean(values[key])),
+                      "reference": float(np.mean(values.get(reference_key, values[key]))) if check == "actions_equal"
+                      else 0.5, "se": 0.0, "condition": condition, "reference_condition": "self_on",
+                      "reassigned": check == "confidence_reassigned"}
+        found[key]["reason"] = reason(found[key])
+    return found
+
+
 EMPTY_BUS_CHECKS = ("e2.check.bus_empty.", "e2.check.trunk_cue_free.")
 """Per-seed indicators (1.0 = holds on every trial) that ``e2.run_seed`` records for each capacity
 scale; both must hold on every seed for the empty-bus rule."""
 EMPTY_BUS_KEYS = ("e2.dnrs.scale_", "e2.dnrs_secondary.scale_")
 """The decoding values the empty-bus rule applies to (followed by the scale's key)."""
-
-
-def _condition_tables(results: Sequence[SeedResult], stem: str,
-                      groups: tuple[str, ...]) -> dict[tuple, dict[str, list[tuple]]]:
-    """``{(experiment, seed, *group values): {condition: [(decision, correct) per trial]}}``."""
-    tables: dict[tuple, dict[str, list[tuple]]] = {}
-    for r in results:
-        for row in r.rows.get(stem, []):
-            key = (r.experiment, r.seed, *(row[g] for g in groups))
-            tables.setdefault(key, {}).setdefault(row["condition"], []).append(
-                (row["trial"], *(row[c] for c in DECISION_COLUMNS)))
-    return tables
-
-
-def _confidences(results: Sequence[SeedResult], stem: str, groups: tuple[str, ...]) -> dict[tuple, dict[str, list]]:
-    """``{(experiment, seed, *group values): {condition: [(trial, confidence)] sorted by trial}}``."""
-    out: dict[tuple, dict[str, list]] = {}
-    for r in results:
-        for row in r.rows.get(stem, []):
-            if row.get("confidence") is not None:
-                key = (r.experiment, r.seed, *(row[g] for g in groups))
-                out.setdefault(key, {}).setdefault(row["condition"], []).append((row["trial"], row["confidence"]))
-    return {k: {c: sorted(v) for c, v in conds.items()} for k, conds in out.items()}
-
-
-def _reassigned(results: Sequence[SeedResult], stem: str, reference: str, groups: tuple[str, ...]) -> dict[tuple, bool]:
-    """For each (experiment, group..., condition): are its confidences the reference's reassigned across
-    trials (the same multiset of varying values on every seed) rather than the reference's trial by trial?"""
-    verdict: dict[tuple, bool] = {}
-    for key, conditions in _confidences(results, stem, groups).items():
-        ref = conditions.get(reference, [])
-        ref_values = sorted(c for _, c in ref)
-        for condition, pairs in conditions.items():
-            if condition == reference:
-                continue
-            values = sorted(c for _, c in pairs)
-            same = bool(ref) and values == ref_values and len(set(ref_values)) > 1 and pairs != ref
-            name = (key[0], *key[2:], condition)
-            verdict[name] = verdict.get(name, True) and same
-    return verdict
-
-
-def _equal_to_reference(results: Sequence[SeedResult], stem: str, reference: str,
-                        groups: tuple[str, ...]) -> dict[tuple, bool]:
-    """For each (experiment, group..., condition): are its decisions the reference's on every trial
-    of every seed? A seed without that condition or reference counts against."""
-    verdict: dict[tuple, bool] = {}
-    for key, conditions in _condition_tables(results, stem, groups).items():
-        ref = sorted(conditions.get(reference, []))
-        for condition, trials in conditions.items():
-            if condition == reference:
-                continue
-            same = bool(ref) and sorted(trials) == ref
-            name = (key[0], *key[2:], condition)
-            verdict[name] = verdict.get(name, True) and same
-    return verdict
-
-
-def relative(trained: Sequence[SeedResult], untrained: Sequence[SeedResult]) -> dict[str, dict]:
-    """Rule 3: conditions whose choices equal the reference's on every trial, trained and untrained.
-
-    Returns ``{key: entry}`` like :func:`audit` (``rule`` "relative"), for the accuracy key of each
-    such condition.
-
-    >>> rows = lambda d: [{"condition": c, "trial": 0, "decision": d, "correct": 1} for c in ("self_on", "self_off")]
-    >>> r = [SeedResult("e1", 0, values={"e1.accuracy.self_off": 1.0}, rows={"e1_trials": rows(1)})]
-    >>> sorted(relative(r, r))
-    ['e1.accuracy.self_off']
-    """
-    found: dict[str, dict] = {}
-    values = _per_seed(trained)
-    for stem, (reference, groups) in RELATIVE_TRIALS.items():
-        ours = _equal_to_reference(trained, stem, reference, groups)
-        twins = _equal_to_reference(untrained, stem, reference, groups)
-        for name, same in ours.items():
-            if not (same and twins.get(name)):
-                continue
-            key = ".".join((name[0], "accuracy", *map(str, name[1:])))
-            if key not in values:
-                continue
-            ref_key = ".".join((name[0], "accuracy", *map(str, name[1:-1]), reference))
-            found[key] = {"rule": "relative", "ours": float(np.mean(values[key])),
-                          "reference": float(np.mean(values.get(ref_key, values[key]))), "se": 0.0,
-                          "condition": name[-1], "reference_condition": reference}
-            found[key]["reason"] = reason(found[key])
-        ours = _reassigned(trained, stem, reference, groups)
-        twins = _reassigned(untrained, stem, reference, groups)
-        for name, same in ours.items():
-            key = ".".join((name[0], "auroc", *map(str, name[1:])))
-            if same and twins.get(name) and key in values:
-                found[key] = {"rule": "relative", "ours": float(np.mean(values[key])), "reference": 0.5, "se": 0.0,
-                              "condition": name[-1], "reference_condition": reference, "reassigned": True}
-                found[key]["reason"] = reason(found[key])
-    return found
 
 
 def empty_bus(trained: Sequence[SeedResult]) -> dict[str, dict]:
@@ -271,12 +218,13 @@ def reason(entry: Mapping[str, float | str]) -> str:
     """The sentence a flagged claim's reason gets."""
     if entry["rule"] == "relative" and entry.get("reassigned"):
         return (f"The {entry['condition']} condition's confidences are the {entry['reference_condition']} "
-                "condition's own values reassigned across trials (the same values on every seed, in the trained "
-                "agents and in untrained agents of the same wiring): a confidence shuffled across trials has "
+                "condition's own values reassigned across episodes at every step of every seed: a confidence "
+                "shuffled across episodes has "
                 f"Type-2 AUROC 0.5 in expectation, whatever the agent learned (ours {entry['ours']:.3g}).")
     if entry["rule"] == "relative":
-        return (f"The {entry['condition']} condition's choices equal the {entry['reference_condition']} condition's "
-                "on every trial of every seed, in the trained agents and in untrained agents of the same wiring "
+        return (f"The {entry['condition']} condition's actions equal the {entry['reference_condition']} condition's "
+                "at every step of every episode and seed, in the trained agents and in untrained agents of the "
+                "same wiring "
                 f"(ours {entry['ours']:.3g} both ways): the wiring routes around this lesion, so it cannot change "
                 "a choice.")
     if entry["rule"] == "empty bus":

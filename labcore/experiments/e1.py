@@ -17,6 +17,7 @@ import torch
 
 from labcore.agents.parts import broadcast, uncertainty
 from labcore.config import Intervention, ReproduceConfig
+from labcore.envs.batch import StepKind
 from labcore.experiments.common import SeedResult, at_step, provide_agents
 from labcore.interventions import BUS_OFF, INTACT, SELF_MODEL_LESION
 from labcore.markers import (
@@ -73,6 +74,47 @@ def view_values(view: MetacognitionView) -> dict[str, float]:
             "meta_d": view.meta_d, "m_ratio": view.m_ratio}
 
 
+def relative_checks(views: dict[str, MetacognitionView], reference: str = "self_on") -> dict[str, float]:
+    """The records the relative by-construction rule reads (``labcore.experiments.construction``).
+
+    Per condition other than ``reference``, on the conditions' rollouts of the same episodes:
+
+    - ``check.actions_equal.<condition>``: 1.0 if every action the policy takes (every step but the
+      wager, which the confidence answers) of every episode is the reference's: so is every choice
+      (untrained agents act at every step too, so their check is not vacuous where they never
+      reach a choice);
+    - ``check.confidence_reassigned.<condition>``: 1.0 if at every step the confidences over the
+      episodes (every row of the batch, as the shuffle draws from all of them) are the reference's
+      own values reassigned across episodes (the same sorted values, varying, not equal episode by
+      episode).
+
+    Keys without the experiment prefix (the caller adds ``e1.``, or ``e4.`` with the arm).
+    """
+    ref = views[reference].trace
+    out: dict[str, float] = {}
+    for name, view in views.items():
+        if name == reference:
+            continue
+        tr = view.trace
+        # the confidence answers the wager step (bet or opt out), the policy every other step
+        acting = ref.valid & (ref.step_kind != StepKind.WAGER)
+        same_actions = (tr.valid.shape == ref.valid.shape and np.array_equal(tr.valid, ref.valid)
+                        and np.array_equal(np.where(acting, tr.action, -1), np.where(acting, ref.action, -1)))
+        out[f"check.actions_equal.{name}"] = float(same_actions)
+        reassigned = same_actions and ref.confidence.shape == tr.confidence.shape
+        steps = 0
+        for t in range(ref.confidence.shape[1]) if reassigned else ():
+            # every episode's row, ended ones included: a shuffle draws z_self from all of them
+            a, b = ref.confidence[:, t], tr.confidence[:, t]
+            if not ref.valid[:, t].any() or not np.isfinite(a).all():
+                continue
+            if np.unique(a).size > 1:
+                steps += 1
+                reassigned = reassigned and np.array_equal(np.sort(a), np.sort(b)) and not np.array_equal(a, b)
+        out[f"check.confidence_reassigned.{name}"] = float(reassigned and steps > 0)
+    return out
+
+
 def trial_rows(view: MetacognitionView, fixed: dict) -> list[dict]:
     """One ``e1_trials``-style row per trial of a condition, each starting with the ``fixed`` cells."""
     conf = view.confidence
@@ -115,6 +157,7 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         v.update({f"e1.{metric}.{name}": x for metric, x in view_values(view).items()})
         rows += trial_rows(view, {"seed": seed, "condition": name})
     result.rows["e1_trials"] = rows
+    v.update({f"e1.{k}": x for k, x in relative_checks(views).items()})
 
     # The logits control (not in the paper): metacognition readable from the policy alone.
     view = views["self_on"]

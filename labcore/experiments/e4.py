@@ -42,7 +42,7 @@ import torch
 from labcore.checkpoints import BUNDLED_DIR, MAX_JSON_BYTES, checkpoint_name
 from labcore.config import TASK_OF_EXPERIMENT, ReproduceConfig, WageringConfig
 from labcore.experiments.common import DEFAULT_CACHE, SeedResult, provide_agents
-from labcore.experiments.e1 import conditions, trial_rows, view_values
+from labcore.experiments.e1 import conditions, relative_checks, trial_rows, view_values
 from labcore.io import read_json
 from labcore.markers import skip_fraction
 from labcore.measures import MetacognitionView, metacognition, on_selected
@@ -283,13 +283,17 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         agent = agents.get(arm.kind)
         if agent is None:
             continue
+        views = {}
         for name, iv in conditions(seed).items():
-            view = metacognition(agent, iv, episodes)
+            view = views[name] = metacognition(agent, iv, episodes)
             numbers = {**view_values(view), **skip_by_salience(view, edges), **auroc_spread(view)}
             result.values.update({f"e4.{metric}.{arm.name}.{name}": x for metric, x in numbers.items()})
             trials += trial_rows(view, {"arm": arm.name, "seed": seed, "condition": name})
             if name == "self_on" and agent.config.self_model:
                 result.values[f"e4.head_mean_cosine.{arm.name}"] = head_mean_cosine(agent, view)
+        for key, x in relative_checks(views).items():  # for the construction audit's relative rule
+            check, condition = key.rsplit(".", 1)
+            result.values[f"e4.{check}.{arm.name}.{condition}"] = x
         if not cfg.untrained:
             curves += curve_rows(arm, seed, training_history(arm.kind, seed, cache_dir))
             record = training_record(arm.kind, seed, cache_dir)

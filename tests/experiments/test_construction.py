@@ -115,46 +115,64 @@ def test_bundled_flags_follow_the_rules():
 
 
 # ----------------------------------------------------------- relative rules (issue 22)
-def _trial_rows(decisions: dict[str, list[int]], correct: dict[str, list[int]] | None = None) -> list[dict]:
-    correct = correct or {c: [1] * len(d) for c, d in decisions.items()}
-    return [{"condition": c, "trial": i, "decision": d, "correct": correct[c][i]}
-            for c, ds in decisions.items() for i, d in enumerate(ds)]
-
-
-def _e1(decisions_by_seed: list[dict[str, list[int]]]) -> list[SeedResult]:
+def _e1(checks_by_seed: list[dict[str, float]], experiment: str = "e1") -> list[SeedResult]:
+    """Seeds whose values hold accuracies/AUROCs (0.8) and the relative rule's check records."""
     out = []
-    for seed, decisions in enumerate(decisions_by_seed):
-        values = {f"e1.accuracy.{c}": 1.0 for c in decisions}
-        out.append(SeedResult("e1", seed, values, rows={"e1_trials": _trial_rows(decisions)}))
+    for seed, checks in enumerate(checks_by_seed):
+        values = {f"{experiment}.check.{k}": v for k, v in checks.items()}
+        for k in checks:
+            rest = k.split(".", 1)[1]
+            values[f"{experiment}.accuracy.{rest}"] = values[f"{experiment}.auroc.{rest}"] = 0.8 + 0.01 * seed
+        out.append(SeedResult(experiment, seed, values))
     return out
 
 
 def test_relative_rule_flags_a_lesion_the_wiring_routes_around():
-    same = {"self_on": [0, 1, 1], "self_off": [0, 1, 1], "bus_off": [1, 1, 0]}
+    same = {"actions_equal.self_off": 1.0, "actions_equal.bus_off": 0.0}
     found = audit(_e1([same, same]), _e1([same]))
     assert found["e1.accuracy.self_off"]["rule"] == "relative"
-    assert "every trial" in found["e1.accuracy.self_off"]["reason"]
-    assert "e1.accuracy.bus_off" not in found or found["e1.accuracy.bus_off"]["rule"] != "relative"
+    assert "every step" in found["e1.accuracy.self_off"]["reason"]
+    assert found.get("e1.accuracy.bus_off", {}).get("rule") != "relative"
+    assert not any(".check." in k for k in found)  # the records themselves are not audited values
 
 
-def test_relative_rule_needs_every_trial_every_seed_and_the_untrained_twins():
-    same = {"self_on": [0, 1, 1], "self_off": [0, 1, 1]}
-    one_off = {"self_on": [0, 1, 1], "self_off": [0, 1, 0]}
+def test_relative_rule_needs_every_seed_and_the_untrained_twins():
+    same, other = {"actions_equal.self_off": 1.0}, {"actions_equal.self_off": 0.0}
+
     def rule(trained, untrained):
         return audit(trained, untrained).get("e1.accuracy.self_off", {}).get("rule")
 
     assert rule(_e1([same, same]), _e1([same])) == "relative"
-    assert rule(_e1([same, one_off]), _e1([same])) != "relative"  # one trial of one seed differs
-    assert rule(_e1([same, same]), _e1([one_off])) != "relative"  # equal when trained only: learned, not wired
+    assert rule(_e1([same, other]), _e1([same])) != "relative"  # one seed differs
+    assert rule(_e1([same, same]), _e1([other])) != "relative"  # equal when trained only: learned, not wired
     assert rule(_e1([same]), []) != "relative"  # no twins: no claim about the wiring
 
 
-def test_relative_rule_groups_e4_trials_by_arm():
-    rows = [{"arm": arm, **r} for arm, d in (("a", [1, 0]), ("b", [0, 0]))
-            for r in _trial_rows({"self_on": [1, 0], "self_off": d})]
-    r = [SeedResult("e4", 0, {"e4.accuracy.a.self_off": 1.0, "e4.accuracy.b.self_off": 1.0}, rows={"e4_trials": rows})]
-    found = audit(r, r)
-    assert found["e4.accuracy.a.self_off"]["rule"] == "relative" and found["e4.accuracy.b.self_off"]["rule"] != "relative"
+def test_relative_rule_reads_e4_arms_and_reassigned_confidences():
+    checks = {"actions_equal.a.self_off": 1.0, "actions_equal.b.self_off": 0.0,
+              "confidence_reassigned.a.blind_permute": 1.0}
+    found = audit(_e1([checks], "e4"), _e1([checks], "e4"))
+    assert found["e4.accuracy.a.self_off"]["rule"] == "relative"
+    assert found.get("e4.accuracy.b.self_off", {}).get("rule") != "relative"
+    assert found["e4.auroc.a.blind_permute"]["rule"] == "relative"
+    assert "reassigned" in found["e4.auroc.a.blind_permute"]["reason"]
+
+
+def test_relative_checks_on_rollouts_of_the_bundled_e1_agent():
+    # The records themselves: on the E1 agent (its policy never reads z_self) zeroing or shuffling
+    # z_self changes no action, shuffling reassigns the confidences, and the bus-off lesion does neither.
+    from labcore.checkpoints import BUNDLED_DIR, load_checkpoint
+    from labcore.experiments.e1 import conditions, relative_checks
+    from labcore.measures import metacognition
+    from labcore.seeding import episode_seeds
+
+    agent = load_checkpoint(BUNDLED_DIR / "wagering-b2_ws-s0.safetensors").agent
+    views = {name: metacognition(agent, iv, episode_seeds(0, "eval", 40)) for name, iv in conditions(0).items()}
+    checks = relative_checks(views)
+    assert checks["check.actions_equal.self_off"] == 1.0 and checks["check.actions_equal.blind_permute"] == 1.0
+    assert checks["check.actions_equal.bus_off"] == 0.0
+    assert checks["check.confidence_reassigned.blind_permute"] == 1.0
+    assert checks["check.confidence_reassigned.self_off"] == 0.0  # a constant is not a reassignment
 
 
 def test_empty_bus_rule_needs_both_checks_on_every_seed():
@@ -192,22 +210,6 @@ def test_bundled_relative_flags_follow_the_trial_records(result_set):
             assert claims[key]["by_construction"], key
     for key in ("e2.dnrs.scale_0", "e2.dnrs_secondary.scale_0"):
         assert flagged.get(key, {}).get("rule") == "empty bus", key
+    assert flagged["e1.auroc.blind_permute"]["rule"] == "relative"  # z_self shuffled: confidences reassigned
+    assert claims["e1.auroc.blind_permute"]["by_construction"] and claims["e1.accuracy.self_off"]["by_construction"]
     assert claims["e2.dnrs.scale_0"]["by_construction"]
-
-
-def test_relative_rule_flags_confidences_reassigned_across_trials():
-    def seed_result(s, permute, order):
-        rows = []
-        conf = [0.2, 0.7, 0.9, 0.4]
-        for c, values in (("self_on", conf), ("blind_permute", [conf[i] for i in order] if permute else conf)):
-            rows += [{"condition": c, "trial": i, "decision": 1, "correct": i % 2, "confidence": x}
-                     for i, x in enumerate(values)]
-        return SeedResult("e1", s, {"e1.auroc.blind_permute": 0.5, "e1.auroc.self_on": 0.75},
-                          rows={"e1_trials": rows})
-
-    shuffled = [seed_result(0, True, [3, 0, 1, 2]), seed_result(1, True, [1, 0, 3, 2])]
-    found = audit(shuffled, [seed_result(0, True, [2, 3, 0, 1])])
-    assert found["e1.auroc.blind_permute"]["rule"] == "relative" and "reassigned" in found["e1.auroc.blind_permute"]["reason"]
-    # the same values trial by trial are not a reassignment (that condition changes nothing)
-    same = [seed_result(0, False, None)]
-    assert audit(same, same).get("e1.auroc.blind_permute", {}).get("rule") != "relative"
