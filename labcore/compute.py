@@ -37,6 +37,9 @@ from pathlib import Path
 MODES = ("fast", "portable")
 ENV_VAR = "CTLAB_COMPUTE"
 """The environment variable that chooses the mode (default ``"fast"``)."""
+PINNED_VAR = "CTLAB_COMPUTE_PINNED"
+"""The pins labcore itself set (comma list), so that a child process, which inherits them, can tell
+them from a user's own setting and re-pin for another mode (``--compute`` in a subprocess)."""
 
 FAST_ENV: dict[str, str] = {"MKL_CBWR": "AUTO,STRICT"}
 """Fast mode's only pin: MKL's reproducible mode within this CPU's branch, so a matrix product
@@ -118,6 +121,8 @@ def configure(mode: str | None = None) -> str:
     if mode == "portable" and cpu_supports_portable():
         pins = dict(PORTABLE_ENV)
     ours: set[str] = _configured.setdefault("ours", set())  # type: ignore[assignment]
+    # pins a parent labcore process set (children inherit its environment) are labcore's, not the user's
+    ours |= {name for name in os.environ.get(PINNED_VAR, "").split(",") if name}
     for name in ours - set(pins):  # a pin of the previous mode (e.g. `--compute` after the import)
         os.environ.pop(name, None)
     for name, value in pins.items():
@@ -126,6 +131,7 @@ def configure(mode: str | None = None) -> str:
             ours.add(name)
     ours &= set(pins)
     os.environ[ENV_VAR] = mode
+    os.environ[PINNED_VAR] = ",".join(sorted(ours))
     _configured.update(mode=mode, numpy_before="numpy" in sys.modules, torch_before="torch" in sys.modules)
     return mode
 

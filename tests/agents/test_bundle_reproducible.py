@@ -117,3 +117,19 @@ def test_a_fast_retrain_is_the_bundled_agent_within_the_registered_tolerances(bu
     assert np.isfinite(list(ours.values())).all()
     outside = _outside_tolerance(ours, reference)
     assert not outside, f"outside the registered tolerances (ours, bundled): {outside}"
+
+
+def test_a_child_process_repins_what_its_parent_labcore_pinned(tmp_path):
+    # This process imported labcore in fast mode (MKL_CBWR=AUTO,STRICT in its environment); a child
+    # asked for portable mode must not take the inherited pin for a user's own setting.
+    import labcore  # noqa: F401 - pins this process
+
+    assert os.environ.get("MKL_CBWR")
+    code = "import labcore, json; from labcore import compute; print(json.dumps(compute.fingerprint(1)))"
+    env = {**os.environ, "CTLAB_COMPUTE": "portable"}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+    fp = json.loads(done.stdout.strip().splitlines()[-1])
+    assert fp["mkl_cbwr"] == "COMPATIBLE,STRICT" and fp["portable"] is True
+    user = {**env, "MKL_CBWR": "AVX2", "CTLAB_COMPUTE_PINNED": ""}  # a user's own pin is kept
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env=user, timeout=120)
+    assert json.loads(done.stdout.strip().splitlines()[-1])["portable"] is False
