@@ -55,10 +55,11 @@ from labcore.agents import Agent, Observation, build_agent
 from labcore.config import AGENT_KINDS, AgentConfig, TrainConfig, trainer_of
 from labcore.envs.batch import StepKind
 from labcore.envs.wagering import BET_ACTION, OPT_OUT_ACTION
+from labcore.markers import learning_curve_auroc
 from labcore.rollout import observation_at, rollout
 from labcore.seeding import EPISODE_SEED_STRIDE, episode_seeds, seed_everything
 from labcore.training import TrainedAgent, library_versions
-from labcore.wager_reward import _pairwise_auroc, wager_reward_loss
+from labcore.wager_reward import wager_reward_loss
 
 WRONG_BET_PAYOFF = -1.0
 """What the environment pays for a wrong bet (protocol 3.4; ``labcore.envs.wagering``): arm (b)
@@ -353,7 +354,7 @@ def evaluate(agent: Agent, seeds: Sequence[int]) -> dict[str, float | None]:
     conf = out["confidence"].astype(np.float64)
     wagered = trace.labels["wager"] & decided
     values = {"accuracy": float(correct.mean()),
-              "auroc": _pairwise_auroc(correct[decided], conf[decided]),
+              "auroc": learning_curve_auroc(correct[decided], conf[decided]),
               "confidence": float(conf[decided].mean()) if decided.any() else float("nan"),
               "reward": float(trace.reward.sum(1).mean()),
               "opt_out": float((out["bet"][wagered] == 0).mean()) if wagered.any() else float("nan"),

@@ -58,9 +58,9 @@ def report_auroc(trace: Trace) -> tuple[float, bool]:
     if np.all(np.isnan(conf)):
         return 0.5, True  # no confidence head: the paper's convention
     correct = trace.agrees[at]
-    if correct.all() or not correct.any():
-        return 0.5, True  # undefined: the paper's imputation (sec. 5.1.2)
-    return undefined_as_nan(type2_auroc, correct, conf), False
+    if np.isnan(value := undefined_as_nan(type2_auroc, correct, conf)):  # no wrong report, or no right one
+        return type2_auroc(correct, conf, undefined="chance"), True  # the paper's imputation (sec. 5.1.2)
+    return value, False
 
 
 def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:

@@ -26,13 +26,12 @@ from labcore.cli import main, training_jobs
 from labcore.config import AGENT_KINDS, SELF_MODEL_INPUTS, AgentConfig, TrainConfig, train_config_of
 from labcore.envs.batch import StepKind
 from labcore.interventions import INTACT, SELF_MODEL_LESION
-from labcore.markers import type2_auroc
+from labcore.markers import learning_curve_auroc, type2_auroc
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds
 from labcore.training import compute_losses, member_demonstrations, train_agent
 from labcore.wager_reward import (
     WagerLog,
-    _pairwise_auroc,
     choice_steps,
     payoff,
     sample_bets,
@@ -184,8 +183,8 @@ def test_heldout_auroc_is_the_type2_auroc():
     rng = np.random.default_rng(0)
     correct = rng.random(300) < 0.8
     conf = np.round(rng.random(300) + 0.3 * correct, 2)  # ties included
-    assert _pairwise_auroc(correct, conf) == pytest.approx(type2_auroc(correct, conf), abs=1e-12)
-    assert np.isnan(_pairwise_auroc(np.ones(5, bool), conf[:5]))
+    assert learning_curve_auroc(correct, conf) == pytest.approx(type2_auroc(correct, conf), abs=1e-12)
+    assert np.isnan(learning_curve_auroc(np.ones(5, bool), conf[:5]))
     log = WagerLog(-1.0)
     assert log.wrong_bet_payoff == -1.0 and log.chunks == []
 
