@@ -288,7 +288,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
     from labcore.experiments import explore_e3
     from labcore.figures.explore import design_figure
 
-    study = explore_e3.StudyConfig.quick() if args.quick else explore_e3.StudyConfig(
+    study = explore_e3.E3StudyConfig.quick() if args.quick else explore_e3.E3StudyConfig(
         seeds=tuple(args.seeds), paper_seeds=tuple(args.seeds[:3]))
     bar, render = _progress_bar("training", paper=False)
     try:
@@ -319,7 +319,7 @@ def _explore_neurogym(args: argparse.Namespace) -> int:
 
     if not neurogym_available():
         raise SystemExit(f"error: {INSTALL_HINT}")
-    study = explore_neurogym.StudyConfig.quick() if args.quick else explore_neurogym.StudyConfig(
+    study = explore_neurogym.NeuroGymStudyConfig.quick() if args.quick else explore_neurogym.NeuroGymStudyConfig(
         seeds=tuple(args.seeds))
     summary = explore_neurogym.run(args.out, study, workers=args.jobs, say=lambda text: print(text, file=sys.stderr))
     fig = sure_curve_figure(pd.read_csv(Path(args.out) / "neurogym_by_coherence.csv"))
@@ -382,7 +382,7 @@ def _explore_integration(args: argparse.Namespace) -> int:
     from labcore.experiments import explore_integration
     from labcore.figures.integration import monotonicity_table
 
-    study = explore_integration.StudyConfig.quick() if args.quick else explore_integration.StudyConfig(
+    study = explore_integration.IntegrationStudyConfig.quick() if args.quick else explore_integration.IntegrationStudyConfig(
         seeds=tuple(args.seeds))
     summary = explore_integration.run(args.out, study, workers=args.jobs, say=lambda text: print(text, file=sys.stderr))
     fig = monotonicity_table(summary)

@@ -487,6 +487,9 @@ def train_seeds(
 ) -> list[TrainedAgent]:
     """Train one agent per seed, all seeds at once as one seed-batched model.
 
+    Behaviour cloning's one entry (:func:`labcore.provision.train_and_save` picks it for the kinds
+    it makes; a seed alone is a batch of one).
+
     Parameters
     ----------
     task : {"dual", "wagering"}
@@ -576,15 +579,6 @@ def train_seeds(
         agent.eval()
         out.append(TrainedAgent(agent, record))
     return out
-
-
-def train_agent(task: str, kind: str | AgentConfig, seed: int, cfg: TrainConfig | None = None,
-                progress: ProgressFn | None = None) -> TrainedAgent:
-    """Train one agent on one task from oracle demonstrations (a seed batch of one).
-
-    Parameters are those of :func:`train_seeds` with a single ``seed``.
-    """
-    return train_seeds(task, kind, [seed], cfg, progress)[0]
 
 
 def _report(progress: ProgressFn | None, done: int, total: int, members: list[_Member],

@@ -47,6 +47,7 @@ from labcore.config import AGENT_DESCRIPTIONS, Intervention, TrainConfig
 from labcore.experiments.explore_integration import IntegrationStudy, read_study
 from labcore.interventions import capacity_scale
 from labcore.markers import KnownAnswer, known_answers
+from labcore.provision import train_and_save
 from labcore.seeding import episode_seeds
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -206,7 +207,7 @@ def train_live(seed: int, progress: Callable[[int, int, dict], None] | None = No
     seed : int
         A seed no agent of that kind has anywhere (:func:`seed_taken`).
     progress : callable, optional
-        ``progress(done, total, metrics)`` as :func:`labcore.training.train_agent` calls it.
+        ``progress(done, total, metrics)`` as :func:`labcore.training.train_seeds` calls it.
 
     Returns
     -------
@@ -219,17 +220,15 @@ def train_live(seed: int, progress: Callable[[int, int, dict], None] | None = No
     CheckpointError
         If another session saved this seed meanwhile, or the agent cannot be saved.
     """
-    from labcore import training
-    from labcore.checkpoints import save_checkpoint
+    def still_free() -> None:
+        if seed_taken("wagering", LIVE_KIND, seed):
+            raise CheckpointError(f"seed {seed} was saved by another session while this one trained; train again")
 
-    trained = training.train_agent("wagering", LIVE_KIND, seed, LIVE_TRAIN, progress=progress)
-    if seed_taken("wagering", LIVE_KIND, seed):
-        raise CheckpointError(f"seed {seed} was saved by another session while this one trained; train again")
-    target = session_dir()
-    target.mkdir(parents=True, exist_ok=True)
-    path = save_checkpoint(trained.agent, trained.record, target)
+    record = train_and_save("wagering", LIVE_KIND, [seed], LIVE_TRAIN, session_dir(), progress=progress,
+                            before_save=still_free)[0]
+    path = Path(record.pop("path"))
     read_checkpoint_manifest.clear()
-    return trained.record, path
+    return record, path
 
 
 def agent_file(task: str, kind: str, seed: int) -> tuple[str, str]:

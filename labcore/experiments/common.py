@@ -22,12 +22,12 @@ from labcore.checkpoints import (
     checkpoint_name,
     load_checkpoint,
     read_manifest,
-    save_checkpoint,
 )
 from labcore.cluster import DASK_TIMEOUT, run_on_cluster
 from labcore.config import ReproduceConfig, TrainConfig
 from labcore.markers import L75Result
 from labcore.paper import CLAIMS_BY_ID, verdict
+from labcore.provision import train_and_save
 from labcore.stats import pattern_value, summarize, summarize_l75
 
 DEFAULT_CACHE = Path("runs") / "checkpoints"
@@ -86,17 +86,10 @@ def provide_agent(task: str, kind: str, seed: int, cache_dir: Path | str | None 
             return load_checkpoint(path), how
     if not train_missing:
         return None, "missing"
-    from labcore.config import trainer_of
-
-    if trainer_of(kind) == "rl":  # arm (b) of E4 learns from reward, not demonstrations
-        from labcore.rl import train_agent
-    else:
-        from labcore.training import train_agent
-    trained = train_agent(task, kind, seed, TrainConfig())
-    save_checkpoint(trained.agent, trained.record, Path(cache_dir or DEFAULT_CACHE))
-    if trained.record["excluded"]:
+    record = train_and_save(task, kind, [seed], TrainConfig(), Path(cache_dir or DEFAULT_CACHE))[0]
+    if record["excluded"]:
         return None, "excluded"
-    return load_checkpoint(Path(cache_dir or DEFAULT_CACHE) / f"{name}.safetensors"), "trained"
+    return load_checkpoint(record["path"]), "trained"
 
 
 def provide_agents(result: SeedResult, task: str, kinds: Sequence[str], seed: int,
