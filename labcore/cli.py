@@ -374,6 +374,7 @@ def _explore_pdw(args: argparse.Namespace) -> int:
     else:
         print("partial run (--cells): no answer until every cell is done")
     print(f"wrote {args.out}/pdw_sweep.csv, pdw_sweep_curves.csv, summary.json")
+    return 0
 
 
 def _explore_integration(args: argparse.Namespace) -> int:
