@@ -5,7 +5,7 @@ import streamlit as st
 
 import labcore.envs as E
 from labcore import measures
-from labcore.config import NOISE_MODES
+from labcore.config import MASKING_DEFAULT, NOISE_MODES
 from labcore.envs.batch import StepKind
 from labcore.figures.episode import (
     action_axis,
@@ -80,7 +80,7 @@ if model is None:  # its error is shown above; the other agents still work
     st.stop()
 
 args = [controls.value(PAGE, k) for k in ("seed", "episode", "self_model_mode", "capacity", "noise", "noise_mode")]
-masking = (2, 4) if task == "masking" else (None, None)
+masking = MASKING_DEFAULT if task == "masking" else (None, None)
 episode = data.theatre(task_id, kind, *args, *masking)
 trace = episode.trace
 n = episode.n_steps

@@ -26,7 +26,6 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-import pandas as pd
 import streamlit as st
 
 import labcore.envs as E
@@ -43,7 +42,7 @@ from labcore.checkpoints import (
     load_checkpoint,
     read_manifest,
 )
-from labcore.config import AGENT_DESCRIPTIONS, Intervention, TrainConfig
+from labcore.config import AGENT_DESCRIPTIONS, LIVE_BUDGETS, Intervention
 from labcore.experiments.explore_integration import IntegrationStudy, read_study
 from labcore.interventions import capacity_scale
 from labcore.markers import KnownAnswer, known_answers
@@ -64,15 +63,17 @@ E4_RESULTS_DIR = ROOT / "results" / "e4"
 """The bundled E4 result set (issue 15: metacognition from reward alone); read at call time."""
 LIVE_KIND = "reward_wager"
 """What the "From reward alone" page trains live: E4's arm (a)."""
-LIVE_TRAIN = TrainConfig(max_updates=100, min_updates=100, eval_every=10, heldout_episodes=200)
-"""The live run's budget: 100 updates, a held-out AUROC every 10 (a short demonstration, not the
-registered schedule of protocol 5.3; its agent falls short of the 95% criterion and is flagged so)."""
-E1_TRIALS = 300
-DUAL_EPISODES = 64
-THEATRE_EPISODES = 1000
-"""Episodes the Rollout theatre can play per agent (episode ``i`` is the i-th evaluation seed)."""
-THEATRE_BATCH = 32
-"""Episodes the theatre runs together (the matched self-model noise and shuffles act on a batch)."""
+# The live budgets (labcore.config.LiveBudgets), by the names the functions below read at call time
+# (tests shrink them here).
+LIVE_TRAIN = LIVE_BUDGETS.reward_training
+E1_TRIALS = LIVE_BUDGETS.metacognition_trials
+DUAL_EPISODES = LIVE_BUDGETS.workspace_episodes
+MASKING_EPISODES = LIVE_BUDGETS.masking_episodes
+TITRATION_EPISODES = LIVE_BUDGETS.titration_episodes
+PCI_EPISODES = LIVE_BUDGETS.pci_episodes
+INTEGRATION_EPISODES = LIVE_BUDGETS.integration_episodes
+THEATRE_EPISODES = LIVE_BUDGETS.theatre_episodes
+THEATRE_BATCH = LIVE_BUDGETS.theatre_batch
 _SESSION_KEY = "_user_runs_session"
 
 
@@ -327,7 +328,7 @@ def masking(kind: str, seed: int, soa: int, count: int) -> dict[str, list[float]
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def _masking(path: str, stamp: str, seed: int, soa: int, count: int) -> dict[str, list[float]]:
-    return measures.masking_traces(_load(path, stamp), episode_seeds(seed, "eval", 32), soa, count)
+    return measures.masking_traces(_load(path, stamp), episode_seeds(seed, "eval", MASKING_EPISODES), soa, count)
 
 
 def noisy_accuracy(kind: str, seed: int, sigma: float, noise_mode: str, target: str) -> float:
@@ -337,7 +338,7 @@ def noisy_accuracy(kind: str, seed: int, sigma: float, noise_mode: str, target: 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def _noisy_accuracy(path: str, stamp: str, kind: str, seed: int, sigma: float, noise_mode: str, target: str) -> float:
-    return measures.titration(_load(path, stamp), episode_seeds(seed, "eval", 50), [sigma],
+    return measures.titration(_load(path, stamp), episode_seeds(seed, "eval", TITRATION_EPISODES), [sigma],
                               noise_mode=noise_mode, target=target, fixed=measures.evaluation_intervention(kind),
                               noise_seeds=[seed])[0]
 
@@ -349,18 +350,9 @@ def pci(kind: str, seed: int, normalisation: str) -> tuple[float, float]:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _pci(path: str, stamp: str, kind: str, seed: int, normalisation: str) -> tuple[float, float]:
-    from labcore.markers import delta_pci, undefined_as_nan
-
     fixed = Intervention(**measures.evaluation_intervention(kind))
-    by, correct = measures.pci_values(_load(path, stamp), episode_seeds(seed, "eval", 32), (normalisation,),
-                                   fixed=fixed)
-    values = by[normalisation]
-    ok = pd.notna(values)
-    return float(values[ok].mean()), undefined_as_nan(delta_pci, values[ok & correct], values[ok & ~correct])
-
-
-INTEGRATION_EPISODES = 32
-"""Episodes the Integration page measures per agent and condition (the performance target's)."""
+    return measures.pci_and_dpci(_load(path, stamp), episode_seeds(seed, "eval", PCI_EPISODES), normalisation,
+                                 fixed=fixed)
 
 
 def integration(kind: str, seed: int, capacity: int, self_model_mode: str) -> list[measures.IntegrationReading]:

@@ -15,9 +15,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from labcore.config import CHANCE_DUAL_TASK, CHANCE_E1
 from labcore.figures.style import (
-    CHANCE_DUAL_TASK,
-    CHANCE_E1,
     PALETTE,
     PAPER,
     PAPER_BOUND,
