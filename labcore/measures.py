@@ -26,6 +26,8 @@ from labcore.envs.channels import EVENT_INDEX, KIND_SLICE, CueKind
 from labcore.interventions import capacity_scale
 from labcore.markers import (
     aurc,
+    binarize,
+    cue_retention,
     delta_pci,
     evoked_response,
     expected_calibration_error,
@@ -35,8 +37,11 @@ from labcore.markers import (
     ignition_sharpness,
     ignore_undefined,
     integrated_information,
+    lz_complexity_casali,
+    lz_complexity_shuffle_normalised,
     meta_d_prime,
     o_information,
+    pci_a,
     skip_fraction,
     surrogate_bias,
     tse_complexity,
@@ -207,8 +212,6 @@ def masking_traces(agent: Agent, seeds: Sequence[int], soa: int, count: int,
     at the colour's entry: 1 while the colour is held, 0 once a mask has overwritten it, 0
     throughout with the bus off. Mean over episodes, per capacity (active slots).
     """
-    from labcore.markers import cue_retention
-
     options = {"mask_soa": soa, "mask_count": count}
     entry = E.make_batch(E.DUAL_TASK_MASKING, **options).config.secondary_cue_step
     n_slots = agent.config.n_slots
@@ -368,13 +371,6 @@ def pci_values(agent: Agent, seeds: Sequence[int], normalisations: Sequence[str]
     and "lz76" (raw PCI-A, :func:`labcore.markers.pci_a`), the field's "casali" and "shuffle"
     forms, or "evoked" (binarised against the unperturbed run of the same episode).
     """
-    from labcore.markers import (
-        binarize,
-        lz_complexity_casali,
-        lz_complexity_shuffle_normalised,
-        pci_a,
-    )
-
     unknown = set(normalisations) - {*PCI_NORMALISATIONS.values(), "evoked"}
     if unknown:
         raise ValueError(f"unknown normalisation(s) {sorted(unknown)}")

@@ -31,6 +31,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import gymnasium
+import minigrid
 import numpy as np
 import torch
 from torch import nn
@@ -428,9 +430,6 @@ class TrainedAgent:
 
 def library_versions() -> dict[str, str]:
     """Versions of the libraries a training record was made with."""
-    import gymnasium
-    import minigrid
-
     return {"labcore": labcore.__version__, "torch": torch.__version__, "numpy": np.__version__,
             "gymnasium": gymnasium.__version__, "minigrid": minigrid.__version__,
             "python": platform.python_version()}

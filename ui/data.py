@@ -29,7 +29,6 @@ from pathlib import Path
 import streamlit as st
 
 import labcore.envs as E
-import labcore.results as results_module
 from labcore import measures
 from labcore import results as result_set
 from labcore.agents import Agent
@@ -43,6 +42,7 @@ from labcore.checkpoints import (
     read_manifest,
 )
 from labcore.config import AGENT_DESCRIPTIONS, LIVE_BUDGETS, Intervention
+from labcore.experiments.e2 import allocation_closed_form
 from labcore.experiments.explore_integration import IntegrationStudy, read_study
 from labcore.interventions import capacity_scale
 from labcore.markers import KnownAnswer, known_answers
@@ -382,7 +382,7 @@ def _integration_study(directory: str) -> IntegrationStudy:
     return read_study(directory)
 
 
-INTEGRATION_STUDY_DIR = ROOT / "results" / results_module.INTEGRATION_DIR
+INTEGRATION_STUDY_DIR = ROOT / "results" / result_set.INTEGRATION_DIR
 """The integration study (protocol sec. 9) the Integration page shows."""
 
 
@@ -447,39 +447,37 @@ def checked_results(directory: str | Path | None = None, experiment: str | None 
 
 def result_sets() -> list[str]:
     """Result directories under ``results/`` that hold a summary (bundled first; the studies'
-    folders, ``results_module.STUDY_DIRS``, are not result sets)."""
+    folders, ``result_set.STUDY_DIRS``, are not result sets)."""
     found = sorted(p.parent for p in (ROOT / "results").glob("*/summary.json")
-                   if p.parent.name not in results_module.STUDY_DIRS)
+                   if p.parent.name not in result_set.STUDY_DIRS)
     return [str(p) for p in sorted(found, key=lambda p: (p.name != "bundled", p.name))]
 
 
 @st.cache_data(show_spinner=False)
 def closed_forms() -> dict[int, dict[str, float]]:
     """An ideal agent's E2 scores per number of active slots (the allocation rule alone)."""
-    from labcore.experiments.e2 import allocation_closed_form
-
     return allocation_closed_form()
 
 
 @st.cache_data(show_spinner=False, ttl=60)
-def _explore(directory: str) -> results_module.ExploreStudy:
-    return results_module.load_explore(directory)
+def _explore(directory: str) -> result_set.ExploreStudy:
+    return result_set.load_explore(directory)
 
 
-def explore() -> results_module.ExploreStudy:
+def explore() -> result_set.ExploreStudy:
     """The bundled E3 design study (``results/explore_e3``; problems listed, never raised)."""
-    return _explore(str(ROOT / "results" / results_module.EXPLORE_DIR))  # cached per folder, as results()
+    return _explore(str(ROOT / "results" / result_set.EXPLORE_DIR))  # cached per folder, as results()
 
 
 @st.cache_data(show_spinner=False, ttl=60)
-def _neurogym(directory: str) -> results_module.NeuroGymStudy:
-    return results_module.load_neurogym(directory)
+def _neurogym(directory: str) -> result_set.NeuroGymStudy:
+    return result_set.load_neurogym(directory)
 
 
-NEUROGYM_STUDY_DIR = ROOT / "results" / results_module.NEUROGYM_DIR
+NEUROGYM_STUDY_DIR = ROOT / "results" / result_set.NEUROGYM_DIR
 """The bundled NeuroGym study (protocol 8.6) the "From reward alone" page shows."""
 
 
-def neurogym_study() -> results_module.NeuroGymStudy:
+def neurogym_study() -> result_set.NeuroGymStudy:
     """The NeuroGym study of :data:`NEUROGYM_STUDY_DIR` (problems listed, never raised)."""
     return _neurogym(str(NEUROGYM_STUDY_DIR))

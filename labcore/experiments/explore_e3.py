@@ -17,8 +17,10 @@ skips it). Files written to ``out``: ``explore_e3.csv`` (one row per agent and p
 
 from __future__ import annotations
 
+import csv
 import itertools
 import math
+import multiprocessing
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -124,10 +126,6 @@ class E3StudyConfig:
                    paper_train=replace(tiny, mode="paper", train_episodes=2))
 
 
-def _cfg_label(cfg: TrainConfig) -> str:
-    return "fast" if cfg.mode == "fast" else "paper"
-
-
 def train_cells(cells: Sequence[Cell], seeds: Sequence[int], cfg: TrainConfig, out: Path, *, workers: int = 1,
                 on_progress: Callable | None = None) -> None:
     """Train every (cell, kind) on ``seeds`` as seed batches, into ``out``, skipping what exists."""
@@ -209,8 +207,6 @@ def evaluate(jobs: list[tuple[str, Cell, str, int, str, str]], study: E3StudyCon
             if progress:
                 progress(i, len(jobs))
         return rows, curves
-    import multiprocessing
-
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_eval,
                              initargs=(study,)) as pool:
@@ -240,8 +236,6 @@ def _typed(row: dict[str, str]) -> dict:
 
 def read_schedule(out: Path, schedule: str) -> tuple[list[dict], list[dict]]:
     """The rows and curves of one schedule from a study's files (empty lists if there are none)."""
-    import csv
-
     found = []
     for name in ("explore_e3.csv", "explore_e3_curves.csv"):
         path = Path(out) / name

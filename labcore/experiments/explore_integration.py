@@ -23,6 +23,7 @@ import hashlib
 import itertools
 import json
 import math
+import multiprocessing
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -32,6 +33,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import torch
 
 from labcore.config import Intervention
 from labcore.experiments.common import provide_agent
@@ -110,8 +112,6 @@ def _groups(correct: np.ndarray, seed: int, min_group: int) -> dict[str, np.ndar
 
 def measure_agent(kind: str, seed: int, study: IntegrationStudyConfig) -> list[dict[str, Any]]:
     """Every value of protocol 9.3-9.4 for one kind and seed, trained and untrained twin."""
-    import torch
-
     torch.set_num_threads(1)
     rows: list[dict[str, Any]] = []
     seeds = episode_seeds(seed, "eval", study.episodes)
@@ -344,8 +344,6 @@ def run(out: Path | str, study: IntegrationStudyConfig | None = None, *, workers
     jobs = [(k, s, study, str(out)) for k in study.kinds for s in study.seeds if _saved(out, k, s, study) is None]
     say(f"{len(study.kinds) * len(study.seeds) - len(jobs)} agents already measured, {len(jobs)} to measure")
     if workers > 1 and len(jobs) > 1:
-        import multiprocessing
-
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
             for kind, seed in pool.map(_measure_job, jobs, chunksize=1):
