@@ -1,11 +1,12 @@
 """Agents: the bundled agents, what each is made of, and training a new seed live."""
 
 import time
+from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
-from labcore.checkpoints import CheckpointError, save_checkpoint
+from labcore.checkpoints import CheckpointError
 from labcore.config import (
     AGENT_KINDS,
     KINDS_OF_EXPERIMENT,
@@ -14,7 +15,7 @@ from labcore.config import (
     TrainConfig,
 )
 from labcore.diagram import architecture_dot
-from labcore.training import train_agent
+from labcore.provision import train_and_save
 from ui import data
 from ui.components import explain
 
@@ -109,19 +110,19 @@ elif st.button(f"Train {train_kind} seed {seed} on the {task} task", type="prima
                                                   f"({time.perf_counter() - start:.0f} s)")
         chart.line_chart(pd.DataFrame(history).set_index("update"))
 
-    trained = train_agent(task, train_kind, int(seed), TrainConfig(), progress=progress)
-    if data.seed_taken(task, train_kind, int(seed)):  # another session saved this seed meanwhile
-        st.error(f"Seed {seed} was saved by another session while this one trained; train again with another seed.")
-        st.stop()
+    def still_free() -> None:
+        if data.seed_taken(task, train_kind, int(seed)):  # another session saved this seed meanwhile
+            st.error(f"Seed {seed} was saved by another session while this one trained; train again with another seed.")
+            st.stop()
+
     try:
-        target = data.session_dir()
-        target.mkdir(parents=True, exist_ok=True)
-        path = save_checkpoint(trained.agent, trained.record, target)
+        rec = train_and_save(task, train_kind, [int(seed)], TrainConfig(), data.session_dir(), progress=progress,
+                             before_save=still_free)[0]
     except (CheckpointError, OSError) as exc:  # e.g. a run that diverged to non-finite weights, a full disk
         st.error(f"The agent was trained but not saved: {str(exc).rstrip('.')}.")
         st.stop()
+    path = Path(rec["path"])
     data.read_checkpoint_manifest.clear()
-    rec = trained.record
     verdict = ("meets the 95% criterion" if rec["meets_criterion"] else
                "is cue-blind by design (criterion unattainable)" if not rec["criterion_attainable"] else
                "is below 95%: it will be excluded from analyses")

@@ -6,17 +6,10 @@ import math
 import numpy as np
 import streamlit as st
 
-import labcore.envs as E
 from labcore import measures, mystery
-from labcore.envs.batch import StepKind
 from labcore.figures.episode import (
-    action_axis,
-    action_probabilities,
-    internal_state_timeline,
     step_caption,
-    wager_figure,
-    wager_reading,
-    workspace_heatmap,
+    step_figures,
 )
 from ui import data
 from ui.components import explain, figure
@@ -86,26 +79,17 @@ def rollout(view: measures.MetacognitionView | measures.WorkspaceView, puzzle: m
     st.markdown(mystery.describe_episode(view, i))
     t = min(st.slider("Step", 0, max(n - 1, 1), key=f"mystery.step.{code}"), n - 1)
     st.markdown(step_caption(trace, t, float(trace.reward[i].sum()), episode=i))
-    wager = wager_reading(trace, i) if trace.task_id == E.WAGERING else None
+    shown = step_figures(trace, t, n, i)
     left, right = st.columns(2)
     with left:
-        step_kind = int(trace.step_kind[i, t])
-        if wager is not None and step_kind == StepKind.WAGER:
-            figure(wager_figure(wager), key=f"mystery-wager-{t}")
-        else:
-            labels, axis_title = action_axis(trace.task_id, step_kind)
-            figure(action_probabilities(trace.probs[i, t], int(trace.action[i, t]), int(trace.oracle[i, t]), labels,
-                                        axis_title=axis_title), key=f"mystery-probs-{t}")
+        figure(shown.action, key=f"mystery-wager-{t}" if shown.action_is_wager else f"mystery-probs-{t}")
     with right:
-        if trace.z_self is not None:
-            znorm = np.linalg.norm(trace.z_self[i, :n], axis=-1)
-            figure(internal_state_timeline(trace.confidence[i, :n], znorm, [str(s) for s in range(n)], highlight_step=t,
-                                           decision_step=wager.step if wager else None), key=f"mystery-timeline-{t}")
+        if shown.timeline is not None:
+            figure(shown.timeline, key=f"mystery-timeline-{t}")
         else:
             st.caption("This agent has no self-model, so there is no confidence to show.")
-    if trace.slots is not None:
-        figure(workspace_heatmap(trace.slots[i, :n], trace.occupied[i, :n], measures.cue_kinds(trace, i)[:n],
-                                 list(trace.report_steps(i)), highlight_step=t), key=f"mystery-slots-{t}")
+    if shown.slots is not None:
+        figure(shown.slots, key=f"mystery-slots-{t}")
 
 
 def student(puzzle: mystery.Puzzle, code: str) -> bool:

@@ -3,11 +3,11 @@
 import pandas as pd
 import streamlit as st
 
-from labcore.config import NOISE_MODES
+from labcore.config import CHANCE_DUAL_TASK, LIVE_BUDGETS, NOISE_MODES
 from labcore.experiments.explore_e3 import GAINS, GEOMETRIES, LOOPS
 from labcore.figures.explore import design_titration_figure, e3_robustness_verdict, study_answer
 from labcore.figures.live import pci_bars, titration_figure
-from labcore.figures.paper_e3 import fig3b_marker_correlations
+from labcore.figures.paper_e3 import fig3b_marker_correlations, titration_curves, titration_rows
 from labcore.figures.style import label_of
 from labcore.measures import PCI_NORMALISATIONS, noise_target
 from labcore.paper import CLAIMS_BY_ID, l75_key
@@ -79,7 +79,7 @@ if model is not None:
     revealed = predict_then_reveal(
         PAGE, f"{kind}/{seed}/{sigma:g}/{noise_mode}",
         f"With workspace noise of SD **{sigma:g}**, what will this agent's **report accuracy** do?", CHANGE_CHOICES,
-        lambda: change_outcome(live, clean, 1 / 7, tolerance=0.03, fmt="{:.1%}"), active=sigma > 0)
+        lambda: change_outcome(live, clean, CHANCE_DUAL_TASK, tolerance=0.03, fmt="{:.1%}"), active=sigma > 0)
     m1, m2 = st.columns(2)
     if revealed:
         metric(m1, "Report accuracy with this noise", live, fmt="{:.1%}", intact=clean if sigma > 0 else None,
@@ -111,13 +111,8 @@ if titration is not None:
     elif not isinstance(st.session_state.get(compare_key), list):
         st.session_state[compare_key] = wanted
     chosen = st.multiselect("Agents to compare", agents_available, key=compare_key, format_func=label_of)
-    noise_kind = "carrier" if target == "carrier" else "workspace"
-    subset = titration[(titration["noise_mode"] == noise_mode) & titration["agent"].isin(chosen)]
-    subset = subset[(subset["noise"] == noise_kind) | (subset["agent"].isin(["hot_only", "a0", "a1"]))]
-    curves = {}
-    for agent_name, df in subset.groupby("agent"):
-        pivot = df.pivot_table(index="seed", columns="sigma", values="accuracy")
-        curves[agent_name] = (pivot.columns.to_numpy(), pivot.to_numpy())
+    subset = titration_rows(titration, chosen, noise_mode, "carrier" if target == "carrier" else None)
+    curves = titration_curves(subset, sorted(chosen))
     seed_values = results.seed_values
     l75, paper_l75 = {}, {}
     for agent_name in chosen:
@@ -144,7 +139,7 @@ normalisation = st.selectbox("Normalisation", list(NORMALISATION_LABELS), format
                              help="How the compressed size of the binarised trajectory is turned into a number. "
                                   "The paper's raw PCI-A uses the first.")
 normalisation_label = NORMALISATION_LABELS[normalisation]
-kinds = [k for k in ("a0", "a1", "b1", "b2", "b2_ws", "hot_only") if k in seeds and seed in seeds[k]]
+kinds = [k for k in LIVE_BUDGETS.pci_kinds if k in seeds and seed in seeds[k]]
 usable = {k: model if k == kind else data.checked_agent("dual", k, seed) for k in kinds}  # one error per bad file
 with st.spinner("Poking every agent and compressing its echo..."):
     rows = [{"agent": k, **dict(zip(("pci", "dpci"), data.pci(k, seed, normalisation), strict=True))}

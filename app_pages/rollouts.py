@@ -1,20 +1,12 @@
 """Rollout theatre: one episode, frame by frame, beside the agent's internal state."""
 
-import numpy as np
 import streamlit as st
 
 import labcore.envs as E
-from labcore import measures
-from labcore.config import NOISE_MODES
-from labcore.envs.batch import StepKind
+from labcore.config import MASKING_DEFAULT, NOISE_MODES
 from labcore.figures.episode import (
-    action_axis,
-    action_probabilities,
-    internal_state_timeline,
     step_caption,
-    wager_figure,
-    wager_reading,
-    workspace_heatmap,
+    step_figures,
 )
 from ui import controls, data
 from ui.components import SELF_MODEL_LABELS, explain, figure
@@ -80,7 +72,7 @@ if model is None:  # its error is shown above; the other agents still work
     st.stop()
 
 args = [controls.value(PAGE, k) for k in ("seed", "episode", "self_model_mode", "capacity", "noise", "noise_mode")]
-masking = (2, 4) if task == "masking" else (None, None)
+masking = MASKING_DEFAULT if task == "masking" else (None, None)
 episode = data.theatre(task_id, kind, *args, *masking)
 trace = episode.trace
 n = episode.n_steps
@@ -106,9 +98,6 @@ if b[3].button("pause" if playing else "play", icon=":material/pause:" if playin
     st.rerun()
 
 
-wager = wager_reading(trace) if task_id == E.WAGERING else None
-
-
 @st.fragment(run_every=0.7 if st.session_state["rollouts.playing"] else None)
 def stage() -> None:
     if st.session_state["rollouts.playing"]:
@@ -123,23 +112,12 @@ def stage() -> None:
     left.image(episode.frames[min(t, len(episode.frames) - 1)], width="stretch")
     left.markdown(step_caption(trace, t, episode.reward))
     with right:
-        s = min(t, n - 1)
-        step_kind = int(trace.step_kind[0, s])
-        if wager is not None and step_kind == StepKind.WAGER:
-            figure(wager_figure(wager), key=f"wager-{t}")
-        else:
-            labels, axis_title = action_axis(task_id, step_kind)
-            figure(action_probabilities(trace.probs[0, s], int(trace.action[0, s]), int(trace.oracle[0, s]),
-                                        labels, axis_title=axis_title), key=f"probs-{t}")
-        if trace.z_self is not None:
-            znorm = np.linalg.norm(trace.z_self[0, :n], axis=-1)
-            figure(internal_state_timeline(trace.confidence[0, :n], znorm, [str(i) for i in range(n)],
-                                           highlight_step=s, decision_step=wager.step if wager else None),
-                   key=f"timeline-{t}")
-    if trace.slots is not None:
-        report = list(trace.report_steps())
-        figure(workspace_heatmap(trace.slots[0, :n], trace.occupied[0, :n], measures.cue_kinds(trace)[:n],
-                                       report, highlight_step=s), key=f"slots-{t}")
+        shown = step_figures(trace, min(t, n - 1), n)
+        figure(shown.action, key=f"wager-{t}" if shown.action_is_wager else f"probs-{t}")
+        if shown.timeline is not None:
+            figure(shown.timeline, key=f"timeline-{t}")
+    if shown.slots is not None:
+        figure(shown.slots, key=f"slots-{t}")
 
 
 stage()

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from labcore import measures
-from labcore.config import DualTaskConfig
+from labcore.config import CHANCE_CONJUNCTION, KINDS_WITHOUT_WORKSPACE, DualTaskConfig
 from labcore.figures.episode import workspace_heatmap
 from labcore.figures.live import masking_figure
 from labcore.figures.paper_e2 import dnrs_by_scale
@@ -81,7 +81,7 @@ def bundled_dnrs(res) -> None:
                    "masks overwrite the object on most trials, so decoding drops; with the bus off nothing is there.")
 
 
-seeds = {k: v for k, v in data.seeds_by_kind("dual").items() if k not in ("a0", "a1", "hot_only")}
+seeds = {k: v for k, v in data.seeds_by_kind("dual").items() if k not in KINDS_WITHOUT_WORKSPACE}
 if not seeds:
     st.error("No dual-task workspace agent is available. Train one on the Agents page.")
     st.stop()
@@ -110,7 +110,7 @@ if not predict_then_reveal(
         PAGE, f"{kind}/{seed}/{capacity}",
         f"With **{capacity} of {n_slots}** workspace slots, what will **conjunction accuracy** (both reports "
         "right) do?", CHANGE_CHOICES,
-        lambda: change_outcome(means["conjunction"], intact.means["conjunction"], 1 / 49, tolerance=0.03, fmt="{:.1%}"),
+        lambda: change_outcome(means["conjunction"], intact.means["conjunction"], CHANCE_CONJUNCTION, tolerance=0.03, fmt="{:.1%}"),
         active=intact is not None):
     controls.publish(PAGE, KEYS)
     st.stop()  # the lesion's numbers and figures wait for the prediction

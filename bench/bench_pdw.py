@@ -3,7 +3,7 @@
 Run alone (nothing else on the CPU): ``.venv/bin/python -m bench.bench_pdw [--seeds 0] [--agent plain_gru]
 [--updates N]``.
 
-For each seed: ``labcore.neurogym_rl.train_agent`` under the Song setting (``SONG_2017``: 64
+For each seed: ``labcore.neurogym_rl.train_network`` under the Song setting (``SONG_2017``: 64
 trials per update, GRU baseline, stopped by the registered behavioural criterion or the cap of
 12,000 updates), one torch thread. Printed: wall time (including drawing the 100,000-trial pool),
 updates done and how training stopped, updates per second over the training loop, and the time
@@ -18,7 +18,7 @@ import statistics
 import time
 from dataclasses import replace
 
-from labcore.neurogym_rl import SONG_2017, train_agent, training_pool
+from labcore.neurogym_rl import SONG_2017, train_network, training_pool
 from labcore.seeding import parse_seeds
 
 
@@ -34,7 +34,7 @@ def one_seed(seed: int, agent: str, updates: int | None) -> dict[str, float | st
         if not first and metrics["criterion_met"]:
             first.append(time.perf_counter() - start)
 
-    _, record = train_agent(seed, cfg, progress, agent=agent)
+    _, record = train_network(seed, cfg, progress, agent=agent)
     loop = time.perf_counter() - loop_start
     return {"seconds": time.perf_counter() - start, "pool": pool_seconds, "updates": record["updates"],
             "stopped": record["stopped"], "per_second": record["updates"] / loop,

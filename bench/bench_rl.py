@@ -2,7 +2,7 @@
 
 Run alone (nothing else on the CPU): ``.venv/bin/python -m bench.bench_rl [--seeds 0,1,2] [--no-bc]``.
 
-For each seed: the wall time of ``labcore.rl.train_agent`` until its registered convergence
+For each seed: the wall time of ``labcore.rl.train_seeds`` until its registered convergence
 rule stops it (protocol 8.3), the time at which its held-out greedy accuracy first reached the
 criterion (0.80; evaluations every 50 updates), and the final held-out accuracy and Type-2
 AUROC; then the same seed of E1's agent (``b2_ws``) behaviour-cloned to its own rule
@@ -17,7 +17,8 @@ import statistics
 import time
 
 from labcore.config import TrainConfig
-from labcore.rl import RLConfig, train_agent
+from labcore.rl import RLConfig
+from labcore.rl import train_seeds as rl_train_seeds
 from labcore.seeding import parse_seeds
 from labcore.training import train_seeds
 
@@ -31,7 +32,7 @@ def rl_seed(seed: int, cfg: RLConfig) -> dict[str, float | None]:
         if not reached and metrics["accuracy"] >= cfg.criterion:
             reached.append(time.perf_counter() - start)
 
-    record = train_agent("wagering", "reward_all", seed, cfg, progress).record
+    record = rl_train_seeds("wagering", "reward_all", [seed], cfg, progress)[0].record
     return {"seconds": time.perf_counter() - start, "to_criterion": reached[0] if reached else None,
             "accuracy": record["heldout_accuracy"], "auroc": record["heldout_auroc"], "updates": record["updates"],
             "best_update": record["best_update"]}

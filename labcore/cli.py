@@ -47,10 +47,12 @@ import math
 import sys
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from labcore import compute
-from labcore.cluster import DASK_TIMEOUT
+from labcore.checkpoints import BUNDLED_DIR
+from labcore.cluster import DASK_TIMEOUT, DistributedRunError, cluster_size
 from labcore.config import (
     AGENT_KINDS,
     AUDIT_SEEDS,
@@ -59,6 +61,7 @@ from labcore.config import (
     PAPER_EPISODES,
     TASK_OF_EXPERIMENT,
     TRAINERS,
+    ReproduceConfig,
     TrainConfig,
     train_config_of,
     trainer_of,
@@ -177,8 +180,6 @@ def _dask_client(scheduler: str | None, jobs: int, timeout: float) -> tuple[Any,
     """
     from distributed import Client, LocalCluster
 
-    from labcore.cluster import cluster_size
-
     cluster = None
     if scheduler:
         try:
@@ -212,8 +213,6 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     """``reproduce``: run the experiments, write the result set and report.html, print the claims."""
     from tqdm import tqdm
 
-    from labcore.cluster import DistributedRunError
-    from labcore.config import ReproduceConfig
     from labcore.experiments.runner import reproduce
 
     experiments = ["e1", "e2", "e3"] if args.experiment == "all" else [args.experiment]
@@ -274,8 +273,6 @@ def cmd_explore(args: argparse.Namespace) -> int:
     """``explore e3``: the E3 design study (docs/protocol.md sec. 7); ``explore neurogym``: the
     NeuroGym study (sec. 8.6); ``explore integration``: the integration study (sec. 9). Each
     writes its files and figure."""
-    from pathlib import Path
-
     if args.seeds is None:  # each study's registered seeds
         args.seeds = [0, 1, 2] if args.study == "pdw-sweep" else [0, 1, 2, 3, 4]
     if args.study == "neurogym":
@@ -288,7 +285,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
     from labcore.experiments import explore_e3
     from labcore.figures.explore import design_figure
 
-    study = explore_e3.StudyConfig.quick() if args.quick else explore_e3.StudyConfig(
+    study = explore_e3.E3StudyConfig.quick() if args.quick else explore_e3.E3StudyConfig(
         seeds=tuple(args.seeds), paper_seeds=tuple(args.seeds[:3]))
     bar, render = _progress_bar("training", paper=False)
     try:
@@ -309,8 +306,6 @@ def cmd_explore(args: argparse.Namespace) -> int:
 
 
 def _explore_neurogym(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     import pandas as pd
 
     from labcore.envs.neurogym_wager import INSTALL_HINT, neurogym_available
@@ -319,7 +314,7 @@ def _explore_neurogym(args: argparse.Namespace) -> int:
 
     if not neurogym_available():
         raise SystemExit(f"error: {INSTALL_HINT}")
-    study = explore_neurogym.StudyConfig.quick() if args.quick else explore_neurogym.StudyConfig(
+    study = explore_neurogym.NeuroGymStudyConfig.quick() if args.quick else explore_neurogym.NeuroGymStudyConfig(
         seeds=tuple(args.seeds))
     summary = explore_neurogym.run(args.out, study, workers=args.jobs, say=lambda text: print(text, file=sys.stderr))
     fig = sure_curve_figure(pd.read_csv(Path(args.out) / "neurogym_by_coherence.csv"))
@@ -337,8 +332,6 @@ def _explore_neurogym(args: argparse.Namespace) -> int:
 def _explore_pdw(args: argparse.Namespace) -> int:
     """``explore pdw`` (the Song et al. 2017 reproduction) and ``explore pdw-sweep`` (the reward
     explorer), protocol 8.7; both resume from the networks cached in ``OUT/agents``."""
-    from pathlib import Path
-
     from labcore.envs.neurogym_wager import INSTALL_HINT, neurogym_available
     from labcore.experiments import pdw, pdw_sweep
 
@@ -374,15 +367,14 @@ def _explore_pdw(args: argparse.Namespace) -> int:
     else:
         print("partial run (--cells): no answer until every cell is done")
     print(f"wrote {args.out}/pdw_sweep.csv, pdw_sweep_curves.csv, summary.json")
+    return 0
 
 
 def _explore_integration(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from labcore.experiments import explore_integration
     from labcore.figures.integration import monotonicity_table
 
-    study = explore_integration.StudyConfig.quick() if args.quick else explore_integration.StudyConfig(
+    study = explore_integration.IntegrationStudyConfig.quick() if args.quick else explore_integration.IntegrationStudyConfig(
         seeds=tuple(args.seeds))
     summary = explore_integration.run(args.out, study, workers=args.jobs, say=lambda text: print(text, file=sys.stderr))
     fig = monotonicity_table(summary)
@@ -398,8 +390,6 @@ def _explore_integration(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``python -m labcore`` argument parser (subcommands ``train`` and ``reproduce``)."""
-    from labcore.checkpoints import BUNDLED_DIR
-
     parser = argparse.ArgumentParser(prog="python -m labcore", description=__doc__.split("\n")[0])
     _compute_argument(parser)
     sub = parser.add_subparsers(dest="command", required=True)

@@ -12,6 +12,15 @@ from dataclasses import dataclass, replace
 
 N_CUE_VALUES = 7
 """Cue alphabet size of the dual task: one value per MiniGrid action, so chance per report is 1/7."""
+CHANCE_DUAL_TASK = 1 / N_CUE_VALUES
+"""Chance of one dual-task report (7 actions; protocol sec. 2.1)."""
+CHANCE_CONJUNCTION = 1 / N_CUE_VALUES**2
+"""Chance of a conjunction (both reports right) under independent guessing: 1/49."""
+CHANCE_E1 = 0.5
+"""Chance of the two-choice wagering task, and of a Type-2 AUROC."""
+MASKING_DEFAULT = (2, 4)
+"""The backward-masking task's default (paper Fig. 2c): (SOA, masks), the first mask 2 steps after the
+colour cue and 4 in a row (the registered env ``DUAL_TASK_MASKING``; the app's masking controls)."""
 
 
 def _check(condition: bool, message: str) -> None:
@@ -267,6 +276,9 @@ arms (protocol 8.3), B2 workspace-read wiring whose confidence learns from the w
 (``TRAINER_OF_KIND``): a kind names how an agent was made, so their checkpoints never pass
 for E1's supervised ``b2_ws``. Last, the cells of "E4 again" (protocol 8.8.3): the wager learned
 once the policy has converged, head bias 0, with or without centred features, Adam or SGD."""
+
+KINDS_WITHOUT_WORKSPACE = tuple(k for k, c in AGENT_KINDS.items() if not c.workspace)
+"""The kinds without a workspace (A0, A1, HOT-only): their latent state is the recurrent carrier."""
 
 AGENT_DESCRIPTIONS: dict[str, str] = {
     "a0": "A0: feed-forward baseline, no memory",
@@ -584,3 +596,45 @@ class ReproduceConfig:
             return cls(seeds=tuple(seeds))
         return cls(seeds=tuple(seeds), quick=True, e1_trials=200, decoding_episodes=100, e3_episodes=24,
                    sigmas=(0.0, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5))
+
+
+@dataclass(frozen=True)
+class LiveBudgets:
+    """What the app measures live (one agent and seed, while the visitor waits) and on how much.
+
+    Small next to the pipelines' budgets (:class:`ReproduceConfig`): a live value is an
+    illustration of one seed; the bundled result sets hold the registered numbers.
+    """
+
+    metacognition_trials: int = 300
+    """Wagering trials of a live E1 view (Metacognition and Reward pages)."""
+    workspace_episodes: int = 64
+    """Dual-task episodes of a live E2 view (Workspace page)."""
+    masking_episodes: int = 32
+    """Episodes of a live backward-masking trace (Workspace page)."""
+    titration_episodes: int = 50
+    """Episodes per live titration point (Robustness page; the pipeline's E3 uses 50 too)."""
+    pci_episodes: int = 32
+    """Episodes of a live PCI-A and dPCI (Robustness page)."""
+    pci_kinds: tuple[str, ...] = ("a0", "a1", "b1", "b2", "b2_ws", "hot_only")
+    """The kinds the Robustness page compares live on PCI-A: each family once (no workspace, workspace,
+    workspace with a self-model)."""
+    integration_episodes: int = 32
+    """Episodes of a live integration reading per condition (Integration page)."""
+    theatre_episodes: int = 1000
+    """Episodes the Rollout theatre can play per agent (episode ``i`` is the i-th evaluation seed)."""
+    theatre_batch: int = 32
+    """Episodes the theatre runs together (the matched self-model noise and shuffles act on a batch)."""
+    reward_training: TrainConfig = TrainConfig(max_updates=100, min_updates=100, eval_every=10, heldout_episodes=200)
+    """The live reward-only training run (From reward alone page): 100 updates, a held-out AUROC every 10
+    (a short demonstration, not the registered schedule of protocol 5.3; its agent falls short of the 95%
+    criterion and is flagged so)."""
+
+    def __post_init__(self) -> None:
+        _check(min(self.metacognition_trials, self.workspace_episodes, self.masking_episodes, self.titration_episodes,
+                   self.pci_episodes, self.integration_episodes, self.theatre_batch) >= 1
+               and self.theatre_episodes >= self.theatre_batch, "live budgets must be >= 1 episode")
+
+
+LIVE_BUDGETS = LiveBudgets()
+"""The app's live budgets (``ui/data.py`` reads them)."""

@@ -21,11 +21,14 @@ import labcore.envs as E
 from labcore import UndefinedMetricWarning
 from labcore.agents import Agent
 from labcore.agents.parts import slot_sources
-from labcore.config import N_CUE_VALUES, Intervention
+from labcore.config import N_CUE_VALUES, AgentConfig, Intervention
 from labcore.envs.channels import EVENT_INDEX, KIND_SLICE, CueKind
 from labcore.interventions import capacity_scale
 from labcore.markers import (
     aurc,
+    binarize,
+    cue_retention,
+    delta_pci,
     evoked_response,
     expected_calibration_error,
     global_broadcast_index,
@@ -34,8 +37,11 @@ from labcore.markers import (
     ignition_sharpness,
     ignore_undefined,
     integrated_information,
+    lz_complexity_casali,
+    lz_complexity_shuffle_normalised,
     meta_d_prime,
     o_information,
+    pci_a,
     skip_fraction,
     surrogate_bias,
     tse_complexity,
@@ -206,8 +212,6 @@ def masking_traces(agent: Agent, seeds: Sequence[int], soa: int, count: int,
     at the colour's entry: 1 while the colour is held, 0 once a mask has overwritten it, 0
     throughout with the bus off. Mean over episodes, per capacity (active slots).
     """
-    from labcore.markers import cue_retention
-
     options = {"mask_soa": soa, "mask_count": count}
     entry = E.make_batch(E.DUAL_TASK_MASKING, **options).config.secondary_cue_step
     n_slots = agent.config.n_slots
@@ -367,13 +371,6 @@ def pci_values(agent: Agent, seeds: Sequence[int], normalisations: Sequence[str]
     and "lz76" (raw PCI-A, :func:`labcore.markers.pci_a`), the field's "casali" and "shuffle"
     forms, or "evoked" (binarised against the unperturbed run of the same episode).
     """
-    from labcore.markers import (
-        binarize,
-        lz_complexity_casali,
-        lz_complexity_shuffle_normalised,
-        pci_a,
-    )
-
     unknown = set(normalisations) - {*PCI_NORMALISATIONS.values(), "evoked"}
     if unknown:
         raise ValueError(f"unknown normalisation(s) {sorted(unknown)}")
@@ -397,6 +394,48 @@ def pci_values(agent: Agent, seeds: Sequence[int], normalisations: Sequence[str]
     values = {n: np.array([undefined_as_nan(scorers[n], after[i], None if before is None else before[i])
                            for i in range(len(seeds))]) for n in normalisations}
     return values, pulsed.conjunction()
+
+
+def e1_construction_notes(config: AgentConfig, self_model_mode: str, capacity: int) -> list[str]:
+    """What the wiring of a wagering agent fixes in advance in this setting (labelled "by construction").
+
+    The pages render these notes beside the live E1 markers (``ui.components``).
+
+    A note is given only where it is true of this agent: a zeroed self-model gives a constant
+    confidence only if the confidence head reads z_self (agents with a self-model); with the
+    bus off nothing depends on the stimulus only if the stimulus enters through the bus.
+
+    >>> from labcore.config import AGENT_KINDS
+    >>> len(e1_construction_notes(AGENT_KINDS["b2_ws"], "zero", 4)), len(e1_construction_notes(AGENT_KINDS["b1"], "on", 4))
+    (1, 0)
+    >>> "exactly 0.5" in e1_construction_notes(AGENT_KINDS["b1"], "zero", 4)[0]
+    False
+    """
+    notes = []
+    if self_model_mode == "zero" and config.self_model:
+        notes.append("Zeroed self-model: the confidence head receives a constant, so its output is the same on "
+                     "every trial and Type-2 AUROC is exactly 0.5 **by construction**. "
+                     + ("Accuracy is unchanged because the policy never reads z_self."
+                        if config.policy_reads != "self_model" else
+                        "This agent's policy reads z_self too, so its accuracy can change as well."))
+    elif self_model_mode != "on" and not config.self_model:
+        notes.append("This agent has no self-model, so the self-model setting changes nothing; its confidence is "
+                     "the policy's own probability of its choice, which zeroing does not touch.")
+    if capacity == 0 and config.workspace and config.cue_route == "bus":
+        notes.append("Workspace off: the flash enters only through the workspace, so nothing in the agent depends "
+                     "on it. Accuracy is at chance and the confidence is one constant, so Type-2 AUROC is exactly "
+                     "0.5, both **by construction**.")
+    return notes
+
+
+def pci_and_dpci(agent: Agent, seeds: Sequence[int], normalisation: str = "zlib", *,
+                 fixed: Intervention | None = None) -> tuple[float, float]:
+    """Mean perturbational complexity over the trials it is defined on, and dPCI (its mean on
+    correct minus on wrong trials; nan without both), from :func:`pci_values` (one live condition)."""
+    by, correct = pci_values(agent, seeds, (normalisation,), fixed=fixed)
+    values = by[normalisation]
+    ok = ~np.isnan(values)
+    return float(values[ok].mean()), undefined_as_nan(delta_pci, values[ok & correct], values[ok & ~correct])
 
 
 # ---------------------------------------------------------------- integration (issue 27)

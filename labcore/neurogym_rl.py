@@ -1,7 +1,7 @@
 """Reinforcement learning on NeuroGym's post-decision wager: the one trainer (protocol 8.6-8.7).
 
 Every hyperparameter is a documented field of :class:`NeuroGymRLConfig` (CleanRL's style), and
-:func:`train_agent` seeds everything in one block at its top. The two registered settings are
+:func:`train_network` seeds everything in one block at its top. The two registered settings are
 presets: :data:`REGISTERED_8_6` (the class defaults: the study of protocol 8.6, A2C with GAE,
 advantage normalisation, a shared value head, PyTorch's initialisation, 1,500 updates) and
 :data:`SONG_2017` (protocol 8.7: Song, Yang & Wang's training as their code ``frsong/pyrl`` does it,
@@ -397,7 +397,7 @@ def _step(params: list[torch.Tensor], optimizer: torch.optim.Optimizer, max_norm
     optimizer.step()
 
 
-def train_agent(seed: int, cfg: NeuroGymRLConfig | None = None, progress: ProgressFn | None = None,
+def train_network(seed: int, cfg: NeuroGymRLConfig | None = None, progress: ProgressFn | None = None,
                 trainer: str = "rl", agent: str = "b2_ws") -> tuple[NeuroGymNet, dict[str, Any]]:
     """Train one network on NeuroGym's task; returns it (``cfg.keep``) and its record.
 

@@ -399,7 +399,6 @@ E4_CLAIMS: tuple[ClaimSpec, ...] = (
 """E4's claims (docs/protocol.md sec. 8.5, and 8.8.5 for "E4 again"): the paper has no number
 (verdict :data:`NEW`); each names the hypothesis it tests. Arm (b)'s claims join when its arm does."""
 CLAIMS = CLAIMS + E4_CLAIMS
-CLAIM_IDS = tuple(c.id for c in CLAIMS)
 CLAIMS_BY_ID = {c.id: c for c in CLAIMS}
 
 PAPER_INCONSISTENCIES: tuple[str, ...] = (

@@ -23,9 +23,12 @@ from typing import Any
 
 import numpy as np
 
+from labcore import neurogym_rl, rl, training
 from labcore.checkpoints import checkpoint_name, save_checkpoint
 from labcore.cluster import DASK_TIMEOUT, run_on_cluster
-from labcore.config import AgentConfig, TrainConfig
+from labcore.config import AgentConfig, TrainConfig, trainer_of
+from labcore.neurogym_agents import NeuroGymNet
+from labcore.neurogym_rl import NeuroGymRLConfig
 
 
 @dataclass(frozen=True)
@@ -145,35 +148,71 @@ class ProgressBoard:
         return float("nan") if f <= 0 else (time.perf_counter() - self.started) * (1 - f) / f
 
 
-def run_batch(batch: Batch, progress: Callable[[int, int, dict], None] | None = None) -> list[dict]:
-    """Train one batch, save every checkpoint, return the training records (with ``path``).
+def train_and_save(task: str, kind: str | AgentConfig, seeds: Sequence[int], cfg: TrainConfig | None,
+                   out: Path | str, *, progress: Callable[[int, int, dict], None] | None = None,
+                   resume: Path | None = None, before_save: Callable[[], None] | None = None) -> list[dict]:
+    """Train ``seeds`` of ``kind`` with the trainer that makes it and save every checkpoint in ``out``.
 
-    A kind made by reinforcement learning (``labcore.config.TRAINER_OF_KIND``) trains with
-    :mod:`labcore.rl`, every other with behaviour cloning (:mod:`labcore.training`).
+    The one home of "train an agent and save it" (the command line, the pipelines and the pages
+    all come here). The trainer is the kind's own (:func:`labcore.config.trainer_of`):
+    :func:`labcore.rl.train_seeds` for a kind made by reinforcement learning, else
+    :func:`labcore.training.train_seeds` (behaviour cloning, the seeds trained as one batch).
+
+    Parameters
+    ----------
+    task, kind, seeds, cfg : what to train, as the trainers take them
+    out : checkpoint directory (created if missing)
+    progress : ``progress(done, total, metrics)``, as the trainers call it
+    resume : behaviour cloning's paper schedule only: its resume snapshot
+        (:func:`labcore.training.train_seeds`), deleted once every checkpoint is saved
+    before_save : called after training, before anything is saved; raise in it to save nothing
+        (e.g. a page whose seed another session took meanwhile)
+
+    Returns
+    -------
+    The training records, one per seed in order, each with the ``path`` of its checkpoint.
     """
-    from labcore.config import trainer_of
-
-    if trainer_of(batch.kind if isinstance(batch.kind, str) else batch.kind.kind) == "rl":
-        from labcore.rl import train_seeds
+    name = kind if isinstance(kind, str) else kind.kind
+    if trainer_of(name) == "rl":
+        if resume is not None:
+            raise ValueError("reinforcement learning keeps no resume snapshot")
+        trained_agents = rl.train_seeds(task, kind, seeds, cfg, progress=progress)
     else:
-        from labcore.training import train_seeds
-
-    # The paper schedule runs for an hour or more: it keeps a resume snapshot beside the checkpoints,
-    # so a killed run continues where it stopped (labcore.training.train_seeds, ``resume``).
-    snapshot = Path(batch.out) / batch.snapshot_name if batch.cfg.mode == "paper" and trainer_of(
-        batch.kind if isinstance(batch.kind, str) else batch.kind.kind) == "bc" else None
-    if snapshot is not None:
-        snapshot.parent.mkdir(parents=True, exist_ok=True)
-        trained_agents = train_seeds(batch.task, batch.kind, batch.seeds, batch.cfg, progress=progress, resume=snapshot)
-    else:
-        trained_agents = train_seeds(batch.task, batch.kind, batch.seeds, batch.cfg, progress=progress)
+        trained_agents = training.train_seeds(task, kind, seeds, cfg, progress=progress, resume=resume)
+    if before_save is not None:
+        before_save()
+    Path(out).mkdir(parents=True, exist_ok=True)
     records = []
     for trained in trained_agents:
-        path = save_checkpoint(trained.agent, trained.record, batch.out)
+        path = save_checkpoint(trained.agent, trained.record, out)
         records.append({**trained.record, "path": str(path)})
-    if snapshot is not None:
-        snapshot.unlink(missing_ok=True)
+    if resume is not None:
+        resume.unlink(missing_ok=True)
     return records
+
+
+def train_network_and_save(seed: int, cfg: NeuroGymRLConfig | None, out: Path | str, *, trainer: str = "rl",
+                           agent: str = "b2_ws") -> tuple[NeuroGymNet, dict]:
+    """:func:`train_and_save` for NeuroGym's task: one network trained by
+    :func:`labcore.neurogym_rl.train_network` (its parameters), its checkpoint saved in ``out``.
+
+    Returns the network and its record, as the trainer returns them.
+    """
+    net, record = neurogym_rl.train_network(seed, cfg, trainer=trainer, agent=agent)
+    save_checkpoint(net, record, out)
+    return net, record
+
+
+def run_batch(batch: Batch, progress: Callable[[int, int, dict], None] | None = None) -> list[dict]:
+    """Train one batch, save every checkpoint, return the training records (with ``path``):
+    :func:`train_and_save`, with a resume snapshot on behaviour cloning's paper schedule."""
+    # The paper schedule runs for an hour or more: it keeps a resume snapshot beside the checkpoints,
+    # so a killed run continues where it stopped (labcore.training.train_seeds, ``resume``).
+    kind = batch.kind if isinstance(batch.kind, str) else batch.kind.kind
+    snapshot = Path(batch.out) / batch.snapshot_name if batch.cfg.mode == "paper" and trainer_of(kind) == "bc" else None
+    if snapshot is not None:
+        snapshot.parent.mkdir(parents=True, exist_ok=True)
+    return train_and_save(batch.task, batch.kind, batch.seeds, batch.cfg, batch.out, progress=progress, resume=snapshot)
 
 
 _WORKER_QUEUE: Any = None

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import plotly.graph_objects as go
+from plotly.offline import get_plotlyjs
 
 from labcore.figures.explore import design_figure, study_answer
 from labcore.figures.registry import (
@@ -414,8 +415,6 @@ def _all_values(res: Results) -> str:
 
 def build_report_html(res: Results) -> str:
     """The whole page as one HTML string (plotly.js inlined once, in the head)."""
-    from plotly.offline import get_plotlyjs
-
     study_html = _design_study(res)
     nav = [
         "<li><a href='#verdicts'>Verdicts at a glance</a></li>",

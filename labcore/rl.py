@@ -1,7 +1,7 @@
 """Reinforcement learning from the task's reward alone: E4 arm (b), ``reward_all`` (protocol 8.3).
 
 One file in CleanRL's style: every hyperparameter is a documented field of :class:`RLConfig`,
-and :func:`train_agent` seeds everything in one block at its top. The method is advantage
+and :func:`_train_seed` seeds everything in one block at its top. The method is advantage
 actor-critic (A2C) with generalised advantage estimation (GAE):
 
 1. **Rollout.** ``episodes_per_update`` wagering episodes run at once in the batched simulator
@@ -55,10 +55,11 @@ from labcore.agents import Agent, Observation, build_agent
 from labcore.config import AGENT_KINDS, AgentConfig, TrainConfig, trainer_of
 from labcore.envs.batch import StepKind
 from labcore.envs.wagering import BET_ACTION, OPT_OUT_ACTION
+from labcore.markers import learning_curve_auroc
 from labcore.rollout import observation_at, rollout
 from labcore.seeding import EPISODE_SEED_STRIDE, episode_seeds, seed_everything
 from labcore.training import TrainedAgent, library_versions
-from labcore.wager_reward import _pairwise_auroc, wager_reward_loss
+from labcore.wager_reward import wager_reward_loss
 
 WRONG_BET_PAYOFF = -1.0
 """What the environment pays for a wrong bet (protocol 3.4; ``labcore.envs.wagering``): arm (b)
@@ -353,7 +354,7 @@ def evaluate(agent: Agent, seeds: Sequence[int]) -> dict[str, float | None]:
     conf = out["confidence"].astype(np.float64)
     wagered = trace.labels["wager"] & decided
     values = {"accuracy": float(correct.mean()),
-              "auroc": _pairwise_auroc(correct[decided], conf[decided]),
+              "auroc": learning_curve_auroc(correct[decided], conf[decided]),
               "confidence": float(conf[decided].mean()) if decided.any() else float("nan"),
               "reward": float(trace.reward.sum(1).mean()),
               "opt_out": float((out["bet"][wagered] == 0).mean()) if wagered.any() else float("nan"),
@@ -380,23 +381,9 @@ def _resolve(task: str, kind: str | AgentConfig) -> AgentConfig:
     return config
 
 
-def train_agent(task: str, kind: str | AgentConfig, seed: int, cfg: RLConfig | TrainConfig | None = None,
+def _train_seed(task: str, kind: str | AgentConfig, seed: int, cfg: RLConfig | TrainConfig | None = None,
                 progress: ProgressFn | None = None) -> TrainedAgent:
-    """Train one agent from the task's reward to the registered convergence rule.
-
-    Parameters
-    ----------
-    task : "wagering" (the only task with the wager)
-    kind : an RL kind in ``AGENT_KINDS`` (``TRAINER_OF_KIND``), e.g. "reward_all", or its config
-    seed : agent seed (weights, episode draws, actions and bets)
-    cfg : the hyperparameters (:class:`RLConfig`; a ``TrainConfig`` lends its budget, :meth:`RLConfig.of`)
-    progress : called as ``progress(update, max_updates, metrics)`` after each evaluation
-
-    Returns
-    -------
-    :class:`~labcore.training.TrainedAgent` with the best held-out weights and the record
-    (``history``: held-out accuracy, AUROC and mean reward per evaluation).
-    """
+    """Train one seed from the task's reward to the registered convergence rule (see :func:`train_seeds`)."""
     config = _resolve(task, kind)
     cfg = RLConfig.of(cfg)
     start = time.perf_counter()
@@ -461,10 +448,25 @@ def train_agent(task: str, kind: str | AgentConfig, seed: int, cfg: RLConfig | T
 
 def train_seeds(task: str, kind: str | AgentConfig, seeds: Sequence[int], cfg: RLConfig | TrainConfig | None = None,
                 progress: ProgressFn | None = None) -> list[TrainedAgent]:
-    """:func:`train_agent` for each seed in turn (a member depends on its seed only).
+    """Train one agent per seed from the task's reward to the registered convergence rule.
 
-    ``progress`` sees the updates of all seeds against their summed budget, with
-    ``members_done`` of ``members``, as :func:`labcore.training.train_seeds` reports it.
+    The reinforcement-learning trainer's one entry (:func:`labcore.provision.train_and_save` picks
+    it for the kinds it makes). Seeds train in turn: a member depends on its seed only.
+
+    Parameters
+    ----------
+    task : "wagering" (the only task with the wager)
+    kind : an RL kind in ``AGENT_KINDS`` (``TRAINER_OF_KIND``), e.g. "reward_all", or its config
+    seeds : agent seeds (weights, episode draws, actions and bets), distinct
+    cfg : the hyperparameters (:class:`RLConfig`; a ``TrainConfig`` lends its budget, :meth:`RLConfig.of`)
+    progress : called as ``progress(done, total, metrics)`` after each evaluation: the updates of
+        all seeds against their summed budget, with ``members_done`` of ``members``, as
+        :func:`labcore.training.train_seeds` reports it
+
+    Returns
+    -------
+    One :class:`~labcore.training.TrainedAgent` per seed, in order: the best held-out weights and
+    the record (``history``: held-out accuracy, AUROC and mean reward per evaluation).
     """
     seeds = [int(s) for s in seeds]
     if not seeds or len(set(seeds)) != len(seeds):
@@ -480,7 +482,7 @@ def train_seeds(task: str, kind: str | AgentConfig, seeds: Sequence[int], cfg: R
                                            {**m, "members_done": float(k), "members": float(len(seeds))})
 
     for k, seed in enumerate(seeds):
-        out.append(train_agent(task, kind, seed, cfg, forward(k)))
+        out.append(_train_seed(task, kind, seed, cfg, forward(k)))
         if progress is not None:
             progress((k + 1) * cfg.max_updates, total, {"members_done": float(k + 1), "members": float(len(seeds)),
                                                         "accuracy": out[-1].record["heldout_accuracy"]})

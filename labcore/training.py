@@ -31,6 +31,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import gymnasium
+import minigrid
 import numpy as np
 import torch
 from torch import nn
@@ -428,9 +430,6 @@ class TrainedAgent:
 
 def library_versions() -> dict[str, str]:
     """Versions of the libraries a training record was made with."""
-    import gymnasium
-    import minigrid
-
     return {"labcore": labcore.__version__, "torch": torch.__version__, "numpy": np.__version__,
             "gymnasium": gymnasium.__version__, "minigrid": minigrid.__version__,
             "python": platform.python_version()}
@@ -486,6 +485,9 @@ def train_seeds(
     resume: Path | str | None = None,
 ) -> list[TrainedAgent]:
     """Train one agent per seed, all seeds at once as one seed-batched model.
+
+    Behaviour cloning's one entry (:func:`labcore.provision.train_and_save` picks it for the kinds
+    it makes; a seed alone is a batch of one).
 
     Parameters
     ----------
@@ -576,15 +578,6 @@ def train_seeds(
         agent.eval()
         out.append(TrainedAgent(agent, record))
     return out
-
-
-def train_agent(task: str, kind: str | AgentConfig, seed: int, cfg: TrainConfig | None = None,
-                progress: ProgressFn | None = None) -> TrainedAgent:
-    """Train one agent on one task from oracle demonstrations (a seed batch of one).
-
-    Parameters are those of :func:`train_seeds` with a single ``seed``.
-    """
-    return train_seeds(task, kind, [seed], cfg, progress)[0]
 
 
 def _report(progress: ProgressFn | None, done: int, total: int, members: list[_Member],

@@ -40,6 +40,7 @@ from labcore.agents import Agent
 from labcore.checkpoints import BUNDLED_DIR, checkpoint_name, load_checkpoint
 from labcore.config import TrainConfig
 from labcore.envs.batch import StepKind
+from labcore.markers import learning_curve_auroc
 
 CORRECT_BET_PAYOFF = 1.0
 """Reward of a bet on a correct decision (protocol 3.4)."""
@@ -200,14 +201,6 @@ def warm_start(agent: Agent, task: str, kind: str, seed: int, directory: Path | 
     return sorted(loaded)
 
 
-def _pairwise_auroc(correct: np.ndarray, confidence: np.ndarray) -> float:
-    """P(a correct trial's confidence > an error's) + half the ties; nan without both classes."""
-    pos, neg = confidence[correct], confidence[~correct]
-    if not len(pos) or not len(neg):
-        return float("nan")
-    return float((pos[:, None] > neg[None, :]).mean() + 0.5 * (pos[:, None] == neg[None, :]).mean())
-
-
 SPREAD_MIN_BETS = 1.0
 """The confidence-spread rule (protocol 8.8.4): a Type-2 AUROC is meaningful only if the confidence's
 variation changes at least this many bets, in expectation, over the trials it is computed on."""
@@ -265,7 +258,7 @@ class WagerLog:
         decided, wager = cat["decided"], cat["wager"]
         conf = cat["confidence"].astype(np.float64)
         paid = np.where(cat["correct"], CORRECT_BET_PAYOFF, self.wrong_bet_payoff)
-        values = {"heldout_auroc": _pairwise_auroc(cat["correct"][decided], conf[decided]),
+        values = {"heldout_auroc": learning_curve_auroc(cat["correct"][decided], conf[decided]),
                   "heldout_confidence": float(conf[decided].mean()) if decided.any() else float("nan"),
                   "heldout_wager_reward": float((conf * paid)[wager].mean()) if wager.any() else float("nan")}
         if decided.any():

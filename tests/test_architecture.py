@@ -4,9 +4,15 @@
 - every labcore module sits in one layer of docs/ARCHITECTURE.md and imports only its own
   layer or lower ones (function-level imports count too);
 - the labcore import graph has no cycles;
-- no module of labcore/ or ui/ is over 800 lines, except the data tables allowed below;
+- no module of the code base (labcore/, ui/, app_pages/, app.py, bench/, tests/) is over 800
+  lines, except the data tables allowed below;
 - no function or class is defined twice at the top level of a module;
-- every public function, class and method in labcore/ and ui/ has a docstring and type hints.
+- every public function, class and method in labcore/ and ui/ has a docstring and type hints;
+- one home per concept: the AUROC is computed in labcore/markers only, agents are trained and
+  saved in labcore/provision.py only, and a page imports no science (markers, measures,
+  experiments) beyond the known imports listed below, which shrink to none.
+
+Every check has a test that shows it can fail on a deliberately broken example.
 """
 
 from __future__ import annotations
@@ -94,6 +100,7 @@ def layer_of(module: str) -> int:
 
 LABCORE = source_files("labcore")
 UI = source_files("ui")
+PAGES = source_files("app_pages")
 
 
 def test_labcore_never_imports_streamlit_or_the_app():
@@ -162,14 +169,23 @@ def test_cycle_finder_finds_a_cycle():
     assert find_cycle({"a": {"b"}, "b": set()}) is None
 
 
-@pytest.mark.parametrize("path", LABCORE + UI, ids=lambda p: str(p.relative_to(ROOT)))
+def too_long(text: str) -> bool:
+    """Is a module's source over :data:`MAX_LINES` lines?"""
+    return len(text.splitlines()) > MAX_LINES
+
+
+@pytest.mark.parametrize("path", LABCORE + UI + PAGES + [ROOT / "app.py"] + source_files("bench", "tests"),
+                         ids=lambda p: str(p.relative_to(ROOT)))
 def test_module_size(path):
     rel = str(path.relative_to(ROOT))
-    lines = len(path.read_text().splitlines())
     if rel in LONG_DATA_TABLES:
-        assert lines > MAX_LINES, f"{rel} is short now: take it off LONG_DATA_TABLES"
+        assert too_long(path.read_text()), f"{rel} is short now: take it off LONG_DATA_TABLES"
         return
-    assert lines <= MAX_LINES, f"{rel} has {lines} lines (> {MAX_LINES}): split it by topic"
+    assert not too_long(path.read_text()), f"{rel} has {len(path.read_text().splitlines())} lines (> {MAX_LINES}): split it by topic"
+
+
+def test_the_size_check_can_fail():
+    assert too_long("x = 1\n" * (MAX_LINES + 1)) and not too_long("x = 1\n" * MAX_LINES)
 
 
 def duplicates(module: ast.Module) -> list[str]:
@@ -223,3 +239,193 @@ def test_every_public_definition_has_a_docstring_and_type_hints():
             if isinstance(node, ast.FunctionDef) and missing_hints(node):
                 problems.append(f"{where}: no type hint for {', '.join(missing_hints(node))}")
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems)
+
+
+# --------------------------------------------------------------------------- one home per concept
+def rel(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+def called_name(call: ast.Call) -> str | None:
+    """``f`` of ``f(...)`` or ``x.f(...)``."""
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def functions(module: ast.Module) -> list[ast.FunctionDef]:
+    return [n for n in ast.walk(module) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+
+
+def scopes(module: ast.Module) -> list[tuple[str, list[ast.AST]]]:
+    """Each function's body, and the module's own statements (a page is a script), by name."""
+    top = [n for stmt in module.body if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+           for n in ast.walk(stmt)]
+    return [("<module>", top)] + [(fn.name, list(ast.walk(fn))) for fn in functions(module)]
+
+
+AUROC_PRIMITIVES = {"rankdata", "mannwhitneyu", "roc_auc_score", "roc_curve", "auc", "trapezoid", "trapz"}
+"""Calls that rank scores or integrate a ROC curve: an AUROC computed in place."""
+AUROC_NAME = re.compile(r"(auroc|auc)$", re.IGNORECASE)
+NOT_AN_AUROC = {
+    "labcore/lesson.py:_intact_auroc": "the lesson's rule on a claim's value (which of three answers it supports)",
+    "labcore/figures/paper_e1.py:fig1a_accuracy_and_auroc": "draws the result set's AUROCs",
+}
+"""Functions named like an AUROC that compute none, each with the reason."""
+
+
+def marker_names(module: ast.Module) -> set[str]:
+    """Names bound to labcore.markers or to anything imported from it."""
+    names = set()
+    for node in ast.walk(module):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("labcore.markers"):
+            names.update(a.asname or a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module == "labcore":
+            names.update(a.asname or a.name for a in node.names if a.name == "markers")
+        elif isinstance(node, ast.Import):
+            names.update(a.asname or a.name for a in node.names if a.name.startswith("labcore.markers"))
+    return names
+
+
+def _has_none(index: ast.AST) -> bool:
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    return any(isinstance(p, ast.Constant) and p.value is None for p in parts)
+
+
+def pairwise_comparison(node: ast.AST) -> bool:
+    """``a[:, None] > b[None, :]``: every pair of two arrays compared."""
+    return (isinstance(node, ast.Compare) and isinstance(node.left, ast.Subscript) and _has_none(node.left.slice)
+            and any(isinstance(c, ast.Subscript) and _has_none(c.slice) for c in node.comparators))
+
+
+def split_by_label(node: ast.AST) -> bool:
+    """``x[~label]``: the negatives of a labelled array (an AUROC compares them with the positives)."""
+    return (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.UnaryOp)
+            and isinstance(node.slice.op, ast.Invert))
+
+
+def one_class_test(node: ast.AST) -> bool:
+    """``y.all() or not y.any()``: the test of an AUROC's undefined case, which the markers own."""
+    def method(n: ast.AST, name: str) -> bool:
+        return isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name
+
+    def negated(n: ast.AST, name: str) -> bool:
+        return isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not) and method(n.operand, name)
+
+    if not (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2):
+        return False
+    a, b = node.values
+    return (method(a, "all") and negated(b, "any")) or (negated(a, "any") and method(b, "all"))
+
+
+def auroc_homes(module: ast.Module, where: str) -> list[str]:
+    """Functions of ``module`` that compute an AUROC themselves instead of calling labcore.markers."""
+    markers = marker_names(module)
+    found = []
+    for fn in functions(module):
+        nodes = list(ast.walk(fn))
+        if any(pairwise_comparison(n) for n in nodes) and any(split_by_label(n) for n in nodes):
+            found.append(f"{where}:{fn.name} compares every positive with every negative")
+        if ranks := {called_name(n) for n in nodes if isinstance(n, ast.Call)} & AUROC_PRIMITIVES:
+            found.append(f"{where}:{fn.name} ranks or integrates scores ({', '.join(sorted(ranks))})")
+        uses_markers = any(isinstance(n, ast.Name) and n.id in markers for n in nodes)
+        if uses_markers and any(one_class_test(n) for n in nodes):
+            found.append(f"{where}:{fn.name} tests the AUROC's undefined case itself (type2_auroc's undefined=...)")
+        if AUROC_NAME.search(fn.name) and not uses_markers and f"{where}:{fn.name}" not in NOT_AN_AUROC:
+            found.append(f"{where}:{fn.name} is named as an AUROC and uses no labcore.markers function")
+    return found
+
+
+def test_the_auroc_has_one_home():
+    """labcore.markers computes every AUROC (type2_auroc, learning_curve_auroc, decoder_auroc, ...)."""
+    problems = [p for path in LABCORE + UI + PAGES if not rel(path).startswith("labcore/markers/")
+                for p in auroc_homes(tree(path), rel(path))]
+    assert not problems, "an AUROC outside labcore.markers:\n" + "\n".join(problems)
+    assert all(name.split(":")[0] in map(rel, LABCORE + UI + PAGES) for name in NOT_AN_AUROC)
+
+
+def test_the_auroc_check_can_fail():
+    twin = ast.parse(
+        "def _pairwise_auroc(correct, confidence):\n"
+        "    pos, neg = confidence[correct], confidence[~correct]\n"
+        "    return float((pos[:, None] > neg[None, :]).mean() + 0.5 * (pos[:, None] == neg[None, :]).mean())\n"
+        "def ranked(y, s):\n"
+        "    from scipy.stats import mannwhitneyu\n"
+        "    return mannwhitneyu(s[y], s[~y]).statistic / (y.sum() * (~y).sum())\n"
+        "def chance_auc(y, s):\n"
+        "    return 0.5 if y.all() or not y.any() else float(s[y].mean() > s[~y].mean())\n"
+        "from labcore.markers import type2_auroc\n"
+        "def imputed(y, s):\n"
+        "    return (0.5, True) if y.all() or not y.any() else (type2_auroc(y, s), False)\n")
+    assert [p.split(" ")[0] for p in auroc_homes(twin, "fake.py")] == [
+        "fake.py:_pairwise_auroc", "fake.py:_pairwise_auroc", "fake.py:ranked", "fake.py:chance_auc", "fake.py:imputed"]
+    delegate = ast.parse("from labcore.markers import type2_auroc\n"
+                         "def report_auroc(y, s):\n    return type2_auroc(y, s, undefined='chance')\n")
+    assert auroc_homes(delegate, "fake.py") == []
+
+
+TRAIN_AND_SAVE_HOME = "labcore/provision.py"
+"""The one home of "train an agent and save it" (``train_and_save``, ``train_network_and_save``)."""
+
+
+def train_and_save_homes(module: ast.Module, where: str) -> list[str]:
+    """Scopes of ``module`` that call a trainer and ``save_checkpoint`` themselves."""
+    found = []
+    for name, nodes in scopes(module):
+        calls = {called_name(n) for n in nodes if isinstance(n, ast.Call)} - {None}
+        trains = {c for c in calls if c.startswith(("train_", "_train_")) and not c.endswith("_and_save")}
+        if "save_checkpoint" in calls and trains:
+            found.append(f"{where}:{name} calls {', '.join(sorted(trains))} and save_checkpoint")
+    return found
+
+
+def test_train_and_save_has_one_home():
+    problems = [p for path in LABCORE + UI + PAGES if rel(path) != TRAIN_AND_SAVE_HOME
+                for p in train_and_save_homes(tree(path), rel(path))]
+    assert not problems, f"train-and-save outside {TRAIN_AND_SAVE_HOME} (call its train_and_save):\n" + "\n".join(
+        problems)
+    assert train_and_save_homes(tree(ROOT / TRAIN_AND_SAVE_HOME), TRAIN_AND_SAVE_HOME)  # the home is found
+
+
+def test_the_train_and_save_check_can_fail():
+    page = ast.parse("from labcore import training\nfrom labcore.checkpoints import save_checkpoint\n"
+                     "trained = training.train_seeds('dual', 'b1', [5])[0]\n"
+                     "save_checkpoint(trained.agent, trained.record, 'runs/user')\n")
+    pipeline = ast.parse("def provide(kind, seed):\n    trained = train_agent('dual', kind, seed)\n"
+                         "    return save_checkpoint(trained.agent, trained.record, 'cache')\n")
+    assert train_and_save_homes(page, "page.py") == ["page.py:<module> calls train_seeds and save_checkpoint"]
+    assert train_and_save_homes(pipeline, "x.py") == ["x.py:provide calls train_agent and save_checkpoint"]
+    assert train_and_save_homes(ast.parse("rec = train_and_save('dual', 'b1', [5], None, 'out')\n"), "ok.py") == []
+
+
+SCIENCE = ("labcore.markers", "labcore.measures", "labcore.experiments")
+"""What a page never imports: it reads values through ui/ and draws them with labcore.figures."""
+PAGE_SCIENCE_TODAY = {
+    ("app_pages/integration.py", "labcore.measures"): "the signal names, ridge and normalisation it lists",
+    ("app_pages/mystery.py", "labcore.measures"): "the view types of the measured puzzle",
+    ("app_pages/reward.py", "labcore.experiments.e4"): "E4's arms and reference",
+    ("app_pages/reward.py", "labcore.experiments.e4_hypotheses"): "E4's answer and condition texts",
+    ("app_pages/robustness.py", "labcore.experiments.explore_e3"): "the design study's geometries, loops, gains",
+    ("app_pages/robustness.py", "labcore.measures"): "the PCI normalisations and noise_target",
+    ("app_pages/workspace.py", "labcore.measures"): "the workspace view and masking",
+}
+"""The science pages import today (issue 25, phase 2: through ui/ instead); the list only shrinks."""
+
+
+def science_imports(path: Path) -> set[str]:
+    return {m for m in imported_modules(path) if any(m == s or m.startswith(s + ".") for s in SCIENCE)}
+
+
+def test_pages_import_no_science():
+    found = {(rel(path), m) for path in PAGES for m in science_imports(path)}
+    new = sorted(found - PAGE_SCIENCE_TODAY.keys())
+    assert not new, "a page imports markers/measures/experiments (go through ui/ and labcore.figures):\n" + "\n".join(
+        f"{page}: {module}" for page, module in new)
+    gone = sorted(PAGE_SCIENCE_TODAY.keys() - found)
+    assert not gone, f"no longer imported: take these off PAGE_SCIENCE_TODAY: {gone}"
+
+
+def test_the_page_import_check_can_fail(tmp_path):
+    page = tmp_path / "page.py"
+    page.write_text("from labcore import measures\nfrom labcore.markers import type2_auroc\n"
+                    "from labcore.experiments.e4 import ARMS\nfrom labcore.figures.live import titration_figure\n")
+    assert science_imports(page) == {"labcore.measures", "labcore.markers", "labcore.experiments.e4"}

@@ -9,7 +9,7 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
-from labcore.config import AgentConfig
+from labcore.measures import e1_construction_notes as e1_construction_notes  # the pages render them
 from labcore.paper import CLAIMS_BY_ID, paper_text
 from labcore.results import Results, finite, ours_text
 
@@ -168,36 +168,6 @@ def verdict_box(title: str, res: Results, claims: Sequence[tuple[str, str]], *, 
                                        for cid, label in claims if cid in found))
         st.caption(f"Verdicts from the result set `{res.directory.name}` (summary.json), by rules fixed before "
                    "the run (docs/verdicts.md). \"By construction\": our design fixes that value in advance.")
-
-
-def e1_construction_notes(config: AgentConfig, self_model_mode: str, capacity: int) -> list[str]:
-    """What the wiring of a wagering agent fixes in advance in this setting (labelled "by construction").
-
-    A note is given only where it is true of this agent: a zeroed self-model gives a constant
-    confidence only if the confidence head reads z_self (agents with a self-model); with the
-    bus off nothing depends on the stimulus only if the stimulus enters through the bus.
-
-    >>> from labcore.config import AGENT_KINDS
-    >>> len(e1_construction_notes(AGENT_KINDS["b2_ws"], "zero", 4)), len(e1_construction_notes(AGENT_KINDS["b1"], "on", 4))
-    (1, 0)
-    >>> "exactly 0.5" in e1_construction_notes(AGENT_KINDS["b1"], "zero", 4)[0]
-    False
-    """
-    notes = []
-    if self_model_mode == "zero" and config.self_model:
-        notes.append("Zeroed self-model: the confidence head receives a constant, so its output is the same on "
-                     "every trial and Type-2 AUROC is exactly 0.5 **by construction**. "
-                     + ("Accuracy is unchanged because the policy never reads z_self."
-                        if config.policy_reads != "self_model" else
-                        "This agent's policy reads z_self too, so its accuracy can change as well."))
-    elif self_model_mode != "on" and not config.self_model:
-        notes.append("This agent has no self-model, so the self-model setting changes nothing; its confidence is "
-                     "the policy's own probability of its choice, which zeroing does not touch.")
-    if capacity == 0 and config.workspace and config.cue_route == "bus":
-        notes.append("Workspace off: the flash enters only through the workspace, so nothing in the agent depends "
-                     "on it. Accuracy is at chance and the confidence is one constant, so Type-2 AUROC is exactly "
-                     "0.5, both **by construction**.")
-    return notes
 
 
 def figure(fig: go.Figure, *, key: str, download: str | None = None) -> None:

@@ -26,11 +26,9 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-import pandas as pd
 import streamlit as st
 
 import labcore.envs as E
-import labcore.results as results_module
 from labcore import measures
 from labcore import results as result_set
 from labcore.agents import Agent
@@ -43,10 +41,12 @@ from labcore.checkpoints import (
     load_checkpoint,
     read_manifest,
 )
-from labcore.config import AGENT_DESCRIPTIONS, Intervention, TrainConfig
+from labcore.config import AGENT_DESCRIPTIONS, LIVE_BUDGETS, Intervention
+from labcore.experiments.e2 import allocation_closed_form
 from labcore.experiments.explore_integration import IntegrationStudy, read_study
 from labcore.interventions import capacity_scale
 from labcore.markers import KnownAnswer, known_answers
+from labcore.provision import train_and_save
 from labcore.seeding import episode_seeds
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,15 +63,17 @@ E4_RESULTS_DIR = ROOT / "results" / "e4"
 """The bundled E4 result set (issue 15: metacognition from reward alone); read at call time."""
 LIVE_KIND = "reward_wager"
 """What the "From reward alone" page trains live: E4's arm (a)."""
-LIVE_TRAIN = TrainConfig(max_updates=100, min_updates=100, eval_every=10, heldout_episodes=200)
-"""The live run's budget: 100 updates, a held-out AUROC every 10 (a short demonstration, not the
-registered schedule of protocol 5.3; its agent falls short of the 95% criterion and is flagged so)."""
-E1_TRIALS = 300
-DUAL_EPISODES = 64
-THEATRE_EPISODES = 1000
-"""Episodes the Rollout theatre can play per agent (episode ``i`` is the i-th evaluation seed)."""
-THEATRE_BATCH = 32
-"""Episodes the theatre runs together (the matched self-model noise and shuffles act on a batch)."""
+# The live budgets (labcore.config.LiveBudgets), by the names the functions below read at call time
+# (tests shrink them here).
+LIVE_TRAIN = LIVE_BUDGETS.reward_training
+E1_TRIALS = LIVE_BUDGETS.metacognition_trials
+DUAL_EPISODES = LIVE_BUDGETS.workspace_episodes
+MASKING_EPISODES = LIVE_BUDGETS.masking_episodes
+TITRATION_EPISODES = LIVE_BUDGETS.titration_episodes
+PCI_EPISODES = LIVE_BUDGETS.pci_episodes
+INTEGRATION_EPISODES = LIVE_BUDGETS.integration_episodes
+THEATRE_EPISODES = LIVE_BUDGETS.theatre_episodes
+THEATRE_BATCH = LIVE_BUDGETS.theatre_batch
 _SESSION_KEY = "_user_runs_session"
 
 
@@ -206,7 +208,7 @@ def train_live(seed: int, progress: Callable[[int, int, dict], None] | None = No
     seed : int
         A seed no agent of that kind has anywhere (:func:`seed_taken`).
     progress : callable, optional
-        ``progress(done, total, metrics)`` as :func:`labcore.training.train_agent` calls it.
+        ``progress(done, total, metrics)`` as :func:`labcore.training.train_seeds` calls it.
 
     Returns
     -------
@@ -219,17 +221,15 @@ def train_live(seed: int, progress: Callable[[int, int, dict], None] | None = No
     CheckpointError
         If another session saved this seed meanwhile, or the agent cannot be saved.
     """
-    from labcore import training
-    from labcore.checkpoints import save_checkpoint
+    def still_free() -> None:
+        if seed_taken("wagering", LIVE_KIND, seed):
+            raise CheckpointError(f"seed {seed} was saved by another session while this one trained; train again")
 
-    trained = training.train_agent("wagering", LIVE_KIND, seed, LIVE_TRAIN, progress=progress)
-    if seed_taken("wagering", LIVE_KIND, seed):
-        raise CheckpointError(f"seed {seed} was saved by another session while this one trained; train again")
-    target = session_dir()
-    target.mkdir(parents=True, exist_ok=True)
-    path = save_checkpoint(trained.agent, trained.record, target)
+    record = train_and_save("wagering", LIVE_KIND, [seed], LIVE_TRAIN, session_dir(), progress=progress,
+                            before_save=still_free)[0]
+    path = Path(record.pop("path"))
     read_checkpoint_manifest.clear()
-    return trained.record, path
+    return record, path
 
 
 def agent_file(task: str, kind: str, seed: int) -> tuple[str, str]:
@@ -328,7 +328,7 @@ def masking(kind: str, seed: int, soa: int, count: int) -> dict[str, list[float]
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def _masking(path: str, stamp: str, seed: int, soa: int, count: int) -> dict[str, list[float]]:
-    return measures.masking_traces(_load(path, stamp), episode_seeds(seed, "eval", 32), soa, count)
+    return measures.masking_traces(_load(path, stamp), episode_seeds(seed, "eval", MASKING_EPISODES), soa, count)
 
 
 def noisy_accuracy(kind: str, seed: int, sigma: float, noise_mode: str, target: str) -> float:
@@ -338,7 +338,7 @@ def noisy_accuracy(kind: str, seed: int, sigma: float, noise_mode: str, target: 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def _noisy_accuracy(path: str, stamp: str, kind: str, seed: int, sigma: float, noise_mode: str, target: str) -> float:
-    return measures.titration(_load(path, stamp), episode_seeds(seed, "eval", 50), [sigma],
+    return measures.titration(_load(path, stamp), episode_seeds(seed, "eval", TITRATION_EPISODES), [sigma],
                               noise_mode=noise_mode, target=target, fixed=measures.evaluation_intervention(kind),
                               noise_seeds=[seed])[0]
 
@@ -350,18 +350,9 @@ def pci(kind: str, seed: int, normalisation: str) -> tuple[float, float]:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _pci(path: str, stamp: str, kind: str, seed: int, normalisation: str) -> tuple[float, float]:
-    from labcore.markers import delta_pci, undefined_as_nan
-
     fixed = Intervention(**measures.evaluation_intervention(kind))
-    by, correct = measures.pci_values(_load(path, stamp), episode_seeds(seed, "eval", 32), (normalisation,),
-                                   fixed=fixed)
-    values = by[normalisation]
-    ok = pd.notna(values)
-    return float(values[ok].mean()), undefined_as_nan(delta_pci, values[ok & correct], values[ok & ~correct])
-
-
-INTEGRATION_EPISODES = 32
-"""Episodes the Integration page measures per agent and condition (the performance target's)."""
+    return measures.pci_and_dpci(_load(path, stamp), episode_seeds(seed, "eval", PCI_EPISODES), normalisation,
+                                 fixed=fixed)
 
 
 def integration(kind: str, seed: int, capacity: int, self_model_mode: str) -> list[measures.IntegrationReading]:
@@ -391,7 +382,7 @@ def _integration_study(directory: str) -> IntegrationStudy:
     return read_study(directory)
 
 
-INTEGRATION_STUDY_DIR = ROOT / "results" / results_module.INTEGRATION_DIR
+INTEGRATION_STUDY_DIR = ROOT / "results" / result_set.INTEGRATION_DIR
 """The integration study (protocol sec. 9) the Integration page shows."""
 
 
@@ -456,39 +447,37 @@ def checked_results(directory: str | Path | None = None, experiment: str | None 
 
 def result_sets() -> list[str]:
     """Result directories under ``results/`` that hold a summary (bundled first; the studies'
-    folders, ``results_module.STUDY_DIRS``, are not result sets)."""
+    folders, ``result_set.STUDY_DIRS``, are not result sets)."""
     found = sorted(p.parent for p in (ROOT / "results").glob("*/summary.json")
-                   if p.parent.name not in results_module.STUDY_DIRS)
+                   if p.parent.name not in result_set.STUDY_DIRS)
     return [str(p) for p in sorted(found, key=lambda p: (p.name != "bundled", p.name))]
 
 
 @st.cache_data(show_spinner=False)
 def closed_forms() -> dict[int, dict[str, float]]:
     """An ideal agent's E2 scores per number of active slots (the allocation rule alone)."""
-    from labcore.experiments.e2 import allocation_closed_form
-
     return allocation_closed_form()
 
 
 @st.cache_data(show_spinner=False, ttl=60)
-def _explore(directory: str) -> results_module.ExploreStudy:
-    return results_module.load_explore(directory)
+def _explore(directory: str) -> result_set.ExploreStudy:
+    return result_set.load_explore(directory)
 
 
-def explore() -> results_module.ExploreStudy:
+def explore() -> result_set.ExploreStudy:
     """The bundled E3 design study (``results/explore_e3``; problems listed, never raised)."""
-    return _explore(str(ROOT / "results" / results_module.EXPLORE_DIR))  # cached per folder, as results()
+    return _explore(str(ROOT / "results" / result_set.EXPLORE_DIR))  # cached per folder, as results()
 
 
 @st.cache_data(show_spinner=False, ttl=60)
-def _neurogym(directory: str) -> results_module.NeuroGymStudy:
-    return results_module.load_neurogym(directory)
+def _neurogym(directory: str) -> result_set.NeuroGymStudy:
+    return result_set.load_neurogym(directory)
 
 
-NEUROGYM_STUDY_DIR = ROOT / "results" / results_module.NEUROGYM_DIR
+NEUROGYM_STUDY_DIR = ROOT / "results" / result_set.NEUROGYM_DIR
 """The bundled NeuroGym study (protocol 8.6) the "From reward alone" page shows."""
 
 
-def neurogym_study() -> results_module.NeuroGymStudy:
+def neurogym_study() -> result_set.NeuroGymStudy:
     """The NeuroGym study of :data:`NEUROGYM_STUDY_DIR` (problems listed, never raised)."""
     return _neurogym(str(NEUROGYM_STUDY_DIR))

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from labcore.config import AGENT_KINDS, NOISE_MODES, SELF_MODEL_MODES, AgentConfig
+from labcore.config import AGENT_KINDS, MASKING_DEFAULT, NOISE_MODES, SELF_MODEL_MODES, AgentConfig
 
 TASK_CHOICES = ("dual", "masking", "wagering", "ood")
 """Tasks of the Rollout theatre (the masking and OOD variants of the dual task included)."""
@@ -38,8 +38,8 @@ class LabState:
     noise: float = 0.0
     noise_mode: str = "stored"
     episode: int = 0
-    soa: int = 2
-    masks: int = 4
+    soa: int = MASKING_DEFAULT[0]
+    masks: int = MASKING_DEFAULT[1]
     task: str = "dual"
     normalisation: str = "zlib"
     """PCI-A normalisation (a value of labcore.measures.PCI_NORMALISATIONS; the page supplies them)."""

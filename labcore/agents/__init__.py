@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import torch
+
 from labcore.agents.agent import Agent, AgentOutput, AgentState, Observation
 from labcore.config import AGENT_KINDS, AgentConfig
 
@@ -12,8 +14,6 @@ def build_agent(kind: str | AgentConfig, seed: int = 0) -> Agent:
     Initialisation is seeded (``torch.manual_seed(seed)``), so the same seed gives the same
     weights.
     """
-    import torch
-
     if isinstance(kind, str) and kind not in AGENT_KINDS:
         raise ValueError(f"unknown agent kind {kind!r}; choose from {sorted(AGENT_KINDS)}")
     config = AGENT_KINDS[kind] if isinstance(kind, str) else kind

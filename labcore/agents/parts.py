@@ -102,16 +102,6 @@ def slot_sources(events: torch.Tensor, active: int, n_slots: int) -> torch.Tenso
     return source
 
 
-def gather_slots(write: torch.Tensor, source: torch.Tensor) -> torch.Tensor:
-    """Slot contents ``(B, T, K, D)`` from write vectors ``(B, T, D)`` and :func:`slot_sources`."""
-    b, t, d = write.shape
-    padded = torch.cat([write, write.new_zeros(b, 1, d)], dim=1)  # row T = empty slot
-    index = torch.where(source < 0, t, source)
-    k = source.shape[-1]
-    flat = index.reshape(b, t * k, 1).expand(b, t * k, d)
-    return torch.gather(padded, 1, flat).reshape(b, t, k, d)
-
-
 def write_step(
     slots: torch.Tensor,
     occupied: torch.Tensor,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gymnasium
 
+from labcore.config import MASKING_DEFAULT
 from labcore.envs.batch import (
     BatchDualTask,
     BatchObs,
@@ -38,7 +39,8 @@ _REGISTRY: dict[str, tuple[str, dict]] = {
     WAGERING: ("labcore.envs.wagering:WageringEnv", {}),
     DUAL_TASK: ("labcore.envs.dual_task:DualTaskEnv", {}),
     # Backward masking (paper Fig. 2c): masks from `mask_soa` steps after the colour cue.
-    DUAL_TASK_MASKING: ("labcore.envs.dual_task:DualTaskEnv", {"mask_soa": 2, "mask_count": 4}),
+    DUAL_TASK_MASKING: ("labcore.envs.dual_task:DualTaskEnv",
+                        {"mask_soa": MASKING_DEFAULT[0], "mask_count": MASKING_DEFAULT[1]}),
     # OOD shift for E3's OOD gap (protocol sec. 2.6): a 1.5x longer delay.
     DUAL_TASK_OOD: ("labcore.envs.dual_task:DualTaskEnv", {"n_steps": 48}),
 }

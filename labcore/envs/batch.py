@@ -42,10 +42,6 @@ class StepKind(IntEnum):
     """Wagering: the wager step (answered by the confidence head, not the policy)."""
 
 
-REPORT_KINDS = (StepKind.REPORT_1, StepKind.REPORT_2)
-"""The step kinds at which an agent reports (dual task) or decides (wagering)."""
-
-
 def report_mask(step_kind: Any, valid: Any = None) -> Any:
     """Where the report steps are: ``valid & (step_kind is REPORT_1 or REPORT_2)``.
 

@@ -14,20 +14,22 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from joblib import Parallel, delayed, parallel_config
 
-from labcore.agents import Agent
+from labcore.agents import Agent, build_agent
 from labcore.checkpoints import (
     BUNDLED_DIR,
     LoadedAgent,
     checkpoint_name,
     load_checkpoint,
     read_manifest,
-    save_checkpoint,
 )
 from labcore.cluster import DASK_TIMEOUT, run_on_cluster
 from labcore.config import ReproduceConfig, TrainConfig
 from labcore.markers import L75Result
 from labcore.paper import CLAIMS_BY_ID, verdict
+from labcore.provision import train_and_save
+from labcore.seeding import seed_everything
 from labcore.stats import pattern_value, summarize, summarize_l75
 
 DEFAULT_CACHE = Path("runs") / "checkpoints"
@@ -71,9 +73,6 @@ def provide_agent(task: str, kind: str, seed: int, cache_dir: Path | str | None 
     """
     name = checkpoint_name(task, kind, seed)
     if untrained:
-        from labcore.agents import build_agent
-        from labcore.seeding import seed_everything
-
         seed_everything(seed)
         agent = build_agent(kind, seed).eval()
         return LoadedAgent(agent, f"{name}-untrained", task, seed, "untrained", None), "untrained"
@@ -86,17 +85,10 @@ def provide_agent(task: str, kind: str, seed: int, cache_dir: Path | str | None 
             return load_checkpoint(path), how
     if not train_missing:
         return None, "missing"
-    from labcore.config import trainer_of
-
-    if trainer_of(kind) == "rl":  # arm (b) of E4 learns from reward, not demonstrations
-        from labcore.rl import train_agent
-    else:
-        from labcore.training import train_agent
-    trained = train_agent(task, kind, seed, TrainConfig())
-    save_checkpoint(trained.agent, trained.record, Path(cache_dir or DEFAULT_CACHE))
-    if trained.record["excluded"]:
+    record = train_and_save(task, kind, [seed], TrainConfig(), Path(cache_dir or DEFAULT_CACHE))[0]
+    if record["excluded"]:
         return None, "excluded"
-    return load_checkpoint(Path(cache_dir or DEFAULT_CACHE) / f"{name}.safetensors"), "trained"
+    return load_checkpoint(record["path"]), "trained"
 
 
 def provide_agents(result: SeedResult, task: str, kinds: Sequence[str], seed: int,
@@ -252,8 +244,6 @@ def run_seeds(run_seed: Runner, seeds: Sequence[int], cfg: ReproduceConfig, cach
             if progress:
                 progress(results[-1])
         return results
-    from joblib import Parallel, delayed, parallel_config
-
     results = []
     with parallel_config(backend="loky", n_jobs=jobs):
         for r in Parallel(return_as="generator_unordered")(delayed(run_seed)(s, cfg, cache_dir) for s in seeds):

@@ -37,6 +37,7 @@ from labcore.markers import delta_nrs, ignore_undefined, undefined_as_nan
 from labcore.measures import masking_traces, workspace
 from labcore.rollout import Trace, rollout
 from labcore.seeding import CLOSED_FORM_SEED_BASE, episode_seeds
+from labcore.stats import hedges_g, permutation_test, welch_t
 
 CAPACITY_SLOTS = (4, 2, 0)
 """The three capacities of the primary behavioural analyses (Fig. 2a)."""
@@ -246,8 +247,6 @@ def closed_form_values(n_slots: int = 4) -> dict[str, float]:
 
 def cross_seed(results: list[SeedResult]) -> dict[str, float]:
     """Seed-level tests of paper sec. 5.2.2 (seed is the unit of analysis)."""
-    from labcore.stats import hedges_g, permutation_test, welch_t
-
     def seeds_of(key: str) -> np.ndarray:
         return np.array([r.values[key] for r in results if key in r.values and np.isfinite(r.values[key])])
 

@@ -25,7 +25,13 @@ import numpy as np
 import torch
 
 import labcore.envs as E
-from labcore.config import KINDS_OF_EXPERIMENT, NOISE_MODES, Intervention, ReproduceConfig
+from labcore.config import (
+    CHANCE_E1,
+    KINDS_OF_EXPERIMENT,
+    NOISE_MODES,
+    Intervention,
+    ReproduceConfig,
+)
 from labcore.experiments.common import SeedResult, l75_dict, provide_agents
 from labcore.markers import (
     delta_pci,
@@ -56,11 +62,11 @@ def report_auroc(trace: Trace) -> tuple[float, bool]:
     at = trace.report_mask
     conf = trace.confidence[at]
     if np.all(np.isnan(conf)):
-        return 0.5, True  # no confidence head: the paper's convention
+        return CHANCE_E1, True  # no confidence head: the paper's convention (chance)
     correct = trace.agrees[at]
-    if correct.all() or not correct.any():
-        return 0.5, True  # undefined: the paper's imputation (sec. 5.1.2)
-    return undefined_as_nan(type2_auroc, correct, conf), False
+    if np.isnan(value := undefined_as_nan(type2_auroc, correct, conf)):  # no wrong report, or no right one
+        return type2_auroc(correct, conf, undefined="chance"), True  # the paper's imputation (sec. 5.1.2)
+    return value, False
 
 
 def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:

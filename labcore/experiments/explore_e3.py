@@ -17,8 +17,10 @@ skips it). Files written to ``out``: ``explore_e3.csv`` (one row per agent and p
 
 from __future__ import annotations
 
+import csv
 import itertools
 import math
+import multiprocessing
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -95,7 +97,7 @@ REGISTERED = Cell()
 
 
 @dataclass(frozen=True)
-class StudyConfig:
+class E3StudyConfig:
     """Budgets of the study (protocol sec. 7.4); :meth:`quick` for smoke tests."""
 
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
@@ -116,16 +118,12 @@ class StudyConfig:
     """Paper-schedule training."""
 
     @classmethod
-    def quick(cls) -> StudyConfig:
+    def quick(cls) -> E3StudyConfig:
         """Two cells, one seed, a few updates and episodes: the pipeline end to end in seconds."""
         tiny = TrainConfig(max_updates=20, min_updates=20, eval_every=10, train_episodes=100, heldout_episodes=16)
         return cls(seeds=(0,), paper_seeds=(0,), cells=(REGISTERED, Cell("raw", "closed", 10.0)), episodes=16,
                    sigmas=(0.0, 0.1, 0.5, 1.0), ceiling_samples=16, train=tiny,
                    paper_train=replace(tiny, mode="paper", train_episodes=2))
-
-
-def _cfg_label(cfg: TrainConfig) -> str:
-    return "fast" if cfg.mode == "fast" else "paper"
 
 
 def train_cells(cells: Sequence[Cell], seeds: Sequence[int], cfg: TrainConfig, out: Path, *, workers: int = 1,
@@ -146,7 +144,7 @@ def _name(config: AgentConfig, seed: int, cfg: TrainConfig) -> str:
     return checkpoint_name("dual", config.kind, seed, cfg.mode, cfg.train_episodes if cfg.mode == "paper" else None)
 
 
-def measure_agent(agent: Agent, base_kind: str, seed: int, study: StudyConfig) -> tuple[list[dict], list[dict]]:
+def measure_agent(agent: Agent, base_kind: str, seed: int, study: E3StudyConfig) -> tuple[list[dict], list[dict]]:
     """The outcomes of protocol sec. 7.5 for one trained agent: rows per protocol, titration curves."""
     torch.set_num_threads(1)
     seeds = episode_seeds(seed, "eval", study.episodes)
@@ -187,15 +185,15 @@ def _evaluate(job: tuple[str, Cell, str, int, str, str]) -> tuple[list[dict], li
             [{k: ident[k] for k in ("cell", "schedule", "kind", "seed")} | c for c in curves])
 
 
-_STUDY = StudyConfig()
+_STUDY = E3StudyConfig()
 
 
-def _init_eval(study: StudyConfig) -> None:
+def _init_eval(study: E3StudyConfig) -> None:
     global _STUDY
     _STUDY = study
 
 
-def evaluate(jobs: list[tuple[str, Cell, str, int, str, str]], study: StudyConfig, workers: int = 1,
+def evaluate(jobs: list[tuple[str, Cell, str, int, str, str]], study: E3StudyConfig, workers: int = 1,
              progress: Callable[[int, int], None] | None = None) -> tuple[list[dict], list[dict]]:
     """Measure every trained agent (``measure_agent``), in ``workers`` processes."""
     rows: list[dict] = []
@@ -209,8 +207,6 @@ def evaluate(jobs: list[tuple[str, Cell, str, int, str, str]], study: StudyConfi
             if progress:
                 progress(i, len(jobs))
         return rows, curves
-    import multiprocessing
-
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_eval,
                              initargs=(study,)) as pool:
@@ -240,8 +236,6 @@ def _typed(row: dict[str, str]) -> dict:
 
 def read_schedule(out: Path, schedule: str) -> tuple[list[dict], list[dict]]:
     """The rows and curves of one schedule from a study's files (empty lists if there are none)."""
-    import csv
-
     found = []
     for name in ("explore_e3.csv", "explore_e3_curves.csv"):
         path = Path(out) / name
@@ -347,10 +341,10 @@ def answer(groups: dict) -> dict:
     return {"pattern_found": bool(hits), "cells_with_pattern": hits, "closest": results}
 
 
-def run(out: Path | str, study: StudyConfig | None = None, *, schedules: Sequence[str] = ("fast", "paper"),
+def run(out: Path | str, study: E3StudyConfig | None = None, *, schedules: Sequence[str] = ("fast", "paper"),
         workers: int = 1, on_progress: Callable | None = None, say: Callable[[str], None] = print) -> dict:
     """Train what is missing, measure every agent, write the study's files; returns the summary."""
-    study = study or StudyConfig()
+    study = study or E3StudyConfig()
     out = Path(out)
     ckpt = out / "checkpoints"
     start = time.perf_counter()

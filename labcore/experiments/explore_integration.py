@@ -23,6 +23,7 @@ import hashlib
 import itertools
 import json
 import math
+import multiprocessing
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -32,6 +33,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import torch
 
 from labcore.config import Intervention
 from labcore.experiments.common import provide_agent
@@ -68,7 +70,7 @@ ROW_FIELDS = ["kind", "seed", "training", "condition", "signal", "variant", "gro
 
 
 @dataclass(frozen=True)
-class StudyConfig:
+class IntegrationStudyConfig:
     """Seeds and budgets of the study (the registered values by default; protocol 9.2-9.4)."""
 
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
@@ -85,7 +87,7 @@ class StudyConfig:
     pulse_sigma: float = 1.0
 
     @classmethod
-    def quick(cls) -> StudyConfig:
+    def quick(cls) -> IntegrationStudyConfig:
         """Two seeds, eight episodes, one surrogate: the pipeline end to end (numbers mean nothing)."""
         return cls(seeds=(0, 1), episodes=8, ridges=(INTEGRATION_RIDGE,), n_surrogates=1, min_group=2)
 
@@ -108,10 +110,8 @@ def _groups(correct: np.ndarray, seed: int, min_group: int) -> dict[str, np.ndar
             "error": np.sort(rng.choice(wrong, size, replace=False))}
 
 
-def measure_agent(kind: str, seed: int, study: StudyConfig) -> list[dict[str, Any]]:
+def measure_agent(kind: str, seed: int, study: IntegrationStudyConfig) -> list[dict[str, Any]]:
     """Every value of protocol 9.3-9.4 for one kind and seed, trained and untrained twin."""
-    import torch
-
     torch.set_num_threads(1)
     rows: list[dict[str, Any]] = []
     seeds = episode_seeds(seed, "eval", study.episodes)
@@ -157,14 +157,14 @@ def _part(out: Path, kind: str, seed: int) -> Path:
     return out / "parts" / f"{kind}-s{seed}.json"
 
 
-def _measure_job(job: tuple[str, int, StudyConfig, str]) -> tuple[str, int]:
+def _measure_job(job: tuple[str, int, IntegrationStudyConfig, str]) -> tuple[str, int]:
     kind, seed, study, out = job
     rows = measure_agent(kind, seed, study)
     write_result_json(_part(Path(out), kind, seed), {"fingerprint": study.fingerprint, "rows": rows})
     return kind, seed
 
 
-def _saved(out: Path, kind: str, seed: int, study: StudyConfig) -> list[dict] | None:
+def _saved(out: Path, kind: str, seed: int, study: IntegrationStudyConfig) -> list[dict] | None:
     path = _part(out, kind, seed)
     try:
         saved = json.loads(path.read_text())
@@ -318,7 +318,7 @@ def answer(tests: Sequence[dict]) -> str:
                    "the open-loop carrier h (M1 on h is fixed by the wiring).")
 
 
-def summarise(rows: Sequence[dict], study: StudyConfig, wall_seconds: float) -> dict[str, Any]:
+def summarise(rows: Sequence[dict], study: IntegrationStudyConfig, wall_seconds: float) -> dict[str, Any]:
     """The study's summary: tests and audit at each ridge, the registered answer, the sensitivity."""
     by_ridge = {}
     for ridge in study.ridges:
@@ -335,17 +335,15 @@ def summarise(rows: Sequence[dict], study: StudyConfig, wall_seconds: float) -> 
             "wall_seconds": round(wall_seconds, 1)}
 
 
-def run(out: Path | str, study: StudyConfig | None = None, *, workers: int = 1,
+def run(out: Path | str, study: IntegrationStudyConfig | None = None, *, workers: int = 1,
         say: Callable[[str], None] = print) -> dict[str, Any]:
     """Measure what is missing, then write the study's files (module docstring); returns the summary."""
-    study = study or StudyConfig()
+    study = study or IntegrationStudyConfig()
     out = Path(out)
     start = time.perf_counter()
     jobs = [(k, s, study, str(out)) for k in study.kinds for s in study.seeds if _saved(out, k, s, study) is None]
     say(f"{len(study.kinds) * len(study.seeds) - len(jobs)} agents already measured, {len(jobs)} to measure")
     if workers > 1 and len(jobs) > 1:
-        import multiprocessing
-
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
             for kind, seed in pool.map(_measure_job, jobs, chunksize=1):

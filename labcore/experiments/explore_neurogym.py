@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 
-from labcore.checkpoints import save_checkpoint
 from labcore.envs.neurogym_wager import sure_choice_by_coherence
 from labcore.markers import type2_auroc
 from labcore.neurogym_agents import (
@@ -38,7 +37,8 @@ from labcore.neurogym_agents import (
     outcome_rows,
     payoffs,
 )
-from labcore.neurogym_rl import IMITATION_UPDATES, NeuroGymRLConfig, train_agent
+from labcore.neurogym_rl import IMITATION_UPDATES, NeuroGymRLConfig
+from labcore.provision import train_network_and_save
 from labcore.results import write_csv, write_result_json
 from labcore.seeding import episode_seeds
 from labcore.stats import t_interval
@@ -58,7 +58,7 @@ CURVE_FIELDS = ("seed", "trainer", "update", "heldout_reward", "heldout_p_sure_o
 
 
 @dataclass(frozen=True)
-class StudyConfig:
+class NeuroGymStudyConfig:
     """Seeds and budgets of the study (the registered values by default)."""
 
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
@@ -69,7 +69,7 @@ class StudyConfig:
     """Budget of the post-hoc imitation ceiling (the rest of ``rl`` applies to it too)."""
 
     @classmethod
-    def quick(cls) -> StudyConfig:
+    def quick(cls) -> NeuroGymStudyConfig:
         """Two seeds, tiny budgets: a smoke test of the pipeline (numbers mean nothing)."""
         return cls(seeds=(0, 1), eval_trials=300, imitation_updates=6,
                    rl=NeuroGymRLConfig(max_updates=6, eval_every=3, train_pool=300, heldout_trials=60,
@@ -93,14 +93,13 @@ def _signature(rows: list[dict[str, Any]]) -> dict[str, float]:
             "accuracy_waived": float(np.mean(waived)) if waived else math.nan}
 
 
-def measure_seed(seed: int, study: StudyConfig, out: Path) -> dict[str, Any]:
+def measure_seed(seed: int, study: NeuroGymStudyConfig, out: Path) -> dict[str, Any]:
     """Train seed ``seed`` from reward (registered) and by imitation (post-hoc ceiling), save both
     checkpoints, and measure them and the ideal observer on the same held-out trials."""
     agents, records = {}, {}
     for name, trainer, cfg in (("reward", "rl", study.rl),
                                ("imitation", "imitation", replace(study.rl, max_updates=study.imitation_updates))):
-        agents[name], records[name] = train_agent(seed, cfg, trainer=trainer)
-        save_checkpoint(agents[name], records[name], out / "checkpoints")
+        agents[name], records[name] = train_network_and_save(seed, cfg, out / "checkpoints", trainer=trainer)
     trials = draw_trials(int(episode_seeds(seed, "eval", 1)[0]), study.eval_trials)
     offered, truth = trials.sure_offered, 1 + trials.ground_truth
     ideal, p_correct = ideal_actions(trials)
@@ -146,7 +145,7 @@ def _reading(per_seed: list[dict[str, Any]], name: str) -> dict[str, Any]:
             "rises": bool(low > 0) if math.isfinite(low) else None}
 
 
-def summarise(results: list[dict[str, Any]], study: StudyConfig) -> dict[str, Any]:
+def summarise(results: list[dict[str, Any]], study: NeuroGymStudyConfig) -> dict[str, Any]:
     """The study's summary: per-seed values, seed means with t intervals, the reading."""
     per_seed = [r["values"] for r in results]
     keys = [k for k in per_seed[0] if k != "seed"]
@@ -176,10 +175,10 @@ def summarise(results: list[dict[str, Any]], study: StudyConfig) -> dict[str, An
             "means": means, "per_seed": per_seed}
 
 
-def run(out: Path | str, study: StudyConfig | None = None, workers: int = 1,
+def run(out: Path | str, study: NeuroGymStudyConfig | None = None, workers: int = 1,
         say: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the study into ``out`` (module docstring: the files) and return its summary."""
-    study = study or StudyConfig()
+    study = study or NeuroGymStudyConfig()
     out = Path(out)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
     if workers > 1:

@@ -49,7 +49,7 @@ from labcore.neurogym_rl import (
     SONG_2017,
     NeuroGymRLConfig,
     policy_actions,
-    train_agent,
+    train_network,
 )
 from labcore.paper import NEW
 from labcore.results import MANIFEST, SCHEMA_VERSION, write_csv, write_result_json
@@ -146,7 +146,7 @@ def run_unit(unit: Unit, out: Path) -> dict[str, Any]:
                              "(or delete that folder) to train this one.")
         return {"record": record, "rows": {p: pd.read_csv(folder / f"trials_{p}.csv", dtype={"correct": "Int64"})
                                           for p in POLICIES}}
-    net, record = train_agent(unit.seed, unit.cfg, trainer=TRAININGS[unit.training], agent=unit.agent)
+    net, record = train_network(unit.seed, unit.cfg, trainer=TRAININGS[unit.training], agent=unit.agent)
     trials = evaluation_trials(unit.seed, unit.eval_trials)
     generator = torch.Generator().manual_seed(MEASURE_SAMPLING_SEED_BASE + unit.seed)
     actions = policy_actions(net, trials, generator)

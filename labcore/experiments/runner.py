@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labcore import compute
+from labcore.checkpoints import BUNDLED_DIR, checkpoint_name
 from labcore.cluster import DASK_TIMEOUT
 from labcore.config import (
     AUDIT_SEEDS,
@@ -27,6 +28,7 @@ from labcore.experiments import construction, e1, e2, e3, e4, e4_hypotheses
 from labcore.experiments.common import SeedResult, build_claims, run_seeds
 from labcore.io import sha256_of
 from labcore.paper import PAPER_INCONSISTENCIES, verdict_split, verdicts_of
+from labcore.provision import missing_seeds, plan_batches, run_batches
 from labcore.results import (
     CSV_FIELDS,
     DATA_FILES,
@@ -71,9 +73,6 @@ def provision_agents(experiments: Sequence[str], seeds: Sequence[int], cache_dir
     client with ``backend="dask"``, which waits at most ``dask_timeout`` seconds for a worker
     when the cluster has none), into ``cache_dir``. Returns the names trained.
     """
-    from labcore.checkpoints import BUNDLED_DIR, checkpoint_name
-    from labcore.provision import missing_seeds, plan_batches, run_batches
-
     cfg = TrainConfig()
     needed: dict[tuple[str, str], None] = {}
     for experiment in experiments:

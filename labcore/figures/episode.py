@@ -29,6 +29,7 @@ from labcore.figures.style import (
     empty_figure,
     style_figure,
 )
+from labcore.measures import cue_kinds
 from labcore.rollout import Trace
 
 BET_THRESHOLD = 0.5
@@ -516,3 +517,49 @@ def internal_state_timeline(
     fig.update_xaxes(title_text="environment step", row=2, col=1)
     return style_figure(fig, title, height=480)
 
+
+
+# --------------------------------------------------------------------------- one step's figures
+@dataclass(frozen=True)
+class StepFigures:
+    """What a page shows of one step of one episode (Rollout theatre, Mystery agent)."""
+
+    action: go.Figure
+    """The wager at the wager step (:func:`wager_figure`), else the action probabilities."""
+    action_is_wager: bool
+    """Whether ``action`` is the wager (pages key the element by it)."""
+    timeline: go.Figure | None
+    """Confidence and self-model activity over the episode (None without a self-model)."""
+    slots: go.Figure | None
+    """The workspace's slots over the episode (None without a workspace)."""
+
+
+def step_figures(trace: Trace, t: int, n_steps: int, episode: int = 0) -> StepFigures:
+    """The figures of step ``t`` of ``episode`` (its first ``n_steps`` steps drawn), from its trace.
+
+    One place for the choice both step-by-step views make: the wager reading at the wager step of
+    the wagering task, else the policy's action probabilities on the task's action axis
+    (:func:`action_axis`); the confidence timeline with the step the wager was read at; the slots
+    with the cue that arrived at each step and the report steps.
+    """
+    wager = wager_reading(trace, episode) if trace.task_id == WAGERING else None
+    step_kind = int(trace.step_kind[episode, t])
+    is_wager = wager is not None and step_kind == StepKind.WAGER
+    if is_wager:
+        action = wager_figure(wager)
+    else:
+        labels, axis_title = action_axis(trace.task_id, step_kind)
+        action = action_probabilities(trace.probs[episode, t], int(trace.action[episode, t]),
+                                      int(trace.oracle[episode, t]), labels, axis_title=axis_title)
+    timeline = None
+    if trace.z_self is not None:
+        znorm = np.linalg.norm(trace.z_self[episode, :n_steps], axis=-1)
+        timeline = internal_state_timeline(trace.confidence[episode, :n_steps], znorm,
+                                           [str(s) for s in range(n_steps)], highlight_step=t,
+                                           decision_step=wager.step if wager else None)
+    slots = None
+    if trace.slots is not None:
+        slots = workspace_heatmap(trace.slots[episode, :n_steps], trace.occupied[episode, :n_steps],
+                                  cue_kinds(trace, episode)[:n_steps], list(trace.report_steps(episode)),
+                                  highlight_step=t)
+    return StepFigures(action, is_wager, timeline, slots)

@@ -10,6 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from labcore.figures.live import titration_figure
+from labcore.figures.paper_e3 import titration_curves
 from labcore.figures.registry import caption_number
 from labcore.figures.style import add_note, color_of, empty_figure, label_of
 from labcore.paper import paper_text
@@ -33,17 +34,12 @@ def design_titration_figure(study: ExploreStudy, cell: str, schedule: str = "fas
     sel = curves[(curves["cell"] == cell) & (curves["schedule"] == schedule) & (curves["protocol"] == protocol)]
     if sel.empty:
         return empty_figure(title, f"the study has no {schedule}-schedule agents in cell {cell}")
-    lines, l75 = {}, {}
-    for kind in KINDS:
-        one = sel[sel["kind"] == kind]
-        if one.empty:
-            continue
-        pivot = one.pivot_table(index="seed", columns="sigma", values="accuracy")
-        lines[kind] = (pivot.columns.to_numpy(float), pivot.to_numpy(float))
+    lines, l75 = titration_curves(sel, KINDS, by="kind"), {}
+    for kind, (sigmas, _) in lines.items():
         group = study.group(cell, schedule, protocol, kind)
         if group:
             value = group.get("l75")
-            l75[kind] = f"> {max(pivot.columns):g}" if value is not None and value >= max(pivot.columns) else value
+            l75[kind] = f"> {max(sigmas):g}" if value is not None and value >= max(sigmas) else value
     fig = titration_figure(lines, l75, title=title)
     top = float(sel["sigma"].max())
     for i, kind in enumerate(lines):

@@ -7,7 +7,6 @@ The paper's figures (:mod:`labcore.figures.paper`) reuse the first ones on poole
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,9 +15,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from labcore.config import CHANCE_DUAL_TASK, CHANCE_E1
 from labcore.figures.style import (
-    CHANCE_DUAL_TASK,
-    CHANCE_E1,
     PALETTE,
     PAPER,
     PAPER_BOUND,
@@ -42,6 +40,7 @@ from labcore.markers import (
     risk_coverage_curve,
     type2_auroc,
     type2_roc,
+    undefined_as_nan,
 )
 from labcore.markers.robustness import L75_THRESHOLD
 from labcore.paper import CLAIMS_BY_ID, PaperValue, paper_text
@@ -108,11 +107,8 @@ def type2_roc_figure(
     for key, (correct, confidence) in curves.items():
         correct = np.asarray(correct, bool)
         confidence = np.asarray(confidence, float)
-        if correct.all() or not correct.any():
-            auc, fpr, tpr = math.nan, np.array([]), np.array([])
-        else:
-            fpr, tpr, _ = type2_roc(correct, confidence)
-            auc = type2_auroc(correct, confidence)
+        auc = undefined_as_nan(type2_auroc, correct, confidence)  # nan with one class only
+        fpr, tpr, _ = type2_roc(correct, confidence) if finite(auc) else (np.array([]), np.array([]), None)
         keys.append(key)
         aurocs.append(auc)
         fig.add_trace(

@@ -12,13 +12,13 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from labcore.config import CHANCE_E1
 from labcore.figures.live import (
     calibration_figure,
     risk_coverage_figure,
     type2_roc_figure,
 )
 from labcore.figures.style import (
-    CHANCE_E1,
     E1_CONDITIONS,
     Group,
     add_seed_bars,

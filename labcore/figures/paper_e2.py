@@ -14,14 +14,12 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from labcore.config import AGENT_KINDS, Intervention
+from labcore.config import AGENT_KINDS, CHANCE_CONJUNCTION, CHANCE_DUAL_TASK, Intervention
 from labcore.figures.live import (
     masking_figure,
 )
 from labcore.figures.style import (
     CAPACITY_KEYS,
-    CHANCE_CONJUNCTION,
-    CHANCE_DUAL_TASK,
     Group,
     add_paper_marks,
     add_seed_bars,

@@ -252,6 +252,35 @@ def fig3b_marker_correlations(
 
 
 
+def titration_rows(titration: pd.DataFrame, agents: Sequence[str], noise_mode: str,
+                   noise: str | None = None) -> pd.DataFrame:
+    """The rows of ``e3_titration.csv`` a titration figure draws, in file order.
+
+    Of ``agents`` under ``noise_mode``; with ``noise=None`` each agent's own latent state (its
+    workspace if it was titrated there, else the recurrent carrier: A0, A1, HOT-only), or the
+    one named (``"carrier"``: what an agent without a workspace is compared on).
+    """
+    rows = titration[(titration["noise_mode"] == noise_mode) & titration["agent"].isin(agents)]
+    if noise is not None:
+        return rows[rows["noise"] == noise]
+    has_workspace = rows.groupby("agent")["noise"].transform(lambda n: (n == "workspace").any())
+    return rows[rows["noise"] == np.where(has_workspace, "workspace", "carrier")]
+
+
+def titration_curves(rows: pd.DataFrame, keys: Sequence[str], by: str = "agent"
+                     ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """``{key: (sigmas, accuracy[seed, sigma])}`` for :func:`~labcore.figures.live.titration_figure`,
+    in the order of ``keys`` (those without rows left out); ``by`` names the key column."""
+    curves = {}
+    for key in keys:
+        one = rows[rows[by] == key]
+        if one.empty:
+            continue
+        table = one.pivot_table(index="seed", columns="sigma", values="accuracy", aggfunc="mean")
+        curves[key] = (table.columns.to_numpy(float), table.to_numpy(float))
+    return curves
+
+
 def fig3c_titration(
     titration: pd.DataFrame | None,
     seed_values: pd.DataFrame | None = None,
@@ -267,18 +296,9 @@ def fig3c_titration(
     title = "Fig. 3c: noise titration: decision accuracy as workspace noise grows"
     if not has_columns(titration, ("agent", "noise_mode", "noise", "seed", "sigma", "accuracy")):
         return empty_figure(title, "no E3 titration results (e3_titration.csv)")
-    curves, l75 = {}, {}
-    rows_p = titration[titration["noise_mode"] == noise_mode]
-    for agent in agents:
-        rows = rows_p[rows_p["agent"] == agent]
-        if rows.empty:
-            continue
-        noise = "workspace" if (rows["noise"] == "workspace").any() else "carrier"
-        rows = rows[rows["noise"] == noise]
-        table = rows.pivot_table(
-            index="seed", columns="sigma", values="accuracy", aggfunc="mean"
-        ).sort_index(axis=1)
-        curves[agent] = (table.columns.to_numpy(float), table.to_numpy(float))
+    curves = titration_curves(titration_rows(titration, agents, noise_mode), agents)
+    l75 = {}
+    for agent in curves:
         point = l75_point(seed_values, l75_key(agent, noise_mode))
         if point is not None:
             l75[agent] = point

@@ -17,8 +17,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from labcore.config import CHANCE_E1
 from labcore.figures.style import (
-    CHANCE_E1,
     Group,
     add_note,
     add_seed_bars,

@@ -15,6 +15,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from labcore.experiments.e4 import ARMS
 from labcore.figures.live import confidence_histogram
 from labcore.figures.paper_e1 import (
     fig1a_accuracy_and_auroc,
@@ -709,8 +710,6 @@ def _find_e4(res: Results) -> list[str]:
 
 
 def _e4_arms() -> list[str]:
-    from labcore.experiments.e4 import ARMS
-
     return [a.name for a in ARMS]
 
 

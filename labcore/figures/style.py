@@ -9,7 +9,8 @@ Conventions shared by every figure
   hollow black diamond with the legend entry ``"paper"``. A paper bound such as L75 "> 0.50"
   is a hollow triangle at the bound.
 - Chance levels and thresholds are dashed horizontal lines: 1/7 for a dual-task report,
-  1/49 for a conjunction, 0.5 for E1 accuracy and Type-2 AUROC, 0.75 for the L75 threshold.
+  1/49 for a conjunction, 0.5 for E1 accuracy and Type-2 AUROC (``CHANCE_*``, from
+  :mod:`labcore.config`, re-exported here), 0.75 for the L75 threshold.
 - Censored L75 values (a seed that never dropped to 75% accuracy, or was below it already
   at the smallest noise) are triangles at the bound, as in the paper's Fig. 4.
 - A missing or empty input never raises: the builder returns a figure whose only content
@@ -27,6 +28,10 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+# The chance levels live in labcore.config; re-exported for the pages that read them here.
+from labcore.config import CHANCE_CONJUNCTION as CHANCE_CONJUNCTION
+from labcore.config import CHANCE_DUAL_TASK as CHANCE_DUAL_TASK
+from labcore.config import CHANCE_E1 as CHANCE_E1
 from labcore.markers import (
     pearson_r,
 )
@@ -35,12 +40,6 @@ from labcore.results import finite, fmt, format_l75, parse_l75
 
 # --------------------------------------------------------------------------- constants
 
-CHANCE_DUAL_TASK = 1 / 7
-"""Chance of one dual-task report (7 actions; protocol sec. 2.1)."""
-CHANCE_CONJUNCTION = 1 / 49
-"""Chance of a conjunction (both reports right) under independent guessing."""
-CHANCE_E1 = 0.5
-"""Chance of the two-choice wagering task, and of a Type-2 AUROC."""
 
 E1_CONDITIONS = ("self_on", "self_off", "bus_off", "blind_noise", "blind_permute")
 """E1 conditions in display order (the keys of ``e1_trials.csv``)."""

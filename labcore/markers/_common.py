@@ -121,24 +121,36 @@ def check_unit_interval(x: np.ndarray, name: str) -> None:
         raise ValueError(f"{name} must lie in [0, 1]; found min={x.min():g}, max={x.max():g}")
 
 
-def auroc_core(positive: NDArray[np.bool_], scores: NDArray[np.float64]) -> float:
-    """Exact AUROC = P(s+ > s-) + 0.5 P(s+ = s-), or nan when a class is missing.
+def auroc_pair_counts(positive: NDArray[np.bool_], scores: NDArray[np.float64]) -> tuple[int, int, int]:
+    """``(wins, ties, pairs)`` over every (positive, negative) pair: how many score the positive
+    higher, how many tie, and how many pairs there are (0 when a class is missing).
 
-    Counts pairs per distinct score value with integer arithmetic, so the only rounding
-    happens in the final division: constant scores give exactly 0.5 and the value is
-    invariant to any strictly increasing transform of ``scores``.
+    Counts per distinct score value with integer arithmetic (the Mann-Whitney U), so no rounding
+    happens here: the one implementation of the AUROC's pair count, for :func:`auroc_core` and
+    :func:`labcore.markers.learning_curve_auroc`.
     """
     n_pos = int(np.count_nonzero(positive))
     n_neg = positive.size - n_pos
     if n_pos == 0 or n_neg == 0:
-        return float("nan")
+        return 0, 0, 0
     values, inverse = np.unique(scores, return_inverse=True)
     pos_at = np.bincount(inverse[positive], minlength=values.size).astype(np.int64)
     neg_at = np.bincount(inverse[~positive], minlength=values.size).astype(np.int64)
     neg_below = np.concatenate(([0], np.cumsum(neg_at)[:-1]))
-    # Twice the Mann-Whitney U (ties counted 1/2) in exact integers.
-    twice_u = 2 * int(np.dot(pos_at, neg_below)) + int(np.dot(pos_at, neg_at))
-    return twice_u / (2 * n_pos * n_neg)
+    return int(np.dot(pos_at, neg_below)), int(np.dot(pos_at, neg_at)), n_pos * n_neg
+
+
+def auroc_core(positive: NDArray[np.bool_], scores: NDArray[np.float64]) -> float:
+    """Exact AUROC = P(s+ > s-) + 0.5 P(s+ = s-), or nan when a class is missing.
+
+    From :func:`auroc_pair_counts` (twice the Mann-Whitney U, ties counted 1/2, in exact
+    integers), so the only rounding happens in the final division: constant scores give exactly
+    0.5 and the value is invariant to any strictly increasing transform of ``scores``.
+    """
+    wins, ties, pairs = auroc_pair_counts(positive, scores)
+    if pairs == 0:
+        return float("nan")
+    return (2 * wins + ties) / (2 * pairs)
 
 
 def pearson_r(x: np.ndarray, y: np.ndarray) -> float:

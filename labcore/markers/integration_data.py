@@ -25,7 +25,13 @@ from numpy.typing import ArrayLike, NDArray
 
 from labcore import UndefinedMetricWarning
 from labcore.markers._common import as_float_array, check_choice, warn_undefined
-from labcore.markers.integration import _as_nodes, _as_trajectories
+from labcore.markers.integration import (
+    _as_nodes,
+    _as_trajectories,
+    integrated_information,
+    o_information,
+    tse_complexity,
+)
 
 __all__ = ["KnownAnswer", "evoked_response", "known_answers", "simulate_var1", "surrogate_bias"]
 
@@ -256,8 +262,6 @@ def known_answers(n_samples: int = 20_000, seed: int = 0) -> list[KnownAnswer]:
     >>> all(k.ok for k in known_answers())
     True
     """
-    from labcore.markers.integration import integrated_information, o_information, tse_complexity
-
     rng = np.random.default_rng(seed)
     episodes = max(1, n_samples // 500)
 

@@ -24,6 +24,7 @@ from labcore.markers._common import (
     as_binary_1d,
     as_float_1d,
     auroc_core,
+    auroc_pair_counts,
     check_choice,
     check_same_length,
     check_unit_interval,
@@ -37,6 +38,7 @@ __all__ = [
     "brier_score",
     "calibration_curve",
     "expected_calibration_error",
+    "learning_curve_auroc",
     "risk_coverage_curve",
     "skip_fraction",
     "type2_auroc",
@@ -218,6 +220,40 @@ def type2_auroc(
             + "; returning nan (pass undefined='chance' for the paper's 0.5 imputation)"
         )
     return value
+
+
+def learning_curve_auroc(correct: NDArray[np.bool_], confidence: NDArray[np.float64]) -> float:
+    """The Type-2 AUROC of a trainer's held-out check, rounded as the bundled learning curves were.
+
+    The same pairs as :func:`type2_auroc` (:func:`~labcore.markers._common.auroc_pair_counts`),
+    combined as ``wins / pairs + 0.5 * (ties / pairs)``, each share rounded to float64 on its own,
+    where :func:`type2_auroc` rounds once, ``(2 wins + ties) / (2 pairs)``. The two differ by at
+    most one unit in the last place, and only when a correct and a wrong trial tie (measured on the
+    held-out checks of ``reward_logits``, seeds 0-4: 16 of 60). Kept so that the bundled E4
+    learning curves (``results/e4/e4_curves.csv``; the ``history`` of ``checkpoints/wagering-reward_*``)
+    are reproduced bit for bit; when they are regenerated, :func:`type2_auroc` replaces it.
+
+    Parameters
+    ----------
+    correct : ndarray of bool, shape (n_trials,)
+    confidence : ndarray of float, shape (n_trials,)
+
+    Returns
+    -------
+    float
+        The AUROC, or nan without both classes (silently: a learning curve records None there).
+
+    Examples
+    --------
+    >>> learning_curve_auroc(np.array([True, True, False, False]), np.array([0.9, 0.6, 0.6, 0.2]))
+    0.875
+    >>> learning_curve_auroc(np.array([True, True]), np.array([0.2, 0.9]))
+    nan
+    """
+    wins, ties, pairs = auroc_pair_counts(np.asarray(correct, bool), np.asarray(confidence, np.float64))
+    if pairs == 0:
+        return float("nan")
+    return float(wins / pairs + 0.5 * (ties / pairs))
 
 
 # --------------------------------------------------------------------------- calibration

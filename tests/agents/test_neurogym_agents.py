@@ -34,7 +34,7 @@ from labcore.neurogym_agents import (
     payoffs,
     run_in_env,
 )
-from labcore.neurogym_rl import NeuroGymRLConfig, train_agent
+from labcore.neurogym_rl import NeuroGymRLConfig, train_network
 from labcore.results import NEUROGYM_MEANS, load_neurogym
 
 pytestmark = pytest.mark.usefixtures("neurogym_installed")
@@ -132,13 +132,13 @@ def test_reward_alone_teaches_fixation_and_choice_and_same_seed_same_weights():
     untrained.eval()
     heldout = draw_trials(99, 300)
     before = heldout_reward(untrained, heldout)
-    agent, record = train_agent(0, cfg)
+    agent, record = train_network(0, cfg)
     after = heldout_reward(agent, heldout)
     assert before < 0.45 and after > 0.65, (before, after)
     assert record["task"] == "neurogym" and record["best_update"] in (40, 80, 120)
-    again, _ = train_agent(0, NeuroGymRLConfig(max_updates=40, eval_every=40, train_pool=2000, heldout_trials=300,
+    again, _ = train_network(0, NeuroGymRLConfig(max_updates=40, eval_every=40, train_pool=2000, heldout_trials=300,
                                                trials_per_update=64))
-    first, _ = train_agent(0, NeuroGymRLConfig(max_updates=40, eval_every=40, train_pool=2000, heldout_trials=300,
+    first, _ = train_network(0, NeuroGymRLConfig(max_updates=40, eval_every=40, train_pool=2000, heldout_trials=300,
                                                trials_per_update=64))
     for key, value in first.state_dict().items():
         assert torch.equal(value, again.state_dict()[key]), key
@@ -149,11 +149,11 @@ def test_imitation_learns_the_ideal_observers_actions():
     heldout = draw_trials(98, 400)
     untrained = build_agent("b2_ws", 0)
     untrained.eval()
-    agent, record = train_agent(0, cfg, trainer="imitation")
+    agent, record = train_network(0, cfg, trainer="imitation")
     assert record["kind"] == "b2_ws" and record["trainer"] == "imitation"
     assert ideal_agreement(untrained, heldout) < 0.1 < 0.6 < ideal_agreement(agent, heldout)
     with pytest.raises(ValueError, match="trainer must be one of"):
-        train_agent(0, cfg, trainer="oracle")
+        train_network(0, cfg, trainer="oracle")
 
 
 def test_stepping_the_adapter_gives_the_batched_decisions():
@@ -171,7 +171,7 @@ def test_stepping_the_adapter_gives_the_batched_decisions():
 def test_pipeline_on_a_tiny_budget(tmp_path):
     from labcore.experiments import explore_neurogym as X
 
-    summary = X.run(tmp_path, X.StudyConfig.quick())
+    summary = X.run(tmp_path, X.NeuroGymStudyConfig.quick())
     table = pd.read_csv(tmp_path / "neurogym_by_coherence.csv")
     assert set(table["observer"]) == {"reward", "imitation", "ideal"} and set(table["seed"]) == {0, 1}
     assert sorted(table["coherence"].unique()) == [0.0, 3.2, 6.4, 12.8, 25.6, 51.2]
@@ -190,7 +190,7 @@ def test_pipeline_on_a_tiny_budget(tmp_path):
 def test_a_damaged_study_is_one_problem_never_an_exception(tmp_path):
     from labcore.experiments import explore_neurogym as X
 
-    X.run(tmp_path, X.StudyConfig.quick())
+    X.run(tmp_path, X.NeuroGymStudyConfig.quick())
     summary = json.loads((tmp_path / "summary.json").read_text())
     del summary["means"]["ideal_auroc"]
     (tmp_path / "summary.json").write_text(json.dumps(summary))

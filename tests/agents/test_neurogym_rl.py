@@ -163,14 +163,14 @@ def test_check_rates_and_criterion_by_hand():
 
 def test_the_stopping_rule_stops_after_the_streak(monkeypatch):
     monkeypatch.setattr(R, "criterion_met", lambda rates, ideal, cfg: True)
-    _, record = R.train_agent(0, replace(TINY, max_updates=20, eval_every=2, criterion_streak=2), agent="plain_gru")
+    _, record = R.train_network(0, replace(TINY, max_updates=20, eval_every=2, criterion_streak=2), agent="plain_gru")
     assert record["stopped"] == "criterion" and record["updates"] == 4
-    _, capped = R.train_agent(0, replace(TINY, max_updates=4, eval_every=2, stop_rule="none"), agent="plain_gru")
+    _, capped = R.train_network(0, replace(TINY, max_updates=4, eval_every=2, stop_rule="none"), agent="plain_gru")
     assert capped["stopped"] == "cap" and capped["updates"] == 4
 
 
 def test_record_has_sampled_and_greedy_checks():
-    _, record = R.train_agent(1, TINY, agent="plain_gru")
+    _, record = R.train_network(1, TINY, agent="plain_gru")
     last = record["history"][-1]
     for mode in ("sampled", "greedy"):
         assert {f"{mode}_{k}" for k in ("reward", "answered", "accuracy", "p_sure_offered", "counts")} <= set(last)
@@ -180,20 +180,20 @@ def test_record_has_sampled_and_greedy_checks():
 
 
 def test_same_seed_same_numbers_and_checks_never_change_training():
-    first, rec1 = R.train_agent(2, TINY, agent="b2_ws")
-    again, rec2 = R.train_agent(2, TINY, agent="b2_ws")
+    first, rec1 = R.train_network(2, TINY, agent="b2_ws")
+    again, rec2 = R.train_network(2, TINY, agent="b2_ws")
     for (k, a), (_, b) in zip(first.state_dict().items(), again.state_dict().items(), strict=True):
         assert torch.equal(a, b), k
     assert rec1["history"] == rec2["history"]
-    rarely, _ = R.train_agent(2, replace(TINY, eval_every=6), agent="b2_ws")
+    rarely, _ = R.train_network(2, replace(TINY, eval_every=6), agent="b2_ws")
     for (k, a), (_, b) in zip(first.state_dict().items(), rarely.state_dict().items(), strict=True):
         assert torch.equal(a, b), k
 
 
 def test_sgd_and_imitation_run():
-    _, record = R.train_agent(0, replace(TINY, optimizer="sgd", max_updates=2, eval_every=2), agent="plain_gru")
+    _, record = R.train_network(0, replace(TINY, optimizer="sgd", max_updates=2, eval_every=2), agent="plain_gru")
     assert np.isfinite(record["history"][-1]["train_reward"])
-    _, record = R.train_agent(0, replace(TINY, max_updates=2, eval_every=2), trainer="imitation", agent="plain_gru")
+    _, record = R.train_network(0, replace(TINY, max_updates=2, eval_every=2), trainer="imitation", agent="plain_gru")
     assert record["kind"] == "plain_gru" and "train_imitation_loss" in record["history"][-1]
 
 

@@ -27,7 +27,7 @@ from labcore.envs.channels import CONTENT_SLICE, EVENT_INDEX
 from labcore.envs.labels import STIMULUS_CELL
 from labcore.envs.tables import pose_tables
 from labcore.envs.wagering import BET_ACTION, LAYOUT, OPT_OUT_ACTION, RESPONSE_CELLS
-from labcore.rl import RLConfig, a2c_loss, collect, episode_losses, gae, policy_terms, train_agent
+from labcore.rl import RLConfig, a2c_loss, collect, episode_losses, gae, policy_terms, train_seeds
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds
 from labcore.training import train_seeds as bc_train_seeds
@@ -161,7 +161,7 @@ def test_the_value_head_leaves_every_other_weight_as_in_b2_ws():
 
 def test_same_seed_same_weights():
     cfg = replace(TINY, max_updates=6, min_updates=6, eval_every=3, episodes_per_update=16, heldout_episodes=20)
-    first, again, other = (train_agent("wagering", "reward_all", s, cfg) for s in (3, 3, 4))
+    first, again, other = (train_seeds("wagering", "reward_all", [s], cfg)[0] for s in (3, 3, 4))
     a, b, c = (t.agent.state_dict() for t in (first, again, other))
     assert all(torch.equal(a[k], b[k]) for k in a)
     assert not all(torch.equal(a[k], c[k]) for k in a)
@@ -171,7 +171,7 @@ def test_same_seed_same_weights():
 @pytest.fixture(scope="module")
 def trained():
     """A briefly reward-trained agent (30 updates) and its initial weights."""
-    return train_agent("wagering", "reward_all", 0, TINY), build_agent("reward_all", 0)
+    return train_seeds("wagering", "reward_all", [0], TINY)[0], build_agent("reward_all", 0)
 
 
 def test_zeroing_z_self_on_a_reward_trained_agent_leaves_the_policy_unchanged(trained):
@@ -217,7 +217,7 @@ def test_only_the_rl_trainer_makes_reward_all():
     with pytest.raises(ValueError, match=r"train it with labcore\.rl"):
         bc_train_seeds("wagering", "reward_all", [0], TrainConfig(max_updates=1, min_updates=1))
     with pytest.raises(ValueError, match="behaviour cloning"):
-        train_agent("wagering", "b2_ws", 0, TINY)
+        train_seeds("wagering", "b2_ws", [0], TINY)
 
 
 def test_cli_trains_reward_all_with_rl_and_writes_a_loadable_checkpoint(tmp_path, capsys):

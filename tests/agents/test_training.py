@@ -16,7 +16,6 @@ from labcore.training import (
     compute_losses,
     member_demonstrations,
     step_weights,
-    train_agent,
     train_seeds,
 )
 
@@ -57,9 +56,9 @@ def test_tiny_training_run_converges_on_the_easy_steps(e1_agent):
 
 def test_training_is_deterministic_by_seed():
     cfg = TrainConfig(max_updates=20, min_updates=20, eval_every=10, train_episodes=100, heldout_episodes=20)
-    a = train_agent("wagering", "b2_ws", 7, cfg)
-    b = train_agent("wagering", "b2_ws", 7, cfg)
-    c = train_agent("wagering", "b2_ws", 8, cfg)
+    a = train_seeds("wagering", "b2_ws", [7], cfg)[0]
+    b = train_seeds("wagering", "b2_ws", [7], cfg)[0]
+    c = train_seeds("wagering", "b2_ws", [8], cfg)[0]
     for x, y in zip(a.agent.state_dict().values(), b.agent.state_dict().values(), strict=True):
         assert torch.equal(x, y)
     assert a.record["history"] == b.record["history"]
@@ -68,7 +67,7 @@ def test_training_is_deterministic_by_seed():
 
 def test_cue_blind_agents_are_flagged_not_excluded():
     cfg = TrainConfig(max_updates=20, min_updates=20, eval_every=10, train_episodes=100, heldout_episodes=30)
-    rec = train_agent("dual", "a1", 0, cfg).record
+    rec = train_seeds("dual", "a1", [0], cfg)[0].record
     assert rec["criterion_attainable"] is False
     assert rec["excluded"] is False
     assert rec["heldout_agreement"] < 0.3
@@ -76,7 +75,7 @@ def test_cue_blind_agents_are_flagged_not_excluded():
 
 def test_paper_mode_makes_one_update_per_step():
     cfg = TrainConfig(mode="paper", train_episodes=3, heldout_episodes=10)
-    rec = train_agent("wagering", "b2_ws", 0, cfg).record
+    rec = train_seeds("wagering", "b2_ws", [0], cfg)[0].record
     demos = oracle_demonstrations(E.WAGERING, episode_seeds(0, "train", 3))
     kinds = demos.step_kind[demos.valid]
     # Every valid step except the wager steps (zero loss) is one optimizer update.
@@ -86,9 +85,9 @@ def test_paper_mode_makes_one_update_per_step():
 
 def test_bad_training_arguments():
     with pytest.raises(ValueError, match="task must be one of"):
-        train_agent("maze", "b1", 0)
+        train_seeds("maze", "b1", [0])
     with pytest.raises(ValueError, match="unknown agent kind"):
-        train_agent("dual", "b9", 0)
+        train_seeds("dual", "b9", [0])
     with pytest.raises(ValueError, match="mode must be"):
         TrainConfig(mode="slow")
     assert np.isfinite(TrainConfig().lr)
@@ -104,7 +103,7 @@ def _same_weights(a, b) -> bool:
 def test_a_member_trained_in_a_batch_is_the_seed_trained_alone(task, kind):
     # Tolerance zero: the same seed gets the same weights, bit for bit, alone or in any batch
     # (MKL's reproducible mode, a task-fixed step table and padding, batches of >= 2 rows).
-    solo = train_agent(task, kind, 5, SMALL)
+    solo = train_seeds(task, kind, [5], SMALL)[0]
     for seeds in ([5, 6], [3, 5, 7]):
         batch = train_seeds(task, kind, seeds, SMALL)
         member = batch[seeds.index(5)]
@@ -122,14 +121,14 @@ def test_members_converge_independently():
     stops = [b.record["updates"] for b in batch]
     assert len(set(stops)) > 1
     for seed, member in zip([3, 5, 7], batch, strict=True):
-        assert member.record["updates"] == train_agent("dual", "hot_only", seed, SMALL).record["updates"]
+        assert member.record["updates"] == train_seeds("dual", "hot_only", [seed], SMALL)[0].record["updates"]
         assert member.record["best_update"] <= member.record["final_update"]
 
 
 def test_paper_mode_batch_equals_solo():
     cfg = TrainConfig(mode="paper", train_episodes=4, heldout_episodes=10)
     batch = train_seeds("wagering", "b2_ws", [3, 5], cfg)
-    solo = train_agent("wagering", "b2_ws", 5, cfg)
+    solo = train_seeds("wagering", "b2_ws", [5], cfg)[0]
     assert _same_weights(batch[1], solo)
     assert batch[1].record["updates"] == solo.record["updates"]
 

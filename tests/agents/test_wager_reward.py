@@ -26,13 +26,12 @@ from labcore.cli import main, training_jobs
 from labcore.config import AGENT_KINDS, SELF_MODEL_INPUTS, AgentConfig, TrainConfig, train_config_of
 from labcore.envs.batch import StepKind
 from labcore.interventions import INTACT, SELF_MODEL_LESION
-from labcore.markers import type2_auroc
+from labcore.markers import learning_curve_auroc, type2_auroc
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds
-from labcore.training import compute_losses, member_demonstrations, train_agent
+from labcore.training import compute_losses, member_demonstrations, train_seeds
 from labcore.wager_reward import (
     WagerLog,
-    _pairwise_auroc,
     choice_steps,
     payoff,
     sample_bets,
@@ -184,8 +183,8 @@ def test_heldout_auroc_is_the_type2_auroc():
     rng = np.random.default_rng(0)
     correct = rng.random(300) < 0.8
     conf = np.round(rng.random(300) + 0.3 * correct, 2)  # ties included
-    assert _pairwise_auroc(correct, conf) == pytest.approx(type2_auroc(correct, conf), abs=1e-12)
-    assert np.isnan(_pairwise_auroc(np.ones(5, bool), conf[:5]))
+    assert learning_curve_auroc(correct, conf) == pytest.approx(type2_auroc(correct, conf), abs=1e-12)
+    assert np.isnan(learning_curve_auroc(np.ones(5, bool), conf[:5]))
     log = WagerLog(-1.0)
     assert log.wrong_bet_payoff == -1.0 and log.chunks == []
 
@@ -193,7 +192,7 @@ def test_heldout_auroc_is_the_type2_auroc():
 # ---------------------------------------------------------------------------- a trained agent
 @pytest.fixture(scope="module")
 def reward_agent():
-    return train_agent("wagering", "reward_wager", 0, TINY)
+    return train_seeds("wagering", "reward_wager", [0], TINY)[0]
 
 
 def test_reward_training_is_recorded_and_deterministic(reward_agent):
@@ -202,14 +201,14 @@ def test_reward_training_is_recorded_and_deterministic(reward_agent):
     assert rec["train_config"]["meta_signal"] == "reward" and rec["kind"] == "reward_wager"
     for h in rec["history"]:
         assert {"heldout_auroc", "heldout_confidence", "heldout_wager_reward"} <= set(h)
-    again = train_agent("wagering", "reward_wager", 0, TINY)
+    again = train_seeds("wagering", "reward_wager", [0], TINY)[0]
     for x, y in zip(reward_agent.agent.state_dict().values(), again.agent.state_dict().values(), strict=True):
         assert torch.equal(x, y)
     assert again.record["history"] == rec["history"]
     # The kind's signal is applied whatever the caller passes; E1's label never reaches it.
     short = replace(TINY, max_updates=30, min_updates=30)
-    assert train_agent("wagering", "reward_wager", 0, replace(short, meta_signal="label")).record["meta_signal"] == "reward"
-    supervised = train_agent("wagering", "b2_ws", 0, short)
+    assert train_seeds("wagering", "reward_wager", [0], replace(short, meta_signal="label"))[0].record["meta_signal"] == "reward"
+    supervised = train_seeds("wagering", "b2_ws", [0], short)[0]
     assert supervised.record["meta_signal"] == "label" and supervised.record["wrong_bet_payoff"] is None
     assert not torch.equal(supervised.agent.confidence_head.weight, reward_agent.agent.confidence_head.weight)
 

@@ -75,7 +75,7 @@ def test_cell_slug_round_trips_and_configures_the_agent():
 
 def test_pipeline_on_a_tiny_budget(tmp_path):
     root, tmp_path = tmp_path, tmp_path / EXPLORE_DIR
-    study = X.StudyConfig.quick()
+    study = X.E3StudyConfig.quick()
     summary = X.run(tmp_path, study, schedules=("fast", "paper"), workers=1, say=lambda _: None)
     loaded = load_explore(tmp_path)
     assert loaded.problems == []
@@ -130,7 +130,7 @@ def test_loading_a_folder_without_a_study_lists_the_problem(tmp_path):
 def test_the_paper_schedule_adds_to_a_fast_part_measured_earlier(tmp_path):
     # Issue 26: the fast part's checkpoints are not bundled; `--schedules paper` reads its rows from
     # the study's files instead of retraining 180 agents, and writes both schedules.
-    study = X.StudyConfig.quick()
+    study = X.E3StudyConfig.quick()
     with pytest.raises(ValueError, match="no fast-schedule rows"):
         X.run(tmp_path, study, schedules=("paper",), say=lambda _: None)
     fast = X.run(tmp_path, study, schedules=("fast",), say=lambda _: None)

@@ -81,7 +81,7 @@ def test_correct_and_error_groups_are_equal_sized_and_seeded():
     assert X._groups(correct, seed=3, min_group=10) == "20 correct and 9 error episodes (each group needs 10)"
 
 
-TINY = X.StudyConfig(seeds=(0, 1), kinds=("a0", "b2"), episodes=6, ridges=(1e-3,), n_surrogates=1, min_group=2)
+TINY = X.IntegrationStudyConfig(seeds=(0, 1), kinds=("a0", "b2"), episodes=6, ridges=(1e-3,), n_surrogates=1, min_group=2)
 
 
 def test_pipeline_on_a_tiny_budget_is_resumable(tmp_path):
@@ -116,7 +116,7 @@ def test_pipeline_on_a_tiny_budget_is_resumable(tmp_path):
 
 
 def test_the_command_writes_the_table_figure(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(X.StudyConfig, "quick", classmethod(lambda cls: replace(TINY, seeds=(0,))))
+    monkeypatch.setattr(X.IntegrationStudyConfig, "quick", classmethod(lambda cls: replace(TINY, seeds=(0,))))
     assert cli.main(["explore", "integration", "--quick", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "answer:" in out and "figure.json" in out
@@ -160,7 +160,7 @@ def test_every_known_answer_is_met_and_a_wrong_one_is_not():
 
 @pytest.mark.parametrize("field", ["tests", "answer"])
 def test_a_summary_missing_its_tests_or_answer_is_not_shown(tmp_path, field):
-    summary = X.summarise(_designed(), X.StudyConfig(ridges=(1e-3,)), 0.0)
+    summary = X.summarise(_designed(), X.IntegrationStudyConfig(ridges=(1e-3,)), 0.0)
     summary.pop(field)
     (tmp_path / "summary.json").write_text(json.dumps(summary))
     assert any("not an integration study summary" in p for p in X.read_study(tmp_path).problems)

@@ -96,7 +96,7 @@ def test_resuming_never_retrains_and_writes_the_same_files(study, monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a finished network was retrained")
 
-    monkeypatch.setattr(pdw, "train_agent", refuse)
+    monkeypatch.setattr(pdw, "train_network", refuse)
     pdw.run(out, TINY)
     assert {name: (out / name).read_bytes() for name in before} == before
 

@@ -20,6 +20,7 @@ from labcore.markers import (
     brier_score,
     calibration_curve,
     expected_calibration_error,
+    learning_curve_auroc,
     meta_d_prime,
     meta_d_prime_from_counts,
     risk_coverage_curve,
@@ -214,6 +215,31 @@ def test_roc_matches_brute_force_and_area_equals_auroc(pairs):
     np.testing.assert_array_equal(thr, bthr)
     assert (fpr[0], tpr[0], fpr[-1], tpr[-1]) == (0.0, 0.0, 1.0, 1.0)
     assert np.trapezoid(tpr, fpr) == pytest.approx(type2_auroc(y, c), abs=1e-12)
+
+
+def pairwise_means(correct, confidence):
+    """The O(n^2) form the bundled learning curves were computed with: two rounded means."""
+    pos, neg = confidence[correct], confidence[~correct]
+    return float((pos[:, None] > neg[None, :]).mean() + 0.5 * (pos[:, None] == neg[None, :]).mean())
+
+
+@pytest.mark.parametrize("levels", [3, 40, None])
+def test_learning_curve_auroc_is_the_pairwise_means_bit_for_bit(levels):
+    """Same pairs as type2_auroc; rounded as the bundled curves were (within one ulp of it)."""
+    rng = np.random.default_rng(levels or 0)
+    differ = 0
+    for n in rng.integers(2, 700, 60):
+        correct = rng.random(n) < 0.7
+        conf = rng.random(n) if levels is None else rng.integers(0, levels, n) / levels
+        conf = conf.astype(np.float32).astype(np.float64)  # a network's confidences: float32, many ties
+        if correct.all() or not correct.any():
+            assert math.isnan(learning_curve_auroc(correct, conf))
+            continue
+        value = learning_curve_auroc(correct, conf)
+        assert value == pairwise_means(correct, conf)  # exactly
+        assert value == pytest.approx(type2_auroc(correct, conf), rel=0, abs=2.3e-16)
+        differ += value != type2_auroc(correct, conf)
+    assert differ > 0 or levels is None  # with ties the one rounding and the two differ somewhere
 
 
 def test_auroc_undefined_warns_and_returns_nan():

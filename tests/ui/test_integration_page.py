@@ -40,7 +40,7 @@ def test_the_study_table_is_shown_when_the_study_exists(tmp_path, monkeypatch):
     rows = [{"kind": k, "seed": s, "training": t, "condition": "intact", "signal": "h", "variant": "intact",
              "group": "all", "measure": "phi", "ridge": 1e-3, "value": float(i + s / 10 - (t == "untrained"))}
             for i, k in enumerate(X.KINDS) for s in range(3) for t in ("trained", "untrained")]
-    summary = X.summarise(rows, X.StudyConfig(seeds=(0, 1, 2), ridges=(1e-3,)), 1.0)
+    summary = X.summarise(rows, X.IntegrationStudyConfig(seeds=(0, 1, 2), ridges=(1e-3,)), 1.0)
     pd.DataFrame(rows).reindex(columns=X.ROW_FIELDS).to_csv(tmp_path / X.ROWS, index=False)
     (tmp_path / "summary.json").write_text(json.dumps(X.clean_json(summary)))
     monkeypatch.setattr(data, "INTEGRATION_STUDY_DIR", tmp_path)

@@ -87,16 +87,17 @@ def test_the_kinds_offered_fit_the_task():
 
 
 def fake_training(calls: list):
-    def train_agent(task, kind, seed, cfg: TrainConfig | None = None, progress=None):
+    def train_seeds(task, kind, seeds, cfg: TrainConfig | None = None, progress=None, resume=None):
+        (seed,) = seeds
         calls.append((task, kind, seed))
         if progress:
             progress(1, 1, {"loss": 0.1, "agreement": 0.97})
         record = {"task": task, "task_id": "", "kind": kind, "seed": seed, "mode": "fast",
                   "train_config": {"train_episodes": 1}, "heldout_agreement": 0.97, "criterion_attainable": True,
                   "meets_criterion": True, "excluded": False, "updates": 1, "wall_seconds": 0.0}
-        return TrainedAgent(build_agent(kind, seed).eval(), record)
+        return [TrainedAgent(build_agent(kind, seed).eval(), record)]
 
-    return train_agent
+    return train_seeds
 
 
 def digest(folder: Path) -> dict[str, str]:
@@ -105,7 +106,7 @@ def digest(folder: Path) -> dict[str, str]:
 
 def test_training_writes_to_the_session_directory_and_is_seen_by_that_session_only(tmp_path, monkeypatch):
     calls: list = []
-    monkeypatch.setattr(labcore.training, "train_agent", fake_training(calls))  # no real training in tests
+    monkeypatch.setattr(labcore.training, "train_seeds", fake_training(calls))  # no real training in tests
     monkeypatch.setattr(data, "USER_RUNS_DIR", tmp_path / "user")
     manifest_before = (BUNDLED_DIR / MANIFEST).read_bytes()
     shipped = digest(BUNDLED_DIR)
