@@ -11,6 +11,7 @@ from ui.state import escape_markdown
 
 PAGE = "lesson"
 STEP = "lesson.step"
+KEPT = "_lesson.step"
 N = len(LESSON)
 
 
@@ -35,9 +36,14 @@ def reveal(step: int, shown: bool) -> None:
 
 
 # The URL is read on arrival only (a new session, or a link followed); on reruns the widget holds the step.
-if STEP not in st.session_state or (st.session_state.get("_arrived", True) and "step" in st.query_params):
+# Streamlit drops a widget's state when another page runs, so the step is also kept under a key no widget
+# owns (KEPT): coming back through the sidebar (a bare URL) returns to the step the class was on.
+if (st.session_state.get("_arrived", True) and "step" in st.query_params) or (
+        STEP not in st.session_state and KEPT not in st.session_state):
     st.session_state[STEP], notice = parse_step(st.query_params.get_all("step") or None, N)
     st.session_state["_notices.lesson"] = [notice] if notice else []
+elif STEP not in st.session_state:
+    st.session_state[STEP] = st.session_state[KEPT]
 
 st.html("<style>.st-key-lesson-body p, .st-key-lesson-body li { font-size: 1.3rem; line-height: 1.5; }</style>")
 st.title("Lesson: three dissociations")
@@ -54,7 +60,7 @@ for notice in st.session_state.get("_notices.lesson", []):
     st.warning(escape_markdown(notice), icon=":material/warning:")
 
 st.selectbox("Step", list(range(1, N + 1)), key=STEP, format_func=lambda i: f"{i} of {N}: {LESSON[i - 1].title}")
-n = st.session_state[STEP]
+n = st.session_state[KEPT] = st.session_state[STEP]
 if st.query_params.get("step") != str(n):
     st.query_params["step"] = str(n)
 step = LESSON[n - 1]

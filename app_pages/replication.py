@@ -35,7 +35,7 @@ if not sets:
 names = [Path(p).name for p in sets]
 controls.url_choice(PAGE, "results", names)
 chosen = sets[names.index(st.selectbox("Result set", names, key=controls.key(PAGE, "results")))]
-controls.publish_choice(PAGE, "results")
+controls.publish_choice(PAGE, "results", default=names[0])
 res = data.checked_results(chosen)
 summary = res.summary
 if not summary:

@@ -39,3 +39,16 @@ def metric_value(at: AppTest, label: str) -> str:
 def markdown_text(at: AppTest) -> str:
     """All Markdown of the page, one element per line."""
     return "\n".join(m.value for m in at.markdown)
+
+
+def navigate(at: AppTest, page: str, params: dict[str, str] | None = None) -> AppTest:
+    """Go to another page in the same session as the browser does: the sidebar (``params`` None:
+    a bare URL) or a link with ``params``; the previous page's URL parameters are gone."""
+    for name in list(at.query_params):
+        del at.query_params[name]
+    return open_page(page, params, at)
+
+
+def url(at: AppTest) -> dict[str, str]:
+    """The page's URL parameters after its run (the last value of a repeated one)."""
+    return {k: v[-1] if isinstance(v, list) else v for k, v in at.query_params.items()}

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from labcore.lesson import LESSON
 from ui.serve import CHROMIUM, CHROMIUM_ARGS, running_lab
 
 PAGES = [
@@ -146,4 +147,24 @@ def test_rapid_control_changes_end_on_the_last_input(browser):
             shown = slider.locator('input[type="range"]').input_value()
             assert page.url.endswith(f"capacity={shown}"), (page.url, shown)
             assert page.locator('[data-testid="stException"]').count() == 0
+        page.close()
+
+
+@pytest.mark.browser
+def test_back_from_a_lesson_view_is_one_press(browser):
+    """Issue 24, defect 1: "Open this view", then the browser's Back, returns to the lesson step."""
+    with running_lab() as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        for n, title in ((4, "Workspace — Global Workspace Theory"), (6, "Robustness — triangulation")):
+            page.goto(f"{url}/lesson?step={n}")
+            page.get_by_role("heading", name="Lesson: three dissociations").first.wait_for(timeout=90_000)
+            page.wait_for_load_state("networkidle")
+            page.get_by_role("link", name="Open this view").click()
+            page.get_by_role("heading", name=title).first.wait_for(timeout=90_000)
+            page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=90_000)
+            page.wait_for_timeout(1500)  # a rewrite of the URL would land now
+            page.go_back()
+            page.get_by_role("heading", name="Lesson: three dissociations").first.wait_for(timeout=30_000)
+            assert page.url.endswith(f"/lesson?step={n}")
+            page.get_by_role("heading", name=f"{n}. {LESSON[n - 1].title}").first.wait_for(timeout=30_000)
         page.close()
