@@ -50,14 +50,21 @@ explain(
 
 bundled = data.checked_results()
 study = data.explore()
-verdict_box("Verdict: does the paper's robustness hierarchy hold here?", bundled, VERDICT_CLAIMS,
-            lead=e3_robustness_verdict(bundled),
-            why=[] if study.problems or not study.groups else study_answer(study),
-            why_title="Why, from the E3 design study")
+
+
+def verdict() -> None:
+    """The bundled verdict, below the controls and the live result (issue 24: about 900 px of it
+    above the noise slider left a projector with no control on screen)."""
+    verdict_box("Verdict: does the paper's robustness hierarchy hold here?", bundled, VERDICT_CLAIMS,
+                lead=e3_robustness_verdict(bundled),
+                why=[] if study.problems or not study.groups else study_answer(study),
+                why_title="Why, from the E3 design study")
+
 
 seeds = data.seeds_by_kind("dual")
 if not seeds:
     st.error("No dual-task agents are available.")
+    verdict()  # the bundled results need no agent
     st.stop()
 study_schedules = sorted({g.get("schedule") for g in study.groups} & set(SCHEDULES)) or ["fast"]
 controls.init_state(PAGE, KEYS, agents=list(seeds), seeds=seeds, default=LabState(agent="b1"),
@@ -137,6 +144,8 @@ if titration is not None:
     st.caption("Points: mean over seeds (bands: SD). L75 marked where accuracy crosses 75%; a triangle at the "
                "right edge means it never did within the tested range (censored). The star is your live setting. "
                "Agents without a workspace (HOT-only, A0, A1) get the noise in their recurrent state instead.")
+
+verdict()  # below the controls and the live result
 
 st.subheader("Perturbational complexity (PCI-A)")
 normalisation = st.selectbox("Normalisation", list(NORMALISATION_LABELS), format_func=NORMALISATION_LABELS.get,

@@ -52,3 +52,29 @@ def navigate(at: AppTest, page: str, params: dict[str, str] | None = None) -> Ap
 def url(at: AppTest) -> dict[str, str]:
     """The page's URL parameters after its run (the last value of a repeated one)."""
     return {k: v[-1] if isinstance(v, list) else v for k, v in at.query_params.items()}
+
+
+def in_order(at: AppTest) -> list:
+    """Every element of the page's main area in the order the browser draws it (depth first)."""
+    found = []
+
+    def walk(node) -> None:
+        if getattr(node, "proto", None) is not None and not getattr(node, "children", None):
+            found.append(node)
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at.main)
+    return found
+
+
+def first_index(at: AppTest, has: str, kind: str | None = None) -> int:
+    """Position (:func:`in_order`) of the first element (of type ``kind``, e.g. "metric") whose
+    label or text contains ``has``."""
+    for i, node in enumerate(in_order(at)):
+        if kind is not None and getattr(node, "type", None) != kind:
+            continue
+        text = " ".join(str(getattr(node, name, "") or "") for name in ("label", "value", "body"))
+        if has in text:
+            return i
+    raise AssertionError(f"nothing on the page contains {has!r}")
