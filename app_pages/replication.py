@@ -15,6 +15,9 @@ from ui import controls, data
 from ui.components import SCOPE_LINE, figure
 
 PAGE = "replication"
+GAIN_COLUMNS = {"seed": "seed", "training": "training", "updates": "updates", "jacobian": "bus Jacobian (gain)",
+                "l75_text": "noise tolerance L75", "accuracy": "clean accuracy"}
+"""The training-length table's columns (results' gain rows) and the names a reader sees."""
 
 st.title("Replication")
 st.caption("Does the paper reproduce? Every number here comes out of training and evaluating the bundled agents; "
@@ -95,13 +98,13 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
             st.markdown("**The E3 robustness verdict, with the design study.** "
                         + " ".join(e3_robustness_verdict(res, data.explore()))
                         + " Explore the study's designs on the Robustness page.")
-        else:
+        elif exp == "explore":  # only the post-hoc tab (issue 24: this ran on every tab but E3)
             st.markdown("Added after the results were seen: not pre-registered, no verdicts. Hypotheses for a "
                         "future, pre-registered run.")
             if res.gain.get("rows"):
                 st.markdown("**Does training length decide B1's fragility?** " + res.gain.get("description", ""))
-                st.dataframe(pd.DataFrame(res.gain["rows"])[["seed", "training", "updates", "jacobian", "l75_text",
-                                                            "accuracy"]], hide_index=True, width="stretch")
+                st.dataframe(pd.DataFrame(res.gain["rows"])[list(GAIN_COLUMNS)].rename(columns=GAIN_COLUMNS),
+                             hide_index=True, width="stretch")
         for spec in (*registry.FIGURES, *registry.E4_FIGURES):  # E4 (beyond the paper): its own set, results/e4
             if (exp == "explore") != spec.exploratory or (exp != "explore" and spec.experiment != exp):
                 continue

@@ -19,3 +19,22 @@ def test_a_page_opens_on_its_controls_and_result_with_the_verdict_prose_below(pa
     at = open_page(page, params)
     assert not exceptions(at)
     assert first_index(at, control) < first_index(at, result, "metric") < first_index(at, prose)
+
+
+# ------------------------------------------------------------------ defect 4: post-hoc text in its own tab
+
+
+def test_only_the_exploratory_tab_says_it_was_added_after_the_results():
+    at = open_page("replication")
+    assert not exceptions(at)
+    posthoc = "Added after the results were seen"
+    tabs = {tab.label: tab for tab in at.tabs}
+    exploratory = tabs.pop("Exploratory (post hoc)")
+    for label, tab in tabs.items():
+        text = " ".join(m.value for m in tab.markdown)
+        assert posthoc not in text and "training length" not in text, label
+        assert not tab.dataframe, label
+    assert posthoc in " ".join(m.value for m in exploratory.markdown)
+    assert exploratory.dataframe, "the bundled set's training-length table"
+    for frame in exploratory.dataframe:
+        assert not any("_" in str(c) for c in frame.value.columns), list(frame.value.columns)
