@@ -38,3 +38,13 @@ def test_only_the_exploratory_tab_says_it_was_added_after_the_results():
     assert exploratory.dataframe, "the bundled set's training-length table"
     for frame in exploratory.dataframe:
         assert not any("_" in str(c) for c in frame.value.columns), list(frame.value.columns)
+
+
+# ------------------------------------------------------------------ defect 5: From reward alone
+
+
+def test_from_reward_alone_opens_on_its_controls_with_the_answer_below():
+    at = open_page("reward")
+    assert not exceptions(at)
+    assert (first_index(at, "Self-model (both agents)") < first_index(at, "Type-2 AUROC", "metric")
+            < first_index(at, "The answer, from the result set"))
