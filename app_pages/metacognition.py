@@ -14,6 +14,7 @@ from ui.components import (
     e1_construction_notes,
     explain,
     figure,
+    live_scope,
     metric,
     number_text,
     paper_number,
@@ -111,6 +112,7 @@ if not predict_then_reveal(PAGE, f"{kind}/{seed}/{self_model_mode}/{capacity}", 
                            active=not is_intact):
     st.stop()  # the lesion's numbers and figures wait for the prediction
 
+live_scope(data.label(kind), seed, f"{data.E1_TRIALS} trials", res)
 m1, m2, m3, m4, m5 = st.columns(5)
 metric(m1, "Task accuracy", view.accuracy, claim=claim_for("e1.accuracy", condition), fmt="{:.1%}",
        intact=base and base.accuracy, intact_claim=claim_for("e1.accuracy", INTACT), chance="50%",

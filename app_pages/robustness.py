@@ -13,7 +13,7 @@ from labcore.measures import PCI_NORMALISATIONS, noise_target
 from labcore.paper import CLAIMS_BY_ID, l75_key
 from labcore.results import fmt, l75_point, l75_summary
 from ui import controls, data
-from ui.components import explain, figure, metric, paper_value, verdict_box
+from ui.components import explain, figure, live_scope, metric, paper_value, verdict_box
 from ui.predict import CHANGE_CHOICES, change_outcome, predict_then_reveal
 from ui.state import MAX_NOISE, LabState, escape_markdown
 
@@ -87,6 +87,7 @@ if model is not None:
         PAGE, f"{kind}/{seed}/{sigma:g}/{noise_mode}",
         f"With workspace noise of SD **{sigma:g}**, what will this agent's **report accuracy** do?", CHANGE_CHOICES,
         lambda: change_outcome(live, clean, 1 / 7, tolerance=0.03, fmt="{:.1%}"), active=sigma > 0)
+    live_scope(data.label(kind), seed, f"{data.NOISE_EPISODES} episodes at this noise", bundled)
     m1, m2 = st.columns(2)
     if revealed:
         metric(m1, "Report accuracy with this noise", live, fmt="{:.1%}", intact=clean if sigma > 0 else None,

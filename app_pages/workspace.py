@@ -15,6 +15,7 @@ from ui.components import (
     change_text,
     explain,
     figure,
+    live_scope,
     metric,
     number_text,
     paper_value,
@@ -114,6 +115,7 @@ if not predict_then_reveal(
         active=intact is not None):
     controls.publish(PAGE, KEYS)
     st.stop()  # the lesion's numbers and figures wait for the prediction
+live_scope(data.label(kind), seed, f"{data.DUAL_EPISODES} episodes", res)
 m1, m2, m3 = st.columns(3)
 ideal = data.closed_forms().get(capacity, {}) if 0 < capacity < n_slots else {}
 for column, (name, label, chance, chance_help) in zip((m1, m2, m3), ACCURACIES, strict=True):

@@ -66,6 +66,8 @@ LIVE_TRAIN = TrainConfig(max_updates=100, min_updates=100, eval_every=10, heldou
 registered schedule of protocol 5.3; its agent falls short of the 95% criterion and is flagged so)."""
 E1_TRIALS = 300
 DUAL_EPISODES = 64
+NOISE_EPISODES = 50
+"""Episodes of one live point of the noise titration (Robustness page)."""
 THEATRE_EPISODES = 1000
 """Episodes the Rollout theatre can play per agent (episode ``i`` is the i-th evaluation seed)."""
 THEATRE_BATCH = 32
@@ -336,7 +338,7 @@ def noisy_accuracy(kind: str, seed: int, sigma: float, noise_mode: str, target: 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def _noisy_accuracy(path: str, stamp: str, kind: str, seed: int, sigma: float, noise_mode: str, target: str) -> float:
-    return measures.titration(_load(path, stamp), episode_seeds(seed, "eval", 50), [sigma],
+    return measures.titration(_load(path, stamp), episode_seeds(seed, "eval", NOISE_EPISODES), [sigma],
                               noise_mode=noise_mode, target=target, fixed=measures.evaluation_intervention(kind),
                               noise_seeds=[seed])[0]
 

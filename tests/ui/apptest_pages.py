@@ -74,7 +74,7 @@ def first_index(at: AppTest, has: str, kind: str | None = None) -> int:
     for i, node in enumerate(in_order(at)):
         if kind is not None and getattr(node, "type", None) != kind:
             continue
-        text = " ".join(str(getattr(node, name, "") or "") for name in ("label", "value", "body"))
+        text = " ".join(v for name in ("label", "value", "body") if isinstance(v := getattr(node, name, None), str))
         if has in text:
             return i
     raise AssertionError(f"nothing on the page contains {has!r}")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from tests.ui.apptest_pages import exceptions, first_index, open_page
+from tests.ui.apptest_pages import ROOT, exceptions, first_index, open_page
 
 # ------------------------------------------------------------------ defect 3: controls first
 
@@ -48,3 +50,24 @@ def test_from_reward_alone_opens_on_its_controls_with_the_answer_below():
     assert not exceptions(at)
     assert (first_index(at, "Self-model (both agents)") < first_index(at, "Type-2 AUROC", "metric")
             < first_index(at, "The answer, from the result set"))
+
+
+# ------------------------------------------------------------------ defect 7: one seed beside five
+
+
+@pytest.mark.parametrize(("page", "params", "first_metric"), [
+    ("metacognition", {"agent": "b2_ws", "seed": "0"}, "Task accuracy"),
+    ("workspace", {"agent": "b1", "seed": "0"}, "Conjunction accuracy"),
+    ("robustness", {"agent": "b1", "seed": "0"}, "Report accuracy with this noise"),
+])
+def test_one_seeds_live_numbers_and_the_result_sets_means_say_which_they_are(page, params, first_metric):
+    at = open_page(page, params)
+    assert not exceptions(at)
+    n_seeds = len(json.loads((ROOT / "results" / "bundled" / "summary.json").read_text())["seeds"])
+    assert first_index(at, "Live, one agent:") < first_index(at, first_metric, "metric")
+    assert any("seed 0" in c.value and f"means over the result set's {n_seeds} seeds" in c.value for c in at.caption)
+    lines = [line for m in at.markdown for line in m.value.split("\n") if ": here " in line]
+    assert lines, "the verdict box lists claims"
+    for line in lines:
+        if "undefined" not in line and "seeds)" not in line.split(", paper")[0]:
+            raise AssertionError(f"a result-set number without its seeds: {line}")
