@@ -42,9 +42,11 @@ def agreement_table(rows: pd.DataFrame) -> None:
         agreement=("heldout_agreement", "mean"), worst=("heldout_agreement", "min"),
         excluded=("excluded", "sum")).reset_index()
     grouped["description"] = grouped["kind"].map(data.label)
-    st.dataframe(grouped[["task", "kind", "description", "seeds", "agreement", "worst", "excluded"]],
+    # The numbers first and the long description last: a phone shows the first three columns (issue 24).
+    st.dataframe(grouped[["kind", "agreement", "worst", "excluded", "seeds", "task", "description"]],
                  width="stretch", hide_index=True,
-                 column_config={"agreement": st.column_config.ProgressColumn("held-out agreement (mean)",
+                 column_config={"kind": st.column_config.TextColumn("kind", width="small"),
+                                "agreement": st.column_config.ProgressColumn("held-out agreement (mean)", width="small",
                                                                              min_value=0, max_value=1, format="%.3f"),
                                 "worst": st.column_config.NumberColumn("worst seed", format="%.3f"),
                                 "excluded": st.column_config.NumberColumn("seeds below 95%")})

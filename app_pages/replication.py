@@ -72,17 +72,20 @@ rows = [{"what is claimed": claim_sentence(c), "paper": paper_text(c["paper"]), 
          "by construction": "yes" if c.get("by_construction") else "",
          "experiment": c["id"].split(".")[0].upper(), "claim": c["id"]}
         for c in summary.get("claims", [])]
-claims = pd.DataFrame(rows, columns=["what is claimed", "paper", "ours", "verdict", "why", "by construction",
-                                     "experiment", "claim"])
+# The verdict and the two numbers first, the long texts after: a phone shows the first three columns (issue 24).
+claims = pd.DataFrame(rows, columns=["experiment", "verdict", "paper", "ours", "what is claimed", "why",
+                                     "by construction", "claim"])
 st.subheader("Claims, paper beside ours")
 f1, f2 = st.columns(2)
 exps = f1.multiselect("Experiments", sorted(claims["experiment"].unique()), default=sorted(claims["experiment"].unique()))
 verdicts = f2.multiselect("Verdicts", list(counts), default=list(counts))
 shown = claims[claims["experiment"].isin(exps) & claims["verdict"].isin(verdicts)]
 st.dataframe(shown, width="stretch", hide_index=True, height=420,
-             column_config={"what is claimed": st.column_config.TextColumn("what is claimed", width="large"),
+             column_config={"what is claimed": st.column_config.TextColumn("what is claimed", width="medium"),
+                            "paper": st.column_config.TextColumn("paper", width=110),
+                            "ours": st.column_config.TextColumn("ours", width=140),
                             "why": st.column_config.TextColumn("why", width="large"),
-                            "verdict": st.column_config.TextColumn("verdict", width="medium"),
+                            "verdict": st.column_config.TextColumn("verdict", width=140),
                             "experiment": st.column_config.TextColumn("exp.", width="small"),
                             "claim": st.column_config.TextColumn(
                                 "id", width="small", help="The claim's id in docs/verdicts.md and summary.json.")})

@@ -97,7 +97,8 @@ with osmd:
                          "cap": item.behavioural_cap if item.applicable else None,
                          "rules applied": ", ".join(item.rules_applied),
                          "evidence / why N/A": item.evidence if item.applicable else item.not_applicable_reason})
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", height=420)
+        columns = ["item", "architectural", "behavioural", "cap", "name", "cluster", "rules applied", "evidence / why N/A"]
+        st.dataframe(pd.DataFrame(rows, columns=columns), hide_index=True, width="stretch", height=420)  # scores first
     st.markdown("##### Do the rubric paper's headline numbers match its own grid?")
     checks = []
     for system_id, name in REFERENCE_SYSTEM_NAMES.items():

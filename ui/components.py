@@ -219,6 +219,45 @@ def e1_construction_notes(config: AgentConfig, self_model_mode: str, capacity: i
     return notes
 
 
+PHONE_ROW_CHARS = 34
+"""Characters of subplot title that fit side by side across a phone (390 px, 14 px type)."""
+
+
+def phone_safe_titles(fig: go.Figure) -> int:
+    """Wrap panel titles so that they fit a phone's width and never overlap (issue 24), in place;
+    returns how many lines the top row of titles grew by.
+
+    >>> from plotly.subplots import make_subplots
+    >>> fig = make_subplots(rows=1, cols=2, subplot_titles=("ROC curve (pooled trials)", "Area under the curve"))
+    >>> phone_safe_titles(fig), [a.text for a in fig.layout.annotations]
+    (1, ['ROC curve (pooled<br>trials)', 'Area under the<br>curve'])
+    """
+    rows: dict[float, list] = {}
+    for a in fig.layout.annotations:
+        if a.yref == "paper" and a.yanchor == "bottom" and a.xanchor == "center" and a.showarrow is False and a.text:
+            rows.setdefault(round(float(a.y), 3), []).append(a)
+    grown = 0
+    for y, row in rows.items():
+        width = max(10, PHONE_ROW_CHARS // len(row))
+        if all(len(line) <= width for a in row for line in a.text.split("<br>")):
+            continue
+        before = max(a.text.count("<br>") + 1 for a in row)
+        for a in row:
+            words = a.text.replace("<br>", " ").split()
+            lines, line = [], ""
+            for word in words:
+                if line and len(line) + 1 + len(word) > width:
+                    lines.append(line)
+                    line = word
+                else:
+                    line = f"{line} {word}".strip()
+            a.text = "<br>".join([*lines, line])
+            a.font.size = 14
+        if y == max(rows):
+            grown = max(a.text.count("<br>") + 1 for a in row) - before
+    return max(grown, 0)
+
+
 def figure(fig: go.Figure, *, key: str, download: str | None = None) -> None:
     """Show a plotly figure; offer it as a standalone HTML download (PNG is in the modebar).
 
@@ -227,10 +266,13 @@ def figure(fig: go.Figure, *, key: str, download: str | None = None) -> None:
     """
     title = fig.layout.title.text if fig.layout.title and fig.layout.title.text else None
     shown = go.Figure(fig)
+    extra = 19 * phone_safe_titles(shown)  # px per added line of subplot title (labcore.figures.style)
     if title:
         st.markdown(f"**{title.replace('<br>', ' ')}**")
-        top = max(40, (fig.layout.margin.t or 95) - 70)
+        top = max(40, (fig.layout.margin.t or 95) - 70) + extra
         shown.update_layout(title_text="", margin_t=top, height=(fig.layout.height or 460) - (fig.layout.margin.t or 95) + top)
+    elif extra:
+        shown.update_layout(margin_t=(fig.layout.margin.t or 95) + extra, height=(fig.layout.height or 460) + extra)
     st.plotly_chart(shown, width="stretch", key=key, config={"displaylogo": False})
     if download:
         st.download_button("Download figure (HTML)", fig.to_html(include_plotlyjs="cdn", full_html=True),

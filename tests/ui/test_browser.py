@@ -168,3 +168,69 @@ def test_back_from_a_lesson_view_is_one_press(browser):
             assert page.url.endswith(f"/lesson?step={n}")
             page.get_by_role("heading", name=f"{n}. {LESSON[n - 1].title}").first.wait_for(timeout=30_000)
         page.close()
+
+
+TOP_TITLES_JS = """() => {
+  const found = [];
+  document.querySelectorAll('.js-plotly-plot').forEach(plot => {
+    if (plot.offsetParent === null) return;  // in a closed expander or another tab
+    const frame = plot.getBoundingClientRect();
+    const panels = [...plot.querySelectorAll('.nsewdrag')].map(r => r.getBoundingClientRect().top);
+    if (!panels.length) return;
+    const top = Math.min(...panels);
+    const boxes = [...plot.querySelectorAll('g.annotation')].map(a => [a.textContent, a.getBoundingClientRect()])
+      .filter(([, b]) => b.width > 0 && b.bottom <= top + 2);
+    boxes.forEach(([t, b]) => {
+      if (b.left < frame.left - 2 || b.right > frame.right + 2) found.push(`${t}: outside the figure`);
+    });
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      const [s, a] = boxes[i], [t, b] = boxes[j];
+      if (a.left < b.right - 2 && b.left < a.right - 2 && a.top < b.bottom - 2 && b.top < a.bottom - 2)
+        found.push(`${s} overlaps ${t}`);
+    }
+  });
+  return found;
+}"""
+
+
+def _settled(page, title: str) -> None:
+    page.get_by_role("heading", name=title).first.wait_for(timeout=120_000)
+    page.wait_for_timeout(1000)
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=240_000)
+    page.wait_for_timeout(1500)  # the figures are drawn after the run ends
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [390, 1400])
+def test_every_page_lays_out_on_a_phone_and_a_projector(browser, width):
+    """Issue 24, defect 8: at 390 px two-panel titles overlapped and tables showed one column.
+
+    On every page: no exception, no panel titles over each other or off the figure, nothing wider
+    than the screen; at 390 px every table shows at least three of its columns."""
+    with running_lab() as url:
+        page = browser.new_page(viewport={"width": width, "height": 844 if width < 800 else 1000})
+        problems = []
+        for path, title in PAGES:
+            page.goto(f"{url}/{path}")
+            _settled(page, title)
+            if page.locator('[data-testid="stException"]').count():
+                problems.append(f"/{path}: an exception")
+            problems += [f"/{path}: {p}" for p in page.evaluate(TOP_TITLES_JS)]
+            wide = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollWidth")
+            if wide > width + 2:
+                problems.append(f"/{path}: the page is {wide} px wide")
+            if width >= 800:
+                continue
+            frames = page.locator('[data-testid="stDataFrame"]')
+            for i in range(frames.count()):
+                frame = frames.nth(i)
+                if not frame.is_visible():
+                    continue  # in a closed expander or another tab
+                frame.scroll_into_view_if_needed()
+                frame.locator("th").first.wait_for(state="attached", timeout=30_000)
+                heads = frame.locator("th").all_inner_texts()
+                total = int(frame.locator("table").first.get_attribute("aria-colcount") or 0)
+                if len(heads) < min(3, total):
+                    problems.append(f"/{path}: table {i} shows {heads} of {total} columns")
+        page.close()
+        assert not problems, problems
