@@ -58,6 +58,17 @@ def mean_confidence(view) -> float:
     return float(np.mean(answered)) if answered.size else float("nan")
 
 
+def m_ratio_undefined(view) -> str:
+    """Why M-ratio (meta-d'/d', labcore.measures) is undefined for this view."""
+    answered = view.confidence[view.answered]
+    if answered.size >= 20 and np.ptp(answered) == 0:
+        return "the confidence is the same on every trial, so meta-d' (how well it sorts right from wrong) cannot be fitted"
+    if answered.size < 20:
+        return "meta-d' needs at least 20 answered trials"
+    return ("at chance accuracy d' is about 0, and M-ratio divides by it" if abs(view.accuracy - 0.5) < 0.05 else
+            "the meta-d' fit did not converge on these trials")
+
+
 def dissociation_lead(res) -> list[str]:
     """The result set's intact -> zeroed numbers in one sentence (empty without them)."""
     values = res.values
@@ -121,7 +132,7 @@ metric(m2, "Type-2 AUROC", view.auroc, claim=claim_for("e1.auroc", condition), i
        intact_claim=claim_for("e1.auroc", INTACT), chance="0.5", paper_missing=missing,
        help="Probability that a random correct trial got more confidence than a random wrong one (chance 0.5).")
 metric(m3, "M-ratio", view.m_ratio, intact=base and base.m_ratio, chance="0 (1 = ideal)",
-       reference="meta-d'/d'; the paper does not report it",
+       reference="meta-d'/d'; the paper does not report it", undefined=m_ratio_undefined(view),
        help="Maniscalco & Lau (2012): metacognitive efficiency, corrected for first-order accuracy.")
 metric(m4, "Opt-outs on wager trials", view.skip_fraction, claim=claim_for("e1.skip", condition), fmt="{:.1%}",
        intact=base and base.skip_fraction, intact_claim=claim_for("e1.skip", INTACT), paper_missing=missing,
@@ -134,7 +145,7 @@ metric(m5, "Mean confidence", mean_confidence(view), claim=confidence_claim,
           f"({paper_value('e1.confidence.self_off')})"),
        help="The confidence head's output at the choice point, averaged over the answered trials.")
 
-for note in e1_construction_notes(model.config, self_model_mode, capacity):
+for note in e1_construction_notes(model.config, self_model_mode, capacity, mean_confidence(view)):
     st.success(note, icon=":material/construction:")
 if condition == "bus_off":
     rule = CLAIMS_BY_ID["e1.skip.bus_off"]

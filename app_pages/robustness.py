@@ -175,7 +175,7 @@ if summary:
     st.subheader("Composite markers and the OOD gap (bundled results)")
     points = (results.figures.get("e3") or {}).get("points", [])
     if points:
-        figure(fig3b_marker_correlations(points), key="composite", download="composite")
+        figure(fig3b_marker_correlations(points, summary.get("values")), key="composite", download="composite")
         values = summary.get("values", {})
         st.write(
             f"Registered shift (1.5x longer delay): R^2 with GBI = {fmt(values.get('e3.composite.r2_gbi'))}, "

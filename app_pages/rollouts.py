@@ -136,7 +136,10 @@ def stage() -> None:
             figure(internal_state_timeline(trace.confidence[0, :n], znorm, [str(i) for i in range(n)],
                                            highlight_step=s, decision_step=wager.step if wager else None),
                    key=f"timeline-{t}")
-    if trace.slots is not None:
+    if trace.slots is not None and not trace.occupied[0, :n].any():  # an empty heatmap explained nothing
+        st.info("The workspace holds nothing at any step of this episode (with 0 slots nothing is written to it), "
+                "so there is no heatmap of its slots to draw.", icon=":material/info:")
+    elif trace.slots is not None:
         report = list(trace.report_steps())
         figure(workspace_heatmap(trace.slots[0, :n], trace.occupied[0, :n], measures.cue_kinds(trace)[:n],
                                        report, highlight_step=s), key=f"slots-{t}")

@@ -187,6 +187,9 @@ with own:
         c3.metric("Band", result.band.label if result.complete else "not defined",
                   help="The bands are defined on the 90-point total: assess all 30 items (or mark them N/A "
                        "with a reason) to get one.")
+        if not result.complete:
+            c3.caption("Not defined until every item is assessed or marked N/A: the bands are cut on the 90-point "
+                       "total.")
         st.caption(f"Behavioural total: {assessed_total_text(result)}.")
         capped = [i.item_id for i in result.capped_items]
         if capped:

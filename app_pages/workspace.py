@@ -96,8 +96,10 @@ if model is None:  # its error is shown; the other agents and the bundled result
     st.stop()
 n_slots = model.config.n_slots
 c3.select_slider("Workspace slots (capacity scale)", options=list(range(n_slots + 1)),
-                 key=controls.key(PAGE, "capacity"), format_func=lambda k: f"{k} ({capacity_scale(k, n_slots):g})",
-                 help="workspace_capacity_scale 0, 0.25, 0.5, 0.75, 1 = 0-4 usable slots. 0 = bus-off.")
+                 key=controls.key(PAGE, "capacity"),
+                 format_func=lambda k: f"{k} (scale {capacity_scale(k, n_slots):g})",
+                 help="Usable slots, with the paper's workspace_capacity_scale in brackets: 0, 0.25, 0.5, 0.75, 1 = "
+                      "0-4 slots. 0 = bus-off.")
 seed, capacity = controls.value(PAGE, "seed"), controls.value(PAGE, "capacity")
 
 res = data.checked_results()  # read once: a broken result set is one error, the live lab still works
@@ -143,9 +145,13 @@ if controls.value(PAGE, "episode") > last_episode:  # a link may name an episode
 st.slider("Episode", 0, last_episode, key=controls.key(PAGE, "episode"))
 episode = controls.value(PAGE, "episode")
 cfg = DualTaskConfig()
-figure(workspace_heatmap(trace.slots[episode], trace.occupied[episode], measures.cue_kinds(trace, episode),
-                               [cfg.report_secondary_step, cfg.report_primary_step]),
-       key="heatmap", download="workspace_heatmap")
+if capacity == 0:  # an empty heatmap explained nothing (issue 24)
+    st.info("With the workspace off (0 slots) nothing is written to it: every slot is empty at every step, so "
+            "there is no heatmap to draw. The cues reach this agent only through the workspace.", icon=":material/info:")
+else:
+    figure(workspace_heatmap(trace.slots[episode], trace.occupied[episode], measures.cue_kinds(trace, episode),
+                             [cfg.report_secondary_step, cfg.report_primary_step]),
+           key="heatmap", download="workspace_heatmap")
 right = trace.report_correct()[episode]
 st.caption(f"Colour reported {'correctly' if right[0] else 'wrongly'}; object reported "
            f"{'correctly' if right[1] else 'wrongly'}.")
@@ -156,7 +162,7 @@ gbi_help = ("Global Broadcast Index: how evenly each slot's couplings spread ove
 gbi_claim = claim_for("e2.gbi", condition)
 if capacity == 0:
     g1.metric("GBI (paper's equation)", "not defined here", help=gbi_help)
-    g1.caption("No slot holds anything with the workspace off.")
+    g1.caption("Not defined here: no slot holds anything with the workspace off.")
 elif view.gbi == view.gbi:  # defined (not nan)
     metric(g1, "GBI (paper's equation)", view.gbi, claim=gbi_claim, help=gbi_help, paper_label=paper_label,
            intact=None if intact is None else intact.gbi, intact_claim=claim_for("e2.gbi", INTACT),
@@ -165,16 +171,20 @@ else:
     g1.metric("GBI (paper's equation)", "not defined here", help=gbi_help)
     shown = gbi_claim or claim_for("e2.gbi", INTACT)
     where = "at this capacity" if gbi_claim else "at 4 slots"
-    g1.caption("Its formula assumes non-negative couplings; these zero-mean slots have signed ones (computed "
-               f"anyway it gives {view.gbi_signed:,.3g}). {paper_label.capitalize()} {where}: {paper_value(shown)}.")
+    why = (f"Not defined here: its formula assumes non-negative couplings; these zero-mean slots have signed ones "
+           f"(computed anyway it gives {view.gbi_signed:,.3g})." if view.gbi_signed == view.gbi_signed else
+           "Not defined here: with one slot there is no other slot to couple with.")
+    g1.caption(f"{why} {paper_label.capitalize()} {where}: {paper_value(shown)}.")
 abs_help = gbi_help + " Here on the size of each coupling, which is never negative."
 if capacity == 0:
     g2.metric("GBI on |cosine| couplings", "not defined here", help=abs_help)
-    g2.caption("No slot holds anything with the workspace off.")
+    g2.caption("Not defined here: no slot holds anything with the workspace off.")
 else:
     metric(g2, "GBI on |cosine| couplings", view.gbi_abs, help=abs_help,
            intact=None if intact is None else intact.gbi_abs,
-           reference="range 0 to 2/3; the lab's reading of GBI (docs/markers.md), not in the paper")
+           reference="range 0 to 2/3; the lab's reading of GBI (docs/markers.md), not in the paper",
+           undefined="with one slot there is no other slot to couple with" if capacity == 1 else
+           "no report step holds two or more slots")
 if capacity and view.two_occupied == view.two_occupied:
     g2.caption(f"{view.two_occupied:.0%} of report steps hold exactly two slots, where GBI is 0 by construction "
                "(one partner takes all the coupling).")

@@ -737,3 +737,12 @@ def test_the_e4_figures_hold_every_arm_inside_their_axes():
     table = arms_table(res.seed_values, arms)  # shares of trials as percentages, as the page's metrics
     assert table["task accuracy"].str.contains("%").all() and table["opt-outs (wager trials)"].str.contains("%").all()
     assert not table["Type-2 AUROC"].str.contains("%").any()
+
+
+def test_fig3b_says_undefined_where_a_bar_is_missing(points):
+    """Issue 24, defect 9: Fig. 3b's panel looked empty where r is undefined (a constant marker)."""
+    fig = paper_e3.fig3b_marker_correlations(points)
+    for bar in (t for t in fig.data if t.type == "bar"):
+        missing = [x for x, y in zip(bar.x, bar.y, strict=True) if not np.isfinite(y)]
+        said = [t for t in fig.data if getattr(t, "mode", None) == "text" and t.name == f"{bar.name}: undefined"]
+        assert sorted(missing) == sorted(x for t in said for x in t.x), bar.name

@@ -62,7 +62,7 @@ def change_text(value: Any, intact: Any, fmt: str = "{:.2f}") -> str | None:
 def metric(column: Any, label: str, value: Any, *, claim: str | None = None, fmt: str = "{:.2f}",
            help: str | None = None, reference: str | None = None, intact: Any = None,
            intact_claim: str | None = None, chance: str | None = None, paper_label: str = "paper",
-           paper_missing: str = "not reported for this condition") -> None:
+           paper_missing: str = "not reported for this condition", undefined: str | None = None) -> None:
     """An ``st.metric`` with the intact value, the change from it, the paper's number and chance.
 
     Parameters
@@ -87,6 +87,9 @@ def metric(column: Any, label: str, value: Any, *, claim: str | None = None, fmt
         How the paper's value is introduced (e.g. "paper (B1)" when the paper's agent differs).
     paper_missing : str
         What is said when ``claim`` is None but ``intact_claim`` is given.
+    undefined : str, optional
+        Why the value can be undefined here; said first in the caption when it is (issue 24:
+        a headline "undefined" must be explained where it is shown).
 
     A percentage's paper value is written as a percentage; other paper values as the paper
     gives them (``0.492 ± 0.058``, not rounded to the metric's digits).
@@ -95,6 +98,8 @@ def metric(column: Any, label: str, value: Any, *, claim: str | None = None, fmt
     column.metric(label, number_text(value, fmt), help=help,
                   delta=change_text(value, intact, fmt) if lesioned else None, delta_color="off")
     parts = [f"intact: {number_text(intact, fmt)}"] if lesioned else []
+    if not finite(value):
+        parts.insert(0, f"**Undefined here:** {(undefined or 'it cannot be computed from these trials').rstrip('.')}")
     paper_fmt = fmt if "%" in fmt else None
     if claim:
         parts.append(f"{paper_label}{', this condition' if lesioned else ''}: {paper_value(claim, paper_fmt)}")
@@ -189,7 +194,8 @@ def verdict_box(title: str, res: Results, claims: Sequence[tuple[str, str]], *, 
                    "the run (docs/verdicts.md). \"By construction\": our design fixes that value in advance.")
 
 
-def e1_construction_notes(config: AgentConfig, self_model_mode: str, capacity: int) -> list[str]:
+def e1_construction_notes(config: AgentConfig, self_model_mode: str, capacity: int,
+                          confidence: float | None = None) -> list[str]:
     """What the wiring of a wagering agent fixes in advance in this setting (labelled "by construction").
 
     A note is given only where it is true of this agent: a zeroed self-model gives a constant
@@ -204,8 +210,16 @@ def e1_construction_notes(config: AgentConfig, self_model_mode: str, capacity: i
     """
     notes = []
     if self_model_mode == "zero" and config.self_model:
+        if confidence is not None and finite(confidence):  # the agent bets above 0.5 (labcore.envs.wagering)
+            bets = (f"That constant is {confidence:.2f}, "
+                    + ("at or below 0.5, so the agent opts out on every wager trial (100% opt-outs)"
+                       if confidence <= 0.5 else "above 0.5, so the agent bets on every wager trial (0% opt-outs)")
+                    + ", also by construction: a reproduced opt-out rate here says nothing about knowing. ")
+        else:
+            bets = ("Its one confidence is either above the 0.5 betting threshold or not, so the agent bets on every "
+                    "wager trial or on none, also by construction. ")
         notes.append("Zeroed self-model: the confidence head receives a constant, so its output is the same on "
-                     "every trial and Type-2 AUROC is exactly 0.5 **by construction**. "
+                     "every trial and Type-2 AUROC is exactly 0.5 **by construction**. " + bets
                      + ("Accuracy is unchanged because the policy never reads z_self."
                         if config.policy_reads != "self_model" else
                         "This agent's policy reads z_self too, so its accuracy can change as well."))

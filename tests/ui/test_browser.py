@@ -71,7 +71,7 @@ def test_every_page_and_the_self_model_switch(browser, tmp_path):
         assert "Metacognition — HOT" in nav and "\napp\n" not in f"\n{nav}\n"
         slider = page.locator('[data-testid="stSlider"]').filter(has_text="Workspace slots").first
         slider.wait_for(timeout=60_000)
-        assert "2 (0.5)" in slider.inner_text()  # the link's capacity reached the control
+        assert "2 (scale 0.5)" in slider.inner_text()  # the link's capacity reached the control
         for path, title in PAGES:
             page.goto(f"{url}/{path}")
             page.get_by_role("heading", name=title).first.wait_for(timeout=90_000)

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.ui.apptest_pages import ROOT, exceptions, first_index, open_page
+from tests.ui.apptest_pages import ROOT, exceptions, first_index, in_order, open_page
 
 # ------------------------------------------------------------------ defect 3: controls first
 
@@ -71,3 +71,55 @@ def test_one_seeds_live_numbers_and_the_result_sets_means_say_which_they_are(pag
     for line in lines:
         if "undefined" not in line and "seeds)" not in line.split(", paper")[0]:
             raise AssertionError(f"a result-set number without its seeds: {line}")
+
+
+# ------------------------------------------------------------------ defect 9: nothing unexplained
+
+UNDEFINED = ("undefined", "not defined here", "not defined")
+
+
+@pytest.mark.parametrize(("page", "params"), [
+    ("metacognition", {"agent": "b2_ws", "seed": "0", "self_model_mode": "zero"}),
+    ("metacognition", {"agent": "b2_ws", "seed": "0", "capacity": "0"}),
+    ("workspace", {"agent": "b1", "seed": "0", "capacity": "1"}),
+    ("workspace", {"agent": "b1", "seed": "0", "capacity": "0"}),
+    ("scorecards", None),
+])
+def test_every_undefined_headline_number_says_why_in_one_line(page, params):
+    at = open_page(page, params)
+    assert not exceptions(at)
+    nodes = in_order(at)
+    seen = 0
+    for i, node in enumerate(nodes):
+        if node.type != "metric" or str(node.value).lower() not in UNDEFINED:
+            continue
+        seen += 1
+        caption = next((n.value for n in nodes[i + 1:] if n.type == "caption"), "")
+        assert any(word in caption.lower() for word in UNDEFINED), (node.label, caption)
+        assert "nan" not in caption.split(), (node.label, caption)
+    assert seen, "these conditions show at least one undefined number"
+
+
+def test_no_empty_heatmap_at_zero_slots():
+    at = open_page("workspace", {"agent": "b1", "seed": "0", "capacity": "0"})
+    assert not exceptions(at)
+    assert not any("what each slot holds" in c.proto.spec for c in at.get("plotly_chart"))
+    assert any("no heatmap to draw" in i.value for i in at.info)
+    theatre = open_page("rollouts", {"task": "dual", "agent": "b1", "seed": "0", "capacity": "0"})
+    assert not exceptions(theatre)
+    assert not any("what each slot holds" in c.proto.spec for c in theatre.get("plotly_chart"))
+    assert any("no heatmap" in i.value for i in theatre.info)
+
+
+def test_a_zeroed_self_models_opt_outs_are_said_to_be_fixed_by_construction():
+    at = open_page("metacognition", {"agent": "b2_ws", "seed": "0", "self_model_mode": "zero"})
+    opt_outs = next(m.value for m in at.metric if m.label == "Opt-outs on wager trials")
+    assert opt_outs in ("100.0%", "0.0%")
+    note = " ".join(s.value for s in at.success)
+    assert "opt-out" in note and "by construction" in note and "That constant is 0." in note
+
+
+def test_the_capacity_brackets_say_what_they_are():
+    at = open_page("workspace", {"agent": "b1", "seed": "0"})
+    slider = at.select_slider(key="workspace.capacity")
+    assert "4 (scale 1)" in slider.options and "2 (scale 0.5)" in slider.options
