@@ -238,7 +238,7 @@ def live_training() -> None:
                 f"bets' payoff alone. Every {budget.eval_every} updates its confidence is checked on "
                 f"{budget.heldout_episodes} held-out trials. It is saved for **this browser session only**; the "
                 "shipped agents never change.")
-    free = next(s for s in range(5, 10_000) if not data.seed_taken("wagering", data.LIVE_KIND, s))
+    free = data.offered_seed("wagering", data.LIVE_KIND)  # reserved for this session alone (issue 24)
     if st.button(f"Train {data.LIVE_KIND} seed {free} live", type="primary"):
         bar = st.progress(0.0, text="generating expert demonstrations...")
         chart = st.empty()

@@ -495,7 +495,8 @@ ProgressFn = Callable[[int, int, dict[str, float]], None]
 """``progress(done, total, metrics)``: updates (fast) or episodes (paper) done of the budget;
 ``metrics`` has ``members_done``/``members`` and the live members' mean held-out agreement; for
 E4's reward-trained kinds also their mean ``heldout_auroc``, ``heldout_confidence`` and
-``heldout_wager_reward`` (None where undefined)."""
+``heldout_wager_reward`` (None where undefined). Fast mode adds ``earliest_stop``: the first
+update at which the convergence rule could end the run (a progress bar's end)."""
 
 
 @dataclass
@@ -650,7 +651,7 @@ def train_agent(task: str, kind: str | AgentConfig, seed: int, cfg: TrainConfig 
 
 
 def _report(progress: ProgressFn | None, done: int, total: int, members: list[_Member],
-            metrics: list[dict[str, float]]) -> None:
+            metrics: list[dict[str, float]], earliest_stop: int | None = None) -> None:
     if progress is None:
         return
     agreement = float(np.mean([m["agreement"] for m in metrics])) if metrics else float("nan")
@@ -661,6 +662,7 @@ def _report(progress: ProgressFn | None, done: int, total: int, members: list[_M
     progress(done, total, {"members_done": float(sum(m.done for m in real)), "members": float(len(real)),
                            "agreement": agreement,
                            "loss": float(np.mean([m["loss"] for m in metrics])) if metrics else float("nan"),
+                           **({"earliest_stop": float(earliest_stop)} if earliest_stop is not None else {}),
                            **{k: float(np.mean(v)) if v else None for k, v in wager.items()}})
 
 
@@ -711,7 +713,12 @@ def _train_fast(config, params, members, train, heldout, cfg, progress) -> list[
                 member.done = True
                 finished[i] = member.best_row if member.best_row is not None else params.member_state(row)
                 leaving.append(row)
-        _report(progress, update, cfg.max_updates, members, metrics)
+        # The first update at which every member still training could stop (its patience runs out
+        # without improvement): a progress bar's end that moves only as far as the rule does (issue 24).
+        waiting = [members[i] for i in live if not members[i].shadow and not members[i].done]
+        earliest = max((min(cfg.max_updates, max(cfg.min_updates, update + (cfg.patience - m.stale) * cfg.eval_every))
+                        for m in waiting), default=update)
+        _report(progress, update, cfg.max_updates, members, metrics, earliest)
         if leaving:
             keep = [r for r in range(len(live)) if r not in leaving and not members[live[r]].shadow]
             if not keep:

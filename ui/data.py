@@ -16,12 +16,15 @@ Agents a visitor trains on the Agents page live in their browser session's own f
 pages of that session list them beside the bundled ones (:func:`manifest`), no other session
 sees them, and their seeds are unique across all sessions (:func:`seed_taken`), so a name always
 means one agent; the caches, keyed by the file itself (:func:`agent_file`), never mix two
-visitors' agents either way.
+visitors' agents either way. A session's seed is reserved for it atomically when it is offered
+(:func:`offered_seed`, :class:`ui.jobs.SeedBook`), and its training runs in the server's queue
+(:func:`submit_training`, :func:`training_queue`), off the page thread and in a worker process.
 """
 
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -46,6 +49,7 @@ from labcore.checkpoints import (
 from labcore.config import AGENT_DESCRIPTIONS, Intervention, TrainConfig
 from labcore.interventions import capacity_scale
 from labcore.seeding import episode_seeds
+from ui import jobs
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "results" / "bundled"
@@ -188,23 +192,80 @@ def checkpoint_path(task: str, kind: str, seed: int) -> Path:
     return own if own.exists() else bundled
 
 
-def seed_taken(task: str, kind: str, seed: int) -> bool:
-    """Is there an agent of this name anywhere: bundled, or trained in any session?
-
-    A user-trained seed must be new everywhere, so that an agent's name (kind, seed) means one
-    agent on every page and in every session.
-    """
+def _trained(task: str, kind: str, seed: int) -> bool:
     file = f"{checkpoint_name(task, kind, seed)}{SUFFIX}"
     return (CHECKPOINTS_DIR / file).exists() or any(USER_RUNS_DIR.glob(f"*/{file}"))
+
+
+def seed_book() -> jobs.SeedBook:
+    """The seed reservations of every session (``USER_RUNS_DIR/_seeds``, read at call time)."""
+    return jobs.SeedBook(USER_RUNS_DIR / "_seeds")
+
+
+def session_token() -> str:
+    """This browser session's token (the name of its folder, :func:`session_dir`)."""
+    return session_dir().name
+
+
+def seed_taken(task: str, kind: str, seed: int) -> bool:
+    """Is this seed unavailable to this session: a bundled agent, an agent trained in any session,
+    or a seed another session has reserved (:class:`ui.jobs.SeedBook`)?
+
+    A user-trained seed is new everywhere, so an agent's name (kind, seed) means one agent on
+    every page and in every session; reservations make that hold when a class trains at once.
+    """
+    owner = seed_book().owner(task, kind, seed)
+    return _trained(task, kind, seed) or (owner is not None and owner != session_token())
+
+
+def offered_seed(task: str, kind: str) -> int:
+    """The seed this session is offered for its next agent of ``kind``: reserved for it alone
+    (atomically), kept until it trains it. Two sessions are never offered the same seed."""
+    key = f"_offered_seed.{task}.{kind}"
+    seed = st.session_state.get(key)
+    if seed is None or _trained(task, kind, seed) or seed_book().owner(task, kind, seed) != session_token():
+        seed = st.session_state[key] = seed_book().reserve(task, kind, session_token(),
+                                                           lambda s: _trained(task, kind, s))
+    return seed
+
+
+@st.cache_resource(show_spinner=False)
+def training_queue() -> jobs.TrainingQueue:
+    """The server's training queue (:class:`ui.jobs.TrainingQueue`, ``$CTLAB_TRAIN_WORKERS`` jobs at once)."""
+    return jobs.TrainingQueue(jobs.default_workers())
+
+
+def submit_training(task: str, kind: str, seed: int, cfg: TrainConfig) -> jobs.Job:
+    """Queue the training of this session's agent ``(task, kind, seed)``; returns at once.
+
+    Raises
+    ------
+    CheckpointError
+        If the seed is not this session's to train (bundled, trained, or reserved by another).
+    ui.jobs.QueueFull
+        If this session already has a job waiting or running.
+    """
+    if _trained(task, kind, seed) or not seed_book().claim(task, kind, seed, session_token()):
+        raise CheckpointError(f"seed {seed} of {kind} belongs to another agent or session; your next free seed is "
+                              f"{offered_seed(task, kind)}")
+    return training_queue().submit(session_token(), jobs.JobSpec(task, kind, int(seed), cfg, str(session_dir())))
+
+
+def my_jobs() -> list[jobs.Job]:
+    """This session's training jobs, oldest first."""
+    return training_queue().jobs(session_token())
 
 
 def train_live(seed: int, progress: Callable[[int, int, dict], None] | None = None) -> tuple[dict, Path]:
     """Train one :data:`LIVE_KIND` seed with :data:`LIVE_TRAIN` and save it in this session's folder.
 
+    The run goes through the server's :func:`training_queue` (a worker process; other sessions'
+    pages do not stall); this call waits for it, passing its progress on.
+
     Parameters
     ----------
     seed : int
-        A seed no agent of that kind has anywhere (:func:`seed_taken`).
+        This session's seed (:func:`offered_seed`).
     progress : callable, optional
         ``progress(done, total, metrics)`` as :func:`labcore.training.train_agent` calls it.
 
@@ -217,19 +278,28 @@ def train_live(seed: int, progress: Callable[[int, int, dict], None] | None = No
     Raises
     ------
     CheckpointError
-        If another session saved this seed meanwhile, or the agent cannot be saved.
+        If the seed is another session's, this session is already training, or the run fails.
     """
-    from labcore import training
-    from labcore.checkpoints import save_checkpoint
-
-    trained = training.train_agent("wagering", LIVE_KIND, seed, LIVE_TRAIN, progress=progress)
-    if seed_taken("wagering", LIVE_KIND, seed):
-        raise CheckpointError(f"seed {seed} was saved by another session while this one trained; train again")
-    target = session_dir()
-    target.mkdir(parents=True, exist_ok=True)
-    path = save_checkpoint(trained.agent, trained.record, target)
+    try:
+        job = submit_training("wagering", LIVE_KIND, seed, LIVE_TRAIN)
+    except jobs.QueueFull as exc:
+        raise CheckpointError(str(exc)) from None
+    seen = 0
+    while True:
+        done = not job.active
+        history = list(job.history)
+        if progress is not None:
+            for entry in history[seen:]:
+                progress(int(entry["done"]), int(entry["total"]), entry)
+        seen = len(history)
+        if done:
+            break
+        time.sleep(jobs.POLL_SECONDS)
+    training_queue().forget(job)
+    if job.state != "done" or job.result is None:
+        raise CheckpointError(f"the run failed ({job.error})")
     read_checkpoint_manifest.clear()
-    return trained.record, path
+    return job.result["record"], Path(job.result["path"])
 
 
 def agent_file(task: str, kind: str, seed: int) -> tuple[str, str]:

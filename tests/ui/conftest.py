@@ -16,3 +16,14 @@ def _full_error_details():
     config.set_option("client.showErrorDetails", "full")
     yield
     config.set_option("client.showErrorDetails", before)
+
+
+@pytest.fixture(autouse=True)
+def _training_in_this_process(monkeypatch):
+    """Page tests train in the test process (a monkeypatched trainer applies), one job at a time."""
+    from ui import data, jobs
+
+    queue = jobs.TrainingQueue(workers=1, in_process=True)
+    monkeypatch.setattr(data, "training_queue", lambda: queue)
+    yield queue
+    queue.wait_idle(30)
