@@ -1,11 +1,9 @@
 """Lesson: the three dissociations as a guided sequence a teacher can project, with a handout."""
 
-from urllib.parse import urlsplit
-
 import streamlit as st
 
 from labcore.lesson import CHOICE_LETTERS, LESSON, expected_answer, handout_html, parse_step
-from ui import data
+from ui import data, share
 from ui.components import SCOPE_LINE, explain
 from ui.state import escape_markdown
 
@@ -13,16 +11,6 @@ PAGE = "lesson"
 STEP = "lesson.step"
 KEPT = "_lesson.step"
 N = len(LESSON)
-
-
-def lab_address() -> str:
-    """The lab's address as the browser sees it (``""`` when unknown, e.g. in tests)."""
-    url = urlsplit(st.context.url or "")
-    if not (url.scheme and url.netloc):
-        return ""
-    path = url.path.rstrip("/")
-    path = path[: -len(f"/{PAGE}")] if path.endswith(f"/{PAGE}") else path  # keeps a server base path
-    return f"{url.scheme}://{url.netloc}{path}"
 
 
 def move(delta: int) -> None:
@@ -96,10 +84,14 @@ back.button("Previous step", key="lesson.previous", on_click=move, args=(-1,), d
 forward.button("Next step", key="lesson.next", on_click=move, args=(1,), disabled=n == N,
                icon=":material/arrow_forward:", width="stretch")
 
+address, reachable = share.lab_base_url()  # the address students use, never 127.0.0.1 (ui/share.py)
+st.subheader("On the students' devices")
+share.share_panel(f"{address}/{PAGE}?step={n}", reachable=reachable,
+                  caption="This step of the lesson: students scan the code or type the link.")
+
 st.subheader("Printable handout")
 st.write("One page per student: each step's question, a line for the answer and the link to the view. The "
          "teacher's copy adds the key on a second page. Open the file in a browser and print it (or save as PDF).")
-address = lab_address()
 key_results = results if results.summary else None
 d1, d2 = st.columns(2)
 d1.download_button("Handout for students (HTML)", handout_html(LESSON, address, key_results, with_key=False),

@@ -61,7 +61,7 @@ def lan_address() -> str | None:
 
 
 def base_url(browser_url: str, *, configured: str | None = None, server_address: str | None = None,
-             server_port: int | None = None, lan: str | None = None) -> tuple[str, bool]:
+             server_port: int | None = None, lan: str | None = None) -> tuple[str, bool | None]:
     """The lab's address for links handed to students, and whether other devices can reach it.
 
     Parameters
@@ -78,8 +78,8 @@ def base_url(browser_url: str, *, configured: str | None = None, server_address:
     Returns
     -------
     (address, reachable)
-        The address without a trailing ``/`` (``""`` when nothing is known) and False when it is
-        a loopback address only this machine can open.
+        The address without a trailing ``/`` and False when it is a loopback address only this
+        machine can open; ``("", None)`` when nothing is known (links stay relative).
 
     Examples
     --------
@@ -106,7 +106,7 @@ def base_url(browser_url: str, *, configured: str | None = None, server_address:
         port = f":{server_port}" if server_port and not urlsplit(host).port else ""
         return f"{host.rstrip('/')}{port}{path}", True
     if not (url.scheme and url.netloc):
-        return "", False
+        return "", None
     host = url.hostname or ""
     if not is_loopback(host):
         return f"{url.scheme}://{url.netloc}{path}", True
@@ -116,7 +116,7 @@ def base_url(browser_url: str, *, configured: str | None = None, server_address:
     return f"{url.scheme}://{url.netloc}{path}", False
 
 
-def lab_base_url() -> tuple[str, bool]:
+def lab_base_url() -> tuple[str, bool | None]:
     """:func:`base_url` for this session: the environment, Streamlit's options and the browser's URL."""
     from streamlit import config
 
@@ -144,11 +144,11 @@ def unreachable_note() -> str:
             "`--browser.serverAddress <this machine's address>`; see README, \"Teaching a class\".")
 
 
-def share_panel(link: str, *, reachable: bool, caption: str) -> None:
+def share_panel(link: str, *, reachable: bool | None, caption: str) -> None:
     """The link in a copyable box beside its QR code, for a projector."""
     text, code = st.columns([3, 1])
     text.code(link, language=None)
     text.caption(caption)
-    if not reachable:
+    if reachable is False:
         text.warning(unreachable_note(), icon=":material/wifi_off:")
     code.image(qr_png(link), caption="Scan to open", width=180)

@@ -234,3 +234,31 @@ def test_every_page_lays_out_on_a_phone_and_a_projector(browser, width):
                     problems.append(f"/{path}: table {i} shows {heads} of {total} columns")
         page.close()
         assert not problems, problems
+
+
+@pytest.mark.browser
+def test_links_for_students_are_not_the_teachers_loopback_address(browser):
+    """Issue 24, defect 10: served on 127.0.0.1, the share links pointed every student's phone at itself."""
+    from ui.share import lan_address
+
+    lan = lan_address()
+    with running_lab() as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{url}/mystery")
+        page.get_by_role("button", name="Random puzzle").click()
+        link = page.locator('[data-testid="stCode"]').first
+        link.wait_for(timeout=60_000)
+        shown = link.inner_text().strip()
+        assert "/mystery?code=" in shown
+        if lan:
+            assert shown.startswith(f"http://{lan}:{url.rsplit(':', 1)[1]}/mystery?code=")
+        else:  # no network: the loopback link stays, and the teacher is told so
+            assert page.get_by_text("These links point at this machine only").count() >= 1
+            page.close()
+            return
+        page.locator('[data-testid="stImage"] img').first.wait_for(timeout=30_000)  # the QR code
+        page.goto(f"{url}/lesson?step=2")
+        page.get_by_role("heading", name="On the students' devices").wait_for(timeout=60_000)
+        shown = page.locator('[data-testid="stCode"]').first.inner_text().strip()
+        assert shown.endswith("/lesson?step=2") and "127.0.0.1" not in shown
+        page.close()
