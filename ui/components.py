@@ -4,14 +4,16 @@ number for the condition shown and chance, verdict boxes from the result set, do
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from labcore.config import AgentConfig
 from labcore.paper import CLAIMS_BY_ID, paper_text
 from labcore.results import Results, finite, ours_text
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 
 def explain(what: str, try_this: str, theory: str, *, expanded: bool = False) -> None:
@@ -278,6 +280,8 @@ def figure(fig: go.Figure, *, key: str, download: str | None = None) -> None:
     The figure's title is shown as text above the chart (it wraps to the column; plotly titles
     do not), and removed from the chart itself.
     """
+    import plotly.graph_objects as go  # not on the first page's path
+
     title = fig.layout.title.text if fig.layout.title and fig.layout.title.text else None
     shown = go.Figure(fig)
     extra = 19 * phone_safe_titles(shown)  # px per added line of subplot title (labcore.figures.style)

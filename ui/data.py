@@ -23,41 +23,63 @@ visitors' agents either way. A session's seed is reserved for it atomically when
 
 from __future__ import annotations
 
+import importlib
 import os
 import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import streamlit as st
 
-import labcore.envs as E
 import labcore.results as results_module
-from labcore import measures
 from labcore import results as result_set
-from labcore.agents import Agent
-from labcore.checkpoints import (
-    BUNDLED_DIR,
-    MANIFEST,
-    SUFFIX,
-    CheckpointError,
-    checkpoint_name,
-    load_checkpoint,
-    read_manifest,
-)
 from labcore.config import AGENT_DESCRIPTIONS, Intervention, TrainConfig
-from labcore.interventions import capacity_scale
-from labcore.seeding import episode_seeds
 from ui import jobs
+
+if TYPE_CHECKING:
+    from labcore.agents import Agent
+
+
+class _Later:
+    """A module imported when one of its names is first used (issue 24: the first page of a fresh
+    server needs no agent, and importing torch for it took seconds)."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        module: ModuleType = importlib.import_module(self._name)
+        return getattr(module, attr)
+
+
+E = _Later("labcore.envs")
+measures = _Later("labcore.measures")
+ckpt = _Later("labcore.checkpoints")
+"""labcore.checkpoints (it imports torch)."""
+_seeding = _Later("labcore.seeding")
+_interventions = _Later("labcore.interventions")
+
+
+def episode_seeds(seed: int, split: str, n: int) -> Any:
+    """:func:`labcore.seeding.episode_seeds` (imported on first use)."""
+    return _seeding.episode_seeds(seed, split, n)
+
+
+def capacity_scale(slots: int, n_slots: int) -> float:
+    """:func:`labcore.interventions.capacity_scale` (imported on first use)."""
+    return _interventions.capacity_scale(slots, n_slots)
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "results" / "bundled"
 FILES = {result_set.SUMMARY, result_set.GAIN, *result_set.DATA_FILES}
 """Files of a result set whose problems name them first (shown with their directory)."""
-CHECKPOINTS_DIR = Path(os.environ.get("CTLAB_CHECKPOINTS") or BUNDLED_DIR)
+CHECKPOINTS_DIR = Path(os.environ.get("CTLAB_CHECKPOINTS") or ROOT / "checkpoints")
 """Where the pages find agents: ``$CTLAB_CHECKPOINTS`` if set, else the bundled ``checkpoints/``
-(read at call time, so tests point it at a copy)."""
+(labcore.checkpoints.BUNDLED_DIR, named here without importing torch; read at call time, so tests
+point it at a copy)."""
 USER_RUNS_DIR = ROOT / "runs" / "user"
 """Where the Agents page saves the agents visitors train: one folder per browser session
 (:func:`session_dir`); ``runs/`` is git-ignored. Read at call time (tests point it elsewhere)."""
@@ -114,12 +136,12 @@ def read_checkpoint_manifest(directory: str) -> tuple[dict, list[str]]:
         :func:`labcore.checkpoints.read_manifest`; none if the manifest is unusable) and the
         sentences :func:`manifest` shows. Cached for 10 s; clear it after a save.
     """
-    path = Path(directory) / MANIFEST
+    path = Path(directory) / ckpt.MANIFEST
     shown, restore = _shown(path), _restore(path)
     bad: dict[str, str] = {}
     try:
-        entries = read_manifest(directory, problems=bad)["checkpoints"]
-    except CheckpointError as exc:
+        entries = ckpt.read_manifest(directory, problems=bad)["checkpoints"]
+    except ckpt.CheckpointError as exc:
         reason = str(exc).replace(str(path), f"`{shown}`").rstrip(".")
         return {}, [f"{reason}{restore}; until then no agent can be listed."]
     problems = [f"`{shown}` has malformed entries, so these agents are left out: "
@@ -149,7 +171,7 @@ def manifest() -> dict:
     """
     entries, problems = read_checkpoint_manifest(str(CHECKPOINTS_DIR))  # read at call time
     own = session_dir()
-    if (own / MANIFEST).exists():
+    if (own / ckpt.MANIFEST).exists():
         mine, more = read_checkpoint_manifest(str(own))
         entries = {**{name: {**e, "user": True} for name, e in mine.items()}, **entries}
         problems = [*problems, *more]
@@ -184,7 +206,7 @@ def seeds_by_kind(task: str, entries: dict | None = None) -> dict[str, list[int]
 def checkpoint_path(task: str, kind: str, seed: int) -> Path:
     """The file of a fast-schedule agent: in :data:`CHECKPOINTS_DIR`, else this session's own
     (:func:`session_dir`) if it trained one of that name (raises CheckpointError on an unsafe name)."""
-    file = f"{checkpoint_name(task, kind, seed)}{SUFFIX}"
+    file = f"{ckpt.checkpoint_name(task, kind, seed)}{ckpt.SUFFIX}"
     bundled = CHECKPOINTS_DIR / file
     if bundled.exists():
         return bundled
@@ -193,7 +215,7 @@ def checkpoint_path(task: str, kind: str, seed: int) -> Path:
 
 
 def _trained(task: str, kind: str, seed: int) -> bool:
-    file = f"{checkpoint_name(task, kind, seed)}{SUFFIX}"
+    file = f"{ckpt.checkpoint_name(task, kind, seed)}{ckpt.SUFFIX}"
     return (CHECKPOINTS_DIR / file).exists() or any(USER_RUNS_DIR.glob(f"*/{file}"))
 
 
@@ -246,7 +268,7 @@ def submit_training(task: str, kind: str, seed: int, cfg: TrainConfig) -> jobs.J
         If this session already has a job waiting or running.
     """
     if _trained(task, kind, seed) or not seed_book().claim(task, kind, seed, session_token()):
-        raise CheckpointError(f"seed {seed} of {kind} belongs to another agent or session; your next free seed is "
+        raise ckpt.CheckpointError(f"seed {seed} of {kind} belongs to another agent or session; your next free seed is "
                               f"{offered_seed(task, kind)}")
     return training_queue().submit(session_token(), jobs.JobSpec(task, kind, int(seed), cfg, str(session_dir())))
 
@@ -283,7 +305,7 @@ def train_live(seed: int, progress: Callable[[int, int, dict], None] | None = No
     try:
         job = submit_training("wagering", LIVE_KIND, seed, LIVE_TRAIN)
     except jobs.QueueFull as exc:
-        raise CheckpointError(str(exc)) from None
+        raise ckpt.CheckpointError(str(exc)) from None
     seen = 0
     while True:
         done = not job.active
@@ -297,7 +319,7 @@ def train_live(seed: int, progress: Callable[[int, int, dict], None] | None = No
         time.sleep(jobs.POLL_SECONDS)
     training_queue().forget(job)
     if job.state != "done" or job.result is None:
-        raise CheckpointError(f"the run failed ({job.error})")
+        raise ckpt.CheckpointError(f"the run failed ({job.error})")
     read_checkpoint_manifest.clear()
     return job.result["record"], Path(job.result["path"])
 
@@ -308,7 +330,7 @@ def agent_file(task: str, kind: str, seed: int) -> tuple[str, str]:
 
     The pair leads every cache key below. Checkpoints are replaced atomically (a new file, a
     new time), so retraining into ``checkpoints/`` or a ``git checkout`` of a file changes the
-    stamp and the next run loads and measures the new weights. Raises :class:`CheckpointError`
+    stamp and the next run loads and measures the new weights. Raises :class:`~labcore.checkpoints.CheckpointError`
     on an unsafe name, as :func:`checkpoint_path` does.
     """
     path = checkpoint_path(task, kind, seed)
@@ -323,11 +345,11 @@ def agent_file(task: str, kind: str, seed: int) -> tuple[str, str]:
 def _load(path: str, stamp: str) -> Agent:
     # Keyed by the file's path and version (stamp), so another directory, or a newer file at
     # the same path, never gets this one's agent; a failure raises and is not cached.
-    return load_checkpoint(path).agent
+    return ckpt.load_checkpoint(path).agent
 
 
 def agent(task: str, kind: str, seed: int) -> Agent:
-    """A loaded, frozen agent (shared by every session); raises :class:`CheckpointError`.
+    """A loaded, frozen agent (shared by every session); raises :class:`~labcore.checkpoints.CheckpointError`.
 
     A page reads the agent through :func:`checked_agent`; the cached views below load the
     file they are keyed by.
@@ -352,10 +374,10 @@ def checked_agent(task: str, kind: str, seed: int) -> Agent | None:
     """
     try:
         return agent(task, kind, seed)
-    except CheckpointError as exc:
+    except ckpt.CheckpointError as exc:
         try:
             restore = _restore(checkpoint_path(task, kind, seed))
-        except CheckpointError:  # an unsafe name: the sentence already says so
+        except ckpt.CheckpointError:  # an unsafe name: the sentence already says so
             restore = ""
         st.error(f"{str(exc).rstrip('.')}{restore}; until then agent {kind}, seed {seed}, is left out.",
                  icon=":material/error:")
@@ -420,13 +442,15 @@ def pci(kind: str, seed: int, normalisation: str) -> tuple[float, float]:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _pci(path: str, stamp: str, kind: str, seed: int, normalisation: str) -> tuple[float, float]:
+    import numpy as np
+
     from labcore.markers import delta_pci, undefined_as_nan
 
     fixed = Intervention(**measures.evaluation_intervention(kind))
     by, correct = measures.pci_values(_load(path, stamp), episode_seeds(seed, "eval", 32), (normalisation,),
                                    fixed=fixed)
     values = by[normalisation]
-    ok = pd.notna(values)
+    ok = ~np.isnan(np.asarray(values, float))
     return float(values[ok].mean()), undefined_as_nan(delta_pci, values[ok & correct], values[ok & ~correct])
 
 
