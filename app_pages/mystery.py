@@ -49,9 +49,9 @@ explain(
 
 def measured(puzzle: mystery.Puzzle) -> measures.MetacognitionView | measures.WorkspaceView:
     """The puzzle's condition measured live (cached by ui.data)."""
-    if puzzle.task == "wagering":
-        return data.metacognition(puzzle.kind, puzzle.seed, puzzle.self_model_mode, puzzle.capacity, 0.0)
-    return data.workspace(puzzle.kind, puzzle.seed, puzzle.capacity, puzzle.noise, mystery.NOISE_MODE)
+    if puzzle.task == "wagering":  # full: the episode below needs the whole trace
+        return data.metacognition(puzzle.kind, puzzle.seed, puzzle.self_model_mode, puzzle.capacity, 0.0, full=True)
+    return data.workspace(puzzle.kind, puzzle.seed, puzzle.capacity, puzzle.noise, mystery.NOISE_MODE, full=True)
 
 
 def share_link(code: str, base: str) -> str:

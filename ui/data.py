@@ -36,6 +36,7 @@ import streamlit as st
 
 import labcore.results as results_module
 from labcore import results as result_set
+from labcore import view_cache
 from labcore.config import AGENT_DESCRIPTIONS, Intervention, TrainConfig
 from ui import jobs
 
@@ -90,8 +91,10 @@ LIVE_KIND = "reward_wager"
 LIVE_TRAIN = TrainConfig(max_updates=100, min_updates=100, eval_every=10, heldout_episodes=200)
 """The live run's budget: 100 updates, a held-out AUROC every 10 (a short demonstration, not the
 registered schedule of protocol 5.3; its agent falls short of the 95% criterion and is flagged so)."""
-E1_TRIALS = 300
-DUAL_EPISODES = 64
+E1_TRIALS = view_cache.E1_TRIALS
+DUAL_EPISODES = view_cache.DUAL_EPISODES
+VIEW_CACHE_DIR = Path(os.environ.get("CTLAB_VIEW_CACHE") or view_cache.CACHE_DIR)
+"""The precomputed views of the bundled agents (labcore.view_cache); read at call time."""
 NOISE_EPISODES = 50
 """Episodes of one live point of the noise titration (Robustness page)."""
 THEATRE_EPISODES = 1000
@@ -384,33 +387,62 @@ def checked_agent(task: str, kind: str, seed: int) -> Agent | None:
         return None
 
 
-def metacognition(kind: str, seed: int, self_model_mode: str, capacity: int, noise: float) -> measures.MetacognitionView:
-    """E1 markers of one wagering agent with ``capacity`` active slots (see measures.metacognition)."""
+@st.cache_resource(show_spinner=False, max_entries=256)
+def _precomputed(path: str, stamp: str, cache_dir: str) -> dict[str, Any]:
+    """The shipped views of one checkpoint (labcore.view_cache), or none when its file is missing,
+    of another version or built from other weights (then every view is computed live)."""
+    try:
+        return view_cache.read_cache(view_cache.cache_path(path, cache_dir), view_cache.checkpoint_key(path))
+    except (view_cache.CacheMiss, OSError, ValueError):
+        return {}
+
+
+def precomputed(task: str, kind: str, seed: int, key: str) -> Any:
+    """A shipped view of a bundled agent (``key`` as :func:`labcore.view_cache.condition_key`), or None."""
+    path, stamp = agent_file(task, kind, seed)
+    if stamp == "missing" or Path(path).parent.resolve() != CHECKPOINTS_DIR.resolve():
+        return None  # a visitor's own agent has no shipped views
+    return _precomputed(path, stamp, str(VIEW_CACHE_DIR)).get(key)
+
+
+def metacognition(kind: str, seed: int, self_model_mode: str, capacity: int, noise: float, *,
+                  full: bool = False) -> measures.MetacognitionView:
+    """E1 markers of one wagering agent with ``capacity`` active slots (see measures.metacognition).
+
+    A bundled agent's view without noise is a lookup in the shipped cache (its ``trace`` is None
+    there); ``full=True`` (the Mystery agent, which plays an episode) always has the trace.
+    """
+    if not full and noise == 0:
+        cached = precomputed("wagering", kind, seed, view_cache.condition_key("meta", self_model_mode, capacity))
+        if cached is not None:
+            return cached
     return _metacognition(*agent_file("wagering", kind, seed), seed, self_model_mode, capacity, noise)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def _metacognition(path: str, stamp: str, seed: int, self_model_mode: str, capacity: int,
                    noise: float) -> measures.MetacognitionView:
-    model = _load(path, stamp)
-    iv = Intervention(self_model_mode=self_model_mode, capacity_scale=capacity_scale(capacity, model.config.n_slots),
-                      workspace_noise=noise, seed=seed)
-    return measures.metacognition(model, iv, episode_seeds(seed, "eval", E1_TRIALS))
+    return view_cache.metacognition_view(_load(path, stamp), seed, self_model_mode, capacity, noise)
 
 
 def workspace(kind: str, seed: int, capacity: int, noise: float, noise_mode: str,
-              self_model_mode: str = "on") -> measures.WorkspaceView:
-    """E2 accuracies and broadcast markers of one dual-task agent (see measures.workspace)."""
+              self_model_mode: str = "on", *, full: bool = False) -> measures.WorkspaceView:
+    """E2 accuracies and broadcast markers of one dual-task agent (see measures.workspace).
+
+    A bundled agent's view without noise is a lookup in the shipped cache (its trace holds what
+    the Workspace page draws); ``full=True`` always computes the whole trace.
+    """
+    if not full and noise == 0 and self_model_mode == "on":
+        cached = precomputed("dual", kind, seed, view_cache.condition_key("ws", capacity))
+        if cached is not None:
+            return cached
     return _workspace(*agent_file("dual", kind, seed), seed, capacity, noise, noise_mode, self_model_mode)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def _workspace(path: str, stamp: str, seed: int, capacity: int, noise: float, noise_mode: str,
                self_model_mode: str) -> measures.WorkspaceView:
-    model = _load(path, stamp)
-    iv = Intervention(self_model_mode=self_model_mode, capacity_scale=capacity_scale(capacity, model.config.n_slots),
-                      workspace_noise=noise, noise_mode=noise_mode, seed=seed)
-    return measures.workspace(model, iv, episode_seeds(seed, "eval", DUAL_EPISODES))
+    return view_cache.workspace_view(_load(path, stamp), seed, capacity, noise, noise_mode, self_model_mode)
 
 
 def masking(kind: str, seed: int, soa: int, count: int) -> dict[str, list[float]]:
