@@ -3,7 +3,8 @@ number for the condition shown and chance, verdict boxes from the result set, do
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
@@ -274,27 +275,59 @@ def phone_safe_titles(fig: go.Figure) -> int:
     return max(grown, 0)
 
 
-def figure(fig: go.Figure, *, key: str, download: str | None = None) -> None:
-    """Show a plotly figure; offer it as a standalone HTML download (PNG is in the modebar).
+@dataclass(frozen=True)
+class Prepared:
+    """A figure as the page shows it: its title (drawn as text), the chart and its HTML download."""
 
-    The figure's title is shown as text above the chart (it wraps to the column; plotly titles
-    do not), and removed from the chart itself.
-    """
+    title: str | None
+    shown: go.Figure
+    html: str | None
+
+
+def prepare(fig: go.Figure, download: bool) -> Prepared:
+    """The title taken out of the chart (it wraps as text; plotly titles do not), the panel titles
+    made phone-safe (:func:`phone_safe_titles`) and, if asked, the standalone HTML."""
     import plotly.graph_objects as go  # not on the first page's path
 
     title = fig.layout.title.text if fig.layout.title and fig.layout.title.text else None
     shown = go.Figure(fig)
     extra = 19 * phone_safe_titles(shown)  # px per added line of subplot title (labcore.figures.style)
     if title:
-        st.markdown(f"**{title.replace('<br>', ' ')}**")
         top = max(40, (fig.layout.margin.t or 95) - 70) + extra
         shown.update_layout(title_text="", margin_t=top, height=(fig.layout.height or 460) - (fig.layout.margin.t or 95) + top)
     elif extra:
         shown.update_layout(margin_t=(fig.layout.margin.t or 95) + extra, height=(fig.layout.height or 460) + extra)
-    st.plotly_chart(shown, width="stretch", key=key, config={"displaylogo": False})
-    if download:
-        st.download_button("Download figure (HTML)", fig.to_html(include_plotlyjs="cdn", full_html=True),
-                           file_name=f"{download}.html", mime="text/html", key=f"dl-{key}")
+    html = fig.to_html(include_plotlyjs="cdn", full_html=True) if download else None
+    return Prepared(title.replace("<br>", " ") if title else None, shown, html)
+
+
+@st.cache_resource(show_spinner=False, max_entries=1024)
+def _prepared(cache_key: tuple, _build: Callable[[], go.Figure], download: bool) -> Prepared:
+    # Shared by every session and never mutated (st.plotly_chart only reads it): a figure is built,
+    # validated and turned into HTML once per distinct view, not on every rerun of every student.
+    return prepare(_build(), download)
+
+
+def figure(fig: go.Figure | None = None, *, key: str, download: str | None = None,
+           build: Callable[[], go.Figure] | None = None, cache_key: tuple | None = None) -> None:
+    """Show a plotly figure; offer it as a standalone HTML download (PNG is in the modebar).
+
+    The figure's title is shown as text above the chart (it wraps to the column; plotly titles
+    do not), and removed from the chart itself. With ``build`` and a ``cache_key`` naming
+    everything the figure depends on (e.g. the checkpoint's version and the controls), the
+    prepared figure is built once per key and shared (issue 24: building the Metacognition
+    page's figures was most of a rerun).
+    """
+    if cache_key is not None and build is not None:
+        ready = _prepared(cache_key, build, bool(download))
+    else:
+        ready = prepare(fig if fig is not None else build(), bool(download))
+    if ready.title:
+        st.markdown(f"**{ready.title}**")
+    st.plotly_chart(ready.shown, width="stretch", key=key, config={"displaylogo": False})
+    if download and ready.html is not None:
+        st.download_button("Download figure (HTML)", ready.html, file_name=f"{download}.html", mime="text/html",
+                           key=f"dl-{key}")
 
 
 SELF_MODEL_LABELS = {"on": "on", "zero": "zeroed", "noise": "noise", "permute": "shuffled"}
