@@ -45,5 +45,13 @@ bench: $(VENV)/.test
 view-cache: $(VENV)/.runtime
 	$(PY) -m labcore.view_cache build --jobs 2
 
+# A class larger than one process serves: SERVERS lab processes behind Debian's nginx on PORT, with
+# sticky sessions (a cookie hashed onto the servers; websockets passed through). Needs nginx
+# (apt-get install nginx). Prints the address students open; Ctrl-C stops everything. README: "Teaching a class".
+SERVERS ?= 3
+PORT    ?= 8501
+class: $(VENV)/.runtime
+	$(PY) -m ui.serve class --servers $(SERVERS) --port $(PORT)
+
 clean-venv:
 	rm -rf $(VENV)
