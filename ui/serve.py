@@ -28,6 +28,7 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -166,12 +167,33 @@ def start_nginx(ports: Sequence[int], listen: str, workdir: Path) -> subprocess.
                             stderr=subprocess.PIPE)
 
 
+@dataclass(frozen=True)
+class Served:
+    """A running lab: the address to open, its servers' ports and process ids."""
+
+    url: str
+    ports: list[int]
+    pids: list[int]
+
+
+def ensure_nginx() -> str:
+    """Debian's nginx, installed with apt-get when it is missing (as root); its path."""
+    if not Path(NGINX).exists() and os.geteuid() == 0 and shutil.which("apt-get"):
+        subprocess.run(["apt-get", "install", "-y", "-q", "nginx"], check=True,
+                       env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    if not Path(shutil.which("nginx") or NGINX).exists():
+        raise FileNotFoundError("nginx is missing: apt-get install nginx")
+    return shutil.which("nginx") or NGINX
+
+
 @contextlib.contextmanager
 def running_class(servers: int = 2, port: int | None = None, listen: str = "127.0.0.1",
-                  timeout: float = 120.0, workdir: Path | None = None) -> Iterator[tuple[str, list[int]]]:
-    """Yield ``(proxy URL, server ports)`` of ``servers`` lab processes behind nginx; stop them after."""
+                  timeout: float = 120.0, workdir: Path | None = None, proxy: bool = True) -> Iterator[Served]:
+    """Run ``servers`` lab processes behind nginx (``proxy=False``: one server alone); stop all after."""
+    if not proxy and servers != 1:
+        raise ValueError("several servers need the proxy")
     port = port or free_port()
-    ports = [free_port() for _ in range(servers)]
+    ports = [free_port() for _ in range(servers)] if proxy else [port]
     own = workdir is None
     work = Path(tempfile.mkdtemp(prefix="ctlab-class-")) if own else Path(workdir)
     work.mkdir(parents=True, exist_ok=True)
@@ -181,10 +203,13 @@ def running_class(servers: int = 2, port: int | None = None, listen: str = "127.
             procs.append(start_server(p, env={"CTLAB_TRAIN_WORKERS": "1"}, log=work / f"server-{i}.log"))
         for p in ports:
             wait_healthy(f"http://127.0.0.1:{p}", procs, timeout)
-        procs.append(start_nginx(ports, f"{listen}:{port}", work))
-        url = f"http://{'127.0.0.1' if listen in ('0.0.0.0', '') else listen}:{port}"
-        wait_healthy(url, procs, 30)
-        yield url, ports
+        pids = [proc.pid for proc in procs]
+        url = f"http://127.0.0.1:{port}"
+        if proxy:
+            procs.append(start_nginx(ports, f"{listen}:{port}", work))
+            url = f"http://{'127.0.0.1' if listen in ('0.0.0.0', '') else listen}:{port}"
+            wait_healthy(url, procs, 30)
+        yield Served(url, ports, pids)
     finally:
         for proc in reversed(procs):
             stop(proc)
@@ -202,7 +227,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from ui.share import lan_address
 
-    with running_class(args.servers, args.port, args.listen) as (_, ports):
+    ensure_nginx()
+    with running_class(args.servers, args.port, args.listen) as served:
+        ports = served.ports
         public = f"http://{lan_address() or '127.0.0.1'}:{args.port}"
         print(f"{args.servers} lab servers (ports {', '.join(map(str, ports))}) behind nginx on {args.listen}:{args.port}.\n"
               f"Students open {public} (set CTLAB_BASE_URL if they reach this machine by another name). Ctrl-C stops.",

@@ -49,7 +49,7 @@ def test_the_proxy_config_is_sticky_and_passes_websockets(tmp_path):
 @pytest.mark.slow
 @pytest.mark.browser
 def test_a_class_behind_nginx_is_spread_over_the_servers_and_each_browser_stays_on_one(lab_class):
-    url, ports = lab_class
+    url, ports = lab_class.url, lab_class.ports
     servers = {f"127.0.0.1:{p}" for p in ports}
     first_visits = collections.Counter()
     for _ in range(16):  # new browsers (no cookie) are spread over the servers
