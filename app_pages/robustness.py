@@ -148,28 +148,35 @@ if titration is not None:
 
 verdict()  # below the controls and the live result
 
-st.subheader("Perturbational complexity (PCI-A)")
-normalisation = st.selectbox("Normalisation", list(NORMALISATION_LABELS), format_func=NORMALISATION_LABELS.get,
-                             key=controls.key(PAGE, "normalisation"),
-                             help="How the compressed size of the binarised trajectory is turned into a number. "
-                                  "The paper's raw PCI-A uses the first.")
-normalisation_label = NORMALISATION_LABELS[normalisation]
-kinds = [k for k in ("a0", "a1", "b1", "b2", "b2_ws", "hot_only") if k in seeds and seed in seeds[k]]
-usable = {k: model if k == kind else data.checked_agent("dual", k, seed) for k in kinds}  # one error per bad file
-with st.spinner("Poking every agent and compressing its echo..."):
-    rows = [{"agent": k, **dict(zip(("pci", "dpci"), data.pci(k, seed, normalisation), strict=True))}
-            for k in kinds if usable[k] is not None]
-table = pd.DataFrame(rows)
-if left_out := [label_of(k) for k in kinds if usable[k] is None]:
-    st.warning(f"Left out of this comparison (seed {seed}), as their checkpoints cannot be loaded: "
-               f"{', '.join(left_out)}.", icon=":material/warning:")
-figure(pci_bars(table, normalisation_label, paper_normalisation=normalisation == "zlib", seed=seed), key="pci",
-       download="pci")
-st.caption(f"One seed ({seed}) per agent, computed live: no spread is shown (the bundled results give the mean "
-           "over seeds). A pulse (SD 1) is injected into the workspace (the recurrent state for agents without one) after "
-           "both cues; the following trajectory is binarised and compressed. dPCI = mean complexity on correct "
-           "minus wrong trials. A slot memory is constant between writes, so its trajectory compresses well: "
-           "this alone makes the workspace agents' raw PCI-A low.")
+@st.fragment  # the normalisation reruns only this section (issue 24)
+def complexity() -> None:
+    """Perturbational complexity of every agent of this seed, in the chosen normalisation."""
+    st.subheader("Perturbational complexity (PCI-A)")
+    normalisation = st.selectbox("Normalisation", list(NORMALISATION_LABELS), format_func=NORMALISATION_LABELS.get,
+                                 key=controls.key(PAGE, "normalisation"),
+                                 help="How the compressed size of the binarised trajectory is turned into a number. "
+                                      "The paper's raw PCI-A uses the first.")
+    normalisation_label = NORMALISATION_LABELS[normalisation]
+    kinds = [k for k in ("a0", "a1", "b1", "b2", "b2_ws", "hot_only") if k in seeds and seed in seeds[k]]
+    usable = {k: model if k == kind else data.checked_agent("dual", k, seed) for k in kinds}  # one error per bad file
+    with st.spinner("Poking every agent and compressing its echo..."):
+        rows = [{"agent": k, **dict(zip(("pci", "dpci"), data.pci(k, seed, normalisation), strict=True))}
+                for k in kinds if usable[k] is not None]
+    table = pd.DataFrame(rows)
+    if left_out := [label_of(k) for k in kinds if usable[k] is None]:
+        st.warning(f"Left out of this comparison (seed {seed}), as their checkpoints cannot be loaded: "
+                   f"{', '.join(left_out)}.", icon=":material/warning:")
+    figure(pci_bars(table, normalisation_label, paper_normalisation=normalisation == "zlib", seed=seed), key="pci",
+           download="pci")
+    st.caption(f"One seed ({seed}) per agent, computed live: no spread is shown (the bundled results give the mean "
+               "over seeds). A pulse (SD 1) is injected into the workspace (the recurrent state for agents without one) after "
+               "both cues; the following trajectory is binarised and compressed. dPCI = mean complexity on correct "
+               "minus wrong trials. A slot memory is constant between writes, so its trajectory compresses well: "
+               "this alone makes the workspace agents' raw PCI-A low.")
+    controls.publish(PAGE, [k for k in KEYS if controls.key(PAGE, k) in st.session_state])
+
+
+complexity()
 
 if summary:
     st.subheader("Composite markers and the OOD gap (bundled results)")
@@ -186,52 +193,58 @@ if summary:
             "agents with a workspace can lose what the workspace held. The composite's power depends on the shift.")
 
 
-st.subheader("What decides robustness? The E3 design study")
-if study.problems or not study.groups:
-    st.info("The design study is not bundled with this copy. Run `python -m labcore explore e3 --out "
-            "results/explore_e3 --jobs 2 --schedules fast` to create it (about an hour on 2 cores).")
-else:
-    available = sorted({(g["cell"], g["schedule"]) for g in study.groups})
-    paper_cells = sorted({c for c, s in available if s == "paper"})
-    st.caption("B1, B2 and B2 workspace-read trained in 12 designs (write geometry x loop x readout gain), 5 seeds "
-               "each; each agent's L75 beside the ceiling an ideal observer of its own workspace reaches "
-               "(docs/protocol.md sec. 7). "
-               + (f"On the paper's full online schedule: {', '.join(paper_cells)}. " if paper_cells else
-                  "The registered paper-schedule part (2 designs x 3 seeds, hours of training) has not been run yet: "
-                  "every agent here is trained on the fast schedule. ")
-               + "Pick a design:")
-    f1, f2, f3, f4, f5 = st.columns(5)
-    f1.selectbox("Write geometry", GEOMETRIES, key=controls.key(PAGE, "geometry"),
-                 help="layernorm: slots normalised (as registered); raw: unnormalised; offset: "
-                      "normalised plus a shared cue-independent vector.")
-    f2.selectbox("Loop", LOOPS, key=controls.key(PAGE, "loop"),
-                 help="closed: the workspace read feeds back into the recurrent state.")
-    f3.selectbox("Readout gain", GAINS, key=controls.key(PAGE, "gain"), format_func="{:g}".format,
-                 help="The readouts see the slots times this.")
-    geometry, loop, gain = (controls.value(PAGE, k) for k in ("geometry", "loop", "gain"))
-    cell = f"{geometry}-{loop}-g{gain:g}"
-    schedules = [s for c, s in available if c == cell] or ["fast"]
-    schedule_key = controls.key(PAGE, "schedule")
-    if st.session_state.get(schedule_key) not in schedules:
-        if st.session_state.get(schedule_key) is not None:
-            st.warning(f"Design {cell} has no {st.session_state[schedule_key]}-schedule agents; showing "
-                       f"{schedules[0]}.", icon=":material/warning:")
-        st.session_state[schedule_key] = schedules[0]
-    schedule = f4.selectbox("Training schedule", schedules, key=schedule_key,
-                            help="fast: the lab's convergence rule; paper: 8,000 episodes online, one update per step.")
-    protocol = f5.selectbox("Noise protocol", list(NOISE_MODES), format_func=NOISE_MODE_LABELS.get,
-                            key=controls.key(PAGE, "design_noise"))
-    figure(design_titration_figure(study, cell, schedule, protocol), key="study", download="design_study")
-    table = pd.DataFrame([{"agent": label_of(k), **{col: g.get(col) for col in
-                                                     ("l75", "ceiling", "efficiency", "jacobian", "gbi_abs", "accuracy",
-                                                      "n")}}
-                          for k in ("b1", "b2", "b2_ws") if (g := study.group(cell, schedule, protocol, k))])
-    if not table.empty:
-        st.dataframe(table.rename(columns={"l75": "median L75", "ceiling": "ceiling (ideal observer)",
-                                           "efficiency": "L75 / ceiling", "jacobian": "bus Jacobian",
-                                           "gbi_abs": "GBI (|cos|)", "accuracy": "clean accuracy", "n": "seeds"}),
-                     hide_index=True, width="stretch")
-    st.caption("L75 values at the largest tested sigma (1.0) mean accuracy never fell to 75%. An efficiency near 1 "
-               "means the code, not the readout, limits robustness; far below 1, the readout amplifies the noise.")
+@st.fragment  # the design pickers rerun only this section
+def design_study() -> None:
+    """The E3 design study: one design's titration beside its ideal observer's ceiling."""
+    st.subheader("What decides robustness? The E3 design study")
+    if study.problems or not study.groups:
+        st.info("The design study is not bundled with this copy. Run `python -m labcore explore e3 --out "
+                "results/explore_e3 --jobs 2 --schedules fast` to create it (about an hour on 2 cores).")
+    else:
+        available = sorted({(g["cell"], g["schedule"]) for g in study.groups})
+        paper_cells = sorted({c for c, s in available if s == "paper"})
+        st.caption("B1, B2 and B2 workspace-read trained in 12 designs (write geometry x loop x readout gain), 5 seeds "
+                   "each; each agent's L75 beside the ceiling an ideal observer of its own workspace reaches "
+                   "(docs/protocol.md sec. 7). "
+                   + (f"On the paper's full online schedule: {', '.join(paper_cells)}. " if paper_cells else
+                      "The registered paper-schedule part (2 designs x 3 seeds, hours of training) has not been run yet: "
+                      "every agent here is trained on the fast schedule. ")
+                   + "Pick a design:")
+        f1, f2, f3, f4, f5 = st.columns(5)
+        f1.selectbox("Write geometry", GEOMETRIES, key=controls.key(PAGE, "geometry"),
+                     help="layernorm: slots normalised (as registered); raw: unnormalised; offset: "
+                          "normalised plus a shared cue-independent vector.")
+        f2.selectbox("Loop", LOOPS, key=controls.key(PAGE, "loop"),
+                     help="closed: the workspace read feeds back into the recurrent state.")
+        f3.selectbox("Readout gain", GAINS, key=controls.key(PAGE, "gain"), format_func="{:g}".format,
+                     help="The readouts see the slots times this.")
+        geometry, loop, gain = (controls.value(PAGE, k) for k in ("geometry", "loop", "gain"))
+        cell = f"{geometry}-{loop}-g{gain:g}"
+        schedules = [s for c, s in available if c == cell] or ["fast"]
+        schedule_key = controls.key(PAGE, "schedule")
+        if st.session_state.get(schedule_key) not in schedules:
+            if st.session_state.get(schedule_key) is not None:
+                st.warning(f"Design {cell} has no {st.session_state[schedule_key]}-schedule agents; showing "
+                           f"{schedules[0]}.", icon=":material/warning:")
+            st.session_state[schedule_key] = schedules[0]
+        schedule = f4.selectbox("Training schedule", schedules, key=schedule_key,
+                                help="fast: the lab's convergence rule; paper: 8,000 episodes online, one update per step.")
+        protocol = f5.selectbox("Noise protocol", list(NOISE_MODES), format_func=NOISE_MODE_LABELS.get,
+                                key=controls.key(PAGE, "design_noise"))
+        figure(design_titration_figure(study, cell, schedule, protocol), key="study", download="design_study")
+        table = pd.DataFrame([{"agent": label_of(k), **{col: g.get(col) for col in
+                                                         ("l75", "ceiling", "efficiency", "jacobian", "gbi_abs", "accuracy",
+                                                          "n")}}
+                              for k in ("b1", "b2", "b2_ws") if (g := study.group(cell, schedule, protocol, k))])
+        if not table.empty:
+            st.dataframe(table.rename(columns={"l75": "median L75", "ceiling": "ceiling (ideal observer)",
+                                               "efficiency": "L75 / ceiling", "jacobian": "bus Jacobian",
+                                               "gbi_abs": "GBI (|cos|)", "accuracy": "clean accuracy", "n": "seeds"}),
+                         hide_index=True, width="stretch")
+        st.caption("L75 values at the largest tested sigma (1.0) mean accuracy never fell to 75%. An efficiency near 1 "
+                   "means the code, not the readout, limits robustness; far below 1, the readout amplifies the noise.")
+    controls.publish(PAGE, [k for k in KEYS if controls.key(PAGE, k) in st.session_state])
 
-controls.publish(PAGE, [k for k in KEYS if controls.key(PAGE, k) in st.session_state])
+
+design_study()
+

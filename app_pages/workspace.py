@@ -135,26 +135,37 @@ episodes = pd.DataFrame({"episode": range(view.trace.n_episodes), "per_step": vi
 st.download_button("Download these episodes (CSV)", episodes.to_csv(index=False),
                    file_name=f"dual_{kind}_s{seed}_k{capacity}.csv", mime="text/csv")
 
-st.subheader("Inside the workspace, one episode")
-trace = view.trace
-last_episode = trace.n_episodes - 1
-if controls.value(PAGE, "episode") > last_episode:  # a link may name an episode this view does not have
-    st.warning(f"episode={controls.value(PAGE, 'episode')} is beyond the {trace.n_episodes} episodes shown here; "
-               f"using {last_episode}.", icon=":material/warning:")
-    st.session_state[controls.key(PAGE, "episode")] = last_episode
-st.slider("Episode", 0, last_episode, key=controls.key(PAGE, "episode"))
-episode = controls.value(PAGE, "episode")
+
+@st.fragment  # the episode slider reruns only this section (issue 24)
+def one_episode() -> None:
+    """One episode's workspace: the slots over time and whether its two reports were right."""
+    st.subheader("Inside the workspace, one episode")
+    trace = view.trace
+    last_episode = trace.n_episodes - 1
+    if controls.value(PAGE, "episode") > last_episode:  # a link may name an episode this view does not have
+        st.warning(f"episode={controls.value(PAGE, 'episode')} is beyond the {trace.n_episodes} episodes shown here; "
+                   f"using {last_episode}.", icon=":material/warning:")
+        st.session_state[controls.key(PAGE, "episode")] = last_episode
+    st.slider("Episode", 0, last_episode, key=controls.key(PAGE, "episode"))
+    episode = controls.value(PAGE, "episode")
+    cfg = DualTaskConfig()
+    if capacity == 0:  # an empty heatmap explained nothing (issue 24)
+        st.info("With the workspace off (0 slots) nothing is written to it: every slot is empty at every step, so "
+                "there is no heatmap to draw. The cues reach this agent only through the workspace.", icon=":material/info:")
+    else:
+        figure(build=lambda: workspace_heatmap(trace.slots[episode], trace.occupied[episode],
+                                               measures.cue_kinds(trace, episode),
+                                               [cfg.report_secondary_step, cfg.report_primary_step]),
+               cache_key=("e2-heatmap", *data.agent_file("dual", kind, seed), capacity, episode), key="heatmap",
+               download="workspace_heatmap")
+    right = trace.report_correct()[episode]
+    st.caption(f"Colour reported {'correctly' if right[0] else 'wrongly'}; object reported "
+               f"{'correctly' if right[1] else 'wrongly'}.")
+    controls.publish(PAGE, KEYS)
+
+
+one_episode()
 cfg = DualTaskConfig()
-if capacity == 0:  # an empty heatmap explained nothing (issue 24)
-    st.info("With the workspace off (0 slots) nothing is written to it: every slot is empty at every step, so "
-            "there is no heatmap to draw. The cues reach this agent only through the workspace.", icon=":material/info:")
-else:
-    figure(workspace_heatmap(trace.slots[episode], trace.occupied[episode], measures.cue_kinds(trace, episode),
-                             [cfg.report_secondary_step, cfg.report_primary_step]),
-           key="heatmap", download="workspace_heatmap")
-right = trace.report_correct()[episode]
-st.caption(f"Colour reported {'correctly' if right[0] else 'wrongly'}; object reported "
-           f"{'correctly' if right[1] else 'wrongly'}.")
 
 g1, g2, g3 = st.columns(3)
 gbi_help = ("Global Broadcast Index: how evenly each slot's couplings spread over the other slots, at the report "
@@ -200,23 +211,28 @@ elif model.config.write_geometry == "layernorm":
 
 verdict_box("Verdict: does the paper's capacity result hold here?", res, VERDICT_CLAIMS, lead=capacity_lead(res))
 
-st.subheader("Backward masking: how long does the colour last?")
-b1, b2 = st.columns(2)
-b1.slider("Mask onset (steps after the colour, SOA)", SOA_RANGE[0], SOA_RANGE[1], key=controls.key(PAGE, "soa"))
-b2.slider("Number of masks", 0, MAX_MASKS, key=controls.key(PAGE, "masks"))
-soa, masks = controls.value(PAGE, "soa"), controls.value(PAGE, "masks")
-if soa + max(masks, 1) - 1 >= cfg.report_secondary_step:
-    st.warning("That many masks would run into the report phase; showing fewer.")
-    masks = max(0, cfg.report_secondary_step - soa)
-controls.publish(PAGE, KEYS)
-if masks == 0:
-    st.info("With no masks nothing displaces the colour; add masks to see displacement.")
-else:
-    traces = data.masking(kind, seed, soa, masks)
-    figure(masking_figure({f"k{k}": v for k, v in traces.items()}, soa, masks), key="masking",
-           download="masking")
-    st.caption("Colour retained: the colour's own share of the workspace (each episode is rerun with another "
-               "colour and the two workspaces compared). 1 = fully held, 0 = gone. With 4 slots the colour "
-               "survives two masks and the third overwrites it; with 2 slots the first mask does (protocol sec. 2.5).")
+@st.fragment  # the masking sliders rerun only this section
+def masking_section() -> None:
+    """Backward masking: the colour's share of the workspace after a mask, by capacity."""
+    st.subheader("Backward masking: how long does the colour last?")
+    b1, b2 = st.columns(2)
+    b1.slider("Mask onset (steps after the colour, SOA)", SOA_RANGE[0], SOA_RANGE[1], key=controls.key(PAGE, "soa"))
+    b2.slider("Number of masks", 0, MAX_MASKS, key=controls.key(PAGE, "masks"))
+    soa, masks = controls.value(PAGE, "soa"), controls.value(PAGE, "masks")
+    if soa + max(masks, 1) - 1 >= cfg.report_secondary_step:
+        st.warning("That many masks would run into the report phase; showing fewer.")
+        masks = max(0, cfg.report_secondary_step - soa)
+    controls.publish(PAGE, KEYS)
+    if masks == 0:
+        st.info("With no masks nothing displaces the colour; add masks to see displacement.")
+    else:
+        traces = data.masking(kind, seed, soa, masks)
+        figure(masking_figure({f"k{k}": v for k, v in traces.items()}, soa, masks), key="masking",
+               download="masking")
+        st.caption("Colour retained: the colour's own share of the workspace (each episode is rerun with another "
+                   "colour and the two workspaces compared). 1 = fully held, 0 = gone. With 4 slots the colour "
+                   "survives two masks and the third overwrites it; with 2 slots the first mask does (protocol sec. 2.5).")
 
+
+masking_section()
 bundled_dnrs(res)
