@@ -148,7 +148,6 @@ if titration is not None:
 
 verdict()  # below the controls and the live result
 
-@st.fragment  # the normalisation reruns only this section (issue 24)
 def complexity() -> None:
     """Perturbational complexity of every agent of this seed, in the chosen normalisation."""
     st.subheader("Perturbational complexity (PCI-A)")
@@ -193,7 +192,6 @@ if summary:
             "agents with a workspace can lose what the workspace held. The composite's power depends on the shift.")
 
 
-@st.fragment  # the design pickers rerun only this section
 def design_study() -> None:
     """The E3 design study: one design's titration beside its ideal observer's ceiling."""
     st.subheader("What decides robustness? The E3 design study")

@@ -136,7 +136,6 @@ st.download_button("Download these episodes (CSV)", episodes.to_csv(index=False)
                    file_name=f"dual_{kind}_s{seed}_k{capacity}.csv", mime="text/csv")
 
 
-@st.fragment  # the episode slider reruns only this section (issue 24)
 def one_episode() -> None:
     """One episode's workspace: the slots over time and whether its two reports were right."""
     st.subheader("Inside the workspace, one episode")
@@ -211,7 +210,6 @@ elif model.config.write_geometry == "layernorm":
 
 verdict_box("Verdict: does the paper's capacity result hold here?", res, VERDICT_CLAIMS, lead=capacity_lead(res))
 
-@st.fragment  # the masking sliders rerun only this section
 def masking_section() -> None:
     """Backward masking: the colour's share of the workspace after a mask, by capacity."""
     st.subheader("Backward masking: how long does the colour last?")

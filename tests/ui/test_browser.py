@@ -263,39 +263,3 @@ def test_links_for_students_are_not_the_teachers_loopback_address(browser):
         assert shown.endswith("/lesson?step=2") and "127.0.0.1" not in shown
         page.close()
 
-
-STALE_WATCH = """() => { window._verdictRedrawn = 0;
-  new MutationObserver(ms => ms.forEach(m => {
-    const e = m.target;
-    if (e.getAttribute('data-stale') === 'true' && (e.innerText || '').includes("Verdict: does the paper's blindsight"))
-      window._verdictRedrawn += 1;
-  })).observe(document.body, {attributes: true, subtree: true, attributeFilter: ['data-stale']});
-}"""
-
-
-@pytest.mark.browser
-def test_a_metacognition_control_reruns_only_the_live_lab(browser):
-    """Issue 24: a self-model switch reruns the live lab (an st.fragment), not the verdict box below
-    it; Streamlit marks every element of a full rerun stale while it runs, never one outside a fragment."""
-    with running_lab() as url:
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(f"{url}/metacognition?agent=b2_ws&seed=0")
-        page.get_by_text("Verdict: does the paper's blindsight").first.wait_for(timeout=90_000)
-        page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=90_000)
-        page.wait_for_timeout(1500)
-        page.evaluate(STALE_WATCH)
-        group = page.get_by_role("radiogroup", name="Self-model")
-        for mode, expected in (("zeroed", "0.50"), ("on", None), ("noise", None), ("on", None)):
-            before = _metric_value(page, "Type-2 AUROC")
-            group.get_by_role("radio", name=mode, exact=True).click()
-            page.wait_for_function(
-                """([label, old]) => { const m = [...document.querySelectorAll('[data-testid="stMetric"]')]
-                     .find(e => e.innerText.includes(label));
-                   return m && m.querySelector('[data-testid="stMetricValue"]').innerText !== old; }""",
-                arg=["Type-2 AUROC", before], timeout=60_000)
-            page.wait_for_timeout(800)
-            if expected:
-                assert _metric_value(page, "Type-2 AUROC") == expected
-        assert page.evaluate("window._verdictRedrawn") == 0
-        assert page.get_by_text("Verdict: does the paper's blindsight").first.is_visible()
-        page.close()

@@ -1,6 +1,5 @@
 """Cheap reruns (issue 24): a figure is built once per distinct view for every session, not on every
-rerun. (That a control reruns only its fragment needs a real browser, AppTest always reruns the
-whole script: tests/ui/test_browser.py::test_a_metacognition_control_reruns_only_the_live_lab.)"""
+rerun."""
 
 from __future__ import annotations
 

@@ -58,9 +58,10 @@ def test_a_seed_is_claimed_once_and_kept_by_its_session(tmp_path):
 
 
 def test_many_sessions_submitting_at_once_all_succeed_within_the_concurrency_limit(tmp_path):
-    running, peak, lock = [0], [0], threading.Lock()
+    running, peak, lock, go = [0], [0], threading.Lock(), threading.Event()
 
     def runner(spec: jobs.JobSpec, progress) -> dict:
+        go.wait(10)  # the first two wait here, so the other six are still queued when their places are read
         with lock:
             running[0] += 1
             peak[0] = max(peak[0], running[0])
@@ -87,8 +88,10 @@ def test_many_sessions_submitting_at_once_all_succeed_within_the_concurrency_lim
         t.start()
     for t in threads:
         t.join()
-    waiting = [queue.position(j) for j in submitted if j.state == "queued"]
-    assert len(set(waiting)) == len(waiting), "every queued job has its own place"
+    time.sleep(0.2)
+    waiting = sorted(queue.position(j) for j in submitted if j.state == "queued")
+    assert waiting == list(range(6)), "two run, the six others each have their own place in the queue"
+    go.set()
     assert queue.wait_idle(30)
     assert all(j.state == "done" for j in submitted), [(j.state, j.error) for j in submitted]
     assert len({j.spec.seed for j in submitted}) == 8, "each session trained its own seed"
