@@ -89,8 +89,6 @@ if not seeds:
     st.stop()
 controls.init_state(PAGE, KEYS, agents=list(seeds), seeds=seeds)
 res = data.checked_results()  # read once: a broken result set is one error, the live lab still works
-
-
 left, mid, right, far = st.columns([2, 1, 3, 2])
 kind, _ = controls.agent_seed_picker(PAGE, seeds, left, mid)
 controls.segmented(right, "Self-model", list(SELF_MODEL_LABELS), PAGE, "self_model_mode", fallback="on",
