@@ -134,7 +134,7 @@ async def run_class(url: str, students: int, outcome: Outcome) -> None:
 def measure(setup: str, students: int, servers: int) -> Outcome:
     """One setup (``single``: one server; ``class``: ``servers`` behind nginx) with a fresh server."""
     outcome = Outcome(setup, students, servers if setup == "class" else 1)
-    with running_class(outcome.servers, proxy=setup == "class") as served:
+    with running_class(outcome.servers, proxy=setup == "class", scratch_runs=True) as served:
         done = threading.Event()
 
         def sample() -> None:

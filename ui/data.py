@@ -81,9 +81,10 @@ CHECKPOINTS_DIR = Path(os.environ.get("CTLAB_CHECKPOINTS") or ROOT / "checkpoint
 """Where the pages find agents: ``$CTLAB_CHECKPOINTS`` if set, else the bundled ``checkpoints/``
 (labcore.checkpoints.BUNDLED_DIR, named here without importing torch; read at call time, so tests
 point it at a copy)."""
-USER_RUNS_DIR = ROOT / "runs" / "user"
+USER_RUNS_DIR = Path(os.environ.get("CTLAB_USER_RUNS") or ROOT / "runs" / "user")
 """Where the Agents page saves the agents visitors train: one folder per browser session
-(:func:`session_dir`); ``runs/`` is git-ignored. Read at call time (tests point it elsewhere)."""
+(:func:`session_dir`); ``runs/`` is git-ignored; ``$CTLAB_USER_RUNS`` points elsewhere (the test and
+benchmark servers of ui/serve.py use a temporary folder). Read at call time (tests point it elsewhere)."""
 E4_RESULTS_DIR = ROOT / "results" / "e4"
 """The bundled E4 result set (issue 15: metacognition from reward alone); read at call time."""
 LIVE_KIND = "reward_wager"

@@ -92,15 +92,17 @@ def stop(proc: subprocess.Popen, timeout: float = 10) -> None:
 
 @contextlib.contextmanager
 def running_lab(timeout: float = 60.0) -> Iterator[str]:
-    """Yield the base URL of a freshly started lab server; stop it afterwards."""
+    """Yield the base URL of a freshly started lab server; stop it afterwards. Its visitors' agents
+    and seed reservations go to a temporary folder (``$CTLAB_USER_RUNS``), never ``runs/user``."""
     port = free_port()
-    proc = start_server(port)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(url, [proc], timeout)
-        yield url
-    finally:
-        stop(proc)
+    with tempfile.TemporaryDirectory(prefix="ctlab-user-runs-") as runs:
+        proc = start_server(port, env={"CTLAB_USER_RUNS": runs})
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_healthy(url, [proc], timeout)
+            yield url
+        finally:
+            stop(proc)
 
 
 def nginx_config(ports: Sequence[int], listen: str, workdir: Path) -> str:
@@ -188,8 +190,12 @@ def ensure_nginx() -> str:
 
 @contextlib.contextmanager
 def running_class(servers: int = 2, port: int | None = None, listen: str = "127.0.0.1",
-                  timeout: float = 120.0, workdir: Path | None = None, proxy: bool = True) -> Iterator[Served]:
-    """Run ``servers`` lab processes behind nginx (``proxy=False``: one server alone); stop all after."""
+                  timeout: float = 120.0, workdir: Path | None = None, proxy: bool = True,
+                  scratch_runs: bool = False) -> Iterator[Served]:
+    """Run ``servers`` lab processes behind nginx (``proxy=False``: one server alone); stop all after.
+
+    ``scratch_runs`` (tests, benchmarks): the servers share a temporary ``$CTLAB_USER_RUNS`` in the
+    work folder instead of ``runs/user``."""
     if not proxy and servers != 1:
         raise ValueError("several servers need the proxy")
     port = port or free_port()
@@ -200,7 +206,8 @@ def running_class(servers: int = 2, port: int | None = None, listen: str = "127.
     procs: list[subprocess.Popen] = []
     try:
         for i, p in enumerate(ports):
-            procs.append(start_server(p, env={"CTLAB_TRAIN_WORKERS": "1"}, log=work / f"server-{i}.log"))
+            env = {"CTLAB_TRAIN_WORKERS": "1", **({"CTLAB_USER_RUNS": str(work / "user-runs")} if scratch_runs else {})}
+            procs.append(start_server(p, env=env, log=work / f"server-{i}.log"))
         for p in ports:
             wait_healthy(f"http://127.0.0.1:{p}", procs, timeout)
         pids = [proc.pid for proc in procs]

@@ -35,7 +35,7 @@ def lab_class():
         if os.environ.get("CTLAB_REQUIRE_BROWSER") == "1":
             pytest.fail(f"CTLAB_REQUIRE_BROWSER=1 but {reason}")
         pytest.skip(reason)
-    with running_class(2) as running:
+    with running_class(2, scratch_runs=True) as running:
         yield running
 
 
