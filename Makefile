@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 TORCH  := torch==2.13.0
 WHEELS := /opt/wheels
 
-.PHONY: run test test-quick lint bench clean-venv
+.PHONY: run test test-quick lint bench clean-venv view-cache class
 
 # NeuroGym (requirements-neurogym.txt) goes last and with --no-deps: it declares numpy==2.2.*
 # and gymnasium==0.29.*, which would replace our pins; its other dependencies are pinned in
@@ -43,6 +43,20 @@ lint: $(VENV)/.test
 
 bench: $(VENV)/.test
 	$(PY) -m bench
+
+# The bundled agents' views for every discrete control value (labcore/view_cache.py): one file per
+# checkpoint under results/view_cache/, keyed by its content hash. Resumable: a file that still
+# matches its checkpoint is kept. About 1-2 minutes with 2 jobs on the reference machine.
+view-cache: $(VENV)/.runtime
+	$(PY) -m labcore.view_cache build --jobs 2
+
+# A class larger than one process serves: SERVERS lab processes behind Debian's nginx on PORT, with
+# sticky sessions (a cookie hashed onto the servers; websockets passed through). Needs nginx
+# (apt-get install nginx). Prints the address students open; Ctrl-C stops everything. README: "Teaching a class".
+SERVERS ?= 3
+PORT    ?= 8501
+class: $(VENV)/.runtime
+	$(PY) -m ui.serve class --servers $(SERVERS) --port $(PORT)
 
 clean-venv:
 	rm -rf $(VENV)

@@ -1,5 +1,6 @@
 """Agents: the bundled agents, what each is made of, and training a new seed live."""
 
+import math
 import time
 from pathlib import Path
 
@@ -15,9 +16,9 @@ from labcore.config import (
     TrainConfig,
 )
 from labcore.diagram import architecture_dot
-from labcore.provision import train_and_save
-from ui import data
+from ui import data, jobs
 from ui.components import explain
+from ui.jobs import QueueFull
 
 st.title("Agents")
 explain(
@@ -26,8 +27,9 @@ explain(
          "Every agent is trained by imitating an expert; the table shows how well each seed learned "
          "(held-out agreement with the expert).",
     try_this="Pick an agent and a lesion to see which part it removes. Then train a new seed: it takes about "
-             "half a minute. It is saved for **this browser session only** (under `runs/user/`): it appears on "
-             "every page for you, never for other visitors, and the shipped agents are never changed.",
+             "half a minute once its turn comes (a class shares the server's training queue; the lab stays usable "
+             "meanwhile). It is saved for **this browser session only** (under `runs/user/`): it appears on every "
+             "page for you, never for other visitors, and the shipped agents are never changed.",
     theory="The agents are not conscious; they are reference implementations. A0 and A1 never see the cues "
            "at all in the dual task (the cues go only to the workspace), so they cannot beat chance there "
            "by construction.",
@@ -43,9 +45,11 @@ def agreement_table(rows: pd.DataFrame) -> None:
         agreement=("heldout_agreement", "mean"), worst=("heldout_agreement", "min"),
         excluded=("excluded", "sum")).reset_index()
     grouped["description"] = grouped["kind"].map(data.label)
-    st.dataframe(grouped[["task", "kind", "description", "seeds", "agreement", "worst", "excluded"]],
+    # The numbers first and the long description last: a phone shows the first three columns (issue 24).
+    st.dataframe(grouped[["kind", "agreement", "worst", "excluded", "seeds", "task", "description"]],
                  width="stretch", hide_index=True,
-                 column_config={"agreement": st.column_config.ProgressColumn("held-out agreement (mean)",
+                 column_config={"kind": st.column_config.TextColumn("kind", width="small"),
+                                "agreement": st.column_config.ProgressColumn("held-out agreement (mean)", width="small",
                                                                              min_value=0, max_value=1, format="%.3f"),
                                 "worst": st.column_config.NumberColumn("worst seed", format="%.3f"),
                                 "excluded": st.column_config.NumberColumn("seeds below 95%")})
@@ -91,43 +95,91 @@ if st.session_state.get("train_kind") not in fit:  # switching the task must not
 train_kind = c2.selectbox("Kind", fit, format_func=data.label, key="train_kind",
                           help="Only the kinds the paper's experiments use on this task: E1 (wagering) needs the "
                                "self-model's confidence, so only B2 (workspace-read) is trained on it.")
-free = next(s for s in range(5, 10_000) if not data.seed_taken(task, train_kind, s))
-seed = c3.number_input("Seed", min_value=0, max_value=9999, value=free, step=1)
-done = st.session_state.pop("agents.trained", None)
-if done:
-    st.success(done)
-if data.seed_taken(task, train_kind, int(seed)):
-    st.info(f"Seed {seed} of this agent already exists; pick another seed (next free: {free}).")
-elif st.button(f"Train {train_kind} seed {seed} on the {task} task", type="primary"):
-    bar = st.progress(0.0, text="generating expert demonstrations...")
-    chart = st.empty()
-    history = []
-    start = time.perf_counter()
+offered = data.offered_seed(task, train_kind)  # reserved for this session alone
+seed = int(c3.number_input("Seed", min_value=0, max_value=9999, value=offered, step=1,
+                           help="Your session's own seed, reserved for you: no other student is offered it."))
 
-    def progress(done: int, total: int, metrics: dict) -> None:
-        history.append({"update": done, "held-out loss": metrics["loss"], "agreement": metrics["agreement"]})
-        bar.progress(min(done / total, 1.0), text=f"update {done}: held-out agreement {metrics['agreement']:.3f} "
-                                                  f"({time.perf_counter() - start:.0f} s)")
-        chart.line_chart(pd.DataFrame(history).set_index("update"))
 
-    def still_free() -> None:
-        if data.seed_taken(task, train_kind, int(seed)):  # another session saved this seed meanwhile
-            st.error(f"Seed {seed} was saved by another session while this one trained; train again with another seed.")
-            st.stop()
-
+def start(task: str, kind: str, seed: int) -> None:
+    """Queue the run (a button callback): the page returns at once and shows the queue."""
+    for shown in ("agents.trained", "agents.refused"):
+        st.session_state.pop(shown, None)
     try:
-        rec = train_and_save(task, train_kind, [int(seed)], TrainConfig(), data.session_dir(), progress=progress,
-                             before_save=still_free)[0]
-    except (CheckpointError, OSError) as exc:  # e.g. a run that diverged to non-finite weights, a full disk
-        st.error(f"The agent was trained but not saved: {str(exc).rstrip('.')}.")
-        st.stop()
-    path = Path(rec["path"])
-    data.read_checkpoint_manifest.clear()
+        data.submit_training(task, kind, seed, TrainConfig())
+    except (CheckpointError, QueueFull) as exc:
+        st.session_state["agents.refused"] = f"Not started: {str(exc).rstrip('.')}."
+
+
+if done := st.session_state.get("agents.trained"):  # kept until the next run starts: a rerun must not lose it
+    st.success(done)
+if refused := st.session_state.get("agents.refused"):
+    st.warning(refused)
+if seed != offered and data.seed_taken(task, train_kind, seed):
+    st.info(f"Seed {seed} of this agent already exists or is another session's; pick another seed (yours: {offered}).")
+else:
+    st.button(f"Train {train_kind} seed {seed} on the {task} task", type="primary", on_click=start,
+              args=(task, train_kind, seed), disabled=any(j.active for j in data.my_jobs()))
+
+
+SCORES = {"agreement": "held-out agreement", "accuracy": "held-out accuracy"}
+"""What a trainer reports of a run: behaviour cloning the agreement with the expert, reinforcement
+learning (the reward-trained kinds) the accuracy; a report may carry either."""
+CURVES = {"loss": "held-out loss", **SCORES}
+
+
+def scores_text(values: dict, prefix: str = "") -> str:
+    """The scores among ``values`` (keys ``prefix`` + a key of SCORES), as text; missing or undefined ones left out."""
+    return ", ".join(f"{name} {values[prefix + k]:.3f}" for k, name in SCORES.items()
+                     if isinstance(values.get(prefix + k), int | float) and math.isfinite(values[prefix + k]))
+
+
+def finished_message(job) -> str:
+    """What a finished run says (the tables above list the new agent)."""
+    rec = job.result["record"]
     verdict = ("meets the 95% criterion" if rec["meets_criterion"] else
                "is cue-blind by design (criterion unattainable)" if not rec["criterion_attainable"] else
                "is below 95%: it will be excluded from analyses")
-    st.session_state["agents.trained"] = (
-        f"Trained in {rec['wall_seconds']:.0f} s ({rec['updates']} updates): held-out agreement "
-        f"{rec['heldout_agreement']:.3f}, {verdict}. Saved as {path.name} for this session only "
-        f"(your agent: {train_kind} seed {seed}, listed under *Your agents*).")
-    st.rerun()  # the tables above list the new agent
+    score = scores_text(rec, "heldout_")
+    return (f"Trained in {rec['wall_seconds']:.0f} s ({rec['updates']} updates): {score + ', ' if score else ''}"
+            f"{verdict}. Saved as {Path(job.result['path']).name} for this session "
+            f"only (your agent: {job.spec.kind} seed {job.spec.seed}, listed under *Your agents*).")
+
+
+active = any(j.active for j in data.my_jobs())
+
+
+@st.fragment(run_every=1.0 if active else None)  # polls this session's jobs; the rest of the page stays idle
+def training_panel() -> None:
+    """This session's training jobs: queue position, progress, then the result."""
+    queue = data.training_queue()
+    for job in data.my_jobs():
+        spec = job.spec
+        if job.state == "queued":
+            running, _ = queue.counts()
+            ahead = queue.position(job)
+            st.info(f"{spec.kind} seed {spec.seed} is queued: {ahead} job(s) ahead of yours, {running} training now "
+                    f"({queue.workers} at a time on this server). The lab stays usable meanwhile.",
+                    icon=":material/hourglass_top:")
+            st.progress(0.0, text=f"position {ahead + 1} in the queue")
+        elif job.state == "running":
+            p = job.progress
+            score = scores_text(p)
+            text = (f"update {int(p.get('done', 0))}{': ' + score if score else ''} "
+                    f"({time.time() - (job.started or time.time()):.0f} s; stops when it no longer improves)" if p else
+                    "generating expert demonstrations...")
+            st.progress(jobs.progress_fraction(job), text=text)
+            curve = pd.DataFrame([{"update": h["done"], **{name: h[k] for k, name in CURVES.items() if h.get(k) is not None}}
+                                  for h in job.history if "done" in h])
+            if len(curve.columns) > 1:  # a curve of what this trainer reports (RL reports no loss)
+                st.line_chart(curve.set_index("update"))
+        else:
+            queue.forget(job)
+            data.read_checkpoint_manifest.clear()
+            if job.state == "done":
+                st.session_state["agents.trained"] = finished_message(job)
+            else:
+                st.session_state["agents.refused"] = f"The run failed and nothing was saved: {job.error}."
+            st.rerun(scope="app")  # the tables above list the new agent
+
+
+training_panel()

@@ -66,6 +66,19 @@ if summary:
 else:
     st.info("The verdict counts appear here once the bundled result set can be read (see the message above).")
 
+st.subheader("Teaching with the lab")
+lesson, puzzle = st.columns(2)
+with lesson, st.container(border=True):
+    st.markdown("#### A lesson for a class")
+    st.write("The three dissociations as a guided sequence for a projector: a question per step, a vote, the view "
+             "that answers it, then the answer. A printable handout and a QR code for the students' devices.")
+    st.page_link("app_pages/lesson.py", label="Start the lesson", icon=":material/school:")
+with puzzle, st.container(border=True):
+    st.markdown("#### A mystery agent")
+    st.write("Hide a lesion, a narrowed workspace or noise in an agent and give the class its code: students "
+             "diagnose it from the markers, then reveal the answer.")
+    st.page_link("app_pages/mystery.py", label="Make a puzzle", icon=":material/help:")
+
 st.subheader("How to use the lab")
 st.markdown(
     "- Every control is in the page; every view is a **link** (the URL updates as you move a control), so "

@@ -1,27 +1,16 @@
 """Lesson: the three dissociations as a guided sequence a teacher can project, with a handout."""
 
-from urllib.parse import urlsplit
-
 import streamlit as st
 
 from labcore.lesson import CHOICE_LETTERS, LESSON, expected_answer, handout_html, parse_step
-from ui import data
+from ui import data, share
 from ui.components import SCOPE_LINE, explain
 from ui.state import escape_markdown
 
 PAGE = "lesson"
 STEP = "lesson.step"
+KEPT = "_lesson.step"
 N = len(LESSON)
-
-
-def lab_address() -> str:
-    """The lab's address as the browser sees it (``""`` when unknown, e.g. in tests)."""
-    url = urlsplit(st.context.url or "")
-    if not (url.scheme and url.netloc):
-        return ""
-    path = url.path.rstrip("/")
-    path = path[: -len(f"/{PAGE}")] if path.endswith(f"/{PAGE}") else path  # keeps a server base path
-    return f"{url.scheme}://{url.netloc}{path}"
 
 
 def move(delta: int) -> None:
@@ -35,9 +24,14 @@ def reveal(step: int, shown: bool) -> None:
 
 
 # The URL is read on arrival only (a new session, or a link followed); on reruns the widget holds the step.
-if STEP not in st.session_state or (st.session_state.get("_arrived", True) and "step" in st.query_params):
+# Streamlit drops a widget's state when another page runs, so the step is also kept under a key no widget
+# owns (KEPT): coming back through the sidebar (a bare URL) returns to the step the class was on.
+if (st.session_state.get("_arrived", True) and "step" in st.query_params) or (
+        STEP not in st.session_state and KEPT not in st.session_state):
     st.session_state[STEP], notice = parse_step(st.query_params.get_all("step") or None, N)
     st.session_state["_notices.lesson"] = [notice] if notice else []
+elif STEP not in st.session_state:
+    st.session_state[STEP] = st.session_state[KEPT]
 
 st.html("<style>.st-key-lesson-body p, .st-key-lesson-body li { font-size: 1.3rem; line-height: 1.5; }</style>")
 st.title("Lesson: three dissociations")
@@ -54,7 +48,7 @@ for notice in st.session_state.get("_notices.lesson", []):
     st.warning(escape_markdown(notice), icon=":material/warning:")
 
 st.selectbox("Step", list(range(1, N + 1)), key=STEP, format_func=lambda i: f"{i} of {N}: {LESSON[i - 1].title}")
-n = st.session_state[STEP]
+n = st.session_state[KEPT] = st.session_state[STEP]
 if st.query_params.get("step") != str(n):
     st.query_params["step"] = str(n)
 step = LESSON[n - 1]
@@ -90,10 +84,14 @@ back.button("Previous step", key="lesson.previous", on_click=move, args=(-1,), d
 forward.button("Next step", key="lesson.next", on_click=move, args=(1,), disabled=n == N,
                icon=":material/arrow_forward:", width="stretch")
 
+address, reachable = share.lab_base_url()  # the address students use, never 127.0.0.1 (ui/share.py)
+st.subheader("On the students' devices")
+share.share_panel(f"{address}/{PAGE}?step={n}", reachable=reachable,
+                  caption="This step of the lesson: students scan the code or type the link.")
+
 st.subheader("Printable handout")
 st.write("One page per student: each step's question, a line for the answer and the link to the view. The "
          "teacher's copy adds the key on a second page. Open the file in a browser and print it (or save as PDF).")
-address = lab_address()
 key_results = results if results.summary else None
 d1, d2 = st.columns(2)
 d1.download_button("Handout for students (HTML)", handout_html(LESSON, address, key_results, with_key=False),

@@ -14,6 +14,7 @@ from ui.components import (
     e1_construction_notes,
     explain,
     figure,
+    live_scope,
     metric,
     number_text,
     paper_number,
@@ -57,6 +58,17 @@ def mean_confidence(view) -> float:
     return float(np.mean(answered)) if answered.size else float("nan")
 
 
+def m_ratio_undefined(view) -> str:
+    """Why M-ratio (meta-d'/d', labcore.measures) is undefined for this view."""
+    answered = view.confidence[view.answered]
+    if answered.size >= 20 and np.ptp(answered) == 0:
+        return "the confidence is the same on every trial, so meta-d' (how well it sorts right from wrong) cannot be fitted"
+    if answered.size < 20:
+        return "meta-d' needs at least 20 answered trials"
+    return ("at chance accuracy d' is about 0, and M-ratio divides by it" if abs(view.accuracy - 0.5) < 0.05 else
+            "the meta-d' fit did not converge on these trials")
+
+
 def dissociation_lead(res) -> list[str]:
     """The result set's intact -> zeroed numbers in one sentence (empty without them)."""
     values = res.values
@@ -76,6 +88,7 @@ if not seeds:
     st.error("No agent trained on the wagering task is available. Train one on the Agents page.")
     st.stop()
 controls.init_state(PAGE, KEYS, agents=list(seeds), seeds=seeds)
+res = data.checked_results()  # read once: a broken result set is one error, the live lab still works
 left, mid, right, far = st.columns([2, 1, 3, 2])
 kind, _ = controls.agent_seed_picker(PAGE, seeds, left, mid)
 controls.segmented(right, "Self-model", list(SELF_MODEL_LABELS), PAGE, "self_model_mode", fallback="on",
@@ -91,7 +104,6 @@ if model is None:  # its error is shown; the other agents still work
     st.stop()
 self_model_mode = controls.value(PAGE, "self_model_mode")
 capacity = controls.value(PAGE, "capacity")
-res = data.checked_results()  # read once: a broken result set is one error, the live lab still works
 n_slots = model.config.n_slots
 condition = e1_condition(self_model_mode, capacity, n_slots)
 is_intact = (self_model_mode, capacity) == ("on", n_slots)
@@ -111,6 +123,7 @@ if not predict_then_reveal(PAGE, f"{kind}/{seed}/{self_model_mode}/{capacity}", 
                            active=not is_intact):
     st.stop()  # the lesion's numbers and figures wait for the prediction
 
+live_scope(data.label(kind), seed, f"{data.E1_TRIALS} trials", res)
 m1, m2, m3, m4, m5 = st.columns(5)
 metric(m1, "Task accuracy", view.accuracy, claim=claim_for("e1.accuracy", condition), fmt="{:.1%}",
        intact=base and base.accuracy, intact_claim=claim_for("e1.accuracy", INTACT), chance="50%",
@@ -119,7 +132,7 @@ metric(m2, "Type-2 AUROC", view.auroc, claim=claim_for("e1.auroc", condition), i
        intact_claim=claim_for("e1.auroc", INTACT), chance="0.5", paper_missing=missing,
        help="Probability that a random correct trial got more confidence than a random wrong one (chance 0.5).")
 metric(m3, "M-ratio", view.m_ratio, intact=base and base.m_ratio, chance="0 (1 = ideal)",
-       reference="meta-d'/d'; the paper does not report it",
+       reference="meta-d'/d'; the paper does not report it", undefined=m_ratio_undefined(view),
        help="Maniscalco & Lau (2012): metacognitive efficiency, corrected for first-order accuracy.")
 metric(m4, "Opt-outs on wager trials", view.skip_fraction, claim=claim_for("e1.skip", condition), fmt="{:.1%}",
        intact=base and base.skip_fraction, intact_claim=claim_for("e1.skip", INTACT), paper_missing=missing,
@@ -132,7 +145,7 @@ metric(m5, "Mean confidence", mean_confidence(view), claim=confidence_claim,
           f"({paper_value('e1.confidence.self_off')})"),
        help="The confidence head's output at the choice point, averaged over the answered trials.")
 
-for note in e1_construction_notes(model.config, self_model_mode, capacity):
+for note in e1_construction_notes(model.config, self_model_mode, capacity, mean_confidence(view)):
     st.success(note, icon=":material/construction:")
 if condition == "bus_off":
     rule = CLAIMS_BY_ID["e1.skip.bus_off"]
@@ -152,9 +165,6 @@ if condition == "bus_off":
         text += f" Over all seeds of the result set the verdict is: {verdict}."
     (st.info if holds else st.warning)(text, icon=":material/hub:")
 
-verdict_box("Verdict: does the paper's blindsight dissociation hold here?", res, VERDICT_CLAIMS,
-            lead=dissociation_lead(res))
-
 label = f"self-model {SELF_MODEL_LABELS[self_model_mode]}, {capacity} slot(s)"
 curves = {"intact": (intact.correct[intact.answered], intact.confidence[intact.answered])}
 paper_auroc = {"intact": paper_number("e1.auroc.self_on")}
@@ -162,17 +172,20 @@ if not is_intact:
     curves[label] = (view.correct[view.answered], view.confidence[view.answered])
     if auroc_claim := claim_for("e1.auroc", condition):
         paper_auroc[label] = paper_number(auroc_claim)
-figure(type2_roc_figure(curves, paper_auroc=paper_auroc), key="roc", download="type2_roc")
+shown = (*data.agent_file("wagering", kind, seed), self_model_mode, capacity)  # all a figure depends on
+figure(build=lambda: type2_roc_figure(curves, paper_auroc=paper_auroc), cache_key=("e1-roc", *shown), key="roc",
+       download="type2_roc")
 paper_points, paper_marks = {}, {}
 if condition == "self_off":  # the paper's constant confidence of the zeroed self-model
     paper_points[label] = (paper_number("e1.confidence.self_off"), paper_number("e1.accuracy.self_off"))
     paper_marks[label] = paper_number("e1.confidence.self_off")
 c1, c2 = st.columns(2)
 with c1:
-    figure(calibration_figure(curves, paper_points=paper_points, chance=CHANCE_E1), key="calibration",
-           download="calibration")
+    figure(build=lambda: calibration_figure(curves, paper_points=paper_points, chance=CHANCE_E1),
+           cache_key=("e1-calibration", *shown), key="calibration", download="calibration")
 with c2:
-    figure(confidence_histogram(curves, paper_marks=paper_marks), key="confidence", download="confidence_histogram")
+    figure(build=lambda: confidence_histogram(curves, paper_marks=paper_marks),
+           cache_key=("e1-confidence", *shown), key="confidence", download="confidence_histogram")
 
 with st.expander("Trial data (download as CSV)"):
     table = pd.DataFrame({"correct": view.correct.astype(int), "confidence": view.confidence,
@@ -181,3 +194,6 @@ with st.expander("Trial data (download as CSV)"):
     st.dataframe(table.head(200), width="stretch", height=240)
     st.download_button("Download all trials (CSV)", table.to_csv(index=False), file_name=f"e1_{kind}_s{seed}_"
                        f"{self_model_mode}_k{capacity}.csv", mime="text/csv")
+
+verdict_box("Verdict: does the paper's blindsight dissociation hold here?", res, VERDICT_CLAIMS,
+            lead=dissociation_lead(res))

@@ -11,7 +11,7 @@ from labcore.figures.episode import (
     step_caption,
     step_figures,
 )
-from ui import data
+from ui import data, share
 from ui.components import explain, figure
 from ui.state import echo, escape_markdown
 
@@ -42,15 +42,14 @@ explain(
 
 def measured(puzzle: mystery.Puzzle) -> measures.MetacognitionView | measures.WorkspaceView:
     """The puzzle's condition measured live (cached by ui.data)."""
-    if puzzle.task == "wagering":
-        return data.metacognition(puzzle.kind, puzzle.seed, puzzle.self_model_mode, puzzle.capacity, 0.0)
-    return data.workspace(puzzle.kind, puzzle.seed, puzzle.capacity, puzzle.noise, mystery.NOISE_MODE)
+    if puzzle.task == "wagering":  # full: the episode below needs the whole trace
+        return data.metacognition(puzzle.kind, puzzle.seed, puzzle.self_model_mode, puzzle.capacity, 0.0, full=True)
+    return data.workspace(puzzle.kind, puzzle.seed, puzzle.capacity, puzzle.noise, mystery.NOISE_MODE, full=True)
 
 
-def share_link(code: str) -> str:
-    """The link students open (absolute when Streamlit knows the page's address)."""
-    base = (st.context.url or "").split("?")[0]
-    return f"{base if base.rstrip('/').endswith('/mystery') else '/mystery'}?code={code}"
+def share_link(code: str, base: str) -> str:
+    """The link students open: ``base`` (:func:`ui.share.lab_base_url`) + the page + the code."""
+    return f"{base}/mystery?code={code}"
 
 
 def open_typed() -> None:
@@ -140,9 +139,43 @@ def student(puzzle: mystery.Puzzle, code: str) -> bool:
     return True
 
 
+def make(task: str, condition: str, seed: int, episode: int) -> None:
+    """Make the chosen puzzle (a button callback: the form is gone before the page is drawn)."""
+    st.session_state["mystery.made"] = mystery.encode(mystery.make_puzzle(task, condition, seed, episode))
+
+
+def make_random(seeds: list[int]) -> None:
+    """Draw random puzzle n of this session (a button callback); puzzle n is the same in every session."""
+    number = st.session_state.get("mystery.random_count", 0) + 1
+    st.session_state["mystery.random_count"] = number
+    st.session_state["mystery.made"] = mystery.encode(mystery.random_puzzle(np.random.default_rng(number), seeds))
+
+
+def made_panel(made: str) -> None:
+    """The code, its link and QR code for the projector; the answer only behind the key toggle."""
+    st.markdown(f"# `{made[:4]} {made[4:]}`")
+    base, reachable = share.lab_base_url()
+    share.share_panel(share_link(made, base), reachable=reachable,
+                      caption="Project the code, the link or its QR code. The code does not show the answer, but "
+                              "it is not encryption: treat it like a quiz sheet, not a password.")
+    c1, c2 = st.columns(2)
+    c1.button("Try it as a student", icon=":material/person:", on_click=st.query_params.__setitem__,
+              args=("code", made))
+    c2.button("Make another puzzle", icon=":material/add:", on_click=st.session_state.pop, args=("mystery.made", None))
+    if st.toggle("Show the answer key (not on the projector)", key="mystery.key"):
+        p = mystery.decode(made)
+        st.info(f"{mystery.conditions(p.task)[mystery.condition_of(p)]}: the answer is "
+                f"**{mystery.DIAGNOSES[p.diagnosis]}** (agent seed {p.seed}, episode {p.episode}).")
+
+
 def teacher(expanded: bool) -> None:
-    """Make a puzzle (or a random one) and show its code and link."""
+    """Make a puzzle (or a random one); once made, only its code and link show (never the form's
+    "Hidden condition", which names the answer)."""
     with st.expander("Make a puzzle", expanded=expanded, icon=":material/school:"):
+        made = st.session_state.get("mystery.made")
+        if made:
+            made_panel(made)
+            return
         entries = data.manifest()  # read once: its problems are shown once
         task = st.radio("Task", mystery.TASKS, format_func=TASK_LABELS.get, key="mystery.task", horizontal=True)
         kind = mystery.KIND_OF_TASK[task]
@@ -158,32 +191,13 @@ def teacher(expanded: bool) -> None:
         seed = c2.selectbox("Agent seed", seeds, key=f"mystery.seed.{task}")
         episode = c3.number_input("Episode shown", 0, mystery.EPISODES - 1, key="mystery.episode",
                                   help="Which episode students can step through (the markers use all of them).")
+        both = sorted(set.intersection(*(set(data.seeds_by_kind(t, entries).get(mystery.KIND_OF_TASK[t], []))
+                                         for t in mystery.TASKS)))
         b1, b2 = st.columns(2)
-        if b1.button("Make this puzzle", type="primary", icon=":material/lock:"):
-            st.session_state["mystery.made"] = mystery.encode(mystery.make_puzzle(task, condition, seed, int(episode)))
-        if b2.button("Random puzzle", icon=":material/casino:"):
-            both = sorted(set.intersection(*(set(data.seeds_by_kind(t, entries).get(mystery.KIND_OF_TASK[t], []))
-                                             for t in mystery.TASKS)))
-            if not both:
-                st.error("A random puzzle needs agents of both tasks on a common seed; make one by hand instead.")
-            else:
-                number = st.session_state.get("mystery.random_count", 0) + 1
-                st.session_state["mystery.random_count"] = number
-                rng = np.random.default_rng(number)  # random puzzle n is the same puzzle in every session
-                st.session_state["mystery.made"] = mystery.encode(mystery.random_puzzle(rng, both))
-        made = st.session_state.get("mystery.made")
-        if not made:
-            return
-        st.markdown(f"# `{made[:4]} {made[4:]}`")
-        st.code(share_link(made), language=None)
-        st.caption("Project the code or share the link. The code does not show the answer, but it is not "
-                   "encryption: treat it like a quiz sheet, not a password.")
-        st.button("Try it as a student", icon=":material/person:", on_click=st.query_params.__setitem__,
-                  args=("code", made))
-        if st.toggle("Show the answer key (not on the projector)", key="mystery.key"):
-            p = mystery.decode(made)
-            st.info(f"{mystery.conditions(p.task)[mystery.condition_of(p)]}: the answer is "
-                    f"**{mystery.DIAGNOSES[p.diagnosis]}** (agent seed {p.seed}, episode {p.episode}).")
+        b1.button("Make this puzzle", type="primary", icon=":material/lock:", on_click=make,
+                  args=(task, condition, seed, int(episode)))
+        b2.button("Random puzzle", icon=":material/casino:", on_click=make_random, args=(both,), disabled=not both,
+                  help=None if both else "A random puzzle needs agents of both tasks on a common seed.")
 
 
 raw = st.query_params.get("code")

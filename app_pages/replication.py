@@ -15,6 +15,9 @@ from ui import controls, data
 from ui.components import SCOPE_LINE, figure
 
 PAGE = "replication"
+GAIN_COLUMNS = {"seed": "seed", "training": "training", "updates": "updates", "jacobian": "bus Jacobian (gain)",
+                "l75_text": "noise tolerance L75", "accuracy": "clean accuracy"}
+"""The training-length table's columns (results' gain rows) and the names a reader sees."""
 
 st.title("Replication")
 st.caption("Does the paper reproduce? Every number here comes out of training and evaluating the bundled agents; "
@@ -35,7 +38,7 @@ if not sets:
 names = [Path(p).name for p in sets]
 controls.url_choice(PAGE, "results", names)
 chosen = sets[names.index(st.selectbox("Result set", names, key=controls.key(PAGE, "results")))]
-controls.publish_choice(PAGE, "results")
+controls.publish_choice(PAGE, "results", default=names[0])
 res = data.checked_results(chosen)
 summary = res.summary
 if not summary:
@@ -69,17 +72,20 @@ rows = [{"what is claimed": claim_sentence(c), "paper": paper_text(c["paper"]), 
          "by construction": "yes" if c.get("by_construction") else "",
          "experiment": c["id"].split(".")[0].upper(), "claim": c["id"]}
         for c in summary.get("claims", [])]
-claims = pd.DataFrame(rows, columns=["what is claimed", "paper", "ours", "verdict", "why", "by construction",
-                                     "experiment", "claim"])
+# The verdict and the two numbers first, the long texts after: a phone shows the first three columns (issue 24).
+claims = pd.DataFrame(rows, columns=["experiment", "verdict", "paper", "ours", "what is claimed", "why",
+                                     "by construction", "claim"])
 st.subheader("Claims, paper beside ours")
 f1, f2 = st.columns(2)
 exps = f1.multiselect("Experiments", sorted(claims["experiment"].unique()), default=sorted(claims["experiment"].unique()))
 verdicts = f2.multiselect("Verdicts", list(counts), default=list(counts))
 shown = claims[claims["experiment"].isin(exps) & claims["verdict"].isin(verdicts)]
 st.dataframe(shown, width="stretch", hide_index=True, height=420,
-             column_config={"what is claimed": st.column_config.TextColumn("what is claimed", width="large"),
+             column_config={"what is claimed": st.column_config.TextColumn("what is claimed", width="medium"),
+                            "paper": st.column_config.TextColumn("paper", width=110),
+                            "ours": st.column_config.TextColumn("ours", width=140),
                             "why": st.column_config.TextColumn("why", width="large"),
-                            "verdict": st.column_config.TextColumn("verdict", width="medium"),
+                            "verdict": st.column_config.TextColumn("verdict", width=140),
                             "experiment": st.column_config.TextColumn("exp.", width="small"),
                             "claim": st.column_config.TextColumn(
                                 "id", width="small", help="The claim's id in docs/verdicts.md and summary.json.")})
@@ -95,13 +101,13 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
             st.markdown("**The E3 robustness verdict, with the design study.** "
                         + " ".join(e3_robustness_verdict(res, data.explore()))
                         + " Explore the study's designs on the Robustness page.")
-        else:
+        elif exp == "explore":  # only the post-hoc tab (issue 24: this ran on every tab but E3)
             st.markdown("Added after the results were seen: not pre-registered, no verdicts. Hypotheses for a "
                         "future, pre-registered run.")
             if res.gain.get("rows"):
                 st.markdown("**Does training length decide B1's fragility?** " + res.gain.get("description", ""))
-                st.dataframe(pd.DataFrame(res.gain["rows"])[["seed", "training", "updates", "jacobian", "l75_text",
-                                                            "accuracy"]], hide_index=True, width="stretch")
+                st.dataframe(pd.DataFrame(res.gain["rows"])[list(GAIN_COLUMNS)].rename(columns=GAIN_COLUMNS),
+                             hide_index=True, width="stretch")
         for spec in (*registry.FIGURES, *registry.E4_FIGURES):  # E4 (beyond the paper): its own set, results/e4
             if (exp == "explore") != spec.exploratory or (exp != "explore" and spec.experiment != exp):
                 continue

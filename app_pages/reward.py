@@ -45,10 +45,15 @@ explain(
 )
 
 res = data.checked_results(data.E4_RESULTS_DIR, experiment="e4")  # read once: a broken set is one error, the live lab still works
-with st.container(border=True):
-    st.markdown("**The answer, from the result set**")
-    st.markdown(answer(res.summary))
-    st.caption(f"Generated from `{res.directory.name}/summary.json` of the result set: no number on this box is typed in.")
+
+
+def answer_box() -> None:
+    """The result set's answer (about 400 words): drawn below the live comparison's controls (issue 24)."""
+    with st.container(border=True):
+        st.markdown("**The answer, from the result set**")
+        st.markdown(answer(res.summary))
+        st.caption(f"Generated from `{res.directory.name}/summary.json` of the result set: no number on this box is "
+                   "typed in.")
 
 
 @st.fragment  # a control here reruns only this part: the rest of the page does not depend on it
@@ -233,7 +238,7 @@ def live_training() -> None:
                 f"bets' payoff alone. Every {budget.eval_every} updates its confidence is checked on "
                 f"{budget.heldout_episodes} held-out trials. It is saved for **this browser session only**; the "
                 "shipped agents never change.")
-    free = next(s for s in range(5, 10_000) if not data.seed_taken("wagering", data.LIVE_KIND, s))
+    free = data.offered_seed("wagering", data.LIVE_KIND)  # reserved for this session alone (issue 24)
     if st.button(f"Train {data.LIVE_KIND} seed {free} live", type="primary"):
         bar = st.progress(0.0, text="generating expert demonstrations...")
         chart = st.empty()
@@ -263,6 +268,7 @@ def live_training() -> None:
 
 
 live_comparison()
+answer_box()
 hypotheses_box()
 arms = [a.name for a in ARMS]
 st.subheader("Every arm over all seeds")

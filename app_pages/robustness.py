@@ -13,7 +13,7 @@ from labcore.measures import PCI_NORMALISATIONS, noise_target
 from labcore.paper import CLAIMS_BY_ID, l75_key
 from labcore.results import fmt, l75_point, l75_summary
 from ui import controls, data
-from ui.components import explain, figure, metric, paper_value, verdict_box
+from ui.components import explain, figure, live_scope, metric, paper_value, verdict_box
 from ui.predict import CHANGE_CHOICES, change_outcome, predict_then_reveal
 from ui.state import MAX_NOISE, LabState, escape_markdown
 
@@ -50,14 +50,21 @@ explain(
 
 bundled = data.checked_results()
 study = data.explore()
-verdict_box("Verdict: does the paper's robustness hierarchy hold here?", bundled, VERDICT_CLAIMS,
-            lead=e3_robustness_verdict(bundled),
-            why=[] if study.problems or not study.groups else study_answer(study),
-            why_title="Why, from the E3 design study")
+
+
+def verdict() -> None:
+    """The bundled verdict, below the controls and the live result (issue 24: about 900 px of it
+    above the noise slider left a projector with no control on screen)."""
+    verdict_box("Verdict: does the paper's robustness hierarchy hold here?", bundled, VERDICT_CLAIMS,
+                lead=e3_robustness_verdict(bundled),
+                why=[] if study.problems or not study.groups else study_answer(study),
+                why_title="Why, from the E3 design study")
+
 
 seeds = data.seeds_by_kind("dual")
 if not seeds:
     st.error("No dual-task agents are available.")
+    verdict()  # the bundled results need no agent
     st.stop()
 study_schedules = sorted({g.get("schedule") for g in study.groups} & set(SCHEDULES)) or ["fast"]
 controls.init_state(PAGE, KEYS, agents=list(seeds), seeds=seeds, default=LabState(agent="b1"),
@@ -80,6 +87,7 @@ if model is not None:
         PAGE, f"{kind}/{seed}/{sigma:g}/{noise_mode}",
         f"With workspace noise of SD **{sigma:g}**, what will this agent's **report accuracy** do?", CHANGE_CHOICES,
         lambda: change_outcome(live, clean, CHANCE_DUAL_TASK, tolerance=0.03, fmt="{:.1%}"), active=sigma > 0)
+    live_scope(data.label(kind), seed, f"{data.TITRATION_EPISODES} episodes at this noise", bundled)
     m1, m2 = st.columns(2)
     if revealed:
         metric(m1, "Report accuracy with this noise", live, fmt="{:.1%}", intact=clean if sigma > 0 else None,
@@ -133,34 +141,43 @@ if titration is not None:
                "right edge means it never did within the tested range (censored). The star is your live setting. "
                "Agents without a workspace (HOT-only, A0, A1) get the noise in their recurrent state instead.")
 
-st.subheader("Perturbational complexity (PCI-A)")
-normalisation = st.selectbox("Normalisation", list(NORMALISATION_LABELS), format_func=NORMALISATION_LABELS.get,
-                             key=controls.key(PAGE, "normalisation"),
-                             help="How the compressed size of the binarised trajectory is turned into a number. "
-                                  "The paper's raw PCI-A uses the first.")
-normalisation_label = NORMALISATION_LABELS[normalisation]
-kinds = [k for k in LIVE_BUDGETS.pci_kinds if k in seeds and seed in seeds[k]]
-usable = {k: model if k == kind else data.checked_agent("dual", k, seed) for k in kinds}  # one error per bad file
-with st.spinner("Poking every agent and compressing its echo..."):
-    rows = [{"agent": k, **dict(zip(("pci", "dpci"), data.pci(k, seed, normalisation), strict=True))}
-            for k in kinds if usable[k] is not None]
-table = pd.DataFrame(rows)
-if left_out := [label_of(k) for k in kinds if usable[k] is None]:
-    st.warning(f"Left out of this comparison (seed {seed}), as their checkpoints cannot be loaded: "
-               f"{', '.join(left_out)}.", icon=":material/warning:")
-figure(pci_bars(table, normalisation_label, paper_normalisation=normalisation == "zlib", seed=seed), key="pci",
-       download="pci")
-st.caption(f"One seed ({seed}) per agent, computed live: no spread is shown (the bundled results give the mean "
-           "over seeds). A pulse (SD 1) is injected into the workspace (the recurrent state for agents without one) after "
-           "both cues; the following trajectory is binarised and compressed. dPCI = mean complexity on correct "
-           "minus wrong trials. A slot memory is constant between writes, so its trajectory compresses well: "
-           "this alone makes the workspace agents' raw PCI-A low.")
+verdict()  # below the controls and the live result
+
+
+def complexity() -> None:
+    """Perturbational complexity of every agent of this seed, in the chosen normalisation."""
+    st.subheader("Perturbational complexity (PCI-A)")
+    normalisation = st.selectbox("Normalisation", list(NORMALISATION_LABELS), format_func=NORMALISATION_LABELS.get,
+                                 key=controls.key(PAGE, "normalisation"),
+                                 help="How the compressed size of the binarised trajectory is turned into a number. "
+                                      "The paper's raw PCI-A uses the first.")
+    normalisation_label = NORMALISATION_LABELS[normalisation]
+    kinds = [k for k in LIVE_BUDGETS.pci_kinds if k in seeds and seed in seeds[k]]
+    usable = {k: model if k == kind else data.checked_agent("dual", k, seed) for k in kinds}  # one error per bad file
+    with st.spinner("Poking every agent and compressing its echo..."):
+        rows = [{"agent": k, **dict(zip(("pci", "dpci"), data.pci(k, seed, normalisation), strict=True))}
+                for k in kinds if usable[k] is not None]
+    table = pd.DataFrame(rows)
+    if left_out := [label_of(k) for k in kinds if usable[k] is None]:
+        st.warning(f"Left out of this comparison (seed {seed}), as their checkpoints cannot be loaded: "
+                   f"{', '.join(left_out)}.", icon=":material/warning:")
+    figure(pci_bars(table, normalisation_label, paper_normalisation=normalisation == "zlib", seed=seed), key="pci",
+           download="pci")
+    st.caption(f"One seed ({seed}) per agent, computed live: no spread is shown (the bundled results give the mean "
+               "over seeds). A pulse (SD 1) is injected into the workspace (the recurrent state for agents without one) after "
+               "both cues; the following trajectory is binarised and compressed. dPCI = mean complexity on correct "
+               "minus wrong trials. A slot memory is constant between writes, so its trajectory compresses well: "
+               "this alone makes the workspace agents' raw PCI-A low.")
+    controls.publish(PAGE, [k for k in KEYS if controls.key(PAGE, k) in st.session_state])
+
+
+complexity()
 
 if summary:
     st.subheader("Composite markers and the OOD gap (bundled results)")
     points = (results.figures.get("e3") or {}).get("points", [])
     if points:
-        figure(fig3b_marker_correlations(points), key="composite", download="composite")
+        figure(fig3b_marker_correlations(points, summary.get("values")), key="composite", download="composite")
         values = summary.get("values", {})
         st.write(
             f"Registered shift (1.5x longer delay): R^2 with GBI = {fmt(values.get('e3.composite.r2_gbi'))}, "
@@ -171,52 +188,57 @@ if summary:
             "agents with a workspace can lose what the workspace held. The composite's power depends on the shift.")
 
 
-st.subheader("What decides robustness? The E3 design study")
-if study.problems or not study.groups:
-    st.info("The design study is not bundled with this copy. Run `python -m labcore explore e3 --out "
-            "results/explore_e3 --jobs 2 --schedules fast` to create it (about an hour on 2 cores).")
-else:
-    available = sorted({(g["cell"], g["schedule"]) for g in study.groups})
-    paper_cells = sorted({c for c, s in available if s == "paper"})
-    st.caption("B1, B2 and B2 workspace-read trained in 12 designs (write geometry x loop x readout gain), 5 seeds "
-               "each; each agent's L75 beside the ceiling an ideal observer of its own workspace reaches "
-               "(docs/protocol.md sec. 7). "
-               + (f"On the paper's full online schedule: {', '.join(paper_cells)}. " if paper_cells else
-                  "The registered paper-schedule part (2 designs x 3 seeds, hours of training) has not been run yet: "
-                  "every agent here is trained on the fast schedule. ")
-               + "Pick a design:")
-    f1, f2, f3, f4, f5 = st.columns(5)
-    f1.selectbox("Write geometry", GEOMETRIES, key=controls.key(PAGE, "geometry"),
-                 help="layernorm: slots normalised (as registered); raw: unnormalised; offset: "
-                      "normalised plus a shared cue-independent vector.")
-    f2.selectbox("Loop", LOOPS, key=controls.key(PAGE, "loop"),
-                 help="closed: the workspace read feeds back into the recurrent state.")
-    f3.selectbox("Readout gain", GAINS, key=controls.key(PAGE, "gain"), format_func="{:g}".format,
-                 help="The readouts see the slots times this.")
-    geometry, loop, gain = (controls.value(PAGE, k) for k in ("geometry", "loop", "gain"))
-    cell = f"{geometry}-{loop}-g{gain:g}"
-    schedules = [s for c, s in available if c == cell] or ["fast"]
-    schedule_key = controls.key(PAGE, "schedule")
-    if st.session_state.get(schedule_key) not in schedules:
-        if st.session_state.get(schedule_key) is not None:
-            st.warning(f"Design {cell} has no {st.session_state[schedule_key]}-schedule agents; showing "
-                       f"{schedules[0]}.", icon=":material/warning:")
-        st.session_state[schedule_key] = schedules[0]
-    schedule = f4.selectbox("Training schedule", schedules, key=schedule_key,
-                            help="fast: the lab's convergence rule; paper: 8,000 episodes online, one update per step.")
-    protocol = f5.selectbox("Noise protocol", list(NOISE_MODES), format_func=NOISE_MODE_LABELS.get,
-                            key=controls.key(PAGE, "design_noise"))
-    figure(design_titration_figure(study, cell, schedule, protocol), key="study", download="design_study")
-    table = pd.DataFrame([{"agent": label_of(k), **{col: g.get(col) for col in
-                                                     ("l75", "ceiling", "efficiency", "jacobian", "gbi_abs", "accuracy",
-                                                      "n")}}
-                          for k in ("b1", "b2", "b2_ws") if (g := study.group(cell, schedule, protocol, k))])
-    if not table.empty:
-        st.dataframe(table.rename(columns={"l75": "median L75", "ceiling": "ceiling (ideal observer)",
-                                           "efficiency": "L75 / ceiling", "jacobian": "bus Jacobian",
-                                           "gbi_abs": "GBI (|cos|)", "accuracy": "clean accuracy", "n": "seeds"}),
-                     hide_index=True, width="stretch")
-    st.caption("L75 values at the largest tested sigma (1.0) mean accuracy never fell to 75%. An efficiency near 1 "
-               "means the code, not the readout, limits robustness; far below 1, the readout amplifies the noise.")
+def design_study() -> None:
+    """The E3 design study: one design's titration beside its ideal observer's ceiling."""
+    st.subheader("What decides robustness? The E3 design study")
+    if study.problems or not study.groups:
+        st.info("The design study is not bundled with this copy. Run `python -m labcore explore e3 --out "
+                "results/explore_e3 --jobs 2 --schedules fast` to create it (about an hour on 2 cores).")
+    else:
+        available = sorted({(g["cell"], g["schedule"]) for g in study.groups})
+        paper_cells = sorted({c for c, s in available if s == "paper"})
+        st.caption("B1, B2 and B2 workspace-read trained in 12 designs (write geometry x loop x readout gain), 5 seeds "
+                   "each; each agent's L75 beside the ceiling an ideal observer of its own workspace reaches "
+                   "(docs/protocol.md sec. 7). "
+                   + (f"On the paper's full online schedule: {', '.join(paper_cells)}. " if paper_cells else
+                      "The registered paper-schedule part (2 designs x 3 seeds, hours of training) has not been run yet: "
+                      "every agent here is trained on the fast schedule. ")
+                   + "Pick a design:")
+        f1, f2, f3, f4, f5 = st.columns(5)
+        f1.selectbox("Write geometry", GEOMETRIES, key=controls.key(PAGE, "geometry"),
+                     help="layernorm: slots normalised (as registered); raw: unnormalised; offset: "
+                          "normalised plus a shared cue-independent vector.")
+        f2.selectbox("Loop", LOOPS, key=controls.key(PAGE, "loop"),
+                     help="closed: the workspace read feeds back into the recurrent state.")
+        f3.selectbox("Readout gain", GAINS, key=controls.key(PAGE, "gain"), format_func="{:g}".format,
+                     help="The readouts see the slots times this.")
+        geometry, loop, gain = (controls.value(PAGE, k) for k in ("geometry", "loop", "gain"))
+        cell = f"{geometry}-{loop}-g{gain:g}"
+        schedules = [s for c, s in available if c == cell] or ["fast"]
+        schedule_key = controls.key(PAGE, "schedule")
+        if st.session_state.get(schedule_key) not in schedules:
+            if st.session_state.get(schedule_key) is not None:
+                st.warning(f"Design {cell} has no {st.session_state[schedule_key]}-schedule agents; showing "
+                           f"{schedules[0]}.", icon=":material/warning:")
+            st.session_state[schedule_key] = schedules[0]
+        schedule = f4.selectbox("Training schedule", schedules, key=schedule_key,
+                                help="fast: the lab's convergence rule; paper: 8,000 episodes online, one update per step.")
+        protocol = f5.selectbox("Noise protocol", list(NOISE_MODES), format_func=NOISE_MODE_LABELS.get,
+                                key=controls.key(PAGE, "design_noise"))
+        figure(design_titration_figure(study, cell, schedule, protocol), key="study", download="design_study")
+        table = pd.DataFrame([{"agent": label_of(k), **{col: g.get(col) for col in
+                                                         ("l75", "ceiling", "efficiency", "jacobian", "gbi_abs", "accuracy",
+                                                          "n")}}
+                              for k in ("b1", "b2", "b2_ws") if (g := study.group(cell, schedule, protocol, k))])
+        if not table.empty:
+            st.dataframe(table.rename(columns={"l75": "median L75", "ceiling": "ceiling (ideal observer)",
+                                               "efficiency": "L75 / ceiling", "jacobian": "bus Jacobian",
+                                               "gbi_abs": "GBI (|cos|)", "accuracy": "clean accuracy", "n": "seeds"}),
+                         hide_index=True, width="stretch")
+        st.caption("L75 values at the largest tested sigma (1.0) mean accuracy never fell to 75%. An efficiency near 1 "
+                   "means the code, not the readout, limits robustness; far below 1, the readout amplifies the noise.")
+    controls.publish(PAGE, [k for k in KEYS if controls.key(PAGE, k) in st.session_state])
 
-controls.publish(PAGE, [k for k in KEYS if controls.key(PAGE, k) in st.session_state])
+
+design_study()
+

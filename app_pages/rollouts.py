@@ -118,6 +118,8 @@ def stage() -> None:
             figure(shown.timeline, key=f"timeline-{t}")
     if shown.slots is not None:
         figure(shown.slots, key=f"slots-{t}")
+    elif shown.slots_note is not None:  # a workspace with nothing in it: said, not drawn empty
+        st.info(shown.slots_note, icon=":material/info:")
 
 
 stage()

@@ -97,7 +97,8 @@ with osmd:
                          "cap": item.behavioural_cap if item.applicable else None,
                          "rules applied": ", ".join(item.rules_applied),
                          "evidence / why N/A": item.evidence if item.applicable else item.not_applicable_reason})
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", height=420)
+        columns = ["item", "architectural", "behavioural", "cap", "name", "cluster", "rules applied", "evidence / why N/A"]
+        st.dataframe(pd.DataFrame(rows, columns=columns), hide_index=True, width="stretch", height=420)  # scores first
     st.markdown("##### Do the rubric paper's headline numbers match its own grid?")
     checks = []
     for system_id, name in REFERENCE_SYSTEM_NAMES.items():
@@ -186,6 +187,9 @@ with own:
         c3.metric("Band", result.band.label if result.complete else "not defined",
                   help="The bands are defined on the 90-point total: assess all 30 items (or mark them N/A "
                        "with a reason) to get one.")
+        if not result.complete:
+            c3.caption("Not defined until every item is assessed or marked N/A: the bands are cut on the 90-point "
+                       "total.")
         st.caption(f"Behavioural total: {assessed_total_text(result)}.")
         capped = [i.item_id for i in result.capped_items]
         if capped:

@@ -15,6 +15,7 @@ from ui.components import (
     change_text,
     explain,
     figure,
+    live_scope,
     metric,
     number_text,
     paper_value,
@@ -95,8 +96,10 @@ if model is None:  # its error is shown; the other agents and the bundled result
     st.stop()
 n_slots = model.config.n_slots
 c3.select_slider("Workspace slots (capacity scale)", options=list(range(n_slots + 1)),
-                 key=controls.key(PAGE, "capacity"), format_func=lambda k: f"{k} ({capacity_scale(k, n_slots):g})",
-                 help="workspace_capacity_scale 0, 0.25, 0.5, 0.75, 1 = 0-4 usable slots. 0 = bus-off.")
+                 key=controls.key(PAGE, "capacity"),
+                 format_func=lambda k: f"{k} (scale {capacity_scale(k, n_slots):g})",
+                 help="Usable slots, with the paper's workspace_capacity_scale in brackets: 0, 0.25, 0.5, 0.75, 1 = "
+                      "0-4 slots. 0 = bus-off.")
 seed, capacity = controls.value(PAGE, "seed"), controls.value(PAGE, "capacity")
 
 res = data.checked_results()  # read once: a broken result set is one error, the live lab still works
@@ -114,6 +117,7 @@ if not predict_then_reveal(
         active=intact is not None):
     controls.publish(PAGE, KEYS)
     st.stop()  # the lesion's numbers and figures wait for the prediction
+live_scope(data.label(kind), seed, f"{data.DUAL_EPISODES} episodes", res)
 m1, m2, m3 = st.columns(3)
 ideal = data.closed_forms().get(capacity, {}) if 0 < capacity < n_slots else {}
 for column, (name, label, chance, chance_help) in zip((m1, m2, m3), ACCURACIES, strict=True):
@@ -131,22 +135,36 @@ episodes = pd.DataFrame({"episode": range(view.trace.n_episodes), "per_step": vi
 st.download_button("Download these episodes (CSV)", episodes.to_csv(index=False),
                    file_name=f"dual_{kind}_s{seed}_k{capacity}.csv", mime="text/csv")
 
-st.subheader("Inside the workspace, one episode")
-trace = view.trace
-last_episode = trace.n_episodes - 1
-if controls.value(PAGE, "episode") > last_episode:  # a link may name an episode this view does not have
-    st.warning(f"episode={controls.value(PAGE, 'episode')} is beyond the {trace.n_episodes} episodes shown here; "
-               f"using {last_episode}.", icon=":material/warning:")
-    st.session_state[controls.key(PAGE, "episode")] = last_episode
-st.slider("Episode", 0, last_episode, key=controls.key(PAGE, "episode"))
-episode = controls.value(PAGE, "episode")
+
+def one_episode() -> None:
+    """One episode's workspace: the slots over time and whether its two reports were right."""
+    st.subheader("Inside the workspace, one episode")
+    trace = view.trace
+    last_episode = trace.n_episodes - 1
+    if controls.value(PAGE, "episode") > last_episode:  # a link may name an episode this view does not have
+        st.warning(f"episode={controls.value(PAGE, 'episode')} is beyond the {trace.n_episodes} episodes shown here; "
+                   f"using {last_episode}.", icon=":material/warning:")
+        st.session_state[controls.key(PAGE, "episode")] = last_episode
+    st.slider("Episode", 0, last_episode, key=controls.key(PAGE, "episode"))
+    episode = controls.value(PAGE, "episode")
+    cfg = DualTaskConfig()
+    if capacity == 0:  # an empty heatmap explained nothing (issue 24)
+        st.info("With the workspace off (0 slots) nothing is written to it: every slot is empty at every step, so "
+                "there is no heatmap to draw. The cues reach this agent only through the workspace.", icon=":material/info:")
+    else:
+        figure(build=lambda: workspace_heatmap(trace.slots[episode], trace.occupied[episode],
+                                               measures.cue_kinds(trace, episode),
+                                               [cfg.report_secondary_step, cfg.report_primary_step]),
+               cache_key=("e2-heatmap", *data.agent_file("dual", kind, seed), capacity, episode), key="heatmap",
+               download="workspace_heatmap")
+    right = trace.report_correct()[episode]
+    st.caption(f"Colour reported {'correctly' if right[0] else 'wrongly'}; object reported "
+               f"{'correctly' if right[1] else 'wrongly'}.")
+    controls.publish(PAGE, KEYS)
+
+
+one_episode()
 cfg = DualTaskConfig()
-figure(workspace_heatmap(trace.slots[episode], trace.occupied[episode], measures.cue_kinds(trace, episode),
-                               [cfg.report_secondary_step, cfg.report_primary_step]),
-       key="heatmap", download="workspace_heatmap")
-right = trace.report_correct()[episode]
-st.caption(f"Colour reported {'correctly' if right[0] else 'wrongly'}; object reported "
-           f"{'correctly' if right[1] else 'wrongly'}.")
 
 g1, g2, g3 = st.columns(3)
 gbi_help = ("Global Broadcast Index: how evenly each slot's couplings spread over the other slots, at the report "
@@ -154,7 +172,7 @@ gbi_help = ("Global Broadcast Index: how evenly each slot's couplings spread ove
 gbi_claim = claim_for("e2.gbi", condition)
 if capacity == 0:
     g1.metric("GBI (paper's equation)", "not defined here", help=gbi_help)
-    g1.caption("No slot holds anything with the workspace off.")
+    g1.caption("Not defined here: no slot holds anything with the workspace off.")
 elif view.gbi == view.gbi:  # defined (not nan)
     metric(g1, "GBI (paper's equation)", view.gbi, claim=gbi_claim, help=gbi_help, paper_label=paper_label,
            intact=None if intact is None else intact.gbi, intact_claim=claim_for("e2.gbi", INTACT),
@@ -163,16 +181,20 @@ else:
     g1.metric("GBI (paper's equation)", "not defined here", help=gbi_help)
     shown = gbi_claim or claim_for("e2.gbi", INTACT)
     where = "at this capacity" if gbi_claim else "at 4 slots"
-    g1.caption("Its formula assumes non-negative couplings; these zero-mean slots have signed ones (computed "
-               f"anyway it gives {view.gbi_signed:,.3g}). {paper_label.capitalize()} {where}: {paper_value(shown)}.")
+    why = (f"Not defined here: its formula assumes non-negative couplings; these zero-mean slots have signed ones "
+           f"(computed anyway it gives {view.gbi_signed:,.3g})." if view.gbi_signed == view.gbi_signed else
+           "Not defined here: with one slot there is no other slot to couple with.")
+    g1.caption(f"{why} {paper_label.capitalize()} {where}: {paper_value(shown)}.")
 abs_help = gbi_help + " Here on the size of each coupling, which is never negative."
 if capacity == 0:
     g2.metric("GBI on |cosine| couplings", "not defined here", help=abs_help)
-    g2.caption("No slot holds anything with the workspace off.")
+    g2.caption("Not defined here: no slot holds anything with the workspace off.")
 else:
     metric(g2, "GBI on |cosine| couplings", view.gbi_abs, help=abs_help,
            intact=None if intact is None else intact.gbi_abs,
-           reference="range 0 to 2/3; the lab's reading of GBI (docs/markers.md), not in the paper")
+           reference="range 0 to 2/3; the lab's reading of GBI (docs/markers.md), not in the paper",
+           undefined="with one slot there is no other slot to couple with" if capacity == 1 else
+           "no report step holds two or more slots")
 if capacity and view.two_occupied == view.two_occupied:
     g2.caption(f"{view.two_occupied:.0%} of report steps hold exactly two slots, where GBI is 0 by construction "
                "(one partner takes all the coupling).")
@@ -188,23 +210,27 @@ elif model.config.write_geometry == "layernorm":
 
 verdict_box("Verdict: does the paper's capacity result hold here?", res, VERDICT_CLAIMS, lead=capacity_lead(res))
 
-st.subheader("Backward masking: how long does the colour last?")
-b1, b2 = st.columns(2)
-b1.slider("Mask onset (steps after the colour, SOA)", SOA_RANGE[0], SOA_RANGE[1], key=controls.key(PAGE, "soa"))
-b2.slider("Number of masks", 0, MAX_MASKS, key=controls.key(PAGE, "masks"))
-soa, masks = controls.value(PAGE, "soa"), controls.value(PAGE, "masks")
-if soa + max(masks, 1) - 1 >= cfg.report_secondary_step:
-    st.warning("That many masks would run into the report phase; showing fewer.")
-    masks = max(0, cfg.report_secondary_step - soa)
-controls.publish(PAGE, KEYS)
-if masks == 0:
-    st.info("With no masks nothing displaces the colour; add masks to see displacement.")
-else:
-    traces = data.masking(kind, seed, soa, masks)
-    figure(masking_figure({f"k{k}": v for k, v in traces.items()}, soa, masks), key="masking",
-           download="masking")
-    st.caption("Colour retained: the colour's own share of the workspace (each episode is rerun with another "
-               "colour and the two workspaces compared). 1 = fully held, 0 = gone. With 4 slots the colour "
-               "survives two masks and the third overwrites it; with 2 slots the first mask does (protocol sec. 2.5).")
+def masking_section() -> None:
+    """Backward masking: the colour's share of the workspace after a mask, by capacity."""
+    st.subheader("Backward masking: how long does the colour last?")
+    b1, b2 = st.columns(2)
+    b1.slider("Mask onset (steps after the colour, SOA)", SOA_RANGE[0], SOA_RANGE[1], key=controls.key(PAGE, "soa"))
+    b2.slider("Number of masks", 0, MAX_MASKS, key=controls.key(PAGE, "masks"))
+    soa, masks = controls.value(PAGE, "soa"), controls.value(PAGE, "masks")
+    if soa + max(masks, 1) - 1 >= cfg.report_secondary_step:
+        st.warning("That many masks would run into the report phase; showing fewer.")
+        masks = max(0, cfg.report_secondary_step - soa)
+    controls.publish(PAGE, KEYS)
+    if masks == 0:
+        st.info("With no masks nothing displaces the colour; add masks to see displacement.")
+    else:
+        traces = data.masking(kind, seed, soa, masks)
+        figure(masking_figure({f"k{k}": v for k, v in traces.items()}, soa, masks), key="masking",
+               download="masking")
+        st.caption("Colour retained: the colour's own share of the workspace (each episode is rerun with another "
+                   "colour and the two workspaces compared). 1 = fully held, 0 = gone. With 4 slots the colour "
+                   "survives two masks and the third overwrites it; with 2 slots the first mask does (protocol sec. 2.5).")
 
+
+masking_section()
 bundled_dnrs(res)

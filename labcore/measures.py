@@ -396,25 +396,38 @@ def pci_values(agent: Agent, seeds: Sequence[int], normalisations: Sequence[str]
     return values, pulsed.conjunction()
 
 
-def e1_construction_notes(config: AgentConfig, self_model_mode: str, capacity: int) -> list[str]:
+def e1_construction_notes(config: AgentConfig, self_model_mode: str, capacity: int,
+                          confidence: float | None = None) -> list[str]:
     """What the wiring of a wagering agent fixes in advance in this setting (labelled "by construction").
 
     The pages render these notes beside the live E1 markers (``ui.components``).
 
     A note is given only where it is true of this agent: a zeroed self-model gives a constant
     confidence only if the confidence head reads z_self (agents with a self-model); with the
-    bus off nothing depends on the stimulus only if the stimulus enters through the bus.
+    bus off nothing depends on the stimulus only if the stimulus enters through the bus. Given
+    the measured (constant) ``confidence`` of a zeroed self-model, the note also says which way
+    its opt-out rate is fixed (issue 24).
 
     >>> from labcore.config import AGENT_KINDS
     >>> len(e1_construction_notes(AGENT_KINDS["b2_ws"], "zero", 4)), len(e1_construction_notes(AGENT_KINDS["b1"], "on", 4))
     (1, 0)
     >>> "exactly 0.5" in e1_construction_notes(AGENT_KINDS["b1"], "zero", 4)[0]
     False
+    >>> "(100% opt-outs)" in e1_construction_notes(AGENT_KINDS["b2_ws"], "zero", 4, confidence=0.0)[0]
+    True
     """
     notes = []
     if self_model_mode == "zero" and config.self_model:
+        if confidence is not None and np.isfinite(confidence):  # the agent bets above 0.5 (labcore.rollout)
+            bets = (f"That constant is {confidence:.2f}, "
+                    + ("at or below 0.5, so the agent opts out on every wager trial (100% opt-outs)"
+                       if confidence <= 0.5 else "above 0.5, so the agent bets on every wager trial (0% opt-outs)")
+                    + ", also by construction: a reproduced opt-out rate here says nothing about knowing. ")
+        else:
+            bets = ("Its one confidence is either above the 0.5 betting threshold or not, so the agent bets on every "
+                    "wager trial or on none, also by construction. ")
         notes.append("Zeroed self-model: the confidence head receives a constant, so its output is the same on "
-                     "every trial and Type-2 AUROC is exactly 0.5 **by construction**. "
+                     "every trial and Type-2 AUROC is exactly 0.5 **by construction**. " + bets
                      + ("Accuracy is unchanged because the policy never reads z_self."
                         if config.policy_reads != "self_model" else
                         "This agent's policy reads z_self too, so its accuracy can change as well."))

@@ -321,16 +321,16 @@ MARKERS: dict[str, tuple[Marker, ...]] = {
                "no episode was run"),
         Marker("conjunction", "Both reports right", "{:.0%}", "Colour and object both right. Chance: 1 in 49 = 2%.",
                "no episode was run"),
-        Marker("slots_used", "Slots in use", "{:.0f} of 4", "Most workspace slots holding something at once. A "
-               "colour, an object and up to 2 masks arrive: 4 things for 4 slots.", "no episode was run"),
     ),
 }
-"""The markers each task's puzzles show, in order."""
+"""The markers each task's puzzles show, in order. Behaviour only: a count of the slots in use
+(once shown) read the hidden capacity off directly (issue 24); the episode's heatmap still shows
+the slots to a student who steps through it."""
 GIVEAWAY: dict[tuple[str, str], tuple[str, ...]] = {
     ("wagering", "intact"): ("auroc",), ("wagering", "self_zeroed"): ("auroc", "confidence_sd"),
     ("wagering", "self_scrambled"): ("auroc", "confidence_sd"), ("wagering", "bus_off"): ("accuracy",),
-    ("dual", "intact"): ("conjunction",), ("dual", "bus_off"): ("slots_used",),
-    ("dual", "narrowed"): ("colour", "slots_used"), ("dual", "noisy"): ("slots_used", "conjunction"),
+    ("dual", "intact"): ("conjunction",), ("dual", "bus_off"): ("colour", "object"),
+    ("dual", "narrowed"): ("colour", "object"), ("dual", "noisy"): ("colour", "object"),
 }
 """The markers that give each diagnosis away (keys of :data:`MARKERS`), most telling first."""
 
@@ -408,23 +408,25 @@ def explain(puzzle: Puzzle, markers: Mapping[str, float], intact: Mapping[str, f
         return (f"Task accuracy fell to {acc}{was('accuracy')}, the 50% of guessing: the flash reaches this agent "
                 "only through its workspace, so with the workspace switched off (bus-off) it never arrives. Task "
                 f"accuracy gives it away; Type-2 AUROC ({auroc}) means little when there is nothing to know.")
-    colour, obj, both, slots = shown["colour"], shown["object"], shown["conjunction"], shown["slots_used"]
+    colour, obj, both = shown["colour"], shown["object"], shown["conjunction"]
+    used = markers.get("slots_used", float("nan"))
+    slots = "not measured" if used is None or math.isnan(used) else f"{used:.0f} of {FULL_CAPACITY}"
     if d == "intact":
         return (f"Both reports right: {both} (chance 2%), with up to {slots} slots in use: nothing limits or blurs "
                 "the workspace, so the agent is intact. Both reports right gives it away: a narrowed, noisy or "
                 "switched-off workspace always costs some reports.")
     if d == "bus_off":
-        return (f"Slots in use: {slots}, which is 0 by construction with the bus off, and both reports are at "
-                f"guessing level (colour report {colour}, object report {obj}; chance 14%): the cues reach this "
-                "agent only through its workspace, so nothing arrived. The workspace was switched off (bus-off).")
+        return (f"The colour report ({colour}) and the object report ({obj}) are both at guessing level (chance "
+                f"14%): the cues reach this agent only through its workspace, so nothing arrived. The workspace was "
+                f"switched off (bus-off): slots in use {slots}, which is 0 by construction.")
     if d == "narrowed":
-        also = " (with a single slot, a mask overwrites the object too)" if puzzle.capacity == 1 else ""
+        also = " (with a single slot, the object and the masks overwrite it in turn)" if puzzle.capacity == 1 else ""
         return (f"The object report {kept('object')} {obj}{was('object')} but the colour report fell to {colour}"
-                f"{was('colour')}, and Slots in use reads {slots}: a workspace narrowed to {puzzle.capacity} "
-                f"slot{'s' * (puzzle.capacity > 1)} cannot hold more, by construction. The colour arrives first, so "
-                f"when a mask needs room it is the colour that gets overwritten{also}: the workspace was narrowed.")
-    return (f"Slots in use reads {slots}{was('slots_used')}: no slot was taken away, yet both reports fell together: colour "
-            f"report {colour}, object report {obj}, both reports right {both}{was('conjunction')}. Nothing was "
+                f"{was('colour')}: the colour arrives first, so when a later cue or mask needs room it is the colour "
+                f"that gets overwritten{also}. The workspace was narrowed to {puzzle.capacity} "
+                f"slot{'s' * (puzzle.capacity > 1)} (slots in use {slots}, by construction).")
+    return (f"The colour report ({colour}{was('colour')}) and the object report ({obj}{was('object')}) fell together, "
+            f"both reports right {both}{was('conjunction')}, while slots in use stayed at {slots}: nothing was "
             f"displaced; the contents were blurred: noise in the workspace (sigma {puzzle.noise:g}).")
 
 

@@ -39,7 +39,6 @@ from typing import Any
 import pandas as pd
 
 from labcore.io import atomic_write, sha256_of
-from labcore.stats import summarize_l75
 
 SCHEMA_VERSION = 2
 """Version of this contract written into ``summary.json``. 2: the workspace-read B2 is
@@ -637,6 +636,9 @@ def format_l75(parsed: Sequence[tuple[float, str, float]]) -> tuple[str, float, 
     n = len(present)
     if n == 0:
         return "undefined", math.nan, math.nan
+    # scipy (labcore.stats) is imported here: reading a result set, a page's first view, needs none of it
+    from labcore.stats import summarize_l75
+
     summary = summarize_l75([{"value": v, "censored": c, "bound": b} for v, c, b in present])
     if summary["censored"] in ("right", "left"):
         n_cens = summary[f"n_{summary['censored']}_censored"]

@@ -415,9 +415,9 @@ def heldout_metrics(config: AgentConfig, params: MemberParameters, data: MemberD
 # ----------------------------------------------------------------------- the trainers
 ProgressFn = Callable[[int, int, dict[str, float]], None]
 """``progress(done, total, metrics)``: updates (fast) or episodes (paper) done of the budget;
-``metrics`` has ``members_done``/``members`` and the live members' mean held-out agreement; for
-E4's reward-trained kinds also their mean ``heldout_auroc``, ``heldout_confidence`` and
-``heldout_wager_reward`` (None where undefined)."""
+``metrics`` has ``members_done``/``members``, the live members' mean held-out agreement, in fast mode
+``earliest_stop`` (the first update at which the stopping rule could end the run: a progress bar's end),
+for E4's reward-trained kinds their mean ``heldout_auroc``, ``heldout_confidence``, ``heldout_wager_reward`` (None where undefined)."""
 
 
 @dataclass
@@ -581,7 +581,7 @@ def train_seeds(
 
 
 def _report(progress: ProgressFn | None, done: int, total: int, members: list[_Member],
-            metrics: list[dict[str, float]]) -> None:
+            metrics: list[dict[str, float]], earliest_stop: int | None = None) -> None:
     if progress is None:
         return
     agreement = float(np.mean([m["agreement"] for m in metrics])) if metrics else float("nan")
@@ -592,7 +592,15 @@ def _report(progress: ProgressFn | None, done: int, total: int, members: list[_M
     progress(done, total, {"members_done": float(sum(m.done for m in real)), "members": float(len(real)),
                            "agreement": agreement,
                            "loss": float(np.mean([m["loss"] for m in metrics])) if metrics else float("nan"),
+                           **({"earliest_stop": float(earliest_stop)} if earliest_stop is not None else {}),
                            **{k: float(np.mean(v)) if v else None for k, v in wager.items()}})
+
+
+def _earliest_stop(members: list[_Member], update: int, cfg: TrainConfig, phased: bool) -> int:
+    """First update at which every member still training could stop (its patience out, then its wager phase): a progress bar's end (issue 24)."""
+    return max([update + cfg.wager_updates - m.wager_done if phased and m.wager_from is not None
+                else min(cfg.max_updates, max(cfg.min_updates, update + (cfg.patience - m.stale) * cfg.eval_every))
+                + cfg.wager_updates * phased for m in members if not m.shadow and not m.done], default=update)
 
 
 def _train_fast(config, params, members, train, heldout, cfg, progress) -> list[dict[str, torch.Tensor]]:
@@ -676,7 +684,7 @@ def _train_fast(config, params, members, train, heldout, cfg, progress) -> list[
                 finished[i] = member.best_row if member.best_row is not None else params.member_state(row)
                 leaving.append(row)
         if any(scheduled):
-            _report(progress, update, total, members, metrics)
+            _report(progress, update, total, members, metrics, _earliest_stop(members, update, cfg, phased))
         if leaving:
             keep = [r for r in range(len(live)) if r not in leaving and not members[live[r]].shadow]
             if not keep:

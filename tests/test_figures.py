@@ -709,3 +709,52 @@ def test_fcs_plane_keeps_neighbours_names_apart_and_notes_the_zero_systems():
     assert len(set(ref.textposition[:3])) == 3 and ref.textposition[3] == "top center"
     assert "lab B1" in fig.layout.title.subtitle.text  # R = 0: named, not drawn
     assert fig.layout.xaxis.dtick == 1 and fig.layout.yaxis.dtick == 1  # decades, no crowded minor labels
+
+
+def outside_their_axes(fig: go.Figure) -> list[tuple[str, float]]:
+    """Plotted y values (markers, lines, bar tops) that fall outside a fixed y-axis range."""
+    out = []
+    for trace in fig.data:
+        if trace.type not in ("scatter", "bar") or trace.y is None:
+            continue
+        axis = fig.layout["yaxis" + (trace.yaxis or "y")[1:]]
+        if axis.range is None:
+            continue
+        low, high = sorted(axis.range)
+        out += [(trace.name, float(y)) for y in trace.y
+                if isinstance(y, int | float) and np.isfinite(y) and not low <= y <= high]
+    return out
+
+
+def test_an_auroc_below_the_old_axis_floor_is_inside_its_axis():
+    """Issue 24, defect 5: the "Area under the curve" axis ran 0.3-1, hiding an AUROC of 0.18."""
+    rng = np.random.default_rng(0)
+    correct = rng.random(400) < 0.8
+    confidence = np.where(correct, rng.normal(0.4, 0.1, 400), rng.normal(0.6, 0.1, 400))  # inverted
+    fig = live.type2_roc_figure({"reward_wager": (correct, confidence), "b2_ws": (correct, np.where(correct, 0.9, 0.1))})
+    assert outside_their_axes(fig) == []
+    low, high = sorted(fig.layout.yaxis2.range)
+    assert low < 0.2 and high >= 1.0
+
+
+def test_the_e4_figures_hold_every_arm_inside_their_axes():
+    from labcore.experiments.e4 import ARMS
+    from labcore.figures.paper_e4 import arms_figure, arms_table, learning_curves
+    from labcore.results import load_results
+
+    res = load_results(Path(__file__).resolve().parents[1] / "results" / "e4")
+    arms = [a.name for a in ARMS]
+    for fig in (arms_figure(res.seed_values, arms), learning_curves(res.e4_curves, arms=arms)):
+        assert outside_their_axes(fig) == []
+    table = arms_table(res.seed_values, arms)  # shares of trials as percentages, as the page's metrics
+    assert table["task accuracy"].str.contains("%").all() and table["opt-outs (wager trials)"].str.contains("%").all()
+    assert not table["Type-2 AUROC"].str.contains("%").any()
+
+
+def test_fig3b_says_undefined_where_a_bar_is_missing(points):
+    """Issue 24, defect 9: Fig. 3b's panel looked empty where r is undefined (a constant marker)."""
+    fig = paper_e3.fig3b_marker_correlations(points)
+    for bar in (t for t in fig.data if t.type == "bar"):
+        missing = [x for x, y in zip(bar.x, bar.y, strict=True) if not np.isfinite(y)]
+        said = [t for t in fig.data if getattr(t, "mode", None) == "text" and t.name == f"{bar.name}: undefined"]
+        assert sorted(missing) == sorted(x for t in said for x in t.x), bar.name

@@ -165,9 +165,9 @@ def ideal_student(task: str, shown: dict[str, float]) -> str:
         if shown["auroc"] >= 0.65:  # confidence tells right from wrong
             return "intact"
         return "self_zeroed" if shown["confidence_sd"] == 0 else "self_scrambled"
-    if shown["slots_used"] == 0:
+    if max(shown["colour"], shown["object"]) < 0.25:  # both reports at guessing level (chance 1/7)
         return "bus_off"
-    if shown["slots_used"] < 4:
+    if shown["object"] - shown["colour"] >= 0.1:  # the colour, first in, is the cue displaced
         return "narrowed"
     return "intact" if shown["conjunction"] >= 0.9 else "noisy"
 

@@ -3,15 +3,29 @@ number for the condition shown and chance, verdict boxes from the result set, do
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-import plotly.graph_objects as go
 import streamlit as st
 
-from labcore.measures import e1_construction_notes as e1_construction_notes  # the pages render them
 from labcore.paper import CLAIMS_BY_ID, paper_text
 from labcore.results import Results, finite, ours_text
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+    from labcore.measures import e1_construction_notes as e1_construction_notes
+
+
+def __getattr__(name: str) -> Any:
+    # labcore.measures.e1_construction_notes, re-exported for the pages that render it; imported on
+    # first use, as labcore.measures imports torch and this module is on the first page's path
+    if name == "e1_construction_notes":
+        from labcore.measures import e1_construction_notes
+
+        return e1_construction_notes
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def explain(what: str, try_this: str, theory: str, *, expanded: bool = False) -> None:
@@ -62,7 +76,7 @@ def change_text(value: Any, intact: Any, fmt: str = "{:.2f}") -> str | None:
 def metric(column: Any, label: str, value: Any, *, claim: str | None = None, fmt: str = "{:.2f}",
            help: str | None = None, reference: str | None = None, intact: Any = None,
            intact_claim: str | None = None, chance: str | None = None, paper_label: str = "paper",
-           paper_missing: str = "not reported for this condition") -> None:
+           paper_missing: str = "not reported for this condition", undefined: str | None = None) -> None:
     """An ``st.metric`` with the intact value, the change from it, the paper's number and chance.
 
     Parameters
@@ -87,6 +101,9 @@ def metric(column: Any, label: str, value: Any, *, claim: str | None = None, fmt
         How the paper's value is introduced (e.g. "paper (B1)" when the paper's agent differs).
     paper_missing : str
         What is said when ``claim`` is None but ``intact_claim`` is given.
+    undefined : str, optional
+        Why the value can be undefined here; said first in the caption when it is (issue 24:
+        a headline "undefined" must be explained where it is shown).
 
     A percentage's paper value is written as a percentage; other paper values as the paper
     gives them (``0.492 ± 0.058``, not rounded to the metric's digits).
@@ -95,6 +112,8 @@ def metric(column: Any, label: str, value: Any, *, claim: str | None = None, fmt
     column.metric(label, number_text(value, fmt), help=help,
                   delta=change_text(value, intact, fmt) if lesioned else None, delta_color="off")
     parts = [f"intact: {number_text(intact, fmt)}"] if lesioned else []
+    if not finite(value):
+        parts.insert(0, f"**Undefined here:** {(undefined or 'it cannot be computed from these trials').rstrip('.')}")
     paper_fmt = fmt if "%" in fmt else None
     if claim:
         parts.append(f"{paper_label}{', this condition' if lesioned else ''}: {paper_value(claim, paper_fmt)}")
@@ -113,20 +132,38 @@ VERDICT_MARKDOWN_COLOURS = {"reproduced": "green", "partly reproduced": "orange"
 """Streamlit text colours of the four verdicts (labcore.paper.VERDICTS)."""
 
 
-def claim_line(claim: Mapping[str, Any], label: str) -> str:
+def claim_line(claim: Mapping[str, Any], label: str, n_seeds: int | None = None) -> str:
     """One claim of a result set as a Markdown line: the verdict, what it is, ours beside the paper's.
 
     Everything comes from the claim's entry in ``summary.json``; the verdict is never decided here.
 
+    Our value is the result set's mean over its seeds, and says so: a page shows it beside one
+    seed's live numbers (issue 24: 87.0% for seed 0 beside 85.6% for five, unlabelled).
+
     >>> claim_line({"verdict": "not reproduced", "ours": {"mean": 0.304, "n": 5}, "paper": {"value": 0.04}},
     ...            "B1's noise tolerance L75")
-    ":red[**not reproduced**]: B1's noise tolerance L75: here 0.304 (n = 5), paper 0.04."
+    ":red[**not reproduced**]: B1's noise tolerance L75: here 0.304 (mean of 5 seeds), paper 0.04."
     """
     verdict = str(claim.get("verdict") or "not comparable")
     colour = VERDICT_MARKDOWN_COLOURS.get(verdict, "gray")
     built = " (true by construction, so not evidence either way)" if claim.get("by_construction") else ""
-    return (f":{colour}[**{verdict}**]{built}: {label}: here {ours_text(claim.get('ours') or {})}, "
+    ours = dict(claim.get("ours") or {})
+    n = ours.pop("n", None)
+    scope = ""
+    if isinstance(n, int) and n > 1 and finite(ours.get("mean")):
+        scope = f" (mean of {n} seeds)"
+    elif (n is None or n == 1) and n_seeds and n_seeds > 1 and finite(ours.get("mean")):  # one number of the set (an R²)
+        scope = f" (from all {n_seeds} seeds)"
+    return (f":{colour}[**{verdict}**]{built}: {label}: here {ours_text(ours)}{scope}, "
             f"paper {paper_text(claim.get('paper'))}.")
+
+
+def live_scope(kind_label: str, seed: int, measured: str, res: Results | None = None) -> None:
+    """One line above a page's live metrics: they are one agent's, one seed's; the verdicts below
+    are means over the result set's seeds (issue 24)."""
+    n = len((res.summary.get("seeds") or []) if res is not None else [])
+    over = f" The verdict box below gives means over the result set's {n} seeds." if n > 1 else ""
+    st.caption(f"**Live, one agent:** {kind_label}, seed {seed} ({measured}).{over}")
 
 
 def verdict_box(title: str, res: Results, claims: Sequence[tuple[str, str]], *, lead: Sequence[str] = (),
@@ -151,7 +188,8 @@ def verdict_box(title: str, res: Results, claims: Sequence[tuple[str, str]], *, 
         st.markdown(f"**{title}**")
         for sentence in lead:
             st.markdown(sentence)
-        lines = [claim_line(found[cid], label) for cid, label in claims if cid in found]
+        n_seeds = len(res.summary.get("seeds") or []) or None
+        lines = [claim_line(found[cid], label, n_seeds) for cid, label in claims if cid in found]
         if lines:
             st.markdown("\n".join(f"- {line}" for line in lines))
         else:
@@ -170,22 +208,98 @@ def verdict_box(title: str, res: Results, claims: Sequence[tuple[str, str]], *, 
                    "the run (docs/verdicts.md). \"By construction\": our design fixes that value in advance.")
 
 
-def figure(fig: go.Figure, *, key: str, download: str | None = None) -> None:
+PHONE_ROW_CHARS = 34
+"""Characters of subplot title that fit side by side across a phone (390 px, 14 px type)."""
+
+
+def phone_safe_titles(fig: go.Figure) -> int:
+    """Wrap panel titles so that they fit a phone's width and never overlap (issue 24), in place;
+    returns how many lines the top row of titles grew by.
+
+    >>> from plotly.subplots import make_subplots
+    >>> fig = make_subplots(rows=1, cols=2, subplot_titles=("ROC curve (pooled trials)", "Area under the curve"))
+    >>> phone_safe_titles(fig), [a.text for a in fig.layout.annotations]
+    (1, ['ROC curve (pooled<br>trials)', 'Area under the<br>curve'])
+    """
+    rows: dict[float, list] = {}
+    for a in fig.layout.annotations:
+        if a.yref == "paper" and a.yanchor == "bottom" and a.xanchor == "center" and a.showarrow is False and a.text:
+            rows.setdefault(round(float(a.y), 3), []).append(a)
+    grown = 0
+    for y, row in rows.items():
+        width = max(10, PHONE_ROW_CHARS // len(row))
+        if all(len(line) <= width for a in row for line in a.text.split("<br>")):
+            continue
+        before = max(a.text.count("<br>") + 1 for a in row)
+        for a in row:
+            words = a.text.replace("<br>", " ").split()
+            lines, line = [], ""
+            for word in words:
+                if line and len(line) + 1 + len(word) > width:
+                    lines.append(line)
+                    line = word
+                else:
+                    line = f"{line} {word}".strip()
+            a.text = "<br>".join([*lines, line])
+            a.font.size = 14
+        if y == max(rows):
+            grown = max(a.text.count("<br>") + 1 for a in row) - before
+    return max(grown, 0)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A figure as the page shows it: its title (drawn as text), the chart and its HTML download."""
+
+    title: str | None
+    shown: go.Figure
+    html: str | None
+
+
+def prepare(fig: go.Figure, download: bool) -> Prepared:
+    """The title taken out of the chart (it wraps as text; plotly titles do not), the panel titles
+    made phone-safe (:func:`phone_safe_titles`) and, if asked, the standalone HTML."""
+    import plotly.graph_objects as go  # not on the first page's path
+
+    title = fig.layout.title.text if fig.layout.title and fig.layout.title.text else None
+    shown = go.Figure(fig)
+    extra = 19 * phone_safe_titles(shown)  # px per added line of subplot title (labcore.figures.style)
+    if title:
+        top = max(40, (fig.layout.margin.t or 95) - 70) + extra
+        shown.update_layout(title_text="", margin_t=top, height=(fig.layout.height or 460) - (fig.layout.margin.t or 95) + top)
+    elif extra:
+        shown.update_layout(margin_t=(fig.layout.margin.t or 95) + extra, height=(fig.layout.height or 460) + extra)
+    html = fig.to_html(include_plotlyjs="cdn", full_html=True) if download else None
+    return Prepared(title.replace("<br>", " ") if title else None, shown, html)
+
+
+@st.cache_resource(show_spinner=False, max_entries=1024)
+def _prepared(cache_key: tuple, _build: Callable[[], go.Figure], download: bool) -> Prepared:
+    # Shared by every session and never mutated (st.plotly_chart only reads it): a figure is built,
+    # validated and turned into HTML once per distinct view, not on every rerun of every student.
+    return prepare(_build(), download)
+
+
+def figure(fig: go.Figure | None = None, *, key: str, download: str | None = None,
+           build: Callable[[], go.Figure] | None = None, cache_key: tuple | None = None) -> None:
     """Show a plotly figure; offer it as a standalone HTML download (PNG is in the modebar).
 
     The figure's title is shown as text above the chart (it wraps to the column; plotly titles
-    do not), and removed from the chart itself.
+    do not), and removed from the chart itself. With ``build`` and a ``cache_key`` naming
+    everything the figure depends on (e.g. the checkpoint's version and the controls), the
+    prepared figure is built once per key and shared (issue 24: building the Metacognition
+    page's figures was most of a rerun).
     """
-    title = fig.layout.title.text if fig.layout.title and fig.layout.title.text else None
-    shown = go.Figure(fig)
-    if title:
-        st.markdown(f"**{title.replace('<br>', ' ')}**")
-        top = max(40, (fig.layout.margin.t or 95) - 70)
-        shown.update_layout(title_text="", margin_t=top, height=(fig.layout.height or 460) - (fig.layout.margin.t or 95) + top)
-    st.plotly_chart(shown, width="stretch", key=key, config={"displaylogo": False})
-    if download:
-        st.download_button("Download figure (HTML)", fig.to_html(include_plotlyjs="cdn", full_html=True),
-                           file_name=f"{download}.html", mime="text/html", key=f"dl-{key}")
+    if cache_key is not None and build is not None:
+        ready = _prepared(cache_key, build, bool(download))
+    else:
+        ready = prepare(fig if fig is not None else build(), bool(download))
+    if ready.title:
+        st.markdown(f"**{ready.title}**")
+    st.plotly_chart(ready.shown, width="stretch", key=key, config={"displaylogo": False})
+    if download and ready.html is not None:
+        st.download_button("Download figure (HTML)", ready.html, file_name=f"{download}.html", mime="text/html",
+                           key=f"dl-{key}")
 
 
 SELF_MODEL_LABELS = {"on": "on", "zero": "zeroed", "noise": "noise", "permute": "shuffled"}

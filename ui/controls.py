@@ -45,12 +45,21 @@ def init_state(page: str, keys: Sequence[str], *, agents: Sequence[str],
     last = st.session_state.get(f"_published.{page}")
     fresh = f"_initialised.{page}" not in st.session_state
     arrived = st.session_state.get("_arrived", True)
+    kept = st.session_state.get(f"_kept_values.{page}", {})
     if fresh or (arrived and url and url != last):
         state, notices = parse_params(url, agents=agents, seeds=seeds, default=default, options=options)
         for name in keys:
             st.session_state[_key(page, name)] = getattr(state, name)
         st.session_state[f"_initialised.{page}"] = True
         st.session_state[f"_notices.{page}"] = notices
+    else:
+        # Streamlit drops a widget's state when another page runs (the sidebar, a link): the values
+        # the user left here come back from their copy under keys no widget owns (see publish).
+        for name in keys:
+            if _key(page, name) not in st.session_state and name in kept:
+                st.session_state[_key(page, name)] = kept[name]
+    st.session_state[f"_default.{page}"] = parse_params({}, agents=agents, seeds=seeds, default=default,
+                                                        options=options)[0]
     for notice in st.session_state.get(f"_notices.{page}", []):
         st.warning(escape_markdown(notice), icon=":material/warning:")  # URL text is quoted, never rendered
 
@@ -65,13 +74,33 @@ def key(page: str, name: str) -> str:
     return _key(page, name)
 
 
+def describes(url: Mapping[str, str], params: Mapping[str, str], defaults: Mapping[str, str]) -> bool:
+    """Does ``url`` already describe the view ``params``: every value the same, a missing one at its
+    default, nothing else in it?
+
+    >>> describes({"agent": "b1", "capacity": "0"}, {"agent": "b1", "capacity": "0", "episode": "0"}, {"episode": "0"})
+    True
+    >>> describes({"agent": "b1"}, {"agent": "b1", "episode": "3"}, {"episode": "0"})
+    False
+    """
+    return set(url) <= set(params) and all(url.get(k, defaults.get(k)) == v for k, v in params.items())
+
+
 def publish(page: str, keys: Sequence[str]) -> dict[str, str]:
-    """Write the page's current controls into the URL (so the view can be shared as a link)."""
-    current = LabState(**{**LabState().__dict__, **{k: value(page, k) for k in keys}})
+    """Write the page's current controls into the URL (so the view can be shared as a link).
+
+    A URL that already describes the view is left as it is: the browser adds a history entry
+    for every rewrite, so completing a link's defaults made Back need two presses (issue 24).
+    """
+    values = {k: value(page, k) for k in keys}
+    current = LabState(**{**LabState().__dict__, **values})
     params = current.to_params(keys)
-    if st.query_params.to_dict() != params:
+    default = st.session_state.get(f"_default.{page}")
+    defaults = default.to_params(keys) if default is not None else {}
+    if not describes(st.query_params.to_dict(), params, defaults):
         st.query_params.from_dict(params)
     st.session_state[f"_published.{page}"] = params
+    st.session_state[f"_kept_values.{page}"] = {**st.session_state.get(f"_kept_values.{page}", {}), **values}
     return params
 
 
@@ -146,7 +175,10 @@ def url_choice(page: str, name: str, options: Sequence[str]) -> str:
     The page binds its widget to ``key(page, name)`` and calls :func:`publish_choice` after it.
     """
     widget_key = key(page, name)
-    if widget_key not in st.session_state or (st.session_state.get("_arrived", True) and name in st.query_params):
+    kept = st.session_state.get(f"_kept.{widget_key}")
+    if widget_key not in st.session_state and kept in options and name not in st.query_params:
+        st.session_state[widget_key] = kept  # its widget's state was dropped on another page
+    elif widget_key not in st.session_state or (st.session_state.get("_arrived", True) and name in st.query_params):
         wanted = st.query_params.get(name)
         if wanted is not None and wanted not in options:
             st.warning(escape_markdown(f"{name}={echo(wanted)} is not one of {', '.join(options)}; "
@@ -157,8 +189,10 @@ def url_choice(page: str, name: str, options: Sequence[str]) -> str:
     return st.session_state[widget_key]
 
 
-def publish_choice(page: str, name: str) -> None:
-    """Write a :func:`url_choice` into the URL (the other parameters are kept)."""
+def publish_choice(page: str, name: str, default: str | None = None) -> None:
+    """Write a :func:`url_choice` into the URL (the other parameters are kept); a URL without it
+    that means ``default`` (the first option) is left as it is (no extra history entry)."""
     value = st.session_state[key(page, name)]
-    if st.query_params.get(name) != value:
+    st.session_state[f"_kept.{key(page, name)}"] = value
+    if st.query_params.get(name, default) != value:
         st.query_params[name] = value

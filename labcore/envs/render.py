@@ -99,14 +99,18 @@ def compose_dual_frame(env: MiniGridEnv, grid_img: np.ndarray) -> np.ndarray:
               fill=INK, font=_font(14))
     _flag(draw, (20, 176), "report the colour", t == cfg.report_secondary_step)
     _flag(draw, (20, 208), "report the object", t == cfg.report_primary_step)
-    if env.last_action is not None:
-        names = PRIMARY_CUE_NAMES if t - 1 == cfg.report_primary_step else SECONDARY_CUE_NAMES
-        said = names[env.last_action]
-        draw.text((20, 246), f"answered {env.last_action} ({said})", fill=INK, font=_font(14))
-    if env.last_report_correct is not None:
-        ok = env.last_report_correct
-        draw.text((20, 270), "report correct" if ok else "report wrong",
-                  fill=(0, 140, 0) if ok else (200, 0, 0), font=_font(16))
+    # The frame shows the room before step t's action, so what the agent said is the previous step's:
+    # named as such, and only after a report (a movement in the delay is not an answer; issue 24).
+    reported = {cfg.report_secondary_step: ("colour", SECONDARY_CUE_NAMES),
+                cfg.report_primary_step: ("object", PRIMARY_CUE_NAMES)}.get(t - 1)
+    if env.last_action is not None and reported is not None:
+        what, names = reported
+        said = names[env.last_action] if env.last_action < len(names) else f"action {env.last_action}"
+        draw.text((20, 246), f"step {t - 1}: reported the {what}: {said}", fill=INK, font=_font(14))
+        if env.last_report_correct is not None:
+            ok = env.last_report_correct
+            draw.text((20, 270), "report correct" if ok else "report wrong",
+                      fill=(0, 140, 0) if ok else (200, 0, 0), font=_font(16))
     return _compose(grid_img, panel)
 
 

@@ -520,6 +520,11 @@ def internal_state_timeline(
 
 
 # --------------------------------------------------------------------------- one step's figures
+EMPTY_WORKSPACE_NOTE = ("The workspace holds nothing at any step of this episode (with 0 slots nothing is "
+                        "written to it), so there is no heatmap of its slots to draw.")
+"""What :func:`step_figures` says instead of a slots heatmap with nothing in it."""
+
+
 @dataclass(frozen=True)
 class StepFigures:
     """What a page shows of one step of one episode (Rollout theatre, Mystery agent)."""
@@ -531,7 +536,11 @@ class StepFigures:
     timeline: go.Figure | None
     """Confidence and self-model activity over the episode (None without a self-model)."""
     slots: go.Figure | None
-    """The workspace's slots over the episode (None without a workspace)."""
+    """The workspace's slots over the episode (None without a workspace, or with one that holds
+    nothing at any step drawn: see ``slots_note``)."""
+    slots_note: str | None = None
+    """Why an agent with a workspace has no slots figure, for the page to say instead (an empty
+    heatmap explained nothing; issue 24); None otherwise."""
 
 
 def step_figures(trace: Trace, t: int, n_steps: int, episode: int = 0) -> StepFigures:
@@ -557,9 +566,11 @@ def step_figures(trace: Trace, t: int, n_steps: int, episode: int = 0) -> StepFi
         timeline = internal_state_timeline(trace.confidence[episode, :n_steps], znorm,
                                            [str(s) for s in range(n_steps)], highlight_step=t,
                                            decision_step=wager.step if wager else None)
-    slots = None
-    if trace.slots is not None:
+    slots, slots_note = None, None
+    if trace.slots is not None and not np.asarray(trace.occupied[episode, :n_steps]).any():
+        slots_note = EMPTY_WORKSPACE_NOTE
+    elif trace.slots is not None:
         slots = workspace_heatmap(trace.slots[episode, :n_steps], trace.occupied[episode, :n_steps],
                                   cue_kinds(trace, episode)[:n_steps], list(trace.report_steps(episode)),
                                   highlight_step=t)
-    return StepFigures(action, is_wager, timeline, slots)
+    return StepFigures(action, is_wager, timeline, slots, slots_note)

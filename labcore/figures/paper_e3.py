@@ -202,6 +202,12 @@ def fig3b_marker_correlations(
             row=1,
             col=1,
         )
+        gaps = [i for i, r in enumerate(rs) if not finite(r)]
+        if gaps:  # a missing bar is said so where it would stand (issue 24: the panel looked empty)
+            fig.add_trace(go.Scatter(
+                x=x[gaps], y=[0.0] * len(gaps), mode="text", text=["undefined"] * len(gaps), textposition="top center",
+                textfont={"size": 11, "color": colour}, hovertext=[hover[i] for i in gaps], hoverinfo="text",
+                showlegend=False, name=f"{set_name}: undefined"), row=1, col=1)
     r2 = paper_of("e3.composite.r2_gbi")
     loo_paper = paper_of("e3.composite.r_loo_full")
     marks = []

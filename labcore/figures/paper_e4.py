@@ -158,6 +158,9 @@ ARM_TABLE_METRICS = (("accuracy", "task accuracy"), ("auroc", "Type-2 AUROC"),
                      ("skip", "opt-outs (wager trials)"), ("confidence", "mean confidence"))
 """The columns of :func:`arms_table`: metric key and its display name (the AUROC beside its
 confidence's spread, protocol 8.8.4; "undefined" in sets made before the rule)."""
+PERCENT_METRICS = ("accuracy", "skip")
+"""Metrics that are shares of trials: shown as percentages (the rest as numbers: scores on 0-1, the
+spread in bets in units of one bet)."""
 
 
 def arms_table(seed_values: pd.DataFrame | None, arms: Sequence[str], condition: str = "self_on") -> pd.DataFrame:
@@ -176,8 +179,12 @@ def arms_table(seed_values: pd.DataFrame | None, arms: Sequence[str], condition:
         for metric, name in ARM_TABLE_METRICS:
             _, values = seed_numbers(seed_values, f"e4.{metric}.{arm}.{condition}")
             counts.append(values.size)
-            sd = f" ± {np.std(values, ddof=1):.2g}" if values.size > 1 else ""
-            row[name] = f"{values.mean():.3g}{sd}" if values.size else "undefined"
+            if metric in PERCENT_METRICS:  # shares as percentages, as the page's metrics show them
+                sd = f" ± {100 * np.std(values, ddof=1):.2g} pts" if values.size > 1 else ""
+                row[name] = f"{values.mean():.1%}{sd}" if values.size else "undefined"
+            else:
+                sd = f" ± {np.std(values, ddof=1):.2g}" if values.size > 1 else ""
+                row[name] = f"{values.mean():.3g}{sd}" if values.size else "undefined"
         if any(counts):
             rows.append({**row, "seeds": max(counts)})
     return pd.DataFrame(rows, columns=["arm", *(n for _, n in ARM_TABLE_METRICS), "seeds"])

@@ -313,6 +313,37 @@ def style_figure(fig: go.Figure, title: str, height: int = 460, legend_below: bo
                 "font": {"size": 12},
             }
         )
+    fit_ranges(fig)
+    return fig
+
+
+def fit_ranges(fig: go.Figure, pad: float = 0.04) -> go.Figure:
+    """Widen every fixed linear y-axis range to hold each plotted value (issue 24: a fixed 0.3-1
+    AUROC axis hid a reward-trained agent's 0.18). Error bars count; ``pad`` is a share of the span.
+
+    >>> fig = go.Figure(go.Scatter(x=[0, 1], y=[0.18, 0.9])).update_yaxes(range=[0.3, 1.02])
+    >>> [round(v, 3) for v in fit_ranges(fig).layout.yaxis.range]
+    [0.146, 1.02]
+    """
+    found: dict[str, list[float]] = {}
+    number = lambda v: pd.to_numeric(pd.Series(list(v)), errors="coerce").to_numpy(float)  # noqa: E731
+    for trace in fig.data:
+        if getattr(trace, "y", None) is None or trace.type not in _CARTESIAN - {"heatmap", "histogram"}:
+            continue
+        values, error = number(trace.y), getattr(trace, "error_y", None)
+        if error is not None and error.visible is not False and error.array is not None:
+            spread = np.resize(number(error.array), values.size)
+            values = np.concatenate([values, values + spread, values - spread])
+        found.setdefault("yaxis" + (trace.yaxis or "y")[1:], []).extend(values[np.isfinite(values)].tolist())
+    for axis, values in found.items():
+        shown = fig.layout[axis].range
+        if not values or shown is None or None in shown or fig.layout[axis].type not in (None, "-", "linear"):
+            continue
+        (low, high), span = sorted(shown), (max(*shown, *values) - min(*shown, *values)) * pad
+        new = [min(low, min(values) - span), max(high, max(values) + span)]
+        new = [low if min(values) >= low else new[0], high if max(values) <= high else new[1]]
+        if new != [low, high]:
+            fig.layout[axis].range = new if shown[0] <= shown[1] else new[::-1]
     return fig
 
 

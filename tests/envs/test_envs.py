@@ -358,3 +358,29 @@ def test_wagering_cue_content_follows_salience_and_noise():
     assert abs(residual.std() - np.sqrt(2) * 0.25) < 0.02
     assert abs(demos.labels["wager"].mean() - 0.5) < 0.03
     assert BET_ACTION == 3
+
+
+def test_a_dual_frame_names_only_a_report_and_whose_step_it_was(monkeypatch):
+    """Issue 24, defect 6: the frame said "answered 4 (yellow)" in the delay and beside the object
+    report, while the caption named the object. A frame shows the room before step t's action, so
+    what it says the agent answered is the previous step's report, named as such."""
+    from PIL import ImageDraw
+
+    drawn: list[str] = []
+    original = ImageDraw.ImageDraw.text
+    monkeypatch.setattr(ImageDraw.ImageDraw, "text",
+                        lambda self, xy, text, *a, **k: (drawn.append(str(text)), original(self, xy, text, *a, **k))[1])
+    env = _make(E.DUAL_TASK, render_mode="rgb_array")
+    env.reset(seed=0, options={"secondary": 4, "primary": 6})
+    cfg = env.config
+    said: dict[int, list[str]] = {}
+    for t in range(cfg.n_steps + 1):
+        drawn.clear()
+        env.render()
+        said[t] = [line for line in drawn if "answered" in line or "reported" in line]
+        if t < cfg.n_steps:
+            env.step(env.oracle_action() if t >= cfg.report_secondary_step else 4)  # rehearses "yellow"
+    delay = range(3, cfg.report_secondary_step + 1)
+    assert all(not said[t] for t in delay), {t: said[t] for t in delay if said[t]}
+    assert said[cfg.report_primary_step] == [f"step {cfg.report_secondary_step}: reported the colour: yellow"]
+    assert said[cfg.n_steps] == [f"step {cfg.report_primary_step}: reported the object: {PRIMARY_CUE_NAMES[6]}"]

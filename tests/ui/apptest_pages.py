@@ -39,3 +39,42 @@ def metric_value(at: AppTest, label: str) -> str:
 def markdown_text(at: AppTest) -> str:
     """All Markdown of the page, one element per line."""
     return "\n".join(m.value for m in at.markdown)
+
+
+def navigate(at: AppTest, page: str, params: dict[str, str] | None = None) -> AppTest:
+    """Go to another page in the same session as the browser does: the sidebar (``params`` None:
+    a bare URL) or a link with ``params``; the previous page's URL parameters are gone."""
+    for name in list(at.query_params):
+        del at.query_params[name]
+    return open_page(page, params, at)
+
+
+def url(at: AppTest) -> dict[str, str]:
+    """The page's URL parameters after its run (the last value of a repeated one)."""
+    return {k: v[-1] if isinstance(v, list) else v for k, v in at.query_params.items()}
+
+
+def in_order(at: AppTest) -> list:
+    """Every element of the page's main area in the order the browser draws it (depth first)."""
+    found = []
+
+    def walk(node) -> None:
+        if getattr(node, "proto", None) is not None and not getattr(node, "children", None):
+            found.append(node)
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at.main)
+    return found
+
+
+def first_index(at: AppTest, has: str, kind: str | None = None) -> int:
+    """Position (:func:`in_order`) of the first element (of type ``kind``, e.g. "metric") whose
+    label or text contains ``has``."""
+    for i, node in enumerate(in_order(at)):
+        if kind is not None and getattr(node, "type", None) != kind:
+            continue
+        text = " ".join(v for name in ("label", "value", "body") if isinstance(v := getattr(node, name, None), str))
+        if has in text:
+            return i
+    raise AssertionError(f"nothing on the page contains {has!r}")

@@ -16,3 +16,16 @@ def _full_error_details():
     config.set_option("client.showErrorDetails", "full")
     yield
     config.set_option("client.showErrorDetails", before)
+
+
+@pytest.fixture(autouse=True)
+def _training_in_this_process(monkeypatch, tmp_path):
+    """Page tests train in the test process (a monkeypatched trainer applies), one job at a time,
+    and keep visitors' agents and seed reservations in a folder of their own (never runs/user)."""
+    from ui import data, jobs
+
+    queue = jobs.TrainingQueue(workers=1, in_process=True)
+    monkeypatch.setattr(data, "training_queue", lambda: queue)
+    monkeypatch.setattr(data, "USER_RUNS_DIR", tmp_path / "user-runs")
+    yield queue
+    queue.wait_idle(30)

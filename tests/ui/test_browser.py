@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from labcore.lesson import LESSON
 from ui.serve import CHROMIUM, CHROMIUM_ARGS, running_lab
 
 PAGES = [
@@ -71,7 +72,7 @@ def test_every_page_and_the_self_model_switch(browser, tmp_path):
         assert "Metacognition — HOT" in nav and "\napp\n" not in f"\n{nav}\n"
         slider = page.locator('[data-testid="stSlider"]').filter(has_text="Workspace slots").first
         slider.wait_for(timeout=60_000)
-        assert "2 (0.5)" in slider.inner_text()  # the link's capacity reached the control
+        assert "2 (scale 0.5)" in slider.inner_text()  # the link's capacity reached the control
         for path, title in PAGES:
             page.goto(f"{url}/{path}")
             page.get_by_role("heading", name=title).first.wait_for(timeout=90_000)
@@ -148,3 +149,118 @@ def test_rapid_control_changes_end_on_the_last_input(browser):
             assert page.url.endswith(f"capacity={shown}"), (page.url, shown)
             assert page.locator('[data-testid="stException"]').count() == 0
         page.close()
+
+
+@pytest.mark.browser
+def test_back_from_a_lesson_view_is_one_press(browser):
+    """Issue 24, defect 1: "Open this view", then the browser's Back, returns to the lesson step."""
+    with running_lab() as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        for n, title in ((4, "Workspace — Global Workspace Theory"), (6, "Robustness — triangulation")):
+            page.goto(f"{url}/lesson?step={n}")
+            page.get_by_role("heading", name="Lesson: three dissociations").first.wait_for(timeout=90_000)
+            page.wait_for_load_state("networkidle")
+            page.get_by_role("link", name="Open this view").click()
+            page.get_by_role("heading", name=title).first.wait_for(timeout=90_000)
+            page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=90_000)
+            page.wait_for_timeout(1500)  # a rewrite of the URL would land now
+            page.go_back()
+            page.get_by_role("heading", name="Lesson: three dissociations").first.wait_for(timeout=30_000)
+            assert page.url.endswith(f"/lesson?step={n}")
+            page.get_by_role("heading", name=f"{n}. {LESSON[n - 1].title}").first.wait_for(timeout=30_000)
+        page.close()
+
+
+TOP_TITLES_JS = """() => {
+  const found = [];
+  document.querySelectorAll('.js-plotly-plot').forEach(plot => {
+    if (plot.offsetParent === null) return;  // in a closed expander or another tab
+    const frame = plot.getBoundingClientRect();
+    const panels = [...plot.querySelectorAll('.nsewdrag')].map(r => r.getBoundingClientRect().top);
+    if (!panels.length) return;
+    const top = Math.min(...panels);
+    const boxes = [...plot.querySelectorAll('g.annotation')].map(a => [a.textContent, a.getBoundingClientRect()])
+      .filter(([, b]) => b.width > 0 && b.bottom <= top + 2);
+    boxes.forEach(([t, b]) => {
+      if (b.left < frame.left - 2 || b.right > frame.right + 2) found.push(`${t}: outside the figure`);
+    });
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      const [s, a] = boxes[i], [t, b] = boxes[j];
+      if (a.left < b.right - 2 && b.left < a.right - 2 && a.top < b.bottom - 2 && b.top < a.bottom - 2)
+        found.push(`${s} overlaps ${t}`);
+    }
+  });
+  return found;
+}"""
+
+
+def _settled(page, title: str) -> None:
+    page.get_by_role("heading", name=title).first.wait_for(timeout=120_000)
+    page.wait_for_timeout(1000)
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=240_000)
+    page.wait_for_timeout(1500)  # the figures are drawn after the run ends
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [390, 1400])
+def test_every_page_lays_out_on_a_phone_and_a_projector(browser, width):
+    """Issue 24, defect 8: at 390 px two-panel titles overlapped and tables showed one column.
+
+    On every page: no exception, no panel titles over each other or off the figure, nothing wider
+    than the screen; at 390 px every table shows at least three of its columns."""
+    with running_lab() as url:
+        page = browser.new_page(viewport={"width": width, "height": 844 if width < 800 else 1000})
+        problems = []
+        for path, title in PAGES:
+            page.goto(f"{url}/{path}")
+            _settled(page, title)
+            if page.locator('[data-testid="stException"]').count():
+                problems.append(f"/{path}: an exception")
+            problems += [f"/{path}: {p}" for p in page.evaluate(TOP_TITLES_JS)]
+            wide = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollWidth")
+            if wide > width + 2:
+                problems.append(f"/{path}: the page is {wide} px wide")
+            if width >= 800:
+                continue
+            frames = page.locator('[data-testid="stDataFrame"]')
+            for i in range(frames.count()):
+                frame = frames.nth(i)
+                if not frame.is_visible():
+                    continue  # in a closed expander or another tab
+                frame.scroll_into_view_if_needed()
+                frame.locator("th").first.wait_for(state="attached", timeout=30_000)
+                heads = frame.locator("th").all_inner_texts()
+                total = int(frame.locator("table").first.get_attribute("aria-colcount") or 0)
+                if len(heads) < min(3, total):
+                    problems.append(f"/{path}: table {i} shows {heads} of {total} columns")
+        page.close()
+        assert not problems, problems
+
+
+@pytest.mark.browser
+def test_links_for_students_are_not_the_teachers_loopback_address(browser):
+    """Issue 24, defect 10: served on 127.0.0.1, the share links pointed every student's phone at itself."""
+    from ui.share import lan_address
+
+    lan = lan_address()
+    with running_lab() as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{url}/mystery")
+        page.get_by_role("button", name="Random puzzle").click()
+        link = page.locator('[data-testid="stCode"]').first
+        link.wait_for(timeout=60_000)
+        shown = link.inner_text().strip()
+        assert "/mystery?code=" in shown
+        if lan:
+            assert shown.startswith(f"http://{lan}:{url.rsplit(':', 1)[1]}/mystery?code=")
+        else:  # no network: the loopback link stays, and the teacher is told so
+            assert page.get_by_text("These links point at this machine only").count() >= 1
+            page.close()
+            return
+        page.locator('[data-testid="stImage"] img').first.wait_for(timeout=30_000)  # the QR code
+        page.goto(f"{url}/lesson?step=2")
+        page.get_by_role("heading", name="On the students' devices").wait_for(timeout=60_000)
+        shown = page.locator('[data-testid="stCode"]').first.inner_text().strip()
+        assert shown.endswith("/lesson?step=2") and "127.0.0.1" not in shown
+        page.close()
+

@@ -97,7 +97,7 @@ def test_a_wrong_diagnosis_is_told_the_answer():
     button(at, "Reveal").click().run()
     assert not at.exception and not at.success
     assert any("Not this time" in e.value and "Noise in the workspace" in e.value for e in at.error)
-    assert any("Slots in use" in m.value and "sigma 0.5" in m.value for m in at.markdown)
+    assert any("slots in use stayed at 4 of 4" in m.value and "sigma 0.5" in m.value for m in at.markdown)
     button(at, "Close this puzzle").click().run()
     assert not at.exception and any(e.label == "Make a puzzle" for e in at.expander)
 
@@ -140,3 +140,32 @@ def test_the_rollout_steps_to_both_ends():
         step.set_value(step.max).run()
         assert not at.exception
         assert [m.value for m in at.markdown] != first, "the step's caption and figures follow the slider"
+
+
+def test_a_made_puzzle_hides_the_form_that_names_its_answer():
+    """Issue 24, defect 2: after "Make this puzzle" the teacher projects the code; the "Hidden
+    condition" box (the answer) is gone, the answer key only behind its toggle."""
+    at = open_mystery()
+    at.radio(key="mystery.task").set_value("dual").run()
+    at.selectbox(key="mystery.condition.dual").set_value("k3").run()
+    button(at, "Make this puzzle").click().run()
+    assert not at.exception
+    code = at.session_state["mystery.made"]
+    assert any(f"{code[:4]} {code[4:]}" in m.value for m in at.markdown)
+    assert not [s for s in at.selectbox if s.label == "Hidden condition"]
+    shown = texts_outside_the_choice(at)
+    assert "Workspace narrowed to 3 slots" not in shown and mystery.DIAGNOSES["narrowed"] not in shown
+    assert len(at.get("image")) == 1, "the link's QR code"
+    button(at, "Make another puzzle").click().run()
+    assert [s for s in at.selectbox if s.label == "Hidden condition"], "the form is back"
+
+
+def test_no_marker_reads_the_hidden_capacity_off():
+    """Issue 24, defect 2: "Slots in use: 3 of 4" all but named a narrowed workspace."""
+    code = mystery.encode(mystery.make_puzzle("dual", "k3", seed=0))
+    at = open_mystery(code)
+    assert not at.exception
+    labels = [m.label for m in at.metric]
+    values = [m.value for m in at.metric]
+    assert labels and not any("slot" in label.lower() for label in labels)
+    assert not any("of 4" in v for v in values)

@@ -116,6 +116,9 @@ def test_training_writes_to_the_session_directory_and_is_seen_by_that_session_on
     tables = len(at.dataframe)
     next(b for b in at.button if b.label == "Train b2_ws seed 5 on the wagering task").click().run()
     assert not exceptions(at), exceptions(at)
+    assert data.training_queue().wait_idle(30)  # queued off the page thread; the next run shows the result
+    at.run()
+    assert not exceptions(at), exceptions(at)
     assert calls == [("wagering", "b2_ws", 5)]
 
     assert (BUNDLED_DIR / MANIFEST).read_bytes() == manifest_before and digest(BUNDLED_DIR) == shipped

@@ -1,0 +1,193 @@
+"""Class load (issue 24): N students in headless chromium on one server, or on ``make class``.
+
+Each student is a browser session of its own (a chromium context: its own cookies, so its own
+Streamlit session and, behind nginx, its own sticky server). Students open Metacognition for one
+of the five bundled B2 seeds (student i: seed i mod 5) at the same time, then each switches the
+self-model mode four times (zeroed, noise, shuffled, on), a second of "reading" between switches.
+A switch is timed from the click to the moment the Type-2 AUROC metric shows its new value and
+Streamlit's run indicator has gone (as bench_browser.timed_change). Reported: p50 and p95 of the
+switches, failures (a switch or page load that timed out or showed an exception), the servers'
+peak memory (summed RSS of the lab processes, sampled every 0.5 s) and the first page's load time.
+
+    python -m bench.bench_class --students 1 10 30 --setups single class   # the lead's run
+    python -m bench.bench_class --students 2 --setups single class --no-readme   # a check (about 2 min)
+
+Writes the table into bench/README.md between the ``class-load`` markers (unless --no-readme).
+Installs Debian's nginx with apt-get if it is missing (``ui.serve.ensure_nginx``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime
+import statistics
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ui.serve import CHROMIUM, CHROMIUM_ARGS, ensure_nginx, running_class
+
+MODES = ("zeroed", "noise", "shuffled", "on")
+"""The four switches of every student, in order (labels of the Self-model control)."""
+README = Path(__file__).resolve().parent / "README.md"
+BEGIN, END = "<!-- class-load -->", "<!-- /class-load -->"
+TIMEOUT_MS = 180_000
+METRIC_CHANGED = """([label, old]) => {
+  const m = [...document.querySelectorAll('[data-testid="stMetric"]')].find(e => e.innerText.includes(label));
+  return !!m && m.querySelector('[data-testid="stMetricValue"]').innerText !== old;
+}"""
+
+
+@dataclass
+class Outcome:
+    """One setup at one class size."""
+
+    setup: str
+    students: int
+    servers: int
+    switches: list[float] = field(default_factory=list)
+    loads: list[float] = field(default_factory=list)
+    failures: int = 0
+    peak_rss: int = 0
+
+    def row(self) -> str:
+        """The README table row."""
+        s = sorted(self.switches)
+        p50 = statistics.median(s) if s else float("nan")
+        p95 = s[min(len(s) - 1, round(0.95 * (len(s) - 1)))] if s else float("nan")
+        load = statistics.median(self.loads) if self.loads else float("nan")
+        return (f"| {self.setup} ({self.servers} server{'s' * (self.servers > 1)}) | {self.students} | {p50:.2f} s | "
+                f"{p95:.2f} s | {self.failures} of {self.students * (len(MODES) + 1)} | "
+                f"{self.peak_rss / 2**20:,.0f} MiB | {load:.1f} s |")
+
+
+def rss(pids: list[int]) -> int:
+    """Summed resident memory of processes and their children (bytes)."""
+    total, seen = 0, set()
+    todo = list(pids)
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+async def metric(page, label: str) -> str:
+    """The shown value of a metric."""
+    box = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
+    return await box.locator('[data-testid="stMetricValue"]').inner_text()
+
+
+async def student(browser, url: str, seed: int, outcome: Outcome) -> None:
+    """One student: open the page, then switch the self-model four times."""
+    context = await browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = await context.new_page()
+    try:
+        start = time.perf_counter()
+        await page.goto(f"{url}/metacognition?agent=b2_ws&seed={seed}&self_model_mode=on&capacity=4")
+        await page.locator('[data-testid="stMetric"]').filter(has_text="Type-2 AUROC").first.wait_for(timeout=TIMEOUT_MS)
+        await page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=TIMEOUT_MS)
+        outcome.loads.append(time.perf_counter() - start)
+    except Exception:  # a page that never loaded: every one of its switches fails too
+        outcome.failures += 1 + len(MODES)
+        await context.close()
+        return
+    group = page.get_by_role("radiogroup", name="Self-model")
+    for mode in MODES:
+        await page.wait_for_timeout(1000)  # a student reads the page before the next switch
+        try:
+            old = await metric(page, "Type-2 AUROC")
+            start = time.perf_counter()
+            await group.get_by_role("radio", name=mode, exact=True).click()
+            await page.wait_for_function(METRIC_CHANGED, arg=["Type-2 AUROC", old], timeout=TIMEOUT_MS)
+            await page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=TIMEOUT_MS)
+            took = time.perf_counter() - start
+            if await page.locator('[data-testid="stException"]').count():
+                raise RuntimeError("an exception on the page")
+            outcome.switches.append(took)
+        except Exception:
+            outcome.failures += 1
+    await context.close()
+
+
+async def run_class(url: str, students: int, outcome: Outcome) -> None:
+    """Every student at once, in one headless chromium."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        await asyncio.gather(*(student(browser, url, i % 5, outcome) for i in range(students)))
+        await browser.close()
+
+
+def measure(setup: str, students: int, servers: int) -> Outcome:
+    """One setup (``single``: one server; ``class``: ``servers`` behind nginx) with a fresh server."""
+    outcome = Outcome(setup, students, servers if setup == "class" else 1)
+    with running_class(outcome.servers, proxy=setup == "class", scratch_runs=True) as served:
+        done = threading.Event()
+
+        def sample() -> None:
+            while not done.is_set():
+                outcome.peak_rss = max(outcome.peak_rss, rss(served.pids))
+                done.wait(0.5)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        try:
+            asyncio.run(run_class(served.url, students, outcome))
+        finally:
+            done.set()
+            sampler.join()
+    return outcome
+
+
+def write_readme(rows: list[str], note: str) -> None:
+    """Replace the class-load table in bench/README.md (between its markers)."""
+    text = README.read_text()
+    table = "\n".join([BEGIN, "| setup | students | p50 | p95 | failures | server memory (peak RSS) | page load (median) |",
+                       "|---|---|---|---|---|---|---|", *rows, "", note, END])
+    if BEGIN in text and END in text:
+        text = text[: text.index(BEGIN)] + table + text[text.index(END) + len(END):]
+    else:
+        text = text.rstrip("\n") + "\n\n## Class load (issue 24)\n\n" + table + "\n"
+    README.write_text(text)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the setups at each class size; print the rows and write them into bench/README.md."""
+    parser = argparse.ArgumentParser(prog="python -m bench.bench_class")
+    parser.add_argument("--students", type=int, nargs="+", default=[1, 10, 30])
+    parser.add_argument("--setups", nargs="+", choices=("single", "class"), default=["single", "class"])
+    parser.add_argument("--servers", type=int, default=3, help="servers of the class setup (make class)")
+    parser.add_argument("--no-readme", action="store_true")
+    args = parser.parse_args(argv)
+    if "class" in args.setups:
+        ensure_nginx()
+    rows = []
+    for setup in args.setups:
+        for n in args.students:
+            outcome = measure(setup, n, args.servers)
+            rows.append(outcome.row())
+            print(rows[-1], flush=True)
+    note = (f"Measured {datetime.date.today().isoformat()} with `python -m bench.bench_class --students "
+            f"{' '.join(map(str, args.students))} --setups {' '.join(args.setups)} --servers {args.servers}`: "
+            "each student a chromium session opening Metacognition (B2, seed i mod 5) and switching the self-model "
+            f"{len(MODES)} times; a switch is timed to the updated Type-2 AUROC with the run indicator gone. The "
+            "browsers share the machine's cores with the servers.")
+    if not args.no_readme:
+        write_readme(rows, note)
+
+
+if __name__ == "__main__":
+    main()

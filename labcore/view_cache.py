@@ -1,0 +1,363 @@
+"""The bundled agents' live views, precomputed for every discrete control value (issue 24).
+
+A class of thirty opens the same few views of the same bundled agents; each server process used to
+compute each of them once (a second or more) and then hold it in its own memory. This module is
+the one recipe for a live view (:func:`metacognition_view`, :func:`workspace_view`: the pages'
+caches in ``ui/data.py`` call them too) and a shipped cache of them: one ``.npz`` file per bundled
+checkpoint under ``results/view_cache/``, built by::
+
+    python -m labcore.view_cache build --jobs 2        # or: make view-cache
+
+and checked by::
+
+    python -m labcore.view_cache check                 # every file against its checkpoint
+
+What is cached, per checkpoint (its task decides):
+
+* wagering agents: the Metacognition view for every self-model mode x active slots (4 x 5),
+  without its rollout trace (no page that reads the trace, the Mystery agent's, uses the cache);
+* dual-task agents with a workspace: the Workspace view for every number of active slots (5), its
+  trace slimmed to what the Workspace page draws (slots as float16, occupancy, cues, labels,
+  actions); every marker is computed before slimming, so the numbers are exact.
+
+A file is **versioned** (:data:`FORMAT`, :data:`VERSION`: a reader refuses any other), **keyed by
+its checkpoint's content hash** (the ``content_sha256`` the checkpoint carries, verified against
+its weights when the file was built) and by the checkpoint file's own sha256, so a retrained or
+edited checkpoint misses the cache and its views are computed live; and **validated** on reading
+(:func:`read_cache`): arrays and scalars are checked against the fields each view needs. Reading
+runs no agent. Arrays are stored in ``.npz`` (no pickle: a file never runs code).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import struct
+import sys
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from labcore.config import LIVE_BUDGETS, SELF_MODEL_MODES, AgentConfig, Intervention
+
+if TYPE_CHECKING:
+    from labcore.agents import Agent
+    from labcore.measures import MetacognitionView, WorkspaceView
+
+ROOT = Path(__file__).resolve().parent.parent
+CACHE_DIR = ROOT / "results" / "view_cache"
+CHECKPOINTS = ROOT / "checkpoints"
+FORMAT = "ctlab-view-cache"
+VERSION = 1
+"""Bump when a view's recipe or this file's layout changes: every older file is then refused."""
+E1_TRIALS = LIVE_BUDGETS.metacognition_trials
+"""Wagering trials of one Metacognition view (evaluation seeds of the agent's seed): the app's live budget."""
+DUAL_EPISODES = LIVE_BUDGETS.workspace_episodes
+"""Dual-task episodes of one Workspace view: the app's live budget."""
+SLOTS = range(AgentConfig().n_slots + 1)
+"""Active workspace slots of the pages' capacity controls: 0 (bus-off) to K."""
+WORKSPACE_KINDS = ("b1", "b1_noise", "b1_reg", "b2", "b2_ws", "bc_linear", "bc_mlp", "bc_random")
+"""Dual-task kinds the Workspace page offers (it leaves out A0, A1 and HOT-only: no workspace)."""
+_META_ARRAYS = ("correct", "confidence", "decided", "stimulus", "salience", "decision", "wager", "bet",
+                "max_softmax")
+_META_SCALARS = ("accuracy", "auroc", "meta_d", "m_ratio", "skip_fraction", "utility", "aurc", "calibration_error")
+_WS_ARRAYS = ("per_step", "decision", "conjunction")
+_WS_SCALARS = ("gbi", "gbi_signed", "ignition", "gbi_abs", "two_occupied")
+_TRACE_ARRAYS = ("seeds", "valid", "step_kind", "action", "oracle", "cue", "occupied", "slots")
+"""What the Workspace page reads of a trace; the rest (h, logits, probs, pose...) is left out."""
+
+
+# ------------------------------------------------------------------------- the recipes
+
+
+def metacognition_view(agent: Agent, seed: int, self_model_mode: str, capacity: int,
+                       noise: float = 0.0) -> MetacognitionView:
+    """E1 markers of one wagering agent with ``capacity`` active slots (the pages' live view)."""
+    from labcore import measures
+    from labcore.interventions import capacity_scale
+    from labcore.seeding import episode_seeds
+
+    iv = Intervention(self_model_mode=self_model_mode, capacity_scale=capacity_scale(capacity, agent.config.n_slots),
+                      workspace_noise=noise, seed=seed)
+    return measures.metacognition(agent, iv, episode_seeds(seed, "eval", E1_TRIALS))
+
+
+def workspace_view(agent: Agent, seed: int, capacity: int, noise: float = 0.0, noise_mode: str = "stored",
+                   self_model_mode: str = "on") -> WorkspaceView:
+    """E2 accuracies and broadcast markers of one dual-task agent (the pages' live view)."""
+    from labcore import measures
+    from labcore.interventions import capacity_scale
+    from labcore.seeding import episode_seeds
+
+    iv = Intervention(self_model_mode=self_model_mode, capacity_scale=capacity_scale(capacity, agent.config.n_slots),
+                      workspace_noise=noise, noise_mode=noise_mode, seed=seed)
+    return measures.workspace(agent, iv, episode_seeds(seed, "eval", DUAL_EPISODES))
+
+
+# ------------------------------------------------------------------------- keys and files
+
+
+def checkpoint_header(path: str | Path) -> dict[str, str]:
+    """The safetensors metadata of a checkpoint (its ``__metadata__``), read without torch."""
+    with open(path, "rb") as fh:
+        (length,) = struct.unpack("<Q", fh.read(8))
+        if length > 1 << 20:
+            raise ValueError(f"{path}: header too long")
+        header = json.loads(fh.read(length))
+    meta = header.get("__metadata__") or {}
+    return {str(k): str(v) for k, v in meta.items()}
+
+
+def file_sha256(path: str | Path) -> str:
+    """sha256 of a file's bytes."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def checkpoint_key(path: str | Path) -> tuple[str, str]:
+    """``(content_sha256, file sha256)`` of a checkpoint: what a cache file must match."""
+    return checkpoint_header(path).get("content_sha256", ""), file_sha256(path)
+
+
+def cache_path(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> Path:
+    """The cache file of a checkpoint: ``<directory>/<checkpoint stem>.npz``."""
+    return Path(directory) / f"{Path(checkpoint).stem}.npz"
+
+
+def condition_key(*parts: Any) -> str:
+    """A condition as the file names it, e.g. ``meta|zero|4`` or ``ws|2``."""
+    return "|".join(str(p) for p in parts)
+
+
+# ------------------------------------------------------------------------- views <-> arrays
+
+
+def _slim_trace(trace: Any) -> dict[str, np.ndarray]:
+    out = {}
+    for name in _TRACE_ARRAYS:
+        value = getattr(trace, name)
+        if value is not None:
+            out[f"trace.{name}"] = value.astype(np.float16) if name == "slots" else value
+    for name, value in trace.labels.items():
+        out[f"trace.labels.{name}"] = np.asarray(value)
+    return out
+
+
+def _pack(view: Any) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """A view's arrays and scalars (a Metacognition view without its trace)."""
+    from labcore.measures import MetacognitionView
+
+    if isinstance(view, MetacognitionView):
+        return {k: getattr(view, k) for k in _META_ARRAYS}, {k: float(getattr(view, k)) for k in _META_SCALARS}
+    arrays = {k: getattr(view, k) for k in _WS_ARRAYS} | _slim_trace(view.trace)
+    return arrays, {k: float(getattr(view, k)) for k in _WS_SCALARS}
+
+
+def _restore(kind: str, arrays: Mapping[str, np.ndarray], scalars: Mapping[str, float], info: Mapping[str, Any]) -> Any:
+    """The view a page reads, from a file's arrays (``kind``: "meta" or "ws")."""
+    from labcore.measures import MetacognitionView, WorkspaceView
+    from labcore.rollout import Trace
+
+    if kind == "meta":
+        return MetacognitionView(**{k: arrays[k] for k in _META_ARRAYS}, **{k: scalars[k] for k in _META_SCALARS},
+                                 trace=None)
+    t = {k[len("trace."):]: v for k, v in arrays.items() if k.startswith("trace.") and not k.startswith("trace.labels.")}
+    labels = {k[len("trace.labels."):]: v for k, v in arrays.items() if k.startswith("trace.labels.")}
+    n, steps = t["valid"].shape
+    empty = np.zeros((n, steps, 0), np.float32)  # left out of the cache: no page reading it uses it
+    trace = Trace(task_id=info["task_id"], intervention=Intervention(**info["intervention"]), seeds=t["seeds"],
+                  valid=t["valid"], step_kind=t["step_kind"], action=t["action"], oracle=t["oracle"], logits=empty,
+                  probs=empty, confidence=np.full((n, steps), np.nan, np.float32), cue=t["cue"],
+                  pose=np.zeros((n, steps), np.int64), reward=np.zeros((n, steps), np.float32), h=empty,
+                  slots=t["slots"].astype(np.float32) if "slots" in t else None, occupied=t.get("occupied"),
+                  z_self=None, labels=labels)
+    return WorkspaceView(**{k: arrays[k] for k in _WS_ARRAYS}, trace=trace, **{k: scalars[k] for k in _WS_SCALARS})
+
+
+# ------------------------------------------------------------------------- building
+
+
+def conditions_of(task: str, kind: str) -> list[tuple[str, ...]]:
+    """The conditions cached for an agent: ``("meta", mode, slots)`` or ``("ws", slots)`` (none: not cached)."""
+    if task == "wagering":
+        return [("meta", mode, k) for mode in SELF_MODEL_MODES for k in SLOTS]
+    if task == "dual" and kind in WORKSPACE_KINDS:
+        return [("ws", k) for k in SLOTS]
+    return []
+
+
+def build_file(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> Path | None:
+    """Compute every cached view of one checkpoint and write its file (None if none is cached)."""
+    from labcore.checkpoints import load_checkpoint
+    from labcore.io import atomic_write
+
+    loaded = load_checkpoint(checkpoint)  # verifies the stored content hash against the weights
+    agent, seed = loaded.agent, loaded.seed
+    kind = loaded.entry.get("kind") if loaded.entry else agent.config.kind
+    wanted = conditions_of(loaded.task, kind)
+    if not wanted:
+        return None
+    content, file_hash = checkpoint_key(checkpoint)
+    arrays: dict[str, np.ndarray] = {}
+    views: dict[str, dict[str, Any]] = {}
+    info: dict[str, Any] = {}
+    for condition in wanted:
+        if condition[0] == "meta":
+            view = metacognition_view(agent, seed, condition[1], condition[2])
+        else:
+            view = workspace_view(agent, seed, condition[1])
+            iv = view.trace.intervention
+            info = {"task_id": view.trace.task_id, "intervention": {f.name: getattr(iv, f.name) for f in fields(iv)}}
+        key = condition_key(*condition)
+        packed, scalars = _pack(view)
+        arrays.update({f"{key}/{name}": value for name, value in packed.items()})
+        views[key] = {"scalars": {k: (None if math.isnan(v) else v) for k, v in scalars.items()}, **info}
+    header = {"format": FORMAT, "version": VERSION, "checkpoint": Path(checkpoint).name, "task": loaded.task,
+              "kind": kind, "seed": seed, "content_sha256": content, "file_sha256": file_hash, "views": views,
+              "recipe": {"e1_trials": E1_TRIALS, "dual_episodes": DUAL_EPISODES}}
+    target = cache_path(checkpoint, directory)
+    target.parent.mkdir(parents=True, exist_ok=True)
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "wb") as fh:  # a file object: savez would add ".npz" to a name
+            np.savez_compressed(fh, __header__=np.frombuffer(json.dumps(header).encode(), np.uint8), **arrays)
+
+    atomic_write(target, write)
+    return target
+
+
+# ------------------------------------------------------------------------- reading
+
+
+class CacheMiss(LookupError):
+    """No usable cached view: the page computes it live."""
+
+
+def read_cache(path: str | Path, expected: tuple[str, str] | None = None) -> dict[str, Any]:
+    """The views of one cache file, validated, as ``{condition key: view}``.
+
+    Parameters
+    ----------
+    path : path
+        A file written by :func:`build_file`.
+    expected : (content sha256, file sha256), optional
+        The checkpoint's :func:`checkpoint_key`; a file built from other weights is refused.
+
+    Raises
+    ------
+    CacheMiss
+        The file is missing, of another format or version, built from another checkpoint, or
+        lacks a field a view needs (one sentence saying which).
+    """
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            header = json.loads(npz["__header__"].tobytes())
+            data = {k: npz[k] for k in npz.files if k != "__header__"}
+    except (OSError, ValueError, KeyError) as exc:
+        raise CacheMiss(f"{Path(path).name} cannot be read ({type(exc).__name__})") from None
+    if header.get("format") != FORMAT or header.get("version") != VERSION:
+        raise CacheMiss(f"{Path(path).name} is {header.get('format')} v{header.get('version')}, not {FORMAT} v{VERSION}")
+    if expected is not None and (header.get("content_sha256"), header.get("file_sha256")) != tuple(expected):
+        raise CacheMiss(f"{Path(path).name} was built from another version of {header.get('checkpoint')}")
+    views = {}
+    for key, entry in header.get("views", {}).items():
+        kind = key.split("|")[0]
+        needed = _META_ARRAYS if kind == "meta" else (*_WS_ARRAYS, *(f"trace.{n}" for n in _TRACE_ARRAYS[:-2]))
+        arrays = {name[len(key) + 1:]: value for name, value in data.items() if name.startswith(f"{key}/")}
+        scalars = {k: math.nan if v is None else float(v) for k, v in (entry.get("scalars") or {}).items()}
+        missing = [n for n in needed if n not in arrays] + [
+            s for s in (_META_SCALARS if kind == "meta" else _WS_SCALARS) if s not in scalars]
+        if missing:
+            raise CacheMiss(f"{Path(path).name}: view {key} lacks {', '.join(missing)}")
+        views[key] = _restore(kind, arrays, scalars, entry)
+    return views
+
+
+# ------------------------------------------------------------------------- command line
+
+
+def bundled_checkpoints(directory: str | Path = CHECKPOINTS) -> list[Path]:
+    """Fast-schedule checkpoints listed in a directory's manifest that have cached views."""
+    manifest = json.loads((Path(directory) / "manifest.json").read_text())["checkpoints"]
+    return sorted(Path(directory) / e["file"] for e in manifest.values()
+                  if e.get("mode") == "fast" and conditions_of(e.get("task", ""), e.get("kind", "")))
+
+
+def _build_one(args: tuple[str, str]) -> tuple[str, float]:
+    import torch
+
+    torch.set_num_threads(1)
+    start = time.perf_counter()
+    build_file(args[0], args[1])
+    return args[0], time.perf_counter() - start
+
+
+def build(checkpoints: Iterable[str | Path], directory: str | Path = CACHE_DIR, jobs: int = 1,
+          force: bool = False) -> list[Path]:
+    """Build the cache files of ``checkpoints`` (resumable: a file that still matches is kept)."""
+    todo = []
+    for ckpt in checkpoints:
+        target = cache_path(ckpt, directory)
+        if not force and target.exists():
+            try:
+                read_cache(target, checkpoint_key(ckpt))
+                continue
+            except CacheMiss:
+                pass
+        todo.append((str(ckpt), str(directory)))
+    print(f"{len(todo)} file(s) to build", flush=True)
+    if jobs > 1 and len(todo) > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+            for name, took in pool.imap_unordered(_build_one, todo):
+                print(f"{Path(name).name}: {took:.1f} s", flush=True)
+    else:
+        for item in todo:
+            name, took = _build_one(item)
+            print(f"{Path(name).name}: {took:.1f} s", flush=True)
+    return [cache_path(c, directory) for c, _ in todo]
+
+
+def check(checkpoints: Sequence[str | Path], directory: str | Path = CACHE_DIR) -> list[str]:
+    """One sentence per checkpoint whose cache file is missing, stale or unreadable."""
+    problems = []
+    for ckpt in checkpoints:
+        try:
+            read_cache(cache_path(ckpt, directory), checkpoint_key(ckpt))
+        except CacheMiss as exc:
+            problems.append(str(exc))
+    return problems
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m labcore.view_cache build|check [--only NAME ...] [--jobs N] [--out DIR]``."""
+    parser = argparse.ArgumentParser(prog="python -m labcore.view_cache", description=__doc__.split("\n")[0])
+    parser.add_argument("command", choices=("build", "check"))
+    parser.add_argument("--only", nargs="*", default=None, help="checkpoint stems, e.g. wagering-b2_ws-s0")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--out", default=str(CACHE_DIR))
+    parser.add_argument("--checkpoints", default=str(CHECKPOINTS))
+    parser.add_argument("--force", action="store_true", help="rebuild files that still match")
+    args = parser.parse_args(argv)
+    chosen = bundled_checkpoints(args.checkpoints)
+    if args.only is not None:
+        chosen = [c for c in chosen if c.stem in set(args.only)]
+    if args.command == "build":
+        start = time.perf_counter()
+        build(chosen, args.out, args.jobs, args.force)
+        print(f"done in {time.perf_counter() - start:.0f} s", flush=True)
+        return 0
+    problems = check(chosen, args.out)
+    print("\n".join(problems) or f"{len(chosen)} cache file(s) match their checkpoints")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+

@@ -1,0 +1,138 @@
+"""The precomputed views of the bundled agents (labcore.view_cache): equal to a fresh computation,
+refused when stale, and what the pages read."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from labcore import view_cache as vc
+from labcore.checkpoints import load_checkpoint
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ("wagering-b2_ws-s1", "dual-b1-s2")
+
+
+def same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or a == b
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("view_cache")
+    vc.build([vc.CHECKPOINTS / f"{stem}.safetensors" for stem in SAMPLE], out)
+    return out
+
+
+def assert_equal_views(cached, fresh) -> None:
+    from labcore.measures import MetacognitionView
+
+    if isinstance(fresh, MetacognitionView):
+        arrays, scalars = vc._META_ARRAYS, vc._META_SCALARS
+    else:
+        arrays, scalars = vc._WS_ARRAYS, vc._WS_SCALARS
+        for name in ("valid", "step_kind", "action", "oracle", "cue", "occupied"):
+            assert np.array_equal(getattr(cached.trace, name), getattr(fresh.trace, name)), name
+        assert np.allclose(cached.trace.slots, fresh.trace.slots, atol=4e-3, rtol=1e-3)  # stored as float16
+        assert np.array_equal(cached.trace.report_correct(), fresh.trace.report_correct())
+        assert cached.means == fresh.means
+    for name in arrays:
+        assert np.array_equal(getattr(cached, name), getattr(fresh, name), equal_nan=True), name
+    for name in scalars:
+        assert same(getattr(cached, name), getattr(fresh, name)), (name, getattr(cached, name), getattr(fresh, name))
+
+
+@pytest.mark.parametrize("stem", SAMPLE)
+def test_cached_views_equal_a_fresh_computation(built, stem):
+    checkpoint = vc.CHECKPOINTS / f"{stem}.safetensors"
+    views = vc.read_cache(vc.cache_path(checkpoint, built), vc.checkpoint_key(checkpoint))
+    loaded = load_checkpoint(checkpoint)
+    assert set(views) == {vc.condition_key(*c) for c in vc.conditions_of(loaded.task, loaded.entry["kind"])}
+    rng = np.random.default_rng(0)
+    for key in rng.choice(sorted(views), size=3, replace=False):  # a sample: each takes a rollout
+        parts = key.split("|")
+        if parts[0] == "meta":
+            fresh = vc.metacognition_view(loaded.agent, loaded.seed, parts[1], int(parts[2]))
+        else:
+            fresh = vc.workspace_view(loaded.agent, loaded.seed, int(parts[1]))
+        assert_equal_views(views[key], fresh)
+
+
+def test_a_changed_checkpoint_or_format_misses_the_cache(built, tmp_path):
+    checkpoint = vc.CHECKPOINTS / "wagering-b2_ws-s1.safetensors"
+    path = vc.cache_path(checkpoint, built)
+    other = vc.checkpoint_key(vc.CHECKPOINTS / "wagering-b2_ws-s2.safetensors")  # another agent's weights
+    with pytest.raises(vc.CacheMiss, match="another version"):
+        vc.read_cache(path, other)
+    with np.load(path) as npz:
+        header = json.loads(npz["__header__"].tobytes())
+        arrays = {k: npz[k] for k in npz.files if k != "__header__"}
+    header["version"] = vc.VERSION + 1
+    old = tmp_path / path.name
+    np.savez_compressed(old, __header__=np.frombuffer(json.dumps(header).encode(), np.uint8), **arrays)
+    with pytest.raises(vc.CacheMiss, match="not ctlab-view-cache"):
+        vc.read_cache(old)
+    header["version"] = vc.VERSION
+    broken = tmp_path / "broken.npz"
+    np.savez_compressed(broken, __header__=np.frombuffer(json.dumps(header).encode(), np.uint8),
+                        **{k: v for k, v in arrays.items() if not k.endswith("/confidence")})
+    with pytest.raises(vc.CacheMiss, match="lacks confidence"):
+        vc.read_cache(broken)
+    assert vc.check([checkpoint], built) == []
+    assert vc.check([vc.CHECKPOINTS / "wagering-b2_ws-s3.safetensors"], built), "a missing file is a problem"
+
+
+def test_the_build_is_resumable(built, capsys):
+    vc.build([vc.CHECKPOINTS / f"{stem}.safetensors" for stem in SAMPLE], built)
+    assert "0 file(s) to build" in capsys.readouterr().out
+
+
+def test_the_shipped_cache_matches_its_checkpoints_and_a_fresh_computation():
+    """Every shipped file is current (else `python -m labcore.view_cache build` rebuilds it) and a
+    sample of its entries equals a fresh computation."""
+    shipped = sorted(vc.CACHE_DIR.glob("*.npz"))
+    if not shipped:
+        pytest.skip("no view cache is shipped in this copy")
+    checkpoints = [vc.CHECKPOINTS / f"{p.stem}.safetensors" for p in shipped]
+    assert vc.check(checkpoints) == []
+    rng = np.random.default_rng(1)
+    for checkpoint in rng.choice(checkpoints, size=min(2, len(checkpoints)), replace=False):
+        views = vc.read_cache(vc.cache_path(checkpoint), vc.checkpoint_key(checkpoint))
+        loaded = load_checkpoint(checkpoint)
+        key = str(rng.choice(sorted(views)))
+        parts = key.split("|")
+        fresh = (vc.metacognition_view(loaded.agent, loaded.seed, parts[1], int(parts[2])) if parts[0] == "meta"
+                 else vc.workspace_view(loaded.agent, loaded.seed, int(parts[1])))
+        assert_equal_views(views[key], fresh)
+
+
+def test_the_pages_read_a_bundled_view_from_the_cache(built, monkeypatch):
+    """A page's view of a bundled agent is a lookup: with the recipe broken, the cached conditions
+    still show (and a visitor's own agent, or a noisy condition, is computed live)."""
+    from tests.ui.apptest_pages import exceptions, metric_value, open_page
+    from ui import data
+
+    monkeypatch.setattr(data, "VIEW_CACHE_DIR", built)
+    data._precomputed.clear()
+
+    def broken(*args, **kwargs):
+        raise AssertionError("computed live, not looked up")
+
+    monkeypatch.setattr(vc, "metacognition_view", broken)
+    at = open_page("metacognition", {"agent": "b2_ws", "seed": "1", "self_model_mode": "zero", "capacity": "2"})
+    assert not exceptions(at), exceptions(at)
+    expected = vc.read_cache(vc.cache_path(vc.CHECKPOINTS / "wagering-b2_ws-s1.safetensors", built))
+    assert metric_value(at, "Type-2 AUROC") == f"{expected['meta|zero|2'].auroc:.2f}"
+    monkeypatch.setattr(vc, "workspace_view", broken)
+    at = open_page("workspace", {"agent": "b1", "seed": "2", "capacity": "1"})
+    assert not exceptions(at), exceptions(at)
+    data._precomputed.clear()
+
+
+def test_make_view_cache_names_the_build_command():
+    makefile = (ROOT / "Makefile").read_text()
+    assert "view-cache:" in makefile and "labcore.view_cache build" in makefile

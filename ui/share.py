@@ -1,0 +1,154 @@
+"""Links a teacher hands to a class: built from the address the students use, with a QR code.
+
+The browser of the machine that runs the lab usually reaches it as ``http://127.0.0.1:8501`` or
+``http://localhost:8501``, an address that means "this device" on every student's phone. Share and
+handout links are therefore built from, in order:
+
+1. ``$CTLAB_BASE_URL`` (e.g. ``http://lab.school.example`` behind a proxy, or the address of
+   ``make class``): the configured address, used as it is;
+2. Streamlit's ``browser.serverAddress`` (with ``browser.serverPort``), when set in
+   ``.streamlit/config.toml`` or on the command line (``--browser.serverAddress 192.168.1.20``);
+3. the address the browser used, when it is not a loopback one (the teacher opened the lab by its
+   network name or through the proxy, so the students can too);
+4. this machine's LAN address with the port the browser used (:func:`lan_address`).
+
+When none of these reaches beyond the machine, the loopback address is kept and the page says so.
+"""
+
+from __future__ import annotations
+
+import io
+import ipaddress
+import os
+import socket
+from urllib.parse import urlsplit
+
+import streamlit as st
+
+BASE_URL_ENV = "CTLAB_BASE_URL"
+"""Environment variable naming the address students open (scheme, host, port and any path)."""
+PAGE_PATHS = ("lesson", "mystery")
+"""Pages whose address is cut off the browser's URL to find the lab's base path."""
+
+
+def is_loopback(host: str) -> bool:
+    """Does ``host`` mean "this device" (``localhost``, 127.x.x.x, ``::1``)?
+
+    >>> is_loopback("localhost"), is_loopback("127.0.0.1"), is_loopback("192.168.1.20"), is_loopback("lab.school")
+    (True, True, False, False)
+    """
+    if host.lower() in ("localhost", "localhost.localdomain", "ip6-localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def lan_address() -> str | None:
+    """This machine's address on its local network (the interface of its default route), or None.
+
+    A UDP socket "connected" to a private address sends nothing; the kernel only picks the
+    interface it would use.
+    """
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))
+            host = s.getsockname()[0]
+    except OSError:
+        return None
+    return None if is_loopback(host) or host == "0.0.0.0" else host
+
+
+def base_url(browser_url: str, *, configured: str | None = None, server_address: str | None = None,
+             server_port: int | None = None, lan: str | None = None) -> tuple[str, bool | None]:
+    """The lab's address for links handed to students, and whether other devices can reach it.
+
+    Parameters
+    ----------
+    browser_url : str
+        The page's URL as the teacher's browser sees it (``st.context.url``; may be empty).
+    configured : str, optional
+        ``$CTLAB_BASE_URL``: used as it is (a trailing ``/`` removed).
+    server_address, server_port : optional
+        Streamlit's ``browser.serverAddress`` and ``browser.serverPort``, when set by the user.
+    lan : str, optional
+        This machine's LAN address (:func:`lan_address`).
+
+    Returns
+    -------
+    (address, reachable)
+        The address without a trailing ``/`` and False when it is a loopback address only this
+        machine can open; ``("", None)`` when nothing is known (links stay relative).
+
+    Examples
+    --------
+    >>> base_url("http://127.0.0.1:8501/lesson?step=2", lan="192.168.1.20")
+    ('http://192.168.1.20:8501', True)
+    >>> base_url("http://127.0.0.1:8501/mystery", configured="http://lab.school/ctlab/", lan="192.168.1.20")
+    ('http://lab.school/ctlab', True)
+    >>> base_url("http://10.0.0.7:8080/lab/mystery", lan="192.168.1.20")
+    ('http://10.0.0.7:8080/lab', True)
+    >>> base_url("http://localhost:8501/lesson", server_address="lab.local", server_port=80)
+    ('http://lab.local:80', True)
+    >>> base_url("http://localhost:8501/lesson")
+    ('http://localhost:8501', False)
+    """
+    if configured:
+        return configured.rstrip("/"), True
+    url = urlsplit(browser_url or "")
+    path = url.path.rstrip("/")
+    last = path.rsplit("/", 1)[-1]
+    if last in PAGE_PATHS:
+        path = path[: -len(last) - 1]  # keeps a server base path (server.baseUrlPath, a proxy's prefix)
+    if server_address:
+        host = server_address if "://" in server_address else f"http://{server_address}"
+        port = f":{server_port}" if server_port and not urlsplit(host).port else ""
+        return f"{host.rstrip('/')}{port}{path}", True
+    if not (url.scheme and url.netloc):
+        return "", None
+    host = url.hostname or ""
+    if not is_loopback(host):
+        return f"{url.scheme}://{url.netloc}{path}", True
+    if lan:
+        port = f":{url.port}" if url.port else ""
+        return f"{url.scheme}://{lan}{port}{path}", True
+    return f"{url.scheme}://{url.netloc}{path}", False
+
+
+def lab_base_url() -> tuple[str, bool | None]:
+    """:func:`base_url` for this session: the environment, Streamlit's options and the browser's URL."""
+    from streamlit import config
+
+    address = port = None
+    if config.is_manually_set("browser.serverAddress"):
+        address = config.get_option("browser.serverAddress")
+        port = config.get_option("browser.serverPort") if config.is_manually_set("browser.serverPort") else None
+    return base_url(st.context.url or "", configured=os.environ.get(BASE_URL_ENV) or None, server_address=address,
+                    server_port=port, lan=lan_address())
+
+
+def qr_png(link: str, scale: int = 8) -> bytes:
+    """A QR code of ``link`` as PNG bytes (``segno``; error correction at least M, a 2-module border)."""
+    import segno  # only the teacher's panels need it
+
+    out = io.BytesIO()
+    segno.make(link, error="m").save(out, kind="png", scale=scale, border=2)
+    return out.getvalue()
+
+
+def unreachable_note() -> str:
+    """What the teacher is told when the links point at this machine only."""
+    return (f"These links point at this machine only (no network address was found). Set `{BASE_URL_ENV}` to the "
+            "address students open (e.g. `http://192.168.1.20:8501`), or start the lab with "
+            "`--browser.serverAddress <this machine's address>`; see README, \"Teaching a class\".")
+
+
+def share_panel(link: str, *, reachable: bool | None, caption: str) -> None:
+    """The link in a copyable box beside its QR code, for a projector."""
+    text, code = st.columns([3, 1])
+    text.code(link, language=None)
+    text.caption(caption)
+    if reachable is False:
+        text.warning(unreachable_note(), icon=":material/wifi_off:")
+    code.image(qr_png(link), caption="Scan to open", width=180)
