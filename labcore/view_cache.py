@@ -100,6 +100,11 @@ def workspace_view(agent: Agent, seed: int, capacity: int, noise: float = 0.0, n
     return measures.workspace(agent, iv, episode_seeds(seed, "eval", DUAL_EPISODES))
 
 
+def recipe() -> dict[str, int]:
+    """The budgets a view is computed on (a cache file built on others is refused: its views differ)."""
+    return {"e1_trials": E1_TRIALS, "dual_episodes": DUAL_EPISODES}
+
+
 # ------------------------------------------------------------------------- keys and files
 
 
@@ -219,7 +224,7 @@ def build_file(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> Pat
         views[key] = {"scalars": {k: (None if math.isnan(v) else v) for k, v in scalars.items()}, **info}
     header = {"format": FORMAT, "version": VERSION, "checkpoint": Path(checkpoint).name, "task": loaded.task,
               "kind": kind, "seed": seed, "content_sha256": content, "file_sha256": file_hash, "views": views,
-              "recipe": {"e1_trials": E1_TRIALS, "dual_episodes": DUAL_EPISODES}}
+              "recipe": recipe()}
     target = cache_path(checkpoint, directory)
     target.parent.mkdir(parents=True, exist_ok=True)
 
@@ -251,8 +256,8 @@ def read_cache(path: str | Path, expected: tuple[str, str] | None = None) -> dic
     Raises
     ------
     CacheMiss
-        The file is missing, of another format or version, built from another checkpoint, or
-        lacks a field a view needs (one sentence saying which).
+        The file is missing, of another format or version, built on other budgets (:func:`recipe`)
+        or from another checkpoint, or lacks a field a view needs (one sentence saying which).
     """
     try:
         with np.load(path, allow_pickle=False) as npz:
@@ -262,6 +267,8 @@ def read_cache(path: str | Path, expected: tuple[str, str] | None = None) -> dic
         raise CacheMiss(f"{Path(path).name} cannot be read ({type(exc).__name__})") from None
     if header.get("format") != FORMAT or header.get("version") != VERSION:
         raise CacheMiss(f"{Path(path).name} is {header.get('format')} v{header.get('version')}, not {FORMAT} v{VERSION}")
+    if header.get("recipe") != recipe():
+        raise CacheMiss(f"{Path(path).name} was built on {header.get('recipe')}, not the live budgets {recipe()}")
     if expected is not None and (header.get("content_sha256"), header.get("file_sha256")) != tuple(expected):
         raise CacheMiss(f"{Path(path).name} was built from another version of {header.get('checkpoint')}")
     views = {}
