@@ -89,6 +89,8 @@ def rollout(view: measures.MetacognitionView | measures.WorkspaceView, puzzle: m
             st.caption("This agent has no self-model, so there is no confidence to show.")
     if shown.slots is not None:
         figure(shown.slots, key=f"mystery-slots-{t}")
+    elif shown.slots_note is not None:  # a workspace with nothing in it: said, not drawn empty
+        st.info(shown.slots_note, icon=":material/info:")
 
 
 def student(puzzle: mystery.Puzzle, code: str) -> bool:
