@@ -73,3 +73,19 @@ def test_the_training_progress_ends_where_the_convergence_rule_can_stop():
     job = jobs.Job("j", "s", jobs.JobSpec("wagering", "b2_ws", 5, cfg, "."), state="running")
     job.progress = {"done": reports[0][0], "total": reports[0][1], **reports[0][2]}
     assert jobs.progress_fraction(job) == pytest.approx(reports[0][0] / reports[0][2]["earliest_stop"])
+
+
+def test_the_training_progress_counts_a_wager_phase_after_convergence():
+    """E4 again's phased kinds (protocol 8.8.2) train ``wager_updates`` more updates once behaviour
+    cloning has converged: the bar's end includes them, before and during the phase."""
+    from labcore.training import train_seeds
+
+    reports = []
+    cfg = TrainConfig(max_updates=8, min_updates=4, eval_every=2, patience=1, heldout_episodes=32,
+                      train_episodes=64, batch_episodes=8, wager_updates=20, curve_every=0)
+    train_seeds("wagering", "reward_late", [5], cfg, progress=lambda d, t, m: reports.append((d, t, m)))
+    assert reports[-1][1] == cfg.max_updates + cfg.wager_updates  # the budget counts the phase
+    for done, total, metrics in reports:
+        assert cfg.min_updates + cfg.wager_updates <= metrics["earliest_stop"] <= total
+        assert done <= metrics["earliest_stop"] <= reports[-1][0]  # never past the run's real end
+    assert reports[-1][2]["earliest_stop"] == reports[-1][0]
