@@ -754,8 +754,6 @@ def add_l75_groups(
     category_axis(fig, names, **rc)
 
 
-
-
 def add_mean_with_band(fig: go.Figure, key: str, x: np.ndarray, arr: np.ndarray, *, alpha: float,
                     marker_size: int, hover: str) -> None:
     """One line per key: the mean over rows (seeds) of ``arr``, with a +/- SD band if there are several."""
@@ -771,15 +769,11 @@ def add_mean_with_band(fig: go.Figure, key: str, x: np.ndarray, arr: np.ndarray,
         line={"color": color_of(key), "width": 2.5}, marker={"size": marker_size}, hovertemplate=hover))
 
 
-
-
 def rgba(hex_colour: str, alpha: float) -> str:
     """``'#1f77b4', 0.2 -> 'rgba(31,119,180,0.2)'``."""
     h = hex_colour.lstrip("#")
     r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
     return f"rgba({r},{g},{b},{alpha})"
-
-
 
 
 def sigma_axis(fig: go.Figure) -> None:
@@ -792,8 +786,6 @@ def pearson_finite(x: np.ndarray, y: np.ndarray) -> float:
     """Pearson r over the finite pairs (nan with fewer than 3, or a constant side)."""
     keep = np.isfinite(x) & np.isfinite(y)
     return pearson_r(x[keep], y[keep]) if keep.sum() >= 3 else math.nan
-
-
 
 
 VERDICT_COLOURS = {
