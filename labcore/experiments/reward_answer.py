@@ -363,8 +363,8 @@ def e4_part(summary: Mapping[str, Any] | None) -> Part:
         return Part("e4", "On our wagering task: E4 again, then E4's first cells (protocol 8.8, 8.3-8.5, `results/e4/`)",
                     e4_answer(summary), True)
     return Part("e4", f"On our wagering task: E4's first cells only ({FIRST_SCHEDULE}; protocol 8.3-8.5, "
-                "`results/e4/`)", e4_answer(summary) + f" The cells of E4 again (protocol 8.8) are not in this set "
-                f"yet: `{COMMANDS['e4']}` trains them.", True)
+                "`results/e4/`)", e4_answer(summary) + " The cells of E4 again (protocol 8.8) are not in this set "
+                "yet; the same command trains them.", True)
 
 
 def _hypothesis(summary: Mapping[str, Any], name: str) -> str:
