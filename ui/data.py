@@ -42,11 +42,24 @@ from labcore.checkpoints import (
     read_manifest,
 )
 from labcore.config import AGENT_DESCRIPTIONS, LIVE_BUDGETS, Intervention
+from labcore.experiments import pdw_sweep
 from labcore.experiments.e2 import allocation_closed_form
 from labcore.experiments.explore_integration import IntegrationStudy, read_study
+from labcore.experiments.pdw import POLICIES
+from labcore.experiments.reward_answer import RewardAnswer, compose
 from labcore.interventions import capacity_scale
 from labcore.markers import KnownAnswer, known_answers
+from labcore.neurogym_rl import NeuroGymRLConfig, live_config
 from labcore.provision import train_and_save
+from labcore.results_pdw import (
+    BY_COHERENCE,
+    CURVES,
+    FACTORS,
+    SWEEP_CURVES,
+    SWEEP_ROWS,
+    PDWStudy,
+    load_pdw,
+)
 from labcore.seeding import episode_seeds
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -481,3 +494,58 @@ NEUROGYM_STUDY_DIR = ROOT / "results" / result_set.NEUROGYM_DIR
 def neurogym_study() -> result_set.NeuroGymStudy:
     """The NeuroGym study of :data:`NEUROGYM_STUDY_DIR` (problems listed, never raised)."""
     return _neurogym(str(NEUROGYM_STUDY_DIR))
+
+
+# ----------------------------------------------------------------------- protocol 8.7 (issue 23)
+PDW_STUDY_DIR = ROOT / "results" / result_set.PDW_DIR
+"""The bundled Song et al. reproduction (``explore pdw``); read at call time (tests point it elsewhere)."""
+PDW_SWEEP_STUDY_DIR = ROOT / "results" / result_set.PDW_SWEEP_DIR
+"""The bundled reward explorer (``explore pdw-sweep``); read at call time."""
+LIVE_SURE_OPTION = LIVE_BUDGETS
+"""The budgets of the live sure-option run (``sure_option_*``; tests shrink them here)."""
+EXPLORER_CELLS = tuple(c.name for c in pdw_sweep.cells())
+"""The reward explorer's 16 cells, in the registered order."""
+EXPLORER_FACTORS = FACTORS
+EXPLORER_LEVELS = pdw_sweep.LEVELS
+"""Each factor's (Song level, old level) as training-config fields."""
+EXPLORER_KEEPS_AT = pdw_sweep.KEEPS_AT
+PDW_POLICIES = POLICIES
+"""How a network's choices are read: sampled (registered) or greedy."""
+
+
+@st.cache_data(show_spinner=False, ttl=60)
+def _pdw(directory: str, files: tuple[str, ...]) -> PDWStudy:
+    return load_pdw(directory, files)
+
+
+def pdw_study() -> PDWStudy:
+    """The Song et al. reproduction of :data:`PDW_STUDY_DIR` (signatures by coherence, curves), cached;
+    problems listed, never raised."""
+    return _pdw(str(PDW_STUDY_DIR), (BY_COHERENCE, CURVES))
+
+
+def pdw_sweep_study() -> PDWStudy:
+    """The reward explorer of :data:`PDW_SWEEP_STUDY_DIR` (one row per agent, curves), cached."""
+    return _pdw(str(PDW_SWEEP_STUDY_DIR), (SWEEP_ROWS, SWEEP_CURVES))
+
+
+def reward_answer(e4_summary: dict) -> RewardAnswer:
+    """The lab's answer from the bundled studies (:func:`labcore.experiments.reward_answer.compose`),
+    E4's from the summary the page already holds."""
+    return compose({"pdw": pdw_study().summary or None, "pdw_sweep": pdw_sweep_study().summary or None,
+                    "e4": e4_summary or None, "neurogym": neurogym_study().summary or None})
+
+
+def sure_option_config(entropy_coef: float, readout_init: str, input_scale: float) -> NeuroGymRLConfig:
+    """The live sure-option run's training (Song's setting with these three choices, the live budget)."""
+    return live_config(entropy_coef, readout_init, input_scale, budgets=LIVE_SURE_OPTION)
+
+
+def explorer_cell_of(cfg: NeuroGymRLConfig) -> str | None:
+    """The explorer cell trained as ``cfg`` is in its entropy, readout initialisation and input scale,
+    every other factor at Song's level (S, or S with one of those three at the old level), else None."""
+    for cell in pdw_sweep.cells():
+        if cell.side == "S" and cell.factor in ("", "entropy", "readout_init", "input_scale") and all(
+                getattr(cell.cfg, k) == getattr(cfg, k) for k in ("entropy_coef", "readout_init", "input_scale")):
+            return cell.name
+    return None
