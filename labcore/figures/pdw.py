@@ -103,10 +103,9 @@ def kiani_shadlen_figure(table: pd.DataFrame | None, *, policy: str = "sampled",
                              ("accuracy_not_offered", "accuracy when not offered")):
             if missing := [f"{c:g}%" for c, v in zip(mean["coherence"], mean[column], strict=True) if pd.isna(v)]:
                 undefined.append(f"{name}: {what} at {', '.join(missing)}")
-        if shown is True:
-            accuracies = mean[["accuracy_waived", "accuracy_not_offered"]].to_numpy(float)
-            if np.isfinite(accuracies).any():
-                lowest = min(lowest, float(np.nanmin(accuracies)) - 0.03)
+        accuracies = mean[["accuracy_waived", "accuracy_not_offered"]].to_numpy(float)  # hidden ones too: a click shows them
+        if np.isfinite(accuracies).any():
+            lowest = min(lowest, float(np.nanmin(accuracies)) - 0.03)
         fig.add_trace(go.Scatter(
             x=_axis(mean["coherence"]), y=mean["p_sure"], mode="lines+markers", name=name, legendgroup=name,
             visible=shown,
