@@ -1,15 +1,26 @@
-"""From reward alone (E4, issue 15): does an agent learn to know when it is right without ever being told?"""
+"""From reward alone (issues 15, 23): does an agent learn to know when it is right without ever being told?
+
+The answer (generated from the bundled studies) first; then Kiani & Shadlen's two signatures for
+networks trained from reward under Song et al.'s (2017) training, the reward explorer, a live run;
+then, labelled, E4 on our wagering task and protocol 8.6's first NeuroGym study.
+"""
 
 import streamlit as st
 
 from labcore.checkpoints import CheckpointError
 from labcore.experiments.e4 import ARMS, ARMS_BY_NAME, REFERENCE
-from labcore.experiments.e4_hypotheses import answer, condition_text
+from labcore.experiments.e4_hypotheses import condition_text
 from labcore.figures.live import calibration_figure, type2_roc_figure
 from labcore.figures.neurogym import sure_curve_figure, sure_propensity_figure
 from labcore.figures.paper_e4 import arms_figure, arms_table, history_frame, learning_curves
+from labcore.figures.pdw import (
+    explorer_figure,
+    kiani_shadlen_figure,
+    live_curve_figure,
+    training_curve_figure,
+)
 from labcore.figures.style import CHANCE_E1, label_of
-from ui import controls, data
+from ui import controls, data, live_run
 from ui.components import (
     SELF_MODEL_LABELS,
     e1_construction_notes,
@@ -21,55 +32,260 @@ from ui.components import (
 from ui.state import LabState
 
 PAGE = "reward"
-KEYS = ("agent", "seed", "self_model_mode")
+KEYS = ("agent", "seed", "self_model_mode", "explorer_cell", "pdw_policy")
 SUPERVISED = ARMS_BY_NAME[REFERENCE].kind
 OUTCOME_COLOURS = {"supported": "green", "not supported": "red", "undefined": "gray", "not tested": "gray"}
 LIVE = "reward.live"
+SURE_RUN = "reward.sure_run"
+PDW_COMMAND = "python -m labcore explore pdw --out results/pdw --jobs 2"
+SWEEP_COMMAND = "python -m labcore explore pdw-sweep --out results/pdw_sweep --jobs 2"
 
 st.title("From reward alone")
-st.caption("Experiment 4, beyond the paper: can an agent learn to know when it is right if nobody ever tells it "
-           "whether it was right, only what its bets earned?")
-explain(
-    what="Two agents do the same wagering task: a faint flash says left or right, the agent walks to one side and, "
-         "on half the trials, bets on its answer or opts out. Both learned *where to walk* by imitating an expert. "
-         "The **supervised** agent learned its confidence from labels (\"that answer was right / wrong\"); the "
-         "**reward-only** agent never saw such a label, only the bet's payoff (+1 for a right bet, -1 for a wrong "
-         "one, 0 for opting out). **Type-2 AUROC** asks whether confidence is higher on right than on wrong "
-         "answers: 0.5 is chance, 1.0 always knows, below 0.5 is backwards.",
-    try_this="Compare the two AUROCs and calibration curves, then switch the **self-model** to *zeroed* for both: "
-             "accuracy stays, AUROC goes to 0.5 by construction. Look at the learning curves, then train a "
-             "reward-only agent yourself and watch its AUROC as it learns.",
-    theory="Higher-order theories tie awareness to a model of one's own states. The paper's open question (its "
-           "sec. 6.6): can such a model, with calibrated confidence, be learned from reward alone? Our "
-           "hypotheses were registered before any reward-trained agent existed (docs/protocol.md sec. 8).",
-)
+st.caption("Beyond the paper: can an agent learn to know when it is right if nobody ever tells it whether it was "
+           "right, only what its choices earned?")
+
+# Every control of the page lives in the URL (the E4 comparison's agent and seed, the explorer's cell, ...).
+available = data.seeds_by_kind("wagering")
+supervised_seeds = set(available.get(SUPERVISED, []))
+comparison_seeds = {a.kind: sorted(set(available.get(a.kind, [])) & supervised_seeds) for a in ARMS
+                    if a.name != REFERENCE}
+comparison_seeds = {k: v for k, v in comparison_seeds.items() if v}
+first_agent = "reward_wager" if "reward_wager" in comparison_seeds else next(iter(comparison_seeds), "reward_wager")
+controls.init_state(PAGE, KEYS, agents=list(comparison_seeds) or [first_agent],
+                    seeds=comparison_seeds or {first_agent: [0]}, default=LabState(agent=first_agent),
+                    options={"explorer_cell": data.EXPLORER_CELLS, "pdw_policy": data.PDW_POLICIES})
 
 res = data.checked_results(data.E4_RESULTS_DIR, experiment="e4")  # read once: a broken set is one error, the live lab still works
+reward_answer = data.reward_answer(res.summary)
+with st.container(border=True):
+    st.markdown("**The answer, generated from the bundled studies**")
+    st.markdown(reward_answer.lead)
+    st.caption("Generated from the `summary.json` of `results/pdw`, `results/pdw_sweep`, `results/e4` and "
+               "`results/explore_neurogym` by the rewrite rules registered in docs/protocol.md sec. 8.7 and 8.8.6: "
+               "no number here is typed in. The README states the same text.")
+    with st.expander("The answer in full: the anchor (Song, Yang & Wang 2017), each study, the older cells labelled"):
+        for part in reward_answer.parts:
+            st.markdown(f"**{part.title}.** {part.text}")
+explain(
+    what="Kiani & Shadlen (2009) gave monkeys a **post-decision wager**: a cloud of dots drifts left or right at "
+         "one of six strengths (*coherence*); on half the trials a **sure option** pays a small certain reward "
+         "instead. Monkeys take it more often the weaker the evidence (**S1**), and when they waive it they are "
+         "more accurate than when it was never offered (**S2**). Song, Yang & Wang (2017) trained recurrent "
+         "networks on this task from **reward alone** and found both. We retrained their network (a plain GRU) "
+         "and our own B2 agent (workspace + self-model) under their training on NeuroGym's version of the task. "
+         "Below, labelled: our first answers, on our own wagering task (E4) and on NeuroGym's task with our first "
+         "training.",
+    try_this="Read the two signature plots: does the sure option fall with coherence, as the ideal observer's "
+             "does? In the reward explorer, start from Song's setting and change one training choice at a time: "
+             "which change loses the sure option? Then train a plain GRU yourself and watch the sure option rise, "
+             "fall when the sides are learned, and (with Song's settings) come back.",
+    theory="Higher-order theories tie awareness to a model of one's own states. The paper's open question (its "
+           "sec. 6.6): can such a model, with calibrated confidence, be learned from reward alone? Every study here "
+           "was registered before its agents trained (docs/protocol.md sec. 8).",
+)
 
 
-def answer_box() -> None:
-    """The result set's answer (about 400 words): drawn below the live comparison's controls (issue 24)."""
-    with st.container(border=True):
-        st.markdown("**The answer, from the result set**")
-        st.markdown(answer(res.summary))
-        st.caption(f"Generated from `{res.directory.name}/summary.json` of the result set: no number on this box is "
-                   "typed in.")
+def study_problems(study, what: str, command: str) -> bool:
+    """Show why a protocol 8.7 study cannot be drawn: not run yet (info) or damaged (one error). True if shown."""
+    if not study.summary:
+        st.info(f"The {what} has not been run yet: `{command}` writes it.", icon=":material/hourglass_empty:")
+        return True
+    if study.problems:
+        st.error(f"The {what} in `{study.directory.name}/` cannot be fully drawn: " + "; ".join(study.problems)
+                 + f". Re-run `{command}`.")
+    return False
+
+
+@st.fragment
+def signatures_section() -> None:
+    """Kiani & Shadlen's pair for reward-trained networks beside the ideal observer, and the learning curves."""
+    st.subheader("The two signatures, from reward alone (Song et al. 2017 reproduced)")
+    study = data.pdw_study()
+    if study_problems(study, "reproduction of Song et al. (protocol 8.7)", PDW_COMMAND):
+        return
+    controls.segmented(st, "Choices drawn", list(data.PDW_POLICIES), PAGE, "pdw_policy", fallback="sampled",
+                       format_func={"sampled": "sampled (registered)", "greedy": "greedy (most likely action)"}.get,
+                       help="The networks' choices on each seed's evaluation trials: drawn from the policy (as "
+                            "registered), or its most likely action.")
+    controls.publish(PAGE, KEYS)
+    policy = controls.value(PAGE, "pdw_policy")
+    figure(kiani_shadlen_figure(study.frames.get("pdw_by_coherence.csv"), policy=policy, imitation="legendonly"),
+           key="reward-pdw-signatures", download="pdw_kiani_shadlen")
+    st.caption("Thin lines: each reward-trained seed; thick: the mean. The imitation ceiling (the same network "
+               "imitating the ideal observer, post hoc) is listed in the legend: click it to draw it.")
+    left, right = st.columns(2)
+    curves = study.frames.get("pdw_curves.csv")
+    with left:
+        figure(training_curve_figure(curves, "plain_gru"), key="reward-pdw-curve-gru", download="pdw_curve_plain_gru")
+    with right:
+        figure(training_curve_figure(curves, "b2_ws"), key="reward-pdw-curve-b2", download="pdw_curve_b2")
+
+
+def cell_of(side: str, factor: str) -> str:
+    """The explorer cell one change from ``side`` ("S" or "O"): ``"S"``, ``"S-entropy"``, ``"O+baseline"``..."""
+    return side if not factor else f"{side}{'-' if side == 'S' else '+'}{factor}"
+
+
+def level_text(factor: str, which: int) -> str:
+    """A factor's Song (0) or old (1) level in words, from the explorer's registered levels."""
+    _, value = next(iter(data.EXPLORER_LEVELS[factor][which].items()))
+    return f"{value:g}" if isinstance(value, int | float) else str(value)
+
+
+@st.fragment
+def explorer_section() -> None:
+    """The reward explorer: pick a cell (a starting point and one change), see its curves and every agent's S1."""
+    st.subheader("The reward explorer: which training choice keeps the sure option?")
+    study = data.pdw_sweep_study()
+    if study_problems(study, "reward explorer (protocol 8.7)", SWEEP_COMMAND):
+        return
+    summary = study.summary
+    cells = summary.get("cells") or {}
+    cell = controls.value(PAGE, "explorer_cell")
+    side_key, factor_key = controls.key(PAGE, "explorer_side"), controls.key(PAGE, "explorer_factor")
+    if st.session_state.get("_reward.explorer_shown") != cell:  # a link (or the first run) chose the cell
+        st.session_state[side_key] = cell[0]
+        st.session_state[factor_key] = cell[2:]
+    left, right = st.columns([2, 3])
+    side = controls.segmented(left, "Start from", ["S", "O"], PAGE, "explorer_side", fallback="S",
+                              format_func={"S": "Song's setting (S)", "O": "our old default (O)"}.get,
+                              help="Every factor at Song et al.'s level, or at the level of our first NeuroGym "
+                                   "study (protocol 8.6).")
+    frm, to = (0, 1) if side == "S" else (1, 0)
+    right.selectbox("...and change one training choice", ["", *data.EXPLORER_FACTORS], key=factor_key,
+                    format_func=lambda f: "nothing" if not f else
+                    f"{f.replace('_', ' ')}: {level_text(f, frm)} → {level_text(f, to)}")
+    cell = cell_of(side, st.session_state[factor_key] or "")
+    st.session_state[controls.key(PAGE, "explorer_cell")] = cell
+    st.session_state["_reward.explorer_shown"] = cell
+    controls.publish(PAGE, KEYS)
+    outcome = cells.get(cell)
+    if outcome is None:
+        st.info(f"Cell `{cell}` is not in this set yet ({len(cells)} of 16 cells): `{SWEEP_COMMAND}` resumes the "
+                "explorer.", icon=":material/hourglass_empty:")
+    else:
+        s1 = (outcome.get("s1") or {}).get("mean")
+        keeps = {True: "**keeps** the sure option", False: "**loses** the sure option",
+                 None: "has no defined outcome"}[outcome.get("keeps")]
+        st.markdown(f"Cell `{cell}` {keeps}: {outcome.get('n_keep')} of {outcome.get('n')} seeds keep it (S1 at "
+                    f"least {summary.get('config', {}).get('keeps_at', data.EXPLORER_KEEPS_AT):g}); mean S1 "
+                    f"{number_text(s1, '{:+.3f}')}.")
+    answer = summary.get("answer")
+    if isinstance(answer, dict) and answer.get("text"):
+        st.caption(f"The explorer's answer (all 16 cells): {answer['text']}")
+    elif not summary.get("complete"):
+        st.caption(f"The explorer is incomplete ({len(cells)} of 16 cells): which factor decides it is answered once "
+                   "every cell has run.")
+    a, b = st.columns(2)
+    with a:
+        figure(training_curve_figure(study.frames.get("pdw_sweep_curves.csv"), "plain_gru", cell=cell,
+                                     title=f"Cell {cell}: the sure option over training"),
+               key="reward-explorer-curve", download="explorer_cell_curve")
+    with b:
+        figure(explorer_figure(study.frames.get("pdw_sweep.csv"), cell, data.EXPLORER_CELLS,
+                               float(summary.get("config", {}).get("keeps_at", data.EXPLORER_KEEPS_AT))),
+               key="reward-explorer-s1", download="explorer_s1")
+
+
+def reference_curves(cfg) -> tuple[object, str, list[int]]:
+    """The bundled curves a live run is drawn against: its explorer cell's if the explorer holds it, else
+    the reproduction's plain GRU; with their name and the updates at which their seeds met the criterion."""
+    cell = data.explorer_cell_of(cfg)
+    sweep = data.pdw_sweep_study()
+    frame = sweep.frames.get("pdw_sweep_curves.csv")
+    if cell and frame is not None and (frame["cell"] == cell).any():
+        rows = sweep.frames.get("pdw_sweep.csv")
+        met = [] if rows is None else [int(u) for u, how in zip(rows.loc[rows["cell"] == cell, "updates"],
+                                                                  rows.loc[rows["cell"] == cell, "stopped"],
+                                                                  strict=True) if how == "criterion"]
+        return (frame[(frame["cell"] == cell) & (frame["agent"] == "plain_gru")],
+                f"the explorer's cell {cell} (bundled, mean over seeds)", met)
+    study = data.pdw_study()
+    frame = study.frames.get("pdw_curves.csv")
+    if frame is None:
+        return None, "", []
+    training = (study.summary or {}).get("training") or {}
+    met = [int(v["updates"]) for k, v in training.items() if k.startswith("plain_gru.reward.")
+           and v.get("stopped") == "criterion"]
+    return (frame[(frame["agent"] == "plain_gru") & (frame["training"] == "reward")],
+            "Song's setting, the reproduction (bundled, mean over seeds)", met)
+
+
+def live_sure_option() -> None:
+    """Train Song et al.'s plain GRU from NeuroGym's reward now, choosing three of its training choices."""
+    st.subheader("Watch it learn: train a plain GRU from reward now")
+    budget = data.LIVE_SURE_OPTION
+    st.markdown(f"Song et al.'s network learns NeuroGym's wager from its reward alone, {budget.sure_option_updates:,} "
+                f"updates of 64 trials at most (about 2 minutes on one core); every {budget.sure_option_check_every} "
+                f"updates it is checked on {budget.sure_option_heldout_trials} held-out trials. It stops early when "
+                "protocol 8.7's criterion holds twice in a row. Choose three training choices (everything else is "
+                "Song's); the run trains in the background, so the rest of the page keeps working. Nothing is saved.")
+    c1, c2, c3, c4 = st.columns([3, 2, 2, 1])
+    entropy = c1.select_slider("Entropy bonus", [0.0, 0.003, 0.01, 0.02, 0.05], value=0.02, key="reward.sure_entropy",
+                               help="Song's: 0.02; our old default: 0.003. It keeps the policy exploring, "
+                                    "so an option that pays only on weak evidence can still be found.")
+    readout = c2.radio("Readout initialisation", ["zero", "default"], key="reward.sure_readout",
+                       format_func={"zero": "zero (Song's)", "default": "PyTorch's (old default)"}.get,
+                       help="Zero: the first policy is uniform over fixate, left, right and sure.")
+    scale = c3.radio("Input scale", [10.0, 1.0], key="reward.sure_scale",
+                     format_func={10.0: "x10 (Song's)", 1.0: "x1 (old default)"}.get,
+                     help="The input weights multiplied at initialisation: how loud the evidence is at first.")
+    seed = c4.selectbox("Seed", list(range(5)), key="reward.sure_seed")
+    run = st.session_state.get(SURE_RUN)
+    busy = run is not None and run.running
+    if st.button("Train and watch", type="primary", disabled=busy, icon=":material/play_arrow:"):
+        started = live_run.start(int(seed), data.sure_option_config(entropy, readout, scale))
+        if started is None:
+            st.warning(f"{live_run.MAX_RUNS} live runs are training on this server already (its 2 cores are shared); "
+                       "try again in a minute.")
+        else:
+            st.session_state[SURE_RUN] = run = started
+    sure_run_view(run is not None and run.running)
+
+
+def sure_run_view(polling: bool) -> None:
+    """The live run's progress and curves, redrawn every second while it trains (a fragment)."""
+    @st.fragment(run_every=1.0 if polling else None)
+    def view() -> None:
+        run = st.session_state.get(SURE_RUN)
+        if run is None:
+            return
+        total, done = run.cfg.max_updates, run.done_updates
+        if run.running:
+            st.progress(min(done / total, 1.0), text=f"update {done:,} of at most {total:,} · {run.elapsed:.0f} s"
+                        + ("" if run.history else " · drawing its training trials"))
+            if st.button("Stop the run", key="reward.sure_stop"):
+                run.stop_requested.set()
+        elif run.error:
+            st.warning(f"The run ended early: {run.error}.")
+        else:
+            how = ("the criterion held twice in a row" if run.record["stopped"] == "criterion"
+                   else "it reached its budget")
+            st.success(f"Done in {run.elapsed:.0f} s: {run.record['updates']:,} updates ({how}).")
+        reference, name, met = reference_curves(run.cfg)
+        figure(live_curve_figure(run.history, reference, budget=total, reference_name=name or "bundled runs"),
+               key="reward-sure-live")
+        if met and max(met) > total:
+            st.caption(f"In the bundled runs of {name.split(' (')[0]} the criterion (the sure option back near the "
+                       f"ideal observer's rate, accuracy at least 0.80) held after {min(met):,}-{max(met):,} updates, "
+                       f"more than this run's budget of {total:,} for some seeds: where your curve ends, the dashed "
+                       "one shows where the sure option came back.")
+        elif reference is None:
+            st.caption("No bundled curve to compare with: the reproduction has not been run yet.")
+        if polling and not run.running:
+            st.rerun()  # the whole page once more, so the timer stops
+    view()
 
 
 @st.fragment  # a control here reruns only this part: the rest of the page does not depend on it
 def live_comparison() -> None:
     """The supervised and a reward-trained agent side by side, under the same self-model setting."""
-    available = data.seeds_by_kind("wagering")
-    supervised_seeds = set(available.get(SUPERVISED, []))
-    seeds = {a.kind: sorted(set(available.get(a.kind, [])) & supervised_seeds) for a in ARMS if a.name != REFERENCE}
-    seeds = {k: v for k, v in seeds.items() if v}
+    seeds = comparison_seeds
     if not seeds:
         st.warning("No reward-trained agent with a supervised agent of the same seed is available, so the live "
                    "comparison is left out; train them with `python -m labcore train --experiment e4 --agent "
                    "reward_wager --seeds 0-4`.")
         return
-    first = "reward_wager" if "reward_wager" in seeds else next(iter(seeds))
-    controls.init_state(PAGE, KEYS, agents=list(seeds), seeds=seeds, default=LabState(agent=first))
     left, mid, right = st.columns([3, 1, 3])
     kind, seed = controls.agent_seed_picker(PAGE, seeds, left, mid)
     controls.segmented(right, "Self-model (both agents)", list(SELF_MODEL_LABELS), PAGE, "self_model_mode",
@@ -153,7 +369,9 @@ def interval_text(value: dict, fmt: str = "{:+.3f}") -> str:
 
 def neurogym_section() -> None:
     """The external task: NeuroGym's post-decision wager, agents trained from its reward alone."""
-    st.subheader("On a task nobody here wrote: NeuroGym's post-decision wager")
+    st.subheader("Older cell: NeuroGym's post-decision wager, default initialisation, 1,500 updates (protocol 8.6)")
+    st.caption("Our first training on NeuroGym's task (A2C with a value head, PyTorch's initialisation, 1,500 updates "
+               "of 256 trials), kept as registered. Song et al.'s training of the same task is above.")
     explain(
         what="NeuroGym's `PostDecisionWager-v0` (after Kiani & Shadlen 2009): a noisy display drifts left or right "
              "at one of six strengths (*coherence*, 0 to 51.2%); after a delay the agent chooses a side (+1 if right, "
@@ -231,7 +449,7 @@ def why_box(study) -> None:
 
 def live_training() -> None:
     """Train one reward-only seed with a small budget, its held-out AUROC drawn as it learns."""
-    st.subheader("Train a reward-only agent live")
+    st.subheader("E4: train a reward-only agent live (first schedule)")
     budget = data.LIVE_TRAIN
     st.markdown(f"A short run of {budget.max_updates} updates (the registered schedule runs until the held-out "
                 "loss stops improving): the agent imitates the expert's walking and learns its confidence from the "
@@ -267,8 +485,20 @@ def live_training() -> None:
                key="reward-live", download="e4_live_run")
 
 
+signatures_section()
+explorer_section()
+live_sure_option()
+st.divider()
+st.header("On our wagering task: E4")
+st.caption("Experiment 4 (protocol 8.3-8.5) and E4 again (protocol 8.8), labelled by how each cell was trained. The "
+           "answer above states their outcome.")
+e4_explain = ("Two agents do the same wagering task: a faint flash says left or right, the agent walks to one side and, "
+              "on half the trials, bets on its answer or opts out. Both learned *where to walk* by imitating an expert. "
+              "The **supervised** agent learned its confidence from labels; the **reward-only** agents never saw such a "
+              "label, only the bet's payoff (+1 right, -1 wrong, 0 opted out). **Type-2 AUROC** asks whether confidence "
+              "is higher on right than on wrong answers: 0.5 is chance, 1.0 always knows, below 0.5 is backwards.")
+st.markdown(e4_explain)
 live_comparison()
-answer_box()
 hypotheses_box()
 arms = [a.name for a in ARMS]
 st.subheader("Every arm over all seeds")
@@ -278,5 +508,6 @@ figure(learning_curves(res.e4_curves, arms=arms), key="reward-curves", download=
 st.caption("Measured during training on held-out demonstrations (the agent follows the expert's path; the AUROC above "
            "is measured afterwards on the agent's own runs). Thick lines: the mean over the seeds still training at "
            "that update; each seed stops by the registered convergence rule, so the right end rests on fewer seeds.")
-neurogym_section()
 live_training()
+st.divider()
+neurogym_section()

@@ -625,6 +625,17 @@ class LiveBudgets:
     """Episodes the Rollout theatre can play per agent (episode ``i`` is the i-th evaluation seed)."""
     theatre_batch: int = 32
     """Episodes the theatre runs together (the matched self-model noise and shuffles act on a batch)."""
+    sure_option_updates: int = 4000
+    """Update cap of the live sure-option run (From reward alone page: Song et al.'s plain GRU on NeuroGym's
+    wager, 64 trials per update, ``labcore.neurogym_rl.live_config``): about 2 minutes on one core at the
+    30-50 updates/s measured on the lab's 2-core machine under load (``python -m bench.bench_pdw --live``);
+    the registered runs stop by protocol 8.7's criterion, at most 12,000."""
+    sure_option_check_every: int = 100
+    """Updates between the live run's held-out checks (registered: 100)."""
+    sure_option_heldout_trials: int = 300
+    """Held-out trials of each live check (registered: 1,200; a live curve needs less)."""
+    sure_option_train_pool: int = 10_000
+    """NeuroGym trials drawn for the live run's training pool (registered: 100,000, about 12 s to draw)."""
     reward_training: TrainConfig = TrainConfig(max_updates=100, min_updates=100, eval_every=10, heldout_episodes=200)
     """The live reward-only training run (From reward alone page): 100 updates, a held-out AUROC every 10
     (a short demonstration, not the registered schedule of protocol 5.3; its agent falls short of the 95%
@@ -632,7 +643,8 @@ class LiveBudgets:
 
     def __post_init__(self) -> None:
         _check(min(self.metacognition_trials, self.workspace_episodes, self.masking_episodes, self.titration_episodes,
-                   self.pci_episodes, self.integration_episodes, self.theatre_batch) >= 1
+                   self.pci_episodes, self.integration_episodes, self.theatre_batch, self.sure_option_updates,
+                   self.sure_option_check_every, self.sure_option_heldout_trials, self.sure_option_train_pool) >= 1
                and self.theatre_episodes >= self.theatre_batch, "live budgets must be >= 1 episode")
 
 

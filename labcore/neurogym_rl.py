@@ -45,7 +45,7 @@ import copy
 import functools
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -55,6 +55,7 @@ from torch import nn
 
 from labcore.agents import build_agent
 from labcore.agents.plain import BaselineGRU, PlainGRUConfig, PlainGRUPolicy
+from labcore.config import LIVE_BUDGETS, LiveBudgets
 from labcore.envs.channels import CUE_DIM
 from labcore.envs.neurogym_wager import LEFT, RIGHT, SURE
 from labcore.neurogym_agents import (
@@ -190,6 +191,22 @@ SONG_2017 = NeuroGymRLConfig(
 """Protocol 8.7's Song setting: REINFORCE on the full return with a separate GRU baseline, zero
 readout, input weights x10, 64 trials per update, Adam 1e-3, entropy 0.02, stopped by the
 behavioural criterion (cap 12,000 updates)."""
+
+def live_config(entropy_coef: float = SONG_2017.entropy_coef, readout_init: str = SONG_2017.readout_init,
+                input_scale: float = SONG_2017.input_scale, budgets: LiveBudgets = LIVE_BUDGETS) -> NeuroGymRLConfig:
+    """The lab's live sure-option run: :data:`SONG_2017` with a visitor's entropy bonus, readout
+    initialisation and input scale, on the live budget (:class:`labcore.config.LiveBudgets`: its
+    update cap, checks, held-out trials and training pool; the behavioural stopping rule kept).
+
+    >>> cfg = live_config(0.003, "default", 1.0)
+    >>> cfg.entropy_coef, cfg.readout_init, cfg.max_updates, cfg.trials_per_update, cfg.stop_rule
+    (0.003, 'default', 4000, 64, 'behaviour')
+    """
+    return replace(SONG_2017, entropy_coef=float(entropy_coef), readout_init=readout_init,
+                   input_scale=float(input_scale), max_updates=budgets.sure_option_updates,
+                   eval_every=budgets.sure_option_check_every, heldout_trials=budgets.sure_option_heldout_trials,
+                   train_pool=budgets.sure_option_train_pool)
+
 
 ProgressFn = Callable[[int, int, dict[str, float]], None]
 """``progress(update, max_updates, metrics)`` after each check."""

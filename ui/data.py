@@ -37,12 +37,23 @@ import streamlit as st
 from labcore import results as result_set
 from labcore import view_cache
 from labcore.config import AGENT_DESCRIPTIONS, LIVE_BUDGETS, Intervention, TrainConfig
+from labcore.results_pdw import (
+    BY_COHERENCE,
+    CURVES,
+    FACTORS,
+    SWEEP_CURVES,
+    SWEEP_ROWS,
+    PDWStudy,
+    load_pdw,
+)
 from ui import jobs
 
 if TYPE_CHECKING:
     from labcore.agents import Agent
     from labcore.experiments.explore_integration import IntegrationStudy
+    from labcore.experiments.reward_answer import RewardAnswer
     from labcore.markers import KnownAnswer
+    from labcore.neurogym_rl import NeuroGymRLConfig
 
 
 class _Later:
@@ -66,6 +77,10 @@ _interventions = _Later("labcore.interventions")
 _markers = _Later("labcore.markers")
 _e2 = _Later("labcore.experiments.e2")
 _integration_study_module = _Later("labcore.experiments.explore_integration")
+_pdw_module = _Later("labcore.experiments.pdw")
+_pdw_sweep = _Later("labcore.experiments.pdw_sweep")
+_reward_answer = _Later("labcore.experiments.reward_answer")
+_neurogym_rl = _Later("labcore.neurogym_rl")
 
 
 def episode_seeds(seed: int, split: str, n: int) -> Any:
@@ -611,3 +626,66 @@ NEUROGYM_STUDY_DIR = ROOT / "results" / result_set.NEUROGYM_DIR
 def neurogym_study() -> result_set.NeuroGymStudy:
     """The NeuroGym study of :data:`NEUROGYM_STUDY_DIR` (problems listed, never raised)."""
     return _neurogym(str(NEUROGYM_STUDY_DIR))
+
+
+# ----------------------------------------------------------------------- protocol 8.7 (issue 23)
+PDW_STUDY_DIR = ROOT / "results" / result_set.PDW_DIR
+"""The bundled Song et al. reproduction (``explore pdw``); read at call time (tests point it elsewhere)."""
+PDW_SWEEP_STUDY_DIR = ROOT / "results" / result_set.PDW_SWEEP_DIR
+"""The bundled reward explorer (``explore pdw-sweep``); read at call time."""
+LIVE_SURE_OPTION = LIVE_BUDGETS
+"""The budgets of the live sure-option run (``sure_option_*``; tests shrink them here)."""
+EXPLORER_FACTORS = FACTORS
+_EXPLORER_NAMES = {
+    "EXPLORER_CELLS": lambda: tuple(c.name for c in _pdw_sweep.cells()),  # the 16 cells, in the registered order
+    "EXPLORER_LEVELS": lambda: _pdw_sweep.LEVELS,  # each factor's (Song level, old level) as config fields
+    "EXPLORER_KEEPS_AT": lambda: _pdw_sweep.KEEPS_AT,
+    "PDW_POLICIES": lambda: _pdw_module.POLICIES,  # how a network's choices are read: sampled or greedy
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The reward explorer's registered names, read from its module (it imports torch) on first use."""
+    if name in _EXPLORER_NAMES:
+        value = _EXPLORER_NAMES[name]()
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@st.cache_data(show_spinner=False, ttl=60)
+def _pdw(directory: str, files: tuple[str, ...]) -> PDWStudy:
+    return load_pdw(directory, files)
+
+
+def pdw_study() -> PDWStudy:
+    """The Song et al. reproduction of :data:`PDW_STUDY_DIR` (signatures by coherence, curves), cached;
+    problems listed, never raised."""
+    return _pdw(str(PDW_STUDY_DIR), (BY_COHERENCE, CURVES))
+
+
+def pdw_sweep_study() -> PDWStudy:
+    """The reward explorer of :data:`PDW_SWEEP_STUDY_DIR` (one row per agent, curves), cached."""
+    return _pdw(str(PDW_SWEEP_STUDY_DIR), (SWEEP_ROWS, SWEEP_CURVES))
+
+
+def reward_answer(e4_summary: dict) -> RewardAnswer:
+    """The lab's answer from the bundled studies (:func:`labcore.experiments.reward_answer.compose`),
+    E4's from the summary the page already holds."""
+    return _reward_answer.compose({"pdw": pdw_study().summary or None, "pdw_sweep": pdw_sweep_study().summary or None,
+                    "e4": e4_summary or None, "neurogym": neurogym_study().summary or None})
+
+
+def sure_option_config(entropy_coef: float, readout_init: str, input_scale: float) -> NeuroGymRLConfig:
+    """The live sure-option run's training (Song's setting with these three choices, the live budget)."""
+    return _neurogym_rl.live_config(entropy_coef, readout_init, input_scale, budgets=LIVE_SURE_OPTION)
+
+
+def explorer_cell_of(cfg: NeuroGymRLConfig) -> str | None:
+    """The explorer cell trained as ``cfg`` is in its entropy, readout initialisation and input scale,
+    every other factor at Song's level (S, or S with one of those three at the old level), else None."""
+    for cell in _pdw_sweep.cells():
+        if cell.side == "S" and cell.factor in ("", "entropy", "readout_init", "input_scale") and all(
+                getattr(cell.cfg, k) == getattr(cfg, k) for k in ("entropy_coef", "readout_init", "input_scale")):
+            return cell.name
+    return None

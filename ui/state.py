@@ -55,6 +55,10 @@ class LabState:
     """E3 design study: training schedule."""
     design_noise: str = "stored"
     """E3 design study: noise protocol (one of NOISE_MODES)."""
+    explorer_cell: str = "S"
+    """Reward explorer (protocol 8.7): the cell shown ("S", "S-<factor>", "O", "O+<factor>"; the page supplies them)."""
+    pdw_policy: str = "sampled"
+    """Song et al. reproduction: which choices of the networks are drawn ("sampled", registered, or "greedy")."""
 
     def to_params(self, keys: Sequence[str]) -> dict[str, str]:
         """The query-string form of the chosen fields (a list as comma-separated names).
@@ -124,8 +128,8 @@ def parse_params(
     seeds : available seeds per agent kind
     default : values for missing parameters
     options : valid values of the fields whose choices the page knows (``normalisation``,
-        ``geometry``, ``loop``, ``gain``, ``schedule``, ``compare``); a field without them
-        keeps its default (no page shows it)
+        ``geometry``, ``loop``, ``gain``, ``schedule``, ``compare``, ``explorer_cell``,
+        ``pdw_policy``); a field without them keeps its default (no page shows it)
 
     Returns
     -------
@@ -214,7 +218,7 @@ def parse_params(
     number("masks", 0, MAX_MASKS, integer=True)
     choice("design_noise", NOISE_MODES)
     options = options or {}
-    for key in ("normalisation", "geometry", "loop", "schedule"):
+    for key in ("normalisation", "geometry", "loop", "schedule", "explorer_cell", "pdw_policy"):
         if key in options:
             choice(key, [str(o) for o in options[key]])
     v = text("gain")

@@ -4,15 +4,19 @@
   and accuracy on waived vs not-offered trials against coherence, for reward-trained networks
   beside the ideal observer (``pdw_by_coherence.csv``);
 - :func:`training_curve_figure`: P(sure | offered) and accuracy over training (``pdw_curves.csv``),
-  where the sure option's early rise, its collapse and any revival show.
+  where the sure option's early rise, its collapse and any revival show;
+- :func:`explorer_figure`: S1 of every agent of the reward explorer by cell, one cell highlighted;
+- :func:`live_curve_figure`: a live run's checks beside the bundled curves (the lab's live run).
 
 The paper has no number here: no paper marks are drawn.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -44,7 +48,7 @@ def _axis(values: pd.Series) -> list[str]:
     return [f"{c:g}" for c in values]
 
 
-def kiani_shadlen_figure(table: pd.DataFrame | None, *, policy: str = "sampled", imitation: bool = False,
+def kiani_shadlen_figure(table: pd.DataFrame | None, *, policy: str = "sampled", imitation: bool | str = False,
                          title: str = "Does the sure option follow the evidence, as in monkeys?") -> go.Figure:
     """P(sure | offered) (left) and accuracy waived vs not offered (right) against coherence.
 
@@ -54,7 +58,8 @@ def kiani_shadlen_figure(table: pd.DataFrame | None, *, policy: str = "sampled",
         ``pdw_by_coherence.csv``: ``agent``, ``training``, ``seed``, ``policy``, ``coherence``,
         ``p_sure``, ``accuracy_waived``, ``accuracy_not_offered``.
     policy : "sampled" (registered) or "greedy": which choices of the networks to draw.
-    imitation : also draw the post-hoc imitation ceiling.
+    imitation : also draw the post-hoc imitation ceiling (``"legendonly"``: listed in the legend,
+        drawn when clicked there).
 
     Returns
     -------
@@ -63,7 +68,9 @@ def kiani_shadlen_figure(table: pd.DataFrame | None, *, policy: str = "sampled",
         observer dashed. Right: per observer, accuracy when the option was offered and waived
         (diamonds) and when it was not offered (circles, fainter), means over seeds; chance 0.5.
         Kiani & Shadlen's signatures: the left curves fall with coherence; on the right the
-        diamonds lie above the circles.
+        diamonds lie above the circles. The right axis reaches down to the lowest accuracy drawn;
+        a value no seed defines (e.g. accuracy on waived trials where the sure option was taken on
+        every trial offering it) is left out and named in a note.
     """
     needed = ("agent", "training", "seed", "policy", "coherence", "p_sure", "accuracy_waived", "accuracy_not_offered")
     if not has_columns(table, needed):
@@ -75,29 +82,40 @@ def kiani_shadlen_figure(table: pd.DataFrame | None, *, policy: str = "sampled",
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
                         subplot_titles=["sure option chosen (share of trials offering it)",
                                         "accuracy of side choices: waived vs not offered"])
-    drawn = 0
+    drawn, lowest, undefined = 0, 0.4, []
     for (agent, training), (name, colour, dash) in OBSERVERS.items():
         rows = frame[(frame["agent"] == agent) & (frame["training"] == training)]
         if rows.empty or (training == "imitation" and not imitation):
             continue
         drawn += 1
+        shown = "legendonly" if training == "imitation" and imitation == "legendonly" else True
         if training == "reward":
             for seed, one in rows.groupby("seed"):
                 fig.add_trace(go.Scatter(
                     x=_axis(one["coherence"]), y=one["p_sure"], mode="lines", showlegend=False, legendgroup=name,
+                    visible=shown,
                     line={"color": rgba(colour, 0.3), "width": 1}, name=f"seed {seed:g}",
                     hovertemplate=f"{name}, seed {seed:g}<br>coherence %{{x}}%<br>P(sure) %{{y:.2f}}<extra></extra>"),
                     row=1, col=1)
         mean = rows.groupby("coherence")[["p_sure", "accuracy_waived", "accuracy_not_offered"]].mean().reset_index()
         n = rows["seed"].nunique()
+        for column, what in (("p_sure", "P(sure | offered)"), ("accuracy_waived", "accuracy on waived trials"),
+                             ("accuracy_not_offered", "accuracy when not offered")):
+            if missing := [f"{c:g}%" for c, v in zip(mean["coherence"], mean[column], strict=True) if pd.isna(v)]:
+                undefined.append(f"{name}: {what} at {', '.join(missing)}")
+        accuracies = mean[["accuracy_waived", "accuracy_not_offered"]].to_numpy(float)  # hidden ones too: a click shows them
+        if np.isfinite(accuracies).any():
+            lowest = min(lowest, float(np.nanmin(accuracies)) - 0.03)
         fig.add_trace(go.Scatter(
             x=_axis(mean["coherence"]), y=mean["p_sure"], mode="lines+markers", name=name, legendgroup=name,
+            visible=shown,
             line={"color": colour, "width": 3, "dash": dash}, marker={"size": 7},
             hovertemplate=f"{name}<br>coherence %{{x}}%<br>P(sure | offered) %{{y:.2f}} (mean of {n} seed(s))"
                           "<extra></extra>"), row=1, col=1)
         for column, label, symbol, opacity in ACCURACY_LINES:
             fig.add_trace(go.Scatter(
                 x=_axis(mean["coherence"]), y=mean[column], mode="lines+markers", legendgroup=name, showlegend=False,
+                visible=shown,
                 line={"color": rgba(colour, opacity), "width": 2, "dash": dash},
                 marker={"size": 8, "symbol": symbol, "color": rgba(colour, opacity)}, name=f"{name}: {label}",
                 hovertemplate=f"{name}<br>{label}<br>coherence %{{x}}%<br>accuracy %{{y:.3f}}<extra></extra>"),
@@ -107,10 +125,13 @@ def kiani_shadlen_figure(table: pd.DataFrame | None, *, policy: str = "sampled",
     chance_line(fig, 0.5, "chance 0.5", row=1, col=2)
     fig.update_xaxes(title_text="motion coherence (%)", type="category")
     fig.update_yaxes(title_text="P(sure | offered)", range=[-0.02, 1.02], row=1, col=1)
-    fig.update_yaxes(title_text="share correct", range=[0.4, 1.02], row=1, col=2)
+    fig.update_yaxes(title_text="share correct", range=[max(lowest, -0.02), 1.02], row=1, col=2)
     fig = style_figure(fig, title, height=480)
     add_note(fig, f"Right panel: diamonds = offered and waived, circles = not offered. Networks' {policy} choices "
-                  "on each seed's 12,000 evaluation trials; NeuroGym's payoff: correct 1, wrong 0, sure 0.7")
+                  "on each seed's evaluation trials; NeuroGym's payoff: correct 1, wrong 0, sure 0.7")
+    if undefined:
+        add_note(fig, "Not drawn, undefined (no trial to count: no offer, or the option taken or waived on every "
+                      "offered trial, at that coherence in every seed): " + "; ".join(undefined))
     return fig
 
 
@@ -164,6 +185,133 @@ def training_curve_figure(curves: pd.DataFrame | None, agent: str = "plain_gru",
     fig = style_figure(fig, title, height=560)
     add_note(fig, "Each seed stops when the registered criterion holds at two checks in a row (protocol 8.7) or at "
                   "its cap, so later updates average fewer seeds")
+    return fig
+
+
+def explorer_figure(rows: pd.DataFrame | None, cell: str, cells: Sequence[str], keeps_at: float, *,
+                    title: str = "The reward explorer: S1 of every agent, the chosen cell highlighted") -> go.Figure:
+    """S1's contrast of every agent of the reward explorer, by cell, with the keep threshold.
+
+    Parameters
+    ----------
+    rows : DataFrame
+        ``pdw_sweep.csv``: ``cell``, ``seed``, ``s1_contrast`` (one row per agent).
+    cell : the cell to highlight (e.g. ``"S-entropy"``).
+    cells : every cell in the registered order (the x axis).
+    keeps_at : the registered threshold (an agent keeps the sure option at or above it).
+
+    Returns
+    -------
+    go.Figure
+        One dot per agent (seed), the chosen cell's in colour with its seeds labelled, the others
+        grey; a bar marks each cell's mean; the dashed line is the threshold. The y axis holds every
+        value and the threshold; an agent whose S1 is undefined is counted in a note.
+    """
+    if not has_columns(rows, ("cell", "seed", "s1_contrast")):
+        return empty_figure(title, "no reward explorer in this folder (pdw_sweep.csv)")
+    frame = rows[rows["cell"].isin(cells)].copy()
+    frame["s1_contrast"] = pd.to_numeric(frame["s1_contrast"], errors="coerce")
+    values = frame["s1_contrast"].to_numpy(float)
+    if not np.isfinite(values).any():
+        return empty_figure(title, "no agent of the explorer has a defined S1 contrast")
+    colour = OBSERVERS[("plain_gru", "reward")][1]
+    fig = go.Figure()
+    others_listed = False
+    for name in cells:
+        one = frame[frame["cell"] == name].sort_values("seed")
+        if one.empty:
+            continue
+        chosen = name == cell
+        fig.add_trace(go.Scatter(
+            x=[name] * len(one), y=one["s1_contrast"], mode="markers+text" if chosen else "markers",
+            text=[f"seed {s:g}" for s in one["seed"]] if chosen else None, textposition="middle right",
+            marker={"size": 13 if chosen else 8, "color": colour if chosen else "#9a9a9a",
+                    "line": {"width": 1, "color": "white"}},
+            name="the chosen cell's agents" if chosen else "other cells' agents", legendgroup=str(chosen),
+            showlegend=chosen or not others_listed,
+            hovertemplate=f"cell {name}<br>seed %{{customdata}}<br>S1 %{{y:+.3f}}<extra></extra>",
+            customdata=one["seed"]))
+        others_listed = others_listed or not chosen
+        mean = one["s1_contrast"].mean()
+        if pd.notna(mean):
+            fig.add_trace(go.Scatter(x=[name], y=[mean], mode="markers", showlegend=False,
+                                     marker={"symbol": "line-ew-open", "size": 26, "color": colour if chosen else "#555",
+                                             "line": {"width": 3 if chosen else 1.5}},
+                                     hovertemplate=f"cell {name}<br>mean S1 %{{y:+.3f}}<extra></extra>"))
+    chance_line(fig, keeps_at, f"keeps the sure option at {keeps_at:g} or more")
+    low = min(0.0, float(np.nanmin(values)), keeps_at)
+    high = max(float(np.nanmax(values)), keeps_at)
+    pad = 0.08 * (high - low or 1.0)
+    fig.update_yaxes(title_text="S1: P(sure | offered) at 0-3.2% minus at 25.6-51.2%", range=[low - pad, high + pad],
+                     zeroline=True)
+    fig.update_xaxes(title_text="cell (S: Song's setting, O: our old default; -x / +x: one choice changed)",
+                     type="category", categoryorder="array", categoryarray=list(cells))
+    fig = style_figure(fig, title, height=440)
+    if n_undefined := int(np.isnan(values).sum()):
+        add_note(fig, f"{n_undefined} agent(s) not drawn: S1 undefined (no trial offering the sure option at one end)")
+    return fig
+
+
+LIVE_COLOUR = "#ff7f0e"
+"""The live run's colour (the bundled curves are the reproduction's red or grey)."""
+
+
+def live_curve_figure(history: Sequence[dict], reference: pd.DataFrame | None, *, budget: int,
+                      reference_name: str = "bundled runs, Song's setting (mean over seeds)",
+                      title: str = "Your live run: the sure option and accuracy as it learns") -> go.Figure:
+    """P(sure | offered) (top) and accuracy (bottom) of a live run, beside bundled curves.
+
+    Parameters
+    ----------
+    history : the run's checks, each ``{"update", "p_sure_offered", "accuracy"}`` (sampled choices
+        on its held-out trials); may be empty (the run has not reached its first check).
+    reference : rows of ``pdw_curves.csv`` or ``pdw_sweep_curves.csv`` to draw behind it (already
+        filtered to one cell and agent); None to draw none.
+    budget : the run's update cap (the x axis reaches at least this far; a dotted line marks it).
+
+    Returns
+    -------
+    go.Figure
+        The live run in orange with markers; the bundled seeds' mean dashed grey. Checks whose
+        value is undefined (no side chosen, no offer) are left out and counted in a note.
+    """
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.1,
+                        subplot_titles=["P(sure | offered), held-out checks", "accuracy of side choices"])
+    live = pd.DataFrame(list(history), columns=["update", "p_sure_offered", "accuracy"]).apply(
+        pd.to_numeric, errors="coerce")
+    right = float(budget)
+    ref = None
+    if has_columns(reference, ("update", "policy", "p_sure_offered", "accuracy")):
+        ref = reference[reference["policy"] == "sampled"].copy()
+        for column in ("update", "p_sure_offered", "accuracy"):
+            ref[column] = pd.to_numeric(ref[column], errors="coerce")
+        ref = ref.groupby("update")[["p_sure_offered", "accuracy"]].mean().reset_index()
+        if not ref.empty:
+            right = max(right, float(ref["update"].max()))
+    if not live.empty:
+        right = max(right, float(live["update"].max()))
+    missing = 0
+    for row, column in ((1, "p_sure_offered"), (2, "accuracy")):
+        if ref is not None and not ref.empty:
+            fig.add_trace(go.Scatter(x=ref["update"], y=ref[column], mode="lines", name=reference_name,
+                                     legendgroup="ref", showlegend=row == 1,
+                                     line={"color": "#777", "width": 2, "dash": "dash"},
+                                     hovertemplate="bundled<br>update %{x}<br>%{y:.3f}<extra></extra>"), row=row, col=1)
+        shown = live.dropna(subset=[column])
+        missing += len(live) - len(shown)
+        fig.add_trace(go.Scatter(x=shown["update"], y=shown[column], mode="lines+markers", name="your run",
+                                 legendgroup="live", showlegend=row == 1, line={"color": LIVE_COLOUR, "width": 3},
+                                 marker={"size": 6}, hovertemplate="your run<br>update %{x}<br>%{y:.3f}<extra></extra>"),
+                      row=row, col=1)
+        fig.add_vline(x=budget, line={"dash": "dot", "color": "#999"}, row=row, col=1)
+    fig.update_xaxes(range=[0, right * 1.02], row=1, col=1)
+    fig.update_xaxes(range=[0, right * 1.02], title_text="optimizer updates (dotted: the end of your run's budget)",
+                     row=2, col=1)
+    fig.update_yaxes(range=[-0.02, 1.02])
+    fig = style_figure(fig, title, height=520)
+    if missing:
+        add_note(fig, f"{missing} check value(s) not drawn: undefined (no side chosen, or no trial offering the "
+                      "sure option, among the checked trials)")
     return fig
 
 

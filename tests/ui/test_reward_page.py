@@ -4,10 +4,15 @@ run writes only to the session's own folder."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import shutil
+import time
 from pathlib import Path
+
+import numpy as np
+import pytest
 
 from labcore.checkpoints import BUNDLED_DIR, MANIFEST
 from labcore.config import TrainConfig
@@ -144,3 +149,163 @@ def test_the_neurogym_numbers_follow_the_study_and_a_damaged_study_is_one_error(
     assert not exceptions(at), exceptions(at)
     assert len(at.error) == 1 and "NeuroGym study cannot be shown" in at.error[0].value
     assert metric_value(at, "Type-2 AUROC · reward only") != "undefined"  # the rest of the page works
+
+
+# --------------------------------------------------------------------------- Song et al. 2017 and the explorer (issue 23)
+@pytest.fixture(scope="module")
+def pdw_sets(tmp_path_factory, neurogym_installed):
+    """Tiny reproduction and explorer sets (``--quick`` budgets: their numbers mean nothing)."""
+    from labcore.experiments import pdw, pdw_sweep
+
+    out = tmp_path_factory.mktemp("pdw_sets")
+    pdw.run(out / "pdw", pdw.PDWConfig.quick())
+    pdw_sweep.run(out / "pdw_sweep", pdw_sweep.SweepConfig.quick_config())
+    return out
+
+
+@pytest.fixture
+def with_pdw(pdw_sets, monkeypatch):
+    monkeypatch.setattr(data, "PDW_STUDY_DIR", pdw_sets / "pdw")
+    monkeypatch.setattr(data, "PDW_SWEEP_STUDY_DIR", pdw_sets / "pdw_sweep")
+    return pdw_sets
+
+
+def chart(at, key: str) -> dict:
+    """The plotly JSON of the chart with ``key``."""
+    return json.loads(next(c for c in at.get("plotly_chart") if c.proto.id.endswith(key)).proto.spec)
+
+
+def _numbers(values) -> np.ndarray:
+    if isinstance(values, dict) and "bdata" in values:  # plotly's typed arrays
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=np.dtype(values["dtype"])).astype(float)
+    out = []
+    for v in values if isinstance(values, list) else []:
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            out.append(float(v))
+    return np.asarray(out, float)
+
+
+def outside_axes(spec: dict) -> list[str]:
+    """Values of every trace that lie outside a fixed range of its axes (category axes skipped)."""
+    layout, found = spec["layout"], []
+    for trace in spec["data"]:
+        for letter in ("x", "y"):
+            ref = trace.get(f"{letter}axis", letter)
+            axis = layout.get(f"{letter}axis{ref[1:]}", {})
+            span = axis.get("range")
+            if not span or axis.get("type") == "category" or letter not in trace:
+                continue
+            values = _numbers(trace[letter])
+            values = values[np.isfinite(values)]
+            bad = values[(values < min(span)) | (values > max(span))]
+            if bad.size:
+                found.append(f"{trace.get('name')}: {letter} {bad[:3]} outside {span}")
+    return found
+
+
+def test_the_answer_leads_and_says_not_run_yet_without_the_sets(tmp_path, monkeypatch):
+    monkeypatch.setattr(data, "PDW_STUDY_DIR", tmp_path / "no_pdw")
+    monkeypatch.setattr(data, "PDW_SWEEP_STUDY_DIR", tmp_path / "no_sweep")
+    at = open_page(PAGE)
+    assert not exceptions(at), exceptions(at)
+    assert not at.error, [e.value for e in at.error]  # not run yet is information, not an error
+    infos = " ".join(i.value for i in at.info)
+    assert "explore pdw --out results/pdw" in infos and "explore pdw-sweep --out results/pdw_sweep" in infos
+    text = markdown_text(at)
+    assert "**Not settled yet.**" in text and "Song, Yang & Wang (2017" in text
+    assert "**Older cell: NeuroGym's task, default initialisation, 1,500 updates" in text  # 8.6, labelled
+    assert any(s.value.startswith("Older cell: NeuroGym") for s in at.subheader)
+    assert any(h.value == "On our wagering task: E4" for h in at.header)  # the old E4 content, reachable
+
+
+def test_the_page_draws_the_studies_with_the_answer_from_them(with_pdw):
+    from labcore.experiments.reward_answer import compose, read_summaries
+
+    at = open_page(PAGE)
+    assert not exceptions(at), exceptions(at)
+    assert not at.error, [e.value for e in at.error]
+    text = markdown_text(at)
+    found = read_summaries(ROOT / "results")
+    found.update(read_summaries(with_pdw))  # the two tiny sets beside the bundled E4 and 8.6 studies
+    found["e4"] = json.loads((data.E4_RESULTS_DIR / "summary.json").read_text())
+    found["neurogym"] = json.loads((data.NEUROGYM_STUDY_DIR / "summary.json").read_text())
+    answer = compose(found)
+    assert answer.lead in text and all(p.text in text for p in answer.parts)
+    assert "This set is not the registered study" in text  # a --quick set says so
+    signatures = chart(at, "reward-pdw-signatures")
+    names = {t.get("name") for t in signatures["data"]}
+    assert any("plain GRU" in str(n) for n in names) and any("ideal observer" in str(n) for n in names)
+    assert any(t.get("visible") == "legendonly" for t in signatures["data"])  # the ceiling, a click away
+    for key in ("reward-pdw-signatures", "reward-pdw-curve-gru", "reward-pdw-curve-b2", "reward-explorer-curve",
+                "reward-explorer-s1"):
+        assert not outside_axes(chart(at, key)), (key, outside_axes(chart(at, key)))
+
+
+def test_the_axis_check_can_fail():
+    spec = {"layout": {"yaxis": {"range": [0.4, 1.0]}}, "data": [{"name": "a", "x": [1, 2], "y": [0.3, 0.9]}]}
+    assert outside_axes(spec) == ["a: y [0.3] outside [0.4, 1.0]"]
+
+
+def test_the_explorer_picker_switches_cells_without_computing(with_pdw, monkeypatch):
+    from labcore.results_pdw import load_pdw
+
+    reads = []
+    monkeypatch.setattr(data, "load_pdw", lambda *a, **k: reads.append(a) or load_pdw(*a, **k))
+    data._pdw.clear()
+    at = open_page(PAGE)
+    assert not exceptions(at), exceptions(at)
+    first = len(reads)
+    assert first == 2  # the reproduction and the explorer, read once each
+    before = chart(at, "reward-explorer-curve")
+    at.selectbox(key="reward.explorer_factor").set_value("entropy").run()
+    assert not exceptions(at), exceptions(at)
+    assert len(reads) == first  # a cached read: nothing loaded, nothing trained
+    assert at.query_params["explorer_cell"] in (["S-entropy"], "S-entropy")
+    assert "Cell `S-entropy`" in markdown_text(at) and "**Cell S-entropy: the sure option over training**" in \
+        markdown_text(at)
+    assert chart(at, "reward-explorer-curve")["data"] != before["data"]  # that cell's curves
+    at.segmented_control(key="reward.explorer_side").set_value("O").run()
+    assert at.query_params["explorer_cell"] in (["O+entropy"], "O+entropy")
+    assert len(reads) == first
+
+
+def test_an_explorer_link_opens_its_cell_and_a_bad_one_is_clamped(with_pdw):
+    at = open_page(PAGE, {"explorer_cell": "O+baseline", "pdw_policy": "greedy"})
+    assert not exceptions(at), exceptions(at)
+    assert at.segmented_control(key="reward.explorer_side").value == "O"
+    assert at.selectbox(key="reward.explorer_factor").value == "baseline"
+    assert at.segmented_control(key="reward.pdw_policy").value == "greedy"
+    assert "Cell `O+baseline`" in markdown_text(at)
+    at = open_page(PAGE, {"explorer_cell": "Q-nothing"})
+    assert "explorer_cell='Q-nothing' is not one of" in " ".join(w.value for w in at.warning).replace("\\", "")
+    assert at.query_params["explorer_cell"] in (["S"], "S")
+
+
+def test_the_live_run_trains_in_the_background_and_draws_its_curve(with_pdw, monkeypatch):
+    from labcore.config import LiveBudgets
+
+    tiny = LiveBudgets(sure_option_updates=4, sure_option_check_every=2, sure_option_heldout_trials=40,
+                       sure_option_train_pool=300)
+    monkeypatch.setattr(data, "LIVE_SURE_OPTION", tiny)  # the real trainer, four updates
+    at = open_page(PAGE)
+    at.select_slider(key="reward.sure_entropy").set_value(0.003)
+    at.radio(key="reward.sure_readout").set_value("zero")  # S with entropy at the old level: explorer cell S-entropy
+    next(b for b in at.button if b.label == "Train and watch").click().run()
+    assert not exceptions(at), exceptions(at)
+    for _ in range(120):  # the thread finishes in about a second; each run redraws the fragment
+        run = at.session_state["reward.sure_run"]
+        if not run.running:
+            break
+        time.sleep(0.5)
+        at.run()
+    at.run()
+    assert not exceptions(at), exceptions(at)
+    assert not run.running and run.error is None, run.error
+    assert run.cfg.entropy_coef == 0.003 and run.cfg.readout_init == "zero" and run.cfg.max_updates == 4
+    assert [h["update"] for h in run.history] == [2, 4][:len(run.history)] and run.history
+    assert any(s.value.startswith("Done in") for s in at.success)
+    live = chart(at, "reward-sure-live")
+    mine = [t for t in live["data"] if t.get("name") == "your run"]
+    assert mine and len(_numbers(mine[0]["x"])) == len(run.history)
+    assert any(t.get("name", "").startswith("the explorer's cell S-entropy") for t in live["data"])  # its bundled cell
+    assert not outside_axes(live)
