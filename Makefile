@@ -46,9 +46,10 @@ bench: $(VENV)/.test
 
 # The bundled agents' views for every discrete control value (labcore/view_cache.py): one file per
 # checkpoint under results/view_cache/, keyed by its content hash. Resumable: a file that still
-# matches its checkpoint is kept. About 1-2 minutes with 2 jobs on the reference machine.
+# matches its checkpoint is kept. Portable compute mode, so a fresh computation on any AVX2 x86-64 CPU
+# equals it bit for bit (docs/reliability.md). About 1-2 minutes with 2 jobs on the reference machine.
 view-cache: $(VENV)/.runtime
-	$(PY) -m labcore.view_cache build --jobs 2
+	CTLAB_COMPUTE=portable $(PY) -m labcore.view_cache build --jobs 2
 
 # A class larger than one process serves: SERVERS lab processes behind Debian's nginx on PORT, with
 # sticky sessions (a cookie hashed onto the servers; websockets passed through). Needs nginx

@@ -6,7 +6,7 @@ the one recipe for a live view (:func:`metacognition_view`, :func:`workspace_vie
 caches in ``ui/data.py`` call them too) and a shipped cache of them: one ``.npz`` file per bundled
 checkpoint under ``results/view_cache/``, built by::
 
-    python -m labcore.view_cache build --jobs 2        # or: make view-cache
+    CTLAB_COMPUTE=portable python -m labcore.view_cache build --jobs 2        # or: make view-cache
 
 and checked by::
 
@@ -25,7 +25,10 @@ its checkpoint's content hash** (the ``content_sha256`` the checkpoint carries, 
 its weights when the file was built) and by the checkpoint file's own sha256, so a retrained or
 edited checkpoint misses the cache and its views are computed live; and **validated** on reading
 (:func:`read_cache`): arrays and scalars are checked against the fields each view needs. Reading
-runs no agent. Arrays are stored in ``.npz`` (no pickle: a file never runs code).
+runs no agent. Arrays are stored in ``.npz`` (no pickle: a file never runs code). The shipped files
+are built in portable compute mode (:mod:`labcore.compute`; the header records the fingerprint), so
+a fresh computation in that mode equals them bit for bit on any AVX2 x86-64 CPU; in fast mode on
+another CPU a live view may differ from its cached twin in the last bits.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from labcore import compute
 from labcore.config import LIVE_BUDGETS, SELF_MODEL_MODES, AgentConfig, Intervention
 
 if TYPE_CHECKING:
@@ -224,7 +228,7 @@ def build_file(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> Pat
         views[key] = {"scalars": {k: (None if math.isnan(v) else v) for k, v in scalars.items()}, **info}
     header = {"format": FORMAT, "version": VERSION, "checkpoint": Path(checkpoint).name, "task": loaded.task,
               "kind": kind, "seed": seed, "content_sha256": content, "file_sha256": file_hash, "views": views,
-              "recipe": recipe()}
+              "recipe": recipe(), "compute": compute.fingerprint()}  # portable: equal on any AVX2 CPU
     target = cache_path(checkpoint, directory)
     target.parent.mkdir(parents=True, exist_ok=True)
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -91,16 +94,18 @@ def test_the_build_is_resumable(built, capsys):
     assert "0 file(s) to build" in capsys.readouterr().out
 
 
-def test_the_shipped_cache_matches_its_checkpoints_and_a_fresh_computation():
-    """Every shipped file is current (else `python -m labcore.view_cache build` rebuilds it) and a
-    sample of its entries equals a fresh computation."""
+def check_shipped_sample(size: int = 2, seed: int = 1) -> None:
+    """Every shipped file is current and a sample of its entries equals a fresh computation in this
+    process (run in portable compute mode on one thread, as the shipped files were built: MKL's
+    compatible branch is reproducible for a fixed thread count)."""
+    import torch
+
+    torch.set_num_threads(1)
     shipped = sorted(vc.CACHE_DIR.glob("*.npz"))
-    if not shipped:
-        pytest.skip("no view cache is shipped in this copy")
     checkpoints = [vc.CHECKPOINTS / f"{p.stem}.safetensors" for p in shipped]
     assert vc.check(checkpoints) == []
-    rng = np.random.default_rng(1)
-    for checkpoint in rng.choice(checkpoints, size=min(2, len(checkpoints)), replace=False):
+    rng = np.random.default_rng(seed)
+    for checkpoint in rng.choice(checkpoints, size=min(size, len(checkpoints)), replace=False):
         views = vc.read_cache(vc.cache_path(checkpoint), vc.checkpoint_key(checkpoint))
         loaded = load_checkpoint(checkpoint)
         key = str(rng.choice(sorted(views)))
@@ -108,6 +113,22 @@ def test_the_shipped_cache_matches_its_checkpoints_and_a_fresh_computation():
         fresh = (vc.metacognition_view(loaded.agent, loaded.seed, parts[1], int(parts[2])) if parts[0] == "meta"
                  else vc.workspace_view(loaded.agent, loaded.seed, int(parts[1])))
         assert_equal_views(views[key], fresh)
+
+
+def test_the_shipped_cache_matches_its_checkpoints_and_a_fresh_computation():
+    """Every shipped file is current (else `make view-cache` rebuilds it) and a sample of its entries
+    equals a fresh computation, in a child process in portable mode: the files were built in that
+    mode, so they are equal bit for bit on any AVX2 x86-64 CPU (this test's own fast mode need not be)."""
+    shipped = sorted(vc.CACHE_DIR.glob("*.npz"))
+    if not shipped:
+        pytest.skip("no view cache is shipped in this copy")
+    header = json.loads(np.load(shipped[0])["__header__"].tobytes())
+    assert header["compute"]["mode"] == "portable", "build the shipped cache with `make view-cache`"
+    env = {**os.environ, "CTLAB_COMPUTE": "portable"}
+    code = "from tests.test_view_cache import check_shipped_sample; check_shipped_sample()"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
 
 
 def test_the_pages_read_a_bundled_view_from_the_cache(built, monkeypatch):
