@@ -175,8 +175,21 @@ def _v(values: Values, key: str) -> float:
     return values.get(key, math.nan)
 
 
+ROUNDING = 1e-9
+"""Two values closer than this are equal to a pattern (docs/protocol.md change log, 2026-11-24): R^2 of
+nested regressions that differ by 2e-16 ordered one way on one CPU code path and the other way on
+another, and flipped e3.composite.r2_full's verdict."""
+
+
 def _lt(a: str, b: str, margin: float = 0.0) -> Callable[[Values], bool]:
-    return lambda v: _v(v, a) < _v(v, b) - margin
+    """``a < b - margin``, by more than rounding (:data:`ROUNDING`).
+
+    >>> _lt("x", "y")({"x": 0.2622434904889672, "y": 0.262243490488967}), _lt("x", "y")({"x": 0.1, "y": 0.2})
+    (False, True)
+    >>> _lt("x", "y")({"x": 0.262243490488967, "y": 0.2622434904889672})  # equal up to rounding
+    False
+    """
+    return lambda v: _v(v, a) < _v(v, b) - margin - ROUNDING
 
 
 def _between(key: str, lo: float, hi: float) -> Callable[[Values], bool]:

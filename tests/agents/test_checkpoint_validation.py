@@ -452,8 +452,8 @@ def test_legacy_entries_load_and_upgrade_after_a_file_hash_check(tmp_path, b1):
 
 def test_bundled_manifest_holds_content_hashes_that_match():
     entries = read_manifest(BUNDLED_DIR)["checkpoints"]
-    # E1-E3, and E4's five reward-trained arms (issue 15)
-    assert len(entries) == 60 + 25 and all("content_sha256" in e and "sha256" in e for e in entries.values())
+    # E1-E3, E4's five first reward-trained arms (issue 15) and E4 again's four cells (issue 23), 5 seeds each
+    assert len(entries) == 60 + 25 + 20 and all("content_sha256" in e and "sha256" in e for e in entries.values())
     assert verify_directory(BUNDLED_DIR) == []
     assert not any(p.name.endswith(".pending") for p in BUNDLED_DIR.iterdir())
 
