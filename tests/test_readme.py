@@ -49,3 +49,13 @@ def test_the_readme_integration_answer_is_the_studys():
 def test_the_marker_reader_can_fail():
     with pytest.raises(AssertionError, match="no nothing-here block"):
         marked("nothing-here")
+
+
+def test_the_n20_sentence_holds():
+    # README: "Every claim has the same verdict and the same flag at n = 20 as at n = 5".
+    def verdicts(name: str) -> dict:
+        summary = json.loads((ROOT / "results" / name / "summary.json").read_text())
+        return {c["id"]: (c["verdict"], c["by_construction"]) for c in summary["claims"]}
+
+    if "Every claim has the same verdict and the same flag at n = 20 as at n = 5" in README:
+        assert verdicts("seeds20") == verdicts("bundled")
