@@ -74,7 +74,9 @@ checks = data.integration_known_answers()
 st.dataframe(pd.DataFrame([{"system": k.system, "measure": MEASURE_NAMES[k.measure], "exact": f"{k.expected:.3f}",
                             "computed": f"{k.computed:.3f}", "check": "✓ within " + f"{k.tolerance:.3f}" if k.ok
                             else "✗ off by " + f"{abs(k.computed - k.expected):.3f}"} for k in checks]),
-             hide_index=True, width="stretch")
+             hide_index=True, width="stretch",  # narrow columns: a phone shows at least three (issue 24)
+             column_config={c: st.column_config.TextColumn(c, width=w) for c, w in
+                            (("system", 100), ("measure", 80), ("exact", 60), ("computed", 70))})
 st.caption("Each measure on a simulated sample (20,000 steps) of a system whose value is known exactly from its "
            "covariance; the same systems are the unit tests' known answers.")
 

@@ -59,11 +59,12 @@ res = data.checked_results(data.E4_RESULTS_DIR, experiment="e4")  # read once: a
 reward_answer = data.reward_answer(res.summary)
 with st.container(border=True):
     st.markdown("**The answer, generated from the bundled studies**")
-    st.markdown(reward_answer.lead)
+    st.markdown(reward_answer.headline)  # the verdict alone: the page opens on its plots (issue 24, defect 5)
     st.caption("Generated from the `summary.json` of `results/pdw`, `results/pdw_sweep`, `results/e4` and "
                "`results/explore_neurogym` by the rewrite rules registered in docs/protocol.md sec. 8.7 and 8.8.6: "
                "no number here is typed in. The README states the same text.")
     with st.expander("The answer in full: the anchor (Song, Yang & Wang 2017), each study, the older cells labelled"):
+        st.markdown(reward_answer.lead)
         for part in reward_answer.parts:
             st.markdown(f"**{part.title}.** {part.text}")
 explain(
@@ -502,7 +503,10 @@ live_comparison()
 hypotheses_box()
 arms = [a.name for a in ARMS]
 st.subheader("Every arm over all seeds")
-st.dataframe(arms_table(res.seed_values, arms), hide_index=True, width="stretch")
+arm_rows = arms_table(res.seed_values, arms)
+# Narrow columns, so a phone shows at least three of them (issue 24, defect 8); the arm's name wraps on hover.
+st.dataframe(arm_rows, hide_index=True, width="stretch",
+             column_config={c: st.column_config.TextColumn(c, width=100 if c == "arm" else 90) for c in arm_rows.columns})
 figure(arms_figure(res.seed_values, arms), key="reward-arms", download="e4_arms")
 figure(learning_curves(res.e4_curves, arms=arms), key="reward-curves", download="e4_learning_curves")
 st.caption("Measured during training on held-out demonstrations (the agent follows the expert's path; the AUROC above "

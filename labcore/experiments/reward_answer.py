@@ -82,6 +82,16 @@ class RewardAnswer:
     lead: str
     parts: tuple[Part, ...]
 
+    @property
+    def headline(self) -> str:
+        """The lead's bold verdict alone (the page opens on it; the rest sits one click away).
+
+        >>> RewardAnswer("**Not settled yet.** Song et al. found both.", ()).headline
+        '**Not settled yet.**'
+        """
+        end = self.lead.find("**", 2) if self.lead.startswith("**") else -1
+        return self.lead[: end + 2] if end > 0 else self.lead
+
     def markdown(self) -> str:
         """The whole answer as Markdown: the lead, then each part under its bold label."""
         return "\n\n".join([self.lead, *(f"**{p.title}.** {p.text}" for p in self.parts)])

@@ -46,13 +46,13 @@ def test_only_the_exploratory_tab_says_it_was_added_after_the_results():
 
 
 def test_from_reward_alone_opens_on_a_short_answer_and_each_section_on_its_controls():
-    # The answer box holds the lead alone (the full answer sits in an expander), so the first plots and
+    # The answer box holds the verdict alone (the lead and the parts sit in an expander), so the first plots and
     # controls are on the first screen; the E4 section still opens on its controls, its numbers below.
     at = open_page("reward")
     assert not exceptions(at)
     box = first_index(at, "The answer, generated from the bundled studies")
     lead = in_order(at)[box + 1]
-    assert len(lead.value.split()) <= 150, len(lead.value.split())
+    assert len(lead.value.split()) <= 40, len(lead.value.split())
     assert any(e.label.startswith("The answer in full") for e in at.expander)
     assert box < first_index(at, "Self-model (both agents)") < first_index(at, "Type-2 AUROC", "metric")
 
