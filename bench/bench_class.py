@@ -9,6 +9,10 @@ Streamlit's run indicator has gone (as bench_browser.timed_change). Reported: p5
 switches, failures (a switch or page load that timed out or showed an exception), the servers'
 peak memory (summed RSS of the lab processes, sampled every 0.5 s) and the first page's load time.
 
+Where the time goes: the CPU seconds the lab servers used and the CPU seconds the client used
+(chromium, Playwright's driver and this process), each against the machine's whole busy time over
+the run (``/proc``), so the table says whether the servers or the browsers beside them fill the cores.
+
     python -m bench.bench_class --students 1 10 30 --setups single class   # the lead's run
     python -m bench.bench_class --students 2 --setups single class --no-readme   # a check (about 2 min)
 
@@ -21,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime
+import os
 import statistics
 import threading
 import time
@@ -51,6 +56,10 @@ class Outcome:
     loads: list[float] = field(default_factory=list)
     failures: int = 0
     peak_rss: int = 0
+    cpu_servers: float = 0.0
+    cpu_client: float = 0.0
+    cpu_machine: float = 0.0
+    wall: float = 0.0
 
     def row(self) -> str:
         """The README table row."""
@@ -58,9 +67,15 @@ class Outcome:
         p50 = statistics.median(s) if s else float("nan")
         p95 = s[min(len(s) - 1, round(0.95 * (len(s) - 1)))] if s else float("nan")
         load = statistics.median(self.loads) if self.loads else float("nan")
+        requests = max(1, len(self.switches) + len(self.loads))  # page loads and switches the servers answered
         return (f"| {self.setup} ({self.servers} server{'s' * (self.servers > 1)}) | {self.students} | {p50:.2f} s | "
                 f"{p95:.2f} s | {self.failures} of {self.students * (len(MODES) + 1)} | "
-                f"{self.peak_rss / 2**20:,.0f} MiB | {load:.1f} s |")
+                f"{self.peak_rss / 2**20:,.0f} MiB | {load:.1f} s | {1000 * self.cpu_servers / requests:,.0f} ms | "
+                f"{self.share(self.cpu_servers)} / {self.share(self.cpu_client)} |")
+
+    def share(self, cpu: float) -> str:
+        """A CPU time as a percentage of the machine's busy time over the run."""
+        return f"{100 * cpu / self.cpu_machine:.0f}%" if self.cpu_machine > 0 else "n/a"
 
 
 def rss(pids: list[int]) -> int:
@@ -81,6 +96,40 @@ def rss(pids: list[int]) -> int:
         except (OSError, ValueError):
             continue
     return total
+
+
+def process_tree(pids: list[int]) -> set[int]:
+    """The processes and all their living descendants."""
+    found, todo = set(), list(pids)
+    while todo:
+        pid = todo.pop()
+        if pid in found:
+            continue
+        try:
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError):
+            continue
+        found.add(pid)
+    return found
+
+
+def cpu_seconds(pids: set[int]) -> float:
+    """CPU time (user + system) of these processes, with their waited-for children's (seconds)."""
+    tick, total = os.sysconf("SC_CLK_TCK"), 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # ended between listing and reading
+        total += sum(int(f) for f in fields[11:15])  # utime stime cutime cstime (stat fields 14-17)
+    return total / tick
+
+
+def machine_busy_seconds() -> float:
+    """CPU time the whole machine spent not idle since boot, over all cores (seconds)."""
+    ticks = [int(t) for t in Path("/proc/stat").read_text().split()[1:9]]  # user nice system idle iowait irq softirq steal
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
 
 
 async def metric(page, label: str) -> str:
@@ -131,6 +180,28 @@ async def run_class(url: str, students: int, outcome: Outcome) -> None:
         await browser.close()
 
 
+class CpuMeter:
+    """CPU seconds of the servers, of the client (this process's other descendants and itself) and of
+    the machine between ``start()`` and ``stop()``. Children that end in between are counted by
+    their parent's waited-for time; the servers are this process's children too, so they are
+    subtracted from the client by process id."""
+
+    def __init__(self, server_pids: list[int]) -> None:
+        self.server_pids = server_pids
+
+    def read(self) -> tuple[float, float, float]:
+        servers = process_tree(self.server_pids)
+        client = process_tree([os.getpid()]) - servers
+        return cpu_seconds(servers), cpu_seconds(client), machine_busy_seconds()
+
+    def start(self) -> None:
+        self.before = self.read()
+
+    def stop(self, outcome: Outcome) -> None:
+        after = self.read()
+        outcome.cpu_servers, outcome.cpu_client, outcome.cpu_machine = (b - a for a, b in zip(self.before, after, strict=True))
+
+
 def measure(setup: str, students: int, servers: int) -> Outcome:
     """One setup (``single``: one server; ``class``: ``servers`` behind nginx) with a fresh server."""
     outcome = Outcome(setup, students, servers if setup == "class" else 1)
@@ -144,9 +215,14 @@ def measure(setup: str, students: int, servers: int) -> Outcome:
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
+        meter = CpuMeter(served.pids)
+        meter.start()
+        began = time.perf_counter()
         try:
             asyncio.run(run_class(served.url, students, outcome))
         finally:
+            outcome.wall = time.perf_counter() - began
+            meter.stop(outcome)  # before the servers stop: their CPU time is read while they live
             done.set()
             sampler.join()
     return outcome
@@ -155,8 +231,9 @@ def measure(setup: str, students: int, servers: int) -> Outcome:
 def write_readme(rows: list[str], note: str) -> None:
     """Replace the class-load table in bench/README.md (between its markers)."""
     text = README.read_text()
-    table = "\n".join([BEGIN, "| setup | students | p50 | p95 | failures | server memory (peak RSS) | page load (median) |",
-                       "|---|---|---|---|---|---|---|", *rows, "", note, END])
+    table = "\n".join([BEGIN, "| setup | students | p50 | p95 | failures | server memory (peak RSS) | page load (median) "
+                       "| server CPU per request | CPU: servers / browsers |",
+                       "|---|---|---|---|---|---|---|---|---|", *rows, "", note, END])
     if BEGIN in text and END in text:
         text = text[: text.index(BEGIN)] + table + text[text.index(END) + len(END):]
     else:
@@ -184,7 +261,9 @@ def main(argv: list[str] | None = None) -> None:
             f"{' '.join(map(str, args.students))} --setups {' '.join(args.setups)} --servers {args.servers}`: "
             "each student a chromium session opening Metacognition (B2, seed i mod 5) and switching the self-model "
             f"{len(MODES)} times; a switch is timed to the updated Type-2 AUROC with the run indicator gone. The "
-            "browsers share the machine's cores with the servers.")
+            "browsers share the machine's cores with the servers. Server CPU per request: the lab processes' CPU "
+            "seconds over the page loads and switches they answered; CPU shares: the servers' and the client's "
+            "(chromium, Playwright, the benchmark) CPU seconds as parts of the machine's busy time over the run.")
     if not args.no_readme:
         write_readme(rows, note)
 

@@ -1,0 +1,42 @@
+"""The class-load benchmark's CPU accounting (bench/bench_class.py): what it adds up is real CPU time."""
+
+import subprocess
+import sys
+
+from bench.bench_class import Outcome, cpu_seconds, machine_busy_seconds, process_tree
+
+BURN = """
+import sys, time
+while time.process_time() < 0.4:  # CPU time, not wall: the same work however loaded the machine is
+    pass
+print("done", flush=True)
+sys.stdin.read()  # stay alive until the test has read our counters
+"""
+
+
+def test_cpu_seconds_counts_a_child_process_tree_and_the_machine_busy_time():
+    busy = machine_busy_seconds()
+    # a shell that starts the burner: the burner is a grandchild, found through /proc's children lists
+    shell = subprocess.Popen(["/bin/sh", "-c", f'"{sys.executable}" -c \'{BURN}\''], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert shell.stdout.readline().strip() == "done"
+        tree = process_tree([shell.pid])
+        assert len(tree) == 2 and shell.pid in tree
+        used = cpu_seconds(tree)
+        assert 0.35 <= used < 5.0  # /proc counts whole 10 ms ticks
+        assert cpu_seconds({shell.pid}) < 0.2  # the shell itself only waits
+        assert machine_busy_seconds() - busy >= 0.35  # the burner's time is part of the machine's
+    finally:
+        shell.communicate("")
+    assert process_tree([shell.pid]) == set()  # gone: nothing is counted for an ended process
+    assert cpu_seconds({shell.pid}) == 0.0
+
+
+def test_row_reports_server_cpu_per_request_and_shares_of_the_busy_time():
+    outcome = Outcome("single", students=2, servers=1, switches=[0.5, 1.5, 1.0, 2.0], loads=[3.0, 4.0],
+                      cpu_servers=3.0, cpu_client=9.0, cpu_machine=12.0)
+    row = outcome.row()
+    assert "| 500 ms |" in row  # 3.0 CPU s over 6 requests (2 loads + 4 switches)
+    assert "| 25% / 75% |" in row
+    assert Outcome("single", 1, 1).row().endswith("| n/a / n/a |")  # no busy time measured: no share invented
