@@ -42,7 +42,8 @@ class LabState:
     masks: int = MASKING_DEFAULT[1]
     task: str = "dual"
     normalisation: str = "zlib"
-    """PCI-A normalisation (a value of labcore.measures.PCI_NORMALISATIONS; the page supplies them)."""
+    """PCI-A normalisation (a value of labcore.measures.PCI_NORMALISATIONS; the page supplies
+    them)."""
     compare: tuple[str, ...] = ("b1", "b2", "b2_ws", "hot_only")
     """Agent kinds compared in the bundled noise titration (comma-separated in the URL)."""
     geometry: str = "layernorm"
@@ -56,9 +57,11 @@ class LabState:
     design_noise: str = "stored"
     """E3 design study: noise protocol (one of NOISE_MODES)."""
     explorer_cell: str = "S"
-    """Reward explorer (protocol 8.7): the cell shown ("S", "S-<factor>", "O", "O+<factor>"; the page supplies them)."""
+    """Reward explorer (protocol 8.7): the cell shown ("S", "S-<factor>", "O", "O+<factor>"; the
+    page supplies them)."""
     pdw_policy: str = "sampled"
-    """Song et al. reproduction: which choices of the networks are drawn ("sampled", registered, or "greedy")."""
+    """Song et al. reproduction: which choices of the networks are drawn ("sampled", registered,
+    or "greedy")."""
 
     def to_params(self, keys: Sequence[str]) -> dict[str, str]:
         """The query-string form of the chosen fields (a list as comma-separated names).
@@ -137,8 +140,8 @@ def parse_params(
 
     Examples
     --------
-    >>> s, notes = parse_params({"capacity": "9", "noise": "x"}, agents=["b1"], seeds={"b1": [0, 1]},
-    ...                         default=LabState(agent="b1"))
+    >>> s, notes = parse_params({"capacity": "9", "noise": "x"}, agents=["b1"],
+    ...                         seeds={"b1": [0, 1]}, default=LabState(agent="b1"))
     >>> s.capacity, s.noise
     (4, 0.0)
     >>> notes[0]
@@ -148,48 +151,88 @@ def parse_params(
 
     >>> s, notes = parse_params({"self_model": "zero"}, agents=["b2_ws"], seeds={"b2_ws": [0]})
     >>> s.self_model_mode, notes
-    ('zero', ["The URL parameter 'self_model' is now called 'self_model_mode'; reading self_model=zero as self_model_mode=zero."])
+    ('zero', ["The URL parameter 'self_model' is now called 'self_model_mode'; reading
+    self_model=zero as self_model_mode=zero."])
     """
     base = default or LabState(agent=agents[0])
     if base.agent not in agents:
         base = LabState(**{**asdict(base), "agent": agents[0]})
-    values = asdict(base)
-    notices: list[str] = []
-    known = {f.name for f in fields(LabState)}
+    read = _ParamReader(_renamed(raw), asdict(base))
+    read.choice("agent", agents)
+    read.choice("self_model_mode", SELF_MODEL_MODES)
+    read.choice("noise_mode", NOISE_MODES)
+    read.choice("task", TASK_CHOICES)
+    read.number("capacity", 0, MAX_SLOTS, integer=True)
+    read.number("noise", 0.0, MAX_NOISE, integer=False)
+    read.number("episode", 0, MAX_EPISODE, integer=True)
+    read.number("soa", SOA_RANGE[0], SOA_RANGE[1], integer=True)
+    read.number("masks", 0, MAX_MASKS, integer=True)
+    read.choice("design_noise", NOISE_MODES)
+    options = options or {}
+    for key in ("normalisation", "geometry", "loop", "schedule", "explorer_cell", "pdw_policy"):
+        if key in options:
+            read.choice(key, [str(o) for o in options[key]])
+    if "gain" in options:
+        read.gain([float(o) for o in options["gain"]])
+    read.compare(list(options.get("compare", AGENT_KINDS)))
+    read.seed(list(seeds.get(read.values["agent"], [])) or [0])
+    return LabState(**read.values), read.notices
 
-    def text(key: str) -> str | None:
-        v = raw.get(key)
+
+def _renamed(raw: Mapping[str, str | list[str]]) -> tuple[dict[str, Any], list[str]]:
+    """The query with old parameter names read as their new ones, and a notice per renaming;
+    then a notice per unknown parameter."""
+    raw, notices = dict(raw), []
+    for old, new in LEGACY_PARAMS.items():
+        if old not in raw:
+            continue
+        value = raw.pop(old)
+        if new in raw:
+            notices.append(f"Ignoring the old URL parameter {old!r}: {new!r} is given too.")
+            continue
+        raw[new] = value
+        shown = value[-1] if isinstance(value, list) and value else value
+        shown = shown if isinstance(shown, str) and len(shown) <= ECHO_LIMIT else echo(shown)
+        notices.append(
+            f"The URL parameter {old!r} is now called {new!r}; reading {old}={shown} "
+            f"as {new}={shown}."
+        )
+    known = {f.name for f in fields(LabState)}
+    notices += [
+        f"Ignoring the unknown URL parameter {echo(key)}." for key in raw if key not in known
+    ]
+    return raw, notices
+
+
+class _ParamReader:
+    """Reads one query parameter at a time into ``values``, clamping and noting what it corrects."""
+
+    def __init__(self, renamed: tuple[dict[str, Any], list[str]], values: dict[str, Any]) -> None:
+        self.raw, self.notices = renamed
+        self.values = values
+
+    def text(self, key: str) -> str | None:
+        """The parameter's text (a repeated key: its last value), or None when absent."""
+        v = self.raw.get(key)
         if isinstance(v, list):
             v = v[-1] if v else None
         return None if v is None else str(v).strip()
 
-    raw = dict(raw)
-    for old, new in LEGACY_PARAMS.items():
-        if old in raw:
-            value = raw.pop(old)
-            if new in raw:
-                notices.append(f"Ignoring the old URL parameter {old!r}: {new!r} is given too.")
-            else:
-                raw[new] = value
-                shown = value[-1] if isinstance(value, list) and value else value
-                shown = shown if isinstance(shown, str) and len(shown) <= ECHO_LIMIT else echo(shown)
-                notices.append(f"The URL parameter {old!r} is now called {new!r}; reading {old}={shown} "
-                               f"as {new}={shown}.")
-    for key in raw:
-        if key not in known:
-            notices.append(f"Ignoring the unknown URL parameter {echo(key)}.")
-
-    def choice(key: str, options: Sequence[str]) -> None:
-        v = text(key)
+    def choice(self, key: str, options: Sequence[str]) -> None:
+        """One of ``options``, else the default with a notice."""
+        v = self.text(key)
         if v is None:
             return
         if v in options:
-            values[key] = v
+            self.values[key] = v
         else:
-            notices.append(f"{key}={echo(v)} is not one of {', '.join(options)}; using {values[key]}.")
+            self.notices.append(
+                f"{key}={echo(v)} is not one of {', '.join(options)}; using {self.values[key]}."
+            )
 
-    def number(key: str, lo: float, hi: float, integer: bool) -> None:
-        v = text(key)
+    def number(self, key: str, lo: float, hi: float, integer: bool) -> None:
+        """A finite number clamped to [lo, hi] (rounded to a whole number or to 2 decimals)."""
+        v = self.text(key)
         if v is None:
             return
         try:
@@ -197,67 +240,66 @@ def parse_params(
             if not math.isfinite(x):
                 raise ValueError
         except ValueError:
-            notices.append(f"{key}={echo(v)} is not a number; using {values[key]}.")
+            self.notices.append(f"{key}={echo(v)} is not a number; using {self.values[key]}.")
             return
         clamped = min(max(x, lo), hi)
         value = round(clamped) if integer else round(clamped, 2)
         if clamped != x:
-            notices.append(f"{key}={v} is out of range ({lo:g}-{hi:g}); using {value}.")
+            self.notices.append(f"{key}={v} is out of range ({lo:g}-{hi:g}); using {value}.")
         elif integer and value != x:
-            notices.append(f"{key}={v} is not a whole number; using {value}.")
-        values[key] = int(value) if integer else float(value)
+            self.notices.append(f"{key}={v} is not a whole number; using {value}.")
+        self.values[key] = int(value) if integer else float(value)
 
-    choice("agent", agents)
-    choice("self_model_mode", SELF_MODEL_MODES)
-    choice("noise_mode", NOISE_MODES)
-    choice("task", TASK_CHOICES)
-    number("capacity", 0, MAX_SLOTS, integer=True)
-    number("noise", 0.0, MAX_NOISE, integer=False)
-    number("episode", 0, MAX_EPISODE, integer=True)
-    number("soa", SOA_RANGE[0], SOA_RANGE[1], integer=True)
-    number("masks", 0, MAX_MASKS, integer=True)
-    choice("design_noise", NOISE_MODES)
-    options = options or {}
-    for key in ("normalisation", "geometry", "loop", "schedule", "explorer_cell", "pdw_policy"):
-        if key in options:
-            choice(key, [str(o) for o in options[key]])
-    v = text("gain")
-    if v is not None and "gain" in options:
-        allowed = [float(o) for o in options["gain"]]
+    def gain(self, allowed: list[float]) -> None:
+        """One of the allowed gains (compared as numbers), else the default with a notice."""
+        v = self.text("gain")
+        if v is None:
+            return
         try:
             wanted = float(v)
         except ValueError:
             wanted = math.nan
         if wanted in allowed:
-            values["gain"] = wanted
+            self.values["gain"] = wanted
         else:
-            notices.append(f"gain={echo(v)} is not one of {', '.join(f'{o:g}' for o in allowed)}; "
-                           f"using {values['gain']:g}.")
-    v = text("compare")
-    if v is not None:
-        allowed = list(options.get("compare", AGENT_KINDS))
+            self.notices.append(
+                f"gain={echo(v)} is not one of {', '.join(f'{o:g}' for o in allowed)}; "
+                f"using {self.values['gain']:g}."
+            )
+
+    def compare(self, allowed: list[str]) -> None:
+        """The comma-separated agents to compare, keeping the allowed ones in order, once each."""
+        v = self.text("compare")
+        if v is None:
+            return
         names = [n.strip() for n in v.split(",") if n.strip()]
         kept = tuple(dict.fromkeys(n for n in names if n in allowed))
         if dropped := [n for n in names if n not in allowed]:
-            notices.append(f"compare: {', '.join(echo(n) for n in dropped[:5])} "
-                           f"{'is' if len(dropped) == 1 else 'are'} not an agent here; left out.")
-        values["compare"] = kept
-    available = list(seeds.get(values["agent"], [])) or [0]
-    v = text("seed")
-    if v is not None:
-        try:
-            wanted = float(v)
-            if not math.isfinite(wanted):
-                raise ValueError
-            if wanted not in available:
-                nearest = _nearest(wanted, available)
-                notices.append(f"seed={v} is not available for {values['agent']}; using {nearest} (nearest).")
-                values["seed"] = nearest
-            else:
-                values["seed"] = int(wanted)
-        except ValueError:
-            notices.append(f"seed={echo(v)} is not a number; using {available[0]}.")
-            values["seed"] = available[0]
-    if values["seed"] not in available:
-        values["seed"] = available[0]
-    return LabState(**values), notices
+            self.notices.append(
+                f"compare: {', '.join(echo(n) for n in dropped[:5])} "
+                f"{'is' if len(dropped) == 1 else 'are'} not an agent here; left out."
+            )
+        self.values["compare"] = kept
+
+    def seed(self, available: list[int]) -> None:
+        """An available seed of the chosen agent (the nearest one to a number that is not)."""
+        v = self.text("seed")
+        if v is not None:
+            try:
+                wanted = float(v)
+                if not math.isfinite(wanted):
+                    raise ValueError
+                if wanted not in available:
+                    nearest = _nearest(wanted, available)
+                    self.notices.append(
+                        f"seed={v} is not available for {self.values['agent']}; using {nearest} "
+                        "(nearest)."
+                    )
+                    self.values["seed"] = nearest
+                else:
+                    self.values["seed"] = int(wanted)
+            except ValueError:
+                self.notices.append(f"seed={echo(v)} is not a number; using {available[0]}.")
+                self.values["seed"] = available[0]
+        if self.values["seed"] not in available:
+            self.values["seed"] = available[0]
