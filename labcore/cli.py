@@ -28,6 +28,7 @@ the reward explorer (which training choices decide whether the sure option survi
 
     python -m labcore explore pdw --out results/pdw --jobs 2
     python -m labcore explore pdw-sweep --out results/pdw_sweep --jobs 2
+    python -m labcore explore pdw-held --out results/pdw_held --jobs 2
 
 Run E4 (metacognition from reward alone, beyond the paper; its hypotheses H1-H6 of protocol 8.5
 are tested and printed) on the bundled agents, as the bundled E4 set was written::
@@ -274,10 +275,10 @@ def cmd_explore(args: argparse.Namespace) -> int:
     NeuroGym study (sec. 8.6); ``explore integration``: the integration study (sec. 9). Each
     writes its files and figure."""
     if args.seeds is None:  # each study's registered seeds
-        args.seeds = [0, 1, 2] if args.study == "pdw-sweep" else [0, 1, 2, 3, 4]
+        args.seeds = [0, 1, 2] if args.study in ("pdw-sweep", "pdw-held") else [0, 1, 2, 3, 4]
     if args.study == "neurogym":
         return _explore_neurogym(args)
-    if args.study in ("pdw", "pdw-sweep"):
+    if args.study in ("pdw", "pdw-sweep", "pdw-held"):
         return _explore_pdw(args)
     if args.study == "integration":
         return _explore_integration(args)
@@ -330,8 +331,9 @@ def _explore_neurogym(args: argparse.Namespace) -> int:
 
 
 def _explore_pdw(args: argparse.Namespace) -> int:
-    """``explore pdw`` (the Song et al. 2017 reproduction) and ``explore pdw-sweep`` (the reward
-    explorer), protocol 8.7; both resume from the networks cached in ``OUT/agents``."""
+    """``explore pdw`` (the Song et al. 2017 reproduction), ``explore pdw-sweep`` (the reward
+    explorer), protocol 8.7, and ``explore pdw-held`` (its post hoc follow-up: the choices the
+    explorer held); each resumes from the networks cached in ``OUT/agents``."""
     from labcore.envs.neurogym_wager import INSTALL_HINT, neurogym_available
     from labcore.experiments import pdw, pdw_sweep
 
@@ -351,10 +353,11 @@ def _explore_pdw(args: argparse.Namespace) -> int:
             return 0
         sweep = pdw_sweep.SweepConfig.quick_config() if args.quick else pdw_sweep.SweepConfig(seeds=tuple(args.seeds))
         wanted = None if not args.cells else set(args.cells.split(","))
-        known = {c.name for c in pdw_sweep.cells()}
+        design = "held" if args.study == "pdw-held" else "registered"
+        known = {c.name for c in pdw_sweep.DESIGNS[design]()}
         if wanted and not wanted <= known:
             raise SystemExit(f"error: unknown cell(s) {sorted(wanted - known)}; choose from {sorted(known)}")
-        summary = pdw_sweep.run(args.out, sweep, workers=args.jobs, say=say,
+        summary = pdw_sweep.run(args.out, sweep, workers=args.jobs, say=say, design=design,
                                 only=None if wanted is None else (lambda c: c.name in wanted))
     except ValueError as exc:  # a cache made under another configuration
         raise SystemExit(f"error: {exc}") from None
@@ -436,14 +439,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     exp = sub.add_parser("explore", help="studies beyond the paper (e3: what decides the robustness hierarchy; "
                                          "neurogym: sure-option choice on NeuroGym's wagering task; pdw: Song et "
-                                         "al. 2017 reproduced there; pdw-sweep: the reward explorer; integration: "
+                                         "al. 2017 reproduced there; pdw-sweep: the reward explorer; pdw-held: its post "
+                                         "hoc follow-up on the choices it held; integration: "
                                          "which integration measure behaves as IIT expects)")
-    exp.add_argument("study", choices=["e3", "neurogym", "pdw", "pdw-sweep", "integration"])
+    exp.add_argument("study", choices=["e3", "neurogym", "pdw", "pdw-sweep", "pdw-held", "integration"])
     exp.add_argument("--out", required=True, help="output directory (checkpoints are kept in OUT/checkpoints)")
     exp.add_argument("--seeds", type=parse_seeds, default=None,
-                     help="agent seeds (default 0-4; pdw-sweep 0-2, the registered ones)")
+                     help="agent seeds (default 0-4; pdw-sweep and pdw-held 0-2)")
     exp.add_argument("--cells", default=None,
-                     help="pdw-sweep: only these cells, comma-separated (e.g. S,O); default all 16")
+                     help="pdw-sweep, pdw-held: only these cells, comma-separated (e.g. S,O); default all")
     exp.add_argument("--schedules", default="fast,paper", help="e3: fast, or fast,paper (default; hours)")
     exp.add_argument("--jobs", type=int, default=1, help="processes side by side")
     exp.add_argument("--quick", action="store_true", help="tiny budgets (smoke test; e3: two cells, one seed; "

@@ -737,10 +737,12 @@ NEUROGYM_TABLE = "neurogym_by_coherence.csv"
 NEUROGYM_CURVES = "neurogym_curves.csv"
 PDW_DIR = "pdw"
 PDW_SWEEP_DIR = "pdw_sweep"
-"""Folders of protocol 8.7's studies (``explore pdw``, ``explore pdw-sweep``; ``labcore.results_pdw``)."""
+PDW_HELD_DIR = "pdw_held"
+"""Folders of protocol 8.7's studies (``explore pdw``, ``explore pdw-sweep``, and the post hoc
+``explore pdw-held``; ``labcore.results_pdw``)."""
 INTEGRATION_DIR = "explore_integration"
 """Folder of the integration study (``python -m labcore explore integration``; protocol sec. 9)."""
-STUDY_DIRS = (EXPLORE_DIR, NEUROGYM_DIR, PDW_DIR, PDW_SWEEP_DIR, INTEGRATION_DIR)
+STUDY_DIRS = (EXPLORE_DIR, NEUROGYM_DIR, PDW_DIR, PDW_SWEEP_DIR, PDW_HELD_DIR, INTEGRATION_DIR)
 """Folders under ``results/`` that hold a study, not a result set of ``reproduce``."""
 NEUROGYM_MEANS = ("reward_reward", "imitation_reward", "ideal_reward", "ideal_no_sure_reward", "reward_sure_rate",
                   "imitation_sure_rate", "ideal_sure_rate", "reward_max_p_sure", "reward_p_sure_start",

@@ -16,8 +16,13 @@ the sure option* when S1's contrast (P(sure | offered) at 0 and 3.2% minus at 25
 of its seeds do. A factor *decides* survival when changing it alone flips the cell's outcome from
 ``S`` (S keeps, S-factor loses) or from ``O`` (O loses, O+factor keeps) (:func:`answer`).
 
+Post hoc (change log 2026-11-24, not registered): :func:`held_cells`, the five choices the
+explorer held at Song's values set one at a time to protocol 8.6's from ``O`` (:data:`HELD`), and
+:func:`held_answer`, which of them loses the option ``O`` keeps.
+
 Run: ``python -m labcore explore pdw-sweep --out results/pdw_sweep --jobs 2`` (upper bound about
-1.9 h on 2 cores, every agent to its cap). Resumable as ``explore pdw`` (:mod:`labcore.experiments.pdw`).
+1.9 h on 2 cores, every agent to its cap; measured 27 min); the follow-up: ``explore pdw-held
+--out results/pdw_held``. Resumable as ``explore pdw`` (:mod:`labcore.experiments.pdw`).
 Files: ``pdw_sweep.csv``, ``pdw_sweep_curves.csv``, ``summary.json`` (:mod:`labcore.results_pdw`).
 """
 
@@ -58,6 +63,15 @@ LEVELS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "training_length": ({"max_updates": 12_000}, {"max_updates": 1_500}),
 }
 """Each factor's (Song level, old level) as :class:`NeuroGymRLConfig` fields (protocol 8.7)."""
+HELD: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    "return": ({"gae_lambda": 1.0}, {"gae_lambda": 0.95}),
+    "normalisation": ({"normalize_advantages": False}, {"normalize_advantages": True}),
+    "clipping": ({"max_grad_norm": 1.0}, {"max_grad_norm": 0.5}),
+    "policy_steps": ({"policy_steps": "all"}, {"policy_steps": "scored"}),
+    "stopping": ({"stop_rule": "behaviour", "keep": "final"}, {"stop_rule": "none", "keep": "best_reward"}),
+}
+"""The choices the explorer held at Song's values: each one's (Song level, protocol 8.6's level)
+(the post hoc follow-up, change log 2026-11-24)."""
 KEEPS_AT = 0.10
 """An agent keeps the sure option when its S1 contrast is at least this (registered)."""
 AGENT = "plain_gru"
@@ -93,6 +107,23 @@ def cells(base: NeuroGymRLConfig = SONG_2017) -> list[Cell]:
     out += [Cell("O", "O", "", _at(old, base))]
     out += [Cell(f"O+{f}", "O", f, _at({**old, f: 0}, base)) for f in FACTORS]
     return out
+
+
+def held_cells(base: NeuroGymRLConfig = SONG_2017) -> list[Cell]:
+    """The post hoc follow-up's cells: ``O`` (the reference), ``O~<choice>`` with one held choice at
+    protocol 8.6's level (:data:`HELD`), and ``O~all`` with all of them (8.6's trainer on the plain
+    GRU)."""
+    old = _at(dict.fromkeys(FACTORS, 1), base)
+    eight_six = {k: v for _, level in HELD.values() for k, v in level.items()}
+    out = [Cell("O", "O", "", old)]
+    out += [Cell(f"O~{h}", "H", h, replace(old, **HELD[h][1])) for h in HELD]
+    out.append(Cell("O~all", "H", "all", replace(old, **eight_six)))
+    return out
+
+
+DESIGNS: dict[str, Callable[[], list[Cell]]] = {"registered": cells, "held": held_cells}
+"""The explorer's cell sets: the registered 16 (``explore pdw-sweep``) and the post hoc follow-up
+(``explore pdw-held``)."""
 
 
 @dataclass(frozen=True)
@@ -184,6 +215,34 @@ def answer(outcomes: dict[str, dict[str, Any]], rows: Sequence[dict[str, Any]]) 
             "song_keeps": song_keeps, "old_keeps": old_keeps, "effects": effects}
 
 
+def held_answer(outcomes: dict[str, dict[str, Any]], rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Post hoc: which held choice, at protocol 8.6's level alone, loses the option ``O`` keeps;
+    each choice's effect on S1 (its cell minus ``O``, Welch 95% interval); and ``O~all``'s outcome."""
+    s1 = {name: [r["s1_contrast"] for r in rows if r["cell"] == name] for name in outcomes}
+    old_keeps, all_keeps = outcomes["O"]["keeps"], outcomes["O~all"]["keeps"]
+    losing = [h for h in HELD if old_keeps and outcomes[f"O~{h}"]["keeps"] is False]
+    effects = {h: {"difference": _mean(s1[f"O~{h}"]) - _mean(s1["O"]), "ci95": _welch(s1[f"O~{h}"], s1["O"])}
+               for h in [*HELD, "all"]}
+    if not old_keeps:
+        text = ("The old-default cell does not keep the sure option in this run, so the follow-up "
+                "answers nothing.")
+    else:
+        one = (f"At protocol 8.6's level, {_words(losing)} alone loses the option the old default keeps"
+               if losing else "No held choice alone, at protocol 8.6's level, loses the option the old "
+               "default keeps")
+        if all_keeps is False:
+            both = "; all five together (8.6's trainer on the plain GRU) lose it"
+        elif all_keeps:
+            both = ("; even all five together (8.6's trainer on the plain GRU) keep it, so what made 8.6 "
+                    "lose the option is its network (the B2 family, not the plain GRU) or its smaller "
+                    "training pool, not its training choices")
+        else:
+            both = "; all five together give an undefined outcome"
+        text = one + both + "."
+    return {"losing": losing, "old_keeps": old_keeps, "all_keeps": all_keeps, "effects": effects,
+            "text": text}
+
+
 def _mean(values: Sequence[float]) -> float:
     finite = [v for v in values if v is not None and math.isfinite(v)]
     return float(np.mean(finite)) if finite else math.nan
@@ -195,14 +254,16 @@ def _words(names: Sequence[str]) -> str:
 
 
 def run(out: Path | str, sweep: SweepConfig | None = None, workers: int = 1, say: Say | None = None,
-        only: Callable[[Cell], bool] | None = None) -> dict[str, Any]:
+        only: Callable[[Cell], bool] | None = None, design: str = "registered") -> dict[str, Any]:
     """Run (or resume) the explorer into ``out``; returns the summary. ``only`` restricts the cells
-    (a partial run writes a partial summary, marked ``complete: false``)."""
+    (a partial run writes a partial summary, marked ``complete: false``); ``design`` "held" runs the
+    post hoc follow-up (:func:`held_cells`) instead of the registered cells."""
     sweep = sweep or SweepConfig()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    chosen = [c for c in cells() if only is None or only(c)]
+    design_cells = DESIGNS[design]()
+    chosen = [c for c in design_cells if only is None or only(c)]
     units = units_of(sweep, chosen)
     results = run_units(units, out, workers, say)
     by_cell = {c.name: c for c in chosen}
@@ -225,14 +286,18 @@ def run(out: Path | str, sweep: SweepConfig | None = None, workers: int = 1, say
     write_csv(out / SWEEP_CURVES, CURVE_FIELDS, curves)
     outcomes = {c.name: {"side": c.side, "factor": c.factor, **cell_outcome([r for r in rows if r["cell"] == c.name])}
                 for c in chosen}
-    complete = len(chosen) == len(cells())
+    complete = len(chosen) == len(design_cells)
+    held = design == "held"
     summary = {
-        "schema_version": SCHEMA_VERSION, "study": "pdw_sweep", "experiments": [], "seeds": list(sweep.seeds),
-        "claims": [], "values": {}, "protocol": "docs/protocol.md sec. 8.7 (registered 2026-11-24)",
+        "schema_version": SCHEMA_VERSION, "study": "pdw_held" if held else "pdw_sweep", "experiments": [],
+        "seeds": list(sweep.seeds), "claims": [], "values": {},
+        "protocol": ("docs/protocol.md change log 2026-11-24 (post hoc follow-up of sec. 8.7, not registered)"
+                     if held else "docs/protocol.md sec. 8.7 (registered 2026-11-24)"),
         "config": {**asdict(sweep), "levels": {f: {"song": s, "old": o} for f, (s, o) in LEVELS.items()},
+                   **({"held": {h: {"song": s, "8.6": o} for h, (s, o) in HELD.items()}} if held else {}),
                    "keeps_at": KEEPS_AT, "cells": {c.name: asdict(sweep.shrink(c.cfg)) for c in chosen}},
         "complete": complete, "cells": outcomes,
-        "answer": answer(outcomes, rows) if complete else None,
+        "answer": (held_answer if held else answer)(outcomes, rows) if complete else None,
         "wall_seconds": round(time.perf_counter() - start, 1),
         "created": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
     }
