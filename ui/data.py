@@ -633,6 +633,8 @@ PDW_STUDY_DIR = ROOT / "results" / result_set.PDW_DIR
 """The bundled Song et al. reproduction (``explore pdw``); read at call time (tests point it elsewhere)."""
 PDW_SWEEP_STUDY_DIR = ROOT / "results" / result_set.PDW_SWEEP_DIR
 """The bundled reward explorer (``explore pdw-sweep``); read at call time."""
+PDW_HELD_STUDY_DIR = ROOT / "results" / result_set.PDW_HELD_DIR
+"""The explorer's bundled post hoc follow-up (``explore pdw-held``); read at call time."""
 LIVE_SURE_OPTION = LIVE_BUDGETS
 """The budgets of the live sure-option run (``sure_option_*``; tests shrink them here)."""
 EXPLORER_FACTORS = FACTORS
@@ -669,11 +671,18 @@ def pdw_sweep_study() -> PDWStudy:
     return _pdw(str(PDW_SWEEP_STUDY_DIR), (SWEEP_ROWS, SWEEP_CURVES))
 
 
+def pdw_held_study() -> PDWStudy:
+    """The explorer's post hoc follow-up of :data:`PDW_HELD_STUDY_DIR`, cached: its summary only (the
+    answer reads nothing else; its rows stay on disk)."""
+    return _pdw(str(PDW_HELD_STUDY_DIR), ())
+
+
 def reward_answer(e4_summary: dict) -> RewardAnswer:
     """The lab's answer from the bundled studies (:func:`labcore.experiments.reward_answer.compose`),
     E4's from the summary the page already holds."""
     return _reward_answer.compose({"pdw": pdw_study().summary or None, "pdw_sweep": pdw_sweep_study().summary or None,
-                    "e4": e4_summary or None, "neurogym": neurogym_study().summary or None})
+                                   "pdw_held": pdw_held_study().summary or None,
+                                   "e4": e4_summary or None, "neurogym": neurogym_study().summary or None})
 
 
 def sure_option_config(entropy_coef: float, readout_init: str, input_scale: float) -> NeuroGymRLConfig:

@@ -72,6 +72,10 @@ HELD: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
 }
 """The choices the explorer held at Song's values: each one's (Song level, protocol 8.6's level)
 (the post hoc follow-up, change log 2026-11-24)."""
+HELD_NAMES = {"return": "GAE's lambda 0.95", "normalisation": "advantage normalisation",
+              "clipping": "clipping at 0.5", "policy_steps": "a gradient on the two paid steps only",
+              "stopping": "no behavioural stop"}
+"""Each held choice at 8.6's level, as the answer names it."""
 KEEPS_AT = 0.10
 """An agent keeps the sure option when its S1 contrast is at least this (registered)."""
 AGENT = "plain_gru"
@@ -227,9 +231,11 @@ def held_answer(outcomes: dict[str, dict[str, Any]], rows: Sequence[dict[str, An
         text = ("The old-default cell does not keep the sure option in this run, so the follow-up "
                 "answers nothing.")
     else:
-        one = (f"At protocol 8.6's level, {_words(losing)} alone loses the option the old default keeps"
-               if losing else "No held choice alone, at protocol 8.6's level, loses the option the old "
-               "default keeps")
+        named = [HELD_NAMES[h] for h in losing]
+        one = (f"{_words(named)}{', each alone,' if len(named) > 1 else ' alone'} loses the option the old "
+               "default keeps (protocol 8.6's level of a choice the explorer held)" if losing
+               else "No held choice alone, at protocol 8.6's level, loses the option the old default keeps")
+        one = one[0].upper() + one[1:]
         if all_keeps is False:
             both = "; all five together (8.6's trainer on the plain GRU) lose it"
         elif all_keeps:

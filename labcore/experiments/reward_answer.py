@@ -44,15 +44,17 @@ from labcore.experiments.e4_hypotheses import answer as e4_answer
 from labcore.experiments.explore_neurogym import answer_paragraph as neurogym_answer
 from labcore.markers.sure_option import HIGH_COHERENCES, LOW_COHERENCES, WAIVED_COHERENCES
 from labcore.neurogym_rl import SONG_2017
-from labcore.results import NEUROGYM_DIR, PDW_DIR, PDW_SWEEP_DIR, SUMMARY
+from labcore.results import NEUROGYM_DIR, PDW_DIR, PDW_HELD_DIR, PDW_SWEEP_DIR, SUMMARY
 from labcore.results_pdw import FACTORS
 
 ROOT = Path(__file__).resolve().parents[2]
-STUDIES = {"pdw": PDW_DIR, "pdw_sweep": PDW_SWEEP_DIR, "e4": "e4", "neurogym": NEUROGYM_DIR}
+STUDIES = {"pdw": PDW_DIR, "pdw_sweep": PDW_SWEEP_DIR, "pdw_held": PDW_HELD_DIR, "e4": "e4",
+           "neurogym": NEUROGYM_DIR}
 """Each part of the answer -> its folder under ``results/``."""
 COMMANDS = {
     "pdw": f"python -m labcore explore pdw --out results/{PDW_DIR} --jobs 2",
     "pdw_sweep": f"python -m labcore explore pdw-sweep --out results/{PDW_SWEEP_DIR} --jobs 2",
+    "pdw_held": f"python -m labcore explore pdw-held --out results/{PDW_HELD_DIR} --jobs 2",
     "e4": E4_COMMAND,
     "neurogym": f"python -m labcore explore neurogym --out results/{NEUROGYM_DIR} --jobs 2",
 }
@@ -114,6 +116,8 @@ def usable(key: str, summary: Mapping[str, Any] | None) -> bool:
     """Does ``summary`` hold what its part of the answer reads (its study's fields)?"""
     if not isinstance(summary, Mapping):
         return False
+    if key == "pdw_held":
+        return summary.get("study") == key and isinstance(summary.get("cells"), Mapping)
     if key in ("pdw", "pdw_sweep"):
         return summary.get("study") == key and (isinstance(summary.get("reading"), Mapping) if key == "pdw"
                                                 else isinstance(summary.get("cells"), Mapping))
@@ -508,11 +512,77 @@ def sweep_sentence(summary: Mapping[str, Any] | None) -> str:
             f"whether the sure option survives; cells that keep it: {_join([f'`{n}`' for n in keeping]) if keeping else 'none'}.")
 
 
+HELD_WORDS = {
+    "return": "GAE's lambda 0.95 instead of the full return",
+    "normalisation": "advantages normalised",
+    "clipping": "gradients clipped at norm 0.5 instead of 1",
+    "policy_steps": "only the two paid steps in the gradient",
+    "stopping": "no behavioural stop (every update run, the best-reward network kept)",
+    "all": "all five (protocol 8.6's trainer on the plain GRU)",
+}
+"""Each held choice at protocol 8.6's level, in words (the post hoc follow-up)."""
+
+
+def _held_complete(summary: Mapping[str, Any] | None) -> bool:
+    return (usable("pdw_held", summary) and bool(summary.get("complete"))
+            and isinstance(summary.get("answer"), Mapping))
+
+
+def held_part(summary: Mapping[str, Any] | None) -> Part:
+    """The post hoc follow-up of the explorer (protocol change log 2026-11-24): the five choices the
+    explorer held at Song's values, each set to protocol 8.6's from the old default."""
+    title = "What the explorer held (post hoc, not registered; `results/pdw_held/`)"
+    why = ("The old-default cell keeps the sure option, yet protocol 8.6's agents gave it up: besides "
+           "the seven factors, the explorer held five choices at Song's values that protocol 8.6 set otherwise, "
+           "and trained the plain GRU, not the B2 family.")
+    if not usable("pdw_held", summary):
+        return Part("pdw_held", title, f"Not run yet: `{COMMANDS['pdw_held']}` (about 15 min on 2 cores) "
+                    f"sets each of them to 8.6's value from the old default. {why}", False)
+    cells = summary["cells"]
+    seeds = summary.get("seeds") or []
+
+    def cell_text(name: str) -> str:
+        c = cells[name]
+        s1 = (c.get("s1") or {}).get("mean")
+        what = "the old default" if name == "O" else HELD_WORDS.get(name.split("~", 1)[-1], name)
+        return (f"`{name}` ({what}): keeps it in {c.get('n_keep')} of {c.get('n')} seeds, S1 mean "
+                f"{_signed(s1)}")
+
+    listing = "; ".join(cell_text(n) for n in cells if isinstance(cells[n], Mapping))
+    if not _held_complete(summary):
+        return Part("pdw_held", title, f"{why} Incomplete ({len(cells)} of 7 cells, `{COMMANDS['pdw_held']}` "
+                    f"resumes it). So far: {listing}.", True)
+    answer = summary["answer"]
+    effects = []
+    for name, e in (answer.get("effects") or {}).items():
+        if isinstance(e, Mapping) and _finite(e.get("difference")):
+            ci = e.get("ci95")
+            effects.append(f"{name.replace('_', ' ')} {_signed(e['difference'])}" + (
+                f" ({_signed(ci[0])} to {_signed(ci[1])})" if ci and all(map(_finite, ci)) else ""))
+    text = " ".join(x for x in (
+        why, f"Each set alone to 8.6's value from the old default (plain GRU, {len(seeds)} seeds per cell):",
+        f"{listing}.", str(answer.get("text", "")),
+        ("Effects on S1's contrast, the cell minus the old default (Welch 95% interval): "
+         + "; ".join(effects) + ".") if effects else "",
+        f"Reproduce: `{COMMANDS['pdw_held']}`.") if x)
+    return Part("pdw_held", title, text, True)
+
+
+def held_sentence(summary: Mapping[str, Any] | None) -> str:
+    """The follow-up's outcome for the lead (empty until it has run in full)."""
+    if not _held_complete(summary):
+        return ""
+    text = str(summary["answer"].get("text", ""))
+    first = text[:1].lower() if text[1:2].islower() else text[:1]  # "GAE's" keeps its capitals
+    return f"Post hoc, on what the explorer held: {first}{text[1:]}"
+
+
 def compose(summaries: Mapping[str, Mapping[str, Any] | None]) -> RewardAnswer:
-    """The lab's answer from the four studies' summaries (``read_summaries``; a missing one is None)."""
-    pdw, sweep, e4, neurogym = (summaries.get(k) for k in STUDIES)
+    """The lab's answer from the studies' summaries (``read_summaries``; a missing one is None)."""
+    pdw, sweep, held, e4, neurogym = (summaries.get(k) for k in STUDIES)
     headline, plain = _pdw_headline(pdw)
-    lead = " ".join([headline, sweep_sentence(sweep), neurogym_sentence(neurogym), e4_sentence(e4)])
+    lead = " ".join(x for x in [headline, sweep_sentence(sweep), held_sentence(held),
+                                neurogym_sentence(neurogym), e4_sentence(e4)] if x)
     anchor = Part("anchor", f"The anchor: {ANCHOR}", (
         "Song, Yang & Wang, \"Reward-based training of recurrent neural networks for cognitive and value-based "
         "tasks\" (eLife 6:e21492), trained recurrent networks (GRUs) with a policy gradient from the task's reward "
@@ -520,7 +590,8 @@ def compose(summaries: Mapping[str, Mapping[str, Any] | None]) -> RewardAnswer:
         "option chosen more often the weaker the evidence, and higher accuracy on trials where it was offered and "
         "waived than where it was not offered. Their training stopped once the sure option was chosen on about half "
         "of the trials offering it."), True)
-    return RewardAnswer(lead, (anchor, pdw_part(pdw), sweep_part(sweep), e4_part(e4), neurogym_part(neurogym, plain)))
+    return RewardAnswer(lead, (anchor, pdw_part(pdw), sweep_part(sweep), held_part(held), e4_part(e4),
+                               neurogym_part(neurogym, plain)))
 
 
 def answer_markdown(results_dir: Path | str = ROOT / "results") -> str:

@@ -181,6 +181,51 @@ def test_the_whole_explorer_on_a_tiny_budget(tmp_path):
     assert summary["complete"] and len(summary["cells"]) == 16 and summary["answer"]["text"]
 
 
+def test_the_held_follow_up_changes_one_held_choice_at_a_time_from_the_old_default():
+    cells = {c.name: c for c in pdw_sweep.held_cells()}
+    assert list(cells) == ["O", *[f"O~{h}" for h in pdw_sweep.HELD], "O~all"]
+    old = cells["O"].cfg
+    assert old == next(c for c in pdw_sweep.cells() if c.name == "O").cfg  # the registered O, trained again
+    fields = {k for levels in pdw_sweep.HELD.values() for level in levels for k in level}
+    for held, (song, eight_six) in pdw_sweep.HELD.items():
+        assert all(getattr(old, k) == v for k, v in song.items())  # O holds Song's value
+        cfg = cells[f"O~{held}"].cfg
+        changed = {k for k in fields if getattr(cfg, k) != getattr(old, k)}
+        assert changed == set(eight_six) and all(getattr(cfg, k) == v for k, v in eight_six.items())
+        assert all(getattr(cells["O~all"].cfg, k) == v for k, v in eight_six.items())
+    assert all(c.level(f) == "old" for c in cells.values() for f in FACTORS)  # the seven stay old
+
+
+def held_outcomes(old: bool | None, losing=(), all_keeps: bool | None = False):
+    out = {"O": {"keeps": old}, "O~all": {"keeps": all_keeps}}
+    out.update({f"O~{h}": {"keeps": h not in losing} for h in pdw_sweep.HELD})
+    return out
+
+
+def test_the_held_answer_rule():
+    rows = [{"cell": n, "s1_contrast": 0.4 if keeps["keeps"] else 0.01}
+            for n, keeps in held_outcomes(True, ["normalisation"]).items() for _ in range(3)]
+    found = pdw_sweep.held_answer(held_outcomes(True, ["normalisation"]), rows)
+    assert found["losing"] == ["normalisation"] and "Advantage normalisation alone loses" in found["text"]
+    assert "all five together" in found["text"] and found["effects"]["normalisation"]["difference"] < -0.3
+    assert found["effects"]["clipping"]["difference"] == 0.0
+    kept = pdw_sweep.held_answer(held_outcomes(True, [], all_keeps=True), rows)
+    assert kept["losing"] == [] and "its network" in kept["text"] and "No held choice alone" in kept["text"]
+    assert "answers nothing" in pdw_sweep.held_answer(held_outcomes(False), rows)["text"]
+
+
+def test_the_command_line_runs_held_cells(tmp_path, capsys):
+    from labcore.cli import main
+
+    assert main(["explore", "pdw-held", "--quick", "--cells", "O~stopping", "--out", str(tmp_path)]) == 0
+    assert "partial run" in capsys.readouterr().out
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["study"] == "pdw_held" and "post hoc" in summary["protocol"]
+    assert summary["config"]["cells"]["O~stopping"]["stop_rule"] == "none"
+    with pytest.raises(SystemExit, match="unknown cell"):
+        main(["explore", "pdw-held", "--quick", "--cells", "S", "--out", str(tmp_path)])
+
+
 def test_the_command_line_runs_explorer_cells_and_refuses_unknown_ones(tmp_path, capsys):
     from labcore.cli import main
 

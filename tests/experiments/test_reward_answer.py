@@ -84,6 +84,20 @@ def sweep_summary(keeping: set[str], complete: bool = True) -> dict:
                        "levels": {f: {"song": s, "old": o} for f, (s, o) in pdw_sweep.LEVELS.items()}}}
 
 
+def held_summary(losing: set[str], all_keeps: bool = False, old_keeps: bool = True, complete: bool = True) -> dict:
+    """The explorer's post hoc follow-up: cells in ``losing`` lose the option (S1 near 0), others keep it."""
+    names = [c.name for c in pdw_sweep.held_cells()]
+    lose = set(losing) | ({"O~all"} if not all_keeps else set()) | ({"O"} if not old_keeps else set())
+    rows = [{"cell": n, "seed": s, "s1_contrast": (0.29 + 0.013 * i + 0.007 * s) if n not in lose
+             else 0.004 + 0.003 * i + 0.002 * s} for i, n in enumerate(names) for s in range(3)]
+    if not complete:
+        names = names[:3]
+    outcomes = {n: {"side": "O" if n == "O" else "H", **pdw_sweep.cell_outcome([r for r in rows if r["cell"] == n])}
+                for n in names}
+    return {"study": "pdw_held", "seeds": [0, 1, 2], "complete": complete, "cells": outcomes,
+            "answer": pdw_sweep.held_answer(outcomes, rows) if complete else None}
+
+
 def e4_summary(again: bool = True, r1: str = "supported", r2: str = "supported") -> dict:
     values = {"e4.accuracy.reward_wager.self_on": 0.8531, "e4.auroc.reward_wager.self_on": 0.2913,
               "e4.accuracy.supervised.self_on": 0.8562, "e4.auroc.supervised.self_on": 0.8417,
@@ -164,9 +178,30 @@ def test_the_explorer_names_a_deciding_factor_with_its_effects():
     assert "readout init moves S1's contrast by" in part.text and "Welch 95% interval" in part.text
 
 
+def test_the_held_follow_up_names_the_choice_that_loses_the_option_and_is_labelled_post_hoc():
+    answer = ra.compose(summaries(pdw_held=held_summary({"O~return"})))
+    part = next(p for p in answer.parts if p.key == "pdw_held")
+    assert part.ran and "post hoc" in part.title and "GAE's lambda 0.95" in part.text
+    assert "GAE's lambda 0.95 alone loses the option the old default keeps" in part.text
+    assert "Post hoc, on what the explorer held: GAE's lambda 0.95 alone loses" in answer.lead
+    assert "`O~return` (GAE's lambda 0.95 instead of the full return): keeps it in 0 of 3 seeds" in part.text
+    assert "Welch 95% interval" in part.text and "explore pdw-held" in part.text
+
+
+def test_a_held_follow_up_that_keeps_the_option_everywhere_points_at_the_network():
+    part = ra.held_part(held_summary(set(), all_keeps=True))
+    assert "No held choice alone" in part.text and "its network (the B2 family" in part.text
+
+
+def test_a_partial_held_follow_up_waits_and_adds_nothing_to_the_lead():
+    answer = ra.compose(summaries(pdw_held=held_summary(set(), complete=False)))
+    part = next(p for p in answer.parts if p.key == "pdw_held")
+    assert part.ran and "Incomplete (3 of 7 cells" in part.text and "Post hoc" not in answer.lead
+
+
 # --------------------------------------------------------------------------- missing and partial studies
 def test_each_missing_study_says_not_run_yet_with_its_command():
-    answer = ra.compose({"pdw": None, "pdw_sweep": None, "e4": None, "neurogym": None})
+    answer = ra.compose({"pdw": None, "pdw_sweep": None, "pdw_held": None, "e4": None, "neurogym": None})
     assert answer.lead.startswith("**Not settled yet.**")
     for key, command in ra.COMMANDS.items():
         assert f"`{command}`" in answer.markdown(), key
@@ -243,6 +278,8 @@ def _scaled(x, k: float):
 DESIGN = sorted({*LOW_COHERENCES, *HIGH_COHERENCES, *WAIVED_COHERENCES, 0.5, 0.7, 0.1, 0.3, 0.05,
                  *[100 * v for p in (-1.0, -3.0) for v in ideal_observer(p).values()],
                  *[float(v) for song_old in pdw_sweep.LEVELS.values() for level in song_old for v in level.values()
+                   if isinstance(v, float)],
+                 *[float(v) for levels in pdw_sweep.HELD.values() for level in levels for v in level.values()
                    if isinstance(v, float)]})
 """Numbers the design fixes, which the text may quote: the coherence levels, NeuroGym's payoffs and
 chance (in 8.6's paragraph), the explorer's registered factor levels, the ideal observer of protocol 8.2 and the bet floor of 8.8.3 in its schedule label (in E4's)."""
@@ -254,6 +291,7 @@ BRANCHES = {
     "no deciding factor": summaries(pdw_sweep=sweep_summary({c.name for c in pdw_sweep.cells()})),
     "partial explorer": summaries(pdw_sweep=sweep_summary({"S"}, complete=False)),
     "first E4 only": summaries(e4=e4_summary(again=False)),
+    "held follow-up": summaries(pdw_held=held_summary({"O~normalisation"})),
 }
 
 
@@ -302,7 +340,7 @@ def test_the_readme_block_is_the_answer_generated_from_the_bundled_studies():
         "README.md's answer is not the one the bundled studies give: run "
         "`python -m labcore.experiments.reward_answer --readme`")
     assert ra.ANCHOR in readme and "Song, Yang & Wang (2017" in block
-    for command in ("explore pdw ", "explore pdw-sweep", "reproduce --experiment e4"):
+    for command in ("explore pdw ", "explore pdw-sweep", "explore pdw-held", "reproduce --experiment e4"):
         assert command in readme
 
 

@@ -206,6 +206,7 @@ def outside_axes(spec: dict) -> list[str]:
 def test_the_answer_leads_and_says_not_run_yet_without_the_sets(tmp_path, monkeypatch):
     monkeypatch.setattr(data, "PDW_STUDY_DIR", tmp_path / "no_pdw")
     monkeypatch.setattr(data, "PDW_SWEEP_STUDY_DIR", tmp_path / "no_sweep")
+    monkeypatch.setattr(data, "PDW_HELD_STUDY_DIR", tmp_path / "no_held")
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)
     assert not at.error, [e.value for e in at.error]  # not run yet is information, not an error
@@ -213,6 +214,7 @@ def test_the_answer_leads_and_says_not_run_yet_without_the_sets(tmp_path, monkey
     assert "explore pdw --out results/pdw" in infos and "explore pdw-sweep --out results/pdw_sweep" in infos
     text = markdown_text(at)
     assert "**Not settled yet.**" in text and "Song, Yang & Wang (2017" in text
+    assert "Not run yet: `python -m labcore explore pdw-held --out results/pdw_held --jobs 2`" in text
     assert "**Older cell: NeuroGym's task, default initialisation, 1,500 updates" in text  # 8.6, labelled
     assert any(s.value.startswith("Older cell: NeuroGym") for s in at.subheader)
     assert any(h.value == "On our wagering task: E4" for h in at.header)  # the old E4 content, reachable
@@ -226,7 +228,8 @@ def test_the_page_draws_the_studies_with_the_answer_from_them(with_pdw):
     assert not at.error, [e.value for e in at.error]
     text = markdown_text(at)
     found = read_summaries(ROOT / "results")
-    found.update(read_summaries(with_pdw))  # the two tiny sets beside the bundled E4 and 8.6 studies
+    tiny = read_summaries(with_pdw)  # the two tiny sets beside the bundled follow-up, E4 and 8.6 studies
+    found.update({"pdw": tiny["pdw"], "pdw_sweep": tiny["pdw_sweep"]})
     found["e4"] = json.loads((data.E4_RESULTS_DIR / "summary.json").read_text())
     found["neurogym"] = json.loads((data.NEUROGYM_STUDY_DIR / "summary.json").read_text())
     answer = compose(found)
@@ -255,7 +258,7 @@ def test_the_explorer_picker_switches_cells_without_computing(with_pdw, monkeypa
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)
     first = len(reads)
-    assert first == 2  # the reproduction and the explorer, read once each
+    assert first == 3  # the reproduction, the explorer and its follow-up, read once each
     before = chart(at, "reward-explorer-curve")
     at.selectbox(key="reward.explorer_factor").set_value("entropy").run()
     assert not exceptions(at), exceptions(at)
