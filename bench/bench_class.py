@@ -114,6 +114,24 @@ def process_tree(pids: list[int]) -> set[int]:
     return found
 
 
+BROWSER_NAMES = ("chromium", "chrome", "headless_shell")
+"""Process names of the browsers. Chromium's zygote forks its renderers outside the tree of the
+process that launched it, so the browsers are found by name, not by descent."""
+
+
+def browser_processes() -> set[int]:
+    """Every running chromium process on the machine (by its ``comm`` name)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip().startswith(BROWSER_NAMES):
+                    found.add(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
 def cpu_seconds(pids: set[int]) -> float:
     """CPU time (user + system) of these processes, with their waited-for children's (seconds)."""
     tick, total = os.sysconf("SC_CLK_TCK"), 0
@@ -180,26 +198,57 @@ async def run_class(url: str, students: int, outcome: Outcome) -> None:
         await browser.close()
 
 
+def own_cpu(pid: int) -> tuple[int, float] | None:
+    """(start time, CPU seconds of the process itself, all its threads, without its children)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return int(fields[19]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class CpuMeter:
-    """CPU seconds of the servers, of the client (this process's other descendants and itself) and of
-    the machine between ``start()`` and ``stop()``. Children that end in between are counted by
-    their parent's waited-for time; the servers are this process's children too, so they are
-    subtracted from the client by process id."""
+    """CPU seconds of the servers, of the client (every chromium process, this process and its other
+    descendants: Playwright's driver) and of the machine between ``start()`` and ``stop()``.
+
+    Each process's own time is sampled (``sample()``, every 0.5 s by the benchmark's sampler) and
+    kept at its last reading, so a process that ends in between (a student's renderer) counts up
+    to its last sample, whoever reaps it: Chromium's zygote forks renderers outside the tree of the
+    process that launched the browser, so the browsers are found by name (:data:`BROWSER_NAMES`).
+    Own times only (no children's), so nothing is counted twice."""
 
     def __init__(self, server_pids: list[int]) -> None:
         self.server_pids = server_pids
+        self.first: dict[tuple[int, int], float] = {}
+        self.last: dict[tuple[int, int], float] = {}
+        self.kind: dict[tuple[int, int], str] = {}
+        self.lock = threading.Lock()
 
-    def read(self) -> tuple[float, float, float]:
+    def sample(self, initial: bool = False) -> None:
+        """Read every server and client process's own CPU time now."""
         servers = process_tree(self.server_pids)
-        client = process_tree([os.getpid()]) - servers
-        return cpu_seconds(servers), cpu_seconds(client), machine_busy_seconds()
+        client = (process_tree([os.getpid()]) | browser_processes()) - servers
+        with self.lock:
+            for kind, pids in (("servers", servers), ("client", client)):
+                for pid in pids:
+                    read = own_cpu(pid)
+                    if read is None:
+                        continue
+                    key = (pid, read[0])  # a reused process id is another process
+                    self.first.setdefault(key, read[1] if initial else 0.0)
+                    self.last[key], self.kind[key] = read[1], kind
 
     def start(self) -> None:
-        self.before = self.read()
+        self.busy = machine_busy_seconds()
+        self.sample(initial=True)
 
     def stop(self, outcome: Outcome) -> None:
-        after = self.read()
-        outcome.cpu_servers, outcome.cpu_client, outcome.cpu_machine = (b - a for a, b in zip(self.before, after, strict=True))
+        self.sample()
+        outcome.cpu_machine = machine_busy_seconds() - self.busy
+        with self.lock:
+            used = {k: self.last[k] - self.first[k] for k in self.last}
+        outcome.cpu_servers = sum(v for k, v in used.items() if self.kind[k] == "servers")
+        outcome.cpu_client = sum(v for k, v in used.items() if self.kind[k] == "client")
 
 
 def measure(setup: str, students: int, servers: int) -> Outcome:
@@ -207,22 +256,23 @@ def measure(setup: str, students: int, servers: int) -> Outcome:
     outcome = Outcome(setup, students, servers if setup == "class" else 1)
     with running_class(outcome.servers, proxy=setup == "class", scratch_runs=True) as served:
         done = threading.Event()
+        meter = CpuMeter(served.pids)
+        meter.start()
 
         def sample() -> None:
             while not done.is_set():
                 outcome.peak_rss = max(outcome.peak_rss, rss(served.pids))
+                meter.sample()
                 done.wait(0.5)
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
-        meter = CpuMeter(served.pids)
-        meter.start()
         began = time.perf_counter()
         try:
             asyncio.run(run_class(served.url, students, outcome))
         finally:
             outcome.wall = time.perf_counter() - began
-            meter.stop(outcome)  # before the servers stop: their CPU time is read while they live
+            meter.stop(outcome)  # before the servers stop (closed browsers count to their last sample)
             done.set()
             sampler.join()
     return outcome

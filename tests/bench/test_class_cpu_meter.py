@@ -3,7 +3,14 @@
 import subprocess
 import sys
 
-from bench.bench_class import Outcome, cpu_seconds, machine_busy_seconds, process_tree
+from bench.bench_class import (
+    CpuMeter,
+    Outcome,
+    cpu_seconds,
+    machine_busy_seconds,
+    own_cpu,
+    process_tree,
+)
 
 BURN = """
 import sys, time
@@ -40,3 +47,21 @@ def test_row_reports_server_cpu_per_request_and_shares_of_the_busy_time():
     assert "| 500 ms |" in row  # 3.0 CPU s over 6 requests (2 loads + 4 switches)
     assert "| 25% / 75% |" in row
     assert Outcome("single", 1, 1).row().endswith("| n/a / n/a |")  # no busy time measured: no share invented
+
+
+def test_the_meter_keeps_the_time_of_a_process_that_ended_and_counts_nothing_twice():
+    """A burner started by a grandchild shell (so not this process's direct child) is counted as the
+    client's up to its last sample, also after it has ended; the shell waiting for it adds nothing."""
+    meter = CpuMeter(server_pids=[])
+    meter.start()
+    shell = subprocess.Popen(["/bin/sh", "-c", f'"{sys.executable}" -c \'{BURN}\''], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    assert shell.stdout.readline().strip() == "done"
+    meter.sample()  # the burner is alive: its 0.4 s are read
+    burner = (process_tree([shell.pid]) - {shell.pid}).pop()
+    assert own_cpu(burner)[1] >= 0.35
+    shell.communicate("")  # both end; the shell's waited-for time now holds the burner's too
+    outcome = Outcome("single", 1, 1)
+    meter.stop(outcome)
+    assert 0.35 <= outcome.cpu_client < 0.35 + 2.0  # the burner once (plus this test process's own work)
+    assert outcome.cpu_servers == 0.0 and outcome.cpu_machine >= 0.35
