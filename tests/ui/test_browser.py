@@ -6,14 +6,12 @@ Skips (with the reason) where chromium or Playwright is missing; with ``CTLAB_RE
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
-from pathlib import Path
 
 import pytest
 
 from labcore.lesson import LESSON
+from tests.ui.real_parts import require_real_parts
 from ui.serve import CHROMIUM, CHROMIUM_ARGS, running_lab
 
 PAGES = [
@@ -32,21 +30,9 @@ PAGES = [
 ]
 
 
-def _missing() -> str | None:
-    if not Path(CHROMIUM).exists():
-        return f"no chromium at {CHROMIUM} (install Debian's chromium package)"
-    if importlib.util.find_spec("playwright") is None:
-        return "the playwright package is not installed"
-    return None
-
-
 @pytest.fixture(scope="module")
 def browser():
-    reason = _missing()
-    if reason:
-        if os.environ.get("CTLAB_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"CTLAB_REQUIRE_BROWSER=1 but {reason}")
-        pytest.skip(reason)
+    require_real_parts()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

@@ -8,33 +8,17 @@ is missing; with ``CTLAB_REQUIRE_BROWSER=1`` (set by ``.ci/run``) a missing one 
 from __future__ import annotations
 
 import collections
-import importlib.util
-import os
 import urllib.request
-from pathlib import Path
 
 import pytest
 
-from ui.serve import CHROMIUM, CHROMIUM_ARGS, NGINX, STICKY_COOKIE, nginx_config, running_class
-
-
-def _missing() -> str | None:
-    if not Path(NGINX).exists():
-        return f"no nginx at {NGINX} (install Debian's nginx package: apt-get install nginx)"
-    if not Path(CHROMIUM).exists():
-        return f"no chromium at {CHROMIUM} (install Debian's chromium package)"
-    if importlib.util.find_spec("playwright") is None:
-        return "the playwright package is not installed"
-    return None
+from tests.ui.real_parts import require_real_parts
+from ui.serve import CHROMIUM, CHROMIUM_ARGS, STICKY_COOKIE, nginx_config, running_class
 
 
 @pytest.fixture(scope="module")
 def lab_class():
-    reason = _missing()
-    if reason:
-        if os.environ.get("CTLAB_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"CTLAB_REQUIRE_BROWSER=1 but {reason}")
-        pytest.skip(reason)
+    require_real_parts(nginx=True)
     with running_class(2, scratch_runs=True) as running:
         yield running
 
