@@ -2,7 +2,13 @@
 
 import streamlit as st
 
-from labcore.lesson import CHOICE_LETTERS, LESSON, expected_answer, handout_html, parse_step
+from labcore.classroom.lesson import (
+    CHOICE_LETTERS,
+    LESSON,
+    expected_answer,
+    handout_html,
+    parse_step,
+)
 from ui import data, share
 from ui.components import SCOPE_LINE, explain
 from ui.state import escape_markdown

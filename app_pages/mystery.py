@@ -1,12 +1,14 @@
 """Mystery agent: a teacher hides a lesion, a capacity or noise in an agent and shares a code;
-students read the markers and one episode, diagnose, and get the reveal (labcore/mystery.py)."""
+students read the markers and one episode, diagnose, and get the reveal
+(labcore/classroom/mystery.py)."""
 
 import math
 
 import numpy as np
 import streamlit as st
 
-from labcore import measures, mystery
+from labcore import measures
+from labcore.classroom import mystery
 from labcore.figures.episode import (
     step_caption,
     step_figures,

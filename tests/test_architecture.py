@@ -267,7 +267,7 @@ AUROC_PRIMITIVES = {"rankdata", "mannwhitneyu", "roc_auc_score", "roc_curve", "a
 """Calls that rank scores or integrate a ROC curve: an AUROC computed in place."""
 AUROC_NAME = re.compile(r"(auroc|auc)$", re.IGNORECASE)
 NOT_AN_AUROC = {
-    "labcore/lesson.py:_intact_auroc": "the lesson's rule on a claim's value (which of three answers it supports)",
+    "labcore/classroom/lesson.py:_intact_auroc": "the lesson's rule on a claim's value (which of three answers it supports)",
     "labcore/figures/paper_e1.py:fig1a_accuracy_and_auroc": "draws the result set's AUROCs",
 }
 """Functions named like an AUROC that compute none, each with the reason."""

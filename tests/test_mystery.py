@@ -1,5 +1,5 @@
-"""Mystery agent puzzles (labcore/mystery.py): codes, random puzzles, the reveal, and whether every
-diagnosis can be told from the markers a student is shown."""
+"""Mystery agent puzzles (labcore/classroom/mystery.py): codes, random puzzles, the reveal, and
+whether every diagnosis can be told from the markers a student is shown."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from labcore import mystery
-from labcore.mystery import (
+from labcore.classroom import mystery
+from labcore.classroom.mystery import (
     ALPHABET,
     CODE_LENGTH,
     DIAGNOSES,

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from labcore.lesson import LESSON
+from labcore.classroom.lesson import LESSON
 from tests.ui.real_parts import require_real_parts
 from ui.serve import CHROMIUM, CHROMIUM_ARGS, running_lab
 

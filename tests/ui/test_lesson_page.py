@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from labcore.lesson import LESSON, expected_answer, step_link
+from labcore.classroom.lesson import LESSON, expected_answer, step_link
 from labcore.results import load_results
 from tests.ui.apptest_pages import APP, ROOT
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from labcore import mystery
+from labcore.classroom import mystery
 from tests.ui.apptest_pages import open_page
 
 

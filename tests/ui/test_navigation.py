@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from labcore.lesson import LESSON
+from labcore.classroom.lesson import LESSON
 from tests.ui.apptest_pages import exceptions, navigate, open_page, url
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from labcore import lesson, mystery
+from labcore.classroom import lesson, mystery
 from labcore.config import TrainConfig
 from tests.ui.apptest_pages import exceptions, open_page
 from ui import jobs, share
