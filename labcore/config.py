@@ -650,3 +650,22 @@ class LiveBudgets:
 
 LIVE_BUDGETS = LiveBudgets()
 """The app's live budgets (``ui/data.py`` reads them)."""
+
+
+# --------------------------------------------------------------------------- the app's pages
+PAGE_URLS: dict[str, str] = {
+    "home": "",
+    "agents": "agents",
+    "metacognition": "metacognition",
+    "reward": "reward",
+    "workspace": "workspace",
+    "robustness": "robustness",
+    "integration": "integration",
+    "rollouts": "rollouts",
+    "replication": "replication",
+    "scorecards": "scorecards",
+    "mystery": "mystery",
+    "lesson": "lesson",
+}
+"""Each page of the app (its file ``app_pages/<key>.py``) -> its URL path. ``app.py`` registers
+the pages with these paths; the lesson's links and the share links read them here."""

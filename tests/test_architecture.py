@@ -429,3 +429,24 @@ def test_the_page_import_check_can_fail(tmp_path):
     page.write_text("from labcore import measures\nfrom labcore.markers import type2_auroc\n"
                     "from labcore.experiments.e4 import ARMS\nfrom labcore.figures.live import titration_figure\n")
     assert science_imports(page) == {"labcore.measures", "labcore.markers", "labcore.experiments.e4"}
+
+
+def literal_url_paths(source: str) -> list[str]:
+    """String literals passed as ``url_path=`` or ``page=`` keywords in ``source``."""
+    return [kw.value.value for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)
+            for kw in node.keywords if kw.arg in ("url_path", "page") and isinstance(kw.value, ast.Constant)
+            and isinstance(kw.value.value, str)]
+
+
+def test_page_urls_have_one_home():
+    """app.py registers every page with its path from labcore.config.PAGE_URLS, and the lesson's
+    links read it there: no page path is typed a second time."""
+    from labcore.config import PAGE_URLS
+
+    assert set(PAGE_URLS) == {p.stem for p in PAGES}  # one entry per page file
+    for path in (ROOT / "app.py", ROOT / "labcore" / "classroom" / "lesson.py"):
+        assert literal_url_paths(path.read_text()) == [], f"{path.name} types a page path again"
+
+
+def test_the_page_url_check_can_fail():
+    assert literal_url_paths('st.Page("a.py", url_path="agents")\nStep(page="")') == ["agents", ""]

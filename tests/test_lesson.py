@@ -14,6 +14,7 @@ import pytest
 
 from labcore.checkpoints import BUNDLED_DIR, read_manifest
 from labcore.classroom.lesson import LESSON, expected_answer, handout_html, parse_step, step_link
+from labcore.config import PAGE_URLS
 from labcore.paper import CLAIMS_BY_ID
 from labcore.results import load_results
 from ui.data import seeds_by_kind
@@ -43,7 +44,8 @@ def page_keys(page: str) -> tuple[str, ...]:
 
 
 def app_url_paths() -> set[str]:
-    return set(re.findall(r'url_path="([^"]*)"', (ROOT / "app.py").read_text()))
+    """The URL paths app.py registers its pages with (each read from labcore.config.PAGE_URLS)."""
+    return {PAGE_URLS[k] for k in re.findall(r'url_path=PAGE_URLS\["(\w+)"\]', (ROOT / "app.py").read_text())}
 
 
 def parse_link(link: str, page: str) -> tuple[LabState, list[str]]:

@@ -25,9 +25,11 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
+from labcore.config import PAGE_URLS
+
 BASE_URL_ENV = "CTLAB_BASE_URL"
 """Environment variable naming the address students open (scheme, host, port and any path)."""
-PAGE_PATHS = ("lesson", "mystery")
+PAGE_PATHS = (PAGE_URLS["lesson"], PAGE_URLS["mystery"])
 """Pages whose address is cut off the browser's URL to find the lab's base path."""
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
+from labcore.config import PAGE_URLS
 from labcore.paper import CLAIMS_BY_ID
 from labcore.results import Results
 
@@ -158,7 +159,7 @@ def _failed(_: Mapping[str, Any], verdicts: Mapping[str, str]) -> int:
 LESSON: tuple[LessonStep, ...] = (
     LessonStep(
         title="Three theories, three switches",
-        page="",
+        page=PAGE_URLS["home"],
         params={},
         question="Higher-Order Theory says you are aware of something only if you also represent yourself having "
                  "it. To test it in an agent, which part do we switch off?",
@@ -174,7 +175,7 @@ LESSON: tuple[LessonStep, ...] = (
     ),
     LessonStep(
         title="Does the agent know when it knows?",
-        page="metacognition",
+        page=PAGE_URLS["metacognition"],
         params={"agent": "b2_ws", "seed": "0", "self_model_mode": "on", "capacity": "4"},
         question="A faint flash says 'go left' or 'go right'; the agent walks to a side and says how confident it "
                  "is. With its self-model intact, is its confidence higher on the trials it gets right?",
@@ -192,7 +193,7 @@ LESSON: tuple[LessonStep, ...] = (
     ),
     LessonStep(
         title="Predict: zero the self-model",
-        page="metacognition",
+        page=PAGE_URLS["metacognition"],
         params={"agent": "b2_ws", "seed": "0", "self_model_mode": "zero", "capacity": "4"},
         question="Now the self-model's output is replaced by zeros; nothing else changes. What happens to task "
                  "accuracy and to Type-2 AUROC?",
@@ -211,7 +212,7 @@ LESSON: tuple[LessonStep, ...] = (
     ),
     LessonStep(
         title="No workspace, no access",
-        page="workspace",
+        page=PAGE_URLS["workspace"],
         params={"agent": "b1", "seed": "0", "capacity": "0"},
         question="Agent B1 must hold a colour and an object through a delay and then report both (7 possible "
                  "answers each). Its cues reach it only through the 4-slot workspace. Switch the workspace off: "
@@ -230,7 +231,7 @@ LESSON: tuple[LessonStep, ...] = (
     ),
     LessonStep(
         title="Narrow the workspace",
-        page="workspace",
+        page=PAGE_URLS["workspace"],
         params={"agent": "b1", "seed": "0", "capacity": "2"},
         question="Give B1 only 2 of its 4 slots. Distractors (masks) land in the workspace during the delay. "
                  "Conjunction accuracy will be...",
@@ -248,7 +249,7 @@ LESSON: tuple[LessonStep, ...] = (
     ),
     LessonStep(
         title="Noise inside the agent",
-        page="robustness",
+        page=PAGE_URLS["robustness"],
         params={"agent": "b1", "seed": "0", "noise": "0.1", "noise_mode": "stored"},
         question="Add Gaussian noise inside the workspace and raise it until report accuracy falls to 75%: that "
                  "noise level is L75. Which design breaks at the lower noise?",
@@ -267,7 +268,7 @@ LESSON: tuple[LessonStep, ...] = (
     ),
     LessonStep(
         title="Wrap-up: what held here?",
-        page="replication",
+        page=PAGE_URLS["replication"],
         params={},
         question="Which of the paper's three headline findings did this lab not reproduce?",
         choices=("Doing without knowing (E1)",
