@@ -65,7 +65,7 @@ def probe() -> dict[str, str]:
     from labcore.markers import delta_nrs
     from labcore.rollout import rollout
     from labcore.seeding import episode_seeds
-    from labcore.training import train_seeds
+    from labcore.training.behaviour_cloning import train_seeds
 
     out: dict[str, str] = {}
     fast = TrainConfig(max_updates=3, min_updates=1, eval_every=3, train_episodes=64, heldout_episodes=32)

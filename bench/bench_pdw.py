@@ -3,13 +3,13 @@
 Run alone (nothing else on the CPU): ``.venv/bin/python -m bench.bench_pdw [--seeds 0] [--agent plain_gru]
 [--updates N] [--live]``.
 
-For each seed: ``labcore.neurogym_rl.train_network`` under the Song setting (``SONG_2017``: 64
+For each seed: ``labcore.training.neurogym_trainer.train_network`` under the Song setting (``SONG_2017``: 64
 trials per update, GRU baseline, stopped by the registered behavioural criterion or the cap of
 12,000 updates), one torch thread. Printed: wall time (including drawing the 100,000-trial pool),
 updates done and how training stopped, updates per second over the training loop, and the time
 at which the criterion first held. ``--updates N`` caps the run (a quick updates/s measurement).
 Target (issue 23): one plain-GRU agent to its criterion in <= 5 minutes. ``--live`` times the "From
-reward alone" page's live run instead (``labcore.neurogym_rl.live_config``: the live budget's cap,
+reward alone" page's live run instead (``labcore.training.neurogym_trainer.live_config``: the live budget's cap,
 checks, held-out trials and pool); target: its cap in about 2 minutes.
 """
 
@@ -20,14 +20,14 @@ import statistics
 import time
 from dataclasses import replace
 
-from labcore.neurogym_rl import (
+from labcore.seeding import parse_seeds
+from labcore.training.neurogym_trainer import (
     SONG_2017,
     NeuroGymRLConfig,
     live_config,
     train_network,
     training_pool,
 )
-from labcore.seeding import parse_seeds
 
 
 def one_seed(seed: int, agent: str, updates: int | None, base: NeuroGymRLConfig = SONG_2017

@@ -2,11 +2,11 @@
 
 Run alone (nothing else on the CPU): ``.venv/bin/python -m bench.bench_rl [--seeds 0,1,2] [--no-bc]``.
 
-For each seed: the wall time of ``labcore.rl.train_seeds`` until its registered convergence
+For each seed: the wall time of ``labcore.training.actor_critic.train_seeds`` until its registered convergence
 rule stops it (protocol 8.3), the time at which its held-out greedy accuracy first reached the
 criterion (0.80; evaluations every 50 updates), and the final held-out accuracy and Type-2
 AUROC; then the same seed of E1's agent (``b2_ws``) behaviour-cloned to its own rule
-(``labcore.training.train_seeds``, fast mode), and the ratio of the two. Target (issue 15): one
+(``labcore.training.behaviour_cloning.train_seeds``, fast mode), and the ratio of the two. Target (issue 15): one
 RL agent to its criterion in <= 2 minutes.
 """
 
@@ -17,10 +17,10 @@ import statistics
 import time
 
 from labcore.config import TrainConfig
-from labcore.rl import RLConfig
-from labcore.rl import train_seeds as rl_train_seeds
 from labcore.seeding import parse_seeds
-from labcore.training import train_seeds
+from labcore.training.actor_critic import RLConfig
+from labcore.training.actor_critic import train_seeds as rl_train_seeds
+from labcore.training.behaviour_cloning import train_seeds
 
 
 def rl_seed(seed: int, cfg: RLConfig) -> dict[str, float | None]:

@@ -20,8 +20,8 @@ import time
 from dataclasses import replace
 
 from labcore.config import TrainConfig
-from labcore.provision import plan_batches, run_batches
-from labcore.training import train_seeds
+from labcore.training.behaviour_cloning import train_seeds
+from labcore.training.provision import plan_batches, run_batches
 
 
 def growth(ns: tuple[int, ...], updates: int = 100) -> dict[int, float]:

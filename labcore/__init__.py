@@ -1,7 +1,7 @@
 """labcore: the science behind the Consciousness-Theories Ablation Lab.
 
 Tasks (``labcore.envs``), agents (``labcore.agents``), run-time interventions
-(``labcore.interventions``), behaviour cloning (``labcore.training``), markers
+(``labcore.interventions``), training (``labcore.training``), markers
 (``labcore.markers``), seed-level statistics (``labcore.stats``) and the experiment
 pipelines (``labcore.experiments``), with the result-set contract (``labcore.results``), the
 figures (``labcore.figures``) and the HTML report (``labcore.report``). Nothing here imports

@@ -548,7 +548,7 @@ def save_checkpoint(agent: Agent, record: dict, directory: Path | str, name: str
     """Save weights + config atomically, write the JSON record beside it, update the manifest.
 
     Returns the checkpoint path. ``record`` is the training record of
-    :func:`labcore.training.train_seeds` (task, kind, seed, mode, agreement, ...).
+    :func:`labcore.training.behaviour_cloning.train_seeds` (task, kind, seed, mode, agreement, ...).
 
     Checked before anything is written (:class:`CheckpointError`): the name (from ``record``
     or ``name``) is safe (no separators, no ``..``); the record's kind is the agent's; the file

@@ -15,7 +15,7 @@ fixes that, protocol 8.3) for seeds 0-4, outside the bundle::
 
     python -m labcore train --experiment e4 --agent reward_wager --seeds 0-4 --out runs/e4
 
-E4's arm (b), policy and wager both learned from the task's reward (actor-critic, ``labcore.rl``)::
+E4's arm (b), policy and wager both learned from the task's reward (actor-critic, ``labcore.training.actor_critic``)::
 
     python -m labcore train --experiment e4 --agent reward_all --seeds 0 --trainer rl --out runs/rl-trial
 
@@ -73,7 +73,7 @@ from labcore.results import ours_text
 from labcore.seeding import parse_seeds
 
 if TYPE_CHECKING:
-    from labcore.provision import ProgressBoard
+    from labcore.training.provision import ProgressBoard
 
 
 def training_jobs(experiment: str, agents: str, mode: str, trainer: str | None = None) -> list[tuple[str, str, int | None]]:
@@ -112,7 +112,7 @@ def training_jobs(experiment: str, agents: str, mode: str, trainer: str | None =
 
 
 def _progress_bar(label: str, paper: bool) -> tuple[Any, Callable[[ProgressBoard], None]]:
-    """A tqdm bar driven by a :class:`~labcore.provision.ProgressBoard`, and its update callback.
+    """A tqdm bar driven by a :class:`~labcore.training.provision.ProgressBoard`, and its update callback.
 
     It shows the share of the training budget done, agents finished / total, and the time
     left; in fast mode that time is an upper bound (agents stop at convergence, usually
@@ -137,9 +137,9 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     Seeds of one kind train together as one seed-batched model (``--no-seed-batch``: one seed
     at a time); ``--jobs`` runs that many batches side by side. Kinds made by reinforcement
-    learning (``--trainer rl``, ``labcore.rl``) train seed after seed within their batch.
+    learning (``--trainer rl``, ``labcore.training.actor_critic``) train seed after seed within their batch.
     """
-    from labcore.provision import missing_seeds, plan_batches, run_batches
+    from labcore.training.provision import missing_seeds, plan_batches, run_batches
 
     requests = []
     for task, kind, episodes in training_jobs(args.experiment, args.agent, args.mode, args.trainer):

@@ -1,7 +1,7 @@
 """Work on a Dask cluster: submit it as futures, collect it, and never hang on a dead cluster.
 
 ``reproduce --backend dask`` runs seeds (:func:`labcore.experiments.common.run_seeds`) and
-training batches (:func:`labcore.provision.run_batches`) through :func:`run_on_cluster`:
+training batches (:func:`labcore.training.provision.run_batches`) through :func:`run_on_cluster`:
 every item is one ``client.submit(..., pure=False)`` task, so it runs on a worker, never in
 the client process. Results come back through ``distributed.as_completed``.
 

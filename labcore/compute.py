@@ -44,7 +44,7 @@ them from a user's own setting and re-pin for another mode (``--compute`` in a s
 FAST_ENV: dict[str, str] = {"MKL_CBWR": "AUTO,STRICT"}
 """Fast mode's only pin: MKL's reproducible mode within this CPU's branch, so a matrix product
 rounds the same way whatever its operands' memory alignment (a seed's numbers must not depend on
-which other seeds share its training batch: labcore.training)."""
+which other seeds share its training batch: labcore.training.behaviour_cloning)."""
 
 PORTABLE_ENV: dict[str, str] = {
     "MKL_CBWR": "COMPATIBLE,STRICT",

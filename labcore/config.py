@@ -416,7 +416,7 @@ class TrainConfig:
     """What teaches the confidence: "label" (E1: BCE against 1[the decision is correct]) or
     "reward" (E4 arm (a), protocol 8.3: a bet ~ Bernoulli(confidence at the choice step) on each
     wager trial, rewarded by the payoff, REINFORCE with the batch's mean reward as baseline;
-    fast mode, wagering task; ``labcore.wager_reward``)."""
+    fast mode, wagering task; ``labcore.training.wager_reward``)."""
     wrong_bet_payoff: float = -1.0
     """Reward of a wrong bet under ``meta_signal="reward"`` (a correct bet earns +1, opting out 0;
     protocol 3.4: -1; the risky payoff of protocol 8.2: -3)."""
@@ -499,7 +499,7 @@ TRAINING_OF_KIND: dict[str, dict[str, object]] = {
     )},
 }
 """TrainConfig settings a kind is defined by (E4's arms, protocol 8.3): applied by
-``labcore.training.train_seeds`` whatever the caller passes, so every path (CLI, reproduce, the
+``labcore.training.behaviour_cloning.train_seeds`` whatever the caller passes, so every path (CLI, reproduce, the
 app) trains an arm the same way, and its record (``train_config``) says so; except the budgets of
 ``KIND_BUDGETS``, which apply where the caller left the default."""
 KIND_BUDGETS = ("wager_updates", "curve_every")
@@ -510,7 +510,7 @@ quick run shrinks the wager phase; the record's ``train_config`` says what was u
 TRAINERS = ("bc", "rl")
 TRAINER_OF_KIND: dict[str, str] = {"reward_all": "rl"}
 """Kinds not made by behaviour cloning ("bc", every other kind): "rl" is reinforcement learning
-on the task's reward alone (``labcore.rl``; E4 arm (b), protocol 8.3). A kind is trained by its
+on the task's reward alone (``labcore.training.actor_critic``; E4 arm (b), protocol 8.3). A kind is trained by its
 trainer only, on the wagering task."""
 
 
@@ -537,7 +537,7 @@ def train_config_of(kind: str, cfg: TrainConfig, task: str | None = None) -> Tra
     >>> [train_config_of("reward_late", c).wager_updates for c in (TrainConfig(), TrainConfig(wager_updates=20))]
     [3000, 20]
     """
-    _check(trainer_of(kind) == "bc", f"{kind} learns from the task's reward alone: train it with labcore.rl "
+    _check(trainer_of(kind) == "bc", f"{kind} learns from the task's reward alone: train it with labcore.training.actor_critic "
            "(python -m labcore train ... --trainer rl)")
     default = TrainConfig()
     settings = {k: v for k, v in TRAINING_OF_KIND.get(kind, {}).items()
@@ -627,7 +627,7 @@ class LiveBudgets:
     """Episodes the theatre runs together (the matched self-model noise and shuffles act on a batch)."""
     sure_option_updates: int = 4000
     """Update cap of the live sure-option run (From reward alone page: Song et al.'s plain GRU on NeuroGym's
-    wager, 64 trials per update, ``labcore.neurogym_rl.live_config``): about 2 minutes on one core at the
+    wager, 64 trials per update, ``labcore.training.neurogym_trainer.live_config``): about 2 minutes on one core at the
     30-50 updates/s measured on the lab's 2-core machine under load (``python -m bench.bench_pdw --live``);
     the registered runs stop by protocol 8.7's criterion, at most 12,000."""
     sure_option_check_every: int = 100

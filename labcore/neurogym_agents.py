@@ -2,7 +2,7 @@
 
 Protocol sec. 8.6-8.7: does an agent trained from NeuroGym's reward alone choose the sure option
 more often as coherence falls, as monkeys do (Kiani & Shadlen 2009) and as reward-trained
-networks do (Song, Yang & Wang 2017)? Training lives in :mod:`labcore.neurogym_rl`.
+networks do (Song, Yang & Wang 2017)? Training lives in :mod:`labcore.training.neurogym_trainer`.
 
 - **Trials** come from NeuroGym's own code through the adapter
   (:class:`~labcore.envs.neurogym_wager.PostDecisionWagerEnv`): one stream per seed, a trial per

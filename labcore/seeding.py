@@ -24,7 +24,7 @@ BASELINE_NET_SEED_BASE = 30_000
 """Song et al.'s separate baseline network (``labcore.agents.plain.BaselineGRU``) is initialised
 from seed ``base + agent seed``: its own stream, so the policy's weights do not depend on it."""
 EVAL_SAMPLING_SEED_BASE = 40_000
-"""Sampled evaluations of a reward-trained NeuroGym agent (``labcore.neurogym_rl``) draw actions
+"""Sampled evaluations of a reward-trained NeuroGym agent (``labcore.training.neurogym_trainer``) draw actions
 from seed ``base + agent seed``, a stream apart from training's, so evaluating never changes training."""
 MEASURE_SAMPLING_SEED_BASE = 50_000
 """A trained NeuroGym network's sampled choices on its evaluation trials (protocol 8.7's measures,

@@ -9,7 +9,7 @@
 - no function or class is defined twice at the top level of a module;
 - every public function, class and method in labcore/ and ui/ has a docstring and type hints;
 - one home per concept: the AUROC is computed in labcore/markers only, agents are trained and
-  saved in labcore/provision.py only, and a page imports no science (markers, measures,
+  saved in labcore/training/provision.py only, and a page imports no science (markers, measures,
   experiments) beyond the known imports listed below, which shrink to none.
 
 Every check has a test that shows it can fail on a deliberately broken example.
@@ -363,7 +363,7 @@ def test_the_auroc_check_can_fail():
     assert auroc_homes(delegate, "fake.py") == []
 
 
-TRAIN_AND_SAVE_HOME = "labcore/provision.py"
+TRAIN_AND_SAVE_HOME = "labcore/training/provision.py"
 """The one home of "train an agent and save it" (``train_and_save``, ``train_network_and_save``)."""
 
 
@@ -387,8 +387,8 @@ def test_train_and_save_has_one_home():
 
 
 def test_the_train_and_save_check_can_fail():
-    page = ast.parse("from labcore import training\nfrom labcore.checkpoints import save_checkpoint\n"
-                     "trained = training.train_seeds('dual', 'b1', [5])[0]\n"
+    page = ast.parse("from labcore.training import behaviour_cloning\nfrom labcore.checkpoints import save_checkpoint\n"
+                     "trained = behaviour_cloning.train_seeds('dual', 'b1', [5])[0]\n"
                      "save_checkpoint(trained.agent, trained.record, 'runs/user')\n")
     pipeline = ast.parse("def provide(kind, seed):\n    trained = train_agent('dual', kind, seed)\n"
                          "    return save_checkpoint(trained.agent, trained.record, 'cache')\n")

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from labcore.experiments.explore_integration import IntegrationStudy
     from labcore.experiments.reward_answer import RewardAnswer
     from labcore.markers import KnownAnswer
-    from labcore.neurogym_rl import NeuroGymRLConfig
+    from labcore.training.neurogym_trainer import NeuroGymRLConfig
 
 
 class _Later:
@@ -80,7 +80,7 @@ _integration_study_module = _Later("labcore.experiments.explore_integration")
 _pdw_module = _Later("labcore.experiments.pdw")
 _pdw_sweep = _Later("labcore.experiments.pdw_sweep")
 _reward_answer = _Later("labcore.experiments.reward_answer")
-_neurogym_rl = _Later("labcore.neurogym_rl")
+_neurogym_rl = _Later("labcore.training.neurogym_trainer")
 
 
 def episode_seeds(seed: int, split: str, n: int) -> Any:
@@ -313,7 +313,7 @@ def train_live(seed: int, progress: Callable[[int, int, dict], None] | None = No
     seed : int
         This session's seed (:func:`offered_seed`).
     progress : callable, optional
-        ``progress(done, total, metrics)`` as :func:`labcore.training.train_seeds` calls it.
+        ``progress(done, total, metrics)`` as :func:`labcore.training.behaviour_cloning.train_seeds` calls it.
 
     Returns
     -------

@@ -114,7 +114,7 @@ class Job:
     state: str = "queued"
     """queued, running, done or failed."""
     progress: dict[str, Any] = field(default_factory=dict)
-    """The trainer's last report (``done``, ``total`` and its metrics, see labcore.training.ProgressFn)."""
+    """The trainer's last report (``done``, ``total`` and its metrics, see labcore.training.member_bookkeeping.ProgressFn)."""
     history: list[dict[str, Any]] = field(default_factory=list)
     result: dict[str, Any] | None = None
     """``{"record": training record, "path": saved checkpoint}`` once done."""
@@ -134,9 +134,9 @@ class QueueFull(RuntimeError):
 
 
 def run_job(spec: JobSpec, progress: Callable[[int, int, dict], None] | None = None) -> dict[str, Any]:
-    """Train ``spec``'s agent and save it in ``spec.target`` (``labcore.provision.train_and_save``,
+    """Train ``spec``'s agent and save it in ``spec.target`` (``labcore.training.provision.train_and_save``,
     the one train-and-save: the kind's own trainer)."""
-    from labcore.provision import train_and_save  # not on the first page's path (torch)
+    from labcore.training.provision import train_and_save  # not on the first page's path (torch)
 
     record = train_and_save(spec.task, spec.kind, [spec.seed], spec.config, spec.target, progress=progress)[0]
     return {"record": record, "path": record["path"]}

@@ -1,6 +1,6 @@
 """The "From reward alone" page's live sure-option run, in a background thread the page polls.
 
-A visitor's run (Song et al.'s plain GRU on NeuroGym's wager, :func:`labcore.neurogym_rl.live_config`)
+A visitor's run (Song et al.'s plain GRU on NeuroGym's wager, :func:`labcore.training.neurogym_trainer.live_config`)
 takes about two minutes. Run inside the page's script it would block that session's other
 controls, and any click elsewhere would rerun the script and kill it; so it trains in a daemon
 thread, writes each held-out check into its :class:`SureOptionRun` as it comes, and the page's
@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from labcore.neurogym_rl import NeuroGymRLConfig, train_network
+from labcore.training.neurogym_trainer import NeuroGymRLConfig, train_network
 
 MAX_RUNS = 2
 """Live runs that may train at the same time in this server process."""

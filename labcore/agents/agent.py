@@ -184,7 +184,7 @@ class Agent(nn.Module):
             self.register_buffer("write_offset", offset / offset.pow(2).mean().sqrt() * WRITE_OFFSET_RMS)
         if c.closed_loop:
             self.feedback = nn.Linear(c.slot_dim, c.embed_dim, bias=False)
-        if c.value_head:  # the critic of reinforcement learning (labcore.rl), built last: nothing else moves
+        if c.value_head:  # the critic of reinforcement learning (labcore.training.actor_critic), built last: nothing else moves
             self.value_head = mlp(c.hidden_dim + ws_feat, c.readout_hidden, 1)
 
     # ----------------------------------------------------------------- shared layers

@@ -182,7 +182,7 @@ def grouped_linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | N
 
     Every member's product is a separate matrix product of the same shape, so its result does
     not depend on the other members, provided N >= 2: PyTorch computes a batch of one as a
-    plain matrix product, with other kernels (see ``labcore.training``, which never trains a
+    plain matrix product, with other kernels (see ``labcore.training.behaviour_cloning``, which never trains a
     batch of one).
     """
     n = weight.shape[0]

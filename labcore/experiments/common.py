@@ -28,9 +28,9 @@ from labcore.cluster import DASK_TIMEOUT, run_on_cluster
 from labcore.config import ReproduceConfig, TrainConfig
 from labcore.markers import L75Result
 from labcore.paper import CLAIMS_BY_ID, verdict
-from labcore.provision import train_and_save
 from labcore.seeding import seed_everything
 from labcore.stats import pattern_value, summarize, summarize_l75
+from labcore.training.provision import train_and_save
 
 DEFAULT_CACHE = Path("runs") / "checkpoints"
 """Where agents trained on demand by ``reproduce`` are cached for the next run."""

@@ -23,7 +23,7 @@ the range of its agents' training updates and of their wager phases.
 
 "E4 again" (protocol 8.8): every AUROC has its confidence's spread beside it,
 ``e4.confidence_distinct``, ``e4.spread_bets`` and ``e4.auroc_meaningful`` ``.<arm>.<condition>``
-(:func:`labcore.wager_reward.confidence_spread` on the AUROC's trials; the SD is E1's
+(:func:`labcore.training.wager_reward.confidence_spread` on the AUROC's trials; the SD is E1's
 ``confidence_sd``); ``e4.head_mean_cosine.<arm>``, the cosine between the confidence head's weight
 and the mean z_self at the choice steps of the intact evaluation (hypothesis R4); and
 ``e4.train_updates.<arm>`` and ``e4.wager_updates.<arm>``, the updates its training and its wager
@@ -47,7 +47,7 @@ from labcore.io import read_json
 from labcore.markers import skip_fraction
 from labcore.measures import MetacognitionView, metacognition, on_selected
 from labcore.seeding import episode_seeds
-from labcore.wager_reward import confidence_spread
+from labcore.training.wager_reward import confidence_spread
 
 TASK = TASK_OF_EXPERIMENT["e4"]
 

@@ -34,7 +34,7 @@ from labcore.config import RISKY_WRONG_BET_PAYOFF, WageringConfig
 from labcore.experiments.common import SeedResult
 from labcore.experiments.e4 import AGAIN_SCHEDULE, FIRST_SCHEDULE
 from labcore.stats import t_interval, welch_interval
-from labcore.wager_reward import CORRECT_BET_PAYOFF
+from labcore.training.wager_reward import CORRECT_BET_PAYOFF
 
 OUTCOMES = ("supported", "not supported", "undefined", "not tested")
 """What a hypothesis test can conclude, in display order."""

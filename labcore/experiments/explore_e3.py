@@ -44,10 +44,10 @@ from labcore.measures import (
     report_codes,
     titration,
 )
-from labcore.provision import Batch, run_batches
 from labcore.results import clean_json, write_csv, write_result_json
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds
+from labcore.training.provision import Batch, run_batches
 
 GEOMETRIES = ("layernorm", "raw", "offset")
 LOOPS = ("open", "closed")

@@ -4,7 +4,7 @@ agent trained from the task's reward alone take the sure option more often as co
 Exploratory, no paper number; its details (agent, inputs, actions, budget, measures, reading
 rule, ceiling) were fixed in the protocol's change log (2026-11-23) before any agent was trained
 on the task. Each seed trains E4 arm (b)'s architecture by actor-critic on NeuroGym's payoff
-(:mod:`labcore.neurogym_rl`) and is measured on 6000 held-out NeuroGym trials beside the
+(:mod:`labcore.training.neurogym_trainer`) and is measured on 6000 held-out NeuroGym trials beside the
 Bayesian ideal observer on the same trials. Added post hoc (change log, second entry of
 2026-11-23 for sec. 8.6), and labelled so in every file: the same network trained to imitate
 the ideal observer, the ceiling of what the architecture can represent.
@@ -37,11 +37,11 @@ from labcore.neurogym_agents import (
     outcome_rows,
     payoffs,
 )
-from labcore.neurogym_rl import IMITATION_UPDATES, NeuroGymRLConfig
-from labcore.provision import train_network_and_save
 from labcore.results import write_csv, write_result_json
 from labcore.seeding import episode_seeds
 from labcore.stats import t_interval
+from labcore.training.neurogym_trainer import IMITATION_UPDATES, NeuroGymRLConfig
+from labcore.training.provision import train_network_and_save
 
 LOW_COHERENCES = (0.0, 3.2)
 HIGH_COHERENCES = (25.6, 51.2)

@@ -34,7 +34,7 @@ from labcore.markers import l75
 from labcore.measures import titration
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds, parse_seeds
-from labcore.training import train_seeds
+from labcore.training.behaviour_cloning import train_seeds
 
 SIGMAS = (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 

@@ -2,7 +2,7 @@
 
 Registered 2026-11-24 before any agent of it trained. Each seed trains Song et al.'s plain GRU
 and our B2 family (``reward_all``) from NeuroGym's payoff alone under the Song setting
-(:data:`labcore.neurogym_rl.SONG_2017`, stopped by the registered behavioural criterion, cap
+(:data:`labcore.training.neurogym_trainer.SONG_2017`, stopped by the registered behavioural criterion, cap
 12,000 updates), and, as post-hoc context (8.6's architecture ceiling), each network imitating
 the ideal observer. Every network and the ideal observer act on the seed's 12,000 evaluation
 trials; the signatures (:mod:`labcore.markers.sure_option`) are read from the policy's sampled
@@ -43,14 +43,6 @@ from labcore.markers import (
     waived_advantage,
 )
 from labcore.neurogym_agents import NeuroGymTrials, draw_trials, ideal_actions, outcome_rows
-from labcore.neurogym_rl import (
-    IMITATION_UPDATES,
-    REGISTERED_8_6,
-    SONG_2017,
-    NeuroGymRLConfig,
-    policy_actions,
-    train_network,
-)
 from labcore.paper import NEW
 from labcore.results import MANIFEST, SCHEMA_VERSION, write_csv, write_result_json
 from labcore.results_pdw import (
@@ -64,9 +56,17 @@ from labcore.results_pdw import (
 )
 from labcore.seeding import MEASURE_SAMPLING_SEED_BASE, episode_seeds
 from labcore.stats import t_interval
+from labcore.training.neurogym_trainer import (
+    IMITATION_UPDATES,
+    REGISTERED_8_6,
+    SONG_2017,
+    NeuroGymRLConfig,
+    policy_actions,
+    train_network,
+)
 
 TRAININGS = {"reward": "rl", "imitation": "imitation"}
-"""The contract's ``training`` -> the trainer (``labcore.neurogym_rl.TRAINERS``)."""
+"""The contract's ``training`` -> the trainer (``labcore.training.neurogym_trainer.TRAINERS``)."""
 IDEAL = "ideal_observer"
 """The ideal observer's ``agent`` in the contract (its ``training`` is ``ideal``)."""
 POLICIES = ("sampled", "greedy")

@@ -4,7 +4,7 @@ Registered 2026-11-24 before any agent of it trained. Song et al.'s plain GRU is
 NeuroGym's payoff alone in 16 cells, seeds 0-2 each: seven factors at two levels, Song's and our
 old default's (8.6), changed one at a time from both ends (:data:`FACTORS`; :func:`cells`):
 
-- ``S``: every factor at Song's level (:data:`labcore.neurogym_rl.SONG_2017`), and ``S-<factor>``:
+- ``S``: every factor at Song's level (:data:`labcore.training.neurogym_trainer.SONG_2017`), and ``S-<factor>``:
   that factor alone at the old level (is the factor *necessary* for survival?);
 - ``O``: every factor at the old level, and ``O+<factor>``: that factor alone at Song's level (is
   it *sufficient*?).
@@ -48,10 +48,10 @@ from labcore.experiments.pdw import (
     signature_values,
     write_manifest_summary,
 )
-from labcore.neurogym_rl import SONG_2017, NeuroGymRLConfig
 from labcore.results import SCHEMA_VERSION, write_csv
 from labcore.results_pdw import CURVE_FIELDS, FACTORS, SWEEP_CURVES, SWEEP_FIELDS, SWEEP_ROWS
 from labcore.stats import welch_interval
+from labcore.training.neurogym_trainer import SONG_2017, NeuroGymRLConfig
 
 LEVELS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "readout_init": ({"readout_init": "zero"}, {"readout_init": "default"}),

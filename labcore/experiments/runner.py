@@ -28,7 +28,6 @@ from labcore.experiments import construction, e1, e2, e3, e4, e4_hypotheses
 from labcore.experiments.common import SeedResult, build_claims, run_seeds
 from labcore.io import sha256_of
 from labcore.paper import PAPER_INCONSISTENCIES, verdict_split, verdicts_of
-from labcore.provision import missing_seeds, plan_batches, run_batches
 from labcore.results import (
     CSV_FIELDS,
     DATA_FILES,
@@ -44,9 +43,10 @@ from labcore.results import (
     write_csv,
     write_result_json,
 )
+from labcore.training.provision import missing_seeds, plan_batches, run_batches
 
 if TYPE_CHECKING:
-    from labcore.provision import ProgressBoard
+    from labcore.training.provision import ProgressBoard
 
 PIPELINES = {"e1": e1, "e2": e2, "e3": e3, "e4": e4}
 """The pipeline module of each experiment (each has ``run_seed``)."""
@@ -68,7 +68,7 @@ def provision_agents(experiments: Sequence[str], seeds: Sequence[int], cache_dir
                      dask_timeout: float = DASK_TIMEOUT) -> list[str]:
     """Train every agent the experiments need that is neither bundled nor cached.
 
-    The missing seeds of each kind train together as seed batches (:mod:`labcore.provision`),
+    The missing seeds of each kind train together as seed batches (:mod:`labcore.training.provision`),
     ``workers`` batches side by side (worker processes, or the Dask cluster of the current
     client with ``backend="dask"``, which waits at most ``dask_timeout`` seconds for a worker
     when the cluster has none), into ``cache_dir``. Returns the names trained.
@@ -122,7 +122,7 @@ def reproduce(
     progress : callable, optional
         Called as ``progress(experiment, seed_result)`` after each seed.
     training_progress : callable, optional
-        Called with the :class:`~labcore.provision.ProgressBoard` while missing agents train.
+        Called with the :class:`~labcore.training.provision.ProgressBoard` while missing agents train.
     seed_batches : bool
         Train the missing seeds of each kind as one seed-batched model (default) or one by one.
     audit_seeds : int

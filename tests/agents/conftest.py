@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from labcore.config import TrainConfig
-from labcore.training import train_seeds
+from labcore.training.behaviour_cloning import train_seeds
 
 TINY = TrainConfig(max_updates=120, min_updates=120, eval_every=40, train_episodes=600, heldout_episodes=100)
 

@@ -11,7 +11,7 @@ from labcore.agents import Observation, build_agent, count_parameters
 from labcore.agents.parts import slot_sources, write_step
 from labcore.config import AGENT_KINDS, AgentConfig, Intervention
 from labcore.envs.batch import oracle_demonstrations
-from labcore.training import DemoTensors
+from labcore.training.demonstrations import DemoTensors
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from labcore.checkpoints import (
     verify_directory,
 )
 from labcore.envs.batch import oracle_demonstrations
-from labcore.training import DemoTensors
+from labcore.training.demonstrations import DemoTensors
 
 
 @pytest.fixture()

@@ -34,8 +34,8 @@ from labcore.neurogym_agents import (
     payoffs,
     run_in_env,
 )
-from labcore.neurogym_rl import NeuroGymRLConfig, train_network
 from labcore.results import NEUROGYM_MEANS, load_neurogym
+from labcore.training.neurogym_trainer import NeuroGymRLConfig, train_network
 
 pytestmark = pytest.mark.usefixtures("neurogym_installed")
 

@@ -1,4 +1,4 @@
-"""The NeuroGym trainer's options reach the gradient (labcore/neurogym_rl.py): zero readout,
+"""The NeuroGym trainer's options reach the gradient (labcore/training/neurogym_trainer.py): zero readout,
 input scale, the GRU baseline, the entropy term and its schedule, policy steps, the behavioural
 stopping rule, and same seed same numbers. Tiny budgets throughout (a few seconds each)."""
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-import labcore.neurogym_rl as R
+import labcore.training.neurogym_trainer as R
 from labcore.agents.plain import PlainGRUPolicy
 from labcore.envs.channels import CUE_DIM
 from labcore.neurogym_agents import draw_trials, policy_pass
@@ -99,7 +99,7 @@ def test_baseline_gradient_is_only_its_squared_error(batch):
     out = policy_pass(net, batch)
     actions = R._sample(out.logits, torch.Generator().manual_seed(0))
     from labcore.neurogym_agents import payoffs
-    from labcore.rl import gae
+    from labcore.training.actor_critic import gae
 
     values = baseline(out.features, actions)
     valid = torch.as_tensor(batch.valid)

@@ -7,7 +7,13 @@ import torch
 
 from labcore.checkpoints import load_checkpoint, read_manifest
 from labcore.config import TrainConfig
-from labcore.provision import BatchProgress, ProgressBoard, missing_seeds, plan_batches, run_batches
+from labcore.training.provision import (
+    BatchProgress,
+    ProgressBoard,
+    missing_seeds,
+    plan_batches,
+    run_batches,
+)
 
 TINY = TrainConfig(max_updates=20, min_updates=20, eval_every=10, train_episodes=100, heldout_episodes=20)
 

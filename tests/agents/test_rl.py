@@ -1,4 +1,4 @@
-"""E4 arm (b), ``reward_all``: actor-critic on the task's reward alone (``labcore.rl``, protocol 8.3).
+"""E4 arm (b), ``reward_all``: actor-critic on the task's reward alone (``labcore.training.actor_critic``, protocol 8.3).
 
 The A2C loss on two-armed bandits (immediate and delayed reward: it must find the better arm,
 whichever it is); GAE against hand-computed values; the wager rule in sampled rollouts (the
@@ -27,11 +27,19 @@ from labcore.envs.channels import CONTENT_SLICE, EVENT_INDEX
 from labcore.envs.labels import STIMULUS_CELL
 from labcore.envs.tables import pose_tables
 from labcore.envs.wagering import BET_ACTION, LAYOUT, OPT_OUT_ACTION, RESPONSE_CELLS
-from labcore.rl import RLConfig, a2c_loss, collect, episode_losses, gae, policy_terms, train_seeds
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds
-from labcore.training import train_seeds as bc_train_seeds
-from labcore.wager_reward import payoff
+from labcore.training.actor_critic import (
+    RLConfig,
+    a2c_loss,
+    collect,
+    episode_losses,
+    gae,
+    policy_terms,
+    train_seeds,
+)
+from labcore.training.behaviour_cloning import train_seeds as bc_train_seeds
+from labcore.training.wager_reward import payoff
 
 TINY = RLConfig(episodes_per_update=32, max_updates=30, min_updates=30, eval_every=15, heldout_episodes=50)
 
@@ -214,7 +222,7 @@ def test_only_the_rl_trainer_makes_reward_all():
                       (("e2", "reward_all", "fast"), "wagering task")]:
         with pytest.raises(SystemExit, match=why):
             training_jobs(*args)
-    with pytest.raises(ValueError, match=r"train it with labcore\.rl"):
+    with pytest.raises(ValueError, match=r"train it with labcore\.training\.actor_critic"):
         bc_train_seeds("wagering", "reward_all", [0], TrainConfig(max_updates=1, min_updates=1))
     with pytest.raises(ValueError, match="behaviour cloning"):
         train_seeds("wagering", "b2_ws", [0], TINY)

@@ -11,7 +11,7 @@ from labcore.envs.batch import oracle_demonstrations
 from labcore.interventions import BUS_OFF, SELF_MODEL_LESION, describe
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds
-from labcore.training import DemoTensors
+from labcore.training.demonstrations import DemoTensors
 
 SEEDS = episode_seeds(0, "eval", 64)
 

@@ -11,13 +11,9 @@ from labcore.agents.sequence import SequenceOutput
 from labcore.config import AGENT_KINDS, TrainConfig
 from labcore.envs.batch import StepKind, oracle_demonstrations
 from labcore.seeding import episode_seeds
-from labcore.training import (
-    DemoTensors,
-    compute_losses,
-    member_demonstrations,
-    step_weights,
-    train_seeds,
-)
+from labcore.training.behaviour_cloning import train_seeds
+from labcore.training.cloning_losses import compute_losses, step_weights
+from labcore.training.demonstrations import DemoTensors, member_demonstrations
 
 SMALL = TrainConfig(max_updates=40, min_updates=20, eval_every=10, patience=1, train_episodes=120, heldout_episodes=30)
 
@@ -136,7 +132,7 @@ def test_paper_mode_batch_equals_solo():
 def test_paper_mode_resumes_a_killed_run_bit_for_bit(tmp_path, monkeypatch):
     # Issue 26: a paper-schedule batch killed mid-run continues from its snapshot and ends with the
     # numbers of an uninterrupted run. Snapshots every episode here; the kill comes after episode 3.
-    import labcore.training as T
+    import labcore.training.paper_schedule as T
 
     monkeypatch.setattr(T, "SNAPSHOT_EVERY", 1)
     cfg = TrainConfig(mode="paper", train_episodes=6, heldout_episodes=10)

@@ -24,10 +24,13 @@ from labcore.checkpoints import BUNDLED_DIR, checkpoint_name, load_checkpoint, s
 from labcore.config import AGENT_KINDS, KIND_BUDGETS, TRAINING_OF_KIND, TrainConfig, train_config_of
 from labcore.experiments.common import SeedResult
 from labcore.experiments.e4_hypotheses import apply, evaluate, spread_table
-from labcore.members import MemberParameters, StackedAdam
 from labcore.seeding import episode_seeds
-from labcore.training import _optimizer_step, compute_losses, member_demonstrations, train_seeds
-from labcore.wager_reward import (
+from labcore.training.behaviour_cloning import train_seeds
+from labcore.training.cloning_losses import compute_losses
+from labcore.training.demonstrations import member_demonstrations
+from labcore.training.fast_schedule import _optimizer_step
+from labcore.training.member_parameters import MemberParameters, StackedAdam
+from labcore.training.wager_reward import (
     SPREAD_MIN_BETS,
     WAGER_HEAD,
     behaviour_probability,
@@ -162,7 +165,7 @@ def test_the_stored_centre_is_the_batch_centre_held_fixed(two_members):
 
 
 def demos_obs(seed: int):
-    from labcore.training import DemoTensors, cached_demonstrations
+    from labcore.training.demonstrations import DemoTensors, cached_demonstrations
 
     return DemoTensors.from_demonstrations(cached_demonstrations(E.WAGERING, episode_seeds(seed, "train", 8))).obs
 

@@ -29,8 +29,10 @@ from labcore.interventions import INTACT, SELF_MODEL_LESION
 from labcore.markers import learning_curve_auroc, type2_auroc
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds
-from labcore.training import compute_losses, member_demonstrations, train_seeds
-from labcore.wager_reward import (
+from labcore.training.behaviour_cloning import train_seeds
+from labcore.training.cloning_losses import compute_losses
+from labcore.training.demonstrations import member_demonstrations
+from labcore.training.wager_reward import (
     WagerLog,
     choice_steps,
     payoff,

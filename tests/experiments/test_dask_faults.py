@@ -18,12 +18,13 @@ import pytest
 distributed = pytest.importorskip("distributed")
 import dask  # noqa: E402
 
-from labcore import cli, provision  # noqa: E402
+from labcore import cli  # noqa: E402
 from labcore.cluster import DistributedRunError  # noqa: E402
 from labcore.config import ReproduceConfig, TrainConfig  # noqa: E402
 from labcore.experiments import runner  # noqa: E402
 from labcore.experiments.common import SeedResult, run_seeds  # noqa: E402
-from labcore.provision import Batch, run_batches  # noqa: E402
+from labcore.training import provision  # noqa: E402
+from labcore.training.provision import Batch, run_batches  # noqa: E402
 
 # pytest imports this file under a name the workers cannot import: ship its functions by value
 cloudpickle.register_pickle_by_value(sys.modules[__name__])

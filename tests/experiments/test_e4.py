@@ -29,7 +29,7 @@ from labcore.measures import MetacognitionView
 from labcore.paper import CLAIMS_BY_ID, NEW, VERDICTS, verdict, verdict_split
 from labcore.results import CSV_FIELDS, load_results
 from labcore.stats import t_interval, welch_interval
-from labcore.training import train_seeds
+from labcore.training.behaviour_cloning import train_seeds
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED_E4 = ROOT / "results" / "e4"

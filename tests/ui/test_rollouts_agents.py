@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import labcore.training
+import labcore.training.behaviour_cloning
 from labcore.agents import build_agent
 from labcore.checkpoints import BUNDLED_DIR, MANIFEST
 from labcore.config import AGENT_KINDS, KINDS_OF_EXPERIMENT, TASK_OF_EXPERIMENT, TrainConfig
-from labcore.training import TrainedAgent
+from labcore.training.behaviour_cloning import TrainedAgent
 from tests.ui.apptest_pages import exceptions, open_page
 from ui import data
 
@@ -106,7 +106,7 @@ def digest(folder: Path) -> dict[str, str]:
 
 def test_training_writes_to_the_session_directory_and_is_seen_by_that_session_only(tmp_path, monkeypatch):
     calls: list = []
-    monkeypatch.setattr(labcore.training, "train_seeds", fake_training(calls))  # no real training in tests
+    monkeypatch.setattr(labcore.training.behaviour_cloning, "train_seeds", fake_training(calls))  # no real training in tests
     monkeypatch.setattr(data, "USER_RUNS_DIR", tmp_path / "user")
     manifest_before = (BUNDLED_DIR / MANIFEST).read_bytes()
     shipped = digest(BUNDLED_DIR)

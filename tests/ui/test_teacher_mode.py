@@ -60,7 +60,7 @@ def test_a_loopback_address_is_never_handed_to_students(url, lan, expected):
 def test_the_training_progress_ends_where_the_convergence_rule_can_stop():
     """The bar sat at 20% of the 3,000-update budget, then jumped to done: it now runs to the first
     update at which the rule could stop the run (``earliest_stop``), which the trainer reports."""
-    from labcore.training import train_seeds
+    from labcore.training.behaviour_cloning import train_seeds
 
     reports = []
     cfg = TrainConfig(max_updates=60, min_updates=4, eval_every=2, patience=2, heldout_episodes=32,
@@ -78,7 +78,7 @@ def test_the_training_progress_ends_where_the_convergence_rule_can_stop():
 def test_the_training_progress_counts_a_wager_phase_after_convergence():
     """E4 again's phased kinds (protocol 8.8.2) train ``wager_updates`` more updates once behaviour
     cloning has converged: the bar's end includes them, before and during the phase."""
-    from labcore.training import train_seeds
+    from labcore.training.behaviour_cloning import train_seeds
 
     reports = []
     cfg = TrainConfig(max_updates=8, min_updates=4, eval_every=2, patience=1, heldout_episodes=32,

@@ -147,11 +147,11 @@ def test_a_real_job_trains_in_a_worker_process_and_reports_progress(tmp_path):
 def test_two_students_pressing_train_at_once_both_get_their_own_agent(tmp_path, monkeypatch,
                                                                        _training_in_this_process):
     """The classroom failure itself, on the Agents page: two sessions, one click each."""
-    from labcore import training
+    from labcore.training import behaviour_cloning
     from tests.ui.test_rollouts_agents import fake_training
 
     calls: list = []
-    monkeypatch.setattr(training, "train_seeds", fake_training(calls))
+    monkeypatch.setattr(behaviour_cloning, "train_seeds", fake_training(calls))
     monkeypatch.setattr(data, "USER_RUNS_DIR", tmp_path / "user")
     students = [open_page("agents") for _ in range(2)]
     buttons = []
@@ -175,12 +175,12 @@ def test_two_students_pressing_train_at_once_both_get_their_own_agent(tmp_path, 
 
 def test_the_page_returns_at_once_and_shows_the_queue_while_others_train(tmp_path, monkeypatch,
                                                                          _training_in_this_process):
-    from labcore import training
+    from labcore.training import behaviour_cloning
     from tests.ui.test_rollouts_agents import fake_training
 
     gate, calls = threading.Event(), []
     real = fake_training(calls)
-    monkeypatch.setattr(training, "train_seeds", lambda *a, **k: (gate.wait(30), real(*a, **k))[1])
+    monkeypatch.setattr(behaviour_cloning, "train_seeds", lambda *a, **k: (gate.wait(30), real(*a, **k))[1])
     monkeypatch.setattr(data, "USER_RUNS_DIR", tmp_path / "user")
     first, second = open_page("agents"), open_page("agents")
     for at in (first, second):

@@ -1,4 +1,4 @@
-"""N members' parameters as one flat buffer, and Adam for them (:mod:`labcore.training`).
+"""N members' parameters as one flat buffer, and Adam for them (:mod:`labcore.training.behaviour_cloning`).
 
 A seed-batched model (:mod:`labcore.agents.sequence`) keeps the trainable weights of its N
 members in one leaf tensor, parameter-major, and steps each member with its own Adam state, so
@@ -138,7 +138,7 @@ def snapshot_identity(config: AgentConfig, members: Sequence[Any], cfg: TrainCon
 
 def write_snapshot(path: Path, identity: str, episode: int, params: MemberParameters, opt: StackedAdam,
                    members: Sequence[Any]) -> None:
-    """Write the whole training state of a batch, atomically (``labcore.training.train_seeds``, ``resume``)."""
+    """Write the whole training state of a batch, atomically (``labcore.training.behaviour_cloning.train_seeds``, ``resume``)."""
     state = {"identity": identity, "episode": episode, "flat": params.flat.detach().clone(), "m": opt.m.clone(),
              "v": opt.v.clone(), "steps": [s.clone() for s in opt.steps],
              "generators": [m.generator.get_state() for m in members],

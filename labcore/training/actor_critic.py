@@ -7,7 +7,7 @@ actor-critic (A2C) with generalised advantage estimation (GAE):
 1. **Rollout.** ``episodes_per_update`` wagering episodes run at once in the batched simulator
    (:mod:`labcore.envs.batch`), the agent stepping with :meth:`~labcore.agents.Agent.step` and
    *sampling* its actions from its policy (a categorical over the 7 MiniGrid actions) with the
-   agent's own generator. The wager is arm (a)'s (``labcore.wager_reward``): on each trial a bet
+   agent's own generator. The wager is arm (a)'s (``labcore.training.wager_reward``): on each trial a bet
    is drawn from Bernoulli(confidence at the choice step); at the wager step the agent executes
    ``pickup`` (bet) or ``drop`` (opt out) accordingly, so the environment pays exactly the
    sampled bet (+1 correct, -1 wrong, 0 opt-out). Trials without a wager pay +1 for the
@@ -58,8 +58,8 @@ from labcore.envs.wagering import BET_ACTION, OPT_OUT_ACTION
 from labcore.markers import learning_curve_auroc
 from labcore.rollout import observation_at, rollout
 from labcore.seeding import EPISODE_SEED_STRIDE, episode_seeds, seed_everything
-from labcore.training import TrainedAgent, library_versions
-from labcore.wager_reward import wager_reward_loss
+from labcore.training.behaviour_cloning import TrainedAgent, library_versions
+from labcore.training.wager_reward import wager_reward_loss
 
 WRONG_BET_PAYOFF = -1.0
 """What the environment pays for a wrong bet (protocol 3.4; ``labcore.envs.wagering``): arm (b)
@@ -71,7 +71,7 @@ class PolicyGradientConfig:
     """The hyperparameters every policy-gradient trainer of the lab shares (one home for them).
 
     :class:`RLConfig` (E4 arm (b), the wagering task) and
-    :class:`labcore.neurogym_rl.NeuroGymRLConfig` (NeuroGym's task, protocol 8.6-8.7) extend it;
+    :class:`labcore.training.neurogym_trainer.NeuroGymRLConfig` (NeuroGym's task, protocol 8.6-8.7) extend it;
     :func:`a2c_loss` reads these fields. The defaults are arm (b)'s (protocol 8.3, change log
     2026-11-23): ``lr`` and ``entropy_coef`` were set after two runs of seed 0 (1e-3 and 0.01
     first: it reached the criterion too, at update 300 instead of 200), judged on held-out
@@ -115,7 +115,7 @@ class RLConfig(PolicyGradientConfig):
     episodes_per_update: int = 128
     """Episodes rolled out (in parallel, in the batched simulator) for each update."""
     wager_coef: float = 1.0
-    """Coefficient of the wager's REINFORCE loss (arm (a)'s, ``labcore.wager_reward``)."""
+    """Coefficient of the wager's REINFORCE loss (arm (a)'s, ``labcore.training.wager_reward``)."""
     train_pool: int = EPISODE_SEED_STRIDE
     """Training episodes are drawn (with the agent's generator) from this many environment seeds of
     its training block (protocol 5.3; the whole block)."""
@@ -366,7 +366,7 @@ def evaluate(agent: Agent, seeds: Sequence[int]) -> dict[str, float | None]:
 
 # ----------------------------------------------------------------------- training
 ProgressFn = Callable[[int, int, dict[str, float]], None]
-"""``progress(done, total, metrics)``, as :data:`labcore.training.ProgressFn` (updates of the budget)."""
+"""``progress(done, total, metrics)``, as :data:`labcore.training.member_bookkeeping.ProgressFn` (updates of the budget)."""
 
 
 def _resolve(task: str, kind: str | AgentConfig) -> AgentConfig:
@@ -450,7 +450,7 @@ def train_seeds(task: str, kind: str | AgentConfig, seeds: Sequence[int], cfg: R
                 progress: ProgressFn | None = None) -> list[TrainedAgent]:
     """Train one agent per seed from the task's reward to the registered convergence rule.
 
-    The reinforcement-learning trainer's one entry (:func:`labcore.provision.train_and_save` picks
+    The reinforcement-learning trainer's one entry (:func:`labcore.training.provision.train_and_save` picks
     it for the kinds it makes). Seeds train in turn: a member depends on its seed only.
 
     Parameters
@@ -461,11 +461,11 @@ def train_seeds(task: str, kind: str | AgentConfig, seeds: Sequence[int], cfg: R
     cfg : the hyperparameters (:class:`RLConfig`; a ``TrainConfig`` lends its budget, :meth:`RLConfig.of`)
     progress : called as ``progress(done, total, metrics)`` after each evaluation: the updates of
         all seeds against their summed budget, with ``members_done`` of ``members``, as
-        :func:`labcore.training.train_seeds` reports it
+        :func:`labcore.training.behaviour_cloning.train_seeds` reports it
 
     Returns
     -------
-    One :class:`~labcore.training.TrainedAgent` per seed, in order: the best held-out weights and
+    One :class:`~labcore.training.behaviour_cloning.TrainedAgent` per seed, in order: the best held-out weights and
     the record (``history``: held-out accuracy, AUROC and mean reward per evaluation).
     """
     seeds = [int(s) for s in seeds]

@@ -1,7 +1,7 @@
 """Agents on disk: train the checkpoints a run needs, as seed batches, and save them.
 
 A request is (task, kind, seeds, :class:`~labcore.config.TrainConfig`). The seeds of one
-request train together as one seed-batched model (:func:`labcore.training.train_seeds`);
+request train together as one seed-batched model (:func:`labcore.training.behaviour_cloning.train_seeds`);
 with several workers a request's seeds are split into batches that run side by side, one
 process per core with one torch thread each. Batches run in this process, in spawned worker
 processes that forward their progress, or on a Dask cluster (one batch per task). Every
@@ -23,12 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from labcore import neurogym_rl, rl, training
 from labcore.checkpoints import checkpoint_name, save_checkpoint
 from labcore.cluster import DASK_TIMEOUT, run_on_cluster
 from labcore.config import AgentConfig, TrainConfig, trainer_of
 from labcore.neurogym_agents import NeuroGymNet
-from labcore.neurogym_rl import NeuroGymRLConfig
+from labcore.training import actor_critic, behaviour_cloning, neurogym_trainer
+from labcore.training.neurogym_trainer import NeuroGymRLConfig
 
 
 @dataclass(frozen=True)
@@ -155,8 +155,8 @@ def train_and_save(task: str, kind: str | AgentConfig, seeds: Sequence[int], cfg
 
     The one home of "train an agent and save it" (the command line, the pipelines and the pages
     all come here). The trainer is the kind's own (:func:`labcore.config.trainer_of`):
-    :func:`labcore.rl.train_seeds` for a kind made by reinforcement learning, else
-    :func:`labcore.training.train_seeds` (behaviour cloning, the seeds trained as one batch).
+    :func:`labcore.training.actor_critic.train_seeds` for a kind made by reinforcement learning, else
+    :func:`labcore.training.behaviour_cloning.train_seeds` (behaviour cloning, the seeds trained as one batch).
 
     Parameters
     ----------
@@ -164,7 +164,7 @@ def train_and_save(task: str, kind: str | AgentConfig, seeds: Sequence[int], cfg
     out : checkpoint directory (created if missing)
     progress : ``progress(done, total, metrics)``, as the trainers call it
     resume : behaviour cloning's paper schedule only: its resume snapshot
-        (:func:`labcore.training.train_seeds`), deleted once every checkpoint is saved
+        (:func:`labcore.training.behaviour_cloning.train_seeds`), deleted once every checkpoint is saved
     before_save : called after training, before anything is saved; raise in it to save nothing
         (e.g. a page whose seed another session took meanwhile)
 
@@ -176,9 +176,9 @@ def train_and_save(task: str, kind: str | AgentConfig, seeds: Sequence[int], cfg
     if trainer_of(name) == "rl":
         if resume is not None:
             raise ValueError("reinforcement learning keeps no resume snapshot")
-        trained_agents = rl.train_seeds(task, kind, seeds, cfg, progress=progress)
+        trained_agents = actor_critic.train_seeds(task, kind, seeds, cfg, progress=progress)
     else:
-        trained_agents = training.train_seeds(task, kind, seeds, cfg, progress=progress, resume=resume)
+        trained_agents = behaviour_cloning.train_seeds(task, kind, seeds, cfg, progress=progress, resume=resume)
     if before_save is not None:
         before_save()
     Path(out).mkdir(parents=True, exist_ok=True)
@@ -194,11 +194,11 @@ def train_and_save(task: str, kind: str | AgentConfig, seeds: Sequence[int], cfg
 def train_network_and_save(seed: int, cfg: NeuroGymRLConfig | None, out: Path | str, *, trainer: str = "rl",
                            agent: str = "b2_ws") -> tuple[NeuroGymNet, dict]:
     """:func:`train_and_save` for NeuroGym's task: one network trained by
-    :func:`labcore.neurogym_rl.train_network` (its parameters), its checkpoint saved in ``out``.
+    :func:`labcore.training.neurogym_trainer.train_network` (its parameters), its checkpoint saved in ``out``.
 
     Returns the network and its record, as the trainer returns them.
     """
-    net, record = neurogym_rl.train_network(seed, cfg, trainer=trainer, agent=agent)
+    net, record = neurogym_trainer.train_network(seed, cfg, trainer=trainer, agent=agent)
     save_checkpoint(net, record, out)
     return net, record
 
@@ -207,7 +207,7 @@ def run_batch(batch: Batch, progress: Callable[[int, int, dict], None] | None = 
     """Train one batch, save every checkpoint, return the training records (with ``path``):
     :func:`train_and_save`, with a resume snapshot on behaviour cloning's paper schedule."""
     # The paper schedule runs for an hour or more: it keeps a resume snapshot beside the checkpoints,
-    # so a killed run continues where it stopped (labcore.training.train_seeds, ``resume``).
+    # so a killed run continues where it stopped (labcore.training.behaviour_cloning.train_seeds, ``resume``).
     kind = batch.kind if isinstance(batch.kind, str) else batch.kind.kind
     snapshot = Path(batch.out) / batch.snapshot_name if batch.cfg.mode == "paper" and trainer_of(kind) == "bc" else None
     if snapshot is not None:

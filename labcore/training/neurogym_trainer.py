@@ -18,9 +18,9 @@ One update:
    with ``value_coef``) or Song et al.'s separate GRU (``baseline="gru"``,
    :class:`~labcore.agents.plain.BaselineGRU`: it reads the policy's readout input and the
    previous action and is fitted to the return-to-go by its own optimiser on the squared error).
-   Advantages are GAE's (:func:`labcore.rl.gae`; ``gae_lambda = 1`` is the full return minus the
+   Advantages are GAE's (:func:`labcore.training.actor_critic.gae`; ``gae_lambda = 1`` is the full return minus the
    baseline, REINFORCE), optionally normalised.
-3. The loss (:func:`labcore.rl.a2c_loss`) is the policy gradient over the steps ``policy_steps``
+3. The loss (:func:`labcore.training.actor_critic.a2c_loss`) is the policy gradient over the steps ``policy_steps``
    names (the two NeuroGym scores, or every step as pyrl's gradient), minus the entropy bonus at
    this update's coefficient (:meth:`NeuroGymRLConfig.entropy_at`), plus z_self's activity
    penalty for the B2 family. Each network's gradient is clipped to ``max_grad_norm``.
@@ -72,13 +72,13 @@ from labcore.neurogym_agents import (
     scored_steps,
     sure_propensity,
 )
-from labcore.rl import PolicyGradientConfig, a2c_loss, gae, policy_terms
 from labcore.seeding import (
     BASELINE_NET_SEED_BASE,
     EVAL_SAMPLING_SEED_BASE,
     episode_seeds,
     seed_everything,
 )
+from labcore.training.actor_critic import PolicyGradientConfig, a2c_loss, gae, policy_terms
 
 AGENTS = ("b2_ws", "plain_gru")
 """The networks trained on NeuroGym's task: the lab's B2 workspace-read family (trained from
@@ -104,7 +104,7 @@ class NeuroGymRLConfig(PolicyGradientConfig):
 
     The defaults are the study of protocol 8.6 as registered (change log 2026-11-23); the shared
     fields (learning rate, discount, GAE's lambda, advantage normalisation, critic and entropy
-    coefficients, z_self penalty, clipping, threads) are :class:`labcore.rl.PolicyGradientConfig`'s
+    coefficients, z_self penalty, clipping, threads) are :class:`labcore.training.actor_critic.PolicyGradientConfig`'s
     and their defaults arm (b)'s. :data:`SONG_2017` is protocol 8.7's setting.
     """
 
