@@ -33,7 +33,6 @@ import torch
 import labcore.envs as E
 from labcore import compute
 from labcore.agents import Agent
-from labcore.checkpoints import checkpoint_name, load_checkpoint
 from labcore.config import AGENT_KINDS, AgentConfig, Intervention, TrainConfig
 from labcore.experiments.e2 import bus_audit
 from labcore.markers import l75
@@ -45,9 +44,11 @@ from labcore.measures import (
     titration,
 )
 from labcore.provision import Batch, run_batches
-from labcore.results import clean_json, write_csv, write_result_json
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds
+from labcore.storage.checkpoint_format import checkpoint_name
+from labcore.storage.checkpoints import load_checkpoint
+from labcore.storage.results import clean_json, write_csv, write_result_json
 
 GEOMETRIES = ("layernorm", "raw", "offset")
 LOOPS = ("open", "closed")

@@ -39,9 +39,9 @@ from labcore.neurogym_agents import (
 )
 from labcore.neurogym_rl import IMITATION_UPDATES, NeuroGymRLConfig
 from labcore.provision import train_network_and_save
-from labcore.results import write_csv, write_result_json
 from labcore.seeding import episode_seeds
 from labcore.stats import t_interval
+from labcore.storage.results import write_csv, write_result_json
 
 LOW_COHERENCES = (0.0, 3.2)
 HIGH_COHERENCES = (25.6, 51.2)
@@ -208,7 +208,7 @@ def answer_paragraph(summary: dict[str, Any]) -> str:
     """The study's answer in one paragraph, every number read from ``summary`` (README and page).
 
     Raises ``KeyError`` on a summary without the study's fields (check it with
-    :func:`labcore.results.load_neurogym` first).
+    :func:`labcore.storage.studies.load_neurogym` first).
     """
     means, reading = summary["means"], summary["reading"]
 

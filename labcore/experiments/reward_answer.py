@@ -44,8 +44,9 @@ from labcore.experiments.e4_hypotheses import answer as e4_answer
 from labcore.experiments.explore_neurogym import answer_paragraph as neurogym_answer
 from labcore.markers.sure_option import HIGH_COHERENCES, LOW_COHERENCES, WAIVED_COHERENCES
 from labcore.neurogym_rl import SONG_2017
-from labcore.results import NEUROGYM_DIR, PDW_DIR, PDW_HELD_DIR, PDW_SWEEP_DIR, SUMMARY
-from labcore.results_pdw import FACTORS
+from labcore.storage.results import SUMMARY
+from labcore.storage.results_pdw import FACTORS
+from labcore.storage.studies import NEUROGYM_DIR, PDW_DIR, PDW_HELD_DIR, PDW_SWEEP_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDIES = {"pdw": PDW_DIR, "pdw_sweep": PDW_SWEEP_DIR, "pdw_held": PDW_HELD_DIR, "e4": "e4",

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-from labcore.checkpoints import load_checkpoint, read_manifest
 from labcore.config import TrainConfig
 from labcore.provision import BatchProgress, ProgressBoard, missing_seeds, plan_batches, run_batches
+from labcore.storage.checkpoint_manifest import read_manifest
+from labcore.storage.checkpoints import load_checkpoint
 
 TINY = TrainConfig(max_updates=20, min_updates=20, eval_every=10, train_episodes=100, heldout_episodes=20)
 

@@ -20,12 +20,14 @@ from labcore.agents.sequence import (
     sequence_forward,
     stack_parameters,
 )
-from labcore.checkpoints import BUNDLED_DIR, checkpoint_name, load_checkpoint, save_checkpoint
 from labcore.config import AGENT_KINDS, KIND_BUDGETS, TRAINING_OF_KIND, TrainConfig, train_config_of
 from labcore.experiments.common import SeedResult
 from labcore.experiments.e4_hypotheses import apply, evaluate, spread_table
 from labcore.members import MemberParameters, StackedAdam
 from labcore.seeding import episode_seeds
+from labcore.storage.checkpoint_format import checkpoint_name
+from labcore.storage.checkpoint_manifest import BUNDLED_DIR
+from labcore.storage.checkpoints import load_checkpoint, save_checkpoint
 from labcore.training import _optimizer_step, compute_losses, member_demonstrations, train_seeds
 from labcore.wager_reward import (
     SPREAD_MIN_BETS,
