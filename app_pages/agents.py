@@ -7,7 +7,6 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from labcore.checkpoints import CheckpointError
 from labcore.config import (
     AGENT_KINDS,
     KINDS_OF_EXPERIMENT,
@@ -16,6 +15,7 @@ from labcore.config import (
     TrainConfig,
 )
 from labcore.diagram import architecture_dot
+from labcore.storage.checkpoint_format import CheckpointError
 from ui import data, jobs
 from ui.components import explain
 from ui.jobs import QueueFull

@@ -10,7 +10,7 @@ from labcore import report
 from labcore.figures import registry
 from labcore.figures.explore import e3_robustness_verdict
 from labcore.paper import CLAIMS_BY_ID, paper_text, verdict_split
-from labcore.results import ours_text
+from labcore.storage.formatting import ours_text
 from ui import controls, data
 from ui.components import SCOPE_LINE, figure
 

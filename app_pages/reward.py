@@ -7,7 +7,6 @@ then, labelled, E4 on our wagering task and protocol 8.6's first NeuroGym study.
 
 import streamlit as st
 
-from labcore.checkpoints import CheckpointError
 from labcore.experiments.e4 import ARMS, ARMS_BY_NAME, REFERENCE
 from labcore.experiments.e4_hypotheses import condition_text
 from labcore.figures.live import calibration_figure, type2_roc_figure
@@ -20,6 +19,7 @@ from labcore.figures.pdw import (
     training_curve_figure,
 )
 from labcore.figures.style import CHANCE_E1, label_of
+from labcore.storage.checkpoint_format import CheckpointError
 from ui import controls, data, live_run
 from ui.components import (
     SELF_MODEL_LABELS,

@@ -11,7 +11,7 @@ from labcore.figures.paper_e3 import fig3b_marker_correlations, titration_curves
 from labcore.figures.style import label_of
 from labcore.measures import PCI_NORMALISATIONS, noise_target
 from labcore.paper import CLAIMS_BY_ID, l75_key
-from labcore.results import fmt, l75_point, l75_summary
+from labcore.storage.formatting import fmt, l75_point, l75_summary
 from ui import controls, data
 from ui.components import explain, figure, live_scope, metric, paper_value, verdict_box
 from ui.predict import CHANGE_CHOICES, change_outcome, predict_then_reveal

@@ -16,9 +16,11 @@ import time
 
 import torch
 
-from labcore.checkpoints import BUNDLED_DIR, checkpoint_name, load_checkpoint
 from labcore.measures import integration_readings, integration_runs
 from labcore.seeding import episode_seeds
+from labcore.storage.checkpoint_format import checkpoint_name
+from labcore.storage.checkpoint_manifest import BUNDLED_DIR
+from labcore.storage.checkpoints import load_checkpoint
 
 TARGET_SECONDS = 2.0
 EPISODES = 32

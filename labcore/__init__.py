@@ -3,7 +3,7 @@
 Tasks (``labcore.envs``), agents (``labcore.agents``), run-time interventions
 (``labcore.interventions``), training (``labcore.training``), markers
 (``labcore.markers``), seed-level statistics (``labcore.stats``) and the experiment
-pipelines (``labcore.experiments``), with the result-set contract (``labcore.results``), the
+pipelines (``labcore.experiments``), with the result-set contract (``labcore.storage.results``), the
 figures (``labcore.figures``) and the HTML report (``labcore.report``). Nothing here imports
 Streamlit: the app in ``app.py``/``app_pages/`` is a thin layer on top. The layers and where
 each concept lives: ``docs/ARCHITECTURE.md``.

@@ -52,7 +52,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from labcore import compute
-from labcore.checkpoints import BUNDLED_DIR
 from labcore.cluster import DASK_TIMEOUT, DistributedRunError, cluster_size
 from labcore.config import (
     AGENT_KINDS,
@@ -69,8 +68,9 @@ from labcore.config import (
 )
 from labcore.io import atomic_write
 from labcore.paper import paper_text, verdict_sentence
-from labcore.results import ours_text
 from labcore.seeding import parse_seeds
+from labcore.storage.checkpoint_manifest import BUNDLED_DIR
+from labcore.storage.formatting import ours_text
 
 if TYPE_CHECKING:
     from labcore.training.provision import ProgressBoard

@@ -1,7 +1,7 @@
 """The self-contained HTML report: every figure of the paper rebuilt from a result directory.
 
 HTML only. ``write_report(result_dir)`` reads the files of the result contract
-(:func:`labcore.results.load_results`), builds the figures listed in
+(:func:`labcore.storage.results.load_results`), builds the figures listed in
 :data:`labcore.figures.registry.FIGURES` and writes ``report.html`` atomically. The page works offline: plotly.js
 is inlined once, in the page head. Any piece may be missing (an E1-only run, a lost file):
 the figure is replaced by a short visible note and the rest of the report is written.
@@ -44,7 +44,8 @@ from labcore.figures.registry import (
 from labcore.figures.scorecards import claims_table
 from labcore.io import atomic_write
 from labcore.paper import NEW, verdict_split
-from labcore.results import EXPERIMENTS, EXPLORE_DIR, REPORT, Results, load_explore, load_results
+from labcore.storage.results import EXPERIMENTS, REPORT, Results, load_results
+from labcore.storage.studies import EXPLORE_DIR, load_explore
 
 __all__ = ["build_report_html", "main", "write_report"]
 

@@ -202,8 +202,8 @@ def conditions_of(task: str, kind: str) -> list[tuple[str, ...]]:
 
 def build_file(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> Path | None:
     """Compute every cached view of one checkpoint and write its file (None if none is cached)."""
-    from labcore.checkpoints import load_checkpoint
     from labcore.io import atomic_write
+    from labcore.storage.checkpoints import load_checkpoint
 
     loaded = load_checkpoint(checkpoint)  # verifies the stored content hash against the weights
     agent, seed = loaded.agent, loaded.seed

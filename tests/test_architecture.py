@@ -387,7 +387,7 @@ def test_train_and_save_has_one_home():
 
 
 def test_the_train_and_save_check_can_fail():
-    page = ast.parse("from labcore.training import behaviour_cloning\nfrom labcore.checkpoints import save_checkpoint\n"
+    page = ast.parse("from labcore.training import behaviour_cloning\nfrom labcore.storage.checkpoints import save_checkpoint\n"
                      "trained = behaviour_cloning.train_seeds('dual', 'b1', [5])[0]\n"
                      "save_checkpoint(trained.agent, trained.record, 'runs/user')\n")
     pipeline = ast.parse("def provide(kind, seed):\n    trained = train_agent('dual', kind, seed)\n"

@@ -10,7 +10,6 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from labcore import results as R
 from labcore.figures import (
     episode,
     integration,
@@ -22,6 +21,7 @@ from labcore.figures import (
     style,
 )
 from labcore.paper import CLAIMS_BY_ID
+from labcore.storage import formatting as R
 
 SEEDS = (0, 1, 2)
 
@@ -585,10 +585,11 @@ def test_titles_wrap_at_title_width_not_tick_width():
 def wager_trace():
     """A bundled E1 agent on episode 1 of seed 0: it walks, decides at step 3 and wagers at step 6."""
     import labcore.envs as E
-    from labcore.checkpoints import BUNDLED_DIR, load_checkpoint
     from labcore.config import Intervention
     from labcore.rollout import rollout
     from labcore.seeding import episode_seeds
+    from labcore.storage.checkpoint_manifest import BUNDLED_DIR
+    from labcore.storage.checkpoints import load_checkpoint
 
     agent = load_checkpoint(BUNDLED_DIR / "wagering-b2_ws-s0.safetensors").agent
     return rollout(agent, E.WAGERING, episode_seeds(0, "eval", 2)[1:], Intervention(seed=0))
@@ -651,10 +652,11 @@ def test_an_agent_without_a_confidence_head_is_read_on_its_max_softmax(wager_tra
 
 def test_titles_are_not_wrapped_under_40_characters_and_every_registry_title_fits():
     from labcore.figures import registry
+    from labcore.storage.results import load_results
 
     short = "Forty characters of a title, not wrapped"
     assert len(short) == 40 and "<br>" not in style.style_figure(go.Figure(), short).layout.title.text
-    res = R.load_results(Path(__file__).resolve().parent.parent / "results" / "bundled")
+    res = load_results(Path(__file__).resolve().parent.parent / "results" / "bundled")
     for spec in registry.FIGURES:
         lines = spec.build(res).layout.title.text.split("<br>")
         assert all(len(line) > 40 for line in lines[:-1]), (spec.slug, lines)
@@ -740,7 +742,7 @@ def test_an_auroc_below_the_old_axis_floor_is_inside_its_axis():
 def test_the_e4_figures_hold_every_arm_inside_their_axes():
     from labcore.experiments.e4 import ARMS
     from labcore.figures.paper_e4 import arms_figure, arms_table, learning_curves
-    from labcore.results import load_results
+    from labcore.storage.results import load_results
 
     res = load_results(Path(__file__).resolve().parents[1] / "results" / "e4")
     arms = [a.name for a in ARMS]

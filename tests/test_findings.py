@@ -26,7 +26,7 @@ import pytest
 from labcore.config import ReproduceConfig
 from labcore.figures import registry
 from labcore.paper import CLAIMS_BY_ID
-from labcore.results import load_results
+from labcore.storage.results import load_results
 
 NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 SECTION = re.compile(r"sec(?:tion|\.)\s*\d+(?:\.\d+)*", re.I)

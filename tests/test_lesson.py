@@ -12,11 +12,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from labcore.checkpoints import BUNDLED_DIR, read_manifest
 from labcore.classroom.lesson import LESSON, expected_answer, handout_html, parse_step, step_link
 from labcore.config import PAGE_URLS
 from labcore.paper import CLAIMS_BY_ID
-from labcore.results import load_results
+from labcore.storage.checkpoint_manifest import BUNDLED_DIR, read_manifest
+from labcore.storage.results import load_results
 from ui.data import seeds_by_kind
 from ui.state import LabState, parse_params
 

@@ -23,9 +23,9 @@ def test_the_theatre_episode_feels_batch_wide_self_model_lesions():
     """Matched noise and shuffling act on a batch: alone, one episode would look intact (issue 14)."""
     import labcore.envs as E
     from labcore import measures
-    from labcore.checkpoints import load_checkpoint
     from labcore.config import Intervention
     from labcore.seeding import episode_seeds
+    from labcore.storage.checkpoints import load_checkpoint
 
     agent = load_checkpoint("checkpoints/wagering-b2_ws-s0.safetensors").agent
     seeds = [int(s) for s in episode_seeds(0, "eval", 16)]

@@ -13,7 +13,7 @@ import pytest
 from labcore.config import ReproduceConfig
 from labcore.experiments import runner
 from labcore.experiments.common import SeedResult
-from labcore.results import CSV_FIELDS, MANIFEST, SUMMARY, load_results
+from labcore.storage.results import CSV_FIELDS, MANIFEST, SUMMARY, load_results
 
 BUNDLED = Path(__file__).resolve().parents[1] / "results" / "bundled"
 needs_bundled = pytest.mark.skipif(not (BUNDLED / SUMMARY).exists(), reason="no bundled results")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from labcore.results import SCHEMA_VERSION, load_results, schema_problem
+from labcore.storage.results import SCHEMA_VERSION, load_results, schema_problem
 
 BUNDLED = Path(__file__).resolve().parents[1] / "results" / "bundled"
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from labcore import view_cache as vc
-from labcore.checkpoints import load_checkpoint
+from labcore.storage.checkpoints import load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ("wagering-b2_ws-s1", "dual-b1-s2")

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from labcore.paper import CLAIMS_BY_ID, paper_text
-from labcore.results import Results, finite, ours_text
+from labcore.storage.formatting import finite, ours_text
+from labcore.storage.results import Results
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go

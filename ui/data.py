@@ -34,10 +34,11 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from labcore import results as result_set
 from labcore import view_cache
 from labcore.config import AGENT_DESCRIPTIONS, LIVE_BUDGETS, Intervention, TrainConfig
-from labcore.results_pdw import (
+from labcore.storage import results as result_set
+from labcore.storage import studies
+from labcore.storage.results_pdw import (
     BY_COHERENCE,
     CURVES,
     FACTORS,
@@ -70,8 +71,12 @@ class _Later:
 
 E = _Later("labcore.envs")
 measures = _Later("labcore.measures")
-ckpt = _Later("labcore.checkpoints")
-"""labcore.checkpoints (it imports torch)."""
+ckpt = _Later("labcore.storage.checkpoints")
+"""labcore.storage.checkpoints (it imports torch)."""
+ckpt_format = _Later("labcore.storage.checkpoint_format")
+"""labcore.storage.checkpoint_format (it imports torch)."""
+ckpt_manifest = _Later("labcore.storage.checkpoint_manifest")
+"""labcore.storage.checkpoint_manifest (it imports torch)."""
 _seeding = _Later("labcore.seeding")
 _interventions = _Later("labcore.interventions")
 _markers = _Later("labcore.markers")
@@ -98,7 +103,7 @@ FILES = {result_set.SUMMARY, result_set.GAIN, *result_set.DATA_FILES}
 """Files of a result set whose problems name them first (shown with their directory)."""
 CHECKPOINTS_DIR = Path(os.environ.get("CTLAB_CHECKPOINTS") or ROOT / "checkpoints")
 """Where the pages find agents: ``$CTLAB_CHECKPOINTS`` if set, else the bundled ``checkpoints/``
-(labcore.checkpoints.BUNDLED_DIR, named here without importing torch; read at call time, so tests
+(labcore.storage.checkpoint_manifest.BUNDLED_DIR, named here without importing torch; read at call time, so tests
 point it at a copy)."""
 USER_RUNS_DIR = Path(os.environ.get("CTLAB_USER_RUNS") or ROOT / "runs" / "user")
 """Where the Agents page saves the agents visitors train: one folder per browser session
@@ -157,15 +162,15 @@ def read_checkpoint_manifest(directory: str) -> tuple[dict, list[str]]:
     -------
     (entries, problems)
         Entries by checkpoint name (malformed ones left out, see
-        :func:`labcore.checkpoints.read_manifest`; none if the manifest is unusable) and the
+        :func:`labcore.storage.checkpoint_manifest.read_manifest`; none if the manifest is unusable) and the
         sentences :func:`manifest` shows. Cached for 10 s; clear it after a save.
     """
-    path = Path(directory) / ckpt.MANIFEST
+    path = Path(directory) / ckpt_manifest.MANIFEST
     shown, restore = _shown(path), _restore(path)
     bad: dict[str, str] = {}
     try:
-        entries = ckpt.read_manifest(directory, problems=bad)["checkpoints"]
-    except ckpt.CheckpointError as exc:
+        entries = ckpt_manifest.read_manifest(directory, problems=bad)["checkpoints"]
+    except ckpt_format.CheckpointError as exc:
         reason = str(exc).replace(str(path), f"`{shown}`").rstrip(".")
         return {}, [f"{reason}{restore}; until then no agent can be listed."]
     problems = [f"`{shown}` has malformed entries, so these agents are left out: "
@@ -178,7 +183,7 @@ def session_dir() -> Path:
     """This browser session's folder of user-trained agents: ``USER_RUNS_DIR/<session token>``.
 
     The token is drawn once per session and kept in ``st.session_state``; the folder is created
-    by the first save (:func:`labcore.checkpoints.save_checkpoint` into it).
+    by the first save (:func:`labcore.storage.checkpoints.save_checkpoint` into it).
     """
     token = st.session_state.get(_SESSION_KEY)
     if token is None:
@@ -195,7 +200,7 @@ def manifest() -> dict:
     """
     entries, problems = read_checkpoint_manifest(str(CHECKPOINTS_DIR))  # read at call time
     own = session_dir()
-    if (own / ckpt.MANIFEST).exists():
+    if (own / ckpt_manifest.MANIFEST).exists():
         mine, more = read_checkpoint_manifest(str(own))
         entries = {**{name: {**e, "user": True} for name, e in mine.items()}, **entries}
         problems = [*problems, *more]
@@ -230,7 +235,7 @@ def seeds_by_kind(task: str, entries: dict | None = None) -> dict[str, list[int]
 def checkpoint_path(task: str, kind: str, seed: int) -> Path:
     """The file of a fast-schedule agent: in :data:`CHECKPOINTS_DIR`, else this session's own
     (:func:`session_dir`) if it trained one of that name (raises CheckpointError on an unsafe name)."""
-    file = f"{ckpt.checkpoint_name(task, kind, seed)}{ckpt.SUFFIX}"
+    file = f"{ckpt_format.checkpoint_name(task, kind, seed)}{ckpt_format.SUFFIX}"
     bundled = CHECKPOINTS_DIR / file
     if bundled.exists():
         return bundled
@@ -239,7 +244,7 @@ def checkpoint_path(task: str, kind: str, seed: int) -> Path:
 
 
 def _trained(task: str, kind: str, seed: int) -> bool:
-    file = f"{ckpt.checkpoint_name(task, kind, seed)}{ckpt.SUFFIX}"
+    file = f"{ckpt_format.checkpoint_name(task, kind, seed)}{ckpt_format.SUFFIX}"
     return (CHECKPOINTS_DIR / file).exists() or any(USER_RUNS_DIR.glob(f"*/{file}"))
 
 
@@ -292,7 +297,7 @@ def submit_training(task: str, kind: str, seed: int, cfg: TrainConfig) -> jobs.J
         If this session already has a job waiting or running.
     """
     if _trained(task, kind, seed) or not seed_book().claim(task, kind, seed, session_token()):
-        raise ckpt.CheckpointError(f"seed {seed} of {kind} belongs to another agent or session; your next free seed is "
+        raise ckpt_format.CheckpointError(f"seed {seed} of {kind} belongs to another agent or session; your next free seed is "
                               f"{offered_seed(task, kind)}")
     return training_queue().submit(session_token(), jobs.JobSpec(task, kind, int(seed), cfg, str(session_dir())))
 
@@ -329,7 +334,7 @@ def train_live(seed: int, progress: Callable[[int, int, dict], None] | None = No
     try:
         job = submit_training("wagering", LIVE_KIND, seed, LIVE_TRAIN)
     except jobs.QueueFull as exc:
-        raise ckpt.CheckpointError(str(exc)) from None
+        raise ckpt_format.CheckpointError(str(exc)) from None
     seen = 0
     while True:
         done = not job.active
@@ -343,7 +348,7 @@ def train_live(seed: int, progress: Callable[[int, int, dict], None] | None = No
         time.sleep(jobs.POLL_SECONDS)
     training_queue().forget(job)
     if job.state != "done" or job.result is None:
-        raise ckpt.CheckpointError(f"the run failed ({job.error})")
+        raise ckpt_format.CheckpointError(f"the run failed ({job.error})")
     read_checkpoint_manifest.clear()
     return job.result["record"], Path(job.result["path"])
 
@@ -354,7 +359,7 @@ def agent_file(task: str, kind: str, seed: int) -> tuple[str, str]:
 
     The pair leads every cache key below. Checkpoints are replaced atomically (a new file, a
     new time), so retraining into ``checkpoints/`` or a ``git checkout`` of a file changes the
-    stamp and the next run loads and measures the new weights. Raises :class:`~labcore.checkpoints.CheckpointError`
+    stamp and the next run loads and measures the new weights. Raises :class:`~labcore.storage.checkpoint_format.CheckpointError`
     on an unsafe name, as :func:`checkpoint_path` does.
     """
     path = checkpoint_path(task, kind, seed)
@@ -373,7 +378,7 @@ def _load(path: str, stamp: str) -> Agent:
 
 
 def agent(task: str, kind: str, seed: int) -> Agent:
-    """A loaded, frozen agent (shared by every session); raises :class:`~labcore.checkpoints.CheckpointError`.
+    """A loaded, frozen agent (shared by every session); raises :class:`~labcore.storage.checkpoint_format.CheckpointError`.
 
     A page reads the agent through :func:`checked_agent`; the cached views below load the
     file they are keyed by.
@@ -387,7 +392,7 @@ def checked_agent(task: str, kind: str, seed: int) -> Agent | None:
     Parameters
     ----------
     task, kind, seed
-        Which agent (see :func:`labcore.checkpoints.checkpoint_name`).
+        Which agent (see :func:`labcore.storage.checkpoint_format.checkpoint_name`).
 
     Returns
     -------
@@ -398,10 +403,10 @@ def checked_agent(task: str, kind: str, seed: int) -> Agent | None:
     """
     try:
         return agent(task, kind, seed)
-    except ckpt.CheckpointError as exc:
+    except ckpt_format.CheckpointError as exc:
         try:
             restore = _restore(checkpoint_path(task, kind, seed))
-        except ckpt.CheckpointError:  # an unsafe name: the sentence already says so
+        except ckpt_format.CheckpointError:  # an unsafe name: the sentence already says so
             restore = ""
         st.error(f"{str(exc).rstrip('.')}{restore}; until then agent {kind}, seed {seed}, is left out.",
                  icon=":material/error:")
@@ -527,7 +532,7 @@ def _integration_study(directory: str) -> IntegrationStudy:
     return _integration_study_module.read_study(directory)
 
 
-INTEGRATION_STUDY_DIR = ROOT / "results" / result_set.INTEGRATION_DIR
+INTEGRATION_STUDY_DIR = ROOT / "results" / studies.INTEGRATION_DIR
 """The integration study (protocol sec. 9) the Integration page shows."""
 
 
@@ -559,7 +564,7 @@ def _theatre(path: str, stamp: str, task_id: str, seed: int, episode: int, self_
 @st.cache_data(show_spinner=False, ttl=60)
 def results(directory: str) -> result_set.Results:
     """A result set written by ``python -m labcore reproduce`` (summary, tables, figure data),
-    validated by :func:`labcore.results.load_results`; pages read it through :func:`checked_results`."""
+    validated by :func:`labcore.storage.results.load_results`; pages read it through :func:`checked_results`."""
     return result_set.load_results(directory)
 
 
@@ -567,7 +572,7 @@ def checked_results(directory: str | Path | None = None, experiment: str | None 
     """The result set a page shows (default: the bundled one), read through one guarded path.
 
     When anything in it is missing, malformed or mixed, one ``st.error`` names the directory
-    and what to do, and lists :attr:`~labcore.results.Results.problems` (each names its file).
+    and what to do, and lists :attr:`~labcore.storage.results.Results.problems` (each names its file).
     The bad parts are empty in the returned set, so the rest of the page keeps working.
     ``experiment`` is what the command to re-run names when the summary cannot say (E4's page:
     "e4"; default "all").
@@ -592,9 +597,9 @@ def checked_results(directory: str | Path | None = None, experiment: str | None 
 
 def result_sets() -> list[str]:
     """Result directories under ``results/`` that hold a summary (bundled first; the studies'
-    folders, ``result_set.STUDY_DIRS``, are not result sets)."""
+    folders, ``studies.STUDY_DIRS``, are not result sets)."""
     found = sorted(p.parent for p in (ROOT / "results").glob("*/summary.json")
-                   if p.parent.name not in result_set.STUDY_DIRS)
+                   if p.parent.name not in studies.STUDY_DIRS)
     return [str(p) for p in sorted(found, key=lambda p: (p.name != "bundled", p.name))]
 
 
@@ -605,35 +610,35 @@ def closed_forms() -> dict[int, dict[str, float]]:
 
 
 @st.cache_data(show_spinner=False, ttl=60)
-def _explore(directory: str) -> result_set.ExploreStudy:
-    return result_set.load_explore(directory)
+def _explore(directory: str) -> studies.ExploreStudy:
+    return studies.load_explore(directory)
 
 
-def explore() -> result_set.ExploreStudy:
+def explore() -> studies.ExploreStudy:
     """The bundled E3 design study (``results/explore_e3``; problems listed, never raised)."""
-    return _explore(str(ROOT / "results" / result_set.EXPLORE_DIR))  # cached per folder, as results()
+    return _explore(str(ROOT / "results" / studies.EXPLORE_DIR))  # cached per folder, as results()
 
 
 @st.cache_data(show_spinner=False, ttl=60)
-def _neurogym(directory: str) -> result_set.NeuroGymStudy:
-    return result_set.load_neurogym(directory)
+def _neurogym(directory: str) -> studies.NeuroGymStudy:
+    return studies.load_neurogym(directory)
 
 
-NEUROGYM_STUDY_DIR = ROOT / "results" / result_set.NEUROGYM_DIR
+NEUROGYM_STUDY_DIR = ROOT / "results" / studies.NEUROGYM_DIR
 """The bundled NeuroGym study (protocol 8.6) the "From reward alone" page shows."""
 
 
-def neurogym_study() -> result_set.NeuroGymStudy:
+def neurogym_study() -> studies.NeuroGymStudy:
     """The NeuroGym study of :data:`NEUROGYM_STUDY_DIR` (problems listed, never raised)."""
     return _neurogym(str(NEUROGYM_STUDY_DIR))
 
 
 # ----------------------------------------------------------------------- protocol 8.7 (issue 23)
-PDW_STUDY_DIR = ROOT / "results" / result_set.PDW_DIR
+PDW_STUDY_DIR = ROOT / "results" / studies.PDW_DIR
 """The bundled Song et al. reproduction (``explore pdw``); read at call time (tests point it elsewhere)."""
-PDW_SWEEP_STUDY_DIR = ROOT / "results" / result_set.PDW_SWEEP_DIR
+PDW_SWEEP_STUDY_DIR = ROOT / "results" / studies.PDW_SWEEP_DIR
 """The bundled reward explorer (``explore pdw-sweep``); read at call time."""
-PDW_HELD_STUDY_DIR = ROOT / "results" / result_set.PDW_HELD_DIR
+PDW_HELD_STUDY_DIR = ROOT / "results" / studies.PDW_HELD_DIR
 """The explorer's bundled post hoc follow-up (``explore pdw-held``); read at call time."""
 LIVE_SURE_OPTION = LIVE_BUDGETS
 """The budgets of the live sure-option run (``sure_option_*``; tests shrink them here)."""

@@ -5,7 +5,7 @@ question with a few choices, the answer the paper gives, and a rule that reads t
 lab gives off the bundled result set. Where the two differ, the answer says so ("Paper: X;
 here: Y."): the lesson teaches what the lab shows, not what the paper claims. No number is
 typed here: the paper's come from :data:`labcore.paper.CLAIMS_BY_ID`, ours from the result set
-(:func:`labcore.results.load_results`).
+(:func:`labcore.storage.results.load_results`).
 
 :func:`handout_html` writes the printable one-page handout (self-contained HTML, no external
 request), with an optional teacher key on a second page.
@@ -29,7 +29,7 @@ from urllib.parse import urlencode
 
 from labcore.config import PAGE_URLS
 from labcore.paper import CLAIMS_BY_ID
-from labcore.results import Results
+from labcore.storage.results import Results
 
 __all__ = ["CHOICE_LETTERS", "LESSON", "Answer", "LessonStep", "expected_answer", "handout_html", "parse_step", "step_link"]
 

@@ -17,19 +17,15 @@ import numpy as np
 from joblib import Parallel, delayed, parallel_config
 
 from labcore.agents import Agent, build_agent
-from labcore.checkpoints import (
-    BUNDLED_DIR,
-    LoadedAgent,
-    checkpoint_name,
-    load_checkpoint,
-    read_manifest,
-)
 from labcore.cluster import DASK_TIMEOUT, run_on_cluster
 from labcore.config import ReproduceConfig, TrainConfig
 from labcore.markers import L75Result
 from labcore.paper import CLAIMS_BY_ID, verdict
 from labcore.seeding import seed_everything
 from labcore.stats import pattern_value, summarize, summarize_l75
+from labcore.storage.checkpoint_format import checkpoint_name
+from labcore.storage.checkpoint_manifest import BUNDLED_DIR, read_manifest
+from labcore.storage.checkpoints import LoadedAgent, load_checkpoint
 from labcore.training.provision import train_and_save
 
 DEFAULT_CACHE = Path("runs") / "checkpoints"

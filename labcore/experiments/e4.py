@@ -39,7 +39,6 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from labcore.checkpoints import BUNDLED_DIR, MAX_JSON_BYTES, checkpoint_name
 from labcore.config import TASK_OF_EXPERIMENT, ReproduceConfig, WageringConfig
 from labcore.experiments.common import DEFAULT_CACHE, SeedResult, provide_agents
 from labcore.experiments.e1 import conditions, relative_checks, trial_rows, view_values
@@ -47,6 +46,8 @@ from labcore.io import read_json
 from labcore.markers import skip_fraction
 from labcore.measures import MetacognitionView, metacognition, on_selected
 from labcore.seeding import episode_seeds
+from labcore.storage.checkpoint_format import checkpoint_name
+from labcore.storage.checkpoint_manifest import BUNDLED_DIR, MAX_JSON_BYTES
 from labcore.training.wager_reward import confidence_spread
 
 TASK = TASK_OF_EXPERIMENT["e4"]

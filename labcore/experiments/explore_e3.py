@@ -33,7 +33,6 @@ import torch
 import labcore.envs as E
 from labcore import compute
 from labcore.agents import Agent
-from labcore.checkpoints import checkpoint_name, load_checkpoint
 from labcore.config import AGENT_KINDS, AgentConfig, Intervention, TrainConfig
 from labcore.experiments.e2 import bus_audit
 from labcore.markers import l75
@@ -44,9 +43,11 @@ from labcore.measures import (
     report_codes,
     titration,
 )
-from labcore.results import clean_json, write_csv, write_result_json
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds
+from labcore.storage.checkpoint_format import checkpoint_name
+from labcore.storage.checkpoints import load_checkpoint
+from labcore.storage.results import clean_json, write_csv, write_result_json
 from labcore.training.provision import Batch, run_batches
 
 GEOMETRIES = ("layernorm", "raw", "offset")

@@ -48,9 +48,9 @@ from labcore.measures import (
     integration_readings,
     integration_runs,
 )
-from labcore.results import SUMMARY, clean_json, write_csv, write_result_json
 from labcore.seeding import episode_seeds
 from labcore.stats import t_interval, welch_interval
+from labcore.storage.results import SUMMARY, clean_json, write_csv, write_result_json
 
 KINDS = ("a0", "a1", "b1", "b2")
 """The ordering M4 tests, lowest first (no memory, recurrence, broadcast, broadcast + self-model)."""

@@ -37,9 +37,9 @@ from labcore.neurogym_agents import (
     outcome_rows,
     payoffs,
 )
-from labcore.results import write_csv, write_result_json
 from labcore.seeding import episode_seeds
 from labcore.stats import t_interval
+from labcore.storage.results import write_csv, write_result_json
 from labcore.training.neurogym_trainer import IMITATION_UPDATES, NeuroGymRLConfig
 from labcore.training.provision import train_network_and_save
 
@@ -208,7 +208,7 @@ def answer_paragraph(summary: dict[str, Any]) -> str:
     """The study's answer in one paragraph, every number read from ``summary`` (README and page).
 
     Raises ``KeyError`` on a summary without the study's fields (check it with
-    :func:`labcore.results.load_neurogym` first).
+    :func:`labcore.storage.studies.load_neurogym` first).
     """
     means, reading = summary["means"], summary["reading"]
 

@@ -13,7 +13,7 @@ cores: every network to its cap; the criterion usually stops it earlier). Resuma
 network is cached under ``OUT/agents/<cell>-<agent>-<training>-seed<k>/`` (weights, its evaluation
 trials, its record, written last), so a killed run continues with the networks not yet finished
 and a finished one is never retrained; a cache made with another configuration stops the run with
-one sentence. Files: :mod:`labcore.results_pdw`.
+one sentence. Files: :mod:`labcore.storage.results_pdw`.
 """
 
 from __future__ import annotations
@@ -44,8 +44,10 @@ from labcore.markers import (
 )
 from labcore.neurogym_agents import NeuroGymTrials, draw_trials, ideal_actions, outcome_rows
 from labcore.paper import NEW
-from labcore.results import MANIFEST, SCHEMA_VERSION, write_csv, write_result_json
-from labcore.results_pdw import (
+from labcore.seeding import MEASURE_SAMPLING_SEED_BASE, episode_seeds
+from labcore.stats import t_interval
+from labcore.storage.results import MANIFEST, SCHEMA_VERSION, write_csv, write_result_json
+from labcore.storage.results_pdw import (
     BY_COHERENCE,
     BY_COHERENCE_FIELDS,
     CURVE_FIELDS,
@@ -54,8 +56,6 @@ from labcore.results_pdw import (
     TRIALS_FIELDS,
     TRIALS_GREEDY,
 )
-from labcore.seeding import MEASURE_SAMPLING_SEED_BASE, episode_seeds
-from labcore.stats import t_interval
 from labcore.training.neurogym_trainer import (
     IMITATION_UPDATES,
     REGISTERED_8_6,

@@ -23,7 +23,7 @@ explorer held at Song's values set one at a time to protocol 8.6's from ``O`` (:
 Run: ``python -m labcore explore pdw-sweep --out results/pdw_sweep --jobs 2`` (upper bound about
 1.9 h on 2 cores, every agent to its cap; measured 27 min); the follow-up: ``explore pdw-held
 --out results/pdw_held``. Resumable as ``explore pdw`` (:mod:`labcore.experiments.pdw`).
-Files: ``pdw_sweep.csv``, ``pdw_sweep_curves.csv``, ``summary.json`` (:mod:`labcore.results_pdw`).
+Files: ``pdw_sweep.csv``, ``pdw_sweep_curves.csv``, ``summary.json`` (:mod:`labcore.storage.results_pdw`).
 """
 
 from __future__ import annotations
@@ -48,9 +48,15 @@ from labcore.experiments.pdw import (
     signature_values,
     write_manifest_summary,
 )
-from labcore.results import SCHEMA_VERSION, write_csv
-from labcore.results_pdw import CURVE_FIELDS, FACTORS, SWEEP_CURVES, SWEEP_FIELDS, SWEEP_ROWS
 from labcore.stats import welch_interval
+from labcore.storage.results import SCHEMA_VERSION, write_csv
+from labcore.storage.results_pdw import (
+    CURVE_FIELDS,
+    FACTORS,
+    SWEEP_CURVES,
+    SWEEP_FIELDS,
+    SWEEP_ROWS,
+)
 from labcore.training.neurogym_trainer import SONG_2017, NeuroGymRLConfig
 
 LEVELS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {

@@ -43,8 +43,9 @@ from labcore.experiments.e4_hypotheses import REPRODUCE as E4_COMMAND
 from labcore.experiments.e4_hypotheses import answer as e4_answer
 from labcore.experiments.explore_neurogym import answer_paragraph as neurogym_answer
 from labcore.markers.sure_option import HIGH_COHERENCES, LOW_COHERENCES, WAIVED_COHERENCES
-from labcore.results import NEUROGYM_DIR, PDW_DIR, PDW_HELD_DIR, PDW_SWEEP_DIR, SUMMARY
-from labcore.results_pdw import FACTORS
+from labcore.storage.results import SUMMARY
+from labcore.storage.results_pdw import FACTORS
+from labcore.storage.studies import NEUROGYM_DIR, PDW_DIR, PDW_HELD_DIR, PDW_SWEEP_DIR
 from labcore.training.neurogym_trainer import SONG_2017
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,5 +1,5 @@
 """``reproduce``: run E1-E4 over seeds and write a result set (the contract and its files:
-:mod:`labcore.results`). The HTML report is written by :mod:`labcore.report`; the command
+:mod:`labcore.storage.results`). The HTML report is written by :mod:`labcore.report`; the command
 line (``python -m labcore reproduce``) calls it after this.
 """
 
@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labcore import compute
-from labcore.checkpoints import BUNDLED_DIR, checkpoint_name
 from labcore.cluster import DASK_TIMEOUT
 from labcore.config import (
     AUDIT_SEEDS,
@@ -28,7 +27,9 @@ from labcore.experiments import construction, e1, e2, e3, e4, e4_hypotheses
 from labcore.experiments.common import SeedResult, build_claims, run_seeds
 from labcore.io import sha256_of
 from labcore.paper import PAPER_INCONSISTENCIES, verdict_split, verdicts_of
-from labcore.results import (
+from labcore.storage.checkpoint_format import checkpoint_name
+from labcore.storage.checkpoint_manifest import BUNDLED_DIR
+from labcore.storage.results import (
     CSV_FIELDS,
     DATA_FILES,
     FIGURES,
@@ -113,7 +114,7 @@ def reproduce(
     cfg : ReproduceConfig
         Seeds and evaluation budgets.
     out : path
-        The result directory (created if needed); files as in :mod:`labcore.results`.
+        The result directory (created if needed); files as in :mod:`labcore.storage.results`.
     cache_dir : str
         Where agents trained on demand are cached.
     jobs, backend : int, {"loky", "dask"}
@@ -145,7 +146,7 @@ def reproduce(
     follow, each written atomically, and old data files this run does not write are deleted;
     ``summary.json`` comes last and lists the SHA-256 of every data file (the ``files``
     manifest). A run stopped while writing therefore leaves no summary (pages say
-    ``summary.json is missing``), and :func:`labcore.results.load_results` ignores any data
+    ``summary.json is missing``), and :func:`labcore.storage.results.load_results` ignores any data
     file that does not match the manifest of the summary beside it. Other files in ``out``
     (e.g. ``exploratory_gain.json``) are left alone.
     """

@@ -14,7 +14,9 @@ from labcore.figures.paper_e3 import titration_curves
 from labcore.figures.registry import caption_number
 from labcore.figures.style import add_note, color_of, empty_figure, label_of
 from labcore.paper import paper_text
-from labcore.results import ExploreStudy, Results, l75_summary, load_explore
+from labcore.storage.formatting import l75_summary
+from labcore.storage.results import Results
+from labcore.storage.studies import ExploreStudy, load_explore
 
 KINDS = ("b1", "b2", "b2_ws")
 

@@ -44,7 +44,7 @@ from labcore.markers import (
 )
 from labcore.markers.robustness import L75_THRESHOLD
 from labcore.paper import CLAIMS_BY_ID, PaperValue, paper_text
-from labcore.results import finite, fmt, parse_l75
+from labcore.storage.formatting import finite, fmt, parse_l75
 
 
 def type2_roc_figure(

@@ -2,7 +2,7 @@
 result set.
 
 Pure functions of ``seed_values.csv``, ``e2_capacity.csv`` and ``figures.json``
-(:mod:`labcore.results`).
+(:mod:`labcore.storage.results`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from labcore.figures.style import (
     seed_numbers,
     style_figure,
 )
-from labcore.results import fmt
+from labcore.storage.formatting import fmt
 
 B1_SLOTS = AGENT_KINDS["b1"].n_slots
 """Slots of the E2 agent (the capacity axis of these figures)."""

@@ -1,8 +1,8 @@
 """The paper's Experiment 3 figures (Fig. 3a-c, Fig. 4, Table 3), from a result set.
 
 Pure functions of ``seed_values.csv``, ``e3_titration.csv`` and the composite points of
-``figures.json`` (:mod:`labcore.results`). Censored L75 values are read with
-:func:`labcore.results.parse_l75`.
+``figures.json`` (:mod:`labcore.storage.results`). Censored L75 values are read with
+:func:`labcore.storage.formatting.parse_l75`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from labcore.figures.style import (
     style_figure,
 )
 from labcore.paper import PaperValue, l75_key, paper_text
-from labcore.results import finite, fmt, l75_point, seed_raw
+from labcore.storage.formatting import finite, fmt, l75_point, seed_raw
 
 # --------------------------------------------------------------------------- E3
 

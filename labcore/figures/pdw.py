@@ -31,7 +31,7 @@ from labcore.figures.style import (
     style_figure,
 )
 from labcore.io import atomic_write
-from labcore.results_pdw import BY_COHERENCE, CURVES, load_pdw
+from labcore.storage.results_pdw import BY_COHERENCE, CURVES, load_pdw
 
 OBSERVERS = {("plain_gru", "reward"): ("plain GRU (Song et al.), trained from reward", "#d62728", "solid"),
              ("b2_ws", "reward"): ("B2 workspace-read, trained from reward", color_of("reward_all"), "solid"),

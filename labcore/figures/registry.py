@@ -44,7 +44,8 @@ from labcore.figures.paper_e4 import arms_figure, learning_curves
 from labcore.figures.style import E1_CONDITIONS, label_of
 from labcore.markers.robustness import L75_THRESHOLD
 from labcore.paper import CLAIMS_BY_ID, paper_text
-from labcore.results import Results, finite, l75_summary, ours_text, seed_raw
+from labcore.storage.formatting import finite, l75_summary, ours_text, seed_raw
+from labcore.storage.results import Results
 
 EXPERIMENT_TITLES = {
     "e1": "Experiment 1 (HOT): does metacognition depend on the self-model?",
@@ -104,7 +105,7 @@ def claim_paper_text(claim_id: str, res: Results | None = None) -> str:
 
 
 def claim_ours_text(claim_id: str, res: Results) -> str:
-    """Our value of a claim as text (:func:`labcore.results.ours_text`), or of an auxiliary key."""
+    """Our value of a claim as text (:func:`labcore.storage.formatting.ours_text`), or of an auxiliary key."""
     claim = res.claims.get(claim_id)
     if claim is not None:
         return ours_text(claim.get("ours") or {})

@@ -20,8 +20,8 @@ from labcore.figures.style import (
     wrap_tick,
 )
 from labcore.paper import paper_text
-from labcore.results import ours_text
 from labcore.scorecards.rubric_data import CLUSTER_BY_ID
+from labcore.storage.formatting import ours_text
 
 
 def osmd_radar(systems: Mapping[str, Sequence[Any]], *, title: str = "Self-model density by cluster") -> go.Figure:

@@ -36,7 +36,7 @@ from labcore.markers import (
     pearson_r,
 )
 from labcore.paper import CLAIMS_BY_ID, PaperValue, paper_text
-from labcore.results import finite, fmt, format_l75, parse_l75
+from labcore.storage.formatting import finite, fmt, format_l75, parse_l75
 
 # --------------------------------------------------------------------------- constants
 

@@ -5,7 +5,7 @@ request train together as one seed-batched model (:func:`labcore.training.behavi
 with several workers a request's seeds are split into batches that run side by side, one
 process per core with one torch thread each. Batches run in this process, in spawned worker
 processes that forward their progress, or on a Dask cluster (one batch per task). Every
-batch saves its checkpoints itself (atomically, :mod:`labcore.checkpoints`), so a finished
+batch saves its checkpoints itself (atomically, :mod:`labcore.storage.checkpoints`), so a finished
 batch is on disk even if a later one fails.
 """
 
@@ -23,10 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from labcore.checkpoints import checkpoint_name, save_checkpoint
 from labcore.cluster import DASK_TIMEOUT, run_on_cluster
 from labcore.config import AgentConfig, TrainConfig, trainer_of
 from labcore.neurogym_agents import NeuroGymNet
+from labcore.storage.checkpoint_format import checkpoint_name
+from labcore.storage.checkpoints import save_checkpoint
 from labcore.training import actor_critic, behaviour_cloning, neurogym_trainer
 from labcore.training.neurogym_trainer import NeuroGymRLConfig
 

@@ -37,10 +37,12 @@ from torch import nn
 
 from labcore import LabWarning
 from labcore.agents import Agent
-from labcore.checkpoints import BUNDLED_DIR, checkpoint_name, load_checkpoint
 from labcore.config import TrainConfig
 from labcore.envs.batch import StepKind
 from labcore.markers import learning_curve_auroc
+from labcore.storage.checkpoint_format import checkpoint_name
+from labcore.storage.checkpoint_manifest import BUNDLED_DIR
+from labcore.storage.checkpoints import load_checkpoint
 
 CORRECT_BET_PAYOFF = 1.0
 """Reward of a bet on a correct decision (protocol 3.4)."""
@@ -190,7 +192,7 @@ def warm_start(agent: Agent, task: str, kind: str, seed: int, directory: Path | 
 
     Every tensor of the source whose name and shape ``agent`` has is copied, except the wager head
     (:data:`WAGER_HEAD`) and the centre of a centred head, which keep ``agent``'s own initialisation.
-    Returns the names loaded. Raises :class:`~labcore.checkpoints.CheckpointError` without the file.
+    Returns the names loaded. Raises :class:`~labcore.storage.checkpoint_format.CheckpointError` without the file.
     """
     name = checkpoint_name(task, kind, seed)
     source = load_checkpoint(Path(directory or BUNDLED_DIR) / f"{name}.safetensors").agent.state_dict()

@@ -28,12 +28,12 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from labcore.checkpoints import load_checkpoint
 from labcore.compute import RETRAIN_TOLERANCES, same_code_path
 from labcore.experiments.e1 import view_values
 from labcore.interventions import INTACT
 from labcore.measures import metacognition
 from labcore.seeding import episode_seeds
+from labcore.storage.checkpoints import load_checkpoint
 
 pytestmark = pytest.mark.slow
 

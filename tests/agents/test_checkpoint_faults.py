@@ -18,17 +18,17 @@ from pathlib import Path
 import pytest
 import torch
 
-import labcore.checkpoints as ck
+import labcore.storage.checkpoint_manifest as ck_manifest
+import labcore.storage.checkpoints as ck
 from labcore.agents import Agent, build_agent
-from labcore.checkpoints import (
+from labcore.storage.checkpoint_format import CheckpointError
+from labcore.storage.checkpoint_manifest import (
     MANIFEST,
-    CheckpointError,
-    load_checkpoint,
     read_manifest,
     repair_directory,
-    save_checkpoint,
     verify_directory,
 )
+from labcore.storage.checkpoints import load_checkpoint, save_checkpoint
 
 ROOT = Path(__file__).resolve().parents[2]
 STEPS = ("journal", "file", "record", "manifest")
@@ -177,7 +177,8 @@ def test_a_read_only_folder_still_loads_a_file_its_journal_vouches_for(tmp_path,
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(ck, "directory_lock", read_only)
-    with pytest.warns(ck.ManifestWarning, match="verified by its journal, manifest not repaired"):
+    monkeypatch.setattr(ck_manifest, "directory_lock", read_only)
+    with pytest.warns(ck_manifest.ManifestWarning, match="verified by its journal, manifest not repaired"):
         loaded = load_checkpoint(path)
     assert same_weights(loaded.agent, new)
     assert journals(tmp_path) == [f".{NAME}.pending"]  # left for a run that may write
@@ -185,7 +186,7 @@ def test_a_read_only_folder_still_loads_a_file_its_journal_vouches_for(tmp_path,
 
 KILL_SCRIPT = textwrap.dedent("""
     import os, sys
-    import labcore.checkpoints as ck
+    import labcore.storage.checkpoints as ck
     from labcore.agents import build_agent
 
     step = sys.argv[2]

@@ -13,27 +13,30 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-import labcore.checkpoints as ck
+import labcore.storage.checkpoint_format as ck_format
+import labcore.storage.checkpoint_manifest as ck_manifest
+import labcore.storage.checkpoints as ck
 from labcore.agents import Agent, build_agent
-from labcore.checkpoints import (
-    BUNDLED_DIR,
+from labcore.config import AGENT_KINDS, AgentConfig
+from labcore.storage.checkpoint_format import (
     CONFIG_INT_CAPS,
-    MANIFEST,
     MAX_HEADER_BYTES,
     MAX_PARAMETERS,
     CheckpointError,
-    ManifestWarning,
     checkpoint_name,
     content_sha256,
+)
+from labcore.storage.checkpoint_manifest import (
+    BUNDLED_DIR,
+    MANIFEST,
+    ManifestWarning,
     find_checkpoints,
-    load_checkpoint,
     read_manifest,
-    save_checkpoint,
     sha256_of,
     upgrade_manifest,
     verify_directory,
 )
-from labcore.config import AGENT_KINDS, AgentConfig
+from labcore.storage.checkpoints import load_checkpoint, save_checkpoint
 
 
 def record_of(agent: Agent, seed: int = 0, task: str = "dual") -> dict:
@@ -81,6 +84,7 @@ def no_real_build(monkeypatch):
             raise AssertionError("an agent was built before the checkpoint was validated")
         return Agent(config, seed=seed)
 
+    monkeypatch.setattr(ck_format, "Agent", spy)  # the layout check builds on the meta device
     monkeypatch.setattr(ck, "Agent", spy)
     return built
 
@@ -319,7 +323,7 @@ def test_an_unusable_manifest_is_one_clear_error(tmp_path, b1, case):
 
 
 def test_an_oversized_manifest_is_refused_without_parsing(tmp_path, monkeypatch):
-    monkeypatch.setattr(ck, "MAX_JSON_BYTES", 100)
+    monkeypatch.setattr(ck_manifest, "MAX_JSON_BYTES", 100)
     (tmp_path / MANIFEST).write_text(json.dumps({"format": "ctlab-agent", "checkpoints": {}, "pad": "x" * 200}))
     with pytest.raises(CheckpointError, match=r"manifest.json is too large \([\d,]+ bytes, the cap is 100\)"):
         read_manifest(tmp_path)
@@ -460,7 +464,7 @@ def test_bundled_manifest_holds_content_hashes_that_match():
 
 def test_file_reads_are_bounded(tmp_path, monkeypatch, b1):
     path = save_checkpoint(b1, record_of(b1), tmp_path)
-    monkeypatch.setattr(ck, "MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr(ck_format, "MAX_FILE_BYTES", 1000)
     assert verify_directory(tmp_path) == [f"dual-b1-s0: {path.name} cannot be read (too large "
                                           f"({path.stat().st_size:,} bytes, the cap is 1,000))."]
 

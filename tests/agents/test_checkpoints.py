@@ -10,17 +10,16 @@ import torch
 from safetensors.torch import save_file
 
 import labcore.envs as E
-from labcore.checkpoints import (
+from labcore.envs.batch import oracle_demonstrations
+from labcore.storage.checkpoint_format import CheckpointError
+from labcore.storage.checkpoint_manifest import (
     MANIFEST,
-    CheckpointError,
     find_checkpoints,
-    load_checkpoint,
     read_manifest,
-    save_checkpoint,
     sha256_of,
     verify_directory,
 )
-from labcore.envs.batch import oracle_demonstrations
+from labcore.storage.checkpoints import load_checkpoint, save_checkpoint
 from labcore.training.demonstrations import DemoTensors
 
 
@@ -57,7 +56,7 @@ def test_no_temporary_files_are_left_behind(saved):
 
 
 def test_failed_write_leaves_nothing(tmp_path, e1_agent, monkeypatch):
-    import labcore.checkpoints as ck
+    import labcore.storage.checkpoints as ck
 
     def boom(*args, **kwargs):
         raise OSError("disk full")

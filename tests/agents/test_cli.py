@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from labcore.checkpoints import load_checkpoint, read_manifest
 from labcore.cli import training_jobs
 from labcore.seeding import parse_seeds
+from labcore.storage.checkpoint_manifest import read_manifest
+from labcore.storage.checkpoints import load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[2]
 

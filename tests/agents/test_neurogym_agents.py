@@ -13,7 +13,6 @@ import pytest
 import torch
 
 from labcore.agents import build_agent
-from labcore.checkpoints import load_checkpoint
 from labcore.envs.channels import CONTENT_SLICE, EVENT_INDEX
 from labcore.envs.neurogym_wager import PostDecisionWagerEnv, sure_choice_by_coherence
 from labcore.figures.neurogym import sure_curve_figure
@@ -34,7 +33,8 @@ from labcore.neurogym_agents import (
     payoffs,
     run_in_env,
 )
-from labcore.results import NEUROGYM_MEANS, load_neurogym
+from labcore.storage.checkpoints import load_checkpoint
+from labcore.storage.studies import NEUROGYM_MEANS, load_neurogym
 from labcore.training.neurogym_trainer import NeuroGymRLConfig, train_network
 
 pytestmark = pytest.mark.usefixtures("neurogym_installed")

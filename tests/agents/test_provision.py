@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from labcore.checkpoints import load_checkpoint, read_manifest
 from labcore.config import TrainConfig
+from labcore.storage.checkpoint_manifest import read_manifest
+from labcore.storage.checkpoints import load_checkpoint
 from labcore.training.provision import (
     BatchProgress,
     ProgressBoard,

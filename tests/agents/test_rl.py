@@ -19,7 +19,6 @@ import torch
 
 import labcore.envs as E
 from labcore.agents import build_agent
-from labcore.checkpoints import load_checkpoint
 from labcore.cli import main, training_jobs
 from labcore.config import AGENT_KINDS, Intervention, TrainConfig, trainer_of
 from labcore.envs.batch import StepKind
@@ -29,6 +28,7 @@ from labcore.envs.tables import pose_tables
 from labcore.envs.wagering import BET_ACTION, LAYOUT, OPT_OUT_ACTION, RESPONSE_CELLS
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds
+from labcore.storage.checkpoints import load_checkpoint
 from labcore.training.actor_critic import (
     RLConfig,
     a2c_loss,

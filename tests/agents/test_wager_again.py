@@ -20,11 +20,13 @@ from labcore.agents.sequence import (
     sequence_forward,
     stack_parameters,
 )
-from labcore.checkpoints import BUNDLED_DIR, checkpoint_name, load_checkpoint, save_checkpoint
 from labcore.config import AGENT_KINDS, KIND_BUDGETS, TRAINING_OF_KIND, TrainConfig, train_config_of
 from labcore.experiments.common import SeedResult
 from labcore.experiments.e4_hypotheses import apply, evaluate, spread_table
 from labcore.seeding import episode_seeds
+from labcore.storage.checkpoint_format import checkpoint_name
+from labcore.storage.checkpoint_manifest import BUNDLED_DIR
+from labcore.storage.checkpoints import load_checkpoint, save_checkpoint
 from labcore.training.behaviour_cloning import train_seeds
 from labcore.training.cloning_losses import compute_losses
 from labcore.training.demonstrations import member_demonstrations

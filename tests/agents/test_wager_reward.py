@@ -21,7 +21,6 @@ import labcore.envs as E
 from labcore.agents import build_agent
 from labcore.agents.parts import broadcast, uncertainty
 from labcore.agents.sequence import SequenceOutput
-from labcore.checkpoints import CheckpointError, load_checkpoint, save_checkpoint
 from labcore.cli import main, training_jobs
 from labcore.config import AGENT_KINDS, SELF_MODEL_INPUTS, AgentConfig, TrainConfig, train_config_of
 from labcore.envs.batch import StepKind
@@ -29,6 +28,8 @@ from labcore.interventions import INTACT, SELF_MODEL_LESION
 from labcore.markers import learning_curve_auroc, type2_auroc
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds
+from labcore.storage.checkpoint_format import CheckpointError
+from labcore.storage.checkpoints import load_checkpoint, save_checkpoint
 from labcore.training.behaviour_cloning import train_seeds
 from labcore.training.cloning_losses import compute_losses
 from labcore.training.demonstrations import member_demonstrations

@@ -93,7 +93,7 @@ def test_bundled_flags_follow_the_rules():
     # in the reference table is found by a rule, or concerns a not-comparable value, or is one
     # the untrained twins cannot measure (e.g. an AUROC when an untrained agent is never right),
     # or one the rules cannot resolve but the twins do not contradict (within its tolerance).
-    from labcore.results import load_results
+    from labcore.storage.results import load_results
 
     res = load_results("results/bundled")
     audit = res.summary.get("construction_audit", {})
@@ -161,10 +161,11 @@ def test_relative_rule_reads_e4_arms_and_reassigned_confidences():
 def test_relative_checks_on_rollouts_of_the_bundled_e1_agent():
     # The records themselves: on the E1 agent (its policy never reads z_self) zeroing or shuffling
     # z_self changes no action, shuffling reassigns the confidences, and the bus-off lesion does neither.
-    from labcore.checkpoints import BUNDLED_DIR, load_checkpoint
     from labcore.experiments.e1 import conditions, relative_checks
     from labcore.measures import metacognition
     from labcore.seeding import episode_seeds
+    from labcore.storage.checkpoint_manifest import BUNDLED_DIR
+    from labcore.storage.checkpoints import load_checkpoint
 
     agent = load_checkpoint(BUNDLED_DIR / "wagering-b2_ws-s0.safetensors").agent
     views = {name: metacognition(agent, iv, episode_seeds(0, "eval", 40)) for name, iv in conditions(0).items()}
@@ -193,7 +194,7 @@ def test_bundled_relative_flags_follow_the_trial_records(result_set):
     # the decoding values at bus-off are flagged "empty bus".
     import pandas as pd
 
-    from labcore.results import load_results
+    from labcore.storage.results import load_results
 
     res = load_results(result_set)
     claims = {c["id"]: c for c in res.summary["claims"]}

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from labcore import config
-from labcore.checkpoints import BUNDLED_DIR, checkpoint_name, save_checkpoint
 from labcore.config import KINDS_OF_EXPERIMENT, ReproduceConfig, TrainConfig
 from labcore.experiments import e4, runner
 from labcore.experiments.common import SeedResult
@@ -27,8 +26,11 @@ from labcore.experiments.e4_hypotheses import (
 )
 from labcore.measures import MetacognitionView
 from labcore.paper import CLAIMS_BY_ID, NEW, VERDICTS, verdict, verdict_split
-from labcore.results import CSV_FIELDS, load_results
 from labcore.stats import t_interval, welch_interval
+from labcore.storage.checkpoint_format import checkpoint_name
+from labcore.storage.checkpoint_manifest import BUNDLED_DIR
+from labcore.storage.checkpoints import save_checkpoint
+from labcore.storage.results import CSV_FIELDS, load_results
 from labcore.training.behaviour_cloning import train_seeds
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -21,8 +21,8 @@ from labcore.paper import (
     verdict,
     verdict_table_markdown,
 )
-from labcore.results import CSV_FIELDS, SCHEMA_VERSION, load_results
 from labcore.stats import summarize, summarize_l75
+from labcore.storage.results import CSV_FIELDS, SCHEMA_VERSION, load_results
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ReproduceConfig(seeds=(0,), e1_trials=40, e2_episodes=16, decoding_episodes=40, e3_episodes=10,

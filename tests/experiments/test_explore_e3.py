@@ -14,7 +14,8 @@ from labcore.experiments import explore_e3 as X
 from labcore.figures.explore import design_figure, design_titration_figure, study_answer
 from labcore.figures.style import label_of
 from labcore.report import build_report_html
-from labcore.results import EXPLORE_DIR, load_explore, load_results
+from labcore.storage.results import load_results
+from labcore.storage.studies import EXPLORE_DIR, load_explore
 
 
 def _groups(values: dict[tuple[str, str], tuple[float, float, float]], schedule: str = "fast") -> dict:

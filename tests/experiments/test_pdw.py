@@ -13,8 +13,8 @@ import torch
 
 from labcore.experiments import pdw, pdw_sweep
 from labcore.figures.pdw import kiani_shadlen_figure, training_curve_figure
-from labcore.results import MANIFEST
-from labcore.results_pdw import (
+from labcore.storage.results import MANIFEST
+from labcore.storage.results_pdw import (
     BY_COHERENCE,
     CURVES,
     FACTORS,

@@ -20,7 +20,7 @@ from labcore.experiments import pdw_sweep
 from labcore.experiments import reward_answer as ra
 from labcore.experiments.e4_hypotheses import ideal_observer
 from labcore.markers.sure_option import HIGH_COHERENCES, LOW_COHERENCES, WAIVED_COHERENCES
-from labcore.results_pdw import FACTORS
+from labcore.storage.results_pdw import FACTORS
 from tests.test_findings import decimals as finding_decimals
 from tests.test_findings import matches
 

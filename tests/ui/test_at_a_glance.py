@@ -15,7 +15,7 @@ from labcore.figures.explore import B1_FRAGILITY
 from labcore.figures.live import pci_bars
 from labcore.figures.paper_e3 import fig3b_marker_correlations
 from labcore.paper import CLAIMS_BY_ID, claim_for, e1_condition, e2_condition, paper_text
-from labcore.results import load_results
+from labcore.storage.results import load_results
 from tests.ui.apptest_pages import ROOT, open_page
 from ui import data
 from ui.components import VERDICT_MARKDOWN_COLOURS, change_text, e1_construction_notes

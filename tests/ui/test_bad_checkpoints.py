@@ -10,8 +10,8 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from labcore.checkpoints import load_checkpoint, save_checkpoint
 from labcore.config import AGENT_KINDS
+from labcore.storage.checkpoints import load_checkpoint, save_checkpoint
 from tests.ui.apptest_pages import ROOT, metric_value, open_page
 from ui import data
 

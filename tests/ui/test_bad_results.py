@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from labcore.io import sha256_of
-from labcore.results import DATA_FILES, MANIFEST
+from labcore.storage.results import DATA_FILES, MANIFEST
 from tests.ui.apptest_pages import APP, ROOT
 from ui import data
 

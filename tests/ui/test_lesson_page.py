@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from labcore.classroom.lesson import LESSON, expected_answer, step_link
-from labcore.results import load_results
+from labcore.storage.results import load_results
 from tests.ui.apptest_pages import APP, ROOT
 
 

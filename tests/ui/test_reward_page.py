@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from labcore.checkpoints import BUNDLED_DIR, MANIFEST
 from labcore.config import TrainConfig
+from labcore.storage.checkpoint_manifest import BUNDLED_DIR, MANIFEST
 from tests.ui.apptest_pages import ROOT, exceptions, markdown_text, metric_value, open_page, url
 from ui import data
 
@@ -250,7 +250,7 @@ def test_the_axis_check_can_fail():
 
 
 def test_the_explorer_picker_switches_cells_without_computing(with_pdw, monkeypatch):
-    from labcore.results_pdw import load_pdw
+    from labcore.storage.results_pdw import load_pdw
 
     reads = []
     monkeypatch.setattr(data, "load_pdw", lambda *a, **k: reads.append(a) or load_pdw(*a, **k))

@@ -11,8 +11,8 @@ from streamlit.testing.v1 import AppTest
 
 import labcore.training.behaviour_cloning
 from labcore.agents import build_agent
-from labcore.checkpoints import BUNDLED_DIR, MANIFEST
 from labcore.config import AGENT_KINDS, KINDS_OF_EXPERIMENT, TASK_OF_EXPERIMENT, TrainConfig
+from labcore.storage.checkpoint_manifest import BUNDLED_DIR, MANIFEST
 from labcore.training.behaviour_cloning import TrainedAgent
 from tests.ui.apptest_pages import exceptions, open_page
 from ui import data

@@ -31,15 +31,14 @@ from pathlib import Path
 import pandas as pd
 
 from labcore.io import sha256_of
-from labcore.results import (
+from labcore.storage.results import (
     MANIFEST,
-    PDW_DIR,
-    PDW_SWEEP_DIR,
     SUMMARY,
     _read_csv,
     _read_json,
     schema_problem,
 )
+from labcore.storage.studies import PDW_DIR, PDW_SWEEP_DIR
 
 TRIALS = "pdw_trials.csv"
 TRIALS_GREEDY = "pdw_trials_greedy.csv"

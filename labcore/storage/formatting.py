@@ -1,0 +1,183 @@
+"""Formatting a result set's values for display: finite numbers (:func:`finite`, :func:`fmt`),
+our seed summary of a claim (:func:`ours_text`), and censored L75 values read and summarised
+over seeds (:func:`parse_l75`, :func:`format_l75`, :func:`l75_point`, :func:`l75_summary`).
+Pure functions: the files themselves are :mod:`labcore.storage.results`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+
+def finite(x: Any) -> bool:
+    """True for a finite number (or numeric string); False for None, nan, inf and text.
+
+    >>> finite(0.2), finite("0.2"), finite(None), finite(float("nan")), finite("> 0.5")
+    (True, True, False, False, False)
+    """
+    try:
+        return x is not None and math.isfinite(float(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def fmt(x: Any, digits: int = 3) -> str:
+    """A number to ``digits`` significant digits; None/nan -> ``"undefined"``.
+
+    >>> fmt(0.12345), fmt(None), fmt(3.0, 2)
+    ('0.123', 'undefined', '3')
+    """
+    if not finite(x):
+        return "undefined"
+    return f"{float(x):.{digits}g}"
+
+
+def ours_text(ours: Mapping[str, Any]) -> str:
+    """Our seed summary of a claim as text (``summary.json`` ``ours``; censoring shown): the
+    one formatter of our values.
+
+    >>> ours_text({"mean": 0.8561, "sd": 0.0123, "n": 5})
+    '0.856 ± 0.012 (n = 5)'
+    >>> ours_text({"censored": "right", "bound": 0.5, "n_right_censored": 4, "n_seeds": 5})
+    '> 0.5 (4/5 seeds)'
+    >>> ours_text({"mean": None})
+    'undefined'
+    """
+    if ours.get("censored") == "right":
+        n_cens, n_seeds = ours.get("n_right_censored", "?"), ours.get("n_seeds", "?")
+        return f"> {fmt(ours.get('bound'))} ({n_cens}/{n_seeds} seeds)"
+    if ours.get("censored") == "left":
+        n_cens, n_seeds = ours.get("n_left_censored", "?"), ours.get("n_seeds", "?")
+        return f"<= {fmt(ours.get('bound'))} ({n_cens}/{n_seeds} seeds)"
+    if not finite(ours.get("mean")):
+        return "undefined"
+    sd = f" ± {fmt(ours['sd'], 2)}" if finite(ours.get("sd")) and ours.get("n", 0) > 1 else ""
+    n = ours.get("n")
+    return f"{fmt(ours['mean'])}{sd}" + (f" (n = {n})" if n and n > 1 else "")
+
+
+def parse_l75(value: Any) -> tuple[float, str, float]:
+    """Read one L75 value as ``(value, censored, bound)``.
+
+    Accepts a number, a string as written in ``seed_values.csv`` (``"0.31"``, ``"> 0.5"``,
+    ``"<= 0"``), an :class:`~labcore.markers.L75Result` or a dict with ``value``,
+    ``censored`` and ``bound``.
+
+    Returns
+    -------
+    value : float
+        The L75, or nan when censored or missing.
+    censored : {"none", "right", "left", "missing"}
+    bound : float
+        ``value`` if not censored, the tested extreme if censored, nan if missing.
+
+    Examples
+    --------
+    >>> parse_l75("> 0.5")
+    (nan, 'right', 0.5)
+    >>> parse_l75("<= 0")
+    (nan, 'left', 0.0)
+    >>> parse_l75(0.04)
+    (0.04, 'none', 0.04)
+    >>> parse_l75(None)
+    (nan, 'missing', nan)
+    """
+    nan = math.nan
+    if value is None:
+        return nan, "missing", nan
+    if hasattr(value, "censored") and hasattr(value, "bound"):
+        value = {"value": value.value, "censored": value.censored, "bound": value.bound}
+    if isinstance(value, Mapping):
+        censored = value.get("censored") or "none"
+        if censored in ("right", "left"):
+            return nan, censored, float(value.get("bound"))
+        return parse_l75(value.get("value"))
+    if isinstance(value, str):
+        text = value.strip()
+        m = re.fullmatch(r"(>=|>|<=|<)\s*([-+0-9.eE]+)", text)
+        if m:
+            bound = float(m.group(2))
+            return nan, "right" if m.group(1).startswith(">") else "left", bound
+        try:
+            value = float(text)
+        except ValueError:
+            return nan, "missing", nan
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return nan, "missing", nan
+    return (x, "none", x) if math.isfinite(x) else (nan, "missing", nan)
+
+
+def format_l75(parsed: Sequence[tuple[float, str, float]]) -> tuple[str, float, float]:
+    """Seed summary of parsed L75 values, with the censoring rule of ``docs/verdicts.md``.
+
+    More than half of the seeds censored on one side gives ``"> bound"`` (or ``"<= bound"``);
+    otherwise the mean +/- SD of the seeds that crossed. (The rule itself is
+    :func:`labcore.stats.summarize_l75`.)
+
+    Returns
+    -------
+    text : str
+        e.g. ``"0.303 ± 0.03 (n = 5)"`` or ``"> 0.5 (5/5 seeds censored)"``.
+    mean, sd : float
+        nan when censored or empty.
+
+    Examples
+    --------
+    >>> format_l75([parse_l75(x) for x in ("> 0.5", "> 0.5", 0.2)])[0]
+    '> 0.5 (2/3 seeds censored)'
+    >>> format_l75([parse_l75(x) for x in (0.2, 0.3)])[0]
+    '0.25 ± 0.071 (n = 2)'
+    """
+    present = [p for p in parsed if p[1] != "missing"]
+    n = len(present)
+    if n == 0:
+        return "undefined", math.nan, math.nan
+    # scipy (labcore.stats) is imported here: reading a result set, a page's first view, needs none of it
+    from labcore.stats import summarize_l75
+
+    summary = summarize_l75([{"value": v, "censored": c, "bound": b} for v, c, b in present])
+    if summary["censored"] in ("right", "left"):
+        n_cens = summary[f"n_{summary['censored']}_censored"]
+        sign = ">" if summary["censored"] == "right" else "<="
+        return f"{sign} {summary['bound']:g} ({n_cens}/{n} seeds censored)", math.nan, math.nan
+    mean = math.nan if summary["mean"] is None else summary["mean"]
+    sd = math.nan if summary["sd"] is None else summary["sd"]
+    censored = summary["n_right_censored"] + summary["n_left_censored"]
+    extra = f"; {censored} censored" if censored else ""
+    return f"{fmt(mean)} ± {fmt(sd, 2)} (n = {summary['n']}{extra})", mean, sd
+
+
+def seed_raw(seed_values: pd.DataFrame | None, key: str) -> list[tuple[Any, Any]]:
+    """(seed, raw value) pairs of one key of ``seed_values.csv`` (strings kept: censored L75)."""
+    if not isinstance(seed_values, pd.DataFrame) or seed_values.empty or \
+            not {"seed", "key", "value"} <= set(seed_values.columns):
+        return []
+    rows = seed_values[seed_values["key"] == key].sort_values("seed", kind="stable")
+    return list(zip(rows["seed"].tolist(), rows["value"].tolist(), strict=True))
+
+
+def l75_point(seed_values: pd.DataFrame | None, key: str) -> float | str | None:
+    """The seed summary of one L75 key as a point for a titration figure.
+
+    Returns the mean of the seeds that crossed 75%, or, when the majority is censored, the
+    bound as text (``"> 0.5"``, ``"<= 0"``, as :func:`parse_l75` reads it); None if the key
+    has no values.
+    """
+    raw = seed_raw(seed_values, key)
+    if not raw:
+        return None
+    text, mean, _ = format_l75([parse_l75(v) for _, v in raw])
+    return mean if finite(mean) else text.split(" (")[0]
+
+
+def l75_summary(seed_values: pd.DataFrame | None, key: str) -> str:
+    """Seed summary text of one L75 key of ``seed_values.csv`` (``"undefined"`` if absent)."""
+    raw = seed_raw(seed_values, key)
+    return format_l75([parse_l75(v) for _, v in raw])[0] if raw else "undefined"
