@@ -36,6 +36,7 @@ def test_training_jobs_cover_each_experiment():
     assert ("dual", "b1", 8000) in training_jobs("all", "b1", "paper")
 
 
+@pytest.mark.slow
 def test_cli_trains_and_writes_checkpoints(tmp_path):
     out = tmp_path / "ckpt"
     cmd = [sys.executable, "-m", "labcore", "train", "--experiment", "e1", "--agent", "b2_ws", "--seeds", "0-1",

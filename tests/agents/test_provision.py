@@ -37,6 +37,7 @@ def test_plan_batches_splits_for_workers_and_keeps_kinds_together():
     assert plan_batches([("dual", "b1", [], TINY)], "out") == []
 
 
+@pytest.mark.slow
 def test_batches_in_worker_processes_give_the_same_checkpoints_as_one_batch(tmp_path):
     # One batch in this process, two batches in two spawned processes, and one seed at a
     # time: the same seeds get the same weights, bit for bit.

@@ -126,6 +126,7 @@ def test_a_seed_that_keeps_killing_its_worker_fails_clearly_and_quickly(doomed):
     assert isinstance(caught.value.__cause__, distributed.KilledWorker)
 
 
+@pytest.mark.slow
 def test_a_batch_that_keeps_killing_its_worker_fails_clearly_and_quickly(doomed, monkeypatch, tmp_path):
     monkeypatch.setattr(provision, "run_batch", dying_batch)
     batch = Batch("dual", "b1", (0, 1), TrainConfig(), str(tmp_path))

@@ -86,8 +86,15 @@ def test_summaries_over_seeds():
     assert mixed["n_right_censored"] == 1
 
 
-def test_e1_pipeline_dissociation():
-    r = e1.run_seed(0, TINY, "runs/test-cache")
+@pytest.fixture(scope="module")
+def agent_cache(tmp_path_factory):
+    """Where the pipelines cache the agents they train: a temporary folder shared by this module's
+    tests (they train the same tiny agents), never the working tree's runs/."""
+    return tmp_path_factory.mktemp("agent-cache")
+
+
+def test_e1_pipeline_dissociation(agent_cache):
+    r = e1.run_seed(0, TINY, str(agent_cache))
     v = r.values
     # The no-rewire lesion leaves doing untouched (bit-identical actions) and flattens knowing.
     assert v["e1.accuracy.self_off"] == v["e1.accuracy.self_on"]
@@ -98,8 +105,9 @@ def test_e1_pipeline_dissociation():
     assert len(r.rows["e1_trials"]) == 5 * TINY.e1_trials
 
 
-def test_e2_pipeline_capacity_and_audit():
-    r = e2.run_seed(0, TINY, "runs/test-cache")
+@pytest.mark.slow
+def test_e2_pipeline_capacity_and_audit(agent_cache):
+    r = e2.run_seed(0, TINY, str(agent_cache))
     v = r.values
     assert v["e2.conjunction.k4"] >= v["e2.conjunction.k2"]
     assert v["e2.ignition.k0"] == 0.0
@@ -109,8 +117,9 @@ def test_e2_pipeline_capacity_and_audit():
     assert {row["capacity"] for row in r.rows["e2_capacity"] if row["agent"] == "b1"} == {0, 1, 2, 3, 4}
 
 
-def test_e3_pipeline_keys():
-    r = e3.run_seed(0, TINY, "runs/test-cache")
+@pytest.mark.slow
+def test_e3_pipeline_keys(agent_cache):
+    r = e3.run_seed(0, TINY, str(agent_cache))
     for name in ("a0", "a1", "b1", "b2", "b2_ws", "hot_only", "bc_mlp"):
         assert f"e3.accuracy.{name}" in r.values and f"e3.pci_a.{name}" in r.values
         assert f"e3.l75.{name}" in r.l75 and f"e3.l75.{name}.read" in r.l75
@@ -137,15 +146,15 @@ def test_reproduce_writes_the_output_contract(tmp_path):
     assert (tmp_path / "seed_values.csv").exists() and (tmp_path / "figures.json").exists()
 
 
-def test_dask_backend_matches_loky_on_a_real_local_cluster():
+def test_dask_backend_matches_loky_on_a_real_local_cluster(agent_cache):
     distributed = pytest.importorskip("distributed")
     cfg = ReproduceConfig(seeds=(0, 1), e1_trials=20, e2_episodes=16, decoding_episodes=40, e3_episodes=10,
                           sigmas=(0.0, 0.5))
-    local = run_seeds(e1.run_seed, cfg.seeds, cfg, "runs/test-cache")
+    local = run_seeds(e1.run_seed, cfg.seeds, cfg, str(agent_cache))
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         assert client.scheduler_info()["address"].startswith("tcp://127.0.0.1")
-        remote = run_seeds(e1.run_seed, cfg.seeds, cfg, "runs/test-cache", backend="dask")
+        remote = run_seeds(e1.run_seed, cfg.seeds, cfg, str(agent_cache), backend="dask")
     assert [r.seed for r in remote] == [0, 1]
     for a, b in zip(local, remote, strict=True):
         assert a.values == pytest.approx(b.values, nan_ok=True)

@@ -74,6 +74,7 @@ def test_cell_slug_round_trips_and_configures_the_agent():
         assert config.readout_gain == cell.gain and config.self_model and config.kind == f"b2.{cell.slug}"
 
 
+@pytest.mark.slow
 def test_pipeline_on_a_tiny_budget(tmp_path):
     root, tmp_path = tmp_path, tmp_path / EXPLORE_DIR
     study = X.E3StudyConfig.quick()
@@ -128,6 +129,7 @@ def test_loading_a_folder_without_a_study_lists_the_problem(tmp_path):
     assert not fig.data and "does not hold a complete design study" in fig.layout.annotations[0].text
 
 
+@pytest.mark.slow
 def test_the_paper_schedule_adds_to_a_fast_part_measured_earlier(tmp_path):
     # Issue 26: the fast part's checkpoints are not bundled; `--schedules paper` reads its rows from
     # the study's files instead of retraining 180 agents, and writes both schedules.

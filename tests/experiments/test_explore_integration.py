@@ -84,6 +84,7 @@ def test_correct_and_error_groups_are_equal_sized_and_seeded():
 TINY = X.IntegrationStudyConfig(seeds=(0, 1), kinds=("a0", "b2"), episodes=6, ridges=(1e-3,), n_surrogates=1, min_group=2)
 
 
+@pytest.mark.slow
 def test_pipeline_on_a_tiny_budget_is_resumable(tmp_path):
     said = []
     summary = X.run(tmp_path, TINY, say=said.append)
@@ -115,6 +116,7 @@ def test_pipeline_on_a_tiny_budget_is_resumable(tmp_path):
     assert said[before] == "0 agents already measured, 2 to measure"
 
 
+@pytest.mark.slow
 def test_the_command_writes_the_table_figure(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(X.IntegrationStudyConfig, "quick", classmethod(lambda cls: replace(TINY, seeds=(0,))))
     assert cli.main(["explore", "integration", "--quick", "--out", str(tmp_path)]) == 0

@@ -115,7 +115,13 @@ def _identities(at: AppTest) -> list[tuple[str, tuple[str | None, str, int]]]:
     return found
 
 
-@pytest.mark.parametrize("page", _pages())
+SLOW_PAGES = {"reward", "robustness", "replication", "integration"}
+"""Pages whose every-widget walk takes over 5 s on the reference machine (measured with
+``--durations``): marked slow, so the quick lane skips them and the full suite runs them."""
+
+
+@pytest.mark.parametrize(
+    "page", [pytest.param(p, marks=pytest.mark.slow) if p in SLOW_PAGES else p for p in _pages()])
 def test_every_widget_survives_its_extremes_and_deselection(page):
     at = AppTest.from_file(APP, default_timeout=300)
     at.switch_page(f"app_pages/{page}.py")

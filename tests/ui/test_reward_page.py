@@ -220,6 +220,7 @@ def test_the_answer_leads_and_says_not_run_yet_without_the_sets(tmp_path, monkey
     assert any(h.value == "On our wagering task: E4" for h in at.header)  # the old E4 content, reachable
 
 
+@pytest.mark.slow
 def test_the_page_draws_the_studies_with_the_answer_from_them(with_pdw):
     from labcore.experiments.reward_answer import compose, read_summaries
 
