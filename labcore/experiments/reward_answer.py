@@ -7,7 +7,7 @@ Issue 23 asks for one answer, generated (never typed), from four result folders 
 - ``pdw_sweep/``: the reward explorer (protocol 8.7, :mod:`labcore.experiments.pdw_sweep`): which
   training choice decides whether the sure option survives;
 - ``e4/``: E4 and "E4 again" on our wagering task (protocol 8.3-8.5, 8.8;
-  :func:`labcore.experiments.e4_hypotheses.answer`, with R1-R4 and the confidence-spread rule);
+  :func:`labcore.experiments.e4_text.answer`, with R1-R4 and the confidence-spread rule);
 - ``explore_neurogym/``: protocol 8.6's first NeuroGym study, kept as the labelled cell "default
   initialisation, 1,500 updates" (:func:`labcore.experiments.explore_neurogym.answer_paragraph`).
 
@@ -39,8 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from labcore.experiments.e4 import FIRST_SCHEDULE
-from labcore.experiments.e4_hypotheses import REPRODUCE as E4_COMMAND
-from labcore.experiments.e4_hypotheses import answer as e4_answer
+from labcore.experiments.e4_text import REPRODUCE as E4_COMMAND
+from labcore.experiments.e4_text import answer as e4_answer
 from labcore.experiments.explore_neurogym import answer_paragraph as neurogym_answer
 from labcore.markers.sure_option import HIGH_COHERENCES, LOW_COHERENCES, WAIVED_COHERENCES
 from labcore.storage.results import SUMMARY
@@ -370,7 +370,7 @@ def _has_again(summary: Mapping[str, Any]) -> bool:
 
 
 def e4_part(summary: Mapping[str, Any] | None) -> Part:
-    """E4 on our wagering task: protocol 8.8.6's text (:func:`labcore.experiments.e4_hypotheses.answer`)."""
+    """E4 on our wagering task: protocol 8.8.6's text (:func:`labcore.experiments.e4_text.answer`)."""
     if not usable("e4", summary):
         return Part("e4", "On our wagering task: E4 (protocol 8.3-8.5, 8.8, `results/e4/`)",
                     f"Not run yet: `{COMMANDS['e4']}`.", False)

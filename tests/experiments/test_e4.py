@@ -20,10 +20,10 @@ from labcore.experiments.e1 import CONDITIONS
 from labcore.experiments.e4_hypotheses import (
     HYPOTHESES_BY_ID,
     OUTCOMES,
-    answer,
     evaluate,
     ideal_observer,
 )
+from labcore.experiments.e4_text import answer
 from labcore.measures import MetacognitionView
 from labcore.paper import CLAIMS_BY_ID, NEW, VERDICTS, verdict, verdict_split
 from labcore.stats import t_interval, welch_interval
