@@ -18,6 +18,7 @@ import pytest
 
 from labcore.experiments import pdw_sweep
 from labcore.experiments import reward_answer as ra
+from labcore.experiments import reward_answer_parts as rp
 from labcore.experiments.e4_hypotheses import ideal_observer
 from labcore.markers.sure_option import HIGH_COHERENCES, LOW_COHERENCES, WAIVED_COHERENCES
 from labcore.storage.results_pdw import FACTORS
@@ -122,10 +123,10 @@ def test_both_signatures_for_both_agents_say_yes_and_name_the_deciding_factors()
     answer = ra.compose(summaries())
     assert answer.lead.startswith("**Yes under Song's training; 8.6's no was a property of our training.**")
     assert "readout init" in answer.lead  # the explorer's deciding factor, named in the lead
-    assert ra.ANCHOR in answer.lead
+    assert rp.ANCHOR in answer.lead
     text = answer.markdown()
     assert "This answer was a property of that training, not of reward alone" in text  # 8.6, labelled
-    assert f"Older cell: NeuroGym's task, {ra.OLD_CELL}" in text
+    assert f"Older cell: NeuroGym's task, {rp.OLD_CELL}" in text
     assert "+0.313 (95% t interval +0.125 to +0.500, n = 5)" in text  # plain GRU's S1, from its reading
     assert "4 of 5 seeds met the stopping criterion (after 3,100-5,200 updates)" in text
 
@@ -173,7 +174,7 @@ def test_no_single_deciding_factor_names_the_cells_that_keep_the_option():
 
 
 def test_the_explorer_names_a_deciding_factor_with_its_effects():
-    part = ra.sweep_part(sweep_summary({"S", *[f"S-{f}" for f in FACTORS if f != "readout_init"], "O+readout_init"}))
+    part = rp.sweep_part(sweep_summary({"S", *[f"S-{f}" for f in FACTORS if f != "readout_init"], "O+readout_init"}))
     assert "Deciding factor(s): readout init." in part.text
     assert "readout init moves S1's contrast by" in part.text and "Welch 95% interval" in part.text
 
@@ -189,7 +190,7 @@ def test_the_held_follow_up_names_the_choice_that_loses_the_option_and_is_labell
 
 
 def test_a_held_follow_up_that_keeps_the_option_everywhere_points_at_the_network():
-    part = ra.held_part(held_summary(set(), all_keeps=True))
+    part = rp.held_part(held_summary(set(), all_keeps=True))
     assert "No held choice alone" in part.text and "its network (the B2 family" in part.text
 
 
@@ -203,7 +204,7 @@ def test_a_partial_held_follow_up_waits_and_adds_nothing_to_the_lead():
 def test_each_missing_study_says_not_run_yet_with_its_command():
     answer = ra.compose({"pdw": None, "pdw_sweep": None, "pdw_held": None, "e4": None, "neurogym": None})
     assert answer.lead.startswith("**Not settled yet.**")
-    for key, command in ra.COMMANDS.items():
+    for key, command in rp.COMMANDS.items():
         assert f"`{command}`" in answer.markdown(), key
         part = next((p for p in answer.parts if p.key == key), None)
         assert part is not None and not part.ran and part.text.startswith("Not run yet")
@@ -237,7 +238,7 @@ def test_e4_without_the_again_cells_is_labelled_as_the_first_cells():
     ("not supported", "not supported", "not from reward alone, even without the training artefacts"),
     ("undefined", "supported", "not settled by this result set")])
 def test_e4_again_in_the_lead_follows_8_8_6(r1, r2, verdict):
-    sentence = ra.e4_sentence(e4_summary(r1=r1, r2=r2))
+    sentence = rp.e4_sentence(e4_summary(r1=r1, r2=r2))
     assert f"opting out kept alive), {verdict}:" in sentence
     assert f"R1 {r1}" in sentence and f"R2 {r2}" in sentence
     assert "0.18 against 0.04 supervised, less calibrated (descriptive, not tested)" in sentence
@@ -246,7 +247,7 @@ def test_e4_again_in_the_lead_follows_8_8_6(r1, r2, verdict):
 def test_a_not_meaningful_auroc_is_said_as_such():
     summary = e4_summary(r1="not supported")
     summary["auroc_spread"] = {"e4.auroc.reward_late.self_on": {"meaningful": False}}
-    assert "Type-2 AUROC 0.74, not meaningful: its variation changes no bet" in ra.e4_sentence(summary)
+    assert "Type-2 AUROC 0.74, not meaningful: its variation changes no bet" in rp.e4_sentence(summary)
 
 
 # --------------------------------------------------------------------------- every number from the summaries
@@ -339,7 +340,7 @@ def test_the_readme_block_is_the_answer_generated_from_the_bundled_studies():
     assert block == ra.answer_markdown(ROOT / "results").strip(), (
         "README.md's answer is not the one the bundled studies give: run "
         "`python -m labcore.experiments.reward_answer --readme`")
-    assert ra.ANCHOR in readme and "Song, Yang & Wang (2017" in block
+    assert rp.ANCHOR in readme and "Song, Yang & Wang (2017" in block
     for command in ("explore pdw ", "explore pdw-sweep", "explore pdw-held", "reproduce --experiment e4"):
         assert command in readme
 

@@ -1,0 +1,517 @@
+"""The answer's parts, one per study, and each study's sentence for the lead (issue 23).
+
+:mod:`labcore.experiments.reward_answer` composes the lab's answer to "does metacognition emerge from
+reward alone?" from these: :func:`pdw_part` (protocol 8.7's reproduction of Song et al.),
+:func:`sweep_part` (the reward explorer), :func:`held_part` (its post hoc follow-up), :func:`e4_part`
+(E4 and "E4 again", protocol 8.8.6's text) and :func:`neurogym_part` (protocol 8.6's older cell),
+with :func:`_pdw_headline` (the registered verdict), :func:`sweep_sentence`, :func:`held_sentence`,
+:func:`neurogym_sentence` and :func:`e4_sentence` for the lead; :func:`usable` says whether a study's
+summary holds what its part reads.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from labcore.experiments.e4 import FIRST_SCHEDULE
+from labcore.experiments.e4_text import REPRODUCE as E4_COMMAND
+from labcore.experiments.e4_text import answer as e4_answer
+from labcore.experiments.explore_neurogym import answer_paragraph as neurogym_answer
+from labcore.markers.sure_option import HIGH_COHERENCES, LOW_COHERENCES, WAIVED_COHERENCES
+from labcore.storage.results_pdw import FACTORS
+from labcore.storage.studies import NEUROGYM_DIR, PDW_DIR, PDW_HELD_DIR, PDW_SWEEP_DIR
+from labcore.training.neurogym_trainer import SONG_2017
+
+COMMANDS = {
+    "pdw": f"python -m labcore explore pdw --out results/{PDW_DIR} --jobs 2",
+    "pdw_sweep": f"python -m labcore explore pdw-sweep --out results/{PDW_SWEEP_DIR} --jobs 2",
+    "pdw_held": f"python -m labcore explore pdw-held --out results/{PDW_HELD_DIR} --jobs 2",
+    "e4": E4_COMMAND,
+    "neurogym": f"python -m labcore explore neurogym --out results/{NEUROGYM_DIR} --jobs 2",
+}
+"""The command that writes each study's bundled folder."""
+ANCHOR = "Song, Yang & Wang (2017, eLife)"
+AGENTS = {"plain_gru": "the plain GRU (Song et al.'s network)", "b2_ws": "our B2 family (workspace + z_self)"}
+OLD_CELL = "default initialisation, 1,500 updates"
+"""Protocol 8.6's study as protocol 8.7 labels it."""
+
+
+@dataclass(frozen=True)
+class Part:
+    """One study's paragraph of the answer: its label, its text, and whether its folder has run."""
+
+    key: str
+    title: str
+    text: str
+    ran: bool
+
+
+# --------------------------------------------------------------------------- what a part reads
+def usable(key: str, summary: Mapping[str, Any] | None) -> bool:
+    """Does ``summary`` hold what its part of the answer reads (its study's fields)?"""
+    if not isinstance(summary, Mapping):
+        return False
+    if key == "pdw_held":
+        return summary.get("study") == key and isinstance(summary.get("cells"), Mapping)
+    if key in ("pdw", "pdw_sweep"):
+        return summary.get("study") == key and (isinstance(summary.get("reading"), Mapping) if key == "pdw"
+                                                else isinstance(summary.get("cells"), Mapping))
+    if key == "neurogym":
+        return summary.get("study") == "neurogym" and all(isinstance(summary.get(k), Mapping)
+                                                           for k in ("reading", "means"))
+    return isinstance(summary.get("values"), Mapping) and _finite(summary["values"].get(f"e4.auroc.{A}.self_on"))
+
+
+# --------------------------------------------------------------------------- numbers in words
+A, C, A2, RISKY2 = "reward_wager", "supervised", "reward_late", "reward_late_risky"
+
+
+def _finite(x: Any) -> bool:
+    try:
+        return x is not None and not isinstance(x, bool) and math.isfinite(float(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def _signed(x: Any) -> str:
+    return f"{float(x):+.3f}" if _finite(x) else "undefined"
+
+
+def _estimate(s: Mapping[str, Any] | None) -> str:
+    """``+0.123 (95% t interval +0.1 to +0.2, n = 5)``: a seed mean of the studies' ``interval`` form."""
+    if not s or not _finite(s.get("mean")):
+        return "undefined (no seed defines it)"
+    ci = s.get("ci95")
+    if ci and all(map(_finite, ci)):
+        return f"{_signed(s['mean'])} (95% t interval {_signed(ci[0])} to {_signed(ci[1])}, n = {s.get('n')})"
+    return f"{_signed(s['mean'])} (n = {s.get('n')}, no interval)"
+
+
+def _pct(x: float) -> str:
+    return f"{100 * float(x):.1f}%"
+
+
+def _coherences(levels: Sequence[float]) -> str:
+    return " and ".join(f"{c:g}" for c in levels) + "%" if len(levels) == 2 else \
+        ", ".join(f"{c:g}" for c in levels[:-1]) + f" and {levels[-1]:g}%"
+
+
+def _join(names: Sequence[str]) -> str:
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+S1_WORDS = (f"S1, the sure option chosen more at {_coherences(LOW_COHERENCES)} coherence than at "
+            f"{_coherences(HIGH_COHERENCES)}")
+S2_WORDS = (f"S2, side choices more accurate when the option was offered and waived than when it was not "
+            f"offered (at {_coherences(WAIVED_COHERENCES)})")
+
+
+# --------------------------------------------------------------------------- the reproduction (8.7)
+def signatures(reading: Mapping[str, Any] | None) -> str | None:
+    """Which signatures a reward-trained agent's reading shows: "both", "s1", "s2", "neither",
+    "undecided" (an interval undefined) or None (the agent is not in the study)."""
+    if not isinstance(reading, Mapping):
+        return None
+    s1, s2 = ((reading.get(k) or {}).get("above_zero") for k in ("s1", "s2"))
+    if s1 is None or s2 is None:
+        return "undecided"
+    return {(True, True): "both", (True, False): "s1", (False, True): "s2"}.get((s1, s2), "neither")
+
+
+def _shows(outcome: str | None) -> str:
+    return {"both": "shows both signatures", "neither": "shows neither signature", "s1": "shows S1 but not S2",
+            "s2": "shows S2 but not S1", "undecided": "is not decided (an interval is undefined: fewer than 2 "
+            "seeds define it)", None: "was not trained in this set"}[outcome]
+
+
+def _agent_sentence(summary: Mapping[str, Any], agent: str) -> str:
+    reading = (summary.get("reading") or {}).get(f"{agent}.reward")
+    outcome = signatures(reading)
+    if outcome is None:
+        return f"{AGENTS[agent]} was not trained in this set"
+    return (f"{AGENTS[agent]} {_shows(outcome)}: S1 {_estimate(reading.get('s1'))}, "
+            f"S2 {_estimate(reading.get('s2'))}")
+
+
+def _claim(summary: Mapping[str, Any], key: str) -> Mapping[str, Any] | None:
+    for c in summary.get("claims") or []:
+        if isinstance(c, Mapping) and c.get("id") == key:
+            return c.get("ours")
+    return None
+
+
+def _stopping(summary: Mapping[str, Any], agent: str) -> str:
+    """How the agent's seeds stopped (criterion or cap) and after how many updates."""
+    runs = [v for k, v in (summary.get("training") or {}).items()
+            if k.startswith(f"{agent}.reward.") and isinstance(v, Mapping)]
+    if not runs:
+        return ""
+    met = [int(r["updates"]) for r in runs if r.get("stopped") == "criterion"]
+    capped = [int(r["updates"]) for r in runs if r.get("stopped") != "criterion"]
+
+    def span(xs: list[int]) -> str:
+        return f"{min(xs):,}" if min(xs) == max(xs) else f"{min(xs):,}-{max(xs):,}"
+
+    said = []
+    if met:
+        said.append(f"{len(met)} of {len(runs)} seeds met the stopping criterion (after {span(met)} updates)")
+    if capped:
+        said.append(f"{len(capped)} of {len(runs)} stopped at the cap ({span(capped)} updates) without meeting it")
+    return "; ".join(said)
+
+
+def _registered_setting(summary: Mapping[str, Any]) -> str:
+    """A warning when the set was trained with another setting or fewer seeds than registered."""
+    config = summary.get("config") or {}
+    seeds = summary.get("seeds") or []
+    rl = config.get("rl") or {}
+    notes = []
+    if rl and rl != json.loads(json.dumps(asdict(SONG_2017))):
+        notes.append(f"trained with another setting than the registered one (cap {int(rl.get('max_updates', 0)):,} "
+                     f"updates, {int(rl.get('trials_per_update', 0))} trials per update)")
+    if len(seeds) < 5:
+        notes.append(f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''} (the registered reading needs at least 5)")
+    return "" if not notes else f" This set is not the registered study: {' and '.join(notes)}."
+
+
+def _ceiling(summary: Mapping[str, Any], agent: str) -> str:
+    """The imitation ceiling of ``agent`` (post hoc, 8.6): whether imitating the ideal observer shows the signatures."""
+    reading = (summary.get("reading") or {}).get(f"{agent}.imitation")
+    outcome = signatures(reading)
+    if outcome is None:
+        return "its imitation ceiling was not trained in this set"
+    can = {"both": "so the architecture can represent the behaviour",
+           "neither": "so this set does not show that the architecture can represent it",
+           "undecided": "so whether the architecture can represent it is not decided"}.get(
+        outcome, "so the architecture represents part of it")
+    return (f"imitating the ideal observer (post hoc, the architecture's ceiling) the same network {_shows(outcome)} "
+            f"(S1 {_signed((reading.get('s1') or {}).get('mean'))}, S2 {_signed((reading.get('s2') or {}).get('mean'))}), "
+            f"{can}")
+
+
+def pdw_part(summary: Mapping[str, Any] | None) -> Part:
+    """The reproduction of Song et al. (protocol 8.7), per agent, with the ideal observer and the ceiling."""
+    title = "Song et al. reproduced on NeuroGym's post-decision wager (protocol 8.7, `results/pdw/`)"
+    if not usable("pdw", summary):
+        return Part("pdw", title, f"Not run yet: `{COMMANDS['pdw']}` (about 35 min on 2 cores) trains the plain GRU "
+                    "and our B2 family from NeuroGym's reward under Song et al.'s training, 5 seeds each.", False)
+    ideal = (summary.get("reading") or {}).get("ideal_observer.ideal") or {}
+    parts = []
+    for agent in AGENTS:
+        sentence = _agent_sentence(summary, agent)
+        sure = _claim(summary, f"pdw.{agent}.reward.p_sure_offered")
+        pooled = _claim(summary, f"pdw.{agent}.reward.pooled_difference")
+        extra = []
+        if sure and _finite(sure.get("mean")):
+            extra.append(f"it takes the sure option on {_pct(sure['mean'])} of the trials offering it")
+        if pooled and _finite(pooled.get("mean")):
+            extra.append(f"waived minus not offered, pooled over coherences (confounded by the coherence mix of "
+                         f"waived trials), {_signed(pooled['mean'])}")
+        if stop := _stopping(summary, agent):
+            extra.append(stop)
+        if f"{agent}.imitation" in (summary.get("reading") or {}):
+            extra.append(_ceiling(summary, agent))
+        parts.append(f"{sentence[0].upper()}{sentence[1:]}" + (f"; {'; '.join(extra)}." if extra else "."))
+    ideal_text = (f"The ideal observer on the same trials: S1 {_signed((ideal.get('s1') or {}).get('mean'))}, "
+                  f"S2 {_signed((ideal.get('s2') or {}).get('mean'))}." if ideal else "")
+    return Part("pdw", title, " ".join([
+        f"Trained from NeuroGym's payoff alone under Song et al.'s training (REINFORCE on the full return, a separate "
+        f"GRU baseline, readout initialised at zero, input weights x10, entropy bonus, stopped by a behavioural "
+        f"criterion). The signatures appear for an agent when the 95% t interval over its seeds lies above 0 for "
+        f"{S1_WORDS}, and for {S2_WORDS}.", *parts, ideal_text]).strip()
+        + _registered_setting(summary) + f" Reproduce: `{COMMANDS['pdw']}`.", True)
+
+
+# --------------------------------------------------------------------------- the reward explorer (8.7)
+def _level_words(factor: str, level: Mapping[str, Any]) -> str:
+    field, value = next(iter(level.items()))
+    if factor == "readout_init":
+        return "the readout initialised at zero" if value == "zero" else "PyTorch's readout initialisation"
+    if factor == "baseline":
+        return "a separate GRU baseline" if value == "gru" else "a value head as baseline"
+    words = {"input_scale": "input scale {:g}", "entropy": "entropy bonus {:g}", "trials_per_update":
+             "{:g} trials per update", "learning_rate": "learning rate {:g}", "training_length": "a cap of {:,.0f} updates"}
+    return words[factor].format(value) if _finite(value) else f"{field} {value}"
+
+
+def cell_words(name: str, levels: Mapping[str, Any]) -> str:
+    """A cell of the explorer in words, from the summary's ``config.levels``.
+
+    >>> cell_words("S-entropy", {"entropy": {"song": {"entropy_coef": 0.02}, "old": {"entropy_coef": 0.003}}})
+    "Song's setting with entropy bonus 0.003"
+    >>> cell_words("O", {})
+    'the old default'
+    """
+    if name in ("S", "O"):
+        return "Song's setting" if name == "S" else "the old default"
+    side, factor = name[0], name[2:]
+    level = (levels.get(factor) or {}).get("old" if side == "S" else "song")
+    what = _level_words(factor, level) if isinstance(level, Mapping) and level else factor.replace("_", " ")
+    return f"Song's setting with {what}" if side == "S" else f"the old default with {what}"
+
+
+def sweep_part(summary: Mapping[str, Any] | None) -> Part:
+    """The reward explorer (protocol 8.7): the deciding factors, or "no single choice decides it", and the
+    cells that keep the sure option."""
+    title = "The reward explorer: which training choice decides it (protocol 8.7, `results/pdw_sweep/`)"
+    if not usable("pdw_sweep", summary):
+        return Part("pdw_sweep", title, f"Not run yet: `{COMMANDS['pdw_sweep']}` (about 1.9 h on 2 cores) trains the "
+                    "plain GRU in 16 cells, each one training choice away from Song's setting or from our old "
+                    "default, 3 seeds each.", False)
+    config, cells = summary.get("config") or {}, summary["cells"]
+    levels, keeps_at = config.get("levels") or {}, config.get("keeps_at")
+    rule = (f"An agent keeps the sure option when S1's contrast is at least {keeps_at:g}; a cell keeps it when most of "
+            f"its seeds do." if _finite(keeps_at) else "")
+    keeping = [n for n, c in cells.items() if isinstance(c, Mapping) and c.get("keeps")]
+    losing = [n for n, c in cells.items() if isinstance(c, Mapping) and c.get("keeps") is False]
+
+    def listed(names: Sequence[str]) -> str:
+        return "; ".join(f"`{n}` ({cell_words(n, levels)}, {cells[n].get('n_keep')} of {cells[n].get('n')} seeds)"
+                         for n in names) if names else "none"
+
+    kept = f"Cells that keep the option: {listed(keeping)}. Cells that lose it: {', '.join(f'`{n}`' for n in losing) or 'none'}."
+    answer = summary.get("answer")
+    if not summary.get("complete") or not isinstance(answer, Mapping):
+        return Part("pdw_sweep", title, f"Incomplete: {len(cells)} of 16 cells in this set, so which factor decides "
+                    f"it is not answered yet (`{COMMANDS['pdw_sweep']}` resumes it). {rule} So far: {kept}", True)
+    effects = []
+    for factor in answer.get("deciding") or []:
+        e = (answer.get("effects") or {}).get(factor) or {}
+        said = []
+        for side, words in (("from_song", "from Song's setting"), ("from_old", "from the old default")):
+            d = e.get(side) or {}
+            if _finite(d.get("difference")):
+                ci = d.get("ci95")
+                said.append(f"{_signed(d['difference'])} {words}" + (
+                    f" (Welch 95% interval {_signed(ci[0])} to {_signed(ci[1])})" if ci and all(map(_finite, ci))
+                    else ""))
+        if said:
+            effects.append(f"{factor.replace('_', ' ')} moves S1's contrast by {' and '.join(said)}")
+    text = str(answer.get("text", ""))
+    seeds = summary.get("seeds") or []
+    head = (f"Plain GRU, {len(cells)} cells of {len(seeds)} seed{'s' if len(seeds) != 1 else ''}: each changes one "
+            f"of seven training choices ({', '.join(f.replace('_', ' ') for f in FACTORS)}) from Song's setting or "
+            "from our old default (protocol 8.6's).")
+    return Part("pdw_sweep", title, " ".join(x for x in (
+        head, rule, text, ("Effects of the deciding factors on S1's contrast: " + "; ".join(effects) + ".")
+        if effects else "", kept, f"Reproduce: `{COMMANDS['pdw_sweep']}`.") if x), True)
+
+
+# --------------------------------------------------------------------------- E4 (8.3-8.5, 8.8)
+def _has_again(summary: Mapping[str, Any]) -> bool:
+    return _finite((summary.get("values") or {}).get(f"e4.auroc.{A2}.self_on"))
+
+
+def e4_part(summary: Mapping[str, Any] | None) -> Part:
+    """E4 on our wagering task: protocol 8.8.6's text (:func:`labcore.experiments.e4_text.answer`)."""
+    if not usable("e4", summary):
+        return Part("e4", "On our wagering task: E4 (protocol 8.3-8.5, 8.8, `results/e4/`)",
+                    f"Not run yet: `{COMMANDS['e4']}`.", False)
+    if _has_again(summary):
+        return Part("e4", "On our wagering task: E4 again, then E4's first cells (protocol 8.8, 8.3-8.5, `results/e4/`)",
+                    e4_answer(summary), True)
+    return Part("e4", f"On our wagering task: E4's first cells only ({FIRST_SCHEDULE}; protocol 8.3-8.5, "
+                "`results/e4/`)", e4_answer(summary) + " The cells of E4 again (protocol 8.8) are not in this set "
+                "yet; the same command trains them.", True)
+
+
+def _hypothesis(summary: Mapping[str, Any], name: str) -> str:
+    for h in summary.get("hypotheses") or []:
+        if isinstance(h, Mapping) and h.get("id") == name:
+            return str(h.get("outcome", "undefined"))
+    return "not tested"
+
+
+def _spread(summary: Mapping[str, Any], key: str) -> bool | None:
+    entry = (summary.get("auroc_spread") or {}).get(key)
+    return entry.get("meaningful") if isinstance(entry, Mapping) else None
+
+
+def e4_sentence(summary: Mapping[str, Any] | None) -> str:
+    """E4's outcome in one sentence for the lead (protocol 8.8.6's verdict, the AUROC and its spread, R2)."""
+    if not usable("e4", summary):
+        return f"E4 on our own wagering task has not run yet (`{COMMANDS['e4']}`)."
+    values = summary["values"]
+    if not _has_again(summary):
+        h1 = _hypothesis(summary, "H1")
+        flat = _spread(summary, f"e4.auroc.{A}.self_on") is False
+        return (f"On our own wagering task only E4's first training has run ({FIRST_SCHEDULE}): confidence learned "
+                f"from the wager's payoff reaches a Type-2 AUROC of {float(values[f'e4.auroc.{A}.self_on']):.2f}"
+                + (" (not meaningful: its variation changes no bet)" if flat else "")
+                + f" against {float(values[f'e4.auroc.{C}.self_on']):.2f} supervised (H1 {h1}); E4 again is not run yet.")
+    r1, r2 = _hypothesis(summary, "R1"), _hypothesis(summary, "R2")
+    if r1 in ("undefined", "not tested"):
+        verdict = "not settled by this result set"
+    else:
+        verdict = {(True, True): "yes, once the training artefacts are removed"}.get(
+            (r1 == "supported", r2 == "supported"),
+            "partly" if "supported" in (r1, r2) else "not from reward alone, even without the training artefacts")
+    key = f"e4.auroc.{A2}.self_on"
+    auroc = f"Type-2 AUROC {float(values[key]):.2f}" + (
+        ", not meaningful: its variation changes no bet" if _spread(summary, key) is False else "")
+    parts = [f"On our own wagering task (E4 again, protocol 8.8: the wager learned once the policy had converged, "
+             f"head bias 0, opting out kept alive), {verdict}: confidence learned from the wager's payoff alone "
+             f"{'tells right from wrong' if r1 == 'supported' else 'does not reliably tell right from wrong'} "
+             f"({auroc}, against {float(values[f'e4.auroc.{C}.self_on']):.2f} supervised; R1 {r1})"]
+    low, high = (values.get(f"e4.skip_{t}.{RISKY2}.self_on") for t in ("low", "high"))
+    if _finite(low) and _finite(high):
+        parts.append(f"when a wrong bet costs 3 it opts out on {_pct(low)} of the faintest third of flashes and "
+                     f"{_pct(high)} of the brightest (R2 {r2})")
+    ece, ece_c = values.get(f"e4.ece.{A2}.self_on"), values.get(f"e4.ece.{C}.self_on")
+    if _finite(ece) and _finite(ece_c):
+        parts.append(f"its calibration error (ECE) is {float(ece):.2f} against {float(ece_c):.2f} supervised, "
+                     f"{'less' if float(ece) > float(ece_c) else 'no less'} calibrated (descriptive, not tested)")
+    return "; ".join(parts) + ". E4's first training (" + FIRST_SCHEDULE + ") is kept below as a labelled cell."
+
+
+# --------------------------------------------------------------------------- 8.6, the older cell
+def neurogym_part(summary: Mapping[str, Any] | None, plain: str | None) -> Part:
+    """Protocol 8.6's answer under its label, with 8.7's caveat for the plain GRU's outcome ``plain``."""
+    title = f"Older cell: NeuroGym's task, {OLD_CELL} (protocol 8.6, `results/{NEUROGYM_DIR}/`)"
+    if not usable("neurogym", summary):
+        return Part("neurogym", title, f"Not run yet: `{COMMANDS['neurogym']}`.", False)
+    try:
+        text = neurogym_answer(dict(summary))
+    except (KeyError, TypeError, ValueError, IndexError):
+        return Part("neurogym", title, f"Its summary cannot be read; `{COMMANDS['neurogym']}` rewrites it.", False)
+    caveat = {"both": " This answer was a property of that training, not of reward alone: under Song et al.'s "
+                      "training (above) both signatures appear.",
+              "neither": " This answer stands, with a caveat: our implementation of Song et al.'s training (above) "
+                         "did not reproduce their result either, a claim about our optimisation until shown "
+                         "otherwise."}.get(plain or "", "")
+    return Part("neurogym", title, text + caveat, True)
+
+
+def neurogym_sentence(summary: Mapping[str, Any] | None) -> str:
+    """8.6's outcome in one sentence for the lead."""
+    if not usable("neurogym", summary):
+        return f"Protocol 8.6's first training on NeuroGym's task has not run yet (`{COMMANDS['neurogym']}`)."
+    reward = summary["reading"].get("reward") or {}
+    rises = reward.get("rises")
+    did = {True: "took the sure option more often as coherence fell", False: "did not take the sure option more often "
+           "as coherence fell", None: "was not decided"}[rises if isinstance(rises, bool) else None]
+    return (f"Under our first training on NeuroGym's post-decision wager ({OLD_CELL}, A2C with PyTorch's initialisation; protocol 8.6) "
+            f"our B2 family {did} (S1 {_signed(reward.get('mean'))}).")
+
+
+# --------------------------------------------------------------------------- for the lead (8.7's rewrite rules)
+def _pdw_headline(summary: Mapping[str, Any] | None) -> tuple[str, str | None]:
+    """The registered verdict (protocol 8.7) and the plain GRU's outcome."""
+    if not usable("pdw", summary):
+        return (f"**Not settled yet.** {ANCHOR} trained networks from reward alone on Kiani & Shadlen's post-decision "
+                f"wager and found both signatures; our reproduction of their training has not run yet "
+                f"(`{COMMANDS['pdw']}`).", None)
+    reading = summary["reading"]
+    plain, b2 = (signatures(reading.get(f"{a}.reward")) for a in AGENTS)
+    sentences = {a: _agent_sentence(summary, a) for a in AGENTS}
+    ceiling = _ceiling(summary, "b2_ws") if "b2_ws.imitation" in reading else "its imitation ceiling was not run"
+    on_task = "On NeuroGym's post-decision wager, trained from its reward alone under Song et al.'s training"
+    if plain == "both" and b2 == "both":
+        head = "**Yes under Song's training; 8.6's no was a property of our training.**"
+        body = f"{on_task}, {sentences['plain_gru']}, and {sentences['b2_ws']}, as {ANCHOR} found."
+    elif plain == "both":
+        head = "**Reward teaches it to a plain GRU; our architecture does not learn it under the same training.**"
+        body = f"{on_task}, {sentences['plain_gru']}, as {ANCHOR} found; {sentences['b2_ws']}; {ceiling}."
+    elif plain == "neither":
+        head = "**Not reproduced here.**"
+        body = (f"{on_task}, {sentences['plain_gru']}, where {ANCHOR} found both: a claim about our optimisation of "
+                f"Song's setting until shown otherwise, so 8.6's answer stands with that caveat. Under the same "
+                f"training {sentences['b2_ws']}.")
+    elif plain in ("s1", "s2"):
+        shown, missing = ("S1", "S2") if plain == "s1" else ("S2", "S1")
+        head = f"**Partly: under Song's training the plain GRU shows {shown} but not {missing}.**"
+        body = (f"{on_task}, {sentences['plain_gru']}, where {ANCHOR} found both; under the same training "
+                f"{sentences['b2_ws']}.")
+    else:
+        head = "**Not decided by this set.**"
+        body = f"{on_task}, {sentences['plain_gru']}; {sentences['b2_ws']}."
+    return f"{head} {body}", plain
+
+
+def sweep_sentence(summary: Mapping[str, Any] | None) -> str:
+    """The explorer's outcome in one sentence for the lead."""
+    if not usable("pdw_sweep", summary):
+        return f"Which training choice decides it has not been explored yet (the reward explorer: `{COMMANDS['pdw_sweep']}`)."
+    answer = summary.get("answer")
+    if not summary.get("complete") or not isinstance(answer, Mapping):
+        return (f"The reward explorer is incomplete ({len(summary['cells'])} of 16 cells), so which training choice "
+                "decides it is not answered yet.")
+    keeping = [n for n, c in summary["cells"].items() if isinstance(c, Mapping) and c.get("keeps")]
+    deciding = answer.get("deciding") or []
+    if deciding:
+        return (f"In the reward explorer (plain GRU, one training choice changed at a time), "
+                f"{_join([d.replace('_', ' ') for d in deciding])} decide{'s' if len(deciding) == 1 else ''} whether "
+                f"the sure option survives.")
+    return (f"In the reward explorer (plain GRU, one training choice changed at a time) no single choice decides "
+            f"whether the sure option survives; cells that keep it: {_join([f'`{n}`' for n in keeping]) if keeping else 'none'}.")
+
+
+# --------------------------------------------------------------------------- what the explorer held (post hoc)
+HELD_WORDS = {
+    "return": "GAE's lambda 0.95 instead of the full return",
+    "normalisation": "advantages normalised",
+    "clipping": "gradients clipped at norm 0.5 instead of 1",
+    "policy_steps": "only the two paid steps in the gradient",
+    "stopping": "no behavioural stop (every update run, the best-reward network kept)",
+    "all": "all five (protocol 8.6's trainer on the plain GRU)",
+}
+"""Each held choice at protocol 8.6's level, in words (the post hoc follow-up)."""
+
+
+def _held_complete(summary: Mapping[str, Any] | None) -> bool:
+    return (usable("pdw_held", summary) and bool(summary.get("complete"))
+            and isinstance(summary.get("answer"), Mapping))
+
+
+def held_part(summary: Mapping[str, Any] | None) -> Part:
+    """The post hoc follow-up of the explorer (protocol change log 2026-11-24): the five choices the
+    explorer held at Song's values, each set to protocol 8.6's from the old default."""
+    title = "What the explorer held (post hoc, not registered; `results/pdw_held/`)"
+    why = ("The old-default cell keeps the sure option, yet protocol 8.6's agents gave it up: besides "
+           "the seven factors, the explorer held five choices at Song's values that protocol 8.6 set otherwise, "
+           "and trained the plain GRU, not the B2 family.")
+    if not usable("pdw_held", summary):
+        return Part("pdw_held", title, f"Not run yet: `{COMMANDS['pdw_held']}` (about 15 min on 2 cores) "
+                    f"sets each of them to 8.6's value from the old default. {why}", False)
+    cells = summary["cells"]
+    seeds = summary.get("seeds") or []
+
+    def cell_text(name: str) -> str:
+        c = cells[name]
+        s1 = (c.get("s1") or {}).get("mean")
+        what = "the old default" if name == "O" else HELD_WORDS.get(name.split("~", 1)[-1], name)
+        return (f"`{name}` ({what}): keeps it in {c.get('n_keep')} of {c.get('n')} seeds, S1 mean "
+                f"{_signed(s1)}")
+
+    listing = "; ".join(cell_text(n) for n in cells if isinstance(cells[n], Mapping))
+    if not _held_complete(summary):
+        return Part("pdw_held", title, f"{why} Incomplete ({len(cells)} of 7 cells, `{COMMANDS['pdw_held']}` "
+                    f"resumes it). So far: {listing}.", True)
+    answer = summary["answer"]
+    effects = []
+    for name, e in (answer.get("effects") or {}).items():
+        if isinstance(e, Mapping) and _finite(e.get("difference")):
+            ci = e.get("ci95")
+            effects.append(f"{name.replace('_', ' ')} {_signed(e['difference'])}" + (
+                f" ({_signed(ci[0])} to {_signed(ci[1])})" if ci and all(map(_finite, ci)) else ""))
+    text = " ".join(x for x in (
+        why, f"Each set alone to 8.6's value from the old default (plain GRU, {len(seeds)} seeds per cell):",
+        f"{listing}.", str(answer.get("text", "")),
+        ("Effects on S1's contrast, the cell minus the old default (Welch 95% interval): "
+         + "; ".join(effects) + ".") if effects else "",
+        f"Reproduce: `{COMMANDS['pdw_held']}`.") if x)
+    return Part("pdw_held", title, text, True)
+
+
+def held_sentence(summary: Mapping[str, Any] | None) -> str:
+    """The follow-up's outcome for the lead (empty until it has run in full)."""
+    if not _held_complete(summary):
+        return ""
+    text = str(summary["answer"].get("text", ""))
+    first = text[:1].lower() if text[1:2].islower() else text[:1]  # "GAE's" keeps its capitals
+    return f"Post hoc, on what the explorer held: {first}{text[1:]}"
