@@ -5,10 +5,12 @@
   :mod:`~labcore.scorecards.rubric`.
 * **FCS** -- the "Functional Consciousness Score" page, ``FCS = R · P``. Data in
   :mod:`~labcore.scorecards.fcs_data`, formulas in :mod:`~labcore.scorecards.fcs`.
-* :mod:`~labcore.scorecards.consistency` recomputes both documents' numbers from their own
-  tables and lists where the stated numbers disagree.
-* :mod:`~labcore.scorecards.lab_agents` scores A0/A1/B1/B2 from measurements with
-  pre-registered thresholds; :mod:`~labcore.scorecards.user_systems` scores a user's own
+* :mod:`~labcore.scorecards.osmd_recompute` recomputes OSMD's numbers from its own tables;
+  :mod:`~labcore.scorecards.osmd_checks` and :mod:`~labcore.scorecards.fcs_checks` list where
+  each document's stated numbers disagree (as :mod:`~labcore.scorecards.discrepancy` records),
+  and :mod:`~labcore.scorecards.consistency` joins the two lists.
+* :mod:`~labcore.scorecards.lab_agents` scores A0/A1/B1/B2 from measurements with the
+  pre-registered thresholds of :mod:`~labcore.scorecards.lab_agent_mapping`; :mod:`~labcore.scorecards.user_systems` scores a user's own
   system and round-trips it through JSON; :mod:`~labcore.scorecards.caveats` says what
   neither instrument is.
 
@@ -16,14 +18,8 @@ Pure data and pure functions; no Streamlit, no plotting. See docs/scorecards.md.
 """
 
 from labcore.scorecards.caveats import CAVEATS, Caveat, caveats_for
-from labcore.scorecards.consistency import (
-    Discrepancy,
-    ReferenceSystemSummary,
-    all_discrepancies,
-    fcs_discrepancies,
-    osmd_discrepancies,
-    reference_system_summary,
-)
+from labcore.scorecards.consistency import all_discrepancies
+from labcore.scorecards.discrepancy import Discrepancy
 from labcore.scorecards.fcs import (
     FCSEstimate,
     estimate_fcs,
@@ -32,13 +28,15 @@ from labcore.scorecards.fcs import (
     recompute_fcs_row,
     representational_capacity,
 )
-from labcore.scorecards.lab_agents import (
+from labcore.scorecards.fcs_checks import fcs_discrepancies
+from labcore.scorecards.lab_agent_mapping import (
     EVIDENCE_KEYS,
     LAB_AGENT_KINDS,
     PREREGISTERED_THRESHOLDS,
-    lab_agent_fcs,
-    score_lab_agent,
 )
+from labcore.scorecards.lab_agents import lab_agent_fcs, score_lab_agent
+from labcore.scorecards.osmd_checks import osmd_discrepancies
+from labcore.scorecards.osmd_recompute import ReferenceSystemSummary, reference_system_summary
 from labcore.scorecards.rubric import (
     ItemEntry,
     ScoredItem,

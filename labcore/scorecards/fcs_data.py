@@ -4,7 +4,7 @@ One source of truth for what this package takes from the web page "Is AI conscio
 we can measure it." (AGI-26 research-paper page proposing the Functional Consciousness
 Score, *FCS* below). The page has no section numbers; locations name the page's own
 headings. Formulas live in :mod:`labcore.scorecards.fcs`, cross-checks in
-:mod:`labcore.scorecards.consistency`.
+:mod:`labcore.scorecards.fcs_checks`.
 
 Examples
 --------
@@ -26,7 +26,7 @@ SOURCE_FILE = "/work/shared/seeds/002_b72ed08953e39475.txt"
 # models its own states, and P (Reasoning Power) measures how effectively it can reason over
 # those models."  The table's columns are "B vars", "bits/var", "P reasoning", "FCS score";
 # R is read as B vars x bits/var (the only reading under which FCS = R x P reproduces the
-# FCS column, see consistency.fcs_discrepancies).
+# FCS column, see fcs_checks.fcs_discrepancies).
 FORMULA_FCS = "FCS = R · P"
 FORMULA_R = "R = (number of self-model variables) × (bits per variable)"
 # Page FAQ "How does FC relate to IIT?": "Φ_FCS = P(S) − Σⱼ P(moduleⱼ)".

@@ -1,6 +1,6 @@
 """Evidence for scoring the lab's own agents, read from a ``reproduce`` result set.
 
-The rubric thresholds live in :mod:`labcore.scorecards.lab_agents`; this module only says which
+The rubric thresholds live in :mod:`labcore.scorecards.lab_agent_mapping`; this module only says which
 measured number feeds which evidence key (docs/scorecards.md):
 
 - GWT evidence (B1, B2) comes from Experiment 2's B1 at full capacity and bus-off. B2's bus is
@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from labcore.scorecards.lab_agents import EVIDENCE_KEYS
+from labcore.scorecards.lab_agent_mapping import EVIDENCE_KEYS
 
 LAB_AGENTS = {"A0": "a0", "A1": "a1", "B1": "b1", "B2": "b2_ws"}
 """Rubric name of each lab agent -> agent kind in the lab."""

@@ -4,7 +4,7 @@ One source of truth for every number this package takes from the working paper
 "Operational Self-Model Density in Stateful LLM Agents" (Institute for Agentic Research,
 working paper, not peer-reviewed; called *OSMD* below). Each table carries a comment that
 names the section of the paper it was copied from. Nothing here computes: the rules live in
-:mod:`labcore.scorecards.rubric`, the cross-checks in :mod:`labcore.scorecards.consistency`.
+:mod:`labcore.scorecards.rubric`, the cross-checks in :mod:`labcore.scorecards.osmd_checks`.
 
 Conventions
 -----------
@@ -13,7 +13,7 @@ Conventions
   ``"gpt4o_memory"``, ``"frank"`` (display names in :data:`REFERENCE_SYSTEM_NAMES`).
 * A score pair is ``(architectural, behavioural)``, as in the paper's "arch / behav" cells.
 * "Stated" numbers are what the paper prints; they are kept even where they disagree with
-  the paper's own tables (see :func:`labcore.scorecards.consistency.osmd_discrepancies`).
+  the paper's own tables (see :func:`labcore.scorecards.osmd_checks.osmd_discrepancies`).
 
 Examples
 --------

@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from labcore.scorecards.lab_agents import (
+from labcore.scorecards.lab_agent_mapping import (
     EVIDENCE_KEYS,
     LAB_AGENT_KINDS,
     MEASURED_ITEMS,
     NOT_APPLICABLE_TO_GRIDWORLD,
     PREREGISTERED_THRESHOLDS,
+)
+from labcore.scorecards.lab_agents import (
     gwt2_behavioural_clause,
     gwt3_behavioural_clause,
     hot2_behavioural_clause,

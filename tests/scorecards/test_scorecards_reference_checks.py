@@ -9,25 +9,24 @@ from pathlib import Path
 
 import pytest
 
-from labcore.scorecards import consistency, fcs_data, rubric_data
+from labcore.scorecards import consistency, discrepancy, fcs_checks, fcs_data, rubric_data
 from labcore.scorecards.caveats import CAVEATS, caveats_for
-from labcore.scorecards.consistency import (
-    fcs_discrepancies,
-    grid_cluster_subtotals,
-    grid_totals,
-    h2_share,
-    nearest_table_ratio,
-    osmd_discrepancies,
-    percentage_is_achievable,
-    rater_range,
-    reference_system_summary,
-)
 from labcore.scorecards.fcs import (
     functional_consciousness_score,
     phi_fcs,
     recompute_fcs_row,
     representational_capacity,
     round_to_significant,
+)
+from labcore.scorecards.fcs_checks import fcs_discrepancies, nearest_table_ratio
+from labcore.scorecards.osmd_checks import osmd_discrepancies
+from labcore.scorecards.osmd_recompute import (
+    grid_cluster_subtotals,
+    grid_totals,
+    h2_share,
+    percentage_is_achievable,
+    rater_range,
+    reference_system_summary,
 )
 from labcore.scorecards.rubric import score_reference_system
 
@@ -197,7 +196,7 @@ def test_discrepancy_values(discrepancy_id, stated, recomputed_starts):
     d = _by_id()[discrepancy_id]
     assert d.stated == stated
     assert d.recomputed.startswith(recomputed_starts)
-    assert d.source in ("OSMD", "FCS") and d.kind in consistency.DISCREPANCY_KINDS
+    assert d.source in ("OSMD", "FCS") and d.kind in discrepancy.DISCREPANCY_KINDS
     assert d.where
 
 
@@ -274,7 +273,7 @@ def test_round_to_significant():
 
 
 def test_fcs_headline_ratios_vs_table():
-    assert consistency.most_capable_artificial_agent() == "Generative Agents"
+    assert fcs_checks.most_capable_artificial_agent() == "Generative Agents"
     assert nearest_table_ratio(87)[:2] == ("Generative Agents", "Waymo L4")
     assert nearest_table_ratio(188)[:2] == ("Human (working mem.)", "Waymo L4")
 
