@@ -30,16 +30,18 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from labcore.figures.explore import design_figure, study_answer
+from labcore.figures.findings import (
+    caption_number,
+    claim_description,
+    claim_ours_text,
+    claim_paper_text,
+)
 from labcore.figures.registry import (
     E4_FIGURES,
     EXPERIMENT_INTROS,
     EXPERIMENT_TITLES,
     FIGURES,
     FigureSpec,
-    caption_number,
-    claim_description,
-    claim_ours_text,
-    claim_paper_text,
 )
 from labcore.figures.scorecards import claims_table
 from labcore.io import atomic_write

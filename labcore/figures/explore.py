@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import plotly.graph_objects as go
 
+from labcore.figures.findings import caption_number
 from labcore.figures.live import titration_figure
 from labcore.figures.paper_e3 import titration_curves
-from labcore.figures.registry import caption_number
 from labcore.figures.style import add_note, color_of, empty_figure, label_of
 from labcore.paper import paper_text
 from labcore.storage.formatting import l75_summary

@@ -16,17 +16,14 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from labcore.config import CHANCE_DUAL_TASK, CHANCE_E1
+from labcore.figures.marks import Group, add_mean_with_band, add_paper_marks, add_seed_bars
 from labcore.figures.style import (
     PALETTE,
     PAPER,
     PAPER_BOUND,
     PAPER_OFFSET,
     UNITS_SIGMA,
-    Group,
-    add_mean_with_band,
     add_note,
-    add_paper_marks,
-    add_seed_bars,
     category_axis,
     chance_line,
     color_of,

@@ -18,15 +18,13 @@ from labcore.figures.live import (
     risk_coverage_figure,
     type2_roc_figure,
 )
+from labcore.figures.marks import Group, add_seed_bars, seed_numbers
 from labcore.figures.style import (
     E1_CONDITIONS,
-    Group,
-    add_seed_bars,
     chance_line,
     empty_figure,
     has_columns,
     paper_of,
-    seed_numbers,
     style_figure,
 )
 

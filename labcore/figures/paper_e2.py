@@ -18,18 +18,20 @@ from labcore.config import AGENT_KINDS, CHANCE_CONJUNCTION, CHANCE_DUAL_TASK, In
 from labcore.figures.live import (
     masking_figure,
 )
-from labcore.figures.style import (
-    CAPACITY_KEYS,
+from labcore.figures.marks import (
     Group,
     add_paper_marks,
     add_seed_bars,
+    jitter,
+    mean_sd,
+    seed_numbers,
+)
+from labcore.figures.style import (
+    CAPACITY_KEYS,
     chance_line,
     empty_figure,
     has_columns,
-    jitter,
-    mean_sd,
     paper_of,
-    seed_numbers,
     style_figure,
 )
 from labcore.storage.formatting import fmt

@@ -19,22 +19,24 @@ from labcore.config import NOISE_MODES
 from labcore.figures.live import (
     titration_figure,
 )
-from labcore.figures.style import (
-    PALETTE,
+from labcore.figures.marks import (
     Group,
     add_l75_groups,
-    add_note,
     add_paper_marks,
     add_seed_bars,
+    mean_sd,
+    pearson_finite,
+    seed_numbers,
+)
+from labcore.figures.style import (
+    PALETTE,
+    add_note,
     category_axis,
     color_of,
     empty_figure,
     has_columns,
     label_of,
-    mean_sd,
     paper_of,
-    pearson_finite,
-    seed_numbers,
     sigma_axis,
     style_figure,
 )

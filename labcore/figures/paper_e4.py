@@ -18,17 +18,15 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from labcore.config import CHANCE_E1
+from labcore.figures.marks import Group, add_seed_bars, seed_numbers
 from labcore.figures.style import (
-    Group,
     add_note,
-    add_seed_bars,
     chance_line,
     color_of,
     empty_figure,
     has_columns,
     label_of,
     rgba,
-    seed_numbers,
     style_figure,
 )
 
