@@ -10,7 +10,11 @@ from labcore.figures.integration import (
     study_values_figure,
 )
 from labcore.interventions import capacity_scale
-from labcore.measures import INTEGRATION_NORMALISATION, INTEGRATION_RIDGE, INTEGRATION_SIGNALS
+from labcore.measures_integration import (
+    INTEGRATION_NORMALISATION,
+    INTEGRATION_RIDGE,
+    INTEGRATION_SIGNALS,
+)
 from ui import controls, data
 from ui.components import SELF_MODEL_LABELS, explain, figure
 from ui.state import LabState

@@ -20,7 +20,7 @@ from labcore.figures.pdw import (
 )
 from labcore.figures.style import CHANCE_E1, label_of
 from labcore.storage.checkpoint_format import CheckpointError
-from ui import controls, data, live_run
+from ui import controls, data, data_reward, live_run
 from ui.components import (
     SELF_MODEL_LABELS,
     e1_construction_notes,
@@ -53,10 +53,10 @@ comparison_seeds = {k: v for k, v in comparison_seeds.items() if v}
 first_agent = "reward_wager" if "reward_wager" in comparison_seeds else next(iter(comparison_seeds), "reward_wager")
 controls.init_state(PAGE, KEYS, agents=list(comparison_seeds) or [first_agent],
                     seeds=comparison_seeds or {first_agent: [0]}, default=LabState(agent=first_agent),
-                    options={"explorer_cell": data.EXPLORER_CELLS, "pdw_policy": data.PDW_POLICIES})
+                    options={"explorer_cell": data_reward.EXPLORER_CELLS, "pdw_policy": data_reward.PDW_POLICIES})
 
-res = data.checked_results(data.E4_RESULTS_DIR, experiment="e4")  # read once: a broken set is one error, the live lab still works
-reward_answer = data.reward_answer(res.summary)
+res = data.checked_results(data_reward.E4_RESULTS_DIR, experiment="e4")  # read once: a broken set is one error, the live lab still works
+reward_answer = data_reward.reward_answer(res.summary)
 with st.container(border=True):
     st.markdown("**The answer, generated from the bundled studies**")
     st.markdown(reward_answer.headline)  # the verdict alone: the page opens on its plots (issue 24, defect 5)
@@ -101,10 +101,10 @@ def study_problems(study, what: str, command: str) -> bool:
 def signatures_section() -> None:
     """Kiani & Shadlen's pair for reward-trained networks beside the ideal observer, and the learning curves."""
     st.subheader("The two signatures, from reward alone (Song et al. 2017 reproduced)")
-    study = data.pdw_study()
+    study = data_reward.pdw_study()
     if study_problems(study, "reproduction of Song et al. (protocol 8.7)", PDW_COMMAND):
         return
-    controls.segmented(st, "Choices drawn", list(data.PDW_POLICIES), PAGE, "pdw_policy", fallback="sampled",
+    controls.segmented(st, "Choices drawn", list(data_reward.PDW_POLICIES), PAGE, "pdw_policy", fallback="sampled",
                        format_func={"sampled": "sampled (registered)", "greedy": "greedy (most likely action)"}.get,
                        help="The networks' choices on each seed's evaluation trials: drawn from the policy (as "
                             "registered), or its most likely action.")
@@ -129,7 +129,7 @@ def cell_of(side: str, factor: str) -> str:
 
 def level_text(factor: str, which: int) -> str:
     """A factor's Song (0) or old (1) level in words, from the explorer's registered levels."""
-    _, value = next(iter(data.EXPLORER_LEVELS[factor][which].items()))
+    _, value = next(iter(data_reward.EXPLORER_LEVELS[factor][which].items()))
     return f"{value:g}" if isinstance(value, int | float) else str(value)
 
 
@@ -137,7 +137,7 @@ def level_text(factor: str, which: int) -> str:
 def explorer_section() -> None:
     """The reward explorer: pick a cell (a starting point and one change), see its curves and every agent's S1."""
     st.subheader("The reward explorer: which training choice keeps the sure option?")
-    study = data.pdw_sweep_study()
+    study = data_reward.pdw_sweep_study()
     if study_problems(study, "reward explorer (protocol 8.7)", SWEEP_COMMAND):
         return
     summary = study.summary
@@ -153,7 +153,7 @@ def explorer_section() -> None:
                               help="Every factor at Song et al.'s level, or at the level of our first NeuroGym "
                                    "study (protocol 8.6).")
     frm, to = (0, 1) if side == "S" else (1, 0)
-    right.selectbox("...and change one training choice", ["", *data.EXPLORER_FACTORS], key=factor_key,
+    right.selectbox("...and change one training choice", ["", *data_reward.EXPLORER_FACTORS], key=factor_key,
                     format_func=lambda f: "nothing" if not f else
                     f"{f.replace('_', ' ')}: {level_text(f, frm)} → {level_text(f, to)}")
     cell = cell_of(side, st.session_state[factor_key] or "")
@@ -169,7 +169,7 @@ def explorer_section() -> None:
         keeps = {True: "**keeps** the sure option", False: "**loses** the sure option",
                  None: "has no defined outcome"}[outcome.get("keeps")]
         st.markdown(f"Cell `{cell}` {keeps}: {outcome.get('n_keep')} of {outcome.get('n')} seeds keep it (S1 at "
-                    f"least {summary.get('config', {}).get('keeps_at', data.EXPLORER_KEEPS_AT):g}); mean S1 "
+                    f"least {summary.get('config', {}).get('keeps_at', data_reward.EXPLORER_KEEPS_AT):g}); mean S1 "
                     f"{number_text(s1, '{:+.3f}')}.")
     answer = summary.get("answer")
     if isinstance(answer, dict) and answer.get("text"):
@@ -183,16 +183,16 @@ def explorer_section() -> None:
                                      title=f"Cell {cell}: the sure option over training"),
                key="reward-explorer-curve", download="explorer_cell_curve")
     with b:
-        figure(explorer_figure(study.frames.get("pdw_sweep.csv"), cell, data.EXPLORER_CELLS,
-                               float(summary.get("config", {}).get("keeps_at", data.EXPLORER_KEEPS_AT))),
+        figure(explorer_figure(study.frames.get("pdw_sweep.csv"), cell, data_reward.EXPLORER_CELLS,
+                               float(summary.get("config", {}).get("keeps_at", data_reward.EXPLORER_KEEPS_AT))),
                key="reward-explorer-s1", download="explorer_s1")
 
 
 def reference_curves(cfg) -> tuple[object, str, list[int]]:
     """The bundled curves a live run is drawn against: its explorer cell's if the explorer holds it, else
     the reproduction's plain GRU; with their name and the updates at which their seeds met the criterion."""
-    cell = data.explorer_cell_of(cfg)
-    sweep = data.pdw_sweep_study()
+    cell = data_reward.explorer_cell_of(cfg)
+    sweep = data_reward.pdw_sweep_study()
     frame = sweep.frames.get("pdw_sweep_curves.csv")
     if cell and frame is not None and (frame["cell"] == cell).any():
         rows = sweep.frames.get("pdw_sweep.csv")
@@ -201,7 +201,7 @@ def reference_curves(cfg) -> tuple[object, str, list[int]]:
                                                                   strict=True) if how == "criterion"]
         return (frame[(frame["cell"] == cell) & (frame["agent"] == "plain_gru")],
                 f"the explorer's cell {cell} (bundled, mean over seeds)", met)
-    study = data.pdw_study()
+    study = data_reward.pdw_study()
     frame = study.frames.get("pdw_curves.csv")
     if frame is None:
         return None, "", []
@@ -215,7 +215,7 @@ def reference_curves(cfg) -> tuple[object, str, list[int]]:
 def live_sure_option() -> None:
     """Train Song et al.'s plain GRU from NeuroGym's reward now, choosing three of its training choices."""
     st.subheader("Watch it learn: train a plain GRU from reward now")
-    budget = data.LIVE_SURE_OPTION
+    budget = data_reward.LIVE_SURE_OPTION
     st.markdown(f"Song et al.'s network learns NeuroGym's wager from its reward alone, {budget.sure_option_updates:,} "
                 f"updates of 64 trials at most (about 2 minutes on one core); every {budget.sure_option_check_every} "
                 f"updates it is checked on {budget.sure_option_heldout_trials} held-out trials. It stops early when "
@@ -235,7 +235,7 @@ def live_sure_option() -> None:
     run = st.session_state.get(SURE_RUN)
     busy = run is not None and run.running
     if st.button("Train and watch", type="primary", disabled=busy, icon=":material/play_arrow:"):
-        started = live_run.start(int(seed), data.sure_option_config(entropy, readout, scale))
+        started = live_run.start(int(seed), data_reward.sure_option_config(entropy, readout, scale))
         if started is None:
             st.warning(f"{live_run.MAX_RUNS} live runs are training on this server already (its 2 cores are shared); "
                        "try again in a minute.")
@@ -384,7 +384,7 @@ def neurogym_section() -> None:
         theory="Choosing the sure option when the evidence is weak is a behavioural sign of knowing that one might "
                "be wrong. The question registered in docs/protocol.md sec. 8.6: does it emerge here from reward?",
     )
-    study = data.neurogym_study()
+    study = data_reward.neurogym_study()
     if study.problems:
         st.error("The NeuroGym study cannot be shown: " + " ".join(study.problems) + " Restore the shipped copy "
                  "with `git checkout results/explore_neurogym`.")
@@ -451,14 +451,14 @@ def why_box(study) -> None:
 def live_training() -> None:
     """Train one reward-only seed with a small budget, its held-out AUROC drawn as it learns."""
     st.subheader("E4: train a reward-only agent live (first schedule)")
-    budget = data.LIVE_TRAIN
+    budget = data_reward.LIVE_TRAIN
     st.markdown(f"A short run of {budget.max_updates} updates (the registered schedule runs until the held-out "
                 "loss stops improving): the agent imitates the expert's walking and learns its confidence from the "
                 f"bets' payoff alone. Every {budget.eval_every} updates its confidence is checked on "
                 f"{budget.heldout_episodes} held-out trials. It is saved for **this browser session only**; the "
                 "shipped agents never change.")
-    free = data.offered_seed("wagering", data.LIVE_KIND)  # reserved for this session alone (issue 24)
-    if st.button(f"Train {data.LIVE_KIND} seed {free} live", type="primary"):
+    free = data.offered_seed("wagering", data_reward.LIVE_KIND)  # reserved for this session alone (issue 24)
+    if st.button(f"Train {data_reward.LIVE_KIND} seed {free} live", type="primary"):
         bar = st.progress(0.0, text="generating expert demonstrations...")
         chart = st.empty()
         history: list[dict] = []
@@ -470,7 +470,7 @@ def live_training() -> None:
             chart.line_chart(history_frame(history).set_index("update")[["heldout_auroc", "heldout_wager_reward"]])
 
         try:
-            record, path = data.train_live(free, progress)
+            record, path = data_reward.train_live(free, progress)
         except (CheckpointError, OSError) as exc:
             st.error(f"The live run was not saved: {str(exc).rstrip('.')}.")
             return
@@ -481,7 +481,7 @@ def live_training() -> None:
     done = st.session_state.get(LIVE)
     if done:
         st.success(done["text"])
-        figure(learning_curves(history_frame(done["history"], data.LIVE_KIND, done["seed"]),
+        figure(learning_curves(history_frame(done["history"], data_reward.LIVE_KIND, done["seed"]),
                                title=f"Your live run (seed {done['seed']}): held-out AUROC and wager reward"),
                key="reward-live", download="e4_live_run")
 

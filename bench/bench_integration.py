@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python -m bench.bench_integration``. For each bundled dual-task kind (seed 0,
 intact) it rolls out 32 episodes with and without E3's pulse once, then times
-``labcore.measures.integration_readings`` (Phi_E, O-information and TSE on every signal the
+``labcore.measures_integration.integration_readings`` (Phi_E, O-information and TSE on every signal the
 agent records, intact and evoked, at the registered ridge; no surrogates) three times and
 prints the median wall time, and the rollouts' time apart. ``--surrogates N`` adds N
 circular-shift surrogates per value (the study uses 4).
@@ -16,7 +16,7 @@ import time
 
 import torch
 
-from labcore.measures import integration_readings, integration_runs
+from labcore.measures_integration import integration_readings, integration_runs
 from labcore.seeding import episode_seeds
 from labcore.storage.checkpoint_format import checkpoint_name
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR

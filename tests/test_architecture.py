@@ -397,10 +397,10 @@ def test_the_train_and_save_check_can_fail():
     assert train_and_save_homes(ast.parse("rec = train_and_save('dual', 'b1', [5], None, 'out')\n"), "ok.py") == []
 
 
-SCIENCE = ("labcore.markers", "labcore.measures", "labcore.experiments")
+SCIENCE = ("labcore.markers", "labcore.measures", "labcore.measures_integration", "labcore.experiments")
 """What a page never imports: it reads values through ui/ and draws them with labcore.figures."""
 PAGE_SCIENCE_TODAY = {
-    ("app_pages/integration.py", "labcore.measures"): "the signal names, ridge and normalisation it lists",
+    ("app_pages/integration.py", "labcore.measures_integration"): "the signal names, ridge and normalisation it lists",
     ("app_pages/mystery.py", "labcore.measures"): "the view types of the measured puzzle",
     ("app_pages/reward.py", "labcore.experiments.e4"): "E4's arms and reference",
     ("app_pages/reward.py", "labcore.experiments.e4_hypotheses"): "E4's answer and condition texts",

@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import importlib
 import os
-import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -38,23 +36,12 @@ from labcore import view_cache
 from labcore.config import AGENT_DESCRIPTIONS, LIVE_BUDGETS, Intervention, TrainConfig
 from labcore.storage import results as result_set
 from labcore.storage import studies
-from labcore.storage.results_pdw import (
-    BY_COHERENCE,
-    CURVES,
-    FACTORS,
-    SWEEP_CURVES,
-    SWEEP_ROWS,
-    PDWStudy,
-    load_pdw,
-)
 from ui import jobs
 
 if TYPE_CHECKING:
     from labcore.agents import Agent
     from labcore.experiments.explore_integration import IntegrationStudy
-    from labcore.experiments.reward_answer import RewardAnswer
     from labcore.markers import KnownAnswer
-    from labcore.training.neurogym_trainer import NeuroGymRLConfig
 
 
 class _Later:
@@ -71,6 +58,8 @@ class _Later:
 
 E = _Later("labcore.envs")
 measures = _Later("labcore.measures")
+integration_measures = _Later("labcore.measures_integration")
+"""labcore.measures_integration (it imports torch)."""
 ckpt = _Later("labcore.storage.checkpoints")
 """labcore.storage.checkpoints (it imports torch)."""
 ckpt_format = _Later("labcore.storage.checkpoint_format")
@@ -82,10 +71,6 @@ _interventions = _Later("labcore.interventions")
 _markers = _Later("labcore.markers")
 _e2 = _Later("labcore.experiments.e2")
 _integration_study_module = _Later("labcore.experiments.explore_integration")
-_pdw_module = _Later("labcore.experiments.pdw")
-_pdw_sweep = _Later("labcore.experiments.pdw_sweep")
-_reward_answer = _Later("labcore.experiments.reward_answer")
-_neurogym_rl = _Later("labcore.training.neurogym_trainer")
 
 
 def episode_seeds(seed: int, split: str, n: int) -> Any:
@@ -109,14 +94,9 @@ USER_RUNS_DIR = Path(os.environ.get("CTLAB_USER_RUNS") or ROOT / "runs" / "user"
 """Where the Agents page saves the agents visitors train: one folder per browser session
 (:func:`session_dir`); ``runs/`` is git-ignored; ``$CTLAB_USER_RUNS`` points elsewhere (the test and
 benchmark servers of ui/serve.py use a temporary folder). Read at call time (tests point it elsewhere)."""
-E4_RESULTS_DIR = ROOT / "results" / "e4"
-"""The bundled E4 result set (issue 15: metacognition from reward alone); read at call time."""
-LIVE_KIND = "reward_wager"
-"""What the "From reward alone" page trains live: E4's arm (a)."""
 # The live budgets (labcore.config.LiveBudgets), by the names the functions below read at call time
 # (tests shrink them here). A Metacognition or Workspace view's trials are its recipe's
 # (labcore.view_cache, which reads the same budgets): the pages show them.
-LIVE_TRAIN = LIVE_BUDGETS.reward_training
 E1_TRIALS = view_cache.E1_TRIALS
 DUAL_EPISODES = view_cache.DUAL_EPISODES
 MASKING_EPISODES = LIVE_BUDGETS.masking_episodes
@@ -307,51 +287,6 @@ def my_jobs() -> list[jobs.Job]:
     return training_queue().jobs(session_token())
 
 
-def train_live(seed: int, progress: Callable[[int, int, dict], None] | None = None) -> tuple[dict, Path]:
-    """Train one :data:`LIVE_KIND` seed with :data:`LIVE_TRAIN` and save it in this session's folder.
-
-    The run goes through the server's :func:`training_queue` (a worker process; other sessions'
-    pages do not stall); this call waits for it, passing its progress on.
-
-    Parameters
-    ----------
-    seed : int
-        This session's seed (:func:`offered_seed`).
-    progress : callable, optional
-        ``progress(done, total, metrics)`` as :func:`labcore.training.behaviour_cloning.train_seeds` calls it.
-
-    Returns
-    -------
-    (record, path)
-        The training record (its ``history`` holds the held-out AUROC per evaluation) and the
-        saved checkpoint, under :func:`session_dir`; never in the shipped ``checkpoints/``.
-
-    Raises
-    ------
-    CheckpointError
-        If the seed is another session's, this session is already training, or the run fails.
-    """
-    try:
-        job = submit_training("wagering", LIVE_KIND, seed, LIVE_TRAIN)
-    except jobs.QueueFull as exc:
-        raise ckpt_format.CheckpointError(str(exc)) from None
-    seen = 0
-    while True:
-        done = not job.active
-        history = list(job.history)
-        if progress is not None:
-            for entry in history[seen:]:
-                progress(int(entry["done"]), int(entry["total"]), entry)
-        seen = len(history)
-        if done:
-            break
-        time.sleep(jobs.POLL_SECONDS)
-    training_queue().forget(job)
-    if job.state != "done" or job.result is None:
-        raise ckpt_format.CheckpointError(f"the run failed ({job.error})")
-    read_checkpoint_manifest.clear()
-    return job.result["record"], Path(job.result["path"])
-
 
 def agent_file(task: str, kind: str, seed: int) -> tuple[str, str]:
     """An agent's checkpoint file and its version: ``(path, stamp)``, the stamp being its inode,
@@ -505,20 +440,20 @@ def _pci(path: str, stamp: str, kind: str, seed: int, normalisation: str) -> tup
                                  fixed=fixed)
 
 
-def integration(kind: str, seed: int, capacity: int, self_model_mode: str) -> list[measures.IntegrationReading]:
+def integration(kind: str, seed: int, capacity: int, self_model_mode: str) -> list[integration_measures.IntegrationReading]:
     """Every integration measure on every signal and variant of one dual-task agent with ``capacity``
-    active slots and its self-model ``self_model_mode`` (see labcore.measures.integration_readings)."""
+    active slots and its self-model ``self_model_mode`` (see labcore.measures_integration.integration_readings)."""
     return _integration(*agent_file("dual", kind, seed), seed, capacity, self_model_mode)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _integration(path: str, stamp: str, seed: int, capacity: int,
-                 self_model_mode: str) -> list[measures.IntegrationReading]:
+                 self_model_mode: str) -> list[integration_measures.IntegrationReading]:
     model = _load(path, stamp)
     iv = Intervention(self_model_mode=self_model_mode if model.config.self_model else "on",
                       capacity_scale=capacity_scale(capacity, model.config.n_slots))
-    runs = measures.integration_runs(model, episode_seeds(seed, "eval", INTEGRATION_EPISODES), iv)
-    return measures.integration_readings(runs)
+    runs = integration_measures.integration_runs(model, episode_seeds(seed, "eval", INTEGRATION_EPISODES), iv)
+    return integration_measures.integration_readings(runs)
 
 
 @st.cache_data(show_spinner=False)
@@ -617,89 +552,3 @@ def _explore(directory: str) -> studies.ExploreStudy:
 def explore() -> studies.ExploreStudy:
     """The bundled E3 design study (``results/explore_e3``; problems listed, never raised)."""
     return _explore(str(ROOT / "results" / studies.EXPLORE_DIR))  # cached per folder, as results()
-
-
-@st.cache_data(show_spinner=False, ttl=60)
-def _neurogym(directory: str) -> studies.NeuroGymStudy:
-    return studies.load_neurogym(directory)
-
-
-NEUROGYM_STUDY_DIR = ROOT / "results" / studies.NEUROGYM_DIR
-"""The bundled NeuroGym study (protocol 8.6) the "From reward alone" page shows."""
-
-
-def neurogym_study() -> studies.NeuroGymStudy:
-    """The NeuroGym study of :data:`NEUROGYM_STUDY_DIR` (problems listed, never raised)."""
-    return _neurogym(str(NEUROGYM_STUDY_DIR))
-
-
-# ----------------------------------------------------------------------- protocol 8.7 (issue 23)
-PDW_STUDY_DIR = ROOT / "results" / studies.PDW_DIR
-"""The bundled Song et al. reproduction (``explore pdw``); read at call time (tests point it elsewhere)."""
-PDW_SWEEP_STUDY_DIR = ROOT / "results" / studies.PDW_SWEEP_DIR
-"""The bundled reward explorer (``explore pdw-sweep``); read at call time."""
-PDW_HELD_STUDY_DIR = ROOT / "results" / studies.PDW_HELD_DIR
-"""The explorer's bundled post hoc follow-up (``explore pdw-held``); read at call time."""
-LIVE_SURE_OPTION = LIVE_BUDGETS
-"""The budgets of the live sure-option run (``sure_option_*``; tests shrink them here)."""
-EXPLORER_FACTORS = FACTORS
-_EXPLORER_NAMES = {
-    "EXPLORER_CELLS": lambda: tuple(c.name for c in _pdw_sweep.cells()),  # the 16 cells, in the registered order
-    "EXPLORER_LEVELS": lambda: _pdw_sweep.LEVELS,  # each factor's (Song level, old level) as config fields
-    "EXPLORER_KEEPS_AT": lambda: _pdw_sweep.KEEPS_AT,
-    "PDW_POLICIES": lambda: _pdw_module.POLICIES,  # how a network's choices are read: sampled or greedy
-}
-
-
-def __getattr__(name: str) -> Any:
-    """The reward explorer's registered names, read from its module (it imports torch) on first use."""
-    if name in _EXPLORER_NAMES:
-        value = _EXPLORER_NAMES[name]()
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-@st.cache_data(show_spinner=False, ttl=60)
-def _pdw(directory: str, files: tuple[str, ...]) -> PDWStudy:
-    return load_pdw(directory, files)
-
-
-def pdw_study() -> PDWStudy:
-    """The Song et al. reproduction of :data:`PDW_STUDY_DIR` (signatures by coherence, curves), cached;
-    problems listed, never raised."""
-    return _pdw(str(PDW_STUDY_DIR), (BY_COHERENCE, CURVES))
-
-
-def pdw_sweep_study() -> PDWStudy:
-    """The reward explorer of :data:`PDW_SWEEP_STUDY_DIR` (one row per agent, curves), cached."""
-    return _pdw(str(PDW_SWEEP_STUDY_DIR), (SWEEP_ROWS, SWEEP_CURVES))
-
-
-def pdw_held_study() -> PDWStudy:
-    """The explorer's post hoc follow-up of :data:`PDW_HELD_STUDY_DIR`, cached: its summary only (the
-    answer reads nothing else; its rows stay on disk)."""
-    return _pdw(str(PDW_HELD_STUDY_DIR), ())
-
-
-def reward_answer(e4_summary: dict) -> RewardAnswer:
-    """The lab's answer from the bundled studies (:func:`labcore.experiments.reward_answer.compose`),
-    E4's from the summary the page already holds."""
-    return _reward_answer.compose({"pdw": pdw_study().summary or None, "pdw_sweep": pdw_sweep_study().summary or None,
-                                   "pdw_held": pdw_held_study().summary or None,
-                                   "e4": e4_summary or None, "neurogym": neurogym_study().summary or None})
-
-
-def sure_option_config(entropy_coef: float, readout_init: str, input_scale: float) -> NeuroGymRLConfig:
-    """The live sure-option run's training (Song's setting with these three choices, the live budget)."""
-    return _neurogym_rl.live_config(entropy_coef, readout_init, input_scale, budgets=LIVE_SURE_OPTION)
-
-
-def explorer_cell_of(cfg: NeuroGymRLConfig) -> str | None:
-    """The explorer cell trained as ``cfg`` is in its entropy, readout initialisation and input scale,
-    every other factor at Song's level (S, or S with one of those three at the old level), else None."""
-    for cell in _pdw_sweep.cells():
-        if cell.side == "S" and cell.factor in ("", "entropy", "readout_init", "input_scale") and all(
-                getattr(cell.cfg, k) == getattr(cfg, k) for k in ("entropy_coef", "readout_init", "input_scale")):
-            return cell.name
-    return None

@@ -39,12 +39,12 @@ from labcore.config import Intervention
 from labcore.experiments.common import provide_agent
 from labcore.experiments.construction import equivalent
 from labcore.markers import ignore_undefined
-from labcore.measures import (
+from labcore.measures import evaluation_intervention
+from labcore.measures_integration import (
     INTEGRATION_MEASURES,
     INTEGRATION_RIDGE,
     INTEGRATION_SIGNALS,
     INTEGRATION_VARIANTS,
-    evaluation_intervention,
     integration_readings,
     integration_runs,
 )

@@ -32,7 +32,7 @@ def integration_bars(readings: Sequence[Any], *, title: str = "Integration measu
 
     Parameters
     ----------
-    readings : sequence of :class:`labcore.measures.IntegrationReading`
+    readings : sequence of :class:`labcore.measures_integration.IntegrationReading`
     title : str
     intact_readings : sequence, optional
         The same agent intact, drawn as open bars beside a lesioned condition.

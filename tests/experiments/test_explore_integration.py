@@ -13,7 +13,7 @@ from labcore import cli
 from labcore.experiments import explore_integration as X
 from labcore.figures.integration import integration_bars, monotonicity_table, study_values_figure
 from labcore.markers import known_answers
-from labcore.measures import IntegrationReading
+from labcore.measures_integration import IntegrationReading
 
 SEEDS = range(5)
 

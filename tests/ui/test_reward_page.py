@@ -17,7 +17,7 @@ import pytest
 from labcore.config import TrainConfig
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR, MANIFEST
 from tests.ui.apptest_pages import ROOT, exceptions, markdown_text, metric_value, open_page, url
-from ui import data
+from ui import data, data_reward
 
 PAGE = "reward"
 
@@ -30,7 +30,7 @@ def test_the_page_renders_the_comparison_the_answer_and_the_hypotheses():
     labels = {m.label for m in at.metric}
     assert {"Type-2 AUROC · supervised", "Type-2 AUROC · reward only"} <= labels
     text = markdown_text(at)
-    summary = json.loads((data.E4_RESULTS_DIR / "summary.json").read_text())
+    summary = json.loads((data_reward.E4_RESULTS_DIR / "summary.json").read_text())
     for h in summary["hypotheses"]:
         assert f"**{h['outcome']}**] **{h['id']}**" in text  # each verdict, as the result set gives it
     assert "2 P(correct) - 1" in text  # the ideal-observer argument of protocol 8.2
@@ -54,14 +54,14 @@ def test_zeroing_the_self_model_sets_both_aurocs_to_chance_and_keeps_accuracy():
 
 def test_verdicts_and_the_answer_follow_a_modified_copy_of_the_summary(tmp_path, monkeypatch):
     copy = tmp_path / "e4"
-    shutil.copytree(data.E4_RESULTS_DIR, copy, ignore=shutil.ignore_patterns("report.html"))
+    shutil.copytree(data_reward.E4_RESULTS_DIR, copy, ignore=shutil.ignore_patterns("report.html"))
     summary = json.loads((copy / "summary.json").read_text())
     h1 = next(h for h in summary["hypotheses"] if h["id"] == "H1")
     flipped = "supported" if h1["outcome"] != "supported" else "not supported"
     h1["outcome"] = flipped
     summary["values"]["e4.auroc.reward_wager.self_on"] = 0.987
     (copy / "summary.json").write_text(json.dumps(summary))
-    monkeypatch.setattr(data, "E4_RESULTS_DIR", copy)
+    monkeypatch.setattr(data_reward, "E4_RESULTS_DIR", copy)
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)
     text = markdown_text(at)
@@ -70,7 +70,7 @@ def test_verdicts_and_the_answer_follow_a_modified_copy_of_the_summary(tmp_path,
 
 
 def test_a_missing_result_set_is_one_error_and_the_live_lab_still_works(tmp_path, monkeypatch):
-    monkeypatch.setattr(data, "E4_RESULTS_DIR", tmp_path / "nowhere")
+    monkeypatch.setattr(data_reward, "E4_RESULTS_DIR", tmp_path / "nowhere")
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)
     assert len(at.error) == 1 and "reproduce --experiment e4" in at.error[0].value
@@ -93,7 +93,7 @@ def digest(folder: Path) -> dict[str, str]:
 def test_the_live_training_run_writes_only_to_the_session_folder(tmp_path, monkeypatch):
     tiny = TrainConfig(max_updates=4, min_updates=4, eval_every=2, heldout_episodes=32, train_episodes=64,
                        batch_episodes=8)
-    monkeypatch.setattr(data, "LIVE_TRAIN", tiny)  # a tiny budget: the real trainer, four updates
+    monkeypatch.setattr(data_reward, "LIVE_TRAIN", tiny)  # a tiny budget: the real trainer, four updates
     monkeypatch.setattr(data, "USER_RUNS_DIR", tmp_path / "user")
     shipped = digest(BUNDLED_DIR)
     manifest = (BUNDLED_DIR / MANIFEST).read_bytes()
@@ -114,7 +114,7 @@ def test_the_live_training_run_writes_only_to_the_session_folder(tmp_path, monke
 # --------------------------------------------------------------------------- the NeuroGym study (protocol 8.6)
 def neurogym_copy(tmp_path: Path) -> Path:
     copy = tmp_path / "explore_neurogym"
-    shutil.copytree(data.NEUROGYM_STUDY_DIR, copy, ignore=shutil.ignore_patterns("checkpoints"))
+    shutil.copytree(data_reward.NEUROGYM_STUDY_DIR, copy, ignore=shutil.ignore_patterns("checkpoints"))
     return copy
 
 
@@ -124,7 +124,7 @@ def test_the_neurogym_study_is_shown_with_its_answer_and_figures():
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)
     text = markdown_text(at)
-    summary = json.loads((data.NEUROGYM_STUDY_DIR / "summary.json").read_text())
+    summary = json.loads((data_reward.NEUROGYM_STUDY_DIR / "summary.json").read_text())
     assert summary["answer"] in text
     reward = summary["reading"]["reward"]
     assert f"{reward['mean']:+.3f}" in text
@@ -138,13 +138,13 @@ def test_the_neurogym_numbers_follow_the_study_and_a_damaged_study_is_one_error(
     summary = json.loads((copy / "summary.json").read_text())
     summary["means"]["reward_reward"]["mean"] = 0.4321
     (copy / "summary.json").write_text(json.dumps(summary))
-    monkeypatch.setattr(data, "NEUROGYM_STUDY_DIR", copy)
+    monkeypatch.setattr(data_reward, "NEUROGYM_STUDY_DIR", copy)
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)
     assert "0.432" in markdown_text(at) and not at.error
     del summary["reading"]
     (copy / "summary.json").write_text(json.dumps(summary))
-    data._neurogym.clear()
+    data_reward._neurogym.clear()
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)
     assert len(at.error) == 1 and "NeuroGym study cannot be shown" in at.error[0].value
@@ -165,8 +165,8 @@ def pdw_sets(tmp_path_factory, neurogym_installed):
 
 @pytest.fixture
 def with_pdw(pdw_sets, monkeypatch):
-    monkeypatch.setattr(data, "PDW_STUDY_DIR", pdw_sets / "pdw")
-    monkeypatch.setattr(data, "PDW_SWEEP_STUDY_DIR", pdw_sets / "pdw_sweep")
+    monkeypatch.setattr(data_reward, "PDW_STUDY_DIR", pdw_sets / "pdw")
+    monkeypatch.setattr(data_reward, "PDW_SWEEP_STUDY_DIR", pdw_sets / "pdw_sweep")
     return pdw_sets
 
 
@@ -204,9 +204,9 @@ def outside_axes(spec: dict) -> list[str]:
 
 
 def test_the_answer_leads_and_says_not_run_yet_without_the_sets(tmp_path, monkeypatch):
-    monkeypatch.setattr(data, "PDW_STUDY_DIR", tmp_path / "no_pdw")
-    monkeypatch.setattr(data, "PDW_SWEEP_STUDY_DIR", tmp_path / "no_sweep")
-    monkeypatch.setattr(data, "PDW_HELD_STUDY_DIR", tmp_path / "no_held")
+    monkeypatch.setattr(data_reward, "PDW_STUDY_DIR", tmp_path / "no_pdw")
+    monkeypatch.setattr(data_reward, "PDW_SWEEP_STUDY_DIR", tmp_path / "no_sweep")
+    monkeypatch.setattr(data_reward, "PDW_HELD_STUDY_DIR", tmp_path / "no_held")
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)
     assert not at.error, [e.value for e in at.error]  # not run yet is information, not an error
@@ -231,8 +231,8 @@ def test_the_page_draws_the_studies_with_the_answer_from_them(with_pdw):
     found = read_summaries(ROOT / "results")
     tiny = read_summaries(with_pdw)  # the two tiny sets beside the bundled follow-up, E4 and 8.6 studies
     found.update({"pdw": tiny["pdw"], "pdw_sweep": tiny["pdw_sweep"]})
-    found["e4"] = json.loads((data.E4_RESULTS_DIR / "summary.json").read_text())
-    found["neurogym"] = json.loads((data.NEUROGYM_STUDY_DIR / "summary.json").read_text())
+    found["e4"] = json.loads((data_reward.E4_RESULTS_DIR / "summary.json").read_text())
+    found["neurogym"] = json.loads((data_reward.NEUROGYM_STUDY_DIR / "summary.json").read_text())
     answer = compose(found)
     assert answer.lead in text and all(p.text in text for p in answer.parts)
     assert "This set is not the registered study" in text  # a --quick set says so
@@ -254,8 +254,8 @@ def test_the_explorer_picker_switches_cells_without_computing(with_pdw, monkeypa
     from labcore.storage.results_pdw import load_pdw
 
     reads = []
-    monkeypatch.setattr(data, "load_pdw", lambda *a, **k: reads.append(a) or load_pdw(*a, **k))
-    data._pdw.clear()
+    monkeypatch.setattr(data_reward, "load_pdw", lambda *a, **k: reads.append(a) or load_pdw(*a, **k))
+    data_reward._pdw.clear()
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)
     first = len(reads)
@@ -290,7 +290,7 @@ def test_the_live_run_trains_in_the_background_and_draws_its_curve(with_pdw, mon
 
     tiny = LiveBudgets(sure_option_updates=4, sure_option_check_every=2, sure_option_heldout_trials=40,
                        sure_option_train_pool=300)
-    monkeypatch.setattr(data, "LIVE_SURE_OPTION", tiny)  # the real trainer, four updates
+    monkeypatch.setattr(data_reward, "LIVE_SURE_OPTION", tiny)  # the real trainer, four updates
     at = open_page(PAGE)
     at.select_slider(key="reward.sure_entropy").set_value(0.003)
     at.radio(key="reward.sure_readout").set_value("zero")  # S with entropy at the old level: explorer cell S-entropy

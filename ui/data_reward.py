@@ -1,0 +1,179 @@
+"""The "From reward alone" page's data: E4's result set and its live wager run, and the studies
+beyond the paper (protocol 8.6/8.7): NeuroGym, the Song et al. reproduction (``pdw``), the reward
+explorer (``pdw_sweep``) and its follow-up (``pdw_held``), the lab's reward answer and the live
+sure-option run.
+
+The functions here read the names of this module at call time (tests point them elsewhere or shrink
+them here); checkpoints, sessions and the training queue are :mod:`ui.data`'s. Nothing here imports
+torch until a name is used.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import streamlit as st
+
+from labcore.config import LIVE_BUDGETS
+from labcore.storage import studies
+from labcore.storage.results_pdw import (
+    BY_COHERENCE,
+    CURVES,
+    FACTORS,
+    SWEEP_CURVES,
+    SWEEP_ROWS,
+    PDWStudy,
+    load_pdw,
+)
+from ui import data, jobs
+from ui.data import ROOT
+
+if TYPE_CHECKING:
+    from labcore.experiments.reward_answer import RewardAnswer
+    from labcore.training.neurogym_trainer import NeuroGymRLConfig
+
+_pdw_module = data._Later("labcore.experiments.pdw")
+_pdw_sweep = data._Later("labcore.experiments.pdw_sweep")
+_reward_answer = data._Later("labcore.experiments.reward_answer")
+_neurogym_rl = data._Later("labcore.training.neurogym_trainer")
+
+E4_RESULTS_DIR = ROOT / "results" / "e4"
+"""The bundled E4 result set (issue 15: metacognition from reward alone); read at call time."""
+LIVE_KIND = "reward_wager"
+"""What the "From reward alone" page trains live: E4's arm (a)."""
+# The live budget of the wager run (labcore.config.LiveBudgets), read at call time (tests shrink it here).
+LIVE_TRAIN = LIVE_BUDGETS.reward_training
+
+
+def train_live(seed: int, progress: Callable[[int, int, dict], None] | None = None) -> tuple[dict, Path]:
+    """Train one :data:`LIVE_KIND` seed with :data:`LIVE_TRAIN` and save it in this session's folder.
+
+    The run goes through the server's :func:`ui.data.training_queue` (a worker process; other sessions'
+    pages do not stall); this call waits for it, passing its progress on.
+
+    Parameters
+    ----------
+    seed : int
+        This session's seed (:func:`ui.data.offered_seed`).
+    progress : callable, optional
+        ``progress(done, total, metrics)`` as :func:`labcore.training.behaviour_cloning.train_seeds` calls it.
+
+    Returns
+    -------
+    (record, path)
+        The training record (its ``history`` holds the held-out AUROC per evaluation) and the
+        saved checkpoint, under :func:`ui.data.session_dir`; never in the shipped ``checkpoints/``.
+
+    Raises
+    ------
+    CheckpointError
+        If the seed is another session's, this session is already training, or the run fails.
+    """
+    try:
+        job = data.submit_training("wagering", LIVE_KIND, seed, LIVE_TRAIN)
+    except jobs.QueueFull as exc:
+        raise data.ckpt_format.CheckpointError(str(exc)) from None
+    seen = 0
+    while True:
+        done = not job.active
+        history = list(job.history)
+        if progress is not None:
+            for entry in history[seen:]:
+                progress(int(entry["done"]), int(entry["total"]), entry)
+        seen = len(history)
+        if done:
+            break
+        time.sleep(jobs.POLL_SECONDS)
+    data.training_queue().forget(job)
+    if job.state != "done" or job.result is None:
+        raise data.ckpt_format.CheckpointError(f"the run failed ({job.error})")
+    data.read_checkpoint_manifest.clear()
+    return job.result["record"], Path(job.result["path"])
+
+@st.cache_data(show_spinner=False, ttl=60)
+def _neurogym(directory: str) -> studies.NeuroGymStudy:
+    return studies.load_neurogym(directory)
+
+
+NEUROGYM_STUDY_DIR = ROOT / "results" / studies.NEUROGYM_DIR
+"""The bundled NeuroGym study (protocol 8.6) the "From reward alone" page shows."""
+
+
+def neurogym_study() -> studies.NeuroGymStudy:
+    """The NeuroGym study of :data:`NEUROGYM_STUDY_DIR` (problems listed, never raised)."""
+    return _neurogym(str(NEUROGYM_STUDY_DIR))
+
+
+# ----------------------------------------------------------------------- protocol 8.7 (issue 23)
+PDW_STUDY_DIR = ROOT / "results" / studies.PDW_DIR
+"""The bundled Song et al. reproduction (``explore pdw``); read at call time (tests point it elsewhere)."""
+PDW_SWEEP_STUDY_DIR = ROOT / "results" / studies.PDW_SWEEP_DIR
+"""The bundled reward explorer (``explore pdw-sweep``); read at call time."""
+PDW_HELD_STUDY_DIR = ROOT / "results" / studies.PDW_HELD_DIR
+"""The explorer's bundled post hoc follow-up (``explore pdw-held``); read at call time."""
+LIVE_SURE_OPTION = LIVE_BUDGETS
+"""The budgets of the live sure-option run (``sure_option_*``; tests shrink them here)."""
+EXPLORER_FACTORS = FACTORS
+_EXPLORER_NAMES = {
+    "EXPLORER_CELLS": lambda: tuple(c.name for c in _pdw_sweep.cells()),  # the 16 cells, in the registered order
+    "EXPLORER_LEVELS": lambda: _pdw_sweep.LEVELS,  # each factor's (Song level, old level) as config fields
+    "EXPLORER_KEEPS_AT": lambda: _pdw_sweep.KEEPS_AT,
+    "PDW_POLICIES": lambda: _pdw_module.POLICIES,  # how a network's choices are read: sampled or greedy
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The reward explorer's registered names, read from its module (it imports torch) on first use."""
+    if name in _EXPLORER_NAMES:
+        value = _EXPLORER_NAMES[name]()
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@st.cache_data(show_spinner=False, ttl=60)
+def _pdw(directory: str, files: tuple[str, ...]) -> PDWStudy:
+    return load_pdw(directory, files)
+
+
+def pdw_study() -> PDWStudy:
+    """The Song et al. reproduction of :data:`PDW_STUDY_DIR` (signatures by coherence, curves), cached;
+    problems listed, never raised."""
+    return _pdw(str(PDW_STUDY_DIR), (BY_COHERENCE, CURVES))
+
+
+def pdw_sweep_study() -> PDWStudy:
+    """The reward explorer of :data:`PDW_SWEEP_STUDY_DIR` (one row per agent, curves), cached."""
+    return _pdw(str(PDW_SWEEP_STUDY_DIR), (SWEEP_ROWS, SWEEP_CURVES))
+
+
+def pdw_held_study() -> PDWStudy:
+    """The explorer's post hoc follow-up of :data:`PDW_HELD_STUDY_DIR`, cached: its summary only (the
+    answer reads nothing else; its rows stay on disk)."""
+    return _pdw(str(PDW_HELD_STUDY_DIR), ())
+
+
+def reward_answer(e4_summary: dict) -> RewardAnswer:
+    """The lab's answer from the bundled studies (:func:`labcore.experiments.reward_answer.compose`),
+    E4's from the summary the page already holds."""
+    return _reward_answer.compose({"pdw": pdw_study().summary or None, "pdw_sweep": pdw_sweep_study().summary or None,
+                                   "pdw_held": pdw_held_study().summary or None,
+                                   "e4": e4_summary or None, "neurogym": neurogym_study().summary or None})
+
+
+def sure_option_config(entropy_coef: float, readout_init: str, input_scale: float) -> NeuroGymRLConfig:
+    """The live sure-option run's training (Song's setting with these three choices, the live budget)."""
+    return _neurogym_rl.live_config(entropy_coef, readout_init, input_scale, budgets=LIVE_SURE_OPTION)
+
+
+def explorer_cell_of(cfg: NeuroGymRLConfig) -> str | None:
+    """The explorer cell trained as ``cfg`` is in its entropy, readout initialisation and input scale,
+    every other factor at Song's level (S, or S with one of those three at the old level), else None."""
+    for cell in _pdw_sweep.cells():
+        if cell.side == "S" and cell.factor in ("", "entropy", "readout_init", "input_scale") and all(
+                getattr(cell.cfg, k) == getattr(cfg, k) for k in ("entropy_coef", "readout_init", "input_scale")):
+            return cell.name
+    return None
