@@ -80,21 +80,14 @@ class Outcome:
 
 def rss(pids: list[int]) -> int:
     """Summed resident memory of processes and their children (bytes)."""
-    total, seen = 0, set()
-    todo = list(pids)
-    while todo:
-        pid = todo.pop()
-        if pid in seen:
-            continue
-        seen.add(pid)
+    total = 0
+    for pid in process_tree(pids):
         try:
             for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
                     total += int(line.split()[1]) * 1024
-            for task in Path(f"/proc/{pid}/task").iterdir():
-                todo += [int(c) for c in (task / "children").read_text().split()]
         except (OSError, ValueError):
-            continue
+            continue  # ended between listing and reading
     return total
 
 
@@ -130,18 +123,6 @@ def browser_processes() -> set[int]:
             except OSError:
                 continue
     return found
-
-
-def cpu_seconds(pids: set[int]) -> float:
-    """CPU time (user + system) of these processes, with their waited-for children's (seconds)."""
-    tick, total = os.sysconf("SC_CLK_TCK"), 0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue  # ended between listing and reading
-        total += sum(int(f) for f in fields[11:15])  # utime stime cutime cstime (stat fields 14-17)
-    return total / tick
 
 
 def machine_busy_seconds() -> float:
