@@ -10,17 +10,13 @@ from labcore.figures.integration import (
     study_values_figure,
 )
 from labcore.interventions import capacity_scale
-from labcore.measures_integration import (
-    INTEGRATION_NORMALISATION,
-    INTEGRATION_RIDGE,
-    INTEGRATION_SIGNALS,
-)
-from ui import controls, data
+from ui import controls, data, science
 from ui.components import SELF_MODEL_LABELS, explain, figure
 from ui.state import LabState
 
 PAGE = "integration"
 KEYS = ("agent", "seed", "capacity", "self_model_mode")
+SIGNALS, RIDGE, NORMALISATION = science.integration_settings()  # the registered readings
 STUDY_COMMAND = "python -m labcore explore integration --out results/explore_integration --jobs 2"
 MEANINGS = {
     "phi": "**Φ_E, whole minus sum** (Barrett & Seth 2011). How much better the whole system predicts its own "
@@ -120,9 +116,9 @@ figure(integration_bars(readings, intact_readings=intact,
                               + (" (open bars: intact)" if lesioned else "")), key="live", download="integration")
 st.caption(f"32 episodes. *intact*: the trajectory as the agent runs; *evoked*: the same episodes with a pulse "
            f"(SD 1 at step 3 into the workspace, or the recurrent state of agents without one) minus without it. "
-           f"Φ_E with the {INTEGRATION_NORMALISATION.replace('_', ' ')} normalisation; every covariance with "
-           f"observation noise of {INTEGRATION_RIDGE:g} times its mean variance (the registered ridge). Signals: "
-           + "; ".join(f"{s}: {SIGNAL_WORDS[s]}" for s in INTEGRATION_SIGNALS) + ".")
+           f"Φ_E with the {NORMALISATION.replace('_', ' ')} normalisation; every covariance with "
+           f"observation noise of {RIDGE:g} times its mean variance (the registered ridge). Signals: "
+           + "; ".join(f"{s}: {SIGNAL_WORDS[s]}" for s in SIGNALS) + ".")
 table = pd.DataFrame([{"signal": r.signal, "variant": r.variant, "measure": MEASURE_NAMES[r.measure],
                        "value (bits)": None if r.reason else round(r.value, 3),
                        "not defined because": r.reason or ""} for r in readings])
@@ -141,7 +137,7 @@ st.markdown("All three are computed as if the recorded activity were Gaussian, f
 
 if not (study.problems or not study.summary) and study.rows is not None:
     st.subheader("The study's values")
-    signal = st.selectbox("Signal", INTEGRATION_SIGNALS, format_func=SIGNAL_WORDS.get, key=f"{PAGE}.study_signal")
+    signal = st.selectbox("Signal", SIGNALS, format_func=SIGNAL_WORDS.get, key=f"{PAGE}.study_signal")
     variant = st.radio("Variant", ("intact", "evoked"), horizontal=True, key=f"{PAGE}.study_variant")
     figure(study_values_figure(study.rows, signal, variant, ridge=study.summary.get("ridge")), key="study_values",
            download="integration_values")

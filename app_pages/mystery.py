@@ -7,7 +7,6 @@ import math
 import numpy as np
 import streamlit as st
 
-from labcore import measures
 from labcore.classroom import mystery
 from labcore.figures.episode import (
     step_caption,
@@ -42,7 +41,7 @@ explain(
 )
 
 
-def measured(puzzle: mystery.Puzzle) -> measures.MetacognitionView | measures.WorkspaceView:
+def measured(puzzle: mystery.Puzzle) -> mystery.PuzzleView:
     """The puzzle's condition measured live (cached by ui.data)."""
     if puzzle.task == "wagering":  # full: the episode below needs the whole trace
         return data.metacognition(puzzle.kind, puzzle.seed, puzzle.self_model_mode, puzzle.capacity, 0.0, full=True)
@@ -71,7 +70,7 @@ def close_puzzle() -> None:
         del st.query_params["code"]
 
 
-def rollout(view: measures.MetacognitionView | measures.WorkspaceView, puzzle: mystery.Puzzle, code: str) -> None:
+def rollout(view: mystery.PuzzleView, puzzle: mystery.Puzzle, code: str) -> None:
     """One episode of the measured batch (the same trials as the markers), step by step, drawn with the
     Rollout theatre's figures."""
     trace, i = view.trace, puzzle.episode

@@ -4,15 +4,13 @@ import pandas as pd
 import streamlit as st
 
 from labcore.config import CHANCE_DUAL_TASK, LIVE_BUDGETS, NOISE_MODES
-from labcore.experiments.explore_e3 import GAINS, GEOMETRIES, LOOPS
 from labcore.figures.explore import design_titration_figure, e3_robustness_verdict, study_answer
 from labcore.figures.live import pci_bars, titration_figure
 from labcore.figures.paper_e3 import fig3b_marker_correlations, titration_curves, titration_rows
 from labcore.figures.style import label_of
-from labcore.measures import PCI_NORMALISATIONS, noise_target
 from labcore.paper import CLAIMS_BY_ID, l75_key
 from labcore.storage.formatting import fmt, l75_point, l75_summary
-from ui import controls, data
+from ui import controls, data, science
 from ui.components import explain, figure, live_scope, metric, paper_value, verdict_box
 from ui.predict import CHANGE_CHOICES, change_outcome, predict_then_reveal
 from ui.state import MAX_NOISE, LabState, escape_markdown
@@ -21,7 +19,8 @@ PAGE = "robustness"
 KEYS = ("agent", "seed", "noise", "noise_mode", "normalisation", "compare", "geometry", "loop", "gain", "schedule",
         "design_noise")
 NOISE_MODE_LABELS = {"stored": "stored slots (noise accumulates)", "read": "read copy (fresh noise each step)"}
-NORMALISATION_LABELS = {v: k for k, v in PCI_NORMALISATIONS.items()}
+NORMALISATION_LABELS = science.pci_normalisations()
+DESIGN = science.e3_design_levels()  # the study's factors: geometry, loop, gain
 SCHEDULES = ("fast", "paper")  # training schedules of the design study (labcore.experiments.explore_e3)
 VERDICT_CLAIMS = (
     ("e3.l75.b1", "B1's noise tolerance L75 (the paper: fragile)"),
@@ -68,8 +67,7 @@ if not seeds:
     st.stop()
 study_schedules = sorted({g.get("schedule") for g in study.groups} & set(SCHEDULES)) or ["fast"]
 controls.init_state(PAGE, KEYS, agents=list(seeds), seeds=seeds, default=LabState(agent="b1"),
-                    options={"normalisation": list(NORMALISATION_LABELS), "geometry": GEOMETRIES, "loop": LOOPS,
-                             "gain": GAINS, "schedule": study_schedules})
+                    options={"normalisation": list(NORMALISATION_LABELS), **DESIGN, "schedule": study_schedules})
 c1, c2, c3, c4 = st.columns([2, 1, 2, 2])
 kind, _ = controls.agent_seed_picker(PAGE, seeds, c1, c2)
 c3.slider("Noise sigma", 0.0, MAX_NOISE, step=0.01, key=controls.key(PAGE, "noise"))
@@ -78,7 +76,7 @@ controls.publish(PAGE, [k for k in KEYS if controls.key(PAGE, k) in st.session_s
 seed, sigma, noise_mode = (controls.value(PAGE, k) for k in ("seed", "noise", "noise_mode"))
 
 model = data.checked_agent("dual", kind, seed)  # None: its error is shown, the bundled results still are
-target = noise_target(model) if model is not None else None
+target = science.noise_target(model) if model is not None else None
 live = None
 if model is not None:
     live = data.noisy_accuracy(kind, seed, sigma, noise_mode, target)
@@ -205,12 +203,12 @@ def design_study() -> None:
                       "every agent here is trained on the fast schedule. ")
                    + "Pick a design:")
         f1, f2, f3, f4, f5 = st.columns(5)
-        f1.selectbox("Write geometry", GEOMETRIES, key=controls.key(PAGE, "geometry"),
+        f1.selectbox("Write geometry", DESIGN["geometry"], key=controls.key(PAGE, "geometry"),
                      help="layernorm: slots normalised (as registered); raw: unnormalised; offset: "
                           "normalised plus a shared cue-independent vector.")
-        f2.selectbox("Loop", LOOPS, key=controls.key(PAGE, "loop"),
+        f2.selectbox("Loop", DESIGN["loop"], key=controls.key(PAGE, "loop"),
                      help="closed: the workspace read feeds back into the recurrent state.")
-        f3.selectbox("Readout gain", GAINS, key=controls.key(PAGE, "gain"), format_func="{:g}".format,
+        f3.selectbox("Readout gain", DESIGN["gain"], key=controls.key(PAGE, "gain"), format_func="{:g}".format,
                      help="The readouts see the slots times this.")
         geometry, loop, gain = (controls.value(PAGE, k) for k in ("geometry", "loop", "gain"))
         cell = f"{geometry}-{loop}-g{gain:g}"

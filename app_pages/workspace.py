@@ -3,14 +3,13 @@
 import pandas as pd
 import streamlit as st
 
-from labcore import measures
 from labcore.config import CHANCE_CONJUNCTION, KINDS_WITHOUT_WORKSPACE, DualTaskConfig
 from labcore.figures.episode import workspace_heatmap
 from labcore.figures.live import masking_figure
 from labcore.figures.paper_e2 import dnrs_by_scale
 from labcore.interventions import capacity_scale
 from labcore.paper import INTACT_CONDITION, claim_for, e2_condition
-from ui import controls, data
+from ui import controls, data, science
 from ui.components import (
     change_text,
     explain,
@@ -153,7 +152,7 @@ def one_episode() -> None:
                 "there is no heatmap to draw. The cues reach this agent only through the workspace.", icon=":material/info:")
     else:
         figure(build=lambda: workspace_heatmap(trace.slots[episode], trace.occupied[episode],
-                                               measures.cue_kinds(trace, episode),
+                                               science.cue_kinds(trace, episode),
                                                [cfg.report_secondary_step, cfg.report_primary_step]),
                cache_key=("e2-heatmap", *data.agent_file("dual", kind, seed), capacity, episode), key="heatmap",
                download="workspace_heatmap")

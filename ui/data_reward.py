@@ -32,6 +32,8 @@ from ui import data, jobs
 from ui.data import ROOT
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from labcore.experiments.reward_answer import RewardAnswer
     from labcore.training.neurogym_trainer import NeuroGymRLConfig
 
@@ -39,6 +41,8 @@ _pdw_module = data._Later("labcore.experiments.pdw")
 _pdw_sweep = data._Later("labcore.experiments.pdw_sweep")
 _reward_answer = data._Later("labcore.experiments.reward_answer")
 _neurogym_rl = data._Later("labcore.training.neurogym_trainer")
+_e4 = data._Later("labcore.experiments.e4")
+_e4_hypotheses = data._Later("labcore.experiments.e4_hypotheses")
 
 E4_RESULTS_DIR = ROOT / "results" / "e4"
 """The bundled E4 result set (issue 15: metacognition from reward alone); read at call time."""
@@ -46,6 +50,31 @@ LIVE_KIND = "reward_wager"
 """What the "From reward alone" page trains live: E4's arm (a)."""
 # The live budget of the wager run (labcore.config.LiveBudgets), read at call time (tests shrink it here).
 LIVE_TRAIN = LIVE_BUDGETS.reward_training
+
+
+def e4_arm_names() -> list[str]:
+    """E4's arms in the registered order (:data:`labcore.experiments.e4.ARMS`)."""
+    return [a.name for a in _e4.ARMS]
+
+
+def e4_reference() -> tuple[str, str]:
+    """E4's reference arm, the supervised agent: its name and its agent kind."""
+    return _e4.REFERENCE, _e4.ARMS_BY_NAME[_e4.REFERENCE].kind
+
+
+def e4_comparison_seeds(available: dict[str, list[int]]) -> dict[str, list[int]]:
+    """Each reward-trained arm's kind with the seeds it shares with the supervised agent in
+    ``available`` (kind -> seeds, :func:`ui.data.seeds_by_kind`); arms without such a seed left out."""
+    _, supervised = e4_reference()
+    paired = set(available.get(supervised, []))
+    shared = {a.kind: sorted(set(available.get(a.kind, [])) & paired) for a in _e4.ARMS if a.name != _e4.REFERENCE}
+    return {k: v for k, v in shared.items() if v}
+
+
+def e4_condition_text(row: dict) -> str:
+    """One tested condition of an E4 hypothesis in words
+    (:func:`labcore.experiments.e4_hypotheses.condition_text`)."""
+    return _e4_hypotheses.condition_text(row)
 
 
 def train_live(seed: int, progress: Callable[[int, int, dict], None] | None = None) -> tuple[dict, Path]:
@@ -167,6 +196,42 @@ def reward_answer(e4_summary: dict) -> RewardAnswer:
 def sure_option_config(entropy_coef: float, readout_init: str, input_scale: float) -> NeuroGymRLConfig:
     """The live sure-option run's training (Song's setting with these three choices, the live budget)."""
     return _neurogym_rl.live_config(entropy_coef, readout_init, input_scale, budgets=LIVE_SURE_OPTION)
+
+
+def early_not_offered(curves: pd.DataFrame | None) -> float | None:
+    """Mean P(sure) of the NeuroGym study's reward-trained agents after 20 updates on trials without
+    the offer, or None (no such probe in the study)."""
+    try:
+        rows = curves[(curves["trainer"] == "reward") & (curves["update"] == 20)]
+        value = float(rows["heldout_p_sure_not_offered"].astype(float).mean())
+    except (KeyError, TypeError, ValueError):
+        return None
+    return value if value == value else None  # NaN: no such probe in this study
+
+
+def reference_curves(cfg: NeuroGymRLConfig) -> tuple[pd.DataFrame | None, str, list[int]]:
+    """The bundled curves a live sure-option run is drawn against: its explorer cell's if the explorer
+    holds it, else the reproduction's plain GRU; with their name and the updates at which their seeds
+    met the criterion."""
+    cell = explorer_cell_of(cfg)
+    sweep = pdw_sweep_study()
+    frame = sweep.frames.get(SWEEP_CURVES)
+    if cell and frame is not None and (frame["cell"] == cell).any():
+        rows = sweep.frames.get(SWEEP_ROWS)
+        mine = None if rows is None else rows[rows["cell"] == cell]
+        met = [] if mine is None else [int(u) for u, how in zip(mine["updates"], mine["stopped"], strict=True)
+                                       if how == "criterion"]
+        return (frame[(frame["cell"] == cell) & (frame["agent"] == "plain_gru")],
+                f"the explorer's cell {cell} (bundled, mean over seeds)", met)
+    study = pdw_study()
+    frame = study.frames.get(CURVES)
+    if frame is None:
+        return None, "", []
+    training = (study.summary or {}).get("training") or {}
+    met = [int(v["updates"]) for k, v in training.items() if k.startswith("plain_gru.reward.")
+           and v.get("stopped") == "criterion"]
+    return (frame[(frame["agent"] == "plain_gru") & (frame["training"] == "reward")],
+            "Song's setting, the reproduction (bundled, mean over seeds)", met)
 
 
 def explorer_cell_of(cfg: NeuroGymRLConfig) -> str | None:

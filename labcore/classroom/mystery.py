@@ -31,6 +31,9 @@ import numpy as np
 from labcore.config import NOISE_MODES, SELF_MODEL_MODES, AgentConfig
 from labcore.measures import MetacognitionView, WorkspaceView
 
+PuzzleView = MetacognitionView | WorkspaceView
+"""What a puzzle's condition measures to: E1's view (wagering) or E2's (dual task)."""
+
 TASKS = ("wagering", "dual")
 """Puzzle tasks (names as in the checkpoint manifest)."""
 KIND_OF_TASK = {"wagering": "b2_ws", "dual": "b1"}
@@ -341,7 +344,7 @@ def giveaway(puzzle: Puzzle) -> tuple[Marker, ...]:
     return tuple(by_key[k] for k in GIVEAWAY[puzzle.task, puzzle.diagnosis])
 
 
-def measured_markers(view: MetacognitionView | WorkspaceView) -> dict[str, float]:
+def measured_markers(view: PuzzleView) -> dict[str, float]:
     """The puzzle markers of one measured condition (a wagering or a dual-task view).
 
     Confidence spread is the SD of the choice-point confidence over answered trials; slots in use
@@ -430,7 +433,7 @@ def explain(puzzle: Puzzle, markers: Mapping[str, float], intact: Mapping[str, f
             f"displaced; the contents were blurred: noise in the workspace (sigma {puzzle.noise:g}).")
 
 
-def describe_episode(view: MetacognitionView | WorkspaceView, episode: int) -> str:
+def describe_episode(view: PuzzleView, episode: int) -> str:
     """One sentence on what the agent did in one episode of a measured batch."""
     if isinstance(view, MetacognitionView):
         if view.decision[episode] < 0:

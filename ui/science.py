@@ -1,0 +1,50 @@
+"""The pages' door to labcore's science layers: the registered settings a page offers or states, and
+small readings of a measured view.
+
+A page never imports ``labcore.markers``, ``labcore.measures`` or ``labcore.experiments``
+(tests/test_architecture.py): it asks here, or :mod:`ui.data` for cached measurements. Every name
+is read from its one home when it is first used (those modules import torch; the first page of a
+fresh server needs none of them).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ui.data import _Later
+
+if TYPE_CHECKING:
+    from labcore.agents import Agent
+    from labcore.rollout import Trace
+
+_measures = _Later("labcore.measures")
+_integration = _Later("labcore.measures_integration")
+_explore_e3 = _Later("labcore.experiments.explore_e3")
+
+
+def e3_design_levels() -> dict[str, tuple]:
+    """The E3 design study's factors and their levels, registered in protocol sec. 7
+    (:mod:`labcore.experiments.explore_e3`): write geometry, loop and readout gain."""
+    return {"geometry": _explore_e3.GEOMETRIES, "loop": _explore_e3.LOOPS, "gain": _explore_e3.GAINS}
+
+
+def pci_normalisations() -> dict[str, str]:
+    """PCI-A's normalisations, key -> label (:data:`labcore.measures.PCI_NORMALISATIONS`)."""
+    return {key: label for label, key in _measures.PCI_NORMALISATIONS.items()}
+
+
+def noise_target(agent: Agent) -> str:
+    """Which latent state a titration perturbs in ``agent`` (:func:`labcore.measures.noise_target`)."""
+    return _measures.noise_target(agent)
+
+
+def cue_kinds(trace: Trace, episode: int) -> list[str | None]:
+    """What arrived on the cue channel at each step of one episode (colour / object / mask / None) (:func:`labcore.measures.cue_kinds`)."""
+    return _measures.cue_kinds(trace, episode)
+
+
+def integration_settings() -> tuple[tuple[str, ...], float, str]:
+    """The registered integration readings (:mod:`labcore.measures_integration`): the signals read,
+    the ridge on every covariance and Φ_E's normalisation."""
+    return (_integration.INTEGRATION_SIGNALS, _integration.INTEGRATION_RIDGE,
+            _integration.INTEGRATION_NORMALISATION)
