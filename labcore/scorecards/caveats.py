@@ -49,7 +49,7 @@ CAVEATS: tuple[Caveat, ...] = (
         "osmd_inconsistent_numbers", ("OSMD",),
         "OSMD's headline totals and ranges disagree with its own item grid and rater table in "
         "many places; both numbers are shown, with the list of disagreements.",
-        "lab (consistency.osmd_discrepancies)",
+        "lab (osmd_checks.osmd_discrepancies)",
     ),
     Caveat(
         "osmd_not_consciousness", ("OSMD",),
@@ -77,7 +77,7 @@ CAVEATS: tuple[Caveat, ...] = (
         "The FCS page's headline (\"Now we can measure it\") is the page's claim, not an "
         "established result; two of its headline ratios (×87, 188×) do not follow from its "
         "own table.",
-        "FCS page call-outs; lab (consistency.fcs_discrepancies)",
+        "FCS page call-outs; lab (fcs_checks.fcs_discrepancies)",
     ),
     Caveat(
         "fcs_phi_unworked", ("FCS",),
