@@ -6,7 +6,7 @@ import streamlit as st
 
 from labcore.figures.live import calibration_figure, confidence_histogram, type2_roc_figure
 from labcore.figures.style import CHANCE_E1
-from labcore.paper import CLAIMS_BY_ID, INTACT_CONDITION, claim_for, e1_condition
+from labcore.paper_claims import CLAIMS_BY_ID, INTACT_CONDITION, claim_for, e1_condition
 from ui import controls, data
 from ui.components import (
     SELF_MODEL_LABELS,

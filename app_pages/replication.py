@@ -9,7 +9,8 @@ import streamlit as st
 from labcore import report
 from labcore.figures import registry
 from labcore.figures.explore import e3_robustness_verdict
-from labcore.paper import CLAIMS_BY_ID, paper_text, verdict_split
+from labcore.paper import paper_text, verdict_split
+from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.storage.formatting import ours_text
 from ui import controls, data
 from ui.components import SCOPE_LINE, figure
@@ -62,7 +63,7 @@ if summary.get("excluded"):
 
 
 def claim_sentence(claim: dict) -> str:
-    """What a claim says, in words: its description in the paper table (labcore.paper), else the result set's."""
+    """What a claim says, in words: its description in the paper table (labcore.paper_claims), else the result set's."""
     spec = CLAIMS_BY_ID.get(claim["id"])
     return spec.description if spec else claim.get("description") or claim["id"]
 

@@ -3,12 +3,13 @@
 import pandas as pd
 import streamlit as st
 
-from labcore.config import CHANCE_DUAL_TASK, LIVE_BUDGETS, NOISE_MODES
+from labcore.budgets import LIVE_BUDGETS
+from labcore.config import CHANCE_DUAL_TASK, NOISE_MODES
 from labcore.figures.explore import design_titration_figure, e3_robustness_verdict, study_answer
 from labcore.figures.live import pci_bars, titration_figure
 from labcore.figures.paper_e3 import fig3b_marker_correlations, titration_curves, titration_rows
 from labcore.figures.style import label_of
-from labcore.paper import CLAIMS_BY_ID, l75_key
+from labcore.paper_claims import CLAIMS_BY_ID, l75_key
 from labcore.storage.formatting import fmt, l75_point, l75_summary
 from ui import controls, data, science
 from ui.components import explain, figure, live_scope, metric, paper_value, verdict_box

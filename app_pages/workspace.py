@@ -8,7 +8,7 @@ from labcore.figures.episode import workspace_heatmap
 from labcore.figures.live import masking_figure
 from labcore.figures.paper_e2 import dnrs_by_scale
 from labcore.interventions import capacity_scale
-from labcore.paper import INTACT_CONDITION, claim_for, e2_condition
+from labcore.paper_claims import INTACT_CONDITION, claim_for, e2_condition
 from ui import controls, data, science
 from ui.components import (
     change_text,

@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from labcore import compute
+from labcore.budgets import ReproduceConfig
 from labcore.cluster import DASK_TIMEOUT, DistributedRunError, cluster_size
 from labcore.config import (
     AGENT_KINDS,
@@ -61,7 +62,6 @@ from labcore.config import (
     PAPER_EPISODES,
     TASK_OF_EXPERIMENT,
     TRAINERS,
-    ReproduceConfig,
     TrainConfig,
     train_config_of,
     trainer_of,

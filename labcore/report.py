@@ -7,7 +7,7 @@ is inlined once, in the page head. Any piece may be missing (an E1-only run, a l
 the figure is replaced by a short visible note and the rest of the report is written.
 
 Every number in the captions comes from the result files or from the paper's reference
-table (:data:`labcore.paper.CLAIMS_BY_ID`); none is typed here. All text is
+table (:data:`labcore.paper_claims.CLAIMS_BY_ID`); none is typed here. All text is
 HTML-escaped.
 
 Run from the command line::

@@ -48,7 +48,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from labcore import compute
-from labcore.config import LIVE_BUDGETS, SELF_MODEL_MODES, AgentConfig, Intervention
+from labcore.budgets import LIVE_BUDGETS
+from labcore.config import SELF_MODEL_MODES, AgentConfig, Intervention
 
 if TYPE_CHECKING:
     from labcore.agents import Agent

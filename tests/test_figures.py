@@ -17,7 +17,7 @@ from labcore.figures import (
     scorecards,
     style,
 )
-from labcore.paper import CLAIMS_BY_ID
+from labcore.paper_claims import CLAIMS_BY_ID
 
 SEEDS = (0, 1, 2)
 

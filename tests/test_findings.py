@@ -23,9 +23,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labcore.config import ReproduceConfig
+from labcore.budgets import ReproduceConfig
 from labcore.figures import registry
-from labcore.paper import CLAIMS_BY_ID
+from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.storage.results import load_results
 
 NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")

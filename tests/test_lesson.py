@@ -14,7 +14,7 @@ import pytest
 
 from labcore.classroom.lesson import LESSON, expected_answer, handout_html, parse_step, step_link
 from labcore.config import PAGE_URLS
-from labcore.paper import CLAIMS_BY_ID
+from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR, read_manifest
 from labcore.storage.results import load_results
 from ui.data import seeds_by_kind

@@ -12,7 +12,7 @@ import pytest
 
 from labcore import report
 from labcore.figures import registry
-from labcore.paper import CLAIMS_BY_ID
+from labcore.paper_claims import CLAIMS_BY_ID
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLED = ROOT / "results" / "bundled"

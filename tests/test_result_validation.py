@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from labcore.config import ReproduceConfig
+from labcore.budgets import ReproduceConfig
 from labcore.experiments import runner
 from labcore.experiments.common import SeedResult
 from labcore.storage.results import CSV_FIELDS, MANIFEST, SUMMARY, load_results

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from labcore.paper import CLAIMS_BY_ID, paper_text
+from labcore.paper import paper_text
+from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.storage.formatting import finite, ours_text
 from labcore.storage.results import Results
 
@@ -86,8 +87,8 @@ def metric(column: Any, label: str, value: Any, *, claim: str | None = None, fmt
     label, value, fmt, help
         As ``st.metric`` (``fmt`` formats ``value``; None/nan is shown as "undefined").
     claim : str, optional
-        The paper's claim for the condition shown (:func:`labcore.paper.claim_for`); None when
-        the paper reports nothing for it.
+        The paper's claim for the condition shown (:func:`labcore.paper_claims.claim_for`); None
+        when the paper reports nothing for it.
     intact : float, optional
         The intact agent's value when the condition shown is a lesion: then the change is the
         metric's delta (grey: a drop is not judged good or bad) and the caption says "intact".

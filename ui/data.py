@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from labcore import view_cache
-from labcore.config import AGENT_DESCRIPTIONS, LIVE_BUDGETS, Intervention, TrainConfig
+from labcore.budgets import LIVE_BUDGETS
+from labcore.config import AGENT_DESCRIPTIONS, Intervention, TrainConfig
 from labcore.storage import results as result_set
 from labcore.storage import studies
 from ui import jobs
@@ -94,7 +95,7 @@ USER_RUNS_DIR = Path(os.environ.get("CTLAB_USER_RUNS") or ROOT / "runs" / "user"
 """Where the Agents page saves the agents visitors train: one folder per browser session
 (:func:`session_dir`); ``runs/`` is git-ignored; ``$CTLAB_USER_RUNS`` points elsewhere (the test and
 benchmark servers of ui/serve.py use a temporary folder). Read at call time (tests point it elsewhere)."""
-# The live budgets (labcore.config.LiveBudgets), by the names the functions below read at call time
+# The live budgets (labcore.budgets.LiveBudgets), by the names the functions below read at call time
 # (tests shrink them here). A Metacognition or Workspace view's trials are its recipe's
 # (labcore.view_cache, which reads the same budgets): the pages show them.
 E1_TRIALS = view_cache.E1_TRIALS

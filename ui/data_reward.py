@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from labcore.config import LIVE_BUDGETS
+from labcore.budgets import LIVE_BUDGETS
 from labcore.storage import studies
 from labcore.storage.results_pdw import (
     BY_COHERENCE,
@@ -48,7 +48,7 @@ E4_RESULTS_DIR = ROOT / "results" / "e4"
 """The bundled E4 result set (issue 15: metacognition from reward alone); read at call time."""
 LIVE_KIND = "reward_wager"
 """What the "From reward alone" page trains live: E4's arm (a)."""
-# The live budget of the wager run (labcore.config.LiveBudgets), read at call time (tests shrink it here).
+# The live budget of the wager run (labcore.budgets.LiveBudgets), read at call time (tests shrink it here).
 LIVE_TRAIN = LIVE_BUDGETS.reward_training
 
 

@@ -4,8 +4,8 @@ Each :class:`LessonStep` is one configured view of the lab (a page and its URL c
 question with a few choices, the answer the paper gives, and a rule that reads the answer this
 lab gives off the bundled result set. Where the two differ, the answer says so ("Paper: X;
 here: Y."): the lesson teaches what the lab shows, not what the paper claims. No number is
-typed here: the paper's come from :data:`labcore.paper.CLAIMS_BY_ID`, ours from the result set
-(:func:`labcore.storage.results.load_results`).
+typed here: the paper's come from :data:`labcore.paper_claims.CLAIMS_BY_ID`, ours from the result
+set (:func:`labcore.storage.results.load_results`).
 
 :func:`handout_html` writes the printable one-page handout (self-contained HTML, no external
 request), with an optional teacher key on a second page.
@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from labcore.config import PAGE_URLS
-from labcore.paper import CLAIMS_BY_ID
+from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.storage.results import Results
 
 __all__ = ["CHOICE_LETTERS", "LESSON", "Answer", "LessonStep", "expected_answer", "handout_html", "parse_step", "step_link"]
@@ -57,7 +57,7 @@ class LessonStep:
     """One paragraph: the mechanism and what to look at. Outcomes are not written here: they come
     from the result set through ``rule``."""
     claims: tuple[str, ...] = ()
-    """Claim ids (:data:`labcore.paper.CLAIMS_BY_ID`) the answer rests on."""
+    """Claim ids (:data:`labcore.paper_claims.CLAIMS_BY_ID`) the answer rests on."""
     rule: Rule | None = field(default=None, compare=False)
     """Picks the choice our bundled results support; None for a step whose answer is the design."""
 

@@ -17,10 +17,12 @@ import numpy as np
 from joblib import Parallel, delayed, parallel_config
 
 from labcore.agents import Agent, build_agent
+from labcore.budgets import ReproduceConfig
 from labcore.cluster import DASK_TIMEOUT, run_on_cluster
-from labcore.config import ReproduceConfig, TrainConfig
+from labcore.config import TrainConfig
 from labcore.markers import L75Result
-from labcore.paper import CLAIMS_BY_ID, verdict
+from labcore.paper import verdict
+from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.seeding import seed_everything
 from labcore.stats import pattern_value, summarize, summarize_l75
 from labcore.storage.checkpoint_format import checkpoint_name

@@ -16,7 +16,8 @@ import numpy as np
 import torch
 
 from labcore.agents.parts import broadcast, uncertainty
-from labcore.config import Intervention, ReproduceConfig
+from labcore.budgets import ReproduceConfig
+from labcore.config import Intervention
 from labcore.envs.batch import StepKind
 from labcore.experiments.common import SeedResult, at_step, provide_agents
 from labcore.interventions import BUS_OFF, INTACT, SELF_MODEL_LESION

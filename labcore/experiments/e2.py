@@ -28,7 +28,8 @@ import torch
 import labcore.envs as E
 from labcore.agents import Agent
 from labcore.agents.parts import slot_sources
-from labcore.config import N_CUE_VALUES, DualTaskConfig, Intervention, ReproduceConfig
+from labcore.budgets import ReproduceConfig
+from labcore.config import N_CUE_VALUES, DualTaskConfig, Intervention
 from labcore.envs.batch import oracle_demonstrations
 from labcore.envs.channels import EVENT_INDEX
 from labcore.experiments.common import SeedResult, provide_agents

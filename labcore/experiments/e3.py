@@ -25,12 +25,12 @@ import numpy as np
 import torch
 
 import labcore.envs as E
+from labcore.budgets import ReproduceConfig
 from labcore.config import (
     CHANCE_E1,
     KINDS_OF_EXPERIMENT,
     NOISE_MODES,
     Intervention,
-    ReproduceConfig,
 )
 from labcore.experiments.common import SeedResult, l75_dict, provide_agents
 from labcore.markers import (
@@ -48,7 +48,7 @@ from labcore.measures import (
     pci_values,
     titration,
 )
-from labcore.paper import l75_key
+from labcore.paper_claims import l75_key
 from labcore.rollout import Trace, rollout
 from labcore.seeding import episode_seeds
 

@@ -39,7 +39,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from labcore.config import TASK_OF_EXPERIMENT, ReproduceConfig, WageringConfig
+from labcore.budgets import ReproduceConfig
+from labcore.config import TASK_OF_EXPERIMENT, WageringConfig
 from labcore.experiments.common import DEFAULT_CACHE, SeedResult, provide_agents
 from labcore.experiments.e1 import conditions, relative_checks, trial_rows, view_values
 from labcore.io import read_json

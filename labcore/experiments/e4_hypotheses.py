@@ -15,7 +15,7 @@ R1 also needs its AUROC to be meaningful (the spread rule on more than half of t
 AUROC of a result set gets its spread (:func:`spread_table`), and a claim on an AUROC that is not
 meaningful says so in its reason (:func:`apply`).
 
-The E4 claims (``e4.*`` in :data:`labcore.paper.CLAIMS`) carry the verdict "new (no paper
+The E4 claims (``e4.*`` in :data:`labcore.paper_claims.CLAIMS`) carry the verdict "new (no paper
 number)"; :func:`apply` adds their hypothesis, its outcome and their t interval.
 """
 

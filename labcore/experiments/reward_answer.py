@@ -26,8 +26,9 @@ regenerates it after bundling new studies with ``python -m labcore.experiments.r
 --readme`` (``--check`` only compares), and a test keeps the two equal.
 
 The parts and the lead's sentences, one per study, are in
-:mod:`labcore.experiments.reward_answer_parts`; this module reads the folders, composes the answer
-and keeps the README's block.
+:mod:`labcore.experiments.reward_answer_parts` and, for the reward explorer and its follow-up,
+:mod:`labcore.experiments.reward_answer_explorer`; this module reads the folders, composes the
+answer and keeps the README's block.
 """
 
 from __future__ import annotations
@@ -41,19 +42,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from labcore.experiments.reward_answer_explorer import (
+    held_part,
+    held_sentence,
+    sweep_part,
+    sweep_sentence,
+)
 from labcore.experiments.reward_answer_parts import (
     ANCHOR,
     Part,
     _pdw_headline,
     e4_part,
     e4_sentence,
-    held_part,
-    held_sentence,
     neurogym_part,
     neurogym_sentence,
     pdw_part,
-    sweep_part,
-    sweep_sentence,
 )
 from labcore.storage.results import SUMMARY
 from labcore.storage.studies import NEUROGYM_DIR, PDW_DIR, PDW_HELD_DIR, PDW_SWEEP_DIR

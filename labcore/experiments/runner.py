@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labcore import compute
+from labcore.budgets import ReproduceConfig
 from labcore.cluster import DASK_TIMEOUT
 from labcore.config import (
     AUDIT_SEEDS,
     KINDS_OF_EXPERIMENT,
     TASK_OF_EXPERIMENT,
-    ReproduceConfig,
     TrainConfig,
 )
 from labcore.experiments import construction, e1, e2, e3, e4, e4_hypotheses

@@ -4,7 +4,7 @@ its description).
 
 Used by the figure list (:mod:`labcore.figures.registry`), the HTML report (:mod:`labcore.report`)
 and the design study's figure. Every number in the prose comes from the result files or from the
-paper's table (:data:`labcore.paper.CLAIMS_BY_ID`); none is typed here.
+paper's table (:data:`labcore.paper_claims.CLAIMS_BY_ID`); none is typed here.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from typing import Any
 from labcore.figures.paper_e3 import FIG3A_AGENTS
 from labcore.figures.style import E1_CONDITIONS, label_of
 from labcore.markers.robustness import L75_THRESHOLD
-from labcore.paper import CLAIMS_BY_ID, paper_text
+from labcore.paper import paper_text
+from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.storage.formatting import finite, l75_summary, ours_text, seed_raw
 from labcore.storage.results import Results
 

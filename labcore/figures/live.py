@@ -40,7 +40,8 @@ from labcore.markers import (
     undefined_as_nan,
 )
 from labcore.markers.robustness import L75_THRESHOLD
-from labcore.paper import CLAIMS_BY_ID, PaperValue, paper_text
+from labcore.paper import PaperValue, paper_text
+from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.storage.formatting import finite, fmt, parse_l75
 
 

@@ -40,7 +40,8 @@ from labcore.figures.style import (
     sigma_axis,
     style_figure,
 )
-from labcore.paper import PaperValue, l75_key, paper_text
+from labcore.paper import PaperValue, paper_text
+from labcore.paper_claims import l75_key
 from labcore.storage.formatting import finite, fmt, l75_point, seed_raw
 
 # --------------------------------------------------------------------------- E3

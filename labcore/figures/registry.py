@@ -3,8 +3,8 @@ claims its caption lists, and which data-driven sentences of "what we found"
 (:mod:`labcore.figures.findings`) it carries.
 
 Used by the HTML report (:mod:`labcore.report`) and the Replication page. Every number in the
-prose comes from the result files or from the paper's table (:data:`labcore.paper.CLAIMS_BY_ID`);
-none is typed here.
+prose comes from the result files or from the paper's table
+(:data:`labcore.paper_claims.CLAIMS_BY_ID`); none is typed here.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ from labcore.figures.paper_e3 import (
     table3_pci,
 )
 from labcore.figures.paper_e4 import arms_figure, learning_curves
-from labcore.paper import CLAIMS_BY_ID
+from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.storage.results import Results
 
 EXPERIMENT_TITLES = {

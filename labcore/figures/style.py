@@ -8,7 +8,7 @@ Conventions shared by every figure
 - One colour per agent kind, E1 condition and workspace capacity (:data:`PALETTE`), the same
   in every figure; display names in :data:`LABELS`.
 - Ours is drawn as the mean +/- SD over seeds (bars or squares) with every seed as a small
-  dot; the paper's value, read from :data:`labcore.paper.CLAIMS_BY_ID` (never retyped), as a
+  dot; the paper's value, read from :data:`labcore.paper_claims.CLAIMS_BY_ID` (never retyped), as a
   hollow black diamond with the legend entry ``"paper"``. A paper bound such as L75 "> 0.50"
   is a hollow triangle at the bound.
 - Chance levels and thresholds are dashed horizontal lines: 1/7 for a dual-task report,
@@ -34,7 +34,8 @@ import plotly.graph_objects as go
 from labcore.config import CHANCE_CONJUNCTION as CHANCE_CONJUNCTION
 from labcore.config import CHANCE_DUAL_TASK as CHANCE_DUAL_TASK
 from labcore.config import CHANCE_E1 as CHANCE_E1
-from labcore.paper import CLAIMS_BY_ID, PaperValue
+from labcore.paper import PaperValue
+from labcore.paper_claims import CLAIMS_BY_ID
 
 # --------------------------------------------------------------------------- constants
 

@@ -55,7 +55,7 @@ from torch import nn
 
 from labcore.agents import build_agent
 from labcore.agents.plain import BaselineGRU, PlainGRUConfig, PlainGRUPolicy
-from labcore.config import LIVE_BUDGETS, LiveBudgets
+from labcore.budgets import LIVE_BUDGETS, LiveBudgets
 from labcore.envs.channels import CUE_DIM
 from labcore.envs.neurogym_wager import LEFT, RIGHT, SURE
 from labcore.neurogym_agents import (
@@ -195,7 +195,7 @@ behavioural criterion (cap 12,000 updates)."""
 def live_config(entropy_coef: float = SONG_2017.entropy_coef, readout_init: str = SONG_2017.readout_init,
                 input_scale: float = SONG_2017.input_scale, budgets: LiveBudgets = LIVE_BUDGETS) -> NeuroGymRLConfig:
     """The lab's live sure-option run: :data:`SONG_2017` with a visitor's entropy bonus, readout
-    initialisation and input scale, on the live budget (:class:`labcore.config.LiveBudgets`: its
+    initialisation and input scale, on the live budget (:class:`labcore.budgets.LiveBudgets`: its
     update cap, checks, held-out trials and training pool; the behavioural stopping rule kept).
 
     >>> cfg = live_config(0.003, "default", 1.0)

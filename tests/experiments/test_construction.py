@@ -8,13 +8,13 @@ from labcore.experiments.common import SeedResult
 from labcore.experiments.construction import audit, equivalent
 from labcore.experiments.e2 import allocation_closed_form, closed_form_values
 from labcore.paper import (
-    CLAIMS_BY_ID,
     ClaimSpec,
     PaperValue,
     verdict,
     verdict_sentence,
     verdict_split,
 )
+from labcore.paper_claims import CLAIMS_BY_ID
 
 
 def _results(values_by_seed: list[dict[str, float]], experiment: str = "e2") -> list[SeedResult]:

@@ -19,8 +19,9 @@ distributed = pytest.importorskip("distributed")
 import dask  # noqa: E402
 
 from labcore import cli  # noqa: E402
+from labcore.budgets import ReproduceConfig  # noqa: E402
 from labcore.cluster import DistributedRunError  # noqa: E402
-from labcore.config import ReproduceConfig, TrainConfig  # noqa: E402
+from labcore.config import TrainConfig  # noqa: E402
 from labcore.experiments import runner  # noqa: E402
 from labcore.experiments.common import SeedResult, run_seeds  # noqa: E402
 from labcore.training import provision  # noqa: E402

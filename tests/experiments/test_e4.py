@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from labcore import config
-from labcore.config import KINDS_OF_EXPERIMENT, ReproduceConfig, TrainConfig
+from labcore.budgets import ReproduceConfig
+from labcore.config import KINDS_OF_EXPERIMENT, TrainConfig
 from labcore.experiments import e4, runner
 from labcore.experiments.common import SeedResult
 from labcore.experiments.e1 import CONDITIONS
@@ -25,7 +26,8 @@ from labcore.experiments.e4_hypotheses import (
 )
 from labcore.experiments.e4_text import answer
 from labcore.measures import MetacognitionView
-from labcore.paper import CLAIMS_BY_ID, NEW, VERDICTS, verdict, verdict_split
+from labcore.paper import NEW, VERDICTS, verdict, verdict_split
+from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.stats import t_interval, welch_interval
 from labcore.storage.checkpoint_format import checkpoint_name
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR

@@ -9,16 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from labcore.config import ReproduceConfig
+from labcore.budgets import ReproduceConfig
 from labcore.experiments import e1, e2, e3
 from labcore.experiments.common import run_seeds
 from labcore.experiments.runner import reproduce
 from labcore.paper import (
-    CLAIMS,
-    CLAIMS_BY_ID,
     ClaimSpec,
     PaperValue,
     verdict,
+)
+from labcore.paper_claims import (
+    CLAIMS,
+    CLAIMS_BY_ID,
     verdict_table_markdown,
 )
 from labcore.stats import summarize, summarize_l75

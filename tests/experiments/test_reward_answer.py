@@ -18,6 +18,7 @@ import pytest
 
 from labcore.experiments import pdw_sweep
 from labcore.experiments import reward_answer as ra
+from labcore.experiments import reward_answer_explorer as rx
 from labcore.experiments import reward_answer_parts as rp
 from labcore.experiments.e4_hypotheses import ideal_observer
 from labcore.markers.sure_option import HIGH_COHERENCES, LOW_COHERENCES, WAIVED_COHERENCES
@@ -174,7 +175,7 @@ def test_no_single_deciding_factor_names_the_cells_that_keep_the_option():
 
 
 def test_the_explorer_names_a_deciding_factor_with_its_effects():
-    part = rp.sweep_part(sweep_summary({"S", *[f"S-{f}" for f in FACTORS if f != "readout_init"], "O+readout_init"}))
+    part = rx.sweep_part(sweep_summary({"S", *[f"S-{f}" for f in FACTORS if f != "readout_init"], "O+readout_init"}))
     assert "Deciding factor(s): readout init." in part.text
     assert "readout init moves S1's contrast by" in part.text and "Welch 95% interval" in part.text
 
@@ -190,7 +191,7 @@ def test_the_held_follow_up_names_the_choice_that_loses_the_option_and_is_labell
 
 
 def test_a_held_follow_up_that_keeps_the_option_everywhere_points_at_the_network():
-    part = rp.held_part(held_summary(set(), all_keeps=True))
+    part = rx.held_part(held_summary(set(), all_keeps=True))
     assert "No held choice alone" in part.text and "its network (the B2 family" in part.text
 
 

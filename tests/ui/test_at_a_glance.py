@@ -14,7 +14,8 @@ from labcore.config import AGENT_KINDS
 from labcore.figures.explore import B1_FRAGILITY
 from labcore.figures.live import pci_bars
 from labcore.figures.paper_e3 import fig3b_marker_correlations
-from labcore.paper import CLAIMS_BY_ID, claim_for, e1_condition, e2_condition, paper_text
+from labcore.paper import paper_text
+from labcore.paper_claims import CLAIMS_BY_ID, claim_for, e1_condition, e2_condition
 from labcore.storage.results import load_results
 from tests.ui.apptest_pages import ROOT, open_page
 from ui import data

@@ -286,7 +286,7 @@ def test_an_explorer_link_opens_its_cell_and_a_bad_one_is_clamped(with_pdw):
 
 
 def test_the_live_run_trains_in_the_background_and_draws_its_curve(with_pdw, monkeypatch):
-    from labcore.config import LiveBudgets
+    from labcore.budgets import LiveBudgets
 
     tiny = LiveBudgets(sure_option_updates=4, sure_option_check_every=2, sure_option_heldout_trials=40,
                        sure_option_train_pool=300)
