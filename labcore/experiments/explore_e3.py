@@ -324,6 +324,33 @@ def factor_effects(groups: dict, schedule: str = "fast") -> dict[str, dict[str, 
     return out
 
 
+def schedule_effects(groups: dict) -> dict[str, dict]:
+    """The schedule as a factor (protocol sec. 7.6): per kind and protocol, the change of median log
+    L75 from the fast to the paper schedule, averaged over the cells trained on both.
+
+    Returns ``{"<kind> <protocol>": {"log_ratio": mean, "cells": {cell: log ratio}}}``; empty when
+    no cell has both schedules. A cell whose L75 is 0 on either schedule (it fails the task without
+    noise) has no ratio and is left out, as in :func:`factor_effects`.
+
+    >>> c = REGISTERED.slug
+    >>> g = {(c, "fast", "stored", "b1"): {"l75": 0.2}, (c, "paper", "stored", "b1"): {"l75": 0.05}}
+    >>> round(math.exp(schedule_effects(g)["b1 stored"]["log_ratio"]), 3)
+    0.25
+    """
+    out: dict[str, dict] = {}
+    for kind in KINDS:
+        for protocol in PROTOCOLS:
+            cells = {}
+            for cell in CELLS:
+                fast = groups.get((cell.slug, "fast", protocol, kind), {}).get("l75")
+                paper = groups.get((cell.slug, "paper", protocol, kind), {}).get("l75")
+                if fast and paper and fast > 0 and paper > 0:
+                    cells[cell.slug] = math.log(paper) - math.log(fast)
+            if cells:
+                out[f"{kind} {protocol}"] = {"log_ratio": float(np.mean(list(cells.values()))), "cells": cells}
+    return out
+
+
 def answer(groups: dict) -> dict:
     """The study's answer to its question (protocol sec. 7.1), from the numbers."""
     hits = []
@@ -381,6 +408,7 @@ def run(out: Path | str, study: E3StudyConfig | None = None, *, schedules: Seque
         "groups": [{"cell": k[0], "schedule": k[1], "protocol": k[2], "kind": k[3], **v} for k, v in groups.items()],
         "answer": answer(groups),
         "factor_effects": {s: factor_effects(groups, s) for s in sorted({k[1] for k in groups})},
+        "schedule_effect": schedule_effects(groups),
         "wall_seconds": round(time.perf_counter() - start, 1),
         "compute": compute.fingerprint(threads=1),
     }

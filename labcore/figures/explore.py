@@ -104,6 +104,29 @@ def _study_obstacle(study: ExploreStudy) -> list[str]:
     ]
 
 
+SCHEDULE_WORDS = "the paper's schedule (online, one update per step, 8,000 episodes)"
+"""The paper schedule of protocol sec. 7.4, in words."""
+
+
+def _schedule_sentences(effect: dict) -> list[str]:
+    """The schedule's effect (protocol sec. 7.6, ``summary["schedule_effect"]``) in one sentence per
+    noise protocol: what the paper's schedule multiplies each kind's median L75 by, per cell."""
+    out = []
+    for protocol in ("stored", "read"):
+        parts = []
+        for kind, name in (("b1", "B1"), ("b2", "B2"), ("b2_ws", "B2 workspace-read")):
+            entry = effect.get(f"{kind} {protocol}") or {}
+            ratio, cells = entry.get("log_ratio"), entry.get("cells") or {}
+            if ratio is None or not math.isfinite(ratio):
+                continue
+            each = ", ".join(f"{c} x{caption_number(math.exp(v))}" for c, v in cells.items())
+            parts.append(f"{name}'s by {caption_number(math.exp(ratio))} ({each})")
+        if parts:
+            out.append(f"Against the fast schedule, {SCHEDULE_WORDS} multiplies the median L75 ({protocol} noise) "
+                       "of " + "; ".join(parts) + ".")
+    return out
+
+
 def study_answer(study: ExploreStudy) -> list[str]:
     """The E3 design study's answer in plain sentences, from its numbers (protocol sec. 7.1).
 
@@ -149,6 +172,7 @@ def study_answer(study: ExploreStudy) -> list[str]:
         if parts:
             out.append(f"{factor_names.get(factor, factor)} (stored noise, fast schedule, median over seeds, "
                        f"averaged over the other factors): " + "; ".join(parts) + ".")
+    out += _schedule_sentences(summary.get("schedule_effect") or {})
     for schedule, best in (answer.get("closest") or {}).items():
         med = best.get("medians") or {}
         if not med:

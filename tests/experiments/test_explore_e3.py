@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import math
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from labcore.figures.explore import design_figure, design_titration_figure, stud
 from labcore.figures.style import label_of
 from labcore.report import build_report_html
 from labcore.storage.results import load_results
-from labcore.storage.studies import EXPLORE_DIR, load_explore
+from labcore.storage.studies import EXPLORE_DIR, ExploreStudy, load_explore
 
 
 def _groups(values: dict[tuple[str, str], tuple[float, float, float]], schedule: str = "fast") -> dict:
@@ -64,6 +65,23 @@ def test_factor_effects_average_log_ratios_over_the_other_factors():
     assert effects["geometry"]["b2 read layernorm -> offset"]["log_ratio"] == pytest.approx(math.log(4))
     assert effects["loop"]["b2_ws stored open -> closed"]["log_ratio"] == pytest.approx(math.log(3))
     assert effects["gain"]["b1 read 1 -> 10"]["log_ratio"] == pytest.approx(0.0)
+
+
+def test_the_schedule_effect_averages_log_ratios_over_cells_on_both_schedules():
+    raw = X.Cell("raw", "closed", 10.0).slug
+    fast = _groups({(X.REGISTERED.slug, "stored"): (0.2, 0.3, 0.3), (raw, "stored"): (0.05, 0.05, 0.05),
+                    (X.Cell("offset", "open", 1.0).slug, "stored"): (0.4, 0.4, 0.4)})  # fast only: left out
+    paper = _groups({(X.REGISTERED.slug, "stored"): (0.05, 0.6, 0.3), (raw, "stored"): (0.2, 0.0, 0.05)}, "paper")
+    effect = X.schedule_effects(fast | paper)
+    b1 = effect["b1 stored"]
+    assert b1["cells"] == {X.REGISTERED.slug: pytest.approx(math.log(0.25)), raw: pytest.approx(math.log(4))}
+    assert b1["log_ratio"] == pytest.approx(0.0)  # x1/4 and x4 average to x1 in log
+    assert effect["b2 stored"]["cells"] == {X.REGISTERED.slug: pytest.approx(math.log(2))}  # L75 0: no ratio
+    assert "b1 read" not in effect and X.schedule_effects(fast) == {}
+    # The answer states it, per kind, with each cell's factor.
+    study = ExploreStudy(Path("."), None, None, {"answer": {"pattern_found": False}, "schedule_effect": effect}, [])
+    said = [s for s in study_answer(study) if "paper's schedule" in s]
+    assert len(said) == 1 and "B1's by 1" in said[0] and f"{raw} x4" in said[0] and "B2's by 2" in said[0]
 
 
 def test_cell_slug_round_trips_and_configures_the_agent():
