@@ -1,7 +1,10 @@
 """What the page tests share: open a page of the real app in Streamlit's AppTest and read it.
 
-Imported by the test files of this folder (``from tests.ui.apptest_pages import open_page``; the
-repository root is on pytest's path), so every page test opens pages the same way.
+The page tests (``tests/ui/pages/``) open pages through the ``open_page`` fixture of
+``tests/ui/pages/conftest.py``, which is :func:`open_page` below, so every page test opens pages the
+same way; they import the readers (``from tests.ui.apptest_pages import exceptions``; the repository
+root is on pytest's path). A test that continues a session (:func:`navigate`) and the tests outside
+``tests/ui/pages/`` (``tests/test_view_cache.py``) import :func:`open_page` itself.
 """
 
 from __future__ import annotations
@@ -9,6 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
+
+from labcore.paper import paper_text
+from labcore.paper_claims import CLAIMS_BY_ID
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -31,9 +37,31 @@ def exceptions(at: AppTest) -> list[str]:
     return [e.value for e in at.exception]
 
 
+def metric(at: AppTest, label: str):
+    """The metric labelled ``label`` (its value, and its change in ``proto.delta``)."""
+    return next(m for m in at.metric if m.label == label)
+
+
 def metric_value(at: AppTest, label: str) -> str:
     """The shown value of the metric labelled ``label``."""
-    return next(m.value for m in at.metric if m.label == label)
+    return metric(at, label).value
+
+
+def metric_labels(at: AppTest) -> list[str]:
+    """The labels of the metrics the page shows, in order (a held-back number is missing)."""
+    return [m.label for m in at.metric]
+
+
+def caption_with(at: AppTest, *fragments: str) -> str:
+    """The one caption holding every fragment (a metric's caption is found by its chance level)."""
+    found = [c.value for c in at.caption if all(f in c.value for f in fragments)]
+    assert len(found) == 1, (fragments, [c.value for c in at.caption])
+    return found[0]
+
+
+def paper(claim_id: str, fmt: str | None = None) -> str:
+    """The paper's number of claim ``claim_id`` as the pages write it (``fmt``: its number format)."""
+    return paper_text(CLAIMS_BY_ID[claim_id].paper, number=fmt.format if fmt else None)
 
 
 def markdown_text(at: AppTest) -> str:
@@ -47,6 +75,11 @@ def navigate(at: AppTest, page: str, params: dict[str, str] | None = None) -> Ap
     for name in list(at.query_params):
         del at.query_params[name]
     return open_page(page, params, at)
+
+
+URL_OPTIONS = {"normalisation": ["zlib", "lz76", "casali", "shuffle"], "geometry": ["layernorm", "raw", "offset"],
+               "loop": ["open", "closed"], "gain": [1.0, 10.0], "schedule": ["fast", "paper"]}
+"""The choices of the URL fields a page knows, as the Robustness page gives them to ``parse_params``."""
 
 
 def url(at: AppTest) -> dict[str, str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.ui.apptest_pages import URL_OPTIONS
 from ui.state import LabState, parse_params
 
 AGENTS = ["b1", "b2_ws"]
@@ -73,3 +74,15 @@ def test_notices_quote_long_or_markdown_values_safely():
         escaped = escape_markdown(n)
         assert "![" not in escaped and "](" not in escaped and "://" not in escaped  # no image, link, autolink
         assert escaped.replace("\\", "").replace("\u200b", "") == n  # adds only backslashes and zero-width spaces
+
+
+def test_new_url_fields_are_clamped_with_a_notice():
+    raw = {"normalisation": "gzip", "gain": "3", "compare": "b1,zz", "design_noise": "both", "loop": "open"}
+    state, notices = parse_params(raw, agents=["b1"], seeds={"b1": [0]}, options=URL_OPTIONS)
+    assert (state.normalisation, state.gain, state.compare, state.design_noise, state.loop) == \
+        ("zlib", 1.0, ("b1",), "stored", "open")
+    text = " ".join(notices)
+    assert "normalisation='gzip' is not one of" in text and "gain='3' is not one of 1, 10" in text
+    assert "'zz' is not an agent here" in text and "design_noise='both'" in text
+    assert LabState(compare=()).to_params(["compare"]) == {"compare": ""}
+    assert parse_params({"compare": ""}, agents=["b1"], seeds={"b1": [0]})[0].compare == ()

@@ -1,4 +1,7 @@
-"""Pages on a broken result set: no exception, one error naming the file, the rest still shown."""
+"""Pages on a broken checkpoint manifest or a broken result set: no exception, one error naming the
+file, the rest still shown. Each test runs on every page that reads the broken file; the tests of one
+page on one broken checkpoint are in that page's file (``broken_checkpoints.py`` has what they share).
+"""
 
 from __future__ import annotations
 
@@ -8,16 +11,71 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from labcore.io import sha256_of
 from labcore.storage.results import DATA_FILES, MANIFEST
-from tests.ui.apptest_pages import APP, ROOT
+from tests.ui.apptest_pages import ROOT
+from tests.ui.pages.broken_checkpoints import (
+    BROKEN,
+    agent_options,
+    assert_one_error_naming,
+    chart_agents,
+)
 from ui import data
 
 BUNDLED = ROOT / "results" / "bundled"
 
 
+# ---------------------------------------------------------------------------- a bad checkpoint manifest
+def drop_kind(d: Path) -> None:
+    manifest = json.loads((d / "manifest.json").read_text())
+    del manifest["checkpoints"][BROKEN]["kind"]
+    (d / "manifest.json").write_text(json.dumps(manifest))
+
+
+def truncate_manifest(d: Path) -> None:
+    text = (d / "manifest.json").read_text()
+    (d / "manifest.json").write_text(text[: len(text) // 2])
+
+
+def list_manifest(d: Path) -> None:
+    (d / "manifest.json").write_text("[1, 2, 3]")
+
+
+@pytest.mark.parametrize("page", ["workspace", "robustness", "rollouts", "metacognition", "agents"])
+def test_an_entry_without_kind_loses_only_that_agent(open_page, lab, page):
+    drop_kind(lab)
+    at = open_page(page, {"agent": "b2", "seed": "0"} if page == "robustness" else None)
+    assert_one_error_naming(at, "manifest.json", BROKEN, "no 'kind'")
+    if page in ("workspace", "robustness", "rollouts"):
+        assert "b1" in agent_options(at, page)  # its other seeds are still there
+    if page == "workspace":
+        assert at.selectbox(key="workspace.seed").value == 1
+        assert any(m.label == "Conjunction accuracy" for m in at.metric)
+    if page == "robustness":
+        assert len(chart_agents(at, "pci")) == 5  # b1 has no listed seed 0; the rest do
+    if page == "metacognition":
+        assert any(m.label == "Type-2 AUROC" for m in at.metric)
+    if page == "agents":
+        assert at.dataframe and at.number_input[0].value != 0  # seed 0's file exists: not offered
+
+
+MANIFEST_CASES = [(page, corrupt) for corrupt in (truncate_manifest, list_manifest)
+                  for page in ("workspace", "robustness", "rollouts", "metacognition", "agents")]
+
+
+@pytest.mark.parametrize(("page", "corrupt"), MANIFEST_CASES, ids=[f"{p}-{c.__name__}" for p, c in MANIFEST_CASES])
+def test_an_unusable_manifest_is_one_error(open_page, lab, page, corrupt):
+    corrupt(lab)
+    at = open_page(page)
+    assert_one_error_naming(at, "manifest.json")
+    if page == "robustness":
+        assert any("Verdict" in m.value for m in at.markdown)  # the bundled results still show
+    if page == "agents":
+        assert any("Architecture" in s.value for s in at.subheader)
+
+
+# ---------------------------------------------------------------------------- a broken result set
 def truncate_summary(d: Path) -> None:
     text = (d / "summary.json").read_text()
     (d / "summary.json").write_text(text[: len(text) // 2])
@@ -61,7 +119,7 @@ def mixed(d: Path) -> None:
     trials.to_csv(d / "e1_trials.csv", index=False)
 
 
-CASES = [
+RESULT_CASES = [
     ("home", truncate_summary, "summary.json could not be read"),
     ("home", list_summary, "summary.json does not hold a JSON object"),
     ("replication", truncate_summary, "summary.json could not be read"),
@@ -76,17 +134,15 @@ CASES = [
 
 
 @pytest.mark.skipif(not (BUNDLED / "summary.json").exists(), reason="no bundled results")
-@pytest.mark.parametrize(("page", "corrupt", "problem"), CASES,
-                         ids=[f"{page}-{corrupt.__name__}" for page, corrupt, _ in CASES])
-def test_a_broken_result_set_is_an_error_not_an_exception(tmp_path, monkeypatch, page, corrupt, problem):
+@pytest.mark.parametrize(("page", "corrupt", "problem"), RESULT_CASES,
+                         ids=[f"{page}-{corrupt.__name__}" for page, corrupt, _ in RESULT_CASES])
+def test_a_broken_result_set_is_an_error_not_an_exception(open_page, tmp_path, monkeypatch, page, corrupt, problem):
     copy = tmp_path / "results" / "bundled"
     shutil.copytree(BUNDLED, copy, ignore=shutil.ignore_patterns("report.html"))
     corrupt(copy)
     monkeypatch.setattr(data, "ROOT", tmp_path)  # result_sets() (Replication's selector) looks here
     monkeypatch.setattr(data, "RESULTS_DIR", copy)  # the other pages' default set
-    at = AppTest.from_file(APP, default_timeout=240)
-    at.switch_page(f"app_pages/{page}.py")
-    at.run()
+    at = open_page(page)
     assert not at.exception, [e.value for e in at.exception]
     errors = " ".join(e.value for e in at.error)
     assert problem in errors

@@ -1,6 +1,7 @@
-"""The "From reward alone" page (E4, issue 15) in AppTest: it renders, the lesion switch works on both
-agents, verdicts and the answer come from the result set, the URL is clamped, and the live training
-run writes only to the session's own folder."""
+"""The "From reward alone" page (E4, issue 15) in AppTest: it renders and opens on a short answer
+(issue 24, defect 5), the lesion switch works on both agents, verdicts and the answer come from the
+result set, the URL is clamped, and the live training run writes only to the session's own folder;
+the NeuroGym study (protocol 8.6), Song et al. 2017 and the explorer (issue 23)."""
 
 from __future__ import annotations
 
@@ -16,13 +17,21 @@ import pytest
 
 from labcore.config import TrainConfig
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR, MANIFEST
-from tests.ui.apptest_pages import ROOT, exceptions, markdown_text, metric_value, open_page, url
+from tests.ui.apptest_pages import (
+    ROOT,
+    exceptions,
+    first_index,
+    in_order,
+    markdown_text,
+    metric_value,
+    url,
+)
 from ui import data, data_reward
 
 PAGE = "reward"
 
 
-def test_the_page_renders_the_comparison_the_answer_and_the_hypotheses():
+def test_the_page_renders_the_comparison_the_answer_and_the_hypotheses(open_page):
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)
     assert at.title[0].value == "From reward alone"
@@ -38,7 +47,19 @@ def test_the_page_renders_the_comparison_the_answer_and_the_hypotheses():
     assert url(at).get("agent", "reward_wager") == "reward_wager"
 
 
-def test_zeroing_the_self_model_sets_both_aurocs_to_chance_and_keeps_accuracy():
+def test_from_reward_alone_opens_on_a_short_answer_and_each_section_on_its_controls(open_page):
+    # The answer box holds the verdict alone (the lead and the parts sit in an expander), so the first plots and
+    # controls are on the first screen; the E4 section still opens on its controls, its numbers below.
+    at = open_page("reward")
+    assert not exceptions(at)
+    box = first_index(at, "The answer, generated from the bundled studies")
+    lead = in_order(at)[box + 1]
+    assert len(lead.value.split()) <= 40, len(lead.value.split())
+    assert any(e.label.startswith("The answer in full") for e in at.expander)
+    assert box < first_index(at, "Self-model (both agents)") < first_index(at, "Type-2 AUROC", "metric")
+
+
+def test_zeroing_the_self_model_sets_both_aurocs_to_chance_and_keeps_accuracy(open_page):
     at = open_page(PAGE, {"agent": "reward_wager", "seed": "0"})
     before = {who: (metric_value(at, f"Task accuracy · {who}"), metric_value(at, f"Type-2 AUROC · {who}"))
               for who in ("supervised", "reward only")}
@@ -52,7 +73,7 @@ def test_zeroing_the_self_model_sets_both_aurocs_to_chance_and_keeps_accuracy():
     assert at.query_params["self_model_mode"] in (["zero"], "zero")
 
 
-def test_verdicts_and_the_answer_follow_a_modified_copy_of_the_summary(tmp_path, monkeypatch):
+def test_verdicts_and_the_answer_follow_a_modified_copy_of_the_summary(open_page, tmp_path, monkeypatch):
     copy = tmp_path / "e4"
     shutil.copytree(data_reward.E4_RESULTS_DIR, copy, ignore=shutil.ignore_patterns("report.html"))
     summary = json.loads((copy / "summary.json").read_text())
@@ -69,7 +90,8 @@ def test_verdicts_and_the_answer_follow_a_modified_copy_of_the_summary(tmp_path,
     assert "0.99" in text  # the answer quotes the edited value
 
 
-def test_a_missing_result_set_is_one_error_and_the_live_lab_still_works(tmp_path, monkeypatch):
+def test_a_missing_result_set_is_one_error_and_the_live_lab_still_works(open_page, tmp_path,
+                                                                        monkeypatch):
     monkeypatch.setattr(data_reward, "E4_RESULTS_DIR", tmp_path / "nowhere")
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)
@@ -77,7 +99,7 @@ def test_a_missing_result_set_is_one_error_and_the_live_lab_still_works(tmp_path
     assert metric_value(at, "Type-2 AUROC · reward only") != "undefined"
 
 
-def test_bad_url_values_are_clamped_with_a_notice():
+def test_bad_url_values_are_clamped_with_a_notice(open_page):
     at = open_page(PAGE, {"agent": "b1", "seed": "99", "self_model_mode": "off"})
     assert not exceptions(at), exceptions(at)
     notices = " ".join(w.value for w in at.warning)
@@ -90,7 +112,7 @@ def digest(folder: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
-def test_the_live_training_run_writes_only_to_the_session_folder(tmp_path, monkeypatch):
+def test_the_live_training_run_writes_only_to_the_session_folder(open_page, tmp_path, monkeypatch):
     tiny = TrainConfig(max_updates=4, min_updates=4, eval_every=2, heldout_episodes=32, train_episodes=64,
                        batch_episodes=8)
     monkeypatch.setattr(data_reward, "LIVE_TRAIN", tiny)  # a tiny budget: the real trainer, four updates
@@ -118,7 +140,7 @@ def neurogym_copy(tmp_path: Path) -> Path:
     return copy
 
 
-def test_the_neurogym_study_is_shown_with_its_answer_and_figures():
+def test_the_neurogym_study_is_shown_with_its_answer_and_figures(open_page):
     from labcore.experiments.explore_neurogym import answer_paragraph
 
     at = open_page(PAGE)
@@ -133,7 +155,8 @@ def test_the_neurogym_study_is_shown_with_its_answer_and_figures():
     assert " ".join(answer_paragraph(summary).split()) in readme  # the README states the bundled answer
 
 
-def test_the_neurogym_numbers_follow_the_study_and_a_damaged_study_is_one_error(tmp_path, monkeypatch):
+def test_the_neurogym_numbers_follow_the_study_and_a_damaged_study_is_one_error(open_page, tmp_path,
+                                                                                monkeypatch):
     copy = neurogym_copy(tmp_path)
     summary = json.loads((copy / "summary.json").read_text())
     summary["means"]["reward_reward"]["mean"] = 0.4321
@@ -203,7 +226,7 @@ def outside_axes(spec: dict) -> list[str]:
     return found
 
 
-def test_the_answer_leads_and_says_not_run_yet_without_the_sets(tmp_path, monkeypatch):
+def test_the_answer_leads_and_says_not_run_yet_without_the_sets(open_page, tmp_path, monkeypatch):
     monkeypatch.setattr(data_reward, "PDW_STUDY_DIR", tmp_path / "no_pdw")
     monkeypatch.setattr(data_reward, "PDW_SWEEP_STUDY_DIR", tmp_path / "no_sweep")
     monkeypatch.setattr(data_reward, "PDW_HELD_STUDY_DIR", tmp_path / "no_held")
@@ -221,7 +244,7 @@ def test_the_answer_leads_and_says_not_run_yet_without_the_sets(tmp_path, monkey
 
 
 @pytest.mark.slow
-def test_the_page_draws_the_studies_with_the_answer_from_them(with_pdw):
+def test_the_page_draws_the_studies_with_the_answer_from_them(open_page, with_pdw):
     from labcore.experiments.reward_answer import compose, read_summaries
 
     at = open_page(PAGE)
@@ -250,7 +273,7 @@ def test_the_axis_check_can_fail():
     assert outside_axes(spec) == ["a: y [0.3] outside [0.4, 1.0]"]
 
 
-def test_the_explorer_picker_switches_cells_without_computing(with_pdw, monkeypatch):
+def test_the_explorer_picker_switches_cells_without_computing(open_page, with_pdw, monkeypatch):
     from labcore.storage.results_pdw import load_pdw
 
     reads = []
@@ -273,7 +296,7 @@ def test_the_explorer_picker_switches_cells_without_computing(with_pdw, monkeypa
     assert len(reads) == first
 
 
-def test_an_explorer_link_opens_its_cell_and_a_bad_one_is_clamped(with_pdw):
+def test_an_explorer_link_opens_its_cell_and_a_bad_one_is_clamped(open_page, with_pdw):
     at = open_page(PAGE, {"explorer_cell": "O+baseline", "pdw_policy": "greedy"})
     assert not exceptions(at), exceptions(at)
     assert at.segmented_control(key="reward.explorer_side").value == "O"
@@ -285,7 +308,7 @@ def test_an_explorer_link_opens_its_cell_and_a_bad_one_is_clamped(with_pdw):
     assert at.query_params["explorer_cell"] in (["S"], "S")
 
 
-def test_the_live_run_trains_in_the_background_and_draws_its_curve(with_pdw, monkeypatch):
+def test_the_live_run_trains_in_the_background_and_draws_its_curve(open_page, with_pdw, monkeypatch):
     from labcore.budgets import LiveBudgets
 
     tiny = LiveBudgets(sure_option_updates=4, sure_option_check_every=2, sure_option_heldout_trials=40,

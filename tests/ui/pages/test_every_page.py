@@ -1,8 +1,9 @@
-"""Never a traceback: every widget of every page at its extremes and deselected (issue 14).
+"""Every page: it runs without exceptions and with its plain-language help; never a traceback from
+any widget at its extremes or deselected (issue 14), nor from URL values beyond the data.
 
-The driver finds the widgets a page shows (in AppTest's element tree, so a widget added to a
-page later is driven without touching this file), sets each to its first and last value (the
-ends of a slider, the first and last option of a choice, an empty and a full multiselect, a
+The every-widget driver finds the widgets a page shows (in AppTest's element tree, so a widget
+added to a page later is driven without touching this file), sets each to its first and last value
+(the ends of a slider, the first and last option of a choice, an empty and a full multiselect, a
 flipped checkbox, a 5,000-character text with Markdown in it), deselects what can be deselected
 (segmented controls and pills), and clicks plain buttons, one change per run. After every run no
 exception may be on the page. Buttons that start training are not clicked (the Agents page's
@@ -12,21 +13,31 @@ own tests train with a tiny budget).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import TESTING_KEY
 
-from tests.ui.apptest_pages import APP
+from tests.ui.apptest_pages import ROOT
 
-PAGES_DIR = Path(__file__).resolve().parents[2] / "app_pages"
+PAGES = ["home", "agents", "metacognition", "workspace", "robustness", "integration", "rollouts", "replication",
+         "scorecards", "mystery", "lesson", "reward"]
+PAGES_DIR = ROOT / "app_pages"
 LONG_TEXT = "**bold** [link](http://127.0.0.1:9/x) ![i](http://127.0.0.1:9/i.png) " * 70  # ~5,000 chars
 SKIP_BUTTONS = ("train", "download")  # long-running or file-producing; tested elsewhere
 
 
 def _pages() -> list[str]:
     return sorted(p.stem for p in PAGES_DIR.glob("*.py") if not p.name.startswith("_"))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_runs_without_exceptions(open_page, page):
+    at = open_page(page)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title, "every page has a title"
+    assert any("look" in e.label.lower() or "verdict" in e.label.lower() for e in at.expander) or page in (
+        "home", "scorecards"), "plain-language help on the page"
 
 
 def _widget_lists(at: AppTest) -> dict[str, object]:
@@ -122,10 +133,8 @@ SLOW_PAGES = {"reward", "robustness", "replication", "integration"}
 
 @pytest.mark.parametrize(
     "page", [pytest.param(p, marks=pytest.mark.slow) if p in SLOW_PAGES else p for p in _pages()])
-def test_every_widget_survives_its_extremes_and_deselection(page):
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.switch_page(f"app_pages/{page}.py")
-    at.run()
+def test_every_widget_survives_its_extremes_and_deselection(open_page, page):
+    at = open_page(page)
     assert not at.exception, [e.value for e in at.exception]
     driven = 0
     for kind, ident in _identities(at):
@@ -156,10 +165,6 @@ URL_EXTREMES = [
 
 @pytest.mark.parametrize("page", _pages())
 @pytest.mark.parametrize("params", range(len(URL_EXTREMES)))
-def test_url_values_beyond_the_data_never_raise(page, params):
-    at = AppTest.from_file(APP, default_timeout=300)
-    for name, value in URL_EXTREMES[params].items():
-        at.query_params[name] = value
-    at.switch_page(f"app_pages/{page}.py")
-    at.run()
+def test_url_values_beyond_the_data_never_raise(open_page, page, params):
+    at = open_page(page, URL_EXTREMES[params])
     assert not at.exception, f"/{page} with URL_EXTREMES[{params}]: {[e.value[:300] for e in at.exception]}"

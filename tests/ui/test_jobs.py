@@ -1,8 +1,11 @@
-"""Training as a class does it (issue 24, defect 11): atomic seeds, a queue off the page thread.
+"""Training jobs of a class (ui/jobs.py; issue 24, defects 10 and 11): atomic seeds, a queue off the
+page thread, and a progress bar that moves.
 
 Three students pressing "Train" at once were all offered seed 6, all trained for 30 s, and two were
 then told the seed "was saved by another session". Here every session gets its own seed, every
-submitted job succeeds, and the queue never runs more jobs at once than it may.
+submitted job succeeds, and the queue never runs more jobs at once than it may (the Agents page
+under the same load: ``pages/test_agents.py``). The progress bar runs to the first update at which
+the convergence rule could stop a run.
 """
 
 from __future__ import annotations
@@ -15,8 +18,7 @@ from pathlib import Path
 import pytest
 
 from labcore.config import TrainConfig
-from tests.ui.apptest_pages import exceptions, open_page
-from ui import data, jobs
+from ui import jobs
 
 
 def _reserve_in_a_process(root: str, session: str, out) -> None:
@@ -144,53 +146,35 @@ def test_a_real_job_trains_in_a_worker_process_and_reports_progress(tmp_path):
     assert not list((tmp_path / "user" / "_jobs").glob("*.json")), "progress files are cleaned up"
 
 
-def test_two_students_pressing_train_at_once_both_get_their_own_agent(tmp_path, monkeypatch,
-                                                                       _training_in_this_process):
-    """The classroom failure itself, on the Agents page: two sessions, one click each."""
-    from labcore.training import behaviour_cloning
-    from tests.ui.test_rollouts_agents import fake_training
+def test_the_training_progress_ends_where_the_convergence_rule_can_stop():
+    """The bar sat at 20% of the 3,000-update budget, then jumped to done: it now runs to the first
+    update at which the rule could stop the run (``earliest_stop``), which the trainer reports."""
+    from labcore.training.behaviour_cloning import train_seeds
 
-    calls: list = []
-    monkeypatch.setattr(behaviour_cloning, "train_seeds", fake_training(calls))
-    monkeypatch.setattr(data, "USER_RUNS_DIR", tmp_path / "user")
-    students = [open_page("agents") for _ in range(2)]
-    buttons = []
-    for at in students:
-        at.selectbox(key="train_task").set_value("wagering").run()
-        buttons.append(next(b for b in at.button if b.label.startswith("Train b2_ws seed")))
-    assert buttons[0].label != buttons[1].label, "never the same seed offered to two sessions"
-    for button in buttons:
-        button.click()
-    for at in students:
-        at.run()
-    assert _training_in_this_process.wait_idle(30)
-    for at in students:
-        at.run()
-        assert not exceptions(at), exceptions(at)
-        assert any("for this session only" in s.value for s in at.success), [w.value for w in at.warning]
-        assert not any("another session" in w.value for w in at.warning)
-    assert sorted(seed for _, _, seed in calls) == [5, 6]
-    assert len(list((tmp_path / "user").glob("*/wagering-b2_ws-s*.safetensors"))) == 2
+    reports = []
+    cfg = TrainConfig(max_updates=60, min_updates=4, eval_every=2, patience=2, heldout_episodes=32,
+                      train_episodes=64, batch_episodes=8)
+    train_seeds("wagering", "b2_ws", [5], cfg, progress=lambda d, t, m: reports.append((d, t, m)))
+    for done, total, metrics in reports:
+        assert done <= metrics["earliest_stop"] <= total
+    done, total, last = reports[-1]
+    assert last["earliest_stop"] == done  # the run ends where the bar does
+    job = jobs.Job("j", "s", jobs.JobSpec("wagering", "b2_ws", 5, cfg, "."), state="running")
+    job.progress = {"done": reports[0][0], "total": reports[0][1], **reports[0][2]}
+    assert jobs.progress_fraction(job) == pytest.approx(reports[0][0] / reports[0][2]["earliest_stop"])
 
 
-def test_the_page_returns_at_once_and_shows_the_queue_while_others_train(tmp_path, monkeypatch,
-                                                                         _training_in_this_process):
-    from labcore.training import behaviour_cloning
-    from tests.ui.test_rollouts_agents import fake_training
+def test_the_training_progress_counts_a_wager_phase_after_convergence():
+    """E4 again's phased kinds (protocol 8.8.2) train ``wager_updates`` more updates once behaviour
+    cloning has converged: the bar's end includes them, before and during the phase."""
+    from labcore.training.behaviour_cloning import train_seeds
 
-    gate, calls = threading.Event(), []
-    real = fake_training(calls)
-    monkeypatch.setattr(behaviour_cloning, "train_seeds", lambda *a, **k: (gate.wait(30), real(*a, **k))[1])
-    monkeypatch.setattr(data, "USER_RUNS_DIR", tmp_path / "user")
-    first, second = open_page("agents"), open_page("agents")
-    for at in (first, second):
-        next(b for b in at.button if b.label.startswith("Train b1 seed")).click().run()  # returns while training
-        assert not exceptions(at)
-    assert "training now" in " ".join(i.value for i in second.info), "the second student sees the queue"
-    assert any(b.label.startswith("Train b1 seed") and b.disabled for b in second.button), "one job per student"
-    assert not calls, "nothing has finished: no page waited for a run"
-    gate.set()
-    assert _training_in_this_process.wait_idle(30)
-    for at in (first, second):
-        at.run()
-        assert any("for this session only" in s.value for s in at.success)
+    reports = []
+    cfg = TrainConfig(max_updates=8, min_updates=4, eval_every=2, patience=1, heldout_episodes=32,
+                      train_episodes=64, batch_episodes=8, wager_updates=20, curve_every=0)
+    train_seeds("wagering", "reward_late", [5], cfg, progress=lambda d, t, m: reports.append((d, t, m)))
+    assert reports[-1][1] == cfg.max_updates + cfg.wager_updates  # the budget counts the phase
+    for done, total, metrics in reports:
+        assert cfg.min_updates + cfg.wager_updates <= metrics["earliest_stop"] <= total
+        assert done <= metrics["earliest_stop"] <= reports[-1][0]  # never past the run's real end
+    assert reports[-1][2]["earliest_stop"] == reports[-1][0]

@@ -1,21 +1,20 @@
-"""The Lesson page in Streamlit's AppTest: every step renders, the URL is clamped, the answer waits."""
+"""The Lesson page in Streamlit's AppTest: every step renders and links its view, the URL is clamped,
+the answer waits; its step and answer survive the sidebar and each step's link opens its view
+without a rewritten URL (issue 24, defect 1); links and handout use the configured address (teacher
+mode, issue 24, defect 10)."""
 
 from __future__ import annotations
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from labcore.classroom import lesson
 from labcore.classroom.lesson import LESSON, expected_answer, step_link
 from labcore.storage.results import load_results
-from tests.ui.apptest_pages import APP, ROOT
+from tests.ui.apptest_pages import ROOT, exceptions, navigate, url
+from ui import share
 
-
-def open_lesson(params: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    for k, v in (params or {}).items():
-        at.query_params[k] = v
-    at.switch_page("app_pages/lesson.py")
-    return at.run()
+BASE = "http://192.168.1.20:8501"
 
 
 def shown_text(at: AppTest) -> str:
@@ -32,9 +31,9 @@ def page_link(at: AppTest):
 
 
 @pytest.mark.parametrize("n", range(1, len(LESSON) + 1))
-def test_every_step_renders_and_links_its_view(n):
+def test_every_step_renders_and_links_its_view(open_page, n):
     step = LESSON[n - 1]
-    at = open_lesson({"step": str(n)})
+    at = open_page("lesson", {"step": str(n)})
     assert not at.exception, [e.value for e in at.exception]
     assert at.selectbox(key="lesson.step").value == n
     assert at.header[0].value == f"{n}. {step.title}"
@@ -50,20 +49,20 @@ def test_every_step_renders_and_links_its_view(n):
     assert expected_answer(step, load_results(ROOT / "results" / "bundled")).text in shown_text(at)
 
 
-def test_out_of_range_step_is_clamped_with_a_notice():
-    at = open_lesson({"step": "99"})
+def test_out_of_range_step_is_clamped_with_a_notice(open_page):
+    at = open_page("lesson", {"step": "99"})
     assert not at.exception
     assert at.selectbox(key="lesson.step").value == len(LESSON)
     assert any("step=99 is out of range" in w.value.replace("\\", "") for w in at.warning)
     assert at.query_params["step"] in ("7", ["7"])
-    bad = open_lesson({"step": "![x](http://127.0.0.1:9/t.png)"})
+    bad = open_page("lesson", {"step": "![x](http://127.0.0.1:9/t.png)"})
     assert not bad.exception and bad.selectbox(key="lesson.step").value == 1
     assert bad.warning and not any("](" in w.value for w in bad.warning)  # the URL text is quoted, not rendered
 
 
-def test_answer_hidden_until_the_button():
+def test_answer_hidden_until_the_button(open_page):
     noise = next(i for i, s in enumerate(LESSON, 1) if s.page == "robustness")
-    at = open_lesson({"step": str(noise)})
+    at = open_page("lesson", {"step": str(noise)})
     answer = expected_answer(LESSON[noise - 1], load_results(ROOT / "results" / "bundled"))
     assert answer.text not in shown_text(at) and LESSON[noise - 1].why not in shown_text(at)
     assert not at.success and not at.warning
@@ -76,8 +75,8 @@ def test_answer_hidden_until_the_button():
     assert answer.text not in shown_text(at)
 
 
-def test_previous_and_next_move_and_update_the_url():
-    at = open_lesson()
+def test_previous_and_next_move_and_update_the_url(open_page):
+    at = open_page("lesson")
     assert at.selectbox(key="lesson.step").value == 1
     assert at.button(key="lesson.previous").disabled
     at.button(key="lesson.next").click().run()
@@ -88,8 +87,48 @@ def test_previous_and_next_move_and_update_the_url():
     assert at.selectbox(key="lesson.step").value == 1
 
 
-def test_handout_download_buttons():
-    at = open_lesson()
+def test_handout_download_buttons(open_page):
+    at = open_page("lesson")
     buttons = {b.key: b.label for b in at.get("download_button")}
     assert buttons == {"lesson.handout": "Handout for students (HTML)",
                        "lesson.handout_key": "Handout with teacher key (HTML)"}
+
+
+# --------------------------------------------------------------------------- moving between pages (issue 24, defect 1)
+
+
+def test_the_lesson_keeps_its_step_and_answer_across_the_sidebar(open_page):
+    at = open_page("lesson", {"step": "3"})
+    at.button(key="lesson.show.3").click().run()
+    navigate(at, "metacognition", LESSON[2].params)  # "Open this view"
+    navigate(at, "lesson")  # back through the sidebar
+    assert not exceptions(at)
+    assert at.selectbox(key="lesson.step").value == 3
+    assert at.button(key="lesson.hide.3")  # the answer is still revealed
+    assert url(at)["step"] == "3"
+
+
+@pytest.mark.parametrize("n", range(1, len(LESSON) + 1))
+def test_a_lesson_link_opens_its_view_without_a_rewritten_url(open_page, n):
+    """The page leaves the link's URL alone (defaults may be missing from it), so Back is one press."""
+    step = LESSON[n - 1]
+    at = navigate(open_page("lesson", {"step": str(n)}), step.page or "home", step.params)
+    assert not exceptions(at)
+    assert url(at) == step.params
+
+
+# --------------------------------------------------------------------------- teacher mode (issue 24, defect 10)
+
+
+def test_lesson_links_and_handout_use_the_configured_address(open_page, monkeypatch):
+    monkeypatch.setenv(share.BASE_URL_ENV, BASE + "/")
+    given = []
+    real = lesson.handout_html
+    monkeypatch.setattr(lesson, "handout_html", lambda steps, address, *a, **k: (given.append(address),
+                                                                                 real(steps, address, *a, **k))[1])
+    at = open_page("lesson", {"step": "3"})
+    assert not exceptions(at)
+    assert any(c.value == f"{BASE}/lesson?step=3" for c in at.code), [c.value for c in at.code]
+    assert len(at.get("image")) == 1, "its QR code"
+    assert given and set(given) == {BASE}
+    assert f'href="{BASE}/metacognition?' in real(lesson.LESSON, given[0], None, with_key=False)

@@ -1,17 +1,28 @@
 """The Mystery agent page in Streamlit's AppTest: a teacher makes a code, a student diagnoses, a bad
-code is one sentence."""
+code is one sentence; a made puzzle hides its answer (issue 24, defect 2), and its link uses the
+configured address (teacher mode, issue 24, defect 10)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from labcore.classroom import mystery
-from tests.ui.apptest_pages import open_page
+from ui import share
+
+BASE = "http://192.168.1.20:8501"
 
 
-def open_mystery(code: str | None = None) -> AppTest:
-    return open_page("mystery", None if code is None else {"code": code})
+@pytest.fixture
+def open_mystery(open_page) -> Callable[..., AppTest]:
+    """``open_mystery(code)``: the page in a new session, with the puzzle ``code`` in its URL (None: none)."""
+    def opened(code: str | None = None) -> AppTest:
+        return open_page("mystery", None if code is None else {"code": code})
+
+    return opened
 
 
 def button(at: AppTest, label: str):
@@ -34,7 +45,7 @@ def texts_outside_the_choice(at: AppTest) -> str:
     return "\n".join(found)
 
 
-def test_teacher_makes_a_code_and_a_link():
+def test_teacher_makes_a_code_and_a_link(open_mystery):
     at = open_mystery()
     assert not at.exception
     assert any(e.label == "Make a puzzle" for e in at.expander)
@@ -52,7 +63,7 @@ def test_teacher_makes_a_code_and_a_link():
     assert any("Workspace narrowed (fewer slots)" in i.value for i in at.info)
 
 
-def test_a_random_puzzle_is_the_same_in_every_session():
+def test_a_random_puzzle_is_the_same_in_every_session(open_mystery):
     codes = []
     for _ in range(2):
         at = open_mystery()
@@ -62,7 +73,7 @@ def test_a_random_puzzle_is_the_same_in_every_session():
     assert codes[0] == codes[1] == mystery.encode(mystery.random_puzzle(np.random.default_rng(1)))
 
 
-def test_student_sees_markers_not_the_answer_then_diagnoses():
+def test_student_sees_markers_not_the_answer_then_diagnoses(open_mystery):
     puzzle = mystery.make_puzzle("wagering", "zero", seed=0, episode=3)
     code = mystery.encode(puzzle)
     at = open_mystery(code)
@@ -86,7 +97,7 @@ def test_student_sees_markers_not_the_answer_then_diagnoses():
     assert "What gave it away:** Type-2 AUROC and Confidence spread" in reveal
 
 
-def test_a_wrong_diagnosis_is_told_the_answer():
+def test_a_wrong_diagnosis_is_told_the_answer(open_mystery):
     puzzle = mystery.make_puzzle("dual", "sigma0.5", seed=0, episode=1)
     code = mystery.encode(puzzle)
     at = open_mystery(code)
@@ -102,7 +113,7 @@ def test_a_wrong_diagnosis_is_told_the_answer():
     assert not at.exception and any(e.label == "Make a puzzle" for e in at.expander)
 
 
-def test_a_bad_code_is_one_sentence_and_the_teacher_panel():
+def test_a_bad_code_is_one_sentence_and_the_teacher_panel(open_mystery):
     code = mystery.encode(mystery.make_puzzle("dual", "k1"))
     mistyped = code[:3] + ("A" if code[3] != "A" else "B") + code[4:]
     at = open_mystery(mistyped)
@@ -112,7 +123,7 @@ def test_a_bad_code_is_one_sentence_and_the_teacher_panel():
     assert any(e.label == "Make a puzzle" for e in at.expander) and not at.metric
 
 
-def test_a_huge_or_hostile_code_is_clamped_when_echoed():
+def test_a_huge_or_hostile_code_is_clamped_when_echoed(open_mystery):
     value = "![t](http://127.0.0.1:9/track.png)" + "X" * 5000
     at = open_mystery(value)
     assert not at.exception
@@ -122,7 +133,7 @@ def test_a_huge_or_hostile_code_is_clamped_when_echoed():
     assert "![" not in message and "](" not in message, "URL text is quoted, never rendered"
 
 
-def test_a_typed_code_opens_the_puzzle():
+def test_a_typed_code_opens_the_puzzle(open_mystery):
     code = mystery.encode(mystery.make_puzzle("wagering", "intact", seed=1))
     at = open_mystery()
     at.text_input(key="mystery.typed").set_value(code.lower()).run()
@@ -130,7 +141,7 @@ def test_a_typed_code_opens_the_puzzle():
     assert [m.label for m in at.metric] == [m.label for m in mystery.MARKERS["wagering"]]
 
 
-def test_the_rollout_steps_to_both_ends():
+def test_the_rollout_steps_to_both_ends(open_mystery):
     for puzzle in (mystery.make_puzzle("wagering", "bus_off", seed=2, episode=63),
                    mystery.make_puzzle("dual", "k1", seed=4, episode=0)):
         code = mystery.encode(puzzle)
@@ -142,7 +153,7 @@ def test_the_rollout_steps_to_both_ends():
         assert [m.value for m in at.markdown] != first, "the step's caption and figures follow the slider"
 
 
-def test_a_made_puzzle_hides_the_form_that_names_its_answer():
+def test_a_made_puzzle_hides_the_form_that_names_its_answer(open_mystery):
     """Issue 24, defect 2: after "Make this puzzle" the teacher projects the code; the "Hidden
     condition" box (the answer) is gone, the answer key only behind its toggle."""
     at = open_mystery()
@@ -160,7 +171,7 @@ def test_a_made_puzzle_hides_the_form_that_names_its_answer():
     assert [s for s in at.selectbox if s.label == "Hidden condition"], "the form is back"
 
 
-def test_no_marker_reads_the_hidden_capacity_off():
+def test_no_marker_reads_the_hidden_capacity_off(open_mystery):
     """Issue 24, defect 2: "Slots in use: 3 of 4" all but named a narrowed workspace."""
     code = mystery.encode(mystery.make_puzzle("dual", "k3", seed=0))
     at = open_mystery(code)
@@ -169,3 +180,13 @@ def test_no_marker_reads_the_hidden_capacity_off():
     values = [m.value for m in at.metric]
     assert labels and not any("slot" in label.lower() for label in labels)
     assert not any("of 4" in v for v in values)
+
+
+def test_a_puzzle_link_uses_the_configured_address(open_page, monkeypatch):
+    """Teacher mode (issue 24, defect 10)."""
+    monkeypatch.setenv(share.BASE_URL_ENV, BASE)
+    at = open_page("mystery")
+    next(b for b in at.button if b.label == "Random puzzle").click().run()
+    code = at.session_state["mystery.made"]
+    assert any(c.value == f"{BASE}/mystery?code={code}" for c in at.code)
+    assert mystery.decode(code)

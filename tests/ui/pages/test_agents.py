@@ -1,9 +1,13 @@
-"""Issue 14 in AppTest: the Rollout theatre's self-model switch and episode links, and training on
-the Agents page (kinds that fit the task; a user directory, never ``checkpoints/``; per session)."""
+"""The Agents page in AppTest (issue 14): the kinds offered fit the task; training writes to a user
+directory, never ``checkpoints/``, seen by its session only; a seed taken anywhere is not offered; and
+training as a class does it (issue 24, defect 11): two students pressing "Train" at once each get
+their own agent, and the page returns at once and shows the queue (the queue itself:
+``tests/ui/test_jobs.py``)."""
 
 from __future__ import annotations
 
 import hashlib
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,52 +18,8 @@ from labcore.agents import build_agent
 from labcore.config import AGENT_KINDS, KINDS_OF_EXPERIMENT, TASK_OF_EXPERIMENT, TrainConfig
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR, MANIFEST
 from labcore.training.behaviour_cloning import TrainedAgent
-from tests.ui.apptest_pages import exceptions, open_page
+from tests.ui.apptest_pages import exceptions
 from ui import data
-
-
-def caption(at: AppTest) -> str:
-    return next(m.value for m in at.markdown if m.value.startswith(("The agent", "Wager", "Episode over")))
-
-
-def step(at: AppTest) -> None:
-    next(b for b in at.button if b.label == "step").click().run()
-
-
-# --------------------------------------------------------------------------- Rollout theatre
-
-
-def test_deselecting_the_self_model_keeps_the_last_choice_and_the_wager_step_says_what_it_read():
-    at = open_page("rollouts", {"task": "wagering", "agent": "b2_ws", "seed": "0", "episode": "1",
-                                "self_model_mode": "zero"})
-    assert not exceptions(at)
-    at.segmented_control(key="rollouts.self_model_mode").set_value(None).run()  # a second click on "zeroed"
-    assert not exceptions(at), exceptions(at)
-    assert at.segmented_control(key="rollouts.self_model_mode").value == "zero"
-    at.segmented_control(key="rollouts.self_model_mode").set_value("on").run()
-    texts = []
-    for _ in range(6):  # episode 1 of seed 0: walk, junction at step 3, wager at step 6
-        step(at)
-        texts.append(caption(at))
-    assert not exceptions(at)
-    assert "move forward" in texts[0]  # a movement, not "0 = red"
-    wager = texts[-1]
-    assert wager.startswith("Wager: the agent bets") and "confidence head at the choice point (step 3)" in wager
-
-
-def test_an_episode_beyond_the_data_is_clamped_with_a_notice(monkeypatch):
-    at = open_page("rollouts", {"task": "dual", "agent": "b1", "seed": "0", "episode": "999"})
-    assert not exceptions(at) and at.number_input(key="rollouts.episode").value == 999  # 1000 episodes: in range
-    assert not any("episode" in w.value for w in at.warning)
-    monkeypatch.setattr(data, "THEATRE_EPISODES", 64)  # the count comes from the data, not from the URL rules
-    at = open_page("rollouts", {"task": "dual", "agent": "b1", "seed": "0", "episode": "999"})
-    assert not exceptions(at), exceptions(at)
-    assert at.number_input(key="rollouts.episode").value == 63
-    assert any("There are 64 episodes (0-63); showing episode 63" in w.value for w in at.warning)
-    assert at.query_params["episode"] in (["63"], "63")  # the shared link now says what is shown
-
-
-# --------------------------------------------------------------------------- Agents page
 
 
 def kinds_offered(at: AppTest) -> list[str]:
@@ -72,7 +32,7 @@ def used_on(task: str) -> set[str]:
     return {k for e, t in TASK_OF_EXPERIMENT.items() if t == task for k in KINDS_OF_EXPERIMENT[e]}
 
 
-def test_the_kinds_offered_fit_the_task():
+def test_the_kinds_offered_fit_the_task(open_page):
     at = open_page("agents")
     assert not exceptions(at)
     assert at.selectbox(key="train_kind").value == "b1"
@@ -104,7 +64,8 @@ def digest(folder: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
-def test_training_writes_to_the_session_directory_and_is_seen_by_that_session_only(tmp_path, monkeypatch):
+def test_training_writes_to_the_session_directory_and_is_seen_by_that_session_only(open_page, tmp_path,
+                                                                                     monkeypatch):
     calls: list = []
     monkeypatch.setattr(labcore.training.behaviour_cloning, "train_seeds", fake_training(calls))  # no real training in tests
     monkeypatch.setattr(data, "USER_RUNS_DIR", tmp_path / "user")
@@ -142,7 +103,7 @@ def test_training_writes_to_the_session_directory_and_is_seen_by_that_session_on
 
 
 @pytest.mark.parametrize("where", ["bundled", "another session"])
-def test_a_seed_taken_anywhere_is_not_offered(tmp_path, monkeypatch, where):
+def test_a_seed_taken_anywhere_is_not_offered(open_page, tmp_path, monkeypatch, where):
     monkeypatch.setattr(data, "USER_RUNS_DIR", tmp_path / "user")
     if where == "another session":
         folder = tmp_path / "user" / "someone-else"
@@ -155,3 +116,56 @@ def test_a_seed_taken_anywhere_is_not_offered(tmp_path, monkeypatch, where):
     at.selectbox(key="train_task").set_value("wagering").run()
     free = 6 if where == "another session" else 5
     assert any(b.label == f"Train b2_ws seed {free} on the wagering task" for b in at.button)
+
+
+# --------------------------------------------------------------------------- training as a class does it
+
+
+def test_two_students_pressing_train_at_once_both_get_their_own_agent(open_page, tmp_path, monkeypatch,
+                                                                       _training_in_this_process):
+    """The classroom failure itself, on the Agents page: two sessions, one click each."""
+    from labcore.training import behaviour_cloning
+
+    calls: list = []
+    monkeypatch.setattr(behaviour_cloning, "train_seeds", fake_training(calls))
+    monkeypatch.setattr(data, "USER_RUNS_DIR", tmp_path / "user")
+    students = [open_page("agents") for _ in range(2)]
+    buttons = []
+    for at in students:
+        at.selectbox(key="train_task").set_value("wagering").run()
+        buttons.append(next(b for b in at.button if b.label.startswith("Train b2_ws seed")))
+    assert buttons[0].label != buttons[1].label, "never the same seed offered to two sessions"
+    for button in buttons:
+        button.click()
+    for at in students:
+        at.run()
+    assert _training_in_this_process.wait_idle(30)
+    for at in students:
+        at.run()
+        assert not exceptions(at), exceptions(at)
+        assert any("for this session only" in s.value for s in at.success), [w.value for w in at.warning]
+        assert not any("another session" in w.value for w in at.warning)
+    assert sorted(seed for _, _, seed in calls) == [5, 6]
+    assert len(list((tmp_path / "user").glob("*/wagering-b2_ws-s*.safetensors"))) == 2
+
+
+def test_the_page_returns_at_once_and_shows_the_queue_while_others_train(open_page, tmp_path, monkeypatch,
+                                                                         _training_in_this_process):
+    from labcore.training import behaviour_cloning
+
+    gate, calls = threading.Event(), []
+    real = fake_training(calls)
+    monkeypatch.setattr(behaviour_cloning, "train_seeds", lambda *a, **k: (gate.wait(30), real(*a, **k))[1])
+    monkeypatch.setattr(data, "USER_RUNS_DIR", tmp_path / "user")
+    first, second = open_page("agents"), open_page("agents")
+    for at in (first, second):
+        next(b for b in at.button if b.label.startswith("Train b1 seed")).click().run()  # returns while training
+        assert not exceptions(at)
+    assert "training now" in " ".join(i.value for i in second.info), "the second student sees the queue"
+    assert any(b.label.startswith("Train b1 seed") and b.disabled for b in second.button), "one job per student"
+    assert not calls, "nothing has finished: no page waited for a run"
+    gate.set()
+    assert _training_in_this_process.wait_idle(30)
+    for at in (first, second):
+        at.run()
+        assert any("for this session only" in s.value for s in at.success)

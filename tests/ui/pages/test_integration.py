@@ -9,13 +9,13 @@ import json
 import pandas as pd
 
 from labcore.experiments import explore_integration as X
-from tests.ui.apptest_pages import exceptions, markdown_text, open_page
+from tests.ui.apptest_pages import exceptions, markdown_text
 from ui import data
 
 PAGE = "integration"
 
 
-def test_the_page_opens_with_known_answers_and_live_measures(tmp_path, monkeypatch):
+def test_the_page_opens_with_known_answers_and_live_measures(open_page, tmp_path, monkeypatch):
     monkeypatch.setattr(data, "INTEGRATION_STUDY_DIR", tmp_path / "none")
     at = open_page(PAGE, {"agent": "b1", "seed": "0"})
     assert not exceptions(at), exceptions(at)
@@ -36,7 +36,7 @@ def test_the_page_opens_with_known_answers_and_live_measures(tmp_path, monkeypat
     assert at.query_params["capacity"] in (["0"], "0")
 
 
-def test_the_study_table_is_shown_when_the_study_exists(tmp_path, monkeypatch):
+def test_the_study_table_is_shown_when_the_study_exists(open_page, tmp_path, monkeypatch):
     rows = [{"kind": k, "seed": s, "training": t, "condition": "intact", "signal": "h", "variant": "intact",
              "group": "all", "measure": "phi", "ridge": 1e-3, "value": float(i + s / 10 - (t == "untrained"))}
             for i, k in enumerate(X.KINDS) for s in range(3) for t in ("trained", "untrained")]

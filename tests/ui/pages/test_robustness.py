@@ -1,0 +1,123 @@
+"""The Robustness page (E3, triangulation) in AppTest: the noise slider changes the live accuracy, the
+verdict follows the result set (issue 14), a prediction is asked for only when there is noise, and a
+broken checkpoint is left out of the PCI table with its name; and two of the page's figures, built
+directly: the PCI bars say they are one seed, the composite scatter names its agents.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from labcore.figures.explore import B1_FRAGILITY
+from labcore.figures.live import pci_bars
+from labcore.figures.paper_e3 import fig3b_marker_correlations
+from labcore.storage.results import load_results
+from tests.ui.apptest_pages import ROOT, caption_with, metric_labels, metric_value
+from tests.ui.pages.broken_checkpoints import (
+    BROKEN,
+    assert_one_error_naming,
+    chart_agents,
+    flip_byte,
+)
+from ui import data
+from ui.components import VERDICT_MARKDOWN_COLOURS
+
+BUNDLED = ROOT / "results" / "bundled"
+
+
+def test_noise_slider_changes_the_live_accuracy(open_page):
+    at = open_page("robustness", {"agent": "b1", "seed": "0", "noise": "0"})
+    clean = metric_value(at, "Report accuracy with this noise")
+    at.slider(key="robustness.noise").set_value(0.9).run()
+    assert not at.exception
+    assert metric_value(at, "Report accuracy with this noise") != clean
+
+
+@pytest.mark.skipif(not (BUNDLED / "summary.json").exists(), reason="no bundled results")
+def test_the_robustness_verdict_follows_the_result_set(open_page, tmp_path, monkeypatch):
+    def verdict_text(at: AppTest) -> str:
+        return " ".join(m.value for m in at.markdown)
+
+    at = open_page("robustness", {"agent": "b1", "seed": "0"})
+    actual = load_results(BUNDLED).claims["e3.l75.b1"]["verdict"]
+    text = verdict_text(at)
+    assert f":{VERDICT_MARKDOWN_COLOURS[actual]}[**{actual}**]: B1's noise tolerance L75" in text
+    assert f"Here B1 is {B1_FRAGILITY[actual]}" in text
+    assert "Why, from the E3 design study" in text
+    assert "noise, stored slots" in caption_with(at, "chance: 1/7 = 14.3%")  # the live accuracy's chance
+
+    copy = tmp_path / "bundled"
+    shutil.copytree(BUNDLED, copy, ignore=shutil.ignore_patterns("report.html"))
+    summary = json.loads((copy / "summary.json").read_text())
+    changed = "partly reproduced" if actual != "partly reproduced" else "reproduced"
+    for claim in summary["claims"]:
+        if claim["id"] == "e3.l75.b1":
+            claim["verdict"], claim["reason"] = changed, "A reason written by this test."
+    (copy / "summary.json").write_text(json.dumps(summary))
+    monkeypatch.setattr(data, "RESULTS_DIR", copy)
+    at = open_page("robustness", {"agent": "b1", "seed": "0"})
+    assert not at.exception and not at.error
+    text = verdict_text(at)
+    assert f"[**{changed}**]: B1's noise tolerance L75" in text
+    assert "A reason written by this test." in text
+    assert f"[**{actual}**]: B1's noise tolerance L75" not in text
+    assert f"Here B1 is {B1_FRAGILITY[changed]}" in text and f"Here B1 is {B1_FRAGILITY[actual]}:" not in text
+
+
+def test_robustness_asks_only_when_there_is_noise(open_page):
+    """Predict, then reveal (issue 14)."""
+    at = open_page("robustness", {"agent": "b1", "seed": "0", "noise": "0"})
+    at.toggle(key="predict.robustness.on").set_value(True).run()
+    assert "Report accuracy with this noise" in metric_labels(at)  # no lesion, nothing to predict
+    at.slider(key="robustness.noise").set_value(0.3).run()
+    assert not at.exception
+    assert "Report accuracy with this noise" not in metric_labels(at)
+
+
+# ----------------------------------------------------------------------- a broken checkpoint
+
+
+def test_robustness_leaves_the_broken_agent_out_of_the_pci_table(open_page, lab):
+    flip_byte(lab)
+    at = open_page("robustness")  # default view: the broken agent is the one selected
+    assert_one_error_naming(at, f"{BROKEN}.safetensors")
+    assert not any(m.label == "Report accuracy with this noise" for m in at.metric)
+    assert any("Noise titration" in s.value for s in at.subheader)  # bundled results still show
+    shown = chart_agents(at, "pci")
+    assert shown and "B1" not in " ".join(shown)
+    assert any("B2" in x for x in shown)
+    assert any("Left out" in w.value and "B1" in w.value for w in at.warning)
+
+
+def test_robustness_with_another_agent_selected_names_the_broken_one(open_page, lab):
+    flip_byte(lab)
+    at = open_page("robustness", {"agent": "b2", "seed": "0"})
+    assert_one_error_naming(at, f"{BROKEN}.safetensors")
+    assert any(m.label == "Report accuracy with this noise" for m in at.metric)  # the selected agent works
+    assert any("Left out" in w.value and "B1" in w.value for w in at.warning)
+    assert len(chart_agents(at, "pci")) >= 4
+
+
+# ----------------------------------------------------------------------- the page's figures (built directly)
+
+
+def test_pci_bars_say_they_are_one_seed():
+    fig = pci_bars(pd.DataFrame({"agent": ["b1", "a0"], "pci": [0.1, 0.4], "dpci": [0.0, 0.01]}), "zlib", seed=3)
+    names = [t.name for t in fig.data]
+    assert "ours (seed 3, no SD)" in names and not any("SD over seeds" in (n or "") for n in names)
+    assert all(getattr(t, "error_y", None) is None or t.error_y.array is None for t in fig.data)
+
+
+def test_the_composite_scatter_names_its_agents_in_a_legend():
+    points = [{"agent": a, "seed": s, "ood_gap": 0.1 * s, "ood_gap_overflow": 0.2, "gbi": 0.5, "gbi_abs": 0.4,
+               "dpci": 0.01 * s, "auroc": 0.5} for a in ("b1", "b2", "a0") for s in range(3)]
+    fig = fig3b_marker_correlations(points)
+    scatter = [t for t in fig.data if t.legendgroup in ("b1", "b2", "a0")]
+    assert len(scatter) == 9  # three panels x three agents
+    shown = [t.name for t in scatter if t.showlegend]
+    assert sorted(shown) == sorted({t.name for t in scatter}) and len(shown) == 3  # one entry per agent

@@ -1,0 +1,75 @@
+"""The Scorecards page in AppTest: HOT-2 follows the self-model lesion, and a scorecard imported through
+the page's own uploader (issue 13; the import glue itself: ``tests/ui/test_scorecard_import.py``)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+from labcore.scorecards.rubric import ItemEntry
+from labcore.scorecards.rubric_data import ITEM_IDS
+from labcore.scorecards.user_systems import UserSystem, user_system_to_json
+from tests.ui.apptest_pages import metric_value
+from tests.ui.scorecard_files import HOSTILE, PAIR_DOC, one_sentence
+
+
+def test_scorecards_hot2_follows_the_self_model_lesion(open_page):
+    at = open_page("scorecards")
+    assert not at.exception
+    info = " ".join(i.value for i in at.info)
+    assert "HOT-2" in info
+    intact = info.split("behavioural ")[1].split(" intact")[0]
+    lesioned = info.split("intact, ")[1].split(" with the self-model zeroed")[0]
+    assert intact != lesioned
+
+
+def own_items(at: AppTest):
+    """The page's "Item by item, after the rules" table of the own-system tab."""
+    return next(d.value for d in at.dataframe if "status" in d.value.columns).set_index("item")
+
+
+def editor(at: AppTest):
+    return next(d.value for d in at.dataframe if "N/A reason" in d.value.columns).set_index("item")
+
+
+def upload(at: AppTest, filename: str, data: bytes) -> None:
+    """Upload through the page's own uploader and rerun (the element is looked up afresh each run)."""
+    at.file_uploader(key="scorecards.import").set_value((filename, data, "application/json")).run()
+
+
+def test_scorecards_page_import_in_apptest(open_page):
+    at = open_page("scorecards")
+    assert not at.exception, [e.value for e in at.exception]
+    assert metric_value(at, "Behavioural total") == "no item scored"  # a fresh table is not 30 zeros
+    assert (own_items(at)["status"] == "not assessed").all()
+
+    # a pair import keeps its scores; missing items are N/A, and the total says what it covers
+    upload(at, "mine.json", json.dumps(PAIR_DOC).encode())
+    assert not at.exception and not at.error
+    shown = at.success[0].value
+    assert "28 not assessed" in shown and "![" not in shown and "**" not in shown  # quoted, not rendered
+    assert editor(at).loc["HOT-2", "behavioural"] == "2-3"
+    assert pd.isna(editor(at).loc["RPT-1", "behavioural"])
+    items = own_items(at)
+    assert items.loc["HOT-2", "behavioural entered"] == "2-3"
+    assert items.loc["HOT-2", "behavioural after the rules"] == 2
+    assert items.loc["RPT-1", "status"] == "not assessed" and items.loc["AE-2", "status"] == "not applicable"
+    assert metric_value(at, "Behavioural total") == "2 / 3"
+    assert metric_value(at, "Band") == "not defined"
+    assert any("2 / 3 over the 1 item scored; 1 not applicable; 28 not assessed" in c.value for c in at.caption)
+
+    # a complete card gets the 90-point total and a band
+    full = UserSystem("full", tuple(ItemEntry(i, 2, 2) for i in ITEM_IDS))
+    upload(at, "full.json", user_system_to_json(full).encode())
+    assert not at.exception
+    assert metric_value(at, "Behavioural total") == "60 / 90" and metric_value(at, "Band") != "not defined"
+
+    # hostile files: one sentence each, no exception, the page keeps working
+    for data, expected in HOSTILE.values():
+        upload(at, "bad.json", data)
+        assert not at.exception, [e.value for e in at.exception]
+        errors = [e.value.replace("\\", "") for e in at.error]
+        assert len(errors) == 1 and expected in errors[0] and one_sentence(errors[0]), errors
+        assert metric_value(at, "Behavioural total") == "no item scored"  # back to an empty table

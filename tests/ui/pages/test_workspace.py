@@ -1,0 +1,128 @@
+"""The Workspace page (E2, Global Workspace Theory) in AppTest: capacity controls access, chance and the
+paper's number of the capacity shown (issue 14), predict then reveal, a link opens its view, an
+episode beyond the view is clamped, nothing drawn or named unexplained at zero slots (issue 24), and a
+broken checkpoint loses only its agent.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.ui.apptest_pages import (
+    caption_with,
+    exceptions,
+    metric,
+    metric_labels,
+    metric_value,
+    paper,
+)
+from tests.ui.pages.broken_checkpoints import (
+    BROKEN,
+    agent_options,
+    assert_one_error_naming,
+    errors,
+    flip_byte,
+)
+
+# ----------------------------------------------------------------------- capacity, chance and the paper's number
+
+
+def test_workspace_capacity_controls_access(open_page):
+    at = open_page("workspace", {"agent": "b1", "seed": "0", "capacity": "4"})
+    full = float(metric_value(at, "Conjunction accuracy").rstrip("%"))
+    at.select_slider(key="workspace.capacity").set_value(0).run()
+    off = float(metric_value(at, "Conjunction accuracy").rstrip("%"))
+    assert full > 90 and off < 20
+    assert not at.exception
+
+
+def test_workspace_shows_chance_and_the_paper_number_of_the_capacity_shown(open_page):
+    at = open_page("workspace", {"agent": "b1", "seed": "0", "capacity": "2"})
+    assert not at.exception
+    conjunction = caption_with(at, "chance: 1/49 = 2.0%")
+    assert f"paper, this condition: {paper('e2.conjunction.k2', '{:.1%}')}" in conjunction
+    assert "intact: " in conjunction and metric(at, "Conjunction accuracy").proto.delta.endswith("pts vs intact")
+    assert len([c for c in at.caption if "chance: 1/7 = 14.3%" in c.value]) == 2  # decision, per step
+    at.select_slider(key="workspace.capacity").set_value(3).run()
+    conjunction = caption_with(at, "chance: 1/49 = 2.0%")
+    assert "paper: not reported at this capacity" in conjunction
+    assert f"paper, intact: {paper('e2.conjunction.k4', '{:.1%}')}" in conjunction
+
+
+def test_the_capacity_brackets_say_what_they_are(open_page):
+    at = open_page("workspace", {"agent": "b1", "seed": "0"})
+    slider = at.select_slider(key="workspace.capacity")
+    assert "4 (scale 1)" in slider.options and "2 (scale 0.5)" in slider.options
+
+
+def test_no_empty_heatmap_at_zero_slots(open_page):
+    """Issue 24, defect 9: on this page and in the Rollout theatre."""
+    at = open_page("workspace", {"agent": "b1", "seed": "0", "capacity": "0"})
+    assert not exceptions(at)
+    assert not any("what each slot holds" in c.proto.spec for c in at.get("plotly_chart"))
+    assert any("no heatmap to draw" in i.value for i in at.info)
+    theatre = open_page("rollouts", {"task": "dual", "agent": "b1", "seed": "0", "capacity": "0"})
+    assert not exceptions(theatre)
+    assert not any("what each slot holds" in c.proto.spec for c in theatre.get("plotly_chart"))
+    assert any("no heatmap" in i.value for i in theatre.info)
+
+
+# ----------------------------------------------------------------------- predict, then reveal (issue 14)
+
+
+def test_workspace_reveal_says_when_the_prediction_was_wrong(open_page):
+    at = open_page("workspace", {"agent": "b1", "seed": "0", "capacity": "0"})
+    at.toggle(key="predict.workspace.on").set_value(True).run()
+    assert "Conjunction accuracy" not in metric_labels(at)
+    at.radio(key="predict.workspace.choice.b1/0/0").set_value(0).run()  # "stays": bus-off does not
+    at.button(key="predict.workspace.lock.b1/0/0").click().run()
+    assert not at.exception
+    assert any("did something else" in w.value for w in at.warning)
+    assert "Conjunction accuracy" in metric_labels(at)
+
+
+# ----------------------------------------------------------------------- the URL
+
+
+def test_arriving_by_a_link_reads_the_link(open_page):
+    at = open_page("metacognition", {"agent": "b2_ws", "seed": "0", "capacity": "2"})
+    at.query_params.clear()
+    at.query_params.update({"agent": "b1", "seed": "0", "capacity": "1"})
+    at.switch_page("app_pages/workspace.py").run()
+    assert not at.exception
+    assert at.select_slider(key="workspace.capacity").value == 1
+
+
+def test_an_episode_beyond_the_view_is_clamped_with_a_notice(open_page):
+    at = open_page("workspace", {"agent": "b1", "seed": "0", "episode": "999"})
+    assert not at.exception, [e.value for e in at.exception]
+    last = int(at.slider(key="workspace.episode").max)
+    assert at.slider(key="workspace.episode").value == last < 999
+    assert any(f"episode=999 is beyond the {last + 1} episodes" in w.value for w in at.warning)
+
+
+# ----------------------------------------------------------------------- a broken checkpoint
+
+
+@pytest.mark.parametrize("params", [None, {"agent": "b1", "seed": "0"}], ids=["default", "url"])
+def test_workspace_without_its_agent_keeps_the_others(open_page, lab, params):
+    flip_byte(lab)
+    at = open_page("workspace", params)
+    assert_one_error_naming(at, f"{BROKEN}.safetensors", "agent b1, seed 0")
+    assert at.selectbox(key="workspace.agent").value == "b1"
+    assert {"b2", "b2_ws"} <= agent_options(at, "workspace")
+    assert any("dNRS" in s.value for s in at.subheader)  # the bundled results still show
+    at.selectbox(key="workspace.agent").set_value("b2").run()
+    assert not at.exception and not errors(at)
+    assert any(m.label == "Conjunction accuracy" for m in at.metric)
+
+
+def test_a_restored_checkpoint_loads_on_the_next_run(open_page, lab):
+    original = (lab / f"{BROKEN}.safetensors").read_bytes()
+    flip_byte(lab)
+    at = open_page("workspace")
+    assert_one_error_naming(at, f"{BROKEN}.safetensors")
+    (lab / f"{BROKEN}.safetensors").write_bytes(original)
+    at.run()
+    assert not at.exception and not errors(at)  # the failure was not cached
+    assert any(m.label == "Conjunction accuracy" for m in at.metric)
