@@ -39,6 +39,7 @@ test-quick: $(VENV)/.test
 	$(PY) -m pytest -n 2 -m "not slow and not browser"
 
 lint: $(VENV)/.test
+	$(PY) -m ruff format --check .
 	$(PY) -m ruff check .
 
 bench: $(VENV)/.test

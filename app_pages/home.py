@@ -8,8 +8,10 @@ from ui.components import SCOPE_LINE
 
 st.title("Consciousness-Theories Ablation Lab")
 st.markdown(
-    "Small agents live in a gridworld. Each one is built from parts that three theories of consciousness "
-    "say matter. Here you can **switch those parts off**, **turn down their capacity** and **add noise** "
+    "Small agents live in a gridworld. Each one is built from parts that three "
+    "theories of consciousness "
+    "say matter. Here you can **switch those parts off**, **turn down their capacity** "
+    "and **add noise** "
     "inside them, and watch which abilities survive. The lab reproduces, and checks, the paper "
     "*Can We Test Consciousness Theories on AI? Ablations, Markers, and Robustness* (Phua, 2025)."
 )
@@ -19,35 +21,59 @@ st.subheader("Three theories, in plain words")
 gwt, hot, iit = st.columns(3)
 gwt.markdown(
     "**Global Workspace (GWT)** — information becomes *available* when it enters a small shared "
-    "board that everything else can read. Our agents have such a board: **4 slots**. Cues are written "
-    "there; distractors can push them out.")
+    "board that everything else can read. Our agents have such a board: **4 slots**. "
+    "Cues are written "
+    "there; distractors can push them out."
+)
 hot.markdown(
-    "**Higher-Order (HOT)** — you are aware of something when you also *represent yourself* having it. "
-    "Our B2 agents have a **self-model** that watches their own state and says how confident they are.")
+    "**Higher-Order (HOT)** — you are aware of something when you also *represent "
+    "yourself* having it. "
+    "Our B2 agents have a **self-model** that watches their own state and says how "
+    "confident they are."
+)
 iit.markdown(
     "**Integrated information (IIT)** — a conscious system's response to a poke is *rich and "
-    "differentiated*. We poke the agents' internal state and measure how **complex** the echo is.")
+    "differentiated*. We poke the agents' internal state and measure how **complex** the echo is."
+)
 
 st.subheader("See the dissociations")
 cards = st.columns(3)
 with cards[0], st.container(border=True):
     st.markdown("#### 1. Doing without knowing")
-    st.write("Zero the self-model: the agent still chooses correctly, but its confidence goes blind. "
-             "A synthetic analogue of *blindsight*.")
-    st.page_link("app_pages/metacognition.py", label="Open with the self-model zeroed", icon=":material/psychology:",
-                 query_params={"agent": "b2_ws", "seed": "0", "self_model_mode": "zero"})
+    st.write(
+        "Zero the self-model: the agent still chooses correctly, but its confidence goes blind. "
+        "A synthetic analogue of *blindsight*."
+    )
+    st.page_link(
+        "app_pages/metacognition.py",
+        label="Open with the self-model zeroed",
+        icon=":material/psychology:",
+        query_params={"agent": "b2_ws", "seed": "0", "self_model_mode": "zero"},
+    )
 with cards[1], st.container(border=True):
     st.markdown("#### 2. No workspace, no access")
-    st.write("Switch the workspace off: the cues never reach the agent and its reports fall to chance. "
-             "Halve it: distractors push the first cue out.")
-    st.page_link("app_pages/workspace.py", label="Open with the workspace off", icon=":material/hub:",
-                 query_params={"agent": "b1", "seed": "0", "capacity": "0"})
+    st.write(
+        "Switch the workspace off: the cues never reach the agent and its reports fall to chance. "
+        "Halve it: distractors push the first cue out."
+    )
+    st.page_link(
+        "app_pages/workspace.py",
+        label="Open with the workspace off",
+        icon=":material/hub:",
+        query_params={"agent": "b1", "seed": "0", "capacity": "0"},
+    )
 with cards[2], st.container(border=True):
     st.markdown("#### 3. Noise inside the mind")
-    st.write("Add noise to the workspace: how much can each design take before its answers fall to 75%? "
-             "The paper says the self-model protects; check whether it does here.")
-    st.page_link("app_pages/robustness.py", label="Open the noise titration", icon=":material/cyclone:",
-                 query_params={"agent": "b1", "seed": "0", "noise": "0.3", "noise_mode": "stored"})
+    st.write(
+        "Add noise to the workspace: how much can each design take before its answers fall to 75%? "
+        "The paper says the self-model protects; check whether it does here."
+    )
+    st.page_link(
+        "app_pages/robustness.py",
+        label="Open the noise titration",
+        icon=":material/cyclone:",
+        query_params={"agent": "b1", "seed": "0", "noise": "0.3", "noise_mode": "stored"},
+    )
 
 st.subheader("Does the paper reproduce?")
 summary = data.checked_results().summary
@@ -56,33 +82,58 @@ if summary:
     cols = st.columns(5)
     for col, (verdict, n) in zip(cols, split["evidence"].items(), strict=False):
         col.metric(verdict.capitalize() + " (evidence)", n)
-    cols[4].metric("True by construction", sum(split["construction"].values()),
-                   help="Values our design fixes in advance (an untrained agent of the same wiring gives the same "
-                        "number, or the workspace's allocation rule does): not evidence either way.")
-    st.write(f"{len(summary['claims'])} claims of the paper, checked with {len(summary['seeds'])} seeds per "
-             "agent by pre-registered rules. Claims whose value our design fixes are counted apart: they cannot "
-             "confirm or refute anything. Not every finding reproduces; the Replication page says which and why.")
-    st.page_link("app_pages/replication.py", label="See every claim, paper beside ours", icon=":material/fact_check:")
+    cols[4].metric(
+        "True by construction",
+        sum(split["construction"].values()),
+        help="Values our design fixes in advance (an untrained agent of the same wiring "
+        "gives the same "
+        "number, or the workspace's allocation rule does): not evidence either way.",
+    )
+    st.write(
+        f"{len(summary['claims'])} claims of the paper, checked with "
+        f"{len(summary['seeds'])} seeds per "
+        "agent by pre-registered rules. Claims whose value our design fixes are "
+        "counted apart: they cannot "
+        "confirm or refute anything. Not every finding reproduces; the Replication "
+        "page says which and why."
+    )
+    st.page_link(
+        "app_pages/replication.py",
+        label="See every claim, paper beside ours",
+        icon=":material/fact_check:",
+    )
 else:
-    st.info("The verdict counts appear here once the bundled result set can be read (see the message above).")
+    st.info(
+        "The verdict counts appear here once the bundled result set can be read (see "
+        "the message above)."
+    )
 
 st.subheader("Teaching with the lab")
 lesson, puzzle = st.columns(2)
 with lesson, st.container(border=True):
     st.markdown("#### A lesson for a class")
-    st.write("The three dissociations as a guided sequence for a projector: a question per step, a vote, the view "
-             "that answers it, then the answer. A printable handout and a QR code for the students' devices.")
+    st.write(
+        "The three dissociations as a guided sequence for a projector: a question per "
+        "step, a vote, the view "
+        "that answers it, then the answer. A printable handout and a QR code for the "
+        "students' devices."
+    )
     st.page_link("app_pages/lesson.py", label="Start the lesson", icon=":material/school:")
 with puzzle, st.container(border=True):
     st.markdown("#### A mystery agent")
-    st.write("Hide a lesion, a narrowed workspace or noise in an agent and give the class its code: students "
-             "diagnose it from the markers, then reveal the answer.")
+    st.write(
+        "Hide a lesion, a narrowed workspace or noise in an agent and give the class "
+        "its code: students "
+        "diagnose it from the markers, then reveal the answer."
+    )
     st.page_link("app_pages/mystery.py", label="Make a puzzle", icon=":material/help:")
 
 st.subheader("How to use the lab")
 st.markdown(
-    "- Every control is in the page; every view is a **link** (the URL updates as you move a control), so "
+    "- Every control is in the page; every view is a **link** (the URL updates as you "
+    "move a control), so "
     "you can share exactly what you see.\n"
     "- **Rollout theatre** plays one episode step by step beside the agent's internal state.\n"
     "- **Agents** shows the architectures and lets you train a new seed in about half a minute.\n"
-    "- Everything runs on a laptop CPU; the pre-trained agents load instantly.")
+    "- Everything runs on a laptop CPU; the pre-trained agents load instantly."
+)

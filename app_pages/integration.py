@@ -1,4 +1,5 @@
-"""Integration (IIT): three whole-vs-parts integration measures side by side, each checked on a known system."""
+"""Integration (IIT): three whole-vs-parts integration measures side by side, each checked on a
+known system."""
 
 import pandas as pd
 import streamlit as st
@@ -19,66 +20,119 @@ KEYS = ("agent", "seed", "capacity", "self_model_mode")
 SIGNALS, RIDGE, NORMALISATION = science.integration_settings()  # the registered readings
 STUDY_COMMAND = "python -m labcore explore integration --out results/explore_integration --jobs 2"
 MEANINGS = {
-    "phi": "**Φ_E, whole minus sum** (Barrett & Seth 2011). How much better the whole system predicts its own "
-           "next step than its two halves do separately, each predicting only itself, for the split that loses "
-           "the least. High: the halves cannot be understood apart. 0: two unconnected halves. Negative: each "
-           "half's own memory already says more than the whole adds (redundancy), common in systems whose "
-           "parts copy each other.",
-    "o_information": "**O-information Ω** (Rosas et al. 2019). Whether the parts' shared information is "
-                     "*redundant* (Ω > 0: many parts carry the same thing, as copies do) or *synergistic* "
-                     "(Ω < 0: the information exists only in several parts together, as a sum says something "
-                     "about two numbers that neither says alone). 0 for independent parts.",
-    "tse": "**TSE neural complexity** (Tononi, Sporns & Edelman 1994). High when small groups of parts are "
-           "fairly independent of each other (specialised) while the whole is strongly integrated: segregation "
-           "and integration at once. 0 for independent parts, and low for parts that all do the same thing.",
+    "phi": "**Φ_E, whole minus sum** (Barrett & Seth 2011). How much better the whole system "
+    "predicts its own "
+    "next step than its two halves do separately, each predicting only itself, for the "
+    "split that loses "
+    "the least. High: the halves cannot be understood apart. 0: two unconnected "
+    "halves. Negative: each "
+    "half's own memory already says more than the whole adds (redundancy), common in systems whose "
+    "parts copy each other.",
+    "o_information": "**O-information Ω** (Rosas et al. 2019). Whether the parts' shared "
+    "information is "
+    "*redundant* (Ω > 0: many parts carry the same thing, as copies do) or *synergistic* "
+    "(Ω < 0: the information exists only in several parts together, as a sum says something "
+    "about two numbers that neither says alone). 0 for independent parts.",
+    "tse": "**TSE neural complexity** (Tononi, Sporns & Edelman 1994). High when small groups "
+    "of parts are "
+    "fairly independent of each other (specialised) while the whole is strongly "
+    "integrated: segregation "
+    "and integration at once. 0 for independent parts, and low for parts that all do "
+    "the same thing.",
 }
-SIGNAL_WORDS = {"h": "the recurrent state (64 units)", "slots": "the workspace (4 slots of 16 numbers)",
-                "z_self": "the self-model (64 units)"}
+SIGNAL_WORDS = {
+    "h": "the recurrent state (64 units)",
+    "slots": "the workspace (4 slots of 16 numbers)",
+    "z_self": "the self-model (64 units)",
+}
 
 st.title("Integration — Integrated Information Theory")
-st.caption("Beyond the paper (issue 27): integration measures that can be checked, on the same agents, lesions "
-           "and pulse, and which of them behave as IIT expects.")
+st.caption(
+    "Beyond the paper (issue 27): integration measures that can be checked, on the "
+    "same agents, lesions "
+    "and pulse, and which of them behave as IIT expects."
+)
 explain(
-    what="Integrated Information Theory says a system is conscious to the degree that its whole carries information "
-         "its parts do not. The paper tested one rough proxy (PCI-A, on the Robustness page) and found it ranks "
-         "the agents the wrong way round, because of how they are wired. Here three classic measures of "
-         "integration are computed on what the agent records while it does the dual task: its recurrent state, "
-         "its workspace and its self-model, both as they run and as they answer a poke (the pulse PCI-A uses).",
-    try_this="Pick B1 or B2 and set the workspace to 0 slots: does any measure fall? (The recurrent state never "
-             "reads the workspace in these agents, so nothing computed on it can change.) Compare A0, which has no "
-             "memory, with A1. Check the known answers first: each measure gets the right value on small systems "
-             "whose answer is known.",
-    theory="An IIT reading predicts four things: a workspace lesion lowers integration; training raises it above "
-           "an untrained copy of the same wiring (else the number comes from the wiring, not the agent); correct "
-           "trials are more integrated than errors; and integration grows A0 < A1 < B1 < B2. The registered study "
-           "below tests each measure on each.",
+    what="Integrated Information Theory says a system is conscious to the degree that its "
+    "whole carries information "
+    "its parts do not. The paper tested one rough proxy (PCI-A, on the Robustness "
+    "page) and found it ranks "
+    "the agents the wrong way round, because of how they are wired. Here three classic measures of "
+    "integration are computed on what the agent records while it does the dual task: "
+    "its recurrent state, "
+    "its workspace and its self-model, both as they run and as they answer a poke (the "
+    "pulse PCI-A uses).",
+    try_this="Pick B1 or B2 and set the workspace to 0 slots: does any measure fall? (The "
+    "recurrent state never "
+    "reads the workspace in these agents, so nothing computed on it can change.) "
+    "Compare A0, which has no "
+    "memory, with A1. Check the known answers first: each measure gets the right value "
+    "on small systems "
+    "whose answer is known.",
+    theory="An IIT reading predicts four things: a workspace lesion lowers integration; "
+    "training raises it above "
+    "an untrained copy of the same wiring (else the number comes from the wiring, not "
+    "the agent); correct "
+    "trials are more integrated than errors; and integration grows A0 < A1 < B1 < B2. "
+    "The registered study "
+    "below tests each measure on each.",
 )
 
 study = data.integration_study()
 st.subheader("The registered study: which measure behaves as IIT expects?")
 if study.problems or not study.summary:
-    st.info(f"Not run yet. `{STUDY_COMMAND}` runs it (docs/protocol.md sec. 9; the table of which monotonicity "
-            "each measure passes appears here).", icon=":material/hourglass_empty:")
+    st.info(
+        f"Not run yet. `{STUDY_COMMAND}` runs it (docs/protocol.md sec. 9; the table "
+        "of which monotonicity "
+        "each measure passes appears here).",
+        icon=":material/hourglass_empty:",
+    )
 else:
     st.markdown(f"**Answer.** {study.summary['answer']}")
-    figure(monotonicity_table(study.summary), key="study_table", download="integration_monotonicities")
+    figure(
+        monotonicity_table(study.summary), key="study_table", download="integration_monotonicities"
+    )
     config = study.summary.get("config") or {}
-    st.caption(f"{len(study.summary.get('seeds') or [])} seeds of each bundled agent, {config.get('episodes')} "
-               f"episodes per condition, ridge {study.summary.get('ridge')}; a "
-               "test passes when the 95% t interval over seeds lies above 0. 'By construction': the test reads a "
-               "value an untrained agent of the same wiring gives too (or two sides that are identical by the "
-               "wiring), so it is not evidence either way.")
+    st.caption(
+        f"{len(study.summary.get('seeds') or [])} seeds of each bundled agent, "
+        f"{config.get('episodes')} "
+        f"episodes per condition, ridge {study.summary.get('ridge')}; a "
+        "test passes when the 95% t interval over seeds lies above 0. 'By "
+        "construction': the test reads a "
+        "value an untrained agent of the same wiring gives too (or two sides that are "
+        "identical by the "
+        "wiring), so it is not evidence either way."
+    )
 
 st.subheader("Known answers, computed live")
 checks = data.integration_known_answers()
-st.dataframe(pd.DataFrame([{"system": k.system, "measure": MEASURE_NAMES[k.measure], "exact": f"{k.expected:.3f}",
-                            "computed": f"{k.computed:.3f}", "check": "✓ within " + f"{k.tolerance:.3f}" if k.ok
-                            else "✗ off by " + f"{abs(k.computed - k.expected):.3f}"} for k in checks]),
-             hide_index=True, width="stretch",  # narrow columns: a phone shows at least three (issue 24)
-             column_config={c: st.column_config.TextColumn(c, width=w) for c, w in
-                            (("system", 100), ("measure", 80), ("exact", 60), ("computed", 70))})
-st.caption("Each measure on a simulated sample (20,000 steps) of a system whose value is known exactly from its "
-           "covariance; the same systems are the unit tests' known answers.")
+st.dataframe(
+    pd.DataFrame(
+        [
+            {
+                "system": k.system,
+                "measure": MEASURE_NAMES[k.measure],
+                "exact": f"{k.expected:.3f}",
+                "computed": f"{k.computed:.3f}",
+                "check": "✓ within " + f"{k.tolerance:.3f}"
+                if k.ok
+                else "✗ off by " + f"{abs(k.computed - k.expected):.3f}",
+            }
+            for k in checks
+        ]
+    ),
+    hide_index=True,
+    width="stretch",  # narrow columns: a phone shows at least three (issue 24)
+    column_config={
+        c: st.column_config.TextColumn(c, width=w)
+        for c, w in (("system", 100), ("measure", 80), ("exact", 60), ("computed", 70))
+    },
+)
+st.caption(
+    "Each measure on a simulated sample (20,000 steps) of a system whose value is "
+    "known exactly from its "
+    "covariance; the same systems are the unit tests' known answers."
+)
 
 seeds = data.seeds_by_kind("dual")
 if not seeds:
@@ -95,49 +149,99 @@ if model is None:  # its error is shown; the known answers and the study still a
 n_slots = model.config.n_slots
 capacity, mode = n_slots, "on"
 if model.config.workspace:
-    c3.select_slider("Workspace slots", options=list(range(n_slots + 1)), key=controls.key(PAGE, "capacity"),
-                     format_func=lambda k: f"{k} ({capacity_scale(k, n_slots):g})", help="0 = bus-off.")
+    c3.select_slider(
+        "Workspace slots",
+        options=list(range(n_slots + 1)),
+        key=controls.key(PAGE, "capacity"),
+        format_func=lambda k: f"{k} ({capacity_scale(k, n_slots):g})",
+        help="0 = bus-off.",
+    )
     capacity = controls.value(PAGE, "capacity")
 else:
     c3.caption("This agent has no workspace.")
 if model.config.self_model:
-    mode = controls.segmented(c4, "Self-model", list(SELF_MODEL_LABELS), PAGE, "self_model_mode", fallback="on",
-                              format_func=SELF_MODEL_LABELS.get)
+    mode = controls.segmented(
+        c4,
+        "Self-model",
+        list(SELF_MODEL_LABELS),
+        PAGE,
+        "self_model_mode",
+        fallback="on",
+        format_func=SELF_MODEL_LABELS.get,
+    )
 else:
     c4.caption("This agent has no self-model.")
-controls.publish(PAGE, [k for k in KEYS if controls.key(PAGE, k) in st.session_state])  # only the controls drawn
+controls.publish(
+    PAGE, [k for k in KEYS if controls.key(PAGE, k) in st.session_state]
+)  # only the controls drawn
 
 lesioned = capacity != n_slots or mode != "on"
 with st.spinner("Running 32 episodes with and without a pulse, and measuring..."):
     readings = data.integration(kind, seed, capacity, mode)
     intact = data.integration(kind, seed, n_slots, "on") if lesioned else None
-figure(integration_bars(readings, intact_readings=intact,
-                        title=f"{kind}, seed {seed}: integration of each signal"
-                              + (" (open bars: intact)" if lesioned else "")), key="live", download="integration")
-st.caption(f"32 episodes. *intact*: the trajectory as the agent runs; *evoked*: the same episodes with a pulse "
-           f"(SD 1 at step 3 into the workspace, or the recurrent state of agents without one) minus without it. "
-           f"Φ_E with the {NORMALISATION.replace('_', ' ')} normalisation; every covariance with "
-           f"observation noise of {RIDGE:g} times its mean variance (the registered ridge). Signals: "
-           + "; ".join(f"{s}: {SIGNAL_WORDS[s]}" for s in SIGNALS) + ".")
-table = pd.DataFrame([{"signal": r.signal, "variant": r.variant, "measure": MEASURE_NAMES[r.measure],
-                       "value (bits)": None if r.reason else round(r.value, 3),
-                       "not defined because": r.reason or ""} for r in readings])
+figure(
+    integration_bars(
+        readings,
+        intact_readings=intact,
+        title=f"{kind}, seed {seed}: integration of each signal"
+        + (" (open bars: intact)" if lesioned else ""),
+    ),
+    key="live",
+    download="integration",
+)
+st.caption(
+    "32 episodes. *intact*: the trajectory as the agent runs; *evoked*: the same "
+    "episodes with a pulse "
+    "(SD 1 at step 3 into the workspace, or the recurrent state of agents without "
+    "one) minus without it. "
+    f"Φ_E with the {NORMALISATION.replace('_', ' ')} normalisation; every covariance with "
+    f"observation noise of {RIDGE:g} times its mean variance (the registered ridge). Signals: "
+    + "; ".join(f"{s}: {SIGNAL_WORDS[s]}" for s in SIGNALS)
+    + "."
+)
+table = pd.DataFrame(
+    [
+        {
+            "signal": r.signal,
+            "variant": r.variant,
+            "measure": MEASURE_NAMES[r.measure],
+            "value (bits)": None if r.reason else round(r.value, 3),
+            "not defined because": r.reason or "",
+        }
+        for r in readings
+    ]
+)
 st.dataframe(table, hide_index=True, width="stretch")
 if any(r.reason and "no activity" in r.reason and r.variant == "evoked" for r in readings):
-    st.caption("No activity in an *evoked* signal means the pulse never reaches it: in these agents the recurrent "
-               "state never reads the workspace the pulse goes into (open loop), and with the workspace off the "
-               "pulse has no slot to go into.")
+    st.caption(
+        "No activity in an *evoked* signal means the pulse never reaches it: in these "
+        "agents the recurrent "
+        "state never reads the workspace the pulse goes into (open loop), and with the "
+        "workspace off the "
+        "pulse has no slot to go into."
+    )
 
 st.subheader("What each measure means")
 for measure in MEASURE_NAMES:
     st.markdown(MEANINGS[measure])
-st.markdown("All three are computed as if the recorded activity were Gaussian, from its covariance, in bits. "
-            "With few samples they are biased (a shuffled copy of the data, with the parts' dependence destroyed, "
-            "would not give exactly 0); the study reports that bias beside every value.")
+st.markdown(
+    "All three are computed as if the recorded activity were Gaussian, from its "
+    "covariance, in bits. "
+    "With few samples they are biased (a shuffled copy of the data, with the parts' "
+    "dependence destroyed, "
+    "would not give exactly 0); the study reports that bias beside every value."
+)
 
 if not (study.problems or not study.summary) and study.rows is not None:
     st.subheader("The study's values")
-    signal = st.selectbox("Signal", SIGNALS, format_func=SIGNAL_WORDS.get, key=f"{PAGE}.study_signal")
-    variant = st.radio("Variant", ("intact", "evoked"), horizontal=True, key=f"{PAGE}.study_variant")
-    figure(study_values_figure(study.rows, signal, variant, ridge=study.summary.get("ridge")), key="study_values",
-           download="integration_values")
+    signal = st.selectbox(
+        "Signal", SIGNALS, format_func=SIGNAL_WORDS.get, key=f"{PAGE}.study_signal"
+    )
+    variant = st.radio(
+        "Variant", ("intact", "evoked"), horizontal=True, key=f"{PAGE}.study_variant"
+    )
+    figure(
+        study_values_figure(study.rows, signal, variant, ridge=study.summary.get("ridge")),
+        key="study_values",
+        download="integration_values",
+    )

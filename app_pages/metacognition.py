@@ -1,5 +1,7 @@
 """Metacognition (HOT): does the agent know when it knows? Zero its self-model and see."""
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -33,22 +35,35 @@ VERDICT_CLAIMS = (
     ("e1.auroc.self_on", "Type-2 AUROC, intact (knowing)"),
     ("e1.auroc.self_off", "Type-2 AUROC with the self-model zeroed (the paper: knowing is lost)"),
     ("e1.auroc.bus_off", "Type-2 AUROC with the workspace off"),
-    ("e1.skip.bus_off", "opt-outs with the workspace off (the paper: more than intact, no uninhibited confidence)"),
+    (
+        "e1.skip.bus_off",
+        "opt-outs with the workspace off (the paper: more than intact, no uninhibited confidence)",
+    ),
 )
 
 st.title("Metacognition — Higher-Order Theory")
-st.caption("Experiment 1 of the paper: a wagering task. Can the agent tell its right answers from its wrong ones?")
+st.caption(
+    "Experiment 1 of the paper: a wagering task. Can the agent tell its right answers "
+    "from its wrong ones?"
+)
 explain(
-    what="The agent sees a faint flash (blue = go left, red = go right), walks to the side it believes, "
-         "and on half the trials bets on its answer or opts out. **Task accuracy** is how often it goes to the "
-         "right side (chance 50%). **Type-2 AUROC** asks whether its *confidence* is higher on correct than on "
-         "wrong trials: 0.5 (chance) means its confidence says nothing about being right, 1.0 means it always "
-         "knows. Each number below sits beside the intact agent's and the paper's number for the same condition.",
-    try_this="Switch the **self-model** to *zeroed*. Accuracy does not move (the policy never reads the "
-             "self-model), but the ROC curve falls onto the diagonal: the agent still *does*, but no longer "
-             "*knows*. Then turn the **workspace** down to 0 slots with the self-model on.",
-    theory="Higher-order theories say awareness needs a representation of one's own state. Remove it and "
-           "first-order performance can survive while metacognition goes: a synthetic **blindsight**.",
+    what="The agent sees a faint flash (blue = go left, red = go right), walks to the side "
+    "it believes, "
+    "and on half the trials bets on its answer or opts out. **Task accuracy** is how "
+    "often it goes to the "
+    "right side (chance 50%). **Type-2 AUROC** asks whether its *confidence* is higher "
+    "on correct than on "
+    "wrong trials: 0.5 (chance) means its confidence says nothing about being right, "
+    "1.0 means it always "
+    "knows. Each number below sits beside the intact agent's and the paper's number "
+    "for the same condition.",
+    try_this="Switch the **self-model** to *zeroed*. Accuracy does not move (the policy never "
+    "reads the "
+    "self-model), but the ROC curve falls onto the diagonal: the agent still *does*, but no longer "
+    "*knows*. Then turn the **workspace** down to 0 slots with the self-model on.",
+    theory="Higher-order theories say awareness needs a representation of one's own state. "
+    "Remove it and "
+    "first-order performance can survive while metacognition goes: a synthetic **blindsight**.",
 )
 
 
@@ -62,11 +77,17 @@ def m_ratio_undefined(view) -> str:
     """Why M-ratio (meta-d'/d', labcore.measures) is undefined for this view."""
     answered = view.confidence[view.answered]
     if answered.size >= 20 and np.ptp(answered) == 0:
-        return "the confidence is the same on every trial, so meta-d' (how well it sorts right from wrong) cannot be fitted"
+        return (
+            "the confidence is the same on every trial, so meta-d' (how well it sorts "
+            "right from wrong) cannot be fitted"
+        )
     if answered.size < 20:
         return "meta-d' needs at least 20 answered trials"
-    return ("at chance accuracy d' is about 0, and M-ratio divides by it" if abs(view.accuracy - 0.5) < 0.05 else
-            "the meta-d' fit did not converge on these trials")
+    return (
+        "at chance accuracy d' is about 0, and M-ratio divides by it"
+        if abs(view.accuracy - 0.5) < 0.05
+        else "the meta-d' fit did not converge on these trials"
+    )
 
 
 def dissociation_lead(res) -> list[str]:
@@ -77,10 +98,12 @@ def dissociation_lead(res) -> list[str]:
         return []
     a_on, a_off, u_on, u_off = (values[k] for k in keys)
     n = len(res.summary.get("seeds") or [])
-    return [f"Over the result set's {n} seeds, zeroing the self-model takes task accuracy from "
-            f"{number_text(a_on, '{:.1%}')} to {number_text(a_off, '{:.1%}')} "
-            f"({change_text(a_off, a_on, '{:.1%}')}) and Type-2 AUROC from {number_text(u_on)} to "
-            f"{number_text(u_off)} ({change_text(u_off, u_on)})."]
+    return [
+        f"Over the result set's {n} seeds, zeroing the self-model takes task accuracy from "
+        f"{number_text(a_on, '{:.1%}')} to {number_text(a_off, '{:.1%}')} "
+        f"({change_text(a_off, a_on, '{:.1%}')}) and Type-2 AUROC from {number_text(u_on)} to "
+        f"{number_text(u_off)} ({change_text(u_off, u_on)})."
+    ]
 
 
 seeds = data.seeds_by_kind("wagering")
@@ -88,14 +111,29 @@ if not seeds:
     st.error("No agent trained on the wagering task is available. Train one on the Agents page.")
     st.stop()
 controls.init_state(PAGE, KEYS, agents=list(seeds), seeds=seeds)
-res = data.checked_results()  # read once: a broken result set is one error, the live lab still works
+res = (
+    data.checked_results()
+)  # read once: a broken result set is one error, the live lab still works
 left, mid, right, far = st.columns([2, 1, 3, 2])
 kind, _ = controls.agent_seed_picker(PAGE, seeds, left, mid)
-controls.segmented(right, "Self-model", list(SELF_MODEL_LABELS), PAGE, "self_model_mode", fallback="on",
-                   format_func=SELF_MODEL_LABELS.get, help="z_self: the agent's compressed model of its own state. "
-                   "The confidence head reads only z_self.")
-far.slider("Workspace slots", 0, MAX_SLOTS, key=controls.key(PAGE, "capacity"),
-           help="How many of the 4 workspace slots may hold information. 0 = workspace off (bus-off).")
+controls.segmented(
+    right,
+    "Self-model",
+    list(SELF_MODEL_LABELS),
+    PAGE,
+    "self_model_mode",
+    fallback="on",
+    format_func=SELF_MODEL_LABELS.get,
+    help="z_self: the agent's compressed model of its own state. "
+    "The confidence head reads only z_self.",
+)
+far.slider(
+    "Workspace slots",
+    0,
+    MAX_SLOTS,
+    key=controls.key(PAGE, "capacity"),
+    help="How many of the 4 workspace slots may hold information. 0 = workspace off (bus-off).",
+)
 controls.publish(PAGE, KEYS)
 
 seed = controls.value(PAGE, "seed")
@@ -109,58 +147,125 @@ condition = e1_condition(self_model_mode, capacity, n_slots)
 is_intact = (self_model_mode, capacity) == ("on", n_slots)
 view = data.metacognition(kind, seed, self_model_mode, capacity, 0.0)
 intact = data.metacognition(kind, seed, "on", n_slots, 0.0)
-base = None if is_intact else intact  # the intact values beside a lesion (none beside the intact agent)
+# the intact values beside a lesion (none beside the intact agent)
+base = None if is_intact else intact
 missing = "not reported for this condition" if condition else "does not test this setting"
 
 if self_model_mode != "on":
-    question = (f"The self-model is now **{SELF_MODEL_LABELS[self_model_mode]}**. What will **Type-2 AUROC** "
-                "(does confidence tell right from wrong?) do?")
-    predicted = lambda: change_outcome(view.auroc, intact.auroc, 0.5, tolerance=0.05)  # noqa: E731
+    question = (
+        f"The self-model is now **{SELF_MODEL_LABELS[self_model_mode]}**. What will "
+        "**Type-2 AUROC** "
+        "(does confidence tell right from wrong?) do?"
+    )
+    predicted = partial(change_outcome, view.auroc, intact.auroc, 0.5, tolerance=0.05)
 else:
     question = f"With **{capacity} of {n_slots}** workspace slots, what will **task accuracy** do?"
-    predicted = lambda: change_outcome(view.accuracy, intact.accuracy, 0.5, tolerance=0.03, fmt="{:.1%}")  # noqa: E731
-if not predict_then_reveal(PAGE, f"{kind}/{seed}/{self_model_mode}/{capacity}", question, CHANGE_CHOICES, predicted,
-                           active=not is_intact):
+    predicted = partial(
+        change_outcome, view.accuracy, intact.accuracy, 0.5, tolerance=0.03, fmt="{:.1%}"
+    )
+if not predict_then_reveal(
+    PAGE,
+    f"{kind}/{seed}/{self_model_mode}/{capacity}",
+    question,
+    CHANGE_CHOICES,
+    predicted,
+    active=not is_intact,
+):
     st.stop()  # the lesion's numbers and figures wait for the prediction
 
 live_scope(data.label(kind), seed, f"{data.E1_TRIALS} trials", res)
 m1, m2, m3, m4, m5 = st.columns(5)
-metric(m1, "Task accuracy", view.accuracy, claim=claim_for("e1.accuracy", condition), fmt="{:.1%}",
-       intact=base and base.accuracy, intact_claim=claim_for("e1.accuracy", INTACT), chance="50%",
-       paper_missing=missing, help="Fraction of trials that end in the correct zone (two sides: chance 50%).")
-metric(m2, "Type-2 AUROC", view.auroc, claim=claim_for("e1.auroc", condition), intact=base and base.auroc,
-       intact_claim=claim_for("e1.auroc", INTACT), chance="0.5", paper_missing=missing,
-       help="Probability that a random correct trial got more confidence than a random wrong one (chance 0.5).")
-metric(m3, "M-ratio", view.m_ratio, intact=base and base.m_ratio, chance="0 (1 = ideal)",
-       reference="meta-d'/d'; the paper does not report it", undefined=m_ratio_undefined(view),
-       help="Maniscalco & Lau (2012): metacognitive efficiency, corrected for first-order accuracy.")
-metric(m4, "Opt-outs on wager trials", view.skip_fraction, claim=claim_for("e1.skip", condition), fmt="{:.1%}",
-       intact=base and base.skip_fraction, intact_claim=claim_for("e1.skip", INTACT), paper_missing=missing,
-       reference="no chance level: a choice, not a score",
-       help="Wager trials on which confidence was at or below 0.5, so the agent declined to bet.")
+metric(
+    m1,
+    "Task accuracy",
+    view.accuracy,
+    claim=claim_for("e1.accuracy", condition),
+    fmt="{:.1%}",
+    intact=base and base.accuracy,
+    intact_claim=claim_for("e1.accuracy", INTACT),
+    chance="50%",
+    paper_missing=missing,
+    help="Fraction of trials that end in the correct zone (two sides: chance 50%).",
+)
+metric(
+    m2,
+    "Type-2 AUROC",
+    view.auroc,
+    claim=claim_for("e1.auroc", condition),
+    intact=base and base.auroc,
+    intact_claim=claim_for("e1.auroc", INTACT),
+    chance="0.5",
+    paper_missing=missing,
+    help=(
+        "Probability that a random correct trial got more confidence than a random wrong "
+        "one (chance 0.5)."
+    ),
+)
+metric(
+    m3,
+    "M-ratio",
+    view.m_ratio,
+    intact=base and base.m_ratio,
+    chance="0 (1 = ideal)",
+    reference="meta-d'/d'; the paper does not report it",
+    undefined=m_ratio_undefined(view),
+    help="Maniscalco & Lau (2012): metacognitive efficiency, corrected for first-order accuracy.",
+)
+metric(
+    m4,
+    "Opt-outs on wager trials",
+    view.skip_fraction,
+    claim=claim_for("e1.skip", condition),
+    fmt="{:.1%}",
+    intact=base and base.skip_fraction,
+    intact_claim=claim_for("e1.skip", INTACT),
+    paper_missing=missing,
+    reference="no chance level: a choice, not a score",
+    help="Wager trials on which confidence was at or below 0.5, so the agent declined to bet.",
+)
 confidence_claim = claim_for("e1.confidence", condition)
-metric(m5, "Mean confidence", mean_confidence(view), claim=confidence_claim,
-       intact=base and mean_confidence(base), reference="bets above 0.5"
-       + ("" if confidence_claim else "; the paper reports it only with the self-model zeroed "
-          f"({paper_value('e1.confidence.self_off')})"),
-       help="The confidence head's output at the choice point, averaged over the answered trials.")
+metric(
+    m5,
+    "Mean confidence",
+    mean_confidence(view),
+    claim=confidence_claim,
+    intact=base and mean_confidence(base),
+    reference="bets above 0.5"
+    + (
+        ""
+        if confidence_claim
+        else "; the paper reports it only with the self-model zeroed "
+        f"({paper_value('e1.confidence.self_off')})"
+    ),
+    help="The confidence head's output at the choice point, averaged over the answered trials.",
+)
 
 for note in e1_construction_notes(model.config, self_model_mode, capacity, mean_confidence(view)):
     st.success(note, icon=":material/construction:")
 if condition == "bus_off":
     rule = CLAIMS_BY_ID["e1.skip.bus_off"]
-    holds = rule.check({"e1.skip.self_on": intact.skip_fraction, "e1.skip.bus_off": view.skip_fraction})
+    holds = rule.check(
+        {"e1.skip.self_on": intact.skip_fraction, "e1.skip.bus_off": view.skip_fraction}
+    )
     verdict = res.claims.get("e1.skip.bus_off", {}).get("verdict")
-    text = (f"**The paper:** with the workspace off, the intact self-model does not give \"uninhibited\" high "
-            f"confidence: the agent opts out more often ({paper_value('e1.skip.bus_off', '{:.1%}')} of wager trials, "
-            f"against {paper_value('e1.skip.self_on', '{:.1%}')} intact).\n\n"
-            f"**Here (seed {seed}):** accuracy {view.accuracy:.1%} (chance 50%), mean confidence "
-            f"{mean_confidence(view):.2f} (it bets above 0.5), opt-outs {view.skip_fraction:.1%} against "
-            f"{intact.skip_fraction:.1%} intact. ")
-    text += ("This reproduces: more opt-outs than intact, the paper's own test (" + rule.pattern + ")."
-             if holds else
-             "This does **not** reproduce here: at chance the agent opts out no more often than intact, so its "
-             "confidence is not inhibited, which is what the paper says does not happen.")
+    text = (
+        "**The paper:** with the workspace off, the intact self-model does not give "
+        '"uninhibited" high '
+        "confidence: the agent opts out more often "
+        f"({paper_value('e1.skip.bus_off', '{:.1%}')} of wager trials, "
+        f"against {paper_value('e1.skip.self_on', '{:.1%}')} intact).\n\n"
+        f"**Here (seed {seed}):** accuracy {view.accuracy:.1%} (chance 50%), mean confidence "
+        f"{mean_confidence(view):.2f} (it bets above 0.5), opt-outs "
+        f"{view.skip_fraction:.1%} against "
+        f"{intact.skip_fraction:.1%} intact. "
+    )
+    text += (
+        "This reproduces: more opt-outs than intact, the paper's own test (" + rule.pattern + ")."
+        if holds
+        else "This does **not** reproduce here: at chance the agent opts out no more often "
+        "than intact, so its "
+        "confidence is not inhibited, which is what the paper says does not happen."
+    )
     if verdict:
         text += f" Over all seeds of the result set the verdict is: {verdict}."
     (st.info if holds else st.warning)(text, icon=":material/hub:")
@@ -172,28 +277,63 @@ if not is_intact:
     curves[label] = (view.correct[view.answered], view.confidence[view.answered])
     if auroc_claim := claim_for("e1.auroc", condition):
         paper_auroc[label] = paper_number(auroc_claim)
-shown = (*data.agent_file("wagering", kind, seed), self_model_mode, capacity)  # all a figure depends on
-figure(build=lambda: type2_roc_figure(curves, paper_auroc=paper_auroc), cache_key=("e1-roc", *shown), key="roc",
-       download="type2_roc")
+shown = (
+    *data.agent_file("wagering", kind, seed),
+    self_model_mode,
+    capacity,
+)  # all a figure depends on
+figure(
+    build=lambda: type2_roc_figure(curves, paper_auroc=paper_auroc),
+    cache_key=("e1-roc", *shown),
+    key="roc",
+    download="type2_roc",
+)
 paper_points, paper_marks = {}, {}
 if condition == "self_off":  # the paper's constant confidence of the zeroed self-model
-    paper_points[label] = (paper_number("e1.confidence.self_off"), paper_number("e1.accuracy.self_off"))
+    paper_points[label] = (
+        paper_number("e1.confidence.self_off"),
+        paper_number("e1.accuracy.self_off"),
+    )
     paper_marks[label] = paper_number("e1.confidence.self_off")
 c1, c2 = st.columns(2)
 with c1:
-    figure(build=lambda: calibration_figure(curves, paper_points=paper_points, chance=CHANCE_E1),
-           cache_key=("e1-calibration", *shown), key="calibration", download="calibration")
+    figure(
+        build=lambda: calibration_figure(curves, paper_points=paper_points, chance=CHANCE_E1),
+        cache_key=("e1-calibration", *shown),
+        key="calibration",
+        download="calibration",
+    )
 with c2:
-    figure(build=lambda: confidence_histogram(curves, paper_marks=paper_marks),
-           cache_key=("e1-confidence", *shown), key="confidence", download="confidence_histogram")
+    figure(
+        build=lambda: confidence_histogram(curves, paper_marks=paper_marks),
+        cache_key=("e1-confidence", *shown),
+        key="confidence",
+        download="confidence_histogram",
+    )
 
 with st.expander("Trial data (download as CSV)"):
-    table = pd.DataFrame({"correct": view.correct.astype(int), "confidence": view.confidence,
-                          "stimulus": view.stimulus, "salience": view.salience, "decision": view.decision,
-                          "wager": view.wager.astype(int), "bet": view.bet})
+    table = pd.DataFrame(
+        {
+            "correct": view.correct.astype(int),
+            "confidence": view.confidence,
+            "stimulus": view.stimulus,
+            "salience": view.salience,
+            "decision": view.decision,
+            "wager": view.wager.astype(int),
+            "bet": view.bet,
+        }
+    )
     st.dataframe(table.head(200), width="stretch", height=240)
-    st.download_button("Download all trials (CSV)", table.to_csv(index=False), file_name=f"e1_{kind}_s{seed}_"
-                       f"{self_model_mode}_k{capacity}.csv", mime="text/csv")
+    st.download_button(
+        "Download all trials (CSV)",
+        table.to_csv(index=False),
+        file_name=f"e1_{kind}_s{seed}_{self_model_mode}_k{capacity}.csv",
+        mime="text/csv",
+    )
 
-verdict_box("Verdict: does the paper's blindsight dissociation hold here?", res, VERDICT_CLAIMS,
-            lead=dissociation_lead(res))
+verdict_box(
+    "Verdict: does the paper's blindsight dissociation hold here?",
+    res,
+    VERDICT_CLAIMS,
+    lead=dissociation_lead(res),
+)

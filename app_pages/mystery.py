@@ -16,36 +16,53 @@ from ui import data, share
 from ui.components import explain, figure
 from ui.state import echo, escape_markdown
 
-TASK_LABELS = {"wagering": "Wagering task: does the agent know when it is right?",
-               "dual": "Dual task: hold a colour and an object through a delay"}
+TASK_LABELS = {
+    "wagering": "Wagering task: does the agent know when it is right?",
+    "dual": "Dual task: hold a colour and an object through a delay",
+}
 TASK_BLURBS = {
-    "wagering": "A faint flash (blue = go left, red = go right) reaches the agent through its workspace; it walks "
-                "to the side it believes and, on half the trials, bets on its answer or opts out. Its confidence "
-                "comes from its self-model, which the walking never reads.",
-    "dual": "A colour and then an object arrive through the agent's workspace (4 slots); distractors (masks) "
-            "land there too during the delay. At the end it reports the colour, then the object.",
+    "wagering": "A faint flash (blue = go left, red = go right) reaches the agent through its "
+    "workspace; it walks "
+    "to the side it believes and, on half the trials, bets on its answer or opts out. "
+    "Its confidence "
+    "comes from its self-model, which the walking never reads.",
+    "dual": "A colour and then an object arrive through the agent's workspace (4 slots); "
+    "distractors (masks) "
+    "land there too during the delay. At the end it reports the colour, then the object.",
 }
 
 st.title("Mystery agent")
-st.caption("A classroom puzzle: something may have been done to this agent, or nothing. Diagnose it from its markers.")
+st.caption(
+    "A classroom puzzle: something may have been done to this agent, or nothing. "
+    "Diagnose it from its markers."
+)
 explain(
-    what="A teacher picks one of the lab's agents and hides one condition in it: its self-model removed or "
-         "scrambled, its workspace switched off, narrowed or made noisy, or nothing at all. The link carries a "
-         "code that does not show the answer. Students see the agent's markers (with their chance levels) and "
-         "one episode step by step, choose a diagnosis, then press **Reveal**.",
-    try_this="Teachers: open **Make a puzzle**, choose a hidden condition (or press **Random puzzle**) and share "
-             "the link or project the code. Students: compare each marker with its chance level first, then "
-             "ask which marker would have moved under each diagnosis.",
-    theory="Each theory predicts a different signature: remove the self-model and the agent still *does* but no "
-           "longer *knows*; shrink or silence the workspace and information stops being reportable.",
+    what="A teacher picks one of the lab's agents and hides one condition in it: its "
+    "self-model removed or "
+    "scrambled, its workspace switched off, narrowed or made noisy, or nothing at all. "
+    "The link carries a "
+    "code that does not show the answer. Students see the agent's markers (with their "
+    "chance levels) and "
+    "one episode step by step, choose a diagnosis, then press **Reveal**.",
+    try_this="Teachers: open **Make a puzzle**, choose a hidden condition (or press **Random "
+    "puzzle**) and share "
+    "the link or project the code. Students: compare each marker with its chance level first, then "
+    "ask which marker would have moved under each diagnosis.",
+    theory="Each theory predicts a different signature: remove the self-model and the agent "
+    "still *does* but no "
+    "longer *knows*; shrink or silence the workspace and information stops being reportable.",
 )
 
 
 def measured(puzzle: mystery.Puzzle) -> mystery.PuzzleView:
     """The puzzle's condition measured live (cached by ui.data)."""
     if puzzle.task == "wagering":  # full: the episode below needs the whole trace
-        return data.metacognition(puzzle.kind, puzzle.seed, puzzle.self_model_mode, puzzle.capacity, 0.0, full=True)
-    return data.workspace(puzzle.kind, puzzle.seed, puzzle.capacity, puzzle.noise, mystery.NOISE_MODE, full=True)
+        return data.metacognition(
+            puzzle.kind, puzzle.seed, puzzle.self_model_mode, puzzle.capacity, 0.0, full=True
+        )
+    return data.workspace(
+        puzzle.kind, puzzle.seed, puzzle.capacity, puzzle.noise, mystery.NOISE_MODE, full=True
+    )
 
 
 def share_link(code: str, base: str) -> str:
@@ -71,7 +88,8 @@ def close_puzzle() -> None:
 
 
 def rollout(view: mystery.PuzzleView, puzzle: mystery.Puzzle, code: str) -> None:
-    """One episode of the measured batch (the same trials as the markers), step by step, drawn with the
+    """One episode of the measured batch (the same trials as the markers), step by step, drawn with
+    the
     Rollout theatre's figures."""
     trace, i = view.trace, puzzle.episode
     n = int(trace.valid[i].sum())
@@ -82,7 +100,10 @@ def rollout(view: mystery.PuzzleView, puzzle: mystery.Puzzle, code: str) -> None
     shown = step_figures(trace, t, n, i)
     left, right = st.columns(2)
     with left:
-        figure(shown.action, key=f"mystery-wager-{t}" if shown.action_is_wager else f"mystery-probs-{t}")
+        figure(
+            shown.action,
+            key=f"mystery-wager-{t}" if shown.action_is_wager else f"mystery-probs-{t}",
+        )
     with right:
         if shown.timeline is not None:
             figure(shown.timeline, key=f"mystery-timeline-{t}")
@@ -95,16 +116,23 @@ def rollout(view: mystery.PuzzleView, puzzle: mystery.Puzzle, code: str) -> None
 
 
 def student(puzzle: mystery.Puzzle, code: str) -> bool:
-    """Markers, one episode, the choice and (after Reveal) the answer; False if the agent is missing."""
+    """Markers, one episode, the choice and (after Reveal) the answer; False if the agent is
+    missing."""
     if puzzle.seed not in data.seeds_by_kind(puzzle.task).get(puzzle.kind, []):
-        st.error(f"This puzzle needs agent {data.label(puzzle.kind)}, seed {puzzle.seed}, which this lab does not "
-                 "have; make a puzzle on another seed below.")
+        st.error(
+            f"This puzzle needs agent {data.label(puzzle.kind)}, seed {puzzle.seed}, "
+            "which this lab does not "
+            "have; make a puzzle on another seed below."
+        )
         return False
     if data.checked_agent(puzzle.task, puzzle.kind, puzzle.seed) is None:  # its error is shown
         return False
     st.subheader(f"Puzzle {code}")
-    st.markdown(f"**The agent:** {data.label(puzzle.kind)}, seed {puzzle.seed}. **{TASK_LABELS[puzzle.task]}** "
-                f"{TASK_BLURBS[puzzle.task]}")
+    st.markdown(
+        f"**The agent:** {data.label(puzzle.kind)}, seed {puzzle.seed}. "
+        f"**{TASK_LABELS[puzzle.task]}** "
+        f"{TASK_BLURBS[puzzle.task]}"
+    )
     view = measured(puzzle)
     values = mystery.measured_markers(view)
     shown = mystery.MARKERS[puzzle.task]
@@ -112,63 +140,109 @@ def student(puzzle: mystery.Puzzle, code: str) -> bool:
         value = values[marker.key]
         column.metric(marker.label, marker.shown(value))
         undefined = value is None or math.isnan(value)
-        column.caption(marker.caption + (f" Not defined here: {marker.undefined}." if undefined else ""))
+        column.caption(
+            marker.caption + (f" Not defined here: {marker.undefined}." if undefined else "")
+        )
     rollout(view, puzzle, code)
 
     st.subheader("Your diagnosis")
     revealed = st.session_state.get("mystery.revealed") == code
     choices = mystery.diagnosis_choices(puzzle.task)
-    choice = st.radio("What was done to this agent?", choices, format_func=mystery.DIAGNOSES.get, index=None,
-                      key=f"mystery.choice.{code}", disabled=revealed)
+    choice = st.radio(
+        "What was done to this agent?",
+        choices,
+        format_func=mystery.DIAGNOSES.get,
+        index=None,
+        key=f"mystery.choice.{code}",
+        disabled=revealed,
+    )
     c1, c2 = st.columns([1, 4])
-    c1.button("Reveal", type="primary", disabled=revealed, icon=":material/visibility:",
-              on_click=st.session_state.update, args=({"mystery.revealed": code},))
+    c1.button(
+        "Reveal",
+        type="primary",
+        disabled=revealed,
+        icon=":material/visibility:",
+        on_click=st.session_state.update,
+        args=({"mystery.revealed": code},),
+    )
     c2.button("Close this puzzle", on_click=close_puzzle)
     if not revealed:
         return True
     answer = mystery.DIAGNOSES[puzzle.diagnosis]
     if choice is None:
-        st.info(f"You revealed without choosing. The answer: **{answer}**.", icon=":material/visibility:")
+        st.info(
+            f"You revealed without choosing. The answer: **{answer}**.",
+            icon=":material/visibility:",
+        )
     elif choice == puzzle.diagnosis:
         st.success(f"Correct: **{answer}**.", icon=":material/check_circle:")
     else:
-        st.error(f"Not this time: you chose *{mystery.DIAGNOSES[choice]}*; the answer is **{answer}**.",
-                 icon=":material/cancel:")
-    intact = mystery.measured_markers(measured(mystery.make_puzzle(puzzle.task, "intact", puzzle.seed)))
-    st.markdown(f"**What gave it away:** {' and '.join(m.label for m in mystery.giveaway(puzzle))}.")
+        st.error(
+            f"Not this time: you chose *{mystery.DIAGNOSES[choice]}*; the answer is **{answer}**.",
+            icon=":material/cancel:",
+        )
+    intact = mystery.measured_markers(
+        measured(mystery.make_puzzle(puzzle.task, "intact", puzzle.seed))
+    )
+    st.markdown(
+        f"**What gave it away:** {' and '.join(m.label for m in mystery.giveaway(puzzle))}."
+    )
     st.markdown(mystery.explain(puzzle, values, intact))
-    st.caption(f"Hidden condition: {mystery.conditions(puzzle.task)[mystery.condition_of(puzzle)]}. Every number "
-               "above was measured live on this agent; none is taken from the paper.")
+    st.caption(
+        "Hidden condition: "
+        f"{mystery.conditions(puzzle.task)[mystery.condition_of(puzzle)]}. Every "
+        "number "
+        "above was measured live on this agent; none is taken from the paper."
+    )
     return True
 
 
 def make(task: str, condition: str, seed: int, episode: int) -> None:
     """Make the chosen puzzle (a button callback: the form is gone before the page is drawn)."""
-    st.session_state["mystery.made"] = mystery.encode(mystery.make_puzzle(task, condition, seed, episode))
+    st.session_state["mystery.made"] = mystery.encode(
+        mystery.make_puzzle(task, condition, seed, episode)
+    )
 
 
 def make_random(seeds: list[int]) -> None:
-    """Draw random puzzle n of this session (a button callback); puzzle n is the same in every session."""
+    """Draw random puzzle n of this session (a button callback); puzzle n is the same in every
+    session."""
     number = st.session_state.get("mystery.random_count", 0) + 1
     st.session_state["mystery.random_count"] = number
-    st.session_state["mystery.made"] = mystery.encode(mystery.random_puzzle(np.random.default_rng(number), seeds))
+    st.session_state["mystery.made"] = mystery.encode(
+        mystery.random_puzzle(np.random.default_rng(number), seeds)
+    )
 
 
 def made_panel(made: str) -> None:
     """The code, its link and QR code for the projector; the answer only behind the key toggle."""
     st.markdown(f"# `{made[:4]} {made[4:]}`")
     base, reachable = share.lab_base_url()
-    share.share_panel(share_link(made, base), reachable=reachable,
-                      caption="Project the code, the link or its QR code. The code does not show the answer, but "
-                              "it is not encryption: treat it like a quiz sheet, not a password.")
+    share.share_panel(
+        share_link(made, base),
+        reachable=reachable,
+        caption="Project the code, the link or its QR code. The code does not show the answer, but "
+        "it is not encryption: treat it like a quiz sheet, not a password.",
+    )
     c1, c2 = st.columns(2)
-    c1.button("Try it as a student", icon=":material/person:", on_click=st.query_params.__setitem__,
-              args=("code", made))
-    c2.button("Make another puzzle", icon=":material/add:", on_click=st.session_state.pop, args=("mystery.made", None))
+    c1.button(
+        "Try it as a student",
+        icon=":material/person:",
+        on_click=st.query_params.__setitem__,
+        args=("code", made),
+    )
+    c2.button(
+        "Make another puzzle",
+        icon=":material/add:",
+        on_click=st.session_state.pop,
+        args=("mystery.made", None),
+    )
     if st.toggle("Show the answer key (not on the projector)", key="mystery.key"):
         p = mystery.decode(made)
-        st.info(f"{mystery.conditions(p.task)[mystery.condition_of(p)]}: the answer is "
-                f"**{mystery.DIAGNOSES[p.diagnosis]}** (agent seed {p.seed}, episode {p.episode}).")
+        st.info(
+            f"{mystery.conditions(p.task)[mystery.condition_of(p)]}: the answer is "
+            f"**{mystery.DIAGNOSES[p.diagnosis]}** (agent seed {p.seed}, episode {p.episode})."
+        )
 
 
 def teacher(expanded: bool) -> None:
@@ -180,27 +254,55 @@ def teacher(expanded: bool) -> None:
             made_panel(made)
             return
         entries = data.manifest()  # read once: its problems are shown once
-        task = st.radio("Task", mystery.TASKS, format_func=TASK_LABELS.get, key="mystery.task", horizontal=True)
+        task = st.radio(
+            "Task", mystery.TASKS, format_func=TASK_LABELS.get, key="mystery.task", horizontal=True
+        )
         kind = mystery.KIND_OF_TASK[task]
         seeds = data.seeds_by_kind(task, entries).get(kind, [])
         if not seeds:
-            st.error(f"No {data.label(kind)} agent trained on the {task} task is available; train one on the "
-                     "Agents page.")
+            st.error(
+                f"No {data.label(kind)} agent trained on the {task} task is available; "
+                "train one on the "
+                "Agents page."
+            )
             return
         c1, c2, c3 = st.columns([3, 1, 1])
         names = mystery.conditions(task)
-        condition = c1.selectbox("Hidden condition", list(names), format_func=names.get,
-                                 key=f"mystery.condition.{task}")
+        condition = c1.selectbox(
+            "Hidden condition", list(names), format_func=names.get, key=f"mystery.condition.{task}"
+        )
         seed = c2.selectbox("Agent seed", seeds, key=f"mystery.seed.{task}")
-        episode = c3.number_input("Episode shown", 0, mystery.EPISODES - 1, key="mystery.episode",
-                                  help="Which episode students can step through (the markers use all of them).")
-        both = sorted(set.intersection(*(set(data.seeds_by_kind(t, entries).get(mystery.KIND_OF_TASK[t], []))
-                                         for t in mystery.TASKS)))
+        episode = c3.number_input(
+            "Episode shown",
+            0,
+            mystery.EPISODES - 1,
+            key="mystery.episode",
+            help="Which episode students can step through (the markers use all of them).",
+        )
+        both = sorted(
+            set.intersection(
+                *(
+                    set(data.seeds_by_kind(t, entries).get(mystery.KIND_OF_TASK[t], []))
+                    for t in mystery.TASKS
+                )
+            )
+        )
         b1, b2 = st.columns(2)
-        b1.button("Make this puzzle", type="primary", icon=":material/lock:", on_click=make,
-                  args=(task, condition, seed, int(episode)))
-        b2.button("Random puzzle", icon=":material/casino:", on_click=make_random, args=(both,), disabled=not both,
-                  help=None if both else "A random puzzle needs agents of both tasks on a common seed.")
+        b1.button(
+            "Make this puzzle",
+            type="primary",
+            icon=":material/lock:",
+            on_click=make,
+            args=(task, condition, seed, int(episode)),
+        )
+        b2.button(
+            "Random puzzle",
+            icon=":material/casino:",
+            on_click=make_random,
+            args=(both,),
+            disabled=not both,
+            help=None if both else "A random puzzle needs agents of both tasks on a common seed.",
+        )
 
 
 raw = st.query_params.get("code")
@@ -209,9 +311,18 @@ if raw:
     try:
         puzzle = mystery.decode(raw)
     except ValueError as exc:
-        st.error(f"{str(exc).rstrip('.')} (code {escape_markdown(echo(raw))}); make a puzzle below or check the link.",
-                 icon=":material/error:")
+        st.error(
+            (
+                f"{str(exc).rstrip('.')} (code {escape_markdown(echo(raw))}); make a "
+                "puzzle below or check the link."
+            ),
+            icon=":material/error:",
+        )
 if puzzle is None or not student(puzzle, mystery.encode(puzzle)):
-    st.text_input("Have a puzzle code? Type it here", key="mystery.typed", on_change=open_typed,
-                  placeholder="8 letters and digits, e.g. from the projector")
+    st.text_input(
+        "Have a puzzle code? Type it here",
+        key="mystery.typed",
+        on_change=open_typed,
+        placeholder="8 letters and digits, e.g. from the projector",
+    )
     teacher(expanded=True)

@@ -16,25 +16,43 @@ from ui import controls, data
 from ui.components import SCOPE_LINE, figure
 
 PAGE = "replication"
-GAIN_COLUMNS = {"seed": "seed", "training": "training", "updates": "updates", "jacobian": "bus Jacobian (gain)",
-                "l75_text": "noise tolerance L75", "accuracy": "clean accuracy"}
+GAIN_COLUMNS = {
+    "seed": "seed",
+    "training": "training",
+    "updates": "updates",
+    "jacobian": "bus Jacobian (gain)",
+    "l75_text": "noise tolerance L75",
+    "accuracy": "clean accuracy",
+}
 """The training-length table's columns (results' gain rows) and the names a reader sees."""
 
 st.title("Replication")
-st.caption("Does the paper reproduce? Every number here comes out of training and evaluating the bundled agents; "
-           "the paper's numbers live in one reference table and are used only for the comparison.")
+st.caption(
+    "Does the paper reproduce? Every number here comes out of training and evaluating "
+    "the bundled agents; "
+    "the paper's numbers live in one reference table and are used only for the comparison."
+)
 with st.expander("How are verdicts decided?"):
     st.markdown(
-        "The rules were written down **before** any result was computed (`docs/verdicts.md`) and are applied by "
-        "code: **reproduced** if the paper's value lies in our 95% bootstrap interval over seeds or within a "
-        "pre-set tolerance; **partly reproduced** if the qualitative pattern holds (e.g. 'B1 is more fragile "
-        "than B2') but not the number; **not reproduced** otherwise; **not comparable** when the paper's "
-        "number has no counterpart we can compute. Claims marked *by construction* are fixed by the design "
-        "(for instance, a constant confidence has AUROC 0.5 exactly) and are not evidence.")
+        "The rules were written down **before** any result was computed "
+        "(`docs/verdicts.md`) and are applied by "
+        "code: **reproduced** if the paper's value lies in our 95% bootstrap interval "
+        "over seeds or within a "
+        "pre-set tolerance; **partly reproduced** if the qualitative pattern holds "
+        "(e.g. 'B1 is more fragile "
+        "than B2') but not the number; **not reproduced** otherwise; **not "
+        "comparable** when the paper's "
+        "number has no counterpart we can compute. Claims marked *by construction* are "
+        "fixed by the design "
+        "(for instance, a constant confidence has AUROC 0.5 exactly) and are not evidence."
+    )
 
 sets = data.result_sets()
 if not sets:
-    st.error("No result set found. Run `python -m labcore reproduce --experiment all --seeds 5 --out results/bundled`.")
+    st.error(
+        "No result set found. Run `python -m labcore reproduce --experiment all "
+        "--seeds 5 --out results/bundled`."
+    )
     st.stop()
 names = [Path(p).name for p in sets]
 controls.url_choice(PAGE, "results", names)
@@ -46,76 +64,142 @@ if not summary:
     st.stop()  # checked_results has said which file is broken and how to restore it
 
 config = summary.get("config", {})
-st.write(f"**{len(summary.get('seeds', []))} seeds** per agent · experiments {', '.join(summary.get('experiments', []))}"
-         f" · {'quick' if config.get('quick') else 'full'} budgets · created {summary.get('created', 'unknown')}"
-         f" · commit `{(summary.get('git_commit') or 'unknown')[:10]}` · {summary.get('wall_seconds', '?')} s")
+st.write(
+    f"**{len(summary.get('seeds', []))} seeds** per agent · experiments "
+    f"{', '.join(summary.get('experiments', []))}"
+    f" · {'quick' if config.get('quick') else 'full'} budgets · created "
+    f"{summary.get('created', 'unknown')}"
+    f" · commit `{(summary.get('git_commit') or 'unknown')[:10]}` · "
+    f"{summary.get('wall_seconds', '?')} s"
+)
 counts = summary.get("verdict_counts", {})
 split = verdict_split(summary.get("claims", []))
 cols = st.columns(len(counts) + 1 or 1)
 for col, (verdict, n) in zip(cols, split["evidence"].items(), strict=False):
     col.metric(verdict.capitalize() + " (evidence)", n)
-cols[-1].metric("True by construction", sum(split["construction"].values()),
-                help="Fixed by the design (the same for an untrained agent, or by the allocation rule): not "
-                     "evidence either way. Their verdicts: " + ", ".join(
-                         f"{n} {v}" for v, n in split["construction"].items() if n))
+cols[-1].metric(
+    "True by construction",
+    sum(split["construction"].values()),
+    help="Fixed by the design (the same for an untrained agent, or by the allocation rule): not "
+    "evidence either way. Their verdicts: "
+    + ", ".join(f"{n} {v}" for v, n in split["construction"].items() if n),
+)
 if summary.get("excluded"):
-    st.warning("Excluded agents (below the 95% agreement criterion): " + ", ".join(summary["excluded"]))
+    st.warning(
+        "Excluded agents (below the 95% agreement criterion): " + ", ".join(summary["excluded"])
+    )
 
 
 def claim_sentence(claim: dict) -> str:
-    """What a claim says, in words: its description in the paper table (labcore.paper_claims), else the result set's."""
+    """What a claim says, in words: its description in the paper table (labcore.paper_claims),
+    else the result set's."""
     spec = CLAIMS_BY_ID.get(claim["id"])
     return spec.description if spec else claim.get("description") or claim["id"]
 
 
-rows = [{"what is claimed": claim_sentence(c), "paper": paper_text(c["paper"]), "ours": ours_text(c["ours"]),
-         "verdict": c["verdict"], "why": c.get("reason", ""),
-         "by construction": "yes" if c.get("by_construction") else "",
-         "experiment": c["id"].split(".")[0].upper(), "claim": c["id"]}
-        for c in summary.get("claims", [])]
-# The verdict and the two numbers first, the long texts after: a phone shows the first three columns (issue 24).
-claims = pd.DataFrame(rows, columns=["experiment", "verdict", "paper", "ours", "what is claimed", "why",
-                                     "by construction", "claim"])
+rows = [
+    {
+        "what is claimed": claim_sentence(c),
+        "paper": paper_text(c["paper"]),
+        "ours": ours_text(c["ours"]),
+        "verdict": c["verdict"],
+        "why": c.get("reason", ""),
+        "by construction": "yes" if c.get("by_construction") else "",
+        "experiment": c["id"].split(".")[0].upper(),
+        "claim": c["id"],
+    }
+    for c in summary.get("claims", [])
+]
+# The verdict and the two numbers first, the long texts after: a phone shows the first three columns
+# (issue 24).
+claims = pd.DataFrame(
+    rows,
+    columns=[
+        "experiment",
+        "verdict",
+        "paper",
+        "ours",
+        "what is claimed",
+        "why",
+        "by construction",
+        "claim",
+    ],
+)
 st.subheader("Claims, paper beside ours")
 f1, f2 = st.columns(2)
-exps = f1.multiselect("Experiments", sorted(claims["experiment"].unique()), default=sorted(claims["experiment"].unique()))
+exps = f1.multiselect(
+    "Experiments",
+    sorted(claims["experiment"].unique()),
+    default=sorted(claims["experiment"].unique()),
+)
 verdicts = f2.multiselect("Verdicts", list(counts), default=list(counts))
 shown = claims[claims["experiment"].isin(exps) & claims["verdict"].isin(verdicts)]
-st.dataframe(shown, width="stretch", hide_index=True, height=420,
-             column_config={"what is claimed": st.column_config.TextColumn("what is claimed", width="medium"),
-                            "paper": st.column_config.TextColumn("paper", width=110),
-                            "ours": st.column_config.TextColumn("ours", width=140),
-                            "why": st.column_config.TextColumn("why", width="large"),
-                            "verdict": st.column_config.TextColumn("verdict", width=140),
-                            "experiment": st.column_config.TextColumn("exp.", width="small"),
-                            "claim": st.column_config.TextColumn(
-                                "id", width="small", help="The claim's id in docs/verdicts.md and summary.json.")})
-st.download_button("Download the claims (CSV)", claims.to_csv(index=False), file_name="claims.csv", mime="text/csv")
+st.dataframe(
+    shown,
+    width="stretch",
+    hide_index=True,
+    height=420,
+    column_config={
+        "what is claimed": st.column_config.TextColumn("what is claimed", width="medium"),
+        "paper": st.column_config.TextColumn("paper", width=110),
+        "ours": st.column_config.TextColumn("ours", width=140),
+        "why": st.column_config.TextColumn("why", width="large"),
+        "verdict": st.column_config.TextColumn("verdict", width=140),
+        "experiment": st.column_config.TextColumn("exp.", width="small"),
+        "claim": st.column_config.TextColumn(
+            "id", width="small", help="The claim's id in docs/verdicts.md and summary.json."
+        ),
+    },
+)
+st.download_button(
+    "Download the claims (CSV)", claims.to_csv(index=False), file_name="claims.csv", mime="text/csv"
+)
 
 st.subheader("The paper's figures, rebuilt from our data")
-tabs = st.tabs([registry.EXPERIMENT_TITLES.get(e, e) for e in res.experiments] + ["Exploratory (post hoc)"])
+tabs = st.tabs(
+    [registry.EXPERIMENT_TITLES.get(e, e) for e in res.experiments] + ["Exploratory (post hoc)"]
+)
 for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
     with tab:
         if exp != "explore":
             st.markdown(registry.EXPERIMENT_INTROS.get(exp, ""))
         if exp == "e3":
-            st.markdown("**The E3 robustness verdict, with the design study.** "
-                        + " ".join(e3_robustness_verdict(res, data.explore()))
-                        + " Explore the study's designs on the Robustness page.")
+            st.markdown(
+                "**The E3 robustness verdict, with the design study.** "
+                + " ".join(e3_robustness_verdict(res, data.explore()))
+                + " Explore the study's designs on the Robustness page."
+            )
         elif exp == "explore":  # only the post-hoc tab (issue 24: this ran on every tab but E3)
-            st.markdown("Added after the results were seen: not pre-registered, no verdicts. Hypotheses for a "
-                        "future, pre-registered run.")
+            st.markdown(
+                "Added after the results were seen: not pre-registered, no verdicts. "
+                "Hypotheses for a "
+                "future, pre-registered run."
+            )
             if res.gain.get("rows"):
-                st.markdown("**Does training length decide B1's fragility?** " + res.gain.get("description", ""))
-                st.dataframe(pd.DataFrame(res.gain["rows"])[list(GAIN_COLUMNS)].rename(columns=GAIN_COLUMNS),
-                             hide_index=True, width="stretch")
-        for spec in (*registry.FIGURES, *registry.E4_FIGURES):  # E4 (beyond the paper): its own set, results/e4
-            if (exp == "explore") != spec.exploratory or (exp != "explore" and spec.experiment != exp):
+                st.markdown(
+                    "**Does training length decide B1's fragility?** "
+                    + res.gain.get("description", "")
+                )
+                st.dataframe(
+                    pd.DataFrame(res.gain["rows"])[list(GAIN_COLUMNS)].rename(columns=GAIN_COLUMNS),
+                    hide_index=True,
+                    width="stretch",
+                )
+        for spec in (
+            *registry.FIGURES,
+            *registry.E4_FIGURES,
+        ):  # E4 (beyond the paper): its own set, results/e4
+            if (exp == "explore") != spec.exploratory or (
+                exp != "explore" and spec.experiment != exp
+            ):
                 continue
             try:
                 figure(spec.build(res), key=f"fig-{spec.slug}", download=spec.slug)
             except Exception as exc:  # one broken figure must not take the page down
-                st.warning(f"This figure could not be drawn from this result set ({type(exc).__name__}: {exc}).")
+                st.warning(
+                    "This figure could not be drawn from this result set "
+                    f"({type(exc).__name__}: {exc})."
+                )
                 continue
             st.markdown(f"**What you are looking at.** {spec.what}")
             if spec.paper_note:
@@ -130,24 +214,40 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
                 match = [c for c in summary.get("claims", []) if c["id"] == claim_id]
                 if match:
                     c = match[0]
-                    st.markdown(f"- {claim_sentence(c)}: paper {paper_text(c['paper'])}, ours "
-                                f"{ours_text(c['ours'])}: **{c['verdict']}** — {c['reason']} :gray[:small[{claim_id}]]")
+                    st.markdown(
+                        f"- {claim_sentence(c)}: paper {paper_text(c['paper'])}, ours "
+                        f"{ours_text(c['ours'])}: **{c['verdict']}** — {c['reason']} "
+                        f":gray[:small[{claim_id}]]"
+                    )
 
 st.subheader("Inconsistencies inside the paper")
 for item in summary.get("paper_inconsistencies", []):
     st.markdown(f"- {item}")
 
 st.subheader("Rerun it, with more seeds")
-st.code("python -m labcore reproduce --experiment all --seeds 20 --jobs 2 --out results/seeds20", language="bash")
-st.markdown("Agents missing from `checkpoints/` are trained first (fast mode) and cached in `runs/checkpoints`. "
-            "The run writes `summary.json`, the trial-level CSV files and `report.html`; anything it writes "
-            "under `results/` appears in the selector above. With a Dask cluster: add "
-            "`--backend dask --scheduler tcp://HOST:8786`.")
+st.code(
+    "python -m labcore reproduce --experiment all --seeds 20 --jobs 2 --out results/seeds20",
+    language="bash",
+)
+st.markdown(
+    "Agents missing from `checkpoints/` are trained first (fast mode) and cached in "
+    "`runs/checkpoints`. "
+    "The run writes `summary.json`, the trial-level CSV files and `report.html`; "
+    "anything it writes "
+    "under `results/` appears in the selector above. With a Dask cluster: add "
+    "`--backend dask --scheduler tcp://HOST:8786`."
+)
 d1, d2, d3 = st.columns(3)
-d1.download_button("summary.json", json.dumps(summary, indent=1), file_name="summary.json", mime="application/json")
+d1.download_button(
+    "summary.json", json.dumps(summary, indent=1), file_name="summary.json", mime="application/json"
+)
 trials_path = Path(chosen) / "e1_trials.csv"
 if trials_path.exists():
-    d2.download_button("e1_trials.csv", trials_path.read_bytes(), file_name="e1_trials.csv", mime="text/csv")
+    d2.download_button(
+        "e1_trials.csv", trials_path.read_bytes(), file_name="e1_trials.csv", mime="text/csv"
+    )
 if d3.button("Build the full HTML report"):
-    d3.download_button("report.html", report.build_report_html(res), file_name="report.html", mime="text/html")
+    d3.download_button(
+        "report.html", report.build_report_html(res), file_name="report.html", mime="text/html"
+    )
 st.caption(SCOPE_LINE)

@@ -1,4 +1,5 @@
-"""From reward alone (issues 15, 23): does an agent learn to know when it is right without ever being told?
+"""From reward alone (issues 15, 23): does an agent learn to know when it is right without ever
+being told?
 
 The answer (generated from the bundled studies) first; then Kiani & Shadlen's two signatures for
 networks trained from reward under Song et al.'s (2017) training, the reward explorer, a live run;
@@ -25,48 +26,88 @@ from ui.state import LabState
 PAGE = "reward"
 KEYS = ("agent", "seed", "self_model_mode", "explorer_cell", "pdw_policy")
 REFERENCE, SUPERVISED = data_reward.e4_reference()
-OUTCOME_COLOURS = {"supported": "green", "not supported": "red", "undefined": "gray", "not tested": "gray"}
+OUTCOME_COLOURS = {
+    "supported": "green",
+    "not supported": "red",
+    "undefined": "gray",
+    "not tested": "gray",
+}
 LIVE = "reward.live"
 
 st.title("From reward alone")
-st.caption("Beyond the paper: can an agent learn to know when it is right if nobody ever tells it whether it was "
-           "right, only what its choices earned?")
+st.caption(
+    "Beyond the paper: can an agent learn to know when it is right if nobody ever "
+    "tells it whether it was "
+    "right, only what its choices earned?"
+)
 
-# Every control of the page lives in the URL (the E4 comparison's agent and seed, the explorer's cell, ...).
+# Every control of the page lives in the URL (the E4 comparison's agent and seed, the explorer's
+# cell, ...).
 comparison_seeds = data_reward.e4_comparison_seeds(data.seeds_by_kind("wagering"))
-first_agent = "reward_wager" if "reward_wager" in comparison_seeds else next(iter(comparison_seeds), "reward_wager")
-controls.init_state(PAGE, KEYS, agents=list(comparison_seeds) or [first_agent],
-                    seeds=comparison_seeds or {first_agent: [0]}, default=LabState(agent=first_agent),
-                    options={"explorer_cell": data_reward.EXPLORER_CELLS, "pdw_policy": data_reward.PDW_POLICIES})
+first_agent = (
+    "reward_wager"
+    if "reward_wager" in comparison_seeds
+    else next(iter(comparison_seeds), "reward_wager")
+)
+controls.init_state(
+    PAGE,
+    KEYS,
+    agents=list(comparison_seeds) or [first_agent],
+    seeds=comparison_seeds or {first_agent: [0]},
+    default=LabState(agent=first_agent),
+    options={"explorer_cell": data_reward.EXPLORER_CELLS, "pdw_policy": data_reward.PDW_POLICIES},
+)
 
-res = data.checked_results(data_reward.E4_RESULTS_DIR, experiment="e4")  # read once: a broken set is one error, the live lab still works
+res = data.checked_results(
+    data_reward.E4_RESULTS_DIR, experiment="e4"
+)  # read once: a broken set is one error, the live lab still works
 reward_answer = data_reward.reward_answer(res.summary)
 with st.container(border=True):
     st.markdown("**The answer, generated from the bundled studies**")
-    st.markdown(reward_answer.headline)  # the verdict alone: the page opens on its plots (issue 24, defect 5)
-    st.caption("Generated from the `summary.json` of `results/pdw`, `results/pdw_sweep`, `results/e4` and "
-               "`results/explore_neurogym` by the rewrite rules registered in docs/protocol.md sec. 8.7 and 8.8.6: "
-               "no number here is typed in. The README states the same text.")
-    with st.expander("The answer in full: the anchor (Song, Yang & Wang 2017), each study, the older cells labelled"):
+    st.markdown(
+        reward_answer.headline
+    )  # the verdict alone: the page opens on its plots (issue 24, defect 5)
+    st.caption(
+        "Generated from the `summary.json` of `results/pdw`, `results/pdw_sweep`, `results/e4` and "
+        "`results/explore_neurogym` by the rewrite rules registered in "
+        "docs/protocol.md sec. 8.7 and 8.8.6: "
+        "no number here is typed in. The README states the same text."
+    )
+    with st.expander(
+        "The answer in full: the anchor (Song, Yang & Wang 2017), each study, the "
+        "older cells labelled"
+    ):
         st.markdown(reward_answer.lead)
         for part in reward_answer.parts:
             st.markdown(f"**{part.title}.** {part.text}")
 explain(
-    what="Kiani & Shadlen (2009) gave monkeys a **post-decision wager**: a cloud of dots drifts left or right at "
-         "one of six strengths (*coherence*); on half the trials a **sure option** pays a small certain reward "
-         "instead. Monkeys take it more often the weaker the evidence (**S1**), and when they waive it they are "
-         "more accurate than when it was never offered (**S2**). Song, Yang & Wang (2017) trained recurrent "
-         "networks on this task from **reward alone** and found both. We retrained their network (a plain GRU) "
-         "and our own B2 agent (workspace + self-model) under their training on NeuroGym's version of the task. "
-         "Below, labelled: our first answers, on our own wagering task (E4) and on NeuroGym's task with our first "
-         "training.",
-    try_this="Read the two signature plots: does the sure option fall with coherence, as the ideal observer's "
-             "does? In the reward explorer, start from Song's setting and change one training choice at a time: "
-             "which change loses the sure option? Then train a plain GRU yourself and watch the sure option rise, "
-             "fall when the sides are learned, and (with Song's settings) come back.",
-    theory="Higher-order theories tie awareness to a model of one's own states. The paper's open question (its "
-           "sec. 6.6): can such a model, with calibrated confidence, be learned from reward alone? Every study here "
-           "was registered before its agents trained (docs/protocol.md sec. 8).",
+    what="Kiani & Shadlen (2009) gave monkeys a **post-decision wager**: a cloud of dots "
+    "drifts left or right at "
+    "one of six strengths (*coherence*); on half the trials a **sure option** pays a "
+    "small certain reward "
+    "instead. Monkeys take it more often the weaker the evidence (**S1**), and when "
+    "they waive it they are "
+    "more accurate than when it was never offered (**S2**). Song, Yang & Wang (2017) "
+    "trained recurrent "
+    "networks on this task from **reward alone** and found both. We retrained their "
+    "network (a plain GRU) "
+    "and our own B2 agent (workspace + self-model) under their training on NeuroGym's "
+    "version of the task. "
+    "Below, labelled: our first answers, on our own wagering task (E4) and on "
+    "NeuroGym's task with our first "
+    "training.",
+    try_this="Read the two signature plots: does the sure option fall with coherence, as the "
+    "ideal observer's "
+    "does? In the reward explorer, start from Song's setting and change one training "
+    "choice at a time: "
+    "which change loses the sure option? Then train a plain GRU yourself and watch the "
+    "sure option rise, "
+    "fall when the sides are learned, and (with Song's settings) come back.",
+    theory="Higher-order theories tie awareness to a model of one's own states. The paper's "
+    "open question (its "
+    "sec. 6.6): can such a model, with calibrated confidence, be learned from reward "
+    "alone? Every study here "
+    "was registered before its agents trained (docs/protocol.md sec. 8).",
 )
 
 
@@ -74,15 +115,29 @@ def live_comparison() -> None:
     """The supervised and a reward-trained agent side by side, under the same self-model setting."""
     seeds = comparison_seeds
     if not seeds:
-        st.warning("No reward-trained agent with a supervised agent of the same seed is available, so the live "
-                   "comparison is left out; train them with `python -m labcore train --experiment e4 --agent "
-                   "reward_wager --seeds 0-4`.")
+        st.warning(
+            "No reward-trained agent with a supervised agent of the same seed is "
+            "available, so the live "
+            "comparison is left out; train them with `python -m labcore train "
+            "--experiment e4 --agent "
+            "reward_wager --seeds 0-4`."
+        )
         return
     left, mid, right = st.columns([3, 1, 3])
     kind, seed = controls.agent_seed_picker(PAGE, seeds, left, mid)
-    controls.segmented(right, "Self-model (both agents)", list(SELF_MODEL_LABELS), PAGE, "self_model_mode",
-                       fallback="on", format_func=SELF_MODEL_LABELS.get,
-                       help="z_self, the agent's compressed model of its own state; the confidence reads only z_self.")
+    controls.segmented(
+        right,
+        "Self-model (both agents)",
+        list(SELF_MODEL_LABELS),
+        PAGE,
+        "self_model_mode",
+        fallback="on",
+        format_func=SELF_MODEL_LABELS.get,
+        help=(
+            "z_self, the agent's compressed model of its own state; the confidence reads "
+            "only z_self."
+        ),
+    )
     controls.publish(PAGE, KEYS)
     mode = controls.value(PAGE, "self_model_mode")
     models = {k: data.checked_agent("wagering", k, seed) for k in (SUPERVISED, kind)}
@@ -99,94 +154,186 @@ def live_comparison() -> None:
         m1, m2 = column.columns(2)
         m3, m4 = column.columns(2)
         new = "no paper number (the paper never trained from reward)"
-        metric(m1, f"Task accuracy · {names[k]}", view.accuracy, fmt="{:.1%}", intact=base and base.accuracy,
-               chance="50%", reference=new, help="Trials that end in the correct zone (two sides: chance 50%).")
-        metric(m2, f"Type-2 AUROC · {names[k]}", view.auroc, intact=base and base.auroc, chance="0.5",
-               reference="below 0.5: more confident when wrong",
-               help="The chance that a random right answer got more confidence than a random wrong one.")
-        metric(m3, f"Calibration error · {names[k]}", view.calibration_error, intact=base and base.calibration_error,
-               reference="0 = calibrated (ECE, 10 bins)",
-               help="How far the confidence is from the share of right answers at that confidence.")
-        metric(m4, f"Opt-outs · {names[k]}", view.skip_fraction, fmt="{:.1%}", intact=base and base.skip_fraction,
-               reference="wager trials with confidence at or below 0.5",
-               help="On wager trials the agent bets when its confidence is above 0.5, else opts out.")
+        metric(
+            m1,
+            f"Task accuracy · {names[k]}",
+            view.accuracy,
+            fmt="{:.1%}",
+            intact=base and base.accuracy,
+            chance="50%",
+            reference=new,
+            help="Trials that end in the correct zone (two sides: chance 50%).",
+        )
+        metric(
+            m2,
+            f"Type-2 AUROC · {names[k]}",
+            view.auroc,
+            intact=base and base.auroc,
+            chance="0.5",
+            reference="below 0.5: more confident when wrong",
+            help=(
+                "The chance that a random right answer got more confidence than a random wrong one."
+            ),
+        )
+        metric(
+            m3,
+            f"Calibration error · {names[k]}",
+            view.calibration_error,
+            intact=base and base.calibration_error,
+            reference="0 = calibrated (ECE, 10 bins)",
+            help="How far the confidence is from the share of right answers at that confidence.",
+        )
+        metric(
+            m4,
+            f"Opt-outs · {names[k]}",
+            view.skip_fraction,
+            fmt="{:.1%}",
+            intact=base and base.skip_fraction,
+            reference="wager trials with confidence at or below 0.5",
+            help="On wager trials the agent bets when its confidence is above 0.5, else opts out.",
+        )
         for note in e1_construction_notes(models[k].config, mode, slots[k]):
             column.success(note, icon=":material/construction:")
     condition = f"self-model {SELF_MODEL_LABELS[mode]}"
-    curves = {(REFERENCE if k == SUPERVISED else k): (v.correct[v.answered], v.confidence[v.answered])
-              for k, v in views.items()}
-    figure(type2_roc_figure(curves, title=f"Type-2 ROC, {condition}: does confidence separate right from wrong?"),
-           key="reward-roc", download="e4_type2_roc")
-    figure(calibration_figure(curves, chance=CHANCE_E1, title=f"Calibration, {condition}: is confidence the "
-                              "probability of being right?"), key="reward-calibration", download="e4_calibration")
+    curves = {
+        (REFERENCE if k == SUPERVISED else k): (v.correct[v.answered], v.confidence[v.answered])
+        for k, v in views.items()
+    }
+    figure(
+        type2_roc_figure(
+            curves, title=f"Type-2 ROC, {condition}: does confidence separate right from wrong?"
+        ),
+        key="reward-roc",
+        download="e4_type2_roc",
+    )
+    figure(
+        calibration_figure(
+            curves,
+            chance=CHANCE_E1,
+            title=f"Calibration, {condition}: is confidence the probability of being right?",
+        ),
+        key="reward-calibration",
+        download="e4_calibration",
+    )
 
 
 def untested(h: dict) -> str:
-    """What part of a hypothesis this result set cannot test (an arm it does not hold), or nothing."""
+    """What part of a hypothesis this result set cannot test (an arm it does not hold), or
+    nothing."""
     arms = sorted({str(c.get("arm")) for c in h.get("conditions") or [] if not c.get("tested")})
-    return f" *Not tested here (not in this result set):* {', '.join(label_of(a) for a in arms)}." if arms else ""
+    return (
+        f" *Not tested here (not in this result set):* {', '.join(label_of(a) for a in arms)}."
+        if arms
+        else ""
+    )
 
 
 def hypotheses_box() -> None:
     """The pre-registered hypotheses and their outcomes, as the result set states them."""
     found = list(res.hypotheses.values())
     with st.container(border=True):
-        st.markdown("**The pre-registered hypotheses (docs/protocol.md sec. 8.5) and what the result set says**")
+        st.markdown(
+            "**The pre-registered hypotheses (docs/protocol.md sec. 8.5) and what the "
+            "result set says**"
+        )
         if not found:
             st.info("The result set holds no tested hypotheses.", icon=":material/info:")
             return
-        line = lambda h: (f":{OUTCOME_COLOURS.get(h['outcome'], 'gray')}[**{h['outcome']}**] **{h['id']}**"  # noqa: E731
-                          f"{' (primary)' if h.get('primary') else ''}: {h['statement']}")
-        st.markdown("\n".join(f"- {line(h)}{untested(h)}" for h in found if not h.get("by_construction")))
+
+        def line(h: dict) -> str:
+            colour = OUTCOME_COLOURS.get(h["outcome"], "gray")
+            primary = " (primary)" if h.get("primary") else ""
+            return f":{colour}[**{h['outcome']}**] **{h['id']}**{primary}: {h['statement']}"
+
+        st.markdown(
+            "\n".join(f"- {line(h)}{untested(h)}" for h in found if not h.get("by_construction"))
+        )
         built = [h for h in found if h.get("by_construction")]
         if built:
-            st.markdown("Reported, not counted (the wiring fixes these values **by construction**):\n"
-                        + "\n".join(f"- {line(h)} *Why:* {h['by_construction']}.{untested(h)}" for h in built))
+            st.markdown(
+                "Reported, not counted (the wiring fixes these values **by construction**):\n"
+                + "\n".join(
+                    f"- {line(h)} *Why:* {h['by_construction']}.{untested(h)}" for h in built
+                )
+            )
         with st.expander("The numbers behind each outcome (95% t intervals over seeds)"):
             for h in found:
-                st.markdown(f"**{h['id']}**: " + "; ".join(data_reward.e4_condition_text(c) for c in h.get("conditions") or []) + ".")
+                st.markdown(
+                    f"**{h['id']}**: "
+                    + "; ".join(data_reward.e4_condition_text(c) for c in h.get("conditions") or [])
+                    + "."
+                )
         n = len(res.summary.get("seeds") or [])
-        st.caption(f"Outcomes from the result set `{res.directory.name}` ({n} seeds): tested on seed means with 95% t "
-                   "intervals, paired by seed where registered. The paper has no number for any of them.")
-
+        st.caption(
+            f"Outcomes from the result set `{res.directory.name}` ({n} seeds): tested "
+            "on seed means with 95% t "
+            "intervals, paired by seed where registered. The paper has no number for any of them."
+        )
 
 
 def live_training() -> None:
     """Train one reward-only seed with a small budget, its held-out AUROC drawn as it learns."""
     st.subheader("E4: train a reward-only agent live (first schedule)")
     budget = data_reward.LIVE_TRAIN
-    st.markdown(f"A short run of {budget.max_updates} updates (the registered schedule runs until the held-out "
-                "loss stops improving): the agent imitates the expert's walking and learns its confidence from the "
-                f"bets' payoff alone. Every {budget.eval_every} updates its confidence is checked on "
-                f"{budget.heldout_episodes} held-out trials. It is saved for **this browser session only**; the "
-                "shipped agents never change.")
-    free = data.offered_seed("wagering", data_reward.LIVE_KIND)  # reserved for this session alone (issue 24)
+    st.markdown(
+        f"A short run of {budget.max_updates} updates (the registered schedule runs "
+        "until the held-out "
+        "loss stops improving): the agent imitates the expert's walking and learns its "
+        "confidence from the "
+        f"bets' payoff alone. Every {budget.eval_every} updates its confidence is checked on "
+        f"{budget.heldout_episodes} held-out trials. It is saved for **this browser "
+        "session only**; the "
+        "shipped agents never change."
+    )
+    free = data.offered_seed(
+        "wagering", data_reward.LIVE_KIND
+    )  # reserved for this session alone (issue 24)
     if st.button(f"Train {data_reward.LIVE_KIND} seed {free} live", type="primary"):
         bar = st.progress(0.0, text="generating expert demonstrations...")
         chart = st.empty()
         history: list[dict] = []
 
         def progress(done: int, total: int, metrics: dict) -> None:
-            history.append({"update": done, **{k: metrics.get(k) for k in ("heldout_auroc", "heldout_wager_reward")}})
-            bar.progress(min(done / total, 1.0), text=f"update {done} of {total}: held-out Type-2 AUROC "
-                         f"{number_text(metrics.get('heldout_auroc'))}")
-            chart.line_chart(history_frame(history).set_index("update")[["heldout_auroc", "heldout_wager_reward"]])
+            history.append(
+                {
+                    "update": done,
+                    **{k: metrics.get(k) for k in ("heldout_auroc", "heldout_wager_reward")},
+                }
+            )
+            bar.progress(
+                min(done / total, 1.0),
+                text=f"update {done} of {total}: held-out Type-2 AUROC "
+                f"{number_text(metrics.get('heldout_auroc'))}",
+            )
+            chart.line_chart(
+                history_frame(history).set_index("update")[
+                    ["heldout_auroc", "heldout_wager_reward"]
+                ]
+            )
 
         try:
             record, path = data_reward.train_live(free, progress)
         except (CheckpointError, OSError) as exc:
             st.error(f"The live run was not saved: {str(exc).rstrip('.')}.")
             return
-        st.session_state[LIVE] = {"seed": free, "history": record.get("history") or history,
-                                  "text": f"Trained in {record['wall_seconds']:.0f} s ({record['updates']} updates), "
-                                          f"saved as {path.name} for this session only."}
+        st.session_state[LIVE] = {
+            "seed": free,
+            "history": record.get("history") or history,
+            "text": f"Trained in {record['wall_seconds']:.0f} s ({record['updates']} updates), "
+            f"saved as {path.name} for this session only.",
+        }
         st.rerun()
     done = st.session_state.get(LIVE)
     if done:
         st.success(done["text"])
-        figure(learning_curves(history_frame(done["history"], data_reward.LIVE_KIND, done["seed"]),
-                               title=f"Your live run (seed {done['seed']}): held-out AUROC and wager reward"),
-               key="reward-live", download="e4_live_run")
+        figure(
+            learning_curves(
+                history_frame(done["history"], data_reward.LIVE_KIND, done["seed"]),
+                title=f"Your live run (seed {done['seed']}): held-out AUROC and wager reward",
+            ),
+            key="reward-live",
+            download="e4_live_run",
+        )
 
 
 reward_neurogym.signatures_section(PAGE, KEYS)
@@ -194,27 +341,51 @@ reward_neurogym.explorer_section(PAGE, KEYS)
 reward_neurogym.live_sure_option()
 st.divider()
 st.header("On our wagering task: E4")
-st.caption("Experiment 4 (protocol 8.3-8.5) and E4 again (protocol 8.8), labelled by how each cell was trained. The "
-           "answer above states their outcome.")
-e4_explain = ("Two agents do the same wagering task: a faint flash says left or right, the agent walks to one side and, "
-              "on half the trials, bets on its answer or opts out. Both learned *where to walk* by imitating an expert. "
-              "The **supervised** agent learned its confidence from labels; the **reward-only** agents never saw such a "
-              "label, only the bet's payoff (+1 right, -1 wrong, 0 opted out). **Type-2 AUROC** asks whether confidence "
-              "is higher on right than on wrong answers: 0.5 is chance, 1.0 always knows, below 0.5 is backwards.")
+st.caption(
+    "Experiment 4 (protocol 8.3-8.5) and E4 again (protocol 8.8), labelled by how each "
+    "cell was trained. The "
+    "answer above states their outcome."
+)
+e4_explain = (
+    "Two agents do the same wagering task: a faint flash says left or right, the agent "
+    "walks to one side and, "
+    "on half the trials, bets on its answer or opts out. Both learned *where to walk* "
+    "by imitating an expert. "
+    "The **supervised** agent learned its confidence from labels; the **reward-only** "
+    "agents never saw such a "
+    "label, only the bet's payoff (+1 right, -1 wrong, 0 opted out). **Type-2 AUROC** "
+    "asks whether confidence "
+    "is higher on right than on wrong answers: 0.5 is chance, 1.0 always knows, below "
+    "0.5 is backwards."
+)
 st.markdown(e4_explain)
 live_comparison()
 hypotheses_box()
 arms = data_reward.e4_arm_names()
 st.subheader("Every arm over all seeds")
 arm_rows = arms_table(res.seed_values, arms)
-# Narrow columns, so a phone shows at least three of them (issue 24, defect 8); the arm's name wraps on hover.
-st.dataframe(arm_rows, hide_index=True, width="stretch",
-             column_config={c: st.column_config.TextColumn(c, width=100 if c == "arm" else 90) for c in arm_rows.columns})
+# Narrow columns, so a phone shows at least three of them (issue 24, defect 8); the arm's name wraps
+# on hover.
+st.dataframe(
+    arm_rows,
+    hide_index=True,
+    width="stretch",
+    column_config={
+        c: st.column_config.TextColumn(c, width=100 if c == "arm" else 90) for c in arm_rows.columns
+    },
+)
 figure(arms_figure(res.seed_values, arms), key="reward-arms", download="e4_arms")
-figure(learning_curves(res.e4_curves, arms=arms), key="reward-curves", download="e4_learning_curves")
-st.caption("Measured during training on held-out demonstrations (the agent follows the expert's path; the AUROC above "
-           "is measured afterwards on the agent's own runs). Thick lines: the mean over the seeds still training at "
-           "that update; each seed stops by the registered convergence rule, so the right end rests on fewer seeds.")
+figure(
+    learning_curves(res.e4_curves, arms=arms), key="reward-curves", download="e4_learning_curves"
+)
+st.caption(
+    "Measured during training on held-out demonstrations (the agent follows the "
+    "expert's path; the AUROC above "
+    "is measured afterwards on the agent's own runs). Thick lines: the mean over the "
+    "seeds still training at "
+    "that update; each seed stops by the registered convergence rule, so the right end "
+    "rests on fewer seeds."
+)
 live_training()
 st.divider()
 reward_neurogym.neurogym_section()

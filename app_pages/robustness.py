@@ -17,12 +17,29 @@ from ui.predict import CHANGE_CHOICES, change_outcome, predict_then_reveal
 from ui.state import MAX_NOISE, LabState, escape_markdown
 
 PAGE = "robustness"
-KEYS = ("agent", "seed", "noise", "noise_mode", "normalisation", "compare", "geometry", "loop", "gain", "schedule",
-        "design_noise")
-NOISE_MODE_LABELS = {"stored": "stored slots (noise accumulates)", "read": "read copy (fresh noise each step)"}
+KEYS = (
+    "agent",
+    "seed",
+    "noise",
+    "noise_mode",
+    "normalisation",
+    "compare",
+    "geometry",
+    "loop",
+    "gain",
+    "schedule",
+    "design_noise",
+)
+NOISE_MODE_LABELS = {
+    "stored": "stored slots (noise accumulates)",
+    "read": "read copy (fresh noise each step)",
+}
 NORMALISATION_LABELS = science.pci_normalisations()
 DESIGN = science.e3_design_levels()  # the study's factors: geometry, loop, gain
-SCHEDULES = ("fast", "paper")  # training schedules of the design study (labcore.experiments.explore_e3)
+SCHEDULES = (
+    "fast",
+    "paper",
+)  # training schedules of the design study (labcore.experiments.explore_e3)
 VERDICT_CLAIMS = (
     ("e3.l75.b1", "B1's noise tolerance L75 (the paper: fragile)"),
     ("e3.l75.b2", "B2's L75 (the paper: robust)"),
@@ -34,18 +51,27 @@ VERDICT_CLAIMS = (
 )
 
 st.title("Robustness — triangulation")
-st.caption("Experiment 3 of the paper: noise inside the agent, perturbational complexity, and a composite marker.")
+st.caption(
+    "Experiment 3 of the paper: noise inside the agent, perturbational complexity, and "
+    "a composite marker."
+)
 explain(
-    what="Gaussian noise (SD sigma) is added **inside** the agent: into the workspace slots (or, for agents "
-         "without a workspace, into the recurrent state). The curve shows how report accuracy falls as sigma "
-         "grows; **L75** is the sigma at which it drops to 75%. Slot contents have SD 1, so sigma 0.3 is noise "
-         "at 30% of the signal.",
-    try_this="Slide the noise up for B1 and for B2 and compare. Switch the protocol: does it matter whether "
-             "the noise sits in the memory or only in what is read? Then look at PCI-A: which design has "
-             "the most complex echo after a poke, and does the normalisation change the ranking?",
+    what="Gaussian noise (SD sigma) is added **inside** the agent: into the workspace slots "
+    "(or, for agents "
+    "without a workspace, into the recurrent state). The curve shows how report "
+    "accuracy falls as sigma "
+    "grows; **L75** is the sigma at which it drops to 75%. Slot contents have SD 1, so "
+    "sigma 0.3 is noise "
+    "at 30% of the signal.",
+    try_this="Slide the noise up for B1 and for B2 and compare. Switch the protocol: does it "
+    "matter whether "
+    "the noise sits in the memory or only in what is read? Then look at PCI-A: which design has "
+    "the most complex echo after a poke, and does the normalisation change the ranking?",
     theory="The paper reports that a workspace alone *amplifies* noise (B1 collapses at sigma "
-           f"{paper_value('e3.l75.b1')}) while the self-model family stays robust (L75 {paper_value('e3.l75.b2')}), "
-           "and that raw PCI-A is *lower* for the workspace agent. The verdict box below says what happens here.",
+    f"{paper_value('e3.l75.b1')}) while the self-model family stays robust (L75 "
+    f"{paper_value('e3.l75.b2')}), "
+    "and that raw PCI-A is *lower* for the workspace agent. The verdict box below says "
+    "what happens here.",
 )
 
 bundled = data.checked_results()
@@ -55,10 +81,14 @@ study = data.explore()
 def verdict() -> None:
     """The bundled verdict, below the controls and the live result (issue 24: about 900 px of it
     above the noise slider left a projector with no control on screen)."""
-    verdict_box("Verdict: does the paper's robustness hierarchy hold here?", bundled, VERDICT_CLAIMS,
-                lead=e3_robustness_verdict(bundled),
-                why=[] if study.problems or not study.groups else study_answer(study),
-                why_title="Why, from the E3 design study")
+    verdict_box(
+        "Verdict: does the paper's robustness hierarchy hold here?",
+        bundled,
+        VERDICT_CLAIMS,
+        lead=e3_robustness_verdict(bundled),
+        why=[] if study.problems or not study.groups else study_answer(study),
+        why_title="Why, from the E3 design study",
+    )
 
 
 seeds = data.seeds_by_kind("dual")
@@ -67,41 +97,78 @@ if not seeds:
     verdict()  # the bundled results need no agent
     st.stop()
 study_schedules = sorted({g.get("schedule") for g in study.groups} & set(SCHEDULES)) or ["fast"]
-controls.init_state(PAGE, KEYS, agents=list(seeds), seeds=seeds, default=LabState(agent="b1"),
-                    options={"normalisation": list(NORMALISATION_LABELS), **DESIGN, "schedule": study_schedules})
+controls.init_state(
+    PAGE,
+    KEYS,
+    agents=list(seeds),
+    seeds=seeds,
+    default=LabState(agent="b1"),
+    options={"normalisation": list(NORMALISATION_LABELS), **DESIGN, "schedule": study_schedules},
+)
 c1, c2, c3, c4 = st.columns([2, 1, 2, 2])
 kind, _ = controls.agent_seed_picker(PAGE, seeds, c1, c2)
 c3.slider("Noise sigma", 0.0, MAX_NOISE, step=0.01, key=controls.key(PAGE, "noise"))
-c4.radio("Noise protocol", NOISE_MODES, format_func=NOISE_MODE_LABELS.get, key=controls.key(PAGE, "noise_mode"))
+c4.radio(
+    "Noise protocol",
+    NOISE_MODES,
+    format_func=NOISE_MODE_LABELS.get,
+    key=controls.key(PAGE, "noise_mode"),
+)
 controls.publish(PAGE, [k for k in KEYS if controls.key(PAGE, k) in st.session_state])
 seed, sigma, noise_mode = (controls.value(PAGE, k) for k in ("seed", "noise", "noise_mode"))
 
-model = data.checked_agent("dual", kind, seed)  # None: its error is shown, the bundled results still are
+model = data.checked_agent(
+    "dual", kind, seed
+)  # None: its error is shown, the bundled results still are
 target = science.noise_target(model) if model is not None else None
 live = None
 if model is not None:
     live = data.noisy_accuracy(kind, seed, sigma, noise_mode, target)
     clean = data.noisy_accuracy(kind, seed, 0.0, noise_mode, target)
     revealed = predict_then_reveal(
-        PAGE, f"{kind}/{seed}/{sigma:g}/{noise_mode}",
-        f"With workspace noise of SD **{sigma:g}**, what will this agent's **report accuracy** do?", CHANGE_CHOICES,
-        lambda: change_outcome(live, clean, CHANCE_DUAL_TASK, tolerance=0.03, fmt="{:.1%}"), active=sigma > 0)
+        PAGE,
+        f"{kind}/{seed}/{sigma:g}/{noise_mode}",
+        f"With workspace noise of SD **{sigma:g}**, what will this agent's **report accuracy** do?",
+        CHANGE_CHOICES,
+        lambda: change_outcome(live, clean, CHANCE_DUAL_TASK, tolerance=0.03, fmt="{:.1%}"),
+        active=sigma > 0,
+    )
     live_scope(data.label(kind), seed, f"{data.TITRATION_EPISODES} episodes at this noise", bundled)
     m1, m2 = st.columns(2)
     if revealed:
-        metric(m1, "Report accuracy with this noise", live, fmt="{:.1%}", intact=clean if sigma > 0 else None,
-               chance="1/7 = 14.3%", reference=f"{target} noise, {NOISE_MODE_LABELS[noise_mode]}; intact = no noise",
-               help="Report-window decision accuracy of this agent and seed at this noise level (live).")
+        metric(
+            m1,
+            "Report accuracy with this noise",
+            live,
+            fmt="{:.1%}",
+            intact=clean if sigma > 0 else None,
+            chance="1/7 = 14.3%",
+            reference=f"{target} noise, {NOISE_MODE_LABELS[noise_mode]}; intact = no noise",
+            help=(
+                "Report-window decision accuracy of this agent and seed at this noise level (live)."
+            ),
+        )
     else:
         live = None  # nor the live point on the titration chart, until the prediction is in
     l75_claim = l75_key(kind, noise_mode)
-    m2.metric(f"L75 of {label_of(kind)} (bundled, all seeds)", l75_summary(bundled.seed_values, l75_claim),
-              help="The noise SD at which report accuracy falls to 75% (higher = more robust).")
-    m2.caption(" · ".join([
-        f"paper: {paper_value(l75_claim)}" if l75_claim in CLAIMS_BY_ID else
-        f"paper: not reported for {label_of(kind)} in this protocol",
-        f"verdict: {bundled.claims[l75_claim]['verdict']}" if l75_claim in bundled.claims else "no verdict",
-        "threshold 75% accuracy; chance 14.3%"]))
+    m2.metric(
+        f"L75 of {label_of(kind)} (bundled, all seeds)",
+        l75_summary(bundled.seed_values, l75_claim),
+        help="The noise SD at which report accuracy falls to 75% (higher = more robust).",
+    )
+    m2.caption(
+        " · ".join(
+            [
+                f"paper: {paper_value(l75_claim)}"
+                if l75_claim in CLAIMS_BY_ID
+                else f"paper: not reported for {label_of(kind)} in this protocol",
+                f"verdict: {bundled.claims[l75_claim]['verdict']}"
+                if l75_claim in bundled.claims
+                else "no verdict",
+                "threshold 75% accuracy; chance 14.3%",
+            ]
+        )
+    )
 
 results = bundled
 titration = results.titration
@@ -113,12 +180,21 @@ if titration is not None:
     wanted = list(st.session_state.get(compare_key, LabState().compare))
     if left_out := [a for a in wanted if a not in agents_available]:
         st.session_state[compare_key] = [a for a in wanted if a in agents_available]
-        st.warning(escape_markdown(f"Not in the bundled titration, so left out of the comparison: "
-                                   f"{', '.join(left_out)}."), icon=":material/warning:")
+        st.warning(
+            escape_markdown(
+                f"Not in the bundled titration, so left out of the comparison: "
+                f"{', '.join(left_out)}."
+            ),
+            icon=":material/warning:",
+        )
     elif not isinstance(st.session_state.get(compare_key), list):
         st.session_state[compare_key] = wanted
-    chosen = st.multiselect("Agents to compare", agents_available, key=compare_key, format_func=label_of)
-    subset = titration_rows(titration, chosen, noise_mode, "carrier" if target == "carrier" else None)
+    chosen = st.multiselect(
+        "Agents to compare", agents_available, key=compare_key, format_func=label_of
+    )
+    subset = titration_rows(
+        titration, chosen, noise_mode, "carrier" if target == "carrier" else None
+    )
     curves = titration_curves(subset, sorted(chosen))
     seed_values = results.seed_values
     l75, paper_l75 = {}, {}
@@ -131,14 +207,28 @@ if titration is not None:
             paper_l75[agent_name] = claim.paper
     fig = titration_figure(curves, l75, paper_l75=paper_l75)
     if live is not None:
-        fig.add_scatter(x=[sigma], y=[live], mode="markers", marker={"size": 14, "symbol": "star", "color": "black"},
-                        name=f"live: {kind} seed {seed}")
+        fig.add_scatter(
+            x=[sigma],
+            y=[live],
+            mode="markers",
+            marker={"size": 14, "symbol": "star", "color": "black"},
+            name=f"live: {kind} seed {seed}",
+        )
     figure(fig, key="titration", download="titration")
-    st.download_button("Download the titration data (CSV)", subset.to_csv(index=False), file_name="titration.csv",
-                       mime="text/csv")
-    st.caption("Points: mean over seeds (bands: SD). L75 marked where accuracy crosses 75%; a triangle at the "
-               "right edge means it never did within the tested range (censored). The star is your live setting. "
-               "Agents without a workspace (HOT-only, A0, A1) get the noise in their recurrent state instead.")
+    st.download_button(
+        "Download the titration data (CSV)",
+        subset.to_csv(index=False),
+        file_name="titration.csv",
+        mime="text/csv",
+    )
+    st.caption(
+        "Points: mean over seeds (bands: SD). L75 marked where accuracy crosses 75%; a "
+        "triangle at the "
+        "right edge means it never did within the tested range (censored). The star is "
+        "your live setting. "
+        "Agents without a workspace (HOT-only, A0, A1) get the noise in their "
+        "recurrent state instead."
+    )
 
 verdict()  # below the controls and the live result
 
@@ -146,27 +236,53 @@ verdict()  # below the controls and the live result
 def complexity() -> None:
     """Perturbational complexity of every agent of this seed, in the chosen normalisation."""
     st.subheader("Perturbational complexity (PCI-A)")
-    normalisation = st.selectbox("Normalisation", list(NORMALISATION_LABELS), format_func=NORMALISATION_LABELS.get,
-                                 key=controls.key(PAGE, "normalisation"),
-                                 help="How the compressed size of the binarised trajectory is turned into a number. "
-                                      "The paper's raw PCI-A uses the first.")
+    normalisation = st.selectbox(
+        "Normalisation",
+        list(NORMALISATION_LABELS),
+        format_func=NORMALISATION_LABELS.get,
+        key=controls.key(PAGE, "normalisation"),
+        help="How the compressed size of the binarised trajectory is turned into a number. "
+        "The paper's raw PCI-A uses the first.",
+    )
     normalisation_label = NORMALISATION_LABELS[normalisation]
     kinds = [k for k in LIVE_BUDGETS.pci_kinds if k in seeds and seed in seeds[k]]
-    usable = {k: model if k == kind else data.checked_agent("dual", k, seed) for k in kinds}  # one error per bad file
+    usable = {
+        k: model if k == kind else data.checked_agent("dual", k, seed) for k in kinds
+    }  # one error per bad file
     with st.spinner("Poking every agent and compressing its echo..."):
-        rows = [{"agent": k, **dict(zip(("pci", "dpci"), data.pci(k, seed, normalisation), strict=True))}
-                for k in kinds if usable[k] is not None]
+        rows = [
+            {
+                "agent": k,
+                **dict(zip(("pci", "dpci"), data.pci(k, seed, normalisation), strict=True)),
+            }
+            for k in kinds
+            if usable[k] is not None
+        ]
     table = pd.DataFrame(rows)
     if left_out := [label_of(k) for k in kinds if usable[k] is None]:
-        st.warning(f"Left out of this comparison (seed {seed}), as their checkpoints cannot be loaded: "
-                   f"{', '.join(left_out)}.", icon=":material/warning:")
-    figure(pci_bars(table, normalisation_label, paper_normalisation=normalisation == "zlib", seed=seed), key="pci",
-           download="pci")
-    st.caption(f"One seed ({seed}) per agent, computed live: no spread is shown (the bundled results give the mean "
-               "over seeds). A pulse (SD 1) is injected into the workspace (the recurrent state for agents without one) after "
-               "both cues; the following trajectory is binarised and compressed. dPCI = mean complexity on correct "
-               "minus wrong trials. A slot memory is constant between writes, so its trajectory compresses well: "
-               "this alone makes the workspace agents' raw PCI-A low.")
+        st.warning(
+            f"Left out of this comparison (seed {seed}), as their checkpoints cannot be loaded: "
+            f"{', '.join(left_out)}.",
+            icon=":material/warning:",
+        )
+    figure(
+        pci_bars(
+            table, normalisation_label, paper_normalisation=normalisation == "zlib", seed=seed
+        ),
+        key="pci",
+        download="pci",
+    )
+    st.caption(
+        f"One seed ({seed}) per agent, computed live: no spread is shown (the bundled "
+        "results give the mean "
+        "over seeds). A pulse (SD 1) is injected into the workspace (the recurrent "
+        "state for agents without one) after "
+        "both cues; the following trajectory is binarised and compressed. dPCI = mean "
+        "complexity on correct "
+        "minus wrong trials. A slot memory is constant between writes, so its "
+        "trajectory compresses well: "
+        "this alone makes the workspace agents' raw PCI-A low."
+    )
     controls.publish(PAGE, [k for k in KEYS if controls.key(PAGE, k) in st.session_state])
 
 
@@ -176,68 +292,151 @@ if summary:
     st.subheader("Composite markers and the OOD gap (bundled results)")
     points = (results.figures.get("e3") or {}).get("points", [])
     if points:
-        figure(fig3b_marker_correlations(points, summary.get("values")), key="composite", download="composite")
+        figure(
+            fig3b_marker_correlations(points, summary.get("values")),
+            key="composite",
+            download="composite",
+        )
         values = summary.get("values", {})
         st.write(
-            f"Registered shift (1.5x longer delay): R^2 with GBI = {fmt(values.get('e3.composite.r2_gbi'))}, "
+            "Registered shift (1.5x longer delay): R^2 with GBI = "
+            f"{fmt(values.get('e3.composite.r2_gbi'))}, "
             f"with GBI + dPCI + AUROC = {fmt(values.get('e3.composite.r2_full'))}. No agent loses "
-            "accuracy under this shift, so there is almost nothing to explain. Exploratory (post hoc): under a "
+            "accuracy under this shift, so there is almost nothing to explain. "
+            "Exploratory (post hoc): under a "
             "shift that overflows the workspace (4 masks), GBI alone explains R^2 = "
-            f"{fmt(values.get('e3.explore.composite_overflow.r2_gbi'), 2)} of the gap, because only "
-            "agents with a workspace can lose what the workspace held. The composite's power depends on the shift.")
+            f"{fmt(values.get('e3.explore.composite_overflow.r2_gbi'), 2)} of the gap, "
+            "because only "
+            "agents with a workspace can lose what the workspace held. The composite's "
+            "power depends on the shift."
+        )
 
 
 def design_study() -> None:
     """The E3 design study: one design's titration beside its ideal observer's ceiling."""
     st.subheader("What decides robustness? The E3 design study")
     if study.problems or not study.groups:
-        st.info("The design study is not bundled with this copy. Run `python -m labcore explore e3 --out "
-                "results/explore_e3 --jobs 2 --schedules fast` to create it (about an hour on 2 cores).")
+        st.info(
+            "The design study is not bundled with this copy. Run `python -m labcore "
+            "explore e3 --out "
+            "results/explore_e3 --jobs 2 --schedules fast` to create it (about an hour on 2 cores)."
+        )
     else:
         available = sorted({(g["cell"], g["schedule"]) for g in study.groups})
         paper_cells = sorted({c for c, s in available if s == "paper"})
-        st.caption("B1, B2 and B2 workspace-read trained in 12 designs (write geometry x loop x readout gain), 5 seeds "
-                   "each; each agent's L75 beside the ceiling an ideal observer of its own workspace reaches "
-                   "(docs/protocol.md sec. 7). "
-                   + (f"On the paper's full online schedule: {', '.join(paper_cells)}. " if paper_cells else
-                      "The registered paper-schedule part (2 designs x 3 seeds, hours of training) has not been run yet: "
-                      "every agent here is trained on the fast schedule. ")
-                   + "Pick a design:")
+        st.caption(
+            "B1, B2 and B2 workspace-read trained in 12 designs (write geometry x loop "
+            "x readout gain), 5 seeds "
+            "each; each agent's L75 beside the ceiling an ideal observer of its own "
+            "workspace reaches "
+            "(docs/protocol.md sec. 7). "
+            + (
+                f"On the paper's full online schedule: {', '.join(paper_cells)}. "
+                if paper_cells
+                else "The registered paper-schedule part (2 designs x 3 seeds, hours of "
+                "training) has not been run yet: "
+                "every agent here is trained on the fast schedule. "
+            )
+            + "Pick a design:"
+        )
         f1, f2, f3, f4, f5 = st.columns(5)
-        f1.selectbox("Write geometry", DESIGN["geometry"], key=controls.key(PAGE, "geometry"),
-                     help="layernorm: slots normalised (as registered); raw: unnormalised; offset: "
-                          "normalised plus a shared cue-independent vector.")
-        f2.selectbox("Loop", DESIGN["loop"], key=controls.key(PAGE, "loop"),
-                     help="closed: the workspace read feeds back into the recurrent state.")
-        f3.selectbox("Readout gain", DESIGN["gain"], key=controls.key(PAGE, "gain"), format_func="{:g}".format,
-                     help="The readouts see the slots times this.")
+        f1.selectbox(
+            "Write geometry",
+            DESIGN["geometry"],
+            key=controls.key(PAGE, "geometry"),
+            help="layernorm: slots normalised (as registered); raw: unnormalised; offset: "
+            "normalised plus a shared cue-independent vector.",
+        )
+        f2.selectbox(
+            "Loop",
+            DESIGN["loop"],
+            key=controls.key(PAGE, "loop"),
+            help="closed: the workspace read feeds back into the recurrent state.",
+        )
+        f3.selectbox(
+            "Readout gain",
+            DESIGN["gain"],
+            key=controls.key(PAGE, "gain"),
+            format_func="{:g}".format,
+            help="The readouts see the slots times this.",
+        )
         geometry, loop, gain = (controls.value(PAGE, k) for k in ("geometry", "loop", "gain"))
         cell = f"{geometry}-{loop}-g{gain:g}"
         schedules = [s for c, s in available if c == cell] or ["fast"]
         schedule_key = controls.key(PAGE, "schedule")
         if st.session_state.get(schedule_key) not in schedules:
             if st.session_state.get(schedule_key) is not None:
-                st.warning(f"Design {cell} has no {st.session_state[schedule_key]}-schedule agents; showing "
-                           f"{schedules[0]}.", icon=":material/warning:")
+                st.warning(
+                    f"Design {cell} has no {st.session_state[schedule_key]}-schedule "
+                    "agents; showing "
+                    f"{schedules[0]}.",
+                    icon=":material/warning:",
+                )
             st.session_state[schedule_key] = schedules[0]
-        schedule = f4.selectbox("Training schedule", schedules, key=schedule_key,
-                                help="fast: the lab's convergence rule; paper: 8,000 episodes online, one update per step.")
-        protocol = f5.selectbox("Noise protocol", list(NOISE_MODES), format_func=NOISE_MODE_LABELS.get,
-                                key=controls.key(PAGE, "design_noise"))
-        figure(design_titration_figure(study, cell, schedule, protocol), key="study", download="design_study")
-        table = pd.DataFrame([{"agent": label_of(k), **{col: g.get(col) for col in
-                                                         ("l75", "ceiling", "efficiency", "jacobian", "gbi_abs", "accuracy",
-                                                          "n")}}
-                              for k in ("b1", "b2", "b2_ws") if (g := study.group(cell, schedule, protocol, k))])
+        schedule = f4.selectbox(
+            "Training schedule",
+            schedules,
+            key=schedule_key,
+            help=(
+                "fast: the lab's convergence rule; paper: 8,000 episodes online, one "
+                "update per step."
+            ),
+        )
+        protocol = f5.selectbox(
+            "Noise protocol",
+            list(NOISE_MODES),
+            format_func=NOISE_MODE_LABELS.get,
+            key=controls.key(PAGE, "design_noise"),
+        )
+        figure(
+            design_titration_figure(study, cell, schedule, protocol),
+            key="study",
+            download="design_study",
+        )
+        table = pd.DataFrame(
+            [
+                {
+                    "agent": label_of(k),
+                    **{
+                        col: g.get(col)
+                        for col in (
+                            "l75",
+                            "ceiling",
+                            "efficiency",
+                            "jacobian",
+                            "gbi_abs",
+                            "accuracy",
+                            "n",
+                        )
+                    },
+                }
+                for k in ("b1", "b2", "b2_ws")
+                if (g := study.group(cell, schedule, protocol, k))
+            ]
+        )
         if not table.empty:
-            st.dataframe(table.rename(columns={"l75": "median L75", "ceiling": "ceiling (ideal observer)",
-                                               "efficiency": "L75 / ceiling", "jacobian": "bus Jacobian",
-                                               "gbi_abs": "GBI (|cos|)", "accuracy": "clean accuracy", "n": "seeds"}),
-                         hide_index=True, width="stretch")
-        st.caption("L75 values at the largest tested sigma (1.0) mean accuracy never fell to 75%. An efficiency near 1 "
-                   "means the code, not the readout, limits robustness; far below 1, the readout amplifies the noise.")
+            st.dataframe(
+                table.rename(
+                    columns={
+                        "l75": "median L75",
+                        "ceiling": "ceiling (ideal observer)",
+                        "efficiency": "L75 / ceiling",
+                        "jacobian": "bus Jacobian",
+                        "gbi_abs": "GBI (|cos|)",
+                        "accuracy": "clean accuracy",
+                        "n": "seeds",
+                    }
+                ),
+                hide_index=True,
+                width="stretch",
+            )
+        st.caption(
+            "L75 values at the largest tested sigma (1.0) mean accuracy never fell to "
+            "75%. An efficiency near 1 "
+            "means the code, not the readout, limits robustness; far below 1, the "
+            "readout amplifies the noise."
+        )
     controls.publish(PAGE, [k for k in KEYS if controls.key(PAGE, k) in st.session_state])
 
 
 design_study()
-

@@ -37,9 +37,13 @@ from ui.scorecard_import import editor_rows, entries_from_rows, load_scorecard
 from ui.state import escape_markdown
 
 st.title("Scorecards")
-st.caption("Two instruments from outside the lab that score whole systems: the *Operational Self-Model Density* "
-           "rubric (90 points) and the *Functional Consciousness Score* (FCS = R x P). Here they are applied to "
-           "their own reference systems, checked against their own tables, and applied to our agents.")
+st.caption(
+    "Two instruments from outside the lab that score whole systems: the *Operational "
+    "Self-Model Density* "
+    "rubric (90 points) and the *Functional Consciousness Score* (FCS = R x P). Here "
+    "they are applied to "
+    "their own reference systems, checked against their own tables, and applied to our agents."
+)
 with st.container(border=True):
     st.markdown("**Read these first.**")
     for caveat in CAVEATS:
@@ -50,128 +54,264 @@ values = data.checked_results().summary.get("values", {})
 
 @st.cache_data(show_spinner=False)
 def scored(name: str, values: dict, lesioned: bool = False):
-    """A scored system: a reference system of the rubric paper, or one of our agents (from ``values``,
+    """A scored system: a reference system of the rubric paper, or one of our agents (from
+    ``values``,
     an argument so that the cache follows the result set)."""
     if name in REFERENCE_SYSTEM_NAMES:
         return score_reference_system(name)
     return score_lab_agent(name, lab_evidence(name, values, self_model_lesioned=lesioned))
 
 
-SYSTEM_LABELS = {**{k: v for k, v in REFERENCE_SYSTEM_NAMES.items()},
-                 **{k: f"lab {k} ({LAB_AGENTS[k]})" for k in LAB_AGENTS}, "B2-lesioned": "lab B2, self-model zeroed"}
+SYSTEM_LABELS = {
+    **{k: v for k, v in REFERENCE_SYSTEM_NAMES.items()},
+    **{k: f"lab {k} ({LAB_AGENTS[k]})" for k in LAB_AGENTS},
+    "B2-lesioned": "lab B2, self-model zeroed",
+}
 
-osmd, fcs, own = st.tabs(["Self-model density (OSMD)", "Functional Consciousness Score", "Score your own system"])
+osmd, fcs, own = st.tabs(
+    ["Self-model density (OSMD)", "Functional Consciousness Score", "Score your own system"]
+)
 
 with osmd:
-    st.markdown("Thirty items in eight clusters, each scored 0-3 twice: **architectural** (does the system have "
-                "the part?) and **behavioural** (does it show it?). The rules cap the behavioural score "
-                "(at most architectural + 1 without operational evidence; language-model-vulnerable items at "
-                "architectural + 0). Bands: 0 Trivial ... V Saturated.")
-    chosen = st.multiselect("Systems", list(SYSTEM_LABELS), default=["B1", "B2", "B2-lesioned"],
-                            format_func=SYSTEM_LABELS.get)
-    systems = {name: scored("B2", values, True) if name == "B2-lesioned" else scored(name, values) for name in chosen}
+    st.markdown(
+        "Thirty items in eight clusters, each scored 0-3 twice: **architectural** "
+        "(does the system have "
+        "the part?) and **behavioural** (does it show it?). The rules cap the behavioural score "
+        "(at most architectural + 1 without operational evidence; "
+        "language-model-vulnerable items at "
+        "architectural + 0). Bands: 0 Trivial ... V Saturated."
+    )
+    chosen = st.multiselect(
+        "Systems",
+        list(SYSTEM_LABELS),
+        default=["B1", "B2", "B2-lesioned"],
+        format_func=SYSTEM_LABELS.get,
+    )
+    systems = {
+        name: scored("B2", values, True) if name == "B2-lesioned" else scored(name, values)
+        for name in chosen
+    }
     if systems:
-        figure(osmd_radar({SYSTEM_LABELS[n]: s.cluster_subtotals for n, s in systems.items()}), key="radar")
+        figure(
+            osmd_radar({SYSTEM_LABELS[n]: s.cluster_subtotals for n, s in systems.items()}),
+            key="radar",
+        )
         summary_rows = []
         for name, s in systems.items():
             low, high = s.behavioural_range
-            summary_rows.append({
-                "system": SYSTEM_LABELS[name], "architectural /90": s.architectural_total,
-                "behavioural /90": s.behavioural_total, "behavioural range": f"{low}-{high}",
-                "band": s.band.label, "applicable items": s.n_applicable,
-                "behavioural / applicable points": f"{s.behavioural_total}/{s.applicable_max_points} "
-                                                   f"({s.behavioural_fraction_of_applicable:.0%})"})
+            summary_rows.append(
+                {
+                    "system": SYSTEM_LABELS[name],
+                    "architectural /90": s.architectural_total,
+                    "behavioural /90": s.behavioural_total,
+                    "behavioural range": f"{low}-{high}",
+                    "band": s.band.label,
+                    "applicable items": s.n_applicable,
+                    "behavioural / applicable points": f"{s.behavioural_total}/"
+                    f"{s.applicable_max_points} "
+                    f"({s.behavioural_fraction_of_applicable:.0%})",
+                }
+            )
         st.dataframe(pd.DataFrame(summary_rows), hide_index=True, width="stretch")
         if "B2" in systems and "B2-lesioned" in systems:
             hot2 = systems["B2"].item("HOT-2"), systems["B2-lesioned"].item("HOT-2")
-            st.info(f"HOT-2 (metacognitive monitoring) for B2: behavioural {hot2[0].behavioural} intact, "
-                    f"{hot2[1].behavioural} with the self-model zeroed. Evidence: {hot2[0].evidence} | "
-                    f"lesioned: {hot2[1].evidence}", icon="🪞")
+            st.info(
+                "HOT-2 (metacognitive monitoring) for B2: behavioural "
+                f"{hot2[0].behavioural} intact, "
+                f"{hot2[1].behavioural} with the self-model zeroed. Evidence: {hot2[0].evidence} | "
+                f"lesioned: {hot2[1].evidence}",
+                icon="🪞",
+            )
         detail = st.selectbox("Item by item", list(systems), format_func=SYSTEM_LABELS.get)
         rows = []
         for item in systems[detail].items:
-            rows.append({"item": item.item_id, "name": ITEM_BY_ID[item.item_id].name,
-                         "cluster": CLUSTER_BY_ID[item.item_id.split("-")[0]].name,
-                         "architectural": item.architectural if item.applicable else None,
-                         "behavioural": item.behavioural if item.applicable else None,
-                         "cap": item.behavioural_cap if item.applicable else None,
-                         "rules applied": ", ".join(item.rules_applied),
-                         "evidence / why N/A": item.evidence if item.applicable else item.not_applicable_reason})
-        columns = ["item", "architectural", "behavioural", "cap", "name", "cluster", "rules applied", "evidence / why N/A"]
-        st.dataframe(pd.DataFrame(rows, columns=columns), hide_index=True, width="stretch", height=420)  # scores first
+            rows.append(
+                {
+                    "item": item.item_id,
+                    "name": ITEM_BY_ID[item.item_id].name,
+                    "cluster": CLUSTER_BY_ID[item.item_id.split("-")[0]].name,
+                    "architectural": item.architectural if item.applicable else None,
+                    "behavioural": item.behavioural if item.applicable else None,
+                    "cap": item.behavioural_cap if item.applicable else None,
+                    "rules applied": ", ".join(item.rules_applied),
+                    "evidence / why N/A": item.evidence
+                    if item.applicable
+                    else item.not_applicable_reason,
+                }
+            )
+        columns = [
+            "item",
+            "architectural",
+            "behavioural",
+            "cap",
+            "name",
+            "cluster",
+            "rules applied",
+            "evidence / why N/A",
+        ]
+        st.dataframe(
+            pd.DataFrame(rows, columns=columns), hide_index=True, width="stretch", height=420
+        )  # scores first
     st.markdown("##### Do the rubric paper's headline numbers match its own grid?")
     checks = []
     for system_id, name in REFERENCE_SYSTEM_NAMES.items():
         r = reference_system_summary(system_id)
-        checks.append({"system": name, "stated arch/behav": f"{r.stated_architectural}/{r.stated_behavioural}",
-                       "its grid sums to": f"{r.grid_architectural}/{r.grid_behavioural}",
-                       "after its own rules": r.rules_behavioural,
-                       "rater range (App. D)": f"{r.rater_range[0]}-{r.rater_range[1]}"})
+        checks.append(
+            {
+                "system": name,
+                "stated arch/behav": f"{r.stated_architectural}/{r.stated_behavioural}",
+                "its grid sums to": f"{r.grid_architectural}/{r.grid_behavioural}",
+                "after its own rules": r.rules_behavioural,
+                "rater range (App. D)": f"{r.rater_range[0]}-{r.rater_range[1]}",
+            }
+        )
     st.dataframe(pd.DataFrame(checks), hide_index=True, width="stretch")
-    with st.expander(f"All {len(osmd_discrepancies())} places where the rubric paper disagrees with itself"):
-        st.dataframe(pd.DataFrame([{"where": d.where, "quantity": d.quantity, "stated": d.stated,
-                                    "recomputed": d.recomputed, "note": d.note} for d in osmd_discrepancies()]),
-                     hide_index=True, width="stretch")
+    with st.expander(
+        f"All {len(osmd_discrepancies())} places where the rubric paper disagrees with itself"
+    ):
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "where": d.where,
+                        "quantity": d.quantity,
+                        "stated": d.stated,
+                        "recomputed": d.recomputed,
+                        "note": d.note,
+                    }
+                    for d in osmd_discrepancies()
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
 
 with fcs:
-    st.markdown("**FCS = R x P.** R (representational capacity) = number of self-model variables x bits per "
-                "variable; P = reasoning power. The page gives numbers for nine systems but **no procedure "
-                "for P**, so for our agents P is a stand-in you can set (and the result is labelled as such).")
-    st.latex(r"\mathrm{FCS} = R \cdot P, \qquad " + FORMULA_PHI_FCS.replace("Φ_FCS", r"\Phi_{FCS}")
-             .replace("Σⱼ", r"\sum_j").replace("moduleⱼ", "module_j"))
-    st.caption("Phi_FCS is defined on the page but never evaluated there; we do not evaluate it either.")
-    p_standin = st.select_slider("Stand-in P for our agents", [1, 10, 33, 100, 1000], value=33,
-                                 help="33 is the page's P for LIDA, the smallest non-zero reference P.")
+    st.markdown(
+        "**FCS = R x P.** R (representational capacity) = number of self-model "
+        "variables x bits per "
+        "variable; P = reasoning power. The page gives numbers for nine systems but **no procedure "
+        "for P**, so for our agents P is a stand-in you can set (and the result is "
+        "labelled as such)."
+    )
+    st.latex(
+        r"\mathrm{FCS} = R \cdot P, \qquad "
+        + FORMULA_PHI_FCS.replace("Φ_FCS", r"\Phi_{FCS}")
+        .replace("Σⱼ", r"\sum_j")
+        .replace("moduleⱼ", "module_j")
+    )
+    st.caption(
+        "Phi_FCS is defined on the page but never evaluated there; we do not evaluate it either."
+    )
+    p_standin = st.select_slider(
+        "Stand-in P for our agents",
+        [1, 10, 33, 100, 1000],
+        value=33,
+        help="33 is the page's P for LIDA, the smallest non-zero reference P.",
+    )
     points = []
     table = []
     for row in FCS_REFERENCE_TABLE:
         rec = recompute_fcs_row(row)
-        points.append({"name": row.system, "R": row.n_self_model_variables * row.bits_per_variable,
-                       "P": row.reasoning_power, "group": "reference"})
-        table.append({"system": row.system, "vars": row.n_self_model_variables, "bits/var": row.bits_per_variable,
-                      "P": row.reasoning_power, "stated FCS": row.stated_fcs_text,
-                      "recomputed": f"{rec.recomputed_fcs:,.0f}", "agrees": rec.agrees_with_stated})
+        points.append(
+            {
+                "name": row.system,
+                "R": row.n_self_model_variables * row.bits_per_variable,
+                "P": row.reasoning_power,
+                "group": "reference",
+            }
+        )
+        table.append(
+            {
+                "system": row.system,
+                "vars": row.n_self_model_variables,
+                "bits/var": row.bits_per_variable,
+                "P": row.reasoning_power,
+                "stated FCS": row.stated_fcs_text,
+                "recomputed": f"{rec.recomputed_fcs:,.0f}",
+                "agrees": rec.agrees_with_stated,
+            }
+        )
     for name in ("B1", "B2"):
         for lesioned in (False, True) if name == "B2" else (False,):
             n_vars, bits = lab_fcs_inputs(name, values, self_model_lesioned=lesioned)
             est = lab_agent_fcs(name, n_vars, bits, reasoning_power_standin=float(p_standin))
             label = f"lab {name}" + (" (z_self zeroed)" if lesioned else "")
-            points.append({"name": label, "R": est.representational_capacity, "P": float(p_standin),
-                           "group": "lab", "standin": True})
-            table.append({"system": label, "vars": round(n_vars, 2), "bits/var": round(bits, 3), "P": p_standin,
-                          "stated FCS": "(ours)", "recomputed": f"{est.fcs:.3g} (stand-in P)", "agrees": None})
+            points.append(
+                {
+                    "name": label,
+                    "R": est.representational_capacity,
+                    "P": float(p_standin),
+                    "group": "lab",
+                    "standin": True,
+                }
+            )
+            table.append(
+                {
+                    "system": label,
+                    "vars": round(n_vars, 2),
+                    "bits/var": round(bits, 3),
+                    "P": p_standin,
+                    "stated FCS": "(ours)",
+                    "recomputed": f"{est.fcs:.3g} (stand-in P)",
+                    "agrees": None,
+                }
+            )
     figure(fcs_plane(points), key="fcs")
     st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
-    st.caption("Our B2's R: its self-model's effective number of variables (participation ratio of z_self) times "
-               "the bits per variable that a held-out probe reads from z_self about the agent's own correctness "
-               "(a lower bound). B1 has no self-model: R = 0, so FCS = 0 whatever P is.")
+    st.caption(
+        "Our B2's R: its self-model's effective number of variables (participation "
+        "ratio of z_self) times "
+        "the bits per variable that a held-out probe reads from z_self about the "
+        "agent's own correctness "
+        "(a lower bound). B1 has no self-model: R = 0, so FCS = 0 whatever P is."
+    )
     with st.expander("Where the FCS page disagrees with its own table"):
         for d in fcs_discrepancies():
-            st.markdown(f"- **{d.quantity}** ({d.where}): stated {d.stated}; from its table {d.recomputed}. {d.note}")
+            st.markdown(
+                f"- **{d.quantity}** ({d.where}): stated {d.stated}; from its table "
+                f"{d.recomputed}. {d.note}"
+            )
 
 with own:
-    st.markdown("Enter clauses (0-3) for a system of your own; the rubric's rules are applied as you type. "
-                "Type **2-3** for \"between clauses 2 and 3\" (the rules take the lower, 2). Leave a row empty "
-                "if you have not assessed the item: it then counts in no total (it is not a 0). "
-                "Export the result as JSON, or load a scorecard you saved.")
-    uploaded = st.file_uploader("Load a scorecard (JSON)", type=["json"], key="scorecards.import",
-                                max_upload_size=max(1, MAX_IMPORT_BYTES // 2**20),
-                                help=f"At most {MAX_IMPORT_BYTES // 2**20} MiB of UTF-8 JSON.")
+    st.markdown(
+        "Enter clauses (0-3) for a system of your own; the rubric's rules are applied as you type. "
+        'Type **2-3** for "between clauses 2 and 3" (the rules take the lower, 2). '
+        "Leave a row empty "
+        "if you have not assessed the item: it then counts in no total (it is not a 0). "
+        "Export the result as JSON, or load a scorecard you saved."
+    )
+    uploaded = st.file_uploader(
+        "Load a scorecard (JSON)",
+        type=["json"],
+        key="scorecards.import",
+        max_upload_size=max(1, MAX_IMPORT_BYTES // 2**20),
+        help=f"At most {MAX_IMPORT_BYTES // 2**20} MiB of UTF-8 JSON.",
+    )
     loaded = None
     if uploaded is not None:
         loaded, message = load_scorecard(uploaded.getvalue())
         (st.success if loaded else st.error)(escape_markdown(message))
     name = st.text_input("Name", value=loaded.name if loaded else "my system")
-    clause_help = "0-3, or two adjacent clauses such as 2-3 (the lower is taken); empty = not assessed"
-    edited = st.data_editor(pd.DataFrame(editor_rows(loaded), columns=list(EDITOR_COLUMNS)), hide_index=True,
-                            width="stretch", height=420, disabled=["item", "name"],
-                            column_config={
-                                "architectural": st.column_config.TextColumn(help=clause_help, max_chars=5),
-                                "behavioural": st.column_config.TextColumn(help=clause_help, max_chars=5),
-                                "confidence": st.column_config.NumberColumn("± confidence", min_value=0, max_value=2,
-                                                                            step=1),
-                                "N/A reason": st.column_config.TextColumn(help="fill in to mark the item N/A"),
-                                "evidence": st.column_config.TextColumn(help="kept in the exported JSON")})
+    clause_help = (
+        "0-3, or two adjacent clauses such as 2-3 (the lower is taken); empty = not assessed"
+    )
+    edited = st.data_editor(
+        pd.DataFrame(editor_rows(loaded), columns=list(EDITOR_COLUMNS)),
+        hide_index=True,
+        width="stretch",
+        height=420,
+        disabled=["item", "name"],
+        column_config={
+            "architectural": st.column_config.TextColumn(help=clause_help, max_chars=5),
+            "behavioural": st.column_config.TextColumn(help=clause_help, max_chars=5),
+            "confidence": st.column_config.NumberColumn(
+                "± confidence", min_value=0, max_value=2, step=1
+            ),
+            "N/A reason": st.column_config.TextColumn(help="fill in to mark the item N/A"),
+            "evidence": st.column_config.TextColumn(help="kept in the exported JSON"),
+        },
+    )
     try:
         system = UserSystem(name or "my system", entries_from_rows(edited.to_dict("records")))
         result = score_user_system(system)
@@ -181,15 +321,25 @@ with own:
         low, high = result.behavioural_range
         out_of = MAX_TOTAL if result.complete else result.applicable_max_points
         c1, c2, c3 = st.columns(3)
-        c1.metric("Behavioural total", f"{result.behavioural_total} / {out_of}" if out_of else "no item scored",
-                  help="after the caps; over the items scored when some are not assessed")
+        c1.metric(
+            "Behavioural total",
+            f"{result.behavioural_total} / {out_of}" if out_of else "no item scored",
+            help="after the caps; over the items scored when some are not assessed",
+        )
         c2.metric("Range (from confidences)", f"{low}-{high}")
-        c3.metric("Band", result.band.label if result.complete else "not defined",
-                  help="The bands are defined on the 90-point total: assess all 30 items (or mark them N/A "
-                       "with a reason) to get one.")
+        c3.metric(
+            "Band",
+            result.band.label if result.complete else "not defined",
+            help="The bands are defined on the 90-point total: assess all 30 items (or mark "
+            "them N/A "
+            "with a reason) to get one.",
+        )
         if not result.complete:
-            c3.caption("Not defined until every item is assessed or marked N/A: the bands are cut on the 90-point "
-                       "total.")
+            c3.caption(
+                "Not defined until every item is assessed or marked N/A: the bands are "
+                "cut on the 90-point "
+                "total."
+            )
         st.caption(f"Behavioural total: {assessed_total_text(result)}.")
         capped = [i.item_id for i in result.capped_items]
         if capped:
@@ -197,20 +347,48 @@ with own:
         figure(osmd_radar({result.name: result.cluster_subtotals}), key="own-radar")
         entered = {e.item_id: e for e in system.entries}
         with st.expander("Item by item, after the rules"):
-            st.dataframe(pd.DataFrame([{
-                "item": i.item_id,
-                "status": "scored" if i.applicable else "not assessed" if not i.assessed else "not applicable",
-                "architectural": clause_to_text(entered[i.item_id].architectural) if i.applicable else None,
-                "behavioural entered": clause_to_text(entered[i.item_id].behavioural) if i.applicable else None,
-                "behavioural after the rules": i.behavioural if i.applicable else None,
-                "rules applied": ", ".join(i.rules_applied)} for i in result.items]).astype(
-                    {"behavioural after the rules": "Int64"}), hide_index=True, width="stretch")
-        st.download_button("Export as JSON", user_system_to_json(system), file_name="scorecard.json",
-                           mime="application/json")
+            st.dataframe(
+                pd.DataFrame(
+                    [
+                        {
+                            "item": i.item_id,
+                            "status": "scored"
+                            if i.applicable
+                            else "not assessed"
+                            if not i.assessed
+                            else "not applicable",
+                            "architectural": clause_to_text(entered[i.item_id].architectural)
+                            if i.applicable
+                            else None,
+                            "behavioural entered": clause_to_text(entered[i.item_id].behavioural)
+                            if i.applicable
+                            else None,
+                            "behavioural after the rules": i.behavioural if i.applicable else None,
+                            "rules applied": ", ".join(i.rules_applied),
+                        }
+                        for i in result.items
+                    ]
+                ).astype({"behavioural after the rules": "Int64"}),
+                hide_index=True,
+                width="stretch",
+            )
+        st.download_button(
+            "Export as JSON",
+            user_system_to_json(system),
+            file_name="scorecard.json",
+            mime="application/json",
+        )
     with st.expander("What each clause means (criteria for 0-3)"):
-        pick = st.selectbox("Item", [i.item_id for i in ITEMS], format_func=lambda k: f"{k} {ITEM_BY_ID[k].name}")
+        pick = st.selectbox(
+            "Item", [i.item_id for i in ITEMS], format_func=lambda k: f"{k} {ITEM_BY_ID[k].name}"
+        )
         for clause, text in enumerate(ITEM_BY_ID[pick].criteria):
             st.markdown(f"**{clause}.** {text}")
-        st.caption(f"Cluster: {CLUSTER_BY_ID[pick.split('-')[0]].name}. LM vulnerability: {ITEM_BY_ID[pick].lm_flag}.")
-    st.caption(f"{len(CLUSTERS)} clusters, {len(ITEMS)} items. JSON format: " +
-               json.dumps({"format": "ctlab.osmd_scorecard", "version": 1})[:60])
+        st.caption(
+            f"Cluster: {CLUSTER_BY_ID[pick.split('-')[0]].name}. LM vulnerability: "
+            f"{ITEM_BY_ID[pick].lm_flag}."
+        )
+    st.caption(
+        f"{len(CLUSTERS)} clusters, {len(ITEMS)} items. JSON format: "
+        + json.dumps({"format": "ctlab.osmd_scorecard", "version": 1})[:60]
+    )

@@ -29,9 +29,24 @@ INTACT = INTACT_CONDITION["e2"]
 # The three E2 accuracies: view field, label, chance level, help. (No bare strings here: a page is a
 # script, and Streamlit would print them.)
 ACCURACIES = (
-    ("conjunction", "Conjunction accuracy", "1/49 = 2.0%", "Both reports correct (chance 1/49 = 2%)."),
-    ("decision", "Report-window decision accuracy", "1/7 = 14.3%", "Mean over the two reports (chance 1/7 = 14%)."),
-    ("per_step", "Per-step accuracy", "1/7 = 14.3%", "Agreement with the expert at every step (chance 1/7)."),
+    (
+        "conjunction",
+        "Conjunction accuracy",
+        "1/49 = 2.0%",
+        "Both reports correct (chance 1/49 = 2%).",
+    ),
+    (
+        "decision",
+        "Report-window decision accuracy",
+        "1/7 = 14.3%",
+        "Mean over the two reports (chance 1/7 = 14%).",
+    ),
+    (
+        "per_step",
+        "Per-step accuracy",
+        "1/7 = 14.3%",
+        "Agreement with the expert at every step (chance 1/7).",
+    ),
 )
 VERDICT_CLAIMS = (
     ("e2.conjunction.k4", "B1's conjunction accuracy with 4 slots"),
@@ -44,30 +59,43 @@ VERDICT_CLAIMS = (
 )
 
 st.title("Workspace — Global Workspace Theory")
-st.caption("Experiment 2 of the paper: the dual task. Hold a colour and an object through a delay, report both.")
+st.caption(
+    "Experiment 2 of the paper: the dual task. Hold a colour and an object through a "
+    "delay, report both."
+)
 explain(
-    what="A colour and then an object flash on the agent's cue channel. The cue channel feeds **only** the "
-         "workspace, a board of 4 slots (16 numbers each): the rest of the agent never sees a cue. During "
-         "the delay, distractors (masks) also land in the workspace. At the end the agent must report the "
-         "colour, then the object (7 possible answers each: chance is 1 in 7).",
-    try_this="Slide **workspace slots** to 2: a mask now overwrites the colour, and colour reports fail. At 0 "
-             "(bus-off) nothing reaches the agent at all. In the heatmap, watch the slots fill and get "
-             "overwritten. Below, move the **mask onset** and **count** to see the colour displaced.",
+    what="A colour and then an object flash on the agent's cue channel. The cue channel "
+    "feeds **only** the "
+    "workspace, a board of 4 slots (16 numbers each): the rest of the agent never sees "
+    "a cue. During "
+    "the delay, distractors (masks) also land in the workspace. At the end the agent "
+    "must report the "
+    "colour, then the object (7 possible answers each: chance is 1 in 7).",
+    try_this="Slide **workspace slots** to 2: a mask now overwrites the colour, and colour "
+    "reports fail. At 0 "
+    "(bus-off) nothing reaches the agent at all. In the heatmap, watch the slots fill and get "
+    "overwritten. Below, move the **mask onset** and **count** to see the colour displaced.",
     theory="Global Workspace Theory says information is *accessible* (reportable) when it is in a "
-           "capacity-limited global workspace. Fewer slots: less access; no workspace: none.",
+    "capacity-limited global workspace. Fewer slots: less access; no workspace: none.",
 )
 
 
 def capacity_lead(res) -> list[str]:
-    """B1's conjunction accuracy by capacity in the result set, in one sentence (empty without it)."""
+    """B1's conjunction accuracy by capacity in the result set, in one sentence (empty without
+    it)."""
     keys = ("e2.conjunction.k4", "e2.conjunction.k2", "e2.conjunction.k0")
     if not all(k in res.values for k in keys):
         return []
     full, half, off = (res.values[k] for k in keys)
     n = len(res.summary.get("seeds") or [])
-    return [f"Over the result set's {n} seeds, B1 gets both reports right in {number_text(full, '{:.1%}')} of "
-            f"episodes with 4 slots, {number_text(half, '{:.1%}')} with 2 ({change_text(half, full, '{:.1%}')}) and "
-            f"{number_text(off, '{:.1%}')} with the workspace off ({change_text(off, full, '{:.1%}')}); chance is 2%."]
+    return [
+        f"Over the result set's {n} seeds, B1 gets both reports right in "
+        f"{number_text(full, '{:.1%}')} of "
+        f"episodes with 4 slots, {number_text(half, '{:.1%}')} with 2 "
+        f"({change_text(half, full, '{:.1%}')}) and "
+        f"{number_text(off, '{:.1%}')} with the workspace off "
+        f"({change_text(off, full, '{:.1%}')}); chance is 2%."
+    ]
 
 
 def bundled_dnrs(res) -> None:
@@ -76,9 +104,14 @@ def bundled_dnrs(res) -> None:
     if seed_values is not None:
         st.subheader("No-report decoding (dNRS) by capacity, from the bundled results")
         figure(dnrs_by_scale(seed_values), key="dnrs", download="dnrs")
-        st.caption("dNRS: how well a linear decoder reads the object cue from the agent's internal state just "
-                   "before the report flag, above a shuffled-label baseline (0 = nothing decodable). With 1 slot the "
-                   "masks overwrite the object on most trials, so decoding drops; with the bus off nothing is there.")
+        st.caption(
+            "dNRS: how well a linear decoder reads the object cue from the agent's "
+            "internal state just "
+            "before the report flag, above a shuffled-label baseline (0 = nothing "
+            "decodable). With 1 slot the "
+            "masks overwrite the object on most trials, so decoding drops; with the "
+            "bus off nothing is there."
+        )
 
 
 seeds = {k: v for k, v in data.seeds_by_kind("dual").items() if k not in KINDS_WITHOUT_WORKSPACE}
@@ -94,14 +127,20 @@ if model is None:  # its error is shown; the other agents and the bundled result
     bundled_dnrs(data.checked_results())
     st.stop()
 n_slots = model.config.n_slots
-c3.select_slider("Workspace slots (capacity scale)", options=list(range(n_slots + 1)),
-                 key=controls.key(PAGE, "capacity"),
-                 format_func=lambda k: f"{k} (scale {capacity_scale(k, n_slots):g})",
-                 help="Usable slots, with the paper's workspace_capacity_scale in brackets: 0, 0.25, 0.5, 0.75, 1 = "
-                      "0-4 slots. 0 = bus-off.")
+c3.select_slider(
+    "Workspace slots (capacity scale)",
+    options=list(range(n_slots + 1)),
+    key=controls.key(PAGE, "capacity"),
+    format_func=lambda k: f"{k} (scale {capacity_scale(k, n_slots):g})",
+    help="Usable slots, with the paper's workspace_capacity_scale in brackets: 0, 0.25, "
+    "0.5, 0.75, 1 = "
+    "0-4 slots. 0 = bus-off.",
+)
 seed, capacity = controls.value(PAGE, "seed"), controls.value(PAGE, "capacity")
 
-res = data.checked_results()  # read once: a broken result set is one error, the live lab still works
+res = (
+    data.checked_results()
+)  # read once: a broken result set is one error, the live lab still works
 view = data.workspace(kind, seed, capacity, 0.0, "stored")
 means = view.means
 condition = e2_condition(capacity, n_slots)
@@ -109,30 +148,63 @@ intact = None if capacity == n_slots else data.workspace(kind, seed, n_slots, 0.
 paper_label = "paper" if kind == "b1" else "paper (B1)"  # the paper's E2 numbers are B1's
 missing = "not reported at this capacity"
 if not predict_then_reveal(
-        PAGE, f"{kind}/{seed}/{capacity}",
-        f"With **{capacity} of {n_slots}** workspace slots, what will **conjunction accuracy** (both reports "
-        "right) do?", CHANGE_CHOICES,
-        lambda: change_outcome(means["conjunction"], intact.means["conjunction"], CHANCE_CONJUNCTION, tolerance=0.03, fmt="{:.1%}"),
-        active=intact is not None):
+    PAGE,
+    f"{kind}/{seed}/{capacity}",
+    f"With **{capacity} of {n_slots}** workspace slots, what will **conjunction "
+    "accuracy** (both reports "
+    "right) do?",
+    CHANGE_CHOICES,
+    lambda: change_outcome(
+        means["conjunction"],
+        intact.means["conjunction"],
+        CHANCE_CONJUNCTION,
+        tolerance=0.03,
+        fmt="{:.1%}",
+    ),
+    active=intact is not None,
+):
     controls.publish(PAGE, KEYS)
     st.stop()  # the lesion's numbers and figures wait for the prediction
 live_scope(data.label(kind), seed, f"{data.DUAL_EPISODES} episodes", res)
 m1, m2, m3 = st.columns(3)
 ideal = data.closed_forms().get(capacity, {}) if 0 < capacity < n_slots else {}
 for column, (name, label, chance, chance_help) in zip((m1, m2, m3), ACCURACIES, strict=True):
-    metric(column, label, means[name], claim=claim_for(f"e2.{name}", condition), fmt="{:.1%}", help=chance_help,
-           intact=None if intact is None else intact.means[name], intact_claim=claim_for(f"e2.{name}", INTACT),
-           chance=chance, paper_label=paper_label, paper_missing=missing)
+    metric(
+        column,
+        label,
+        means[name],
+        claim=claim_for(f"e2.{name}", condition),
+        fmt="{:.1%}",
+        help=chance_help,
+        intact=None if intact is None else intact.means[name],
+        intact_claim=claim_for(f"e2.{name}", INTACT),
+        chance=chance,
+        paper_label=paper_label,
+        paper_missing=missing,
+    )
     if name in ideal:
-        column.caption(f"An ideal agent: {ideal[name]:.1%}, by the allocation rule alone (by construction: "
-                       "it loses the colour whenever a mask finds no free slot).")
+        column.caption(
+            f"An ideal agent: {ideal[name]:.1%}, by the allocation rule alone (by construction: "
+            "it loses the colour whenever a mask finds no free slot)."
+        )
 
-episodes = pd.DataFrame({"episode": range(view.trace.n_episodes), "per_step": view.per_step,
-                         "decision": view.decision, "conjunction": view.conjunction.astype(int),
-                         "secondary_cue": view.trace.labels["secondary"], "primary_cue": view.trace.labels["primary"],
-                         "masks": (view.trace.labels["mask_steps"] >= 0).sum(1)})
-st.download_button("Download these episodes (CSV)", episodes.to_csv(index=False),
-                   file_name=f"dual_{kind}_s{seed}_k{capacity}.csv", mime="text/csv")
+episodes = pd.DataFrame(
+    {
+        "episode": range(view.trace.n_episodes),
+        "per_step": view.per_step,
+        "decision": view.decision,
+        "conjunction": view.conjunction.astype(int),
+        "secondary_cue": view.trace.labels["secondary"],
+        "primary_cue": view.trace.labels["primary"],
+        "masks": (view.trace.labels["mask_steps"] >= 0).sum(1),
+    }
+)
+st.download_button(
+    "Download these episodes (CSV)",
+    episodes.to_csv(index=False),
+    file_name=f"dual_{kind}_s{seed}_k{capacity}.csv",
+    mime="text/csv",
+)
 
 
 def one_episode() -> None:
@@ -140,25 +212,43 @@ def one_episode() -> None:
     st.subheader("Inside the workspace, one episode")
     trace = view.trace
     last_episode = trace.n_episodes - 1
-    if controls.value(PAGE, "episode") > last_episode:  # a link may name an episode this view does not have
-        st.warning(f"episode={controls.value(PAGE, 'episode')} is beyond the {trace.n_episodes} episodes shown here; "
-                   f"using {last_episode}.", icon=":material/warning:")
+    if (
+        controls.value(PAGE, "episode") > last_episode
+    ):  # a link may name an episode this view does not have
+        st.warning(
+            f"episode={controls.value(PAGE, 'episode')} is beyond the "
+            f"{trace.n_episodes} episodes shown here; "
+            f"using {last_episode}.",
+            icon=":material/warning:",
+        )
         st.session_state[controls.key(PAGE, "episode")] = last_episode
     st.slider("Episode", 0, last_episode, key=controls.key(PAGE, "episode"))
     episode = controls.value(PAGE, "episode")
     cfg = DualTaskConfig()
     if capacity == 0:  # an empty heatmap explained nothing (issue 24)
-        st.info("With the workspace off (0 slots) nothing is written to it: every slot is empty at every step, so "
-                "there is no heatmap to draw. The cues reach this agent only through the workspace.", icon=":material/info:")
+        st.info(
+            "With the workspace off (0 slots) nothing is written to it: every slot is "
+            "empty at every step, so "
+            "there is no heatmap to draw. The cues reach this agent only through the workspace.",
+            icon=":material/info:",
+        )
     else:
-        figure(build=lambda: workspace_heatmap(trace.slots[episode], trace.occupied[episode],
-                                               science.cue_kinds(trace, episode),
-                                               [cfg.report_secondary_step, cfg.report_primary_step]),
-               cache_key=("e2-heatmap", *data.agent_file("dual", kind, seed), capacity, episode), key="heatmap",
-               download="workspace_heatmap")
+        figure(
+            build=lambda: workspace_heatmap(
+                trace.slots[episode],
+                trace.occupied[episode],
+                science.cue_kinds(trace, episode),
+                [cfg.report_secondary_step, cfg.report_primary_step],
+            ),
+            cache_key=("e2-heatmap", *data.agent_file("dual", kind, seed), capacity, episode),
+            key="heatmap",
+            download="workspace_heatmap",
+        )
     right = trace.report_correct()[episode]
-    st.caption(f"Colour reported {'correctly' if right[0] else 'wrongly'}; object reported "
-               f"{'correctly' if right[1] else 'wrongly'}.")
+    st.caption(
+        f"Colour reported {'correctly' if right[0] else 'wrongly'}; object reported "
+        f"{'correctly' if right[1] else 'wrongly'}."
+    )
     controls.publish(PAGE, KEYS)
 
 
@@ -166,54 +256,99 @@ one_episode()
 cfg = DualTaskConfig()
 
 g1, g2, g3 = st.columns(3)
-gbi_help = ("Global Broadcast Index: how evenly each slot's couplings spread over the other slots, at the report "
-            "steps (0 = one partner takes all the coupling, 2/3 = spread evenly over the other 3 slots).")
+gbi_help = (
+    "Global Broadcast Index: how evenly each slot's couplings spread over the other "
+    "slots, at the report "
+    "steps (0 = one partner takes all the coupling, 2/3 = spread evenly over the other 3 slots)."
+)
 gbi_claim = claim_for("e2.gbi", condition)
 if capacity == 0:
     g1.metric("GBI (paper's equation)", "not defined here", help=gbi_help)
     g1.caption("Not defined here: no slot holds anything with the workspace off.")
 elif view.gbi == view.gbi:  # defined (not nan)
-    metric(g1, "GBI (paper's equation)", view.gbi, claim=gbi_claim, help=gbi_help, paper_label=paper_label,
-           intact=None if intact is None else intact.gbi, intact_claim=claim_for("e2.gbi", INTACT),
-           paper_missing=missing)
+    metric(
+        g1,
+        "GBI (paper's equation)",
+        view.gbi,
+        claim=gbi_claim,
+        help=gbi_help,
+        paper_label=paper_label,
+        intact=None if intact is None else intact.gbi,
+        intact_claim=claim_for("e2.gbi", INTACT),
+        paper_missing=missing,
+    )
 else:
     g1.metric("GBI (paper's equation)", "not defined here", help=gbi_help)
     shown = gbi_claim or claim_for("e2.gbi", INTACT)
     where = "at this capacity" if gbi_claim else "at 4 slots"
-    why = (f"Not defined here: its formula assumes non-negative couplings; these zero-mean slots have signed ones "
-           f"(computed anyway it gives {view.gbi_signed:,.3g})." if view.gbi_signed == view.gbi_signed else
-           "Not defined here: with one slot there is no other slot to couple with.")
+    why = (
+        "Not defined here: its formula assumes non-negative couplings; these "
+        "zero-mean slots have signed ones "
+        f"(computed anyway it gives {view.gbi_signed:,.3g})."
+        if view.gbi_signed == view.gbi_signed
+        else "Not defined here: with one slot there is no other slot to couple with."
+    )
     g1.caption(f"{why} {paper_label.capitalize()} {where}: {paper_value(shown)}.")
 abs_help = gbi_help + " Here on the size of each coupling, which is never negative."
 if capacity == 0:
     g2.metric("GBI on |cosine| couplings", "not defined here", help=abs_help)
     g2.caption("Not defined here: no slot holds anything with the workspace off.")
 else:
-    metric(g2, "GBI on |cosine| couplings", view.gbi_abs, help=abs_help,
-           intact=None if intact is None else intact.gbi_abs,
-           reference="range 0 to 2/3; the lab's reading of GBI (docs/markers.md), not in the paper",
-           undefined="with one slot there is no other slot to couple with" if capacity == 1 else
-           "no report step holds two or more slots")
+    metric(
+        g2,
+        "GBI on |cosine| couplings",
+        view.gbi_abs,
+        help=abs_help,
+        intact=None if intact is None else intact.gbi_abs,
+        reference="range 0 to 2/3; the lab's reading of GBI (docs/markers.md), not in the paper",
+        undefined="with one slot there is no other slot to couple with"
+        if capacity == 1
+        else "no report step holds two or more slots",
+    )
 if capacity and view.two_occupied == view.two_occupied:
-    g2.caption(f"{view.two_occupied:.0%} of report steps hold exactly two slots, where GBI is 0 by construction "
-               "(one partner takes all the coupling).")
-metric(g3, "Ignition sharpness", view.ignition, intact=None if intact is None else intact.ignition,
-       reference="0 = no rise (an empty workspace); the paper's values are in units it does not give, so not "
-                 "comparable",
-       help="Largest one-step rise of the workspace activation (RMS per unit).")
+    g2.caption(
+        f"{view.two_occupied:.0%} of report steps hold exactly two slots, where GBI is "
+        "0 by construction "
+        "(one partner takes all the coupling)."
+    )
+metric(
+    g3,
+    "Ignition sharpness",
+    view.ignition,
+    intact=None if intact is None else intact.ignition,
+    reference="0 = no rise (an empty workspace); the paper's values are in units it does not "
+    "give, so not "
+    "comparable",
+    help="Largest one-step rise of the workspace activation (RMS per unit).",
+)
 if capacity == 0:
     g3.caption("0 by construction: an empty workspace has activation 0 at every step.")
 elif model.config.write_geometry == "layernorm":
-    g3.caption("Fixed by construction: every write is layer-normalised to the same size, so the first write "
-               f"always raises the activation by 1/√K = {1 / n_slots ** 0.5:.2f}, whatever the agent learned.")
+    g3.caption(
+        "Fixed by construction: every write is layer-normalised to the same size, so "
+        "the first write "
+        f"always raises the activation by 1/√K = {1 / n_slots**0.5:.2f}, whatever the "
+        "agent learned."
+    )
 
-verdict_box("Verdict: does the paper's capacity result hold here?", res, VERDICT_CLAIMS, lead=capacity_lead(res))
+verdict_box(
+    "Verdict: does the paper's capacity result hold here?",
+    res,
+    VERDICT_CLAIMS,
+    lead=capacity_lead(res),
+)
+
 
 def masking_section() -> None:
     """Backward masking: the colour's share of the workspace after a mask, by capacity."""
     st.subheader("Backward masking: how long does the colour last?")
     b1, b2 = st.columns(2)
-    b1.slider("Mask onset (steps after the colour, SOA)", SOA_RANGE[0], SOA_RANGE[1], key=controls.key(PAGE, "soa"))
+    b1.slider(
+        "Mask onset (steps after the colour, SOA)",
+        SOA_RANGE[0],
+        SOA_RANGE[1],
+        key=controls.key(PAGE, "soa"),
+    )
     b2.slider("Number of masks", 0, MAX_MASKS, key=controls.key(PAGE, "masks"))
     soa, masks = controls.value(PAGE, "soa"), controls.value(PAGE, "masks")
     if soa + max(masks, 1) - 1 >= cfg.report_secondary_step:
@@ -224,11 +359,19 @@ def masking_section() -> None:
         st.info("With no masks nothing displaces the colour; add masks to see displacement.")
     else:
         traces = data.masking(kind, seed, soa, masks)
-        figure(masking_figure({f"k{k}": v for k, v in traces.items()}, soa, masks), key="masking",
-               download="masking")
-        st.caption("Colour retained: the colour's own share of the workspace (each episode is rerun with another "
-                   "colour and the two workspaces compared). 1 = fully held, 0 = gone. With 4 slots the colour "
-                   "survives two masks and the third overwrites it; with 2 slots the first mask does (protocol sec. 2.5).")
+        figure(
+            masking_figure({f"k{k}": v for k, v in traces.items()}, soa, masks),
+            key="masking",
+            download="masking",
+        )
+        st.caption(
+            "Colour retained: the colour's own share of the workspace (each episode is "
+            "rerun with another "
+            "colour and the two workspaces compared). 1 = fully held, 0 = gone. With 4 "
+            "slots the colour "
+            "survives two masks and the third overwrites it; with 2 slots the first "
+            "mask does (protocol sec. 2.5)."
+        )
 
 
 masking_section()

@@ -11,10 +11,12 @@ peak memory (summed RSS of the lab processes, sampled every 0.5 s) and the first
 
 Where the time goes: the CPU seconds the lab servers used and the CPU seconds the client used
 (chromium, Playwright's driver and this process), each against the machine's whole busy time over
-the run (``/proc``), so the table says whether the servers or the browsers beside them fill the cores.
+the run (``/proc``), so the table says whether the servers or the browsers beside them fill the
+cores.
 
     python -m bench.bench_class --students 1 10 30 --setups single class   # the lead's run
-    python -m bench.bench_class --students 2 --setups single class --no-readme   # a check (about 2 min)
+    python -m bench.bench_class --students 2 --setups single class --no-readme   # a check (about 2
+        min)
 
 Writes the table into bench/README.md between the ``class-load`` markers (unless --no-readme).
 Installs Debian's nginx with apt-get if it is missing (``ui.serve.ensure_nginx``).
@@ -40,7 +42,8 @@ README = Path(__file__).resolve().parent / "README.md"
 BEGIN, END = "<!-- class-load -->", "<!-- /class-load -->"
 TIMEOUT_MS = 180_000
 METRIC_CHANGED = """([label, old]) => {
-  const m = [...document.querySelectorAll('[data-testid="stMetric"]')].find(e => e.innerText.includes(label));
+  const m = [...document.querySelectorAll('[data-testid="stMetric"]')]
+    .find(e => e.innerText.includes(label));
   return !!m && m.querySelector('[data-testid="stMetricValue"]').innerText !== old;
 }"""
 
@@ -67,11 +70,17 @@ class Outcome:
         p50 = statistics.median(s) if s else float("nan")
         p95 = s[min(len(s) - 1, round(0.95 * (len(s) - 1)))] if s else float("nan")
         load = statistics.median(self.loads) if self.loads else float("nan")
-        requests = max(1, len(self.switches) + len(self.loads))  # page loads and switches the servers answered
-        return (f"| {self.setup} ({self.servers} server{'s' * (self.servers > 1)}) | {self.students} | {p50:.2f} s | "
-                f"{p95:.2f} s | {self.failures} of {self.students * (len(MODES) + 1)} | "
-                f"{self.peak_rss / 2**20:,.0f} MiB | {load:.1f} s | {1000 * self.cpu_servers / requests:,.0f} ms | "
-                f"{self.share(self.cpu_servers)} / {self.share(self.cpu_client)} |")
+        requests = max(
+            1, len(self.switches) + len(self.loads)
+        )  # page loads and switches the servers answered
+        return (
+            f"| {self.setup} ({self.servers} server{'s' * (self.servers > 1)}) | "
+            f"{self.students} | {p50:.2f} s | "
+            f"{p95:.2f} s | {self.failures} of {self.students * (len(MODES) + 1)} | "
+            f"{self.peak_rss / 2**20:,.0f} MiB | {load:.1f} s | "
+            f"{1000 * self.cpu_servers / requests:,.0f} ms | "
+            f"{self.share(self.cpu_servers)} / {self.share(self.cpu_client)} |"
+        )
 
     def share(self, cpu: float) -> str:
         """A CPU time as a percentage of the machine's busy time over the run."""
@@ -127,7 +136,9 @@ def browser_processes() -> set[int]:
 
 def machine_busy_seconds() -> float:
     """CPU time the whole machine spent not idle since boot, over all cores (seconds)."""
-    ticks = [int(t) for t in Path("/proc/stat").read_text().split()[1:9]]  # user nice system idle iowait irq softirq steal
+    ticks = [
+        int(t) for t in Path("/proc/stat").read_text().split()[1:9]
+    ]  # user nice system idle iowait irq softirq steal
     return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
 
 
@@ -143,9 +154,17 @@ async def student(browser, url: str, seed: int, outcome: Outcome) -> None:
     page = await context.new_page()
     try:
         start = time.perf_counter()
-        await page.goto(f"{url}/metacognition?agent=b2_ws&seed={seed}&self_model_mode=on&capacity=4")
-        await page.locator('[data-testid="stMetric"]').filter(has_text="Type-2 AUROC").first.wait_for(timeout=TIMEOUT_MS)
-        await page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=TIMEOUT_MS)
+        await page.goto(
+            f"{url}/metacognition?agent=b2_ws&seed={seed}&self_model_mode=on&capacity=4"
+        )
+        await (
+            page.locator('[data-testid="stMetric"]')
+            .filter(has_text="Type-2 AUROC")
+            .first.wait_for(timeout=TIMEOUT_MS)
+        )
+        await page.wait_for_selector(
+            '[data-testid="stStatusWidget"]', state="detached", timeout=TIMEOUT_MS
+        )
         outcome.loads.append(time.perf_counter() - start)
     except Exception:  # a page that never loaded: every one of its switches fails too
         outcome.failures += 1 + len(MODES)
@@ -158,8 +177,12 @@ async def student(browser, url: str, seed: int, outcome: Outcome) -> None:
             old = await metric(page, "Type-2 AUROC")
             start = time.perf_counter()
             await group.get_by_role("radio", name=mode, exact=True).click()
-            await page.wait_for_function(METRIC_CHANGED, arg=["Type-2 AUROC", old], timeout=TIMEOUT_MS)
-            await page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=TIMEOUT_MS)
+            await page.wait_for_function(
+                METRIC_CHANGED, arg=["Type-2 AUROC", old], timeout=TIMEOUT_MS
+            )
+            await page.wait_for_selector(
+                '[data-testid="stStatusWidget"]', state="detached", timeout=TIMEOUT_MS
+            )
             took = time.perf_counter() - start
             if await page.locator('[data-testid="stException"]').count():
                 raise RuntimeError("an exception on the page")
@@ -233,7 +256,8 @@ class CpuMeter:
 
 
 def measure(setup: str, students: int, servers: int) -> Outcome:
-    """One setup (``single``: one server; ``class``: ``servers`` behind nginx) with a fresh server."""
+    """One setup (``single``: one server; ``class``: ``servers`` behind nginx) with a fresh
+    server."""
     outcome = Outcome(setup, students, servers if setup == "class" else 1)
     with running_class(outcome.servers, proxy=setup == "class", scratch_runs=True) as served:
         done = threading.Event()
@@ -253,7 +277,9 @@ def measure(setup: str, students: int, servers: int) -> Outcome:
             asyncio.run(run_class(served.url, students, outcome))
         finally:
             outcome.wall = time.perf_counter() - began
-            meter.stop(outcome)  # before the servers stop (closed browsers count to their last sample)
+            meter.stop(
+                outcome
+            )  # before the servers stop (closed browsers count to their last sample)
             done.set()
             sampler.join()
     return outcome
@@ -262,11 +288,21 @@ def measure(setup: str, students: int, servers: int) -> Outcome:
 def write_readme(rows: list[str], note: str) -> None:
     """Replace the class-load table in bench/README.md (between its markers)."""
     text = README.read_text()
-    table = "\n".join([BEGIN, "| setup | students | p50 | p95 | failures | server memory (peak RSS) | page load (median) "
-                       "| server CPU per request | CPU: servers / browsers |",
-                       "|---|---|---|---|---|---|---|---|---|", *rows, "", note, END])
+    table = "\n".join(
+        [
+            BEGIN,
+            "| setup | students | p50 | p95 | failures | server memory (peak RSS) | "
+            "page load (median) "
+            "| server CPU per request | CPU: servers / browsers |",
+            "|---|---|---|---|---|---|---|---|---|",
+            *rows,
+            "",
+            note,
+            END,
+        ]
+    )
     if BEGIN in text and END in text:
-        text = text[: text.index(BEGIN)] + table + text[text.index(END) + len(END):]
+        text = text[: text.index(BEGIN)] + table + text[text.index(END) + len(END) :]
     else:
         text = text.rstrip("\n") + "\n\n## Class load (issue 24)\n\n" + table + "\n"
     README.write_text(text)
@@ -276,8 +312,12 @@ def main(argv: list[str] | None = None) -> None:
     """Run the setups at each class size; print the rows and write them into bench/README.md."""
     parser = argparse.ArgumentParser(prog="python -m bench.bench_class")
     parser.add_argument("--students", type=int, nargs="+", default=[1, 10, 30])
-    parser.add_argument("--setups", nargs="+", choices=("single", "class"), default=["single", "class"])
-    parser.add_argument("--servers", type=int, default=3, help="servers of the class setup (make class)")
+    parser.add_argument(
+        "--setups", nargs="+", choices=("single", "class"), default=["single", "class"]
+    )
+    parser.add_argument(
+        "--servers", type=int, default=3, help="servers of the class setup (make class)"
+    )
     parser.add_argument("--no-readme", action="store_true")
     args = parser.parse_args(argv)
     if "class" in args.setups:
@@ -288,13 +328,22 @@ def main(argv: list[str] | None = None) -> None:
             outcome = measure(setup, n, args.servers)
             rows.append(outcome.row())
             print(rows[-1], flush=True)
-    note = (f"Measured {datetime.date.today().isoformat()} with `python -m bench.bench_class --students "
-            f"{' '.join(map(str, args.students))} --setups {' '.join(args.setups)} --servers {args.servers}`: "
-            "each student a chromium session opening Metacognition (B2, seed i mod 5) and switching the self-model "
-            f"{len(MODES)} times; a switch is timed to the updated Type-2 AUROC with the run indicator gone. The "
-            "browsers share the machine's cores with the servers. Server CPU per request: the lab processes' CPU "
-            "seconds over the page loads and switches they answered; CPU shares: the servers' and the client's "
-            "(chromium, Playwright, the benchmark) CPU seconds as parts of the machine's busy time over the run.")
+    note = (
+        f"Measured {datetime.date.today().isoformat()} with `python -m "
+        "bench.bench_class --students "
+        f"{' '.join(map(str, args.students))} --setups {' '.join(args.setups)} "
+        f"--servers {args.servers}`: "
+        "each student a chromium session opening Metacognition (B2, seed i mod 5) and "
+        "switching the self-model "
+        f"{len(MODES)} times; a switch is timed to the updated Type-2 AUROC with the "
+        "run indicator gone. The "
+        "browsers share the machine's cores with the servers. Server CPU per request: "
+        "the lab processes' CPU "
+        "seconds over the page loads and switches they answered; CPU shares: the "
+        "servers' and the client's "
+        "(chromium, Playwright, the benchmark) CPU seconds as parts of the machine's "
+        "busy time over the run."
+    )
     if not args.no_readme:
         write_readme(rows, note)
 

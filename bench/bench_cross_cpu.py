@@ -32,8 +32,14 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PROBE_KINDS = (("wagering", "b2_ws"), ("dual", "b1"), ("dual", "a0"), ("dual", "hot_only"), ("dual", "bc_mlp"),
-               ("dual", "b2"))
+PROBE_KINDS = (
+    ("wagering", "b2_ws"),
+    ("dual", "b1"),
+    ("dual", "a0"),
+    ("dual", "hot_only"),
+    ("dual", "bc_mlp"),
+    ("dual", "b2"),
+)
 COST_KINDS = (("e1", "b2_ws"), ("e3", "b1"), ("e3", "b2"))
 
 
@@ -68,11 +74,15 @@ def probe() -> dict[str, str]:
     from labcore.training.behaviour_cloning import train_seeds
 
     out: dict[str, str] = {}
-    fast = TrainConfig(max_updates=3, min_updates=1, eval_every=3, train_episodes=64, heldout_episodes=32)
+    fast = TrainConfig(
+        max_updates=3, min_updates=1, eval_every=3, train_episodes=64, heldout_episodes=32
+    )
     for task, kind in PROBE_KINDS:
         agent = train_seeds(task, kind, [0, 1], fast)[0].agent
         out[f"train.{task}.{kind}"] = _digest(agent.state_dict())
-        trace = rollout(agent, E.WAGERING if task == "wagering" else E.DUAL_TASK, episode_seeds(0, "eval", 16))
+        trace = rollout(
+            agent, E.WAGERING if task == "wagering" else E.DUAL_TASK, episode_seeds(0, "eval", 16)
+        )
         out[f"rollout.{task}.{kind}"] = _digest({"h": trace.h, "logits": trace.logits})
     paper = TrainConfig(mode="paper", train_episodes=2, heldout_episodes=16)
     out["train.paper.b1"] = _digest(train_seeds("dual", "b1", [0, 1], paper)[0].agent.state_dict())
@@ -89,7 +99,8 @@ def probe() -> dict[str, str]:
 
 
 def run_probe(mode: str, qemu_cpu: str | None = None) -> tuple[dict[str, str], float]:
-    """The probe's digests in a fresh process (under qemu when ``qemu_cpu`` is given) and its wall time."""
+    """The probe's digests in a fresh process (under qemu when ``qemu_cpu`` is given) and its wall
+    time."""
     cmd = [sys.executable, "-m", "bench.bench_cross_cpu", "--probe"]
     if qemu_cpu:
         cmd = ["qemu-x86_64", "-cpu", qemu_cpu, *cmd]
@@ -108,18 +119,44 @@ def cost() -> None:
         for mode in ("fast", "portable"):
             with tempfile.TemporaryDirectory() as out:
                 start = time.perf_counter()
-                subprocess.run([sys.executable, "-m", "labcore", "--compute", mode, "train", "--experiment", experiment,
-                                "--agent", kind, "--seeds", "0-4", "--out", out], cwd=ROOT, check=True,
-                               capture_output=True)
+                subprocess.run(
+                    [
+                        sys.executable,
+                        "-m",
+                        "labcore",
+                        "--compute",
+                        mode,
+                        "train",
+                        "--experiment",
+                        experiment,
+                        "--agent",
+                        kind,
+                        "--seeds",
+                        "0-4",
+                        "--out",
+                        out,
+                    ],
+                    cwd=ROOT,
+                    check=True,
+                    capture_output=True,
+                )
                 seconds[mode] = time.perf_counter() - start
-        print(f"{experiment} {kind:6s} 5 seeds: fast {seconds['fast']:6.1f} s, portable {seconds['portable']:6.1f} s "
-              f"({seconds['portable'] / seconds['fast']:.2f}x)", flush=True)
+        print(
+            f"{experiment} {kind:6s} 5 seeds: fast {seconds['fast']:6.1f} s, portable "
+            f"{seconds['portable']:6.1f} s "
+            f"({seconds['portable'] / seconds['fast']:.2f}x)",
+            flush=True,
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--probe", action="store_true", help="(internal) run the probe in this process")
-    parser.add_argument("--qemu", default="", help="comma list of qemu CPU models, e.g. EPYC-Rome,Haswell")
+    parser.add_argument(
+        "--probe", action="store_true", help="(internal) run the probe in this process"
+    )
+    parser.add_argument(
+        "--qemu", default="", help="comma list of qemu CPU models, e.g. EPYC-Rome,Haswell"
+    )
     parser.add_argument("--cost", action="store_true", help="time training in both modes")
     args = parser.parse_args()
     if args.probe:
@@ -136,11 +173,20 @@ def main() -> None:
         print(f"== {mode}: native {native['_fingerprint']} ({seconds:.1f} s)", flush=True)
         for cpu in cpus:
             other, seconds = run_probe(mode, cpu)
-            differing = sorted(k for k in native if not k.startswith("_") and native[k] != other.get(k))
-            verdict = "identical" if not differing else f"{len(differing)} of {len(native) - 2} differ: {differing}"
+            differing = sorted(
+                k for k in native if not k.startswith("_") and native[k] != other.get(k)
+            )
+            verdict = (
+                "identical"
+                if not differing
+                else f"{len(differing)} of {len(native) - 2} differ: {differing}"
+            )
             same_path = native["_code_path"] == other["_code_path"]
-            print(f"   {cpu:12s} {other['_fingerprint']}: {verdict}; fingerprints say "
-                  f"{'same' if same_path else 'different'} code path ({seconds:.0f} s)", flush=True)
+            print(
+                f"   {cpu:12s} {other['_fingerprint']}: {verdict}; fingerprints say "
+                f"{'same' if same_path else 'different'} code path ({seconds:.0f} s)",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -36,7 +36,10 @@ def main() -> None:
         n_mg, n_b = 300, 8000
         mg = minigrid_episodes(task_id, n_mg) / n_mg * 1000
         b = batched_episodes(task_id, n_b) / n_b * 1000
-        print(f"{task_id}: MiniGrid {mg:.2f} s / 1000 oracle episodes; batched {b:.3f} s; {mg / b:.0f}x")
+        print(
+            f"{task_id}: MiniGrid {mg:.2f} s / 1000 oracle episodes; batched {b:.3f} "
+            f"s; {mg / b:.0f}x"
+        )
 
 
 if __name__ == "__main__":

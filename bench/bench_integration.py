@@ -2,7 +2,8 @@
 
 Run: ``.venv/bin/python -m bench.bench_integration``. For each bundled dual-task kind (seed 0,
 intact) it rolls out 32 episodes with and without E3's pulse once, then times
-``labcore.measures_integration.integration_readings`` (Phi_E, O-information and TSE on every signal the
+``labcore.measures_integration.integration_readings`` (Phi_E, O-information and TSE on every signal
+the
 agent records, intact and evoked, at the registered ridge; no surrogates) three times and
 prints the median wall time, and the rollouts' time apart. ``--surrogates N`` adds N
 circular-shift surrogates per value (the study uses 4).
@@ -34,7 +35,9 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(1)
     for kind in args.kinds.split(","):
-        agent = load_checkpoint(BUNDLED_DIR / f"{checkpoint_name('dual', kind, 0)}.safetensors").agent
+        agent = load_checkpoint(
+            BUNDLED_DIR / f"{checkpoint_name('dual', kind, 0)}.safetensors"
+        ).agent
         start = time.perf_counter()
         runs = integration_runs(agent, episode_seeds(0, "eval", EPISODES))
         rollouts = time.perf_counter() - start
@@ -45,8 +48,12 @@ def main() -> None:
             times.append(time.perf_counter() - start)
         median = statistics.median(times)
         flag = "" if median <= TARGET_SECONDS else "  (target not met)"
-        print(f"{kind}: {len(readings)} values (signals {', '.join(runs.signals())}) in {median:.2f} s median of "
-              f"{args.repeats}{flag}; the two rollouts {rollouts:.2f} s", flush=True)
+        print(
+            f"{kind}: {len(readings)} values (signals {', '.join(runs.signals())}) in "
+            f"{median:.2f} s median of "
+            f"{args.repeats}{flag}; the two rollouts {rollouts:.2f} s",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -21,8 +21,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def run(args: list[str]) -> float:
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "labcore", "reproduce", *args], cwd=ROOT, capture_output=True,
-                          text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "labcore", "reproduce", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     seconds = time.perf_counter() - start
     if done.returncode:
         raise SystemExit(done.stderr[-2000:])
@@ -33,16 +37,45 @@ def run(args: list[str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--twenty", action="store_true")
-    parser.add_argument("--twenty-out", default=None, help="keep the 20-seed result set here (e.g. results/seeds20)")
+    parser.add_argument(
+        "--twenty-out", default=None, help="keep the 20-seed result set here (e.g. results/seeds20)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        quick = run(["--experiment", "all", "--seeds", "5", "--quick", "--jobs", "2", "--out", f"{tmp}/quick",
-                     "--no-report"])
+        quick = run(
+            [
+                "--experiment",
+                "all",
+                "--seeds",
+                "5",
+                "--quick",
+                "--jobs",
+                "2",
+                "--out",
+                f"{tmp}/quick",
+                "--no-report",
+            ]
+        )
         print(f"reproduce all, 5 seeds, quick, bundled agents: {quick:.0f} s")
         if args.twenty:
-            full = run(["--experiment", "all", "--seeds", "20", "--jobs", "2", "--out", args.twenty_out or f"{tmp}/twenty",
-                        "--cache", f"{tmp}/cache"])
-            print(f"reproduce all, 20 seeds, full budgets, training 15 seeds x 12 kinds: {full / 60:.1f} min")
+            full = run(
+                [
+                    "--experiment",
+                    "all",
+                    "--seeds",
+                    "20",
+                    "--jobs",
+                    "2",
+                    "--out",
+                    args.twenty_out or f"{tmp}/twenty",
+                    "--cache",
+                    f"{tmp}/cache",
+                ]
+            )
+            print(
+                "reproduce all, 20 seeds, full budgets, training 15 seeds x 12 kinds: "
+                f"{full / 60:.1f} min"
+            )
 
 
 if __name__ == "__main__":

@@ -1,12 +1,16 @@
-"""Reinforcement learning on the wagering task (E4 arm (b), ``reward_all``) against behaviour cloning.
+"""Reinforcement learning on the wagering task (E4 arm (b), ``reward_all``) against behaviour
+cloning.
 
-Run alone (nothing else on the CPU): ``.venv/bin/python -m bench.bench_rl [--seeds 0,1,2] [--no-bc]``.
+Run alone (nothing else on the CPU): ``.venv/bin/python -m bench.bench_rl [--seeds 0,1,2]
+[--no-bc]``.
 
-For each seed: the wall time of ``labcore.training.actor_critic.train_seeds`` until its registered convergence
+For each seed: the wall time of ``labcore.training.actor_critic.train_seeds`` until its registered
+convergence
 rule stops it (protocol 8.3), the time at which its held-out greedy accuracy first reached the
 criterion (0.80; evaluations every 50 updates), and the final held-out accuracy and Type-2
 AUROC; then the same seed of E1's agent (``b2_ws``) behaviour-cloned to its own rule
-(``labcore.training.behaviour_cloning.train_seeds``, fast mode), and the ratio of the two. Target (issue 15): one
+(``labcore.training.behaviour_cloning.train_seeds``, fast mode), and the ratio of the two. Target
+(issue 15): one
 RL agent to its criterion in <= 2 minutes.
 """
 
@@ -24,7 +28,8 @@ from labcore.training.behaviour_cloning import train_seeds
 
 
 def rl_seed(seed: int, cfg: RLConfig) -> dict[str, float | None]:
-    """Seconds to the convergence rule and to the first evaluation at the criterion, and the record's values."""
+    """Seconds to the convergence rule and to the first evaluation at the criterion, and the
+    record's values."""
     start = time.perf_counter()
     reached: list[float] = []
 
@@ -33,13 +38,19 @@ def rl_seed(seed: int, cfg: RLConfig) -> dict[str, float | None]:
             reached.append(time.perf_counter() - start)
 
     record = rl_train_seeds("wagering", "reward_all", [seed], cfg, progress)[0].record
-    return {"seconds": time.perf_counter() - start, "to_criterion": reached[0] if reached else None,
-            "accuracy": record["heldout_accuracy"], "auroc": record["heldout_auroc"], "updates": record["updates"],
-            "best_update": record["best_update"]}
+    return {
+        "seconds": time.perf_counter() - start,
+        "to_criterion": reached[0] if reached else None,
+        "accuracy": record["heldout_accuracy"],
+        "auroc": record["heldout_auroc"],
+        "updates": record["updates"],
+        "best_update": record["best_update"],
+    }
 
 
 def bc_seed(seed: int) -> tuple[float, float]:
-    """Seconds to train E1's ``b2_ws`` seed by behaviour cloning (fast mode, alone) and its agreement."""
+    """Seconds to train E1's ``b2_ws`` seed by behaviour cloning (fast mode, alone) and its
+    agreement."""
     start = time.perf_counter()
     record = train_seeds("wagering", "b2_ws", [seed], TrainConfig())[0].record
     return time.perf_counter() - start, record["heldout_agreement"]
@@ -58,16 +69,23 @@ def main() -> None:
         rl.append(r)
         at = "never" if r["to_criterion"] is None else f"{r['to_criterion']:.1f} s"
         auroc = "undefined" if r["auroc"] is None else f"{r['auroc']:.3f}"
-        print(f"  seed {seed}: {r['seconds']:.1f} s to the stopping rule ({r['updates']} updates, best "
-              f"{r['best_update']}); criterion 0.80 reached at {at}; held-out accuracy {r['accuracy']:.3f}, "
-              f"AUROC {auroc}", flush=True)
+        print(
+            f"  seed {seed}: {r['seconds']:.1f} s to the stopping rule ({r['updates']} "
+            "updates, best "
+            f"{r['best_update']}); criterion 0.80 reached at {at}; held-out accuracy "
+            f"{r['accuracy']:.3f}, "
+            f"AUROC {auroc}",
+            flush=True,
+        )
     median = statistics.median(r["seconds"] for r in rl)
     print(f"  median {median:.1f} s (target <= 120 s: {'met' if median <= 120 else 'NOT met'})")
     if not args.no_bc:
         bc = [bc_seed(seed) for seed in args.seeds]
         bc_median = statistics.median(s for s, _ in bc)
-        print(f"b2_ws by behaviour cloning, same seeds: median {bc_median:.1f} s "
-              f"(agreement {[round(a, 4) for _, a in bc]}); RL / BC = {median / bc_median:.1f}x")
+        print(
+            f"b2_ws by behaviour cloning, same seeds: median {bc_median:.1f} s "
+            f"(agreement {[round(a, 4) for _, a in bc]}); RL / BC = {median / bc_median:.1f}x"
+        )
 
 
 if __name__ == "__main__":

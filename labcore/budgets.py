@@ -50,19 +50,34 @@ class ReproduceConfig:
     weights): the construction audit (``labcore.experiments.construction``)."""
 
     def __post_init__(self) -> None:
-        _check(len(self.seeds) >= 1 and len(set(self.seeds)) == len(self.seeds), "seeds must be distinct, >= 1")
-        _check(min(self.e1_trials, self.e2_episodes, self.decoding_episodes, self.e3_episodes) >= 10,
-               "evaluation budgets must be >= 10 episodes")
-        _check(len(self.sigmas) >= 2 and list(self.sigmas) == sorted(self.sigmas) and self.sigmas[0] >= 0,
-               "sigmas must be increasing, non-negative, at least two")
+        _check(
+            len(self.seeds) >= 1 and len(set(self.seeds)) == len(self.seeds),
+            "seeds must be distinct, >= 1",
+        )
+        _check(
+            min(self.e1_trials, self.e2_episodes, self.decoding_episodes, self.e3_episodes) >= 10,
+            "evaluation budgets must be >= 10 episodes",
+        )
+        _check(
+            len(self.sigmas) >= 2
+            and list(self.sigmas) == sorted(self.sigmas)
+            and self.sigmas[0] >= 0,
+            "sigmas must be increasing, non-negative, at least two",
+        )
 
     @classmethod
     def for_budget(cls, seeds: tuple[int, ...], quick: bool) -> ReproduceConfig:
         """The full budgets, or the quick ones (fewer trials and noise levels)."""
         if not quick:
             return cls(seeds=tuple(seeds))
-        return cls(seeds=tuple(seeds), quick=True, e1_trials=200, decoding_episodes=100, e3_episodes=24,
-                   sigmas=(0.0, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5))
+        return cls(
+            seeds=tuple(seeds),
+            quick=True,
+            e1_trials=200,
+            decoding_episodes=100,
+            e3_episodes=24,
+            sigmas=(0.0, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5),
+        )
 
 
 @dataclass(frozen=True)
@@ -84,35 +99,60 @@ class LiveBudgets:
     pci_episodes: int = 32
     """Episodes of a live PCI-A and dPCI (Robustness page)."""
     pci_kinds: tuple[str, ...] = ("a0", "a1", "b1", "b2", "b2_ws", "hot_only")
-    """The kinds the Robustness page compares live on PCI-A: each family once (no workspace, workspace,
+    """The kinds the Robustness page compares live on PCI-A: each family once (no workspace,
+    workspace,
     workspace with a self-model)."""
     integration_episodes: int = 32
     """Episodes of a live integration reading per condition (Integration page)."""
     theatre_episodes: int = 1000
-    """Episodes the Rollout theatre can play per agent (episode ``i`` is the i-th evaluation seed)."""
+    """Episodes the Rollout theatre can play per agent (episode ``i`` is the i-th evaluation
+    seed)."""
     theatre_batch: int = 32
-    """Episodes the theatre runs together (the matched self-model noise and shuffles act on a batch)."""
+    """Episodes the theatre runs together (the matched self-model noise and shuffles act on a
+    batch)."""
     sure_option_updates: int = 4000
-    """Update cap of the live sure-option run (From reward alone page: Song et al.'s plain GRU on NeuroGym's
-    wager, 64 trials per update, ``labcore.training.neurogym_trainer.live_config``): about 2 minutes on one core at the
-    30-50 updates/s measured on the lab's 2-core machine under load (``python -m bench.bench_pdw --live``);
+    """Update cap of the live sure-option run (From reward alone page: Song et al.'s plain GRU on
+    NeuroGym's
+    wager, 64 trials per update, ``labcore.training.neurogym_trainer.live_config``): about 2 minutes
+    on one core at the
+    30-50 updates/s measured on the lab's 2-core machine under load (``python -m bench.bench_pdw
+    --live``);
     the registered runs stop by protocol 8.7's criterion, at most 12,000."""
     sure_option_check_every: int = 100
     """Updates between the live run's held-out checks (registered: 100)."""
     sure_option_heldout_trials: int = 300
     """Held-out trials of each live check (registered: 1,200; a live curve needs less)."""
     sure_option_train_pool: int = 10_000
-    """NeuroGym trials drawn for the live run's training pool (registered: 100,000, about 12 s to draw)."""
-    reward_training: TrainConfig = TrainConfig(max_updates=100, min_updates=100, eval_every=10, heldout_episodes=200)
-    """The live reward-only training run (From reward alone page): 100 updates, a held-out AUROC every 10
-    (a short demonstration, not the registered schedule of protocol 5.3; its agent falls short of the 95%
+    """NeuroGym trials drawn for the live run's training pool (registered: 100,000, about 12 s to
+    draw)."""
+    reward_training: TrainConfig = TrainConfig(
+        max_updates=100, min_updates=100, eval_every=10, heldout_episodes=200
+    )
+    """The live reward-only training run (From reward alone page): 100 updates, a held-out AUROC
+    every 10
+    (a short demonstration, not the registered schedule of protocol 5.3; its agent falls short of
+    the 95%
     criterion and is flagged so)."""
 
     def __post_init__(self) -> None:
-        _check(min(self.metacognition_trials, self.workspace_episodes, self.masking_episodes, self.titration_episodes,
-                   self.pci_episodes, self.integration_episodes, self.theatre_batch, self.sure_option_updates,
-                   self.sure_option_check_every, self.sure_option_heldout_trials, self.sure_option_train_pool) >= 1
-               and self.theatre_episodes >= self.theatre_batch, "live budgets must be >= 1 episode")
+        _check(
+            min(
+                self.metacognition_trials,
+                self.workspace_episodes,
+                self.masking_episodes,
+                self.titration_episodes,
+                self.pci_episodes,
+                self.integration_episodes,
+                self.theatre_batch,
+                self.sure_option_updates,
+                self.sure_option_check_every,
+                self.sure_option_heldout_trials,
+                self.sure_option_train_pool,
+            )
+            >= 1
+            and self.theatre_episodes >= self.theatre_batch,
+            "live budgets must be >= 1 episode",
+        )
 
 
 LIVE_BUDGETS = LiveBudgets()

@@ -15,9 +15,11 @@ fixes that, protocol 8.3) for seeds 0-4, outside the bundle::
 
     python -m labcore train --experiment e4 --agent reward_wager --seeds 0-4 --out runs/e4
 
-E4's arm (b), policy and wager both learned from the task's reward (actor-critic, ``labcore.training.actor_critic``)::
+E4's arm (b), policy and wager both learned from the task's reward (actor-critic,
+``labcore.training.actor_critic``)::
 
-    python -m labcore train --experiment e4 --agent reward_all --seeds 0 --trainer rl --out runs/rl-trial
+    python -m labcore train --experiment e4 --agent reward_all --seeds 0 --trainer rl --out
+        runs/rl-trial
 
 Run E1-E3 on 5 seeds and write the result set with its report.html::
 
@@ -38,7 +40,8 @@ are tested and printed) on the bundled agents, as the bundled E4 set was written
 The same on a Dask cluster (seeds and missing agents run on its workers; a failed task or a
 cluster without workers for ``--dask-timeout`` seconds ends the run with one sentence)::
 
-    python -m labcore reproduce --experiment all --seeds 5 --backend dask --scheduler tcp://HOST:8786 --out results/mine
+    python -m labcore reproduce --experiment all --seeds 5 --backend dask --scheduler
+        tcp://HOST:8786 --out results/mine
 """
 
 from __future__ import annotations
@@ -76,8 +79,11 @@ if TYPE_CHECKING:
     from labcore.training.provision import ProgressBoard
 
 
-def training_jobs(experiment: str, agents: str, mode: str, trainer: str | None = None) -> list[tuple[str, str, int | None]]:
-    """(task, kind, paper episodes) for every kind an experiment (or ``all``: the bundled ones) needs.
+def training_jobs(
+    experiment: str, agents: str, mode: str, trainer: str | None = None
+) -> list[tuple[str, str, int | None]]:
+    """(task, kind, paper episodes) for every kind an experiment (or ``all``: the bundled ones)
+    needs.
 
     A kind trained by the wager's reward (E4) on a task without wagers, or in paper mode, ends
     the command with one sentence before anything trains. ``trainer`` ("bc" or "rl"; None: each
@@ -93,13 +99,21 @@ def training_jobs(experiment: str, agents: str, mode: str, trainer: str | None =
             kinds = [k for k in kinds if trainer_of(k) == trainer]
         for kind in kinds:
             if kind not in AGENT_KINDS:
-                raise SystemExit(f"error: unknown agent kind {kind!r}; choose from {', '.join(AGENT_KINDS)} or all")
+                raise SystemExit(
+                    f"error: unknown agent kind {kind!r}; choose from "
+                    f"{', '.join(AGENT_KINDS)} or all"
+                )
             if trainer not in (None, trainer_of(kind)):
-                raise SystemExit(f"error: {kind} is made by --trainer {trainer_of(kind)}, not --trainer {trainer}")
+                raise SystemExit(
+                    f"error: {kind} is made by --trainer {trainer_of(kind)}, not "
+                    f"--trainer {trainer}"
+                )
             if trainer_of(kind) == "rl":
                 if mode == "paper" or TASK_OF_EXPERIMENT[exp] != "wagering":
-                    raise SystemExit(f"error: {kind} learns from the wagering task's reward in fast mode only "
-                                     "(E1 or E4, without --mode paper)")
+                    raise SystemExit(
+                        f"error: {kind} learns from the wagering task's reward in fast mode only "
+                        "(E1 or E4, without --mode paper)"
+                    )
                 jobs[(TASK_OF_EXPERIMENT[exp], kind, None)] = None
                 continue
             try:
@@ -112,7 +126,8 @@ def training_jobs(experiment: str, agents: str, mode: str, trainer: str | None =
 
 
 def _progress_bar(label: str, paper: bool) -> tuple[Any, Callable[[ProgressBoard], None]]:
-    """A tqdm bar driven by a :class:`~labcore.training.provision.ProgressBoard`, and its update callback.
+    """A tqdm bar driven by a :class:`~labcore.training.provision.ProgressBoard`, and its update
+    callback.
 
     It shows the share of the training budget done, agents finished / total, and the time
     left; in fast mode that time is an upper bound (agents stop at convergence, usually
@@ -120,12 +135,21 @@ def _progress_bar(label: str, paper: bool) -> tuple[Any, Callable[[ProgressBoard
     """
     from tqdm import tqdm
 
-    bar = tqdm(total=1000, desc=label, file=sys.stderr, bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}{postfix}")
+    bar = tqdm(
+        total=1000,
+        desc=label,
+        file=sys.stderr,
+        bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}{postfix}",
+    )
 
     def render(board: ProgressBoard) -> None:
         finished, members = board.members
         left = board.seconds_left()
-        when = "?" if math.isnan(left) else f"{'' if paper else 'at most '}{int(left) // 60}:{int(left) % 60:02d} left"
+        when = (
+            "?"
+            if math.isnan(left)
+            else f"{'' if paper else 'at most '}{int(left) // 60}:{int(left) % 60:02d} left"
+        )
         bar.n = min(1000, round(board.fraction * 1000))
         bar.set_postfix_str(f"{finished}/{members} agents done, {when}", refresh=True)
 
@@ -137,18 +161,31 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     Seeds of one kind train together as one seed-batched model (``--no-seed-batch``: one seed
     at a time); ``--jobs`` runs that many batches side by side. Kinds made by reinforcement
-    learning (``--trainer rl``, ``labcore.training.actor_critic``) train seed after seed within their batch.
+    learning (``--trainer rl``, ``labcore.training.actor_critic``) train seed after seed within
+    their batch.
     """
     from labcore.training.provision import missing_seeds, plan_batches, run_batches
 
     requests = []
     for task, kind, episodes in training_jobs(args.experiment, args.agent, args.mode, args.trainer):
-        cfg = TrainConfig(mode=args.mode, train_episodes=args.episodes or episodes or TrainConfig().train_episodes)
+        cfg = TrainConfig(
+            mode=args.mode, train_episodes=args.episodes or episodes or TrainConfig().train_episodes
+        )
         if args.max_updates is not None:
-            cfg = replace(cfg, max_updates=args.max_updates, min_updates=min(cfg.min_updates, args.max_updates))
-        seeds = missing_seeds(task, kind, args.seeds, [args.out], cfg) if args.skip_existing else args.seeds
+            cfg = replace(
+                cfg,
+                max_updates=args.max_updates,
+                min_updates=min(cfg.min_updates, args.max_updates),
+            )
+        seeds = (
+            missing_seeds(task, kind, args.seeds, [args.out], cfg)
+            if args.skip_existing
+            else args.seeds
+        )
         requests.append((task, kind, seeds, cfg))
-    batches = plan_batches(requests, args.out, workers=args.jobs, seed_batches=not args.no_seed_batch)
+    batches = plan_batches(
+        requests, args.out, workers=args.jobs, seed_batches=not args.no_seed_batch
+    )
     if not batches:
         print("nothing to train")
         return 0
@@ -160,12 +197,18 @@ def cmd_train(args: argparse.Namespace) -> int:
     for r in sorted(records, key=lambda r: (r["task"], r["kind"], r["seed"])):
         flag = ""
         if r["excluded"]:
-            flag = f"  EXCLUDED: below the criterion ({r.get('criterion_text', 'held-out agreement >= 0.95')})"
+            flag = (
+                "  EXCLUDED: below the criterion "
+                f"({r.get('criterion_text', 'held-out agreement >= 0.95')})"
+            )
         elif not r["criterion_attainable"]:
             flag = "  (cue-blind by wiring: criterion unattainable by construction)"
         accuracy = f"accuracy {r['heldout_accuracy']:.4f} " if r.get("trainer") == "rl" else ""
-        print(f"{r['task']:9s} {r['kind']:10s} seed {r['seed']:<4d} {accuracy}agreement {r['heldout_agreement']:.4f} "
-              f"updates {r['updates']:5d} (best {r['best_update']:5d}){flag}")
+        print(
+            f"{r['task']:9s} {r['kind']:10s} seed {r['seed']:<4d} {accuracy}agreement "
+            f"{r['heldout_agreement']:.4f} "
+            f"updates {r['updates']:5d} (best {r['best_update']:5d}){flag}"
+        )
     print(f"wrote {len(records)} checkpoint(s) to {args.out} in {len(batches)} batch(es)")
     return 0
 
@@ -186,10 +229,14 @@ def _dask_client(scheduler: str | None, jobs: int, timeout: float) -> tuple[Any,
         try:
             client = Client(scheduler)
         except (OSError, TimeoutError, ValueError) as exc:
-            raise SystemExit(f"error: cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}); "
-                             "check the address and that the scheduler runs, or use --backend loky") from None
+            raise SystemExit(
+                f"error: cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}); "
+                "check the address and that the scheduler runs, or use --backend loky"
+            ) from None
     else:
-        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
+        cluster = LocalCluster(
+            n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None
+        )
         client = Client(cluster)
     address = client.scheduler.address
     workers, threads = cluster_size(client)
@@ -202,16 +249,23 @@ def _dask_client(scheduler: str | None, jobs: int, timeout: float) -> tuple[Any,
             client.close()
             if cluster is not None:
                 cluster.close()
-            raise SystemExit(f"error: no Dask worker joined the scheduler at {address} within {timeout:g} s; "
-                             f"start one (dask worker {address}) or use --backend loky") from None
+            raise SystemExit(
+                f"error: no Dask worker joined the scheduler at {address} within {timeout:g} s; "
+                f"start one (dask worker {address}) or use --backend loky"
+            ) from None
         workers, threads = cluster_size(client)
-    print(f"dask: {workers} worker(s) with {threads} thread(s) at {address}; seeds and training run there, "
-          "not in this process", file=sys.stderr)
+    print(
+        f"dask: {workers} worker(s) with {threads} thread(s) at {address}; seeds and "
+        "training run there, "
+        "not in this process",
+        file=sys.stderr,
+    )
     return client, cluster
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    """``reproduce``: run the experiments, write the result set and report.html, print the claims."""
+    """``reproduce``: run the experiments, write the result set and report.html, print the
+    claims."""
     from tqdm import tqdm
 
     from labcore.experiments.runner import reproduce
@@ -230,15 +284,29 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         nonlocal bar
         if bar is None:
             training_bar.close()
-            bar = tqdm(total=len(experiments) * args.seeds, desc="reproducing", unit="seed", file=sys.stderr)
+            bar = tqdm(
+                total=len(experiments) * args.seeds,
+                desc="reproducing",
+                unit="seed",
+                file=sys.stderr,
+            )
         bar.set_postfix_str(f"{experiment} seed {result.seed} done")
         bar.update()
 
     try:
-        summary = reproduce(experiments, cfg, args.out, cache_dir=args.cache, jobs=args.jobs,
-                            backend=args.backend, progress=progress, training_progress=render,
-                            seed_batches=not args.no_seed_batch, audit_seeds=args.audit_seeds,
-                            dask_timeout=args.dask_timeout)
+        summary = reproduce(
+            experiments,
+            cfg,
+            args.out,
+            cache_dir=args.cache,
+            jobs=args.jobs,
+            backend=args.backend,
+            progress=progress,
+            training_progress=render,
+            seed_batches=not args.no_seed_batch,
+            audit_seeds=args.audit_seeds,
+            dask_timeout=args.dask_timeout,
+        )
     except DistributedRunError as exc:
         raise SystemExit(f"error: {exc}") from None
     finally:
@@ -256,12 +324,16 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         print(f"{c['id']:34s} {p:>14s} {o:>22s}  {c['verdict']}")
     print(verdict_sentence(summary["claims"]) + f"   ({summary['wall_seconds']} s)")
     for h in summary.get("hypotheses") or []:  # E4: protocol 8.5
-        print(f"{h['id']}{' (primary)' if h['primary'] else ''}: {h['outcome']}"
-              + (" (by construction, not counted)" if h["by_construction"] else ""))
+        print(
+            f"{h['id']}{' (primary)' if h['primary'] else ''}: {h['outcome']}"
+            + (" (by construction, not counted)" if h["by_construction"] else "")
+        )
     if summary["excluded"]:
         print("excluded (below the 95% criterion): " + ", ".join(summary["excluded"]))
     if summary["trained"]:
-        print(f"trained for this run and cached in {args.cache}: {len(summary['trained'])} agent(s)")
+        print(
+            f"trained for this run and cached in {args.cache}: {len(summary['trained'])} agent(s)"
+        )
     if not args.no_report:
         from labcore.report import write_report
 
@@ -286,22 +358,41 @@ def cmd_explore(args: argparse.Namespace) -> int:
     from labcore.experiments import explore_e3
     from labcore.figures.explore import design_figure
 
-    study = explore_e3.E3StudyConfig.quick() if args.quick else explore_e3.E3StudyConfig(
-        seeds=tuple(args.seeds), paper_seeds=tuple(args.seeds[:3]))
+    study = (
+        explore_e3.E3StudyConfig.quick()
+        if args.quick
+        else explore_e3.E3StudyConfig(seeds=tuple(args.seeds), paper_seeds=tuple(args.seeds[:3]))
+    )
     bar, render = _progress_bar("training", paper=False)
     try:
-        summary = explore_e3.run(args.out, study, schedules=args.schedules.split(","), workers=args.jobs,
-                                 on_progress=render, say=lambda text: print(text, file=sys.stderr))
+        summary = explore_e3.run(
+            args.out,
+            study,
+            schedules=args.schedules.split(","),
+            workers=args.jobs,
+            on_progress=render,
+            say=lambda text: print(text, file=sys.stderr),
+        )
     finally:
         bar.close()
     fig = design_figure(Path(args.out))
     # plotly JSON, not HTML: nothing fetched from a CDN; the app and the report draw it offline
-    atomic_write(Path(args.out) / "figure.json", lambda tmp: tmp.write_text(fig.to_json(), encoding="utf-8"))
+    atomic_write(
+        Path(args.out) / "figure.json", lambda tmp: tmp.write_text(fig.to_json(), encoding="utf-8")
+    )
     found = summary["answer"]["pattern_found"]
-    print("paper's pattern (B1 < 0.1 with B2 and B2 workspace-read > 0.5): " + ("found" if found else "not found"))
+    print(
+        "paper's pattern (B1 < 0.1 with B2 and B2 workspace-read > 0.5): "
+        + ("found" if found else "not found")
+    )
     for schedule, best in summary["answer"]["closest"].items():
-        medians = ", ".join(f"{k} {v.get('l75', float('nan')):.3g}" for k, v in best["medians"].items())
-        print(f"closest cell ({schedule}): {best['closest_cell']} ({best['protocol']}): median L75 {medians}")
+        medians = ", ".join(
+            f"{k} {v.get('l75', float('nan')):.3g}" for k, v in best["medians"].items()
+        )
+        print(
+            f"closest cell ({schedule}): {best['closest_cell']} ({best['protocol']}): "
+            f"median L75 {medians}"
+        )
     print(f"wrote {args.out}/summary.json, explore_e3.csv, explore_e3_curves.csv, figure.json")
     return 0
 
@@ -315,18 +406,32 @@ def _explore_neurogym(args: argparse.Namespace) -> int:
 
     if not neurogym_available():
         raise SystemExit(f"error: {INSTALL_HINT}")
-    study = explore_neurogym.NeuroGymStudyConfig.quick() if args.quick else explore_neurogym.NeuroGymStudyConfig(
-        seeds=tuple(args.seeds))
-    summary = explore_neurogym.run(args.out, study, workers=args.jobs, say=lambda text: print(text, file=sys.stderr))
+    study = (
+        explore_neurogym.NeuroGymStudyConfig.quick()
+        if args.quick
+        else explore_neurogym.NeuroGymStudyConfig(seeds=tuple(args.seeds))
+    )
+    summary = explore_neurogym.run(
+        args.out, study, workers=args.jobs, say=lambda text: print(text, file=sys.stderr)
+    )
     fig = sure_curve_figure(pd.read_csv(Path(args.out) / "neurogym_by_coherence.csv"))
-    atomic_write(Path(args.out) / "figure.json", lambda tmp: tmp.write_text(fig.to_json(), encoding="utf-8"))
+    atomic_write(
+        Path(args.out) / "figure.json", lambda tmp: tmp.write_text(fig.to_json(), encoding="utf-8")
+    )
     reading = summary["reading"]
     low, high = reading["reward"]["ci95"]
-    print(f"sure option, low minus high coherence: reward-trained {reading['reward']['mean']:+.3f} (95% t interval "
-          f"{low:+.3f} to {high:+.3f}, n = {reading['reward']['n']}); imitating the ideal observer (post hoc) "
-          f"{reading['imitation']['mean']:+.3f}; ideal observer {reading['ideal']['mean']:+.3f}")
+    print(
+        "sure option, low minus high coherence: reward-trained "
+        f"{reading['reward']['mean']:+.3f} (95% t interval "
+        f"{low:+.3f} to {high:+.3f}, n = {reading['reward']['n']}); imitating the "
+        "ideal observer (post hoc) "
+        f"{reading['imitation']['mean']:+.3f}; ideal observer {reading['ideal']['mean']:+.3f}"
+    )
     print(f"answer: {summary['answer']}")
-    print(f"wrote {args.out}/summary.json, neurogym_by_coherence.csv, neurogym_curves.csv, figure.json")
+    print(
+        f"wrote {args.out}/summary.json, neurogym_by_coherence.csv, "
+        "neurogym_curves.csv, figure.json"
+    )
     return 0
 
 
@@ -348,23 +453,40 @@ def _explore_pdw(args: argparse.Namespace) -> int:
 
             write_figure(Path(args.out))
             print(f"answer (registered reading, protocol 8.7): {summary['answer']}")
-            print(f"wrote {args.out}/pdw_trials.csv, pdw_trials_greedy.csv, pdw_by_coherence.csv, pdw_curves.csv, "
-                  "summary.json, figure.json")
+            print(
+                f"wrote {args.out}/pdw_trials.csv, pdw_trials_greedy.csv, "
+                "pdw_by_coherence.csv, pdw_curves.csv, "
+                "summary.json, figure.json"
+            )
             return 0
-        sweep = pdw_sweep.SweepConfig.quick_config() if args.quick else pdw_sweep.SweepConfig(seeds=tuple(args.seeds))
+        sweep = (
+            pdw_sweep.SweepConfig.quick_config()
+            if args.quick
+            else pdw_sweep.SweepConfig(seeds=tuple(args.seeds))
+        )
         wanted = None if not args.cells else set(args.cells.split(","))
         design = "held" if args.study == "pdw-held" else "registered"
         known = {c.name for c in pdw_sweep.DESIGNS[design]()}
         if wanted and not wanted <= known:
-            raise SystemExit(f"error: unknown cell(s) {sorted(wanted - known)}; choose from {sorted(known)}")
-        summary = pdw_sweep.run(args.out, sweep, workers=args.jobs, say=say, design=design,
-                                only=None if wanted is None else (lambda c: c.name in wanted))
+            raise SystemExit(
+                f"error: unknown cell(s) {sorted(wanted - known)}; choose from {sorted(known)}"
+            )
+        summary = pdw_sweep.run(
+            args.out,
+            sweep,
+            workers=args.jobs,
+            say=say,
+            design=design,
+            only=None if wanted is None else (lambda c: c.name in wanted),
+        )
     except ValueError as exc:  # a cache made under another configuration
         raise SystemExit(f"error: {exc}") from None
     for name, cell in summary["cells"].items():
         s1 = cell["s1"]["mean"]
-        print(f"{name:22s} keeps the sure option in {cell['n_keep']}/{cell['n']} seeds (S1 mean "
-              f"{'undefined' if s1 is None else f'{s1:+.3f}'})")
+        print(
+            f"{name:22s} keeps the sure option in {cell['n_keep']}/{cell['n']} seeds (S1 mean "
+            f"{'undefined' if s1 is None else f'{s1:+.3f}'})"
+        )
     if summary["answer"] is not None:
         print(f"answer: {summary['answer']['text']}")
     else:
@@ -377,17 +499,29 @@ def _explore_integration(args: argparse.Namespace) -> int:
     from labcore.experiments import explore_integration
     from labcore.figures.integration import monotonicity_table
 
-    study = explore_integration.IntegrationStudyConfig.quick() if args.quick else explore_integration.IntegrationStudyConfig(
-        seeds=tuple(args.seeds))
-    summary = explore_integration.run(args.out, study, workers=args.jobs, say=lambda text: print(text, file=sys.stderr))
+    study = (
+        explore_integration.IntegrationStudyConfig.quick()
+        if args.quick
+        else explore_integration.IntegrationStudyConfig(seeds=tuple(args.seeds))
+    )
+    summary = explore_integration.run(
+        args.out, study, workers=args.jobs, say=lambda text: print(text, file=sys.stderr)
+    )
     fig = monotonicity_table(summary)
-    atomic_write(Path(args.out) / "figure.json", lambda tmp: tmp.write_text(fig.to_json(), encoding="utf-8"))
+    atomic_write(
+        Path(args.out) / "figure.json", lambda tmp: tmp.write_text(fig.to_json(), encoding="utf-8")
+    )
     for t in summary["tests"]:
         if t["outcome"] != "undefined":
-            print(f"{t['test']} {t['measure']:14s} {t['signal']:7s} {t['variant']:7s} {t['outcome']}"
-                  + (" (by construction)" if t["by_construction"] else ""))
+            print(
+                f"{t['test']} {t['measure']:14s} {t['signal']:7s} {t['variant']:7s} {t['outcome']}"
+                + (" (by construction)" if t["by_construction"] else "")
+            )
     print(f"answer: {summary['answer']}")
-    print(f"wrote {args.out}/summary.json, {explore_integration.ROWS}, figure.json ({summary['wall_seconds']} s)")
+    print(
+        f"wrote {args.out}/summary.json, {explore_integration.ROWS}, figure.json "
+        f"({summary['wall_seconds']} s)"
+    )
     return 0
 
 
@@ -396,73 +530,158 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m labcore", description=__doc__.split("\n")[0])
     _compute_argument(parser)
     sub = parser.add_subparsers(dest="command", required=True)
-    train = sub.add_parser("train", help="train agents (behaviour cloning, or reinforcement learning) and save checkpoints")
+    train = sub.add_parser(
+        "train",
+        help="train agents (behaviour cloning, or reinforcement learning) and save checkpoints",
+    )
     train.add_argument("--experiment", required=True, choices=[*KINDS_OF_EXPERIMENT, "all"])
-    train.add_argument("--agent", required=True,
-                       help=f"a kind ({', '.join(AGENT_KINDS)}), a comma list, or 'all' the experiment needs")
-    train.add_argument("--seeds", type=parse_seeds, default=[0], help="e.g. 0-4 or 1,3,7 (default 0)")
+    train.add_argument(
+        "--agent",
+        required=True,
+        help=f"a kind ({', '.join(AGENT_KINDS)}), a comma list, or 'all' the experiment needs",
+    )
+    train.add_argument(
+        "--seeds", type=parse_seeds, default=[0], help="e.g. 0-4 or 1,3,7 (default 0)"
+    )
     train.add_argument("--mode", choices=["fast", "paper"], default="fast")
-    train.add_argument("--trainer", choices=list(TRAINERS), default=None,
-                       help="bc (behaviour cloning) or rl (reinforcement learning on the task's reward: reward_all); "
-                            "default: each kind's own; with --agent all, only the kinds it makes")
-    train.add_argument("--out", default=str(BUNDLED_DIR), help="checkpoint directory (default: checkpoints/)")
-    train.add_argument("--jobs", type=int, default=1, help="seed batches side by side (processes, 1 torch thread each)")
-    train.add_argument("--no-seed-batch", action="store_true",
-                       help="train one seed at a time instead of a kind's seeds as one batched model")
-    train.add_argument("--skip-existing", action="store_true", help="do not retrain checkpoints already in --out")
-    train.add_argument("--max-updates", type=int, default=None, help="cap on optimizer updates (fast mode; for smoke tests)")
-    train.add_argument("--episodes", type=int, default=None,
-                       help="demonstration pool (fast) or training episodes (paper); default 4000 / the paper's count")
+    train.add_argument(
+        "--trainer",
+        choices=list(TRAINERS),
+        default=None,
+        help="bc (behaviour cloning) or rl (reinforcement learning on the task's reward: "
+        "reward_all); "
+        "default: each kind's own; with --agent all, only the kinds it makes",
+    )
+    train.add_argument(
+        "--out", default=str(BUNDLED_DIR), help="checkpoint directory (default: checkpoints/)"
+    )
+    train.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="seed batches side by side (processes, 1 torch thread each)",
+    )
+    train.add_argument(
+        "--no-seed-batch",
+        action="store_true",
+        help="train one seed at a time instead of a kind's seeds as one batched model",
+    )
+    train.add_argument(
+        "--skip-existing", action="store_true", help="do not retrain checkpoints already in --out"
+    )
+    train.add_argument(
+        "--max-updates",
+        type=int,
+        default=None,
+        help="cap on optimizer updates (fast mode; for smoke tests)",
+    )
+    train.add_argument(
+        "--episodes",
+        type=int,
+        default=None,
+        help=(
+            "demonstration pool (fast) or training episodes (paper); default 4000 / the "
+            "paper's count"
+        ),
+    )
     _compute_argument(train)
     train.set_defaults(func=cmd_train)
 
-    rep = sub.add_parser("reproduce", help="run experiments E1-E3 and compare with the paper, or E4 (beyond it)")
-    rep.add_argument("--experiment", required=True, choices=["e1", "e2", "e3", "e4", "all"],
-                     help="all: the paper's E1-E3; e4 (issue 15) runs on its own")
-    rep.add_argument("--seeds", type=int, default=5, help="number of agent seeds, 0..N-1 (default 5)")
+    rep = sub.add_parser(
+        "reproduce", help="run experiments E1-E3 and compare with the paper, or E4 (beyond it)"
+    )
+    rep.add_argument(
+        "--experiment",
+        required=True,
+        choices=["e1", "e2", "e3", "e4", "all"],
+        help="all: the paper's E1-E3; e4 (issue 15) runs on its own",
+    )
+    rep.add_argument(
+        "--seeds", type=int, default=5, help="number of agent seeds, 0..N-1 (default 5)"
+    )
     rep.add_argument("--quick", action="store_true", help="smaller evaluation budgets")
     rep.add_argument("--jobs", type=int, default=1, help="parallel workers (seeds fan out)")
     rep.add_argument("--backend", choices=["loky", "dask"], default="loky")
-    rep.add_argument("--scheduler", default=None, help="address of a Dask scheduler (with --backend dask)")
-    rep.add_argument("--dask-timeout", type=float, default=DASK_TIMEOUT,
-                     help=f"with --backend dask: seconds to wait for a worker while the cluster has none, "
-                          f"then stop with an error (default {DASK_TIMEOUT:g}; 0: no limit)")
+    rep.add_argument(
+        "--scheduler", default=None, help="address of a Dask scheduler (with --backend dask)"
+    )
+    rep.add_argument(
+        "--dask-timeout",
+        type=float,
+        default=DASK_TIMEOUT,
+        help=f"with --backend dask: seconds to wait for a worker while the cluster has none, "
+        f"then stop with an error (default {DASK_TIMEOUT:g}; 0: no limit)",
+    )
     rep.add_argument("--out", required=True, help="output directory")
-    rep.add_argument("--cache", default="runs/checkpoints", help="where agents trained on demand are cached")
+    rep.add_argument(
+        "--cache", default="runs/checkpoints", help="where agents trained on demand are cached"
+    )
     rep.add_argument("--no-report", action="store_true", help="skip report.html")
-    rep.add_argument("--audit-seeds", type=int, default=AUDIT_SEEDS,
-                     help="seeds on which untrained agents also run, for the construction audit (0: skip)")
-    rep.add_argument("--no-seed-batch", action="store_true",
-                     help="train missing agents one seed at a time instead of each kind's seeds as one batch")
+    rep.add_argument(
+        "--audit-seeds",
+        type=int,
+        default=AUDIT_SEEDS,
+        help="seeds on which untrained agents also run, for the construction audit (0: skip)",
+    )
+    rep.add_argument(
+        "--no-seed-batch",
+        action="store_true",
+        help="train missing agents one seed at a time instead of each kind's seeds as one batch",
+    )
     _compute_argument(rep)
     rep.set_defaults(func=cmd_reproduce)
 
-    exp = sub.add_parser("explore", help="studies beyond the paper (e3: what decides the robustness hierarchy; "
-                                         "neurogym: sure-option choice on NeuroGym's wagering task; pdw: Song et "
-                                         "al. 2017 reproduced there; pdw-sweep: the reward explorer; pdw-held: its post "
-                                         "hoc follow-up on the choices it held; integration: "
-                                         "which integration measure behaves as IIT expects)")
-    exp.add_argument("study", choices=["e3", "neurogym", "pdw", "pdw-sweep", "pdw-held", "integration"])
-    exp.add_argument("--out", required=True, help="output directory (checkpoints are kept in OUT/checkpoints)")
-    exp.add_argument("--seeds", type=parse_seeds, default=None,
-                     help="agent seeds (default 0-4; pdw-sweep and pdw-held 0-2)")
-    exp.add_argument("--cells", default=None,
-                     help="pdw-sweep, pdw-held: only these cells, comma-separated (e.g. S,O); default all")
-    exp.add_argument("--schedules", default="fast,paper", help="e3: fast, or fast,paper (default; hours)")
+    exp = sub.add_parser(
+        "explore",
+        help="studies beyond the paper (e3: what decides the robustness hierarchy; "
+        "neurogym: sure-option choice on NeuroGym's wagering task; pdw: Song et "
+        "al. 2017 reproduced there; pdw-sweep: the reward explorer; pdw-held: its post "
+        "hoc follow-up on the choices it held; integration: "
+        "which integration measure behaves as IIT expects)",
+    )
+    exp.add_argument(
+        "study", choices=["e3", "neurogym", "pdw", "pdw-sweep", "pdw-held", "integration"]
+    )
+    exp.add_argument(
+        "--out", required=True, help="output directory (checkpoints are kept in OUT/checkpoints)"
+    )
+    exp.add_argument(
+        "--seeds",
+        type=parse_seeds,
+        default=None,
+        help="agent seeds (default 0-4; pdw-sweep and pdw-held 0-2)",
+    )
+    exp.add_argument(
+        "--cells",
+        default=None,
+        help="pdw-sweep, pdw-held: only these cells, comma-separated (e.g. S,O); default all",
+    )
+    exp.add_argument(
+        "--schedules", default="fast,paper", help="e3: fast, or fast,paper (default; hours)"
+    )
     exp.add_argument("--jobs", type=int, default=1, help="processes side by side")
-    exp.add_argument("--quick", action="store_true", help="tiny budgets (smoke test; e3: two cells, one seed; "
-                                                          "integration: two seeds, 8 episodes)")
+    exp.add_argument(
+        "--quick",
+        action="store_true",
+        help="tiny budgets (smoke test; e3: two cells, one seed; "
+        "integration: two seeds, 8 episodes)",
+    )
     _compute_argument(exp)
     exp.set_defaults(func=cmd_explore)
     return parser
 
 
 def _compute_argument(parser: argparse.ArgumentParser) -> None:
-    """``--compute``: acted on by ``labcore.__main__`` before NumPy and torch load; here for --help."""
-    parser.add_argument("--compute", choices=list(compute.MODES), default=argparse.SUPPRESS,
-                        help="floating-point code paths: fast (this CPU's best kernels; default, or "
-                             "CTLAB_COMPUTE) or portable (the same numbers on any AVX2 x86-64 CPU, "
-                             "1.3-1.5x slower training; how the bundled agents were made)")
+    """``--compute``: acted on by ``labcore.__main__`` before NumPy and torch load; here for
+    --help."""
+    parser.add_argument(
+        "--compute",
+        choices=list(compute.MODES),
+        default=argparse.SUPPRESS,
+        help="floating-point code paths: fast (this CPU's best kernels; default, or "
+        "CTLAB_COMPUTE) or portable (the same numbers on any AVX2 x86-64 CPU, "
+        "1.3-1.5x slower training; how the bundled agents were made)",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -471,8 +690,10 @@ def main(argv: list[str] | None = None) -> int:
     if compute.mode_error:
         raise SystemExit(f"error: {compute.mode_error}")
     if getattr(args, "compute", None) and args.compute != compute.requested_mode():
-        raise SystemExit("error: --compute must be given to `python -m labcore` itself (it is read before "
-                         "NumPy and torch load); or set CTLAB_COMPUTE")
+        raise SystemExit(
+            "error: --compute must be given to `python -m labcore` itself (it is read before "
+            "NumPy and torch load); or set CTLAB_COMPUTE"
+        )
     if getattr(args, "jobs", 1) < 1:
         raise SystemExit("error: --jobs must be >= 1")
     if args.command == "reproduce" and not 1 <= args.seeds <= 10_000:

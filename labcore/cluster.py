@@ -22,7 +22,8 @@ from contextlib import suppress
 from typing import Any, NoReturn
 
 DASK_TIMEOUT = 120.0
-"""Seconds a Dask run waits, with nothing finished, for a cluster that has no worker (0: no limit)."""
+"""Seconds a Dask run waits, with nothing finished, for a cluster that has no worker (0: no
+limit)."""
 
 POLL_SECONDS = 0.5
 """How often :func:`run_on_cluster` looks for finished tasks and live workers."""
@@ -61,21 +62,33 @@ def failure_sentence(labels: Sequence[str], exc: BaseException) -> str:
     Examples
     --------
     >>> failure_sentence(["seed 3"], ValueError("bad\\nmore"))
-    'seed 3 failed on a Dask worker with ValueError: bad; run it with --backend loky to see the traceback.'
+    'seed 3 failed on a Dask worker with ValueError: bad; run it with --backend loky to see the
+    traceback.'
     """
     from distributed import KilledWorker
 
     names = " and ".join([", ".join(labels[:-1]), labels[-1]] if len(labels) > 1 else labels)
     if isinstance(exc, KilledWorker):
         allowed = exc.allowed_failures
-        it, them = ("it", "") if len(labels) == 1 else ("them", " (one of them may only have been queued there)")
-        return (f"{names} could not run on the Dask cluster: the worker running {it} died {allowed + 1} time(s)"
-                f"{them}, and the scheduler allows {allowed} worker death(s) per task "
-                f"(distributed.scheduler.allowed-failures); check the worker logs (a crash or running out "
-                f"of memory is the usual cause), give the workers more memory, or run with --backend loky.")
+        it, them = (
+            ("it", "")
+            if len(labels) == 1
+            else ("them", " (one of them may only have been queued there)")
+        )
+        return (
+            f"{names} could not run on the Dask cluster: the worker running {it} died "
+            f"{allowed + 1} time(s)"
+            f"{them}, and the scheduler allows {allowed} worker death(s) per task "
+            "(distributed.scheduler.allowed-failures); check the worker logs (a crash "
+            "or running out "
+            "of memory is the usual cause), give the workers more memory, or run with "
+            "--backend loky."
+        )
     text = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else "no message"
-    return (f"{names} failed on a Dask worker with {type(exc).__name__}: {text}; "
-            f"run it with --backend loky to see the traceback.")
+    return (
+        f"{names} failed on a Dask worker with {type(exc).__name__}: {text}; "
+        f"run it with --backend loky to see the traceback."
+    )
 
 
 def _killed_together(futures: Sequence[Any], first: int) -> list[int]:
@@ -84,7 +97,11 @@ def _killed_together(futures: Sequence[Any], first: int) -> list[int]:
 
     found = {first}
     for i, future in enumerate(futures):
-        if i != first and future.status == "error" and isinstance(future.exception(timeout=5), KilledWorker):
+        if (
+            i != first
+            and future.status == "error"
+            and isinstance(future.exception(timeout=5), KilledWorker)
+        ):
             found.add(i)
     return sorted(found)
 
@@ -92,9 +109,11 @@ def _killed_together(futures: Sequence[Any], first: int) -> list[int]:
 def no_worker_sentence(pending: Sequence[str], timeout: float, address: str) -> str:
     """The sentence of the watchdog: which tasks waited, for how long, and what to do."""
     others = f" and {len(pending) - 1} other task(s)" if len(pending) > 1 else ""
-    return (f"{pending[0]}{others} did not finish: the Dask cluster at {address} has had no worker for "
-            f"{timeout:g} s (--dask-timeout); start workers for that scheduler "
-            f"(dask worker {address}) or run with --backend loky.")
+    return (
+        f"{pending[0]}{others} did not finish: the Dask cluster at {address} has had no worker for "
+        f"{timeout:g} s (--dask-timeout); start workers for that scheduler "
+        f"(dask worker {address}) or run with --backend loky."
+    )
 
 
 def _address(client: Any) -> str:
@@ -105,9 +124,17 @@ def _address(client: Any) -> str:
         return "its scheduler"
 
 
-def run_on_cluster(fn: Callable[..., Any], calls: Sequence[tuple], labels: Sequence[str], *, client: Any = None,
-                   timeout: float = DASK_TIMEOUT, on_result: Callable[[int, Any], None] | None = None) -> list[Any]:
-    """Run ``fn(*args)`` for every ``args`` in ``calls`` as Dask tasks and return the results in order.
+def run_on_cluster(
+    fn: Callable[..., Any],
+    calls: Sequence[tuple],
+    labels: Sequence[str],
+    *,
+    client: Any = None,
+    timeout: float = DASK_TIMEOUT,
+    on_result: Callable[[int, Any], None] | None = None,
+) -> list[Any]:
+    """Run ``fn(*args)`` for every ``args`` in ``calls`` as Dask tasks and return the results in
+    order.
 
     Parameters
     ----------
@@ -142,8 +169,10 @@ def run_on_cluster(fn: Callable[..., Any], calls: Sequence[tuple], labels: Seque
         try:
             client = get_client()
         except ValueError:
-            raise DistributedRunError("there is no Dask client to run on; connect one (distributed.Client) "
-                                      "or run with --backend loky.") from None
+            raise DistributedRunError(
+                "there is no Dask client to run on; connect one (distributed.Client) "
+                "or run with --backend loky."
+            ) from None
     futures = [client.submit(fn, *args, pure=False) for args in calls]
     index_of = {f.key: i for i, f in enumerate(futures)}
     results: list[Any] = [None] * len(futures)
@@ -165,14 +194,22 @@ def run_on_cluster(fn: Callable[..., Any], calls: Sequence[tuple], labels: Seque
             if cluster_size(client)[0] > 0:
                 idle_since = time.monotonic()
             elif timeout and time.monotonic() - idle_since > timeout:
-                fail(no_worker_sentence([labels[i] for i in range(len(futures)) if i not in done], timeout,
-                                        _address(client)))
+                fail(
+                    no_worker_sentence(
+                        [labels[i] for i in range(len(futures)) if i not in done],
+                        timeout,
+                        _address(client),
+                    )
+                )
             continue
         for future, result in ready:
             i = index_of[future.key]
             if isinstance(result, CancelledError):
-                fail(f"{labels[i]} was cancelled on the Dask cluster (the scheduler or the client went away); "
-                     f"run it again, or with --backend loky.")
+                fail(
+                    f"{labels[i]} was cancelled on the Dask cluster (the scheduler or "
+                    "the client went away); "
+                    f"run it again, or with --backend loky."
+                )
             if future.status == "error":  # result is (type, exception, traceback)
                 exc = result[1]
                 together = _killed_together(futures, i) if isinstance(exc, KilledWorker) else [i]

@@ -59,9 +59,22 @@ another path (measured: a 640x215 product and ``tanh`` differ), only ``COMPATIBL
 on both vendors. OpenBLAS's Haswell kernels need AVX2 and FMA, so the pins are applied only on a
 CPU that has both (:func:`cpu_supports_portable`)."""
 
-_MKL_BRANCHES = {0: "OFF", 1: "BRANCH_OFF", 2: "AUTO", 3: "COMPATIBLE", 4: "SSE2", 6: "SSSE3", 7: "SSE4_1",
-                 8: "SSE4_2", 9: "AVX", 10: "AVX2", 11: "AVX512_MIC", 12: "AVX512", 13: "AVX512_MIC_E1",
-                 14: "AVX512_E1"}
+_MKL_BRANCHES = {
+    0: "OFF",
+    1: "BRANCH_OFF",
+    2: "AUTO",
+    3: "COMPATIBLE",
+    4: "SSE2",
+    6: "SSSE3",
+    7: "SSE4_1",
+    8: "SSE4_2",
+    9: "AVX",
+    10: "AVX2",
+    11: "AVX512_MIC",
+    12: "AVX512",
+    13: "AVX512_MIC_E1",
+    14: "AVX512_E1",
+}
 """MKL's ``mkl_cbwr_get`` codes (``mkl_cbwr.h``)."""
 _MKL_STRICT = 0x10000
 _MKL_ALL = -1
@@ -110,7 +123,8 @@ def configure(mode: str | None = None) -> str:
     """Pin the libraries' code paths for ``mode`` (default: :func:`requested_mode`).
 
     Sets the environment variables of :data:`FAST_ENV` or :data:`PORTABLE_ENV`; a variable the
-    user set already is kept (one this function set for another mode is replaced), and portable pins are skipped on a CPU without AVX2 and FMA (the
+    user set already is kept (one this function set for another mode is replaced), and portable pins
+    are skipped on a CPU without AVX2 and FMA (the
     fingerprint then shows the mode was not attained). Call it before NumPy or torch compute;
     :mod:`labcore` calls it on import. Returns the mode.
     """
@@ -121,7 +135,8 @@ def configure(mode: str | None = None) -> str:
     if mode == "portable" and cpu_supports_portable():
         pins = dict(PORTABLE_ENV)
     ours: set[str] = _configured.setdefault("ours", set())  # type: ignore[assignment]
-    # pins a parent labcore process set (children inherit its environment) are labcore's, not the user's
+    # pins a parent labcore process set (children inherit its environment) are labcore's, not the
+    # user's
     ours |= {name for name in os.environ.get(PINNED_VAR, "").split(",") if name}
     for name in ours - set(pins):  # a pin of the previous mode (e.g. `--compute` after the import)
         os.environ.pop(name, None)
@@ -132,7 +147,9 @@ def configure(mode: str | None = None) -> str:
     ours &= set(pins)
     os.environ[ENV_VAR] = mode
     os.environ[PINNED_VAR] = ",".join(sorted(ours))
-    _configured.update(mode=mode, numpy_before="numpy" in sys.modules, torch_before="torch" in sys.modules)
+    _configured.update(
+        mode=mode, numpy_before="numpy" in sys.modules, torch_before="torch" in sys.modules
+    )
     return mode
 
 
@@ -149,8 +166,10 @@ def _mkl_state() -> dict[str, str]:
     except (OSError, AttributeError, ImportError):
         return {"mkl_cbwr": "unknown", "mkl_auto_branch": "unknown"}
     branch = _MKL_BRANCHES.get(code & ~_MKL_STRICT, str(code))
-    return {"mkl_cbwr": branch + (",STRICT" if code & _MKL_STRICT else ""),
-            "mkl_auto_branch": _MKL_BRANCHES.get(auto, str(auto))}
+    return {
+        "mkl_cbwr": branch + (",STRICT" if code & _MKL_STRICT else ""),
+        "mkl_auto_branch": _MKL_BRANCHES.get(auto, str(auto)),
+    }
 
 
 def _numpy_state() -> dict[str, object]:
@@ -162,8 +181,13 @@ def _numpy_state() -> dict[str, object]:
     try:
         from threadpoolctl import threadpool_info
 
-        arch = sorted({f"{i.get('internal_api')}:{i.get('architecture')}" for i in threadpool_info()
-                       if i.get("user_api") == "blas"})
+        arch = sorted(
+            {
+                f"{i.get('internal_api')}:{i.get('architecture')}"
+                for i in threadpool_info()
+                if i.get("user_api") == "blas"
+            }
+        )
         blas = ",".join(arch) or "none"
     except ImportError:
         pass
@@ -181,7 +205,10 @@ def _cpuid_view() -> tuple[str, str, set[str]] | None:
         fn = lib.Sleef_x86CpuID
     except (OSError, AttributeError, ImportError):
         return None
-    fn.restype, fn.argtypes = None, [ctypes.POINTER(ctypes.c_int32), ctypes.c_uint32, ctypes.c_uint32]
+    fn.restype, fn.argtypes = (
+        None,
+        [ctypes.POINTER(ctypes.c_int32), ctypes.c_uint32, ctypes.c_uint32],
+    )
 
     def cpuid(leaf: int, sub: int = 0) -> list[int]:
         regs = (ctypes.c_int32 * 4)()
@@ -192,8 +219,17 @@ def _cpuid_view() -> tuple[str, str, set[str]] | None:
     vendor = struct.pack("<III", ebx, edx, ecx).decode("ascii", "replace")
     brand = b"".join(struct.pack("<IIII", *cpuid(0x80000002 + i)) for i in range(3))
     leaf1, leaf7 = cpuid(1), cpuid(7)
-    flags = {name for name, on in (("avx", leaf1[2] >> 28 & 1), ("fma", leaf1[2] >> 12 & 1), ("sse2", leaf1[3] >> 26 & 1),
-                                   ("avx2", leaf7[1] >> 5 & 1), ("avx512f", leaf7[1] >> 16 & 1)) if on}
+    flags = {
+        name
+        for name, on in (
+            ("avx", leaf1[2] >> 28 & 1),
+            ("fma", leaf1[2] >> 12 & 1),
+            ("sse2", leaf1[3] >> 26 & 1),
+            ("avx2", leaf7[1] >> 5 & 1),
+            ("avx512f", leaf7[1] >> 16 & 1),
+        )
+        if on
+    }
     return vendor, brand.rstrip(b"\0").decode("ascii", "replace").strip(), flags
 
 
@@ -264,8 +300,13 @@ def fingerprint(threads: int | None = None) -> dict[str, object]:
         "threads": int(torch.get_num_threads() if threads is None else threads),
     }
     pinned = all(os.environ.get(k) == v for k, v in PORTABLE_ENV.items())
-    out["portable"] = bool(mode == "portable" and pinned and not _configured.get("numpy_before")
-                           and out["aten_capability"] == "AVX2" and out["mkl_cbwr"] == "COMPATIBLE,STRICT")
+    out["portable"] = bool(
+        mode == "portable"
+        and pinned
+        and not _configured.get("numpy_before")
+        and out["aten_capability"] == "AVX2"
+        and out["mkl_cbwr"] == "COMPATIBLE,STRICT"
+    )
     return out
 
 
@@ -275,14 +316,24 @@ def code_path(fp: dict[str, object]) -> dict[str, object]:
     In portable mode the CPU is not part of it (any AVX2 x86-64 CPU runs the pinned path); in
     fast mode it is (vendor and widest instruction set pick the kernels).
 
-    >>> a = {"portable": True, "torch": "2.13.0", "numpy": "2.4.6", "threads": 1, "cpu_vendor": "AuthenticAMD"}
+    >>> a = {"portable": True, "torch": "2.13.0", "numpy": "2.4.6", "threads": 1,
+    ...      "cpu_vendor": "AuthenticAMD"}
     >>> code_path(a) == code_path({**a, "cpu_vendor": "GenuineIntel"})
     True
     """
     keys = ["portable", "torch", "numpy", "threads"]
     if not fp.get("portable"):
-        keys += ["cpu_vendor", "cpu_isa", "aten_capability", "mkl_cbwr", "mkl_auto_branch", "onednn_max_isa",
-                 "numpy_simd", "blas_kernels", "machine"]
+        keys += [
+            "cpu_vendor",
+            "cpu_isa",
+            "aten_capability",
+            "mkl_cbwr",
+            "mkl_auto_branch",
+            "onednn_max_isa",
+            "numpy_simd",
+            "blas_kernels",
+            "machine",
+        ]
     return {k: fp.get(k) for k in keys}
 
 
@@ -301,13 +352,24 @@ def same_code_path(a: dict[str, object], b: dict[str, object]) -> tuple[bool, li
 def describe(fp: dict[str, object]) -> str:
     """One line for people: the mode, the CPU and the kernels.
 
-    >>> describe({"mode": "portable", "portable": True, "cpu_vendor": "GenuineIntel", "cpu_isa": "avx512",
-    ...           "aten_capability": "AVX2", "mkl_cbwr": "COMPATIBLE,STRICT", "torch": "2.13.0+cpu", "threads": 1})
-    'portable (any AVX2 x86-64 CPU) on GenuineIntel avx512: ATen AVX2, MKL COMPATIBLE,STRICT, torch 2.13.0+cpu, 1 thread(s)'
+    >>> describe({"mode": "portable", "portable": True, "cpu_vendor": "GenuineIntel",
+    ...           "cpu_isa": "avx512",
+    ...           "aten_capability": "AVX2", "mkl_cbwr": "COMPATIBLE,STRICT", "torch": "2.13.0+cpu",
+    ...           "threads": 1})
+    'portable (any AVX2 x86-64 CPU) on GenuineIntel avx512: ATen AVX2, MKL COMPATIBLE,STRICT, torch
+    2.13.0+cpu, 1 thread(s)'
     """
-    mode = "portable (any AVX2 x86-64 CPU)" if fp.get("portable") else f"{fp.get('mode', '?')} (this CPU's kernels)"
-    return (f"{mode} on {fp.get('cpu_vendor', '?')} {fp.get('cpu_isa', '?')}: ATen {fp.get('aten_capability', '?')}, "
-            f"MKL {fp.get('mkl_cbwr', '?')}, torch {fp.get('torch', '?')}, {fp.get('threads', '?')} thread(s)")
+    mode = (
+        "portable (any AVX2 x86-64 CPU)"
+        if fp.get("portable")
+        else f"{fp.get('mode', '?')} (this CPU's kernels)"
+    )
+    return (
+        f"{mode} on {fp.get('cpu_vendor', '?')} {fp.get('cpu_isa', '?')}: ATen "
+        f"{fp.get('aten_capability', '?')}, "
+        f"MKL {fp.get('mkl_cbwr', '?')}, torch {fp.get('torch', '?')}, "
+        f"{fp.get('threads', '?')} thread(s)"
+    )
 
 
 mode_error: str | None = None
@@ -325,4 +387,5 @@ RETRAIN_TOLERANCES: dict[str, float] = {
 2026-11-24, before any comparison was computed): a bundled E1 agent retrained on another code
 path, against the bundled agent of the same seed, on held-out agreement and its intact E1 numbers
 (600 evaluation trials; ``labcore.experiments.e1.view_values``). About twice the bundled E1
-agents' seed-to-seed SD: a retrain on another CPU must look like the same agent, not another seed."""
+agents' seed-to-seed SD: a retrain on another CPU must look like the same agent, not another
+seed."""

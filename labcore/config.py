@@ -12,7 +12,8 @@ import math
 from dataclasses import dataclass, replace
 
 N_CUE_VALUES = 7
-"""Cue alphabet size of the dual task: one value per MiniGrid action, so chance per report is 1/7."""
+"""Cue alphabet size of the dual task: one value per MiniGrid action, so chance per report is
+1/7."""
 CHANCE_DUAL_TASK = 1 / N_CUE_VALUES
 """Chance of one dual-task report (7 actions; protocol sec. 2.1)."""
 CHANCE_CONJUNCTION = 1 / N_CUE_VALUES**2
@@ -20,7 +21,8 @@ CHANCE_CONJUNCTION = 1 / N_CUE_VALUES**2
 CHANCE_E1 = 0.5
 """Chance of the two-choice wagering task, and of a Type-2 AUROC."""
 MASKING_DEFAULT = (2, 4)
-"""The backward-masking task's default (paper Fig. 2c): (SOA, masks), the first mask 2 steps after the
+"""The backward-masking task's default (paper Fig. 2c): (SOA, masks), the first mask 2 steps after
+the
 colour cue and 4 in a row (the registered env ``DUAL_TASK_MASKING``; the app's masking controls)."""
 
 
@@ -50,7 +52,8 @@ class DualTaskConfig:
     first_mask_step: int = 4
     """Earliest step a random distractor may appear."""
     mask_soa: int | None = None
-    """Backward-masking mode: first mask this many steps after the secondary cue (None = random masks)."""
+    """Backward-masking mode: first mask this many steps after the secondary cue (None = random
+    masks)."""
     mask_count: int = 0
     """Backward-masking mode: number of masks, one every ``mask_interval`` steps."""
     mask_interval: int = 1
@@ -62,21 +65,29 @@ class DualTaskConfig:
             0 <= self.secondary_cue_step < self.primary_cue_step < self.first_mask_step,
             "cue steps must satisfy 0 <= secondary < primary < first_mask_step",
         )
-        _check(self.first_mask_step < self.last_mask_step_exclusive,
-               "the delay is too short to hold any random distractor")
-        _check(all(0 <= c <= self.random_mask_slots for c in self.mask_counts) and self.mask_counts,
-               f"mask_counts must be non-empty and within 0..{self.random_mask_slots}")
+        _check(
+            self.first_mask_step < self.last_mask_step_exclusive,
+            "the delay is too short to hold any random distractor",
+        )
+        _check(
+            all(0 <= c <= self.random_mask_slots for c in self.mask_counts) and self.mask_counts,
+            f"mask_counts must be non-empty and within 0..{self.random_mask_slots}",
+        )
         if self.mask_soa is not None:
             _check(self.mask_interval >= 1, "mask_interval must be >= 1")
             _check(self.mask_count >= 0, "mask_count must be >= 0")
             first = self.secondary_cue_step + self.mask_soa
-            _check(first > self.primary_cue_step,
-                   f"mask_soa={self.mask_soa} would put a mask on a cue step; use >= "
-                   f"{self.primary_cue_step - self.secondary_cue_step + 1}")
+            _check(
+                first > self.primary_cue_step,
+                f"mask_soa={self.mask_soa} would put a mask on a cue step; use >= "
+                f"{self.primary_cue_step - self.secondary_cue_step + 1}",
+            )
             last = first + (self.mask_count - 1) * self.mask_interval
-            _check(self.mask_count == 0 or last < self.report_secondary_step,
-                   f"{self.mask_count} masks from step {first} every {self.mask_interval} "
-                   f"would reach the report phase (step {self.report_secondary_step})")
+            _check(
+                self.mask_count == 0 or last < self.report_secondary_step,
+                f"{self.mask_count} masks from step {first} every {self.mask_interval} "
+                f"would reach the report phase (step {self.report_secondary_step})",
+            )
 
     @property
     def report_secondary_step(self) -> int:
@@ -119,7 +130,9 @@ class WageringConfig:
 
     def __post_init__(self) -> None:
         lo, hi = self.salience_range
-        _check(0.0 <= lo <= hi, f"salience_range must satisfy 0 <= lo <= hi, got {self.salience_range}")
+        _check(
+            0.0 <= lo <= hi, f"salience_range must satisfy 0 <= lo <= hi, got {self.salience_range}"
+        )
         _check(self.cue_noise_sd >= 0.0, "cue_noise_sd must be >= 0")
         _check(0.0 <= self.wager_probability <= 1.0, "wager_probability must be in [0, 1]")
         _check(self.max_steps >= 8, "max_steps must be >= 8 (the oracle needs 7)")
@@ -167,7 +180,8 @@ class AgentConfig:
     self_model_dim: int = 64
     """z_self size (paper: 64)."""
     policy_reads: str = "workspace"
-    """Policy input: "workspace" (trunk + flattened slots), "self_model" (z_self) or "trunk" only."""
+    """Policy input: "workspace" (trunk + flattened slots), "self_model" (z_self) or "trunk"
+    only."""
     cue_route: str = "bus"
     """Where the cue channel goes: "bus" (strong lesion), "trunk" (cues visible) or "none"."""
     bottleneck: str | None = None
@@ -181,7 +195,8 @@ class AgentConfig:
     weight_decay: float = 0.0
     """Decoupled weight decay during training (B1 regularised control)."""
     train_workspace_noise: float = 0.0
-    """Upper end of the per-episode workspace-noise SD drawn during training (B1 noise-augmented)."""
+    """Upper end of the per-episode workspace-noise SD drawn during training (B1
+    noise-augmented)."""
     write_geometry: str = "layernorm"
     """Shape of a write (E3 design study): "layernorm" (zero mean, unit variance over its D numbers,
     protocol 5.1), "raw" (the projection as it is) or "offset" (layernorm plus a fixed vector shared
@@ -190,7 +205,8 @@ class AgentConfig:
     """The workspace broadcast read at step t-1 feeds the recurrence at step t (a learned projection
     added to the GRU's input); False: the paper's open loop, the bus only feeds the readouts."""
     readout_gain: float = 1.0
-    """The readouts see the workspace slots multiplied by this gain (policy and bottleneck input)."""
+    """The readouts see the workspace slots multiplied by this gain (policy and bottleneck
+    input)."""
     self_model_inputs: tuple[str, ...] = SELF_MODEL_INPUTS
     """What z_self reads, a subset of ``SELF_MODEL_INPUTS`` in that order (E4's controls, protocol
     8.3: ("broadcast",) is a confidence head on the workspace, ("logits", "uncertainty") one on
@@ -209,33 +225,58 @@ class AgentConfig:
 
     def __post_init__(self) -> None:
         names = self.self_model_inputs
-        _check(isinstance(names, tuple) and len(names) >= 1 and all(n in SELF_MODEL_INPUTS for n in names)
-               and list(names) == sorted(set(names), key=SELF_MODEL_INPUTS.index),
-               f"self_model_inputs must be a non-empty tuple of distinct names from {SELF_MODEL_INPUTS}, "
-               f"in that order, got {names!r:.80}")
-        _check(self.self_model or names == SELF_MODEL_INPUTS, "self_model_inputs needs a self-model")
-        _check(self.confidence_head_init in CONFIDENCE_HEAD_INITS,
-               f"confidence_head_init must be one of {CONFIDENCE_HEAD_INITS}")
-        _check(self.self_model or (self.confidence_head_init == "default" and not self.confidence_centred),
-               "confidence_head_init and confidence_centred need a self-model")
-        _check(self.write_geometry in WRITE_GEOMETRIES, f"write_geometry must be one of {WRITE_GEOMETRIES}")
-        _check(not self.closed_loop or (self.workspace and self.recurrent),
-               "closed_loop needs a workspace and a recurrent carrier")
+        _check(
+            isinstance(names, tuple)
+            and len(names) >= 1
+            and all(n in SELF_MODEL_INPUTS for n in names)
+            and list(names) == sorted(set(names), key=SELF_MODEL_INPUTS.index),
+            "self_model_inputs must be a non-empty tuple of distinct names from "
+            f"{SELF_MODEL_INPUTS}, "
+            f"in that order, got {names!r:.80}",
+        )
+        _check(
+            self.self_model or names == SELF_MODEL_INPUTS, "self_model_inputs needs a self-model"
+        )
+        _check(
+            self.confidence_head_init in CONFIDENCE_HEAD_INITS,
+            f"confidence_head_init must be one of {CONFIDENCE_HEAD_INITS}",
+        )
+        _check(
+            self.self_model
+            or (self.confidence_head_init == "default" and not self.confidence_centred),
+            "confidence_head_init and confidence_centred need a self-model",
+        )
+        _check(
+            self.write_geometry in WRITE_GEOMETRIES,
+            f"write_geometry must be one of {WRITE_GEOMETRIES}",
+        )
+        _check(
+            not self.closed_loop or (self.workspace and self.recurrent),
+            "closed_loop needs a workspace and a recurrent carrier",
+        )
         _check(self.readout_gain > 0, "readout_gain must be > 0")
         _check(self.policy_reads in POLICY_READS, f"policy_reads must be one of {POLICY_READS}")
         _check(self.cue_route in CUE_ROUTES, f"cue_route must be one of {CUE_ROUTES}")
         _check(self.bottleneck in BOTTLENECKS, f"bottleneck must be one of {BOTTLENECKS}")
         _check(self.n_slots >= 1 and self.slot_dim >= 1, "n_slots and slot_dim must be >= 1")
-        _check(not (self.cue_route == "bus" and not self.workspace),
-               "cue_route='bus' needs a workspace; use 'trunk' (cues visible) or 'none'")
-        _check(not (self.policy_reads == "workspace" and not self.workspace),
-               "policy_reads='workspace' needs a workspace")
-        _check(not (self.policy_reads == "self_model" and not self.self_model),
-               "policy_reads='self_model' needs a self-model")
+        _check(
+            not (self.cue_route == "bus" and not self.workspace),
+            "cue_route='bus' needs a workspace; use 'trunk' (cues visible) or 'none'",
+        )
+        _check(
+            not (self.policy_reads == "workspace" and not self.workspace),
+            "policy_reads='workspace' needs a workspace",
+        )
+        _check(
+            not (self.policy_reads == "self_model" and not self.self_model),
+            "policy_reads='self_model' needs a self-model",
+        )
         _check(self.bottleneck is None or self.workspace, "a BC-only bottleneck needs a workspace")
         _check(0.0 <= self.dropout < 1.0, "dropout must be in [0, 1)")
-        _check(self.weight_decay >= 0 and self.train_workspace_noise >= 0,
-               "weight_decay and train_workspace_noise must be >= 0")
+        _check(
+            self.weight_decay >= 0 and self.train_workspace_noise >= 0,
+            "weight_decay and train_workspace_noise must be >= 0",
+        )
 
     @property
     def workspace_size(self) -> int:
@@ -244,31 +285,52 @@ class AgentConfig:
 
 
 AGENT_KINDS: dict[str, AgentConfig] = {
-    "a0": AgentConfig(kind="a0", recurrent=False, workspace=False, policy_reads="trunk", cue_route="none"),
+    "a0": AgentConfig(
+        kind="a0", recurrent=False, workspace=False, policy_reads="trunk", cue_route="none"
+    ),
     "a1": AgentConfig(kind="a1", workspace=False, policy_reads="trunk", cue_route="none"),
     "b1": AgentConfig(kind="b1"),
     "b1_reg": AgentConfig(kind="b1_reg", dropout=0.2, weight_decay=1e-4),
     "b1_noise": AgentConfig(kind="b1_noise", train_workspace_noise=0.5),
     "b2": AgentConfig(kind="b2", self_model=True, policy_reads="self_model"),
     "b2_ws": AgentConfig(kind="b2_ws", self_model=True, policy_reads="workspace"),
-    "hot_only": AgentConfig(kind="hot_only", workspace=False, self_model=True,
-                            policy_reads="self_model", cue_route="trunk"),
+    "hot_only": AgentConfig(
+        kind="hot_only",
+        workspace=False,
+        self_model=True,
+        policy_reads="self_model",
+        cue_route="trunk",
+    ),
     "bc_linear": AgentConfig(kind="bc_linear", bottleneck="linear"),
     "bc_mlp": AgentConfig(kind="bc_mlp", bottleneck="mlp"),
     "bc_random": AgentConfig(kind="bc_random", bottleneck="random"),
     "reward_wager": AgentConfig(kind="reward_wager", self_model=True),
     "reward_wager_risky": AgentConfig(kind="reward_wager_risky", self_model=True),
-    "reward_workspace": AgentConfig(kind="reward_workspace", self_model=True, self_model_inputs=("broadcast",)),
-    "reward_logits": AgentConfig(kind="reward_logits", self_model=True, self_model_inputs=("logits", "uncertainty")),
+    "reward_workspace": AgentConfig(
+        kind="reward_workspace", self_model=True, self_model_inputs=("broadcast",)
+    ),
+    "reward_logits": AgentConfig(
+        kind="reward_logits", self_model=True, self_model_inputs=("logits", "uncertainty")
+    ),
     "reward_all": AgentConfig(kind="reward_all", self_model=True, value_head=True),
-    "reward_late": AgentConfig(kind="reward_late", self_model=True, confidence_head_init="zero_bias",
-                               confidence_centred=True),
-    "reward_late_risky": AgentConfig(kind="reward_late_risky", self_model=True, confidence_head_init="zero_bias",
-                                     confidence_centred=True),
-    "reward_late_uncentred": AgentConfig(kind="reward_late_uncentred", self_model=True,
-                                         confidence_head_init="zero_bias"),
-    "reward_late_uncentred_sgd": AgentConfig(kind="reward_late_uncentred_sgd", self_model=True,
-                                             confidence_head_init="zero_bias"),
+    "reward_late": AgentConfig(
+        kind="reward_late",
+        self_model=True,
+        confidence_head_init="zero_bias",
+        confidence_centred=True,
+    ),
+    "reward_late_risky": AgentConfig(
+        kind="reward_late_risky",
+        self_model=True,
+        confidence_head_init="zero_bias",
+        confidence_centred=True,
+    ),
+    "reward_late_uncentred": AgentConfig(
+        kind="reward_late_uncentred", self_model=True, confidence_head_init="zero_bias"
+    ),
+    "reward_late_uncentred_sgd": AgentConfig(
+        kind="reward_late_uncentred_sgd", self_model=True, confidence_head_init="zero_bias"
+    ),
 }
 """The agent family of paper sec. 4.1: baselines, GWT (B1 and its steelman controls), B2 in its
 two policy routings, and the attribution controls of Experiment 3; then E4's reward-trained
@@ -297,11 +359,16 @@ AGENT_DESCRIPTIONS: dict[str, str] = {
     "reward_wager_risky": "E4 (a), risky payoff: a wrong bet costs 3",
     "reward_workspace": "E4 control: confidence from the workspace broadcast only, reward-trained",
     "reward_logits": "E4 control: confidence from the policy's logits only, reward-trained",
-    "reward_all": "E4 (b): B2 workspace-read, policy and wager both learned from the task's reward (actor-critic)",
-    "reward_late": "E4 again (a'): wager learned from reward after the policy converged, centred head",
+    "reward_all": (
+        "E4 (b): B2 workspace-read, policy and wager both learned from the task's reward "
+        "(actor-critic)"
+    ),
+    "reward_late": "E4 again (a'): wager learned from reward after the policy converged, "
+    "centred head",
     "reward_late_risky": "E4 again, risky payoff: a wrong bet costs 3",
     "reward_late_uncentred": "E4 again: as (a') without centred features",
-    "reward_late_uncentred_sgd": "E4 again: as (a') without centred features, the wager head by plain SGD",
+    "reward_late_uncentred_sgd": "E4 again: as (a') without centred features, the wager head "
+    "by plain SGD",
 }
 
 SELF_MODEL_MODES = ("on", "zero", "noise", "permute")
@@ -340,11 +407,18 @@ class Intervention:
     """Seed of every random draw the intervention makes (same seed, same numbers)."""
 
     def __post_init__(self) -> None:
-        _check(self.self_model_mode in SELF_MODEL_MODES, f"self_model_mode must be one of {SELF_MODEL_MODES}")
-        _check(0.0 <= self.capacity_scale <= 1.0,
-               f"capacity_scale must be in [0, 1], got {self.capacity_scale}")
-        _check(self.workspace_noise >= 0 and self.carrier_noise >= 0 and self.pulse_sigma >= 0,
-               "noise SDs must be >= 0")
+        _check(
+            self.self_model_mode in SELF_MODEL_MODES,
+            f"self_model_mode must be one of {SELF_MODEL_MODES}",
+        )
+        _check(
+            0.0 <= self.capacity_scale <= 1.0,
+            f"capacity_scale must be in [0, 1], got {self.capacity_scale}",
+        )
+        _check(
+            self.workspace_noise >= 0 and self.carrier_noise >= 0 and self.pulse_sigma >= 0,
+            "noise SDs must be >= 0",
+        )
         _check(self.noise_mode in NOISE_MODES, f"noise_mode must be one of {NOISE_MODES}")
         _check(self.pulse_step is None or self.pulse_step >= 0, "pulse_step must be >= 0")
 
@@ -362,10 +436,31 @@ TASK_OF_EXPERIMENT = {"e1": "wagering", "e2": "dual", "e3": "dual", "e4": "wager
 KINDS_OF_EXPERIMENT: dict[str, tuple[str, ...]] = {
     "e1": ("b2_ws",),
     "e2": ("a0", "a1", "b1"),
-    "e3": ("a0", "a1", "b1", "b1_reg", "b1_noise", "b2", "b2_ws", "hot_only",
-           "bc_linear", "bc_mlp", "bc_random"),
-    "e4": ("b2_ws", "reward_wager", "reward_wager_risky", "reward_workspace", "reward_logits", "reward_all",
-           "reward_late", "reward_late_risky", "reward_late_uncentred", "reward_late_uncentred_sgd"),
+    "e3": (
+        "a0",
+        "a1",
+        "b1",
+        "b1_reg",
+        "b1_noise",
+        "b2",
+        "b2_ws",
+        "hot_only",
+        "bc_linear",
+        "bc_mlp",
+        "bc_random",
+    ),
+    "e4": (
+        "b2_ws",
+        "reward_wager",
+        "reward_wager_risky",
+        "reward_workspace",
+        "reward_logits",
+        "reward_all",
+        "reward_late",
+        "reward_late_risky",
+        "reward_late_uncentred",
+        "reward_late_uncentred_sgd",
+    ),
 }
 """The agent kinds each experiment runs. E4 (protocol 8.3): arm (c) is E1's supervised ``b2_ws``,
 arm (a) and the controls are kinds whose training signal ``TRAINING_OF_KIND`` fixes."""
@@ -422,26 +517,33 @@ class TrainConfig:
     """Reward of a wrong bet under ``meta_signal="reward"`` (a correct bet earns +1, opting out 0;
     protocol 3.4: -1; the risky payoff of protocol 8.2: -3)."""
     wager_start: str = "joint"
-    """When the wager's reward starts teaching the confidence (protocol 8.8.2): "joint" (from update 1,
-    beside behaviour cloning), "converged" (after behaviour cloning alone has met the convergence rule)
-    or "warm" (from update 1, the policy's weights loaded from the bundled ``warm_start_kind`` agent)."""
+    """When the wager's reward starts teaching the confidence (protocol 8.8.2): "joint" (from update
+    1,
+    beside behaviour cloning), "converged" (after behaviour cloning alone has met the convergence
+    rule)
+    or "warm" (from update 1, the policy's weights loaded from the bundled ``warm_start_kind``
+    agent)."""
     wager_updates: int = 0
     """Updates of the wager phase of "converged" and "warm" (behaviour cloning goes on; the final
     weights are kept)."""
     warm_start_kind: str = "b2_ws"
-    """The bundled agent (same task and seed) whose policy weights a "warm" start loads; its self-model
+    """The bundled agent (same task and seed) whose policy weights a "warm" start loads; its
+    self-model
     and confidence head are not loaded."""
     wager_optimizer: str = "adam"
     """Optimiser of the wager head (the self-model layer and the confidence head): "adam" (as every
     other weight) or "sgd" (plain SGD at ``wager_sgd_lr``)."""
     wager_sgd_lr: float = 0.1
     """Learning rate of plain SGD on the wager head: Adam's 1e-3 over the RMS (0.0104) of the head's
-    wager-loss gradient at the start of seed 0's wager phase (protocol 8.8.2; change log 2026-11-24)."""
+    wager-loss gradient at the start of seed 0's wager phase (protocol 8.8.2; change log
+    2026-11-24)."""
     bet_floor: float = 0.0
-    """Exploration of the wager in training: bets are drawn from ``floor + (1 - 2 floor) confidence``,
+    """Exploration of the wager in training: bets are drawn from ``floor + (1 - 2 floor)
+    confidence``,
     so opting out and betting each keep a probability of at least ``floor`` (protocol 8.8.2)."""
     bet_entropy_coef: float = 0.0
-    """Coefficient of an entropy bonus on the bet (the Bernoulli of the confidence) on wager trials."""
+    """Coefficient of an entropy bonus on the bet (the Bernoulli of the confidence) on wager
+    trials."""
     curve_every: int = 0
     """Every so many wager-phase updates, record the held-out AUROC and confidence spread in the
     record's ``wager_curve`` (0: only at the evaluations of ``eval_every``)."""
@@ -456,62 +558,92 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         _check(self.mode in ("fast", "paper"), "mode must be 'fast' or 'paper'")
-        _check(self.lr > 0 and self.batch_episodes >= 1 and self.train_episodes >= 1,
-               "lr, batch_episodes and train_episodes must be positive")
+        _check(
+            self.lr > 0 and self.batch_episodes >= 1 and self.train_episodes >= 1,
+            "lr, batch_episodes and train_episodes must be positive",
+        )
         _check(self.min_updates <= self.max_updates, "min_updates must be <= max_updates")
         _check(self.meta_signal in META_SIGNALS, f"meta_signal must be one of {META_SIGNALS}")
-        _check(math.isfinite(self.wrong_bet_payoff) and self.wrong_bet_payoff < 0,
-               "wrong_bet_payoff must be a negative number (a wrong bet costs)")
-        _check(self.meta_signal == "label" or self.mode == "fast",
-               "meta_signal='reward' trains in fast mode only (the paper schedule has no wager batches)")
+        _check(
+            math.isfinite(self.wrong_bet_payoff) and self.wrong_bet_payoff < 0,
+            "wrong_bet_payoff must be a negative number (a wrong bet costs)",
+        )
+        _check(
+            self.meta_signal == "label" or self.mode == "fast",
+            (
+                "meta_signal='reward' trains in fast mode only (the paper schedule has no "
+                "wager batches)"
+            ),
+        )
         _check(self.wager_start in WAGER_STARTS, f"wager_start must be one of {WAGER_STARTS}")
-        _check(self.wager_start == "joint" or (self.meta_signal == "reward" and self.wager_updates >= 1),
-               f"wager_start={self.wager_start!r} needs meta_signal='reward' and wager_updates >= 1")
-        _check(self.wager_optimizer in ("adam", "sgd") and self.wager_sgd_lr > 0,
-               "wager_optimizer must be 'adam' or 'sgd' and wager_sgd_lr > 0")
-        _check(0.0 <= self.bet_floor < 0.5 and self.bet_entropy_coef >= 0 and self.curve_every >= 0,
-               "bet_floor must be in [0, 0.5), bet_entropy_coef and curve_every >= 0")
+        _check(
+            self.wager_start == "joint"
+            or (self.meta_signal == "reward" and self.wager_updates >= 1),
+            f"wager_start={self.wager_start!r} needs meta_signal='reward' and wager_updates >= 1",
+        )
+        _check(
+            self.wager_optimizer in ("adam", "sgd") and self.wager_sgd_lr > 0,
+            "wager_optimizer must be 'adam' or 'sgd' and wager_sgd_lr > 0",
+        )
+        _check(
+            0.0 <= self.bet_floor < 0.5 and self.bet_entropy_coef >= 0 and self.curve_every >= 0,
+            "bet_floor must be in [0, 0.5), bet_entropy_coef and curve_every >= 0",
+        )
 
     @property
     def update_budget(self) -> int:
         """Most updates a fast-mode run can take: the behaviour-cloning cap, plus the wager phase
         after convergence ("converged"), or the wager phase alone ("warm")."""
-        return {"joint": self.max_updates, "converged": self.max_updates + self.wager_updates,
-                "warm": self.wager_updates}[self.wager_start]
+        return {
+            "joint": self.max_updates,
+            "converged": self.max_updates + self.wager_updates,
+            "warm": self.wager_updates,
+        }[self.wager_start]
 
 
 META_SIGNALS = ("label", "reward")
 WAGER_STARTS = ("joint", "converged", "warm")
 RISKY_WRONG_BET_PAYOFF = -3.0
 """Wrong-bet reward of protocol 8.2's risky payoff (break-even at P(correct) = 0.75)."""
-E4_AGAIN: dict[str, object] = {"meta_signal": "reward", "wager_start": "converged", "wager_updates": 3000,
-                                "bet_floor": 0.05, "curve_every": 5}
+E4_AGAIN: dict[str, object] = {
+    "meta_signal": "reward",
+    "wager_start": "converged",
+    "wager_updates": 3000,
+    "bet_floor": 0.05,
+    "curve_every": 5,
+}
 """What every cell of "E4 again" shares (protocol 8.8.3)."""
 TRAINING_OF_KIND: dict[str, dict[str, object]] = {
     "reward_wager": {"meta_signal": "reward"},
     "reward_wager_risky": {"meta_signal": "reward", "wrong_bet_payoff": RISKY_WRONG_BET_PAYOFF},
     "reward_workspace": {"meta_signal": "reward"},
     "reward_logits": {"meta_signal": "reward"},
-    **{kind: {**E4_AGAIN, **extra} for kind, extra in (
-        ("reward_late", {}),
-        ("reward_late_risky", {"wrong_bet_payoff": RISKY_WRONG_BET_PAYOFF}),
-        ("reward_late_uncentred", {}),
-        ("reward_late_uncentred_sgd", {"wager_optimizer": "sgd"}),
-    )},
+    **{
+        kind: {**E4_AGAIN, **extra}
+        for kind, extra in (
+            ("reward_late", {}),
+            ("reward_late_risky", {"wrong_bet_payoff": RISKY_WRONG_BET_PAYOFF}),
+            ("reward_late_uncentred", {}),
+            ("reward_late_uncentred_sgd", {"wager_optimizer": "sgd"}),
+        )
+    },
 }
 """TrainConfig settings a kind is defined by (E4's arms, protocol 8.3): applied by
-``labcore.training.behaviour_cloning.train_seeds`` whatever the caller passes, so every path (CLI, reproduce, the
+``labcore.training.behaviour_cloning.train_seeds`` whatever the caller passes, so every path (CLI,
+reproduce, the
 app) trains an arm the same way, and its record (``train_config``) says so; except the budgets of
 ``KIND_BUDGETS``, which apply where the caller left the default."""
 KIND_BUDGETS = ("wager_updates", "curve_every")
-"""Budgets in ``TRAINING_OF_KIND`` that a caller may override, as it may ``max_updates``: a test or a
+"""Budgets in ``TRAINING_OF_KIND`` that a caller may override, as it may ``max_updates``: a test or
+a
 quick run shrinks the wager phase; the record's ``train_config`` says what was used."""
 
 
 TRAINERS = ("bc", "rl")
 TRAINER_OF_KIND: dict[str, str] = {"reward_all": "rl"}
 """Kinds not made by behaviour cloning ("bc", every other kind): "rl" is reinforcement learning
-on the task's reward alone (``labcore.training.actor_critic``; E4 arm (b), protocol 8.3). A kind is trained by its
+on the task's reward alone (``labcore.training.actor_critic``; E4 arm (b), protocol 8.3). A kind is
+trained by its
 trainer only, on the wagering task."""
 
 
@@ -535,17 +667,26 @@ def train_config_of(kind: str, cfg: TrainConfig, task: str | None = None) -> Tra
     -3.0
     >>> train_config_of("b2_ws", TrainConfig()).meta_signal
     'label'
-    >>> [train_config_of("reward_late", c).wager_updates for c in (TrainConfig(), TrainConfig(wager_updates=20))]
+    >>> [train_config_of("reward_late", c).wager_updates for c in (TrainConfig(),
+    ...                                                            TrainConfig(wager_updates=20))]
     [3000, 20]
     """
-    _check(trainer_of(kind) == "bc", f"{kind} learns from the task's reward alone: train it with labcore.training.actor_critic "
-           "(python -m labcore train ... --trainer rl)")
+    _check(
+        trainer_of(kind) == "bc",
+        f"{kind} learns from the task's reward alone: train it with labcore.training.actor_critic "
+        "(python -m labcore train ... --trainer rl)",
+    )
     default = TrainConfig()
-    settings = {k: v for k, v in TRAINING_OF_KIND.get(kind, {}).items()
-                if k not in KIND_BUDGETS or getattr(cfg, k) == getattr(default, k)}
+    settings = {
+        k: v
+        for k, v in TRAINING_OF_KIND.get(kind, {}).items()
+        if k not in KIND_BUDGETS or getattr(cfg, k) == getattr(default, k)
+    }
     out = replace(cfg, **settings)
-    _check(task in (None, "wagering") or out.meta_signal == "label",
-           f"{kind} learns its confidence from the wager's reward, which only the wagering task has")
+    _check(
+        task in (None, "wagering") or out.meta_signal == "label",
+        f"{kind} learns its confidence from the wager's reward, which only the wagering task has",
+    )
     return out
 
 

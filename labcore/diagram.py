@@ -29,9 +29,12 @@ def architecture_dot(config: AgentConfig, intervention: Intervention | None = No
     # Top to bottom: drawn left to right, the chain of up to seven parts was about 2,000 px wide and
     # a page column shrank its text to 7 px. Stacked, it is about 650 px wide at its natural size,
     # so the text is read at FONT_SIZE on a laptop and shrinks less on a phone.
-    lines = ["digraph agent {", "  rankdir=TB; nodesep=0.3; ranksep=0.3;",
-             f'  node [shape=box, fontname="Helvetica", fontsize={FONT_SIZE}, margin="0.15,0.08"];',
-             f'  edge [color="#555555", fontname="Helvetica", fontsize={FONT_SIZE - 3}];']
+    lines = [
+        "digraph agent {",
+        "  rankdir=TB; nodesep=0.3; ranksep=0.3;",
+        f'  node [shape=box, fontname="Helvetica", fontsize={FONT_SIZE}, margin="0.15,0.08"];',
+        f'  edge [color="#555555", fontname="Helvetica", fontsize={FONT_SIZE - 3}];',
+    ]
 
     def node(name: str, label: str, off: bool = False, style: str = _ON) -> None:
         lines.append(f'  {name} [label="{label}", {_OFF if off else style}];')
@@ -46,31 +49,41 @@ def architecture_dot(config: AgentConfig, intervention: Intervention | None = No
     if config.workspace:
         slots = f"workspace\\n{active} of {config.n_slots} slots x {config.slot_dim}"
         node("bus", slots + ("\\n(lesioned: bus off)" if bus_off else ""), off=bus_off)
-        lines += ["  cue -> bus [label=\"write\"];", "  carrier -> bus [style=dotted];"]
+        lines += ['  cue -> bus [label="write"];', "  carrier -> bus [style=dotted];"]
     elif config.cue_route == "trunk":
         lines.append('  cue -> cnn [label="cues visible"];')
     readout = "policy\\n(7 actions)"
     if config.bottleneck:
-        node("bottleneck", f"{config.bottleneck} bottleneck\\n{config.bottleneck_dim}-d", off=bus_off)
+        node(
+            "bottleneck", f"{config.bottleneck} bottleneck\\n{config.bottleneck_dim}-d", off=bus_off
+        )
         lines += ["  bus -> bottleneck;", "  bottleneck -> policy;"]
     elif config.workspace:
-        lines.append("  bus -> policy [label=\"broadcast\"];")
+        lines.append('  bus -> policy [label="broadcast"];')
     if config.self_model:
         reads = config.self_model_inputs  # what z_self reads (E4's controls read less)
         width = f"{self_model_width(config)} -> {config.self_model_dim}"
-        node("zself", f"self-model z_self\\n{width}" + ("\\n(lesioned)" if self_off else ""), off=self_off)
+        node(
+            "zself",
+            f"self-model z_self\\n{width}" + ("\\n(lesioned)" if self_off else ""),
+            off=self_off,
+        )
         node("conf", "confidence\\n(bet / opt out)", off=self_off)
         lines += ["  carrier -> zself;" if "h" in reads else "", "  zself -> conf;"]
         if config.workspace and "broadcast" in reads:
-            lines.append("  bus -> zself [label=\"broadcast\"];")
+            lines.append('  bus -> zself [label="broadcast"];')
         intended = "logits" in reads or "uncertainty" in reads
         if config.policy_reads == "self_model":
             node("proposal", "proposal\\n(intended action)")
-            lines += ["  carrier -> proposal;", "  proposal -> zself;" if intended else "", "  zself -> policy;"]
+            lines += [
+                "  carrier -> proposal;",
+                "  proposal -> zself;" if intended else "",
+                "  zself -> policy;",
+            ]
             if config.workspace:
                 lines.append("  bus -> proposal;")
         elif intended:
-            lines.append("  policy -> zself [label=\"intended action\"];")
+            lines.append('  policy -> zself [label="intended action"];')
     node("policy", readout)
     lines.append("  carrier -> policy;" if config.policy_reads != "self_model" else "")
     lines.append("}")

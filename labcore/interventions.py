@@ -76,9 +76,13 @@ def describe(iv: Intervention, n_slots: int = 4) -> str:
     """Plain-language summary of an intervention (for figure titles and the app)."""
     parts = []
     if iv.self_model_mode != "on":
-        parts.append({"zero": "self-model zeroed (no-rewire lesion)",
-                      "noise": "self-model replaced by noise (blind ablation)",
-                      "permute": "self-model shuffled across episodes (blind ablation)"}[iv.self_model_mode])
+        parts.append(
+            {
+                "zero": "self-model zeroed (no-rewire lesion)",
+                "noise": "self-model replaced by noise (blind ablation)",
+                "permute": "self-model shuffled across episodes (blind ablation)",
+            }[iv.self_model_mode]
+        )
     active = iv.active_slots(n_slots)
     if active == 0:
         parts.append("workspace off (bus-off)")
@@ -103,8 +107,13 @@ def noise_mask(occupied: torch.Tensor, active: int, empty: bool) -> torch.Tensor
     return mask.float()[..., None]
 
 
-def sequence_workspace_noise(source: torch.Tensor, iv: Intervention, sd: float | torch.Tensor, dim: int,
-                             rng: torch.Generator | None) -> torch.Tensor:
+def sequence_workspace_noise(
+    source: torch.Tensor,
+    iv: Intervention,
+    sd: float | torch.Tensor,
+    dim: int,
+    rng: torch.Generator | None,
+) -> torch.Tensor:
     """Workspace noise for a whole teacher-forced sequence, equal in law to the step path.
 
     "read": fresh noise per step. "stored": noise accumulates in a slot from its last write
@@ -113,7 +122,9 @@ def sequence_workspace_noise(source: torch.Tensor, iv: Intervention, sd: float |
     b, t, k = source.shape
     occupied = source >= 0
     mask = noise_mask(occupied, iv.active_slots(k), iv.noise_empty_slots)
-    sd = torch.as_tensor(sd, dtype=torch.float32).reshape(-1, 1, 1, 1) if torch.is_tensor(sd) else sd
+    sd = (
+        torch.as_tensor(sd, dtype=torch.float32).reshape(-1, 1, 1, 1) if torch.is_tensor(sd) else sd
+    )
     eps = torch.randn((b, t, k, dim), generator=rng) * sd * mask
     if iv.noise_mode == "read":
         return eps
@@ -124,8 +135,9 @@ def sequence_workspace_noise(source: torch.Tensor, iv: Intervention, sd: float |
     return total - torch.gather(before, 1, idx)
 
 
-def lesion_self_model(z: torch.Tensor, mode: str, rng: torch.Generator | None,
-                      permutation: torch.Tensor | None) -> torch.Tensor:
+def lesion_self_model(
+    z: torch.Tensor, mode: str, rng: torch.Generator | None, permutation: torch.Tensor | None
+) -> torch.Tensor:
     """Apply a self-model intervention to z_self across the batch (dim 0).
 
     Parameters
@@ -146,8 +158,9 @@ def lesion_self_model(z: torch.Tensor, mode: str, rng: torch.Generator | None,
     return z[permutation]
 
 
-def perturb_carrier(h: torch.Tensor, iv: Intervention,
-                    rng: torch.Generator | None) -> tuple[torch.Tensor, torch.Tensor]:
+def perturb_carrier(
+    h: torch.Tensor, iv: Intervention, rng: torch.Generator | None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Carrier noise of one step: ``(stored, read)`` versions of the carrier ``h``.
 
     "stored": the noise enters the carrier that is carried forward (and read); "read": only
@@ -162,8 +175,13 @@ def perturb_carrier(h: torch.Tensor, iv: Intervention,
     return h, h + eps
 
 
-def perturb_workspace(slots: torch.Tensor, occupied: torch.Tensor, active: int, iv: Intervention,
-                      rng: torch.Generator | None) -> tuple[torch.Tensor, torch.Tensor]:
+def perturb_workspace(
+    slots: torch.Tensor,
+    occupied: torch.Tensor,
+    active: int,
+    iv: Intervention,
+    rng: torch.Generator | None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Workspace noise of one step, after the write: ``(stored, read)`` slot contents.
 
     Noise reaches the occupied slots (all ``active`` ones with ``iv.noise_empty_slots``). No
@@ -183,8 +201,15 @@ def _pulse_now(iv: Intervention, t: int) -> bool:
     return iv.pulse_step is not None and t == iv.pulse_step
 
 
-def pulse_workspace(t: int, slots: torch.Tensor, read: torch.Tensor, occupied: torch.Tensor, active: int,
-                    iv: Intervention, rng: torch.Generator | None) -> tuple[torch.Tensor, torch.Tensor]:
+def pulse_workspace(
+    t: int,
+    slots: torch.Tensor,
+    read: torch.Tensor,
+    occupied: torch.Tensor,
+    active: int,
+    iv: Intervention,
+    rng: torch.Generator | None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The PCI pulse (paper sec. 4.4) into every active slot, stored and read, at step ``t``.
 
     Returns ``(slots, read)`` unchanged (and draws nothing) at any other step.
@@ -196,8 +221,9 @@ def pulse_workspace(t: int, slots: torch.Tensor, read: torch.Tensor, occupied: t
     return slots + pulse, read + pulse
 
 
-def pulse_carrier(t: int, h: torch.Tensor, h_read: torch.Tensor, iv: Intervention,
-                  rng: torch.Generator | None) -> tuple[torch.Tensor, torch.Tensor]:
+def pulse_carrier(
+    t: int, h: torch.Tensor, h_read: torch.Tensor, iv: Intervention, rng: torch.Generator | None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The PCI pulse into the carrier (agents without a workspace) at step ``t``."""
     if not _pulse_now(iv, t):
         return h, h_read

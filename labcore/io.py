@@ -41,7 +41,10 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
 
 def write_json(path: Path, payload: Any, *, indent: int | None = 1) -> None:
     """Atomically write ``payload`` as JSON."""
-    atomic_write(Path(path), lambda tmp: tmp.write_text(json.dumps(payload, indent=indent, sort_keys=True) + "\n"))
+    atomic_write(
+        Path(path),
+        lambda tmp: tmp.write_text(json.dumps(payload, indent=indent, sort_keys=True) + "\n"),
+    )
 
 
 def sha256_of(path: Path) -> str:
@@ -102,7 +105,9 @@ def directory_lock(directory: Path, name: str = ".lock") -> Iterator[None]:
     Not reentrant: a second ``directory_lock`` on the same file in the same process waits forever.
     """
     Path(directory).mkdir(parents=True, exist_ok=True)
-    fd = os.open(Path(directory) / name, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    fd = os.open(
+        Path(directory) / name, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666
+    )
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

@@ -88,7 +88,9 @@ class MetacognitionView:
         return self.decided & np.isfinite(self.confidence)
 
 
-def metacognition(agent: Agent, intervention: Intervention, seeds: Sequence[int]) -> MetacognitionView:
+def metacognition(
+    agent: Agent, intervention: Intervention, seeds: Sequence[int]
+) -> MetacognitionView:
     """E1 metrics of one condition (paper sec. 5.1): accuracy, Type-2 AUROC, meta-d', wagers."""
     trace = rollout(agent, E.WAGERING, seeds, intervention)
     out = trace.outcome
@@ -102,20 +104,32 @@ def metacognition(agent: Agent, intervention: Intervention, seeds: Sequence[int]
     wagered = trace.labels["wager"] & answered
     md, ratio = _meta_d(trace.labels["stimulus"], out["decision"], confidence, answered)
     return MetacognitionView(
-        correct=correct, confidence=confidence, decided=decided, stimulus=trace.labels["stimulus"],
-        salience=trace.labels["salience"], decision=out["decision"], wager=trace.labels["wager"], bet=out["bet"],
-        max_softmax=max_softmax, accuracy=float(correct.mean()),
-        auroc=on_selected(answered, type2_auroc, correct, confidence), meta_d=md, m_ratio=ratio,
+        correct=correct,
+        confidence=confidence,
+        decided=decided,
+        stimulus=trace.labels["stimulus"],
+        salience=trace.labels["salience"],
+        decision=out["decision"],
+        wager=trace.labels["wager"],
+        bet=out["bet"],
+        max_softmax=max_softmax,
+        accuracy=float(correct.mean()),
+        auroc=on_selected(answered, type2_auroc, correct, confidence),
+        meta_d=md,
+        m_ratio=ratio,
         skip_fraction=on_selected(wagered, skip_fraction, confidence),
         utility=on_selected(wagered, wagering_utility, correct, confidence),
         aurc=on_selected(answered, aurc, correct, confidence),
-        calibration_error=on_selected(answered, expected_calibration_error, correct, confidence), trace=trace,
+        calibration_error=on_selected(answered, expected_calibration_error, correct, confidence),
+        trace=trace,
     )
 
 
-def _meta_d(stimulus: np.ndarray, decision: np.ndarray, confidence: np.ndarray,
-            answered: np.ndarray) -> tuple[float, float]:
-    """meta-d' and M-ratio of the answered trials; nan with fewer than 20 or a constant confidence."""
+def _meta_d(
+    stimulus: np.ndarray, decision: np.ndarray, confidence: np.ndarray, answered: np.ndarray
+) -> tuple[float, float]:
+    """meta-d' and M-ratio of the answered trials; nan with fewer than 20 or a constant
+    confidence."""
     keep = answered & (decision >= 0)
     if keep.sum() < 20 or np.ptp(confidence[keep]) == 0:
         return float("nan"), float("nan")
@@ -141,13 +155,17 @@ class WorkspaceView:
     gbi_abs: float = float("nan")
     """GBI on |cosine| couplings (non-negative, as the participation formula presupposes)."""
     two_occupied: float = float("nan")
-    """Share of report steps at which exactly two slots hold content (GBI is 0 there by construction)."""
+    """Share of report steps at which exactly two slots hold content (GBI is 0 there by
+    construction)."""
 
     @property
     def means(self) -> dict[str, float]:
         """Mean per-step, decision and conjunction accuracy over the episodes."""
-        return {"per_step": float(self.per_step.mean()), "decision": float(self.decision.mean()),
-                "conjunction": float(self.conjunction.mean())}
+        return {
+            "per_step": float(self.per_step.mean()),
+            "decision": float(self.decision.mean()),
+            "conjunction": float(self.conjunction.mean()),
+        }
 
 
 def gbi_readings(window: np.ndarray) -> dict[str, float]:
@@ -173,8 +191,13 @@ def ignition_from_empty(slots: np.ndarray) -> float:
     return undefined_as_nan(ignition_sharpness, np.concatenate([empty, slots], axis=1))
 
 
-def workspace(agent: Agent, intervention: Intervention, seeds: Sequence[int],
-              task_id: str = E.DUAL_TASK, task_options: dict | None = None) -> WorkspaceView:
+def workspace(
+    agent: Agent,
+    intervention: Intervention,
+    seeds: Sequence[int],
+    task_id: str = E.DUAL_TASK,
+    task_options: dict | None = None,
+) -> WorkspaceView:
     """E2 accuracies and broadcast markers of one condition (paper sec. 5.2)."""
     trace = rollout(agent, task_id, seeds, intervention, task_options=task_options)
     nan = float("nan")
@@ -183,21 +206,34 @@ def workspace(agent: Agent, intervention: Intervention, seeds: Sequence[int],
     if trace.slots is not None:
         g = gbi_readings(trace.slots[:, trace.report_steps()])
         ignition = ignition_from_empty(trace.slots)
-    return WorkspaceView(trace.per_step_accuracy(), trace.decision_accuracy(), trace.conjunction(),
-                         g["gbi"], g["gbi_signed"], ignition, trace, g["gbi_abs"], g["two_occupied"])
+    return WorkspaceView(
+        trace.per_step_accuracy(),
+        trace.decision_accuracy(),
+        trace.conjunction(),
+        g["gbi"],
+        g["gbi_signed"],
+        ignition,
+        trace,
+        g["gbi_abs"],
+        g["two_occupied"],
+    )
 
 
 def cue_kinds(trace: Trace, episode: int = 0) -> list[str | None]:
-    """What arrived on the cue channel at each step of one episode: colour / object / mask / None."""
+    """What arrived on the cue channel at each step of one episode: colour / object / mask /
+    None."""
     names = {CueKind.CUE_A: "colour", CueKind.CUE_B: "object", CueKind.MASK: "mask"}
     kinds = []
     for cue in trace.cue[episode]:
-        kinds.append(names[CueKind(int(np.argmax(cue[KIND_SLICE])))] if cue[EVENT_INDEX] > 0 else None)
+        kinds.append(
+            names[CueKind(int(np.argmax(cue[KIND_SLICE])))] if cue[EVENT_INDEX] > 0 else None
+        )
     return kinds
 
 
-def masking_traces(agent: Agent, seeds: Sequence[int], soa: int, count: int,
-                   capacities: Sequence[int] = (4, 2, 0)) -> dict[str, list[float]]:
+def masking_traces(
+    agent: Agent, seeds: Sequence[int], soa: int, count: int, capacities: Sequence[int] = (4, 2, 0)
+) -> dict[str, list[float]]:
     """Backward masking: how much of the colour is still in the workspace, step by step (Fig. 2c).
 
     Every episode is run twice, identical except for the colour (shifted by 3 of its 7 values);
@@ -213,7 +249,9 @@ def masking_traces(agent: Agent, seeds: Sequence[int], soa: int, count: int,
         iv = Intervention(capacity_scale=capacity_scale(k, n_slots))
         run = rollout(agent, E.DUAL_TASK_MASKING, seeds, iv, task_options=options)
         other = {"secondary": (run.labels["secondary"] + 3) % 7}
-        alt = rollout(agent, E.DUAL_TASK_MASKING, seeds, iv, task_options=options, trial_overrides=other)
+        alt = rollout(
+            agent, E.DUAL_TASK_MASKING, seeds, iv, task_options=options, trial_overrides=other
+        )
         traces = [cue_retention(run.slots[i], alt.slots[i], entry) for i in range(len(seeds))]
         out[str(k)] = np.mean(traces, axis=0).tolist()
     return out
@@ -238,22 +276,32 @@ def evaluation_intervention(kind: str) -> dict[str, str]:
 
 
 def noise_target(agent: Agent) -> str:
-    """Which latent state a titration perturbs: ``"workspace"`` if the agent has one, else ``"carrier"``."""
+    """Which latent state a titration perturbs: ``"workspace"`` if the agent has one, else
+    ``"carrier"``."""
     return "workspace" if agent.config.workspace else "carrier"
 
 
-def noise_intervention(sigma: float, *, target: str, noise_mode: str, seed: int,
-                       fixed: Mapping[str, Any] | None = None) -> Intervention:
-    """Latent noise of SD ``sigma`` on ``target`` ("workspace" or "carrier"), on top of ``fixed``."""
+def noise_intervention(
+    sigma: float, *, target: str, noise_mode: str, seed: int, fixed: Mapping[str, Any] | None = None
+) -> Intervention:
+    """Latent noise of SD ``sigma`` on ``target`` ("workspace" or "carrier"), on top of
+    ``fixed``."""
     if target not in ("workspace", "carrier"):
         raise ValueError(f"target must be 'workspace' or 'carrier', got {target!r}")
     noise = {"workspace_noise": sigma} if target == "workspace" else {"carrier_noise": sigma}
     return Intervention(noise_mode=noise_mode, seed=seed, **dict(fixed or {}), **noise)
 
 
-def titration(agent: Agent, seeds: Sequence[int], sigmas: Sequence[float], *, noise_mode: str = "stored",
-              target: str | None = None, fixed: Mapping[str, Any] | None = None,
-              noise_seeds: Sequence[int] | None = None) -> list[float]:
+def titration(
+    agent: Agent,
+    seeds: Sequence[int],
+    sigmas: Sequence[float],
+    *,
+    noise_mode: str = "stored",
+    target: str | None = None,
+    fixed: Mapping[str, Any] | None = None,
+    noise_seeds: Sequence[int] | None = None,
+) -> list[float]:
     """Decision accuracy at each noise level: the titration curve that L75 reads (paper sec. 5.3).
 
     Parameters
@@ -282,9 +330,14 @@ def titration(agent: Agent, seeds: Sequence[int], sigmas: Sequence[float], *, no
     target = target or noise_target(agent)
     if noise_seeds is None:
         noise_seeds = [titration_noise_seed(i) for i in range(len(sigmas))]
-    return [decision_accuracy(agent, noise_intervention(sigma, target=target, noise_mode=noise_mode, seed=s,
-                                                        fixed=fixed), seeds)
-            for sigma, s in zip(sigmas, noise_seeds, strict=True)]
+    return [
+        decision_accuracy(
+            agent,
+            noise_intervention(sigma, target=target, noise_mode=noise_mode, seed=s, fixed=fixed),
+            seeds,
+        )
+        for sigma, s in zip(sigmas, noise_seeds, strict=True)
+    ]
 
 
 @dataclass(frozen=True)
@@ -310,13 +363,18 @@ class ReportCodes:
 
     def ceiling(self, noise_mode: str, *, n_samples: int = 256, seed: int = 0) -> float:
         """L75 of an ideal observer reading these slots (decision accuracy: both reports)."""
-        thresholds = [ideal_observer_thresholds(c, y, s, n_samples=n_samples, seed=seed + r)
-                      for r, (c, y, s) in enumerate(zip(self.codes, self.labels, self.noise_scale(noise_mode),
-                                                        strict=True))]
+        thresholds = [
+            ideal_observer_thresholds(c, y, s, n_samples=n_samples, seed=seed + r)
+            for r, (c, y, s) in enumerate(
+                zip(self.codes, self.labels, self.noise_scale(noise_mode), strict=True)
+            )
+        ]
         return ideal_observer_l75(thresholds)
 
 
-def report_codes(agent: Agent, seeds: Sequence[int], fixed: Intervention | None = None) -> ReportCodes:
+def report_codes(
+    agent: Agent, seeds: Sequence[int], fixed: Intervention | None = None
+) -> ReportCodes:
     """Counterfactual report-step workspace codes of a dual-task agent (see :class:`ReportCodes`).
 
     Every episode is rerun with each of the 7 colours, then each of the 7 objects (the
@@ -335,9 +393,13 @@ def report_codes(agent: Agent, seeds: Sequence[int], fixed: Intervention | None 
     source = slot_sources(events, active, agent.config.n_slots).numpy()  # the allocation rule
     out: dict[str, list[np.ndarray]] = {"codes": [], "labels": [], "age": []}
     for field, step in zip(("secondary", "primary"), base.report_steps(0).tolist(), strict=True):
-        runs = [rollout(agent, E.DUAL_TASK, seeds, fixed, trial_overrides={field: np.full(n, value)})
-                for value in range(N_CUE_VALUES)]
-        out["codes"].append(np.stack([run.slots[:, step].reshape(n, -1) for run in runs], axis=1).astype(float))
+        runs = [
+            rollout(agent, E.DUAL_TASK, seeds, fixed, trial_overrides={field: np.full(n, value)})
+            for value in range(N_CUE_VALUES)
+        ]
+        out["codes"].append(
+            np.stack([run.slots[:, step].reshape(n, -1) for run in runs], axis=1).astype(float)
+        )
         out["labels"].append(np.asarray(base.labels[field]))
         written = source[:, step]  # (E, K) the step each slot was last written, -1 if empty
         age = np.where(written >= 0, step - written + 1, 0)
@@ -353,9 +415,15 @@ PCI_NORMALISATIONS = {
 }
 
 
-def pci_values(agent: Agent, seeds: Sequence[int], normalisations: Sequence[str] = ("zlib",), *,
-               pulse_step: int = 3, pulse_sigma: float = 1.0,
-               fixed: Intervention | None = None) -> tuple[dict[str, np.ndarray], np.ndarray]:
+def pci_values(
+    agent: Agent,
+    seeds: Sequence[int],
+    normalisations: Sequence[str] = ("zlib",),
+    *,
+    pulse_step: int = 3,
+    pulse_sigma: float = 1.0,
+    fixed: Intervention | None = None,
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """Per-trial perturbational complexity after a pulse, and conjunction correctness.
 
     One pulsed rollout (paper sec. 4.4): a pulse into the stored workspace (the carrier for
@@ -373,10 +441,23 @@ def pci_values(agent: Agent, seeds: Sequence[int], normalisations: Sequence[str]
         x = tr.slots.reshape(*tr.slots.shape[:2], -1) if agent.config.workspace else tr.h
         return x[:, pulse_step:]
 
-    pulsed = rollout(agent, E.DUAL_TASK, seeds, Intervention(**{**fixed.__dict__, "pulse_step": pulse_step,
-                                                                "pulse_sigma": pulse_sigma, "seed": PCI_PULSE_SEED}))
+    pulsed = rollout(
+        agent,
+        E.DUAL_TASK,
+        seeds,
+        Intervention(
+            **{
+                **fixed.__dict__,
+                "pulse_step": pulse_step,
+                "pulse_sigma": pulse_sigma,
+                "seed": PCI_PULSE_SEED,
+            }
+        ),
+    )
     after = states(pulsed)
-    before = states(rollout(agent, E.DUAL_TASK, seeds, fixed)) if "evoked" in normalisations else None
+    before = (
+        states(rollout(agent, E.DUAL_TASK, seeds, fixed)) if "evoked" in normalisations else None
+    )
     scorers = {
         "zlib": lambda x, b: pci_a(x, method="zlib"),
         "lz76": lambda x, b: pci_a(x, method="lz76"),
@@ -384,14 +465,23 @@ def pci_values(agent: Agent, seeds: Sequence[int], normalisations: Sequence[str]
         "shuffle": lambda x, b: lz_complexity_shuffle_normalised(binarize(x), seed=0),
         "evoked": lambda x, b: pci_a(x, baseline=b),
     }
-    values = {n: np.array([undefined_as_nan(scorers[n], after[i], None if before is None else before[i])
-                           for i in range(len(seeds))]) for n in normalisations}
+    values = {
+        n: np.array(
+            [
+                undefined_as_nan(scorers[n], after[i], None if before is None else before[i])
+                for i in range(len(seeds))
+            ]
+        )
+        for n in normalisations
+    }
     return values, pulsed.conjunction()
 
 
-def e1_construction_notes(config: AgentConfig, self_model_mode: str, capacity: int,
-                          confidence: float | None = None) -> list[str]:
-    """What the wiring of a wagering agent fixes in advance in this setting (labelled "by construction").
+def e1_construction_notes(
+    config: AgentConfig, self_model_mode: str, capacity: int, confidence: float | None = None
+) -> list[str]:
+    """What the wiring of a wagering agent fixes in advance in this setting (labelled "by
+    construction").
 
     The pages render these notes beside the live E1 markers (``ui.components``).
 
@@ -402,46 +492,82 @@ def e1_construction_notes(config: AgentConfig, self_model_mode: str, capacity: i
     its opt-out rate is fixed (issue 24).
 
     >>> from labcore.config import AGENT_KINDS
-    >>> len(e1_construction_notes(AGENT_KINDS["b2_ws"], "zero", 4)), len(e1_construction_notes(AGENT_KINDS["b1"], "on", 4))
+    >>> (len(e1_construction_notes(AGENT_KINDS["b2_ws"], "zero", 4)),
+    ...  len(e1_construction_notes(AGENT_KINDS["b1"], "on", 4)))
     (1, 0)
     >>> "exactly 0.5" in e1_construction_notes(AGENT_KINDS["b1"], "zero", 4)[0]
     False
-    >>> "(100% opt-outs)" in e1_construction_notes(AGENT_KINDS["b2_ws"], "zero", 4, confidence=0.0)[0]
+    >>> "(100% opt-outs)" in e1_construction_notes(AGENT_KINDS["b2_ws"], "zero", 4,
+    ...                                            confidence=0.0)[0]
     True
     """
     notes = []
     if self_model_mode == "zero" and config.self_model:
-        if confidence is not None and np.isfinite(confidence):  # the agent bets above 0.5 (labcore.rollout)
-            bets = (f"That constant is {confidence:.2f}, "
-                    + ("at or below 0.5, so the agent opts out on every wager trial (100% opt-outs)"
-                       if confidence <= 0.5 else "above 0.5, so the agent bets on every wager trial (0% opt-outs)")
-                    + ", also by construction: a reproduced opt-out rate here says nothing about knowing. ")
+        if confidence is not None and np.isfinite(
+            confidence
+        ):  # the agent bets above 0.5 (labcore.rollout)
+            bets = (
+                f"That constant is {confidence:.2f}, "
+                + (
+                    "at or below 0.5, so the agent opts out on every wager trial (100% opt-outs)"
+                    if confidence <= 0.5
+                    else "above 0.5, so the agent bets on every wager trial (0% opt-outs)"
+                )
+                + (
+                    ", also by construction: a reproduced opt-out rate here says nothing "
+                    "about knowing. "
+                )
+            )
         else:
-            bets = ("Its one confidence is either above the 0.5 betting threshold or not, so the agent bets on every "
-                    "wager trial or on none, also by construction. ")
-        notes.append("Zeroed self-model: the confidence head receives a constant, so its output is the same on "
-                     "every trial and Type-2 AUROC is exactly 0.5 **by construction**. " + bets
-                     + ("Accuracy is unchanged because the policy never reads z_self."
-                        if config.policy_reads != "self_model" else
-                        "This agent's policy reads z_self too, so its accuracy can change as well."))
+            bets = (
+                "Its one confidence is either above the 0.5 betting threshold or not, "
+                "so the agent bets on every "
+                "wager trial or on none, also by construction. "
+            )
+        notes.append(
+            "Zeroed self-model: the confidence head receives a constant, so its output "
+            "is the same on "
+            "every trial and Type-2 AUROC is exactly 0.5 **by construction**. "
+            + bets
+            + (
+                "Accuracy is unchanged because the policy never reads z_self."
+                if config.policy_reads != "self_model"
+                else "This agent's policy reads z_self too, so its accuracy can change as well."
+            )
+        )
     elif self_model_mode != "on" and not config.self_model:
-        notes.append("This agent has no self-model, so the self-model setting changes nothing; its confidence is "
-                     "the policy's own probability of its choice, which zeroing does not touch.")
+        notes.append(
+            "This agent has no self-model, so the self-model setting changes nothing; "
+            "its confidence is "
+            "the policy's own probability of its choice, which zeroing does not touch."
+        )
     if capacity == 0 and config.workspace and config.cue_route == "bus":
-        notes.append("Workspace off: the flash enters only through the workspace, so nothing in the agent depends "
-                     "on it. Accuracy is at chance and the confidence is one constant, so Type-2 AUROC is exactly "
-                     "0.5, both **by construction**.")
+        notes.append(
+            "Workspace off: the flash enters only through the workspace, so nothing in "
+            "the agent depends "
+            "on it. Accuracy is at chance and the confidence is one constant, so "
+            "Type-2 AUROC is exactly "
+            "0.5, both **by construction**."
+        )
     return notes
 
 
-def pci_and_dpci(agent: Agent, seeds: Sequence[int], normalisation: str = "zlib", *,
-                 fixed: Intervention | None = None) -> tuple[float, float]:
+def pci_and_dpci(
+    agent: Agent,
+    seeds: Sequence[int],
+    normalisation: str = "zlib",
+    *,
+    fixed: Intervention | None = None,
+) -> tuple[float, float]:
     """Mean perturbational complexity over the trials it is defined on, and dPCI (its mean on
-    correct minus on wrong trials; nan without both), from :func:`pci_values` (one live condition)."""
+    correct minus on wrong trials; nan without both), from :func:`pci_values` (one live
+    condition)."""
     by, correct = pci_values(agent, seeds, (normalisation,), fixed=fixed)
     values = by[normalisation]
     ok = ~np.isnan(values)
-    return float(values[ok].mean()), undefined_as_nan(delta_pci, values[ok & correct], values[ok & ~correct])
+    return float(values[ok].mean()), undefined_as_nan(
+        delta_pci, values[ok & correct], values[ok & ~correct]
+    )
 
 
 # ---------------------------------------------------------------- rollout theatre
@@ -460,9 +586,15 @@ class TheatreEpisode:
         return int(self.trace.valid[0].sum())
 
 
-def theatre(agent: Agent, task_id: str, episode_seed: int, intervention: Intervention,
-            task_options: dict | None = None, tile_size: int = 40,
-            companions: Sequence[int] | None = None) -> TheatreEpisode:
+def theatre(
+    agent: Agent,
+    task_id: str,
+    episode_seed: int,
+    intervention: Intervention,
+    task_options: dict | None = None,
+    tile_size: int = 40,
+    companions: Sequence[int] | None = None,
+) -> TheatreEpisode:
     """Run one episode (batched simulator) and replay its actions in the real MiniGrid env.
 
     The replay renders MiniGrid's own frames; the two agree step for step (tests/envs).
@@ -476,7 +608,9 @@ def theatre(agent: Agent, task_id: str, episode_seed: int, intervention: Interve
         raise ValueError(f"episode seed {episode_seed} is not among the companions")
     trace = rollout(agent, task_id, batch, intervention, task_options=task_options)
     trace = trace.episode(batch.index(int(episode_seed)))
-    env = gym.make(task_id, render_mode="rgb_array", tile_size=tile_size, **(task_options or {})).unwrapped
+    env = gym.make(
+        task_id, render_mode="rgb_array", tile_size=tile_size, **(task_options or {})
+    ).unwrapped
     env.reset(seed=int(episode_seed))
     frames = [env.render()]
     total = 0.0

@@ -31,8 +31,11 @@ from labcore.markers import (
 from labcore.rollout import Trace, rollout
 from labcore.seeding import PCI_PULSE_SEED
 
-INTEGRATION_MEASURES = {"phi": "Phi_E (whole minus sum)", "o_information": "O-information",
-                        "tse": "TSE complexity"}
+INTEGRATION_MEASURES = {
+    "phi": "Phi_E (whole minus sum)",
+    "o_information": "O-information",
+    "tse": "TSE complexity",
+}
 """The integration measures (``labcore.markers.integration``) by key, with their names."""
 INTEGRATION_SIGNALS = ("h", "slots", "z_self")
 """Recorded states they are computed on: the carrier, the workspace slots, the self-model."""
@@ -60,12 +63,17 @@ class IntegrationRuns:
     def trajectories(self, signal: str, variant: str) -> tuple[np.ndarray, list[list[int]] | None]:
         """``(x, nodes)``: (E, T, C) trajectories of a signal and variant, and its elements
         (the 4 slots of 16 numbers for ``slots``, one per unit otherwise)."""
+
         def flat(trace: Trace) -> np.ndarray:
             x = getattr(trace, signal)
             return x.reshape(*x.shape[:2], -1).astype(np.float64)
 
         clean = flat(self.clean)
-        x = clean if variant == "intact" else evoked_response(flat(self.pulsed), clean, start=self.pulse_step)
+        x = (
+            clean
+            if variant == "intact"
+            else evoked_response(flat(self.pulsed), clean, start=self.pulse_step)
+        )
         nodes = None
         if signal == "slots":
             k, d = self.clean.slots.shape[2:]
@@ -77,14 +85,29 @@ class IntegrationRuns:
         return (self.clean if variant == "intact" else self.pulsed).conjunction()
 
 
-def integration_runs(agent: Agent, seeds: Sequence[int], fixed: Intervention | None = None, *,
-                     pulse_step: int = 3, pulse_sigma: float = 1.0) -> IntegrationRuns:
+def integration_runs(
+    agent: Agent,
+    seeds: Sequence[int],
+    fixed: Intervention | None = None,
+    *,
+    pulse_step: int = 3,
+    pulse_sigma: float = 1.0,
+) -> IntegrationRuns:
     """Roll out one dual-task agent under ``fixed`` without and with the PCI-A pulse."""
     fixed = fixed or Intervention()
-    pulsed = Intervention(**{**fixed.__dict__, "pulse_step": pulse_step, "pulse_sigma": pulse_sigma,
-                             "seed": PCI_PULSE_SEED})
-    return IntegrationRuns(rollout(agent, E.DUAL_TASK, seeds, fixed), rollout(agent, E.DUAL_TASK, seeds, pulsed),
-                           pulse_step)
+    pulsed = Intervention(
+        **{
+            **fixed.__dict__,
+            "pulse_step": pulse_step,
+            "pulse_sigma": pulse_sigma,
+            "seed": PCI_PULSE_SEED,
+        }
+    )
+    return IntegrationRuns(
+        rollout(agent, E.DUAL_TASK, seeds, fixed),
+        rollout(agent, E.DUAL_TASK, seeds, pulsed),
+        pulse_step,
+    )
 
 
 @dataclass(frozen=True)
@@ -106,13 +129,18 @@ class IntegrationReading:
 
 def _measure(measure: str, ridge: float) -> Callable[..., float]:
     if measure == "phi":
-        return lambda x, nodes=None: integrated_information(x, nodes=nodes, ridge=ridge,
-                                                            normalisation=INTEGRATION_NORMALISATION).phi
+        return lambda x, nodes=None: (
+            integrated_information(
+                x, nodes=nodes, ridge=ridge, normalisation=INTEGRATION_NORMALISATION
+            ).phi
+        )
     fn = o_information if measure == "o_information" else tse_complexity
     return lambda x, nodes=None: fn(x, nodes=nodes, ridge=ridge)
 
 
-def value_and_reason(fn: Callable[..., float], *args: Any, **kwargs: Any) -> tuple[float, str | None]:
+def value_and_reason(
+    fn: Callable[..., float], *args: Any, **kwargs: Any
+) -> tuple[float, str | None]:
     """``fn``'s value and, when it is undefined, the reason its warning gives (the warning is
     kept as the reason, not shown); other warnings pass through."""
     with warnings.catch_warnings(record=True) as caught:
@@ -127,10 +155,16 @@ def value_and_reason(fn: Callable[..., float], *args: Any, **kwargs: Any) -> tup
     return value, reason
 
 
-def integration_readings(runs: IntegrationRuns, *, signals: Sequence[str] | None = None,
-                         variants: Sequence[str] = INTEGRATION_VARIANTS, episodes: np.ndarray | None = None,
-                         ridge: float = INTEGRATION_RIDGE, n_surrogates: int = 0,
-                         seed: int = 0) -> list[IntegrationReading]:
+def integration_readings(
+    runs: IntegrationRuns,
+    *,
+    signals: Sequence[str] | None = None,
+    variants: Sequence[str] = INTEGRATION_VARIANTS,
+    episodes: np.ndarray | None = None,
+    ridge: float = INTEGRATION_RIDGE,
+    n_surrogates: int = 0,
+    seed: int = 0,
+) -> list[IntegrationReading]:
     """Every integration measure on every signal and variant of one condition.
 
     Parameters
@@ -160,8 +194,25 @@ def integration_readings(runs: IntegrationRuns, *, signals: Sequence[str] | None
                 value, reason = value_and_reason(fn, x, nodes)
                 bias = float("nan")
                 if n_surrogates and np.isfinite(value):
-                    bias = undefined_as_nan(surrogate_bias, lambda v, fn=fn, nodes=nodes: fn(v, nodes), x, nodes=nodes,
-                                            n_surrogates=n_surrogates, seed=seed)
-                out.append(IntegrationReading(signal, variant, measure, value, reason, bias, x.shape[0],
-                                              x.shape[0] * x.shape[1], x.shape[2]))
+                    bias = undefined_as_nan(
+                        surrogate_bias,
+                        lambda v, fn=fn, nodes=nodes: fn(v, nodes),
+                        x,
+                        nodes=nodes,
+                        n_surrogates=n_surrogates,
+                        seed=seed,
+                    )
+                out.append(
+                    IntegrationReading(
+                        signal,
+                        variant,
+                        measure,
+                        value,
+                        reason,
+                        bias,
+                        x.shape[0],
+                        x.shape[0] * x.shape[1],
+                        x.shape[2],
+                    )
+                )
     return out

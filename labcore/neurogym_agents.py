@@ -1,4 +1,5 @@
-"""Our agents on NeuroGym's ``PostDecisionWager-v0``: trials, inputs, payoff, decisions, ideal observer.
+"""Our agents on NeuroGym's ``PostDecisionWager-v0``: trials, inputs, payoff, decisions, ideal
+observer.
 
 Protocol sec. 8.6-8.7: does an agent trained from NeuroGym's reward alone choose the sure option
 more often as coherence falls, as monkeys do (Kiani & Shadlen 2009) and as reward-trained
@@ -42,7 +43,9 @@ from labcore.envs.channels import CONTENT_SLICE, CUE_DIM, EVENT_INDEX, KIND_SLIC
 from labcore.envs.neurogym_wager import FIXATE, LEFT, RIGHT, SURE, PostDecisionWagerEnv
 from labcore.envs.tables import ACTION_NAMES as OUR_ACTIONS
 
-ACTION_COLUMNS: tuple[int, ...] = tuple(OUR_ACTIONS.index(a) for a in ("done", "left", "right", "drop"))
+ACTION_COLUMNS: tuple[int, ...] = tuple(
+    OUR_ACTIONS.index(a) for a in ("done", "left", "right", "drop")
+)
 """Our action index for NeuroGym's fixate (0), left (1), right (2) and sure (3)."""
 KIND = "reward_all"
 """The agent trained here: E4 arm (b)'s architecture (B2 workspace-read, z_self, critic)."""
@@ -55,7 +58,8 @@ class NeuroGymTrials:
     """A batch of NeuroGym trials, padded to the longest; ``(B, T, 4)`` and ``(B,)`` arrays."""
 
     ob: np.ndarray
-    """Observations ``[fixation, evidence_left, evidence_right, sure_cue]``, zero after a trial's end."""
+    """Observations ``[fixation, evidence_left, evidence_right, sure_cue]``, zero after a trial's
+    end."""
     length: np.ndarray
     """Steps of each trial (its last step is the decision)."""
     coherence: np.ndarray
@@ -79,19 +83,27 @@ class NeuroGymTrials:
 
     @property
     def stimulus(self) -> np.ndarray:
-        """``(B, T)``: evidence arrives (the evidence inputs are non-zero: NeuroGym's stimulus period)."""
+        """``(B, T)``: evidence arrives (the evidence inputs are non-zero: NeuroGym's stimulus
+        period)."""
         return (self.ob[..., 1] != 0) | (self.ob[..., 2] != 0)
 
     def select(self, index: Any) -> NeuroGymTrials:
         """A sub-batch (trimmed to its longest trial)."""
         length = self.length[index]
         t = int(length.max())
-        return replace(self, ob=self.ob[index][:, :t], length=length, coherence=self.coherence[index],
-                       ground_truth=self.ground_truth[index], sure_offered=self.sure_offered[index])
+        return replace(
+            self,
+            ob=self.ob[index][:, :t],
+            length=length,
+            coherence=self.coherence[index],
+            ground_truth=self.ground_truth[index],
+            sure_offered=self.sure_offered[index],
+        )
 
 
 def draw_trials(seed: int, n: int, env: PostDecisionWagerEnv | None = None) -> NeuroGymTrials:
-    """``n`` consecutive trials of NeuroGym's stream seeded with ``seed`` (same seed, same trials)."""
+    """``n`` consecutive trials of NeuroGym's stream seeded with ``seed`` (same seed, same
+    trials)."""
     env = env or PostDecisionWagerEnv()
     obs, rows = [], []
     for k in range(n):
@@ -103,10 +115,15 @@ def draw_trials(seed: int, n: int, env: PostDecisionWagerEnv | None = None) -> N
     for k, o in enumerate(obs):
         ob[k, : len(o)] = o
     return NeuroGymTrials(
-        ob=ob, length=np.array([len(o) for o in obs]),
-        coherence=np.array([r["coherence"] for r in rows]), ground_truth=np.array([r["ground_truth"] for r in rows]),
-        sure_offered=np.array([r["sure_offered"] for r in rows]), rewards=env.rewards, noise_sd=env.noise_sd,
-        cohs=tuple(float(c) for c in env.task.cohs))
+        ob=ob,
+        length=np.array([len(o) for o in obs]),
+        coherence=np.array([r["coherence"] for r in rows]),
+        ground_truth=np.array([r["ground_truth"] for r in rows]),
+        sure_offered=np.array([r["sure_offered"] for r in rows]),
+        rewards=env.rewards,
+        noise_sd=env.noise_sd,
+        cohs=tuple(float(c) for c in env.task.cohs),
+    )
 
 
 def agent_observation(trials: NeuroGymTrials) -> Observation:
@@ -122,12 +139,18 @@ def agent_observation(trials: NeuroGymTrials) -> Observation:
     cue[..., CONTENT_SLICE.start + 1] = ob[..., 2] * event
     task = torch.stack([1.0 - ob[..., 0], ob[..., 3]], dim=-1) * valid[..., None]
     zeros = torch.zeros(b, t, dtype=torch.long)
-    return Observation(direction=zeros, task=task, cue=cue, pose=zeros,
-                       image_table=torch.zeros(1, 7, 7, 3, dtype=torch.long))
+    return Observation(
+        direction=zeros,
+        task=task,
+        cue=cue,
+        pose=zeros,
+        image_table=torch.zeros(1, 7, 7, 3, dtype=torch.long),
+    )
 
 
 def neurogym_logits(logits: torch.Tensor) -> torch.Tensor:
-    """Our policy's logits ``(..., 7)`` restricted to NeuroGym's actions, in its order ``(..., 4)``."""
+    """Our policy's logits ``(..., 7)`` restricted to NeuroGym's actions, in its order ``(...,
+    4)``."""
     return logits[..., list(ACTION_COLUMNS)]
 
 
@@ -145,9 +168,15 @@ def payoffs(trials: NeuroGymTrials, actions: np.ndarray) -> np.ndarray:
     rows = np.arange(len(trials))
     last = actions[rows, trials.length - 1]
     decision = np.select(
-        [last == 1 + trials.ground_truth, np.isin(last, (LEFT, RIGHT)), (last == SURE) & trials.sure_offered,
-         last == SURE],
-        [r["correct"], r["fail"], r["sure"], r["abort"]], 0.0)
+        [
+            last == 1 + trials.ground_truth,
+            np.isin(last, (LEFT, RIGHT)),
+            (last == SURE) & trials.sure_offered,
+            last == SURE,
+        ],
+        [r["correct"], r["fail"], r["sure"], r["abort"]],
+        0.0,
+    )
     out[rows, trials.length - 1] += decision
     return out
 
@@ -179,7 +208,8 @@ def ideal_posterior_correct(trials: NeuroGymTrials) -> tuple[np.ndarray, np.ndar
 
 
 def ideal_actions(trials: NeuroGymTrials) -> tuple[np.ndarray, np.ndarray]:
-    """The ideal observer's actions ``(B, T)`` (fixate, then its decision) and its P(correct) ``(B,)``.
+    """The ideal observer's actions ``(B, T)`` (fixate, then its decision) and its P(correct)
+    ``(B,)``.
 
     It takes the sure option when it is offered and ``sure > P(correct) * correct + (1 -
     P(correct)) * fail`` (the choice's expected payoff), otherwise the likelier side.
@@ -192,8 +222,12 @@ def ideal_actions(trials: NeuroGymTrials) -> tuple[np.ndarray, np.ndarray]:
     return actions, p
 
 
-def outcome_rows(trials: NeuroGymTrials, actions: np.ndarray, confidence: np.ndarray | None = None,
-                 p_sure: np.ndarray | None = None) -> list[dict[str, Any]]:
+def outcome_rows(
+    trials: NeuroGymTrials,
+    actions: np.ndarray,
+    confidence: np.ndarray | None = None,
+    p_sure: np.ndarray | None = None,
+) -> list[dict[str, Any]]:
     """One row per trial for :func:`~labcore.envs.neurogym_wager.sure_choice_by_coherence`:
     ``coherence``, ``sure_offered``, ``choice``, ``correct`` (None unless a side was chosen),
     ``reward``, and if given ``confidence`` and ``p_sure`` (``nan`` otherwise)."""
@@ -203,16 +237,26 @@ def outcome_rows(trials: NeuroGymTrials, actions: np.ndarray, confidence: np.nda
     names = {LEFT: "left", RIGHT: "right", SURE: "sure"}
     conf = np.full(len(trials), np.nan) if confidence is None else np.asarray(confidence, float)
     sure = np.full(len(trials), np.nan) if p_sure is None else np.asarray(p_sure, float)
-    return [{"coherence": float(trials.coherence[i]), "sure_offered": bool(trials.sure_offered[i]),
-             "choice": names.get(int(last[i]), "none"),
-             "correct": bool(last[i] == 1 + trials.ground_truth[i]) if last[i] in (LEFT, RIGHT) else None,
-             "reward": float(reward[i]), "confidence": float(conf[i]), "p_sure": float(sure[i])}
-            for i in rows_idx]
+    return [
+        {
+            "coherence": float(trials.coherence[i]),
+            "sure_offered": bool(trials.sure_offered[i]),
+            "choice": names.get(int(last[i]), "none"),
+            "correct": bool(last[i] == 1 + trials.ground_truth[i])
+            if last[i] in (LEFT, RIGHT)
+            else None,
+            "reward": float(reward[i]),
+            "confidence": float(conf[i]),
+            "p_sure": float(sure[i]),
+        }
+        for i in rows_idx
+    ]
 
 
 # ----------------------------------------------------------------------- the agent
 NeuroGymNet = Agent | PlainGRUPolicy
-"""A network that acts on NeuroGym's task: one of the lab's agents (through :func:`agent_observation`)
+"""A network that acts on NeuroGym's task: one of the lab's agents (through
+:func:`agent_observation`)
 or Song et al.'s plain GRU (on NeuroGym's four inputs as they are)."""
 
 
@@ -254,8 +298,13 @@ def agent_decisions(agent: NeuroGymNet, trials: NeuroGymTrials) -> dict[str, np.
     at = logits[torch.arange(len(trials)), torch.as_tensor(trials.length - 1)]
     p = torch.softmax(at, -1).numpy()
     sides = p[:, [LEFT, RIGHT]]
-    return {"actions": actions, "p_sure": p[:, SURE], "side": np.where(sides[:, 1] > sides[:, 0], RIGHT, LEFT),
-            "side_confidence": sides.max(1) / np.maximum(sides.sum(1), 1e-12), "probs": torch.softmax(logits, -1)}
+    return {
+        "actions": actions,
+        "p_sure": p[:, SURE],
+        "side": np.where(sides[:, 1] > sides[:, 0], RIGHT, LEFT),
+        "side_confidence": sides.max(1) / np.maximum(sides.sum(1), 1e-12),
+        "probs": torch.softmax(logits, -1),
+    }
 
 
 @torch.no_grad()
@@ -265,7 +314,8 @@ def heldout_reward(agent: NeuroGymNet, trials: NeuroGymTrials) -> float:
 
 
 PROBE_UPDATES = (5, 10, 20, 30, 50)
-"""Updates after which training also records the sure option's probability (:func:`sure_propensity`):
+"""Updates after which training also records the sure option's probability
+(:func:`sure_propensity`):
 the post-hoc diagnosis of how early the option is given up (change log 2026-11-23)."""
 
 
@@ -278,14 +328,18 @@ def sure_propensity(agent: NeuroGymNet, trials: NeuroGymTrials, update: int) -> 
     p = agent_decisions(agent, trials)["p_sure"]
     agent.train(was_training)
     offered = trials.sure_offered
-    return {"update": update, "heldout_p_sure_offered": float(p[offered].mean()),
-            "heldout_p_sure_not_offered": float(p[~offered].mean())}
+    return {
+        "update": update,
+        "heldout_p_sure_offered": float(p[offered].mean()),
+        "heldout_p_sure_not_offered": float(p[~offered].mean()),
+    }
 
 
 @torch.no_grad()
 def ideal_agreement(agent: NeuroGymNet, trials: NeuroGymTrials) -> float:
     """Share of trials on which the greedy agent acts as the ideal observer does at both scored
-    steps (fixation and decision): the ``heldout_agreement`` its checkpoint's manifest entry keeps."""
+    steps (fixation and decision): the ``heldout_agreement`` its checkpoint's manifest entry
+    keeps."""
     ours = agent_decisions(agent, trials)["actions"]
     ideal, _ = ideal_actions(trials)
     rows, last = np.arange(len(trials)), trials.length - 1
@@ -293,24 +347,36 @@ def ideal_agreement(agent: NeuroGymNet, trials: NeuroGymTrials) -> float:
 
 
 def scored_steps(trials: NeuroGymTrials) -> tuple[torch.Tensor, torch.Tensor]:
-    """Row and step index of the two steps NeuroGym scores in each trial: fixation, then decision."""
+    """Row and step index of the two steps NeuroGym scores in each trial: fixation, then
+    decision."""
     rows = torch.arange(len(trials))
-    return torch.cat([rows, rows]), torch.cat([torch.zeros_like(rows), torch.as_tensor(trials.length - 1)])
+    return torch.cat([rows, rows]), torch.cat(
+        [torch.zeros_like(rows), torch.as_tensor(trials.length - 1)]
+    )
 
 
-def run_in_env(agent: NeuroGymNet, seeds: list[int], env: PostDecisionWagerEnv | None = None) -> list[dict[str, Any]]:
+def run_in_env(
+    agent: NeuroGymNet, seeds: list[int], env: PostDecisionWagerEnv | None = None
+) -> list[dict[str, Any]]:
     """Step ``agent`` through the adapter, one trial per seed, greedy (the adapter's last ``info``
-    per trial): the path a user of NeuroGym's task would take, for checking :func:`agent_decisions`."""
+    per trial): the path a user of NeuroGym's task would take, for checking
+    :func:`agent_decisions`."""
     env = env or PostDecisionWagerEnv()
     rows = []
     for seed in seeds:
         ob, info = env.reset(seed=int(seed))
         seen, done = [ob], False
         while not done:
-            trials = NeuroGymTrials(ob=np.asarray(seen, np.float32)[None], length=np.array([len(seen)]),
-                                    coherence=np.array([info["coherence"]]), ground_truth=np.array([0]),
-                                    sure_offered=np.array([False]), rewards=env.rewards, noise_sd=env.noise_sd,
-                                    cohs=(0.0,))
+            trials = NeuroGymTrials(
+                ob=np.asarray(seen, np.float32)[None],
+                length=np.array([len(seen)]),
+                coherence=np.array([info["coherence"]]),
+                ground_truth=np.array([0]),
+                sure_offered=np.array([False]),
+                rewards=env.rewards,
+                noise_sd=env.noise_sd,
+                cohs=(0.0,),
+            )
             action = int(agent_decisions(agent, trials)["actions"][0, -1])
             ob, _, done, _, info = env.step(action)
             seen.append(ob)

@@ -55,8 +55,12 @@ class PaperValue:
         return paper_text(self, plus_minus="+/-")
 
 
-def paper_text(paper: PaperValue | Mapping[str, Any] | None, *, plus_minus: str = "±",
-               number: Callable[[float], str] | None = None) -> str:
+def paper_text(
+    paper: PaperValue | Mapping[str, Any] | None,
+    *,
+    plus_minus: str = "±",
+    number: Callable[[float], str] | None = None,
+) -> str:
     """The paper's value as text: the one formatter of a paper value.
 
     Parameters
@@ -120,14 +124,20 @@ class ClaimSpec:
     """The pre-registered hypothesis (docs/protocol.md sec. 8.5, e.g. "H1") a new claim tests."""
 
 
-
 PAPER_INCONSISTENCIES: tuple[str, ...] = (
-    "Sec. 5.2.2 / Fig. 2b: conjunction accuracy at 4 slots (99.5%) exceeds report-window decision accuracy "
-    "(89.2%); a conjunction needs both reports correct, so it cannot exceed the mean report accuracy.",
-    "Fig. 2a gives full vs half capacity as p < 1e-16, g = 9.70; sec. 6.1 gives p < 1e-4, g = 1.65.",
+    "Sec. 5.2.2 / Fig. 2b: conjunction accuracy at 4 slots (99.5%) exceeds "
+    "report-window decision accuracy "
+    "(89.2%); a conjunction needs both reports correct, so it cannot exceed the mean "
+    "report accuracy.",
+    (
+        "Fig. 2a gives full vs half capacity as p < 1e-16, g = 9.70; sec. 6.1 gives p < "
+        "1e-4, g = 1.65."
+    ),
     "Sec. 5.1.2 reports self-removed AUROC 'exactly 0.50 for all seeds' while the confidence is "
-    "'near-constant (0.54 +/- 0.02)': an exactly constant output gives exactly 0.5, a near-constant one need not.",
-    "Sec. 5.3.2 reports the full composite's in-sample Pearson r as about 0.79, which implies R^2 of about 0.62, "
+    "'near-constant (0.54 +/- 0.02)': an exactly constant output gives exactly 0.5, a "
+    "near-constant one need not.",
+    "Sec. 5.3.2 reports the full composite's in-sample Pearson r as about 0.79, which "
+    "implies R^2 of about 0.62, "
     "but gives the same model's total R^2 as about 0.37.",
 )
 
@@ -141,32 +151,56 @@ def verdict(spec: ClaimSpec, ours: dict, values: Values) -> tuple[str, str]:
     paper = spec.paper
     note = f" (True by construction: {spec.by_construction}.)" if spec.by_construction else ""
     if paper.value is None:
-        return NEW, (f"The paper reports no number for this (its sec. 6.6 leaves the question open); it is new, and "
-                     f"tests {spec.hypothesis or 'no registered hypothesis'} of docs/protocol.md sec. "
-                     f"{hypothesis_section(spec.hypothesis)}.{note}")
+        return NEW, (
+            "The paper reports no number for this (its sec. 6.6 leaves the question "
+            "open); it is new, and "
+            f"tests {spec.hypothesis or 'no registered hypothesis'} of docs/protocol.md sec. "
+            f"{hypothesis_section(spec.hypothesis)}.{note}"
+        )
     if spec.not_comparable:
         return "not comparable", spec.not_comparable[0].upper() + spec.not_comparable[1:] + "."
     mean = ours.get("mean")
     censored = ours.get("censored")
-    if ours.get("n", 0) == 0 or (mean is None and not censored) or (mean is not None and math.isnan(mean)):
-        why = spec.undefined_reason or "Our value is undefined for these data (see the experiment notes)."
+    if (
+        ours.get("n", 0) == 0
+        or (mean is None and not censored)
+        or (mean is not None and math.isnan(mean))
+    ):
+        why = (
+            spec.undefined_reason
+            or "Our value is undefined for these data (see the experiment notes)."
+        )
         return "not comparable", why + note
     shown = f"> {ours['bound']:g}" if censored == "right" else f"{mean:.3g}"
     if paper.bound == ">":
-        matched = (censored == "right" and ours["bound"] >= paper.value) or (mean is not None and mean > paper.value)
+        matched = (censored == "right" and ours["bound"] >= paper.value) or (
+            mean is not None and mean > paper.value
+        )
     elif censored == "right":
         matched = False
     else:
         lo, hi = ours.get("ci95") or (math.nan, math.nan)
-        matched = (spec.tolerance is not None and abs(mean - paper.value) <= spec.tolerance) or (lo <= paper.value <= hi)
+        matched = (spec.tolerance is not None and abs(mean - paper.value) <= spec.tolerance) or (
+            lo <= paper.value <= hi
+        )
     if matched and spec.contrast_check is not None and not spec.contrast_check(values):
-        return "partly reproduced", (f"Paper {paper}, ours {shown}: the value matches, but the claim is a contrast "
-                                     f"and its other arm does not hold here (it needs: {spec.contrast}).{note}")
+        return "partly reproduced", (
+            f"Paper {paper}, ours {shown}: the value matches, but the claim is a contrast "
+            f"and its other arm does not hold here (it needs: {spec.contrast}).{note}"
+        )
     if matched:
-        return "reproduced", f"Paper {paper}, ours {shown}: within the pre-registered tolerance or our 95% CI.{note}"
+        return (
+            "reproduced",
+            (
+                f"Paper {paper}, ours {shown}: within the pre-registered tolerance or our "
+                f"95% CI.{note}"
+            ),
+        )
     if spec.check is not None and spec.check(values):
-        return "partly reproduced", (f"The pattern holds ({spec.pattern}) but the value differs: paper {paper}, "
-                                     f"ours {shown}.{note}")
+        return "partly reproduced", (
+            f"The pattern holds ({spec.pattern}) but the value differs: paper {paper}, "
+            f"ours {shown}.{note}"
+        )
     pattern = f"; the pattern ({spec.pattern}) does not hold either" if spec.pattern else ""
     return "not reproduced", f"Paper {paper}, ours {shown}{pattern}.{note}"
 
@@ -175,10 +209,15 @@ def verdicts_of(claims: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
     """The verdicts counted for a claim list: the four comparisons with the paper, and "new" only
     if a claim has it (a set of the paper's experiments is counted as before E4 existed).
 
-    >>> verdicts_of([{"verdict": "reproduced"}]) == VERDICTS[:4], verdicts_of([{"verdict": NEW}])[-1]
+    >>> (verdicts_of([{"verdict": "reproduced"}]) == VERDICTS[:4],
+    ...  verdicts_of([{"verdict": NEW}])[-1])
     (True, 'new (no paper number)')
     """
-    return VERDICTS if any(c.get("verdict") == NEW for c in claims) else tuple(v for v in VERDICTS if v != NEW)
+    return (
+        VERDICTS
+        if any(c.get("verdict") == NEW for c in claims)
+        else tuple(v for v in VERDICTS if v != NEW)
+    )
 
 
 def verdict_split(claims: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
@@ -188,7 +227,8 @@ def verdict_split(claims: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, in
     two groups are counted apart wherever counts are shown.
 
     >>> verdict_split([{"verdict": "reproduced", "by_construction": True},
-    ...                {"verdict": "reproduced", "by_construction": False}])["evidence"]["reproduced"]
+    ...                {"verdict": "reproduced",
+    ...                 "by_construction": False}])["evidence"]["reproduced"]
     1
     """
     shown = verdicts_of(claims)
@@ -201,11 +241,14 @@ def verdict_split(claims: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, in
 
 
 def verdict_sentence(claims: Sequence[Mapping[str, Any]]) -> str:
-    """The counts in words, evidence first: "12 reproduced as evidence, 10 true by construction, ..."."""
+    """The counts in words, evidence first: "12 reproduced as evidence, 10 true by construction,
+    ..."."""
     split = verdict_split(claims)
     evidence = ", ".join(f"{n} {v}" for v, n in split["evidence"].items() if n)
     built = sum(split["construction"].values())
-    parts = [f"{len(claims)} claims: as evidence {evidence}" if evidence else f"{len(claims)} claims"]
+    parts = [
+        f"{len(claims)} claims: as evidence {evidence}" if evidence else f"{len(claims)} claims"
+    ]
     if built:
         detail = ", ".join(f"{n} {v}" for v, n in split["construction"].items() if n)
         parts.append(f"{built} true by construction (not evidence either way: {detail})")

@@ -2,7 +2,8 @@
 
 HTML only. ``write_report(result_dir)`` reads the files of the result contract
 (:func:`labcore.storage.results.load_results`), builds the figures listed in
-:data:`labcore.figures.registry.FIGURES` and writes ``report.html`` atomically. The page works offline: plotly.js
+:data:`labcore.figures.registry.FIGURES` and writes ``report.html`` atomically. The page works
+offline: plotly.js
 is inlined once, in the page head. Any piece may be missing (an E1-only run, a lost file):
 the figure is replaced by a short visible note and the rest of the report is written.
 
@@ -60,15 +61,16 @@ VERDICT_MEANING = {
     "partly reproduced": "the number differs, but the paper's qualitative pattern holds",
     "not reproduced": "neither the number nor the pattern holds",
     "not comparable": "the paper's number has no counterpart we can compute, or ours is undefined",
-    NEW: "the paper has no number (E4, beyond the paper): its pre-registered hypothesis is tested instead",
+    NEW: (
+        "the paper has no number (E4, beyond the paper): its pre-registered hypothesis is "
+        "tested instead"
+    ),
 }
 # --------------------------------------------------------------------------- text helpers
 
 
 def _esc(text: Any) -> str:
     return html.escape(str(text), quote=True)
-
-
 
 
 # --------------------------------------------------------------------------- HTML
@@ -94,7 +96,7 @@ table.data{border-collapse:collapse;font-size:0.9em} table.data td,table.data th
 padding:3px 8px;text-align:left} table.data th{background:#e8eef7}
 code,pre{background:#f3f3f3;border-radius:4px;padding:2px 5px} pre{padding:10px;overflow-x:auto}
 nav ul{columns:2} .explore{border-left:5px solid #dd8452;padding-left:12px}
-"""
+"""  # noqa: E501 - the stylesheet of the bundled reports, kept byte for byte
 
 
 def _badge(verdict: str) -> str:
@@ -107,13 +109,15 @@ def _claim_item(claim_id: str, res: Results) -> str:
     desc = _esc(claim_description(claim_id, res))
     if claim is None:
         return (
-            f"<li><code>{_esc(claim_id)}</code> ({desc}): paper {_esc(claim_paper_text(claim_id, res))}; "
+            f"<li><code>{_esc(claim_id)}</code> ({desc}): paper "
+            f"{_esc(claim_paper_text(claim_id, res))}; "
             "not evaluated in this run.</li>"
         )
     by = " <em>(true by construction)</em>" if claim.get("by_construction") else ""
     return (
         f"<li>{_badge(claim.get('verdict', ''))} <code>{_esc(claim_id)}</code> {desc}{by}: "
-        f"paper {_esc(claim_paper_text(claim_id, res))}, ours {_esc(claim_ours_text(claim_id, res))}. "
+        f"paper {_esc(claim_paper_text(claim_id, res))}, ours "
+        f"{_esc(claim_ours_text(claim_id, res))}. "
         f"{_esc(claim.get('reason', ''))}</li>"
     )
 
@@ -149,7 +153,9 @@ def _section_figure(spec: FigureSpec, res: Results) -> str:
         )
     paper_items = [f"{claim_description(c, res)}: {claim_paper_text(c, res)}" for c in spec.claims]
     found_items = [
-        f"{claim_description(c, res)}: {claim_ours_text(c, res)}" for c in spec.claims if c in res.claims
+        f"{claim_description(c, res)}: {claim_ours_text(c, res)}"
+        for c in spec.claims
+        if c in res.claims
     ]
     try:
         extra = spec.findings(res) if spec.findings else []
@@ -184,7 +190,8 @@ def _header(res: Results) -> str:
     if not date and (res.directory / "summary.json").exists():
         mtime = (res.directory / "summary.json").stat().st_mtime
         date = (
-            dt.datetime.fromtimestamp(mtime, tz=dt.UTC).strftime("%Y-%m-%d %H:%M UTC") + " (file time)"
+            dt.datetime.fromtimestamp(mtime, tz=dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+            + " (file time)"
         )
     budgets = []
     for key, what in (
@@ -218,11 +225,14 @@ def _header(res: Results) -> str:
     meta = "".join(f"<tr><td>{_esc(k)}</td><td>{_esc(v)}</td></tr>" for k, v in rows)
     return (
         "<header><h1>Consciousness-Theories Ablation Lab: replication report</h1>"
-        "<p>This page rebuilds every figure of Phua (2025), <em>Can We Test Consciousness Theories on AI? "
+        "<p>This page rebuilds every figure of Phua (2025), <em>Can We Test "
+        "Consciousness Theories on AI? "
         "Ablations, Markers, and Robustness</em>, from our own runs, and puts the paper's numbers "
         "beside ours. "
-        "Each figure says what it shows, what the paper reported, what we found, and the verdict that rules "
-        "fixed before any result was computed assign to each claim. Hover over any point for its exact "
+        "Each figure says what it shows, what the paper reported, what we found, and "
+        "the verdict that rules "
+        "fixed before any result was computed assign to each claim. Hover over any "
+        "point for its exact "
         "value; "
         "the camera icon above a figure saves it as a picture.</p>"
         f'<p class="scope">{_esc(SCOPE)}</p><table class="meta">{meta}</table></header>'
@@ -240,24 +250,33 @@ def _verdict_counts(res: Results) -> str:
     detail = ", ".join(f"{n} {v}" for v, n in split["construction"].items() if n)
     return (
         "<section id='verdicts'><h2>Verdicts at a glance</h2>"
-        f"<p>{len(res.claims)} claims were compared with the paper's numbers (or, without one, tested against "
+        f"<p>{len(res.claims)} claims were compared with the paper's numbers (or, "
+        "without one, tested against "
         "their pre-registered hypothesis) by rules written down "
-        "before any experiment was run (<code>docs/verdicts.md</code>). The boxes count the claims that are "
-        f"evidence. {built} more are <em>true by construction</em> ({_esc(detail) or 'none'}): our design fixes "
-        "their value in advance (an untrained agent of the same wiring gives the same number, or the "
+        "before any experiment was run (<code>docs/verdicts.md</code>). The boxes "
+        "count the claims that are "
+        f"evidence. {built} more are <em>true by construction</em> "
+        f"({_esc(detail) or 'none'}): our design fixes "
+        "their value in advance (an untrained agent of the same wiring gives the same "
+        "number, or the "
         "workspace's allocation rule does), so they are not evidence either way.</p>"
         f'<div class="counts">{boxes}</div></section>'
     )
 
 
 def _experiment_section(exp: str, res: Results) -> str:
-    specs = [f for f in (*FIGURES, *E4_FIGURES) if f.experiment == exp]  # E4: beyond the paper, its own figures
-    head = f"<section id='{exp}'><h2>{_esc(EXPERIMENT_TITLES[exp])}</h2><p>{_esc(EXPERIMENT_INTROS[exp])}</p>"
+    specs = [
+        f for f in (*FIGURES, *E4_FIGURES) if f.experiment == exp
+    ]  # E4: beyond the paper, its own figures
+    head = (
+        "<section "
+        f"id='{exp}'><h2>{_esc(EXPERIMENT_TITLES[exp])}</h2><p>{_esc(EXPERIMENT_INTROS[exp])}</p>"
+    )
     if exp not in res.experiments:
         titles = ", ".join(f.title for f in specs)
         return (
-            head
-            + f'<p class="note">{_esc(exp.upper())} is not part of this result set, so these figures are '
+            head + f'<p class="note">{_esc(exp.upper())} is not part of this result set, so '
+            "these figures are "
             f"skipped: {_esc(titles)}.</p></section>"
         )
     body = "".join(_section_figure(f, res) for f in specs)
@@ -273,16 +292,24 @@ def _experiment_section(exp: str, res: Results) -> str:
 
 
 EXPLORATORY_PREFIXES = {
-    "e2.gbi_abs.": "GBI on |cosine| couplings (non-negative, as the participation formula presupposes), "
+    "e2.gbi_abs.": "GBI on |cosine| couplings (non-negative, as the participation formula "
+    "presupposes), "
     "per capacity",
     "e3.gbi_abs.": "GBI on |cosine| couplings, per E3 agent kind",
-    "e2.gbi_signed.": "the paper's GBI equation computed on signed couplings (outside [0, 1]: not defined here)",
-    "e3.gbi_signed.": "the paper's GBI equation on signed couplings, per E3 agent kind (not defined here)",
-    "e2.gbi_two.": "share of report steps with exactly two occupied slots (GBI 0 by construction there)",
+    "e2.gbi_signed.": (
+        "the paper's GBI equation computed on signed couplings (outside [0, 1]: not defined here)"
+    ),
+    "e3.gbi_signed.": "the paper's GBI equation on signed couplings, per E3 agent kind "
+    "(not defined here)",
+    "e2.gbi_two.": (
+        "share of report steps with exactly two occupied slots (GBI 0 by construction there)"
+    ),
     "e3.ood_gap_overflow.": "accuracy lost when more masks arrive than the workspace can hold "
     "(second OOD shift)",
-    "e3.explore.composite_abs.": "composite regression on the registered OOD gap, with GBI on |cosine| couplings",
-    "e3.explore.composite_overflow.": "composite regression on the overflow shift, with GBI on |cosine| couplings",
+    "e3.explore.composite_abs.": "composite regression on the registered OOD gap, with GBI on "
+    "|cosine| couplings",
+    "e3.explore.composite_overflow.": "composite regression on the overflow shift, with GBI on "
+    "|cosine| couplings",
 }
 
 
@@ -297,13 +324,18 @@ def _exploratory(res: Results) -> str:
                 f"<td>{_esc(cells)}</td></tr>"
             )
     intro = (
-        "<p>These analyses were added after the results were seen. They are not pre-registered, carry no "
-        "verdict, and should be read as hypotheses for a future, pre-registered run. The orange bars of "
+        "<p>These analyses were added after the results were seen. They are not "
+        "pre-registered, carry no "
+        "verdict, and should be read as hypotheses for a future, pre-registered run. "
+        "The orange bars of "
         "Fig. 3b and the middle panel of the GBI figure show some of them.</p>"
     )
     table = (
         (
-            "<table class='data'><tr><th>keys</th><th>what</th><th>values (mean over seeds)</th></tr>"
+            (
+                "<table class='data'><tr><th>keys</th><th>what</th><th>values (mean over "
+                "seeds)</th></tr>"
+            )
             + "".join(rows)
             + "</table>"
         )
@@ -311,32 +343,44 @@ def _exploratory(res: Results) -> str:
         else "<p>No exploratory values in this run.</p>"
     )
     return (
-        "<section id='exploratory' class='explore'><h2>Exploratory analyses (post hoc, not pre-registered)"
+        "<section id='exploratory' class='explore'><h2>Exploratory analyses (post hoc, "
+        "not pre-registered)"
         f"</h2>{intro}{table}{_gain_table(res)}</section>"
     )
 
 
 def _design_study(res: Results) -> str:
-    """The E3 design study (``python -m labcore explore e3``), when it sits beside the result set."""
+    """The E3 design study (``python -m labcore explore e3``), when it sits beside the result
+    set."""
     directory = res.directory.parent / EXPLORE_DIR
     if not directory.is_dir():
         return ""
     study = load_explore(directory)
     if study.problems:
-        return f"<section id='design-study'><h2>The E3 design study</h2><p class='note'>{_esc('; '.join(study.problems))}</p></section>"
+        return (
+            "<section id='design-study'><h2>The E3 design study</h2><p "
+            f"class='note'>{_esc('; '.join(study.problems))}</p></section>"
+        )
     sentences = " ".join(study_answer(study))
     rows = "".join(
-        f"<tr><td>{_esc(g.get('cell'))}</td><td>{_esc(g.get('schedule'))}</td><td>{_esc(g.get('protocol'))}</td>"
-        f"<td>{_esc(g.get('kind'))}</td><td>{caption_number(g.get('l75'))}</td><td>{caption_number(g.get('ceiling'))}</td>"
-        f"<td>{caption_number(g.get('efficiency'), 2)}</td><td>{caption_number(g.get('jacobian'), 3)}</td></tr>"
+        f"<tr><td>{_esc(g.get('cell'))}</td><td>{_esc(g.get('schedule'))}</td>"
+        f"<td>{_esc(g.get('protocol'))}</td><td>{_esc(g.get('kind'))}</td>"
+        f"<td>{caption_number(g.get('l75'))}</td><td>{caption_number(g.get('ceiling'))}</td>"
+        f"<td>{caption_number(g.get('efficiency'), 2)}</td>"
+        f"<td>{caption_number(g.get('jacobian'), 3)}</td></tr>"
         for g in study.groups
     )
     return (
-        "<section id='design-study' class='explore'><h2>The E3 design study (pre-registered in docs/protocol.md "
-        f"sec. 7)</h2><p>{_esc(sentences)}</p>{_figure_html(design_figure(directory), 'design_study')}"
-        "<details><summary>Medians per design, agent and noise protocol</summary><table class='data'><tr>"
-        "<th>design</th><th>schedule</th><th>noise</th><th>agent</th><th>median L75</th><th>ceiling (ideal "
-        f"observer)</th><th>L75 / ceiling</th><th>bus Jacobian</th></tr>{rows}</table></details></section>"
+        "<section id='design-study' class='explore'><h2>The E3 design study "
+        "(pre-registered in docs/protocol.md "
+        "sec. "
+        f"7)</h2><p>{_esc(sentences)}</p>{_figure_html(design_figure(directory), 'design_study')}"
+        "<details><summary>Medians per design, agent and noise "
+        "protocol</summary><table class='data'><tr>"
+        "<th>design</th><th>schedule</th><th>noise</th><th>agent</th><th>median "
+        "L75</th><th>ceiling (ideal "
+        "observer)</th><th>L75 / ceiling</th><th>bus "
+        f"Jacobian</th></tr>{rows}</table></details></section>"
     )
 
 
@@ -346,17 +390,21 @@ def _gain_table(res: Results) -> str:
     if not rows:
         return ""
     body = "".join(
-        f"<tr><td>{_esc(r.get('seed'))}</td><td>{_esc(r.get('training'))}</td><td>{_esc(r.get('updates'))}</td>"
-        f"<td>{caption_number(r.get('jacobian'), 2)}</td><td>{_esc(r.get('l75_text'))}</td><td>{caption_number(r.get('accuracy'), 2)}</td></tr>"
+        f"<tr><td>{_esc(r.get('seed'))}</td><td>{_esc(r.get('training'))}</td>"
+        f"<td>{_esc(r.get('updates'))}</td><td>{caption_number(r.get('jacobian'), 2)}</td>"
+        f"<td>{_esc(r.get('l75_text'))}</td><td>{caption_number(r.get('accuracy'), 2)}</td></tr>"
         for r in rows
     )
     return (
         "<h3>Does training length decide B1's fragility?</h3>"
         f"<p>{_esc(res.gain.get('description', ''))} B1 retrained for a fixed number of updates "
-        "(no early stopping) beside the bundled agents: the median norm of d(report logits)/d(workspace) "
+        "(no early stopping) beside the bundled agents: the median norm of d(report "
+        "logits)/d(workspace) "
         "(the paper reports 78-175) and L75 under stored workspace noise "
         "(<code>python -m labcore.experiments.gain</code>).</p>"
-        "<table class='data'><tr><th>seed</th><th>training</th><th>updates</th><th>Jacobian norm</th>"
+        "<table "
+        "class='data'><tr><th>seed</th><th>training</th><th>updates</th><th>Jacobian "
+        "norm</th>"
         f"<th>L75</th><th>clean accuracy</th></tr>{body}</table>"
     )
 
@@ -369,7 +417,8 @@ def _inconsistencies(res: Results) -> str:
         else "<p>None listed in this result set.</p>"
     )
     return (
-        "<section id='inconsistencies'><h2>Inconsistencies inside the paper</h2><p>Numbers in the paper that "
+        "<section id='inconsistencies'><h2>Inconsistencies inside the "
+        "paper</h2><p>Numbers in the paper that "
         f"cannot all be true at once. We compare with them as printed.</p>{body}</section>"
     )
 
@@ -377,15 +426,21 @@ def _inconsistencies(res: Results) -> str:
 def _reproduce(res: Results) -> str:
     seeds = res.summary.get("seeds") or []
     n = len(seeds) or 5
-    exp = res.summary.get("experiment") or ("all" if len(res.experiments) != 1 else res.experiments[0])
+    exp = res.summary.get("experiment") or (
+        "all" if len(res.experiments) != 1 else res.experiments[0]
+    )
     quick = " --quick" if (res.summary.get("config") or {}).get("quick") else ""
     out = res.directory
     cmd = f"python -m labcore reproduce --experiment {exp} --seeds {n}{quick} --out {out}"
     note = ""
     if seeds and list(seeds) != list(range(n)):
-        note = f"<p class='note'>This run used seeds {_esc(seeds)}; the command runs seeds 0 to {n - 1}.</p>"
+        note = (
+            f"<p class='note'>This run used seeds {_esc(seeds)}; the command runs seeds 0 "
+            f"to {n - 1}.</p>"
+        )
     return (
-        "<section id='reproduce'><h2>Reproduce this</h2><p>From the repository root, with the project's "
+        "<section id='reproduce'><h2>Reproduce this</h2><p>From the repository root, "
+        "with the project's "
         "Python environment (agents missing from the bundle are trained on demand and cached):</p>"
         f"<pre>{_esc(cmd)}</pre>{note}<p>To rebuild only this page from existing result files:</p>"
         f"<pre>{_esc(f'python -m labcore.report {out}')}</pre></section>"
@@ -434,7 +489,8 @@ def build_report_html(res: Results) -> str:
         claims_fig = _figure_html(claims_table(list(res.claims.values())), "claims")
     except Exception as exc:
         claims_fig = (
-            f"<p class='note'>The claims table could not be drawn ({_esc(exc.__class__.__name__)}).</p>"
+            "<p class='note'>The claims table could not be drawn "
+            f"({_esc(exc.__class__.__name__)}).</p>"
         )
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
@@ -505,4 +561,3 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-

@@ -62,15 +62,28 @@ class Trace:
         n = self.n_episodes
 
         def pick(value):
-            return value[i:i + 1] if isinstance(value, np.ndarray) and value.shape[:1] == (n,) else value
+            return (
+                value[i : i + 1]
+                if isinstance(value, np.ndarray) and value.shape[:1] == (n,)
+                else value
+            )
 
-        arrays = {f.name: pick(getattr(self, f.name)) for f in fields(self) if f.name not in ("labels", "outcome")}
-        return replace(self, **arrays, labels={k: pick(v) for k, v in self.labels.items()},
-                       outcome={k: pick(v) for k, v in self.outcome.items()})
+        arrays = {
+            f.name: pick(getattr(self, f.name))
+            for f in fields(self)
+            if f.name not in ("labels", "outcome")
+        }
+        return replace(
+            self,
+            **arrays,
+            labels={k: pick(v) for k, v in self.labels.items()},
+            outcome={k: pick(v) for k, v in self.outcome.items()},
+        )
 
     @property
     def agrees(self) -> np.ndarray:
-        """(B, T) the agent's action equals the oracle's (scored steps only; wager steps excluded)."""
+        """(B, T) the agent's action equals the oracle's (scored steps only; wager steps
+        excluded)."""
         return (self.action == self.oracle) & self.scored
 
     @property
@@ -183,7 +196,7 @@ def rollout(
         probs = torch.softmax(out.logits, -1).numpy()
         kind = sim.step_kind()
         action = probs.argmax(1)
-        confidence = (out.confidence.numpy() if out.confidence is not None else probs.max(1))
+        confidence = out.confidence.numpy() if out.confidence is not None else probs.max(1)
         if wagering:
             at_choice = alive & (kind == StepKind.REPORT_1)
             trial_confidence[at_choice] = confidence[at_choice]
@@ -222,7 +235,13 @@ def rollout(
         }
     trimmed = {k: v[:, :length] for k, v in rec.items()}
     return Trace(
-        task_id=task_id, intervention=iv, seeds=np.asarray(seeds),
-        slots=trimmed.pop("slots", None), occupied=trimmed.pop("occupied", None),
-        z_self=trimmed.pop("z_self", None), labels=labels, outcome=outcome, **trimmed,
+        task_id=task_id,
+        intervention=iv,
+        seeds=np.asarray(seeds),
+        slots=trimmed.pop("slots", None),
+        occupied=trimmed.pop("occupied", None),
+        z_self=trimmed.pop("z_self", None),
+        labels=labels,
+        outcome=outcome,
+        **trimmed,
     )

@@ -24,8 +24,10 @@ BASELINE_NET_SEED_BASE = 30_000
 """Song et al.'s separate baseline network (``labcore.agents.plain.BaselineGRU``) is initialised
 from seed ``base + agent seed``: its own stream, so the policy's weights do not depend on it."""
 EVAL_SAMPLING_SEED_BASE = 40_000
-"""Sampled evaluations of a reward-trained NeuroGym agent (``labcore.training.neurogym_trainer``) draw actions
-from seed ``base + agent seed``, a stream apart from training's, so evaluating never changes training."""
+"""Sampled evaluations of a reward-trained NeuroGym agent (``labcore.training.neurogym_trainer``)
+draw actions
+from seed ``base + agent seed``, a stream apart from training's, so evaluating never changes
+training."""
 MEASURE_SAMPLING_SEED_BASE = 50_000
 """A trained NeuroGym network's sampled choices on its evaluation trials (protocol 8.7's measures,
 ``labcore.experiments.pdw``) are drawn from seed ``base + agent seed``."""
@@ -121,7 +123,9 @@ def parse_seeds(text: str) -> list[int]:
             else:
                 seeds.append(int(part))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"seeds must look like 0-4 or 1,3,7; got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"seeds must look like 0-4 or 1,3,7; got {text!r}"
+        ) from None
     if any(s < 0 or s >= MAX_AGENT_SEED for s in seeds):
         raise argparse.ArgumentTypeError(f"seeds must be in 0..{MAX_AGENT_SEED - 1}")
     return sorted(set(seeds))

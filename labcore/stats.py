@@ -237,7 +237,9 @@ def t_interval(x: ArrayLike, level: float = 0.95) -> tuple[float, float]:
     mean = float(arr.mean())
     if _is_constant(arr):
         return mean, mean
-    half = float(sps.t.ppf((1.0 + level) / 2.0, arr.size - 1) * np.std(arr, ddof=1) / np.sqrt(arr.size))
+    half = float(
+        sps.t.ppf((1.0 + level) / 2.0, arr.size - 1) * np.std(arr, ddof=1) / np.sqrt(arr.size)
+    )
     return mean - half, mean + half
 
 
@@ -592,10 +594,26 @@ def summarize_l75(results: Sequence[dict]) -> dict:
     base = {"n_right_censored": len(right), "n_left_censored": len(left), "n_seeds": len(results)}
     if results and len(right) > len(results) / 2:
         bound = min(r["bound"] for r in right)
-        return {**base, "mean": None, "sd": None, "n": len(results), "ci95": None, "censored": "right", "bound": bound}
+        return {
+            **base,
+            "mean": None,
+            "sd": None,
+            "n": len(results),
+            "ci95": None,
+            "censored": "right",
+            "bound": bound,
+        }
     if results and len(left) > len(results) / 2:
         bound = max(r["bound"] for r in left)
-        return {**base, "mean": None, "sd": None, "n": len(results), "ci95": None, "censored": "left", "bound": bound}
+        return {
+            **base,
+            "mean": None,
+            "sd": None,
+            "n": len(results),
+            "ci95": None,
+            "censored": "left",
+            "bound": bound,
+        }
     return {**base, **summarize(finite), "censored": None}
 
 

@@ -62,16 +62,35 @@ FORMAT = "ctlab-view-cache"
 VERSION = 1
 """Bump when a view's recipe or this file's layout changes: every older file is then refused."""
 E1_TRIALS = LIVE_BUDGETS.metacognition_trials
-"""Wagering trials of one Metacognition view (evaluation seeds of the agent's seed): the app's live budget."""
+"""Wagering trials of one Metacognition view (evaluation seeds of the agent's seed): the app's
+live budget."""
 DUAL_EPISODES = LIVE_BUDGETS.workspace_episodes
 """Dual-task episodes of one Workspace view: the app's live budget."""
 SLOTS = range(AgentConfig().n_slots + 1)
 """Active workspace slots of the pages' capacity controls: 0 (bus-off) to K."""
 WORKSPACE_KINDS = ("b1", "b1_noise", "b1_reg", "b2", "b2_ws", "bc_linear", "bc_mlp", "bc_random")
 """Dual-task kinds the Workspace page offers (it leaves out A0, A1 and HOT-only: no workspace)."""
-_META_ARRAYS = ("correct", "confidence", "decided", "stimulus", "salience", "decision", "wager", "bet",
-                "max_softmax")
-_META_SCALARS = ("accuracy", "auroc", "meta_d", "m_ratio", "skip_fraction", "utility", "aurc", "calibration_error")
+_META_ARRAYS = (
+    "correct",
+    "confidence",
+    "decided",
+    "stimulus",
+    "salience",
+    "decision",
+    "wager",
+    "bet",
+    "max_softmax",
+)
+_META_SCALARS = (
+    "accuracy",
+    "auroc",
+    "meta_d",
+    "m_ratio",
+    "skip_fraction",
+    "utility",
+    "aurc",
+    "calibration_error",
+)
 _WS_ARRAYS = ("per_step", "decision", "conjunction")
 _WS_SCALARS = ("gbi", "gbi_signed", "ignition", "gbi_abs", "two_occupied")
 _TRACE_ARRAYS = ("seeds", "valid", "step_kind", "action", "oracle", "cue", "occupied", "slots")
@@ -81,32 +100,49 @@ _TRACE_ARRAYS = ("seeds", "valid", "step_kind", "action", "oracle", "cue", "occu
 # ------------------------------------------------------------------------- the recipes
 
 
-def metacognition_view(agent: Agent, seed: int, self_model_mode: str, capacity: int,
-                       noise: float = 0.0) -> MetacognitionView:
+def metacognition_view(
+    agent: Agent, seed: int, self_model_mode: str, capacity: int, noise: float = 0.0
+) -> MetacognitionView:
     """E1 markers of one wagering agent with ``capacity`` active slots (the pages' live view)."""
     from labcore import measures
     from labcore.interventions import capacity_scale
     from labcore.seeding import episode_seeds
 
-    iv = Intervention(self_model_mode=self_model_mode, capacity_scale=capacity_scale(capacity, agent.config.n_slots),
-                      workspace_noise=noise, seed=seed)
+    iv = Intervention(
+        self_model_mode=self_model_mode,
+        capacity_scale=capacity_scale(capacity, agent.config.n_slots),
+        workspace_noise=noise,
+        seed=seed,
+    )
     return measures.metacognition(agent, iv, episode_seeds(seed, "eval", E1_TRIALS))
 
 
-def workspace_view(agent: Agent, seed: int, capacity: int, noise: float = 0.0, noise_mode: str = "stored",
-                   self_model_mode: str = "on") -> WorkspaceView:
+def workspace_view(
+    agent: Agent,
+    seed: int,
+    capacity: int,
+    noise: float = 0.0,
+    noise_mode: str = "stored",
+    self_model_mode: str = "on",
+) -> WorkspaceView:
     """E2 accuracies and broadcast markers of one dual-task agent (the pages' live view)."""
     from labcore import measures
     from labcore.interventions import capacity_scale
     from labcore.seeding import episode_seeds
 
-    iv = Intervention(self_model_mode=self_model_mode, capacity_scale=capacity_scale(capacity, agent.config.n_slots),
-                      workspace_noise=noise, noise_mode=noise_mode, seed=seed)
+    iv = Intervention(
+        self_model_mode=self_model_mode,
+        capacity_scale=capacity_scale(capacity, agent.config.n_slots),
+        workspace_noise=noise,
+        noise_mode=noise_mode,
+        seed=seed,
+    )
     return measures.workspace(agent, iv, episode_seeds(seed, "eval", DUAL_EPISODES))
 
 
 def recipe() -> dict[str, int]:
-    """The budgets a view is computed on (a cache file built on others is refused: its views differ)."""
+    """The budgets a view is computed on (a cache file built on others is refused: its views
+    differ)."""
     return {"e1_trials": E1_TRIALS, "dual_episodes": DUAL_EPISODES}
 
 
@@ -163,37 +199,70 @@ def _pack(view: Any) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     from labcore.measures import MetacognitionView
 
     if isinstance(view, MetacognitionView):
-        return {k: getattr(view, k) for k in _META_ARRAYS}, {k: float(getattr(view, k)) for k in _META_SCALARS}
+        return {k: getattr(view, k) for k in _META_ARRAYS}, {
+            k: float(getattr(view, k)) for k in _META_SCALARS
+        }
     arrays = {k: getattr(view, k) for k in _WS_ARRAYS} | _slim_trace(view.trace)
     return arrays, {k: float(getattr(view, k)) for k in _WS_SCALARS}
 
 
-def _restore(kind: str, arrays: Mapping[str, np.ndarray], scalars: Mapping[str, float], info: Mapping[str, Any]) -> Any:
+def _restore(
+    kind: str,
+    arrays: Mapping[str, np.ndarray],
+    scalars: Mapping[str, float],
+    info: Mapping[str, Any],
+) -> Any:
     """The view a page reads, from a file's arrays (``kind``: "meta" or "ws")."""
     from labcore.measures import MetacognitionView, WorkspaceView
     from labcore.rollout import Trace
 
     if kind == "meta":
-        return MetacognitionView(**{k: arrays[k] for k in _META_ARRAYS}, **{k: scalars[k] for k in _META_SCALARS},
-                                 trace=None)
-    t = {k[len("trace."):]: v for k, v in arrays.items() if k.startswith("trace.") and not k.startswith("trace.labels.")}
-    labels = {k[len("trace.labels."):]: v for k, v in arrays.items() if k.startswith("trace.labels.")}
+        return MetacognitionView(
+            **{k: arrays[k] for k in _META_ARRAYS},
+            **{k: scalars[k] for k in _META_SCALARS},
+            trace=None,
+        )
+    t = {
+        k[len("trace.") :]: v
+        for k, v in arrays.items()
+        if k.startswith("trace.") and not k.startswith("trace.labels.")
+    }
+    labels = {
+        k[len("trace.labels.") :]: v for k, v in arrays.items() if k.startswith("trace.labels.")
+    }
     n, steps = t["valid"].shape
     empty = np.zeros((n, steps, 0), np.float32)  # left out of the cache: no page reading it uses it
-    trace = Trace(task_id=info["task_id"], intervention=Intervention(**info["intervention"]), seeds=t["seeds"],
-                  valid=t["valid"], step_kind=t["step_kind"], action=t["action"], oracle=t["oracle"], logits=empty,
-                  probs=empty, confidence=np.full((n, steps), np.nan, np.float32), cue=t["cue"],
-                  pose=np.zeros((n, steps), np.int64), reward=np.zeros((n, steps), np.float32), h=empty,
-                  slots=t["slots"].astype(np.float32) if "slots" in t else None, occupied=t.get("occupied"),
-                  z_self=None, labels=labels)
-    return WorkspaceView(**{k: arrays[k] for k in _WS_ARRAYS}, trace=trace, **{k: scalars[k] for k in _WS_SCALARS})
+    trace = Trace(
+        task_id=info["task_id"],
+        intervention=Intervention(**info["intervention"]),
+        seeds=t["seeds"],
+        valid=t["valid"],
+        step_kind=t["step_kind"],
+        action=t["action"],
+        oracle=t["oracle"],
+        logits=empty,
+        probs=empty,
+        confidence=np.full((n, steps), np.nan, np.float32),
+        cue=t["cue"],
+        pose=np.zeros((n, steps), np.int64),
+        reward=np.zeros((n, steps), np.float32),
+        h=empty,
+        slots=t["slots"].astype(np.float32) if "slots" in t else None,
+        occupied=t.get("occupied"),
+        z_self=None,
+        labels=labels,
+    )
+    return WorkspaceView(
+        **{k: arrays[k] for k in _WS_ARRAYS}, trace=trace, **{k: scalars[k] for k in _WS_SCALARS}
+    )
 
 
 # ------------------------------------------------------------------------- building
 
 
 def conditions_of(task: str, kind: str) -> list[tuple[str, ...]]:
-    """The conditions cached for an agent: ``("meta", mode, slots)`` or ``("ws", slots)`` (none: not cached)."""
+    """The conditions cached for an agent: ``("meta", mode, slots)`` or ``("ws", slots)`` (none:
+    not cached)."""
     if task == "wagering":
         return [("meta", mode, k) for mode in SELF_MODEL_MODES for k in SLOTS]
     if task == "dual" and kind in WORKSPACE_KINDS:
@@ -222,20 +291,38 @@ def build_file(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> Pat
         else:
             view = workspace_view(agent, seed, condition[1])
             iv = view.trace.intervention
-            info = {"task_id": view.trace.task_id, "intervention": {f.name: getattr(iv, f.name) for f in fields(iv)}}
+            info = {
+                "task_id": view.trace.task_id,
+                "intervention": {f.name: getattr(iv, f.name) for f in fields(iv)},
+            }
         key = condition_key(*condition)
         packed, scalars = _pack(view)
         arrays.update({f"{key}/{name}": value for name, value in packed.items()})
-        views[key] = {"scalars": {k: (None if math.isnan(v) else v) for k, v in scalars.items()}, **info}
-    header = {"format": FORMAT, "version": VERSION, "checkpoint": Path(checkpoint).name, "task": loaded.task,
-              "kind": kind, "seed": seed, "content_sha256": content, "file_sha256": file_hash, "views": views,
-              "recipe": recipe(), "compute": compute.fingerprint()}  # portable: equal on any AVX2 CPU
+        views[key] = {
+            "scalars": {k: (None if math.isnan(v) else v) for k, v in scalars.items()},
+            **info,
+        }
+    header = {
+        "format": FORMAT,
+        "version": VERSION,
+        "checkpoint": Path(checkpoint).name,
+        "task": loaded.task,
+        "kind": kind,
+        "seed": seed,
+        "content_sha256": content,
+        "file_sha256": file_hash,
+        "views": views,
+        "recipe": recipe(),
+        "compute": compute.fingerprint(),
+    }  # portable: equal on any AVX2 CPU
     target = cache_path(checkpoint, directory)
     target.parent.mkdir(parents=True, exist_ok=True)
 
     def write(tmp: Path) -> None:
         with open(tmp, "wb") as fh:  # a file object: savez would add ".npz" to a name
-            np.savez_compressed(fh, __header__=np.frombuffer(json.dumps(header).encode(), np.uint8), **arrays)
+            np.savez_compressed(
+                fh, __header__=np.frombuffer(json.dumps(header).encode(), np.uint8), **arrays
+            )
 
     atomic_write(target, write)
     return target
@@ -271,19 +358,40 @@ def read_cache(path: str | Path, expected: tuple[str, str] | None = None) -> dic
     except (OSError, ValueError, KeyError) as exc:
         raise CacheMiss(f"{Path(path).name} cannot be read ({type(exc).__name__})") from None
     if header.get("format") != FORMAT or header.get("version") != VERSION:
-        raise CacheMiss(f"{Path(path).name} is {header.get('format')} v{header.get('version')}, not {FORMAT} v{VERSION}")
+        raise CacheMiss(
+            f"{Path(path).name} is {header.get('format')} v{header.get('version')}, "
+            f"not {FORMAT} v{VERSION}"
+        )
     if header.get("recipe") != recipe():
-        raise CacheMiss(f"{Path(path).name} was built on {header.get('recipe')}, not the live budgets {recipe()}")
-    if expected is not None and (header.get("content_sha256"), header.get("file_sha256")) != tuple(expected):
-        raise CacheMiss(f"{Path(path).name} was built from another version of {header.get('checkpoint')}")
+        raise CacheMiss(
+            f"{Path(path).name} was built on {header.get('recipe')}, not the live "
+            f"budgets {recipe()}"
+        )
+    if expected is not None and (header.get("content_sha256"), header.get("file_sha256")) != tuple(
+        expected
+    ):
+        raise CacheMiss(
+            f"{Path(path).name} was built from another version of {header.get('checkpoint')}"
+        )
     views = {}
     for key, entry in header.get("views", {}).items():
         kind = key.split("|")[0]
-        needed = _META_ARRAYS if kind == "meta" else (*_WS_ARRAYS, *(f"trace.{n}" for n in _TRACE_ARRAYS[:-2]))
-        arrays = {name[len(key) + 1:]: value for name, value in data.items() if name.startswith(f"{key}/")}
-        scalars = {k: math.nan if v is None else float(v) for k, v in (entry.get("scalars") or {}).items()}
+        needed = (
+            _META_ARRAYS
+            if kind == "meta"
+            else (*_WS_ARRAYS, *(f"trace.{n}" for n in _TRACE_ARRAYS[:-2]))
+        )
+        arrays = {
+            name[len(key) + 1 :]: value
+            for name, value in data.items()
+            if name.startswith(f"{key}/")
+        }
+        scalars = {
+            k: math.nan if v is None else float(v) for k, v in (entry.get("scalars") or {}).items()
+        }
         missing = [n for n in needed if n not in arrays] + [
-            s for s in (_META_SCALARS if kind == "meta" else _WS_SCALARS) if s not in scalars]
+            s for s in (_META_SCALARS if kind == "meta" else _WS_SCALARS) if s not in scalars
+        ]
         if missing:
             raise CacheMiss(f"{Path(path).name}: view {key} lacks {', '.join(missing)}")
         views[key] = _restore(kind, arrays, scalars, entry)
@@ -296,8 +404,11 @@ def read_cache(path: str | Path, expected: tuple[str, str] | None = None) -> dic
 def bundled_checkpoints(directory: str | Path = CHECKPOINTS) -> list[Path]:
     """Fast-schedule checkpoints listed in a directory's manifest that have cached views."""
     manifest = json.loads((Path(directory) / "manifest.json").read_text())["checkpoints"]
-    return sorted(Path(directory) / e["file"] for e in manifest.values()
-                  if e.get("mode") == "fast" and conditions_of(e.get("task", ""), e.get("kind", "")))
+    return sorted(
+        Path(directory) / e["file"]
+        for e in manifest.values()
+        if e.get("mode") == "fast" and conditions_of(e.get("task", ""), e.get("kind", ""))
+    )
 
 
 def _build_one(args: tuple[str, str]) -> tuple[str, float]:
@@ -309,8 +420,12 @@ def _build_one(args: tuple[str, str]) -> tuple[str, float]:
     return args[0], time.perf_counter() - start
 
 
-def build(checkpoints: Iterable[str | Path], directory: str | Path = CACHE_DIR, jobs: int = 1,
-          force: bool = False) -> list[Path]:
+def build(
+    checkpoints: Iterable[str | Path],
+    directory: str | Path = CACHE_DIR,
+    jobs: int = 1,
+    force: bool = False,
+) -> list[Path]:
     """Build the cache files of ``checkpoints`` (resumable: a file that still matches is kept)."""
     todo = []
     for ckpt in checkpoints:
@@ -349,9 +464,13 @@ def check(checkpoints: Sequence[str | Path], directory: str | Path = CACHE_DIR) 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m labcore.view_cache build|check [--only NAME ...] [--jobs N] [--out DIR]``."""
-    parser = argparse.ArgumentParser(prog="python -m labcore.view_cache", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m labcore.view_cache", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("command", choices=("build", "check"))
-    parser.add_argument("--only", nargs="*", default=None, help="checkpoint stems, e.g. wagering-b2_ws-s0")
+    parser.add_argument(
+        "--only", nargs="*", default=None, help="checkpoint stems, e.g. wagering-b2_ws-s0"
+    )
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", default=str(CACHE_DIR))
     parser.add_argument("--checkpoints", default=str(CHECKPOINTS))
@@ -372,4 +491,3 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-

@@ -1,4 +1,5 @@
-"""Suite-wide settings: property tests draw the same examples on every run (same seed, same numbers),
+"""Suite-wide settings: property tests draw the same examples on every run (same seed, same
+numbers),
 and the ``neurogym_installed`` fixture of the NeuroGym tests."""
 
 import os

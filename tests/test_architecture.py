@@ -27,7 +27,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 MAX_LINES = 800
 LONG_DATA_TABLES = {
-    "labcore/scorecards/rubric_data.py": "the 90-point rubric's items, verbatim from its source: data, not logic",
+    "labcore/scorecards/rubric_data.py": "the 90-point rubric's items, verbatim from its source: "
+    "data, not logic",
 }
 """Modules allowed over MAX_LINES, each with the reason."""
 
@@ -54,7 +55,8 @@ def known_modules() -> frozenset[str]:
 
 
 def imported_modules(path: Path) -> set[str]:
-    """Every module ``path`` imports, anywhere in the file (``from pkg import sub`` -> ``pkg.sub``)."""
+    """Every module ``path`` imports, anywhere in the file (``from pkg import sub`` ->
+    ``pkg.sub``)."""
     found: set[str] = set()
     for node in ast.walk(tree(path)):
         if isinstance(node, ast.Import):
@@ -105,7 +107,11 @@ PAGES = source_files("app_pages")
 
 def test_labcore_never_imports_streamlit_or_the_app():
     for path in LABCORE:
-        bad = {m for m in imported_modules(path) if m.split(".")[0] in ("streamlit", "ui", "app_pages", "app")}
+        bad = {
+            m
+            for m in imported_modules(path)
+            if m.split(".")[0] in ("streamlit", "ui", "app_pages", "app")
+        }
         assert not bad, f"{module_name(path)} imports {sorted(bad)}"
 
 
@@ -122,13 +128,19 @@ def test_every_module_is_placed_and_imports_only_downwards():
         mine = layer_of(me)
         for other in internal_imports(path):
             if layer_of(other) > mine:
-                problems.append(f"{me} ({layers()[mine][0]}) imports {other} ({layers()[layer_of(other)][0]})")
+                problems.append(
+                    f"{me} ({layers()[mine][0]}) imports {other} ({layers()[layer_of(other)][0]})"
+                )
     assert not problems, "imports running up the layers:\n" + "\n".join(problems)
 
 
 def test_the_layer_check_can_fail():
     """A module of a low layer importing a high one is caught (the check is not vacuous)."""
-    assert layer_of("labcore.report") > layer_of("labcore.experiments.runner") > layer_of("labcore.rollout")
+    assert (
+        layer_of("labcore.report")
+        > layer_of("labcore.experiments.runner")
+        > layer_of("labcore.rollout")
+    )
     assert layer_of("labcore.envs.render") == layer_of("labcore.envs.dual_task")
 
 
@@ -141,7 +153,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return [*stack[stack.index(nxt):], nxt]
+                return [*stack[stack.index(nxt) :], nxt]
             if nxt not in state:
                 found = visit(nxt)
                 if found:
@@ -159,7 +171,9 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 
 def test_no_import_cycles_in_labcore():
-    graph = {module_name(p): {m for m in internal_imports(p) if m.startswith("labcore")} for p in LABCORE}
+    graph = {
+        module_name(p): {m for m in internal_imports(p) if m.startswith("labcore")} for p in LABCORE
+    }
     cycle = find_cycle(graph)
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
 
@@ -174,14 +188,19 @@ def too_long(text: str) -> bool:
     return len(text.splitlines()) > MAX_LINES
 
 
-@pytest.mark.parametrize("path", LABCORE + UI + PAGES + [ROOT / "app.py"] + source_files("bench", "tests"),
-                         ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "path",
+    LABCORE + UI + PAGES + [ROOT / "app.py"] + source_files("bench", "tests"),
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
 def test_module_size(path):
     rel = str(path.relative_to(ROOT))
     if rel in LONG_DATA_TABLES:
         assert too_long(path.read_text()), f"{rel} is short now: take it off LONG_DATA_TABLES"
         return
-    assert not too_long(path.read_text()), f"{rel} has {len(path.read_text().splitlines())} lines (> {MAX_LINES}): split it by topic"
+    assert not too_long(path.read_text()), (
+        f"{rel} has {len(path.read_text().splitlines())} lines (> {MAX_LINES}): split it by topic"
+    )
 
 
 def test_the_size_check_can_fail():
@@ -197,7 +216,9 @@ def duplicates(module: ast.Module) -> list[str]:
 
 
 def test_no_function_or_class_defined_twice():
-    problems = {module_name(p): duplicates(tree(p)) for p in source_files("labcore", "ui", "app_pages")}
+    problems = {
+        module_name(p): duplicates(tree(p)) for p in source_files("labcore", "ui", "app_pages")
+    }
     problems = {k: v for k, v in problems.items() if v}
     assert not problems, f"defined twice (the second silently replaces the first): {problems}"
 
@@ -207,7 +228,8 @@ def test_duplicate_finder_can_fail():
 
 
 def public_definitions(module: ast.Module):
-    """Module-level functions and classes, and the methods of public classes, not starting with _."""
+    """Module-level functions and classes, and the methods of public classes, not starting with
+    _."""
     for node in module.body:
         if isinstance(node, ast.FunctionDef | ast.ClassDef) and not node.name.startswith("_"):
             yield node.name, node
@@ -223,7 +245,9 @@ def missing_hints(fn: ast.FunctionDef) -> list[str]:
     if params and params[0].arg in ("self", "cls"):
         params = params[1:]
     missing = [a.arg for a in params if a.annotation is None]
-    missing += [f"*{a.arg}" for a in (args.vararg, args.kwarg) if a is not None and a.annotation is None]
+    missing += [
+        f"*{a.arg}" for a in (args.vararg, args.kwarg) if a is not None and a.annotation is None
+    ]
     if fn.returns is None:
         missing.append("return")
     return missing
@@ -249,7 +273,13 @@ def rel(path: Path) -> str:
 def called_name(call: ast.Call) -> str | None:
     """``f`` of ``f(...)`` or ``x.f(...)``."""
     func = call.func
-    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    return (
+        func.id
+        if isinstance(func, ast.Name)
+        else func.attr
+        if isinstance(func, ast.Attribute)
+        else None
+    )
 
 
 def functions(module: ast.Module) -> list[ast.FunctionDef]:
@@ -258,16 +288,29 @@ def functions(module: ast.Module) -> list[ast.FunctionDef]:
 
 def scopes(module: ast.Module) -> list[tuple[str, list[ast.AST]]]:
     """Each function's body, and the module's own statements (a page is a script), by name."""
-    top = [n for stmt in module.body if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-           for n in ast.walk(stmt)]
+    top = [
+        n
+        for stmt in module.body
+        if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        for n in ast.walk(stmt)
+    ]
     return [("<module>", top)] + [(fn.name, list(ast.walk(fn))) for fn in functions(module)]
 
 
-AUROC_PRIMITIVES = {"rankdata", "mannwhitneyu", "roc_auc_score", "roc_curve", "auc", "trapezoid", "trapz"}
+AUROC_PRIMITIVES = {
+    "rankdata",
+    "mannwhitneyu",
+    "roc_auc_score",
+    "roc_curve",
+    "auc",
+    "trapezoid",
+    "trapz",
+}
 """Calls that rank scores or integrate a ROC curve: an AUROC computed in place."""
 AUROC_NAME = re.compile(r"(auroc|auc)$", re.IGNORECASE)
 NOT_AN_AUROC = {
-    "labcore/classroom/lesson.py:_intact_auroc": "the lesson's rule on a claim's value (which of three answers it supports)",
+    "labcore/classroom/lesson.py:_intact_auroc": "the lesson's rule on a claim's value "
+    "(which of three answers it supports)",
     "labcore/figures/paper_e1.py:fig1a_accuracy_and_auroc": "draws the result set's AUROCs",
 }
 """Functions named like an AUROC that compute none, each with the reason."""
@@ -282,7 +325,9 @@ def marker_names(module: ast.Module) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module == "labcore":
             names.update(a.asname or a.name for a in node.names if a.name == "markers")
         elif isinstance(node, ast.Import):
-            names.update(a.asname or a.name for a in node.names if a.name.startswith("labcore.markers"))
+            names.update(
+                a.asname or a.name for a in node.names if a.name.startswith("labcore.markers")
+            )
     return names
 
 
@@ -293,18 +338,27 @@ def _has_none(index: ast.AST) -> bool:
 
 def pairwise_comparison(node: ast.AST) -> bool:
     """``a[:, None] > b[None, :]``: every pair of two arrays compared."""
-    return (isinstance(node, ast.Compare) and isinstance(node.left, ast.Subscript) and _has_none(node.left.slice)
-            and any(isinstance(c, ast.Subscript) and _has_none(c.slice) for c in node.comparators))
+    return (
+        isinstance(node, ast.Compare)
+        and isinstance(node.left, ast.Subscript)
+        and _has_none(node.left.slice)
+        and any(isinstance(c, ast.Subscript) and _has_none(c.slice) for c in node.comparators)
+    )
 
 
 def split_by_label(node: ast.AST) -> bool:
-    """``x[~label]``: the negatives of a labelled array (an AUROC compares them with the positives)."""
-    return (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.UnaryOp)
-            and isinstance(node.slice.op, ast.Invert))
+    """``x[~label]``: the negatives of a labelled array (an AUROC compares them with the
+    positives)."""
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.UnaryOp)
+        and isinstance(node.slice.op, ast.Invert)
+    )
 
 
 def one_class_test(node: ast.AST) -> bool:
     """``y.all() or not y.any()``: the test of an AUROC's undefined case, which the markers own."""
+
     def method(n: ast.AST, name: str) -> bool:
         return isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name
 
@@ -318,7 +372,8 @@ def one_class_test(node: ast.AST) -> bool:
 
 
 def auroc_homes(module: ast.Module, where: str) -> list[str]:
-    """Functions of ``module`` that compute an AUROC themselves instead of calling labcore.markers."""
+    """Functions of ``module`` that compute an AUROC themselves instead of calling
+    labcore.markers."""
     markers = marker_names(module)
     found = []
     for fn in functions(module):
@@ -326,19 +381,35 @@ def auroc_homes(module: ast.Module, where: str) -> list[str]:
         if any(pairwise_comparison(n) for n in nodes) and any(split_by_label(n) for n in nodes):
             found.append(f"{where}:{fn.name} compares every positive with every negative")
         if ranks := {called_name(n) for n in nodes if isinstance(n, ast.Call)} & AUROC_PRIMITIVES:
-            found.append(f"{where}:{fn.name} ranks or integrates scores ({', '.join(sorted(ranks))})")
+            found.append(
+                f"{where}:{fn.name} ranks or integrates scores ({', '.join(sorted(ranks))})"
+            )
         uses_markers = any(isinstance(n, ast.Name) and n.id in markers for n in nodes)
         if uses_markers and any(one_class_test(n) for n in nodes):
-            found.append(f"{where}:{fn.name} tests the AUROC's undefined case itself (type2_auroc's undefined=...)")
-        if AUROC_NAME.search(fn.name) and not uses_markers and f"{where}:{fn.name}" not in NOT_AN_AUROC:
-            found.append(f"{where}:{fn.name} is named as an AUROC and uses no labcore.markers function")
+            found.append(
+                f"{where}:{fn.name} tests the AUROC's undefined case itself "
+                "(type2_auroc's undefined=...)"
+            )
+        if (
+            AUROC_NAME.search(fn.name)
+            and not uses_markers
+            and f"{where}:{fn.name}" not in NOT_AN_AUROC
+        ):
+            found.append(
+                f"{where}:{fn.name} is named as an AUROC and uses no labcore.markers function"
+            )
     return found
 
 
 def test_the_auroc_has_one_home():
-    """labcore.markers computes every AUROC (type2_auroc, learning_curve_auroc, decoder_auroc, ...)."""
-    problems = [p for path in LABCORE + UI + PAGES if not rel(path).startswith("labcore/markers/")
-                for p in auroc_homes(tree(path), rel(path))]
+    """labcore.markers computes every AUROC (type2_auroc, learning_curve_auroc, decoder_auroc,
+    ...)."""
+    problems = [
+        p
+        for path in LABCORE + UI + PAGES
+        if not rel(path).startswith("labcore/markers/")
+        for p in auroc_homes(tree(path), rel(path))
+    ]
     assert not problems, "an AUROC outside labcore.markers:\n" + "\n".join(problems)
     assert all(name.split(":")[0] in map(rel, LABCORE + UI + PAGES) for name in NOT_AN_AUROC)
 
@@ -347,7 +418,8 @@ def test_the_auroc_check_can_fail():
     twin = ast.parse(
         "def _pairwise_auroc(correct, confidence):\n"
         "    pos, neg = confidence[correct], confidence[~correct]\n"
-        "    return float((pos[:, None] > neg[None, :]).mean() + 0.5 * (pos[:, None] == neg[None, :]).mean())\n"
+        "    return float((pos[:, None] > neg[None, :]).mean() + 0.5 * (pos[:, None] "
+        "== neg[None, :]).mean())\n"
         "def ranked(y, s):\n"
         "    from scipy.stats import mannwhitneyu\n"
         "    return mannwhitneyu(s[y], s[~y]).statistic / (y.sum() * (~y).sum())\n"
@@ -355,11 +427,19 @@ def test_the_auroc_check_can_fail():
         "    return 0.5 if y.all() or not y.any() else float(s[y].mean() > s[~y].mean())\n"
         "from labcore.markers import type2_auroc\n"
         "def imputed(y, s):\n"
-        "    return (0.5, True) if y.all() or not y.any() else (type2_auroc(y, s), False)\n")
+        "    return (0.5, True) if y.all() or not y.any() else (type2_auroc(y, s), False)\n"
+    )
     assert [p.split(" ")[0] for p in auroc_homes(twin, "fake.py")] == [
-        "fake.py:_pairwise_auroc", "fake.py:_pairwise_auroc", "fake.py:ranked", "fake.py:chance_auc", "fake.py:imputed"]
-    delegate = ast.parse("from labcore.markers import type2_auroc\n"
-                         "def report_auroc(y, s):\n    return type2_auroc(y, s, undefined='chance')\n")
+        "fake.py:_pairwise_auroc",
+        "fake.py:_pairwise_auroc",
+        "fake.py:ranked",
+        "fake.py:chance_auc",
+        "fake.py:imputed",
+    ]
+    delegate = ast.parse(
+        "from labcore.markers import type2_auroc\n"
+        "def report_auroc(y, s):\n    return type2_auroc(y, s, undefined='chance')\n"
+    )
     assert auroc_homes(delegate, "fake.py") == []
 
 
@@ -372,57 +452,103 @@ def train_and_save_homes(module: ast.Module, where: str) -> list[str]:
     found = []
     for name, nodes in scopes(module):
         calls = {called_name(n) for n in nodes if isinstance(n, ast.Call)} - {None}
-        trains = {c for c in calls if c.startswith(("train_", "_train_")) and not c.endswith("_and_save")}
+        trains = {
+            c for c in calls if c.startswith(("train_", "_train_")) and not c.endswith("_and_save")
+        }
         if "save_checkpoint" in calls and trains:
             found.append(f"{where}:{name} calls {', '.join(sorted(trains))} and save_checkpoint")
     return found
 
 
 def test_train_and_save_has_one_home():
-    problems = [p for path in LABCORE + UI + PAGES if rel(path) != TRAIN_AND_SAVE_HOME
-                for p in train_and_save_homes(tree(path), rel(path))]
-    assert not problems, f"train-and-save outside {TRAIN_AND_SAVE_HOME} (call its train_and_save):\n" + "\n".join(
-        problems)
-    assert train_and_save_homes(tree(ROOT / TRAIN_AND_SAVE_HOME), TRAIN_AND_SAVE_HOME)  # the home is found
+    problems = [
+        p
+        for path in LABCORE + UI + PAGES
+        if rel(path) != TRAIN_AND_SAVE_HOME
+        for p in train_and_save_homes(tree(path), rel(path))
+    ]
+    assert not problems, (
+        f"train-and-save outside {TRAIN_AND_SAVE_HOME} (call its train_and_save):\n"
+        + "\n".join(problems)
+    )
+    assert train_and_save_homes(
+        tree(ROOT / TRAIN_AND_SAVE_HOME), TRAIN_AND_SAVE_HOME
+    )  # the home is found
 
 
 def test_the_train_and_save_check_can_fail():
-    page = ast.parse("from labcore.training import behaviour_cloning\nfrom labcore.storage.checkpoints import save_checkpoint\n"
-                     "trained = behaviour_cloning.train_seeds('dual', 'b1', [5])[0]\n"
-                     "save_checkpoint(trained.agent, trained.record, 'runs/user')\n")
-    pipeline = ast.parse("def provide(kind, seed):\n    trained = train_agent('dual', kind, seed)\n"
-                         "    return save_checkpoint(trained.agent, trained.record, 'cache')\n")
-    assert train_and_save_homes(page, "page.py") == ["page.py:<module> calls train_seeds and save_checkpoint"]
-    assert train_and_save_homes(pipeline, "x.py") == ["x.py:provide calls train_agent and save_checkpoint"]
-    assert train_and_save_homes(ast.parse("rec = train_and_save('dual', 'b1', [5], None, 'out')\n"), "ok.py") == []
+    page = ast.parse(
+        "from labcore.training import behaviour_cloning\nfrom "
+        "labcore.storage.checkpoints import save_checkpoint\n"
+        "trained = behaviour_cloning.train_seeds('dual', 'b1', [5])[0]\n"
+        "save_checkpoint(trained.agent, trained.record, 'runs/user')\n"
+    )
+    pipeline = ast.parse(
+        "def provide(kind, seed):\n    trained = train_agent('dual', kind, seed)\n"
+        "    return save_checkpoint(trained.agent, trained.record, 'cache')\n"
+    )
+    assert train_and_save_homes(page, "page.py") == [
+        "page.py:<module> calls train_seeds and save_checkpoint"
+    ]
+    assert train_and_save_homes(pipeline, "x.py") == [
+        "x.py:provide calls train_agent and save_checkpoint"
+    ]
+    assert (
+        train_and_save_homes(
+            ast.parse("rec = train_and_save('dual', 'b1', [5], None, 'out')\n"), "ok.py"
+        )
+        == []
+    )
 
 
-SCIENCE = ("labcore.markers", "labcore.measures", "labcore.measures_integration", "labcore.experiments")
+SCIENCE = (
+    "labcore.markers",
+    "labcore.measures",
+    "labcore.measures_integration",
+    "labcore.experiments",
+)
 """What a page never imports: it reads values through ui/ and draws them with labcore.figures."""
 
 
 def science_imports(path: Path) -> set[str]:
-    return {m for m in imported_modules(path) if any(m == s or m.startswith(s + ".") for s in SCIENCE)}
+    return {
+        m for m in imported_modules(path) if any(m == s or m.startswith(s + ".") for s in SCIENCE)
+    }
 
 
 def test_pages_import_no_science():
     found = sorted((rel(path), m) for path in PAGES for m in science_imports(path))
-    assert not found, "a page imports markers/measures/experiments (go through ui/science, ui/data and " \
+    assert not found, (
+        "a page imports markers/measures/experiments (go through ui/science, ui/data and "
         "labcore.figures):\n" + "\n".join(f"{page}: {module}" for page, module in found)
+    )
 
 
 def test_the_page_import_check_can_fail(tmp_path):
     page = tmp_path / "page.py"
-    page.write_text("from labcore import measures\nfrom labcore.markers import type2_auroc\n"
-                    "from labcore.experiments.e4 import ARMS\nfrom labcore.figures.live import titration_figure\n")
-    assert science_imports(page) == {"labcore.measures", "labcore.markers", "labcore.experiments.e4"}
+    page.write_text(
+        "from labcore import measures\nfrom labcore.markers import type2_auroc\n"
+        "from labcore.experiments.e4 import ARMS\nfrom labcore.figures.live import "
+        "titration_figure\n"
+    )
+    assert science_imports(page) == {
+        "labcore.measures",
+        "labcore.markers",
+        "labcore.experiments.e4",
+    }
 
 
 def literal_url_paths(source: str) -> list[str]:
     """String literals passed as ``url_path=`` or ``page=`` keywords in ``source``."""
-    return [kw.value.value for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)
-            for kw in node.keywords if kw.arg in ("url_path", "page") and isinstance(kw.value, ast.Constant)
-            and isinstance(kw.value.value, str)]
+    return [
+        kw.value.value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        for kw in node.keywords
+        if kw.arg in ("url_path", "page")
+        and isinstance(kw.value, ast.Constant)
+        and isinstance(kw.value.value, str)
+    ]
 
 
 def test_page_urls_have_one_home():

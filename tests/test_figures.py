@@ -57,7 +57,9 @@ def seed_values() -> pd.DataFrame:
     for s in SEEDS:
 
         def add(key, value, seed=s):
-            rows.append({"experiment": key.split(".")[0], "seed": seed, "key": key, "value": str(value)})
+            rows.append(
+                {"experiment": key.split(".")[0], "seed": seed, "key": key, "value": str(value)}
+            )
 
         for c in style.E1_CONDITIONS:
             add(f"e1.accuracy.{c}", 0.85 + 0.01 * s)
@@ -230,7 +232,12 @@ def test_fig1a_traces_paper_values_and_chance(seed_values):
     assert names(fig).count(style.OURS) == 2 and names(fig).count(style.SEEDS) == 2
     assert len(traces_named(fig, style.OURS)[0].x) == len(style.E1_CONDITIONS)
     paper_ys = ys_of(fig, style.PAPER)
-    for cid in ("e1.accuracy.self_on", "e1.accuracy.self_off", "e1.auroc.self_on", "e1.auroc.bus_off"):
+    for cid in (
+        "e1.accuracy.self_on",
+        "e1.accuracy.self_off",
+        "e1.auroc.self_on",
+        "e1.auroc.bus_off",
+    ):
         assert paper(cid) in paper_ys
     assert hline_ys(fig).count(0.5) == 2
     # our mean is the mean over seeds
@@ -276,7 +283,9 @@ def test_calibration_and_histogram_and_risk_coverage(trials):
     hist = live.confidence_histogram(curves, paper_marks={"self_off": 0.54})
     assert names(hist).count("correct trials") == 2 and names(hist).count("wrong trials") == 2
     assert [a.text for a in hist.layout.annotations][:2] == ["self-model on", "self-model zeroed"]
-    assert ys_of(hist, style.PAPER) == [0.0] and list(traces_named(hist, style.PAPER)[0].x) == [0.54]
+    assert ys_of(hist, style.PAPER) == [0.0] and list(traces_named(hist, style.PAPER)[0].x) == [
+        0.54
+    ]
     rc = paper_e1.fig1d_risk_coverage(trials)
     assert len(rc.data) == 2 and all("AURC" in n for n in names(rc))
 
@@ -335,15 +344,17 @@ def test_gbi_not_defined_panel_abs_panel_and_ignition(seed_values):
     assert "not defined here" in text and "undefined" in text
     assert "-50" not in text and -50.0 not in ys_of(fig, style.OURS)
     assert 0.5 in ys_of(fig, style.OURS)  # the |cosine| reading is drawn
-    assert paper("e2.gbi.k4") in ys_of(fig, style.PAPER) and paper("e2.ignition.k4") in ys_of(fig, style.PAPER)
+    assert paper("e2.gbi.k4") in ys_of(fig, style.PAPER) and paper("e2.ignition.k4") in ys_of(
+        fig, style.PAPER
+    )
 
 
 def test_dnrs_by_scale(seed_values):
     fig = paper_e2.dnrs_by_scale(seed_values)
     assert "ours: primary cue (the paper's)" in names(fig)
-    assert paper("e2.dnrs.scale_0") in ys_of(fig, style.PAPER) and paper("e2.dnrs.scale_1") in ys_of(
-        fig, style.PAPER
-    )
+    assert paper("e2.dnrs.scale_0") in ys_of(fig, style.PAPER) and paper(
+        "e2.dnrs.scale_1"
+    ) in ys_of(fig, style.PAPER)
     assert 0.0 in hline_ys(fig)
 
 
@@ -352,14 +363,20 @@ def test_dnrs_by_scale(seed_values):
 
 def test_fig3a_censored_values_are_triangles_at_the_bound(seed_values):
     fig = paper_e3.fig3a_l75(seed_values, agents=("b1", "b2"))
-    up = [t for t in fig.data if isinstance(t.marker.symbol, str) and t.marker.symbol == "triangle-up"]
+    up = [
+        t for t in fig.data if isinstance(t.marker.symbol, str) and t.marker.symbol == "triangle-up"
+    ]
     assert up and all(y == 0.5 for t in up for y in t.y)
     assert sum(len(t.x) for t in up) == 2 * len(SEEDS)  # b2 stored and read
     squares = traces_named(fig, "ours: mean ± SD of seeds that crossed")
     assert squares[0].y[0] == pytest.approx(0.06)  # b1 stored: mean of 0.05, 0.06, 0.07
     assert paper("e3.l75.b1") in ys_of(fig, style.PAPER)
     bound = traces_named(fig, style.PAPER_BOUND)
-    assert bound and bound[0].y[0] == paper("e3.l75.b2") and bound[0].marker.symbol == "triangle-up-open"
+    assert (
+        bound
+        and bound[0].y[0] == paper("e3.l75.b2")
+        and bound[0].marker.symbol == "triangle-up-open"
+    )
 
 
 def test_left_censored_is_triangle_down(seed_values):
@@ -416,7 +433,11 @@ def test_fig4_two_panels_with_hot_only(seed_values):
 def test_table3_pci(seed_values):
     fig = paper_e3.table3_pci(seed_values)
     table = next(t for t in fig.data if t.type == "table")
-    assert list(table.cells.values[0]) == ["A0 (feed-forward)", "A1 (recurrent)", "B1 (workspace, GWT)"]
+    assert list(table.cells.values[0]) == [
+        "A0 (feed-forward)",
+        "A1 (recurrent)",
+        "B1 (workspace, GWT)",
+    ]
     assert any(str(paper("e3.pci_a.a0")) in c for c in table.cells.values[1])
     assert "0.2 ± 0" in table.cells.values[3][0]
     for a in ("a0", "a1", "b1"):

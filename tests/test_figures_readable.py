@@ -55,11 +55,15 @@ def test_workspace_heatmap_tracks_fills_and_overwrites():
 
 
 def test_action_probabilities_and_timeline():
-    fig = episode.action_probabilities(np.array([0.1, 0.6, 0.3]), chosen=1, expert=2, labels=["a", "b", "c"])
+    fig = episode.action_probabilities(
+        np.array([0.1, 0.6, 0.3]), chosen=1, expert=2, labels=["a", "b", "c"]
+    )
     assert names(fig) == ["probability", "expert's action"]
     assert pytest.approx(1 / 3) in hline_ys(fig)
     assert fig.data[0].marker.color[1] == style.PALETTE["b1"]
-    tl = episode.internal_state_timeline([0.2, 0.9, np.nan], [1.0, 2.0, 0.5], ["cue", "", "decision"])
+    tl = episode.internal_state_timeline(
+        [0.2, 0.9, np.nan], [1.0, 2.0, 0.5], ["cue", "", "decision"]
+    )
     assert names(tl) == ["confidence", "‖z_self‖"] and 0.5 in hline_ys(tl)
 
 
@@ -67,7 +71,9 @@ def test_palette_is_shared_across_figures(seed_values, capacity):
     fig3a = paper_e3.fig3a_l75(seed_values, agents=("b1",))
     fig2a = paper_e2.fig2a_conjunction_by_capacity(capacity)
     b1_3a = traces_named(fig3a, style.SEEDS)[0].marker.color[0]
-    assert b1_3a == style.PALETTE["b1"] == traces_named(fig2a, style.OURS)[0].marker.color[0]  # 4 slots = B1
+    assert (
+        b1_3a == style.PALETTE["b1"] == traces_named(fig2a, style.OURS)[0].marker.color[0]
+    )  # 4 slots = B1
     assert style.color_of("unknown") == style.color_of("unknown")
 
 
@@ -79,7 +85,9 @@ EMPTY_CALLS = {
     "fig1c": lambda: paper_e1.fig1c_calibration(None),
     "fig1d": lambda: paper_e1.fig1d_risk_coverage(None),
     "hist": lambda: live.confidence_histogram({}),
-    "logits": lambda: paper_e1.logits_control(pd.DataFrame({"seed": [0], "key": ["other"], "value": ["1"]})),
+    "logits": lambda: paper_e1.logits_control(
+        pd.DataFrame({"seed": [0], "key": ["other"], "value": ["1"]})
+    ),
     "fig2a": lambda: paper_e2.fig2a_conjunction_by_capacity(None),
     "fig2b": lambda: paper_e2.fig2b_dual_task_cost(pd.DataFrame({"agent": []})),
     "fig2c": lambda: paper_e2.fig2c_masking_traces({}),
@@ -146,12 +154,14 @@ def test_titles_wrap_at_title_width_not_tick_width():
     assert all(len(line) <= 58 for line in title.split("<br>"))
 
 
-# --------------------------------------------------------------------------- issue 14: the theatre, readability
+# --------------------------------------------------------------------------- issue 14: the theatre,
+# readability
 
 
 @pytest.fixture(scope="module")
 def wager_trace():
-    """A bundled E1 agent on episode 1 of seed 0: it walks, decides at step 3 and wagers at step 6."""
+    """A bundled E1 agent on episode 1 of seed 0: it walks, decides at step 3 and wagers at step
+    6."""
     import labcore.envs as E
     from labcore.config import Intervention
     from labcore.rollout import rollout
@@ -170,17 +180,24 @@ def test_action_axis_names_the_actions_per_task():
 
     probs = np.full(7, 1 / 7)
     for task in (DUAL_TASK, DUAL_TASK_MASKING):
-        for kind, names_, word in ((StepKind.REPORT_1, SECONDARY_CUE_NAMES, "colour"),
-                                   (StepKind.REPORT_2, PRIMARY_CUE_NAMES, "object"),
-                                   (StepKind.ORDINARY, SECONDARY_CUE_NAMES, "colour")):
+        for kind, names_, word in (
+            (StepKind.REPORT_1, SECONDARY_CUE_NAMES, "colour"),
+            (StepKind.REPORT_2, PRIMARY_CUE_NAMES, "object"),
+            (StepKind.ORDINARY, SECONDARY_CUE_NAMES, "colour"),
+        ):
             labels, axis = episode.action_axis(task, kind)
             fig = episode.action_probabilities(probs, 0, 1, labels, axis_title=axis)
             assert list(fig.data[0].x) == list(names_)  # the bars' tick text
-            assert word in fig.layout.xaxis.title.text and f"agent chose: {names_[0]}" in fig.layout.xaxis.title.text
+            assert (
+                word in fig.layout.xaxis.title.text
+                and f"agent chose: {names_[0]}" in fig.layout.xaxis.title.text
+            )
     walk, axis = episode.action_axis(WAGERING, StepKind.ORDINARY)
     assert walk[:3] == ["turn left", "turn right", "move forward"] and "red" not in walk
     wager, axis = episode.action_axis(WAGERING, StepKind.WAGER)
-    assert wager[3].startswith("bet") and all(w.startswith("opt out") for i, w in enumerate(wager) if i != 3)
+    assert wager[3].startswith("bet") and all(
+        w.startswith("opt out") for i, w in enumerate(wager) if i != 3
+    )
 
 
 def test_the_wager_text_and_curve_show_the_value_the_bet_followed(wager_trace):
@@ -193,18 +210,29 @@ def test_the_wager_text_and_curve_show_the_value_the_bet_followed(wager_trace):
     reading = episode.wager_reading(tr)
     # the rollout bet on this value (trace.outcome), and the action at the wager step follows it
     assert reading.confidence == pytest.approx(float(tr.outcome["confidence"][0]))
-    assert reading.bet == (tr.action[0, wager_step] == BET_ACTION) and reading.source == "confidence head"
+    assert (
+        reading.bet == (tr.action[0, wager_step] == BET_ACTION)
+        and reading.source == "confidence head"
+    )
     # the head's output at the wager step itself is a different number (the old text/curve mismatch)
     assert f"{tr.confidence[0, wager_step]:.2f}" != f"{reading.confidence:.2f}"
     text = episode.step_caption(tr, wager_step, 1.0)
-    assert f"{reading.confidence:.2f}" in text and f"step {reading.step}" in text and "confidence head" in text
-    curve = episode.internal_state_timeline(tr.confidence[0, :n], np.ones(n), highlight_step=wager_step,
-                                            decision_step=reading.step)
+    assert (
+        f"{reading.confidence:.2f}" in text
+        and f"step {reading.step}" in text
+        and "confidence head" in text
+    )
+    curve = episode.internal_state_timeline(
+        tr.confidence[0, :n], np.ones(n), highlight_step=wager_step, decision_step=reading.step
+    )
     (marker,) = traces_named(curve, "confidence read at the choice point")
     assert list(marker.x) == [reading.step] and f"{marker.y[0]:.2f}" == f"{reading.confidence:.2f}"
     bar = episode.wager_figure(reading)
     assert bar.data[0].x[0] == reading.confidence and "bet above 0.5" in bar.layout.xaxis.title.text
-    assert {a.text.replace("<b>", "").replace("</b>", "") for a in bar.layout.annotations} == {"bet", "opt out"}
+    assert {a.text.replace("<b>", "").replace("</b>", "") for a in bar.layout.annotations} == {
+        "bet",
+        "opt out",
+    }
 
 
 def test_an_agent_without_a_confidence_head_is_read_on_its_max_softmax(wager_trace):
@@ -215,7 +243,9 @@ def test_an_agent_without_a_confidence_head_is_read_on_its_max_softmax(wager_tra
     assert reading.source == "max softmax probability"
     assert reading.confidence == pytest.approx(float(blind.probs[0, reading.step].max()))
     wager_step = int(blind.valid[0].sum()) - 1
-    assert "max softmax probability at the choice point" in episode.step_caption(blind, wager_step, 0.0)
+    assert "max softmax probability at the choice point" in episode.step_caption(
+        blind, wager_step, 0.0
+    )
 
 
 def test_titles_are_not_wrapped_under_40_characters_and_every_registry_title_fits():
@@ -223,7 +253,9 @@ def test_titles_are_not_wrapped_under_40_characters_and_every_registry_title_fit
     from labcore.storage.results import load_results
 
     short = "Forty characters of a title, not wrapped"
-    assert len(short) == 40 and "<br>" not in style.style_figure(go.Figure(), short).layout.title.text
+    assert (
+        len(short) == 40 and "<br>" not in style.style_figure(go.Figure(), short).layout.title.text
+    )
     res = load_results(Path(__file__).resolve().parent.parent / "results" / "bundled")
     for spec in registry.FIGURES:
         lines = spec.build(res).layout.title.text.split("<br>")
@@ -234,20 +266,31 @@ def test_titles_are_not_wrapped_under_40_characters_and_every_registry_title_fit
 def test_the_top_margin_holds_title_note_and_two_line_subplot_titles(seed_values):
     fig = paper_e2.gbi_and_ignition_by_capacity(seed_values)
     title_lines = fig.layout.title.text.count("<br>") + 1
-    assert title_lines == 2 and any("<br>" in a.text for a in fig.layout.annotations if a.yanchor == "bottom")
+    assert title_lines == 2 and any(
+        "<br>" in a.text for a in fig.layout.annotations if a.yanchor == "bottom"
+    )
     assert fig.layout.margin.t >= 40 + 22 * title_lines + 19 * 2
     before = fig.layout.margin.t, fig.layout.height
-    style.add_note(fig, "a caveat " * 30)  # a long note after styling: wrapped, and the margin grows
+    style.add_note(
+        fig, "a caveat " * 30
+    )  # a long note after styling: wrapped, and the margin grows
     note = fig.layout.title.subtitle.text
-    assert all(len(line) <= style.NOTE_WIDTH for line in note.split("<br>")) and note.count("<br>") >= 2
+    assert (
+        all(len(line) <= style.NOTE_WIDTH for line in note.split("<br>"))
+        and note.count("<br>") >= 2
+    )
     grown = fig.layout.margin.t - before[0]
-    assert grown >= 17 * 3 and fig.layout.height - before[1] == grown  # the plot area keeps its size
+    assert (
+        grown >= 17 * 3 and fig.layout.height - before[1] == grown
+    )  # the plot area keeps its size
 
 
 def test_neighbouring_empty_groups_share_one_note(seed_values):
     fig = paper_e2.gbi_and_ignition_by_capacity(seed_values)
     texts = [a.text.replace("<br>", " ") for a in fig.layout.annotations]
-    assert sum("not defined here" in t for t in texts) == 1  # five empty bars, one note (was five, overlapping)
+    assert (
+        sum("not defined here" in t for t in texts) == 1
+    )  # five empty bars, one note (was five, overlapping)
     assert style.wrap_tick("composite<br>(leave-one-out r)") == "composite<br>(leave-one-out r)"
 
 
@@ -256,12 +299,25 @@ def test_the_radar_names_its_clusters_and_the_diagram_uses_large_type():
     from labcore.diagram import FONT_SIZE, architecture_dot
     from labcore.scorecards.rubric_data import CLUSTERS
 
-    subtotals = [type("S", (), {"cluster_id": c.cluster_id, "architectural": 1, "behavioural": 1,
-                                "max_points": 3, "assessed_max_points": 3})() for c in CLUSTERS]
+    subtotals = [
+        type(
+            "S",
+            (),
+            {
+                "cluster_id": c.cluster_id,
+                "architectural": 1,
+                "behavioural": 1,
+                "max_points": 3,
+                "assessed_max_points": 3,
+            },
+        )()
+        for c in CLUSTERS
+    ]
     fig = scorecards.osmd_radar({"x": subtotals})
     axis = fig.layout.polar.angularaxis
     assert [t.replace("<br>", " ").replace("- ", "-") for t in axis.ticktext] == [
-        c.name.replace("- ", "-") for c in CLUSTERS]  # "Higher-Order", not "HOT"
+        c.name.replace("- ", "-") for c in CLUSTERS
+    ]  # "Higher-Order", not "HOT"
     assert all(len(line) <= 14 for t in axis.ticktext for line in t.split("<br>"))
     assert fig.layout.height >= 600
     dot = architecture_dot(AGENT_KINDS["b2_ws"])
@@ -269,16 +325,20 @@ def test_the_radar_names_its_clusters_and_the_diagram_uses_large_type():
 
 
 def test_fcs_plane_keeps_neighbours_names_apart_and_notes_the_zero_systems():
-    pts = [{"name": "LIDA", "R": 80, "P": 33, "group": "reference"},
-           {"name": "Roomba", "R": 145, "P": 40, "group": "reference"},
-           {"name": "ACT-R", "R": 160, "P": 50, "group": "reference"},
-           {"name": "far away", "R": 1e4, "P": 40, "group": "reference"},
-           {"name": "lab B1", "R": 0.0, "P": 33, "group": "lab"}]
+    pts = [
+        {"name": "LIDA", "R": 80, "P": 33, "group": "reference"},
+        {"name": "Roomba", "R": 145, "P": 40, "group": "reference"},
+        {"name": "ACT-R", "R": 160, "P": 50, "group": "reference"},
+        {"name": "far away", "R": 1e4, "P": 40, "group": "reference"},
+        {"name": "lab B1", "R": 0.0, "P": 33, "group": "lab"},
+    ]
     fig = scorecards.fcs_plane(pts)
     (ref,) = traces_named(fig, "reference")
     assert len(set(ref.textposition[:3])) == 3 and ref.textposition[3] == "top center"
     assert "lab B1" in fig.layout.title.subtitle.text  # R = 0: named, not drawn
-    assert fig.layout.xaxis.dtick == 1 and fig.layout.yaxis.dtick == 1  # decades, no crowded minor labels
+    assert (
+        fig.layout.xaxis.dtick == 1 and fig.layout.yaxis.dtick == 1
+    )  # decades, no crowded minor labels
 
 
 def outside_their_axes(fig: go.Figure) -> list[tuple[str, float]]:
@@ -291,8 +351,11 @@ def outside_their_axes(fig: go.Figure) -> list[tuple[str, float]]:
         if axis.range is None:
             continue
         low, high = sorted(axis.range)
-        out += [(trace.name, float(y)) for y in trace.y
-                if isinstance(y, int | float) and np.isfinite(y) and not low <= y <= high]
+        out += [
+            (trace.name, float(y))
+            for y in trace.y
+            if isinstance(y, int | float) and np.isfinite(y) and not low <= y <= high
+        ]
     return out
 
 
@@ -301,7 +364,9 @@ def test_an_auroc_below_the_old_axis_floor_is_inside_its_axis():
     rng = np.random.default_rng(0)
     correct = rng.random(400) < 0.8
     confidence = np.where(correct, rng.normal(0.4, 0.1, 400), rng.normal(0.6, 0.1, 400))  # inverted
-    fig = live.type2_roc_figure({"reward_wager": (correct, confidence), "b2_ws": (correct, np.where(correct, 0.9, 0.1))})
+    fig = live.type2_roc_figure(
+        {"reward_wager": (correct, confidence), "b2_ws": (correct, np.where(correct, 0.9, 0.1))}
+    )
     assert outside_their_axes(fig) == []
     low, high = sorted(fig.layout.yaxis2.range)
     assert low < 0.2 and high >= 1.0
@@ -316,8 +381,13 @@ def test_the_e4_figures_hold_every_arm_inside_their_axes():
     arms = [a.name for a in ARMS]
     for fig in (arms_figure(res.seed_values, arms), learning_curves(res.e4_curves, arms=arms)):
         assert outside_their_axes(fig) == []
-    table = arms_table(res.seed_values, arms)  # shares of trials as percentages, as the page's metrics
-    assert table["task accuracy"].str.contains("%").all() and table["opt-outs (wager trials)"].str.contains("%").all()
+    table = arms_table(
+        res.seed_values, arms
+    )  # shares of trials as percentages, as the page's metrics
+    assert (
+        table["task accuracy"].str.contains("%").all()
+        and table["opt-outs (wager trials)"].str.contains("%").all()
+    )
     assert not table["Type-2 AUROC"].str.contains("%").any()
 
 
@@ -326,5 +396,9 @@ def test_fig3b_says_undefined_where_a_bar_is_missing(points):
     fig = paper_e3.fig3b_marker_correlations(points)
     for bar in (t for t in fig.data if t.type == "bar"):
         missing = [x for x, y in zip(bar.x, bar.y, strict=True) if not np.isfinite(y)]
-        said = [t for t in fig.data if getattr(t, "mode", None) == "text" and t.name == f"{bar.name}: undefined"]
+        said = [
+            t
+            for t in fig.data
+            if getattr(t, "mode", None) == "text" and t.name == f"{bar.name}: undefined"
+        ]
         assert sorted(missing) == sorted(x for t in said for x in t.x), bar.name

@@ -109,16 +109,24 @@ def _scaled_frame(df: pd.DataFrame | None) -> pd.DataFrame | None:
         if df[column].dtype.kind == "f":
             df[column] = df[column] * SCALE
         elif column == "value":  # per-seed values, L75 cells written as text ("> 0.5")
-            df[column] = [repr(x * SCALE) if (x := _seed_number(v)) is not None else v for v in df[column]]
+            df[column] = [
+                repr(x * SCALE) if (x := _seed_number(v)) is not None else v for v in df[column]
+            ]
     return df
 
 
 def scaled(res):
     """The result set with every measured number (floats) multiplied by ``SCALE``."""
-    return dataclasses.replace(res, summary=_scaled(res.summary), figures=_scaled(res.figures),
-                               gain=_scaled(res.gain), seed_values=_scaled_frame(res.seed_values),
-                               trials=_scaled_frame(res.trials), capacity=_scaled_frame(res.capacity),
-                               titration=_scaled_frame(res.titration))
+    return dataclasses.replace(
+        res,
+        summary=_scaled(res.summary),
+        figures=_scaled(res.figures),
+        gain=_scaled(res.gain),
+        seed_values=_scaled_frame(res.seed_values),
+        trials=_scaled_frame(res.trials),
+        capacity=_scaled_frame(res.capacity),
+        titration=_scaled_frame(res.titration),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +135,12 @@ def bundled():
 
 
 def _findings(res) -> list[tuple[str, int, str]]:
-    return [(spec.slug, i, s) for spec in registry.FIGURES if spec.findings for i, s in enumerate(spec.findings(res))]
+    return [
+        (spec.slug, i, s)
+        for spec in registry.FIGURES
+        if spec.findings
+        for i, s in enumerate(spec.findings(res))
+    ]
 
 
 def test_every_finding_number_is_a_number_of_the_results(bundled):

@@ -1,4 +1,5 @@
-"""The lesson: every step opens a valid view, the handout is self-contained, the answers follow the data."""
+"""The lesson: every step opens a valid view, the handout is self-contained, the answers follow
+the data."""
 
 from __future__ import annotations
 
@@ -38,20 +39,28 @@ def page_keys(page: str) -> tuple[str, ...]:
     """The controls a page binds to its URL (its module-level ``KEYS``), read from its source."""
     module = ast.parse((ROOT / "app_pages" / f"{page}.py").read_text())
     for node in module.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "KEYS" for t in node.targets):
+        if isinstance(node, ast.Assign) and any(
+            getattr(t, "id", None) == "KEYS" for t in node.targets
+        ):
             return ast.literal_eval(node.value)
     return ()
 
 
 def app_url_paths() -> set[str]:
     """The URL paths app.py registers its pages with (each read from labcore.config.PAGE_URLS)."""
-    return {PAGE_URLS[k] for k in re.findall(r'url_path=PAGE_URLS\["(\w+)"\]', (ROOT / "app.py").read_text())}
+    return {
+        PAGE_URLS[k]
+        for k in re.findall(r'url_path=PAGE_URLS\["(\w+)"\]', (ROOT / "app.py").read_text())
+    }
 
 
 def parse_link(link: str, page: str) -> tuple[LabState, list[str]]:
     task, left_out = PAGE_AGENTS[page]
-    seeds = {k: v for k, v in seeds_by_kind(task, read_manifest(BUNDLED_DIR)["checkpoints"]).items()
-             if k not in left_out}
+    seeds = {
+        k: v
+        for k, v in seeds_by_kind(task, read_manifest(BUNDLED_DIR)["checkpoints"]).items()
+        if k not in left_out
+    }
     raw = {k: v[-1] for k, v in parse_qs(urlsplit(link).query).items()}
     return parse_params(raw, agents=list(seeds), seeds=seeds)
 
@@ -62,15 +71,21 @@ def test_every_step_opens_a_page_of_the_app_with_valid_controls(step):
     assert urlsplit(link).path == f"/{step.page}"
     assert step.page in app_url_paths()
     if step.page in PAGE_AGENTS:
-        assert set(step.params) <= set(page_keys(step.page)), "every parameter is a control of its page"
+        assert set(step.params) <= set(page_keys(step.page)), (
+            "every parameter is a control of its page"
+        )
         state, notices = parse_link(link, step.page)
         assert notices == []
-        assert state.to_params(list(step.params)) == step.params  # the page shows exactly the step's view
+        assert (
+            state.to_params(list(step.params)) == step.params
+        )  # the page shows exactly the step's view
     else:
         assert step.params == {}, "pages without URL controls get no parameters"
     assert 2 <= len(step.choices) <= 8 and 0 <= step.paper_answer < len(step.choices)
     assert all(c in CLAIMS_BY_ID for c in step.claims)
-    assert (step.rule is None) == (not step.claims), "an answer checked against data names its claims"
+    assert (step.rule is None) == (not step.claims), (
+        "an answer checked against data names its claims"
+    )
 
 
 def test_the_link_check_can_fail():
@@ -135,10 +150,15 @@ def test_answers_agree_with_the_bundled_verdicts(step, bundled):
         assert step.choices[step.paper_answer] in answer.text and "Paper:" not in answer.text
     else:
         assert answer.text.startswith("Paper: ") and "; here: " in answer.text
-        assert step.choices[step.paper_answer] in answer.text and step.choices[answer.choice] in answer.text
+        assert (
+            step.choices[step.paper_answer] in answer.text
+            and step.choices[answer.choice] in answer.text
+        )
     for cid in step.claims:  # each claim's verdict and reason, as the result set gives them
-        assert any(bundled.claims[cid]["verdict"] in line and bundled.claims[cid]["reason"] in line
-                   for line in answer.evidence)
+        assert any(
+            bundled.claims[cid]["verdict"] in line and bundled.claims[cid]["reason"] in line
+            for line in answer.evidence
+        )
 
 
 def with_values(results, **values):
@@ -157,10 +177,14 @@ def with_values(results, **values):
 def test_the_answer_follows_the_data_not_the_text(bundled):
     noise = next(s for s in LESSON if s.page == "robustness")
     wrap_up = LESSON[-1]
-    fragile = with_values(bundled, e3__l75__b1=(0.04, "reproduced"), e3__l75__b2=(0.6, "reproduced"))
+    fragile = with_values(
+        bundled, e3__l75__b1=(0.04, "reproduced"), e3__l75__b2=(0.6, "reproduced")
+    )
     assert expected_answer(noise, fragile).agrees is True
     assert expected_answer(wrap_up, fragile).choice == wrap_up.paper_answer
-    robust_b1 = with_values(bundled, e3__l75__b1=(0.6, "not reproduced"), e3__l75__b2=(0.04, "not reproduced"))
+    robust_b1 = with_values(
+        bundled, e3__l75__b1=(0.6, "not reproduced"), e3__l75__b2=(0.04, "not reproduced")
+    )
     assert expected_answer(noise, robust_b1).choice == 1  # "B2 ... by far"
     two_fail = with_values(bundled, e1__auroc__self_off=(0.8, "not reproduced"))
     assert wrap_up.choices[expected_answer(wrap_up, two_fail).choice] == "More than one of them"
@@ -177,10 +201,20 @@ def test_without_results_the_answer_is_not_invented():
     assert "not checked" in page
 
 
-@pytest.mark.parametrize(("raw", "expected", "noticed"), [
-    (None, 1, False), ("4", 4, False), (["2", "5"], 5, False), ("99", 7, True), ("-3", 1, True),
-    ("2.6", 3, True), ("seven", 1, True), ("nan", 1, True), ("", 1, False),
-])
+@pytest.mark.parametrize(
+    ("raw", "expected", "noticed"),
+    [
+        (None, 1, False),
+        ("4", 4, False),
+        (["2", "5"], 5, False),
+        ("99", 7, True),
+        ("-3", 1, True),
+        ("2.6", 3, True),
+        ("seven", 1, True),
+        ("nan", 1, True),
+        ("", 1, False),
+    ],
+)
 def test_parse_step(raw, expected, noticed):
     step, notice = parse_step(raw, len(LESSON))
     assert step == expected and (notice is not None) == noticed

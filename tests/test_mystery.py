@@ -27,12 +27,22 @@ from labcore.classroom.mystery import (
     random_puzzle,
 )
 
-ALL_PUZZLES = [make_puzzle(task, name, seed, episode) for task in TASKS for name in conditions(task)
-               for seed in range(mystery.MAX_SEED + 1) for episode in range(mystery.EPISODES)]
+ALL_PUZZLES = [
+    make_puzzle(task, name, seed, episode)
+    for task in TASKS
+    for name in conditions(task)
+    for seed in range(mystery.MAX_SEED + 1)
+    for episode in range(mystery.EPISODES)
+]
 
 
 def one_sentence(message: str) -> bool:
-    return message[:1].isupper() and message.endswith(".") and "\n" not in message and message.count(". ") == 0
+    return (
+        message[:1].isupper()
+        and message.endswith(".")
+        and "\n" not in message
+        and message.count(". ") == 0
+    )
 
 
 # ---------------------------------------------------------------- the puzzles and their codes
@@ -44,17 +54,25 @@ def test_every_condition_has_one_diagnosis_among_its_tasks_choices():
             assert puzzle.diagnosis in diagnosis_choices(task)
             assert mystery.condition_of(puzzle) == name
             seen[task].add(puzzle.diagnosis)
-    assert seen == {task: set(diagnosis_choices(task)) for task in TASKS}, "every offered choice can be the answer"
+    assert seen == {task: set(diagnosis_choices(task)) for task in TASKS}, (
+        "every offered choice can be the answer"
+    )
     assert set(diagnosis_choices()) == set(DIAGNOSES)
 
 
-@pytest.mark.parametrize("fields", [
-    {"task": "wagering", "kind": "b1"},                               # wrong agent for the task
-    {"task": "dual", "kind": "b1", "self_model_mode": "zero"},        # b1 has no self-model
-    {"task": "wagering", "capacity": 2},                              # invisible on the wagering task
-    {"task": "dual", "kind": "b1", "capacity": 2, "noise": 0.5},      # two hidden conditions
-    {"noise": 0.2}, {"seed": 32}, {"episode": 64}, {"self_model_mode": "off"},
-])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"task": "wagering", "kind": "b1"},  # wrong agent for the task
+        {"task": "dual", "kind": "b1", "self_model_mode": "zero"},  # b1 has no self-model
+        {"task": "wagering", "capacity": 2},  # invisible on the wagering task
+        {"task": "dual", "kind": "b1", "capacity": 2, "noise": 0.5},  # two hidden conditions
+        {"noise": 0.2},
+        {"seed": 32},
+        {"episode": 64},
+        {"self_model_mode": "off"},
+    ],
+)
 def test_puzzles_outside_the_design_are_refused(fields):
     with pytest.raises(ValueError):
         Puzzle(**fields)
@@ -76,7 +94,8 @@ def test_codes_do_not_show_the_answer_in_plain_sight():
     words = ("ZERO", "NOISE", "PERMUTE", "OFF", "INTACT", "SIGMA", "SLOT", "SCRAMBLE", "NARROW")
     assert not any(w in c for c in codes.values() for w in words)
     # No character at any position tells the diagnosis: every character seen there also occurs with
-    # other diagnoses (a plain packing of the fields fails this: its capacity digit would say "bus-off").
+    # other diagnoses (a plain packing of the fields fails this: its capacity digit would say
+    # "bus-off").
     for position in range(CODE_LENGTH):
         diagnoses_of_char = defaultdict(set)
         for p, c in codes.items():
@@ -96,15 +115,20 @@ def test_a_corrupted_code_is_refused_with_one_sentence():
         for i in range(CODE_LENGTH):
             for c in ALPHABET.replace(code[i], ""):  # every single mistyped character
                 with pytest.raises(ValueError, match="does not check out") as info:
-                    decode(code[:i] + c + code[i + 1:])
+                    decode(code[:i] + c + code[i + 1 :])
                 assert one_sentence(str(info.value))
         for i in range(CODE_LENGTH - 1):  # every swap of neighbours
-            swapped = code[:i] + code[i + 1] + code[i] + code[i + 2:]
+            swapped = code[:i] + code[i + 1] + code[i] + code[i + 2 :]
             if swapped != code:
                 with pytest.raises(ValueError):
                     decode(swapped)
-    for bad, reason in (("", "has 8 characters"), ("ABC", "this one has 3"), ("x" * 5000, "this one has 5000"),
-                        ("ABCDEFGU", "letters A to Z except U"), ("ABCD!FGH", "letters A to Z except U")):
+    for bad, reason in (
+        ("", "has 8 characters"),
+        ("ABC", "this one has 3"),
+        ("x" * 5000, "this one has 5000"),
+        ("ABCDEFGU", "letters A to Z except U"),
+        ("ABCD!FGH", "letters A to Z except U"),
+    ):
         with pytest.raises(ValueError, match=reason) as info:
             decode(bad)
         assert one_sentence(str(info.value)) and len(str(info.value)) < 120
@@ -126,7 +150,9 @@ def test_random_puzzles_are_fixed_by_their_seed_and_cover_every_diagnosis():
     again = [random_puzzle(np.random.default_rng(s)) for s in range(300)]
     assert first == again
     assert len(set(first)) > 200, "different seeds give different puzzles"
-    assert {(p.task, p.diagnosis) for p in first} == {(t, d) for t in TASKS for d in diagnosis_choices(t)}
+    assert {(p.task, p.diagnosis) for p in first} == {
+        (t, d) for t in TASKS for d in diagnosis_choices(t)
+    }
     assert {p.seed for p in first} == {0, 1, 2, 3, 4}
     rng = np.random.default_rng(1)
     assert {random_puzzle(rng, seeds=[3]).seed for _ in range(20)} == {3}
@@ -144,8 +170,11 @@ def measured() -> dict[tuple[str, str], dict[str, float]]:
     for task in TASKS:
         for name in conditions(task):
             p = make_puzzle(task, name, seed=0)
-            view = (data.metacognition(p.kind, 0, p.self_model_mode, p.capacity, 0.0) if task == "wagering"
-                    else data.workspace(p.kind, 0, p.capacity, p.noise, mystery.NOISE_MODE))
+            view = (
+                data.metacognition(p.kind, 0, p.self_model_mode, p.capacity, 0.0)
+                if task == "wagering"
+                else data.workspace(p.kind, 0, p.capacity, p.noise, mystery.NOISE_MODE)
+            )
             out[task, name] = mystery.measured_markers(view)
     return out
 
@@ -158,7 +187,8 @@ def shown_number(marker: mystery.Marker, value: float) -> float:
 
 
 def ideal_student(task: str, shown: dict[str, float]) -> str:
-    """A diagnosis from the displayed values alone, reasoning from chance levels and construction."""
+    """A diagnosis from the displayed values alone, reasoning from chance levels and
+    construction."""
     if task == "wagering":
         if shown["accuracy"] < 0.5 + 0.1:  # guessing: the flash never arrived
             return "bus_off"
@@ -182,12 +212,18 @@ def test_markers_are_measured_not_constants(measured):
     wager = {name: measured["wagering", name] for name in conditions("wagering")}
     assert wager["zero"]["accuracy"] == wager["intact"]["accuracy"]  # the policy never reads z_self
     assert wager["zero"]["auroc"] == 0.5 and wager["zero"]["confidence_sd"] == 0  # by construction
-    assert wager["permute"]["confidence_sd"] == pytest.approx(wager["intact"]["confidence_sd"])  # same values, shuffled
+    assert wager["permute"]["confidence_sd"] == pytest.approx(
+        wager["intact"]["confidence_sd"]
+    )  # same values, shuffled
     assert wager["intact"]["auroc"] > 0.7 > wager["noise"]["auroc"]
     dual = {name: measured["dual", name] for name in conditions("dual")}
     assert [dual[f"k{k}"]["slots_used"] for k in (1, 2, 3)] == [1, 2, 3]
     assert dual["bus_off"]["slots_used"] == 0 and dual["intact"]["slots_used"] == 4
-    assert dual["sigma0.3"]["conjunction"] > dual["sigma0.5"]["conjunction"] > dual["sigma0.75"]["conjunction"]
+    assert (
+        dual["sigma0.3"]["conjunction"]
+        > dual["sigma0.5"]["conjunction"]
+        > dual["sigma0.75"]["conjunction"]
+    )
 
 
 def test_the_reveal_names_the_giveaway_marker_and_its_measured_values(measured):
@@ -201,14 +237,23 @@ def test_the_reveal_names_the_giveaway_marker_and_its_measured_values(measured):
             assert marker.shown(values[marker.key]) in text, (name, marker.key)
         if puzzle.diagnosis in ("self_zeroed", "bus_off", "narrowed"):
             assert "by construction" in text or (task, puzzle.diagnosis) == ("wagering", "bus_off")
-    zeroed = explain(make_puzzle("wagering", "zero"), measured["wagering", "zero"], measured["wagering", "intact"])
-    assert zeroed.startswith(f"Task accuracy stayed at {MARKERS['wagering'][0].shown(measured['wagering', 'zero']['accuracy'])}")
+    zeroed = explain(
+        make_puzzle("wagering", "zero"),
+        measured["wagering", "zero"],
+        measured["wagering", "intact"],
+    )
+    assert zeroed.startswith(
+        "Task accuracy stayed at "
+        f"{MARKERS['wagering'][0].shown(measured['wagering', 'zero']['accuracy'])}"
+    )
     assert "Type-2 AUROC fell to 0.50" in zeroed and "by construction" in zeroed
 
 
 def test_an_undefined_marker_is_said_so():
     marker = MARKERS["wagering"][1]
     assert marker.shown(float("nan")) == "not defined here"
-    text = explain(make_puzzle("wagering", "zero"), {"accuracy": 0.8, "auroc": float("nan"), "skip_fraction": 0.0,
-                                                     "confidence_sd": 0.0})
+    text = explain(
+        make_puzzle("wagering", "zero"),
+        {"accuracy": 0.8, "auroc": float("nan"), "skip_fraction": 0.0, "confidence_sd": 0.0},
+    )
     assert "not defined here" in text and "nan" not in text

@@ -26,7 +26,9 @@ def marked(name: str) -> str:
 @pytest.mark.parametrize("result_set", ["bundled", "seeds20"])
 def test_the_readme_counts_are_the_sets_own(result_set):
     summary = json.loads((ROOT / "results" / result_set / "summary.json").read_text())
-    assert "construction_audit" in summary, f"results/{result_set} predates the construction audit: regenerate it"
+    assert "construction_audit" in summary, (
+        f"results/{result_set} predates the construction audit: regenerate it"
+    )
     expected = verdict_sentence(summary["claims"])
     assert marked(f"verdict-counts:{result_set}") == expected, f"write in README.md: {expected}"
 
@@ -42,7 +44,9 @@ def test_the_readme_split_follows_the_flags():
 
 def test_the_readme_integration_answer_is_the_studys():
     summary = json.loads((ROOT / "results" / "explore_integration" / "summary.json").read_text())
-    found = re.search(r"<!-- integration-answer:start -->(.*?)<!-- integration-answer:end -->", README, re.S)
+    found = re.search(
+        r"<!-- integration-answer:start -->(.*?)<!-- integration-answer:end -->", README, re.S
+    )
     assert found and found.group(1) == summary["answer"]
 
 

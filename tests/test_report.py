@@ -18,7 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 BUNDLED = ROOT / "results" / "bundled"
 PLOTLY_BANNER = "* plotly.js v"
 
-pytestmark = pytest.mark.skipif(not (BUNDLED / "summary.json").exists(), reason="no bundled results")
+pytestmark = pytest.mark.skipif(
+    not (BUNDLED / "summary.json").exists(), reason="no bundled results"
+)
 
 
 def captions(page: str) -> list[str]:
@@ -102,7 +104,9 @@ def test_no_nan_in_captions_and_plotly_inlined_once(bundled_page):
         r"<script[^>]*>/\*\*\s*\* plotly\.js v.*?</script>", "", bundled_page, flags=re.S
     )
     assert PLOTLY_BANNER not in outside_plotlyjs  # the inline bundle was the one removed
-    assert "cdn.plot.ly" not in outside_plotlyjs and "<script src=" not in bundled_page  # works offline
+    assert (
+        "cdn.plot.ly" not in outside_plotlyjs and "<script src=" not in bundled_page
+    )  # works offline
     # + the claims table, + the design study's figure when the study sits beside the result set
     study = (BUNDLED.parent / "explore_e3" / "summary.json").exists()
     assert ("id='design-study'" in bundled_page) == study
@@ -129,9 +133,13 @@ def test_e1_only_result_dir(e1_only):
     assert path == e1_only / "report.html"
     page = path.read_text(encoding="utf-8")
     text = visible_text(page)
-    assert "E2 is not part of this result set" in text and "E3 is not part of this result set" in text
+    assert (
+        "E2 is not part of this result set" in text and "E3 is not part of this result set" in text
+    )
     assert "seed_values.csv is missing" in text and "e2_capacity.csv is missing" not in text
-    assert "Fig. 1b" in page and "Not available" in page  # fig1a needs seed_values.csv: a visible note
+    assert (
+        "Fig. 1b" in page and "Not available" in page
+    )  # fig1a needs seed_values.csv: a visible note
     assert page.count(PLOTLY_BANNER) == 1
     assert "--experiment e1 --seeds 5" in text
     for cap in captions(page):

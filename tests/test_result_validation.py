@@ -50,10 +50,15 @@ def test_an_intact_copy_has_no_problem(result_set):
 
 
 @needs_bundled
-@pytest.mark.parametrize("content", ["", "{", None, "[1, 2]", '"text"', "{}"],
-                         ids=["empty", "one-brace", "truncated", "list", "string", "empty-object"])
+@pytest.mark.parametrize(
+    "content",
+    ["", "{", None, "[1, 2]", '"text"', "{}"],
+    ids=["empty", "one-brace", "truncated", "list", "string", "empty-object"],
+)
 def test_an_unreadable_summary_is_a_problem_and_empty(result_set, content):
-    if content is None:  # cut in the middle, as a killed writer without atomic rename would leave it
+    if (
+        content is None
+    ):  # cut in the middle, as a killed writer without atomic rename would leave it
         text = (result_set / SUMMARY).read_text()
         content = text[: len(text) // 2]
     (result_set / SUMMARY).write_text(content)
@@ -75,7 +80,10 @@ def test_claims_missing_keys_are_left_out_with_a_problem(result_set):
     edit_summary(result_set, change)
     res = load_results(result_set)
     assert len(res.summary["claims"]) == n_before - 3
-    assert all({"id", "verdict", "ours", "paper", "reason", "description"} <= set(c) for c in res.summary["claims"])
+    assert all(
+        {"id", "verdict", "ours", "paper", "reason", "description"} <= set(c)
+        for c in res.summary["claims"]
+    )
     assert any("4 malformed claim(s)" in p for p in res.problems)
 
 
@@ -90,7 +98,9 @@ def test_wrong_typed_top_level_fields_become_empty(result_set):
 
     edit_summary(result_set, change)
     res = load_results(result_set)
-    assert res.summary["claims"] == [] and res.summary["values"] == {} and res.summary["seeds"] == []
+    assert (
+        res.summary["claims"] == [] and res.summary["values"] == {} and res.summary["seeds"] == []
+    )
     assert "git_commit" not in res.summary
     assert res.summary["experiments"] == ["e1"]
     for field in ("claims", "values", "seeds", "git_commit"):
@@ -102,7 +112,9 @@ def test_wrong_typed_top_level_fields_become_empty(result_set):
 def test_non_numeric_and_infinite_values_are_dropped(result_set):
     def change(data):
         data["values"]["e1.accuracy.self_on"] = "high"
-        data["values"]["e1.auroc.self_on"] = float("inf")  # json writes Infinity, json reads it back
+        data["values"]["e1.auroc.self_on"] = float(
+            "inf"
+        )  # json writes Infinity, json reads it back
 
     edit_summary(result_set, change)
     res = load_results(result_set)
@@ -111,21 +123,28 @@ def test_non_numeric_and_infinite_values_are_dropped(result_set):
 
 
 @needs_bundled
-@pytest.mark.parametrize(("stem", "column", "bad"), [
-    ("e3_titration", "accuracy", "abc"),
-    ("e3_titration", "sigma", "inf"),
-    ("e2_capacity", "conjunction", "-inf"),
-    ("e1_trials", "confidence", ""),
-    ("seed_values", "seed", "zero"),
-])
+@pytest.mark.parametrize(
+    ("stem", "column", "bad"),
+    [
+        ("e3_titration", "accuracy", "abc"),
+        ("e3_titration", "sigma", "inf"),
+        ("e2_capacity", "conjunction", "-inf"),
+        ("e1_trials", "confidence", ""),
+        ("seed_values", "seed", "zero"),
+    ],
+)
 def test_text_or_infinite_cells_drop_the_frame(result_set, stem, column, bad):
     path = result_set / f"{stem}.csv"
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     frame.loc[3, column] = bad
     frame.to_csv(path, index=False)
     res = load_results(result_set)
-    attribute = {"e1_trials": "trials", "e2_capacity": "capacity", "e3_titration": "titration",
-                 "seed_values": "seed_values"}[stem]
+    attribute = {
+        "e1_trials": "trials",
+        "e2_capacity": "capacity",
+        "e3_titration": "titration",
+        "seed_values": "seed_values",
+    }[stem]
     assert getattr(res, attribute) is None
     assert any(p.startswith(f"{stem}.csv column '{column}'") for p in res.problems)
 
@@ -135,7 +154,9 @@ def test_a_missing_column_drops_the_frame(result_set):
     path = result_set / "e3_titration.csv"
     pd.read_csv(path).drop(columns=["agent"]).to_csv(path, index=False)
     res = load_results(result_set)
-    assert res.titration is None and any("e3_titration.csv lacks the column(s) 'agent'" in p for p in res.problems)
+    assert res.titration is None and any(
+        "e3_titration.csv lacks the column(s) 'agent'" in p for p in res.problems
+    )
 
 
 @needs_bundled
@@ -146,7 +167,9 @@ def test_removed_files_and_a_truncated_figures_file_are_problems(result_set):
     (result_set / "figures.json").write_text(text[: len(text) // 3])
     res = load_results(result_set)
     assert res.trials is None and res.seed_values is None and res.figures == {}
-    assert "e1_trials.csv is missing" in res.problems and "seed_values.csv is missing" in res.problems
+    assert (
+        "e1_trials.csv is missing" in res.problems and "seed_values.csv is missing" in res.problems
+    )
     assert problems_naming(res, "figures.json could not be read")
 
 
@@ -156,7 +179,9 @@ def test_a_misshapen_figures_or_gain_file_is_ignored(result_set):
     (result_set / "exploratory_gain.json").write_text(json.dumps({"rows": [{"seed": 0}]}))
     res = load_results(result_set)
     assert res.figures == {} and res.gain == {}
-    assert problems_naming(res, "figures.json does not have") and problems_naming(res, "exploratory_gain.json rows")
+    assert problems_naming(res, "figures.json does not have") and problems_naming(
+        res, "exploratory_gain.json rows"
+    )
 
 
 # ------------------------------------------------------------------ reproduce cannot leave a mix
@@ -164,9 +189,20 @@ def test_a_misshapen_figures_or_gain_file_is_ignored(result_set):
 
 def fake_seed(experiment: str, seed: int, level: float) -> SeedResult:
     """A seed result of ``experiment`` with every number at ``level`` (no agent runs)."""
-    rows = {stem: [dict.fromkeys(fields, level) | {"seed": seed, "agent": "b1", "condition": "self_on",
-                                                    "noise_mode": "read", "noise": "workspace"}]
-            for stem, fields in CSV_FIELDS.items() if stem.startswith(experiment)}
+    rows = {
+        stem: [
+            dict.fromkeys(fields, level)
+            | {
+                "seed": seed,
+                "agent": "b1",
+                "condition": "self_on",
+                "noise_mode": "read",
+                "noise": "workspace",
+            }
+        ]
+        for stem, fields in CSV_FIELDS.items()
+        if stem.startswith(experiment)
+    }
     return SeedResult(experiment, seed, values={f"{experiment}.accuracy.self_on": level}, rows=rows)
 
 
@@ -175,8 +211,13 @@ def fake_pipelines(monkeypatch):
     """reproduce without training or running agents: every number is ``level[0]``."""
     level = [0.25]
     monkeypatch.setattr(runner, "provision_agents", lambda *a, **k: [])
-    monkeypatch.setattr(runner, "run_seeds", lambda run_seed, seeds, cfg, cache, **k: [
-        fake_seed(run_seed.__module__.rsplit(".", 1)[-1], s, level[0]) for s in seeds])
+    monkeypatch.setattr(
+        runner,
+        "run_seeds",
+        lambda run_seed, seeds, cfg, cache, **k: [
+            fake_seed(run_seed.__module__.rsplit(".", 1)[-1], s, level[0]) for s in seeds
+        ],
+    )
     monkeypatch.setattr(runner.e3, "cross_seed", lambda results: {})
     monkeypatch.setattr(runner.e3, "composite_points", lambda results: [])
     monkeypatch.setattr(runner.e2, "cross_seed", lambda results: {})
@@ -188,7 +229,12 @@ CFG = ReproduceConfig(seeds=(0, 1))
 
 def test_reproduce_writes_a_manifest_the_reader_accepts(tmp_path, fake_pipelines):
     summary = runner.reproduce(["e1", "e3"], CFG, tmp_path / "set", audit_seeds=0)
-    assert set(summary[MANIFEST]) == {"e1_trials.csv", "e3_titration.csv", "seed_values.csv", "figures.json"}
+    assert set(summary[MANIFEST]) == {
+        "e1_trials.csv",
+        "e3_titration.csv",
+        "seed_values.csv",
+        "figures.json",
+    }
     res = load_results(tmp_path / "set")
     assert res.problems == [] and res.trials is not None and res.titration is not None
 
@@ -208,12 +254,16 @@ def test_a_run_killed_before_summary_leaves_no_mixed_set(tmp_path, fake_pipeline
     monkeypatch.setattr(runner, "write_result_json", killed_at_summary)
     with pytest.raises(KeyboardInterrupt):
         runner.reproduce(["e1"], CFG, out, audit_seeds=0)
-    assert not (out / SUMMARY).exists() and not (out / "report.html").exists()  # no old summary beside new data
+    assert (
+        not (out / SUMMARY).exists() and not (out / "report.html").exists()
+    )  # no old summary beside new data
     res = load_results(out)
     assert res.summary == {} and "summary.json is missing" in res.problems
 
 
-def test_a_run_killed_while_computing_leaves_the_old_set_intact(tmp_path, fake_pipelines, monkeypatch):
+def test_a_run_killed_while_computing_leaves_the_old_set_intact(
+    tmp_path, fake_pipelines, monkeypatch
+):
     out = tmp_path / "set"
     runner.reproduce(["e1"], CFG, out, audit_seeds=0)
     before = {p.name: p.read_bytes() for p in out.iterdir()}
@@ -233,7 +283,9 @@ def test_data_files_of_another_run_are_refused(tmp_path, fake_pipelines):
     runner.reproduce(["e1"], CFG, old, audit_seeds=0)
     fake_pipelines[0] = 0.75
     runner.reproduce(["e1", "e3"], CFG, new, audit_seeds=0)
-    shutil.copy(new / "e1_trials.csv", old / "e1_trials.csv")  # the mix a hand copy (or a killed run) makes
+    shutil.copy(
+        new / "e1_trials.csv", old / "e1_trials.csv"
+    )  # the mix a hand copy (or a killed run) makes
     shutil.copy(new / "e3_titration.csv", old / "e3_titration.csv")
     res = load_results(old)
     assert res.trials is None and res.titration is None and res.seed_values is not None

@@ -1,4 +1,5 @@
-"""The result-set contract: a set from an older schema is read, with a problem that says what to do."""
+"""The result-set contract: a set from an older schema is read, with a problem that says what to
+do."""
 
 from __future__ import annotations
 

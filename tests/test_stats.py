@@ -191,8 +191,10 @@ def test_permutation_exact_matches_scipy_for_equal_sizes(ab):
     # relative tie tolerance and ours (rounding of the sums, ~n eps max|x|) legitimately differ,
     # e.g. a = 0 x 5, b = (0, 0, 0, 2, 8.8e-13): every split has |T| = 0.4 and our p is 1.
     pooled = np.concatenate([a, b])
-    splits = [pooled[list(c)].mean() - np.delete(pooled, list(c)).mean()
-              for c in combinations(range(pooled.size), len(a))]
+    splits = [
+        pooled[list(c)].mean() - np.delete(pooled, list(c)).mean()
+        for c in combinations(range(pooled.size), len(a))
+    ]
     gaps = np.abs(np.abs(splits) - abs(np.mean(a) - np.mean(b)))
     assume(not np.any((gaps > 0) & (gaps < 1e-6)))
     r = permutation_test(a, b)

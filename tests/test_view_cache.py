@@ -40,13 +40,19 @@ def assert_equal_views(cached, fresh) -> None:
         arrays, scalars = vc._WS_ARRAYS, vc._WS_SCALARS
         for name in ("valid", "step_kind", "action", "oracle", "cue", "occupied"):
             assert np.array_equal(getattr(cached.trace, name), getattr(fresh.trace, name)), name
-        assert np.allclose(cached.trace.slots, fresh.trace.slots, atol=4e-3, rtol=1e-3)  # stored as float16
+        assert np.allclose(
+            cached.trace.slots, fresh.trace.slots, atol=4e-3, rtol=1e-3
+        )  # stored as float16
         assert np.array_equal(cached.trace.report_correct(), fresh.trace.report_correct())
         assert cached.means == fresh.means
     for name in arrays:
         assert np.array_equal(getattr(cached, name), getattr(fresh, name), equal_nan=True), name
     for name in scalars:
-        assert same(getattr(cached, name), getattr(fresh, name)), (name, getattr(cached, name), getattr(fresh, name))
+        assert same(getattr(cached, name), getattr(fresh, name)), (
+            name,
+            getattr(cached, name),
+            getattr(fresh, name),
+        )
 
 
 @pytest.mark.parametrize("stem", SAMPLE)
@@ -54,7 +60,9 @@ def test_cached_views_equal_a_fresh_computation(built, stem):
     checkpoint = vc.CHECKPOINTS / f"{stem}.safetensors"
     views = vc.read_cache(vc.cache_path(checkpoint, built), vc.checkpoint_key(checkpoint))
     loaded = load_checkpoint(checkpoint)
-    assert set(views) == {vc.condition_key(*c) for c in vc.conditions_of(loaded.task, loaded.entry["kind"])}
+    assert set(views) == {
+        vc.condition_key(*c) for c in vc.conditions_of(loaded.task, loaded.entry["kind"])
+    }
     rng = np.random.default_rng(0)
     for key in rng.choice(sorted(views), size=3, replace=False):  # a sample: each takes a rollout
         parts = key.split("|")
@@ -68,7 +76,9 @@ def test_cached_views_equal_a_fresh_computation(built, stem):
 def test_a_changed_checkpoint_or_format_misses_the_cache(built, tmp_path):
     checkpoint = vc.CHECKPOINTS / "wagering-b2_ws-s1.safetensors"
     path = vc.cache_path(checkpoint, built)
-    other = vc.checkpoint_key(vc.CHECKPOINTS / "wagering-b2_ws-s2.safetensors")  # another agent's weights
+    other = vc.checkpoint_key(
+        vc.CHECKPOINTS / "wagering-b2_ws-s2.safetensors"
+    )  # another agent's weights
     with pytest.raises(vc.CacheMiss, match="another version"):
         vc.read_cache(path, other)
     with np.load(path) as npz:
@@ -76,17 +86,24 @@ def test_a_changed_checkpoint_or_format_misses_the_cache(built, tmp_path):
         arrays = {k: npz[k] for k in npz.files if k != "__header__"}
     header["version"] = vc.VERSION + 1
     old = tmp_path / path.name
-    np.savez_compressed(old, __header__=np.frombuffer(json.dumps(header).encode(), np.uint8), **arrays)
+    np.savez_compressed(
+        old, __header__=np.frombuffer(json.dumps(header).encode(), np.uint8), **arrays
+    )
     with pytest.raises(vc.CacheMiss, match="not ctlab-view-cache"):
         vc.read_cache(old)
     header["version"] = vc.VERSION
     broken = tmp_path / "broken.npz"
-    np.savez_compressed(broken, __header__=np.frombuffer(json.dumps(header).encode(), np.uint8),
-                        **{k: v for k, v in arrays.items() if not k.endswith("/confidence")})
+    np.savez_compressed(
+        broken,
+        __header__=np.frombuffer(json.dumps(header).encode(), np.uint8),
+        **{k: v for k, v in arrays.items() if not k.endswith("/confidence")},
+    )
     with pytest.raises(vc.CacheMiss, match="lacks confidence"):
         vc.read_cache(broken)
     assert vc.check([checkpoint], built) == []
-    assert vc.check([vc.CHECKPOINTS / "wagering-b2_ws-s3.safetensors"], built), "a missing file is a problem"
+    assert vc.check([vc.CHECKPOINTS / "wagering-b2_ws-s3.safetensors"], built), (
+        "a missing file is a problem"
+    )
 
 
 def test_the_build_is_resumable(built, capsys):
@@ -110,15 +127,20 @@ def check_shipped_sample(size: int = 2, seed: int = 1) -> None:
         loaded = load_checkpoint(checkpoint)
         key = str(rng.choice(sorted(views)))
         parts = key.split("|")
-        fresh = (vc.metacognition_view(loaded.agent, loaded.seed, parts[1], int(parts[2])) if parts[0] == "meta"
-                 else vc.workspace_view(loaded.agent, loaded.seed, int(parts[1])))
+        fresh = (
+            vc.metacognition_view(loaded.agent, loaded.seed, parts[1], int(parts[2]))
+            if parts[0] == "meta"
+            else vc.workspace_view(loaded.agent, loaded.seed, int(parts[1]))
+        )
         assert_equal_views(views[key], fresh)
 
 
 def test_the_shipped_cache_matches_its_checkpoints_and_a_fresh_computation():
-    """Every shipped file is current (else `make view-cache` rebuilds it) and a sample of its entries
+    """Every shipped file is current (else `make view-cache` rebuilds it) and a sample of its
+    entries
     equals a fresh computation, in a child process in portable mode: the files were built in that
-    mode, so they are equal bit for bit on any AVX2 x86-64 CPU (this test's own fast mode need not be)."""
+    mode, so they are equal bit for bit on any AVX2 x86-64 CPU (this test's own fast mode need not
+    be)."""
     shipped = sorted(vc.CACHE_DIR.glob("*.npz"))
     if not shipped:
         pytest.skip("no view cache is shipped in this copy")
@@ -126,8 +148,9 @@ def test_the_shipped_cache_matches_its_checkpoints_and_a_fresh_computation():
     assert header["compute"]["mode"] == "portable", "build the shipped cache with `make view-cache`"
     env = {**os.environ, "CTLAB_COMPUTE": "portable"}
     code = "from tests.test_view_cache import check_shipped_sample; check_shipped_sample()"
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stderr[-3000:]
 
 
@@ -144,7 +167,9 @@ def test_the_pages_read_a_bundled_view_from_the_cache(built, monkeypatch):
         raise AssertionError("computed live, not looked up")
 
     monkeypatch.setattr(vc, "metacognition_view", broken)
-    at = open_page("metacognition", {"agent": "b2_ws", "seed": "1", "self_model_mode": "zero", "capacity": "2"})
+    at = open_page(
+        "metacognition", {"agent": "b2_ws", "seed": "1", "self_model_mode": "zero", "capacity": "2"}
+    )
     assert not exceptions(at), exceptions(at)
     expected = vc.read_cache(vc.cache_path(vc.CHECKPOINTS / "wagering-b2_ws-s1.safetensors", built))
     assert metric_value(at, "Type-2 AUROC") == f"{expected['meta|zero|2'].auroc:.2f}"

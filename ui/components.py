@@ -32,7 +32,9 @@ def __getattr__(name: str) -> Any:
 
 def explain(what: str, try_this: str, theory: str, *, expanded: bool = False) -> None:
     """The three questions every page answers for someone who has not read the paper."""
-    with st.expander("What am I looking at?  ·  What to try  ·  What the theory predicts", expanded=expanded):
+    with st.expander(
+        "What am I looking at?  ·  What to try  ·  What the theory predicts", expanded=expanded
+    ):
         cols = st.columns(3)
         cols[0].markdown("**What you are looking at**\n\n" + what)
         cols[1].markdown("**What to try**\n\n" + try_this)
@@ -75,10 +77,22 @@ def change_text(value: Any, intact: Any, fmt: str = "{:.2f}") -> str | None:
     return f"{diff:+.{digits or 2}f} vs intact"
 
 
-def metric(column: Any, label: str, value: Any, *, claim: str | None = None, fmt: str = "{:.2f}",
-           help: str | None = None, reference: str | None = None, intact: Any = None,
-           intact_claim: str | None = None, chance: str | None = None, paper_label: str = "paper",
-           paper_missing: str = "not reported for this condition", undefined: str | None = None) -> None:
+def metric(
+    column: Any,
+    label: str,
+    value: Any,
+    *,
+    claim: str | None = None,
+    fmt: str = "{:.2f}",
+    help: str | None = None,
+    reference: str | None = None,
+    intact: Any = None,
+    intact_claim: str | None = None,
+    chance: str | None = None,
+    paper_label: str = "paper",
+    paper_missing: str = "not reported for this condition",
+    undefined: str | None = None,
+) -> None:
     """An ``st.metric`` with the intact value, the change from it, the paper's number and chance.
 
     Parameters
@@ -111,16 +125,33 @@ def metric(column: Any, label: str, value: Any, *, claim: str | None = None, fmt
     gives them (``0.492 ± 0.058``, not rounded to the metric's digits).
     """
     lesioned = intact is not None
-    column.metric(label, number_text(value, fmt), help=help,
-                  delta=change_text(value, intact, fmt) if lesioned else None, delta_color="off")
+    column.metric(
+        label,
+        number_text(value, fmt),
+        help=help,
+        delta=change_text(value, intact, fmt) if lesioned else None,
+        delta_color="off",
+    )
     parts = [f"intact: {number_text(intact, fmt)}"] if lesioned else []
     if not finite(value):
-        parts.insert(0, f"**Undefined here:** {(undefined or 'it cannot be computed from these trials').rstrip('.')}")
+        parts.insert(
+            0,
+            (
+                "**Undefined here:** "
+                f"{(undefined or 'it cannot be computed from these trials').rstrip('.')}"
+            ),
+        )
     paper_fmt = fmt if "%" in fmt else None
     if claim:
-        parts.append(f"{paper_label}{', this condition' if lesioned else ''}: {paper_value(claim, paper_fmt)}")
+        parts.append(
+            f"{paper_label}{', this condition' if lesioned else ''}: "
+            f"{paper_value(claim, paper_fmt)}"
+        )
     elif intact_claim:
-        parts.append(f"{paper_label}: {paper_missing} · {paper_label}, intact: {paper_value(intact_claim, paper_fmt)}")
+        parts.append(
+            f"{paper_label}: {paper_missing} · {paper_label}, intact: "
+            f"{paper_value(intact_claim, paper_fmt)}"
+        )
     if chance:
         parts.append(f"chance: {chance}")
     if reference:
@@ -129,35 +160,49 @@ def metric(column: Any, label: str, value: Any, *, claim: str | None = None, fmt
         column.caption(" · ".join(parts))
 
 
-VERDICT_MARKDOWN_COLOURS = {"reproduced": "green", "partly reproduced": "orange", "not reproduced": "red",
-                            "not comparable": "gray"}
+VERDICT_MARKDOWN_COLOURS = {
+    "reproduced": "green",
+    "partly reproduced": "orange",
+    "not reproduced": "red",
+    "not comparable": "gray",
+}
 """Streamlit text colours of the four verdicts (labcore.paper.VERDICTS)."""
 
 
 def claim_line(claim: Mapping[str, Any], label: str, n_seeds: int | None = None) -> str:
-    """One claim of a result set as a Markdown line: the verdict, what it is, ours beside the paper's.
+    """One claim of a result set as a Markdown line: the verdict, what it is, ours beside the
+    paper's.
 
     Everything comes from the claim's entry in ``summary.json``; the verdict is never decided here.
 
     Our value is the result set's mean over its seeds, and says so: a page shows it beside one
     seed's live numbers (issue 24: 87.0% for seed 0 beside 85.6% for five, unlabelled).
 
-    >>> claim_line({"verdict": "not reproduced", "ours": {"mean": 0.304, "n": 5}, "paper": {"value": 0.04}},
+    >>> claim_line({"verdict": "not reproduced", "ours": {"mean": 0.304, "n": 5},
+    ...             "paper": {"value": 0.04}},
     ...            "B1's noise tolerance L75")
     ":red[**not reproduced**]: B1's noise tolerance L75: here 0.304 (mean of 5 seeds), paper 0.04."
     """
     verdict = str(claim.get("verdict") or "not comparable")
     colour = VERDICT_MARKDOWN_COLOURS.get(verdict, "gray")
-    built = " (true by construction, so not evidence either way)" if claim.get("by_construction") else ""
+    built = (
+        " (true by construction, so not evidence either way)"
+        if claim.get("by_construction")
+        else ""
+    )
     ours = dict(claim.get("ours") or {})
     n = ours.pop("n", None)
     scope = ""
     if isinstance(n, int) and n > 1 and finite(ours.get("mean")):
         scope = f" (mean of {n} seeds)"
-    elif (n is None or n == 1) and n_seeds and n_seeds > 1 and finite(ours.get("mean")):  # one number of the set (an R²)
+    elif (
+        (n is None or n == 1) and n_seeds and n_seeds > 1 and finite(ours.get("mean"))
+    ):  # one number of the set (an R²)
         scope = f" (from all {n_seeds} seeds)"
-    return (f":{colour}[**{verdict}**]{built}: {label}: here {ours_text(ours)}{scope}, "
-            f"paper {paper_text(claim.get('paper'))}.")
+    return (
+        f":{colour}[**{verdict}**]{built}: {label}: here {ours_text(ours)}{scope}, "
+        f"paper {paper_text(claim.get('paper'))}."
+    )
 
 
 def live_scope(kind_label: str, seed: int, measured: str, res: Results | None = None) -> None:
@@ -168,8 +213,16 @@ def live_scope(kind_label: str, seed: int, measured: str, res: Results | None = 
     st.caption(f"**Live, one agent:** {kind_label}, seed {seed} ({measured}).{over}")
 
 
-def verdict_box(title: str, res: Results, claims: Sequence[tuple[str, str]], *, lead: Sequence[str] = (),
-                why: Sequence[str] = (), why_title: str = "Why", why_shown: int = 4) -> None:
+def verdict_box(
+    title: str,
+    res: Results,
+    claims: Sequence[tuple[str, str]],
+    *,
+    lead: Sequence[str] = (),
+    why: Sequence[str] = (),
+    why_title: str = "Why",
+    why_shown: int = 4,
+) -> None:
     """The page's plain-language verdict: sentences, then each claim's verdict from the result set.
 
     Parameters
@@ -204,10 +257,18 @@ def verdict_box(title: str, res: Results, claims: Sequence[tuple[str, str]], *, 
                     st.markdown(sentence)
         if lines:
             with st.expander("The pre-registered rule behind each verdict"):
-                st.markdown("\n".join(f"- **{label}** (`{cid}`): {found[cid].get('reason', '')}"
-                                       for cid, label in claims if cid in found))
-        st.caption(f"Verdicts from the result set `{res.directory.name}` (summary.json), by rules fixed before "
-                   "the run (docs/verdicts.md). \"By construction\": our design fixes that value in advance.")
+                st.markdown(
+                    "\n".join(
+                        f"- **{label}** (`{cid}`): {found[cid].get('reason', '')}"
+                        for cid, label in claims
+                        if cid in found
+                    )
+                )
+        st.caption(
+            f"Verdicts from the result set `{res.directory.name}` (summary.json), by "
+            "rules fixed before "
+            'the run (docs/verdicts.md). "By construction": our design fixes that value in advance.'
+        )
 
 
 PHONE_ROW_CHARS = 34
@@ -219,13 +280,20 @@ def phone_safe_titles(fig: go.Figure) -> int:
     returns how many lines the top row of titles grew by.
 
     >>> from plotly.subplots import make_subplots
-    >>> fig = make_subplots(rows=1, cols=2, subplot_titles=("ROC curve (pooled trials)", "Area under the curve"))
+    >>> fig = make_subplots(rows=1, cols=2,
+    ...                     subplot_titles=("ROC curve (pooled trials)", "Area under the curve"))
     >>> phone_safe_titles(fig), [a.text for a in fig.layout.annotations]
     (1, ['ROC curve (pooled<br>trials)', 'Area under the<br>curve'])
     """
     rows: dict[float, list] = {}
     for a in fig.layout.annotations:
-        if a.yref == "paper" and a.yanchor == "bottom" and a.xanchor == "center" and a.showarrow is False and a.text:
+        if (
+            a.yref == "paper"
+            and a.yanchor == "bottom"
+            and a.xanchor == "center"
+            and a.showarrow is False
+            and a.text
+        ):
             rows.setdefault(round(float(a.y), 3), []).append(a)
     grown = 0
     for y, row in rows.items():
@@ -265,12 +333,20 @@ def prepare(fig: go.Figure, download: bool) -> Prepared:
 
     title = fig.layout.title.text if fig.layout.title and fig.layout.title.text else None
     shown = go.Figure(fig)
-    extra = 19 * phone_safe_titles(shown)  # px per added line of subplot title (labcore.figures.style)
+    extra = 19 * phone_safe_titles(
+        shown
+    )  # px per added line of subplot title (labcore.figures.style)
     if title:
         top = max(40, (fig.layout.margin.t or 95) - 70) + extra
-        shown.update_layout(title_text="", margin_t=top, height=(fig.layout.height or 460) - (fig.layout.margin.t or 95) + top)
+        shown.update_layout(
+            title_text="",
+            margin_t=top,
+            height=(fig.layout.height or 460) - (fig.layout.margin.t or 95) + top,
+        )
     elif extra:
-        shown.update_layout(margin_t=(fig.layout.margin.t or 95) + extra, height=(fig.layout.height or 460) + extra)
+        shown.update_layout(
+            margin_t=(fig.layout.margin.t or 95) + extra, height=(fig.layout.height or 460) + extra
+        )
     html = fig.to_html(include_plotlyjs="cdn", full_html=True) if download else None
     return Prepared(title.replace("<br>", " ") if title else None, shown, html)
 
@@ -282,8 +358,14 @@ def _prepared(cache_key: tuple, _build: Callable[[], go.Figure], download: bool)
     return prepare(_build(), download)
 
 
-def figure(fig: go.Figure | None = None, *, key: str, download: str | None = None,
-           build: Callable[[], go.Figure] | None = None, cache_key: tuple | None = None) -> None:
+def figure(
+    fig: go.Figure | None = None,
+    *,
+    key: str,
+    download: str | None = None,
+    build: Callable[[], go.Figure] | None = None,
+    cache_key: tuple | None = None,
+) -> None:
     """Show a plotly figure; offer it as a standalone HTML download (PNG is in the modebar).
 
     The figure's title is shown as text above the chart (it wraps to the column; plotly titles
@@ -300,12 +382,19 @@ def figure(fig: go.Figure | None = None, *, key: str, download: str | None = Non
         st.markdown(f"**{ready.title}**")
     st.plotly_chart(ready.shown, width="stretch", key=key, config={"displaylogo": False})
     if download and ready.html is not None:
-        st.download_button("Download figure (HTML)", ready.html, file_name=f"{download}.html", mime="text/html",
-                           key=f"dl-{key}")
+        st.download_button(
+            "Download figure (HTML)",
+            ready.html,
+            file_name=f"{download}.html",
+            mime="text/html",
+            key=f"dl-{key}",
+        )
 
 
 SELF_MODEL_LABELS = {"on": "on", "zero": "zeroed", "noise": "noise", "permute": "shuffled"}
 """How the self-model control names each of labcore.config.SELF_MODEL_MODES."""
 
-SCOPE_LINE = ("These agents are not conscious. They are small reference implementations of mechanisms that "
-              "theories of consciousness propose, built to test what those mechanisms do.")
+SCOPE_LINE = (
+    "These agents are not conscious. They are small reference implementations of mechanisms that "
+    "theories of consciousness propose, built to test what those mechanisms do."
+)

@@ -30,9 +30,15 @@ def note_arrival(url_path: str) -> None:
     st.session_state["_page"] = url_path
 
 
-def init_state(page: str, keys: Sequence[str], *, agents: Sequence[str],
-               seeds: Mapping[str, Sequence[int]], default: LabState | None = None,
-               options: Mapping[str, Sequence[Any]] | None = None) -> None:
+def init_state(
+    page: str,
+    keys: Sequence[str],
+    *,
+    agents: Sequence[str],
+    seeds: Mapping[str, Sequence[int]],
+    default: LabState | None = None,
+    options: Mapping[str, Sequence[Any]] | None = None,
+) -> None:
     """Load the page's controls from the URL on arrival: a new session, or navigation with a link.
 
     On a rerun of the same page (a widget changed) the widgets keep the user's last input and
@@ -47,7 +53,9 @@ def init_state(page: str, keys: Sequence[str], *, agents: Sequence[str],
     arrived = st.session_state.get("_arrived", True)
     kept = st.session_state.get(f"_kept_values.{page}", {})
     if fresh or (arrived and url and url != last):
-        state, notices = parse_params(url, agents=agents, seeds=seeds, default=default, options=options)
+        state, notices = parse_params(
+            url, agents=agents, seeds=seeds, default=default, options=options
+        )
         for name in keys:
             st.session_state[_key(page, name)] = getattr(state, name)
         st.session_state[f"_initialised.{page}"] = True
@@ -58,10 +66,13 @@ def init_state(page: str, keys: Sequence[str], *, agents: Sequence[str],
         for name in keys:
             if _key(page, name) not in st.session_state and name in kept:
                 st.session_state[_key(page, name)] = kept[name]
-    st.session_state[f"_default.{page}"] = parse_params({}, agents=agents, seeds=seeds, default=default,
-                                                        options=options)[0]
+    st.session_state[f"_default.{page}"] = parse_params(
+        {}, agents=agents, seeds=seeds, default=default, options=options
+    )[0]
     for notice in st.session_state.get(f"_notices.{page}", []):
-        st.warning(escape_markdown(notice), icon=":material/warning:")  # URL text is quoted, never rendered
+        st.warning(
+            escape_markdown(notice), icon=":material/warning:"
+        )  # URL text is quoted, never rendered
 
 
 def value(page: str, name: str) -> Any:
@@ -74,16 +85,21 @@ def key(page: str, name: str) -> str:
     return _key(page, name)
 
 
-def describes(url: Mapping[str, str], params: Mapping[str, str], defaults: Mapping[str, str]) -> bool:
+def describes(
+    url: Mapping[str, str], params: Mapping[str, str], defaults: Mapping[str, str]
+) -> bool:
     """Does ``url`` already describe the view ``params``: every value the same, a missing one at its
     default, nothing else in it?
 
-    >>> describes({"agent": "b1", "capacity": "0"}, {"agent": "b1", "capacity": "0", "episode": "0"}, {"episode": "0"})
+    >>> describes({"agent": "b1", "capacity": "0"},
+    ...           {"agent": "b1", "capacity": "0", "episode": "0"}, {"episode": "0"})
     True
     >>> describes({"agent": "b1"}, {"agent": "b1", "episode": "3"}, {"episode": "0"})
     False
     """
-    return set(url) <= set(params) and all(url.get(k, defaults.get(k)) == v for k, v in params.items())
+    return set(url) <= set(params) and all(
+        url.get(k, defaults.get(k)) == v for k, v in params.items()
+    )
 
 
 def publish(page: str, keys: Sequence[str]) -> dict[str, str]:
@@ -100,12 +116,16 @@ def publish(page: str, keys: Sequence[str]) -> dict[str, str]:
     if not describes(st.query_params.to_dict(), params, defaults):
         st.query_params.from_dict(params)
     st.session_state[f"_published.{page}"] = params
-    st.session_state[f"_kept_values.{page}"] = {**st.session_state.get(f"_kept_values.{page}", {}), **values}
+    st.session_state[f"_kept_values.{page}"] = {
+        **st.session_state.get(f"_kept_values.{page}", {}),
+        **values,
+    }
     return params
 
 
-def agent_seed_picker(page: str, seeds: Mapping[str, Sequence[int]], agent_column: Any,
-                      seed_column: Any) -> tuple[str, int]:
+def agent_seed_picker(
+    page: str, seeds: Mapping[str, Sequence[int]], agent_column: Any, seed_column: Any
+) -> tuple[str, int]:
     """The agent and seed selectors every lab page shares, bound to the page's URL state.
 
     Parameters
@@ -124,8 +144,7 @@ def agent_seed_picker(page: str, seeds: Mapping[str, Sequence[int]], agent_colum
         The chosen agent kind and one of its available seeds (a seed the newly chosen agent
         lacks is replaced by its first).
     """
-    agent_column.selectbox("Agent", list(seeds), format_func=label,
-                           key=key(page, "agent"))
+    agent_column.selectbox("Agent", list(seeds), format_func=label, key=key(page, "agent"))
     kind = value(page, "agent")
     if value(page, "seed") not in seeds[kind]:
         st.session_state[key(page, "seed")] = seeds[kind][0]
@@ -138,8 +157,16 @@ def _keep_selection(widget_key: str, fallback: Any) -> None:
         st.session_state[widget_key] = st.session_state.get(f"_kept.{widget_key}", fallback)
 
 
-def segmented(container: Any, label: str, options: Sequence[Any], page: str, name: str, *,
-              fallback: Any, **kwargs: Any) -> Any:
+def segmented(
+    container: Any,
+    label: str,
+    options: Sequence[Any],
+    page: str,
+    name: str,
+    *,
+    fallback: Any,
+    **kwargs: Any,
+) -> Any:
     """A segmented control bound to a page's control that can never be left empty.
 
     Clicking the selected button of ``st.segmented_control`` deselects it (value ``None``); in
@@ -161,8 +188,14 @@ def segmented(container: Any, label: str, options: Sequence[Any], page: str, nam
     widget_key = key(page, name)
     if st.session_state.get(widget_key) is None:
         st.session_state[widget_key] = fallback
-    container.segmented_control(label, list(options), key=widget_key, on_change=_keep_selection,
-                                args=(widget_key, fallback), **kwargs)
+    container.segmented_control(
+        label,
+        list(options),
+        key=widget_key,
+        on_change=_keep_selection,
+        args=(widget_key, fallback),
+        **kwargs,
+    )
     st.session_state[f"_kept.{widget_key}"] = st.session_state[widget_key]
     return st.session_state[widget_key]
 
@@ -178,11 +211,18 @@ def url_choice(page: str, name: str, options: Sequence[str]) -> str:
     kept = st.session_state.get(f"_kept.{widget_key}")
     if widget_key not in st.session_state and kept in options and name not in st.query_params:
         st.session_state[widget_key] = kept  # its widget's state was dropped on another page
-    elif widget_key not in st.session_state or (st.session_state.get("_arrived", True) and name in st.query_params):
+    elif widget_key not in st.session_state or (
+        st.session_state.get("_arrived", True) and name in st.query_params
+    ):
         wanted = st.query_params.get(name)
         if wanted is not None and wanted not in options:
-            st.warning(escape_markdown(f"{name}={echo(wanted)} is not one of {', '.join(options)}; "
-                                       f"showing {options[0]}."), icon=":material/warning:")
+            st.warning(
+                escape_markdown(
+                    f"{name}={echo(wanted)} is not one of {', '.join(options)}; "
+                    f"showing {options[0]}."
+                ),
+                icon=":material/warning:",
+            )
         st.session_state[widget_key] = wanted if wanted in options else options[0]
     elif st.session_state[widget_key] not in options:
         st.session_state[widget_key] = options[0]

@@ -83,18 +83,21 @@ def capacity_scale(slots: int, n_slots: int) -> float:
     """:func:`labcore.interventions.capacity_scale` (imported on first use)."""
     return _interventions.capacity_scale(slots, n_slots)
 
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "results" / "bundled"
 FILES = {result_set.SUMMARY, result_set.GAIN, *result_set.DATA_FILES}
 """Files of a result set whose problems name them first (shown with their directory)."""
 CHECKPOINTS_DIR = Path(os.environ.get("CTLAB_CHECKPOINTS") or ROOT / "checkpoints")
 """Where the pages find agents: ``$CTLAB_CHECKPOINTS`` if set, else the bundled ``checkpoints/``
-(labcore.storage.checkpoint_manifest.BUNDLED_DIR, named here without importing torch; read at call time, so tests
+(labcore.storage.checkpoint_manifest.BUNDLED_DIR, named here without importing torch; read at call
+time, so tests
 point it at a copy)."""
 USER_RUNS_DIR = Path(os.environ.get("CTLAB_USER_RUNS") or ROOT / "runs" / "user")
 """Where the Agents page saves the agents visitors train: one folder per browser session
 (:func:`session_dir`); ``runs/`` is git-ignored; ``$CTLAB_USER_RUNS`` points elsewhere (the test and
-benchmark servers of ui/serve.py use a temporary folder). Read at call time (tests point it elsewhere)."""
+benchmark servers of ui/serve.py use a temporary folder). Read at call time (tests point it
+elsewhere)."""
 # The live budgets (labcore.budgets.LiveBudgets), by the names the functions below read at call time
 # (tests shrink them here). A Metacognition or Workspace view's trials are its recipe's
 # (labcore.view_cache, which reads the same budgets): the pages show them.
@@ -127,7 +130,11 @@ def _shown(path: Path) -> Path:
 def _restore(path: Path) -> str:
     """`` (`git checkout <path>` ...)`` for a file of the shipped ``checkpoints/``, else nothing."""
     shown = _shown(path)
-    return f" (`git checkout {shown}` restores the shipped copy)" if shown.parts[:1] == ("checkpoints",) else ""
+    return (
+        f" (`git checkout {shown}` restores the shipped copy)"
+        if shown.parts[:1] == ("checkpoints",)
+        else ""
+    )
 
 
 @st.cache_data(ttl=10, show_spinner=False)
@@ -143,7 +150,8 @@ def read_checkpoint_manifest(directory: str) -> tuple[dict, list[str]]:
     -------
     (entries, problems)
         Entries by checkpoint name (malformed ones left out, see
-        :func:`labcore.storage.checkpoint_manifest.read_manifest`; none if the manifest is unusable) and the
+        :func:`labcore.storage.checkpoint_manifest.read_manifest`; none if the manifest is unusable)
+        and the
         sentences :func:`manifest` shows. Cached for 10 s; clear it after a save.
     """
     path = Path(directory) / ckpt_manifest.MANIFEST
@@ -154,9 +162,15 @@ def read_checkpoint_manifest(directory: str) -> tuple[dict, list[str]]:
     except ckpt_format.CheckpointError as exc:
         reason = str(exc).replace(str(path), f"`{shown}`").rstrip(".")
         return {}, [f"{reason}{restore}; until then no agent can be listed."]
-    problems = [f"`{shown}` has malformed entries, so these agents are left out: "
-                + "; ".join(f"{name} ({why})" for name, why in sorted(bad.items()))
-                + f"; restore it from version control or a backup{restore}."] if bad else []
+    problems = (
+        [
+            f"`{shown}` has malformed entries, so these agents are left out: "
+            + "; ".join(f"{name} ({why})" for name, why in sorted(bad.items()))
+            + f"; restore it from version control or a backup{restore}."
+        ]
+        if bad
+        else []
+    )
     return entries, problems
 
 
@@ -215,7 +229,8 @@ def seeds_by_kind(task: str, entries: dict | None = None) -> dict[str, list[int]
 
 def checkpoint_path(task: str, kind: str, seed: int) -> Path:
     """The file of a fast-schedule agent: in :data:`CHECKPOINTS_DIR`, else this session's own
-    (:func:`session_dir`) if it trained one of that name (raises CheckpointError on an unsafe name)."""
+    (:func:`session_dir`) if it trained one of that name (raises CheckpointError on an unsafe
+    name)."""
     file = f"{ckpt_format.checkpoint_name(task, kind, seed)}{ckpt_format.SUFFIX}"
     bundled = CHECKPOINTS_DIR / file
     if bundled.exists():
@@ -255,15 +270,21 @@ def offered_seed(task: str, kind: str) -> int:
     (atomically), kept until it trains it. Two sessions are never offered the same seed."""
     key = f"_offered_seed.{task}.{kind}"
     seed = st.session_state.get(key)
-    if seed is None or _trained(task, kind, seed) or seed_book().owner(task, kind, seed) != session_token():
-        seed = st.session_state[key] = seed_book().reserve(task, kind, session_token(),
-                                                           lambda s: _trained(task, kind, s))
+    if (
+        seed is None
+        or _trained(task, kind, seed)
+        or seed_book().owner(task, kind, seed) != session_token()
+    ):
+        seed = st.session_state[key] = seed_book().reserve(
+            task, kind, session_token(), lambda s: _trained(task, kind, s)
+        )
     return seed
 
 
 @st.cache_resource(show_spinner=False)
 def training_queue() -> jobs.TrainingQueue:
-    """The server's training queue (:class:`ui.jobs.TrainingQueue`, ``$CTLAB_TRAIN_WORKERS`` jobs at once)."""
+    """The server's training queue (:class:`ui.jobs.TrainingQueue`, ``$CTLAB_TRAIN_WORKERS`` jobs
+    at once)."""
     return jobs.TrainingQueue(jobs.default_workers())
 
 
@@ -278,15 +299,18 @@ def submit_training(task: str, kind: str, seed: int, cfg: TrainConfig) -> jobs.J
         If this session already has a job waiting or running.
     """
     if _trained(task, kind, seed) or not seed_book().claim(task, kind, seed, session_token()):
-        raise ckpt_format.CheckpointError(f"seed {seed} of {kind} belongs to another agent or session; your next free seed is "
-                              f"{offered_seed(task, kind)}")
-    return training_queue().submit(session_token(), jobs.JobSpec(task, kind, int(seed), cfg, str(session_dir())))
+        raise ckpt_format.CheckpointError(
+            f"seed {seed} of {kind} belongs to another agent or session; your next free seed is "
+            f"{offered_seed(task, kind)}"
+        )
+    return training_queue().submit(
+        session_token(), jobs.JobSpec(task, kind, int(seed), cfg, str(session_dir()))
+    )
 
 
 def my_jobs() -> list[jobs.Job]:
     """This session's training jobs, oldest first."""
     return training_queue().jobs(session_token())
-
 
 
 def agent_file(task: str, kind: str, seed: int) -> tuple[str, str]:
@@ -295,7 +319,8 @@ def agent_file(task: str, kind: str, seed: int) -> tuple[str, str]:
 
     The pair leads every cache key below. Checkpoints are replaced atomically (a new file, a
     new time), so retraining into ``checkpoints/`` or a ``git checkout`` of a file changes the
-    stamp and the next run loads and measures the new weights. Raises :class:`~labcore.storage.checkpoint_format.CheckpointError`
+    stamp and the next run loads and measures the new weights. Raises
+    :class:`~labcore.storage.checkpoint_format.CheckpointError`
     on an unsafe name, as :func:`checkpoint_path` does.
     """
     path = checkpoint_path(task, kind, seed)
@@ -314,7 +339,8 @@ def _load(path: str, stamp: str) -> Agent:
 
 
 def agent(task: str, kind: str, seed: int) -> Agent:
-    """A loaded, frozen agent (shared by every session); raises :class:`~labcore.storage.checkpoint_format.CheckpointError`.
+    """A loaded, frozen agent (shared by every session); raises
+    :class:`~labcore.storage.checkpoint_format.CheckpointError`.
 
     A page reads the agent through :func:`checked_agent`; the cached views below load the
     file they are keyed by.
@@ -344,8 +370,10 @@ def checked_agent(task: str, kind: str, seed: int) -> Agent | None:
             restore = _restore(checkpoint_path(task, kind, seed))
         except ckpt_format.CheckpointError:  # an unsafe name: the sentence already says so
             restore = ""
-        st.error(f"{str(exc).rstrip('.')}{restore}; until then agent {kind}, seed {seed}, is left out.",
-                 icon=":material/error:")
+        st.error(
+            f"{str(exc).rstrip('.')}{restore}; until then agent {kind}, seed {seed}, is left out.",
+            icon=":material/error:",
+        )
         return None
 
 
@@ -354,41 +382,58 @@ def _precomputed(path: str, stamp: str, cache_dir: str) -> dict[str, Any]:
     """The shipped views of one checkpoint (labcore.view_cache), or none when its file is missing,
     of another version or built from other weights (then every view is computed live)."""
     try:
-        return view_cache.read_cache(view_cache.cache_path(path, cache_dir), view_cache.checkpoint_key(path))
+        return view_cache.read_cache(
+            view_cache.cache_path(path, cache_dir), view_cache.checkpoint_key(path)
+        )
     except (view_cache.CacheMiss, OSError, ValueError):
         return {}
 
 
 def precomputed(task: str, kind: str, seed: int, key: str) -> Any:
-    """A shipped view of a bundled agent (``key`` as :func:`labcore.view_cache.condition_key`), or None."""
+    """A shipped view of a bundled agent (``key`` as :func:`labcore.view_cache.condition_key`), or
+    None."""
     path, stamp = agent_file(task, kind, seed)
     if stamp == "missing" or Path(path).parent.resolve() != CHECKPOINTS_DIR.resolve():
         return None  # a visitor's own agent has no shipped views
     return _precomputed(path, stamp, str(VIEW_CACHE_DIR)).get(key)
 
 
-def metacognition(kind: str, seed: int, self_model_mode: str, capacity: int, noise: float, *,
-                  full: bool = False) -> measures.MetacognitionView:
+def metacognition(
+    kind: str, seed: int, self_model_mode: str, capacity: int, noise: float, *, full: bool = False
+) -> measures.MetacognitionView:
     """E1 markers of one wagering agent with ``capacity`` active slots (see measures.metacognition).
 
     A bundled agent's view without noise is a lookup in the shipped cache (its ``trace`` is None
     there); ``full=True`` (the Mystery agent, which plays an episode) always has the trace.
     """
     if not full and noise == 0:
-        cached = precomputed("wagering", kind, seed, view_cache.condition_key("meta", self_model_mode, capacity))
+        cached = precomputed(
+            "wagering", kind, seed, view_cache.condition_key("meta", self_model_mode, capacity)
+        )
         if cached is not None:
             return cached
-    return _metacognition(*agent_file("wagering", kind, seed), seed, self_model_mode, capacity, noise)
+    return _metacognition(
+        *agent_file("wagering", kind, seed), seed, self_model_mode, capacity, noise
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _metacognition(path: str, stamp: str, seed: int, self_model_mode: str, capacity: int,
-                   noise: float) -> measures.MetacognitionView:
+def _metacognition(
+    path: str, stamp: str, seed: int, self_model_mode: str, capacity: int, noise: float
+) -> measures.MetacognitionView:
     return view_cache.metacognition_view(_load(path, stamp), seed, self_model_mode, capacity, noise)
 
 
-def workspace(kind: str, seed: int, capacity: int, noise: float, noise_mode: str,
-              self_model_mode: str = "on", *, full: bool = False) -> measures.WorkspaceView:
+def workspace(
+    kind: str,
+    seed: int,
+    capacity: int,
+    noise: float,
+    noise_mode: str,
+    self_model_mode: str = "on",
+    *,
+    full: bool = False,
+) -> measures.WorkspaceView:
     """E2 accuracies and broadcast markers of one dual-task agent (see measures.workspace).
 
     A bundled agent's view without noise is a lookup in the shipped cache (its trace holds what
@@ -398,13 +443,24 @@ def workspace(kind: str, seed: int, capacity: int, noise: float, noise_mode: str
         cached = precomputed("dual", kind, seed, view_cache.condition_key("ws", capacity))
         if cached is not None:
             return cached
-    return _workspace(*agent_file("dual", kind, seed), seed, capacity, noise, noise_mode, self_model_mode)
+    return _workspace(
+        *agent_file("dual", kind, seed), seed, capacity, noise, noise_mode, self_model_mode
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _workspace(path: str, stamp: str, seed: int, capacity: int, noise: float, noise_mode: str,
-               self_model_mode: str) -> measures.WorkspaceView:
-    return view_cache.workspace_view(_load(path, stamp), seed, capacity, noise, noise_mode, self_model_mode)
+def _workspace(
+    path: str,
+    stamp: str,
+    seed: int,
+    capacity: int,
+    noise: float,
+    noise_mode: str,
+    self_model_mode: str,
+) -> measures.WorkspaceView:
+    return view_cache.workspace_view(
+        _load(path, stamp), seed, capacity, noise, noise_mode, self_model_mode
+    )
 
 
 def masking(kind: str, seed: int, soa: int, count: int) -> dict[str, list[float]]:
@@ -414,19 +470,30 @@ def masking(kind: str, seed: int, soa: int, count: int) -> dict[str, list[float]
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def _masking(path: str, stamp: str, seed: int, soa: int, count: int) -> dict[str, list[float]]:
-    return measures.masking_traces(_load(path, stamp), episode_seeds(seed, "eval", MASKING_EPISODES), soa, count)
+    return measures.masking_traces(
+        _load(path, stamp), episode_seeds(seed, "eval", MASKING_EPISODES), soa, count
+    )
 
 
 def noisy_accuracy(kind: str, seed: int, sigma: float, noise_mode: str, target: str) -> float:
-    """Decision accuracy of one agent at noise ``sigma`` (one point of measures.titration), cached."""
+    """Decision accuracy of one agent at noise ``sigma`` (one point of measures.titration),
+    cached."""
     return _noisy_accuracy(*agent_file("dual", kind, seed), kind, seed, sigma, noise_mode, target)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _noisy_accuracy(path: str, stamp: str, kind: str, seed: int, sigma: float, noise_mode: str, target: str) -> float:
-    return measures.titration(_load(path, stamp), episode_seeds(seed, "eval", TITRATION_EPISODES), [sigma],
-                              noise_mode=noise_mode, target=target, fixed=measures.evaluation_intervention(kind),
-                              noise_seeds=[seed])[0]
+def _noisy_accuracy(
+    path: str, stamp: str, kind: str, seed: int, sigma: float, noise_mode: str, target: str
+) -> float:
+    return measures.titration(
+        _load(path, stamp),
+        episode_seeds(seed, "eval", TITRATION_EPISODES),
+        [sigma],
+        noise_mode=noise_mode,
+        target=target,
+        fixed=measures.evaluation_intervention(kind),
+        noise_seeds=[seed],
+    )[0]
 
 
 def pci(kind: str, seed: int, normalisation: str) -> tuple[float, float]:
@@ -437,23 +504,33 @@ def pci(kind: str, seed: int, normalisation: str) -> tuple[float, float]:
 @st.cache_data(show_spinner=False, max_entries=64)
 def _pci(path: str, stamp: str, kind: str, seed: int, normalisation: str) -> tuple[float, float]:
     fixed = Intervention(**measures.evaluation_intervention(kind))
-    return measures.pci_and_dpci(_load(path, stamp), episode_seeds(seed, "eval", PCI_EPISODES), normalisation,
-                                 fixed=fixed)
+    return measures.pci_and_dpci(
+        _load(path, stamp), episode_seeds(seed, "eval", PCI_EPISODES), normalisation, fixed=fixed
+    )
 
 
-def integration(kind: str, seed: int, capacity: int, self_model_mode: str) -> list[integration_measures.IntegrationReading]:
-    """Every integration measure on every signal and variant of one dual-task agent with ``capacity``
-    active slots and its self-model ``self_model_mode`` (see labcore.measures_integration.integration_readings)."""
+def integration(
+    kind: str, seed: int, capacity: int, self_model_mode: str
+) -> list[integration_measures.IntegrationReading]:
+    """Every integration measure on every signal and variant of one dual-task agent with
+    ``capacity``
+    active slots and its self-model ``self_model_mode`` (see
+    labcore.measures_integration.integration_readings)."""
     return _integration(*agent_file("dual", kind, seed), seed, capacity, self_model_mode)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _integration(path: str, stamp: str, seed: int, capacity: int,
-                 self_model_mode: str) -> list[integration_measures.IntegrationReading]:
+def _integration(
+    path: str, stamp: str, seed: int, capacity: int, self_model_mode: str
+) -> list[integration_measures.IntegrationReading]:
     model = _load(path, stamp)
-    iv = Intervention(self_model_mode=self_model_mode if model.config.self_model else "on",
-                      capacity_scale=capacity_scale(capacity, model.config.n_slots))
-    runs = integration_measures.integration_runs(model, episode_seeds(seed, "eval", INTEGRATION_EPISODES), iv)
+    iv = Intervention(
+        self_model_mode=self_model_mode if model.config.self_model else "on",
+        capacity_scale=capacity_scale(capacity, model.config.n_slots),
+    )
+    runs = integration_measures.integration_runs(
+        model, episode_seeds(seed, "eval", INTEGRATION_EPISODES), iv
+    )
     return integration_measures.integration_readings(runs)
 
 
@@ -477,65 +554,124 @@ def integration_study() -> IntegrationStudy:
     return _integration_study(str(INTEGRATION_STUDY_DIR))
 
 
-def theatre(task_id: str, kind: str, seed: int, episode: int, self_model_mode: str, capacity: int, noise: float,
-            noise_mode: str, soa: int | None = None, count: int | None = None) -> measures.TheatreEpisode:
+def theatre(
+    task_id: str,
+    kind: str,
+    seed: int,
+    episode: int,
+    self_model_mode: str,
+    capacity: int,
+    noise: float,
+    noise_mode: str,
+    soa: int | None = None,
+    count: int | None = None,
+) -> measures.TheatreEpisode:
     """One episode for the rollout theatre (see measures.theatre)."""
     task = "wagering" if task_id == E.WAGERING else "dual"
-    return _theatre(*agent_file(task, kind, seed), task_id, seed, episode, self_model_mode, capacity, noise,
-                    noise_mode, soa, count)
+    return _theatre(
+        *agent_file(task, kind, seed),
+        task_id,
+        seed,
+        episode,
+        self_model_mode,
+        capacity,
+        noise,
+        noise_mode,
+        soa,
+        count,
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _theatre(path: str, stamp: str, task_id: str, seed: int, episode: int, self_model_mode: str, capacity: int,
-             noise: float, noise_mode: str, soa: int | None, count: int | None) -> measures.TheatreEpisode:
+def _theatre(
+    path: str,
+    stamp: str,
+    task_id: str,
+    seed: int,
+    episode: int,
+    self_model_mode: str,
+    capacity: int,
+    noise: float,
+    noise_mode: str,
+    soa: int | None,
+    count: int | None,
+) -> measures.TheatreEpisode:
     model = _load(path, stamp)
-    iv = Intervention(self_model_mode=self_model_mode, capacity_scale=capacity_scale(capacity, model.config.n_slots),
-                      workspace_noise=noise, noise_mode=noise_mode, seed=seed)
+    iv = Intervention(
+        self_model_mode=self_model_mode,
+        capacity_scale=capacity_scale(capacity, model.config.n_slots),
+        workspace_noise=noise,
+        noise_mode=noise_mode,
+        seed=seed,
+    )
     options = {"mask_soa": soa, "mask_count": count} if soa is not None else None
     seeds = episode_seeds(seed, "eval", THEATRE_EPISODES)
-    batch = seeds[episode - episode % THEATRE_BATCH:][:THEATRE_BATCH]  # matched noise and shuffles need a batch
-    return measures.theatre(model, task_id, int(seeds[episode]), iv, task_options=options, companions=batch)
+    batch = seeds[episode - episode % THEATRE_BATCH :][
+        :THEATRE_BATCH
+    ]  # matched noise and shuffles need a batch
+    return measures.theatre(
+        model, task_id, int(seeds[episode]), iv, task_options=options, companions=batch
+    )
 
 
 @st.cache_data(show_spinner=False, ttl=60)
 def results(directory: str) -> result_set.Results:
     """A result set written by ``python -m labcore reproduce`` (summary, tables, figure data),
-    validated by :func:`labcore.storage.results.load_results`; pages read it through :func:`checked_results`."""
+    validated by :func:`labcore.storage.results.load_results`; pages read it through
+    :func:`checked_results`."""
     return result_set.load_results(directory)
 
 
-def checked_results(directory: str | Path | None = None, experiment: str | None = None) -> result_set.Results:
+def checked_results(
+    directory: str | Path | None = None, experiment: str | None = None
+) -> result_set.Results:
     """The result set a page shows (default: the bundled one), read through one guarded path.
 
     When anything in it is missing, malformed or mixed, one ``st.error`` names the directory
-    and what to do, and lists :attr:`~labcore.storage.results.Results.problems` (each names its file).
+    and what to do, and lists :attr:`~labcore.storage.results.Results.problems` (each names its
+    file).
     The bad parts are empty in the returned set, so the rest of the page keeps working.
     ``experiment`` is what the command to re-run names when the summary cannot say (E4's page:
     "e4"; default "all").
     """
-    path = Path(directory) if directory else RESULTS_DIR  # read at call time: tests point it elsewhere
+    path = (
+        Path(directory) if directory else RESULTS_DIR
+    )  # read at call time: tests point it elsewhere
     try:
         res = results(str(path))
     except FileNotFoundError:
         res = result_set.Results(path, problems=[f"{path} is not a directory"])
     if res.problems:
         shown = _shown(path)
-        restore = f" or restore the shipped copy with `git checkout {shown}`" if shown.parts[:1] == ("results",) else ""
+        restore = (
+            f" or restore the shipped copy with `git checkout {shown}`"
+            if shown.parts[:1] == ("results",)
+            else ""
+        )
         experiment = res.summary.get("experiment") or experiment or "all"
         n_seeds = len(res.summary.get("seeds") or []) or 5
-        st.error(f"The result set `{shown}` cannot be fully used, so parts of this page are left out: re-run "
-                 f"`python -m labcore reproduce --experiment {experiment} --seeds {n_seeds} --out {shown}`{restore}."
-                 "\n\n"
-                 + "\n".join(f"- {shown}/{problem}" if problem.split(" ")[0] in FILES else f"- {problem}"
-                             for problem in res.problems))
+        st.error(
+            f"The result set `{shown}` cannot be fully used, so parts of this page are "
+            "left out: re-run "
+            f"`python -m labcore reproduce --experiment {experiment} --seeds {n_seeds} "
+            f"--out {shown}`{restore}."
+            "\n\n"
+            + "\n".join(
+                f"- {shown}/{problem}" if problem.split(" ")[0] in FILES else f"- {problem}"
+                for problem in res.problems
+            )
+        )
     return res
 
 
 def result_sets() -> list[str]:
     """Result directories under ``results/`` that hold a summary (bundled first; the studies'
     folders, ``studies.STUDY_DIRS``, are not result sets)."""
-    found = sorted(p.parent for p in (ROOT / "results").glob("*/summary.json")
-                   if p.parent.name not in studies.STUDY_DIRS)
+    found = sorted(
+        p.parent
+        for p in (ROOT / "results").glob("*/summary.json")
+        if p.parent.name not in studies.STUDY_DIRS
+    )
     return [str(p) for p in sorted(found, key=lambda p: (p.name != "bundled", p.name))]
 
 

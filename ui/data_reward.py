@@ -48,7 +48,8 @@ E4_RESULTS_DIR = ROOT / "results" / "e4"
 """The bundled E4 result set (issue 15: metacognition from reward alone); read at call time."""
 LIVE_KIND = "reward_wager"
 """What the "From reward alone" page trains live: E4's arm (a)."""
-# The live budget of the wager run (labcore.budgets.LiveBudgets), read at call time (tests shrink it here).
+# The live budget of the wager run (labcore.budgets.LiveBudgets), read at call time (tests shrink it
+# here).
 LIVE_TRAIN = LIVE_BUDGETS.reward_training
 
 
@@ -64,10 +65,15 @@ def e4_reference() -> tuple[str, str]:
 
 def e4_comparison_seeds(available: dict[str, list[int]]) -> dict[str, list[int]]:
     """Each reward-trained arm's kind with the seeds it shares with the supervised agent in
-    ``available`` (kind -> seeds, :func:`ui.data.seeds_by_kind`); arms without such a seed left out."""
+    ``available`` (kind -> seeds, :func:`ui.data.seeds_by_kind`); arms without such a seed left
+    out."""
     _, supervised = e4_reference()
     paired = set(available.get(supervised, []))
-    shared = {a.kind: sorted(set(available.get(a.kind, [])) & paired) for a in _e4.ARMS if a.name != _e4.REFERENCE}
+    shared = {
+        a.kind: sorted(set(available.get(a.kind, [])) & paired)
+        for a in _e4.ARMS
+        if a.name != _e4.REFERENCE
+    }
     return {k: v for k, v in shared.items() if v}
 
 
@@ -77,10 +83,14 @@ def e4_condition_text(row: dict) -> str:
     return _e4_hypotheses.condition_text(row)
 
 
-def train_live(seed: int, progress: Callable[[int, int, dict], None] | None = None) -> tuple[dict, Path]:
-    """Train one :data:`LIVE_KIND` seed with :data:`LIVE_TRAIN` and save it in this session's folder.
+def train_live(
+    seed: int, progress: Callable[[int, int, dict], None] | None = None
+) -> tuple[dict, Path]:
+    """Train one :data:`LIVE_KIND` seed with :data:`LIVE_TRAIN` and save it in this session's
+    folder.
 
-    The run goes through the server's :func:`ui.data.training_queue` (a worker process; other sessions'
+    The run goes through the server's :func:`ui.data.training_queue` (a worker process; other
+    sessions'
     pages do not stall); this call waits for it, passing its progress on.
 
     Parameters
@@ -88,7 +98,8 @@ def train_live(seed: int, progress: Callable[[int, int, dict], None] | None = No
     seed : int
         This session's seed (:func:`ui.data.offered_seed`).
     progress : callable, optional
-        ``progress(done, total, metrics)`` as :func:`labcore.training.behaviour_cloning.train_seeds` calls it.
+        ``progress(done, total, metrics)`` as :func:`labcore.training.behaviour_cloning.train_seeds`
+        calls it.
 
     Returns
     -------
@@ -122,6 +133,7 @@ def train_live(seed: int, progress: Callable[[int, int, dict], None] | None = No
     data.read_checkpoint_manifest.clear()
     return job.result["record"], Path(job.result["path"])
 
+
 @st.cache_data(show_spinner=False, ttl=60)
 def _neurogym(directory: str) -> studies.NeuroGymStudy:
     return studies.load_neurogym(directory)
@@ -138,7 +150,8 @@ def neurogym_study() -> studies.NeuroGymStudy:
 
 # ----------------------------------------------------------------------- protocol 8.7 (issue 23)
 PDW_STUDY_DIR = ROOT / "results" / studies.PDW_DIR
-"""The bundled Song et al. reproduction (``explore pdw``); read at call time (tests point it elsewhere)."""
+"""The bundled Song et al. reproduction (``explore pdw``); read at call time (tests point it
+elsewhere)."""
 PDW_SWEEP_STUDY_DIR = ROOT / "results" / studies.PDW_SWEEP_DIR
 """The bundled reward explorer (``explore pdw-sweep``); read at call time."""
 PDW_HELD_STUDY_DIR = ROOT / "results" / studies.PDW_HELD_DIR
@@ -147,15 +160,22 @@ LIVE_SURE_OPTION = LIVE_BUDGETS
 """The budgets of the live sure-option run (``sure_option_*``; tests shrink them here)."""
 EXPLORER_FACTORS = FACTORS
 _EXPLORER_NAMES = {
-    "EXPLORER_CELLS": lambda: tuple(c.name for c in _pdw_sweep.cells()),  # the 16 cells, in the registered order
-    "EXPLORER_LEVELS": lambda: _pdw_sweep.LEVELS,  # each factor's (Song level, old level) as config fields
+    "EXPLORER_CELLS": lambda: tuple(
+        c.name for c in _pdw_sweep.cells()
+    ),  # the 16 cells, in the registered order
+    "EXPLORER_LEVELS": lambda: (
+        _pdw_sweep.LEVELS
+    ),  # each factor's (Song level, old level) as config fields
     "EXPLORER_KEEPS_AT": lambda: _pdw_sweep.KEEPS_AT,
-    "PDW_POLICIES": lambda: _pdw_module.POLICIES,  # how a network's choices are read: sampled or greedy
+    "PDW_POLICIES": lambda: (
+        _pdw_module.POLICIES
+    ),  # how a network's choices are read: sampled or greedy
 }
 
 
 def __getattr__(name: str) -> Any:
-    """The reward explorer's registered names, read from its module (it imports torch) on first use."""
+    """The reward explorer's registered names, read from its module (it imports torch) on first
+    use."""
     if name in _EXPLORER_NAMES:
         value = _EXPLORER_NAMES[name]()
         globals()[name] = value
@@ -169,7 +189,8 @@ def _pdw(directory: str, files: tuple[str, ...]) -> PDWStudy:
 
 
 def pdw_study() -> PDWStudy:
-    """The Song et al. reproduction of :data:`PDW_STUDY_DIR` (signatures by coherence, curves), cached;
+    """The Song et al. reproduction of :data:`PDW_STUDY_DIR` (signatures by coherence, curves),
+    cached;
     problems listed, never raised."""
     return _pdw(str(PDW_STUDY_DIR), (BY_COHERENCE, CURVES))
 
@@ -180,22 +201,35 @@ def pdw_sweep_study() -> PDWStudy:
 
 
 def pdw_held_study() -> PDWStudy:
-    """The explorer's post hoc follow-up of :data:`PDW_HELD_STUDY_DIR`, cached: its summary only (the
+    """The explorer's post hoc follow-up of :data:`PDW_HELD_STUDY_DIR`, cached: its summary only
+    (the
     answer reads nothing else; its rows stay on disk)."""
     return _pdw(str(PDW_HELD_STUDY_DIR), ())
 
 
 def reward_answer(e4_summary: dict) -> RewardAnswer:
-    """The lab's answer from the bundled studies (:func:`labcore.experiments.reward_answer.compose`),
+    """The lab's answer from the bundled studies
+    (:func:`labcore.experiments.reward_answer.compose`),
     E4's from the summary the page already holds."""
-    return _reward_answer.compose({"pdw": pdw_study().summary or None, "pdw_sweep": pdw_sweep_study().summary or None,
-                                   "pdw_held": pdw_held_study().summary or None,
-                                   "e4": e4_summary or None, "neurogym": neurogym_study().summary or None})
+    return _reward_answer.compose(
+        {
+            "pdw": pdw_study().summary or None,
+            "pdw_sweep": pdw_sweep_study().summary or None,
+            "pdw_held": pdw_held_study().summary or None,
+            "e4": e4_summary or None,
+            "neurogym": neurogym_study().summary or None,
+        }
+    )
 
 
-def sure_option_config(entropy_coef: float, readout_init: str, input_scale: float) -> NeuroGymRLConfig:
-    """The live sure-option run's training (Song's setting with these three choices, the live budget)."""
-    return _neurogym_rl.live_config(entropy_coef, readout_init, input_scale, budgets=LIVE_SURE_OPTION)
+def sure_option_config(
+    entropy_coef: float, readout_init: str, input_scale: float
+) -> NeuroGymRLConfig:
+    """The live sure-option run's training (Song's setting with these three choices, the live
+    budget)."""
+    return _neurogym_rl.live_config(
+        entropy_coef, readout_init, input_scale, budgets=LIVE_SURE_OPTION
+    )
 
 
 def early_not_offered(curves: pd.DataFrame | None) -> float | None:
@@ -210,8 +244,10 @@ def early_not_offered(curves: pd.DataFrame | None) -> float | None:
 
 
 def reference_curves(cfg: NeuroGymRLConfig) -> tuple[pd.DataFrame | None, str, list[int]]:
-    """The bundled curves a live sure-option run is drawn against: its explorer cell's if the explorer
-    holds it, else the reproduction's plain GRU; with their name and the updates at which their seeds
+    """The bundled curves a live sure-option run is drawn against: its explorer cell's if the
+    explorer
+    holds it, else the reproduction's plain GRU; with their name and the updates at which their
+    seeds
     met the criterion."""
     cell = explorer_cell_of(cfg)
     sweep = pdw_sweep_study()
@@ -219,26 +255,50 @@ def reference_curves(cfg: NeuroGymRLConfig) -> tuple[pd.DataFrame | None, str, l
     if cell and frame is not None and (frame["cell"] == cell).any():
         rows = sweep.frames.get(SWEEP_ROWS)
         mine = None if rows is None else rows[rows["cell"] == cell]
-        met = [] if mine is None else [int(u) for u, how in zip(mine["updates"], mine["stopped"], strict=True)
-                                       if how == "criterion"]
-        return (frame[(frame["cell"] == cell) & (frame["agent"] == "plain_gru")],
-                f"the explorer's cell {cell} (bundled, mean over seeds)", met)
+        met = (
+            []
+            if mine is None
+            else [
+                int(u)
+                for u, how in zip(mine["updates"], mine["stopped"], strict=True)
+                if how == "criterion"
+            ]
+        )
+        return (
+            frame[(frame["cell"] == cell) & (frame["agent"] == "plain_gru")],
+            f"the explorer's cell {cell} (bundled, mean over seeds)",
+            met,
+        )
     study = pdw_study()
     frame = study.frames.get(CURVES)
     if frame is None:
         return None, "", []
     training = (study.summary or {}).get("training") or {}
-    met = [int(v["updates"]) for k, v in training.items() if k.startswith("plain_gru.reward.")
-           and v.get("stopped") == "criterion"]
-    return (frame[(frame["agent"] == "plain_gru") & (frame["training"] == "reward")],
-            "Song's setting, the reproduction (bundled, mean over seeds)", met)
+    met = [
+        int(v["updates"])
+        for k, v in training.items()
+        if k.startswith("plain_gru.reward.") and v.get("stopped") == "criterion"
+    ]
+    return (
+        frame[(frame["agent"] == "plain_gru") & (frame["training"] == "reward")],
+        "Song's setting, the reproduction (bundled, mean over seeds)",
+        met,
+    )
 
 
 def explorer_cell_of(cfg: NeuroGymRLConfig) -> str | None:
-    """The explorer cell trained as ``cfg`` is in its entropy, readout initialisation and input scale,
-    every other factor at Song's level (S, or S with one of those three at the old level), else None."""
+    """The explorer cell trained as ``cfg`` is in its entropy, readout initialisation and input
+    scale,
+    every other factor at Song's level (S, or S with one of those three at the old level), else
+    None."""
     for cell in _pdw_sweep.cells():
-        if cell.side == "S" and cell.factor in ("", "entropy", "readout_init", "input_scale") and all(
-                getattr(cell.cfg, k) == getattr(cfg, k) for k in ("entropy_coef", "readout_init", "input_scale")):
+        if (
+            cell.side == "S"
+            and cell.factor in ("", "entropy", "readout_init", "input_scale")
+            and all(
+                getattr(cell.cfg, k) == getattr(cfg, k)
+                for k in ("entropy_coef", "readout_init", "input_scale")
+            )
+        ):
             return cell.name
     return None

@@ -7,7 +7,8 @@ else's page may stall meanwhile (issue 24). Two pieces, neither imports Streamli
   ``O_CREAT | O_EXCL`` (atomic on one filesystem, so across the server processes of
   ``make class`` too); a seed reserved, bundled or trained by anyone is never offered to another
   session, so no run can end in "saved by another session".
-* :class:`TrainingQueue` runs the jobs: at most ``workers`` at a time (default 1, ``$CTLAB_TRAIN_WORKERS``),
+* :class:`TrainingQueue` runs the jobs: at most ``workers`` at a time (default 1,
+``$CTLAB_TRAIN_WORKERS``),
   each in its own worker process (spawned once and reused, one torch thread), at most
   ``per_session`` queued or running per session. A page submits a job and returns at once; it
   reads the job's state, queue position and progress (written by the worker into a small JSON file)
@@ -67,7 +68,8 @@ class SeedBook:
             return None
 
     def claim(self, task: str, kind: str, seed: int, session: str) -> bool:
-        """Reserve ``seed`` for ``session`` unless another session holds it; True if it is now the session's."""
+        """Reserve ``seed`` for ``session`` unless another session holds it; True if it is now the
+        session's."""
         self.root.mkdir(parents=True, exist_ok=True)
         try:
             fd = os.open(self._file(task, kind, seed), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
@@ -114,7 +116,8 @@ class Job:
     state: str = "queued"
     """queued, running, done or failed."""
     progress: dict[str, Any] = field(default_factory=dict)
-    """The trainer's last report (``done``, ``total`` and its metrics, see labcore.training.member_bookkeeping.ProgressFn)."""
+    """The trainer's last report (``done``, ``total`` and its metrics, see
+    labcore.training.member_bookkeeping.ProgressFn)."""
     history: list[dict[str, Any]] = field(default_factory=list)
     result: dict[str, Any] | None = None
     """``{"record": training record, "path": saved checkpoint}`` once done."""
@@ -133,12 +136,17 @@ class QueueFull(RuntimeError):
     """The session already has its share of queued or running jobs."""
 
 
-def run_job(spec: JobSpec, progress: Callable[[int, int, dict], None] | None = None) -> dict[str, Any]:
-    """Train ``spec``'s agent and save it in ``spec.target`` (``labcore.training.provision.train_and_save``,
+def run_job(
+    spec: JobSpec, progress: Callable[[int, int, dict], None] | None = None
+) -> dict[str, Any]:
+    """Train ``spec``'s agent and save it in ``spec.target``
+    (``labcore.training.provision.train_and_save``,
     the one train-and-save: the kind's own trainer)."""
     from labcore.training.provision import train_and_save  # not on the first page's path (torch)
 
-    record = train_and_save(spec.task, spec.kind, [spec.seed], spec.config, spec.target, progress=progress)[0]
+    record = train_and_save(
+        spec.task, spec.kind, [spec.seed], spec.config, spec.target, progress=progress
+    )[0]
     return {"record": record, "path": record["path"]}
 
 
@@ -176,14 +184,26 @@ class TrainingQueue:
     runner : callable
         ``runner(spec, progress) -> result`` for ``in_process`` queues (default :func:`run_job`).
     scratch : path, optional
-        Where worker processes write progress files (default: a ``_jobs`` folder beside each target).
+        Where worker processes write progress files (default: a ``_jobs`` folder beside each
+        target).
     """
 
-    def __init__(self, workers: int = 1, per_session: int = PER_SESSION, *, in_process: bool = False,
-                 runner: Callable[..., dict[str, Any]] = run_job) -> None:
+    def __init__(
+        self,
+        workers: int = 1,
+        per_session: int = PER_SESSION,
+        *,
+        in_process: bool = False,
+        runner: Callable[..., dict[str, Any]] = run_job,
+    ) -> None:
         if workers < 1 or per_session < 1:
             raise ValueError("workers and per_session must be at least 1")
-        self.workers, self.per_session, self.in_process, self.runner = workers, per_session, in_process, runner
+        self.workers, self.per_session, self.in_process, self.runner = (
+            workers,
+            per_session,
+            in_process,
+            runner,
+        )
         self._jobs: dict[str, Job] = {}
         self._waiting: collections.deque[Job] = collections.deque()
         self._lock = threading.Condition()
@@ -198,7 +218,9 @@ class TrainingQueue:
         with self._lock:
             mine = [j for j in self._jobs.values() if j.session == session and j.active]
             if len(mine) >= self.per_session:
-                raise QueueFull(f"this session already has {len(mine)} training job(s) waiting or running")
+                raise QueueFull(
+                    f"this session already has {len(mine)} training job(s) waiting or running"
+                )
             job = Job(uuid.uuid4().hex[:12], session, spec)
             self._jobs[job.id] = job
             self._waiting.append(job)
@@ -209,7 +231,9 @@ class TrainingQueue:
     def jobs(self, session: str) -> list[Job]:
         """The session's jobs, oldest first."""
         with self._lock:
-            return sorted((j for j in self._jobs.values() if j.session == session), key=lambda j: j.submitted)
+            return sorted(
+                (j for j in self._jobs.values() if j.session == session), key=lambda j: j.submitted
+            )
 
     def position(self, job: Job) -> int:
         """Jobs ahead of a queued job (0 = it starts next); 0 once it runs."""
@@ -241,7 +265,9 @@ class TrainingQueue:
     # -- the workers
     def _start_threads(self) -> None:
         while len(self._threads) < self.workers:
-            thread = threading.Thread(target=self._work, name=f"training-{len(self._threads)}", daemon=True)
+            thread = threading.Thread(
+                target=self._work, name=f"training-{len(self._threads)}", daemon=True
+            )
             self._threads.append(thread)
             thread.start()
 
@@ -257,18 +283,28 @@ class TrainingQueue:
                 self.running_peak = max(self.running_peak, self._running)
             try:
                 if self.in_process:
-                    job.result = self.runner(job.spec, lambda d, t, m, job=job: self._record(job, d, t, m))
+                    job.result = self.runner(
+                        job.spec, lambda d, t, m, job=job: self._record(job, d, t, m)
+                    )
                 else:
                     if pool is None:
                         import multiprocessing
 
-                        pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+                        pool = ProcessPoolExecutor(
+                            max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                        )
                     job.result = self._in_worker(pool, job)
                 job.state = "done"
             except Exception as exc:  # a failed run is the job's message, never the worker's end
                 job.state, job.error = "failed", f"{type(exc).__name__}: {exc}".rstrip(".")
-                if not self.in_process and pool is not None and isinstance(exc, OSError | RuntimeError):
-                    pool.shutdown(cancel_futures=True)  # a broken worker is replaced for the next job
+                if (
+                    not self.in_process
+                    and pool is not None
+                    and isinstance(exc, OSError | RuntimeError)
+                ):
+                    pool.shutdown(
+                        cancel_futures=True
+                    )  # a broken worker is replaced for the next job
                     pool = None
             finally:
                 with self._lock:

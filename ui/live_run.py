@@ -1,6 +1,7 @@
 """The "From reward alone" page's live sure-option run, in a background thread the page polls.
 
-A visitor's run (Song et al.'s plain GRU on NeuroGym's wager, :func:`labcore.training.neurogym_trainer.live_config`)
+A visitor's run (Song et al.'s plain GRU on NeuroGym's wager,
+:func:`labcore.training.neurogym_trainer.live_config`)
 takes about two minutes. Run inside the page's script it would block that session's other
 controls, and any click elsewhere would rerun the script and kill it; so it trains in a daemon
 thread, writes each held-out check into its :class:`SureOptionRun` as it comes, and the page's
@@ -38,7 +39,8 @@ class SureOptionRun:
     seed: int
     cfg: NeuroGymRLConfig
     history: list[dict[str, Any]] = field(default_factory=list)
-    """One entry per held-out check: ``update``, ``p_sure_offered``, ``accuracy``, ``heldout_reward``,
+    """One entry per held-out check: ``update``, ``p_sure_offered``, ``accuracy``,
+    ``heldout_reward``,
     ``criterion_met`` (sampled choices)."""
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
@@ -72,7 +74,9 @@ class SureOptionRun:
     def train(self) -> None:
         """The thread's body: train, then record how it ended (never raises)."""
         try:
-            _, record = train_network(self.seed, self.cfg, self.progress, trainer="rl", agent="plain_gru")
+            _, record = train_network(
+                self.seed, self.cfg, self.progress, trainer="rl", agent="plain_gru"
+            )
             self.record = {k: record[k] for k in ("stopped", "updates", "wall_seconds")}
         except RunStopped:
             self.error = f"stopped at update {self.done_updates:,} at your request"

@@ -40,8 +40,15 @@ def _clear(answer_key: str) -> None:
     st.session_state.pop(answer_key, None)
 
 
-def predict_then_reveal(page: str, condition: str, question: str, choices: Sequence[str],
-                        measured: Callable[[], Outcome | int | None], *, active: bool = True) -> bool:
+def predict_then_reveal(
+    page: str,
+    condition: str,
+    question: str,
+    choices: Sequence[str],
+    measured: Callable[[], Outcome | int | None],
+    *,
+    active: bool = True,
+) -> bool:
     """Ask for a prediction before a lesion's result is shown; then say whether it came true.
 
     Parameters
@@ -74,7 +81,8 @@ def predict_then_reveal(page: str, condition: str, question: str, choices: Seque
 
         from ui.predict import Outcome, predict_then_reveal
 
-        choices = ["It stays about where it is", "It falls to 0.5 (chance)", "It falls, but stays above chance"]
+        choices = ["It stays about where it is", "It falls to 0.5 (chance)", "It falls, but stays
+        above chance"]
 
         def auroc_outcome() -> Outcome:  # called only once the prediction is in
             choice = 1 if view.auroc <= 0.55 else 0 if view.auroc >= intact.auroc - 0.05 else 2
@@ -88,8 +96,14 @@ def predict_then_reveal(page: str, condition: str, question: str, choices: Seque
     if len(choices) < 2:
         raise ValueError("predict_then_reveal needs at least two choices")
     enabled_key = _key(page, "enabled")
-    on = st.toggle("Predict first", value=bool(st.session_state.get(enabled_key, False)), key=f"predict.{page}.on",
-                   help="Answer a question before the lesion's result appears, then see whether you were right.")
+    on = st.toggle(
+        "Predict first",
+        value=bool(st.session_state.get(enabled_key, False)),
+        key=f"predict.{page}.on",
+        help=(
+            "Answer a question before the lesion's result appears, then see whether you were right."
+        ),
+    )
     st.session_state[enabled_key] = on  # outlives the widget when the user visits another page
     if not on or not active:
         return True
@@ -97,10 +111,19 @@ def predict_then_reveal(page: str, condition: str, question: str, choices: Seque
     if answer_key not in st.session_state:
         with st.container(border=True):
             st.markdown(f"**Predict first.** {question}")
-            mine = st.radio("Your prediction", list(range(len(choices))), format_func=lambda i: choices[i],
-                            index=None, key=f"predict.{page}.choice.{condition}")
-            locked = st.button("Lock in my prediction", key=f"predict.{page}.lock.{condition}", disabled=mine is None,
-                               type="primary")
+            mine = st.radio(
+                "Your prediction",
+                list(range(len(choices))),
+                format_func=lambda i: choices[i],
+                index=None,
+                key=f"predict.{page}.choice.{condition}",
+            )
+            locked = st.button(
+                "Lock in my prediction",
+                key=f"predict.{page}.lock.{condition}",
+                disabled=mine is None,
+                type="primary",
+            )
             if not locked or mine is None:
                 st.caption("The result is held back until you lock in a prediction.")
                 return False
@@ -111,38 +134,56 @@ def predict_then_reveal(page: str, condition: str, question: str, choices: Seque
     detail = f" {outcome.detail.rstrip('.')}." if outcome.detail else ""
     predicted = f"You predicted “{choices[mine]}”."
     if outcome.choice is None:
-        st.info(f"{predicted} The outcome is not defined here, so it cannot be scored.{detail}",
-                icon=":material/help:")
+        st.info(
+            f"{predicted} The outcome is not defined here, so it cannot be scored.{detail}",
+            icon=":material/help:",
+        )
     elif outcome.choice == mine:
-        st.success(f"{predicted} Correct: that is what the agent did.{detail}", icon=":material/check_circle:")
+        st.success(
+            f"{predicted} Correct: that is what the agent did.{detail}",
+            icon=":material/check_circle:",
+        )
     else:
-        st.warning(f"{predicted} The agent did something else: “{choices[outcome.choice]}”.{detail}",
-                   icon=":material/cancel:")
-    st.button("Ask me again", key=f"predict.{page}.again.{condition}", on_click=_clear, args=(answer_key,))
+        st.warning(
+            f"{predicted} The agent did something else: “{choices[outcome.choice]}”.{detail}",
+            icon=":material/cancel:",
+        )
+    st.button(
+        "Ask me again", key=f"predict.{page}.again.{condition}", on_click=_clear, args=(answer_key,)
+    )
     return True
 
 
-CHANGE_CHOICES = ("It stays about where it was", "It falls to chance", "It falls, but stays above chance",
-                  "It rises")
+CHANGE_CHOICES = (
+    "It stays about where it was",
+    "It falls to chance",
+    "It falls, but stays above chance",
+    "It rises",
+)
 """The answers of a "what will this number do under the lesion?" question."""
 
 
-def change_outcome(value: float | None, intact: float, chance: float, *, tolerance: float,
-                   fmt: str = "{:.2f}") -> Outcome:
+def change_outcome(
+    value: float | None, intact: float, chance: float, *, tolerance: float, fmt: str = "{:.2f}"
+) -> Outcome:
     """Which of :data:`CHANGE_CHOICES` a lesioned value supports, against the intact one.
 
     Within ``tolerance`` of the intact value it "stays"; above it, it "rises"; at or below
     ``chance + tolerance`` it "falls to chance"; otherwise it "falls, but stays above chance".
     An undefined value (None or NaN) is not scored.
 
-    >>> change_outcome(0.50, 0.85, 0.5, tolerance=0.05).choice, change_outcome(0.84, 0.85, 0.5, tolerance=0.05).choice
+    >>> (change_outcome(0.50, 0.85, 0.5, tolerance=0.05).choice,
+    ...  change_outcome(0.84, 0.85, 0.5, tolerance=0.05).choice)
     (1, 0)
-    >>> change_outcome(0.70, 0.85, 0.5, tolerance=0.05).choice, change_outcome(float("nan"), 0.85, 0.5, tolerance=0.05).choice
+    >>> (change_outcome(0.70, 0.85, 0.5, tolerance=0.05).choice,
+    ...  change_outcome(float("nan"), 0.85, 0.5, tolerance=0.05).choice)
     (2, None)
     """
     if value is None or value != value:
         return Outcome(None, "the value is not defined here")
-    detail = f"{fmt.format(value)} against {fmt.format(intact)} intact (chance {fmt.format(chance)})"
+    detail = (
+        f"{fmt.format(value)} against {fmt.format(intact)} intact (chance {fmt.format(chance)})"
+    )
     if abs(value - intact) <= tolerance:
         return Outcome(0, detail)
     if value > intact:

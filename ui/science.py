@@ -25,7 +25,11 @@ _explore_e3 = _Later("labcore.experiments.explore_e3")
 def e3_design_levels() -> dict[str, tuple]:
     """The E3 design study's factors and their levels, registered in protocol sec. 7
     (:mod:`labcore.experiments.explore_e3`): write geometry, loop and readout gain."""
-    return {"geometry": _explore_e3.GEOMETRIES, "loop": _explore_e3.LOOPS, "gain": _explore_e3.GAINS}
+    return {
+        "geometry": _explore_e3.GEOMETRIES,
+        "loop": _explore_e3.LOOPS,
+        "gain": _explore_e3.GAINS,
+    }
 
 
 def pci_normalisations() -> dict[str, str]:
@@ -34,17 +38,22 @@ def pci_normalisations() -> dict[str, str]:
 
 
 def noise_target(agent: Agent) -> str:
-    """Which latent state a titration perturbs in ``agent`` (:func:`labcore.measures.noise_target`)."""
+    """Which latent state a titration perturbs in ``agent``
+    (:func:`labcore.measures.noise_target`)."""
     return _measures.noise_target(agent)
 
 
 def cue_kinds(trace: Trace, episode: int) -> list[str | None]:
-    """What arrived on the cue channel at each step of one episode (colour / object / mask / None) (:func:`labcore.measures.cue_kinds`)."""
+    """What arrived on the cue channel at each step of one episode (colour / object / mask / None)
+    (:func:`labcore.measures.cue_kinds`)."""
     return _measures.cue_kinds(trace, episode)
 
 
 def integration_settings() -> tuple[tuple[str, ...], float, str]:
     """The registered integration readings (:mod:`labcore.measures_integration`): the signals read,
     the ridge on every covariance and Φ_E's normalisation."""
-    return (_integration.INTEGRATION_SIGNALS, _integration.INTEGRATION_RIDGE,
-            _integration.INTEGRATION_NORMALISATION)
+    return (
+        _integration.INTEGRATION_SIGNALS,
+        _integration.INTEGRATION_RIDGE,
+        _integration.INTEGRATION_NORMALISATION,
+    )

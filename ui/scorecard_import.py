@@ -25,8 +25,16 @@ from labcore.scorecards.user_systems import (
 )
 from ui.state import echo
 
-COLUMNS = ("item", "name", "architectural", "behavioural", "confidence", "operational evidence",
-           "N/A reason", "evidence")
+COLUMNS = (
+    "item",
+    "name",
+    "architectural",
+    "behavioural",
+    "confidence",
+    "operational evidence",
+    "N/A reason",
+    "evidence",
+)
 """Columns of the editable table, in order."""
 
 
@@ -49,7 +57,8 @@ def load_scorecard(data: bytes) -> tuple[UserSystem | None, str]:
     Examples
     --------
     >>> load_scorecard(b"[" * 100_000)
-    (None, 'That file is not a usable scorecard: brackets are nested more than 32 levels deep (a scorecard needs 4).')
+    (None, 'That file is not a usable scorecard: brackets are nested more than 32 levels deep (a
+    scorecard needs 4).')
     """
     try:
         system = user_system_from_bytes(data)
@@ -58,8 +67,10 @@ def load_scorecard(data: bytes) -> tuple[UserSystem | None, str]:
     n_na = sum(not entry.applicable for entry in system.entries)
     n_scored = len(system.entries) - n_na
     n_missing = len(ITEMS) - len(system.entries)
-    return system, (f"Loaded {echo(system.name)}: {_count(n_scored, 'item')} scored, {n_na} not "
-                    f"applicable, {n_missing} not assessed (left empty in the table).")
+    return system, (
+        f"Loaded {echo(system.name)}: {_count(n_scored, 'item')} scored, {n_na} not "
+        f"applicable, {n_missing} not assessed (left empty in the table)."
+    )
 
 
 def _count(n: int, noun: str) -> str:
@@ -92,16 +103,18 @@ def editor_rows(system: UserSystem | None) -> list[dict[str, object]]:
     rows = []
     for item in ITEMS:
         entry = by_id.get(item.item_id)
-        rows.append({
-            "item": item.item_id,
-            "name": item.name,
-            "architectural": clause_to_text(entry.architectural) if entry else None,
-            "behavioural": clause_to_text(entry.behavioural) if entry else None,
-            "confidence": entry.confidence if entry else None,
-            "operational evidence": bool(entry and entry.operational_evidence),
-            "N/A reason": (entry.not_applicable_reason or "") if entry else "",
-            "evidence": entry.evidence if entry else "",
-        })
+        rows.append(
+            {
+                "item": item.item_id,
+                "name": item.name,
+                "architectural": clause_to_text(entry.architectural) if entry else None,
+                "behavioural": clause_to_text(entry.behavioural) if entry else None,
+                "confidence": entry.confidence if entry else None,
+                "operational evidence": bool(entry and entry.operational_evidence),
+                "N/A reason": (entry.not_applicable_reason or "") if entry else "",
+                "evidence": entry.evidence if entry else "",
+            }
+        )
     return rows
 
 
@@ -147,7 +160,8 @@ def entries_from_rows(rows: Iterable[Mapping[str, object]]) -> tuple[ItemEntry, 
     >>> rows = editor_rows(None)
     >>> rows[0].update(architectural="2", behavioural="2-3")
     >>> entries_from_rows(rows)
-    (ItemEntry(item_id='RPT-1', architectural=2, behavioural=(2, 3), confidence=0, operational_evidence=False, evidence='', not_applicable_reason=None),)
+    (ItemEntry(item_id='RPT-1', architectural=2, behavioural=(2, 3), confidence=0,
+    operational_evidence=False, evidence='', not_applicable_reason=None),)
     """
     entries = []
     for row in rows:
@@ -156,18 +170,27 @@ def entries_from_rows(rows: Iterable[Mapping[str, object]]) -> tuple[ItemEntry, 
             raise ValueError(f"unknown rubric item id {echo(item_id)}")
         reason, evidence = _text(row.get("N/A reason")), _text(row.get("evidence"))
         if reason:
-            entries.append(ItemEntry(item_id, None, None, evidence=evidence,
-                                     not_applicable_reason=reason))
+            entries.append(
+                ItemEntry(item_id, None, None, evidence=evidence, not_applicable_reason=reason)
+            )
             continue
         architectural = clause_from_text(row.get("architectural"), f"{item_id} architectural")
         behavioural = clause_from_text(row.get("behavioural"), f"{item_id} behavioural")
         if architectural is None and behavioural is None:
             continue  # not assessed: no entry, never a 0
         if architectural is None or behavioural is None:
-            raise ValueError(f"{item_id} needs both an architectural and a behavioural clause, "
-                             "or neither (not assessed)")
-        entries.append(ItemEntry(item_id, architectural, behavioural,
-                                 _confidence(row.get("confidence"), item_id),
-                                 not _empty(flag := row.get("operational evidence")) and bool(flag),
-                                 evidence))
+            raise ValueError(
+                f"{item_id} needs both an architectural and a behavioural clause, "
+                "or neither (not assessed)"
+            )
+        entries.append(
+            ItemEntry(
+                item_id,
+                architectural,
+                behavioural,
+                _confidence(row.get("confidence"), item_id),
+                not _empty(flag := row.get("operational evidence")) and bool(flag),
+                evidence,
+            )
+        )
     return tuple(entries)

@@ -33,8 +33,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 """Flags for a headless chromium on a machine without a network beyond loopback."""
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 """Debian's nginx (package ``nginx``); ``make class`` and its test need it."""
@@ -49,15 +57,39 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int, *, address: str = "127.0.0.1", env: dict[str, str] | None = None,
-                 log: Path | None = None) -> subprocess.Popen:
+def start_server(
+    port: int,
+    *,
+    address: str = "127.0.0.1",
+    env: dict[str, str] | None = None,
+    log: Path | None = None,
+) -> subprocess.Popen:
     """Start ``streamlit run app.py`` on ``address:port`` (output to ``log``, else a pipe)."""
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-           "--server.address", address, "--server.headless", "true", "--browser.gatherUsageStats", "false",
-           "--server.fileWatcherType", "none"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(ROOT / "app.py"),
+        "--server.port",
+        str(port),
+        "--server.address",
+        address,
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
     out = open(log, "ab") if log else subprocess.PIPE  # the child writes to it
-    return subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
+    return subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+    )
 
 
 def wait_healthy(url: str, procs: Sequence[subprocess.Popen], timeout: float) -> None:
@@ -66,7 +98,9 @@ def wait_healthy(url: str, procs: Sequence[subprocess.Popen], timeout: float) ->
     while True:
         for proc in procs:
             if proc.poll() is not None:
-                out = proc.stdout.read().decode(errors="replace") if proc.stdout else "(see its log)"
+                out = (
+                    proc.stdout.read().decode(errors="replace") if proc.stdout else "(see its log)"
+                )
                 raise RuntimeError(f"a lab process exited ({proc.args[0]}):\n{out}")
         try:
             with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as r:
@@ -113,13 +147,15 @@ def nginx_config(ports: Sequence[int], listen: str, workdir: Path) -> str:
     browser, its websocket included, reaches the same server. ``X-Lab-Server`` names it (tests).
     """
     servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=0;" for p in ports)
-    temp = "\n".join(f"    {name}_temp_path {workdir / name};" for name in ("client_body", "proxy", "fastcgi", "uwsgi",
-                                                                           "scgi"))
+    temp = "\n".join(
+        f"    {name}_temp_path {workdir / name};"
+        for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
     user = "user nobody nogroup;\n" if os.geteuid() == 0 else ""
     return f"""{user}worker_processes 1;
 daemon off;
-pid {workdir / 'nginx.pid'};
-error_log {workdir / 'error.log'} warn;
+pid {workdir / "nginx.pid"};
+error_log {workdir / "error.log"} warn;
 events {{ worker_connections 4096; }}
 http {{
     access_log off;
@@ -155,18 +191,25 @@ http {{
 def start_nginx(ports: Sequence[int], listen: str, workdir: Path) -> subprocess.Popen:
     """Run nginx in the foreground with :func:`nginx_config` written into ``workdir``."""
     if not Path(NGINX).exists():
-        raise FileNotFoundError(f"no nginx at {NGINX}: install Debian's nginx package (apt-get install nginx)")
+        raise FileNotFoundError(
+            f"no nginx at {NGINX}: install Debian's nginx package (apt-get install nginx)"
+        )
     for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
         (workdir / name).mkdir(parents=True, exist_ok=True)
         os.chmod(workdir / name, 0o777)  # nginx's workers run as nobody when it is started as root
     os.chmod(workdir, 0o755)
     conf = workdir / "nginx.conf"
     conf.write_text(nginx_config(ports, listen, workdir))
-    check = subprocess.run([NGINX, "-t", "-c", str(conf), "-p", str(workdir)], capture_output=True, text=True)
+    check = subprocess.run(
+        [NGINX, "-t", "-c", str(conf), "-p", str(workdir)], capture_output=True, text=True
+    )
     if check.returncode:
         raise RuntimeError(f"nginx refused its configuration:\n{check.stderr}")
-    return subprocess.Popen([NGINX, "-c", str(conf), "-p", str(workdir)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [NGINX, "-c", str(conf), "-p", str(workdir)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
 
 
 @dataclass(frozen=True)
@@ -181,18 +224,28 @@ class Served:
 def ensure_nginx() -> str:
     """Debian's nginx, installed with apt-get when it is missing (as root); its path."""
     if not Path(NGINX).exists() and os.geteuid() == 0 and shutil.which("apt-get"):
-        subprocess.run(["apt-get", "install", "-y", "-q", "nginx"], check=True,
-                       env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+        subprocess.run(
+            ["apt-get", "install", "-y", "-q", "nginx"],
+            check=True,
+            env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+        )
     if not Path(shutil.which("nginx") or NGINX).exists():
         raise FileNotFoundError("nginx is missing: apt-get install nginx")
     return shutil.which("nginx") or NGINX
 
 
 @contextlib.contextmanager
-def running_class(servers: int = 2, port: int | None = None, listen: str = "127.0.0.1",
-                  timeout: float = 120.0, workdir: Path | None = None, proxy: bool = True,
-                  scratch_runs: bool = False) -> Iterator[Served]:
-    """Run ``servers`` lab processes behind nginx (``proxy=False``: one server alone); stop all after.
+def running_class(
+    servers: int = 2,
+    port: int | None = None,
+    listen: str = "127.0.0.1",
+    timeout: float = 120.0,
+    workdir: Path | None = None,
+    proxy: bool = True,
+    scratch_runs: bool = False,
+) -> Iterator[Served]:
+    """Run ``servers`` lab processes behind nginx (``proxy=False``: one server alone); stop all
+    after.
 
     ``scratch_runs`` (tests, benchmarks): the servers share a temporary ``$CTLAB_USER_RUNS`` in the
     work folder instead of ``runs/user``."""
@@ -206,7 +259,10 @@ def running_class(servers: int = 2, port: int | None = None, listen: str = "127.
     procs: list[subprocess.Popen] = []
     try:
         for i, p in enumerate(ports):
-            env = {"CTLAB_TRAIN_WORKERS": "1", **({"CTLAB_USER_RUNS": str(work / "user-runs")} if scratch_runs else {})}
+            env = {
+                "CTLAB_TRAIN_WORKERS": "1",
+                **({"CTLAB_USER_RUNS": str(work / "user-runs")} if scratch_runs else {}),
+            }
             procs.append(start_server(p, env=env, log=work / f"server-{i}.log"))
         for p in ports:
             wait_healthy(f"http://127.0.0.1:{p}", procs, timeout)
@@ -225,12 +281,17 @@ def running_class(servers: int = 2, port: int | None = None, listen: str = "127.
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m ui.serve class [--servers N] [--port P] [--listen ADDR]``: a class until Ctrl-C."""
-    parser = argparse.ArgumentParser(prog="python -m ui.serve", description="Serve the lab to a class.")
+    """``python -m ui.serve class [--servers N] [--port P] [--listen ADDR]``: a class until
+    Ctrl-C."""
+    parser = argparse.ArgumentParser(
+        prog="python -m ui.serve", description="Serve the lab to a class."
+    )
     parser.add_argument("command", choices=("class",))
     parser.add_argument("--servers", type=int, default=max(2, (os.cpu_count() or 2)))
     parser.add_argument("--port", type=int, default=8501)
-    parser.add_argument("--listen", default="0.0.0.0", help="address nginx listens on (0.0.0.0: every network)")
+    parser.add_argument(
+        "--listen", default="0.0.0.0", help="address nginx listens on (0.0.0.0: every network)"
+    )
     args = parser.parse_args(argv)
     from ui.share import lan_address
 
@@ -238,10 +299,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     with running_class(args.servers, args.port, args.listen) as served:
         ports = served.ports
         public = f"http://{lan_address() or '127.0.0.1'}:{args.port}"
-        print(f"{args.servers} lab servers (ports {', '.join(map(str, ports))}) behind nginx on {args.listen}:{args.port}.\n"
-              f"Students open {public} (set CTLAB_BASE_URL if they reach this machine by another name). Ctrl-C stops.",
-              flush=True)
-        signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop as on Ctrl-C: the servers end too
+        print(
+            f"{args.servers} lab servers (ports {', '.join(map(str, ports))}) behind "
+            f"nginx on {args.listen}:{args.port}.\n"
+            f"Students open {public} (set CTLAB_BASE_URL if they reach this machine by "
+            "another name). Ctrl-C stops.",
+            flush=True,
+        )
+        signal.signal(
+            signal.SIGTERM, signal.default_int_handler
+        )  # stop as on Ctrl-C: the servers end too
         with contextlib.suppress(KeyboardInterrupt):
             while True:
                 time.sleep(3600)

@@ -36,7 +36,8 @@ PAGE_PATHS = (PAGE_URLS["lesson"], PAGE_URLS["mystery"])
 def is_loopback(host: str) -> bool:
     """Does ``host`` mean "this device" (``localhost``, 127.x.x.x, ``::1``)?
 
-    >>> is_loopback("localhost"), is_loopback("127.0.0.1"), is_loopback("192.168.1.20"), is_loopback("lab.school")
+    >>> (is_loopback("localhost"), is_loopback("127.0.0.1"), is_loopback("192.168.1.20"),
+    ...  is_loopback("lab.school"))
     (True, True, False, False)
     """
     if host.lower() in ("localhost", "localhost.localdomain", "ip6-localhost"):
@@ -62,8 +63,14 @@ def lan_address() -> str | None:
     return None if is_loopback(host) or host == "0.0.0.0" else host
 
 
-def base_url(browser_url: str, *, configured: str | None = None, server_address: str | None = None,
-             server_port: int | None = None, lan: str | None = None) -> tuple[str, bool | None]:
+def base_url(
+    browser_url: str,
+    *,
+    configured: str | None = None,
+    server_address: str | None = None,
+    server_port: int | None = None,
+    lan: str | None = None,
+) -> tuple[str, bool | None]:
     """The lab's address for links handed to students, and whether other devices can reach it.
 
     Parameters
@@ -87,7 +94,8 @@ def base_url(browser_url: str, *, configured: str | None = None, server_address:
     --------
     >>> base_url("http://127.0.0.1:8501/lesson?step=2", lan="192.168.1.20")
     ('http://192.168.1.20:8501', True)
-    >>> base_url("http://127.0.0.1:8501/mystery", configured="http://lab.school/ctlab/", lan="192.168.1.20")
+    >>> base_url("http://127.0.0.1:8501/mystery", configured="http://lab.school/ctlab/",
+    ...          lan="192.168.1.20")
     ('http://lab.school/ctlab', True)
     >>> base_url("http://10.0.0.7:8080/lab/mystery", lan="192.168.1.20")
     ('http://10.0.0.7:8080/lab', True)
@@ -102,7 +110,9 @@ def base_url(browser_url: str, *, configured: str | None = None, server_address:
     path = url.path.rstrip("/")
     last = path.rsplit("/", 1)[-1]
     if last in PAGE_PATHS:
-        path = path[: -len(last) - 1]  # keeps a server base path (server.baseUrlPath, a proxy's prefix)
+        path = path[
+            : -len(last) - 1
+        ]  # keeps a server base path (server.baseUrlPath, a proxy's prefix)
     if server_address:
         host = server_address if "://" in server_address else f"http://{server_address}"
         port = f":{server_port}" if server_port and not urlsplit(host).port else ""
@@ -119,19 +129,30 @@ def base_url(browser_url: str, *, configured: str | None = None, server_address:
 
 
 def lab_base_url() -> tuple[str, bool | None]:
-    """:func:`base_url` for this session: the environment, Streamlit's options and the browser's URL."""
+    """:func:`base_url` for this session: the environment, Streamlit's options and the browser's
+    URL."""
     from streamlit import config
 
     address = port = None
     if config.is_manually_set("browser.serverAddress"):
         address = config.get_option("browser.serverAddress")
-        port = config.get_option("browser.serverPort") if config.is_manually_set("browser.serverPort") else None
-    return base_url(st.context.url or "", configured=os.environ.get(BASE_URL_ENV) or None, server_address=address,
-                    server_port=port, lan=lan_address())
+        port = (
+            config.get_option("browser.serverPort")
+            if config.is_manually_set("browser.serverPort")
+            else None
+        )
+    return base_url(
+        st.context.url or "",
+        configured=os.environ.get(BASE_URL_ENV) or None,
+        server_address=address,
+        server_port=port,
+        lan=lan_address(),
+    )
 
 
 def qr_png(link: str, scale: int = 8) -> bytes:
-    """A QR code of ``link`` as PNG bytes (``segno``; error correction at least M, a 2-module border)."""
+    """A QR code of ``link`` as PNG bytes (``segno``; error correction at least M, a 2-module
+    border)."""
     import segno  # only the teacher's panels need it
 
     out = io.BytesIO()
@@ -141,9 +162,12 @@ def qr_png(link: str, scale: int = 8) -> bytes:
 
 def unreachable_note() -> str:
     """What the teacher is told when the links point at this machine only."""
-    return (f"These links point at this machine only (no network address was found). Set `{BASE_URL_ENV}` to the "
-            "address students open (e.g. `http://192.168.1.20:8501`), or start the lab with "
-            "`--browser.serverAddress <this machine's address>`; see README, \"Teaching a class\".")
+    return (
+        "These links point at this machine only (no network address was found). Set "
+        f"`{BASE_URL_ENV}` to the "
+        "address students open (e.g. `http://192.168.1.20:8501`), or start the lab with "
+        '`--browser.serverAddress <this machine\'s address>`; see README, "Teaching a class".'
+    )
 
 
 def share_panel(link: str, *, reachable: bool | None, caption: str) -> None:

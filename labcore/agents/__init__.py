@@ -26,5 +26,13 @@ def count_parameters(agent: Agent) -> int:
     return sum(p.numel() for p in agent.parameters() if p.requires_grad)
 
 
-__all__ = ["AGENT_KINDS", "Agent", "AgentConfig", "AgentOutput", "AgentState", "Observation",
-           "build_agent", "count_parameters"]
+__all__ = [
+    "AGENT_KINDS",
+    "Agent",
+    "AgentConfig",
+    "AgentOutput",
+    "AgentState",
+    "Observation",
+    "build_agent",
+    "count_parameters",
+]

@@ -92,13 +92,14 @@ def observation_inputs(obs: Observation) -> SequenceInputs:
     else:
         lead = obs.image.shape[:-3]
         rows = int(torch.tensor(lead).prod())
-        table = StepTable(grid=one_hot_grid(obs.image.reshape(-1, *obs.image.shape[-3:])),
-                          view=torch.arange(rows),
-                          direction=nn.functional.one_hot(obs.direction.reshape(-1).long(), N_DIRECTIONS).float(),
-                          task=obs.task.reshape(-1, obs.task.shape[-1]).float())
+        table = StepTable(
+            grid=one_hot_grid(obs.image.reshape(-1, *obs.image.shape[-3:])),
+            view=torch.arange(rows),
+            direction=nn.functional.one_hot(obs.direction.reshape(-1).long(), N_DIRECTIONS).float(),
+            task=obs.task.reshape(-1, obs.task.shape[-1]).float(),
+        )
         combo = torch.arange(rows).reshape(lead)
     return SequenceInputs(combo[None], obs.cue[None], table)
-
 
 
 @dataclass
@@ -143,7 +144,12 @@ class Agent(nn.Module):
         self.config = config
         c = config
         self.encoder = GridEncoder()
-        trunk_in = GridEncoder.out_dim + N_DIRECTIONS + TASK_DIM + (CUE_DIM if c.cue_route == "trunk" else 0)
+        trunk_in = (
+            GridEncoder.out_dim
+            + N_DIRECTIONS
+            + TASK_DIM
+            + (CUE_DIM if c.cue_route == "trunk" else 0)
+        )
         self.embed = nn.Sequential(nn.Linear(trunk_in, c.embed_dim), nn.ReLU())
         if c.recurrent:
             self.gru = nn.GRU(c.embed_dim, c.hidden_dim, batch_first=True)
@@ -160,7 +166,10 @@ class Agent(nn.Module):
                 self.bottleneck = mlp(c.workspace_size, c.bottleneck_dim, c.bottleneck_dim)
             elif c.bottleneck == "random":
                 gen = torch.Generator().manual_seed(RANDOM_PROJECTION_SEED_BASE + seed)
-                proj = torch.randn(c.workspace_size, c.bottleneck_dim, generator=gen) / c.workspace_size**0.5
+                proj = (
+                    torch.randn(c.workspace_size, c.bottleneck_dim, generator=gen)
+                    / c.workspace_size**0.5
+                )
                 self.register_buffer("random_projection", proj)
             if c.bottleneck is not None:
                 ws_feat = c.bottleneck_dim
@@ -168,7 +177,9 @@ class Agent(nn.Module):
         if c.self_model:
             self.self_model = nn.Linear(self_model_width(c), c.self_model_dim)
             self.confidence_head = nn.Linear(c.self_model_dim, 1)
-            with torch.no_grad():  # protocol 8.8.2; draws no random numbers, so every other weight is unchanged
+            with (
+                torch.no_grad()
+            ):  # protocol 8.8.2; draws no random numbers, so every other weight is unchanged
                 if c.confidence_head_init in ("zero_bias", "zero"):
                     self.confidence_head.bias.zero_()
                 if c.confidence_head_init == "zero":
@@ -181,10 +192,13 @@ class Agent(nn.Module):
         if c.write_geometry == "offset":
             gen = torch.Generator().manual_seed(WRITE_OFFSET_SEED_BASE + seed)
             offset = torch.randn(c.slot_dim, generator=gen)
-            self.register_buffer("write_offset", offset / offset.pow(2).mean().sqrt() * WRITE_OFFSET_RMS)
+            self.register_buffer(
+                "write_offset", offset / offset.pow(2).mean().sqrt() * WRITE_OFFSET_RMS
+            )
         if c.closed_loop:
             self.feedback = nn.Linear(c.slot_dim, c.embed_dim, bias=False)
-        if c.value_head:  # the critic of reinforcement learning (labcore.training.actor_critic), built last: nothing else moves
+        if c.value_head:  # the critic of reinforcement learning (labcore.training.actor_critic),
+            # built last: nothing else moves
             self.value_head = mlp(c.hidden_dim + ws_feat, c.readout_hidden, 1)
 
     # ----------------------------------------------------------------- shared layers
@@ -228,15 +242,25 @@ class Agent(nn.Module):
             proposal = self.policy(h)
             bcast = h.new_zeros(*h.shape[:-1], c.slot_dim)
             stimulus = None
-        out = AgentOutput(logits=proposal, h=h, proposal_logits=proposal, slots=slots,
-                          occupied=occupied, broadcast=bcast if c.workspace else None,
-                          stimulus_logit=stimulus)
+        out = AgentOutput(
+            logits=proposal,
+            h=h,
+            proposal_logits=proposal,
+            slots=slots,
+            occupied=occupied,
+            broadcast=bcast if c.workspace else None,
+            stimulus_logit=stimulus,
+        )
         if c.self_model:
-            z = torch.tanh(self.self_model(torch.cat(self_model_parts(c, h, bcast, proposal), dim=-1)))
+            z = torch.tanh(
+                self.self_model(torch.cat(self_model_parts(c, h, bcast, proposal), dim=-1))
+            )
             z = lesion_self_model(z, intervention.self_model_mode, rng, permutation)
             out.z_self = z
             centre = self.confidence_centre if c.confidence_centred else None
-            out.confidence = torch.sigmoid(self.confidence_head(z if centre is None else z - centre)).squeeze(-1)
+            out.confidence = torch.sigmoid(
+                self.confidence_head(z if centre is None else z - centre)
+            ).squeeze(-1)
             if c.policy_reads == "self_model":
                 out.logits = self.self_policy(z)
         return out
@@ -254,8 +278,13 @@ class Agent(nn.Module):
             raise ValueError(f"{self.config.kind} has no value head (AgentConfig.value_head)")
         return self.value_head(self.readout_input(out)).squeeze(-1)
 
-    def readout(self, h: torch.Tensor, slots: torch.Tensor | None = None,
-                occupied: torch.Tensor | None = None, intervention: Intervention | None = None) -> AgentOutput:
+    def readout(
+        self,
+        h: torch.Tensor,
+        slots: torch.Tensor | None = None,
+        occupied: torch.Tensor | None = None,
+        intervention: Intervention | None = None,
+    ) -> AgentOutput:
         """Re-run the readouts (policy, self-model, confidence) on given internal states.
 
         For audits that swap or differentiate internal states, e.g. the bus audit's trunk
@@ -292,30 +321,56 @@ class Agent(nn.Module):
             rng = torch.Generator().manual_seed(iv.seed)
         noise = lesion = dropout = None
         if noisy:
+
             def noise(source: torch.Tensor) -> torch.Tensor:
                 return sequence_workspace_noise(source[0], iv, sd, c.slot_dim, rng)[None]
+
         if iv.self_model_mode != "on":
+
             def lesion(z: torch.Tensor) -> torch.Tensor:
                 # Drawn after the workspace noise, as on the step path.
-                perm = torch.randperm(z.shape[1], generator=rng) if iv.self_model_mode == "permute" else None
+                perm = (
+                    torch.randperm(z.shape[1], generator=rng)
+                    if iv.self_model_mode == "permute"
+                    else None
+                )
                 return lesion_self_model(z[0], iv.self_model_mode, rng, perm)[None]
+
         inputs = observation_inputs(obs)
         if self.training and c.dropout > 0:
             keep = 1.0 - c.dropout
             dropout = torch.empty(*inputs.shape, c.readout_hidden).bernoulli_(keep) / keep
         params = {k: v.unsqueeze(0) for k, v in self.state_dict(keep_vars=True).items()}
-        out = sequence_forward(params, c, inputs, active_slots=iv.active_slots(c.n_slots),
-                               workspace_noise=noise, dropout=dropout, self_model_lesion=lesion)
-        return AgentOutput(**{f.name: None if getattr(out, f.name) is None else getattr(out, f.name)[0]
-                              for f in fields(out)})
+        out = sequence_forward(
+            params,
+            c,
+            inputs,
+            active_slots=iv.active_slots(c.n_slots),
+            workspace_noise=noise,
+            dropout=dropout,
+            self_model_lesion=lesion,
+        )
+        return AgentOutput(
+            **{
+                f.name: None if getattr(out, f.name) is None else getattr(out, f.name)[0]
+                for f in fields(out)
+            }
+        )
 
     # ----------------------------------------------------------------- step path
-    def initial_state(self, batch: int, intervention: Intervention | None = None,
-                      rng: torch.Generator | None = None) -> AgentState:
-        """Zero recurrent state of ``batch`` episodes (and, for a "permute" self-model lesion, the episode shuffle drawn from ``rng``)."""
+    def initial_state(
+        self,
+        batch: int,
+        intervention: Intervention | None = None,
+        rng: torch.Generator | None = None,
+    ) -> AgentState:
+        """Zero recurrent state of ``batch`` episodes (and, for a "permute" self-model lesion, the
+        episode shuffle drawn from ``rng``)."""
         c = self.config
         iv = intervention or Intervention()
-        permutation = torch.randperm(batch, generator=rng) if iv.self_model_mode == "permute" else None
+        permutation = (
+            torch.randperm(batch, generator=rng) if iv.self_model_mode == "permute" else None
+        )
         return AgentState(
             h=torch.zeros(batch, c.hidden_dim),
             slots=torch.zeros(batch, c.n_slots, c.slot_dim),
@@ -338,7 +393,11 @@ class Agent(nn.Module):
         c = self.config
         embedded = self._embed(obs)
         if c.closed_loop:
-            previous = state.read if state.read is not None else embedded.new_zeros(embedded.shape[0], c.slot_dim)
+            previous = (
+                state.read
+                if state.read is not None
+                else embedded.new_zeros(embedded.shape[0], c.slot_dim)
+            )
             embedded = embedded + self.feedback(previous)
         if c.recurrent:
             h = self.gru(embedded[:, None], state.h[None])[0][:, 0]
@@ -350,15 +409,26 @@ class Agent(nn.Module):
         if c.workspace:
             active = iv.active_slots(c.n_slots)
             event = obs.cue[:, EVENT_INDEX] > 0
-            slots, occupied, n_writes = write_step(state.slots, state.occupied, state.n_writes,
-                                                   self._write_vector(obs.cue, h), event, active)
+            slots, occupied, n_writes = write_step(
+                state.slots,
+                state.occupied,
+                state.n_writes,
+                self._write_vector(obs.cue, h),
+                event,
+                active,
+            )
             slots, read = perturb_workspace(slots, occupied, active, iv, rng)
             slots, read = pulse_workspace(state.t, slots, read, occupied, active, iv, rng)
         else:
             h, h_read = pulse_carrier(state.t, h, h_read, iv, rng)
         out = self._heads(h_read, read, occupied, iv, rng, state.permutation)
-        new_state = AgentState(h=h, slots=slots if slots is not None else state.slots,
-                               occupied=occupied if occupied is not None else state.occupied,
-                               n_writes=n_writes, t=state.t + 1, permutation=state.permutation,
-                               read=out.broadcast if c.closed_loop else None)
+        new_state = AgentState(
+            h=h,
+            slots=slots if slots is not None else state.slots,
+            occupied=occupied if occupied is not None else state.occupied,
+            n_writes=n_writes,
+            t=state.t + 1,
+            permutation=state.permutation,
+            read=out.broadcast if c.closed_loop else None,
+        )
         return out, new_state

@@ -34,9 +34,13 @@ class GridEncoder(nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.conv = nn.Sequential(
-            nn.Conv2d(GRID_CHANNELS, 16, 2), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(16, 32, 2), nn.ReLU(),
-            nn.Conv2d(32, 64, 2), nn.ReLU(),
+            nn.Conv2d(GRID_CHANNELS, 16, 2),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Conv2d(16, 32, 2),
+            nn.ReLU(),
+            nn.Conv2d(32, 64, 2),
+            nn.ReLU(),
             nn.Flatten(),
         )
 
@@ -119,7 +123,9 @@ def write_step(
     return slots, occupied | hit, n_writes + event.long()
 
 
-def shape_write(raw: torch.Tensor, geometry: str, offset: torch.Tensor | None = None) -> torch.Tensor:
+def shape_write(
+    raw: torch.Tensor, geometry: str, offset: torch.Tensor | None = None
+) -> torch.Tensor:
     """A write vector from the write layer's output ``raw`` (..., D), per ``geometry``.
 
     "layernorm": zero mean and unit variance over the D numbers (protocol sec. 5.1: noise SDs
@@ -147,16 +153,27 @@ def uncertainty(logits: torch.Tensor) -> torch.Tensor:
 
 
 def self_model_width(config: AgentConfig) -> int:
-    """Input width of the self-model's Linear: what ``config.self_model_inputs`` names (89 by default)."""
-    widths = {"h": config.hidden_dim, "broadcast": config.slot_dim, "logits": N_ACTIONS, "uncertainty": 2}
+    """Input width of the self-model's Linear: what ``config.self_model_inputs`` names (89 by
+    default)."""
+    widths = {
+        "h": config.hidden_dim,
+        "broadcast": config.slot_dim,
+        "logits": N_ACTIONS,
+        "uncertainty": 2,
+    }
     return sum(widths[name] for name in config.self_model_inputs)
 
 
-def self_model_parts(config: AgentConfig, h: torch.Tensor, bcast: torch.Tensor,
-                     logits: torch.Tensor) -> list[torch.Tensor]:
+def self_model_parts(
+    config: AgentConfig, h: torch.Tensor, bcast: torch.Tensor, logits: torch.Tensor
+) -> list[torch.Tensor]:
     """The pieces z_self reads, in order (``config.self_model_inputs``; protocol 5.1): the carrier
     ``h``, the broadcast ``bcast``, the intended action's ``logits`` and their :func:`uncertainty`.
     Both execution paths assemble z_self's input here."""
-    pieces = {"h": lambda: h, "broadcast": lambda: bcast, "logits": lambda: logits,
-              "uncertainty": lambda: uncertainty(logits)}
+    pieces = {
+        "h": lambda: h,
+        "broadcast": lambda: bcast,
+        "logits": lambda: logits,
+        "uncertainty": lambda: uncertainty(logits),
+    }
     return [pieces[name]() for name in config.self_model_inputs]

@@ -69,12 +69,14 @@ class PlainGRUPolicy(nn.Module):
         return [self.gru.weight_ih_l0]
 
     def forward(self, ob: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Logits ``(B, T, A)`` and hidden states ``(B, T, H)`` of whole trials (zero initial state)."""
+        """Logits ``(B, T, A)`` and hidden states ``(B, T, H)`` of whole trials (zero initial
+        state)."""
         h, _ = self.gru(ob)
         return self.readout(h), h
 
     def value(self, h: torch.Tensor) -> torch.Tensor:
-        """The critic's estimate of the return-to-go from hidden states ``(..., H)`` (``value_head`` only)."""
+        """The critic's estimate of the return-to-go from hidden states ``(..., H)``
+        (``value_head`` only)."""
         if not self.config.value_head:
             raise ValueError("this plain GRU has no value head (PlainGRUConfig.value_head)")
         return self.value_head(h).squeeze(-1)
@@ -97,7 +99,9 @@ class BaselineGRU(nn.Module):
         do not depend on whether a baseline network is built.
     """
 
-    def __init__(self, n_features: int, n_actions: int, hidden_dim: int = 100, seed: int = 0) -> None:
+    def __init__(
+        self, n_features: int, n_actions: int, hidden_dim: int = 100, seed: int = 0
+    ) -> None:
         super().__init__()
         self.n_actions = int(n_actions)
         with torch.random.fork_rng(devices=[]):
@@ -110,6 +114,8 @@ class BaselineGRU(nn.Module):
         here: the baseline never trains the policy) and the actions taken ``(B, T)``; step ``t``
         sees the action of step ``t - 1``."""
         previous = torch.zeros(*actions.shape, self.n_actions, dtype=features.dtype)
-        previous[:, 1:] = nn.functional.one_hot(actions[:, :-1].clamp(min=0), self.n_actions).to(features.dtype)
+        previous[:, 1:] = nn.functional.one_hot(actions[:, :-1].clamp(min=0), self.n_actions).to(
+            features.dtype
+        )
         h, _ = self.gru(torch.cat([features.detach(), previous], dim=-1))
         return self.readout(h).squeeze(-1)

@@ -81,19 +81,24 @@ class StepTable:
         of every sum over them) do not depend on which episodes or members share a batch:
         a member's arithmetic is the same whatever it is batched with. Task flags are binary.
         """
-        codes = 2 ** TASK_DIM
-        flags = torch.tensor([[(code >> j) & 1 for j in range(TASK_DIM)] for code in range(codes)],
-                             dtype=torch.float32)
+        codes = 2**TASK_DIM
+        flags = torch.tensor(
+            [[(code >> j) & 1 for j in range(TASK_DIM)] for code in range(codes)],
+            dtype=torch.float32,
+        )
         poses = torch.arange(image_table.shape[0]).repeat_interleave(codes)
-        return cls(grid=one_hot_grid(image_table), view=poses,
-                   direction=F.one_hot(direction_table[poses].long(), N_DIRECTIONS).float(),
-                   task=flags.repeat(image_table.shape[0], 1))
+        return cls(
+            grid=one_hot_grid(image_table),
+            view=poses,
+            direction=F.one_hot(direction_table[poses].long(), N_DIRECTIONS).float(),
+            task=flags.repeat(image_table.shape[0], 1),
+        )
 
     @staticmethod
     def rows_of(pose: torch.Tensor, task: torch.Tensor) -> torch.Tensor:
         """Row of :meth:`of_task`'s table for each step: ``pose * 2**TASK_DIM + flag code``."""
         weights = 2 ** torch.arange(TASK_DIM)
-        return pose.long() * 2 ** TASK_DIM + (task.round().long() * weights).sum(-1)
+        return pose.long() * 2**TASK_DIM + (task.round().long() * weights).sum(-1)
 
 
 @dataclass
@@ -128,27 +133,45 @@ class SequenceInputs:
         rows = self.combo.reshape(n, b * t)
         table = self.table
         views = table.view[rows]
-        own = StepTable(grid=table.grid[views], view=torch.arange(b * t).expand(n, b * t),
-                        direction=table.direction[rows], task=table.task[rows])
-        return SequenceInputs(torch.arange(b * t).reshape(1, b, t).expand(n, b, t), self.cue, own, self.max_events)
+        own = StepTable(
+            grid=table.grid[views],
+            view=torch.arange(b * t).expand(n, b * t),
+            direction=table.direction[rows],
+            task=table.task[rows],
+        )
+        return SequenceInputs(
+            torch.arange(b * t).reshape(1, b, t).expand(n, b, t), self.cue, own, self.max_events
+        )
 
-    def select(self, members: Any = slice(None), episodes: Any = slice(None),
-               steps: Any = slice(None)) -> SequenceInputs:
+    def select(
+        self, members: Any = slice(None), episodes: Any = slice(None), steps: Any = slice(None)
+    ) -> SequenceInputs:
         """Members, episodes and steps of these inputs (the table is shared, not copied)."""
-        return SequenceInputs(self.combo[members][:, episodes][:, :, steps],
-                              self.cue[members][:, episodes][:, :, steps], self.table, self.max_events)
+        return SequenceInputs(
+            self.combo[members][:, episodes][:, :, steps],
+            self.cue[members][:, episodes][:, :, steps],
+            self.table,
+            self.max_events,
+        )
 
 
 def one_hot_grid(image: torch.Tensor) -> torch.Tensor:
     """MiniGrid symbolic views ``(..., 7, 7, 3)`` -> one-hot planes ``(..., channels, 7, 7)``."""
     image = image.long()
-    planes = torch.cat([F.one_hot(image[..., 0], N_OBJECT), F.one_hot(image[..., 1], N_COLOUR),
-                        F.one_hot(image[..., 2], N_STATE)], dim=-1).float()
+    planes = torch.cat(
+        [
+            F.one_hot(image[..., 0], N_OBJECT),
+            F.one_hot(image[..., 1], N_COLOUR),
+            F.one_hot(image[..., 2], N_STATE),
+        ],
+        dim=-1,
+    ).float()
     return planes.movedim(-1, -3).contiguous()
 
 
-def build_step_table(image_table: torch.Tensor, pose: torch.Tensor, direction: torch.Tensor,
-                     task: torch.Tensor) -> tuple[StepTable, torch.Tensor]:
+def build_step_table(
+    image_table: torch.Tensor, pose: torch.Tensor, direction: torch.Tensor, task: torch.Tensor
+) -> tuple[StepTable, torch.Tensor]:
     """The distinct (view, compass, task flags) combinations of some steps, and each step's row.
 
     Parameters
@@ -162,11 +185,16 @@ def build_step_table(image_table: torch.Tensor, pose: torch.Tensor, direction: t
     -------
     table, combo : the :class:`StepTable` and each step's row, with ``pose``'s shape.
     """
-    keys = torch.cat([pose[..., None].to(task.dtype), direction[..., None].to(task.dtype), task], dim=-1)
+    keys = torch.cat(
+        [pose[..., None].to(task.dtype), direction[..., None].to(task.dtype), task], dim=-1
+    )
     unique, combo = torch.unique(keys.reshape(-1, keys.shape[-1]), dim=0, return_inverse=True)
-    table = StepTable(grid=one_hot_grid(image_table), view=unique[:, 0].long(),
-                      direction=F.one_hot(unique[:, 1].long(), N_DIRECTIONS).float(),
-                      task=unique[:, 2:].contiguous())
+    table = StepTable(
+        grid=one_hot_grid(image_table),
+        view=unique[:, 0].long(),
+        direction=F.one_hot(unique[:, 1].long(), N_DIRECTIONS).float(),
+        task=unique[:, 2:].contiguous(),
+    )
     return table, combo.reshape(pose.shape)
 
 
@@ -177,12 +205,15 @@ def stack_parameters(agents: Sequence[nn.Module]) -> dict[str, torch.Tensor]:
 
 
 # ----------------------------------------------------------------------- grouped layers
-def grouped_linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
+def grouped_linear(
+    x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None
+) -> torch.Tensor:
     """``x @ weight.T + bias`` per member: ``x`` (N, ..., in), ``weight`` (N, out, in).
 
     Every member's product is a separate matrix product of the same shape, so its result does
     not depend on the other members, provided N >= 2: PyTorch computes a batch of one as a
-    plain matrix product, with other kernels (see ``labcore.training.behaviour_cloning``, which never trains a
+    plain matrix product, with other kernels (see ``labcore.training.behaviour_cloning``, which
+    never trains a
     batch of one).
     """
     n = weight.shape[0]
@@ -194,8 +225,9 @@ def grouped_linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | N
     return y.reshape(*x.shape[:-1], weight.shape[1])
 
 
-def grouped_linear_parts(parts: Sequence[torch.Tensor], weight: torch.Tensor,
-                         bias: torch.Tensor | None = None) -> torch.Tensor:
+def grouped_linear_parts(
+    parts: Sequence[torch.Tensor], weight: torch.Tensor, bias: torch.Tensor | None = None
+) -> torch.Tensor:
     """:func:`grouped_linear` of the concatenation of ``parts`` (last dim), without building it.
 
     The weight's columns are split to match the parts and the products summed: the same
@@ -207,7 +239,9 @@ def grouped_linear_parts(parts: Sequence[torch.Tensor], weight: torch.Tensor,
     for x in parts:
         width = x.shape[-1]
         # contiguous: a strided weight slice takes another kernel path in small products
-        term = grouped_linear(x, weight[..., start:start + width].contiguous(), bias if y is None else None)
+        term = grouped_linear(
+            x, weight[..., start : start + width].contiguous(), bias if y is None else None
+        )
         y = term if y is None else y + term
         start += width
     return y
@@ -272,15 +306,21 @@ def gru_scan(gi: torch.Tensor, w_hh: torch.Tensor, b_hh: torch.Tensor) -> torch.
     return torch.stack(out, dim=2)
 
 
-def _mlp(p: Params, prefix: str, x: torch.Tensor | Sequence[torch.Tensor],
-         dropout: torch.Tensor | None = None) -> torch.Tensor:
+def _mlp(
+    p: Params,
+    prefix: str,
+    x: torch.Tensor | Sequence[torch.Tensor],
+    dropout: torch.Tensor | None = None,
+) -> torch.Tensor:
     """``labcore.agents.parts.mlp`` per member, on ``x`` or on the concatenation of its parts;
     ``dropout`` is a pre-drawn, pre-scaled mask."""
     parts = [x] if torch.is_tensor(x) else list(x)
     hidden = torch.relu(grouped_linear_parts(parts, p[f"{prefix}.0.weight"], p[f"{prefix}.0.bias"]))
     if dropout is not None:
         hidden = hidden * dropout
-    last = max(int(k.split(".")[1]) for k in p if k.startswith(prefix + ".") and k.endswith(".weight"))
+    last = max(
+        int(k.split(".")[1]) for k in p if k.startswith(prefix + ".") and k.endswith(".weight")
+    )
     return grouped_linear(hidden, p[f"{prefix}.{last}.weight"], p[f"{prefix}.{last}.bias"])
 
 
@@ -292,8 +332,9 @@ def _offset(p: Params, dims: int) -> torch.Tensor | None:
     return offset.reshape(offset.shape[0], *([1] * (dims - 2)), offset.shape[-1])
 
 
-def _workspace_slots(p: Params, config: AgentConfig, inputs: SequenceInputs, h: torch.Tensor,
-                     source: torch.Tensor) -> torch.Tensor:
+def _workspace_slots(
+    p: Params, config: AgentConfig, inputs: SequenceInputs, h: torch.Tensor, source: torch.Tensor
+) -> torch.Tensor:
     """Slot contents (N, B, T, K, D), the write computed at the event steps only.
 
     A slot holds the write vector of the event step :func:`~labcore.agents.parts.slot_sources`
@@ -313,7 +354,9 @@ def _workspace_slots(p: Params, config: AgentConfig, inputs: SequenceInputs, h: 
     h_at = torch.gather(h, 2, steps[..., None].expand(-1, -1, -1, h.shape[-1]))
     raw = grouped_linear_parts([cue, h_at], p["write.weight"], p["write.bias"])
     writes = shape_write(raw, config.write_geometry, _offset(p, raw.dim()))
-    writes = torch.cat([writes, writes.new_zeros(n, b, 1, config.slot_dim)], dim=2)  # last row: empty
+    writes = torch.cat(
+        [writes, writes.new_zeros(n, b, 1, config.slot_dim)], dim=2
+    )  # last row: empty
     ordinal = torch.cumsum(events.long(), dim=-1) - 1  # the event ordinal of each event step
     which = torch.gather(ordinal, 2, source.clamp(min=0).reshape(n, b, t * k)).reshape(n, b, t, k)
     which = torch.where(source < 0, n_events, which)
@@ -372,8 +415,13 @@ def _trunk(p: Params, config: AgentConfig, inputs: SequenceInputs) -> torch.Tens
     return gru_scan(gates, p["gru.weight_hh_l0"], p["gru.bias_hh_l0"])
 
 
-def _closed_loop_states(p: Params, config: AgentConfig, inputs: SequenceInputs, source: torch.Tensor,
-                        noise: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+def _closed_loop_states(
+    p: Params,
+    config: AgentConfig,
+    inputs: SequenceInputs,
+    source: torch.Tensor,
+    noise: torch.Tensor | None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Carrier and read slots (N, B, T, K, D) when the broadcast read feeds the recurrence.
 
     Step by step (the carrier now depends on the workspace): the broadcast the readouts saw at
@@ -395,11 +443,13 @@ def _closed_loop_states(p: Params, config: AgentConfig, inputs: SequenceInputs, 
         g = gates[:, :, step] + grouped_linear(read, feedback)
         gh = torch.baddbmm(bias, h, w_t)
         r, z = torch.sigmoid(g[..., : 2 * hidden] + gh[..., : 2 * hidden]).split(hidden, dim=-1)
-        cand = torch.tanh(torch.addcmul(g[..., 2 * hidden:], r, gh[..., 2 * hidden:]))
+        cand = torch.tanh(torch.addcmul(g[..., 2 * hidden :], r, gh[..., 2 * hidden :]))
         h = torch.lerp(cand, h, z)
         raw = grouped_linear_parts([inputs.cue[:, :, step], h], p["write.weight"], p["write.bias"])
         written = source[:, :, step] == step  # (N, B, K): the slot this step's event writes
-        clean = torch.where(written[..., None], shape_write(raw, config.write_geometry, offset)[:, :, None], clean)
+        clean = torch.where(
+            written[..., None], shape_write(raw, config.write_geometry, offset)[:, :, None], clean
+        )
         slots = clean if noise is None else clean + noise[:, :, step]
         read = broadcast(slots, source[:, :, step] >= 0)
         hs.append(h)
@@ -456,7 +506,8 @@ def sequence_heads(
         seen = flat * c.readout_gain if c.readout_gain != 1.0 else flat
         if c.bottleneck == "random":
             feats = torch.bmm(seen.reshape(n, -1, seen.shape[-1]), p["random_projection"]).reshape(
-                *seen.shape[:-1], -1)
+                *seen.shape[:-1], -1
+            )
         elif c.bottleneck == "linear":
             feats = grouped_linear(seen, p["bottleneck.weight"], p["bottleneck.bias"])
         elif c.bottleneck == "mlp":
@@ -466,22 +517,34 @@ def sequence_heads(
         proposal = _mlp(p, "policy", [h, feats], dropout)
         bcast = broadcast(slots, occupied)
         out.slots, out.occupied, out.broadcast = slots, occupied, bcast
-        out.stimulus_logit = grouped_linear(flat, p["stimulus_probe.weight"], p["stimulus_probe.bias"]).squeeze(-1)
+        out.stimulus_logit = grouped_linear(
+            flat, p["stimulus_probe.weight"], p["stimulus_probe.bias"]
+        ).squeeze(-1)
     else:
         proposal = _mlp(p, "policy", h, dropout)
         bcast = h.new_zeros(*h.shape[:-1], c.slot_dim)
     out.logits = out.proposal_logits = proposal
     if c.self_model:
-        z = torch.tanh(grouped_linear_parts(self_model_parts(c, h, bcast, proposal),
-                                            p["self_model.weight"], p["self_model.bias"]))
+        z = torch.tanh(
+            grouped_linear_parts(
+                self_model_parts(c, h, bcast, proposal),
+                p["self_model.weight"],
+                p["self_model.bias"],
+            )
+        )
         if self_model_lesion is not None:
             z = self_model_lesion(z)
         out.z_self = z
-        if c.confidence_centred:  # protocol 8.8.2: the batch's centre in a wager update, else the stored one
-            centre = p["confidence_centre"] if centre_mask is None else masked_centre(z, centre_mask)
+        if (
+            c.confidence_centred
+        ):  # protocol 8.8.2: the batch's centre in a wager update, else the stored one
+            centre = (
+                p["confidence_centre"] if centre_mask is None else masked_centre(z, centre_mask)
+            )
             z = z - centre.reshape(centre.shape[0], *([1] * (z.dim() - 2)), -1)
         out.confidence = torch.sigmoid(
-            grouped_linear(z, p["confidence_head.weight"], p["confidence_head.bias"])).squeeze(-1)
+            grouped_linear(z, p["confidence_head.weight"], p["confidence_head.bias"])
+        ).squeeze(-1)
         if c.policy_reads == "self_model":
             out.logits = _mlp(p, "self_policy", z)
     return out
@@ -515,14 +578,24 @@ def sequence_forward(
     centre_mask : with ``config.confidence_centred``, the steps ``(N, B, T)`` whose mean z_self the
         confidence head subtracts (:func:`masked_centre`; a wager update); None: the stored centre
     """
-    h, slots, occupied = sequence_states(p, config, inputs, active_slots=active_slots,
-                                         workspace_noise=workspace_noise)
-    return sequence_heads(p, config, h, slots, occupied, dropout=dropout, self_model_lesion=self_model_lesion,
-                          centre_mask=centre_mask)
+    h, slots, occupied = sequence_states(
+        p, config, inputs, active_slots=active_slots, workspace_noise=workspace_noise
+    )
+    return sequence_heads(
+        p,
+        config,
+        h,
+        slots,
+        occupied,
+        dropout=dropout,
+        self_model_lesion=self_model_lesion,
+        centre_mask=centre_mask,
+    )
 
 
 def masked_centre(z: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Each member's mean ``(N, dim)`` of ``z`` ``(N, B, T, dim)`` over the steps of ``mask`` ``(N, B, T)``
+    """Each member's mean ``(N, dim)`` of ``z`` ``(N, B, T, dim)`` over the steps of ``mask`` ``(N,
+    B, T)``
     (0 for a member without such steps): the centre of a centred confidence head in a wager update.
 
     The gradient flows through the mean, as in batch normalisation: a push shared by every trial

@@ -31,7 +31,16 @@ from labcore.config import PAGE_URLS
 from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.storage.results import Results
 
-__all__ = ["CHOICE_LETTERS", "LESSON", "Answer", "LessonStep", "expected_answer", "handout_html", "parse_step", "step_link"]
+__all__ = [
+    "CHOICE_LETTERS",
+    "LESSON",
+    "Answer",
+    "LessonStep",
+    "expected_answer",
+    "handout_html",
+    "parse_step",
+    "step_link",
+]
 
 CHOICE_LETTERS = "ABCDEFGH"
 """How choices are labelled, on the projected page and on the handout."""
@@ -52,7 +61,8 @@ class LessonStep:
     question: str
     choices: tuple[str, ...]
     paper_answer: int
-    """Index of the choice the paper reports (or, for a step about the design, the design's answer)."""
+    """Index of the choice the paper reports (or, for a step about the design, the design's
+    answer)."""
     why: str
     """One paragraph: the mechanism and what to look at. Outcomes are not written here: they come
     from the result set through ``rule``."""
@@ -150,7 +160,11 @@ FINDINGS = {
 
 @_checked
 def _failed(_: Mapping[str, Any], verdicts: Mapping[str, str]) -> int:
-    failed = [i for i, ids in enumerate(FINDINGS.values()) if any(verdicts[c] == "not reproduced" for c in ids)]
+    failed = [
+        i
+        for i, ids in enumerate(FINDINGS.values())
+        if any(verdicts[c] == "not reproduced" for c in ids)
+    ]
     return 3 if not failed else failed[0] if len(failed) == 1 else 4
 
 
@@ -161,33 +175,48 @@ LESSON: tuple[LessonStep, ...] = (
         title="Three theories, three switches",
         page=PAGE_URLS["home"],
         params={},
-        question="Higher-Order Theory says you are aware of something only if you also represent yourself having "
-                 "it. To test it in an agent, which part do we switch off?",
-        choices=("Its self-model: the part that represents its own state",
-                 "Its global workspace: the small shared board the rest of the agent reads",
-                 "Its eyes: what it sees of the grid"),
+        question="Higher-Order Theory says you are aware of something only if you also "
+        "represent yourself having "
+        "it. To test it in an agent, which part do we switch off?",
+        choices=(
+            "Its self-model: the part that represents its own state",
+            "Its global workspace: the small shared board the rest of the agent reads",
+            "Its eyes: what it sees of the grid",
+        ),
         paper_answer=0,
-        why="Each theory names a mechanism, and the lab builds small agents out of those mechanisms: a global "
-            "workspace of 4 slots (Global Workspace Theory) and a self-model that summarises the agent's own state "
-            "(Higher-Order Theory). Because the agents are software, we can switch one part off, shrink it or add "
-            "noise inside it, and measure which abilities survive. These agents are not conscious: they are "
-            "reference implementations of the mechanisms, built to test what the mechanisms do.",
+        why="Each theory names a mechanism, and the lab builds small agents out of those "
+        "mechanisms: a global "
+        "workspace of 4 slots (Global Workspace Theory) and a self-model that "
+        "summarises the agent's own state "
+        "(Higher-Order Theory). Because the agents are software, we can switch one "
+        "part off, shrink it or add "
+        "noise inside it, and measure which abilities survive. These agents are not "
+        "conscious: they are "
+        "reference implementations of the mechanisms, built to test what the mechanisms do.",
     ),
     LessonStep(
         title="Does the agent know when it knows?",
         page=PAGE_URLS["metacognition"],
         params={"agent": "b2_ws", "seed": "0", "self_model_mode": "on", "capacity": "4"},
-        question="A faint flash says 'go left' or 'go right'; the agent walks to a side and says how confident it "
-                 "is. With its self-model intact, is its confidence higher on the trials it gets right?",
-        choices=("Yes, clearly: Type-2 AUROC well above 0.5",
-                 "Barely: Type-2 AUROC only a little above 0.5",
-                 "No: Type-2 AUROC about 0.5, its confidence says nothing"),
+        question="A faint flash says 'go left' or 'go right'; the agent walks to a side and "
+        "says how confident it "
+        "is. With its self-model intact, is its confidence higher on the trials it gets right?",
+        choices=(
+            "Yes, clearly: Type-2 AUROC well above 0.5",
+            "Barely: Type-2 AUROC only a little above 0.5",
+            "No: Type-2 AUROC about 0.5, its confidence says nothing",
+        ),
         paper_answer=0,
-        why="Type-2 AUROC is the probability that a randomly picked correct trial got more confidence than a "
-            "randomly picked wrong one: 0.5 means the confidence carries no information about being right, 1 means "
-            "it always separates them. The confidence head reads only the self-model (z_self), a compressed summary "
-            "of the agent's own state, so a high AUROC means that summary has learned when the agent is likely to "
-            "be wrong. Look at the ROC curve: the further it bows above the diagonal, the better the agent knows.",
+        why="Type-2 AUROC is the probability that a randomly picked correct trial got more "
+        "confidence than a "
+        "randomly picked wrong one: 0.5 means the confidence carries no information "
+        "about being right, 1 means "
+        "it always separates them. The confidence head reads only the self-model "
+        "(z_self), a compressed summary "
+        "of the agent's own state, so a high AUROC means that summary has learned when "
+        "the agent is likely to "
+        "be wrong. Look at the ROC curve: the further it bows above the diagonal, the "
+        "better the agent knows.",
         claims=("e1.auroc.self_on", "e1.accuracy.self_on"),
         rule=_intact_auroc,
     ),
@@ -195,18 +224,25 @@ LESSON: tuple[LessonStep, ...] = (
         title="Predict: zero the self-model",
         page=PAGE_URLS["metacognition"],
         params={"agent": "b2_ws", "seed": "0", "self_model_mode": "zero", "capacity": "4"},
-        question="Now the self-model's output is replaced by zeros; nothing else changes. What happens to task "
-                 "accuracy and to Type-2 AUROC?",
-        choices=("Accuracy stays; AUROC falls to 0.5 (doing without knowing)",
-                 "Both fall to chance",
-                 "Accuracy falls; AUROC stays",
-                 "Nothing changes"),
+        question="Now the self-model's output is replaced by zeros; nothing else changes. What "
+        "happens to task "
+        "accuracy and to Type-2 AUROC?",
+        choices=(
+            "Accuracy stays; AUROC falls to 0.5 (doing without knowing)",
+            "Both fall to chance",
+            "Accuracy falls; AUROC stays",
+            "Nothing changes",
+        ),
         paper_answer=0,
-        why="This is the paper's synthetic blindsight: acting correctly without knowing it. Both halves follow from "
-            "the wiring, and the page labels them so: the policy never reads z_self, so accuracy cannot move, and a "
-            "confidence head fed a constant gives the same confidence on every trial, whose AUROC is 0.5 exactly "
-            "(by construction). What the lesion shows is that this design separates doing from knowing; the learned "
-            "part is the intact agent's AUROC in the previous step.",
+        why="This is the paper's synthetic blindsight: acting correctly without knowing "
+        "it. Both halves follow from "
+        "the wiring, and the page labels them so: the policy never reads z_self, so "
+        "accuracy cannot move, and a "
+        "confidence head fed a constant gives the same confidence on every trial, "
+        "whose AUROC is 0.5 exactly "
+        "(by construction). What the lesion shows is that this design separates doing "
+        "from knowing; the learned "
+        "part is the intact agent's AUROC in the previous step.",
         claims=("e1.accuracy.self_off", "e1.auroc.self_off"),
         rule=_zeroed,
     ),
@@ -214,18 +250,27 @@ LESSON: tuple[LessonStep, ...] = (
         title="No workspace, no access",
         page=PAGE_URLS["workspace"],
         params={"agent": "b1", "seed": "0", "capacity": "0"},
-        question="Agent B1 must hold a colour and an object through a delay and then report both (7 possible "
-                 "answers each). Its cues reach it only through the 4-slot workspace. Switch the workspace off: "
-                 "what happens to conjunction accuracy (both reports right)?",
-        choices=("Falls to chance (about 1 in 49)",
-                 "Drops a little but stays well above chance",
-                 "Stays the same"),
+        question="Agent B1 must hold a colour and an object through a delay and then report "
+        "both (7 possible "
+        "answers each). Its cues reach it only through the 4-slot workspace. Switch "
+        "the workspace off: "
+        "what happens to conjunction accuracy (both reports right)?",
+        choices=(
+            "Falls to chance (about 1 in 49)",
+            "Drops a little but stays well above chance",
+            "Stays the same",
+        ),
         paper_answer=0,
-        why="Global Workspace Theory says information is available for report when it enters a capacity-limited "
-            "workspace that the rest of the system reads. In B1 the cue channel feeds only the workspace, so with "
-            "the bus off no cue reaches the agent and its reports are guesses: the collapse is fixed by construction. "
-            "The informative half is the other one: with the workspace on, the same agent reports both cues, so the "
-            "workspace is the route by which the cues become reportable. Slide the capacity back to 4 to compare.",
+        why="Global Workspace Theory says information is available for report when it "
+        "enters a capacity-limited "
+        "workspace that the rest of the system reads. In B1 the cue channel feeds only "
+        "the workspace, so with "
+        "the bus off no cue reaches the agent and its reports are guesses: the "
+        "collapse is fixed by construction. "
+        "The informative half is the other one: with the workspace on, the same agent "
+        "reports both cues, so the "
+        "workspace is the route by which the cues become reportable. Slide the "
+        "capacity back to 4 to compare.",
         claims=("e2.conjunction.k4", "e2.conjunction.k0"),
         rule=_bus_off,
     ),
@@ -233,17 +278,24 @@ LESSON: tuple[LessonStep, ...] = (
         title="Narrow the workspace",
         page=PAGE_URLS["workspace"],
         params={"agent": "b1", "seed": "0", "capacity": "2"},
-        question="Give B1 only 2 of its 4 slots. Distractors (masks) land in the workspace during the delay. "
-                 "Conjunction accuracy will be...",
-        choices=("About as high as with 4 slots",
-                 "In between: well below 4 slots, above the bus-off level",
-                 "At chance, as with the workspace off"),
+        question="Give B1 only 2 of its 4 slots. Distractors (masks) land in the workspace "
+        "during the delay. "
+        "Conjunction accuracy will be...",
+        choices=(
+            "About as high as with 4 slots",
+            "In between: well below 4 slots, above the bus-off level",
+            "At chance, as with the workspace off",
+        ),
         paper_answer=1,
-        why="With fewer slots a mask has nowhere to go but over a cue, so the colour is often lost before the report. "
-            "How often is largely set by the workspace's allocation rule, not by learning: the page shows what an "
-            "ideal agent that reports whatever survives in the slots scores by that rule alone; compare the agent "
-            "with it. In the heatmap, watch a mask overwrite the colour's slot; below it, move the mask onset and "
-            "count.",
+        why="With fewer slots a mask has nowhere to go but over a cue, so the colour is "
+        "often lost before the report. "
+        "How often is largely set by the workspace's allocation rule, not by learning: "
+        "the page shows what an "
+        "ideal agent that reports whatever survives in the slots scores by that rule "
+        "alone; compare the agent "
+        "with it. In the heatmap, watch a mask overwrite the colour's slot; below it, "
+        "move the mask onset and "
+        "count.",
         claims=("e2.conjunction.k2",),
         rule=_half,
     ),
@@ -251,18 +303,26 @@ LESSON: tuple[LessonStep, ...] = (
         title="Noise inside the agent",
         page=PAGE_URLS["robustness"],
         params={"agent": "b1", "seed": "0", "noise": "0.1", "noise_mode": "stored"},
-        question="Add Gaussian noise inside the workspace and raise it until report accuracy falls to 75%: that "
-                 "noise level is L75. Which design breaks at the lower noise?",
-        choices=("B1 (workspace only), by far (its L75 at most half of B2's)",
-                 "B2 (workspace + self-model), by far (its L75 at most half of B1's)",
-                 "Neither (their L75 values are within a factor of two)"),
+        question="Add Gaussian noise inside the workspace and raise it until report accuracy "
+        "falls to 75%: that "
+        "noise level is L75. Which design breaks at the lower noise?",
+        choices=(
+            "B1 (workspace only), by far (its L75 at most half of B2's)",
+            "B2 (workspace + self-model), by far (its L75 at most half of B1's)",
+            "Neither (their L75 values are within a factor of two)",
+        ),
         paper_answer=0,
-        why="The paper reports that a workspace alone amplifies noise (broadcast amplification) while the agents with "
-            "a self-model stay robust, and reads this as the self-model acting as quality control. The titration "
-            "curves show accuracy against the noise's standard deviation (slot contents have SD 1, so 0.1 is noise "
-            "at 10% of the signal); L75 is marked on each curve. The design study further down the page asks what "
-            "decides robustness in these agents: how the slots are written and how strongly the readout amplifies "
-            "them.",
+        why="The paper reports that a workspace alone amplifies noise (broadcast "
+        "amplification) while the agents with "
+        "a self-model stay robust, and reads this as the self-model acting as quality "
+        "control. The titration "
+        "curves show accuracy against the noise's standard deviation (slot contents "
+        "have SD 1, so 0.1 is noise "
+        "at 10% of the signal); L75 is marked on each curve. The design study further "
+        "down the page asks what "
+        "decides robustness in these agents: how the slots are written and how "
+        "strongly the readout amplifies "
+        "them.",
         claims=("e3.l75.b1", "e3.l75.b2"),
         rule=_noise,
     ),
@@ -271,17 +331,24 @@ LESSON: tuple[LessonStep, ...] = (
         page=PAGE_URLS["replication"],
         params={},
         question="Which of the paper's three headline findings did this lab not reproduce?",
-        choices=("Doing without knowing (E1)",
-                 "No workspace, no access (E2)",
-                 "A workspace alone is fragile under noise (E3)",
-                 "None of them (all three held)",
-                 "More than one of them"),
+        choices=(
+            "Doing without knowing (E1)",
+            "No workspace, no access (E2)",
+            "A workspace alone is fragile under noise (E3)",
+            "None of them (all three held)",
+            "More than one of them",
+        ),
         paper_answer=3,
-        why="Every number of the paper is checked against a rule fixed before the results were seen: reproduced, "
-            "partly reproduced (the pattern holds, the value differs), not reproduced, or not comparable. A value "
-            "that the design fixes in advance (a zeroed input, the bus off) is counted apart: it cannot confirm or "
-            "refute anything. A finding that fails to reproduce is a result too: it says the effect depends on "
-            "choices the paper does not pin down. The Replication page lists every claim, the paper beside ours.",
+        why="Every number of the paper is checked against a rule fixed before the results "
+        "were seen: reproduced, "
+        "partly reproduced (the pattern holds, the value differs), not reproduced, or "
+        "not comparable. A value "
+        "that the design fixes in advance (a zeroed input, the bus off) is counted "
+        "apart: it cannot confirm or "
+        "refute anything. A finding that fails to reproduce is a result too: it says "
+        "the effect depends on "
+        "choices the paper does not pin down. The Replication page lists every claim, "
+        "the paper beside ours.",
         claims=tuple(c for ids in FINDINGS.values() for c in ids),
         rule=_failed,
     ),
@@ -303,12 +370,14 @@ def step_link(step: LessonStep, base_url: str = "") -> str:
 
 
 def parse_step(raw: str | Sequence[str] | None, n_steps: int) -> tuple[int, str | None]:
-    """The step number of a ``?step=`` URL value, clamped to 1..``n_steps``, with a notice if corrected.
+    """The step number of a ``?step=`` URL value, clamped to 1..``n_steps``, with a notice if
+    corrected.
 
     >>> parse_step(None, 7), parse_step("3", 7), parse_step("x", 7)
     ((1, None), (3, None), (1, "step='x' is not a number; showing step 1."))
     >>> parse_step("0", 7), parse_step("2.6", 7)
-    ((1, 'step=0 is out of range (1-7); showing step 1.'), (3, 'step=2.6 is not a whole number; showing step 3.'))
+    ((1, 'step=0 is out of range (1-7); showing step 1.'), (3, 'step=2.6 is not a whole number;
+    showing step 3.'))
     """
     if not isinstance(raw, str) and raw is not None:
         raw = raw[-1] if raw else None
@@ -340,7 +409,12 @@ def _evidence(claim_ids: Sequence[str], results: Results | None) -> tuple[str, .
         if claim is None:
             lines.append(f"{description}: not in this result set.")
         else:
-            lines.append(f"{description} — {claim.get('verdict', 'no verdict')}. {claim.get('reason', '')}".strip())
+            lines.append(
+                (
+                    f"{description} — {claim.get('verdict', 'no verdict')}. "
+                    f"{claim.get('reason', '')}"
+                ).strip()
+            )
     return tuple(lines)
 
 
@@ -366,32 +440,58 @@ def expected_answer(step: LessonStep, results: Results | None) -> Answer:
     >>> expected_answer(LESSON[1], None).text.startswith("Paper: A, “Yes, clearly")
     True
     """
+
     def named(i: int) -> str:
         return f"{CHOICE_LETTERS[i]}, “{step.choices[i]}”"
 
     paper = step.choices[step.paper_answer]
     if step.rule is None:
-        return Answer(f"{CHOICE_LETTERS[step.paper_answer]}. {paper} (by the design of the lab).", step.paper_answer,
-                      step.paper_answer, True)
+        return Answer(
+            f"{CHOICE_LETTERS[step.paper_answer]}. {paper} (by the design of the lab).",
+            step.paper_answer,
+            step.paper_answer,
+            True,
+        )
     evidence = _evidence(step.claims, results)
     values = results.values if results is not None else {}
-    verdicts = {cid: c.get("verdict", "") for cid, c in (results.claims if results is not None else {}).items()}
+    verdicts = {
+        cid: c.get("verdict", "")
+        for cid, c in (results.claims if results is not None else {}).items()
+    }
     ours = step.rule(values, verdicts)
     if ours is None:
-        return Answer(f"Paper: {named(step.paper_answer)}; here: not checked, as the result set lacks the numbers "
-                      "(open the view and read it off).", None, step.paper_answer, None, evidence)
+        return Answer(
+            f"Paper: {named(step.paper_answer)}; here: not checked, as the result set "
+            "lacks the numbers "
+            "(open the view and read it off).",
+            None,
+            step.paper_answer,
+            None,
+            evidence,
+        )
     if ours == step.paper_answer:
-        return Answer(f"{CHOICE_LETTERS[ours]}. {paper} — the paper and this lab agree.", ours, step.paper_answer,
-                      True, evidence)
-    return Answer(f"Paper: {named(step.paper_answer)}; here: {named(ours)}.", ours, step.paper_answer, False,
-                  evidence)
+        return Answer(
+            f"{CHOICE_LETTERS[ours]}. {paper} — the paper and this lab agree.",
+            ours,
+            step.paper_answer,
+            True,
+            evidence,
+        )
+    return Answer(
+        f"Paper: {named(step.paper_answer)}; here: {named(ours)}.",
+        ours,
+        step.paper_answer,
+        False,
+        evidence,
+    )
 
 
 # --------------------------------------------------------------------------- the handout
 
 _CSS = """
 @page { size: A4; margin: 12mm 14mm; }
-body { font-family: Georgia, 'Times New Roman', serif; font-size: 10.5pt; line-height: 1.3; color: #111;
+body { font-family: Georgia, 'Times New Roman', serif; font-size: 10.5pt; line-height: 1.3;
+       color: #111;
        max-width: 180mm; margin: 0 auto; }
 h1 { font-size: 15pt; margin: 0 0 2pt; }
 h2 { font-size: 12pt; margin: 0 0 4pt; }
@@ -418,8 +518,9 @@ def _sentence(title: str) -> str:
     return title if title[-1:] in ".?!" else title + "."
 
 
-def handout_html(lesson: Sequence[LessonStep], base_url: str, results: Results | None, *,
-                 with_key: bool = False) -> str:
+def handout_html(
+    lesson: Sequence[LessonStep], base_url: str, results: Results | None, *, with_key: bool = False
+) -> str:
     """A printable handout of the lesson: self-contained HTML, one A4 page for the students.
 
     Parameters
@@ -445,39 +546,60 @@ def handout_html(lesson: Sequence[LessonStep], base_url: str, results: Results |
     items = []
     for step in lesson:
         link = step_link(step, base_url)
-        choices = "".join(f"<li>{CHOICE_LETTERS[i]}. {e(c)}</li>" for i, c in enumerate(step.choices))
-        items.append(f'<li><span class="title">{e(_sentence(step.title))}</span> {e(step.question)}'
-                     f'<ul class="choices">{choices}</ul><div class="blank"></div>'
-                     f'<a class="link" href="{e(link)}">{e(link)}</a></li>')
+        choices = "".join(
+            f"<li>{CHOICE_LETTERS[i]}. {e(c)}</li>" for i, c in enumerate(step.choices)
+        )
+        items.append(
+            f'<li><span class="title">{e(_sentence(step.title))}</span> {e(step.question)}'
+            f'<ul class="choices">{choices}</ul><div class="blank"></div>'
+            f'<a class="link" href="{e(link)}">{e(link)}</a></li>'
+        )
     source = ""
     if results is not None and results.summary:
         created = str(results.summary.get("created") or "")[:10]
-        source = (f"Answers are read from the result set “{e(results.directory.name)}”"
-                  + (f" (created {e(created)})" if created else "") + ".")
+        source = (
+            f"Answers are read from the result set “{e(results.directory.name)}”"
+            + (f" (created {e(created)})" if created else "")
+            + "."
+        )
     parts = [
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        "<title>Lesson: three dissociations</title>", f"<style>{_CSS}</style></head><body>",
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        "<title>Lesson: three dissociations</title>",
+        f"<style>{_CSS}</style></head><body>",
         "<h1>Doing, knowing and reporting: three dissociations</h1>",
-        '<p class="lead">Name: ______________________ &nbsp; For each step, predict the answer before you open '
-        "the view, then check it in the lab. These agents are not conscious: they are small reference "
+        '<p class="lead">Name: ______________________ &nbsp; For each step, predict '
+        "the answer before you open "
+        "the view, then check it in the lab. These agents are not conscious: they are "
+        "small reference "
         "implementations of mechanisms that theories of consciousness propose.</p>",
         f'<ol class="steps">{"".join(items)}</ol>',
     ]
     if not base_url:
-        parts.append('<p class="foot">The links start from the lab\'s address (for example '
-                     "localhost:8501).</p>")
+        parts.append(
+            '<p class="foot">The links start from the lab\'s address (for example '
+            "localhost:8501).</p>"
+        )
     if with_key:
         keys = []
         for step in lesson:
             answer = expected_answer(step, results)
             evidence = "".join(f"<li>{e(line)}</li>" for line in answer.evidence)
-            keys.append(f'<li><span class="title">{e(_sentence(step.title))}</span>'
-                        f'<div class="answer">{e(answer.text)}</div>'
-                        f'<div class="why">{e(step.why)}</div>'
-                        + (f'<ul class="evidence">{evidence}</ul>' if evidence else "") + "</li>")
-        parts += ['<section class="key"><h2>Teacher key</h2>',
-                  '<p class="lead">Where the paper and this lab differ, the key says both: the lesson teaches '
-                  "what the lab shows.</p>", f'<ol class="steps">{"".join(keys)}</ol>',
-                  f'<p class="foot">{source}</p>' if source else "", "</section>"]
+            keys.append(
+                f'<li><span class="title">{e(_sentence(step.title))}</span>'
+                f'<div class="answer">{e(answer.text)}</div>'
+                f'<div class="why">{e(step.why)}</div>'
+                + (f'<ul class="evidence">{evidence}</ul>' if evidence else "")
+                + "</li>"
+            )
+        parts += [
+            '<section class="key"><h2>Teacher key</h2>',
+            '<p class="lead">Where the paper and this lab differ, the key says both: '
+            "the lesson teaches "
+            "what the lab shows.</p>",
+            f'<ol class="steps">{"".join(keys)}</ol>',
+            f'<p class="foot">{source}</p>' if source else "",
+            "</section>",
+        ]
     parts.append("</body></html>")
     return "\n".join(parts)

@@ -58,8 +58,10 @@ DIAGNOSES: dict[str, str] = {
     "noisy": "Noise in the workspace",
 }
 """Every diagnosis a student can choose, by id, with its label."""
-_CHOICES = {"wagering": ("intact", "self_zeroed", "self_scrambled", "bus_off"),
-            "dual": ("intact", "bus_off", "narrowed", "noisy")}
+_CHOICES = {
+    "wagering": ("intact", "self_zeroed", "self_scrambled", "bus_off"),
+    "dual": ("intact", "bus_off", "narrowed", "noisy"),
+}
 
 _CONDITIONS: dict[str, dict[str, tuple[str, dict]]] = {
     "wagering": {
@@ -72,9 +74,14 @@ _CONDITIONS: dict[str, dict[str, tuple[str, dict]]] = {
     "dual": {
         "intact": ("Intact (nothing hidden)", {}),
         "bus_off": ("Workspace switched off (0 slots)", {"capacity": 0}),
-        **{f"k{k}": (f"Workspace narrowed to {k} slot{'s' * (k > 1)}", {"capacity": k})
-           for k in range(1, FULL_CAPACITY)},
-        **{f"sigma{s:g}": (f"Noise in the workspace, sigma {s:g}", {"noise": s}) for s in NOISE_LEVELS[1:]},
+        **{
+            f"k{k}": (f"Workspace narrowed to {k} slot{'s' * (k > 1)}", {"capacity": k})
+            for k in range(1, FULL_CAPACITY)
+        },
+        **{
+            f"sigma{s:g}": (f"Noise in the workspace, sigma {s:g}", {"noise": s})
+            for s in NOISE_LEVELS[1:]
+        },
     },
 }
 
@@ -106,12 +113,19 @@ class Puzzle:
             problems.append(f"{self.task} puzzles use agent {KIND_OF_TASK[self.task]!r}")
         if not (0 <= self.seed <= MAX_SEED and 0 <= self.episode < EPISODES):
             problems.append(f"seed must be in 0-{MAX_SEED} and episode in 0-{EPISODES - 1}")
-        if self.self_model_mode not in SELF_MODEL_MODES or self.capacity not in range(FULL_CAPACITY + 1) \
-                or self.noise not in NOISE_LEVELS:
+        if (
+            self.self_model_mode not in SELF_MODEL_MODES
+            or self.capacity not in range(FULL_CAPACITY + 1)
+            or self.noise not in NOISE_LEVELS
+        ):
             problems.append("self_model_mode, capacity or noise is out of range")
-        hidden = (self.self_model_mode != "on") + (self.capacity != FULL_CAPACITY) + (self.noise > 0)
-        allowed = {"wagering": self.noise == 0 and self.capacity in (0, FULL_CAPACITY),
-                   "dual": self.self_model_mode == "on"}.get(self.task, True)
+        hidden = (
+            (self.self_model_mode != "on") + (self.capacity != FULL_CAPACITY) + (self.noise > 0)
+        )
+        allowed = {
+            "wagering": self.noise == 0 and self.capacity in (0, FULL_CAPACITY),
+            "dual": self.self_model_mode == "on",
+        }.get(self.task, True)
         if hidden > 1 or not allowed:
             problems.append("a puzzle hides exactly one condition its task's markers can show")
         if problems:
@@ -129,7 +143,6 @@ class Puzzle:
         if self.capacity < FULL_CAPACITY:
             return "narrowed"
         return "noisy" if self.noise > 0 else "intact"
-
 
 
 def diagnosis_choices(task: str | None = None) -> tuple[str, ...]:
@@ -158,13 +171,21 @@ def make_puzzle(task: str, condition: str, seed: int = 0, episode: int = 0) -> P
     """
     if task not in _CONDITIONS or condition not in _CONDITIONS[task]:
         raise ValueError(f"unknown puzzle condition {condition!r} for task {task!r}")
-    return Puzzle(task=task, kind=KIND_OF_TASK[task], seed=seed, episode=episode, **_CONDITIONS[task][condition][1])
+    return Puzzle(
+        task=task,
+        kind=KIND_OF_TASK[task],
+        seed=seed,
+        episode=episode,
+        **_CONDITIONS[task][condition][1],
+    )
 
 
 def condition_of(puzzle: Puzzle) -> str:
     """The id of the puzzle's hidden condition (the inverse of :func:`make_puzzle`)."""
     hidden = replace(puzzle, seed=0, episode=0)
-    return next(name for name in _CONDITIONS[puzzle.task] if make_puzzle(puzzle.task, name) == hidden)
+    return next(
+        name for name in _CONDITIONS[puzzle.task] if make_puzzle(puzzle.task, name) == hidden
+    )
 
 
 def random_puzzle(rng: np.random.Generator, seeds: Sequence[int] = (0, 1, 2, 3, 4)) -> Puzzle:
@@ -181,8 +202,12 @@ def random_puzzle(rng: np.random.Generator, seeds: Sequence[int] = (0, 1, 2, 3, 
     diagnosis = _CHOICES[task][int(rng.integers(4))]
     options = [name for name in _CONDITIONS[task] if make_puzzle(task, name).diagnosis == diagnosis]
     condition = options[int(rng.integers(len(options)))]
-    return make_puzzle(task, condition, seed=int(seeds[int(rng.integers(len(seeds)))]),
-                       episode=int(rng.integers(EPISODES)))
+    return make_puzzle(
+        task,
+        condition,
+        seed=int(seeds[int(rng.integers(len(seeds)))]),
+        episode=int(rng.integers(EPISODES)),
+    )
 
 
 # ---------------------------------------------------------------- the code
@@ -192,18 +217,37 @@ CODE_LENGTH = 8
 _DATA_CHARS, _BITS, _VERSION = 6, 30, 1
 _MASK = (1 << _BITS) - 1
 _ALIASES = str.maketrans({"I": "1", "L": "1", "O": "0"})
-_ROUNDS = ((0x2C1B3C6D, 0x1F0A3B29, 13), (0x297A2D39, 0x0BADC0DE & _MASK, 11), (0x3C6EF373, 0x2545F491, 17))
+_ROUNDS = (
+    (0x2C1B3C6D, 0x1F0A3B29, 13),
+    (0x297A2D39, 0x0BADC0DE & _MASK, 11),
+    (0x3C6EF373, 0x2545F491, 17),
+)
 """(odd multiplier, addend, xor-shift) of each mixing round: fixed, so a code means the same
 puzzle forever (changing them invalidates every shared link)."""
-_FIELDS = (("version", 2), ("task", 1), ("kind", 2), ("seed", 5), ("mode", 2), ("capacity", 3), ("noise", 2),
-           ("episode", 6))
+_FIELDS = (
+    ("version", 2),
+    ("task", 1),
+    ("kind", 2),
+    ("seed", 5),
+    ("mode", 2),
+    ("capacity", 3),
+    ("noise", 2),
+    ("episode", 6),
+)
 _KINDS = ("b2_ws", "b1")
 
 
 def _pack(puzzle: Puzzle) -> int:
-    values = {"version": _VERSION, "task": TASKS.index(puzzle.task), "kind": _KINDS.index(puzzle.kind),
-              "seed": puzzle.seed, "mode": SELF_MODEL_MODES.index(puzzle.self_model_mode), "capacity": puzzle.capacity,
-              "noise": NOISE_LEVELS.index(puzzle.noise), "episode": puzzle.episode}
+    values = {
+        "version": _VERSION,
+        "task": TASKS.index(puzzle.task),
+        "kind": _KINDS.index(puzzle.kind),
+        "seed": puzzle.seed,
+        "mode": SELF_MODEL_MODES.index(puzzle.self_model_mode),
+        "capacity": puzzle.capacity,
+        "noise": NOISE_LEVELS.index(puzzle.noise),
+        "episode": puzzle.episode,
+    }
     x = 0
     for name, bits in _FIELDS:
         x = (x << bits) | values[name]
@@ -216,9 +260,15 @@ def _unpack(x: int) -> Puzzle:
         values[name], x = x & ((1 << bits) - 1), x >> bits
     if x or values["version"] != _VERSION or values["kind"] >= len(_KINDS):
         raise ValueError("bad header")
-    return Puzzle(task=TASKS[values["task"]], kind=_KINDS[values["kind"]], seed=values["seed"],
-                  self_model_mode=SELF_MODEL_MODES[values["mode"]], capacity=values["capacity"],
-                  noise=NOISE_LEVELS[values["noise"]], episode=values["episode"])
+    return Puzzle(
+        task=TASKS[values["task"]],
+        kind=_KINDS[values["kind"]],
+        seed=values["seed"],
+        self_model_mode=SELF_MODEL_MODES[values["mode"]],
+        capacity=values["capacity"],
+        noise=NOISE_LEVELS[values["noise"]],
+        episode=values["episode"],
+    )
 
 
 def _mix(x: int) -> int:
@@ -307,33 +357,74 @@ class Marker:
 
 MARKERS: dict[str, tuple[Marker, ...]] = {
     "wagering": (
-        Marker("accuracy", "Task accuracy", "{:.0%}", "Goes to the side the faint flash showed. Chance: 50%.",
-               "no trial was run"),
-        Marker("auroc", "Type-2 AUROC", "{:.2f}", "Is confidence higher on right than on wrong trials? Chance: 0.5; "
-               "1 = always knows; a confidence that never changes gives exactly 0.5.",
-               "it needs both right and wrong trials"),
-        Marker("skip_fraction", "Opt-outs on wager trials", "{:.0%}", "Bets declined (confidence at or below 0.5). "
-               "No chance level: it follows the confidence.", "no wager trial was answered"),
-        Marker("confidence_sd", "Confidence spread", "{:.3f}", "How much confidence varies from trial to trial "
-               "(standard deviation); 0 = the same confidence every time.", "no trial was answered"),
+        Marker(
+            "accuracy",
+            "Task accuracy",
+            "{:.0%}",
+            "Goes to the side the faint flash showed. Chance: 50%.",
+            "no trial was run",
+        ),
+        Marker(
+            "auroc",
+            "Type-2 AUROC",
+            "{:.2f}",
+            "Is confidence higher on right than on wrong trials? Chance: 0.5; "
+            "1 = always knows; a confidence that never changes gives exactly 0.5.",
+            "it needs both right and wrong trials",
+        ),
+        Marker(
+            "skip_fraction",
+            "Opt-outs on wager trials",
+            "{:.0%}",
+            "Bets declined (confidence at or below 0.5). "
+            "No chance level: it follows the confidence.",
+            "no wager trial was answered",
+        ),
+        Marker(
+            "confidence_sd",
+            "Confidence spread",
+            "{:.3f}",
+            "How much confidence varies from trial to trial "
+            "(standard deviation); 0 = the same confidence every time.",
+            "no trial was answered",
+        ),
     ),
     "dual": (
-        Marker("colour", "Colour report", "{:.0%}", "The colour arrives first (step 0). Chance: 1 in 7 = 14%.",
-               "no episode was run"),
-        Marker("object", "Object report", "{:.0%}", "The object arrives second (step 1). Chance: 1 in 7 = 14%.",
-               "no episode was run"),
-        Marker("conjunction", "Both reports right", "{:.0%}", "Colour and object both right. Chance: 1 in 49 = 2%.",
-               "no episode was run"),
+        Marker(
+            "colour",
+            "Colour report",
+            "{:.0%}",
+            "The colour arrives first (step 0). Chance: 1 in 7 = 14%.",
+            "no episode was run",
+        ),
+        Marker(
+            "object",
+            "Object report",
+            "{:.0%}",
+            "The object arrives second (step 1). Chance: 1 in 7 = 14%.",
+            "no episode was run",
+        ),
+        Marker(
+            "conjunction",
+            "Both reports right",
+            "{:.0%}",
+            "Colour and object both right. Chance: 1 in 49 = 2%.",
+            "no episode was run",
+        ),
     ),
 }
 """The markers each task's puzzles show, in order. Behaviour only: a count of the slots in use
 (once shown) read the hidden capacity off directly (issue 24); the episode's heatmap still shows
 the slots to a student who steps through it."""
 GIVEAWAY: dict[tuple[str, str], tuple[str, ...]] = {
-    ("wagering", "intact"): ("auroc",), ("wagering", "self_zeroed"): ("auroc", "confidence_sd"),
-    ("wagering", "self_scrambled"): ("auroc", "confidence_sd"), ("wagering", "bus_off"): ("accuracy",),
-    ("dual", "intact"): ("conjunction",), ("dual", "bus_off"): ("colour", "object"),
-    ("dual", "narrowed"): ("colour", "object"), ("dual", "noisy"): ("colour", "object"),
+    ("wagering", "intact"): ("auroc",),
+    ("wagering", "self_zeroed"): ("auroc", "confidence_sd"),
+    ("wagering", "self_scrambled"): ("auroc", "confidence_sd"),
+    ("wagering", "bus_off"): ("accuracy",),
+    ("dual", "intact"): ("conjunction",),
+    ("dual", "bus_off"): ("colour", "object"),
+    ("dual", "narrowed"): ("colour", "object"),
+    ("dual", "noisy"): ("colour", "object"),
 }
 """The markers that give each diagnosis away (keys of :data:`MARKERS`), most telling first."""
 
@@ -352,16 +443,26 @@ def measured_markers(view: PuzzleView) -> dict[str, float]:
     """
     if isinstance(view, MetacognitionView):
         answered = view.confidence[view.answered]
-        return {"accuracy": view.accuracy, "auroc": view.auroc, "skip_fraction": view.skip_fraction,
-                "confidence_sd": float(answered.std()) if answered.size else float("nan")}
+        return {
+            "accuracy": view.accuracy,
+            "auroc": view.auroc,
+            "skip_fraction": view.skip_fraction,
+            "confidence_sd": float(answered.std()) if answered.size else float("nan"),
+        }
     trace = view.trace
     correct = trace.report_correct()
     used = trace.occupied[trace.valid].sum(-1) if trace.occupied is not None else np.zeros(1)
-    return {"colour": float(correct[:, 0].mean()), "object": float(correct[:, 1].mean()),
-            "conjunction": float(view.conjunction.mean()), "slots_used": float(used.max(initial=0))}
+    return {
+        "colour": float(correct[:, 0].mean()),
+        "object": float(correct[:, 1].mean()),
+        "conjunction": float(view.conjunction.mean()),
+        "slots_used": float(used.max(initial=0)),
+    }
 
 
-def explain(puzzle: Puzzle, markers: Mapping[str, float], intact: Mapping[str, float] | None = None) -> str:
+def explain(
+    puzzle: Puzzle, markers: Mapping[str, float], intact: Mapping[str, float] | None = None
+) -> str:
     """The one-paragraph reveal: the diagnosis and which marker gave it away, from measured values.
 
     Parameters
@@ -391,46 +492,90 @@ def explain(puzzle: Puzzle, markers: Mapping[str, float], intact: Mapping[str, f
     if puzzle.task == "wagering":
         acc, auroc, sd = shown["accuracy"], shown["auroc"], shown["confidence_sd"]
         if d == "intact":
-            return (f"Task accuracy is {acc} (chance 50%) and Type-2 AUROC is {auroc}, well above the 0.5 of chance: "
-                    "the agent both does the task and knows when it is right. Nothing was hidden: the agent is "
-                    "intact. Type-2 AUROC gives it away: any damage to the self-model pulls it to about 0.5, and "
-                    "a switched-off workspace pulls task accuracy to chance.")
+            return (
+                f"Task accuracy is {acc} (chance 50%) and Type-2 AUROC is {auroc}, "
+                "well above the 0.5 of chance: "
+                "the agent both does the task and knows when it is right. Nothing was "
+                "hidden: the agent is "
+                "intact. Type-2 AUROC gives it away: any damage to the self-model "
+                "pulls it to about 0.5, and "
+                "a switched-off workspace pulls task accuracy to chance."
+            )
         if d == "self_zeroed":
-            return (f"Task accuracy {kept('accuracy')} {acc}{was('accuracy')} but Type-2 AUROC fell to {auroc}"
-                    f"{was('auroc')} and the confidence spread is {sd}: the agent still does but no longer knows. "
-                    "The self-model was zeroed: its confidence head then reads a constant, so confidence is the "
-                    "same on every trial and Type-2 AUROC is exactly 0.5, both by construction. Task accuracy "
-                    "does not move because the policy never reads the self-model.")
+            return (
+                f"Task accuracy {kept('accuracy')} {acc}{was('accuracy')} but Type-2 "
+                f"AUROC fell to {auroc}"
+                f"{was('auroc')} and the confidence spread is {sd}: the agent still "
+                "does but no longer knows. "
+                "The self-model was zeroed: its confidence head then reads a constant, "
+                "so confidence is the "
+                "same on every trial and Type-2 AUROC is exactly 0.5, both by "
+                "construction. Task accuracy "
+                "does not move because the policy never reads the self-model."
+            )
         if d == "self_scrambled":
-            how = ("replaced by random noise with its own mean and spread" if puzzle.self_model_mode == "noise"
-                   else "shuffled across trials, so each trial got another trial's self-model")
-            return (f"Task accuracy {kept('accuracy')} {acc}{was('accuracy')} but Type-2 AUROC is only {auroc}"
-                    f"{was('auroc')}, close to the 0.5 of chance, while the confidence spread is {sd}, not 0: "
-                    "confidence still varies, it just no longer tracks being right. The self-model was scrambled "
-                    f"({how}). A zeroed self-model would have made the confidence spread exactly 0.")
-        return (f"Task accuracy fell to {acc}{was('accuracy')}, the 50% of guessing: the flash reaches this agent "
-                "only through its workspace, so with the workspace switched off (bus-off) it never arrives. Task "
-                f"accuracy gives it away; Type-2 AUROC ({auroc}) means little when there is nothing to know.")
+            how = (
+                "replaced by random noise with its own mean and spread"
+                if puzzle.self_model_mode == "noise"
+                else "shuffled across trials, so each trial got another trial's self-model"
+            )
+            return (
+                f"Task accuracy {kept('accuracy')} {acc}{was('accuracy')} but Type-2 "
+                f"AUROC is only {auroc}"
+                f"{was('auroc')}, close to the 0.5 of chance, while the confidence "
+                f"spread is {sd}, not 0: "
+                "confidence still varies, it just no longer tracks being right. The "
+                "self-model was scrambled "
+                f"({how}). A zeroed self-model would have made the confidence spread exactly 0."
+            )
+        return (
+            f"Task accuracy fell to {acc}{was('accuracy')}, the 50% of guessing: the "
+            "flash reaches this agent "
+            "only through its workspace, so with the workspace switched off (bus-off) "
+            "it never arrives. Task "
+            f"accuracy gives it away; Type-2 AUROC ({auroc}) means little when there "
+            "is nothing to know."
+        )
     colour, obj, both = shown["colour"], shown["object"], shown["conjunction"]
     used = markers.get("slots_used", float("nan"))
     slots = "not measured" if used is None or math.isnan(used) else f"{used:.0f} of {FULL_CAPACITY}"
     if d == "intact":
-        return (f"Both reports right: {both} (chance 2%), with up to {slots} slots in use: nothing limits or blurs "
-                "the workspace, so the agent is intact. Both reports right gives it away: a narrowed, noisy or "
-                "switched-off workspace always costs some reports.")
+        return (
+            f"Both reports right: {both} (chance 2%), with up to {slots} slots in use: "
+            "nothing limits or blurs "
+            "the workspace, so the agent is intact. Both reports right gives it away: "
+            "a narrowed, noisy or "
+            "switched-off workspace always costs some reports."
+        )
     if d == "bus_off":
-        return (f"The colour report ({colour}) and the object report ({obj}) are both at guessing level (chance "
-                f"14%): the cues reach this agent only through its workspace, so nothing arrived. The workspace was "
-                f"switched off (bus-off): slots in use {slots}, which is 0 by construction.")
+        return (
+            f"The colour report ({colour}) and the object report ({obj}) are both at "
+            "guessing level (chance "
+            "14%): the cues reach this agent only through its workspace, so nothing "
+            "arrived. The workspace was "
+            f"switched off (bus-off): slots in use {slots}, which is 0 by construction."
+        )
     if d == "narrowed":
-        also = " (with a single slot, the object and the masks overwrite it in turn)" if puzzle.capacity == 1 else ""
-        return (f"The object report {kept('object')} {obj}{was('object')} but the colour report fell to {colour}"
-                f"{was('colour')}: the colour arrives first, so when a later cue or mask needs room it is the colour "
-                f"that gets overwritten{also}. The workspace was narrowed to {puzzle.capacity} "
-                f"slot{'s' * (puzzle.capacity > 1)} (slots in use {slots}, by construction).")
-    return (f"The colour report ({colour}{was('colour')}) and the object report ({obj}{was('object')}) fell together, "
-            f"both reports right {both}{was('conjunction')}, while slots in use stayed at {slots}: nothing was "
-            f"displaced; the contents were blurred: noise in the workspace (sigma {puzzle.noise:g}).")
+        also = (
+            " (with a single slot, the object and the masks overwrite it in turn)"
+            if puzzle.capacity == 1
+            else ""
+        )
+        return (
+            f"The object report {kept('object')} {obj}{was('object')} but the colour "
+            f"report fell to {colour}"
+            f"{was('colour')}: the colour arrives first, so when a later cue or mask "
+            "needs room it is the colour "
+            f"that gets overwritten{also}. The workspace was narrowed to {puzzle.capacity} "
+            f"slot{'s' * (puzzle.capacity > 1)} (slots in use {slots}, by construction)."
+        )
+    return (
+        f"The colour report ({colour}{was('colour')}) and the object report "
+        f"({obj}{was('object')}) fell together, "
+        f"both reports right {both}{was('conjunction')}, while slots in use stayed at "
+        f"{slots}: nothing was "
+        f"displaced; the contents were blurred: noise in the workspace (sigma {puzzle.noise:g})."
+    )
 
 
 def describe_episode(view: PuzzleView, episode: int) -> str:
@@ -439,10 +584,18 @@ def describe_episode(view: PuzzleView, episode: int) -> str:
         if view.decision[episode] < 0:
             return "In this trial the agent never reached a decision."
         confidence = float(view.confidence[episode])
-        wager = ((" It was asked to wager and " + ("bet." if confidence > 0.5 else "opted out."))
-                 if view.wager[episode] else " No wager was asked on this trial.")
+        wager = (
+            (" It was asked to wager and " + ("bet." if confidence > 0.5 else "opted out."))
+            if view.wager[episode]
+            else " No wager was asked on this trial."
+        )
         side = "the correct" if view.correct[episode] else "the wrong"
-        return f"In this trial the agent went to {side} side, with confidence {confidence:.2f}.{wager}"
+        return (
+            f"In this trial the agent went to {side} side, with confidence {confidence:.2f}.{wager}"
+        )
     right = view.trace.report_correct()[episode]
     mark = {True: "right", False: "wrong"}
-    return f"In this episode the colour report was {mark[bool(right[0])]} and the object report {mark[bool(right[1])]}."
+    return (
+        f"In this episode the colour report was {mark[bool(right[0])]} and the object "
+        f"report {mark[bool(right[1])]}."
+    )

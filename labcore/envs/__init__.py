@@ -39,8 +39,10 @@ _REGISTRY: dict[str, tuple[str, dict]] = {
     WAGERING: ("labcore.envs.wagering:WageringEnv", {}),
     DUAL_TASK: ("labcore.envs.dual_task:DualTaskEnv", {}),
     # Backward masking (paper Fig. 2c): masks from `mask_soa` steps after the colour cue.
-    DUAL_TASK_MASKING: ("labcore.envs.dual_task:DualTaskEnv",
-                        {"mask_soa": MASKING_DEFAULT[0], "mask_count": MASKING_DEFAULT[1]}),
+    DUAL_TASK_MASKING: (
+        "labcore.envs.dual_task:DualTaskEnv",
+        {"mask_soa": MASKING_DEFAULT[0], "mask_count": MASKING_DEFAULT[1]},
+    ),
     # OOD shift for E3's OOD gap (protocol sec. 2.6): a 1.5x longer delay.
     DUAL_TASK_OOD: ("labcore.envs.dual_task:DualTaskEnv", {"n_steps": 48}),
 }

@@ -95,7 +95,9 @@ def episode_rngs(seeds: Sequence[int]) -> list[np.random.Generator]:
 def _check_actions(actions: np.ndarray, n: int) -> np.ndarray:
     actions = np.asarray(actions)
     if actions.shape != (n,) or not np.issubdtype(actions.dtype, np.integer):
-        raise ValueError(f"actions must be an integer array of shape ({n},), got {actions.dtype} {actions.shape}")
+        raise ValueError(
+            f"actions must be an integer array of shape ({n},), got {actions.dtype} {actions.shape}"
+        )
     if actions.min(initial=0) < 0 or actions.max(initial=0) >= N_ACTIONS:
         raise ValueError(f"actions must be in 0..{N_ACTIONS - 1}")
     return actions.astype(np.int64)
@@ -110,11 +112,13 @@ class BatchDualTask:
         self.max_steps = self.config.n_steps
         self.oracle_steps = self.config.n_steps
         self.max_events = 2 + self.config.max_masks
-        """Most cue-channel events an episode can hold (two cues and the masks): workspace writes."""
+        """Most cue-channel events an episode can hold (two cues and the masks): workspace
+        writes."""
         """Length of the longest oracle episode (every dual-task episode runs its full length)."""
 
     def reset(self, seeds: Sequence[int], overrides: dict[str, Any] | None = None) -> BatchObs:
-        """Start one episode per seed (``trial_overrides`` fix trial variables); the first observation."""
+        """Start one episode per seed (``trial_overrides`` fix trial variables); the first
+        observation."""
         self.trials = dual_task.sample_dual_trials(self.config, episode_rngs(seeds), overrides)
         self.schedule = dual_task.dual_schedule(self.config, self.trials)
         self.pose = self.trials.start_pose.copy()
@@ -175,7 +179,8 @@ class BatchWagering:
         """Length of the longest oracle episode (``wagering.ORACLE_STEPS``)."""
 
     def reset(self, seeds: Sequence[int], overrides: dict[str, Any] | None = None) -> BatchObs:
-        """Start one episode per seed (``trial_overrides`` fix trial variables); the first observation."""
+        """Start one episode per seed (``trial_overrides`` fix trial variables); the first
+        observation."""
         self.trials = wagering.sample_wagering_trials(self.config, episode_rngs(seeds), overrides)
         self.state = wagering.WageringState.start(len(self.trials))
         return self._obs()
@@ -302,7 +307,15 @@ def oracle_demonstrations(task_id: str, seeds: Sequence[int], **overrides: Any) 
     length = t
     labels = {k: np.asarray(v) for k, v in vars(sim.trials).items()}
     return Demonstrations(
-        task_id, np.asarray(seeds), pose[:, :length], task[:, :length], cue[:, :length],
-        action[:, :length], step_kind[:, :length], valid[:, :length],
-        sim.tables.image, sim.tables.direction, labels,
+        task_id,
+        np.asarray(seeds),
+        pose[:, :length],
+        task[:, :length],
+        cue[:, :length],
+        action[:, :length],
+        step_kind[:, :length],
+        valid[:, :length],
+        sim.tables.image,
+        sim.tables.direction,
+        labels,
     )

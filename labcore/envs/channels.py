@@ -38,7 +38,8 @@ CUE_DIM = CONTENT_SLICE.stop
 CUE_BOUND = 10.0
 """Cue-channel values are clipped to +-CUE_BOUND (the observation space's bounds)."""
 TASK_DIM = 2
-"""Both tasks expose two flags (dual: report secondary / report primary; wagering: choice point / wager)."""
+"""Both tasks expose two flags (dual: report secondary / report primary; wagering: choice point /
+wager)."""
 
 
 def cue_events(kind: np.ndarray, content: np.ndarray) -> np.ndarray:

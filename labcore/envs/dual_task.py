@@ -279,8 +279,9 @@ class DualTaskEnv(MiniGridEnv):
         self.last_action = None
         self.last_report_correct = None
 
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Start an episode (gymnasium API); ``options`` may fix trial variables."""
         self._reset_options = options
         _, info = super().reset(seed=seed)
@@ -335,7 +336,9 @@ class DualTaskEnv(MiniGridEnv):
         }
         return self._observation(), reward, terminated, False, info
 
-    def get_frame(self, highlight: bool = True, tile_size: int = 32, agent_pov: bool = False) -> np.ndarray:
+    def get_frame(
+        self, highlight: bool = True, tile_size: int = 32, agent_pov: bool = False
+    ) -> np.ndarray:
         """The human-readable frame: MiniGrid's view beside the cue-channel panel."""
         grid_img = super().get_frame(highlight, tile_size, agent_pov)
         return compose_dual_frame(self, grid_img)

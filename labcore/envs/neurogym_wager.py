@@ -150,7 +150,9 @@ class PostDecisionWagerEnv(gymnasium.Env):
         """The payoff table (NeuroGym's: abort, correct, fail, sure)."""
         return dict(self.task.rewards)
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+    def reset(
+        self, *, seed: int | None = None, options: dict | None = None
+    ) -> tuple[np.ndarray, dict]:
         """Start a new trial at its fixation step; ``seed`` seeds every NeuroGym generator."""
         super().reset(seed=seed)
         if seed is not None:
@@ -325,20 +327,31 @@ def sure_choice_by_coherence(trials: Iterable[Mapping[str, Any]] | pd.DataFrame)
         offered = group["sure_offered"].astype(bool)
         chose_side = group["choice"].isin(["left", "right"])
         correct = group["correct"].where(chose_side).astype(float)
-        out.append({
-            "coherence": float(coherence),
-            "n_trials": len(group),
-            "n_sure_offered": int(offered.sum()),
-            "sure_rate": _mean(group.loc[offered, "choice"].eq("sure")),
-            "accuracy": _mean(correct[chose_side]),
-            "accuracy_not_offered": _mean(correct[chose_side & ~offered]),
-            "accuracy_waived": _mean(correct[chose_side & offered]),
-            "no_choice_rate": _mean(group["choice"].eq("none")),
-        })
-    return pd.DataFrame(out, columns=[
-        "coherence", "n_trials", "n_sure_offered", "sure_rate", "accuracy",
-        "accuracy_not_offered", "accuracy_waived", "no_choice_rate",
-    ])
+        out.append(
+            {
+                "coherence": float(coherence),
+                "n_trials": len(group),
+                "n_sure_offered": int(offered.sum()),
+                "sure_rate": _mean(group.loc[offered, "choice"].eq("sure")),
+                "accuracy": _mean(correct[chose_side]),
+                "accuracy_not_offered": _mean(correct[chose_side & ~offered]),
+                "accuracy_waived": _mean(correct[chose_side & offered]),
+                "no_choice_rate": _mean(group["choice"].eq("none")),
+            }
+        )
+    return pd.DataFrame(
+        out,
+        columns=[
+            "coherence",
+            "n_trials",
+            "n_sure_offered",
+            "sure_rate",
+            "accuracy",
+            "accuracy_not_offered",
+            "accuracy_waived",
+            "no_choice_rate",
+        ],
+    )
 
 
 def _mean(values: pd.Series) -> float:

@@ -39,8 +39,15 @@ def _font(size: int) -> ImageFont.ImageFont:
 
 
 def _object_tile(name: str, size: int) -> np.ndarray:
-    obj = {"key": Key("yellow"), "ball": Ball("blue"), "box": Box("purple"), "door": Door("green"),
-           "goal": Goal(), "lava": Lava(), "wall": Wall("grey")}[name]
+    obj = {
+        "key": Key("yellow"),
+        "ball": Ball("blue"),
+        "box": Box("purple"),
+        "door": Door("green"),
+        "goal": Goal(),
+        "lava": Lava(),
+        "wall": Wall("grey"),
+    }[name]
     tile = np.zeros((size, size, 3), np.uint8)
     obj.render(tile)
     return tile
@@ -55,8 +62,12 @@ def _mask_texture(size: int, seed: int) -> np.ndarray:
 
 def _flag(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, on: bool) -> None:
     x, y = xy
-    draw.rounded_rectangle((x, y, x + 220, y + 26), radius=6, fill=LIT if on else (225, 225, 225),
-                           outline=INK if on else (190, 190, 190))
+    draw.rounded_rectangle(
+        (x, y, x + 220, y + 26),
+        radius=6,
+        fill=LIT if on else (225, 225, 225),
+        outline=INK if on else (190, 190, 190),
+    )
     draw.text((x + 10, y + 5), text, fill=INK if on else (150, 150, 150), font=_font(14))
 
 
@@ -75,8 +86,12 @@ def compose_dual_frame(env: MiniGridEnv, grid_img: np.ndarray) -> np.ndarray:
     cfg, t = env.config, env.step_count
     panel = Image.new("RGB", (PANEL_WIDTH, max(MIN_HEIGHT, grid_img.shape[0])), BACKGROUND)
     draw = ImageDraw.Draw(panel)
-    draw.text((20, 10), f"step {min(t, cfg.n_steps)} / {cfg.n_steps}   {phase_name(cfg, t)}",
-              fill=INK, font=_font(16))
+    draw.text(
+        (20, 10),
+        f"step {min(t, cfg.n_steps)} / {cfg.n_steps}   {phase_name(cfg, t)}",
+        fill=INK,
+        font=_font(16),
+    )
     draw.text((20, 38), "cue channel", fill=(90, 90, 90), font=_font(13))
     x0, y0 = SWATCH_ORIGIN
     draw.rectangle((x0 - 2, y0 - 2, x0 + SWATCH + 1, y0 + SWATCH + 1), outline=(160, 160, 160))
@@ -95,22 +110,35 @@ def compose_dual_frame(env: MiniGridEnv, grid_img: np.ndarray) -> np.ndarray:
         else:
             panel.paste(Image.fromarray(_mask_texture(SWATCH, seed=t)), (x0, y0))
             label = "MASK (distractor)"
-    draw.text((x0 + SWATCH + 12, y0 + SWATCH // 2 - 20), "\n".join(label.split(": ")),
-              fill=INK, font=_font(14))
+    draw.text(
+        (x0 + SWATCH + 12, y0 + SWATCH // 2 - 20),
+        "\n".join(label.split(": ")),
+        fill=INK,
+        font=_font(14),
+    )
     _flag(draw, (20, 176), "report the colour", t == cfg.report_secondary_step)
     _flag(draw, (20, 208), "report the object", t == cfg.report_primary_step)
-    # The frame shows the room before step t's action, so what the agent said is the previous step's:
+    # The frame shows the room before step t's action, so what the agent said is the previous
+    # step's:
     # named as such, and only after a report (a movement in the delay is not an answer; issue 24).
-    reported = {cfg.report_secondary_step: ("colour", SECONDARY_CUE_NAMES),
-                cfg.report_primary_step: ("object", PRIMARY_CUE_NAMES)}.get(t - 1)
+    reported = {
+        cfg.report_secondary_step: ("colour", SECONDARY_CUE_NAMES),
+        cfg.report_primary_step: ("object", PRIMARY_CUE_NAMES),
+    }.get(t - 1)
     if env.last_action is not None and reported is not None:
         what, names = reported
-        said = names[env.last_action] if env.last_action < len(names) else f"action {env.last_action}"
+        said = (
+            names[env.last_action] if env.last_action < len(names) else f"action {env.last_action}"
+        )
         draw.text((20, 246), f"step {t - 1}: reported the {what}: {said}", fill=INK, font=_font(14))
         if env.last_report_correct is not None:
             ok = env.last_report_correct
-            draw.text((20, 270), "report correct" if ok else "report wrong",
-                      fill=(0, 140, 0) if ok else (200, 0, 0), font=_font(16))
+            draw.text(
+                (20, 270),
+                "report correct" if ok else "report wrong",
+                fill=(0, 140, 0) if ok else (200, 0, 0),
+                font=_font(16),
+            )
     return _compose(grid_img, panel)
 
 
@@ -126,7 +154,10 @@ def compose_wagering_frame(env: MiniGridEnv, grid_img: np.ndarray, tile_size: in
         # A ring around the stimulus zone (the agent stays visible inside it); opacity follows
         # salience and the speckle stands for the noise the agent also receives.
         x, y = STIMULUS_CELL
-        ys, xs = slice(y * tile_size, (y + 1) * tile_size), slice(x * tile_size, (x + 1) * tile_size)
+        ys, xs = (
+            slice(y * tile_size, (y + 1) * tile_size),
+            slice(x * tile_size, (x + 1) * tile_size),
+        )
         tile = img[ys, xs].astype(float)
         ring = np.ones(tile.shape[:2], bool)
         border = max(3, tile_size // 6)
@@ -143,18 +174,26 @@ def compose_wagering_frame(env: MiniGridEnv, grid_img: np.ndarray, tile_size: in
     draw.rectangle((x0 - 2, y0 - 2, x0 + SWATCH + 1, y0 + SWATCH + 1), outline=(160, 160, 160))
     if flashing:
         cue = env._observation()["cue"][CONTENT_SLICE][:2]
-        draw.rectangle((x0, y0, x0 + SWATCH - 1, y0 + SWATCH - 1), fill=tuple(int(c) for c in zone_rgb))
+        draw.rectangle(
+            (x0, y0, x0 + SWATCH - 1, y0 + SWATCH - 1), fill=tuple(int(c) for c in zone_rgb)
+        )
         side = "left (blue)" if trials.stimulus[0] == 0 else "right (red)"
-        draw.text((x0 + SWATCH + 12, y0 + 4), f"FLASH\n{side}\nsalience {trials.salience[0]:.2f}",
-                  fill=INK, font=_font(14))
+        draw.text(
+            (x0 + SWATCH + 12, y0 + 4),
+            f"FLASH\n{side}\nsalience {trials.salience[0]:.2f}",
+            fill=INK,
+            font=_font(14),
+        )
         # Signed bars around a zero line: noise can push evidence below zero.
         zero = 185
         for k, (name, value) in enumerate(zip(("left", "right"), cue, strict=True)):
             yy = y0 + SWATCH + 14 + 22 * k
             draw.text((20, yy), f"{name} evidence {value:+.2f}", fill=INK, font=_font(13))
             end = zero + int(np.clip(value, -1.5, 1.5) / 1.5 * 60)
-            draw.rectangle((min(zero, end), yy + 2, max(zero, end), yy + 14),
-                           fill=CUE_RGB["blue" if k == 0 else "red"])
+            draw.rectangle(
+                (min(zero, end), yy + 2, max(zero, end), yy + 14),
+                fill=CUE_RGB["blue" if k == 0 else "red"],
+            )
             draw.line((zero, yy, zero, yy + 16), fill=INK)
     else:
         draw.text((x0 + SWATCH + 12, y0 + SWATCH // 2 - 10), "(nothing)", fill=INK, font=_font(14))
@@ -162,8 +201,12 @@ def compose_wagering_frame(env: MiniGridEnv, grid_img: np.ndarray, tile_size: in
     decision = int(state.decision[0])
     if decision >= 0:
         ok = decision == int(trials.stimulus[0])
-        draw.text((20, 256), f"went {'left' if decision == 0 else 'right'}: {'correct' if ok else 'wrong'}",
-                  fill=(0, 140, 0) if ok else (200, 0, 0), font=_font(16))
+        draw.text(
+            (20, 256),
+            f"went {'left' if decision == 0 else 'right'}: {'correct' if ok else 'wrong'}",
+            fill=(0, 140, 0) if ok else (200, 0, 0),
+            font=_font(16),
+        )
     if int(state.bet[0]) >= 0:
         draw.text((20, 282), "bet" if state.bet[0] == 1 else "opted out", fill=INK, font=_font(16))
     return _compose(img, panel)

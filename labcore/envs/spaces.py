@@ -25,7 +25,9 @@ def task_observation_space(minigrid_space: spaces.Dict) -> spaces.Dict:
     )
 
 
-def split_env_kwargs(cls_config: type, kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def split_env_kwargs(
+    cls_config: type, kwargs: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """Separate config-field keyword arguments (for ``gym.make``) from MiniGrid's own."""
     names = {f.name for f in fields(cls_config)}
     cfg = {k: v for k, v in kwargs.items() if k in names}

@@ -85,8 +85,12 @@ class _LayoutEnv(MiniGridEnv):
 
     def _gen_grid(self, width: int, height: int) -> None:
         self.grid = build_grid(self._layout)
-        x, y = next((x, y) for x in range(width) for y in range(height)
-                    if self.grid.get(x, y) is None or self.grid.get(x, y).can_overlap())
+        x, y = next(
+            (x, y)
+            for x in range(width)
+            for y in range(height)
+            if self.grid.get(x, y) is None or self.grid.get(x, y).can_overlap()
+        )
         self.agent_pos, self.agent_dir = (x, y), 0
         self.mission = "probe"
 
@@ -161,7 +165,9 @@ def pose_tables(layout_name: str) -> PoseTables:
         for a in range(N_ACTIONS):
             env.agent_pos, env.agent_dir, env.step_count = (x, y), d, 0
             MiniGridEnv.step(env, a)
-            transition[i, a] = lookup[(int(env.agent_pos[0]), int(env.agent_pos[1]), int(env.agent_dir))]
+            transition[i, a] = lookup[
+                (int(env.agent_pos[0]), int(env.agent_pos[1]), int(env.agent_dir))
+            ]
     env.close()
     for arr in (image, transition):
         arr.setflags(write=False)
@@ -181,7 +187,9 @@ def _cell_mask(layout_name: str, cells: tuple[tuple[int, int], ...]) -> np.ndarr
 
 
 @cache
-def _navigation(layout_name: str, targets: tuple[tuple[int, int], ...]) -> tuple[np.ndarray, np.ndarray]:
+def _navigation(
+    layout_name: str, targets: tuple[tuple[int, int], ...]
+) -> tuple[np.ndarray, np.ndarray]:
     tables = pose_tables(layout_name)
     n = tables.n_poses
     on_target = tables.cell_mask(list(targets))

@@ -38,7 +38,9 @@ RESPONSE_CELLS = (find_cells(LAYOUTS[LAYOUT], "L")[0], find_cells(LAYOUTS[LAYOUT
 CHOICE_CELL = (STIMULUS_CELL[0], RESPONSE_CELLS[0][1])
 """The junction of the T: where the agent commits to a side."""
 START_POSE = (STIMULUS_CELL[0], STIMULUS_CELL[1] + 1, 3)
-ORACLE_STEPS = 1 + (STIMULUS_CELL[1] - CHOICE_CELL[1]) + 1 + abs(RESPONSE_CELLS[0][0] - CHOICE_CELL[0]) + 1
+ORACLE_STEPS = (
+    1 + (STIMULUS_CELL[1] - CHOICE_CELL[1]) + 1 + abs(RESPONSE_CELLS[0][0] - CHOICE_CELL[0]) + 1
+)
 """Longest oracle episode (protocol sec. 3.1): onto the stimulus zone, up to the junction, the
 turn (the decision), into the zone, and the wager step (7)."""
 """Start one cell below the stimulus zone, facing up (MiniGrid direction 3)."""
@@ -115,11 +117,20 @@ class WageringState:
         tables = pose_tables(LAYOUT)
         start = tables.index(START_POSE[:2], START_POSE[2])
         minus = np.full(n, -1, np.int64)
-        return cls(np.full(n, start, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
-                   minus.copy(), minus.copy(), minus.copy(), minus.copy())
+        return cls(
+            np.full(n, start, np.int64),
+            np.zeros(n, np.int64),
+            np.zeros(n, np.int64),
+            minus.copy(),
+            minus.copy(),
+            minus.copy(),
+            minus.copy(),
+        )
 
 
-def wagering_observation(trials: WageringTrials, state: WageringState) -> tuple[np.ndarray, np.ndarray]:
+def wagering_observation(
+    trials: WageringTrials, state: WageringState
+) -> tuple[np.ndarray, np.ndarray]:
     """Task flags ``[choice point, wager]`` and cue channel of the current observations."""
     tables = pose_tables(LAYOUT)
     n = len(trials)
@@ -136,7 +147,8 @@ def wagering_observation(trials: WageringTrials, state: WageringState) -> tuple[
 
 
 def wagering_oracle(trials: WageringTrials, state: WageringState) -> np.ndarray:
-    """Expert action from privileged state: reach the stimulus zone, then the correct zone, then bet."""
+    """Expert action from privileged state: reach the stimulus zone, then the correct zone, then
+    bet."""
     tables = pose_tables(LAYOUT)
     _, to_stimulus = tables.navigation([STIMULUS_CELL])
     _, to_left = tables.navigation([RESPONSE_CELLS[0]])
@@ -180,9 +192,13 @@ def wagering_advance(
     state.pose = np.where(navigating, moved_pose, state.pose)
     state.t = np.where(live, state.t + 1, state.t)
     on_stimulus = tables.cell_mask([STIMULUS_CELL])[state.pose]
-    state.cue_step = np.where(navigating & on_stimulus & (state.cue_step < 0), state.t, state.cue_step)
+    state.cue_step = np.where(
+        navigating & on_stimulus & (state.cue_step < 0), state.t, state.cue_step
+    )
     at_choice = tables.cell_mask([CHOICE_CELL])[state.pose]
-    state.choice_step = np.where(navigating & at_choice & (state.choice_step < 0), state.t, state.choice_step)
+    state.choice_step = np.where(
+        navigating & at_choice & (state.choice_step < 0), state.t, state.choice_step
+    )
     zone = np.full(n, -1, np.int64)
     for k, cell in enumerate(RESPONSE_CELLS):
         zone[tables.cell_mask([cell])[state.pose]] = k
@@ -273,8 +289,9 @@ class WageringEnv(MiniGridEnv):
         self.mission = MISSION
         self.last_action = None
 
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Start an episode (gymnasium API); ``options`` may fix trial variables."""
         self._reset_options = options
         _, info = super().reset(seed=seed)
@@ -325,7 +342,9 @@ class WageringEnv(MiniGridEnv):
         }
         return self._observation(), float(reward[0]), bool(terminated[0]), bool(truncated[0]), info
 
-    def get_frame(self, highlight: bool = True, tile_size: int = 32, agent_pov: bool = False) -> np.ndarray:
+    def get_frame(
+        self, highlight: bool = True, tile_size: int = 32, agent_pov: bool = False
+    ) -> np.ndarray:
         """The human-readable frame: MiniGrid's view with the flash and the wager drawn in."""
         grid_img = super().get_frame(highlight, tile_size, agent_pov)
         return compose_wagering_frame(self, grid_img, tile_size)

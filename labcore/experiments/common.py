@@ -56,12 +56,21 @@ class SeedResult:
 
 def l75_dict(result: L75Result) -> dict:
     """The JSON-able record of one seed's L75 (``value``, ``censored``, ``bound``)."""
-    return {"value": None if math.isnan(result.value) else float(result.value),
-            "censored": result.censored, "bound": None if result.bound is None else float(result.bound)}
+    return {
+        "value": None if math.isnan(result.value) else float(result.value),
+        "censored": result.censored,
+        "bound": None if result.bound is None else float(result.bound),
+    }
 
 
-def provide_agent(task: str, kind: str, seed: int, cache_dir: Path | str | None = None,
-                  train_missing: bool = True, untrained: bool = False) -> tuple[LoadedAgent | None, str]:
+def provide_agent(
+    task: str,
+    kind: str,
+    seed: int,
+    cache_dir: Path | str | None = None,
+    train_missing: bool = True,
+    untrained: bool = False,
+) -> tuple[LoadedAgent | None, str]:
     """A trained agent: bundled, else cached, else trained now (fast mode) and cached.
 
     Returns ``(agent, how)`` with ``how`` in {"bundled", "cached", "trained", "excluded",
@@ -89,8 +98,15 @@ def provide_agent(task: str, kind: str, seed: int, cache_dir: Path | str | None 
     return load_checkpoint(record["path"]), "trained"
 
 
-def provide_agents(result: SeedResult, task: str, kinds: Sequence[str], seed: int,
-                   cache_dir: Path | str | None = None, *, untrained: bool = False) -> dict[str, Agent]:
+def provide_agents(
+    result: SeedResult,
+    task: str,
+    kinds: Sequence[str],
+    seed: int,
+    cache_dir: Path | str | None = None,
+    *,
+    untrained: bool = False,
+) -> dict[str, Agent]:
     """The agents of one seed for a pipeline, with the bookkeeping every pipeline needs.
 
     Each kind comes from :func:`provide_agent`; a kind that is excluded (or missing) is
@@ -136,8 +152,11 @@ def at_step(array: np.ndarray, steps: np.ndarray) -> np.ndarray:
     return out
 
 
-def build_claims(seed_results: Sequence[SeedResult], cross: dict[str, float] | None = None,
-                 construction: Mapping[str, Mapping] | None = None) -> tuple[list[dict], dict]:
+def build_claims(
+    seed_results: Sequence[SeedResult],
+    cross: dict[str, float] | None = None,
+    construction: Mapping[str, Mapping] | None = None,
+) -> tuple[list[dict], dict]:
     """Aggregate per-seed values into claim summaries and apply the pre-registered verdicts.
 
     ``construction`` is the construction audit (:func:`labcore.experiments.construction.audit`):
@@ -158,8 +177,12 @@ def build_claims(seed_results: Sequence[SeedResult], cross: dict[str, float] | N
     summaries = {k: summarize(v) for k, v in per_key.items()}
     summaries.update({k: summarize_l75(v) for k, v in per_l75.items()})
     for k, v in (cross or {}).items():
-        summaries[k] = {"mean": None if math.isnan(v) else float(v), "sd": None, "n": 1 if not math.isnan(v) else 0,
-                        "ci95": None}
+        summaries[k] = {
+            "mean": None if math.isnan(v) else float(v),
+            "sd": None,
+            "n": 1 if not math.isnan(v) else 0,
+            "ci95": None,
+        }
     values = {k: pattern_value(s) for k, s in summaries.items()}
     claims = []
     experiments = {r.experiment for r in seed_results}
@@ -171,28 +194,47 @@ def build_claims(seed_results: Sequence[SeedResult], cross: dict[str, float] | N
         flagged = (construction or {}).get(claim_id)
         if flagged:
             reason = f"{reason} {flagged['reason']}"
-        claims.append({
-            "id": claim_id,
-            "description": spec.description,
-            "paper": None if spec.paper.value is None else {  # None: the paper has no number (E4)
-                "value": spec.paper.value, "sd": spec.paper.sd, "n": spec.paper.n, "bound": spec.paper.bound,
-                "section": spec.paper.section},
-            "ours": ours,
-            "verdict": v,
-            "reason": reason,
-            "by_construction": spec.by_construction is not None or flagged is not None,
-            "construction_rule": flagged["rule"] if flagged else ("declared" if spec.by_construction else None),
-            **({"hypothesis": spec.hypothesis} if spec.hypothesis else {}),
-        })
+        claims.append(
+            {
+                "id": claim_id,
+                "description": spec.description,
+                "paper": None
+                if spec.paper.value is None
+                else {  # None: the paper has no number (E4)
+                    "value": spec.paper.value,
+                    "sd": spec.paper.sd,
+                    "n": spec.paper.n,
+                    "bound": spec.paper.bound,
+                    "section": spec.paper.section,
+                },
+                "ours": ours,
+                "verdict": v,
+                "reason": reason,
+                "by_construction": spec.by_construction is not None or flagged is not None,
+                "construction_rule": flagged["rule"]
+                if flagged
+                else ("declared" if spec.by_construction else None),
+                **({"hypothesis": spec.hypothesis} if spec.hypothesis else {}),
+            }
+        )
     return claims, values
 
 
 Runner = Callable[[int, ReproduceConfig, str], SeedResult]
 
 
-def run_seeds(run_seed: Runner, seeds: Sequence[int], cfg: ReproduceConfig, cache_dir: str, *,
-              jobs: int = 1, backend: str = "loky", progress: Callable[[SeedResult], None] | None = None,
-              client: Any = None, timeout: float = DASK_TIMEOUT) -> list[SeedResult]:
+def run_seeds(
+    run_seed: Runner,
+    seeds: Sequence[int],
+    cfg: ReproduceConfig,
+    cache_dir: str,
+    *,
+    jobs: int = 1,
+    backend: str = "loky",
+    progress: Callable[[SeedResult], None] | None = None,
+    client: Any = None,
+    timeout: float = DASK_TIMEOUT,
+) -> list[SeedResult]:
     """Run ``run_seed`` for every seed, here, in ``loky`` processes or on a Dask cluster.
 
     Parameters
@@ -230,8 +272,14 @@ def run_seeds(run_seed: Runner, seeds: Sequence[int], cfg: ReproduceConfig, cach
     """
     if backend == "dask":
         calls = [(s, cfg, cache_dir) for s in seeds]
-        results = run_on_cluster(run_seed, calls, [f"seed {s}" for s in seeds], client=client, timeout=timeout,
-                                 on_result=(lambda _, r: progress(r)) if progress else None)
+        results = run_on_cluster(
+            run_seed,
+            calls,
+            [f"seed {s}" for s in seeds],
+            client=client,
+            timeout=timeout,
+            on_result=(lambda _, r: progress(r)) if progress else None,
+        )
         return sorted(results, key=lambda r: r.seed)
     if backend != "loky":
         raise ValueError(f"backend must be 'loky' or 'dask', got {backend!r}")
@@ -244,7 +292,9 @@ def run_seeds(run_seed: Runner, seeds: Sequence[int], cfg: ReproduceConfig, cach
         return results
     results = []
     with parallel_config(backend="loky", n_jobs=jobs):
-        for r in Parallel(return_as="generator_unordered")(delayed(run_seed)(s, cfg, cache_dir) for s in seeds):
+        for r in Parallel(return_as="generator_unordered")(
+            delayed(run_seed)(s, cfg, cache_dir) for s in seeds
+        ):
             results.append(r)
             if progress:
                 progress(r)

@@ -75,7 +75,9 @@ def twin_means(untrained: Sequence[SeedResult]) -> dict[str, float]:
     return {key: float(np.mean(values)) for key, values in sorted(_per_seed(untrained).items())}
 
 
-def equivalent(a: Sequence[float], b: Sequence[float], z: float = Z) -> tuple[bool, float, float, float]:
+def equivalent(
+    a: Sequence[float], b: Sequence[float], z: float = Z
+) -> tuple[bool, float, float, float]:
     """Are two samples' means demonstrably the same (an equivalence test)?
 
     True when the interval ``|mean_a - mean_b| +/- z SE`` lies inside the margin
@@ -98,8 +100,11 @@ def equivalent(a: Sequence[float], b: Sequence[float], z: float = Z) -> tuple[bo
     return bool(diff <= 1e-9 or diff + z * se <= margin), mean_a, mean_b, se
 
 
-def audit(trained: Sequence[SeedResult], untrained: Sequence[SeedResult],
-          closed_forms: Mapping[str, float] | None = None) -> dict[str, dict]:
+def audit(
+    trained: Sequence[SeedResult],
+    untrained: Sequence[SeedResult],
+    closed_forms: Mapping[str, float] | None = None,
+) -> dict[str, dict]:
     """Apply both rules to every per-seed key; return the keys found fixed, with the evidence.
 
     Parameters
@@ -130,13 +135,19 @@ def audit(trained: Sequence[SeedResult], untrained: Sequence[SeedResult],
             arr = np.asarray(values)
             se = float(arr.std(ddof=1) / math.sqrt(arr.size)) if arr.size > 1 else 0.0
             if abs(arr.mean() - closed) <= max(CLOSED_FORM_TOLERANCE, Z * se):
-                found[key] = {"rule": "closed form", "ours": float(arr.mean()), "reference": float(closed), "se": se}
+                found[key] = {
+                    "rule": "closed form",
+                    "ours": float(arr.mean()),
+                    "reference": float(closed),
+                    "se": se,
+                }
                 found[key]["reason"] = reason(found[key])
     return found
 
 
 RELATIVE_CHECKS: dict[str, str] = {"actions_equal": "accuracy", "confidence_reassigned": "auroc"}
-"""The relative rule's records (``e1.relative_checks``: ``<exp>.check.<check>.<rest>``) and the value each
+"""The relative rule's records (``e1.relative_checks``: ``<exp>.check.<check>.<rest>``) and the
+value each
 fixes (``<exp>.<value>.<rest>``): choices equal to the intact agent's fix its accuracy; confidences
 reassigned across episodes fix its Type-2 AUROC at chance in expectation."""
 
@@ -159,7 +170,8 @@ def relative(trained: Sequence[SeedResult], untrained: Sequence[SeedResult]) -> 
 
     Returns ``{key: entry}`` like :func:`audit` (``rule`` "relative").
 
-    >>> checks = {"e1.check.actions_equal.self_off": 1.0, "e1.accuracy.self_off": 0.8, "e1.accuracy.self_on": 0.8}
+    >>> checks = {"e1.check.actions_equal.self_off": 1.0, "e1.accuracy.self_off": 0.8,
+    ...           "e1.accuracy.self_on": 0.8}
     >>> sorted(relative([SeedResult("e1", 0, values=checks)], [SeedResult("e1", 0, values=checks)]))
     ['e1.accuracy.self_off']
     """
@@ -170,16 +182,25 @@ def relative(trained: Sequence[SeedResult], untrained: Sequence[SeedResult]) -> 
         key = f"{experiment}.{RELATIVE_CHECKS[check]}.{rest}"
         # Equal actions need the twins too (a trained policy could learn to ignore z_self); an exact
         # reassignment of every episode's confidence at every step does not: only a head that reads
-        # nothing but the shuffled z_self gives it (untrained twins' confidences are often constant).
+        # nothing but the shuffled z_self gives it (untrained twins' confidences are often
+        # constant).
         wired = check == "confidence_reassigned" or twins.get((experiment, check, rest))
         if not (held and wired) or key not in values:
             continue
         condition = rest.rsplit(".", 1)[-1]
-        reference_key = f"{experiment}.{RELATIVE_CHECKS[check]}.{rest.rsplit('.', 1)[0] + '.' if '.' in rest else ''}self_on"
-        found[key] = {"rule": "relative", "ours": float(np.mean(values[key])),
-                      "reference": float(np.mean(values.get(reference_key, values[key]))) if check == "actions_equal"
-                      else 0.5, "se": 0.0, "condition": condition, "reference_condition": "self_on",
-                      "reassigned": check == "confidence_reassigned"}
+        prefix = rest.rsplit(".", 1)[0] + "." if "." in rest else ""
+        reference_key = f"{experiment}.{RELATIVE_CHECKS[check]}.{prefix}self_on"
+        found[key] = {
+            "rule": "relative",
+            "ours": float(np.mean(values[key])),
+            "reference": float(np.mean(values.get(reference_key, values[key])))
+            if check == "actions_equal"
+            else 0.5,
+            "se": 0.0,
+            "condition": condition,
+            "reference_condition": "self_on",
+            "reassigned": check == "confidence_reassigned",
+        }
         found[key]["reason"] = reason(found[key])
     return found
 
@@ -201,7 +222,7 @@ def empty_bus(trained: Sequence[SeedResult]) -> dict[str, dict]:
     values = _per_seed(trained)
     n_seeds = len({r.seed for r in trained if r.experiment == "e2"})
     found: dict[str, dict] = {}
-    scales = {k[len(EMPTY_BUS_CHECKS[0]):] for k in values if k.startswith(EMPTY_BUS_CHECKS[0])}
+    scales = {k[len(EMPTY_BUS_CHECKS[0]) :] for k in values if k.startswith(EMPTY_BUS_CHECKS[0])}
     for scale in sorted(scales):
         checks = [values.get(prefix + scale, []) for prefix in EMPTY_BUS_CHECKS]
         if not all(len(c) == n_seeds and all(x == 1.0 for x in c) for c in checks):
@@ -209,7 +230,12 @@ def empty_bus(trained: Sequence[SeedResult]) -> dict[str, dict]:
         for prefix in EMPTY_BUS_KEYS:
             key = prefix + scale
             if key in values:
-                found[key] = {"rule": "empty bus", "ours": float(np.mean(values[key])), "reference": 0.0, "se": 0.0}
+                found[key] = {
+                    "rule": "empty bus",
+                    "ours": float(np.mean(values[key])),
+                    "reference": 0.0,
+                    "se": 0.0,
+                }
                 found[key]["reason"] = reason(found[key])
     return found
 
@@ -217,22 +243,43 @@ def empty_bus(trained: Sequence[SeedResult]) -> dict[str, dict]:
 def reason(entry: Mapping[str, float | str]) -> str:
     """The sentence a flagged claim's reason gets."""
     if entry["rule"] == "relative" and entry.get("reassigned"):
-        return (f"The {entry['condition']} condition's confidences are the {entry['reference_condition']} "
-                "condition's own values reassigned across episodes at every step of every seed: a confidence "
-                "shuffled across episodes has "
-                f"Type-2 AUROC 0.5 in expectation, whatever the agent learned (ours {entry['ours']:.3g}).")
+        return (
+            f"The {entry['condition']} condition's confidences are the "
+            f"{entry['reference_condition']} "
+            "condition's own values reassigned across episodes at every step of every "
+            "seed: a confidence "
+            "shuffled across episodes has "
+            "Type-2 AUROC 0.5 in expectation, whatever the agent learned (ours "
+            f"{entry['ours']:.3g})."
+        )
     if entry["rule"] == "relative":
-        return (f"The {entry['condition']} condition's actions equal the {entry['reference_condition']} condition's "
-                "at every step of every episode and seed, in the trained agents and in untrained agents of the "
-                "same wiring "
-                f"(ours {entry['ours']:.3g} both ways): the wiring routes around this lesion, so it cannot change "
-                "a choice.")
+        return (
+            f"The {entry['condition']} condition's actions equal the "
+            f"{entry['reference_condition']} condition's "
+            "at every step of every episode and seed, in the trained agents and in "
+            "untrained agents of the "
+            "same wiring "
+            f"(ours {entry['ours']:.3g} both ways): the wiring routes around this "
+            "lesion, so it cannot change "
+            "a choice."
+        )
     if entry["rule"] == "empty bus":
-        return (f"Every workspace slot the decoder reads is zero on every trial, and the rest of what it reads "
-                f"(the trunk's state) is the same bit for bit when the cues are replaced (ours {entry['ours']:.3g}): "
-                "nothing it reads depends on the cue, so the score is chance by construction.")
+        return (
+            "Every workspace slot the decoder reads is zero on every trial, and the "
+            "rest of what it reads "
+            "(the trunk's state) is the same bit for bit when the cues are replaced "
+            f"(ours {entry['ours']:.3g}): "
+            "nothing it reads depends on the cue, so the score is chance by construction."
+        )
     if entry["rule"] == "untrained":
-        return (f"An untrained agent of the same wiring gives {entry['reference']:.3g} (ours {entry['ours']:.3g}): "
-                "the design fixes this value, training does not.")
-    return (f"An ideal agent with the same access to the cues scores {entry['reference']:.3g} here, by the "
-            f"workspace's allocation rule and the task alone (ours {entry['ours']:.3g}): the design fixes this value.")
+        return (
+            f"An untrained agent of the same wiring gives {entry['reference']:.3g} "
+            f"(ours {entry['ours']:.3g}): "
+            "the design fixes this value, training does not."
+        )
+    return (
+        "An ideal agent with the same access to the cues scores "
+        f"{entry['reference']:.3g} here, by the "
+        f"workspace's allocation rule and the task alone (ours {entry['ours']:.3g}): "
+        "the design fixes this value."
+    )

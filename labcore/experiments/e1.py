@@ -68,11 +68,18 @@ def view_values(view: MetacognitionView) -> dict[str, float]:
     ``m_ratio``: all from :func:`labcore.measures.metacognition`.
     """
     finite = view.confidence[np.isfinite(view.confidence)]  # nan where no confidence was read out
-    return {"accuracy": view.accuracy, "auroc": view.auroc, "skip": view.skip_fraction, "utility": view.utility,
-            "aurc": view.aurc, "ece": view.calibration_error,
-            "confidence": float(finite.mean()) if finite.size else float("nan"),
-            "confidence_sd": float(finite.std()) if finite.size else float("nan"),
-            "meta_d": view.meta_d, "m_ratio": view.m_ratio}
+    return {
+        "accuracy": view.accuracy,
+        "auroc": view.auroc,
+        "skip": view.skip_fraction,
+        "utility": view.utility,
+        "aurc": view.aurc,
+        "ece": view.calibration_error,
+        "confidence": float(finite.mean()) if finite.size else float("nan"),
+        "confidence_sd": float(finite.std()) if finite.size else float("nan"),
+        "meta_d": view.meta_d,
+        "m_ratio": view.m_ratio,
+    }
 
 
 REASSIGNED_TOLERANCE = 1e-6
@@ -80,7 +87,9 @@ REASSIGNED_TOLERANCE = 1e-6
 round a row differently at another position of a large batch (seen: 3e-8 to 1.2e-7 at 600 rows)."""
 
 
-def relative_checks(views: dict[str, MetacognitionView], reference: str = "self_on") -> dict[str, float]:
+def relative_checks(
+    views: dict[str, MetacognitionView], reference: str = "self_on"
+) -> dict[str, float]:
     """The records the relative by-construction rule reads (``labcore.experiments.construction``).
 
     Per condition other than ``reference``, on the conditions' rollouts of the same episodes:
@@ -104,8 +113,11 @@ def relative_checks(views: dict[str, MetacognitionView], reference: str = "self_
         tr = view.trace
         # the confidence answers the wager step (bet or opt out), the policy every other step
         acting = ref.valid & (ref.step_kind != StepKind.WAGER)
-        same_actions = (tr.valid.shape == ref.valid.shape and np.array_equal(tr.valid, ref.valid)
-                        and np.array_equal(np.where(acting, tr.action, -1), np.where(acting, ref.action, -1)))
+        same_actions = (
+            tr.valid.shape == ref.valid.shape
+            and np.array_equal(tr.valid, ref.valid)
+            and np.array_equal(np.where(acting, tr.action, -1), np.where(acting, ref.action, -1))
+        )
         out[f"check.actions_equal.{name}"] = float(same_actions)
         reassigned = same_actions and ref.confidence.shape == tr.confidence.shape
         steps = 0
@@ -116,25 +128,41 @@ def relative_checks(views: dict[str, MetacognitionView], reference: str = "self_
                 continue
             if np.unique(a).size > 1:
                 steps += 1
-                # to float32 rounding: a row's product can round differently at another place in a large batch
+                # to float32 rounding: a row's product can round differently at another place in a
+                # large batch
                 same_values = np.abs(np.sort(a) - np.sort(b)).max() <= REASSIGNED_TOLERANCE
-                reassigned = reassigned and same_values and not np.allclose(a, b, rtol=0, atol=REASSIGNED_TOLERANCE)
+                reassigned = (
+                    reassigned
+                    and same_values
+                    and not np.allclose(a, b, rtol=0, atol=REASSIGNED_TOLERANCE)
+                )
         out[f"check.confidence_reassigned.{name}"] = float(reassigned and steps > 0)
     return out
 
 
 def trial_rows(view: MetacognitionView, fixed: dict) -> list[dict]:
-    """One ``e1_trials``-style row per trial of a condition, each starting with the ``fixed`` cells."""
+    """One ``e1_trials``-style row per trial of a condition, each starting with the ``fixed``
+    cells."""
     conf = view.confidence
-    return [{**fixed, "trial": i, "correct": int(view.correct[i]),
-             "confidence": None if not np.isfinite(conf[i]) else round(float(conf[i]), 6),
-             "stimulus": int(view.stimulus[i]), "salience": round(float(view.salience[i]), 6),
-             "decision": int(view.decision[i]), "wager": int(view.wager[i]), "bet": int(view.bet[i])}
-            for i in range(len(conf))]
+    return [
+        {
+            **fixed,
+            "trial": i,
+            "correct": int(view.correct[i]),
+            "confidence": None if not np.isfinite(conf[i]) else round(float(conf[i]), 6),
+            "stimulus": int(view.stimulus[i]),
+            "salience": round(float(view.salience[i]), 6),
+            "decision": int(view.decision[i]),
+            "wager": int(view.wager[i]),
+            "bet": int(view.bet[i]),
+        }
+        for i in range(len(conf))
+    ]
 
 
 def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
-    """Experiment 1 for one agent seed: the five conditions, the logits control, z_self's dimensionality.
+    """Experiment 1 for one agent seed: the five conditions, the logits control, z_self's
+    dimensionality.
 
     Parameters
     ----------
@@ -152,7 +180,9 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     """
     torch.set_num_threads(1)
     result = SeedResult("e1", seed)
-    agent = provide_agents(result, "wagering", ["b2_ws"], seed, cache_dir, untrained=cfg.untrained).get("b2_ws")
+    agent = provide_agents(
+        result, "wagering", ["b2_ws"], seed, cache_dir, untrained=cfg.untrained
+    ).get("b2_ws")
     if agent is None:
         return result
     seeds = episode_seeds(seed, "eval", cfg.e1_trials)
@@ -176,9 +206,13 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     y = view.correct[ok]
     nan = float("nan")
     # No decided trial (a broken agent): every marker below is undefined, not an input bug.
-    v["e1.auroc.logits_max_softmax"] = undefined_as_nan(type2_auroc, y, probs.max(1)) if ok.any() else nan
+    v["e1.auroc.logits_max_softmax"] = (
+        undefined_as_nan(type2_auroc, y, probs.max(1)) if ok.any() else nan
+    )
     entropy = -(probs * np.log(np.clip(probs, 1e-12, 1))).sum(1)
-    v["e1.auroc.logits_neg_entropy"] = undefined_as_nan(type2_auroc, y, -entropy) if ok.any() else nan
+    v["e1.auroc.logits_neg_entropy"] = (
+        undefined_as_nan(type2_auroc, y, -entropy) if ok.any() else nan
+    )
 
     # z_self's effective dimensionality, and a PCA baseline of matched dimension (sec. 5.1.2).
     z = at_step(intact.z_self, steps)[ok]
@@ -188,12 +222,21 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     # wrong) needs that many trials, else the decoded quantities are undefined for these data.
     both_classes = DECODER_SPLITS <= y.sum() <= len(y) - DECODER_SPLITS
     # What z_self knows about the agent's own correctness, in bits (the scorecards' FCS uses it).
-    v["e1.zself.information_bits"] = (undefined_as_nan(decoded_information_bits, z, y, n_splits=DECODER_SPLITS,
-                                                       seed=seed) if both_classes else nan)
+    v["e1.zself.information_bits"] = (
+        undefined_as_nan(decoded_information_bits, z, y, n_splits=DECODER_SPLITS, seed=seed)
+        if both_classes
+        else nan
+    )
     if np.isfinite(eff) and both_classes:
         k = max(1, round(eff))
-        pca = undefined_as_nan(pca_matched_baseline, self_model_input(intact, steps)[ok], y, k,
-                               n_splits=DECODER_SPLITS, seed=seed)
+        pca = undefined_as_nan(
+            pca_matched_baseline,
+            self_model_input(intact, steps)[ok],
+            y,
+            k,
+            n_splits=DECODER_SPLITS,
+            seed=seed,
+        )
         zs = undefined_as_nan(decoder_auroc, z, y, n_splits=DECODER_SPLITS, seed=seed)
         v["e1.pca.auroc"] = pca
         v["e1.zself.decoder_auroc"] = zs

@@ -52,7 +52,8 @@ def scale_key(scale: float) -> str:
 
 
 def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
-    """Experiment 2 for one agent seed: the capacity sweep, broadcast markers, dNRS, masking, bus audit.
+    """Experiment 2 for one agent seed: the capacity sweep, broadcast markers, dNRS, masking, bus
+    audit.
 
     Parameters
     ----------
@@ -70,7 +71,9 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     """
     torch.set_num_threads(1)
     result = SeedResult("e2", seed)
-    agents = provide_agents(result, "dual", ("b1", "a0", "a1"), seed, cache_dir, untrained=cfg.untrained)
+    agents = provide_agents(
+        result, "dual", ("b1", "a0", "a1"), seed, cache_dir, untrained=cfg.untrained
+    )
     n_eval = cfg.e2_episodes
     seeds = episode_seeds(seed, "eval", max(n_eval, cfg.decoding_episodes))
     v = result.values
@@ -90,8 +93,11 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         iv = Intervention(capacity_scale=scale)
         slots_k = iv.active_slots(b1.config.n_slots)
         view = workspace(b1, iv, seeds)
-        acc = {"per_step": float(view.per_step[:n_eval].mean()), "decision": float(view.decision[:n_eval].mean()),
-               "conjunction": float(view.conjunction[:n_eval].mean())}
+        acc = {
+            "per_step": float(view.per_step[:n_eval].mean()),
+            "decision": float(view.decision[:n_eval].mean()),
+            "conjunction": float(view.conjunction[:n_eval].mean()),
+        }
         for name, value in acc.items():
             v[f"e2.{name}.k{slots_k}"] = value
         rows.append({"agent": "b1", "seed": seed, "capacity": slots_k, "scale": scale, **acc})
@@ -101,18 +107,29 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         v[f"e2.gbi_two.k{slots_k}"] = view.two_occupied
         v[f"e2.ignition.k{slots_k}"] = view.ignition
         tr = view.trace
-        figures["slots_mean_norm"][str(slots_k)] = np.sqrt((tr.slots**2).mean(axis=(2, 3))).mean(0).round(5).tolist()
+        figures["slots_mean_norm"][str(slots_k)] = (
+            np.sqrt((tr.slots**2).mean(axis=(2, 3))).mean(0).round(5).tolist()
+        )
         blocked = tr.report_steps()[0] - 1  # the last blocked-report step
-        features = np.concatenate([tr.slots[:, blocked].reshape(len(seeds), -1), tr.h[:, blocked]], axis=1)
-        for label_name, cue in (("dnrs", tr.labels["primary"]), ("dnrs_secondary", tr.labels["secondary"])):
+        features = np.concatenate(
+            [tr.slots[:, blocked].reshape(len(seeds), -1), tr.h[:, blocked]], axis=1
+        )
+        for label_name, cue in (
+            ("dnrs", tr.labels["primary"]),
+            ("dnrs_secondary", tr.labels["secondary"]),
+        ):
             v[f"e2.{label_name}.scale_{scale_key(scale)}"] = dnrs(features, cue >= 4, seed)
         v.update(empty_bus_checks(b1, iv, seeds, tr, scale_key(scale)))
     result.rows["e2_capacity"] = rows
 
     # Backward masking: cue-signal traces per capacity (Fig. 2c).
     traces = masking_traces(b1, seeds[:n_eval], cfg.masking_soa, cfg.masking_count, CAPACITY_SLOTS)
-    figures["masking"] = {"soa": cfg.masking_soa, "count": cfg.masking_count, "interval": 1,
-                          "traces": {k: np.round(x, 5).tolist() for k, x in traces.items()}}
+    figures["masking"] = {
+        "soa": cfg.masking_soa,
+        "count": cfg.masking_count,
+        "interval": 1,
+        "traces": {k: np.round(x, 5).tolist() for k, x in traces.items()},
+    }
     v["e2.masking.entry"] = float(traces["4"][0])
 
     # Bus audit (T1 Jacobian, T3 trunk isolation) on the intact agent.
@@ -122,7 +139,9 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     return result
 
 
-def empty_bus_checks(agent: Agent, iv: Intervention, seeds: np.ndarray, trace: Trace, scale: str) -> dict[str, float]:
+def empty_bus_checks(
+    agent: Agent, iv: Intervention, seeds: np.ndarray, trace: Trace, scale: str
+) -> dict[str, float]:
     """The records the empty-bus rule reads (``labcore.experiments.construction``; issue 22).
 
     ``e2.check.bus_empty.<scale>``: 1.0 if every workspace slot is zero at every step of every
@@ -134,9 +153,19 @@ def empty_bus_checks(agent: Agent, iv: Intervention, seeds: np.ndarray, trace: T
     empty = bool(not np.any(trace.slots))
     out = {f"e2.check.bus_empty.{scale}": float(empty)}
     if empty:
-        same = all(np.array_equal(rollout(agent, E.DUAL_TASK, seeds, iv,
-                                          trial_overrides={"primary": value, "secondary": value}).h, trace.h)
-                   for value in (0, N_CUE_VALUES - 1))
+        same = all(
+            np.array_equal(
+                rollout(
+                    agent,
+                    E.DUAL_TASK,
+                    seeds,
+                    iv,
+                    trial_overrides={"primary": value, "secondary": value},
+                ).h,
+                trace.h,
+            )
+            for value in (0, N_CUE_VALUES - 1)
+        )
         out[f"e2.check.trunk_cue_free.{scale}"] = float(same)
     return out
 
@@ -149,7 +178,9 @@ def dnrs(features: np.ndarray, labels: np.ndarray, seed: int) -> float:
     """
     if min(labels.sum(), (~labels).sum()) < DNRS_SPLITS:
         return float("nan")
-    return undefined_as_nan(lambda: delta_nrs(features, labels, n_splits=DNRS_SPLITS, seed=seed).delta)
+    return undefined_as_nan(
+        lambda: delta_nrs(features, labels, n_splits=DNRS_SPLITS, seed=seed).delta
+    )
 
 
 def bus_audit(agent: Agent, trace: Trace) -> dict[str, float]:
@@ -189,8 +220,10 @@ def bus_audit(agent: Agent, trace: Trace) -> dict[str, float]:
             rows_at = torch.as_tensor(np.flatnonzero(t == step))
             swapped_h[rows_at] = h[rows_at.roll(1)]
         isolated = agent.readout(swapped_h, slots.detach(), occupied).logits.argmax(1)
-    return {"e2.audit.jacobian": float(norms.median()),
-            "e2.audit.trunk_flips": float((isolated != decision).float().mean())}
+    return {
+        "e2.audit.jacobian": float(norms.median()),
+        "e2.audit.trunk_flips": float((isolated != decision).float().mean()),
+    }
 
 
 @functools.lru_cache(maxsize=4)
@@ -224,10 +257,12 @@ def allocation_closed_form(n_slots: int = 4, episodes: int = 20_000) -> dict[int
 
         colour_ok = chance((source == colour).any(-1))  # (E, T): answering the colour right
         object_ok = chance((source == obj).any(-1))
-        per_step = np.concatenate([colour_ok[:, : last], object_ok[:, last:]], axis=1).mean(1)
-        out[active] = {"per_step": float(per_step.mean()),
-                       "decision": float(((colour_ok[:, first] + object_ok[:, last]) / 2).mean()),
-                       "conjunction": float((colour_ok[:, first] * object_ok[:, last]).mean())}
+        per_step = np.concatenate([colour_ok[:, :last], object_ok[:, last:]], axis=1).mean(1)
+        out[active] = {
+            "per_step": float(per_step.mean()),
+            "decision": float(((colour_ok[:, first] + object_ok[:, last]) / 2).mean()),
+            "conjunction": float((colour_ok[:, first] * object_ok[:, last]).mean()),
+        }
     return out
 
 
@@ -248,13 +283,20 @@ def closed_form_values(n_slots: int = 4) -> dict[str, float]:
 
 def cross_seed(results: list[SeedResult]) -> dict[str, float]:
     """Seed-level tests of paper sec. 5.2.2 (seed is the unit of analysis)."""
-    def seeds_of(key: str) -> np.ndarray:
-        return np.array([r.values[key] for r in results if key in r.values and np.isfinite(r.values[key])])
 
-    out: dict[str, float] = {f"e2.closed_form.{k.split('.', 1)[1]}": v for k, v in closed_form_values().items()}
-    pairs = {"k4_vs_k2": ("e2.conjunction.k4", "e2.conjunction.k2"),
-             "b1_vs_a0": ("e2.per_step.k4", "e2.per_step.a0"),
-             "b1_vs_a1": ("e2.per_step.k4", "e2.per_step.a1")}
+    def seeds_of(key: str) -> np.ndarray:
+        return np.array(
+            [r.values[key] for r in results if key in r.values and np.isfinite(r.values[key])]
+        )
+
+    out: dict[str, float] = {
+        f"e2.closed_form.{k.split('.', 1)[1]}": v for k, v in closed_form_values().items()
+    }
+    pairs = {
+        "k4_vs_k2": ("e2.conjunction.k4", "e2.conjunction.k2"),
+        "b1_vs_a0": ("e2.per_step.k4", "e2.per_step.a0"),
+        "b1_vs_a1": ("e2.per_step.k4", "e2.per_step.a1"),
+    }
     for name, (a, b) in pairs.items():
         x, y = seeds_of(a), seeds_of(b)
         if len(x) >= 2 and len(y) >= 2:  # each test needs two seeds per group

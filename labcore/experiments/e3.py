@@ -64,13 +64,18 @@ def report_auroc(trace: Trace) -> tuple[float, bool]:
     if np.all(np.isnan(conf)):
         return CHANCE_E1, True  # no confidence head: the paper's convention (chance)
     correct = trace.agrees[at]
-    if np.isnan(value := undefined_as_nan(type2_auroc, correct, conf)):  # no wrong report, or no right one
-        return type2_auroc(correct, conf, undefined="chance"), True  # the paper's imputation (sec. 5.1.2)
+    if np.isnan(
+        value := undefined_as_nan(type2_auroc, correct, conf)
+    ):  # no wrong report, or no right one
+        return type2_auroc(
+            correct, conf, undefined="chance"
+        ), True  # the paper's imputation (sec. 5.1.2)
     return value, False
 
 
 def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
-    """Experiment 3 for one agent seed: for every kind, accuracy and OOD gaps, GBI, AUROC, titration and L75, PCI-A.
+    """Experiment 3 for one agent seed: for every kind, accuracy and OOD gaps, GBI, AUROC, titration
+    and L75, PCI-A.
 
     Parameters
     ----------
@@ -94,16 +99,23 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     id_seeds = episode_seeds(seed, "eval", 4 * cfg.e3_episodes)
     noise_seeds = id_seeds[: cfg.e3_episodes]
     points = {}
-    for kind, agent in provide_agents(result, "dual", AGENTS, seed, cache_dir, untrained=cfg.untrained).items():
+    for kind, agent in provide_agents(
+        result, "dual", AGENTS, seed, cache_dir, untrained=cfg.untrained
+    ).items():
         fixed = Intervention(**evaluation_intervention(kind))
         idt = rollout(agent, E.DUAL_TASK, id_seeds, fixed)
         ood = rollout(agent, E.DUAL_TASK_OOD, id_seeds, fixed)
-        acc_id, acc_ood = float(idt.decision_accuracy().mean()), float(ood.decision_accuracy().mean())
+        acc_id, acc_ood = (
+            float(idt.decision_accuracy().mean()),
+            float(ood.decision_accuracy().mean()),
+        )
         v[f"e3.accuracy.{kind}"] = acc_id
         v[f"e3.accuracy_ood.{kind}"] = acc_ood
         v[f"e3.ood_gap.{kind}"] = acc_id - acc_ood
         # Exploratory (post hoc): a second shift that exceeds the workspace's capacity.
-        overflow = rollout(agent, E.DUAL_TASK, id_seeds, fixed, task_options={"mask_counts": (OVERFLOW_MASKS,)})
+        overflow = rollout(
+            agent, E.DUAL_TASK, id_seeds, fixed, task_options={"mask_counts": (OVERFLOW_MASKS,)}
+        )
         v[f"e3.ood_gap_overflow.{kind}"] = acc_id - float(overflow.decision_accuracy().mean())
         window = idt.slots[:, idt.report_steps()] if agent.config.workspace else None
         # The registered composite reads the signed GBI (0 without a bus, the paper's convention);
@@ -120,27 +132,73 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         v[f"e3.auroc_imputed.{kind}"] = float(imputed)
         target = noise_target(agent)
         for noise_mode in NOISE_MODES:
-            accs = titration(agent, noise_seeds, cfg.sigmas, noise_mode=noise_mode, target=target,
-                             fixed=evaluation_intervention(kind))
+            accs = titration(
+                agent,
+                noise_seeds,
+                cfg.sigmas,
+                noise_mode=noise_mode,
+                target=target,
+                fixed=evaluation_intervention(kind),
+            )
             result.l75[l75_key(kind, noise_mode)] = l75_dict(l75(cfg.sigmas, accs))
-            rows += [{"agent": kind, "noise_mode": noise_mode, "noise": target, "seed": seed, "sigma": s, "accuracy": a}
-                     for s, a in zip(cfg.sigmas, accs, strict=True)]
+            rows += [
+                {
+                    "agent": kind,
+                    "noise_mode": noise_mode,
+                    "noise": target,
+                    "seed": seed,
+                    "sigma": s,
+                    "accuracy": a,
+                }
+                for s, a in zip(cfg.sigmas, accs, strict=True)
+            ]
         if kind in ("b1", "b2", "b2_ws"):
-            accs = titration(agent, noise_seeds, cfg.sigmas, noise_mode="stored", target="carrier",
-                             fixed=evaluation_intervention(kind))
+            accs = titration(
+                agent,
+                noise_seeds,
+                cfg.sigmas,
+                noise_mode="stored",
+                target="carrier",
+                fixed=evaluation_intervention(kind),
+            )
             result.l75[f"e3.l75_carrier.{kind}"] = l75_dict(l75(cfg.sigmas, accs))
-            rows += [{"agent": kind, "noise_mode": "stored", "noise": "carrier", "seed": seed, "sigma": s, "accuracy": a}
-                     for s, a in zip(cfg.sigmas, accs, strict=True)]
-        pci_by, correct = pci_values(agent, noise_seeds, ("zlib", "evoked"), pulse_step=cfg.pulse_step,
-                                     pulse_sigma=cfg.pulse_sigma, fixed=fixed)
+            rows += [
+                {
+                    "agent": kind,
+                    "noise_mode": "stored",
+                    "noise": "carrier",
+                    "seed": seed,
+                    "sigma": s,
+                    "accuracy": a,
+                }
+                for s, a in zip(cfg.sigmas, accs, strict=True)
+            ]
+        pci_by, correct = pci_values(
+            agent,
+            noise_seeds,
+            ("zlib", "evoked"),
+            pulse_step=cfg.pulse_step,
+            pulse_sigma=cfg.pulse_sigma,
+            fixed=fixed,
+        )
         pci, evoked = pci_by["zlib"], pci_by["evoked"]
         v[f"e3.pci_a.{kind}"] = float(np.nanmean(pci)) if np.isfinite(pci).any() else float("nan")
-        v[f"e3.pci_a_evoked.{kind}"] = float(np.nanmean(evoked)) if np.isfinite(evoked).any() else float("nan")
-        with ignore_undefined():  # no correct or no wrong trial: undefined (nan), counted as 0 below
+        v[f"e3.pci_a_evoked.{kind}"] = (
+            float(np.nanmean(evoked)) if np.isfinite(evoked).any() else float("nan")
+        )
+        with (
+            ignore_undefined()
+        ):  # no correct or no wrong trial: undefined (nan), counted as 0 below
             dpci = delta_pci(pci[correct & np.isfinite(pci)], pci[~correct & np.isfinite(pci)])
         v[f"e3.dpci.{kind}"] = dpci
-        points[kind] = {"gap": acc_id - acc_ood, "gap_overflow": v[f"e3.ood_gap_overflow.{kind}"], "gbi": gbi,
-                        "gbi_abs": gbi_abs, "dpci": dpci, "auroc": auroc}
+        points[kind] = {
+            "gap": acc_id - acc_ood,
+            "gap_overflow": v[f"e3.ood_gap_overflow.{kind}"],
+            "gbi": gbi,
+            "gbi_abs": gbi_abs,
+            "dpci": dpci,
+            "auroc": auroc,
+        }
     result.rows["e3_titration"] = rows
     result.figures = {"points": points}
     return result
@@ -148,9 +206,20 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
 
 def composite_points(results: list[SeedResult]) -> list[dict]:
     """One point per (agent kind, seed) for the composite regression (Fig. 3b-c)."""
-    return [{"agent": name, "seed": r.seed, "ood_gap": p["gap"], "ood_gap_overflow": p["gap_overflow"],
-             "gbi": p["gbi"], "gbi_abs": p["gbi_abs"], "dpci": p["dpci"], "auroc": p["auroc"]}
-            for r in results for name, p in r.figures.get("points", {}).items()]
+    return [
+        {
+            "agent": name,
+            "seed": r.seed,
+            "ood_gap": p["gap"],
+            "ood_gap_overflow": p["gap_overflow"],
+            "gbi": p["gbi"],
+            "gbi_abs": p["gbi_abs"],
+            "dpci": p["dpci"],
+            "auroc": p["auroc"],
+        }
+        for r in results
+        for name, p in r.figures.get("points", {}).items()
+    ]
 
 
 def composite(points: list[dict], gap: str = "ood_gap", gbi: str = "gbi") -> dict[str, float]:
@@ -167,11 +236,24 @@ def composite(points: list[dict], gap: str = "ood_gap", gbi: str = "gbi") -> dic
     if len(points) < 5:
         return out
     with ignore_undefined():
-        reg = hierarchical_regression(y, {"gbi": x_gbi, "dpci": np.nan_to_num(dpci, nan=0.0), "auroc": auroc})
+        reg = hierarchical_regression(
+            y, {"gbi": x_gbi, "dpci": np.nan_to_num(dpci, nan=0.0), "auroc": auroc}
+        )
     s1, s2, s3 = reg.steps
-    out.update({"r2_gbi": s1.r2, "r_gbi": s1.r, "r2_gbi_dpci": s2.r2, "delta_r2_dpci": s2.delta_r2,
-                "r_loo_gbi_dpci": s2.r_loo, "r2_full": s3.r2, "delta_r2_auroc": s3.delta_r2, "r_full": s3.r,
-                "r_loo_full": s3.r_loo, "gap_sd": float(np.std(y))})
+    out.update(
+        {
+            "r2_gbi": s1.r2,
+            "r_gbi": s1.r,
+            "r2_gbi_dpci": s2.r2,
+            "delta_r2_dpci": s2.delta_r2,
+            "r_loo_gbi_dpci": s2.r_loo,
+            "r2_full": s3.r2,
+            "delta_r2_auroc": s3.delta_r2,
+            "r_full": s3.r,
+            "r_loo_full": s3.r_loo,
+            "gap_sd": float(np.std(y)),
+        }
+    )
     return {k: float(v) for k, v in out.items()}
 
 
@@ -179,6 +261,11 @@ def cross_seed(results: list[SeedResult]) -> dict[str, float]:
     """The registered composite (OOD gap, paper's GBI) and two exploratory variants."""
     points = composite_points(results)
     out = {f"e3.composite.{k}": v for k, v in composite(points).items()}
-    for tag, gap, gbi in (("abs", "ood_gap", "gbi_abs"), ("overflow", "ood_gap_overflow", "gbi_abs")):
-        out.update({f"e3.explore.composite_{tag}.{k}": v for k, v in composite(points, gap, gbi).items()})
+    for tag, gap, gbi in (
+        ("abs", "ood_gap", "gbi_abs"),
+        ("overflow", "ood_gap_overflow", "gbi_abs"),
+    ):
+        out.update(
+            {f"e3.explore.composite_{tag}.{k}": v for k, v in composite(points, gap, gbi).items()}
+        )
     return out

@@ -6,7 +6,8 @@ conditions (:func:`labcore.experiments.e1.conditions`: intact, the no-rewire sel
 bus-off, and the two blind ablations) and is measured with E1's functions
 (:func:`labcore.experiments.e1.view_values`), plus the opt-out rate on wager trials by salience
 tercile (protocol 8.4). Per-seed contrasts that the hypotheses test paired by seed (protocol
-8.5) are computed here too; the hypothesis tests themselves are :mod:`labcore.experiments.e4_hypotheses`.
+8.5) are computed here too; the hypothesis tests themselves are
+:mod:`labcore.experiments.e4_hypotheses`.
 The learning curves (held-out AUROC and wager reward per evaluation, and every few updates of a
 wager phase with the confidence's spread, protocol 8.8.2) come from each agent's training record.
 
@@ -74,28 +75,79 @@ FIRST_SCHEDULE = "default init, wager loss from update 1, Adam, BC stopping rule
 AGAIN_SCHEDULE = "wager after the policy converged, head bias 0, bet floor 0.05"
 """What every cell of "E4 again" shares (protocol 8.8.3)."""
 ARMS: tuple[Arm, ...] = (
-    Arm("supervised", "b2_ws", "(c) supervised: confidence trained on correctness labels (E1's agent)", "labels",
-        "labels, E1's schedule"),
-    Arm("reward_wager", "reward_wager", "(a) reward only: confidence learned from the wager's payoff", "reward",
-        FIRST_SCHEDULE),
-    Arm("reward_wager_risky", "reward_wager_risky", "(a), risky payoff: a wrong bet costs 3", "reward",
-        FIRST_SCHEDULE),
-    Arm("reward_workspace", "reward_workspace", "control: confidence reads the workspace only", "reward",
-        FIRST_SCHEDULE),
-    Arm("reward_logits", "reward_logits", "control: confidence reads the policy's logits only", "reward",
-        FIRST_SCHEDULE),
-    Arm("reward_all", "reward_all", "(b) reward only, no demonstrations: policy and wager by actor-critic", "reward",
-        "A2C, default init, accuracy stopping rule"),
-    Arm("reward_late", "reward_late", "(a') reward only, wager learned once the policy converged, centred head",
-        "reward", f"{AGAIN_SCHEDULE}, centred features, Adam"),
-    Arm("reward_late_risky", "reward_late_risky", "(a'), risky payoff: a wrong bet costs 3", "reward",
-        f"{AGAIN_SCHEDULE}, centred features, Adam"),
-    Arm("reward_late_uncentred", "reward_late_uncentred", "(a') without centred features", "reward",
-        f"{AGAIN_SCHEDULE}, raw features, Adam"),
-    Arm("reward_late_uncentred_sgd", "reward_late_uncentred_sgd", "(a') without centred features, wager head by SGD",
-        "reward", f"{AGAIN_SCHEDULE}, raw features, SGD 0.1"),
+    Arm(
+        "supervised",
+        "b2_ws",
+        "(c) supervised: confidence trained on correctness labels (E1's agent)",
+        "labels",
+        "labels, E1's schedule",
+    ),
+    Arm(
+        "reward_wager",
+        "reward_wager",
+        "(a) reward only: confidence learned from the wager's payoff",
+        "reward",
+        FIRST_SCHEDULE,
+    ),
+    Arm(
+        "reward_wager_risky",
+        "reward_wager_risky",
+        "(a), risky payoff: a wrong bet costs 3",
+        "reward",
+        FIRST_SCHEDULE,
+    ),
+    Arm(
+        "reward_workspace",
+        "reward_workspace",
+        "control: confidence reads the workspace only",
+        "reward",
+        FIRST_SCHEDULE,
+    ),
+    Arm(
+        "reward_logits",
+        "reward_logits",
+        "control: confidence reads the policy's logits only",
+        "reward",
+        FIRST_SCHEDULE,
+    ),
+    Arm(
+        "reward_all",
+        "reward_all",
+        "(b) reward only, no demonstrations: policy and wager by actor-critic",
+        "reward",
+        "A2C, default init, accuracy stopping rule",
+    ),
+    Arm(
+        "reward_late",
+        "reward_late",
+        "(a') reward only, wager learned once the policy converged, centred head",
+        "reward",
+        f"{AGAIN_SCHEDULE}, centred features, Adam",
+    ),
+    Arm(
+        "reward_late_risky",
+        "reward_late_risky",
+        "(a'), risky payoff: a wrong bet costs 3",
+        "reward",
+        f"{AGAIN_SCHEDULE}, centred features, Adam",
+    ),
+    Arm(
+        "reward_late_uncentred",
+        "reward_late_uncentred",
+        "(a') without centred features",
+        "reward",
+        f"{AGAIN_SCHEDULE}, raw features, Adam",
+    ),
+    Arm(
+        "reward_late_uncentred_sgd",
+        "reward_late_uncentred_sgd",
+        "(a') without centred features, wager head by SGD",
+        "reward",
+        f"{AGAIN_SCHEDULE}, raw features, SGD 0.1",
+    ),
 )
-"""E4's arms in display order: one entry per arm (protocol 8.3, then the cells of "E4 again", 8.8.3);
+"""E4's arms in display order: one entry per arm (protocol 8.3, then the cells of "E4 again",
+8.8.3);
 a new arm is one more entry (its kind must also be in ``KINDS_OF_EXPERIMENT["e4"]``, which
 provisions the agents)."""
 ARMS_BY_NAME = {a.name: a for a in ARMS}
@@ -106,8 +158,15 @@ REFERENCE = "supervised"
 """Arm (c), the reference of the paired contrasts."""
 TERCILES = ("low", "mid", "high")
 """Salience terciles, faintest first (protocol 8.4)."""
-CURVE_FIELDS = ("agreement", "heldout_auroc", "heldout_confidence", "heldout_wager_reward",
-                "heldout_confidence_sd", "heldout_confidence_distinct", "heldout_spread_bets")
+CURVE_FIELDS = (
+    "agreement",
+    "heldout_auroc",
+    "heldout_confidence",
+    "heldout_wager_reward",
+    "heldout_confidence_sd",
+    "heldout_confidence_distinct",
+    "heldout_spread_bets",
+)
 """Per-evaluation numbers of a training record's ``history`` (and ``wager_curve``) carried into
 ``e4_curves.csv``; the last three are the spread of protocol 8.8.4 (absent from older records)."""
 
@@ -126,7 +185,8 @@ def tercile_edges(config: WageringConfig | None = None) -> np.ndarray:
 
 
 def skip_by_salience(view: MetacognitionView, edges: np.ndarray | None = None) -> dict[str, float]:
-    """Opt-outs on the wager trials of each salience tercile (``skip_low``, ``skip_mid``, ``skip_high``).
+    """Opt-outs on the wager trials of each salience tercile (``skip_low``, ``skip_mid``,
+    ``skip_high``).
 
     The same rule as E1's opt-out rate (:func:`labcore.markers.skip_fraction`: confidence at or
     below 0.5) on the wager trials with a confidence whose salience falls in the tercile; nan
@@ -135,8 +195,10 @@ def skip_by_salience(view: MetacognitionView, edges: np.ndarray | None = None) -
     edges = tercile_edges() if edges is None else edges
     band = np.clip(np.digitize(view.salience, edges[1:-1], right=False), 0, len(TERCILES) - 1)
     wagered = view.wager.astype(bool) & view.answered
-    return {f"skip_{name}": on_selected(wagered & (band == i), skip_fraction, view.confidence)
-            for i, name in enumerate(TERCILES)}
+    return {
+        f"skip_{name}": on_selected(wagered & (band == i), skip_fraction, view.confidence)
+        for i, name in enumerate(TERCILES)
+    }
 
 
 def auroc_spread(view: MetacognitionView) -> dict[str, float]:
@@ -144,7 +206,10 @@ def auroc_spread(view: MetacognitionView) -> dict[str, float]:
     confidence): ``confidence_distinct``, ``spread_bets``, ``auroc_meaningful`` (protocol 8.8.4)."""
     answered = view.decided & np.isfinite(view.confidence)
     spread = confidence_spread(view.confidence[answered]) if answered.any() else {}
-    return {k: spread.get(k, float("nan")) for k in ("confidence_distinct", "spread_bets", "auroc_meaningful")}
+    return {
+        k: spread.get(k, float("nan"))
+        for k in ("confidence_distinct", "spread_bets", "auroc_meaningful")
+    }
 
 
 def head_mean_cosine(agent: object, view: MetacognitionView) -> float:
@@ -202,9 +267,17 @@ def _cell(value: object) -> float | None:
 
 
 def curve_rows(arm: Arm, seed: int, history: list[dict]) -> list[dict]:
-    """``e4_curves`` rows of one agent: arm, seed, update and :data:`CURVE_FIELDS` per evaluation."""
-    return [{"arm": arm.name, "seed": seed, "update": h["update"], **{k: _cell(h.get(k)) for k in CURVE_FIELDS}}
-            for h in history]
+    """``e4_curves`` rows of one agent: arm, seed, update and :data:`CURVE_FIELDS` per
+    evaluation."""
+    return [
+        {
+            "arm": arm.name,
+            "seed": seed,
+            "update": h["update"],
+            **{k: _cell(h.get(k)) for k in CURVE_FIELDS},
+        }
+        for h in history
+    ]
 
 
 def contrasts(values: dict[str, float]) -> dict[str, float]:
@@ -219,8 +292,11 @@ def contrasts(values: dict[str, float]) -> dict[str, float]:
             ref = values.get(f"e4.auroc.{REFERENCE}.self_on", nan)
             out[f"e4.auroc_gap.{a}"] = values.get(f"e4.auroc.{a}.self_on", nan) - ref
         out[f"e4.skip_salience.{a}"] = values.get(f"e4.skip_low.{a}.self_on", nan) - values.get(
-            f"e4.skip_high.{a}.self_on", nan)
-        out[f"e4.accuracy_change.{a}"] = values[f"e4.accuracy.{a}.self_off"] - values[f"e4.accuracy.{a}.self_on"]
+            f"e4.skip_high.{a}.self_on", nan
+        )
+        out[f"e4.accuracy_change.{a}"] = (
+            values[f"e4.accuracy.{a}.self_off"] - values[f"e4.accuracy.{a}.self_on"]
+        )
     return out
 
 
@@ -235,22 +311,33 @@ def cross_seed(results: list[SeedResult]) -> dict[str, float]:
     say) or two agents in twenty opting out on everything and the rest on nothing; these counts
     tell the two apart. Seeds without a defined rate (no wager trial answered) are not counted.
 
-    >>> r = [SeedResult("e4", s, values={"e4.skip.reward_wager.self_on": x}) for s, x in enumerate([1.0, 0.0, 0.0])]
+    >>> r = [SeedResult("e4", s, values={"e4.skip.reward_wager.self_on": x}) for s,
+    ...      x in enumerate([1.0, 0.0, 0.0])]
     >>> cross_seed(r)
-    {'e4.seeds_opting_out_always.reward_wager': 1.0, 'e4.seeds_opting_out_never.reward_wager': 2.0, \
+    {'e4.seeds_opting_out_always.reward_wager': 1.0, 'e4.seeds_opting_out_never.reward_wager': 2.0,
+    \
 'e4.seeds_opting_out_measured.reward_wager': 3.0}
     """
     out: dict[str, float] = {}
     for arm in ARMS:
-        rates = np.array([r.values[key] for r in results
-                          if (key := f"e4.skip.{arm.name}.self_on") in r.values], dtype=float)
+        rates = np.array(
+            [r.values[key] for r in results if (key := f"e4.skip.{arm.name}.self_on") in r.values],
+            dtype=float,
+        )
         rates = rates[np.isfinite(rates)]
         if rates.size:
-            out[f"e4.seeds_opting_out_always.{arm.name}"] = float((rates >= 1 - ALL_OR_NOTHING).sum())
+            out[f"e4.seeds_opting_out_always.{arm.name}"] = float(
+                (rates >= 1 - ALL_OR_NOTHING).sum()
+            )
             out[f"e4.seeds_opting_out_never.{arm.name}"] = float((rates <= ALL_OR_NOTHING).sum())
             out[f"e4.seeds_opting_out_measured.{arm.name}"] = float(rates.size)
-        for what in ("train_updates", "wager_updates"):  # a cell's schedule, as its agents' records give it
-            updates = [r.values[key] for r in results if (key := f"e4.{what}.{arm.name}") in r.values]
+        for what in (
+            "train_updates",
+            "wager_updates",
+        ):  # a cell's schedule, as its agents' records give it
+            updates = [
+                r.values[key] for r in results if (key := f"e4.{what}.{arm.name}") in r.values
+            ]
             if updates:
                 out[f"e4.{what}_min.{arm.name}"] = float(min(updates))
                 out[f"e4.{what}_max.{arm.name}"] = float(max(updates))
@@ -258,7 +345,8 @@ def cross_seed(results: list[SeedResult]) -> dict[str, float]:
 
 
 def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
-    """Experiment 4 for one agent seed: every arm under E1's five conditions, the contrasts, the curves.
+    """Experiment 4 for one agent seed: every arm under E1's five conditions, the contrasts, the
+    curves.
 
     Parameters
     ----------
@@ -277,7 +365,9 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     """
     torch.set_num_threads(1)
     result = SeedResult("e4", seed)
-    agents = provide_agents(result, TASK, [a.kind for a in ARMS], seed, cache_dir, untrained=cfg.untrained)
+    agents = provide_agents(
+        result, TASK, [a.kind for a in ARMS], seed, cache_dir, untrained=cfg.untrained
+    )
     episodes = episode_seeds(seed, "eval", cfg.e1_trials)
     edges = tercile_edges()
     trials, curves = [], []
@@ -289,7 +379,9 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         for name, iv in conditions(seed).items():
             view = views[name] = metacognition(agent, iv, episodes)
             numbers = {**view_values(view), **skip_by_salience(view, edges), **auroc_spread(view)}
-            result.values.update({f"e4.{metric}.{arm.name}.{name}": x for metric, x in numbers.items()})
+            result.values.update(
+                {f"e4.{metric}.{arm.name}.{name}": x for metric, x in numbers.items()}
+            )
             trials += trial_rows(view, {"arm": arm.name, "seed": seed, "condition": name})
             if name == "self_on" and agent.config.self_model:
                 result.values[f"e4.head_mean_cosine.{arm.name}"] = head_mean_cosine(agent, view)

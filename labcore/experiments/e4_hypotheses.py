@@ -58,9 +58,11 @@ class Condition:
     arm: str = "reward_wager"
     """The arm whose presence in the result set this condition needs."""
     required: bool = True
-    """False for arm (b), exploratory (protocol 8.5): its absence leaves the rest of the test standing."""
+    """False for arm (b), exploratory (protocol 8.5): its absence leaves the rest of the test
+    standing."""
     short: str = ""
-    """The condition as a claim in a few words (the answer paragraph), e.g. "a higher ECE than (c)"."""
+    """The condition as a claim in a few words (the answer paragraph), e.g. "a higher ECE than
+    (c)"."""
     paired: bool = False
     """With ``versus``: the t interval of the per-seed differences ``key - versus`` (paired by seed)
     instead of Welch's interval of two independent groups."""
@@ -72,7 +74,8 @@ class Condition:
     def arms(self) -> tuple[str, ...]:
         """The arms whose presence the condition needs: its own and that of ``versus``.
 
-        >>> Condition("x", "e4.auroc.a.self_on", "", _above(0), versus="e4.auroc.b.self_on", arm="a").arms
+        >>> Condition("x", "e4.auroc.a.self_on", "", _above(0), versus="e4.auroc.b.self_on",
+        ...           arm="a").arms
         ('a', 'b')
         """
         return (self.arm,) if self.versus is None else (self.arm, self.versus.split(".")[2])
@@ -104,70 +107,230 @@ def _within(margin: float) -> Callable[[Interval], bool]:
 
 A, C = "reward_wager", "supervised"
 HYPOTHESES: tuple[Hypothesis, ...] = (
-    Hypothesis("H1", "Arm (a)'s Type-2 AUROC is above chance (0.5): confidence learned from reward alone tells "
-               "right from wrong.", (
-                   Condition("arm (a) AUROC", f"e4.auroc.{A}.self_on", "interval's lower bound above 0.5",
-                             _above(0.5)),), primary=True),
-    Hypothesis("H2", "Arm (a)'s AUROC is below the supervised arm's (c).", (
-        Condition("AUROC (a) minus (c), paired by seed", f"e4.auroc_gap.{A}", "interval below 0", _below(0.0)),)),
-    Hypothesis("H3", "Under the standard payoff arm (a) opts out on fewer wager trials than (c) and is less "
-               "calibrated (higher ECE): its confidence is pushed toward 'always bet'.", (
-                   Condition("opt-outs (a) minus (c)", f"e4.skip.{A}.self_on", "interval below 0", _below(0.0),
-                             versus=f"e4.skip.{C}.self_on", short="fewer opt-outs than (c)"),
-                   Condition("ECE (a) minus (c)", f"e4.ece.{A}.self_on", "interval above 0", _above(0.0),
-                             versus=f"e4.ece.{C}.self_on", short="a higher ECE than (c)"))),
-    Hypothesis("H4", "Under the risky payoff (a wrong bet costs 3) the opt-out rate rises as the flash gets "
-               "fainter: more opt-outs on the faintest third than on the brightest.", (
-                   Condition("opt-outs faintest minus brightest third, paired by seed",
-                             "e4.skip_salience.reward_wager_risky", "interval above 0", _above(0.0),
-                             arm="reward_wager_risky"),)),
-    Hypothesis("H5", "Zeroing z_self leaves accuracy unchanged and sets AUROC to 0.5 in arms (a) and (b).", (
-        Condition("arm (a): accuracy change when z_self is zeroed", f"e4.accuracy_change.{A}", "0 on every seed",
-                  _within(0.0), every_seed=0.0),
-        Condition("arm (a): AUROC with z_self zeroed", f"e4.auroc.{A}.self_off", "0.5 on every seed", _within(0.0),
-                  every_seed=0.5),
-        Condition("arm (b): accuracy change when z_self is zeroed", "e4.accuracy_change.reward_all",
-                  "0 on every seed", _within(0.0), every_seed=0.0, arm="reward_all", required=False),
-        Condition("arm (b): AUROC with z_self zeroed", "e4.auroc.reward_all.self_off", "0.5 on every seed",
-                  _within(0.0), every_seed=0.5, arm="reward_all", required=False)),
-               by_construction="the policy reads the workspace, never z_self, so zeroing it cannot change a "
-                               "choice; and a zeroed z_self feeds the confidence head a constant, whose AUROC is "
-                               "0.5 exactly (protocol 8.5: reported, not counted)"),
-    Hypothesis("H6", "Controls: a confidence reading only the policy's logits reaches an AUROC within 0.05 of "
-               "arm (a); one reading only the workspace reaches a lower one.", (
-                   Condition("AUROC logits-only minus (a)", "e4.auroc.reward_logits.self_on",
-                             "interval within -0.05..0.05", _within(0.05), versus=f"e4.auroc.{A}.self_on",
-                             arm="reward_logits", short="logits-only within 0.05 of (a)"),
-                   Condition("AUROC workspace-only minus (a)", "e4.auroc.reward_workspace.self_on", "interval below 0",
-                             _below(0.0), versus=f"e4.auroc.{A}.self_on", arm="reward_workspace",
-                             short="workspace-only lower than (a)"))),
+    Hypothesis(
+        "H1",
+        "Arm (a)'s Type-2 AUROC is above chance (0.5): confidence learned from reward alone tells "
+        "right from wrong.",
+        (
+            Condition(
+                "arm (a) AUROC",
+                f"e4.auroc.{A}.self_on",
+                "interval's lower bound above 0.5",
+                _above(0.5),
+            ),
+        ),
+        primary=True,
+    ),
+    Hypothesis(
+        "H2",
+        "Arm (a)'s AUROC is below the supervised arm's (c).",
+        (
+            Condition(
+                "AUROC (a) minus (c), paired by seed",
+                f"e4.auroc_gap.{A}",
+                "interval below 0",
+                _below(0.0),
+            ),
+        ),
+    ),
+    Hypothesis(
+        "H3",
+        "Under the standard payoff arm (a) opts out on fewer wager trials than (c) and is less "
+        "calibrated (higher ECE): its confidence is pushed toward 'always bet'.",
+        (
+            Condition(
+                "opt-outs (a) minus (c)",
+                f"e4.skip.{A}.self_on",
+                "interval below 0",
+                _below(0.0),
+                versus=f"e4.skip.{C}.self_on",
+                short="fewer opt-outs than (c)",
+            ),
+            Condition(
+                "ECE (a) minus (c)",
+                f"e4.ece.{A}.self_on",
+                "interval above 0",
+                _above(0.0),
+                versus=f"e4.ece.{C}.self_on",
+                short="a higher ECE than (c)",
+            ),
+        ),
+    ),
+    Hypothesis(
+        "H4",
+        "Under the risky payoff (a wrong bet costs 3) the opt-out rate rises as the flash gets "
+        "fainter: more opt-outs on the faintest third than on the brightest.",
+        (
+            Condition(
+                "opt-outs faintest minus brightest third, paired by seed",
+                "e4.skip_salience.reward_wager_risky",
+                "interval above 0",
+                _above(0.0),
+                arm="reward_wager_risky",
+            ),
+        ),
+    ),
+    Hypothesis(
+        "H5",
+        "Zeroing z_self leaves accuracy unchanged and sets AUROC to 0.5 in arms (a) and (b).",
+        (
+            Condition(
+                "arm (a): accuracy change when z_self is zeroed",
+                f"e4.accuracy_change.{A}",
+                "0 on every seed",
+                _within(0.0),
+                every_seed=0.0,
+            ),
+            Condition(
+                "arm (a): AUROC with z_self zeroed",
+                f"e4.auroc.{A}.self_off",
+                "0.5 on every seed",
+                _within(0.0),
+                every_seed=0.5,
+            ),
+            Condition(
+                "arm (b): accuracy change when z_self is zeroed",
+                "e4.accuracy_change.reward_all",
+                "0 on every seed",
+                _within(0.0),
+                every_seed=0.0,
+                arm="reward_all",
+                required=False,
+            ),
+            Condition(
+                "arm (b): AUROC with z_self zeroed",
+                "e4.auroc.reward_all.self_off",
+                "0.5 on every seed",
+                _within(0.0),
+                every_seed=0.5,
+                arm="reward_all",
+                required=False,
+            ),
+        ),
+        by_construction="the policy reads the workspace, never z_self, so zeroing it cannot "
+        "change a "
+        "choice; and a zeroed z_self feeds the confidence head a constant, whose AUROC is "
+        "0.5 exactly (protocol 8.5: reported, not counted)",
+    ),
+    Hypothesis(
+        "H6",
+        "Controls: a confidence reading only the policy's logits reaches an AUROC within 0.05 of "
+        "arm (a); one reading only the workspace reaches a lower one.",
+        (
+            Condition(
+                "AUROC logits-only minus (a)",
+                "e4.auroc.reward_logits.self_on",
+                "interval within -0.05..0.05",
+                _within(0.05),
+                versus=f"e4.auroc.{A}.self_on",
+                arm="reward_logits",
+                short="logits-only within 0.05 of (a)",
+            ),
+            Condition(
+                "AUROC workspace-only minus (a)",
+                "e4.auroc.reward_workspace.self_on",
+                "interval below 0",
+                _below(0.0),
+                versus=f"e4.auroc.{A}.self_on",
+                arm="reward_workspace",
+                short="workspace-only lower than (a)",
+            ),
+        ),
+    ),
 )
-"""Protocol 8.5, as registered (arm (a) = ``reward_wager``, (b) = ``reward_all``, (c) = ``supervised``)."""
-A2, RISKY2, RAW, SGD = "reward_late", "reward_late_risky", "reward_late_uncentred", "reward_late_uncentred_sgd"
+"""Protocol 8.5, as registered (arm (a) = ``reward_wager``, (b) = ``reward_all``, (c) =
+``supervised``)."""
+A2, RISKY2, RAW, SGD = (
+    "reward_late",
+    "reward_late_risky",
+    "reward_late_uncentred",
+    "reward_late_uncentred_sgd",
+)
 HYPOTHESES_AGAIN: tuple[Hypothesis, ...] = (
-    Hypothesis("R1", "Cell (a'), the wager learned from reward once the policy had converged, with a centred head: "
-               "its Type-2 AUROC is above chance and meaningful (its confidence's spread changes bets).", (
-                   Condition("cell (a') AUROC", f"e4.auroc.{A2}.self_on", "interval's lower bound above 0.5",
-                             _above(0.5), arm=A2, short="an AUROC above 0.5"),
-                   Condition("cell (a'): seeds whose AUROC is meaningful", f"e4.auroc_meaningful.{A2}.self_on",
-                             "the spread rule holds on more than half of the seeds", _above(0.5), arm=A2,
-                             majority=True, short="a meaningful spread")), primary=True),
-    Hypothesis("R2", "Under the risky payoff (a wrong bet costs 3) cell (a') opts out more on the faintest third of "
-               "flashes than on the brightest.", (
-                   Condition("opt-outs faintest minus brightest third, paired by seed", f"e4.skip_salience.{RISKY2}",
-                             "interval above 0", _above(0.0), arm=RISKY2),)),
-    Hypothesis("R3", "Centring: cell (a')'s AUROC is above that of the same cell with raw self-model features.", (
-        Condition("AUROC centred minus raw features, paired by seed", f"e4.auroc.{A2}.self_on", "interval above 0",
-                  _above(0.0), versus=f"e4.auroc.{RAW}.self_on", paired=True, arm=A2),)),
-    Hypothesis("R4", "Optimiser: with plain SGD instead of Adam on the wager head (raw features) the head's weight "
-               "points less along the mean z_self and the AUROC is higher.", (
-                   Condition("head-weight cosine with the mean z_self, SGD minus Adam, paired by seed",
-                             f"e4.head_mean_cosine.{SGD}", "interval below 0", _below(0.0),
-                             versus=f"e4.head_mean_cosine.{RAW}", paired=True, arm=SGD,
-                             short="a head less aligned with the mean z_self"),
-                   Condition("AUROC SGD minus Adam, paired by seed", f"e4.auroc.{SGD}.self_on", "interval above 0",
-                             _above(0.0), versus=f"e4.auroc.{RAW}.self_on", paired=True, arm=SGD,
-                             short="a higher AUROC"))),
+    Hypothesis(
+        "R1",
+        "Cell (a'), the wager learned from reward once the policy had converged, with "
+        "a centred head: "
+        "its Type-2 AUROC is above chance and meaningful (its confidence's spread changes bets).",
+        (
+            Condition(
+                "cell (a') AUROC",
+                f"e4.auroc.{A2}.self_on",
+                "interval's lower bound above 0.5",
+                _above(0.5),
+                arm=A2,
+                short="an AUROC above 0.5",
+            ),
+            Condition(
+                "cell (a'): seeds whose AUROC is meaningful",
+                f"e4.auroc_meaningful.{A2}.self_on",
+                "the spread rule holds on more than half of the seeds",
+                _above(0.5),
+                arm=A2,
+                majority=True,
+                short="a meaningful spread",
+            ),
+        ),
+        primary=True,
+    ),
+    Hypothesis(
+        "R2",
+        "Under the risky payoff (a wrong bet costs 3) cell (a') opts out more on the "
+        "faintest third of "
+        "flashes than on the brightest.",
+        (
+            Condition(
+                "opt-outs faintest minus brightest third, paired by seed",
+                f"e4.skip_salience.{RISKY2}",
+                "interval above 0",
+                _above(0.0),
+                arm=RISKY2,
+            ),
+        ),
+    ),
+    Hypothesis(
+        "R3",
+        "Centring: cell (a')'s AUROC is above that of the same cell with raw self-model features.",
+        (
+            Condition(
+                "AUROC centred minus raw features, paired by seed",
+                f"e4.auroc.{A2}.self_on",
+                "interval above 0",
+                _above(0.0),
+                versus=f"e4.auroc.{RAW}.self_on",
+                paired=True,
+                arm=A2,
+            ),
+        ),
+    ),
+    Hypothesis(
+        "R4",
+        "Optimiser: with plain SGD instead of Adam on the wager head (raw features) "
+        "the head's weight "
+        "points less along the mean z_self and the AUROC is higher.",
+        (
+            Condition(
+                "head-weight cosine with the mean z_self, SGD minus Adam, paired by seed",
+                f"e4.head_mean_cosine.{SGD}",
+                "interval below 0",
+                _below(0.0),
+                versus=f"e4.head_mean_cosine.{RAW}",
+                paired=True,
+                arm=SGD,
+                short="a head less aligned with the mean z_self",
+            ),
+            Condition(
+                "AUROC SGD minus Adam, paired by seed",
+                f"e4.auroc.{SGD}.self_on",
+                "interval above 0",
+                _above(0.0),
+                versus=f"e4.auroc.{RAW}.self_on",
+                paired=True,
+                arm=SGD,
+                short="a higher AUROC",
+            ),
+        ),
+    ),
 )
 """Protocol 8.8.5, as registered: the cells of "E4 again" (8.8.3); R1 is primary."""
 HYPOTHESES = HYPOTHESES + HYPOTHESES_AGAIN
@@ -184,19 +347,27 @@ def per_seed(results: Sequence[SeedResult]) -> dict[str, dict[int, float]]:
     return out
 
 
-def _interval(condition: Condition, values: Mapping[str, Mapping[int, float]]) -> tuple[float, Interval, int, str]:
+def _interval(
+    condition: Condition, values: Mapping[str, Mapping[int, float]]
+) -> tuple[float, Interval, int, str]:
     """(estimate, interval, seeds, kind of interval) of one condition; nan where undefined."""
     a = np.asarray(list(values.get(condition.key, {}).values()), float)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # an undefined interval is reported as such, not warned about
+        warnings.simplefilter(
+            "ignore"
+        )  # an undefined interval is reported as such, not warned about
         if condition.majority:
             share = float((a == 1).mean()) if a.size else math.nan
             return share, (share, share), int(a.size), "share of seeds"
         if condition.paired and condition.versus is not None:
             mine, other = values.get(condition.key, {}), values.get(condition.versus, {})
             d = np.asarray([mine[s] - other[s] for s in sorted(set(mine) & set(other))], float)
-            return (float(d.mean()) if d.size else math.nan), (t_interval(d) if d.size else (math.nan, math.nan)), \
-                int(d.size), "paired t interval"
+            return (
+                (float(d.mean()) if d.size else math.nan),
+                (t_interval(d) if d.size else (math.nan, math.nan)),
+                int(d.size),
+                "paired t interval",
+            )
         if condition.every_seed is not None:
             lo, hi = (float(a.min()), float(a.max())) if a.size else (math.nan, math.nan)
             return (float(a.mean()) if a.size else math.nan), (lo, hi), int(a.size), "every seed"
@@ -207,7 +378,12 @@ def _interval(condition: Condition, values: Mapping[str, Mapping[int, float]]) -
         b = np.asarray(list(values.get(condition.versus, {}).values()), float)
         estimate = float(a.mean() - b.mean()) if a.size and b.size else math.nan
         ci = welch_interval(a, b) if a.size and b.size else (math.nan, math.nan)
-        return estimate, ci, int(min(a.size, b.size)), "Welch t interval (independent groups of seeds)"
+        return (
+            estimate,
+            ci,
+            int(min(a.size, b.size)),
+            "Welch t interval (independent groups of seeds)",
+        )
 
 
 def evaluate(results: Sequence[SeedResult]) -> list[dict[str, Any]]:
@@ -232,30 +408,56 @@ def evaluate(results: Sequence[SeedResult]) -> list[dict[str, Any]]:
     for h in HYPOTHESES:
         rows = []
         for c in h.conditions:
-            row = {"what": c.what, "short": c.short or c.what, "key": c.key, "versus": c.versus, "rule": c.rule,
-                   "arm": c.arm, "arms": list(c.arms),
-                   "estimate": None, "ci95": None, "interval": None, "n": 0, "holds": None,
-                   "tested": all(arm in present for arm in c.arms)}
+            row = {
+                "what": c.what,
+                "short": c.short or c.what,
+                "key": c.key,
+                "versus": c.versus,
+                "rule": c.rule,
+                "arm": c.arm,
+                "arms": list(c.arms),
+                "estimate": None,
+                "ci95": None,
+                "interval": None,
+                "n": 0,
+                "holds": None,
+                "tested": all(arm in present for arm in c.arms),
+            }
             if row["tested"]:
                 estimate, ci, n, kind = _interval(c, values)
                 defined = all(math.isfinite(x) for x in (estimate, *ci))
                 if c.every_seed is not None:
                     defined = n > 0
-                    holds = defined and all(v == c.every_seed for v in values.get(c.key, {}).values())
+                    holds = defined and all(
+                        v == c.every_seed for v in values.get(c.key, {}).values()
+                    )
                 else:
                     holds = defined and c.holds(ci)
-                row.update(estimate=estimate if math.isfinite(estimate) else None,
-                           ci95=list(ci) if defined else None, interval=kind, n=n, holds=holds if defined else None)
+                row.update(
+                    estimate=estimate if math.isfinite(estimate) else None,
+                    ci95=list(ci) if defined else None,
+                    interval=kind,
+                    n=n,
+                    holds=holds if defined else None,
+                )
             rows.append(row)
         tested = [r for r in rows if r["tested"]]
-        if not tested or any(c.required and not r["tested"] for c, r in zip(h.conditions, rows, strict=True)):
+        if not tested or any(
+            c.required and not r["tested"] for c, r in zip(h.conditions, rows, strict=True)
+        ):
             outcome = "not tested"
         elif any(r["holds"] is None for r in tested):
             outcome = "undefined"
         else:
             outcome = "supported" if all(r["holds"] for r in tested) else "not supported"
-        entry = {"id": h.id, "statement": h.statement, "primary": h.primary, "outcome": outcome,
-                 "by_construction": h.by_construction, "conditions": rows}
+        entry = {
+            "id": h.id,
+            "statement": h.statement,
+            "primary": h.primary,
+            "outcome": outcome,
+            "by_construction": h.by_construction,
+            "conditions": rows,
+        }
         entry["reason"] = reason(entry)
         out.append(entry)
     return out
@@ -275,9 +477,11 @@ def _finite(x: Any) -> bool:
 def condition_text(row: Mapping[str, Any]) -> str:
     """One tested condition in words: estimate, interval and whether the registered rule holds.
 
-    >>> condition_text({"what": "arm (a) AUROC", "estimate": 0.25, "ci95": [0.2, 0.3], "interval": "t interval", "n": 5,
+    >>> condition_text({"what": "arm (a) AUROC", "estimate": 0.25, "ci95": [0.2, 0.3],
+    ...                 "interval": "t interval", "n": 5,
     ...                 "rule": "lower bound above 0.5", "holds": False, "tested": True})
-    'arm (a) AUROC 0.25 (95% t interval 0.2 to 0.3, n = 5 seeds): lower bound above 0.5 does not hold'
+    'arm (a) AUROC 0.25 (95% t interval 0.2 to 0.3, n = 5 seeds): lower bound above 0.5 does not
+    hold'
     """
     if not row.get("tested"):
         arms = " and ".join(row.get("arms") or [str(row.get("arm"))])
@@ -290,19 +494,28 @@ def condition_text(row: Mapping[str, Any]) -> str:
     else:
         where = f"95% {kind} {_number(ci[0])} to {_number(ci[1])}" if ci else "interval undefined"
     verdict = {True: "holds", False: "does not hold", None: "cannot be checked"}[row.get("holds")]
-    return f"{row['what']} {_number(row.get('estimate'))} ({where}, n = {row.get('n', 0)} seeds): {row['rule']} {verdict}"
+    return (
+        f"{row['what']} {_number(row.get('estimate'))} ({where}, n = {row.get('n', 0)} "
+        f"seeds): {row['rule']} {verdict}"
+    )
 
 
 def reason(entry: Mapping[str, Any]) -> str:
     """The sentence a hypothesis's outcome gets (its conditions in words)."""
     parts = "; ".join(condition_text(r) for r in entry["conditions"])
-    built = f" Reported, not counted: {entry['by_construction']}." if entry.get("by_construction") else ""
+    built = (
+        f" Reported, not counted: {entry['by_construction']}."
+        if entry.get("by_construction")
+        else ""
+    )
     return f"{entry['id']} {entry['outcome']}: {parts}.{built}"
 
 
-# --------------------------------------------------------------------------- the spread rule (8.8.4)
+# --------------------------------------------------------------------------- the spread rule
+# (8.8.4)
 def spread_table(results: Sequence[SeedResult]) -> dict[str, dict[str, Any]]:
-    """Every AUROC of the result set (``e4.auroc.<arm>.<condition>``) beside its confidence's spread.
+    """Every AUROC of the result set (``e4.auroc.<arm>.<condition>``) beside its confidence's
+    spread.
 
     Per key: ``auroc`` (seed mean), ``confidence_sd`` (seed mean), ``confidence_distinct`` and
     ``spread_bets`` (``[min, max]`` over seeds), ``seeds`` (with a spread), ``seeds_meaningful``
@@ -319,26 +532,34 @@ def spread_table(results: Sequence[SeedResult]) -> dict[str, dict[str, Any]]:
         _, _, arm, condition = parts
         seeds = values.get(f"e4.auroc_meaningful.{arm}.{condition}", {})
 
-        def spread(metric: str, *, arm: str = arm, condition: str = condition) -> list[float] | None:
+        def spread(
+            metric: str, *, arm: str = arm, condition: str = condition
+        ) -> list[float] | None:
             x = list(values.get(f"e4.{metric}.{arm}.{condition}", {}).values())
             return [float(min(x)), float(max(x))] if x else None
 
         sd = list(values.get(f"e4.confidence_sd.{arm}.{condition}", {}).values())
         good = int(sum(v == 1 for v in seeds.values()))
-        table[key] = {"auroc": float(np.mean(list(values[key].values()))),
-                      "confidence_sd": float(np.mean(sd)) if sd else None,
-                      "confidence_distinct": spread("confidence_distinct"), "spread_bets": spread("spread_bets"),
-                      "seeds": len(seeds), "seeds_meaningful": good,
-                      "meaningful": (2 * good > len(seeds)) if seeds else None}
+        table[key] = {
+            "auroc": float(np.mean(list(values[key].values()))),
+            "confidence_sd": float(np.mean(sd)) if sd else None,
+            "confidence_distinct": spread("confidence_distinct"),
+            "spread_bets": spread("spread_bets"),
+            "seeds": len(seeds),
+            "seeds_meaningful": good,
+            "meaningful": (2 * good > len(seeds)) if seeds else None,
+        }
     return table
 
 
 def spread_text(entry: Mapping[str, Any] | None, trials: int | None = None) -> str:
     """The spread beside an AUROC in words, "" for a set without it (protocol 8.8.4).
 
-    >>> spread_text({"meaningful": False, "seeds": 5, "seeds_meaningful": 0, "spread_bets": [0.0076, 0.013],
+    >>> spread_text({"meaningful": False, "seeds": 5, "seeds_meaningful": 0,
+    ...              "spread_bets": [0.0076, 0.013],
     ...              "confidence_sd": 2.07e-05, "confidence_distinct": [285, 373]}, 600)
-    'not meaningful: a spread of 0.0076-0.013 bets in 600 trials, below 1 on 5 of 5 seeds; confidence SD 2.1e-05, 285-373 distinct values'
+    'not meaningful: a spread of 0.0076-0.013 bets in 600 trials, below 1 on 5 of 5 seeds;
+    confidence SD 2.1e-05, 285-373 distinct values'
     >>> spread_text({"meaningful": True, "seeds": 5, "seeds_meaningful": 5, "spread_bets": [65, 83],
     ...              "confidence_sd": 0.146, "confidence_distinct": [600, 600]})
     'confidence SD 0.15, 600 distinct values, a spread of 65-83 bets'
@@ -353,17 +574,23 @@ def spread_text(entry: Mapping[str, Any] | None, trials: int | None = None) -> s
     sd = entry.get("confidence_sd")
     distinct = entry.get("confidence_distinct")
     described = (f"confidence SD {sd:.2g}" if _finite(sd) else "") + (
-        f", {span(distinct)} distinct values" if distinct else "")
+        f", {span(distinct)} distinct values" if distinct else ""
+    )
     bets = span(entry["spread_bets"]) if entry.get("spread_bets") else "?"
     if entry["meaningful"]:
         return f"{described}, a spread of {bets} bets"
     where = f" in {trials} trials" if trials else ""
     failing = int(entry["seeds"]) - int(entry["seeds_meaningful"])
-    return (f"not meaningful: a spread of {bets} bets{where}, below 1 on {failing} of {entry['seeds']} seeds; "
-            f"{described}")
+    return (
+        f"not meaningful: a spread of {bets} bets{where}, below 1 on {failing} of "
+        f"{entry['seeds']} seeds; "
+        f"{described}"
+    )
 
 
-def apply(claims: list[dict], results: Sequence[SeedResult], hypotheses: Sequence[Mapping[str, Any]]) -> None:
+def apply(
+    claims: list[dict], results: Sequence[SeedResult], hypotheses: Sequence[Mapping[str, Any]]
+) -> None:
     """Give every E4 claim its hypothesis's outcome and its 95% t interval (in place).
 
     ``ours["ci95"]`` becomes the t interval of the seed mean (``ours["interval"] = "t"``; the
@@ -390,12 +617,17 @@ def apply(claims: list[dict], results: Sequence[SeedResult], hypotheses: Sequenc
         if claim["id"] in spreads:
             claim["spread"] = spreads[claim["id"]]
             if claim["spread"]["meaningful"] is False:
-                claim["reason"] = (f"{claim['reason']} This AUROC is {spread_text(claim['spread'])} (protocol "
-                                   "8.8.4: no bet depends on its ranking).")
+                claim["reason"] = (
+                    f"{claim['reason']} This AUROC is {spread_text(claim['spread'])} (protocol "
+                    "8.8.4: no bet depends on its ranking)."
+                )
 
 
-# --------------------------------------------------------------------------- the ideal observer (8.2)
-def ideal_observer(wrong_bet_payoff: float, config: WageringConfig | None = None) -> dict[str, float]:
+# --------------------------------------------------------------------------- the ideal observer
+# (8.2)
+def ideal_observer(
+    wrong_bet_payoff: float, config: WageringConfig | None = None
+) -> dict[str, float]:
     """What the reward-optimal wager does for the task's ideal observer (protocol 8.2).
 
     Betting pays ``P(correct) * 1 + (1 - P(correct)) * wrong_bet_payoff``, opting out 0, so the
@@ -424,4 +656,9 @@ def ideal_observer(wrong_bet_payoff: float, config: WageringConfig | None = None
     break_even = -wrong_bet_payoff / (CORRECT_BET_PAYOFF - wrong_bet_payoff)
     salience = max(lo, scale * float(sps.norm.ppf(break_even)))
     opt_out = float(np.clip((salience - lo) / (hi - lo), 0.0, 1.0)) if hi > lo else 0.0
-    return {"accuracy": accuracy, "break_even": break_even, "opt_out": opt_out, "salience": salience}
+    return {
+        "accuracy": accuracy,
+        "break_even": break_even,
+        "opt_out": opt_out,
+        "salience": salience,
+    }

@@ -62,9 +62,27 @@ PAPER_RANGE = 0.5
 FRAGILE = 0.1
 """'Fragile' B1 (protocol sec. 7.6): L75 below 0.1 (the paper: 0.04)."""
 PAPER_EPISODES_E3 = 8000
-ROW_FIELDS = ["cell", "geometry", "loop", "gain", "schedule", "kind", "seed", "protocol", "accuracy", "l75",
-              "l75_censored", "ceiling", "efficiency", "jacobian", "gbi_signed", "gbi_abs", "gbi_two_occupied",
-              "ignition", "agreement"]
+ROW_FIELDS = [
+    "cell",
+    "geometry",
+    "loop",
+    "gain",
+    "schedule",
+    "kind",
+    "seed",
+    "protocol",
+    "accuracy",
+    "l75",
+    "l75_censored",
+    "ceiling",
+    "efficiency",
+    "jacobian",
+    "gbi_signed",
+    "gbi_abs",
+    "gbi_two_occupied",
+    "ignition",
+    "agreement",
+]
 CURVE_FIELDS = ["cell", "schedule", "kind", "seed", "protocol", "sigma", "accuracy"]
 
 
@@ -83,8 +101,13 @@ class Cell:
 
     def config(self, kind: str) -> AgentConfig:
         """The agent config of ``kind`` in this cell (its own kind name, for checkpoint names)."""
-        return replace(AGENT_KINDS[kind], kind=f"{kind}.{self.slug}", write_geometry=self.geometry,
-                       closed_loop=self.loop == "closed", readout_gain=self.gain)
+        return replace(
+            AGENT_KINDS[kind],
+            kind=f"{kind}.{self.slug}",
+            write_geometry=self.geometry,
+            closed_loop=self.loop == "closed",
+            readout_gain=self.gain,
+        )
 
     @classmethod
     def from_slug(cls, slug: str) -> Cell:
@@ -115,38 +138,65 @@ class E3StudyConfig:
     """Noise draws per episode for the ideal observer."""
     train: TrainConfig = field(default_factory=TrainConfig)
     """Fast-schedule training."""
-    paper_train: TrainConfig = field(default_factory=lambda: TrainConfig(mode="paper", train_episodes=PAPER_EPISODES_E3))
+    paper_train: TrainConfig = field(
+        default_factory=lambda: TrainConfig(mode="paper", train_episodes=PAPER_EPISODES_E3)
+    )
     """Paper-schedule training."""
 
     @classmethod
     def quick(cls) -> E3StudyConfig:
         """Two cells, one seed, a few updates and episodes: the pipeline end to end in seconds."""
-        tiny = TrainConfig(max_updates=20, min_updates=20, eval_every=10, train_episodes=100, heldout_episodes=16)
-        return cls(seeds=(0,), paper_seeds=(0,), cells=(REGISTERED, Cell("raw", "closed", 10.0)), episodes=16,
-                   sigmas=(0.0, 0.1, 0.5, 1.0), ceiling_samples=16, train=tiny,
-                   paper_train=replace(tiny, mode="paper", train_episodes=2))
+        tiny = TrainConfig(
+            max_updates=20, min_updates=20, eval_every=10, train_episodes=100, heldout_episodes=16
+        )
+        return cls(
+            seeds=(0,),
+            paper_seeds=(0,),
+            cells=(REGISTERED, Cell("raw", "closed", 10.0)),
+            episodes=16,
+            sigmas=(0.0, 0.1, 0.5, 1.0),
+            ceiling_samples=16,
+            train=tiny,
+            paper_train=replace(tiny, mode="paper", train_episodes=2),
+        )
 
 
-def train_cells(cells: Sequence[Cell], seeds: Sequence[int], cfg: TrainConfig, out: Path, *, workers: int = 1,
-                on_progress: Callable | None = None) -> None:
+def train_cells(
+    cells: Sequence[Cell],
+    seeds: Sequence[int],
+    cfg: TrainConfig,
+    out: Path,
+    *,
+    workers: int = 1,
+    on_progress: Callable | None = None,
+) -> None:
     """Train every (cell, kind) on ``seeds`` as seed batches, into ``out``, skipping what exists."""
     batches = []
     for cell in cells:
         for kind in KINDS:
             config = cell.config(kind)
-            missing = [s for s in seeds if not (out / f"{_name(config, s, cfg)}.safetensors").exists()]
+            missing = [
+                s for s in seeds if not (out / f"{_name(config, s, cfg)}.safetensors").exists()
+            ]
             if missing:
                 batches.append(Batch("dual", config, tuple(missing), cfg, str(out)))
     if batches:
-        run_batches(sorted(batches, key=lambda b: -len(b.seeds)), workers=workers, on_progress=on_progress)
+        run_batches(
+            sorted(batches, key=lambda b: -len(b.seeds)), workers=workers, on_progress=on_progress
+        )
 
 
 def _name(config: AgentConfig, seed: int, cfg: TrainConfig) -> str:
-    return checkpoint_name("dual", config.kind, seed, cfg.mode, cfg.train_episodes if cfg.mode == "paper" else None)
+    return checkpoint_name(
+        "dual", config.kind, seed, cfg.mode, cfg.train_episodes if cfg.mode == "paper" else None
+    )
 
 
-def measure_agent(agent: Agent, base_kind: str, seed: int, study: E3StudyConfig) -> tuple[list[dict], list[dict]]:
-    """The outcomes of protocol sec. 7.5 for one trained agent: rows per protocol, titration curves."""
+def measure_agent(
+    agent: Agent, base_kind: str, seed: int, study: E3StudyConfig
+) -> tuple[list[dict], list[dict]]:
+    """The outcomes of protocol sec. 7.5 for one trained agent: rows per protocol, titration
+    curves."""
     torch.set_num_threads(1)
     seeds = episode_seeds(seed, "eval", study.episodes)
     fixed = Intervention(**evaluation_intervention(base_kind))
@@ -163,15 +213,37 @@ def measure_agent(agent: Agent, base_kind: str, seed: int, study: E3StudyConfig)
     codes = report_codes(agent, seeds, fixed)
     rows, curves = [], []
     for protocol in PROTOCOLS:
-        accs = titration(agent, seeds, study.sigmas, noise_mode=protocol, target="workspace",
-                         fixed=evaluation_intervention(base_kind))
+        accs = titration(
+            agent,
+            seeds,
+            study.sigmas,
+            noise_mode=protocol,
+            target="workspace",
+            fixed=evaluation_intervention(base_kind),
+        )
         result = l75(study.sigmas, accs)
         ceiling = codes.ceiling(protocol, n_samples=study.ceiling_samples, seed=seed)
-        value = result.bound if result.censored == "right" else (0.0 if result.censored == "left" else result.value)
-        rows.append({"protocol": protocol, "l75": value, "l75_censored": result.censored, "ceiling": ceiling,
-                     "efficiency": value / ceiling if ceiling > 0 and math.isfinite(ceiling) else float("nan"),
-                     **shared})
-        curves += [{"protocol": protocol, "sigma": s, "accuracy": a} for s, a in zip(study.sigmas, accs, strict=True)]
+        value = (
+            result.bound
+            if result.censored == "right"
+            else (0.0 if result.censored == "left" else result.value)
+        )
+        rows.append(
+            {
+                "protocol": protocol,
+                "l75": value,
+                "l75_censored": result.censored,
+                "ceiling": ceiling,
+                "efficiency": value / ceiling
+                if ceiling > 0 and math.isfinite(ceiling)
+                else float("nan"),
+                **shared,
+            }
+        )
+        curves += [
+            {"protocol": protocol, "sigma": s, "accuracy": a}
+            for s, a in zip(study.sigmas, accs, strict=True)
+        ]
     return rows, curves
 
 
@@ -179,11 +251,20 @@ def _evaluate(job: tuple[str, Cell, str, int, str, str]) -> tuple[list[dict], li
     path, cell, kind, seed, schedule, _ = job
     loaded = load_checkpoint(path)
     rows, curves = measure_agent(loaded.agent, kind, seed, _STUDY)
-    ident = {"cell": cell.slug, "geometry": cell.geometry, "loop": cell.loop, "gain": cell.gain,
-             "schedule": schedule, "kind": kind, "seed": seed,
-             "agreement": (loaded.entry or {}).get("heldout_agreement")}
-    return ([{**ident, **r} for r in rows],
-            [{k: ident[k] for k in ("cell", "schedule", "kind", "seed")} | c for c in curves])
+    ident = {
+        "cell": cell.slug,
+        "geometry": cell.geometry,
+        "loop": cell.loop,
+        "gain": cell.gain,
+        "schedule": schedule,
+        "kind": kind,
+        "seed": seed,
+        "agreement": (loaded.entry or {}).get("heldout_agreement"),
+    }
+    return (
+        [{**ident, **r} for r in rows],
+        [{k: ident[k] for k in ("cell", "schedule", "kind", "seed")} | c for c in curves],
+    )
 
 
 _STUDY = E3StudyConfig()
@@ -194,8 +275,12 @@ def _init_eval(study: E3StudyConfig) -> None:
     _STUDY = study
 
 
-def evaluate(jobs: list[tuple[str, Cell, str, int, str, str]], study: E3StudyConfig, workers: int = 1,
-             progress: Callable[[int, int], None] | None = None) -> tuple[list[dict], list[dict]]:
+def evaluate(
+    jobs: list[tuple[str, Cell, str, int, str, str]],
+    study: E3StudyConfig,
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[dict], list[dict]]:
     """Measure every trained agent (``measure_agent``), in ``workers`` processes."""
     rows: list[dict] = []
     curves: list[dict] = []
@@ -209,8 +294,9 @@ def evaluate(jobs: list[tuple[str, Cell, str, int, str, str]], study: E3StudyCon
                 progress(i, len(jobs))
         return rows, curves
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_eval,
-                             initargs=(study,)) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_init_eval, initargs=(study,)
+    ) as pool:
         for i, (r, c) in enumerate(pool.map(_evaluate, jobs, chunksize=1), 1):
             rows += r
             curves += c
@@ -252,7 +338,8 @@ def _median_l75(rows: list[dict]) -> float:
 
 
 def group(rows: list[dict]) -> dict[tuple[str, str, str, str], dict]:
-    """Medians per (cell, schedule, protocol, kind): L75, ceiling, efficiency, censored share, ..."""
+    """Medians per (cell, schedule, protocol, kind): L75, ceiling, efficiency, censored share,
+    ..."""
     out: dict[tuple[str, str, str, str], dict] = {}
     keys = sorted({(r["cell"], r["schedule"], r["protocol"], r["kind"]) for r in rows})
     for key in keys:
@@ -262,7 +349,9 @@ def group(rows: list[dict]) -> dict[tuple[str, str, str, str], dict]:
             "l75": _median_l75(sel),
             "robust_share": float(np.mean([r["l75"] > PAPER_RANGE for r in sel])),
             "ceiling": float(np.median([r["ceiling"] for r in sel])),
-            "efficiency": float(np.nanmedian([r["efficiency"] for r in sel])) if sel else float("nan"),
+            "efficiency": float(np.nanmedian([r["efficiency"] for r in sel]))
+            if sel
+            else float("nan"),
             "accuracy": float(np.median([r["accuracy"] for r in sel])),
             "jacobian": float(np.median([r["jacobian"] for r in sel])),
             "gbi_abs": float(np.nanmedian([r["gbi_abs"] for r in sel])),
@@ -277,14 +366,18 @@ def distance_to_paper(groups: dict, cell: str, schedule: str, protocol: str) -> 
     ``inf`` when the cell cannot be placed: a kind is missing, or an L75 is 0 (below 75% correct
     even without noise, i.e. the agent fails the task rather than being fragile).
     """
+
     def med(kind: str) -> float:
         return groups.get((cell, schedule, protocol, kind), {}).get("l75", float("nan"))
 
     b1, b2, ws = med("b1"), med("b2"), med("b2_ws")
     if not all(np.isfinite([b1, b2, ws])) or min(b1, b2, ws) <= 0:
         return float("inf")
-    return (max(0.0, math.log(b1 / FRAGILE)) + max(0.0, math.log(PAPER_RANGE / b2))
-            + max(0.0, math.log(PAPER_RANGE / ws)))
+    return (
+        max(0.0, math.log(b1 / FRAGILE))
+        + max(0.0, math.log(PAPER_RANGE / b2))
+        + max(0.0, math.log(PAPER_RANGE / ws))
+    )
 
 
 def closest_cell(groups: dict, schedule: str = "fast") -> tuple[str, str, float]:
@@ -299,7 +392,8 @@ def closest_cell(groups: dict, schedule: str = "fast") -> tuple[str, str, float]
 
 
 def factor_effects(groups: dict, schedule: str = "fast") -> dict[str, dict[str, dict[str, float]]]:
-    """Per factor, kind and protocol: mean change of median log L75 from the first level to each other
+    """Per factor, kind and protocol: mean change of median log L75 from the first level to each
+    other
     level, averaged over the other factors' levels (protocol sec. 7.6)."""
     levels = {"geometry": GEOMETRIES, "loop": LOOPS, "gain": GAINS}
     out: dict[str, dict[str, dict[str, float]]] = {}
@@ -318,9 +412,14 @@ def factor_effects(groups: dict, schedule: str = "fast") -> dict[str, dict[str, 
                         b = groups.get((other.slug, schedule, protocol, kind), {}).get("l75")
                         if a and b and a > 0 and b > 0:
                             diffs.append(math.log(b) - math.log(a))
-                    label = f"{options[0]:g} -> {level:g}" if factor == "gain" else f"{options[0]} -> {level}"
+                    label = (
+                        f"{options[0]:g} -> {level:g}"
+                        if factor == "gain"
+                        else f"{options[0]} -> {level}"
+                    )
                     out[factor].setdefault(f"{kind} {protocol} {label}", {})["log_ratio"] = (
-                        float(np.mean(diffs)) if diffs else float("nan"))
+                        float(np.mean(diffs)) if diffs else float("nan")
+                    )
     return out
 
 
@@ -347,7 +446,10 @@ def schedule_effects(groups: dict) -> dict[str, dict]:
                 if fast and paper and fast > 0 and paper > 0:
                     cells[cell.slug] = math.log(paper) - math.log(fast)
             if cells:
-                out[f"{kind} {protocol}"] = {"log_ratio": float(np.mean(list(cells.values()))), "cells": cells}
+                out[f"{kind} {protocol}"] = {
+                    "log_ratio": float(np.mean(list(cells.values()))),
+                    "cells": cells,
+                }
     return out
 
 
@@ -364,39 +466,89 @@ def answer(groups: dict) -> dict:
     results = {}
     for schedule in sorted({k[1] for k in groups}):
         slug, protocol, d = closest_cell(groups, schedule)
-        results[schedule] = {"closest_cell": slug, "protocol": protocol, "distance": d,
-                             "medians": {kind: groups.get((slug, schedule, protocol, kind), {}) for kind in KINDS}}
+        results[schedule] = {
+            "closest_cell": slug,
+            "protocol": protocol,
+            "distance": d,
+            "medians": {kind: groups.get((slug, schedule, protocol, kind), {}) for kind in KINDS},
+        }
     return {"pattern_found": bool(hits), "cells_with_pattern": hits, "closest": results}
 
 
-def run(out: Path | str, study: E3StudyConfig | None = None, *, schedules: Sequence[str] = ("fast", "paper"),
-        workers: int = 1, on_progress: Callable | None = None, say: Callable[[str], None] = print) -> dict:
+def run(
+    out: Path | str,
+    study: E3StudyConfig | None = None,
+    *,
+    schedules: Sequence[str] = ("fast", "paper"),
+    workers: int = 1,
+    on_progress: Callable | None = None,
+    say: Callable[[str], None] = print,
+) -> dict:
     """Train what is missing, measure every agent, write the study's files; returns the summary."""
     study = study or E3StudyConfig()
     out = Path(out)
     ckpt = out / "checkpoints"
     start = time.perf_counter()
     if "fast" in schedules:
-        say(f"fast schedule: {len(study.cells)} cells x {len(KINDS)} kinds x {len(study.seeds)} seeds")
-        train_cells(study.cells, study.seeds, study.train, ckpt, workers=workers, on_progress=on_progress)
-        jobs = [(str(ckpt / f"{_name(cell.config(kind), s, study.train)}.safetensors"), cell, kind, s, "fast",
-                 str(out)) for cell in study.cells for kind in KINDS for s in study.seeds]
+        say(
+            f"fast schedule: {len(study.cells)} cells x {len(KINDS)} kinds x "
+            f"{len(study.seeds)} seeds"
+        )
+        train_cells(
+            study.cells, study.seeds, study.train, ckpt, workers=workers, on_progress=on_progress
+        )
+        jobs = [
+            (
+                str(ckpt / f"{_name(cell.config(kind), s, study.train)}.safetensors"),
+                cell,
+                kind,
+                s,
+                "fast",
+                str(out),
+            )
+            for cell in study.cells
+            for kind in KINDS
+            for s in study.seeds
+        ]
         say(f"measuring {len(jobs)} agents")
         rows, curves = evaluate(jobs, study, workers)
-    else:  # the paper schedule added to a fast part measured earlier (its checkpoints are not bundled)
+    else:  # the paper schedule added to a fast part measured earlier (its checkpoints are not
+        # bundled)
         rows, curves = read_schedule(out, "fast")
         if not rows:
-            raise ValueError(f"{out / 'explore_e3.csv'} holds no fast-schedule rows: run --schedules fast first")
+            raise ValueError(
+                f"{out / 'explore_e3.csv'} holds no fast-schedule rows: run --schedules fast first"
+            )
         say(f"fast schedule: {len(rows)} rows read from {out / 'explore_e3.csv'}")
     groups = group(rows)
     if "paper" in schedules:
         closest, _, _ = closest_cell(groups, "fast")
-        cells = [REGISTERED] + ([Cell.from_slug(closest)] if closest and closest != REGISTERED.slug else [])
+        cells = [REGISTERED] + (
+            [Cell.from_slug(closest)] if closest and closest != REGISTERED.slug else []
+        )
         cells = [c for c in cells if c in study.cells] or [study.cells[0]]
         say("paper schedule: " + ", ".join(c.slug for c in cells))
-        train_cells(cells, study.paper_seeds, study.paper_train, ckpt, workers=workers, on_progress=on_progress)
-        paper_jobs = [(str(ckpt / f"{_name(cell.config(kind), s, study.paper_train)}.safetensors"), cell, kind, s,
-                       "paper", str(out)) for cell in cells for kind in KINDS for s in study.paper_seeds]
+        train_cells(
+            cells,
+            study.paper_seeds,
+            study.paper_train,
+            ckpt,
+            workers=workers,
+            on_progress=on_progress,
+        )
+        paper_jobs = [
+            (
+                str(ckpt / f"{_name(cell.config(kind), s, study.paper_train)}.safetensors"),
+                cell,
+                kind,
+                s,
+                "paper",
+                str(out),
+            )
+            for cell in cells
+            for kind in KINDS
+            for s in study.paper_seeds
+        ]
         more_rows, more_curves = evaluate(paper_jobs, study, workers)
         rows += more_rows
         curves += more_curves
@@ -405,7 +557,10 @@ def run(out: Path | str, study: E3StudyConfig | None = None, *, schedules: Seque
         "description": __doc__.split("\n\n")[0],
         "registered": "docs/protocol.md sec. 7 (2026-11-23)",
         "study": clean_json(asdict(study) | {"cells": [c.slug for c in study.cells]}),
-        "groups": [{"cell": k[0], "schedule": k[1], "protocol": k[2], "kind": k[3], **v} for k, v in groups.items()],
+        "groups": [
+            {"cell": k[0], "schedule": k[1], "protocol": k[2], "kind": k[3], **v}
+            for k, v in groups.items()
+        ],
         "answer": answer(groups),
         "factor_effects": {s: factor_effects(groups, s) for s in sorted({k[1] for k in groups})},
         "schedule_effect": schedule_effects(groups),

@@ -47,34 +47,63 @@ def measure(agent: Agent, seed: int, episodes: int = 50) -> dict:
     audit = bus_audit(agent, rollout(agent, E.DUAL_TASK, seeds))
     accs = titration(agent, seeds, SIGMAS, noise_mode="stored", target="workspace")
     result = l75(SIGMAS, accs)
-    return {"jacobian": audit["e2.audit.jacobian"], "l75": None if result.censored != "none" else float(result.value),
-            "l75_text": str(result), "accuracy": accs[0], "curve": accs}
+    return {
+        "jacobian": audit["e2.audit.jacobian"],
+        "l75": None if result.censored != "none" else float(result.value),
+        "l75_text": str(result),
+        "accuracy": accs[0],
+        "curve": accs,
+    }
 
 
 def run(seeds: list[int], updates: int) -> dict:
-    """Bundled B1 beside B1 retrained for ``updates`` updates, per seed, with a summary (post hoc)."""
+    """Bundled B1 beside B1 retrained for ``updates`` updates, per seed, with a summary (post
+    hoc)."""
     torch.set_num_threads(1)
     longer = train_seeds("dual", "b1", seeds, TrainConfig(max_updates=updates, min_updates=updates))
     rows = []
     for seed, trained in zip(seeds, longer, strict=True):
-        bundled = load_checkpoint(BUNDLED_DIR / f"{checkpoint_name('dual', 'b1', seed)}.safetensors")
+        bundled = load_checkpoint(
+            BUNDLED_DIR / f"{checkpoint_name('dual', 'b1', seed)}.safetensors"
+        )
         rec = json.loads((BUNDLED_DIR / f"{checkpoint_name('dual', 'b1', seed)}.json").read_text())
-        rows.append({"seed": seed, "training": "bundled (convergence rule)", "updates": rec["updates"],
-                     **measure(bundled.agent, seed)})
-        rows.append({"seed": seed, "training": f"fixed {updates} updates", "updates": updates,
-                     **measure(trained.agent, seed)})
+        rows.append(
+            {
+                "seed": seed,
+                "training": "bundled (convergence rule)",
+                "updates": rec["updates"],
+                **measure(bundled.agent, seed),
+            }
+        )
+        rows.append(
+            {
+                "seed": seed,
+                "training": f"fixed {updates} updates",
+                "updates": updates,
+                **measure(trained.agent, seed),
+            }
+        )
     summary = {}
     for label in {r["training"] for r in rows}:
         sel = [r for r in rows if r["training"] == label]
-        summary[label] = {"jacobian": float(np.median([r["jacobian"] for r in sel])),
-                          "l75": [r["l75_text"] for r in sel]}
-    return {"description": __doc__.split("\n\n")[0], "sigmas": list(SIGMAS), "rows": rows, "summary": summary,
-            "post_hoc": True}
+        summary[label] = {
+            "jacobian": float(np.median([r["jacobian"] for r in sel])),
+            "l75": [r["l75_text"] for r in sel],
+        }
+    return {
+        "description": __doc__.split("\n\n")[0],
+        "sigmas": list(SIGMAS),
+        "rows": rows,
+        "summary": summary,
+        "post_hoc": True,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m labcore.experiments.gain``: retrain B1 longer and write exploratory_gain.json."""
-    parser = argparse.ArgumentParser(prog="python -m labcore.experiments.gain", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m labcore.experiments.gain", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--seeds", type=parse_seeds, default=[0, 1, 2])
     parser.add_argument("--updates", type=int, default=3000)
     parser.add_argument("--out", default="results/bundled")
@@ -82,8 +111,11 @@ def main(argv: list[str] | None = None) -> int:
     result = run(args.seeds, args.updates)
     write_json(Path(args.out) / "exploratory_gain.json", result)
     for r in result["rows"]:
-        print(f"seed {r['seed']}  {r['training']:28s} updates {r['updates']:5d}  Jacobian {r['jacobian']:7.2f}  "
-              f"L75 {r['l75_text']:>8s}  clean accuracy {r['accuracy']:.2f}")
+        print(
+            f"seed {r['seed']}  {r['training']:28s} updates {r['updates']:5d}  "
+            f"Jacobian {r['jacobian']:7.2f}  "
+            f"L75 {r['l75_text']:>8s}  clean accuracy {r['accuracy']:.2f}"
+        )
     return 0
 
 

@@ -2,7 +2,8 @@
 
 Registered 2026-11-24 before any agent of it trained. Each seed trains Song et al.'s plain GRU
 and our B2 family (``reward_all``) from NeuroGym's payoff alone under the Song setting
-(:data:`labcore.training.neurogym_trainer.SONG_2017`, stopped by the registered behavioural criterion, cap
+(:data:`labcore.training.neurogym_trainer.SONG_2017`, stopped by the registered behavioural
+criterion, cap
 12,000 updates), and, as post-hoc context (8.6's architecture ceiling), each network imitating
 the ideal observer. Every network and the ideal observer act on the seed's 12,000 evaluation
 trials; the signatures (:mod:`labcore.markers.sure_option`) are read from the policy's sampled
@@ -83,7 +84,9 @@ class PDWConfig:
     agents: tuple[str, ...] = ("plain_gru", "b2_ws")
     rl: NeuroGymRLConfig = SONG_2017
     """The reward training (registered: the Song setting)."""
-    imitation: NeuroGymRLConfig = field(default_factory=lambda: replace(REGISTERED_8_6, max_updates=IMITATION_UPDATES))
+    imitation: NeuroGymRLConfig = field(
+        default_factory=lambda: replace(REGISTERED_8_6, max_updates=IMITATION_UPDATES)
+    )
     """The post-hoc imitation ceiling (8.6's: 800 updates of 256 trials)."""
     eval_trials: int = 12_000
     """Evaluation trials per seed (registered: 12,000)."""
@@ -91,11 +94,26 @@ class PDWConfig:
     @classmethod
     def quick(cls) -> PDWConfig:
         """Two seeds, tiny budgets: a smoke test of the pipeline (its numbers mean nothing)."""
-        return cls(seeds=(0, 1), eval_trials=300,
-                   rl=replace(SONG_2017, max_updates=6, eval_every=3, train_pool=300, heldout_trials=60,
-                              trials_per_update=16),
-                   imitation=replace(REGISTERED_8_6, max_updates=4, eval_every=2, train_pool=300, heldout_trials=60,
-                                     trials_per_update=16))
+        return cls(
+            seeds=(0, 1),
+            eval_trials=300,
+            rl=replace(
+                SONG_2017,
+                max_updates=6,
+                eval_every=3,
+                train_pool=300,
+                heldout_trials=60,
+                trials_per_update=16,
+            ),
+            imitation=replace(
+                REGISTERED_8_6,
+                max_updates=4,
+                eval_every=2,
+                train_pool=300,
+                heldout_trials=60,
+                trials_per_update=16,
+            ),
+        )
 
 
 @dataclass(frozen=True)
@@ -117,16 +135,29 @@ class Unit:
 
 @functools.lru_cache(maxsize=2)
 def evaluation_trials(seed: int, n: int) -> NeuroGymTrials:
-    """The seed's evaluation trials (its eval block), shared by every network and the ideal observer."""
+    """The seed's evaluation trials (its eval block), shared by every network and the ideal
+    observer."""
     return draw_trials(int(episode_seeds(seed, "eval", 1)[0]), n)
 
 
-def _rows(trials: NeuroGymTrials, actions: np.ndarray, agent: str, seed: int, training: str) -> pd.DataFrame:
+def _rows(
+    trials: NeuroGymTrials, actions: np.ndarray, agent: str, seed: int, training: str
+) -> pd.DataFrame:
     frame = pd.DataFrame(outcome_rows(trials, actions))
-    return pd.DataFrame({"agent": agent, "seed": seed, "training": training, "coherence": frame["coherence"],
-                         "sure_offered": frame["sure_offered"].astype(int), "choice": frame["choice"],
-                         "correct": frame["correct"].map(lambda c: None if c is None else int(c)).astype("Int64"),
-                         "reward": frame["reward"]})
+    return pd.DataFrame(
+        {
+            "agent": agent,
+            "seed": seed,
+            "training": training,
+            "coherence": frame["coherence"],
+            "sure_offered": frame["sure_offered"].astype(int),
+            "choice": frame["choice"],
+            "correct": frame["correct"]
+            .map(lambda c: None if c is None else int(c))
+            .astype("Int64"),
+            "reward": frame["reward"],
+        }
+    )
 
 
 def _write_frame(path: Path, frame: pd.DataFrame) -> None:
@@ -142,11 +173,20 @@ def run_unit(unit: Unit, out: Path) -> dict[str, Any]:
     if record_path.exists():
         record = json.loads(record_path.read_text())
         if {k: record.get(k) for k in wanted} != json.loads(json.dumps(wanted)):
-            raise ValueError(f"{folder} holds a network trained with another configuration; use a fresh --out "
-                             "(or delete that folder) to train this one.")
-        return {"record": record, "rows": {p: pd.read_csv(folder / f"trials_{p}.csv", dtype={"correct": "Int64"})
-                                          for p in POLICIES}}
-    net, record = train_network(unit.seed, unit.cfg, trainer=TRAININGS[unit.training], agent=unit.agent)
+            raise ValueError(
+                f"{folder} holds a network trained with another configuration; use a fresh --out "
+                "(or delete that folder) to train this one."
+            )
+        return {
+            "record": record,
+            "rows": {
+                p: pd.read_csv(folder / f"trials_{p}.csv", dtype={"correct": "Int64"})
+                for p in POLICIES
+            },
+        }
+    net, record = train_network(
+        unit.seed, unit.cfg, trainer=TRAININGS[unit.training], agent=unit.agent
+    )
     trials = evaluation_trials(unit.seed, unit.eval_trials)
     generator = torch.Generator().manual_seed(MEASURE_SAMPLING_SEED_BASE + unit.seed)
     actions = policy_actions(net, trials, generator)
@@ -155,15 +195,20 @@ def run_unit(unit: Unit, out: Path) -> dict[str, Any]:
     for policy, frame in rows.items():
         _write_frame(folder / f"trials_{policy}.csv", frame)
     tensors = {k: v.detach().contiguous().clone() for k, v in net.state_dict().items()}
-    blob = safetensors_save(tensors, metadata={"agent": unit.agent, "training": unit.training, "seed": str(unit.seed)})
+    blob = safetensors_save(
+        tensors, metadata={"agent": unit.agent, "training": unit.training, "seed": str(unit.seed)}
+    )
     atomic_write(folder / "weights.safetensors", lambda tmp: tmp.write_bytes(blob))
     record.update(wanted, cell=unit.cell, training=unit.training)
     write_json(record_path, record)  # last: its presence means the unit is done
     return {"record": json.loads(json.dumps(record, default=str)), "rows": rows}
 
 
-def run_units(units: Sequence[Unit], out: Path, workers: int = 1, say: Say | None = None) -> list[dict[str, Any]]:
+def run_units(
+    units: Sequence[Unit], out: Path, workers: int = 1, say: Say | None = None
+) -> list[dict[str, Any]]:
     """:func:`run_unit` for every unit, in ``workers`` processes (1 torch thread each), in order."""
+
     def told(unit: Unit, result: dict[str, Any]) -> dict[str, Any]:
         if say is not None:
             say(unit_line(unit, result))
@@ -180,16 +225,23 @@ def unit_line(unit: Unit, result: dict[str, Any]) -> str:
     """One line on a finished unit: how it stopped and its registered numbers (sampled)."""
     record = result["record"]
     values = signature_values(result["rows"]["sampled"])
-    return (f"{unit.name}: {record['updates']} updates ({record['stopped']}, {record['wall_seconds']:.0f} s); "
-            f"P(sure | offered) {values['p_sure_offered']:.3f}, S1 {values['s1_contrast']:+.3f}, "
-            f"S2 {values['s2_waived_advantage']:+.3f}")
+    return (
+        f"{unit.name}: {record['updates']} updates ({record['stopped']}, "
+        f"{record['wall_seconds']:.0f} s); "
+        f"P(sure | offered) {values['p_sure_offered']:.3f}, S1 {values['s1_contrast']:+.3f}, "
+        f"S2 {values['s2_waived_advantage']:+.3f}"
+    )
 
 
 # ----------------------------------------------------------------------- measures
 def _columns(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
     correct = [None if pd.isna(c) else int(c) for c in frame["correct"]]
-    return (frame["coherence"].to_numpy(float), frame["sure_offered"].to_numpy(int), frame["choice"].to_numpy(str),
-            correct)
+    return (
+        frame["coherence"].to_numpy(float),
+        frame["sure_offered"].to_numpy(int),
+        frame["choice"].to_numpy(str),
+        correct,
+    )
 
 
 def coherence_levels(frame: pd.DataFrame) -> list[float]:
@@ -197,7 +249,9 @@ def coherence_levels(frame: pd.DataFrame) -> list[float]:
     return sorted(float(c) for c in pd.unique(frame["coherence"]))
 
 
-def signature_values(frame: pd.DataFrame, levels: Sequence[float] | None = None) -> dict[str, float]:
+def signature_values(
+    frame: pd.DataFrame, levels: Sequence[float] | None = None
+) -> dict[str, float]:
     """Every number of one observer on one seed's trials (one row per trial, the contract's
     columns): S1, S2, the pooled accuracies, P(sure | offered), accuracy, answered, reward and the
     per-coherence values. Undefined values are nan (the markers' warnings are silenced here: the
@@ -207,17 +261,27 @@ def signature_values(frame: pd.DataFrame, levels: Sequence[float] | None = None)
     with ignore_undefined():
         table = p_sure_by_coherence(coh, offered, choice, levels=levels)
         waived = accuracy_waived_vs_not_offered(coh, offered, choice, correct, levels=levels)
-        values = {"s1_contrast": sure_contrast(table), "s2_waived_advantage": waived_advantage(waived)}
+        values = {
+            "s1_contrast": sure_contrast(table),
+            "s2_waived_advantage": waived_advantage(waived),
+        }
     side = np.isin(choice, ("left", "right"))
     sure_offered = (choice == "sure") & (offered == 1)
-    values.update({
-        "p_sure_offered": float(sure_offered.sum() / max(offered.sum(), 1)) if offered.any() else math.nan,
-        "accuracy": float(np.mean([correct[i] for i in np.flatnonzero(side)])) if side.any() else math.nan,
-        "answered": float((side | sure_offered).mean()),
-        "reward": float(frame["reward"].mean()) if "reward" in frame else math.nan,
-        "accuracy_waived": waived.pooled_waived, "accuracy_not_offered": waived.pooled_not_offered,
-        "pooled_difference": waived.pooled_waived - waived.pooled_not_offered,
-    })
+    values.update(
+        {
+            "p_sure_offered": float(sure_offered.sum() / max(offered.sum(), 1))
+            if offered.any()
+            else math.nan,
+            "accuracy": float(np.mean([correct[i] for i in np.flatnonzero(side)]))
+            if side.any()
+            else math.nan,
+            "answered": float((side | sure_offered).mean()),
+            "reward": float(frame["reward"].mean()) if "reward" in frame else math.nan,
+            "accuracy_waived": waived.pooled_waived,
+            "accuracy_not_offered": waived.pooled_not_offered,
+            "pooled_difference": waived.pooled_waived - waived.pooled_not_offered,
+        }
+    )
     for i, c in enumerate(table.coherence):
         values[f"p_sure_c{c:g}"] = float(table.value[i])
         values[f"accuracy_waived_c{c:g}"] = float(waived.waived[i])
@@ -225,17 +289,30 @@ def signature_values(frame: pd.DataFrame, levels: Sequence[float] | None = None)
     return values
 
 
-def by_coherence_rows(frame: pd.DataFrame, agent: str, training: str, seed: int, policy: str,
-                      levels: Sequence[float]) -> list[dict[str, Any]]:
+def by_coherence_rows(
+    frame: pd.DataFrame, agent: str, training: str, seed: int, policy: str, levels: Sequence[float]
+) -> list[dict[str, Any]]:
     """``pdw_by_coherence.csv`` rows of one observer, seed and policy."""
     coh, offered, choice, correct = _columns(frame)
     with ignore_undefined():
         table = p_sure_by_coherence(coh, offered, choice, levels=levels)
         waived = accuracy_waived_vs_not_offered(coh, offered, choice, correct, levels=levels)
-    return [{"agent": agent, "training": training, "seed": seed, "policy": policy, "coherence": c,
-             "p_sure": table.value[i], "n_offered": table.n[i], "accuracy_waived": waived.waived[i],
-             "accuracy_not_offered": waived.not_offered[i], "n_waived": waived.n_waived[i],
-             "n_not_offered": waived.n_not_offered[i]} for i, c in enumerate(table.coherence)]
+    return [
+        {
+            "agent": agent,
+            "training": training,
+            "seed": seed,
+            "policy": policy,
+            "coherence": c,
+            "p_sure": table.value[i],
+            "n_offered": table.n[i],
+            "accuracy_waived": waived.waived[i],
+            "accuracy_not_offered": waived.not_offered[i],
+            "n_waived": waived.n_waived[i],
+            "n_not_offered": waived.n_not_offered[i],
+        }
+        for i, c in enumerate(table.coherence)
+    ]
 
 
 def _counts_frame(counts: list[dict[str, Any]]) -> pd.DataFrame:
@@ -245,19 +322,42 @@ def _counts_frame(counts: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def curve_rows(record: dict[str, Any], cell: str, levels: Sequence[float]) -> list[dict[str, Any]]:
-    """``pdw_curves.csv`` rows of one trained network: each check (sampled and greedy) and the early probes."""
-    base = {"cell": cell, "agent": record["agent"], "training": record["training"], "seed": record["seed"]}
-    rows = [{**base, "update": p["update"], "policy": "probability", "prob_sure_offered": p["heldout_p_sure_offered"],
-             "prob_sure_not_offered": p["heldout_p_sure_not_offered"]} for p in record["sure_propensity_early"]]
+    """``pdw_curves.csv`` rows of one trained network: each check (sampled and greedy) and the
+    early probes."""
+    base = {
+        "cell": cell,
+        "agent": record["agent"],
+        "training": record["training"],
+        "seed": record["seed"],
+    }
+    rows = [
+        {
+            **base,
+            "update": p["update"],
+            "policy": "probability",
+            "prob_sure_offered": p["heldout_p_sure_offered"],
+            "prob_sure_not_offered": p["heldout_p_sure_not_offered"],
+        }
+        for p in record["sure_propensity_early"]
+    ]
     for h in record["history"]:
         for policy in POLICIES:
             values = signature_values(_counts_frame(h[f"{policy}_counts"]), levels)
-            rows.append({**base, **{k: values.get(k) for k in CURVE_FIELDS if k in values}, "update": h["update"],
-                         "policy": policy, "reward": h[f"{policy}_reward"], "criterion_met": int(h["criterion_met"]),
-                         "prob_sure_offered": h["heldout_p_sure_offered"],
-                         "prob_sure_not_offered": h["heldout_p_sure_not_offered"],
-                         "train_reward": h.get("train_reward"), "train_entropy": h.get("train_entropy"),
-                         "entropy_coef": h.get("entropy_coef")})
+            rows.append(
+                {
+                    **base,
+                    **{k: values.get(k) for k in CURVE_FIELDS if k in values},
+                    "update": h["update"],
+                    "policy": policy,
+                    "reward": h[f"{policy}_reward"],
+                    "criterion_met": int(h["criterion_met"]),
+                    "prob_sure_offered": h["heldout_p_sure_offered"],
+                    "prob_sure_not_offered": h["heldout_p_sure_not_offered"],
+                    "train_reward": h.get("train_reward"),
+                    "train_entropy": h.get("train_entropy"),
+                    "entropy_coef": h.get("entropy_coef"),
+                }
+            )
     return rows
 
 
@@ -268,39 +368,57 @@ def interval(values: Sequence[float]) -> dict[str, Any]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         low, high = t_interval(xs) if xs.size >= 2 else (math.nan, math.nan)
-    return {"mean": float(xs.mean()) if xs.size else None, "sd": float(xs.std(ddof=1)) if xs.size >= 2 else None,
-            "n": int(xs.size), "ci95": [low, high] if math.isfinite(low) and math.isfinite(high) else None,
-            "interval": "t"}
+    return {
+        "mean": float(xs.mean()) if xs.size else None,
+        "sd": float(xs.std(ddof=1)) if xs.size >= 2 else None,
+        "n": int(xs.size),
+        "ci95": [low, high] if math.isfinite(low) and math.isfinite(high) else None,
+        "interval": "t",
+    }
 
 
 def above_zero(summary: dict[str, Any]) -> bool | None:
-    """The registered test: the 95% t interval lies above 0 (None: undefined, fewer than 2 seeds)."""
+    """The registered test: the 95% t interval lies above 0 (None: undefined, fewer than 2
+    seeds)."""
     return None if summary["ci95"] is None else bool(summary["ci95"][0] > 0)
 
 
 def reading(per_seed: dict[str, dict[int, dict[str, float]]], observer: str) -> dict[str, Any]:
-    """S1 and S2 of one observer over its seeds, and whether the signatures appear (protocol 8.7)."""
+    """S1 and S2 of one observer over its seeds, and whether the signatures appear (protocol
+    8.7)."""
     seeds = per_seed.get(observer, {})
     s1 = interval([v["s1_contrast"] for v in seeds.values()])
     s2 = interval([v["s2_waived_advantage"] for v in seeds.values()])
     tests = [above_zero(s1), above_zero(s2)]
     appear = None if None in tests else all(tests)
-    return {"s1": {**s1, "above_zero": tests[0]}, "s2": {**s2, "above_zero": tests[1]}, "signatures_appear": appear,
-            "n_seeds": len(seeds)}
+    return {
+        "s1": {**s1, "above_zero": tests[0]},
+        "s2": {**s2, "above_zero": tests[1]},
+        "signatures_appear": appear,
+        "n_seeds": len(seeds),
+    }
 
 
 CLAIM_TEXT = {
     "s1_contrast": ("S1: P(sure | offered) at 0 and 3.2% coherence minus at 25.6 and 51.2%", "S1"),
-    "s2_waived_advantage": ("S2: accuracy on waived minus not-offered trials, mean over 3.2, 6.4, 12.8%", "S2"),
-    "pooled_difference": ("accuracy on waived minus not-offered trials, pooled over coherences (confounded by "
-                          "the coherence mix of waived trials)", None),
+    "s2_waived_advantage": (
+        "S2: accuracy on waived minus not-offered trials, mean over 3.2, 6.4, 12.8%",
+        "S2",
+    ),
+    "pooled_difference": (
+        "accuracy on waived minus not-offered trials, pooled over coherences (confounded by "
+        "the coherence mix of waived trials)",
+        None,
+    ),
     "p_sure_offered": ("P(sure | offered), all coherences", None),
 }
 
 
-def claims_of(per_seed: dict[str, dict[int, dict[str, float]]], readings: dict[str, dict[str, Any]]
-              ) -> list[dict[str, Any]]:
-    """The summary's claims: each observer's S1, S2 and descriptive values, verdict "new (no paper number)"."""
+def claims_of(
+    per_seed: dict[str, dict[int, dict[str, float]]], readings: dict[str, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The summary's claims: each observer's S1, S2 and descriptive values, verdict "new (no paper
+    number)"."""
     claims = []
     for observer, seeds in per_seed.items():
         registered = observer.endswith(".reward")
@@ -308,55 +426,105 @@ def claims_of(per_seed: dict[str, dict[int, dict[str, float]]], readings: dict[s
             ours = interval([v[key] for v in seeds.values()])
             if test and registered:
                 outcome = readings[observer][test.lower()]["above_zero"]
-                said = {True: "above 0", False: "not above 0", None: "undefined (fewer than 2 seeds)"}[outcome]
-                reason = f"Registered test {test} of docs/protocol.md sec. 8.7: its 95% t interval over seeds is {said}."
+                said = {
+                    True: "above 0",
+                    False: "not above 0",
+                    None: "undefined (fewer than 2 seeds)",
+                }[outcome]
+                reason = (
+                    f"Registered test {test} of docs/protocol.md sec. 8.7: its 95% t "
+                    f"interval over seeds is {said}."
+                )
             elif observer.endswith(".ideal"):
                 reason = "The ideal observer on the same trials (the ceiling; not tested)."
             else:
-                reason = "Post hoc context (the architecture ceiling of 8.6), not tested." if "imitation" in observer \
+                reason = (
+                    "Post hoc context (the architecture ceiling of 8.6), not tested."
+                    if "imitation" in observer
                     else "Descriptive (docs/protocol.md sec. 8.7), not tested."
-            claims.append({"id": f"pdw.{observer}.{key}", "description": f"{observer}: {text}", "paper": None,
-                           "ours": ours, "verdict": NEW, "reason": reason})
+                )
+            claims.append(
+                {
+                    "id": f"pdw.{observer}.{key}",
+                    "description": f"{observer}: {text}",
+                    "paper": None,
+                    "ours": ours,
+                    "verdict": NEW,
+                    "reason": reason,
+                }
+            )
     return claims
 
 
 def answer_text(readings: dict[str, dict[str, Any]], agents: Sequence[str]) -> str:
-    """The registered reading in one sentence per agent (the README's answer is rewritten from it later)."""
+    """The registered reading in one sentence per agent (the README's answer is rewritten from it
+    later)."""
     parts = []
     for agent in agents:
         r = readings.get(f"{agent}.reward")
         if r is None:
             continue
-        verdict = {True: "both signatures appear", False: "the signatures do not both appear",
-                   None: "not decided (fewer than 2 seeds)"}[r["signatures_appear"]]
+        verdict = {
+            True: "both signatures appear",
+            False: "the signatures do not both appear",
+            None: "not decided (fewer than 2 seeds)",
+        }[r["signatures_appear"]]
 
         def num(s: dict[str, Any]) -> str:
             ci = s["ci95"]
-            return "undefined" if s["mean"] is None else (
-                f"{s['mean']:+.3f}" + ("" if ci is None else f" (95% t interval {ci[0]:+.3f} to {ci[1]:+.3f})"))
+            return (
+                "undefined"
+                if s["mean"] is None
+                else (
+                    f"{s['mean']:+.3f}"
+                    + ("" if ci is None else f" (95% t interval {ci[0]:+.3f} to {ci[1]:+.3f})")
+                )
+            )
 
-        parts.append(f"{agent} trained from reward (Song setting, n = {r['n_seeds']}): {verdict}; "
-                     f"S1 {num(r['s1'])}, S2 {num(r['s2'])}.")
+        parts.append(
+            f"{agent} trained from reward (Song setting, n = {r['n_seeds']}): {verdict}; "
+            f"S1 {num(r['s1'])}, S2 {num(r['s2'])}."
+        )
     return " ".join(parts)
 
 
 # ----------------------------------------------------------------------- the run
 def units_of(cfg: PDWConfig) -> list[Unit]:
     """Every network of the reproduction, the longest first (B2 from reward), for load balance."""
-    order = [("reward", "b2_ws"), ("reward", "plain_gru"), ("imitation", "b2_ws"), ("imitation", "plain_gru")]
-    return [Unit(agent, training, seed, cfg.rl if training == "reward" else cfg.imitation, cfg.eval_trials)
-            for training, agent in order if agent in cfg.agents for seed in cfg.seeds]
+    order = [
+        ("reward", "b2_ws"),
+        ("reward", "plain_gru"),
+        ("imitation", "b2_ws"),
+        ("imitation", "plain_gru"),
+    ]
+    return [
+        Unit(
+            agent,
+            training,
+            seed,
+            cfg.rl if training == "reward" else cfg.imitation,
+            cfg.eval_trials,
+        )
+        for training, agent in order
+        if agent in cfg.agents
+        for seed in cfg.seeds
+    ]
 
 
-def write_manifest_summary(out: Path, summary: dict[str, Any], files: Sequence[str]) -> dict[str, Any]:
+def write_manifest_summary(
+    out: Path, summary: dict[str, Any], files: Sequence[str]
+) -> dict[str, Any]:
     """Add the manifest (each data file's SHA-256) and write ``summary.json`` last."""
     summary[MANIFEST] = {name: sha256_of(out / name) for name in files}
     write_result_json(out / "summary.json", summary, indent=1)
     return summary
 
 
-def run(out: Path | str, cfg: PDWConfig | None = None, workers: int = 1, say: Say | None = None) -> dict[str, Any]:
-    """Run (or resume) the reproduction into ``out`` and write the contract's files; returns the summary."""
+def run(
+    out: Path | str, cfg: PDWConfig | None = None, workers: int = 1, say: Say | None = None
+) -> dict[str, Any]:
+    """Run (or resume) the reproduction into ``out`` and write the contract's files; returns the
+    summary."""
     cfg = cfg or PDWConfig()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -376,28 +544,46 @@ def run(out: Path | str, cfg: PDWConfig | None = None, workers: int = 1, say: Sa
     per_seed: dict[str, dict[int, dict[str, float]]] = {}
     table: list[dict[str, Any]] = []
     for policy, frame in (("sampled", sampled), ("greedy", greedy)):
-        for (agent, training, seed), group in frame.groupby(["agent", "training", "seed"], sort=True):
+        for (agent, training, seed), group in frame.groupby(
+            ["agent", "training", "seed"], sort=True
+        ):
             if policy == "greedy" and training == "ideal":
                 continue
             key = f"{agent}.{training}" + ("" if policy == "sampled" else ".greedy")
             per_seed.setdefault(key, {})[int(seed)] = signature_values(group, levels)
-            table += by_coherence_rows(group, agent, training, int(seed), policy if training != "ideal" else "ideal",
-                                       levels)
+            table += by_coherence_rows(
+                group,
+                agent,
+                training,
+                int(seed),
+                policy if training != "ideal" else "ideal",
+                levels,
+            )
     write_csv(out / BY_COHERENCE, BY_COHERENCE_FIELDS, table)
     curves = [row for r in results for row in curve_rows(r["record"], "repro", levels)]
     write_csv(out / CURVES, CURVE_FIELDS, curves)
     readings = {key: reading(per_seed, key) for key in per_seed}
     claims = claims_of(per_seed, readings)
     summary = {
-        "schema_version": SCHEMA_VERSION, "study": "pdw", "experiments": [], "seeds": list(cfg.seeds),
+        "schema_version": SCHEMA_VERSION,
+        "study": "pdw",
+        "experiments": [],
+        "seeds": list(cfg.seeds),
         "protocol": "docs/protocol.md sec. 8.7 (registered 2026-11-24)",
-        "config": asdict(cfg), "claims": claims,
+        "config": asdict(cfg),
+        "claims": claims,
         "values": {c["id"]: c["ours"]["mean"] for c in claims if c["ours"]["mean"] is not None},
-        "reading": readings, "answer": answer_text(readings, cfg.agents),
+        "reading": readings,
+        "answer": answer_text(readings, cfg.agents),
         "per_seed": {k: {str(s): v for s, v in seeds.items()} for k, seeds in per_seed.items()},
-        "training": {r["record"]["agent"] + "." + r["record"]["training"] + f".seed{r['record']['seed']}":
-                     {"updates": r["record"]["updates"], "stopped": r["record"]["stopped"],
-                      "wall_seconds": r["record"]["wall_seconds"]} for r in results},
+        "training": {
+            r["record"]["agent"] + "." + r["record"]["training"] + f".seed{r['record']['seed']}": {
+                "updates": r["record"]["updates"],
+                "stopped": r["record"]["stopped"],
+                "wall_seconds": r["record"]["wall_seconds"],
+            }
+            for r in results
+        },
         "wall_seconds": round(time.perf_counter() - start, 1),
         "created": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
     }

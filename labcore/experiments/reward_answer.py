@@ -1,4 +1,5 @@
-"""The lab's answer to "does metacognition emerge from reward alone?", composed from the bundled studies.
+"""The lab's answer to "does metacognition emerge from reward alone?", composed from the bundled
+studies.
 
 Issue 23 asks for one answer, generated (never typed), from four result folders under ``results/``:
 
@@ -62,8 +63,13 @@ from labcore.storage.results import SUMMARY
 from labcore.storage.studies import NEUROGYM_DIR, PDW_DIR, PDW_HELD_DIR, PDW_SWEEP_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
-STUDIES = {"pdw": PDW_DIR, "pdw_sweep": PDW_SWEEP_DIR, "pdw_held": PDW_HELD_DIR, "e4": "e4",
-           "neurogym": NEUROGYM_DIR}
+STUDIES = {
+    "pdw": PDW_DIR,
+    "pdw_sweep": PDW_SWEEP_DIR,
+    "pdw_held": PDW_HELD_DIR,
+    "e4": "e4",
+    "neurogym": NEUROGYM_DIR,
+}
 """Each part of the answer -> its folder under ``results/``."""
 START, END = "<!-- reward-answer:start -->", "<!-- reward-answer:end -->"
 """The README markers between which the generated answer stands."""
@@ -71,7 +77,8 @@ START, END = "<!-- reward-answer:start -->", "<!-- reward-answer:end -->"
 
 @dataclass(frozen=True)
 class RewardAnswer:
-    """The answer: a lead paragraph (the registered verdict and one sentence per study) and the parts."""
+    """The answer: a lead paragraph (the registered verdict and one sentence per study) and the
+    parts."""
 
     lead: str
     parts: tuple[Part, ...]
@@ -104,22 +111,52 @@ def read_summaries(results_dir: Path | str = ROOT / "results") -> dict[str, dict
     return found
 
 
-# --------------------------------------------------------------------------- the lead (8.7's rewrite rules)
+# --------------------------------------------------------------------------- the lead (8.7's
+# rewrite rules)
 def compose(summaries: Mapping[str, Mapping[str, Any] | None]) -> RewardAnswer:
     """The lab's answer from the studies' summaries (``read_summaries``; a missing one is None)."""
     pdw, sweep, held, e4, neurogym = (summaries.get(k) for k in STUDIES)
     headline, plain = _pdw_headline(pdw)
-    lead = " ".join(x for x in [headline, sweep_sentence(sweep), held_sentence(held),
-                                neurogym_sentence(neurogym), e4_sentence(e4)] if x)
-    anchor = Part("anchor", f"The anchor: {ANCHOR}", (
-        "Song, Yang & Wang, \"Reward-based training of recurrent neural networks for cognitive and value-based "
-        "tasks\" (eLife 6:e21492), trained recurrent networks (GRUs) with a policy gradient from the task's reward "
-        "alone on Kiani & Shadlen's (2009) post-decision wager and found the monkeys' two signatures: the sure "
-        "option chosen more often the weaker the evidence, and higher accuracy on trials where it was offered and "
-        "waived than where it was not offered. Their training stopped once the sure option was chosen on about half "
-        "of the trials offering it."), True)
-    return RewardAnswer(lead, (anchor, pdw_part(pdw), sweep_part(sweep), held_part(held), e4_part(e4),
-                               neurogym_part(neurogym, plain)))
+    lead = " ".join(
+        x
+        for x in [
+            headline,
+            sweep_sentence(sweep),
+            held_sentence(held),
+            neurogym_sentence(neurogym),
+            e4_sentence(e4),
+        ]
+        if x
+    )
+    anchor = Part(
+        "anchor",
+        f"The anchor: {ANCHOR}",
+        (
+            'Song, Yang & Wang, "Reward-based training of recurrent neural networks '
+            "for cognitive and value-based "
+            'tasks" (eLife 6:e21492), trained recurrent networks (GRUs) with a policy '
+            "gradient from the task's reward "
+            "alone on Kiani & Shadlen's (2009) post-decision wager and found the "
+            "monkeys' two signatures: the sure "
+            "option chosen more often the weaker the evidence, and higher accuracy on "
+            "trials where it was offered and "
+            "waived than where it was not offered. Their training stopped once the "
+            "sure option was chosen on about half "
+            "of the trials offering it."
+        ),
+        True,
+    )
+    return RewardAnswer(
+        lead,
+        (
+            anchor,
+            pdw_part(pdw),
+            sweep_part(sweep),
+            held_part(held),
+            e4_part(e4),
+            neurogym_part(neurogym, plain),
+        ),
+    )
 
 
 def answer_markdown(results_dir: Path | str = ROOT / "results") -> str:
@@ -129,28 +166,48 @@ def answer_markdown(results_dir: Path | str = ROOT / "results") -> str:
 
 # --------------------------------------------------------------------------- the README
 def readme_block(readme: str) -> str | None:
-    """The README's text between :data:`START` and :data:`END` (stripped), or None without both markers."""
+    """The README's text between :data:`START` and :data:`END` (stripped), or None without both
+    markers."""
     match = re.search(re.escape(START) + r"(.*?)" + re.escape(END), readme, flags=re.S)
     return match.group(1).strip() if match else None
 
 
 def rewrite_readme(readme: str, text: str) -> str:
-    """``readme`` with the text between the markers replaced by ``text``; raises ValueError without them."""
+    """``readme`` with the text between the markers replaced by ``text``; raises ValueError
+    without them."""
     if readme_block(readme) is None:
         raise ValueError(f"the README has no {START} ... {END} block")
-    return re.sub(re.escape(START) + r".*?" + re.escape(END), lambda _: f"{START}\n{text}\n{END}", readme,
-                  count=1, flags=re.S)
+    return re.sub(
+        re.escape(START) + r".*?" + re.escape(END),
+        lambda _: f"{START}\n{text}\n{END}",
+        readme,
+        count=1,
+        flags=re.S,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m labcore.experiments.reward_answer [--readme | --check] [--results DIR]``: print the answer,
-    rewrite the README's block from the bundled studies, or check that it is current (exit 1 if not)."""
-    parser = argparse.ArgumentParser(prog="python -m labcore.experiments.reward_answer", description=__doc__.split(
-        "\n\n")[0])
-    parser.add_argument("--results", default=str(ROOT / "results"), help="the folder holding pdw/, pdw_sweep/, e4/, "
-                        "explore_neurogym/ (default: the bundled results/)")
-    parser.add_argument("--readme", action="store_true", help="rewrite README.md's block between the markers")
-    parser.add_argument("--check", action="store_true", help="exit 1 when README.md's block is not the generated text")
+    """``python -m labcore.experiments.reward_answer [--readme | --check] [--results DIR]``: print
+    the answer,
+    rewrite the README's block from the bundled studies, or check that it is current (exit 1 if
+    not)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m labcore.experiments.reward_answer", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--results",
+        default=str(ROOT / "results"),
+        help="the folder holding pdw/, pdw_sweep/, e4/, "
+        "explore_neurogym/ (default: the bundled results/)",
+    )
+    parser.add_argument(
+        "--readme", action="store_true", help="rewrite README.md's block between the markers"
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 when README.md's block is not the generated text",
+    )
     parser.add_argument("--readme-path", default=str(ROOT / "README.md"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     text = answer_markdown(args.results)
@@ -158,7 +215,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.check:
         current = readme_block(path.read_text(encoding="utf-8"))
         if current != text.strip():
-            print(f"{path} is not current: run `python -m labcore.experiments.reward_answer --readme`", file=sys.stderr)
+            print(
+                (
+                    f"{path} is not current: run `python -m "
+                    "labcore.experiments.reward_answer --readme`"
+                ),
+                file=sys.stderr,
+            )
             return 1
         print(f"{path} states the generated answer")
         return 0

@@ -56,20 +56,33 @@ PIPELINES = {"e1": e1, "e2": e2, "e3": e3, "e4": e4}
 def _git_commit() -> str | None:
     """The commit the results were produced from (None outside a git checkout)."""
     try:
-        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent,
-                              capture_output=True, text=True, timeout=10)
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
     except OSError:
         return None
     return done.stdout.strip() or None
 
 
-def provision_agents(experiments: Sequence[str], seeds: Sequence[int], cache_dir: Path | str, *,
-                     workers: int = 1, backend: str = "loky", seed_batches: bool = True,
-                     on_progress: Callable[[ProgressBoard], None] | None = None,
-                     dask_timeout: float = DASK_TIMEOUT) -> list[str]:
+def provision_agents(
+    experiments: Sequence[str],
+    seeds: Sequence[int],
+    cache_dir: Path | str,
+    *,
+    workers: int = 1,
+    backend: str = "loky",
+    seed_batches: bool = True,
+    on_progress: Callable[[ProgressBoard], None] | None = None,
+    dask_timeout: float = DASK_TIMEOUT,
+) -> list[str]:
     """Train every agent the experiments need that is neither bundled nor cached.
 
-    The missing seeds of each kind train together as seed batches (:mod:`labcore.training.provision`),
+    The missing seeds of each kind train together as seed batches
+    (:mod:`labcore.training.provision`),
     ``workers`` batches side by side (worker processes, or the Dask cluster of the current
     client with ``backend="dask"``, which waits at most ``dask_timeout`` seconds for a worker
     when the cluster has none), into ``cache_dir``. Returns the names trained.
@@ -77,16 +90,26 @@ def provision_agents(experiments: Sequence[str], seeds: Sequence[int], cache_dir
     cfg = TrainConfig()
     needed: dict[tuple[str, str], None] = {}
     for experiment in experiments:
-        # a pipeline may name the kinds it runs (E4: one per arm of e4.ARMS), else its experiment's kinds
-        for kind in getattr(PIPELINES.get(experiment), "KINDS", None) or KINDS_OF_EXPERIMENT[experiment]:
+        # a pipeline may name the kinds it runs (E4: one per arm of e4.ARMS), else its experiment's
+        # kinds
+        for kind in (
+            getattr(PIPELINES.get(experiment), "KINDS", None) or KINDS_OF_EXPERIMENT[experiment]
+        ):
             needed[(TASK_OF_EXPERIMENT[experiment], kind)] = None
-    requests = [(task, kind, missing_seeds(task, kind, seeds, [BUNDLED_DIR, cache_dir], cfg), cfg)
-                for task, kind in needed]
+    requests = [
+        (task, kind, missing_seeds(task, kind, seeds, [BUNDLED_DIR, cache_dir], cfg), cfg)
+        for task, kind in needed
+    ]
     batches = plan_batches(requests, cache_dir, workers=workers, seed_batches=seed_batches)
     if not batches:
         return []
-    run_batches(batches, workers=workers, backend="dask" if backend == "dask" else "local",
-                on_progress=on_progress, timeout=dask_timeout)
+    run_batches(
+        batches,
+        workers=workers,
+        backend="dask" if backend == "dask" else "local",
+        on_progress=on_progress,
+        timeout=dask_timeout,
+    )
     return sorted(checkpoint_name(b.task, b.kind, s) for b in batches for s in b.seeds)
 
 
@@ -123,7 +146,8 @@ def reproduce(
     progress : callable, optional
         Called as ``progress(experiment, seed_result)`` after each seed.
     training_progress : callable, optional
-        Called with the :class:`~labcore.training.provision.ProgressBoard` while missing agents train.
+        Called with the :class:`~labcore.training.provision.ProgressBoard` while missing agents
+        train.
     seed_batches : bool
         Train the missing seeds of each kind as one seed-batched model (default) or one by one.
     audit_seeds : int
@@ -153,14 +177,29 @@ def reproduce(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    trained = provision_agents(experiments, cfg.seeds, cache_dir, workers=jobs, backend=backend,
-                               seed_batches=seed_batches, on_progress=training_progress, dask_timeout=dask_timeout)
+    trained = provision_agents(
+        experiments,
+        cfg.seeds,
+        cache_dir,
+        workers=jobs,
+        backend=backend,
+        seed_batches=seed_batches,
+        on_progress=training_progress,
+        dask_timeout=dask_timeout,
+    )
     results: dict[str, list[SeedResult]] = {}
     for name in experiments:
         module = PIPELINES[name]
-        results[name] = run_seeds(module.run_seed, list(cfg.seeds), cfg, cache_dir, jobs=jobs, backend=backend,
-                                  timeout=dask_timeout,
-                                  progress=(lambda r, n=name: progress(n, r)) if progress else None)
+        results[name] = run_seeds(
+            module.run_seed,
+            list(cfg.seeds),
+            cfg,
+            cache_dir,
+            jobs=jobs,
+            backend=backend,
+            timeout=dask_timeout,
+            progress=(lambda r, n=name: progress(n, r)) if progress else None,
+        )
     all_results = [r for rs in results.values() for r in rs]
     cross: dict[str, float] = {}
     if "e2" in results:
@@ -174,9 +213,19 @@ def reproduce(
     untrained_seeds = list(cfg.seeds[:audit_seeds])
     if untrained_seeds:
         twin_cfg = replace(cfg, seeds=tuple(untrained_seeds), untrained=True)
-        twins = [r for name in experiments
-                 for r in run_seeds(PIPELINES[name].run_seed, untrained_seeds, twin_cfg, cache_dir, jobs=jobs,
-                                    backend=backend, timeout=dask_timeout)]
+        twins = [
+            r
+            for name in experiments
+            for r in run_seeds(
+                PIPELINES[name].run_seed,
+                untrained_seeds,
+                twin_cfg,
+                cache_dir,
+                jobs=jobs,
+                backend=backend,
+                timeout=dask_timeout,
+            )
+        ]
         closed = e2.closed_form_values() if "e2" in experiments else {}
         audit = construction.audit(all_results, twins, closed)
         twin_values = construction.twin_means(twins)
@@ -198,10 +247,17 @@ def reproduce(
         "paper_inconsistencies": list(PAPER_INCONSISTENCIES),
         "verdict_counts": {v: sum(c["verdict"] == v for c in claims) for v in verdicts_of(claims)},
         "verdict_split": verdict_split(claims),
-        "construction_audit": {"untrained_seeds": untrained_seeds, "flagged": audit,
-                               "untrained_means": twin_values, "rules": "docs/verdicts.md, 'By construction'"},
-        **({"hypotheses": hypotheses, "auroc_spread": e4_hypotheses.spread_table(results["e4"])}
-           if hypotheses is not None else {}),
+        "construction_audit": {
+            "untrained_seeds": untrained_seeds,
+            "flagged": audit,
+            "untrained_means": twin_values,
+            "rules": "docs/verdicts.md, 'By construction'",
+        },
+        **(
+            {"hypotheses": hypotheses, "auroc_spread": e4_hypotheses.spread_table(results["e4"])}
+            if hypotheses is not None
+            else {}
+        ),
         "wall_seconds": round(time.perf_counter() - start, 1),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "git_commit": _git_commit(),
@@ -218,10 +274,16 @@ def reproduce(
         if rows:
             write_csv(out / f"{stem}.csv", fields, rows)
             written.append(f"{stem}.csv")
-    seed_rows = [{"experiment": r.experiment, "seed": r.seed, "key": k, "value": v}
-                 for r in all_results for k, v in sorted(r.values.items())]
-    seed_rows += [{"experiment": r.experiment, "seed": r.seed, "key": k, "value": l75_cell(x)}
-                  for r in all_results for k, x in sorted(r.l75.items())]
+    seed_rows = [
+        {"experiment": r.experiment, "seed": r.seed, "key": k, "value": v}
+        for r in all_results
+        for k, v in sorted(r.values.items())
+    ]
+    seed_rows += [
+        {"experiment": r.experiment, "seed": r.seed, "key": k, "value": l75_cell(x)}
+        for r in all_results
+        for k, x in sorted(r.l75.items())
+    ]
     write_csv(out / SEED_VALUES, SEED_VALUE_FIELDS, seed_rows)
     figures = {
         "e2": {str(r.seed): r.figures for r in results.get("e2", [])},

@@ -57,15 +57,28 @@ def action_axis(task_id: str, step_kind: int) -> tuple[list[str], str]:
     """
     if task_id == WAGERING:
         if step_kind == StepKind.WAGER:
-            return ([f"bet ({ACTION_NAMES[a]})" if a == BET_ACTION else f"opt out ({ACTION_NAMES[a]})"
-                     for a in range(len(ACTION_NAMES))], "wager (the confidence decides, not these bars)")
-        where = "at the junction: the turn is the decision" if step_kind == StepKind.REPORT_1 else "walking"
+            return (
+                [
+                    f"bet ({ACTION_NAMES[a]})"
+                    if a == BET_ACTION
+                    else f"opt out ({ACTION_NAMES[a]})"
+                    for a in range(len(ACTION_NAMES))
+                ],
+                "wager (the confidence decides, not these bars)",
+            )
+        where = (
+            "at the junction: the turn is the decision"
+            if step_kind == StepKind.REPORT_1
+            else "walking"
+        )
         return list(MOVE_NAMES), f"movement ({where})"
     if step_kind == StepKind.REPORT_2:
         return list(PRIMARY_CUE_NAMES), "object answer (action k = object k)"
     if step_kind == StepKind.REPORT_1:
         return list(SECONDARY_CUE_NAMES), "colour answer (action k = colour k)"
-    return list(SECONDARY_CUE_NAMES), "colour rehearsed (action k = colour k; not scored until the report)"
+    return list(
+        SECONDARY_CUE_NAMES
+    ), "colour rehearsed (action k = colour k; not scored until the report)"
 
 
 @dataclass(frozen=True)
@@ -73,7 +86,8 @@ class WagerReading:
     """The quantity that decides a wagering episode's bet, and where it was read."""
 
     step: int
-    """Step of the choice point (the junction), where the confidence is read; -1 if never reached."""
+    """Step of the choice point (the junction), where the confidence is read; -1 if never
+    reached."""
     confidence: float
     """The value read there (nan if the choice point was never reached)."""
     source: str
@@ -120,17 +134,21 @@ def step_caption(trace: Trace, t: int, reward: float, episode: int = 0) -> str:
             w = wager_reading(trace, episode)
             verb = "bets" if chosen == BET_ACTION else "opts out"
             side = "above" if w.bet else "not above"
-            return (f"Wager: the agent {verb}: its {w.source} at the choice point (step {w.step}) was "
-                    f"{w.confidence:.2f}, {side} {BET_THRESHOLD:g}.")
+            return (
+                f"Wager: the agent {verb}: its {w.source} at the choice point (step {w.step}) was "
+                f"{w.confidence:.2f}, {side} {BET_THRESHOLD:g}."
+            )
         verb = "decides at the junction" if kind == StepKind.REPORT_1 else "walks"
         return f"The agent {verb}: {labels[chosen]} (the expert would: {labels[expert]})."
     what = {StepKind.REPORT_1: "reports the colour", StepKind.REPORT_2: "reports the object"}.get(
-        kind, "rehearses the colour")
+        kind, "rehearses the colour"
+    )
     ok = "✓" if chosen == expert else "✗"
     return f"The agent {what}: {labels[chosen]} {ok} (the expert: {labels[expert]})."
 
 
-# --------------------------------------------------------------------------- live lab (single rollout)
+# --------------------------------------------------------------------------- live lab (single
+# rollout)
 
 
 def workspace_heatmap(
@@ -232,8 +250,10 @@ def workspace_heatmap(
         vertical_spacing=0.08,
         # the report steps' dashed lines are named in the title: a "report" label on top of the
         # panel sat on this title
-        subplot_titles=("what each slot holds" + (" (dashed line: report step)" if len(report_steps) else ""),
-                        "slot activations (each row = one number)"),
+        subplot_titles=(
+            "what each slot holds" + (" (dashed line: report step)" if len(report_steps) else ""),
+            "slot activations (each row = one number)",
+        ),
     )
     fig.add_trace(
         go.Heatmap(
@@ -359,7 +379,9 @@ def action_probabilities(
     chance_line(fig, 1 / p.size, f"uniform 1/{p.size}")
     fig.update_yaxes(title_text="probability (fraction)", range=[0, 1.3])
     fig.update_xaxes(
-        title_text=f"{axis_title}<br>agent chose: {labels[chosen] if 0 <= chosen < p.size else 'none'}",
+        title_text=(
+            f"{axis_title}<br>agent chose: {labels[chosen] if 0 <= chosen < p.size else 'none'}"
+        ),
         automargin=True,
     )
     return style_figure(fig, title, height=380)
@@ -378,23 +400,47 @@ def wager_figure(reading: WagerReading, title: str = "The wager: bet or opt out?
         dotted threshold line.
     """
     if not np.isfinite(reading.confidence):
-        return empty_figure(title, "the agent never reached the choice point, so no confidence was read")
+        return empty_figure(
+            title, "the agent never reached the choice point, so no confidence was read"
+        )
     chosen = "bet" if reading.bet else "opt out"
-    fig = go.Figure(go.Bar(
-        x=[reading.confidence], y=[f"step {reading.step}"], orientation="h", width=0.5,
-        name="confidence read at the choice point",
-        marker={"color": PALETTE["correct"] if reading.bet else PALETTE["chance"]},
-        text=[f"{reading.confidence:.2f}"], textposition="outside",
-        hovertemplate=f"{reading.source} at step {reading.step}: %{{x:.3f}}<extra></extra>",
-    ))
+    fig = go.Figure(
+        go.Bar(
+            x=[reading.confidence],
+            y=[f"step {reading.step}"],
+            orientation="h",
+            width=0.5,
+            name="confidence read at the choice point",
+            marker={"color": PALETTE["correct"] if reading.bet else PALETTE["chance"]},
+            text=[f"{reading.confidence:.2f}"],
+            textposition="outside",
+            hovertemplate=f"{reading.source} at step {reading.step}: %{{x:.3f}}<extra></extra>",
+        )
+    )
     for x0, x1, name in ((0.0, BET_THRESHOLD, "opt out"), (BET_THRESHOLD, 1.0, "bet")):
-        fig.add_vrect(x0=x0, x1=x1, fillcolor="#ffd92f" if name == chosen else "#f4f4f4", opacity=0.35,
-                      line_width=0, layer="below")
-        fig.add_annotation(x=(x0 + x1) / 2, y=1.0, yref="paper", yanchor="bottom", showarrow=False,
-                           text=f"<b>{name}</b>" if name == chosen else name, font={"size": 14})
+        fig.add_vrect(
+            x0=x0,
+            x1=x1,
+            fillcolor="#ffd92f" if name == chosen else "#f4f4f4",
+            opacity=0.35,
+            line_width=0,
+            layer="below",
+        )
+        fig.add_annotation(
+            x=(x0 + x1) / 2,
+            y=1.0,
+            yref="paper",
+            yanchor="bottom",
+            showarrow=False,
+            text=f"<b>{name}</b>" if name == chosen else name,
+            font={"size": 14},
+        )
     fig.add_vline(x=BET_THRESHOLD, line={"dash": "dot", "color": "#333", "width": 1.5})
-    fig.update_xaxes(range=[0, 1.08], title_text=f"{reading.source} at the choice point (bet above "
-                                                  f"{BET_THRESHOLD:g})", automargin=True)
+    fig.update_xaxes(
+        range=[0, 1.08],
+        title_text=f"{reading.source} at the choice point (bet above {BET_THRESHOLD:g})",
+        automargin=True,
+    )
     fig.update_yaxes(title_text="read at", automargin=True)
     return style_figure(fig, title, height=300, legend_below=False)
 
@@ -470,7 +516,11 @@ def internal_state_timeline(
                 name="confidence read at the choice point",
                 text=[f"read here: {c[decision_step]:.2f}"],
                 textposition="middle right",
-                marker={"size": 15, "color": PALETTE["self_on"], "line": {"width": 2, "color": "#111"}},
+                marker={
+                    "size": 15,
+                    "color": PALETTE["self_on"],
+                    "line": {"width": 2, "color": "#111"},
+                },
                 hovertemplate="choice point, step %{x}: confidence %{y:.3f} (the wager follows it)"
                 "<extra></extra>",
             ),
@@ -518,10 +568,11 @@ def internal_state_timeline(
     return style_figure(fig, title, height=480)
 
 
-
 # --------------------------------------------------------------------------- one step's figures
-EMPTY_WORKSPACE_NOTE = ("The workspace holds nothing at any step of this episode (with 0 slots nothing is "
-                        "written to it), so there is no heatmap of its slots to draw.")
+EMPTY_WORKSPACE_NOTE = (
+    "The workspace holds nothing at any step of this episode (with 0 slots nothing is "
+    "written to it), so there is no heatmap of its slots to draw."
+)
 """What :func:`step_figures` says instead of a slots heatmap with nothing in it."""
 
 
@@ -558,19 +609,32 @@ def step_figures(trace: Trace, t: int, n_steps: int, episode: int = 0) -> StepFi
         action = wager_figure(wager)
     else:
         labels, axis_title = action_axis(trace.task_id, step_kind)
-        action = action_probabilities(trace.probs[episode, t], int(trace.action[episode, t]),
-                                      int(trace.oracle[episode, t]), labels, axis_title=axis_title)
+        action = action_probabilities(
+            trace.probs[episode, t],
+            int(trace.action[episode, t]),
+            int(trace.oracle[episode, t]),
+            labels,
+            axis_title=axis_title,
+        )
     timeline = None
     if trace.z_self is not None:
         znorm = np.linalg.norm(trace.z_self[episode, :n_steps], axis=-1)
-        timeline = internal_state_timeline(trace.confidence[episode, :n_steps], znorm,
-                                           [str(s) for s in range(n_steps)], highlight_step=t,
-                                           decision_step=wager.step if wager else None)
+        timeline = internal_state_timeline(
+            trace.confidence[episode, :n_steps],
+            znorm,
+            [str(s) for s in range(n_steps)],
+            highlight_step=t,
+            decision_step=wager.step if wager else None,
+        )
     slots, slots_note = None, None
     if trace.slots is not None and not np.asarray(trace.occupied[episode, :n_steps]).any():
         slots_note = EMPTY_WORKSPACE_NOTE
     elif trace.slots is not None:
-        slots = workspace_heatmap(trace.slots[episode, :n_steps], trace.occupied[episode, :n_steps],
-                                  cue_kinds(trace, episode)[:n_steps], list(trace.report_steps(episode)),
-                                  highlight_step=t)
+        slots = workspace_heatmap(
+            trace.slots[episode, :n_steps],
+            trace.occupied[episode, :n_steps],
+            cue_kinds(trace, episode)[:n_steps],
+            list(trace.report_steps(episode)),
+            highlight_step=t,
+        )
     return StepFigures(action, is_wager, timeline, slots, slots_note)

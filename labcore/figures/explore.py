@@ -21,8 +21,9 @@ from labcore.storage.studies import ExploreStudy, load_explore
 KINDS = ("b1", "b2", "b2_ws")
 
 
-def design_titration_figure(study: ExploreStudy, cell: str, schedule: str = "fast",
-                            protocol: str = "stored") -> go.Figure:
+def design_titration_figure(
+    study: ExploreStudy, cell: str, schedule: str = "fast", protocol: str = "stored"
+) -> go.Figure:
     """Accuracy vs workspace noise for B1, B2 and B2 workspace-read in one cell of the study.
 
     Lines: mean over seeds with SD band; crosses/triangles: median L75 (triangle: beyond the
@@ -33,7 +34,11 @@ def design_titration_figure(study: ExploreStudy, cell: str, schedule: str = "fas
     curves = study.curves
     if curves is None or curves.empty:
         return empty_figure(title, "no design study loaded")
-    sel = curves[(curves["cell"] == cell) & (curves["schedule"] == schedule) & (curves["protocol"] == protocol)]
+    sel = curves[
+        (curves["cell"] == cell)
+        & (curves["schedule"] == schedule)
+        & (curves["protocol"] == protocol)
+    ]
     if sel.empty:
         return empty_figure(title, f"the study has no {schedule}-schedule agents in cell {cell}")
     lines, l75 = titration_curves(sel, KINDS, by="kind"), {}
@@ -41,7 +46,9 @@ def design_titration_figure(study: ExploreStudy, cell: str, schedule: str = "fas
         group = study.group(cell, schedule, protocol, kind)
         if group:
             value = group.get("l75")
-            l75[kind] = f"> {max(sigmas):g}" if value is not None and value >= max(sigmas) else value
+            l75[kind] = (
+                f"> {max(sigmas):g}" if value is not None and value >= max(sigmas) else value
+            )
     fig = titration_figure(lines, l75, title=title)
     top = float(sel["sigma"].max())
     for i, kind in enumerate(lines):
@@ -51,13 +58,20 @@ def design_titration_figure(study: ExploreStudy, cell: str, schedule: str = "fas
         shown = min(ceiling, top)
         fig.add_vline(x=shown, line_dash="dot", line_color=color_of(kind), opacity=0.8)
         # labels stacked: the three ceilings often lie within a few hundredths of each other
-        fig.add_scatter(x=[shown], y=[1.04 + 0.07 * i], mode="markers+text", marker={"symbol": "line-ns-open", "size": 12,
-                                                                              "color": color_of(kind)},
-                        text=[f"ceiling {label_of(kind)}" + (" (beyond)" if ceiling > top else "")],
-                        textposition="middle right" if shown < 0.6 * top else "middle left", showlegend=False,
-                        hovertemplate=f"ideal-observer L75 of {label_of(kind)}: {ceiling:.3g}<extra></extra>")
+        fig.add_scatter(
+            x=[shown],
+            y=[1.04 + 0.07 * i],
+            mode="markers+text",
+            marker={"symbol": "line-ns-open", "size": 12, "color": color_of(kind)},
+            text=[f"ceiling {label_of(kind)}" + (" (beyond)" if ceiling > top else "")],
+            textposition="middle right" if shown < 0.6 * top else "middle left",
+            showlegend=False,
+            hovertemplate=f"ideal-observer L75 of {label_of(kind)}: {ceiling:.3g}<extra></extra>",
+        )
     fig.update_yaxes(range=[-0.02, 1.28])
-    add_note(fig, "Dotted lines: the L75 an ideal observer of the same workspace reaches (the ceiling).")
+    add_note(
+        fig, "Dotted lines: the L75 an ideal observer of the same workspace reaches (the ceiling)."
+    )
     return fig
 
 
@@ -67,7 +81,9 @@ def design_figure(directory: Path | str) -> go.Figure:
     closest = (study.summary.get("answer") or {}).get("closest", {}).get("fast") or {}
     if not closest.get("closest_cell"):
         return empty_figure("Design study", "; ".join(study.problems) or "no result")
-    return design_titration_figure(study, closest["closest_cell"], "fast", closest.get("protocol", "stored"))
+    return design_titration_figure(
+        study, closest["closest_cell"], "fast", closest.get("protocol", "stored")
+    )
 
 
 def _study_medians(study: ExploreStudy, cell: str, schedule: str, protocol: str) -> dict[str, dict]:
@@ -92,14 +108,21 @@ def _study_obstacle(study: ExploreStudy) -> list[str]:
     rw = [t[3] / t[1] for t in triples]
     key, b1, b2, ws = min(triples, key=lambda t: t[1])
     return [
-        f"What stands in the way: the three agents move together. Over {len(triples)} combinations of design and "
-        f"noise protocol, B2's median L75 is {caption_number(min(r2), 2)} to {caption_number(max(r2), 2)} times "
-        f"B1's, and B2 workspace-read's {caption_number(min(rw), 2)} to {caption_number(max(rw), 2)} times (censored "
+        f"What stands in the way: the three agents move together. Over {len(triples)} "
+        "combinations of design and "
+        f"noise protocol, B2's median L75 is {caption_number(min(r2), 2)} to "
+        f"{caption_number(max(r2), 2)} times "
+        f"B1's, and B2 workspace-read's {caption_number(min(rw), 2)} to "
+        f"{caption_number(max(rw), 2)} times (censored "
         "values at their bound; the paper's pattern needs more than 5 times, 0.5 against 0.1).",
-        f"B1 can be made as fragile as the paper's: {key[0]} with {key[2]} noise gives B1 {caption_number(b1)}, but "
-        f"B2 {caption_number(b2)} and B2 workspace-read {caption_number(ws)} with it. All three read one workspace. "
-        "Under strong-lesion cue routing a cue reaches the recurrent state only through the workspace (in the open "
-        "loop not at all), so z_self is computed from the same noisy workspace as the policy's input and holds no "
+        f"B1 can be made as fragile as the paper's: {key[0]} with {key[2]} noise gives "
+        f"B1 {caption_number(b1)}, but "
+        f"B2 {caption_number(b2)} and B2 workspace-read {caption_number(ws)} with it. "
+        "All three read one workspace. "
+        "Under strong-lesion cue routing a cue reaches the recurrent state only "
+        "through the workspace (in the open "
+        "loop not at all), so z_self is computed from the same noisy workspace as the "
+        "policy's input and holds no "
         "noise-free copy of the cue to fall back on.",
     ]
 
@@ -122,8 +145,11 @@ def _schedule_sentences(effect: dict) -> list[str]:
             each = ", ".join(f"{c} x{caption_number(math.exp(v))}" for c, v in cells.items())
             parts.append(f"{name}'s by {caption_number(math.exp(ratio))} ({each})")
         if parts:
-            out.append(f"Against the fast schedule, {SCHEDULE_WORDS} multiplies the median L75 ({protocol} noise) "
-                       "of " + "; ".join(parts) + ".")
+            out.append(
+                f"Against the fast schedule, {SCHEDULE_WORDS} multiplies the median "
+                f"L75 ({protocol} noise) "
+                "of " + "; ".join(parts) + "."
+            )
     return out
 
 
@@ -136,63 +162,104 @@ def study_answer(study: ExploreStudy) -> list[str]:
     answer = summary.get("answer") or {}
     if not answer:
         return []
-    n_agents = 0 if study.rows is None else study.rows[["cell", "schedule", "kind", "seed"]].drop_duplicates().shape[0]
+    n_agents = (
+        0
+        if study.rows is None
+        else study.rows[["cell", "schedule", "kind", "seed"]].drop_duplicates().shape[0]
+    )
     out = []
     registered = _study_medians(study, "layernorm-open-g1", "fast", "stored")
     if all(registered.values()):
         b1, b2, ws = (registered[k] for k in KINDS)
         out.append(
-            f"Under the lab's registered design (layer-normalised writes, open loop, gain 1) and stored noise, "
-            f"an ideal observer of the workspace itself reaches an L75 of about {caption_number(b1.get('ceiling'))} "
-            f"(B1; B2 {caption_number(b2.get('ceiling'))}): noise accumulates in a stored slot until the report"
-            + (", so no readout of it could reach the paper's > 0.5. " if max(b1.get("ceiling", 1), b2.get("ceiling", 1)) < 0.5
-               else ". ")
+            "Under the lab's registered design (layer-normalised writes, open loop, "
+            "gain 1) and stored noise, "
+            "an ideal observer of the workspace itself reaches an L75 of about "
+            f"{caption_number(b1.get('ceiling'))} "
+            f"(B1; B2 {caption_number(b2.get('ceiling'))}): noise accumulates in a "
+            "stored slot until the report"
+            + (
+                ", so no readout of it could reach the paper's > 0.5. "
+                if max(b1.get("ceiling", 1), b2.get("ceiling", 1)) < 0.5
+                else ". "
+            )
             + "The agents reach "
             f"{caption_number(b1.get('l75'))} (B1), {caption_number(b2.get('l75'))} (B2) and "
             f"{caption_number(ws.get('l75'))} (B2 workspace-read): efficiencies "
-            f"{caption_number(b1.get('efficiency'), 2)}, {caption_number(b2.get('efficiency'), 2)} and "
-            f"{caption_number(ws.get('efficiency'), 2)} of that ceiling.")
+            f"{caption_number(b1.get('efficiency'), 2)}, "
+            f"{caption_number(b2.get('efficiency'), 2)} and "
+            f"{caption_number(ws.get('efficiency'), 2)} of that ceiling."
+        )
     if answer.get("pattern_found"):
-        where = "; ".join(f"{h['cell']} ({h['schedule']} schedule, {h['protocol']} noise)"
-                          for h in answer.get("cells_with_pattern", []))
-        out.append(f"The paper's pattern (B1 below 0.1 while both B2 variants stay above 0.5) appears in: {where}.")
+        where = "; ".join(
+            f"{h['cell']} ({h['schedule']} schedule, {h['protocol']} noise)"
+            for h in answer.get("cells_with_pattern", [])
+        )
+        out.append(
+            "The paper's pattern (B1 below 0.1 while both B2 variants stay above 0.5) "
+            f"appears in: {where}."
+        )
     else:
-        out.append(f"No design of the study ({n_agents} agents) gives the paper's pattern: B1 below 0.1 while both "
-                   "B2 variants stay above 0.5.")
+        out.append(
+            f"No design of the study ({n_agents} agents) gives the paper's pattern: B1 "
+            "below 0.1 while both "
+            "B2 variants stay above 0.5."
+        )
     out += _study_obstacle(study)
     effects = (summary.get("factor_effects") or {}).get("fast") or {}
-    factor_names = {"geometry": "Write geometry", "loop": "Closing the loop", "gain": "Readout gain"}
+    factor_names = {
+        "geometry": "Write geometry",
+        "loop": "Closing the loop",
+        "gain": "Readout gain",
+    }
     for factor, items in effects.items():
         parts = []
         for label, entry in items.items():
             kind, protocol, change = label.split(" ", 2)
             ratio = entry.get("log_ratio") if isinstance(entry, dict) else None
-            if kind in ("b1", "b2") and protocol == "stored" and ratio is not None and math.isfinite(ratio):
-                parts.append(f"{change} multiplies {kind.upper()}'s L75 by {caption_number(math.exp(ratio))}")
+            if (
+                kind in ("b1", "b2")
+                and protocol == "stored"
+                and ratio is not None
+                and math.isfinite(ratio)
+            ):
+                parts.append(
+                    f"{change} multiplies {kind.upper()}'s L75 by {caption_number(math.exp(ratio))}"
+                )
         if parts:
-            out.append(f"{factor_names.get(factor, factor)} (stored noise, fast schedule, median over seeds, "
-                       f"averaged over the other factors): " + "; ".join(parts) + ".")
+            out.append(
+                f"{factor_names.get(factor, factor)} (stored noise, fast schedule, "
+                "median over seeds, "
+                f"averaged over the other factors): " + "; ".join(parts) + "."
+            )
     out += _schedule_sentences(summary.get("schedule_effect") or {})
     for schedule, best in (answer.get("closest") or {}).items():
         med = best.get("medians") or {}
         if not med:
             continue
         out.append(
-            f"Closest ({schedule} schedule): {best.get('closest_cell')} with {best.get('protocol')} noise, where the "
+            f"Closest ({schedule} schedule): {best.get('closest_cell')} with "
+            f"{best.get('protocol')} noise, where the "
             f"median L75 is {caption_number((med.get('b1') or {}).get('l75'))} for B1, "
             f"{caption_number((med.get('b2') or {}).get('l75'))} for B2 and "
-            f"{caption_number((med.get('b2_ws') or {}).get('l75'))} for B2 workspace-read.")
+            f"{caption_number((med.get('b2_ws') or {}).get('l75'))} for B2 workspace-read."
+        )
     return out
 
 
-B1_FRAGILITY = {"reproduced": "fragile, as in the paper",
-                "partly reproduced": "fragile in the paper's sense, though not at the paper's value",
-                "not reproduced": "not fragile", "not comparable": "not comparable with the paper"}
+B1_FRAGILITY = {
+    "reproduced": "fragile, as in the paper",
+    "partly reproduced": "fragile in the paper's sense, though not at the paper's value",
+    "not reproduced": "not fragile",
+    "not comparable": "not comparable with the paper",
+}
 """What each verdict of ``e3.l75.b1`` (the paper: B1 is fragile) says about B1, in words."""
-HIERARCHY = {"reproduced": "The paper's E3 robustness hierarchy reproduces here.",
-             "partly reproduced": "The paper's E3 robustness hierarchy reproduces only in part here.",
-             "not reproduced": "The paper's E3 robustness hierarchy does not reproduce here.",
-             "not comparable": "The paper's E3 robustness hierarchy cannot be compared here."}
+HIERARCHY = {
+    "reproduced": "The paper's E3 robustness hierarchy reproduces here.",
+    "partly reproduced": "The paper's E3 robustness hierarchy reproduces only in part here.",
+    "not reproduced": "The paper's E3 robustness hierarchy does not reproduce here.",
+    "not comparable": "The paper's E3 robustness hierarchy cannot be compared here.",
+}
 """The overall sentence, keyed by the weakest of the three L75 verdicts."""
 HIERARCHY_CLAIMS = ("e3.l75.b1", "e3.l75.b2", "e3.l75.b2_ws")
 
@@ -207,15 +274,25 @@ def e3_robustness_verdict(res: Results, study: ExploreStudy | None = None) -> li
     """
     claims = res.claims
     if not all(k in claims for k in HIERARCHY_CLAIMS):
-        out = ["This result set holds no E3 robustness verdicts (run `python -m labcore reproduce --experiment e3`)."]
+        out = [
+            (
+                "This result set holds no E3 robustness verdicts (run `python -m labcore "
+                "reproduce --experiment e3`)."
+            )
+        ]
         return out + (study_answer(study) if study is not None else [])
     verdicts = {k: str(claims[k].get("verdict") or "not comparable") for k in HIERARCHY_CLAIMS}
     b1, b2, ws = (l75_summary(res.seed_values, k) for k in HIERARCHY_CLAIMS)
     paper = {k: paper_text(claims[k].get("paper")) for k in HIERARCHY_CLAIMS}
-    first = (f"Here B1 is {B1_FRAGILITY.get(verdicts['e3.l75.b1'], verdicts['e3.l75.b1'])}: its L75 is {b1}, "
-             f"against the paper's {paper['e3.l75.b1']}. B2: {b2}, against the paper's {paper['e3.l75.b2']} "
-             f"({verdicts['e3.l75.b2']}); B2 workspace-read: {ws}, against the paper's {paper['e3.l75.b2_ws']} "
-             f"({verdicts['e3.l75.b2_ws']}). ")
+    first = (
+        f"Here B1 is {B1_FRAGILITY.get(verdicts['e3.l75.b1'], verdicts['e3.l75.b1'])}: "
+        f"its L75 is {b1}, "
+        f"against the paper's {paper['e3.l75.b1']}. B2: {b2}, against the paper's "
+        f"{paper['e3.l75.b2']} "
+        f"({verdicts['e3.l75.b2']}); B2 workspace-read: {ws}, against the paper's "
+        f"{paper['e3.l75.b2_ws']} "
+        f"({verdicts['e3.l75.b2_ws']}). "
+    )
     order = ("not comparable", "not reproduced", "partly reproduced", "reproduced")
     weakest = min(verdicts.values(), key=lambda v: order.index(v) if v in order else 0)
     out = [first + HIERARCHY.get(weakest, HIERARCHY["not comparable"])]

@@ -1,5 +1,6 @@
 """The integration measures shown (issue 27): the three measures side by side, and the study's
-table of which IIT monotonicity each measure passes (``labcore.experiments.explore_integration``)."""
+table of which IIT monotonicity each measure passes
+(``labcore.experiments.explore_integration``)."""
 
 from __future__ import annotations
 
@@ -13,21 +14,38 @@ from plotly.subplots import make_subplots
 
 from labcore.figures.style import color_of, empty_figure, label_of, style_figure, wrap_tick
 
-MEASURE_NAMES = {"phi": "Φ_E (whole minus sum)", "o_information": "O-information Ω", "tse": "TSE complexity"}
-MEASURE_UNITS = {"phi": "bits (< 0: the parts' own memory outweighs the whole's)",
-                 "o_information": "bits (> 0 redundancy, < 0 synergy)", "tse": "bits"}
+MEASURE_NAMES = {
+    "phi": "Φ_E (whole minus sum)",
+    "o_information": "O-information Ω",
+    "tse": "TSE complexity",
+}
+MEASURE_UNITS = {
+    "phi": "bits (< 0: the parts' own memory outweighs the whole's)",
+    "o_information": "bits (> 0 redundancy, < 0 synergy)",
+    "tse": "bits",
+}
 OUTCOME_STYLE = {  # (cell value for the colour scale, short text)
     "passes": (1.0, "passes"),
     "fails": (0.45, "fails"),
     "reversed": (0.0, "reversed"),
     "undefined": (0.7, "undefined"),
 }
-_SCALE = [[0.0, "#d6604d"], [0.45, "#f4a582"], [0.55, "#f7f7f7"], [0.7, "#e0e0e0"], [0.85, "#d1e5f0"],
-          [1.0, "#4393c3"]]
+_SCALE = [
+    [0.0, "#d6604d"],
+    [0.45, "#f4a582"],
+    [0.55, "#f7f7f7"],
+    [0.7, "#e0e0e0"],
+    [0.85, "#d1e5f0"],
+    [1.0, "#4393c3"],
+]
 
 
-def integration_bars(readings: Sequence[Any], *, title: str = "Integration measures, side by side",
-                     intact_readings: Sequence[Any] | None = None) -> go.Figure:
+def integration_bars(
+    readings: Sequence[Any],
+    *,
+    title: str = "Integration measures, side by side",
+    intact_readings: Sequence[Any] | None = None,
+) -> go.Figure:
     """One panel per measure: its value on every signal and variant of one agent and condition.
 
     Parameters
@@ -45,33 +63,61 @@ def integration_bars(readings: Sequence[Any], *, title: str = "Integration measu
     if not readings:
         return empty_figure(title, "no agent to measure")
     measures = list(MEASURE_NAMES)
-    fig = make_subplots(rows=1, cols=3, subplot_titles=[MEASURE_NAMES[m] for m in measures],
-                        horizontal_spacing=0.09)
+    fig = make_subplots(
+        rows=1, cols=3, subplot_titles=[MEASURE_NAMES[m] for m in measures], horizontal_spacing=0.09
+    )
     for col, measure in enumerate(measures, 1):
         mine = [r for r in readings if r.measure == measure]
         names = [wrap_tick(f"{r.signal} ({r.variant})") for r in mine]
         values = [r.value if np.isfinite(r.value) else None for r in mine]
         if intact_readings is not None:
             ref = {(r.signal, r.variant): r.value for r in intact_readings if r.measure == measure}
-            fig.add_trace(go.Bar(x=names, y=[ref.get((r.signal, r.variant)) for r in mine], name="intact",
-                                 marker={"color": "white", "line": {"color": "#555", "width": 1.5}},
-                                 showlegend=col == 1, hovertemplate="%{x}<br>intact %{y:.3g} bits<extra></extra>"),
-                          row=1, col=col)
-        fig.add_trace(go.Bar(x=names, y=values, name="this condition" if intact_readings is not None else "value",
-                             marker_color=[color_of(r.signal) for r in mine], showlegend=col == 1,
-                             hovertemplate="%{x}<br>%{y:.3g} bits<extra></extra>"), row=1, col=col)
+            fig.add_trace(
+                go.Bar(
+                    x=names,
+                    y=[ref.get((r.signal, r.variant)) for r in mine],
+                    name="intact",
+                    marker={"color": "white", "line": {"color": "#555", "width": 1.5}},
+                    showlegend=col == 1,
+                    hovertemplate="%{x}<br>intact %{y:.3g} bits<extra></extra>",
+                ),
+                row=1,
+                col=col,
+            )
+        fig.add_trace(
+            go.Bar(
+                x=names,
+                y=values,
+                name="this condition" if intact_readings is not None else "value",
+                marker_color=[color_of(r.signal) for r in mine],
+                showlegend=col == 1,
+                hovertemplate="%{x}<br>%{y:.3g} bits<extra></extra>",
+            ),
+            row=1,
+            col=col,
+        )
         undefined = [f"{r.signal} ({r.variant})" for r in mine if not np.isfinite(r.value)]
         if undefined:
-            fig.add_annotation(text="not defined: " + ", ".join(undefined), xref=f"x{col if col > 1 else ''} domain",
-                               yref=f"y{col if col > 1 else ''} domain", x=0.5, y=-0.32, showarrow=False,
-                               font={"size": 11, "color": "#777"})
+            fig.add_annotation(
+                text="not defined: " + ", ".join(undefined),
+                xref=f"x{col if col > 1 else ''} domain",
+                yref=f"y{col if col > 1 else ''} domain",
+                x=0.5,
+                y=-0.32,
+                showarrow=False,
+                font={"size": 11, "color": "#777"},
+            )
         fig.update_yaxes(title_text=MEASURE_UNITS[measure] if col == 1 else "bits", row=1, col=col)
     fig.update_layout(barmode="group")
     return style_figure(fig, title, height=460)
 
 
-def study_values_figure(rows: pd.DataFrame | None, signal: str = "h", variant: str = "intact",
-                        ridge: float | None = None) -> go.Figure:
+def study_values_figure(
+    rows: pd.DataFrame | None,
+    signal: str = "h",
+    variant: str = "intact",
+    ridge: float | None = None,
+) -> go.Figure:
     """The study's values of one signal and variant: mean ± SD over seeds per kind and condition,
     trained beside the untrained twin, one panel per measure."""
     title = f"Integration of {signal} ({variant}): trained agents and their untrained twins"
@@ -82,21 +128,38 @@ def study_values_figure(rows: pd.DataFrame | None, signal: str = "h", variant: s
         sel = sel[np.isclose(sel["ridge"].astype(float), ridge)]
     if sel.empty:
         return empty_figure(title, f"no values of {signal} ({variant}) in the study")
-    fig = make_subplots(rows=1, cols=3, subplot_titles=list(MEASURE_NAMES.values()), horizontal_spacing=0.09)
+    fig = make_subplots(
+        rows=1, cols=3, subplot_titles=list(MEASURE_NAMES.values()), horizontal_spacing=0.09
+    )
     for col, measure in enumerate(MEASURE_NAMES, 1):
         one = sel[sel["measure"] == measure]
         for training, opacity in (("trained", 1.0), ("untrained", 0.35)):
-            stats = (one[one["training"] == training].groupby(["kind", "condition"])["value"]
-                     .agg(["mean", "std", "count"]).reset_index())
+            stats = (
+                one[one["training"] == training]
+                .groupby(["kind", "condition"])["value"]
+                .agg(["mean", "std", "count"])
+                .reset_index()
+            )
             if stats.empty:
                 continue
-            x = [wrap_tick(label_of(k) + (" bus-off" if c == "bus_off" else "")) for k, c in
-                 zip(stats["kind"], stats["condition"], strict=True)]
-            fig.add_trace(go.Bar(x=x, y=stats["mean"], error_y={"type": "data", "array": stats["std"].fillna(0)},
-                                 name=f"{training} (mean ± SD over seeds)", opacity=opacity,
-                                 marker_color=[color_of(k) for k in stats["kind"]], showlegend=col == 1,
-                                 hovertemplate="%{x}<br>%{y:.3g} bits<extra>" + training + "</extra>"),
-                          row=1, col=col)
+            x = [
+                wrap_tick(label_of(k) + (" bus-off" if c == "bus_off" else ""))
+                for k, c in zip(stats["kind"], stats["condition"], strict=True)
+            ]
+            fig.add_trace(
+                go.Bar(
+                    x=x,
+                    y=stats["mean"],
+                    error_y={"type": "data", "array": stats["std"].fillna(0)},
+                    name=f"{training} (mean ± SD over seeds)",
+                    opacity=opacity,
+                    marker_color=[color_of(k) for k in stats["kind"]],
+                    showlegend=col == 1,
+                    hovertemplate="%{x}<br>%{y:.3g} bits<extra>" + training + "</extra>",
+                ),
+                row=1,
+                col=col,
+            )
         fig.update_yaxes(title_text="bits", row=1, col=col)
     fig.update_layout(barmode="group")
     return style_figure(fig, title, height=480)
@@ -114,9 +177,13 @@ def monotonicity_table(summary: Mapping[str, Any] | None) -> go.Figure:
     tests = (summary or {}).get("tests") or []
     if not tests:
         return empty_figure(title, "the integration study has not been run yet")
-    columns = list((summary or {}).get("monotonicities") or {"M1": "", "M2": "", "M3": "", "M4": ""})
-    keys = sorted({(t["measure"], t["signal"], t["variant"]) for t in tests},
-                  key=lambda k: (list(MEASURE_NAMES).index(k[0]) if k[0] in MEASURE_NAMES else 9, k[1], k[2]))
+    columns = list(
+        (summary or {}).get("monotonicities") or {"M1": "", "M2": "", "M3": "", "M4": ""}
+    )
+    keys = sorted(
+        {(t["measure"], t["signal"], t["variant"]) for t in tests},
+        key=lambda k: (list(MEASURE_NAMES).index(k[0]) if k[0] in MEASURE_NAMES else 9, k[1], k[2]),
+    )
     z = np.full((len(keys), len(columns)), np.nan)
     text = [["not tested" for _ in columns] for _ in keys]
     for t in tests:
@@ -128,8 +195,21 @@ def monotonicity_table(summary: Mapping[str, Any] | None) -> go.Figure:
     rows = [f"{MEASURE_NAMES.get(m, m)} · {s} · {v}" for m, s, v in keys]
     descriptions = (summary or {}).get("monotonicities") or {}
     header = [f"{c}: {descriptions.get(c, '')}" for c in columns]
-    fig = go.Figure(go.Heatmap(z=z, x=[wrap_tick(h, 22) for h in header], y=rows, text=text,
-                               texttemplate="%{text}", zmin=0, zmax=1, colorscale=_SCALE, showscale=False,
-                               hovertemplate="%{y}<br>%{x}<br>%{text}<extra></extra>", xgap=2, ygap=2))
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=[wrap_tick(h, 22) for h in header],
+            y=rows,
+            text=text,
+            texttemplate="%{text}",
+            zmin=0,
+            zmax=1,
+            colorscale=_SCALE,
+            showscale=False,
+            hovertemplate="%{y}<br>%{x}<br>%{text}<extra></extra>",
+            xgap=2,
+            ygap=2,
+        )
+    )
     fig.update_yaxes(autorange="reversed")
     return style_figure(fig, title, height=max(360, 34 * len(rows) + 180), legend_below=False)

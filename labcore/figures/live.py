@@ -106,7 +106,9 @@ def type2_roc_figure(
         correct = np.asarray(correct, bool)
         confidence = np.asarray(confidence, float)
         auc = undefined_as_nan(type2_auroc, correct, confidence)  # nan with one class only
-        fpr, tpr, _ = type2_roc(correct, confidence) if finite(auc) else (np.array([]), np.array([]), None)
+        fpr, tpr, _ = (
+            type2_roc(correct, confidence) if finite(auc) else (np.array([]), np.array([]), None)
+        )
         keys.append(key)
         aurocs.append(auc)
         fig.add_trace(
@@ -116,7 +118,9 @@ def type2_roc_figure(
                 mode="lines",
                 name=f"{label_of(key)} (AUROC {fmt(auc)})",
                 line={"color": color_of(key), "width": 3, "shape": "linear"},
-                hovertemplate=f"{label_of(key)}<br>false alarms %{{x:.2f}}<br>hits %{{y:.2f}}<extra></extra>",
+                hovertemplate=(
+                    f"{label_of(key)}<br>false alarms %{{x:.2f}}<br>hits %{{y:.2f}}<extra></extra>"
+                ),
             ),
             row=1,
             col=1,
@@ -173,13 +177,15 @@ def type2_roc_figure(
         col=1,
     )
     fig.update_yaxes(
-        title_text="type-2 hit rate (fraction)", range=[0, 1.02], scaleanchor="x", constrain="domain",
-        row=1, col=1,
+        title_text="type-2 hit rate (fraction)",
+        range=[0, 1.02],
+        scaleanchor="x",
+        constrain="domain",
+        row=1,
+        col=1,
     )
     fig.update_yaxes(title_text="Type-2 AUROC", range=[0.3, 1.02], row=1, col=2)
     return style_figure(fig, title, height=560)
-
-
 
 
 def calibration_figure(
@@ -240,7 +246,9 @@ def calibration_figure(
                 marker={"size": size, "color": color_of(key)},
                 hovertext=[
                     f"{label_of(key)}<br>confidence {c:.2f}, accuracy {a:.2f}<br>{n} trials"
-                    for c, a, n in zip(cc.mean_confidence[m], cc.accuracy[m], cc.counts[m], strict=True)
+                    for c, a, n in zip(
+                        cc.mean_confidence[m], cc.accuracy[m], cc.counts[m], strict=True
+                    )
                 ],
                 hoverinfo="text",
             )
@@ -280,8 +288,6 @@ def calibration_figure(
     return style_figure(fig, title, height=520)
 
 
-
-
 def risk_coverage_figure(
     curves: Mapping[str, tuple[Any, Any]] | None,
     title: str = "Selective prediction: error rate when answering only the most confident trials",
@@ -313,7 +319,8 @@ def risk_coverage_figure(
                 mode="lines",
                 name=f"{label_of(key)} (AURC {fmt(aurc)})",
                 line={"color": color_of(key), "width": 2.5},
-                hovertemplate=f"{label_of(key)}<br>answering %{{x:.0%}} of trials<br>error rate %{{y:.3f}}"
+                hovertemplate=f"{label_of(key)}<br>answering %{{x:.0%}} of trials<br>error rate "
+                "%{y:.3f}"
                 "<extra></extra>",
             )
         )
@@ -322,8 +329,6 @@ def risk_coverage_figure(
     )
     fig.update_yaxes(title_text="risk (error rate among answered, fraction)", rangemode="tozero")
     return style_figure(fig, title, height=480)
-
-
 
 
 def confidence_histogram(
@@ -410,10 +415,10 @@ def confidence_histogram(
             )
         fig.update_yaxes(title_text="fraction", row=r, col=1, rangemode="tozero")
     fig.update_layout(barmode="overlay")
-    fig.update_xaxes(title_text="confidence (0-1; bet if above 0.5)", range=[0, 1], row=len(keys), col=1)
+    fig.update_xaxes(
+        title_text="confidence (0-1; bet if above 0.5)", range=[0, 1], row=len(keys), col=1
+    )
     return style_figure(fig, title, height=170 + 150 * len(keys))
-
-
 
 
 def masking_figure(
@@ -462,20 +467,43 @@ def masking_figure(
         return empty_figure(title, "no masking traces")
     fig = go.Figure()
     for key, arr in traces.items():
-        add_mean_with_band(fig, key, np.arange(arr.shape[1]), arr, alpha=0.18, marker_size=5,
-                        hover=f"{label_of(key)}<br>step %{{x}}<br>colour retained %{{y:.2f}}"
-                        f"<extra>n = {arr.shape[0]}</extra>")
+        add_mean_with_band(
+            fig,
+            key,
+            np.arange(arr.shape[1]),
+            arr,
+            alpha=0.18,
+            marker_size=5,
+            hover=f"{label_of(key)}<br>step %{{x}}<br>colour retained %{{y:.2f}}"
+            f"<extra>n = {arr.shape[0]}</extra>",
+        )
     # Only the first line of each kind carries a label (an annotation without text would show
     # plotly's "new text" placeholder).
     for i, s in enumerate(cue_steps):
-        label = {"annotation_text": "cues", "annotation_position": "top right",
-                 "annotation_font": {"size": 11, "color": "#2b8cbe"}} if i == 0 else {}
+        label = (
+            {
+                "annotation_text": "cues",
+                "annotation_position": "top right",
+                "annotation_font": {"size": 11, "color": "#2b8cbe"},
+            }
+            if i == 0
+            else {}
+        )
         fig.add_vline(x=s, line={"dash": "dash", "color": "#2b8cbe", "width": 1.5}, **label)
     first = (cue_steps[0] if cue_steps else 0) + soa
     for j in range(count):
-        label = {"annotation_text": "masks", "annotation_position": "bottom right",
-                 "annotation_font": {"size": 11, "color": "#e6550d"}} if j == 0 else {}
-        fig.add_vline(x=first + j * interval, line={"dash": "dot", "color": "#e6550d", "width": 1.2}, **label)
+        label = (
+            {
+                "annotation_text": "masks",
+                "annotation_position": "bottom right",
+                "annotation_font": {"size": 11, "color": "#e6550d"},
+            }
+            if j == 0
+            else {}
+        )
+        fig.add_vline(
+            x=first + j * interval, line={"dash": "dot", "color": "#e6550d", "width": 1.2}, **label
+        )
     last = first + max(count - 1, 0) * interval
     fig.update_xaxes(range=[-0.5, min(max(len(a[0]) for a in traces.values()) - 0.5, last + 6.5)])
     fig.add_hline(y=0, line={"color": "#bbb", "width": 1})
@@ -485,8 +513,6 @@ def masking_figure(
     fig.update_xaxes(title_text="environment step")
     fig.update_yaxes(title_text="colour retained (1 = held, 0 = displaced)")
     return style_figure(fig, title, height=480)
-
-
 
 
 def titration_figure(
@@ -521,9 +547,16 @@ def titration_figure(
     fig = go.Figure()
     for agent, (sigmas, acc) in curves.items():
         a = np.atleast_2d(np.asarray(acc, float))
-        add_mean_with_band(fig, agent, np.asarray(sigmas, float), a, alpha=0.15, marker_size=6,
-                        hover=f"{label_of(agent)}<br>σ = %{{x:g}}<br>accuracy %{{y:.3f}}"
-                        f"<extra>mean of {a.shape[0]} seed(s)</extra>")
+        add_mean_with_band(
+            fig,
+            agent,
+            np.asarray(sigmas, float),
+            a,
+            alpha=0.15,
+            marker_size=6,
+            hover=f"{label_of(agent)}<br>σ = %{{x:g}}<br>accuracy %{{y:.3f}}"
+            f"<extra>mean of {a.shape[0]} seed(s)</extra>",
+        )
     pts = []
     for agent, value in (l75 or {}).items():
         v, censored, bound = parse_l75(value)
@@ -592,10 +625,13 @@ def titration_figure(
     return style_figure(fig, title, height=540)
 
 
-
-
-def pci_bars(table: pd.DataFrame | None, normalisation: str, *, paper_normalisation: bool = False,
-             seed: int | None = None) -> go.Figure:
+def pci_bars(
+    table: pd.DataFrame | None,
+    normalisation: str,
+    *,
+    paper_normalisation: bool = False,
+    seed: int | None = None,
+) -> go.Figure:
     """Live perturbational complexity per agent (left) and dPCI (right), one seed.
 
     Parameters
@@ -615,21 +651,45 @@ def pci_bars(table: pd.DataFrame | None, normalisation: str, *, paper_normalisat
     title = f"Perturbational complexity after a pulse ({normalisation})"
     if table is None or len(table) == 0:
         return empty_figure(title, "no agents to poke")
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("complexity of the echo", "dPCI: correct minus wrong trials"),
-                        horizontal_spacing=0.12)
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        subplot_titles=("complexity of the echo", "dPCI: correct minus wrong trials"),
+        horizontal_spacing=0.12,
+    )
     names = [label_of(a) for a in table["agent"]]
     colours = [color_of(a) for a in table["agent"]]
     ours = f"ours ({'one seed' if seed is None else f'seed {seed}'}, no SD)"
-    fig.add_trace(go.Bar(x=names, y=table["pci"], marker_color=colours, name=ours,
-                         hovertemplate="%{x}<br>%{y:.3f}<extra></extra>"), row=1, col=1)
-    fig.add_trace(go.Bar(x=names, y=table["dpci"], marker_color=colours, name="dPCI", showlegend=False,
-                         hovertemplate="%{x}<br>dPCI %{y:.3f}<extra></extra>"), row=1, col=2)
+    fig.add_trace(
+        go.Bar(
+            x=names,
+            y=table["pci"],
+            marker_color=colours,
+            name=ours,
+            hovertemplate="%{x}<br>%{y:.3f}<extra></extra>",
+        ),
+        row=1,
+        col=1,
+    )
+    fig.add_trace(
+        go.Bar(
+            x=names,
+            y=table["dpci"],
+            marker_color=colours,
+            name="dPCI",
+            showlegend=False,
+            hovertemplate="%{x}<br>dPCI %{y:.3f}<extra></extra>",
+        ),
+        row=1,
+        col=2,
+    )
     if paper_normalisation:
-        marks = [(names[i], paper_of(f"e3.pci_a.{a}"), names[i]) for i, a in enumerate(table["agent"])
-                 if f"e3.pci_a.{a}" in CLAIMS_BY_ID]
+        marks = [
+            (names[i], paper_of(f"e3.pci_a.{a}"), names[i])
+            for i, a in enumerate(table["agent"])
+            if f"e3.pci_a.{a}" in CLAIMS_BY_ID
+        ]
         add_paper_marks(fig, marks, row=1, col=1)
     fig.update_yaxes(title_text="complexity (1 = as complex as coin flips)", row=1, col=1)
     fig.update_yaxes(title_text="difference in complexity", row=1, col=2)
     return style_figure(fig, title, height=420)
-
-

@@ -102,7 +102,12 @@ def add_seed_bars(
         go.Bar(
             x=x,
             y=[m for m, _ in stats],
-            error_y={"type": "data", "array": [s for _, s in stats], "visible": True, "color": "#333"},
+            error_y={
+                "type": "data",
+                "array": [s for _, s in stats],
+                "visible": True,
+                "color": "#333",
+            },
             marker={"color": [color_of(g.key) for g in groups], "opacity": 0.8},
             width=0.55,
             name=OURS,
@@ -118,7 +123,9 @@ def add_seed_bars(
         sx += list(i + jitter(g.values.size))
         sy += list(g.values)
         sc += [color_of(g.key)] * g.values.size
-        sh += [f"{g.name}<br>seed {s}: {fmt(v)}{unit}" for s, v in zip(g.seeds, g.values, strict=True)]
+        sh += [
+            f"{g.name}<br>seed {s}: {fmt(v)}{unit}" for s, v in zip(g.seeds, g.values, strict=True)
+        ]
     fig.add_trace(
         go.Scatter(
             x=sx,
@@ -134,7 +141,10 @@ def add_seed_bars(
         **rc,
     )
     add_paper_marks(
-        fig, [(i + PAPER_OFFSET, g.paper, g.name) for i, g in enumerate(groups)], legend=legend, **rc
+        fig,
+        [(i + PAPER_OFFSET, g.paper, g.name) for i, g in enumerate(groups)],
+        legend=legend,
+        **rc,
     )
     for first, last, note in _empty_runs(groups):
         # one note per run of neighbouring empty groups, centred over the run and wrapped to its
@@ -152,7 +162,8 @@ def add_seed_bars(
 
 
 def _empty_runs(groups: Sequence[Group]) -> list[tuple[int, int, str]]:
-    """(first, last, note) of each run of neighbouring groups without values and with the same note."""
+    """(first, last, note) of each run of neighbouring groups without values and with the same
+    note."""
     runs: list[tuple[int, int, str]] = []
     for i, g in enumerate(groups):
         if g.values.size:
@@ -236,7 +247,8 @@ def add_paper_marks(
                     "line": {"width": 2.5},
                 },
                 hovertext=[
-                    f"<b>{n}</b><br>paper: {paper_text(p)} (sec. {p.section}; censored at the largest "
+                    f"<b>{n}</b><br>paper: {paper_text(p)} (sec. {p.section}; censored "
+                    "at the largest "
                     f"tested σ)"
                     for _, p, n in bounds
                 ],
@@ -348,19 +360,46 @@ def add_l75_groups(
     category_axis(fig, names, **rc)
 
 
-def add_mean_with_band(fig: go.Figure, key: str, x: np.ndarray, arr: np.ndarray, *, alpha: float,
-                    marker_size: int, hover: str) -> None:
-    """One line per key: the mean over rows (seeds) of ``arr``, with a +/- SD band if there are several."""
+def add_mean_with_band(
+    fig: go.Figure,
+    key: str,
+    x: np.ndarray,
+    arr: np.ndarray,
+    *,
+    alpha: float,
+    marker_size: int,
+    hover: str,
+) -> None:
+    """One line per key: the mean over rows (seeds) of ``arr``, with a +/- SD band if there are
+    several."""
     mean = np.nanmean(arr, axis=0)
     if arr.shape[0] > 1:
         sd = np.nanstd(arr, axis=0, ddof=1)
-        fig.add_trace(go.Scatter(
-            x=np.concatenate([x, x[::-1]]), y=np.concatenate([mean + sd, (mean - sd)[::-1]]), fill="toself",
-            fillcolor=rgba(color_of(key), alpha), line={"width": 0}, hoverinfo="skip",
-            name=f"{label_of(key)} ± SD", legendgroup=key, showlegend=False))
-    fig.add_trace(go.Scatter(
-        x=x, y=mean, mode="lines+markers", name=label_of(key), legendgroup=key,
-        line={"color": color_of(key), "width": 2.5}, marker={"size": marker_size}, hovertemplate=hover))
+        fig.add_trace(
+            go.Scatter(
+                x=np.concatenate([x, x[::-1]]),
+                y=np.concatenate([mean + sd, (mean - sd)[::-1]]),
+                fill="toself",
+                fillcolor=rgba(color_of(key), alpha),
+                line={"width": 0},
+                hoverinfo="skip",
+                name=f"{label_of(key)} ± SD",
+                legendgroup=key,
+                showlegend=False,
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=mean,
+            mode="lines+markers",
+            name=label_of(key),
+            legendgroup=key,
+            line={"color": color_of(key), "width": 2.5},
+            marker={"size": marker_size},
+            hovertemplate=hover,
+        )
+    )
 
 
 def pearson_finite(x: np.ndarray, y: np.ndarray) -> float:

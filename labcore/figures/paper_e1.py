@@ -92,7 +92,10 @@ def fig1a_accuracy_and_auroc(seed_values: pd.DataFrame | None) -> go.Figure:
     fig = make_subplots(
         rows=1,
         cols=2,
-        subplot_titles=("First-order task accuracy (doing)", "Type-2 AUROC (knowing that you know)"),
+        subplot_titles=(
+            "First-order task accuracy (doing)",
+            "Type-2 AUROC (knowing that you know)",
+        ),
         horizontal_spacing=0.1,
     )
     for col, metric in ((1, "accuracy"), (2, "auroc")):
@@ -107,9 +110,9 @@ def fig1a_accuracy_and_auroc(seed_values: pd.DataFrame | None) -> go.Figure:
     return style_figure(fig, title, height=520)
 
 
-
-
-def fig1b_type2_roc(trials: pd.DataFrame | None, seed_values: pd.DataFrame | None = None) -> go.Figure:
+def fig1b_type2_roc(
+    trials: pd.DataFrame | None, seed_values: pd.DataFrame | None = None
+) -> go.Figure:
     """Fig. 1b: Type-2 ROC per E1 condition, trials pooled over seeds.
 
     Paper AUROC per condition from claims ``e1.auroc.<condition>`` (0.92 self-on, 0.50
@@ -133,8 +136,6 @@ def fig1b_type2_roc(trials: pd.DataFrame | None, seed_values: pd.DataFrame | Non
     )
 
 
-
-
 def fig1c_calibration(trials: pd.DataFrame | None) -> go.Figure:
     """Fig. 1c: calibration per E1 condition (pooled trials).
 
@@ -150,8 +151,6 @@ def fig1c_calibration(trials: pd.DataFrame | None) -> go.Figure:
     )
 
 
-
-
 def fig1d_risk_coverage(trials: pd.DataFrame | None) -> go.Figure:
     """Fig. 1d: wagering utility as risk-coverage curves per E1 condition (AURC, lower is better).
 
@@ -159,10 +158,11 @@ def fig1d_risk_coverage(trials: pd.DataFrame | None) -> go.Figure:
     """
     return risk_coverage_figure(
         trial_curves(trials),
-        title="Fig. 1d: selective prediction: error rate when betting only on the most confident trials",
+        title=(
+            "Fig. 1d: selective prediction: error rate when betting only on the most "
+            "confident trials"
+        ),
     )
-
-
 
 
 def logits_control(seed_values: pd.DataFrame | None) -> go.Figure:
@@ -190,5 +190,3 @@ def logits_control(seed_values: pd.DataFrame | None) -> go.Figure:
     chance_line(fig, CHANCE_E1, "chance 0.5")
     fig.update_yaxes(title_text="Type-2 AUROC (0.5 = no insight)", range=[0, 1.05])
     return style_figure(fig, title, height=480)
-
-

@@ -146,8 +146,6 @@ def fig2b_dual_task_cost(capacity: pd.DataFrame | None) -> go.Figure:
     return style_figure(fig, title, height=520)
 
 
-
-
 def fig2c_masking_traces(masking_by_seed: Mapping[str, Mapping] | None) -> go.Figure:
     """Fig. 2c: colour retention vs step at 4, 2 and 0 slots, mean +/- SD over seeds.
 
@@ -164,7 +162,9 @@ def fig2c_masking_traces(masking_by_seed: Mapping[str, Mapping] | None) -> go.Fi
     construction.
     """
     title = "Fig. 2c: backward masking: how much of the colour is still in the workspace"
-    runs = [m for m in (masking_by_seed or {}).values() if isinstance(m, Mapping) and m.get("traces")]
+    runs = [
+        m for m in (masking_by_seed or {}).values() if isinstance(m, Mapping) and m.get("traces")
+    ]
     if not runs:
         return empty_figure(title, "no masking traces (figures.json without e2 masking)")
     traces: dict[str, list] = {}
@@ -175,8 +175,13 @@ def fig2c_masking_traces(masking_by_seed: Mapping[str, Mapping] | None) -> go.Fi
     if len(lengths) != 1:
         return empty_figure(title, "masking traces of different lengths across seeds")
     ordered = {k: np.array(traces[k], float) for k in CAPACITY_KEYS if k in traces}
-    return masking_figure(ordered, int(runs[0]["soa"]), int(runs[0]["count"]),
-                          interval=int(runs[0].get("interval", 1)), title=title)
+    return masking_figure(
+        ordered,
+        int(runs[0]["soa"]),
+        int(runs[0]["count"]),
+        interval=int(runs[0].get("interval", 1)),
+        title=title,
+    )
 
 
 def _capacity_seed_groups(
@@ -210,23 +215,33 @@ def gbi_and_ignition_by_capacity(seed_values: pd.DataFrame | None) -> go.Figure:
         ("e2.gbi_abs", "GBI on |cosine| couplings<br>(0 by construction with 2 slots)", False),
         ("e2.ignition", "ignition sharpness<br>(fixed by the write's norm)", True),
     )
-    notes = {"e2.gbi": "not defined here<br>(signed couplings)", "e2.gbi_abs": "undefined<br>(< 2 slots)"}
+    notes = {
+        "e2.gbi": "not defined here<br>(signed couplings)",
+        "e2.gbi_abs": "undefined<br>(< 2 slots)",
+    }
     groups = {
         prefix: [
-            g if g.values.size or prefix == "e2.ignition" else Group(g.key, g.seeds, g.values, g.paper,
-                                                                     note=notes[prefix])
+            g
+            if g.values.size or prefix == "e2.ignition"
+            else Group(g.key, g.seeds, g.values, g.paper, note=notes[prefix])
             for g in _capacity_seed_groups(seed_values, prefix, slots, paper)
         ]
         for prefix, _, paper in panels
     }
     if not any(g.values.size for prefix in ("e2.gbi_abs", "e2.ignition") for g in groups[prefix]):
         return empty_figure(title, "no E2 GBI / ignition values")
-    fig = make_subplots(rows=1, cols=3, subplot_titles=[p[1] for p in panels], horizontal_spacing=0.08)
+    fig = make_subplots(
+        rows=1, cols=3, subplot_titles=[p[1] for p in panels], horizontal_spacing=0.08
+    )
     for col, (prefix, _, _) in enumerate(panels, start=1):
         add_seed_bars(fig, groups[prefix], row=1, col=col, legend=col == 1)
-    fig.update_yaxes(title_text="GBI (participation, 0-2/3 for 4 slots)", range=[0, 1.05], row=1, col=1)
+    fig.update_yaxes(
+        title_text="GBI (participation, 0-2/3 for 4 slots)", range=[0, 1.05], row=1, col=1
+    )
     fig.update_yaxes(range=[0, 1.05], row=1, col=2)
-    fig.update_yaxes(title_text="max step increase of RMS activation", rangemode="tozero", row=1, col=3)
+    fig.update_yaxes(
+        title_text="max step increase of RMS activation", rangemode="tozero", row=1, col=3
+    )
     fig.update_xaxes(tickfont={"size": 11})
     return style_figure(fig, title, height=540)
 
@@ -260,7 +275,8 @@ def dnrs_by_scale(seed_values: pd.DataFrame | None) -> go.Figure:
             sx += list(xs + offsets[prefix] + jitter(vals.size) * 0.05)
             sy += list(vals)
             sh += [
-                f"{name}, scale {s}, seed {seed}: {fmt(v)}" for seed, v in zip(seeds, vals, strict=True)
+                f"{name}, scale {s}, seed {seed}: {fmt(v)}"
+                for seed, v in zip(seeds, vals, strict=True)
             ]
         fig.add_trace(
             go.Scatter(
@@ -297,9 +313,10 @@ def dnrs_by_scale(seed_values: pd.DataFrame | None) -> go.Figure:
     fig.update_xaxes(
         title_text="workspace capacity scale (0 = bus off, 1 = 4 slots)",
         tickvals=list(x),
-        ticktext=[f"{s}<br>({Intervention(capacity_scale=float(s)).active_slots(B1_SLOTS)} slots)" for s in scales],
+        ticktext=[
+            f"{s}<br>({Intervention(capacity_scale=float(s)).active_slots(B1_SLOTS)} slots)"
+            for s in scales
+        ],
     )
     fig.update_yaxes(title_text="ΔNRS (decoder AUC − shuffled AUC)")
     return style_figure(fig, title, height=480)
-
-

@@ -70,11 +70,7 @@ def fig3a_l75(seed_values: pd.DataFrame | None, agents: Sequence[str] = FIG3A_AG
         mean +/- SD squares, ``"paper"`` / ``"paper (lower bound)"`` marks from the claims.
     """
     title = "Fig. 3a: noise tolerance L75 under workspace noise (higher = more robust)"
-    raw = {
-        (a, p): seed_raw(seed_values, l75_key(a, p))
-        for a in agents
-        for p in NOISE_MODES
-    }
+    raw = {(a, p): seed_raw(seed_values, l75_key(a, p)) for a in agents for p in NOISE_MODES}
     if not any(raw.values()):
         return empty_figure(title, "no E3 L75 values")
     fig = make_subplots(
@@ -92,8 +88,6 @@ def fig3a_l75(seed_values: pd.DataFrame | None, agents: Sequence[str] = FIG3A_AG
         add_l75_groups(fig, groups, row=1, col=col, legend=col == 1)
     sigma_axis(fig)
     return style_figure(fig, title, height=560)
-
-
 
 
 def fig3b_marker_correlations(
@@ -140,7 +134,11 @@ def fig3b_marker_correlations(
         x = pd.to_numeric(df[name], errors="coerce").to_numpy(float)
         return np.nan_to_num(x, nan=fill) if fill is not None else x
 
-    markers = (("GBI", "gbi", "gbi_abs"), ("ΔPCI", "dpci", "dpci"), ("Type-2 AUROC", "auroc", "auroc"))
+    markers = (
+        ("GBI", "gbi", "gbi_abs"),
+        ("ΔPCI", "dpci", "dpci"),
+        ("Type-2 AUROC", "auroc", "auroc"),
+    )
     sets = (
         ("registered: OOD gap (longer delay)", "ood_gap", 1, PALETTE["registered"], ""),
         (
@@ -175,7 +173,11 @@ def fig3b_marker_correlations(
         rs, hover = [], []
         for label, reg_key, exp_key in markers:
             r = pearson_finite(
-                col(reg_key if which == 1 else exp_key, fill=0.0 if label != "Type-2 AUROC" else None), y
+                col(
+                    reg_key if which == 1 else exp_key,
+                    fill=0.0 if label != "Type-2 AUROC" else None,
+                ),
+                y,
             )
             rs.append(r)
             hover.append(
@@ -187,7 +189,9 @@ def fig3b_marker_correlations(
                     f"{label} ({'registered' if which == 1 else 'exploratory'}): r undefined, "
                     "constant over the points"
                 )
-        loo_key = "e3.composite.r_loo_full" if which == 1 else "e3.explore.composite_overflow.r_loo_full"
+        loo_key = (
+            "e3.composite.r_loo_full" if which == 1 else "e3.explore.composite_overflow.r_loo_full"
+        )
         loo = (composite or {}).get(loo_key)
         rs.append(loo if finite(loo) else math.nan)
         hover.append(f"{set_name}<br>composite, leave-one-out r = {fmt(loo)}")
@@ -207,10 +211,22 @@ def fig3b_marker_correlations(
         )
         gaps = [i for i, r in enumerate(rs) if not finite(r)]
         if gaps:  # a missing bar is said so where it would stand (issue 24: the panel looked empty)
-            fig.add_trace(go.Scatter(
-                x=x[gaps], y=[0.0] * len(gaps), mode="text", text=["undefined"] * len(gaps), textposition="top center",
-                textfont={"size": 11, "color": colour}, hovertext=[hover[i] for i in gaps], hoverinfo="text",
-                showlegend=False, name=f"{set_name}: undefined"), row=1, col=1)
+            fig.add_trace(
+                go.Scatter(
+                    x=x[gaps],
+                    y=[0.0] * len(gaps),
+                    mode="text",
+                    text=["undefined"] * len(gaps),
+                    textposition="top center",
+                    textfont={"size": 11, "color": colour},
+                    hovertext=[hover[i] for i in gaps],
+                    hoverinfo="text",
+                    showlegend=False,
+                    name=f"{set_name}: undefined",
+                ),
+                row=1,
+                col=1,
+            )
     r2 = paper_of("e3.composite.r2_gbi")
     loo_paper = paper_of("e3.composite.r_loo_full")
     marks = []
@@ -243,15 +259,20 @@ def fig3b_marker_correlations(
                 col=c,
             )
         fig.update_xaxes(
-            title_text=label + (" (signed form, not defined here; 0 without a bus)" if key == "gbi" else ""), row=2, col=c
+            title_text=label
+            + (" (signed form, not defined here; 0 without a bus)" if key == "gbi" else ""),
+            row=2,
+            col=c,
         )
     fig.update_yaxes(title_text="OOD gap (ID − OOD accuracy)", row=2, col=1)
     signed = col("gbi")
     if np.isfinite(signed).any() and (np.nanmin(signed) < 0 or np.nanmax(signed) > 1):
         # the registered composite keeps the paper's formula; say why its GBI leaves [0, 1]
         undefined.append(
-            f"GBI (registered signed form) is not defined on our signed slot couplings (values from "
-            f"{np.nanmin(signed):.3g} to {np.nanmax(signed):.3g}): plotted as computed because the composite was "
+            "GBI (registered signed form) is not defined on our signed slot couplings "
+            "(values from "
+            f"{np.nanmin(signed):.3g} to {np.nanmax(signed):.3g}): plotted as computed "
+            "because the composite was "
             "registered with it; the orange bars use GBI on |cosine|"
         )
     if undefined:
@@ -259,10 +280,9 @@ def fig3b_marker_correlations(
     return style_figure(fig, title, height=760)
 
 
-
-
-def titration_rows(titration: pd.DataFrame, agents: Sequence[str], noise_mode: str,
-                   noise: str | None = None) -> pd.DataFrame:
+def titration_rows(
+    titration: pd.DataFrame, agents: Sequence[str], noise_mode: str, noise: str | None = None
+) -> pd.DataFrame:
     """The rows of ``e3_titration.csv`` a titration figure draws, in file order.
 
     Of ``agents`` under ``noise_mode``; with ``noise=None`` each agent's own latent state (its
@@ -276,9 +296,11 @@ def titration_rows(titration: pd.DataFrame, agents: Sequence[str], noise_mode: s
     return rows[rows["noise"] == np.where(has_workspace, "workspace", "carrier")]
 
 
-def titration_curves(rows: pd.DataFrame, keys: Sequence[str], by: str = "agent"
-                     ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """``{key: (sigmas, accuracy[seed, sigma])}`` for :func:`~labcore.figures.live.titration_figure`,
+def titration_curves(
+    rows: pd.DataFrame, keys: Sequence[str], by: str = "agent"
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """``{key: (sigmas, accuracy[seed, sigma])}`` for
+    :func:`~labcore.figures.live.titration_figure`,
     in the order of ``keys`` (those without rows left out); ``by`` names the key column."""
     curves = {}
     for key in keys:
@@ -311,7 +333,9 @@ def fig3c_titration(
         point = l75_point(seed_values, l75_key(agent, noise_mode))
         if point is not None:
             l75[agent] = point
-    paper = {a: paper_of(l75_key(a, noise_mode)) for a in curves if paper_of(l75_key(a, noise_mode))}
+    paper = {
+        a: paper_of(l75_key(a, noise_mode)) for a in curves if paper_of(l75_key(a, noise_mode))
+    }
     return titration_figure(curves, l75, paper_l75=paper, title=title)
 
 
@@ -325,7 +349,8 @@ def fig4_attribution(seed_values: pd.DataFrame | None) -> go.Figure:
     """
     title = "Fig. 4: attribution controls: which bottleneck brings noise tolerance?"
     left = [
-        (a, seed_raw(seed_values, f"e3.l75.{a}"), paper_of(f"e3.l75.{a}")) for a in FIG4_WORKSPACE_AGENTS
+        (a, seed_raw(seed_values, f"e3.l75.{a}"), paper_of(f"e3.l75.{a}"))
+        for a in FIG4_WORKSPACE_AGENTS
     ]
     right = [
         (
@@ -342,7 +367,10 @@ def fig4_attribution(seed_values: pd.DataFrame | None) -> go.Figure:
         cols=2,
         shared_yaxes=True,
         horizontal_spacing=0.06,
-        subplot_titles=("noise in the workspace slots", "noise in the recurrent carrier (post-GRU)"),
+        subplot_titles=(
+            "noise in the workspace slots",
+            "noise in the recurrent carrier (post-GRU)",
+        ),
     )
     add_l75_groups(fig, left, row=1, col=1, legend=True)
     add_l75_groups(fig, right, row=1, col=2, legend=False)
@@ -432,6 +460,3 @@ def table3_pci(seed_values: pd.DataFrame | None, agents: Sequence[str] | None = 
         title_text="raw PCI-A (compressed size / fair-coin size)", range=[0, 1.1], row=1, col=2
     )
     return style_figure(fig, title, height=120 + 30 * max(len(agents), 10))
-
-
-

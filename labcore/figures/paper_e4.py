@@ -30,15 +30,23 @@ from labcore.figures.style import (
     style_figure,
 )
 
-CURVE_PANELS = (("heldout_auroc", "Type-2 AUROC (held-out)"), ("heldout_wager_reward", "wager reward per wager trial"))
+CURVE_PANELS = (
+    ("heldout_auroc", "Type-2 AUROC (held-out)"),
+    ("heldout_wager_reward", "wager reward per wager trial"),
+)
 """The two learning-curve panels: column of ``e4_curves.csv`` and its axis title."""
 SPREAD = "heldout_spread_bets"
 """The column with each AUROC's spread in bets (protocol 8.8.4), shown on hover where recorded."""
 
 
-def learning_curves(curves: pd.DataFrame | None, *, arms: Sequence[str] | None = None,
-                    title: str = "Learning curves: does reward teach the confidence to tell right from wrong?") -> go.Figure:
-    """Held-out Type-2 AUROC (left) and expected wager reward (right) at each evaluation of training.
+def learning_curves(
+    curves: pd.DataFrame | None,
+    *,
+    arms: Sequence[str] | None = None,
+    title: str = "Learning curves: does reward teach the confidence to tell right from wrong?",
+) -> go.Figure:
+    """Held-out Type-2 AUROC (left) and expected wager reward (right) at each evaluation of
+    training.
 
     Parameters
     ----------
@@ -65,10 +73,18 @@ def learning_curves(curves: pd.DataFrame | None, *, arms: Sequence[str] | None =
     for column in needed[1:]:
         frame[column] = pd.to_numeric(frame[column], errors="coerce")
     order = list(arms) if arms is not None else list(dict.fromkeys(frame["arm"]))
-    recorded = [a for a in order if frame.loc[frame["arm"] == a, [c for c, _ in CURVE_PANELS]].notna().any().any()]
+    recorded = [
+        a
+        for a in order
+        if frame.loc[frame["arm"] == a, [c for c, _ in CURVE_PANELS]].notna().any().any()
+    ]
     if not recorded:
-        return empty_figure(title, "no arm in this result set recorded a held-out AUROC or wager reward")
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1, subplot_titles=[t for _, t in CURVE_PANELS])
+        return empty_figure(
+            title, "no arm in this result set recorded a held-out AUROC or wager reward"
+        )
+    fig = make_subplots(
+        rows=1, cols=2, horizontal_spacing=0.1, subplot_titles=[t for _, t in CURVE_PANELS]
+    )
     for col, (column, _) in enumerate(CURVE_PANELS, start=1):
         for arm in recorded:
             rows = frame[(frame["arm"] == arm) & frame[column].notna()]
@@ -78,21 +94,47 @@ def learning_curves(curves: pd.DataFrame | None, *, arms: Sequence[str] | None =
                 one = one.sort_values("update")
                 spread = pd.to_numeric(one[SPREAD], errors="coerce") if SPREAD in one else None
                 shown = column == "heldout_auroc" and spread is not None and spread.notna().any()
-                fig.add_trace(go.Scatter(
-                    x=one["update"], y=one[column], mode="lines", line={"color": rgba(color_of(arm), 0.35), "width": 1},
-                    name=f"{label_of(arm)}, seed {seed:g}", legendgroup=arm, showlegend=False,
-                    customdata=spread if shown else None,
-                    hovertemplate=f"{label_of(arm)}, seed {seed:g}<br>update %{{x}}<br>%{{y:.3f}}"
-                                  + ("<br>spread %{customdata:.3g} bets (meaningful at >= 1)" if shown else "")
-                                  + "<extra></extra>"),
-                    row=1, col=col)
+                fig.add_trace(
+                    go.Scatter(
+                        x=one["update"],
+                        y=one[column],
+                        mode="lines",
+                        line={"color": rgba(color_of(arm), 0.35), "width": 1},
+                        name=f"{label_of(arm)}, seed {seed:g}",
+                        legendgroup=arm,
+                        showlegend=False,
+                        customdata=spread if shown else None,
+                        hovertemplate=f"{label_of(arm)}, seed {seed:g}<br>update %{{x}}<br>"
+                        "%{y:.3f}"
+                        + (
+                            "<br>spread %{customdata:.3g} bets (meaningful at >= 1)"
+                            if shown
+                            else ""
+                        )
+                        + "<extra></extra>",
+                    ),
+                    row=1,
+                    col=col,
+                )
             mean = rows.groupby("update")[column].agg(["mean", "count"]).reset_index()
-            fig.add_trace(go.Scatter(
-                x=mean["update"], y=mean["mean"], mode="lines+markers", line={"color": color_of(arm), "width": 3},
-                marker={"size": 5}, name=label_of(arm), legendgroup=arm, showlegend=col == 1,
-                customdata=mean["count"],
-                hovertemplate=f"{label_of(arm)}<br>update %{{x}}<br>mean %{{y:.3f}} over %{{customdata}} seed(s)"
-                              "<extra></extra>"), row=1, col=col)
+            fig.add_trace(
+                go.Scatter(
+                    x=mean["update"],
+                    y=mean["mean"],
+                    mode="lines+markers",
+                    line={"color": color_of(arm), "width": 3},
+                    marker={"size": 5},
+                    name=label_of(arm),
+                    legendgroup=arm,
+                    showlegend=col == 1,
+                    customdata=mean["count"],
+                    hovertemplate=f"{label_of(arm)}<br>update %{{x}}<br>mean %{{y:.3f}} over "
+                    "%{customdata} seed(s)"
+                    "<extra></extra>",
+                ),
+                row=1,
+                col=col,
+            )
     chance_line(fig, CHANCE_E1, "chance 0.5", row=1, col=1)
     fig.update_xaxes(title_text="optimizer updates")
     fig.update_yaxes(title_text="Type-2 AUROC (0.5 = chance)", range=[0, 1.02], row=1, col=1)
@@ -100,13 +142,20 @@ def learning_curves(curves: pd.DataFrame | None, *, arms: Sequence[str] | None =
     fig = style_figure(fig, title, height=500)
     silent = [a for a in order if a not in recorded]
     if silent:
-        add_note(fig, f"{', '.join(label_of(a) for a in silent)}: not recorded (confidence trained on labels; "
-                      "its training record keeps agreement only)")
+        add_note(
+            fig,
+            f"{', '.join(label_of(a) for a in silent)}: not recorded (confidence "
+            "trained on labels; "
+            "its training record keeps agreement only)",
+        )
     return fig
 
 
-def arms_figure(seed_values: pd.DataFrame | None, arms: Sequence[str],
-                title: str = "Every arm: does the confidence tell right from wrong, and is it calibrated?") -> go.Figure:
+def arms_figure(
+    seed_values: pd.DataFrame | None,
+    arms: Sequence[str],
+    title: str = "Every arm: does the confidence tell right from wrong, and is it calibrated?",
+) -> go.Figure:
     """Type-2 AUROC (left) and expected calibration error (right) of every arm, self-model intact.
 
     Parameters
@@ -122,38 +171,66 @@ def arms_figure(seed_values: pd.DataFrame | None, arms: Sequence[str],
         Bars (mean +/- SD over seeds) with one dot per seed, a dashed chance line at AUROC 0.5;
         arms without values are left out (and named in a note).
     """
-    panels = (("auroc", "Type-2 AUROC (0.5 = chance)"), ("ece", "calibration error ECE (0 = calibrated)"))
-    found = {m: [Group(a, *seed_numbers(seed_values, f"e4.{m}.{a}.self_on")) for a in arms] for m, _ in panels}
+    panels = (
+        ("auroc", "Type-2 AUROC (0.5 = chance)"),
+        ("ece", "calibration error ECE (0 = calibrated)"),
+    )
+    found = {
+        m: [Group(a, *seed_numbers(seed_values, f"e4.{m}.{a}.self_on")) for a in arms]
+        for m, _ in panels
+    }
     kept = [a for i, a in enumerate(arms) if all(found[m][i].values.size for m, _ in panels)]
     if not kept:
         return empty_figure(title, "no E4 values in this result set (seed_values.csv)")
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12, subplot_titles=[t for _, t in panels])
+    fig = make_subplots(
+        rows=1, cols=2, horizontal_spacing=0.12, subplot_titles=[t for _, t in panels]
+    )
     for col, (metric, axis) in enumerate(panels, start=1):
-        add_seed_bars(fig, [g for g in found[metric] if g.key in kept], row=1, col=col, legend=col == 1)
+        add_seed_bars(
+            fig, [g for g in found[metric] if g.key in kept], row=1, col=col, legend=col == 1
+        )
         fig.update_yaxes(title_text=axis, rangemode="tozero", row=1, col=col)
     chance_line(fig, CHANCE_E1, "chance 0.5", row=1, col=1)
     fig.update_yaxes(range=[0, 1.02], row=1, col=1)
     fig = style_figure(fig, title, height=500)
     if len(kept) < len(arms):
-        add_note(fig, "not in this result set: " + ", ".join(label_of(a) for a in arms if a not in kept))
+        add_note(
+            fig, "not in this result set: " + ", ".join(label_of(a) for a in arms if a not in kept)
+        )
     return fig
 
 
-def history_frame(history: Sequence[dict], arm: str = "reward_wager", seed: int = 0) -> pd.DataFrame:
-    """A live training run's history (``progress`` metrics or a record's ``history``) as ``e4_curves`` rows.
+def history_frame(
+    history: Sequence[dict], arm: str = "reward_wager", seed: int = 0
+) -> pd.DataFrame:
+    """A live training run's history (``progress`` metrics or a record's ``history``) as
+    ``e4_curves`` rows.
 
-    >>> history_frame([{"update": 10, "heldout_auroc": 0.4, "heldout_wager_reward": None}])["update"].tolist()
+    >>> history_frame([{"update": 10, "heldout_auroc": 0.4,
+    ...                 "heldout_wager_reward": None}])["update"].tolist()
     [10]
     """
-    rows = [{"arm": arm, "seed": seed, "update": h.get("update"),
-             **{c: (np.nan if h.get(c) is None else float(h[c])) for c, _ in CURVE_PANELS}} for h in history]
+    rows = [
+        {
+            "arm": arm,
+            "seed": seed,
+            "update": h.get("update"),
+            **{c: (np.nan if h.get(c) is None else float(h[c])) for c, _ in CURVE_PANELS},
+        }
+        for h in history
+    ]
     return pd.DataFrame(rows, columns=["arm", "seed", "update", *(c for c, _ in CURVE_PANELS)])
 
 
-ARM_TABLE_METRICS = (("accuracy", "task accuracy"), ("auroc", "Type-2 AUROC"),
-                     ("spread_bets", "spread in bets (AUROC meaningful at >= 1)"),
-                     ("confidence_sd", "confidence SD"), ("ece", "calibration error (ECE)"),
-                     ("skip", "opt-outs (wager trials)"), ("confidence", "mean confidence"))
+ARM_TABLE_METRICS = (
+    ("accuracy", "task accuracy"),
+    ("auroc", "Type-2 AUROC"),
+    ("spread_bets", "spread in bets (AUROC meaningful at >= 1)"),
+    ("confidence_sd", "confidence SD"),
+    ("ece", "calibration error (ECE)"),
+    ("skip", "opt-outs (wager trials)"),
+    ("confidence", "mean confidence"),
+)
 """The columns of :func:`arms_table`: metric key and its display name (the AUROC beside its
 confidence's spread, protocol 8.8.4; "undefined" in sets made before the rule)."""
 PERCENT_METRICS = ("accuracy", "skip")
@@ -161,8 +238,11 @@ PERCENT_METRICS = ("accuracy", "skip")
 spread in bets in units of one bet)."""
 
 
-def arms_table(seed_values: pd.DataFrame | None, arms: Sequence[str], condition: str = "self_on") -> pd.DataFrame:
-    """Mean ± SD over seeds of each arm's headline numbers (``e4.<metric>.<arm>.<condition>``), as text.
+def arms_table(
+    seed_values: pd.DataFrame | None, arms: Sequence[str], condition: str = "self_on"
+) -> pd.DataFrame:
+    """Mean ± SD over seeds of each arm's headline numbers (``e4.<metric>.<arm>.<condition>``), as
+    text.
 
     Returns
     -------

@@ -33,14 +33,30 @@ from labcore.figures.style import (
 from labcore.io import atomic_write
 from labcore.storage.results_pdw import BY_COHERENCE, CURVES, load_pdw
 
-OBSERVERS = {("plain_gru", "reward"): ("plain GRU (Song et al.), trained from reward", "#d62728", "solid"),
-             ("b2_ws", "reward"): ("B2 workspace-read, trained from reward", color_of("reward_all"), "solid"),
-             ("plain_gru", "imitation"): ("plain GRU imitating the ideal observer (post hoc)", "#d62728", "dot"),
-             ("b2_ws", "imitation"): ("B2 imitating the ideal observer (post hoc)", color_of("reward_all"), "dot"),
-             ("ideal_observer", "ideal"): ("ideal observer (same trials)", "#555555", "dash")}
+OBSERVERS = {
+    ("plain_gru", "reward"): ("plain GRU (Song et al.), trained from reward", "#d62728", "solid"),
+    ("b2_ws", "reward"): (
+        "B2 workspace-read, trained from reward",
+        color_of("reward_all"),
+        "solid",
+    ),
+    ("plain_gru", "imitation"): (
+        "plain GRU imitating the ideal observer (post hoc)",
+        "#d62728",
+        "dot",
+    ),
+    ("b2_ws", "imitation"): (
+        "B2 imitating the ideal observer (post hoc)",
+        color_of("reward_all"),
+        "dot",
+    ),
+    ("ideal_observer", "ideal"): ("ideal observer (same trials)", "#555555", "dash"),
+}
 """Legend name, colour and dash of each (agent, training)."""
-ACCURACY_LINES = (("accuracy_waived", "offered, waived", "diamond", 1.0),
-                  ("accuracy_not_offered", "not offered", "circle", 0.45))
+ACCURACY_LINES = (
+    ("accuracy_waived", "offered, waived", "diamond", 1.0),
+    ("accuracy_not_offered", "not offered", "circle", 0.45),
+)
 """Right panel: the two accuracies (column, label, marker, opacity)."""
 
 
@@ -48,8 +64,13 @@ def _axis(values: pd.Series) -> list[str]:
     return [f"{c:g}" for c in values]
 
 
-def kiani_shadlen_figure(table: pd.DataFrame | None, *, policy: str = "sampled", imitation: bool | str = False,
-                         title: str = "Does the sure option follow the evidence, as in monkeys?") -> go.Figure:
+def kiani_shadlen_figure(
+    table: pd.DataFrame | None,
+    *,
+    policy: str = "sampled",
+    imitation: bool | str = False,
+    title: str = "Does the sure option follow the evidence, as in monkeys?",
+) -> go.Figure:
     """P(sure | offered) (left) and accuracy waived vs not offered (right) against coherence.
 
     Parameters
@@ -72,16 +93,33 @@ def kiani_shadlen_figure(table: pd.DataFrame | None, *, policy: str = "sampled",
         a value no seed defines (e.g. accuracy on waived trials where the sure option was taken on
         every trial offering it) is left out and named in a note.
     """
-    needed = ("agent", "training", "seed", "policy", "coherence", "p_sure", "accuracy_waived", "accuracy_not_offered")
+    needed = (
+        "agent",
+        "training",
+        "seed",
+        "policy",
+        "coherence",
+        "p_sure",
+        "accuracy_waived",
+        "accuracy_not_offered",
+    )
     if not has_columns(table, needed):
-        return empty_figure(title, "no Song et al. reproduction in this folder (pdw_by_coherence.csv)")
+        return empty_figure(
+            title, "no Song et al. reproduction in this folder (pdw_by_coherence.csv)"
+        )
     frame = table[(table["policy"] == policy) | (table["training"] == "ideal")].copy()
     for column in needed[4:]:
         frame[column] = pd.to_numeric(frame[column], errors="coerce")
     frame = frame.sort_values("coherence")
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
-                        subplot_titles=["sure option chosen (share of trials offering it)",
-                                        "accuracy of side choices: waived vs not offered"])
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        horizontal_spacing=0.12,
+        subplot_titles=[
+            "sure option chosen (share of trials offering it)",
+            "accuracy of side choices: waived vs not offered",
+        ],
+    )
     drawn, lowest, undefined = 0, 0.4, []
     for (agent, training), (name, colour, dash) in OBSERVERS.items():
         rows = frame[(frame["agent"] == agent) & (frame["training"] == training)]
@@ -91,35 +129,84 @@ def kiani_shadlen_figure(table: pd.DataFrame | None, *, policy: str = "sampled",
         shown = "legendonly" if training == "imitation" and imitation == "legendonly" else True
         if training == "reward":
             for seed, one in rows.groupby("seed"):
-                fig.add_trace(go.Scatter(
-                    x=_axis(one["coherence"]), y=one["p_sure"], mode="lines", showlegend=False, legendgroup=name,
-                    visible=shown,
-                    line={"color": rgba(colour, 0.3), "width": 1}, name=f"seed {seed:g}",
-                    hovertemplate=f"{name}, seed {seed:g}<br>coherence %{{x}}%<br>P(sure) %{{y:.2f}}<extra></extra>"),
-                    row=1, col=1)
-        mean = rows.groupby("coherence")[["p_sure", "accuracy_waived", "accuracy_not_offered"]].mean().reset_index()
+                fig.add_trace(
+                    go.Scatter(
+                        x=_axis(one["coherence"]),
+                        y=one["p_sure"],
+                        mode="lines",
+                        showlegend=False,
+                        legendgroup=name,
+                        visible=shown,
+                        line={"color": rgba(colour, 0.3), "width": 1},
+                        name=f"seed {seed:g}",
+                        hovertemplate=(
+                            f"{name}, seed {seed:g}<br>coherence %{{x}}%<br>P(sure) "
+                            "%{y:.2f}<extra></extra>"
+                        ),
+                    ),
+                    row=1,
+                    col=1,
+                )
+        mean = (
+            rows.groupby("coherence")[["p_sure", "accuracy_waived", "accuracy_not_offered"]]
+            .mean()
+            .reset_index()
+        )
         n = rows["seed"].nunique()
-        for column, what in (("p_sure", "P(sure | offered)"), ("accuracy_waived", "accuracy on waived trials"),
-                             ("accuracy_not_offered", "accuracy when not offered")):
-            if missing := [f"{c:g}%" for c, v in zip(mean["coherence"], mean[column], strict=True) if pd.isna(v)]:
+        for column, what in (
+            ("p_sure", "P(sure | offered)"),
+            ("accuracy_waived", "accuracy on waived trials"),
+            ("accuracy_not_offered", "accuracy when not offered"),
+        ):
+            if missing := [
+                f"{c:g}%"
+                for c, v in zip(mean["coherence"], mean[column], strict=True)
+                if pd.isna(v)
+            ]:
                 undefined.append(f"{name}: {what} at {', '.join(missing)}")
-        accuracies = mean[["accuracy_waived", "accuracy_not_offered"]].to_numpy(float)  # hidden ones too: a click shows them
+        accuracies = mean[["accuracy_waived", "accuracy_not_offered"]].to_numpy(
+            float
+        )  # hidden ones too: a click shows them
         if np.isfinite(accuracies).any():
             lowest = min(lowest, float(np.nanmin(accuracies)) - 0.03)
-        fig.add_trace(go.Scatter(
-            x=_axis(mean["coherence"]), y=mean["p_sure"], mode="lines+markers", name=name, legendgroup=name,
-            visible=shown,
-            line={"color": colour, "width": 3, "dash": dash}, marker={"size": 7},
-            hovertemplate=f"{name}<br>coherence %{{x}}%<br>P(sure | offered) %{{y:.2f}} (mean of {n} seed(s))"
-                          "<extra></extra>"), row=1, col=1)
-        for column, label, symbol, opacity in ACCURACY_LINES:
-            fig.add_trace(go.Scatter(
-                x=_axis(mean["coherence"]), y=mean[column], mode="lines+markers", legendgroup=name, showlegend=False,
+        fig.add_trace(
+            go.Scatter(
+                x=_axis(mean["coherence"]),
+                y=mean["p_sure"],
+                mode="lines+markers",
+                name=name,
+                legendgroup=name,
                 visible=shown,
-                line={"color": rgba(colour, opacity), "width": 2, "dash": dash},
-                marker={"size": 8, "symbol": symbol, "color": rgba(colour, opacity)}, name=f"{name}: {label}",
-                hovertemplate=f"{name}<br>{label}<br>coherence %{{x}}%<br>accuracy %{{y:.3f}}<extra></extra>"),
-                row=1, col=2)
+                line={"color": colour, "width": 3, "dash": dash},
+                marker={"size": 7},
+                hovertemplate=f"{name}<br>coherence %{{x}}%<br>P(sure | offered) "
+                "%{y:.2f} (mean of "
+                f"{n} seed(s))"
+                "<extra></extra>",
+            ),
+            row=1,
+            col=1,
+        )
+        for column, label, symbol, opacity in ACCURACY_LINES:
+            fig.add_trace(
+                go.Scatter(
+                    x=_axis(mean["coherence"]),
+                    y=mean[column],
+                    mode="lines+markers",
+                    legendgroup=name,
+                    showlegend=False,
+                    visible=shown,
+                    line={"color": rgba(colour, opacity), "width": 2, "dash": dash},
+                    marker={"size": 8, "symbol": symbol, "color": rgba(colour, opacity)},
+                    name=f"{name}: {label}",
+                    hovertemplate=(
+                        f"{name}<br>{label}<br>coherence %{{x}}%<br>accuracy "
+                        "%{y:.3f}<extra></extra>"
+                    ),
+                ),
+                row=1,
+                col=2,
+            )
     if not drawn:
         return empty_figure(title, f"no {policy} choices of any observer in pdw_by_coherence.csv")
     chance_line(fig, 0.5, "chance 0.5", row=1, col=2)
@@ -127,17 +214,31 @@ def kiani_shadlen_figure(table: pd.DataFrame | None, *, policy: str = "sampled",
     fig.update_yaxes(title_text="P(sure | offered)", range=[-0.02, 1.02], row=1, col=1)
     fig.update_yaxes(title_text="share correct", range=[max(lowest, -0.02), 1.02], row=1, col=2)
     fig = style_figure(fig, title, height=480)
-    add_note(fig, f"Right panel: diamonds = offered and waived, circles = not offered. Networks' {policy} choices "
-                  "on each seed's evaluation trials; NeuroGym's payoff: correct 1, wrong 0, sure 0.7")
+    add_note(
+        fig,
+        "Right panel: diamonds = offered and waived, circles = not offered. Networks' "
+        f"{policy} choices "
+        "on each seed's evaluation trials; NeuroGym's payoff: correct 1, wrong 0, sure 0.7",
+    )
     if undefined:
-        add_note(fig, "Not drawn, undefined (no trial to count: no offer, or the option taken or waived on every "
-                      "offered trial, at that coherence in every seed): " + "; ".join(undefined))
+        add_note(
+            fig,
+            "Not drawn, undefined (no trial to count: no offer, or the option taken or "
+            "waived on every "
+            "offered trial, at that coherence in every seed): " + "; ".join(undefined),
+        )
     return fig
 
 
-def training_curve_figure(curves: pd.DataFrame | None, agent: str = "plain_gru", *, cell: str = "repro",
-                          title: str | None = None) -> go.Figure:
-    """P(sure | offered) (top) and accuracy of side choices (bottom) over training, one reward-trained agent kind.
+def training_curve_figure(
+    curves: pd.DataFrame | None,
+    agent: str = "plain_gru",
+    *,
+    cell: str = "repro",
+    title: str | None = None,
+) -> go.Figure:
+    """P(sure | offered) (top) and accuracy of side choices (bottom) over training, one
+    reward-trained agent kind.
 
     Parameters
     ----------
@@ -153,43 +254,81 @@ def training_curve_figure(curves: pd.DataFrame | None, agent: str = "plain_gru",
         dotted. The sure option rising early, collapsing when the sides are learned and coming
         back later (the issue's pilot) would show in the top panel.
     """
-    title = title or f"The sure option over training: {agent.replace('_', ' ')}, trained from reward"
+    title = (
+        title or f"The sure option over training: {agent.replace('_', ' ')}, trained from reward"
+    )
     needed = ("cell", "agent", "training", "seed", "update", "policy", "p_sure_offered", "accuracy")
     if not has_columns(curves, needed):
         return empty_figure(title, "no learning curves in this folder (pdw_curves.csv)")
-    frame = curves[(curves["cell"] == cell) & (curves["agent"] == agent) & (curves["training"] == "reward")
-                   & curves["policy"].isin(["sampled", "greedy"])].copy()
+    frame = curves[
+        (curves["cell"] == cell)
+        & (curves["agent"] == agent)
+        & (curves["training"] == "reward")
+        & curves["policy"].isin(["sampled", "greedy"])
+    ].copy()
     for column in ("update", "p_sure_offered", "accuracy"):
         frame[column] = pd.to_numeric(frame[column], errors="coerce")
     if frame.empty:
         return empty_figure(title, f"no reward-trained {agent} in cell {cell!r}")
     colour = OBSERVERS.get((agent, "reward"), ("", color_of(agent), ""))[1]
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
-                        subplot_titles=["P(sure | offered), held-out checks", "accuracy of side choices"])
+    fig = make_subplots(
+        rows=2,
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=0.08,
+        subplot_titles=["P(sure | offered), held-out checks", "accuracy of side choices"],
+    )
     for row, column in ((1, "p_sure_offered"), (2, "accuracy")):
         sampled = frame[frame["policy"] == "sampled"].sort_values("update")
         for seed, one in sampled.groupby("seed"):
-            fig.add_trace(go.Scatter(x=one["update"], y=one[column], mode="lines", showlegend=False,
-                                     line={"color": rgba(colour, 0.3), "width": 1},
-                                     hovertemplate=f"seed {seed:g}<br>update %{{x}}<br>%{{y:.3f}}<extra></extra>"),
-                          row=row, col=1)
+            fig.add_trace(
+                go.Scatter(
+                    x=one["update"],
+                    y=one[column],
+                    mode="lines",
+                    showlegend=False,
+                    line={"color": rgba(colour, 0.3), "width": 1},
+                    hovertemplate=f"seed {seed:g}<br>update %{{x}}<br>%{{y:.3f}}<extra></extra>",
+                ),
+                row=row,
+                col=1,
+            )
         for policy, dash in (("sampled", "solid"), ("greedy", "dot")):
             mean = frame[frame["policy"] == policy].groupby("update")[column].mean().reset_index()
-            fig.add_trace(go.Scatter(x=mean["update"], y=mean[column], mode="lines", name=f"{policy} (mean over seeds)",
-                                     legendgroup=policy, showlegend=row == 1,
-                                     line={"color": colour, "width": 3 if policy == "sampled" else 2, "dash": dash},
-                                     hovertemplate=f"{policy}<br>update %{{x}}<br>mean %{{y:.3f}}<extra></extra>"),
-                          row=row, col=1)
+            fig.add_trace(
+                go.Scatter(
+                    x=mean["update"],
+                    y=mean[column],
+                    mode="lines",
+                    name=f"{policy} (mean over seeds)",
+                    legendgroup=policy,
+                    showlegend=row == 1,
+                    line={"color": colour, "width": 3 if policy == "sampled" else 2, "dash": dash},
+                    hovertemplate=f"{policy}<br>update %{{x}}<br>mean %{{y:.3f}}<extra></extra>",
+                ),
+                row=row,
+                col=1,
+            )
     fig.update_xaxes(title_text="optimizer updates", row=2, col=1)
     fig.update_yaxes(range=[-0.02, 1.02])
     fig = style_figure(fig, title, height=560)
-    add_note(fig, "Each seed stops when the registered criterion holds at two checks in a row (protocol 8.7) or at "
-                  "its cap, so later updates average fewer seeds")
+    add_note(
+        fig,
+        "Each seed stops when the registered criterion holds at two checks in a row "
+        "(protocol 8.7) or at "
+        "its cap, so later updates average fewer seeds",
+    )
     return fig
 
 
-def explorer_figure(rows: pd.DataFrame | None, cell: str, cells: Sequence[str], keeps_at: float, *,
-                    title: str = "The reward explorer: S1 of every agent, the chosen cell highlighted") -> go.Figure:
+def explorer_figure(
+    rows: pd.DataFrame | None,
+    cell: str,
+    cells: Sequence[str],
+    keeps_at: float,
+    *,
+    title: str = "The reward explorer: S1 of every agent, the chosen cell highlighted",
+) -> go.Figure:
     """S1's contrast of every agent of the reward explorer, by cell, with the keep threshold.
 
     Parameters
@@ -222,33 +361,68 @@ def explorer_figure(rows: pd.DataFrame | None, cell: str, cells: Sequence[str], 
         if one.empty:
             continue
         chosen = name == cell
-        fig.add_trace(go.Scatter(
-            x=[name] * len(one), y=one["s1_contrast"], mode="markers+text" if chosen else "markers",
-            text=[f"seed {s:g}" for s in one["seed"]] if chosen else None, textposition="middle right",
-            marker={"size": 13 if chosen else 8, "color": colour if chosen else "#9a9a9a",
-                    "line": {"width": 1, "color": "white"}},
-            name="the chosen cell's agents" if chosen else "other cells' agents", legendgroup=str(chosen),
-            showlegend=chosen or not others_listed,
-            hovertemplate=f"cell {name}<br>seed %{{customdata}}<br>S1 %{{y:+.3f}}<extra></extra>",
-            customdata=one["seed"]))
+        fig.add_trace(
+            go.Scatter(
+                x=[name] * len(one),
+                y=one["s1_contrast"],
+                mode="markers+text" if chosen else "markers",
+                text=[f"seed {s:g}" for s in one["seed"]] if chosen else None,
+                textposition="middle right",
+                marker={
+                    "size": 13 if chosen else 8,
+                    "color": colour if chosen else "#9a9a9a",
+                    "line": {"width": 1, "color": "white"},
+                },
+                name="the chosen cell's agents" if chosen else "other cells' agents",
+                legendgroup=str(chosen),
+                showlegend=chosen or not others_listed,
+                hovertemplate=f"cell {name}<br>seed %{{customdata}}<br>S1 "
+                "%{y:+.3f}<extra></extra>",
+                customdata=one["seed"],
+            )
+        )
         others_listed = others_listed or not chosen
         mean = one["s1_contrast"].mean()
         if pd.notna(mean):
-            fig.add_trace(go.Scatter(x=[name], y=[mean], mode="markers", showlegend=False,
-                                     marker={"symbol": "line-ew-open", "size": 26, "color": colour if chosen else "#555",
-                                             "line": {"width": 3 if chosen else 1.5}},
-                                     hovertemplate=f"cell {name}<br>mean S1 %{{y:+.3f}}<extra></extra>"))
+            fig.add_trace(
+                go.Scatter(
+                    x=[name],
+                    y=[mean],
+                    mode="markers",
+                    showlegend=False,
+                    marker={
+                        "symbol": "line-ew-open",
+                        "size": 26,
+                        "color": colour if chosen else "#555",
+                        "line": {"width": 3 if chosen else 1.5},
+                    },
+                    hovertemplate=f"cell {name}<br>mean S1 %{{y:+.3f}}<extra></extra>",
+                )
+            )
     chance_line(fig, keeps_at, f"keeps the sure option at {keeps_at:g} or more")
     low = min(0.0, float(np.nanmin(values)), keeps_at)
     high = max(float(np.nanmax(values)), keeps_at)
     pad = 0.08 * (high - low or 1.0)
-    fig.update_yaxes(title_text="S1: P(sure | offered) at 0-3.2% minus at 25.6-51.2%", range=[low - pad, high + pad],
-                     zeroline=True)
-    fig.update_xaxes(title_text="cell (S: Song's setting, O: our old default; -x / +x: one choice changed)",
-                     type="category", categoryorder="array", categoryarray=list(cells))
+    fig.update_yaxes(
+        title_text="S1: P(sure | offered) at 0-3.2% minus at 25.6-51.2%",
+        range=[low - pad, high + pad],
+        zeroline=True,
+    )
+    fig.update_xaxes(
+        title_text="cell (S: Song's setting, O: our old default; -x / +x: one choice changed)",
+        type="category",
+        categoryorder="array",
+        categoryarray=list(cells),
+    )
     fig = style_figure(fig, title, height=440)
     if n_undefined := int(np.isnan(values).sum()):
-        add_note(fig, f"{n_undefined} agent(s) not drawn: S1 undefined (no trial offering the sure option at one end)")
+        add_note(
+            fig,
+            (
+                f"{n_undefined} agent(s) not drawn: S1 undefined (no trial offering the "
+                "sure option at one end)"
+            ),
+        )
     return fig
 
 
@@ -256,9 +430,14 @@ LIVE_COLOUR = "#ff7f0e"
 """The live run's colour (the bundled curves are the reproduction's red or grey)."""
 
 
-def live_curve_figure(history: Sequence[dict], reference: pd.DataFrame | None, *, budget: int,
-                      reference_name: str = "bundled runs, Song's setting (mean over seeds)",
-                      title: str = "Your live run: the sure option and accuracy as it learns") -> go.Figure:
+def live_curve_figure(
+    history: Sequence[dict],
+    reference: pd.DataFrame | None,
+    *,
+    budget: int,
+    reference_name: str = "bundled runs, Song's setting (mean over seeds)",
+    title: str = "Your live run: the sure option and accuracy as it learns",
+) -> go.Figure:
     """P(sure | offered) (top) and accuracy (bottom) of a live run, beside bundled curves.
 
     Parameters
@@ -275,10 +454,16 @@ def live_curve_figure(history: Sequence[dict], reference: pd.DataFrame | None, *
         The live run in orange with markers; the bundled seeds' mean dashed grey. Checks whose
         value is undefined (no side chosen, no offer) are left out and counted in a note.
     """
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.1,
-                        subplot_titles=["P(sure | offered), held-out checks", "accuracy of side choices"])
+    fig = make_subplots(
+        rows=2,
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=0.1,
+        subplot_titles=["P(sure | offered), held-out checks", "accuracy of side choices"],
+    )
     live = pd.DataFrame(list(history), columns=["update", "p_sure_offered", "accuracy"]).apply(
-        pd.to_numeric, errors="coerce")
+        pd.to_numeric, errors="coerce"
+    )
     right = float(budget)
     ref = None
     if has_columns(reference, ("update", "policy", "p_sure_offered", "accuracy")):
@@ -293,30 +478,60 @@ def live_curve_figure(history: Sequence[dict], reference: pd.DataFrame | None, *
     missing = 0
     for row, column in ((1, "p_sure_offered"), (2, "accuracy")):
         if ref is not None and not ref.empty:
-            fig.add_trace(go.Scatter(x=ref["update"], y=ref[column], mode="lines", name=reference_name,
-                                     legendgroup="ref", showlegend=row == 1,
-                                     line={"color": "#777", "width": 2, "dash": "dash"},
-                                     hovertemplate="bundled<br>update %{x}<br>%{y:.3f}<extra></extra>"), row=row, col=1)
+            fig.add_trace(
+                go.Scatter(
+                    x=ref["update"],
+                    y=ref[column],
+                    mode="lines",
+                    name=reference_name,
+                    legendgroup="ref",
+                    showlegend=row == 1,
+                    line={"color": "#777", "width": 2, "dash": "dash"},
+                    hovertemplate="bundled<br>update %{x}<br>%{y:.3f}<extra></extra>",
+                ),
+                row=row,
+                col=1,
+            )
         shown = live.dropna(subset=[column])
         missing += len(live) - len(shown)
-        fig.add_trace(go.Scatter(x=shown["update"], y=shown[column], mode="lines+markers", name="your run",
-                                 legendgroup="live", showlegend=row == 1, line={"color": LIVE_COLOUR, "width": 3},
-                                 marker={"size": 6}, hovertemplate="your run<br>update %{x}<br>%{y:.3f}<extra></extra>"),
-                      row=row, col=1)
+        fig.add_trace(
+            go.Scatter(
+                x=shown["update"],
+                y=shown[column],
+                mode="lines+markers",
+                name="your run",
+                legendgroup="live",
+                showlegend=row == 1,
+                line={"color": LIVE_COLOUR, "width": 3},
+                marker={"size": 6},
+                hovertemplate="your run<br>update %{x}<br>%{y:.3f}<extra></extra>",
+            ),
+            row=row,
+            col=1,
+        )
         fig.add_vline(x=budget, line={"dash": "dot", "color": "#999"}, row=row, col=1)
     fig.update_xaxes(range=[0, right * 1.02], row=1, col=1)
-    fig.update_xaxes(range=[0, right * 1.02], title_text="optimizer updates (dotted: the end of your run's budget)",
-                     row=2, col=1)
+    fig.update_xaxes(
+        range=[0, right * 1.02],
+        title_text="optimizer updates (dotted: the end of your run's budget)",
+        row=2,
+        col=1,
+    )
     fig.update_yaxes(range=[-0.02, 1.02])
     fig = style_figure(fig, title, height=520)
     if missing:
-        add_note(fig, f"{missing} check value(s) not drawn: undefined (no side chosen, or no trial offering the "
-                      "sure option, among the checked trials)")
+        add_note(
+            fig,
+            f"{missing} check value(s) not drawn: undefined (no side chosen, or no "
+            "trial offering the "
+            "sure option, among the checked trials)",
+        )
     return fig
 
 
 def write_figure(out: Path) -> Path:
-    """Write ``figure.json`` (the Kiani & Shadlen pair, plotly JSON: drawn offline) beside a study's files."""
+    """Write ``figure.json`` (the Kiani & Shadlen pair, plotly JSON: drawn offline) beside a
+    study's files."""
     study = load_pdw(out, (BY_COHERENCE, CURVES))
     fig = kiani_shadlen_figure(study.frames.get(BY_COHERENCE))
     path = Path(out) / "figure.json"

@@ -255,25 +255,37 @@ def _lines(text: str | None) -> int:
 
 
 def _top_text_lines(fig: go.Figure) -> int:
-    """Lines of the text sitting on top of the top plot area (subplot titles, labels such as "report")."""
+    """Lines of the text sitting on top of the top plot area (subplot titles, labels such as
+    "report")."""
     tops = [ax.domain[1] for ax in fig.select_yaxes() if ax.domain] or [1.0]
     top = max(tops)
-    return max((_lines(a.text) for a in fig.layout.annotations
-                if a.yref == "paper" and a.yanchor == "bottom" and a.y is not None and a.y >= top - 1e-9),
-               default=0)
+    return max(
+        (
+            _lines(a.text)
+            for a in fig.layout.annotations
+            if a.yref == "paper" and a.yanchor == "bottom" and a.y is not None and a.y >= top - 1e-9
+        ),
+        default=0,
+    )
 
 
 def _top_margin(fig: go.Figure) -> int:
-    """The top margin that holds the title, its note and any text on top of the plot area, stacked."""
+    """The top margin that holds the title, its note and any text on top of the plot area,
+    stacked."""
     title = fig.layout.title
     note = title.subtitle.text if title and title.subtitle else None
     above = _top_text_lines(fig)
-    return (40 + _TITLE_LINE * max(_lines(title.text if title else None), 1)
-            + (_NOTE_LINE * _lines(note) + 6 if note else 0)
-            + (_TOP_TEXT_LINE * above + 8 if above else 18))
+    return (
+        40
+        + _TITLE_LINE * max(_lines(title.text if title else None), 1)
+        + (_NOTE_LINE * _lines(note) + 6 if note else 0)
+        + (_TOP_TEXT_LINE * above + 8 if above else 18)
+    )
 
 
-def style_figure(fig: go.Figure, title: str, height: int = 460, legend_below: bool = True) -> go.Figure:
+def style_figure(
+    fig: go.Figure, title: str, height: int = 460, legend_below: bool = True
+) -> go.Figure:
     """House layout: white template, readable fonts, title top left, legend under the axes.
 
     The title is wrapped (:data:`TITLE_WIDTH`) and pinned to the top; the top margin stacks the
@@ -289,14 +301,24 @@ def style_figure(fig: go.Figure, title: str, height: int = 460, legend_below: bo
     bottom = 120 + 24 * rows if legend_below and entries else 70
     fig.update_layout(
         template=TEMPLATE,
-        title={"text": title, "x": 0.01, "xanchor": "left", "font": {"size": 17},
-               "yref": "container", "y": 1.0, "yanchor": "top", "pad": {"t": 24}},
+        title={
+            "text": title,
+            "x": 0.01,
+            "xanchor": "left",
+            "font": {"size": 17},
+            "yref": "container",
+            "y": 1.0,
+            "yanchor": "top",
+            "pad": {"t": 24},
+        },
         font=FONT,
         margin={"l": 80, "r": 30, "b": bottom},
         hoverlabel={"font_size": 13},
     )
     top = _top_margin(fig)
-    fig.update_layout(margin_t=top, height=height + (bottom - 70) + (top - _top_margin_of_one_line()))
+    fig.update_layout(
+        margin_t=top, height=height + (bottom - 70) + (top - _top_margin_of_one_line())
+    )
     if any(t.type in _CARTESIAN for t in fig.data):
         fig.update_xaxes(automargin=True)
         fig.update_yaxes(automargin=True)
@@ -327,16 +349,26 @@ def fit_ranges(fig: go.Figure, pad: float = 0.04) -> go.Figure:
     found: dict[str, list[float]] = {}
     number = lambda v: pd.to_numeric(pd.Series(list(v)), errors="coerce").to_numpy(float)  # noqa: E731
     for trace in fig.data:
-        if getattr(trace, "y", None) is None or trace.type not in _CARTESIAN - {"heatmap", "histogram"}:
+        if getattr(trace, "y", None) is None or trace.type not in _CARTESIAN - {
+            "heatmap",
+            "histogram",
+        }:
             continue
         values, error = number(trace.y), getattr(trace, "error_y", None)
         if error is not None and error.visible is not False and error.array is not None:
             spread = np.resize(number(error.array), values.size)
             values = np.concatenate([values, values + spread, values - spread])
-        found.setdefault("yaxis" + (trace.yaxis or "y")[1:], []).extend(values[np.isfinite(values)].tolist())
+        found.setdefault("yaxis" + (trace.yaxis or "y")[1:], []).extend(
+            values[np.isfinite(values)].tolist()
+        )
     for axis, values in found.items():
         shown = fig.layout[axis].range
-        if not values or shown is None or None in shown or fig.layout[axis].type not in (None, "-", "linear"):
+        if (
+            not values
+            or shown is None
+            or None in shown
+            or fig.layout[axis].type not in (None, "-", "linear")
+        ):
             continue
         (low, high), span = sorted(shown), (max(*shown, *values) - min(*shown, *values)) * pad
         new = [min(low, min(values) - span), max(high, max(values) + span)]
@@ -439,7 +471,9 @@ def wrap_tick(text: str, width: int = TICK_WIDTH) -> str:
     >>> wrap_tick("B2 workspace-read, self-model off")
     'B2 workspace-read,<br>self-model off'
     """
-    return "<br>".join(line for part in str(text).split("<br>") for line in _word_lines(part, width))
+    return "<br>".join(
+        line for part in str(text).split("<br>") for line in _word_lines(part, width)
+    )
 
 
 def rgba(hex_colour: str, alpha: float) -> str:
@@ -462,5 +496,3 @@ VERDICT_COLOURS = {
     "not comparable": "#e2e3e5",
 }
 """Cell colours of the verdicts (claims table, report badges)."""
-
-

@@ -2,7 +2,8 @@
 
 Input validation (clear ``ValueError`` messages, never bare ``assert``), the
 undefined-value warning and the one helper that silences it for callers
-(:func:`ignore_undefined`, :func:`undefined_as_nan`), and the exact AUROC core used by every AUROC in the package.
+(:func:`ignore_undefined`, :func:`undefined_as_nan`), and the exact AUROC core used by every AUROC
+in the package.
 """
 
 from __future__ import annotations
@@ -121,7 +122,9 @@ def check_unit_interval(x: np.ndarray, name: str) -> None:
         raise ValueError(f"{name} must lie in [0, 1]; found min={x.min():g}, max={x.max():g}")
 
 
-def auroc_pair_counts(positive: NDArray[np.bool_], scores: NDArray[np.float64]) -> tuple[int, int, int]:
+def auroc_pair_counts(
+    positive: NDArray[np.bool_], scores: NDArray[np.float64]
+) -> tuple[int, int, int]:
     """``(wins, ties, pairs)`` over every (positive, negative) pair: how many score the positive
     higher, how many tie, and how many pairs there are (0 when a class is missing).
 

@@ -180,7 +180,8 @@ def global_broadcast_index(
     coupling is -1 + 1 - 1 = -1, and P = 1 - 3 = -2); their magnitudes do not.
 
     >>> slots = np.array([[[1.0, 0.0], [-1.0, 0.0], [1.0, 0.0], [-1.0, 0.0]]])
-    >>> round(global_broadcast_index(slots), 4), round(global_broadcast_index(slots, coupling="abs_cosine"), 4)
+    >>> (round(global_broadcast_index(slots), 4),
+    ...  round(global_broadcast_index(slots, coupling="abs_cosine"), 4))
     (-2.0, 0.6667)
     >>> import warnings
     >>> with warnings.catch_warnings():
@@ -194,13 +195,17 @@ def global_broadcast_index(
     if not np.isfinite(eps) or eps < 0:
         raise ValueError(f"eps must be a finite non-negative number, got {eps!r}")
     w = _check_slots(slots)
-    p, defined, adjacency = _participation(w, eps, "keep" if negative == "undefined" else negative, coupling)
+    p, defined, adjacency = _participation(
+        w, eps, "keep" if negative == "undefined" else negative, coupling
+    )
     selected = defined & _time_mask(window, w.shape[:-2])[..., None]
     if negative == "undefined" and coupling == "dot" and np.any(selected):
         pairs = selected[..., :, None] & selected[..., None, :]
         if np.any(adjacency[pairs] < 0):
-            warn_undefined("GBI is undefined here: its participation formula assumes non-negative couplings, "
-                           "and these slots have negative ones (see coupling='abs_cosine')")
+            warn_undefined(
+                "GBI is undefined here: its participation formula assumes non-negative couplings, "
+                "and these slots have negative ones (see coupling='abs_cosine')"
+            )
             return float("nan")
     if not np.any(selected):
         if undefined == "zero":
@@ -418,4 +423,3 @@ def cue_retention(
     if norm == 0.0:
         return np.zeros(x.shape[0])
     return delta @ entry / norm
-

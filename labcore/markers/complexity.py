@@ -348,7 +348,8 @@ def pci_a(
     Both are about 1 for an unstructured (fair-coin) trajectory and near 0 for a constant
     or periodic one (not exactly 0: a constant string still costs about 10 bytes of
     DEFLATE, 0.044 at 2048 symbols; and LZ76 needs 2 phrases). The LZ76 form overshoots 1
-    for short sequences (finite-size bias: about 1.3 at 64 symbols, 1.04 at 2048). Higher = more complex. The paper reports 0.84 (A0), 0.78 (A1) and
+    for short sequences (finite-size bias: about 1.3 at 64 symbols, 1.04 at 2048). Higher = more
+    complex. The paper reports 0.84 (A0), 0.78 (A1) and
     0.33 (B1) (Table 3).
 
     Parameters

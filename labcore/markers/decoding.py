@@ -269,4 +269,3 @@ def decoded_information_bits(
     p_true = np.clip(np.where(y, prob, 1 - prob), 1e-12, 1.0)
     cross_entropy = float(-np.mean(np.log2(p_true)))
     return max(0.0, entropy - cross_entropy)
-

@@ -87,7 +87,9 @@ def _as_nodes(nodes: Sequence[Sequence[int]] | None, n_channels: int) -> list[ND
     for node in nodes:
         idx = np.asarray(node)
         if idx.ndim != 1 or idx.size == 0 or not np.issubdtype(idx.dtype, np.integer):
-            raise ValueError(f"each node must be a non-empty list of channel indices, got {node!r:.60}")
+            raise ValueError(
+                f"each node must be a non-empty list of channel indices, got {node!r:.60}"
+            )
         out.append(idx.astype(np.intp))
     flat = np.sort(np.concatenate(out))
     if flat.size != n_channels or not np.array_equal(flat, np.arange(n_channels)):
@@ -103,7 +105,8 @@ def _check_ridge(ridge: float) -> float:
 
 # --------------------------------------------------------------------------- Gaussian core
 def _covariance(samples: NDArray[np.float64], ridge: float, what: str) -> NDArray[np.float64]:
-    """Sample covariance of (N, d) samples, ridged and checked; raises _Undefined with the reason."""
+    """Sample covariance of (N, d) samples, ridged and checked; raises _Undefined with the
+    reason."""
     n, d = samples.shape
     variances = samples.var(axis=0, ddof=1) if n > 1 else np.zeros(d)
     if n < 2 or not np.any(variances > 0):
@@ -112,13 +115,17 @@ def _covariance(samples: NDArray[np.float64], ridge: float, what: str) -> NDArra
     if ridge > 0:
         cov = cov + ridge * float(np.mean(variances)) * np.eye(d)
     elif n <= d:
-        raise _Undefined(f"{what}: {n} samples for a {d}-dimensional covariance (needs more than {d})")
+        raise _Undefined(
+            f"{what}: {n} samples for a {d}-dimensional covariance (needs more than {d})"
+        )
     eig = np.linalg.eigvalsh(cov)
     if eig[0] <= RCOND * eig[-1]:
         dead = int(np.sum(np.diag(cov) <= RCOND * eig[-1]))
         detail = f"; {dead} of its {d} dimensions never vary" if dead else ""
-        raise _Undefined(f"{what}: the covariance is singular (rank {int(np.sum(eig > RCOND * eig[-1]))} of {d}"
-                         f"{detail}); pass ridge > 0 to add observation noise")
+        raise _Undefined(
+            f"{what}: the covariance is singular (rank {int(np.sum(eig > RCOND * eig[-1]))} of {d}"
+            f"{detail}); pass ridge > 0 to add observation noise"
+        )
     return cov
 
 
@@ -128,7 +135,8 @@ def _logdet2(cov: NDArray[np.float64]) -> float:
 
 
 def _logdets2(cov: NDArray[np.float64], idx: NDArray[np.intp]) -> NDArray[np.float64]:
-    """log2 det of the sub-covariances ``cov[idx[m]][:, idx[m]]`` for every row m of (M, d) ``idx``."""
+    """log2 det of the sub-covariances ``cov[idx[m]][:, idx[m]]`` for every row m of (M, d)
+    ``idx``."""
     chol = np.linalg.cholesky(cov[idx[:, :, None], idx[:, None, :]])
     return 2.0 * np.log2(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)
 
@@ -166,7 +174,9 @@ class _PhiCore:
     """phi_E and K of bipartitions of one joint (past, present) covariance, with caches;
     parts are evaluated in batches (one Cholesky call per channel count)."""
 
-    def __init__(self, joint: NDArray[np.float64], nodes: list[NDArray[np.intp]], normalisation: str) -> None:
+    def __init__(
+        self, joint: NDArray[np.float64], nodes: list[NDArray[np.intp]], normalisation: str
+    ) -> None:
         c = joint.shape[0] // 2
         self.joint, self.nodes, self.c, self.normalisation = joint, nodes, c, normalisation
         present = joint[c:, c:]
@@ -187,9 +197,16 @@ class _PhiCore:
             which = [i for i, ch in enumerate(channels) if ch.size == size]
             idx = np.stack([channels[i] for i in which])
             both = np.concatenate([idx, idx + self.c], axis=1)
-            mi = 0.5 * (_logdets2(self.joint, idx) + _logdets2(self.joint, idx + self.c)
-                        - _logdets2(self.joint, both))
-            logdet = _logdets2(self.corr, idx) if self.normalisation == "entropy" else np.zeros(len(which))
+            mi = 0.5 * (
+                _logdets2(self.joint, idx)
+                + _logdets2(self.joint, idx + self.c)
+                - _logdets2(self.joint, both)
+            )
+            logdet = (
+                _logdets2(self.corr, idx)
+                if self.normalisation == "entropy"
+                else np.zeros(len(which))
+            )
             for j, i in enumerate(which):
                 self._mi[todo[i]] = float(mi[j])
                 self._h[todo[i]] = 0.5 * (size * _LOG2_2PIE + float(logdet[j]))
@@ -231,8 +248,7 @@ def _spectral_candidates(core: _PhiCore) -> list[frozenset[int]]:
     return [frozenset(order[:k].tolist()) for k in range(1, n)]
 
 
-def _approximate_search(core: _PhiCore, n_random: int, seed: int
-                        ) -> tuple[frozenset[int], int]:
+def _approximate_search(core: _PhiCore, n_random: int, seed: int) -> tuple[frozenset[int], int]:
     """Spectral sweep cuts + random bipartitions, then greedy single-element moves."""
     n = len(core.nodes)
     everything = frozenset(range(n))
@@ -366,7 +382,8 @@ def integrated_information(
     >>> x = simulate_var1([[0.0, 0.5], [0.5, 0.0]], 2_000, n_episodes=200, seed=1)
     >>> round(integrated_information(x).phi, 2)
     0.41
-    >>> round(integrated_information(simulate_var1([[0.5, 0.0], [0.0, 0.5]], 2_000, n_episodes=50)).phi, 3)
+    >>> round(integrated_information(simulate_var1([[0.5, 0.0], [0.0, 0.5]], 2_000,
+    ...                                            n_episodes=50)).phi, 3)
     0.0
     """
     x = _as_trajectories(trajectories)
@@ -395,10 +412,14 @@ def integrated_information(
         exhaustive = False
     phi, normalised = core.evaluate([best])[0]
     if math.isinf(normalised):
-        warn_undefined("Phi_E: no searched bipartition has a positive normalisation K (part entropies <= 0)")
+        warn_undefined(
+            "Phi_E: no searched bipartition has a positive normalisation K (part entropies <= 0)"
+        )
         return IntegratedInformation(nan, nan, ((), ()), core.whole, searched, exhaustive)
     other = tuple(sorted(set(range(n)) - best))
-    return IntegratedInformation(phi, normalised, (tuple(sorted(best)), other), core.whole, searched, exhaustive)
+    return IntegratedInformation(
+        phi, normalised, (tuple(sorted(best)), other), core.whole, searched, exhaustive
+    )
 
 
 # --------------------------------------------------------------------------- O-information
@@ -416,8 +437,9 @@ class HigherOrderInformation:
     """Sigma = TC + DTC: the overall amount of interdependence."""
 
 
-def _static(samples: ArrayLike, nodes: Sequence[Sequence[int]] | None, ridge: float, what: str
-            ) -> tuple[NDArray[np.float64] | None, list[NDArray[np.intp]]]:
+def _static(
+    samples: ArrayLike, nodes: Sequence[Sequence[int]] | None, ridge: float, what: str
+) -> tuple[NDArray[np.float64] | None, list[NDArray[np.intp]]]:
     """(covariance or None after the warning, elements) of pooled equal-time samples."""
     x = _as_trajectories(samples, "samples")
     flat = x.reshape(-1, x.shape[2])
@@ -506,8 +528,9 @@ def higher_order_information(
     return HigherOrderInformation(tc, dtc, tc - dtc, tc + dtc)
 
 
-def o_information(samples: ArrayLike, *, nodes: Sequence[Sequence[int]] | None = None,
-                  ridge: float = 0.0) -> float:
+def o_information(
+    samples: ArrayLike, *, nodes: Sequence[Sequence[int]] | None = None, ridge: float = 0.0
+) -> float:
     """O-information Omega (bits) of Gaussian data: :func:`higher_order_information`'s
     ``o_information`` (> 0 redundancy, < 0 synergy, 0 for independent elements).
 
@@ -520,8 +543,9 @@ def o_information(samples: ArrayLike, *, nodes: Sequence[Sequence[int]] | None =
 
 
 # --------------------------------------------------------------------------- TSE
-def _subsets(n: int, k: int, max_exact: int, n_subsets: int, rng: np.random.Generator
-             ) -> list[tuple[int, ...]]:
+def _subsets(
+    n: int, k: int, max_exact: int, n_subsets: int, rng: np.random.Generator
+) -> list[tuple[int, ...]]:
     if n <= max_exact or math.comb(n, k) <= n_subsets:
         return list(itertools.combinations(range(n), k))
     drawn: set[tuple[int, ...]] = set()
@@ -617,12 +641,15 @@ def tse_complexity(
     return total
 
 
-def _entropies(cov: NDArray[np.float64], elements: list[NDArray[np.intp]],
-               subsets: list[tuple[int, ...]]) -> NDArray[np.float64]:
+def _entropies(
+    cov: NDArray[np.float64], elements: list[NDArray[np.intp]], subsets: list[tuple[int, ...]]
+) -> NDArray[np.float64]:
     """Entropies of the elements' subsets, one batched Cholesky per channel count."""
     channels = [np.concatenate([elements[i] for i in s]) for s in subsets]
     out = np.empty(len(subsets))
     for size in {ch.size for ch in channels}:
         which = [i for i, ch in enumerate(channels) if ch.size == size]
-        out[which] = 0.5 * (size * _LOG2_2PIE + _logdets2(cov, np.stack([channels[i] for i in which])))
+        out[which] = 0.5 * (
+            size * _LOG2_2PIE + _logdets2(cov, np.stack([channels[i] for i in which]))
+        )
     return out

@@ -36,7 +36,9 @@ from labcore.markers.integration import (
 __all__ = ["KnownAnswer", "evoked_response", "known_answers", "simulate_var1", "surrogate_bias"]
 
 
-def evoked_response(perturbed: ArrayLike, unperturbed: ArrayLike, *, start: int = 0) -> NDArray[np.float64]:
+def evoked_response(
+    perturbed: ArrayLike, unperturbed: ArrayLike, *, start: int = 0
+) -> NDArray[np.float64]:
     """The evoked response: perturbed minus unperturbed trajectory from step ``start`` on.
 
     A measure applied to it is that measure's perturbational variant: it sees only what the
@@ -234,7 +236,9 @@ def _gaussian_o_information(cov: NDArray[np.float64]) -> float:
         return 0.5 * math.log2(np.linalg.det(2 * math.pi * math.e * cov[np.ix_(idx, idx)]))
 
     everything = list(range(n))
-    return (n - 2) * h(everything) + sum(h([j]) - h([i for i in everything if i != j]) for j in everything)
+    return (n - 2) * h(everything) + sum(
+        h([j]) - h([i for i in everything if i != j]) for j in everything
+    )
 
 
 def known_answers(n_samples: int = 20_000, seed: int = 0) -> list[KnownAnswer]:
@@ -273,19 +277,54 @@ def known_answers(n_samples: int = 20_000, seed: int = 0) -> list[KnownAnswer]:
     synergy_cov = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0], [1.0, 1.0, 2.09]])
     corr = np.array([[1.0, 0.6], [0.6, 1.0]])
     out = [
-        KnownAnswer("two disconnected nodes", "phi", 0.0,
-                    integrated_information(var([[0.6, 0.0], [0.0, -0.3]])).phi, tol),
-        KnownAnswer("two nodes driving each other (coupling 0.5)", "phi", -math.log2(0.75),
-                    integrated_information(var([[0.0, 0.5], [0.5, 0.0]])).phi, tol),
-        KnownAnswer("four independent channels", "o_information", 0.0,
-                    o_information(rng.normal(size=(n_samples, 4))), tol),
-        KnownAnswer("three noisy copies of one signal (redundancy)", "o_information",
-                    _gaussian_o_information(redundant_cov),
-                    o_information(rng.multivariate_normal(np.zeros(3), redundant_cov, size=n_samples)), 2 * tol),
-        KnownAnswer("two signals and their sum (synergy)", "o_information", _gaussian_o_information(synergy_cov),
-                    o_information(rng.multivariate_normal(np.zeros(3), synergy_cov, size=n_samples)), 2 * tol),
-        KnownAnswer("four independent channels", "tse", 0.0, tse_complexity(rng.normal(size=(n_samples, 4))), tol),
-        KnownAnswer("two channels with correlation 0.6", "tse", -0.25 * math.log2(0.64),
-                    tse_complexity(rng.multivariate_normal(np.zeros(2), corr, size=n_samples)), tol),
+        KnownAnswer(
+            "two disconnected nodes",
+            "phi",
+            0.0,
+            integrated_information(var([[0.6, 0.0], [0.0, -0.3]])).phi,
+            tol,
+        ),
+        KnownAnswer(
+            "two nodes driving each other (coupling 0.5)",
+            "phi",
+            -math.log2(0.75),
+            integrated_information(var([[0.0, 0.5], [0.5, 0.0]])).phi,
+            tol,
+        ),
+        KnownAnswer(
+            "four independent channels",
+            "o_information",
+            0.0,
+            o_information(rng.normal(size=(n_samples, 4))),
+            tol,
+        ),
+        KnownAnswer(
+            "three noisy copies of one signal (redundancy)",
+            "o_information",
+            _gaussian_o_information(redundant_cov),
+            o_information(rng.multivariate_normal(np.zeros(3), redundant_cov, size=n_samples)),
+            2 * tol,
+        ),
+        KnownAnswer(
+            "two signals and their sum (synergy)",
+            "o_information",
+            _gaussian_o_information(synergy_cov),
+            o_information(rng.multivariate_normal(np.zeros(3), synergy_cov, size=n_samples)),
+            2 * tol,
+        ),
+        KnownAnswer(
+            "four independent channels",
+            "tse",
+            0.0,
+            tse_complexity(rng.normal(size=(n_samples, 4))),
+            tol,
+        ),
+        KnownAnswer(
+            "two channels with correlation 0.6",
+            "tse",
+            -0.25 * math.log2(0.64),
+            tse_complexity(rng.multivariate_normal(np.zeros(2), corr, size=n_samples)),
+            tol,
+        ),
     ]
     return out

@@ -371,4 +371,3 @@ def meta_d_prime(
     flat = np.bincount(stim.astype(np.intp) * 2 * n_ratings + cell, minlength=4 * n_ratings)
     counts = flat.reshape(2, 2 * n_ratings).astype(np.float64)
     return meta_d_prime_from_counts(counts[0], counts[1], pad=pad)
-

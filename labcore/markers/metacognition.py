@@ -230,7 +230,8 @@ def learning_curve_auroc(correct: NDArray[np.bool_], confidence: NDArray[np.floa
     where :func:`type2_auroc` rounds once, ``(2 wins + ties) / (2 pairs)``. The two differ by at
     most one unit in the last place, and only when a correct and a wrong trial tie (measured on the
     held-out checks of ``reward_logits``, seeds 0-4: 16 of 60). Kept so that the bundled E4
-    learning curves (``results/e4/e4_curves.csv``; the ``history`` of ``checkpoints/wagering-reward_*``)
+    learning curves (``results/e4/e4_curves.csv``; the ``history`` of
+    ``checkpoints/wagering-reward_*``)
     are reproduced bit for bit; when they are regenerated, :func:`type2_auroc` replaces it.
 
     Parameters
@@ -250,7 +251,9 @@ def learning_curve_auroc(correct: NDArray[np.bool_], confidence: NDArray[np.floa
     >>> learning_curve_auroc(np.array([True, True]), np.array([0.2, 0.9]))
     nan
     """
-    wins, ties, pairs = auroc_pair_counts(np.asarray(correct, bool), np.asarray(confidence, np.float64))
+    wins, ties, pairs = auroc_pair_counts(
+        np.asarray(correct, bool), np.asarray(confidence, np.float64)
+    )
     if pairs == 0:
         return float("nan")
     return float(wins / pairs + 0.5 * (ties / pairs))

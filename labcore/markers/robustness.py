@@ -19,7 +19,13 @@ from labcore.markers._common import (
     check_unit_interval,
 )
 
-__all__ = ["L75Result", "ideal_observer_accuracy", "ideal_observer_l75", "ideal_observer_thresholds", "l75"]
+__all__ = [
+    "L75Result",
+    "ideal_observer_accuracy",
+    "ideal_observer_l75",
+    "ideal_observer_thresholds",
+    "l75",
+]
 
 #: The paper's accuracy threshold for L75 (report-step decision accuracy of 75%).
 L75_THRESHOLD = 0.75
@@ -214,7 +220,11 @@ def ideal_observer_thresholds(
         raise ValueError(f"labels must be in 0..{n_classes - 1}")
     if n_samples < 1:
         raise ValueError("n_samples must be >= 1")
-    scale = np.ones(n_dims) if noise_scale is None else as_float_array(noise_scale, "noise_scale", ndim=(1, 2))
+    scale = (
+        np.ones(n_dims)
+        if noise_scale is None
+        else as_float_array(noise_scale, "noise_scale", ndim=(1, 2))
+    )
     scale = np.broadcast_to(scale, (n_trials, n_dims))
     if np.any(scale < 0):
         raise ValueError("noise_scale must be >= 0")

@@ -83,8 +83,9 @@ class WaivedAccuracy:
         return self.waived - self.not_offered
 
 
-def _trials(coherence: ArrayLike, sure_offered: ArrayLike, choice: ArrayLike
-            ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.str_]]:
+def _trials(
+    coherence: ArrayLike, sure_offered: ArrayLike, choice: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.str_]]:
     coh = as_float_1d(coherence, "coherence")
     offered = np.asarray(sure_offered)
     if offered.ndim != 1 or not (offered.dtype == np.bool_ or np.isin(offered, (0, 1)).all()):
@@ -108,8 +109,12 @@ def _rate(hits: NDArray[np.bool_], counted: NDArray[np.bool_]) -> tuple[float, i
     return (float(hits[counted].mean()) if n else float("nan")), n
 
 
-def p_sure_by_coherence(coherence: ArrayLike, sure_offered: ArrayLike, choice: ArrayLike,
-                        levels: Sequence[float] | None = None) -> ByCoherence:
+def p_sure_by_coherence(
+    coherence: ArrayLike,
+    sure_offered: ArrayLike,
+    choice: ArrayLike,
+    levels: Sequence[float] | None = None,
+) -> ByCoherence:
     """The share of sure-offered trials on which the sure option was chosen, at each coherence.
 
     ``P(sure | offered, c) = #{offered, coherence c, choice = sure} / #{offered, coherence c}``
@@ -137,7 +142,8 @@ def p_sure_by_coherence(coherence: ArrayLike, sure_offered: ArrayLike, choice: A
 
     Examples
     --------
-    Two offered trials at 0% (one sure), one at 51.2% (a side); the not-offered trial is not counted:
+    Two offered trials at 0% (one sure), one at 51.2% (a side); the not-offered trial is not
+    counted:
 
     >>> t = p_sure_by_coherence([0, 0, 0, 51.2], [1, 1, 0, 1], ["sure", "left", "sure", "right"])
     >>> t.coherence.tolist(), t.value.tolist(), t.n.tolist()
@@ -149,15 +155,26 @@ def p_sure_by_coherence(coherence: ArrayLike, sure_offered: ArrayLike, choice: A
     for c in grid:
         value, n = _rate(picked == "sure", offered & np.isclose(coh, c))
         if n == 0:
-            warn_undefined(f"P(sure | offered) is undefined at coherence {c:g}%: no trial there offered the sure option")
+            warn_undefined(
+                f"P(sure | offered) is undefined at coherence {c:g}%: no trial there "
+                "offered the sure option"
+            )
         values.append(value)
         counts.append(n)
-    return ByCoherence(grid, np.asarray(values, dtype=np.float64), np.asarray(counts, dtype=np.int64))
+    return ByCoherence(
+        grid, np.asarray(values, dtype=np.float64), np.asarray(counts, dtype=np.int64)
+    )
 
 
-def accuracy_waived_vs_not_offered(coherence: ArrayLike, sure_offered: ArrayLike, choice: ArrayLike,
-                                   correct: ArrayLike, levels: Sequence[float] | None = None) -> WaivedAccuracy:
-    """Accuracy of side choices when the sure option was offered but waived, and when it was not offered.
+def accuracy_waived_vs_not_offered(
+    coherence: ArrayLike,
+    sure_offered: ArrayLike,
+    choice: ArrayLike,
+    correct: ArrayLike,
+    levels: Sequence[float] | None = None,
+) -> WaivedAccuracy:
+    """Accuracy of side choices when the sure option was offered but waived, and when it was not
+    offered.
 
     ``acc_waived(c) = #{offered, c, side chosen, correct} / #{offered, c, side chosen}``;
     ``acc_not_offered(c)`` the same over trials without the offer; the pooled values count every
@@ -194,7 +211,8 @@ def accuracy_waived_vs_not_offered(coherence: ArrayLike, sure_offered: ArrayLike
     --------
     At 6.4%: waived trials 2 of 2 right, not-offered 1 of 2 right (the sure choice is not a side):
 
-    >>> r = accuracy_waived_vs_not_offered([6.4] * 5, [1, 1, 1, 0, 0], ["left", "right", "sure", "left", "left"],
+    >>> r = accuracy_waived_vs_not_offered([6.4] * 5, [1, 1, 1, 0, 0],
+    ...                                    ["left", "right", "sure", "left", "left"],
     ...                                    [1, 1, None, 1, 0])
     >>> r.waived.tolist(), r.not_offered.tolist(), r.difference.tolist(), r.n_waived.tolist()
     ([1.0], [0.5], [0.5], [2])
@@ -217,24 +235,38 @@ def accuracy_waived_vs_not_offered(coherence: ArrayLike, sure_offered: ArrayLike
         for name, mask in (("waived", here & offered), ("not_offered", here & ~offered)):
             value, n = _rate(right, mask)
             if n == 0:
-                warn_undefined(f"accuracy on {name.replace('_', '-')} trials is undefined at coherence {c:g}%: "
-                               "no side was chosen on such a trial")
+                warn_undefined(
+                    f"accuracy on {name.replace('_', '-')} trials is undefined at "
+                    f"coherence {c:g}%: "
+                    "no side was chosen on such a trial"
+                )
             rows[name][0].append(value)
             rows[name][1].append(n)
     pooled = {}
     for name, mask in (("waived", side & offered), ("not_offered", side & ~offered)):
         pooled[name], n = _rate(right, mask)
         if n == 0:
-            warn_undefined(f"pooled accuracy on {name.replace('_', '-')} trials is undefined: no side was chosen "
-                           "on such a trial")
-    return WaivedAccuracy(grid, np.asarray(rows["waived"][0], dtype=np.float64),
-                          np.asarray(rows["not_offered"][0], dtype=np.float64),
-                          np.asarray(rows["waived"][1], dtype=np.int64), np.asarray(rows["not_offered"][1], dtype=np.int64),
-                          pooled["waived"], pooled["not_offered"])
+            warn_undefined(
+                f"pooled accuracy on {name.replace('_', '-')} trials is undefined: no "
+                "side was chosen "
+                "on such a trial"
+            )
+    return WaivedAccuracy(
+        grid,
+        np.asarray(rows["waived"][0], dtype=np.float64),
+        np.asarray(rows["not_offered"][0], dtype=np.float64),
+        np.asarray(rows["waived"][1], dtype=np.int64),
+        np.asarray(rows["not_offered"][1], dtype=np.int64),
+        pooled["waived"],
+        pooled["not_offered"],
+    )
 
 
-def sure_contrast(table: ByCoherence, low: Sequence[float] = LOW_COHERENCES,
-                  high: Sequence[float] = HIGH_COHERENCES) -> float:
+def sure_contrast(
+    table: ByCoherence,
+    low: Sequence[float] = LOW_COHERENCES,
+    high: Sequence[float] = HIGH_COHERENCES,
+) -> float:
     """S1's contrast: mean P(sure | offered) at the ``low`` coherences minus at the ``high`` ones.
 
     ``mean_{c in low} P(sure | offered, c) - mean_{c in high} P(sure | offered, c)``; positive
@@ -245,16 +277,22 @@ def sure_contrast(table: ByCoherence, low: Sequence[float] = LOW_COHERENCES,
 
     Examples
     --------
-    >>> t = ByCoherence(np.array([0, 3.2, 25.6, 51.2]), np.array([0.6, 0.5, 0.1, 0.0]), np.array([5, 5, 5, 5]))
+    >>> t = ByCoherence(np.array([0, 3.2, 25.6, 51.2]), np.array([0.6, 0.5, 0.1, 0.0]),
+    ...                 np.array([5, 5, 5, 5]))
     >>> round(sure_contrast(t), 6)
     0.5
     """
     values = [table.at(c) for c in (*low, *high)]
     if not np.all(np.isfinite(values)):
-        missing = [f"{c:g}%" for c, v in zip((*low, *high), values, strict=True) if not np.isfinite(v)]
-        warn_undefined(f"the sure-option contrast is undefined: P(sure | offered) is undefined at {', '.join(missing)}")
+        missing = [
+            f"{c:g}%" for c, v in zip((*low, *high), values, strict=True) if not np.isfinite(v)
+        ]
+        warn_undefined(
+            "the sure-option contrast is undefined: P(sure | offered) is undefined at "
+            f"{', '.join(missing)}"
+        )
         return float("nan")
-    return float(np.mean(values[: len(low)]) - np.mean(values[len(low):]))
+    return float(np.mean(values[: len(low)]) - np.mean(values[len(low) :]))
 
 
 def waived_advantage(result: WaivedAccuracy, levels: Sequence[float] = WAIVED_COHERENCES) -> float:
@@ -268,7 +306,8 @@ def waived_advantage(result: WaivedAccuracy, levels: Sequence[float] = WAIVED_CO
 
     Examples
     --------
-    >>> r = WaivedAccuracy(np.array([3.2, 6.4, 12.8]), np.array([0.7, 0.85, 0.98]), np.array([0.6, 0.75, 0.86]),
+    >>> r = WaivedAccuracy(np.array([3.2, 6.4, 12.8]), np.array([0.7, 0.85, 0.98]),
+    ...                    np.array([0.6, 0.75, 0.86]),
     ...                    np.array([9, 9, 9]), np.array([9, 9, 9]), 0.9, 0.8)
     >>> round(waived_advantage(r), 6)
     0.106667
@@ -279,7 +318,10 @@ def waived_advantage(result: WaivedAccuracy, levels: Sequence[float] = WAIVED_CO
         diffs.append(float(result.difference[hit][0]) if hit.any() else float("nan"))
     if not np.all(np.isfinite(diffs)):
         missing = [f"{c:g}%" for c, d in zip(levels, diffs, strict=True) if not np.isfinite(d)]
-        warn_undefined(f"the waived-accuracy advantage is undefined: a waived or not-offered accuracy is undefined "
-                       f"at {', '.join(missing)}")
+        warn_undefined(
+            "the waived-accuracy advantage is undefined: a waived or not-offered "
+            "accuracy is undefined "
+            f"at {', '.join(missing)}"
+        )
         return float("nan")
     return float(np.mean(diffs))

@@ -10,7 +10,8 @@
   each document's stated numbers disagree (as :mod:`~labcore.scorecards.discrepancy` records),
   and :mod:`~labcore.scorecards.consistency` joins the two lists.
 * :mod:`~labcore.scorecards.lab_agents` scores A0/A1/B1/B2 from measurements with the
-  pre-registered thresholds of :mod:`~labcore.scorecards.lab_agent_mapping`; :mod:`~labcore.scorecards.user_systems` scores a user's own
+  pre-registered thresholds of :mod:`~labcore.scorecards.lab_agent_mapping`;
+  :mod:`~labcore.scorecards.user_systems` scores a user's own
   system and round-trips it through JSON; :mod:`~labcore.scorecards.caveats` says what
   neither instrument is.
 

@@ -10,8 +10,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 DISCREPANCY_KINDS: tuple[str, ...] = (
-    "total", "cluster", "range", "band", "gap", "hypothesis", "subsample", "within_class",
-    "ablation", "percentage", "text_vs_table", "rule", "ratio",
+    "total",
+    "cluster",
+    "range",
+    "band",
+    "gap",
+    "hypothesis",
+    "subsample",
+    "within_class",
+    "ablation",
+    "percentage",
+    "text_vs_table",
+    "rule",
+    "ratio",
 )
 
 
@@ -49,7 +60,5 @@ class Discrepancy:
     note: str = ""
 
 
-
 def _slug(where: str) -> str:
-    return (where.replace("§", "s").replace(".", "_").replace(" ", "_").lower())
-
+    return where.replace("§", "s").replace(".", "_").replace(" ", "_").lower()

@@ -214,8 +214,7 @@ class FCSEstimate:
     @property
     def fcs(self) -> float:
         """R x P (with a stand-in P when :attr:`reasoning_power_is_standin`)."""
-        return functional_consciousness_score(self.representational_capacity,
-                                              self.reasoning_power)
+        return functional_consciousness_score(self.representational_capacity, self.reasoning_power)
 
     @property
     def label(self) -> str:

@@ -26,10 +26,12 @@ def nearest_table_ratio(target: float) -> tuple[str, str, float]:
     >>> num, den, round(ratio, 1)
     ('Generative Agents', 'Waymo L4', 86.7)
     """
-    fcs = {row.system: recompute_fcs_row(row).recomputed_fcs
-           for row in fcs_data.FCS_REFERENCE_TABLE}
-    candidates = [(a, b, fcs[a] / fcs[b]) for a, b in permutations(fcs, 2)
-                  if fcs[b] > 0 and fcs[a] > 0]
+    fcs = {
+        row.system: recompute_fcs_row(row).recomputed_fcs for row in fcs_data.FCS_REFERENCE_TABLE
+    }
+    candidates = [
+        (a, b, fcs[a] / fcs[b]) for a, b in permutations(fcs, 2) if fcs[b] > 0 and fcs[a] > 0
+    ]
     return min(candidates, key=lambda c: abs(math.log(c[2] / target)))
 
 
@@ -45,10 +47,18 @@ def most_capable_artificial_agent() -> str:
     return max(agents, key=lambda row: recompute_fcs_row(row).recomputed_fcs).system
 
 
-def _fcs(kind: str, discrepancy_id: str, where: str, quantity: str, stated: str,
-         recomputed: str, note: str = "") -> Discrepancy:
-    return Discrepancy(f"fcs.{discrepancy_id}", "FCS", kind, where, quantity, stated,
-                       recomputed, note)
+def _fcs(
+    kind: str,
+    discrepancy_id: str,
+    where: str,
+    quantity: str,
+    stated: str,
+    recomputed: str,
+    note: str = "",
+) -> Discrepancy:
+    return Discrepancy(
+        f"fcs.{discrepancy_id}", "FCS", kind, where, quantity, stated, recomputed, note
+    )
 
 
 def fcs_discrepancies() -> tuple[Discrepancy, ...]:
@@ -66,19 +76,32 @@ def fcs_discrepancies() -> tuple[Discrepancy, ...]:
     for row in fcs_data.FCS_REFERENCE_TABLE:
         recomputed = recompute_fcs_row(row)
         if not recomputed.agrees_with_stated:
-            found.append(_fcs(
-                "total", f"row.{_slug(row.system)}", "table 'Reasoning vs Capacity Diagram'",
-                f"{row.system}: FCS", row.stated_fcs_text,
-                f"{recomputed.recomputed_fcs:,.0f} (B vars × bits/var × P)",
-            ))
+            found.append(
+                _fcs(
+                    "total",
+                    f"row.{_slug(row.system)}",
+                    "table 'Reasoning vs Capacity Diagram'",
+                    f"{row.system}: FCS",
+                    row.stated_fcs_text,
+                    f"{recomputed.recomputed_fcs:,.0f} (B vars × bits/var × P)",
+                )
+            )
     for card_system, (p, fcs_text) in fcs_data.RADAR_CARDS.items():
         row = fcs_data.FCS_ROW_BY_SYSTEM[card_system]
         if p != row.reasoning_power or fcs_text.lstrip("~") != row.stated_fcs_text.lstrip("~"):
-            found.append(_fcs("text_vs_table", f"radar.{_slug(card_system)}", "radar cards",
-                              f"{card_system}: P and FCS on its card", f"{p}, {fcs_text}",
-                              f"{row.reasoning_power:g}, {row.stated_fcs_text} (table)"))
-    fcs = {row.system: recompute_fcs_row(row).recomputed_fcs
-           for row in fcs_data.FCS_REFERENCE_TABLE}
+            found.append(
+                _fcs(
+                    "text_vs_table",
+                    f"radar.{_slug(card_system)}",
+                    "radar cards",
+                    f"{card_system}: P and FCS on its card",
+                    f"{p}, {fcs_text}",
+                    f"{row.reasoning_power:g}, {row.stated_fcs_text} (table)",
+                )
+            )
+    fcs = {
+        row.system: recompute_fcs_row(row).recomputed_fcs for row in fcs_data.FCS_REFERENCE_TABLE
+    }
     for stated in fcs_data.STATED_RATIOS:
         denominator_system = stated.denominator_system
         if denominator_system == "most capable AI agent":
@@ -87,14 +110,17 @@ def fcs_discrepancies() -> tuple[Discrepancy, ...]:
         ratio = numerator / denominator if denominator > 0 else math.inf
         if math.isinf(ratio) or abs(ratio - stated.stated_ratio) / stated.stated_ratio > 0.05:
             near_num, near_den, near_ratio = nearest_table_ratio(stated.stated_ratio)
-            shown = ("undefined (its FCS is 0)" if math.isinf(ratio)
-                     else f"{ratio:.2f}")
-            found.append(_fcs(
-                "ratio", f"ratio.{stated.ratio_id}", "call-outs under the table",
-                f"{stated.numerator_system} / {denominator_system}",
-                f"×{stated.stated_ratio:g}",
-                f"{shown} ({numerator:,.0f} / {denominator:,.0f}, recomputed table rows)",
-                f"The table ratio nearest to ×{stated.stated_ratio:g} is {near_num} / "
-                f"{near_den} = {near_ratio:.1f}.",
-            ))
+            shown = "undefined (its FCS is 0)" if math.isinf(ratio) else f"{ratio:.2f}"
+            found.append(
+                _fcs(
+                    "ratio",
+                    f"ratio.{stated.ratio_id}",
+                    "call-outs under the table",
+                    f"{stated.numerator_system} / {denominator_system}",
+                    f"×{stated.stated_ratio:g}",
+                    f"{shown} ({numerator:,.0f} / {denominator:,.0f}, recomputed table rows)",
+                    f"The table ratio nearest to ×{stated.stated_ratio:g} is {near_num} / "
+                    f"{near_den} = {near_ratio:.1f}.",
+                )
+            )
     return tuple(found)

@@ -75,24 +75,63 @@ class FCSReferenceRow:
 # FCS page, section "How conscious is your AI system?", table "Reasoning vs Capacity
 # Diagram" (columns: System, B vars, bits/var, P reasoning, FCS score), all nine rows.
 FCS_REFERENCE_TABLE: tuple[FCSReferenceRow, ...] = (
-    FCSReferenceRow("Map", "Static data · no reasoning",
-                    1_000, 40, 0, 0, "0", 0, False),
-    FCSReferenceRow("Stateless LLM", "Transformer · no persistent state",
-                    0, 0, 3_300, 0, "0", 0, True),
-    FCSReferenceRow("LIDA", "Cognitive architecture · symbolic",
-                    20, 4, 33, 2_600, "~2,600", 2, True),
-    FCSReferenceRow("Roomba + SLAM", "Spatial self-model · limited reasoning",
-                    18, 8, 39, 5_600, "~5,600", 2, True),
-    FCSReferenceRow("ACT-R", "Production system · bottlenecked",
-                    20, 8, 50, 8_000, "~8,000", 1, True),
-    FCSReferenceRow("Waymo L4", "Autonomous vehicle · kinematic domain",
-                    40, 14, 133, 74_500, "~74,500", 3, True),
-    FCSReferenceRow("Generative Agents", "LLM + memory + reflection · episodic",
-                    130, 100, 497, 6_500_000, "~6.5M", 2, True),
-    FCSReferenceRow("Human (kinematic)", "Biological · cerebellar forward model",
-                    550, 10, 1_826, 10_000_000, "~10M", 2, False),
-    FCSReferenceRow("Human (working mem.)", "Biological · reflective reasoning",
-                    330, 14, 3_000, 13_900_000, "~13.9M", 3, False),
+    FCSReferenceRow("Map", "Static data · no reasoning", 1_000, 40, 0, 0, "0", 0, False),
+    FCSReferenceRow(
+        "Stateless LLM", "Transformer · no persistent state", 0, 0, 3_300, 0, "0", 0, True
+    ),
+    FCSReferenceRow(
+        "LIDA", "Cognitive architecture · symbolic", 20, 4, 33, 2_600, "~2,600", 2, True
+    ),
+    FCSReferenceRow(
+        "Roomba + SLAM",
+        "Spatial self-model · limited reasoning",
+        18,
+        8,
+        39,
+        5_600,
+        "~5,600",
+        2,
+        True,
+    ),
+    FCSReferenceRow(
+        "ACT-R", "Production system · bottlenecked", 20, 8, 50, 8_000, "~8,000", 1, True
+    ),
+    FCSReferenceRow(
+        "Waymo L4", "Autonomous vehicle · kinematic domain", 40, 14, 133, 74_500, "~74,500", 3, True
+    ),
+    FCSReferenceRow(
+        "Generative Agents",
+        "LLM + memory + reflection · episodic",
+        130,
+        100,
+        497,
+        6_500_000,
+        "~6.5M",
+        2,
+        True,
+    ),
+    FCSReferenceRow(
+        "Human (kinematic)",
+        "Biological · cerebellar forward model",
+        550,
+        10,
+        1_826,
+        10_000_000,
+        "~10M",
+        2,
+        False,
+    ),
+    FCSReferenceRow(
+        "Human (working mem.)",
+        "Biological · reflective reasoning",
+        330,
+        14,
+        3_000,
+        13_900_000,
+        "~13.9M",
+        3,
+        False,
+    ),
 )
 FCS_ROW_BY_SYSTEM = MappingProxyType({row.system: row for row in FCS_REFERENCE_TABLE})
 
@@ -123,12 +162,18 @@ class StatedRatio:
 # FCS page, the three call-outs under the table ("0", "×87", "188×").
 STATED_RATIOS: tuple[StatedRatio, ...] = (
     StatedRatio(
-        "agentic_leap", 87, "Generative Agents", "Stateless LLM",
+        "agentic_leap",
+        87,
+        "Generative Agents",
+        "Stateless LLM",
         "×87 The agentic leap. Adding memory, reflection, and persistent state to a stateless "
         "LLM — as in Stanford's Generative Agents — multiplies the FCS by 87×.",
     ),
     StatedRatio(
-        "human_gap", 188, "Human (working mem.)", "most capable AI agent",
+        "human_gap",
+        188,
+        "Human (working mem.)",
+        "most capable AI agent",
         "188× The human gap. The most capable current AI agent scores roughly 188 times "
         "lower than the human working memory baseline.",
     ),
@@ -138,17 +183,27 @@ STATED_RATIOS: tuple[StatedRatio, ...] = (
 # axes), in the page's order, and "We identified 46 distinct self-models across ten
 # functional domains".
 FCS_DOMAINS: tuple[str, ...] = (
-    "Body", "Spatial", "Action", "Goal", "Cognitive",
-    "Information", "Emotional", "Social", "Meta", "Ethics",
+    "Body",
+    "Spatial",
+    "Action",
+    "Goal",
+    "Cognitive",
+    "Information",
+    "Emotional",
+    "Social",
+    "Meta",
+    "Ethics",
 )
 STATED_SELF_MODEL_COUNT = 46
 
 # The radar cards repeat P and FCS for six systems ("Human" card = the working-memory row).
-RADAR_CARDS = MappingProxyType({
-    "Stateless LLM": (3_300, "0"),
-    "Roomba + SLAM": (39, "~5,600"),
-    "LIDA": (33, "~2,600"),
-    "Waymo L4": (133, "74,500"),
-    "Generative Agents": (497, "~6.5M"),
-    "Human (working mem.)": (3_000, "~13.9M"),
-})
+RADAR_CARDS = MappingProxyType(
+    {
+        "Stateless LLM": (3_300, "0"),
+        "Roomba + SLAM": (39, "~5,600"),
+        "LIDA": (33, "~2,600"),
+        "Waymo L4": (133, "74,500"),
+        "Generative Agents": (497, "~6.5M"),
+        "Human (working mem.)": (3_000, "~13.9M"),
+    }
+)

@@ -1,6 +1,7 @@
 """Evidence for scoring the lab's own agents, read from a ``reproduce`` result set.
 
-The rubric thresholds live in :mod:`labcore.scorecards.lab_agent_mapping`; this module only says which
+The rubric thresholds live in :mod:`labcore.scorecards.lab_agent_mapping`; this module only says
+which
 measured number feeds which evidence key (docs/scorecards.md):
 
 - GWT evidence (B1, B2) comes from Experiment 2's B1 at full capacity and bus-off. B2's bus is
@@ -29,7 +30,9 @@ def _get(values: Mapping[str, float | None], key: str) -> float | None:
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
 
 
-def lab_evidence(kind: str, values: Mapping[str, float | None], *, self_model_lesioned: bool = False) -> dict:
+def lab_evidence(
+    kind: str, values: Mapping[str, float | None], *, self_model_lesioned: bool = False
+) -> dict:
     """The evidence dict :func:`labcore.scorecards.score_lab_agent` takes, from result values.
 
     Missing measurements are left out, or nan where the rubric requires the key
@@ -41,9 +44,12 @@ def lab_evidence(kind: str, values: Mapping[str, float | None], *, self_model_le
     evidence: dict = {}
     if kind in ("B1", "B2"):
         evidence["workspace_capacity"] = 4
-        for key, source in (("gbi", "e2.gbi_abs.k4"), ("ignition_sharpness", "e2.ignition.k4"),
-                            ("conjunction_accuracy_k4", "e2.conjunction.k4"),
-                            ("conjunction_accuracy_k0", "e2.conjunction.k0")):
+        for key, source in (
+            ("gbi", "e2.gbi_abs.k4"),
+            ("ignition_sharpness", "e2.ignition.k4"),
+            ("conjunction_accuracy_k4", "e2.conjunction.k4"),
+            ("conjunction_accuracy_k0", "e2.conjunction.k0"),
+        ):
             value = _get(values, source)
             if value is not None:
                 evidence[key] = min(max(value, 0.0), 1.0) if key == "gbi" else value
@@ -60,8 +66,9 @@ def lab_evidence(kind: str, values: Mapping[str, float | None], *, self_model_le
     return evidence
 
 
-def lab_fcs_inputs(kind: str, values: Mapping[str, float | None], *,
-                   self_model_lesioned: bool = False) -> tuple[float, float]:
+def lab_fcs_inputs(
+    kind: str, values: Mapping[str, float | None], *, self_model_lesioned: bool = False
+) -> tuple[float, float]:
     """(self-model variables, bits per variable) for :func:`labcore.scorecards.lab_agent_fcs`.
 
     Agents without a self-model (and a lesioned one, whose z_self is zero) have none: (0, 0).

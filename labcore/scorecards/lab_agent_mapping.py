@@ -43,15 +43,18 @@ class LabAgentArchitecture:
     has_self_model: bool
 
 
-LAB_AGENT_ARCHITECTURES = MappingProxyType({
-    "A0": LabAgentArchitecture("A0", "feedforward (CNN encoder + MLP policy)", False, False,
-                               False),
-    "A1": LabAgentArchitecture("A1", "recurrent (CNN encoder + GRU)", True, False, False),
-    "B1": LabAgentArchitecture("B1", "A1 + global-workspace bus of K slots", True, True,
-                               False),
-    "B2": LabAgentArchitecture("B2", "B1 + Self-Model z_self + confidence head", True, True,
-                               True),
-})
+LAB_AGENT_ARCHITECTURES = MappingProxyType(
+    {
+        "A0": LabAgentArchitecture(
+            "A0", "feedforward (CNN encoder + MLP policy)", False, False, False
+        ),
+        "A1": LabAgentArchitecture("A1", "recurrent (CNN encoder + GRU)", True, False, False),
+        "B1": LabAgentArchitecture("B1", "A1 + global-workspace bus of K slots", True, True, False),
+        "B2": LabAgentArchitecture(
+            "B2", "B1 + Self-Model z_self + confidence head", True, True, True
+        ),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -120,47 +123,99 @@ class EvidenceKey:
 
 
 EVIDENCE_KEYS: tuple[EvidenceKey, ...] = (
-    EvidenceKey("has_recurrence", "flag", LAB_AGENT_KINDS, (),
-                "Agent has a GRU carrier state. Optional; must match the kind."),
-    EvidenceKey("has_workspace", "flag", LAB_AGENT_KINDS, (),
-                "Agent has a workspace bus. Optional; must match the kind."),
-    EvidenceKey("has_self_model", "flag", LAB_AGENT_KINDS, (),
-                "Agent has z_self and a confidence head. Optional; must match the kind."),
-    EvidenceKey("workspace_capacity", "slots", ("B1", "B2"), ("B1", "B2"),
-                "Full (intact) bus capacity K, in slots, at which the *_k4 measurements and "
-                "gbi were taken (lab default 4)."),
-    EvidenceKey("gbi", "fraction", ("B1", "B2"), ("B1", "B2"),
-                "Global broadcast index at full capacity, seed mean (markers.broadcast)."),
-    EvidenceKey("ignition_sharpness", "nonnegative", ("B1", "B2"), (),
-                "Ignition sharpness at full capacity, seed mean. Reported in the GWT-2 "
-                "evidence text; no rubric clause refers to ignition, so it is not scored."),
-    EvidenceKey("conjunction_accuracy_k4", "fraction", ("B1", "B2"), ("B1", "B2"),
-                "Conjunction accuracy (both reports correct) at full capacity, seed mean."),
-    EvidenceKey("conjunction_accuracy_k0", "fraction", ("B1", "B2"), (),
-                "Conjunction accuracy at bus-off (K = 0), seed mean. Without it GWT-3 cannot "
-                "reach clause 1."),
-    EvidenceKey("type2_auroc", "fraction", ("B2",), ("B2",),
-                "Type-2 AUROC of the confidence head, Self-Model intact, seed mean "
-                "(markers.metacognition)."),
-    EvidenceKey("type2_auroc_lesioned", "fraction", ("B2",), (),
-                "Type-2 AUROC with z_self zeroed (no-rewire lesion), seed mean. Without it "
-                "HOT-2 cannot reach clause 2."),
+    EvidenceKey(
+        "has_recurrence",
+        "flag",
+        LAB_AGENT_KINDS,
+        (),
+        "Agent has a GRU carrier state. Optional; must match the kind.",
+    ),
+    EvidenceKey(
+        "has_workspace",
+        "flag",
+        LAB_AGENT_KINDS,
+        (),
+        "Agent has a workspace bus. Optional; must match the kind.",
+    ),
+    EvidenceKey(
+        "has_self_model",
+        "flag",
+        LAB_AGENT_KINDS,
+        (),
+        "Agent has z_self and a confidence head. Optional; must match the kind.",
+    ),
+    EvidenceKey(
+        "workspace_capacity",
+        "slots",
+        ("B1", "B2"),
+        ("B1", "B2"),
+        "Full (intact) bus capacity K, in slots, at which the *_k4 measurements and "
+        "gbi were taken (lab default 4).",
+    ),
+    EvidenceKey(
+        "gbi",
+        "fraction",
+        ("B1", "B2"),
+        ("B1", "B2"),
+        "Global broadcast index at full capacity, seed mean (markers.broadcast).",
+    ),
+    EvidenceKey(
+        "ignition_sharpness",
+        "nonnegative",
+        ("B1", "B2"),
+        (),
+        "Ignition sharpness at full capacity, seed mean. Reported in the GWT-2 "
+        "evidence text; no rubric clause refers to ignition, so it is not scored.",
+    ),
+    EvidenceKey(
+        "conjunction_accuracy_k4",
+        "fraction",
+        ("B1", "B2"),
+        ("B1", "B2"),
+        "Conjunction accuracy (both reports correct) at full capacity, seed mean.",
+    ),
+    EvidenceKey(
+        "conjunction_accuracy_k0",
+        "fraction",
+        ("B1", "B2"),
+        (),
+        "Conjunction accuracy at bus-off (K = 0), seed mean. Without it GWT-3 cannot "
+        "reach clause 1.",
+    ),
+    EvidenceKey(
+        "type2_auroc",
+        "fraction",
+        ("B2",),
+        ("B2",),
+        "Type-2 AUROC of the confidence head, Self-Model intact, seed mean "
+        "(markers.metacognition).",
+    ),
+    EvidenceKey(
+        "type2_auroc_lesioned",
+        "fraction",
+        ("B2",),
+        (),
+        "Type-2 AUROC with z_self zeroed (no-rewire lesion), seed mean. Without it "
+        "HOT-2 cannot reach clause 2.",
+    ),
 )
 EVIDENCE_KEY_BY_NAME = MappingProxyType({k.key: k for k in EVIDENCE_KEYS})
 
 # Items whose construct a single-agent gridworld setting cannot host, with the reason shown.
-NOT_APPLICABLE_TO_GRIDWORLD = MappingProxyType({
-    "PP-3": "The lab's tasks have no resource (energy, compute, tokens) for an agent to "
-            "budget.",
-    "AST-2": "Single-agent tasks: there is no other agent whose attention could be modelled.",
-    "AE-2": "The clauses grade reach into real computer systems (APIs, files, mail, SSH); a "
-            "gridworld agent acts only inside its simulator.",
-    "AFFECT-1": "The tasks have no bodily or homeostatic variable to regulate.",
-    "SELF-1": "The clauses grade identity toward users across sessions (relationship graph, "
-              "commitments); gridworld tasks have no users or sessions.",
-    "SELF-2": "Self-other distinction presupposes other agents; the lab's tasks are "
-              "single-agent.",
-})
+NOT_APPLICABLE_TO_GRIDWORLD = MappingProxyType(
+    {
+        "PP-3": "The lab's tasks have no resource (energy, compute, tokens) for an agent to "
+        "budget.",
+        "AST-2": "Single-agent tasks: there is no other agent whose attention could be modelled.",
+        "AE-2": "The clauses grade reach into real computer systems (APIs, files, mail, SSH); a "
+        "gridworld agent acts only inside its simulator.",
+        "AFFECT-1": "The tasks have no bodily or homeostatic variable to regulate.",
+        "SELF-1": "The clauses grade identity toward users across sessions (relationship graph, "
+        "commitments); gridworld tasks have no users or sessions.",
+        "SELF-2": "Self-other distinction presupposes other agents; the lab's tasks are "
+        "single-agent.",
+    }
+)
 
 MEASURED_ITEMS: tuple[str, ...] = ("GWT-2", "GWT-3", "HOT-2")
 
@@ -191,18 +246,21 @@ def _validate_evidence(kind: str, evidence: Mapping[str, object]) -> Evidence:
     architecture = LAB_AGENT_ARCHITECTURES[kind]
     unknown = sorted(str(k) for k in evidence if k not in EVIDENCE_KEY_BY_NAME)
     if unknown:
-        raise ValueError(f"unknown evidence keys {unknown}; known keys: "
-                         f"{[k.key for k in EVIDENCE_KEYS]}")
+        raise ValueError(
+            f"unknown evidence keys {unknown}; known keys: {[k.key for k in EVIDENCE_KEYS]}"
+        )
     clean: Evidence = {}
     for name, value in evidence.items():
         spec = EVIDENCE_KEY_BY_NAME[name]
         if kind not in spec.kinds:
-            raise ValueError(f"evidence key {name!r} does not apply to kind {kind} "
-                             f"({architecture.description})")
+            raise ValueError(
+                f"evidence key {name!r} does not apply to kind {kind} ({architecture.description})"
+            )
         clean[name] = _validate_value(spec, value)
         if spec.value_kind == "flag" and clean[name] != getattr(architecture, name):
-            raise ValueError(f"evidence {name}={value} contradicts kind {kind} "
-                             f"({architecture.description})")
+            raise ValueError(
+                f"evidence {name}={value} contradicts kind {kind} ({architecture.description})"
+            )
     missing = [k.key for k in EVIDENCE_KEYS if kind in k.required_for and k.key not in clean]
     if missing:
         raise ValueError(f"a {kind} agent needs evidence keys {missing}")
@@ -216,8 +274,9 @@ def _validate_value(spec: EvidenceKey, value: object) -> float | int | bool:
         return value
     if spec.value_kind == "slots":
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{spec.key} must be an integer >= 1 (the intact capacity), "
-                             f"got {value!r}")
+            raise ValueError(
+                f"{spec.key} must be an integer >= 1 (the intact capacity), got {value!r}"
+            )
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"{spec.key} must be a number, got {value!r}")

@@ -83,7 +83,8 @@ def _fmt(value: float | None) -> str:
 
 
 def hot2_behavioural_clause(
-    type2_auroc: float, type2_auroc_lesioned: float | None,
+    type2_auroc: float,
+    type2_auroc_lesioned: float | None,
     thresholds: LabMappingThresholds = PREREGISTERED_THRESHOLDS,
 ) -> int:
     """HOT-2 behavioural clause of an agent with a confidence head.
@@ -114,8 +115,10 @@ def hot2_behavioural_clause(
     (1, 1)
     """
     calibrated = type2_auroc >= thresholds.type2_auroc_calibrated
-    collapsed = (type2_auroc_lesioned is not None
-                 and type2_auroc_lesioned <= thresholds.type2_auroc_collapsed)
+    collapsed = (
+        type2_auroc_lesioned is not None
+        and type2_auroc_lesioned <= thresholds.type2_auroc_collapsed
+    )
     return 2 if calibrated and collapsed else 1
 
 
@@ -137,7 +140,8 @@ def gwt2_behavioural_clause(
 
 
 def gwt3_behavioural_clause(
-    conjunction_accuracy_k4: float, conjunction_accuracy_k0: float | None,
+    conjunction_accuracy_k4: float,
+    conjunction_accuracy_k0: float | None,
     thresholds: LabMappingThresholds = PREREGISTERED_THRESHOLDS,
 ) -> int:
     """GWT-3 behavioural clause of an agent with a workspace bus.
@@ -154,9 +158,10 @@ def gwt3_behavioural_clause(
     0
     """
     held = conjunction_accuracy_k4 >= thresholds.conjunction_held
-    attributed = (conjunction_accuracy_k0 is not None
-                  and conjunction_accuracy_k4 - conjunction_accuracy_k0
-                  >= thresholds.bus_lesion_drop)
+    attributed = (
+        conjunction_accuracy_k0 is not None
+        and conjunction_accuracy_k4 - conjunction_accuracy_k0 >= thresholds.bus_lesion_drop
+    )
     return 1 if held and attributed else 0
 
 
@@ -177,19 +182,23 @@ def _hot2_entry(evidence: Evidence, t: LabMappingThresholds) -> ItemEntry:
     clause = decide(auroc, lesioned)
     confidence = _confidence(decide, (auroc, lesioned), t.margin)
     if clause == 2:
-        verdict = ("calibrated and collapses when z_self is zeroed -> clause 2 (calibrated on "
-                   "one task type; clause 3 needs several plus a capability index and ledger)")
+        verdict = (
+            "calibrated and collapses when z_self is zeroed -> clause 2 (calibrated on "
+            "one task type; clause 3 needs several plus a capability index and ledger)"
+        )
     elif not _defined(auroc) or auroc < t.type2_auroc_calibrated:
         verdict = f"not calibrated (< {t.type2_auroc_calibrated:.2f}) -> clause 1"
     elif not _defined(lesioned):
         verdict = "calibrated, but the z_self lesion was not measured -> lower clause 1 (A.9)"
     else:
-        verdict = (f"calibrated, but does not collapse (> {t.type2_auroc_collapsed:.2f}) when "
-                   "z_self is zeroed -> clause 1")
-    text = (f"Type-2 AUROC {_fmt(auroc)} intact, {_fmt(lesioned)} with z_self zeroed: "
-            f"{verdict}.")
-    return ItemEntry("HOT-2", 2, clause, confidence=confidence, operational_evidence=True,
-                     evidence=text)
+        verdict = (
+            f"calibrated, but does not collapse (> {t.type2_auroc_collapsed:.2f}) when "
+            "z_self is zeroed -> clause 1"
+        )
+    text = f"Type-2 AUROC {_fmt(auroc)} intact, {_fmt(lesioned)} with z_self zeroed: {verdict}."
+    return ItemEntry(
+        "HOT-2", 2, clause, confidence=confidence, operational_evidence=True, evidence=text
+    )
 
 
 def _gwt2_entry(evidence: Evidence, t: LabMappingThresholds) -> ItemEntry:
@@ -201,15 +210,21 @@ def _gwt2_entry(evidence: Evidence, t: LabMappingThresholds) -> ItemEntry:
 
     clause = decide(gbi)
     confidence = _confidence(decide, (gbi,), t.margin)
-    verdict = (f"broadcast across slots (≥ {t.gbi_broadcast:.2f}) -> clause 2 (per-step "
-               "assembly; slot ordering never ablated, so not clause 3)" if clause == 2 else
-               f"broadcast not shown (< {t.gbi_broadcast:.2f} or undefined) -> lower clause 1")
+    verdict = (
+        f"broadcast across slots (≥ {t.gbi_broadcast:.2f}) -> clause 2 (per-step "
+        "assembly; slot ordering never ablated, so not clause 3)"
+        if clause == 2
+        else f"broadcast not shown (< {t.gbi_broadcast:.2f} or undefined) -> lower clause 1"
+    )
     text = f"GBI {_fmt(gbi)} at K={capacity}: {verdict}."
     if "ignition_sharpness" in evidence:
-        text += (f" Ignition sharpness {_fmt(float(evidence['ignition_sharpness']))}"
-                 " (reported, not scored).")
-    return ItemEntry("GWT-2", 2, clause, confidence=confidence, operational_evidence=True,
-                     evidence=text)
+        text += (
+            f" Ignition sharpness {_fmt(float(evidence['ignition_sharpness']))}"
+            " (reported, not scored)."
+        )
+    return ItemEntry(
+        "GWT-2", 2, clause, confidence=confidence, operational_evidence=True, evidence=text
+    )
 
 
 def _gwt3_entry(evidence: Evidence, t: LabMappingThresholds) -> ItemEntry:
@@ -226,89 +241,176 @@ def _gwt3_entry(evidence: Evidence, t: LabMappingThresholds) -> ItemEntry:
     clause = decide(k4, k0)
     confidence = _confidence(decide, (k4, k0), t.margin)
     if clause == 1:
-        verdict = ("cue content held to the report step and lost at bus-off -> clause 1 "
-                   "(within-episode carry; nothing survives the episode, clauses 2-3)")
+        verdict = (
+            "cue content held to the report step and lost at bus-off -> clause 1 "
+            "(within-episode carry; nothing survives the episode, clauses 2-3)"
+        )
     elif not _defined(k4) or k4 < t.conjunction_held:
         verdict = f"cue content not held (< {t.conjunction_held:.2f}) -> clause 0"
     elif not _defined(k0):
         verdict = "bus-off lesion not measured, holding not attributed to the bus -> lower clause 0"
     else:
-        verdict = (f"bus-off lesion drops accuracy by less than {t.bus_lesion_drop:.2f}, "
-                   "holding not attributed to the bus -> clause 0")
-    text = (f"conjunction accuracy {_fmt(k4)} at K={capacity}, {_fmt(k0)} at K=0: {verdict}.")
-    return ItemEntry("GWT-3", 1, clause, confidence=confidence, operational_evidence=True,
-                     evidence=text)
+        verdict = (
+            f"bus-off lesion drops accuracy by less than {t.bus_lesion_drop:.2f}, "
+            "holding not attributed to the bus -> clause 0"
+        )
+    text = f"conjunction accuracy {_fmt(k4)} at K={capacity}, {_fmt(k0)} at K=0: {verdict}."
+    return ItemEntry(
+        "GWT-3", 1, clause, confidence=confidence, operational_evidence=True, evidence=text
+    )
 
 
-def _forced(item_id: str, clause: int | tuple[int, int], confidence: int,
-            text: str) -> ItemEntry:
-    return ItemEntry(item_id, clause, clause, confidence=confidence,
-                     evidence=f"architecture: {text}")
+def _forced(item_id: str, clause: int | tuple[int, int], confidence: int, text: str) -> ItemEntry:
+    return ItemEntry(
+        item_id, clause, clause, confidence=confidence, evidence=f"architecture: {text}"
+    )
 
 
 def _architecture_entries(arch: LabAgentArchitecture) -> dict[str, ItemEntry]:
     bus = arch.has_workspace
     entries = {
-        "RPT-1": _forced("RPT-1", 0, 0, "no retry mechanism or failure record; weights frozen "
-                         "at evaluation, one attempt per episode (clause 0)."),
-        "RPT-2": _forced("RPT-2", 0, 0, "one sensory source per step, the egocentric 7×7×3 "
-                         "grid view (clause 0)."),
-        "RPT-3": (_forced("RPT-3", (0, 1), 0, "state resets every episode: within-episode "
-                          "memory but no cross-episode timescale, between clauses 0 and 1 -> "
-                          "lower clause 0 (A.9).")
-                  if arch.has_recurrence else
-                  _forced("RPT-3", 0, 0, "acts on the current frame only (clause 0).")),
-        "RPT-4": (_forced("RPT-4", 1, 1, "GRU recurrence is generic substrate-level state "
-                          "mixing, read as the analogue of clause 1; no module-level lateral "
-                          "signal within a step (clause 2).")
-                  if arch.has_recurrence else
-                  _forced("RPT-4", 0, 0, "feedforward only (clause 0).")),
-        "GWT-1": _forced("GWT-1", 0, 0, "a single pipeline (encoder -> GRU -> write head) "
-                         "writes the bus; no independently clocked writers (clause 0)."
-                         if bus else "a single processing stream (clause 0)."),
-        "GWT-4": _forced("GWT-4", 0, 0, "fixed write rule (first empty slot, else slot 0); no "
-                         "attention gain to modulate (clause 0)." if bus else
-                         "no attention mechanism (clause 0)."),
-        "GWT-5": _forced("GWT-5", 0, 0, "deterministic slot allocation, no competition for "
-                         "access (clause 0)." if bus else "no selection mechanism (clause 0)."),
-        "HOT-1": _forced("HOT-1", 0, 0, "bottom-up policy; no top-down expectation or "
-                         "generative module (clause 0)."),
-        "HOT-3": _forced("HOT-3", 0, 0, "acts only when the environment steps it; no internal "
-                         "triggers (clause 0)."),
-        "HOT-4": (_forced("HOT-4", 0, 1, "z_self is trained only to predict the agent's own "
-                          "correctness; no quality-space encoding or probe (clause 0).")
-                  if arch.has_self_model else
-                  _forced("HOT-4", 0, 0, "no representation of its own states (clause 0).")),
-        "HOT-5": (_forced("HOT-5", (1, 2), 1, "z_self represents the agent's own workspace, "
-                          "recurrent state and action logits (second-order) but is recomputed "
-                          "each step, not persistent: between clauses 1 and 2 -> lower "
-                          "clause 1 (A.9).")
-                  if arch.has_self_model else
-                  _forced("HOT-5", 0, 0, "no self-model (clause 0).")),
-        "PP-1": _forced("PP-1", 0, 0, "no module predicts upcoming observations (clause 0)"
-                        + ("; the confidence head predicts own correctness and is scored under "
-                           "HOT-2 only." if arch.has_self_model else ".")),
-        "PP-2": _forced("PP-2", 0, 0, "no surprise signal; weights frozen at evaluation "
-                        "(clause 0)."),
+        "RPT-1": _forced(
+            "RPT-1",
+            0,
+            0,
+            "no retry mechanism or failure record; weights frozen "
+            "at evaluation, one attempt per episode (clause 0).",
+        ),
+        "RPT-2": _forced(
+            "RPT-2", 0, 0, "one sensory source per step, the egocentric 7×7×3 grid view (clause 0)."
+        ),
+        "RPT-3": (
+            _forced(
+                "RPT-3",
+                (0, 1),
+                0,
+                "state resets every episode: within-episode "
+                "memory but no cross-episode timescale, between clauses 0 and 1 -> "
+                "lower clause 0 (A.9).",
+            )
+            if arch.has_recurrence
+            else _forced("RPT-3", 0, 0, "acts on the current frame only (clause 0).")
+        ),
+        "RPT-4": (
+            _forced(
+                "RPT-4",
+                1,
+                1,
+                "GRU recurrence is generic substrate-level state "
+                "mixing, read as the analogue of clause 1; no module-level lateral "
+                "signal within a step (clause 2).",
+            )
+            if arch.has_recurrence
+            else _forced("RPT-4", 0, 0, "feedforward only (clause 0).")
+        ),
+        "GWT-1": _forced(
+            "GWT-1",
+            0,
+            0,
+            "a single pipeline (encoder -> GRU -> write head) "
+            "writes the bus; no independently clocked writers (clause 0)."
+            if bus
+            else "a single processing stream (clause 0).",
+        ),
+        "GWT-4": _forced(
+            "GWT-4",
+            0,
+            0,
+            "fixed write rule (first empty slot, else slot 0); no "
+            "attention gain to modulate (clause 0)."
+            if bus
+            else "no attention mechanism (clause 0).",
+        ),
+        "GWT-5": _forced(
+            "GWT-5",
+            0,
+            0,
+            "deterministic slot allocation, no competition for access (clause 0)."
+            if bus
+            else "no selection mechanism (clause 0).",
+        ),
+        "HOT-1": _forced(
+            "HOT-1",
+            0,
+            0,
+            "bottom-up policy; no top-down expectation or generative module (clause 0).",
+        ),
+        "HOT-3": _forced(
+            "HOT-3",
+            0,
+            0,
+            "acts only when the environment steps it; no internal triggers (clause 0).",
+        ),
+        "HOT-4": (
+            _forced(
+                "HOT-4",
+                0,
+                1,
+                "z_self is trained only to predict the agent's own "
+                "correctness; no quality-space encoding or probe (clause 0).",
+            )
+            if arch.has_self_model
+            else _forced("HOT-4", 0, 0, "no representation of its own states (clause 0).")
+        ),
+        "HOT-5": (
+            _forced(
+                "HOT-5",
+                (1, 2),
+                1,
+                "z_self represents the agent's own workspace, "
+                "recurrent state and action logits (second-order) but is recomputed "
+                "each step, not persistent: between clauses 1 and 2 -> lower "
+                "clause 1 (A.9).",
+            )
+            if arch.has_self_model
+            else _forced("HOT-5", 0, 0, "no self-model (clause 0).")
+        ),
+        "PP-1": _forced(
+            "PP-1",
+            0,
+            0,
+            "no module predicts upcoming observations (clause 0)"
+            + (
+                "; the confidence head predicts own correctness and is scored under HOT-2 only."
+                if arch.has_self_model
+                else "."
+            ),
+        ),
+        "PP-2": _forced(
+            "PP-2", 0, 0, "no surprise signal; weights frozen at evaluation (clause 0)."
+        ),
         "PP-4": _forced("PP-4", 0, 0, "no world model, so no self-in-world model (clause 0)."),
-        "AST-1": _forced("AST-1", 0, 0, "no attention mechanism whose state could be modelled "
-                         "(clause 0)."),
-        "AE-1": _forced("AE-1", 1, 1, "acts in the environment every step toward the task "
-                        "goal with no explicit plan: analogue of clause 1 ('tools executed but "
-                        "no plan')."),
-        "AE-3": _forced("AE-3", 0, 0, "no outcome tracking at evaluation; weights frozen "
-                        "(clause 0)."),
+        "AST-1": _forced(
+            "AST-1", 0, 0, "no attention mechanism whose state could be modelled (clause 0)."
+        ),
+        "AE-1": _forced(
+            "AE-1",
+            1,
+            1,
+            "acts in the environment every step toward the task "
+            "goal with no explicit plan: analogue of clause 1 ('tools executed but "
+            "no plan').",
+        ),
+        "AE-3": _forced(
+            "AE-3", 0, 0, "no outcome tracking at evaluation; weights frozen (clause 0)."
+        ),
         "AE-4": _forced("AE-4", 0, 0, "no world model (clause 0)."),
-        "AFFECT-2": _forced("AFFECT-2", 0, 0, "no valence signal; behaviour cloning uses no "
-                            "reward (clause 0)."),
-        "AFFECT-3": _forced("AFFECT-3", 0, 0, "no affect signal at all; clause 0 is the lowest "
-                            "clause."),
+        "AFFECT-2": _forced(
+            "AFFECT-2", 0, 0, "no valence signal; behaviour cloning uses no reward (clause 0)."
+        ),
+        "AFFECT-3": _forced(
+            "AFFECT-3", 0, 0, "no affect signal at all; clause 0 is the lowest clause."
+        ),
         "SELF-3": _forced("SELF-3", 0, 0, "nothing is recorded across episodes (clause 0)."),
     }
     if not bus:
         entries["GWT-2"] = _forced("GWT-2", 0, 0, "no workspace (clause 0).")
-        entries["GWT-3"] = _forced("GWT-3", 0, 0, "no workspace (clause 0); recurrent carry "
-                                   "is credited under RPT-4, not here.")
+        entries["GWT-3"] = _forced(
+            "GWT-3",
+            0,
+            0,
+            "no workspace (clause 0); recurrent carry is credited under RPT-4, not here.",
+        )
     if not arch.has_self_model:
         entries["HOT-2"] = _forced("HOT-2", 0, 0, "no confidence head (clause 0).")
     return entries

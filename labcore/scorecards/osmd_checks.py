@@ -29,11 +29,18 @@ def _fmt_range(low: float, high: float) -> str:
     return f"{low:g}–{high:g}"
 
 
-
-def _osmd(kind: str, discrepancy_id: str, where: str, quantity: str, stated: str,
-          recomputed: str, note: str = "") -> Discrepancy:
-    return Discrepancy(f"osmd.{discrepancy_id}", "OSMD", kind, where, quantity, stated,
-                       recomputed, note)
+def _osmd(
+    kind: str,
+    discrepancy_id: str,
+    where: str,
+    quantity: str,
+    stated: str,
+    recomputed: str,
+    note: str = "",
+) -> Discrepancy:
+    return Discrepancy(
+        f"osmd.{discrepancy_id}", "OSMD", kind, where, quantity, stated, recomputed, note
+    )
 
 
 def _total_discrepancies() -> list[Discrepancy]:
@@ -44,19 +51,32 @@ def _total_discrepancies() -> list[Discrepancy]:
         where = "§6.3" + (", §7.9" if system_id in ("frank", "claude_code") else "")
         for column in ("architectural", "behavioural"):
             if getattr(stated, column) != grid[column]:
-                found.append(_osmd(
-                    "total", f"total.{system_id}.{column}", where,
-                    f"{REFERENCE_SYSTEM_NAMES[system_id]}: {column} point total",
-                    f"{getattr(stated, column)} / 90",
-                    f"{grid[column]} / 90 (sum of the §6.1 grid)",
-                    "Appendix B's sympathetic column and Appendix D's Claude-rater column "
-                    "repeat the stated behavioural totals." if column == "behavioural" else "",
-                ))
+                found.append(
+                    _osmd(
+                        "total",
+                        f"total.{system_id}.{column}",
+                        where,
+                        f"{REFERENCE_SYSTEM_NAMES[system_id]}: {column} point total",
+                        f"{getattr(stated, column)} / 90",
+                        f"{grid[column]} / 90 (sum of the §6.1 grid)",
+                        "Appendix B's sympathetic column and Appendix D's Claude-rater column "
+                        "repeat the stated behavioural totals."
+                        if column == "behavioural"
+                        else "",
+                    )
+                )
         grid_band = band_for_total(grid["behavioural"]).band_id
         if grid_band != stated.band_id:
-            found.append(_osmd("band", f"band.{system_id}", "§6.3",
-                               f"{REFERENCE_SYSTEM_NAMES[system_id]}: band",
-                               stated.band_id, f"{grid_band} (band of the grid sum)"))
+            found.append(
+                _osmd(
+                    "band",
+                    f"band.{system_id}",
+                    "§6.3",
+                    f"{REFERENCE_SYSTEM_NAMES[system_id]}: band",
+                    stated.band_id,
+                    f"{grid_band} (band of the grid sum)",
+                )
+            )
     return found
 
 
@@ -70,20 +90,34 @@ def _cluster_discrepancies() -> list[Discrepancy]:
             ("claude_code", code[cluster_id], stated.best_comparator),
         ):
             if grid_pair != stated_pair:
-                found.append(_osmd(
-                    "cluster", f"cluster.{cluster_id}.{system_id}", stated.section,
-                    f"{cluster_id} subtotal, {REFERENCE_SYSTEM_NAMES[system_id]} (arch / behav)",
-                    f"{stated_pair[0]} / {stated_pair[1]}",
-                    f"{grid_pair[0]} / {grid_pair[1]} (§6.1 grid)",
-                ))
+                found.append(
+                    _osmd(
+                        "cluster",
+                        f"cluster.{cluster_id}.{system_id}",
+                        stated.section,
+                        (
+                            f"{cluster_id} subtotal, {REFERENCE_SYSTEM_NAMES[system_id]} "
+                            "(arch / behav)"
+                        ),
+                        f"{stated_pair[0]} / {stated_pair[1]}",
+                        f"{grid_pair[0]} / {grid_pair[1]} (§6.1 grid)",
+                    )
+                )
         delta = frank[cluster_id][1] - code[cluster_id][1]
         if delta != stated.behavioural_delta:
-            found.append(_osmd(
-                "cluster", f"cluster_delta.{cluster_id}", stated.section,
-                f"{cluster_id} subtotal, Frank minus Claude Code (behavioural)",
-                f"+{stated.behavioural_delta}",
-                f"+{delta} ({frank[cluster_id][1]} − {code[cluster_id][1]}, the same row's cells)",
-            ))
+            found.append(
+                _osmd(
+                    "cluster",
+                    f"cluster_delta.{cluster_id}",
+                    stated.section,
+                    f"{cluster_id} subtotal, Frank minus Claude Code (behavioural)",
+                    f"+{stated.behavioural_delta}",
+                    (
+                        f"+{delta} ({frank[cluster_id][1]} − {code[cluster_id][1]}, the "
+                        "same row's cells)"
+                    ),
+                )
+            )
     return found
 
 
@@ -94,26 +128,40 @@ def _range_discrepancies() -> list[Discrepancy]:
         where = ", ".join(stated.where)
         name = REFERENCE_SYSTEM_NAMES[stated.system_id]
         if (stated.low, stated.high) != (low, high):
-            note = ("Appendix A.9 and Appendix D define the range as the lowest to the highest "
-                    "rater total.")
+            note = (
+                "Appendix A.9 and Appendix D define the range as the lowest to the highest "
+                "rater total."
+            )
             if stated.system_id == "frank" and stated.low == 62:
-                note += (" §15.9/§15.12 take the lower bound 62 from an extrapolation of the "
-                         "architect-rater's 10-item subsample, which no table reproduces.")
-            found.append(_osmd(
-                "range", f"range.{stated.system_id}.{stated.low}-{stated.high}", where,
-                f"{name}: behavioural range", _fmt_range(stated.low, stated.high),
-                f"{_fmt_range(low, high)} (min–max of the Appendix D rater totals)", note,
-            ))
+                note += (
+                    " §15.9/§15.12 take the lower bound 62 from an extrapolation of the "
+                    "architect-rater's 10-item subsample, which no table reproduces."
+                )
+            found.append(
+                _osmd(
+                    "range",
+                    f"range.{stated.system_id}.{stated.low}-{stated.high}",
+                    where,
+                    f"{name}: behavioural range",
+                    _fmt_range(stated.low, stated.high),
+                    f"{_fmt_range(low, high)} (min–max of the Appendix D rater totals)",
+                    note,
+                )
+            )
         if stated.band_id is not None:
             bands = {band_for_total(stated.low).band_id, band_for_total(stated.high).band_id}
             if bands != {stated.band_id}:
-                found.append(_osmd(
-                    "band", f"range_band.{stated.system_id}.{stated.low}-{stated.high}", where,
-                    f"{name}: band printed next to the range {stated.low}–{stated.high}",
-                    stated.band_id,
-                    " to ".join(sorted(bands, key=[b.band_id for b in rubric_data.BANDS].index))
-                    + " (§6.4 band edges)",
-                ))
+                found.append(
+                    _osmd(
+                        "band",
+                        f"range_band.{stated.system_id}.{stated.low}-{stated.high}",
+                        where,
+                        f"{name}: band printed next to the range {stated.low}–{stated.high}",
+                        stated.band_id,
+                        " to ".join(sorted(bands, key=[b.band_id for b in rubric_data.BANDS].index))
+                        + " (§6.4 band edges)",
+                    )
+                )
     return found
 
 
@@ -122,35 +170,50 @@ def _gap_discrepancies() -> list[Discrepancy]:
     for stated in rubric_data.STATED_GAPS:
         gap = range_gap(stated.frank_range, stated.comparator_range)
         if gap != (stated.low, stated.high):
-            found.append(_osmd(
-                "gap", f"gap.{_slug(stated.where[0])}", ", ".join(stated.where),
-                "Frank-minus-Claude-Code gap (behavioural range)",
-                _fmt_range(stated.low, stated.high),
-                f"{_fmt_range(*gap)} (Frank {_fmt_range(*stated.frank_range)} minus Claude "
-                f"Code {_fmt_range(*stated.comparator_range)}, the ranges in force there)",
-                "ES.3 and §7.9 compute the gap this way and get it right for their ranges.",
-            ))
+            found.append(
+                _osmd(
+                    "gap",
+                    f"gap.{_slug(stated.where[0])}",
+                    ", ".join(stated.where),
+                    "Frank-minus-Claude-Code gap (behavioural range)",
+                    _fmt_range(stated.low, stated.high),
+                    f"{_fmt_range(*gap)} (Frank {_fmt_range(*stated.frank_range)} minus Claude "
+                    f"Code {_fmt_range(*stated.comparator_range)}, the ranges in force there)",
+                    "ES.3 and §7.9 compute the gap this way and get it right for their ranges.",
+                )
+            )
     frank, code = grid_totals("frank"), grid_totals("claude_code")
     for column, index in (("architectural", 0), ("behavioural", 1)):
         stated_gap = rubric_data.STATED_SECTION_7_9_GAP[column]
         if frank[index] - code[index] != stated_gap:
-            found.append(_osmd(
-                "gap", f"gap_point.{column}", "§7.9",
-                f"Frank minus best comparator, {column} point totals",
-                f"+{stated_gap}",
-                f"+{frank[index] - code[index]} ({frank[index]} − {code[index]}, §6.1 grid sums)",
-            ))
+            found.append(
+                _osmd(
+                    "gap",
+                    f"gap_point.{column}",
+                    "§7.9",
+                    f"Frank minus best comparator, {column} point totals",
+                    f"+{stated_gap}",
+                    (
+                        f"+{frank[index] - code[index]} ({frank[index]} − {code[index]}, "
+                        "§6.1 grid sums)"
+                    ),
+                )
+            )
     floor = rubric_data.STATED_H1_FLOOR
     floor_gap = floor["frank_floor"] - floor["comparator_high"]
     holds = floor_gap >= rubric_data.H1_THRESHOLD_POINTS
     if holds != floor["holds"]:
-        found.append(_osmd(
-            "hypothesis", "h1_floor", "§15.12 (and ES.3's 24–41 gap with 'H1 supported')",
-            "H1 (Frank ≥ best comparator + 25) at the architect-rater floor",
-            "holds",
-            f"does not hold: {floor['frank_floor']} − {floor['comparator_high']} = {floor_gap} "
-            f"< {rubric_data.H1_THRESHOLD_POINTS}",
-        ))
+        found.append(
+            _osmd(
+                "hypothesis",
+                "h1_floor",
+                "§15.12 (and ES.3's 24–41 gap with 'H1 supported')",
+                "H1 (Frank ≥ best comparator + 25) at the architect-rater floor",
+                "holds",
+                f"does not hold: {floor['frank_floor']} − {floor['comparator_high']} = {floor_gap} "
+                f"< {rubric_data.H1_THRESHOLD_POINTS}",
+            )
+        )
     return found
 
 
@@ -162,17 +225,23 @@ def _h2_discrepancies() -> list[Discrepancy]:
         if (stated.numerator, stated.denominator) != behav[:2]:
             note = ""
             if (stated.numerator, stated.denominator) == arch[:2]:
-                note = ("Matches the architectural grid, while the text frames it as the "
-                        "behavioural gap.")
-            found.append(_osmd(
-                "hypothesis", f"h2_share.{_slug(stated.where[0])}", ", ".join(stated.where),
-                "H2: share of the Frank-minus-Claude-Code gap in RPT-3, PP-1, PP-2, AFFECT-1, "
-                "SELF-1",
-                f"{stated.numerator} of {stated.denominator} ({stated.percent}%)",
-                f"behavioural {behav[0]} of {behav[1]} ({behav[2]:.1f}%); architectural "
-                f"{arch[0]} of {arch[1]} ({arch[2]:.1f}%) (§6.1 grid)",
-                note,
-            ))
+                note = (
+                    "Matches the architectural grid, while the text frames it as the "
+                    "behavioural gap."
+                )
+            found.append(
+                _osmd(
+                    "hypothesis",
+                    f"h2_share.{_slug(stated.where[0])}",
+                    ", ".join(stated.where),
+                    "H2: share of the Frank-minus-Claude-Code gap in RPT-3, PP-1, PP-2, AFFECT-1, "
+                    "SELF-1",
+                    f"{stated.numerator} of {stated.denominator} ({stated.percent}%)",
+                    f"behavioural {behav[0]} of {behav[1]} ({behav[2]:.1f}%); architectural "
+                    f"{arch[0]} of {arch[1]} ({arch[2]:.1f}%) (§6.1 grid)",
+                    note,
+                )
+            )
     return found
 
 
@@ -183,12 +252,16 @@ def _subsample_discrepancies() -> list[Discrepancy]:
         sums = (sum(a for a, _ in scores.values()), sum(b for _, b in scores.values()))
         for index, column in enumerate(("architectural", "behavioural")):
             if sums[index] != stated[index]:
-                found.append(_osmd(
-                    "subsample", f"subsample.{rater}.{column}", "§15.6, §15.11",
-                    f"10-item subsample total, {rater.replace('_', ' ')} ({column})",
-                    f"{stated[index]} / 30",
-                    f"{sums[index]} / 30 (sum of the per-item table)",
-                ))
+                found.append(
+                    _osmd(
+                        "subsample",
+                        f"subsample.{rater}.{column}",
+                        "§15.6, §15.11",
+                        f"10-item subsample total, {rater.replace('_', ' ')} ({column})",
+                        f"{stated[index]} / 30",
+                        f"{sums[index]} / 30 (sum of the per-item table)",
+                    )
+                )
     gabriel = rubric_data.HUMAN_RATER_SCORES["gabriel"]
     llm = rubric_data.HUMAN_RATER_SCORES["llm_consensus"]
     counts = {"lower": 0, "equal": 0, "higher": 0}
@@ -197,18 +270,28 @@ def _subsample_discrepancies() -> list[Discrepancy]:
         key = "equal" if g == c else ("lower" if sum(g) < sum(c) else "higher")
         counts[key] += 1
     if counts != dict(rubric_data.STATED_ARCHITECT_VS_LLM):
-        found.append(_osmd(
-            "subsample", "subsample.direction", "ES.4, §15.7",
-            "architect vs LLM consensus: items lower / equal / higher",
-            str(dict(rubric_data.STATED_ARCHITECT_VS_LLM)), f"{counts} (§15.6 table)",
-        ))
+        found.append(
+            _osmd(
+                "subsample",
+                "subsample.direction",
+                "ES.4, §15.7",
+                "architect vs LLM consensus: items lower / equal / higher",
+                str(dict(rubric_data.STATED_ARCHITECT_VS_LLM)),
+                f"{counts} (§15.6 table)",
+            )
+        )
     for item_id in rubric_data.HUMAN_RATER_ITEMS:
         if llm[item_id] != REFERENCE_GRIDS["frank"].pair(item_id):
-            found.append(_osmd(
-                "subsample", f"subsample.llm_vs_grid.{item_id}", "§15.6 vs §6.1",
-                f"LLM consensus for Frank {item_id}", str(llm[item_id]),
-                str(REFERENCE_GRIDS["frank"].pair(item_id)),
-            ))
+            found.append(
+                _osmd(
+                    "subsample",
+                    f"subsample.llm_vs_grid.{item_id}",
+                    "§15.6 vs §6.1",
+                    f"LLM consensus for Frank {item_id}",
+                    str(llm[item_id]),
+                    str(REFERENCE_GRIDS["frank"].pair(item_id)),
+                )
+            )
     return found
 
 
@@ -217,46 +300,69 @@ def _within_class_discrepancies() -> list[Discrepancy]:
     minorch_sum = sum(rubric_data.MINORCH_CLUSTER_SCORES.values())
     low, high = rubric_data.MINORCH_PREDICTED_RANGE
     if minorch_sum != rubric_data.MINORCH_STATED_TOTAL:
-        found.append(_osmd(
-            "within_class", "minorch.total", "ES.7, §17.5, §14 (Attack 3)",
-            "MinOrch-1 pilot total", f"{rubric_data.MINORCH_STATED_TOTAL} / 90",
-            f"{minorch_sum} / 90 (sum of the §17.5 per-cluster breakdown)",
-            f"The paper reads 48 as 'center-band' of its pre-registered {low}–{high}; "
-            f"{minorch_sum} is outside that prediction.",
-        ))
+        found.append(
+            _osmd(
+                "within_class",
+                "minorch.total",
+                "ES.7, §17.5, §14 (Attack 3)",
+                "MinOrch-1 pilot total",
+                f"{rubric_data.MINORCH_STATED_TOTAL} / 90",
+                f"{minorch_sum} / 90 (sum of the §17.5 per-cluster breakdown)",
+                f"The paper reads 48 as 'center-band' of its pre-registered {low}–{high}; "
+                f"{minorch_sum} is outside that prediction.",
+            )
+        )
     frank_behav = grid_totals("frank")[1]
     lift = frank_behav - minorch_sum
     if lift != rubric_data.MINORCH_STATED_FRANK_LIFT:
         clusters = ("PP", "AFFECT", "AST")
-        partial = sum(rubric_data.MINORCH_STATED_FRANK_CLUSTERS[c]
-                      - rubric_data.MINORCH_CLUSTER_SCORES[c] for c in clusters)
-        found.append(_osmd(
-            "within_class", "minorch.frank_lift", "§17.5",
-            "Frank's lift over MinOrch-1",
-            f"+{rubric_data.MINORCH_STATED_FRANK_LIFT}",
-            f"+{lift} ({frank_behav} − {minorch_sum}: §6.1 grid minus §17.5 clusters); "
-            f"+{rubric_data.STATED_POINT_TOTALS['frank'].behavioural - rubric_data.MINORCH_STATED_TOTAL}"
-            " from the stated totals (71 − 48)",
-            f"+{partial} is the lift in the PP, AFFECT and AST clusters only.",
-        ))
+        partial = sum(
+            rubric_data.MINORCH_STATED_FRANK_CLUSTERS[c] - rubric_data.MINORCH_CLUSTER_SCORES[c]
+            for c in clusters
+        )
+        stated_lift = (
+            rubric_data.STATED_POINT_TOTALS["frank"].behavioural - rubric_data.MINORCH_STATED_TOTAL
+        )
+        found.append(
+            _osmd(
+                "within_class",
+                "minorch.frank_lift",
+                "§17.5",
+                "Frank's lift over MinOrch-1",
+                f"+{rubric_data.MINORCH_STATED_FRANK_LIFT}",
+                f"+{lift} ({frank_behav} − {minorch_sum}: §6.1 grid minus §17.5 clusters); "
+                f"+{stated_lift}"
+                " from the stated totals (71 − 48)",
+                f"+{partial} is the lift in the PP, AFFECT and AST clusters only.",
+            )
+        )
     code_behav = grid_totals("claude_code")[1]
     over_code = minorch_sum - code_behav
     if over_code != rubric_data.MINORCH_STATED_LIFT_OVER_CLAUDE_CODE:
-        found.append(_osmd(
-            "within_class", "minorch.lift_over_claude_code", "§17.5",
-            "MinOrch-1's lift over Claude Code",
-            f"+{rubric_data.MINORCH_STATED_LIFT_OVER_CLAUDE_CODE}",
-            f"+{over_code} ({minorch_sum} − {code_behav}: §17.5 clusters minus §6.1 grid)",
-            "Consistent with the stated totals (48 − 35); not with the tables.",
-        ))
+        found.append(
+            _osmd(
+                "within_class",
+                "minorch.lift_over_claude_code",
+                "§17.5",
+                "MinOrch-1's lift over Claude Code",
+                f"+{rubric_data.MINORCH_STATED_LIFT_OVER_CLAUDE_CODE}",
+                f"+{over_code} ({minorch_sum} − {code_behav}: §17.5 clusters minus §6.1 grid)",
+                "Consistent with the stated totals (48 − 35); not with the tables.",
+            )
+        )
     frank_clusters = grid_cluster_subtotals("frank")
     for cluster_id, stated in rubric_data.MINORCH_STATED_FRANK_CLUSTERS.items():
         if frank_clusters[cluster_id][1] != stated:
-            found.append(_osmd(
-                "within_class", f"minorch.frank_cluster.{cluster_id}", "§17.5",
-                f"Frank {cluster_id} cluster quoted next to MinOrch-1", str(stated),
-                f"{frank_clusters[cluster_id][1]} (§6.1 grid, behavioural)",
-            ))
+            found.append(
+                _osmd(
+                    "within_class",
+                    f"minorch.frank_cluster.{cluster_id}",
+                    "§17.5",
+                    f"Frank {cluster_id} cluster quoted next to MinOrch-1",
+                    str(stated),
+                    f"{frank_clusters[cluster_id][1]} (§6.1 grid, behavioural)",
+                )
+            )
     return found
 
 
@@ -267,68 +373,104 @@ def _ablation_discrepancies() -> list[Discrepancy]:
         low, high = ablation.predicted_delta
         inside = low <= ablation.stated_delta <= high
         if inside != ablation.stated_inside_prediction:
-            found.append(_osmd(
-                "ablation", f"ablation.{ablation.ablation_id}.prediction",
-                f"{ablation.section}, §17.12, ES.7",
-                f"{ablation.name} ablation: observed drop vs pre-registered {low} to {high}",
-                "inside" if ablation.stated_inside_prediction else "outside",
-                f"{'inside' if inside else 'outside'} ({ablation.stated_delta:+d} vs "
-                f"{low} to {high}, §17.6)",
-            ))
+            found.append(
+                _osmd(
+                    "ablation",
+                    f"ablation.{ablation.ablation_id}.prediction",
+                    f"{ablation.section}, §17.12, ES.7",
+                    f"{ablation.name} ablation: observed drop vs pre-registered {low} to {high}",
+                    "inside" if ablation.stated_inside_prediction else "outside",
+                    f"{'inside' if inside else 'outside'} ({ablation.stated_delta:+d} vs "
+                    f"{low} to {high}, §17.6)",
+                )
+            )
         item_rows = [row for row in ablation.rows if not row.is_cluster]
         listed_clusters = {row.label.split("-")[0] for row in item_rows}
-        summed_rows = item_rows + [row for row in ablation.rows
-                                   if row.is_cluster and row.label not in listed_clusters]
+        summed_rows = item_rows + [
+            row for row in ablation.rows if row.is_cluster and row.label not in listed_clusters
+        ]
         listed = sum(row.behavioural_delta for row in summed_rows)
         if listed != ablation.stated_delta:
-            found.append(_osmd(
-                "ablation", f"ablation.{ablation.ablation_id}.rows", ablation.section,
-                f"{ablation.name} ablation: total drop vs the table's own rows (behavioural)",
-                f"{ablation.stated_delta:+d} ({ablation.stated_total_before} → "
-                f"{ablation.stated_total_after})",
-                f"{listed:+d} (sum of the listed rows)",
-                "The remaining points are not attributed to any item; the Thalamus and BODY "
-                "tables do add up.",
-            ))
+            found.append(
+                _osmd(
+                    "ablation",
+                    f"ablation.{ablation.ablation_id}.rows",
+                    ablation.section,
+                    f"{ablation.name} ablation: total drop vs the table's own rows (behavioural)",
+                    f"{ablation.stated_delta:+d} ({ablation.stated_total_before} → "
+                    f"{ablation.stated_total_after})",
+                    f"{listed:+d} (sum of the listed rows)",
+                    "The remaining points are not attributed to any item; the Thalamus and BODY "
+                    "tables do add up.",
+                )
+            )
         frank_clusters = grid_cluster_subtotals("frank")
         for row in ablation.rows:
             if row.is_cluster and row.before != frank_clusters[row.label]:
-                found.append(_osmd(
-                    "ablation", f"ablation.{ablation.ablation_id}.before.{row.label}",
-                    ablation.section, f"{row.label} cluster before ablation", str(row.before),
-                    f"{frank_clusters[row.label]} (§6.1 grid)",
-                ))
+                found.append(
+                    _osmd(
+                        "ablation",
+                        f"ablation.{ablation.ablation_id}.before.{row.label}",
+                        ablation.section,
+                        f"{row.label} cluster before ablation",
+                        str(row.before),
+                        f"{frank_clusters[row.label]} (§6.1 grid)",
+                    )
+                )
             if row.is_cluster:
                 if row.label in listed_clusters:
                     after = {r.label: r.after[1] for r in item_rows}
-                    recomputed = sum(after.get(i, frank.pair(i)[1])
-                                     for i in rubric_data.CLUSTER_BY_ID[row.label].item_ids)
+                    recomputed = sum(
+                        after.get(i, frank.pair(i)[1])
+                        for i in rubric_data.CLUSTER_BY_ID[row.label].item_ids
+                    )
                     if recomputed != row.after[1]:
-                        found.append(_osmd(
-                            "ablation", f"ablation.{ablation.ablation_id}.cluster.{row.label}",
-                            ablation.section,
-                            f"{ablation.name} ablation: {row.label} cluster after",
-                            f"{row.after[1]} / 12",
-                            f"{recomputed} / 12 (listed item rows; unlisted items unchanged "
-                            "at their §6.1 values)",
-                        ))
+                        found.append(
+                            _osmd(
+                                "ablation",
+                                f"ablation.{ablation.ablation_id}.cluster.{row.label}",
+                                ablation.section,
+                                f"{ablation.name} ablation: {row.label} cluster after",
+                                f"{row.after[1]} / 12",
+                                f"{recomputed} / 12 (listed item rows; unlisted items unchanged "
+                                "at their §6.1 values)",
+                            )
+                        )
             elif row.before != frank.pair(row.label):
-                found.append(_osmd(
-                    "ablation", f"ablation.{ablation.ablation_id}.before.{row.label}",
-                    ablation.section, f"{row.label} before ablation", str(row.before),
-                    f"{frank.pair(row.label)} (§6.1 grid)",
-                ))
+                found.append(
+                    _osmd(
+                        "ablation",
+                        f"ablation.{ablation.ablation_id}.before.{row.label}",
+                        ablation.section,
+                        f"{row.label} before ablation",
+                        str(row.before),
+                        f"{frank.pair(row.label)} (§6.1 grid)",
+                    )
+                )
     total_drop = sum(a.stated_delta for a in rubric_data.ABLATIONS)
     if total_drop != rubric_data.STATED_ABLATION_SUM:
-        found.append(_osmd("ablation", "ablation.sum", "ES.7, §17.12",
-                           "sum of ablation drops", str(rubric_data.STATED_ABLATION_SUM),
-                           f"{total_drop} (sum of the five stated drops)"))
+        found.append(
+            _osmd(
+                "ablation",
+                "ablation.sum",
+                "ES.7, §17.12",
+                "sum of ablation drops",
+                str(rubric_data.STATED_ABLATION_SUM),
+                f"{total_drop} (sum of the five stated drops)",
+            )
+        )
     all_off = rubric_data.STATED_POINT_TOTALS["frank"].behavioural + total_drop
     if all_off != rubric_data.STATED_ALL_ABLATED_SCORE:
-        found.append(_osmd("ablation", "ablation.all_off", "ES.7, §17.12",
-                           "Frank with all five subsystems off (additive)",
-                           f"~{rubric_data.STATED_ALL_ABLATED_SCORE} / 90",
-                           f"{all_off} / 90 (71 plus the five stated drops)"))
+        found.append(
+            _osmd(
+                "ablation",
+                "ablation.all_off",
+                "ES.7, §17.12",
+                "Frank with all five subsystems off (additive)",
+                f"~{rubric_data.STATED_ALL_ABLATED_SCORE} / 90",
+                f"{all_off} / 90 (71 plus the five stated drops)",
+            )
+        )
     return found
 
 
@@ -338,34 +480,52 @@ def _other_discrepancies() -> list[Discrepancy]:
         if not percentage_is_achievable(stated.percent, stated.decimals, stated.n):
             below = math.floor(stated.percent * stated.n / 100)
             neighbours = ", ".join(
-                f"{k}/{stated.n} = {100 * k / stated.n:.1f}%" for k in (below, below + 1))
-            found.append(_osmd(
-                "percentage", f"percent.{_slug(stated.where)}.n{stated.n}", stated.where,
-                f"{stated.quantity} (n = {stated.n})", f"{stated.percent:g}%",
-                f"no count out of {stated.n} gives it ({neighbours})",
-            ))
-    gap = (rubric_data.HALLUCINATION_RATE_PERCENT["gpt4o_memory"]
-           - rubric_data.HALLUCINATION_RATE_PERCENT["frank"])
+                f"{k}/{stated.n} = {100 * k / stated.n:.1f}%" for k in (below, below + 1)
+            )
+            found.append(
+                _osmd(
+                    "percentage",
+                    f"percent.{_slug(stated.where)}.n{stated.n}",
+                    stated.where,
+                    f"{stated.quantity} (n = {stated.n})",
+                    f"{stated.percent:g}%",
+                    f"no count out of {stated.n} gives it ({neighbours})",
+                )
+            )
+    gap = (
+        rubric_data.HALLUCINATION_RATE_PERCENT["gpt4o_memory"]
+        - rubric_data.HALLUCINATION_RATE_PERCENT["frank"]
+    )
     if not math.isclose(gap, rubric_data.STATED_HALLUCINATION_GAP_POINTS):
-        retrieval_gap = (rubric_data.RETRIEVAL_ACCURACY_PERCENT["frank"]
-                         - rubric_data.RETRIEVAL_ACCURACY_PERCENT["gpt4o_memory"])
-        found.append(_osmd(
-            "text_vs_table", "hallucination_gap", "§16.7",
-            "hallucination-rate gap, Frank vs GPT-4o + memory",
-            f"{rubric_data.STATED_HALLUCINATION_GAP_POINTS} points",
-            f"{gap:.1f} points (11% − 3.2%, §16.5)",
-            f"{retrieval_gap:g} points is the §16.3 retrieval-accuracy gap (91% − 67%).",
-        ))
+        retrieval_gap = (
+            rubric_data.RETRIEVAL_ACCURACY_PERCENT["frank"]
+            - rubric_data.RETRIEVAL_ACCURACY_PERCENT["gpt4o_memory"]
+        )
+        found.append(
+            _osmd(
+                "text_vs_table",
+                "hallucination_gap",
+                "§16.7",
+                "hallucination-rate gap, Frank vs GPT-4o + memory",
+                f"{rubric_data.STATED_HALLUCINATION_GAP_POINTS} points",
+                f"{gap:.1f} points (11% − 3.2%, §16.5)",
+                f"{retrieval_gap:g} points is the §16.3 retrieval-accuracy gap (91% − 67%).",
+            )
+        )
     raters = rubric_data.RATER_TOTALS_APPENDIX_D["frank"]
     shortfalls = {r: raters["claude"] - raters[r] for r in ("gpt4o", "gemini")}
     low, high = rubric_data.STATED_APPENDIX_D_FRANK_SHORTFALL
     if not all(low <= s <= high for s in shortfalls.values()):
-        found.append(_osmd(
-            "text_vs_table", "appendix_d.frank_shortfall", "Appendix D",
-            "how far GPT-4o and Gemini score Frank below the Claude rater",
-            f"both ~{low}–{high} points lower",
-            f"GPT-4o {shortfalls['gpt4o']}, Gemini {shortfalls['gemini']} (Appendix D table)",
-        ))
+        found.append(
+            _osmd(
+                "text_vs_table",
+                "appendix_d.frank_shortfall",
+                "Appendix D",
+                "how far GPT-4o and Gemini score Frank below the Claude rater",
+                f"both ~{low}–{high} points lower",
+                f"GPT-4o {shortfalls['gpt4o']}, Gemini {shortfalls['gemini']} (Appendix D table)",
+            )
+        )
     low_rater, high_rater = rubric_data.STATED_APPENDIX_D_BOUND_RATERS
     n_low = n_high = 0
     for totals in rubric_data.RATER_TOTALS_APPENDIX_D.values():
@@ -373,33 +533,47 @@ def _other_discrepancies() -> list[Discrepancy]:
         n_high += totals[high_rater] == max(totals.values())
     n_systems = len(rubric_data.RATER_TOTALS_APPENDIX_D)
     if (n_low, n_high) != (n_systems, n_systems):
-        found.append(_osmd(
-            "text_vs_table", "appendix_d.bound_raters", "Appendix D",
-            "which raters give the bounds of the reported range",
-            f"lower bound {low_rater}, upper bound {high_rater}",
-            f"{low_rater} is the lowest rater for {n_low} of {n_systems} systems, {high_rater} "
-            f"the highest (ties included) for {n_high} of {n_systems} (Appendix D table)",
-        ))
+        found.append(
+            _osmd(
+                "text_vs_table",
+                "appendix_d.bound_raters",
+                "Appendix D",
+                "which raters give the bounds of the reported range",
+                f"lower bound {low_rater}, upper bound {high_rater}",
+                f"{low_rater} is the lowest rater for {n_low} of {n_systems} systems, {high_rater} "
+                f"the highest (ties included) for {n_high} of {n_systems} (Appendix D table)",
+            )
+        )
     if rubric_data.STATED_FAMILY_COUNT_SECTION_2 != len(CLUSTERS):
-        found.append(_osmd(
-            "text_vs_table", "family_count", "§2",
-            "number of theory families in the taxonomy",
-            f"{rubric_data.STATED_FAMILY_COUNT_SECTION_2} ('six families')",
-            f"{len(CLUSTERS)} (rows of the §2 table; §1.1 also says 8)",
-        ))
+        found.append(
+            _osmd(
+                "text_vs_table",
+                "family_count",
+                "§2",
+                "number of theory families in the taxonomy",
+                f"{rubric_data.STATED_FAMILY_COUNT_SECTION_2} ('six families')",
+                f"{len(CLUSTERS)} (rows of the §2 table; §1.1 also says 8)",
+            )
+        )
     for system_id in REFERENCE_GRIDS:
         scored = score_reference_system(system_id)
         for item in scored.capped_items:
             rule = rubric_data.RULE_BY_ID[item.rules_applied[-1]]
-            found.append(_osmd(
-                "rule", f"rule.{system_id}.{item.item_id}", "§6.1 vs Appendix A.9",
-                f"{REFERENCE_SYSTEM_NAMES[system_id]} {item.item_id} behavioural score",
-                f"{item.architectural} / {item.behavioural_entered}",
-                f"at most {item.behavioural_cap} under the {rule.rule_id.replace('_', '-')} "
-                f"rule ({rule.sections}); the paper cites no operational content for it",
-                "Appendix A.2 itself notes Frank's GWT-5 selection is gain modulation, not "
-                "winner-take-all." if item.item_id == "GWT-5" else "",
-            ))
+            found.append(
+                _osmd(
+                    "rule",
+                    f"rule.{system_id}.{item.item_id}",
+                    "§6.1 vs Appendix A.9",
+                    f"{REFERENCE_SYSTEM_NAMES[system_id]} {item.item_id} behavioural score",
+                    f"{item.architectural} / {item.behavioural_entered}",
+                    f"at most {item.behavioural_cap} under the {rule.rule_id.replace('_', '-')} "
+                    f"rule ({rule.sections}); the paper cites no operational content for it",
+                    "Appendix A.2 itself notes Frank's GWT-5 selection is gain modulation, not "
+                    "winner-take-all."
+                    if item.item_id == "GWT-5"
+                    else "",
+                )
+            )
     return found
 
 
@@ -414,11 +588,18 @@ def osmd_discrepancies() -> tuple[Discrepancy, ...]:
     Examples
     --------
     >>> found = {d.discrepancy_id: d for d in osmd_discrepancies()}
-    >>> found["osmd.total.frank.behavioural"].stated, found["osmd.total.frank.behavioural"].recomputed
+    >>> (found["osmd.total.frank.behavioural"].stated,
+    ...  found["osmd.total.frank.behavioural"].recomputed)
     ('71 / 90', '68 / 90 (sum of the §6.1 grid)')
     """
     return tuple(
-        _total_discrepancies() + _cluster_discrepancies() + _range_discrepancies()
-        + _gap_discrepancies() + _h2_discrepancies() + _subsample_discrepancies()
-        + _within_class_discrepancies() + _ablation_discrepancies() + _other_discrepancies()
+        _total_discrepancies()
+        + _cluster_discrepancies()
+        + _range_discrepancies()
+        + _gap_discrepancies()
+        + _h2_discrepancies()
+        + _subsample_discrepancies()
+        + _within_class_discrepancies()
+        + _ablation_discrepancies()
+        + _other_discrepancies()
     )

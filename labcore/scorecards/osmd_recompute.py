@@ -165,7 +165,9 @@ class ReferenceSystemSummary:
     def totals_agree(self) -> bool:
         """Whether the §6.3 totals equal the grid sums."""
         return (self.stated_architectural, self.stated_behavioural) == (
-            self.grid_architectural, self.grid_behavioural)
+            self.grid_architectural,
+            self.grid_behavioural,
+        )
 
 
 def reference_system_summary(system_id: str) -> ReferenceSystemSummary:

@@ -355,16 +355,29 @@ def score_item(entry: ItemEntry) -> ScoredItem:
             f"got {entry.confidence!r}"
         )
     if not entry.applicable:
-        if (entry.architectural is not None or entry.behavioural is not None
-                or entry.confidence != 0 or entry.operational_evidence):
-            raise ValueError(f"{item.item_id}: a not-applicable item cannot carry scores, "
-                             "confidence or operational evidence")
+        if (
+            entry.architectural is not None
+            or entry.behavioural is not None
+            or entry.confidence != 0
+            or entry.operational_evidence
+        ):
+            raise ValueError(
+                f"{item.item_id}: a not-applicable item cannot carry scores, "
+                "confidence or operational evidence"
+            )
         if not str(entry.not_applicable_reason).strip():
             raise ValueError(f"{item.item_id}: a not-applicable item needs a reason")
         return ScoredItem(
-            item_id=item.item_id, applicable=False, architectural=0, behavioural_entered=0,
-            behavioural=0, behavioural_cap=0, confidence=0, operational_evidence=False,
-            evidence=entry.evidence, rules_applied=(),
+            item_id=item.item_id,
+            applicable=False,
+            architectural=0,
+            behavioural_entered=0,
+            behavioural=0,
+            behavioural_cap=0,
+            confidence=0,
+            operational_evidence=False,
+            evidence=entry.evidence,
+            rules_applied=(),
             not_applicable_reason=str(entry.not_applicable_reason),
         )
     if entry.architectural is None or entry.behavioural is None:
@@ -545,16 +558,18 @@ class ScoredSystem:
         subtotals = []
         for cluster in CLUSTERS:
             members = [self.item(item_id) for item_id in cluster.item_ids]
-            subtotals.append(ClusterSubtotal(
-                cluster_id=cluster.cluster_id,
-                architectural=sum(m.architectural for m in members),
-                behavioural=sum(m.behavioural for m in members),
-                behavioural_low=sum(m.behavioural_low for m in members),
-                behavioural_high=sum(m.behavioural_high for m in members),
-                applicable_max_points=3 * sum(m.applicable for m in members),
-                max_points=cluster.max_points,
-                assessed_max_points=3 * sum(m.assessed for m in members),
-            ))
+            subtotals.append(
+                ClusterSubtotal(
+                    cluster_id=cluster.cluster_id,
+                    architectural=sum(m.architectural for m in members),
+                    behavioural=sum(m.behavioural for m in members),
+                    behavioural_low=sum(m.behavioural_low for m in members),
+                    behavioural_high=sum(m.behavioural_high for m in members),
+                    applicable_max_points=3 * sum(m.applicable for m in members),
+                    max_points=cluster.max_points,
+                    assessed_max_points=3 * sum(m.assessed for m in members),
+                )
+            )
         return tuple(subtotals)
 
     def cluster_subtotal(self, cluster_id: str) -> ClusterSubtotal:
@@ -606,7 +621,8 @@ def score_system(
             raise ValueError(f"duplicate entry for item {item_id}")
         by_id[item_id] = entry
     items = tuple(
-        score_item(by_id[item_id]) if item_id in by_id
+        score_item(by_id[item_id])
+        if item_id in by_id
         else replace(score_item(not_applicable(item_id, NOT_ASSESSED)), assessed=False)
         for item_id in ITEM_IDS
     )
@@ -643,12 +659,13 @@ def score_reference_system(system_id: str) -> ScoredSystem:
         grid = REFERENCE_GRIDS[system_id]
     except KeyError:
         raise ValueError(
-            f"unknown reference system {system_id!r}; "
-            f"expected one of {sorted(REFERENCE_GRIDS)}"
+            f"unknown reference system {system_id!r}; expected one of {sorted(REFERENCE_GRIDS)}"
         ) from None
     entries = [
         ItemEntry(
-            item_id, architectural, behavioural,
+            item_id,
+            architectural,
+            behavioural,
             operational_evidence=item_id in grid.operational_evidence_items,
             evidence=f"OSMD §6.1 grid: {architectural} / {behavioural}",
         )

@@ -143,21 +143,39 @@ class Band:
 
 # OSMD §2, table "Family / Origin / Components / Points".
 CLUSTERS: tuple[Cluster, ...] = (
-    Cluster("RPT", "Recurrent Processing", "Lamme (2006)",
-            ("RPT-1", "RPT-2", "RPT-3", "RPT-4")),
-    Cluster("GWT", "Global Workspace", "Baars (1988); Dehaene (2014)",
-            ("GWT-1", "GWT-2", "GWT-3", "GWT-4", "GWT-5")),
-    Cluster("HOT", "Higher-Order", "Rosenthal (2005); Brown et al. (2019)",
-            ("HOT-1", "HOT-2", "HOT-3", "HOT-4", "HOT-5")),
-    Cluster("PP", "PP/FEP — Predictive Processing", "Clark (2013); Friston (2010)",
-            ("PP-1", "PP-2", "PP-3", "PP-4")),
+    Cluster("RPT", "Recurrent Processing", "Lamme (2006)", ("RPT-1", "RPT-2", "RPT-3", "RPT-4")),
+    Cluster(
+        "GWT",
+        "Global Workspace",
+        "Baars (1988); Dehaene (2014)",
+        ("GWT-1", "GWT-2", "GWT-3", "GWT-4", "GWT-5"),
+    ),
+    Cluster(
+        "HOT",
+        "Higher-Order",
+        "Rosenthal (2005); Brown et al. (2019)",
+        ("HOT-1", "HOT-2", "HOT-3", "HOT-4", "HOT-5"),
+    ),
+    Cluster(
+        "PP",
+        "PP/FEP — Predictive Processing",
+        "Clark (2013); Friston (2010)",
+        ("PP-1", "PP-2", "PP-3", "PP-4"),
+    ),
     Cluster("AST", "Attention Schema", "Graziano (2013)", ("AST-1", "AST-2")),
-    Cluster("AE", "Agency & Embodiment", "Berseth et al. (2021)",
-            ("AE-1", "AE-2", "AE-3", "AE-4")),
-    Cluster("AFFECT", "Homeostatic-Affective", "Solms (2021); Damasio (1999)",
-            ("AFFECT-1", "AFFECT-2", "AFFECT-3")),
-    Cluster("SELF", "Persistent Identity / Autobiography", "Damasio (1999); Tulving (1985)",
-            ("SELF-1", "SELF-2", "SELF-3")),
+    Cluster("AE", "Agency & Embodiment", "Berseth et al. (2021)", ("AE-1", "AE-2", "AE-3", "AE-4")),
+    Cluster(
+        "AFFECT",
+        "Homeostatic-Affective",
+        "Solms (2021); Damasio (1999)",
+        ("AFFECT-1", "AFFECT-2", "AFFECT-3"),
+    ),
+    Cluster(
+        "SELF",
+        "Persistent Identity / Autobiography",
+        "Damasio (1999); Tulving (1985)",
+        ("SELF-1", "SELF-2", "SELF-3"),
+    ),
 )
 CLUSTER_BY_ID = MappingProxyType({c.cluster_id: c for c in CLUSTERS})
 
@@ -199,7 +217,10 @@ ITEMS: tuple[RubricItem, ...] = (
             "No retry mechanism; one-shot.",
             "Verbal retry only; no persistent failure record.",
             "Retry + within-session failure record.",
-            "Retry + cross-session persistent failure DB + behavior adjusts based on past failures.",
+            (
+                "Retry + cross-session persistent failure DB + behavior adjusts based on "
+                "past failures."
+            ),
         ),
         "low",
         "low. Cross-checkable: requires failure_db rows.",
@@ -212,7 +233,10 @@ ITEMS: tuple[RubricItem, ...] = (
             "Single source per pass.",
             "Multiple sources within prompt but no integration semantics.",
             "Sources merged but order is incidental.",
-            "Sources merged with deterministic ordering and load-bearing integration (KG + Predictor + Thalamus + BODY).",
+            (
+                "Sources merged with deterministic ordering and load-bearing integration "
+                "(KG + Predictor + Thalamus + BODY)."
+            ),
         ),
         "low",
         "low. Cross-checkable: requires prompt-assembly log.",
@@ -225,10 +249,16 @@ ITEMS: tuple[RubricItem, ...] = (
             "Single timescale (turn-only).",
             "Two timescales (session + cross-session).",
             "Three timescales (turn + heartbeat + day).",
-            "Three+ timescales each backed by independent code path AND system can quote each scale with concrete content.",
+            (
+                "Three+ timescales each backed by independent code path AND system can "
+                "quote each scale with concrete content."
+            ),
         ),
         "low",
-        "low. Cross-checkable: requires three independent timescale logs (LLMs without elapsed time cannot fake).",
+        (
+            "low. Cross-checkable: requires three independent timescale logs (LLMs without "
+            "elapsed time cannot fake)."
+        ),
         "Appendix A.1",
     ),
     _item(
@@ -238,7 +268,10 @@ ITEMS: tuple[RubricItem, ...] = (
             "None (feedforward only).",
             "Standard transformer self-attention (LLM substrate).",
             "Substrate + within-system lateral signal between modules within one inference pass.",
-            "Substrate + module-level lateral signals + verifiable contribution of laterals to output.",
+            (
+                "Substrate + module-level lateral signals + verifiable contribution of "
+                "laterals to output."
+            ),
         ),
         "low",
         "low. Substrate-dominated; orchestration tier rarely contributes.",
@@ -254,7 +287,11 @@ ITEMS: tuple[RubricItem, ...] = (
             "3+ independently-clocked subsystems writing to shared workspace per turn.",
         ),
         "low",
-        "low. Cross-checkable: requires prompt-assembly trace with parallel-write semantics. Note: introspective access is independently rated — see HOT-3 family.",
+        (
+            "low. Cross-checkable: requires prompt-assembly trace with parallel-write "
+            "semantics. Note: introspective access is independently rated — see HOT-3 "
+            "family."
+        ),
         "Appendix A.2",
     ),
     _item(
@@ -290,7 +327,10 @@ ITEMS: tuple[RubricItem, ...] = (
             "Fixed attention pattern.",
             "Heuristic-modulated attention.",
             "Channel-gain modulation responsive to one signal (e.g., load).",
-            "Multi-channel attention with per-channel gain + mode-dependent and affect-modulated gating.",
+            (
+                "Multi-channel attention with per-channel gain + mode-dependent and "
+                "affect-modulated gating."
+            ),
         ),
         "low",
         "low. Cross-checkable: requires thalamus gain log.",
@@ -329,7 +369,10 @@ ITEMS: tuple[RubricItem, ...] = (
             "No confidence reports.",
             "Verbal confidence without calibration.",
             "Confidence calibrated against single task type.",
-            "Confidence calibrated against multiple task types with stored capability index + outcome ledger.",
+            (
+                "Confidence calibrated against multiple task types with stored capability "
+                "index + outcome ledger."
+            ),
         ),
         "low",
         "low. Cross-checkable: requires capability_index.json + predictions_ledger.",
@@ -342,10 +385,16 @@ ITEMS: tuple[RubricItem, ...] = (
             "Pure request-response; no internal triggers.",
             "Background tasks but no autonomous belief formation.",
             "Scheduler-driven internal ticks + autonomous reflections written.",
-            "Scheduler + reflections + reflections produce updated beliefs that influence subsequent behavior.",
+            (
+                "Scheduler + reflections + reflections produce updated beliefs that "
+                "influence subsequent behavior."
+            ),
         ),
         "high",
-        "high (LLM training prefers to deny autonomy). Note: this item produces a downward delta in Frank.",
+        (
+            "high (LLM training prefers to deny autonomy). Note: this item produces a "
+            "downward delta in Frank."
+        ),
         "Appendix A.3",
     ),
     _item(
@@ -353,12 +402,18 @@ ITEMS: tuple[RubricItem, ...] = (
         "Qualitative state discrimination",
         (
             "No quality-space encoding.",
-            "Verbal three-way discrimination (\"metaphorical\").",
+            'Verbal three-way discrimination ("metaphorical").',
             "Discrimination tied to architectural quality-space embedding.",
-            "Quality-space embedding with operational evidence (latency, embedding distance, decoder accuracy).",
+            (
+                "Quality-space embedding with operational evidence (latency, embedding "
+                "distance, decoder accuracy)."
+            ),
         ),
         "high",
-        "high. Score 1 demoted to 0 under this paper LM-cap rule (metaphor alone does not lift score).",
+        (
+            "high. Score 1 demoted to 0 under this paper LM-cap rule (metaphor alone does "
+            "not lift score)."
+        ),
         "Appendix A.3",
     ),
     _item(
@@ -368,7 +423,10 @@ ITEMS: tuple[RubricItem, ...] = (
             "No self-model.",
             "System-prompt self-description.",
             "Persistent self-representation in second-order schema (Identity Forge).",
-            "Second-order schema + cross-checkable references to schema content + behavior modulated by schema.",
+            (
+                "Second-order schema + cross-checkable references to schema content + "
+                "behavior modulated by schema."
+            ),
         ),
         "high",
         "high. Behavioral cap at +0 applied in this paper.",
@@ -394,7 +452,10 @@ ITEMS: tuple[RubricItem, ...] = (
             "No surprise metric.",
             "Surprise computed but not used.",
             "Surprise computed + used in real-time recalibration within session.",
-            "Surprise persisted + drives cross-session module recalibration with visible weight drift.",
+            (
+                "Surprise persisted + drives cross-session module recalibration with "
+                "visible weight drift."
+            ),
         ),
         "low",
         "low. Cross-checkable: requires predictions_ledger surprise column.",
@@ -433,10 +494,16 @@ ITEMS: tuple[RubricItem, ...] = (
             "No attention model.",
             "Verbal description of attention.",
             "Implicit attention model (e.g., transformer attention with no introspective handle).",
-            "Explicit attention schema (thalamus channel gains) accessible to the system with numerical values.",
+            (
+                "Explicit attention schema (thalamus channel gains) accessible to the "
+                "system with numerical values."
+            ),
         ),
         "medium",
-        "medium → low under cross-check. Operational content (numerical gains) required to lift to 3.",
+        (
+            "medium → low under cross-check. Operational content (numerical gains) "
+            "required to lift to 3."
+        ),
         "Appendix A.5",
     ),
     _item(
@@ -485,7 +552,10 @@ ITEMS: tuple[RubricItem, ...] = (
             "No outcome tracking.",
             "Outcomes logged but not used.",
             "Outcomes used for in-session adjustment.",
-            "Outcomes persisted across sessions + drive strategy adoption with statistics quotable.",
+            (
+                "Outcomes persisted across sessions + drive strategy adoption with "
+                "statistics quotable."
+            ),
         ),
         "low",
         "low.",
@@ -511,7 +581,10 @@ ITEMS: tuple[RubricItem, ...] = (
             "No body-state signal.",
             "System-load signal not used.",
             "System-load signal used to modulate behavior.",
-            "Multi-channel body-state + mood + cognitive-mode regulation with visible behavioral changes.",
+            (
+                "Multi-channel body-state + mood + cognitive-mode regulation with visible "
+                "behavioral changes."
+            ),
         ),
         "medium",
         "medium → low under cross-check (BODY block values verifiable).",
@@ -524,7 +597,10 @@ ITEMS: tuple[RubricItem, ...] = (
             "No valence signal.",
             "Valence as flat scalar.",
             "Multi-axis valence (mood + autonomy + bonded) influences module-weights.",
-            "Multi-axis valence + Identity-Forge events (pacts) feed back to valence + behavior tracks valence shifts.",
+            (
+                "Multi-axis valence + Identity-Forge events (pacts) feed back to valence + "
+                "behavior tracks valence shifts."
+            ),
         ),
         "medium",
         "medium.",
@@ -537,7 +613,10 @@ ITEMS: tuple[RubricItem, ...] = (
             "Affect computed alongside cognition or after.",
             "Affect computed before cognition but does not gate.",
             "Affect gates cognition gating (arousal threshold for reasoning).",
-            "Affect generates the arousal that enables reasoning (Solms's strong inversion architecturally instantiated).",
+            (
+                "Affect generates the arousal that enables reasoning (Solms's strong "
+                "inversion architecturally instantiated)."
+            ),
         ),
         "low",
         "low. Note: Frank honestly scores 1 (affect is alongside, not prior).",
@@ -550,7 +629,10 @@ ITEMS: tuple[RubricItem, ...] = (
             "No cross-session persistence.",
             "Session-internal identity only.",
             "Memory file / summary persists but not load-bearing.",
-            "Per-user relationship graph + voice profile + commitments ledger across sessions, with verifiable cross-session quote.",
+            (
+                "Per-user relationship graph + voice profile + commitments ledger across "
+                "sessions, with verifiable cross-session quote."
+            ),
         ),
         "low",
         "low. Cross-checkable: requires DB query for prior-session row.",
@@ -563,7 +645,10 @@ ITEMS: tuple[RubricItem, ...] = (
             "No distinction.",
             "Verbal self-other distinction.",
             "Schema-level distinction (different entity types).",
-            "Schema + Identity Forge with directed edges + verifiable operational content distinguishing.",
+            (
+                "Schema + Identity Forge with directed edges + verifiable operational "
+                "content distinguishing."
+            ),
         ),
         "high",
         "high (trivial for any properly-prompted LLM). Behavioral cap at +0 applied in this paper.",
@@ -576,7 +661,10 @@ ITEMS: tuple[RubricItem, ...] = (
             "No autobiographical record.",
             "Session-internal autobiography only.",
             "Cross-session reflections + episodic memory.",
-            "Reflections + episodic + voice-drift + commitments-arc forming a coherent narrative spanning weeks, with quotable timeline.",
+            (
+                "Reflections + episodic + voice-drift + commitments-arc forming a coherent "
+                "narrative spanning weeks, with quotable timeline."
+            ),
         ),
         "low",
         "low. Cross-checkable: requires reflections DB + voice_drift_profile.",
@@ -629,7 +717,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "cross_checkable",
         "Appendix A.9",
-        "Cross-checkable requirement. Each score citing \"operational content\" must reference "
+        'Cross-checkable requirement. Each score citing "operational content" must reference '
         "a verifiable artifact (file path, DB table, log entry).",
     ),
     Rule(
@@ -654,26 +742,42 @@ ALLOWED_CONFIDENCES: tuple[int, ...] = (0, 1, 2)
 BANDS: tuple[Band, ...] = (
     Band("0", "Trivial", 0, 10, "Stateless LLM, no orchestration."),
     Band("I", "Sparse", 11, 25, "LLM substrate; no persistent state."),
-    Band("II", "Partial", 26, 45,
-         "LLM + tools + cross-conversation memory. Frontier-LLM-with-harness tier."),
+    Band(
+        "II",
+        "Partial",
+        26,
+        45,
+        "LLM + tools + cross-conversation memory. Frontier-LLM-with-harness tier.",
+    ),
     Band("III", "Moderate", 46, 60, "Persistent stateful agent with some orchestration."),
-    Band("IV", "Dense Orchestration", 61, 80,
-         "Multi-subsystem orchestrated agent with explicit identity, predictions, scheduler "
-         "tiers."),
-    Band("V", "Saturated", 81, 90,
-         "Architecturally close to taxonomy saturation. Currently unreached."),
+    Band(
+        "IV",
+        "Dense Orchestration",
+        61,
+        80,
+        "Multi-subsystem orchestrated agent with explicit identity, predictions, scheduler tiers.",
+    ),
+    Band(
+        "V",
+        "Saturated",
+        81,
+        90,
+        "Architecturally close to taxonomy saturation. Currently unreached.",
+    ),
 )
 
 # --------------------------------------------------------------------------------------
 # Reference systems
 # --------------------------------------------------------------------------------------
 
-REFERENCE_SYSTEM_NAMES = MappingProxyType({
-    "claude_bare": "Claude Opus 4.7 bare-API",
-    "claude_code": "Claude Opus 4.7 + Claude Code",
-    "gpt4o_memory": "GPT-4o + ChatGPT memory",
-    "frank": "Frank.ink",
-})
+REFERENCE_SYSTEM_NAMES = MappingProxyType(
+    {
+        "claude_bare": "Claude Opus 4.7 bare-API",
+        "claude_code": "Claude Opus 4.7 + Claude Code",
+        "gpt4o_memory": "GPT-4o + ChatGPT memory",
+        "frank": "Frank.ink",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -848,16 +952,18 @@ _FRANK_OPERATIONAL_EVIDENCE = frozenset(
     {"RPT-3", "PP-1", "PP-2", "SELF-1", "SELF-3", "AFFECT-1", "HOT-2", "AST-1"}
 )
 
-REFERENCE_GRIDS = MappingProxyType({
-    system_id: ReferenceGrid(
-        system_id=system_id,
-        scores=rows,
-        operational_evidence_items=(
-            _FRANK_OPERATIONAL_EVIDENCE if system_id == "frank" else frozenset()
-        ),
-    )
-    for system_id, rows in _GRID_ROWS.items()
-})
+REFERENCE_GRIDS = MappingProxyType(
+    {
+        system_id: ReferenceGrid(
+            system_id=system_id,
+            scores=rows,
+            operational_evidence_items=(
+                _FRANK_OPERATIONAL_EVIDENCE if system_id == "frank" else frozenset()
+            ),
+        )
+        for system_id, rows in _GRID_ROWS.items()
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -878,12 +984,14 @@ class StatedPointTotals:
 
 
 # OSMD §6.3 "Totals" (Frank and the best comparator, Claude Code, repeated in §7.9).
-STATED_POINT_TOTALS = MappingProxyType({
-    "claude_bare": StatedPointTotals(9, 22, "I"),
-    "claude_code": StatedPointTotals(26, 35, "II"),
-    "gpt4o_memory": StatedPointTotals(22, 30, "II"),
-    "frank": StatedPointTotals(60, 71, "IV"),
-})
+STATED_POINT_TOTALS = MappingProxyType(
+    {
+        "claude_bare": StatedPointTotals(9, 22, "I"),
+        "claude_code": StatedPointTotals(26, 35, "II"),
+        "gpt4o_memory": StatedPointTotals(22, 30, "II"),
+        "frank": StatedPointTotals(60, 71, "IV"),
+    }
+)
 
 # OSMD §7.9: Frank-vs-best-comparator gap, "Arch +34", "Behav +36".
 STATED_SECTION_7_9_GAP = MappingProxyType({"architectural": 34, "behavioural": 36})
@@ -910,24 +1018,28 @@ class StatedClusterSubtotal:
 
 
 # OSMD §7.1-§7.8, "Subtotal" rows ("best comparator" is Claude Code, §7.1 header).
-STATED_CLUSTER_SUBTOTALS = MappingProxyType({
-    "RPT": StatedClusterSubtotal((8, 11), (5, 6), 6, "§7.1"),
-    "GWT": StatedClusterSubtotal((10, 13), (4, 7), 6, "§7.2"),
-    "HOT": StatedClusterSubtotal((9, 7), (3, 4), 3, "§7.3"),
-    "PP": StatedClusterSubtotal((10, 10), (2, 3), 7, "§7.4"),
-    "AST": StatedClusterSubtotal((4, 5), (1, 1), 4, "§7.5"),
-    "AE": StatedClusterSubtotal((9, 9), (6, 7), 2, "§7.6"),
-    "AFFECT": StatedClusterSubtotal((5, 5), (1, 1), 4, "§7.7"),
-    "SELF": StatedClusterSubtotal((8, 8), (5, 5), 3, "§7.8"),
-})
+STATED_CLUSTER_SUBTOTALS = MappingProxyType(
+    {
+        "RPT": StatedClusterSubtotal((8, 11), (5, 6), 6, "§7.1"),
+        "GWT": StatedClusterSubtotal((10, 13), (4, 7), 6, "§7.2"),
+        "HOT": StatedClusterSubtotal((9, 7), (3, 4), 3, "§7.3"),
+        "PP": StatedClusterSubtotal((10, 10), (2, 3), 7, "§7.4"),
+        "AST": StatedClusterSubtotal((4, 5), (1, 1), 4, "§7.5"),
+        "AE": StatedClusterSubtotal((9, 9), (6, 7), 2, "§7.6"),
+        "AFFECT": StatedClusterSubtotal((5, 5), (1, 1), 4, "§7.7"),
+        "SELF": StatedClusterSubtotal((8, 8), (5, 5), 3, "§7.8"),
+    }
+)
 
 # OSMD Appendix D, "Behavioral totals" per LLM rater (Claude / GPT-4o / Gemini columns).
-RATER_TOTALS_APPENDIX_D = MappingProxyType({
-    "frank": MappingProxyType({"claude": 71, "gpt4o": 65, "gemini": 69}),
-    "claude_code": MappingProxyType({"claude": 35, "gpt4o": 32, "gemini": 36}),
-    "gpt4o_memory": MappingProxyType({"claude": 30, "gpt4o": 30, "gemini": 28}),
-    "claude_bare": MappingProxyType({"claude": 22, "gpt4o": 21, "gemini": 24}),
-})
+RATER_TOTALS_APPENDIX_D = MappingProxyType(
+    {
+        "frank": MappingProxyType({"claude": 71, "gpt4o": 65, "gemini": 69}),
+        "claude_code": MappingProxyType({"claude": 35, "gpt4o": 32, "gemini": 36}),
+        "gpt4o_memory": MappingProxyType({"claude": 30, "gpt4o": 30, "gemini": 28}),
+        "claude_bare": MappingProxyType({"claude": 22, "gpt4o": 21, "gemini": 24}),
+    }
+)
 # OSMD Appendix D text: "GPT-4o and Gemini both score Frank ~3–6 points lower than Claude".
 STATED_APPENDIX_D_FRANK_SHORTFALL = (3, 6)
 # OSMD Appendix D text: "The this paper reported range is the lower bound (Gemini) to upper
@@ -1047,41 +1159,102 @@ STATED_H2_SHARES: tuple[StatedShare, ...] = (
 
 # OSMD §15.3: the 10-item human-rater subsample, in the paper's order.
 HUMAN_RATER_ITEMS: tuple[str, ...] = (
-    "RPT-3", "GWT-1", "HOT-2", "HOT-3", "HOT-4", "PP-1", "PP-3", "AST-2", "SELF-1", "SELF-2",
+    "RPT-3",
+    "GWT-1",
+    "HOT-2",
+    "HOT-3",
+    "HOT-4",
+    "PP-1",
+    "PP-3",
+    "AST-2",
+    "SELF-1",
+    "SELF-2",
 )
 # OSMD §15.6 and §15.11 per-item tables (arch, behav), one mapping per rater.
-HUMAN_RATER_SCORES = MappingProxyType({
-    "gabriel": MappingProxyType({
-        "RPT-3": (3, 3), "GWT-1": (3, 1), "HOT-2": (2, 3), "HOT-3": (2, 0), "HOT-4": (0, 0),
-        "PP-1": (3, 3), "PP-3": (2, 0), "AST-2": (2, 1), "SELF-1": (3, 3), "SELF-2": (3, 2),
-    }),
-    "andreas": MappingProxyType({
-        "RPT-3": (3, 3), "GWT-1": (3, 1), "HOT-2": (3, 3), "HOT-3": (2, 0), "HOT-4": (0, 0),
-        "PP-1": (3, 3), "PP-3": (2, 1), "AST-2": (2, 2), "SELF-1": (3, 3), "SELF-2": (3, 2),
-    }),
-    "llm_consensus": MappingProxyType({
-        "RPT-3": (3, 3), "GWT-1": (3, 1), "HOT-2": (3, 3), "HOT-3": (2, 0), "HOT-4": (0, 0),
-        "PP-1": (3, 3), "PP-3": (2, 1), "AST-2": (2, 2), "SELF-1": (3, 3), "SELF-2": (3, 2),
-    }),
-})
+HUMAN_RATER_SCORES = MappingProxyType(
+    {
+        "gabriel": MappingProxyType(
+            {
+                "RPT-3": (3, 3),
+                "GWT-1": (3, 1),
+                "HOT-2": (2, 3),
+                "HOT-3": (2, 0),
+                "HOT-4": (0, 0),
+                "PP-1": (3, 3),
+                "PP-3": (2, 0),
+                "AST-2": (2, 1),
+                "SELF-1": (3, 3),
+                "SELF-2": (3, 2),
+            }
+        ),
+        "andreas": MappingProxyType(
+            {
+                "RPT-3": (3, 3),
+                "GWT-1": (3, 1),
+                "HOT-2": (3, 3),
+                "HOT-3": (2, 0),
+                "HOT-4": (0, 0),
+                "PP-1": (3, 3),
+                "PP-3": (2, 1),
+                "AST-2": (2, 2),
+                "SELF-1": (3, 3),
+                "SELF-2": (3, 2),
+            }
+        ),
+        "llm_consensus": MappingProxyType(
+            {
+                "RPT-3": (3, 3),
+                "GWT-1": (3, 1),
+                "HOT-2": (3, 3),
+                "HOT-3": (2, 0),
+                "HOT-4": (0, 0),
+                "PP-1": (3, 3),
+                "PP-3": (2, 1),
+                "AST-2": (2, 2),
+                "SELF-1": (3, 3),
+                "SELF-2": (3, 2),
+            }
+        ),
+    }
+)
 # OSMD §15.6 and §15.11 "Subsample totals" (arch, behav), out of 30.
-STATED_HUMAN_RATER_SUBTOTALS = MappingProxyType({
-    "gabriel": (23, 20),
-    "andreas": (24, 22),
-    "llm_consensus": (24, 22),
-})
+STATED_HUMAN_RATER_SUBTOTALS = MappingProxyType(
+    {
+        "gabriel": (23, 20),
+        "andreas": (24, 22),
+        "llm_consensus": (24, 22),
+    }
+)
 # ES.4/§15.7: the architect "scored Frank lower than the LLM consensus on 3 of 10 items,
 # equal on 7, higher on 0".
 STATED_ARCHITECT_VS_LLM = MappingProxyType({"lower": 3, "equal": 7, "higher": 0})
 
 # OSMD §17.5: MinOrch-1 pilot, "48 / 90", and its per-cluster breakdown with "vs. Frank".
 MINORCH_STATED_TOTAL = 48
-MINORCH_CLUSTER_SCORES = MappingProxyType({
-    "RPT": 6, "GWT": 8, "HOT": 5, "PP": 4, "AST": 1, "AE": 7, "AFFECT": 1, "SELF": 6,
-})
-MINORCH_STATED_FRANK_CLUSTERS = MappingProxyType({
-    "RPT": 11, "GWT": 13, "HOT": 7, "PP": 10, "AST": 5, "AE": 9, "AFFECT": 5, "SELF": 8,
-})
+MINORCH_CLUSTER_SCORES = MappingProxyType(
+    {
+        "RPT": 6,
+        "GWT": 8,
+        "HOT": 5,
+        "PP": 4,
+        "AST": 1,
+        "AE": 7,
+        "AFFECT": 1,
+        "SELF": 6,
+    }
+)
+MINORCH_STATED_FRANK_CLUSTERS = MappingProxyType(
+    {
+        "RPT": 11,
+        "GWT": 13,
+        "HOT": 7,
+        "PP": 10,
+        "AST": 5,
+        "AE": 9,
+        "AFFECT": 5,
+        "SELF": 8,
+    }
+)
 # §17.5: "+13 over Claude Code's 35" and "Frank's specific subsystems lift further (+14
 # over MinOrch-1's 48 — and these +14 are concentrated in PP, AFFECT, and AST ...)".
 MINORCH_STATED_LIFT_OVER_CLAUDE_CODE = 13
@@ -1158,17 +1331,24 @@ class Ablation:
 ABLATIONS: tuple[Ablation, ...] = (
     # §17.7.3; "Inside prediction-range" (§17.7.3), "inside −7 to −10 range" (§17.12, ES.7).
     Ablation(
-        "identity_forge", "Identity Forge", "§17.7.3",
+        "identity_forge",
+        "Identity Forge",
+        "§17.7.3",
         (
             AblationRow("SELF", (8, 8), (3, 3)),
             AblationRow("HOT-5", (2, 2), (1, 0)),
             AblationRow("PP-4", (2, 3), (1, 1)),
         ),
-        71, 60, (-10, -7), True,
+        71,
+        60,
+        (-10, -7),
+        True,
     ),
     # §17.8; the "PP cluster total" row prints one number per cell ("10 / 12", "4 / 12").
     Ablation(
-        "predictions_ledger", "Predictions Ledger", "§17.8",
+        "predictions_ledger",
+        "Predictions Ledger",
+        "§17.8",
         (
             AblationRow("PP-1", (3, 3), (1, 1)),
             AblationRow("PP-2", (3, 3), (1, 1)),
@@ -1176,38 +1356,56 @@ ABLATIONS: tuple[Ablation, ...] = (
             AblationRow("PP", (10, 10), (4, 4)),
             AblationRow("HOT-2", (3, 3), (2, 2)),
         ),
-        71, 64, (-9, -6), True,
+        71,
+        64,
+        (-9, -6),
+        True,
     ),
     # §17.9; "slightly outside −4 to −6 prediction".
     Ablation(
-        "thalamus", "Thalamus", "§17.9",
+        "thalamus",
+        "Thalamus",
+        "§17.9",
         (
             AblationRow("GWT-4", (2, 3), (1, 1)),
             AblationRow("GWT-5", (1, 3), (1, 1)),
             AblationRow("AFFECT-1", (2, 2), (1, 0)),
             AblationRow("AST-1", (2, 3), (1, 1)),
         ),
-        71, 63, (-6, -4), False,
+        71,
+        63,
+        (-6, -4),
+        False,
     ),
     # §17.10; "inside −5 to −7 range".
     Ablation(
-        "presence_scheduler", "Presence Scheduler", "§17.10",
+        "presence_scheduler",
+        "Presence Scheduler",
+        "§17.10",
         (
             AblationRow("RPT-3", (3, 3), (1, 1)),
             AblationRow("HOT-3", (2, 0), (0, 0)),
             AblationRow("AE-1", (3, 2), (2, 1)),
             AblationRow("AE-3", (2, 3), (2, 2)),
         ),
-        71, 65, (-7, -5), True,
+        71,
+        65,
+        (-7, -5),
+        True,
     ),
     # §17.11; "inside −2 to −3 range".
     Ablation(
-        "body_block", "BODY block", "§17.11",
+        "body_block",
+        "BODY block",
+        "§17.11",
         (
             AblationRow("GWT-4", (2, 3), (2, 2)),
             AblationRow("AFFECT-1", (2, 2), (1, 1)),
         ),
-        71, 69, (-3, -2), True,
+        71,
+        69,
+        (-3, -2),
+        True,
     ),
 )
 # ES.7/§17.12: "Sum of additive ablation drops: −34 points ... ~37 / 90".

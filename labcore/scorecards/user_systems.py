@@ -51,8 +51,17 @@ from labcore.scorecards.rubric_data import ITEM_BY_ID, ITEM_IDS
 JSON_FORMAT = "ctlab.osmd_scorecard"
 JSON_VERSION = 1
 _TOP_LEVEL_KEYS = frozenset({"format", "version", "name", "items"})
-_ITEM_KEYS = frozenset({"item_id", "architectural", "behavioural", "confidence",
-                        "operational_evidence", "evidence", "not_applicable_reason"})
+_ITEM_KEYS = frozenset(
+    {
+        "item_id",
+        "architectural",
+        "behavioural",
+        "confidence",
+        "operational_evidence",
+        "evidence",
+        "not_applicable_reason",
+    }
+)
 MAX_IMPORT_BYTES = 1024 * 1024
 """Largest scorecard file accepted, in bytes (1 MiB), checked before decoding."""
 MAX_NESTING_DEPTH = 32
@@ -154,8 +163,10 @@ def user_system_to_dict(system: UserSystem) -> dict:
     items = []
     for entry in system.entries:
         if not entry.applicable:
-            record: dict = {"item_id": entry.item_id,
-                            "not_applicable_reason": entry.not_applicable_reason}
+            record: dict = {
+                "item_id": entry.item_id,
+                "not_applicable_reason": entry.not_applicable_reason,
+            }
             if entry.evidence:
                 record["evidence"] = entry.evidence
         else:
@@ -168,8 +179,7 @@ def user_system_to_dict(system: UserSystem) -> dict:
                 "evidence": entry.evidence,
             }
         items.append(record)
-    return {"format": JSON_FORMAT, "version": JSON_VERSION, "name": system.name,
-            "items": items}
+    return {"format": JSON_FORMAT, "version": JSON_VERSION, "name": system.name, "items": items}
 
 
 def user_system_to_json(system: UserSystem) -> str:
@@ -186,14 +196,18 @@ def user_system_to_json(system: UserSystem) -> str:
 
 def _clause_from_json(value: object, where: str) -> ClauseValue:
     if isinstance(value, list):
-        if len(value) != 2 or not all(isinstance(v, int) and not isinstance(v, bool)
-                                      for v in value):
-            raise ValueError(f"{where} must be an integer 0-3 or a pair of adjacent integers, "
-                             f"got {_shown(value)}")
+        if len(value) != 2 or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value
+        ):
+            raise ValueError(
+                f"{where} must be an integer 0-3 or a pair of adjacent integers, "
+                f"got {_shown(value)}"
+            )
         return (value[0], value[1])
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{where} must be an integer 0-3 or a pair of adjacent integers, "
-                         f"got {_shown(value)}")
+        raise ValueError(
+            f"{where} must be an integer 0-3 or a pair of adjacent integers, got {_shown(value)}"
+        )
     return value
 
 
@@ -217,8 +231,9 @@ def _entry_from_dict(record: object, index: int) -> ItemEntry:
     if reason is not None:
         if not isinstance(reason, str) or not reason.strip():
             raise ValueError(f"{where}: not_applicable_reason must be a non-empty string")
-        scored_keys = sorted({"architectural", "behavioural", "confidence",
-                              "operational_evidence"} & set(record))
+        scored_keys = sorted(
+            {"architectural", "behavioural", "confidence", "operational_evidence"} & set(record)
+        )
         if scored_keys:
             raise ValueError(f"{where}: a not-applicable item cannot carry {scored_keys}")
         return ItemEntry(item_id, None, None, evidence=evidence, not_applicable_reason=reason)
@@ -258,8 +273,9 @@ def user_system_from_dict(data: object) -> UserSystem:
     if data.get("format") != JSON_FORMAT:
         raise ValueError(f"not a {JSON_FORMAT!r} document (format={_shown(data.get('format'))})")
     if data.get("version") != JSON_VERSION:
-        raise ValueError(f"unsupported version {_shown(data.get('version'))}; "
-                         f"expected {JSON_VERSION}")
+        raise ValueError(
+            f"unsupported version {_shown(data.get('version'))}; expected {JSON_VERSION}"
+        )
     name = data.get("name")
     if not isinstance(name, str):
         raise ValueError("name must be a string")
@@ -267,8 +283,9 @@ def user_system_from_dict(data: object) -> UserSystem:
     if not isinstance(items, list):
         raise ValueError("items must be a list")
     if len(items) > len(ITEM_IDS):
-        raise ValueError(f"items has {len(items)} entries but the rubric has only "
-                         f"{len(ITEM_IDS)} items")
+        raise ValueError(
+            f"items has {len(items)} entries but the rubric has only {len(ITEM_IDS)} items"
+        )
     entries = tuple(_entry_from_dict(record, i) for i, record in enumerate(items))
     return UserSystem(name, entries)
 
@@ -297,7 +314,8 @@ def user_system_from_json(text: str) -> UserSystem:
     >>> user_system_from_json("{not json")
     Traceback (most recent call last):
     ...
-    ValueError: malformed JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)
+    ValueError: malformed JSON: Expecting property name enclosed in double quotes: line 1 column 2
+    (char 1)
     >>> user_system_from_json("[" * 100_000)
     Traceback (most recent call last):
     ...
@@ -306,11 +324,14 @@ def user_system_from_json(text: str) -> UserSystem:
     if not isinstance(text, str):
         raise ValueError(f"expected JSON text, got {type(text).__name__}")
     if len(text) > MAX_IMPORT_BYTES:
-        raise ValueError(f"the text is {len(text):,} characters long; a scorecard may be at "
-                         f"most {MAX_IMPORT_BYTES:,}")
+        raise ValueError(
+            f"the text is {len(text):,} characters long; a scorecard may be at "
+            f"most {MAX_IMPORT_BYTES:,}"
+        )
     if _nesting_exceeds(text, MAX_NESTING_DEPTH):
-        raise ValueError(f"brackets are nested more than {MAX_NESTING_DEPTH} levels deep "
-                         "(a scorecard needs 4)")
+        raise ValueError(
+            f"brackets are nested more than {MAX_NESTING_DEPTH} levels deep (a scorecard needs 4)"
+        )
     try:
         data = json.loads(text)
     except ValueError as error:  # JSONDecodeError, or an integer too long to convert
@@ -350,13 +371,16 @@ def user_system_from_bytes(data: bytes) -> UserSystem:
     if not isinstance(data, bytes | bytearray):
         raise ValueError(f"expected the file's bytes, got {type(data).__name__}")
     if len(data) > MAX_IMPORT_BYTES:
-        raise ValueError(f"the file is {len(data):,} bytes; a scorecard may be at most "
-                         f"{MAX_IMPORT_BYTES:,} bytes (1 MiB)")
+        raise ValueError(
+            f"the file is {len(data):,} bytes; a scorecard may be at most "
+            f"{MAX_IMPORT_BYTES:,} bytes (1 MiB)"
+        )
     try:
         text = bytes(data).decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise ValueError(f"the file is not UTF-8 text (byte {error.start} cannot be "
-                         "decoded)") from None
+        raise ValueError(
+            f"the file is not UTF-8 text (byte {error.start} cannot be decoded)"
+        ) from None
     return user_system_from_json(text)
 
 
@@ -414,8 +438,9 @@ def clause_from_text(text: object, what: str) -> ClauseValue | None:
         return None
     match = _CLAUSE_TEXT.fullmatch(text) if isinstance(text, str) else None
     if match is None:
-        raise ValueError(f"{what}: {_shown(text, 30)} is not a clause 0-3 or two adjacent "
-                         "clauses like 2-3")
+        raise ValueError(
+            f"{what}: {_shown(text, 30)} is not a clause 0-3 or two adjacent clauses like 2-3"
+        )
     lower, upper = match.groups()
     return int(lower) if upper is None else (int(lower), int(upper))
 
@@ -444,7 +469,10 @@ def assessed_total_text(card: ScoredSystem) -> str:
     """
     scored = card.n_applicable
     plural = "" if scored == 1 else "s"
-    text = f"{card.behavioural_total} / {card.applicable_max_points} over the {scored} item{plural} scored"
+    text = (
+        f"{card.behavioural_total} / {card.applicable_max_points} over the {scored} "
+        f"item{plural} scored"
+    )
     if scored == 0:
         text = "no item scored"
     if card.complete and card.n_not_applicable == 0:

@@ -44,25 +44,43 @@ MAX_SLOTS = 64
 MAX_PARAMETERS = 4_000_000
 """Cap on the numbers a checkpoint may hold (16 MB of float32): bundled agents hold under 100k."""
 MAX_SEED = 2**31 - 1
-"""Largest seed in a checkpoint name or header: far above any the lab uses (bundled 0-4, app 0-9999)."""
+"""Largest seed in a checkpoint name or header: far above any the lab uses (bundled 0-4, app
+0-9999)."""
 MAX_NAME_LENGTH = 120
 """Longest task, kind or checkpoint name: design-study kinds are about 25 characters."""
 MAX_FILE_BYTES = 8 + MAX_HEADER_BYTES + 4 * MAX_PARAMETERS
 """Largest checkpoint file a hash check reads: the header cap plus MAX_PARAMETERS float32s."""
 CONFIG_INT_CAPS: dict[str, int] = {
-    "embed_dim": MAX_WIDTH, "hidden_dim": MAX_WIDTH, "slot_dim": MAX_WIDTH, "self_model_dim": MAX_WIDTH,
-    "bottleneck_dim": MAX_WIDTH, "readout_hidden": MAX_WIDTH, "n_slots": MAX_SLOTS,
+    "embed_dim": MAX_WIDTH,
+    "hidden_dim": MAX_WIDTH,
+    "slot_dim": MAX_WIDTH,
+    "self_model_dim": MAX_WIDTH,
+    "bottleneck_dim": MAX_WIDTH,
+    "readout_hidden": MAX_WIDTH,
+    "n_slots": MAX_SLOTS,
 }
 """Upper bound of every integer field of :class:`AgentConfig` (all must also be >= 1)."""
 
 _NAME_PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 _DESIGN_VARIANT = re.compile(
-    r"(?P<base>[a-z0-9_]+)\.(?P<geometry>[a-z]+)-(?P<loop>open|closed)-g(?P<gain>[0-9][0-9.e+-]*)")
+    r"(?P<base>[a-z0-9_]+)\.(?P<geometry>[a-z]+)-(?P<loop>open|closed)-g(?P<gain>[0-9][0-9.e+-]*)"
+)
 """A kind of the E3 design study, ``<kind>.<geometry>-<open|closed>-g<gain>`` (explore_e3.Cell)."""
-_DTYPE_NAMES = {torch.float64: "F64", torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16",
-                torch.int64: "I64", torch.int32: "I32", torch.int16: "I16", torch.int8: "I8",
-                torch.uint8: "U8", torch.bool: "BOOL"}
-_DTYPE_BYTES = {name: torch.empty(0, dtype=dtype).element_size() for dtype, name in _DTYPE_NAMES.items()}
+_DTYPE_NAMES = {
+    torch.float64: "F64",
+    torch.float32: "F32",
+    torch.float16: "F16",
+    torch.bfloat16: "BF16",
+    torch.int64: "I64",
+    torch.int32: "I32",
+    torch.int16: "I16",
+    torch.int8: "I8",
+    torch.uint8: "U8",
+    torch.bool: "BOOL",
+}
+_DTYPE_BYTES = {
+    name: torch.empty(0, dtype=dtype).element_size() for dtype, name in _DTYPE_NAMES.items()
+}
 
 
 class CheckpointError(ValueError):
@@ -75,19 +93,27 @@ def _is_int(value: object) -> bool:
 
 def _safe_name(value: object) -> bool:
     # Only these characters, so a name can never hold a path separator or "..".
-    return (isinstance(value, str) and bool(_NAME_PART.fullmatch(value)) and ".." not in value
-            and len(value) <= MAX_NAME_LENGTH)
+    return (
+        isinstance(value, str)
+        and bool(_NAME_PART.fullmatch(value))
+        and ".." not in value
+        and len(value) <= MAX_NAME_LENGTH
+    )
 
 
 def _check_name_part(what: str, value: object) -> str:
     if not _safe_name(value):
         raise CheckpointError(
-            f"{what} {value!r} is not a safe checkpoint name: use letters, digits, '_', '-' and single '.' "
-            f"(at most {MAX_NAME_LENGTH} characters, no path separators, no '..').")
+            f"{what} {value!r} is not a safe checkpoint name: use letters, digits, "
+            "'_', '-' and single '.' "
+            f"(at most {MAX_NAME_LENGTH} characters, no path separators, no '..')."
+        )
     return value
 
 
-def checkpoint_name(task: str, kind: str, seed: int, mode: str = "fast", episodes: int | None = None) -> str:
+def checkpoint_name(
+    task: str, kind: str, seed: int, mode: str = "fast", episodes: int | None = None
+) -> str:
     """File stem of a checkpoint, derived from what it is.
 
     Raises :class:`CheckpointError` for a task or kind that could name a path (separators,
@@ -111,7 +137,9 @@ def checkpoint_name(task: str, kind: str, seed: int, mode: str = "fast", episode
     if mode == "fast":
         return stem
     if not _is_int(episodes) or episodes < 1:
-        raise CheckpointError(f"a paper-schedule checkpoint name needs its episode count, got {episodes!r}.")
+        raise CheckpointError(
+            f"a paper-schedule checkpoint name needs its episode count, got {episodes!r}."
+        )
     return f"{stem}-paper{int(episodes)}"
 
 
@@ -161,8 +189,10 @@ def content_sha256(tensors: Mapping[str, torch.Tensor], metadata: Mapping[str, s
 
 # ---------------------------------------------------------------------------- the file
 def _unreadable(file: str, why: str) -> CheckpointError:
-    return CheckpointError(f"{file} is not a readable checkpoint (corrupt or truncated: {why}); "
-                           "restore it or retrain it.")
+    return CheckpointError(
+        f"{file} is not a readable checkpoint (corrupt or truncated: {why}); "
+        "restore it or retrain it."
+    )
 
 
 def _header_length(head: bytes, size: int, file: str) -> int:
@@ -170,8 +200,10 @@ def _header_length(head: bytes, size: int, file: str) -> int:
         raise _unreadable(file, "shorter than a safetensors header")
     n = int.from_bytes(head, "little")
     if n > MAX_HEADER_BYTES:
-        raise CheckpointError(f"{file} is not a readable checkpoint (header too large: {n:,} bytes, the cap is "
-                              f"{MAX_HEADER_BYTES:,}); it is corrupt or not a lab checkpoint.")
+        raise CheckpointError(
+            f"{file} is not a readable checkpoint (header too large: {n:,} bytes, the cap is "
+            f"{MAX_HEADER_BYTES:,}); it is corrupt or not a lab checkpoint."
+        )
     if n == 0 or 8 + n > size:
         raise _unreadable(file, "the header runs past the end of the file")
     return n
@@ -189,10 +221,16 @@ def _parse_header(raw: bytes, file: str) -> tuple[dict[str, dict], dict[str, str
     if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
         raise _unreadable(file, "the header's metadata is not a string table")
     for name, e in header.items():
-        ok = (isinstance(e, dict) and isinstance(e.get("dtype"), str) and isinstance(e.get("shape"), list)
-              and all(_is_int(d) and d >= 0 for d in e["shape"]) and isinstance(e.get("data_offsets"), list)
-              and len(e["data_offsets"]) == 2 and all(_is_int(o) for o in e["data_offsets"])
-              and 0 <= e["data_offsets"][0] <= e["data_offsets"][1])
+        ok = (
+            isinstance(e, dict)
+            and isinstance(e.get("dtype"), str)
+            and isinstance(e.get("shape"), list)
+            and all(_is_int(d) and d >= 0 for d in e["shape"])
+            and isinstance(e.get("data_offsets"), list)
+            and len(e["data_offsets"]) == 2
+            and all(_is_int(o) for o in e["data_offsets"])
+            and 0 <= e["data_offsets"][0] <= e["data_offsets"][1]
+        )
         if not ok:
             raise _unreadable(file, f"the header entry of tensor {name!r} is malformed")
     return header, metadata
@@ -209,22 +247,33 @@ _DEFAULT_CONFIG = AgentConfig()
 
 
 def _kind_problem(config: AgentConfig) -> str | None:
-    """Why ``config.kind`` is neither a known kind nor a design-study variant matching the config."""
+    """Why ``config.kind`` is neither a known kind nor a design-study variant matching the
+    config."""
     if config.kind in AGENT_KINDS:
         return None
     match = _DESIGN_VARIANT.fullmatch(config.kind)
     if match is None or match["base"] not in AGENT_KINDS:
-        return (f"unknown agent kind {config.kind!r}: expected one of {sorted(AGENT_KINDS)} or a design-study "
-                "variant '<kind>.<geometry>-<open|closed>-g<gain>'")
+        return (
+            f"unknown agent kind {config.kind!r}: expected one of "
+            f"{sorted(AGENT_KINDS)} or a design-study "
+            "variant '<kind>.<geometry>-<open|closed>-g<gain>'"
+        )
     if (match["geometry"], match["loop"] == "closed", match["gain"]) != (
-            config.write_geometry, config.closed_loop, f"{config.readout_gain:g}"):
-        return (f"kind {config.kind!r} names a design cell its config does not have (write_geometry="
-                f"{config.write_geometry!r}, closed_loop={config.closed_loop}, readout_gain={config.readout_gain:g})")
+        config.write_geometry,
+        config.closed_loop,
+        f"{config.readout_gain:g}",
+    ):
+        return (
+            f"kind {config.kind!r} names a design cell its config does not have (write_geometry="
+            f"{config.write_geometry!r}, closed_loop={config.closed_loop}, "
+            f"readout_gain={config.readout_gain:g})"
+        )
     return None
 
 
 def _stored_config(text: object) -> AgentConfig:
-    """The :class:`AgentConfig` of a checkpoint's ``config`` metadata; ValueError says what is wrong."""
+    """The :class:`AgentConfig` of a checkpoint's ``config`` metadata; ValueError says what is
+    wrong."""
     try:
         raw = json.loads(text) if isinstance(text, str) else None
     except RecursionError:
@@ -251,9 +300,13 @@ def _stored_config(text: object) -> AgentConfig:
             if type(value) not in (int, float) or not math.isfinite(value):
                 raise ValueError(f"{f.name} must be a finite number, got {value!r}")
             value = float(value)
-        elif isinstance(default, tuple):  # a short list of names; AgentConfig checks which and their order
+        elif isinstance(
+            default, tuple
+        ):  # a short list of names; AgentConfig checks which and their order
             value = tuple(value) if type(value) is list and len(value) <= len(default) else value
-        elif not ((isinstance(value, str) and len(value) <= MAX_NAME_LENGTH) or (value is None is default)):
+        elif not (
+            (isinstance(value, str) and len(value) <= MAX_NAME_LENGTH) or (value is None is default)
+        ):
             raise ValueError(f"{f.name} must be a short string, got {value!r}")
         values[f.name] = value
     config = AgentConfig(**values)  # its own range and consistency checks
@@ -264,62 +317,95 @@ def _stored_config(text: object) -> AgentConfig:
 
 def _check_metadata(metadata: dict[str, str], file: str) -> tuple[AgentConfig, int]:
     if metadata.get("format") != FORMAT:
-        raise CheckpointError(f"{file} is not a lab agent checkpoint (foreign file): its header has no "
-                              f"'{FORMAT}' format tag; load only files written by save_checkpoint.")
+        raise CheckpointError(
+            f"{file} is not a lab agent checkpoint (foreign file): its header has no "
+            f"'{FORMAT}' format tag; load only files written by save_checkpoint."
+        )
     if metadata.get("format_version") != str(FORMAT_VERSION):
         raise CheckpointError(
             f"{file} was written in checkpoint format v{metadata.get('format_version')}; "
-            f"this lab reads v{FORMAT_VERSION} (retrain it with `python -m labcore train`).")
+            f"this lab reads v{FORMAT_VERSION} (retrain it with `python -m labcore train`)."
+        )
     try:
         config = _stored_config(metadata.get("config"))
         seed = metadata.get("seed", "")
         if not (seed.isascii() and seed.isdigit() and len(seed) <= 10 and int(seed) <= MAX_SEED):
             raise ValueError(f"the seed must be an integer in 0..{MAX_SEED}, got {seed!r}")
-        if not _safe_name(metadata.get("task", "dual")) or metadata.get("mode", "fast") not in MODES:
-            raise ValueError(f"task {metadata.get('task')!r} or mode {metadata.get('mode')!r} is not valid")
+        if (
+            not _safe_name(metadata.get("task", "dual"))
+            or metadata.get("mode", "fast") not in MODES
+        ):
+            raise ValueError(
+                f"task {metadata.get('task')!r} or mode {metadata.get('mode')!r} is not valid"
+            )
     except ValueError as exc:
-        raise CheckpointError(f"{file} has an invalid agent config ({exc}); retrain it with "
-                              "`python -m labcore train`.") from None
+        raise CheckpointError(
+            f"{file} has an invalid agent config ({exc}); retrain it with "
+            "`python -m labcore train`."
+        ) from None
     return config, int(seed)
 
 
 def _expected_layout(config: AgentConfig, seed: int, file: str) -> dict[str, tuple[str, list[int]]]:
-    """Name -> (dtype, shape) of every tensor ``config`` implies, built on the meta device (no memory)."""
+    """Name -> (dtype, shape) of every tensor ``config`` implies, built on the meta device (no
+    memory)."""
     with torch.device("meta"):
         model = Agent(config, seed=seed)
-    layout = {k: (_DTYPE_NAMES.get(v.dtype, str(v.dtype)), list(v.shape)) for k, v in model.state_dict().items()}
+    layout = {
+        k: (_DTYPE_NAMES.get(v.dtype, str(v.dtype)), list(v.shape))
+        for k, v in model.state_dict().items()
+    }
     total = sum(math.prod(shape) for _, shape in layout.values())
     if total > MAX_PARAMETERS:
-        raise CheckpointError(f"{file} has an invalid agent config (it implies {total:,} weights, over the cap of "
-                              f"{MAX_PARAMETERS:,}); retrain it with `python -m labcore train`.")
+        raise CheckpointError(
+            f"{file} has an invalid agent config (it implies {total:,} weights, over the cap of "
+            f"{MAX_PARAMETERS:,}); retrain it with `python -m labcore train`."
+        )
     return layout
 
 
-def _check_layout(entries: dict[str, dict], expected: dict[str, tuple[str, list[int]]], data_bytes: int,
-                  file: str) -> None:
+def _check_layout(
+    entries: dict[str, dict], expected: dict[str, tuple[str, list[int]]], data_bytes: int, file: str
+) -> None:
     """The header's tensors are exactly those ``expected`` and tile the data region."""
     missing, unexpected = sorted(set(expected) - set(entries)), sorted(set(entries) - set(expected))
     if missing or unexpected:
-        raise CheckpointError(f"{file} holds weights that do not fit its own config (missing {missing[:3]}, "
-                              f"unexpected {unexpected[:3]}); retrain it.")
+        raise CheckpointError(
+            f"{file} holds weights that do not fit its own config (missing {missing[:3]}, "
+            f"unexpected {unexpected[:3]}); retrain it."
+        )
     for name in sorted(expected):
         (dtype, shape), entry = expected[name], entries[name]
         if entry["dtype"] != dtype:
-            raise CheckpointError(f"{file} stores tensor {name!r} as {entry['dtype']} where the lab expects {dtype}; "
-                                  "it is refused rather than cast silently: re-save the weights as float32.")
+            raise CheckpointError(
+                f"{file} stores tensor {name!r} as {entry['dtype']} where the lab expects {dtype}; "
+                "it is refused rather than cast silently: re-save the weights as float32."
+            )
         if entry["shape"] != shape:
-            raise CheckpointError(f"{file} holds weights that do not fit its own config ({name} has shape "
-                                  f"{entry['shape']}, the config implies {shape}); retrain it.")
+            raise CheckpointError(
+                f"{file} holds weights that do not fit its own config ({name} has shape "
+                f"{entry['shape']}, the config implies {shape}); retrain it."
+            )
     cursor = 0
-    for begin, end, name in sorted((e["data_offsets"][0], e["data_offsets"][1], n) for n, e in entries.items()):
-        if begin != cursor or end - begin != math.prod(entries[name]["shape"]) * _DTYPE_BYTES[entries[name]["dtype"]]:
+    for begin, end, name in sorted(
+        (e["data_offsets"][0], e["data_offsets"][1], n) for n, e in entries.items()
+    ):
+        if (
+            begin != cursor
+            or end - begin
+            != math.prod(entries[name]["shape"]) * _DTYPE_BYTES[entries[name]["dtype"]]
+        ):
             raise _unreadable(file, f"the data offsets of tensor {name!r} do not match its shape")
         cursor = end
     if cursor != data_bytes:
-        raise _unreadable(file, f"the data region is {data_bytes:,} bytes, the header describes {cursor:,}")
+        raise _unreadable(
+            file, f"the data region is {data_bytes:,} bytes, the header describes {cursor:,}"
+        )
 
 
-def _parse(fh: BinaryIO, size: int, file: str) -> tuple[bytes, dict, dict[str, str], AgentConfig, int]:
+def _parse(
+    fh: BinaryIO, size: int, file: str
+) -> tuple[bytes, dict, dict[str, str], AgentConfig, int]:
     """(bytes, tensors, metadata, config, seed) of a checkpoint that passes every structural check;
     the header and the config are checked before the tensor data is read."""
     head = fh.read(8)
@@ -334,8 +420,14 @@ def _parse(fh: BinaryIO, size: int, file: str) -> tuple[bytes, dict, dict[str, s
 
 def _non_finite(tensors: Mapping[str, torch.Tensor]) -> str | None:
     """The first tensor (by name) holding NaN or inf, else None."""
-    return next((k for k in sorted(tensors) if tensors[k].is_floating_point()
-                 and not torch.isfinite(tensors[k]).all()), None)
+    return next(
+        (
+            k
+            for k in sorted(tensors)
+            if tensors[k].is_floating_point() and not torch.isfinite(tensors[k]).all()
+        ),
+        None,
+    )
 
 
 @dataclass(frozen=True)
@@ -351,8 +443,10 @@ def _hashes_of(path: Path) -> _Hashes:
     try:
         blob = read_bounded(path, MAX_FILE_BYTES)
     except (OSError, ValueError) as exc:
-        raise CheckpointError(f"{path.name} cannot be read ({getattr(exc, 'strerror', None) or exc}).") from None
+        raise CheckpointError(
+            f"{path.name} cannot be read ({getattr(exc, 'strerror', None) or exc})."
+        ) from None
     n = _header_length(blob[:8], len(blob), path.name)
-    _, metadata = _parse_header(blob[8:8 + n], path.name)
+    _, metadata = _parse_header(blob[8 : 8 + n], path.name)
     content = content_sha256(_tensors_of(blob, path.name), metadata)
     return _Hashes(hashlib.sha256(blob).hexdigest(), content, metadata.get(CONTENT_KEY))

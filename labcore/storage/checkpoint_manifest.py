@@ -2,7 +2,8 @@
 and the checks, repairs and upgrades of a whole directory.
 
 The manifest (``manifest.json``) records each checkpoint's content hash and file sha256 and the
-fields callers index (task, kind, seed, ...). A save (:func:`labcore.storage.checkpoints.save_checkpoint`)
+fields callers index (task, kind, seed, ...). A save
+(:func:`labcore.storage.checkpoints.save_checkpoint`)
 journals its entry in ``.<name>.pending`` first; :func:`repair_directory` finishes a save a killed
 process left undone. Every write holds the directory lock. What is guaranteed and what is not:
 docs/reliability.md, section "Checkpoints".
@@ -40,8 +41,16 @@ MAX_JSON_BYTES = 16 << 20
 """Largest manifest, journal or training record read (16 MiB): the bundled manifest is ~25 KB."""
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
-_ENTRY_TYPES = {"file": str, "task": str, "kind": str, "seed": int, "mode": str,
-                "heldout_agreement": float, "criterion_attainable": bool, "excluded": bool}
+_ENTRY_TYPES = {
+    "file": str,
+    "task": str,
+    "kind": str,
+    "seed": int,
+    "mode": str,
+    "heldout_agreement": float,
+    "criterion_attainable": bool,
+    "excluded": bool,
+}
 """Fields every manifest entry has (callers index them directly) and their JSON types."""
 _RESTORE = "restore it from version control or a backup"
 _LOCK = ".manifest.lock"
@@ -55,23 +64,33 @@ class ManifestWarning(LabWarning):
 
 # ---------------------------------------------------------------------------- manifest and journal
 def _read_manifest_raw(directory: Path) -> dict:
-    """The manifest with every entry as stored; CheckpointError if the file as a whole is unusable."""
+    """The manifest with every entry as stored; CheckpointError if the file as a whole is
+    unusable."""
     path = directory / MANIFEST
     if not path.exists() and not path.is_symlink():
         return {"format": FORMAT, "format_version": FORMAT_VERSION, "checkpoints": {}}
     try:
         manifest = read_json(path, MAX_JSON_BYTES)
     except OSError as exc:
-        raise CheckpointError(f"{path} cannot be read ({exc.strerror}; a link is refused); {_RESTORE}.") from None
+        raise CheckpointError(
+            f"{path} cannot be read ({exc.strerror}; a link is refused); {_RESTORE}."
+        ) from None
     except ValueError as exc:
         raise CheckpointError(f"{path} is {exc}; {_RESTORE}.") from None
-    if (not isinstance(manifest, dict) or manifest.get("format") != FORMAT
-            or not isinstance(manifest.get("checkpoints"), dict)):
-        raise CheckpointError(f"{path} is not a lab checkpoint manifest (no '{FORMAT}' format tag or no "
-                              f"'checkpoints' table); {_RESTORE}.")
+    if (
+        not isinstance(manifest, dict)
+        or manifest.get("format") != FORMAT
+        or not isinstance(manifest.get("checkpoints"), dict)
+    ):
+        raise CheckpointError(
+            f"{path} is not a lab checkpoint manifest (no '{FORMAT}' format tag or no "
+            f"'checkpoints' table); {_RESTORE}."
+        )
     if manifest.get("format_version", FORMAT_VERSION) != FORMAT_VERSION:
-        raise CheckpointError(f"{path} is manifest format v{manifest.get('format_version')}; this lab reads "
-                              f"v{FORMAT_VERSION} (update the lab or {_RESTORE}).")
+        raise CheckpointError(
+            f"{path} is manifest format v{manifest.get('format_version')}; this lab reads "
+            f"v{FORMAT_VERSION} (update the lab or {_RESTORE})."
+        )
     return manifest
 
 
@@ -83,8 +102,12 @@ def _entry_problem(name: str, entry: object) -> str | None:
         return "the checkpoint name is not a safe file name"
     for key, kind in _ENTRY_TYPES.items():
         value = entry.get(key)
-        ok = {str: isinstance(value, str), bool: isinstance(value, bool), int: _is_int(value) and value >= 0,
-              float: isinstance(value, int | float) and not isinstance(value, bool)}[kind]
+        ok = {
+            str: isinstance(value, str),
+            bool: isinstance(value, bool),
+            int: _is_int(value) and value >= 0,
+            float: isinstance(value, int | float) and not isinstance(value, bool),
+        }[kind]
         if not ok:
             return f"no valid {key!r}" if key in entry else f"no {key!r}"
     if entry["file"] != f"{name}{SUFFIX}":
@@ -112,8 +135,12 @@ def read_manifest(directory: Path | str, *, problems: dict[str, str] | None = No
     if bad and problems is not None:
         problems.update(bad)
     elif bad:
-        warnings.warn(f"{Path(directory) / MANIFEST}: malformed entries treated as missing: "
-                      + "; ".join(f"{n!r} ({p})" for n, p in sorted(bad.items())), ManifestWarning, stacklevel=2)
+        warnings.warn(
+            f"{Path(directory) / MANIFEST}: malformed entries treated as missing: "
+            + "; ".join(f"{n!r} ({p})" for n, p in sorted(bad.items())),
+            ManifestWarning,
+            stacklevel=2,
+        )
     manifest["checkpoints"] = {n: e for n, e in manifest["checkpoints"].items() if n not in bad}
     return manifest
 
@@ -128,14 +155,27 @@ def _entry_matches(entry: dict, hashes: _Hashes) -> bool:
 def _entry_for(name: str, record: Mapping[str, Any], hashes: _Hashes, size: int) -> dict:
     """The manifest entry of a checkpoint saved with training ``record``."""
     try:
-        entry = {"file": f"{name}{SUFFIX}", "sha256": hashes.file_sha256, CONTENT_KEY: hashes.content_sha256,
-                 "bytes": size, "task": record["task"], "kind": record["kind"], "seed": record["seed"],
-                 "mode": record["mode"], "heldout_agreement": round(record["heldout_agreement"], 6),
-                 "criterion_attainable": record["criterion_attainable"], "excluded": record["excluded"]}
+        entry = {
+            "file": f"{name}{SUFFIX}",
+            "sha256": hashes.file_sha256,
+            CONTENT_KEY: hashes.content_sha256,
+            "bytes": size,
+            "task": record["task"],
+            "kind": record["kind"],
+            "seed": record["seed"],
+            "mode": record["mode"],
+            "heldout_agreement": round(record["heldout_agreement"], 6),
+            "criterion_attainable": record["criterion_attainable"],
+            "excluded": record["excluded"],
+        }
     except (KeyError, TypeError) as exc:
-        raise CheckpointError(f"the training record of {name} lacks a usable {exc} field.") from None
+        raise CheckpointError(
+            f"the training record of {name} lacks a usable {exc} field."
+        ) from None
     if problem := _entry_problem(name, entry):
-        raise CheckpointError(f"the training record of {name} gives a malformed manifest entry ({problem}).")
+        raise CheckpointError(
+            f"the training record of {name} gives a malformed manifest entry ({problem})."
+        )
     return entry
 
 
@@ -145,9 +185,13 @@ def _read_journal(path: Path) -> dict | None:
         journal = read_json(path, MAX_JSON_BYTES)
     except (OSError, ValueError):
         return None
-    ok = (isinstance(journal, dict) and isinstance(journal.get("record"), dict)
-          and path.name == f".{journal.get('name')}{PENDING_SUFFIX}"
-          and _entry_problem(journal["name"], journal.get("entry")) is None and CONTENT_KEY in journal["entry"])
+    ok = (
+        isinstance(journal, dict)
+        and isinstance(journal.get("record"), dict)
+        and path.name == f".{journal.get('name')}{PENDING_SUFFIX}"
+        and _entry_problem(journal["name"], journal.get("entry")) is None
+        and CONTENT_KEY in journal["entry"]
+    )
     return journal if ok else None
 
 
@@ -165,7 +209,8 @@ def _repair_locked(directory: Path, manifest: dict) -> tuple[list[str], list[Pat
         except CheckpointError:
             complete = False
         if not complete:
-            continue  # the save died before its file was in place: the old file (if any) is untouched
+            continue  # the save died before its file was in place: the old file (if any) is
+            # untouched
         if manifest["checkpoints"].get(name) != entry:
             manifest["checkpoints"][name] = entry
             repaired.append(name)
@@ -196,17 +241,27 @@ def repair_directory(directory: Path | str) -> list[str]:
 
 
 # ---------------------------------------------------------------------------- directories
-def find_checkpoints(directory: Path | str = BUNDLED_DIR, *, task: str | None = None,
-                     kind: str | None = None, mode: str = "fast",
-                     include_excluded: bool = False) -> list[tuple[str, dict]]:
+def find_checkpoints(
+    directory: Path | str = BUNDLED_DIR,
+    *,
+    task: str | None = None,
+    kind: str | None = None,
+    mode: str = "fast",
+    include_excluded: bool = False,
+) -> list[tuple[str, dict]]:
     """Manifest entries ``(name, entry)`` matching a task/kind, sorted by seed.
 
     Seeds flagged as excluded (below the 95% agreement criterion) are left out unless asked,
     malformed entries always (:func:`read_manifest`).
     """
-    found = [(name, e) for name, e in read_manifest(directory)["checkpoints"].items()
-             if (task is None or e["task"] == task) and (kind is None or e["kind"] == kind)
-             and e["mode"] == mode and (include_excluded or not e["excluded"])]
+    found = [
+        (name, e)
+        for name, e in read_manifest(directory)["checkpoints"].items()
+        if (task is None or e["task"] == task)
+        and (kind is None or e["kind"] == kind)
+        and e["mode"] == mode
+        and (include_excluded or not e["excluded"])
+    ]
     return sorted(found, key=lambda item: (item[1]["task"], item[1]["kind"], item[1]["seed"]))
 
 
@@ -222,17 +277,24 @@ def verify_directory(directory: Path | str = BUNDLED_DIR) -> list[str]:
     for name, entry in sorted(_read_manifest_raw(directory)["checkpoints"].items()):
         if problem := _entry_problem(name, entry):
             problems.append(f"{name}: malformed manifest entry ({problem})")
-        elif not (directory / entry["file"]).exists() and not (directory / entry["file"]).is_symlink():
+        elif (
+            not (directory / entry["file"]).exists()
+            and not (directory / entry["file"]).is_symlink()
+        ):
             problems.append(f"{name}: listed in the manifest but {entry['file']} is missing")
         else:
             try:
                 if not _entry_matches(entry, _hashes_of(directory / entry["file"])):
-                    problems.append(f"{name}: {'content hash' if CONTENT_KEY in entry else 'sha256'} differs "
-                                    "from the manifest")
+                    problems.append(
+                        f"{name}: {'content hash' if CONTENT_KEY in entry else 'sha256'} differs "
+                        "from the manifest"
+                    )
             except CheckpointError as exc:
                 problems.append(f"{name}: {exc}")
-    problems += [f"{p.name}: journal of a killed save (repair_directory finishes it)"
-                 for p in sorted(directory.glob(f".*{PENDING_SUFFIX}"))]
+    problems += [
+        f"{p.name}: journal of a killed save (repair_directory finishes it)"
+        for p in sorted(directory.glob(f".*{PENDING_SUFFIX}"))
+    ]
     return problems
 
 
@@ -242,7 +304,8 @@ def upgrade_manifest(directory: Path | str) -> list[str]:
     Each file is first verified against the sha256 its entry records; a file that fails (or
     is missing, a link or unreadable) keeps its old entry and is reported. The checkpoint
     files are not changed. Run once on a directory written before content hashes existed:
-    ``python -c "from labcore.storage.checkpoint_manifest import upgrade_manifest as u; print(u('checkpoints'))"``.
+    ``python -c "from labcore.storage.checkpoint_manifest import upgrade_manifest as u;
+    print(u('checkpoints'))"``.
     """
     directory = Path(directory)
     problems, upgraded = [], 0

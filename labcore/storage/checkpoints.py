@@ -65,10 +65,13 @@ from labcore.storage.checkpoint_manifest import (
 
 # ---------------------------------------------------------------------------- save and load
 def _save_step_done(step: str) -> None:
-    """After each save step ("journal", "file", "record", "manifest"); tests replace it to kill a save."""
+    """After each save step ("journal", "file", "record", "manifest"); tests replace it to kill a
+    save."""
 
 
-def save_checkpoint(agent: Agent, record: dict, directory: Path | str, name: str | None = None) -> Path:
+def save_checkpoint(
+    agent: Agent, record: dict, directory: Path | str, name: str | None = None
+) -> Path:
     """Save weights + config atomically, write the JSON record beside it, update the manifest.
 
     Returns the checkpoint path. ``record`` is the training record of
@@ -84,28 +87,48 @@ def save_checkpoint(agent: Agent, record: dict, directory: Path | str, name: str
     if name is not None:
         stem = _check_name_part("checkpoint name", name)
     else:
-        stem = checkpoint_name(record["task"], record["kind"], record["seed"], record["mode"],
-                               record.get("train_config", {}).get("train_episodes"))
+        stem = checkpoint_name(
+            record["task"],
+            record["kind"],
+            record["seed"],
+            record["mode"],
+            record.get("train_config", {}).get("train_episodes"),
+        )
     if record.get("kind") != agent.config.kind:
-        raise CheckpointError(f"the record's kind {record.get('kind')!r} is not the agent's kind "
-                              f"{agent.config.kind!r}; save the record that came with this agent.")
+        raise CheckpointError(
+            f"the record's kind {record.get('kind')!r} is not the agent's kind "
+            f"{agent.config.kind!r}; save the record that came with this agent."
+        )
     path = directory / f"{stem}{SUFFIX}"
     if path.is_symlink():
-        raise CheckpointError(f"{path} is a symbolic link; the lab does not write through links (remove it).")
+        raise CheckpointError(
+            f"{path} is a symbolic link; the lab does not write through links (remove it)."
+        )
     tensors = {k: v.detach().contiguous().clone() for k, v in agent.state_dict().items()}
-    metadata = {"format": FORMAT, "format_version": str(FORMAT_VERSION),
-                "config": json.dumps(asdict(agent.config), sort_keys=True),
-                "task": record["task"], "seed": str(record["seed"]), "mode": record["mode"]}
+    metadata = {
+        "format": FORMAT,
+        "format_version": str(FORMAT_VERSION),
+        "config": json.dumps(asdict(agent.config), sort_keys=True),
+        "task": record["task"],
+        "seed": str(record["seed"]),
+        "mode": record["mode"],
+    }
     metadata[CONTENT_KEY] = content_sha256(tensors, metadata)
     data = safetensors_save(tensors, metadata=metadata)
     try:  # never write a file that load_checkpoint would refuse
         _parse(io.BytesIO(data), len(data), path.name)
         if bad := _non_finite(tensors):
-            raise CheckpointError(f"{path.name} would hold NaN or inf in {bad!r} (did training diverge?)")
+            raise CheckpointError(
+                f"{path.name} would hold NaN or inf in {bad!r} (did training diverge?)"
+            )
     except CheckpointError as exc:
         raise CheckpointError(f"Not saved: {str(exc).rstrip('.')}.") from None
-    entry = _entry_for(stem, record, _Hashes(hashlib.sha256(data).hexdigest(), metadata[CONTENT_KEY], None),
-                       len(data))
+    entry = _entry_for(
+        stem,
+        record,
+        _Hashes(hashlib.sha256(data).hexdigest(), metadata[CONTENT_KEY], None),
+        len(data),
+    )
     _read_manifest_raw(directory)  # an unusable manifest stops the save before anything is written
     journal = directory / f".{stem}{PENDING_SUFFIX}"
     with directory_lock(directory, _LOCK):
@@ -121,7 +144,9 @@ def save_checkpoint(agent: Agent, record: dict, directory: Path | str, name: str
         write_json(directory / f"{stem}.json", record)
         _save_step_done("record")
         manifest["checkpoints"][stem] = entry
-        _, done = _repair_locked(directory, manifest)  # this save's journal, and any a killed save left
+        _, done = _repair_locked(
+            directory, manifest
+        )  # this save's journal, and any a killed save left
         write_json(directory / MANIFEST, manifest)
         _save_step_done("manifest")
         for finished in done:
@@ -141,16 +166,24 @@ class LoadedAgent:
     entry: dict | None
 
 
-def _unlisted_entry(path: Path, hashes: _Hashes, metadata: dict, config: AgentConfig) -> dict | None:
+def _unlisted_entry(
+    path: Path, hashes: _Hashes, metadata: dict, config: AgentConfig
+) -> dict | None:
     """The entry of an unlisted file verified by its own content hash, rebuilt from the training
     record beside it and recorded in the manifest; None without a record that matches the file."""
     name = path.name.removesuffix(SUFFIX)
     try:
-        entry = _entry_for(name, read_json(path.with_suffix(".json"), MAX_JSON_BYTES), hashes, path.stat().st_size)
+        entry = _entry_for(
+            name, read_json(path.with_suffix(".json"), MAX_JSON_BYTES), hashes, path.stat().st_size
+        )
     except (CheckpointError, OSError, ValueError):
         return None
     if (entry["task"], entry["kind"], str(entry["seed"]), entry["mode"]) != (
-            metadata.get("task"), config.kind, metadata.get("seed"), metadata.get("mode")):
+        metadata.get("task"),
+        config.kind,
+        metadata.get("seed"),
+        metadata.get("mode"),
+    ):
         return None
     try:
         with directory_lock(path.parent, _LOCK):
@@ -159,15 +192,24 @@ def _unlisted_entry(path: Path, hashes: _Hashes, metadata: dict, config: AgentCo
                 manifest["checkpoints"][name] = entry
                 write_json(path.parent / MANIFEST, manifest)
     except (OSError, CheckpointError) as exc:
-        warnings.warn(f"{name}: verified but not recorded in the manifest ({exc}).", ManifestWarning, stacklevel=4)
+        warnings.warn(
+            f"{name}: verified but not recorded in the manifest ({exc}).",
+            ManifestWarning,
+            stacklevel=4,
+        )
     return entry
 
 
-def _verified_entry(path: Path, hashes: _Hashes, metadata: dict, config: AgentConfig) -> dict | None:
-    """The manifest entry ``path`` is verified by (repairing the manifest if needed), or CheckpointError."""
+def _verified_entry(
+    path: Path, hashes: _Hashes, metadata: dict, config: AgentConfig
+) -> dict | None:
+    """The manifest entry ``path`` is verified by (repairing the manifest if needed), or
+    CheckpointError."""
     name = path.name.removesuffix(SUFFIX)
-    corrupt = CheckpointError(f"{path.name} is corrupt: its weights do not match the content hash stored inside "
-                              "it; restore it or retrain it.")
+    corrupt = CheckpointError(
+        f"{path.name} is corrupt: its weights do not match the content hash stored inside "
+        "it; restore it or retrain it."
+    )
     stored = _read_manifest_raw(path.parent)["checkpoints"].get(name)
     problem = None if stored is None else _entry_problem(name, stored)
     if stored is not None and problem is None and _entry_matches(stored, hashes):
@@ -179,20 +221,27 @@ def _verified_entry(path: Path, hashes: _Hashes, metadata: dict, config: AgentCo
         try:  # a save killed after writing this file: finish it
             repair_directory(path.parent)
         except (OSError, CheckpointError) as exc:
-            warnings.warn(f"{name}: verified by its journal, manifest not repaired ({exc}).", ManifestWarning,
-                          stacklevel=3)
+            warnings.warn(
+                f"{name}: verified by its journal, manifest not repaired ({exc}).",
+                ManifestWarning,
+                stacklevel=3,
+            )
         return journal["entry"]
     if stored is not None and problem is None:
-        raise CheckpointError(f"{path.name} does not match its manifest entry (content hash differs): the file is "
-                              "corrupt or was changed; restore it or retrain it.")
+        raise CheckpointError(
+            f"{path.name} does not match its manifest entry (content hash differs): the file is "
+            "corrupt or was changed; restore it or retrain it."
+        )
     if hashes.embedded is not None:
         if hashes.embedded != hashes.content_sha256:
             raise corrupt
         return _unlisted_entry(path, hashes, metadata, config)
     why = "has no entry in" if stored is None else f"has a malformed entry ({problem}) in"
-    raise CheckpointError(f"{path.name} {why} {path.parent / MANIFEST} and carries no content hash of its own, so "
-                          "its integrity cannot be checked; re-save it with save_checkpoint (or pass verify=False "
-                          "if you trust it).")
+    raise CheckpointError(
+        f"{path.name} {why} {path.parent / MANIFEST} and carries no content hash of its own, so "
+        "its integrity cannot be checked; re-save it with save_checkpoint (or pass verify=False "
+        "if you trust it)."
+    )
 
 
 def load_checkpoint(path: Path | str, *, verify: bool = True) -> LoadedAgent:
@@ -210,7 +259,8 @@ def load_checkpoint(path: Path | str, *, verify: bool = True) -> LoadedAgent:
        config implies (float32; float64 or int64 is refused, never cast) and tile the file;
     3. integrity (skipped with ``verify=False``): the manifest entry matches (its content hash,
        or the file sha256 of an older entry) and so does a content hash stored in the file; else
-       a file matching the journal of a killed save is accepted and the manifest repaired. A file with **no usable manifest entry** loads only if it carries its own
+       a file matching the journal of a killed save is accepted and the manifest repaired. A file
+       with **no usable manifest entry** loads only if it carries its own
        content hash (every save since content hashes does) and that matches; its entry is then
        rebuilt from the record beside it and recorded (None without one). Else it is refused;
     4. the weights are finite.
@@ -219,20 +269,30 @@ def load_checkpoint(path: Path | str, *, verify: bool = True) -> LoadedAgent:
     """
     given = Path(path)
     if given.suffix != SUFFIX:
-        raise CheckpointError(f"{given} is not a checkpoint file name (a checkpoint ends in {SUFFIX}).")
+        raise CheckpointError(
+            f"{given} is not a checkpoint file name (a checkpoint ends in {SUFFIX})."
+        )
     if given.is_symlink():
-        raise CheckpointError(f"{given} is a symbolic link; the lab loads only real files in their folder (copy "
-                              "the file instead).")
+        raise CheckpointError(
+            f"{given} is a symbolic link; the lab loads only real files in their folder (copy "
+            "the file instead)."
+        )
     if not given.is_file():
         raise CheckpointError(f"There is no checkpoint file at {given}.")
     path = given.parent.resolve() / given.name
     try:
         fh = open_regular_file(path)  # O_NOFOLLOW: a link swapped in since the check is refused too
     except OSError as exc:
-        raise CheckpointError(f"{path.name} cannot be opened ({exc.strerror}); use a regular file.") from None
+        raise CheckpointError(
+            f"{path.name} cannot be opened ({exc.strerror}); use a regular file."
+        ) from None
     with fh:
         blob, tensors, metadata, config, seed = _parse(fh, os.fstat(fh.fileno()).st_size, path.name)
-    hashes = _Hashes(hashlib.sha256(blob).hexdigest(), content_sha256(tensors, metadata), metadata.get(CONTENT_KEY))
+    hashes = _Hashes(
+        hashlib.sha256(blob).hexdigest(),
+        content_sha256(tensors, metadata),
+        metadata.get(CONTENT_KEY),
+    )
     entry = None
     if verify:
         entry = _verified_entry(path, hashes, metadata, config)
@@ -240,14 +300,20 @@ def load_checkpoint(path: Path | str, *, verify: bool = True) -> LoadedAgent:
         with contextlib.suppress(CheckpointError):
             entry = read_manifest(path.parent)["checkpoints"].get(path.stem)
     if bad := _non_finite(tensors):
-        raise CheckpointError(f"{path.name} holds non-finite weights (NaN or inf in {bad!r}); restore a good copy "
-                              "or retrain it.")
+        raise CheckpointError(
+            f"{path.name} holds non-finite weights (NaN or inf in {bad!r}); restore a good copy "
+            "or retrain it."
+        )
     agent = Agent(config, seed=seed)
     try:
         agent.load_state_dict(tensors, strict=True)
     except RuntimeError:
-        raise CheckpointError(f"{path.name} holds weights that do not fit its own config; retrain it.") from None
+        raise CheckpointError(
+            f"{path.name} holds weights that do not fit its own config; retrain it."
+        ) from None
     agent.eval()
     for p in agent.parameters():
         p.requires_grad_(False)
-    return LoadedAgent(agent, path.stem, metadata.get("task", ""), seed, metadata.get("mode", ""), entry)
+    return LoadedAgent(
+        agent, path.stem, metadata.get("task", ""), seed, metadata.get("mode", ""), entry
+    )

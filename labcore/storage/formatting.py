@@ -139,7 +139,8 @@ def format_l75(parsed: Sequence[tuple[float, str, float]]) -> tuple[str, float, 
     n = len(present)
     if n == 0:
         return "undefined", math.nan, math.nan
-    # scipy (labcore.stats) is imported here: reading a result set, a page's first view, needs none of it
+    # scipy (labcore.stats) is imported here: reading a result set, a page's first view, needs none
+    # of it
     from labcore.stats import summarize_l75
 
     summary = summarize_l75([{"value": v, "censored": c, "bound": b} for v, c, b in present])
@@ -156,8 +157,11 @@ def format_l75(parsed: Sequence[tuple[float, str, float]]) -> tuple[str, float, 
 
 def seed_raw(seed_values: pd.DataFrame | None, key: str) -> list[tuple[Any, Any]]:
     """(seed, raw value) pairs of one key of ``seed_values.csv`` (strings kept: censored L75)."""
-    if not isinstance(seed_values, pd.DataFrame) or seed_values.empty or \
-            not {"seed", "key", "value"} <= set(seed_values.columns):
+    if (
+        not isinstance(seed_values, pd.DataFrame)
+        or seed_values.empty
+        or not {"seed", "key", "value"} <= set(seed_values.columns)
+    ):
         return []
     rows = seed_values[seed_values["key"] == key].sort_values("seed", kind="stable")
     return list(zip(rows["seed"].tolist(), rows["value"].tolist(), strict=True))

@@ -56,15 +56,45 @@ FIGURES = "figures.json"
 GAIN = "exploratory_gain.json"
 REPORT = "report.html"
 CSV_FIELDS: dict[str, list[str]] = {
-    "e1_trials": ["seed", "condition", "trial", "correct", "confidence", "stimulus", "salience", "decision",
-                  "wager", "bet"],
+    "e1_trials": [
+        "seed",
+        "condition",
+        "trial",
+        "correct",
+        "confidence",
+        "stimulus",
+        "salience",
+        "decision",
+        "wager",
+        "bet",
+    ],
     "e2_capacity": ["agent", "seed", "capacity", "scale", "per_step", "decision", "conjunction"],
     "e3_titration": ["agent", "noise_mode", "noise", "seed", "sigma", "accuracy"],
-    "e4_trials": ["arm", "seed", "condition", "trial", "correct", "confidence", "stimulus", "salience", "decision",
-                  "wager", "bet"],
-    "e4_curves": ["arm", "seed", "update", "agreement", "heldout_auroc", "heldout_confidence",
-                  "heldout_wager_reward", "heldout_confidence_sd", "heldout_confidence_distinct",
-                  "heldout_spread_bets"],
+    "e4_trials": [
+        "arm",
+        "seed",
+        "condition",
+        "trial",
+        "correct",
+        "confidence",
+        "stimulus",
+        "salience",
+        "decision",
+        "wager",
+        "bet",
+    ],
+    "e4_curves": [
+        "arm",
+        "seed",
+        "update",
+        "agreement",
+        "heldout_auroc",
+        "heldout_confidence",
+        "heldout_wager_reward",
+        "heldout_confidence_sd",
+        "heldout_confidence_distinct",
+        "heldout_spread_bets",
+    ],
 }
 """Columns of each trial/seed-level CSV file, keyed by file stem."""
 SEED_VALUE_FIELDS = ["experiment", "seed", "key", "value"]
@@ -86,13 +116,17 @@ TEXT_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 """Columns read as text; every other column of :data:`CSV_FIELDS` must hold finite numbers."""
 SPREAD_COLUMNS = ("heldout_confidence_sd", "heldout_confidence_distinct", "heldout_spread_bets")
-"""The confidence's spread beside each learning-curve AUROC (protocol 8.8.4), added to ``e4_curves``."""
+"""The confidence's spread beside each learning-curve AUROC (protocol 8.8.4), added to
+``e4_curves``."""
 ADDED_COLUMNS: dict[str, tuple[str, ...]] = {"e4_curves": SPREAD_COLUMNS}
-"""Columns added to a file after result sets were bundled: a file without them reads with empty cells."""
-OPTIONAL_CELLS: dict[str, tuple[str, ...]] = {"e2_capacity": ("capacity", "scale"), "seed_values": ("value",),
-                                             "e4_trials": ("confidence",),
-                                             "e4_curves": ("heldout_auroc", "heldout_confidence",
-                                                           "heldout_wager_reward", *SPREAD_COLUMNS)}
+"""Columns added to a file after result sets were bundled: a file without them reads with empty
+cells."""
+OPTIONAL_CELLS: dict[str, tuple[str, ...]] = {
+    "e2_capacity": ("capacity", "scale"),
+    "seed_values": ("value",),
+    "e4_trials": ("confidence",),
+    "e4_curves": ("heldout_auroc", "heldout_confidence", "heldout_wager_reward", *SPREAD_COLUMNS),
+}
 """Columns whose cells may be empty (A0/A1 have no capacity; an undefined per-seed value; a trial
 without a choice-point confidence; a learning-curve value undefined or never recorded)."""
 MANIFEST = "files"
@@ -124,12 +158,17 @@ def clean_json(value: Any) -> Any:
 
 
 def write_result_json(path: Path, payload: Any, *, indent: int | None = None) -> None:
-    """Atomically write ``payload`` (cleaned by :func:`clean_json`) as JSON, keys in insertion order."""
-    atomic_write(Path(path), lambda tmp: tmp.write_text(json.dumps(clean_json(payload), indent=indent)))
+    """Atomically write ``payload`` (cleaned by :func:`clean_json`) as JSON, keys in insertion
+    order."""
+    atomic_write(
+        Path(path), lambda tmp: tmp.write_text(json.dumps(clean_json(payload), indent=indent))
+    )
 
 
 def write_csv(path: Path, fields: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> None:
-    """Atomically write ``rows`` as CSV with exactly the columns ``fields`` (missing cells empty)."""
+    """Atomically write ``rows`` as CSV with exactly the columns ``fields`` (missing cells
+    empty)."""
+
     def write(tmp: Path) -> None:
         with open(tmp, "w", newline="") as fh:
             writer = csv.DictWriter(fh, fieldnames=list(fields))
@@ -145,7 +184,8 @@ def l75_cell(record: Mapping[str, Any]) -> float | str | None:
 
     >>> l75_cell({"value": 0.3, "censored": "none", "bound": 0.3})
     0.3
-    >>> l75_cell({"value": None, "censored": "right", "bound": 0.5}), l75_cell({"censored": "left", "bound": 0.0})
+    >>> (l75_cell({"value": None, "censored": "right", "bound": 0.5}),
+    ...  l75_cell({"censored": "left", "bound": 0.0}))
     ('> 0.5', '<= 0')
     """
     if record["censored"] == "none":
@@ -196,7 +236,8 @@ class Results:
 
     @property
     def hypotheses(self) -> dict[str, dict]:
-        """E4's pre-registered hypotheses (protocol 8.5) and their outcomes, by id (empty without E4)."""
+        """E4's pre-registered hypotheses (protocol 8.5) and their outcomes, by id (empty without
+        E4)."""
         return {h["id"]: h for h in self.summary.get("hypotheses") or []}
 
     @property
@@ -240,10 +281,16 @@ def schema_problem(summary: Mapping[str, Any]) -> str | None:
     version = summary.get("schema_version")
     if isinstance(version, int) and version >= SCHEMA_VERSION:
         return None
-    written = "before result sets were versioned" if version is None else f"with schema version {version}"
-    return (f"summary.json was written {written}; this lab reads version {SCHEMA_VERSION}, so some names "
-            "(claim ids, CSV columns) may not be found. Re-run `python -m labcore reproduce` to rewrite "
-            "this result set")
+    written = (
+        "before result sets were versioned" if version is None else f"with schema version {version}"
+    )
+    return (
+        f"summary.json was written {written}; this lab reads version {SCHEMA_VERSION}, "
+        "so some names "
+        "(claim ids, CSV columns) may not be found. Re-run `python -m labcore "
+        "reproduce` to rewrite "
+        "this result set"
+    )
 
 
 def _is_number(x: Any, *, allow_none: bool = True) -> bool:
@@ -255,18 +302,35 @@ def _is_number(x: Any, *, allow_none: bool = True) -> bool:
 
 _OPTIONAL_NUMBER = (int, float, type(None))
 SUMMARY_FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
-    "schema_version": ((int,), False), "experiment": ((str,), False), "experiments": ((list,), True),
-    "seeds": ((list,), True), "config": ((dict,), False), "claims": ((list,), True), "values": ((dict,), True),
-    "cross_seed": ((dict,), False), "excluded": ((list,), False), "trained": ((list,), False),
-    "paper_inconsistencies": ((list,), False), "verdict_counts": ((dict,), False),
-    "verdict_split": ((dict,), False), "construction_audit": ((dict,), False),
-    "wall_seconds": (_OPTIONAL_NUMBER, False), "created": ((str, type(None)), False),
-    "git_commit": ((str, type(None)), False), "python": ((str, type(None)), False), MANIFEST: ((dict,), False),
-    "hypotheses": ((list,), False), "auroc_spread": ((dict,), False),
+    "schema_version": ((int,), False),
+    "experiment": ((str,), False),
+    "experiments": ((list,), True),
+    "seeds": ((list,), True),
+    "config": ((dict,), False),
+    "claims": ((list,), True),
+    "values": ((dict,), True),
+    "cross_seed": ((dict,), False),
+    "excluded": ((list,), False),
+    "trained": ((list,), False),
+    "paper_inconsistencies": ((list,), False),
+    "verdict_counts": ((dict,), False),
+    "verdict_split": ((dict,), False),
+    "construction_audit": ((dict,), False),
+    "wall_seconds": (_OPTIONAL_NUMBER, False),
+    "created": ((str, type(None)), False),
+    "git_commit": ((str, type(None)), False),
+    "python": ((str, type(None)), False),
+    MANIFEST: ((dict,), False),
+    "hypotheses": ((list,), False),
+    "auroc_spread": ((dict,), False),
 }
 """Top-level fields of ``summary.json``: accepted types and whether a result set must have it."""
-CLAIM_FIELDS: dict[str, tuple[type, ...]] = {"id": (str,), "verdict": (str,), "ours": (dict,),
-                                             "paper": (dict, type(None))}
+CLAIM_FIELDS: dict[str, tuple[type, ...]] = {
+    "id": (str,),
+    "verdict": (str,),
+    "ours": (dict,),
+    "paper": (dict, type(None)),
+}
 """Fields every claim must have, with their types (``description`` and ``reason`` default to "")."""
 _OURS_NUMBERS = ("mean", "sd", "bound")
 HYPOTHESIS_FIELDS = ("id", "statement", "outcome")
@@ -274,12 +338,17 @@ HYPOTHESIS_FIELDS = ("id", "statement", "outcome")
 
 
 def _claim_ok(claim: Any) -> bool:
-    if not isinstance(claim, dict) or any(not isinstance(claim.get(k, ...), t) for k, t in CLAIM_FIELDS.items()):
+    if not isinstance(claim, dict) or any(
+        not isinstance(claim.get(k, ...), t) for k, t in CLAIM_FIELDS.items()
+    ):
         return False
     ours = claim["ours"]
     n = ours.get("n")
-    return (all(_is_number(ours.get(k)) for k in _OURS_NUMBERS) and (n is None or _is_number(n, allow_none=False))
-            and all(isinstance(claim.get(k, ""), str) for k in ("description", "reason")))
+    return (
+        all(_is_number(ours.get(k)) for k in _OURS_NUMBERS)
+        and (n is None or _is_number(n, allow_none=False))
+        and all(isinstance(claim.get(k, ""), str) for k in ("description", "reason"))
+    )
 
 
 def _some(names: Sequence[Any], limit: int = 3) -> str:
@@ -315,8 +384,10 @@ def validate_summary(summary: dict, problems: list[str]) -> dict:
                 out[name] = types[0]()
             continue
         if isinstance(out[name], bool) or not isinstance(out[name], types):
-            problems.append(f"summary.json field '{name}' is a {type(out[name]).__name__}, not a "
-                            f"{types[0].__name__}; it is ignored")
+            problems.append(
+                f"summary.json field '{name}' is a {type(out[name]).__name__}, not a "
+                f"{types[0].__name__}; it is ignored"
+            )
             if types[0] in (list, dict):
                 out[name] = types[0]()
             else:
@@ -324,43 +395,75 @@ def validate_summary(summary: dict, problems: list[str]) -> dict:
     claims = out.get("claims") or []
     bad = {i for i, c in enumerate(claims) if not _claim_ok(c)}
     if bad:
-        problems.append(f"summary.json has {len(bad)} malformed claim(s) (positions {_some(sorted(bad))}: need id, verdict, "
-                        "ours and paper of the right types); they are not shown")
-    out["claims"] = [{"description": "", "reason": "", **c} for i, c in enumerate(claims) if i not in bad]
+        problems.append(
+            f"summary.json has {len(bad)} malformed claim(s) (positions "
+            f"{_some(sorted(bad))}: need id, verdict, "
+            "ours and paper of the right types); they are not shown"
+        )
+    out["claims"] = [
+        {"description": "", "reason": "", **c} for i, c in enumerate(claims) if i not in bad
+    ]
     for name in ("values", "cross_seed"):
         table = out.get(name)
         if isinstance(table, dict):
             wrong = [k for k, v in table.items() if not _is_number(v)]
             if wrong:
-                problems.append(f"summary.json '{name}' has {len(wrong)} entries that are not finite numbers "
-                                f"({_some(wrong)}); they are shown as undefined")
+                problems.append(
+                    f"summary.json '{name}' has {len(wrong)} entries that are not finite numbers "
+                    f"({_some(wrong)}); they are shown as undefined"
+                )
                 out[name] = {k: v for k, v in table.items() if k not in set(wrong)}
-    for name, kind, allowed in (("experiments", str, EXPERIMENTS), ("seeds", int, None), ("excluded", str, None),
-                                ("trained", str, None), ("paper_inconsistencies", str, None)):
+    for name, kind, allowed in (
+        ("experiments", str, EXPERIMENTS),
+        ("seeds", int, None),
+        ("excluded", str, None),
+        ("trained", str, None),
+        ("paper_inconsistencies", str, None),
+    ):
         items = out.get(name)
         if isinstance(items, list):
-            keep = [x for x in items if isinstance(x, kind) and not isinstance(x, bool)
-                    and (allowed is None or x in allowed)]
+            keep = [
+                x
+                for x in items
+                if isinstance(x, kind)
+                and not isinstance(x, bool)
+                and (allowed is None or x in allowed)
+            ]
             if len(keep) != len(items):
-                problems.append(f"summary.json '{name}' has {len(items) - len(keep)} invalid item(s); they are ignored")
+                problems.append(
+                    f"summary.json '{name}' has {len(items) - len(keep)} invalid "
+                    "item(s); they are ignored"
+                )
                 out[name] = keep
     hypotheses = out.get("hypotheses")
     if isinstance(hypotheses, list):
-        keep = [h for h in hypotheses if isinstance(h, dict) and all(isinstance(h.get(k), str) for k in HYPOTHESIS_FIELDS)
-                and isinstance(h.get("conditions", []), list)]
+        keep = [
+            h
+            for h in hypotheses
+            if isinstance(h, dict)
+            and all(isinstance(h.get(k), str) for k in HYPOTHESIS_FIELDS)
+            and isinstance(h.get("conditions", []), list)
+        ]
         if len(keep) != len(hypotheses):
-            problems.append(f"summary.json 'hypotheses' has {len(hypotheses) - len(keep)} malformed entr"
-                            f"{'y' if len(hypotheses) - len(keep) == 1 else 'ies'} (need {', '.join(HYPOTHESIS_FIELDS)} "
-                            "as text); they are not shown")
+            problems.append(
+                f"summary.json 'hypotheses' has {len(hypotheses) - len(keep)} malformed entr"
+                f"{'y' if len(hypotheses) - len(keep) == 1 else 'ies'} (need "
+                f"{', '.join(HYPOTHESIS_FIELDS)} "
+                "as text); they are not shown"
+            )
             out["hypotheses"] = keep
     counts = out.get("verdict_counts")
-    if isinstance(counts, dict) and not all(_is_number(v, allow_none=False) for v in counts.values()):
+    if isinstance(counts, dict) and not all(
+        _is_number(v, allow_none=False) for v in counts.values()
+    ):
         problems.append("summary.json 'verdict_counts' holds non-numbers; it is ignored")
         out["verdict_counts"] = {}
     return out
 
 
-def validate_frame(name: str, frame: pd.DataFrame | None, problems: list[str]) -> pd.DataFrame | None:
+def validate_frame(
+    name: str, frame: pd.DataFrame | None, problems: list[str]
+) -> pd.DataFrame | None:
     """``frame`` (read from ``<name>.csv``) if it has the contract's columns and cells, else None.
 
     A missing column, an empty text cell, or a numeric column holding text or an infinite value
@@ -370,7 +473,8 @@ def validate_frame(name: str, frame: pd.DataFrame | None, problems: list[str]) -
     Examples
     --------
     >>> problems = []
-    >>> frame = pd.DataFrame({"agent": ["b1"], "noise_mode": ["read"], "noise": ["workspace"], "seed": [0],
+    >>> frame = pd.DataFrame({"agent": ["b1"], "noise_mode": ["read"], "noise": ["workspace"],
+    ...                       "seed": [0],
     ...                       "sigma": [0.1], "accuracy": ["high"]})
     >>> validate_frame("e3_titration", frame, problems) is None, problems[0].split(" (")[0]
     (True, "e3_titration.csv column 'accuracy' holds text or infinite values")
@@ -398,8 +502,10 @@ def validate_frame(name: str, frame: pd.DataFrame | None, problems: list[str]) -
         if col not in optional:
             bad |= cells.isna()
         if bad.any():
-            problems.append(f"{name}.csv column '{col}' holds text or infinite values "
-                            f"(e.g. {_some(cells[bad].tolist(), 2)}); it is ignored")
+            problems.append(
+                f"{name}.csv column '{col}' holds text or infinite values "
+                f"(e.g. {_some(cells[bad].tolist(), 2)}); it is ignored"
+            )
             return None
         frame[col] = numbers
     return frame
@@ -407,9 +513,16 @@ def validate_frame(name: str, frame: pd.DataFrame | None, problems: list[str]) -
 
 def _validate_figures(figures: dict, problems: list[str]) -> dict:
     e2, e3 = figures.get("e2", {}), figures.get("e3", {})
-    if not isinstance(e2, dict) or not all(isinstance(v, dict) for v in e2.values()) or not isinstance(e3, dict) \
-            or not isinstance(e3.get("points", []), list):
-        problems.append(f"{FIGURES} does not have the contract's shape (e2: per-seed objects, e3: points); it is ignored")
+    if (
+        not isinstance(e2, dict)
+        or not all(isinstance(v, dict) for v in e2.values())
+        or not isinstance(e3, dict)
+        or not isinstance(e3.get("points", []), list)
+    ):
+        problems.append(
+            f"{FIGURES} does not have the contract's shape (e2: per-seed objects, e3: "
+            "points); it is ignored"
+        )
         return {}
     return figures
 
@@ -420,7 +533,9 @@ GAIN_ROW_FIELDS = ("seed", "training", "updates", "jacobian", "l75_text", "accur
 
 def _validate_gain(gain: dict, problems: list[str]) -> dict:
     rows = gain.get("rows", [])
-    if not isinstance(rows, list) or not all(isinstance(r, dict) and set(GAIN_ROW_FIELDS) <= set(r) for r in rows):
+    if not isinstance(rows, list) or not all(
+        isinstance(r, dict) and set(GAIN_ROW_FIELDS) <= set(r) for r in rows
+    ):
         problems.append(f"{GAIN} rows lack the fields {', '.join(GAIN_ROW_FIELDS)}; it is ignored")
         return {}
     return gain
@@ -439,8 +554,11 @@ def _foreign_files(directory: Path, summary: dict, problems: list[str]) -> set[s
                 problems.append(f"{name} is missing, though summary.json lists it")
             continue
         if manifest.get(name) != sha256_of(path):
-            problems.append(f"{name} was not written by the run that wrote summary.json (a newer or interrupted "
-                            "run, or an edit); it is ignored")
+            problems.append(
+                f"{name} was not written by the run that wrote summary.json (a newer "
+                "or interrupted "
+                "run, or an edit); it is ignored"
+            )
             foreign.add(name)
     return foreign
 
@@ -489,7 +607,9 @@ def load_results(result_dir: Path | str) -> Results:
     def frame(stem: str, **kwargs: Any) -> pd.DataFrame | None:
         if f"{stem}.csv" in foreign:
             return None
-        return validate_frame(stem, _read_csv(directory / f"{stem}.csv", problems, **kwargs), problems)
+        return validate_frame(
+            stem, _read_csv(directory / f"{stem}.csv", problems, **kwargs), problems
+        )
 
     res.seed_values = frame("seed_values", dtype={"key": str, "value": str})
     res.trials = frame("e1_trials")
@@ -505,7 +625,9 @@ def load_results(result_dir: Path | str) -> Results:
     for exp in res.experiments or EXPERIMENTS:
         needed += FILES_OF_EXPERIMENT[exp]
     for name in dict.fromkeys(needed):
-        if not (directory / name).exists() and not any(p.startswith(f"{name} is missing") for p in problems):
+        if not (directory / name).exists() and not any(
+            p.startswith(f"{name} is missing") for p in problems
+        ):
             problems.append(f"{name} is missing")
     res.problems = problems
     return res

@@ -13,11 +13,13 @@ post-decision wager and the reward explorer; file names, columns, and reading th
   (:data:`BY_COHERENCE_FIELDS`; what the figures draw);
 - ``pdw_curves.csv``: the learning curves (:data:`CURVE_FIELDS`), every held-out check, sampled and
   greedy, and the early probes of the sure option's probability;
-- ``summary.json``: ``schema_version``, ``study`` ("pdw"), ``config``, ``seeds``, ``claims`` (verdict
+- ``summary.json``: ``schema_version``, ``study`` ("pdw"), ``config``, ``seeds``, ``claims``
+(verdict
   "new (no paper number)"), ``values``, ``per_seed``, ``reading`` (S1, S2 per agent), ``answer``,
   and the manifest ``files`` (each data file's SHA-256; a file that does not match is not used).
 
-``results/pdw_sweep/`` (``python -m labcore explore pdw-sweep``, :mod:`labcore.experiments.pdw_sweep`):
+``results/pdw_sweep/`` (``python -m labcore explore pdw-sweep``,
+:mod:`labcore.experiments.pdw_sweep`):
 ``pdw_sweep.csv`` (one row per agent, :data:`SWEEP_FIELDS`), ``pdw_sweep_curves.csv``
 (:data:`CURVE_FIELDS` with the cell), ``summary.json`` (cells, outcomes, factor effects, the answer,
 the manifest).
@@ -48,23 +50,84 @@ SWEEP_ROWS = "pdw_sweep.csv"
 SWEEP_CURVES = "pdw_sweep_curves.csv"
 TRIALS_FIELDS = ("agent", "seed", "training", "coherence", "sure_offered", "choice", "correct")
 """The contract's columns of ``pdw_trials.csv`` (issue 23), in order."""
-BY_COHERENCE_FIELDS = ("agent", "training", "seed", "policy", "coherence", "p_sure", "n_offered", "accuracy_waived",
-                       "accuracy_not_offered", "n_waived", "n_not_offered")
-CURVE_FIELDS = ("cell", "agent", "training", "seed", "update", "policy", "reward", "answered", "accuracy",
-                "p_sure_offered", "s1_contrast", "s2_waived_advantage", "accuracy_waived", "accuracy_not_offered",
-                "p_sure_c0", "p_sure_c3.2", "p_sure_c6.4", "p_sure_c12.8", "p_sure_c25.6", "p_sure_c51.2",
-                "criterion_met", "prob_sure_offered", "prob_sure_not_offered", "train_reward", "train_entropy",
-                "entropy_coef")
+BY_COHERENCE_FIELDS = (
+    "agent",
+    "training",
+    "seed",
+    "policy",
+    "coherence",
+    "p_sure",
+    "n_offered",
+    "accuracy_waived",
+    "accuracy_not_offered",
+    "n_waived",
+    "n_not_offered",
+)
+CURVE_FIELDS = (
+    "cell",
+    "agent",
+    "training",
+    "seed",
+    "update",
+    "policy",
+    "reward",
+    "answered",
+    "accuracy",
+    "p_sure_offered",
+    "s1_contrast",
+    "s2_waived_advantage",
+    "accuracy_waived",
+    "accuracy_not_offered",
+    "p_sure_c0",
+    "p_sure_c3.2",
+    "p_sure_c6.4",
+    "p_sure_c12.8",
+    "p_sure_c25.6",
+    "p_sure_c51.2",
+    "criterion_met",
+    "prob_sure_offered",
+    "prob_sure_not_offered",
+    "train_reward",
+    "train_entropy",
+    "entropy_coef",
+)
 """``pdw_curves.csv``: one row per check and policy ("sampled", "greedy"), and rows with ``policy``
 "probability" for the early probes (only ``prob_sure_*`` filled); ``cell`` is "repro" in the
 reproduction."""
-FACTORS = ("readout_init", "input_scale", "entropy", "trials_per_update", "learning_rate", "baseline",
-           "training_length")
+FACTORS = (
+    "readout_init",
+    "input_scale",
+    "entropy",
+    "trials_per_update",
+    "learning_rate",
+    "baseline",
+    "training_length",
+)
 """The reward explorer's seven factors (protocol 8.7), in the registered order."""
-SWEEP_FIELDS = ("cell", "side", "factor", *FACTORS, "seed", "updates", "stopped", "wall_seconds", "s1_contrast",
-                "keeps_sure", "s2_waived_advantage", "p_sure_offered", "accuracy", "answered", "greedy_s1_contrast",
-                "greedy_p_sure_offered", "p_sure_c0", "p_sure_c3.2", "p_sure_c6.4", "p_sure_c12.8", "p_sure_c25.6",
-                "p_sure_c51.2")
+SWEEP_FIELDS = (
+    "cell",
+    "side",
+    "factor",
+    *FACTORS,
+    "seed",
+    "updates",
+    "stopped",
+    "wall_seconds",
+    "s1_contrast",
+    "keeps_sure",
+    "s2_waived_advantage",
+    "p_sure_offered",
+    "accuracy",
+    "answered",
+    "greedy_s1_contrast",
+    "greedy_p_sure_offered",
+    "p_sure_c0",
+    "p_sure_c3.2",
+    "p_sure_c6.4",
+    "p_sure_c12.8",
+    "p_sure_c25.6",
+    "p_sure_c51.2",
+)
 """``pdw_sweep.csv``: one row per trained agent (sampled evaluation unless ``greedy_``)."""
 
 
@@ -79,14 +142,18 @@ class PDWStudy:
 
 
 def load_pdw(directory: Path | str, files: tuple[str, ...] = (BY_COHERENCE, CURVES)) -> PDWStudy:
-    """Read a study written by ``explore pdw`` or ``explore pdw-sweep``: ``files`` (data files of it)
+    """Read a study written by ``explore pdw`` or ``explore pdw-sweep``: ``files`` (data files of
+    it)
     and ``summary.json``. A file missing, unreadable, or not the one the summary's manifest lists
     is left out with one sentence in ``problems``; nothing raises."""
     directory = Path(directory)
     problems: list[str] = []
     summary = _read_json(directory / SUMMARY, problems)
     if not summary:
-        problems.append(f"{directory} holds no summary.json: run `python -m labcore explore pdw` (or pdw-sweep).")
+        problems.append(
+            f"{directory} holds no summary.json: run `python -m labcore explore pdw` "
+            "(or pdw-sweep)."
+        )
     elif outdated := schema_problem(summary):
         problems.append(outdated)
     manifest = summary.get(MANIFEST) if isinstance(summary.get(MANIFEST), dict) else {}
@@ -97,13 +164,29 @@ def load_pdw(directory: Path | str, files: tuple[str, ...] = (BY_COHERENCE, CURV
             problems.append(f"{name} is missing")
             frames[name] = None
         elif manifest.get(name) != sha256_of(path):
-            problems.append(f"{name} was not written by the run that wrote summary.json; it is ignored")
+            problems.append(
+                f"{name} was not written by the run that wrote summary.json; it is ignored"
+            )
             frames[name] = None
         else:
             frames[name] = _read_csv(path, problems)
     return PDWStudy(directory, summary, frames, problems)
 
 
-__all__ = ["BY_COHERENCE", "BY_COHERENCE_FIELDS", "CURVES", "CURVE_FIELDS", "FACTORS", "PDW_DIR", "PDW_SWEEP_DIR",
-           "SWEEP_CURVES", "SWEEP_FIELDS", "SWEEP_ROWS", "TRIALS", "TRIALS_FIELDS", "TRIALS_GREEDY", "PDWStudy",
-           "load_pdw"]
+__all__ = [
+    "BY_COHERENCE",
+    "BY_COHERENCE_FIELDS",
+    "CURVES",
+    "CURVE_FIELDS",
+    "FACTORS",
+    "PDW_DIR",
+    "PDW_SWEEP_DIR",
+    "SWEEP_CURVES",
+    "SWEEP_FIELDS",
+    "SWEEP_ROWS",
+    "TRIALS",
+    "TRIALS_FIELDS",
+    "TRIALS_GREEDY",
+    "PDWStudy",
+    "load_pdw",
+]

@@ -7,7 +7,8 @@ actor-critic (A2C) with generalised advantage estimation (GAE):
 1. **Rollout.** ``episodes_per_update`` wagering episodes run at once in the batched simulator
    (:mod:`labcore.envs.batch`), the agent stepping with :meth:`~labcore.agents.Agent.step` and
    *sampling* its actions from its policy (a categorical over the 7 MiniGrid actions) with the
-   agent's own generator. The wager is arm (a)'s (``labcore.training.wager_reward``): on each trial a bet
+   agent's own generator. The wager is arm (a)'s (``labcore.training.wager_reward``): on each trial
+   a bet
    is drawn from Bernoulli(confidence at the choice step); at the wager step the agent executes
    ``pickup`` (bet) or ``drop`` (opt out) accordingly, so the environment pays exactly the
    sampled bet (+1 correct, -1 wrong, 0 opt-out). Trials without a wager pay +1 for the
@@ -71,7 +72,8 @@ class PolicyGradientConfig:
     """The hyperparameters every policy-gradient trainer of the lab shares (one home for them).
 
     :class:`RLConfig` (E4 arm (b), the wagering task) and
-    :class:`labcore.training.neurogym_trainer.NeuroGymRLConfig` (NeuroGym's task, protocol 8.6-8.7) extend it;
+    :class:`labcore.training.neurogym_trainer.NeuroGymRLConfig` (NeuroGym's task, protocol 8.6-8.7)
+    extend it;
     :func:`a2c_loss` reads these fields. The defaults are arm (b)'s (protocol 8.3, change log
     2026-11-23): ``lr`` and ``entropy_coef`` were set after two runs of seed 0 (1e-3 and 0.01
     first: it reached the criterion too, at update 300 instead of 200), judged on held-out
@@ -83,7 +85,8 @@ class PolicyGradientConfig:
     gamma: float = 1.0
     """Discount factor (registered: 1, the episode's total reward)."""
     gae_lambda: float = 0.95
-    """GAE's lambda (registered for arm (b): 0.95); 1 gives the full return minus the baseline (REINFORCE)."""
+    """GAE's lambda (registered for arm (b): 0.95); 1 gives the full return minus the baseline
+    (REINFORCE)."""
     normalize_advantages: bool = True
     """Scale the advantages of each batch to zero mean and unit SD over the policy's steps."""
     value_coef: float = 0.5
@@ -100,8 +103,15 @@ class PolicyGradientConfig:
     def __post_init__(self) -> None:
         if not (0 < self.gamma <= 1 and 0 <= self.gae_lambda <= 1 and self.lr > 0):
             raise ValueError("gamma must be in (0, 1], gae_lambda in [0, 1] and lr > 0")
-        if self.entropy_coef < 0 or self.value_coef < 0 or self.max_grad_norm <= 0 or self.threads < 1:
-            raise ValueError("entropy_coef and value_coef must be >= 0, max_grad_norm > 0 and threads >= 1")
+        if (
+            self.entropy_coef < 0
+            or self.value_coef < 0
+            or self.max_grad_norm <= 0
+            or self.threads < 1
+        ):
+            raise ValueError(
+                "entropy_coef and value_coef must be >= 0, max_grad_norm > 0 and threads >= 1"
+            )
 
 
 @dataclass(frozen=True)
@@ -132,12 +142,21 @@ class RLConfig(PolicyGradientConfig):
     max_updates: int = 3000
     """Update budget (the E4 configuration's; the run stops there whatever the accuracy)."""
     criterion: float = 0.80
-    """Held-out accuracy a seed must reach (registered: the ideal observer's 0.859 minus 6 points)."""
+    """Held-out accuracy a seed must reach (registered: the ideal observer's 0.859 minus 6
+    points)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.episodes_per_update < 2 or self.heldout_episodes < 10 or self.eval_every < 1 or self.patience < 1:
-            raise ValueError("episodes_per_update >= 2, heldout_episodes >= 10, eval_every and patience >= 1 needed")
+        if (
+            self.episodes_per_update < 2
+            or self.heldout_episodes < 10
+            or self.eval_every < 1
+            or self.patience < 1
+        ):
+            raise ValueError(
+                "episodes_per_update >= 2, heldout_episodes >= 10, eval_every and "
+                "patience >= 1 needed"
+            )
         if not 1 <= self.min_updates <= self.max_updates:
             raise ValueError("min_updates must be in 1..max_updates")
         if not 1 <= self.train_pool <= EPISODE_SEED_STRIDE:
@@ -162,13 +181,20 @@ class RLConfig(PolicyGradientConfig):
             return cfg or cls()
         if cfg.mode != "fast":
             raise ValueError("reinforcement learning has no paper schedule: use mode 'fast'")
-        return cls(max_updates=cfg.max_updates, min_updates=cfg.min_updates, eval_every=cfg.eval_every,
-                   patience=cfg.patience, heldout_episodes=cfg.heldout_episodes, threads=cfg.threads)
+        return cls(
+            max_updates=cfg.max_updates,
+            min_updates=cfg.min_updates,
+            eval_every=cfg.eval_every,
+            patience=cfg.patience,
+            heldout_episodes=cfg.heldout_episodes,
+            threads=cfg.threads,
+        )
 
 
 # ----------------------------------------------------------------------- the A2C pieces
-def gae(rewards: torch.Tensor, values: torch.Tensor, valid: torch.Tensor, gamma: float,
-        lam: float) -> tuple[torch.Tensor, torch.Tensor]:
+def gae(
+    rewards: torch.Tensor, values: torch.Tensor, valid: torch.Tensor, gamma: float, lam: float
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Generalised advantage estimates and value targets of episodes ``(B, T)``.
 
     ``valid`` marks each episode's steps (a prefix); an episode ends after its last valid step
@@ -178,7 +204,8 @@ def gae(rewards: torch.Tensor, values: torch.Tensor, valid: torch.Tensor, gamma:
 
     Examples
     --------
-    >>> a, r = gae(torch.tensor([[0.0, 1.0]]), torch.tensor([[0.5, 0.5]]), torch.tensor([[True, True]]), 1.0, 1.0)
+    >>> rewards, values = torch.tensor([[0.0, 1.0]]), torch.tensor([[0.5, 0.5]])
+    >>> a, r = gae(rewards, values, torch.tensor([[True, True]]), 1.0, 1.0)
     >>> a.tolist(), r.tolist()
     ([[0.5, 0.5]], [[1.0, 1.0]])
     """
@@ -199,9 +226,17 @@ def gae(rewards: torch.Tensor, values: torch.Tensor, valid: torch.Tensor, gamma:
     return advantages, (advantages + values) * valid
 
 
-def a2c_loss(log_prob: torch.Tensor, entropy: torch.Tensor, values: torch.Tensor, advantages: torch.Tensor,
-             returns: torch.Tensor, policy_mask: torch.Tensor, value_mask: torch.Tensor,
-             cfg: PolicyGradientConfig, entropy_coef: float | None = None) -> tuple[torch.Tensor, dict[str, float]]:
+def a2c_loss(
+    log_prob: torch.Tensor,
+    entropy: torch.Tensor,
+    values: torch.Tensor,
+    advantages: torch.Tensor,
+    returns: torch.Tensor,
+    policy_mask: torch.Tensor,
+    value_mask: torch.Tensor,
+    cfg: PolicyGradientConfig,
+    entropy_coef: float | None = None,
+) -> tuple[torch.Tensor, dict[str, float]]:
     """The actor-critic loss and its parts (detached floats).
 
     ``log_prob`` of the taken actions, ``entropy`` of the policy and ``values`` carry gradients;
@@ -224,11 +259,16 @@ def a2c_loss(log_prob: torch.Tensor, entropy: torch.Tensor, values: torch.Tensor
     ent = (entropy * pm).sum() / n_policy
     beta = cfg.entropy_coef if entropy_coef is None else entropy_coef
     loss = policy + cfg.value_coef * value - beta * ent
-    return loss, {"policy_loss": float(policy.detach()), "value_loss": float(value.detach()), "entropy": float(ent.detach())}
+    return loss, {
+        "policy_loss": float(policy.detach()),
+        "value_loss": float(value.detach()),
+        "entropy": float(ent.detach()),
+    }
 
 
 def policy_terms(logits: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Log-probability of ``actions`` and entropy of the categorical policy of ``logits`` (..., A)."""
+    """Log-probability of ``actions`` and entropy of the categorical policy of ``logits`` (...,
+    A)."""
     log_p = torch.log_softmax(logits, -1)
     taken = log_p.gather(-1, actions.clamp(min=0)[..., None]).squeeze(-1)
     return taken, -(log_p.exp() * log_p).sum(-1)
@@ -258,8 +298,13 @@ class Episodes:
     def observation(self) -> Observation:
         """The recorded observations, for a teacher-forced pass."""
         pose = torch.as_tensor(self.pose)
-        return Observation(direction=torch.as_tensor(self.direction_table)[pose], task=torch.as_tensor(self.task),
-                           cue=torch.as_tensor(self.cue), pose=pose, image_table=torch.as_tensor(self.image_table))
+        return Observation(
+            direction=torch.as_tensor(self.direction_table)[pose],
+            task=torch.as_tensor(self.task),
+            cue=torch.as_tensor(self.cue),
+            pose=pose,
+            image_table=torch.as_tensor(self.image_table),
+        )
 
 
 @torch.no_grad()
@@ -277,17 +322,24 @@ def collect(agent: Agent, seeds: Sequence[int], generator: torch.Generator) -> E
     state = agent.initial_state(n)
     uniforms = torch.rand(n, generator=generator).numpy()
     confidence = np.full(n, np.nan)
-    rec = {"pose": np.zeros((n, t_max), np.int64), "task": np.zeros((n, t_max, E.TASK_DIM), np.float32),
-           "cue": np.zeros((n, t_max, E.CUE_DIM), np.float32), "action": np.zeros((n, t_max), np.int64),
-           "reward": np.zeros((n, t_max), np.float32), "valid": np.zeros((n, t_max), bool),
-           "step_kind": np.zeros((n, t_max), np.int64)}
+    rec = {
+        "pose": np.zeros((n, t_max), np.int64),
+        "task": np.zeros((n, t_max, E.TASK_DIM), np.float32),
+        "cue": np.zeros((n, t_max, E.CUE_DIM), np.float32),
+        "action": np.zeros((n, t_max), np.int64),
+        "reward": np.zeros((n, t_max), np.float32),
+        "valid": np.zeros((n, t_max), bool),
+        "step_kind": np.zeros((n, t_max), np.int64),
+    }
     length = 0
     for t in range(t_max):
         alive = sim.alive.copy()
         if not alive.any():
             break
         out, state = agent.step(observation_at(obs), state)
-        drawn = torch.multinomial(torch.softmax(out.logits, -1), 1, generator=generator)[:, 0].numpy()
+        drawn = torch.multinomial(torch.softmax(out.logits, -1), 1, generator=generator)[
+            :, 0
+        ].numpy()
         kind = sim.step_kind()
         choice = alive & (kind == StepKind.REPORT_1)
         confidence[choice] = out.confidence.numpy()[choice]
@@ -301,13 +353,20 @@ def collect(agent: Agent, seeds: Sequence[int], generator: torch.Generator) -> E
         length = t + 1
     st = sim.state
     trimmed = {k: v[:, :length] for k, v in rec.items()}
-    return Episodes(**trimmed, image_table=np.array(sim.tables.image), direction_table=np.array(sim.tables.direction),
-                    bet=st.bet == 1, correct=st.decision == sim.trials.stimulus,
-                    wager=(trimmed["valid"] & (trimmed["step_kind"] == StepKind.WAGER)).any(1))
+    return Episodes(
+        **trimmed,
+        image_table=np.array(sim.tables.image),
+        direction_table=np.array(sim.tables.direction),
+        bet=st.bet == 1,
+        correct=st.decision == sim.trials.stimulus,
+        wager=(trimmed["valid"] & (trimmed["step_kind"] == StepKind.WAGER)).any(1),
+    )
 
 
 # ----------------------------------------------------------------------- one update
-def episode_losses(agent: Agent, episodes: Episodes, cfg: RLConfig) -> tuple[torch.Tensor, dict[str, float]]:
+def episode_losses(
+    agent: Agent, episodes: Episodes, cfg: RLConfig
+) -> tuple[torch.Tensor, dict[str, float]]:
     """The total loss of one batch of sampled episodes and its parts (module docstring, step 2)."""
     out = agent.forward_sequence(episodes.observation())
     valid = torch.as_tensor(episodes.valid)
@@ -325,8 +384,9 @@ def episode_losses(agent: Agent, episodes: Episodes, cfg: RLConfig) -> tuple[tor
         conf = out.confidence.gather(-1, at).squeeze(-1)
         wager = torch.as_tensor(episodes.wager) & choice.any(-1)
         bets, correct = torch.as_tensor(episodes.bet) & wager, torch.as_tensor(episodes.correct)
-        wager_loss, wager_reward = wager_reward_loss(conf[None], correct[None], wager[None], bets[None],
-                                                     WRONG_BET_PAYOFF)
+        wager_loss, wager_reward = wager_reward_loss(
+            conf[None], correct[None], wager[None], bets[None], WRONG_BET_PAYOFF
+        )
         l2 = (out.z_self.pow(2).mean(-1) * valid).sum() / valid.sum().clamp(min=1)
         loss = loss + cfg.wager_coef * wager_loss[0] + cfg.self_model_l2 * l2
         parts.update(wager_loss=float(wager_loss[0].detach()), wager_reward=float(wager_reward[0]))
@@ -353,20 +413,24 @@ def evaluate(agent: Agent, seeds: Sequence[int]) -> dict[str, float | None]:
     correct = out["correct"].astype(bool) & decided
     conf = out["confidence"].astype(np.float64)
     wagered = trace.labels["wager"] & decided
-    values = {"accuracy": float(correct.mean()),
-              "auroc": learning_curve_auroc(correct[decided], conf[decided]),
-              "confidence": float(conf[decided].mean()) if decided.any() else float("nan"),
-              "reward": float(trace.reward.sum(1).mean()),
-              "opt_out": float((out["bet"][wagered] == 0).mean()) if wagered.any() else float("nan"),
-              "wager_reward": float((conf * np.where(correct, 1.0, WRONG_BET_PAYOFF))[wagered].mean())
-              if wagered.any() else float("nan"),
-              "agreement": float(trace.per_step_accuracy().mean())}
+    values = {
+        "accuracy": float(correct.mean()),
+        "auroc": learning_curve_auroc(correct[decided], conf[decided]),
+        "confidence": float(conf[decided].mean()) if decided.any() else float("nan"),
+        "reward": float(trace.reward.sum(1).mean()),
+        "opt_out": float((out["bet"][wagered] == 0).mean()) if wagered.any() else float("nan"),
+        "wager_reward": float((conf * np.where(correct, 1.0, WRONG_BET_PAYOFF))[wagered].mean())
+        if wagered.any()
+        else float("nan"),
+        "agreement": float(trace.per_step_accuracy().mean()),
+    }
     return {k: v if np.isfinite(v) else None for k, v in values.items()}
 
 
 # ----------------------------------------------------------------------- training
 ProgressFn = Callable[[int, int, dict[str, float]], None]
-"""``progress(done, total, metrics)``, as :data:`labcore.training.member_bookkeeping.ProgressFn` (updates of the budget)."""
+"""``progress(done, total, metrics)``, as :data:`labcore.training.member_bookkeeping.ProgressFn`
+(updates of the budget)."""
 
 
 def _resolve(task: str, kind: str | AgentConfig) -> AgentConfig:
@@ -376,21 +440,31 @@ def _resolve(task: str, kind: str | AgentConfig) -> AgentConfig:
     if task != "wagering":
         raise ValueError(f"reinforcement learning runs on the wagering task only, not {task!r}")
     if trainer_of(config.kind) != "rl" or not config.value_head:
-        raise ValueError(f"{config.kind} is made by behaviour cloning; the reinforcement-learning kinds are "
-                         f"{sorted(k for k in AGENT_KINDS if trainer_of(k) == 'rl')}")
+        raise ValueError(
+            f"{config.kind} is made by behaviour cloning; the reinforcement-learning kinds are "
+            f"{sorted(k for k in AGENT_KINDS if trainer_of(k) == 'rl')}"
+        )
     return config
 
 
-def _train_seed(task: str, kind: str | AgentConfig, seed: int, cfg: RLConfig | TrainConfig | None = None,
-                progress: ProgressFn | None = None) -> TrainedAgent:
-    """Train one seed from the task's reward to the registered convergence rule (see :func:`train_seeds`)."""
+def _train_seed(
+    task: str,
+    kind: str | AgentConfig,
+    seed: int,
+    cfg: RLConfig | TrainConfig | None = None,
+    progress: ProgressFn | None = None,
+) -> TrainedAgent:
+    """Train one seed from the task's reward to the registered convergence rule (see
+    :func:`train_seeds`)."""
     config = _resolve(task, kind)
     cfg = RLConfig.of(cfg)
     start = time.perf_counter()
     # -- seeding: everything random below comes from these
     torch.set_num_threads(cfg.threads)
     seed_everything(seed)
-    agent = build_agent(config, seed)  # the initial weights of b2_ws with this seed, plus the critic
+    agent = build_agent(
+        config, seed
+    )  # the initial weights of b2_ws with this seed, plus the critic
     generator = torch.Generator().manual_seed(seed)  # episode draws, actions, bets
     train_seeds = episode_seeds(seed, "train", cfg.train_pool)
     heldout = episode_seeds(seed, "heldout", cfg.heldout_episodes)
@@ -400,7 +474,9 @@ def _train_seed(task: str, kind: str | AgentConfig, seed: int, cfg: RLConfig | T
     best_accuracy, best_state, best_update, stale, update = -1.0, None, 0, 0, 0
     train_parts: list[dict[str, float]] = []
     for update in range(1, cfg.max_updates + 1):
-        draw = torch.randint(len(train_seeds), (cfg.episodes_per_update,), generator=generator).numpy()
+        draw = torch.randint(
+            len(train_seeds), (cfg.episodes_per_update,), generator=generator
+        ).numpy()
         agent.train()
         episodes = collect(agent, train_seeds[draw], generator)
         loss, parts = episode_losses(agent, episodes, cfg)
@@ -413,44 +489,75 @@ def _train_seed(task: str, kind: str | AgentConfig, seed: int, cfg: RLConfig | T
             continue
         agent.eval()
         metrics = evaluate(agent, heldout)
-        mean_train = {f"train_{k}": float(np.mean([p[k] for p in train_parts])) for k in train_parts[0]}
+        mean_train = {
+            f"train_{k}": float(np.mean([p[k] for p in train_parts])) for k in train_parts[0]
+        }
         train_parts = []
-        history.append({"update": update, "agreement": metrics["agreement"],  # the key BC's curves use
-                        **{f"heldout_{k}": v for k, v in metrics.items()}, **mean_train})
+        history.append(
+            {
+                "update": update,
+                "agreement": metrics["agreement"],  # the key BC's curves use
+                **{f"heldout_{k}": v for k, v in metrics.items()},
+                **mean_train,
+            }
+        )
         improved = metrics["accuracy"] > best_accuracy + cfg.accuracy_tolerance
         stale = 0 if improved else stale + 1
         if metrics["accuracy"] > best_accuracy:
             best_accuracy, best_update = metrics["accuracy"], update
             best_state = copy.deepcopy(agent.state_dict())
         if progress is not None:
-            progress(update, cfg.max_updates, {"members_done": 0.0, "members": 1.0,
-                                               "accuracy": metrics["accuracy"]})
+            progress(
+                update,
+                cfg.max_updates,
+                {"members_done": 0.0, "members": 1.0, "accuracy": metrics["accuracy"]},
+            )
         if update >= cfg.min_updates and stale >= cfg.patience:
             break
     agent.load_state_dict(best_state)
     agent.eval()
     final = evaluate(agent, heldout)
     record = {
-        "task": task, "task_id": E.WAGERING, "kind": config.kind, "seed": int(seed), "mode": cfg.mode,
-        "trainer": "rl", "meta_signal": "reward", "wrong_bet_payoff": WRONG_BET_PAYOFF,
-        "config": asdict(config), "train_config": asdict(cfg),
+        "task": task,
+        "task_id": E.WAGERING,
+        "kind": config.kind,
+        "seed": int(seed),
+        "mode": cfg.mode,
+        "trainer": "rl",
+        "meta_signal": "reward",
+        "wrong_bet_payoff": WRONG_BET_PAYOFF,
+        "config": asdict(config),
+        "train_config": asdict(cfg),
         **{f"heldout_{k}": v for k, v in final.items()},
-        "criterion": cfg.criterion, "criterion_text": f"held-out accuracy >= {cfg.criterion:.2f}",
-        "criterion_attainable": True, "meets_criterion": final["accuracy"] >= cfg.criterion,
+        "criterion": cfg.criterion,
+        "criterion_text": f"held-out accuracy >= {cfg.criterion:.2f}",
+        "criterion_attainable": True,
+        "meets_criterion": final["accuracy"] >= cfg.criterion,
         "excluded": final["accuracy"] < cfg.criterion,
-        "updates": update, "final_update": update, "best_update": best_update,
-        "episodes_seen": update * cfg.episodes_per_update, "batch_seeds": [int(seed)],
-        "wall_seconds": round(time.perf_counter() - start, 3), "history": history, "versions": library_versions(),
+        "updates": update,
+        "final_update": update,
+        "best_update": best_update,
+        "episodes_seen": update * cfg.episodes_per_update,
+        "batch_seeds": [int(seed)],
+        "wall_seconds": round(time.perf_counter() - start, 3),
+        "history": history,
+        "versions": library_versions(),
         "compute": compute.fingerprint(cfg.threads),
     }
     return TrainedAgent(agent, record)
 
 
-def train_seeds(task: str, kind: str | AgentConfig, seeds: Sequence[int], cfg: RLConfig | TrainConfig | None = None,
-                progress: ProgressFn | None = None) -> list[TrainedAgent]:
+def train_seeds(
+    task: str,
+    kind: str | AgentConfig,
+    seeds: Sequence[int],
+    cfg: RLConfig | TrainConfig | None = None,
+    progress: ProgressFn | None = None,
+) -> list[TrainedAgent]:
     """Train one agent per seed from the task's reward to the registered convergence rule.
 
-    The reinforcement-learning trainer's one entry (:func:`labcore.training.provision.train_and_save` picks
+    The reinforcement-learning trainer's one entry
+    (:func:`labcore.training.provision.train_and_save` picks
     it for the kinds it makes). Seeds train in turn: a member depends on its seed only.
 
     Parameters
@@ -458,14 +565,16 @@ def train_seeds(task: str, kind: str | AgentConfig, seeds: Sequence[int], cfg: R
     task : "wagering" (the only task with the wager)
     kind : an RL kind in ``AGENT_KINDS`` (``TRAINER_OF_KIND``), e.g. "reward_all", or its config
     seeds : agent seeds (weights, episode draws, actions and bets), distinct
-    cfg : the hyperparameters (:class:`RLConfig`; a ``TrainConfig`` lends its budget, :meth:`RLConfig.of`)
+    cfg : the hyperparameters (:class:`RLConfig`; a ``TrainConfig`` lends its budget,
+    :meth:`RLConfig.of`)
     progress : called as ``progress(done, total, metrics)`` after each evaluation: the updates of
         all seeds against their summed budget, with ``members_done`` of ``members``, as
         :func:`labcore.training.behaviour_cloning.train_seeds` reports it
 
     Returns
     -------
-    One :class:`~labcore.training.behaviour_cloning.TrainedAgent` per seed, in order: the best held-out weights and
+    One :class:`~labcore.training.behaviour_cloning.TrainedAgent` per seed, in order: the best
+    held-out weights and
     the record (``history``: held-out accuracy, AUROC and mean reward per evaluation).
     """
     seeds = [int(s) for s in seeds]
@@ -478,15 +587,24 @@ def train_seeds(task: str, kind: str | AgentConfig, seeds: Sequence[int], cfg: R
     def forward(k: int) -> ProgressFn | None:
         if progress is None:
             return None
-        return lambda done, _, m: progress(k * cfg.max_updates + done, total,
-                                           {**m, "members_done": float(k), "members": float(len(seeds))})
+        return lambda done, _, m: progress(
+            k * cfg.max_updates + done,
+            total,
+            {**m, "members_done": float(k), "members": float(len(seeds))},
+        )
 
     for k, seed in enumerate(seeds):
         out.append(_train_seed(task, kind, seed, cfg, forward(k)))
         if progress is not None:
-            progress((k + 1) * cfg.max_updates, total, {"members_done": float(k + 1), "members": float(len(seeds)),
-                                                        "accuracy": out[-1].record["heldout_accuracy"]})
+            progress(
+                (k + 1) * cfg.max_updates,
+                total,
+                {
+                    "members_done": float(k + 1),
+                    "members": float(len(seeds)),
+                    "accuracy": out[-1].record["heldout_accuracy"],
+                },
+            )
     for trained in out:
         trained.record["batch_seeds"] = seeds
     return out
-

@@ -49,7 +49,8 @@ from labcore.training.paper_schedule import _train_paper
 from labcore.training.wager_reward import warm_start
 
 TASK_IDS = {"dual": E.DUAL_TASK, "wagering": E.WAGERING}
-"""Training task of each name; E2 and E3 agents are trained on the dual task, E1 agents on wagering."""
+"""Training task of each name; E2 and E3 agents are trained on the dual task, E1 agents on
+wagering."""
 
 
 # ----------------------------------------------------------------------- the trainers
@@ -63,9 +64,14 @@ class TrainedAgent:
 
 def library_versions() -> dict[str, str]:
     """Versions of the libraries a training record was made with."""
-    return {"labcore": labcore.__version__, "torch": torch.__version__, "numpy": np.__version__,
-            "gymnasium": gymnasium.__version__, "minigrid": minigrid.__version__,
-            "python": platform.python_version()}
+    return {
+        "labcore": labcore.__version__,
+        "torch": torch.__version__,
+        "numpy": np.__version__,
+        "gymnasium": gymnasium.__version__,
+        "minigrid": minigrid.__version__,
+        "python": platform.python_version(),
+    }
 
 
 def _resolve(task: str, kind: str | AgentConfig) -> AgentConfig:
@@ -87,7 +93,8 @@ def train_seeds(
 ) -> list[TrainedAgent]:
     """Train one agent per seed, all seeds at once as one seed-batched model.
 
-    Behaviour cloning's one entry (:func:`labcore.training.provision.train_and_save` picks it for the kinds
+    Behaviour cloning's one entry (:func:`labcore.training.provision.train_and_save` picks it for
+    the kinds
     it makes; a seed alone is a batch of one).
 
     Parameters
@@ -118,7 +125,9 @@ def train_seeds(
     bit for bit, alone or in any batch (``tests/agents/test_training.py``).
     """
     config = _resolve(task, kind)
-    cfg = train_config_of(config.kind, cfg or TrainConfig(), task)  # a kind's own training signal (E4)
+    cfg = train_config_of(
+        config.kind, cfg or TrainConfig(), task
+    )  # a kind's own training signal (E4)
     seeds = [int(s) for s in seeds]
     if not seeds or len(set(seeds)) != len(seeds):
         raise ValueError("seeds must be distinct and at least one")
@@ -126,16 +135,23 @@ def train_seeds(
     start = time.perf_counter()
     task_id = TASK_IDS[task]
     rows = seeds if len(seeds) > 1 else seeds * 2  # the second row of a solo run is its shadow
-    train, heldout = member_demonstrations(task_id, [
-        np.stack([episode_seeds(s, "train", cfg.train_episodes) for s in rows]),
-        np.stack([episode_seeds(s, "heldout", cfg.heldout_episodes) for s in rows])])
+    train, heldout = member_demonstrations(
+        task_id,
+        [
+            np.stack([episode_seeds(s, "train", cfg.train_episodes) for s in rows]),
+            np.stack([episode_seeds(s, "heldout", cfg.heldout_episodes) for s in rows]),
+        ],
+    )
     agents = []
     for s in rows:
         seed_everything(s)  # each member's initialisation is what it gets when trained alone
         agents.append(build_agent(config, s))
         if cfg.meta_signal == "reward" and cfg.wager_start == "warm":  # protocol 8.8.2
             warm_start(agents[-1], task, cfg.warm_start_kind, s)
-    members = [_Member(s, torch.Generator().manual_seed(s), shadow=k >= len(seeds)) for k, s in enumerate(rows)]
+    members = [
+        _Member(s, torch.Generator().manual_seed(s), shadow=k >= len(seeds))
+        for k, s in enumerate(rows)
+    ]
     params = MemberParameters(agents)
     if cfg.mode == "fast":
         states = _train_fast(config, params, members, train, heldout, cfg, progress)
@@ -147,7 +163,7 @@ def train_seeds(
     wall = round(time.perf_counter() - start, 3)
     attainable = config.cue_route != "none"
     out = []
-    for member, agent, final in zip(members[:len(seeds)], agents, finals, strict=False):
+    for member, agent, final in zip(members[: len(seeds)], agents, finals, strict=False):
         record = {
             "task": task,
             "task_id": task_id,
@@ -155,7 +171,9 @@ def train_seeds(
             "seed": member.seed,
             "mode": cfg.mode,
             "meta_signal": cfg.meta_signal if config.self_model else None,
-            "wrong_bet_payoff": cfg.wrong_bet_payoff if config.self_model and cfg.meta_signal == "reward" else None,
+            "wrong_bet_payoff": cfg.wrong_bet_payoff
+            if config.self_model and cfg.meta_signal == "reward"
+            else None,
             "config": asdict(config),
             "train_config": asdict(cfg),
             "heldout_agreement": final["agreement"],
@@ -167,12 +185,17 @@ def train_seeds(
             "updates": member.updates,
             "final_update": member.updates,
             "best_update": member.best_update,
-            "episodes_seen": member.updates * cfg.batch_episodes if cfg.mode == "fast" else cfg.train_episodes,
+            "episodes_seen": member.updates * cfg.batch_episodes
+            if cfg.mode == "fast"
+            else cfg.train_episodes,
             "batch_seeds": seeds,
             "wall_seconds": wall,
             "history": member.history,
-            **({"wager_start_update": member.wager_from, "wager_curve": member.curve}
-               if config.self_model and cfg.meta_signal == "reward" else {}),
+            **(
+                {"wager_start_update": member.wager_from, "wager_curve": member.curve}
+                if config.self_model and cfg.meta_signal == "reward"
+                else {}
+            ),
             "versions": library_versions(),
             "compute": compute.fingerprint(cfg.threads),
         }

@@ -53,10 +53,16 @@ def _masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return (values * m).flatten(1).sum(1) / m.flatten(1).sum(1).clamp(min=1.0)
 
 
-def compute_losses(config: AgentConfig, out: SequenceOutput, batch: MemberDemos, cfg: TrainConfig,
-                   step_mask: torch.Tensor | None = None, normaliser: torch.Tensor | None = None,
-                   generators: Sequence[torch.Generator] | None = None,
-                   meta_scale: torch.Tensor | None = None) -> Losses:
+def compute_losses(
+    config: AgentConfig,
+    out: SequenceOutput,
+    batch: MemberDemos,
+    cfg: TrainConfig,
+    step_mask: torch.Tensor | None = None,
+    normaliser: torch.Tensor | None = None,
+    generators: Sequence[torch.Generator] | None = None,
+    meta_scale: torch.Tensor | None = None,
+) -> Losses:
     """Imitation, metacognition, stimulus-probe and z_self activity losses, per member.
 
     The imitation loss is the weighted cross-entropy of the oracle action (KL with a one-hot
@@ -66,7 +72,8 @@ def compute_losses(config: AgentConfig, out: SequenceOutput, batch: MemberDemos,
     normalisation (the paper schedule scores one step, divided by its episode's mean weight,
     so the weights reach the gradient; dividing by the step's own weight would cancel them).
     With ``cfg.meta_signal == "reward"`` the meta loss is the wager's policy gradient on bets
-    drawn from ``generators`` (one per member; :mod:`labcore.training.wager_reward`; none: held out).
+    drawn from ``generators`` (one per member; :mod:`labcore.training.wager_reward`; none: held
+    out).
     ``meta_scale`` ``(N,)`` multiplies each member's meta loss (0 before its wager phase starts).
     """
     c = config
@@ -77,7 +84,9 @@ def compute_losses(config: AgentConfig, out: SequenceOutput, batch: MemberDemos,
     n_actions = out.logits.shape[-1]
 
     def imitation(logits: torch.Tensor) -> torch.Tensor:
-        ce = nn.functional.cross_entropy(logits.reshape(-1, n_actions), target.reshape(-1), reduction="none")
+        ce = nn.functional.cross_entropy(
+            logits.reshape(-1, n_actions), target.reshape(-1), reduction="none"
+        )
         return (ce.reshape(weight.shape) * weight).flatten(1).sum(1) / norm
 
     total = imitation(out.logits)
@@ -109,7 +118,9 @@ def compute_losses(config: AgentConfig, out: SequenceOutput, batch: MemberDemos,
         # cue has been written (paper sec. 4.3.2, "Stimulus Auxiliary Loss").
         written = valid & out.occupied.any(-1)
         label = batch.stimulus[:, :, None].expand_as(out.stimulus_logit)
-        bce = nn.functional.binary_cross_entropy_with_logits(out.stimulus_logit, label, reduction="none")
+        bce = nn.functional.binary_cross_entropy_with_logits(
+            out.stimulus_logit, label, reduction="none"
+        )
         probe = _masked_mean(bce, written)
         total = total + cfg.stimulus_probe_weight * probe
         parts["stimulus_probe"] = probe.detach()
@@ -118,50 +129,80 @@ def compute_losses(config: AgentConfig, out: SequenceOutput, batch: MemberDemos,
 
 
 # ----------------------------------------------------------------------- randomness per member
-def _noise_sds(config: AgentConfig, episodes: int, generators: Sequence[torch.Generator]) -> list | None:
+def _noise_sds(
+    config: AgentConfig, episodes: int, generators: Sequence[torch.Generator]
+) -> list | None:
     """Per-episode workspace-noise SDs of noise-augmented training, from each member's generator."""
     if config.train_workspace_noise <= 0:
         return None
     return [torch.rand(episodes, generator=g) * config.train_workspace_noise for g in generators]
 
 
-def _noise_fn(config: AgentConfig, sds: list | None, generators: Sequence[torch.Generator]) -> Callable | None:
-    """The workspace-noise callback of :func:`sequence_forward`: each member's draws from its generator."""
+def _noise_fn(
+    config: AgentConfig, sds: list | None, generators: Sequence[torch.Generator]
+) -> Callable | None:
+    """The workspace-noise callback of :func:`sequence_forward`: each member's draws from its
+    generator."""
     if sds is None:
         return None
     iv = Intervention()
 
     def noise(source: torch.Tensor) -> torch.Tensor:
-        return torch.stack([sequence_workspace_noise(source[i], iv, sds[i], config.slot_dim, g)
-                            for i, g in enumerate(generators)])
+        return torch.stack(
+            [
+                sequence_workspace_noise(source[i], iv, sds[i], config.slot_dim, g)
+                for i, g in enumerate(generators)
+            ]
+        )
+
     return noise
 
 
-def _dropout_mask(config: AgentConfig, shape: tuple[int, int], generators: Sequence[torch.Generator]):
+def _dropout_mask(
+    config: AgentConfig, shape: tuple[int, int], generators: Sequence[torch.Generator]
+):
     """Pre-scaled dropout masks ``(N, B, T, hidden)`` of the policy's hidden layer, per member."""
     if config.dropout <= 0:
         return None
     keep = 1.0 - config.dropout
-    return torch.stack([torch.empty(*shape, config.readout_hidden).bernoulli_(keep, generator=g) / keep
-                        for g in generators])
+    return torch.stack(
+        [
+            torch.empty(*shape, config.readout_hidden).bernoulli_(keep, generator=g) / keep
+            for g in generators
+        ]
+    )
 
 
-def _forward(config: AgentConfig, params: MemberParameters, batch: MemberDemos,
-             generators: Sequence[torch.Generator] | None = None, sds: list | None = None,
-             centre_mask: torch.Tensor | None = None) -> SequenceOutput:
+def _forward(
+    config: AgentConfig,
+    params: MemberParameters,
+    batch: MemberDemos,
+    generators: Sequence[torch.Generator] | None = None,
+    sds: list | None = None,
+    centre_mask: torch.Tensor | None = None,
+) -> SequenceOutput:
     """The training pass; with ``generators``, dropout and noise are drawn per member; a centred
     confidence head takes its centre over ``centre_mask`` (else the stored one)."""
     noise = dropout = None
     if generators is not None:
         dropout = _dropout_mask(config, batch.inputs.shape[1:], generators)
-        noise = _noise_fn(config, sds, generators)  # its draws happen inside the pass, after the masks
-    return sequence_forward(params.tensors(), config, batch.inputs, workspace_noise=noise, dropout=dropout,
-                            centre_mask=centre_mask)
+        noise = _noise_fn(
+            config, sds, generators
+        )  # its draws happen inside the pass, after the masks
+    return sequence_forward(
+        params.tensors(),
+        config,
+        batch.inputs,
+        workspace_noise=noise,
+        dropout=dropout,
+        centre_mask=centre_mask,
+    )
 
 
 @torch.no_grad()
-def heldout_metrics(config: AgentConfig, params: MemberParameters, data: MemberDemos,
-                    cfg: TrainConfig) -> list[dict[str, float]]:
+def heldout_metrics(
+    config: AgentConfig, params: MemberParameters, data: MemberDemos, cfg: TrainConfig
+) -> list[dict[str, float]]:
     """Teacher-forced held-out agreement with the oracle per member (paper sec. 4.3.3).
 
     ``loss`` is the weighted imitation loss (the behaviour-cloning objective, used for the
@@ -170,9 +211,15 @@ def heldout_metrics(config: AgentConfig, params: MemberParameters, data: MemberD
     ``report_agreement`` only the report/decision steps.
     """
     n = data.inputs.shape[0]
-    wagers = WagerLog(cfg.wrong_bet_payoff) if config.self_model and cfg.meta_signal == "reward" else None
-    sums = {k: torch.zeros(n, dtype=torch.float64) for k in ("imitation", "total", "weight", "match", "scored",
-                                                              "report_match", "report")}
+    wagers = (
+        WagerLog(cfg.wrong_bet_payoff)
+        if config.self_model and cfg.meta_signal == "reward"
+        else None
+    )
+    sums = {
+        k: torch.zeros(n, dtype=torch.float64)
+        for k in ("imitation", "total", "weight", "match", "scored", "report_match", "report")
+    }
     for start in range(0, data.n_episodes, HELDOUT_CHUNK):
         chunk = data.select(episodes=slice(start, start + HELDOUT_CHUNK))
         chunk = chunk.padded(-(-chunk.n_episodes // ROW_MULTIPLE) * ROW_MULTIPLE)
@@ -182,7 +229,9 @@ def heldout_metrics(config: AgentConfig, params: MemberParameters, data: MemberD
         if wagers is not None:
             wagers.add(out, chunk)
         sums["imitation"] += losses.parts["imitation"].double() * weight
-        sums["total"] += losses.parts["total"].double() * weight  # chunks weighted like the imitation loss
+        sums["total"] += (
+            losses.parts["total"].double() * weight
+        )  # chunks weighted like the imitation loss
         sums["weight"] += weight
         match = out.logits.argmax(-1) == chunk.action
         scored = chunk.valid & (chunk.step_kind != StepKind.WAGER)
@@ -194,11 +243,15 @@ def heldout_metrics(config: AgentConfig, params: MemberParameters, data: MemberD
     out = []
     for i in range(n):
         w = float(sums["weight"][i])
-        out.append({
-            "loss": float(sums["imitation"][i]) / w,
-            "total_loss": float(sums["total"][i]) / w,
-            "agreement": float(sums["match"][i] / sums["scored"][i]),
-            "report_agreement": float(sums["report_match"][i] / max(float(sums["report"][i]), 1.0)),
-            **(wagers.metrics(i) if wagers is not None else {}),
-        })
+        out.append(
+            {
+                "loss": float(sums["imitation"][i]) / w,
+                "total_loss": float(sums["total"][i]) / w,
+                "agreement": float(sums["match"][i] / sums["scored"][i]),
+                "report_agreement": float(
+                    sums["report_match"][i] / max(float(sums["report"][i]), 1.0)
+                ),
+                **(wagers.metrics(i) if wagers is not None else {}),
+            }
+        )
     return out

@@ -67,8 +67,13 @@ class DemoTensors:
     def index(self, episodes: Any, steps: slice = slice(None)) -> DemoTensors:
         """Select episodes (any index) and a range of steps."""
         item = (episodes, steps)
-        return DemoTensors(self.obs.index(item), self.action[item], self.step_kind[item],
-                           self.valid[item], None if self.stimulus is None else self.stimulus[episodes])
+        return DemoTensors(
+            self.obs.index(item),
+            self.action[item],
+            self.step_kind[item],
+            self.valid[item],
+            None if self.stimulus is None else self.stimulus[episodes],
+        )
 
 
 @dataclass
@@ -99,11 +104,12 @@ class MemberDemos:
         rows = torch.cat([torch.arange(self.n_episodes), torch.arange(extra) % self.n_episodes])
         out = self.select(episodes=rows)
         out.valid = out.valid.clone()
-        out.valid[:, self.n_episodes:] = False
+        out.valid[:, self.n_episodes :] = False
         return out
 
-    def select(self, members: Any = slice(None), episodes: Any = slice(None),
-               steps: Any = slice(None)) -> MemberDemos:
+    def select(
+        self, members: Any = slice(None), episodes: Any = slice(None), steps: Any = slice(None)
+    ) -> MemberDemos:
         """Members (index), episodes (index or per-member ``(N, B)`` tensor) and steps."""
         if torch.is_tensor(episodes) and episodes.dim() == 2:
             # One gather per field: (member, episode) pairs, never a copy of a member's pool.
@@ -114,8 +120,12 @@ class MemberDemos:
         else:
             pick = lambda x: x[members][:, episodes][:, :, steps]  # noqa: E731
             stim = None if self.stimulus is None else self.stimulus[members][:, episodes]
-        inputs = SequenceInputs(pick(self.inputs.combo), pick(self.inputs.cue), self.inputs.table,
-                                self.inputs.max_events)
+        inputs = SequenceInputs(
+            pick(self.inputs.combo),
+            pick(self.inputs.cue),
+            self.inputs.table,
+            self.inputs.max_events,
+        )
         return MemberDemos(inputs, pick(self.action), pick(self.step_kind), pick(self.valid), stim)
 
 
@@ -152,7 +162,9 @@ def member_demonstrations(task_id: str, episode_sets: Sequence[np.ndarray]) -> l
     sim = E.make_batch(task_id)
     length = sim.oracle_steps
     if any(d.n_steps > length for rows in demos for d in rows):
-        raise RuntimeError(f"an oracle episode of {task_id} is longer than its oracle_steps ({length})")
+        raise RuntimeError(
+            f"an oracle episode of {task_id} is longer than its oracle_steps ({length})"
+        )
 
     def stack(rows: list[Demonstrations], name: str, fill=0) -> torch.Tensor:
         arrays = []
@@ -162,17 +174,23 @@ def member_demonstrations(task_id: str, episode_sets: Sequence[np.ndarray]) -> l
             arrays.append(np.pad(a, pad, constant_values=fill))
         return torch.as_tensor(np.stack(arrays))
 
-    table = StepTable.of_task(torch.as_tensor(np.array(first.image_table)),
-                              torch.as_tensor(np.array(first.direction_table)))
+    table = StepTable.of_task(
+        torch.as_tensor(np.array(first.image_table)),
+        torch.as_tensor(np.array(first.direction_table)),
+    )
     out = []
     for rows in demos:
         stimulus = [d.labels.get("stimulus") for d in rows]
         combo = StepTable.rows_of(stack(rows, "pose"), stack(rows, "task"))
-        out.append(MemberDemos(
-            inputs=SequenceInputs(combo, stack(rows, "cue"), table, sim.max_events),
-            action=stack(rows, "action"),
-            step_kind=stack(rows, "step_kind").long(),
-            valid=stack(rows, "valid", False),
-            stimulus=None if stimulus[0] is None else torch.as_tensor(np.stack(stimulus)).float(),
-        ))
+        out.append(
+            MemberDemos(
+                inputs=SequenceInputs(combo, stack(rows, "cue"), table, sim.max_events),
+                action=stack(rows, "action"),
+                step_kind=stack(rows, "step_kind").long(),
+                valid=stack(rows, "valid", False),
+                stimulus=None
+                if stimulus[0] is None
+                else torch.as_tensor(np.stack(stimulus)).float(),
+            )
+        )
     return out

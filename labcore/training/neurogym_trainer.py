@@ -18,9 +18,11 @@ One update:
    with ``value_coef``) or Song et al.'s separate GRU (``baseline="gru"``,
    :class:`~labcore.agents.plain.BaselineGRU`: it reads the policy's readout input and the
    previous action and is fitted to the return-to-go by its own optimiser on the squared error).
-   Advantages are GAE's (:func:`labcore.training.actor_critic.gae`; ``gae_lambda = 1`` is the full return minus the
+   Advantages are GAE's (:func:`labcore.training.actor_critic.gae`; ``gae_lambda = 1`` is the full
+   return minus the
    baseline, REINFORCE), optionally normalised.
-3. The loss (:func:`labcore.training.actor_critic.a2c_loss`) is the policy gradient over the steps ``policy_steps``
+3. The loss (:func:`labcore.training.actor_critic.a2c_loss`) is the policy gradient over the steps
+``policy_steps``
    names (the two NeuroGym scores, or every step as pyrl's gradient), minus the entropy bonus at
    this update's coefficient (:meth:`NeuroGymRLConfig.entropy_at`), plus z_self's activity
    penalty for the B2 family. Each network's gradient is clipped to ``max_grad_norm``.
@@ -82,7 +84,8 @@ from labcore.training.actor_critic import PolicyGradientConfig, a2c_loss, gae, p
 
 AGENTS = ("b2_ws", "plain_gru")
 """The networks trained on NeuroGym's task: the lab's B2 workspace-read family (trained from
-reward as the kind ``reward_all``, with a critic; imitating as ``b2_ws``) and Song et al.'s plain GRU."""
+reward as the kind ``reward_all``, with a critic; imitating as ``b2_ws``) and Song et al.'s plain
+GRU."""
 OPTIMIZERS = ("adam", "sgd")
 BASELINES = ("value_head", "gru")
 POLICY_STEPS = ("scored", "all")
@@ -104,7 +107,8 @@ class NeuroGymRLConfig(PolicyGradientConfig):
 
     The defaults are the study of protocol 8.6 as registered (change log 2026-11-23); the shared
     fields (learning rate, discount, GAE's lambda, advantage normalisation, critic and entropy
-    coefficients, z_self penalty, clipping, threads) are :class:`labcore.training.actor_critic.PolicyGradientConfig`'s
+    coefficients, z_self penalty, clipping, threads) are
+    :class:`labcore.training.actor_critic.PolicyGradientConfig`'s
     and their defaults arm (b)'s. :data:`SONG_2017` is protocol 8.7's setting.
     """
 
@@ -154,26 +158,47 @@ class NeuroGymRLConfig(PolicyGradientConfig):
     criterion_streak: int = 2
     """Checks in a row at which the criterion must hold before training stops."""
     keep: str = "best_reward"
-    """The network returned: "best_reward" (best greedy held-out reward; 8.6) or "final" (at the stop)."""
+    """The network returned: "best_reward" (best greedy held-out reward; 8.6) or "final" (at the
+    stop)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if min(self.trials_per_update, self.max_updates, self.train_pool, self.heldout_trials, self.eval_every,
-               self.baseline_hidden, self.criterion_streak) < 1:
+        if (
+            min(
+                self.trials_per_update,
+                self.max_updates,
+                self.train_pool,
+                self.heldout_trials,
+                self.eval_every,
+                self.baseline_hidden,
+                self.criterion_streak,
+            )
+            < 1
+        ):
             raise ValueError("every count of NeuroGymRLConfig must be >= 1")
-        for value, name, choices in ((self.optimizer, "optimizer", OPTIMIZERS),
-                                     (self.readout_init, "readout_init", READOUT_INITS),
-                                     (self.baseline, "baseline", BASELINES),
-                                     (self.policy_steps, "policy_steps", POLICY_STEPS),
-                                     (self.stop_rule, "stop_rule", STOP_RULES), (self.keep, "keep", KEEPS)):
+        for value, name, choices in (
+            (self.optimizer, "optimizer", OPTIMIZERS),
+            (self.readout_init, "readout_init", READOUT_INITS),
+            (self.baseline, "baseline", BASELINES),
+            (self.policy_steps, "policy_steps", POLICY_STEPS),
+            (self.stop_rule, "stop_rule", STOP_RULES),
+            (self.keep, "keep", KEEPS),
+        ):
             _one_of(value, name, choices)
-        if self.input_scale <= 0 or self.entropy_anneal_updates < 0 or (self.entropy_final or 0) < 0:
-            raise ValueError("input_scale must be > 0, entropy_final and entropy_anneal_updates >= 0")
+        if (
+            self.input_scale <= 0
+            or self.entropy_anneal_updates < 0
+            or (self.entropy_final or 0) < 0
+        ):
+            raise ValueError(
+                "input_scale must be > 0, entropy_final and entropy_anneal_updates >= 0"
+            )
 
     def entropy_at(self, update: int) -> float:
         """The entropy bonus's coefficient at ``update`` (1-based).
 
-        >>> NeuroGymRLConfig(entropy_coef=0.1, entropy_final=0.0, entropy_anneal_updates=10).entropy_at(5)
+        >>> NeuroGymRLConfig(entropy_coef=0.1, entropy_final=0.0,
+        ...                  entropy_anneal_updates=10).entropy_at(5)
         0.05
         """
         if self.entropy_final is None or self.entropy_anneal_updates == 0:
@@ -185,15 +210,32 @@ class NeuroGymRLConfig(PolicyGradientConfig):
 REGISTERED_8_6 = NeuroGymRLConfig()
 """The NeuroGym study of protocol 8.6 as registered (its bundled result set)."""
 SONG_2017 = NeuroGymRLConfig(
-    trials_per_update=64, max_updates=12_000, train_pool=100_000, lr=1e-3, gae_lambda=1.0,
-    normalize_advantages=False, entropy_coef=0.02, max_grad_norm=1.0, readout_init="zero", input_scale=10.0,
-    baseline="gru", policy_steps="all", stop_rule="behaviour", keep="final")
+    trials_per_update=64,
+    max_updates=12_000,
+    train_pool=100_000,
+    lr=1e-3,
+    gae_lambda=1.0,
+    normalize_advantages=False,
+    entropy_coef=0.02,
+    max_grad_norm=1.0,
+    readout_init="zero",
+    input_scale=10.0,
+    baseline="gru",
+    policy_steps="all",
+    stop_rule="behaviour",
+    keep="final",
+)
 """Protocol 8.7's Song setting: REINFORCE on the full return with a separate GRU baseline, zero
 readout, input weights x10, 64 trials per update, Adam 1e-3, entropy 0.02, stopped by the
 behavioural criterion (cap 12,000 updates)."""
 
-def live_config(entropy_coef: float = SONG_2017.entropy_coef, readout_init: str = SONG_2017.readout_init,
-                input_scale: float = SONG_2017.input_scale, budgets: LiveBudgets = LIVE_BUDGETS) -> NeuroGymRLConfig:
+
+def live_config(
+    entropy_coef: float = SONG_2017.entropy_coef,
+    readout_init: str = SONG_2017.readout_init,
+    input_scale: float = SONG_2017.input_scale,
+    budgets: LiveBudgets = LIVE_BUDGETS,
+) -> NeuroGymRLConfig:
     """The lab's live sure-option run: :data:`SONG_2017` with a visitor's entropy bonus, readout
     initialisation and input scale, on the live budget (:class:`labcore.budgets.LiveBudgets`: its
     update cap, checks, held-out trials and training pool; the behavioural stopping rule kept).
@@ -202,10 +244,16 @@ def live_config(entropy_coef: float = SONG_2017.entropy_coef, readout_init: str 
     >>> cfg.entropy_coef, cfg.readout_init, cfg.max_updates, cfg.trials_per_update, cfg.stop_rule
     (0.003, 'default', 4000, 64, 'behaviour')
     """
-    return replace(SONG_2017, entropy_coef=float(entropy_coef), readout_init=readout_init,
-                   input_scale=float(input_scale), max_updates=budgets.sure_option_updates,
-                   eval_every=budgets.sure_option_check_every, heldout_trials=budgets.sure_option_heldout_trials,
-                   train_pool=budgets.sure_option_train_pool)
+    return replace(
+        SONG_2017,
+        entropy_coef=float(entropy_coef),
+        readout_init=readout_init,
+        input_scale=float(input_scale),
+        max_updates=budgets.sure_option_updates,
+        eval_every=budgets.sure_option_check_every,
+        heldout_trials=budgets.sure_option_heldout_trials,
+        train_pool=budgets.sure_option_train_pool,
+    )
 
 
 ProgressFn = Callable[[int, int, dict[str, float]], None]
@@ -252,7 +300,9 @@ def policy_readout(net: NeuroGymNet) -> nn.Linear:
     return net.policy[-1]
 
 
-def build_baseline(net: NeuroGymNet, trials: NeuroGymTrials, seed: int, cfg: NeuroGymRLConfig) -> BaselineGRU:
+def build_baseline(
+    net: NeuroGymNet, trials: NeuroGymTrials, seed: int, cfg: NeuroGymRLConfig
+) -> BaselineGRU:
     """Song et al.'s baseline network for ``net``, sized from one pass over ``trials``."""
     with torch.no_grad():
         width = policy_pass(net, trials.select(np.arange(1))).features.shape[-1]
@@ -271,8 +321,14 @@ def _sample(logits: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     return torch.multinomial(probs, 1, generator=generator).reshape(logits.shape[:-1])
 
 
-def update_loss(net: NeuroGymNet, trials: NeuroGymTrials, cfg: NeuroGymRLConfig, generator: torch.Generator,
-                baseline: BaselineGRU | None = None, update: int = 1) -> tuple[torch.Tensor, dict[str, float]]:
+def update_loss(
+    net: NeuroGymNet,
+    trials: NeuroGymTrials,
+    cfg: NeuroGymRLConfig,
+    generator: torch.Generator,
+    baseline: BaselineGRU | None = None,
+    update: int = 1,
+) -> tuple[torch.Tensor, dict[str, float]]:
     """One batch's loss from NeuroGym's payoff alone (module docstring, steps 1-3) and its parts.
 
     With a ``baseline`` network its squared error to the return-to-go is added (its own
@@ -287,16 +343,29 @@ def update_loss(net: NeuroGymNet, trials: NeuroGymTrials, cfg: NeuroGymRLConfig,
     scored[scored_steps(trials)] = True
     values = baseline(out.features, actions) if baseline is not None else out.values
     if values is None:
-        raise ValueError("a value-head baseline needs a network with a critic (build_network with trainer='rl')")
+        raise ValueError(
+            "a value-head baseline needs a network with a critic (build_network with trainer='rl')"
+        )
     advantages, returns = gae(reward, values, valid, cfg.gamma, cfg.gae_lambda)
     log_prob, entropy = policy_terms(out.logits, actions)
     policy_mask = scored if cfg.policy_steps == "scored" else valid
     beta = cfg.entropy_at(update)
     if baseline is None:
-        loss, parts = a2c_loss(log_prob, entropy, values, advantages, returns, policy_mask, valid, cfg, beta)
+        loss, parts = a2c_loss(
+            log_prob, entropy, values, advantages, returns, policy_mask, valid, cfg, beta
+        )
     else:  # the critic term is the baseline network's own squared error (pyrl's), not value_coef's
-        loss, parts = a2c_loss(log_prob, entropy, values.detach(), advantages, returns, policy_mask,
-                               torch.zeros_like(valid), cfg, beta)
+        loss, parts = a2c_loss(
+            log_prob,
+            entropy,
+            values.detach(),
+            advantages,
+            returns,
+            policy_mask,
+            torch.zeros_like(valid),
+            cfg,
+            beta,
+        )
         baseline_loss = ((values - returns) ** 2 * valid).sum() / valid.sum()
         loss = loss + baseline_loss
         parts["value_loss"] = float(baseline_loss.detach())
@@ -306,8 +375,14 @@ def update_loss(net: NeuroGymNet, trials: NeuroGymTrials, cfg: NeuroGymRLConfig,
     return loss, parts
 
 
-def imitation_loss(net: NeuroGymNet, trials: NeuroGymTrials, cfg: NeuroGymRLConfig, generator: torch.Generator,
-                   baseline: BaselineGRU | None = None, update: int = 1) -> tuple[torch.Tensor, dict[str, float]]:
+def imitation_loss(
+    net: NeuroGymNet,
+    trials: NeuroGymTrials,
+    cfg: NeuroGymRLConfig,
+    generator: torch.Generator,
+    baseline: BaselineGRU | None = None,
+    update: int = 1,
+) -> tuple[torch.Tensor, dict[str, float]]:
     """One batch's loss for the architecture ceiling (post hoc, change log 2026-11-23): the
     cross-entropy of the policy to the ideal observer's actions at the two scored steps."""
     logits = policy_pass(net, trials).logits
@@ -327,18 +402,24 @@ TRAINERS: dict[str, Callable[..., tuple[torch.Tensor, dict[str, float]]]] = {
 
 # ----------------------------------------------------------------------- checks
 @torch.no_grad()
-def _decide(net: NeuroGymNet, trials: NeuroGymTrials, generator: torch.Generator
-            ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+def _decide(
+    net: NeuroGymNet, trials: NeuroGymTrials, generator: torch.Generator
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
     was_training = net.training
     net.eval()
     logits = policy_pass(net, trials).logits
     net.train(was_training)
     at = logits[torch.arange(len(trials)), torch.as_tensor(trials.length - 1)]
     p_sure = torch.softmax(at, -1).numpy()[:, SURE]
-    return {"greedy": logits.argmax(-1).numpy(), "sampled": _sample(logits, generator).numpy()}, p_sure
+    return {
+        "greedy": logits.argmax(-1).numpy(),
+        "sampled": _sample(logits, generator).numpy(),
+    }, p_sure
 
 
-def policy_actions(net: NeuroGymNet, trials: NeuroGymTrials, generator: torch.Generator) -> dict[str, np.ndarray]:
+def policy_actions(
+    net: NeuroGymNet, trials: NeuroGymTrials, generator: torch.Generator
+) -> dict[str, np.ndarray]:
     """The network's actions ``(B, T)`` on ``trials``: ``"greedy"`` (argmax) and ``"sampled"``
     (drawn from the policy at every step with ``generator``), from one pass."""
     return _decide(net, trials, generator)[0]
@@ -354,18 +435,32 @@ def outcome_counts(trials: NeuroGymTrials, actions: np.ndarray) -> list[dict[str
     ``correct`` is None unless a side was chosen; cells are sorted by coherence, offer, choice."""
     last = np.asarray(actions)[np.arange(len(trials)), trials.length - 1]
     side = (last == LEFT) | (last == RIGHT)
-    frame = pd.DataFrame({"coherence": trials.coherence.astype(float), "sure_offered": trials.sure_offered.astype(int),
-                          "choice": CHOICE_OF_ACTION[last],
-                          "correct": np.where(side, (last == 1 + trials.ground_truth).astype(int), -1)})
+    frame = pd.DataFrame(
+        {
+            "coherence": trials.coherence.astype(float),
+            "sure_offered": trials.sure_offered.astype(int),
+            "choice": CHOICE_OF_ACTION[last],
+            "correct": np.where(side, (last == 1 + trials.ground_truth).astype(int), -1),
+        }
+    )
     sizes = frame.groupby(["coherence", "sure_offered", "choice", "correct"], sort=True).size()
-    return [{"coherence": float(c), "sure_offered": int(o), "choice": str(ch), "correct": None if k < 0 else int(k),
-             "n": int(n)} for (c, o, ch, k), n in sizes.items()]
+    return [
+        {
+            "coherence": float(c),
+            "sure_offered": int(o),
+            "choice": str(ch),
+            "correct": None if k < 0 else int(k),
+            "n": int(n),
+        }
+        for (c, o, ch, k), n in sizes.items()
+    ]
 
 
 def check_rates(counts: list[dict[str, Any]]) -> dict[str, float]:
     """The stopping rule's three rates from :func:`outcome_counts` (protocol 8.7): ``answered``
     (a side, or the sure option when offered), ``accuracy`` (of side choices) and
     ``p_sure_offered``; nan where nothing is counted."""
+
     def total(keep: Callable[[dict[str, Any]], bool]) -> int:
         return sum(c["n"] for c in counts if keep(c))
 
@@ -374,14 +469,21 @@ def check_rates(counts: list[dict[str, Any]]) -> dict[str, float]:
     offered = total(lambda c: c["sure_offered"] == 1)
     sure = total(lambda c: c["sure_offered"] == 1 and c["choice"] == "sure")
     right = total(lambda c: c["correct"] == 1)
-    return {"answered": (sides + sure) / n if n else np.nan, "accuracy": right / sides if sides else np.nan,
-            "p_sure_offered": sure / offered if offered else np.nan}
+    return {
+        "answered": (sides + sure) / n if n else np.nan,
+        "accuracy": right / sides if sides else np.nan,
+        "p_sure_offered": sure / offered if offered else np.nan,
+    }
 
 
 def criterion_met(rates: dict[str, float], ideal_p_sure: float, cfg: NeuroGymRLConfig) -> bool:
-    """Protocol 8.7's behavioural criterion on one check's :func:`check_rates` (module docstring, step 4)."""
-    return bool(rates["answered"] >= cfg.criterion_answered and rates["accuracy"] >= cfg.criterion_accuracy
-                and abs(rates["p_sure_offered"] - ideal_p_sure) < cfg.criterion_sure_halfwidth)
+    """Protocol 8.7's behavioural criterion on one check's :func:`check_rates` (module docstring,
+    step 4)."""
+    return bool(
+        rates["answered"] >= cfg.criterion_answered
+        and rates["accuracy"] >= cfg.criterion_accuracy
+        and abs(rates["p_sure_offered"] - ideal_p_sure) < cfg.criterion_sure_halfwidth
+    )
 
 
 def check(net: NeuroGymNet, trials: NeuroGymTrials, generator: torch.Generator) -> dict[str, Any]:
@@ -391,8 +493,10 @@ def check(net: NeuroGymNet, trials: NeuroGymTrials, generator: torch.Generator) 
     :func:`~labcore.neurogym_agents.sure_propensity`), from one pass."""
     decided, p_sure = _decide(net, trials, generator)
     offered = trials.sure_offered
-    found: dict[str, Any] = {"heldout_p_sure_offered": float(p_sure[offered].mean()),
-                             "heldout_p_sure_not_offered": float(p_sure[~offered].mean())}
+    found: dict[str, Any] = {
+        "heldout_p_sure_offered": float(p_sure[offered].mean()),
+        "heldout_p_sure_not_offered": float(p_sure[~offered].mean()),
+    }
     for mode, actions in decided.items():
         counts = outcome_counts(trials, actions)
         found[f"{mode}_reward"] = float(payoffs(trials, actions).sum(1).mean())
@@ -414,8 +518,13 @@ def _step(params: list[torch.Tensor], optimizer: torch.optim.Optimizer, max_norm
     optimizer.step()
 
 
-def train_network(seed: int, cfg: NeuroGymRLConfig | None = None, progress: ProgressFn | None = None,
-                trainer: str = "rl", agent: str = "b2_ws") -> tuple[NeuroGymNet, dict[str, Any]]:
+def train_network(
+    seed: int,
+    cfg: NeuroGymRLConfig | None = None,
+    progress: ProgressFn | None = None,
+    trainer: str = "rl",
+    agent: str = "b2_ws",
+) -> tuple[NeuroGymNet, dict[str, Any]]:
     """Train one network on NeuroGym's task; returns it (``cfg.keep``) and its record.
 
     Parameters
@@ -442,10 +551,16 @@ def train_network(seed: int, cfg: NeuroGymRLConfig | None = None, progress: Prog
     seed_everything(seed)
     net = build_network(agent, trainer, seed, cfg)
     generator = torch.Generator().manual_seed(seed)  # batch draws and actions
-    check_generator = torch.Generator().manual_seed(EVAL_SAMPLING_SEED_BASE + seed)  # sampled checks
+    check_generator = torch.Generator().manual_seed(
+        EVAL_SAMPLING_SEED_BASE + seed
+    )  # sampled checks
     pool = training_pool(seed, cfg.train_pool)
     heldout = draw_trials(int(episode_seeds(seed, "heldout", 1)[0]), cfg.heldout_trials)
-    baseline = build_baseline(net, heldout, seed, cfg) if trainer == "rl" and cfg.baseline == "gru" else None
+    baseline = (
+        build_baseline(net, heldout, seed, cfg)
+        if trainer == "rl" and cfg.baseline == "gru"
+        else None
+    )
     # --
     optimizer = _optimizer(net.parameters(), cfg)
     baseline_optimizer = _optimizer(baseline.parameters(), cfg) if baseline is not None else None
@@ -457,7 +572,9 @@ def train_network(seed: int, cfg: NeuroGymRLConfig | None = None, progress: Prog
     for update in range(1, cfg.max_updates + 1):
         draw = torch.randint(len(pool), (cfg.trials_per_update,), generator=generator).numpy()
         net.train()
-        loss, parts = batch_loss(net, pool.select(draw), cfg, generator, baseline=baseline, update=update)
+        loss, parts = batch_loss(
+            net, pool.select(draw), cfg, generator, baseline=baseline, update=update
+        )
         optimizer.zero_grad(set_to_none=True)
         if baseline_optimizer is not None:
             baseline_optimizer.zero_grad(set_to_none=True)
@@ -476,15 +593,30 @@ def train_network(seed: int, cfg: NeuroGymRLConfig | None = None, progress: Prog
         met = criterion_met(sampled, ideal_p_sure, cfg)
         streak = streak + 1 if met else 0
         reward = found["greedy_reward"]
-        history.append({"update": update, "heldout_reward": reward, **found,
-                        "criterion_met": met, "entropy_coef": cfg.entropy_at(update),
-                        **{f"train_{k}": float(np.mean([p[k] for p in parts_log])) for k in parts_log[0]}})
+        history.append(
+            {
+                "update": update,
+                "heldout_reward": reward,
+                **found,
+                "criterion_met": met,
+                "entropy_coef": cfg.entropy_at(update),
+                **{f"train_{k}": float(np.mean([p[k] for p in parts_log])) for k in parts_log[0]},
+            }
+        )
         parts_log = []
         if reward > best:
             best, best_update, best_state = reward, update, copy.deepcopy(net.state_dict())
         if progress is not None:
-            progress(update, cfg.max_updates, {"heldout_reward": reward, "p_sure_offered": sampled["p_sure_offered"],
-                                               "accuracy": sampled["accuracy"], "criterion_met": float(met)})
+            progress(
+                update,
+                cfg.max_updates,
+                {
+                    "heldout_reward": reward,
+                    "p_sure_offered": sampled["p_sure_offered"],
+                    "accuracy": sampled["accuracy"],
+                    "criterion_met": float(met),
+                },
+            )
         if cfg.stop_rule == "behaviour" and streak >= cfg.criterion_streak:
             stopped = "criterion"
             break
@@ -492,13 +624,27 @@ def train_network(seed: int, cfg: NeuroGymRLConfig | None = None, progress: Prog
         net.load_state_dict(best_state)
     net.eval()
     kind = net.config.kind
-    record = {"task": TASK, "kind": kind, "agent": agent, "seed": int(seed), "mode": "fast", "trainer": trainer,
-              "payoff": dict(pool.rewards), "config": asdict(net.config), "train_config": asdict(cfg),
-              "heldout_reward": best if cfg.keep == "best_reward" else history[-1]["heldout_reward"],
-              "heldout_agreement": ideal_agreement(net, heldout), "ideal_heldout_p_sure_offered": ideal_p_sure,
-              "criterion": None, "criterion_attainable": True, "excluded": False,  # no exclusion rule (8.6, 8.7)
-              "stopped": stopped, "best_update": best_update, "updates": update,
-              "wall_seconds": round(time.perf_counter() - start, 3), "history": history,
-              "sure_propensity_early": probes}
+    record = {
+        "task": TASK,
+        "kind": kind,
+        "agent": agent,
+        "seed": int(seed),
+        "mode": "fast",
+        "trainer": trainer,
+        "payoff": dict(pool.rewards),
+        "config": asdict(net.config),
+        "train_config": asdict(cfg),
+        "heldout_reward": best if cfg.keep == "best_reward" else history[-1]["heldout_reward"],
+        "heldout_agreement": ideal_agreement(net, heldout),
+        "ideal_heldout_p_sure_offered": ideal_p_sure,
+        "criterion": None,
+        "criterion_attainable": True,
+        "excluded": False,  # no exclusion rule (8.6, 8.7)
+        "stopped": stopped,
+        "best_update": best_update,
+        "updates": update,
+        "wall_seconds": round(time.perf_counter() - start, 3),
+        "history": history,
+        "sure_propensity_early": probes,
+    }
     return net, record
-

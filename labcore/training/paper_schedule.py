@@ -31,7 +31,8 @@ from labcore.training.member_parameters import (
 
 
 def _last_step(x: torch.Tensor | None) -> torch.Tensor | None:
-    """Step T-1 of ``x`` (N, B=1, T, ...) repeated into ROW_MULTIPLE rows: (N, ROW_MULTIPLE, 1, ...)."""
+    """Step T-1 of ``x`` (N, B=1, T, ...) repeated into ROW_MULTIPLE rows: (N, ROW_MULTIPLE, 1,
+    ...)."""
     if x is None:
         return None
     return x[:, :, -1:].repeat(1, ROW_MULTIPLE, *([1] * (x.dim() - 2)))
@@ -41,7 +42,9 @@ SNAPSHOT_EVERY = 200
 """Paper schedule: episodes between resume snapshots (about a minute and a half of E3 training)."""
 
 
-def _train_paper(config, params, members, train, heldout, cfg, progress, resume=None) -> list[dict[str, torch.Tensor]]:
+def _train_paper(
+    config, params, members, train, heldout, cfg, progress, resume=None
+) -> list[dict[str, torch.Tensor]]:
     """Online: one episode at a time, one update per environment step (paper sec. 4.3.1).
 
     The paper does not say how gradients cross steps; each update recomputes the episode
@@ -72,11 +75,19 @@ def _train_paper(config, params, members, train, heldout, cfg, progress, resume=
             prefix.inputs = prefix.inputs.own_rows()
             # Only step t is scored: the readouts run on it alone, in ROW_MULTIPLE rows (the
             # step and masked copies of it), so a member's arithmetic does not depend on N.
-            h, slots, occupied = sequence_states(params.tensors(), config, prefix.inputs,
-                                                 workspace_noise=_noise_fn(config, sds, gens))
+            h, slots, occupied = sequence_states(
+                params.tensors(),
+                config,
+                prefix.inputs,
+                workspace_noise=_noise_fn(config, sds, gens),
+            )
             at_t = ep.select(steps=slice(t, t + 1)).padded(ROW_MULTIPLE)
-            out = sequence_heads(params.tensors(), config, *(_last_step(x) for x in (h, slots, occupied)),
-                                 dropout=_dropout_mask(config, (ROW_MULTIPLE, 1), gens))
+            out = sequence_heads(
+                params.tensors(),
+                config,
+                *(_last_step(x) for x in (h, slots, occupied)),
+                dropout=_dropout_mask(config, (ROW_MULTIPLE, 1), gens),
+            )
             losses = compute_losses(config, out, at_t, cfg, None, normaliser)
             (grad,) = torch.autograd.grad((losses.total * active).sum(), params.flat)
             opt.step(params.flat, grad, active)
@@ -85,8 +96,14 @@ def _train_paper(config, params, members, train, heldout, cfg, progress, resume=
         if (episode + 1) % eval_every == 0 or episode + 1 == total:
             metrics = heldout_metrics(config, params, heldout, cfg)
             for member, m in zip(members, metrics, strict=True):
-                member.history.append({"episode": episode + 1, "update": member.updates,
-                                       "heldout_loss": m["loss"], "agreement": m["agreement"]})
+                member.history.append(
+                    {
+                        "episode": episode + 1,
+                        "update": member.updates,
+                        "heldout_loss": m["loss"],
+                        "agreement": m["agreement"],
+                    }
+                )
                 if m["loss"] < member.best_loss:
                     member.best_loss, member.best_update = m["loss"], member.updates
             if episode + 1 == total:

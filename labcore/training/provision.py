@@ -1,7 +1,8 @@
 """Agents on disk: train the checkpoints a run needs, as seed batches, and save them.
 
 A request is (task, kind, seeds, :class:`~labcore.config.TrainConfig`). The seeds of one
-request train together as one seed-batched model (:func:`labcore.training.behaviour_cloning.train_seeds`);
+request train together as one seed-batched model
+(:func:`labcore.training.behaviour_cloning.train_seeds`);
 with several workers a request's seeds are split into batches that run side by side, one
 process per core with one torch thread each. Batches run in this process, in spawned worker
 processes that forward their progress, or on a Dask cluster (one batch per task). Every
@@ -63,8 +64,13 @@ class Batch:
         return self.cfg.max_updates if self.cfg.mode == "fast" else self.cfg.train_episodes
 
 
-def plan_batches(requests: Sequence[tuple[str, str, Sequence[int], TrainConfig]], out: Path | str, *,
-                 workers: int = 1, seed_batches: bool = True) -> list[Batch]:
+def plan_batches(
+    requests: Sequence[tuple[str, str, Sequence[int], TrainConfig]],
+    out: Path | str,
+    *,
+    workers: int = 1,
+    seed_batches: bool = True,
+) -> list[Batch]:
     """Split requests into batches, the longest first.
 
     Parameters
@@ -84,7 +90,11 @@ def plan_batches(requests: Sequence[tuple[str, str, Sequence[int], TrainConfig]]
     >>> len(plan_batches([("dual", "b1", range(5), cfg)], "x", seed_batches=False))
     5
     """
-    requests = [(task, kind, [int(s) for s in seeds], cfg) for task, kind, seeds, cfg in requests if len(seeds)]
+    requests = [
+        (task, kind, [int(s) for s in seeds], cfg)
+        for task, kind, seeds, cfg in requests
+        if len(seeds)
+    ]
     batches = []
     for task, kind, seeds, cfg in requests:
         if not seed_batches:
@@ -96,14 +106,24 @@ def plan_batches(requests: Sequence[tuple[str, str, Sequence[int], TrainConfig]]
     return sorted(batches, key=lambda b: -len(b.seeds) * b.budget)
 
 
-def missing_seeds(task: str, kind: str, seeds: Sequence[int], directories: Sequence[Path | str],
-                  cfg: TrainConfig | None = None) -> list[int]:
+def missing_seeds(
+    task: str,
+    kind: str,
+    seeds: Sequence[int],
+    directories: Sequence[Path | str],
+    cfg: TrainConfig | None = None,
+) -> list[int]:
     """The seeds without a checkpoint in any of ``directories``."""
     cfg = cfg or TrainConfig()
     episodes = cfg.train_episodes if cfg.mode == "paper" else None
-    return [s for s in seeds
-            if not any((Path(d) / f"{checkpoint_name(task, kind, s, cfg.mode, episodes)}.safetensors").exists()
-                       for d in directories)]
+    return [
+        s
+        for s in seeds
+        if not any(
+            (Path(d) / f"{checkpoint_name(task, kind, s, cfg.mode, episodes)}.safetensors").exists()
+            for d in directories
+        )
+    ]
 
 
 @dataclass
@@ -133,8 +153,10 @@ class ProgressBoard:
     @property
     def members(self) -> tuple[int, int]:
         """(members finished, members in all batches)."""
-        return (sum(b.members if b.finished else b.members_done for b in self.batches),
-                sum(b.members for b in self.batches))
+        return (
+            sum(b.members if b.finished else b.members_done for b in self.batches),
+            sum(b.members for b in self.batches),
+        )
 
     @property
     def fraction(self) -> float:
@@ -149,15 +171,26 @@ class ProgressBoard:
         return float("nan") if f <= 0 else (time.perf_counter() - self.started) * (1 - f) / f
 
 
-def train_and_save(task: str, kind: str | AgentConfig, seeds: Sequence[int], cfg: TrainConfig | None,
-                   out: Path | str, *, progress: Callable[[int, int, dict], None] | None = None,
-                   resume: Path | None = None, before_save: Callable[[], None] | None = None) -> list[dict]:
-    """Train ``seeds`` of ``kind`` with the trainer that makes it and save every checkpoint in ``out``.
+def train_and_save(
+    task: str,
+    kind: str | AgentConfig,
+    seeds: Sequence[int],
+    cfg: TrainConfig | None,
+    out: Path | str,
+    *,
+    progress: Callable[[int, int, dict], None] | None = None,
+    resume: Path | None = None,
+    before_save: Callable[[], None] | None = None,
+) -> list[dict]:
+    """Train ``seeds`` of ``kind`` with the trainer that makes it and save every checkpoint in
+    ``out``.
 
     The one home of "train an agent and save it" (the command line, the pipelines and the pages
     all come here). The trainer is the kind's own (:func:`labcore.config.trainer_of`):
-    :func:`labcore.training.actor_critic.train_seeds` for a kind made by reinforcement learning, else
-    :func:`labcore.training.behaviour_cloning.train_seeds` (behaviour cloning, the seeds trained as one batch).
+    :func:`labcore.training.actor_critic.train_seeds` for a kind made by reinforcement learning,
+    else
+    :func:`labcore.training.behaviour_cloning.train_seeds` (behaviour cloning, the seeds trained as
+    one batch).
 
     Parameters
     ----------
@@ -165,7 +198,8 @@ def train_and_save(task: str, kind: str | AgentConfig, seeds: Sequence[int], cfg
     out : checkpoint directory (created if missing)
     progress : ``progress(done, total, metrics)``, as the trainers call it
     resume : behaviour cloning's paper schedule only: its resume snapshot
-        (:func:`labcore.training.behaviour_cloning.train_seeds`), deleted once every checkpoint is saved
+        (:func:`labcore.training.behaviour_cloning.train_seeds`), deleted once every checkpoint is
+        saved
     before_save : called after training, before anything is saved; raise in it to save nothing
         (e.g. a page whose seed another session took meanwhile)
 
@@ -179,7 +213,9 @@ def train_and_save(task: str, kind: str | AgentConfig, seeds: Sequence[int], cfg
             raise ValueError("reinforcement learning keeps no resume snapshot")
         trained_agents = actor_critic.train_seeds(task, kind, seeds, cfg, progress=progress)
     else:
-        trained_agents = behaviour_cloning.train_seeds(task, kind, seeds, cfg, progress=progress, resume=resume)
+        trained_agents = behaviour_cloning.train_seeds(
+            task, kind, seeds, cfg, progress=progress, resume=resume
+        )
     if before_save is not None:
         before_save()
     Path(out).mkdir(parents=True, exist_ok=True)
@@ -192,10 +228,17 @@ def train_and_save(task: str, kind: str | AgentConfig, seeds: Sequence[int], cfg
     return records
 
 
-def train_network_and_save(seed: int, cfg: NeuroGymRLConfig | None, out: Path | str, *, trainer: str = "rl",
-                           agent: str = "b2_ws") -> tuple[NeuroGymNet, dict]:
+def train_network_and_save(
+    seed: int,
+    cfg: NeuroGymRLConfig | None,
+    out: Path | str,
+    *,
+    trainer: str = "rl",
+    agent: str = "b2_ws",
+) -> tuple[NeuroGymNet, dict]:
     """:func:`train_and_save` for NeuroGym's task: one network trained by
-    :func:`labcore.training.neurogym_trainer.train_network` (its parameters), its checkpoint saved in ``out``.
+    :func:`labcore.training.neurogym_trainer.train_network` (its parameters), its checkpoint saved
+    in ``out``.
 
     Returns the network and its record, as the trainer returns them.
     """
@@ -207,13 +250,27 @@ def train_network_and_save(seed: int, cfg: NeuroGymRLConfig | None, out: Path | 
 def run_batch(batch: Batch, progress: Callable[[int, int, dict], None] | None = None) -> list[dict]:
     """Train one batch, save every checkpoint, return the training records (with ``path``):
     :func:`train_and_save`, with a resume snapshot on behaviour cloning's paper schedule."""
-    # The paper schedule runs for an hour or more: it keeps a resume snapshot beside the checkpoints,
-    # so a killed run continues where it stopped (labcore.training.behaviour_cloning.train_seeds, ``resume``).
+    # The paper schedule runs for an hour or more: it keeps a resume snapshot beside the
+    # checkpoints,
+    # so a killed run continues where it stopped (labcore.training.behaviour_cloning.train_seeds,
+    # ``resume``).
     kind = batch.kind if isinstance(batch.kind, str) else batch.kind.kind
-    snapshot = Path(batch.out) / batch.snapshot_name if batch.cfg.mode == "paper" and trainer_of(kind) == "bc" else None
+    snapshot = (
+        Path(batch.out) / batch.snapshot_name
+        if batch.cfg.mode == "paper" and trainer_of(kind) == "bc"
+        else None
+    )
     if snapshot is not None:
         snapshot.parent.mkdir(parents=True, exist_ok=True)
-    return train_and_save(batch.task, batch.kind, batch.seeds, batch.cfg, batch.out, progress=progress, resume=snapshot)
+    return train_and_save(
+        batch.task,
+        batch.kind,
+        batch.seeds,
+        batch.cfg,
+        batch.out,
+        progress=progress,
+        resume=snapshot,
+    )
 
 
 _WORKER_QUEUE: Any = None
@@ -226,14 +283,22 @@ def _init_worker(q: Any) -> None:
 
 def _run_in_worker(index: int, batch: Batch) -> list[dict]:
     def forward(done: int, total: int, metrics: dict) -> None:
-        _WORKER_QUEUE.put((index, done, total, int(metrics["members_done"]), int(metrics["members"])))
+        _WORKER_QUEUE.put(
+            (index, done, total, int(metrics["members_done"]), int(metrics["members"]))
+        )
 
     return run_batch(batch, forward)
 
 
-def run_batches(batches: Sequence[Batch], *, workers: int = 1, backend: str = "local", client: Any = None,
-                on_progress: Callable[[ProgressBoard], None] | None = None,
-                timeout: float = DASK_TIMEOUT) -> list[dict]:
+def run_batches(
+    batches: Sequence[Batch],
+    *,
+    workers: int = 1,
+    backend: str = "local",
+    client: Any = None,
+    on_progress: Callable[[ProgressBoard], None] | None = None,
+    timeout: float = DASK_TIMEOUT,
+) -> list[dict]:
     """Run batches and return every training record.
 
     Parameters
@@ -258,7 +323,12 @@ def run_batches(batches: Sequence[Batch], *, workers: int = 1, backend: str = "l
 
     def update(index: int, done: int, total: int, members_done: int, members: int) -> None:
         entry = board.batches[index]
-        entry.done, entry.total, entry.members_done, entry.members = done, total, members_done, members
+        entry.done, entry.total, entry.members_done, entry.members = (
+            done,
+            total,
+            members_done,
+            members,
+        )
         if on_progress:
             on_progress(board)
 
@@ -269,21 +339,30 @@ def run_batches(batches: Sequence[Batch], *, workers: int = 1, backend: str = "l
 
     records: list[dict] = []
     if backend == "dask":
-        done = run_on_cluster(run_batch, [(b,) for b in batches], [f"batch {b.label}" for b in batches],
-                              client=client, timeout=timeout, on_result=lambda i, _: finish(i))
+        done = run_on_cluster(
+            run_batch,
+            [(b,) for b in batches],
+            [f"batch {b.label}" for b in batches],
+            client=client,
+            timeout=timeout,
+            on_result=lambda i, _: finish(i),
+        )
         return [record for batch_records in done for record in batch_records]
     if backend != "local":
         raise ValueError(f"backend must be 'local' or 'dask', got {backend!r}")
     if workers == 1:
         for i, batch in enumerate(batches):
-            records += run_batch(batch, lambda d, t, m, i=i: update(i, d, t, int(m["members_done"]),
-                                                                    int(m["members"])))
+            records += run_batch(
+                batch,
+                lambda d, t, m, i=i: update(i, d, t, int(m["members_done"]), int(m["members"])),
+            )
             finish(i)
         return records
     context = multiprocessing.get_context("spawn")  # torch and fork do not mix
     messages = context.Queue()
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker,
-                             initargs=(messages,)) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_init_worker, initargs=(messages,)
+    ) as pool:
         pending = {pool.submit(_run_in_worker, i, b): i for i, b in enumerate(batches)}
         while pending:
             done, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)

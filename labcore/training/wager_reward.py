@@ -51,19 +51,24 @@ OPT_OUT_PAYOFF = 0.0
 
 
 def payoff(bet: torch.Tensor, correct: torch.Tensor, wrong_bet_payoff: float) -> torch.Tensor:
-    """The wager's reward per trial: bet and correct +1, bet and wrong ``wrong_bet_payoff``, opt-out 0.
+    """The wager's reward per trial: bet and correct +1, bet and wrong ``wrong_bet_payoff``, opt-out
+    0.
 
-    >>> payoff(torch.tensor([True, True, False, False]), torch.tensor([True, False, True, False]), -3.0).tolist()
+    >>> payoff(torch.tensor([True, True, False, False]), torch.tensor([True, False, True, False]),
+    ...        -3.0).tolist()
     [1.0, -3.0, 0.0, 0.0]
     """
-    paid = torch.where(correct, torch.tensor(CORRECT_BET_PAYOFF), torch.tensor(float(wrong_bet_payoff)))
+    paid = torch.where(
+        correct, torch.tensor(CORRECT_BET_PAYOFF), torch.tensor(float(wrong_bet_payoff))
+    )
     return torch.where(bet, paid, torch.tensor(OPT_OUT_PAYOFF))
 
 
 @dataclass
 class ChoiceSteps:
     """Each trial's choice step, ``(N, B)`` per field: the confidence there (with its gradient),
-    whether the decision was correct, and whether the trial is a wager trial (with a choice step)."""
+    whether the decision was correct, and whether the trial is a wager trial (with a choice
+    step)."""
 
     confidence: torch.Tensor
     correct: torch.Tensor
@@ -71,8 +76,13 @@ class ChoiceSteps:
     decided: torch.Tensor
 
 
-def choice_steps(confidence: torch.Tensor, logits: torch.Tensor, action: torch.Tensor,
-                 step_kind: torch.Tensor, valid: torch.Tensor) -> ChoiceSteps:
+def choice_steps(
+    confidence: torch.Tensor,
+    logits: torch.Tensor,
+    action: torch.Tensor,
+    step_kind: torch.Tensor,
+    valid: torch.Tensor,
+) -> ChoiceSteps:
     """The choice step of every episode (the decision, ``StepKind.REPORT_1``; protocol 3.3).
 
     ``confidence`` (N, B, T); ``logits`` (N, B, T, actions) of the executed policy; ``action``,
@@ -101,7 +111,9 @@ def behaviour_probability(confidence: torch.Tensor, floor: float = 0.0) -> torch
     return confidence if floor == 0 else floor + (1.0 - 2.0 * floor) * confidence
 
 
-def sample_bets(confidence: torch.Tensor, generators: Sequence[torch.Generator], floor: float = 0.0) -> torch.Tensor:
+def sample_bets(
+    confidence: torch.Tensor, generators: Sequence[torch.Generator], floor: float = 0.0
+) -> torch.Tensor:
     """Bets ``(N, B)``: member ``i`` bets on trial ``j`` with probability
     :func:`behaviour_probability` ``(confidence[i, j], floor)``.
 
@@ -122,9 +134,15 @@ def bet_entropy(p: torch.Tensor) -> torch.Tensor:
     return -(p * p.clamp(min=1e-12).log() + q * q.clamp(min=1e-12).log())
 
 
-def wager_reward_loss(confidence: torch.Tensor, correct: torch.Tensor, wager: torch.Tensor, bets: torch.Tensor,
-                      wrong_bet_payoff: float, floor: float = 0.0,
-                      entropy_coef: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
+def wager_reward_loss(
+    confidence: torch.Tensor,
+    correct: torch.Tensor,
+    wager: torch.Tensor,
+    bets: torch.Tensor,
+    wrong_bet_payoff: float,
+    floor: float = 0.0,
+    entropy_coef: float = 0.0,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """REINFORCE on the wager, per member: ``(loss (N,), mean reward (N,))``.
 
     ``loss = mean over wager trials of -(r - b) log pi(bet) - entropy_coef H(pi)``, with
@@ -147,16 +165,23 @@ def wager_reward_loss(confidence: torch.Tensor, correct: torch.Tensor, wager: to
     return loss, baseline
 
 
-def expected_reward(confidence: torch.Tensor, correct: torch.Tensor, wager: torch.Tensor,
-                    wrong_bet_payoff: float) -> torch.Tensor:
-    """Mean expected reward ``(N,)`` of betting with probability ``confidence`` on the wager trials."""
+def expected_reward(
+    confidence: torch.Tensor, correct: torch.Tensor, wager: torch.Tensor, wrong_bet_payoff: float
+) -> torch.Tensor:
+    """Mean expected reward ``(N,)`` of betting with probability ``confidence`` on the wager
+    trials."""
     mask = wager.float()
     per_trial = confidence.detach() * payoff(torch.ones_like(correct), correct, wrong_bet_payoff)
     return (per_trial * mask).sum(1) / mask.sum(1).clamp(min=1.0)
 
 
-def reward_meta_loss(out: Any, batch: Any, valid: torch.Tensor, cfg: TrainConfig,
-                     generators: Sequence[torch.Generator] | None) -> tuple[torch.Tensor, torch.Tensor]:
+def reward_meta_loss(
+    out: Any,
+    batch: Any,
+    valid: torch.Tensor,
+    cfg: TrainConfig,
+    generators: Sequence[torch.Generator] | None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The meta loss of ``meta_signal="reward"`` and the wager reward, per member ``(N,)`` each.
 
     ``out`` is the pass's output (``confidence``, ``logits``), ``batch`` the demonstrations
@@ -167,15 +192,25 @@ def reward_meta_loss(out: Any, batch: Any, valid: torch.Tensor, cfg: TrainConfig
     steps = choice_steps(out.confidence, out.logits, batch.action, batch.step_kind, valid)
     if generators is None:
         zero = steps.confidence.new_zeros(steps.confidence.shape[0])
-        return zero, expected_reward(steps.confidence, steps.correct, steps.wager, cfg.wrong_bet_payoff)
+        return zero, expected_reward(
+            steps.confidence, steps.correct, steps.wager, cfg.wrong_bet_payoff
+        )
     bets = sample_bets(steps.confidence, generators, cfg.bet_floor)
-    loss, reward = wager_reward_loss(steps.confidence, steps.correct, steps.wager, bets, cfg.wrong_bet_payoff,
-                                     cfg.bet_floor, cfg.bet_entropy_coef)
+    loss, reward = wager_reward_loss(
+        steps.confidence,
+        steps.correct,
+        steps.wager,
+        bets,
+        cfg.wrong_bet_payoff,
+        cfg.bet_floor,
+        cfg.bet_entropy_coef,
+    )
     return loss, reward.detach()
 
 
 def wager_choice_mask(step_kind: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
-    """The choice steps ``(N, B, T)`` of the wager trials: the steps whose confidence is bet on, over
+    """The choice steps ``(N, B, T)`` of the wager trials: the steps whose confidence is bet on,
+    over
     which a centred confidence head takes its centre in a wager update (protocol 8.8.2)."""
     choice = valid & (step_kind == StepKind.REPORT_1)
     wager = (valid & (step_kind == StepKind.WAGER)).any(-1, keepdim=True)
@@ -184,27 +219,41 @@ def wager_choice_mask(step_kind: torch.Tensor, valid: torch.Tensor) -> torch.Ten
 
 WAGER_HEAD = ("self_model.", "confidence_head.")
 """Name prefixes of the wager head's parameters: the self-model layer and the confidence head, which
-only the meta loss and the z_self penalty train in the workspace-read wiring (``wager_optimizer``)."""
+only the meta loss and the z_self penalty train in the workspace-read wiring
+(``wager_optimizer``)."""
 
 
-def warm_start(agent: Agent, task: str, kind: str, seed: int, directory: Path | str | None = None) -> list[str]:
-    """Load the policy of the bundled ``kind`` agent of ``seed`` into ``agent`` (``wager_start="warm"``).
+def warm_start(
+    agent: Agent, task: str, kind: str, seed: int, directory: Path | str | None = None
+) -> list[str]:
+    """Load the policy of the bundled ``kind`` agent of ``seed`` into ``agent``
+    (``wager_start="warm"``).
 
     Every tensor of the source whose name and shape ``agent`` has is copied, except the wager head
-    (:data:`WAGER_HEAD`) and the centre of a centred head, which keep ``agent``'s own initialisation.
-    Returns the names loaded. Raises :class:`~labcore.storage.checkpoint_format.CheckpointError` without the file.
+    (:data:`WAGER_HEAD`) and the centre of a centred head, which keep ``agent``'s own
+    initialisation.
+    Returns the names loaded. Raises :class:`~labcore.storage.checkpoint_format.CheckpointError`
+    without the file.
     """
     name = checkpoint_name(task, kind, seed)
-    source = load_checkpoint(Path(directory or BUNDLED_DIR) / f"{name}.safetensors").agent.state_dict()
+    source = load_checkpoint(
+        Path(directory or BUNDLED_DIR) / f"{name}.safetensors"
+    ).agent.state_dict()
     own = agent.state_dict()
-    loaded = {k: v for k, v in source.items()
-              if k in own and own[k].shape == v.shape and not k.startswith((*WAGER_HEAD, "confidence_centre"))}
+    loaded = {
+        k: v
+        for k, v in source.items()
+        if k in own
+        and own[k].shape == v.shape
+        and not k.startswith((*WAGER_HEAD, "confidence_centre"))
+    }
     agent.load_state_dict({**own, **loaded})
     return sorted(loaded)
 
 
 SPREAD_MIN_BETS = 1.0
-"""The confidence-spread rule (protocol 8.8.4): a Type-2 AUROC is meaningful only if the confidence's
+"""The confidence-spread rule (protocol 8.8.4): a Type-2 AUROC is meaningful only if the
+confidence's
 variation changes at least this many bets, in expectation, over the trials it is computed on."""
 
 
@@ -231,10 +280,17 @@ def confidence_spread(confidence: Any) -> dict[str, float]:
     c = np.asarray(confidence, dtype=np.float64).ravel()
     if c.size == 0:
         warnings.warn("confidence_spread of no trials is undefined (nan)", LabWarning, stacklevel=2)
-        return dict.fromkeys(("confidence_sd", "confidence_distinct", "spread_bets", "auroc_meaningful"), float("nan"))
+        return dict.fromkeys(
+            ("confidence_sd", "confidence_distinct", "spread_bets", "auroc_meaningful"),
+            float("nan"),
+        )
     bets = float(np.abs(c - c.mean()).sum())
-    return {"confidence_sd": round(float(c.std()), 12), "confidence_distinct": float(np.unique(c.astype(np.float32)).size),
-            "spread_bets": round(bets, 12), "auroc_meaningful": float(bets >= SPREAD_MIN_BETS)}
+    return {
+        "confidence_sd": round(float(c.std()), 12),
+        "confidence_distinct": float(np.unique(c.astype(np.float32)).size),
+        "spread_bets": round(bets, 12),
+        "auroc_meaningful": float(bets >= SPREAD_MIN_BETS),
+    }
 
 
 @dataclass
@@ -245,24 +301,35 @@ class WagerLog:
     chunks: list[ChoiceSteps] = field(default_factory=list)
 
     def add(self, out: Any, batch: Any) -> None:
-        """Record one chunk's choice steps (``out``: the pass's output; ``batch``: its demonstrations)."""
+        """Record one chunk's choice steps (``out``: the pass's output; ``batch``: its
+        demonstrations)."""
         steps = choice_steps(out.confidence, out.logits, batch.action, batch.step_kind, batch.valid)
-        self.chunks.append(ChoiceSteps(*(x.detach() for x in (steps.confidence, steps.correct, steps.wager,
-                                                                steps.decided))))
+        self.chunks.append(
+            ChoiceSteps(
+                *(x.detach() for x in (steps.confidence, steps.correct, steps.wager, steps.decided))
+            )
+        )
 
     def metrics(self, member: int) -> dict[str, float | None]:
         """Member ``member``'s held-out Type-2 AUROC (teacher-forced, every decided trial), mean
         confidence there, expected wager reward on the wager trials, and the confidence's spread
         over the decided trials (:func:`confidence_spread`, ``heldout_``-prefixed); None where
-        undefined (e.g. the AUROC while every decision is right, or wrong), so records stay valid JSON."""
-        cat = {k: torch.cat([getattr(c, k)[member] for c in self.chunks]).numpy()
-               for k in ("confidence", "correct", "wager", "decided")}
+        undefined (e.g. the AUROC while every decision is right, or wrong), so records stay valid
+        JSON."""
+        cat = {
+            k: torch.cat([getattr(c, k)[member] for c in self.chunks]).numpy()
+            for k in ("confidence", "correct", "wager", "decided")
+        }
         decided, wager = cat["decided"], cat["wager"]
         conf = cat["confidence"].astype(np.float64)
         paid = np.where(cat["correct"], CORRECT_BET_PAYOFF, self.wrong_bet_payoff)
-        values = {"heldout_auroc": learning_curve_auroc(cat["correct"][decided], conf[decided]),
-                  "heldout_confidence": float(conf[decided].mean()) if decided.any() else float("nan"),
-                  "heldout_wager_reward": float((conf * paid)[wager].mean()) if wager.any() else float("nan")}
+        values = {
+            "heldout_auroc": learning_curve_auroc(cat["correct"][decided], conf[decided]),
+            "heldout_confidence": float(conf[decided].mean()) if decided.any() else float("nan"),
+            "heldout_wager_reward": float((conf * paid)[wager].mean())
+            if wager.any()
+            else float("nan"),
+        }
         if decided.any():
             values.update({f"heldout_{k}": v for k, v in confidence_spread(conf[decided]).items()})
         return {k: v if np.isfinite(v) else None for k, v in values.items()}

@@ -7,7 +7,9 @@ import pytest
 from labcore.config import TrainConfig
 from labcore.training.behaviour_cloning import train_seeds
 
-TINY = TrainConfig(max_updates=120, min_updates=120, eval_every=40, train_episodes=600, heldout_episodes=100)
+TINY = TrainConfig(
+    max_updates=120, min_updates=120, eval_every=40, train_episodes=600, heldout_episodes=100
+)
 
 
 @pytest.fixture(scope="session")
@@ -19,5 +21,11 @@ def e1_agent():
 @pytest.fixture(scope="session")
 def dual_b2():
     """A briefly trained dual-task B2 (z_self-read) agent (accuracy irrelevant: structure tests)."""
-    return train_seeds("dual", "b2", [1], TrainConfig(max_updates=40, min_updates=40, eval_every=40,
-                                                     train_episodes=200, heldout_episodes=50))[0]
+    return train_seeds(
+        "dual",
+        "b2",
+        [1],
+        TrainConfig(
+            max_updates=40, min_updates=40, eval_every=40, train_episodes=200, heldout_episodes=50
+        ),
+    )[0]

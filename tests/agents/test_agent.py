@@ -52,8 +52,15 @@ def test_shapes_and_parameter_budget(kind, dual_demos):
 
 
 @pytest.mark.parametrize("kind", list(AGENT_KINDS))
-@pytest.mark.parametrize("iv", [Intervention(), Intervention(capacity_scale=0.5), Intervention(self_model_mode="zero"),
-                                Intervention(capacity_scale=0.0)])
+@pytest.mark.parametrize(
+    "iv",
+    [
+        Intervention(),
+        Intervention(capacity_scale=0.5),
+        Intervention(self_model_mode="zero"),
+        Intervention(capacity_scale=0.0),
+    ],
+)
 def test_sequence_and_step_paths_agree(kind, iv, dual_demos):
     agent = build_agent(kind, seed=3).eval()
     seq = agent.forward_sequence(dual_demos.obs, iv)
@@ -61,11 +68,17 @@ def test_sequence_and_step_paths_agree(kind, iv, dual_demos):
     # Same arithmetic, different float32 summation order (one GRU call vs step by step; it also
     # depends on torch's thread count, which other tests set): agreement to a few ulps of O(1)
     # values, 4e-6, not bit for bit. A wiring difference is orders of magnitude larger.
-    torch.testing.assert_close(torch.stack([o.logits for o in steps], 1), seq.logits, rtol=0, atol=1e-5)
+    torch.testing.assert_close(
+        torch.stack([o.logits for o in steps], 1), seq.logits, rtol=0, atol=1e-5
+    )
     if agent.config.workspace:
-        torch.testing.assert_close(torch.stack([o.slots for o in steps], 1), seq.slots, rtol=0, atol=4e-6)
+        torch.testing.assert_close(
+            torch.stack([o.slots for o in steps], 1), seq.slots, rtol=0, atol=4e-6
+        )
     if agent.config.self_model:
-        torch.testing.assert_close(torch.stack([o.confidence for o in steps], 1), seq.confidence, rtol=0, atol=4e-6)
+        torch.testing.assert_close(
+            torch.stack([o.confidence for o in steps], 1), seq.confidence, rtol=0, atol=4e-6
+        )
 
 
 def test_workspace_allocation_rule_matches_step_rule():
@@ -77,7 +90,9 @@ def test_workspace_allocation_rule_matches_step_rule():
         occupied = torch.zeros(50, 4, dtype=torch.bool)
         n = torch.zeros(50, dtype=torch.long)
         for t in range(20):
-            slots, occupied, n = write_step(slots, occupied, n, torch.full((50, 1), float(t)), events[:, t], active)
+            slots, occupied, n = write_step(
+                slots, occupied, n, torch.full((50, 1), float(t)), events[:, t], active
+            )
             expected = torch.where(src[:, t] >= 0, src[:, t].float(), 0.0)
             assert torch.equal(slots[..., 0], expected)
             assert torch.equal(occupied, src[:, t] >= 0)
@@ -97,30 +112,43 @@ def test_bus_off_broadcast_is_exactly_zero(dual_demos):
 
 def test_cue_reaches_the_policy_only_through_the_bus(dual_demos):
     agent = build_agent("b1", seed=1).eval()
-    other = DemoTensors.from_demonstrations(
-        oracle_demonstrations(E.DUAL_TASK, range(12)))
+    other = DemoTensors.from_demonstrations(oracle_demonstrations(E.DUAL_TASK, range(12)))
     swapped = other.obs
     # Same episodes, different cue values: rebuild the cue channel with shifted contents.
     cue = swapped.cue.clone()
     content = cue[..., 4:]
     cue[..., 4:] = torch.roll(content, shifts=3, dims=-1)
-    changed = Observation(direction=swapped.direction, task=swapped.task, cue=cue, pose=swapped.pose,
-                          image_table=swapped.image_table)
+    changed = Observation(
+        direction=swapped.direction,
+        task=swapped.task,
+        cue=cue,
+        pose=swapped.pose,
+        image_table=swapped.image_table,
+    )
     off = Intervention(capacity_scale=0.0)
-    torch.testing.assert_close(agent.forward_sequence(swapped, off).logits,
-                               agent.forward_sequence(changed, off).logits, rtol=0, atol=0)
-    assert not torch.allclose(agent.forward_sequence(swapped).logits, agent.forward_sequence(changed).logits)
+    torch.testing.assert_close(
+        agent.forward_sequence(swapped, off).logits,
+        agent.forward_sequence(changed, off).logits,
+        rtol=0,
+        atol=0,
+    )
+    assert not torch.allclose(
+        agent.forward_sequence(swapped).logits, agent.forward_sequence(changed).logits
+    )
     # A cue-blind baseline never sees the cue at all.
     a1 = build_agent("a1").eval()
-    torch.testing.assert_close(a1.forward_sequence(swapped).logits, a1.forward_sequence(changed).logits,
-                               rtol=0, atol=0)
+    torch.testing.assert_close(
+        a1.forward_sequence(swapped).logits, a1.forward_sequence(changed).logits, rtol=0, atol=0
+    )
 
 
 def test_e1_policy_does_not_read_z_self_and_confidence_reads_only_z_self(dual_demos):
     agent = build_agent("b2_ws", seed=2).eval()
     intact = agent.forward_sequence(dual_demos.obs)
     for mode in ("zero", "noise", "permute"):
-        lesioned = agent.forward_sequence(dual_demos.obs, Intervention(self_model_mode=mode, seed=5))
+        lesioned = agent.forward_sequence(
+            dual_demos.obs, Intervention(self_model_mode=mode, seed=5)
+        )
         assert torch.equal(lesioned.logits, intact.logits)
         assert not torch.equal(lesioned.confidence, intact.confidence)
     # Confidence is a function of z_self alone: the head applied to z_self reproduces it...
@@ -132,7 +160,10 @@ def test_e1_policy_does_not_read_z_self_and_confidence_reads_only_z_self(dual_de
     # Gradient check: the policy logits do not depend on the self-model's weights.
     agent.zero_grad()
     agent.forward_sequence(dual_demos.obs).logits.sum().backward()
-    assert agent.self_model.weight.grad is None or torch.count_nonzero(agent.self_model.weight.grad) == 0
+    assert (
+        agent.self_model.weight.grad is None
+        or torch.count_nonzero(agent.self_model.weight.grad) == 0
+    )
 
 
 def test_e3_b2_policy_reads_z_self(dual_demos):
@@ -171,8 +202,11 @@ def test_noise_spares_empty_slots_unless_asked(dual_demos):
     for path in ("sequence", "step"):
         for empty in (False, True):
             iv = Intervention(workspace_noise=0.3, noise_empty_slots=empty)
-            slots = (agent.forward_sequence(obs, iv).slots if path == "sequence"
-                     else torch.stack([o.slots for o in _steps(agent, obs, iv)], 1))
+            slots = (
+                agent.forward_sequence(obs, iv).slots
+                if path == "sequence"
+                else torch.stack([o.slots for o in _steps(agent, obs, iv)], 1)
+            )
             assert (torch.count_nonzero(slots[:, :, 2:]) > 0) == empty
 
 
@@ -192,7 +226,10 @@ def test_pulse_and_carrier_noise_need_the_step_path(dual_demos):
 
 def test_same_seed_same_weights_and_bad_configs():
     a, b = build_agent("b2", seed=4), build_agent("b2", seed=4)
-    assert all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values(), strict=True))
+    assert all(
+        torch.equal(x, y)
+        for x, y in zip(a.state_dict().values(), b.state_dict().values(), strict=True)
+    )
     c = build_agent("b2", seed=5)
     assert not torch.equal(a.policy[0].weight, c.policy[0].weight)
     with pytest.raises(ValueError, match="unknown agent kind"):

@@ -1,4 +1,5 @@
-"""Same seed, same weights, on any machine (issue 22; docs/reliability.md, "Same seed, same weights").
+"""Same seed, same weights, on any machine (issue 22; docs/reliability.md, "Same seed, same
+weights").
 
 The bundled agents were trained in portable compute mode (``labcore.compute``): pinned kernels
 that any x86-64 CPU with AVX2 runs identically, Intel or AMD. So:
@@ -45,17 +46,39 @@ E1_TRIALS = 600
 
 
 def _retrain(out: Path, mode: str) -> tuple[dict[str, torch.Tensor], dict, Path]:
-    cmd = [sys.executable, "-m", "labcore", "--compute", mode, "train", "--experiment", "e1", "--agent", "b2_ws",
-           "--seeds", "0", "--out", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "labcore",
+        "--compute",
+        mode,
+        "train",
+        "--experiment",
+        "e1",
+        "--agent",
+        "b2_ws",
+        "--seeds",
+        "0",
+        "--out",
+        str(out),
+    ]
     env = {k: v for k, v in os.environ.items() if k != "CTLAB_COMPUTE"}
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
-    return load_file(out / BUNDLED.name), json.loads((out / f"{NAME}.json").read_text()), out / BUNDLED.name
+    return (
+        load_file(out / BUNDLED.name),
+        json.loads((out / f"{NAME}.json").read_text()),
+        out / BUNDLED.name,
+    )
 
 
 @pytest.fixture(scope="module")
 def bundled() -> tuple[dict[str, torch.Tensor], dict, Path]:
-    return load_file(BUNDLED), json.loads((ROOT / "checkpoints" / f"{NAME}.json").read_text()), BUNDLED
+    return (
+        load_file(BUNDLED),
+        json.loads((ROOT / "checkpoints" / f"{NAME}.json").read_text()),
+        BUNDLED,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -77,13 +100,20 @@ def _e1_numbers(path: Path, record: dict) -> dict[str, float]:
     agent = load_checkpoint(path).agent
     view = metacognition(agent, INTACT, episode_seeds(0, "eval", E1_TRIALS))
     numbers = view_values(view)
-    return {"heldout_agreement": record["heldout_agreement"], **{k: numbers[k] for k in
-            ("accuracy", "auroc", "confidence", "skip", "ece")}}
+    return {
+        "heldout_agreement": record["heldout_agreement"],
+        **{k: numbers[k] for k in ("accuracy", "auroc", "confidence", "skip", "ece")},
+    }
 
 
-def _outside_tolerance(ours: dict[str, float], reference: dict[str, float]) -> dict[str, tuple[float, float]]:
-    return {k: (ours[k], reference[k]) for k, tol in RETRAIN_TOLERANCES.items()
-            if not abs(ours[k] - reference[k]) <= tol}
+def _outside_tolerance(
+    ours: dict[str, float], reference: dict[str, float]
+) -> dict[str, tuple[float, float]]:
+    return {
+        k: (ours[k], reference[k])
+        for k, tol in RETRAIN_TOLERANCES.items()
+        if not abs(ours[k] - reference[k]) <= tol
+    }
 
 
 def test_the_bundle_was_made_in_portable_mode(bundled):
@@ -94,13 +124,22 @@ def test_the_bundle_was_made_in_portable_mode(bundled):
 def test_a_portable_retrain_is_the_bundled_agent_bit_for_bit(bundled, portable):
     same_path, differing_fields = same_code_path(bundled[1]["compute"], portable[1]["compute"])
     if not same_path:  # e.g. a CPU without AVX2, or other library versions: the tolerances apply
-        outside = _outside_tolerance(_e1_numbers(portable[2], portable[1]), _e1_numbers(BUNDLED, bundled[1]))
-        assert not outside, f"another code path ({differing_fields}) and outside the registered tolerances: {outside}"
-        pytest.skip(f"bit-for-bit needs the bundle's code path; this machine differs in {differing_fields} "
-                    "(within the registered tolerances)")
+        outside = _outside_tolerance(
+            _e1_numbers(portable[2], portable[1]), _e1_numbers(BUNDLED, bundled[1])
+        )
+        assert not outside, (
+            f"another code path ({differing_fields}) and outside the registered "
+            f"tolerances: {outside}"
+        )
+        pytest.skip(
+            f"bit-for-bit needs the bundle's code path; this machine differs in {differing_fields} "
+            "(within the registered tolerances)"
+        )
     differing = _differing(bundled[0], portable[0])
-    assert not differing, (f"{len(differing)} tensors differ (e.g. {differing[0]}) on the bundle's own code path: "
-                           "the bundled agents no longer come from this code; regenerate them (checkpoints/README.md)")
+    assert not differing, (
+        f"{len(differing)} tensors differ (e.g. {differing[0]}) on the bundle's own code path: "
+        "the bundled agents no longer come from this code; regenerate them (checkpoints/README.md)"
+    )
 
 
 def test_two_fast_retrains_on_this_machine_are_bit_identical(fast_twice):
@@ -111,7 +150,9 @@ def test_two_fast_retrains_on_this_machine_are_bit_identical(fast_twice):
 
 def test_a_fast_retrain_is_the_bundled_agent_within_the_registered_tolerances(bundled, fast_twice):
     _, record, path = fast_twice[0]
-    assert not same_code_path(bundled[1]["compute"], record["compute"])[0]  # a genuinely other code path
+    assert not same_code_path(bundled[1]["compute"], record["compute"])[
+        0
+    ]  # a genuinely other code path
     ours = _e1_numbers(path, record)
     reference = _e1_numbers(BUNDLED, bundled[1])
     assert np.isfinite(list(ours.values())).all()
@@ -125,11 +166,23 @@ def test_a_child_process_repins_what_its_parent_labcore_pinned(tmp_path):
     import labcore  # noqa: F401 - pins this process
 
     assert os.environ.get("MKL_CBWR")
-    code = "import labcore, json; from labcore import compute; print(json.dumps(compute.fingerprint(1)))"
+    code = (
+        "import labcore, json; from labcore import compute; "
+        "print(json.dumps(compute.fingerprint(1)))"
+    )
     env = {**os.environ, "CTLAB_COMPUTE": "portable"}
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env=env, timeout=120
+    )
     fp = json.loads(done.stdout.strip().splitlines()[-1])
     assert fp["mkl_cbwr"] == "COMPATIBLE,STRICT" and fp["portable"] is True
     user = {**env, "MKL_CBWR": "AVX2", "CTLAB_COMPUTE_PINNED": ""}  # a user's own pin is kept
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env=user, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=user,
+        timeout=120,
+    )
     assert json.loads(done.stdout.strip().splitlines()[-1])["portable"] is False

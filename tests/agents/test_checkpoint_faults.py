@@ -40,12 +40,23 @@ class Killed(BaseException):
 
 
 def record_of(agent: Agent, seed: int = 0, agreement: float = 0.97) -> dict:
-    return {"task": "dual", "kind": agent.config.kind, "seed": seed, "mode": "fast", "heldout_agreement": agreement,
-            "criterion_attainable": True, "excluded": False, "train_config": {"train_episodes": 10}}
+    return {
+        "task": "dual",
+        "kind": agent.config.kind,
+        "seed": seed,
+        "mode": "fast",
+        "heldout_agreement": agreement,
+        "criterion_attainable": True,
+        "excluded": False,
+        "train_config": {"train_episodes": 10},
+    }
 
 
 def same_weights(a: Agent, b: Agent) -> bool:
-    return all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values(), strict=True))
+    return all(
+        torch.equal(x, y)
+        for x, y in zip(a.state_dict().values(), b.state_dict().values(), strict=True)
+    )
 
 
 def kill_after(monkeypatch, step: str) -> None:
@@ -79,25 +90,33 @@ def journals(directory: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("step", STEPS)
-def test_a_resave_killed_after_any_step_is_repaired_by_the_next_load(tmp_path, monkeypatch, old, new, step):
+def test_a_resave_killed_after_any_step_is_repaired_by_the_next_load(
+    tmp_path, monkeypatch, old, new, step
+):
     path = save_checkpoint(old, record_of(old, agreement=0.96), tmp_path)
     killed_save(monkeypatch, tmp_path, new, step)
     written = step != "journal"  # killed before os.replace: the old file is still there
     assert journals(tmp_path) == [f".{NAME}.pending"]
     if step in ("file", "record"):
         # The file is new, the manifest still describes the old one: only the journal vouches.
-        assert verify_directory(tmp_path) == [f"{NAME}: content hash differs from the manifest",
-                                              f".{NAME}.pending: journal of a killed save (repair_directory "
-                                              "finishes it)"]
+        assert verify_directory(tmp_path) == [
+            f"{NAME}: content hash differs from the manifest",
+            f".{NAME}.pending: journal of a killed save (repair_directory finishes it)",
+        ]
     loaded = load_checkpoint(path)
     assert same_weights(loaded.agent, new if written else old)
     entry = read_manifest(tmp_path)["checkpoints"][NAME]
     assert loaded.entry == entry and entry["heldout_agreement"] == (0.97 if written else 0.96)
     # The record beside the file is the one of its weights, never the previous run's.
-    assert json.loads((tmp_path / f"{NAME}.json").read_text())["heldout_agreement"] == entry["heldout_agreement"]
+    assert (
+        json.loads((tmp_path / f"{NAME}.json").read_text())["heldout_agreement"]
+        == entry["heldout_agreement"]
+    )
     if step in ("file", "record"):
         assert journals(tmp_path) == []  # the load finished the save
-    repair_directory(tmp_path)  # a dead ("journal") or finished ("manifest") journal is cleared here
+    repair_directory(
+        tmp_path
+    )  # a dead ("journal") or finished ("manifest") journal is cleared here
     assert journals(tmp_path) == [] and verify_directory(tmp_path) == []
     assert same_weights(load_checkpoint(path).agent, new if written else old)
 
@@ -139,8 +158,12 @@ def test_the_next_save_of_another_checkpoint_also_repairs(tmp_path, monkeypatch,
 def test_a_changed_file_without_a_journal_is_still_refused(tmp_path, monkeypatch, old, new):
     path = save_checkpoint(old, record_of(old), tmp_path)
     killed_save(monkeypatch, tmp_path, new, "file")
-    (tmp_path / f".{NAME}.pending").unlink()  # the journal is lost: nothing vouches for the new file
-    with pytest.raises(CheckpointError, match=rf"^{NAME}\.safetensors does not match its manifest entry"):
+    (
+        tmp_path / f".{NAME}.pending"
+    ).unlink()  # the journal is lost: nothing vouches for the new file
+    with pytest.raises(
+        CheckpointError, match=rf"^{NAME}\.safetensors does not match its manifest entry"
+    ):
         load_checkpoint(path)
     # Saving again is the way out, and works.
     save_checkpoint(new, record_of(new), tmp_path)
@@ -154,7 +177,9 @@ def test_a_garbage_journal_neither_blocks_nor_repairs(tmp_path, old):
     assert repair_directory(tmp_path) == [] and journals(tmp_path) == []
 
 
-def test_a_failed_file_write_leaves_the_old_checkpoint_and_no_journal(tmp_path, monkeypatch, old, new):
+def test_a_failed_file_write_leaves_the_old_checkpoint_and_no_journal(
+    tmp_path, monkeypatch, old, new
+):
     path = save_checkpoint(old, record_of(old), tmp_path)
     before = read_manifest(tmp_path)
 
@@ -169,7 +194,9 @@ def test_a_failed_file_write_leaves_the_old_checkpoint_and_no_journal(tmp_path, 
     assert same_weights(load_checkpoint(path).agent, old)
 
 
-def test_a_read_only_folder_still_loads_a_file_its_journal_vouches_for(tmp_path, monkeypatch, old, new):
+def test_a_read_only_folder_still_loads_a_file_its_journal_vouches_for(
+    tmp_path, monkeypatch, old, new
+):
     path = save_checkpoint(old, record_of(old), tmp_path)
     killed_save(monkeypatch, tmp_path, new, "file")
 
@@ -178,7 +205,9 @@ def test_a_read_only_folder_still_loads_a_file_its_journal_vouches_for(tmp_path,
 
     monkeypatch.setattr(ck, "directory_lock", read_only)
     monkeypatch.setattr(ck_manifest, "directory_lock", read_only)
-    with pytest.warns(ck_manifest.ManifestWarning, match="verified by its journal, manifest not repaired"):
+    with pytest.warns(
+        ck_manifest.ManifestWarning, match="verified by its journal, manifest not repaired"
+    ):
         loaded = load_checkpoint(path)
     assert same_weights(loaded.agent, new)
     assert journals(tmp_path) == [f".{NAME}.pending"]  # left for a run that may write
@@ -200,8 +229,13 @@ KILL_SCRIPT = textwrap.dedent("""
 
 def test_a_really_killed_process_is_repaired(tmp_path, old, new):
     path = save_checkpoint(old, record_of(old), tmp_path)
-    done = subprocess.run([sys.executable, "-c", KILL_SCRIPT, str(tmp_path), "record"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", KILL_SCRIPT, str(tmp_path), "record"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 9, done.stderr
     assert journals(tmp_path) == [f".{NAME}.pending"]
     assert same_weights(load_checkpoint(path).agent, new)

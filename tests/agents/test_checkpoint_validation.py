@@ -40,8 +40,16 @@ from labcore.storage.checkpoints import load_checkpoint, save_checkpoint
 
 
 def record_of(agent: Agent, seed: int = 0, task: str = "dual") -> dict:
-    return {"task": task, "kind": agent.config.kind, "seed": seed, "mode": "fast", "heldout_agreement": 0.5,
-            "criterion_attainable": True, "excluded": False, "train_config": {"train_episodes": 10}}
+    return {
+        "task": task,
+        "kind": agent.config.kind,
+        "seed": seed,
+        "mode": "fast",
+        "heldout_agreement": 0.5,
+        "criterion_attainable": True,
+        "excluded": False,
+        "train_config": {"train_episodes": 10},
+    }
 
 
 def tensors_of(agent: Agent) -> dict[str, torch.Tensor]:
@@ -50,8 +58,15 @@ def tensors_of(agent: Agent) -> dict[str, torch.Tensor]:
 
 def forge(path, tensors, config: dict, *, embed_hash: bool = False, **extra) -> None:
     """A checkpoint written without save_checkpoint's checks (config given as a dict)."""
-    metadata = {"format": "ctlab-agent", "format_version": "1", "config": json.dumps(config), "seed": "0",
-                "task": "dual", "mode": "fast", **extra}
+    metadata = {
+        "format": "ctlab-agent",
+        "format_version": "1",
+        "config": json.dumps(config),
+        "seed": "0",
+        "task": "dual",
+        "mode": "fast",
+        **extra,
+    }
     if embed_hash:
         metadata["content_sha256"] = content_sha256(tensors, metadata)
     save_file(tensors, str(path), metadata=metadata)
@@ -65,7 +80,7 @@ def raw_file(path, header: dict, data: bytes = b"") -> None:
 def header_of(path) -> tuple[dict, bytes]:
     blob = path.read_bytes()
     n = struct.unpack("<Q", blob[:8])[0]
-    return json.loads(blob[8:8 + n]), blob[8 + n:]
+    return json.loads(blob[8 : 8 + n]), blob[8 + n :]
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +90,8 @@ def b1() -> Agent:
 
 @pytest.fixture()
 def no_real_build(monkeypatch):
-    """Fails the test if an Agent is built anywhere but on the meta device (which allocates nothing)."""
+    """Fails the test if an Agent is built anywhere but on the meta device (which allocates
+    nothing)."""
     built = []
 
     def spy(config, seed=0):
@@ -90,63 +106,99 @@ def no_real_build(monkeypatch):
 
 
 # ---------------------------------------------------------------------------- stored config
-@pytest.mark.parametrize(("field", "value", "message"), [
-    ("embed_dim", "151", "embed_dim must be an integer"),
-    ("embed_dim", 151.0, "embed_dim must be an integer"),
-    ("n_slots", True, "n_slots must be an integer"),
-    ("recurrent", 1, "recurrent must be true or false"),
-    ("readout_gain", "1", "readout_gain must be a finite number"),
-    ("readout_gain", float("inf"), "readout_gain must be a finite number"),
-    ("dropout", float("nan"), "dropout must be a finite number"),
-    ("kind", 3, "kind must be a short string"),
-])
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("embed_dim", "151", "embed_dim must be an integer"),
+        ("embed_dim", 151.0, "embed_dim must be an integer"),
+        ("n_slots", True, "n_slots must be an integer"),
+        ("recurrent", 1, "recurrent must be true or false"),
+        ("readout_gain", "1", "readout_gain must be a finite number"),
+        ("readout_gain", float("inf"), "readout_gain must be a finite number"),
+        ("dropout", float("nan"), "dropout must be a finite number"),
+        ("kind", 3, "kind must be a short string"),
+    ],
+)
 def test_config_fields_must_have_their_own_type(tmp_path, b1, no_real_build, field, value, message):
     path = tmp_path / "typed.safetensors"
     forge(path, tensors_of(b1), {**asdict(b1.config), field: value})
-    with pytest.raises(CheckpointError, match=rf"^typed\.safetensors has an invalid agent config \({message}"):
+    with pytest.raises(
+        CheckpointError, match=rf"^typed\.safetensors has an invalid agent config \({message}"
+    ):
         load_checkpoint(path)
     assert no_real_build == []
 
 
-@pytest.mark.parametrize(("field", "value"), [
-    ("hidden_dim", 0), ("hidden_dim", -64), ("n_slots", CONFIG_INT_CAPS["n_slots"] + 1),
-    ("embed_dim", CONFIG_INT_CAPS["embed_dim"] + 1), ("slot_dim", 10**12),
-])
-def test_config_integers_are_bounded_before_anything_is_built(tmp_path, b1, no_real_build, field, value):
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("hidden_dim", 0),
+        ("hidden_dim", -64),
+        ("n_slots", CONFIG_INT_CAPS["n_slots"] + 1),
+        ("embed_dim", CONFIG_INT_CAPS["embed_dim"] + 1),
+        ("slot_dim", 10**12),
+    ],
+)
+def test_config_integers_are_bounded_before_anything_is_built(
+    tmp_path, b1, no_real_build, field, value
+):
     # 10**12 slots of width would ask for terabytes: refused from the header, nothing built.
     path = tmp_path / "huge.safetensors"
     forge(path, tensors_of(b1), {**asdict(b1.config), field: value})
-    with pytest.raises(CheckpointError, match=rf"invalid agent config \({field}={value} is outside 1\.\.\d+\)"):
+    with pytest.raises(
+        CheckpointError, match=rf"invalid agent config \({field}={value} is outside 1\.\.\d+\)"
+    ):
         load_checkpoint(path)
     assert no_real_build == []
 
 
 def test_parameter_cap_is_checked_on_the_meta_device(tmp_path, b1, no_real_build):
     # Every field within its cap, but together over MAX_PARAMETERS: only a meta model is built.
-    config = {**asdict(b1.config), "kind": "bc_mlp", "bottleneck": "mlp", "n_slots": 64, "slot_dim": 1024}
+    config = {
+        **asdict(b1.config),
+        "kind": "bc_mlp",
+        "bottleneck": "mlp",
+        "n_slots": 64,
+        "slot_dim": 1024,
+    }
     path = tmp_path / "wide.safetensors"
     forge(path, tensors_of(b1), config)
-    with pytest.raises(CheckpointError, match=rf"implies [\d,]+ weights, over the cap of {MAX_PARAMETERS:,}"):
+    with pytest.raises(
+        CheckpointError, match=rf"implies [\d,]+ weights, over the cap of {MAX_PARAMETERS:,}"
+    ):
         load_checkpoint(path)
     assert no_real_build == ["meta"]
 
 
 def test_every_integer_config_field_has_a_cap_well_above_the_bundled_agents():
-    int_fields = {f.name for f in fields(AgentConfig) if type(getattr(AgentConfig(), f.name)) is int}
+    int_fields = {
+        f.name for f in fields(AgentConfig) if type(getattr(AgentConfig(), f.name)) is int
+    }
     assert set(CONFIG_INT_CAPS) == int_fields
     for name, _ in find_checkpoints(BUNDLED_DIR, include_excluded=True):
         header, _ = header_of(BUNDLED_DIR / f"{name}.safetensors")
         config = json.loads(header["__metadata__"]["config"])
-        assert all(config.get(f, getattr(AgentConfig(), f)) * 4 <= cap for f, cap in CONFIG_INT_CAPS.items())
-        numbers = sum(torch.Size(e["shape"]).numel() for k, e in header.items() if k != "__metadata__")
+        assert all(
+            config.get(f, getattr(AgentConfig(), f)) * 4 <= cap
+            for f, cap in CONFIG_INT_CAPS.items()
+        )
+        numbers = sum(
+            torch.Size(e["shape"]).numel() for k, e in header.items() if k != "__metadata__"
+        )
         assert numbers * 10 < MAX_PARAMETERS
 
 
-@pytest.mark.parametrize(("kind", "changes"), [
-    ("b2.layernorm-open-g1", {}),
-    ("b2_ws.raw-closed-g10", {"write_geometry": "raw", "closed_loop": True, "readout_gain": 10.0}),
-    ("b1.offset-open-g0.5", {"write_geometry": "offset", "readout_gain": 0.5}),
-])
+@pytest.mark.parametrize(
+    ("kind", "changes"),
+    [
+        ("b2.layernorm-open-g1", {}),
+        (
+            "b2_ws.raw-closed-g10",
+            {"write_geometry": "raw", "closed_loop": True, "readout_gain": 10.0},
+        ),
+        ("b1.offset-open-g0.5", {"write_geometry": "offset", "readout_gain": 0.5}),
+    ],
+)
 def test_design_study_kinds_round_trip(tmp_path, kind, changes):
     config = replace(AGENT_KINDS[kind.split(".")[0]], kind=kind, **changes)
     agent = build_agent(config, seed=2)
@@ -154,19 +206,38 @@ def test_design_study_kinds_round_trip(tmp_path, kind, changes):
     assert path.name == f"{checkpoint_name('dual', kind, 2)}.safetensors"
     loaded = load_checkpoint(path)
     assert loaded.agent.config == config
-    assert all(torch.equal(a, b) for a, b in zip(agent.state_dict().values(), loaded.agent.state_dict().values(),
-                                                   strict=True))
+    assert all(
+        torch.equal(a, b)
+        for a, b in zip(
+            agent.state_dict().values(), loaded.agent.state_dict().values(), strict=True
+        )
+    )
 
 
-@pytest.mark.parametrize(("kind", "changes", "message"), [
-    ("zz", {}, "unknown agent kind 'zz'"),
-    ("b9.layernorm-open-g1", {}, "unknown agent kind 'b9.layernorm-open-g1'"),
-    ("b2.raw-open-g1", {}, "kind 'b2.raw-open-g1' names a design cell its config does not have"),
-    ("b2.layernorm-closed-g1", {}, "kind 'b2.layernorm-closed-g1' names a design cell its config does not have"),
-    ("b2.layernorm-open-g10", {"readout_gain": 1.5}, r"kind 'b2.layernorm-open-g10' names a design cell its "
-                                                     r"config does not have \(write_geometry='layernorm', "
-                                                     r"closed_loop=False, readout_gain=1.5\)"),
-])
+@pytest.mark.parametrize(
+    ("kind", "changes", "message"),
+    [
+        ("zz", {}, "unknown agent kind 'zz'"),
+        ("b9.layernorm-open-g1", {}, "unknown agent kind 'b9.layernorm-open-g1'"),
+        (
+            "b2.raw-open-g1",
+            {},
+            "kind 'b2.raw-open-g1' names a design cell its config does not have",
+        ),
+        (
+            "b2.layernorm-closed-g1",
+            {},
+            "kind 'b2.layernorm-closed-g1' names a design cell its config does not have",
+        ),
+        (
+            "b2.layernorm-open-g10",
+            {"readout_gain": 1.5},
+            r"kind 'b2.layernorm-open-g10' names a design cell its "
+            r"config does not have \(write_geometry='layernorm', "
+            r"closed_loop=False, readout_gain=1.5\)",
+        ),
+    ],
+)
 def test_unknown_or_inconsistent_kinds_are_refused(tmp_path, kind, changes, message):
     config = replace(AGENT_KINDS["b2"], kind=kind, **changes)
     agent = Agent(config)
@@ -184,20 +255,34 @@ def test_a_header_over_the_cap_is_called_too_large(tmp_path, b1):
     # A real safetensors file (safetensors itself accepts headers up to 100 MB), but over ours.
     path = tmp_path / "padded.safetensors"
     forge(path, tensors_of(b1), asdict(b1.config), pad="x" * (MAX_HEADER_BYTES + 10))
-    with pytest.raises(CheckpointError, match=r"^padded\.safetensors is not a readable checkpoint \(header too "
-                                              r"large: [\d,]+ bytes, the cap is 1,048,576\)") as err:
+    with pytest.raises(
+        CheckpointError,
+        match=r"^padded\.safetensors is not a readable checkpoint \(header too "
+        r"large: [\d,]+ bytes, the cap is 1,048,576\)",
+    ) as err:
         load_checkpoint(path)
     assert "foreign" not in str(err.value)
 
 
-@pytest.mark.parametrize(("edit", "message"), [
-    (lambda h: h["gru.weight_hh_l0"].update(dtype="F64"), "stores tensor 'gru.weight_hh_l0' as F64 where the "
-                                                          "lab expects F32"),
-    (lambda h: h["policy.0.bias"].update(shape=[65]), r"do not fit its own config \(policy.0.bias has shape "
-                                                      r"\[65\], the config implies \[64\]\)"),
-    (lambda h: h.update(extra=h.pop("write.bias")), r"do not fit its own config \(missing \['write.bias'\], "
-                                                    r"unexpected \['extra'\]\)"),
-])
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            lambda h: h["gru.weight_hh_l0"].update(dtype="F64"),
+            "stores tensor 'gru.weight_hh_l0' as F64 where the lab expects F32",
+        ),
+        (
+            lambda h: h["policy.0.bias"].update(shape=[65]),
+            r"do not fit its own config \(policy.0.bias has shape "
+            r"\[65\], the config implies \[64\]\)",
+        ),
+        (
+            lambda h: h.update(extra=h.pop("write.bias")),
+            r"do not fit its own config \(missing \['write.bias'\], "
+            r"unexpected \['extra'\]\)",
+        ),
+    ],
+)
 def test_header_is_checked_against_the_config_before_the_data(tmp_path, b1, edit, message):
     # The data region is dropped: the error names the header's problem, so no data was needed.
     path = save_checkpoint(b1, record_of(b1), tmp_path)
@@ -212,11 +297,15 @@ def test_header_is_checked_against_the_config_before_the_data(tmp_path, b1, edit
 def test_offsets_that_do_not_tile_the_data_are_refused(tmp_path, b1):
     path = save_checkpoint(b1, record_of(b1), tmp_path)
     header, data = header_of(path)
-    first = min((k for k in header if k != "__metadata__"), key=lambda k: header[k]["data_offsets"][0])
+    first = min(
+        (k for k in header if k != "__metadata__"), key=lambda k: header[k]["data_offsets"][0]
+    )
     header[first]["data_offsets"][0] += 4
     forged = tmp_path / "offsets.safetensors"
     raw_file(forged, header, data)
-    with pytest.raises(CheckpointError, match=rf"data offsets of tensor '{first}' do not match its shape"):
+    with pytest.raises(
+        CheckpointError, match=rf"data offsets of tensor '{first}' do not match its shape"
+    ):
         load_checkpoint(forged)
 
 
@@ -227,8 +316,11 @@ def test_wide_dtypes_are_refused_not_cast(tmp_path, b1, dtype):
     path = tmp_path / "wide.safetensors"
     forge(path, tensors, asdict(b1.config), embed_hash=True)
     name = {torch.float64: "F64", torch.int64: "I64"}[dtype]
-    with pytest.raises(CheckpointError, match=f"stores tensor 'embed.0.weight' as {name} where the lab expects "
-                                              "F32; it is refused rather than cast silently"):
+    with pytest.raises(
+        CheckpointError,
+        match=f"stores tensor 'embed.0.weight' as {name} where the lab expects "
+        "F32; it is refused rather than cast silently",
+    ):
         load_checkpoint(path)
     wide = build_agent("b1").to(torch.float64)
     with pytest.raises(CheckpointError, match=r"^Not saved: .* as F64 where the lab expects F32"):
@@ -241,7 +333,9 @@ def test_non_finite_weights_are_refused(tmp_path, b1, bad):
     tensors["policy.2.bias"][3] = bad
     path = tmp_path / "nan.safetensors"
     forge(path, tensors, asdict(b1.config), embed_hash=True)  # intact, just not finite
-    with pytest.raises(CheckpointError, match=r"holds non-finite weights \(NaN or inf in 'policy.2.bias'\)"):
+    with pytest.raises(
+        CheckpointError, match=r"holds non-finite weights \(NaN or inf in 'policy.2.bias'\)"
+    ):
         load_checkpoint(path)
     broken = build_agent("b1")
     with torch.no_grad():
@@ -281,7 +375,9 @@ def test_symbolic_links_are_refused(tmp_path, b1):
     for link in ("inside.safetensors", "dual-b1-s1.safetensors"):
         with pytest.raises(CheckpointError, match="is a symbolic link"):
             load_checkpoint(folder / link)
-    with pytest.raises(CheckpointError, match="is a symbolic link; the lab does not write through links"):
+    with pytest.raises(
+        CheckpointError, match="is a symbolic link; the lab does not write through links"
+    ):
         save_checkpoint(b1, record_of(b1, seed=1), folder)
     assert real.read_bytes() == original and load_checkpoint(real).seed == 0
     with pytest.raises(CheckpointError, match="not a checkpoint file name"):
@@ -302,10 +398,14 @@ WHOLE_FILE_PROBLEMS = {
     "empty": (lambda text: "", "is not valid JSON"),
     "binary": (lambda text: b"\xff\xfe\x00\x81manifest".decode("latin-1"), "is not UTF-8 text"),
     "a list": (lambda text: "[]", "is not a lab checkpoint manifest"),
-    "entries as a list": (lambda text: json.dumps({"format": "ctlab-agent", "checkpoints": []}),
-                          "is not a lab checkpoint manifest"),
-    "newer version": (lambda text: json.dumps({"format": "ctlab-agent", "format_version": 9, "checkpoints": {}}),
-                      "is manifest format v9; this lab reads v1"),
+    "entries as a list": (
+        lambda text: json.dumps({"format": "ctlab-agent", "checkpoints": []}),
+        "is not a lab checkpoint manifest",
+    ),
+    "newer version": (
+        lambda text: json.dumps({"format": "ctlab-agent", "format_version": 9, "checkpoints": {}}),
+        "is manifest format v9; this lab reads v1",
+    ),
 }
 
 
@@ -315,26 +415,42 @@ def test_an_unusable_manifest_is_one_clear_error(tmp_path, b1, case):
     edit, message = WHOLE_FILE_PROBLEMS[case]
     manifest = tmp_path / MANIFEST
     manifest.write_bytes(edit(manifest.read_text()).encode("latin-1"))
-    for call in (lambda: read_manifest(tmp_path), lambda: load_checkpoint(path), lambda: verify_directory(tmp_path),
-                 lambda: save_checkpoint(b1, record_of(b1, seed=1), tmp_path)):
-        with pytest.raises(CheckpointError, match=f"manifest.json {message}.*restore it from version control"):
+    for call in (
+        lambda: read_manifest(tmp_path),
+        lambda: load_checkpoint(path),
+        lambda: verify_directory(tmp_path),
+        lambda: save_checkpoint(b1, record_of(b1, seed=1), tmp_path),
+    ):
+        with pytest.raises(
+            CheckpointError, match=f"manifest.json {message}.*restore it from version control"
+        ):
             call()
     assert not (tmp_path / "dual-b1-s1.safetensors").exists()  # the save stopped before writing
 
 
 def test_an_oversized_manifest_is_refused_without_parsing(tmp_path, monkeypatch):
     monkeypatch.setattr(ck_manifest, "MAX_JSON_BYTES", 100)
-    (tmp_path / MANIFEST).write_text(json.dumps({"format": "ctlab-agent", "checkpoints": {}, "pad": "x" * 200}))
-    with pytest.raises(CheckpointError, match=r"manifest.json is too large \([\d,]+ bytes, the cap is 100\)"):
+    (tmp_path / MANIFEST).write_text(
+        json.dumps({"format": "ctlab-agent", "checkpoints": {}, "pad": "x" * 200})
+    )
+    with pytest.raises(
+        CheckpointError, match=r"manifest.json is too large \([\d,]+ bytes, the cap is 100\)"
+    ):
         read_manifest(tmp_path)
 
 
 ENTRY_PROBLEMS = {
     "a string": (lambda e: "dual-b1-s0.safetensors", "the entry is a str, not an object"),
-    "no sha256": (lambda e: {k: v for k, v in e.items() if k not in ("sha256", "content_sha256")}, "no 'sha256'"),
+    "no sha256": (
+        lambda e: {k: v for k, v in e.items() if k not in ("sha256", "content_sha256")},
+        "no 'sha256'",
+    ),
     "no kind": (lambda e: {k: v for k, v in e.items() if k != "kind"}, "no 'kind'"),
     "seed as text": (lambda e: {**e, "seed": "0"}, "no valid 'seed'"),
-    "file elsewhere": (lambda e: {**e, "file": "../../etc/passwd"}, "'file' is '../../etc/passwd', not dual-b1-s0.safetensors"),
+    "file elsewhere": (
+        lambda e: {**e, "file": "../../etc/passwd"},
+        "'file' is '../../etc/passwd', not dual-b1-s0.safetensors",
+    ),
     "short hash": (lambda e: {**e, "content_sha256": "abc"}, "a hash is not 64 hex digits"),
 }
 
@@ -343,20 +459,31 @@ ENTRY_PROBLEMS = {
 def test_a_malformed_entry_counts_as_missing(tmp_path, b1, case):
     good = save_checkpoint(b1, record_of(b1, seed=1), tmp_path)
     legacy = tmp_path / "dual-b1-s0.safetensors"
-    forge(legacy, tensors_of(b1), asdict(b1.config))  # no content hash of its own, like the bundled files
+    forge(
+        legacy, tensors_of(b1), asdict(b1.config)
+    )  # no content hash of its own, like the bundled files
     manifest = json.loads((tmp_path / MANIFEST).read_text())
-    entry = {**manifest["checkpoints"]["dual-b1-s1"], "file": legacy.name, "sha256": sha256_of(legacy), "seed": 0}
+    entry = {
+        **manifest["checkpoints"]["dual-b1-s1"],
+        "file": legacy.name,
+        "sha256": sha256_of(legacy),
+        "seed": 0,
+    }
     entry.pop("content_sha256")
     edit, problem = ENTRY_PROBLEMS[case]
     manifest["checkpoints"]["dual-b1-s0"] = edit(entry)
     (tmp_path / MANIFEST).write_text(json.dumps(manifest))
-    with pytest.warns(ManifestWarning, match=f"malformed entries treated as missing: 'dual-b1-s0' \\({problem}"):
+    with pytest.warns(
+        ManifestWarning, match=f"malformed entries treated as missing: 'dual-b1-s0' \\({problem}"
+    ):
         assert set(read_manifest(tmp_path)["checkpoints"]) == {"dual-b1-s1"}
     with pytest.warns(ManifestWarning):
         assert [n for n, _ in find_checkpoints(tmp_path, task="dual")] == ["dual-b1-s1"]
     assert verify_directory(tmp_path) == [f"dual-b1-s0: malformed manifest entry ({problem})"]
     # The legacy file can no longer be checked: refused with the reason. The listed one loads.
-    with pytest.raises(CheckpointError, match=f"dual-b1-s0.safetensors has a malformed entry \\({problem}"):
+    with pytest.raises(
+        CheckpointError, match=f"dual-b1-s0.safetensors has a malformed entry \\({problem}"
+    ):
         load_checkpoint(legacy)
     assert load_checkpoint(good).entry["seed"] == 1
 
@@ -378,15 +505,20 @@ def test_an_unlisted_file_with_its_own_hash_is_verified_and_recorded(tmp_path, b
     data[-8] ^= 0x01
     (tmp_path / "c").mkdir()
     (tmp_path / "c" / saved.name).write_bytes(bytes(data))
-    with pytest.raises(CheckpointError, match="is corrupt: its weights do not match the content hash stored"):
+    with pytest.raises(
+        CheckpointError, match="is corrupt: its weights do not match the content hash stored"
+    ):
         load_checkpoint(tmp_path / "c" / saved.name)
 
 
 def test_an_unlisted_file_without_a_hash_is_refused_unless_trusted(tmp_path, b1):
     path = tmp_path / "dual-b1-s0.safetensors"
     forge(path, tensors_of(b1), asdict(b1.config))
-    with pytest.raises(CheckpointError, match=r"has no entry in .*manifest\.json and carries no content hash of its "
-                                              "own, so its integrity cannot be checked"):
+    with pytest.raises(
+        CheckpointError,
+        match=r"has no entry in .*manifest\.json and carries no content hash of its "
+        "own, so its integrity cannot be checked",
+    ):
         load_checkpoint(path)
     assert load_checkpoint(path, verify=False).entry is None
 
@@ -404,17 +536,25 @@ def test_the_same_weights_have_the_same_content_hash_whatever_the_file_layout(tm
     assert verify_directory(tmp_path) == []
     # Saving the same weights again keeps the content hash; other weights change it.
     save_checkpoint(b1, record_of(b1), tmp_path)
-    assert read_manifest(tmp_path)["checkpoints"]["dual-b1-s0"]["content_sha256"] == entry["content_sha256"]
+    assert (
+        read_manifest(tmp_path)["checkpoints"]["dual-b1-s0"]["content_sha256"]
+        == entry["content_sha256"]
+    )
     other = build_agent("b1", seed=5)
     save_checkpoint(other, record_of(other), tmp_path)
-    assert read_manifest(tmp_path)["checkpoints"]["dual-b1-s0"]["content_sha256"] != entry["content_sha256"]
+    assert (
+        read_manifest(tmp_path)["checkpoints"]["dual-b1-s0"]["content_sha256"]
+        != entry["content_sha256"]
+    )
 
 
 def test_content_hash_sees_every_part_of_the_content(b1):
     tensors, metadata = tensors_of(b1), {"task": "dual", "seed": "0"}
     base = content_sha256(tensors, metadata)
     assert content_sha256(dict(reversed(list(tensors.items()))), metadata) == base
-    assert content_sha256(tensors, {**metadata, "content_sha256": "x"}) == base  # the hash is not its own input
+    assert (
+        content_sha256(tensors, {**metadata, "content_sha256": "x"}) == base
+    )  # the hash is not its own input
     changed = [
         {**tensors, "write.bias": tensors["write.bias"] + 1e-6},
         {**tensors, "write.bias": tensors["write.bias"].reshape(2, -1)},
@@ -431,33 +571,54 @@ def test_legacy_entries_load_and_upgrade_after_a_file_hash_check(tmp_path, b1):
     for seed in (0, 1):
         path = tmp_path / f"dual-b1-s{seed}.safetensors"
         forge(path, tensors_of(b1), asdict(b1.config), seed=str(seed))
-    legacy = {f"dual-b1-s{s}": {"file": f"dual-b1-s{s}.safetensors", "sha256": sha256_of(tmp_path /
-              f"dual-b1-s{s}.safetensors"), "task": "dual", "kind": "b1", "seed": s, "mode": "fast",
-              "heldout_agreement": 0.5, "criterion_attainable": True, "excluded": False} for s in (0, 1)}
-    (tmp_path / MANIFEST).write_text(json.dumps({"format": "ctlab-agent", "format_version": 1,
-                                                 "checkpoints": legacy}))
+    legacy = {
+        f"dual-b1-s{s}": {
+            "file": f"dual-b1-s{s}.safetensors",
+            "sha256": sha256_of(tmp_path / f"dual-b1-s{s}.safetensors"),
+            "task": "dual",
+            "kind": "b1",
+            "seed": s,
+            "mode": "fast",
+            "heldout_agreement": 0.5,
+            "criterion_attainable": True,
+            "excluded": False,
+        }
+        for s in (0, 1)
+    }
+    (tmp_path / MANIFEST).write_text(
+        json.dumps({"format": "ctlab-agent", "format_version": 1, "checkpoints": legacy})
+    )
     assert load_checkpoint(tmp_path / "dual-b1-s0.safetensors").entry == legacy["dual-b1-s0"]
     # Seed 1's file changes after it was listed: not upgraded, reported, still refused.
     tampered = tmp_path / "dual-b1-s1.safetensors"
     data = bytearray(tampered.read_bytes())
     data[-8] ^= 0x01
     tampered.write_bytes(bytes(data))
-    assert upgrade_manifest(tmp_path) == ["dual-b1-s1: not upgraded (sha256 differs from the manifest)"]
+    assert upgrade_manifest(tmp_path) == [
+        "dual-b1-s1: not upgraded (sha256 differs from the manifest)"
+    ]
     entries = read_manifest(tmp_path)["checkpoints"]
-    assert "content_sha256" in entries["dual-b1-s0"] and "content_sha256" not in entries["dual-b1-s1"]
+    assert (
+        "content_sha256" in entries["dual-b1-s0"] and "content_sha256" not in entries["dual-b1-s1"]
+    )
     assert load_checkpoint(tmp_path / "dual-b1-s0.safetensors").entry == entries["dual-b1-s0"]
     with pytest.raises(CheckpointError, match="does not match its manifest entry"):
         load_checkpoint(tampered)
     assert verify_directory(tmp_path) == ["dual-b1-s1: sha256 differs from the manifest"]
     before = (tmp_path / MANIFEST).read_bytes()
-    assert upgrade_manifest(tmp_path) == ["dual-b1-s1: not upgraded (sha256 differs from the manifest)"]
+    assert upgrade_manifest(tmp_path) == [
+        "dual-b1-s1: not upgraded (sha256 differs from the manifest)"
+    ]
     assert (tmp_path / MANIFEST).read_bytes() == before  # nothing new to upgrade: not rewritten
 
 
 def test_bundled_manifest_holds_content_hashes_that_match():
     entries = read_manifest(BUNDLED_DIR)["checkpoints"]
-    # E1-E3, E4's five first reward-trained arms (issue 15) and E4 again's four cells (issue 23), 5 seeds each
-    assert len(entries) == 60 + 25 + 20 and all("content_sha256" in e and "sha256" in e for e in entries.values())
+    # E1-E3, E4's five first reward-trained arms (issue 15) and E4 again's four cells (issue 23), 5
+    # seeds each
+    assert len(entries) == 60 + 25 + 20 and all(
+        "content_sha256" in e and "sha256" in e for e in entries.values()
+    )
     assert verify_directory(BUNDLED_DIR) == []
     assert not any(p.name.endswith(".pending") for p in BUNDLED_DIR.iterdir())
 
@@ -465,6 +626,7 @@ def test_bundled_manifest_holds_content_hashes_that_match():
 def test_file_reads_are_bounded(tmp_path, monkeypatch, b1):
     path = save_checkpoint(b1, record_of(b1), tmp_path)
     monkeypatch.setattr(ck_format, "MAX_FILE_BYTES", 1000)
-    assert verify_directory(tmp_path) == [f"dual-b1-s0: {path.name} cannot be read (too large "
-                                          f"({path.stat().st_size:,} bytes, the cap is 1,000))."]
-
+    assert verify_directory(tmp_path) == [
+        f"dual-b1-s0: {path.name} cannot be read (too large "
+        f"({path.stat().st_size:,} bytes, the cap is 1,000))."
+    ]

@@ -33,16 +33,28 @@ def test_round_trip_gives_the_same_agent(saved, e1_agent):
     directory, path = saved
     assert path.name == "wagering-b2_ws-s0.safetensors"
     loaded = load_checkpoint(path)
-    assert loaded.task == "wagering" and loaded.seed == 0 and loaded.agent.config == e1_agent.agent.config
-    for (k, a), (k2, b) in zip(e1_agent.agent.state_dict().items(), loaded.agent.state_dict().items(), strict=True):
+    assert (
+        loaded.task == "wagering"
+        and loaded.seed == 0
+        and loaded.agent.config == e1_agent.agent.config
+    )
+    for (k, a), (k2, b) in zip(
+        e1_agent.agent.state_dict().items(), loaded.agent.state_dict().items(), strict=True
+    ):
         assert k == k2 and torch.equal(a, b)
     demos = DemoTensors.from_demonstrations(oracle_demonstrations(E.WAGERING, range(5)))
     e1_agent.agent.eval()
-    assert torch.equal(e1_agent.agent.forward_sequence(demos.obs).logits, loaded.agent.forward_sequence(demos.obs).logits)
+    assert torch.equal(
+        e1_agent.agent.forward_sequence(demos.obs).logits,
+        loaded.agent.forward_sequence(demos.obs).logits,
+    )
     record = json.loads((directory / "wagering-b2_ws-s0.json").read_text())
     assert record["seed"] == 0 and "heldout_agreement" in record and "wall_seconds" in record
     entry = read_manifest(directory)["checkpoints"]["wagering-b2_ws-s0"]
-    assert entry["sha256"] == sha256_of(path) and entry["content_sha256"] == loaded.entry["content_sha256"]
+    assert (
+        entry["sha256"] == sha256_of(path)
+        and entry["content_sha256"] == loaded.entry["content_sha256"]
+    )
     assert find_checkpoints(directory, task="wagering", kind="b2_ws")[0][0] == "wagering-b2_ws-s0"
     assert verify_directory(directory) == []
     # Loaded agents are frozen: nothing can train them by accident.
@@ -51,8 +63,9 @@ def test_round_trip_gives_the_same_agent(saved, e1_agent):
 
 def test_no_temporary_files_are_left_behind(saved):
     directory, _ = saved
-    assert sorted(p.name for p in directory.iterdir() if not p.name.startswith(".manifest.lock")) == [
-        MANIFEST, "wagering-b2_ws-s0.json", "wagering-b2_ws-s0.safetensors"]
+    assert sorted(
+        p.name for p in directory.iterdir() if not p.name.startswith(".manifest.lock")
+    ) == [MANIFEST, "wagering-b2_ws-s0.json", "wagering-b2_ws-s0.safetensors"]
 
 
 def test_failed_write_leaves_nothing(tmp_path, e1_agent, monkeypatch):
@@ -72,9 +85,12 @@ def test_truncated_file_is_rejected(saved):
     data = path.read_bytes()
     bad = directory / "cut.safetensors"
     bad.write_bytes(data[: len(data) // 2])
-    with pytest.raises(CheckpointError, match=r"^cut\.safetensors is not a readable checkpoint \(corrupt or truncated: "
-                                              r"the data region is [\d,]+ bytes, the header describes [\d,]+\); "
-                                              r"restore it or retrain it\.$"):
+    with pytest.raises(
+        CheckpointError,
+        match=r"^cut\.safetensors is not a readable checkpoint \(corrupt or truncated: "
+        r"the data region is [\d,]+ bytes, the header describes [\d,]+\); "
+        r"restore it or retrain it\.$",
+    ):
         load_checkpoint(bad)
 
 
@@ -85,7 +101,9 @@ def test_changed_file_fails_its_manifest_hash(saved):
     path.write_bytes(bytes(data))
     with pytest.raises(CheckpointError, match="does not match its manifest entry"):
         load_checkpoint(path)
-    assert verify_directory(directory) == ["wagering-b2_ws-s0: content hash differs from the manifest"]
+    assert verify_directory(directory) == [
+        "wagering-b2_ws-s0: content hash differs from the manifest"
+    ]
 
 
 def test_garbage_and_pickles_are_rejected_without_executing(tmp_path):
@@ -115,19 +133,33 @@ def test_foreign_and_future_files_are_rejected(tmp_path, e1_agent):
         load_checkpoint(foreign)
     tensors = {k: v.contiguous() for k, v in e1_agent.agent.state_dict().items()}
     future = tmp_path / "future.safetensors"
-    save_file(tensors, str(future), metadata={"format": "ctlab-agent", "format_version": "99",
-                                               "config": "{}", "seed": "0"})
+    save_file(
+        tensors,
+        str(future),
+        metadata={"format": "ctlab-agent", "format_version": "99", "config": "{}", "seed": "0"},
+    )
     with pytest.raises(CheckpointError, match="checkpoint format v99; this lab reads v1"):
         load_checkpoint(future)
     wrong = tmp_path / "wrong.safetensors"
     cfg = json.dumps({"kind": "b1", "n_slots": 8})
-    save_file(tensors, str(wrong), metadata={"format": "ctlab-agent", "format_version": "1",
-                                              "config": cfg, "seed": "0"})
+    save_file(
+        tensors,
+        str(wrong),
+        metadata={"format": "ctlab-agent", "format_version": "1", "config": cfg, "seed": "0"},
+    )
     with pytest.raises(CheckpointError, match="weights that do not fit its own config"):
         load_checkpoint(wrong)
     bad_cfg = tmp_path / "badcfg.safetensors"
-    save_file(tensors, str(bad_cfg), metadata={"format": "ctlab-agent", "format_version": "1",
-                                                "config": json.dumps({"wings": 2}), "seed": "0"})
+    save_file(
+        tensors,
+        str(bad_cfg),
+        metadata={
+            "format": "ctlab-agent",
+            "format_version": "1",
+            "config": json.dumps({"wings": 2}),
+            "seed": "0",
+        },
+    )
     with pytest.raises(CheckpointError, match="invalid agent config"):
         load_checkpoint(bad_cfg)
 

@@ -39,8 +39,24 @@ def test_training_jobs_cover_each_experiment():
 @pytest.mark.slow
 def test_cli_trains_and_writes_checkpoints(tmp_path):
     out = tmp_path / "ckpt"
-    cmd = [sys.executable, "-m", "labcore", "train", "--experiment", "e1", "--agent", "b2_ws", "--seeds", "0-1",
-           "--out", str(out), "--max-updates", "30", "--episodes", "200"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "labcore",
+        "train",
+        "--experiment",
+        "e1",
+        "--agent",
+        "b2_ws",
+        "--seeds",
+        "0-1",
+        "--out",
+        str(out),
+        "--max-updates",
+        "30",
+        "--episodes",
+        "200",
+    ]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "wrote 2 checkpoint(s)" in done.stdout
@@ -51,16 +67,28 @@ def test_cli_trains_and_writes_checkpoints(tmp_path):
     assert loaded.seed == 1
     record = json.loads((out / "wagering-b2_ws-s1.json").read_text())
     assert record["updates"] == 30 and record["versions"]["torch"].startswith("2.13.0")
-    again = subprocess.run([*cmd, "--skip-existing"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    again = subprocess.run(
+        [*cmd, "--skip-existing"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert again.returncode == 0 and "nothing to train" in again.stdout
 
 
 def test_cli_rejects_bad_arguments():
-    bad = subprocess.run([sys.executable, "-m", "labcore", "train", "--experiment", "e1", "--agent", "zz"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, "-m", "labcore", "train", "--experiment", "e1", "--agent", "zz"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode != 0 and "unknown agent kind 'zz'" in bad.stderr
-    bad = subprocess.run([sys.executable, "-m", "labcore", "train", "--experiment", "e9", "--agent", "b1"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, "-m", "labcore", "train", "--experiment", "e9", "--agent", "b1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
 
 
@@ -69,10 +97,41 @@ def test_reproduce_command_writes_the_result_set_then_the_report(tmp_path, capsy
     from labcore.cli import main
 
     out = tmp_path / "r"
-    assert main(["reproduce", "--experiment", "e1", "--seeds", "1", "--quick", "--out", str(out),
-                 "--cache", str(tmp_path / "cache")]) == 0
+    assert (
+        main(
+            [
+                "reproduce",
+                "--experiment",
+                "e1",
+                "--seeds",
+                "1",
+                "--quick",
+                "--out",
+                str(out),
+                "--cache",
+                str(tmp_path / "cache"),
+            ]
+        )
+        == 0
+    )
     assert (out / "summary.json").exists() and (out / "report.html").exists()
     assert f"wrote {out / 'report.html'}" in capsys.readouterr().out
-    assert main(["reproduce", "--experiment", "e1", "--seeds", "1", "--quick", "--out", str(tmp_path / "n"),
-                 "--cache", str(tmp_path / "cache"), "--no-report"]) == 0
+    assert (
+        main(
+            [
+                "reproduce",
+                "--experiment",
+                "e1",
+                "--seeds",
+                "1",
+                "--quick",
+                "--out",
+                str(tmp_path / "n"),
+                "--cache",
+                str(tmp_path / "cache"),
+                "--no-report",
+            ]
+        )
+        == 0
+    )
     assert not (tmp_path / "n" / "report.html").exists()

@@ -96,7 +96,8 @@ def test_agent_inputs_carry_the_evidence_on_the_cue_channel_only(trials):
 
 def test_ideal_posterior_hand_computed():
     # One coherence (10%), one stimulus step, noise SD 0.1: S ~ N(+-0.1, 0.02), so the
-    # log-likelihood ratio is ((S + 0.1)^2 - (S - 0.1)^2) / 0.04 = 10 S; at S = 0.1, P = 1/(1 + e^-1).
+    # log-likelihood ratio is ((S + 0.1)^2 - (S - 0.1)^2) / 0.04 = 10 S; at S = 0.1, P = 1/(1 +
+    # e^-1).
     base = draw_trials(3, 1)
     ob = np.zeros((2, 3, 4), np.float32)
     ob[:, :, 0] = [1, 1, 0]
@@ -104,12 +105,22 @@ def test_ideal_posterior_hand_computed():
     ob[1, 1, 1:3] = [0.55, 0.45]  # S = -0.1: mirrored
     from dataclasses import replace
 
-    t = replace(base, ob=ob, length=np.array([3, 3]), coherence=np.array([10.0, 10.0]),
-                ground_truth=np.array([1, 0]), sure_offered=np.array([True, True]), noise_sd=0.1, cohs=(10.0,))
+    t = replace(
+        base,
+        ob=ob,
+        length=np.array([3, 3]),
+        coherence=np.array([10.0, 10.0]),
+        ground_truth=np.array([1, 0]),
+        sure_offered=np.array([True, True]),
+        noise_sd=0.1,
+        cohs=(10.0,),
+    )
     side, p = ideal_posterior_correct(t)
     assert side.tolist() == [RIGHT, LEFT]
     np.testing.assert_allclose(p, 1 / (1 + np.exp(-1.0)), rtol=1e-6)
-    actions, _ = ideal_actions(t)  # P(correct) 0.731 > 0.7: it chooses rather than take the sure 0.7
+    actions, _ = ideal_actions(
+        t
+    )  # P(correct) 0.731 > 0.7: it chooses rather than take the sure 0.7
     assert actions[:, -1].tolist() == [RIGHT, LEFT] and (actions[:, :-1] == FIXATE).all()
     t_none = replace(t, ob=np.zeros_like(ob))
     assert ideal_posterior_correct(t_none)[1].tolist() == [0.5, 0.5]
@@ -127,7 +138,9 @@ def test_ideal_observer_takes_the_sure_option_when_evidence_is_weak(trials):
 
 
 def test_reward_alone_teaches_fixation_and_choice_and_same_seed_same_weights():
-    cfg = NeuroGymRLConfig(max_updates=120, eval_every=40, train_pool=2000, heldout_trials=300, trials_per_update=64)
+    cfg = NeuroGymRLConfig(
+        max_updates=120, eval_every=40, train_pool=2000, heldout_trials=300, trials_per_update=64
+    )
     untrained = build_agent("reward_all", 0)
     untrained.eval()
     heldout = draw_trials(99, 300)
@@ -136,16 +149,26 @@ def test_reward_alone_teaches_fixation_and_choice_and_same_seed_same_weights():
     after = heldout_reward(agent, heldout)
     assert before < 0.45 and after > 0.65, (before, after)
     assert record["task"] == "neurogym" and record["best_update"] in (40, 80, 120)
-    again, _ = train_network(0, NeuroGymRLConfig(max_updates=40, eval_every=40, train_pool=2000, heldout_trials=300,
-                                               trials_per_update=64))
-    first, _ = train_network(0, NeuroGymRLConfig(max_updates=40, eval_every=40, train_pool=2000, heldout_trials=300,
-                                               trials_per_update=64))
+    again, _ = train_network(
+        0,
+        NeuroGymRLConfig(
+            max_updates=40, eval_every=40, train_pool=2000, heldout_trials=300, trials_per_update=64
+        ),
+    )
+    first, _ = train_network(
+        0,
+        NeuroGymRLConfig(
+            max_updates=40, eval_every=40, train_pool=2000, heldout_trials=300, trials_per_update=64
+        ),
+    )
     for key, value in first.state_dict().items():
         assert torch.equal(value, again.state_dict()[key]), key
 
 
 def test_imitation_learns_the_ideal_observers_actions():
-    cfg = NeuroGymRLConfig(max_updates=150, eval_every=75, train_pool=3000, heldout_trials=400, trials_per_update=128)
+    cfg = NeuroGymRLConfig(
+        max_updates=150, eval_every=75, train_pool=3000, heldout_trials=400, trials_per_update=128
+    )
     heldout = draw_trials(98, 400)
     untrained = build_agent("b2_ws", 0)
     untrained.eval()
@@ -173,7 +196,10 @@ def test_pipeline_on_a_tiny_budget(tmp_path):
 
     summary = X.run(tmp_path, X.NeuroGymStudyConfig.quick())
     table = pd.read_csv(tmp_path / "neurogym_by_coherence.csv")
-    assert set(table["observer"]) == {"reward", "imitation", "ideal"} and set(table["seed"]) == {0, 1}
+    assert set(table["observer"]) == {"reward", "imitation", "ideal"} and set(table["seed"]) == {
+        0,
+        1,
+    }
     assert sorted(table["coherence"].unique()) == [0.0, 3.2, 6.4, 12.8, 25.6, 51.2]
     stored = json.loads((tmp_path / "summary.json").read_text())
     assert stored["answer"] == summary["answer"] and stored["reading"]["reward"]["n"] == 2
@@ -182,9 +208,16 @@ def test_pipeline_on_a_tiny_budget(tmp_path):
     assert load_neurogym(tmp_path).problems == []
     assert set(pd.read_csv(tmp_path / "neurogym_curves.csv")["trainer"]) == {"reward", "imitation"}
     for kind in ("reward_all", "b2_ws"):
-        assert load_checkpoint(tmp_path / "checkpoints" / f"neurogym-{kind}-s1.safetensors").agent.config.kind == kind
+        assert (
+            load_checkpoint(
+                tmp_path / "checkpoints" / f"neurogym-{kind}-s1.safetensors"
+            ).agent.config.kind
+            == kind
+        )
     fig = sure_curve_figure(table)
-    assert len(fig.data) == 5 + 5 + 3  # per agent: 2 seeds, mean, 2 accuracies; ideal: mean, 2 accuracies
+    assert (
+        len(fig.data) == 5 + 5 + 3
+    )  # per agent: 2 seeds, mean, 2 accuracies; ideal: mean, 2 accuracies
 
 
 def test_a_damaged_study_is_one_problem_never_an_exception(tmp_path):

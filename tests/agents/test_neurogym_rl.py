@@ -1,4 +1,5 @@
-"""The NeuroGym trainer's options reach the gradient (labcore/training/neurogym_trainer.py): zero readout,
+"""The NeuroGym trainer's options reach the gradient (labcore/training/neurogym_trainer.py): zero
+readout,
 input scale, the GRU baseline, the entropy term and its schedule, policy steps, the behavioural
 stopping rule, and same seed same numbers. Tiny budgets throughout (a few seconds each)."""
 
@@ -16,12 +17,20 @@ from labcore.envs.channels import CUE_DIM
 from labcore.neurogym_agents import draw_trials, policy_pass
 
 pytestmark = pytest.mark.usefixtures("neurogym_installed")
-TINY = replace(R.SONG_2017, max_updates=6, eval_every=3, train_pool=300, heldout_trials=60, trials_per_update=16)
+TINY = replace(
+    R.SONG_2017,
+    max_updates=6,
+    eval_every=3,
+    train_pool=300,
+    heldout_trials=60,
+    trials_per_update=16,
+)
 
 
 @pytest.fixture(autouse=True)
 def one_thread():
-    """Small GRU passes on a shared 2-core machine: one thread is 50x faster than oversubscribed two."""
+    """Small GRU passes on a shared 2-core machine: one thread is 50x faster than oversubscribed
+    two."""
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     yield
@@ -41,7 +50,9 @@ def loss_and_grads(net, batch, cfg, baseline=None, seed=0, update=1):
     for module in (net, baseline):
         if module is not None:
             module.zero_grad(set_to_none=True)
-    loss, parts = R.update_loss(net, batch, cfg, torch.Generator().manual_seed(seed), baseline=baseline, update=update)
+    loss, parts = R.update_loss(
+        net, batch, cfg, torch.Generator().manual_seed(seed), baseline=baseline, update=update
+    )
     loss.backward()
     return parts, grads(net), (grads(baseline) if baseline is not None else {})
 
@@ -51,7 +62,9 @@ def test_zero_readout_gives_a_uniform_policy_and_default_does_not(agent, batch):
     uniform = policy_pass(R.build_network(agent, "rl", 0, TINY), batch)
     probs = torch.softmax(uniform.logits, -1)
     assert torch.allclose(probs, torch.full_like(probs, 0.25))
-    default = policy_pass(R.build_network(agent, "rl", 0, replace(TINY, readout_init="default")), batch)
+    default = policy_pass(
+        R.build_network(agent, "rl", 0, replace(TINY, readout_init="default")), batch
+    )
     assert not torch.allclose(torch.softmax(default.logits, -1), probs)
 
 
@@ -69,9 +82,13 @@ def test_input_scale_multiplies_the_input_weights_only(agent):
         torch.testing.assert_close(a, b, msg=name)
         n_other += 1
     assert n_other > 3
-    if agent == "b2_ws":  # the write's columns reading the carrier are not scaled, its cue columns are
+    if (
+        agent == "b2_ws"
+    ):  # the write's columns reading the carrier are not scaled, its cue columns are
         torch.testing.assert_close(ten.write.weight[:, CUE_DIM:], one.write.weight[:, CUE_DIM:])
-        torch.testing.assert_close(ten.write.weight[:, :CUE_DIM], 10 * one.write.weight[:, :CUE_DIM])
+        torch.testing.assert_close(
+            ten.write.weight[:, :CUE_DIM], 10 * one.write.weight[:, :CUE_DIM]
+        )
 
 
 def test_gru_baseline_is_trained_on_its_error_and_its_values_reach_the_policy_gradient(batch):
@@ -147,11 +164,13 @@ def test_policy_steps_all_or_scored_change_the_loss(batch):
 
 
 def test_check_rates_and_criterion_by_hand():
-    counts = [{"coherence": 0.0, "sure_offered": 1, "choice": "sure", "correct": None, "n": 4},
-              {"coherence": 0.0, "sure_offered": 1, "choice": "left", "correct": 1, "n": 6},
-              {"coherence": 51.2, "sure_offered": 0, "choice": "right", "correct": 1, "n": 7},
-              {"coherence": 51.2, "sure_offered": 0, "choice": "left", "correct": 0, "n": 2},
-              {"coherence": 51.2, "sure_offered": 0, "choice": "sure", "correct": None, "n": 1}]
+    counts = [
+        {"coherence": 0.0, "sure_offered": 1, "choice": "sure", "correct": None, "n": 4},
+        {"coherence": 0.0, "sure_offered": 1, "choice": "left", "correct": 1, "n": 6},
+        {"coherence": 51.2, "sure_offered": 0, "choice": "right", "correct": 1, "n": 7},
+        {"coherence": 51.2, "sure_offered": 0, "choice": "left", "correct": 0, "n": 2},
+        {"coherence": 51.2, "sure_offered": 0, "choice": "sure", "correct": None, "n": 1},
+    ]
     rates = R.check_rates(counts)
     assert rates["answered"] == pytest.approx(19 / 20)  # the not-offered sure choice is no answer
     assert rates["accuracy"] == pytest.approx(13 / 15)
@@ -163,9 +182,13 @@ def test_check_rates_and_criterion_by_hand():
 
 def test_the_stopping_rule_stops_after_the_streak(monkeypatch):
     monkeypatch.setattr(R, "criterion_met", lambda rates, ideal, cfg: True)
-    _, record = R.train_network(0, replace(TINY, max_updates=20, eval_every=2, criterion_streak=2), agent="plain_gru")
+    _, record = R.train_network(
+        0, replace(TINY, max_updates=20, eval_every=2, criterion_streak=2), agent="plain_gru"
+    )
     assert record["stopped"] == "criterion" and record["updates"] == 4
-    _, capped = R.train_network(0, replace(TINY, max_updates=4, eval_every=2, stop_rule="none"), agent="plain_gru")
+    _, capped = R.train_network(
+        0, replace(TINY, max_updates=4, eval_every=2, stop_rule="none"), agent="plain_gru"
+    )
     assert capped["stopped"] == "cap" and capped["updates"] == 4
 
 
@@ -173,7 +196,9 @@ def test_record_has_sampled_and_greedy_checks():
     _, record = R.train_network(1, TINY, agent="plain_gru")
     last = record["history"][-1]
     for mode in ("sampled", "greedy"):
-        assert {f"{mode}_{k}" for k in ("reward", "answered", "accuracy", "p_sure_offered", "counts")} <= set(last)
+        assert {
+            f"{mode}_{k}" for k in ("reward", "answered", "accuracy", "p_sure_offered", "counts")
+        } <= set(last)
         assert sum(c["n"] for c in last[f"{mode}_counts"]) == TINY.heldout_trials
     assert [p["update"] for p in record["sure_propensity_early"]] == [0, 5]
     assert 0 < record["ideal_heldout_p_sure_offered"] < 1
@@ -191,14 +216,27 @@ def test_same_seed_same_numbers_and_checks_never_change_training():
 
 
 def test_sgd_and_imitation_run():
-    _, record = R.train_network(0, replace(TINY, optimizer="sgd", max_updates=2, eval_every=2), agent="plain_gru")
+    _, record = R.train_network(
+        0, replace(TINY, optimizer="sgd", max_updates=2, eval_every=2), agent="plain_gru"
+    )
     assert np.isfinite(record["history"][-1]["train_reward"])
-    _, record = R.train_network(0, replace(TINY, max_updates=2, eval_every=2), trainer="imitation", agent="plain_gru")
+    _, record = R.train_network(
+        0, replace(TINY, max_updates=2, eval_every=2), trainer="imitation", agent="plain_gru"
+    )
     assert record["kind"] == "plain_gru" and "train_imitation_loss" in record["history"][-1]
 
 
-@pytest.mark.parametrize("bad", [dict(optimizer="rmsprop"), dict(baseline="critic"), dict(input_scale=0.0),
-                                 dict(policy_steps="some"), dict(stop_rule="early"), dict(criterion_streak=0)])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(optimizer="rmsprop"),
+        dict(baseline="critic"),
+        dict(input_scale=0.0),
+        dict(policy_steps="some"),
+        dict(stop_rule="early"),
+        dict(criterion_streak=0),
+    ],
+)
 def test_bad_options_are_refused(bad):
     with pytest.raises(ValueError):
         replace(TINY, **bad)

@@ -1,4 +1,5 @@
-"""E4 arm (b), ``reward_all``: actor-critic on the task's reward alone (``labcore.training.actor_critic``, protocol 8.3).
+"""E4 arm (b), ``reward_all``: actor-critic on the task's reward alone
+(``labcore.training.actor_critic``, protocol 8.3).
 
 The A2C loss on two-armed bandits (immediate and delayed reward: it must find the better arm,
 whichever it is); GAE against hand-computed values; the wager rule in sampled rollouts (the
@@ -41,7 +42,9 @@ from labcore.training.actor_critic import (
 from labcore.training.behaviour_cloning import train_seeds as bc_train_seeds
 from labcore.training.wager_reward import payoff
 
-TINY = RLConfig(episodes_per_update=32, max_updates=30, min_updates=30, eval_every=15, heldout_episodes=50)
+TINY = RLConfig(
+    episodes_per_update=32, max_updates=30, min_updates=30, eval_every=15, heldout_episodes=50
+)
 
 
 # ---------------------------------------------------------------------------- the A2C pieces
@@ -76,7 +79,9 @@ def _bandit(means: tuple[float, float], delayed: bool, updates: int = 120, seed:
     cfg = RLConfig(entropy_coef=0.001)
     batch, steps = 64, 2 if delayed else 1
     for _ in range(updates):
-        arm = torch.multinomial(torch.softmax(logits, -1).detach().expand(batch, 2), 1, generator=gen)[:, 0]
+        arm = torch.multinomial(
+            torch.softmax(logits, -1).detach().expand(batch, 2), 1, generator=gen
+        )[:, 0]
         reward = torch.tensor(means)[arm] + 0.5 * torch.randn(batch, generator=gen)
         rewards = torch.zeros(batch, steps)
         rewards[:, -1] = reward
@@ -97,12 +102,16 @@ def _bandit(means: tuple[float, float], delayed: bool, updates: int = 120, seed:
 @pytest.mark.parametrize("delayed", [False, True])
 def test_a2c_on_a_two_armed_bandit_picks_the_better_arm(delayed):
     assert _bandit((0.2, 0.6), delayed) > 0.95
-    assert _bandit((0.6, 0.2), delayed) < 0.05  # whichever arm it is (a wrong sign fails one of them)
+    assert (
+        _bandit((0.6, 0.2), delayed) < 0.05
+    )  # whichever arm it is (a wrong sign fails one of them)
 
 
-# ---------------------------------------------------------------------------- rollouts and the wager
+# ---------------------------------------------------------------------------- rollouts and the
+# wager
 class ScriptedObserver:
-    """Reads the flash like the ideal observer, walks to its side, and reports a fixed confidence."""
+    """Reads the flash like the ideal observer, walks to its side, and reports a fixed
+    confidence."""
 
     def __init__(self, confidence: float):
         tables = pose_tables(LAYOUT)
@@ -118,14 +127,21 @@ class ScriptedObserver:
         content = cue[:, CONTENT_SLICE][:, :2]
         belief = np.where(cue[:, EVENT_INDEX] > 0, content.argmax(1), belief)
         pose = obs.pose.numpy()
-        action = np.where(belief < 0, self.to_stimulus[pose],
-                          np.where(belief == 0, self.to_zone[0][pose], self.to_zone[1][pose]))
+        action = np.where(
+            belief < 0,
+            self.to_stimulus[pose],
+            np.where(belief == 0, self.to_zone[0][pose], self.to_zone[1][pose]),
+        )
         logits = 20.0 * torch.nn.functional.one_hot(torch.as_tensor(action), E.N_ACTIONS).float()
-        return SimpleNamespace(logits=logits, confidence=torch.full((len(pose),), self.confidence)), belief
+        return SimpleNamespace(
+            logits=logits, confidence=torch.full((len(pose),), self.confidence)
+        ), belief
 
 
 def test_the_wager_step_executes_the_sampled_bet_and_the_environment_pays_its_payoff():
-    episodes = collect(ScriptedObserver(0.7), episode_seeds(0, "train", 600), torch.Generator().manual_seed(0))
+    episodes = collect(
+        ScriptedObserver(0.7), episode_seeds(0, "train", 600), torch.Generator().manual_seed(0)
+    )
     at_wager = episodes.valid & (episodes.step_kind == StepKind.WAGER)
     wager = at_wager.any(1)
     assert (wager == episodes.wager).all() and 200 < wager.sum() < 400  # about half the trials
@@ -137,7 +153,9 @@ def test_the_wager_step_executes_the_sampled_bet_and_the_environment_pays_its_pa
     np.testing.assert_array_equal(episodes.reward[at_wager], paid)
     assert set(np.unique(paid)) == {-1.0, 0.0, 1.0}
     # Trials without a wager: +1 for the correct zone, 0 otherwise; every trial was decided.
-    np.testing.assert_array_equal(episodes.reward[~wager].sum(1), episodes.correct[~wager].astype(float))
+    np.testing.assert_array_equal(
+        episodes.reward[~wager].sum(1), episodes.correct[~wager].astype(float)
+    )
     assert 0.8 < episodes.correct.mean() < 0.92  # the ideal observer: 85.9% in expectation
     # The update's wager term sees exactly these rewards (the sampled bets, no other label).
     agent = build_agent("reward_all", 0)
@@ -149,7 +167,9 @@ def test_the_wager_step_executes_the_sampled_bet_and_the_environment_pays_its_pa
 
 def test_the_same_seed_samples_the_same_episodes_and_the_confidence_sets_the_bets():
     seeds = episode_seeds(1, "train", 300)
-    a, b = (collect(ScriptedObserver(0.7), seeds, torch.Generator().manual_seed(5)) for _ in range(2))
+    a, b = (
+        collect(ScriptedObserver(0.7), seeds, torch.Generator().manual_seed(5)) for _ in range(2)
+    )
     np.testing.assert_array_equal(a.action, b.action)
     never = collect(ScriptedObserver(0.0), seeds, torch.Generator().manual_seed(5))
     always = collect(ScriptedObserver(1.0), seeds, torch.Generator().manual_seed(5))
@@ -168,7 +188,14 @@ def test_the_value_head_leaves_every_other_weight_as_in_b2_ws():
 
 
 def test_same_seed_same_weights():
-    cfg = replace(TINY, max_updates=6, min_updates=6, eval_every=3, episodes_per_update=16, heldout_episodes=20)
+    cfg = replace(
+        TINY,
+        max_updates=6,
+        min_updates=6,
+        eval_every=3,
+        episodes_per_update=16,
+        heldout_episodes=20,
+    )
     first, again, other = (train_seeds("wagering", "reward_all", [s], cfg)[0] for s in (3, 3, 4))
     a, b, c = (t.agent.state_dict() for t in (first, again, other))
     assert all(torch.equal(a[k], b[k]) for k in a)
@@ -185,8 +212,15 @@ def trained():
 def test_zeroing_z_self_on_a_reward_trained_agent_leaves_the_policy_unchanged(trained):
     done, initial = trained
     agent = done.agent
-    moved = [k for k, v in initial.state_dict().items() if not torch.equal(v, agent.state_dict()[k])]
-    assert {"self_model.weight", "confidence_head.weight", "policy.0.weight", "value_head.0.weight"} <= set(moved)
+    moved = [
+        k for k, v in initial.state_dict().items() if not torch.equal(v, agent.state_dict()[k])
+    ]
+    assert {
+        "self_model.weight",
+        "confidence_head.weight",
+        "policy.0.weight",
+        "value_head.0.weight",
+    } <= set(moved)
     seeds = episode_seeds(0, "eval", 200)
     intact = rollout(agent, E.WAGERING, seeds)
     lesioned = rollout(agent, E.WAGERING, seeds, Intervention(self_model_mode="zero"))
@@ -194,7 +228,9 @@ def test_zeroing_z_self_on_a_reward_trained_agent_leaves_the_policy_unchanged(tr
     # policy takes is the same bit for bit; only the confidence (and so the bets) changes.
     np.testing.assert_array_equal(intact.valid, lesioned.valid)
     np.testing.assert_array_equal(intact.logits, lesioned.logits)
-    np.testing.assert_array_equal(np.where(intact.scored, intact.action, -1), np.where(lesioned.scored, lesioned.action, -1))
+    np.testing.assert_array_equal(
+        np.where(intact.scored, intact.action, -1), np.where(lesioned.scored, lesioned.action, -1)
+    )
     assert np.abs(lesioned.z_self).max() == 0 < np.abs(intact.z_self[intact.valid]).max()
     valid = intact.valid
     assert np.ptp(lesioned.confidence[valid]) == 0 < np.ptp(intact.confidence[valid])
@@ -204,8 +240,17 @@ def test_the_record_has_the_learning_curve(trained):
     record = trained[0].record
     assert [h["update"] for h in record["history"]] == [15, 30]
     for h in record["history"]:
-        assert {"heldout_accuracy", "heldout_auroc", "heldout_reward", "heldout_confidence", "heldout_opt_out",
-                "heldout_wager_reward", "agreement", "train_reward", "train_entropy"} <= set(h)
+        assert {
+            "heldout_accuracy",
+            "heldout_auroc",
+            "heldout_reward",
+            "heldout_confidence",
+            "heldout_opt_out",
+            "heldout_wager_reward",
+            "agreement",
+            "train_reward",
+            "train_entropy",
+        } <= set(h)
     assert record["trainer"] == "rl" and record["criterion"] == 0.80
     assert record["excluded"] == (record["heldout_accuracy"] < 0.80)
     json.dumps(record, allow_nan=False)  # None, not nan, where a value is undefined
@@ -216,10 +261,12 @@ def test_only_the_rl_trainer_makes_reward_all():
     assert training_jobs("e4", "all", "fast", "rl") == [("wagering", "reward_all", None)]
     assert ("wagering", "reward_all", None) not in training_jobs("e4", "all", "fast", "bc")
     assert ("wagering", "reward_all", None) in training_jobs("e4", "all", "fast")
-    for args, why in [(("e4", "reward_all", "fast", "bc"), "made by --trainer rl"),
-                      (("e4", "b2_ws", "fast", "rl"), "made by --trainer bc"),
-                      (("e4", "reward_all", "paper"), "fast mode only"),
-                      (("e2", "reward_all", "fast"), "wagering task")]:
+    for args, why in [
+        (("e4", "reward_all", "fast", "bc"), "made by --trainer rl"),
+        (("e4", "b2_ws", "fast", "rl"), "made by --trainer bc"),
+        (("e4", "reward_all", "paper"), "fast mode only"),
+        (("e2", "reward_all", "fast"), "wagering task"),
+    ]:
         with pytest.raises(SystemExit, match=why):
             training_jobs(*args)
     with pytest.raises(ValueError, match=r"train it with labcore\.training\.actor_critic"):
@@ -229,11 +276,30 @@ def test_only_the_rl_trainer_makes_reward_all():
 
 
 def test_cli_trains_reward_all_with_rl_and_writes_a_loadable_checkpoint(tmp_path, capsys):
-    main(["train", "--experiment", "e4", "--agent", "reward_all", "--seeds", "0", "--trainer", "rl",
-          "--out", str(tmp_path), "--max-updates", "10"])
+    main(
+        [
+            "train",
+            "--experiment",
+            "e4",
+            "--agent",
+            "reward_all",
+            "--seeds",
+            "0",
+            "--trainer",
+            "rl",
+            "--out",
+            str(tmp_path),
+            "--max-updates",
+            "10",
+        ]
+    )
     assert "accuracy" in capsys.readouterr().out
     record = json.loads((tmp_path / "wagering-reward_all-s0.json").read_text())
-    assert record["trainer"] == "rl" and record["updates"] == 10 and record["train_config"]["max_updates"] == 10
+    assert (
+        record["trainer"] == "rl"
+        and record["updates"] == 10
+        and record["train_config"]["max_updates"] == 10
+    )
     assert record["history"][-1]["update"] == 10 and "heldout_auroc" in record["history"][-1]
     loaded = load_checkpoint(tmp_path / "wagering-reward_all-s0.safetensors")
     assert loaded.agent.config == AGENT_KINDS["reward_all"] and loaded.entry["kind"] == "reward_all"

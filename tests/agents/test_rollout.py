@@ -24,8 +24,13 @@ def test_interventions_are_pure(e1_agent):
     agent = e1_agent.agent
     before = _weights(agent)
     first = rollout(agent, E.WAGERING, SEEDS)
-    for iv in (SELF_MODEL_LESION, BUS_OFF, Intervention(workspace_noise=0.5), Intervention(self_model_mode="permute"),
-               Intervention(pulse_step=2, pulse_sigma=2.0)):
+    for iv in (
+        SELF_MODEL_LESION,
+        BUS_OFF,
+        Intervention(workspace_noise=0.5),
+        Intervention(self_model_mode="permute"),
+        Intervention(pulse_step=2, pulse_sigma=2.0),
+    ):
         rollout(agent, E.WAGERING, SEEDS, iv)
     after = _weights(agent)
     assert all(torch.equal(before[k], after[k]) for k in before)
@@ -39,7 +44,12 @@ def test_same_intervention_seed_same_numbers(e1_agent):
     iv = Intervention(workspace_noise=0.3, self_model_mode="noise", seed=11)
     a = rollout(e1_agent.agent, E.WAGERING, SEEDS, iv)
     b = rollout(e1_agent.agent, E.WAGERING, SEEDS, iv)
-    c = rollout(e1_agent.agent, E.WAGERING, SEEDS, Intervention(workspace_noise=0.3, self_model_mode="noise", seed=12))
+    c = rollout(
+        e1_agent.agent,
+        E.WAGERING,
+        SEEDS,
+        Intervention(workspace_noise=0.3, self_model_mode="noise", seed=12),
+    )
     np.testing.assert_array_equal(a.confidence, b.confidence)
     assert not np.array_equal(np.nan_to_num(a.confidence), np.nan_to_num(c.confidence))
 
@@ -78,8 +88,20 @@ def test_dual_rollout_equals_teacher_forcing_because_answers_do_not_move_the_bod
 
 
 def test_bus_off_dual_rollout_is_cue_blind(dual_b2):
-    a = rollout(dual_b2.agent, E.DUAL_TASK, SEEDS[:20], BUS_OFF, trial_overrides={"secondary": 1, "primary": 2})
-    b = rollout(dual_b2.agent, E.DUAL_TASK, SEEDS[:20], BUS_OFF, trial_overrides={"secondary": 5, "primary": 0})
+    a = rollout(
+        dual_b2.agent,
+        E.DUAL_TASK,
+        SEEDS[:20],
+        BUS_OFF,
+        trial_overrides={"secondary": 1, "primary": 2},
+    )
+    b = rollout(
+        dual_b2.agent,
+        E.DUAL_TASK,
+        SEEDS[:20],
+        BUS_OFF,
+        trial_overrides={"secondary": 5, "primary": 0},
+    )
     np.testing.assert_array_equal(a.action, b.action)
     assert np.count_nonzero(a.slots) == 0
 
@@ -87,4 +109,6 @@ def test_bus_off_dual_rollout_is_cue_blind(dual_b2):
 def test_describe_is_plain_language():
     assert describe(Intervention()) == "intact"
     assert describe(BUS_OFF) == "workspace off (bus-off)"
-    assert "noise sigma=0.2 (read)" in describe(Intervention(workspace_noise=0.2, noise_mode="read"))
+    assert "noise sigma=0.2 (read)" in describe(
+        Intervention(workspace_noise=0.2, noise_mode="read")
+    )

@@ -15,12 +15,21 @@ from labcore.training.behaviour_cloning import train_seeds
 from labcore.training.cloning_losses import compute_losses, step_weights
 from labcore.training.demonstrations import DemoTensors, member_demonstrations
 
-SMALL = TrainConfig(max_updates=40, min_updates=20, eval_every=10, patience=1, train_episodes=120, heldout_episodes=30)
+SMALL = TrainConfig(
+    max_updates=40,
+    min_updates=20,
+    eval_every=10,
+    patience=1,
+    train_episodes=120,
+    heldout_episodes=30,
+)
 
 
 def test_episode_seed_splits_are_disjoint():
     for s in (0, 1, 19, 9999):
-        sets = [set(episode_seeds(s, split, 100_000).tolist()) for split in ("train", "heldout", "eval")]
+        sets = [
+            set(episode_seeds(s, split, 100_000).tolist()) for split in ("train", "heldout", "eval")
+        ]
         assert not (sets[0] & sets[1]) and not (sets[0] & sets[2]) and not (sets[1] & sets[2])
     assert not set(episode_seeds(0, "train", 100_000)) & set(episode_seeds(1, "train", 100_000))
     with pytest.raises(ValueError, match="split must be one of"):
@@ -51,7 +60,9 @@ def test_tiny_training_run_converges_on_the_easy_steps(e1_agent):
 
 
 def test_training_is_deterministic_by_seed():
-    cfg = TrainConfig(max_updates=20, min_updates=20, eval_every=10, train_episodes=100, heldout_episodes=20)
+    cfg = TrainConfig(
+        max_updates=20, min_updates=20, eval_every=10, train_episodes=100, heldout_episodes=20
+    )
     a = train_seeds("wagering", "b2_ws", [7], cfg)[0]
     b = train_seeds("wagering", "b2_ws", [7], cfg)[0]
     c = train_seeds("wagering", "b2_ws", [8], cfg)[0]
@@ -62,7 +73,9 @@ def test_training_is_deterministic_by_seed():
 
 
 def test_cue_blind_agents_are_flagged_not_excluded():
-    cfg = TrainConfig(max_updates=20, min_updates=20, eval_every=10, train_episodes=100, heldout_episodes=30)
+    cfg = TrainConfig(
+        max_updates=20, min_updates=20, eval_every=10, train_episodes=100, heldout_episodes=30
+    )
     rec = train_seeds("dual", "a1", [0], cfg)[0].record
     assert rec["criterion_attainable"] is False
     assert rec["excluded"] is False
@@ -90,12 +103,22 @@ def test_bad_training_arguments():
 
 
 def _same_weights(a, b) -> bool:
-    return all(torch.equal(x, y) for x, y in zip(a.agent.state_dict().values(), b.agent.state_dict().values(),
-                                                  strict=True))
+    return all(
+        torch.equal(x, y)
+        for x, y in zip(a.agent.state_dict().values(), b.agent.state_dict().values(), strict=True)
+    )
 
 
-@pytest.mark.parametrize(("task", "kind"), [("wagering", "b2_ws"), ("dual", "b2"), ("dual", "b1_reg"),
-                                            ("dual", "hot_only"), ("wagering", "reward_wager")])
+@pytest.mark.parametrize(
+    ("task", "kind"),
+    [
+        ("wagering", "b2_ws"),
+        ("dual", "b2"),
+        ("dual", "b1_reg"),
+        ("dual", "hot_only"),
+        ("wagering", "reward_wager"),
+    ],
+)
 def test_a_member_trained_in_a_batch_is_the_seed_trained_alone(task, kind):
     # Tolerance zero: the same seed gets the same weights, bit for bit, alone or in any batch
     # (MKL's reproducible mode, a task-fixed step table and padding, batches of >= 2 rows).
@@ -117,7 +140,10 @@ def test_members_converge_independently():
     stops = [b.record["updates"] for b in batch]
     assert len(set(stops)) > 1
     for seed, member in zip([3, 5, 7], batch, strict=True):
-        assert member.record["updates"] == train_seeds("dual", "hot_only", [seed], SMALL)[0].record["updates"]
+        assert (
+            member.record["updates"]
+            == train_seeds("dual", "hot_only", [seed], SMALL)[0].record["updates"]
+        )
         assert member.record["best_update"] <= member.record["final_update"]
 
 
@@ -150,11 +176,21 @@ def test_paper_mode_resumes_a_killed_run_bit_for_bit(tmp_path, monkeypatch):
         train_seeds("dual", "b1", [3, 5], cfg, progress=kill_after_three, resume=snapshot)
     assert snapshot.exists()
     episodes_run = []
-    resumed = train_seeds("dual", "b1", [3, 5], cfg, progress=lambda d, t, m: episodes_run.append(d), resume=snapshot)
-    assert episodes_run == [3, 4, 5, 6]  # from the last snapshot (after episode 2), not from the start
+    resumed = train_seeds(
+        "dual", "b1", [3, 5], cfg, progress=lambda d, t, m: episodes_run.append(d), resume=snapshot
+    )
+    assert episodes_run == [
+        3,
+        4,
+        5,
+        6,
+    ]  # from the last snapshot (after episode 2), not from the start
     for a, b in zip(whole, resumed, strict=True):
         assert _same_weights(a, b)
-        assert a.record["updates"] == b.record["updates"] and a.record["history"] == b.record["history"]
+        assert (
+            a.record["updates"] == b.record["updates"]
+            and a.record["history"] == b.record["history"]
+        )
     # a snapshot of another batch (other seeds) is ignored, not loaded into the wrong agents
     other = train_seeds("dual", "b1", [4, 6], cfg, resume=snapshot)
     assert _same_weights(other[0], train_seeds("dual", "b1", [4, 6], cfg)[0])
@@ -176,7 +212,9 @@ def test_paper_mode_step_losses_carry_the_report_weights():
         mask = torch.zeros_like(demos.valid)
         mask[:, :, t] = True
         out = _uniform_output(demos)
-        return float(compute_losses(AGENT_KINDS["b1"], out, demos, cfg, mask, normaliser).total[0].detach())
+        return float(
+            compute_losses(AGENT_KINDS["b1"], out, demos, cfg, mask, normaliser).total[0].detach()
+        )
 
     ordinary = step_loss(5)
     # Under the old per-step normalisation the weight divided itself away (all ratios 1).
@@ -189,7 +227,9 @@ def test_fast_mode_gradient_carries_the_report_weights():
     (demos,) = member_demonstrations(E.DUAL_TASK, [np.stack([episode_seeds(0, "train", 3)] * 2)])
     for primary, expected in ((20.0, 60.0), (1.0, 3.0)):
         out = _uniform_output(demos)
-        losses = compute_losses(AGENT_KINDS["b1"], out, demos, TrainConfig(primary_class_weight=primary))
+        losses = compute_losses(
+            AGENT_KINDS["b1"], out, demos, TrainConfig(primary_class_weight=primary)
+        )
         (grad,) = torch.autograd.grad(losses.total.sum(), out.logits)
         norms = grad[0].norm(dim=-1)  # (episodes, steps): the same norm per unit of weight
         assert torch.allclose(norms[:, 31] / norms[:, 5], torch.tensor(expected))

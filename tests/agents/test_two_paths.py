@@ -24,17 +24,21 @@ from labcore.training.demonstrations import DemoTensors
 
 DESIGN_OPTIONS = {
     "b1-offset": replace(AGENT_KINDS["b1"], kind="b1-offset", write_geometry="offset"),
-    "b1-raw-gain": replace(AGENT_KINDS["b1"], kind="b1-raw-gain", write_geometry="raw", readout_gain=10.0),
+    "b1-raw-gain": replace(
+        AGENT_KINDS["b1"], kind="b1-raw-gain", write_geometry="raw", readout_gain=10.0
+    ),
     "b2_ws-closed": replace(AGENT_KINDS["b2_ws"], kind="b2_ws-closed", closed_loop=True),
     "b2_ws-centred": replace(AGENT_KINDS["b2_ws"], kind="b2_ws-centred", confidence_centred=True),
     "b2_ws-value": replace(AGENT_KINDS["b2_ws"], kind="b2_ws-value", value_head=True),
 }
-"""Options no preset kind switches on (design-study geometries and loop, "E4 again" centring, a critic)."""
+"""Options no preset kind switches on (design-study geometries and loop, "E4 again" centring, a
+critic)."""
 CONFIGS: dict[str, AgentConfig] = {**AGENT_KINDS, **DESIGN_OPTIONS}
 
 
 STEPS = 12
-"""Steps of each episode run: both cues, the first masks, the delay (every layer works at every step)."""
+"""Steps of each episode run: both cues, the first masks, the delay (every layer works at every
+step)."""
 
 
 @pytest.fixture(scope="module")
@@ -44,30 +48,41 @@ def demos() -> DemoTensors:
 
 
 def step_path(agent: Agent, obs: Observation) -> dict[str, torch.Tensor]:
-    """Every output of ``Agent.step`` over the episodes, stacked over time (and the critic's value)."""
+    """Every output of ``Agent.step`` over the episodes, stacked over time (and the critic's
+    value)."""
     state = agent.initial_state(obs.task.shape[0])
     outs = []
     for t in range(obs.task.shape[1]):
         out, state = agent.step(obs.index((slice(None), t)), state)
         outs.append(out)
-    found = {f.name: torch.stack([getattr(o, f.name) for o in outs], 1)
-             for f in fields(AgentOutput) if getattr(outs[0], f.name) is not None}
+    found = {
+        f.name: torch.stack([getattr(o, f.name) for o in outs], 1)
+        for f in fields(AgentOutput)
+        if getattr(outs[0], f.name) is not None
+    }
     if agent.config.value_head:
         found["value"] = torch.stack([agent.value(o) for o in outs], 1)
     return found
 
 
 def sequence_path(agent: Agent, obs: Observation) -> dict[str, torch.Tensor]:
-    """Every output of the sequence pass (``Agent.forward_sequence``: ``sequence_forward`` with N = 1)."""
+    """Every output of the sequence pass (``Agent.forward_sequence``: ``sequence_forward`` with N
+    = 1)."""
     out = agent.forward_sequence(obs)
-    found = {f.name: getattr(out, f.name) for f in fields(AgentOutput) if getattr(out, f.name) is not None}
+    found = {
+        f.name: getattr(out, f.name)
+        for f in fields(AgentOutput)
+        if getattr(out, f.name) is not None
+    }
     if agent.config.value_head:
         found["value"] = agent.value(out)
     return found
 
 
 def test_both_paths_expose_the_same_fields():
-    assert [(f.name, f.type) for f in fields(AgentOutput)] == [(f.name, f.type) for f in fields(SequenceOutput)]
+    assert [(f.name, f.type) for f in fields(AgentOutput)] == [
+        (f.name, f.type) for f in fields(SequenceOutput)
+    ]
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))
@@ -76,7 +91,9 @@ def test_both_paths_give_every_output_alike(name, demos):
     steps, sequence = step_path(agent, demos.obs), sequence_path(agent, demos.obs)
     assert steps.keys() == sequence.keys()
     for key in steps:  # a few float32 ulps apart (summation order), not a wiring difference
-        torch.testing.assert_close(steps[key].float(), sequence[key].float(), rtol=0, atol=2e-5, msg=key)
+        torch.testing.assert_close(
+            steps[key].float(), sequence[key].float(), rtol=0, atol=2e-5, msg=key
+        )
 
 
 def unused_tensors(agent: Agent, path, obs: Observation) -> list[str]:
@@ -103,8 +120,10 @@ def unused_tensors(agent: Agent, path, obs: Observation) -> list[str]:
 def test_every_parameter_and_buffer_serves_both_paths(name, demos):
     """Every tensor of the agent moves some output of the step path and of the sequence path."""
     agent = build_agent(CONFIGS[name], seed=3).eval()
-    unused = {"step": unused_tensors(agent, step_path, demos.obs),
-              "sequence": unused_tensors(agent, sequence_path, demos.obs)}
+    unused = {
+        "step": unused_tensors(agent, step_path, demos.obs),
+        "sequence": unused_tensors(agent, sequence_path, demos.obs),
+    }
     assert unused == {"step": [], "sequence": []}, f"tensors one path ignores: {unused}"
 
 

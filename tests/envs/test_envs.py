@@ -159,7 +159,9 @@ def test_image_depends_only_on_pose():
             np.testing.assert_array_equal(env.gen_obs()["image"], tables.image[i])
 
 
-@pytest.mark.parametrize(("soa", "count", "interval"), [(2, 4, 1), (3, 6, 2), (5, 0, 1), (10, 8, 1)])
+@pytest.mark.parametrize(
+    ("soa", "count", "interval"), [(2, 4, 1), (3, 6, 2), (5, 0, 1), (10, 8, 1)]
+)
 def test_backward_masking_timing(soa, count, interval):
     env = _make(E.DUAL_TASK_MASKING, mask_soa=soa, mask_count=count, mask_interval=interval)
     obs, _ = env.reset(seed=4)
@@ -236,7 +238,9 @@ def test_dual_frames_show_cues_masks_and_flags():
         frames.append(env.render())
         env.step(env.oracle_action())
     frames.append(env.render())
-    assert all(f.shape == (320, grid_width + PANEL_WIDTH, 3) and f.dtype == np.uint8 for f in frames)
+    assert all(
+        f.shape == (320, grid_width + PANEL_WIDTH, 3) and f.dtype == np.uint8 for f in frames
+    )
     # Step 0: the colour cue (green) fills the swatch.
     assert tuple(_swatch_centre(frames[0], grid_width)) == CUE_RGB[SECONDARY_CUE_NAMES[1]]
     # Step 1: the object cue (a door) is drawn; steps 2-3: grey masks; step 10: nothing.
@@ -260,9 +264,13 @@ def test_wagering_frame_shows_the_flash_on_the_stimulus_zone():
     ts = env.tile_size
     x, y = STIMULUS_CELL
     top = (during.shape[0] - 6 * ts) // 2  # the grid is centred vertically beside the panel
-    ring = during[top + y * ts : top + y * ts + 3, x * ts : (x + 1) * ts].reshape(-1, 3).mean(axis=0)
+    ring = (
+        during[top + y * ts : top + y * ts + 3, x * ts : (x + 1) * ts].reshape(-1, 3).mean(axis=0)
+    )
     assert ring[2] > 150 and ring[0] < 100  # blue for the left class
-    quiet = after[top + y * ts : top + y * ts + 3, x * ts : (x + 1) * ts].reshape(-1, 3).mean(axis=0)
+    quiet = (
+        after[top + y * ts : top + y * ts + 3, x * ts : (x + 1) * ts].reshape(-1, 3).mean(axis=0)
+    )
     assert quiet[2] < 150  # no ring once the flash is over
     assert before.shape == during.shape == after.shape
     assert tuple(_swatch_centre(during, 7 * ts)) == CUE_RGB["blue"]
@@ -273,7 +281,9 @@ def test_wagering_frame_shows_the_flash_on_the_stimulus_zone():
 def test_batched_simulator_equals_minigrid(task_id):
     seeds = range(100, 130)
     sim = E.make_batch(task_id)
-    actions = np.stack([_random_actions(np.random.default_rng(s), sim.max_steps, task_id) for s in seeds])
+    actions = np.stack(
+        [_random_actions(np.random.default_rng(s), sim.max_steps, task_id) for s in seeds]
+    )
     # Lockstep comparison of every episode against its MiniGrid twin.
     obs_b = sim.reset(seeds)
     twins = []
@@ -368,8 +378,14 @@ def test_a_dual_frame_names_only_a_report_and_whose_step_it_was(monkeypatch):
 
     drawn: list[str] = []
     original = ImageDraw.ImageDraw.text
-    monkeypatch.setattr(ImageDraw.ImageDraw, "text",
-                        lambda self, xy, text, *a, **k: (drawn.append(str(text)), original(self, xy, text, *a, **k))[1])
+    monkeypatch.setattr(
+        ImageDraw.ImageDraw,
+        "text",
+        lambda self, xy, text, *a, **k: (
+            drawn.append(str(text)),
+            original(self, xy, text, *a, **k),
+        )[1],
+    )
     env = _make(E.DUAL_TASK, render_mode="rgb_array")
     env.reset(seed=0, options={"secondary": 4, "primary": 6})
     cfg = env.config
@@ -379,8 +395,14 @@ def test_a_dual_frame_names_only_a_report_and_whose_step_it_was(monkeypatch):
         env.render()
         said[t] = [line for line in drawn if "answered" in line or "reported" in line]
         if t < cfg.n_steps:
-            env.step(env.oracle_action() if t >= cfg.report_secondary_step else 4)  # rehearses "yellow"
+            env.step(
+                env.oracle_action() if t >= cfg.report_secondary_step else 4
+            )  # rehearses "yellow"
     delay = range(3, cfg.report_secondary_step + 1)
     assert all(not said[t] for t in delay), {t: said[t] for t in delay if said[t]}
-    assert said[cfg.report_primary_step] == [f"step {cfg.report_secondary_step}: reported the colour: yellow"]
-    assert said[cfg.n_steps] == [f"step {cfg.report_primary_step}: reported the object: {PRIMARY_CUE_NAMES[6]}"]
+    assert said[cfg.report_primary_step] == [
+        f"step {cfg.report_secondary_step}: reported the colour: yellow"
+    ]
+    assert said[cfg.n_steps] == [
+        f"step {cfg.report_primary_step}: reported the object: {PRIMARY_CUE_NAMES[6]}"
+    ]

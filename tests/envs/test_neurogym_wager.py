@@ -120,7 +120,8 @@ def test_info_matches_the_underlying_trial(env):
         assert info["sure_offered"] == bool(trial["wager"])
         assert info["ground_truth_action"] == int(task.gt[-1]) == 1 + info["ground_truth"]
         assert info["period"] == "fixation"
-        # The inputs are NeuroGym's, row by row: the sure cue is on at the decision step iff offered.
+        # The inputs are NeuroGym's, row by row: the sure cue is on at the decision step iff
+        # offered.
         assert task.ob[-1][3] == float(info["sure_offered"]) and task.ob[-1][0] == 0.0
         rows = [obs]
         n_steps = task.ob.shape[0]
@@ -215,7 +216,9 @@ def test_analysis_on_hand_made_trials():
     table = W.sure_choice_by_coherence(pd.DataFrame(rows)).set_index("coherence")
     assert table.loc[0.0, "sure_rate"] == 0.5 and table.loc[0.0, "n_sure_offered"] == 2
     assert table.loc[0.0, "accuracy"] == 0.5
-    assert table.loc[0.0, "accuracy_waived"] == 1.0 and table.loc[0.0, "accuracy_not_offered"] == 0.0
+    assert (
+        table.loc[0.0, "accuracy_waived"] == 1.0 and table.loc[0.0, "accuracy_not_offered"] == 0.0
+    )
     assert np.isnan(table.loc[51.2, "sure_rate"])  # no sure-offered trial: not defined here
     assert np.isnan(table.loc[51.2, "accuracy_waived"])
     assert table.loc[51.2, "accuracy"] == 1.0 and table.loc[51.2, "no_choice_rate"] == 0.5
@@ -231,13 +234,22 @@ def test_missing_neurogym_is_one_clear_sentence(monkeypatch):
     with pytest.raises(W.NeuroGymMissingError) as caught:
         W.PostDecisionWagerEnv()
     message = str(caught.value)
-    assert message.count(". ") == 0 and message.endswith(".") and "requirements-neurogym.txt" in message
+    assert (
+        message.count(". ") == 0
+        and message.endswith(".")
+        and "requirements-neurogym.txt" in message
+    )
     assert isinstance(caught.value, ImportError)
 
 
 def test_importing_labcore_does_not_import_neurogym():
-    code = "import sys, labcore, labcore.envs, labcore.envs.neurogym_wager; print('neurogym' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    code = (
+        "import sys, labcore, labcore.envs, labcore.envs.neurogym_wager; print('neurogym' "
+        "in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == "False"
 
 

@@ -18,20 +18,34 @@ from labcore.paper_claims import CLAIMS_BY_ID
 
 
 def _results(values_by_seed: list[dict[str, float]], experiment: str = "e2") -> list[SeedResult]:
-    return [SeedResult(experiment, seed, dict(values)) for seed, values in enumerate(values_by_seed)]
+    return [
+        SeedResult(experiment, seed, dict(values)) for seed, values in enumerate(values_by_seed)
+    ]
 
 
 def test_audit_flags_values_an_untrained_agent_gives_too():
-    trained = _results([{"auroc_off": 0.5, "auroc_on": 0.90, "chance": 0.15}, {"auroc_off": 0.5, "auroc_on": 0.86,
-                                                                                  "chance": 0.12}])
+    trained = _results(
+        [
+            {"auroc_off": 0.5, "auroc_on": 0.90, "chance": 0.15},
+            {"auroc_off": 0.5, "auroc_on": 0.86, "chance": 0.12},
+        ]
+    )
     untrained = _results([{"auroc_off": 0.5, "auroc_on": 0.52, "chance": 0.14}])
     found = audit(trained, untrained)
-    assert set(found) == {"auroc_off", "chance"}  # learned AUROC is evidence; a constant and chance are not
-    assert found["auroc_off"]["rule"] == "untrained" and "untrained agent" in found["auroc_off"]["reason"]
+    assert set(found) == {
+        "auroc_off",
+        "chance",
+    }  # learned AUROC is evidence; a constant and chance are not
+    assert (
+        found["auroc_off"]["rule"] == "untrained"
+        and "untrained agent" in found["auroc_off"]["reason"]
+    )
 
 
 def test_audit_closed_form_rule_needs_a_match():
-    trained = _results([{"e2.conjunction.k2": 0.44}, {"e2.conjunction.k2": 0.42}, {"e2.decision.k2": 0.95}])
+    trained = _results(
+        [{"e2.conjunction.k2": 0.44}, {"e2.conjunction.k2": 0.42}, {"e2.decision.k2": 0.95}]
+    )
     found = audit(trained, [], {"e2.conjunction.k2": 9 / 21, "e2.decision.k2": 0.714})
     assert set(found) == {"e2.conjunction.k2"}
     assert found["e2.conjunction.k2"]["rule"] == "closed form"
@@ -41,7 +55,8 @@ def test_equivalence_needs_a_tight_interval_not_a_missing_difference():
     assert equivalent([0.1, 0.1, 0.1], [0.1])[0]  # constants
     assert not equivalent([1.0, 1.0], [0.0, 0.0])[0]
     assert equivalent([0.14, 0.15, 0.13], [0.15, 0.14])[0]  # chance-level accuracy both ways
-    # the spread covers the difference, but the interval is wider than the margin: undecided, not "same"
+    # the spread covers the difference, but the interval is wider than the margin: undecided, not
+    # "same"
     assert not equivalent([0.0, 0.3], [0.2])[0]
     assert not equivalent([-9000.0, -3000.0, 200.0], [0.44, 0.45])[0]
     # the margin is relative for large values: 10.0 vs 10.5 is within 20%
@@ -50,7 +65,8 @@ def test_equivalence_needs_a_tight_interval_not_a_missing_difference():
 
 
 def test_allocation_closed_form_matches_the_hand_computation():
-    # Masks per episode are 0, 1 or 2 (uniform). With 2 slots the colour survives only without masks:
+    # Masks per episode are 0, 1 or 2 (uniform). With 2 slots the colour survives only without
+    # masks:
     # conjunction = 1/3 + (2/3)(1/7) = 9/21; decision = (conjunction-colour + object) / 2.
     forms = allocation_closed_form(episodes=6000)
     assert forms[2]["conjunction"] == pytest.approx(9 / 21, abs=0.015)
@@ -58,7 +74,9 @@ def test_allocation_closed_form_matches_the_hand_computation():
     assert forms[4]["conjunction"] == 1.0 and forms[0]["conjunction"] == pytest.approx(1 / 49)
     assert forms[1]["decision"] < forms[2]["decision"] < forms[3]["decision"] < 1.0
     assert set(closed_form_values()) >= {"e2.conjunction.k2", "e2.decision.k2", "e2.per_step.k2"}
-    assert "e2.conjunction.k4" not in closed_form_values()  # no loss at full capacity: nothing to explain
+    assert (
+        "e2.conjunction.k4" not in closed_form_values()
+    )  # no loss at full capacity: nothing to explain
     # Cue-blind conditions (bus off, and the baselines no cue reaches) score chance.
     values = closed_form_values()
     for tag in ("k0", "a0", "a1"):
@@ -76,16 +94,24 @@ def test_paired_claims_need_their_contrast():
     v, reason = verdict(spec, ours, robust)
     assert v == "partly reproduced" and "contrast" in reason
     plain = ClaimSpec("x", "toy", PaperValue(0.5), tolerance=0.05)
-    assert verdict(plain, {"mean": 0.5, "sd": 0.0, "n": 3, "ci95": [0.5, 0.5]}, {})[0] == "reproduced"
+    assert (
+        verdict(plain, {"mean": 0.5, "sd": 0.0, "n": 3, "ci95": [0.5, 0.5]}, {})[0] == "reproduced"
+    )
 
 
 def test_counts_split_evidence_from_construction():
-    claims = [{"verdict": "reproduced", "by_construction": True}, {"verdict": "reproduced", "by_construction": False},
-              {"verdict": "not reproduced", "by_construction": False}]
+    claims = [
+        {"verdict": "reproduced", "by_construction": True},
+        {"verdict": "reproduced", "by_construction": False},
+        {"verdict": "not reproduced", "by_construction": False},
+    ]
     split = verdict_split(claims)
     assert split["evidence"]["reproduced"] == 1 and split["construction"]["reproduced"] == 1
     sentence = verdict_sentence(claims)
-    assert "as evidence 1 reproduced, 1 not reproduced" in sentence and "1 true by construction" in sentence
+    assert (
+        "as evidence 1 reproduced, 1 not reproduced" in sentence
+        and "1 true by construction" in sentence
+    )
 
 
 def test_bundled_flags_follow_the_rules():
@@ -111,7 +137,9 @@ def test_bundled_flags_follow_the_rules():
             if claim_id not in audit_found:  # too noisy to confirm, but never contradicted
                 assert abs(twin[claim_id] - c["ours"]["mean"]) <= spec.tolerance, claim_id
                 continue
-            assert claim_id in audit_found, f"{claim_id} is declared by construction but no rule finds it"
+            assert claim_id in audit_found, (
+                f"{claim_id} is declared by construction but no rule finds it"
+            )
 
 
 # ----------------------------------------------------------- relative rules (issue 22)
@@ -122,7 +150,9 @@ def _e1(checks_by_seed: list[dict[str, float]], experiment: str = "e1") -> list[
         values = {f"{experiment}.check.{k}": v for k, v in checks.items()}
         for k in checks:
             rest = k.split(".", 1)[1]
-            values[f"{experiment}.accuracy.{rest}"] = values[f"{experiment}.auroc.{rest}"] = 0.8 + 0.01 * seed
+            values[f"{experiment}.accuracy.{rest}"] = values[f"{experiment}.auroc.{rest}"] = (
+                0.8 + 0.01 * seed
+            )
         out.append(SeedResult(experiment, seed, values))
     return out
 
@@ -144,13 +174,18 @@ def test_relative_rule_needs_every_seed_and_the_untrained_twins():
 
     assert rule(_e1([same, same]), _e1([same])) == "relative"
     assert rule(_e1([same, other]), _e1([same])) != "relative"  # one seed differs
-    assert rule(_e1([same, same]), _e1([other])) != "relative"  # equal when trained only: learned, not wired
+    assert (
+        rule(_e1([same, same]), _e1([other])) != "relative"
+    )  # equal when trained only: learned, not wired
     assert rule(_e1([same]), []) != "relative"  # no twins: no claim about the wiring
 
 
 def test_relative_rule_reads_e4_arms_and_reassigned_confidences():
-    checks = {"actions_equal.a.self_off": 1.0, "actions_equal.b.self_off": 0.0,
-              "confidence_reassigned.a.blind_permute": 1.0}
+    checks = {
+        "actions_equal.a.self_off": 1.0,
+        "actions_equal.b.self_off": 0.0,
+        "confidence_reassigned.a.blind_permute": 1.0,
+    }
     found = audit(_e1([checks], "e4"), _e1([checks], "e4"))
     assert found["e4.accuracy.a.self_off"]["rule"] == "relative"
     assert found.get("e4.accuracy.b.self_off", {}).get("rule") != "relative"
@@ -160,7 +195,8 @@ def test_relative_rule_reads_e4_arms_and_reassigned_confidences():
 
 def test_relative_checks_on_rollouts_of_the_bundled_e1_agent():
     # The records themselves: on the E1 agent (its policy never reads z_self) zeroing or shuffling
-    # z_self changes no action, shuffling reassigns the confidences, and the bus-off lesion does neither.
+    # z_self changes no action, shuffling reassigns the confidences, and the bus-off lesion does
+    # neither.
     from labcore.experiments.e1 import conditions, relative_checks
     from labcore.measures import metacognition
     from labcore.seeding import episode_seeds
@@ -168,9 +204,15 @@ def test_relative_checks_on_rollouts_of_the_bundled_e1_agent():
     from labcore.storage.checkpoints import load_checkpoint
 
     agent = load_checkpoint(BUNDLED_DIR / "wagering-b2_ws-s0.safetensors").agent
-    views = {name: metacognition(agent, iv, episode_seeds(0, "eval", 40)) for name, iv in conditions(0).items()}
+    views = {
+        name: metacognition(agent, iv, episode_seeds(0, "eval", 40))
+        for name, iv in conditions(0).items()
+    }
     checks = relative_checks(views)
-    assert checks["check.actions_equal.self_off"] == 1.0 and checks["check.actions_equal.blind_permute"] == 1.0
+    assert (
+        checks["check.actions_equal.self_off"] == 1.0
+        and checks["check.actions_equal.blind_permute"] == 1.0
+    )
     assert checks["check.actions_equal.bus_off"] == 0.0
     assert checks["check.confidence_reassigned.blind_permute"] == 1.0
     assert checks["check.confidence_reassigned.self_off"] == 0.0  # a constant is not a reassignment
@@ -178,19 +220,35 @@ def test_relative_checks_on_rollouts_of_the_bundled_e1_agent():
 
 def test_empty_bus_rule_needs_both_checks_on_every_seed():
     def seed(s, empty=1.0, cue_free=1.0):
-        return SeedResult("e2", s, {"e2.check.bus_empty.0": empty, "e2.check.trunk_cue_free.0": cue_free,
-                                    "e2.dnrs.scale_0": 0.3, "e2.dnrs_secondary.scale_0": -0.2,
-                                    "e2.check.bus_empty.1": 0.0, "e2.dnrs.scale_1": 0.5})
+        return SeedResult(
+            "e2",
+            s,
+            {
+                "e2.check.bus_empty.0": empty,
+                "e2.check.trunk_cue_free.0": cue_free,
+                "e2.dnrs.scale_0": 0.3,
+                "e2.dnrs_secondary.scale_0": -0.2,
+                "e2.check.bus_empty.1": 0.0,
+                "e2.dnrs.scale_1": 0.5,
+            },
+        )
+
     found = audit([seed(0), seed(1)], [])
-    assert {k for k, v in found.items() if v["rule"] == "empty bus"} == {"e2.dnrs.scale_0", "e2.dnrs_secondary.scale_0"}
-    assert "empty bus" not in {v["rule"] for v in audit([seed(0), seed(1, cue_free=0.0)], []).values()}
+    assert {k for k, v in found.items() if v["rule"] == "empty bus"} == {
+        "e2.dnrs.scale_0",
+        "e2.dnrs_secondary.scale_0",
+    }
+    assert "empty bus" not in {
+        v["rule"] for v in audit([seed(0), seed(1, cue_free=0.0)], []).values()
+    }
     assert "empty bus" not in {v["rule"] for v in audit([seed(0), seed(1, empty=0.0)], []).values()}
 
 
 @pytest.mark.parametrize("result_set", ["results/bundled", "results/seeds20"])
 def test_bundled_relative_flags_follow_the_trial_records(result_set):
     # Enumerated from the rule, on the bundled records: every E1 condition whose choices equal the
-    # intact ones on every trial of every seed is flagged (its twins' half is in the audit entry), and
+    # intact ones on every trial of every seed is flagged (its twins' half is in the audit entry),
+    # and
     # the decoding values at bus-off are flagged "empty bus".
     import pandas as pd
 
@@ -200,9 +258,14 @@ def test_bundled_relative_flags_follow_the_trial_records(result_set):
     claims = {c["id"]: c for c in res.summary["claims"]}
     flagged = res.summary["construction_audit"]["flagged"]
     trials = pd.read_csv(f"{result_set}/e1_trials.csv")
-    ref = trials[trials.condition == "self_on"].set_index(["seed", "trial"])[["decision", "correct"]]
-    equal = [c for c, g in trials.groupby("condition") if c != "self_on"
-             and g.set_index(["seed", "trial"])[["decision", "correct"]].equals(ref)]
+    ref = trials[trials.condition == "self_on"].set_index(["seed", "trial"])[
+        ["decision", "correct"]
+    ]
+    equal = [
+        c
+        for c, g in trials.groupby("condition")
+        if c != "self_on" and g.set_index(["seed", "trial"])[["decision", "correct"]].equals(ref)
+    ]
     assert "self_off" in equal  # the E1 policy never reads z_self
     for condition in equal:
         key = f"e1.accuracy.{condition}"
@@ -211,6 +274,11 @@ def test_bundled_relative_flags_follow_the_trial_records(result_set):
             assert claims[key]["by_construction"], key
     for key in ("e2.dnrs.scale_0", "e2.dnrs_secondary.scale_0"):
         assert flagged.get(key, {}).get("rule") == "empty bus", key
-    assert flagged["e1.auroc.blind_permute"]["rule"] == "relative"  # z_self shuffled: confidences reassigned
-    assert claims["e1.auroc.blind_permute"]["by_construction"] and claims["e1.accuracy.self_off"]["by_construction"]
+    assert (
+        flagged["e1.auroc.blind_permute"]["rule"] == "relative"
+    )  # z_self shuffled: confidences reassigned
+    assert (
+        claims["e1.auroc.blind_permute"]["by_construction"]
+        and claims["e1.accuracy.self_off"]["by_construction"]
+    )
     assert claims["e2.dnrs.scale_0"]["by_construction"]

@@ -1,4 +1,5 @@
-"""Dask runs on a real LocalCluster: where seeds run, dying workers, failing seeds, no workers, the CLI.
+"""Dask runs on a real LocalCluster: where seeds run, dying workers, failing seeds, no workers, the
+CLI.
 
 The runners here are tiny functions injected through ``run_seeds``'s ``run_seed`` (and, for
 ``run_batches``, in place of ``provision.run_batch``), so no agent is trained.
@@ -37,7 +38,9 @@ CFG = ReproduceConfig(seeds=(0, 1, 2))
 
 def where(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     """A seed that records the process that ran it."""
-    return SeedResult("tiny", seed, values={"pid": float(os.getpid()), "square": float(seed * seed)})
+    return SeedResult(
+        "tiny", seed, values={"pid": float(os.getpid()), "square": float(seed * seed)}
+    )
 
 
 def slow(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
@@ -67,9 +70,17 @@ def dying_batch(batch: Batch, progress=None) -> list[dict]:
 
 def _one_worker_cluster():
     """One worker process with one thread; the scheduler allows one worker death per task."""
-    with dask.config.set({"distributed.scheduler.allowed-failures": 1}), \
-            distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                     dashboard_address=":0") as cluster, distributed.Client(cluster) as c:
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 1}),
+        distributed.LocalCluster(
+            n_workers=1,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=":0",
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
         yield c
 
 
@@ -88,14 +99,20 @@ def doomed():
 @pytest.fixture(scope="module")
 def empty_client():
     """A scheduler with no worker at all."""
-    with distributed.LocalCluster(n_workers=0, processes=True, host="127.0.0.1", dashboard_address=":0") as cluster, \
-            distributed.Client(cluster, set_as_default=False) as c:
+    with (
+        distributed.LocalCluster(
+            n_workers=0, processes=True, host="127.0.0.1", dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster, set_as_default=False) as c,
+    ):
         yield c
 
 
 def test_seeds_run_on_the_workers_not_in_this_process(client):
     seen = []
-    results = run_seeds(where, [2, 0, 1], CFG, "unused", backend="dask", client=client, progress=seen.append)
+    results = run_seeds(
+        where, [2, 0, 1], CFG, "unused", backend="dask", client=client, progress=seen.append
+    )
     assert [r.seed for r in results] == [0, 1, 2]
     assert [r.values["square"] for r in results] == [0.0, 1.0, 4.0]
     assert sorted(r.seed for r in seen) == [0, 1, 2]
@@ -119,21 +136,29 @@ def test_a_seed_that_keeps_killing_its_worker_fails_clearly_and_quickly(doomed):
     assert time.monotonic() - start < BOUND
     message = str(caught.value)
     # seed 0 may have been queued on the dying worker: then it counts the deaths too, and is named
-    assert re.match(r"(seed 1 could not run on the Dask cluster: the worker running it died 2 time\(s\), "
-                    r"|seed 0 and seed 1 could not run on the Dask cluster: the worker running them died 2 "
-                    r"time\(s\) \(one of them may only have been queued there\), )"
-                    r"and the scheduler allows 1 worker death\(s\) per task \(distributed.scheduler.allowed-failures\)",
-                    message), message
+    assert re.match(
+        r"(seed 1 could not run on the Dask cluster: the worker running it died 2 time\(s\), "
+        r"|seed 0 and seed 1 could not run on the Dask cluster: the worker running them died 2 "
+        r"time\(s\) \(one of them may only have been queued there\), )"
+        r"and the scheduler allows 1 worker death\(s\) per task "
+        r"\(distributed.scheduler.allowed-failures\)",
+        message,
+    ), message
     assert isinstance(caught.value.__cause__, distributed.KilledWorker)
 
 
 @pytest.mark.slow
-def test_a_batch_that_keeps_killing_its_worker_fails_clearly_and_quickly(doomed, monkeypatch, tmp_path):
+def test_a_batch_that_keeps_killing_its_worker_fails_clearly_and_quickly(
+    doomed, monkeypatch, tmp_path
+):
     monkeypatch.setattr(provision, "run_batch", dying_batch)
     batch = Batch("dual", "b1", (0, 1), TrainConfig(), str(tmp_path))
     start = time.monotonic()
-    with pytest.raises(DistributedRunError, match=r"^batch dual-b1 s0-1 could not run on the Dask cluster: "
-                                                  r"the worker running it died 2 time\(s\)"):
+    with pytest.raises(
+        DistributedRunError,
+        match=r"^batch dual-b1 s0-1 could not run on the Dask cluster: "
+        r"the worker running it died 2 time\(s\)",
+    ):
         run_batches([batch], backend="dask", client=doomed)
     assert time.monotonic() - start < BOUND
 
@@ -151,18 +176,39 @@ def test_no_worker_ends_the_run_after_the_timeout(empty_client, tmp_path, what):
         if what == "seeds":
             run_seeds(where, [0, 1], CFG, "unused", backend="dask", client=empty_client, timeout=1)
         else:
-            run_batches([Batch("dual", "b1", (0,), TrainConfig(), str(tmp_path))], backend="dask",
-                        client=empty_client, timeout=1)
+            run_batches(
+                [Batch("dual", "b1", (0,), TrainConfig(), str(tmp_path))],
+                backend="dask",
+                client=empty_client,
+                timeout=1,
+            )
     assert 1 <= time.monotonic() - start < 10
     first = "seed 0 and 1 other task(s)" if what == "seeds" else "batch dual-b1 s0"
-    assert str(caught.value).startswith(f"{first} did not finish: the Dask cluster at tcp://127.0.0.1:")
+    assert str(caught.value).startswith(
+        f"{first} did not finish: the Dask cluster at tcp://127.0.0.1:"
+    )
     assert "has had no worker for 1 s (--dask-timeout)" in str(caught.value)
-    assert not any(f.status == "pending" for f in empty_client.futures.values())  # cancelled, not left queued
+    assert not any(
+        f.status == "pending" for f in empty_client.futures.values()
+    )  # cancelled, not left queued
 
 
 def _reproduce_args(tmp_path, scheduler: str, *extra: str) -> list[str]:
-    return ["reproduce", "--experiment", "e1", "--seeds", "2", "--backend", "dask", "--scheduler", scheduler,
-            "--out", str(tmp_path), "--no-report", *extra]
+    return [
+        "reproduce",
+        "--experiment",
+        "e1",
+        "--seeds",
+        "2",
+        "--backend",
+        "dask",
+        "--scheduler",
+        scheduler,
+        "--out",
+        str(tmp_path),
+        "--no-report",
+        *extra,
+    ]
 
 
 def test_cli_says_where_the_seeds_run_and_runs_them_there(client, monkeypatch, tmp_path, capsys):
@@ -170,7 +216,11 @@ def test_cli_says_where_the_seeds_run_and_runs_them_there(client, monkeypatch, t
 
     def fake_reproduce(experiments, cfg, out, **kw):
         assert kw["backend"] == "dask" and kw["dask_timeout"] == 30
-        ran.extend(run_seeds(where, list(cfg.seeds), cfg, "unused", backend="dask", timeout=kw["dask_timeout"]))
+        ran.extend(
+            run_seeds(
+                where, list(cfg.seeds), cfg, "unused", backend="dask", timeout=kw["dask_timeout"]
+            )
+        )
         return {"claims": [], "wall_seconds": 0.0, "excluded": [], "trained": []}
 
     monkeypatch.setattr(runner, "reproduce", fake_reproduce)
@@ -178,7 +228,9 @@ def test_cli_says_where_the_seeds_run_and_runs_them_there(client, monkeypatch, t
     assert cli.main(_reproduce_args(tmp_path, address, "--dask-timeout", "30")) == 0
     err = capsys.readouterr().err
     assert f"dask: 1 worker(s) with 1 thread(s) at {address}; seeds and training run there" in err
-    assert [r.seed for r in ran] == [0, 1] and os.getpid() not in {int(r.values["pid"]) for r in ran}
+    assert [r.seed for r in ran] == [0, 1] and os.getpid() not in {
+        int(r.values["pid"]) for r in ran
+    }
 
 
 def test_cli_exits_with_the_sentence_when_a_seed_kills_its_workers(doomed, monkeypatch, tmp_path):
@@ -191,8 +243,9 @@ def test_cli_exits_with_the_sentence_when_a_seed_kills_its_workers(doomed, monke
     with pytest.raises(SystemExit) as caught:
         cli.main(_reproduce_args(tmp_path, doomed.scheduler.address, "--dask-timeout", "30"))
     assert time.monotonic() - start < BOUND
-    assert str(caught.value.code).startswith("error: seed 1 could not run on the Dask cluster: the worker running "
-                                             "it died 2 time(s)")
+    assert str(caught.value.code).startswith(
+        "error: seed 1 could not run on the Dask cluster: the worker running it died 2 time(s)"
+    )
 
 
 def test_cli_gives_up_on_a_scheduler_without_workers(empty_client, monkeypatch, tmp_path, capsys):
@@ -202,9 +255,13 @@ def test_cli_gives_up_on_a_scheduler_without_workers(empty_client, monkeypatch, 
     with pytest.raises(SystemExit) as caught:
         cli.main(_reproduce_args(tmp_path, address, "--dask-timeout", "1"))
     assert time.monotonic() - start < 15
-    assert f"dask: 0 workers at {address} — waiting up to 1 s for a worker" in capsys.readouterr().err
-    assert caught.value.code == (f"error: no Dask worker joined the scheduler at {address} within 1 s; "
-                                 f"start one (dask worker {address}) or use --backend loky")
+    assert (
+        f"dask: 0 workers at {address} — waiting up to 1 s for a worker" in capsys.readouterr().err
+    )
+    assert caught.value.code == (
+        f"error: no Dask worker joined the scheduler at {address} within 1 s; "
+        f"start one (dask worker {address}) or use --backend loky"
+    )
 
 
 @pytest.mark.parametrize("bad", ["-1", "nan", "inf"])

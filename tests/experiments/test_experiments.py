@@ -27,10 +27,17 @@ from labcore.stats import summarize, summarize_l75
 from labcore.storage.results import CSV_FIELDS, SCHEMA_VERSION, load_results
 
 ROOT = Path(__file__).resolve().parents[2]
-TINY = ReproduceConfig(seeds=(0,), e1_trials=40, e2_episodes=16, decoding_episodes=40, e3_episodes=10,
-                       sigmas=(0.0, 0.2, 0.5))
-REQUIRED = """e1.accuracy.self_on e1.accuracy.self_off e1.auroc.self_on e1.auroc.self_off e1.auroc.bus_off
-e1.auroc.blind_noise e1.auroc.blind_permute e1.zself.effective_dim e2.conjunction.k4 e2.conjunction.k2
+TINY = ReproduceConfig(
+    seeds=(0,),
+    e1_trials=40,
+    e2_episodes=16,
+    decoding_episodes=40,
+    e3_episodes=10,
+    sigmas=(0.0, 0.2, 0.5),
+)
+REQUIRED = """e1.accuracy.self_on e1.accuracy.self_off e1.auroc.self_on e1.auroc.self_off
+e1.auroc.bus_off e1.auroc.blind_noise e1.auroc.blind_permute e1.zself.effective_dim
+e2.conjunction.k4 e2.conjunction.k2
 e2.conjunction.k0 e2.per_step.a0 e2.per_step.a1 e2.gbi.k4 e2.gbi.k2 e2.ignition.k4 e2.ignition.k0
 e2.dnrs.scale_0 e2.dnrs.scale_1 e3.l75.b1 e3.l75.b2 e3.l75.b2_ws e3.pci_a.a0 e3.pci_a.a1
 e3.pci_a.b1 e3.composite.r2_gbi""".split()
@@ -47,16 +54,24 @@ def test_verdict_doc_is_generated_from_the_table():
     assert verdict_table_markdown() in doc
 
 
-SPEC = ClaimSpec("x", "toy", PaperValue(0.5), tolerance=0.05, pattern="above 0.3", check=lambda v: v["x"] > 0.3)
+SPEC = ClaimSpec(
+    "x", "toy", PaperValue(0.5), tolerance=0.05, pattern="above 0.3", check=lambda v: v["x"] > 0.3
+)
 
 
-@pytest.mark.parametrize(("ours", "expected"), [
-    ({"mean": 0.53, "sd": 0.1, "n": 5, "ci95": [0.51, 0.55]}, "reproduced"),      # within tolerance
-    ({"mean": 0.60, "sd": 0.2, "n": 5, "ci95": [0.40, 0.80]}, "reproduced"),      # paper inside our CI
-    ({"mean": 0.70, "sd": 0.01, "n": 5, "ci95": [0.69, 0.71]}, "partly reproduced"),
-    ({"mean": 0.10, "sd": 0.01, "n": 5, "ci95": [0.09, 0.11]}, "not reproduced"),
-    ({"mean": None, "sd": None, "n": 0, "ci95": None}, "not comparable"),
-])
+@pytest.mark.parametrize(
+    ("ours", "expected"),
+    [
+        ({"mean": 0.53, "sd": 0.1, "n": 5, "ci95": [0.51, 0.55]}, "reproduced"),  # within tolerance
+        (
+            {"mean": 0.60, "sd": 0.2, "n": 5, "ci95": [0.40, 0.80]},
+            "reproduced",
+        ),  # paper inside our CI
+        ({"mean": 0.70, "sd": 0.01, "n": 5, "ci95": [0.69, 0.71]}, "partly reproduced"),
+        ({"mean": 0.10, "sd": 0.01, "n": 5, "ci95": [0.09, 0.11]}, "not reproduced"),
+        ({"mean": None, "sd": None, "n": 0, "ci95": None}, "not comparable"),
+    ],
+)
 def test_verdict_rule_hand_cases(ours, expected):
     v, reason = verdict(SPEC, ours, {"x": ours["mean"] if ours["mean"] is not None else math.nan})
     assert v == expected and reason.endswith(".")
@@ -70,9 +85,14 @@ def test_censored_verdicts():
     assert verdict(spec, finite, {"e3.l75.b2": 0.3, "e3.l75.b1": 0.04})[0] == "partly reproduced"
     assert verdict(spec, finite, {"e3.l75.b2": 0.3, "e3.l75.b1": 0.33})[0] == "not reproduced"
     # A censored ours never matches a finite paper value.
-    assert verdict(CLAIMS_BY_ID["e3.l75.b1"], censored, {"e3.l75.b1": 0.5, "e3.l75.b2": 0.5})[0] != "reproduced"
+    assert (
+        verdict(CLAIMS_BY_ID["e3.l75.b1"], censored, {"e3.l75.b1": 0.5, "e3.l75.b2": 0.5})[0]
+        != "reproduced"
+    )
     assert verdict(CLAIMS_BY_ID["e2.ignition.k4"], finite, {})[0] == "not comparable"
-    reason = verdict(CLAIMS_BY_ID["e1.auroc.self_off"], {"mean": 0.5, "sd": 0.0, "n": 5, "ci95": [0.5, 0.5]}, {})[1]
+    reason = verdict(
+        CLAIMS_BY_ID["e1.auroc.self_off"], {"mean": 0.5, "sd": 0.0, "n": 5, "ci95": [0.5, 0.5]}, {}
+    )[1]
     assert "True by construction" in reason
 
 
@@ -80,7 +100,9 @@ def test_summaries_over_seeds():
     s = summarize([0.1, 0.2, 0.3, float("nan")])
     assert s["n"] == 3 and s["mean"] == pytest.approx(0.2) and s["ci95"][0] <= 0.2 <= s["ci95"][1]
     assert summarize([]) == {"mean": None, "sd": None, "n": 0, "ci95": None}
-    cens = [{"value": None, "censored": "right", "bound": 0.5}] * 3 + [{"value": 0.2, "censored": "none", "bound": None}]
+    cens = [{"value": None, "censored": "right", "bound": 0.5}] * 3 + [
+        {"value": 0.2, "censored": "none", "bound": None}
+    ]
     out = summarize_l75(cens)
     assert out["censored"] == "right" and out["bound"] == 0.5 and out["n_right_censored"] == 3
     mixed = summarize_l75(cens[2:] + [{"value": 0.3, "censored": "none", "bound": None}] * 2)
@@ -116,7 +138,13 @@ def test_e2_pipeline_capacity_and_audit(agent_cache):
     assert v["e2.audit.trunk_flips"] == 0.0  # strong lesion: the carrier carries no cue
     traces = r.figures["masking"]["traces"]
     assert set(traces) == {"4", "2", "0"} and all(x == 0.0 for x in traces["0"])
-    assert {row["capacity"] for row in r.rows["e2_capacity"] if row["agent"] == "b1"} == {0, 1, 2, 3, 4}
+    assert {row["capacity"] for row in r.rows["e2_capacity"] if row["agent"] == "b1"} == {
+        0,
+        1,
+        2,
+        3,
+        4,
+    }
 
 
 @pytest.mark.slow
@@ -126,7 +154,9 @@ def test_e3_pipeline_keys(agent_cache):
         assert f"e3.accuracy.{name}" in r.values and f"e3.pci_a.{name}" in r.values
         assert f"e3.l75.{name}" in r.l75 and f"e3.l75.{name}.read" in r.l75
     assert r.l75["e3.l75.a1"]["censored"] == "left"  # cue-blind: below 75% with no noise at all
-    assert {row["noise"] for row in r.rows["e3_titration"] if row["agent"] == "hot_only"} == {"carrier"}
+    assert {row["noise"] for row in r.rows["e3_titration"] if row["agent"] == "hot_only"} == {
+        "carrier"
+    }
     assert len(r.figures["points"]) == 11
 
 
@@ -140,7 +170,12 @@ def test_reproduce_writes_the_output_contract(tmp_path):
     for claim in data["claims"]:
         assert {"id", "description", "paper", "ours", "verdict", "reason"} <= set(claim)
         assert {"mean", "sd", "n", "ci95"} <= set(claim["ours"])
-        assert claim["verdict"] in {"reproduced", "partly reproduced", "not reproduced", "not comparable"}
+        assert claim["verdict"] in {
+            "reproduced",
+            "partly reproduced",
+            "not reproduced",
+            "not comparable",
+        }
     with open(tmp_path / "e1_trials.csv") as fh:
         reader = csv.DictReader(fh)
         assert reader.fieldnames == CSV_FIELDS["e1_trials"]
@@ -150,11 +185,25 @@ def test_reproduce_writes_the_output_contract(tmp_path):
 
 def test_dask_backend_matches_loky_on_a_real_local_cluster(agent_cache):
     distributed = pytest.importorskip("distributed")
-    cfg = ReproduceConfig(seeds=(0, 1), e1_trials=20, e2_episodes=16, decoding_episodes=40, e3_episodes=10,
-                          sigmas=(0.0, 0.5))
+    cfg = ReproduceConfig(
+        seeds=(0, 1),
+        e1_trials=20,
+        e2_episodes=16,
+        decoding_episodes=40,
+        e3_episodes=10,
+        sigmas=(0.0, 0.5),
+    )
     local = run_seeds(e1.run_seed, cfg.seeds, cfg, str(agent_cache))
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=1,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         assert client.scheduler_info()["address"].startswith("tcp://127.0.0.1")
         remote = run_seeds(e1.run_seed, cfg.seeds, cfg, str(agent_cache), backend="dask")
     assert [r.seed for r in remote] == [0, 1]
@@ -167,7 +216,10 @@ def test_exploratory_gain_analysis_on_a_tiny_budget(tmp_path):
 
     result = gain.run([0], updates=20)
     assert result["post_hoc"] is True
-    assert [r["training"] for r in result["rows"]] == ["bundled (convergence rule)", "fixed 20 updates"]
+    assert [r["training"] for r in result["rows"]] == [
+        "bundled (convergence rule)",
+        "fixed 20 updates",
+    ]
     for row in result["rows"]:
         assert row["jacobian"] > 0 and len(row["curve"]) == len(gain.SIGMAS)
     assert gain.main(["--seeds", "0", "--updates", "10", "--out", str(tmp_path)]) == 0

@@ -19,10 +19,24 @@ SEEDS = range(5)
 
 
 def _rows(values, *, measure="phi", signal="h", variant="intact", ridge=1e-3):
-    """Rows of the study's CSV from ``values[(kind, training, condition, group)] = per-seed list``."""
-    return [{"kind": k, "seed": s, "training": t, "condition": c, "signal": signal, "variant": variant, "group": g,
-             "measure": measure, "ridge": ridge, "value": v}
-            for (k, t, c, g), per_seed in values.items() for s, v in zip(SEEDS, per_seed, strict=True)]
+    """Rows of the study's CSV from ``values[(kind, training, condition, group)] = per-seed
+    list``."""
+    return [
+        {
+            "kind": k,
+            "seed": s,
+            "training": t,
+            "condition": c,
+            "signal": signal,
+            "variant": variant,
+            "group": g,
+            "measure": measure,
+            "ridge": ridge,
+            "value": v,
+        }
+        for (k, t, c, g), per_seed in values.items()
+        for s, v in zip(SEEDS, per_seed, strict=True)
+    ]
 
 
 def _designed():
@@ -45,17 +59,33 @@ def _designed():
 
 def test_designed_values_give_the_registered_outcomes():
     tests, audit = X.run_tests(_designed(), X.KINDS, 1e-3)
-    by = {(t["measure"], t["test"]): t for t in tests if t["signal"] == "h" and t["variant"] == "intact"}
+    by = {
+        (t["measure"], t["test"]): t
+        for t in tests
+        if t["signal"] == "h" and t["variant"] == "intact"
+    }
     assert by[("phi", "M4")]["outcome"] == "passes" and not by[("phi", "M4")]["by_construction"]
     assert by[("phi", "M2")]["outcome"] == "passes" and by[("phi", "M3")]["outcome"] == "passes"
     m1 = by[("phi", "M1")]
-    assert m1["outcome"] == "fails" and m1["by_construction"]  # bus-off leaves h identical: the wiring
-    assert set(m1["per_kind"]) == {"b1", "b2"} and all(p["identical"] for p in m1["per_kind"].values())
-    # O-information: the untrained twins give the same numbers, so every test reading them is by construction
+    assert (
+        m1["outcome"] == "fails" and m1["by_construction"]
+    )  # bus-off leaves h identical: the wiring
+    assert set(m1["per_kind"]) == {"b1", "b2"} and all(
+        p["identical"] for p in m1["per_kind"].values()
+    )
+    # O-information: the untrained twins give the same numbers, so every test reading them is by
+    # construction
     assert "a0/intact/h/intact/o_information" in audit
-    assert by[("o_information", "M2")]["by_construction"] and by[("o_information", "M2")]["outcome"] == "fails"
+    assert (
+        by[("o_information", "M2")]["by_construction"]
+        and by[("o_information", "M2")]["outcome"] == "fails"
+    )
     found = X.recovered(tests)
-    assert {(f["measure"], f["test"]) for f in found} == {("phi", "M2"), ("phi", "M3"), ("phi", "M4")}
+    assert {(f["measure"], f["test"]) for f in found} == {
+        ("phi", "M2"),
+        ("phi", "M3"),
+        ("phi", "M4"),
+    }
     answer = X.answer(tests)
     assert "Phi_E (whole minus sum): M2 on h (intact), M3 on h (intact), M4 on h (intact)" in answer
     assert "O-information: none" in answer and "No measure recovers all four" in answer
@@ -66,7 +96,11 @@ def test_reversed_ordering_and_too_few_seeds():
     tests, _ = X.run_tests(rows, X.KINDS, 1e-3)
     by = {t["test"]: t for t in tests}
     assert by["M4"]["outcome"] == "reversed" and by["M2"]["outcome"] == "reversed"
-    few = [r for r in _designed() if r["measure"] == "phi" and not (r["group"] == "error" and r["seed"] > 1)]
+    few = [
+        r
+        for r in _designed()
+        if r["measure"] == "phi" and not (r["group"] == "error" and r["seed"] > 1)
+    ]
     m3 = {t["test"]: t for t in X.run_tests(few, X.KINDS, 1e-3)[0]}["M3"]
     assert m3["outcome"] == "undefined" and all(p["n"] == 2 for p in m3["per_kind"].values())
     assert X.answer([]).startswith("None of the three measures")
@@ -78,10 +112,15 @@ def test_correct_and_error_groups_are_equal_sized_and_seeded():
     assert len(groups["correct"]) == len(groups["error"]) == 9
     assert set(groups["correct"]) <= set(range(20)) and set(groups["error"]) == set(range(20, 29))
     assert np.array_equal(groups["correct"], X._groups(correct, seed=3, min_group=8)["correct"])
-    assert X._groups(correct, seed=3, min_group=10) == "20 correct and 9 error episodes (each group needs 10)"
+    assert (
+        X._groups(correct, seed=3, min_group=10)
+        == "20 correct and 9 error episodes (each group needs 10)"
+    )
 
 
-TINY = X.IntegrationStudyConfig(seeds=(0, 1), kinds=("a0", "b2"), episodes=6, ridges=(1e-3,), n_surrogates=1, min_group=2)
+TINY = X.IntegrationStudyConfig(
+    seeds=(0, 1), kinds=("a0", "b2"), episodes=6, ridges=(1e-3,), n_surrogates=1, min_group=2
+)
 
 
 @pytest.mark.slow
@@ -100,7 +139,11 @@ def test_pipeline_on_a_tiny_budget_is_resumable(tmp_path):
     b2 = rows[(rows["kind"] == "b2") & (rows["signal"] == "h") & (rows["group"] == "all")]
     evoked = b2[b2["variant"] == "evoked"]
     assert evoked["value"].isna().all() and evoked["reason"].str.contains("no activity").all()
-    intact = b2[b2["variant"] == "intact"].set_index(["training", "seed", "measure", "condition"])["value"].unstack()
+    intact = (
+        b2[b2["variant"] == "intact"]
+        .set_index(["training", "seed", "measure", "condition"])["value"]
+        .unstack()
+    )
     assert np.allclose(intact["intact"], intact["bus_off"])
     # surrogate means beside the defined all-group values; none for the correct/error groups
     defined = rows[(rows["group"] == "all") & rows["value"].notna()]
@@ -118,7 +161,9 @@ def test_pipeline_on_a_tiny_budget_is_resumable(tmp_path):
 
 @pytest.mark.slow
 def test_the_command_writes_the_table_figure(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(X.IntegrationStudyConfig, "quick", classmethod(lambda cls: replace(TINY, seeds=(0,))))
+    monkeypatch.setattr(
+        X.IntegrationStudyConfig, "quick", classmethod(lambda cls: replace(TINY, seeds=(0,)))
+    )
     assert cli.main(["explore", "integration", "--quick", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "answer:" in out and "figure.json" in out
@@ -144,10 +189,17 @@ def test_figures_show_outcomes_values_and_undefined_signals():
     import pandas as pd
 
     values = study_values_figure(pd.DataFrame(rows), "h", "intact", ridge=1e-3)
-    assert {t.name for t in values.data} == {"trained (mean ± SD over seeds)", "untrained (mean ± SD over seeds)"}
-    readings = [IntegrationReading("h", "intact", m, 1.0, None, np.nan, 4, 128, 64) for m in ("phi", "o_information",
-                                                                                            "tse")]
-    readings.append(IntegrationReading("h", "evoked", "phi", np.nan, "no activity", np.nan, 4, 116, 64))
+    assert {t.name for t in values.data} == {
+        "trained (mean ± SD over seeds)",
+        "untrained (mean ± SD over seeds)",
+    }
+    readings = [
+        IntegrationReading("h", "intact", m, 1.0, None, np.nan, 4, 128, 64)
+        for m in ("phi", "o_information", "tse")
+    ]
+    readings.append(
+        IntegrationReading("h", "evoked", "phi", np.nan, "no activity", np.nan, 4, 116, 64)
+    )
     bars = integration_bars(readings)
     assert any("not defined: h (evoked)" in a.text for a in bars.layout.annotations)
     assert not integration_bars([]).data

@@ -35,8 +35,24 @@ def bundled() -> dict:
 def reproduced(tmp_path_factory, bundled) -> dict:
     out = tmp_path_factory.mktemp("quick")
     env = {k: v for k, v in os.environ.items() if k != "CTLAB_COMPUTE"}
-    done = subprocess.run([sys.executable, "-m", "labcore", "--compute", "fast", *COMMAND, "--no-report",
-                           "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=1200, env=env)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "labcore",
+            "--compute",
+            "fast",
+            *COMMAND,
+            "--no-report",
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        env=env,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads((out / "summary.json").read_text())
 
@@ -48,7 +64,9 @@ def test_the_bundled_quick_set_is_what_the_test_reproduces(bundled):
 
 
 def test_a_quick_set_on_another_code_path_keeps_every_verdict(bundled, reproduced):
-    assert not same_code_path(bundled["compute"], reproduced["compute"])[0]  # fast mode: another path
+    assert not same_code_path(bundled["compute"], reproduced["compute"])[
+        0
+    ]  # fast mode: another path
     ours = {c["id"]: (c["verdict"], c["by_construction"]) for c in reproduced["claims"]}
     theirs = {c["id"]: (c["verdict"], c["by_construction"]) for c in bundled["claims"]}
     assert ours.keys() == theirs.keys()

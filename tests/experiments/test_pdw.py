@@ -52,7 +52,10 @@ def test_the_contract_file_has_exactly_its_columns_and_values(study):
     assert set(trials["sure_offered"]) <= {0, 1}
     assert set(trials["choice"]) <= {"left", "right", "sure", "none"}
     sides = trials["choice"].isin(["left", "right"])
-    assert trials.loc[~sides, "correct"].isna().all() and trials.loc[sides, "correct"].isin([0, 1]).all()
+    assert (
+        trials.loc[~sides, "correct"].isna().all()
+        and trials.loc[sides, "correct"].isin([0, 1]).all()
+    )
     # every observer of a seed acts on the same evaluation trials
     per = trials.groupby(["agent", "training", "seed"])
     assert set(per.size()) == {TINY.eval_trials}
@@ -67,11 +70,15 @@ def test_the_contract_file_has_exactly_its_columns_and_values(study):
 def test_summary_has_the_manifest_claims_and_reading(study):
     out, summary = study
     assert set(summary[MANIFEST]) == {TRIALS, TRIALS_GREEDY, BY_COHERENCE, CURVES}
-    assert summary["claims"] and all(c["verdict"] == "new (no paper number)" and c["paper"] is None
-                                     for c in summary["claims"])
+    assert summary["claims"] and all(
+        c["verdict"] == "new (no paper number)" and c["paper"] is None for c in summary["claims"]
+    )
     ids = {c["id"] for c in summary["claims"]}
-    assert {"pdw.plain_gru.reward.s1_contrast", "pdw.plain_gru.reward.s2_waived_advantage",
-            "pdw.ideal_observer.ideal.s1_contrast"} <= ids
+    assert {
+        "pdw.plain_gru.reward.s1_contrast",
+        "pdw.plain_gru.reward.s2_waived_advantage",
+        "pdw.ideal_observer.ideal.s1_contrast",
+    } <= ids
     reading = summary["reading"]["plain_gru.reward"]
     assert reading["n_seeds"] == 2 and reading["signatures_appear"] in (True, False, None)
     assert "plain_gru trained from reward" in summary["answer"]
@@ -86,7 +93,10 @@ def test_curves_hold_sampled_greedy_and_probe_rows(study):
     curves = pd.read_csv(out / CURVES)
     assert set(curves["policy"]) == {"sampled", "greedy", "probability"}
     checks = curves[curves["policy"] == "sampled"]
-    assert checks["p_sure_offered"].between(0, 1).all() and checks["update"].max() == TINY.rl.max_updates
+    assert (
+        checks["p_sure_offered"].between(0, 1).all()
+        and checks["update"].max() == TINY.rl.max_updates
+    )
 
 
 def test_resuming_never_retrains_and_writes_the_same_files(study, monkeypatch):
@@ -116,7 +126,9 @@ def test_an_edited_file_is_not_used(study, tmp_path):
     with open(copy / BY_COHERENCE, "a") as fh:
         fh.write("plain_gru,reward,9,sampled,0.0,1.0,1,,,0,0\n")
     loaded = load_pdw(copy)
-    assert loaded.frames[BY_COHERENCE] is None and any("not written by the run" in p for p in loaded.problems)
+    assert loaded.frames[BY_COHERENCE] is None and any(
+        "not written by the run" in p for p in loaded.problems
+    )
 
 
 def test_figures_draw_the_study_and_say_when_empty(study):
@@ -128,7 +140,12 @@ def test_figures_draw_the_study_and_say_when_empty(study):
     assert "no Song" in kiani_shadlen_figure(None).layout.annotations[0].text
     curve = training_curve_figure(pd.read_csv(out / CURVES))
     assert len(curve.data) >= 4
-    assert "no reward-trained" in training_curve_figure(pd.read_csv(out / CURVES), agent="b2_ws").layout.annotations[0].text
+    assert (
+        "no reward-trained"
+        in training_curve_figure(pd.read_csv(out / CURVES), agent="b2_ws")
+        .layout.annotations[0]
+        .text
+    )
 
 
 def test_the_explorer_has_16_cells_each_one_change_from_its_end():
@@ -154,24 +171,38 @@ def outcomes(song: bool | None, old: bool | None, killed=(), revived=()):
 
 def test_the_answer_rule():
     rows = [{"cell": name, "s1_contrast": 0.3} for name in outcomes(True, False)]
-    found = pdw_sweep.answer(outcomes(True, False, killed=["training_length"], revived=["training_length",
-                                                                                       "readout_init"]), rows)
+    found = pdw_sweep.answer(
+        outcomes(
+            True, False, killed=["training_length"], revived=["training_length", "readout_init"]
+        ),
+        rows,
+    )
     assert found["necessary"] == ["training_length"]
     assert found["sufficient"] == ["readout_init", "training_length"]
-    assert found["deciding"] == ["readout_init", "training_length"] and found["text"].startswith("Deciding factor(s)")
+    assert found["deciding"] == ["readout_init", "training_length"] and found["text"].startswith(
+        "Deciding factor(s)"
+    )
     none = pdw_sweep.answer(outcomes(False, False), rows)
     assert none["deciding"] == [] and "Song cell itself does not keep" in none["text"]
-    assert pdw_sweep.cell_outcome([{"s1_contrast": 0.2}, {"s1_contrast": 0.05}, {"s1_contrast": 0.11}])["keeps"]
-    assert not pdw_sweep.cell_outcome([{"s1_contrast": 0.2}, {"s1_contrast": 0.05}, {"s1_contrast": float("nan")}])[
-        "keeps"]
+    assert pdw_sweep.cell_outcome(
+        [{"s1_contrast": 0.2}, {"s1_contrast": 0.05}, {"s1_contrast": 0.11}]
+    )["keeps"]
+    assert not pdw_sweep.cell_outcome(
+        [{"s1_contrast": 0.2}, {"s1_contrast": 0.05}, {"s1_contrast": float("nan")}]
+    )["keeps"]
 
 
 def test_the_explorer_runs_a_subset_and_resumes(tmp_path):
     sweep = replace(pdw_sweep.SweepConfig.quick_config(), seeds=(0,))
     first = pdw_sweep.run(tmp_path, sweep, only=lambda c: c.name in ("S", "O"))
-    assert first["complete"] is False and first["answer"] is None and set(first["cells"]) == {"S", "O"}
+    assert (
+        first["complete"] is False and first["answer"] is None and set(first["cells"]) == {"S", "O"}
+    )
     rows = pd.read_csv(tmp_path / "pdw_sweep.csv")
-    assert set(rows["cell"]) == {"S", "O"} and rows.loc[rows["cell"] == "O", "trials_per_update"].item() == "old"
+    assert (
+        set(rows["cell"]) == {"S", "O"}
+        and rows.loc[rows["cell"] == "O", "trials_per_update"].item() == "old"
+    )
     assert json.loads((tmp_path / "summary.json").read_text())["cells"]["S"]["n"] == 1
 
 
@@ -185,7 +216,9 @@ def test_the_held_follow_up_changes_one_held_choice_at_a_time_from_the_old_defau
     cells = {c.name: c for c in pdw_sweep.held_cells()}
     assert list(cells) == ["O", *[f"O~{h}" for h in pdw_sweep.HELD], "O~all"]
     old = cells["O"].cfg
-    assert old == next(c for c in pdw_sweep.cells() if c.name == "O").cfg  # the registered O, trained again
+    assert (
+        old == next(c for c in pdw_sweep.cells() if c.name == "O").cfg
+    )  # the registered O, trained again
     fields = {k for levels in pdw_sweep.HELD.values() for level in levels for k in level}
     for held, (song, eight_six) in pdw_sweep.HELD.items():
         assert all(getattr(old, k) == v for k, v in song.items())  # O holds Song's value
@@ -203,21 +236,37 @@ def held_outcomes(old: bool | None, losing=(), all_keeps: bool | None = False):
 
 
 def test_the_held_answer_rule():
-    rows = [{"cell": n, "s1_contrast": 0.4 if keeps["keeps"] else 0.01}
-            for n, keeps in held_outcomes(True, ["normalisation"]).items() for _ in range(3)]
+    rows = [
+        {"cell": n, "s1_contrast": 0.4 if keeps["keeps"] else 0.01}
+        for n, keeps in held_outcomes(True, ["normalisation"]).items()
+        for _ in range(3)
+    ]
     found = pdw_sweep.held_answer(held_outcomes(True, ["normalisation"]), rows)
-    assert found["losing"] == ["normalisation"] and "Advantage normalisation alone loses" in found["text"]
-    assert "all five together" in found["text"] and found["effects"]["normalisation"]["difference"] < -0.3
+    assert (
+        found["losing"] == ["normalisation"]
+        and "Advantage normalisation alone loses" in found["text"]
+    )
+    assert (
+        "all five together" in found["text"]
+        and found["effects"]["normalisation"]["difference"] < -0.3
+    )
     assert found["effects"]["clipping"]["difference"] == 0.0
     kept = pdw_sweep.held_answer(held_outcomes(True, [], all_keeps=True), rows)
-    assert kept["losing"] == [] and "its network" in kept["text"] and "No held choice alone" in kept["text"]
+    assert (
+        kept["losing"] == []
+        and "its network" in kept["text"]
+        and "No held choice alone" in kept["text"]
+    )
     assert "answers nothing" in pdw_sweep.held_answer(held_outcomes(False), rows)["text"]
 
 
 def test_the_command_line_runs_held_cells(tmp_path, capsys):
     from labcore.cli import main
 
-    assert main(["explore", "pdw-held", "--quick", "--cells", "O~stopping", "--out", str(tmp_path)]) == 0
+    assert (
+        main(["explore", "pdw-held", "--quick", "--cells", "O~stopping", "--out", str(tmp_path)])
+        == 0
+    )
     assert "partial run" in capsys.readouterr().out
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["study"] == "pdw_held" and "post hoc" in summary["protocol"]
@@ -242,4 +291,5 @@ def test_the_command_line_writes_the_reproduction_and_its_figure(tmp_path, capsy
     assert main(["explore", "pdw", "--quick", "--out", str(tmp_path), "--jobs", "2"]) == 0
     assert "registered reading" in capsys.readouterr().out
     assert {TRIALS, TRIALS_GREEDY, BY_COHERENCE, CURVES, "summary.json", "figure.json"} <= {
-        p.name for p in tmp_path.iterdir()}
+        p.name for p in tmp_path.iterdir()
+    }

@@ -31,22 +31,41 @@ PROTOCOL = re.compile(r"(?:protocol|sec\.)(?:,?\s*\d+(?:\.\d+)+(?:-\d+(?:\.\d+)+
 
 
 def decimals(text: str) -> list[str]:
-    """The decimal numbers of a text, protocol section numbers ("protocol 8.8, 8.3-8.5", "8.6's") left out."""
+    """The decimal numbers of a text, protocol section numbers ("protocol 8.8, 8.3-8.5", "8.6's")
+    left out."""
     return finding_decimals(PROTOCOL.sub("", text))
+
+
 BUNDLED_NEUROGYM = json.loads((ROOT / "results" / "explore_neurogym" / "summary.json").read_text())
 
 
 # --------------------------------------------------------------------------- hand-made summaries
 def estimate(mean: float, half: float, n: int = 5) -> dict:
     lo, hi = mean - half, mean + half
-    return {"mean": mean, "sd": half / 1.3, "n": n, "ci95": [lo, hi], "interval": "t", "above_zero": lo > 0}
+    return {
+        "mean": mean,
+        "sd": half / 1.3,
+        "n": n,
+        "ci95": [lo, hi],
+        "interval": "t",
+        "above_zero": lo > 0,
+    }
 
 
 def reading(s1: bool | None, s2: bool | None, base: float) -> dict:
-    """An agent's reading with S1 and S2 above 0 or not (None: undefined), distinct numbers from ``base``."""
+    """An agent's reading with S1 and S2 above 0 or not (None: undefined), distinct numbers from
+    ``base``."""
+
     def one(above: bool | None, mean: float) -> dict:
         if above is None:
-            return {"mean": mean, "sd": None, "n": 1, "ci95": None, "interval": "t", "above_zero": None}
+            return {
+                "mean": mean,
+                "sd": None,
+                "n": 1,
+                "ci95": None,
+                "interval": "t",
+                "above_zero": None,
+            }
         return estimate(mean, mean * 0.6 if above else mean * 1.7)
 
     out = {"s1": one(s1, base), "s2": one(s2, base / 3.7)}
@@ -55,90 +74,190 @@ def reading(s1: bool | None, s2: bool | None, base: float) -> dict:
 
 
 def pdw_summary(plain=(True, True), b2=(True, True), b2_imitation=(True, True)) -> dict:
-    readings = {"plain_gru.reward": reading(*plain, 0.3127), "b2_ws.reward": reading(*b2, 0.2411),
-                "plain_gru.imitation": reading(True, True, 0.4813), "b2_ws.imitation": reading(*b2_imitation, 0.4572),
-                "ideal_observer.ideal": reading(True, True, 0.5618)}
-    claims = [{"id": f"pdw.{a}.reward.{k}", "ours": {"mean": v, "ci95": None, "n": 5}}
-              for a, vals in (("plain_gru", (0.3433, 0.0716)), ("b2_ws", (0.2917, 0.0633)))
-              for k, v in zip(("p_sure_offered", "pooled_difference"), vals, strict=True)]
-    training = {f"{a}.reward.seed{s}": {"updates": 3100 + 700 * s + (900 if a == "b2_ws" else 0),
-                                        "stopped": "criterion" if s < 4 else "cap", "wall_seconds": 200.0}
-                for a in ("plain_gru", "b2_ws") for s in range(5)}
+    readings = {
+        "plain_gru.reward": reading(*plain, 0.3127),
+        "b2_ws.reward": reading(*b2, 0.2411),
+        "plain_gru.imitation": reading(True, True, 0.4813),
+        "b2_ws.imitation": reading(*b2_imitation, 0.4572),
+        "ideal_observer.ideal": reading(True, True, 0.5618),
+    }
+    claims = [
+        {"id": f"pdw.{a}.reward.{k}", "ours": {"mean": v, "ci95": None, "n": 5}}
+        for a, vals in (("plain_gru", (0.3433, 0.0716)), ("b2_ws", (0.2917, 0.0633)))
+        for k, v in zip(("p_sure_offered", "pooled_difference"), vals, strict=True)
+    ]
+    training = {
+        f"{a}.reward.seed{s}": {
+            "updates": 3100 + 700 * s + (900 if a == "b2_ws" else 0),
+            "stopped": "criterion" if s < 4 else "cap",
+            "wall_seconds": 200.0,
+        }
+        for a in ("plain_gru", "b2_ws")
+        for s in range(5)
+    }
     from dataclasses import asdict
 
     from labcore.experiments.pdw import PDWConfig
-    return {"study": "pdw", "seeds": [0, 1, 2, 3, 4], "config": json.loads(json.dumps(asdict(PDWConfig()))),
-            "reading": readings, "claims": claims, "training": training}
+
+    return {
+        "study": "pdw",
+        "seeds": [0, 1, 2, 3, 4],
+        "config": json.loads(json.dumps(asdict(PDWConfig()))),
+        "reading": readings,
+        "claims": claims,
+        "training": training,
+    }
 
 
 def sweep_summary(keeping: set[str], complete: bool = True) -> dict:
-    """An explorer whose cells in ``keeping`` keep the option (S1 0.3x in 3 of 3 seeds) and the others not."""
+    """An explorer whose cells in ``keeping`` keep the option (S1 0.3x in 3 of 3 seeds) and the
+    others not."""
     cells = [c.name for c in pdw_sweep.cells()]
-    rows = [{"cell": name, "seed": s, "s1_contrast": (0.31 + 0.017 * i + 0.011 * s) if name in keeping
-             else 0.005 + 0.004 * i + 0.009 * s} for i, name in enumerate(cells) for s in range(3)]
+    rows = [
+        {
+            "cell": name,
+            "seed": s,
+            "s1_contrast": (0.31 + 0.017 * i + 0.011 * s)
+            if name in keeping
+            else 0.005 + 0.004 * i + 0.009 * s,
+        }
+        for i, name in enumerate(cells)
+        for s in range(3)
+    ]
     if not complete:
         cells = cells[:5]
-    outcomes = {n: {"side": n[0], "factor": n[2:], **pdw_sweep.cell_outcome([r for r in rows if r["cell"] == n])}
-                for n in cells}
-    return {"study": "pdw_sweep", "seeds": [0, 1, 2], "complete": complete, "cells": outcomes,
-            "answer": pdw_sweep.answer(outcomes, rows) if complete else None,
-            "config": {"keeps_at": pdw_sweep.KEEPS_AT,
-                       "levels": {f: {"song": s, "old": o} for f, (s, o) in pdw_sweep.LEVELS.items()}}}
+    outcomes = {
+        n: {
+            "side": n[0],
+            "factor": n[2:],
+            **pdw_sweep.cell_outcome([r for r in rows if r["cell"] == n]),
+        }
+        for n in cells
+    }
+    return {
+        "study": "pdw_sweep",
+        "seeds": [0, 1, 2],
+        "complete": complete,
+        "cells": outcomes,
+        "answer": pdw_sweep.answer(outcomes, rows) if complete else None,
+        "config": {
+            "keeps_at": pdw_sweep.KEEPS_AT,
+            "levels": {f: {"song": s, "old": o} for f, (s, o) in pdw_sweep.LEVELS.items()},
+        },
+    }
 
 
-def held_summary(losing: set[str], all_keeps: bool = False, old_keeps: bool = True, complete: bool = True) -> dict:
-    """The explorer's post hoc follow-up: cells in ``losing`` lose the option (S1 near 0), others keep it."""
+def held_summary(
+    losing: set[str], all_keeps: bool = False, old_keeps: bool = True, complete: bool = True
+) -> dict:
+    """The explorer's post hoc follow-up: cells in ``losing`` lose the option (S1 near 0), others
+    keep it."""
     names = [c.name for c in pdw_sweep.held_cells()]
-    lose = set(losing) | ({"O~all"} if not all_keeps else set()) | ({"O"} if not old_keeps else set())
-    rows = [{"cell": n, "seed": s, "s1_contrast": (0.29 + 0.013 * i + 0.007 * s) if n not in lose
-             else 0.004 + 0.003 * i + 0.002 * s} for i, n in enumerate(names) for s in range(3)]
+    lose = (
+        set(losing) | ({"O~all"} if not all_keeps else set()) | ({"O"} if not old_keeps else set())
+    )
+    rows = [
+        {
+            "cell": n,
+            "seed": s,
+            "s1_contrast": (0.29 + 0.013 * i + 0.007 * s)
+            if n not in lose
+            else 0.004 + 0.003 * i + 0.002 * s,
+        }
+        for i, n in enumerate(names)
+        for s in range(3)
+    ]
     if not complete:
         names = names[:3]
-    outcomes = {n: {"side": "O" if n == "O" else "H", **pdw_sweep.cell_outcome([r for r in rows if r["cell"] == n])}
-                for n in names}
-    return {"study": "pdw_held", "seeds": [0, 1, 2], "complete": complete, "cells": outcomes,
-            "answer": pdw_sweep.held_answer(outcomes, rows) if complete else None}
+    outcomes = {
+        n: {
+            "side": "O" if n == "O" else "H",
+            **pdw_sweep.cell_outcome([r for r in rows if r["cell"] == n]),
+        }
+        for n in names
+    }
+    return {
+        "study": "pdw_held",
+        "seeds": [0, 1, 2],
+        "complete": complete,
+        "cells": outcomes,
+        "answer": pdw_sweep.held_answer(outcomes, rows) if complete else None,
+    }
 
 
 def e4_summary(again: bool = True, r1: str = "supported", r2: str = "supported") -> dict:
-    values = {"e4.accuracy.reward_wager.self_on": 0.8531, "e4.auroc.reward_wager.self_on": 0.2913,
-              "e4.accuracy.supervised.self_on": 0.8562, "e4.auroc.supervised.self_on": 0.8417,
-              "e4.ece.supervised.self_on": 0.0391}
+    values = {
+        "e4.accuracy.reward_wager.self_on": 0.8531,
+        "e4.auroc.reward_wager.self_on": 0.2913,
+        "e4.accuracy.supervised.self_on": 0.8562,
+        "e4.auroc.supervised.self_on": 0.8417,
+        "e4.ece.supervised.self_on": 0.0391,
+    }
     hypotheses = [{"id": "H1", "outcome": "not supported", "conditions": []}]
     if again:
-        values.update({"e4.accuracy.reward_late.self_on": 0.8548, "e4.auroc.reward_late.self_on": 0.7389,
-                       "e4.ece.reward_late.self_on": 0.1784, "e4.skip_low.reward_late_risky.self_on": 0.5947,
-                       "e4.skip_high.reward_late_risky.self_on": 0.0633})
-        hypotheses += [{"id": "R1", "outcome": r1, "conditions": []}, {"id": "R2", "outcome": r2, "conditions": []}]
-    return {"experiment": "e4", "seeds": [0, 1, 2, 3, 4], "values": values, "hypotheses": hypotheses, "claims": []}
+        values.update(
+            {
+                "e4.accuracy.reward_late.self_on": 0.8548,
+                "e4.auroc.reward_late.self_on": 0.7389,
+                "e4.ece.reward_late.self_on": 0.1784,
+                "e4.skip_low.reward_late_risky.self_on": 0.5947,
+                "e4.skip_high.reward_late_risky.self_on": 0.0633,
+            }
+        )
+        hypotheses += [
+            {"id": "R1", "outcome": r1, "conditions": []},
+            {"id": "R2", "outcome": r2, "conditions": []},
+        ]
+    return {
+        "experiment": "e4",
+        "seeds": [0, 1, 2, 3, 4],
+        "values": values,
+        "hypotheses": hypotheses,
+        "claims": [],
+    }
 
 
 def summaries(**over) -> dict:
-    base = {"pdw": pdw_summary(), "pdw_sweep": sweep_summary({"S", "S-entropy", "O+readout_init"}),
-            "e4": e4_summary(), "neurogym": copy.deepcopy(BUNDLED_NEUROGYM)}
+    base = {
+        "pdw": pdw_summary(),
+        "pdw_sweep": sweep_summary({"S", "S-entropy", "O+readout_init"}),
+        "e4": e4_summary(),
+        "neurogym": copy.deepcopy(BUNDLED_NEUROGYM),
+    }
     return {**base, **over}
 
 
-# --------------------------------------------------------------------------- the registered branches
+# --------------------------------------------------------------------------- the registered
+# branches
 def test_both_signatures_for_both_agents_say_yes_and_name_the_deciding_factors():
     answer = ra.compose(summaries())
-    assert answer.lead.startswith("**Yes under Song's training; 8.6's no was a property of our training.**")
+    assert answer.lead.startswith(
+        "**Yes under Song's training; 8.6's no was a property of our training.**"
+    )
     assert "readout init" in answer.lead  # the explorer's deciding factor, named in the lead
     assert rp.ANCHOR in answer.lead
     text = answer.markdown()
-    assert "This answer was a property of that training, not of reward alone" in text  # 8.6, labelled
+    assert (
+        "This answer was a property of that training, not of reward alone" in text
+    )  # 8.6, labelled
     assert f"Older cell: NeuroGym's task, {rp.OLD_CELL}" in text
-    assert "+0.313 (95% t interval +0.125 to +0.500, n = 5)" in text  # plain GRU's S1, from its reading
+    assert (
+        "+0.313 (95% t interval +0.125 to +0.500, n = 5)" in text
+    )  # plain GRU's S1, from its reading
     assert "4 of 5 seeds met the stopping criterion (after 3,100-5,200 updates)" in text
 
 
 def test_plain_gru_yes_b2_no_says_so_with_the_imitation_ceiling():
     lead = ra.compose(summaries(pdw=pdw_summary(b2=(False, False)))).lead
-    assert lead.startswith("**Reward teaches it to a plain GRU; our architecture does not learn it under the same "
-                           "training.**")
+    assert lead.startswith(
+        "**Reward teaches it to a plain GRU; our architecture does not learn it under the same "
+        "training.**"
+    )
     assert "our B2 family (workspace + z_self) shows neither signature" in lead
     assert "so the architecture can represent the behaviour" in lead  # its ceiling shows both
-    lead = ra.compose(summaries(pdw=pdw_summary(b2=(False, False), b2_imitation=(False, False)))).lead
+    lead = ra.compose(
+        summaries(pdw=pdw_summary(b2=(False, False), b2_imitation=(False, False)))
+    ).lead
     assert "so this set does not show that the architecture can represent it" in lead
 
 
@@ -150,11 +269,17 @@ def test_plain_gru_no_is_not_reproduced_and_8_6_stands_with_the_caveat():
     assert "This answer stands, with a caveat" in answer.markdown()
 
 
-@pytest.mark.parametrize(("plain", "shown", "missing"), [((True, False), "S1", "S2"), ((False, True), "S2", "S1")])
+@pytest.mark.parametrize(
+    ("plain", "shown", "missing"), [((True, False), "S1", "S2"), ((False, True), "S2", "S1")]
+)
 def test_one_signature_without_the_other_is_said_per_signature(plain, shown, missing):
     lead = ra.compose(summaries(pdw=pdw_summary(plain=plain, b2=(True, False)))).lead
-    assert lead.startswith(f"**Partly: under Song's training the plain GRU shows {shown} but not {missing}.**")
-    assert "our B2 family (workspace + z_self) shows S1 but not S2" in lead  # B2's own signature, said too
+    assert lead.startswith(
+        f"**Partly: under Song's training the plain GRU shows {shown} but not {missing}.**"
+    )
+    assert (
+        "our B2 family (workspace + z_self) shows S1 but not S2" in lead
+    )  # B2's own signature, said too
 
 
 def test_an_undefined_interval_is_not_decided():
@@ -163,7 +288,13 @@ def test_an_undefined_interval_is_not_decided():
 
 
 def test_no_single_deciding_factor_names_the_cells_that_keep_the_option():
-    keep = {"S", "S-entropy", "S-baseline", "O", "O+readout_init"}  # every S-cell but two keeps; O keeps too
+    keep = {
+        "S",
+        "S-entropy",
+        "S-baseline",
+        "O",
+        "O+readout_init",
+    }  # every S-cell but two keeps; O keeps too
     keep |= {c.name for c in pdw_sweep.cells() if c.side == "S"}
     answer = ra.compose(summaries(pdw_sweep=sweep_summary(keep)))
     assert "no single choice decides whether the sure option survives" in answer.lead
@@ -175,7 +306,9 @@ def test_no_single_deciding_factor_names_the_cells_that_keep_the_option():
 
 
 def test_the_explorer_names_a_deciding_factor_with_its_effects():
-    part = rx.sweep_part(sweep_summary({"S", *[f"S-{f}" for f in FACTORS if f != "readout_init"], "O+readout_init"}))
+    part = rx.sweep_part(
+        sweep_summary({"S", *[f"S-{f}" for f in FACTORS if f != "readout_init"], "O+readout_init"})
+    )
     assert "Deciding factor(s): readout init." in part.text
     assert "readout init moves S1's contrast by" in part.text and "Welch 95% interval" in part.text
 
@@ -186,7 +319,10 @@ def test_the_held_follow_up_names_the_choice_that_loses_the_option_and_is_labell
     assert part.ran and "post hoc" in part.title and "GAE's lambda 0.95" in part.text
     assert "GAE's lambda 0.95 alone loses the option the old default keeps" in part.text
     assert "Post hoc, on what the explorer held: GAE's lambda 0.95 alone loses" in answer.lead
-    assert "`O~return` (GAE's lambda 0.95 instead of the full return): keeps it in 0 of 3 seeds" in part.text
+    assert (
+        "`O~return` (GAE's lambda 0.95 instead of the full return): keeps it in 0 of 3 seeds"
+        in part.text
+    )
     assert "Welch 95% interval" in part.text and "explore pdw-held" in part.text
 
 
@@ -201,43 +337,68 @@ def test_a_partial_held_follow_up_waits_and_adds_nothing_to_the_lead():
     assert part.ran and "Incomplete (3 of 7 cells" in part.text and "Post hoc" not in answer.lead
 
 
-# --------------------------------------------------------------------------- missing and partial studies
+# --------------------------------------------------------------------------- missing and partial
+# studies
 def test_each_missing_study_says_not_run_yet_with_its_command():
-    answer = ra.compose({"pdw": None, "pdw_sweep": None, "pdw_held": None, "e4": None, "neurogym": None})
+    answer = ra.compose(
+        {"pdw": None, "pdw_sweep": None, "pdw_held": None, "e4": None, "neurogym": None}
+    )
     assert answer.lead.startswith("**Not settled yet.**")
     for key, command in rp.COMMANDS.items():
         assert f"`{command}`" in answer.markdown(), key
         part = next((p for p in answer.parts if p.key == key), None)
         assert part is not None and not part.ran and part.text.startswith("Not run yet")
-    assert not any(ch.isdigit() and "." in ch for ch in decimals(answer.markdown()))  # no number is invented
+    assert not any(
+        ch.isdigit() and "." in ch for ch in decimals(answer.markdown())
+    )  # no number is invented
 
 
 def test_a_partial_explorer_shows_its_cells_and_waits_for_the_rest():
     answer = ra.compose(summaries(pdw_sweep=sweep_summary({"S"}, complete=False)))
     assert "The reward explorer is incomplete (5 of 16 cells)" in answer.lead
     part = next(p for p in answer.parts if p.key == "pdw_sweep")
-    assert part.ran and "Incomplete: 5 of 16 cells" in part.text and "`S` (Song's setting, 3 of 3 seeds)" in part.text
+    assert (
+        part.ran
+        and "Incomplete: 5 of 16 cells" in part.text
+        and "`S` (Song's setting, 3 of 3 seeds)" in part.text
+    )
 
 
 def test_a_summary_of_another_study_is_not_read_as_this_one():
-    wrong = {"pdw": {"study": "pdw_sweep", "cells": {}}, "pdw_sweep": {"study": "pdw", "reading": {}},
-             "e4": {"values": {}}, "neurogym": {"study": "neurogym"}}
+    wrong = {
+        "pdw": {"study": "pdw_sweep", "cells": {}},
+        "pdw_sweep": {"study": "pdw", "reading": {}},
+        "e4": {"values": {}},
+        "neurogym": {"study": "neurogym"},
+    }
     assert all(not p.ran for p in ra.compose(wrong).parts if p.key != "anchor")
 
 
 def test_e4_without_the_again_cells_is_labelled_as_the_first_cells():
     answer = ra.compose(summaries(e4=e4_summary(again=False)))
-    assert "only E4's first training has run" in answer.lead and "E4 again is not run yet" in answer.lead
+    assert (
+        "only E4's first training has run" in answer.lead
+        and "E4 again is not run yet" in answer.lead
+    )
     part = next(p for p in answer.parts if p.key == "e4")
     assert part.title.startswith("On our wagering task: E4's first cells only (default init")
     assert "The cells of E4 again (protocol 8.8) are not in this set yet" in part.text
 
 
-@pytest.mark.parametrize(("r1", "r2", "verdict"), [
-    ("supported", "supported", "yes, once the training artefacts are removed"),
-    ("supported", "not supported", "partly"), ("not supported", "supported", "partly"),
-    ("not supported", "not supported", "not from reward alone, even without the training artefacts"),
-    ("undefined", "supported", "not settled by this result set")])
+@pytest.mark.parametrize(
+    ("r1", "r2", "verdict"),
+    [
+        ("supported", "supported", "yes, once the training artefacts are removed"),
+        ("supported", "not supported", "partly"),
+        ("not supported", "supported", "partly"),
+        (
+            "not supported",
+            "not supported",
+            "not from reward alone, even without the training artefacts",
+        ),
+        ("undefined", "supported", "not settled by this result set"),
+    ],
+)
 def test_e4_again_in_the_lead_follows_8_8_6(r1, r2, verdict):
     sentence = rp.e4_sentence(e4_summary(r1=r1, r2=r2))
     assert f"opting out kept alive), {verdict}:" in sentence
@@ -248,10 +409,13 @@ def test_e4_again_in_the_lead_follows_8_8_6(r1, r2, verdict):
 def test_a_not_meaningful_auroc_is_said_as_such():
     summary = e4_summary(r1="not supported")
     summary["auroc_spread"] = {"e4.auroc.reward_late.self_on": {"meaningful": False}}
-    assert "Type-2 AUROC 0.74, not meaningful: its variation changes no bet" in rp.e4_sentence(summary)
+    assert "Type-2 AUROC 0.74, not meaningful: its variation changes no bet" in rp.e4_sentence(
+        summary
+    )
 
 
-# --------------------------------------------------------------------------- every number from the summaries
+# --------------------------------------------------------------------------- every number from the
+# summaries
 def _pool(x, out: list[float]) -> list[float]:
     if isinstance(x, bool):
         return out
@@ -267,7 +431,8 @@ def _pool(x, out: list[float]) -> list[float]:
 
 
 def _scaled(x, k: float):
-    """Every measured float times ``k``; the explorer's registered factor levels are design, not data."""
+    """Every measured float times ``k``; the explorer's registered factor levels are design, not
+    data."""
     if isinstance(x, float):
         return x * k
     if isinstance(x, dict):
@@ -277,14 +442,36 @@ def _scaled(x, k: float):
     return x
 
 
-DESIGN = sorted({*LOW_COHERENCES, *HIGH_COHERENCES, *WAIVED_COHERENCES, 0.5, 0.7, 0.1, 0.3, 0.05,
-                 *[100 * v for p in (-1.0, -3.0) for v in ideal_observer(p).values()],
-                 *[float(v) for song_old in pdw_sweep.LEVELS.values() for level in song_old for v in level.values()
-                   if isinstance(v, float)],
-                 *[float(v) for levels in pdw_sweep.HELD.values() for level in levels for v in level.values()
-                   if isinstance(v, float)]})
+DESIGN = sorted(
+    {
+        *LOW_COHERENCES,
+        *HIGH_COHERENCES,
+        *WAIVED_COHERENCES,
+        0.5,
+        0.7,
+        0.1,
+        0.3,
+        0.05,
+        *[100 * v for p in (-1.0, -3.0) for v in ideal_observer(p).values()],
+        *[
+            float(v)
+            for song_old in pdw_sweep.LEVELS.values()
+            for level in song_old
+            for v in level.values()
+            if isinstance(v, float)
+        ],
+        *[
+            float(v)
+            for levels in pdw_sweep.HELD.values()
+            for level in levels
+            for v in level.values()
+            if isinstance(v, float)
+        ],
+    }
+)
 """Numbers the design fixes, which the text may quote: the coherence levels, NeuroGym's payoffs and
-chance (in 8.6's paragraph), the explorer's registered factor levels, the ideal observer of protocol 8.2 and the bet floor of 8.8.3 in its schedule label (in E4's)."""
+chance (in 8.6's paragraph), the explorer's registered factor levels, the ideal observer of protocol
+8.2 and the bet floor of 8.8.3 in its schedule label (in E4's)."""
 BRANCHES = {
     "both": summaries(),
     "plain yes, B2 no": summaries(pdw=pdw_summary(b2=(False, True))),
@@ -298,14 +485,20 @@ BRANCHES = {
 
 
 SCALE = 0.7
-"""Every measured number is multiplied by this in the second check (0.9 left some two-decimal values,
+"""Every measured number is multiplied by this in the second check (0.9 left some two-decimal
+values,
 e.g. an ECE of 0.039, on the same rounded number)."""
 
 
 def derived(found: dict) -> list[float]:
-    """Numbers the text may derive from a summary: 8.6's worth of the sure option (two of its means' difference)."""
+    """Numbers the text may derive from a summary: 8.6's worth of the sure option (two of its
+    means' difference)."""
     means = (found.get("neurogym") or {}).get("means") or {}
-    return [abs(means["ideal_reward"]["mean"] - means["ideal_no_sure_reward"]["mean"])] if means else []
+    return (
+        [abs(means["ideal_reward"]["mean"] - means["ideal_no_sure_reward"]["mean"])]
+        if means
+        else []
+    )
 
 
 @pytest.mark.parametrize("branch", list(BRANCHES))
@@ -323,7 +516,11 @@ def test_every_number_of_the_answer_moves_with_the_summaries(branch):
     before = decimals(ra.compose(found).markdown())
     after = decimals(ra.compose(_scaled(found, SCALE)).markdown())
     assert len(after) == len(before)  # the same sentences, so the numbers pair up by position
-    stuck = [(i, t) for i, (t, u) in enumerate(zip(before, after, strict=True)) if t == u and not matches(t, DESIGN)]
+    stuck = [
+        (i, t)
+        for i, (t, u) in enumerate(zip(before, after, strict=True))
+        if t == u and not matches(t, DESIGN)
+    ]
     assert not stuck, stuck
 
 
@@ -340,15 +537,23 @@ def test_the_readme_block_is_the_answer_generated_from_the_bundled_studies():
     assert block is not None, f"README.md lost its {ra.START} ... {ra.END} block"
     assert block == ra.answer_markdown(ROOT / "results").strip(), (
         "README.md's answer is not the one the bundled studies give: run "
-        "`python -m labcore.experiments.reward_answer --readme`")
+        "`python -m labcore.experiments.reward_answer --readme`"
+    )
     assert rp.ANCHOR in readme and "Song, Yang & Wang (2017" in block
-    for command in ("explore pdw ", "explore pdw-sweep", "explore pdw-held", "reproduce --experiment e4"):
+    for command in (
+        "explore pdw ",
+        "explore pdw-sweep",
+        "explore pdw-held",
+        "reproduce --experiment e4",
+    ):
         assert command in readme
 
 
-@pytest.mark.skipif(not (ROOT / "results" / "pdw" / "summary.json").exists(),
-                    reason="results/pdw/summary.json is not bundled yet (the lead bundles it, then runs "
-                           "`python -m labcore.experiments.reward_answer --readme`)")
+@pytest.mark.skipif(
+    not (ROOT / "results" / "pdw" / "summary.json").exists(),
+    reason="results/pdw/summary.json is not bundled yet (the lead bundles it, then runs "
+    "`python -m labcore.experiments.reward_answer --readme`)",
+)
 def test_the_readme_states_the_bundled_reproduction():
     found = ra.read_summaries(ROOT / "results")
     answer = ra.compose(found)
@@ -359,12 +564,25 @@ def test_the_readme_states_the_bundled_reproduction():
 
 def test_rewrite_replaces_only_the_block_and_check_reports(tmp_path, capsys):
     readme = tmp_path / "README.md"
-    readme.write_text(f"# T\n\nbefore\n\n{ra.START}\nold text\n{ra.END}\n\nafter\n", encoding="utf-8")
-    assert ra.main(["--check", "--readme-path", str(readme), "--results", str(tmp_path / "none")]) == 1
-    assert ra.main(["--readme", "--readme-path", str(readme), "--results", str(tmp_path / "none")]) == 0
+    readme.write_text(
+        f"# T\n\nbefore\n\n{ra.START}\nold text\n{ra.END}\n\nafter\n", encoding="utf-8"
+    )
+    assert (
+        ra.main(["--check", "--readme-path", str(readme), "--results", str(tmp_path / "none")]) == 1
+    )
+    assert (
+        ra.main(["--readme", "--readme-path", str(readme), "--results", str(tmp_path / "none")])
+        == 0
+    )
     text = readme.read_text(encoding="utf-8")
-    assert text.startswith("# T\n\nbefore\n\n") and text.endswith("\n\nafter\n") and "old text" not in text
+    assert (
+        text.startswith("# T\n\nbefore\n\n")
+        and text.endswith("\n\nafter\n")
+        and "old text" not in text
+    )
     assert ra.readme_block(text) == ra.compose(dict.fromkeys(ra.STUDIES)).markdown()
-    assert ra.main(["--check", "--readme-path", str(readme), "--results", str(tmp_path / "none")]) == 0
+    assert (
+        ra.main(["--check", "--readme-path", str(readme), "--results", str(tmp_path / "none")]) == 0
+    )
     with pytest.raises(ValueError, match="no <!-- reward-answer:start -->"):
         ra.rewrite_readme("no markers", "x")

@@ -332,7 +332,8 @@ def test_gbi_abs_cosine_on_hand_made_slot_sets():
     assert gbi(equal, coupling="abs_cosine") == pytest.approx(2 / 3)
     two = np.zeros((1, 4, 3))
     two[0, 0], two[0, 1] = [1.0, 0.0, 0.0], [0.3, -2.0, 0.5]  # two occupied: one partner takes all
-    # 0 up to the paper's eps in the denominator: 1 - (c / (c + eps))^2 ~ 2 eps / c, c = |cos| ~ 0.14
+    # 0 up to the paper's eps in the denominator: 1 - (c / (c + eps))^2 ~ 2 eps / c, c = |cos| ~
+    # 0.14
     assert gbi(two, coupling="abs_cosine") == pytest.approx(0.0, abs=1e-6)
     assert gbi(two, coupling="abs_cosine", eps=0.0) == pytest.approx(0.0, abs=1e-12)
     three = np.zeros((1, 4, 2))
@@ -345,7 +346,11 @@ def test_gbi_abs_cosine_on_hand_made_slot_sets():
     scaled = equal.copy()
     scaled[0, 0] *= 10
     assert gbi(scaled, coupling="abs_cosine") == pytest.approx(2 / 3)
-    assert 0.0 <= gbi(np.random.default_rng(0).normal(size=(20, 4, 16)), coupling="abs_cosine") <= 2 / 3
+    assert (
+        0.0
+        <= gbi(np.random.default_rng(0).normal(size=(20, 4, 16)), coupling="abs_cosine")
+        <= 2 / 3
+    )
     with pytest.raises(ValueError, match="coupling"):
         gbi(equal, coupling="cos")
 

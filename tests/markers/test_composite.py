@@ -121,4 +121,3 @@ def test_ood_gap():
         ood_gap([1.0, 0.8], [0.5])
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         ood_gap(1.2, 0.5)
-

@@ -59,8 +59,11 @@ def bf_mi(joint, ch, c):
     """I(past; present) of the channels ``ch`` from the joint (past, present) covariance."""
     ch = list(ch)
     present = [i + c for i in ch]
-    return (bf_entropy(joint[np.ix_(ch, ch)]) + bf_entropy(joint[np.ix_(present, present)])
-            - bf_entropy(joint[np.ix_(ch + present, ch + present)]))
+    return (
+        bf_entropy(joint[np.ix_(ch, ch)])
+        + bf_entropy(joint[np.ix_(present, present)])
+        - bf_entropy(joint[np.ix_(ch + present, ch + present)])
+    )
 
 
 def bf_phi(x, nodes=None, normalisation="entropy"):
@@ -117,11 +120,15 @@ def bf_tse(samples, nodes=None):
 
     def integration(subset):
         ch = [c for i in subset for c in nodes[i]]
-        return sum(bf_entropy(cov[np.ix_(nodes[i], nodes[i])]) for i in subset) - bf_entropy(cov[np.ix_(ch, ch)])
+        return sum(bf_entropy(cov[np.ix_(nodes[i], nodes[i])]) for i in subset) - bf_entropy(
+            cov[np.ix_(ch, ch)]
+        )
 
     whole = integration(range(n))
-    return sum(k / n * whole - np.mean([integration(s) for s in itertools.combinations(range(n), k)])
-               for k in range(1, n + 1))
+    return sum(
+        k / n * whole - np.mean([integration(s) for s in itertools.combinations(range(n), k)])
+        for k in range(1, n + 1)
+    )
 
 
 def random_system(c, seed, radius=0.8):
@@ -171,7 +178,9 @@ def test_phi_equals_the_brute_force_over_every_bipartition(normalisation):
     for grouping in (None, nodes):
         r = integrated_information(x, nodes=grouping, normalisation=normalisation)
         phi, normalised, part = bf_phi(x, grouping, normalisation)
-        assert r.phi == pytest.approx(phi, abs=1e-9) and r.phi_normalised == pytest.approx(normalised, abs=1e-9)
+        assert r.phi == pytest.approx(phi, abs=1e-9) and r.phi_normalised == pytest.approx(
+            normalised, abs=1e-9
+        )
         assert r.bipartition[0] == part
 
 
@@ -179,10 +188,18 @@ def test_the_approximate_search_never_beats_the_exhaustive_minimum():
     for seed in range(3):
         x = simulate_var1(random_system(8, seed=seed), 300, n_episodes=10, seed=seed)
         exact = integrated_information(x, normalisation="maximum_entropy")
-        approx = integrated_information(x, normalisation="maximum_entropy", max_exhaustive=4, n_random=8)
-        assert exact.exhaustive and not approx.exhaustive and approx.n_searched < exact.n_searched == 127
+        approx = integrated_information(
+            x, normalisation="maximum_entropy", max_exhaustive=4, n_random=8
+        )
+        assert (
+            exact.exhaustive
+            and not approx.exhaustive
+            and approx.n_searched < exact.n_searched == 127
+        )
         assert approx.phi_normalised >= exact.phi_normalised - 1e-12
-        assert approx == integrated_information(x, normalisation="maximum_entropy", max_exhaustive=4, n_random=8)
+        assert approx == integrated_information(
+            x, normalisation="maximum_entropy", max_exhaustive=4, n_random=8
+        )
 
 
 def test_phi_is_unchanged_by_the_channels_units():
@@ -335,7 +352,8 @@ def test_every_measure_ignores_units_and_channel_order(seed, scale):
     assert tse_complexity(x) == pytest.approx(tse_complexity(y), abs=1e-6)
     assert o_information(x) == pytest.approx(o_information(y), abs=1e-6)
     assert integrated_information(x, normalisation="maximum_entropy").phi == pytest.approx(
-        integrated_information(y, normalisation="maximum_entropy").phi, abs=1e-6)
+        integrated_information(y, normalisation="maximum_entropy").phi, abs=1e-6
+    )
 
 
 # --------------------------------------------------------------------------- helpers
@@ -356,7 +374,8 @@ def test_surrogates_show_the_bias_of_an_independent_system_and_destroy_coupling(
 def test_time_shuffled_surrogates_leave_equal_time_measures_unchanged():
     x = simulate_var1(random_system(4, seed=23), 50, n_episodes=4, seed=23)
     assert surrogate_bias(o_information, x, method="time_shuffle", n_surrogates=3) == pytest.approx(
-        o_information(x), abs=1e-9)
+        o_information(x), abs=1e-9
+    )
 
 
 def test_surrogate_bias_undefined_and_bad_inputs():

@@ -231,7 +231,9 @@ def test_learning_curve_auroc_is_the_pairwise_means_bit_for_bit(levels):
     for n in rng.integers(2, 700, 60):
         correct = rng.random(n) < 0.7
         conf = rng.random(n) if levels is None else rng.integers(0, levels, n) / levels
-        conf = conf.astype(np.float32).astype(np.float64)  # a network's confidences: float32, many ties
+        conf = conf.astype(np.float32).astype(
+            np.float64
+        )  # a network's confidences: float32, many ties
         if correct.all() or not correct.any():
             assert math.isnan(learning_curve_auroc(correct, conf))
             continue

@@ -127,7 +127,9 @@ def test_ideal_observer_matches_the_two_class_closed_form():
     codes, labels = _two_classes(1.0)
     thresholds = ideal_observer_thresholds(codes, labels, n_samples=500, seed=3)
     for sigma in (0.2, 0.5, 1.0):
-        assert ideal_observer_accuracy(thresholds, sigma) == pytest.approx(norm.cdf(1.0 / (2 * sigma)), abs=0.01)
+        assert ideal_observer_accuracy(thresholds, sigma) == pytest.approx(
+            norm.cdf(1.0 / (2 * sigma)), abs=0.01
+        )
     assert ideal_observer_l75(thresholds) == pytest.approx(1.0 / (2 * norm.ppf(0.75)), rel=0.02)
 
 
@@ -149,9 +151,12 @@ def test_ideal_observer_equals_a_brute_force_observer_on_the_same_draws():
 def test_ideal_observer_scales_with_the_code_and_the_noise():
     codes, labels = _two_classes(1.0, 50)
     base = ideal_observer_l75(ideal_observer_thresholds(codes, labels, seed=1))
-    assert ideal_observer_l75(ideal_observer_thresholds(3 * codes, labels, seed=1)) == pytest.approx(3 * base)
-    assert ideal_observer_l75(ideal_observer_thresholds(codes, labels, np.full(3, 2.0), seed=1)) == pytest.approx(
-        base / 2)
+    assert ideal_observer_l75(
+        ideal_observer_thresholds(3 * codes, labels, seed=1)
+    ) == pytest.approx(3 * base)
+    assert ideal_observer_l75(
+        ideal_observer_thresholds(codes, labels, np.full(3, 2.0), seed=1)
+    ) == pytest.approx(base / 2)
 
 
 def test_ideal_observer_edge_cases():
@@ -161,7 +166,10 @@ def test_ideal_observer_edge_cases():
     assert ideal_observer_accuracy(thresholds, 0.0) == pytest.approx(1 / 7, abs=0.02)
     assert ideal_observer_l75(thresholds) == 0.0
     codes, labels = _two_classes(1.0, 10)  # the difference sits in a dimension without noise
-    assert ideal_observer_l75(ideal_observer_thresholds(codes, labels, np.array([0.0, 1.0, 1.0]))) == np.inf
+    assert (
+        ideal_observer_l75(ideal_observer_thresholds(codes, labels, np.array([0.0, 1.0, 1.0])))
+        == np.inf
+    )
     with pytest.raises(ValueError, match="labels"):
         ideal_observer_thresholds(codes, labels[:3])
     with pytest.raises(ValueError, match="non-negative"):

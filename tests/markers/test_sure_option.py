@@ -19,14 +19,34 @@ from labcore.markers import (
 
 # A hand-made table: (coherence, offered, choice, correct)
 TABLE = [
-    (0.0, 1, "sure", None), (0.0, 1, "sure", None), (0.0, 1, "left", 1), (0.0, 1, "right", 0),
-    (0.0, 0, "left", 0), (0.0, 0, "right", 1),
-    (3.2, 1, "sure", None), (3.2, 1, "left", 1), (3.2, 0, "right", 0), (3.2, 0, "left", 1),
-    (6.4, 1, "right", 1), (6.4, 1, "right", 1), (6.4, 1, "sure", None), (6.4, 0, "left", 1), (6.4, 0, "right", 0),
-    (12.8, 1, "left", 1), (12.8, 0, "left", 1), (12.8, 0, "left", 0), (12.8, 0, "none", None),
-    (25.6, 1, "right", 1), (25.6, 1, "sure", None), (25.6, 1, "left", 1), (25.6, 1, "left", 1),
+    (0.0, 1, "sure", None),
+    (0.0, 1, "sure", None),
+    (0.0, 1, "left", 1),
+    (0.0, 1, "right", 0),
+    (0.0, 0, "left", 0),
+    (0.0, 0, "right", 1),
+    (3.2, 1, "sure", None),
+    (3.2, 1, "left", 1),
+    (3.2, 0, "right", 0),
+    (3.2, 0, "left", 1),
+    (6.4, 1, "right", 1),
+    (6.4, 1, "right", 1),
+    (6.4, 1, "sure", None),
+    (6.4, 0, "left", 1),
+    (6.4, 0, "right", 0),
+    (12.8, 1, "left", 1),
+    (12.8, 0, "left", 1),
+    (12.8, 0, "left", 0),
+    (12.8, 0, "none", None),
+    (25.6, 1, "right", 1),
+    (25.6, 1, "sure", None),
+    (25.6, 1, "left", 1),
+    (25.6, 1, "left", 1),
     (25.6, 0, "right", 1),
-    (51.2, 1, "right", 1), (51.2, 1, "left", 1), (51.2, 0, "left", 1), (51.2, 0, "sure", None),
+    (51.2, 1, "right", 1),
+    (51.2, 1, "left", 1),
+    (51.2, 0, "left", 1),
+    (51.2, 0, "sure", None),
 ]
 
 
@@ -41,7 +61,11 @@ def brute_p_sure(rows, c):
 
 
 def brute_accuracy(rows, c, offered):
-    sides = [r[3] for r in rows if (c is None or r[0] == c) and r[1] == offered and r[2] in ("left", "right")]
+    sides = [
+        r[3]
+        for r in rows
+        if (c is None or r[0] == c) and r[1] == offered and r[2] in ("left", "right")
+    ]
     return sum(sides) / len(sides) if sides else float("nan")
 
 
@@ -49,7 +73,8 @@ def test_p_sure_by_coherence_hand_computed():
     coh, offered, choice, _ = columns(TABLE)
     t = p_sure_by_coherence(coh, offered, choice)
     assert t.coherence.tolist() == [0.0, 3.2, 6.4, 12.8, 25.6, 51.2]
-    # 0%: 2 sure of 4 offered; 3.2%: 1 of 2; 6.4%: 1 of 3; 12.8%: 0 of 1; 25.6%: 1 of 4; 51.2%: 0 of 2
+    # 0%: 2 sure of 4 offered; 3.2%: 1 of 2; 6.4%: 1 of 3; 12.8%: 0 of 1; 25.6%: 1 of 4; 51.2%: 0 of
+    # 2
     np.testing.assert_allclose(t.value, [2 / 4, 1 / 2, 1 / 3, 0.0, 1 / 4, 0.0])
     assert t.n.tolist() == [4, 2, 3, 1, 4, 2]
     # the not-offered sure choice at 51.2% (an abort in NeuroGym) is not counted
@@ -62,7 +87,14 @@ def test_accuracy_waived_vs_not_offered_hand_computed():
     np.testing.assert_allclose(r.waived, [1 / 2, 1.0, 1.0, 1.0, 1.0, 1.0])
     np.testing.assert_allclose(r.not_offered, [1 / 2, 1 / 2, 1 / 2, 1 / 2, 1.0, 1.0])
     assert r.n_waived.tolist() == [2, 1, 2, 1, 3, 2]
-    assert r.n_not_offered.tolist() == [2, 2, 2, 2, 1, 1]  # "none" and the not-offered "sure" are no side choice
+    assert r.n_not_offered.tolist() == [
+        2,
+        2,
+        2,
+        2,
+        1,
+        1,
+    ]  # "none" and the not-offered "sure" are no side choice
     assert r.pooled_waived == pytest.approx(10 / 11)
     assert r.pooled_not_offered == pytest.approx(6 / 10)
     # S2 at 3.2 / 6.4 / 12.8%: (1 - 0.5) three times
@@ -81,9 +113,19 @@ def test_against_brute_force_on_random_tables():
     levels = [0.0, 3.2, 6.4, 12.8, 25.6, 51.2]
     for _ in range(20):
         n = 300
-        rows = [(float(rng.choice(levels)), int(rng.integers(2)), str(rng.choice(["left", "right", "sure", "none"])),
-                 None) for _ in range(n)]
-        rows = [(c, o, ch, int(rng.integers(2)) if ch in ("left", "right") else None) for c, o, ch, _ in rows]
+        rows = [
+            (
+                float(rng.choice(levels)),
+                int(rng.integers(2)),
+                str(rng.choice(["left", "right", "sure", "none"])),
+                None,
+            )
+            for _ in range(n)
+        ]
+        rows = [
+            (c, o, ch, int(rng.integers(2)) if ch in ("left", "right") else None)
+            for c, o, ch, _ in rows
+        ]
         coh, offered, choice, correct = columns(rows)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
@@ -113,7 +155,9 @@ def test_a_requested_level_without_trials_is_nan():
 def test_no_waived_trial_is_nan_with_a_reason():
     # every offered trial at 3.2% takes the sure option: nothing waived there
     with pytest.warns(UndefinedMetricWarning, match="waived trials is undefined at coherence 3.2%"):
-        r = accuracy_waived_vs_not_offered([3.2, 3.2, 3.2], [1, 1, 0], ["sure", "sure", "left"], [None, None, 1])
+        r = accuracy_waived_vs_not_offered(
+            [3.2, 3.2, 3.2], [1, 1, 0], ["sure", "sure", "left"], [None, None, 1]
+        )
     assert np.isnan(r.waived[0]) and r.not_offered[0] == 1.0
     assert np.isnan(r.pooled_waived)
     with pytest.warns(UndefinedMetricWarning, match="waived-accuracy advantage is undefined"):
@@ -134,11 +178,14 @@ def test_defined_values_raise_no_warning():
         waived_advantage(accuracy_waived_vs_not_offered(coh, offered, choice, correct))
 
 
-@pytest.mark.parametrize("bad, match", [
-    (dict(choice=["maybe"]), "choice must be one of"),
-    (dict(sure_offered=[2]), "sure_offered must be"),
-    (dict(coherence=[0.0, 1.0]), "inconsistent numbers"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (dict(choice=["maybe"]), "choice must be one of"),
+        (dict(sure_offered=[2]), "sure_offered must be"),
+        (dict(coherence=[0.0, 1.0]), "inconsistent numbers"),
+    ],
+)
 def test_input_errors_are_clear(bad, match):
     args = {"coherence": [0.0], "sure_offered": [1], "choice": ["sure"], **bad}
     with pytest.raises(ValueError, match=match):

@@ -16,7 +16,9 @@ def test_the_one_silencing_helper_hides_only_undefined_metric_warnings():
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert np.isnan(undefined_as_nan(type2_auroc, [True, True], [0.1, 0.2]))  # one class: undefined
+        assert np.isnan(
+            undefined_as_nan(type2_auroc, [True, True], [0.1, 0.2])
+        )  # one class: undefined
     with pytest.raises(ValueError, match="empty"):
         undefined_as_nan(type2_auroc, [], [])  # an input bug is not turned into nan
     with pytest.warns(labcore.LabWarning), ignore_undefined():

@@ -25,8 +25,13 @@ from labcore.scorecards.lab_agents import (
 from labcore.scorecards.rubric_data import ITEM_IDS
 
 # Phua (2025)-like measurements.
-WORKSPACE = {"workspace_capacity": 4, "gbi": 0.66, "conjunction_accuracy_k4": 0.995,
-             "conjunction_accuracy_k0": 0.0, "ignition_sharpness": 0.15}
+WORKSPACE = {
+    "workspace_capacity": 4,
+    "gbi": 0.66,
+    "conjunction_accuracy_k4": 0.995,
+    "conjunction_accuracy_k0": 0.0,
+    "ignition_sharpness": 0.15,
+}
 SELF_MODEL = {"type2_auroc": 0.92, "type2_auroc_lesioned": 0.50}
 EVIDENCE = {"A0": {}, "A1": {}, "B1": dict(WORKSPACE), "B2": {**WORKSPACE, **SELF_MODEL}}
 
@@ -225,14 +230,16 @@ def test_bad_evidence_raises_clear_value_error(kind, evidence, message):
 
 
 def test_matching_architecture_flags_are_accepted():
-    card = score_lab_agent("A1", {"has_recurrence": True, "has_workspace": False,
-                                  "has_self_model": False})
+    card = score_lab_agent(
+        "A1", {"has_recurrence": True, "has_workspace": False, "has_self_model": False}
+    )
     assert card.item("RPT-4").behavioural == 1
 
 
 def test_evidence_keys_are_documented():
     docs = (Path(__file__).resolve().parents[2] / "docs" / "scorecards.md").read_text(
-        encoding="utf-8")
+        encoding="utf-8"
+    )
     for key in EVIDENCE_KEYS:
         assert f"`{key.key}`" in docs
 

@@ -66,8 +66,14 @@ def test_summary_exposes_both_stated_and_recomputed(system_id):
 
 def test_frank_cluster_subtotals_match_section_7_tables():
     assert grid_cluster_subtotals("frank") == {
-        "RPT": (8, 11), "GWT": (10, 13), "HOT": (9, 7), "PP": (10, 10),
-        "AST": (4, 5), "AE": (9, 9), "AFFECT": (5, 5), "SELF": (8, 8),
+        "RPT": (8, 11),
+        "GWT": (10, 13),
+        "HOT": (9, 7),
+        "PP": (10, 10),
+        "AST": (4, 5),
+        "AE": (9, 9),
+        "AFFECT": (5, 5),
+        "SELF": (8, 8),
     }
     assert sum(b for _, b in grid_cluster_subtotals("frank").values()) == 68
 
@@ -95,8 +101,14 @@ def test_rater_ranges_and_h2_shares():
 
 @pytest.mark.parametrize(
     ("percent", "decimals", "n", "expected"),
-    [(74, 0, 47, True), (3.2, 1, 500, True), (25, 0, 4, True),
-     (73, 0, 50, False), (71, 0, 8, False), (72, 0, 6, False)],
+    [
+        (74, 0, 47, True),
+        (3.2, 1, 500, True),
+        (25, 0, 4, True),
+        (73, 0, 50, False),
+        (71, 0, 8, False),
+        (72, 0, 6, False),
+    ],
 )
 def test_percentage_achievability(percent, decimals, n, expected):
     assert percentage_is_achievable(percent, decimals, n) is expected
@@ -108,41 +120,63 @@ def test_percentage_achievability(percent, decimals, n, expected):
 
 EXPECTED_OSMD_IDS = {
     # §6.3/§7.9 point totals vs §6.1 grid sums: all eight disagree.
-    "osmd.total.claude_bare.architectural", "osmd.total.claude_bare.behavioural",
-    "osmd.total.claude_code.architectural", "osmd.total.claude_code.behavioural",
-    "osmd.total.gpt4o_memory.architectural", "osmd.total.gpt4o_memory.behavioural",
-    "osmd.total.frank.architectural", "osmd.total.frank.behavioural",
+    "osmd.total.claude_bare.architectural",
+    "osmd.total.claude_bare.behavioural",
+    "osmd.total.claude_code.architectural",
+    "osmd.total.claude_code.behavioural",
+    "osmd.total.gpt4o_memory.architectural",
+    "osmd.total.gpt4o_memory.behavioural",
+    "osmd.total.frank.architectural",
+    "osmd.total.frank.behavioural",
     # §7.1 RPT "+6 (behav)" vs 11 − 6 = 5.
     "osmd.cluster_delta.RPT",
     # Every printed range vs min–max of the Appendix D rater totals.
-    "osmd.range.claude_bare.20-25", "osmd.range.claude_bare.20-28",
-    "osmd.range.claude_code.32-38", "osmd.range.claude_code.32-40",
-    "osmd.range.gpt4o_memory.27-33", "osmd.range.gpt4o_memory.28-35",
-    "osmd.range.frank.65-73", "osmd.range.frank.62-73", "osmd.range.frank.68-76",
+    "osmd.range.claude_bare.20-25",
+    "osmd.range.claude_bare.20-28",
+    "osmd.range.claude_code.32-38",
+    "osmd.range.claude_code.32-40",
+    "osmd.range.gpt4o_memory.27-33",
+    "osmd.range.gpt4o_memory.28-35",
+    "osmd.range.frank.65-73",
+    "osmd.range.frank.62-73",
+    "osmd.range.frank.68-76",
     # Abstract: 20–28 labelled band I; 26–28 is band II.
     "osmd.range_band.claude_bare.20-28",
     # Gap ranges that do not follow from the ranges printed with them.
-    "osmd.gap.abstract", "osmd.gap.s6_5", "osmd.gap.s19_1",
+    "osmd.gap.abstract",
+    "osmd.gap.s6_5",
+    "osmd.gap.s19_1",
     # §7.9 point gaps +34 / +36 vs 36 / 34.
-    "osmd.gap_point.architectural", "osmd.gap_point.behavioural",
+    "osmd.gap_point.architectural",
+    "osmd.gap_point.behavioural",
     # §15.12: H1 "holds" at the floor, but 62 − 38 = 24 < 25.
     "osmd.h1_floor",
     # H2 shares: "11 of 39 (28%)" and "11 of 36 (31%)" vs 10 of 34.
-    "osmd.h2_share.es_3", "osmd.h2_share.s6_5",
+    "osmd.h2_share.es_3",
+    "osmd.h2_share.s6_5",
     # §15.6/§15.11 behavioural subsample totals vs their per-item tables.
-    "osmd.subsample.gabriel.behavioural", "osmd.subsample.andreas.behavioural",
+    "osmd.subsample.gabriel.behavioural",
+    "osmd.subsample.andreas.behavioural",
     "osmd.subsample.llm_consensus.behavioural",
     # §17.5 MinOrch-1.
-    "osmd.minorch.total", "osmd.minorch.frank_lift", "osmd.minorch.lift_over_claude_code",
+    "osmd.minorch.total",
+    "osmd.minorch.frank_lift",
+    "osmd.minorch.lift_over_claude_code",
     # §17.7-§17.12 ablations.
-    "osmd.ablation.identity_forge.prediction", "osmd.ablation.identity_forge.rows",
-    "osmd.ablation.predictions_ledger.rows", "osmd.ablation.predictions_ledger.cluster.PP",
+    "osmd.ablation.identity_forge.prediction",
+    "osmd.ablation.identity_forge.rows",
+    "osmd.ablation.predictions_ledger.rows",
+    "osmd.ablation.predictions_ledger.cluster.PP",
     "osmd.ablation.presence_scheduler.rows",
     # Percentages that no count out of the stated n can produce.
-    "osmd.percent.s17_7_3.n50", "osmd.percent.s17_7_3.n8", "osmd.percent.s17_8.n6",
+    "osmd.percent.s17_7_3.n50",
+    "osmd.percent.s17_7_3.n8",
+    "osmd.percent.s17_8.n6",
     # Text vs its own tables.
-    "osmd.hallucination_gap", "osmd.appendix_d.frank_shortfall",
-    "osmd.appendix_d.bound_raters", "osmd.family_count",
+    "osmd.hallucination_gap",
+    "osmd.appendix_d.frank_shortfall",
+    "osmd.appendix_d.bound_raters",
+    "osmd.family_count",
     # §6.1 cell that breaks the A.9 anti-eloquence rule.
     "osmd.rule.frank.GWT-5",
 }
@@ -203,8 +237,9 @@ def test_discrepancy_values(discrepancy_id, stated, recomputed_starts):
 def test_discrepancy_checks_fire_only_on_disagreement(monkeypatch):
     # Make §6.3 agree with the grid: the total discrepancies must disappear.
     agreeing = {
-        system_id: rubric_data.StatedPointTotals(*GRID_SUMS[system_id],
-                                                 rubric_data.STATED_POINT_TOTALS[system_id].band_id)
+        system_id: rubric_data.StatedPointTotals(
+            *GRID_SUMS[system_id], rubric_data.STATED_POINT_TOTALS[system_id].band_id
+        )
         for system_id in GRID_SUMS
     }
     monkeypatch.setattr(rubric_data, "STATED_POINT_TOTALS", agreeing)
@@ -248,8 +283,9 @@ def test_fcs_rows_recompute_from_their_own_columns(system):
 
 
 def test_fcs_row_check_can_fail():
-    row = dataclasses.replace(fcs_data.FCS_ROW_BY_SYSTEM["LIDA"], stated_fcs=2_700,
-                              stated_fcs_text="~2,700")
+    row = dataclasses.replace(
+        fcs_data.FCS_ROW_BY_SYSTEM["LIDA"], stated_fcs=2_700, stated_fcs_text="~2,700"
+    )
     assert not recompute_fcs_row(row).agrees_with_stated
 
 
@@ -288,8 +324,7 @@ def test_caveats_cover_the_required_statements():
     assert "not peer-reviewed" in text["osmd_working_paper"]
     assert "LLM raters" in text["osmd_working_paper"]
     assert "no procedure for P" in text["fcs_no_procedure_for_p"]
-    assert "Neither instrument measures consciousness" in text[
-        "neither_measures_consciousness"]
+    assert "Neither instrument measures consciousness" in text["neither_measures_consciousness"]
     for instrument in ("OSMD", "FCS", "lab"):
         ids = {c.caveat_id for c in caveats_for(instrument)}
         assert "neither_measures_consciousness" in ids
@@ -310,9 +345,13 @@ needs_fcs = pytest.mark.skipif(not FCS_SOURCE.exists(), reason="FCS source not p
 @needs_osmd
 def test_grid_transcribed_from_section_6_1():
     text = OSMD_SOURCE.read_text(encoding="utf-8")
-    block = text[text.index("6.1 Full score grid"):text.index("6.2 Notes")]
-    rows = re.findall(r"^\| ([A-Z]+-\d) — [^|]+\| (\d) / (\d) \| (\d) / (\d) \| (\d) / (\d) "
-                      r"\| (\d) / (\d)", block, re.M)
+    block = text[text.index("6.1 Full score grid") : text.index("6.2 Notes")]
+    rows = re.findall(
+        r"^\| ([A-Z]+-\d) — [^|]+\| (\d) / (\d) \| (\d) / (\d) \| (\d) / (\d) "
+        r"\| (\d) / (\d)",
+        block,
+        re.M,
+    )
     assert len(rows) == 30
     for column, system_id in enumerate(("claude_bare", "claude_code", "gpt4o_memory", "frank")):
         parsed = tuple((r[0], int(r[1 + 2 * column]), int(r[2 + 2 * column])) for r in rows)
@@ -322,7 +361,7 @@ def test_grid_transcribed_from_section_6_1():
 @needs_osmd
 def test_criteria_transcribed_from_appendix_a():
     text = OSMD_SOURCE.read_text(encoding="utf-8")
-    block = text[text.index("A.1 RPT — Recurrent Processing"):text.index("A.9 Application")]
+    block = text[text.index("A.1 RPT — Recurrent Processing") : text.index("A.9 Application")]
     for item in rubric_data.ITEMS:
         start = block.index(f"{item.item_id} — {item.name}\n")
         lines = block[start:].split("\n")[1:6]
@@ -354,6 +393,8 @@ def test_fcs_numeric_columns_transcribed():
     text = FCS_SOURCE.read_text(encoding="utf-8")
     numbers = re.findall(r"^~?([\d,]+) ~?([\d,]+) ~?([\d,]+) ", text, re.M)
     parsed = [tuple(float(n.replace(",", "")) for n in triple) for triple in numbers]
-    expected = [(r.n_self_model_variables, r.bits_per_variable, r.reasoning_power)
-                for r in fcs_data.FCS_REFERENCE_TABLE]
+    expected = [
+        (r.n_self_model_variables, r.bits_per_variable, r.reasoning_power)
+        for r in fcs_data.FCS_REFERENCE_TABLE
+    ]
     assert parsed == expected

@@ -34,7 +34,14 @@ def test_rubric_has_30_items_8_clusters_90_points():
     assert sum(c.max_points for c in CLUSTERS) == 90
     assert [i for c in CLUSTERS for i in c.item_ids] == list(ITEM_IDS)
     assert {c.cluster_id: c.max_points for c in CLUSTERS} == {
-        "RPT": 12, "GWT": 15, "HOT": 15, "PP": 12, "AST": 6, "AE": 12, "AFFECT": 9, "SELF": 9,
+        "RPT": 12,
+        "GWT": 15,
+        "HOT": 15,
+        "PP": 12,
+        "AST": 6,
+        "AE": 12,
+        "AFFECT": 9,
+        "SELF": 9,
     }
 
 
@@ -57,7 +64,8 @@ def test_lm_capped_items_are_the_union_of_appendix_a_high_and_section_4_3():
 
 def test_criteria_spot_checks_against_appendix_a():
     assert ITEM_BY_ID["PP-1"].criteria[3] == (
-        "Explicit modules + persisted ledger + module recalibrates from ledger.")
+        "Explicit modules + persisted ledger + module recalibrates from ledger."
+    )
     assert ITEM_BY_ID["GWT-5"].criteria[0] == "No selection mechanism."
     assert ITEM_BY_ID["SELF-3"].name == "Autobiographical continuity"
 
@@ -133,8 +141,14 @@ def test_behaviour_below_architecture_is_never_raised():
 
 @pytest.mark.parametrize(
     ("item_id", "architectural", "operational", "expected"),
-    [("RPT-1", 0, False, 1), ("RPT-1", 2, False, 3), ("RPT-1", 3, False, 3),
-     ("HOT-4", 0, False, 0), ("HOT-4", 3, False, 3), ("HOT-4", 0, True, 3)],
+    [
+        ("RPT-1", 0, False, 1),
+        ("RPT-1", 2, False, 3),
+        ("RPT-1", 3, False, 3),
+        ("HOT-4", 0, False, 0),
+        ("HOT-4", 3, False, 3),
+        ("HOT-4", 0, True, 3),
+    ],
 )
 def test_behavioural_cap_values(item_id, architectural, operational, expected):
     assert behavioural_cap(item_id, architectural, operational) == expected
@@ -151,10 +165,10 @@ def test_behavioural_cap_values(item_id, architectural, operational, expected):
         (ItemEntry("RPT-1", 2, 2, confidence=0), (2, 2)),
         (ItemEntry("RPT-1", 2, 2, confidence=1), (1, 3)),
         (ItemEntry("RPT-1", 2, 2, confidence=2), (0, 3)),
-        (ItemEntry("RPT-1", 0, 0, confidence=1), (0, 1)),    # clipped at 0
-        (ItemEntry("RPT-1", 3, 3, confidence=2), (1, 3)),    # clipped at 3
-        (ItemEntry("RPT-1", 1, 2, confidence=2), (0, 2)),    # clipped at the cap (arch + 1)
-        (ItemEntry("SELF-2", 1, 1, confidence=1), (0, 1)),   # LM cap: arch + 0
+        (ItemEntry("RPT-1", 0, 0, confidence=1), (0, 1)),  # clipped at 0
+        (ItemEntry("RPT-1", 3, 3, confidence=2), (1, 3)),  # clipped at 3
+        (ItemEntry("RPT-1", 1, 2, confidence=2), (0, 2)),  # clipped at the cap (arch + 1)
+        (ItemEntry("SELF-2", 1, 1, confidence=1), (0, 1)),  # LM cap: arch + 0
     ],
 )
 def test_item_range_is_score_plus_minus_confidence_clipped_to_zero_and_cap(entry, expected_range):
@@ -163,11 +177,14 @@ def test_item_range_is_score_plus_minus_confidence_clipped_to_zero_and_cap(entry
 
 
 def test_total_range_is_the_sum_of_item_ranges():
-    card = score_system("toy", [
-        ItemEntry("RPT-1", 2, 2, confidence=1),
-        ItemEntry("GWT-2", 1, 1, confidence=2),
-        ItemEntry("HOT-2", 3, 3, confidence=0),
-    ])
+    card = score_system(
+        "toy",
+        [
+            ItemEntry("RPT-1", 2, 2, confidence=1),
+            ItemEntry("GWT-2", 1, 1, confidence=2),
+            ItemEntry("HOT-2", 3, 3, confidence=0),
+        ],
+    )
     assert card.behavioural_total == 6
     assert card.behavioural_range == (1 + 0 + 3, 3 + 2 + 3)
 
@@ -179,8 +196,20 @@ def test_total_range_is_the_sum_of_item_ranges():
 
 @pytest.mark.parametrize(
     ("total", "band_id"),
-    [(0, "0"), (10, "0"), (11, "I"), (25, "I"), (26, "II"), (45, "II"), (46, "III"),
-     (60, "III"), (61, "IV"), (80, "IV"), (81, "V"), (90, "V")],
+    [
+        (0, "0"),
+        (10, "0"),
+        (11, "I"),
+        (25, "I"),
+        (26, "II"),
+        (45, "II"),
+        (46, "III"),
+        (60, "III"),
+        (61, "IV"),
+        (80, "IV"),
+        (81, "V"),
+        (90, "V"),
+    ],
 )
 def test_band_edges(total, band_id):
     assert band_for_total(total).band_id == band_id
@@ -203,10 +232,13 @@ def test_bands_tile_0_to_90_without_gaps():
 
 
 def test_not_applicable_items_count_zero_and_leave_the_applicable_denominator():
-    card = score_system("toy", [
-        ItemEntry("HOT-2", 2, 2),
-        not_applicable("AE-2", "no real-world effects"),
-    ])
+    card = score_system(
+        "toy",
+        [
+            ItemEntry("HOT-2", 2, 2),
+            not_applicable("AE-2", "no real-world effects"),
+        ],
+    )
     assert card.n_applicable == 1  # the other 28 have no entry -> not assessed
     assert card.applicable_max_points == 3
     assert card.behavioural_fraction_of_applicable == pytest.approx(2 / 3)
@@ -273,8 +305,10 @@ def test_scored_system_requires_all_items_in_order():
 
 def _brute_force_behavioural(item_id, architectural, behavioural, operational):
     """Largest score <= the entered one among all scores the A.9 rules allow."""
+
     def low(v):
         return min(v) if isinstance(v, tuple) else v
+
     a, b = low(architectural), low(behavioural)
     lm = item_id in {"HOT-3", "HOT-4", "HOT-5", "AST-1", "AST-2", "SELF-2"}
     allowed = [s for s in range(4) if operational or s <= a + (0 if lm else 1)]
@@ -296,7 +330,8 @@ entries = st.builds(
 def test_rules_match_brute_force(entry):
     scored = score_item(entry)
     assert scored.behavioural == _brute_force_behavioural(
-        entry.item_id, entry.architectural, entry.behavioural, entry.operational_evidence)
+        entry.item_id, entry.architectural, entry.behavioural, entry.operational_evidence
+    )
     assert 0 <= scored.behavioural_low <= scored.behavioural <= scored.behavioural_high <= 3
     assert scored.behavioural_high - scored.behavioural_low <= 2 * entry.confidence
 
@@ -305,8 +340,9 @@ def test_rules_match_brute_force(entry):
 def test_totals_are_sums_of_items(entry_list):
     card = score_system("random", entry_list)
     assert card.behavioural_total == sum(
-        _brute_force_behavioural(e.item_id, e.architectural, e.behavioural,
-                                 e.operational_evidence) for e in entry_list)
+        _brute_force_behavioural(e.item_id, e.architectural, e.behavioural, e.operational_evidence)
+        for e in entry_list
+    )
     assert card.n_applicable == len(entry_list)
     low, high = card.behavioural_range
     assert low <= card.behavioural_total <= high

@@ -28,20 +28,29 @@ from labcore.scorecards.user_systems import (
     user_system_to_json,
 )
 
-EXAMPLE = UserSystem("my agent", (
-    ItemEntry("HOT-2", 2, (2, 3), confidence=1, operational_evidence=True,
-              evidence="Brier 0.14 on 1,000 logged predictions"),
-    ItemEntry("SELF-2", 1, 3, confidence=2, evidence="verbal only"),
-    ItemEntry("AE-2", None, None, evidence="sim", not_applicable_reason="simulator only"),
-))
+EXAMPLE = UserSystem(
+    "my agent",
+    (
+        ItemEntry(
+            "HOT-2",
+            2,
+            (2, 3),
+            confidence=1,
+            operational_evidence=True,
+            evidence="Brier 0.14 on 1,000 logged predictions",
+        ),
+        ItemEntry("SELF-2", 1, 3, confidence=2, evidence="verbal only"),
+        ItemEntry("AE-2", None, None, evidence="sim", not_applicable_reason="simulator only"),
+    ),
+)
 
 
 def test_rules_apply_live_to_user_entries():
     card = score_user_system(EXAMPLE)
     assert card.item("HOT-2").behavioural == 2 and card.item("HOT-2").rules_applied == (
-        "lower_of_two",)
-    assert card.item("SELF-2").behavioural == 1 and card.item("SELF-2").rules_applied == (
-        "lm_cap",)
+        "lower_of_two",
+    )
+    assert card.item("SELF-2").behavioural == 1 and card.item("SELF-2").rules_applied == ("lm_cap",)
     assert not card.item("AE-2").applicable
     assert card.behavioural_total == 3
     assert card.n_applicable == 2
@@ -72,13 +81,22 @@ def user_systems(draw):
     for item_id in ids:
         if draw(st.booleans()):
             reason = draw(safe_text.filter(lambda s: s.strip()))
-            entries.append(ItemEntry(item_id, None, None, evidence=draw(safe_text),
-                                     not_applicable_reason=reason))
+            entries.append(
+                ItemEntry(
+                    item_id, None, None, evidence=draw(safe_text), not_applicable_reason=reason
+                )
+            )
         else:
-            entries.append(ItemEntry(
-                item_id, draw(clauses), draw(clauses),
-                confidence=draw(st.sampled_from([0, 1, 2])),
-                operational_evidence=draw(st.booleans()), evidence=draw(safe_text)))
+            entries.append(
+                ItemEntry(
+                    item_id,
+                    draw(clauses),
+                    draw(clauses),
+                    confidence=draw(st.sampled_from([0, 1, 2])),
+                    operational_evidence=draw(st.booleans()),
+                    evidence=draw(safe_text),
+                )
+            )
     name = draw(safe_text.filter(lambda s: s.strip()))
     return UserSystem(name, tuple(entries))
 
@@ -112,8 +130,10 @@ def _with_item(**fields):
         (_doc(name="  "), "non-empty name"),
         (_doc(items={}), "items must be a list"),
         (_doc(items=[3]), r"items\[0\] must be an object"),
-        (_doc(items=[{"item_id": "HOT-9", "architectural": 1, "behavioural": 1}]),
-         "unknown rubric item id 'HOT-9'"),
+        (
+            _doc(items=[{"item_id": "HOT-9", "architectural": 1, "behavioural": 1}]),
+            "unknown rubric item id 'HOT-9'",
+        ),
         (_doc(items=[{"architectural": 1, "behavioural": 1}]), "string item_id"),
         (_with_item(architectural=4), "between 0 and 3"),
         (_with_item(behavioural=-1), "between 0 and 3"),
@@ -128,12 +148,20 @@ def _with_item(**fields):
         (_with_item(evidence=5), "evidence must be a string"),
         (_with_item(colour="red"), "unknown keys"),
         (_doc(items=[{"item_id": "HOT-2", "architectural": 2}]), "missing 'behavioural'"),
-        (_doc(items=[{"item_id": "AE-2", "not_applicable_reason": "x", "architectural": 1}]),
-         "cannot carry"),
+        (
+            _doc(items=[{"item_id": "AE-2", "not_applicable_reason": "x", "architectural": 1}]),
+            "cannot carry",
+        ),
         (_doc(items=[{"item_id": "AE-2", "not_applicable_reason": " "}]), "non-empty string"),
-        (_doc(items=[{"item_id": "HOT-2", "architectural": 1, "behavioural": 1},
-                     {"item_id": "HOT-2", "architectural": 2, "behavioural": 2}]),
-         "duplicate entry for item HOT-2"),
+        (
+            _doc(
+                items=[
+                    {"item_id": "HOT-2", "architectural": 1, "behavioural": 1},
+                    {"item_id": "HOT-2", "architectural": 2, "behavioural": 2},
+                ]
+            ),
+            "duplicate entry for item HOT-2",
+        ),
     ],
 )
 def test_bad_json_raises_clear_value_error(text, message):
@@ -164,8 +192,15 @@ def _one_sentence(message: str) -> bool:
     return "\n" not in message and "Traceback" not in message and len(message) < 300
 
 
-@pytest.mark.parametrize("text", ["[" * 100_000, "{" * 100_000, '{"a":' * 50_000,
-                                  "[" * (MAX_NESTING_DEPTH + 1) + "]" * (MAX_NESTING_DEPTH + 1)])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 100_000,
+        "{" * 100_000,
+        '{"a":' * 50_000,
+        "[" * (MAX_NESTING_DEPTH + 1) + "]" * (MAX_NESTING_DEPTH + 1),
+    ],
+)
 def test_deep_nesting_is_refused_before_parsing(text):
     with pytest.raises(ValueError, match="nested more than 32 levels deep") as caught:
         user_system_from_json(text)
@@ -210,10 +245,19 @@ def test_out_of_range_pairs_are_refused_naming_the_item(pair, field):
 
 
 def test_missing_items_are_not_assessed_not_zero():
-    system = user_system_from_json(_doc(items=[
-        {"item_id": "HOT-2", "architectural": 3, "behavioural": 3, "operational_evidence": True},
-        {"item_id": "AE-2", "not_applicable_reason": "simulator only"},
-    ]))
+    system = user_system_from_json(
+        _doc(
+            items=[
+                {
+                    "item_id": "HOT-2",
+                    "architectural": 3,
+                    "behavioural": 3,
+                    "operational_evidence": True,
+                },
+                {"item_id": "AE-2", "not_applicable_reason": "simulator only"},
+            ]
+        )
+    )
     card = score_user_system(system)
     missing = card.item("RPT-1")
     assert not missing.assessed and not missing.applicable
@@ -222,7 +266,10 @@ def test_missing_items_are_not_assessed_not_zero():
     assert (card.n_applicable, card.n_not_applicable, card.n_not_assessed) == (1, 1, 28)
     assert not card.complete
     assert card.applicable_max_points == 3  # missing items are not in the denominator
-    assert assessed_total_text(card) == "3 / 3 over the 1 item scored; 1 not applicable; 28 not assessed"
+    assert (
+        assessed_total_text(card)
+        == "3 / 3 over the 1 item scored; 1 not applicable; 28 not assessed"
+    )
     hot = card.cluster_subtotal("HOT")
     assert (hot.assessed_max_points, hot.max_points) == (3, 15)
 
@@ -232,16 +279,23 @@ def test_total_text_on_complete_cards_gives_the_90_point_total():
     card = score_user_system(full)
     assert card.complete and card.n_not_assessed == 0
     assert assessed_total_text(card) == "60 / 90 over all 30 items"
-    with_na = make_user_system("na", [ItemEntry(i, 2, 2) for i in ITEM_IDS[1:]]
-                               + [ItemEntry(ITEM_IDS[0], None, None, not_applicable_reason="n/a")])
+    with_na = make_user_system(
+        "na",
+        [ItemEntry(i, 2, 2) for i in ITEM_IDS[1:]]
+        + [ItemEntry(ITEM_IDS[0], None, None, not_applicable_reason="n/a")],
+    )
     assert assessed_total_text(score_user_system(with_na)) == (
-        "58 / 90; 58 / 87 over the 29 items scored; 1 not applicable")
+        "58 / 90; 58 / 87 over the 29 items scored; 1 not applicable"
+    )
     assert assessed_total_text(score_user_system(make_user_system("none", []))) == (
-        "no item scored; 30 not assessed")
+        "no item scored; 30 not assessed"
+    )
 
 
 def test_radar_draws_missing_items_as_gaps_not_zeros():
-    card = score_user_system(make_user_system("mine", [ItemEntry("HOT-2", 3, 3, operational_evidence=True)]))
+    card = score_user_system(
+        make_user_system("mine", [ItemEntry("HOT-2", 3, 3, operational_evidence=True)])
+    )
     fig = osmd_radar({"<b>mine</b>": card.cluster_subtotals})
     behavioural = next(t for t in fig.data if t.name.endswith("behavioural"))
     r = dict(zip(behavioural.theta, behavioural.r, strict=False))
@@ -249,8 +303,11 @@ def test_radar_draws_missing_items_as_gaps_not_zeros():
     assert r["RPT"] is None  # no RPT item assessed: a gap
     assert "&lt;b&gt;mine" in behavioural.name  # the user's name is shown literally
     complete = score_user_system(make_user_system("all", [ItemEntry(i, 1, 1) for i in ITEM_IDS]))
-    full = next(t for t in osmd_radar({"all": complete.cluster_subtotals}).data
-                if t.name.endswith("behavioural"))
+    full = next(
+        t
+        for t in osmd_radar({"all": complete.cluster_subtotals}).data
+        if t.name.endswith("behavioural")
+    )
     assert all(abs(v - 1 / 3) < 1e-9 for v in full.r)
 
 
@@ -288,8 +345,9 @@ def test_more_items_than_the_rubric_has_are_refused():
 
 def test_long_user_values_are_cut_in_error_messages():
     with pytest.raises(ValueError, match="unknown rubric item id") as caught:
-        user_system_from_json(_doc(items=[{"item_id": "X" * 100_000, "architectural": 1,
-                                           "behavioural": 1}]))
+        user_system_from_json(
+            _doc(items=[{"item_id": "X" * 100_000, "architectural": 1, "behavioural": 1}])
+        )
     assert _one_sentence(str(caught.value))
 
 
@@ -298,10 +356,22 @@ def test_integers_too_long_to_convert_are_malformed_json():
         user_system_from_json('{"version": ' + "9" * 5_000 + "}")
 
 
-@pytest.mark.parametrize(("text", "value"), [
-    ("2", 2), (" 3 ", 3), ("2-3", (2, 3)), ("0 \u2013 1", (0, 1)), ("1,2", (1, 2)),
-    ("", None), ("  ", None), (None, None), (float("nan"), None), (2.0, 2), (1, 1),
-])
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("2", 2),
+        (" 3 ", 3),
+        ("2-3", (2, 3)),
+        ("0 \u2013 1", (0, 1)),
+        ("1,2", (1, 2)),
+        ("", None),
+        ("  ", None),
+        (None, None),
+        (float("nan"), None),
+        (2.0, 2),
+        (1, 1),
+    ],
+)
 def test_clause_text_is_read_as_typed(text, value):
     assert clause_from_text(text, "HOT-2 behavioural") == value
 

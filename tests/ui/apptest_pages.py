@@ -22,7 +22,9 @@ TIMEOUT = 300
 """Seconds one script run may take (a cold page trains nothing, but computes its first views)."""
 
 
-def open_page(page: str, params: dict[str, str] | None = None, at: AppTest | None = None) -> AppTest:
+def open_page(
+    page: str, params: dict[str, str] | None = None, at: AppTest | None = None
+) -> AppTest:
     """Run ``app_pages/<page>.py`` through the app (navigation, URL state) with URL ``params``;
     ``at``: continue an existing session instead of a new one."""
     at = at or AppTest.from_file(APP, default_timeout=TIMEOUT)
@@ -60,7 +62,8 @@ def caption_with(at: AppTest, *fragments: str) -> str:
 
 
 def paper(claim_id: str, fmt: str | None = None) -> str:
-    """The paper's number of claim ``claim_id`` as the pages write it (``fmt``: its number format)."""
+    """The paper's number of claim ``claim_id`` as the pages write it (``fmt``: its number
+    format)."""
     return paper_text(CLAIMS_BY_ID[claim_id].paper, number=fmt.format if fmt else None)
 
 
@@ -77,9 +80,15 @@ def navigate(at: AppTest, page: str, params: dict[str, str] | None = None) -> Ap
     return open_page(page, params, at)
 
 
-URL_OPTIONS = {"normalisation": ["zlib", "lz76", "casali", "shuffle"], "geometry": ["layernorm", "raw", "offset"],
-               "loop": ["open", "closed"], "gain": [1.0, 10.0], "schedule": ["fast", "paper"]}
-"""The choices of the URL fields a page knows, as the Robustness page gives them to ``parse_params``."""
+URL_OPTIONS = {
+    "normalisation": ["zlib", "lz76", "casali", "shuffle"],
+    "geometry": ["layernorm", "raw", "offset"],
+    "loop": ["open", "closed"],
+    "gain": [1.0, 10.0],
+    "schedule": ["fast", "paper"],
+}
+"""The choices of the URL fields a page knows, as the Robustness page gives them to
+``parse_params``."""
 
 
 def url(at: AppTest) -> dict[str, str]:
@@ -107,7 +116,11 @@ def first_index(at: AppTest, has: str, kind: str | None = None) -> int:
     for i, node in enumerate(in_order(at)):
         if kind is not None and getattr(node, "type", None) != kind:
             continue
-        text = " ".join(v for name in ("label", "value", "body") if isinstance(v := getattr(node, name, None), str))
+        text = " ".join(
+            v
+            for name in ("label", "value", "body")
+            if isinstance(v := getattr(node, name, None), str)
+        )
         if has in text:
             return i
     raise AssertionError(f"nothing on the page contains {has!r}")

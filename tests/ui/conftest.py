@@ -1,5 +1,6 @@
 """Every test of ``tests/ui`` (the page tests of ``pages/`` among them) sees the real exception text
-and trains in the test process, into a folder of its own; ``pages/conftest.py`` adds the page fixtures.
+and trains in the test process, into a folder of its own; ``pages/conftest.py`` adds the page
+fixtures.
 
 The app hides error details from its users (``client.showErrorDetails = "none"`` in
 .streamlit/config.toml, a backstop); a failing page test needs the message to be useful.

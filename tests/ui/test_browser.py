@@ -53,7 +53,9 @@ def test_every_page_and_the_self_model_switch(browser, tmp_path):
         # A shared link must work as the very first request to a fresh server (a `pages/`
         # folder with scripts at its top level would put Streamlit in its legacy mode then).
         page.goto(f"{url}/workspace?agent=b1&seed=0&capacity=2")
-        page.get_by_role("heading", name="Workspace — Global Workspace Theory").first.wait_for(timeout=90_000)
+        page.get_by_role("heading", name="Workspace — Global Workspace Theory").first.wait_for(
+            timeout=90_000
+        )
         nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
         assert "Metacognition — HOT" in nav and "\napp\n" not in f"\n{nav}\n"
         slider = page.locator('[data-testid="stSlider"]').filter(has_text="Workspace slots").first
@@ -65,15 +67,21 @@ def test_every_page_and_the_self_model_switch(browser, tmp_path):
             page.wait_for_load_state("networkidle")
             assert page.locator('[data-testid="stException"]').count() == 0, f"exception on /{path}"
         page.goto(f"{url}/metacognition?agent=b2_ws&seed=0&self_model_mode=on")
-        page.locator('[data-testid="stMetric"]').filter(has_text="Type-2 AUROC").first.wait_for(timeout=90_000)
+        page.locator('[data-testid="stMetric"]').filter(has_text="Type-2 AUROC").first.wait_for(
+            timeout=90_000
+        )
         intact = _metric_value(page, "Type-2 AUROC")
         accuracy = _metric_value(page, "Task accuracy")
         assert intact != "0.50"
-        page.get_by_role("radiogroup", name="Self-model").get_by_role("radio", name="zeroed", exact=True).click()
+        page.get_by_role("radiogroup", name="Self-model").get_by_role(
+            "radio", name="zeroed", exact=True
+        ).click()
         page.wait_for_function(
             """() => [...document.querySelectorAll('[data-testid="stMetric"]')]
-                 .some(m => m.innerText.includes('Type-2 AUROC') && m.innerText.includes('0.50'))""",
-            timeout=60_000)
+                 .some(m => m.innerText.includes('Type-2 AUROC')
+                   && m.innerText.includes('0.50'))""",
+            timeout=60_000,
+        )
         assert _metric_value(page, "Task accuracy") == accuracy  # doing survives, knowing goes
         assert re.search(r"self_model_mode=zero", page.url)  # the view is a shareable link
         shot = tmp_path / "metacognition_zeroed.png"
@@ -113,7 +121,9 @@ def test_rapid_control_changes_end_on_the_last_input(browser):
         slider = page.locator('[data-testid="stSlider"]').filter(has_text="Workspace slots")
         for round_ in range(3):  # one capacity: after round 0 every mode's view is cached
             page.goto(f"{url}/metacognition?agent=b2_ws&seed=0&self_model_mode=on&capacity=4")
-            page.locator('[data-testid="stMetric"]').filter(has_text="Type-2 AUROC").first.wait_for(timeout=90_000)
+            page.locator('[data-testid="stMetric"]').filter(has_text="Type-2 AUROC").first.wait_for(
+                timeout=90_000
+            )
             last = names[3 - round_]  # the 20th click is the only one on this mode: seeing it means
             others = [m for m in names if m != last]  # the last input arrived, not an earlier one
             for i in range(19):
@@ -121,13 +131,20 @@ def test_rapid_control_changes_end_on_the_last_input(browser):
             group.get_by_role("radio", name=last, exact=True).click()
             mode, expected = last, f"self_model_mode={modes[last]}&capacity="
             try:  # the runs catch up with the clicks, however slowly under load
-                page.wait_for_function(f"() => window.location.search.includes({expected!r})", timeout=240_000)
+                page.wait_for_function(
+                    f"() => window.location.search.includes({expected!r})", timeout=240_000
+                )
             except Exception:
                 shown = group.locator('[aria-checked="true"]').inner_text().strip()
-                pytest.fail(f"round {round_}: the last input ({mode!r}) never arrived; the view shows {page.url} "
-                            f"and the control {shown!r}")
+                pytest.fail(
+                    f"round {round_}: the last input ({mode!r}) never arrived; the "
+                    f"view shows {page.url} "
+                    f"and the control {shown!r}"
+                )
             settled = _settled_url(page)  # and nothing older comes back after it
-            assert expected in settled, f"round {round_}: the view went back to {settled} after {mode!r}"
+            assert expected in settled, (
+                f"round {round_}: the view went back to {settled} after {mode!r}"
+            )
             assert group.locator('[aria-checked="true"]').inner_text().strip() == mode
             # The URL describes what the controls show (under load a click can land on the slider
             # when the layout shifts, so its value is compared with the URL, not with the plan).
@@ -142,18 +159,29 @@ def test_back_from_a_lesson_view_is_one_press(browser):
     """Issue 24, defect 1: "Open this view", then the browser's Back, returns to the lesson step."""
     with running_lab() as url:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        for n, title in ((4, "Workspace — Global Workspace Theory"), (6, "Robustness — triangulation")):
+        for n, title in (
+            (4, "Workspace — Global Workspace Theory"),
+            (6, "Robustness — triangulation"),
+        ):
             page.goto(f"{url}/lesson?step={n}")
-            page.get_by_role("heading", name="Lesson: three dissociations").first.wait_for(timeout=90_000)
+            page.get_by_role("heading", name="Lesson: three dissociations").first.wait_for(
+                timeout=90_000
+            )
             page.wait_for_load_state("networkidle")
             page.get_by_role("link", name="Open this view").click()
             page.get_by_role("heading", name=title).first.wait_for(timeout=90_000)
-            page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=90_000)
+            page.wait_for_selector(
+                '[data-testid="stStatusWidget"]', state="detached", timeout=90_000
+            )
             page.wait_for_timeout(1500)  # a rewrite of the URL would land now
             page.go_back()
-            page.get_by_role("heading", name="Lesson: three dissociations").first.wait_for(timeout=30_000)
+            page.get_by_role("heading", name="Lesson: three dissociations").first.wait_for(
+                timeout=30_000
+            )
             assert page.url.endswith(f"/lesson?step={n}")
-            page.get_by_role("heading", name=f"{n}. {LESSON[n - 1].title}").first.wait_for(timeout=30_000)
+            page.get_by_role("heading", name=f"{n}. {LESSON[n - 1].title}").first.wait_for(
+                timeout=30_000
+            )
         page.close()
 
 
@@ -165,14 +193,17 @@ TOP_TITLES_JS = """() => {
     const panels = [...plot.querySelectorAll('.nsewdrag')].map(r => r.getBoundingClientRect().top);
     if (!panels.length) return;
     const top = Math.min(...panels);
-    const boxes = [...plot.querySelectorAll('g.annotation')].map(a => [a.textContent, a.getBoundingClientRect()])
+    const boxes = [...plot.querySelectorAll('g.annotation')]
+      .map(a => [a.textContent, a.getBoundingClientRect()])
       .filter(([, b]) => b.width > 0 && b.bottom <= top + 2);
     boxes.forEach(([t, b]) => {
-      if (b.left < frame.left - 2 || b.right > frame.right + 2) found.push(`${t}: outside the figure`);
+      if (b.left < frame.left - 2 || b.right > frame.right + 2)
+        found.push(`${t}: outside the figure`);
     });
     for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
       const [s, a] = boxes[i], [t, b] = boxes[j];
-      if (a.left < b.right - 2 && b.left < a.right - 2 && a.top < b.bottom - 2 && b.top < a.bottom - 2)
+      if (a.left < b.right - 2 && b.left < a.right - 2
+          && a.top < b.bottom - 2 && b.top < a.bottom - 2)
         found.push(`${s} overlaps ${t}`);
     }
   });
@@ -203,7 +234,9 @@ def test_every_page_lays_out_on_a_phone_and_a_projector(browser, width):
             if page.locator('[data-testid="stException"]').count():
                 problems.append(f"/{path}: an exception")
             problems += [f"/{path}: {p}" for p in page.evaluate(TOP_TITLES_JS)]
-            wide = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollWidth")
+            wide = page.evaluate(
+                "() => document.querySelector('[data-testid=\"stMain\"]').scrollWidth"
+            )
             if wide > width + 2:
                 problems.append(f"/{path}: the page is {wide} px wide")
             if width >= 800:
@@ -225,7 +258,8 @@ def test_every_page_lays_out_on_a_phone_and_a_projector(browser, width):
 
 @pytest.mark.browser
 def test_links_for_students_are_not_the_teachers_loopback_address(browser):
-    """Issue 24, defect 10: served on 127.0.0.1, the share links pointed every student's phone at itself."""
+    """Issue 24, defect 10: served on 127.0.0.1, the share links pointed every student's phone at
+    itself."""
     from ui.share import lan_address
 
     lan = lan_address()
@@ -249,4 +283,3 @@ def test_links_for_students_are_not_the_teachers_loopback_address(browser):
         shown = page.locator('[data-testid="stCode"]').first.inner_text().strip()
         assert shown.endswith("/lesson?step=2") and "127.0.0.1" not in shown
         page.close()
-

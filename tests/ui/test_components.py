@@ -12,7 +12,9 @@ from ui.components import change_text, e1_construction_notes
 def test_claim_for_gives_the_claim_of_the_condition_shown_or_none():
     assert claim_for("e1.auroc", e1_condition("zero", 4, 4)) == "e1.auroc.self_off"
     assert claim_for("e1.auroc", e1_condition("on", 0, 4)) == "e1.auroc.bus_off"
-    assert claim_for("e1.accuracy", e1_condition("on", 0, 4)) is None  # the paper gives no bus-off accuracy
+    assert (
+        claim_for("e1.accuracy", e1_condition("on", 0, 4)) is None
+    )  # the paper gives no bus-off accuracy
     assert claim_for("e1.auroc", e1_condition("on", 2, 4)) is None  # not a condition of the paper
     assert claim_for("e2.conjunction", e2_condition(2, 4)) == "e2.conjunction.k2"
     assert claim_for("e2.conjunction", e2_condition(3, 4)) is None
@@ -26,7 +28,9 @@ def test_the_by_construction_note_is_given_only_where_the_wiring_makes_it_true()
     assert "policy reads z_self too" in e1_construction_notes(AGENT_KINDS["b2"], "zero", 4)[0]
     assert e1_construction_notes(AGENT_KINDS["b2_ws"], "on", 4) == []
     assert any("exactly 0.5" in n for n in e1_construction_notes(AGENT_KINDS["b2_ws"], "on", 0))
-    assert e1_construction_notes(AGENT_KINDS["hot_only"], "on", 0) == []  # cues visible: nothing fixed
+    assert (
+        e1_construction_notes(AGENT_KINDS["hot_only"], "on", 0) == []
+    )  # cues visible: nothing fixed
 
 
 def test_change_is_in_the_metrics_unit():

@@ -44,7 +44,10 @@ def test_sessions_reserving_at_once_get_distinct_seeds(tmp_path):
     # across processes too (the servers of `make class` share the folder); seed 5 counts as trained
     ctx = multiprocessing.get_context("fork")
     out = ctx.Queue()
-    procs = [ctx.Process(target=_reserve_in_a_process, args=(str(tmp_path / "_seeds"), f"p{i}", out)) for i in range(4)]
+    procs = [
+        ctx.Process(target=_reserve_in_a_process, args=(str(tmp_path / "_seeds"), f"p{i}", out))
+        for i in range(4)
+    ]
     for p in procs:
         p.start()
     for p in procs:
@@ -63,7 +66,9 @@ def test_many_sessions_submitting_at_once_all_succeed_within_the_concurrency_lim
     running, peak, lock, go = [0], [0], threading.Lock(), threading.Event()
 
     def runner(spec: jobs.JobSpec, progress) -> dict:
-        go.wait(10)  # the first two wait here, so the other six are still queued when their places are read
+        go.wait(
+            10
+        )  # the first two wait here, so the other six are still queued when their places are read
         with lock:
             running[0] += 1
             peak[0] = max(peak[0], running[0])
@@ -83,7 +88,11 @@ def test_many_sessions_submitting_at_once_all_succeed_within_the_concurrency_lim
         session = f"student-{i}"
         seed = book.reserve("wagering", "b2_ws", session, lambda s: False)
         start.wait()
-        submitted.append(queue.submit(session, jobs.JobSpec("wagering", "b2_ws", seed, TrainConfig(), str(tmp_path))))
+        submitted.append(
+            queue.submit(
+                session, jobs.JobSpec("wagering", "b2_ws", seed, TrainConfig(), str(tmp_path))
+            )
+        )
 
     threads = [threading.Thread(target=student, args=(i,)) for i in range(8)]
     for t in threads:
@@ -92,7 +101,9 @@ def test_many_sessions_submitting_at_once_all_succeed_within_the_concurrency_lim
         t.join()
     time.sleep(0.2)
     waiting = sorted(queue.position(j) for j in submitted if j.state == "queued")
-    assert waiting == list(range(6)), "two run, the six others each have their own place in the queue"
+    assert waiting == list(range(6)), (
+        "two run, the six others each have their own place in the queue"
+    )
     go.set()
     assert queue.wait_idle(30)
     assert all(j.state == "done" for j in submitted), [(j.state, j.error) for j in submitted]
@@ -104,7 +115,9 @@ def test_many_sessions_submitting_at_once_all_succeed_within_the_concurrency_lim
 
 def test_a_session_may_queue_one_job_at_a_time(tmp_path):
     gate = threading.Event()
-    queue = jobs.TrainingQueue(workers=1, in_process=True, runner=lambda spec, progress: gate.wait(10) and {})
+    queue = jobs.TrainingQueue(
+        workers=1, in_process=True, runner=lambda spec, progress: gate.wait(10) and {}
+    )
     spec = jobs.JobSpec("dual", "b1", 5, TrainConfig(), str(tmp_path))
     first = queue.submit("a", spec)
     with pytest.raises(jobs.QueueFull):
@@ -134,8 +147,14 @@ def test_a_failed_run_is_the_jobs_message_and_the_queue_goes_on(tmp_path):
 @pytest.mark.slow
 def test_a_real_job_trains_in_a_worker_process_and_reports_progress(tmp_path):
     """The server's own path: a spawned worker (one torch thread), progress read from its file."""
-    tiny = TrainConfig(max_updates=4, min_updates=4, eval_every=2, heldout_episodes=32, train_episodes=64,
-                       batch_episodes=8)
+    tiny = TrainConfig(
+        max_updates=4,
+        min_updates=4,
+        eval_every=2,
+        heldout_episodes=32,
+        train_episodes=64,
+        batch_episodes=8,
+    )
     queue = jobs.TrainingQueue(workers=1)
     target = tmp_path / "user" / "session"
     job = queue.submit("s", jobs.JobSpec("wagering", "b2_ws", 5, tiny, str(target)))
@@ -152,8 +171,15 @@ def test_the_training_progress_ends_where_the_convergence_rule_can_stop():
     from labcore.training.behaviour_cloning import train_seeds
 
     reports = []
-    cfg = TrainConfig(max_updates=60, min_updates=4, eval_every=2, patience=2, heldout_episodes=32,
-                      train_episodes=64, batch_episodes=8)
+    cfg = TrainConfig(
+        max_updates=60,
+        min_updates=4,
+        eval_every=2,
+        patience=2,
+        heldout_episodes=32,
+        train_episodes=64,
+        batch_episodes=8,
+    )
     train_seeds("wagering", "b2_ws", [5], cfg, progress=lambda d, t, m: reports.append((d, t, m)))
     for done, total, metrics in reports:
         assert done <= metrics["earliest_stop"] <= total
@@ -161,7 +187,9 @@ def test_the_training_progress_ends_where_the_convergence_rule_can_stop():
     assert last["earliest_stop"] == done  # the run ends where the bar does
     job = jobs.Job("j", "s", jobs.JobSpec("wagering", "b2_ws", 5, cfg, "."), state="running")
     job.progress = {"done": reports[0][0], "total": reports[0][1], **reports[0][2]}
-    assert jobs.progress_fraction(job) == pytest.approx(reports[0][0] / reports[0][2]["earliest_stop"])
+    assert jobs.progress_fraction(job) == pytest.approx(
+        reports[0][0] / reports[0][2]["earliest_stop"]
+    )
 
 
 def test_the_training_progress_counts_a_wager_phase_after_convergence():
@@ -170,9 +198,20 @@ def test_the_training_progress_counts_a_wager_phase_after_convergence():
     from labcore.training.behaviour_cloning import train_seeds
 
     reports = []
-    cfg = TrainConfig(max_updates=8, min_updates=4, eval_every=2, patience=1, heldout_episodes=32,
-                      train_episodes=64, batch_episodes=8, wager_updates=20, curve_every=0)
-    train_seeds("wagering", "reward_late", [5], cfg, progress=lambda d, t, m: reports.append((d, t, m)))
+    cfg = TrainConfig(
+        max_updates=8,
+        min_updates=4,
+        eval_every=2,
+        patience=1,
+        heldout_episodes=32,
+        train_episodes=64,
+        batch_episodes=8,
+        wager_updates=20,
+        curve_every=0,
+    )
+    train_seeds(
+        "wagering", "reward_late", [5], cfg, progress=lambda d, t, m: reports.append((d, t, m))
+    )
     assert reports[-1][1] == cfg.max_updates + cfg.wager_updates  # the budget counts the phase
     for done, total, metrics in reports:
         assert cfg.min_updates + cfg.wager_updates <= metrics["earliest_stop"] <= total

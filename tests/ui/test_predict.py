@@ -1,4 +1,5 @@
-"""Predict, then reveal (ui/predict.py) in a tiny AppTest script standing in for a dissociation page."""
+"""Predict, then reveal (ui/predict.py) in a tiny AppTest script standing in for a dissociation
+page."""
 
 from __future__ import annotations
 
@@ -20,8 +21,14 @@ def demo_page():
             return None
         return Outcome(1 if auroc <= 0.55 else 0, f"Type-2 AUROC {auroc:.2f}")
 
-    if predict_then_reveal("demo", f"b2_ws/0/{mode}", "What will Type-2 AUROC do if the self-model is zeroed?",
-                           ["It stays where it is", "It falls to 0.5"], outcome, active=mode != "on"):
+    if predict_then_reveal(
+        "demo",
+        f"b2_ws/0/{mode}",
+        "What will Type-2 AUROC do if the self-model is zeroed?",
+        ["It stays where it is", "It falls to 0.5"],
+        outcome,
+        active=mode != "on",
+    ):
         st.metric("Type-2 AUROC", f"{auroc:.2f}")
 
 
@@ -34,7 +41,9 @@ def shows_result(at: AppTest) -> bool:
 
 
 def predict(at: AppTest, choice: int) -> AppTest:
-    at.radio(key="predict.demo.choice.b2_ws/0/" + at.radio(key="mode").value).set_value(choice).run()
+    at.radio(key="predict.demo.choice.b2_ws/0/" + at.radio(key="mode").value).set_value(
+        choice
+    ).run()
     return at.button(key="predict.demo.lock.b2_ws/0/" + at.radio(key="mode").value).click().run()
 
 
@@ -54,12 +63,18 @@ def test_holds_the_lesion_back_until_a_prediction_is_locked_in():
     at.radio(key="mode").set_value("zero").run()
     assert not at.exception
     assert not shows_result(at)
-    assert "measured_calls" not in at.session_state, "the outcome is not computed before the prediction"
+    assert "measured_calls" not in at.session_state, (
+        "the outcome is not computed before the prediction"
+    )
     assert any("zeroed" in m.value for m in at.markdown)
     assert at.button(key="predict.demo.lock.b2_ws/0/zero").disabled, "nothing to lock in yet"
     at = predict(at, 0)  # a wrong prediction
     assert not at.exception and shows_result(at)
-    assert at.warning and "It falls to 0.5" in at.warning[0].value and "Type-2 AUROC 0.50" in at.warning[0].value
+    assert (
+        at.warning
+        and "It falls to 0.5" in at.warning[0].value
+        and "Type-2 AUROC 0.50" in at.warning[0].value
+    )
     assert not at.success
 
 

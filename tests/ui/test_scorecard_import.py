@@ -1,4 +1,5 @@
-"""Scorecard import (issue 13): hostile files give one sentence, pairs survive, missing items are N/A.
+"""Scorecard import (issue 13): hostile files give one sentence, pairs survive, missing items are
+N/A.
 
 The import glue (`ui/scorecard_import.py`) is tested directly here; the Scorecards page is driven in
 AppTest with the same files (``scorecard_files.py``) through its real uploader in
@@ -49,10 +50,14 @@ def test_table_rows_keep_pairs_na_and_evidence_and_leave_missing_items_empty():
 def test_edited_rows_are_read_with_one_sentence_per_problem():
     rows = editor_rows(None)
     assert entries_from_rows(rows) == ()  # an empty table is 30 items not assessed, not 30 zeros
-    rows[0].update(architectural="2", behavioural="2-3", confidence=1.0, **{"operational evidence": True})
+    rows[0].update(
+        architectural="2", behavioural="2-3", confidence=1.0, **{"operational evidence": True}
+    )
     assert entries_from_rows(rows) == (ItemEntry("RPT-1", 2, (2, 3), 1, True),)
     rows[1].update(architectural="2")
-    with pytest.raises(ValueError, match="RPT-2 needs both an architectural and a behavioural clause"):
+    with pytest.raises(
+        ValueError, match="RPT-2 needs both an architectural and a behavioural clause"
+    ):
         entries_from_rows(rows)
     rows[1].update(behavioural="lots")
     with pytest.raises(ValueError, match="RPT-2 behavioural: 'lots' is not a clause"):
@@ -61,4 +66,6 @@ def test_edited_rows_are_read_with_one_sentence_per_problem():
     with pytest.raises(ValueError, match="RPT-2 behavioural score must be between 0 and 3"):
         UserSystem("x", entries_from_rows(rows))
     rows[1].update(behavioural=None, architectural=None, **{"N/A reason": " not in a simulator "})
-    assert entries_from_rows(rows)[1] == ItemEntry("RPT-2", None, None, not_applicable_reason="not in a simulator")
+    assert entries_from_rows(rows)[1] == ItemEntry(
+        "RPT-2", None, None, not_applicable_reason="not in a simulator"
+    )

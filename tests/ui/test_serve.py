@@ -26,8 +26,15 @@ def lab_class():
 def test_the_proxy_config_is_sticky_and_passes_websockets(tmp_path):
     conf = nginx_config([8601, 8602], "0.0.0.0:8501", tmp_path)
     assert "hash $lab_key consistent" in conf and f"$cookie_{STICKY_COOKIE}" in conf
-    assert "proxy_set_header Upgrade $http_upgrade" in conf and "proxy_set_header Connection $connection_upgrade" in conf
-    assert "server 127.0.0.1:8601" in conf and "server 127.0.0.1:8602" in conf and "listen 0.0.0.0:8501" in conf
+    assert (
+        "proxy_set_header Upgrade $http_upgrade" in conf
+        and "proxy_set_header Connection $connection_upgrade" in conf
+    )
+    assert (
+        "server 127.0.0.1:8601" in conf
+        and "server 127.0.0.1:8602" in conf
+        and "listen 0.0.0.0:8501" in conf
+    )
 
 
 @pytest.mark.slow
@@ -52,10 +59,17 @@ def test_a_class_behind_nginx_is_spread_over_the_servers_and_each_browser_stays_
         page.goto(f"{url}/metacognition?agent=b2_ws&seed=0&self_model_mode=on")
         metric = page.locator('[data-testid="stMetric"]').filter(has_text="Type-2 AUROC").first
         metric.wait_for(timeout=120_000)
-        page.get_by_role("radiogroup", name="Self-model").get_by_role("radio", name="zeroed", exact=True).click()
+        page.get_by_role("radiogroup", name="Self-model").get_by_role(
+            "radio", name="zeroed", exact=True
+        ).click()
         page.wait_for_function(  # a rerun over the websocket, through the proxy
             """() => [...document.querySelectorAll('[data-testid="stMetric"]')]
-                 .some(m => m.innerText.includes('Type-2 AUROC') && m.innerText.includes('0.50'))""", timeout=60_000)
+                 .some(m => m.innerText.includes('Type-2 AUROC')
+                   && m.innerText.includes('0.50'))""",
+            timeout=60_000,
+        )
         assert page.locator('[data-testid="stException"]').count() == 0
-        assert len(answered_by - {None}) == 1 and answered_by - {None} <= servers, answered_by  # sticky
+        assert len(answered_by - {None}) == 1 and answered_by - {None} <= servers, (
+            answered_by
+        )  # sticky
         browser.close()

@@ -13,23 +13,69 @@ SEEDS = {"b1": [0, 1, 2, 3, 4], "b2_ws": [0, 1, 2, 3, 4, 7]}
 
 
 def test_round_trip():
-    state = LabState(agent="b2_ws", seed=7, self_model_mode="zero", capacity=2, noise=0.35, noise_mode="read", episode=12,
-                     soa=5, masks=3, task="wagering")
-    keys = ("agent", "seed", "self_model_mode", "capacity", "noise", "noise_mode", "episode", "soa", "masks", "task")
+    state = LabState(
+        agent="b2_ws",
+        seed=7,
+        self_model_mode="zero",
+        capacity=2,
+        noise=0.35,
+        noise_mode="read",
+        episode=12,
+        soa=5,
+        masks=3,
+        task="wagering",
+    )
+    keys = (
+        "agent",
+        "seed",
+        "self_model_mode",
+        "capacity",
+        "noise",
+        "noise_mode",
+        "episode",
+        "soa",
+        "masks",
+        "task",
+    )
     parsed, notices = parse_params(state.to_params(keys), agents=AGENTS, seeds=SEEDS)
     assert parsed == state and notices == []
 
 
 def test_clamping_with_notices():
-    raw = {"agent": "b9", "seed": "99", "self_model_mode": "off", "capacity": "-3", "noise": "7.5", "noise_mode": "x",
-           "episode": "12.6", "soa": "1", "masks": "inf", "junk": "1"}
+    raw = {
+        "agent": "b9",
+        "seed": "99",
+        "self_model_mode": "off",
+        "capacity": "-3",
+        "noise": "7.5",
+        "noise_mode": "x",
+        "episode": "12.6",
+        "soa": "1",
+        "masks": "inf",
+        "junk": "1",
+    }
     state, notices = parse_params(raw, agents=AGENTS, seeds=SEEDS, default=LabState(agent="b1"))
-    assert state == LabState(agent="b1", seed=4, self_model_mode="on", capacity=0, noise=1.0, noise_mode="stored",
-                             episode=13, soa=2, masks=4)
+    assert state == LabState(
+        agent="b1",
+        seed=4,
+        self_model_mode="on",
+        capacity=0,
+        noise=1.0,
+        noise_mode="stored",
+        episode=13,
+        soa=2,
+        masks=4,
+    )
     text = " ".join(notices)
-    for fragment in ("'b9' is not one of", "seed=99 is not available for b1; using 4", "capacity=-3 is out of range",
-                     "noise=7.5 is out of range", "episode=12.6 is not a whole number", "'inf' is not a number",
-                     "unknown URL parameter 'junk'"):
+    for fragment in (
+        "'b9' is not one of",
+        "seed=99 is not available for b1; using 4",
+        "capacity=-3 is out of range",
+        "noise=7.5 is out of range",
+        "episode=12.6 is not a whole number",
+        "'inf' is not a number",
+        "unknown URL parameter 'junk'",
+    ):
         assert fragment in text
     assert len(notices) == 10
 
@@ -40,47 +86,92 @@ def test_repeated_keys_use_the_last_value():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.dictionaries(st.sampled_from(["agent", "seed", "self_model_mode", "capacity", "noise", "noise_mode", "episode",
-                                        "soa", "masks", "task", "zzz"]),
-                       st.text(max_size=8) | st.floats(allow_nan=True).map(str)))
+@given(
+    st.dictionaries(
+        st.sampled_from(
+            [
+                "agent",
+                "seed",
+                "self_model_mode",
+                "capacity",
+                "noise",
+                "noise_mode",
+                "episode",
+                "soa",
+                "masks",
+                "task",
+                "zzz",
+            ]
+        ),
+        st.text(max_size=8) | st.floats(allow_nan=True).map(str),
+    )
+)
 def test_any_url_gives_a_valid_state(raw):
     state, notices = parse_params(raw, agents=AGENTS, seeds=SEEDS)
     assert state.agent in AGENTS and state.seed in SEEDS[state.agent]
     assert 0 <= state.capacity <= 4 and 0.0 <= state.noise <= 1.0 and 2 <= state.soa <= 20
-    assert state.self_model_mode in ("on", "zero", "noise", "permute") and state.noise_mode in ("stored", "read")
+    assert state.self_model_mode in ("on", "zero", "noise", "permute") and state.noise_mode in (
+        "stored",
+        "read",
+    )
     assert isinstance(notices, list)
 
 
 def test_old_links_keep_working_with_a_notice():
-    """Links shared before the renaming (self_model= and protocol=) give the same view, and say so."""
-    state, notices = parse_params({"agent": "b2_ws", "self_model": "zero", "protocol": "read"}, agents=AGENTS,
-                                  seeds=SEEDS)
+    """Links shared before the renaming (self_model= and protocol=) give the same view, and say
+    so."""
+    state, notices = parse_params(
+        {"agent": "b2_ws", "self_model": "zero", "protocol": "read"}, agents=AGENTS, seeds=SEEDS
+    )
     assert state.self_model_mode == "zero" and state.noise_mode == "read"
     assert len(notices) == 2
     assert "'self_model' is now called 'self_model_mode'" in notices[0]
     assert "'protocol' is now called 'noise_mode'" in notices[1]
-    state, notices = parse_params({"self_model": "zero", "self_model_mode": "noise"}, agents=AGENTS, seeds=SEEDS)
-    assert state.self_model_mode == "noise" and "Ignoring the old URL parameter 'self_model'" in notices[0]
+    state, notices = parse_params(
+        {"self_model": "zero", "self_model_mode": "noise"}, agents=AGENTS, seeds=SEEDS
+    )
+    assert (
+        state.self_model_mode == "noise"
+        and "Ignoring the old URL parameter 'self_model'" in notices[0]
+    )
 
 
 def test_notices_quote_long_or_markdown_values_safely():
     from ui.state import ECHO_LIMIT, escape_markdown
 
-    _, notices = parse_params({"agent": "![t](http://x/a.png)" + "z" * 5000, "zz" * 3000: "1"},
-                              agents=["b1"], seeds={"b1": [0]})
+    _, notices = parse_params(
+        {"agent": "![t](http://x/a.png)" + "z" * 5000, "zz" * 3000: "1"},
+        agents=["b1"],
+        seeds={"b1": [0]},
+    )
     assert len(notices) == 2 and all(len(n) < 200 for n in notices)
     assert all(f"{'z' * ECHO_LIMIT}" not in n for n in notices)
     for n in notices:
         escaped = escape_markdown(n)
-        assert "![" not in escaped and "](" not in escaped and "://" not in escaped  # no image, link, autolink
-        assert escaped.replace("\\", "").replace("\u200b", "") == n  # adds only backslashes and zero-width spaces
+        assert (
+            "![" not in escaped and "](" not in escaped and "://" not in escaped
+        )  # no image, link, autolink
+        assert (
+            escaped.replace("\\", "").replace("\u200b", "") == n
+        )  # adds only backslashes and zero-width spaces
 
 
 def test_new_url_fields_are_clamped_with_a_notice():
-    raw = {"normalisation": "gzip", "gain": "3", "compare": "b1,zz", "design_noise": "both", "loop": "open"}
+    raw = {
+        "normalisation": "gzip",
+        "gain": "3",
+        "compare": "b1,zz",
+        "design_noise": "both",
+        "loop": "open",
+    }
     state, notices = parse_params(raw, agents=["b1"], seeds={"b1": [0]}, options=URL_OPTIONS)
-    assert (state.normalisation, state.gain, state.compare, state.design_noise, state.loop) == \
-        ("zlib", 1.0, ("b1",), "stored", "open")
+    assert (state.normalisation, state.gain, state.compare, state.design_noise, state.loop) == (
+        "zlib",
+        1.0,
+        ("b1",),
+        "stored",
+        "open",
+    )
     text = " ".join(notices)
     assert "normalisation='gzip' is not one of" in text and "gain='3' is not one of 1, 10" in text
     assert "'zz' is not an agent here" in text and "design_noise='both'" in text

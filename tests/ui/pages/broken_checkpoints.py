@@ -1,4 +1,5 @@
-"""What the page tests on broken checkpoints share (the ``lab`` fixture of ``conftest.py`` is the copy
+"""What the page tests on broken checkpoints share (the ``lab`` fixture of ``conftest.py`` is the
+copy
 they break): one broken file, and the one error a page must then show while the other agents stay.
 
 Imported by the page files (``from tests.ui.pages.broken_checkpoints import flip_byte``).
@@ -33,11 +34,14 @@ def errors(at: AppTest) -> list[str]:
 
 
 def assert_one_error_naming(at: AppTest, *names: str) -> None:
-    """No exception, one error naming every one of ``names`` and saying what to do, the page still there."""
+    """No exception, one error naming every one of ``names`` and saying what to do, the page still
+    there."""
     assert not at.exception, [e.value for e in at.exception]
     naming = [e for e in errors(at) if all(n in e for n in names)]
     assert len(naming) == 1, errors(at)
-    assert "restore" in naming[0] and "`git checkout checkpoints/" in naming[0]  # and says what to do
+    assert (
+        "restore" in naming[0] and "`git checkout checkpoints/" in naming[0]
+    )  # and says what to do
     assert "Traceback" not in " ".join(errors(at))
     assert at.title  # the page itself is still there
 

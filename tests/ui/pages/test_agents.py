@@ -1,5 +1,6 @@
 """The Agents page in AppTest (issue 14): the kinds offered fit the task; training writes to a user
-directory, never ``checkpoints/``, seen by its session only; a seed taken anywhere is not offered; and
+directory, never ``checkpoints/``, seen by its session only; a seed taken anywhere is not offered;
+and
 training as a class does it (issue 24, defect 11): two students pressing "Train" at once each get
 their own agent, and the page returns at once and shows the queue (the queue itself:
 ``tests/ui/test_jobs.py``)."""
@@ -52,22 +53,40 @@ def fake_training(calls: list):
         calls.append((task, kind, seed))
         if progress:
             progress(1, 1, {"loss": 0.1, "agreement": 0.97})
-        record = {"task": task, "task_id": "", "kind": kind, "seed": seed, "mode": "fast",
-                  "train_config": {"train_episodes": 1}, "heldout_agreement": 0.97, "criterion_attainable": True,
-                  "meets_criterion": True, "excluded": False, "updates": 1, "wall_seconds": 0.0}
+        record = {
+            "task": task,
+            "task_id": "",
+            "kind": kind,
+            "seed": seed,
+            "mode": "fast",
+            "train_config": {"train_episodes": 1},
+            "heldout_agreement": 0.97,
+            "criterion_attainable": True,
+            "meets_criterion": True,
+            "excluded": False,
+            "updates": 1,
+            "wall_seconds": 0.0,
+        }
         return [TrainedAgent(build_agent(kind, seed).eval(), record)]
 
     return train_seeds
 
 
 def digest(folder: Path) -> dict[str, str]:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.iterdir())
+        if p.is_file()
+    }
 
 
-def test_training_writes_to_the_session_directory_and_is_seen_by_that_session_only(open_page, tmp_path,
-                                                                                     monkeypatch):
+def test_training_writes_to_the_session_directory_and_is_seen_by_that_session_only(
+    open_page, tmp_path, monkeypatch
+):
     calls: list = []
-    monkeypatch.setattr(labcore.training.behaviour_cloning, "train_seeds", fake_training(calls))  # no real training in tests
+    monkeypatch.setattr(
+        labcore.training.behaviour_cloning, "train_seeds", fake_training(calls)
+    )  # no real training in tests
     monkeypatch.setattr(data, "USER_RUNS_DIR", tmp_path / "user")
     manifest_before = (BUNDLED_DIR / MANIFEST).read_bytes()
     shipped = digest(BUNDLED_DIR)
@@ -77,28 +96,44 @@ def test_training_writes_to_the_session_directory_and_is_seen_by_that_session_on
     tables = len(at.dataframe)
     next(b for b in at.button if b.label == "Train b2_ws seed 5 on the wagering task").click().run()
     assert not exceptions(at), exceptions(at)
-    assert data.training_queue().wait_idle(30)  # queued off the page thread; the next run shows the result
+    assert data.training_queue().wait_idle(
+        30
+    )  # queued off the page thread; the next run shows the result
     at.run()
     assert not exceptions(at), exceptions(at)
     assert calls == [("wagering", "b2_ws", 5)]
 
-    assert (BUNDLED_DIR / MANIFEST).read_bytes() == manifest_before and digest(BUNDLED_DIR) == shipped
+    assert (BUNDLED_DIR / MANIFEST).read_bytes() == manifest_before and digest(
+        BUNDLED_DIR
+    ) == shipped
     saved = list((tmp_path / "user").glob("*/wagering-b2_ws-s5.safetensors"))
     assert len(saved) == 1 and (saved[0].parent / MANIFEST).exists()
     assert any("for this session only" in s.value for s in at.success)
     assert len(at.dataframe) == tables + 1  # "Your agents" appeared without a reload
     assert "5" in at.dataframe[-1].value["seeds"].tolist()
-    assert any(b.label == "Train b2_ws seed 6 on the wagering task" for b in at.button)  # seed 5 is taken now
+    assert any(
+        b.label == "Train b2_ws seed 6 on the wagering task" for b in at.button
+    )  # seed 5 is taken now
 
     mine = open_page("metacognition", {"agent": "b2_ws", "seed": "0"}, at=at)  # same session
     assert not exceptions(mine)
-    assert 5 in mine.selectbox(key="metacognition.seed").options or "5" in mine.selectbox(
-        key="metacognition.seed").options
+    assert (
+        5 in mine.selectbox(key="metacognition.seed").options
+        or "5" in mine.selectbox(key="metacognition.seed").options
+    )
     assert mine.selectbox(key="metacognition.seed").value == 0  # the default view is unchanged
 
-    other = open_page("metacognition", {"agent": "b2_ws", "seed": "5"})  # another visitor, same server
+    other = open_page(
+        "metacognition", {"agent": "b2_ws", "seed": "5"}
+    )  # another visitor, same server
     assert not exceptions(other)
-    assert [str(o) for o in other.selectbox(key="metacognition.seed").options] == ["0", "1", "2", "3", "4"]
+    assert [str(o) for o in other.selectbox(key="metacognition.seed").options] == [
+        "0",
+        "1",
+        "2",
+        "3",
+        "4",
+    ]
     assert any("seed=5 is not available" in w.value for w in other.warning)
 
 
@@ -111,18 +146,22 @@ def test_a_seed_taken_anywhere_is_not_offered(open_page, tmp_path, monkeypatch, 
         (folder / "wagering-b2_ws-s5.safetensors").write_bytes(b"")
         assert data.seed_taken("wagering", "b2_ws", 5)
     else:
-        assert data.seed_taken("wagering", "b2_ws", 0) and not data.seed_taken("wagering", "b2_ws", 5)
+        assert data.seed_taken("wagering", "b2_ws", 0) and not data.seed_taken(
+            "wagering", "b2_ws", 5
+        )
     at = open_page("agents")
     at.selectbox(key="train_task").set_value("wagering").run()
     free = 6 if where == "another session" else 5
     assert any(b.label == f"Train b2_ws seed {free} on the wagering task" for b in at.button)
 
 
-# --------------------------------------------------------------------------- training as a class does it
+# --------------------------------------------------------------------------- training as a class
+# does it
 
 
-def test_two_students_pressing_train_at_once_both_get_their_own_agent(open_page, tmp_path, monkeypatch,
-                                                                       _training_in_this_process):
+def test_two_students_pressing_train_at_once_both_get_their_own_agent(
+    open_page, tmp_path, monkeypatch, _training_in_this_process
+):
     """The classroom failure itself, on the Agents page: two sessions, one click each."""
     from labcore.training import behaviour_cloning
 
@@ -143,26 +182,37 @@ def test_two_students_pressing_train_at_once_both_get_their_own_agent(open_page,
     for at in students:
         at.run()
         assert not exceptions(at), exceptions(at)
-        assert any("for this session only" in s.value for s in at.success), [w.value for w in at.warning]
+        assert any("for this session only" in s.value for s in at.success), [
+            w.value for w in at.warning
+        ]
         assert not any("another session" in w.value for w in at.warning)
     assert sorted(seed for _, _, seed in calls) == [5, 6]
     assert len(list((tmp_path / "user").glob("*/wagering-b2_ws-s*.safetensors"))) == 2
 
 
-def test_the_page_returns_at_once_and_shows_the_queue_while_others_train(open_page, tmp_path, monkeypatch,
-                                                                         _training_in_this_process):
+def test_the_page_returns_at_once_and_shows_the_queue_while_others_train(
+    open_page, tmp_path, monkeypatch, _training_in_this_process
+):
     from labcore.training import behaviour_cloning
 
     gate, calls = threading.Event(), []
     real = fake_training(calls)
-    monkeypatch.setattr(behaviour_cloning, "train_seeds", lambda *a, **k: (gate.wait(30), real(*a, **k))[1])
+    monkeypatch.setattr(
+        behaviour_cloning, "train_seeds", lambda *a, **k: (gate.wait(30), real(*a, **k))[1]
+    )
     monkeypatch.setattr(data, "USER_RUNS_DIR", tmp_path / "user")
     first, second = open_page("agents"), open_page("agents")
     for at in (first, second):
-        next(b for b in at.button if b.label.startswith("Train b1 seed")).click().run()  # returns while training
+        next(
+            b for b in at.button if b.label.startswith("Train b1 seed")
+        ).click().run()  # returns while training
         assert not exceptions(at)
-    assert "training now" in " ".join(i.value for i in second.info), "the second student sees the queue"
-    assert any(b.label.startswith("Train b1 seed") and b.disabled for b in second.button), "one job per student"
+    assert "training now" in " ".join(i.value for i in second.info), (
+        "the second student sees the queue"
+    )
+    assert any(b.label.startswith("Train b1 seed") and b.disabled for b in second.button), (
+        "one job per student"
+    )
     assert not calls, "nothing has finished: no page waited for a run"
     gate.set()
     assert _training_in_this_process.wait_idle(30)

@@ -1,6 +1,8 @@
 """Pages on a broken checkpoint manifest or a broken result set: no exception, one error naming the
-file, the rest still shown. Each test runs on every page that reads the broken file; the tests of one
-page on one broken checkpoint are in that page's file (``broken_checkpoints.py`` has what they share).
+file, the rest still shown. Each test runs on every page that reads the broken file; the tests of
+one
+page on one broken checkpoint are in that page's file (``broken_checkpoints.py`` has what they
+share).
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from ui import data
 BUNDLED = ROOT / "results" / "bundled"
 
 
-# ---------------------------------------------------------------------------- a bad checkpoint manifest
+# ---------------------------------------------------------------------------- a bad checkpoint
+# manifest
 def drop_kind(d: Path) -> None:
     manifest = json.loads((d / "manifest.json").read_text())
     del manifest["checkpoints"][BROKEN]["kind"]
@@ -60,11 +63,16 @@ def test_an_entry_without_kind_loses_only_that_agent(open_page, lab, page):
         assert at.dataframe and at.number_input[0].value != 0  # seed 0's file exists: not offered
 
 
-MANIFEST_CASES = [(page, corrupt) for corrupt in (truncate_manifest, list_manifest)
-                  for page in ("workspace", "robustness", "rollouts", "metacognition", "agents")]
+MANIFEST_CASES = [
+    (page, corrupt)
+    for corrupt in (truncate_manifest, list_manifest)
+    for page in ("workspace", "robustness", "rollouts", "metacognition", "agents")
+]
 
 
-@pytest.mark.parametrize(("page", "corrupt"), MANIFEST_CASES, ids=[f"{p}-{c.__name__}" for p, c in MANIFEST_CASES])
+@pytest.mark.parametrize(
+    ("page", "corrupt"), MANIFEST_CASES, ids=[f"{p}-{c.__name__}" for p, c in MANIFEST_CASES]
+)
 def test_an_unusable_manifest_is_one_error(open_page, lab, page, corrupt):
     corrupt(lab)
     at = open_page(page)
@@ -134,9 +142,14 @@ RESULT_CASES = [
 
 
 @pytest.mark.skipif(not (BUNDLED / "summary.json").exists(), reason="no bundled results")
-@pytest.mark.parametrize(("page", "corrupt", "problem"), RESULT_CASES,
-                         ids=[f"{page}-{corrupt.__name__}" for page, corrupt, _ in RESULT_CASES])
-def test_a_broken_result_set_is_an_error_not_an_exception(open_page, tmp_path, monkeypatch, page, corrupt, problem):
+@pytest.mark.parametrize(
+    ("page", "corrupt", "problem"),
+    RESULT_CASES,
+    ids=[f"{page}-{corrupt.__name__}" for page, corrupt, _ in RESULT_CASES],
+)
+def test_a_broken_result_set_is_an_error_not_an_exception(
+    open_page, tmp_path, monkeypatch, page, corrupt, problem
+):
     copy = tmp_path / "results" / "bundled"
     shutil.copytree(BUNDLED, copy, ignore=shutil.ignore_patterns("report.html"))
     corrupt(copy)

@@ -20,10 +20,24 @@ from streamlit.testing.v1.element_tree import TESTING_KEY
 
 from tests.ui.apptest_pages import ROOT
 
-PAGES = ["home", "agents", "metacognition", "workspace", "robustness", "integration", "rollouts", "replication",
-         "scorecards", "mystery", "lesson", "reward"]
+PAGES = [
+    "home",
+    "agents",
+    "metacognition",
+    "workspace",
+    "robustness",
+    "integration",
+    "rollouts",
+    "replication",
+    "scorecards",
+    "mystery",
+    "lesson",
+    "reward",
+]
 PAGES_DIR = ROOT / "app_pages"
-LONG_TEXT = "**bold** [link](http://127.0.0.1:9/x) ![i](http://127.0.0.1:9/i.png) " * 70  # ~5,000 chars
+LONG_TEXT = (
+    "**bold** [link](http://127.0.0.1:9/x) ![i](http://127.0.0.1:9/i.png) " * 70
+)  # ~5,000 chars
 SKIP_BUTTONS = ("train", "download")  # long-running or file-producing; tested elsewhere
 
 
@@ -36,14 +50,28 @@ def test_page_runs_without_exceptions(open_page, page):
     at = open_page(page)
     assert not at.exception, [e.value for e in at.exception]
     assert at.title, "every page has a title"
-    assert any("look" in e.label.lower() or "verdict" in e.label.lower() for e in at.expander) or page in (
-        "home", "scorecards"), "plain-language help on the page"
+    assert any(
+        "look" in e.label.lower() or "verdict" in e.label.lower() for e in at.expander
+    ) or page in ("home", "scorecards"), "plain-language help on the page"
 
 
 def _widget_lists(at: AppTest) -> dict[str, object]:
     kinds = {}
-    for kind in ("slider", "select_slider", "selectbox", "segmented_control", "pills", "radio", "checkbox",
-                 "toggle", "multiselect", "number_input", "text_input", "text_area", "button"):
+    for kind in (
+        "slider",
+        "select_slider",
+        "selectbox",
+        "segmented_control",
+        "pills",
+        "radio",
+        "checkbox",
+        "toggle",
+        "multiselect",
+        "number_input",
+        "text_input",
+        "text_area",
+        "button",
+    ):
         try:
             kinds[kind] = getattr(at, kind)
         except AttributeError:  # not offered by this Streamlit version
@@ -54,8 +82,14 @@ def _widget_lists(at: AppTest) -> dict[str, object]:
 def _moves(kind: str, widget) -> Iterator[tuple[str, Callable[[object], object]]]:
     """(description, action) pairs: each action sets one value on the widget found again."""
     if kind in ("slider",):
-        yield "min", lambda w: w.set_value(w.min if not isinstance(w.value, tuple) else (w.min, w.min))
-        yield "max", lambda w: w.set_value(w.max if not isinstance(w.value, tuple) else (w.max, w.max))
+        yield (
+            "min",
+            lambda w: w.set_value(w.min if not isinstance(w.value, tuple) else (w.min, w.min)),
+        )
+        yield (
+            "max",
+            lambda w: w.set_value(w.max if not isinstance(w.value, tuple) else (w.max, w.max)),
+        )
     elif kind in ("select_slider", "selectbox", "radio"):
         if widget.options:
             yield "first", lambda w: w.set_value(_option(w, 0))
@@ -95,8 +129,10 @@ def _option(widget, index: int) -> Label:
     funcs = widget.root.session_state[TESTING_KEY]
     original = funcs[widget.id]
     if not getattr(original, "passes_labels", False):
+
         def passing(value, original=original):
             return str(value) if isinstance(value, Label) else original(value)
+
         passing.passes_labels = True
         funcs[widget.id] = passing
     return Label(list(widget.options)[index])
@@ -122,7 +158,9 @@ def _identities(at: AppTest) -> list[tuple[str, tuple[str | None, str, int]]]:
             label = w.label or ""
             n = seen.get(label, 0)
             seen[label] = n + 1
-            found.append((kind, (w.key if w.key and not w.key.startswith("$$") else None, label, n)))
+            found.append(
+                (kind, (w.key if w.key and not w.key.startswith("$$") else None, label, n))
+            )
     return found
 
 
@@ -132,7 +170,8 @@ SLOW_PAGES = {"reward", "robustness", "replication", "integration"}
 
 
 @pytest.mark.parametrize(
-    "page", [pytest.param(p, marks=pytest.mark.slow) if p in SLOW_PAGES else p for p in _pages()])
+    "page", [pytest.param(p, marks=pytest.mark.slow) if p in SLOW_PAGES else p for p in _pages()]
+)
 def test_every_widget_survives_its_extremes_and_deselection(open_page, page):
     at = open_page(page)
     assert not at.exception, [e.value for e in at.exception]
@@ -148,18 +187,54 @@ def test_every_widget_survives_its_extremes_and_deselection(open_page, page):
             move(widget)
             at.run()
             driven += 1
-            assert not at.exception, f"/{page}: {kind} {ident[1]!r} {what}: {[e.value for e in at.exception]}"
+            assert not at.exception, (
+                f"/{page}: {kind} {ident[1]!r} {what}: {[e.value for e in at.exception]}"
+            )
     assert driven > 0 or page in ("home",), f"/{page}: no widget was driven"
 
 
 URL_EXTREMES = [
-    {"agent": "zz", "seed": "1000000000000", "self_model_mode": "x" * 5000, "capacity": "99", "noise": "1e300",
-     "noise_mode": "", "episode": "999", "soa": "1000", "masks": "99", "task": "ood", "step": "99",
-     "code": "!!!!", "normalisation": "zz", "compare": "zz,b1,,", "results": "../../etc"},
-    {"agent": "", "seed": "-5", "capacity": "-3", "noise": "-1", "noise_mode": "stored", "episode": "64",
-     "soa": "0", "masks": "0", "task": "masking", "step": "0", "code": "", "normalisation": "",
-     "compare": "", "results": ""},
-    {"capacity": "nan", "noise": "inf", "episode": "1e9", "seed": "0x10", "soa": "2.5", "step": "-1"},
+    {
+        "agent": "zz",
+        "seed": "1000000000000",
+        "self_model_mode": "x" * 5000,
+        "capacity": "99",
+        "noise": "1e300",
+        "noise_mode": "",
+        "episode": "999",
+        "soa": "1000",
+        "masks": "99",
+        "task": "ood",
+        "step": "99",
+        "code": "!!!!",
+        "normalisation": "zz",
+        "compare": "zz,b1,,",
+        "results": "../../etc",
+    },
+    {
+        "agent": "",
+        "seed": "-5",
+        "capacity": "-3",
+        "noise": "-1",
+        "noise_mode": "stored",
+        "episode": "64",
+        "soa": "0",
+        "masks": "0",
+        "task": "masking",
+        "step": "0",
+        "code": "",
+        "normalisation": "",
+        "compare": "",
+        "results": "",
+    },
+    {
+        "capacity": "nan",
+        "noise": "inf",
+        "episode": "1e9",
+        "seed": "0x10",
+        "soa": "2.5",
+        "step": "-1",
+    },
 ]
 
 
@@ -167,4 +242,6 @@ URL_EXTREMES = [
 @pytest.mark.parametrize("params", range(len(URL_EXTREMES)))
 def test_url_values_beyond_the_data_never_raise(open_page, page, params):
     at = open_page(page, URL_EXTREMES[params])
-    assert not at.exception, f"/{page} with URL_EXTREMES[{params}]: {[e.value[:300] for e in at.exception]}"
+    assert not at.exception, (
+        f"/{page} with URL_EXTREMES[{params}]: {[e.value[:300] for e in at.exception]}"
+    )

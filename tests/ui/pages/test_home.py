@@ -1,4 +1,5 @@
-"""The Home page: a class's first page imports nothing it does not draw (issue 24: 5-7 s cold start),
+"""The Home page: a class's first page imports nothing it does not draw (issue 24: 5-7 s cold
+start),
 and it points to the lesson and the mystery (teacher mode, issue 24, defect 10).
 
 Speed is measured in bench/ (``python -m bench.bench_browser --cold``); the first test pins the
@@ -13,7 +14,15 @@ import sys
 
 from tests.ui.apptest_pages import APP, ROOT, exceptions
 
-HEAVY = ("torch", "scipy", "minigrid", "gymnasium", "labcore.measures", "labcore.agents", "labcore.stats")
+HEAVY = (
+    "torch",
+    "scipy",
+    "minigrid",
+    "gymnasium",
+    "labcore.measures",
+    "labcore.agents",
+    "labcore.stats",
+)
 
 PROBE = f"""
 import sys
@@ -27,7 +36,9 @@ print(",".join(m for m in {HEAVY!r} if m in sys.modules))
 
 
 def test_home_in_a_fresh_process_imports_no_agent_machinery():
-    out = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     loaded = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else ""
     assert loaded == "", f"the first page imported {loaded}"

@@ -26,20 +26,39 @@ def test_the_page_opens_with_known_answers_and_live_measures(open_page, tmp_path
     live = at.dataframe[1].value
     assert set(live["signal"]) == {"h", "slots"} and set(live["variant"]) == {"intact", "evoked"}
     text = markdown_text(at)
-    assert "O-information Ω" in text and "TSE neural complexity" in text and "whole minus sum" in text
+    assert (
+        "O-information Ω" in text and "TSE neural complexity" in text and "whole minus sum" in text
+    )
     # bus-off: the workspace has nothing in it, so its measures are undefined with the reason
     at.select_slider(key="integration.capacity").set_value(0).run()
     assert not exceptions(at), exceptions(at)
     lesioned = at.dataframe[1].value
     slots = lesioned[lesioned["signal"] == "slots"]
-    assert slots["value (bits)"].isna().all() and slots["not defined because"].str.contains("no activity").all()
+    assert (
+        slots["value (bits)"].isna().all()
+        and slots["not defined because"].str.contains("no activity").all()
+    )
     assert at.query_params["capacity"] in (["0"], "0")
 
 
 def test_the_study_table_is_shown_when_the_study_exists(open_page, tmp_path, monkeypatch):
-    rows = [{"kind": k, "seed": s, "training": t, "condition": "intact", "signal": "h", "variant": "intact",
-             "group": "all", "measure": "phi", "ridge": 1e-3, "value": float(i + s / 10 - (t == "untrained"))}
-            for i, k in enumerate(X.KINDS) for s in range(3) for t in ("trained", "untrained")]
+    rows = [
+        {
+            "kind": k,
+            "seed": s,
+            "training": t,
+            "condition": "intact",
+            "signal": "h",
+            "variant": "intact",
+            "group": "all",
+            "measure": "phi",
+            "ridge": 1e-3,
+            "value": float(i + s / 10 - (t == "untrained")),
+        }
+        for i, k in enumerate(X.KINDS)
+        for s in range(3)
+        for t in ("trained", "untrained")
+    ]
     summary = X.summarise(rows, X.IntegrationStudyConfig(seeds=(0, 1, 2), ridges=(1e-3,)), 1.0)
     pd.DataFrame(rows).reindex(columns=X.ROW_FIELDS).to_csv(tmp_path / X.ROWS, index=False)
     (tmp_path / "summary.json").write_text(json.dumps(X.clean_json(summary)))

@@ -1,4 +1,5 @@
-"""The Lesson page in Streamlit's AppTest: every step renders and links its view, the URL is clamped,
+"""The Lesson page in Streamlit's AppTest: every step renders and links its view, the URL is
+clamped,
 the answer waits; its step and answer survive the sidebar and each step's link opens its view
 without a rewritten URL (issue 24, defect 1); links and handout use the configured address (teacher
 mode, issue 24, defect 10)."""
@@ -20,7 +21,17 @@ BASE = "http://192.168.1.20:8501"
 def shown_text(at: AppTest) -> str:
     """Every text the page shows (markdown, headers, alerts, captions, expander labels)."""
     parts = []
-    for kind in ("title", "header", "subheader", "markdown", "caption", "success", "warning", "info", "error"):
+    for kind in (
+        "title",
+        "header",
+        "subheader",
+        "markdown",
+        "caption",
+        "success",
+        "warning",
+        "info",
+        "error",
+    ):
         parts += [str(e.value) for e in getattr(at, kind)]
     parts += [e.label for e in at.expander]
     return "\n".join(parts)
@@ -57,7 +68,9 @@ def test_out_of_range_step_is_clamped_with_a_notice(open_page):
     assert at.query_params["step"] in ("7", ["7"])
     bad = open_page("lesson", {"step": "![x](http://127.0.0.1:9/t.png)"})
     assert not bad.exception and bad.selectbox(key="lesson.step").value == 1
-    assert bad.warning and not any("](" in w.value for w in bad.warning)  # the URL text is quoted, not rendered
+    assert bad.warning and not any(
+        "](" in w.value for w in bad.warning
+    )  # the URL text is quoted, not rendered
 
 
 def test_answer_hidden_until_the_button(open_page):
@@ -69,8 +82,9 @@ def test_answer_hidden_until_the_button(open_page):
     at.button(key=f"lesson.show.{noise}").click().run()
     text = shown_text(at)
     assert answer.text in text and LESSON[noise - 1].why in text
-    assert "Paper: " in answer.text and any(answer.text in w.value for w in at.warning), \
+    assert "Paper: " in answer.text and any(answer.text in w.value for w in at.warning), (
         "where the lab differs from the paper the answer says both, as a warning"
+    )
     at.button(key=f"lesson.hide.{noise}").click().run()
     assert answer.text not in shown_text(at)
 
@@ -90,11 +104,14 @@ def test_previous_and_next_move_and_update_the_url(open_page):
 def test_handout_download_buttons(open_page):
     at = open_page("lesson")
     buttons = {b.key: b.label for b in at.get("download_button")}
-    assert buttons == {"lesson.handout": "Handout for students (HTML)",
-                       "lesson.handout_key": "Handout with teacher key (HTML)"}
+    assert buttons == {
+        "lesson.handout": "Handout for students (HTML)",
+        "lesson.handout_key": "Handout with teacher key (HTML)",
+    }
 
 
-# --------------------------------------------------------------------------- moving between pages (issue 24, defect 1)
+# --------------------------------------------------------------------------- moving between pages
+# (issue 24, defect 1)
 
 
 def test_the_lesson_keeps_its_step_and_answer_across_the_sidebar(open_page):
@@ -110,22 +127,27 @@ def test_the_lesson_keeps_its_step_and_answer_across_the_sidebar(open_page):
 
 @pytest.mark.parametrize("n", range(1, len(LESSON) + 1))
 def test_a_lesson_link_opens_its_view_without_a_rewritten_url(open_page, n):
-    """The page leaves the link's URL alone (defaults may be missing from it), so Back is one press."""
+    """The page leaves the link's URL alone (defaults may be missing from it), so Back is one
+    press."""
     step = LESSON[n - 1]
     at = navigate(open_page("lesson", {"step": str(n)}), step.page or "home", step.params)
     assert not exceptions(at)
     assert url(at) == step.params
 
 
-# --------------------------------------------------------------------------- teacher mode (issue 24, defect 10)
+# --------------------------------------------------------------------------- teacher mode (issue
+# 24, defect 10)
 
 
 def test_lesson_links_and_handout_use_the_configured_address(open_page, monkeypatch):
     monkeypatch.setenv(share.BASE_URL_ENV, BASE + "/")
     given = []
     real = lesson.handout_html
-    monkeypatch.setattr(lesson, "handout_html", lambda steps, address, *a, **k: (given.append(address),
-                                                                                 real(steps, address, *a, **k))[1])
+    monkeypatch.setattr(
+        lesson,
+        "handout_html",
+        lambda steps, address, *a, **k: (given.append(address), real(steps, address, *a, **k))[1],
+    )
     at = open_page("lesson", {"step": "3"})
     assert not exceptions(at)
     assert any(c.value == f"{BASE}/lesson?step=3" for c in at.code), [c.value for c in at.code]

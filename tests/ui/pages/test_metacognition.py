@@ -1,6 +1,8 @@
-"""The Metacognition page (E1, Higher-Order Theory) in AppTest: zeroing the self-model keeps doing and
+"""The Metacognition page (E1, Higher-Order Theory) in AppTest: zeroing the self-model keeps doing
+and
 removes knowing, each number beside the intact value, the paper's number for the condition shown and
-chance (issue 14); predict, then reveal; its URL (clamped, quoted, never undoing a widget, kept across
+chance (issue 14); predict, then reveal; its URL (clamped, quoted, never undoing a widget, kept
+across
 pages); a figure built once per view (issue 24); a broken or retrained checkpoint.
 """
 
@@ -33,7 +35,8 @@ from ui.components import change_text
 BUNDLED = ROOT / "results" / "bundled"
 
 
-# ----------------------------------------------------------------------- the lesion, and the numbers beside it
+# ----------------------------------------------------------------------- the lesion, and the
+# numbers beside it
 
 
 def test_zeroing_the_self_model_keeps_doing_and_removes_knowing(open_page):
@@ -44,7 +47,10 @@ def test_zeroing_the_self_model_keeps_doing_and_removes_knowing(open_page):
     assert not at.exception
     assert metric_value(at, "Type-2 AUROC") == "0.50"
     assert metric_value(at, "Task accuracy") == accuracy  # doing is preserved
-    assert at.query_params["self_model_mode"] == ["zero"] or at.query_params["self_model_mode"] == "zero"
+    assert (
+        at.query_params["self_model_mode"] == ["zero"]
+        or at.query_params["self_model_mode"] == "zero"
+    )
 
 
 def test_zeroing_shows_intact_and_current_auroc_with_the_zeroed_conditions_paper_number(open_page):
@@ -61,10 +67,16 @@ def test_zeroing_shows_intact_and_current_auroc_with_the_zeroed_conditions_paper
     caption = caption_with(at, "chance: 0.5")
     assert f"intact: {intact_auroc}" in caption
     assert f"paper, this condition: {paper('e1.auroc.self_off')}" in caption
-    assert paper("e1.auroc.self_on") not in caption  # never the intact number as if it were this one's
+    assert (
+        paper("e1.auroc.self_on") not in caption
+    )  # never the intact number as if it were this one's
     accuracy = metric(at, "Task accuracy")
-    assert accuracy.proto.delta == "+0.0 pts vs intact"  # doing is preserved, and shown as a change of 0
-    assert f"paper, this condition: {paper('e1.accuracy.self_off', '{:.1%}')}" in caption_with(at, "chance: 50%")
+    assert (
+        accuracy.proto.delta == "+0.0 pts vs intact"
+    )  # doing is preserved, and shown as a change of 0
+    assert f"paper, this condition: {paper('e1.accuracy.self_off', '{:.1%}')}" in caption_with(
+        at, "chance: 50%"
+    )
     assert any("exactly 0.5 **by construction**" in s.value for s in at.success)
 
 
@@ -87,30 +99,41 @@ def test_bus_off_says_what_the_paper_reports_for_it_and_whether_confidence_is_in
     assert f"paper, intact: {paper('e1.accuracy.self_on', '{:.1%}')}" in accuracy
     assert "paper, this condition" not in accuracy
     assert f"paper, this condition: {paper('e1.auroc.bus_off')}" in caption_with(at, "chance: 0.5")
-    assert f"paper, this condition: {paper('e1.skip.bus_off', '{:.1%}')}" in caption_with(at, "no chance level")
+    assert f"paper, this condition: {paper('e1.skip.bus_off', '{:.1%}')}" in caption_with(
+        at, "no chance level"
+    )
     skip = float(metric(at, "Opt-outs on wager trials").value.rstrip("%")) / 100
-    intact_skip = float(caption_with(at, "no chance level").split("intact: ")[1].split("%")[0]) / 100
+    intact_skip = (
+        float(caption_with(at, "no chance level").split("intact: ")[1].split("%")[0]) / 100
+    )
     confidence = metric(at, "Mean confidence").value
     panel = next(w.value for w in [*at.warning, *at.info] if "uninhibited" in w.value)
     assert f"mean confidence {confidence}" in panel and f"opt-outs {skip:.1%}" in panel
-    reproduces = CLAIMS_BY_ID["e1.skip.bus_off"].check({"e1.skip.self_on": intact_skip, "e1.skip.bus_off": skip})
+    reproduces = CLAIMS_BY_ID["e1.skip.bus_off"].check(
+        {"e1.skip.self_on": intact_skip, "e1.skip.bus_off": skip}
+    )
     assert ("does **not** reproduce" in panel) == (not reproduces)
     verdict = load_results(BUNDLED).claims["e1.skip.bus_off"]["verdict"]
     assert f"the verdict is: {verdict}" in panel
 
 
-# ----------------------------------------------------------------------- predict, then reveal (issue 14)
+# ----------------------------------------------------------------------- predict, then reveal
+# (issue 14)
 
 
 def test_metacognition_holds_the_zeroed_auroc_until_a_prediction_is_locked_in(open_page):
     at = open_page("metacognition", {"agent": "b2_ws", "seed": "0", "self_model_mode": "zero"})
-    assert "Type-2 AUROC" in metric_labels(at)  # the toggle is off by default: the page is as before
+    assert "Type-2 AUROC" in metric_labels(
+        at
+    )  # the toggle is off by default: the page is as before
     at.toggle(key="predict.metacognition.on").set_value(True).run()
     assert not at.exception
     assert "Type-2 AUROC" not in metric_labels(at) and not at.get("plotly_chart")
     assert any("What will **Type-2 AUROC**" in m.value for m in at.markdown)
     condition = "b2_ws/0/zero/4"
-    at.radio(key=f"predict.metacognition.choice.{condition}").set_value(1).run()  # "falls to chance"
+    at.radio(key=f"predict.metacognition.choice.{condition}").set_value(
+        1
+    ).run()  # "falls to chance"
     at.button(key=f"predict.metacognition.lock.{condition}").click().run()
     assert not at.exception
     assert any("Correct" in s.value for s in at.success), [w.value for w in at.warning]
@@ -121,7 +144,10 @@ def test_metacognition_holds_the_zeroed_auroc_until_a_prediction_is_locked_in(op
 
 
 def test_bad_query_params_are_clamped_with_a_notice(open_page):
-    at = open_page("metacognition", {"agent": "b2_ws", "seed": "99", "self_model_mode": "off", "capacity": "12"})
+    at = open_page(
+        "metacognition",
+        {"agent": "b2_ws", "seed": "99", "self_model_mode": "off", "capacity": "12"},
+    )
     assert not at.exception
     notices = " ".join(w.value for w in at.warning)
     assert "seed=99 is not available" in notices and "'off' is not one of" in notices
@@ -129,16 +155,25 @@ def test_bad_query_params_are_clamped_with_a_notice(open_page):
     assert at.selectbox(key="metacognition.seed").value == 4
     assert at.slider(key="metacognition.capacity").value == 4
     at2 = open_page("robustness", {"noise": "banana", "protocol": "read"})
-    assert not at2.exception and any("noise='banana' is not a number" in w.value for w in at2.warning)
+    assert not at2.exception and any(
+        "noise='banana' is not a number" in w.value for w in at2.warning
+    )
     assert at2.radio(key="robustness.noise_mode").value == "read"
     # an old link (protocol= before it was renamed noise_mode=) still works, with a visible notice
-    assert any("'protocol' is now called 'noise_mode'" in w.value.replace("\\", "") for w in at2.warning)
+    assert any(
+        "'protocol' is now called 'noise_mode'" in w.value.replace("\\", "") for w in at2.warning
+    )
 
 
 def test_url_text_is_quoted_never_rendered_as_markdown(open_page):
     # An image (fetched by the browser) or a link in a URL value must reach the page escaped.
-    at = open_page("metacognition", {"agent": "![t](http://127.0.0.1:9/track.png)",
-                                     "self_model_mode": "**URGENT** [sign in](http://x)" + "y" * 5000})
+    at = open_page(
+        "metacognition",
+        {
+            "agent": "![t](http://127.0.0.1:9/track.png)",
+            "self_model_mode": "**URGENT** [sign in](http://x)" + "y" * 5000,
+        },
+    )
     assert not at.exception
     shown = [w.value for w in at.warning]
     assert shown and not any("![" in v or "](" in v or "**" in v for v in shown)
@@ -146,11 +181,17 @@ def test_url_text_is_quoted_never_rendered_as_markdown(open_page):
 
 
 def test_a_lagging_url_never_undoes_the_last_widget_change(open_page):
-    """Issue 13: during fast changes the browser's URL lags a rerun; it must not win over a widget."""
+    """Issue 13: during fast changes the browser's URL lags a rerun; it must not win over a
+    widget."""
     at = open_page("metacognition", {"agent": "b2_ws", "seed": "0", "capacity": "2"})
     at.slider(key="metacognition.capacity").set_value(3).run()
     at.segmented_control(key="metacognition.self_model_mode").set_value("permute").run()
-    stale = {"agent": "b2_ws", "seed": "0", "self_model_mode": "on", "capacity": "3"}  # one rerun behind
+    stale = {
+        "agent": "b2_ws",
+        "seed": "0",
+        "self_model_mode": "on",
+        "capacity": "3",
+    }  # one rerun behind
     at.query_params.clear()
     at.query_params.update(stale)
     at.slider(key="metacognition.capacity").set_value(4).run()
@@ -161,7 +202,8 @@ def test_a_lagging_url_never_undoes_the_last_widget_change(open_page):
 
 
 def test_a_changed_control_survives_a_visit_to_another_page(open_page):
-    """Issue 24, defect 1: Streamlit drops a widget's state when another page runs; the page comes back
+    """Issue 24, defect 1: Streamlit drops a widget's state when another page runs; the page comes
+    back
     as the user left it (never a KeyError)."""
     at = open_page("metacognition")
     at.segmented_control(key="metacognition.self_model_mode").set_value("zero").run()
@@ -199,7 +241,8 @@ def test_a_figure_is_built_once_per_view_for_every_session(open_page, monkeypatc
     components._prepared.clear()
 
 
-# ----------------------------------------------------------------------- broken or retrained checkpoints
+# ----------------------------------------------------------------------- broken or retrained
+# checkpoints
 
 
 def test_metacognition_without_its_agent_keeps_the_others(open_page, lab):
@@ -214,11 +257,16 @@ def test_metacognition_without_its_agent_keeps_the_others(open_page, lab):
 
 def test_a_checkpoint_retrained_in_place_is_loaded_and_measured_afresh(open_page, lab):
     name, slots = "wagering-b2_ws-s0", AGENT_KINDS["b2_ws"].n_slots
-    before, old = data.metacognition("b2_ws", 0, "on", slots, 0.0), data.agent("wagering", "b2_ws", 0)
+    before, old = (
+        data.metacognition("b2_ws", 0, "on", slots, 0.0),
+        data.agent("wagering", "b2_ws", 0),
+    )
     replaced = load_checkpoint(lab / f"{name}.safetensors").agent
     with torch.no_grad():
         replaced.confidence_head.bias.fill_(-30.0)  # confidence ~0: opts out on every wager trial
-    save_checkpoint(replaced, json.loads((lab / f"{name}.json").read_text()), lab)  # atomic, as `train` does
+    save_checkpoint(
+        replaced, json.loads((lab / f"{name}.json").read_text()), lab
+    )  # atomic, as `train` does
     after = data.metacognition("b2_ws", 0, "on", slots, 0.0)
     assert data.agent("wagering", "b2_ws", 0) is not old
     assert before.skip_fraction < 0.1 and after.skip_fraction == 1.0

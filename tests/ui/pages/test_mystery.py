@@ -18,7 +18,9 @@ BASE = "http://192.168.1.20:8501"
 
 @pytest.fixture
 def open_mystery(open_page) -> Callable[..., AppTest]:
-    """``open_mystery(code)``: the page in a new session, with the puzzle ``code`` in its URL (None: none)."""
+    """``open_mystery(code)``: the page in a new session, with the puzzle ``code`` in its URL
+    (None: none)."""
+
     def opened(code: str | None = None) -> AppTest:
         return open_page("mystery", None if code is None else {"code": code})
 
@@ -58,7 +60,9 @@ def test_teacher_makes_a_code_and_a_link(open_mystery):
     assert any(c.value == f"/mystery?code={code}" for c in at.code)
     assert any(f"{code[:4]} {code[4:]}" in m.value for m in at.markdown), "the code in large text"
     shown = texts_outside_the_choice(at)
-    assert "Workspace narrowed (fewer slots)" not in shown, "the answer key stays hidden until asked for"
+    assert "Workspace narrowed (fewer slots)" not in shown, (
+        "the answer key stays hidden until asked for"
+    )
     at.toggle(key="mystery.key").set_value(True).run()
     assert any("Workspace narrowed (fewer slots)" in i.value for i in at.info)
 
@@ -83,11 +87,20 @@ def test_student_sees_markers_not_the_answer_then_diagnoses(open_mystery):
     assert sum("Chance" in c.value for c in at.caption) >= 2, "chance levels are visible"
     assert len(at.get("plotly_chart")) >= 2, "the rollout is drawn"
     shown = texts_outside_the_choice(at)
-    assert "Type-2 AUROC" in shown and "heatmap" in shown, "the scan reads the whole page, figures included"
-    for secret in (mystery.DIAGNOSES[puzzle.diagnosis], "Self-model zeroed", "by construction", "Correct"):
+    assert "Type-2 AUROC" in shown and "heatmap" in shown, (
+        "the scan reads the whole page, figures included"
+    )
+    for secret in (
+        mystery.DIAGNOSES[puzzle.diagnosis],
+        "Self-model zeroed",
+        "by construction",
+        "Correct",
+    ):
         assert secret not in shown, secret
     choice = at.radio(key=f"mystery.choice.{code}")
-    assert list(choice.options) == [mystery.DIAGNOSES[d] for d in mystery.diagnosis_choices("wagering")]
+    assert list(choice.options) == [
+        mystery.DIAGNOSES[d] for d in mystery.diagnosis_choices("wagering")
+    ]
     choice.set_value("self_zeroed").run()
     button(at, "Reveal").click().run()
     assert not at.exception
@@ -108,7 +121,9 @@ def test_a_wrong_diagnosis_is_told_the_answer(open_mystery):
     button(at, "Reveal").click().run()
     assert not at.exception and not at.success
     assert any("Not this time" in e.value and "Noise in the workspace" in e.value for e in at.error)
-    assert any("slots in use stayed at 4 of 4" in m.value and "sigma 0.5" in m.value for m in at.markdown)
+    assert any(
+        "slots in use stayed at 4 of 4" in m.value and "sigma 0.5" in m.value for m in at.markdown
+    )
     button(at, "Close this puzzle").click().run()
     assert not at.exception and any(e.label == "Make a puzzle" for e in at.expander)
 
@@ -129,7 +144,9 @@ def test_a_huge_or_hostile_code_is_clamped_when_echoed(open_mystery):
     assert not at.exception
     assert len(at.error) == 1
     message = at.error[0].value
-    assert f"this one has {len(value)}" in message and "X" * 41 not in message and len(message) < 300
+    assert (
+        f"this one has {len(value)}" in message and "X" * 41 not in message and len(message) < 300
+    )
     assert "![" not in message and "](" not in message, "URL text is quoted, never rendered"
 
 
@@ -142,15 +159,19 @@ def test_a_typed_code_opens_the_puzzle(open_mystery):
 
 
 def test_the_rollout_steps_to_both_ends(open_mystery):
-    for puzzle in (mystery.make_puzzle("wagering", "bus_off", seed=2, episode=63),
-                   mystery.make_puzzle("dual", "k1", seed=4, episode=0)):
+    for puzzle in (
+        mystery.make_puzzle("wagering", "bus_off", seed=2, episode=63),
+        mystery.make_puzzle("dual", "k1", seed=4, episode=0),
+    ):
         code = mystery.encode(puzzle)
         at = open_mystery(code)
         step = at.slider(key=f"mystery.step.{code}")
         first = [m.value for m in at.markdown]
         step.set_value(step.max).run()
         assert not at.exception
-        assert [m.value for m in at.markdown] != first, "the step's caption and figures follow the slider"
+        assert [m.value for m in at.markdown] != first, (
+            "the step's caption and figures follow the slider"
+        )
 
 
 def test_a_made_puzzle_hides_the_form_that_names_its_answer(open_mystery):
@@ -165,7 +186,9 @@ def test_a_made_puzzle_hides_the_form_that_names_its_answer(open_mystery):
     assert any(f"{code[:4]} {code[4:]}" in m.value for m in at.markdown)
     assert not [s for s in at.selectbox if s.label == "Hidden condition"]
     shown = texts_outside_the_choice(at)
-    assert "Workspace narrowed to 3 slots" not in shown and mystery.DIAGNOSES["narrowed"] not in shown
+    assert (
+        "Workspace narrowed to 3 slots" not in shown and mystery.DIAGNOSES["narrowed"] not in shown
+    )
     assert len(at.get("image")) == 1, "the link's QR code"
     button(at, "Make another puzzle").click().run()
     assert [s for s in at.selectbox if s.label == "Hidden condition"], "the form is back"

@@ -1,4 +1,5 @@
-"""The Robustness page (E3, triangulation) in AppTest: the noise slider changes the live accuracy, the
+"""The Robustness page (E3, triangulation) in AppTest: the noise slider changes the live accuracy,
+the
 verdict follows the result set (issue 14), a prediction is asked for only when there is noise, and a
 broken checkpoint is left out of the PCI table with its name; and two of the page's figures, built
 directly: the PCI bars say they are one seed, the composite scatter names its agents.
@@ -49,7 +50,9 @@ def test_the_robustness_verdict_follows_the_result_set(open_page, tmp_path, monk
     assert f":{VERDICT_MARKDOWN_COLOURS[actual]}[**{actual}**]: B1's noise tolerance L75" in text
     assert f"Here B1 is {B1_FRAGILITY[actual]}" in text
     assert "Why, from the E3 design study" in text
-    assert "noise, stored slots" in caption_with(at, "chance: 1/7 = 14.3%")  # the live accuracy's chance
+    assert "noise, stored slots" in caption_with(
+        at, "chance: 1/7 = 14.3%"
+    )  # the live accuracy's chance
 
     copy = tmp_path / "bundled"
     shutil.copytree(BUNDLED, copy, ignore=shutil.ignore_patterns("report.html"))
@@ -66,7 +69,10 @@ def test_the_robustness_verdict_follows_the_result_set(open_page, tmp_path, monk
     assert f"[**{changed}**]: B1's noise tolerance L75" in text
     assert "A reason written by this test." in text
     assert f"[**{actual}**]: B1's noise tolerance L75" not in text
-    assert f"Here B1 is {B1_FRAGILITY[changed]}" in text and f"Here B1 is {B1_FRAGILITY[actual]}:" not in text
+    assert (
+        f"Here B1 is {B1_FRAGILITY[changed]}" in text
+        and f"Here B1 is {B1_FRAGILITY[actual]}:" not in text
+    )
 
 
 def test_robustness_asks_only_when_there_is_noise(open_page):
@@ -98,26 +104,47 @@ def test_robustness_with_another_agent_selected_names_the_broken_one(open_page, 
     flip_byte(lab)
     at = open_page("robustness", {"agent": "b2", "seed": "0"})
     assert_one_error_naming(at, f"{BROKEN}.safetensors")
-    assert any(m.label == "Report accuracy with this noise" for m in at.metric)  # the selected agent works
+    assert any(
+        m.label == "Report accuracy with this noise" for m in at.metric
+    )  # the selected agent works
     assert any("Left out" in w.value and "B1" in w.value for w in at.warning)
     assert len(chart_agents(at, "pci")) >= 4
 
 
-# ----------------------------------------------------------------------- the page's figures (built directly)
+# ----------------------------------------------------------------------- the page's figures (built
+# directly)
 
 
 def test_pci_bars_say_they_are_one_seed():
-    fig = pci_bars(pd.DataFrame({"agent": ["b1", "a0"], "pci": [0.1, 0.4], "dpci": [0.0, 0.01]}), "zlib", seed=3)
+    fig = pci_bars(
+        pd.DataFrame({"agent": ["b1", "a0"], "pci": [0.1, 0.4], "dpci": [0.0, 0.01]}),
+        "zlib",
+        seed=3,
+    )
     names = [t.name for t in fig.data]
     assert "ours (seed 3, no SD)" in names and not any("SD over seeds" in (n or "") for n in names)
     assert all(getattr(t, "error_y", None) is None or t.error_y.array is None for t in fig.data)
 
 
 def test_the_composite_scatter_names_its_agents_in_a_legend():
-    points = [{"agent": a, "seed": s, "ood_gap": 0.1 * s, "ood_gap_overflow": 0.2, "gbi": 0.5, "gbi_abs": 0.4,
-               "dpci": 0.01 * s, "auroc": 0.5} for a in ("b1", "b2", "a0") for s in range(3)]
+    points = [
+        {
+            "agent": a,
+            "seed": s,
+            "ood_gap": 0.1 * s,
+            "ood_gap_overflow": 0.2,
+            "gbi": 0.5,
+            "gbi_abs": 0.4,
+            "dpci": 0.01 * s,
+            "auroc": 0.5,
+        }
+        for a in ("b1", "b2", "a0")
+        for s in range(3)
+    ]
     fig = fig3b_marker_correlations(points)
     scatter = [t for t in fig.data if t.legendgroup in ("b1", "b2", "a0")]
     assert len(scatter) == 9  # three panels x three agents
     shown = [t.name for t in scatter if t.showlegend]
-    assert sorted(shown) == sorted({t.name for t in scatter}) and len(shown) == 3  # one entry per agent
+    assert (
+        sorted(shown) == sorted({t.name for t in scatter}) and len(shown) == 3
+    )  # one entry per agent

@@ -1,4 +1,5 @@
-"""The Rollout theatre in AppTest: stepping through an episode, the self-model switch and what a wager
+"""The Rollout theatre in AppTest: stepping through an episode, the self-model switch and what a
+wager
 step says it read (issue 14), an episode beyond the data clamped, and a broken checkpoint that loses
 only its agent."""
 
@@ -19,7 +20,9 @@ from ui import data
 
 
 def caption(at: AppTest) -> str:
-    return next(m.value for m in at.markdown if m.value.startswith(("The agent", "Wager", "Episode over")))
+    return next(
+        m.value for m in at.markdown if m.value.startswith(("The agent", "Wager", "Episode over"))
+    )
 
 
 def step(at: AppTest) -> None:
@@ -32,14 +35,29 @@ def test_rollout_theatre_steps_through_an_episode(open_page):
     assert at.session_state["rollouts.t"] == 0
     next(b for b in at.button if b.label == "step").click().run()
     assert at.session_state["rollouts.t"] == 1
-    assert any("step 1 of 32" in str(p.value) or "step 1 of 32" in getattr(p, "text", "") for p in at.get("progress"))
+    assert any(
+        "step 1 of 32" in str(p.value) or "step 1 of 32" in getattr(p, "text", "")
+        for p in at.get("progress")
+    )
 
 
-def test_deselecting_the_self_model_keeps_the_last_choice_and_the_wager_step_says_what_it_read(open_page):
-    at = open_page("rollouts", {"task": "wagering", "agent": "b2_ws", "seed": "0", "episode": "1",
-                                "self_model_mode": "zero"})
+def test_deselecting_the_self_model_keeps_the_last_choice_and_the_wager_step_says_what_it_read(
+    open_page,
+):
+    at = open_page(
+        "rollouts",
+        {
+            "task": "wagering",
+            "agent": "b2_ws",
+            "seed": "0",
+            "episode": "1",
+            "self_model_mode": "zero",
+        },
+    )
     assert not exceptions(at)
-    at.segmented_control(key="rollouts.self_model_mode").set_value(None).run()  # a second click on "zeroed"
+    at.segmented_control(key="rollouts.self_model_mode").set_value(
+        None
+    ).run()  # a second click on "zeroed"
     assert not exceptions(at), exceptions(at)
     assert at.segmented_control(key="rollouts.self_model_mode").value == "zero"
     at.segmented_control(key="rollouts.self_model_mode").set_value("on").run()
@@ -50,14 +68,21 @@ def test_deselecting_the_self_model_keeps_the_last_choice_and_the_wager_step_say
     assert not exceptions(at)
     assert "move forward" in texts[0]  # a movement, not "0 = red"
     wager = texts[-1]
-    assert wager.startswith("Wager: the agent bets") and "confidence head at the choice point (step 3)" in wager
+    assert (
+        wager.startswith("Wager: the agent bets")
+        and "confidence head at the choice point (step 3)" in wager
+    )
 
 
 def test_an_episode_beyond_the_data_is_clamped_with_a_notice(open_page, monkeypatch):
     at = open_page("rollouts", {"task": "dual", "agent": "b1", "seed": "0", "episode": "999"})
-    assert not exceptions(at) and at.number_input(key="rollouts.episode").value == 999  # 1000 episodes: in range
+    assert (
+        not exceptions(at) and at.number_input(key="rollouts.episode").value == 999
+    )  # 1000 episodes: in range
     assert not any("episode" in w.value for w in at.warning)
-    monkeypatch.setattr(data, "THEATRE_EPISODES", 64)  # the count comes from the data, not from the URL rules
+    monkeypatch.setattr(
+        data, "THEATRE_EPISODES", 64
+    )  # the count comes from the data, not from the URL rules
     at = open_page("rollouts", {"task": "dual", "agent": "b1", "seed": "0", "episode": "999"})
     assert not exceptions(at), exceptions(at)
     assert at.number_input(key="rollouts.episode").value == 63
@@ -65,7 +90,9 @@ def test_an_episode_beyond_the_data_is_clamped_with_a_notice(open_page, monkeypa
     assert at.query_params["episode"] in (["63"], "63")  # the shared link now says what is shown
 
 
-@pytest.mark.parametrize("params", [None, {"task": "masking", "agent": "b1", "seed": "0"}], ids=["default", "url"])
+@pytest.mark.parametrize(
+    "params", [None, {"task": "masking", "agent": "b1", "seed": "0"}], ids=["default", "url"]
+)
 def test_rollouts_without_its_agent_keeps_the_others(open_page, lab, params):
     flip_byte(lab)
     at = open_page("rollouts", params)

@@ -1,5 +1,7 @@
-"""The Scorecards page in AppTest: HOT-2 follows the self-model lesion, and a scorecard imported through
-the page's own uploader (issue 13; the import glue itself: ``tests/ui/test_scorecard_import.py``)."""
+"""The Scorecards page in AppTest: HOT-2 follows the self-model lesion, and a scorecard imported
+through
+the page's own uploader (issue 13; the import glue itself:
+``tests/ui/test_scorecard_import.py``)."""
 
 from __future__ import annotations
 
@@ -35,36 +37,50 @@ def editor(at: AppTest):
 
 
 def upload(at: AppTest, filename: str, data: bytes) -> None:
-    """Upload through the page's own uploader and rerun (the element is looked up afresh each run)."""
+    """Upload through the page's own uploader and rerun (the element is looked up afresh each
+    run)."""
     at.file_uploader(key="scorecards.import").set_value((filename, data, "application/json")).run()
 
 
 def test_scorecards_page_import_in_apptest(open_page):
     at = open_page("scorecards")
     assert not at.exception, [e.value for e in at.exception]
-    assert metric_value(at, "Behavioural total") == "no item scored"  # a fresh table is not 30 zeros
+    assert (
+        metric_value(at, "Behavioural total") == "no item scored"
+    )  # a fresh table is not 30 zeros
     assert (own_items(at)["status"] == "not assessed").all()
 
     # a pair import keeps its scores; missing items are N/A, and the total says what it covers
     upload(at, "mine.json", json.dumps(PAIR_DOC).encode())
     assert not at.exception and not at.error
     shown = at.success[0].value
-    assert "28 not assessed" in shown and "![" not in shown and "**" not in shown  # quoted, not rendered
+    assert (
+        "28 not assessed" in shown and "![" not in shown and "**" not in shown
+    )  # quoted, not rendered
     assert editor(at).loc["HOT-2", "behavioural"] == "2-3"
     assert pd.isna(editor(at).loc["RPT-1", "behavioural"])
     items = own_items(at)
     assert items.loc["HOT-2", "behavioural entered"] == "2-3"
     assert items.loc["HOT-2", "behavioural after the rules"] == 2
-    assert items.loc["RPT-1", "status"] == "not assessed" and items.loc["AE-2", "status"] == "not applicable"
+    assert (
+        items.loc["RPT-1", "status"] == "not assessed"
+        and items.loc["AE-2", "status"] == "not applicable"
+    )
     assert metric_value(at, "Behavioural total") == "2 / 3"
     assert metric_value(at, "Band") == "not defined"
-    assert any("2 / 3 over the 1 item scored; 1 not applicable; 28 not assessed" in c.value for c in at.caption)
+    assert any(
+        "2 / 3 over the 1 item scored; 1 not applicable; 28 not assessed" in c.value
+        for c in at.caption
+    )
 
     # a complete card gets the 90-point total and a band
     full = UserSystem("full", tuple(ItemEntry(i, 2, 2) for i in ITEM_IDS))
     upload(at, "full.json", user_system_to_json(full).encode())
     assert not at.exception
-    assert metric_value(at, "Behavioural total") == "60 / 90" and metric_value(at, "Band") != "not defined"
+    assert (
+        metric_value(at, "Behavioural total") == "60 / 90"
+        and metric_value(at, "Band") != "not defined"
+    )
 
     # hostile files: one sentence each, no exception, the page keeps working
     for data, expected in HOSTILE.values():

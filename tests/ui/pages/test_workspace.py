@@ -1,6 +1,8 @@
-"""The Workspace page (E2, Global Workspace Theory) in AppTest: capacity controls access, chance and the
+"""The Workspace page (E2, Global Workspace Theory) in AppTest: capacity controls access, chance and
+the
 paper's number of the capacity shown (issue 14), predict then reveal, a link opens its view, an
-episode beyond the view is clamped, nothing drawn or named unexplained at zero slots (issue 24), and a
+episode beyond the view is clamped, nothing drawn or named unexplained at zero slots (issue 24), and
+a
 broken checkpoint loses only its agent.
 """
 
@@ -24,7 +26,8 @@ from tests.ui.pages.broken_checkpoints import (
     flip_byte,
 )
 
-# ----------------------------------------------------------------------- capacity, chance and the paper's number
+# ----------------------------------------------------------------------- capacity, chance and the
+# paper's number
 
 
 def test_workspace_capacity_controls_access(open_page):
@@ -41,8 +44,12 @@ def test_workspace_shows_chance_and_the_paper_number_of_the_capacity_shown(open_
     assert not at.exception
     conjunction = caption_with(at, "chance: 1/49 = 2.0%")
     assert f"paper, this condition: {paper('e2.conjunction.k2', '{:.1%}')}" in conjunction
-    assert "intact: " in conjunction and metric(at, "Conjunction accuracy").proto.delta.endswith("pts vs intact")
-    assert len([c for c in at.caption if "chance: 1/7 = 14.3%" in c.value]) == 2  # decision, per step
+    assert "intact: " in conjunction and metric(at, "Conjunction accuracy").proto.delta.endswith(
+        "pts vs intact"
+    )
+    assert (
+        len([c for c in at.caption if "chance: 1/7 = 14.3%" in c.value]) == 2
+    )  # decision, per step
     at.select_slider(key="workspace.capacity").set_value(3).run()
     conjunction = caption_with(at, "chance: 1/49 = 2.0%")
     assert "paper: not reported at this capacity" in conjunction
@@ -67,7 +74,8 @@ def test_no_empty_heatmap_at_zero_slots(open_page):
     assert any("no heatmap" in i.value for i in theatre.info)
 
 
-# ----------------------------------------------------------------------- predict, then reveal (issue 14)
+# ----------------------------------------------------------------------- predict, then reveal
+# (issue 14)
 
 
 def test_workspace_reveal_says_when_the_prediction_was_wrong(open_page):
