@@ -28,9 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from labcore.envs.neurogym_wager import sure_choice_by_coherence
-from labcore.markers import type2_auroc
-from labcore.neurogym_agents import (
+from labcore.agents.neurogym import (
     agent_decisions,
     draw_trials,
     ideal_actions,
@@ -38,6 +36,8 @@ from labcore.neurogym_agents import (
     outcome_rows,
     payoffs,
 )
+from labcore.envs.neurogym_wager import sure_choice_by_coherence
+from labcore.markers import type2_auroc
 from labcore.seeding import episode_seeds
 from labcore.stats import t_interval
 from labcore.storage.results import write_csv, write_result_json

@@ -35,6 +35,7 @@ import pandas as pd
 import torch
 from safetensors.torch import save as safetensors_save
 
+from labcore.agents.neurogym import NeuroGymTrials, draw_trials, ideal_actions, outcome_rows
 from labcore.io import atomic_write, sha256_of, write_json
 from labcore.markers import (
     accuracy_waived_vs_not_offered,
@@ -43,7 +44,6 @@ from labcore.markers import (
     sure_contrast,
     waived_advantage,
 )
-from labcore.neurogym_agents import NeuroGymTrials, draw_trials, ideal_actions, outcome_rows
 from labcore.paper import NEW
 from labcore.seeding import MEASURE_SAMPLING_SEED_BASE, episode_seeds
 from labcore.stats import t_interval

@@ -10,9 +10,9 @@ on NeuroGym's timings).
 One update:
 
 1. ``trials_per_update`` trials are drawn (with the agent's generator) from the seed's training
-   pool; the task is open-loop (:mod:`labcore.neurogym_agents`), so one teacher-forced pass
-   (:func:`~labcore.neurogym_agents.policy_pass`) gives the policy at every step; an action is
-   sampled at every step and :func:`~labcore.neurogym_agents.payoffs` pays them exactly as
+   pool; the task is open-loop (:mod:`labcore.agents.neurogym`), so one teacher-forced pass
+   (:func:`~labcore.agents.neurogym.policy_pass`) gives the policy at every step; an action is
+   sampled at every step and :func:`~labcore.agents.neurogym.payoffs` pays them exactly as
    stepping the adapter does.
 2. The baseline ``b_t`` is the network's value head (``baseline="value_head"``, trained jointly
    with ``value_coef``) or Song et al.'s separate GRU (``baseline="gru"``,
@@ -56,11 +56,7 @@ import torch
 from torch import nn
 
 from labcore.agents import build_agent
-from labcore.agents.plain import BaselineGRU, PlainGRUConfig, PlainGRUPolicy
-from labcore.budgets import LIVE_BUDGETS, LiveBudgets
-from labcore.envs.channels import CUE_DIM
-from labcore.envs.neurogym_wager import LEFT, RIGHT, SURE
-from labcore.neurogym_agents import (
+from labcore.agents.neurogym import (
     KIND,
     PROBE_UPDATES,
     TASK,
@@ -74,6 +70,10 @@ from labcore.neurogym_agents import (
     scored_steps,
     sure_propensity,
 )
+from labcore.agents.plain import BaselineGRU, PlainGRUConfig, PlainGRUPolicy
+from labcore.budgets import LIVE_BUDGETS, LiveBudgets
+from labcore.envs.channels import CUE_DIM
+from labcore.envs.neurogym_wager import LEFT, RIGHT, SURE
 from labcore.seeding import (
     BASELINE_NET_SEED_BASE,
     EVAL_SAMPLING_SEED_BASE,
@@ -490,7 +490,7 @@ def check(net: NeuroGymNet, trials: NeuroGymTrials, generator: torch.Generator) 
     """One held-out check: for the sampled and the greedy policy, the reward per trial, the
     stopping rule's rates and the outcome counts (keys ``sampled_*`` and ``greedy_*``), and the
     policy's mean probability of the sure option with and without the offer (as
-    :func:`~labcore.neurogym_agents.sure_propensity`), from one pass."""
+    :func:`~labcore.agents.neurogym.sure_propensity`), from one pass."""
     decided, p_sure = _decide(net, trials, generator)
     offered = trials.sure_offered
     found: dict[str, Any] = {

@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
+from labcore.agents.neurogym import NeuroGymNet
 from labcore.cluster import DASK_TIMEOUT, run_on_cluster
 from labcore.config import AgentConfig, TrainConfig, trainer_of
-from labcore.neurogym_agents import NeuroGymNet
 from labcore.storage.checkpoint_format import checkpoint_name
 from labcore.storage.checkpoints import save_checkpoint
 from labcore.training import actor_critic, behaviour_cloning, neurogym_trainer

@@ -1,4 +1,4 @@
-"""Our agents on NeuroGym's PostDecisionWager-v0 (labcore/neurogym_agents.py) and the study
+"""Our agents on NeuroGym's PostDecisionWager-v0 (labcore/agents/neurogym.py) and the study
 pipeline (labcore/experiments/explore_neurogym.py): the payoff against the adapter step by step,
 the inputs, the ideal observer against hand-computed posteriors, learning from reward, and the
 pipeline's files on a tiny budget."""
@@ -13,10 +13,7 @@ import pytest
 import torch
 
 from labcore.agents import build_agent
-from labcore.envs.channels import CONTENT_SLICE, EVENT_INDEX
-from labcore.envs.neurogym_wager import PostDecisionWagerEnv, sure_choice_by_coherence
-from labcore.figures.neurogym import sure_curve_figure
-from labcore.neurogym_agents import (
+from labcore.agents.neurogym import (
     ACTION_COLUMNS,
     FIXATE,
     LEFT,
@@ -33,6 +30,9 @@ from labcore.neurogym_agents import (
     payoffs,
     run_in_env,
 )
+from labcore.envs.channels import CONTENT_SLICE, EVENT_INDEX
+from labcore.envs.neurogym_wager import PostDecisionWagerEnv, sure_choice_by_coherence
+from labcore.figures.neurogym import sure_curve_figure
 from labcore.storage.checkpoints import load_checkpoint
 from labcore.storage.studies import NEUROGYM_MEANS, load_neurogym
 from labcore.training.neurogym_trainer import NeuroGymRLConfig, train_network

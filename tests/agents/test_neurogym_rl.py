@@ -12,9 +12,9 @@ import pytest
 import torch
 
 import labcore.training.neurogym_trainer as R
+from labcore.agents.neurogym import draw_trials, policy_pass
 from labcore.agents.plain import PlainGRUPolicy
 from labcore.envs.channels import CUE_DIM
-from labcore.neurogym_agents import draw_trials, policy_pass
 
 pytestmark = pytest.mark.usefixtures("neurogym_installed")
 TINY = replace(
@@ -115,7 +115,7 @@ def test_baseline_gradient_is_only_its_squared_error(batch):
     # recompute the baseline's squared error alone on the same sampled actions
     out = policy_pass(net, batch)
     actions = R._sample(out.logits, torch.Generator().manual_seed(0))
-    from labcore.neurogym_agents import payoffs
+    from labcore.agents.neurogym import payoffs
     from labcore.training.actor_critic import gae
 
     values = baseline(out.features, actions)
