@@ -333,29 +333,51 @@ def read_schedule(out: Path, schedule: str) -> tuple[list[dict], list[dict]]:
     return found[0], found[1]
 
 
-def _median_l75(rows: list[dict]) -> float:
-    return float(np.median([r["l75"] for r in rows])) if rows else float("nan")
+EXCLUDE_BELOW = TrainConfig().agreement_threshold
+"""Protocol sec. 5.3 (the paper's rule): a seed below 95% held-out agreement with the oracle did
+not learn the task; it is flagged and excluded. The study's medians leave such agents out and
+count them (``n_excluded``); their rows stay in the files."""
+
+
+def excluded(row: dict) -> bool:
+    """Did this agent miss the training criterion (held-out agreement below :data:`EXCLUDE_BELOW`)?
+
+    >>> excluded({"agreement": 0.33}), excluded({"agreement": 1.0}), excluded({"agreement": None})
+    (True, False, False)
+    """
+    agreement = row.get("agreement")
+    return agreement is not None and math.isfinite(agreement) and agreement < EXCLUDE_BELOW
+
+
+def _median(values: list[float], *, skip_nan: bool = False) -> float:
+    """Median over seeds; NaN when no seed is left (every one excluded)."""
+    if not values:
+        return float("nan")
+    return float(np.nanmedian(values) if skip_nan else np.median(values))
 
 
 def group(rows: list[dict]) -> dict[tuple[str, str, str, str], dict]:
-    """Medians per (cell, schedule, protocol, kind): L75, ceiling, efficiency, censored share,
-    ..."""
+    """Medians per (cell, schedule, protocol, kind) over the agents that met the training
+    criterion (:func:`excluded`): L75, ceiling, efficiency, robust share, ...; ``n`` agents used,
+    ``n_excluded`` left out."""
     out: dict[tuple[str, str, str, str], dict] = {}
     keys = sorted({(r["cell"], r["schedule"], r["protocol"], r["kind"]) for r in rows})
     for key in keys:
-        sel = [r for r in rows if (r["cell"], r["schedule"], r["protocol"], r["kind"]) == key]
+        every = [r for r in rows if (r["cell"], r["schedule"], r["protocol"], r["kind"]) == key]
+        sel = [r for r in every if not excluded(r)]
         out[key] = {
             "n": len(sel),
-            "l75": _median_l75(sel),
-            "robust_share": float(np.mean([r["l75"] > PAPER_RANGE for r in sel])),
-            "ceiling": float(np.median([r["ceiling"] for r in sel])),
-            "efficiency": float(np.nanmedian([r["efficiency"] for r in sel]))
+            "n_excluded": len(every) - len(sel),
+            "l75": _median([r["l75"] for r in sel]),
+            "robust_share": float(np.mean([r["l75"] > PAPER_RANGE for r in sel]))
             if sel
             else float("nan"),
-            "accuracy": float(np.median([r["accuracy"] for r in sel])),
-            "jacobian": float(np.median([r["jacobian"] for r in sel])),
-            "gbi_abs": float(np.nanmedian([r["gbi_abs"] for r in sel])),
-            "gbi_signed": float(np.nanmedian([r["gbi_signed"] for r in sel])),
+            "ceiling": _median([r["ceiling"] for r in sel]),
+            "efficiency": _median([r["efficiency"] for r in sel], skip_nan=True),
+            "accuracy": _median([r["accuracy"] for r in sel]),
+            "jacobian": _median([r["jacobian"] for r in sel]),
+            "gbi_abs": _median([r["gbi_abs"] for r in sel], skip_nan=True),
+            "gbi_signed": _median([r["gbi_signed"] for r in sel], skip_nan=True),
         }
     return out
 
@@ -564,6 +586,7 @@ def run(
         "answer": answer(groups),
         "factor_effects": {s: factor_effects(groups, s) for s in sorted({k[1] for k in groups})},
         "schedule_effect": schedule_effects(groups),
+        "exclude_below": EXCLUDE_BELOW,
         "wall_seconds": round(time.perf_counter() - start, 1),
         "compute": compute.fingerprint(threads=1),
     }

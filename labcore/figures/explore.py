@@ -41,6 +41,17 @@ def design_titration_figure(
     ]
     if sel.empty:
         return empty_figure(title, f"the study has no {schedule}-schedule agents in cell {cell}")
+    left_out = excluded_agents(study)
+    keep = [
+        (c, s, k, int(seed)) not in left_out
+        for c, s, k, seed in zip(
+            sel["cell"], sel["schedule"], sel["kind"], sel["seed"], strict=True
+        )
+    ]
+    dropped = sel.loc[[not k for k in keep], ["kind", "seed"]].drop_duplicates()
+    sel = sel[keep]
+    if sel.empty:
+        return empty_figure(title, "every agent of this cell missed the training criterion")
     lines, l75 = titration_curves(sel, KINDS, by="kind"), {}
     for kind, (sigmas, _) in lines.items():
         group = study.group(cell, schedule, protocol, kind)
@@ -69,6 +80,11 @@ def design_titration_figure(
             hovertemplate=f"ideal-observer L75 of {label_of(kind)}: {ceiling:.3g}<extra></extra>",
         )
     fig.update_yaxes(range=[-0.02, 1.28])
+    if len(dropped):
+        names = ", ".join(
+            f"{label_of(k)} seed {int(sd)}" for k, sd in dropped.itertuples(index=False)
+        )
+        add_note(fig, f"Left out (below the training criterion, protocol 5.3): {names}")
     add_note(
         fig, "Dotted lines: the L75 an ideal observer of the same workspace reaches (the ceiling)."
     )
@@ -146,10 +162,58 @@ def _schedule_sentences(effect: dict) -> list[str]:
             parts.append(f"{name}'s by {caption_number(math.exp(ratio))} ({each})")
         if parts:
             out.append(
-                f"Against the fast schedule, {SCHEDULE_WORDS} multiplies the median "
-                f"L75 ({protocol} noise) "
-                "of " + "; ".join(parts) + "."
+                f"Against the fast schedule, {SCHEDULE_WORDS} multiplies the median L75 "
+                f"with {protocol} noise: " + "; ".join(parts) + "."
             )
+    return out
+
+
+def excluded_agents(study: ExploreStudy) -> set[tuple[str, str, str, int]]:
+    """(cell, schedule, kind, seed) of the study's agents below its training criterion (the
+    summary's ``exclude_below``, protocol sec. 5.3); empty for a study that states none."""
+    threshold, rows = (study.summary or {}).get("exclude_below"), study.rows
+    if threshold is None or rows is None or "agreement" not in rows:
+        return set()
+    bad = rows[rows["agreement"] < threshold]
+    return {
+        (c, s, k, int(seed))
+        for c, s, k, seed in zip(
+            bad["cell"], bad["schedule"], bad["kind"], bad["seed"], strict=True
+        )
+    }
+
+
+def _exclusion_sentences(study: ExploreStudy) -> list[str]:
+    """Which agents missed the training criterion (protocol sec. 5.3), per cell and schedule, with
+    their held-out agreement: they are left out of the medians the answer reads."""
+    out = []
+    threshold = (study.summary or {}).get("exclude_below")  # older studies excluded no agent
+    if threshold is None:
+        return out
+    names = {"b1": "B1", "b2": "B2", "b2_ws": "B2 workspace-read"}
+    places = sorted({(g["cell"], g["schedule"]) for g in study.groups if g.get("n_excluded")})
+    for cell, schedule in places:
+        counts = []
+        for kind, name in names.items():
+            g = study.group(cell, schedule, "stored", kind)
+            if g.get("n_excluded"):
+                counts.append(f"{name} {g['n_excluded']} of {g['n_excluded'] + g.get('n', 0)}")
+        rows = study.rows
+        low = None
+        if rows is not None and "agreement" in rows:
+            mine = rows[(rows["cell"] == cell) & (rows["schedule"] == schedule)]
+            low = mine.loc[mine["agreement"] < threshold, "agreement"]
+        spread = ""
+        if low is not None and len(low):
+            lo, hi = caption_number(low.min(), 2), caption_number(low.max(), 2)
+            spread = f" (held-out agreement {lo} to {hi})"
+        out.append(
+            f"In {cell} on the {schedule} schedule, some agents did not learn the task: "
+            + ", ".join(counts)
+            + f" seeds stayed below {threshold:.0%} agreement with the oracle{spread}. "
+            "By the paper's rule (protocol sec. 5.3) they are excluded: the medians there rest on "
+            "the other seeds."
+        )
     return out
 
 
@@ -169,7 +233,10 @@ def study_answer(study: ExploreStudy) -> list[str]:
     )
     out = []
     registered = _study_medians(study, "layernorm-open-g1", "fast", "stored")
-    if all(registered.values()):
+    # a group whose every agent was excluded has no medians (None in the summary)
+    if all(
+        g and g.get("ceiling") is not None and g.get("l75") is not None for g in registered.values()
+    ):
         b1, b2, ws = (registered[k] for k in KINDS)
         out.append(
             "Under the lab's registered design (layer-normalised writes, open loop, "
@@ -232,6 +299,7 @@ def study_answer(study: ExploreStudy) -> list[str]:
                 "median over seeds, "
                 f"averaged over the other factors): " + "; ".join(parts) + "."
             )
+    out += _exclusion_sentences(study)
     out += _schedule_sentences(summary.get("schedule_effect") or {})
     for schedule, best in (answer.get("closest") or {}).items():
         med = best.get("medians") or {}

@@ -9,10 +9,16 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from labcore.experiments import explore_e3 as X
-from labcore.figures.explore import design_figure, design_titration_figure, study_answer
+from labcore.figures.explore import (
+    design_figure,
+    design_titration_figure,
+    excluded_agents,
+    study_answer,
+)
 from labcore.figures.style import label_of
 from labcore.report import build_report_html
 from labcore.storage.results import load_results
@@ -123,6 +129,74 @@ def test_the_schedule_effect_averages_log_ratios_over_cells_on_both_schedules():
     )
 
 
+def test_agents_below_the_training_criterion_are_left_out_of_the_medians_and_counted():
+    def row(seed, l75, agreement):
+        return {
+            "cell": "c",
+            "schedule": "paper",
+            "protocol": "stored",
+            "kind": "b1",
+            "seed": seed,
+            "l75": l75,
+            "ceiling": 0.3,
+            "efficiency": 1.0,
+            "accuracy": 1.0,
+            "jacobian": 1.0,
+            "gbi_abs": 0.1,
+            "gbi_signed": 0.1,
+            "agreement": agreement,
+        }
+
+    rows = [row(0, 0.2, 1.0), row(1, 0.0, 0.33), row(2, 0.4, 0.96), row(3, 0.0, 0.94)]
+    g = X.group(rows)[("c", "paper", "stored", "b1")]
+    assert (g["n"], g["n_excluded"], g["l75"]) == (2, 2, pytest.approx(0.3))  # seeds 0 and 2
+    every = X.group([row(0, 0.0, 0.3)])[("c", "paper", "stored", "b1")]
+    assert every["n"] == 0 and every["n_excluded"] == 1 and math.isnan(every["l75"])
+    # The answer names them, with their agreement, when the study states its threshold.
+    groups = [
+        {
+            "cell": "c",
+            "schedule": "paper",
+            "protocol": "stored",
+            "kind": "b1",
+            "n": 2,
+            "n_excluded": 2,
+        }
+    ]
+    rows_frame = pd.DataFrame(rows)
+    summary = {"answer": {"pattern_found": False}, "groups": groups, "exclude_below": 0.95}
+    said = study_answer(ExploreStudy(Path("."), rows_frame, None, summary, []))
+    assert any("B1 2 of 4 seeds" in s and "0.33 to 0.94" in s for s in said)
+    # The cell's curves leave them out too, and say so.
+    curves = pd.DataFrame(
+        [
+            {
+                "cell": "c",
+                "schedule": "paper",
+                "kind": "b1",
+                "seed": r["seed"],
+                "protocol": "stored",
+                "sigma": sg,
+                "accuracy": acc,
+            }
+            for r in rows
+            for sg, acc in ((0.0, 1.0), (0.5, 0.2 if r["seed"] else 0.9))
+        ]
+    )
+    fig = design_titration_figure(
+        ExploreStudy(Path("."), rows_frame, curves, summary, []), "c", "paper"
+    )
+    note = fig.layout.title.subtitle.text.replace("<br>", " ")
+    assert "seed 1" in note and "seed 3" in note and "seed 2" not in note
+    mean = next(t for t in fig.data if t.name == label_of("b1"))
+    assert list(mean.y) == pytest.approx([1.0, 0.55])  # seeds 0 (0.9) and 2 (0.2) only
+    del summary["exclude_below"]  # a study that excluded no agent says nothing
+    assert not any(
+        "did not learn" in s
+        for s in study_answer(ExploreStudy(Path("."), rows_frame, None, summary, []))
+    )
+
+
 def test_cell_slug_round_trips_and_configures_the_agent():
     for cell in X.CELLS:
         assert X.Cell.from_slug(cell.slug) == cell
@@ -178,11 +252,18 @@ def test_pipeline_on_a_tiny_budget(tmp_path):
     else:  # 20 updates may leave every agent below 75% without noise: no cell can be placed
         assert closest["closest_cell"] == "" and closest["distance"] is None
     fig = design_titration_figure(loaded, X.REGISTERED.slug, "fast", "stored")
+    # 20 updates may leave an agent below the training criterion: it is left out, and said so
+    left_out = {(k, sd) for c, sc, k, sd in excluded_agents(loaded) if c == X.REGISTERED.slug}
+    drawn = [k for k in X.KINDS if any((k, sd) not in left_out for sd in study.seeds)]
     names = " ".join(t.name or "" for t in fig.data)
-    assert all(label_of(kind) in names for kind in X.KINDS)
-    assert sum(
-        "ceiling" in (t.text or [""])[0] for t in fig.data if t.mode == "markers+text"
-    ) == len(X.KINDS)
+    assert all(label_of(kind) in names for kind in drawn)
+    ceilings = [
+        t for t in fig.data if t.mode == "markers+text" and "ceiling" in (t.text or [""])[0]
+    ]
+    assert len(ceilings) == len(drawn)
+    if left_out:
+        said = str(fig.layout.title.subtitle.text) + str([a.text for a in fig.layout.annotations])
+        assert "training criterion" in said
     assert design_figure(tmp_path).layout.title.text
     # The report of a result set beside the study shows it, its answer and its medians.
     shutil.copytree(
