@@ -20,9 +20,12 @@ from __future__ import annotations
 import collections
 import contextlib
 import json
+import multiprocessing
 import os
+import sys
 import threading
 import time
+import types
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -170,6 +173,30 @@ def _run_in_worker(spec: JobSpec, progress_file: str) -> dict[str, Any]:
     return run_job(spec, progress)
 
 
+_MAIN_SWAP = threading.Lock()
+
+
+def spawn_clean_pool() -> ProcessPoolExecutor:
+    """A one-worker ``spawn`` pool whose worker is started now, under a ``__main__`` without a file.
+
+    Streamlit installs the page script it runs as ``__main__`` (a module with a ``__file__`` and no
+    spec), and ``spawn`` runs ``__main__``'s file again in a new process: the training worker would
+    start by running a page script (or, in a test, an AppTest script that fails outside its run).
+    The worker is spawned at the first submit, so ``__main__`` is swapped for that call only.
+    """
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    with _MAIN_SWAP:
+        main = sys.modules.get("__main__")
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            started = pool.submit(os.getpid)
+        finally:
+            if main is not None:
+                sys.modules["__main__"] = main
+    started.result()
+    return pool
+
+
 class TrainingQueue:
     """Training jobs of every session of this server: first come, first served.
 
@@ -288,11 +315,7 @@ class TrainingQueue:
                     )
                 else:
                     if pool is None:
-                        import multiprocessing
-
-                        pool = ProcessPoolExecutor(
-                            max_workers=1, mp_context=multiprocessing.get_context("spawn")
-                        )
+                        pool = spawn_clean_pool()
                     job.result = self._in_worker(pool, job)
                 job.state = "done"
             except Exception as exc:  # a failed run is the job's message, never the worker's end
@@ -302,9 +325,8 @@ class TrainingQueue:
                     and pool is not None
                     and isinstance(exc, OSError | RuntimeError)
                 ):
-                    pool.shutdown(
-                        cancel_futures=True
-                    )  # a broken worker is replaced for the next job
+                    # a broken worker is replaced for the next job
+                    pool.shutdown(cancel_futures=True)
                     pool = None
             finally:
                 with self._lock:

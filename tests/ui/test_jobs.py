@@ -11,8 +11,12 @@ the convergence rule could stop a run.
 from __future__ import annotations
 
 import multiprocessing
+import os
+import sys
 import threading
 import time
+import types
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -217,3 +221,27 @@ def test_the_training_progress_counts_a_wager_phase_after_convergence():
         assert cfg.min_updates + cfg.wager_updates <= metrics["earliest_stop"] <= total
         assert done <= metrics["earliest_stop"] <= reports[-1][0]  # never past the run's real end
     assert reports[-1][2]["earliest_stop"] == reports[-1][0]
+
+
+def test_the_training_worker_does_not_run_the_page_script_streamlit_left_as_main(
+    tmp_path, monkeypatch
+):
+    """Streamlit installs the page it runs as ``__main__``; a plain spawn pool runs that file again
+    in its worker, the training pool must not (and gives ``__main__`` back)."""
+    ran = tmp_path / "page-ran"
+    page = tmp_path / "page.py"
+    page.write_text(f"open({str(ran)!r}, 'w').close()\n")
+    fake = types.ModuleType("__main__")
+    fake.__file__ = str(page)
+    monkeypatch.setitem(sys.modules, "__main__", fake)
+
+    pool = jobs.spawn_clean_pool()
+    try:
+        assert pool.submit(os.getpid).result() != os.getpid()
+    finally:
+        pool.shutdown()
+    assert not ran.exists() and sys.modules["__main__"] is fake
+    # The check can fail: a plain spawn pool runs the page script in its worker.
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as plain:
+        plain.submit(os.getpid).result()
+    assert ran.exists()
