@@ -31,12 +31,12 @@ run: $(VENV)/.runtime
 
 # Two workers, one per core: the suite (about 1,360 tests, AppTests and a real browser) stays under 10 minutes.
 test: $(VENV)/.test
-	$(PY) -m pytest -n 2
+	$(PY) -m pytest -n 2 --dist worksteal
 
 # The quick lane for development: everything not marked slow (training, app servers, the
 # browser), under 2 minutes. `make test` stays the README's (and CI's) command.
 test-quick: $(VENV)/.test
-	$(PY) -m pytest -n 2 -m "not slow and not browser"
+	$(PY) -m pytest -n 2 --dist worksteal -m "not slow and not browser"
 
 lint: $(VENV)/.test
 	$(PY) -m ruff format --check .

@@ -1,6 +1,6 @@
 """Suite-wide settings: property tests draw the same examples on every run (same seed, same
-numbers),
-and the ``neurogym_installed`` fixture of the NeuroGym tests."""
+numbers), the modules with slow tests run first, and the ``neurogym_installed`` fixture of the
+NeuroGym tests."""
 
 import os
 
@@ -22,3 +22,11 @@ def neurogym_installed() -> None:
         if os.environ.get("CTLAB_REQUIRE_NEUROGYM") == "1":
             pytest.fail(f"CTLAB_REQUIRE_NEUROGYM=1 but {reason}")
         pytest.skip(reason)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Modules with a slow test first (a stable sort; a module's tests stay together, so its
+    fixtures are built once): on two workers the longest tests start early instead of keeping one
+    worker busy while the other has finished (``make test`` runs ``--dist worksteal``)."""
+    slow_modules = {item.module for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.module not in slow_modules)
