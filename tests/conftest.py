@@ -28,5 +28,5 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Modules with a slow test first (a stable sort; a module's tests stay together, so its
     fixtures are built once): on two workers the longest tests start early instead of keeping one
     worker busy while the other has finished (``make test`` runs ``--dist worksteal``)."""
-    slow_modules = {item.module for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.module not in slow_modules)
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
