@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ui.data import _Later
+from ui import data
 
 if TYPE_CHECKING:
     from labcore.agents import Agent
     from labcore.rollout import Trace
 
-_measures = _Later("labcore.measures")
-_integration = _Later("labcore.measures_integration")
-_explore_e3 = _Later("labcore.experiments.explore_e3")
+_measures = data.measures  # ui.data's lazy handles, not a second import of the same module
+_integration = data.integration_measures
+_explore_e3 = data._Later("labcore.experiments.explore_e3")
 
 
 def e3_design_levels() -> dict[str, tuple]:

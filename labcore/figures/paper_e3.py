@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from labcore.config import NOISE_MODES
+from labcore.config import KINDS_OF_EXPERIMENT, NOISE_MODES
 from labcore.figures.live import (
     titration_figure,
 )
@@ -386,22 +386,7 @@ def table3_pci(seed_values: pd.DataFrame | None, agents: Sequence[str] | None = 
     ``e3.pci_a_evoked.<agent>``.
     """
     title = "Table 3: raw perturbational complexity PCI-A (higher = less compressible)"
-    agents = list(
-        agents
-        or (
-            "a0",
-            "a1",
-            "b1",
-            "b1_reg",
-            "b1_noise",
-            "b2",
-            "b2_ws",
-            "hot_only",
-            "bc_linear",
-            "bc_mlp",
-            "bc_random",
-        )
-    )
+    agents = list(agents or KINDS_OF_EXPERIMENT["e3"])
     raw = {a: seed_numbers(seed_values, f"e3.pci_a.{a}") for a in agents}
     evoked = {a: seed_numbers(seed_values, f"e3.pci_a_evoked.{a}") for a in agents}
     agents = [a for a in agents if raw[a][1].size or evoked[a][1].size]
