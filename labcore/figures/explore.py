@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 from labcore.figures.findings import caption_number
@@ -168,13 +169,21 @@ def _schedule_sentences(effect: dict) -> list[str]:
     return out
 
 
-def excluded_agents(study: ExploreStudy) -> set[tuple[str, str, str, int]]:
-    """(cell, schedule, kind, seed) of the study's agents below its training criterion (the
-    summary's ``exclude_below``, protocol sec. 5.3); empty for a study that states none."""
+def _excluded_rows(study: ExploreStudy) -> pd.DataFrame | None:
+    """The study's rows of agents below its training criterion (the summary's ``exclude_below``,
+    protocol sec. 5.3); None for a study that states no criterion (older studies excluded none)."""
     threshold, rows = (study.summary or {}).get("exclude_below"), study.rows
     if threshold is None or rows is None or "agreement" not in rows:
+        return None
+    return rows[rows["agreement"] < threshold]
+
+
+def excluded_agents(study: ExploreStudy) -> set[tuple[str, str, str, int]]:
+    """(cell, schedule, kind, seed) of the study's agents below its training criterion; empty for
+    a study that states none."""
+    bad = _excluded_rows(study)
+    if bad is None:
         return set()
-    bad = rows[rows["agreement"] < threshold]
     return {
         (c, s, k, int(seed))
         for c, s, k, seed in zip(
@@ -187,9 +196,10 @@ def _exclusion_sentences(study: ExploreStudy) -> list[str]:
     """Which agents missed the training criterion (protocol sec. 5.3), per cell and schedule, with
     their held-out agreement: they are left out of the medians the answer reads."""
     out = []
-    threshold = (study.summary or {}).get("exclude_below")  # older studies excluded no agent
-    if threshold is None:
+    bad = _excluded_rows(study)
+    if bad is None:
         return out
+    threshold = study.summary["exclude_below"]
     names = {"b1": "B1", "b2": "B2", "b2_ws": "B2 workspace-read"}
     places = sorted({(g["cell"], g["schedule"]) for g in study.groups if g.get("n_excluded")})
     for cell, schedule in places:
@@ -198,13 +208,9 @@ def _exclusion_sentences(study: ExploreStudy) -> list[str]:
             g = study.group(cell, schedule, "stored", kind)
             if g.get("n_excluded"):
                 counts.append(f"{name} {g['n_excluded']} of {g['n_excluded'] + g.get('n', 0)}")
-        rows = study.rows
-        low = None
-        if rows is not None and "agreement" in rows:
-            mine = rows[(rows["cell"] == cell) & (rows["schedule"] == schedule)]
-            low = mine.loc[mine["agreement"] < threshold, "agreement"]
+        low = bad.loc[(bad["cell"] == cell) & (bad["schedule"] == schedule), "agreement"]
         spread = ""
-        if low is not None and len(low):
+        if len(low):
             lo, hi = caption_number(low.min(), 2), caption_number(low.max(), 2)
             spread = f" (held-out agreement {lo} to {hi})"
         out.append(
