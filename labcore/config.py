@@ -505,6 +505,15 @@ class TrainConfig:
     """Loss weight of report steps (paper: 3)."""
     primary_class_weight: float = 20.0
     """Extra weight of the primary-cue report (paper: 20)."""
+    primary_weight_rule: str = "stacked"
+    """How the primary-cue report's weight is formed: "stacked" (``report_weight`` x
+    ``primary_class_weight``, 60; protocol 5.3 as first registered) or "class" (the class weight
+    alone, 20, in place of the report weight: paper sec. 4.3.2's x20 read as a class weight;
+    protocol sec. 7.7)."""
+    history_every: int = 0
+    """Paper schedule: episodes between the held-out evaluations kept in the record's ``history``
+    (its learning curve); 0: an eighth of the run. Evaluations draw nothing from the members'
+    generators, so this never changes the weights."""
     meta_weight: float = 1.0
     """Coefficient of the self-model's meta loss (paper: 1), the confidence BCE or the wager's
     policy gradient (``meta_signal``)."""
@@ -589,6 +598,11 @@ class TrainConfig:
             0.0 <= self.bet_floor < 0.5 and self.bet_entropy_coef >= 0 and self.curve_every >= 0,
             "bet_floor must be in [0, 0.5), bet_entropy_coef and curve_every >= 0",
         )
+        _check(
+            self.primary_weight_rule in PRIMARY_WEIGHT_RULES,
+            f"primary_weight_rule must be one of {PRIMARY_WEIGHT_RULES}",
+        )
+        _check(self.history_every >= 0, "history_every must be >= 0")
 
     @property
     def update_budget(self) -> int:
@@ -602,6 +616,7 @@ class TrainConfig:
 
 
 META_SIGNALS = ("label", "reward")
+PRIMARY_WEIGHT_RULES = ("stacked", "class")
 WAGER_STARTS = ("joint", "converged", "warm")
 RISKY_WRONG_BET_PAYOFF = -3.0
 """Wrong-bet reward of protocol 8.2's risky payoff (break-even at P(correct) = 0.75)."""

@@ -62,6 +62,11 @@ PAPER_RANGE = 0.5
 FRAGILE = 0.1
 """'Fragile' B1 (protocol sec. 7.6): L75 below 0.1 (the paper: 0.04)."""
 PAPER_EPISODES_E3 = 8000
+HISTORY_EVERY = 100
+"""Paper schedules: episodes between the held-out evaluations of each agent's learning curve."""
+SCHEDULES = ("fast", "paper", "paper_weighted")
+"""Protocol sec. 7.3 (fast, paper) and 7.7 (paper_weighted: the x20 as a class weight)."""
+SCHEDULE_TAGS = {"paper_weighted": ".class20"}
 ROW_FIELDS = [
     "cell",
     "geometry",
@@ -99,11 +104,12 @@ class Cell:
         """``layernorm-open-g1``: the cell's name in files and tables."""
         return f"{self.geometry}-{self.loop}-g{self.gain:g}"
 
-    def config(self, kind: str) -> AgentConfig:
-        """The agent config of ``kind`` in this cell (its own kind name, for checkpoint names)."""
+    def config(self, kind: str, schedule: str = "fast") -> AgentConfig:
+        """The agent config of ``kind`` in this cell (its own kind name, for checkpoint names;
+        the paper-weighted schedule's agents carry its tag, so they never share a file)."""
         return replace(
             AGENT_KINDS[kind],
-            kind=f"{kind}.{self.slug}",
+            kind=f"{kind}.{self.slug}{SCHEDULE_TAGS.get(schedule, '')}",
             write_geometry=self.geometry,
             closed_loop=self.loop == "closed",
             readout_gain=self.gain,
@@ -139,9 +145,20 @@ class E3StudyConfig:
     train: TrainConfig = field(default_factory=TrainConfig)
     """Fast-schedule training."""
     paper_train: TrainConfig = field(
-        default_factory=lambda: TrainConfig(mode="paper", train_episodes=PAPER_EPISODES_E3)
+        default_factory=lambda: TrainConfig(
+            mode="paper", train_episodes=PAPER_EPISODES_E3, history_every=HISTORY_EVERY
+        )
     )
     """Paper-schedule training."""
+    paper_weighted_train: TrainConfig = field(
+        default_factory=lambda: TrainConfig(
+            mode="paper",
+            train_episodes=PAPER_EPISODES_E3,
+            primary_weight_rule="class",
+            history_every=HISTORY_EVERY,
+        )
+    )
+    """The paper-weighted variant (protocol sec. 7.7): the registered cell only."""
 
     @classmethod
     def quick(cls) -> E3StudyConfig:
@@ -158,6 +175,9 @@ class E3StudyConfig:
             ceiling_samples=16,
             train=tiny,
             paper_train=replace(tiny, mode="paper", train_episodes=2),
+            paper_weighted_train=replace(
+                tiny, mode="paper", train_episodes=2, primary_weight_rule="class"
+            ),
         )
 
 
@@ -169,12 +189,13 @@ def train_cells(
     *,
     workers: int = 1,
     on_progress: Callable | None = None,
+    schedule: str = "fast",
 ) -> None:
     """Train every (cell, kind) on ``seeds`` as seed batches, into ``out``, skipping what exists."""
     batches = []
     for cell in cells:
         for kind in KINDS:
-            config = cell.config(kind)
+            config = cell.config(kind, schedule)
             missing = [
                 s for s in seeds if not (out / f"{_name(config, s, cfg)}.safetensors").exists()
             ]

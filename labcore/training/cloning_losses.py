@@ -28,13 +28,18 @@ HELDOUT_CHUNK = 128
 def step_weights(step_kind: torch.Tensor, valid: torch.Tensor, cfg: TrainConfig) -> torch.Tensor:
     """Per-step weight of the imitation loss (paper sec. 4.3.2).
 
-    Ordinary steps 1; report steps ``report_weight`` (3); the primary-cue report additionally
-    ``primary_class_weight`` (x20); wager steps 0 (the wager is the confidence head's job,
-    and the oracle, always right, would only teach "always bet"); padding 0.
+    Ordinary steps 1; report steps ``report_weight`` (3); the primary-cue report
+    ``report_weight x primary_class_weight`` (60) under ``primary_weight_rule="stacked"``, or
+    ``primary_class_weight`` alone (20) under ``"class"`` (protocol sec. 7.7); wager steps 0 (the
+    wager is the confidence head's job, and the oracle, always right, would only teach "always
+    bet"); padding 0.
     """
+    primary = cfg.primary_class_weight * (
+        cfg.report_weight if cfg.primary_weight_rule == "stacked" else 1.0
+    )
     w = torch.ones(step_kind.shape)
     w[step_kind == StepKind.REPORT_1] = cfg.report_weight
-    w[step_kind == StepKind.REPORT_2] = cfg.report_weight * cfg.primary_class_weight
+    w[step_kind == StepKind.REPORT_2] = primary
     w[step_kind == StepKind.WAGER] = 0.0
     return w * valid.float()
 

@@ -59,7 +59,7 @@ def _train_paper(
     opt = StackedAdam(params, cfg.lr, config.weight_decay)
     gens = [m.generator for m in members]
     total = train.n_episodes
-    eval_every = max(1, total // 8)
+    eval_every = cfg.history_every or max(1, total // 8)
     identity = snapshot_identity(config, members, cfg)
     first = read_snapshot(Path(resume), identity, params, opt, members) if resume else 0
     for episode in range(first, total):
@@ -102,6 +102,7 @@ def _train_paper(
                         "update": member.updates,
                         "heldout_loss": m["loss"],
                         "agreement": m["agreement"],
+                        "report_agreement": m["report_agreement"],
                     }
                 )
                 if m["loss"] < member.best_loss:
