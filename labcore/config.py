@@ -14,12 +14,29 @@ from dataclasses import dataclass, replace
 N_CUE_VALUES = 7
 """Cue alphabet size of the dual task: one value per MiniGrid action, so chance per report is
 1/7."""
-CHANCE_DUAL_TASK = 1 / N_CUE_VALUES
-"""Chance of one dual-task report (7 actions; protocol sec. 2.1)."""
-CHANCE_CONJUNCTION = 1 / N_CUE_VALUES**2
-"""Chance of a conjunction (both reports right) under independent guessing: 1/49."""
-CHANCE_E1 = 0.5
-"""Chance of the two-choice wagering task, and of a Type-2 AUROC."""
+
+
+@dataclass(frozen=True)
+class ChanceLevel:
+    """A chance level: its value and, where it is a fraction a reader should see, that
+    fraction."""
+
+    value: float
+    fraction: str = ""
+
+
+CHANCE_LEVELS: dict[str, ChanceLevel] = {
+    "decision": ChanceLevel(1 / N_CUE_VALUES, f"1/{N_CUE_VALUES}"),
+    "conjunction": ChanceLevel(1 / N_CUE_VALUES**2, f"1/{N_CUE_VALUES**2}"),
+    "wager": ChanceLevel(0.5),
+    "auroc": ChanceLevel(0.5),
+}
+"""The one table of chance levels (words: ``labcore.render.chance``): one dual-task report (7
+actions; protocol sec. 2.1), a conjunction (both reports right) under independent guessing, a
+choice of the two-choice wagering task, and a Type-2 AUROC."""
+CHANCE_DUAL_TASK = CHANCE_LEVELS["decision"].value
+CHANCE_CONJUNCTION = CHANCE_LEVELS["conjunction"].value
+CHANCE_E1 = CHANCE_LEVELS["wager"].value
 MASKING_DEFAULT = (2, 4)
 """The backward-masking task's default (paper Fig. 2c): (SOA, masks), the first mask 2 steps after
 the

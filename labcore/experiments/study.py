@@ -1,0 +1,418 @@
+"""One shape for every study, one runner (issue 32; after Optuna's ``Study`` and Hydra's sweeps).
+
+A :class:`Study` is a config (a frozen dataclass with ``quick()``), its units, a function that
+runs one unit into rows, and one that turns the rows into findings. :func:`run_study` runs any of
+them the same way:
+
+1. ``prepare`` (optional): what the units share, e.g. training the agents as seed batches;
+2. every unit, in spawned worker processes, each cached on disk (``joblib.Memory`` under
+   ``OUT/.units``): a run stopped half-way resumes at the first unit not done;
+3. the rows written as CSV files (:class:`Table`), then **read back** through the one validated
+   reader, so that :func:`resummarise` (rows from the bundled files) and a fresh run summarise
+   exactly the same values;
+4. ``summarise`` -> a :class:`~labcore.findings.StudySummary`, written last with the SHA-256 of
+   every file (a stopped run never leaves a summary beside another run's files).
+
+The command line is one verb: ``python -m labcore study NAME --out DIR`` (``--list``,
+``--quick``, ``--jobs``, ``--resummarise``, ``--set field=value``).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import importlib
+import platform
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from labcore import compute
+from labcore.findings import SUMMARY, StudySummary, clean_json, load_summary, write_summary
+from labcore.io import atomic_write
+from labcore.parallel import process_map
+
+Rows = dict[str, list[dict[str, Any]]]
+"""A unit's (or a study's) rows: table name -> rows (dicts of the table's fields)."""
+UNIT_CACHE = ".units"
+"""Folder under a study's output where finished units are cached (not bundled)."""
+MAX_TABLE_BYTES = 200_000_000
+"""A table file larger than this is not read."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """One CSV file of a study's rows: its columns, which hold text, which may be empty."""
+
+    name: str
+    fields: tuple[str, ...]
+    text: tuple[str, ...] = ()
+    optional: tuple[str, ...] = ()
+
+    @property
+    def file(self) -> str:
+        """The table's file name."""
+        return f"{self.name}.csv"
+
+
+@dataclass(frozen=True)
+class Study:
+    """A study of the registry (:data:`STUDIES`)."""
+
+    name: str
+    title: str
+    """One line for ``--list``."""
+    folder: str
+    """Its bundled folder under ``results/``."""
+    config: type
+    """A frozen dataclass; ``config()`` is the registered design, ``config.quick()`` a smoke run."""
+    units: Callable[[Any], Sequence[Any]]
+    """``units(config)``: the independent pieces of work (picklable, hashable)."""
+    run_unit: Callable[[Any, Any, str], Rows]
+    """``run_unit(config, unit, out)`` -> rows; module level (it runs in worker processes)."""
+    summarise: Callable[[Any, Rows], StudySummary]
+    """``summarise(config, rows)`` -> findings, answer and tables (a pure function of rows)."""
+    tables: tuple[Table, ...]
+    prepare: Callable[[Any, Path, int], None] | None = None
+    """``prepare(config, out, jobs)``: work the units share (training agents), before them."""
+    artefacts: Callable[[Any, StudySummary, Rows, Path], list[str]] | None = None
+    """``artefacts(config, summary, rows, out)``: further files (a figure), their names."""
+    tables_model: type[BaseModel] | None = None
+    """The model of the summary's ``tables`` (validated on load)."""
+    unit_label: Callable[[Any], str] = str
+
+
+STUDIES: dict[str, str] = {
+    "paper": "labcore.experiments.paper_study",
+    "e4": "labcore.experiments.e4_study",
+    "e3_design": "labcore.experiments.explore_e3",
+    "integration": "labcore.experiments.explore_integration",
+    "neurogym": "labcore.experiments.explore_neurogym",
+    "pdw": "labcore.experiments.pdw",
+    "pdw_sweep": "labcore.experiments.pdw_sweep",
+    "pdw_held": "labcore.experiments.pdw_held",
+}
+"""The registry: study name -> the module that defines its ``STUDY`` (imported on demand, so
+listing the studies imports no torch)."""
+
+
+def get_study(name: str) -> Study:
+    """The registered study ``name``; a ValueError lists the others."""
+    if name not in STUDIES:
+        raise ValueError(f"unknown study {name!r}; the studies are: {', '.join(STUDIES)}")
+    return importlib.import_module(STUDIES[name]).STUDY
+
+
+def registered_studies() -> list[Study]:
+    """Every registered study, imported (in registry order)."""
+    return [get_study(name) for name in STUDIES]
+
+
+# ------------------------------------------------------------------------------- tables
+def write_table(path: Path, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Atomically write ``rows`` as CSV with exactly the table's columns (missing cells empty).
+
+    Floats are written by ``repr``, so they read back bit for bit.
+    """
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(table.fields), extrasaction="ignore")
+            writer.writeheader()
+            for row in rows:
+                writer.writerow({k: _cell(row.get(k)) for k in table.fields})
+
+    atomic_write(Path(path), write)
+
+
+def _cell(x: Any) -> Any:
+    if x is None:
+        return ""
+    if isinstance(x, bool):
+        return int(x)
+    if hasattr(x, "item") and not isinstance(x, str):
+        x = x.item()
+    if isinstance(x, float) and x != x:
+        return ""
+    return x
+
+
+def _number(text: str) -> int | float:
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def read_table(path: Path, table: Table) -> tuple[list[dict[str, Any]] | None, list[str]]:
+    """The rows of one table file, typed (text columns as str, others as numbers, empty cells as
+    None), or None with one sentence per problem: a missing file, a missing column, an empty
+    required cell, text in a number column."""
+    problems: list[str] = []
+    if not path.is_file():
+        return None, [f"{path.name} is missing"]
+    if path.stat().st_size > MAX_TABLE_BYTES:
+        return None, [f"{path.name} is larger than {MAX_TABLE_BYTES // 1_000_000} MB"]
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            missing = [c for c in table.fields if c not in (reader.fieldnames or [])]
+            if missing:
+                return None, [f"{path.name} lacks the column(s) {', '.join(missing)}"]
+            raw = list(reader)
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        return None, [f"{path.name} could not be read ({exc.__class__.__name__}: {exc})"]
+    rows = []
+    for i, r in enumerate(raw, start=2):
+        row: dict[str, Any] = {}
+        for col in table.fields:
+            text = r.get(col)
+            if text in ("", None):
+                if col not in table.optional:
+                    problems.append(f"{path.name} line {i}: column {col!r} is empty")
+                    return None, problems
+                row[col] = None
+            elif col in table.text:
+                row[col] = text
+            else:
+                try:
+                    row[col] = _number(text)
+                except ValueError:
+                    problems.append(f"{path.name} line {i}: column {col!r} holds {text!r}")
+                    return None, problems
+        rows.append(row)
+    return rows, problems
+
+
+def read_rows(study: Study, out: Path | str) -> tuple[Rows, list[str]]:
+    """Every table of ``study`` in ``out``, typed; a table that cannot be read is left out and
+    its problem listed."""
+    rows: Rows = {}
+    problems: list[str] = []
+    for table in study.tables:
+        got, said = read_table(Path(out) / table.file, table)
+        problems += said
+        if got is not None:
+            rows[table.name] = got
+    return rows, problems
+
+
+def load_frame(out: Path | str, table: Table) -> tuple[Any, list[str]]:
+    """One table as a pandas DataFrame (None with the problems when it cannot be read)."""
+    import pandas as pd
+
+    rows, problems = read_table(Path(out) / table.file, table)
+    if rows is None:
+        return None, problems
+    return pd.DataFrame(rows, columns=list(table.fields)), problems
+
+
+# ------------------------------------------------------------------------------- running
+def _git_commit() -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except OSError:
+        return None
+    return done.stdout.strip() or None
+
+
+def _merge(parts: Sequence[Rows]) -> Rows:
+    rows: Rows = {}
+    for part in parts:
+        for name, items in part.items():
+            rows.setdefault(name, []).extend(items)
+    return rows
+
+
+@dataclass
+class Progress:
+    """Units done, for the one progress bar (and tests)."""
+
+    total: int
+    done: int = 0
+    labels: list[str] = field(default_factory=list)
+
+
+def _call_unit(cached: Any, config: Any, unit: Any, out: str) -> Rows:
+    return cached(config, unit, out)
+
+
+def run_units(
+    study: Study,
+    config: Any,
+    out: Path,
+    *,
+    jobs: int = 1,
+    backend: str = "local",
+    progress: bool = True,
+    say: Callable[[str], None] = print,
+) -> Rows:
+    """Run every unit of ``study`` (cached in ``out/.units``), in spawned processes or on Dask."""
+    import joblib
+
+    memory = joblib.Memory(out / UNIT_CACHE, verbose=0)
+    cached = memory.cache(study.run_unit, ignore=["out"])
+    units = list(study.units(config))
+    labels = [study.unit_label(u) for u in units]
+    calls = [(cached, config, u, str(out)) for u in units]
+    bar = None
+    if progress and units:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(units), desc=study.name, unit="unit")
+    track = Progress(len(units))
+
+    def done(i: int, _rows: Rows) -> None:
+        track.done += 1
+        track.labels.append(labels[i])
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix_str(labels[i][:40])
+
+    if backend == "dask":
+        from labcore.cluster import run_on_cluster
+
+        parts = run_on_cluster(_call_unit, calls, labels, on_result=done)
+    elif backend == "local":
+        parts = process_map(_call_unit, calls, jobs, on_result=done)
+    else:
+        raise ValueError(f"backend must be 'local' or 'dask', got {backend!r}")
+    if bar is not None:
+        bar.close()
+    say(f"{study.name}: {track.done} unit(s) done")
+    return _merge(parts)
+
+
+def _summarise_files(
+    study: Study, config: Any, out: Path, started: float, fresh: bool
+) -> StudySummary:
+    rows, problems = read_rows(study, out)
+    if problems:
+        raise ValueError(f"{study.name}: the rows cannot be summarised: {'; '.join(problems)}")
+    summary = study.summarise(config, rows)
+    extra = study.artefacts(config, summary, rows, out) if study.artefacts else []
+    meta: dict[str, Any] = {"study": study.name}
+    if not summary.config:
+        meta["config"] = clean_json(dataclasses.asdict(config))
+    if not summary.seeds and hasattr(config, "seeds"):
+        meta["seeds"] = list(config.seeds)
+    if fresh:
+        meta |= {
+            "created": datetime.now(UTC).isoformat(timespec="seconds"),
+            "git_commit": _git_commit(),
+            "compute": compute.fingerprint(threads=1) | {"python": platform.python_version()},
+            "wall_seconds": round(time.perf_counter() - started, 1),
+        }
+    else:  # re-summarised: the run's own record of when and where it ran is kept
+        old = load_summary(out).summary
+        if old is not None:
+            meta |= {
+                k: getattr(old, k) for k in ("created", "git_commit", "compute", "wall_seconds")
+            }
+    summary = summary.model_copy(update=meta)
+    return write_summary(out, summary, [t.file for t in study.tables if t.name in rows] + extra)
+
+
+def run_study(
+    study: Study | str,
+    out: Path | str,
+    config: Any = None,
+    *,
+    jobs: int = 1,
+    backend: str = "local",
+    progress: bool = True,
+    say: Callable[[str], None] = print,
+) -> StudySummary:
+    """Run ``study`` (its registered config by default) into ``out`` and return its summary.
+
+    Nothing in ``out`` changes while the units run; then the old summary goes first, the tables
+    are written, read back and summarised, and the new summary is written last (with the SHA-256
+    of every file). Units already done in ``out/.units`` are not run again.
+    """
+    study = get_study(study) if isinstance(study, str) else study
+    config = config if config is not None else study.config()
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    if study.prepare is not None:
+        study.prepare(config, out, jobs)
+    rows = run_units(study, config, out, jobs=jobs, backend=backend, progress=progress, say=say)
+    (out / SUMMARY).unlink(missing_ok=True)
+    for table in study.tables:
+        if table.name in rows:
+            write_table(out / table.file, table, rows[table.name])
+        else:
+            (out / table.file).unlink(missing_ok=True)
+    return _summarise_files(study, config, out, started, fresh=True)
+
+
+def resummarise(study: Study | str, out: Path | str, config: Any = None) -> StudySummary:
+    """Summarise ``study`` again from the rows in ``out`` (no unit runs): the bundled files'
+    findings, recomputed by today's code. The run's own metadata (when, where) is kept."""
+    study = get_study(study) if isinstance(study, str) else study
+    config = config if config is not None else study.config()
+    return _summarise_files(study, config, Path(out), time.perf_counter(), fresh=False)
+
+
+def with_overrides(config: Any, assignments: Sequence[str]) -> Any:
+    """``config`` with ``field=value`` assignments (the CLI's ``--set``), typed from the field's
+    current value: numbers, booleans, and comma-separated tuples.
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class C:
+    ...     seeds: tuple = (0, 1)
+    ...     episodes: int = 5
+    ...     names: tuple = ("a",)
+    >>> with_overrides(C(), ["seeds=0,1,2", "episodes=8", "names=x,y"])
+    C(seeds=(0, 1, 2), episodes=8, names=('x', 'y'))
+    """
+    names = {f.name for f in dataclasses.fields(config)}
+    changes: dict[str, Any] = {}
+    for assignment in assignments:
+        key, sep, text = assignment.partition("=")
+        if not sep or key not in names:
+            raise ValueError(
+                f"--set takes field=value with a field of {type(config).__name__} "
+                f"({', '.join(sorted(names))}); got {assignment!r}"
+            )
+        current = getattr(config, key)
+        changes[key] = _typed_like(current, text, key)
+    return dataclasses.replace(config, **changes)
+
+
+def _typed_like(current: Any, text: str, key: str) -> Any:
+    try:
+        if isinstance(current, tuple):
+            sample = current[0] if current else ""
+            return tuple(_typed_like(sample, t.strip(), key) for t in text.split(",") if t.strip())
+        if isinstance(current, bool):
+            if text.lower() not in ("true", "false", "1", "0"):
+                raise ValueError
+            return text.lower() in ("true", "1")
+        if isinstance(current, int):
+            return int(text)
+        if isinstance(current, float):
+            return float(text)
+        if isinstance(current, str):
+            return text
+    except ValueError:
+        raise ValueError(f"--set {key}: {text!r} is not a {type(current).__name__}") from None
+    raise ValueError(f"--set cannot set {key} (a {type(current).__name__}) from the command line")
+
+
+def write_text(path: Path, text: str) -> None:
+    """Atomically write a text file (an artefact)."""
+    atomic_write(Path(path), lambda tmp: tmp.write_text(text, encoding="utf-8"))

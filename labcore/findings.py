@@ -1,0 +1,408 @@
+"""Findings: what every experiment and study concludes, as typed records (issue 32).
+
+A :class:`Finding` is one number a reader is told: the question it answers, its value with its
+interval and n, its verdict (against the paper's number) or outcome (of a registered hypothesis),
+the flags that say when it is not evidence (fixed by construction, calibrated, not comparable,
+post hoc), and the study and files it came from. A study's ``summary.json`` is a
+:class:`StudySummary`: its findings, its answer (an outcome and the findings it rests on) and the
+tables its figures need. :func:`write_summary` writes one; :func:`load_summary` is the one loader
+that reads any of them back, validated. Words are never stored here: :mod:`labcore.render` makes
+them from these records.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from labcore.io import atomic_write, sha256_of
+
+SCHEMA_VERSION = 3
+"""Version of the summary contract. 3: every summary is a :class:`StudySummary` (issue 32)."""
+SUMMARY = "summary.json"
+MAX_SUMMARY_BYTES = 50_000_000
+"""A summary larger than this is not read (a bundled one is under 1 MB)."""
+
+Verdict = Literal[
+    "reproduced", "partly reproduced", "not reproduced", "not comparable", "new (no paper number)"
+]
+VERDICTS: tuple[str, ...] = Verdict.__args__
+"""Verdicts against the paper (docs/verdicts.md), in display order; the last: no paper number."""
+Outcome = Literal["supported", "not supported", "undefined", "not tested"]
+"""Outcomes of a registered hypothesis (docs/protocol.md sec. 8.5)."""
+VerdictRule = Literal[
+    "", "ci", "tolerance", "bound", "contrast", "pattern", "mismatch", "undefined", "stated", "new"
+]
+"""Which branch of the verdict rule decided (paper.verdict): our interval holds the paper's value,
+within the registered tolerance, beyond the paper's bound, the contrast's other arm fails, only
+the pattern holds, nothing holds, our value undefined, not comparable as the claims table states,
+no paper number."""
+FlagKind = Literal[
+    "by_construction",
+    "calibrated",
+    "not_comparable",
+    "post_hoc",
+    "excluded",
+    "not_meaningful",
+    "inverted",
+    "undefined",
+]
+NOT_EVIDENCE: frozenset[str] = frozenset({"by_construction", "calibrated", "not_comparable"})
+"""Flags that take a finding out of the evidence count (counted apart wherever counts are shown)."""
+Unit = Literal["number", "percent", "auroc", "sigma", "ratio", "difference", "bits", "count"]
+"""How a value is written (labcore.render.fmt)."""
+Scalar = float | int | str | bool | None
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Flag(_Record):
+    """Why a finding is not (plain) evidence.
+
+    ``rule`` names the rule that caught it (``labcore.render`` has one sentence per rule);
+    ``note`` is a reason typed once in a table (a claim's specification), never generated;
+    ``params`` the numbers the sentence quotes (e.g. the ideal agent's value).
+    """
+
+    kind: FlagKind
+    rule: str = ""
+    note: str = ""
+    params: dict[str, Scalar] = Field(default_factory=dict)
+
+
+class Interval(_Record):
+    """A two-sided interval of a finding's value (``method``: "t", "welch", "paired_t",
+    "bootstrap", "wilson", ...)."""
+
+    low: float | None
+    high: float | None
+    level: float = 0.95
+    method: str = "t"
+
+
+class PaperValue(_Record):
+    """A number as the paper reports it (``bound`` ">" for a censored report such as
+    "> 0.50")."""
+
+    value: float | None
+    sd: float | None = None
+    n: int | None = None
+    bound: Literal[">"] | None = None
+    section: str = ""
+
+
+class Finding(_Record):
+    """One number a reader is told, with everything needed to say it and to trust it."""
+
+    id: str
+    question: str
+    """What it answers, in a visitor's words (a claim's description, a study's question)."""
+    value: float | None = None
+    """The estimate (a seed mean, a median, a count); None: not defined here (a flag says why)."""
+    sd: float | None = None
+    n: int = 0
+    """Seeds (or agents, or subjects) the value rests on."""
+    interval: Interval | None = None
+    censored: Literal["right", "left"] | None = None
+    bound: float | None = None
+    """For a censored value: the tested extreme the majority of seeds did not cross."""
+    n_censored: int = 0
+    unit: Unit = "number"
+    measure: str = ""
+    """Its term in the glossary (labcore/templates/glossary.json), e.g. "type2_auroc"."""
+    verdict: Verdict | None = None
+    verdict_rule: VerdictRule = ""
+    paper: PaperValue | None = None
+    pattern: str = ""
+    """The qualitative pattern the verdict checks (typed once in the claims table)."""
+    hypothesis: str | None = None
+    outcome: Outcome | None = None
+    flags: tuple[Flag, ...] = ()
+    study: str = ""
+    files: tuple[str, ...] = ()
+    section: str = ""
+    """Where it is registered or reported (protocol or paper section)."""
+
+    @field_validator("value", "sd", "bound", mode="before")
+    @classmethod
+    def _finite_or_none(cls, v: Any) -> Any:
+        if isinstance(v, float) and not math.isfinite(v):
+            return None
+        return v
+
+    @property
+    def evidence(self) -> bool:
+        """True unless a flag takes it out of the evidence count (:data:`NOT_EVIDENCE`)."""
+        return not any(f.kind in NOT_EVIDENCE for f in self.flags)
+
+    def flag(self, kind: str) -> Flag | None:
+        """The first flag of ``kind``, or None."""
+        return next((f for f in self.flags if f.kind == kind), None)
+
+    @property
+    def defined(self) -> bool:
+        """A value (or a censored bound) exists."""
+        return self.value is not None or self.censored is not None
+
+
+class Answer(_Record):
+    """A study's answer: which outcome its registered rule gives and the findings it rests on
+    (the words: ``labcore/templates/<study>.j2``)."""
+
+    outcome: str
+    findings: tuple[str, ...] = ()
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class StudySummary(BaseModel):
+    """The contents of every ``summary.json`` (schema :data:`SCHEMA_VERSION`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: Literal[3] = SCHEMA_VERSION
+    study: str
+    registered: str = ""
+    """The protocol section that registered it, with its date."""
+    seeds: list[int] = Field(default_factory=list)
+    config: dict[str, Any] = Field(default_factory=dict)
+    findings: list[Finding] = Field(default_factory=list)
+    answer: Answer | None = None
+    tables: dict[str, Any] = Field(default_factory=dict)
+    """What the study's figures and pages need beyond its findings (medians per group, tests,
+    per-seed values); validated by the study's own model where it has one."""
+    files: dict[str, str] = Field(default_factory=dict)
+    """Each data file the run wrote, with its SHA-256: a file that differs is not used."""
+    compute: dict[str, Any] = Field(default_factory=dict)
+    created: str | None = None
+    git_commit: str | None = None
+    wall_seconds: float | None = None
+
+    @property
+    def by_id(self) -> dict[str, Finding]:
+        """The findings by id."""
+        return {f.id: f for f in self.findings}
+
+    def finding(self, finding_id: str) -> Finding | None:
+        """One finding by id (None if the study has none of that id)."""
+        return self.by_id.get(finding_id)
+
+    def value(self, finding_id: str) -> float:
+        """A finding's value as a float (nan if absent or undefined)."""
+        f = self.by_id.get(finding_id)
+        return math.nan if f is None or f.value is None else float(f.value)
+
+
+T = TypeVar("T", bound=BaseModel)
+
+
+def clean_json(value: Any) -> Any:
+    """JSON-safe copy: nan/inf -> None, numpy scalars -> Python numbers, tuples -> lists.
+
+    >>> import numpy as np
+    >>> clean_json({"a": np.float32(0.5), "b": [float("nan"), (1, 2)]})
+    {'a': 0.5, 'b': [None, [1, 2]]}
+    """
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json")
+    if isinstance(value, dict):
+        return {str(k): clean_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean_json(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, str):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def write_json(path: Path | str, payload: Any, *, indent: int | None = None) -> None:
+    """Atomically write ``payload`` (cleaned by :func:`clean_json`) as JSON."""
+    atomic_write(
+        Path(path), lambda tmp: tmp.write_text(json.dumps(clean_json(payload), indent=indent))
+    )
+
+
+def write_summary(
+    directory: Path | str, summary: StudySummary, data_files: Iterable[str] = ()
+) -> StudySummary:
+    """Write ``summary.json`` in ``directory``, listing the SHA-256 of each of ``data_files``
+    (written before it), and return the summary as written."""
+    directory = Path(directory)
+    files = {name: sha256_of(directory / name) for name in data_files}
+    written = summary.model_copy(update={"files": files or summary.files})
+    write_json(directory / SUMMARY, written.model_dump(mode="json"), indent=1)
+    return written
+
+
+@dataclass
+class Loaded(Generic[T]):
+    """What :func:`load_summary` could read: the summary (None if unusable), its study-specific
+    tables (None without a model or when invalid), and every problem in one sentence each."""
+
+    directory: Path
+    summary: StudySummary | None = None
+    tables: T | None = None
+    problems: list[str] = field(default_factory=list)
+    foreign: set[str] = field(default_factory=set)
+    """Data files that do not match the summary's manifest (another run's): not to be used."""
+
+    @property
+    def ok(self) -> bool:
+        """A summary was read and nothing is wrong."""
+        return self.summary is not None and not self.problems
+
+
+def _where(loc: Sequence[Any]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "the file"
+
+
+def validation_sentences(exc: ValidationError, name: str, limit: int = 3) -> list[str]:
+    """A pydantic error as at most ``limit`` sentences naming the field (and how many more)."""
+    errors = exc.errors()
+    out = [f"{name}: {_where(e['loc'])}: {e['msg'].rstrip('.')}" for e in errors[:limit]]
+    if len(errors) > limit:
+        out.append(f"{name}: {len(errors) - limit} more field(s) are not as the contract says")
+    return out
+
+
+def load_summary(
+    directory: Path | str,
+    tables: type[T] | None = None,
+    *,
+    study: str | Sequence[str] | None = None,
+) -> Loaded[T]:
+    """Read and validate ``directory/summary.json``; never raises on a bad file.
+
+    Parameters
+    ----------
+    directory : path
+        A study's or a result set's folder.
+    tables : pydantic model, optional
+        The study's model of :attr:`StudySummary.tables`; without it the tables stay a dict.
+    study : str or sequence of str, optional
+        The study (or studies) the file must belong to: a summary of another study is a problem.
+
+    Returns
+    -------
+    Loaded
+        ``summary`` is None when the file is missing, unreadable, of another schema or study, or
+        invalid; each reason is one sentence in ``problems``. Data files whose SHA-256 differs
+        from the summary's manifest are listed in ``foreign`` (and in ``problems``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> load_summary(d).problems
+    ['summary.json is missing']
+    >>> _ = write_summary(d, StudySummary(study="demo", findings=[Finding(id="x", question="?")]))
+    >>> loaded = load_summary(d, study="demo")
+    >>> loaded.ok, loaded.summary.by_id["x"].evidence
+    (True, True)
+    """
+    directory = Path(directory)
+    out: Loaded[T] = Loaded(directory)
+    path = directory / SUMMARY
+    if not path.is_file():
+        out.problems.append(f"{SUMMARY} is missing")
+        return out
+    try:
+        if path.stat().st_size > MAX_SUMMARY_BYTES:
+            raise ValueError(f"larger than {MAX_SUMMARY_BYTES // 1_000_000} MB")
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        out.problems.append(f"{SUMMARY} could not be read ({exc.__class__.__name__}: {exc})")
+        return out
+    if not isinstance(data, dict):
+        out.problems.append(f"{SUMMARY} does not hold a JSON object")
+        return out
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        written = "before result sets were versioned" if version is None else f"as {version!r}"
+        out.problems.append(
+            f"{SUMMARY} was written {written}; this lab reads schema {SCHEMA_VERSION}: "
+            "re-run its study (python -m labcore study --list)"
+        )
+        return out
+    wanted = (study,) if isinstance(study, str) else tuple(study or ())
+    if wanted and data.get("study") not in wanted:
+        out.problems.append(
+            f"{SUMMARY} belongs to the study {data.get('study')!r}, not {' or '.join(wanted)}"
+        )
+        return out
+    try:
+        summary = StudySummary.model_validate(data)
+    except ValidationError as exc:
+        out.problems += validation_sentences(exc, SUMMARY)
+        return out
+    if tables is not None:
+        try:
+            out.tables = tables.model_validate(summary.tables)
+        except ValidationError as exc:
+            out.problems += validation_sentences(exc, f"{SUMMARY} tables")
+            return out
+    out.summary = summary
+    for name, digest in summary.files.items():
+        file = directory / name
+        if not file.exists():
+            out.problems.append(f"{name} is missing, though {SUMMARY} lists it")
+            out.foreign.add(name)
+        elif sha256_of(file) != digest:
+            out.problems.append(
+                f"{name} was not written by the run that wrote {SUMMARY} (a newer or interrupted "
+                "run, or an edit); it is not used"
+            )
+            out.foreign.add(name)
+    return out
+
+
+def evidence_split(findings: Iterable[Finding]) -> dict[str, dict[str, int]]:
+    """Verdict counts split into ``evidence`` and ``apart`` (any :data:`NOT_EVIDENCE` flag), over
+    the findings that carry a verdict; each group keyed by verdict in display order.
+
+    >>> fs = [Finding(id="a", question="?", verdict="reproduced"),
+    ...       Finding(id="b", question="?", verdict="reproduced",
+    ...               flags=(Flag(kind="by_construction"),))]
+    >>> evidence_split(fs)["evidence"]["reproduced"], evidence_split(fs)["apart"]["reproduced"]
+    (1, 1)
+    """
+    out = {"evidence": dict.fromkeys(VERDICTS, 0), "apart": dict.fromkeys(VERDICTS, 0)}
+    for f in findings:
+        if f.verdict is not None:
+            out["evidence" if f.evidence else "apart"][f.verdict] += 1
+    return out
+
+
+def apart_by_kind(findings: Iterable[Finding]) -> dict[str, int]:
+    """How many findings with a verdict each not-evidence flag takes apart (first flag wins)."""
+    counts: dict[str, int] = {}
+    for f in findings:
+        if f.verdict is None:
+            continue
+        kind = next((fl.kind for fl in f.flags if fl.kind in NOT_EVIDENCE), None)
+        if kind:
+            counts[kind] = counts.get(kind, 0) + 1
+    return counts
+
+
+def findings_of(summary: StudySummary | None, prefix: str = "") -> list[Finding]:
+    """The findings of ``summary`` whose id starts with ``prefix`` (none without a summary)."""
+    if summary is None:
+        return []
+    return [f for f in summary.findings if f.id.startswith(prefix)]
+
+
+def finding_map(findings: Iterable[Finding]) -> Mapping[str, Finding]:
+    """Findings by id (the last one wins on a repeated id)."""
+    return {f.id: f for f in findings}

@@ -1,0 +1,78 @@
+"""The one worker-pool policy of the lab: spawned processes (torch and fork do not mix).
+
+Every fan-out over processes (study units, seeds, training batches, the view cache) goes through
+:func:`process_pool` or :func:`process_map`; a Dask cluster is the other backend
+(:mod:`labcore.cluster`).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from typing import Any, TypeVar
+
+R = TypeVar("R")
+
+
+def process_pool(
+    workers: int, initializer: Callable[..., None] | None = None, initargs: tuple = ()
+) -> ProcessPoolExecutor:
+    """A pool of ``workers`` spawned processes."""
+    return ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=initializer,
+        initargs=initargs,
+    )
+
+
+def process_map(
+    fn: Callable[..., R],
+    calls: Sequence[tuple],
+    workers: int = 1,
+    *,
+    on_result: Callable[[int, R], None] | None = None,
+    initializer: Callable[..., None] | None = None,
+    initargs: tuple = (),
+    poll: Callable[[], None] | None = None,
+) -> list[R]:
+    """``[fn(*args) for args in calls]``, in ``workers`` spawned processes (1: here, in order).
+
+    ``fn`` must be defined at module level (it is pickled). ``on_result(index, result)`` is
+    called as each call finishes; ``poll()`` about twice a second while calls run (e.g. to
+    drain a progress queue). The results come back in the order of ``calls``; an exception
+    of a call is raised here after the pool has shut down.
+    """
+    if workers <= 1 or len(calls) <= 1:
+        if initializer is not None:
+            initializer(*initargs)
+        out = []
+        for i, args in enumerate(calls):
+            out.append(fn(*args))
+            if on_result:
+                on_result(i, out[-1])
+        return out
+    results: dict[int, R] = {}
+    with process_pool(min(workers, len(calls)), initializer, initargs) as pool:
+        pending = {pool.submit(fn, *args): i for i, args in enumerate(calls)}
+        while pending:
+            done, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+            if poll:
+                poll()
+            for future in done:
+                i = pending.pop(future)
+                results[i] = future.result()
+                if on_result:
+                    on_result(i, results[i])
+    return [results[i] for i in range(len(calls))]
+
+
+def chunks(items: Iterable[Any], size: int) -> list[list[Any]]:
+    """``items`` in lists of at most ``size``.
+
+    >>> chunks(range(5), 2)
+    [[0, 1], [2, 3], [4]]
+    """
+    items = list(items)
+    return [items[i : i + size] for i in range(0, len(items), max(1, size))]

@@ -1,0 +1,394 @@
+"""The one renderer: findings become words here and nowhere else (issue 32).
+
+- :func:`fmt`: the one number formatter (every unit, undefined values, censored L75).
+- :data:`CHANCE`: the one table of chance levels, with :func:`chance_text`.
+- :func:`term`: the glossary (``labcore/templates/glossary.json``), one plain definition per term.
+- :func:`value_text`, :func:`interval_text`, :func:`paper_text`, :func:`verdict_text`,
+  :func:`flag_text`: a finding's parts as words, from its fields.
+- :func:`answer`: a study's answer from its template (``labcore/templates/<study>.j2``): ``short``
+  (a page's first line, at most 30 words), ``readme`` (at most 120 words), ``long`` (expander and
+  report).
+- :func:`findings_table`: findings as the rows of a table (pages, report, README).
+
+Templates are filled from the records only: a template that names a finding the summary lacks
+fails loudly (``StrictUndefined``) rather than printing a wrong sentence.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from pydantic import BaseModel, ConfigDict, TypeAdapter
+
+from labcore.config import CHANCE_LEVELS
+from labcore.findings import Finding, Flag, PaperValue, StudySummary
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+UNDEFINED = "not defined here"
+"""How an undefined value reads (a flag or the table says why)."""
+
+
+# ----------------------------------------------------------------------------- numbers
+def finite(x: Any) -> bool:
+    """True for a finite number (or numeric string); False for None, nan, inf, bools and text.
+
+    >>> finite(0.2), finite("0.2"), finite(None), finite(float("nan")), finite("> 0.5")
+    (True, True, False, False, False)
+    """
+    if isinstance(x, bool):
+        return False
+    try:
+        return x is not None and math.isfinite(float(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def fmt(x: Any, unit: str = "number", digits: int = 3, *, sign: bool = False) -> str:
+    """A number as a reader sees it: the one formatter of the lab.
+
+    Parameters
+    ----------
+    x : number or None
+        None, nan and inf read :data:`UNDEFINED`.
+    unit : {"number", "percent", "auroc", "sigma", "ratio", "difference", "bits", "count"}
+        ``percent``: a proportion as a percentage with one decimal; ``count``: an integer with
+        thousands separators; ``ratio``: ``x0.78``; every other unit: ``digits`` significant
+        digits, scientific notation below 1e-3 and from 1e5.
+    digits : int
+        Significant digits (percent: decimals are ``digits - 2``, at least one).
+    sign : bool
+        Write a plus sign on positive numbers (differences).
+
+    Examples
+    --------
+    >>> fmt(0.12345), fmt(None), fmt(3.0, digits=2), fmt(0.8561, "percent")
+    ('0.123', 'not defined here', '3', '85.6%')
+    >>> fmt(12000, "count"), fmt(0.78, "ratio"), fmt(0.05, "difference", sign=True)
+    ('12,000', 'x0.78', '+0.05')
+    >>> fmt(2.8e-05), fmt(-0.0)
+    ('2.8e-05', '0')
+    """
+    if not finite(x):
+        return UNDEFINED
+    x = float(x) + 0.0  # -0.0 -> 0.0
+    plus = "+" if sign and x > 0 else ""
+    if unit == "percent":
+        return f"{plus}{x * 100:.{max(1, digits - 2)}f}%"
+    if unit == "count":
+        return f"{plus}{round(x):,}"
+    if unit == "ratio":
+        return f"x{x:.{digits - 1}g}"
+    if x != 0 and (abs(x) >= 1e5 or abs(x) < 1e-3):
+        return f"{plus}{x:.{max(1, digits - 1)}e}".replace("e-0", "e-").replace("e+0", "e+")
+    return f"{plus}{x:.{digits}g}"
+
+
+def pct(x: Any) -> str:
+    """A proportion as a percentage (:func:`fmt` with ``unit="percent"``)."""
+    return fmt(x, "percent")
+
+
+def words(text: str) -> int:
+    """Words a reader reads in ``text`` (markdown marks and link targets not counted).
+
+    >>> words("**Yes**: AUROC 0.84 ([page](app_pages/x.py)).")
+    4
+    """
+    text = re.sub(r"\]\([^)]*\)", "]", text)
+    return len(re.findall(r"[\w.%+-]*\w[\w.%+-]*", text))
+
+
+# ----------------------------------------------------------------------------- chance
+@dataclass(frozen=True)
+class ChanceText:
+    """A chance level's value and its words."""
+
+    value: float
+    text: str
+
+
+def chance(name: str) -> ChanceText:
+    """A chance level of :data:`labcore.config.CHANCE_LEVELS` with its words.
+
+    >>> chance("decision").text, chance("conjunction").text, chance("auroc").text
+    ('1/7 (14.3%)', '1/49 (2.0%)', '0.5')
+    """
+    level = CHANCE_LEVELS[name]
+    if level.fraction:
+        return ChanceText(level.value, f"{level.fraction} ({pct(level.value)})")
+    return ChanceText(level.value, fmt(level.value))
+
+
+def chance_text(name: str) -> str:
+    """``"chance 1/7 (14.3%)"``: the label of a chance line."""
+    return f"chance {chance(name).text}"
+
+
+# ----------------------------------------------------------------------------- glossary
+class Term(BaseModel):
+    """One glossary entry: the name a visitor reads and one plain-words definition."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    name: str
+    plain: str
+
+
+@functools.cache
+def glossary() -> dict[str, Term]:
+    """The glossary (``labcore/templates/glossary.json``), validated."""
+    data = json.loads((TEMPLATES / "glossary.json").read_text(encoding="utf-8"))
+    return TypeAdapter(dict[str, Term]).validate_python(data)
+
+
+def term(key: str) -> Term:
+    """One term of the glossary; a KeyError names the missing key."""
+    return glossary()[key]
+
+
+# ----------------------------------------------------------------------------- a finding
+def paper_text(paper: PaperValue | Mapping[str, Any] | None, unit: str = "number") -> str:
+    """The paper's value: ``"0.885 ± 0.04"``, ``"> 0.5"``, ``"not reported"``.
+
+    >>> paper_text(PaperValue(value=0.885, sd=0.04)), paper_text({"value": 0.5, "bound": ">"})
+    ('0.885 ± 0.04', '> 0.5')
+    >>> paper_text(None), paper_text(PaperValue(value=0.885, sd=0.04), "percent")
+    ('not reported', '88.5% ± 4.0%')
+    """
+    if paper is None:
+        return "not reported"
+    p = paper if isinstance(paper, PaperValue) else PaperValue.model_validate(dict(paper))
+    if p.value is None:
+        return "not reported"
+    if p.bound:
+        return f"{p.bound} {fmt(p.value, unit)}"
+    return fmt(p.value, unit) + (f" ± {fmt(p.sd, unit)}" if p.sd is not None else "")
+
+
+def value_text(f: Finding, *, with_n: bool = True) -> str:
+    """Our value: ``"0.856 ± 0.014 (n = 5)"``, ``"> 0.5 (4/5 seeds)"``, ``"not defined here"``.
+
+    >>> value_text(Finding(id="a", question="?", value=0.8561, sd=0.0123, n=5))
+    '0.856 ± 0.012 (n = 5)'
+    >>> value_text(Finding(id="a", question="?", censored="right", bound=0.5, n_censored=4, n=5))
+    '> 0.5 (4/5 seeds)'
+    """
+    if f.censored:
+        sign = ">" if f.censored == "right" else "<="
+        return f"{sign} {fmt(f.bound, f.unit)} ({f.n_censored}/{f.n} seeds)"
+    if f.value is None:
+        return UNDEFINED
+    sd = f" ± {fmt(f.sd, f.unit, 2)}" if f.sd is not None and f.n > 1 else ""
+    n = f" (n = {f.n})" if with_n and f.n > 1 else ""
+    return f"{fmt(f.value, f.unit)}{sd}{n}"
+
+
+def interval_text(f: Finding) -> str:
+    """``"95% CI 0.83 to 0.86"`` (empty without an interval).
+
+    >>> from labcore.findings import Interval
+    >>> interval_text(Finding(id="a", question="?", value=0.5,
+    ...                       interval=Interval(low=0.41, high=0.6)))
+    '95% CI 0.41 to 0.6'
+    """
+    i = f.interval
+    if i is None or not (finite(i.low) and finite(i.high)):
+        return ""
+    return f"{round(i.level * 100)}% CI {fmt(i.low, f.unit)} to {fmt(i.high, f.unit)}"
+
+
+VERDICT_RULES = {
+    "ci": "the paper's {paper} lies in our 95% interval",
+    "tolerance": "ours {ours} is within the registered tolerance of the paper's {paper}",
+    "bound": "ours {ours} lies beyond the paper's bound {paper}",
+    "contrast": "the value matches ({ours} vs {paper}), but the contrast's other arm fails "
+    "({contrast})",
+    "pattern": "the pattern holds ({pattern}), the value differs ({ours} vs {paper})",
+    "mismatch": "ours {ours} vs the paper's {paper}; the pattern ({pattern}) does not hold",
+    "undefined": "our value is not defined here",
+    "stated": "not comparable, as the claims table states",
+    "new": "the paper reports no number",
+}
+"""Why a verdict came out as it did, one sentence per branch of :func:`labcore.paper.verdict`."""
+
+
+def verdict_text(f: Finding, contrast: str = "") -> str:
+    """The reason of a finding's verdict in words (empty without a verdict)."""
+    if f.verdict is None:
+        return ""
+    template = VERDICT_RULES.get(f.verdict_rule, "")
+    return template.format(
+        paper=paper_text(f.paper, f.unit),
+        ours=value_text(f, with_n=False),
+        pattern=f.pattern or "none registered",
+        contrast=contrast or "see the claims table",
+    )
+
+
+FLAG_RULES = {
+    ("by_construction", "spec"): "the design fixes it: {note}",
+    ("by_construction", "untrained"): "an untrained agent of the same wiring gives the same "
+    "({untrained})",
+    ("by_construction", "relative"): "the wiring makes it equal {other}'s value on every trial",
+    ("by_construction", "empty_bus"): "decoded from an empty workspace, which holds nothing",
+    ("by_construction", "closed_form"): "an ideal agent under the workspace's rule scores {ideal}",
+    ("by_construction", "ceiling"): "at the ceiling: an ideal agent under the design's rule "
+    "scores {ideal} too",
+    ("calibrated", ""): "the task was tuned to give this value ({note})",
+    ("not_comparable", "bound"): "the paper's value is out of reach here: an ideal observer "
+    "reaches only {bound}",
+    ("not_comparable", "zero_variance"): "nothing to predict: the target does not vary",
+    ("post_hoc", ""): "a reading chosen after seeing the data",
+    ("excluded", ""): "{n_excluded} agent(s) excluded: they did not learn the task",
+    ("not_meaningful", ""): "its confidence varies too little to change a single bet",
+    ("inverted", ""): "inverted: more confident when wrong than when right",
+    ("undefined", ""): "not defined here: {note}",
+}
+"""One sentence per flag (kind, rule), filled from the flag's params (and note)."""
+
+
+def flag_text(flag: Flag) -> str:
+    """A flag in words (its rule's sentence, else its note, else its kind).
+
+    >>> flag_text(Flag(kind="by_construction", rule="closed_form", params={"ideal": 0.429}))
+    "an ideal agent under the workspace's rule scores 0.429"
+    """
+    template = FLAG_RULES.get((flag.kind, flag.rule)) or FLAG_RULES.get((flag.kind, ""))
+    params = {k: fmt(v) if isinstance(v, float) else v for k, v in flag.params.items()}
+    if template:
+        try:
+            return template.format(note=flag.note, **params)
+        except (KeyError, IndexError):
+            pass
+    return flag.note or flag.kind.replace("_", " ")
+
+
+def note_text(f: Finding) -> str:
+    """Every flag of a finding in words, joined."""
+    return "; ".join(flag_text(fl) for fl in f.flags)
+
+
+def findings_table(findings: Iterable[Finding], *, paper: bool = True) -> list[dict[str, str]]:
+    """Findings as table rows: Question, Ours, (Paper, Verdict,) Evidence, Note."""
+    rows = []
+    for f in findings:
+        row = {"Question": f.question, "Ours": value_text(f)}
+        ci = interval_text(f)
+        if ci:
+            row["Ours"] += f"; {ci}"
+        if paper:
+            row["Paper"] = paper_text(f.paper, f.unit) if f.paper else ""
+            row["Verdict"] = f.verdict or (f.outcome or "")
+        row["Evidence"] = "yes" if f.evidence else "counted apart"
+        row["Note"] = note_text(f)
+        rows.append(row)
+    return rows
+
+
+# ----------------------------------------------------------------------------- templates
+class SummaryView:
+    """What a template sees of a summary: ``s.f("id")`` a finding, ``s.v("id")`` its value,
+    ``s.answer`` the answer, ``s.tables`` the tables, ``s.summary`` the record itself."""
+
+    def __init__(self, summary: StudySummary) -> None:
+        self.summary = summary
+        self.answer = summary.answer
+        self.tables = summary.tables
+        self._by_id = summary.by_id
+
+    def f(self, finding_id: str) -> Finding:
+        """The finding ``finding_id`` (a KeyError names the study and the id)."""
+        try:
+            return self._by_id[finding_id]
+        except KeyError:
+            raise KeyError(
+                f"the {self.summary.study} summary has no finding {finding_id!r}"
+            ) from None
+
+    def v(self, finding_id: str) -> float | None:
+        """The value of finding ``finding_id``."""
+        return self.f(finding_id).value
+
+    def has(self, finding_id: str) -> bool:
+        """Whether the summary has finding ``finding_id``."""
+        return finding_id in self._by_id
+
+
+@functools.cache
+def environment() -> jinja2.Environment:
+    """The Jinja2 environment of every template (filters: the formatters above)."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=jinja2.select_autoescape(["html"]),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+    )
+    env.filters.update(
+        fmt=fmt,
+        pct=pct,
+        value=value_text,
+        interval=interval_text,
+        paper=paper_text,
+        verdict=verdict_text,
+        flag=flag_text,
+        note=note_text,
+        join=join,
+    )
+    env.globals.update(chance=chance, chance_text=chance_text, term=term, fmt=fmt, pct=pct)
+    return env
+
+
+FORMS = ("short", "readme", "long")
+WORD_LIMITS = {"short": 30, "readme": 120}
+"""At most this many words per form (a page's first line; a README answer)."""
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[ \t]*\n[ \t]*(?!\n)", " ", text.strip()).replace("  ", " ")
+
+
+def answer(summary: StudySummary, form: str = "short", **extra: Any) -> str:
+    """A study's answer in words, from its template's macro ``form``.
+
+    ``short`` and ``readme`` are single paragraphs; ``long`` keeps its paragraphs.
+    """
+    if form not in FORMS:
+        raise ValueError(f"form must be one of {FORMS}, got {form!r}")
+    module = (
+        environment()
+        .get_template(f"{summary.study}.j2")
+        .make_module({"s": SummaryView(summary), **extra})
+    )
+    text = str(getattr(module, form)()).strip()
+    return text if form == "long" else _squash(text)
+
+
+def render(template: str, **context: Any) -> str:
+    """Any template of ``labcore/templates`` filled with ``context`` (the report, the handout)."""
+    return environment().get_template(template).render(**context)
+
+
+def has_template(study: str) -> bool:
+    """Whether ``study`` has an answer template."""
+    return (TEMPLATES / f"{study}.j2").is_file()
+
+
+def join(items: Sequence[str], last: str = "and") -> str:
+    """``"a, b and c"``.
+
+    >>> join(["a"]), join(["a", "b", "c"]), join([])
+    ('a', 'a, b and c', '')
+    """
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} {last} {items[-1]}"
