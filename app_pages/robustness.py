@@ -5,11 +5,12 @@ import streamlit as st
 
 from labcore.budgets import LIVE_BUDGETS
 from labcore.config import CHANCE_DUAL_TASK, NOISE_MODES
-from labcore.figures.explore import design_titration_figure, e3_robustness_verdict, study_answer
+from labcore.figures.explore import design_titration_figure, e3_robustness_verdict
 from labcore.figures.live import pci_bars, titration_figure
 from labcore.figures.paper_e3 import fig3b_marker_correlations, titration_curves, titration_rows
 from labcore.figures.style import label_of
 from labcore.paper_claims import CLAIMS_BY_ID, l75_key
+from labcore.render import answer
 from labcore.storage.formatting import fmt, l75_point, l75_summary
 from ui import controls, data, science
 from ui.components import explain, figure, live_scope, metric, paper_value, verdict_box
@@ -36,10 +37,7 @@ NOISE_MODE_LABELS = {
 }
 NORMALISATION_LABELS = science.pci_normalisations()
 DESIGN = science.e3_design_levels()  # the study's factors: geometry, loop, gain
-SCHEDULES = (
-    "fast",
-    "paper",
-)  # training schedules of the design study (labcore.experiments.explore_e3)
+SCHEDULES = ("fast", "paper", "paper_weighted")  # the design study's training schedules
 VERDICT_CLAIMS = (
     ("e3.l75.b1", "B1's noise tolerance L75 (the paper: fragile)"),
     ("e3.l75.b2", "B2's L75 (the paper: robust)"),
@@ -86,7 +84,7 @@ def verdict() -> None:
         bundled,
         VERDICT_CLAIMS,
         lead=e3_robustness_verdict(bundled),
-        why=[] if study.problems or not study.groups else study_answer(study),
+        why=[] if study.summary is None else [answer(study.summary, "long")],
         why_title="Why, from the E3 design study",
     )
 
@@ -96,7 +94,8 @@ if not seeds:
     st.error("No dual-task agents are available.")
     verdict()  # the bundled results need no agent
     st.stop()
-study_schedules = sorted({g.get("schedule") for g in study.groups} & set(SCHEDULES)) or ["fast"]
+groups = study.tables.groups if study.tables is not None else []
+study_schedules = [s for s in SCHEDULES if s in {g.schedule for g in groups}] or ["fast"]
 controls.init_state(
     PAGE,
     KEYS,
@@ -315,14 +314,15 @@ if summary:
 def design_study() -> None:
     """The E3 design study: one design's titration beside its ideal observer's ceiling."""
     st.subheader("What decides robustness? The E3 design study")
-    if study.problems or not study.groups:
+    if study.tables is None:
         st.info(
-            "The design study is not bundled with this copy. Run `python -m labcore "
-            "explore e3 --out "
-            "results/explore_e3 --jobs 2 --schedules fast` to create it (about an hour on 2 cores)."
+            "The design study cannot be shown ("
+            + "; ".join(study.problems)
+            + "). Run `python -m labcore study e3_design --out results/explore_e3 --jobs 2 "
+            "--set schedules=fast` to create it (about an hour on 2 cores)."
         )
     else:
-        available = sorted({(g["cell"], g["schedule"]) for g in study.groups})
+        available = sorted({(g.cell, g.schedule) for g in groups})
         paper_cells = sorted({c for c, s in available if s == "paper"})
         st.caption(
             "B1, B2 and B2 workspace-read trained in 12 designs (write geometry x loop "
@@ -362,7 +362,7 @@ def design_study() -> None:
         )
         geometry, loop, gain = (controls.value(PAGE, k) for k in ("geometry", "loop", "gain"))
         cell = f"{geometry}-{loop}-g{gain:g}"
-        schedules = [s for c, s in available if c == cell] or ["fast"]
+        schedules = [s for s in SCHEDULES if (cell, s) in available] or ["fast"]
         schedule_key = controls.key(PAGE, "schedule")
         if st.session_state.get(schedule_key) not in schedules:
             if st.session_state.get(schedule_key) is not None:
@@ -398,7 +398,7 @@ def design_study() -> None:
                 {
                     "agent": label_of(k),
                     **{
-                        col: g.get(col)
+                        col: getattr(g, col)
                         for col in (
                             "l75",
                             "ceiling",
@@ -411,7 +411,7 @@ def design_study() -> None:
                     },
                 }
                 for k in ("b1", "b2", "b2_ws")
-                if (g := study.group(cell, schedule, protocol, k))
+                if (g := study.tables.group(cell, schedule, protocol, k))
             ]
         )
         if not table.empty:

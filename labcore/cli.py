@@ -355,45 +355,49 @@ def cmd_explore(args: argparse.Namespace) -> int:
     if args.study == "integration":
         return _explore_integration(args)
 
-    from labcore.experiments import explore_e3
-    from labcore.figures.explore import design_figure
+    raise SystemExit(f"error: unknown study {args.study!r}")
 
-    study = (
-        explore_e3.E3StudyConfig.quick()
-        if args.quick
-        else explore_e3.E3StudyConfig(seeds=tuple(args.seeds), paper_seeds=tuple(args.seeds[:3]))
+
+def cmd_study(args: argparse.Namespace) -> int:
+    """``study NAME``: run (or ``--resummarise``) a registered study into ``--out`` through the one
+    runner (:mod:`labcore.experiments.study`), then write its headline figure; ``--list`` lists
+    the studies."""
+    from labcore.experiments.study import (
+        STUDIES,
+        get_study,
+        resummarise,
+        run_study,
+        with_overrides,
     )
-    bar, render = _progress_bar("training", paper=False)
+
+    if args.list or not args.name:
+        for name, entry in STUDIES.items():
+            print(f"{name:12s} results/{entry.folder:22s} {entry.title}")
+        return 0
     try:
-        summary = explore_e3.run(
-            args.out,
-            study,
-            schedules=args.schedules.split(","),
-            workers=args.jobs,
-            on_progress=render,
-            say=lambda text: print(text, file=sys.stderr),
+        study = get_study(args.name)
+        config = study.config.quick() if args.quick else study.config()
+        config = with_overrides(config, args.set or [])
+    except ValueError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    out = Path(args.out or Path("results") / study.folder)
+
+    def say(text: str) -> None:
+        print(text, file=sys.stderr)
+
+    if args.resummarise:
+        summary = resummarise(study, out, config)
+    else:
+        summary = run_study(
+            study, out, config, jobs=args.jobs, backend=args.backend, rerun=args.rerun, say=say
         )
-    finally:
-        bar.close()
-    fig = design_figure(Path(args.out))
-    # plotly JSON, not HTML: nothing fetched from a CDN; the app and the report draw it offline
-    atomic_write(
-        Path(args.out) / "figure.json", lambda tmp: tmp.write_text(fig.to_json(), encoding="utf-8")
-    )
-    found = summary["answer"]["pattern_found"]
-    print(
-        "paper's pattern (B1 < 0.1 with B2 and B2 workspace-read > 0.5): "
-        + ("found" if found else "not found")
-    )
-    for schedule, best in summary["answer"]["closest"].items():
-        medians = ", ".join(
-            f"{k} {v.get('l75', float('nan')):.3g}" for k, v in best["medians"].items()
-        )
-        print(
-            f"closest cell ({schedule}): {best['closest_cell']} ({best['protocol']}): "
-            f"median L75 {medians}"
-        )
-    print(f"wrote {args.out}/summary.json, explore_e3.csv, explore_e3_curves.csv, figure.json")
+    from labcore.figures.study_figures import write_study_figure
+    from labcore.render import answer, has_template
+
+    figure = write_study_figure(study.name, out)
+    if has_template(study.name):
+        print(answer(summary, "short"))
+    print(f"wrote {out}/summary.json" + (f" and {figure.name}" if figure else ""))
     return 0
 
 
@@ -639,9 +643,7 @@ def build_parser() -> argparse.ArgumentParser:
         "hoc follow-up on the choices it held; integration: "
         "which integration measure behaves as IIT expects)",
     )
-    exp.add_argument(
-        "study", choices=["e3", "neurogym", "pdw", "pdw-sweep", "pdw-held", "integration"]
-    )
+    exp.add_argument("study", choices=["neurogym", "pdw", "pdw-sweep", "pdw-held", "integration"])
     exp.add_argument(
         "--out", required=True, help="output directory (checkpoints are kept in OUT/checkpoints)"
     )
@@ -656,9 +658,6 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="pdw-sweep, pdw-held: only these cells, comma-separated (e.g. S,O); default all",
     )
-    exp.add_argument(
-        "--schedules", default="fast,paper", help="e3: fast, or fast,paper (default; hours)"
-    )
     exp.add_argument("--jobs", type=int, default=1, help="processes side by side")
     exp.add_argument(
         "--quick",
@@ -668,6 +667,38 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _compute_argument(exp)
     exp.set_defaults(func=cmd_explore)
+
+    study = sub.add_parser(
+        "study",
+        help="run a registered study (--list: which) through the one runner: units cached and "
+        "resumable, rows written, findings summarised",
+    )
+    study.add_argument("name", nargs="?", help="the study (see --list)")
+    study.add_argument("--list", action="store_true", help="list the registered studies")
+    study.add_argument("--out", default=None, help="output folder (default results/<its folder>)")
+    study.add_argument("--quick", action="store_true", help="the study's smoke-test budget")
+    study.add_argument("--jobs", type=int, default=1, help="units side by side (processes)")
+    study.add_argument("--backend", choices=["local", "dask"], default="local")
+    study.add_argument(
+        "--set",
+        action="append",
+        metavar="FIELD=VALUE",
+        help="override a field of the study's config (repeatable; tuples comma-separated)",
+    )
+    study.add_argument(
+        "--rerun",
+        default=None,
+        metavar="PATTERN",
+        help="run again the units whose label matches this shell pattern (others already in "
+        "the files are kept)",
+    )
+    study.add_argument(
+        "--resummarise",
+        action="store_true",
+        help="only summarise the rows already in --out (no unit runs)",
+    )
+    _compute_argument(study)
+    study.set_defaults(func=cmd_study)
     return parser
 
 

@@ -17,9 +17,9 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, Literal, TypeVar
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
 from labcore.io import atomic_write, sha256_of
 
@@ -58,6 +58,17 @@ NOT_EVIDENCE: frozenset[str] = frozenset({"by_construction", "calibrated", "not_
 Unit = Literal["number", "percent", "auroc", "sigma", "ratio", "difference", "bits", "count"]
 """How a value is written (labcore.render.fmt)."""
 Scalar = float | int | str | bool | None
+
+
+def nan_to_none(x: Any) -> Any:
+    """None for a float nan or inf (JSON has neither), else ``x`` unchanged."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
+
+
+Number = Annotated[float | None, BeforeValidator(nan_to_none)]
+"""A number of a table that may be undefined (nan in, None stored)."""
 
 
 class _Record(BaseModel):

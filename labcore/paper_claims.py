@@ -18,6 +18,12 @@ from collections.abc import Callable
 from labcore.e4_claims import E4_CLAIMS
 from labcore.paper import NEW, ClaimSpec, PaperValue, Values, hypothesis_section
 
+E3_FRAGILE = 0.1
+"""B1 is "fragile" in the paper's sense (sec. 5.3.2, L75 0.04) when its L75 is below this
+(protocol sec. 7.6; the E3 claims' patterns)."""
+E3_ROBUST = 0.5
+"""The paper's largest tested noise: "robust" means an L75 above it (sec. 5.3.2, "> 0.50")."""
+
 
 def l75_key(kind: str, noise_mode: str = "stored") -> str:
     """The key of an agent kind's L75 under workspace (or, without a bus, carrier) noise.
@@ -471,7 +477,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         P(0.04, None, 20, section="5.3.2"),
         0.02,
         "fragile: below 0.1 and below B2's",
-        lambda v: _v(v, "e3.l75.b1") < min(0.1, _v(v, "e3.l75.b2")),
+        lambda v: _v(v, "e3.l75.b1") < min(E3_FRAGILE, _v(v, "e3.l75.b2")),
     ),
     C(
         "e3.l75.b1_reg",
@@ -479,7 +485,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         P(0.033, 0.007, 20, section="5.3.2"),
         0.02,
         "fragile (< 0.1)",
-        lambda v: _v(v, "e3.l75.b1_reg") < 0.1,
+        lambda v: _v(v, "e3.l75.b1_reg") < E3_FRAGILE,
     ),
     C(
         "e3.l75.b1_noise",
@@ -487,27 +493,27 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         P(0.035, 0.010, 20, section="5.3.2"),
         0.02,
         "fragile (< 0.1)",
-        lambda v: _v(v, "e3.l75.b1_noise") < 0.1,
+        lambda v: _v(v, "e3.l75.b1_noise") < E3_FRAGILE,
     ),
     C(
         "e3.l75.b2",
         "L75 of B2 (policy reads z_self)",
-        P(0.50, None, 20, bound=">", section="5.3.2"),
+        P(E3_ROBUST, None, 20, bound=">", section="5.3.2"),
         None,
         "at least twice B1's",
         lambda v: _v(v, "e3.l75.b2") > 2 * _v(v, "e3.l75.b1"),
         contrast="B1 is fragile under the same noise (L75 < 0.1)",
-        contrast_check=lambda v: _v(v, "e3.l75.b1") < 0.1,
+        contrast_check=lambda v: _v(v, "e3.l75.b1") < E3_FRAGILE,
     ),
     C(
         "e3.l75.b2_ws",
         "L75 of B2, self-model off / workspace-read control",
-        P(0.50, None, 20, bound=">", section="5.3.2"),
+        P(E3_ROBUST, None, 20, bound=">", section="5.3.2"),
         None,
         "at least twice B1's",
         lambda v: _v(v, "e3.l75.b2_ws") > 2 * _v(v, "e3.l75.b1"),
         contrast="B1 is fragile under the same noise (L75 < 0.1)",
-        contrast_check=lambda v: _v(v, "e3.l75.b1") < 0.1,
+        contrast_check=lambda v: _v(v, "e3.l75.b1") < E3_FRAGILE,
     ),
     C(
         "e3.l75.b1.read",
@@ -520,12 +526,12 @@ CLAIMS: tuple[ClaimSpec, ...] = (
     C(
         "e3.l75.b2.read",
         "L75 of B2, read-copy protocol",
-        P(0.50, None, 20, bound=">", section="5.3.2"),
+        P(E3_ROBUST, None, 20, bound=">", section="5.3.2"),
         None,
         "at least twice B1's (read)",
         lambda v: _v(v, "e3.l75.b2.read") > 2 * _v(v, "e3.l75.b1.read"),
         contrast="B1 is fragile under the same noise (L75 < 0.1, read)",
-        contrast_check=lambda v: _v(v, "e3.l75.b1.read") < 0.1,
+        contrast_check=lambda v: _v(v, "e3.l75.b1.read") < E3_FRAGILE,
     ),
     C(
         "e3.l75.bc_mlp",

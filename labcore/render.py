@@ -377,6 +377,19 @@ def render(template: str, **context: Any) -> str:
     return environment().get_template(template).render(**context)
 
 
+def markdown_html(text: str) -> str:
+    """Markdown (a long answer) as HTML for the report; raw HTML in ``text`` is escaped.
+
+    >>> markdown_html("**Yes**: <b>")
+    '<p><strong>Yes</strong>: &lt;b&gt;</p>'
+    """
+    import html
+
+    import markdown
+
+    return markdown.markdown(html.escape(text, quote=False), extensions=["sane_lists"])
+
+
 def has_template(study: str) -> bool:
     """Whether ``study`` has an answer template."""
     return (TEMPLATES / f"{study}.j2").is_file()

@@ -30,7 +30,8 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-from labcore.figures.explore import design_figure, study_answer
+from labcore.experiments.study import load_study
+from labcore.figures.explore import design_figure
 from labcore.figures.findings import (
     caption_number,
     claim_description,
@@ -47,8 +48,9 @@ from labcore.figures.registry import (
 from labcore.figures.scorecards import claims_table
 from labcore.io import atomic_write
 from labcore.paper import NEW, verdict_split
+from labcore.render import answer, fmt, markdown_html
 from labcore.storage.results import EXPERIMENTS, REPORT, Results, load_results
-from labcore.storage.studies import EXPLORE_DIR, load_explore
+from labcore.storage.studies import EXPLORE_DIR
 
 __all__ = ["build_report_html", "main", "write_report"]
 
@@ -350,31 +352,29 @@ def _exploratory(res: Results) -> str:
 
 
 def _design_study(res: Results) -> str:
-    """The E3 design study (``python -m labcore explore e3``), when it sits beside the result
-    set."""
+    """The E3 design study (``python -m labcore study e3_design``), when it sits beside the
+    result set: its long answer, figure and medians."""
     directory = res.directory.parent / EXPLORE_DIR
     if not directory.is_dir():
         return ""
-    study = load_explore(directory)
-    if study.problems:
+    study = load_study("e3_design", directory)
+    if study.summary is None or study.tables is None:
         return (
             "<section id='design-study'><h2>The E3 design study</h2><p "
             f"class='note'>{_esc('; '.join(study.problems))}</p></section>"
         )
-    sentences = " ".join(study_answer(study))
     rows = "".join(
-        f"<tr><td>{_esc(g.get('cell'))}</td><td>{_esc(g.get('schedule'))}</td>"
-        f"<td>{_esc(g.get('protocol'))}</td><td>{_esc(g.get('kind'))}</td>"
-        f"<td>{caption_number(g.get('l75'))}</td><td>{caption_number(g.get('ceiling'))}</td>"
-        f"<td>{caption_number(g.get('efficiency'), 2)}</td>"
-        f"<td>{caption_number(g.get('jacobian'), 3)}</td></tr>"
-        for g in study.groups
+        f"<tr><td>{_esc(g.cell)}</td><td>{_esc(g.schedule)}</td>"
+        f"<td>{_esc(g.protocol)}</td><td>{_esc(g.kind)}</td>"
+        f"<td>{fmt(g.l75)}</td><td>{fmt(g.ceiling)}</td>"
+        f"<td>{fmt(g.efficiency, digits=2)}</td><td>{fmt(g.jacobian)}</td></tr>"
+        for g in study.tables.groups
     )
     return (
         "<section id='design-study' class='explore'><h2>The E3 design study "
-        "(pre-registered in docs/protocol.md "
-        "sec. "
-        f"7)</h2><p>{_esc(sentences)}</p>{_figure_html(design_figure(directory), 'design_study')}"
+        "(pre-registered in docs/protocol.md sec. 7)</h2>"
+        f"{markdown_html(answer(study.summary, 'long'))}"
+        f"{_figure_html(design_figure(directory), 'design_study')}"
         "<details><summary>Medians per design, agent and noise "
         "protocol</summary><table class='data'><tr>"
         "<th>design</th><th>schedule</th><th>noise</th><th>agent</th><th>median "

@@ -42,6 +42,7 @@ from ui import jobs
 if TYPE_CHECKING:
     from labcore.agents import Agent
     from labcore.experiments.explore_integration import IntegrationStudy
+    from labcore.experiments.study import LoadedStudy
     from labcore.markers import KnownAnswer
 
 
@@ -72,6 +73,7 @@ _interventions = _Later("labcore.interventions")
 _markers = _Later("labcore.markers")
 _e2 = _Later("labcore.experiments.e2")
 _integration_study_module = _Later("labcore.experiments.explore_integration")
+_study_module = _Later("labcore.experiments.study")
 
 
 def episode_seeds(seed: int, split: str, n: int) -> Any:
@@ -682,10 +684,16 @@ def closed_forms() -> dict[int, dict[str, float]]:
 
 
 @st.cache_data(show_spinner=False, ttl=60)
-def _explore(directory: str) -> studies.ExploreStudy:
-    return studies.load_explore(directory)
+def _study(name: str, directory: str) -> LoadedStudy:
+    return _study_module.load_study(name, directory)
 
 
-def explore() -> studies.ExploreStudy:
-    """The bundled E3 design study (``results/explore_e3``; problems listed, never raised)."""
-    return _explore(str(ROOT / "results" / studies.EXPLORE_DIR))  # cached per folder, as results()
+def study(name: str) -> LoadedStudy:
+    """A registered study's bundled folder as read for display (``results/<folder>``; problems
+    listed, never raised; cached per folder)."""
+    return _study(name, str(ROOT / "results" / _study_module.get_study(name).folder))
+
+
+def explore() -> LoadedStudy:
+    """The bundled E3 design study (``results/explore_e3``)."""
+    return study("e3_design")

@@ -54,6 +54,8 @@ class Table:
     fields: tuple[str, ...]
     text: tuple[str, ...] = ()
     optional: tuple[str, ...] = ()
+    required: bool = True
+    """A study without this file (an older run's) reads it as no rows rather than a problem."""
 
     @property
     def file(self) -> str:
@@ -81,32 +83,39 @@ class Study:
     tables: tuple[Table, ...]
     prepare: Callable[[Any, Path, int], None] | None = None
     """``prepare(config, out, jobs)``: work the units share (training agents), before them."""
-    artefacts: Callable[[Any, StudySummary, Rows, Path], list[str]] | None = None
-    """``artefacts(config, summary, rows, out)``: further files (a figure), their names."""
     tables_model: type[BaseModel] | None = None
     """The model of the summary's ``tables`` (validated on load)."""
     unit_label: Callable[[Any], str] = str
+    unit_of: Callable[[dict[str, Any]], Any] | None = None
+    """The unit a row of any table belongs to: units whose rows are already in the study's files
+    are kept rather than run again (a study whose agents are not bundled can be extended)."""
 
 
-STUDIES: dict[str, str] = {
-    "paper": "labcore.experiments.paper_study",
-    "e4": "labcore.experiments.e4_study",
-    "e3_design": "labcore.experiments.explore_e3",
-    "integration": "labcore.experiments.explore_integration",
-    "neurogym": "labcore.experiments.explore_neurogym",
-    "pdw": "labcore.experiments.pdw",
-    "pdw_sweep": "labcore.experiments.pdw_sweep",
-    "pdw_held": "labcore.experiments.pdw_held",
+@dataclass(frozen=True)
+class Registered:
+    """A registry entry: where the study is defined, its bundled folder and its one-line title
+    (listing the studies imports none of them, so no torch)."""
+
+    module: str
+    folder: str
+    title: str
+
+
+STUDIES: dict[str, Registered] = {
+    "e3_design": Registered(
+        "labcore.experiments.explore_e3",
+        "explore_e3",
+        "E3 design: which design gives the paper's robustness hierarchy (protocol 7)",
+    ),
 }
-"""The registry: study name -> the module that defines its ``STUDY`` (imported on demand, so
-listing the studies imports no torch)."""
+"""The registry: every study the lab runs, by name."""
 
 
 def get_study(name: str) -> Study:
     """The registered study ``name``; a ValueError lists the others."""
     if name not in STUDIES:
         raise ValueError(f"unknown study {name!r}; the studies are: {', '.join(STUDIES)}")
-    return importlib.import_module(STUDIES[name]).STUDY
+    return importlib.import_module(STUDIES[name].module).STUDY
 
 
 def registered_studies() -> list[Study]:
@@ -196,6 +205,9 @@ def read_rows(study: Study, out: Path | str) -> tuple[Rows, list[str]]:
     rows: Rows = {}
     problems: list[str] = []
     for table in study.tables:
+        if not table.required and not (Path(out) / table.file).exists():
+            rows[table.name] = []
+            continue
         got, said = read_table(Path(out) / table.file, table)
         problems += said
         if got is not None:
@@ -249,10 +261,41 @@ def _call_unit(cached: Any, config: Any, unit: Any, out: str) -> Rows:
     return cached(config, unit, out)
 
 
+def _kept_units(
+    study: Study, config: Any, out: Path, rerun: str | None, say: Callable[[str], None]
+) -> dict[Any, Rows]:
+    """The units of ``config`` whose rows are already in ``out``'s readable files, with them."""
+    import fnmatch
+
+    if study.unit_of is None or load_summary(out, study=study.name).summary is None:
+        return {}
+    rows, problems = read_rows(study, out)
+    if problems:
+        say(f"{study.name}: the existing files are not reused ({'; '.join(problems)})")
+        return {}
+    wanted = {
+        u
+        for u in study.units(config)
+        if not (rerun and fnmatch.fnmatch(study.unit_label(u), rerun))
+    }
+    first = study.tables[0].name
+    done = {study.unit_of(r) for r in rows.get(first, [])} & wanted
+    kept: dict[Any, Rows] = {u: {} for u in done}
+    for name, items in rows.items():
+        for r in items:
+            unit = study.unit_of(r)
+            if unit in kept:
+                kept[unit].setdefault(name, []).append(r)
+    if kept:
+        say(f"{study.name}: {len(kept)} unit(s) kept from the existing files")
+    return kept
+
+
 def run_units(
     study: Study,
     config: Any,
     out: Path,
+    todo: Sequence[Any] | None = None,
     *,
     jobs: int = 1,
     backend: str = "local",
@@ -264,7 +307,7 @@ def run_units(
 
     memory = joblib.Memory(out / UNIT_CACHE, verbose=0)
     cached = memory.cache(study.run_unit, ignore=["out"])
-    units = list(study.units(config))
+    units = list(study.units(config) if todo is None else todo)
     labels = [study.unit_label(u) for u in units]
     calls = [(cached, config, u, str(out)) for u in units]
     bar = None
@@ -302,7 +345,6 @@ def _summarise_files(
     if problems:
         raise ValueError(f"{study.name}: the rows cannot be summarised: {'; '.join(problems)}")
     summary = study.summarise(config, rows)
-    extra = study.artefacts(config, summary, rows, out) if study.artefacts else []
     meta: dict[str, Any] = {"study": study.name}
     if not summary.config:
         meta["config"] = clean_json(dataclasses.asdict(config))
@@ -322,7 +364,8 @@ def _summarise_files(
                 k: getattr(old, k) for k in ("created", "git_commit", "compute", "wall_seconds")
             }
     summary = summary.model_copy(update=meta)
-    return write_summary(out, summary, [t.file for t in study.tables if t.name in rows] + extra)
+    files = [t.file for t in study.tables if (out / t.file).exists()]
+    return write_summary(out, summary, files)
 
 
 def run_study(
@@ -333,9 +376,13 @@ def run_study(
     jobs: int = 1,
     backend: str = "local",
     progress: bool = True,
+    rerun: str | None = None,
     say: Callable[[str], None] = print,
 ) -> StudySummary:
     """Run ``study`` (its registered config by default) into ``out`` and return its summary.
+
+    Units whose rows are already in ``out``'s files are kept (where the study says how a row
+    names its unit), except those whose label matches the shell pattern ``rerun``.
 
     Nothing in ``out`` changes while the units run; then the old summary goes first, the tables
     are written, read back and summarised, and the new summary is written last (with the SHA-256
@@ -348,7 +395,12 @@ def run_study(
     started = time.perf_counter()
     if study.prepare is not None:
         study.prepare(config, out, jobs)
-    rows = run_units(study, config, out, jobs=jobs, backend=backend, progress=progress, say=say)
+    kept = _kept_units(study, config, out, rerun, say)
+    todo = [u for u in study.units(config) if u not in kept]
+    rows = run_units(
+        study, config, out, todo, jobs=jobs, backend=backend, progress=progress, say=say
+    )
+    rows = _merge([kept[u] for u in study.units(config) if u in kept] + [rows])
     (out / SUMMARY).unlink(missing_ok=True)
     for table in study.tables:
         if table.name in rows:
@@ -416,3 +468,38 @@ def _typed_like(current: Any, text: str, key: str) -> Any:
 def write_text(path: Path, text: str) -> None:
     """Atomically write a text file (an artefact)."""
     atomic_write(Path(path), lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+@dataclass
+class LoadedStudy:
+    """A study's files as read for display (:func:`load_study`): the validated summary and its
+    tables, each table file as a DataFrame (None where it cannot be used), and every problem."""
+
+    directory: Path
+    summary: StudySummary | None
+    tables: Any
+    frames: dict[str, Any]
+    problems: list[str]
+
+    def frame(self, name: str) -> Any:
+        """The DataFrame of table ``name`` (None if missing or unusable)."""
+        return self.frames.get(name)
+
+
+def load_study(study: Study | str, directory: Path | str) -> LoadedStudy:
+    """Read a study's folder for display through the one validated loader; never raises on bad
+    files (each problem is one sentence)."""
+    study = get_study(study) if isinstance(study, str) else study
+    directory = Path(directory)
+    loaded = load_summary(directory, study.tables_model, study=study.name)
+    problems = list(loaded.problems)
+    frames: dict[str, Any] = {}
+    for table in study.tables:
+        if table.file in loaded.foreign or (
+            not table.required and not (directory / table.file).exists()
+        ):
+            frames[table.name] = None
+            continue
+        frames[table.name], said = load_frame(directory, table)
+        problems += [p for p in said if p not in problems]
+    return LoadedStudy(directory, loaded.summary, loaded.tables, frames, problems)

@@ -1,0 +1,585 @@
+"""The E3 design study's decision rules and findings (protocol sec. 7.4-7.7), as pure functions of
+its rows: the medians per group, the distance to the paper's pattern, the factor and schedule
+effects, the reading of each learning curve, and :func:`summarise`, which turns the rows into the
+study's findings, answer and tables. No torch: pages and figures read the study through this
+module; running it is :mod:`labcore.experiments.explore_e3`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from labcore.config import AGENT_KINDS, AgentConfig, TrainConfig
+from labcore.experiments.study import Rows, Table
+from labcore.findings import Answer, Finding, Flag, Number, StudySummary
+from labcore.paper_claims import E3_FRAGILE, E3_ROBUST
+
+GEOMETRIES = ("layernorm", "raw", "offset")
+LOOPS = ("open", "closed")
+GAINS = (1.0, 10.0)
+KINDS = ("b1", "b2", "b2_ws")
+PROTOCOLS = ("stored", "read")
+SIGMAS = (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0)
+"""The E3 grid extended to 1.0 (protocol sec. 7.4)."""
+PAPER_EPISODES_E3 = 8000
+HISTORY_EVERY = 100
+"""Paper schedules: episodes between the held-out evaluations of each agent's learning curve."""
+SCHEDULES = ("fast", "paper", "paper_weighted")
+"""Protocol sec. 7.3 (fast, paper) and 7.7 (paper_weighted: the x20 as a class weight)."""
+SCHEDULE_TAGS = {"paper_weighted": ".class20"}
+CLOSEST_FAST = "raw-closed-g10"
+"""The fast cell closest to the paper's pattern by the rule of sec. 7.4, found on 2026-11-23
+(protocol change log); :func:`closest_cell` recomputes it and the summary says if it moved."""
+
+ROWS = Table(
+    "explore_e3",
+    (
+        "cell", "geometry", "loop", "gain", "schedule", "kind", "seed", "protocol",
+        "accuracy", "l75", "l75_censored", "ceiling", "efficiency", "jacobian",
+        "gbi_signed", "gbi_abs", "gbi_two_occupied", "ignition", "agreement",
+    ),
+    text=("cell", "geometry", "loop", "schedule", "kind", "protocol", "l75_censored"),
+    optional=("efficiency", "gbi_signed", "gbi_abs", "agreement"),
+)  # fmt: skip
+CURVES = Table(
+    "explore_e3_curves",
+    ("cell", "schedule", "kind", "seed", "protocol", "sigma", "accuracy"),
+    text=("cell", "schedule", "kind", "protocol"),
+)
+LEARNING = Table(
+    "explore_e3_learning",
+    (
+        "cell", "schedule", "kind", "seed", "episode", "update", "agreement",
+        "report_agreement", "heldout_loss", "trained_on",
+    ),
+    text=("cell", "schedule", "kind", "trained_on"),
+    optional=("report_agreement", "heldout_loss"),
+    required=False,
+)  # fmt: skip
+"""One row per held-out evaluation of a paper-schedule agent (protocol sec. 7.7)."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One architecture of the design (protocol sec. 7.3)."""
+
+    geometry: str = "layernorm"
+    loop: str = "open"
+    gain: float = 1.0
+
+    @property
+    def slug(self) -> str:
+        """``layernorm-open-g1``: the cell's name in files and tables."""
+        return f"{self.geometry}-{self.loop}-g{self.gain:g}"
+
+    def config(self, kind: str, schedule: str = "fast") -> AgentConfig:
+        """The agent config of ``kind`` in this cell (its own kind name, for checkpoint names;
+        the paper-weighted schedule's agents carry its tag, so they never share a file)."""
+        return replace(
+            AGENT_KINDS[kind],
+            kind=f"{kind}.{self.slug}{SCHEDULE_TAGS.get(schedule, '')}",
+            write_geometry=self.geometry,
+            closed_loop=self.loop == "closed",
+            readout_gain=self.gain,
+        )
+
+    @classmethod
+    def from_slug(cls, slug: str) -> Cell:
+        """The inverse of :attr:`slug`."""
+        geometry, loop, gain = slug.split("-")
+        return cls(geometry, loop, float(gain[1:]))
+
+
+CELLS = tuple(Cell(g, lo, ga) for g, lo, ga in itertools.product(GEOMETRIES, LOOPS, GAINS))
+REGISTERED = Cell()
+
+
+# ------------------------------------------------------------------------------ rules
+EXCLUDE_BELOW = TrainConfig().agreement_threshold
+"""Protocol sec. 5.3 (the paper's rule): a seed below 95% held-out agreement with the oracle did
+not learn the task; it is flagged and excluded. The study's medians leave such agents out and
+count them (``n_excluded``); their rows stay in the files."""
+
+
+def excluded(row: dict) -> bool:
+    """Did this agent miss the training criterion (held-out agreement below :data:`EXCLUDE_BELOW`)?
+
+    >>> excluded({"agreement": 0.33}), excluded({"agreement": 1.0}), excluded({"agreement": None})
+    (True, False, False)
+    """
+    agreement = row.get("agreement")
+    return agreement is not None and math.isfinite(agreement) and agreement < EXCLUDE_BELOW
+
+
+def _median(values: list[float | None], *, skip_nan: bool = False) -> float:
+    """Median over seeds; NaN when no seed is left (every one excluded)."""
+    values = [math.nan if v is None else v for v in values]
+    if not values:
+        return float("nan")
+    return float(np.nanmedian(values) if skip_nan else np.median(values))
+
+
+GroupKey = tuple[str, str, str, str]
+
+
+def group(rows: list[dict]) -> dict[GroupKey, dict]:
+    """Medians per (cell, schedule, protocol, kind) over the agents that met the training
+    criterion (:func:`excluded`): L75, ceiling, efficiency, robust share, ...; ``n`` agents used,
+    ``n_excluded`` left out."""
+    out: dict[GroupKey, dict] = {}
+    keys = sorted({(r["cell"], r["schedule"], r["protocol"], r["kind"]) for r in rows})
+    for key in keys:
+        every = [r for r in rows if (r["cell"], r["schedule"], r["protocol"], r["kind"]) == key]
+        sel = [r for r in every if not excluded(r)]
+        out[key] = {
+            "n": len(sel),
+            "n_excluded": len(every) - len(sel),
+            "l75": _median([r["l75"] for r in sel]),
+            "robust_share": float(np.mean([r["l75"] > E3_ROBUST for r in sel]))
+            if sel
+            else float("nan"),
+            "ceiling": _median([r["ceiling"] for r in sel]),
+            "efficiency": _median([r["efficiency"] for r in sel], skip_nan=True),
+            "accuracy": _median([r["accuracy"] for r in sel]),
+            "jacobian": _median([r["jacobian"] for r in sel]),
+            "gbi_abs": _median([r["gbi_abs"] for r in sel], skip_nan=True),
+            "gbi_signed": _median([r["gbi_signed"] for r in sel], skip_nan=True),
+        }
+    return out
+
+
+def _l75(groups: dict, cell: str, schedule: str, protocol: str, kind: str) -> float:
+    return groups.get((cell, schedule, protocol, kind), {}).get("l75", float("nan"))
+
+
+def distance_to_paper(groups: dict, cell: str, schedule: str, protocol: str) -> float:
+    """Protocol sec. 7.4: 0 when the cell shows the paper's pattern, larger the further away.
+
+    ``inf`` when the cell cannot be placed: a kind is missing, or an L75 is 0 (below 75% correct
+    even without noise, i.e. the agent fails the task rather than being fragile).
+    """
+    b1, b2, ws = (_l75(groups, cell, schedule, protocol, k) for k in KINDS)
+    if not all(np.isfinite([b1, b2, ws])) or min(b1, b2, ws) <= 0:
+        return float("inf")
+    return (
+        max(0.0, math.log(b1 / E3_FRAGILE))
+        + max(0.0, math.log(E3_ROBUST / b2))
+        + max(0.0, math.log(E3_ROBUST / ws))
+    )
+
+
+def closest_cell(groups: dict, schedule: str = "fast") -> tuple[str, str, float]:
+    """The (cell, protocol) closest to the paper's pattern, and its distance (sec. 7.4)."""
+    best = ("", "", float("inf"))
+    for cell in CELLS:
+        for protocol in PROTOCOLS:
+            d = distance_to_paper(groups, cell.slug, schedule, protocol)
+            if d < best[2]:
+                best = (cell.slug, protocol, d)
+    return best
+
+
+def pattern_hits(groups: dict) -> list[dict[str, str]]:
+    """Every (cell, schedule, protocol) with the paper's pattern (sec. 7.6): median B1 L75 below
+    0.1 while both B2 variants' medians exceed 0.5."""
+    hits = []
+    for cell, schedule, protocol, kind in groups:
+        if kind != "b1":
+            continue
+        b1, b2, ws = (_l75(groups, cell, schedule, protocol, k) for k in KINDS)
+        if b1 < E3_FRAGILE and b2 > E3_ROBUST and ws > E3_ROBUST:
+            hits.append({"cell": cell, "schedule": schedule, "protocol": protocol})
+    return hits
+
+
+def combinations(groups: dict) -> list[tuple[tuple[str, str, str], float, float, float]]:
+    """Every (cell, schedule, protocol) with a positive median L75 of all three kinds, with the
+    three medians (B1, B2, B2 workspace-read)."""
+    out = []
+    for cell, schedule, protocol, kind in groups:
+        if kind != "b1":
+            continue
+        values = [_l75(groups, cell, schedule, protocol, k) for k in KINDS]
+        if all(math.isfinite(v) and v > 0 for v in values):
+            out.append(((cell, schedule, protocol), *values))
+    return out
+
+
+def factor_effects(groups: dict, schedule: str = "fast") -> dict[str, dict[str, float]]:
+    """Per factor, ``"<kind> <protocol> <from> -> <to>"``: the mean change of median log L75 from
+    the factor's first level to each other level, averaged over the other factors' levels
+    (protocol sec. 7.6)."""
+    levels = {"geometry": GEOMETRIES, "loop": LOOPS, "gain": GAINS}
+    out: dict[str, dict[str, float]] = {}
+    cells = [c for c in CELLS if any(k[0] == c.slug and k[1] == schedule for k in groups)]
+    for factor, options in levels.items():
+        out[factor] = {}
+        for protocol, kind, level in itertools.product(PROTOCOLS, KINDS, options[1:]):
+            diffs = []
+            for cell in cells:
+                if getattr(cell, factor) != options[0]:
+                    continue
+                other = replace(cell, **{factor: level})
+                a = _l75(groups, cell.slug, schedule, protocol, kind)
+                b = _l75(groups, other.slug, schedule, protocol, kind)
+                if a > 0 and b > 0:
+                    diffs.append(math.log(b) - math.log(a))
+            change = (
+                f"{options[0]:g} -> {level:g}" if factor == "gain" else f"{options[0]} -> {level}"
+            )
+            out[factor][f"{kind} {protocol} {change}"] = (
+                float(np.mean(diffs)) if diffs else float("nan")
+            )
+    return out
+
+
+def schedule_effects(groups: dict, to: str = "paper") -> dict[str, dict]:
+    """The schedule as a factor (protocol sec. 7.6): per kind and protocol, the change of median
+    log L75 from the fast schedule to ``to``, averaged over the cells trained on both.
+
+    Returns ``{"<kind> <protocol>": {"log_ratio": mean, "cells": {cell: log ratio}}}``; empty when
+    no cell has both schedules. A cell whose L75 is 0 on either schedule (it fails the task without
+    noise) has no ratio and is left out, as in :func:`factor_effects`.
+
+    >>> c = REGISTERED.slug
+    >>> g = {(c, "fast", "stored", "b1"): {"l75": 0.2}, (c, "paper", "stored", "b1"): {"l75": 0.05}}
+    >>> round(math.exp(schedule_effects(g)["b1 stored"]["log_ratio"]), 3)
+    0.25
+    """
+    out: dict[str, dict] = {}
+    for kind, protocol in itertools.product(KINDS, PROTOCOLS):
+        cells = {}
+        for cell in CELLS:
+            fast = _l75(groups, cell.slug, "fast", protocol, kind)
+            other = _l75(groups, cell.slug, to, protocol, kind)
+            if fast > 0 and other > 0:
+                cells[cell.slug] = math.log(other) - math.log(fast)
+        if cells:
+            out[f"{kind} {protocol}"] = {
+                "log_ratio": float(np.mean(list(cells.values()))),
+                "cells": cells,
+            }
+    return out
+
+
+LEARNED, NEVER, LOST = "learned", "never learned", "learned, then lost it"
+
+
+def curve_reading(agreements: list[float], threshold: float = EXCLUDE_BELOW) -> str:
+    """Protocol sec. 7.7's reading of one learning curve (held-out agreement by evaluation).
+
+    >>> curve_reading([0.3, 0.99, 1.0]), curve_reading([0.2, 0.4]), curve_reading([0.2, 0.97, 0.4])
+    ('learned', 'never learned', 'learned, then lost it')
+    """
+    if agreements and agreements[-1] >= threshold:
+        return LEARNED
+    return LOST if any(a >= threshold for a in agreements) else NEVER
+
+
+def readings(learning: list[dict]) -> list[dict]:
+    """Every paper-schedule agent's curve reading, with its best and final agreement."""
+    agents: dict[tuple, list[dict]] = {}
+    for r in learning:
+        agents.setdefault((r["cell"], r["schedule"], r["kind"], r["seed"]), []).append(r)
+    out = []
+    for (cell, schedule, kind, seed), curve in sorted(agents.items()):
+        curve.sort(key=lambda r: r["episode"])
+        values = [r["agreement"] for r in curve]
+        best = max(range(len(curve)), key=lambda i: values[i])
+        out.append(
+            {
+                "cell": cell,
+                "schedule": schedule,
+                "kind": kind,
+                "seed": seed,
+                "reading": curve_reading(values),
+                "final": values[-1],
+                "best": values[best],
+                "best_episode": curve[best]["episode"],
+                "trained_on": curve[-1]["trained_on"],
+            }
+        )
+    return out
+
+
+# ------------------------------------------------------------------------------ summary
+class E3Group(BaseModel):
+    """Medians over the agents of one (cell, schedule, protocol, kind) that met the criterion."""
+
+    model_config = ConfigDict(extra="forbid")
+    cell: str
+    schedule: str
+    protocol: str
+    kind: str
+    n: int
+    n_excluded: int
+    l75: Number
+    robust_share: Number
+    ceiling: Number
+    efficiency: Number
+    accuracy: Number
+    jacobian: Number
+    gbi_abs: Number
+    gbi_signed: Number
+
+
+class Closest(BaseModel):
+    """The (cell, protocol) of a schedule closest to the paper's pattern (sec. 7.4)."""
+
+    model_config = ConfigDict(extra="forbid")
+    cell: str
+    protocol: str
+    distance: Number
+
+
+class Reading(BaseModel):
+    """Sec. 7.7's reading of one paper-schedule agent's learning curve."""
+
+    model_config = ConfigDict(extra="forbid")
+    cell: str
+    schedule: str
+    kind: str
+    seed: int
+    reading: str
+    final: float
+    best: float
+    best_episode: int
+    trained_on: str
+
+
+class E3Tables(BaseModel):
+    """The design study's tables (``summary.json`` ``tables``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    groups: list[E3Group]
+    closest: dict[str, Closest]
+    pattern: list[dict[str, str]]
+    factor_effects: dict[str, dict[str, dict[str, Number]]]
+    schedule_effects: dict[str, dict[str, dict[str, Any]]]
+    readings: list[Reading]
+    exclude_below: float
+
+    def group(self, cell: str, schedule: str, protocol: str, kind: str) -> E3Group | None:
+        """The medians of one (cell, schedule, protocol, kind), or None."""
+        return next(
+            (
+                g
+                for g in self.groups
+                if (g.cell, g.schedule, g.protocol, g.kind) == (cell, schedule, protocol, kind)
+            ),
+            None,
+        )
+
+
+def _ratio(log_ratio: float | None) -> float | None:
+    return None if log_ratio is None or not math.isfinite(log_ratio) else math.exp(log_ratio)
+
+
+FACTOR_LEVELS = {
+    "geometry.raw": ("geometry", "layernorm -> raw"),
+    "geometry.offset": ("geometry", "layernorm -> offset"),
+    "loop.closed": ("loop", "open -> closed"),
+    "gain.10": ("gain", "1 -> 10"),
+}
+"""The factor changes reported as findings (fast schedule, stored noise), by finding-id part."""
+KIND_WORDS = {"b1": "B1", "b2": "B2", "b2_ws": "B2 workspace-read"}
+
+
+def _findings(groups: dict, rows: list[dict], reads: list[dict], n_seeds: int) -> list:
+    files = (ROWS.file,)
+    base = {"study": "e3_design", "files": files, "section": "protocol sec. 7"}
+    out: list[Finding] = []
+    combos = combinations(groups)
+    out.append(
+        Finding(
+            id="e3_design.pattern",
+            question="In how many designs is B1 fragile while both B2 agents stay robust?",
+            value=len(pattern_hits(groups)),
+            n=len(combos),
+            unit="count",
+            measure="l75",
+            **base,
+        )
+    )
+    for kind in ("b2", "b2_ws"):
+        i = KINDS.index(kind)
+        ratios = [c[1 + i] / c[1] for c in combos]
+        for end, pick in (("max", max), ("min", min)):
+            out.append(
+                Finding(
+                    id=f"e3_design.ratio.{kind}.{end}",
+                    question=f"The {end}imum over designs of {KIND_WORDS[kind]}'s L75 divided "
+                    "by B1's",
+                    value=pick(ratios) if ratios else None,
+                    n=len(ratios),
+                    unit="ratio",
+                    measure="l75",
+                    **base,
+                )
+            )
+    registered = REGISTERED.slug
+    for kind in KINDS:
+        g = groups.get((registered, "fast", "stored", kind), {})
+        out.append(
+            Finding(
+                id=f"e3_design.registered.{kind}",
+                question=f"{KIND_WORDS[kind]}'s median L75 in the registered design (stored noise)",
+                value=g.get("l75"),
+                n=g.get("n", 0),
+                unit="sigma",
+                measure="l75",
+                **base,
+            )
+        )
+        out.append(
+            Finding(
+                id=f"e3_design.ceiling.{kind}",
+                question=f"The L75 an ideal observer of {KIND_WORDS[kind]}'s workspace reaches "
+                "(registered design, stored noise)",
+                value=g.get("ceiling"),
+                n=g.get("n", 0),
+                unit="sigma",
+                measure="ideal_observer",
+                **base,
+            )
+        )
+    if combos:
+        (cell, schedule, protocol), *values = min(combos, key=lambda c: c[1])
+        for kind, value in zip(KINDS, values, strict=True):
+            out.append(
+                Finding(
+                    id=f"e3_design.most_fragile.{kind}",
+                    question=f"{KIND_WORDS[kind]}'s median L75 where B1 is most fragile",
+                    value=value,
+                    n=groups[(cell, schedule, protocol, kind)]["n"],
+                    unit="sigma",
+                    measure="l75",
+                    **base,
+                )
+            )
+    effects = factor_effects(groups, "fast")
+    for part, (factor, change) in FACTOR_LEVELS.items():
+        for kind in KINDS:
+            out.append(
+                Finding(
+                    id=f"e3_design.factor.{part}.{kind}",
+                    question=f"What {change} ({factor}) multiplies {KIND_WORDS[kind]}'s median "
+                    "L75 by (stored noise)",
+                    value=_ratio(effects[factor].get(f"{kind} stored {change}")),
+                    n=n_seeds,
+                    unit="ratio",
+                    measure="l75",
+                    **base,
+                )
+            )
+    for to in ("paper", "paper_weighted"):
+        effect = schedule_effects(groups, to)
+        for kind in KINDS:
+            entry = effect.get(f"{kind} stored")
+            if entry is None:
+                continue
+            out.append(
+                Finding(
+                    id=f"e3_design.schedule.{to}.{kind}",
+                    question=f"What the {to.replace('_', '-')} schedule multiplies "
+                    f"{KIND_WORDS[kind]}'s median L75 by (stored noise, cells trained on both)",
+                    value=_ratio(entry["log_ratio"]),
+                    n=len(entry["cells"]),
+                    unit="ratio",
+                    measure="schedule",
+                    **base,
+                )
+            )
+    for schedule in SCHEDULES:
+        agents = {(r["cell"], r["kind"], r["seed"]): r for r in rows if r["schedule"] == schedule}
+        if not agents:
+            continue
+        left_out = sum(excluded(r) for r in agents.values())
+        flags = (Flag(kind="excluded", params={"n_excluded": left_out}),) if left_out else ()
+        out.append(
+            Finding(
+                id=f"e3_design.learned.{schedule}",
+                question=f"How many agents on the {schedule.replace('_', '-')} schedule learned "
+                "the task (95% held-out agreement)?",
+                value=len(agents) - left_out,
+                n=len(agents),
+                unit="count",
+                measure="excluded",
+                flags=flags,
+                **base,
+            )
+        )
+    for reading, part in ((NEVER, "never"), (LOST, "lost")):
+        found = [r for r in reads if r["reading"] == reading]
+        if reads:
+            out.append(
+                Finding(
+                    id=f"e3_design.curves.{part}",
+                    question=f"Paper-schedule agents whose learning curve reads '{reading}'",
+                    value=len(found),
+                    n=len(reads),
+                    unit="count",
+                    measure="schedule",
+                    **base | {"files": (LEARNING.file,), "section": "protocol sec. 7.7"},
+                )
+            )
+    return out
+
+
+def summarise(study: Any, rows: Rows) -> StudySummary:
+    """The study's findings, answer and tables from its rows (protocol sec. 7.6, 7.7)."""
+    agent_rows = rows[ROWS.name]
+    groups = group(agent_rows)
+    reads = readings(rows.get(LEARNING.name, []))
+    closest = {}
+    for schedule in sorted({k[1] for k in groups}):
+        cell, protocol, d = closest_cell(groups, schedule)
+        closest[schedule] = {"cell": cell, "protocol": protocol, "distance": d}
+    hits = pattern_hits(groups)
+    combos = combinations(groups)
+    fragile = min(combos, key=lambda c: c[1])[0] if combos else ("", "", "")
+    tables = E3Tables(
+        groups=[
+            E3Group(cell=k[0], schedule=k[1], protocol=k[2], kind=k[3], **v)
+            for k, v in groups.items()
+        ],
+        closest=closest,
+        pattern=hits,
+        factor_effects={
+            s: _flat(factor_effects(groups, s)) for s in sorted({k[1] for k in groups})
+        },
+        schedule_effects={to: schedule_effects(groups, to) for to in SCHEDULES[1:]},
+        readings=reads,
+        exclude_below=EXCLUDE_BELOW,
+    )
+    answer = Answer(
+        outcome="pattern" if hits else "no_pattern",
+        findings=("e3_design.pattern", "e3_design.ratio.b2.max", "e3_design.ratio.b2_ws.max"),
+        params={
+            "closest_fast": closest.get("fast", {}).get("cell", ""),
+            "closest_fast_protocol": closest.get("fast", {}).get("protocol", ""),
+            "registered_closest": CLOSEST_FAST,
+            "most_fragile": {"cell": fragile[0], "schedule": fragile[1], "protocol": fragile[2]},
+            "agents": len({(r["cell"], r["schedule"], r["kind"], r["seed"]) for r in agent_rows}),
+        },
+    )
+    return StudySummary(
+        study="e3_design",
+        registered="docs/protocol.md sec. 7 (2026-11-23), sec. 7.7 (2026-11-26)",
+        seeds=list(study.seeds),
+        findings=_findings(groups, agent_rows, reads, len(study.seeds)),
+        answer=answer,
+        tables=tables.model_dump(mode="json"),
+    )
+
+
+def _flat(effects: dict[str, dict[str, float]]) -> dict[str, dict[str, float | None]]:
+    return {
+        f: {k: (v if math.isfinite(v) else None) for k, v in d.items()} for f, d in effects.items()
+    }

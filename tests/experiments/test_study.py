@@ -1,0 +1,143 @@
+"""The one Study shape and runner (labcore.experiments.study): units cached and resumable, rows
+written then read back before summarising, a re-summary equal to the run's, the one loader,
+overrides from the command line, and the one pool."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+import pytest
+
+from labcore.experiments import study as S
+from labcore.findings import Answer, Finding, StudySummary, load_summary
+from labcore.parallel import process_map
+
+CALLS: list[int] = []
+
+
+@dataclass(frozen=True)
+class ToyConfig:
+    seeds: tuple[int, ...] = (0, 1, 2)
+    scale: float = 0.5
+
+    @classmethod
+    def quick(cls) -> ToyConfig:
+        return cls(seeds=(0,))
+
+
+def toy_units(config: ToyConfig) -> list[int]:
+    return list(config.seeds)
+
+
+def toy_unit(config: ToyConfig, seed: int, out: str) -> S.Rows:
+    CALLS.append(seed)
+    return {
+        "values": [{"seed": seed, "name": f"s{seed}", "value": seed * config.scale + 0.1}],
+        "extra": [{"seed": seed, "flag": None}],
+    }
+
+
+def toy_summary(config: ToyConfig, rows: S.Rows) -> StudySummary:
+    values = [r["value"] for r in rows["values"]]
+    return StudySummary(
+        study="toy",
+        findings=[Finding(id="toy.mean", question="mean?", value=sum(values) / len(values))],
+        answer=Answer(outcome="done", findings=("toy.mean",)),
+    )
+
+
+TOY = S.Study(
+    name="toy",
+    title="a toy",
+    folder="toy",
+    config=ToyConfig,
+    units=toy_units,
+    run_unit=toy_unit,
+    summarise=toy_summary,
+    tables=(
+        S.Table("values", ("seed", "name", "value"), text=("name",)),
+        S.Table("extra", ("seed", "flag"), optional=("flag",)),
+    ),
+    unit_of=lambda row: row["seed"],
+)
+
+
+def test_a_study_runs_writes_reads_back_and_resummarises_the_same(tmp_path):
+    CALLS.clear()
+    summary = S.run_study(TOY, tmp_path, jobs=1, progress=False, say=lambda _: None)
+    assert summary.value("toy.mean") == pytest.approx((0.1 + 0.6 + 1.1) / 3)
+    assert sorted(CALLS) == [0, 1, 2]
+    loaded = load_summary(tmp_path, study="toy")
+    assert loaded.ok and set(loaded.summary.files) == {"values.csv", "extra.csv"}
+    again = S.resummarise(TOY, tmp_path)
+    assert again.findings == summary.findings and again.created == summary.created
+    rows, problems = S.read_rows(TOY, tmp_path)
+    assert problems == [] and rows["values"][1] == {"seed": 1, "name": "s1", "value": 0.6}
+    assert rows["extra"][0] == {"seed": 0, "flag": None}  # an empty optional cell
+
+
+def test_units_already_done_are_not_run_again(tmp_path):
+    CALLS.clear()
+    S.run_study(TOY, tmp_path, progress=False, say=lambda _: None)
+    CALLS.clear()
+    # Kept from the files (unit_of), then from the joblib cache when rerun by pattern.
+    S.run_study(TOY, tmp_path, progress=False, say=lambda _: None)
+    assert CALLS == []
+    more = ToyConfig(seeds=(0, 1, 2, 3))
+    summary = S.run_study(TOY, tmp_path, more, progress=False, say=lambda _: None)
+    assert CALLS == [3] and summary.finding("toy.mean").value == pytest.approx(0.85)
+    CALLS.clear()
+    S.run_study(TOY, tmp_path, more, rerun="1", progress=False, say=lambda _: None)
+    assert CALLS == [1]  # a rerun by pattern runs the unit (it was kept from the files) ...
+    S.run_study(TOY, tmp_path, more, rerun="1", progress=False, say=lambda _: None)
+    assert CALLS == [1]  # ... once: then the unit cache has it (same config, same code)
+
+
+def test_a_damaged_table_is_a_problem_not_a_traceback(tmp_path):
+    S.run_study(TOY, tmp_path, progress=False, say=lambda _: None)
+    (tmp_path / "values.csv").write_text("seed,name,value\n0,s0,high\n")
+    rows, problems = S.read_rows(TOY, tmp_path)
+    assert "values" not in rows and problems == ["values.csv line 2: column 'value' holds 'high'"]
+    loaded = S.load_study(TOY, tmp_path)
+    assert loaded.frame("values") is None and "values.csv" in " ".join(loaded.problems)
+    with pytest.raises(ValueError, match="cannot be summarised"):
+        S.resummarise(TOY, tmp_path)
+
+
+def test_the_loader_refuses_other_schemas_studies_and_invalid_findings(tmp_path):
+    S.run_study(TOY, tmp_path, progress=False, say=lambda _: None)
+    assert load_summary(tmp_path, study="other").summary is None
+    data = json.loads((tmp_path / "summary.json").read_text())
+    data["schema_version"] = 2
+    (tmp_path / "summary.json").write_text(json.dumps(data))
+    assert load_summary(tmp_path).summary is None
+    data["schema_version"] = 3
+    data["findings"][0]["value"] = "high"
+    (tmp_path / "summary.json").write_text(json.dumps(data))
+    loaded = load_summary(tmp_path)
+    assert loaded.summary is None and loaded.problems[0].startswith("summary.json: findings[0]")
+
+
+def test_overrides_are_typed_from_the_config_and_refused_when_unknown():
+    assert S.with_overrides(ToyConfig(), ["seeds=4,5", "scale=2"]) == ToyConfig((4, 5), 2.0)
+    with pytest.raises(ValueError, match="field=value"):
+        S.with_overrides(ToyConfig(), ["nope=1"])
+    with pytest.raises(ValueError, match="is not a float"):
+        S.with_overrides(ToyConfig(), ["scale=high"])
+
+
+def test_the_one_pool_runs_calls_in_spawned_processes_in_order():
+    got = process_map(math.pow, [(2, k) for k in range(5)], workers=2)
+    assert got == [1.0, 2.0, 4.0, 8.0, 16.0]
+    assert process_map(math.pow, [(3, 2)], workers=1) == [9.0]
+
+
+def test_every_registered_study_is_a_study():
+    for name, entry in S.STUDIES.items():
+        study = S.get_study(name)
+        assert study.name == name and study.folder == entry.folder
+        assert study.config.quick() != study.config()
+    with pytest.raises(ValueError, match="unknown study"):
+        S.get_study("nope")
