@@ -22,9 +22,11 @@ a workspace slot. Entropies are in **bits**: :math:`H = \\tfrac12 \\log_2 ((2\\p
 \\det\\Sigma)`.
 
 Undefined values (nan with an :class:`~labcore.UndefinedMetricWarning` naming the reason):
-every channel constant (no activity); no more samples than the covariance has dimensions;
-a singular covariance (smallest eigenvalue at most ``RCOND`` times the largest: a constant
-channel, or channels that are exact linear functions of others). ``ridge`` > 0 instead adds
+every channel constant (no activity); no more samples than the covariance has dimensions
+(whatever the ridge); a singular covariance (a channel that never varies, or a correlation
+matrix whose smallest eigenvalue is at most ``RCOND`` times its largest: channels that are exact
+linear functions of others; judged on correlations, so a channel's scale does not matter).
+``ridge`` > 0 instead adds
 independent Gaussian observation noise of variance ``ridge`` times the mean channel variance
 to every channel (the covariance's diagonal), which makes every covariance of an active
 system invertible; it is off by default and stated wherever it is used.
@@ -55,8 +57,8 @@ __all__ = [
 ]
 
 RCOND = 1e-12
-"""A covariance is singular when its smallest eigenvalue is at most this times its largest
-(float32 activations carry about 1e-14 of relative rounding variance)."""
+"""A covariance is singular when the smallest eigenvalue of its correlation matrix is at most this
+times the largest (float32 activations carry about 1e-14 of relative rounding variance)."""
 MAX_EXHAUSTIVE = 12
 """Up to this many elements the bipartitions (2**(n-1) - 1 of them) are searched exhaustively."""
 N_RANDOM_BIPARTITIONS = 64
@@ -106,25 +108,37 @@ def _check_ridge(ridge: float) -> float:
 # --------------------------------------------------------------------------- Gaussian core
 def _covariance(samples: NDArray[np.float64], ridge: float, what: str) -> NDArray[np.float64]:
     """Sample covariance of (N, d) samples, ridged and checked; raises _Undefined with the
-    reason."""
+    reason.
+
+    The sample count is checked whatever the ridge (issue 33): a ridge makes any covariance
+    invertible, but N <= d samples do not estimate a d-dimensional one. Singularity is judged on
+    the correlation matrix, so a channel's scale does not matter (a healthy channel scaled by
+    1e-6 is healthy); a channel whose variance is exactly 0 never varies.
+    """
     n, d = samples.shape
     variances = samples.var(axis=0, ddof=1) if n > 1 else np.zeros(d)
     if n < 2 or not np.any(variances > 0):
         raise _Undefined(f"{what}: every channel is constant (no activity)")
-    cov = np.cov(samples, rowvar=False, ddof=1).reshape(d, d)
-    if ridge > 0:
-        cov = cov + ridge * float(np.mean(variances)) * np.eye(d)
-    elif n <= d:
+    if n <= d:
         raise _Undefined(
             f"{what}: {n} samples for a {d}-dimensional covariance (needs more than {d})"
         )
-    eig = np.linalg.eigvalsh(cov)
-    if eig[0] <= RCOND * eig[-1]:
-        dead = int(np.sum(np.diag(cov) <= RCOND * eig[-1]))
-        detail = f"; {dead} of its {d} dimensions never vary" if dead else ""
+    cov = np.cov(samples, rowvar=False, ddof=1).reshape(d, d)
+    if ridge > 0:
+        cov = cov + ridge * float(np.mean(variances)) * np.eye(d)
+    scale = np.sqrt(np.diag(cov))
+    dead = int(np.sum(scale <= 0))
+    if dead:
         raise _Undefined(
-            f"{what}: the covariance is singular (rank {int(np.sum(eig > RCOND * eig[-1]))} of {d}"
-            f"{detail}); pass ridge > 0 to add observation noise"
+            f"{what}: the covariance is singular ({dead} of its {d} dimensions never vary); "
+            "pass ridge > 0 to add observation noise"
+        )
+    eig = np.linalg.eigvalsh(cov / np.outer(scale, scale))
+    if eig[0] <= RCOND * eig[-1]:
+        raise _Undefined(
+            f"{what}: the covariance is singular (its correlation matrix has rank "
+            f"{int(np.sum(eig > RCOND * eig[-1]))} of {d}: some channels are exact linear "
+            "functions of others); pass ridge > 0 to add observation noise"
         )
     return cov
 

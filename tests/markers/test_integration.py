@@ -309,6 +309,34 @@ def test_two_elements_have_zero_o_information_and_tc_equal_to_dtc():
     assert terms.total_correlation == pytest.approx(terms.dual_total_correlation, abs=1e-12)
 
 
+def test_too_few_samples_are_undefined_whatever_the_ridge():
+    # Issue 33: 2 samples of 4 independent channels gave an O-information of 8.62 bits with a ridge.
+    x = np.random.default_rng(17).normal(size=(2, 4))
+    for ridge in (0.0, 1e-3, 1.0):
+        with pytest.warns(UndefinedMetricWarning, match="2 samples for a 4-dimensional"):
+            assert math.isnan(o_information(x, ridge=ridge))
+        with pytest.warns(UndefinedMetricWarning, match="2 samples for a 4-dimensional"):
+            assert math.isnan(tse_complexity(x, ridge=ridge))
+    with pytest.warns(UndefinedMetricWarning, match="6-dimensional"):  # Phi_E pairs: 2 x 3 dims
+        assert math.isnan(integrated_information(x[:, :3].repeat(3, 0), ridge=1e-3).phi)
+
+
+def test_singularity_is_judged_on_correlations_not_on_scale():
+    # A healthy channel scaled by 1e-6 is healthy: every measure is unchanged by a channel's scale.
+    x = np.random.default_rng(18).multivariate_normal(
+        np.zeros(3), [[1, 0.5, 0.2], [0.5, 1, 0.3], [0.2, 0.3, 1]], size=2000
+    )
+    tiny = x * np.array([1e-6, 1.0, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert o_information(tiny) == pytest.approx(o_information(x), abs=1e-9)
+        assert tse_complexity(tiny) == pytest.approx(tse_complexity(x), abs=1e-9)
+    # A channel that is an exact linear function of others is singular at any scale.
+    dependent = np.c_[x, 1e-6 * (x[:, 0] + x[:, 1])]
+    with pytest.warns(UndefinedMetricWarning, match="exact linear functions"):
+        assert math.isnan(o_information(dependent))
+
+
 def test_o_information_undefined_cases():
     with pytest.warns(UndefinedMetricWarning, match="singular"):
         assert math.isnan(o_information(np.c_[_synergistic()[:, :2], _synergistic()[:, :2].sum(1)]))
