@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterable, Mapping
 
 from labcore.scorecards.rubric import ItemEntry
-from labcore.scorecards.rubric_data import ITEM_BY_ID, ITEMS
+from labcore.scorecards.tables import ITEM_BY_ID, ITEMS
 from labcore.scorecards.user_systems import (
     UserSystem,
     clause_from_text,

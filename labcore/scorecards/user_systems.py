@@ -46,7 +46,7 @@ from labcore.scorecards.rubric import (
     score_item,
     score_system,
 )
-from labcore.scorecards.rubric_data import ITEM_BY_ID, ITEM_IDS
+from labcore.scorecards.tables import ITEM_BY_ID, ITEM_IDS
 
 JSON_FORMAT = "ctlab.osmd_scorecard"
 JSON_VERSION = 1

@@ -22,7 +22,7 @@ from labcore.scorecards.lab_agents import (
     lab_agent_fcs,
     score_lab_agent,
 )
-from labcore.scorecards.rubric_data import ITEM_IDS
+from labcore.scorecards.tables import ITEM_IDS
 
 # Phua (2025)-like measurements.
 WORKSPACE = {

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from labcore.figures.scorecards import osmd_radar
 from labcore.scorecards.rubric import ItemEntry
-from labcore.scorecards.rubric_data import ITEM_IDS
+from labcore.scorecards.tables import ITEM_IDS
 from labcore.scorecards.user_systems import (
     JSON_FORMAT,
     MAX_IMPORT_BYTES,

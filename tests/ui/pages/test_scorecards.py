@@ -11,7 +11,7 @@ import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 from labcore.scorecards.rubric import ItemEntry
-from labcore.scorecards.rubric_data import ITEM_IDS
+from labcore.scorecards.tables import ITEM_IDS
 from labcore.scorecards.user_systems import UserSystem, user_system_to_json
 from tests.ui.apptest_pages import metric_value
 from tests.ui.scorecard_files import HOSTILE, PAIR_DOC, one_sentence
