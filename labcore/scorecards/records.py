@@ -23,7 +23,7 @@ bands: low: input should be a valid integer, got '11'
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -95,8 +95,25 @@ def _shown(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+_MESSAGES = {
+    "model_type": "should be an object",
+    "model_attributes_type": "should be an object",
+    "item_type": "should be an object",
+    "extra_forbidden": "unknown field",
+    "too_long": "should have at most {max_length} entries, not {actual_length}",
+    "too_short": "should have at least {min_length} entries, not {actual_length}",
+}
+"""Clearer words for pydantic errors that would otherwise name a class or say "inputs" or
+"after validation" (filled from the error's ``ctx``)."""
+_NO_INPUT = frozenset({"missing", "extra_forbidden", "too_long", "too_short"})
+"""Errors whose sentence already says what was given (or that nothing was)."""
+
+
 def contract_error(
-    exc: ValidationError, what: str = "", skip: frozenset[str] = frozenset()
+    exc: ValidationError,
+    what: str = "",
+    skip: frozenset[str] = frozenset(),
+    where: Callable[[tuple[Any, ...]], str] = field_path,
 ) -> ContractError:
     """The first problem of a pydantic error as one sentence naming the field (and how many more).
 
@@ -104,14 +121,17 @@ def contract_error(
     ----------
     exc : ValidationError
     what : str
-        Prefix naming the input, e.g. a file's path; ``""`` for none.
+        Prefix naming the input, e.g. a file's name; ``""`` for none.
     skip : frozenset of str
         Location parts that are not fields (the tags of a tagged union) and are left out.
+    where : callable
+        Shows a location (``skip`` parts removed) to a reader; :func:`field_path` unless the
+        caller knows better (a scorecard names the item: ``"items[0] (HOT-2) behavioural"``).
 
     Returns
     -------
     ContractError
-        Its :attr:`~ContractError.field` is the first problem's path, its
+        Its :attr:`~ContractError.field` is the first problem's :func:`field_path`, its
         :attr:`~ContractError.kind` pydantic's error type.
 
     Examples
@@ -125,15 +145,23 @@ def contract_error(
     """
     errors = exc.errors(include_url=False)
     first = errors[0]
-    field = field_path([part for part in first["loc"] if part not in skip])
-    message = first["msg"][:1].lower() + first["msg"][1:]
-    if first["type"] not in ("missing", "extra_forbidden") and "input" in first:
-        if first["type"] != "model_attributes_type" or not isinstance(first["input"], Mapping):
-            message += f", got {_shown(first['input'])}"
+    loc = tuple(part for part in first["loc"] if part not in skip)
+    message = first["msg"]
+    if first["type"] in _MESSAGES:
+        message = _MESSAGES[first["type"]].format(**first.get("ctx", {}))
+    elif message[:1].isupper() and message[1:2].islower():  # pydantic's "Input should be ..."
+        message = message[0].lower() + message[1:]
+    shown = first.get("input")
+    container = isinstance(shown, Mapping | list | tuple)  # quoted only when its type is wrong
+    if first["type"] not in _NO_INPUT and "input" in first:
+        if not container or first["type"].endswith("_type"):
+            message += f", got {_shown(shown)}"
     if len(errors) > 1:
         message += f" ({len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
-    where = ": ".join(part for part in (what, field) if part)
-    return ContractError(f"{where}: {message}" if where else message, field, first["type"])
+    prefix = ": ".join(part for part in (what, where(loc)) if part)
+    return ContractError(
+        f"{prefix}: {message}" if prefix else message, field_path(loc), first["type"]
+    )
 
 
 # ----------------------------------------------------------------------------- OSMD records
