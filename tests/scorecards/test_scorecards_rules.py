@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from labcore.scorecards import tables
 from labcore.scorecards.rubric import (
+    NOT_ASSESSED,
     ItemEntry,
     ScoredSystem,
     band_for_total,
@@ -232,18 +233,13 @@ def test_bands_tile_0_to_90_without_gaps():
 
 
 def test_not_applicable_items_count_zero_and_leave_the_applicable_denominator():
-    card = score_system(
-        "toy",
-        [
-            ItemEntry("HOT-2", 2, 2),
-            not_applicable("AE-2", "no real-world effects"),
-        ],
-    )
+    reason = "no real-world effects"
+    card = score_system("toy", [ItemEntry("HOT-2", 2, 2), not_applicable("AE-2", reason)])
     assert card.n_applicable == 1  # the other 28 have no entry -> not assessed
     assert card.applicable_max_points == 3
     assert card.behavioural_fraction_of_applicable == pytest.approx(2 / 3)
-    assert card.item("AE-2").not_applicable_reason == "no real-world effects"
-    assert card.item("RPT-1").not_applicable_reason == "not assessed"
+    assert card.item("AE-2").not_applicable_reason == reason
+    assert card.item("RPT-1").not_applicable_reason == NOT_ASSESSED
     assert not card.item("RPT-1").assessed and card.item("AE-2").assessed
     assert card.behavioural_total == 2
     assert card.band.band_id == "0"
