@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
-from labcore.scorecards.records import ContractError
+from labcore.scorecards.contract import ContractError
 from labcore.scorecards.rubric import ItemEntry
 from labcore.scorecards.tables import ITEM_BY_ID, ITEMS
 from labcore.scorecards.user_systems import (

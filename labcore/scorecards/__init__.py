@@ -6,7 +6,7 @@
   :mod:`~labcore.scorecards.fcs`.
 * Both documents' tables are data (``data/osmd_rubric.json``, ``data/fcs.json``), read and
   validated by :mod:`~labcore.scorecards.tables` through the models of
-  :mod:`~labcore.scorecards.records`.
+  :mod:`~labcore.scorecards.records`; :mod:`~labcore.scorecards.contract` words a refusal.
 * :mod:`~labcore.scorecards.osmd_recompute` recomputes OSMD's numbers from its own tables;
   :mod:`~labcore.scorecards.osmd_checks` and :mod:`~labcore.scorecards.fcs_checks` list where
   each document's stated numbers disagree (as :mod:`~labcore.scorecards.discrepancy` records),

@@ -4,8 +4,8 @@ Frozen pydantic models (``extra="forbid"``, strict types): :class:`OSMDTables` i
 ``data/osmd_rubric.json`` (the Operational Self-Model Density working paper), :class:`FCSTables`
 that of ``data/fcs.json`` (the Functional Consciousness Score page). Each table's field says which
 section of its document it was copied from. :mod:`labcore.scorecards.tables` reads the files
-through these models; :func:`contract_error` turns a validation error into the one sentence that
-names the field, for the data files and for a user's imported scorecard alike.
+through these models; :func:`~labcore.scorecards.contract.contract_error` turns a validation
+error into the one sentence that names the field.
 
 Examples
 --------
@@ -14,6 +14,8 @@ Examples
 
 Types are strict: a number typed as text is refused, in one sentence naming the field.
 
+>>> from pydantic import ValidationError
+>>> from labcore.scorecards.contract import contract_error
 >>> try:
 ...     Band(band_id="I", name="Sparse", low="11", high=25, meaning="")
 ... except ValidationError as exc:
@@ -23,15 +25,13 @@ bands: low: input should be a valid integer, got '11'
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     PlainValidator,
-    ValidationError,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
@@ -54,114 +54,6 @@ Pair = tuple[Score, Score]
 
 class _Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
-
-
-class ContractError(ValueError):
-    """A value that breaks a data contract, as one sentence naming the field.
-
-    Attributes
-    ----------
-    field : str
-        Where, e.g. ``"items[0].behavioural"`` (``""`` for the whole input).
-    kind : str
-        What is wrong: pydantic's error type (``"missing"``, ``"int_type"``,
-        ``"less_than_equal"``, ``"extra_forbidden"``, ...) or the checker's own (``"too_deep"``).
-    """
-
-    def __init__(self, message: str, field: str = "", kind: str = "") -> None:
-        super().__init__(message)
-        self.field = field
-        self.kind = kind
-
-
-def field_path(loc: Sequence[Any]) -> str:
-    """A pydantic error location as a path: ``("items", 0, "behavioural")`` ->
-    ``"items[0].behavioural"``.
-
-    Examples
-    --------
-    >>> field_path(("items", 0, "behavioural", 1)), field_path(())
-    ('items[0].behavioural[1]', '')
-    """
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def _shown(value: object, limit: int = 60) -> str:
-    """``repr(value)``, cut to ``limit`` characters, for messages quoting what was given."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-_MESSAGES = {
-    "model_type": "should be an object",
-    "model_attributes_type": "should be an object",
-    "item_type": "should be an object",
-    "extra_forbidden": "unknown field",
-    "too_long": "should have at most {max_length} entries, not {actual_length}",
-    "too_short": "should have at least {min_length} entries, not {actual_length}",
-}
-"""Clearer words for pydantic errors that would otherwise name a class or say "inputs" or
-"after validation" (filled from the error's ``ctx``)."""
-_NO_INPUT = frozenset({"missing", "extra_forbidden", "too_long", "too_short"})
-"""Errors whose sentence already says what was given (or that nothing was)."""
-
-
-def contract_error(
-    exc: ValidationError,
-    what: str = "",
-    skip: frozenset[str] = frozenset(),
-    where: Callable[[tuple[Any, ...]], str] = field_path,
-) -> ContractError:
-    """The first problem of a pydantic error as one sentence naming the field (and how many more).
-
-    Parameters
-    ----------
-    exc : ValidationError
-    what : str
-        Prefix naming the input, e.g. a file's name; ``""`` for none.
-    skip : frozenset of str
-        Location parts that are not fields (the tags of a tagged union) and are left out.
-    where : callable
-        Shows a location (``skip`` parts removed) to a reader; :func:`field_path` unless the
-        caller knows better (a scorecard names the item: ``"items[0] (HOT-2) behavioural"``).
-
-    Returns
-    -------
-    ContractError
-        Its :attr:`~ContractError.field` is the first problem's :func:`field_path`, its
-        :attr:`~ContractError.kind` pydantic's error type.
-
-    Examples
-    --------
-    >>> try:
-    ...     Band.model_validate({"band_id": "I", "name": "Sparse", "low": 11, "high": 25})
-    ... except ValidationError as exc:
-    ...     error = contract_error(exc, "bands.json")
-    >>> str(error), error.field, error.kind
-    ('bands.json: meaning: field required', 'meaning', 'missing')
-    """
-    errors = exc.errors(include_url=False)
-    first = errors[0]
-    loc = tuple(part for part in first["loc"] if part not in skip)
-    message = first["msg"]
-    if first["type"] in _MESSAGES:
-        message = _MESSAGES[first["type"]].format(**first.get("ctx", {}))
-    elif message[:1].isupper() and message[1:2].islower():  # pydantic's "Input should be ..."
-        message = message[0].lower() + message[1:]
-    shown = first.get("input")
-    container = isinstance(shown, Mapping | list | tuple)  # quoted only when its type is wrong
-    if first["type"] not in _NO_INPUT and "input" in first:
-        if not container or first["type"].endswith("_type"):
-            message += f", got {_shown(shown)}"
-    if len(errors) > 1:
-        message += f" ({len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
-    prefix = ": ".join(part for part in (what, where(loc)) if part)
-    return ContractError(
-        f"{prefix}: {message}" if prefix else message, field_path(loc), first["type"]
-    )
 
 
 # ----------------------------------------------------------------------------- OSMD records

@@ -32,7 +32,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from labcore.scorecards.records import FCSTables, OSMDTables, contract_error
+from labcore.scorecards.contract import contract_error
+from labcore.scorecards.records import FCSTables, OSMDTables
 
 DATA = Path(__file__).resolve().parent / "data"
 """Where the data files live."""

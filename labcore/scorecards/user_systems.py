@@ -28,7 +28,7 @@ in no total, and :func:`assessed_total_text` says how many items a total covers.
 The format is a pydantic model, :class:`ScorecardFile`: field types, ranges and allowed values
 are declared there (and an N/A item is its own record, :class:`NotApplicableRecord`), and
 :func:`user_system_from_dict` turns its first complaint into one sentence naming the field
-(a :class:`~labcore.scorecards.records.ContractError`, a ``ValueError``, with ``field`` and
+(a :class:`~labcore.scorecards.contract.ContractError`, a ``ValueError``, with ``field`` and
 ``kind``). Limits checked before anything is decoded or parsed, each also one sentence: at most
 :data:`MAX_IMPORT_BYTES` (1 MiB; a full 30-item scorecard with evidence text is a few kB), UTF-8
 text (a byte-order mark is allowed), brackets nested at most :data:`MAX_NESTING_DEPTH` (32)
@@ -59,7 +59,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from labcore.scorecards.records import ContractError, contract_error, field_path
+from labcore.scorecards.contract import ContractError, contract_error, field_path
 from labcore.scorecards.rubric import (
     MAX_ITEM_SCORE,
     MAX_TOTAL,
@@ -383,7 +383,7 @@ def user_system_from_dict(data: object) -> UserSystem:
     ...     "items": [{"item_id": "HOT-2", "architectural": 2, "behavioural": [3, 4]}]})
     Traceback (most recent call last):
     ...
-    labcore.scorecards.records.ContractError: items[0] (HOT-2) behavioural[1]: input should be
+    labcore.scorecards.contract.ContractError: items[0] (HOT-2) behavioural[1]: input should be
     less than or equal to 3, got 4
     """
     try:
@@ -417,12 +417,12 @@ def user_system_from_json(text: str) -> UserSystem:
     >>> user_system_from_json("{not json")
     Traceback (most recent call last):
     ...
-    labcore.scorecards.records.ContractError: malformed JSON: Expecting property name enclosed in
+    labcore.scorecards.contract.ContractError: malformed JSON: Expecting property name enclosed in
     double quotes: line 1 column 2 (char 1)
     >>> user_system_from_json("[" * 100_000)
     Traceback (most recent call last):
     ...
-    labcore.scorecards.records.ContractError: brackets are nested more than 32 levels deep (a
+    labcore.scorecards.contract.ContractError: brackets are nested more than 32 levels deep (a
     scorecard needs 4)
     """
     if not isinstance(text, str):
@@ -469,12 +469,12 @@ def user_system_from_bytes(data: bytes) -> UserSystem:
     >>> user_system_from_bytes(b"\\xff\\xfe{}")
     Traceback (most recent call last):
     ...
-    labcore.scorecards.records.ContractError: the file is not UTF-8 text (byte 0 cannot be
+    labcore.scorecards.contract.ContractError: the file is not UTF-8 text (byte 0 cannot be
     decoded)
     >>> user_system_from_bytes(b" " * (MAX_IMPORT_BYTES + 1))
     Traceback (most recent call last):
     ...
-    labcore.scorecards.records.ContractError: the file is 1,048,577 bytes; a scorecard may be at
+    labcore.scorecards.contract.ContractError: the file is 1,048,577 bytes; a scorecard may be at
     most 1,048,576 bytes (1 MiB)
     """
     if not isinstance(data, bytes | bytearray):
@@ -539,7 +539,7 @@ def clause_from_text(text: object, what: str) -> ClauseValue | None:
     >>> clause_from_text("high", "HOT-2 behavioural")
     Traceback (most recent call last):
     ...
-    labcore.scorecards.records.ContractError: HOT-2 behavioural: 'high' is not a clause 0-3 or two
+    labcore.scorecards.contract.ContractError: HOT-2 behavioural: 'high' is not a clause 0-3 or two
     adjacent clauses like 2-3
     """
     if text is None or (isinstance(text, float) and text != text):

@@ -8,7 +8,8 @@ import json
 import pytest
 
 from labcore.scorecards import tables
-from labcore.scorecards.records import ContractError, FCSTables, OSMDTables
+from labcore.scorecards.contract import ContractError
+from labcore.scorecards.records import FCSTables, OSMDTables
 from labcore.scorecards.tables import DATA, load_tables
 
 FILES = {"osmd_rubric.json": OSMDTables, "fcs.json": FCSTables}

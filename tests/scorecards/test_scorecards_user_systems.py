@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from labcore.figures.scorecards import osmd_radar
-from labcore.scorecards.records import ContractError
+from labcore.scorecards.contract import ContractError
 from labcore.scorecards.rubric import NOT_ASSESSED, ItemEntry
 from labcore.scorecards.tables import ITEM_IDS
 from labcore.scorecards.user_systems import (

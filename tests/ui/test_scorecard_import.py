@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from labcore.scorecards.records import ContractError
+from labcore.scorecards.contract import ContractError
 from labcore.scorecards.rubric import ItemEntry
 from labcore.scorecards.user_systems import UserSystem, user_system_from_bytes, user_system_to_json
 from tests.ui.scorecard_files import HOSTILE, PAIR_DOC, one_sentence
