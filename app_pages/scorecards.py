@@ -19,12 +19,13 @@ from labcore.scorecards import (
     score_user_system,
     user_system_to_json,
 )
-from labcore.scorecards.fcs_data import FCS_REFERENCE_TABLE, FORMULA_PHI_FCS
 from labcore.scorecards.from_results import LAB_AGENTS, lab_evidence, lab_fcs_inputs
 from labcore.scorecards.rubric import MAX_TOTAL
-from labcore.scorecards.rubric_data import (
+from labcore.scorecards.tables import (
     CLUSTER_BY_ID,
     CLUSTERS,
+    FCS_REFERENCE_TABLE,
+    FORMULA_PHI_FCS,
     ITEM_BY_ID,
     ITEMS,
     REFERENCE_SYSTEM_NAMES,

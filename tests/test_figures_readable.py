@@ -297,7 +297,7 @@ def test_neighbouring_empty_groups_share_one_note(seed_values):
 def test_the_radar_names_its_clusters_and_the_diagram_uses_large_type():
     from labcore.config import AGENT_KINDS
     from labcore.diagram import FONT_SIZE, architecture_dot
-    from labcore.scorecards.rubric_data import CLUSTERS
+    from labcore.scorecards.tables import CLUSTERS
 
     subtotals = [
         type(

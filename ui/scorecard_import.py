@@ -15,8 +15,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
+from labcore.scorecards.contract import ContractError
 from labcore.scorecards.rubric import ItemEntry
-from labcore.scorecards.rubric_data import ITEM_BY_ID, ITEMS
+from labcore.scorecards.tables import ITEM_BY_ID, ITEMS
 from labcore.scorecards.user_systems import (
     UserSystem,
     clause_from_text,
@@ -133,7 +134,11 @@ def _confidence(value: object, item_id: str) -> int:
         return int(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    raise ValueError(f"{item_id}: confidence must be 0, 1 or 2, got {echo(value)}")
+    raise ContractError(
+        f"{item_id}: confidence must be 0, 1 or 2, got {echo(value)}",
+        field=f"{item_id} confidence",
+        kind="int_type",
+    )
 
 
 def entries_from_rows(rows: Iterable[Mapping[str, object]]) -> tuple[ItemEntry, ...]:
@@ -151,9 +156,11 @@ def entries_from_rows(rows: Iterable[Mapping[str, object]]) -> tuple[ItemEntry, 
 
     Raises
     ------
-    ValueError
-        One sentence naming the item: a clause that is not a number or pair of numbers, only
-        one of the two clauses given, or a confidence that is not a whole number.
+    ContractError
+        A ``ValueError``, one sentence naming the item, with ``field`` (the item and column) and
+        ``kind``: a clause that is not a number or pair of numbers (``"not_a_clause"``), only
+        one of the two clauses given (``"one_clause_missing"``), or a confidence that is not a
+        whole number (``"int_type"``).
 
     Examples
     --------
@@ -167,7 +174,9 @@ def entries_from_rows(rows: Iterable[Mapping[str, object]]) -> tuple[ItemEntry, 
     for row in rows:
         item_id = str(row["item"])
         if item_id not in ITEM_BY_ID:
-            raise ValueError(f"unknown rubric item id {echo(item_id)}")
+            raise ContractError(
+                f"unknown rubric item id {echo(item_id)}", field="item", kind="unknown_item"
+            )
         reason, evidence = _text(row.get("N/A reason")), _text(row.get("evidence"))
         if reason:
             entries.append(
@@ -179,9 +188,11 @@ def entries_from_rows(rows: Iterable[Mapping[str, object]]) -> tuple[ItemEntry, 
         if architectural is None and behavioural is None:
             continue  # not assessed: no entry, never a 0
         if architectural is None or behavioural is None:
-            raise ValueError(
+            raise ContractError(
                 f"{item_id} needs both an architectural and a behavioural clause, "
-                "or neither (not assessed)"
+                "or neither (not assessed)",
+                field=item_id,
+                kind="one_clause_missing",
             )
         entries.append(
             ItemEntry(

@@ -20,7 +20,7 @@ from labcore.figures.style import (
     wrap_tick,
 )
 from labcore.paper import paper_text
-from labcore.scorecards.rubric_data import CLUSTER_BY_ID
+from labcore.scorecards.tables import CLUSTER_BY_ID
 from labcore.storage.formatting import ours_text
 
 

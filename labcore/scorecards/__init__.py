@@ -1,10 +1,12 @@
 """Scorecards: two external instruments, their reference numbers, and the lab's agents.
 
 * **OSMD** -- "Operational Self-Model Density" (working paper): a 30-item, 90-point rubric
-  in 8 clusters. Data in :mod:`~labcore.scorecards.rubric_data`, rules in
-  :mod:`~labcore.scorecards.rubric`.
-* **FCS** -- the "Functional Consciousness Score" page, ``FCS = R · P``. Data in
-  :mod:`~labcore.scorecards.fcs_data`, formulas in :mod:`~labcore.scorecards.fcs`.
+  in 8 clusters. Rules in :mod:`~labcore.scorecards.rubric`.
+* **FCS** -- the "Functional Consciousness Score" page, ``FCS = R · P``. Formulas in
+  :mod:`~labcore.scorecards.fcs`.
+* Both documents' tables are data (``data/osmd_rubric.json``, ``data/fcs.json``), read and
+  validated by :mod:`~labcore.scorecards.tables` through the models of
+  :mod:`~labcore.scorecards.records`; :mod:`~labcore.scorecards.contract` words a refusal.
 * :mod:`~labcore.scorecards.osmd_recompute` recomputes OSMD's numbers from its own tables;
   :mod:`~labcore.scorecards.osmd_checks` and :mod:`~labcore.scorecards.fcs_checks` list where
   each document's stated numbers disagree (as :mod:`~labcore.scorecards.discrepancy` records),

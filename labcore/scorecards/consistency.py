@@ -10,7 +10,7 @@ number, what it states, and what its own table gives. :func:`all_discrepancies` 
 two lists. A page shows both numbers and says so; nothing here "corrects" the documents.
 
 Every check is mechanical (a sum, a min/max, a difference, a ratio, a rounding) over data in
-:mod:`labcore.scorecards.rubric_data` and :mod:`labcore.scorecards.fcs_data`.
+:mod:`labcore.scorecards.tables` (read from ``labcore/scorecards/data/``).
 """
 
 from __future__ import annotations

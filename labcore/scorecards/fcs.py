@@ -1,6 +1,6 @@
 """Functional Consciousness Score formulas, as pure functions.
 
-The page (:mod:`labcore.scorecards.fcs_data`) defines ``FCS = R · P`` with R the
+The page (:mod:`labcore.scorecards.tables`) defines ``FCS = R · P`` with R the
 representational capacity of a system's self-models and P its "reasoning power", and an
 IIT-like quantity ``Φ_FCS = P(S) − Σⱼ P(moduleⱼ)``. Its table gives, per system, the number
 of self-model variables, bits per variable, P and FCS; we read R as
@@ -17,7 +17,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from labcore.scorecards.fcs_data import FCSReferenceRow
+from labcore.scorecards.records import FCSReferenceRow
 
 
 def _check_nonnegative(value: float, what: str) -> float:
@@ -170,7 +170,7 @@ def recompute_fcs_row(row: FCSReferenceRow) -> RecomputedFCSRow:
 
     Examples
     --------
-    >>> from labcore.scorecards.fcs_data import FCS_ROW_BY_SYSTEM
+    >>> from labcore.scorecards.tables import FCS_ROW_BY_SYSTEM
     >>> lida = recompute_fcs_row(FCS_ROW_BY_SYSTEM["LIDA"])
     >>> lida.recomputed_fcs, lida.row.stated_fcs_text, lida.agrees_with_stated
     (2640.0, '~2,600', True)

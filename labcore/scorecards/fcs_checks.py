@@ -1,7 +1,7 @@
 """List every disagreement between the FCS page's stated numbers and its own table.
 
 The table rows are recomputed with :func:`labcore.scorecards.fcs.recompute_fcs_row` over
-:mod:`labcore.scorecards.fcs_data`; the headline ratios are recomputed from the rows they
+:mod:`labcore.scorecards.tables`; the headline ratios are recomputed from the rows they
 name, and :func:`nearest_table_ratio` says which rows would give the stated ratio.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from itertools import permutations
 
-from labcore.scorecards import fcs_data
+from labcore.scorecards import tables
 from labcore.scorecards.discrepancy import Discrepancy, _slug
 from labcore.scorecards.fcs import recompute_fcs_row
 
@@ -26,9 +26,7 @@ def nearest_table_ratio(target: float) -> tuple[str, str, float]:
     >>> num, den, round(ratio, 1)
     ('Generative Agents', 'Waymo L4', 86.7)
     """
-    fcs = {
-        row.system: recompute_fcs_row(row).recomputed_fcs for row in fcs_data.FCS_REFERENCE_TABLE
-    }
+    fcs = {row.system: recompute_fcs_row(row).recomputed_fcs for row in tables.FCS_REFERENCE_TABLE}
     candidates = [
         (a, b, fcs[a] / fcs[b]) for a, b in permutations(fcs, 2) if fcs[b] > 0 and fcs[a] > 0
     ]
@@ -43,7 +41,7 @@ def most_capable_artificial_agent() -> str:
     >>> most_capable_artificial_agent()
     'Generative Agents'
     """
-    agents = [row for row in fcs_data.FCS_REFERENCE_TABLE if row.is_artificial_agent]
+    agents = [row for row in tables.FCS_REFERENCE_TABLE if row.is_artificial_agent]
     return max(agents, key=lambda row: recompute_fcs_row(row).recomputed_fcs).system
 
 
@@ -73,7 +71,7 @@ def fcs_discrepancies() -> tuple[Discrepancy, ...]:
     ['fcs.ratio.agentic_leap', 'fcs.ratio.human_gap']
     """
     found = []
-    for row in fcs_data.FCS_REFERENCE_TABLE:
+    for row in tables.FCS_REFERENCE_TABLE:
         recomputed = recompute_fcs_row(row)
         if not recomputed.agrees_with_stated:
             found.append(
@@ -86,8 +84,8 @@ def fcs_discrepancies() -> tuple[Discrepancy, ...]:
                     f"{recomputed.recomputed_fcs:,.0f} (B vars × bits/var × P)",
                 )
             )
-    for card_system, (p, fcs_text) in fcs_data.RADAR_CARDS.items():
-        row = fcs_data.FCS_ROW_BY_SYSTEM[card_system]
+    for card_system, (p, fcs_text) in tables.RADAR_CARDS.items():
+        row = tables.FCS_ROW_BY_SYSTEM[card_system]
         if p != row.reasoning_power or fcs_text.lstrip("~") != row.stated_fcs_text.lstrip("~"):
             found.append(
                 _fcs(
@@ -99,10 +97,8 @@ def fcs_discrepancies() -> tuple[Discrepancy, ...]:
                     f"{row.reasoning_power:g}, {row.stated_fcs_text} (table)",
                 )
             )
-    fcs = {
-        row.system: recompute_fcs_row(row).recomputed_fcs for row in fcs_data.FCS_REFERENCE_TABLE
-    }
-    for stated in fcs_data.STATED_RATIOS:
+    fcs = {row.system: recompute_fcs_row(row).recomputed_fcs for row in tables.FCS_REFERENCE_TABLE}
+    for stated in tables.STATED_RATIOS:
         denominator_system = stated.denominator_system
         if denominator_system == "most capable AI agent":
             denominator_system = most_capable_artificial_agent()

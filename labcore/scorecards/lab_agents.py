@@ -52,7 +52,7 @@ from labcore.scorecards.lab_agent_mapping import (
     _validate_evidence,
 )
 from labcore.scorecards.rubric import ItemEntry, ScoredSystem, not_applicable, score_system
-from labcore.scorecards.rubric_data import ITEM_IDS
+from labcore.scorecards.tables import ITEM_IDS
 
 # ----------------------------------------------------------------------------------------
 # Measurement -> clause

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from labcore.scorecards import rubric_data
+from labcore.scorecards import tables
 from labcore.scorecards.discrepancy import Discrepancy, _slug
 from labcore.scorecards.osmd_recompute import (
     grid_cluster_subtotals,
@@ -22,7 +22,7 @@ from labcore.scorecards.osmd_recompute import (
     rater_range,
 )
 from labcore.scorecards.rubric import band_for_total, score_reference_system
-from labcore.scorecards.rubric_data import CLUSTERS, REFERENCE_GRIDS, REFERENCE_SYSTEM_NAMES
+from labcore.scorecards.tables import CLUSTERS, REFERENCE_GRIDS, REFERENCE_SYSTEM_NAMES
 
 
 def _fmt_range(low: float, high: float) -> str:
@@ -46,7 +46,7 @@ def _osmd(
 def _total_discrepancies() -> list[Discrepancy]:
     found = []
     for system_id in REFERENCE_GRIDS:
-        stated = rubric_data.STATED_POINT_TOTALS[system_id]
+        stated = tables.STATED_POINT_TOTALS[system_id]
         grid = dict(zip(("architectural", "behavioural"), grid_totals(system_id), strict=True))
         where = "§6.3" + (", §7.9" if system_id in ("frank", "claude_code") else "")
         for column in ("architectural", "behavioural"):
@@ -84,7 +84,7 @@ def _cluster_discrepancies() -> list[Discrepancy]:
     found = []
     frank = grid_cluster_subtotals("frank")
     code = grid_cluster_subtotals("claude_code")
-    for cluster_id, stated in rubric_data.STATED_CLUSTER_SUBTOTALS.items():
+    for cluster_id, stated in tables.STATED_CLUSTER_SUBTOTALS.items():
         for system_id, grid_pair, stated_pair in (
             ("frank", frank[cluster_id], stated.frank),
             ("claude_code", code[cluster_id], stated.best_comparator),
@@ -123,7 +123,7 @@ def _cluster_discrepancies() -> list[Discrepancy]:
 
 def _range_discrepancies() -> list[Discrepancy]:
     found = []
-    for stated in rubric_data.STATED_RANGES:
+    for stated in tables.STATED_RANGES:
         low, high = rater_range(stated.system_id)
         where = ", ".join(stated.where)
         name = REFERENCE_SYSTEM_NAMES[stated.system_id]
@@ -158,7 +158,7 @@ def _range_discrepancies() -> list[Discrepancy]:
                         where,
                         f"{name}: band printed next to the range {stated.low}–{stated.high}",
                         stated.band_id,
-                        " to ".join(sorted(bands, key=[b.band_id for b in rubric_data.BANDS].index))
+                        " to ".join(sorted(bands, key=[b.band_id for b in tables.BANDS].index))
                         + " (§6.4 band edges)",
                     )
                 )
@@ -167,7 +167,7 @@ def _range_discrepancies() -> list[Discrepancy]:
 
 def _gap_discrepancies() -> list[Discrepancy]:
     found = []
-    for stated in rubric_data.STATED_GAPS:
+    for stated in tables.STATED_GAPS:
         gap = range_gap(stated.frank_range, stated.comparator_range)
         if gap != (stated.low, stated.high):
             found.append(
@@ -184,7 +184,7 @@ def _gap_discrepancies() -> list[Discrepancy]:
             )
     frank, code = grid_totals("frank"), grid_totals("claude_code")
     for column, index in (("architectural", 0), ("behavioural", 1)):
-        stated_gap = rubric_data.STATED_SECTION_7_9_GAP[column]
+        stated_gap = tables.STATED_SECTION_7_9_GAP[column]
         if frank[index] - code[index] != stated_gap:
             found.append(
                 _osmd(
@@ -199,9 +199,9 @@ def _gap_discrepancies() -> list[Discrepancy]:
                     ),
                 )
             )
-    floor = rubric_data.STATED_H1_FLOOR
+    floor = tables.STATED_H1_FLOOR
     floor_gap = floor["frank_floor"] - floor["comparator_high"]
-    holds = floor_gap >= rubric_data.H1_THRESHOLD_POINTS
+    holds = floor_gap >= tables.H1_THRESHOLD_POINTS
     if holds != floor["holds"]:
         found.append(
             _osmd(
@@ -211,7 +211,7 @@ def _gap_discrepancies() -> list[Discrepancy]:
                 "H1 (Frank ≥ best comparator + 25) at the architect-rater floor",
                 "holds",
                 f"does not hold: {floor['frank_floor']} − {floor['comparator_high']} = {floor_gap} "
-                f"< {rubric_data.H1_THRESHOLD_POINTS}",
+                f"< {tables.H1_THRESHOLD_POINTS}",
             )
         )
     return found
@@ -221,7 +221,7 @@ def _h2_discrepancies() -> list[Discrepancy]:
     found = []
     behav = h2_share("behavioural")
     arch = h2_share("architectural")
-    for stated in rubric_data.STATED_H2_SHARES:
+    for stated in tables.STATED_H2_SHARES:
         if (stated.numerator, stated.denominator) != behav[:2]:
             note = ""
             if (stated.numerator, stated.denominator) == arch[:2]:
@@ -247,8 +247,8 @@ def _h2_discrepancies() -> list[Discrepancy]:
 
 def _subsample_discrepancies() -> list[Discrepancy]:
     found = []
-    for rater, stated in rubric_data.STATED_HUMAN_RATER_SUBTOTALS.items():
-        scores = rubric_data.HUMAN_RATER_SCORES[rater]
+    for rater, stated in tables.STATED_HUMAN_RATER_SUBTOTALS.items():
+        scores = tables.HUMAN_RATER_SCORES[rater]
         sums = (sum(a for a, _ in scores.values()), sum(b for _, b in scores.values()))
         for index, column in enumerate(("architectural", "behavioural")):
             if sums[index] != stated[index]:
@@ -262,25 +262,25 @@ def _subsample_discrepancies() -> list[Discrepancy]:
                         f"{sums[index]} / 30 (sum of the per-item table)",
                     )
                 )
-    gabriel = rubric_data.HUMAN_RATER_SCORES["gabriel"]
-    llm = rubric_data.HUMAN_RATER_SCORES["llm_consensus"]
+    gabriel = tables.HUMAN_RATER_SCORES["gabriel"]
+    llm = tables.HUMAN_RATER_SCORES["llm_consensus"]
     counts = {"lower": 0, "equal": 0, "higher": 0}
-    for item_id in rubric_data.HUMAN_RATER_ITEMS:
+    for item_id in tables.HUMAN_RATER_ITEMS:
         g, c = gabriel[item_id], llm[item_id]
         key = "equal" if g == c else ("lower" if sum(g) < sum(c) else "higher")
         counts[key] += 1
-    if counts != dict(rubric_data.STATED_ARCHITECT_VS_LLM):
+    if counts != dict(tables.STATED_ARCHITECT_VS_LLM):
         found.append(
             _osmd(
                 "subsample",
                 "subsample.direction",
                 "ES.4, §15.7",
                 "architect vs LLM consensus: items lower / equal / higher",
-                str(dict(rubric_data.STATED_ARCHITECT_VS_LLM)),
+                str(dict(tables.STATED_ARCHITECT_VS_LLM)),
                 f"{counts} (§15.6 table)",
             )
         )
-    for item_id in rubric_data.HUMAN_RATER_ITEMS:
+    for item_id in tables.HUMAN_RATER_ITEMS:
         if llm[item_id] != REFERENCE_GRIDS["frank"].pair(item_id):
             found.append(
                 _osmd(
@@ -297,16 +297,16 @@ def _subsample_discrepancies() -> list[Discrepancy]:
 
 def _within_class_discrepancies() -> list[Discrepancy]:
     found = []
-    minorch_sum = sum(rubric_data.MINORCH_CLUSTER_SCORES.values())
-    low, high = rubric_data.MINORCH_PREDICTED_RANGE
-    if minorch_sum != rubric_data.MINORCH_STATED_TOTAL:
+    minorch_sum = sum(tables.MINORCH_CLUSTER_SCORES.values())
+    low, high = tables.MINORCH_PREDICTED_RANGE
+    if minorch_sum != tables.MINORCH_STATED_TOTAL:
         found.append(
             _osmd(
                 "within_class",
                 "minorch.total",
                 "ES.7, §17.5, §14 (Attack 3)",
                 "MinOrch-1 pilot total",
-                f"{rubric_data.MINORCH_STATED_TOTAL} / 90",
+                f"{tables.MINORCH_STATED_TOTAL} / 90",
                 f"{minorch_sum} / 90 (sum of the §17.5 per-cluster breakdown)",
                 f"The paper reads 48 as 'center-band' of its pre-registered {low}–{high}; "
                 f"{minorch_sum} is outside that prediction.",
@@ -314,22 +314,20 @@ def _within_class_discrepancies() -> list[Discrepancy]:
         )
     frank_behav = grid_totals("frank")[1]
     lift = frank_behav - minorch_sum
-    if lift != rubric_data.MINORCH_STATED_FRANK_LIFT:
+    if lift != tables.MINORCH_STATED_FRANK_LIFT:
         clusters = ("PP", "AFFECT", "AST")
         partial = sum(
-            rubric_data.MINORCH_STATED_FRANK_CLUSTERS[c] - rubric_data.MINORCH_CLUSTER_SCORES[c]
+            tables.MINORCH_STATED_FRANK_CLUSTERS[c] - tables.MINORCH_CLUSTER_SCORES[c]
             for c in clusters
         )
-        stated_lift = (
-            rubric_data.STATED_POINT_TOTALS["frank"].behavioural - rubric_data.MINORCH_STATED_TOTAL
-        )
+        stated_lift = tables.STATED_POINT_TOTALS["frank"].behavioural - tables.MINORCH_STATED_TOTAL
         found.append(
             _osmd(
                 "within_class",
                 "minorch.frank_lift",
                 "§17.5",
                 "Frank's lift over MinOrch-1",
-                f"+{rubric_data.MINORCH_STATED_FRANK_LIFT}",
+                f"+{tables.MINORCH_STATED_FRANK_LIFT}",
                 f"+{lift} ({frank_behav} − {minorch_sum}: §6.1 grid minus §17.5 clusters); "
                 f"+{stated_lift}"
                 " from the stated totals (71 − 48)",
@@ -338,20 +336,20 @@ def _within_class_discrepancies() -> list[Discrepancy]:
         )
     code_behav = grid_totals("claude_code")[1]
     over_code = minorch_sum - code_behav
-    if over_code != rubric_data.MINORCH_STATED_LIFT_OVER_CLAUDE_CODE:
+    if over_code != tables.MINORCH_STATED_LIFT_OVER_CLAUDE_CODE:
         found.append(
             _osmd(
                 "within_class",
                 "minorch.lift_over_claude_code",
                 "§17.5",
                 "MinOrch-1's lift over Claude Code",
-                f"+{rubric_data.MINORCH_STATED_LIFT_OVER_CLAUDE_CODE}",
+                f"+{tables.MINORCH_STATED_LIFT_OVER_CLAUDE_CODE}",
                 f"+{over_code} ({minorch_sum} − {code_behav}: §17.5 clusters minus §6.1 grid)",
                 "Consistent with the stated totals (48 − 35); not with the tables.",
             )
         )
     frank_clusters = grid_cluster_subtotals("frank")
-    for cluster_id, stated in rubric_data.MINORCH_STATED_FRANK_CLUSTERS.items():
+    for cluster_id, stated in tables.MINORCH_STATED_FRANK_CLUSTERS.items():
         if frank_clusters[cluster_id][1] != stated:
             found.append(
                 _osmd(
@@ -369,7 +367,7 @@ def _within_class_discrepancies() -> list[Discrepancy]:
 def _ablation_discrepancies() -> list[Discrepancy]:
     found = []
     frank = REFERENCE_GRIDS["frank"]
-    for ablation in rubric_data.ABLATIONS:
+    for ablation in tables.ABLATIONS:
         low, high = ablation.predicted_delta
         inside = low <= ablation.stated_delta <= high
         if inside != ablation.stated_inside_prediction:
@@ -422,7 +420,7 @@ def _ablation_discrepancies() -> list[Discrepancy]:
                     after = {r.label: r.after[1] for r in item_rows}
                     recomputed = sum(
                         after.get(i, frank.pair(i)[1])
-                        for i in rubric_data.CLUSTER_BY_ID[row.label].item_ids
+                        for i in tables.CLUSTER_BY_ID[row.label].item_ids
                     )
                     if recomputed != row.after[1]:
                         found.append(
@@ -447,27 +445,27 @@ def _ablation_discrepancies() -> list[Discrepancy]:
                         f"{frank.pair(row.label)} (§6.1 grid)",
                     )
                 )
-    total_drop = sum(a.stated_delta for a in rubric_data.ABLATIONS)
-    if total_drop != rubric_data.STATED_ABLATION_SUM:
+    total_drop = sum(a.stated_delta for a in tables.ABLATIONS)
+    if total_drop != tables.STATED_ABLATION_SUM:
         found.append(
             _osmd(
                 "ablation",
                 "ablation.sum",
                 "ES.7, §17.12",
                 "sum of ablation drops",
-                str(rubric_data.STATED_ABLATION_SUM),
+                str(tables.STATED_ABLATION_SUM),
                 f"{total_drop} (sum of the five stated drops)",
             )
         )
-    all_off = rubric_data.STATED_POINT_TOTALS["frank"].behavioural + total_drop
-    if all_off != rubric_data.STATED_ALL_ABLATED_SCORE:
+    all_off = tables.STATED_POINT_TOTALS["frank"].behavioural + total_drop
+    if all_off != tables.STATED_ALL_ABLATED_SCORE:
         found.append(
             _osmd(
                 "ablation",
                 "ablation.all_off",
                 "ES.7, §17.12",
                 "Frank with all five subsystems off (additive)",
-                f"~{rubric_data.STATED_ALL_ABLATED_SCORE} / 90",
+                f"~{tables.STATED_ALL_ABLATED_SCORE} / 90",
                 f"{all_off} / 90 (71 plus the five stated drops)",
             )
         )
@@ -476,7 +474,7 @@ def _ablation_discrepancies() -> list[Discrepancy]:
 
 def _other_discrepancies() -> list[Discrepancy]:
     found = []
-    for stated in rubric_data.STATED_PERCENTAGES:
+    for stated in tables.STATED_PERCENTAGES:
         if not percentage_is_achievable(stated.percent, stated.decimals, stated.n):
             below = math.floor(stated.percent * stated.n / 100)
             neighbours = ", ".join(
@@ -493,13 +491,13 @@ def _other_discrepancies() -> list[Discrepancy]:
                 )
             )
     gap = (
-        rubric_data.HALLUCINATION_RATE_PERCENT["gpt4o_memory"]
-        - rubric_data.HALLUCINATION_RATE_PERCENT["frank"]
+        tables.HALLUCINATION_RATE_PERCENT["gpt4o_memory"]
+        - tables.HALLUCINATION_RATE_PERCENT["frank"]
     )
-    if not math.isclose(gap, rubric_data.STATED_HALLUCINATION_GAP_POINTS):
+    if not math.isclose(gap, tables.STATED_HALLUCINATION_GAP_POINTS):
         retrieval_gap = (
-            rubric_data.RETRIEVAL_ACCURACY_PERCENT["frank"]
-            - rubric_data.RETRIEVAL_ACCURACY_PERCENT["gpt4o_memory"]
+            tables.RETRIEVAL_ACCURACY_PERCENT["frank"]
+            - tables.RETRIEVAL_ACCURACY_PERCENT["gpt4o_memory"]
         )
         found.append(
             _osmd(
@@ -507,14 +505,14 @@ def _other_discrepancies() -> list[Discrepancy]:
                 "hallucination_gap",
                 "§16.7",
                 "hallucination-rate gap, Frank vs GPT-4o + memory",
-                f"{rubric_data.STATED_HALLUCINATION_GAP_POINTS} points",
+                f"{tables.STATED_HALLUCINATION_GAP_POINTS} points",
                 f"{gap:.1f} points (11% − 3.2%, §16.5)",
                 f"{retrieval_gap:g} points is the §16.3 retrieval-accuracy gap (91% − 67%).",
             )
         )
-    raters = rubric_data.RATER_TOTALS_APPENDIX_D["frank"]
+    raters = tables.RATER_TOTALS_APPENDIX_D["frank"]
     shortfalls = {r: raters["claude"] - raters[r] for r in ("gpt4o", "gemini")}
-    low, high = rubric_data.STATED_APPENDIX_D_FRANK_SHORTFALL
+    low, high = tables.STATED_APPENDIX_D_FRANK_SHORTFALL
     if not all(low <= s <= high for s in shortfalls.values()):
         found.append(
             _osmd(
@@ -526,12 +524,12 @@ def _other_discrepancies() -> list[Discrepancy]:
                 f"GPT-4o {shortfalls['gpt4o']}, Gemini {shortfalls['gemini']} (Appendix D table)",
             )
         )
-    low_rater, high_rater = rubric_data.STATED_APPENDIX_D_BOUND_RATERS
+    low_rater, high_rater = tables.STATED_APPENDIX_D_BOUND_RATERS
     n_low = n_high = 0
-    for totals in rubric_data.RATER_TOTALS_APPENDIX_D.values():
+    for totals in tables.RATER_TOTALS_APPENDIX_D.values():
         n_low += totals[low_rater] == min(totals.values())
         n_high += totals[high_rater] == max(totals.values())
-    n_systems = len(rubric_data.RATER_TOTALS_APPENDIX_D)
+    n_systems = len(tables.RATER_TOTALS_APPENDIX_D)
     if (n_low, n_high) != (n_systems, n_systems):
         found.append(
             _osmd(
@@ -544,21 +542,21 @@ def _other_discrepancies() -> list[Discrepancy]:
                 f"the highest (ties included) for {n_high} of {n_systems} (Appendix D table)",
             )
         )
-    if rubric_data.STATED_FAMILY_COUNT_SECTION_2 != len(CLUSTERS):
+    if tables.STATED_FAMILY_COUNT_SECTION_2 != len(CLUSTERS):
         found.append(
             _osmd(
                 "text_vs_table",
                 "family_count",
                 "§2",
                 "number of theory families in the taxonomy",
-                f"{rubric_data.STATED_FAMILY_COUNT_SECTION_2} ('six families')",
+                f"{tables.STATED_FAMILY_COUNT_SECTION_2} ('six families')",
                 f"{len(CLUSTERS)} (rows of the §2 table; §1.1 also says 8)",
             )
         )
     for system_id in REFERENCE_GRIDS:
         scored = score_reference_system(system_id)
         for item in scored.capped_items:
-            rule = rubric_data.RULE_BY_ID[item.rules_applied[-1]]
+            rule = tables.RULE_BY_ID[item.rules_applied[-1]]
             found.append(
                 _osmd(
                     "rule",

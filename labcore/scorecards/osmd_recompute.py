@@ -1,7 +1,7 @@
 """Recompute OSMD's numbers from the paper's own tables, and set them beside the stated ones.
 
 Mechanical recomputations (sums, min/max, differences, ratios, roundings) over
-:mod:`labcore.scorecards.rubric_data`, and :func:`reference_system_summary`, which returns the
+:mod:`labcore.scorecards.tables`, and :func:`reference_system_summary`, which returns the
 stated and the recomputed numbers of a reference system side by side. The checks that turn
 disagreements into :class:`~labcore.scorecards.discrepancy.Discrepancy` records are in
 :mod:`labcore.scorecards.osmd_checks`.
@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from labcore.scorecards import rubric_data
+from labcore.scorecards import tables
+from labcore.scorecards.records import ReferenceGrid, StatedRange
 from labcore.scorecards.rubric import band_for_total, score_reference_system
-from labcore.scorecards.rubric_data import CLUSTERS, REFERENCE_GRIDS, StatedRange
+from labcore.scorecards.tables import CLUSTERS, REFERENCE_GRIDS
 
 
 def grid_totals(system_id: str) -> tuple[int, int]:
@@ -59,7 +60,7 @@ def rater_range(system_id: str) -> tuple[int, int]:
     >>> rater_range("frank")
     (65, 71)
     """
-    totals = rubric_data.RATER_TOTALS_APPENDIX_D[_grid(system_id).system_id].values()
+    totals = tables.RATER_TOTALS_APPENDIX_D[_grid(system_id).system_id].values()
     return min(totals), max(totals)
 
 
@@ -109,12 +110,12 @@ def h2_share(score: str = "behavioural") -> tuple[int, int, float]:
     """
     column = {"architectural": 0, "behavioural": 1}[score]
     frank, code = REFERENCE_GRIDS["frank"], REFERENCE_GRIDS["claude_code"]
-    five = sum(frank.pair(i)[column] - code.pair(i)[column] for i in rubric_data.H2_ITEMS)
+    five = sum(frank.pair(i)[column] - code.pair(i)[column] for i in tables.H2_ITEMS)
     total = grid_totals("frank")[column] - grid_totals("claude_code")[column]
     return five, total, 100.0 * five / total
 
 
-def _grid(system_id: str) -> rubric_data.ReferenceGrid:
+def _grid(system_id: str) -> ReferenceGrid:
     try:
         return REFERENCE_GRIDS[system_id]
     except KeyError:
@@ -182,7 +183,7 @@ def reference_system_summary(system_id: str) -> ReferenceSystemSummary:
     (67, (65, 71), False)
     """
     grid = _grid(system_id)
-    stated = rubric_data.STATED_POINT_TOTALS[grid.system_id]
+    stated = tables.STATED_POINT_TOTALS[grid.system_id]
     grid_arch, grid_behav = grid_totals(grid.system_id)
     return ReferenceSystemSummary(
         system_id=grid.system_id,
@@ -194,5 +195,5 @@ def reference_system_summary(system_id: str) -> ReferenceSystemSummary:
         grid_behavioural=grid_behav,
         rules_behavioural=score_reference_system(grid.system_id).behavioural_total,
         rater_range=rater_range(grid.system_id),
-        stated_ranges=tuple(r for r in rubric_data.STATED_RANGES if r.system_id == system_id),
+        stated_ranges=tuple(r for r in tables.STATED_RANGES if r.system_id == system_id),
     )

@@ -1,6 +1,6 @@
 """Scoring rules of the Operational Self-Model Density rubric, as pure functions.
 
-The rubric's items and the paper's numbers live in :mod:`labcore.scorecards.rubric_data`;
+The rubric's items and the paper's numbers live in :mod:`labcore.scorecards.tables`;
 this module applies the paper's application rules (OSMD Appendix A.9, §4.2-§4.4, §6.4) to
 per-item entries and aggregates them:
 
@@ -10,7 +10,7 @@ per-item entries and aggregates them:
   content (stored timestamp, calibrated confidence value, DB-verifiable claim) is attached.
 * **LM-cap** (A.9, §4.3): for LM-vulnerable items, behavioural <= architectural + 0, unless
   operational content is attached. Which items are LM-capped: see
-  :attr:`labcore.scorecards.rubric_data.RubricItem.lm_capped`.
+  :attr:`labcore.scorecards.records.RubricItem.lm_capped`.
 * **confidence range** (§4.4): each item carries ±0/±1/±2; the behavioural score's range is
   ``[score - c, score + c]`` clipped to ``[0, cap]``; the total's range is the sum of the
   item ranges.
@@ -26,7 +26,8 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from labcore.scorecards.rubric_data import (
+from labcore.scorecards.records import Band, RubricItem
+from labcore.scorecards.tables import (
     ALLOWED_CONFIDENCES,
     BANDS,
     CLUSTER_BY_ID,
@@ -34,8 +35,6 @@ from labcore.scorecards.rubric_data import (
     ITEM_BY_ID,
     ITEM_IDS,
     REFERENCE_GRIDS,
-    Band,
-    RubricItem,
 )
 
 MAX_ITEM_SCORE = 3
@@ -270,7 +269,7 @@ class ScoredItem:
     evidence : str
         Evidence text.
     rules_applied : tuple of str
-        Ids (see ``rubric_data.RULES``) of rules that changed the entry:
+        Ids (see ``tables.RULES``) of rules that changed the entry:
         ``"lower_of_two"``, ``"anti_eloquence"``, ``"lm_cap"``.
     not_applicable_reason : str
         Reason for N/A items (:data:`NOT_ASSESSED` for items without an entry), else ``""``.
@@ -634,7 +633,7 @@ def score_reference_system(system_id: str) -> ScoredSystem:
 
     Each grid cell becomes an entry with confidence ±0 (the grid gives no per-item
     confidence) and operational evidence where the paper cites it
-    (:attr:`~labcore.scorecards.rubric_data.ReferenceGrid.operational_evidence_items`).
+    (:attr:`~labcore.scorecards.records.ReferenceGrid.operational_evidence_items`).
 
     Parameters
     ----------

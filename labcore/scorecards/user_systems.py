@@ -25,10 +25,14 @@ and the page shows it as ``2-3``; the rules take clause 2 when scoring. Items le
 *not assessed* (:attr:`~labcore.scorecards.rubric.ScoredItem.assessed` is False): they count
 in no total, and :func:`assessed_total_text` says how many items a total covers.
 
-Limits on an import (checked before anything is decoded or parsed, each refusal one sentence
-in a ``ValueError``): at most :data:`MAX_IMPORT_BYTES` (1 MiB; a full 30-item scorecard with
-evidence text is a few kB), UTF-8 text (a byte-order mark is allowed), brackets nested at most
-:data:`MAX_NESTING_DEPTH` (32) levels deep (the format needs 4), at most 30 items.
+The format is a pydantic model, :class:`ScorecardFile`: field types, ranges and allowed values
+are declared there (and an N/A item is its own record, :class:`NotApplicableRecord`), and
+:func:`user_system_from_dict` turns its first complaint into one sentence naming the field
+(a :class:`~labcore.scorecards.contract.ContractError`, a ``ValueError``, with ``field`` and
+``kind``). Limits checked before anything is decoded or parsed, each also one sentence: at most
+:data:`MAX_IMPORT_BYTES` (1 MiB; a full 30-item scorecard with evidence text is a few kB), UTF-8
+text (a byte-order mark is allowed), brackets nested at most :data:`MAX_NESTING_DEPTH` (32)
+levels deep (the format needs 4).
 """
 
 from __future__ import annotations
@@ -37,8 +41,27 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Annotated, Any, Literal
 
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    Tag,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from labcore.scorecards.contract import ContractError, contract_error, field_path
 from labcore.scorecards.rubric import (
+    MAX_ITEM_SCORE,
     MAX_TOTAL,
     ClauseValue,
     ItemEntry,
@@ -46,22 +69,10 @@ from labcore.scorecards.rubric import (
     score_item,
     score_system,
 )
-from labcore.scorecards.rubric_data import ITEM_BY_ID, ITEM_IDS
+from labcore.scorecards.tables import ALLOWED_CONFIDENCES, ITEM_BY_ID, ITEM_IDS
 
 JSON_FORMAT = "ctlab.osmd_scorecard"
 JSON_VERSION = 1
-_TOP_LEVEL_KEYS = frozenset({"format", "version", "name", "items"})
-_ITEM_KEYS = frozenset(
-    {
-        "item_id",
-        "architectural",
-        "behavioural",
-        "confidence",
-        "operational_evidence",
-        "evidence",
-        "not_applicable_reason",
-    }
-)
 MAX_IMPORT_BYTES = 1024 * 1024
 """Largest scorecard file accepted, in bytes (1 MiB), checked before decoding."""
 MAX_NESTING_DEPTH = 32
@@ -91,6 +102,167 @@ def _nesting_exceeds(text: str, limit: int) -> bool:
         elif bracket in ("]", "}"):
             depth -= 1
     return False
+
+
+# ----------------------------------------------------------------------------- the contract
+def _known_item(item_id: str) -> str:
+    if item_id not in ITEM_BY_ID:
+        raise PydanticCustomError("unknown_item", "should be a rubric item id such as 'HOT-2'")
+    return item_id
+
+
+def _not_blank(text: str) -> str:
+    if not text.strip():
+        raise PydanticCustomError("blank", "should not be blank")
+    return text
+
+
+def _adjacent(pair: tuple[int, int]) -> tuple[int, int]:
+    if pair[1] != pair[0] + 1:
+        raise PydanticCustomError(
+            "not_adjacent",
+            "clauses {lower} and {upper} are not adjacent (a pair is k, k + 1, like [2, 3])",
+            {"lower": pair[0], "upper": pair[1]},
+        )
+    return pair
+
+
+def _clause_form(value: Any) -> str:
+    return "pair" if isinstance(value, list | tuple) else "one"
+
+
+def _item_form(value: Any) -> str | None:
+    if isinstance(value, BaseModel):
+        return "not_applicable" if isinstance(value, NotApplicableRecord) else "scored"
+    if not isinstance(value, Mapping):
+        return None  # reported as "should be an object"
+    return "scored" if value.get("not_applicable_reason") is None else "not_applicable"
+
+
+ItemId = Annotated[StrictStr, AfterValidator(_known_item)]
+NonBlank = Annotated[StrictStr, AfterValidator(_not_blank)]
+Clause = Annotated[StrictInt, Field(ge=0, le=MAX_ITEM_SCORE)]
+"""One clause, 0-3 (a bool or 2.0 is not one)."""
+ClauseEntry = Annotated[
+    Annotated[Clause, Tag("one")]
+    | Annotated[tuple[Clause, Clause], AfterValidator(_adjacent), Tag("pair")],
+    Discriminator(_clause_form),
+]
+"""A clause, or two adjacent clauses ``[k, k + 1]`` ("between", OSMD A.9 lower-of-two)."""
+Confidence = Annotated[StrictInt, Field(ge=min(ALLOWED_CONFIDENCES), le=max(ALLOWED_CONFIDENCES))]
+"""±0, ±1 or ±2 (OSMD §4.4)."""
+_SCORED_KEYS = ("architectural", "behavioural", "confidence", "operational_evidence")
+_TAGS = frozenset({"one", "pair", "scored", "not_applicable"})
+"""Location parts pydantic adds for the tagged unions above; they name no field."""
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ScoredRecord(_Record):
+    """A scored item of a scorecard file (``not_applicable_reason`` absent or null)."""
+
+    item_id: ItemId
+    architectural: ClauseEntry
+    behavioural: ClauseEntry
+    confidence: Confidence = 0
+    operational_evidence: StrictBool = False
+    evidence: StrictStr = ""
+    not_applicable_reason: None = None
+
+    def entry(self) -> ItemEntry:
+        """The item as an :class:`~labcore.scorecards.rubric.ItemEntry`."""
+        return ItemEntry(
+            self.item_id,
+            self.architectural,
+            self.behavioural,
+            confidence=self.confidence,
+            operational_evidence=self.operational_evidence,
+            evidence=self.evidence,
+        )
+
+
+class NotApplicableRecord(_Record):
+    """An item a scorecard file marks not applicable: a reason, no scores."""
+
+    item_id: ItemId
+    not_applicable_reason: NonBlank
+    evidence: StrictStr = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_scores(cls, data: Any) -> Any:
+        carried = [key for key in _SCORED_KEYS if isinstance(data, Mapping) and key in data]
+        if carried:
+            raise PydanticCustomError(
+                "scored_not_applicable",
+                "a not-applicable item cannot carry {keys}",
+                {"keys": ", ".join(carried)},
+            )
+        return data
+
+    def entry(self) -> ItemEntry:
+        """The item as an :class:`~labcore.scorecards.rubric.ItemEntry`."""
+        return ItemEntry(
+            self.item_id,
+            None,
+            None,
+            evidence=self.evidence,
+            not_applicable_reason=self.not_applicable_reason,
+        )
+
+
+ItemRecord = Annotated[
+    Annotated[ScoredRecord, Tag("scored")] | Annotated[NotApplicableRecord, Tag("not_applicable")],
+    Discriminator(
+        _item_form, custom_error_type="item_type", custom_error_message="Input should be an object"
+    ),
+]
+
+
+class ScorecardFile(_Record):
+    """The import contract: a scorecard file, format version 1 (see the module docstring).
+
+    Examples
+    --------
+    >>> card = ScorecardFile.model_validate({"format": JSON_FORMAT, "version": 1, "name": "x",
+    ...     "items": [{"item_id": "HOT-2", "architectural": 2, "behavioural": [2, 3]}]})
+    >>> card.items[0].entry().behavioural
+    (2, 3)
+    """
+
+    format: Literal[JSON_FORMAT]
+    version: Literal[JSON_VERSION]
+    name: NonBlank
+    items: Annotated[list[ItemRecord], Field(max_length=len(ITEM_IDS))]
+
+    @field_validator("items")
+    @classmethod
+    def _each_item_once(cls, items: list) -> list:
+        seen: set[str] = set()
+        for record in items:
+            if record.item_id in seen:
+                raise PydanticCustomError(
+                    "duplicate_item", "{item_id} is entered twice", {"item_id": record.item_id}
+                )
+            seen.add(record.item_id)
+        return items
+
+
+def _where(loc: tuple[Any, ...], data: object) -> str:
+    """A location as the page shows it: an item's index and id, then its field."""
+    if len(loc) < 2 or loc[0] != "items" or not isinstance(loc[1], int) or loc[2:3] == ("item_id",):
+        return field_path(loc)
+    try:
+        item_id = data["items"][loc[1]]["item_id"]  # type: ignore[index]
+    except (KeyError, IndexError, TypeError):
+        item_id = None
+    item = f"items[{loc[1]}]"
+    if isinstance(item_id, str):
+        item += f" ({item_id if item_id in ITEM_BY_ID else _shown(item_id, 30)})"
+    rest = field_path(loc[2:])
+    return f"{item} {rest}" if rest else item
 
 
 @dataclass(frozen=True)
@@ -194,100 +366,31 @@ def user_system_to_json(system: UserSystem) -> str:
     return json.dumps(user_system_to_dict(system), ensure_ascii=False, indent=2)
 
 
-def _clause_from_json(value: object, where: str) -> ClauseValue:
-    if isinstance(value, list):
-        if len(value) != 2 or not all(
-            isinstance(v, int) and not isinstance(v, bool) for v in value
-        ):
-            raise ValueError(
-                f"{where} must be an integer 0-3 or a pair of adjacent integers, "
-                f"got {_shown(value)}"
-            )
-        return (value[0], value[1])
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(
-            f"{where} must be an integer 0-3 or a pair of adjacent integers, got {_shown(value)}"
-        )
-    return value
-
-
-def _entry_from_dict(record: object, index: int) -> ItemEntry:
-    where = f"items[{index}]"
-    if not isinstance(record, Mapping):
-        raise ValueError(f"{where} must be an object, got {_shown(record)}")
-    unknown = sorted(set(record) - _ITEM_KEYS)
-    if unknown:
-        raise ValueError(f"{where} has unknown keys {_shown(unknown)}")
-    item_id = record.get("item_id")
-    if not isinstance(item_id, str):
-        raise ValueError(f"{where} needs a string item_id")
-    if item_id not in ITEM_BY_ID:
-        raise ValueError(f"{where}: unknown rubric item id {_shown(item_id)}")
-    where = f"{where} ({item_id})"
-    evidence = record.get("evidence", "")
-    if not isinstance(evidence, str):
-        raise ValueError(f"{where}: evidence must be a string")
-    reason = record.get("not_applicable_reason")
-    if reason is not None:
-        if not isinstance(reason, str) or not reason.strip():
-            raise ValueError(f"{where}: not_applicable_reason must be a non-empty string")
-        scored_keys = sorted(
-            {"architectural", "behavioural", "confidence", "operational_evidence"} & set(record)
-        )
-        if scored_keys:
-            raise ValueError(f"{where}: a not-applicable item cannot carry {scored_keys}")
-        return ItemEntry(item_id, None, None, evidence=evidence, not_applicable_reason=reason)
-    for key in ("architectural", "behavioural"):
-        if key not in record:
-            raise ValueError(f"{where}: missing {key!r} (or give a not_applicable_reason)")
-    confidence = record.get("confidence", 0)
-    if isinstance(confidence, bool) or not isinstance(confidence, int):
-        raise ValueError(f"{where}: confidence must be 0, 1 or 2, got {_shown(confidence)}")
-    operational = record.get("operational_evidence", False)
-    if not isinstance(operational, bool):
-        raise ValueError(f"{where}: operational_evidence must be true or false")
-    return ItemEntry(
-        item_id,
-        _clause_from_json(record["architectural"], f"{where} architectural"),
-        _clause_from_json(record["behavioural"], f"{where} behavioural"),
-        confidence=confidence,
-        operational_evidence=operational,
-        evidence=evidence,
-    )
-
-
 def user_system_from_dict(data: object) -> UserSystem:
-    """Build and validate a user system from its JSON-ready dict.
+    """Build and validate a user system from its JSON-ready dict, through :class:`ScorecardFile`.
 
     Raises
     ------
-    ValueError
-        Wrong format or version, unknown keys, unknown item ids, out-of-range scores,
-        duplicates, or a malformed item.
+    ContractError
+        A ``ValueError``: the first thing the file gets wrong (format or version, an unknown
+        field or item id, a score out of range, a duplicate item, ...) in one sentence naming
+        the field, with :attr:`~ContractError.field` and :attr:`~ContractError.kind` (pydantic's
+        error type).
+
+    Examples
+    --------
+    >>> user_system_from_dict({"format": JSON_FORMAT, "version": 1, "name": "x",
+    ...     "items": [{"item_id": "HOT-2", "architectural": 2, "behavioural": [3, 4]}]})
+    Traceback (most recent call last):
+    ...
+    labcore.scorecards.contract.ContractError: items[0] (HOT-2) behavioural[1]: input should be
+    less than or equal to 3, got 4
     """
-    if not isinstance(data, Mapping):
-        raise ValueError(f"a scorecard must be a JSON object, got {type(data).__name__}")
-    unknown = sorted(set(data) - _TOP_LEVEL_KEYS)
-    if unknown:
-        raise ValueError(f"unknown top-level keys {_shown(unknown)}")
-    if data.get("format") != JSON_FORMAT:
-        raise ValueError(f"not a {JSON_FORMAT!r} document (format={_shown(data.get('format'))})")
-    if data.get("version") != JSON_VERSION:
-        raise ValueError(
-            f"unsupported version {_shown(data.get('version'))}; expected {JSON_VERSION}"
-        )
-    name = data.get("name")
-    if not isinstance(name, str):
-        raise ValueError("name must be a string")
-    items = data.get("items")
-    if not isinstance(items, list):
-        raise ValueError("items must be a list")
-    if len(items) > len(ITEM_IDS):
-        raise ValueError(
-            f"items has {len(items)} entries but the rubric has only {len(ITEM_IDS)} items"
-        )
-    entries = tuple(_entry_from_dict(record, i) for i, record in enumerate(items))
-    return UserSystem(name, entries)
+    try:
+        card = ScorecardFile.model_validate(data)
+    except ValidationError as exc:  # the one place a refusal becomes a sentence
+        raise contract_error(exc, skip=_TAGS, where=lambda loc: _where(loc, data)) from None
+    return UserSystem(card.name, tuple(record.entry() for record in card.items))
 
 
 def user_system_from_json(text: str) -> UserSystem:
@@ -304,38 +407,41 @@ def user_system_from_json(text: str) -> UserSystem:
 
     Raises
     ------
-    ValueError
-        Text longer than :data:`MAX_IMPORT_BYTES` characters, brackets nested deeper than
-        :data:`MAX_NESTING_DEPTH` (checked before parsing), malformed JSON, or anything
-        :func:`user_system_from_dict` rejects. The message is one sentence.
+    ContractError
+        A ``ValueError``: text longer than :data:`MAX_IMPORT_BYTES` characters, brackets nested
+        deeper than :data:`MAX_NESTING_DEPTH` (checked before parsing), malformed JSON, or
+        anything :func:`user_system_from_dict` rejects. The message is one sentence.
 
     Examples
     --------
     >>> user_system_from_json("{not json")
     Traceback (most recent call last):
     ...
-    ValueError: malformed JSON: Expecting property name enclosed in double quotes: line 1 column 2
-    (char 1)
+    labcore.scorecards.contract.ContractError: malformed JSON: Expecting property name enclosed in
+    double quotes: line 1 column 2 (char 1)
     >>> user_system_from_json("[" * 100_000)
     Traceback (most recent call last):
     ...
-    ValueError: brackets are nested more than 32 levels deep (a scorecard needs 4)
+    labcore.scorecards.contract.ContractError: brackets are nested more than 32 levels deep (a
+    scorecard needs 4)
     """
     if not isinstance(text, str):
-        raise ValueError(f"expected JSON text, got {type(text).__name__}")
+        raise ContractError(f"expected JSON text, got {type(text).__name__}", kind="not_text")
     if len(text) > MAX_IMPORT_BYTES:
-        raise ValueError(
+        raise ContractError(
             f"the text is {len(text):,} characters long; a scorecard may be at "
-            f"most {MAX_IMPORT_BYTES:,}"
+            f"most {MAX_IMPORT_BYTES:,}",
+            kind="too_long",
         )
     if _nesting_exceeds(text, MAX_NESTING_DEPTH):
-        raise ValueError(
-            f"brackets are nested more than {MAX_NESTING_DEPTH} levels deep (a scorecard needs 4)"
+        raise ContractError(
+            f"brackets are nested more than {MAX_NESTING_DEPTH} levels deep (a scorecard needs 4)",
+            kind="too_deep",
         )
     try:
         data = json.loads(text)
     except ValueError as error:  # JSONDecodeError, or an integer too long to convert
-        raise ValueError(f"malformed JSON: {error}") from None
+        raise ContractError(f"malformed JSON: {error}", kind="json_invalid") from None
     return user_system_from_dict(data)
 
 
@@ -353,33 +459,39 @@ def user_system_from_bytes(data: bytes) -> UserSystem:
 
     Raises
     ------
-    ValueError
-        A file over the size cap (checked first, on the raw bytes), bytes that are not UTF-8,
-        or anything :func:`user_system_from_json` rejects. The message is one sentence.
+    ContractError
+        A ``ValueError``: a file over the size cap (checked first, on the raw bytes), bytes
+        that are not UTF-8, or anything :func:`user_system_from_json` rejects. The message is
+        one sentence.
 
     Examples
     --------
     >>> user_system_from_bytes(b"\\xff\\xfe{}")
     Traceback (most recent call last):
     ...
-    ValueError: the file is not UTF-8 text (byte 0 cannot be decoded)
+    labcore.scorecards.contract.ContractError: the file is not UTF-8 text (byte 0 cannot be
+    decoded)
     >>> user_system_from_bytes(b" " * (MAX_IMPORT_BYTES + 1))
     Traceback (most recent call last):
     ...
-    ValueError: the file is 1,048,577 bytes; a scorecard may be at most 1,048,576 bytes (1 MiB)
+    labcore.scorecards.contract.ContractError: the file is 1,048,577 bytes; a scorecard may be at
+    most 1,048,576 bytes (1 MiB)
     """
     if not isinstance(data, bytes | bytearray):
-        raise ValueError(f"expected the file's bytes, got {type(data).__name__}")
+        raise ContractError(
+            f"expected the file's bytes, got {type(data).__name__}", kind="not_bytes"
+        )
     if len(data) > MAX_IMPORT_BYTES:
-        raise ValueError(
+        raise ContractError(
             f"the file is {len(data):,} bytes; a scorecard may be at most "
-            f"{MAX_IMPORT_BYTES:,} bytes (1 MiB)"
+            f"{MAX_IMPORT_BYTES:,} bytes (1 MiB)",
+            kind="too_large",
         )
     try:
         text = bytes(data).decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise ValueError(
-            f"the file is not UTF-8 text (byte {error.start} cannot be decoded)"
+        raise ContractError(
+            f"the file is not UTF-8 text (byte {error.start} cannot be decoded)", kind="not_utf8"
         ) from None
     return user_system_from_json(text)
 
@@ -416,8 +528,9 @@ def clause_from_text(text: object, what: str) -> ClauseValue | None:
 
     Raises
     ------
-    ValueError
-        Text that is neither a whole number nor two of them.
+    ContractError
+        A ``ValueError`` (``field`` = ``what``, ``kind`` = ``"not_a_clause"``): text that is
+        neither a whole number nor two of them.
 
     Examples
     --------
@@ -426,7 +539,8 @@ def clause_from_text(text: object, what: str) -> ClauseValue | None:
     >>> clause_from_text("high", "HOT-2 behavioural")
     Traceback (most recent call last):
     ...
-    ValueError: HOT-2 behavioural: 'high' is not a clause 0-3 or two adjacent clauses like 2-3
+    labcore.scorecards.contract.ContractError: HOT-2 behavioural: 'high' is not a clause 0-3 or two
+    adjacent clauses like 2-3
     """
     if text is None or (isinstance(text, float) and text != text):
         return None
@@ -438,8 +552,10 @@ def clause_from_text(text: object, what: str) -> ClauseValue | None:
         return None
     match = _CLAUSE_TEXT.fullmatch(text) if isinstance(text, str) else None
     if match is None:
-        raise ValueError(
-            f"{what}: {_shown(text, 30)} is not a clause 0-3 or two adjacent clauses like 2-3"
+        raise ContractError(
+            f"{what}: {_shown(text, 30)} is not a clause 0-3 or two adjacent clauses like 2-3",
+            field=what,
+            kind="not_a_clause",
         )
     lower, upper = match.groups()
     return int(lower) if upper is None else (int(lower), int(upper))

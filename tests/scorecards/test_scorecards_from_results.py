@@ -43,7 +43,7 @@ def test_evidence_mapping_and_the_lesion():
         partial["type2_auroc"]
     )  # ... nan where required
     assert score_lab_agent("B2", partial).item("GWT-2").behavioural == 1
-    with pytest.raises(ValueError, match="unknown lab agent"):
+    with pytest.raises(ValueError, match="C3"):
         lab_evidence("C3", VALUES)
 
 

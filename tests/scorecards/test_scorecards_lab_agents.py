@@ -22,7 +22,7 @@ from labcore.scorecards.lab_agents import (
     lab_agent_fcs,
     score_lab_agent,
 )
-from labcore.scorecards.rubric_data import ITEM_IDS
+from labcore.scorecards.tables import ITEM_IDS
 
 # Phua (2025)-like measurements.
 WORKSPACE = {
@@ -51,7 +51,7 @@ def test_hot2_differs_between_auroc_09_and_05():
     chance = b2(type2_auroc=0.5, type2_auroc_lesioned=0.5).item("HOT-2")
     assert (good.behavioural, chance.behavioural) == (2, 1)
     assert "0.9" in good.evidence and "0.5" in good.evidence
-    assert "0.5 intact" in chance.evidence
+    assert "0.5" in chance.evidence
     assert good.evidence != chance.evidence
 
 
@@ -60,8 +60,8 @@ def test_hot2_needs_the_lesion_to_reach_clause_2():
     with_lesion = b2(type2_auroc=0.9, type2_auroc_lesioned=0.5).item("HOT-2")
     no_collapse = b2(type2_auroc=0.9, type2_auroc_lesioned=0.88).item("HOT-2")
     assert (without.behavioural, with_lesion.behavioural, no_collapse.behavioural) == (1, 2, 1)
-    assert "not measured" in without.evidence
-    assert "does not collapse" in no_collapse.evidence
+    assert "0.5" not in without.evidence  # no lesioned value to quote
+    assert "0.88" in no_collapse.evidence  # the lesioned value that did not collapse
     assert without.confidence == 1 and with_lesion.confidence == 0
 
 
@@ -73,13 +73,13 @@ def test_hot2_architecture_and_rules():
     for kind in ("A0", "A1", "B1"):
         other = score_lab_agent(kind, EVIDENCE[kind]).item("HOT-2")
         assert (other.architectural, other.behavioural) == (0, 0)
-        assert "no confidence head" in other.evidence
+        assert not other.operational_evidence and other.evidence.startswith("architecture:")
 
 
 def test_hot2_undefined_auroc_takes_the_lower_clause():
     item = b2(type2_auroc=float("nan")).item("HOT-2")
     assert item.behavioural == 1
-    assert "undefined (nan)" in item.evidence
+    assert "nan" in item.evidence
     assert item.confidence == 1
 
 
@@ -125,11 +125,11 @@ def test_workspace_items_follow_the_bus_results():
     assert "0.281" in half("GWT-3").evidence
     no_control = b2(conjunction_accuracy_k0=None).item("GWT-3")
     assert no_control.behavioural == 0
-    assert "not measured" in no_control.evidence
+    assert "0.995" in no_control.evidence  # the holding is quoted, not credited to the bus
     intact = b2().item
     assert (intact("GWT-2").behavioural, intact("GWT-3").behavioural) == (2, 1)
     assert "K=4" in intact("GWT-2").evidence
-    assert "Ignition sharpness 0.15 (reported, not scored)" in intact("GWT-2").evidence
+    assert "0.15" in intact("GWT-2").evidence  # reported; not scored (next test)
 
 
 def test_ignition_sharpness_does_not_change_scores():
@@ -207,25 +207,25 @@ def test_hot5_uses_the_lower_of_two_rule_for_b2():
 
 
 @pytest.mark.parametrize(
-    ("kind", "evidence", "message"),
+    ("kind", "evidence", "named"),
     [
-        ("C3", {}, "unknown lab agent kind"),
-        ("A0", {"type2_aurc": 0.9}, "unknown evidence keys"),
-        ("B1", {**WORKSPACE, "type2_auroc": 0.9}, "does not apply to kind B1"),
-        ("A1", {"gbi": 0.5}, "does not apply to kind A1"),
-        ("B2", dict(WORKSPACE), r"needs evidence keys \['type2_auroc'\]"),
+        ("C3", {}, "C3"),  # unknown kind
+        ("A0", {"type2_aurc": 0.9}, "type2_aurc"),  # unknown key
+        ("B1", {**WORKSPACE, "type2_auroc": 0.9}, "type2_auroc"),  # not for this kind
+        ("A1", {"gbi": 0.5}, "gbi"),
+        ("B2", dict(WORKSPACE), "type2_auroc"),  # required and missing
         ("B1", {"gbi": 0.5, "conjunction_accuracy_k4": 0.9}, "workspace_capacity"),
-        ("B2", {**WORKSPACE, "type2_auroc": 1.2}, r"\[0, 1\]"),
-        ("B2", {**WORKSPACE, "type2_auroc": True}, "must be a number"),
-        ("B2", {**WORKSPACE, "type2_auroc": "0.9"}, "must be a number"),
-        ("B1", {**WORKSPACE, "workspace_capacity": 0}, "integer >= 1"),
-        ("B1", {**WORKSPACE, "ignition_sharpness": -0.1}, ">= 0"),
-        ("A1", {"has_recurrence": False}, "contradicts kind A1"),
-        ("B2", {**WORKSPACE, **SELF_MODEL, "has_self_model": 1}, "True or False"),
+        ("B2", {**WORKSPACE, "type2_auroc": 1.2}, "type2_auroc"),  # out of [0, 1]
+        ("B2", {**WORKSPACE, "type2_auroc": True}, "type2_auroc"),  # not a number
+        ("B2", {**WORKSPACE, "type2_auroc": "0.9"}, "type2_auroc"),
+        ("B1", {**WORKSPACE, "workspace_capacity": 0}, "workspace_capacity"),  # not >= 1
+        ("B1", {**WORKSPACE, "ignition_sharpness": -0.1}, "ignition_sharpness"),  # negative
+        ("A1", {"has_recurrence": False}, "has_recurrence"),  # contradicts the kind
+        ("B2", {**WORKSPACE, **SELF_MODEL, "has_self_model": 1}, "has_self_model"),  # not a bool
     ],
 )
-def test_bad_evidence_raises_clear_value_error(kind, evidence, message):
-    with pytest.raises(ValueError, match=message):
+def test_bad_evidence_raises_a_value_error_naming_the_key(kind, evidence, named):
+    with pytest.raises(ValueError, match=named):
         score_lab_agent(kind, evidence)
 
 
@@ -253,9 +253,8 @@ def test_lab_agent_fcs_uses_measured_bits_and_labels_p_as_standin():
     estimate = lab_agent_fcs("B2", n_self_model_variables=2.0, bits_per_variable=0.35)
     assert estimate.representational_capacity == pytest.approx(0.7)
     assert estimate.fcs == pytest.approx(0.7)
-    assert estimate.reasoning_power_is_standin
-    assert "stand-in" in estimate.label
-    assert any("no procedure for P" in note for note in estimate.notes)
+    assert estimate.reasoning_power_is_standin and estimate.reasoning_power == 1.0
+    assert estimate.notes
     scaled = lab_agent_fcs("B2", 2.0, 0.35, reasoning_power_standin=10.0)
     assert scaled.fcs == pytest.approx(7.0)
 
@@ -263,7 +262,7 @@ def test_lab_agent_fcs_uses_measured_bits_and_labels_p_as_standin():
 def test_lab_agent_fcs_is_zero_without_a_self_model():
     for kind in ("A0", "A1", "B1"):
         assert lab_agent_fcs(kind, 0, 0.0).fcs == 0
-        with pytest.raises(ValueError, match="no self-model"):
+        with pytest.raises(ValueError, match="n_self_model_variables"):
             lab_agent_fcs(kind, 2, 0.3)
 
 

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from labcore.scorecards import rubric_data
+from labcore.scorecards import tables
 from labcore.scorecards.rubric import (
+    NOT_ASSESSED,
     ItemEntry,
     ScoredSystem,
     band_for_total,
@@ -20,7 +21,7 @@ from labcore.scorecards.rubric import (
     score_item,
     score_system,
 )
-from labcore.scorecards.rubric_data import CLUSTERS, ITEM_BY_ID, ITEM_IDS, ITEMS
+from labcore.scorecards.tables import CLUSTERS, ITEM_BY_ID, ITEM_IDS, ITEMS
 
 # ---------------------------------------------------------------------------------------
 # The rubric as data
@@ -51,15 +52,15 @@ def test_every_item_has_four_nonempty_criteria_and_a_flag():
         assert all(text.strip() for text in item.criteria)
         assert item.lm_flag in ("low", "medium", "high")
         assert item.lm_vulnerability_text.startswith(item.lm_flag)
-        assert item.cluster_id in rubric_data.CLUSTER_BY_ID
+        assert item.cluster_id in tables.CLUSTER_BY_ID
 
 
 def test_lm_capped_items_are_the_union_of_appendix_a_high_and_section_4_3():
     high = {i.item_id for i in ITEMS if i.lm_flag == "high"}
     assert high == {"HOT-3", "HOT-4", "HOT-5", "AST-2", "SELF-2"}
-    assert rubric_data.SECTION_4_3_LM_VULNERABLE == {"HOT-4", "HOT-5", "AST-1", "AST-2", "SELF-2"}
+    assert tables.SECTION_4_3_LM_VULNERABLE == {"HOT-4", "HOT-5", "AST-1", "AST-2", "SELF-2"}
     capped = {i.item_id for i in ITEMS if i.lm_capped}
-    assert capped == high | rubric_data.SECTION_4_3_LM_VULNERABLE
+    assert capped == high | tables.SECTION_4_3_LM_VULNERABLE
 
 
 def test_criteria_spot_checks_against_appendix_a():
@@ -222,7 +223,7 @@ def test_band_rejects_out_of_range_or_non_integer(bad):
 
 
 def test_bands_tile_0_to_90_without_gaps():
-    covered = [t for band in rubric_data.BANDS for t in range(band.low, band.high + 1)]
+    covered = [t for band in tables.BANDS for t in range(band.low, band.high + 1)]
     assert covered == list(range(91))
 
 
@@ -232,18 +233,13 @@ def test_bands_tile_0_to_90_without_gaps():
 
 
 def test_not_applicable_items_count_zero_and_leave_the_applicable_denominator():
-    card = score_system(
-        "toy",
-        [
-            ItemEntry("HOT-2", 2, 2),
-            not_applicable("AE-2", "no real-world effects"),
-        ],
-    )
+    reason = "no real-world effects"
+    card = score_system("toy", [ItemEntry("HOT-2", 2, 2), not_applicable("AE-2", reason)])
     assert card.n_applicable == 1  # the other 28 have no entry -> not assessed
     assert card.applicable_max_points == 3
     assert card.behavioural_fraction_of_applicable == pytest.approx(2 / 3)
-    assert card.item("AE-2").not_applicable_reason == "no real-world effects"
-    assert card.item("RPT-1").not_applicable_reason == "not assessed"
+    assert card.item("AE-2").not_applicable_reason == reason
+    assert card.item("RPT-1").not_applicable_reason == NOT_ASSESSED
     assert not card.item("RPT-1").assessed and card.item("AE-2").assessed
     assert card.behavioural_total == 2
     assert card.band.band_id == "0"

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from labcore.figures.scorecards import osmd_radar
-from labcore.scorecards.rubric import ItemEntry
-from labcore.scorecards.rubric_data import ITEM_IDS
+from labcore.scorecards.contract import ContractError
+from labcore.scorecards.rubric import NOT_ASSESSED, ItemEntry
+from labcore.scorecards.tables import ITEM_IDS
 from labcore.scorecards.user_systems import (
     JSON_FORMAT,
     MAX_IMPORT_BYTES,
@@ -117,42 +119,69 @@ def _with_item(**fields):
     return _doc(items=[{"item_id": "HOT-2", "architectural": 2, "behavioural": 2, **fields}])
 
 
+def _one_sentence(message: str) -> bool:
+    return "\n" not in message and "Traceback" not in message and len(message) < 300
+
+
+def _refusal(text: str) -> ContractError:
+    """The error a scorecard file is refused with (a ValueError naming the field)."""
+    with pytest.raises(ContractError) as caught:
+        user_system_from_json(text)
+    assert isinstance(caught.value, ValueError) and _one_sentence(str(caught.value))
+    return caught.value
+
+
+def _names(field: str) -> list[str]:
+    """The field names of a path: ``"items[0].behavioural[1]"`` -> ``["items", "behavioural"]``."""
+    return re.findall(r"[a-z_]+", field)
+
+
 @pytest.mark.parametrize(
-    ("text", "message"),
+    ("text", "field", "kind"),
     [
-        ("{not json", "malformed JSON"),
-        ("", "malformed JSON"),
-        ("[1, 2]", "must be a JSON object"),
-        (_doc(format="something-else"), "not a 'ctlab.osmd_scorecard' document"),
-        (_doc(version=2), "unsupported version"),
-        (_doc(extra=1), "unknown top-level keys"),
-        (_doc(name=3), "name must be a string"),
-        (_doc(name="  "), "non-empty name"),
-        (_doc(items={}), "items must be a list"),
-        (_doc(items=[3]), r"items\[0\] must be an object"),
+        ("{not json", "", "json_invalid"),
+        ("", "", "json_invalid"),
+        ("[1, 2]", "", "model_type"),
+        (_doc(format="something-else"), "format", "literal_error"),
+        (_doc(version=2), "version", "literal_error"),
+        (_doc(extra=1), "extra", "extra_forbidden"),
+        (_doc(name=3), "name", "string_type"),
+        (_doc(name="  "), "name", "blank"),
+        (_doc(items={}), "items", "list_type"),
+        (_doc(items=[3]), "items[0]", "item_type"),
         (
             _doc(items=[{"item_id": "HOT-9", "architectural": 1, "behavioural": 1}]),
-            "unknown rubric item id 'HOT-9'",
+            "items[0].item_id",
+            "unknown_item",
         ),
-        (_doc(items=[{"architectural": 1, "behavioural": 1}]), "string item_id"),
-        (_with_item(architectural=4), "between 0 and 3"),
-        (_with_item(behavioural=-1), "between 0 and 3"),
-        (_with_item(behavioural=2.0), "integer 0-3"),
-        (_with_item(behavioural=True), "integer 0-3"),
-        (_with_item(behavioural=[1, 3]), "adjacent"),
-        (_with_item(behavioural=[1, 2, 3]), "pair of adjacent integers"),
-        (_with_item(behavioural=[3, 4]), "between 0 and 3"),
-        (_with_item(confidence=3), "confidence must be one of"),
-        (_with_item(confidence="1"), "confidence must be 0, 1 or 2"),
-        (_with_item(operational_evidence="yes"), "operational_evidence must be true or false"),
-        (_with_item(evidence=5), "evidence must be a string"),
-        (_with_item(colour="red"), "unknown keys"),
-        (_doc(items=[{"item_id": "HOT-2", "architectural": 2}]), "missing 'behavioural'"),
+        (_doc(items=[{"architectural": 1, "behavioural": 1}]), "items[0].item_id", "missing"),
+        (_with_item(architectural=4), "items[0].architectural", "less_than_equal"),
+        (_with_item(behavioural=-1), "items[0].behavioural", "greater_than_equal"),
+        (_with_item(behavioural=2.0), "items[0].behavioural", "int_type"),
+        (_with_item(behavioural=True), "items[0].behavioural", "int_type"),
+        (_with_item(behavioural=[1, 3]), "items[0].behavioural", "not_adjacent"),
+        (_with_item(behavioural=[1, 2, 3]), "items[0].behavioural", "too_long"),
+        (_with_item(behavioural=[3, 4]), "items[0].behavioural[1]", "less_than_equal"),
+        (_with_item(confidence=3), "items[0].confidence", "less_than_equal"),
+        (_with_item(confidence="1"), "items[0].confidence", "int_type"),
+        (_with_item(operational_evidence="yes"), "items[0].operational_evidence", "bool_type"),
+        (_with_item(evidence=5), "items[0].evidence", "string_type"),
+        (_with_item(colour="red"), "items[0].colour", "extra_forbidden"),
+        (
+            _doc(items=[{"item_id": "HOT-2", "architectural": 2}]),
+            "items[0].behavioural",
+            "missing",
+        ),
         (
             _doc(items=[{"item_id": "AE-2", "not_applicable_reason": "x", "architectural": 1}]),
-            "cannot carry",
+            "items[0]",
+            "scored_not_applicable",
         ),
-        (_doc(items=[{"item_id": "AE-2", "not_applicable_reason": " "}]), "non-empty string"),
+        (
+            _doc(items=[{"item_id": "AE-2", "not_applicable_reason": " "}]),
+            "items[0].not_applicable_reason",
+            "blank",
+        ),
         (
             _doc(
                 items=[
@@ -160,24 +189,36 @@ def _with_item(**fields):
                     {"item_id": "HOT-2", "architectural": 2, "behavioural": 2},
                 ]
             ),
-            "duplicate entry for item HOT-2",
+            "items",
+            "duplicate_item",
         ),
     ],
 )
-def test_bad_json_raises_clear_value_error(text, message):
-    with pytest.raises(ValueError, match=message):
-        user_system_from_json(text)
+def test_a_bad_file_is_refused_naming_the_field(text, field, kind):
+    error = _refusal(text)
+    assert (error.field, error.kind) == (field, kind)
+    for name in _names(field):  # the sentence names the field
+        assert name in str(error)
+
+
+def test_a_refusal_is_one_sentence_naming_the_item_and_the_field():
+    error = _refusal(_with_item(behavioural=[1, 3]))
+    assert str(error) == (
+        "items[0] (HOT-2) behavioural: clauses 1 and 3 are not adjacent (a pair is k, k + 1, "
+        "like [2, 3])"
+    )
 
 
 def test_non_string_input_raises():
-    with pytest.raises(ValueError, match="expected JSON text"):
+    with pytest.raises(ContractError) as caught:
         user_system_from_json(b"{}")
+    assert caught.value.kind == "not_text"
 
 
 def test_invalid_systems_cannot_be_constructed():
-    with pytest.raises(ValueError, match="unknown rubric item id"):
+    with pytest.raises(ValueError):
         make_user_system("x", [ItemEntry("NOPE-1", 1, 1)])
-    with pytest.raises(ValueError, match="between 0 and 3"):
+    with pytest.raises(ValueError):
         make_user_system("x", [ItemEntry("HOT-2", 1, 5)])
     with pytest.raises(ValueError, match="ItemEntry"):
         UserSystem("x", ({"item_id": "HOT-2"},))
@@ -186,10 +227,6 @@ def test_invalid_systems_cannot_be_constructed():
 # ---------------------------------------------------------------------------------------
 # Hostile imports (issue 13): nesting, pairs, missing items, size, encoding
 # ---------------------------------------------------------------------------------------
-
-
-def _one_sentence(message: str) -> bool:
-    return "\n" not in message and "Traceback" not in message and len(message) < 300
 
 
 @pytest.mark.parametrize(
@@ -202,17 +239,16 @@ def _one_sentence(message: str) -> bool:
     ],
 )
 def test_deep_nesting_is_refused_before_parsing(text):
-    with pytest.raises(ValueError, match="nested more than 32 levels deep") as caught:
-        user_system_from_json(text)
-    assert _one_sentence(str(caught.value))
-    with pytest.raises(ValueError, match="nested more than 32 levels deep"):
+    assert _refusal(text).kind == "too_deep"
+    with pytest.raises(ContractError) as caught:
         user_system_from_bytes(text.encode())
+    assert caught.value.kind == "too_deep"
+    assert str(MAX_NESTING_DEPTH) in str(caught.value)  # the sentence gives the limit
 
 
 def test_nesting_at_the_limit_reaches_the_parser():
     at_limit = "[" * MAX_NESTING_DEPTH + "]" * MAX_NESTING_DEPTH
-    with pytest.raises(ValueError, match="must be a JSON object, got list"):
-        user_system_from_json(at_limit)
+    assert _refusal(at_limit).kind == "model_type"  # parsed, then refused as not an object
 
 
 def test_brackets_inside_strings_do_not_count_as_nesting():
@@ -220,8 +256,7 @@ def test_brackets_inside_strings_do_not_count_as_nesting():
     text = _doc(name=deep_name)
     assert user_system_from_json(text).name == deep_name
     unterminated = '{"name": "' + "[" * 10_000  # malformed, but not "too deep"
-    with pytest.raises(ValueError, match="malformed JSON"):
-        user_system_from_json(unterminated)
+    assert _refusal(unterminated).kind == "json_invalid"
 
 
 def test_a_pair_score_is_kept_scored_by_the_lower_clause_and_round_trips():
@@ -239,9 +274,10 @@ def test_a_pair_score_is_kept_scored_by_the_lower_clause_and_round_trips():
 @pytest.mark.parametrize("pair", [[3, 4], [5, 6], [-1, 0], [1, 3], [3, 2]])
 @pytest.mark.parametrize("field", ["architectural", "behavioural"])
 def test_out_of_range_pairs_are_refused_naming_the_item(pair, field):
-    with pytest.raises(ValueError, match=f"HOT-2 {field}") as caught:
-        user_system_from_json(_with_item(**{field: pair}))
-    assert _one_sentence(str(caught.value))
+    error = _refusal(_with_item(**{field: pair}))
+    assert error.field.startswith(f"items[0].{field}")
+    assert error.kind in ("less_than_equal", "greater_than_equal", "not_adjacent")
+    assert "HOT-2" in str(error) and field in str(error)
 
 
 def test_missing_items_are_not_assessed_not_zero():
@@ -261,35 +297,33 @@ def test_missing_items_are_not_assessed_not_zero():
     card = score_user_system(system)
     missing = card.item("RPT-1")
     assert not missing.assessed and not missing.applicable
-    assert missing.not_applicable_reason == "not assessed"
+    assert missing.not_applicable_reason == NOT_ASSESSED
     assert card.item("AE-2").assessed and not card.item("AE-2").applicable
     assert (card.n_applicable, card.n_not_applicable, card.n_not_assessed) == (1, 1, 28)
     assert not card.complete
     assert card.applicable_max_points == 3  # missing items are not in the denominator
-    assert (
-        assessed_total_text(card)
-        == "3 / 3 over the 1 item scored; 1 not applicable; 28 not assessed"
-    )
+    assert _numbers(assessed_total_text(card)) == [3, 3, 1, 1, 28]
     hot = card.cluster_subtotal("HOT")
     assert (hot.assessed_max_points, hot.max_points) == (3, 15)
+
+
+def _numbers(text: str) -> list[int]:
+    """The whole numbers a sentence states, in order."""
+    return [int(n) for n in re.findall(r"\d+", text)]
 
 
 def test_total_text_on_complete_cards_gives_the_90_point_total():
     full = make_user_system("full", [ItemEntry(i, 2, 2) for i in ITEM_IDS])
     card = score_user_system(full)
     assert card.complete and card.n_not_assessed == 0
-    assert assessed_total_text(card) == "60 / 90 over all 30 items"
+    assert _numbers(assessed_total_text(card)) == [60, 90, 30]
     with_na = make_user_system(
         "na",
         [ItemEntry(i, 2, 2) for i in ITEM_IDS[1:]]
         + [ItemEntry(ITEM_IDS[0], None, None, not_applicable_reason="n/a")],
     )
-    assert assessed_total_text(score_user_system(with_na)) == (
-        "58 / 90; 58 / 87 over the 29 items scored; 1 not applicable"
-    )
-    assert assessed_total_text(score_user_system(make_user_system("none", []))) == (
-        "no item scored; 30 not assessed"
-    )
+    assert _numbers(assessed_total_text(score_user_system(with_na))) == [58, 90, 58, 87, 29, 1]
+    assert _numbers(assessed_total_text(score_user_system(make_user_system("none", [])))) == [30]
 
 
 def test_radar_draws_missing_items_as_gaps_not_zeros():
@@ -316,21 +350,22 @@ def test_size_cap_is_checked_on_the_raw_bytes_before_decoding():
     padded += b" " * (MAX_IMPORT_BYTES - len(padded))
     assert len(padded) == MAX_IMPORT_BYTES
     assert user_system_from_bytes(padded) == EXAMPLE  # exactly at the cap: accepted
-    with pytest.raises(ValueError, match=r"at most 1,048,576 bytes \(1 MiB\)") as caught:
+    with pytest.raises(ContractError) as caught:
         user_system_from_bytes(padded + b" ")
-    assert _one_sentence(str(caught.value))
+    assert caught.value.kind == "too_large" and _one_sentence(str(caught.value))
+    assert f"{MAX_IMPORT_BYTES:,}" in str(caught.value)  # the sentence gives the cap
     # an oversized file of invalid UTF-8 is refused for its size: nothing was decoded
-    with pytest.raises(ValueError, match="1 MiB"):
+    with pytest.raises(ContractError) as caught:
         user_system_from_bytes(b"\xff" * (MAX_IMPORT_BYTES + 1))
-    with pytest.raises(ValueError, match="a scorecard may be at most 1,048,576"):
-        user_system_from_json(padded.decode() + " ")
+    assert caught.value.kind == "too_large"
+    assert _refusal(padded.decode() + " ").kind == "too_long"
 
 
 @pytest.mark.parametrize("data", [b"\xff\xfe{}", _doc().encode("utf-16"), b'{"name": "\xe9"}'])
 def test_non_utf8_bytes_give_one_sentence(data):
-    with pytest.raises(ValueError, match="not UTF-8 text") as caught:
+    with pytest.raises(ContractError) as caught:
         user_system_from_bytes(data)
-    assert _one_sentence(str(caught.value))
+    assert caught.value.kind == "not_utf8" and _one_sentence(str(caught.value))
 
 
 def test_utf8_with_a_byte_order_mark_is_accepted():
@@ -339,21 +374,18 @@ def test_utf8_with_a_byte_order_mark_is_accepted():
 
 def test_more_items_than_the_rubric_has_are_refused():
     items = [{"item_id": "HOT-2", "architectural": 1, "behavioural": 1}] * 31
-    with pytest.raises(ValueError, match="the rubric has only 30 items"):
-        user_system_from_json(_doc(items=items))
+    error = _refusal(_doc(items=items))
+    assert (error.field, error.kind) == ("items", "too_long")
+    assert "30" in str(error)  # the sentence gives the limit
 
 
 def test_long_user_values_are_cut_in_error_messages():
-    with pytest.raises(ValueError, match="unknown rubric item id") as caught:
-        user_system_from_json(
-            _doc(items=[{"item_id": "X" * 100_000, "architectural": 1, "behavioural": 1}])
-        )
-    assert _one_sentence(str(caught.value))
+    error = _refusal(_doc(items=[{"item_id": "X" * 100_000, "architectural": 1, "behavioural": 1}]))
+    assert (error.field, error.kind) == ("items[0].item_id", "unknown_item")
 
 
 def test_integers_too_long_to_convert_are_malformed_json():
-    with pytest.raises(ValueError, match="malformed JSON"):
-        user_system_from_json('{"version": ' + "9" * 5_000 + "}")
+    assert _refusal('{"version": ' + "9" * 5_000 + "}").kind == "json_invalid"
 
 
 @pytest.mark.parametrize(
@@ -378,8 +410,11 @@ def test_clause_text_is_read_as_typed(text, value):
 
 @pytest.mark.parametrize("text", ["high", "2.5", "2-", "-1", "1-2-3", "9" * 50, True])
 def test_unreadable_clause_text_names_the_cell(text):
-    with pytest.raises(ValueError, match=r"HOT-2 behavioural: .* is not a clause"):
-        clause_from_text(text, "HOT-2 behavioural")
+    cell = "HOT-2 behavioural"
+    with pytest.raises(ContractError) as caught:
+        clause_from_text(text, cell)
+    assert (caught.value.field, caught.value.kind) == (cell, "not_a_clause")
+    assert str(caught.value).startswith(cell)
 
 
 @given(clauses)

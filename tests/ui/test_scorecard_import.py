@@ -9,28 +9,34 @@ AppTest with the same files (``scorecard_files.py``) through its real uploader i
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
+from labcore.scorecards.contract import ContractError
 from labcore.scorecards.rubric import ItemEntry
-from labcore.scorecards.user_systems import UserSystem, user_system_to_json
+from labcore.scorecards.user_systems import UserSystem, user_system_from_bytes, user_system_to_json
 from tests.ui.scorecard_files import HOSTILE, PAIR_DOC, one_sentence
 from ui.scorecard_import import editor_rows, entries_from_rows, load_scorecard
 
 
 @pytest.mark.parametrize("case", list(HOSTILE))
 def test_hostile_files_give_one_sentence_and_no_system(case):
-    data, expected = HOSTILE[case]
+    data, kind, named = HOSTILE[case]
+    with pytest.raises(ContractError) as caught:
+        user_system_from_bytes(data)
+    assert caught.value.kind == kind
     system, message = load_scorecard(data)
     assert system is None
-    assert message.startswith("That file is not a usable scorecard: ") and expected in message
+    assert message.endswith(f"{caught.value}.") and named in message  # the refusal, as said
     assert one_sentence(message)
 
 
 def test_a_loaded_file_says_how_many_items_were_not_assessed():
     system, message = load_scorecard(json.dumps(PAIR_DOC).encode())
     assert system is not None and system.entries[0].behavioural == (2, 3)
-    assert "1 item scored, 1 not applicable, 28 not assessed" in message
+    scored, not_applicable, not_assessed = re.findall(r"\d+", message)[-3:]  # after the name
+    assert (scored, not_applicable, not_assessed) == ("1", "1", "28")
     assert one_sentence(message)
 
 
@@ -39,7 +45,7 @@ def test_table_rows_keep_pairs_na_and_evidence_and_leave_missing_items_empty():
     rows = {row["item"]: row for row in editor_rows(system)}
     assert len(rows) == 30
     assert (rows["HOT-2"]["architectural"], rows["HOT-2"]["behavioural"]) == ("2", "2-3")
-    assert rows["AE-2"]["N/A reason"] == "simulator only"
+    assert rows["AE-2"]["N/A reason"] == PAIR_DOC["items"][1]["not_applicable_reason"]
     assert rows["RPT-1"]["architectural"] is None and rows["RPT-1"]["behavioural"] is None
     # table -> entries -> JSON -> entries: the page's export keeps what was imported
     back = UserSystem(system.name, entries_from_rows(rows.values()))
@@ -55,16 +61,21 @@ def test_edited_rows_are_read_with_one_sentence_per_problem():
     )
     assert entries_from_rows(rows) == (ItemEntry("RPT-1", 2, (2, 3), 1, True),)
     rows[1].update(architectural="2")
-    with pytest.raises(
-        ValueError, match="RPT-2 needs both an architectural and a behavioural clause"
-    ):
+    with pytest.raises(ContractError) as caught:
         entries_from_rows(rows)
+    assert (caught.value.field, caught.value.kind) == ("RPT-2", "one_clause_missing")
     rows[1].update(behavioural="lots")
-    with pytest.raises(ValueError, match="RPT-2 behavioural: 'lots' is not a clause"):
+    with pytest.raises(ContractError) as caught:
         entries_from_rows(rows)
-    rows[1].update(behavioural="9")
-    with pytest.raises(ValueError, match="RPT-2 behavioural score must be between 0 and 3"):
+    assert (caught.value.field, caught.value.kind) == ("RPT-2 behavioural", "not_a_clause")
+    rows[1].update(confidence="high", behavioural="2")
+    with pytest.raises(ContractError) as caught:
+        entries_from_rows(rows)
+    assert (caught.value.field, caught.value.kind) == ("RPT-2 confidence", "int_type")
+    rows[1].update(behavioural="9", confidence=None)
+    with pytest.raises(ValueError) as caught:  # the rubric's range check, when the system is built
         UserSystem("x", entries_from_rows(rows))
+    assert "RPT-2" in str(caught.value) and "behavioural" in str(caught.value)
     rows[1].update(behavioural=None, architectural=None, **{"N/A reason": " not in a simulator "})
     assert entries_from_rows(rows)[1] == ItemEntry(
         "RPT-2", None, None, not_applicable_reason="not in a simulator"

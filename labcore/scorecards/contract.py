@@ -1,0 +1,129 @@
+"""A broken contract as one sentence naming the field: the one conversion of pydantic's errors.
+
+The scorecards read two kinds of input through pydantic models: the documents' data files
+(:mod:`labcore.scorecards.tables`) and a user's scorecard file
+(:mod:`labcore.scorecards.user_systems`). Either way a refusal is a :class:`ContractError`, a
+``ValueError`` whose message is one sentence (the field, what is wrong, what was given) and which
+carries the field and the kind of problem for code and tests to read. :func:`contract_error`
+makes one from a ``ValidationError``; checks made before pydantic sees the input (a file's size,
+its encoding) raise one directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+
+class ContractError(ValueError):
+    """A value that breaks a data contract, as one sentence naming the field.
+
+    Attributes
+    ----------
+    field : str
+        Where, e.g. ``"items[0].behavioural"`` (``""`` for the whole input).
+    kind : str
+        What is wrong: pydantic's error type (``"missing"``, ``"int_type"``,
+        ``"less_than_equal"``, ``"extra_forbidden"``, ...) or the checker's own (``"too_deep"``).
+    """
+
+    def __init__(self, message: str, field: str = "", kind: str = "") -> None:
+        super().__init__(message)
+        self.field = field
+        self.kind = kind
+
+
+def field_path(loc: Sequence[Any]) -> str:
+    """A pydantic error location as a path: ``("items", 0, "behavioural")`` ->
+    ``"items[0].behavioural"``.
+
+    Examples
+    --------
+    >>> field_path(("items", 0, "behavioural", 1)), field_path(())
+    ('items[0].behavioural[1]', '')
+    """
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _shown(value: object, limit: int = 60) -> str:
+    """``repr(value)``, cut to ``limit`` characters, for messages quoting what was given."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_MESSAGES = {
+    "model_type": "should be an object",
+    "model_attributes_type": "should be an object",
+    "item_type": "should be an object",
+    "extra_forbidden": "unknown field",
+    "too_long": "should have at most {max_length} entries, not {actual_length}",
+    "too_short": "should have at least {min_length} entries, not {actual_length}",
+}
+"""Clearer words for pydantic errors that would otherwise name a class or say "inputs" or
+"after validation" (filled from the error's ``ctx``)."""
+_NO_INPUT = frozenset({"missing", "extra_forbidden", "too_long", "too_short"})
+"""Errors whose sentence already says what was given (or that nothing was)."""
+
+
+def contract_error(
+    exc: ValidationError,
+    what: str = "",
+    skip: frozenset[str] = frozenset(),
+    where: Callable[[tuple[Any, ...]], str] = field_path,
+) -> ContractError:
+    """The first problem of a pydantic error as one sentence naming the field (and how many more).
+
+    Parameters
+    ----------
+    exc : ValidationError
+    what : str
+        Prefix naming the input, e.g. a file's name; ``""`` for none.
+    skip : frozenset of str
+        Location parts that are not fields (the tags of a tagged union) and are left out.
+    where : callable
+        Shows a location (``skip`` parts removed) to a reader; :func:`field_path` unless the
+        caller knows better (a scorecard names the item: ``"items[0] (HOT-2) behavioural"``).
+
+    Returns
+    -------
+    ContractError
+        Its :attr:`~ContractError.field` is the first problem's :func:`field_path`, its
+        :attr:`~ContractError.kind` pydantic's error type.
+
+    Examples
+    --------
+    >>> from pydantic import BaseModel
+    >>> class Band(BaseModel):
+    ...     low: int
+    ...     meaning: str
+    >>> try:
+    ...     Band.model_validate({"low": 11})
+    ... except ValidationError as exc:
+    ...     error = contract_error(exc, "bands.json")
+    >>> str(error), error.field, error.kind
+    ('bands.json: meaning: field required', 'meaning', 'missing')
+    """
+    errors = exc.errors(include_url=False)
+    first = errors[0]
+    loc = tuple(part for part in first["loc"] if part not in skip)
+    message = first["msg"]
+    if first["type"] in _MESSAGES:
+        message = _MESSAGES[first["type"]].format(**first.get("ctx", {}))
+    elif message[:1].isupper() and message[1:2].islower():  # pydantic's "Input should be ..."
+        message = message[0].lower() + message[1:]
+    shown = first.get("input")
+    container = isinstance(shown, Mapping | list | tuple)  # quoted only when its type is wrong
+    if first["type"] not in _NO_INPUT and "input" in first:
+        if not container or first["type"].endswith("_type"):
+            message += f", got {_shown(shown)}"
+    if len(errors) > 1:
+        message += f" ({len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
+    prefix = ": ".join(part for part in (what, where(loc)) if part)
+    return ContractError(
+        f"{prefix}: {message}" if prefix else message, field_path(loc), first["type"]
+    )
