@@ -37,6 +37,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 from scipy import stats as sps
 
+from labcore.config import check_choice
 from labcore.markers._common import as_float_1d, warn_undefined
 
 __all__ = [
@@ -668,8 +669,7 @@ def seed_summary(
     >>> seed_summary([0.5], "t").as_dict()
     {'mean': 0.5, 'sd': None, 'n': 1, 'ci95': None}
     """
-    if method not in ("bootstrap", "t", "none"):
-        raise ValueError(f"method must be one of ('bootstrap', 't', 'none'), got {method!r}")
+    check_choice(method, "method", ("bootstrap", "t", "none"))
     x = _finite_values(values, "values", inf="raise")
     if x.size == 0:
         return SeedSummary(math.nan, math.nan, 0, method=method)

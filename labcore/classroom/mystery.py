@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from labcore.config import NOISE_MODES, SELF_MODEL_MODES, AgentConfig
+from labcore.config import NOISE_MODES, SELF_MODEL_MODES, AgentConfig, choice_error
 from labcore.measures import MetacognitionView, WorkspaceView
 
 PuzzleView = MetacognitionView | WorkspaceView
@@ -107,8 +107,8 @@ class Puzzle:
 
     def __post_init__(self) -> None:
         problems = []
-        if self.task not in TASKS:
-            problems.append(f"task must be one of {TASKS}")
+        if wrong := choice_error(self.task, "task", TASKS):
+            problems.append(wrong)
         elif self.kind != KIND_OF_TASK[self.task]:
             problems.append(f"{self.task} puzzles use agent {KIND_OF_TASK[self.task]!r}")
         if not (0 <= self.seed <= MAX_SEED and 0 <= self.episode < EPISODES):
