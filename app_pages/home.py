@@ -5,6 +5,7 @@ import streamlit as st
 from labcore.paper import verdict_split
 from ui import data
 from ui.components import SCOPE_LINE
+from ui.state import query
 
 st.title("Consciousness-Theories Ablation Lab")
 st.markdown(
@@ -48,7 +49,7 @@ with cards[0], st.container(border=True):
         "app_pages/metacognition.py",
         label="Open with the self-model zeroed",
         icon=":material/psychology:",
-        query_params={"agent": "b2_ws", "seed": "0", "self_model_mode": "zero"},
+        query_params=query(agent="b2_ws", seed=0, self_model_mode="zero"),
     )
 with cards[1], st.container(border=True):
     st.markdown("#### 2. No workspace, no access")
@@ -60,7 +61,7 @@ with cards[1], st.container(border=True):
         "app_pages/workspace.py",
         label="Open with the workspace off",
         icon=":material/hub:",
-        query_params={"agent": "b1", "seed": "0", "capacity": "0"},
+        query_params=query(agent="b1", seed=0, capacity=0),
     )
 with cards[2], st.container(border=True):
     st.markdown("#### 3. Noise inside the mind")
@@ -72,7 +73,7 @@ with cards[2], st.container(border=True):
         "app_pages/robustness.py",
         label="Open the noise titration",
         icon=":material/cyclone:",
-        query_params={"agent": "b1", "seed": "0", "noise": "0.3", "noise_mode": "stored"},
+        query_params=query(agent="b1", seed=0, noise=0.3, noise_mode="stored"),
     )
 
 st.subheader("Does the paper reproduce?")

@@ -3,18 +3,20 @@ students read the markers and one episode, diagnose, and get the reveal
 (labcore/classroom/mystery.py)."""
 
 import math
+from urllib.parse import urlencode
 
 import numpy as np
 import streamlit as st
 
 from labcore.classroom import mystery
+from labcore.config import PAGE_URLS
 from labcore.figures.episode import (
     step_caption,
     step_figures,
 )
 from ui import data, share
 from ui.components import explain, figure
-from ui.state import echo, escape_markdown
+from ui.state import echo, escape_markdown, query
 
 TASK_LABELS = {
     "wagering": "Wagering task: does the agent know when it is right?",
@@ -67,14 +69,14 @@ def measured(puzzle: mystery.Puzzle) -> mystery.PuzzleView:
 
 def share_link(code: str, base: str) -> str:
     """The link students open: ``base`` (:func:`ui.share.lab_base_url`) + the page + the code."""
-    return f"{base}/mystery?code={code}"
+    return f"{base}/{PAGE_URLS['mystery']}?{urlencode(query(code=code))}"
 
 
 def open_typed() -> None:
     """Open the code typed into the box (an empty box closes the puzzle)."""
     typed = st.session_state.get("mystery.typed", "").strip()
     if typed:
-        st.query_params["code"] = typed[:100]
+        st.query_params.update(query(code=typed[: mystery.MAX_CODE_TEXT]))
     elif "code" in st.query_params:
         del st.query_params["code"]
 

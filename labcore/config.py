@@ -9,6 +9,7 @@ the pipelines and the app measure (their budgets) is in :mod:`labcore.budgets`.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 N_CUE_VALUES = 7
@@ -45,6 +46,34 @@ colour cue and 4 in a row (the registered env ``DUAL_TASK_MASKING``; the app's m
 
 def _check(condition: bool, message: str) -> None:
     if not condition:
+        raise ValueError(message)
+
+
+def choice_error(value: object, name: str, choices: Iterable[object]) -> str | None:
+    """The sentence saying ``value`` is not among ``choices``, or None when it is (for checks
+    that gather their problems into one error).
+
+    >>> choice_error("fast", "mode", ("fast", "paper")) is None
+    True
+    >>> choice_error("slow", "mode", ("fast", "paper"))
+    "mode must be one of ('fast', 'paper'), got 'slow'"
+    """
+    choices = tuple(choices)
+    return None if value in choices else f"{name} must be one of {choices!r}, got {value!r}"
+
+
+def check_choice(value: object, name: str, choices: Iterable[object]) -> None:
+    """Raise ``ValueError`` unless ``value`` is one of ``choices``: the lab's one check of a value
+    among choices (every layer imports it from here; :func:`choice_error` is its sentence).
+
+    >>> check_choice("zero", "self_model_mode", SELF_MODEL_MODES)
+    >>> check_choice("off", "self_model_mode", ("on", "zero"))
+    Traceback (most recent call last):
+    ...
+    ValueError: self_model_mode must be one of ('on', 'zero'), got 'off'
+    """
+    message = choice_error(value, name, choices)
+    if message is not None:
         raise ValueError(message)
 
 
@@ -254,27 +283,21 @@ class AgentConfig:
         _check(
             self.self_model or names == SELF_MODEL_INPUTS, "self_model_inputs needs a self-model"
         )
-        _check(
-            self.confidence_head_init in CONFIDENCE_HEAD_INITS,
-            f"confidence_head_init must be one of {CONFIDENCE_HEAD_INITS}",
-        )
+        check_choice(self.confidence_head_init, "confidence_head_init", CONFIDENCE_HEAD_INITS)
         _check(
             self.self_model
             or (self.confidence_head_init == "default" and not self.confidence_centred),
             "confidence_head_init and confidence_centred need a self-model",
         )
-        _check(
-            self.write_geometry in WRITE_GEOMETRIES,
-            f"write_geometry must be one of {WRITE_GEOMETRIES}",
-        )
+        check_choice(self.write_geometry, "write_geometry", WRITE_GEOMETRIES)
         _check(
             not self.closed_loop or (self.workspace and self.recurrent),
             "closed_loop needs a workspace and a recurrent carrier",
         )
         _check(self.readout_gain > 0, "readout_gain must be > 0")
-        _check(self.policy_reads in POLICY_READS, f"policy_reads must be one of {POLICY_READS}")
-        _check(self.cue_route in CUE_ROUTES, f"cue_route must be one of {CUE_ROUTES}")
-        _check(self.bottleneck in BOTTLENECKS, f"bottleneck must be one of {BOTTLENECKS}")
+        check_choice(self.policy_reads, "policy_reads", POLICY_READS)
+        check_choice(self.cue_route, "cue_route", CUE_ROUTES)
+        check_choice(self.bottleneck, "bottleneck", BOTTLENECKS)
         _check(self.n_slots >= 1 and self.slot_dim >= 1, "n_slots and slot_dim must be >= 1")
         _check(
             not (self.cue_route == "bus" and not self.workspace),
@@ -424,10 +447,7 @@ class Intervention:
     """Seed of every random draw the intervention makes (same seed, same numbers)."""
 
     def __post_init__(self) -> None:
-        _check(
-            self.self_model_mode in SELF_MODEL_MODES,
-            f"self_model_mode must be one of {SELF_MODEL_MODES}",
-        )
+        check_choice(self.self_model_mode, "self_model_mode", SELF_MODEL_MODES)
         _check(
             0.0 <= self.capacity_scale <= 1.0,
             f"capacity_scale must be in [0, 1], got {self.capacity_scale}",
@@ -436,7 +456,7 @@ class Intervention:
             self.workspace_noise >= 0 and self.carrier_noise >= 0 and self.pulse_sigma >= 0,
             "noise SDs must be >= 0",
         )
-        _check(self.noise_mode in NOISE_MODES, f"noise_mode must be one of {NOISE_MODES}")
+        check_choice(self.noise_mode, "noise_mode", NOISE_MODES)
         _check(self.pulse_step is None or self.pulse_step >= 0, "pulse_step must be >= 0")
 
     def active_slots(self, n_slots: int) -> int:
@@ -583,13 +603,13 @@ class TrainConfig:
     """Torch CPU threads per training process."""
 
     def __post_init__(self) -> None:
-        _check(self.mode in ("fast", "paper"), "mode must be 'fast' or 'paper'")
+        check_choice(self.mode, "mode", ("fast", "paper"))
         _check(
             self.lr > 0 and self.batch_episodes >= 1 and self.train_episodes >= 1,
             "lr, batch_episodes and train_episodes must be positive",
         )
         _check(self.min_updates <= self.max_updates, "min_updates must be <= max_updates")
-        _check(self.meta_signal in META_SIGNALS, f"meta_signal must be one of {META_SIGNALS}")
+        check_choice(self.meta_signal, "meta_signal", META_SIGNALS)
         _check(
             math.isfinite(self.wrong_bet_payoff) and self.wrong_bet_payoff < 0,
             "wrong_bet_payoff must be a negative number (a wrong bet costs)",
@@ -601,7 +621,7 @@ class TrainConfig:
                 "wager batches)"
             ),
         )
-        _check(self.wager_start in WAGER_STARTS, f"wager_start must be one of {WAGER_STARTS}")
+        check_choice(self.wager_start, "wager_start", WAGER_STARTS)
         _check(
             self.wager_start == "joint"
             or (self.meta_signal == "reward" and self.wager_updates >= 1),
@@ -615,10 +635,7 @@ class TrainConfig:
             0.0 <= self.bet_floor < 0.5 and self.bet_entropy_coef >= 0 and self.curve_every >= 0,
             "bet_floor must be in [0, 0.5), bet_entropy_coef and curve_every >= 0",
         )
-        _check(
-            self.primary_weight_rule in PRIMARY_WEIGHT_RULES,
-            f"primary_weight_rule must be one of {PRIMARY_WEIGHT_RULES}",
-        )
+        check_choice(self.primary_weight_rule, "primary_weight_rule", PRIMARY_WEIGHT_RULES)
         _check(self.history_every >= 0, "history_every must be >= 0")
 
     @property

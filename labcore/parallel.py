@@ -15,16 +15,25 @@ from typing import Any, TypeVar
 R = TypeVar("R")
 
 
+SPAWN = multiprocessing.get_context("spawn")
+"""The one start method of the lab's worker processes."""
+
+
 def process_pool(
     workers: int, initializer: Callable[..., None] | None = None, initargs: tuple = ()
 ) -> ProcessPoolExecutor:
     """A pool of ``workers`` spawned processes."""
     return ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=initializer,
-        initargs=initargs,
+        max_workers=workers, mp_context=SPAWN, initializer=initializer, initargs=initargs
     )
+
+
+def message_queue() -> Any:
+    """A queue the pool's workers can put messages on (e.g. progress), of the pool's context.
+
+    Hand it to the workers through ``initargs`` (a queue cannot be pickled with a call).
+    """
+    return SPAWN.Queue()
 
 
 def process_map(

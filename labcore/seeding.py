@@ -12,6 +12,8 @@ import random
 import numpy as np
 import torch
 
+from labcore.config import check_choice
+
 EPISODE_SEED_BASE: dict[str, int] = {"train": 10_000_000, "heldout": 20_000_000, "eval": 30_000_000}
 """First environment seed of each split (protocol sec. 5.3): the splits never overlap."""
 EPISODE_SEED_STRIDE = 100_000
@@ -71,8 +73,7 @@ def episode_seeds(agent_seed: int, split: str, n: int) -> np.ndarray:
     >>> episode_seeds(3, "train", 2).tolist(), episode_seeds(3, "heldout", 1).tolist()
     ([10300000, 10300001], [20300000])
     """
-    if split not in EPISODE_SEED_BASE:
-        raise ValueError(f"split must be one of {sorted(EPISODE_SEED_BASE)}")
+    check_choice(split, "split", sorted(EPISODE_SEED_BASE))
     if not 0 <= n <= EPISODE_SEED_STRIDE:
         raise ValueError(f"at most {EPISODE_SEED_STRIDE} episodes per split and seed")
     return EPISODE_SEED_BASE[split] + agent_seed * EPISODE_SEED_STRIDE + np.arange(n)

@@ -2,50 +2,70 @@
 
 Each independently trained agent contributes one number per condition (its mean over
 evaluation episodes); these functions compare such per-seed samples (paper sec 5.2
-"Statistical validation": Welch's t, Hedges' g, a permutation test, bootstrap CIs).
+"Statistical validation": Welch's t, Hedges' g, a permutation test, bootstrap CIs). The tests
+and intervals are ``scipy.stats``'s; this module validates the input, applies the lab's
+undefined-value policy and returns the lab's records.
 
+* :func:`seed_summary` -- the one seed-level summary: mean, SD, n and a 95% interval by a named
+  method (``"bootstrap"``, ``"t"`` or ``"none"``); :func:`paired_summary` and
+  :func:`welch_summary` for differences. :func:`summarize` is the claims' summary in
+  ``summary.json``.
 * :func:`mean_sd` -- mean and sample SD (ddof = 1), printed as "mean ± SD".
 * :func:`welch_t` -- Welch's unequal-variance t-test (two-sided).
+* :func:`t_interval`, :func:`welch_interval` -- Student's and Welch's t intervals.
 * :func:`hedges_g` -- bias-corrected standardised mean difference.
 * :func:`permutation_test` -- difference of means, two-sided, exact or Monte Carlo.
 * :func:`bootstrap_ci` -- percentile bootstrap confidence interval.
 
-Zero variance happens (the paper reports 0.0 ± 0.0 conjunction accuracy at bus-off):
-Welch's t and Hedges' g need a non-zero spread and return nan with an
-:class:`~labcore.UndefinedMetricWarning` when both groups are constant; the permutation
-test and the bootstrap stay defined.
+Zero variance happens (the paper reports 0.0 ± 0.0 conjunction accuracy at bus-off): an exactly
+constant group has variance 0 here (not scipy's rounding residue); Welch's t and Hedges' g need
+a non-zero spread and return nan with an :class:`~labcore.UndefinedMetricWarning` when both
+groups are constant; the permutation test and the bootstrap stay defined.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 from scipy import stats as sps
 
+from labcore.config import check_choice
 from labcore.markers._common import as_float_1d, warn_undefined
 
 __all__ = [
     "BootstrapCI",
     "MeanSD",
     "PermutationResult",
+    "SeedSummary",
     "WelchResult",
     "bootstrap_ci",
     "hedges_g",
     "mean_sd",
+    "paired_summary",
     "permutation_test",
+    "seed_summary",
+    "summarize",
     "t_interval",
     "welch_interval",
+    "welch_summary",
     "welch_t",
 ]
 
 #: Elements per batch of resampled data (bounds memory of permutations / bootstrap).
 _BATCH_ELEMENTS = 1_000_000
+SEED_SUMMARY_LEVEL = 0.95
+"""Coverage of every seed summary's interval (``ci95``)."""
+IntervalMethod = Literal["bootstrap", "t", "none"]
+"""How :func:`seed_summary` makes its interval: a seeded percentile bootstrap (the claims'), a
+Student's t interval (protocol 8.5's), or none (a figure's mean and SD)."""
 
 
 def _sample(x: ArrayLike, name: str, min_size: int) -> NDArray[np.float64]:
@@ -60,11 +80,49 @@ def _is_constant(x: NDArray[np.float64]) -> bool:
     return bool(np.ptp(x) == 0)
 
 
+def _variance(x: NDArray[np.float64]) -> float:
+    """Sample variance (ddof = 1), exactly 0 for a constant sample."""
+    return 0.0 if _is_constant(x) else float(np.var(x, ddof=1))
+
+
+@contextlib.contextmanager
+def _exact_constants(*groups: NDArray[np.float64]) -> Iterator[None]:
+    """Silence scipy's "precision loss" warning when a group is exactly constant.
+
+    scipy computes a constant group's variance as a rounding residue (~1e-32) and warns; the lab
+    counts it as 0 (:func:`_is_constant`), which changes no result beyond rounding.
+    """
+    with warnings.catch_warnings():
+        if any(_is_constant(g) for g in groups):
+            warnings.filterwarnings("ignore", "Precision loss", RuntimeWarning)
+        yield
+
+
 def _check_positive_int(value: int, name: str) -> None:
     if not isinstance(value, int | np.integer) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
 
 
+def _check_level(level: float, name: str = "level") -> None:
+    if not (np.isfinite(level) and 0.0 < level < 1.0):
+        raise ValueError(f"{name} must be in (0, 1), got {level!r}")
+
+
+def _finite_values(x: ArrayLike, name: str, *, inf: str = "drop") -> NDArray[np.float64]:
+    """A 1-D float array of the defined per-seed values: None and nan left out; an infinite
+    value dropped too (``inf="drop"``, the t intervals') or a ``ValueError`` (``"raise"``)."""
+    try:
+        arr = np.asarray(x, dtype=float)  # None -> nan
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be numeric, got {type(x).__name__}: {exc}") from exc
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    if inf == "raise" and np.isinf(arr).any():
+        raise ValueError(f"{name} contain an infinite value (undefined values are None or nan)")
+    return arr[np.isfinite(arr)]
+
+
+# ---------------------------------------------------------------- mean and SD
 @dataclass(frozen=True)
 class MeanSD:
     """Mean, sample standard deviation (ddof = 1) and sample size.
@@ -116,10 +174,11 @@ def mean_sd(x: ArrayLike) -> MeanSD:
         warn_undefined("sample SD is undefined for a single observation")
         sd = float("nan")
     else:
-        sd = 0.0 if _is_constant(arr) else float(np.std(arr, ddof=1))
+        sd = math.sqrt(_variance(arr))
     return MeanSD(float(arr.mean()), sd, int(arr.size))
 
 
+# ---------------------------------------------------------------- t tests and intervals
 @dataclass(frozen=True)
 class WelchResult:
     """Welch's t-test result: ``t``, Welch-Satterthwaite ``df``, two-sided ``p_value``."""
@@ -127,6 +186,15 @@ class WelchResult:
     t: float
     df: float
     p_value: float
+
+
+def _welch(x: NDArray[np.float64], y: NDArray[np.float64]) -> sps._stats_py.TtestResult | None:
+    """scipy's Welch test of two validated groups, or None when both are exactly constant
+    (or their variances are below float range): the standard error is 0."""
+    if _variance(x) / x.size + _variance(y) / y.size == 0.0:
+        return None
+    with _exact_constants(x, y):
+        return sps.ttest_ind(x, y, equal_var=False)
 
 
 def welch_t(a: ArrayLike, b: ArrayLike) -> WelchResult:
@@ -138,8 +206,7 @@ def welch_t(a: ArrayLike, b: ArrayLike) -> WelchResult:
         \\nu = \\frac{(s_a^2 / n_a + s_b^2 / n_b)^2}
         {\\frac{(s_a^2 / n_a)^2}{n_a - 1} + \\frac{(s_b^2 / n_b)^2}{n_b - 1}},
 
-    :math:`p = 2 P(T_\\nu > |t|)`. Same as ``scipy.stats.ttest_ind(a, b,
-    equal_var=False)``.
+    :math:`p = 2 P(T_\\nu > |t|)`: ``scipy.stats.ttest_ind(a, b, equal_var=False)``.
 
     Parameters
     ----------
@@ -169,29 +236,12 @@ def welch_t(a: ArrayLike, b: ArrayLike) -> WelchResult:
     >>> round(r.t, 4), r.df, round(r.p_value, 4)
     (-3.6742, 4.0, 0.0213)
     """
-    x = _sample(a, "a", 2)
-    y = _sample(b, "b", 2)
-    va = (0.0 if _is_constant(x) else np.var(x, ddof=1)) / x.size
-    vb = (0.0 if _is_constant(y) else np.var(y, ddof=1)) / y.size
-    if va + vb == 0.0:  # both constant (or variances below float range)
+    res = _welch(_sample(a, "a", 2), _sample(b, "b", 2))
+    if res is None:
         warn_undefined("Welch's t is undefined: both groups have zero variance")
         nan = float("nan")
         return WelchResult(nan, nan, nan)
-    t = float((x.mean() - y.mean()) / np.sqrt(va + vb))
-    df = float((va + vb) ** 2 / (va**2 / (x.size - 1) + vb**2 / (y.size - 1)))
-    p = float(2.0 * sps.t.sf(abs(t), df))
-    return WelchResult(t, df, p)
-
-
-def _finite_values(x: ArrayLike, name: str) -> NDArray[np.float64]:
-    """A 1-D float array without its nan/inf entries (an undefined per-seed value is left out)."""
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric, got {type(x).__name__}: {exc}") from exc
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
-    return arr[np.isfinite(arr)]
+    return WelchResult(float(res.statistic), float(res.df), float(res.pvalue))
 
 
 def t_interval(x: ArrayLike, level: float = 0.95) -> tuple[float, float]:
@@ -200,7 +250,8 @@ def t_interval(x: ArrayLike, level: float = 0.95) -> tuple[float, float]:
     .. math:: \\bar x \\pm t_{(1 + \\mathrm{level}) / 2,\\, n - 1} \\, s / \\sqrt n
 
     The interval of protocol 8.5 (E4's hypotheses are tested on seed means with 95% t
-    intervals); a paired comparison is the interval of the per-seed differences.
+    intervals); a paired comparison is the interval of the per-seed differences
+    (:func:`paired_summary`). ``scipy.stats.ttest_1samp(x).confidence_interval(level)``.
 
     Parameters
     ----------
@@ -228,19 +279,15 @@ def t_interval(x: ArrayLike, level: float = 0.95) -> tuple[float, float]:
     >>> t_interval([0.5, 0.5, 0.5])
     (0.5, 0.5)
     """
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    _check_level(level)
     arr = _finite_values(x, "x")
     if arr.size < 2:
         warn_undefined("a t interval needs at least two values")
         return float("nan"), float("nan")
-    mean = float(arr.mean())
     if _is_constant(arr):
-        return mean, mean
-    half = float(
-        sps.t.ppf((1.0 + level) / 2.0, arr.size - 1) * np.std(arr, ddof=1) / np.sqrt(arr.size)
-    )
-    return mean - half, mean + half
+        return float(arr.mean()), float(arr.mean())
+    ci = sps.ttest_1samp(arr, 0.0).confidence_interval(level)
+    return float(ci.low), float(ci.high)
 
 
 def welch_interval(a: ArrayLike, b: ArrayLike, level: float = 0.95) -> tuple[float, float]:
@@ -249,7 +296,8 @@ def welch_interval(a: ArrayLike, b: ArrayLike, level: float = 0.95) -> tuple[flo
     .. math:: \\bar a - \\bar b \\pm t_{(1 + \\mathrm{level}) / 2,\\, \\nu}
               \\sqrt{s_a^2 / n_a + s_b^2 / n_b}
 
-    with the Welch-Satterthwaite ``nu`` of :func:`welch_t`.
+    with the Welch-Satterthwaite ``nu`` of :func:`welch_t`:
+    ``scipy.stats.ttest_ind(a, b, equal_var=False).confidence_interval(level)``.
 
     Parameters
     ----------
@@ -276,22 +324,20 @@ def welch_interval(a: ArrayLike, b: ArrayLike, level: float = 0.95) -> tuple[flo
     >>> [round(v, 4) for v in welch_interval([1.0, 2.0, 3.0], [4.0, 5.0, 6.0])]
     [-5.267, -0.733]
     """
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    _check_level(level)
     x, y = _finite_values(a, "a"), _finite_values(b, "b")
     if x.size < 2 or y.size < 2:
         warn_undefined("a Welch interval needs at least two values in each group")
         return float("nan"), float("nan")
-    diff = float(x.mean() - y.mean())
-    va = (0.0 if _is_constant(x) else np.var(x, ddof=1)) / x.size
-    vb = (0.0 if _is_constant(y) else np.var(y, ddof=1)) / y.size
-    if va + vb == 0.0:
+    res = _welch(x, y)
+    if res is None:
+        diff = float(x.mean() - y.mean())
         return diff, diff
-    df = (va + vb) ** 2 / (va**2 / (x.size - 1) + vb**2 / (y.size - 1))
-    half = float(sps.t.ppf((1.0 + level) / 2.0, df) * np.sqrt(va + vb))
-    return diff - half, diff + half
+    ci = res.confidence_interval(level)
+    return float(ci.low), float(ci.high)
 
 
+# ---------------------------------------------------------------- effect size
 def _hedges_j(m: int) -> float:
     """Exact small-sample correction J(m) = Gamma(m/2) / (sqrt(m/2) Gamma((m-1)/2))."""
     return float(np.exp(special.gammaln(m / 2) - special.gammaln((m - 1) / 2)) / np.sqrt(m / 2))
@@ -307,7 +353,7 @@ def hedges_g(a: ArrayLike, b: ArrayLike) -> float:
         J(m) = \\frac{\\Gamma(m / 2)}{\\sqrt{m / 2}\\, \\Gamma((m - 1) / 2)},
 
     with :math:`m = n_a + n_b - 2` (the exact correction; :math:`J \\approx
-    1 - 3 / (4m - 1)`).
+    1 - 3 / (4m - 1)`). scipy has no Hedges' g; the pooled SD is its textbook formula.
 
     Parameters
     ----------
@@ -340,15 +386,14 @@ def hedges_g(a: ArrayLike, b: ArrayLike) -> float:
     x = _sample(a, "a", 2)
     y = _sample(b, "b", 2)
     m = x.size + y.size - 2
-    ssa = 0.0 if _is_constant(x) else np.var(x, ddof=1) * (x.size - 1)
-    ssb = 0.0 if _is_constant(y) else np.var(y, ddof=1) * (y.size - 1)
-    pooled = np.sqrt((ssa + ssb) / m)
+    pooled = np.sqrt((_variance(x) * (x.size - 1) + _variance(y) * (y.size - 1)) / m)
     if pooled == 0.0:  # both constant (or variances below float range)
         warn_undefined("Hedges' g is undefined: pooled standard deviation is zero")
         return float("nan")
     return float(_hedges_j(m) * (x.mean() - y.mean()) / pooled)
 
 
+# ---------------------------------------------------------------- permutation test
 @dataclass(frozen=True)
 class PermutationResult:
     """Permutation test result.
@@ -371,6 +416,12 @@ class PermutationResult:
     exact: bool
 
 
+def _abs_difference_of_means(
+    x: NDArray[np.float64], y: NDArray[np.float64], axis: int = -1
+) -> NDArray[np.float64]:
+    return np.abs(np.mean(x, axis=axis) - np.mean(y, axis=axis))
+
+
 def permutation_test(
     a: ArrayLike,
     b: ArrayLike,
@@ -380,8 +431,9 @@ def permutation_test(
 ) -> PermutationResult:
     """Two-sided permutation test of the difference of means, ``mean(a) - mean(b)``.
 
-    The seeds are pooled and randomly split into groups of the original sizes; the p-value
-    is the fraction of splits whose statistic is at least as extreme in absolute value:
+    The seeds are pooled and split into groups of the original sizes
+    (``scipy.stats.permutation_test``, independent samples); the p-value is the fraction of
+    splits whose statistic is at least as extreme in absolute value:
 
     .. math::
 
@@ -398,6 +450,7 @@ def permutation_test(
         Per-seed values; at least 1 each.
     n_permutations : int, default=10000
     seed : int, default=0
+        Seeds the Monte Carlo splits (``np.random.default_rng(seed)``).
 
     Returns
     -------
@@ -405,12 +458,10 @@ def permutation_test(
 
     Notes
     -----
-    Ties in ``|T*| >= |T|`` are detected with an absolute tolerance of
-    :math:`100 n \\epsilon \\max|x|` (the rounding error of the group sums; scipy uses
-    a tolerance relative to ``|T|``, which misses ties when ``T`` is itself a tiny
-    difference of large means). Constant inputs are fine: two all-zero groups
-    give ``statistic = 0`` and ``p = 1``. With equal group sizes the null distribution is
-    symmetric and the p-value equals scipy's ``2 * min(p_less, p_greater)``.
+    scipy draws the splits (its null distribution of :math:`|T^*|`); ties are counted here
+    at an absolute tolerance of :math:`100 n \\epsilon \\max|x|` (the rounding of the group
+    sums; scipy's, relative to ``|T|``, misses ties when ``T`` is a tiny difference of large
+    means). Two all-zero groups give ``statistic = 0`` and ``p = 1``.
 
     References
     ----------
@@ -430,34 +481,34 @@ def permutation_test(
     y = _sample(b, "b", 1)
     _check_positive_int(n_permutations, "n_permutations")
     pooled = np.concatenate((x, y))
-    n, n_a = pooled.size, x.size
-    total = pooled.sum()
+    n = pooled.size
     observed = float(x.mean() - y.mean())
     # Equal statistics computed from different orderings differ by rounding of the group
     # sums (~ n eps max|x|); count those as ties.
     tolerance = 100 * n * np.finfo(float).eps * float(np.max(np.abs(pooled)))
-
-    def extreme(sums_a: NDArray[np.float64]) -> int:
-        stats_ = sums_a / n_a - (total - sums_a) / (n - n_a)
-        return int(np.count_nonzero(np.abs(stats_) >= abs(observed) - tolerance))
-
-    n_splits = math.comb(n, n_a)
-    if n_splits <= n_permutations:
-        idx = np.array(list(combinations(range(n), n_a)), dtype=np.intp)
-        count = extreme(pooled[idx].sum(axis=1))
-        return PermutationResult(observed, count / n_splits, n_splits, True)
-
-    rng = np.random.default_rng(seed)
-    batch = max(1, _BATCH_ELEMENTS // n)
-    count, done = 0, 0
-    while done < n_permutations:
-        size = min(batch, n_permutations - done)
-        perms = rng.permuted(np.broadcast_to(pooled, (size, n)), axis=1)
-        count += extreme(perms[:, :n_a].sum(axis=1))
-        done += size
+    if min(x.size, y.size) == 1:
+        # scipy needs two values per group; the n splits (which seed stands alone) are few.
+        alone = np.abs(pooled - (pooled.sum() - pooled) / (n - 1))
+        count = int(np.count_nonzero(alone >= abs(observed) - tolerance))
+        return PermutationResult(observed, count / n, n, True)
+    res = sps.permutation_test(
+        (x, y),
+        _abs_difference_of_means,
+        permutation_type="independent",
+        vectorized=True,
+        n_resamples=n_permutations,
+        batch=max(1, _BATCH_ELEMENTS // n),
+        alternative="greater",
+        rng=np.random.default_rng(seed),
+    )
+    null = np.asarray(res.null_distribution)
+    count = int(np.count_nonzero(null >= abs(observed) - tolerance))
+    if math.comb(n, x.size) <= n_permutations:  # scipy enumerated every split
+        return PermutationResult(observed, count / null.size, int(null.size), True)
     return PermutationResult(observed, (1 + count) / (1 + n_permutations), n_permutations, False)
 
 
+# ---------------------------------------------------------------- bootstrap
 @dataclass(frozen=True)
 class BootstrapCI:
     """Percentile bootstrap confidence interval.
@@ -478,18 +529,6 @@ class BootstrapCI:
     confidence: float
 
 
-def _apply_statistic(
-    statistic: Callable[..., ArrayLike], samples: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    try:
-        out = np.asarray(statistic(samples, axis=-1), dtype=np.float64)
-        if out.shape == samples.shape[:1]:
-            return out
-    except TypeError:
-        pass
-    return np.array([float(statistic(row)) for row in samples])
-
-
 def bootstrap_ci(
     x: ArrayLike,
     *,
@@ -503,7 +542,8 @@ def bootstrap_ci(
     Resample the seeds with replacement ``n_resamples`` times and take the
     :math:`\\alpha/2` and :math:`1 - \\alpha/2` quantiles (linear interpolation) of the
     resampled statistic, :math:`\\alpha = 1 - \\mathrm{confidence}` (Efron & Tibshirani
-    1993, percentile method).
+    1993, percentile method): ``scipy.stats.bootstrap(..., method="percentile")`` with
+    ``np.random.default_rng(seed)``.
 
     Parameters
     ----------
@@ -525,7 +565,9 @@ def bootstrap_ci(
     -----
     Constant data give a zero-width interval at the constant. With few seeds the
     percentile interval is too narrow (it ignores the n/(n-1) variance factor); the paper
-    notes this for its ignition-sharpness CIs (sec 5.2, footnote 4).
+    notes this for its ignition-sharpness CIs (sec 5.2, footnote 4). A seed draws the same
+    resamples as the hand-written bootstrap that made the bundled result sets (the same
+    interval, up to the last bit of the quantile's interpolation).
 
     References
     ----------
@@ -543,42 +585,166 @@ def bootstrap_ci(
     """
     arr = _sample(x, "x", 2)
     _check_positive_int(n_resamples, "n_resamples")
-    if not (np.isfinite(confidence) and 0.0 < confidence < 1.0):
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
-    rng = np.random.default_rng(seed)
-    n = arr.size
-    batch = max(1, _BATCH_ELEMENTS // n)
-    parts = []
-    done = 0
-    while done < n_resamples:
-        size = min(batch, n_resamples - done)
-        parts.append(_apply_statistic(statistic, arr[rng.integers(0, n, (size, n))]))
-        done += size
-    boot = np.concatenate(parts)
-    alpha = 1.0 - confidence
-    low, high = np.quantile(boot, [alpha / 2, 1 - alpha / 2])
-    return BootstrapCI(float(low), float(high), float(statistic(arr)), confidence)
+    _check_level(confidence, "confidence")
+    res = sps.bootstrap(
+        (arr,),
+        statistic,
+        n_resamples=n_resamples,
+        batch=max(1, _BATCH_ELEMENTS // arr.size),
+        confidence_level=confidence,
+        method="percentile",
+        rng=np.random.default_rng(seed),
+    )
+    ci = res.confidence_interval
+    return BootstrapCI(float(ci.low), float(ci.high), float(statistic(arr)), confidence)
 
 
-# ---------------------------------------------------------------- seed summaries of claims
+# ---------------------------------------------------------------- seed summaries
+@dataclass(frozen=True)
+class SeedSummary:
+    """Mean, SD, n and a 95% interval of per-seed values: the one seed-level summary.
+
+    ``mean`` is of the values (of the differences for :func:`paired_summary`,
+    :func:`welch_summary`); ``sd`` the sample SD (exactly 0 for constant values; nan for a
+    Welch difference: two groups, two SDs); ``n`` the values (pairs; both groups' seeds);
+    ``low``, ``high`` the interval made by ``method`` ("bootstrap", "t", "paired_t",
+    "welch", "none": the names of :class:`labcore.findings.Interval`). Undefined parts are nan.
+    """
+
+    mean: float
+    sd: float
+    n: int
+    low: float = math.nan
+    high: float = math.nan
+    method: str = "none"
+
+    @property
+    def ci95(self) -> list[float] | None:
+        """``[low, high]``, or None where the interval is undefined."""
+        if math.isfinite(self.low) and math.isfinite(self.high):
+            return [self.low, self.high]
+        return None
+
+    def as_dict(self) -> dict:
+        """``{"mean", "sd", "n", "ci95"}`` with None for undefined values (JSON)."""
+        return {
+            "mean": self.mean if math.isfinite(self.mean) else None,
+            "sd": self.sd if math.isfinite(self.sd) else None,
+            "n": self.n,
+            "ci95": self.ci95,
+        }
+
+
+def seed_summary(
+    values: ArrayLike | Sequence[float | None],
+    method: IntervalMethod = "bootstrap",
+    *,
+    seed: int = 0,
+) -> SeedSummary:
+    """Mean, SD, n and 95% interval of per-seed values (None and nan left out).
+
+    Parameters
+    ----------
+    values : sequence of float or None
+        One value per seed; an undefined value (None, nan) is left out and not counted; an
+        infinite value raises ``ValueError``.
+    method : {"bootstrap", "t", "none"}
+        ``"bootstrap"``: :func:`bootstrap_ci` seeded with ``seed`` (the claims' interval);
+        ``"t"``: :func:`t_interval` (protocol 8.5); ``"none"``: no interval (a figure's bar).
+    seed : int
+        The bootstrap's seed.
+
+    Returns
+    -------
+    SeedSummary
+        Undefined parts are nan (no warning: ``n`` says why): the SD and the interval with
+        fewer than two values, everything without values. Constant values have SD 0 and the
+        interval ``(mean, mean)``.
+
+    Examples
+    --------
+    >>> s = seed_summary([1.0, 2.0, None, 3.0], "t")
+    >>> s.mean, s.sd, s.n, [round(v, 4) for v in s.ci95]
+    (2.0, 1.0, 3, [-0.4841, 4.4841])
+    >>> seed_summary([0.5], "t").as_dict()
+    {'mean': 0.5, 'sd': None, 'n': 1, 'ci95': None}
+    """
+    check_choice(method, "method", ("bootstrap", "t", "none"))
+    x = _finite_values(values, "values", inf="raise")
+    if x.size == 0:
+        return SeedSummary(math.nan, math.nan, 0, method=method)
+    mean = float(x.mean())
+    if x.size == 1:
+        return SeedSummary(mean, math.nan, 1, method=method)
+    sd = math.sqrt(_variance(x))
+    if method == "none":
+        return SeedSummary(mean, sd, int(x.size))
+    if _is_constant(x):
+        low = high = mean
+    elif method == "bootstrap":
+        ci = bootstrap_ci(x, confidence=SEED_SUMMARY_LEVEL, seed=seed)
+        low, high = ci.low, ci.high
+    else:
+        low, high = t_interval(x, SEED_SUMMARY_LEVEL)
+    return SeedSummary(mean, sd, int(x.size), low, high, method)
+
+
+def paired_summary(a: Mapping[Hashable, float], b: Mapping[Hashable, float]) -> SeedSummary:
+    """The per-seed differences ``a[s] - b[s]`` summarised with a t interval (a paired test).
+
+    Only seeds present in both with finite values are paired (in sorted seed order).
+
+    >>> s = paired_summary({0: 1.0, 1: 2.0, 2: 4.0, 3: 9.0}, {0: 0.0, 1: 1.0, 2: 1.0})
+    >>> s.n, s.mean, s.method
+    (3, 1.6666666666666667, 'paired_t')
+    """
+    seeds = sorted(k for k in set(a) & set(b) if _defined(a[k]) and _defined(b[k]))
+    s = seed_summary([a[k] - b[k] for k in seeds], "t")
+    return SeedSummary(s.mean, s.sd, s.n, s.low, s.high, "paired_t")
+
+
+def _defined(v: float | None) -> bool:
+    return v is not None and not math.isnan(v)
+
+
+def welch_summary(a: Sequence[float | None], b: Sequence[float | None]) -> SeedSummary:
+    """``mean(a) - mean(b)`` of two unpaired groups of seeds with Welch's 95% interval.
+
+    Undefined values are dropped; the interval is nan (``ci95`` None) unless each group keeps
+    two values. ``sd`` is nan (two groups, two SDs); ``n`` counts both groups' seeds.
+
+    >>> s = welch_summary([1.0, 2.0, 3.0], [4.0, 5.0, None, 6.0])
+    >>> s.mean, s.n, [round(v, 3) for v in s.ci95]
+    (-3.0, 6, [-5.267, -0.733])
+    >>> welch_summary([1.0], [2.0, 3.0]).ci95 is None
+    True
+    """
+    x, y = _finite_values(a, "a", inf="raise"), _finite_values(b, "b", inf="raise")
+    mean = float(x.mean() - y.mean()) if x.size and y.size else math.nan
+    low = high = math.nan
+    if x.size >= 2 and y.size >= 2:
+        low, high = welch_interval(x, y, SEED_SUMMARY_LEVEL)
+    return SeedSummary(mean, math.nan, int(x.size + y.size), low, high, "welch")
+
+
 def summarize(values: Sequence[float], seed: int = 0) -> dict:
-    """Mean, SD, n and a seeded 95% percentile-bootstrap CI over seeds (nan values dropped).
+    """The claim summary of ``summary.json``: :func:`seed_summary` with the bootstrap, as a dict.
 
-    The summary of one claim in ``summary.json``; a single seed gets a degenerate CI.
+    ``{"mean", "sd", "n", "ci95"}`` over the non-nan values. As every result set has written
+    it, a single seed gets SD 0 and the degenerate CI ``[mean, mean]`` (the verdict rule then
+    matches only within the registered tolerance or exactly); no values give Nones.
 
     >>> summarize([0.2, 0.2])["ci95"]
     [0.2, 0.2]
+    >>> summarize([0.3])
+    {'mean': 0.3, 'sd': 0.0, 'n': 1, 'ci95': [0.3, 0.3]}
     """
-    x = np.asarray([v for v in values if v is not None and not math.isnan(v)], float)
-    if x.size == 0:
+    s = seed_summary(values, "bootstrap", seed=seed)
+    if s.n == 0:
         return {"mean": None, "sd": None, "n": 0, "ci95": None}
-    sd = float(x.std(ddof=1)) if x.size > 1 else 0.0
-    if x.size > 1 and np.ptp(x) > 0:
-        ci = bootstrap_ci(x, seed=seed)
-        ci95 = [float(ci.low), float(ci.high)]
-    else:
-        ci95 = [float(x.mean()), float(x.mean())]
-    return {"mean": float(x.mean()), "sd": sd, "n": int(x.size), "ci95": ci95}
+    if s.n == 1:
+        return {"mean": s.mean, "sd": 0.0, "n": 1, "ci95": [s.mean, s.mean]}
+    return s.as_dict()
 
 
 def summarize_l75(results: Sequence[dict]) -> dict:
@@ -592,28 +758,17 @@ def summarize_l75(results: Sequence[dict]) -> dict:
     left = [r for r in results if r["censored"] == "left"]
     finite = [r["value"] for r in results if r["censored"] == "none"]
     base = {"n_right_censored": len(right), "n_left_censored": len(left), "n_seeds": len(results)}
-    if results and len(right) > len(results) / 2:
-        bound = min(r["bound"] for r in right)
-        return {
-            **base,
-            "mean": None,
-            "sd": None,
-            "n": len(results),
-            "ci95": None,
-            "censored": "right",
-            "bound": bound,
-        }
-    if results and len(left) > len(results) / 2:
-        bound = max(r["bound"] for r in left)
-        return {
-            **base,
-            "mean": None,
-            "sd": None,
-            "n": len(results),
-            "ci95": None,
-            "censored": "left",
-            "bound": bound,
-        }
+    for side, group, pick in (("right", right, min), ("left", left, max)):
+        if results and len(group) > len(results) / 2:
+            return {
+                **base,
+                "mean": None,
+                "sd": None,
+                "n": len(results),
+                "ci95": None,
+                "censored": side,
+                "bound": pick(r["bound"] for r in group),
+            }
     return {**base, **summarize(finite), "censored": None}
 
 

@@ -50,6 +50,7 @@ import numpy as np
 from labcore import compute
 from labcore.budgets import LIVE_BUDGETS
 from labcore.config import SELF_MODEL_MODES, AgentConfig, Intervention
+from labcore.parallel import process_map
 
 if TYPE_CHECKING:
     from labcore.agents import Agent
@@ -411,13 +412,13 @@ def bundled_checkpoints(directory: str | Path = CHECKPOINTS) -> list[Path]:
     )
 
 
-def _build_one(args: tuple[str, str]) -> tuple[str, float]:
+def _build_one(checkpoint: str, directory: str) -> tuple[str, float]:
     import torch
 
     torch.set_num_threads(1)
     start = time.perf_counter()
-    build_file(args[0], args[1])
-    return args[0], time.perf_counter() - start
+    build_file(checkpoint, directory)
+    return checkpoint, time.perf_counter() - start
 
 
 def build(
@@ -438,16 +439,11 @@ def build(
                 pass
         todo.append((str(ckpt), str(directory)))
     print(f"{len(todo)} file(s) to build", flush=True)
-    if jobs > 1 and len(todo) > 1:
-        import multiprocessing
 
-        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
-            for name, took in pool.imap_unordered(_build_one, todo):
-                print(f"{Path(name).name}: {took:.1f} s", flush=True)
-    else:
-        for item in todo:
-            name, took = _build_one(item)
-            print(f"{Path(name).name}: {took:.1f} s", flush=True)
+    def built(_: int, result: tuple[str, float]) -> None:
+        print(f"{Path(result[0]).name}: {result[1]:.1f} s", flush=True)
+
+    process_map(_build_one, todo, jobs, on_result=built)
     return [cache_path(c, directory) for c, _ in todo]
 
 

@@ -13,7 +13,19 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 
 from labcore import UndefinedMetricWarning
-from labcore.stats import bootstrap_ci, hedges_g, mean_sd, permutation_test, welch_t
+from labcore.stats import (
+    bootstrap_ci,
+    hedges_g,
+    mean_sd,
+    paired_summary,
+    permutation_test,
+    seed_summary,
+    summarize,
+    t_interval,
+    welch_interval,
+    welch_summary,
+    welch_t,
+)
 
 SETTINGS = settings(max_examples=40, deadline=None)
 
@@ -261,3 +273,58 @@ def test_bootstrap_constant_and_validation():
         bootstrap_ci([1.0, 2.0], confidence=95)
     with pytest.raises(ValueError, match="n_resamples"):
         bootstrap_ci([1.0, 2.0], n_resamples=0)
+
+
+# --------------------------------------------------------------------------- seed summaries
+
+
+def test_seed_summary_methods_share_mean_sd_n_and_name_their_interval():
+    x = [0.81, 0.86, None, 0.9, float("nan"), 0.84]
+    finite = [0.81, 0.86, 0.9, 0.84]
+    boot, t, none = (seed_summary(x, m) for m in ("bootstrap", "t", "none"))
+    for s in (boot, t, none):
+        assert (s.mean, s.n) == (pytest.approx(np.mean(finite)), 4)
+        assert s.sd == pytest.approx(np.std(finite, ddof=1))
+    ci = bootstrap_ci(finite, seed=0)
+    assert boot.ci95 == [ci.low, ci.high] and boot.method == "bootstrap"
+    assert t.ci95 == list(t_interval(finite)) and t.method == "t"
+    assert none.ci95 is None and none.method == "none"
+    assert seed_summary(x, seed=3).ci95 == [
+        bootstrap_ci(finite, seed=3).low,
+        bootstrap_ci(finite, seed=3).high,
+    ]
+
+
+def test_seed_summary_undefined_parts():
+    empty = seed_summary([None, float("nan")], "t")
+    assert empty.n == 0 and math.isnan(empty.mean)
+    assert empty.as_dict() == {"mean": None, "sd": None, "n": 0, "ci95": None}
+    one = seed_summary([0.4], "bootstrap")
+    assert one.as_dict() == {"mean": 0.4, "sd": None, "n": 1, "ci95": None}
+    const = seed_summary([0.995] * 5, "t")
+    assert const.sd == 0.0 and const.ci95 == [const.mean, const.mean]
+    with pytest.raises(ValueError, match="infinite"):
+        seed_summary([1.0, float("inf")])
+    with pytest.raises(ValueError, match="method"):
+        seed_summary([1.0, 2.0], "wilson")
+
+
+def test_summarize_keeps_the_result_set_shape():
+    assert summarize([]) == {"mean": None, "sd": None, "n": 0, "ci95": None}
+    assert summarize([0.3, float("nan")]) == {"mean": 0.3, "sd": 0.0, "n": 1, "ci95": [0.3, 0.3]}
+    s = summarize([0.1, 0.4, 0.35, 0.8, 0.6])
+    ci = bootstrap_ci([0.1, 0.4, 0.35, 0.8, 0.6], seed=0)
+    assert s["ci95"] == [ci.low, ci.high] and s["n"] == 5
+
+
+def test_paired_and_welch_summaries():
+    a = {0: 0.9, 1: 0.8, 2: 0.85, 3: float("nan"), 4: 0.7}
+    b = {0: 0.5, 1: 0.55, 2: 0.6, 3: 0.5}
+    s = paired_summary(a, b)
+    diffs = [0.4, 0.25, 0.25]
+    assert (s.n, s.method) == (3, "paired_t")
+    assert s.mean == pytest.approx(np.mean(diffs)) and s.ci95 == list(t_interval(diffs))
+    w = welch_summary([0.9, 0.8, None, 0.85], [0.5, 0.55])
+    assert w.mean == pytest.approx(0.85 - 0.525) and w.n == 5 and math.isnan(w.sd)
+    assert w.ci95 == list(welch_interval([0.9, 0.8, 0.85], [0.5, 0.55]))
+    assert welch_summary([0.9], [0.5, 0.55]).ci95 is None

@@ -20,7 +20,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import json
-import multiprocessing
 import os
 import sys
 import threading
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from labcore.config import TrainConfig
+from labcore.parallel import process_pool
 
 WORKERS_ENV = "CTLAB_TRAIN_WORKERS"
 """Environment variable: how many training jobs run at once on this server (default 1)."""
@@ -177,14 +177,15 @@ _MAIN_SWAP = threading.Lock()
 
 
 def spawn_clean_pool() -> ProcessPoolExecutor:
-    """A one-worker ``spawn`` pool whose worker is started now, under a ``__main__`` without a file.
+    """A one-worker pool (:func:`labcore.parallel.process_pool`) whose worker is started now, under
+    a ``__main__`` without a file.
 
     Streamlit installs the page script it runs as ``__main__`` (a module with a ``__file__`` and no
     spec), and ``spawn`` runs ``__main__``'s file again in a new process: the training worker would
     start by running a page script (or, in a test, an AppTest script that fails outside its run).
     The worker is spawned at the first submit, so ``__main__`` is swapped for that call only.
     """
-    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    pool = process_pool(1)
     with _MAIN_SWAP:
         main = sys.modules.get("__main__")
         sys.modules["__main__"] = types.ModuleType("__main__")

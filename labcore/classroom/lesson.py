@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from labcore.config import PAGE_URLS
+from labcore.links import MAX_SLOTS, query
 from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.storage.results import Results
 
@@ -57,7 +58,8 @@ class LessonStep:
     page: str
     """The page's ``url_path`` in ``app.py`` (``""`` is the home page)."""
     params: dict[str, str]
-    """The page's URL controls for this view (names and values as :mod:`ui.state` parses them)."""
+    """The page's URL controls for this view (:func:`labcore.links.query`: fields of the typed URL
+    state, as :func:`labcore.links.parse_params` reads them back)."""
     question: str
     choices: tuple[str, ...]
     paper_answer: int
@@ -197,7 +199,7 @@ LESSON: tuple[LessonStep, ...] = (
     LessonStep(
         title="Does the agent know when it knows?",
         page=PAGE_URLS["metacognition"],
-        params={"agent": "b2_ws", "seed": "0", "self_model_mode": "on", "capacity": "4"},
+        params=query(agent="b2_ws", seed=0, self_model_mode="on", capacity=MAX_SLOTS),
         question="A faint flash says 'go left' or 'go right'; the agent walks to a side and "
         "says how confident it "
         "is. With its self-model intact, is its confidence higher on the trials it gets right?",
@@ -223,7 +225,7 @@ LESSON: tuple[LessonStep, ...] = (
     LessonStep(
         title="Predict: zero the self-model",
         page=PAGE_URLS["metacognition"],
-        params={"agent": "b2_ws", "seed": "0", "self_model_mode": "zero", "capacity": "4"},
+        params=query(agent="b2_ws", seed=0, self_model_mode="zero", capacity=MAX_SLOTS),
         question="Now the self-model's output is replaced by zeros; nothing else changes. What "
         "happens to task "
         "accuracy and to Type-2 AUROC?",
@@ -249,7 +251,7 @@ LESSON: tuple[LessonStep, ...] = (
     LessonStep(
         title="No workspace, no access",
         page=PAGE_URLS["workspace"],
-        params={"agent": "b1", "seed": "0", "capacity": "0"},
+        params=query(agent="b1", seed=0, capacity=0),
         question="Agent B1 must hold a colour and an object through a delay and then report "
         "both (7 possible "
         "answers each). Its cues reach it only through the 4-slot workspace. Switch "
@@ -277,7 +279,7 @@ LESSON: tuple[LessonStep, ...] = (
     LessonStep(
         title="Narrow the workspace",
         page=PAGE_URLS["workspace"],
-        params={"agent": "b1", "seed": "0", "capacity": "2"},
+        params=query(agent="b1", seed=0, capacity=2),
         question="Give B1 only 2 of its 4 slots. Distractors (masks) land in the workspace "
         "during the delay. "
         "Conjunction accuracy will be...",
@@ -302,7 +304,7 @@ LESSON: tuple[LessonStep, ...] = (
     LessonStep(
         title="Noise inside the agent",
         page=PAGE_URLS["robustness"],
-        params={"agent": "b1", "seed": "0", "noise": "0.1", "noise_mode": "stored"},
+        params=query(agent="b1", seed=0, noise=0.1, noise_mode="stored"),
         question="Add Gaussian noise inside the workspace and raise it until report accuracy "
         "falls to 75%: that "
         "noise level is L75. Which design breaks at the lower noise?",

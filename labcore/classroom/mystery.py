@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from labcore.config import NOISE_MODES, SELF_MODEL_MODES, AgentConfig
+from labcore.config import NOISE_MODES, SELF_MODEL_MODES, AgentConfig, choice_error
 from labcore.measures import MetacognitionView, WorkspaceView
 
 PuzzleView = MetacognitionView | WorkspaceView
@@ -107,8 +107,8 @@ class Puzzle:
 
     def __post_init__(self) -> None:
         problems = []
-        if self.task not in TASKS:
-            problems.append(f"task must be one of {TASKS}")
+        if wrong := choice_error(self.task, "task", TASKS):
+            problems.append(wrong)
         elif self.kind != KIND_OF_TASK[self.task]:
             problems.append(f"{self.task} puzzles use agent {KIND_OF_TASK[self.task]!r}")
         if not (0 <= self.seed <= MAX_SEED and 0 <= self.episode < EPISODES):
@@ -214,6 +214,9 @@ def random_puzzle(rng: np.random.Generator, seeds: Sequence[int] = (0, 1, 2, 3, 
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 """Crockford base32: no I, L, O or U (typed I and L are read as 1, O as 0)."""
 CODE_LENGTH = 8
+MAX_CODE_TEXT = 100
+"""The longest text read as a code: longer text is refused before it is normalised (its length
+quoted), and the Mystery page keeps no more of a typed code in its URL."""
 _DATA_CHARS, _BITS, _VERSION = 6, 30, 1
 _MASK = (1 << _BITS) - 1
 _ALIASES = str.maketrans({"I": "1", "L": "1", "O": "0"})
@@ -319,7 +322,7 @@ def decode(code: str) -> Puzzle:
     ValueError: This puzzle code does not check out: a character is probably mistyped.
     """
     text = str(code)
-    if len(text) > 4 * CODE_LENGTH:
+    if len(text) > MAX_CODE_TEXT:
         raise ValueError(f"A puzzle code has {CODE_LENGTH} characters; this one has {len(text)}.")
     text = text.strip().upper().replace("-", "").replace(" ", "").translate(_ALIASES)
     if len(text) != CODE_LENGTH:

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from joblib import Parallel, delayed, parallel_config
 
 from labcore.agents import Agent, build_agent
 from labcore.budgets import ReproduceConfig
@@ -23,6 +22,7 @@ from labcore.config import TrainConfig
 from labcore.markers import L75Result
 from labcore.paper import verdict
 from labcore.paper_claims import CLAIMS_BY_ID
+from labcore.parallel import process_map
 from labcore.seeding import seed_everything
 from labcore.stats import pattern_value, summarize, summarize_l75
 from labcore.storage.checkpoint_format import checkpoint_name
@@ -235,7 +235,7 @@ def run_seeds(
     client: Any = None,
     timeout: float = DASK_TIMEOUT,
 ) -> list[SeedResult]:
-    """Run ``run_seed`` for every seed, here, in ``loky`` processes or on a Dask cluster.
+    """Run ``run_seed`` for every seed, here, in worker processes or on a Dask cluster.
 
     Parameters
     ----------
@@ -246,11 +246,14 @@ def run_seeds(
     cache_dir : str
         Where agents trained on demand are cached.
     jobs : int
-        ``loky`` processes side by side (1 with ``loky``: this process, in seed order).
+        With ``backend="loky"``: processes side by side (:func:`labcore.parallel.process_map`,
+        spawned; 1: this process, in seed order).
     backend : {"loky", "dask"}
-        ``"dask"`` submits one task per seed to the cluster of ``client`` (default: the
-        current client) with :func:`labcore.cluster.run_on_cluster`: every seed runs on a
-        worker, none in this process.
+        ``"loky"`` (the command line's name of local processes) runs the seeds here or in
+        :mod:`labcore.parallel`'s pool; ``"dask"`` submits one task per seed to the cluster
+        of ``client`` (default: the current client) with
+        :func:`labcore.cluster.run_on_cluster`: every seed runs on a worker, none in this
+        process.
     progress : callable, optional
         Called with each seed's result as it finishes.
     client : distributed.Client, optional
@@ -283,19 +286,10 @@ def run_seeds(
         return sorted(results, key=lambda r: r.seed)
     if backend != "loky":
         raise ValueError(f"backend must be 'loky' or 'dask', got {backend!r}")
-    if jobs == 1:
-        results = []
-        for s in seeds:
-            results.append(run_seed(s, cfg, cache_dir))
-            if progress:
-                progress(results[-1])
-        return results
-    results = []
-    with parallel_config(backend="loky", n_jobs=jobs):
-        for r in Parallel(return_as="generator_unordered")(
-            delayed(run_seed)(s, cfg, cache_dir) for s in seeds
-        ):
-            results.append(r)
-            if progress:
-                progress(r)
-    return sorted(results, key=lambda r: r.seed)
+    results = process_map(
+        run_seed,
+        [(s, cfg, cache_dir) for s in seeds],
+        jobs,
+        on_result=(lambda _, r: progress(r)) if progress else None,
+    )
+    return results if jobs == 1 else sorted(results, key=lambda r: r.seed)

@@ -34,6 +34,7 @@ from labcore.figures.style import (
 )
 from labcore.markers import pearson_r
 from labcore.paper import PaperValue, paper_text
+from labcore.stats import seed_summary
 from labcore.storage.formatting import finite, fmt, format_l75, parse_l75
 
 
@@ -54,13 +55,11 @@ def jitter(n: int) -> np.ndarray:
     return np.zeros(n) if n <= 1 else np.linspace(-JITTER, JITTER, n)
 
 
-def mean_sd(values: np.ndarray) -> tuple[float, float]:
-    """Mean and sample SD (SD 0 for one value or an exactly constant set; nan, nan if empty)."""
-    if values.size == 0:
-        return math.nan, math.nan
-    if values.size == 1 or np.ptp(values) == 0:  # exactly constant: SD 0, not a rounding residue
-        return float(values.mean()), 0.0
-    return float(values.mean()), float(values.std(ddof=1))
+def bar_of(values: np.ndarray) -> tuple[float, float]:
+    """The bar drawn for per-seed values: :func:`labcore.stats.seed_summary`'s mean and SD, the
+    SD drawn as 0 for a single seed (a bar without a band); nan, nan if empty."""
+    s = seed_summary(values, "none")
+    return s.mean, 0.0 if s.n == 1 else s.sd
 
 
 @dataclass(frozen=True)
@@ -92,7 +91,7 @@ def add_seed_bars(
     """Bars (mean +/- SD over seeds), one dot per seed, the paper's value as a hollow diamond."""
     rc = {"row": row, "col": col} if row is not None else {}
     x = np.arange(len(groups), dtype=float)
-    stats = [mean_sd(g.values) for g in groups]
+    stats = [bar_of(g.values) for g in groups]
     hover = [
         f"<b>{g.name}</b><br>ours: {fmt(m)} ± {fmt(s, 2)}{unit} (n = {g.values.size} seeds)"
         + (f"<br>{g.note}" if g.note else "")

@@ -22,8 +22,8 @@ from labcore.figures.marks import (
     Group,
     add_paper_marks,
     add_seed_bars,
+    bar_of,
     jitter,
-    mean_sd,
     seed_numbers,
 )
 from labcore.figures.style import (
@@ -269,7 +269,7 @@ def dnrs_by_scale(seed_values: pd.DataFrame | None) -> go.Figure:
         means, sds, sx, sy, sh = [], [], [], [], []
         for s, xs in zip(scales, x, strict=True):
             seeds, vals = seed_numbers(seed_values, f"{prefix}.scale_{s}")
-            m, sd = mean_sd(vals)
+            m, sd = bar_of(vals)
             means.append(m)
             sds.append(sd)
             sx += list(xs + offsets[prefix] + jitter(vals.size) * 0.05)

@@ -24,7 +24,7 @@ from labcore.figures.marks import (
     add_l75_groups,
     add_paper_marks,
     add_seed_bars,
-    mean_sd,
+    bar_of,
     pearson_finite,
     seed_numbers,
 )
@@ -394,7 +394,7 @@ def table3_pci(seed_values: pd.DataFrame | None, agents: Sequence[str] | None = 
         return empty_figure(title, "no E3 PCI-A values")
 
     def cell(vals: np.ndarray) -> str:
-        m, s = mean_sd(vals)
+        m, s = bar_of(vals)
         return "—" if not vals.size else f"{fmt(m, 2)} ± {fmt(s, 1)}"
 
     papers = {a: paper_of(f"e3.pci_a.{a}") for a in agents}

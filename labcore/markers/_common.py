@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -50,13 +50,6 @@ def undefined_as_nan(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> float
     """
     with ignore_undefined():
         return float(fn(*args, **kwargs))
-
-
-def check_choice(value: object, name: str, choices: Iterable[object]) -> None:
-    """Raise ``ValueError`` unless ``value`` is one of ``choices``."""
-    choices = tuple(choices)
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {choices!r}, got {value!r}")
 
 
 def as_float_array(

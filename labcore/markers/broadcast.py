@@ -16,7 +16,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from labcore.markers._common import as_float_array, check_choice, warn_undefined
+from labcore.config import check_choice
+from labcore.markers._common import as_float_array, warn_undefined
 
 __all__ = ["cue_retention", "cue_signal", "global_broadcast_index", "ignition_sharpness"]
 

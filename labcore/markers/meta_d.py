@@ -20,10 +20,10 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import optimize, special
 
 from labcore import LabWarning
+from labcore.config import check_choice
 from labcore.markers._common import (
     as_binary_1d,
     as_float_1d,
-    check_choice,
     check_same_length,
     check_unit_interval,
     warn_undefined,

@@ -20,12 +20,12 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from labcore.config import check_choice
 from labcore.markers._common import (
     as_binary_1d,
     as_float_1d,
     auroc_core,
     auroc_pair_counts,
-    check_choice,
     check_same_length,
     check_unit_interval,
     warn_undefined,

@@ -7,7 +7,7 @@ remembers the last episode sets it built (:func:`cached_demonstrations`).
 
 from __future__ import annotations
 
-from collections import OrderedDict
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -129,23 +129,21 @@ class MemberDemos:
         return MemberDemos(inputs, pick(self.action), pick(self.step_kind), pick(self.valid), stim)
 
 
-_DEMO_CACHE: OrderedDict[tuple[str, bytes], Demonstrations] = OrderedDict()
 DEMO_CACHE_SIZE = 48
 """Episode sets whose oracle demonstrations a process keeps (about 10 MB each): the kinds of a
 run train on the same seeds' demonstrations, and a shadow member on its twin's."""
 
 
+@functools.lru_cache(maxsize=DEMO_CACHE_SIZE)
+def _demonstrations(task_id: str, seeds: bytes) -> Demonstrations:
+    return oracle_demonstrations(task_id, np.frombuffer(seeds, np.int64).copy())
+
+
 def cached_demonstrations(task_id: str, seeds: np.ndarray) -> Demonstrations:
-    """:func:`~labcore.envs.batch.oracle_demonstrations`, remembered per (task, episode seeds)."""
-    key = (task_id, np.asarray(seeds, np.int64).tobytes())
-    if key in _DEMO_CACHE:
-        _DEMO_CACHE.move_to_end(key)
-        return _DEMO_CACHE[key]
-    demos = oracle_demonstrations(task_id, seeds)
-    _DEMO_CACHE[key] = demos
-    while len(_DEMO_CACHE) > DEMO_CACHE_SIZE:
-        _DEMO_CACHE.popitem(last=False)
-    return demos
+    """:func:`~labcore.envs.batch.oracle_demonstrations`, remembered per (task, episode seeds):
+    the last :data:`DEMO_CACHE_SIZE` episode sets used (``functools.lru_cache`` keyed by the
+    seeds' int64 bytes; ``_demonstrations.cache_info()`` reports it)."""
+    return _demonstrations(task_id, np.asarray(seeds, np.int64).tobytes())
 
 
 def member_demonstrations(task_id: str, episode_sets: Sequence[np.ndarray]) -> list[MemberDemos]:

@@ -72,6 +72,7 @@ from labcore.agents.neurogym import (
 )
 from labcore.agents.plain import BaselineGRU, PlainGRUConfig, PlainGRUPolicy
 from labcore.budgets import LIVE_BUDGETS, LiveBudgets
+from labcore.config import check_choice
 from labcore.envs.channels import CUE_DIM
 from labcore.envs.neurogym_wager import LEFT, RIGHT, SURE
 from labcore.seeding import (
@@ -94,11 +95,6 @@ KEEPS = ("best_reward", "final")
 READOUT_INITS = ("default", "zero")
 IMITATION_UPDATES = 800
 """The imitation ceiling's budget (post hoc, change log 2026-11-23)."""
-
-
-def _one_of(value: object, name: str, choices: tuple[str, ...]) -> None:
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -184,7 +180,7 @@ class NeuroGymRLConfig(PolicyGradientConfig):
             (self.stop_rule, "stop_rule", STOP_RULES),
             (self.keep, "keep", KEEPS),
         ):
-            _one_of(value, name, choices)
+            check_choice(value, name, choices)
         if (
             self.input_scale <= 0
             or self.entropy_anneal_updates < 0
@@ -268,7 +264,7 @@ def build_network(agent: str, trainer: str, seed: int, cfg: NeuroGymRLConfig) ->
     imitating) or ``"plain_gru"`` (with a value head only when reward-trained with
     ``baseline="value_head"``).
     """
-    _one_of(agent, "agent", AGENTS)
+    check_choice(agent, "agent", AGENTS)
     if agent == "plain_gru":
         critic = trainer == "rl" and cfg.baseline == "value_head"
         net: NeuroGymNet = PlainGRUPolicy(PlainGRUConfig(value_head=critic), seed)
@@ -543,7 +539,7 @@ def train_network(
     held-out P(sure | offered), wall time.
     """
     cfg = cfg or REGISTERED_8_6
-    _one_of(trainer, "trainer", tuple(TRAINERS))
+    check_choice(trainer, "trainer", tuple(TRAINERS))
     batch_loss = TRAINERS[trainer]
     start = time.perf_counter()
     # -- seeding: everything random below comes from these

@@ -13,11 +13,10 @@ batch is on disk even if a later one fails.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import queue
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ import numpy as np
 from labcore.agents.neurogym import NeuroGymNet
 from labcore.cluster import DASK_TIMEOUT, run_on_cluster
 from labcore.config import AgentConfig, TrainConfig, trainer_of
+from labcore.parallel import message_queue, process_pool
 from labcore.storage.checkpoint_format import checkpoint_name
 from labcore.storage.checkpoints import save_checkpoint
 from labcore.training import actor_critic, behaviour_cloning, neurogym_trainer
@@ -358,11 +358,8 @@ def run_batches(
             )
             finish(i)
         return records
-    context = multiprocessing.get_context("spawn")  # torch and fork do not mix
-    messages = context.Queue()
-    with ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_init_worker, initargs=(messages,)
-    ) as pool:
+    messages = message_queue()
+    with process_pool(workers, _init_worker, (messages,)) as pool:
         pending = {pool.submit(_run_in_worker, i, b): i for i, b in enumerate(batches)}
         while pending:
             done, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)

@@ -234,3 +234,18 @@ def test_fast_mode_gradient_carries_the_report_weights():
         norms = grad[0].norm(dim=-1)  # (episodes, steps): the same norm per unit of weight
         assert torch.allclose(norms[:, 31] / norms[:, 5], torch.tensor(expected))
         assert torch.allclose(norms[:, 30] / norms[:, 5], torch.tensor(3.0))
+
+
+def test_demonstrations_are_remembered_per_task_and_seeds():
+    from labcore.training import demonstrations as D
+
+    D._demonstrations.cache_clear()
+    seeds = episode_seeds(0, "train", 3)
+    first = D.cached_demonstrations(E.WAGERING, seeds)
+    fresh = oracle_demonstrations(E.WAGERING, seeds)
+    assert first.seeds.dtype == np.int64 and np.array_equal(first.seeds, fresh.seeds)
+    assert np.array_equal(first.action, fresh.action)
+    assert D.cached_demonstrations(E.WAGERING, list(seeds)) is first  # same int64 seeds: a hit
+    assert D.cached_demonstrations(E.DUAL_TASK, seeds) is not first
+    info = D._demonstrations.cache_info()
+    assert (info.hits, info.misses, info.maxsize) == (1, 2, D.DEMO_CACHE_SIZE)
