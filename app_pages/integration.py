@@ -11,6 +11,7 @@ from labcore.figures.integration import (
     study_values_figure,
 )
 from labcore.interventions import capacity_scale
+from labcore.render import answer, findings_table, term
 from ui import controls, data, science
 from ui.components import SELF_MODEL_LABELS, explain, figure
 from ui.state import LabState
@@ -18,7 +19,8 @@ from ui.state import LabState
 PAGE = "integration"
 KEYS = ("agent", "seed", "capacity", "self_model_mode")
 SIGNALS, RIDGE, NORMALISATION = science.integration_settings()  # the registered readings
-STUDY_COMMAND = "python -m labcore explore integration --out results/explore_integration --jobs 2"
+STUDY_COMMAND = "python -m labcore study integration --out results/explore_integration --jobs 2"
+TERMS = ("phi_e", "o_information", "tse", "by_construction")  # glossary keys, as they first appear
 MEANINGS = {
     "phi": "**Φ_E, whole minus sum** (Barrett & Seth 2011). How much better the whole system "
     "predicts its own "
@@ -47,9 +49,41 @@ SIGNAL_WORDS = {
 }
 
 st.title("Integration — Integrated Information Theory")
+study = data.integration_study()
+summary = study.summary
+if summary is None or study.tables is None:
+    st.info(
+        "The registered study cannot be shown ("
+        + "; ".join(study.problems)
+        + f"). `{STUDY_COMMAND}` runs it (about 11 minutes on 2 cores); the known answers and "
+        "the live measures below work without it.",
+        icon=":material/hourglass_empty:",
+    )
+else:
+    st.markdown(f"**{answer(summary, 'short')}**")
+    figure(
+        monotonicity_table(study.tables), key="study_table", download="integration_monotonicities"
+    )
+    st.caption(" ".join(f"**{term(k).name}**: {term(k).plain}" for k in TERMS))
+    st.dataframe(
+        pd.DataFrame(
+            findings_table((summary.by_id[i] for i in summary.answer.findings), paper=False)
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+    with st.expander("The long answer: how the tests work, what is set apart, the sensitivity"):
+        st.markdown(answer(summary, "long"))
+    with st.expander("Every test"):
+        st.dataframe(
+            pd.DataFrame(
+                findings_table((summary.by_id[t.id] for t in study.tables.tests), paper=False)
+            ),
+            hide_index=True,
+            width="stretch",
+        )
 st.caption(
-    "Beyond the paper (issue 27): integration measures that can be checked, on the "
-    "same agents, lesions "
+    "Beyond the paper: integration measures that can be checked, on the same agents, lesions "
     "and pulse, and which of them behave as IIT expects."
 )
 explain(
@@ -75,34 +109,8 @@ explain(
     "the agent); correct "
     "trials are more integrated than errors; and integration grows A0 < A1 < B1 < B2. "
     "The registered study "
-    "below tests each measure on each.",
+    "above tests each measure on each.",
 )
-
-study = data.integration_study()
-st.subheader("The registered study: which measure behaves as IIT expects?")
-if study.problems or not study.summary:
-    st.info(
-        f"Not run yet. `{STUDY_COMMAND}` runs it (docs/protocol.md sec. 9; the table "
-        "of which monotonicity "
-        "each measure passes appears here).",
-        icon=":material/hourglass_empty:",
-    )
-else:
-    st.markdown(f"**Answer.** {study.summary['answer']}")
-    figure(
-        monotonicity_table(study.summary), key="study_table", download="integration_monotonicities"
-    )
-    config = study.summary.get("config") or {}
-    st.caption(
-        f"{len(study.summary.get('seeds') or [])} seeds of each bundled agent, "
-        f"{config.get('episodes')} "
-        f"episodes per condition, ridge {study.summary.get('ridge')}; a "
-        "test passes when the 95% t interval over seeds lies above 0. 'By "
-        "construction': the test reads a "
-        "value an untrained agent of the same wiring gives too (or two sides that are "
-        "identical by the "
-        "wiring), so it is not evidence either way."
-    )
 
 st.subheader("Known answers, computed live")
 checks = data.integration_known_answers()
@@ -232,7 +240,8 @@ st.markdown(
     "would not give exactly 0); the study reports that bias beside every value."
 )
 
-if not (study.problems or not study.summary) and study.rows is not None:
+rows = study.frame("integration")
+if study.tables is not None and rows is not None:
     st.subheader("The study's values")
     signal = st.selectbox(
         "Signal", SIGNALS, format_func=SIGNAL_WORDS.get, key=f"{PAGE}.study_signal"
@@ -241,7 +250,7 @@ if not (study.problems or not study.summary) and study.rows is not None:
         "Variant", ("intact", "evoked"), horizontal=True, key=f"{PAGE}.study_variant"
     )
     figure(
-        study_values_figure(study.rows, signal, variant, ridge=study.summary.get("ridge")),
+        study_values_figure(rows, signal, variant, ridge=study.tables.ridge),
         key="study_values",
         download="integration_values",
     )

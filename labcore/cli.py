@@ -344,17 +344,13 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 def cmd_explore(args: argparse.Namespace) -> int:
     """``explore e3``: the E3 design study (docs/protocol.md sec. 7); ``explore neurogym``: the
-    NeuroGym study (sec. 8.6); ``explore integration``: the integration study (sec. 9). Each
-    writes its files and figure."""
+    NeuroGym study (sec. 8.6). Each writes its files and figure."""
     if args.seeds is None:  # each study's registered seeds
         args.seeds = [0, 1, 2] if args.study in ("pdw-sweep", "pdw-held") else [0, 1, 2, 3, 4]
     if args.study == "neurogym":
         return _explore_neurogym(args)
     if args.study in ("pdw", "pdw-sweep", "pdw-held"):
         return _explore_pdw(args)
-    if args.study == "integration":
-        return _explore_integration(args)
-
     raise SystemExit(f"error: unknown study {args.study!r}")
 
 
@@ -499,36 +495,6 @@ def _explore_pdw(args: argparse.Namespace) -> int:
     return 0
 
 
-def _explore_integration(args: argparse.Namespace) -> int:
-    from labcore.experiments import explore_integration
-    from labcore.figures.integration import monotonicity_table
-
-    study = (
-        explore_integration.IntegrationStudyConfig.quick()
-        if args.quick
-        else explore_integration.IntegrationStudyConfig(seeds=tuple(args.seeds))
-    )
-    summary = explore_integration.run(
-        args.out, study, workers=args.jobs, say=lambda text: print(text, file=sys.stderr)
-    )
-    fig = monotonicity_table(summary)
-    atomic_write(
-        Path(args.out) / "figure.json", lambda tmp: tmp.write_text(fig.to_json(), encoding="utf-8")
-    )
-    for t in summary["tests"]:
-        if t["outcome"] != "undefined":
-            print(
-                f"{t['test']} {t['measure']:14s} {t['signal']:7s} {t['variant']:7s} {t['outcome']}"
-                + (" (by construction)" if t["by_construction"] else "")
-            )
-    print(f"answer: {summary['answer']}")
-    print(
-        f"wrote {args.out}/summary.json, {explore_integration.ROWS}, figure.json "
-        f"({summary['wall_seconds']} s)"
-    )
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The ``python -m labcore`` argument parser (subcommands ``train`` and ``reproduce``)."""
     parser = argparse.ArgumentParser(prog="python -m labcore", description=__doc__.split("\n")[0])
@@ -640,10 +606,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="studies beyond the paper (e3: what decides the robustness hierarchy; "
         "neurogym: sure-option choice on NeuroGym's wagering task; pdw: Song et "
         "al. 2017 reproduced there; pdw-sweep: the reward explorer; pdw-held: its post "
-        "hoc follow-up on the choices it held; integration: "
-        "which integration measure behaves as IIT expects)",
+        "hoc follow-up on the choices it held)",
     )
-    exp.add_argument("study", choices=["neurogym", "pdw", "pdw-sweep", "pdw-held", "integration"])
+    exp.add_argument("study", choices=["neurogym", "pdw", "pdw-sweep", "pdw-held"])
     exp.add_argument(
         "--out", required=True, help="output directory (checkpoints are kept in OUT/checkpoints)"
     )
@@ -662,8 +627,7 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument(
         "--quick",
         action="store_true",
-        help="tiny budgets (smoke test; e3: two cells, one seed; "
-        "integration: two seeds, 8 episodes)",
+        help="tiny budgets (smoke test; e3: two cells, one seed)",
     )
     _compute_argument(exp)
     exp.set_defaults(func=cmd_explore)

@@ -241,6 +241,9 @@ FLAG_RULES = {
     ("by_construction", "closed_form"): "an ideal agent under the workspace's rule scores {ideal}",
     ("by_construction", "ceiling"): "at the ceiling: an ideal agent under the design's rule "
     "scores {ideal} too",
+    ("by_construction", "identical"): "both sides are equal on every seed, by the wiring",
+    ("by_construction", "agents"): "it reads a value the wiring fixes ({agents}): an untrained "
+    "agent of the same wiring gives it too, or both sides are equal on every seed",
     ("calibrated", ""): "the task was tuned to give this value ({note})",
     ("not_comparable", "bound"): "the paper's value is out of reach here: an ideal observer "
     "reaches only {bound}",
@@ -249,7 +252,10 @@ FLAG_RULES = {
     ("excluded", ""): "{n_excluded} agent(s) excluded: they did not learn the task",
     ("not_meaningful", ""): "its confidence varies too little to change a single bet",
     ("inverted", ""): "inverted: more confident when wrong than when right",
+    ("inverted", "reversed"): "reversed: the whole 95% interval lies below 0",
     ("undefined", ""): "not defined here: {note}",
+    ("undefined", "seeds"): "not defined here: {n} seed(s) with a value on both sides, the test "
+    "needs {needed}",
 }
 """One sentence per flag (kind, rule), filled from the flag's params (and note)."""
 

@@ -41,7 +41,6 @@ from ui import jobs
 
 if TYPE_CHECKING:
     from labcore.agents import Agent
-    from labcore.experiments.explore_integration import IntegrationStudy
     from labcore.experiments.study import LoadedStudy
     from labcore.markers import KnownAnswer
 
@@ -72,7 +71,6 @@ _seeding = _Later("labcore.seeding")
 _interventions = _Later("labcore.interventions")
 _markers = _Later("labcore.markers")
 _e2 = _Later("labcore.experiments.e2")
-_integration_study_module = _Later("labcore.experiments.explore_integration")
 _study_module = _Later("labcore.experiments.study")
 
 
@@ -542,18 +540,15 @@ def integration_known_answers() -> list[KnownAnswer]:
     return _markers.known_answers()
 
 
-@st.cache_data(show_spinner=False, ttl=60)
-def _integration_study(directory: str) -> IntegrationStudy:
-    return _integration_study_module.read_study(directory)
-
-
 INTEGRATION_STUDY_DIR = ROOT / "results" / studies.INTEGRATION_DIR
-"""The integration study (protocol sec. 9) the Integration page shows."""
+"""The integration study (protocol sec. 9) the Integration page shows (read at call time: tests
+point it elsewhere)."""
 
 
-def integration_study() -> IntegrationStudy:
-    """The integration study of :data:`INTEGRATION_STUDY_DIR` (problems listed, never raised)."""
-    return _integration_study(str(INTEGRATION_STUDY_DIR))
+def integration_study() -> LoadedStudy:
+    """The integration study of :data:`INTEGRATION_STUDY_DIR` as read for display (summary,
+    tables, the rows' DataFrame; problems listed, never raised; cached per folder)."""
+    return _study("integration", str(INTEGRATION_STUDY_DIR))
 
 
 def theatre(

@@ -107,6 +107,11 @@ STUDIES: dict[str, Registered] = {
         "explore_e3",
         "E3 design: which design gives the paper's robustness hierarchy (protocol 7)",
     ),
+    "integration": Registered(
+        "labcore.experiments.explore_integration",
+        "explore_integration",
+        "Integration: which whole-vs-parts measure behaves as IIT predicts (protocol 9)",
+    ),
 }
 """The registry: every study the lab runs, by name."""
 

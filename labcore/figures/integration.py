@@ -1,10 +1,12 @@
 """The integration measures shown (issue 27): the three measures side by side, and the study's
 table of which IIT monotonicity each measure passes
-(``labcore.experiments.explore_integration``)."""
+(``labcore.experiments.explore_integration``). Its answer in words is its template
+(``labcore/templates/integration.j2``, :func:`labcore.render.answer`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -12,7 +14,13 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from labcore.experiments.explore_integration_findings import (
+    MONOTONICITIES,
+    STUDY,
+    IntegrationTables,
+)
 from labcore.figures.style import color_of, empty_figure, label_of, style_figure, wrap_tick
+from labcore.findings import load_summary
 
 MEASURE_NAMES = {
     "phi": "Φ_E (whole minus sum)",
@@ -165,7 +173,7 @@ def study_values_figure(
     return style_figure(fig, title, height=480)
 
 
-def monotonicity_table(summary: Mapping[str, Any] | None) -> go.Figure:
+def monotonicity_table(tables: IntegrationTables | None) -> go.Figure:
     """The study's pass/fail table: rows measure x signal x variant, columns M1-M4.
 
     A cell says whether the registered test passes (blue), fails (light red), is reversed
@@ -174,27 +182,24 @@ def monotonicity_table(summary: Mapping[str, Any] | None) -> go.Figure:
     not count as evidence.
     """
     title = "Which IIT monotonicity does each measure recover?"
-    tests = (summary or {}).get("tests") or []
+    tests = tables.tests if tables is not None else []
     if not tests:
         return empty_figure(title, "the integration study has not been run yet")
-    columns = list(
-        (summary or {}).get("monotonicities") or {"M1": "", "M2": "", "M3": "", "M4": ""}
-    )
+    columns = list(MONOTONICITIES)
     keys = sorted(
-        {(t["measure"], t["signal"], t["variant"]) for t in tests},
+        {(t.measure, t.signal, t.variant) for t in tests},
         key=lambda k: (list(MEASURE_NAMES).index(k[0]) if k[0] in MEASURE_NAMES else 9, k[1], k[2]),
     )
     z = np.full((len(keys), len(columns)), np.nan)
     text = [["not tested" for _ in columns] for _ in keys]
     for t in tests:
-        i, j = keys.index((t["measure"], t["signal"], t["variant"])), columns.index(t["test"])
-        value, label = OUTCOME_STYLE.get(t["outcome"], (0.7, t["outcome"]))
-        if t.get("by_construction") and t["outcome"] != "undefined":
+        i, j = keys.index((t.measure, t.signal, t.variant)), columns.index(t.test)
+        value, label = OUTCOME_STYLE.get(t.outcome, (0.7, t.outcome))
+        if t.by_construction and t.outcome != "undefined":
             value, label = 0.55, f"{label}<br>(by construction)"
         z[i, j], text[i][j] = value, label
     rows = [f"{MEASURE_NAMES.get(m, m)} · {s} · {v}" for m, s, v in keys]
-    descriptions = (summary or {}).get("monotonicities") or {}
-    header = [f"{c}: {descriptions.get(c, '')}" for c in columns]
+    header = [f"{c}: {MONOTONICITIES[c]}" for c in columns]
     fig = go.Figure(
         go.Heatmap(
             z=z,
@@ -213,3 +218,9 @@ def monotonicity_table(summary: Mapping[str, Any] | None) -> go.Figure:
     )
     fig.update_yaxes(autorange="reversed")
     return style_figure(fig, title, height=max(360, 34 * len(rows) + 180), legend_below=False)
+
+
+def study_figure(directory: Path | str) -> go.Figure:
+    """The study's headline figure (``figure.json``): the pass/fail table of the summary in
+    ``directory``, read through the one loader."""
+    return monotonicity_table(load_summary(directory, IntegrationTables, study=STUDY).tables)

@@ -9,9 +9,13 @@ from pathlib import Path
 import plotly.graph_objects as go
 
 from labcore.figures.explore import design_figure
+from labcore.figures.integration import study_figure as integration_figure
 from labcore.io import atomic_write
 
-STUDY_FIGURES: dict[str, Callable[[Path], go.Figure]] = {"e3_design": design_figure}
+STUDY_FIGURES: dict[str, Callable[[Path], go.Figure]] = {
+    "e3_design": design_figure,
+    "integration": integration_figure,
+}
 """Study name -> the builder of its headline figure from its folder."""
 FIGURE = "figure.json"
 

@@ -1,14 +1,13 @@
 """The Integration page (issue 27) in AppTest: it opens without exceptions, shows every known answer
-met, measures a lesioned agent beside the intact one, and shows the study's table when one exists
-("not run yet" otherwise)."""
+met, measures a lesioned agent beside the intact one, and opens on the study's short answer, its
+table and its findings when the study exists (what to run otherwise)."""
 
 from __future__ import annotations
 
-import json
-
-import pandas as pd
-
-from labcore.experiments import explore_integration as X
+from labcore import render
+from labcore.experiments import explore_integration as R
+from labcore.experiments import explore_integration_findings as X
+from labcore.experiments.study import resummarise, write_table
 from tests.ui.apptest_pages import exceptions, markdown_text
 from ui import data
 
@@ -20,7 +19,7 @@ def test_the_page_opens_with_known_answers_and_live_measures(open_page, tmp_path
     at = open_page(PAGE, {"agent": "b1", "seed": "0"})
     assert not exceptions(at), exceptions(at)
     assert at.title[0].value == "Integration — Integrated Information Theory"
-    assert any("Not run yet" in i.value and "explore integration" in i.value for i in at.info)
+    assert any("study integration" in i.value for i in at.info)
     checks = at.dataframe[0].value
     assert len(checks) == 7 and checks["check"].str.startswith("✓").all()
     live = at.dataframe[1].value
@@ -41,7 +40,7 @@ def test_the_page_opens_with_known_answers_and_live_measures(open_page, tmp_path
     assert at.query_params["capacity"] in (["0"], "0")
 
 
-def test_the_study_table_is_shown_when_the_study_exists(open_page, tmp_path, monkeypatch):
+def test_the_page_opens_on_the_studys_answer_and_findings(open_page, tmp_path, monkeypatch):
     rows = [
         {
             "kind": k,
@@ -59,13 +58,24 @@ def test_the_study_table_is_shown_when_the_study_exists(open_page, tmp_path, mon
         for s in range(3)
         for t in ("trained", "untrained")
     ]
-    summary = X.summarise(rows, X.IntegrationStudyConfig(seeds=(0, 1, 2), ridges=(1e-3,)), 1.0)
-    pd.DataFrame(rows).reindex(columns=X.ROW_FIELDS).to_csv(tmp_path / X.ROWS, index=False)
-    (tmp_path / "summary.json").write_text(json.dumps(X.clean_json(summary)))
+    write_table(tmp_path / X.ROWS.file, X.ROWS, rows)
+    config = R.IntegrationStudyConfig(seeds=(0, 1, 2), ridges=(1e-3,))
+    summary = resummarise("integration", tmp_path, config)
     monkeypatch.setattr(data, "INTEGRATION_STUDY_DIR", tmp_path)
     at = open_page(PAGE, {"agent": "a1", "seed": "0"})
     assert not exceptions(at), exceptions(at)
-    assert f"**Answer.** {summary['answer']}" in markdown_text(at)
     assert not at.info
+    short = render.answer(summary, "short")
+    assert at.markdown[0].value == f"**{short}**"  # the first thing under the title
+    assert render.words(short) <= render.WORD_LIMITS["short"]
+    # the glossary's words where the terms first appear
+    assert any(render.term("phi_e").plain in c.value for c in at.caption)
+    findings = at.dataframe[0].value
+    assert list(findings["Question"]) == [
+        summary.by_id[i].question for i in summary.answer.findings
+    ]
+    every = at.dataframe[1].value
+    assert len(every) == len(summary.tables["tests"])
+    assert "**The question**" in markdown_text(at)  # the long form, in its expander
     at.selectbox(key="integration.study_signal").set_value("z_self").run()
     assert not exceptions(at), exceptions(at)
