@@ -115,10 +115,19 @@ SCENARIOS = {
 capacity slider (B1, five seeds) and a lesson step (the noise step: its view on Robustness)."""
 PACES = {"stress": (0.5, 2.0), "class": (5.0, 15.0)}
 """Seconds a student thinks before each switch (uniform between the two)."""
-FAILURES = ("time-out", "exception shown", "wrong page", "unchanged", "no metric", "error")
+FAILURES = (
+    "time-out",
+    "exception shown",
+    "wrong page",
+    "media missing",
+    "unchanged",
+    "no metric",
+    "error",
+)
 """Why an action failed: no ``script_finished`` in time; the page drew an exception; the page run is
-not the scenario's; the metric showed the value it had before (a no-op); the metric is not on the
-page; anything else (a refused connection, a missing control)."""
+not the scenario's; a file the page links was not served (a session that is not sticky behind
+nginx); the metric showed the value it had before (a no-op); the metric is not on the page;
+anything else (a refused connection, a missing control)."""
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -185,6 +194,8 @@ def check(client: StreamlitClient, run: Run, scenario: Scenario, before: str | N
         return "exception shown"
     if run.page_not_found or not client.on_page(scenario.follow or scenario.path):
         return "wrong page"
+    if run.media_missing:
+        return "media missing"
     shown = client.metric(scenario.metric)
     if shown is None or (before is not None and run.metric(scenario.metric) is None):
         return "no metric"

@@ -342,6 +342,8 @@ class Run:
     """Messages the server sent as references to the client's cache."""
     media: set[str] = field(default_factory=set)
     """Addresses of files the page links (``/media/...``)."""
+    media_missing: int = 0
+    """Of those, files the server did not serve (a browser shows a broken image or download)."""
 
     def metric(self, label: str) -> str | None:
         """The value this run showed for the metric ``label`` (None if it drew none)."""
@@ -525,10 +527,13 @@ class StreamlitClient:
         return await asyncio.get_running_loop().run_in_executor(_HTTP, fetch)
 
     async def fetch_media(self, run: Run) -> None:
-        """Fetch the files a run linked that this tab has not fetched yet."""
+        """Fetch the files a run linked that this tab has not fetched yet (``run.media_missing``
+        counts those the server did not serve: each lives in the process that holds the session,
+        so behind several servers only a sticky session gets them)."""
         new = sorted(run.media - self.fetched)
         self.fetched.update(new)
-        await asyncio.gather(*(self.get(url) for url in new))
+        answers = await asyncio.gather(*(self.get(url) for url in new))
+        run.media_missing = sum(status != 200 for status, _ in answers)
 
     def _cookie_header(self, url: str) -> str:
         probe = urllib.request.Request(url)

@@ -93,6 +93,9 @@ def test_check_names_exceptions_wrong_pages_and_missing_metrics():
     run.exceptions.append("boom")
     assert check(client, run, META, "0.50") == "exception shown"
     assert check(client, client._run(), SCENARIOS["workspace"], None) == "wrong page"
+    run = client._run()
+    run.media_missing = 1
+    assert check(client, run, META, "0.50") == "media missing"
     assert check(client, Run(), META, "0.50") == "no metric"  # the switch's run drew none
 
 
