@@ -52,13 +52,15 @@ bench: $(VENV)/.test
 view-cache: $(VENV)/.runtime
 	CTLAB_COMPUTE=portable $(PY) -m labcore.view_cache build --jobs 2
 
-# A class larger than one process serves: SERVERS lab processes behind Debian's nginx on PORT, with
-# sticky sessions (a cookie hashed onto the servers; websockets passed through). Needs nginx
+# A class larger than one process serves: lab processes behind Debian's nginx on PORT, with sticky
+# sessions (a cookie hashed onto the servers; websockets passed through). One server per core unless
+# SERVERS says otherwise (ui.serve.default_servers: 2 on the reference machine). Needs nginx
 # (apt-get install nginx). Prints the address students open; Ctrl-C stops everything. README: "Teaching a class".
-SERVERS ?= 3
+# Neither `run` nor `class` watches files: .streamlit/config.toml turns Streamlit's watcher off.
+SERVERS ?=
 PORT    ?= 8501
 class: $(VENV)/.runtime
-	$(PY) -m ui.serve class --servers $(SERVERS) --port $(PORT)
+	$(PY) -m ui.serve class$(if $(SERVERS), --servers $(SERVERS)) --port $(PORT)
 
 clean-venv:
 	rm -rf $(VENV)

@@ -1,9 +1,31 @@
-"""Class load (issue 24): N students in headless chromium on one server, or on ``make class``.
+"""Class load: N students on one server, or on ``make class``; as Streamlit-protocol clients
+(``--mode protocol``, the default: issue 34) or in headless chromium (``--mode browser``: issue 24,
+now an end-to-end check at N <= 5).
 
-Each student is a browser session of its own (a chromium context: its own cookies, so its own
-Streamlit session and, behind nginx, its own sticky server). Students open Metacognition for one
-of the five bundled B2 seeds (student i: seed i mod 5) at the same time, then each switches the
-self-model mode four times (zeroed, noise, shuffled, on), a second of "reading" between switches.
+Protocol mode (:mod:`bench.class_protocol`, :mod:`bench.protocol_client`): every student speaks
+Streamlit's websocket protocol without a browser, so the cores go to the servers, as in a class
+where the students' own devices render. Scenarios (``--scenarios``): Metacognition (B2, seed
+i mod 5, the self-model through its four options), Workspace (B1, the capacity slider through
+its values) and a lesson step (the students' link to the noise step, its "Open this view", then
+the noise slider); paces (``--paces``): stress (0.5-2 s of thinking between switches) and class
+(5-15 s). Reported per scenario, pace, class size and setup: p50, p95 and max of the switches,
+failures by reason, the page opens' p95, the servers' CPU seconds per action (page opens and
+switches; nginx counted with the servers), their peak memory (summed RSS) and the client's own
+CPU seconds (this process: every student and the sampler). Each setup's servers are fresh per
+scenario and warmed first (one pass of every seed's view per server; ``--cold`` skips it).
+
+    python -m bench.bench_class                      # the lead's run: every scenario, pace, N
+    python -m bench.bench_class --students 2 --scenarios metacognition --paces stress \
+        --setups single --no-readme                  # a check (about 1 min)
+
+Writes its table into bench/README.md between the ``class-protocol`` markers (unless
+--no-readme).
+
+Browser mode: each student is a browser session of its own (a chromium context: its own cookies,
+so its own Streamlit session and, behind nginx, its own sticky server). Students open Metacognition
+for one of the five bundled B2 seeds (student i: seed i mod 5) at the same time, then each switches
+the self-model mode four times (zeroed, noise, shuffled, on), a second of "reading" between
+switches.
 A switch is timed from the click to the moment the Type-2 AUROC metric shows its new value and
 Streamlit's run indicator has gone (as bench_browser.timed_change). Reported: p50 and p95 of the
 switches, failures (a switch or page load that timed out or showed an exception), the servers'
@@ -14,12 +36,11 @@ Where the time goes: the CPU seconds the lab servers used and the CPU seconds th
 the run (``/proc``), so the table says whether the servers or the browsers beside them fill the
 cores.
 
-    python -m bench.bench_class --students 1 10 30 --setups single class   # the lead's run
-    python -m bench.bench_class --students 2 --setups single class --no-readme   # a check (about 2
-        min)
+    python -m bench.bench_class --mode browser --students 1 5 --setups single class
+    python -m bench.bench_class --mode browser --students 2 --setups single --no-readme  # a check
 
 Writes the table into bench/README.md between the ``class-load`` markers (unless --no-readme).
-Installs Debian's nginx with apt-get if it is missing (``ui.serve.ensure_nginx``).
+Either mode installs Debian's nginx with apt-get if it is missing (``ui.serve.ensure_nginx``).
 """
 
 from __future__ import annotations
@@ -31,15 +52,27 @@ import os
 import statistics
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ui.serve import CHROMIUM, CHROMIUM_ARGS, ensure_nginx, running_class
+from bench.class_protocol import PACES, SCENARIOS, ProtocolOutcome, run_students, warm_up
+from ui.serve import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    Served,
+    default_servers,
+    ensure_nginx,
+    running_class,
+)
 
 MODES = ("zeroed", "noise", "shuffled", "on")
 """The four switches of every student, in order (labels of the Self-model control)."""
 README = Path(__file__).resolve().parent / "README.md"
 BEGIN, END = "<!-- class-load -->", "<!-- /class-load -->"
+PROTOCOL_BEGIN, PROTOCOL_END = "<!-- class-protocol -->", "<!-- /class-protocol -->"
+BROWSER_MAX = 5
+"""The browser mode is an end-to-end check: at most this many chromium students."""
 TIMEOUT_MS = 180_000
 METRIC_CHANGED = """([label, old]) => {
   const m = [...document.querySelectorAll('[data-testid="stMetric"]')]
@@ -219,10 +252,12 @@ class CpuMeter:
     kept at its last reading, so a process that ends in between (a student's renderer) counts up
     to its last sample, whoever reaps it: Chromium's zygote forks renderers outside the tree of the
     process that launched the browser, so the browsers are found by name (:data:`BROWSER_NAMES`).
-    Own times only (no children's), so nothing is counted twice."""
+    Own times only (no children's), so nothing is counted twice. ``browsers=False`` (protocol
+    mode): no chromium is counted, whoever else on the machine runs one."""
 
-    def __init__(self, server_pids: list[int]) -> None:
+    def __init__(self, server_pids: list[int], *, browsers: bool = True) -> None:
         self.server_pids = server_pids
+        self.browsers = browsers
         self.first: dict[tuple[int, int], float] = {}
         self.last: dict[tuple[int, int], float] = {}
         self.kind: dict[tuple[int, int], str] = {}
@@ -231,7 +266,8 @@ class CpuMeter:
     def sample(self, initial: bool = False) -> None:
         """Read every server and client process's own CPU time now."""
         servers = process_tree(self.server_pids)
-        client = (process_tree([os.getpid()]) | browser_processes()) - servers
+        client = process_tree([os.getpid()]) | (browser_processes() if self.browsers else set())
+        client -= servers
         with self.lock:
             for kind, pids in (("servers", servers), ("client", client)):
                 for pid in pids:
@@ -246,7 +282,7 @@ class CpuMeter:
         self.busy = machine_busy_seconds()
         self.sample(initial=True)
 
-    def stop(self, outcome: Outcome) -> None:
+    def stop(self, outcome: Outcome | ProtocolOutcome) -> None:
         self.sample()
         outcome.cpu_machine = machine_busy_seconds() - self.busy
         with self.lock:
@@ -260,29 +296,122 @@ def measure(setup: str, students: int, servers: int) -> Outcome:
     server."""
     outcome = Outcome(setup, students, servers if setup == "class" else 1)
     with running_class(outcome.servers, proxy=setup == "class", scratch_runs=True) as served:
-        done = threading.Event()
-        meter = CpuMeter(served.pids)
-        meter.start()
-
-        def sample() -> None:
-            while not done.is_set():
-                outcome.peak_rss = max(outcome.peak_rss, rss(served.pids))
-                meter.sample()
-                done.wait(0.5)
-
-        sampler = threading.Thread(target=sample, daemon=True)
-        sampler.start()
+        stop = sampling(served, outcome)
         began = time.perf_counter()
         try:
             asyncio.run(run_class(served.url, students, outcome))
         finally:
             outcome.wall = time.perf_counter() - began
-            meter.stop(
-                outcome
-            )  # before the servers stop (closed browsers count to their last sample)
-            done.set()
-            sampler.join()
+            stop()  # before the servers stop (closed browsers count to their last sample)
     return outcome
+
+
+def sampling(
+    served: Served, outcome: Outcome | ProtocolOutcome, *, browsers: bool = True
+) -> Callable[[], None]:
+    """Start metering the servers (and nginx) for ``outcome``; returns the function that stops it.
+
+    The CPU meter and the servers' peak memory are sampled every 0.5 s in a thread."""
+    pids = served.pids + ([served.proxy_pid] if served.proxy_pid else [])
+    meter = CpuMeter(pids, browsers=browsers)
+    done = threading.Event()
+    meter.start()
+
+    def sample() -> None:
+        while not done.is_set():
+            outcome.peak_rss = max(outcome.peak_rss, rss(served.pids))
+            meter.sample()
+            done.wait(0.5)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+
+    def stop() -> None:
+        meter.stop(outcome)  # before the servers stop
+        done.set()
+        sampler.join()
+
+    return stop
+
+
+def measure_protocol(
+    setup: str,
+    scenario: str,
+    paces: list[str],
+    students: list[int],
+    servers: int,
+    *,
+    warm: bool = True,
+    seed: int = 0,
+    timeout: float = 120.0,
+    rounds: int = 1,
+    assets: bool = False,
+) -> list[ProtocolOutcome]:
+    """One scenario on one setup (fresh servers, warmed unless ``warm`` is False) at every pace
+    and class size, one class after another."""
+    spec = SCENARIOS[scenario]
+    count = servers if setup == "class" else 1
+    outcomes = []
+    with running_class(count, proxy=setup == "class", scratch_runs=True) as served:
+        if warm:
+            asyncio.run(warm_up([f"http://127.0.0.1:{p}" for p in served.ports], spec))
+        for pace in paces:
+            for n in students:
+                outcome = ProtocolOutcome(
+                    setup, scenario, pace, n, count, len(spec.values) * rounds
+                )
+                stop = sampling(served, outcome, browsers=False)
+                began = time.perf_counter()
+                try:
+                    asyncio.run(
+                        run_students(
+                            served.url,
+                            spec,
+                            pace,
+                            outcome,
+                            seed=seed,
+                            timeout=timeout,
+                            rounds=rounds,
+                            assets=assets,
+                        )
+                    )
+                finally:
+                    outcome.wall = time.perf_counter() - began
+                    stop()
+                print(outcome.row(), flush=True)
+                outcomes.append(outcome)
+    return outcomes
+
+
+def replace_between(text: str, begin: str, end: str, block: str, heading: str) -> str:
+    r"""``text`` with what lies between the markers ``begin`` and ``end`` replaced by ``block``
+    (markers included); appended under ``heading`` when the markers are missing.
+
+    >>> replace_between("a <!-- x -->old<!-- /x --> b", "<!-- x -->", "<!-- /x -->", "new", "## X")
+    'a <!-- x -->\nnew\n<!-- /x --> b'
+    """
+    table = f"{begin}\n{block}\n{end}"
+    if begin in text and end in text:
+        return text[: text.index(begin)] + table + text[text.index(end) + len(end) :]
+    return text.rstrip("\n") + f"\n\n{heading}\n\n{table}\n"
+
+
+def write_protocol_readme(rows: list[str], note: str) -> None:
+    """Replace the protocol mode's table in bench/README.md (between its markers)."""
+    block = "\n".join(
+        [
+            "| scenario | pace | setup | students | p50 | p95 | max | failures | page open p95 "
+            "| server CPU per action | servers' peak RSS | client CPU |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
+            *rows,
+            "",
+            note,
+        ]
+    )
+    heading = "## Class load at the server: students as protocol clients (issue 34)"
+    README.write_text(
+        replace_between(README.read_text(), PROTOCOL_BEGIN, PROTOCOL_END, block, heading)
+    )
 
 
 def write_readme(rows: list[str], note: str) -> None:
@@ -308,20 +437,81 @@ def write_readme(rows: list[str], note: str) -> None:
     README.write_text(text)
 
 
+def protocol_note(args: argparse.Namespace, load: float) -> str:
+    """The protocol table's note: when, the command, and what was measured."""
+    scenarios = " ".join(args.scenarios)
+    paces = ", ".join(f"{name} {low:g}-{high:g} s" for name, (low, high) in PACES.items())
+    return (
+        f"Measured {datetime.date.today().isoformat()} with `python -m bench.bench_class "
+        f"--students {' '.join(map(str, args.students))} --setups {' '.join(args.setups)} "
+        f"--scenarios {scenarios} --paces {' '.join(args.paces)} --servers {args.servers}"
+        f"{' --cold' if args.cold else ''}{' --assets' if args.assets else ''}` "
+        f"(load average {load:.1f} when it began). Every student a Streamlit-protocol client "
+        "(bench/protocol_client.py: no browser), all opening the page at once, then making "
+        f"the scenario's switches with {paces} "
+        "of thinking before each. A switch is timed from the BackMsg to the run's "
+        "script_finished and counts only when the watched metric shows a new value; a page "
+        "open from the first HTTP request to its first run's end (the lesson: after following "
+        "its link). Servers fresh per scenario and "
+        f"{'not warmed' if args.cold else 'warmed by one pass of every seed per server'}; "
+        "server CPU per action: the lab processes' and nginx's CPU seconds over the page opens "
+        "and switches; client CPU: this process's (every student)."
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the setups at each class size; print the rows and write them into bench/README.md."""
     parser = argparse.ArgumentParser(prog="python -m bench.bench_class")
-    parser.add_argument("--students", type=int, nargs="+", default=[1, 10, 30])
+    parser.add_argument("--mode", choices=("protocol", "browser"), default="protocol")
+    parser.add_argument(
+        "--students", type=int, nargs="+", help="class sizes (protocol 1 10 30, browser 1 5)"
+    )
     parser.add_argument(
         "--setups", nargs="+", choices=("single", "class"), default=["single", "class"]
     )
     parser.add_argument(
-        "--servers", type=int, default=3, help="servers of the class setup (make class)"
+        "--servers",
+        type=int,
+        default=default_servers(),
+        help="servers of the class setup (make class's default: %(default)s)",
     )
+    parser.add_argument("--scenarios", nargs="+", choices=list(SCENARIOS), default=list(SCENARIOS))
+    parser.add_argument("--paces", nargs="+", choices=list(PACES), default=list(PACES))
+    parser.add_argument("--rounds", type=int, default=1, help="passes of each scenario's switches")
+    parser.add_argument("--seed", type=int, default=0, help="the students' thinking times")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds an action may take")
+    parser.add_argument("--cold", action="store_true", help="do not warm the servers first")
+    parser.add_argument("--assets", action="store_true", help="also fetch the page's static files")
     parser.add_argument("--no-readme", action="store_true")
     args = parser.parse_args(argv)
+    if args.students is None:
+        args.students = [1, 10, 30] if args.mode == "protocol" else [1, BROWSER_MAX]
+    if args.mode == "browser" and max(args.students) > BROWSER_MAX:
+        parser.error(f"the browser mode is an end-to-end check: at most {BROWSER_MAX} students")
     if "class" in args.setups:
         ensure_nginx()
+    if args.mode == "protocol":
+        load = os.getloadavg()[0]
+        rows = [
+            outcome.row()
+            for setup in args.setups
+            for scenario in args.scenarios
+            for outcome in measure_protocol(
+                setup,
+                scenario,
+                args.paces,
+                args.students,
+                args.servers,
+                warm=not args.cold,
+                seed=args.seed,
+                timeout=args.timeout,
+                rounds=args.rounds,
+                assets=args.assets,
+            )
+        ]
+        if not args.no_readme:
+            write_protocol_readme(rows, protocol_note(args, load))
+        return
     rows = []
     for setup in args.setups:
         for n in args.students:
@@ -330,7 +520,7 @@ def main(argv: list[str] | None = None) -> None:
             print(rows[-1], flush=True)
     note = (
         f"Measured {datetime.date.today().isoformat()} with `python -m "
-        "bench.bench_class --students "
+        "bench.bench_class --mode browser --students "
         f"{' '.join(map(str, args.students))} --setups {' '.join(args.setups)} "
         f"--servers {args.servers}`: "
         "each student a chromium session opening Metacognition (B2, seed i mod 5) and "

@@ -7,11 +7,16 @@ in the process that holds its websocket, so every request of a browser must reac
 server. The proxy hashes a cookie (``ctlab_server``, set on the first response from nginx's
 request id) onto the servers; the websocket upgrade headers are passed on. Each server gets one
 training worker (``CTLAB_TRAIN_WORKERS=1``), and they share ``runs/user`` (seed reservations
-are atomic across processes, :class:`ui.jobs.SeedBook`).
+are atomic across processes, :class:`ui.jobs.SeedBook`). By default there is one server per core
+(:func:`default_servers`: two on the reference machine).
 
-    python -m ui.serve class --servers 3 --port 8501     # or: make class SERVERS=3 PORT=8501
+    python -m ui.serve class --port 8501        # or: make class [SERVERS=3] [PORT=8501]
 
 prints the address students open (this machine's LAN address) and runs until Ctrl-C.
+
+Every server runs without Streamlit's file watcher: ``.streamlit/config.toml`` says so
+(``fileWatcherType = "none"``), and Streamlit reads it beside ``app.py`` whoever starts the server
+(``make run``, :func:`start_server`).
 """
 
 from __future__ import annotations
@@ -57,15 +62,29 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(
-    port: int,
-    *,
-    address: str = "127.0.0.1",
-    env: dict[str, str] | None = None,
-    log: Path | None = None,
-) -> subprocess.Popen:
-    """Start ``streamlit run app.py`` on ``address:port`` (output to ``log``, else a pipe)."""
-    cmd = [
+def default_servers() -> int:
+    """Lab processes ``make class`` starts: one per core this process may use (at least one).
+
+    One Streamlit process runs its sessions' scripts in threads of one Python interpreter, so it
+    computes on one core at a time; two processes on this 2-core machine keep both cores busy. A
+    third only queues behind the other two and adds its own memory (about 0.5-0.7 GiB at peak,
+    bench/README.md), and nginx's single worker needs little. Sessions stay sticky (a cookie hashed
+    onto the servers, :func:`nginx_config`), however many servers there are.
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))  # the cores this process may run on (cgroups, taskset)
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, cores)
+
+
+def server_command(port: int, address: str = "127.0.0.1") -> list[str]:
+    """The command line of one lab server: ``streamlit run app.py`` on ``address:port``.
+
+    The file watcher is off by ``.streamlit/config.toml``, which Streamlit reads beside ``app.py``
+    (and in the working directory, :data:`ROOT`): no flag here overrides it.
+    """
+    return [
         sys.executable,
         "-m",
         "streamlit",
@@ -79,12 +98,20 @@ def start_server(
         "true",
         "--browser.gatherUsageStats",
         "false",
-        "--server.fileWatcherType",
-        "none",
     ]
+
+
+def start_server(
+    port: int,
+    *,
+    address: str = "127.0.0.1",
+    env: dict[str, str] | None = None,
+    log: Path | None = None,
+) -> subprocess.Popen:
+    """Start ``streamlit run app.py`` on ``address:port`` (output to ``log``, else a pipe)."""
     out = open(log, "ab") if log else subprocess.PIPE  # the child writes to it
     return subprocess.Popen(
-        cmd,
+        server_command(port, address),
         cwd=ROOT,
         stdout=out,
         stderr=subprocess.STDOUT,
@@ -214,11 +241,12 @@ def start_nginx(ports: Sequence[int], listen: str, workdir: Path) -> subprocess.
 
 @dataclass(frozen=True)
 class Served:
-    """A running lab: the address to open, its servers' ports and process ids."""
+    """A running lab: the address to open, its servers' ports and process ids (and the proxy's)."""
 
     url: str
     ports: list[int]
     pids: list[int]
+    proxy_pid: int | None = None
 
 
 def ensure_nginx() -> str:
@@ -236,7 +264,7 @@ def ensure_nginx() -> str:
 
 @contextlib.contextmanager
 def running_class(
-    servers: int = 2,
+    servers: int | None = None,
     port: int | None = None,
     listen: str = "127.0.0.1",
     timeout: float = 120.0,
@@ -247,8 +275,13 @@ def running_class(
     """Run ``servers`` lab processes behind nginx (``proxy=False``: one server alone); stop all
     after.
 
+    ``servers`` defaults to :func:`default_servers` (one alone without the proxy). Beside several
+    servers each does its numerical work on one thread (``OMP_NUM_THREADS=1`` unless set), so the
+    processes share the cores instead of each spreading over all of them.
     ``scratch_runs`` (tests, benchmarks): the servers share a temporary ``$CTLAB_USER_RUNS`` in the
     work folder instead of ``runs/user``."""
+    if servers is None:
+        servers = default_servers() if proxy else 1
     if not proxy and servers != 1:
         raise ValueError("several servers need the proxy")
     port = port or free_port()
@@ -261,6 +294,11 @@ def running_class(
         for i, p in enumerate(ports):
             env = {
                 "CTLAB_TRAIN_WORKERS": "1",
+                **(
+                    {"OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
+                    if servers > 1
+                    else {}
+                ),
                 **({"CTLAB_USER_RUNS": str(work / "user-runs")} if scratch_runs else {}),
             }
             procs.append(start_server(p, env=env, log=work / f"server-{i}.log"))
@@ -268,11 +306,13 @@ def running_class(
             wait_healthy(f"http://127.0.0.1:{p}", procs, timeout)
         pids = [proc.pid for proc in procs]
         url = f"http://127.0.0.1:{port}"
+        proxy_pid = None
         if proxy:
             procs.append(start_nginx(ports, f"{listen}:{port}", work))
+            proxy_pid = procs[-1].pid
             url = f"http://{'127.0.0.1' if listen in ('0.0.0.0', '') else listen}:{port}"
             wait_healthy(url, procs, 30)
-        yield Served(url, ports, pids)
+        yield Served(url, ports, pids, proxy_pid)
     finally:
         for proc in reversed(procs):
             stop(proc)
@@ -287,7 +327,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m ui.serve", description="Serve the lab to a class."
     )
     parser.add_argument("command", choices=("class",))
-    parser.add_argument("--servers", type=int, default=max(2, (os.cpu_count() or 2)))
+    parser.add_argument(
+        "--servers",
+        type=int,
+        default=default_servers(),
+        help="lab processes behind nginx (default: one per core, here %(default)s)",
+    )
     parser.add_argument("--port", type=int, default=8501)
     parser.add_argument(
         "--listen", default="0.0.0.0", help="address nginx listens on (0.0.0.0: every network)"

@@ -8,12 +8,27 @@ is missing; with ``CTLAB_REQUIRE_BROWSER=1`` (set by ``.ci/run``) a missing one 
 from __future__ import annotations
 
 import collections
+import os
+import re
+import subprocess
+import sys
+import tomllib
 import urllib.request
 
 import pytest
 
 from tests.ui.real_parts import require_real_parts
-from ui.serve import CHROMIUM, CHROMIUM_ARGS, STICKY_COOKIE, nginx_config, running_class
+from ui.serve import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    ROOT,
+    STICKY_COOKIE,
+    default_servers,
+    main,
+    nginx_config,
+    running_class,
+    server_command,
+)
 
 
 @pytest.fixture(scope="module")
@@ -21,6 +36,67 @@ def lab_class():
     require_real_parts(nginx=True)
     with running_class(2, scratch_runs=True) as running:
         yield running
+
+
+def test_the_lab_serves_without_the_file_watcher_wherever_it_is_started():
+    """Issue 34: one place says so (.streamlit/config.toml), and neither launcher overrides it."""
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["fileWatcherType"] == "none"
+    assert config["server"]["runOnSave"] is False
+    command = server_command(8599)  # make class's and the tests' servers
+    assert command[3:5] == ["run", str(ROOT / "app.py")]  # Streamlit reads the config beside app.py
+    assert not any("fileWatcherType" in part or "runOnSave" in part for part in command)
+    make_run = re.search(r"^run:.*\n\t(.*)$", (ROOT / "Makefile").read_text(), re.M).group(1)
+    assert make_run.endswith("-m streamlit run app.py")  # from the repository's root: same config
+
+
+def test_streamlit_resolves_the_watcher_off_from_the_config_a_flag_turns_it_back_on():
+    """What Streamlit itself makes of the config (its own resolution, no server started)."""
+    probe = (
+        "import sys; from streamlit import config; "
+        "config.get_config_options(force_reparse=True, options_from_flags=dict(a.split('=') "
+        "for a in sys.argv[1:])); print(config.get_option('server.fileWatcherType'))"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMLIT_")}  # the files only
+
+    def resolved(*flags: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", probe, *flags],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout.strip().splitlines()[-1]
+
+    assert resolved() == "none"
+    assert resolved("server.fileWatcherType=auto") == "auto"  # the README's hot-reload command
+
+
+def test_make_class_starts_one_server_per_core_by_default(monkeypatch):
+    """Issue 34 item 4: both cores of the reference machine, no more (ui.serve.default_servers)."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    assert default_servers() == 2
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3})
+    assert default_servers() == 1  # one core: one server (behind nginx, still sticky)
+    started = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake_running_class(servers, port, listen):
+        started.update(servers=servers, port=port)
+        raise Stop
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr("ui.serve.ensure_nginx", lambda: "/usr/sbin/nginx")
+    monkeypatch.setattr("ui.serve.running_class", fake_running_class)
+    with pytest.raises(Stop):
+        main(["class"])
+    assert started == {"servers": 2, "port": 8501}
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^SERVERS \?=\s*$", makefile, re.M)  # make class passes no count of its own
 
 
 def test_the_proxy_config_is_sticky_and_passes_websockets(tmp_path):
