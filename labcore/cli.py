@@ -26,11 +26,13 @@ Run E1-E3 on 5 seeds and write the result set with its report.html::
     python -m labcore reproduce --experiment all --seeds 5 --jobs 2 --out results/mine
 
 Reproduce Song, Yang & Wang (2017) on NeuroGym's post-decision wager (protocol 8.7; resumable), then
-the reward explorer (which training choices decide whether the sure option survives)::
+the reward explorer (which training choices decide whether the sure option survives), some of its
+cells only, and its post hoc follow-up::
 
-    python -m labcore explore pdw --out results/pdw --jobs 2
-    python -m labcore explore pdw-sweep --out results/pdw_sweep --jobs 2
-    python -m labcore explore pdw-held --out results/pdw_held --jobs 2
+    python -m labcore study pdw --jobs 2
+    python -m labcore study pdw_sweep --jobs 2
+    python -m labcore study pdw_sweep --set cells=S,O --out runs/some_cells
+    python -m labcore study pdw_held --jobs 2
 
 Run E4 (metacognition from reward alone, beyond the paper; its hypotheses H1-H6 of protocol 8.5
 are tested and printed) on the bundled agents, as the bundled E4 set was written::
@@ -69,7 +71,6 @@ from labcore.config import (
     train_config_of,
     trainer_of,
 )
-from labcore.io import atomic_write
 from labcore.paper import paper_text, verdict_sentence
 from labcore.seeding import parse_seeds
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR
@@ -342,18 +343,6 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_explore(args: argparse.Namespace) -> int:
-    """``explore e3``: the E3 design study (docs/protocol.md sec. 7); ``explore neurogym``: the
-    NeuroGym study (sec. 8.6). Each writes its files and figure."""
-    if args.seeds is None:  # each study's registered seeds
-        args.seeds = [0, 1, 2] if args.study in ("pdw-sweep", "pdw-held") else [0, 1, 2, 3, 4]
-    if args.study == "neurogym":
-        return _explore_neurogym(args)
-    if args.study in ("pdw", "pdw-sweep", "pdw-held"):
-        return _explore_pdw(args)
-    raise SystemExit(f"error: unknown study {args.study!r}")
-
-
 def cmd_study(args: argparse.Namespace) -> int:
     """``study NAME``: run (or ``--resummarise``) a registered study into ``--out`` through the one
     runner (:mod:`labcore.experiments.study`), then write its headline figure; ``--list`` lists
@@ -374,6 +363,7 @@ def cmd_study(args: argparse.Namespace) -> int:
         study = get_study(args.name)
         config = study.config.quick() if args.quick else study.config()
         config = with_overrides(config, args.set or [])
+        study.units(config)  # a config the study cannot run (an unknown cell): one sentence
     except ValueError as exc:
         raise SystemExit(f"error: {exc}") from None
     out = Path(args.out or Path("results") / study.folder)
@@ -394,104 +384,6 @@ def cmd_study(args: argparse.Namespace) -> int:
     if has_template(study.name):
         print(answer(summary, "short"))
     print(f"wrote {out}/summary.json" + (f" and {figure.name}" if figure else ""))
-    return 0
-
-
-def _explore_neurogym(args: argparse.Namespace) -> int:
-    import pandas as pd
-
-    from labcore.envs.neurogym_wager import INSTALL_HINT, neurogym_available
-    from labcore.experiments import explore_neurogym
-    from labcore.figures.neurogym import sure_curve_figure
-
-    if not neurogym_available():
-        raise SystemExit(f"error: {INSTALL_HINT}")
-    study = (
-        explore_neurogym.NeuroGymStudyConfig.quick()
-        if args.quick
-        else explore_neurogym.NeuroGymStudyConfig(seeds=tuple(args.seeds))
-    )
-    summary = explore_neurogym.run(
-        args.out, study, workers=args.jobs, say=lambda text: print(text, file=sys.stderr)
-    )
-    fig = sure_curve_figure(pd.read_csv(Path(args.out) / "neurogym_by_coherence.csv"))
-    atomic_write(
-        Path(args.out) / "figure.json", lambda tmp: tmp.write_text(fig.to_json(), encoding="utf-8")
-    )
-    reading = summary["reading"]
-    low, high = reading["reward"]["ci95"]
-    print(
-        "sure option, low minus high coherence: reward-trained "
-        f"{reading['reward']['mean']:+.3f} (95% t interval "
-        f"{low:+.3f} to {high:+.3f}, n = {reading['reward']['n']}); imitating the "
-        "ideal observer (post hoc) "
-        f"{reading['imitation']['mean']:+.3f}; ideal observer {reading['ideal']['mean']:+.3f}"
-    )
-    print(f"answer: {summary['answer']}")
-    print(
-        f"wrote {args.out}/summary.json, neurogym_by_coherence.csv, "
-        "neurogym_curves.csv, figure.json"
-    )
-    return 0
-
-
-def _explore_pdw(args: argparse.Namespace) -> int:
-    """``explore pdw`` (the Song et al. 2017 reproduction), ``explore pdw-sweep`` (the reward
-    explorer), protocol 8.7, and ``explore pdw-held`` (its post hoc follow-up: the choices the
-    explorer held); each resumes from the networks cached in ``OUT/agents``."""
-    from labcore.envs.neurogym_wager import INSTALL_HINT, neurogym_available
-    from labcore.experiments import pdw, pdw_sweep
-
-    if not neurogym_available():
-        raise SystemExit(f"error: {INSTALL_HINT}")
-    say = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731 - one line per finished network
-    try:
-        if args.study == "pdw":
-            cfg = pdw.PDWConfig.quick() if args.quick else pdw.PDWConfig(seeds=tuple(args.seeds))
-            summary = pdw.run(args.out, cfg, workers=args.jobs, say=say)
-            from labcore.figures.pdw import write_figure
-
-            write_figure(Path(args.out))
-            print(f"answer (registered reading, protocol 8.7): {summary['answer']}")
-            print(
-                f"wrote {args.out}/pdw_trials.csv, pdw_trials_greedy.csv, "
-                "pdw_by_coherence.csv, pdw_curves.csv, "
-                "summary.json, figure.json"
-            )
-            return 0
-        sweep = (
-            pdw_sweep.SweepConfig.quick_config()
-            if args.quick
-            else pdw_sweep.SweepConfig(seeds=tuple(args.seeds))
-        )
-        wanted = None if not args.cells else set(args.cells.split(","))
-        design = "held" if args.study == "pdw-held" else "registered"
-        known = {c.name for c in pdw_sweep.DESIGNS[design]()}
-        if wanted and not wanted <= known:
-            raise SystemExit(
-                f"error: unknown cell(s) {sorted(wanted - known)}; choose from {sorted(known)}"
-            )
-        summary = pdw_sweep.run(
-            args.out,
-            sweep,
-            workers=args.jobs,
-            say=say,
-            design=design,
-            only=None if wanted is None else (lambda c: c.name in wanted),
-        )
-    except ValueError as exc:  # a cache made under another configuration
-        raise SystemExit(f"error: {exc}") from None
-    for name, cell in summary["cells"].items():
-        s1 = cell["s1"]["mean"]
-        print(
-            f"{name:22s} keeps the sure option in {cell['n_keep']}/{cell['n']} seeds (S1 mean "
-            f"{'undefined' if s1 is None else f'{s1:+.3f}'})"
-        )
-    if summary["answer"] is not None:
-        print(f"answer: {summary['answer']['text']}")
-    else:
-        print("partial run (--cells): no answer until every cell is done")
-    print(f"wrote {args.out}/pdw_sweep.csv, pdw_sweep_curves.csv, summary.json")
     return 0
 
 
@@ -600,37 +492,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _compute_argument(rep)
     rep.set_defaults(func=cmd_reproduce)
-
-    exp = sub.add_parser(
-        "explore",
-        help="studies beyond the paper (e3: what decides the robustness hierarchy; "
-        "neurogym: sure-option choice on NeuroGym's wagering task; pdw: Song et "
-        "al. 2017 reproduced there; pdw-sweep: the reward explorer; pdw-held: its post "
-        "hoc follow-up on the choices it held)",
-    )
-    exp.add_argument("study", choices=["neurogym", "pdw", "pdw-sweep", "pdw-held"])
-    exp.add_argument(
-        "--out", required=True, help="output directory (checkpoints are kept in OUT/checkpoints)"
-    )
-    exp.add_argument(
-        "--seeds",
-        type=parse_seeds,
-        default=None,
-        help="agent seeds (default 0-4; pdw-sweep and pdw-held 0-2)",
-    )
-    exp.add_argument(
-        "--cells",
-        default=None,
-        help="pdw-sweep, pdw-held: only these cells, comma-separated (e.g. S,O); default all",
-    )
-    exp.add_argument("--jobs", type=int, default=1, help="processes side by side")
-    exp.add_argument(
-        "--quick",
-        action="store_true",
-        help="tiny budgets (smoke test; e3: two cells, one seed)",
-    )
-    _compute_argument(exp)
-    exp.set_defaults(func=cmd_explore)
 
     study = sub.add_parser(
         "study",

@@ -411,3 +411,13 @@ def join(items: Sequence[str], last: str = "and") -> str:
     if len(items) <= 1:
         return "".join(items)
     return f"{', '.join(items[:-1])} {last} {items[-1]}"
+
+
+def part(summary: StudySummary, macro: str, **args: Any) -> str:
+    """A named macro of a study's template beyond its three forms, called with ``args``: a
+    sentence another text embeds (e.g. the reward explorer's decision) or a page's piece (one
+    cell's outcome, a list of reasons)."""
+    module = (
+        environment().get_template(f"{summary.study}.j2").make_module({"s": SummaryView(summary)})
+    )
+    return str(getattr(module, macro)(**args)).strip()

@@ -1,7 +1,7 @@
 """The "From reward alone" page's data: E4's result set and its live wager run, and the studies
-beyond the paper (protocol 8.6/8.7): NeuroGym, the Song et al. reproduction (``pdw``), the reward
-explorer (``pdw_sweep``) and its follow-up (``pdw_held``), the lab's reward answer and the live
-sure-option run.
+beyond the paper (protocol 8.6/8.7, read through :func:`labcore.experiments.study.load_study`):
+NeuroGym, the Song et al. reproduction (``pdw``), the reward explorer (``pdw_sweep``) and its
+follow-up (``pdw_held``), the lab's reward answer and the live sure-option run.
 
 The functions here read the names of this module at call time (tests point them elsewhere or shrink
 them here); checkpoints, sessions and the training queue are :mod:`ui.data`'s. Nothing here imports
@@ -13,21 +13,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from labcore.budgets import LIVE_BUDGETS
+from labcore.experiments.pdw_findings import BY_COHERENCE, CURVES, POLICIES
+from labcore.experiments.pdw_sweep_findings import CURVES as SWEEP_CURVES
+from labcore.experiments.pdw_sweep_findings import FACTORS, KEEPS_AT, LEVELS, cell_names
+from labcore.experiments.pdw_sweep_findings import ROWS as SWEEP_ROWS
 from labcore.storage import studies
-from labcore.storage.results_pdw import (
-    BY_COHERENCE,
-    CURVES,
-    FACTORS,
-    SWEEP_CURVES,
-    SWEEP_ROWS,
-    PDWStudy,
-    load_pdw,
-)
 from ui import data, jobs
 from ui.data import ROOT
 
@@ -35,9 +30,9 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from labcore.experiments.reward_answer import RewardAnswer
+    from labcore.experiments.study import LoadedStudy
     from labcore.training.neurogym_trainer import NeuroGymRLConfig
 
-_pdw_module = data._Later("labcore.experiments.pdw")
 _pdw_sweep = data._Later("labcore.experiments.pdw_sweep")
 _reward_answer = data._Later("labcore.experiments.reward_answer")
 _neurogym_rl = data._Later("labcore.training.neurogym_trainer")
@@ -134,77 +129,63 @@ def train_live(
     return job.result["record"], Path(job.result["path"])
 
 
+def read_study(name: str, directory: str, tables: tuple[str, ...] | None) -> LoadedStudy:
+    """One registered study's folder through the one validated loader
+    (:func:`labcore.experiments.study.load_study`; ``tables``: the tables to read as frames)."""
+    return data._study_module.load_study(name, directory, tables)
+
+
 @st.cache_data(show_spinner=False, ttl=60)
-def _neurogym(directory: str) -> studies.NeuroGymStudy:
-    return studies.load_neurogym(directory)
+def _reward_study(name: str, directory: str, tables: tuple[str, ...] | None) -> LoadedStudy:
+    return read_study(name, directory, tables)
 
 
 NEUROGYM_STUDY_DIR = ROOT / "results" / studies.NEUROGYM_DIR
 """The bundled NeuroGym study (protocol 8.6) the "From reward alone" page shows."""
 
 
-def neurogym_study() -> studies.NeuroGymStudy:
+def neurogym_study() -> LoadedStudy:
     """The NeuroGym study of :data:`NEUROGYM_STUDY_DIR` (problems listed, never raised)."""
-    return _neurogym(str(NEUROGYM_STUDY_DIR))
+    return _reward_study("neurogym", str(NEUROGYM_STUDY_DIR), None)
 
 
 # ----------------------------------------------------------------------- protocol 8.7 (issue 23)
 PDW_STUDY_DIR = ROOT / "results" / studies.PDW_DIR
-"""The bundled Song et al. reproduction (``explore pdw``); read at call time (tests point it
+"""The bundled Song et al. reproduction (``study pdw``); read at call time (tests point it
 elsewhere)."""
 PDW_SWEEP_STUDY_DIR = ROOT / "results" / studies.PDW_SWEEP_DIR
-"""The bundled reward explorer (``explore pdw-sweep``); read at call time."""
+"""The bundled reward explorer (``study pdw_sweep``); read at call time."""
 PDW_HELD_STUDY_DIR = ROOT / "results" / studies.PDW_HELD_DIR
-"""The explorer's bundled post hoc follow-up (``explore pdw-held``); read at call time."""
+"""The explorer's bundled post hoc follow-up (``study pdw_held``); read at call time."""
 LIVE_SURE_OPTION = LIVE_BUDGETS
 """The budgets of the live sure-option run (``sure_option_*``; tests shrink them here)."""
 EXPLORER_FACTORS = FACTORS
-_EXPLORER_NAMES = {
-    "EXPLORER_CELLS": lambda: tuple(
-        c.name for c in _pdw_sweep.cells()
-    ),  # the 16 cells, in the registered order
-    "EXPLORER_LEVELS": lambda: (
-        _pdw_sweep.LEVELS
-    ),  # each factor's (Song level, old level) as config fields
-    "EXPLORER_KEEPS_AT": lambda: _pdw_sweep.KEEPS_AT,
-    "PDW_POLICIES": lambda: (
-        _pdw_module.POLICIES
-    ),  # how a network's choices are read: sampled or greedy
-}
+EXPLORER_CELLS = tuple(cell_names("registered"))
+"""The explorer's 16 cells, in the registered order."""
+EXPLORER_LEVELS = LEVELS
+"""Each factor's (Song level, old level) as training-config fields."""
+EXPLORER_KEEPS_AT = KEEPS_AT
+PDW_POLICIES = POLICIES
+"""How a network's choices are read: sampled (registered) or greedy."""
 
 
-def __getattr__(name: str) -> Any:
-    """The reward explorer's registered names, read from its module (it imports torch) on first
-    use."""
-    if name in _EXPLORER_NAMES:
-        value = _EXPLORER_NAMES[name]()
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-@st.cache_data(show_spinner=False, ttl=60)
-def _pdw(directory: str, files: tuple[str, ...]) -> PDWStudy:
-    return load_pdw(directory, files)
-
-
-def pdw_study() -> PDWStudy:
+def pdw_study() -> LoadedStudy:
     """The Song et al. reproduction of :data:`PDW_STUDY_DIR` (signatures by coherence, curves),
-    cached;
-    problems listed, never raised."""
-    return _pdw(str(PDW_STUDY_DIR), (BY_COHERENCE, CURVES))
+    cached; problems listed, never raised. Its trial files are not read."""
+    return _reward_study("pdw", str(PDW_STUDY_DIR), (BY_COHERENCE.name, CURVES.name))
 
 
-def pdw_sweep_study() -> PDWStudy:
+def pdw_sweep_study() -> LoadedStudy:
     """The reward explorer of :data:`PDW_SWEEP_STUDY_DIR` (one row per agent, curves), cached."""
-    return _pdw(str(PDW_SWEEP_STUDY_DIR), (SWEEP_ROWS, SWEEP_CURVES))
+    return _reward_study(
+        "pdw_sweep", str(PDW_SWEEP_STUDY_DIR), (SWEEP_ROWS.name, SWEEP_CURVES.name)
+    )
 
 
-def pdw_held_study() -> PDWStudy:
+def pdw_held_study() -> LoadedStudy:
     """The explorer's post hoc follow-up of :data:`PDW_HELD_STUDY_DIR`, cached: its summary only
-    (the
-    answer reads nothing else; its rows stay on disk)."""
-    return _pdw(str(PDW_HELD_STUDY_DIR), ())
+    (the answer reads nothing else; its rows stay on disk)."""
+    return _reward_study("pdw_held", str(PDW_HELD_STUDY_DIR), ())
 
 
 def reward_answer(e4_summary: dict) -> RewardAnswer:
@@ -213,11 +194,11 @@ def reward_answer(e4_summary: dict) -> RewardAnswer:
     E4's from the summary the page already holds."""
     return _reward_answer.compose(
         {
-            "pdw": pdw_study().summary or None,
-            "pdw_sweep": pdw_sweep_study().summary or None,
-            "pdw_held": pdw_held_study().summary or None,
+            "pdw": pdw_study().summary,
+            "pdw_sweep": pdw_sweep_study().summary,
+            "pdw_held": pdw_held_study().summary,
             "e4": e4_summary or None,
-            "neurogym": neurogym_study().summary or None,
+            "neurogym": neurogym_study().summary,
         }
     )
 
@@ -232,17 +213,6 @@ def sure_option_config(
     )
 
 
-def early_not_offered(curves: pd.DataFrame | None) -> float | None:
-    """Mean P(sure) of the NeuroGym study's reward-trained agents after 20 updates on trials without
-    the offer, or None (no such probe in the study)."""
-    try:
-        rows = curves[(curves["trainer"] == "reward") & (curves["update"] == 20)]
-        value = float(rows["heldout_p_sure_not_offered"].astype(float).mean())
-    except (KeyError, TypeError, ValueError):
-        return None
-    return value if value == value else None  # NaN: no such probe in this study
-
-
 def reference_curves(cfg: NeuroGymRLConfig) -> tuple[pd.DataFrame | None, str, list[int]]:
     """The bundled curves a live sure-option run is drawn against: its explorer cell's if the
     explorer
@@ -251,9 +221,9 @@ def reference_curves(cfg: NeuroGymRLConfig) -> tuple[pd.DataFrame | None, str, l
     met the criterion."""
     cell = explorer_cell_of(cfg)
     sweep = pdw_sweep_study()
-    frame = sweep.frames.get(SWEEP_CURVES)
+    frame = sweep.frame(SWEEP_CURVES.name)
     if cell and frame is not None and (frame["cell"] == cell).any():
-        rows = sweep.frames.get(SWEEP_ROWS)
+        rows = sweep.frame(SWEEP_ROWS.name)
         mine = None if rows is None else rows[rows["cell"] == cell]
         met = (
             []
@@ -270,15 +240,10 @@ def reference_curves(cfg: NeuroGymRLConfig) -> tuple[pd.DataFrame | None, str, l
             met,
         )
     study = pdw_study()
-    frame = study.frames.get(CURVES)
+    frame = study.frame(CURVES.name)
     if frame is None:
         return None, "", []
-    training = (study.summary or {}).get("training") or {}
-    met = [
-        int(v["updates"])
-        for k, v in training.items()
-        if k.startswith("plain_gru.reward.") and v.get("stopped") == "criterion"
-    ]
+    met = study.tables.met("plain_gru") if study.tables is not None else []
     return (
         frame[(frame["agent"] == "plain_gru") & (frame["training"] == "reward")],
         "Song's setting, the reproduction (bundled, mean over seeds)",

@@ -3,7 +3,8 @@ reproduction (the two signatures), the reward explorer, the live sure-option run
 protocol 8.6 cell.
 
 Drawn by ``app_pages/reward.py``, which owns the page's URL state: each section takes the page's
-name and its URL keys. The data come from :mod:`ui.data_reward`.
+name and its URL keys. The data come from :mod:`ui.data_reward`; every sentence stating a study's
+result is rendered from its findings (:mod:`labcore.render`, the studies' templates).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from labcore import render
 from labcore.figures.neurogym import sure_curve_figure, sure_propensity_figure
 from labcore.figures.pdw import (
     explorer_figure,
@@ -21,22 +23,21 @@ from labcore.figures.pdw import (
     training_curve_figure,
 )
 from ui import controls, data_reward, live_run
-from ui.components import explain, figure, number_text
+from ui.components import explain, figure
 
 if TYPE_CHECKING:
-    from labcore.storage.results_pdw import PDWStudy
-    from labcore.storage.studies import NeuroGymStudy
+    from labcore.experiments.study import LoadedStudy
 
-PDW_COMMAND = "python -m labcore explore pdw --out results/pdw --jobs 2"
-SWEEP_COMMAND = "python -m labcore explore pdw-sweep --out results/pdw_sweep --jobs 2"
+PDW_COMMAND = "python -m labcore study pdw --jobs 2"
+SWEEP_COMMAND = "python -m labcore study pdw_sweep --jobs 2"
 SURE_RUN = "reward.sure_run"
 """Session key of the live sure-option run."""
 
 
-def study_problems(study: PDWStudy, what: str, command: str) -> bool:
+def study_problems(study: LoadedStudy, what: str, command: str) -> bool:
     """Show why a protocol 8.7 study cannot be drawn: not run yet (info) or damaged (one error).
-    True if shown."""
-    if not study.summary:
+    True if nothing can be drawn."""
+    if study.summary is None and study.problems[:1] == ["summary.json is missing"]:
         st.info(
             f"The {what} has not been run yet: `{command}` writes it.",
             icon=":material/hourglass_empty:",
@@ -48,7 +49,15 @@ def study_problems(study: PDWStudy, what: str, command: str) -> bool:
             + "; ".join(study.problems)
             + f". Re-run `{command}`."
         )
-    return False
+    return study.summary is None
+
+
+def answer_lines(study: LoadedStudy) -> None:
+    """A study's answer in at most 30 words, and its long form and findings one click away."""
+    st.markdown(render.answer(study.summary, "short"))
+    with st.expander("The answer in full, and every finding behind it"):
+        st.markdown(render.answer(study.summary, "long"))
+        st.dataframe(render.findings_table(study.summary.findings, paper=False), hide_index=True)
 
 
 @st.fragment
@@ -59,6 +68,7 @@ def signatures_section(page: str, keys: Sequence[str]) -> None:
     study = data_reward.pdw_study()
     if study_problems(study, "reproduction of Song et al. (protocol 8.7)", PDW_COMMAND):
         return
+    answer_lines(study)
     controls.segmented(
         st,
         "Choices drawn",
@@ -77,7 +87,7 @@ def signatures_section(page: str, keys: Sequence[str]) -> None:
     policy = controls.value(page, "pdw_policy")
     figure(
         kiani_shadlen_figure(
-            study.frames.get("pdw_by_coherence.csv"), policy=policy, imitation="legendonly"
+            study.frame("pdw_by_coherence"), policy=policy, imitation="legendonly"
         ),
         key="reward-pdw-signatures",
         download="pdw_kiani_shadlen",
@@ -88,7 +98,7 @@ def signatures_section(page: str, keys: Sequence[str]) -> None:
         "imitating the ideal observer, post hoc) is listed in the legend: click it to draw it."
     )
     left, right = st.columns(2)
-    curves = study.frames.get("pdw_curves.csv")
+    curves = study.frame("pdw_curves")
     with left:
         figure(
             training_curve_figure(curves, "plain_gru"),
@@ -123,8 +133,7 @@ def explorer_section(page: str, keys: Sequence[str]) -> None:
     study = data_reward.pdw_sweep_study()
     if study_problems(study, "reward explorer (protocol 8.7)", SWEEP_COMMAND):
         return
-    summary = study.summary
-    cells = summary.get("cells") or {}
+    summary, tables = study.summary, study.tables
     cell = controls.value(page, "explorer_cell")
     side_key, factor_key = (
         controls.key(page, "explorer_side"),
@@ -135,6 +144,7 @@ def explorer_section(page: str, keys: Sequence[str]) -> None:
     ):  # a link (or the first run) chose the cell
         st.session_state[side_key] = cell[0]
         st.session_state[factor_key] = cell[2:]
+    answer_lines(study)
     left, right = st.columns([2, 3])
     side = controls.segmented(
         left,
@@ -162,43 +172,19 @@ def explorer_section(page: str, keys: Sequence[str]) -> None:
     st.session_state[controls.key(page, "explorer_cell")] = cell
     st.session_state["_reward.explorer_shown"] = cell
     controls.publish(page, keys)
-    outcome = cells.get(cell)
-    if outcome is None:
+    if tables is None or tables.cell(cell) is None:
         st.info(
-            f"Cell `{cell}` is not in this set yet ({len(cells)} of 16 cells): "
-            f"`{SWEEP_COMMAND}` resumes the "
-            "explorer.",
+            f"Cell `{cell}` is not in this set yet ({len(tables.cells) if tables else 0} of "
+            f"{len(data_reward.EXPLORER_CELLS)} cells): `{SWEEP_COMMAND}` resumes the explorer.",
             icon=":material/hourglass_empty:",
         )
     else:
-        s1 = (outcome.get("s1") or {}).get("mean")
-        keeps = {
-            True: "**keeps** the sure option",
-            False: "**loses** the sure option",
-            None: "has no defined outcome",
-        }[outcome.get("keeps")]
-        st.markdown(
-            f"Cell `{cell}` {keeps}: {outcome.get('n_keep')} of {outcome.get('n')} "
-            "seeds keep it (S1 at "
-            "least "
-            f"{summary.get('config', {}).get('keeps_at', data_reward.EXPLORER_KEEPS_AT):g}); "
-            "mean S1 "
-            f"{number_text(s1, '{:+.3f}')}."
-        )
-    answer = summary.get("answer")
-    if isinstance(answer, dict) and answer.get("text"):
-        st.caption(f"The explorer's answer (all 16 cells): {answer['text']}")
-    elif not summary.get("complete"):
-        st.caption(
-            f"The explorer is incomplete ({len(cells)} of 16 cells): which factor "
-            "decides it is answered once "
-            "every cell has run."
-        )
+        st.markdown(render.part(summary, "cell", name=cell))
     a, b = st.columns(2)
     with a:
         figure(
             training_curve_figure(
-                study.frames.get("pdw_sweep_curves.csv"),
+                study.frame("pdw_sweep_curves"),
                 "plain_gru",
                 cell=cell,
                 title=f"Cell {cell}: the sure option over training",
@@ -209,10 +195,10 @@ def explorer_section(page: str, keys: Sequence[str]) -> None:
     with b:
         figure(
             explorer_figure(
-                study.frames.get("pdw_sweep.csv"),
+                study.frame("pdw_sweep"),
                 cell,
                 data_reward.EXPLORER_CELLS,
-                float(summary.get("config", {}).get("keeps_at", data_reward.EXPLORER_KEEPS_AT)),
+                tables.keeps_at if tables is not None else data_reward.EXPLORER_KEEPS_AT,
             ),
             key="reward-explorer-s1",
             download="explorer_s1",
@@ -326,19 +312,6 @@ def sure_run_view(polling: bool) -> None:
     view()
 
 
-def interval_text(value: dict, fmt: str = "{:+.3f}") -> str:
-    """``mean (95% t interval low to high, n = N)`` of a study's seed mean ("undefined" for a
-    missing mean)."""
-    show = lambda x: "undefined" if x is None else fmt.format(x)  # noqa: E731
-    low, high = (value.get("ci95") or [None, None])[:2]
-    if low is None or high is None:
-        return f"{show(value.get('mean'))} (n = {value.get('n')})"
-    return (
-        f"{show(value.get('mean'))} (95% t interval {show(low)} to {show(high)}, n = "
-        f"{value.get('n')})"
-    )
-
-
 def neurogym_section() -> None:
     """The external task: NeuroGym's post-decision wager, agents trained from its reward alone."""
     st.subheader(
@@ -369,103 +342,28 @@ def neurogym_section() -> None:
         "emerge here from reward?",
     )
     study = data_reward.neurogym_study()
-    if study.problems:
+    if study.summary is None or study.problems:
         st.error(
             "The NeuroGym study cannot be shown: "
-            + " ".join(study.problems)
-            + " Restore the shipped copy "
-            "with `git checkout results/explore_neurogym`."
+            + "; ".join(study.problems)
+            + ". Restore the shipped copy with `git checkout results/explore_neurogym`."
         )
         return
-    summary, means = study.summary, study.summary["means"]
-    reading = summary["reading"]
-    mean = lambda key: means[key]["mean"]  # noqa: E731 - validated numbers (results.load_neurogym)
+    summary = study.summary
     with st.container(border=True):
-        st.markdown(
-            f"**Answer (exploratory, {reading['reward']['n']} seeds):** {summary['answer']}."
-        )
-        st.markdown(
-            "- Sure option at 0 and 3.2% coherence minus at 25.6 and 51.2% (the "
-            "registered reading): trained from "
-            f"reward {interval_text(reading['reward'])}; the ideal observer "
-            f"{interval_text(reading['ideal'])}.\n"
-            "- Reward per trial: trained from reward "
-            f"{interval_text(means['reward_reward'], '{:.3f}')}; the ideal "
-            f"observer {mean('ideal_reward'):.3f}, or "
-            f"{mean('ideal_no_sure_reward'):.3f} if it never took the sure "
-            "option. The sure option is worth only "
-            f"{mean('ideal_reward') - mean('ideal_no_sure_reward'):.3f} per "
-            "trial even to a perfect player.\n"
-            "- The policy's probability of the sure option never exceeds "
-            f"{mean('reward_max_p_sure'):.1e} (mean over "
-            "seeds of each agent's largest value), so its Type-2 AUROC "
-            f"({interval_text(means['reward_auroc_opt_out'], '{:.2f}')}) ranks numbers "
-            "too small ever to be acted "
-            "on: not a usable sign of knowing."
-        )
-    if (
-        reading["reward"].get("rises") is False
-    ):  # the diagnosis explains a failure; shown only with one
-        why_box(study)
-    figure(sure_curve_figure(study.table), key="reward-neurogym", download="neurogym_sure_option")
+        st.markdown("**Answer (exploratory)**")
+        answer_lines(study)
+    if summary.answer.outcome != "rises":  # the diagnosis explains a failure; shown only with one
+        with st.container(border=True):
+            st.markdown("**Why, as far as we found (post hoc, labelled so in the result files)**")
+            st.markdown(render.part(summary, "why"))
     figure(
-        sure_propensity_figure(study.curves),
+        sure_curve_figure(study.frame("neurogym_by_coherence")),
+        key="reward-neurogym",
+        download="neurogym_sure_option",
+    )
+    figure(
+        sure_propensity_figure(study.frame("neurogym_curves")),
         key="reward-neurogym-early",
         download="neurogym_sure_probability",
     )
-
-
-def why_box(study: NeuroGymStudy) -> None:
-    """The post-hoc diagnosis of why reward training does not produce the sure-option curve."""
-    means, reading = study.summary["means"], study.summary["reading"]
-    mean = lambda key: means[key]["mean"]  # noqa: E731 - validated numbers (results.load_neurogym)
-    with st.container(border=True):
-        st.markdown("**Why, as far as we found (post hoc, labelled so in the result files)**")
-        early, others = (
-            means["reward_p_sure_at_20"]["mean"],
-            data_reward.early_not_offered(study.curves),
-        )
-        fall = (
-            ""
-            if early is None
-            else (
-                f"Its probability fell from {mean('reward_p_sure_start'):.2f} to "
-                f"{early:.3f} within 20 updates on trials "
-                "offering it"
-                + ("" if others is None else f" and to {others:.3f} on the others")
-                + " (seed means; figure "
-                "below). "
-            )
-        )
-        st.markdown(
-            "- *Not the architecture.* The same network trained to **imitate** the "
-            "ideal observer takes the sure "
-            f"option on {interval_text(means['imitation_sure_rate'], '{:.1%}')} of the "
-            "trials offering it, and its "
-            f"curve falls with coherence like the ideal observer's (low minus high: "
-            f"{interval_text(reading['imitation'])}), earning "
-            f"{mean('imitation_reward'):.3f} per trial.\n"
-            "- *Learning gives it up before it can pay.* Early on, before the agent "
-            "reads the sure cue, the sure "
-            "option earns 0.7 on half the trials and costs 0.1 on the other half, an "
-            "average of 0.3, less than a "
-            f"guessed side (0.5). {fall}"
-            + (
-                (
-                    "Once it is gone it is not tried again, so its worth on weak-evidence "
-                    "trials is never discovered. "
-                )
-                if mean("reward_max_p_sure") < 0.01
-                else ""
-            )
-            + (
-                "A far larger entropy bonus did not keep it alive in a one-seed check (the "
-                "protocol's change log)."
-            )
-        )
-        st.caption(
-            f"Generated from `{study.directory.name}/summary.json`; every agent measured on "
-            f"{study.summary['config']['eval_trials']:,} held-out NeuroGym trials; "
-            "`python -m labcore explore "
-            "neurogym` regenerates it. The paper has no number here."
-        )

@@ -4,13 +4,16 @@ studies.
 Issue 23 asks for one answer, generated (never typed), from four result folders under ``results/``:
 
 - ``pdw/``: Song, Yang & Wang (2017) reproduced on NeuroGym's post-decision wager (protocol 8.7,
-  :mod:`labcore.experiments.pdw`): S1 and S2 for the plain GRU and our B2 family;
-- ``pdw_sweep/``: the reward explorer (protocol 8.7, :mod:`labcore.experiments.pdw_sweep`): which
-  training choice decides whether the sure option survives;
+  :mod:`labcore.experiments.pdw_findings`): S1 and S2 for the plain GRU and our B2 family;
+- ``pdw_sweep/``: the reward explorer (protocol 8.7, :mod:`labcore.experiments.pdw_sweep_findings`):
+  which training choice decides whether the sure option survives;
 - ``e4/``: E4 and "E4 again" on our wagering task (protocol 8.3-8.5, 8.8;
   :func:`labcore.experiments.e4_text.answer`, with R1-R4 and the confidence-spread rule);
 - ``explore_neurogym/``: protocol 8.6's first NeuroGym study, kept as the labelled cell "default
-  initialisation, 1,500 updates" (:func:`labcore.experiments.explore_neurogym.answer_paragraph`).
+  initialisation, 1,500 updates" (its long answer, ``labcore/templates/neurogym.j2``).
+
+The four studies of NeuroGym's task are read through the one validated loader
+(:func:`labcore.findings.load_summary`): their parts read findings and tables.
 
 :func:`compose` follows protocol 8.7's registered rewrite rules ("How the answers will be
 rewritten") whatever the outcome: both signatures for the plain GRU and B2 -> "yes under Song's
@@ -59,6 +62,7 @@ from labcore.experiments.reward_answer_parts import (
     neurogym_sentence,
     pdw_part,
 )
+from labcore.findings import StudySummary, load_summary
 from labcore.storage.results import SUMMARY
 from labcore.storage.studies import NEUROGYM_DIR, PDW_DIR, PDW_HELD_DIR, PDW_SWEEP_DIR
 
@@ -99,10 +103,16 @@ class RewardAnswer:
 
 
 # --------------------------------------------------------------------------- reading the folders
-def read_summaries(results_dir: Path | str = ROOT / "results") -> dict[str, dict | None]:
-    """Each study's ``summary.json`` under ``results_dir`` (None where missing or unreadable)."""
-    found: dict[str, dict | None] = {}
+def read_summaries(
+    results_dir: Path | str = ROOT / "results",
+) -> dict[str, StudySummary | dict | None]:
+    """Each study's summary under ``results_dir`` (None where missing or unusable): the studies of
+    NeuroGym's task through the one validated loader, E4's result set as its JSON."""
+    found: dict[str, StudySummary | dict | None] = {}
     for key, folder in STUDIES.items():
+        if key != "e4":
+            found[key] = load_summary(Path(results_dir) / folder, study=key).summary
+            continue
         path = Path(results_dir) / folder / SUMMARY
         try:
             found[key] = json.loads(path.read_text(encoding="utf-8"))
@@ -113,7 +123,7 @@ def read_summaries(results_dir: Path | str = ROOT / "results") -> dict[str, dict
 
 # --------------------------------------------------------------------------- the lead (8.7's
 # rewrite rules)
-def compose(summaries: Mapping[str, Mapping[str, Any] | None]) -> RewardAnswer:
+def compose(summaries: Mapping[str, StudySummary | Mapping[str, Any] | None]) -> RewardAnswer:
     """The lab's answer from the studies' summaries (``read_summaries``; a missing one is None)."""
     pdw, sweep, held, e4, neurogym = (summaries.get(k) for k in STUDIES)
     headline, plain = _pdw_headline(pdw)

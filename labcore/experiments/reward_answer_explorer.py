@@ -15,8 +15,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from labcore.experiments.reward_answer_parts import COMMANDS, Part, _finite, _signed, usable
-from labcore.storage.results_pdw import FACTORS
+from labcore import render
+from labcore.experiments.pdw_sweep_findings import FACTORS
+from labcore.experiments.reward_answer_parts import (
+    COMMANDS,
+    Part,
+    _finite,
+    _signed,
+    estimate_of,
+    usable,
+)
+from labcore.findings import StudySummary
 
 
 def _join(names: Sequence[str]) -> str:
@@ -67,7 +76,16 @@ def cell_words(name: str, levels: Mapping[str, Any]) -> str:
     return f"Song's setting with {what}" if side == "S" else f"the old default with {what}"
 
 
-def sweep_part(summary: Mapping[str, Any] | None) -> Part:
+def _cells(summary: StudySummary) -> dict[str, Mapping[str, Any]]:
+    """The cells of a run by name (the summary's ``tables.cells``), in the design's order."""
+    return {c["name"]: c for c in summary.tables.get("cells") or []}
+
+
+def _complete(summary: StudySummary) -> bool:
+    return bool(summary.tables.get("complete")) and summary.answer is not None
+
+
+def sweep_part(summary: StudySummary | None) -> Part:
     """The reward explorer (protocol 8.7): the deciding factors, or "no single choice decides it",
     and the
     cells that keep the sure option."""
@@ -84,8 +102,8 @@ def sweep_part(summary: Mapping[str, Any] | None) -> Part:
             "default, 3 seeds each.",
             False,
         )
-    config, cells = summary.get("config") or {}, summary["cells"]
-    levels, keeps_at = config.get("levels") or {}, config.get("keeps_at")
+    cells = _cells(summary)
+    levels, keeps_at = summary.tables.get("levels") or {}, summary.tables.get("keeps_at")
     rule = (
         f"An agent keeps the sure option when S1's contrast is at least {keeps_at:g}; "
         "a cell keeps it when most of "
@@ -113,8 +131,7 @@ def sweep_part(summary: Mapping[str, Any] | None) -> Part:
         f"Cells that keep the option: {listed(keeping)}. Cells that lose it: "
         f"{', '.join(f'`{n}`' for n in losing) or 'none'}."
     )
-    answer = summary.get("answer")
-    if not summary.get("complete") or not isinstance(answer, Mapping):
+    if not _complete(summary):
         return Part(
             "pdw_sweep",
             title,
@@ -123,18 +140,17 @@ def sweep_part(summary: Mapping[str, Any] | None) -> Part:
             True,
         )
     effects = []
-    for factor in answer.get("deciding") or []:
-        e = (answer.get("effects") or {}).get(factor) or {}
+    for factor in summary.answer.params.get("deciding") or []:
         said = []
         for side, words in (
             ("from_song", "from Song's setting"),
             ("from_old", "from the old default"),
         ):
-            d = e.get(side) or {}
-            if _finite(d.get("difference")):
+            d = estimate_of(summary.finding(f"pdw_sweep.effect.{factor}.{side}")) or {}
+            if _finite(d.get("mean")):
                 ci = d.get("ci95")
                 said.append(
-                    f"{_signed(d['difference'])} {words}"
+                    f"{_signed(d['mean'])} {words}"
                     + (
                         f" (Welch 95% interval {_signed(ci[0])} to {_signed(ci[1])})"
                         if ci and all(map(_finite, ci))
@@ -145,8 +161,8 @@ def sweep_part(summary: Mapping[str, Any] | None) -> Part:
             effects.append(
                 f"{factor.replace('_', ' ')} moves S1's contrast by {' and '.join(said)}"
             )
-    text = str(answer.get("text", ""))
-    seeds = summary.get("seeds") or []
+    text = render.part(summary, "decision")
+    seeds = summary.seeds or []
     head = (
         f"Plain GRU, {len(cells)} cells of {len(seeds)} "
         f"seed{'s' if len(seeds) != 1 else ''}: each changes one "
@@ -175,22 +191,21 @@ def sweep_part(summary: Mapping[str, Any] | None) -> Part:
     )
 
 
-def sweep_sentence(summary: Mapping[str, Any] | None) -> str:
+def sweep_sentence(summary: StudySummary | None) -> str:
     """The explorer's outcome in one sentence for the lead."""
     if not usable("pdw_sweep", summary):
         return (
             "Which training choice decides it has not been explored yet (the reward "
             f"explorer: `{COMMANDS['pdw_sweep']}`)."
         )
-    answer = summary.get("answer")
-    if not summary.get("complete") or not isinstance(answer, Mapping):
+    if not _complete(summary):
         return (
-            f"The reward explorer is incomplete ({len(summary['cells'])} of 16 cells), "
+            f"The reward explorer is incomplete ({len(_cells(summary))} of 16 cells), "
             "so which training choice "
             "decides it is not answered yet."
         )
-    keeping = [n for n, c in summary["cells"].items() if isinstance(c, Mapping) and c.get("keeps")]
-    deciding = answer.get("deciding") or []
+    keeping = [n for n, c in _cells(summary).items() if c.get("keeps")]
+    deciding = summary.answer.params.get("deciding") or []
     if deciding:
         return (
             f"In the reward explorer (plain GRU, one training choice changed at a time), "
@@ -219,15 +234,11 @@ HELD_WORDS = {
 """Each held choice at protocol 8.6's level, in words (the post hoc follow-up)."""
 
 
-def _held_complete(summary: Mapping[str, Any] | None) -> bool:
-    return (
-        usable("pdw_held", summary)
-        and bool(summary.get("complete"))
-        and isinstance(summary.get("answer"), Mapping)
-    )
+def _held_complete(summary: StudySummary | None) -> bool:
+    return usable("pdw_held", summary) and _complete(summary)
 
 
-def held_part(summary: Mapping[str, Any] | None) -> Part:
+def held_part(summary: StudySummary | None) -> Part:
     """The post hoc follow-up of the explorer (protocol change log 2026-11-24): the five choices the
     explorer held at Song's values, each set to protocol 8.6's from the old default."""
     title = "What the explorer held (post hoc, not registered; `results/pdw_held/`)"
@@ -245,12 +256,12 @@ def held_part(summary: Mapping[str, Any] | None) -> Part:
             f"sets each of them to 8.6's value from the old default. {why}",
             False,
         )
-    cells = summary["cells"]
-    seeds = summary.get("seeds") or []
+    cells = _cells(summary)
+    seeds = summary.seeds or []
 
     def cell_text(name: str) -> str:
         c = cells[name]
-        s1 = (c.get("s1") or {}).get("mean")
+        s1 = summary.value(f"pdw_held.{name}.s1")
         what = "the old default" if name == "O" else HELD_WORDS.get(name.split("~", 1)[-1], name)
         return (
             f"`{name}` ({what}): keeps it in {c.get('n_keep')} of {c.get('n')} seeds, S1 mean "
@@ -266,13 +277,14 @@ def held_part(summary: Mapping[str, Any] | None) -> Part:
             f"resumes it). So far: {listing}.",
             True,
         )
-    answer = summary["answer"]
     effects = []
-    for name, e in (answer.get("effects") or {}).items():
-        if isinstance(e, Mapping) and _finite(e.get("difference")):
+    for cell in summary.tables.get("design_cells", [])[1:]:
+        name = cell.split("~", 1)[-1]
+        e = estimate_of(summary.finding(f"pdw_held.effect.{name}")) or {}
+        if _finite(e.get("mean")):
             ci = e.get("ci95")
             effects.append(
-                f"{name.replace('_', ' ')} {_signed(e['difference'])}"
+                f"{name.replace('_', ' ')} {_signed(e['mean'])}"
                 + (
                     f" ({_signed(ci[0])} to {_signed(ci[1])})"
                     if ci and all(map(_finite, ci))
@@ -288,7 +300,7 @@ def held_part(summary: Mapping[str, Any] | None) -> Part:
                 f"{len(seeds)} seeds per cell):"
             ),
             f"{listing}.",
-            str(answer.get("text", "")),
+            render.part(summary, "decision"),
             (
                 "Effects on S1's contrast, the cell minus the old default (Welch 95% interval): "
                 + "; ".join(effects)
@@ -303,10 +315,10 @@ def held_part(summary: Mapping[str, Any] | None) -> Part:
     return Part("pdw_held", title, text, True)
 
 
-def held_sentence(summary: Mapping[str, Any] | None) -> str:
+def held_sentence(summary: StudySummary | None) -> str:
     """The follow-up's outcome for the lead (empty until it has run in full)."""
     if not _held_complete(summary):
         return ""
-    text = str(summary["answer"].get("text", ""))
+    text = render.part(summary, "decision")
     first = text[:1].lower() if text[1:2].islower() else text[:1]  # "GAE's" keeps its capitals
     return f"Post hoc, on what the explorer held: {first}{text[1:]}"

@@ -21,20 +21,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from labcore import render
 from labcore.experiments.e4 import FIRST_SCHEDULE
 from labcore.experiments.e4_text import REPRODUCE as E4_COMMAND
 from labcore.experiments.e4_text import answer as e4_answer
-from labcore.experiments.explore_neurogym import answer_paragraph as neurogym_answer
+from labcore.experiments.pdw_findings import signature_outcome
+from labcore.findings import Finding, StudySummary
 from labcore.markers.sure_option import HIGH_COHERENCES, LOW_COHERENCES, WAIVED_COHERENCES
-from labcore.storage.studies import NEUROGYM_DIR, PDW_DIR, PDW_HELD_DIR, PDW_SWEEP_DIR
+from labcore.storage.studies import NEUROGYM_DIR
 from labcore.training.neurogym_trainer import SONG_2017
 
 COMMANDS = {
-    "pdw": f"python -m labcore explore pdw --out results/{PDW_DIR} --jobs 2",
-    "pdw_sweep": f"python -m labcore explore pdw-sweep --out results/{PDW_SWEEP_DIR} --jobs 2",
-    "pdw_held": f"python -m labcore explore pdw-held --out results/{PDW_HELD_DIR} --jobs 2",
+    "pdw": "python -m labcore study pdw --jobs 2",
+    "pdw_sweep": "python -m labcore study pdw_sweep --jobs 2",
+    "pdw_held": "python -m labcore study pdw_held --jobs 2",
     "e4": E4_COMMAND,
-    "neurogym": f"python -m labcore explore neurogym --out results/{NEUROGYM_DIR} --jobs 2",
+    "neurogym": "python -m labcore study neurogym --jobs 2",
 }
 """The command that writes each study's bundled folder."""
 ANCHOR = "Song, Yang & Wang (2017, eLife)"
@@ -57,22 +59,14 @@ class Part:
 
 
 # --------------------------------------------------------------------------- what a part reads
-def usable(key: str, summary: Mapping[str, Any] | None) -> bool:
-    """Does ``summary`` hold what its part of the answer reads (its study's fields)?"""
+def usable(key: str, summary: StudySummary | Mapping[str, Any] | None) -> bool:
+    """Does ``summary`` hold what its part of the answer reads: for the studies of NeuroGym's task
+    a summary (validated by :func:`labcore.findings.load_summary`) of that study; for E4 its
+    result set's values?"""
+    if key in ("pdw", "pdw_sweep", "pdw_held", "neurogym"):
+        return isinstance(summary, StudySummary) and summary.study == key
     if not isinstance(summary, Mapping):
         return False
-    if key == "pdw_held":
-        return summary.get("study") == key and isinstance(summary.get("cells"), Mapping)
-    if key in ("pdw", "pdw_sweep"):
-        return summary.get("study") == key and (
-            isinstance(summary.get("reading"), Mapping)
-            if key == "pdw"
-            else isinstance(summary.get("cells"), Mapping)
-        )
-    if key == "neurogym":
-        return summary.get("study") == "neurogym" and all(
-            isinstance(summary.get(k), Mapping) for k in ("reading", "means")
-        )
     return isinstance(summary.get("values"), Mapping) and _finite(
         summary["values"].get(f"e4.auroc.{A}.self_on")
     )
@@ -91,6 +85,15 @@ def _finite(x: Any) -> bool:
 
 def _signed(x: Any) -> str:
     return f"{float(x):+.3f}" if _finite(x) else "undefined"
+
+
+def estimate_of(f: Finding | None) -> dict[str, Any] | None:
+    """A finding as the ``{"mean", "ci95", "n"}`` the parts' number words read (None without
+    it)."""
+    if f is None:
+        return None
+    ci = None if f.interval is None else [f.interval.low, f.interval.high]
+    return {"mean": f.value, "ci95": ci, "n": f.n}
 
 
 def _estimate(s: Mapping[str, Any] | None) -> str:
@@ -130,15 +133,9 @@ S2_WORDS = (
 
 
 # --------------------------------------------------------------------------- the reproduction (8.7)
-def signatures(reading: Mapping[str, Any] | None) -> str | None:
-    """Which signatures a reward-trained agent's reading shows: "both", "s1", "s2", "neither",
-    "undecided" (an interval undefined) or None (the agent is not in the study)."""
-    if not isinstance(reading, Mapping):
-        return None
-    s1, s2 = ((reading.get(k) or {}).get("above_zero") for k in ("s1", "s2"))
-    if s1 is None or s2 is None:
-        return "undecided"
-    return {(True, True): "both", (True, False): "s1", (False, True): "s2"}.get((s1, s2), "neither")
+def _s(summary: StudySummary, observer: str, key: str) -> dict[str, Any] | None:
+    """S1 ("s1_contrast") or S2 ("s2_waived_advantage") of ``observer`` as a seed estimate."""
+    return estimate_of(summary.finding(f"pdw.{observer}.{key}"))
 
 
 def _shows(outcome: str | None) -> str:
@@ -152,30 +149,27 @@ def _shows(outcome: str | None) -> str:
     }[outcome]
 
 
-def _agent_sentence(summary: Mapping[str, Any], agent: str) -> str:
-    reading = (summary.get("reading") or {}).get(f"{agent}.reward")
-    outcome = signatures(reading)
+def _agent_sentence(summary: StudySummary, agent: str) -> str:
+    outcome = signature_outcome(summary, f"{agent}.reward")
     if outcome is None:
         return f"{AGENTS[agent]} was not trained in this set"
     return (
-        f"{AGENTS[agent]} {_shows(outcome)}: S1 {_estimate(reading.get('s1'))}, "
-        f"S2 {_estimate(reading.get('s2'))}"
+        f"{AGENTS[agent]} {_shows(outcome)}: S1 "
+        f"{_estimate(_s(summary, f'{agent}.reward', 's1_contrast'))}, "
+        f"S2 {_estimate(_s(summary, f'{agent}.reward', 's2_waived_advantage'))}"
     )
 
 
-def _claim(summary: Mapping[str, Any], key: str) -> Mapping[str, Any] | None:
-    for c in summary.get("claims") or []:
-        if isinstance(c, Mapping) and c.get("id") == key:
-            return c.get("ours")
-    return None
+def _claim(summary: StudySummary, key: str) -> Mapping[str, Any] | None:
+    return estimate_of(summary.finding(key))
 
 
-def _stopping(summary: Mapping[str, Any], agent: str) -> str:
+def _stopping(summary: StudySummary, agent: str) -> str:
     """How the agent's seeds stopped (criterion or cap) and after how many updates."""
     runs = [
-        v
-        for k, v in (summary.get("training") or {}).items()
-        if k.startswith(f"{agent}.reward.") and isinstance(v, Mapping)
+        n
+        for n in summary.tables.get("networks") or []
+        if (n["agent"], n["training"]) == (agent, "reward")
     ]
     if not runs:
         return ""
@@ -199,10 +193,10 @@ def _stopping(summary: Mapping[str, Any], agent: str) -> str:
     return "; ".join(said)
 
 
-def _registered_setting(summary: Mapping[str, Any]) -> str:
+def _registered_setting(summary: StudySummary) -> str:
     """A warning when the set was trained with another setting or fewer seeds than registered."""
-    config = summary.get("config") or {}
-    seeds = summary.get("seeds") or []
+    config = summary.config or {}
+    seeds = summary.seeds or []
     rl = config.get("rl") or {}
     notes = []
     if rl and rl != json.loads(json.dumps(asdict(SONG_2017))):
@@ -219,11 +213,12 @@ def _registered_setting(summary: Mapping[str, Any]) -> str:
     return "" if not notes else f" This set is not the registered study: {' and '.join(notes)}."
 
 
-def _ceiling(summary: Mapping[str, Any], agent: str) -> str:
+def _ceiling(summary: StudySummary, agent: str) -> str:
     """The imitation ceiling of ``agent`` (post hoc, 8.6): whether imitating the ideal observer
     shows the signatures."""
-    reading = (summary.get("reading") or {}).get(f"{agent}.imitation")
-    outcome = signatures(reading)
+    outcome = signature_outcome(summary, f"{agent}.imitation")
+    s1 = _s(summary, f"{agent}.imitation", "s1_contrast") or {}
+    s2 = _s(summary, f"{agent}.imitation", "s2_waived_advantage") or {}
     if outcome is None:
         return "its imitation ceiling was not trained in this set"
     can = {
@@ -234,13 +229,13 @@ def _ceiling(summary: Mapping[str, Any], agent: str) -> str:
     return (
         "imitating the ideal observer (post hoc, the architecture's ceiling) the same "
         f"network {_shows(outcome)} "
-        f"(S1 {_signed((reading.get('s1') or {}).get('mean'))}, S2 "
-        f"{_signed((reading.get('s2') or {}).get('mean'))}), "
+        f"(S1 {_signed(s1.get('mean'))}, S2 "
+        f"{_signed(s2.get('mean'))}), "
         f"{can}"
     )
 
 
-def pdw_part(summary: Mapping[str, Any] | None) -> Part:
+def pdw_part(summary: StudySummary | None) -> Part:
     """The reproduction of Song et al. (protocol 8.7), per agent, with the ideal observer and the
     ceiling."""
     title = (
@@ -254,7 +249,10 @@ def pdw_part(summary: Mapping[str, Any] | None) -> Part:
             "and our B2 family from NeuroGym's reward under Song et al.'s training, 5 seeds each.",
             False,
         )
-    ideal = (summary.get("reading") or {}).get("ideal_observer.ideal") or {}
+    ideal = {
+        k: _s(summary, "ideal_observer.ideal", key) or {}
+        for k, key in (("s1", "s1_contrast"), ("s2", "s2_waived_advantage"))
+    }
     parts = []
     for agent in AGENTS:
         sentence = _agent_sentence(summary, agent)
@@ -273,7 +271,7 @@ def pdw_part(summary: Mapping[str, Any] | None) -> Part:
             )
         if stop := _stopping(summary, agent):
             extra.append(stop)
-        if f"{agent}.imitation" in (summary.get("reading") or {}):
+        if signature_outcome(summary, f"{agent}.imitation") is not None:
             extra.append(_ceiling(summary, agent))
         parts.append(
             f"{sentence[0].upper()}{sentence[1:]}" + (f"; {'; '.join(extra)}." if extra else ".")
@@ -282,7 +280,7 @@ def pdw_part(summary: Mapping[str, Any] | None) -> Part:
         "The ideal observer on the same trials: S1 "
         f"{_signed((ideal.get('s1') or {}).get('mean'))}, "
         f"S2 {_signed((ideal.get('s2') or {}).get('mean'))}."
-        if ideal
+        if ideal["s1"]
         else ""
     )
     return Part(
@@ -421,21 +419,13 @@ def e4_sentence(summary: Mapping[str, Any] | None) -> str:
 
 
 # --------------------------------------------------------------------------- 8.6, the older cell
-def neurogym_part(summary: Mapping[str, Any] | None, plain: str | None) -> Part:
-    """Protocol 8.6's answer under its label, with 8.7's caveat for the plain GRU's outcome
-    ``plain``."""
+def neurogym_part(summary: StudySummary | None, plain: str | None) -> Part:
+    """Protocol 8.6's answer under its label (its long answer, one paragraph), with 8.7's caveat
+    for the plain GRU's outcome ``plain``."""
     title = f"Older cell: NeuroGym's task, {OLD_CELL} (protocol 8.6, `results/{NEUROGYM_DIR}/`)"
     if not usable("neurogym", summary):
         return Part("neurogym", title, f"Not run yet: `{COMMANDS['neurogym']}`.", False)
-    try:
-        text = neurogym_answer(dict(summary))
-    except (KeyError, TypeError, ValueError, IndexError):
-        return Part(
-            "neurogym",
-            title,
-            f"Its summary cannot be read; `{COMMANDS['neurogym']}` rewrites it.",
-            False,
-        )
+    text = " ".join(render.answer(summary, "long").split())
     caveat = {
         "both": " This answer was a property of that training, not of reward alone: under Song "
         "et al.'s "
@@ -448,15 +438,16 @@ def neurogym_part(summary: Mapping[str, Any] | None, plain: str | None) -> Part:
     return Part("neurogym", title, text + caveat, True)
 
 
-def neurogym_sentence(summary: Mapping[str, Any] | None) -> str:
+def neurogym_sentence(summary: StudySummary | None) -> str:
     """8.6's outcome in one sentence for the lead."""
     if not usable("neurogym", summary):
         return (
             "Protocol 8.6's first training on NeuroGym's task has not run yet "
             f"(`{COMMANDS['neurogym']}`)."
         )
-    reward = summary["reading"].get("reward") or {}
-    rises = reward.get("rises")
+    gap = summary.finding("neurogym.reward_sure_gap")
+    reward = estimate_of(gap) or {}
+    rises = {"supported": True, "not supported": False}.get(gap.outcome if gap else None)
     did = {
         True: "took the sure option more often as coherence fell",
         False: "did not take the sure option more often as coherence fell",
@@ -471,7 +462,7 @@ def neurogym_sentence(summary: Mapping[str, Any] | None) -> str:
 
 # --------------------------------------------------------------------------- for the lead (8.7's
 # rewrite rules)
-def _pdw_headline(summary: Mapping[str, Any] | None) -> tuple[str, str | None]:
+def _pdw_headline(summary: StudySummary | None) -> tuple[str, str | None]:
     """The registered verdict (protocol 8.7) and the plain GRU's outcome."""
     if not usable("pdw", summary):
         return (
@@ -481,12 +472,11 @@ def _pdw_headline(summary: Mapping[str, Any] | None) -> tuple[str, str | None]:
             f"(`{COMMANDS['pdw']}`).",
             None,
         )
-    reading = summary["reading"]
-    plain, b2 = (signatures(reading.get(f"{a}.reward")) for a in AGENTS)
+    plain, b2 = (signature_outcome(summary, f"{a}.reward") for a in AGENTS)
     sentences = {a: _agent_sentence(summary, a) for a in AGENTS}
     ceiling = (
         _ceiling(summary, "b2_ws")
-        if "b2_ws.imitation" in reading
+        if signature_outcome(summary, "b2_ws.imitation") is not None
         else "its imitation ceiling was not run"
     )
     on_task = (

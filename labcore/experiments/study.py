@@ -112,6 +112,26 @@ STUDIES: dict[str, Registered] = {
         "explore_integration",
         "Integration: which whole-vs-parts measure behaves as IIT predicts (protocol 9)",
     ),
+    "pdw": Registered(
+        "labcore.experiments.pdw",
+        "pdw",
+        "Song et al. 2017 reproduced on NeuroGym's post-decision wager (protocol 8.7)",
+    ),
+    "pdw_sweep": Registered(
+        "labcore.experiments.pdw_sweep",
+        "pdw_sweep",
+        "the reward explorer: which training choice keeps the sure option (protocol 8.7)",
+    ),
+    "pdw_held": Registered(
+        "labcore.experiments.pdw_held",
+        "pdw_held",
+        "what the reward explorer held, post hoc (change log 2026-11-24)",
+    ),
+    "neurogym": Registered(
+        "labcore.experiments.explore_neurogym",
+        "explore_neurogym",
+        "NeuroGym's post-decision wager, our first training (protocol 8.6)",
+    ),
 }
 """The registry: every study the lab runs, by name."""
 
@@ -491,15 +511,20 @@ class LoadedStudy:
         return self.frames.get(name)
 
 
-def load_study(study: Study | str, directory: Path | str) -> LoadedStudy:
+def load_study(
+    study: Study | str, directory: Path | str, tables: Sequence[str] | None = None
+) -> LoadedStudy:
     """Read a study's folder for display through the one validated loader; never raises on bad
-    files (each problem is one sentence)."""
+    files (each problem is one sentence). ``tables``: the names of the tables to read as frames
+    (default every one; a page that draws two of a study's tables need not read its trials)."""
     study = get_study(study) if isinstance(study, str) else study
     directory = Path(directory)
     loaded = load_summary(directory, study.tables_model, study=study.name)
     problems = list(loaded.problems)
     frames: dict[str, Any] = {}
     for table in study.tables:
+        if tables is not None and table.name not in tables:
+            continue
         if table.file in loaded.foreign or (
             not table.required and not (directory / table.file).exists()
         ):

@@ -2,16 +2,20 @@
 coherence for agents trained from NeuroGym's reward, beside the Bayesian ideal observer.
 
 :func:`sure_curve_figure` draws ``neurogym_by_coherence.csv``
-(``labcore.experiments.explore_neurogym``).
-The paper has no number here: no paper marks are drawn.
+(``labcore.experiments.explore_neurogym``); :func:`neurogym_figure` is the study's headline figure
+from its folder. The paper has no number here: no paper marks are drawn.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from labcore.experiments.neurogym_findings import BY_COHERENCE
+from labcore.experiments.study import load_study
 from labcore.figures.style import (
     add_note,
     chance_line,
@@ -241,3 +245,11 @@ def sure_propensity_figure(
         ),
     )
     return fig
+
+
+def neurogym_figure(directory: Path | str) -> go.Figure:
+    """The NeuroGym study's headline figure (:func:`sure_curve_figure`) from its folder."""
+    study = load_study("neurogym", directory, tables=(BY_COHERENCE.name,))
+    if study.summary is None:
+        return empty_figure("NeuroGym's wager", "; ".join(study.problems) or "no result")
+    return sure_curve_figure(study.frame(BY_COHERENCE.name))

@@ -6,7 +6,9 @@
 - :func:`training_curve_figure`: P(sure | offered) and accuracy over training (``pdw_curves.csv``),
   where the sure option's early rise, its collapse and any revival show;
 - :func:`explorer_figure`: S1 of every agent of the reward explorer by cell, one cell highlighted;
-- :func:`live_curve_figure`: a live run's checks beside the bundled curves (the lab's live run).
+- :func:`live_curve_figure`: a live run's checks beside the bundled curves (the lab's live run);
+- :func:`pdw_figure`, :func:`explorer_headline`: the studies' headline figures from their folders
+  (``labcore.figures.study_figures``).
 
 The paper has no number here: no paper marks are drawn.
 """
@@ -21,6 +23,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from labcore.experiments.pdw_findings import BY_COHERENCE
+from labcore.experiments.pdw_sweep_findings import ROWS
+from labcore.experiments.study import load_study
 from labcore.figures.style import (
     add_note,
     chance_line,
@@ -30,8 +35,6 @@ from labcore.figures.style import (
     rgba,
     style_figure,
 )
-from labcore.io import atomic_write
-from labcore.storage.results_pdw import BY_COHERENCE, CURVES, load_pdw
 
 OBSERVERS = {
     ("plain_gru", "reward"): ("plain GRU (Song et al.), trained from reward", "#d62728", "solid"),
@@ -529,11 +532,29 @@ def live_curve_figure(
     return fig
 
 
-def write_figure(out: Path) -> Path:
-    """Write ``figure.json`` (the Kiani & Shadlen pair, plotly JSON: drawn offline) beside a
-    study's files."""
-    study = load_pdw(out, (BY_COHERENCE, CURVES))
-    fig = kiani_shadlen_figure(study.frames.get(BY_COHERENCE))
-    path = Path(out) / "figure.json"
-    atomic_write(path, lambda tmp: tmp.write_text(fig.to_json(), encoding="utf-8"))
-    return path
+def pdw_figure(directory: Path | str) -> go.Figure:
+    """The reproduction's headline figure: Kiani & Shadlen's pair from its folder."""
+    study = load_study("pdw", directory, tables=(BY_COHERENCE.name,))
+    if study.summary is None:
+        return empty_figure("Song et al. reproduced", "; ".join(study.problems) or "no result")
+    return kiani_shadlen_figure(study.frame(BY_COHERENCE.name))
+
+
+def explorer_headline(directory: Path | str, name: str = "pdw_sweep") -> go.Figure:
+    """The explorer's (``"pdw_sweep"``) or its follow-up's (``"pdw_held"``) headline figure: S1
+    of every agent by cell, the reference cell (S, or O for the follow-up) highlighted."""
+    study = load_study(name, directory, tables=(ROWS.name,))
+    if study.tables is None:
+        return empty_figure("The reward explorer", "; ".join(study.problems) or "no result")
+    cells = study.tables.design_cells
+    return explorer_figure(
+        study.frame(ROWS.name),
+        cells[0],
+        cells,
+        study.tables.keeps_at,
+        title=(
+            "What the explorer held: S1 of every agent, the old default highlighted"
+            if name == "pdw_held"
+            else "The reward explorer: S1 of every agent, Song's setting highlighted"
+        ),
+    )

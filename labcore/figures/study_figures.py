@@ -4,17 +4,24 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import plotly.graph_objects as go
 
 from labcore.figures.explore import design_figure
 from labcore.figures.integration import study_figure as integration_figure
+from labcore.figures.neurogym import neurogym_figure
+from labcore.figures.pdw import explorer_headline, pdw_figure
 from labcore.io import atomic_write
 
 STUDY_FIGURES: dict[str, Callable[[Path], go.Figure]] = {
     "e3_design": design_figure,
     "integration": integration_figure,
+    "pdw": pdw_figure,
+    "pdw_sweep": partial(explorer_headline, name="pdw_sweep"),
+    "pdw_held": partial(explorer_headline, name="pdw_held"),
+    "neurogym": neurogym_figure,
 }
 """Study name -> the builder of its headline figure from its folder."""
 FIGURE = "figure.json"

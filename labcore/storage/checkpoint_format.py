@@ -25,6 +25,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load as safetensors_load
 
 from labcore.agents import Agent
+from labcore.agents.plain import PlainGRUConfig, PlainGRUPolicy
 from labcore.config import AGENT_KINDS, AgentConfig
 from labcore.io import read_bounded
 
@@ -34,6 +35,14 @@ SUFFIX = ".safetensors"
 CONTENT_KEY = "content_sha256"
 """Metadata key (and manifest field) of the content hash."""
 MODES = ("fast", "paper")
+NETWORK_KEY = "network"
+"""Metadata key naming the network a checkpoint holds: absent for the lab's agents (every file
+saved before it existed), :data:`PLAIN_GRU` for Song et al.'s plain GRU (protocol 8.7)."""
+PLAIN_GRU = "plain_gru"
+StoredConfig = AgentConfig | PlainGRUConfig
+"""What a checkpoint's ``config`` metadata holds: an agent's config or a plain GRU's."""
+Network = Agent | PlainGRUPolicy
+"""What a checkpoint holds: one of the lab's agents or Song et al.'s plain GRU."""
 
 MAX_HEADER_BYTES = 1 << 20
 """Largest safetensors header read (1 MiB): a lab checkpoint's header is under 3 KB."""
@@ -318,7 +327,38 @@ def _stored_config(text: object) -> AgentConfig:
     return config
 
 
-def _check_metadata(metadata: dict[str, str], file: str) -> tuple[AgentConfig, int]:
+def _stored_plain_config(text: object) -> PlainGRUConfig:
+    """The :class:`PlainGRUConfig` of a plain GRU's ``config`` metadata; ValueError says what is
+    wrong."""
+    try:
+        raw = json.loads(text) if isinstance(text, str) else None
+    except RecursionError:
+        raise ValueError("the config is nested too deeply") from None
+    if not isinstance(raw, dict):
+        raise ValueError("the config is missing or not a JSON object")
+    known = {f.name for f in fields(PlainGRUConfig)}
+    if set(raw) - known:
+        raise ValueError(f"unknown fields {sorted(set(raw) - known)}")
+    if raw.get("kind", PLAIN_GRU) != PLAIN_GRU:
+        raise ValueError(f"a plain GRU's kind must be {PLAIN_GRU!r}, got {raw.get('kind')!r}")
+    for name in ("n_inputs", "hidden_dim", "n_actions"):
+        value = raw.get(name, 1)
+        if type(value) is not int or not 1 <= value <= MAX_WIDTH:
+            raise ValueError(f"{name} must be an integer in 1..{MAX_WIDTH}, got {value!r}")
+    if type(raw.get("value_head", False)) is not bool:
+        raise ValueError(f"value_head must be true or false, got {raw.get('value_head')!r}")
+    return PlainGRUConfig(**raw)
+
+
+def build_network(config: StoredConfig, seed: int) -> Network:
+    """The network a stored config describes, initialised for ``seed`` (its weights are then
+    loaded): a plain GRU for a :class:`PlainGRUConfig`, else one of the lab's agents."""
+    if isinstance(config, PlainGRUConfig):
+        return PlainGRUPolicy(config, seed)
+    return Agent(config, seed=seed)
+
+
+def _check_metadata(metadata: dict[str, str], file: str) -> tuple[StoredConfig, int]:
     if metadata.get("format") != FORMAT:
         raise CheckpointError(
             f"{file} is not a lab agent checkpoint (foreign file): its header has no "
@@ -330,7 +370,14 @@ def _check_metadata(metadata: dict[str, str], file: str) -> tuple[AgentConfig, i
             f"this lab reads v{FORMAT_VERSION} (retrain it with `python -m labcore train`)."
         )
     try:
-        config = _stored_config(metadata.get("config"))
+        network = metadata.get(NETWORK_KEY)
+        if network not in (None, PLAIN_GRU):
+            raise ValueError(f"unknown network {network!r}")
+        config: StoredConfig = (
+            _stored_plain_config(metadata.get("config"))
+            if network == PLAIN_GRU
+            else _stored_config(metadata.get("config"))
+        )
         seed = metadata.get("seed", "")
         if not (seed.isascii() and seed.isdigit() and len(seed) <= 10 and int(seed) <= MAX_SEED):
             raise ValueError(f"the seed must be an integer in 0..{MAX_SEED}, got {seed!r}")
@@ -349,11 +396,13 @@ def _check_metadata(metadata: dict[str, str], file: str) -> tuple[AgentConfig, i
     return config, int(seed)
 
 
-def _expected_layout(config: AgentConfig, seed: int, file: str) -> dict[str, tuple[str, list[int]]]:
+def _expected_layout(
+    config: StoredConfig, seed: int, file: str
+) -> dict[str, tuple[str, list[int]]]:
     """Name -> (dtype, shape) of every tensor ``config`` implies, built on the meta device (no
     memory)."""
     with torch.device("meta"):
-        model = Agent(config, seed=seed)
+        model = build_network(config, seed)
     layout = {
         k: (_DTYPE_NAMES.get(v.dtype, str(v.dtype)), list(v.shape))
         for k, v in model.state_dict().items()
@@ -408,7 +457,7 @@ def _check_layout(
 
 def _parse(
     fh: BinaryIO, size: int, file: str
-) -> tuple[bytes, dict, dict[str, str], AgentConfig, int]:
+) -> tuple[bytes, dict, dict[str, str], StoredConfig, int]:
     """(bytes, tensors, metadata, config, seed) of a checkpoint that passes every structural check;
     the header and the config are checked before the tensor data is read."""
     head = fh.read(8)

@@ -30,19 +30,23 @@ from pathlib import Path
 
 from safetensors.torch import save as safetensors_save
 
-from labcore.agents import Agent
-from labcore.config import AgentConfig
+from labcore.agents.plain import PlainGRUPolicy
 from labcore.io import atomic_write, directory_lock, open_regular_file, read_json, write_json
 from labcore.storage.checkpoint_format import (
     CONTENT_KEY,
     FORMAT,
     FORMAT_VERSION,
+    NETWORK_KEY,
+    PLAIN_GRU,
     SUFFIX,
     CheckpointError,
+    Network,
+    StoredConfig,
     _check_name_part,
     _Hashes,
     _non_finite,
     _parse,
+    build_network,
     checkpoint_name,
     content_sha256,
 )
@@ -70,12 +74,14 @@ def _save_step_done(step: str) -> None:
 
 
 def save_checkpoint(
-    agent: Agent, record: dict, directory: Path | str, name: str | None = None
+    agent: Network, record: dict, directory: Path | str, name: str | None = None
 ) -> Path:
     """Save weights + config atomically, write the JSON record beside it, update the manifest.
 
     Returns the checkpoint path. ``record`` is the training record of
-    :func:`labcore.training.behaviour_cloning.train_seeds` (task, kind, seed, mode, agreement, ...).
+    :func:`labcore.training.behaviour_cloning.train_seeds` (task, kind, seed, mode, agreement, ...)
+    or of :func:`labcore.training.neurogym_trainer.train_network`; ``agent`` one of the lab's
+    agents or Song et al.'s plain GRU (its file says so: metadata ``network``).
 
     Checked before anything is written (:class:`CheckpointError`): the name (from ``record``
     or ``name``) is safe (no separators, no ``..``); the record's kind is the agent's; the file
@@ -113,6 +119,8 @@ def save_checkpoint(
         "seed": str(record["seed"]),
         "mode": record["mode"],
     }
+    if isinstance(agent, PlainGRUPolicy):
+        metadata[NETWORK_KEY] = PLAIN_GRU
     metadata[CONTENT_KEY] = content_sha256(tensors, metadata)
     data = safetensors_save(tensors, metadata=metadata)
     try:  # never write a file that load_checkpoint would refuse
@@ -156,9 +164,9 @@ def save_checkpoint(
 
 @dataclass(frozen=True)
 class LoadedAgent:
-    """A loaded agent, its identity and its manifest entry (if it has one)."""
+    """A loaded agent (or plain GRU), its identity and its manifest entry (if it has one)."""
 
-    agent: Agent
+    agent: Network
     name: str
     task: str
     seed: int
@@ -167,7 +175,7 @@ class LoadedAgent:
 
 
 def _unlisted_entry(
-    path: Path, hashes: _Hashes, metadata: dict, config: AgentConfig
+    path: Path, hashes: _Hashes, metadata: dict, config: StoredConfig
 ) -> dict | None:
     """The entry of an unlisted file verified by its own content hash, rebuilt from the training
     record beside it and recorded in the manifest; None without a record that matches the file."""
@@ -201,7 +209,7 @@ def _unlisted_entry(
 
 
 def _verified_entry(
-    path: Path, hashes: _Hashes, metadata: dict, config: AgentConfig
+    path: Path, hashes: _Hashes, metadata: dict, config: StoredConfig
 ) -> dict | None:
     """The manifest entry ``path`` is verified by (repairing the manifest if needed), or
     CheckpointError."""
@@ -304,7 +312,7 @@ def load_checkpoint(path: Path | str, *, verify: bool = True) -> LoadedAgent:
             f"{path.name} holds non-finite weights (NaN or inf in {bad!r}); restore a good copy "
             "or retrain it."
         )
-    agent = Agent(config, seed=seed)
+    agent = build_network(config, seed)
     try:
         agent.load_state_dict(tensors, strict=True)
     except RuntimeError:

@@ -235,15 +235,16 @@ def train_network_and_save(
     *,
     trainer: str = "rl",
     agent: str = "b2_ws",
+    name: str | None = None,
 ) -> tuple[NeuroGymNet, dict]:
     """:func:`train_and_save` for NeuroGym's task: one network trained by
     :func:`labcore.training.neurogym_trainer.train_network` (its parameters), its checkpoint saved
-    in ``out``.
+    in ``out`` (named ``name``, else from its record: ``neurogym-<kind>-s<seed>``).
 
     Returns the network and its record, as the trainer returns them.
     """
     net, record = neurogym_trainer.train_network(seed, cfg, trainer=trainer, agent=agent)
-    save_checkpoint(net, record, out)
+    save_checkpoint(net, record, out, name=name)
     return net, record
 
 

@@ -176,3 +176,50 @@ def test_header_length_field_is_sanity_checked(tmp_path):
     huge.write_bytes(struct.pack("<Q", 2**40) + b"{}")
     with pytest.raises(CheckpointError, match="not a readable checkpoint"):
         load_checkpoint(huge)
+
+
+def test_song_et_als_plain_gru_round_trips_through_the_manifest(tmp_path):
+    """Protocol 8.7's networks are checkpoints like every agent: saved through the manifest, loaded
+    with every check, the file names its network (``network`` = plain_gru)."""
+    from labcore.agents.plain import PlainGRUConfig, PlainGRUPolicy
+    from labcore.storage.checkpoint_format import NETWORK_KEY, PLAIN_GRU
+
+    net = PlainGRUPolicy(PlainGRUConfig(value_head=True), seed=3)
+    record = {
+        "task": "neurogym",
+        "kind": "plain_gru",
+        "seed": 3,
+        "mode": "fast",
+        "heldout_agreement": 0.5,
+        "criterion_attainable": True,
+        "excluded": False,
+    }
+    path = save_checkpoint(net, record, tmp_path, name="pdw-O-plus-entropy-plain_gru-reward-s3")
+    loaded = load_checkpoint(path)
+    assert isinstance(loaded.agent, PlainGRUPolicy) and loaded.agent.config == net.config
+    assert all(
+        torch.equal(a, b)
+        for a, b in zip(net.state_dict().values(), loaded.agent.state_dict().values(), strict=True)
+    )
+    assert loaded.entry["kind"] == "plain_gru" and verify_directory(tmp_path) == []
+    assert not any(p.requires_grad for p in loaded.agent.parameters())
+    tensors = {k: v.contiguous() for k, v in net.state_dict().items()}
+    for config, why in (
+        ({"kind": "plain_gru", "hidden_dim": 5000}, "hidden_dim must be an integer in 1..1024"),
+        ({"kind": "b2_ws"}, "a plain GRU's kind must be 'plain_gru'"),
+        ({"kind": "plain_gru", "value_head": "yes"}, "value_head must be true or false"),
+    ):
+        bad = tmp_path / "bad.safetensors"
+        save_file(
+            tensors,
+            str(bad),
+            metadata={
+                "format": "ctlab-agent",
+                "format_version": "1",
+                "config": json.dumps(config),
+                "seed": "0",
+                NETWORK_KEY: PLAIN_GRU,
+            },
+        )
+        with pytest.raises(CheckpointError, match=why):
+            load_checkpoint(bad, verify=False)

@@ -1,11 +1,12 @@
 """Our agents on NeuroGym's PostDecisionWager-v0 (labcore/agents/neurogym.py) and the study
-pipeline (labcore/experiments/explore_neurogym.py): the payoff against the adapter step by step,
+study (labcore/experiments/explore_neurogym.py): the payoff against the adapter step by step,
 the inputs, the ideal observer against hand-computed posteriors, learning from reward, and the
-pipeline's files on a tiny budget."""
+study's files on a tiny budget through the one runner."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -32,12 +33,13 @@ from labcore.agents.neurogym import (
 )
 from labcore.envs.channels import CONTENT_SLICE, EVENT_INDEX
 from labcore.envs.neurogym_wager import PostDecisionWagerEnv, sure_choice_by_coherence
+from labcore.experiments.study import load_study, run_study
 from labcore.figures.neurogym import sure_curve_figure
 from labcore.storage.checkpoints import load_checkpoint
-from labcore.storage.studies import NEUROGYM_MEANS, load_neurogym
 from labcore.training.neurogym_trainer import NeuroGymRLConfig, train_network
 
 pytestmark = pytest.mark.usefixtures("neurogym_installed")
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -193,20 +195,24 @@ def test_stepping_the_adapter_gives_the_batched_decisions():
 
 def test_pipeline_on_a_tiny_budget(tmp_path):
     from labcore.experiments import explore_neurogym as X
+    from labcore.experiments import neurogym_findings as N
 
-    summary = X.run(tmp_path, X.NeuroGymStudyConfig.quick())
-    table = pd.read_csv(tmp_path / "neurogym_by_coherence.csv")
+    study = X.NeuroGymStudyConfig.quick()
+    summary = run_study("neurogym", tmp_path, study, progress=False, say=lambda _: None)
+    loaded = load_study("neurogym", tmp_path)
+    assert loaded.problems == [] and loaded.summary == summary
+    table = loaded.frame(N.BY_COHERENCE.name)
     assert set(table["observer"]) == {"reward", "imitation", "ideal"} and set(table["seed"]) == {
         0,
         1,
     }
     assert sorted(table["coherence"].unique()) == [0.0, 3.2, 6.4, 12.8, 25.6, 51.2]
-    stored = json.loads((tmp_path / "summary.json").read_text())
-    assert stored["answer"] == summary["answer"] and stored["reading"]["reward"]["n"] == 2
-    assert stored["registered"] == "reward" and stored["post_hoc"] == ["imitation"]
-    assert set(NEUROGYM_MEANS) <= set(stored["means"])
-    assert load_neurogym(tmp_path).problems == []
-    assert set(pd.read_csv(tmp_path / "neurogym_curves.csv")["trainer"]) == {"reward", "imitation"}
+    seeds = loaded.frame(N.SEEDS.name)
+    assert list(seeds.columns) == ["seed", *N.SEED_VALUES] and len(seeds) == 2
+    gap = summary.finding("neurogym.reward_sure_gap")
+    assert gap.n == 2 and gap.outcome in ("supported", "not supported", "undefined")
+    assert summary.finding("neurogym.imitation_sure_gap").flag("post_hoc") is not None
+    assert set(loaded.frame(N.CURVES.name)["trainer"]) == {"reward", "imitation"}
     for kind in ("reward_all", "b2_ws"):
         assert (
             load_checkpoint(
@@ -221,16 +227,19 @@ def test_pipeline_on_a_tiny_budget(tmp_path):
 
 
 def test_a_damaged_study_is_one_problem_never_an_exception(tmp_path):
-    from labcore.experiments import explore_neurogym as X
+    from labcore.experiments import neurogym_findings as N
 
-    X.run(tmp_path, X.NeuroGymStudyConfig.quick())
-    summary = json.loads((tmp_path / "summary.json").read_text())
-    del summary["means"]["ideal_auroc"]
+    bundled = ROOT / "results" / "explore_neurogym"
+    for table in N.TABLES:
+        (tmp_path / table.file).write_bytes((bundled / table.file).read_bytes())
+    summary = json.loads((bundled / "summary.json").read_text())
+    summary["findings"][0]["value"] = "high"
     (tmp_path / "summary.json").write_text(json.dumps(summary))
-    study = load_neurogym(tmp_path)
-    assert study.summary == {} and "means.ideal_auroc is missing" in study.problems[0]
-    (tmp_path / "neurogym_by_coherence.csv").write_text("not,a\ncsv")
-    assert load_neurogym(tmp_path).problems
+    study = load_study("neurogym", tmp_path)
+    assert study.summary is None and "findings[0].value" in study.problems[0]
+    (tmp_path / "summary.json").write_bytes((bundled / "summary.json").read_bytes())
+    (tmp_path / N.BY_COHERENCE.file).write_text("not,a\ncsv")
+    assert load_study("neurogym", tmp_path).problems
 
 
 def test_figure_without_data_says_so():

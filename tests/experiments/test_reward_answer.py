@@ -8,21 +8,22 @@ generated from the bundled studies.
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 import re
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 
-from labcore.experiments import pdw_sweep
+from labcore.experiments import pdw_sweep_findings as W
 from labcore.experiments import reward_answer as ra
 from labcore.experiments import reward_answer_explorer as rx
 from labcore.experiments import reward_answer_parts as rp
 from labcore.experiments.e4_hypotheses import ideal_observer
+from labcore.experiments.pdw import PDWConfig
+from labcore.findings import Finding, Interval, StudySummary, load_summary
 from labcore.markers.sure_option import HIGH_COHERENCES, LOW_COHERENCES, WAIVED_COHERENCES
-from labcore.storage.results_pdw import FACTORS
 from tests.test_findings import decimals as finding_decimals
 from tests.test_findings import matches
 
@@ -36,7 +37,8 @@ def decimals(text: str) -> list[str]:
     return finding_decimals(PROTOCOL.sub("", text))
 
 
-BUNDLED_NEUROGYM = json.loads((ROOT / "results" / "explore_neurogym" / "summary.json").read_text())
+BUNDLED_NEUROGYM = load_summary(ROOT / "results" / "explore_neurogym", study="neurogym").summary
+FACTORS = W.FACTORS
 
 
 # --------------------------------------------------------------------------- hand-made summaries
@@ -73,7 +75,26 @@ def reading(s1: bool | None, s2: bool | None, base: float) -> dict:
     return {**out, "signatures_appear": None if None in tests else all(tests), "n_seeds": 5}
 
 
-def pdw_summary(plain=(True, True), b2=(True, True), b2_imitation=(True, True)) -> dict:
+def findings_of(observer: str, reading: dict) -> list[Finding]:
+    """An observer's S1 and S2 findings from a hand-made reading (its estimates)."""
+    out = []
+    for key, name in (("s1", "s1_contrast"), ("s2", "s2_waived_advantage")):
+        e = reading[key]
+        ci = e["ci95"]
+        out.append(
+            Finding(
+                id=f"pdw.{observer}.{name}",
+                question="?",
+                value=e["mean"],
+                sd=e["sd"],
+                n=e["n"],
+                interval=None if ci is None else Interval(low=ci[0], high=ci[1]),
+            )
+        )
+    return out
+
+
+def pdw_summary(plain=(True, True), b2=(True, True), b2_imitation=(True, True)) -> StudySummary:
     readings = {
         "plain_gru.reward": reading(*plain, 0.3127),
         "b2_ws.reward": reading(*b2, 0.2411),
@@ -81,38 +102,36 @@ def pdw_summary(plain=(True, True), b2=(True, True), b2_imitation=(True, True)) 
         "b2_ws.imitation": reading(*b2_imitation, 0.4572),
         "ideal_observer.ideal": reading(True, True, 0.5618),
     }
-    claims = [
-        {"id": f"pdw.{a}.reward.{k}", "ours": {"mean": v, "ci95": None, "n": 5}}
+    described = [
+        Finding(id=f"pdw.{a}.reward.{k}", question="?", value=v, n=5)
         for a, vals in (("plain_gru", (0.3433, 0.0716)), ("b2_ws", (0.2917, 0.0633)))
         for k, v in zip(("p_sure_offered", "pooled_difference"), vals, strict=True)
     ]
-    training = {
-        f"{a}.reward.seed{s}": {
+    networks = [
+        {
+            "agent": a,
+            "training": "reward",
+            "seed": s,
             "updates": 3100 + 700 * s + (900 if a == "b2_ws" else 0),
             "stopped": "criterion" if s < 4 else "cap",
             "wall_seconds": 200.0,
         }
         for a in ("plain_gru", "b2_ws")
         for s in range(5)
-    }
-    from dataclasses import asdict
-
-    from labcore.experiments.pdw import PDWConfig
-
-    return {
-        "study": "pdw",
-        "seeds": [0, 1, 2, 3, 4],
-        "config": json.loads(json.dumps(asdict(PDWConfig()))),
-        "reading": readings,
-        "claims": claims,
-        "training": training,
-    }
+    ]
+    return StudySummary(
+        study="pdw",
+        seeds=[0, 1, 2, 3, 4],
+        config=json.loads(json.dumps(asdict(PDWConfig()))),
+        findings=[f for obs, r in readings.items() for f in findings_of(obs, r)] + described,
+        tables={"networks": networks, "coherences": []},
+    )
 
 
-def sweep_summary(keeping: set[str], complete: bool = True) -> dict:
+def sweep_summary(keeping: set[str], complete: bool = True) -> StudySummary:
     """An explorer whose cells in ``keeping`` keep the option (S1 0.3x in 3 of 3 seeds) and the
-    others not."""
-    cells = [c.name for c in pdw_sweep.cells()]
+    others not (its first five cells only when not ``complete``)."""
+    cells = W.cell_names()
     rows = [
         {
             "cell": name,
@@ -125,34 +144,16 @@ def sweep_summary(keeping: set[str], complete: bool = True) -> dict:
         for s in range(3)
     ]
     if not complete:
-        cells = cells[:5]
-    outcomes = {
-        n: {
-            "side": n[0],
-            "factor": n[2:],
-            **pdw_sweep.cell_outcome([r for r in rows if r["cell"] == n]),
-        }
-        for n in cells
-    }
-    return {
-        "study": "pdw_sweep",
-        "seeds": [0, 1, 2],
-        "complete": complete,
-        "cells": outcomes,
-        "answer": pdw_sweep.answer(outcomes, rows) if complete else None,
-        "config": {
-            "keeps_at": pdw_sweep.KEEPS_AT,
-            "levels": {f: {"song": s, "old": o} for f, (s, o) in pdw_sweep.LEVELS.items()},
-        },
-    }
+        rows = [r for r in rows if r["cell"] in cells[:5]]
+    return W.summarise(W.SweepConfig(), {W.ROWS.name: rows})
 
 
 def held_summary(
     losing: set[str], all_keeps: bool = False, old_keeps: bool = True, complete: bool = True
-) -> dict:
+) -> StudySummary:
     """The explorer's post hoc follow-up: cells in ``losing`` lose the option (S1 near 0), others
     keep it."""
-    names = [c.name for c in pdw_sweep.held_cells()]
+    names = W.cell_names("held")
     lose = (
         set(losing) | ({"O~all"} if not all_keeps else set()) | ({"O"} if not old_keeps else set())
     )
@@ -168,21 +169,8 @@ def held_summary(
         for s in range(3)
     ]
     if not complete:
-        names = names[:3]
-    outcomes = {
-        n: {
-            "side": "O" if n == "O" else "H",
-            **pdw_sweep.cell_outcome([r for r in rows if r["cell"] == n]),
-        }
-        for n in names
-    }
-    return {
-        "study": "pdw_held",
-        "seeds": [0, 1, 2],
-        "complete": complete,
-        "cells": outcomes,
-        "answer": pdw_sweep.held_answer(outcomes, rows) if complete else None,
-    }
+        rows = [r for r in rows if r["cell"] in names[:3]]
+    return W.summarise(W.HeldConfig(), {W.ROWS.name: rows})
 
 
 def e4_summary(again: bool = True, r1: str = "supported", r2: str = "supported") -> dict:
@@ -222,7 +210,7 @@ def summaries(**over) -> dict:
         "pdw": pdw_summary(),
         "pdw_sweep": sweep_summary({"S", "S-entropy", "O+readout_init"}),
         "e4": e4_summary(),
-        "neurogym": copy.deepcopy(BUNDLED_NEUROGYM),
+        "neurogym": BUNDLED_NEUROGYM,
     }
     return {**base, **over}
 
@@ -295,7 +283,7 @@ def test_no_single_deciding_factor_names_the_cells_that_keep_the_option():
         "O",
         "O+readout_init",
     }  # every S-cell but two keeps; O keeps too
-    keep |= {c.name for c in pdw_sweep.cells() if c.side == "S"}
+    keep |= {n for n in W.cell_names() if n.startswith("S")}
     answer = ra.compose(summaries(pdw_sweep=sweep_summary(keep)))
     assert "no single choice decides whether the sure option survives" in answer.lead
     assert "`S-readout_init`" in answer.lead and "`O`" in answer.lead
@@ -323,7 +311,7 @@ def test_the_held_follow_up_names_the_choice_that_loses_the_option_and_is_labell
         "`O~return` (GAE's lambda 0.95 instead of the full return): keeps it in 0 of 3 seeds"
         in part.text
     )
-    assert "Welch 95% interval" in part.text and "explore pdw-held" in part.text
+    assert "Welch 95% interval" in part.text and "study pdw_held" in part.text
 
 
 def test_a_held_follow_up_that_keeps_the_option_everywhere_points_at_the_network():
@@ -367,7 +355,7 @@ def test_a_partial_explorer_shows_its_cells_and_waits_for_the_rest():
 def test_a_summary_of_another_study_is_not_read_as_this_one():
     wrong = {
         "pdw": {"study": "pdw_sweep", "cells": {}},
-        "pdw_sweep": {"study": "pdw", "reading": {}},
+        "pdw_sweep": pdw_summary(),  # a summary of another study
         "e4": {"values": {}},
         "neurogym": {"study": "neurogym"},
     }
@@ -417,6 +405,8 @@ def test_a_not_meaningful_auroc_is_said_as_such():
 # --------------------------------------------------------------------------- every number from the
 # summaries
 def _pool(x, out: list[float]) -> list[float]:
+    if isinstance(x, StudySummary):
+        x = x.model_dump(mode="json")
     if isinstance(x, bool):
         return out
     if isinstance(x, int | float) and math.isfinite(x):
@@ -433,6 +423,8 @@ def _pool(x, out: list[float]) -> list[float]:
 def _scaled(x, k: float):
     """Every measured float times ``k``; the explorer's registered factor levels are design, not
     data."""
+    if isinstance(x, StudySummary):
+        return StudySummary.model_validate(_scaled(x.model_dump(mode="json"), k))
     if isinstance(x, float):
         return x * k
     if isinstance(x, dict):
@@ -455,14 +447,14 @@ DESIGN = sorted(
         *[100 * v for p in (-1.0, -3.0) for v in ideal_observer(p).values()],
         *[
             float(v)
-            for song_old in pdw_sweep.LEVELS.values()
+            for song_old in W.LEVELS.values()
             for level in song_old
             for v in level.values()
             if isinstance(v, float)
         ],
         *[
             float(v)
-            for levels in pdw_sweep.HELD.values()
+            for levels in W.HELD.values()
             for level in levels
             for v in level.values()
             if isinstance(v, float)
@@ -477,7 +469,7 @@ BRANCHES = {
     "plain yes, B2 no": summaries(pdw=pdw_summary(b2=(False, True))),
     "plain no": summaries(pdw=pdw_summary(plain=(False, False), b2=(False, False))),
     "S1 only": summaries(pdw=pdw_summary(plain=(True, False))),
-    "no deciding factor": summaries(pdw_sweep=sweep_summary({c.name for c in pdw_sweep.cells()})),
+    "no deciding factor": summaries(pdw_sweep=sweep_summary(set(W.cell_names()))),
     "partial explorer": summaries(pdw_sweep=sweep_summary({"S"}, complete=False)),
     "first E4 only": summaries(e4=e4_summary(again=False)),
     "held follow-up": summaries(pdw_held=held_summary({"O~normalisation"})),
@@ -491,14 +483,9 @@ e.g. an ECE of 0.039, on the same rounded number)."""
 
 
 def derived(found: dict) -> list[float]:
-    """Numbers the text may derive from a summary: 8.6's worth of the sure option (two of its
-    means' difference)."""
-    means = (found.get("neurogym") or {}).get("means") or {}
-    return (
-        [abs(means["ideal_reward"]["mean"] - means["ideal_no_sure_reward"]["mean"])]
-        if means
-        else []
-    )
+    """Numbers the text may derive from a summary: none (8.6's worth of the sure option, once the
+    difference of two of its means, is a finding of its own)."""
+    return []
 
 
 @pytest.mark.parametrize("branch", list(BRANCHES))
@@ -541,9 +528,9 @@ def test_the_readme_block_is_the_answer_generated_from_the_bundled_studies():
     )
     assert rp.ANCHOR in readme and "Song, Yang & Wang (2017" in block
     for command in (
-        "explore pdw ",
-        "explore pdw-sweep",
-        "explore pdw-held",
+        "study pdw ",
+        "study pdw_sweep",
+        "study pdw_held",
         "reproduce --experiment e4",
     ):
         assert command in readme

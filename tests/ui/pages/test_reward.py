@@ -15,7 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from labcore import render
 from labcore.config import TrainConfig
+from labcore.findings import load_summary
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR, MANIFEST
 from tests.ui.apptest_pages import (
     ROOT,
@@ -174,19 +176,17 @@ def neurogym_copy(tmp_path: Path) -> Path:
 
 
 def test_the_neurogym_study_is_shown_with_its_answer_and_figures(open_page):
-    from labcore.experiments.explore_neurogym import answer_paragraph
-
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)
     text = markdown_text(at)
-    summary = json.loads((data_reward.NEUROGYM_STUDY_DIR / "summary.json").read_text())
-    assert summary["answer"] in text
-    reward = summary["reading"]["reward"]
-    assert f"{reward['mean']:+.3f}" in text
-    assert ("**Why, as far as we found" in text) == (reward["rises"] is False)
+    summary = load_summary(data_reward.NEUROGYM_STUDY_DIR, study="neurogym").summary
+    assert render.answer(summary, "short") in text  # rendered from the study's findings
+    ideal = summary.value("neurogym.ideal_sure_gap")
+    assert render.fmt(ideal, "difference", sign=True) in text
+    assert ("**Why, as far as we found" in text) == (summary.answer.outcome != "rises")
     readme = " ".join((ROOT / "README.md").read_text().split())
     assert (
-        " ".join(answer_paragraph(summary).split()) in readme
+        " ".join(render.answer(summary, "long").split()) in readme
     )  # the README states the bundled answer
 
 
@@ -195,15 +195,16 @@ def test_the_neurogym_numbers_follow_the_study_and_a_damaged_study_is_one_error(
 ):
     copy = neurogym_copy(tmp_path)
     summary = json.loads((copy / "summary.json").read_text())
-    summary["means"]["reward_reward"]["mean"] = 0.4321
+    found = next(f for f in summary["findings"] if f["id"] == "neurogym.reward_reward")
+    found["value"] = 0.4321
     (copy / "summary.json").write_text(json.dumps(summary))
     monkeypatch.setattr(data_reward, "NEUROGYM_STUDY_DIR", copy)
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)
     assert "0.432" in markdown_text(at) and not at.error
-    del summary["reading"]
+    found["value"] = "high"
     (copy / "summary.json").write_text(json.dumps(summary))
-    data_reward._neurogym.clear()
+    data_reward._reward_study.clear()
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)
     assert len(at.error) == 1 and "NeuroGym study cannot be shown" in at.error[0].value
@@ -217,11 +218,12 @@ def test_the_neurogym_numbers_follow_the_study_and_a_damaged_study_is_one_error(
 @pytest.fixture(scope="module")
 def pdw_sets(tmp_path_factory, neurogym_installed):
     """Tiny reproduction and explorer sets (``--quick`` budgets: their numbers mean nothing)."""
-    from labcore.experiments import pdw, pdw_sweep
+    from labcore.experiments.study import get_study, run_study
 
     out = tmp_path_factory.mktemp("pdw_sets")
-    pdw.run(out / "pdw", pdw.PDWConfig.quick())
-    pdw_sweep.run(out / "pdw_sweep", pdw_sweep.SweepConfig.quick_config())
+    for name in ("pdw", "pdw_sweep"):
+        config = get_study(name).config.quick()
+        run_study(name, out / name, config, progress=False, say=lambda _: None)
     return out
 
 
@@ -277,15 +279,10 @@ def test_the_answer_leads_and_says_not_run_yet_without_the_sets(open_page, tmp_p
     assert not exceptions(at), exceptions(at)
     assert not at.error, [e.value for e in at.error]  # not run yet is information, not an error
     infos = " ".join(i.value for i in at.info)
-    assert (
-        "explore pdw --out results/pdw" in infos
-        and "explore pdw-sweep --out results/pdw_sweep" in infos
-    )
+    assert "study pdw --jobs 2" in infos and "study pdw_sweep --jobs 2" in infos
     text = markdown_text(at)
     assert "**Not settled yet.**" in text and "Song, Yang & Wang (2017" in text
-    assert (
-        "Not run yet: `python -m labcore explore pdw-held --out results/pdw_held --jobs 2`" in text
-    )
+    assert "Not run yet: `python -m labcore study pdw_held --jobs 2`" in text
     assert (
         "**Older cell: NeuroGym's task, default initialisation, 1,500 updates" in text
     )  # 8.6, labelled
@@ -309,7 +306,7 @@ def test_the_page_draws_the_studies_with_the_answer_from_them(open_page, with_pd
     )  # the two tiny sets beside the bundled follow-up, E4 and 8.6 studies
     found.update({"pdw": tiny["pdw"], "pdw_sweep": tiny["pdw_sweep"]})
     found["e4"] = json.loads((data_reward.E4_RESULTS_DIR / "summary.json").read_text())
-    found["neurogym"] = json.loads((data_reward.NEUROGYM_STUDY_DIR / "summary.json").read_text())
+    found["neurogym"] = load_summary(data_reward.NEUROGYM_STUDY_DIR, study="neurogym").summary
     answer = compose(found)
     assert answer.lead in text and all(p.text in text for p in answer.parts)
     assert "This set is not the registered study" in text  # a --quick set says so
@@ -340,17 +337,14 @@ def test_the_axis_check_can_fail():
 
 
 def test_the_explorer_picker_switches_cells_without_computing(open_page, with_pdw, monkeypatch):
-    from labcore.storage.results_pdw import load_pdw
-
+    read = data_reward.read_study
     reads = []
-    monkeypatch.setattr(
-        data_reward, "load_pdw", lambda *a, **k: reads.append(a) or load_pdw(*a, **k)
-    )
-    data_reward._pdw.clear()
+    monkeypatch.setattr(data_reward, "read_study", lambda *a: reads.append(a) or read(*a))
+    data_reward._reward_study.clear()
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)
     first = len(reads)
-    assert first == 3  # the reproduction, the explorer and its follow-up, read once each
+    assert first == 4  # the reproduction, the explorer, its follow-up and 8.6's study, once each
     before = chart(at, "reward-explorer-curve")
     at.selectbox(key="reward.explorer_factor").set_value("entropy").run()
     assert not exceptions(at), exceptions(at)

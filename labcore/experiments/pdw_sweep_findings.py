@@ -1,0 +1,388 @@
+"""The reward explorer (protocol sec. 8.7) and its post hoc follow-up: their design, files, decision
+rules and findings, as pure functions of their rows (no torch). Training and measuring the agents
+is :mod:`labcore.experiments.pdw_sweep`.
+
+The explorer trains Song et al.'s plain GRU from NeuroGym's payoff alone in 16 cells, seeds 0-2
+each: seven factors (:data:`FACTORS`) at two levels, Song's and our old default's (8.6), changed
+one at a time from both ends: ``S`` (every factor at Song's level) and ``S-<factor>`` (that factor
+alone at the old level: is it *necessary*?); ``O`` (every factor old) and ``O+<factor>`` (that
+factor alone at Song's level: is it *sufficient*?). An agent *keeps the sure option* when S1's
+contrast is at least :data:`KEEPS_AT`; a cell keeps it when a majority of its seeds do; a factor
+*decides* survival when changing it alone flips the outcome from ``S`` or from ``O``
+(:func:`decision`).
+
+Post hoc (change log 2026-11-24, not registered): the five choices the explorer held at Song's
+values (:data:`HELD`) set one at a time to protocol 8.6's from ``O`` (cells ``O~<choice>``, and
+``O~all`` with all five), and which of them loses the option ``O`` keeps (:func:`held_decision`).
+
+Files (``results/pdw_sweep/``, ``results/pdw_held/``): ``pdw_sweep.csv`` (one row per agent),
+``pdw_sweep_curves.csv`` (its learning curves), ``summary.json``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from labcore.experiments.pdw_findings import curve_table, seed_estimate, welch_estimate
+from labcore.experiments.study import Rows, Table
+from labcore.findings import Answer, Finding, Flag, StudySummary
+
+FACTORS = (
+    "readout_init",
+    "input_scale",
+    "entropy",
+    "trials_per_update",
+    "learning_rate",
+    "baseline",
+    "training_length",
+)
+"""The reward explorer's seven factors (protocol 8.7), in the registered order."""
+LEVELS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    "readout_init": ({"readout_init": "zero"}, {"readout_init": "default"}),
+    "input_scale": ({"input_scale": 10.0}, {"input_scale": 1.0}),
+    "entropy": ({"entropy_coef": 0.02}, {"entropy_coef": 0.003}),
+    "trials_per_update": ({"trials_per_update": 64}, {"trials_per_update": 256}),
+    "learning_rate": ({"lr": 1e-3}, {"lr": 2e-3}),
+    "baseline": ({"baseline": "gru"}, {"baseline": "value_head"}),
+    "training_length": ({"max_updates": 12_000}, {"max_updates": 1_500}),
+}
+"""Each factor's (Song level, old level) as NeuroGymRLConfig fields (protocol 8.7)."""
+HELD: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    "return": ({"gae_lambda": 1.0}, {"gae_lambda": 0.95}),
+    "normalisation": ({"normalize_advantages": False}, {"normalize_advantages": True}),
+    "clipping": ({"max_grad_norm": 1.0}, {"max_grad_norm": 0.5}),
+    "policy_steps": ({"policy_steps": "all"}, {"policy_steps": "scored"}),
+    "stopping": (
+        {"stop_rule": "behaviour", "keep": "final"},
+        {"stop_rule": "none", "keep": "best_reward"},
+    ),
+}
+"""The choices the explorer held at Song's values: each one's (Song level, protocol 8.6's level)
+(the post hoc follow-up, change log 2026-11-24)."""
+KEEPS_AT = 0.10
+"""An agent keeps the sure option when its S1 contrast is at least this (registered)."""
+AGENT = "plain_gru"
+DESIGNS = ("registered", "held")
+STUDY_OF = {"registered": "pdw_sweep", "held": "pdw_held"}
+
+ROWS = Table(
+    "pdw_sweep",
+    (
+        "cell", "side", "factor", *FACTORS, "seed", "updates", "stopped", "wall_seconds",
+        "s1_contrast", "keeps_sure", "s2_waived_advantage", "p_sure_offered", "accuracy",
+        "answered", "greedy_s1_contrast", "greedy_p_sure_offered", "p_sure_c0", "p_sure_c3.2",
+        "p_sure_c6.4", "p_sure_c12.8", "p_sure_c25.6", "p_sure_c51.2",
+    ),
+    text=("cell", "side", "factor", *FACTORS, "stopped", "keeps_sure"),
+    optional=(
+        "factor", "keeps_sure", "s1_contrast", "s2_waived_advantage", "p_sure_offered",
+        "accuracy", "greedy_s1_contrast", "greedy_p_sure_offered", "p_sure_c0", "p_sure_c3.2",
+        "p_sure_c6.4", "p_sure_c12.8", "p_sure_c25.6", "p_sure_c51.2",
+    ),
+)  # fmt: skip
+"""``pdw_sweep.csv``: one row per trained agent (sampled evaluation unless ``greedy_``);
+``keeps_sure`` is "True", "False" or empty (undefined)."""
+CURVES = curve_table("pdw_sweep_curves")
+TABLES = (ROWS, CURVES)
+
+
+# ----------------------------------------------------------------------- the design
+@dataclass(frozen=True)
+class SweepConfig:
+    """Seeds and evaluation budget of the reward explorer (registered by default)."""
+
+    seeds: tuple[int, ...] = (0, 1, 2)
+    eval_trials: int = 12_000
+    cells: tuple[str, ...] = ()
+    """Only these cells (``--set cells=S,O``); empty: every cell of the design. A partial run
+    writes a partial summary (no answer until every cell has run)."""
+    tiny: bool = False
+    """Smoke-test budgets (:meth:`shrink`)."""
+    design: str = "registered"
+    """"registered" (the 16 cells) or "held" (the post hoc follow-up)."""
+
+    @classmethod
+    def quick(cls) -> SweepConfig:
+        """Two seeds, tiny budgets: a smoke test (its numbers mean nothing)."""
+        return cls(seeds=(0, 1), eval_trials=300, tiny=True)
+
+    def shrink(self, cfg: Any) -> Any:
+        """A cell's training config as trained: itself, or with :attr:`tiny` the long cap 8
+        updates, the short 4, small pools and batches."""
+        if not self.tiny:
+            return cfg
+        return replace(
+            cfg,
+            max_updates=8 if cfg.max_updates > 1_500 else 4,
+            eval_every=2,
+            train_pool=300,
+            heldout_trials=60,
+            trials_per_update=16 if cfg.trials_per_update <= 64 else 32,
+        )
+
+
+@dataclass(frozen=True)
+class HeldConfig(SweepConfig):
+    """The post hoc follow-up's config: the explorer's, on the held choices' cells."""
+
+    design: str = "held"
+
+
+def cell_names(design: str = "registered") -> list[str]:
+    """Every cell of ``design``, in the registered order.
+
+    >>> cell_names()[:2], cell_names("held")[-1]
+    (['S', 'S-readout_init'], 'O~all')
+    """
+    if design == "held":
+        return ["O", *[f"O~{h}" for h in HELD], "O~all"]
+    return ["S", *[f"S-{f}" for f in FACTORS], "O", *[f"O+{f}" for f in FACTORS]]
+
+
+def side_of(name: str) -> str:
+    """ "S" or "O" (the explorer's ends), "H" (a held choice changed)."""
+    return "H" if "~" in name else name[0]
+
+
+def factor_of(name: str) -> str:
+    """The factor (or held choice) a cell changes; "" for ``S`` and ``O``."""
+    return name[2:]
+
+
+def level_of(name: str, factor: str) -> str:
+    """ "song" or "old": the cell's level of ``factor`` (a held cell keeps the old default's)."""
+    if name.startswith("S"):
+        return "old" if factor_of(name) == factor else "song"
+    return "song" if name.startswith("O+") and factor_of(name) == factor else "old"
+
+
+def chosen_cells(config: SweepConfig) -> list[str]:
+    """The cells ``config`` runs, in the design's order; a ValueError names unknown ones."""
+    names = cell_names(config.design)
+    if unknown := sorted(set(config.cells) - set(names)):
+        raise ValueError(f"unknown cell(s) {unknown}; choose from {sorted(names)}")
+    return [n for n in names if not config.cells or n in config.cells]
+
+
+# ----------------------------------------------------------------------- the rules
+def keeps(s1: float | None) -> bool | None:
+    """The registered per-agent outcome (None when the contrast is undefined).
+
+    >>> keeps(0.1), keeps(0.05), keeps(float("nan"))
+    (True, False, None)
+    """
+    return None if s1 is None or not math.isfinite(s1) else bool(s1 >= KEEPS_AT)
+
+
+def cell_outcome(s1: Sequence[float | None]) -> dict[str, Any]:
+    """A cell's seeds: how many keep the option and whether the cell does (a majority of all its
+    seeds; None when no seed's outcome is defined)."""
+    kept = [keeps(v) for v in s1]
+    defined = [k for k in kept if k is not None]
+    return {
+        "n": len(s1),
+        "n_keep": int(sum(defined)),
+        "n_defined": len(defined),
+        "keeps": (2 * sum(defined) > len(s1)) if defined else None,
+    }
+
+
+def decision(
+    outcomes: Mapping[str, Mapping[str, Any]], s1: Mapping[str, Sequence[float | None]]
+) -> dict[str, Any]:
+    """Which factors decide survival (protocol 8.7): necessary (``S`` keeps, ``S-f`` loses) and
+    sufficient (``O`` loses, ``O+f`` keeps), with each factor's effect on S1 from both ends (the
+    difference of cell means with its Welch 95% interval)."""
+    song_keeps, old_keeps = outcomes["S"]["keeps"], outcomes["O"]["keeps"]
+    necessary = [f for f in FACTORS if song_keeps and outcomes[f"S-{f}"]["keeps"] is False]
+    sufficient = [f for f in FACTORS if old_keeps is False and outcomes[f"O+{f}"]["keeps"]]
+    effects = {
+        f: {
+            "from_song": welch_estimate(s1["S"], s1[f"S-{f}"]),
+            "from_old": welch_estimate(s1[f"O+{f}"], s1["O"]),
+        }
+        for f in FACTORS
+    }
+    return {
+        "deciding": sorted(set(necessary) | set(sufficient), key=FACTORS.index),
+        "necessary": necessary,
+        "sufficient": sufficient,
+        "song_keeps": song_keeps,
+        "old_keeps": old_keeps,
+        "effects": effects,
+    }
+
+
+def held_decision(
+    outcomes: Mapping[str, Mapping[str, Any]], s1: Mapping[str, Sequence[float | None]]
+) -> dict[str, Any]:
+    """Post hoc: which held choice, at protocol 8.6's level alone, loses the option ``O`` keeps;
+    each choice's effect on S1 (its cell minus ``O``, Welch 95% interval); ``O~all``'s outcome."""
+    old_keeps = outcomes["O"]["keeps"]
+    return {
+        "losing": [h for h in HELD if old_keeps and outcomes[f"O~{h}"]["keeps"] is False],
+        "old_keeps": old_keeps,
+        "all_keeps": outcomes["O~all"]["keeps"],
+        "effects": {h: welch_estimate(s1[f"O~{h}"], s1["O"]) for h in [*HELD, "all"]},
+    }
+
+
+# ----------------------------------------------------------------------- the summary
+class CellOutcome(BaseModel):
+    """One cell's outcome: its seeds, how many keep the sure option, whether the cell does."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    side: str
+    factor: str
+    n: int
+    n_keep: int
+    n_defined: int
+    keeps: bool | None
+
+
+class SweepTables(BaseModel):
+    """The explorer's (or its follow-up's) tables (``summary.json`` ``tables``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    design: str
+    cells: list[CellOutcome]
+    """The cells in this run, in the design's order."""
+    design_cells: list[str]
+    complete: bool
+    keeps_at: float
+    levels: dict[str, dict[str, dict[str, Any]]]
+    """Each factor's levels as training-config fields: ``{"song": {...}, "old": {...}}``."""
+    held: dict[str, dict[str, dict[str, Any]]]
+    """The follow-up: each held choice's ``{"song": {...}, "8.6": {...}}`` (empty otherwise)."""
+
+    def cell(self, name: str) -> CellOutcome | None:
+        """One cell's outcome (None if it is not in this run)."""
+        return next((c for c in self.cells if c.name == name), None)
+
+
+POST_HOC = Flag(kind="post_hoc", note="defined after the explorer's result (change log 2026-11-24)")
+
+
+def _findings(study: str, s1: Mapping[str, list], found: dict[str, Any] | None) -> list[Finding]:
+    held = study == "pdw_held"
+    base = {
+        "study": study,
+        "files": (ROWS.file,),
+        "measure": "s1",
+        "unit": "difference",
+        "flags": (POST_HOC,) if held else (),
+        "section": "protocol change log 2026-11-24" if held else "protocol sec. 8.7",
+    }
+    out = [
+        Finding(
+            id=f"{study}.{name}.s1",
+            question=f"S1's contrast in cell {name} (mean over its seeds)",
+            **seed_estimate(values),
+            **base,
+        )
+        for name, values in s1.items()
+    ]
+    if found is None:
+        return out
+    if held:
+        for h, est in found["effects"].items():
+            out.append(
+                Finding(
+                    id=f"{study}.effect.{h}",
+                    question=f"What setting {h} to protocol 8.6's level changes S1 by (its cell "
+                    "minus the old default)",
+                    **est,
+                    **base,
+                )
+            )
+        return out
+    for f, ends in found["effects"].items():
+        for end, cells in (("from_song", f"S minus S-{f}"), ("from_old", f"O+{f} minus O")):
+            out.append(
+                Finding(
+                    id=f"{study}.effect.{f}.{end}",
+                    question=f"What {f.replace('_', ' ')} at Song's level changes S1 by ({cells})",
+                    **ends[end],
+                    **base,
+                )
+            )
+    return out
+
+
+def _outcome(design: str, complete: bool, found: dict[str, Any] | None) -> str:
+    if not complete or found is None:
+        return "incomplete"
+    if design == "held":
+        if not found["old_keeps"]:
+            return "old_loses"
+        return "losing" if found["losing"] else "none_loses"
+    return "deciding" if found["deciding"] else "no_single"
+
+
+def _answer_findings(study: str, names: Sequence[str], found: dict[str, Any] | None) -> tuple:
+    """The findings an answer rests on: the reference cells' S1, and the effects of the factors
+    that decide (or the held choices that lose the option)."""
+    cells = [c for c in ("S", "O", "O~all") if c in names]
+    ids = [f"{study}.{c}.s1" for c in cells]
+    if found is None:
+        return tuple(ids)
+    if study == "pdw_held":
+        return tuple(ids + [f"{study}.effect.{h}" for h in found["losing"]])
+    return tuple(
+        ids
+        + [
+            f"{study}.effect.{f}.{end}"
+            for f in found["deciding"]
+            for end in ("from_song", "from_old")
+        ]
+    )
+
+
+def summarise(config: SweepConfig, rows: Rows) -> StudySummary:
+    """The explorer's (``config.design``) cell outcomes, answer and findings from its rows."""
+    study = STUDY_OF[config.design]
+    agents = rows[ROWS.name]
+    names = [n for n in cell_names(config.design) if any(r["cell"] == n for r in agents)]
+    s1 = {n: [r["s1_contrast"] for r in agents if r["cell"] == n] for n in names}
+    outcomes = {n: cell_outcome(v) for n, v in s1.items()}
+    complete = len(names) == len(cell_names(config.design))
+    rule = held_decision if config.design == "held" else decision
+    found = rule(outcomes, s1) if complete else None
+    keys = ("deciding", "necessary", "sufficient", "song_keeps", "old_keeps", "losing", "all_keeps")
+    answer = Answer(
+        outcome=_outcome(config.design, complete, found),
+        findings=_answer_findings(study, names, found),
+        params={k: v for k, v in (found or {}).items() if k in keys},
+    )
+    tables = SweepTables(
+        design=config.design,
+        cells=[
+            CellOutcome(name=n, side=side_of(n), factor=factor_of(n), **outcomes[n]) for n in names
+        ],
+        design_cells=cell_names(config.design),
+        complete=complete,
+        keeps_at=KEEPS_AT,
+        levels={f: {"song": s, "old": o} for f, (s, o) in LEVELS.items()},
+        held={h: {"song": s, "8.6": o} for h, (s, o) in HELD.items()}
+        if config.design == "held"
+        else {},
+    )
+    return StudySummary(
+        study=study,
+        registered=(
+            "docs/protocol.md change log 2026-11-24 (post hoc follow-up of sec. 8.7, not "
+            "registered)"
+            if config.design == "held"
+            else "docs/protocol.md sec. 8.7 (registered 2026-11-24)"
+        ),
+        seeds=sorted({int(r["seed"]) for r in agents}),
+        findings=_findings(study, s1, found),
+        answer=answer,
+        tables=tables.model_dump(mode="json"),
+    )
