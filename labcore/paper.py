@@ -142,23 +142,35 @@ PAPER_INCONSISTENCIES: tuple[str, ...] = (
 )
 
 
-def verdict(spec: ClaimSpec, ours: dict, values: Values) -> tuple[str, str]:
-    """Apply the pre-registered rule to one claim. Returns ``(verdict, reason)``.
+UNDEFINED_REASON = "our value is undefined for these data (see the experiment notes)"
+"""Why a value is undefined, for a claim whose specification gives no reason of its own."""
+
+
+def verdict(spec: ClaimSpec, ours: Mapping[str, Any], values: Values) -> tuple[str, str]:
+    """Apply the pre-registered rule to one claim. Returns ``(verdict, rule)``.
+
+    ``rule`` names the branch that decided (:data:`labcore.findings.VerdictRule`; its words are
+    :data:`labcore.render.VERDICT_RULES`): ``new`` (no paper number), ``stated`` (not comparable
+    as the table states), ``undefined`` (our value is), ``ci`` / ``tolerance`` / ``bound`` (the
+    numbers match), ``contrast`` (they match but the contrast's other arm fails), ``pattern`` (only
+    the pattern holds), ``mismatch`` (nothing holds).
 
     ``ours`` has ``mean``, ``sd``, ``n``, ``ci95`` and, for censored summaries, ``censored``
     (``"right"``) and ``bound``. ``values`` maps every claim id to our mean (for patterns).
+
+    >>> spec = ClaimSpec("x", "toy", PaperValue(0.5), tolerance=0.05)
+    >>> verdict(spec, {"mean": 0.52, "n": 5, "ci95": [0.51, 0.53]}, {})
+    ('reproduced', 'tolerance')
+    >>> verdict(spec, {"mean": 0.6, "n": 5, "ci95": [0.4, 0.8]}, {})
+    ('reproduced', 'ci')
+    >>> verdict(spec, {"mean": None, "n": 0}, {})
+    ('not comparable', 'undefined')
     """
     paper = spec.paper
-    note = f" (True by construction: {spec.by_construction}.)" if spec.by_construction else ""
     if paper.value is None:
-        return NEW, (
-            "The paper reports no number for this (its sec. 6.6 leaves the question "
-            "open); it is new, and "
-            f"tests {spec.hypothesis or 'no registered hypothesis'} of docs/protocol.md sec. "
-            f"{hypothesis_section(spec.hypothesis)}.{note}"
-        )
+        return NEW, "new"
     if spec.not_comparable:
-        return "not comparable", spec.not_comparable[0].upper() + spec.not_comparable[1:] + "."
+        return "not comparable", "stated"
     mean = ours.get("mean")
     censored = ours.get("censored")
     if (
@@ -166,43 +178,26 @@ def verdict(spec: ClaimSpec, ours: dict, values: Values) -> tuple[str, str]:
         or (mean is None and not censored)
         or (mean is not None and math.isnan(mean))
     ):
-        why = (
-            spec.undefined_reason
-            or "Our value is undefined for these data (see the experiment notes)."
-        )
-        return "not comparable", why + note
-    shown = f"> {ours['bound']:g}" if censored == "right" else f"{mean:.3g}"
+        return "not comparable", "undefined"
     if paper.bound == ">":
         matched = (censored == "right" and ours["bound"] >= paper.value) or (
             mean is not None and mean > paper.value
         )
+        branch = "bound"
     elif censored == "right":
-        matched = False
+        matched, branch = False, "mismatch"
     else:
         lo, hi = ours.get("ci95") or (math.nan, math.nan)
-        matched = (spec.tolerance is not None and abs(mean - paper.value) <= spec.tolerance) or (
-            lo <= paper.value <= hi
-        )
+        in_ci = lo <= paper.value <= hi
+        within = spec.tolerance is not None and abs(mean - paper.value) <= spec.tolerance
+        matched, branch = within or in_ci, "ci" if in_ci else "tolerance"
     if matched and spec.contrast_check is not None and not spec.contrast_check(values):
-        return "partly reproduced", (
-            f"Paper {paper}, ours {shown}: the value matches, but the claim is a contrast "
-            f"and its other arm does not hold here (it needs: {spec.contrast}).{note}"
-        )
+        return "partly reproduced", "contrast"
     if matched:
-        return (
-            "reproduced",
-            (
-                f"Paper {paper}, ours {shown}: within the pre-registered tolerance or our "
-                f"95% CI.{note}"
-            ),
-        )
+        return "reproduced", branch
     if spec.check is not None and spec.check(values):
-        return "partly reproduced", (
-            f"The pattern holds ({spec.pattern}) but the value differs: paper {paper}, "
-            f"ours {shown}.{note}"
-        )
-    pattern = f"; the pattern ({spec.pattern}) does not hold either" if spec.pattern else ""
-    return "not reproduced", f"Paper {paper}, ours {shown}{pattern}.{note}"
+        return "partly reproduced", "pattern"
+    return "not reproduced", "mismatch"
 
 
 def verdicts_of(claims: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:

@@ -52,7 +52,10 @@ from labcore.render import answer, fmt, markdown_html
 from labcore.storage.results import EXPERIMENTS, REPORT, Results, load_results
 from labcore.storage.studies import EXPLORE_DIR
 
-__all__ = ["build_report_html", "main", "write_report"]
+__all__ = ["REPORTED_STUDIES", "build_report_html", "main", "write_report"]
+
+REPORTED_STUDIES: tuple[str, ...] = ()
+"""The studies whose folder gets a report.html (``python -m labcore study NAME``)."""
 
 SCOPE = (
     "These agents are not conscious. They are small reference implementations of mechanisms that "
