@@ -474,7 +474,7 @@ def summarise(config: Any, rows: Rows) -> StudySummary:
         excluded=sorted({x for r in everything for x in r.excluded}),
         trained=sorted({x for r in everything for x in r.trained}),
         paper_inconsistencies=list(PAPER_INCONSISTENCIES) if name == "paper" else [],
-        hypotheses=hypotheses,
+        hypotheses=[{k: v for k, v in h.items() if k != "reason"} for h in hypotheses],
         auroc_spread=spreads,
     )
     answer = e4_answer(hypotheses) if name == "e4" else paper_answer(findings, len(config.seeds))

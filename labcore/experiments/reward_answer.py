@@ -59,7 +59,7 @@ from labcore.experiments.reward_answer_parts import (
     neurogym_sentence,
     pdw_part,
 )
-from labcore.storage.results import SUMMARY
+from labcore.findings import SUMMARY, load_summary
 from labcore.storage.studies import NEUROGYM_DIR, PDW_DIR, PDW_HELD_DIR, PDW_SWEEP_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,6 +103,10 @@ def read_summaries(results_dir: Path | str = ROOT / "results") -> dict[str, dict
     """Each study's ``summary.json`` under ``results_dir`` (None where missing or unreadable)."""
     found: dict[str, dict | None] = {}
     for key, folder in STUDIES.items():
+        if key == "e4":  # a study of the one Study shape: through the one validated loader
+            loaded = load_summary(Path(results_dir) / folder, study="e4").summary
+            found[key] = None if loaded is None else loaded.model_dump(mode="json")
+            continue
         path = Path(results_dir) / folder / SUMMARY
         try:
             found[key] = json.loads(path.read_text(encoding="utf-8"))

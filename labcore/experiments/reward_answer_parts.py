@@ -24,6 +24,7 @@ from typing import Any
 from labcore.experiments.e4 import FIRST_SCHEDULE
 from labcore.experiments.e4_text import REPRODUCE as E4_COMMAND
 from labcore.experiments.e4_text import answer as e4_answer
+from labcore.experiments.e4_text import e4_fields
 from labcore.experiments.explore_neurogym import answer_paragraph as neurogym_answer
 from labcore.markers.sure_option import HIGH_COHERENCES, LOW_COHERENCES, WAIVED_COHERENCES
 from labcore.storage.studies import NEUROGYM_DIR, PDW_DIR, PDW_HELD_DIR, PDW_SWEEP_DIR
@@ -73,8 +74,8 @@ def usable(key: str, summary: Mapping[str, Any] | None) -> bool:
         return summary.get("study") == "neurogym" and all(
             isinstance(summary.get(k), Mapping) for k in ("reading", "means")
         )
-    return isinstance(summary.get("values"), Mapping) and _finite(
-        summary["values"].get(f"e4.auroc.{A}.self_on")
+    return summary.get("study") == "e4" and _finite(
+        e4_fields(summary)["values"].get(f"e4.auroc.{A}.self_on")
     )
 
 
@@ -309,7 +310,7 @@ def pdw_part(summary: Mapping[str, Any] | None) -> Part:
 
 # --------------------------------------------------------------------------- E4 (8.3-8.5, 8.8)
 def _has_again(summary: Mapping[str, Any]) -> bool:
-    return _finite((summary.get("values") or {}).get(f"e4.auroc.{A2}.self_on"))
+    return _finite(e4_fields(summary)["values"].get(f"e4.auroc.{A2}.self_on"))
 
 
 def e4_part(summary: Mapping[str, Any] | None) -> Part:
@@ -359,8 +360,10 @@ def e4_sentence(summary: Mapping[str, Any] | None) -> str:
     spread, R2)."""
     if not usable("e4", summary):
         return f"E4 on our own wagering task has not run yet (`{COMMANDS['e4']}`)."
+    again = _has_again(summary)
+    summary = e4_fields(summary)
     values = summary["values"]
-    if not _has_again(summary):
+    if not again:
         h1 = _hypothesis(summary, "H1")
         flat = _spread(summary, f"e4.auroc.{A}.self_on") is False
         return (
