@@ -20,85 +20,41 @@ table of :mod:`labcore.paper_claims`; a test keeps the two in step):
 5. Otherwise "not reproduced".
 
 ``by_construction`` marks claims whose value our design fixes in advance (e.g. a constant
-confidence gives AUROC 0.5 exactly); the verdict's reason says so.
+confidence gives AUROC 0.5 exactly); the claim's finding carries it as a flag
+(:mod:`labcore.experiments.paper_findings`), its words are :mod:`labcore.render`'s.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from labcore.findings import VERDICTS, PaperValue
+
 Values = dict[str, float]
-NEW = "new (no paper number)"
-"""The verdict of a claim the paper has no number for (E4, issue 15): nothing to reproduce; the
-pre-registered hypothesis it tests (``ClaimSpec.hypothesis``, docs/protocol.md sec. 8.5) is
-tested instead (``labcore.experiments.e4_hypotheses``)."""
-VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not comparable", NEW)
-"""The verdicts, in display order: four comparisons with the paper, then "new"."""
+NEW = VERDICTS[-1]
+"""``"new (no paper number)"``: the verdict of a claim the paper has no number for (E4, issue 15):
+nothing to reproduce; the pre-registered hypothesis it tests (``ClaimSpec.hypothesis``,
+docs/protocol.md sec. 8.5) is tested instead (``labcore.experiments.e4_hypotheses``)."""
 
 
-@dataclass(frozen=True)
-class PaperValue:
-    """A number as the paper reports it."""
+def paper_value(
+    value: float | None,
+    sd: float | None = None,
+    n: int | None = None,
+    bound: str | None = None,
+    section: str = "",
+) -> PaperValue:
+    """A number as the paper reports it (:class:`labcore.findings.PaperValue`), written the way the
+    claims table writes it: ``paper_value(0.885, 0.040, 20, section="5.1.2")``; ``bound=">"`` for a
+    censored report such as L75 "> 0.50" (then ``value`` is the bound).
 
-    value: float | None
-    sd: float | None = None
-    n: int | None = None
-    bound: str | None = None
-    """">" for a censored report such as L75 "> 0.50" (then ``value`` is the bound)."""
-    section: str = ""
-
-    def __str__(self) -> str:
-        """ASCII text, as in verdict reasons and ``docs/verdicts.md``: ``"0.885 +/- 0.04"``."""
-        return paper_text(self, plus_minus="+/-")
-
-
-def paper_text(
-    paper: PaperValue | Mapping[str, Any] | None,
-    *,
-    plus_minus: str = "±",
-    number: Callable[[float], str] | None = None,
-) -> str:
-    """The paper's value as text: the one formatter of a paper value.
-
-    Parameters
-    ----------
-    paper : PaperValue or mapping or None
-        A :class:`PaperValue`, or the ``paper`` entry of a claim in ``summary.json``
-        (``value``, ``sd``, ``bound``).
-    plus_minus : str
-        The sign between value and SD (``"+/-"`` where the text must stay ASCII).
-    number : callable, optional
-        How a number is written (e.g. ``"{:.1%}".format`` beside a percentage); default ``:g``.
-
-    Returns
-    -------
-    str
-        ``"0.885 ± 0.04"``, ``"> 0.5"`` for a bound, ``"not reported"`` without a value.
-
-    Examples
-    --------
-    >>> paper_text(PaperValue(0.885, 0.04)), paper_text({"value": 0.5, "bound": ">"})
-    ('0.885 ± 0.04', '> 0.5')
-    >>> paper_text(None), str(PaperValue(0.2, 0.1))
-    ('not reported', '0.2 +/- 0.1')
-    >>> paper_text(PaperValue(0.885, 0.04), number="{:.1%}".format)
-    '88.5% ± 4.0%'
+    >>> paper_value(0.5, bound=">").bound
+    '>'
     """
-    if paper is None:
-        return "not reported"
-    if isinstance(paper, PaperValue):
-        value, sd, bound = paper.value, paper.sd, paper.bound
-    else:
-        value, sd, bound = paper.get("value"), paper.get("sd"), paper.get("bound")
-    if value is None:
-        return "not reported"
-    write = number or "{:g}".format
-    if bound:
-        return f"{bound} {write(value)}"
-    return write(value) + (f" {plus_minus} {write(sd)}" if sd is not None else "")
+    return PaperValue(value=value, sd=sd, n=n, bound=bound, section=section)
 
 
 @dataclass(frozen=True)
@@ -158,7 +114,7 @@ def verdict(spec: ClaimSpec, ours: Mapping[str, Any], values: Values) -> tuple[s
     ``ours`` has ``mean``, ``sd``, ``n``, ``ci95`` and, for censored summaries, ``censored``
     (``"right"``) and ``bound``. ``values`` maps every claim id to our mean (for patterns).
 
-    >>> spec = ClaimSpec("x", "toy", PaperValue(0.5), tolerance=0.05)
+    >>> spec = ClaimSpec("x", "toy", paper_value(0.5), tolerance=0.05)
     >>> verdict(spec, {"mean": 0.52, "n": 5, "ci95": [0.51, 0.53]}, {})
     ('reproduced', 'tolerance')
     >>> verdict(spec, {"mean": 0.6, "n": 5, "ci95": [0.4, 0.8]}, {})
@@ -198,56 +154,6 @@ def verdict(spec: ClaimSpec, ours: Mapping[str, Any], values: Values) -> tuple[s
     if spec.check is not None and spec.check(values):
         return "partly reproduced", "pattern"
     return "not reproduced", "mismatch"
-
-
-def verdicts_of(claims: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
-    """The verdicts counted for a claim list: the four comparisons with the paper, and "new" only
-    if a claim has it (a set of the paper's experiments is counted as before E4 existed).
-
-    >>> (verdicts_of([{"verdict": "reproduced"}]) == VERDICTS[:4],
-    ...  verdicts_of([{"verdict": NEW}])[-1])
-    (True, 'new (no paper number)')
-    """
-    return (
-        VERDICTS
-        if any(c.get("verdict") == NEW for c in claims)
-        else tuple(v for v in VERDICTS if v != NEW)
-    )
-
-
-def verdict_split(claims: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
-    """Verdict counts of a claim list, split into ``evidence`` and ``construction``.
-
-    A claim whose value our design fixes (``by_construction``) is not evidence either way; the
-    two groups are counted apart wherever counts are shown.
-
-    >>> verdict_split([{"verdict": "reproduced", "by_construction": True},
-    ...                {"verdict": "reproduced",
-    ...                 "by_construction": False}])["evidence"]["reproduced"]
-    1
-    """
-    shown = verdicts_of(claims)
-    out = {"evidence": dict.fromkeys(shown, 0), "construction": dict.fromkeys(shown, 0)}
-    for c in claims:
-        group = "construction" if c.get("by_construction") else "evidence"
-        if c.get("verdict") in out[group]:
-            out[group][c["verdict"]] += 1
-    return out
-
-
-def verdict_sentence(claims: Sequence[Mapping[str, Any]]) -> str:
-    """The counts in words, evidence first: "12 reproduced as evidence, 10 true by construction,
-    ..."."""
-    split = verdict_split(claims)
-    evidence = ", ".join(f"{n} {v}" for v, n in split["evidence"].items() if n)
-    built = sum(split["construction"].values())
-    parts = [
-        f"{len(claims)} claims: as evidence {evidence}" if evidence else f"{len(claims)} claims"
-    ]
-    if built:
-        detail = ", ".join(f"{n} {v}" for v, n in split["construction"].items() if n)
-        parts.append(f"{built} true by construction (not evidence either way: {detail})")
-    return "; ".join(parts) + "."
 
 
 def hypothesis_section(hypothesis: str | None) -> str:

@@ -383,6 +383,17 @@ def answer(summary: StudySummary, form: str = "short", **extra: Any) -> str:
     return text if form == "long" else _squash(text)
 
 
+def macro(summary: StudySummary, name: str, **extra: Any) -> str:
+    """Any other macro of a study's template as one paragraph (the paper's verdict ``counts``,
+    which the README, Home and Replication state)."""
+    module = (
+        environment()
+        .get_template(f"{summary.study}.j2")
+        .make_module({"s": SummaryView(summary), **extra})
+    )
+    return _squash(str(getattr(module, name)()))
+
+
 def render(template: str, **context: Any) -> str:
     """Any template of ``labcore/templates`` filled with ``context`` (the report, the handout)."""
     return environment().get_template(template).render(**context)

@@ -207,10 +207,12 @@ def pdw_held_study() -> PDWStudy:
     return _pdw(str(PDW_HELD_STUDY_DIR), ())
 
 
-def reward_answer(e4_summary: dict) -> RewardAnswer:
+def reward_answer(e4_summary: Any) -> RewardAnswer:
     """The lab's answer from the bundled studies
     (:func:`labcore.experiments.reward_answer.compose`),
-    E4's from the summary the page already holds."""
+    E4's from the summary the page already holds (a :class:`~labcore.findings.StudySummary`)."""
+    if e4_summary is not None and hasattr(e4_summary, "model_dump"):
+        e4_summary = e4_summary.model_dump(mode="json")
     return _reward_answer.compose(
         {
             "pdw": pdw_study().summary or None,

@@ -45,6 +45,7 @@ from labcore.findings import (
     Interval,
     PaperValue,
     StudySummary,
+    apart_by_kind,
     clean_json,
     evidence_split,
 )
@@ -393,6 +394,7 @@ def paper_answer(findings: Sequence[Finding], seeds: int) -> Answer:
             "seeds": seeds,
             "evidence": evidence,
             "apart": split["apart"],
+            "apart_kinds": apart_by_kind(findings),
             "dissociations": {e: d for e, d in dissociations.items() if d != "missing"},
         },
     )

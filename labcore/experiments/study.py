@@ -558,11 +558,22 @@ def load_study(study: Study | str, directory: Path | str) -> LoadedStudy:
     """Read a study's folder for display through the one validated loader; never raises on bad
     files (each problem is one sentence)."""
     study = get_study(study) if isinstance(study, str) else study
+    return load_tables(study.name, study.tables, study.tables_model, directory)
+
+
+def load_tables(
+    name: str | Sequence[str],
+    tables: Sequence[Table],
+    tables_model: type[BaseModel] | None,
+    directory: Path | str,
+) -> LoadedStudy:
+    """:func:`load_study` from a study's contract alone (its name or names, tables and tables
+    model), without importing the module that runs it (a page's first view needs no torch)."""
     directory = Path(directory)
-    loaded = load_summary(directory, study.tables_model, study=study.name)
+    loaded = load_summary(directory, tables_model, study=name)
     problems = list(loaded.problems)
     frames: dict[str, Any] = {}
-    for table in study.tables:
+    for table in tables:
         if table.file in loaded.foreign or (
             not table.required and not (directory / table.file).exists()
         ):
