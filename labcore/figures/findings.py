@@ -151,9 +151,7 @@ class FigureView:
     def low_accuracy(self, kinds: Sequence[str]) -> list[str]:
         """The kinds answering at or below the L75 threshold without noise."""
         return [
-            k
-            for k in kinds
-            if (x := self.v(f"e3.accuracy.{k}")) is not None and x <= L75_THRESHOLD
+            k for k in kinds if (x := self.v(f"e3.accuracy.{k}")) is not None and x <= L75_THRESHOLD
         ]
 
     def weakest(self, claim_ids: Sequence[str]) -> str:

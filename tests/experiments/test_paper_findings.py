@@ -6,6 +6,7 @@ answer's counts and dissociations; rows read back into the pipelines' per-seed r
 from __future__ import annotations
 
 import string
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +14,7 @@ from labcore import render
 from labcore.experiments import paper_findings as PF
 from labcore.experiments.paper_study import PaperConfig
 from labcore.experiments.paper_tables import figures_json, l75_cell, l75_record, value_rows
-from labcore.findings import Finding, Flag, evidence_split
+from labcore.findings import Finding, Flag, evidence_split, load_summary
 from labcore.paper_claims import CLAIMS_BY_ID
 
 
@@ -173,3 +174,46 @@ def test_rows_read_back_into_the_pipelines_results():
     assert figures_json(rows, ["e3"], [0, 1], 2, 6)["e3"]["points"][0]["dpci"] is None
     with pytest.raises(ValueError, match="does not list"):
         PF.seed_results(rows, PaperConfig(seeds=(0,), experiments=("e3",)))
+
+
+# ------------------------------------------------------------------ the answer, from paper.j2
+BUNDLED = Path(__file__).resolve().parents[2] / "results" / "bundled"
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    loaded = load_summary(BUNDLED, study="paper")
+    assert loaded.ok, loaded.problems
+    return loaded.summary
+
+
+def test_the_answer_is_filled_from_the_findings_within_its_word_limits(bundled):
+    evidence = bundled.answer.params["evidence"]
+    short, readme = render.answer(bundled, "short"), render.answer(bundled, "readme")
+    assert render.words(short) <= render.WORD_LIMITS["short"]
+    assert render.words(readme) <= render.WORD_LIMITS["readme"]
+    assert f"{evidence['reproduced']} reproduce" in short and short in readme
+    long = render.answer(bundled, "long")  # every finding it cites exists (StrictUndefined)
+    for finding_id in bundled.answer.findings:
+        f = bundled.finding(finding_id)
+        assert render.value_text(f) in long and f.question in long
+
+
+def test_the_counts_sentence_counts_the_findings(bundled):
+    split = evidence_split(bundled.findings)
+    counts = render.macro(bundled, "counts")
+    assert counts.startswith(f"{len(bundled.findings)} claims: as evidence ")
+    assert f"counted apart {sum(split['apart'].values())} " in counts
+    for verdict, n in split["evidence"].items():
+        assert (f"{n} {verdict}" in counts) == bool(n), verdict
+
+
+def test_every_flag_of_the_bundled_sets_renders_its_own_sentence():
+    for name in ("bundled", "seeds20", "quick", "e4"):
+        summary = load_summary(BUNDLED.parent / name).summary
+        for f in summary.findings:
+            for flag in f.flags:
+                template = render.FLAG_RULES.get((flag.kind, flag.rule))
+                assert template is not None or flag.note, (name, f.id, flag.kind, flag.rule)
+                if template:
+                    assert placeholders(template) <= set(flag.params) | {"note"}, (f.id, flag)
