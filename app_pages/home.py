@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from labcore.paper import verdict_split
+from labcore.findings import VERDICTS, evidence_split
+from labcore.render import answer, macro
 from ui import data
 from ui.components import SCOPE_LINE
 from ui.state import query
@@ -77,22 +78,22 @@ with cards[2], st.container(border=True):
     )
 
 st.subheader("Does the paper reproduce?")
-summary = data.checked_results().summary
-if summary:
-    split = verdict_split(summary["claims"])
+res = data.checked_results()
+if res.summary is not None:
+    st.markdown(answer(res.summary, "short"))
+    split = evidence_split(res.claims)
     cols = st.columns(5)
-    for col, (verdict, n) in zip(cols, split["evidence"].items(), strict=False):
-        col.metric(verdict.capitalize() + " (evidence)", n)
+    for col, verdict in zip(cols, VERDICTS[:4], strict=False):
+        col.metric(verdict.capitalize() + " (evidence)", split["evidence"][verdict])
     cols[4].metric(
-        "True by construction",
-        sum(split["construction"].values()),
-        help="Values our design fixes in advance (an untrained agent of the same wiring "
-        "gives the same "
-        "number, or the workspace's allocation rule does): not evidence either way.",
+        "Counted apart",
+        sum(split["apart"].values()),
+        help="Values our design fixes in advance (an untrained agent of the same wiring gives the "
+        "same number, or the workspace's allocation rule does), or whose paper number has no "
+        "counterpart here: not evidence either way. " + macro(res.summary, "counts"),
     )
     st.write(
-        f"{len(summary['claims'])} claims of the paper, checked with "
-        f"{len(summary['seeds'])} seeds per "
+        f"{len(res.claims)} claims of the paper, checked with {len(res.seeds)} seeds per "
         "agent by pre-registered rules. Claims whose value our design fixes are "
         "counted apart: they cannot "
         "confirm or refute anything. Not every finding reproduces; the Replication "

@@ -89,7 +89,7 @@ with st.container(key="lesson-body"):
     )
 
     if st.session_state.get(f"_lesson.shown.{n}"):
-        answer = expected_answer(step, results if results.summary else None)
+        answer = expected_answer(step, results if results.summary is not None else None)
         shown = f"**Answer** — {answer.text}"
         if answer.agrees is None:
             st.info(shown, icon=":material/help:")
@@ -142,7 +142,7 @@ st.write(
     "teacher's copy adds the key on a second page. Open the file in a browser and "
     "print it (or save as PDF)."
 )
-key_results = results if results.summary else None
+key_results = results if results.summary is not None else None
 d1, d2 = st.columns(2)
 d1.download_button(
     "Handout for students (HTML)",

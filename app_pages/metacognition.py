@@ -97,7 +97,7 @@ def dissociation_lead(res) -> list[str]:
     if not all(k in values for k in keys):
         return []
     a_on, a_off, u_on, u_off = (values[k] for k in keys)
-    n = len(res.summary.get("seeds") or [])
+    n = len(res.seeds)
     return [
         f"Over the result set's {n} seeds, zeroing the self-model takes task accuracy from "
         f"{number_text(a_on, '{:.1%}')} to {number_text(a_off, '{:.1%}')} "
@@ -247,7 +247,7 @@ if condition == "bus_off":
     holds = rule.check(
         {"e1.skip.self_on": intact.skip_fraction, "e1.skip.bus_off": view.skip_fraction}
     )
-    verdict = res.claims.get("e1.skip.bus_off", {}).get("verdict")
+    verdict = getattr(res.finding("e1.skip.bus_off"), "verdict", None)
     text = (
         "**The paper:** with the workspace off, the intact self-model does not give "
         '"uninhibited" high '

@@ -9,9 +9,8 @@ import streamlit as st
 from labcore import report
 from labcore.figures import registry
 from labcore.figures.explore import e3_robustness_verdict
-from labcore.paper import paper_text, verdict_split
-from labcore.paper_claims import CLAIMS_BY_ID
-from labcore.storage.formatting import ours_text
+from labcore.findings import evidence_split
+from labcore.render import answer, has_template, macro
 from ui import controls, data
 from ui.components import SCOPE_LINE, figure
 
@@ -49,10 +48,7 @@ with st.expander("How are verdicts decided?"):
 
 sets = data.result_sets()
 if not sets:
-    st.error(
-        "No result set found. Run `python -m labcore reproduce --experiment all "
-        "--seeds 5 --out results/bundled`."
-    )
+    st.error("No result set found. Run `python -m labcore study paper --out results/bundled`.")
     st.stop()
 names = [Path(p).name for p in sets]
 controls.url_choice(PAGE, "results", names)
@@ -60,55 +56,52 @@ chosen = sets[names.index(st.selectbox("Result set", names, key=controls.key(PAG
 controls.publish_choice(PAGE, "results", default=names[0])
 res = data.checked_results(chosen)
 summary = res.summary
-if not summary:
+if summary is None:
     st.stop()  # checked_results has said which file is broken and how to restore it
 
-config = summary.get("config", {})
+config = summary.config
 st.write(
-    f"**{len(summary.get('seeds', []))} seeds** per agent · experiments "
-    f"{', '.join(summary.get('experiments', []))}"
+    f"**{len(res.seeds)} seeds** per agent · experiments "
+    f"{', '.join(res.experiments)}"
     f" · {'quick' if config.get('quick') else 'full'} budgets · created "
-    f"{summary.get('created', 'unknown')}"
-    f" · commit `{(summary.get('git_commit') or 'unknown')[:10]}` · "
-    f"{summary.get('wall_seconds', '?')} s"
+    f"{summary.created or 'unknown'}"
+    f" · commit `{(summary.git_commit or 'unknown')[:10]}` · "
+    f"{summary.wall_seconds if summary.wall_seconds is not None else '?'} s"
 )
-counts = summary.get("verdict_counts", {})
-split = verdict_split(summary.get("claims", []))
+if has_template(summary.study):
+    st.markdown(answer(summary, "short"))
+split = evidence_split(res.claims)
+counts = {v: split["evidence"][v] + split["apart"][v] for v in split["evidence"]}
+counts = {v: n for v, n in counts.items() if n}
 cols = st.columns(len(counts) + 1 or 1)
-for col, (verdict, n) in zip(cols, split["evidence"].items(), strict=False):
-    col.metric(verdict.capitalize() + " (evidence)", n)
+for col, verdict in zip(cols, counts, strict=False):
+    col.metric(verdict.capitalize() + " (evidence)", split["evidence"][verdict])
 cols[-1].metric(
-    "True by construction",
-    sum(split["construction"].values()),
-    help="Fixed by the design (the same for an untrained agent, or by the allocation rule): not "
-    "evidence either way. Their verdicts: "
-    + ", ".join(f"{n} {v}" for v, n in split["construction"].items() if n),
+    "Counted apart",
+    sum(split["apart"].values()),
+    help="Fixed by the design (the same for an untrained agent, or by the allocation rule), or "
+    "without a counterpart here: not evidence either way. Their verdicts: "
+    + ", ".join(f"{n} {v}" for v, n in split["apart"].items() if n),
 )
-if summary.get("excluded"):
+if has_template(summary.study):
+    st.caption(macro(summary, "counts"))
+if res.tables is not None and res.tables.excluded:
     st.warning(
-        "Excluded agents (below the 95% agreement criterion): " + ", ".join(summary["excluded"])
+        "Excluded agents (below the 95% agreement criterion): " + ", ".join(res.tables.excluded)
     )
-
-
-def claim_sentence(claim: dict) -> str:
-    """What a claim says, in words: its description in the paper table (labcore.paper_claims),
-    else the result set's."""
-    spec = CLAIMS_BY_ID.get(claim["id"])
-    return spec.description if spec else claim.get("description") or claim["id"]
-
 
 rows = [
     {
-        "what is claimed": claim_sentence(c),
-        "paper": paper_text(c["paper"]),
-        "ours": ours_text(c["ours"]),
-        "verdict": c["verdict"],
-        "why": c.get("reason", ""),
-        "by construction": "yes" if c.get("by_construction") else "",
-        "experiment": c["id"].split(".")[0].upper(),
-        "claim": c["id"],
+        "what is claimed": r["Question"],
+        "paper": r["Paper"],
+        "ours": r["Ours"],
+        "verdict": r["Verdict"],
+        "why": r["why"],
+        "evidence": r["Evidence"],
+        "experiment": r["id"].split(".")[0].upper(),
+        "claim": r["id"],
     }
-    for c in summary.get("claims", [])
+    for r in report.finding_rows(res.claims)
 ]
 # The verdict and the two numbers first, the long texts after: a phone shows the first three columns
 # (issue 24).
@@ -121,7 +114,7 @@ claims = pd.DataFrame(
         "ours",
         "what is claimed",
         "why",
-        "by construction",
+        "evidence",
         "claim",
     ],
 )
@@ -166,7 +159,7 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
         if exp == "e3":
             st.markdown(
                 "**The E3 robustness verdict, with the design study.** "
-                + " ".join(e3_robustness_verdict(res, data.explore()))
+                + " ".join(e3_robustness_verdict(res))
                 + " Explore the study's designs on the Robustness page."
             )
         elif exp == "explore":  # only the post-hoc tab (issue 24: this ran on every tab but E3)
@@ -210,23 +203,22 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
                 findings = [f"(not available from this result set: {type(exc).__name__})"]
             if findings:
                 st.markdown("**What we found.** " + " ".join(findings))
-            for claim_id in spec.claims:
-                match = [c for c in summary.get("claims", []) if c["id"] == claim_id]
-                if match:
-                    c = match[0]
-                    st.markdown(
-                        f"- {claim_sentence(c)}: paper {paper_text(c['paper'])}, ours "
-                        f"{ours_text(c['ours'])}: **{c['verdict']}** — {c['reason']} "
-                        f":gray[:small[{claim_id}]]"
-                    )
+            found = [res.finding(c) for c in spec.claims if res.finding(c) is not None]
+            for r in report.finding_rows(found):
+                st.markdown(
+                    f"- {r['Question']}: paper {r['Paper']}, ours {r['Ours']}: "
+                    f"**{r['Verdict']}** — {r['why']} :gray[:small[{r['id']}]]"
+                )
 
 st.subheader("Inconsistencies inside the paper")
-for item in summary.get("paper_inconsistencies", []):
+for item in res.tables.paper_inconsistencies if res.tables is not None else []:
     st.markdown(f"- {item}")
 
 st.subheader("Rerun it, with more seeds")
 st.code(
-    "python -m labcore reproduce --experiment all --seeds 20 --jobs 2 --out results/seeds20",
+    "python -m labcore --compute portable study paper --set seeds="
+    + ",".join(map(str, range(20)))
+    + " --jobs 2 --out results/seeds20",
     language="bash",
 )
 st.markdown(
@@ -239,7 +231,10 @@ st.markdown(
 )
 d1, d2, d3 = st.columns(3)
 d1.download_button(
-    "summary.json", json.dumps(summary, indent=1), file_name="summary.json", mime="application/json"
+    "summary.json",
+    json.dumps(summary.model_dump(mode="json"), indent=1),
+    file_name="summary.json",
+    mime="application/json",
 )
 trials_path = Path(chosen) / "e1_trials.csv"
 if trials_path.exists():

@@ -263,7 +263,7 @@ def hypotheses_box() -> None:
                     + "; ".join(data_reward.e4_condition_text(c) for c in h.get("conditions") or [])
                     + "."
                 )
-        n = len(res.summary.get("seeds") or [])
+        n = len(res.seeds)
         st.caption(
             f"Outcomes from the result set `{res.directory.name}` ({n} seeds): tested "
             "on seed means with 95% t "

@@ -10,8 +10,8 @@ from labcore.figures.live import pci_bars, titration_figure
 from labcore.figures.paper_e3 import fig3b_marker_correlations, titration_curves, titration_rows
 from labcore.figures.style import label_of
 from labcore.paper_claims import CLAIMS_BY_ID, l75_key
-from labcore.render import answer
-from labcore.storage.formatting import fmt, l75_point, l75_summary
+from labcore.render import answer, fmt
+from labcore.storage.formatting import l75_point, l75_summary
 from ui import controls, data, science
 from ui.components import explain, figure, live_scope, metric, paper_value, verdict_box
 from ui.predict import CHANGE_CHOICES, change_outcome, predict_then_reveal
@@ -161,8 +161,8 @@ if model is not None:
                 f"paper: {paper_value(l75_claim)}"
                 if l75_claim in CLAIMS_BY_ID
                 else f"paper: not reported for {label_of(kind)} in this protocol",
-                f"verdict: {bundled.claims[l75_claim]['verdict']}"
-                if l75_claim in bundled.claims
+                f"verdict: {bundled.findings[l75_claim].verdict}"
+                if l75_claim in bundled.findings
                 else "no verdict",
                 "threshold 75% accuracy; chance 14.3%",
             ]
@@ -287,16 +287,16 @@ def complexity() -> None:
 
 complexity()
 
-if summary:
+if summary is not None:
     st.subheader("Composite markers and the OOD gap (bundled results)")
     points = (results.figures.get("e3") or {}).get("points", [])
     if points:
         figure(
-            fig3b_marker_correlations(points, summary.get("values")),
+            fig3b_marker_correlations(points, results.values),
             key="composite",
             download="composite",
         )
-        values = summary.get("values", {})
+        values = results.values
         st.write(
             "Registered shift (1.5x longer delay): R^2 with GBI = "
             f"{fmt(values.get('e3.composite.r2_gbi'))}, "
@@ -304,7 +304,7 @@ if summary:
             "accuracy under this shift, so there is almost nothing to explain. "
             "Exploratory (post hoc): under a "
             "shift that overflows the workspace (4 masks), GBI alone explains R^2 = "
-            f"{fmt(values.get('e3.explore.composite_overflow.r2_gbi'), 2)} of the gap, "
+            f"{fmt(values.get('e3.explore.composite_overflow.r2_gbi'), digits=2)} of the gap, "
             "because only "
             "agents with a workspace can lose what the workspace held. The composite's "
             "power depends on the shift."

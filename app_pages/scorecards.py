@@ -50,7 +50,7 @@ with st.container(border=True):
     for caveat in CAVEATS:
         st.markdown(f"- {caveat.text} *({caveat.source})*")
 
-values = data.checked_results().summary.get("values", {})
+values = data.checked_results().values
 
 
 @st.cache_data(show_spinner=False)

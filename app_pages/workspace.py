@@ -87,7 +87,7 @@ def capacity_lead(res) -> list[str]:
     if not all(k in res.values for k in keys):
         return []
     full, half, off = (res.values[k] for k in keys)
-    n = len(res.summary.get("seeds") or [])
+    n = len(res.seeds)
     return [
         f"Over the result set's {n} seeds, B1 gets both reports right in "
         f"{number_text(full, '{:.1%}')} of "

@@ -1,10 +1,11 @@
-"""End-to-end reproduction time (issue: experiments E1-E3).
+"""End-to-end reproduction time (issue: experiments E1-E3; the study ``paper``).
 
 Run alone: ``.venv/bin/python -m bench.bench_reproduce [--twenty]``.
 
-- ``reproduce --experiment all --seeds 5 --quick`` on the bundled checkpoints (target <= 5 min).
-- ``--twenty``: ``--seeds 20`` with full budgets, training the 15 missing seeds of every kind into
-  a fresh cache first, as seed batches (``--twenty-out results/seeds20`` keeps the result set).
+- ``study paper --quick --set seeds=0,1,2,3,4`` on the bundled checkpoints (target <= 5 min).
+- ``--twenty``: ``--set seeds=0,...,19`` with full budgets, training the 15 missing seeds of every
+  kind into a fresh cache first, as seed batches (``--twenty-out results/seeds20`` keeps the result
+  set).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def run(args: list[str]) -> float:
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "labcore", "reproduce", *args],
+        [sys.executable, "-m", "labcore", "study", "paper", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -30,7 +31,7 @@ def run(args: list[str]) -> float:
     seconds = time.perf_counter() - start
     if done.returncode:
         raise SystemExit(done.stderr[-2000:])
-    print(done.stdout.strip().splitlines()[-3])
+    print(done.stdout.strip().splitlines()[-1])
     return seconds
 
 
@@ -44,36 +45,21 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         quick = run(
             [
-                "--experiment",
-                "all",
-                "--seeds",
-                "5",
-                "--quick",
-                "--jobs",
-                "2",
-                "--out",
-                f"{tmp}/quick",
-                "--no-report",
+                *("--quick", "--set", "seeds=0,1,2,3,4", "--jobs", "2"),
+                *("--out", f"{tmp}/quick", "--no-report"),
             ]
         )
-        print(f"reproduce all, 5 seeds, quick, bundled agents: {quick:.0f} s")
+        print(f"study paper, 5 seeds, quick, bundled agents: {quick:.0f} s")
         if args.twenty:
+            seeds = ",".join(map(str, range(20)))
             full = run(
                 [
-                    "--experiment",
-                    "all",
-                    "--seeds",
-                    "20",
-                    "--jobs",
-                    "2",
-                    "--out",
-                    args.twenty_out or f"{tmp}/twenty",
-                    "--cache",
-                    f"{tmp}/cache",
+                    *("--set", f"seeds={seeds}", "--set", f"cache={tmp}/cache", "--jobs", "2"),
+                    *("--out", args.twenty_out or f"{tmp}/twenty"),
                 ]
             )
             print(
-                "reproduce all, 20 seeds, full budgets, training 15 seeds x 12 kinds: "
+                "study paper, 20 seeds, full budgets, training 15 seeds x 12 kinds: "
                 f"{full / 60:.1f} min"
             )
 

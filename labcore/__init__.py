@@ -3,10 +3,11 @@
 Tasks (``labcore.envs``), agents (``labcore.agents``), run-time interventions
 (``labcore.interventions``), training (``labcore.training``), markers
 (``labcore.markers``), seed-level statistics (``labcore.stats``) and the experiment
-pipelines (``labcore.experiments``), with the result-set contract (``labcore.storage.results``), the
-figures (``labcore.figures``) and the HTML report (``labcore.report``). Nothing here imports
-Streamlit: the app in ``app.py``/``app_pages/`` is a thin layer on top. The layers and where
-each concept lives: ``docs/ARCHITECTURE.md``.
+pipelines and studies (``labcore.experiments``; a result set's files and findings:
+``labcore.experiments.paper_tables``, ``labcore.findings``), the one renderer
+(``labcore.render``), the figures (``labcore.figures``) and the HTML report
+(``labcore.report``). Nothing here imports Streamlit: the app in ``app.py``/``app_pages/`` is a
+thin layer on top. The layers and where each concept lives: ``docs/ARCHITECTURE.md``.
 
 Primary spec: Phua (2025), "Can We Test Consciousness Theories on AI? Ablations, Markers,
 and Robustness". Every open design choice is pre-registered in ``docs/protocol.md``.

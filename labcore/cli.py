@@ -1,4 +1,4 @@
-"""Command line: ``python -m labcore train ...`` and ``python -m labcore reproduce ...``.
+"""Command line: ``python -m labcore train ...`` and ``python -m labcore study NAME ...``.
 
 Examples
 --------
@@ -21,9 +21,10 @@ E4's arm (b), policy and wager both learned from the task's reward (actor-critic
     python -m labcore train --experiment e4 --agent reward_all --seeds 0 --trainer rl --out
         runs/rl-trial
 
-Run E1-E3 on 5 seeds and write the result set with its report.html::
+Run E1-E3 on 5 seeds and write the result set with its report.html (the study ``paper``; 20
+seeds: ``--set seeds=0,1,...,19``; the quick budgets on 2 seeds: ``--quick``)::
 
-    python -m labcore reproduce --experiment all --seeds 5 --jobs 2 --out results/mine
+    python -m labcore study paper --jobs 2 --out results/mine
 
 Reproduce Song, Yang & Wang (2017) on NeuroGym's post-decision wager (protocol 8.7; resumable), then
 the reward explorer (which training choices decide whether the sure option survives), some of its
@@ -34,16 +35,15 @@ cells only, and its post hoc follow-up::
     python -m labcore study pdw_sweep --set cells=S,O --out runs/some_cells
     python -m labcore study pdw_held --jobs 2
 
-Run E4 (metacognition from reward alone, beyond the paper; its hypotheses H1-H6 of protocol 8.5
-are tested and printed) on the bundled agents, as the bundled E4 set was written::
+Run E4 (metacognition from reward alone, beyond the paper; its hypotheses H1-H6 and R1-R4 of
+protocol 8.5 and 8.8.5 are tested) on the bundled agents, as the bundled E4 set was written::
 
-    python -m labcore reproduce --experiment e4 --seeds 5 --out results/e4
+    python -m labcore --compute portable study e4 --out results/e4
 
-The same on a Dask cluster (seeds and missing agents run on its workers; a failed task or a
+The same on a Dask cluster (units and missing agents run on its workers; a failed task or a
 cluster without workers for ``--dask-timeout`` seconds ends the run with one sentence)::
 
-    python -m labcore reproduce --experiment all --seeds 5 --backend dask --scheduler
-        tcp://HOST:8786 --out results/mine
+    python -m labcore study paper --backend dask --scheduler tcp://HOST:8786 --out results/mine
 """
 
 from __future__ import annotations
@@ -51,17 +51,14 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from labcore import compute
-from labcore.budgets import ReproduceConfig
 from labcore.cluster import DASK_TIMEOUT, DistributedRunError, cluster_size
 from labcore.config import (
     AGENT_KINDS,
-    AUDIT_SEEDS,
     BUNDLED_EXPERIMENTS,
     KINDS_OF_EXPERIMENT,
     PAPER_EPISODES,
@@ -71,13 +68,8 @@ from labcore.config import (
     train_config_of,
     trainer_of,
 )
-from labcore.paper import paper_text, verdict_sentence
 from labcore.seeding import parse_seeds
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR
-from labcore.storage.formatting import ours_text
-
-if TYPE_CHECKING:
-    from labcore.training.provision import ProgressBoard
 
 
 def training_jobs(
@@ -126,37 +118,6 @@ def training_jobs(
     return list(jobs)
 
 
-def _progress_bar(label: str, paper: bool) -> tuple[Any, Callable[[ProgressBoard], None]]:
-    """A tqdm bar driven by a :class:`~labcore.training.provision.ProgressBoard`, and its update
-    callback.
-
-    It shows the share of the training budget done, agents finished / total, and the time
-    left; in fast mode that time is an upper bound (agents stop at convergence, usually
-    long before the update budget), so it reads "at most".
-    """
-    from tqdm import tqdm
-
-    bar = tqdm(
-        total=1000,
-        desc=label,
-        file=sys.stderr,
-        bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}{postfix}",
-    )
-
-    def render(board: ProgressBoard) -> None:
-        finished, members = board.members
-        left = board.seconds_left()
-        when = (
-            "?"
-            if math.isnan(left)
-            else f"{'' if paper else 'at most '}{int(left) // 60}:{int(left) % 60:02d} left"
-        )
-        bar.n = min(1000, round(board.fraction * 1000))
-        bar.set_postfix_str(f"{finished}/{members} agents done, {when}", refresh=True)
-
-    return bar, render
-
-
 def cmd_train(args: argparse.Namespace) -> int:
     """``train``: train every requested (task, kind, seed) and save the checkpoints.
 
@@ -165,7 +126,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     learning (``--trainer rl``, ``labcore.training.actor_critic``) train seed after seed within
     their batch.
     """
-    from labcore.training.provision import missing_seeds, plan_batches, run_batches
+    from labcore.training.provision import missing_seeds, plan_batches, progress_bar, run_batches
 
     requests = []
     for task, kind, episodes in training_jobs(args.experiment, args.agent, args.mode, args.trainer):
@@ -190,7 +151,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if not batches:
         print("nothing to train")
         return 0
-    bar, render = _progress_bar("training", args.mode == "paper")
+    bar, render = progress_bar("training", args.mode == "paper")
     try:
         records = run_batches(batches, workers=args.jobs, on_progress=render)
     finally:
@@ -215,7 +176,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def _dask_client(scheduler: str | None, jobs: int, timeout: float) -> tuple[Any, Any]:
-    """The client (and local cluster) of ``reproduce --backend dask``, announced on stderr.
+    """The client (and local cluster) of ``study --backend dask``, announced on stderr.
 
     Connects to ``scheduler``, or starts a local cluster of ``jobs`` one-thread worker
     processes. Prints one line saying where the work runs: the workers and threads of the
@@ -232,7 +193,7 @@ def _dask_client(scheduler: str | None, jobs: int, timeout: float) -> tuple[Any,
         except (OSError, TimeoutError, ValueError) as exc:
             raise SystemExit(
                 f"error: cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}); "
-                "check the address and that the scheduler runs, or use --backend loky"
+                "check the address and that the scheduler runs, or use --backend local"
             ) from None
     else:
         cluster = LocalCluster(
@@ -252,95 +213,16 @@ def _dask_client(scheduler: str | None, jobs: int, timeout: float) -> tuple[Any,
                 cluster.close()
             raise SystemExit(
                 f"error: no Dask worker joined the scheduler at {address} within {timeout:g} s; "
-                f"start one (dask worker {address}) or use --backend loky"
+                f"start one (dask worker {address}) or use --backend local"
             ) from None
         workers, threads = cluster_size(client)
     print(
-        f"dask: {workers} worker(s) with {threads} thread(s) at {address}; seeds and "
+        f"dask: {workers} worker(s) with {threads} thread(s) at {address}; units and "
         "training run there, "
         "not in this process",
         file=sys.stderr,
     )
     return client, cluster
-
-
-def cmd_reproduce(args: argparse.Namespace) -> int:
-    """``reproduce``: run the experiments, write the result set and report.html, print the
-    claims."""
-    from tqdm import tqdm
-
-    from labcore.experiments.runner import reproduce
-
-    experiments = ["e1", "e2", "e3"] if args.experiment == "all" else [args.experiment]
-    cfg = ReproduceConfig.for_budget(tuple(range(args.seeds)), args.quick)
-    client = cluster = None
-    if args.backend == "dask":
-        client, cluster = _dask_client(args.scheduler, args.jobs, args.dask_timeout)
-    elif args.scheduler:
-        raise SystemExit("error: --scheduler needs --backend dask")
-    training_bar, render = _progress_bar("training missing agents", paper=False)
-    bar = None
-
-    def progress(experiment, result):
-        nonlocal bar
-        if bar is None:
-            training_bar.close()
-            bar = tqdm(
-                total=len(experiments) * args.seeds,
-                desc="reproducing",
-                unit="seed",
-                file=sys.stderr,
-            )
-        bar.set_postfix_str(f"{experiment} seed {result.seed} done")
-        bar.update()
-
-    try:
-        summary = reproduce(
-            experiments,
-            cfg,
-            args.out,
-            cache_dir=args.cache,
-            jobs=args.jobs,
-            backend=args.backend,
-            progress=progress,
-            training_progress=render,
-            seed_batches=not args.no_seed_batch,
-            audit_seeds=args.audit_seeds,
-            dask_timeout=args.dask_timeout,
-        )
-    except DistributedRunError as exc:
-        raise SystemExit(f"error: {exc}") from None
-    finally:
-        training_bar.close()
-        if bar is not None:
-            bar.close()
-        if client is not None:
-            client.close()
-        if cluster is not None:
-            cluster.close()
-    print(f"{'claim':34s} {'paper':>14s} {'ours':>22s}  verdict")
-    for c in summary["claims"]:
-        p = paper_text(c["paper"])
-        o = ours_text(c["ours"])
-        print(f"{c['id']:34s} {p:>14s} {o:>22s}  {c['verdict']}")
-    print(verdict_sentence(summary["claims"]) + f"   ({summary['wall_seconds']} s)")
-    for h in summary.get("hypotheses") or []:  # E4: protocol 8.5
-        print(
-            f"{h['id']}{' (primary)' if h['primary'] else ''}: {h['outcome']}"
-            + (" (by construction, not counted)" if h["by_construction"] else "")
-        )
-    if summary["excluded"]:
-        print("excluded (below the 95% criterion): " + ", ".join(summary["excluded"]))
-    if summary["trained"]:
-        print(
-            f"trained for this run and cached in {args.cache}: {len(summary['trained'])} agent(s)"
-        )
-    if not args.no_report:
-        from labcore.report import write_report
-
-        print(f"wrote {write_report(args.out)}")
-    print(f"wrote {args.out}/summary.json and the trial data beside it")
-    return 0
 
 
 def cmd_study(args: argparse.Namespace) -> int:
@@ -371,24 +253,50 @@ def cmd_study(args: argparse.Namespace) -> int:
     def say(text: str) -> None:
         print(text, file=sys.stderr)
 
-    if args.resummarise:
-        summary = resummarise(study, out, config)
-    else:
-        summary = run_study(
-            study, out, config, jobs=args.jobs, backend=args.backend, rerun=args.rerun, say=say
-        )
+    client = cluster = None
+    if args.backend == "dask" and not args.resummarise:
+        client, cluster = _dask_client(args.scheduler, args.jobs, args.dask_timeout)
+    elif args.scheduler:
+        raise SystemExit("error: --scheduler needs --backend dask")
+    try:
+        if args.resummarise:
+            summary = resummarise(study, out, config)
+        else:
+            summary = run_study(
+                study,
+                out,
+                config,
+                jobs=args.jobs,
+                backend=args.backend,
+                rerun=args.rerun,
+                say=say,
+                dask_timeout=args.dask_timeout,
+            )
+    except (DistributedRunError, ValueError) as exc:
+        raise SystemExit(f"error: {exc}") from None
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
     from labcore.figures.study_figures import write_study_figure
     from labcore.render import answer, has_template
 
     figure = write_study_figure(study.name, out)
     if has_template(study.name):
         print(answer(summary, "short"))
-    print(f"wrote {out}/summary.json" + (f" and {figure.name}" if figure else ""))
+    wrote = [f"{out}/summary.json"] + ([figure.name] if figure else [])
+    if not args.no_report:
+        from labcore.report import REPORTED_STUDIES, write_report
+
+        if study.name in REPORTED_STUDIES:
+            wrote.append(write_report(out).name)
+    print("wrote " + ", ".join(wrote))
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``python -m labcore`` argument parser (subcommands ``train`` and ``reproduce``)."""
+    """The ``python -m labcore`` argument parser (subcommands ``train`` and ``study``)."""
     parser = argparse.ArgumentParser(prog="python -m labcore", description=__doc__.split("\n")[0])
     _compute_argument(parser)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -449,50 +357,6 @@ def build_parser() -> argparse.ArgumentParser:
     _compute_argument(train)
     train.set_defaults(func=cmd_train)
 
-    rep = sub.add_parser(
-        "reproduce", help="run experiments E1-E3 and compare with the paper, or E4 (beyond it)"
-    )
-    rep.add_argument(
-        "--experiment",
-        required=True,
-        choices=["e1", "e2", "e3", "e4", "all"],
-        help="all: the paper's E1-E3; e4 (issue 15) runs on its own",
-    )
-    rep.add_argument(
-        "--seeds", type=int, default=5, help="number of agent seeds, 0..N-1 (default 5)"
-    )
-    rep.add_argument("--quick", action="store_true", help="smaller evaluation budgets")
-    rep.add_argument("--jobs", type=int, default=1, help="parallel workers (seeds fan out)")
-    rep.add_argument("--backend", choices=["loky", "dask"], default="loky")
-    rep.add_argument(
-        "--scheduler", default=None, help="address of a Dask scheduler (with --backend dask)"
-    )
-    rep.add_argument(
-        "--dask-timeout",
-        type=float,
-        default=DASK_TIMEOUT,
-        help=f"with --backend dask: seconds to wait for a worker while the cluster has none, "
-        f"then stop with an error (default {DASK_TIMEOUT:g}; 0: no limit)",
-    )
-    rep.add_argument("--out", required=True, help="output directory")
-    rep.add_argument(
-        "--cache", default="runs/checkpoints", help="where agents trained on demand are cached"
-    )
-    rep.add_argument("--no-report", action="store_true", help="skip report.html")
-    rep.add_argument(
-        "--audit-seeds",
-        type=int,
-        default=AUDIT_SEEDS,
-        help="seeds on which untrained agents also run, for the construction audit (0: skip)",
-    )
-    rep.add_argument(
-        "--no-seed-batch",
-        action="store_true",
-        help="train missing agents one seed at a time instead of each kind's seeds as one batch",
-    )
-    _compute_argument(rep)
-    rep.set_defaults(func=cmd_reproduce)
-
     study = sub.add_parser(
         "study",
         help="run a registered study (--list: which) through the one runner: units cached and "
@@ -504,6 +368,19 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument("--quick", action="store_true", help="the study's smoke-test budget")
     study.add_argument("--jobs", type=int, default=1, help="units side by side (processes)")
     study.add_argument("--backend", choices=["local", "dask"], default="local")
+    study.add_argument(
+        "--scheduler", default=None, help="address of a Dask scheduler (with --backend dask)"
+    )
+    study.add_argument(
+        "--dask-timeout",
+        type=float,
+        default=DASK_TIMEOUT,
+        help=f"with --backend dask: seconds to wait for a worker while the cluster has none, "
+        f"then stop with an error (default {DASK_TIMEOUT:g}; 0: no limit)",
+    )
+    study.add_argument(
+        "--no-report", action="store_true", help="skip report.html (studies that have one)"
+    )
     study.add_argument(
         "--set",
         action="append",
@@ -552,8 +429,6 @@ def main(argv: list[str] | None = None) -> int:
         )
     if getattr(args, "jobs", 1) < 1:
         raise SystemExit("error: --jobs must be >= 1")
-    if args.command == "reproduce" and not 1 <= args.seeds <= 10_000:
-        raise SystemExit("error: --seeds must be between 1 and 10000")
-    if args.command == "reproduce" and not 0 <= args.dask_timeout < math.inf:
+    if args.command == "study" and not 0 <= args.dask_timeout < math.inf:
         raise SystemExit("error: --dask-timeout must be a number of seconds >= 0 (0: no limit)")
     return args.func(args)

@@ -1,6 +1,6 @@
 """Work on a Dask cluster: submit it as futures, collect it, and never hang on a dead cluster.
 
-``reproduce --backend dask`` runs seeds (:func:`labcore.experiments.common.run_seeds`) and
+``study --backend dask`` runs units (:func:`labcore.experiments.study.run_units`) and
 training batches (:func:`labcore.training.provision.run_batches`) through :func:`run_on_cluster`:
 every item is one ``client.submit(..., pure=False)`` task, so it runs on a worker, never in
 the client process. Results come back through ``distributed.as_completed``.
@@ -62,7 +62,7 @@ def failure_sentence(labels: Sequence[str], exc: BaseException) -> str:
     Examples
     --------
     >>> failure_sentence(["seed 3"], ValueError("bad\\nmore"))
-    'seed 3 failed on a Dask worker with ValueError: bad; run it with --backend loky to see the
+    'seed 3 failed on a Dask worker with ValueError: bad; run it with --backend local to see the
     traceback.'
     """
     from distributed import KilledWorker
@@ -82,12 +82,12 @@ def failure_sentence(labels: Sequence[str], exc: BaseException) -> str:
             "(distributed.scheduler.allowed-failures); check the worker logs (a crash "
             "or running out "
             "of memory is the usual cause), give the workers more memory, or run with "
-            "--backend loky."
+            "--backend local."
         )
     text = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else "no message"
     return (
         f"{names} failed on a Dask worker with {type(exc).__name__}: {text}; "
-        f"run it with --backend loky to see the traceback."
+        f"run it with --backend local to see the traceback."
     )
 
 
@@ -112,7 +112,7 @@ def no_worker_sentence(pending: Sequence[str], timeout: float, address: str) -> 
     return (
         f"{pending[0]}{others} did not finish: the Dask cluster at {address} has had no worker for "
         f"{timeout:g} s (--dask-timeout); start workers for that scheduler "
-        f"(dask worker {address}) or run with --backend loky."
+        f"(dask worker {address}) or run with --backend local."
     )
 
 
@@ -171,7 +171,7 @@ def run_on_cluster(
         except ValueError:
             raise DistributedRunError(
                 "there is no Dask client to run on; connect one (distributed.Client) "
-                "or run with --backend loky."
+                "or run with --backend local."
             ) from None
     futures = [client.submit(fn, *args, pure=False) for args in calls]
     index_of = {f.key: i for i, f in enumerate(futures)}
@@ -208,7 +208,7 @@ def run_on_cluster(
                 fail(
                     f"{labels[i]} was cancelled on the Dask cluster (the scheduler or "
                     "the client went away); "
-                    f"run it again, or with --backend loky."
+                    f"run it again, or with --backend local."
                 )
             if future.status == "error":  # result is (type, exception, traceback)
                 exc = result[1]

@@ -9,9 +9,9 @@ table and have a module of their own, to keep each within the size cap.
 
 from __future__ import annotations
 
-from labcore.paper import ClaimSpec, PaperValue
+from labcore.paper import ClaimSpec, paper_value
 
-NO_PAPER = PaperValue(None, section="none: protocol 8.5")
+NO_PAPER = paper_value(None, section="none: protocol 8.5")
 """The paper value of a claim it has no number for (E4)."""
 E4_BY_WIRING = (
     "a zeroed z_self feeds the confidence head a constant, and a constant confidence has Type-2 "

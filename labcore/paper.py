@@ -20,85 +20,41 @@ table of :mod:`labcore.paper_claims`; a test keeps the two in step):
 5. Otherwise "not reproduced".
 
 ``by_construction`` marks claims whose value our design fixes in advance (e.g. a constant
-confidence gives AUROC 0.5 exactly); the verdict's reason says so.
+confidence gives AUROC 0.5 exactly); the claim's finding carries it as a flag
+(:mod:`labcore.experiments.paper_findings`), its words are :mod:`labcore.render`'s.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from labcore.findings import VERDICTS, PaperValue
+
 Values = dict[str, float]
-NEW = "new (no paper number)"
-"""The verdict of a claim the paper has no number for (E4, issue 15): nothing to reproduce; the
-pre-registered hypothesis it tests (``ClaimSpec.hypothesis``, docs/protocol.md sec. 8.5) is
-tested instead (``labcore.experiments.e4_hypotheses``)."""
-VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not comparable", NEW)
-"""The verdicts, in display order: four comparisons with the paper, then "new"."""
+NEW = VERDICTS[-1]
+"""``"new (no paper number)"``: the verdict of a claim the paper has no number for (E4, issue 15):
+nothing to reproduce; the pre-registered hypothesis it tests (``ClaimSpec.hypothesis``,
+docs/protocol.md sec. 8.5) is tested instead (``labcore.experiments.e4_hypotheses``)."""
 
 
-@dataclass(frozen=True)
-class PaperValue:
-    """A number as the paper reports it."""
+def paper_value(
+    value: float | None,
+    sd: float | None = None,
+    n: int | None = None,
+    bound: str | None = None,
+    section: str = "",
+) -> PaperValue:
+    """A number as the paper reports it (:class:`labcore.findings.PaperValue`), written the way the
+    claims table writes it: ``paper_value(0.885, 0.040, 20, section="5.1.2")``; ``bound=">"`` for a
+    censored report such as L75 "> 0.50" (then ``value`` is the bound).
 
-    value: float | None
-    sd: float | None = None
-    n: int | None = None
-    bound: str | None = None
-    """">" for a censored report such as L75 "> 0.50" (then ``value`` is the bound)."""
-    section: str = ""
-
-    def __str__(self) -> str:
-        """ASCII text, as in verdict reasons and ``docs/verdicts.md``: ``"0.885 +/- 0.04"``."""
-        return paper_text(self, plus_minus="+/-")
-
-
-def paper_text(
-    paper: PaperValue | Mapping[str, Any] | None,
-    *,
-    plus_minus: str = "±",
-    number: Callable[[float], str] | None = None,
-) -> str:
-    """The paper's value as text: the one formatter of a paper value.
-
-    Parameters
-    ----------
-    paper : PaperValue or mapping or None
-        A :class:`PaperValue`, or the ``paper`` entry of a claim in ``summary.json``
-        (``value``, ``sd``, ``bound``).
-    plus_minus : str
-        The sign between value and SD (``"+/-"`` where the text must stay ASCII).
-    number : callable, optional
-        How a number is written (e.g. ``"{:.1%}".format`` beside a percentage); default ``:g``.
-
-    Returns
-    -------
-    str
-        ``"0.885 ± 0.04"``, ``"> 0.5"`` for a bound, ``"not reported"`` without a value.
-
-    Examples
-    --------
-    >>> paper_text(PaperValue(0.885, 0.04)), paper_text({"value": 0.5, "bound": ">"})
-    ('0.885 ± 0.04', '> 0.5')
-    >>> paper_text(None), str(PaperValue(0.2, 0.1))
-    ('not reported', '0.2 +/- 0.1')
-    >>> paper_text(PaperValue(0.885, 0.04), number="{:.1%}".format)
-    '88.5% ± 4.0%'
+    >>> paper_value(0.5, bound=">").bound
+    '>'
     """
-    if paper is None:
-        return "not reported"
-    if isinstance(paper, PaperValue):
-        value, sd, bound = paper.value, paper.sd, paper.bound
-    else:
-        value, sd, bound = paper.get("value"), paper.get("sd"), paper.get("bound")
-    if value is None:
-        return "not reported"
-    write = number or "{:g}".format
-    if bound:
-        return f"{bound} {write(value)}"
-    return write(value) + (f" {plus_minus} {write(sd)}" if sd is not None else "")
+    return PaperValue(value=value, sd=sd, n=n, bound=bound, section=section)
 
 
 @dataclass(frozen=True)
@@ -142,23 +98,35 @@ PAPER_INCONSISTENCIES: tuple[str, ...] = (
 )
 
 
-def verdict(spec: ClaimSpec, ours: dict, values: Values) -> tuple[str, str]:
-    """Apply the pre-registered rule to one claim. Returns ``(verdict, reason)``.
+UNDEFINED_REASON = "our value is undefined for these data (see the experiment notes)"
+"""Why a value is undefined, for a claim whose specification gives no reason of its own."""
+
+
+def verdict(spec: ClaimSpec, ours: Mapping[str, Any], values: Values) -> tuple[str, str]:
+    """Apply the pre-registered rule to one claim. Returns ``(verdict, rule)``.
+
+    ``rule`` names the branch that decided (:data:`labcore.findings.VerdictRule`; its words are
+    :data:`labcore.render.VERDICT_RULES`): ``new`` (no paper number), ``stated`` (not comparable
+    as the table states), ``undefined`` (our value is), ``ci`` / ``tolerance`` / ``bound`` (the
+    numbers match), ``contrast`` (they match but the contrast's other arm fails), ``pattern`` (only
+    the pattern holds), ``mismatch`` (nothing holds).
 
     ``ours`` has ``mean``, ``sd``, ``n``, ``ci95`` and, for censored summaries, ``censored``
     (``"right"``) and ``bound``. ``values`` maps every claim id to our mean (for patterns).
+
+    >>> spec = ClaimSpec("x", "toy", paper_value(0.5), tolerance=0.05)
+    >>> verdict(spec, {"mean": 0.52, "n": 5, "ci95": [0.51, 0.53]}, {})
+    ('reproduced', 'tolerance')
+    >>> verdict(spec, {"mean": 0.6, "n": 5, "ci95": [0.4, 0.8]}, {})
+    ('reproduced', 'ci')
+    >>> verdict(spec, {"mean": None, "n": 0}, {})
+    ('not comparable', 'undefined')
     """
     paper = spec.paper
-    note = f" (True by construction: {spec.by_construction}.)" if spec.by_construction else ""
     if paper.value is None:
-        return NEW, (
-            "The paper reports no number for this (its sec. 6.6 leaves the question "
-            "open); it is new, and "
-            f"tests {spec.hypothesis or 'no registered hypothesis'} of docs/protocol.md sec. "
-            f"{hypothesis_section(spec.hypothesis)}.{note}"
-        )
+        return NEW, "new"
     if spec.not_comparable:
-        return "not comparable", spec.not_comparable[0].upper() + spec.not_comparable[1:] + "."
+        return "not comparable", "stated"
     mean = ours.get("mean")
     censored = ours.get("censored")
     if (
@@ -166,93 +134,26 @@ def verdict(spec: ClaimSpec, ours: dict, values: Values) -> tuple[str, str]:
         or (mean is None and not censored)
         or (mean is not None and math.isnan(mean))
     ):
-        why = (
-            spec.undefined_reason
-            or "Our value is undefined for these data (see the experiment notes)."
-        )
-        return "not comparable", why + note
-    shown = f"> {ours['bound']:g}" if censored == "right" else f"{mean:.3g}"
+        return "not comparable", "undefined"
     if paper.bound == ">":
         matched = (censored == "right" and ours["bound"] >= paper.value) or (
             mean is not None and mean > paper.value
         )
+        branch = "bound"
     elif censored == "right":
-        matched = False
+        matched, branch = False, "mismatch"
     else:
         lo, hi = ours.get("ci95") or (math.nan, math.nan)
-        matched = (spec.tolerance is not None and abs(mean - paper.value) <= spec.tolerance) or (
-            lo <= paper.value <= hi
-        )
+        in_ci = lo <= paper.value <= hi
+        within = spec.tolerance is not None and abs(mean - paper.value) <= spec.tolerance
+        matched, branch = within or in_ci, "ci" if in_ci else "tolerance"
     if matched and spec.contrast_check is not None and not spec.contrast_check(values):
-        return "partly reproduced", (
-            f"Paper {paper}, ours {shown}: the value matches, but the claim is a contrast "
-            f"and its other arm does not hold here (it needs: {spec.contrast}).{note}"
-        )
+        return "partly reproduced", "contrast"
     if matched:
-        return (
-            "reproduced",
-            (
-                f"Paper {paper}, ours {shown}: within the pre-registered tolerance or our "
-                f"95% CI.{note}"
-            ),
-        )
+        return "reproduced", branch
     if spec.check is not None and spec.check(values):
-        return "partly reproduced", (
-            f"The pattern holds ({spec.pattern}) but the value differs: paper {paper}, "
-            f"ours {shown}.{note}"
-        )
-    pattern = f"; the pattern ({spec.pattern}) does not hold either" if spec.pattern else ""
-    return "not reproduced", f"Paper {paper}, ours {shown}{pattern}.{note}"
-
-
-def verdicts_of(claims: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
-    """The verdicts counted for a claim list: the four comparisons with the paper, and "new" only
-    if a claim has it (a set of the paper's experiments is counted as before E4 existed).
-
-    >>> (verdicts_of([{"verdict": "reproduced"}]) == VERDICTS[:4],
-    ...  verdicts_of([{"verdict": NEW}])[-1])
-    (True, 'new (no paper number)')
-    """
-    return (
-        VERDICTS
-        if any(c.get("verdict") == NEW for c in claims)
-        else tuple(v for v in VERDICTS if v != NEW)
-    )
-
-
-def verdict_split(claims: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
-    """Verdict counts of a claim list, split into ``evidence`` and ``construction``.
-
-    A claim whose value our design fixes (``by_construction``) is not evidence either way; the
-    two groups are counted apart wherever counts are shown.
-
-    >>> verdict_split([{"verdict": "reproduced", "by_construction": True},
-    ...                {"verdict": "reproduced",
-    ...                 "by_construction": False}])["evidence"]["reproduced"]
-    1
-    """
-    shown = verdicts_of(claims)
-    out = {"evidence": dict.fromkeys(shown, 0), "construction": dict.fromkeys(shown, 0)}
-    for c in claims:
-        group = "construction" if c.get("by_construction") else "evidence"
-        if c.get("verdict") in out[group]:
-            out[group][c["verdict"]] += 1
-    return out
-
-
-def verdict_sentence(claims: Sequence[Mapping[str, Any]]) -> str:
-    """The counts in words, evidence first: "12 reproduced as evidence, 10 true by construction,
-    ..."."""
-    split = verdict_split(claims)
-    evidence = ", ".join(f"{n} {v}" for v, n in split["evidence"].items() if n)
-    built = sum(split["construction"].values())
-    parts = [
-        f"{len(claims)} claims: as evidence {evidence}" if evidence else f"{len(claims)} claims"
-    ]
-    if built:
-        detail = ", ".join(f"{n} {v}" for v, n in split["construction"].items() if n)
-        parts.append(f"{built} true by construction (not evidence either way: {detail})")
-    return "; ".join(parts) + "."
+        return "partly reproduced", "pattern"
+    return "not reproduced", "mismatch"
 
 
 def hypothesis_section(hypothesis: str | None) -> str:

@@ -16,7 +16,8 @@ import math
 from collections.abc import Callable
 
 from labcore.e4_claims import E4_CLAIMS
-from labcore.paper import NEW, ClaimSpec, PaperValue, Values, hypothesis_section
+from labcore.paper import NEW, ClaimSpec, Values, hypothesis_section, paper_value
+from labcore.render import paper_text
 
 E3_FRAGILE = 0.1
 """B1 is "fragile" in the paper's sense (sec. 5.3.2, L75 0.04) when its L75 is below this
@@ -123,7 +124,7 @@ GBI_UNDEFINED = (
 )
 
 
-P = PaperValue
+P = paper_value
 C = ClaimSpec
 
 CLAIMS: tuple[ClaimSpec, ...] = (
@@ -646,7 +647,8 @@ def verdict_table_markdown() -> str:
             )
             continue
         rows.append(
-            f"| `{c.id}` | {c.paper} (sec. {c.paper.section}) | {tol} | "
+            f"| `{c.id}` | {paper_text(c.paper).replace('±', '+/-')} (sec. {c.paper.section}) "
+            f"| {tol} | "
             f"{c.pattern or '-'} | {note} |"
         )
     return "\n".join(rows)

@@ -234,23 +234,32 @@ def verdict_text(f: Finding, contrast: str = "") -> str:
 
 FLAG_RULES = {
     ("by_construction", "spec"): "the design fixes it: {note}",
-    ("by_construction", "untrained"): "an untrained agent of the same wiring gives the same "
-    "({untrained})",
-    ("by_construction", "relative"): "the wiring makes it equal {other}'s value on every trial",
-    ("by_construction", "empty_bus"): "decoded from an empty workspace, which holds nothing",
-    ("by_construction", "closed_form"): "an ideal agent under the workspace's rule scores {ideal}",
+    ("by_construction", "untrained"): "an untrained agent of the same wiring gives {untrained} "
+    "(ours {ours}): the design fixes it, training does not",
+    ("by_construction", "relative"): "the wiring routes around this lesion: its choices are the "
+    "intact agent's at every step of every seed, trained and untrained (ours {ours})",
+    ("by_construction", "reassigned"): "its confidences are the intact agent's own values "
+    "shuffled across episodes at every step, so its Type-2 AUROC is 0.5 in expectation whatever "
+    "the agent learned (ours {ours})",
+    ("by_construction", "empty_bus"): "decoded from an empty workspace whose other inputs ignore "
+    "the cue: chance by construction (ours {ours})",
+    ("by_construction", "closed_form"): "an ideal agent under the workspace's allocation rule "
+    "scores {ideal} (ours {ours}): the design fixes it",
     ("by_construction", "ceiling"): "at the ceiling: an ideal agent under the design's rule "
     "scores {ideal} too",
     ("by_construction", "identical"): "both sides are equal on every seed, by the wiring",
     ("by_construction", "agents"): "it reads a value the wiring fixes ({agents}): an untrained "
     "agent of the same wiring gives it too, or both sides are equal on every seed",
     ("calibrated", ""): "the task was tuned to give this value ({note})",
+    ("not_comparable", "stated"): "{note}",
     ("not_comparable", "bound"): "the paper's value is out of reach here: an ideal observer "
     "reaches only {bound}",
     ("not_comparable", "zero_variance"): "nothing to predict: the target does not vary",
     ("post_hoc", ""): "a reading chosen after seeing the data",
     ("excluded", ""): "{n_excluded} agent(s) excluded: they did not learn the task",
     ("not_meaningful", ""): "its confidence varies too little to change a single bet",
+    ("not_meaningful", "spread"): "not meaningful: its confidence changes less than one bet "
+    "(a spread of {bets_low} to {bets_high} bets, below 1 on {failing} of {seeds} seeds)",
     ("inverted", ""): "inverted: more confident when wrong than when right",
     ("inverted", "reversed"): "reversed: the whole 95% interval lies below 0",
     ("undefined", ""): "not defined here: {note}",
@@ -263,8 +272,10 @@ FLAG_RULES = {
 def flag_text(flag: Flag) -> str:
     """A flag in words (its rule's sentence, else its note, else its kind).
 
-    >>> flag_text(Flag(kind="by_construction", rule="closed_form", params={"ideal": 0.429}))
-    "an ideal agent under the workspace's rule scores 0.429"
+    >>> flag_text(Flag(kind="by_construction", rule="closed_form",
+    ...                params={"ideal": 0.4286, "ours": 0.44}))
+    "an ideal agent under the workspace's allocation rule scores 0.429 (ours 0.44): the design \
+fixes it"
     """
     template = FLAG_RULES.get((flag.kind, flag.rule)) or FLAG_RULES.get((flag.kind, ""))
     params = {k: fmt(v) if isinstance(v, float) else v for k, v in flag.params.items()}
@@ -376,6 +387,17 @@ def answer(summary: StudySummary, form: str = "short", **extra: Any) -> str:
     )
     text = str(getattr(module, form)()).strip()
     return text if form == "long" else _squash(text)
+
+
+def macro(summary: StudySummary, name: str, **extra: Any) -> str:
+    """Any other macro of a study's template as one paragraph (the paper's verdict ``counts``,
+    which the README, Home and Replication state)."""
+    module = (
+        environment()
+        .get_template(f"{summary.study}.j2")
+        .make_module({"s": SummaryView(summary), **extra})
+    )
+    return _squash(str(getattr(module, name)()))
 
 
 def render(template: str, **context: Any) -> str:

@@ -445,34 +445,34 @@ def test_table3_pci(seed_values):
 
 
 def test_claims_table_colours_verdicts_and_escapes():
+    from labcore.findings import Finding, PaperValue
+
     claims = [
-        {
-            "id": "x.y",
-            "description": "<script>alert(1)</script>",
-            "paper": {"value": 0.5, "bound": ">"},
-            "ours": {
-                "mean": None,
-                "censored": "right",
-                "bound": 0.5,
-                "n_right_censored": 3,
-                "n_seeds": 5,
-            },
-            "verdict": "reproduced",
-            "by_construction": False,
-        },
-        {
-            "id": "x.z",
-            "description": "d",
-            "paper": {"value": 0.1, "sd": 0.02},
-            "ours": {"mean": 0.2, "sd": 0.1, "n": 5},
-            "verdict": "not reproduced",
-        },
+        Finding(
+            id="x.y",
+            question="<script>alert(1)</script>",
+            paper=PaperValue(value=0.5, bound=">"),
+            censored="right",
+            bound=0.5,
+            n=5,
+            n_censored=3,
+            verdict="reproduced",
+        ),
+        Finding(
+            id="x.z",
+            question="d",
+            paper=PaperValue(value=0.1, sd=0.02),
+            value=0.2,
+            sd=0.1,
+            n=5,
+            verdict="not reproduced",
+        ),
     ]
     fig = scorecards.claims_table(claims)
     cells = fig.data[0].cells
     assert "<script>" not in " ".join(cells.values[1]) and "&lt;script&gt;" in cells.values[1][0]
     assert cells.values[2][0] == "&gt; 0.5" and cells.values[3][0].startswith("&gt; 0.5 (3/5")
-    assert list(cells.fill.color[-1]) == [
+    assert list(cells.fill.color[4]) == [
         style.VERDICT_COLOURS["reproduced"],
         style.VERDICT_COLOURS["not reproduced"],
     ]

@@ -22,6 +22,7 @@ from labcore.figures import (
     scorecards,
     style,
 )
+from labcore.render import UNDEFINED
 from labcore.storage import formatting as R
 from tests import test_figures as shared
 from tests.test_figures import annotation_texts, hline_ys, names, traces_named
@@ -143,7 +144,7 @@ def test_format_l75_majority_rule():
     assert R.format_l75([R.parse_l75(x) for x in ("<= 0", "<= 0", 0.1)])[0].startswith("<= 0 (2/3")
     text, mean, _ = R.format_l75([R.parse_l75(x) for x in ("> 0.5", 0.1, 0.3)])
     assert mean == pytest.approx(0.2) and "1 censored" in text
-    assert R.format_l75([])[0] == "undefined"
+    assert R.format_l75([])[0] == UNDEFINED
 
 
 def test_titles_wrap_at_title_width_not_tick_width():
@@ -249,8 +250,8 @@ def test_an_agent_without_a_confidence_head_is_read_on_its_max_softmax(wager_tra
 
 
 def test_titles_are_not_wrapped_under_40_characters_and_every_registry_title_fits():
+    from labcore.experiments.paper_results import load_results
     from labcore.figures import registry
-    from labcore.storage.results import load_results
 
     short = "Forty characters of a title, not wrapped"
     assert (
@@ -374,8 +375,8 @@ def test_an_auroc_below_the_old_axis_floor_is_inside_its_axis():
 
 def test_the_e4_figures_hold_every_arm_inside_their_axes():
     from labcore.experiments.e4 import ARMS
+    from labcore.experiments.paper_results import load_results
     from labcore.figures.paper_e4 import arms_figure, arms_table, learning_curves
-    from labcore.storage.results import load_results
 
     res = load_results(Path(__file__).resolve().parents[1] / "results" / "e4")
     arms = [a.name for a in ARMS]

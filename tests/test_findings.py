@@ -24,16 +24,26 @@ import pandas as pd
 import pytest
 
 from labcore.budgets import ReproduceConfig
+from labcore.config import CHANCE_LEVELS
+from labcore.experiments.paper_results import load_results
+from labcore.experiments.paper_tables import ResultTables
 from labcore.figures import registry
+from labcore.findings import StudySummary
 from labcore.paper_claims import CLAIMS_BY_ID
-from labcore.storage.results import load_results
 
 NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 SECTION = re.compile(r"sec(?:tion|\.)\s*\d+(?:\.\d+)*", re.I)
 SCALE = 0.9
-DESIGN_CONSTANTS = {0.5, 1 / 49, 1 / 7, 2 / 3, 0.25, 0.75, *ReproduceConfig().sigmas}
-"""Chance levels (1/2, 1/49, 1/7), the GBI maximum for 4 slots (2/3), the capacity scales and
-the noise grid: numbers the design fixes, which a finding may quote."""
+DESIGN_CONSTANTS = {
+    *(c.value for c in CHANCE_LEVELS.values()),
+    *(100 * c.value for c in CHANCE_LEVELS.values()),
+    2 / 3,
+    0.25,
+    0.75,
+    *ReproduceConfig().sigmas,
+}
+"""Chance levels (the one table, as fractions and percentages), the GBI maximum for 4 slots (2/3),
+the capacity scales and the noise grid: numbers the design fixes, which a finding may quote."""
 
 
 def decimals(sentence: str) -> list[str]:
@@ -78,7 +88,7 @@ def _seed_number(v) -> float | None:
 def value_pool(res) -> list[float]:
     """Every number of the summary and the exploratory run, every per-seed value with its
     mean and SD, and the paper's reference values."""
-    pool = _numbers([res.summary, res.gain], [])
+    pool = _numbers([res.summary.model_dump(mode="json"), res.gain], [])
     if res.seed_values is not None:
         for _, rows in res.seed_values.groupby("key"):
             seeds = [x for x in map(_seed_number, rows["value"]) if x is not None]
@@ -117,15 +127,13 @@ def _scaled_frame(df: pd.DataFrame | None) -> pd.DataFrame | None:
 
 def scaled(res):
     """The result set with every measured number (floats) multiplied by ``SCALE``."""
+    summary = StudySummary.model_validate(_scaled(res.summary.model_dump(mode="json")))
     return dataclasses.replace(
         res,
-        summary=_scaled(res.summary),
-        figures=_scaled(res.figures),
+        summary=summary,
+        tables=ResultTables.model_validate(summary.tables),
         gain=_scaled(res.gain),
-        seed_values=_scaled_frame(res.seed_values),
-        trials=_scaled_frame(res.trials),
-        capacity=_scaled_frame(res.capacity),
-        titration=_scaled_frame(res.titration),
+        frames={k: _scaled_frame(v) for k, v in res.frames.items()},
     )
 
 

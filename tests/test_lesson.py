@@ -15,9 +15,10 @@ import pytest
 
 from labcore.classroom.lesson import LESSON, expected_answer, handout_html, parse_step, step_link
 from labcore.config import PAGE_URLS
+from labcore.experiments.paper_results import load_results
 from labcore.paper_claims import CLAIMS_BY_ID
+from labcore.render import verdict_text
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR, read_manifest
-from labcore.storage.results import load_results
 from ui.data import seeds_by_kind
 from ui.state import LabState, parse_params
 
@@ -141,7 +142,7 @@ def test_teacher_key_only_with_key(bundled):
 
 @pytest.mark.parametrize("step", [s for s in LESSON if s.claims], ids=lambda s: s.title)
 def test_answers_agree_with_the_bundled_verdicts(step, bundled):
-    verdicts = {c: bundled.claims[c]["verdict"] for c in step.claims}
+    verdicts = {c: bundled.finding(c).verdict for c in step.claims}
     answer = expected_answer(step, bundled)
     assert answer.choice is not None
     failed = any(v == "not reproduced" for v in verdicts.values())
@@ -154,23 +155,24 @@ def test_answers_agree_with_the_bundled_verdicts(step, bundled):
             step.choices[step.paper_answer] in answer.text
             and step.choices[answer.choice] in answer.text
         )
-    for cid in step.claims:  # each claim's verdict and reason, as the result set gives them
-        assert any(
-            bundled.claims[cid]["verdict"] in line and bundled.claims[cid]["reason"] in line
-            for line in answer.evidence
-        )
+    for cid in step.claims:  # each claim's verdict and why, as the result set's finding says
+        f = bundled.finding(cid)
+        assert any(f.verdict in line and verdict_text(f) in line for line in answer.evidence)
 
 
 def with_values(results, **values):
     """A copy of a result set with some values (and their claims' verdicts) replaced."""
     changed = copy.copy(results)
-    changed.summary = copy.deepcopy(results.summary)
+    tables_values = dict(results.tables.values)
+    findings = list(results.summary.findings)
     for key, (value, verdict) in values.items():
         key = key.replace("__", ".")
-        changed.summary["values"][key] = value
-        for claim in changed.summary["claims"]:
-            if claim["id"] == key:
-                claim["verdict"] = verdict
+        tables_values[key] = value
+        findings = [
+            f.model_copy(update={"verdict": verdict}) if f.id == key else f for f in findings
+        ]
+    changed.summary = results.summary.model_copy(update={"findings": findings})
+    changed.tables = results.tables.model_copy(update={"values": tables_values})
     return changed
 
 

@@ -1,16 +1,17 @@
-"""The README's numbers are the bundled result sets' own: the verdict counts of each set and the
-integration study's answer, between markers, equal what the summaries generate (issue 22: the
-README once counted two values as evidence that the set flagged as true by construction)."""
+"""The README's numbers are the bundled result sets' own: the verdict counts of each set (the
+paper template's ``counts``, labcore.render.macro) and the integration study's answer, between
+markers, equal what the summaries generate (issue 22: the README once counted two values as
+evidence that the set flagged as true by construction)."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
 
-from labcore.paper import verdict_sentence
+from labcore.findings import load_summary
+from labcore.render import macro
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -23,22 +24,25 @@ def marked(name: str) -> str:
     return found.group(1)
 
 
+def counts(result_set: str) -> str:
+    """The verdict counts' sentence of a bundled set (README.md's block generator)."""
+    summary = load_summary(ROOT / "results" / result_set, study="paper").summary
+    assert summary is not None, f"results/{result_set} cannot be read: regenerate it"
+    return macro(summary, "counts")
+
+
 @pytest.mark.parametrize("result_set", ["bundled", "seeds20"])
 def test_the_readme_counts_are_the_sets_own(result_set):
-    summary = json.loads((ROOT / "results" / result_set / "summary.json").read_text())
-    assert "construction_audit" in summary, (
-        f"results/{result_set} predates the construction audit: regenerate it"
-    )
-    expected = verdict_sentence(summary["claims"])
+    expected = counts(result_set)
     assert marked(f"verdict-counts:{result_set}") == expected, f"write in README.md: {expected}"
 
 
 def test_the_readme_split_follows_the_flags():
     # The split counts a claim as evidence only when the set does not flag it: the relative and
     # empty-bus values issue 22 found counted as evidence are among the flagged ones.
-    summary = json.loads((ROOT / "results" / "bundled" / "summary.json").read_text())
-    flagged = {c["id"] for c in summary["claims"] if c.get("by_construction")}
-    assert {"e1.accuracy.self_off", "e2.dnrs.scale_0"} <= flagged
+    summary = load_summary(ROOT / "results" / "bundled").summary
+    apart = {f.id for f in summary.findings if not f.evidence}
+    assert {"e1.accuracy.self_off", "e2.dnrs.scale_0"} <= apart
     assert "reproduced as evidence" not in README  # the old wording, which counted them
 
 
@@ -60,8 +64,8 @@ def test_the_marker_reader_can_fail():
 def test_the_n20_sentence_holds():
     # README: "Every claim has the same verdict and the same flag at n = 20 as at n = 5".
     def verdicts(name: str) -> dict:
-        summary = json.loads((ROOT / "results" / name / "summary.json").read_text())
-        return {c["id"]: (c["verdict"], c["by_construction"]) for c in summary["claims"]}
+        summary = load_summary(ROOT / "results" / name).summary
+        return {f.id: (f.verdict, f.evidence) for f in summary.findings}
 
     if "Every claim has the same verdict and the same flag at n = 20 as at n = 5" in README:
         assert verdicts("seeds20") == verdicts("bundled")

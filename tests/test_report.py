@@ -8,10 +8,13 @@ import re
 import shutil
 from pathlib import Path
 
+import markupsafe
 import pytest
 
-from labcore import report
+from labcore import render, report
+from labcore.experiments.paper_results import load_results
 from labcore.figures import registry
+from labcore.findings import VERDICTS, evidence_split
 from labcore.paper_claims import CLAIMS_BY_ID
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,29 +71,28 @@ def test_every_figure_and_section_is_there(bundled_page):
         "these agents are not conscious",
     ):
         assert heading.lower() in text.lower(), heading
-    assert "python -m labcore reproduce --experiment all --seeds 5 --out" in text
+    assert f"python -m labcore --compute portable study paper --out {BUNDLED}" in text
     assert "could not be drawn" not in text and "Not available" not in bundled_page
 
 
 def test_claims_verdicts_and_numbers_come_from_the_files(bundled_page):
-    summary = json.loads((BUNDLED / "summary.json").read_text())
+    res = load_results(BUNDLED)
     text = visible_text(bundled_page)
-    for claim in summary["claims"]:
-        assert claim["id"] in text
-    # Evidence and construction are counted apart, and together make the totals.
-    split = summary["verdict_split"]
-    for verdict, n in split["evidence"].items():
-        assert re.search(rf"\b{n}\s+{re.escape(verdict)}\b", text), verdict
-        assert n + split["construction"][verdict] == summary["verdict_counts"][verdict]
-    built = sum(split["construction"].values())
-    assert re.search(rf"\b{built} more are\s+true by construction", text)
-    for item in summary["paper_inconsistencies"]:
+    for claim in res.claims:
+        assert claim.id in text
+    # Evidence and the findings counted apart: the boxes count the evidence, the rest apart.
+    split = evidence_split(res.claims)
+    for verdict in VERDICTS[:4]:
+        assert re.search(rf"\b{split['evidence'][verdict]}\s+{re.escape(verdict)}\b", text)
+    apart = sum(split["apart"].values())
+    assert re.search(rf"\b{apart} more are counted apart", text)
+    for item in res.tables.paper_inconsistencies:
         assert item in text
-    # a caption quotes the paper's value from the reference table and ours from the summary
+    assert render.answer(res.summary, "short") in text  # the answer, from its template
+    # a caption quotes the paper's value from the reference table and ours from the findings
     fig1a = next(c for c in captions(bundled_page) if "Type-2 AUROC, self-model intact" in c)
-    assert f"{CLAIMS_BY_ID['e1.auroc.self_on'].paper.value:g}" in fig1a
-    ours = next(c for c in summary["claims"] if c["id"] == "e1.auroc.self_on")["ours"]["mean"]
-    assert f"{ours:.3g}" in fig1a
+    assert render.fmt(CLAIMS_BY_ID["e1.auroc.self_on"].paper.value) in fig1a
+    assert render.fmt(res.finding("e1.auroc.self_on").value) in fig1a
     assert "e3.explore.composite_overflow" in text and "e2.gbi_abs" in text
 
 
@@ -116,11 +118,14 @@ def test_no_nan_in_captions_and_plotly_inlined_once(bundled_page):
 @pytest.fixture
 def e1_only(tmp_path) -> Path:
     summary = json.loads((BUNDLED / "summary.json").read_text())
-    summary["experiment"], summary["experiments"] = "e1", ["e1"]
-    summary["claims"] = [c for c in summary["claims"] if c["id"].startswith("e1.")]
-    summary["values"] = {k: v for k, v in summary["values"].items() if k.startswith("e1.")}
-    summary["verdict_counts"] = {"reproduced": 1}
+    summary["config"]["experiments"] = summary["tables"]["experiments"] = ["e1"]
+    summary["findings"] = [f for f in summary["findings"] if f["id"].startswith("e1.")]
+    values = summary["tables"]["values"]
+    summary["tables"]["values"] = {k: v for k, v in values.items() if k.startswith("e1.")}
     summary["files"] = {k: v for k, v in summary.get("files", {}).items() if k == "e1_trials.csv"}
+    answer = summary["answer"]  # as an E1-only run answers: its own claims and dissociation
+    answer["findings"] = [f for f in answer["findings"] if f.startswith("e1.")]
+    answer["params"]["dissociations"] = {"e1": answer["params"]["dissociations"]["e1"]}
     directory = tmp_path / "e1run"
     directory.mkdir()
     (directory / "summary.json").write_text(json.dumps(summary))
@@ -141,7 +146,7 @@ def test_e1_only_result_dir(e1_only):
         "Fig. 1b" in page and "Not available" in page
     )  # fig1a needs seed_values.csv: a visible note
     assert page.count(PLOTLY_BANNER) == 1
-    assert "--experiment e1 --seeds 5" in text
+    assert "--set experiments=e1" in text
     for cap in captions(page):
         assert not re.search(r"\bnan\b", cap, flags=re.I)
 
@@ -151,14 +156,14 @@ def test_malicious_text_is_escaped(tmp_path):
     shutil.copytree(BUNDLED, directory)
     summary = json.loads((directory / "summary.json").read_text())
     evil = '<script>alert("x")</script><img src=x onerror=alert(1)>'
-    summary["claims"][0]["description"] = evil
-    summary["claims"][0]["reason"] = evil
-    summary["paper_inconsistencies"].append(evil)
-    summary["python"] = evil
+    summary["findings"][0]["question"] = evil
+    summary["findings"][1]["flags"] = [{"kind": "calibrated", "note": evil}]
+    summary["tables"]["paper_inconsistencies"].append(evil)
+    summary["compute"]["python"] = evil
     (directory / "summary.json").write_text(json.dumps(summary))
     page = report.write_report(directory, out=tmp_path / "evil.html").read_text(encoding="utf-8")
     assert evil not in page and "<img src=x" not in page
-    assert html.escape(evil) in page
+    assert str(markupsafe.escape(evil)) in page
     assert page.count("<script>alert") == 0
 
 

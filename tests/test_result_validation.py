@@ -1,19 +1,25 @@
 """Bad or half-written result sets: every fault is a problem sentence and an empty value, never
-an exception, and a set is never read mixed (docs/reliability.md, "Result sets")."""
+an exception, and a set is never read mixed (docs/reliability.md, "Result sets"). The reader is the
+one loader (labcore.experiments.paper_results.load_results over findings.load_summary and the
+study's tables); the writer is the one runner (study paper)."""
 
 from __future__ import annotations
 
 import json
 import shutil
+import types
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from labcore.budgets import ReproduceConfig
-from labcore.experiments import runner
+from labcore.experiments import e2, e3, paper_study
 from labcore.experiments.common import SeedResult
-from labcore.storage.results import CSV_FIELDS, MANIFEST, SUMMARY, load_results
+from labcore.experiments.paper_results import load_results
+from labcore.experiments.paper_study import STUDY, PaperConfig
+from labcore.experiments.paper_tables import TRIAL_TABLES
+from labcore.experiments.study import run_study
+from labcore.findings import SUMMARY
 
 BUNDLED = Path(__file__).resolve().parents[1] / "results" / "bundled"
 needs_bundled = pytest.mark.skipif(not (BUNDLED / SUMMARY).exists(), reason="no bundled results")
@@ -21,14 +27,9 @@ needs_bundled = pytest.mark.skipif(not (BUNDLED / SUMMARY).exists(), reason="no 
 
 @pytest.fixture
 def result_set(tmp_path) -> Path:
-    """A private copy of the bundled result set (without the large report), without its file
-    manifest: the edits below then reach the validation, as in a set written before manifests
-    (the manifest itself is tested on sets ``reproduce`` writes, further down)."""
+    """A private copy of the bundled result set (without the large report)."""
     out = tmp_path / "set"
     shutil.copytree(BUNDLED, out, ignore=shutil.ignore_patterns("report.html"))
-    data = json.loads((out / SUMMARY).read_text())
-    data.pop(MANIFEST, None)
-    (out / SUMMARY).write_text(json.dumps(data))
     return out
 
 
@@ -46,7 +47,8 @@ def problems_naming(res, name: str) -> list[str]:
 def test_an_intact_copy_has_no_problem(result_set):
     res = load_results(result_set)
     assert res.problems == []
-    assert res.claims and res.titration is not None and res.figures
+    assert res.claims and res.titration is not None and res.figures["e3"]["points"]
+    assert res.study == "paper" and res.experiments == ["e1", "e2", "e3"]
 
 
 @needs_bundled
@@ -63,63 +65,26 @@ def test_an_unreadable_summary_is_a_problem_and_empty(result_set, content):
         content = text[: len(text) // 2]
     (result_set / SUMMARY).write_text(content)
     res = load_results(result_set)
-    assert res.summary == {} and res.claims == {} and res.values == {}
+    assert res.summary is None and res.claims == [] and res.values == {}
     assert problems_naming(res, "summary.json")
     assert res.titration is not None  # the rest of the set is still read
 
 
 @needs_bundled
-def test_claims_missing_keys_are_left_out_with_a_problem(result_set):
+def test_an_invalid_finding_or_table_is_one_sentence_naming_the_field(result_set):
     def change(data):
-        data["claims"][0].pop("verdict")
-        data["claims"][1]["ours"] = "0.8"
-        data["claims"][2]["ours"]["n"] = "five"
-        data["claims"].append("not a claim")
-
-    n_before = len(json.loads((result_set / SUMMARY).read_text())["claims"])
-    edit_summary(result_set, change)
-    res = load_results(result_set)
-    assert len(res.summary["claims"]) == n_before - 3
-    assert all(
-        {"id", "verdict", "ours", "paper", "reason", "description"} <= set(c)
-        for c in res.summary["claims"]
-    )
-    assert any("4 malformed claim(s)" in p for p in res.problems)
-
-
-@needs_bundled
-def test_wrong_typed_top_level_fields_become_empty(result_set):
-    def change(data):
-        data["claims"] = {"id": "x"}
-        data["values"] = [1, 2]
-        data["seeds"] = "0-4"
-        data["git_commit"] = 12345
-        data["experiments"] = ["e1", "e9", 3]
+        data["findings"][0].pop("question")
+        data["findings"][1]["value"] = "high"
 
     edit_summary(result_set, change)
     res = load_results(result_set)
-    assert (
-        res.summary["claims"] == [] and res.summary["values"] == {} and res.summary["seeds"] == []
-    )
-    assert "git_commit" not in res.summary
-    assert res.summary["experiments"] == ["e1"]
-    for field in ("claims", "values", "seeds", "git_commit"):
-        assert any(f"field '{field}'" in p for p in res.problems), field
-    assert any("'experiments' has 2 invalid item(s)" in p for p in res.problems)
-
-
-@needs_bundled
-def test_non_numeric_and_infinite_values_are_dropped(result_set):
-    def change(data):
-        data["values"]["e1.accuracy.self_on"] = "high"
-        data["values"]["e1.auroc.self_on"] = float(
-            "inf"
-        )  # json writes Infinity, json reads it back
-
-    edit_summary(result_set, change)
+    assert res.summary is None
+    assert problems_naming(res, "summary.json: findings[0].question")
+    edit_summary(result_set, lambda d: d["findings"][0].setdefault("question", "?"))
+    edit_summary(result_set, lambda d: d["findings"][1].update(value=0.5))
+    edit_summary(result_set, lambda d: d["tables"]["values"].update({"x": "high"}))
     res = load_results(result_set)
-    assert "e1.accuracy.self_on" not in res.values and "e1.auroc.self_on" not in res.values
-    assert any("'values' has 2 entries that are not finite numbers" in p for p in res.problems)
+    assert res.tables is None and problems_naming(res, "summary.json tables: values.x")
 
 
 @needs_bundled
@@ -127,176 +92,138 @@ def test_non_numeric_and_infinite_values_are_dropped(result_set):
     ("stem", "column", "bad"),
     [
         ("e3_titration", "accuracy", "abc"),
-        ("e3_titration", "sigma", "inf"),
-        ("e2_capacity", "conjunction", "-inf"),
-        ("e1_trials", "confidence", ""),
+        ("e2_capacity", "conjunction", "high"),
+        ("e1_trials", "correct", ""),
         ("seed_values", "seed", "zero"),
     ],
 )
-def test_text_or_infinite_cells_drop_the_frame(result_set, stem, column, bad):
+def test_text_cells_drop_the_frame(result_set, stem, column, bad):
     path = result_set / f"{stem}.csv"
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     frame.loc[3, column] = bad
     frame.to_csv(path, index=False)
+    edit_summary(result_set, lambda d: d["files"].pop(f"{stem}.csv"))  # as if never listed
     res = load_results(result_set)
-    attribute = {
-        "e1_trials": "trials",
-        "e2_capacity": "capacity",
-        "e3_titration": "titration",
-        "seed_values": "seed_values",
-    }[stem]
-    assert getattr(res, attribute) is None
-    assert any(p.startswith(f"{stem}.csv column '{column}'") for p in res.problems)
+    assert res.frame(stem) is None
+    assert problems_naming(res, f"{stem}.csv line 5: column '{column}'")
 
 
 @needs_bundled
 def test_a_missing_column_drops_the_frame(result_set):
     path = result_set / "e3_titration.csv"
     pd.read_csv(path).drop(columns=["agent"]).to_csv(path, index=False)
+    edit_summary(result_set, lambda d: d["files"].pop("e3_titration.csv"))
     res = load_results(result_set)
-    assert res.titration is None and any(
-        "e3_titration.csv lacks the column(s) 'agent'" in p for p in res.problems
-    )
+    assert res.titration is None
+    assert "e3_titration.csv lacks the column(s) agent" in res.problems
 
 
 @needs_bundled
-def test_removed_files_and_a_truncated_figures_file_are_problems(result_set):
+def test_removed_or_edited_files_are_problems(result_set):
     (result_set / "e1_trials.csv").unlink()
     (result_set / "seed_values.csv").unlink()
-    text = (result_set / "figures.json").read_text()
-    (result_set / "figures.json").write_text(text[: len(text) // 3])
+    with open(result_set / "e2_traces.csv", "a") as fh:
+        fh.write("0,masking,4,99,0.5\n")
     res = load_results(result_set)
-    assert res.trials is None and res.seed_values is None and res.figures == {}
-    assert (
-        "e1_trials.csv is missing" in res.problems and "seed_values.csv is missing" in res.problems
-    )
-    assert problems_naming(res, "figures.json could not be read")
+    assert res.trials is None and res.seed_values is None
+    assert "e1_trials.csv is missing, though summary.json lists it" in res.problems
+    assert problems_naming(res, "e2_traces.csv was not written by the run that wrote")
+    assert res.figures["e2"]["0"] == {}  # the foreign traces are not drawn
 
 
 @needs_bundled
-def test_a_misshapen_figures_or_gain_file_is_ignored(result_set):
-    (result_set / "figures.json").write_text(json.dumps({"e2": [1, 2], "e3": {"points": 3}}))
+def test_a_misshapen_gain_file_is_a_problem(result_set):
     (result_set / "exploratory_gain.json").write_text(json.dumps({"rows": [{"seed": 0}]}))
     res = load_results(result_set)
-    assert res.figures == {} and res.gain == {}
-    assert problems_naming(res, "figures.json does not have") and problems_naming(
-        res, "exploratory_gain.json rows"
-    )
+    assert res.gain == {} and problems_naming(res, "exploratory_gain.json: rows[0]")
 
 
-# ------------------------------------------------------------------ reproduce cannot leave a mix
+def test_a_missing_folder_is_a_problem(tmp_path):
+    assert load_results(tmp_path / "nope").problems == [f"{tmp_path / 'nope'} is not a directory"]
 
 
+# ------------------------------------------------------------------ the runner cannot leave a mix
 def fake_seed(experiment: str, seed: int, level: float) -> SeedResult:
     """A seed result of ``experiment`` with every number at ``level`` (no agent runs)."""
     rows = {
-        stem: [
-            dict.fromkeys(fields, level)
-            | {
-                "seed": seed,
-                "agent": "b1",
-                "condition": "self_on",
-                "noise_mode": "read",
-                "noise": "workspace",
-            }
+        t.name: [
+            dict.fromkeys(t.fields, level)
+            | {"seed": seed, "agent": "b1", "condition": "self_on"}
+            | {"noise_mode": "read", "noise": "workspace"}
         ]
-        for stem, fields in CSV_FIELDS.items()
-        if stem.startswith(experiment)
+        for t in TRIAL_TABLES[experiment]
     }
     return SeedResult(experiment, seed, values={f"{experiment}.accuracy.self_on": level}, rows=rows)
 
 
 @pytest.fixture
 def fake_pipelines(monkeypatch):
-    """reproduce without training or running agents: every number is ``level[0]``."""
+    """The study without training or running agents: every number is ``level[0]``."""
     level = [0.25]
-    monkeypatch.setattr(runner, "provision_agents", lambda *a, **k: [])
-    monkeypatch.setattr(
-        runner,
-        "run_seeds",
-        lambda run_seed, seeds, cfg, cache, **k: [
-            fake_seed(run_seed.__module__.rsplit(".", 1)[-1], s, level[0]) for s in seeds
-        ],
-    )
-    monkeypatch.setattr(runner.e3, "cross_seed", lambda results: {})
-    monkeypatch.setattr(runner.e3, "composite_points", lambda results: [])
-    monkeypatch.setattr(runner.e2, "cross_seed", lambda results: {})
+
+    def pipeline(experiment):
+        return types.SimpleNamespace(
+            run_seed=lambda seed, cfg, cache: fake_seed(experiment, seed, level[0])
+        )
+
+    monkeypatch.setattr(paper_study, "pipeline", pipeline)
+    monkeypatch.setattr(paper_study, "provision_agents", lambda *a, **k: [])
+    monkeypatch.setattr(e3, "cross_seed", lambda results: {})
+    monkeypatch.setattr(e2, "cross_seed", lambda results: {})
     return level
 
 
-CFG = ReproduceConfig(seeds=(0, 1))
+def run(out: Path, *experiments: str) -> None:
+    config = PaperConfig(seeds=(0, 1), experiments=experiments, audit_seeds=0, budget="quick")
+    config = PaperConfig(**{**config.__dict__, "custom": None})
+    run_study(STUDY, out, config, progress=False, say=lambda _: None)
 
 
-def test_reproduce_writes_a_manifest_the_reader_accepts(tmp_path, fake_pipelines):
-    summary = runner.reproduce(["e1", "e3"], CFG, tmp_path / "set", audit_seeds=0)
-    assert set(summary[MANIFEST]) == {
-        "e1_trials.csv",
-        "e3_titration.csv",
-        "seed_values.csv",
-        "figures.json",
-    }
+@pytest.fixture(autouse=True)
+def _no_budget_check(monkeypatch):
+    monkeypatch.setattr("labcore.experiments.paper_findings.check_budgets", lambda rows, c: None)
+
+
+def test_the_runner_writes_a_manifest_the_reader_accepts(tmp_path, fake_pipelines):
+    run(tmp_path / "set", "e1", "e3")
     res = load_results(tmp_path / "set")
     assert res.problems == [] and res.trials is not None and res.titration is not None
+    assert {"e1_trials.csv", "e3_titration.csv", "seed_values.csv", "figures.json"} <= set(
+        res.summary.files
+    )
 
 
 def test_a_run_killed_before_summary_leaves_no_mixed_set(tmp_path, fake_pipelines, monkeypatch):
     out = tmp_path / "set"
-    runner.reproduce(["e1"], CFG, out, audit_seeds=0)
-    (out / "report.html").write_text("<p>old report</p>")
-    fake_pipelines[0] = 0.75
-    real_write = runner.write_result_json
+    run(out, "e1")
 
-    def killed_at_summary(path, payload, **kwargs):
-        if Path(path).name == SUMMARY:
-            raise KeyboardInterrupt("killed")
-        real_write(path, payload, **kwargs)
-
-    monkeypatch.setattr(runner, "write_result_json", killed_at_summary)
-    with pytest.raises(KeyboardInterrupt):
-        runner.reproduce(["e1"], CFG, out, audit_seeds=0)
-    assert (
-        not (out / SUMMARY).exists() and not (out / "report.html").exists()
-    )  # no old summary beside new data
-    res = load_results(out)
-    assert res.summary == {} and "summary.json is missing" in res.problems
-
-
-def test_a_run_killed_while_computing_leaves_the_old_set_intact(
-    tmp_path, fake_pipelines, monkeypatch
-):
-    out = tmp_path / "set"
-    runner.reproduce(["e1"], CFG, out, audit_seeds=0)
-    before = {p.name: p.read_bytes() for p in out.iterdir()}
-
-    def killed(*args, **kwargs):
+    def killed(*a, **k):
         raise KeyboardInterrupt("killed")
 
-    monkeypatch.setattr(runner, "build_claims", killed)
+    monkeypatch.setattr("labcore.experiments.study.write_summary", killed)
     with pytest.raises(KeyboardInterrupt):
-        runner.reproduce(["e1"], CFG, out, audit_seeds=0)
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
-    assert load_results(out).problems == []
+        run(out, "e1", "e3")
+    assert not (out / SUMMARY).exists()  # no old summary beside new data
+    res = load_results(out)
+    assert res.summary is None and "summary.json is missing" in res.problems
 
 
 def test_data_files_of_another_run_are_refused(tmp_path, fake_pipelines):
     old, new = tmp_path / "old", tmp_path / "new"
-    runner.reproduce(["e1"], CFG, old, audit_seeds=0)
+    run(old, "e1")
     fake_pipelines[0] = 0.75
-    runner.reproduce(["e1", "e3"], CFG, new, audit_seeds=0)
-    shutil.copy(
-        new / "e1_trials.csv", old / "e1_trials.csv"
-    )  # the mix a hand copy (or a killed run) makes
+    run(new, "e1", "e3")
+    shutil.copy(new / "e1_trials.csv", old / "e1_trials.csv")  # the mix a hand copy makes
     shutil.copy(new / "e3_titration.csv", old / "e3_titration.csv")
     res = load_results(old)
-    assert res.trials is None and res.titration is None and res.seed_values is not None
+    assert res.trials is None and res.seed_values is not None
     assert problems_naming(res, "e1_trials.csv was not written by the run that wrote summary.json")
-    assert problems_naming(res, "e3_titration.csv was not written by the run")
 
 
 def test_a_smaller_run_removes_the_older_runs_files(tmp_path, fake_pipelines):
     out = tmp_path / "set"
-    runner.reproduce(["e1", "e3"], CFG, out, audit_seeds=0)
-    runner.reproduce(["e1"], CFG, out, audit_seeds=0)
+    run(out, "e1", "e3")
+    run(out, "e1")
     assert not (out / "e3_titration.csv").exists()
     res = load_results(out)
     assert res.problems == [] and res.titration is None

@@ -1,5 +1,5 @@
-"""The result-set contract: a set from an older schema is read, with a problem that says what to
-do."""
+"""A result set written before summaries were findings (schema 3) is read, with a problem that
+says what to do; the shipped sets are current."""
 
 from __future__ import annotations
 
@@ -9,13 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from labcore.storage.results import SCHEMA_VERSION, load_results, schema_problem
+from labcore.experiments.paper_results import load_results
+from labcore.findings import SCHEMA_VERSION
 
 BUNDLED = Path(__file__).resolve().parents[1] / "results" / "bundled"
-
-
-def test_current_schema_has_no_problem():
-    assert schema_problem({"schema_version": SCHEMA_VERSION}) is None
 
 
 @pytest.mark.parametrize("version", [None, 1, SCHEMA_VERSION - 1])
@@ -25,19 +22,18 @@ def test_missing_or_older_schema_is_a_problem_not_a_crash(tmp_path, version):
         summary["schema_version"] = version
     (tmp_path / "summary.json").write_text(json.dumps(summary))
     res = load_results(tmp_path)
-    assert res.summary["experiments"] == ["e1"]
+    assert res.summary is None and res.claims == []
     problem = next(p for p in res.problems if p.startswith("summary.json was written"))
-    assert "re-run" in problem.lower() and "python -m labcore reproduce" in problem
+    assert "re-run its study" in problem and "python -m labcore study" in problem
     assert ("before result sets were versioned" in problem) == (version is None)
 
 
 @pytest.mark.skipif(not (BUNDLED / "summary.json").exists(), reason="no bundled results")
-@pytest.mark.parametrize("name", ["bundled", "seeds20"])
+@pytest.mark.parametrize("name", ["bundled", "quick", "seeds20", "e4"])
 def test_shipped_result_sets_are_current(name):
-    directory = BUNDLED.parent / name
-    res = load_results(directory)
-    assert res.summary.get("schema_version") == SCHEMA_VERSION
-    assert not [p for p in res.problems if "schema" in p]
+    res = load_results(BUNDLED.parent / name)
+    assert res.problems == [] and res.summary.schema_version == SCHEMA_VERSION
+    assert res.study == ("e4" if name == "e4" else "paper")
 
 
 def test_report_of_an_old_set_says_to_rerun(tmp_path):
@@ -48,4 +44,4 @@ def test_report_of_an_old_set_says_to_rerun(tmp_path):
     data.pop("schema_version", None)
     (tmp_path / "summary.json").write_text(json.dumps(data))
     page = build_report_html(load_results(tmp_path))
-    assert "Re-run `python -m labcore reproduce`" in page
+    assert "re-run its study (python -m labcore study --list)" in page

@@ -3,16 +3,16 @@ number for the condition shown and chance, verdict boxes from the result set, do
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from labcore.paper import paper_text
+from labcore.experiments.paper_results import ResultSet
+from labcore.findings import Finding
 from labcore.paper_claims import CLAIMS_BY_ID
-from labcore.storage.formatting import finite, ours_text
-from labcore.storage.results import Results
+from labcore.render import UNDEFINED, finite, note_text, paper_text, value_text, verdict_text
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -53,7 +53,7 @@ def number_text(value: Any, fmt: str = "{:.2f}") -> str:
 def paper_value(claim_id: str, fmt: str | None = None) -> str:
     """The paper's value of a claim, as the paper states it (from the one reference table);
     with ``fmt`` (e.g. ``"{:.1%}"``) in the unit of the metric it is shown beside."""
-    return paper_text(CLAIMS_BY_ID[claim_id].paper, number=fmt.format if fmt else None)
+    return paper_text(CLAIMS_BY_ID[claim_id].paper, "percent" if fmt and "%" in fmt else "number")
 
 
 def paper_number(claim_id: str) -> float | None:
@@ -169,53 +169,45 @@ VERDICT_MARKDOWN_COLOURS = {
 """Streamlit text colours of the four verdicts (labcore.paper.VERDICTS)."""
 
 
-def claim_line(claim: Mapping[str, Any], label: str, n_seeds: int | None = None) -> str:
+def claim_line(claim: Finding, label: str, n_seeds: int | None = None) -> str:
     """One claim of a result set as a Markdown line: the verdict, what it is, ours beside the
     paper's.
 
-    Everything comes from the claim's entry in ``summary.json``; the verdict is never decided here.
+    Everything comes from the claim's finding; the verdict is never decided here. Our value is the
+    result set's mean over its seeds, and says so: a page shows it beside one seed's live numbers
+    (issue 24: 87.0% for seed 0 beside 85.6% for five, unlabelled).
 
-    Our value is the result set's mean over its seeds, and says so: a page shows it beside one
-    seed's live numbers (issue 24: 87.0% for seed 0 beside 85.6% for five, unlabelled).
-
-    >>> claim_line({"verdict": "not reproduced", "ours": {"mean": 0.304, "n": 5},
-    ...             "paper": {"value": 0.04}},
-    ...            "B1's noise tolerance L75")
+    >>> from labcore.findings import PaperValue
+    >>> claim_line(Finding(id="x", question="?", verdict="not reproduced", value=0.304, n=5,
+    ...                    paper=PaperValue(value=0.04)), "B1's noise tolerance L75")
     ":red[**not reproduced**]: B1's noise tolerance L75: here 0.304 (mean of 5 seeds), paper 0.04."
     """
-    verdict = str(claim.get("verdict") or "not comparable")
+    verdict = claim.verdict or "not comparable"
     colour = VERDICT_MARKDOWN_COLOURS.get(verdict, "gray")
-    built = (
-        " (true by construction, so not evidence either way)"
-        if claim.get("by_construction")
-        else ""
-    )
-    ours = dict(claim.get("ours") or {})
-    n = ours.pop("n", None)
+    built = "" if claim.evidence else " (counted apart, so not evidence either way)"
     scope = ""
-    if isinstance(n, int) and n > 1 and finite(ours.get("mean")):
-        scope = f" (mean of {n} seeds)"
-    elif (
-        (n is None or n == 1) and n_seeds and n_seeds > 1 and finite(ours.get("mean"))
-    ):  # one number of the set (an R²)
+    if claim.n > 1 and finite(claim.value):
+        scope = f" (mean of {claim.n} seeds)"
+    elif claim.n <= 1 and n_seeds and n_seeds > 1 and finite(claim.value):  # one number (an R²)
         scope = f" (from all {n_seeds} seeds)"
+    ours = f"here {value_text(claim, with_n=False)}{scope}" if claim.defined else UNDEFINED
     return (
-        f":{colour}[**{verdict}**]{built}: {label}: here {ours_text(ours)}{scope}, "
-        f"paper {paper_text(claim.get('paper'))}."
+        f":{colour}[**{verdict}**]{built}: {label}: {ours}, "
+        f"paper {paper_text(claim.paper, claim.unit)}."
     )
 
 
-def live_scope(kind_label: str, seed: int, measured: str, res: Results | None = None) -> None:
+def live_scope(kind_label: str, seed: int, measured: str, res: ResultSet | None = None) -> None:
     """One line above a page's live metrics: they are one agent's, one seed's; the verdicts below
     are means over the result set's seeds (issue 24)."""
-    n = len((res.summary.get("seeds") or []) if res is not None else [])
+    n = len(res.seeds) if res is not None else 0
     over = f" The verdict box below gives means over the result set's {n} seeds." if n > 1 else ""
     st.caption(f"**Live, one agent:** {kind_label}, seed {seed} ({measured}).{over}")
 
 
 def verdict_box(
     title: str,
-    res: Results,
+    res: ResultSet,
     claims: Sequence[tuple[str, str]],
     *,
     lead: Sequence[str] = (),
@@ -228,8 +220,8 @@ def verdict_box(
     Parameters
     ----------
     title : str
-    res : Results
-        The result set (``ui.data.checked_results()``): verdicts and reasons come from its summary.
+    res : ResultSet
+        The result set (``ui.data.checked_results()``): verdicts and flags come from its findings.
     claims : sequence of (claim id, plain label)
         Claims shown, in order; claims the result set lacks are left out (and said so).
     lead : sequence of str
@@ -238,12 +230,12 @@ def verdict_box(
         Sentences explaining the verdicts (e.g. the E3 design study's answer), under ``why_title``;
         the first ``why_shown`` in the box, the rest in an expander.
     """
-    found = res.claims
+    found = res.findings
     with st.container(border=True):
         st.markdown(f"**{title}**")
         for sentence in lead:
             st.markdown(sentence)
-        n_seeds = len(res.summary.get("seeds") or []) or None
+        n_seeds = len(res.seeds) or None
         lines = [claim_line(found[cid], label, n_seeds) for cid, label in claims if cid in found]
         if lines:
             st.markdown("\n".join(f"- {line}" for line in lines))
@@ -259,7 +251,10 @@ def verdict_box(
             with st.expander("The pre-registered rule behind each verdict"):
                 st.markdown(
                     "\n".join(
-                        f"- **{label}** (`{cid}`): {found[cid].get('reason', '')}"
+                        f"- **{label}** (`{cid}`): "
+                        + "; ".join(
+                            x for x in (verdict_text(found[cid]), note_text(found[cid])) if x
+                        )
                         for cid, label in claims
                         if cid in found
                     )

@@ -35,7 +35,9 @@ import streamlit as st
 from labcore import view_cache
 from labcore.budgets import LIVE_BUDGETS
 from labcore.config import AGENT_DESCRIPTIONS, Intervention, TrainConfig
-from labcore.storage import results as result_set
+from labcore.experiments import paper_results
+from labcore.experiments.paper_tables import E4_TABLES, FIGURES, PAPER_TABLES
+from labcore.findings import SUMMARY
 from labcore.storage import studies
 from ui import jobs
 
@@ -86,7 +88,7 @@ def capacity_scale(slots: int, n_slots: int) -> float:
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "results" / "bundled"
-FILES = {result_set.SUMMARY, result_set.GAIN, *result_set.DATA_FILES}
+FILES = {SUMMARY, paper_results.GAIN, FIGURES, *(t.file for t in (*PAPER_TABLES, *E4_TABLES))}
 """Files of a result set whose problems name them first (shown with their directory)."""
 CHECKPOINTS_DIR = Path(os.environ.get("CTLAB_CHECKPOINTS") or ROOT / "checkpoints")
 """Where the pages find agents: ``$CTLAB_CHECKPOINTS`` if set, else the bundled ``checkpoints/``
@@ -612,32 +614,28 @@ def _theatre(
 
 
 @st.cache_data(show_spinner=False, ttl=60)
-def results(directory: str) -> result_set.Results:
-    """A result set written by ``python -m labcore reproduce`` (summary, tables, figure data),
-    validated by :func:`labcore.storage.results.load_results`; pages read it through
+def results(directory: str) -> paper_results.ResultSet:
+    """A result set written by ``python -m labcore study paper`` (or ``study e4``), read through
+    the one loader (:func:`labcore.experiments.paper_results.load_results`); pages read it through
     :func:`checked_results`."""
-    return result_set.load_results(directory)
+    return paper_results.load_results(directory)
 
 
 def checked_results(
     directory: str | Path | None = None, experiment: str | None = None
-) -> result_set.Results:
+) -> paper_results.ResultSet:
     """The result set a page shows (default: the bundled one), read through one guarded path.
 
     When anything in it is missing, malformed or mixed, one ``st.error`` names the directory
-    and what to do, and lists :attr:`~labcore.storage.results.Results.problems` (each names its
-    file).
-    The bad parts are empty in the returned set, so the rest of the page keeps working.
-    ``experiment`` is what the command to re-run names when the summary cannot say (E4's page:
-    "e4"; default "all").
+    and what to do, and lists :attr:`~labcore.experiments.paper_results.ResultSet.problems`
+    (each names its file). The bad parts are empty in the returned set, so the rest of the page
+    keeps working. ``experiment`` is the study the command to re-run names when the folder cannot
+    say (E4's page: "e4"; default: the folder's, else "paper").
     """
     path = (
         Path(directory) if directory else RESULTS_DIR
     )  # read at call time: tests point it elsewhere
-    try:
-        res = results(str(path))
-    except FileNotFoundError:
-        res = result_set.Results(path, problems=[f"{path} is not a directory"])
+    res = results(str(path))
     if res.problems:
         shown = _shown(path)
         restore = (
@@ -645,13 +643,10 @@ def checked_results(
             if shown.parts[:1] == ("results",)
             else ""
         )
-        experiment = res.summary.get("experiment") or experiment or "all"
-        n_seeds = len(res.summary.get("seeds") or []) or 5
+        study = res.summary.study if res.summary is not None else (experiment or res.study)
         st.error(
             f"The result set `{shown}` cannot be fully used, so parts of this page are "
-            "left out: re-run "
-            f"`python -m labcore reproduce --experiment {experiment} --seeds {n_seeds} "
-            f"--out {shown}`{restore}."
+            f"left out: re-run `python -m labcore study {study} --out {shown}`{restore}."
             "\n\n"
             + "\n".join(
                 f"- {shown}/{problem}" if problem.split(" ")[0] in FILES else f"- {problem}"

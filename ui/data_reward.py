@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -188,10 +188,12 @@ def pdw_held_study() -> LoadedStudy:
     return _reward_study("pdw_held", str(PDW_HELD_STUDY_DIR), ())
 
 
-def reward_answer(e4_summary: dict) -> RewardAnswer:
+def reward_answer(e4_summary: Any) -> RewardAnswer:
     """The lab's answer from the bundled studies
     (:func:`labcore.experiments.reward_answer.compose`),
-    E4's from the summary the page already holds."""
+    E4's from the summary the page already holds (a :class:`~labcore.findings.StudySummary`)."""
+    if e4_summary is not None and hasattr(e4_summary, "model_dump"):
+        e4_summary = e4_summary.model_dump(mode="json")
     return _reward_answer.compose(
         {
             "pdw": pdw_study().summary,

@@ -5,7 +5,7 @@ question with a few choices, the answer the paper gives, and a rule that reads t
 lab gives off the bundled result set. Where the two differ, the answer says so ("Paper: X;
 here: Y."): the lesson teaches what the lab shows, not what the paper claims. No number is
 typed here: the paper's come from :data:`labcore.paper_claims.CLAIMS_BY_ID`, ours from the result
-set (:func:`labcore.storage.results.load_results`).
+set (:func:`labcore.experiments.paper_results.load_results`).
 
 :func:`handout_html` writes the printable one-page handout (self-contained HTML, no external
 request), with an optional teacher key on a second page.
@@ -28,9 +28,10 @@ from typing import Any
 from urllib.parse import urlencode
 
 from labcore.config import PAGE_URLS
+from labcore.experiments.paper_results import ResultSet
 from labcore.links import MAX_SLOTS, query
 from labcore.paper_claims import CLAIMS_BY_ID
-from labcore.storage.results import Results
+from labcore.render import note_text, verdict_text
 
 __all__ = [
     "CHOICE_LETTERS",
@@ -402,31 +403,26 @@ def parse_step(raw: str | Sequence[str] | None, n_steps: int) -> tuple[int, str 
     return step, None
 
 
-def _evidence(claim_ids: Sequence[str], results: Results | None) -> tuple[str, ...]:
-    claims = results.claims if results is not None else {}
+def _evidence(claim_ids: Sequence[str], results: ResultSet | None) -> tuple[str, ...]:
     lines = []
     for cid in claim_ids:
-        claim = claims.get(cid)
+        found = results.finding(cid) if results is not None else None
         description = CLAIMS_BY_ID[cid].description if cid in CLAIMS_BY_ID else cid
-        if claim is None:
+        if found is None:
             lines.append(f"{description}: not in this result set.")
         else:
-            lines.append(
-                (
-                    f"{description} — {claim.get('verdict', 'no verdict')}. "
-                    f"{claim.get('reason', '')}"
-                ).strip()
-            )
+            why = "; ".join(x for x in (verdict_text(found), note_text(found)) if x)
+            lines.append(f"{description} — {found.verdict or 'no verdict'}: {why}.")
     return tuple(lines)
 
 
-def expected_answer(step: LessonStep, results: Results | None) -> Answer:
+def expected_answer(step: LessonStep, results: ResultSet | None) -> Answer:
     """The answer of a step: the paper's, and the one the result set supports.
 
     Parameters
     ----------
     step : LessonStep
-    results : Results or None
+    results : ResultSet or None
         The result set the lab shows (the bundled one); None if it cannot be read.
 
     Returns
@@ -456,10 +452,7 @@ def expected_answer(step: LessonStep, results: Results | None) -> Answer:
         )
     evidence = _evidence(step.claims, results)
     values = results.values if results is not None else {}
-    verdicts = {
-        cid: c.get("verdict", "")
-        for cid, c in (results.claims if results is not None else {}).items()
-    }
+    verdicts = {f.id: f.verdict or "" for f in (results.claims if results is not None else [])}
     ours = step.rule(values, verdicts)
     if ours is None:
         return Answer(
@@ -521,7 +514,11 @@ def _sentence(title: str) -> str:
 
 
 def handout_html(
-    lesson: Sequence[LessonStep], base_url: str, results: Results | None, *, with_key: bool = False
+    lesson: Sequence[LessonStep],
+    base_url: str,
+    results: ResultSet | None,
+    *,
+    with_key: bool = False,
 ) -> str:
     """A printable handout of the lesson: self-contained HTML, one A4 page for the students.
 
@@ -532,7 +529,7 @@ def handout_html(
     base_url : str
         The lab's address (``"http://host:8501"``); the step links are built on it. ``""`` gives
         links relative to the lab's address.
-    results : Results or None
+    results : ResultSet or None
         The result set the answers are read from (None: the key says they are not checked).
     with_key : bool
         Add the teacher key (each step's answer, why, and the claims' verdicts) on a page of its
@@ -557,8 +554,8 @@ def handout_html(
             f'<a class="link" href="{e(link)}">{e(link)}</a></li>'
         )
     source = ""
-    if results is not None and results.summary:
-        created = str(results.summary.get("created") or "")[:10]
+    if results is not None and results.summary is not None:
+        created = str(results.summary.created or "")[:10]
         source = (
             f"Answers are read from the result set “{e(results.directory.name)}”"
             + (f" (created {e(created)})" if created else "")

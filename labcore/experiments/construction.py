@@ -32,8 +32,9 @@ misses because they are not equal to an untrained twin's value:
    episodes' cues are replaced (``e2.run_seed`` records both checks): nothing the decoder reads
    depends on the cue, so any score is chance by construction.
 
-Claims flagged by any rule are counted apart from evidence, and their reason says which rule
-and with what numbers.
+Claims flagged by any rule are counted apart from evidence: their finding carries a
+``by_construction`` flag naming the rule, with its numbers (``labcore.render.FLAG_RULES`` has its
+sentence).
 """
 
 from __future__ import annotations
@@ -115,8 +116,9 @@ def audit(
     Returns
     -------
     dict
-        ``{key: {"rule": "untrained" | "closed form", "ours": mean, "reference": value,
-        "se": standard error, "reason": the sentence for the claim}}`` for every key flagged.
+        ``{key: {"rule": "untrained" | "closed form" | "relative" | "empty bus", "ours": mean,
+        "reference": value, "se": standard error}}`` for every key flagged (the relative rule adds
+        ``condition``, ``reference_condition`` and ``reassigned``).
     """
     ours = _per_seed(trained)
     twin = _per_seed(untrained)
@@ -128,7 +130,6 @@ def audit(
             same, mean, reference, se = equivalent(values, twin[key])
             if same:
                 found[key] = {"rule": "untrained", "ours": mean, "reference": reference, "se": se}
-                found[key]["reason"] = reason(found[key])
                 continue
         closed = (closed_forms or {}).get(key)
         if closed is not None and math.isfinite(closed):
@@ -141,7 +142,6 @@ def audit(
                     "reference": float(closed),
                     "se": se,
                 }
-                found[key]["reason"] = reason(found[key])
     return found
 
 
@@ -201,7 +201,6 @@ def relative(trained: Sequence[SeedResult], untrained: Sequence[SeedResult]) -> 
             "reference_condition": "self_on",
             "reassigned": check == "confidence_reassigned",
         }
-        found[key]["reason"] = reason(found[key])
     return found
 
 
@@ -236,50 +235,4 @@ def empty_bus(trained: Sequence[SeedResult]) -> dict[str, dict]:
                     "reference": 0.0,
                     "se": 0.0,
                 }
-                found[key]["reason"] = reason(found[key])
     return found
-
-
-def reason(entry: Mapping[str, float | str]) -> str:
-    """The sentence a flagged claim's reason gets."""
-    if entry["rule"] == "relative" and entry.get("reassigned"):
-        return (
-            f"The {entry['condition']} condition's confidences are the "
-            f"{entry['reference_condition']} "
-            "condition's own values reassigned across episodes at every step of every "
-            "seed: a confidence "
-            "shuffled across episodes has "
-            "Type-2 AUROC 0.5 in expectation, whatever the agent learned (ours "
-            f"{entry['ours']:.3g})."
-        )
-    if entry["rule"] == "relative":
-        return (
-            f"The {entry['condition']} condition's actions equal the "
-            f"{entry['reference_condition']} condition's "
-            "at every step of every episode and seed, in the trained agents and in "
-            "untrained agents of the "
-            "same wiring "
-            f"(ours {entry['ours']:.3g} both ways): the wiring routes around this "
-            "lesion, so it cannot change "
-            "a choice."
-        )
-    if entry["rule"] == "empty bus":
-        return (
-            "Every workspace slot the decoder reads is zero on every trial, and the "
-            "rest of what it reads "
-            "(the trunk's state) is the same bit for bit when the cues are replaced "
-            f"(ours {entry['ours']:.3g}): "
-            "nothing it reads depends on the cue, so the score is chance by construction."
-        )
-    if entry["rule"] == "untrained":
-        return (
-            f"An untrained agent of the same wiring gives {entry['reference']:.3g} "
-            f"(ours {entry['ours']:.3g}): "
-            "the design fixes this value, training does not."
-        )
-    return (
-        "An ideal agent with the same access to the cues scores "
-        f"{entry['reference']:.3g} here, by the "
-        f"workspace's allocation rule and the task alone (ours {entry['ours']:.3g}): "
-        "the design fixes this value."
-    )

@@ -152,7 +152,7 @@ a new arm is one more entry (its kind must also be in ``KINDS_OF_EXPERIMENT["e4"
 provisions the agents)."""
 ARMS_BY_NAME = {a.name: a for a in ARMS}
 KINDS = tuple(dict.fromkeys(a.kind for a in ARMS))
-"""The agent kinds the arms use: what ``reproduce --experiment e4`` provisions (bundled, cached or
+"""The agent kinds the arms use: what ``study e4`` provisions (bundled, cached or
 trained into the cache)."""
 REFERENCE = "supervised"
 """Arm (c), the reference of the paired contrasts."""

@@ -13,10 +13,11 @@ is tested where present and otherwise left out of H5).
 H5 is reported but not counted: both its parts are fixed by the wiring (protocol 8.5).
 R1 also needs its AUROC to be meaningful (the spread rule on more than half of the seeds); every
 AUROC of a result set gets its spread (:func:`spread_table`), and a claim on an AUROC that is not
-meaningful says so in its reason (:func:`apply`).
+meaningful carries a ``not_meaningful`` flag (:mod:`labcore.experiments.paper_findings`).
 
 The E4 claims (``e4.*`` in :data:`labcore.paper_claims.CLAIMS`) carry the verdict "new (no paper
-number)"; :func:`apply` adds their hypothesis, its outcome and their t interval.
+number)", their hypothesis's outcome and their t interval
+(:mod:`labcore.experiments.paper_findings`).
 """
 
 from __future__ import annotations
@@ -586,41 +587,6 @@ def spread_text(entry: Mapping[str, Any] | None, trials: int | None = None) -> s
         f"{entry['seeds']} seeds; "
         f"{described}"
     )
-
-
-def apply(
-    claims: list[dict], results: Sequence[SeedResult], hypotheses: Sequence[Mapping[str, Any]]
-) -> None:
-    """Give every E4 claim its hypothesis's outcome and its 95% t interval (in place).
-
-    ``ours["ci95"]`` becomes the t interval of the seed mean (``ours["interval"] = "t"``; the
-    bootstrap interval of the paper comparisons does not apply to claims without a paper number),
-    and the reason ends with the hypothesis's outcome. A claim on an AUROC gets its ``spread``
-    (:func:`spread_table`); when that is not meaningful, the reason says so (protocol 8.8.4).
-    """
-    values = per_seed(results)
-    outcome = {h["id"]: h["outcome"] for h in hypotheses}
-    spreads = spread_table(results)
-    for claim in claims:
-        if not claim["id"].startswith("e4."):
-            continue
-        seeds = np.asarray(list(values.get(claim["id"], {}).values()), float)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ci = t_interval(seeds) if seeds.size else (math.nan, math.nan)
-        claim["ours"]["ci95"] = list(ci) if all(math.isfinite(x) for x in ci) else None
-        claim["ours"]["interval"] = "t"
-        h = claim.get("hypothesis")
-        if h in outcome:
-            claim["hypothesis_outcome"] = outcome[h]
-            claim["reason"] = f"{claim['reason']} {h}: {outcome[h]}."
-        if claim["id"] in spreads:
-            claim["spread"] = spreads[claim["id"]]
-            if claim["spread"]["meaningful"] is False:
-                claim["reason"] = (
-                    f"{claim['reason']} This AUROC is {spread_text(claim['spread'])} (protocol "
-                    "8.8.4: no bet depends on its ranking)."
-                )
 
 
 # --------------------------------------------------------------------------- the ideal observer

@@ -26,10 +26,38 @@ from labcore.experiments.e4_hypotheses import (
 )
 
 
+# --------------------------------------------------------------------------- what it reads
+def e4_fields(summary: Mapping[str, Any] | Any) -> dict[str, Any]:
+    """What the words read from an E4 summary (``summary.json`` of the study ``e4``, as a dict or
+    a :class:`~labcore.findings.StudySummary`): ``values``, ``hypotheses`` and ``auroc_spread``
+    (its tables), each claim's t interval (``claims``: ``id``, ``ours.ci95``, from its finding),
+    ``seeds`` and ``config``. {} for anything else."""
+    if hasattr(summary, "model_dump"):
+        summary = summary.model_dump(mode="json")
+    if not isinstance(summary, Mapping):
+        return {}
+    tables = summary.get("tables") if isinstance(summary.get("tables"), Mapping) else {}
+    claims = []
+    for f in summary.get("findings") or []:
+        if isinstance(f, Mapping):
+            iv = f.get("interval") if isinstance(f.get("interval"), Mapping) else None
+            ci = [iv.get("low"), iv.get("high")] if iv else None
+            claims.append({"id": f.get("id"), "ours": {"ci95": ci}})
+    return {
+        "values": tables.get("values") or {},
+        "hypotheses": tables.get("hypotheses") or [],
+        "auroc_spread": tables.get("auroc_spread") or {},
+        "claims": claims,
+        "seeds": summary.get("seeds") or [],
+        "config": summary.get("config") or {},
+    }
+
+
 # --------------------------------------------------------------------------- the answer in words
 def reproduce_command(seeds: int = 5) -> str:
     """The command that writes an E4 result set of ``seeds`` seeds (5: the bundled one)."""
-    return f"python -m labcore reproduce --experiment e4 --seeds {seeds} --out results/e4"
+    more = "" if seeds == 5 else f" --set seeds={','.join(map(str, range(seeds)))}"
+    return f"python -m labcore study e4{more} --out results/e4"
 
 
 REPRODUCE = reproduce_command()
@@ -107,15 +135,16 @@ def answer(summary: Mapping[str, Any]) -> str:
 
     Parameters
     ----------
-    summary : mapping
-        ``summary.json`` of a result set with E4 (``values``, ``claims``, ``hypotheses``, ``seeds``,
-        ``auroc_spread`` when written by a pipeline with the spread rule).
+    summary : mapping or StudySummary
+        ``summary.json`` of the study ``e4`` (read through :func:`e4_fields`: the tables'
+        ``values``, ``hypotheses`` and ``auroc_spread``, the claims' t intervals, ``seeds``).
 
     Returns
     -------
     str
         One Markdown paragraph.
     """
+    summary = e4_fields(summary)
     values = summary.get("values") or {}
     if not all(
         _finite(values.get(f"e4.{m}.{arm}.self_on"))

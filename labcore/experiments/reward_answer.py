@@ -38,7 +38,6 @@ answer and keeps the README's block.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from collections.abc import Mapping, Sequence
@@ -63,7 +62,6 @@ from labcore.experiments.reward_answer_parts import (
     pdw_part,
 )
 from labcore.findings import StudySummary, load_summary
-from labcore.storage.results import SUMMARY
 from labcore.storage.studies import NEUROGYM_DIR, PDW_DIR, PDW_HELD_DIR, PDW_SWEEP_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,14 +108,11 @@ def read_summaries(
     NeuroGym's task through the one validated loader, E4's result set as its JSON."""
     found: dict[str, StudySummary | dict | None] = {}
     for key, folder in STUDIES.items():
-        if key != "e4":
-            found[key] = load_summary(Path(results_dir) / folder, study=key).summary
-            continue
-        path = Path(results_dir) / folder / SUMMARY
-        try:
-            found[key] = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            found[key] = None
+        loaded = load_summary(Path(results_dir) / folder, study=key).summary
+        if key == "e4":  # E4's part still reads its summary as JSON (e4_text.e4_fields)
+            found[key] = None if loaded is None else loaded.model_dump(mode="json")
+        else:
+            found[key] = loaded
     return found
 
 

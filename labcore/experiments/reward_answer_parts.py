@@ -25,6 +25,7 @@ from labcore import render
 from labcore.experiments.e4 import FIRST_SCHEDULE
 from labcore.experiments.e4_text import REPRODUCE as E4_COMMAND
 from labcore.experiments.e4_text import answer as e4_answer
+from labcore.experiments.e4_text import e4_fields
 from labcore.experiments.pdw_findings import signature_outcome
 from labcore.findings import Finding, StudySummary
 from labcore.markers.sure_option import HIGH_COHERENCES, LOW_COHERENCES, WAIVED_COHERENCES
@@ -67,8 +68,8 @@ def usable(key: str, summary: StudySummary | Mapping[str, Any] | None) -> bool:
         return isinstance(summary, StudySummary) and summary.study == key
     if not isinstance(summary, Mapping):
         return False
-    return isinstance(summary.get("values"), Mapping) and _finite(
-        summary["values"].get(f"e4.auroc.{A}.self_on")
+    return summary.get("study") == "e4" and _finite(
+        e4_fields(summary)["values"].get(f"e4.auroc.{A}.self_on")
     )
 
 
@@ -307,7 +308,7 @@ def pdw_part(summary: StudySummary | None) -> Part:
 
 # --------------------------------------------------------------------------- E4 (8.3-8.5, 8.8)
 def _has_again(summary: Mapping[str, Any]) -> bool:
-    return _finite((summary.get("values") or {}).get(f"e4.auroc.{A2}.self_on"))
+    return _finite(e4_fields(summary)["values"].get(f"e4.auroc.{A2}.self_on"))
 
 
 def e4_part(summary: Mapping[str, Any] | None) -> Part:
@@ -357,8 +358,10 @@ def e4_sentence(summary: Mapping[str, Any] | None) -> str:
     spread, R2)."""
     if not usable("e4", summary):
         return f"E4 on our own wagering task has not run yet (`{COMMANDS['e4']}`)."
+    again = _has_again(summary)
+    summary = e4_fields(summary)
     values = summary["values"]
-    if not _has_again(summary):
+    if not again:
         h1 = _hypothesis(summary, "H1")
         flat = _spread(summary, f"e4.auroc.{A}.self_on") is False
         return (

@@ -34,6 +34,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from labcore import compute
+from labcore.cluster import DASK_TIMEOUT
 from labcore.findings import SUMMARY, StudySummary, clean_json, load_summary, write_summary
 from labcore.io import atomic_write
 from labcore.parallel import process_map
@@ -56,6 +57,9 @@ class Table:
     optional: tuple[str, ...] = ()
     required: bool = True
     """A study without this file (an older run's) reads it as no rows rather than a problem."""
+    order: Callable[[Mapping[str, Any]], Any] | None = None
+    """A key the rows are stably sorted by before they are written (a file keeps the row order it
+    always had, e.g. every per-seed value before every per-seed L75)."""
 
     @property
     def file(self) -> str:
@@ -89,6 +93,9 @@ class Study:
     unit_of: Callable[[dict[str, Any]], Any] | None = None
     """The unit a row of any table belongs to: units whose rows are already in the study's files
     are kept rather than run again (a study whose agents are not bundled can be extended)."""
+    derived: Callable[[Any, Rows, Path], Sequence[str]] | None = None
+    """``derived(config, rows, out)``: files made from the rows read back (e.g. a figure's arrays
+    as JSON), written before the summary and listed in its manifest; returns their names."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +109,16 @@ class Registered:
 
 
 STUDIES: dict[str, Registered] = {
+    "paper": Registered(
+        "labcore.experiments.paper_study",
+        "bundled",
+        "The paper's Experiments 1-3 against its numbers (paper sec. 5; docs/verdicts.md)",
+    ),
+    "e4": Registered(
+        "labcore.experiments.e4_study",
+        "e4",
+        "Experiment 4: does metacognition emerge from reward alone (protocol 8.5, 8.8)",
+    ),
     "e3_design": Registered(
         "labcore.experiments.explore_e3",
         "explore_e3",
@@ -241,13 +258,50 @@ def read_rows(study: Study, out: Path | str) -> tuple[Rows, list[str]]:
 
 
 def load_frame(out: Path | str, table: Table) -> tuple[Any, list[str]]:
-    """One table as a pandas DataFrame (None with the problems when it cannot be read)."""
+    """One table as a pandas DataFrame (None with the problems when it cannot be read).
+
+    The checks of :func:`read_table`, column by column (a 150,000-row table reads in a fraction
+    of a second): a missing column, an empty required cell, text in a number column; text columns
+    stay text, the others are numbers (empty cells nan)."""
     import pandas as pd
 
-    rows, problems = read_table(Path(out) / table.file, table)
-    if rows is None:
-        return None, problems
-    return pd.DataFrame(rows, columns=list(table.fields)), problems
+    path = Path(out) / table.file
+    if not path.is_file():
+        return None, [f"{path.name} is missing"]
+    if path.stat().st_size > MAX_TABLE_BYTES:
+        return None, [f"{path.name} is larger than {MAX_TABLE_BYTES // 1_000_000} MB"]
+    try:
+        frame = pd.read_csv(
+            path,
+            dtype={c: str for c in table.text},
+            keep_default_na=False,
+            na_values={c: [""] for c in table.fields if c not in table.text},
+            encoding="utf-8",
+        )
+    except (OSError, UnicodeDecodeError, ValueError, pd.errors.ParserError) as exc:
+        return None, [f"{path.name} could not be read ({exc.__class__.__name__}: {exc})"]
+    missing = [c for c in table.fields if c not in frame.columns]
+    if missing:
+        return None, [f"{path.name} lacks the column(s) {', '.join(missing)}"]
+    frame = frame[list(table.fields)]
+    for col in table.fields:
+        cells = frame[col]
+        if col in table.text:
+            empty = cells == ""
+            frame[col] = cells.where(~empty, None)
+        else:
+            empty = cells.isna()
+            if not pd.api.types.is_numeric_dtype(cells):  # a cell is not a number (nan, inf are)
+                numbers = pd.to_numeric(cells, errors="coerce")
+                bad = numbers.isna() & ~empty & (cells.astype(str).str.lower() != "nan")
+                if bad.any():
+                    i = int(bad.to_numpy().argmax())
+                    return None, [f"{path.name} line {i + 2}: column {col!r} holds {cells[i]!r}"]
+                frame[col] = numbers
+        if col not in table.optional and empty.any():
+            i = int(empty.to_numpy().argmax())
+            return None, [f"{path.name} line {i + 2}: column {col!r} is empty"]
+    return frame, []
 
 
 # ------------------------------------------------------------------------------- running
@@ -303,8 +357,7 @@ def _kept_units(
         for u in study.units(config)
         if not (rerun and fnmatch.fnmatch(study.unit_label(u), rerun))
     }
-    first = study.tables[0].name
-    done = {study.unit_of(r) for r in rows.get(first, [])} & wanted
+    done = {study.unit_of(r) for items in rows.values() for r in items} & wanted
     kept: dict[Any, Rows] = {u: {} for u in done}
     for name, items in rows.items():
         for r in items:
@@ -326,8 +379,10 @@ def run_units(
     backend: str = "local",
     progress: bool = True,
     say: Callable[[str], None] = print,
+    dask_timeout: float = DASK_TIMEOUT,
 ) -> Rows:
-    """Run every unit of ``study`` (cached in ``out/.units``), in spawned processes or on Dask."""
+    """Run every unit of ``study`` (cached in ``out/.units``), in spawned processes or on Dask
+    (the current client's cluster; ``dask_timeout``: seconds to wait while it has no worker)."""
     import joblib
 
     memory = joblib.Memory(out / UNIT_CACHE, verbose=0)
@@ -352,7 +407,7 @@ def run_units(
     if backend == "dask":
         from labcore.cluster import run_on_cluster
 
-        parts = run_on_cluster(_call_unit, calls, labels, on_result=done)
+        parts = run_on_cluster(_call_unit, calls, labels, on_result=done, timeout=dask_timeout)
     elif backend == "local":
         parts = process_map(_call_unit, calls, jobs, on_result=done)
     else:
@@ -369,6 +424,7 @@ def _summarise_files(
     rows, problems = read_rows(study, out)
     if problems:
         raise ValueError(f"{study.name}: the rows cannot be summarised: {'; '.join(problems)}")
+    derived = list(study.derived(config, rows, out)) if study.derived is not None else []
     summary = study.summarise(config, rows)
     meta: dict[str, Any] = {"study": study.name}
     if not summary.config:
@@ -389,7 +445,7 @@ def _summarise_files(
                 k: getattr(old, k) for k in ("created", "git_commit", "compute", "wall_seconds")
             }
     summary = summary.model_copy(update=meta)
-    files = [t.file for t in study.tables if (out / t.file).exists()]
+    files = [t.file for t in study.tables if (out / t.file).exists()] + derived
     return write_summary(out, summary, files)
 
 
@@ -403,6 +459,7 @@ def run_study(
     progress: bool = True,
     rerun: str | None = None,
     say: Callable[[str], None] = print,
+    dask_timeout: float = DASK_TIMEOUT,
 ) -> StudySummary:
     """Run ``study`` (its registered config by default) into ``out`` and return its summary.
 
@@ -423,13 +480,24 @@ def run_study(
     kept = _kept_units(study, config, out, rerun, say)
     todo = [u for u in study.units(config) if u not in kept]
     rows = run_units(
-        study, config, out, todo, jobs=jobs, backend=backend, progress=progress, say=say
+        study,
+        config,
+        out,
+        todo,
+        jobs=jobs,
+        backend=backend,
+        progress=progress,
+        say=say,
+        dask_timeout=dask_timeout,
     )
     rows = _merge([kept[u] for u in study.units(config) if u in kept] + [rows])
     (out / SUMMARY).unlink(missing_ok=True)
     for table in study.tables:
         if table.name in rows:
-            write_table(out / table.file, table, rows[table.name])
+            items = rows[table.name]
+            write_table(
+                out / table.file, table, sorted(items, key=table.order) if table.order else items
+            )
         else:
             (out / table.file).unlink(missing_ok=True)
     return _summarise_files(study, config, out, started, fresh=True)
@@ -518,13 +586,23 @@ def load_study(
     files (each problem is one sentence). ``tables``: the names of the tables to read as frames
     (default every one; a page that draws two of a study's tables need not read its trials)."""
     study = get_study(study) if isinstance(study, str) else study
+    chosen = [t for t in study.tables if tables is None or t.name in tables]
+    return load_tables(study.name, chosen, study.tables_model, directory)
+
+
+def load_tables(
+    name: str | Sequence[str],
+    tables: Sequence[Table],
+    tables_model: type[BaseModel] | None,
+    directory: Path | str,
+) -> LoadedStudy:
+    """:func:`load_study` from a study's contract alone (its name or names, tables and tables
+    model), without importing the module that runs it (a page's first view needs no torch)."""
     directory = Path(directory)
-    loaded = load_summary(directory, study.tables_model, study=study.name)
+    loaded = load_summary(directory, tables_model, study=name)
     problems = list(loaded.problems)
     frames: dict[str, Any] = {}
-    for table in study.tables:
-        if tables is not None and table.name not in tables:
-            continue
+    for table in tables:
         if table.file in loaded.foreign or (
             not table.required and not (directory / table.file).exists()
         ):

@@ -11,13 +11,12 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from labcore.experiments.explore_e3_findings import CURVES, KINDS, ROWS
+from labcore.experiments.paper_results import ResultSet
 from labcore.experiments.study import LoadedStudy, load_study
+from labcore.figures.findings import sentences
 from labcore.figures.live import titration_figure
 from labcore.figures.paper_e3 import titration_curves
 from labcore.figures.style import add_note, color_of, empty_figure, label_of
-from labcore.paper import paper_text
-from labcore.storage.formatting import l75_summary
-from labcore.storage.results import Results
 
 STUDY_NAME = "e3_design"
 
@@ -116,52 +115,15 @@ def excluded_agents(study: LoadedStudy) -> set[tuple[str, str, str, int]]:
     }
 
 
-B1_FRAGILITY = {
-    "reproduced": "fragile, as in the paper",
-    "partly reproduced": "fragile in the paper's sense, though not at the paper's value",
-    "not reproduced": "not fragile",
-    "not comparable": "not comparable with the paper",
-}
-"""What each verdict of ``e3.l75.b1`` (the paper: B1 is fragile) says about B1, in words."""
-HIERARCHY = {
-    "reproduced": "The paper's E3 robustness hierarchy reproduces here.",
-    "partly reproduced": "The paper's E3 robustness hierarchy reproduces only in part here.",
-    "not reproduced": "The paper's E3 robustness hierarchy does not reproduce here.",
-    "not comparable": "The paper's E3 robustness hierarchy cannot be compared here.",
-}
-"""The overall sentence, keyed by the weakest of the three L75 verdicts."""
 HIERARCHY_CLAIMS = ("e3.l75.b1", "e3.l75.b2", "e3.l75.b2_ws")
 
 
-def e3_robustness_verdict(res: Results) -> list[str]:
-    """The plain-language verdict on the paper's E3 robustness hierarchy here, with the design
-    study's answer when one is loaded.
+def e3_robustness_verdict(res: ResultSet) -> list[str]:
+    """The plain-language verdict on the paper's E3 robustness hierarchy here: macro
+    ``hierarchy`` of ``labcore/templates/figures.j2``, filled from the result set.
 
-    The verdicts are the result set's own (``summary.json`` claims ``e3.l75.b1``, ``e3.l75.b2``,
-    ``e3.l75.b2_ws``, decided by the pre-registered rules of :mod:`labcore.paper`); this only
+    The verdicts are the result set's own (findings ``e3.l75.b1``, ``e3.l75.b2``,
+    ``e3.l75.b2_ws``, decided by the pre-registered rules of :mod:`labcore.paper`); the template
     puts them into words, with the seed summaries of ``seed_values.csv`` and the paper's values.
     """
-    claims = res.claims
-    if not all(k in claims for k in HIERARCHY_CLAIMS):
-        out = [
-            (
-                "This result set holds no E3 robustness verdicts (run `python -m labcore "
-                "reproduce --experiment e3`)."
-            )
-        ]
-        return out
-    verdicts = {k: str(claims[k].get("verdict") or "not comparable") for k in HIERARCHY_CLAIMS}
-    b1, b2, ws = (l75_summary(res.seed_values, k) for k in HIERARCHY_CLAIMS)
-    paper = {k: paper_text(claims[k].get("paper")) for k in HIERARCHY_CLAIMS}
-    first = (
-        f"Here B1 is {B1_FRAGILITY.get(verdicts['e3.l75.b1'], verdicts['e3.l75.b1'])}: "
-        f"its L75 is {b1}, "
-        f"against the paper's {paper['e3.l75.b1']}. B2: {b2}, against the paper's "
-        f"{paper['e3.l75.b2']} "
-        f"({verdicts['e3.l75.b2']}); B2 workspace-read: {ws}, against the paper's "
-        f"{paper['e3.l75.b2_ws']} "
-        f"({verdicts['e3.l75.b2_ws']}). "
-    )
-    order = ("not comparable", "not reproduced", "partly reproduced", "reproduced")
-    weakest = min(verdicts.values(), key=lambda v: order.index(v) if v in order else 0)
-    return [first + HIERARCHY.get(weakest, HIERARCHY["not comparable"])]
+    return sentences("hierarchy", res)

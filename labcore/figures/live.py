@@ -32,6 +32,7 @@ from labcore.figures.style import (
     paper_of,
     style_figure,
 )
+from labcore.findings import PaperValue
 from labcore.markers import (
     calibration_curve,
     risk_coverage_curve,
@@ -40,9 +41,9 @@ from labcore.markers import (
     undefined_as_nan,
 )
 from labcore.markers.robustness import L75_THRESHOLD
-from labcore.paper import PaperValue, paper_text
 from labcore.paper_claims import CLAIMS_BY_ID
-from labcore.storage.formatting import finite, fmt, parse_l75
+from labcore.render import finite, fmt, paper_text
+from labcore.storage.formatting import parse_l75
 
 
 def type2_roc_figure(
@@ -128,7 +129,7 @@ def type2_roc_figure(
         if not finite(auc):
             add_note(fig, f"{label_of(key)}: AUROC undefined (all trials correct or all wrong)")
     papers = {
-        k: PaperValue(float(paper_auroc[k]))
+        k: PaperValue(value=float(paper_auroc[k]))
         for k in keys
         if k in paper_auroc and finite(paper_auroc[k])
     }
@@ -509,7 +510,7 @@ def masking_figure(
     fig.add_hline(y=0, line={"color": "#bbb", "width": 1})
     if paper_entry is not None and finite(paper_entry):
         entry = cue_steps[-1] if cue_steps else 0
-        add_paper_marks(fig, [(entry, PaperValue(paper_entry), "cue entry")])
+        add_paper_marks(fig, [(entry, PaperValue(value=paper_entry), "cue entry")])
     fig.update_xaxes(title_text="environment step")
     fig.update_yaxes(title_text="colour retained (1 = held, 0 = displaced)")
     return style_figure(fig, title, height=480)
@@ -594,7 +595,7 @@ def titration_figure(
             v, censored, bound = parse_l75(value)
             if censored == "missing":
                 continue
-            p = PaperValue(bound, bound=">" if censored == "right" else None)
+            p = PaperValue(value=bound, bound=">" if censored == "right" else None)
         marks.append((p.value, p, label_of(agent)))
     for bound, name, symbol in (
         (False, PAPER, "diamond-open"),

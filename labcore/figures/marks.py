@@ -32,10 +32,11 @@ from labcore.figures.style import (
     rgba,
     wrap_tick,
 )
+from labcore.findings import PaperValue
 from labcore.markers import pearson_r
-from labcore.paper import PaperValue, paper_text
+from labcore.render import finite, fmt, paper_text
 from labcore.stats import seed_summary
-from labcore.storage.formatting import finite, fmt, format_l75, parse_l75
+from labcore.storage.formatting import format_l75, parse_l75
 
 
 def seed_numbers(seed_values: pd.DataFrame | None, key: str) -> tuple[np.ndarray, np.ndarray]:
@@ -93,7 +94,7 @@ def add_seed_bars(
     x = np.arange(len(groups), dtype=float)
     stats = [bar_of(g.values) for g in groups]
     hover = [
-        f"<b>{g.name}</b><br>ours: {fmt(m)} ± {fmt(s, 2)}{unit} (n = {g.values.size} seeds)"
+        f"<b>{g.name}</b><br>ours: {fmt(m)} ± {fmt(s, digits=2)}{unit} (n = {g.values.size} seeds)"
         + (f"<br>{g.note}" if g.note else "")
         for g, (m, s) in zip(groups, stats, strict=True)
     ]

@@ -34,7 +34,7 @@ from labcore.figures.style import (
     paper_of,
     style_figure,
 )
-from labcore.storage.formatting import fmt
+from labcore.render import fmt
 
 B1_SLOTS = AGENT_KINDS["b1"].n_slots
 """Slots of the E2 agent (the capacity axis of these figures)."""

@@ -40,9 +40,10 @@ from labcore.figures.style import (
     sigma_axis,
     style_figure,
 )
-from labcore.paper import PaperValue, paper_text
+from labcore.findings import PaperValue
 from labcore.paper_claims import l75_key
-from labcore.storage.formatting import finite, fmt, l75_point, seed_raw
+from labcore.render import finite, fmt, paper_text
+from labcore.storage.formatting import l75_point, seed_raw
 
 # --------------------------------------------------------------------------- E3
 
@@ -231,7 +232,9 @@ def fig3b_marker_correlations(
     loo_paper = paper_of("e3.composite.r_loo_full")
     marks = []
     if r2:
-        marks.append((-0.18, PaperValue(math.sqrt(r2.value), section=r2.section), "GBI (r = √R²)"))
+        marks.append(
+            (-0.18, PaperValue(value=math.sqrt(r2.value), section=r2.section), "GBI (r = √R²)")
+        )
     if loo_paper:
         marks.append((3 - 0.18, loo_paper, "composite, leave-one-out r"))
     add_paper_marks(fig, marks, row=1, col=1)
@@ -395,7 +398,7 @@ def table3_pci(seed_values: pd.DataFrame | None, agents: Sequence[str] | None = 
 
     def cell(vals: np.ndarray) -> str:
         m, s = bar_of(vals)
-        return "—" if not vals.size else f"{fmt(m, 2)} ± {fmt(s, 1)}"
+        return "—" if not vals.size else f"{fmt(m, digits=2)} ± {fmt(s, digits=1)}"
 
     papers = {a: paper_of(f"e3.pci_a.{a}") for a in agents}
     fig = make_subplots(

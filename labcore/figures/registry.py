@@ -15,27 +15,8 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from labcore.experiments.e4 import ARMS
-from labcore.figures.findings import (
-    _find_dnrs,
-    _find_e1a,
-    _find_e1b,
-    _find_e1c,
-    _find_e1d,
-    _find_e2a,
-    _find_e2b,
-    _find_e3a,
-    _find_e3b,
-    _find_e3c,
-    _find_e4,
-    _find_fig4,
-    _find_gbi,
-    _find_hist,
-    _find_logits,
-    _find_masking,
-    _find_pci,
-    _masking,
-    _points,
-)
+from labcore.experiments.paper_results import ResultSet
+from labcore.figures.findings import _masking, _points, finder
 from labcore.figures.live import confidence_histogram
 from labcore.figures.paper_e1 import (
     fig1a_accuracy_and_auroc,
@@ -61,7 +42,6 @@ from labcore.figures.paper_e3 import (
 )
 from labcore.figures.paper_e4 import arms_figure, learning_curves
 from labcore.paper_claims import CLAIMS_BY_ID
-from labcore.storage.results import Results
 
 EXPERIMENT_TITLES = {
     "e1": "Experiment 1 (HOT): does metacognition depend on the self-model?",
@@ -127,13 +107,13 @@ class FigureSpec:
     slug: str
     experiment: str
     title: str
-    build: Callable[[Results], go.Figure]
+    build: Callable[[ResultSet], go.Figure]
     what: str
     """What you are looking at (plain language, no numbers)."""
     claims: tuple[str, ...] = ()
     """Claims whose paper value / ours / verdict the caption lists."""
     paper_note: str = ""
-    findings: Callable[[Results], list[str]] | None = None
+    findings: Callable[[ResultSet], list[str]] | None = None
     """Extra data-driven sentences for "what we found" (numbers from the results)."""
     exploratory: bool = False
 
@@ -160,7 +140,7 @@ FIGURES: tuple[FigureSpec, ...] = (
             "e1.auroc.blind_noise",
             "e1.auroc.blind_permute",
         ),
-        findings=_find_e1a,
+        findings=finder("fig1a"),
     ),
     FigureSpec(
         "fig1b",
@@ -173,7 +153,7 @@ FIGURES: tuple[FigureSpec, ...] = (
         "means confidence is "
         "useless; a curve hugging the top-left corner means the agent knows when it is right.",
         ("e1.auroc.self_on", "e1.auroc.self_off"),
-        findings=_find_e1b,
+        findings=finder("fig1b"),
     ),
     FigureSpec(
         "fig1c",
@@ -186,7 +166,7 @@ FIGURES: tuple[FigureSpec, ...] = (
         "diagonal. An agent "
         "whose confidence never changes collapses to a single point.",
         ("e1.confidence.self_off",),
-        findings=_find_e1c,
+        findings=finder("fig1c"),
     ),
     FigureSpec(
         "fig1d",
@@ -200,7 +180,7 @@ FIGURES: tuple[FigureSpec, ...] = (
         (),
         paper_note="The paper shows this panel without a number (AURC of self-on lower than "
         "self-removed).",
-        findings=_find_e1d,
+        findings=finder("fig1d"),
     ),
     FigureSpec(
         "confidence_histogram",
@@ -217,7 +197,7 @@ FIGURES: tuple[FigureSpec, ...] = (
         "ones. Above 0.5 the "
         "agent bets; at or below it opts out.",
         ("e1.confidence.self_off", "e1.skip.self_on", "e1.skip.bus_off"),
-        findings=_find_hist,
+        findings=finder("confidence_histogram"),
     ),
     FigureSpec(
         "logits_control",
@@ -231,7 +211,7 @@ FIGURES: tuple[FigureSpec, ...] = (
         "point (the largest probability, and minus the entropy).",
         ("e1.auroc.self_on",),
         paper_note="The paper reports no such control.",
-        findings=_find_logits,
+        findings=finder("logits_control"),
     ),
     FigureSpec(
         "fig2a",
@@ -242,7 +222,7 @@ FIGURES: tuple[FigureSpec, ...] = (
         "and 0 workspace "
         "slots, and for the two agents without a workspace (A0, A1). The dashed line is chance.",
         ("e2.conjunction.k4", "e2.conjunction.k2", "e2.conjunction.k0", "e2.hedges_g.k4_vs_k2"),
-        findings=_find_e2a,
+        findings=finder("fig2a"),
     ),
     FigureSpec(
         "fig2b",
@@ -262,7 +242,7 @@ FIGURES: tuple[FigureSpec, ...] = (
             "e2.decision.k2",
             "e2.decision.k0",
         ),
-        findings=_find_e2b,
+        findings=finder("fig2b"),
     ),
     FigureSpec(
         "fig2c",
@@ -277,7 +257,7 @@ FIGURES: tuple[FigureSpec, ...] = (
         "the two cues; orange "
         "dotted lines: the masks. Lines are means over seeds, bands ± 1 SD.",
         ("e2.masking.entry",),
-        findings=_find_masking,
+        findings=finder("fig2c"),
     ),
     FigureSpec(
         "gbi_ignition",
@@ -290,7 +270,7 @@ FIGURES: tuple[FigureSpec, ...] = (
         "ignition sharpness, the "
         "steepest one-step rise of workspace activation. GBI needs at least two occupied slots.",
         ("e2.gbi.k4", "e2.gbi.k2", "e2.ignition.k4", "e2.ignition.k2", "e2.ignition.k0"),
-        findings=_find_gbi,
+        findings=finder("gbi_ignition"),
     ),
     FigureSpec(
         "dnrs",
@@ -309,7 +289,7 @@ FIGURES: tuple[FigureSpec, ...] = (
             "e2.dnrs.scale_0.75",
             "e2.dnrs.scale_1",
         ),
-        findings=_find_dnrs,
+        findings=finder("dnrs"),
     ),
     FigureSpec(
         "fig3a",
@@ -335,7 +315,7 @@ FIGURES: tuple[FigureSpec, ...] = (
             "e3.l75.b2.read",
             "e3.accuracy.b1",
         ),
-        findings=_find_e3a,
+        findings=finder("fig3a"),
     ),
     FigureSpec(
         "fig3b",
@@ -356,7 +336,7 @@ FIGURES: tuple[FigureSpec, ...] = (
             "e3.composite.r_loo_full",
             "e3.gbi.b1",
         ),
-        findings=_find_e3b,
+        findings=finder("fig3b"),
     ),
     FigureSpec(
         "fig3c",
@@ -369,7 +349,7 @@ FIGURES: tuple[FigureSpec, ...] = (
         "L75 (triangles: "
         "beyond or below the tested range), hollow black marks the paper's.",
         ("e3.l75.b1", "e3.l75.b2", "e3.l75.b2_ws"),
-        findings=_find_e3c,
+        findings=finder("fig3c"),
     ),
     FigureSpec(
         "fig4",
@@ -382,7 +362,7 @@ FIGURES: tuple[FigureSpec, ...] = (
         "recurrent state for "
         "the workspace agents and for the HOT-only agent (self-model but no workspace).",
         ("e3.l75.bc_mlp", "e3.accuracy.bc_mlp", "e3.l75.hot_only", "e3.accuracy.hot_only"),
-        findings=_find_fig4,
+        findings=finder("fig4"),
     ),
     FigureSpec(
         "table3",
@@ -395,7 +375,7 @@ FIGURES: tuple[FigureSpec, ...] = (
         "The paper found lower values for the workspace agent than for the baselines "
         "(an 'inversion').",
         ("e3.pci_a.a0", "e3.pci_a.a1", "e3.pci_a.b1"),
-        findings=_find_pci,
+        findings=finder("table3"),
     ),
 )
 
@@ -428,7 +408,7 @@ E4_FIGURES: tuple[FigureSpec, ...] = (  # E4 is beyond the paper: kept apart fro
             "e4.auroc.reward_late_uncentred.self_on",
             "e4.auroc.reward_late_uncentred_sgd.self_on",
         ),
-        findings=_find_e4,
+        findings=finder("e4_arms"),
     ),
     FigureSpec(
         "e4_curves",

@@ -19,9 +19,9 @@ from labcore.figures.style import (
     style_figure,
     wrap_tick,
 )
-from labcore.paper import paper_text
+from labcore.findings import Finding
+from labcore.render import findings_table
 from labcore.scorecards.tables import CLUSTER_BY_ID
-from labcore.storage.formatting import ours_text
 
 
 def osmd_radar(
@@ -231,13 +231,14 @@ def label_positions(points: Sequence[Mapping[str, Any]], near: float = 0.5) -> l
     return out
 
 
-def claims_table(claims: Sequence[Mapping[str, Any]] | None) -> go.Figure:
-    """All claims: id, description, paper, ours, verdict (verdict cells coloured).
+def claims_table(findings: Sequence[Finding] | None) -> go.Figure:
+    """All claims: id, question, paper, ours, verdict (verdict cells coloured), whether it counts
+    as evidence and why not (the rows of :func:`labcore.render.findings_table`).
 
     Parameters
     ----------
-    claims : sequence of dict
-        ``summary.json["claims"]``.
+    findings : sequence of Finding
+        The claims' findings of a result set (those with a verdict).
 
     Returns
     -------
@@ -245,39 +246,28 @@ def claims_table(claims: Sequence[Mapping[str, Any]] | None) -> go.Figure:
         One :class:`go.Table` trace. Free text is escaped for plotly's pseudo-HTML.
     """
     title = "Every claim: the paper's number, ours, and the pre-registered verdict"
-    claims = list(claims or [])
+    claims = list(findings or [])
     if not claims:
         return empty_figure(title, "no claims in summary.json")
-    verdicts = [str(c.get("verdict", "")) for c in claims]
+    rows = findings_table(claims)
+    verdicts = [str(c.verdict or "") for c in claims]
     fill = [VERDICT_COLOURS.get(v, "white") for v in verdicts]
+    columns = ("Question", "Paper", "Ours", "Verdict", "Evidence")
     fig = go.Figure(
         go.Table(
-            columnwidth=[2.2, 3.6, 1.3, 1.8, 1.4],
+            columnwidth=[2.2, 3.6, 1.3, 1.8, 1.4, 1.2],
             header={
-                "values": [
-                    "<b>claim</b>",
-                    "<b>what</b>",
-                    "<b>paper</b>",
-                    "<b>ours</b>",
-                    "<b>verdict</b>",
-                ],
+                "values": ["<b>claim</b>", *(f"<b>{c.lower()}</b>" for c in columns)],
                 "fill_color": "#e8eef7",
                 "align": "left",
                 "font": {"size": 13},
             },
             cells={
                 "values": [
-                    [escape_plotly(c.get("id", "")) for c in claims],
-                    [
-                        escape_plotly(c.get("description", ""))
-                        + (" (by construction)" if c.get("by_construction") else "")
-                        for c in claims
-                    ],
-                    [escape_plotly(paper_text(c.get("paper") or {})) for c in claims],
-                    [escape_plotly(ours_text(c.get("ours") or {})) for c in claims],
-                    [escape_plotly(v) for v in verdicts],
+                    [escape_plotly(c.id) for c in claims],
+                    *([escape_plotly(r[c]) for r in rows] for c in columns),
                 ],
-                "fill_color": [["white"] * len(claims)] * 4 + [fill],
+                "fill_color": [["white"] * len(claims)] * 4 + [fill, ["white"] * len(claims)],
                 "align": "left",
                 "font": {"size": 12},
                 "height": 24,

@@ -1,7 +1,7 @@
-"""Formatting a result set's values for display: finite numbers (:func:`finite`, :func:`fmt`),
-our seed summary of a claim (:func:`ours_text`), and censored L75 values read and summarised
-over seeds (:func:`parse_l75`, :func:`format_l75`, :func:`l75_point`, :func:`l75_summary`).
-Pure functions: the files themselves are :mod:`labcore.storage.results`.
+"""Censored L75 values read and summarised over seeds (:func:`parse_l75`, :func:`format_l75`,
+:func:`l75_point`, :func:`l75_summary`), for the figures and pages that show one key of
+``seed_values.csv``. Numbers are written by the one formatter (:func:`labcore.render.fmt`); a
+claim's own value is its finding's (:func:`labcore.render.value_text`). Pure functions.
 """
 
 from __future__ import annotations
@@ -13,52 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-
-def finite(x: Any) -> bool:
-    """True for a finite number (or numeric string); False for None, nan, inf and text.
-
-    >>> finite(0.2), finite("0.2"), finite(None), finite(float("nan")), finite("> 0.5")
-    (True, True, False, False, False)
-    """
-    try:
-        return x is not None and math.isfinite(float(x))
-    except (TypeError, ValueError):
-        return False
-
-
-def fmt(x: Any, digits: int = 3) -> str:
-    """A number to ``digits`` significant digits; None/nan -> ``"undefined"``.
-
-    >>> fmt(0.12345), fmt(None), fmt(3.0, 2)
-    ('0.123', 'undefined', '3')
-    """
-    if not finite(x):
-        return "undefined"
-    return f"{float(x):.{digits}g}"
-
-
-def ours_text(ours: Mapping[str, Any]) -> str:
-    """Our seed summary of a claim as text (``summary.json`` ``ours``; censoring shown): the
-    one formatter of our values.
-
-    >>> ours_text({"mean": 0.8561, "sd": 0.0123, "n": 5})
-    '0.856 ± 0.012 (n = 5)'
-    >>> ours_text({"censored": "right", "bound": 0.5, "n_right_censored": 4, "n_seeds": 5})
-    '> 0.5 (4/5 seeds)'
-    >>> ours_text({"mean": None})
-    'undefined'
-    """
-    if ours.get("censored") == "right":
-        n_cens, n_seeds = ours.get("n_right_censored", "?"), ours.get("n_seeds", "?")
-        return f"> {fmt(ours.get('bound'))} ({n_cens}/{n_seeds} seeds)"
-    if ours.get("censored") == "left":
-        n_cens, n_seeds = ours.get("n_left_censored", "?"), ours.get("n_seeds", "?")
-        return f"<= {fmt(ours.get('bound'))} ({n_cens}/{n_seeds} seeds)"
-    if not finite(ours.get("mean")):
-        return "undefined"
-    sd = f" ± {fmt(ours['sd'], 2)}" if finite(ours.get("sd")) and ours.get("n", 0) > 1 else ""
-    n = ours.get("n")
-    return f"{fmt(ours['mean'])}{sd}" + (f" (n = {n})" if n and n > 1 else "")
+from labcore.render import UNDEFINED, finite, fmt
 
 
 def parse_l75(value: Any) -> tuple[float, str, float]:
@@ -138,7 +93,7 @@ def format_l75(parsed: Sequence[tuple[float, str, float]]) -> tuple[str, float, 
     present = [p for p in parsed if p[1] != "missing"]
     n = len(present)
     if n == 0:
-        return "undefined", math.nan, math.nan
+        return UNDEFINED, math.nan, math.nan
     # scipy (labcore.stats) is imported here: reading a result set, a page's first view, needs none
     # of it
     from labcore.stats import summarize_l75
@@ -147,12 +102,12 @@ def format_l75(parsed: Sequence[tuple[float, str, float]]) -> tuple[str, float, 
     if summary["censored"] in ("right", "left"):
         n_cens = summary[f"n_{summary['censored']}_censored"]
         sign = ">" if summary["censored"] == "right" else "<="
-        return f"{sign} {summary['bound']:g} ({n_cens}/{n} seeds censored)", math.nan, math.nan
+        return f"{sign} {fmt(summary['bound'])} ({n_cens}/{n} seeds censored)", math.nan, math.nan
     mean = math.nan if summary["mean"] is None else summary["mean"]
     sd = math.nan if summary["sd"] is None else summary["sd"]
     censored = summary["n_right_censored"] + summary["n_left_censored"]
     extra = f"; {censored} censored" if censored else ""
-    return f"{fmt(mean)} ± {fmt(sd, 2)} (n = {summary['n']}{extra})", mean, sd
+    return f"{fmt(mean)} ± {fmt(sd, digits=2)} (n = {summary['n']}{extra})", mean, sd
 
 
 def seed_raw(seed_values: pd.DataFrame | None, key: str) -> list[tuple[Any, Any]]:
@@ -182,6 +137,7 @@ def l75_point(seed_values: pd.DataFrame | None, key: str) -> float | str | None:
 
 
 def l75_summary(seed_values: pd.DataFrame | None, key: str) -> str:
-    """Seed summary text of one L75 key of ``seed_values.csv`` (``"undefined"`` if absent)."""
+    """Seed summary text of one L75 key of ``seed_values.csv`` (:data:`~labcore.render.UNDEFINED`
+    if absent)."""
     raw = seed_raw(seed_values, key)
-    return format_l75([parse_l75(v) for _, v in raw])[0] if raw else "undefined"
+    return format_l75([parse_l75(v) for _, v in raw])[0] if raw else UNDEFINED

@@ -83,4 +83,5 @@ PDW_HELD_DIR = "pdw_held"
 INTEGRATION_DIR = "explore_integration"
 """Folder of the integration study (``python -m labcore explore integration``; protocol sec. 9)."""
 STUDY_DIRS = (EXPLORE_DIR, NEUROGYM_DIR, PDW_DIR, PDW_SWEEP_DIR, PDW_HELD_DIR, INTEGRATION_DIR)
-"""Folders under ``results/`` that hold a study, not a result set of ``reproduce``."""
+"""Folders under ``results/`` that hold a study, not a result set of ``study paper`` or
+``study e4``."""

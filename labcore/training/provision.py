@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import queue
+import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, wait
@@ -373,3 +374,34 @@ def run_batches(
                 records += future.result()
                 finish(pending.pop(future))
     return records
+
+
+def progress_bar(label: str, paper: bool) -> tuple[Any, Callable[[ProgressBoard], None]]:
+    """A tqdm bar driven by a :class:`~labcore.training.provision.ProgressBoard`, and its update
+    callback.
+
+    It shows the share of the training budget done, agents finished / total, and the time
+    left; in fast mode that time is an upper bound (agents stop at convergence, usually
+    long before the update budget), so it reads "at most".
+    """
+    from tqdm import tqdm
+
+    bar = tqdm(
+        total=1000,
+        desc=label,
+        file=sys.stderr,
+        bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}{postfix}",
+    )
+
+    def render(board: ProgressBoard) -> None:
+        finished, members = board.members
+        left = board.seconds_left()
+        when = (
+            "?"
+            if math.isnan(left)
+            else f"{'' if paper else 'at most '}{int(left) // 60}:{int(left) % 60:02d} left"
+        )
+        bar.n = min(1000, round(board.fraction * 1000))
+        bar.set_postfix_str(f"{finished}/{members} agents done, {when}", refresh=True)
+
+    return bar, render

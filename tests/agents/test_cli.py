@@ -92,46 +92,24 @@ def test_cli_rejects_bad_arguments():
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
 
 
-def test_reproduce_command_writes_the_result_set_then_the_report(tmp_path, capsys):
+def test_study_command_writes_the_result_set_then_the_report(tmp_path, capsys):
     """The runner writes the result set; the command line adds report.html after it."""
     from labcore.cli import main
 
+    def study(out, *extra):
+        return main(
+            [
+                *("study", "paper", "--quick", "--set", "experiments=e1", "--set", "seeds=0"),
+                *("--set", "audit_seeds=1", "--set", f"cache={tmp_path / 'cache'}"),
+                *("--out", str(out), *extra),
+            ]
+        )
+
     out = tmp_path / "r"
-    assert (
-        main(
-            [
-                "reproduce",
-                "--experiment",
-                "e1",
-                "--seeds",
-                "1",
-                "--quick",
-                "--out",
-                str(out),
-                "--cache",
-                str(tmp_path / "cache"),
-            ]
-        )
-        == 0
-    )
+    assert study(out) == 0
     assert (out / "summary.json").exists() and (out / "report.html").exists()
-    assert f"wrote {out / 'report.html'}" in capsys.readouterr().out
-    assert (
-        main(
-            [
-                "reproduce",
-                "--experiment",
-                "e1",
-                "--seeds",
-                "1",
-                "--quick",
-                "--out",
-                str(tmp_path / "n"),
-                "--cache",
-                str(tmp_path / "cache"),
-                "--no-report",
-            ]
-        )
-        == 0
-    )
+    assert "report.html" in capsys.readouterr().out
+    assert study(tmp_path / "n", "--no-report") == 0
     assert not (tmp_path / "n" / "report.html").exists()
+    with pytest.raises(SystemExit, match="--scheduler needs --backend dask"):
+        study(tmp_path / "x", "--scheduler", "tcp://127.0.0.1:1")

@@ -22,7 +22,9 @@ from labcore.agents.sequence import (
 )
 from labcore.config import AGENT_KINDS, KIND_BUDGETS, TRAINING_OF_KIND, TrainConfig, train_config_of
 from labcore.experiments.common import SeedResult
-from labcore.experiments.e4_hypotheses import apply, evaluate, spread_table
+from labcore.experiments.e4_hypotheses import evaluate, spread_table
+from labcore.experiments.paper_findings import claim_flags
+from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.seeding import episode_seeds
 from labcore.storage.checkpoint_format import checkpoint_name
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR
@@ -497,10 +499,14 @@ def test_an_arm_is_not_meaningful_when_half_its_seeds_fail_and_its_claims_say_so
     assert (
         table["e4.auroc.supervised.self_on"]["meaningful"] is None
     )  # no spread recorded: a set before the rule
-    claims = [{"id": key, "reason": "New.", "ours": {}, "hypothesis": "R1"}]
-    apply(claims, results, [{"id": "R1", "outcome": "not supported"}])
-    assert claims[0]["spread"] == table[key]
-    assert "not meaningful: a spread of 0.2-3 bets, below 1 on 2 of 4 seeds" in claims[0]["reason"]
+    flag = claim_flags(CLAIMS_BY_ID[key], "new", None, table[key])[-1]
+    assert flag.kind == "not_meaningful" and flag.params == {
+        "seeds": 4,
+        "failing": 2,
+        "bets_low": 0.2,
+        "bets_high": 3.0,
+        "confidence_sd": pytest.approx(0.0055),
+    }
     results[2].values["e4.auroc_meaningful.reward_late.self_on"] = 1
     assert spread_table(results)[key]["meaningful"] is True  # 3 of 4: more than half
 

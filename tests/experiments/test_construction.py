@@ -7,13 +7,8 @@ import pytest
 from labcore.experiments.common import SeedResult
 from labcore.experiments.construction import audit, equivalent
 from labcore.experiments.e2 import allocation_closed_form, closed_form_values
-from labcore.paper import (
-    ClaimSpec,
-    PaperValue,
-    verdict,
-    verdict_sentence,
-    verdict_split,
-)
+from labcore.findings import Finding, Flag, apart_by_kind, evidence_split
+from labcore.paper import ClaimSpec, paper_value, verdict
 from labcore.paper_claims import CLAIMS_BY_ID
 
 
@@ -36,10 +31,7 @@ def test_audit_flags_values_an_untrained_agent_gives_too():
         "auroc_off",
         "chance",
     }  # learned AUROC is evidence; a constant and chance are not
-    assert (
-        found["auroc_off"]["rule"] == "untrained"
-        and "untrained agent" in found["auroc_off"]["reason"]
-    )
+    assert found["auroc_off"]["rule"] == "untrained" and found["auroc_off"]["reference"] == 0.5
 
 
 def test_audit_closed_form_rule_needs_a_match():
@@ -90,28 +82,26 @@ def test_paired_claims_need_their_contrast():
     ours = {"mean": None, "sd": None, "n": 5, "ci95": None, "censored": "right", "bound": 0.5}
     fragile = {"e3.l75.b1": 0.04, "e3.l75.b2": 0.5}
     robust = {"e3.l75.b1": 0.6, "e3.l75.b2": 0.5}
-    assert verdict(spec, ours, fragile)[0] == "reproduced"
-    v, reason = verdict(spec, ours, robust)
-    assert v == "partly reproduced" and "contrast" in reason
-    plain = ClaimSpec("x", "toy", PaperValue(0.5), tolerance=0.05)
+    assert verdict(spec, ours, fragile) == ("reproduced", "bound")
+    assert verdict(spec, ours, robust) == ("partly reproduced", "contrast")
+    plain = ClaimSpec("x", "toy", paper_value(0.5), tolerance=0.05)
     assert (
         verdict(plain, {"mean": 0.5, "sd": 0.0, "n": 3, "ci95": [0.5, 0.5]}, {})[0] == "reproduced"
     )
 
 
 def test_counts_split_evidence_from_construction():
+    built = (Flag(kind="by_construction", rule="untrained"),)
     claims = [
-        {"verdict": "reproduced", "by_construction": True},
-        {"verdict": "reproduced", "by_construction": False},
-        {"verdict": "not reproduced", "by_construction": False},
+        Finding(id="a", question="?", verdict="reproduced", flags=built),
+        Finding(id="b", question="?", verdict="reproduced"),
+        Finding(id="c", question="?", verdict="not reproduced"),
     ]
-    split = verdict_split(claims)
-    assert split["evidence"]["reproduced"] == 1 and split["construction"]["reproduced"] == 1
-    sentence = verdict_sentence(claims)
-    assert (
-        "as evidence 1 reproduced, 1 not reproduced" in sentence
-        and "1 true by construction" in sentence
-    )
+    split = evidence_split(claims)
+    assert split["evidence"]["reproduced"] == 1 and split["apart"]["reproduced"] == 1
+    assert split["evidence"]["not reproduced"] == 1 and apart_by_kind(claims) == {
+        "by_construction": 1
+    }
 
 
 def test_bundled_flags_follow_the_rules():
@@ -119,23 +109,24 @@ def test_bundled_flags_follow_the_rules():
     # in the reference table is found by a rule, or concerns a not-comparable value, or is one
     # the untrained twins cannot measure (e.g. an AUROC when an untrained agent is never right),
     # or one the rules cannot resolve but the twins do not contradict (within its tolerance).
-    from labcore.storage.results import load_results
+    from labcore.experiments.paper_results import load_results
 
     res = load_results("results/bundled")
-    audit = res.summary.get("construction_audit", {})
-    audit_found = audit.get("flagged", {})
-    twin = audit.get("untrained_means", {})
+    audit = res.tables.construction_audit
+    audit_found, twin = audit.flagged, audit.untrained_means
     assert audit_found, "the bundled result set has no construction audit"
-    claims = {c["id"]: c for c in res.summary["claims"]}
     assert twin, "the bundled audit does not record what the untrained twins gave"
-    for claim_id in audit_found:
+    claims = res.findings
+    for claim_id, entry in audit_found.items():
         if claim_id in claims:
-            assert claims[claim_id]["by_construction"], claim_id
+            built = claims[claim_id].flags
+            flag = next(f for f in built if f.kind == "by_construction" and f.rule != "spec")
+            assert flag.params["ours"] == pytest.approx(entry.ours), claim_id
     for claim_id, spec in CLAIMS_BY_ID.items():
         c = claims.get(claim_id)
-        if spec.by_construction and c and c["verdict"] != "not comparable" and claim_id in twin:
+        if spec.by_construction and c and c.verdict != "not comparable" and claim_id in twin:
             if claim_id not in audit_found:  # too noisy to confirm, but never contradicted
-                assert abs(twin[claim_id] - c["ours"]["mean"]) <= spec.tolerance, claim_id
+                assert abs(twin[claim_id] - c.value) <= spec.tolerance, claim_id
                 continue
             assert claim_id in audit_found, (
                 f"{claim_id} is declared by construction but no rule finds it"
@@ -161,7 +152,7 @@ def test_relative_rule_flags_a_lesion_the_wiring_routes_around():
     same = {"actions_equal.self_off": 1.0, "actions_equal.bus_off": 0.0}
     found = audit(_e1([same, same]), _e1([same]))
     assert found["e1.accuracy.self_off"]["rule"] == "relative"
-    assert "every step" in found["e1.accuracy.self_off"]["reason"]
+    assert found["e1.accuracy.self_off"]["reassigned"] is False
     assert found.get("e1.accuracy.bus_off", {}).get("rule") != "relative"
     assert not any(".check." in k for k in found)  # the records themselves are not audited values
 
@@ -190,7 +181,7 @@ def test_relative_rule_reads_e4_arms_and_reassigned_confidences():
     assert found["e4.accuracy.a.self_off"]["rule"] == "relative"
     assert found.get("e4.accuracy.b.self_off", {}).get("rule") != "relative"
     assert found["e4.auroc.a.blind_permute"]["rule"] == "relative"
-    assert "reassigned" in found["e4.auroc.a.blind_permute"]["reason"]
+    assert found["e4.auroc.a.blind_permute"]["reassigned"] is True
 
 
 def test_relative_checks_on_rollouts_of_the_bundled_e1_agent():
@@ -252,11 +243,11 @@ def test_bundled_relative_flags_follow_the_trial_records(result_set):
     # the decoding values at bus-off are flagged "empty bus".
     import pandas as pd
 
-    from labcore.storage.results import load_results
+    from labcore.experiments.paper_results import load_results
 
     res = load_results(result_set)
-    claims = {c["id"]: c for c in res.summary["claims"]}
-    flagged = res.summary["construction_audit"]["flagged"]
+    claims = res.findings
+    flagged = {k: v.model_dump() for k, v in res.tables.construction_audit.flagged.items()}
     trials = pd.read_csv(f"{result_set}/e1_trials.csv")
     ref = trials[trials.condition == "self_on"].set_index(["seed", "trial"])[
         ["decision", "correct"]
@@ -271,14 +262,12 @@ def test_bundled_relative_flags_follow_the_trial_records(result_set):
         key = f"e1.accuracy.{condition}"
         assert flagged.get(key, {}).get("rule") == "relative", key
         if key in claims:
-            assert claims[key]["by_construction"], key
+            assert not claims[key].evidence, key
     for key in ("e2.dnrs.scale_0", "e2.dnrs_secondary.scale_0"):
         assert flagged.get(key, {}).get("rule") == "empty bus", key
     assert (
         flagged["e1.auroc.blind_permute"]["rule"] == "relative"
     )  # z_self shuffled: confidences reassigned
-    assert (
-        claims["e1.auroc.blind_permute"]["by_construction"]
-        and claims["e1.accuracy.self_off"]["by_construction"]
-    )
-    assert claims["e2.dnrs.scale_0"]["by_construction"]
+    assert not claims["e1.auroc.blind_permute"].evidence
+    assert claims["e1.accuracy.self_off"].flag("by_construction").rule == "relative"
+    assert claims["e2.dnrs.scale_0"].flag("by_construction").rule == "empty_bus"

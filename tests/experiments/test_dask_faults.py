@@ -1,8 +1,8 @@
-"""Dask runs on a real LocalCluster: where seeds run, dying workers, failing seeds, no workers, the
+"""Dask runs on a real LocalCluster: where units run, dying workers, failing units, no workers, the
 CLI.
 
-The runners here are tiny functions injected through ``run_seeds``'s ``run_seed`` (and, for
-``run_batches``, in place of ``provision.run_batch``), so no agent is trained.
+The units here are a tiny study's (its ``run_unit`` a module-level function of this file; for
+``run_batches``, a function in place of ``provision.run_batch``), so no agent is trained.
 """
 
 from __future__ import annotations
@@ -17,14 +17,15 @@ import cloudpickle
 import pytest
 
 distributed = pytest.importorskip("distributed")
+from dataclasses import dataclass  # noqa: E402
+
 import dask  # noqa: E402
 
 from labcore import cli  # noqa: E402
-from labcore.budgets import ReproduceConfig  # noqa: E402
 from labcore.cluster import DistributedRunError  # noqa: E402
 from labcore.config import TrainConfig  # noqa: E402
-from labcore.experiments import runner  # noqa: E402
-from labcore.experiments.common import SeedResult, run_seeds  # noqa: E402
+from labcore.experiments import study as S  # noqa: E402
+from labcore.findings import StudySummary  # noqa: E402
 from labcore.training import provision  # noqa: E402
 from labcore.training.provision import Batch, run_batches  # noqa: E402
 
@@ -33,34 +34,69 @@ cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 BOUND = 60.0
 """Seconds within which every failure below must be reported (it used to hang forever)."""
-CFG = ReproduceConfig(seeds=(0, 1, 2))
 
 
-def where(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
-    """A seed that records the process that ran it."""
-    return SeedResult(
-        "tiny", seed, values={"pid": float(os.getpid()), "square": float(seed * seed)}
-    )
+@dataclass(frozen=True)
+class Tiny:
+    seeds: tuple[int, ...] = (0, 1, 2)
+
+    @classmethod
+    def quick(cls) -> Tiny:
+        return cls((0,))
 
 
-def slow(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
-    """A seed that takes longer than the watchdog's bound while its worker is alive."""
+def where(config: Tiny, seed: int, out: str) -> S.Rows:
+    """A unit that records the process that ran it."""
+    return {"seeds": [{"seed": seed, "pid": os.getpid(), "square": seed * seed}]}
+
+
+def slow(config: Tiny, seed: int, out: str) -> S.Rows:
+    """A unit that takes longer than the watchdog's bound while its worker is alive."""
     time.sleep(1.5)
-    return where(seed, cfg, cache_dir)
+    return where(config, seed, out)
 
 
-def dies_on_seed_1(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
+def dies_on_seed_1(config: Tiny, seed: int, out: str) -> S.Rows:
     """Seed 1 kills the worker process running it, every time."""
     if seed == 1:
         os.kill(os.getpid(), signal.SIGKILL)
-    return where(seed, cfg, cache_dir)
+    return where(config, seed, out)
 
 
-def raises_on_seed_2(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
+def raises_on_seed_2(config: Tiny, seed: int, out: str) -> S.Rows:
     """Seed 2 raises an ordinary exception."""
     if seed == 2:
         raise ValueError("seed two is broken\nsecond line")
-    return where(seed, cfg, cache_dir)
+    return where(config, seed, out)
+
+
+def tiny(run_unit) -> S.Study:
+    """A study whose units are seeds, run by ``run_unit``."""
+    return S.Study(
+        name="tiny",
+        title="tiny",
+        folder="tiny",
+        config=Tiny,
+        units=lambda c: list(c.seeds),
+        run_unit=run_unit,
+        summarise=lambda c, rows: StudySummary(study="tiny"),
+        tables=(S.Table("seeds", ("seed", "pid", "square")),),
+        unit_label=lambda seed: f"seed {seed}",
+    )
+
+
+def run(run_unit, seeds, tmp_path, **kw) -> list[dict]:
+    """The rows of ``run_unit`` over ``seeds`` on the Dask cluster of the current client."""
+    rows = S.run_units(
+        tiny(run_unit),
+        Tiny(tuple(seeds)),
+        tmp_path,
+        backend="dask",
+        progress=False,
+        say=lambda _: None,
+        **kw,
+    )
+    return rows["seeds"]
 
 
 def dying_batch(batch: Batch, progress=None) -> list[dict]:
@@ -108,31 +144,27 @@ def empty_client():
         yield c
 
 
-def test_seeds_run_on_the_workers_not_in_this_process(client):
-    seen = []
-    results = run_seeds(
-        where, [2, 0, 1], CFG, "unused", backend="dask", client=client, progress=seen.append
-    )
-    assert [r.seed for r in results] == [0, 1, 2]
-    assert [r.values["square"] for r in results] == [0.0, 1.0, 4.0]
-    assert sorted(r.seed for r in seen) == [0, 1, 2]
+def test_units_run_on_the_workers_not_in_this_process(client, tmp_path):
+    rows = run(where, [2, 0, 1], tmp_path)
+    assert [r["seed"] for r in rows] == [2, 0, 1]  # the units' order, whatever finished first
+    assert [r["square"] for r in rows] == [4, 0, 1]
     worker_pids = set(client.run(os.getpid).values())
-    ran_in = {int(r.values["pid"]) for r in results}
+    ran_in = {r["pid"] for r in rows}
     assert os.getpid() not in ran_in and ran_in <= worker_pids
 
 
-def test_a_seed_that_raises_is_one_sentence_naming_it(client):
+def test_a_unit_that_raises_is_one_sentence_naming_it(client, tmp_path):
     with pytest.raises(DistributedRunError) as caught:
-        run_seeds(raises_on_seed_2, [0, 1, 2], CFG, "unused", backend="dask", client=client)
+        run(raises_on_seed_2, [0, 1, 2], tmp_path)
     message = str(caught.value)
     assert message.startswith("seed 2 failed on a Dask worker with ValueError: seed two is broken;")
-    assert "\n" not in message and "--backend loky" in message
+    assert "\n" not in message and "--backend local" in message
 
 
-def test_a_seed_that_keeps_killing_its_worker_fails_clearly_and_quickly(doomed):
+def test_a_unit_that_keeps_killing_its_worker_fails_clearly_and_quickly(doomed, tmp_path):
     start = time.monotonic()
     with pytest.raises(DistributedRunError) as caught:
-        run_seeds(dies_on_seed_1, [0, 1], CFG, "unused", backend="dask", client=doomed)
+        run(dies_on_seed_1, [0, 1], tmp_path)
     assert time.monotonic() - start < BOUND
     message = str(caught.value)
     # seed 0 may have been queued on the dying worker: then it counts the deaths too, and is named
@@ -163,18 +195,18 @@ def test_a_batch_that_keeps_killing_its_worker_fails_clearly_and_quickly(
     assert time.monotonic() - start < BOUND
 
 
-def test_the_watchdog_waits_only_while_there_is_no_worker(client):
-    # 1.5 s per seed on a live worker, watchdog at 0.5 s: the run finishes
-    results = run_seeds(slow, [0], CFG, "unused", backend="dask", client=client, timeout=0.5)
-    assert [r.seed for r in results] == [0]
+def test_the_watchdog_waits_only_while_there_is_no_worker(client, tmp_path):
+    # 1.5 s per unit on a live worker, watchdog at 0.5 s: the run finishes
+    assert [r["seed"] for r in run(slow, [0], tmp_path, dask_timeout=0.5)] == [0]
 
 
-@pytest.mark.parametrize("what", ["seeds", "batches"])
+@pytest.mark.parametrize("what", ["units", "batches"])
 def test_no_worker_ends_the_run_after_the_timeout(empty_client, tmp_path, what):
     start = time.monotonic()
     with pytest.raises(DistributedRunError) as caught:
-        if what == "seeds":
-            run_seeds(where, [0, 1], CFG, "unused", backend="dask", client=empty_client, timeout=1)
+        if what == "units":
+            with empty_client.as_current():
+                run(where, [0, 1], tmp_path, dask_timeout=1)
         else:
             run_batches(
                 [Batch("dual", "b1", (0,), TrainConfig(), str(tmp_path))],
@@ -183,7 +215,7 @@ def test_no_worker_ends_the_run_after_the_timeout(empty_client, tmp_path, what):
                 timeout=1,
             )
     assert 1 <= time.monotonic() - start < 10
-    first = "seed 0 and 1 other task(s)" if what == "seeds" else "batch dual-b1 s0"
+    first = "seed 0 and 1 other task(s)" if what == "units" else "batch dual-b1 s0"
     assert str(caught.value).startswith(
         f"{first} did not finish: the Dask cluster at tcp://127.0.0.1:"
     )
@@ -193,13 +225,10 @@ def test_no_worker_ends_the_run_after_the_timeout(empty_client, tmp_path, what):
     )  # cancelled, not left queued
 
 
-def _reproduce_args(tmp_path, scheduler: str, *extra: str) -> list[str]:
+def _study_args(tmp_path, scheduler: str, *extra: str) -> list[str]:
     return [
-        "reproduce",
-        "--experiment",
-        "e1",
-        "--seeds",
-        "2",
+        "study",
+        "tiny",
         "--backend",
         "dask",
         "--scheduler",
@@ -211,60 +240,63 @@ def _reproduce_args(tmp_path, scheduler: str, *extra: str) -> list[str]:
     ]
 
 
-def test_cli_says_where_the_seeds_run_and_runs_them_there(client, monkeypatch, tmp_path, capsys):
-    ran: list[SeedResult] = []
+@pytest.fixture
+def tiny_registered(monkeypatch):
+    """The study ``tiny`` in the registry, its units ``where``."""
+    monkeypatch.setitem(S.STUDIES, "tiny", S.Registered(__name__, "tiny", "tiny"))
+    monkeypatch.setattr(sys.modules[__name__], "STUDY", tiny(where), raising=False)
 
-    def fake_reproduce(experiments, cfg, out, **kw):
+
+def test_cli_says_where_the_units_run_and_runs_them_there(
+    client, tiny_registered, monkeypatch, tmp_path, capsys
+):
+    ran: list[dict] = []
+    real = S.run_study
+
+    def spy(study, out, config, **kw):
         assert kw["backend"] == "dask" and kw["dask_timeout"] == 30
-        ran.extend(
-            run_seeds(
-                where, list(cfg.seeds), cfg, "unused", backend="dask", timeout=kw["dask_timeout"]
-            )
-        )
-        return {"claims": [], "wall_seconds": 0.0, "excluded": [], "trained": []}
+        summary = real(study, out, config, **kw)
+        ran.extend(S.read_rows(study, out)[0]["seeds"])
+        return summary
 
-    monkeypatch.setattr(runner, "reproduce", fake_reproduce)
+    monkeypatch.setattr(S, "run_study", spy)
     address = client.scheduler.address
-    assert cli.main(_reproduce_args(tmp_path, address, "--dask-timeout", "30")) == 0
+    assert cli.main(_study_args(tmp_path, address, "--dask-timeout", "30")) == 0
     err = capsys.readouterr().err
-    assert f"dask: 1 worker(s) with 1 thread(s) at {address}; seeds and training run there" in err
-    assert [r.seed for r in ran] == [0, 1] and os.getpid() not in {
-        int(r.values["pid"]) for r in ran
-    }
+    assert f"dask: 1 worker(s) with 1 thread(s) at {address}; units and training run there" in err
+    assert [r["seed"] for r in ran] == [0, 1, 2] and os.getpid() not in {r["pid"] for r in ran}
 
 
-def test_cli_exits_with_the_sentence_when_a_seed_kills_its_workers(doomed, monkeypatch, tmp_path):
-    def fake_reproduce(experiments, cfg, out, **kw):
-        run_seeds(dies_on_seed_1, [1], cfg, "unused", backend="dask", timeout=kw["dask_timeout"])
-        raise AssertionError("not reached")
-
-    monkeypatch.setattr(runner, "reproduce", fake_reproduce)
+def test_cli_exits_with_the_sentence_when_a_unit_kills_its_workers(
+    doomed, tiny_registered, monkeypatch, tmp_path
+):
+    monkeypatch.setattr(sys.modules[__name__], "STUDY", tiny(dies_on_seed_1))
     start = time.monotonic()
     with pytest.raises(SystemExit) as caught:
-        cli.main(_reproduce_args(tmp_path, doomed.scheduler.address, "--dask-timeout", "30"))
+        cli.main(_study_args(tmp_path, doomed.scheduler.address, "--dask-timeout", "30"))
     assert time.monotonic() - start < BOUND
-    assert str(caught.value.code).startswith(
-        "error: seed 1 could not run on the Dask cluster: the worker running it died 2 time(s)"
-    )
+    assert str(caught.value.code).startswith("error: seed 1 could not run on the Dask cluster")
 
 
-def test_cli_gives_up_on_a_scheduler_without_workers(empty_client, monkeypatch, tmp_path, capsys):
-    monkeypatch.setattr(runner, "reproduce", lambda *a, **kw: pytest.fail("ran without a worker"))
+def test_cli_gives_up_on_a_scheduler_without_workers(
+    empty_client, tiny_registered, monkeypatch, tmp_path, capsys
+):
+    monkeypatch.setattr(S, "run_study", lambda *a, **kw: pytest.fail("ran without a worker"))
     address = empty_client.scheduler.address
     start = time.monotonic()
     with pytest.raises(SystemExit) as caught:
-        cli.main(_reproduce_args(tmp_path, address, "--dask-timeout", "1"))
+        cli.main(_study_args(tmp_path, address, "--dask-timeout", "1"))
     assert time.monotonic() - start < 15
     assert (
         f"dask: 0 workers at {address} — waiting up to 1 s for a worker" in capsys.readouterr().err
     )
     assert caught.value.code == (
         f"error: no Dask worker joined the scheduler at {address} within 1 s; "
-        f"start one (dask worker {address}) or use --backend loky"
+        f"start one (dask worker {address}) or use --backend local"
     )
 
 
 @pytest.mark.parametrize("bad", ["-1", "nan", "inf"])
 def test_cli_refuses_a_bad_dask_timeout(bad, tmp_path):
     with pytest.raises(SystemExit, match="--dask-timeout must be a number of seconds >= 0"):
-        cli.main(_reproduce_args(tmp_path, "tcp://127.0.0.1:1", "--dask-timeout", bad))
+        cli.main(_study_args(tmp_path, "tcp://127.0.0.1:1", "--dask-timeout", bad))

@@ -15,7 +15,7 @@ import pytest
 from labcore import config
 from labcore.budgets import ReproduceConfig
 from labcore.config import KINDS_OF_EXPERIMENT, TrainConfig
-from labcore.experiments import e4, runner
+from labcore.experiments import e4
 from labcore.experiments.common import SeedResult
 from labcore.experiments.e1 import CONDITIONS
 from labcore.experiments.e4_hypotheses import (
@@ -24,15 +24,19 @@ from labcore.experiments.e4_hypotheses import (
     evaluate,
     ideal_observer,
 )
+from labcore.experiments.e4_study import STUDY, E4Config
 from labcore.experiments.e4_text import answer
+from labcore.experiments.paper_study import pipeline
+from labcore.experiments.paper_tables import E4_CURVES, E4_TRIALS
+from labcore.experiments.study import load_study, run_study
+from labcore.findings import evidence_split, load_summary
 from labcore.measures import MetacognitionView
-from labcore.paper import NEW, VERDICTS, verdict, verdict_split
+from labcore.paper import NEW, VERDICTS, verdict
 from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.stats import t_interval, welch_interval
 from labcore.storage.checkpoint_format import checkpoint_name
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR
 from labcore.storage.checkpoints import save_checkpoint
-from labcore.storage.results import CSV_FIELDS, load_results
 from labcore.training.behaviour_cloning import train_seeds
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -200,7 +204,7 @@ def test_e4_claims_are_new_and_name_a_registered_hypothesis():
 def test_every_arm_is_provisioned():
     assert set(e4.KINDS) <= set(KINDS_OF_EXPERIMENT["e4"])
     assert e4.ARMS[0].name == e4.REFERENCE and e4.ARMS_BY_NAME["supervised"].kind == "b2_ws"
-    assert runner.PIPELINES["e4"] is e4
+    assert pipeline("e4") is e4
 
 
 def test_opt_outs_by_salience_tercile_by_hand():
@@ -279,19 +283,24 @@ def provide_tiny_again_agents(cache: Path, seeds: tuple[int, ...]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory) -> Path:
-    """``reproduce --experiment e4`` on 2 seeds, 40 trials per condition, from the bundled agents
-    (and
-    tiny ones of the "E4 again" kinds not bundled yet, :func:`provide_tiny_again_agents`)."""
+    """``study e4`` on 2 seeds, 40 trials per condition, from the bundled agents (and tiny ones of
+    the "E4 again" kinds not bundled yet, :func:`provide_tiny_again_agents`)."""
     out = tmp_path_factory.mktemp("e4")
     provide_tiny_again_agents(out / "cache", TINY.seeds)
-    runner.reproduce(["e4"], TINY, out, cache_dir=str(out / "cache"), audit_seeds=1)
+    config = E4Config(seeds=TINY.seeds, custom=TINY, audit_seeds=1, cache=str(out / "cache"))
+    run_study(STUDY, out, config, progress=False, say=lambda _: None)
     return out
 
 
+def _summary(run: Path) -> dict:
+    """The run's summary as written (JSON)."""
+    return json.loads((run / "summary.json").read_text())
+
+
 def test_pipeline_measures_every_arm_and_keeps_doing_under_the_lesion(tiny_run):
-    res = load_results(tiny_run)
-    assert res.problems == [] and res.experiments == ["e4"]
-    values = json.loads((tiny_run / "summary.json").read_text())["values"]
+    res = load_study("e4", tiny_run)
+    assert res.problems == [] and res.tables.experiments == ["e4"]
+    values = res.tables.values
     for arm in e4.ARMS:
         for condition in CONDITIONS:
             assert f"e4.auroc.{arm.name}.{condition}" in values
@@ -309,12 +318,12 @@ def test_pipeline_measures_every_arm_and_keeps_doing_under_the_lesion(tiny_run):
     )
     with open(tiny_run / "e4_trials.csv") as fh:
         reader = csv.DictReader(fh)
-        assert reader.fieldnames == CSV_FIELDS["e4_trials"]
+        assert tuple(reader.fieldnames) == E4_TRIALS.fields
         assert sum(1 for _ in reader) == len(e4.ARMS) * len(CONDITIONS) * TINY.e1_trials * len(
             TINY.seeds
         )
-    curves = res.e4_curves
-    assert list(curves.columns) == CSV_FIELDS["e4_curves"]
+    curves = res.frame("e4_curves")
+    assert tuple(curves.columns) == E4_CURVES.fields
     assert curves.loc[curves["arm"] == "reward_wager", "heldout_auroc"].notna().any()
     assert (
         curves.loc[curves["arm"] == "supervised", "heldout_auroc"].isna().all()
@@ -322,32 +331,33 @@ def test_pipeline_measures_every_arm_and_keeps_doing_under_the_lesion(tiny_run):
 
 
 def test_pipeline_claims_verdicts_and_construction_flags(tiny_run):
-    summary = json.loads((tiny_run / "summary.json").read_text())
-    claims = {c["id"]: c for c in summary["claims"]}
+    summary = load_summary(tiny_run, study="e4").summary
+    claims = {f.id: f for f in summary.findings if f.hypothesis and f.verdict}
     assert set(claims) == set(E4_CLAIMS)
     for c in claims.values():
-        assert c["verdict"] == NEW and c["paper"] is None and c["hypothesis"] in HYPOTHESES_BY_ID
-        assert (
-            c["hypothesis_outcome"] in OUTCOMES
-            and f"{c['hypothesis']}: {c['hypothesis_outcome']}." in c["reason"]
-        )
-        assert c["ours"]["interval"] == "t"
-        if (c.get("spread") or {}).get("meaningful") is False:  # protocol 8.8.4, said in the claim
-            assert c["reason"].endswith("(protocol 8.8.4: no bet depends on its ranking).")
-        else:
-            assert c["reason"].endswith(f"{c['hypothesis']}: {c['hypothesis_outcome']}.")
+        assert c.verdict == NEW and c.verdict_rule == "new" and c.paper is None
+        assert c.hypothesis in HYPOTHESES_BY_ID and c.outcome in OUTCOMES
+        assert c.interval is None or c.interval.method == "t"
+        spread = summary.tables["auroc_spread"].get(c.id) or {}
+        # protocol 8.8.4: an AUROC whose spread changes no bet carries the flag
+        assert (c.flag("not_meaningful") is not None) == (spread.get("meaningful") is False)
     for built in ("e4.auroc.reward_wager.self_off", "e4.accuracy_change.reward_wager"):
-        assert claims[built]["by_construction"]
-    assert not claims["e4.auroc.reward_wager.self_on"]["by_construction"]
-    split = verdict_split(summary["claims"])
-    assert split["construction"][NEW] == sum(c["by_construction"] for c in claims.values()) >= 2
-    assert summary["verdict_counts"][NEW] == len(claims)
-    hyps = {h["id"]: h for h in summary["hypotheses"]}
+        assert claims[built].flag("by_construction") is not None
+    assert claims["e4.auroc.reward_wager.self_on"].flag("by_construction") is None
+    split = evidence_split(claims.values())
+    assert split["apart"][NEW] == sum(not c.evidence for c in claims.values()) >= 2
+    assert sum(split["evidence"].values()) + sum(split["apart"].values()) == len(claims)
+    hyps = {h["id"]: h for h in summary.tables["hypotheses"]}
     assert list(hyps) == ["H1", "H2", "H3", "H4", "H5", "H6", "R1", "R2", "R3", "R4"]
     assert hyps["H1"]["primary"] and hyps["R1"]["primary"]
     assert hyps["H5"]["by_construction"] and all(h["outcome"] in OUTCOMES for h in hyps.values())
-    ci = claims["e4.auroc.reward_wager.self_on"]["ours"]["ci95"]
-    assert ci == pytest.approx(
+    found = {f.id: f for f in summary.findings}
+    for h in hyps.values():  # each hypothesis a finding with its outcome
+        assert found[f"e4.hypothesis.{h['id']}"].outcome == h["outcome"]
+    assert found["e4.hypothesis.H5"].flag("by_construction") is not None
+    assert summary.answer.outcome == hyps["R1"]["outcome"]
+    ci = claims["e4.auroc.reward_wager.self_on"].interval
+    assert [ci.low, ci.high] == pytest.approx(
         list(t_interval(_seed_values(tiny_run, "e4.auroc.reward_wager.self_on")))
     )
 
@@ -378,8 +388,8 @@ def test_opt_out_split_over_seeds_counts_all_or_nothing_agents():
 
 
 def test_the_answer_says_when_a_mean_opt_out_rate_describes_no_agent(tiny_run):
-    summary = json.loads((tiny_run / "summary.json").read_text())
-    cross = summary["cross_seed"]
+    summary = _summary(tiny_run)
+    cross = summary["tables"]["cross_seed"]
     for arm in e4.ARMS:
         counts = [
             cross[f"e4.seeds_opting_out_{k}.{arm.name}"] for k in ("always", "never", "measured")
@@ -391,7 +401,7 @@ def test_the_answer_says_when_a_mean_opt_out_rate_describes_no_agent(tiny_run):
         "e4.seeds_opting_out_never.reward_wager_risky": 1,
         "e4.seeds_opting_out_measured.reward_wager_risky": 2,
     }
-    edited["values"].update(
+    edited["tables"]["values"].update(
         {
             "e4.skip.reward_wager_risky.self_on": 0.5,
             "e4.skip_low.reward_wager_risky.self_on": 0.5,
@@ -400,7 +410,7 @@ def test_the_answer_says_when_a_mean_opt_out_rate_describes_no_agent(tiny_run):
         }
     )
     assert "Per seed it is all or nothing: 1 of 2 agents opted out" in answer(edited)
-    edited["values"]["e4.seeds_opting_out_never.reward_wager_risky"] = (
+    edited["tables"]["values"]["e4.seeds_opting_out_never.reward_wager_risky"] = (
         0  # the other seed opts out on some trials
     )
     assert "all or nothing" not in answer(edited)
@@ -412,33 +422,32 @@ AGAIN_ARMS = [a.name for a in e4.ARMS if a.kind not in FIRST_KINDS]
 def first_cells_only(summary: dict) -> dict:
     """``summary`` as a set made before "E4 again": no new cells, no spreads, no R hypotheses."""
     old = json.loads(json.dumps(summary))
-    old["values"] = {
+    tables = old["tables"]
+    tables["values"] = {
         k: v
-        for k, v in old["values"].items()
+        for k, v in tables["values"].items()
         if not any(k.endswith(f".{a}") or f".{a}." in k for a in AGAIN_ARMS)
         and k.split(".")[1] not in ("confidence_distinct", "spread_bets", "auroc_meaningful")
     }
-    old["hypotheses"] = [h for h in old["hypotheses"] if h["id"].startswith("H")]
-    del old["auroc_spread"]
+    tables["hypotheses"] = [h for h in tables["hypotheses"] if h["id"].startswith("H")]
+    tables["auroc_spread"] = {}
     return old
 
 
 def test_the_answer_quotes_the_result_set(tiny_run):
-    summary = first_cells_only(json.loads((tiny_run / "summary.json").read_text()))
+    summary = first_cells_only(_summary(tiny_run))
     text = answer(summary)
-    v = summary["values"]
+    v = summary["tables"]["values"]
     assert (
         f"{v['e4.auroc.reward_wager.self_on']:.2f}" in text
         and f"{v['e4.auroc.supervised.self_on']:.2f}" in text
     )
     n = len(summary["seeds"])
-    assert (
-        f"reproduce --experiment e4 --seeds {n} --out results/e4" in text
-        and "2 P(correct) - 1" in text
-    )
+    assert f"study e4 --set seeds={','.join(map(str, range(n)))} --out results/e4" in text
+    assert "2 P(correct) - 1" in text
     edited = json.loads(json.dumps(summary))
-    edited["values"]["e4.auroc.reward_wager.self_on"] = 0.912
-    next(h for h in edited["hypotheses"] if h["id"] == "H1")["outcome"] = "supported"
+    edited["tables"]["values"]["e4.auroc.reward_wager.self_on"] = 0.912
+    next(h for h in edited["tables"]["hypotheses"] if h["id"] == "H1")["outcome"] = "supported"
     assert "0.91" in answer(edited) and answer(edited).startswith("**Partly.**")
     assert answer({}).startswith("This result set holds no E4 answer yet")
 
@@ -447,9 +456,9 @@ def test_the_answer_leads_with_e4_again_as_registered(tiny_run):
     """Protocol 8.8.6: R1 and R2 decide the lead, cell (a')'s AUROC comes with its spread, the first
     cells
     follow under their label, and a not-meaningful AUROC is never called inverted."""
-    summary = json.loads((tiny_run / "summary.json").read_text())
+    summary = _summary(tiny_run)
     text = answer(summary)
-    v = summary["values"]
+    v = summary["tables"]["values"]
     assert f"Type-2 AUROC {v['e4.auroc.reward_late.self_on']:.2f}" in text
     assert (
         "With the first schedule (default init, wager loss from update 1, Adam, BC "
@@ -460,11 +469,11 @@ def test_the_answer_leads_with_e4_again_as_registered(tiny_run):
     assert (
         f"{int(v['e4.wager_updates_min.reward_late']):,} wager updates" in text
     )  # read from the records
-    assert text.count("Reproduce:") == 1 and text.endswith("--seeds 2 --out results/e4`.")
+    assert text.count("Reproduce:") == 1 and text.endswith("--set seeds=0,1 --out results/e4`.")
 
     def with_outcomes(r1: str, r2: str) -> str:
         edited = json.loads(json.dumps(summary))
-        for h in edited["hypotheses"]:
+        for h in edited["tables"]["hypotheses"]:
             h["outcome"] = {"R1": r1, "R2": r2}.get(h["id"], h["outcome"])
         return answer(edited)
 
@@ -480,21 +489,20 @@ def test_the_answer_leads_with_e4_again_as_registered(tiny_run):
         "**Not settled by this result set** (R1 undefined)"
     )
     # every AUROC that fails the spread rule says so, and "inverted" needs a meaningful one
-    spreads = summary["auroc_spread"]
+    spreads = summary["tables"]["auroc_spread"]
     flat = dict(spreads["e4.auroc.reward_wager.self_on"], meaningful=False, seeds_meaningful=0)
     edited = json.loads(json.dumps(summary))
-    edited["auroc_spread"]["e4.auroc.reward_wager.self_on"] = flat
-    edited["values"]["e4.auroc.reward_wager.self_on"] = 0.2
-    next(c for c in edited["claims"] if c["id"] == "e4.auroc.reward_wager.self_on")["ours"][
-        "ci95"
-    ] = [0.1, 0.3]
+    edited["tables"]["auroc_spread"]["e4.auroc.reward_wager.self_on"] = flat
+    edited["tables"]["values"]["e4.auroc.reward_wager.self_on"] = 0.2
+    claim = next(f for f in edited["findings"] if f["id"] == "e4.auroc.reward_wager.self_on")
+    claim["interval"] = {"low": 0.1, "high": 0.3, "level": 0.95, "method": "t"}
     assert "not meaningful: a spread of" in answer(edited) and "inverted" not in answer(edited)
-    edited["auroc_spread"]["e4.auroc.reward_wager.self_on"] = dict(
+    edited["tables"]["auroc_spread"]["e4.auroc.reward_wager.self_on"] = dict(
         flat, meaningful=True, seeds_meaningful=2
     )
     assert "**inverted**" in answer(edited)
-    edited["auroc_spread"]["e4.auroc.reward_late.self_on"] = dict(flat, meaningful=False)
-    next(h for h in edited["hypotheses"] if h["id"] == "R1")["outcome"] = "not supported"
+    edited["tables"]["auroc_spread"]["e4.auroc.reward_late.self_on"] = dict(flat, meaningful=False)
+    next(h for h in edited["tables"]["hypotheses"] if h["id"] == "R1")["outcome"] = "not supported"
     assert "the payoff drove its confidence to where its variation changes no bet" in answer(edited)
 
 
@@ -503,8 +511,8 @@ def test_every_auroc_is_reported_beside_its_spread(tiny_run):
     spread in
     bets and the flag; each AUROC claim carries the same entry; the learning curves carry the
     spread."""
-    summary = json.loads((tiny_run / "summary.json").read_text())
-    spreads = summary["auroc_spread"]
+    summary = _summary(tiny_run)
+    spreads = summary["tables"]["auroc_spread"]
     for arm in e4.ARMS:
         for condition in CONDITIONS:
             entry = spreads[f"e4.auroc.{arm.name}.{condition}"]
@@ -520,10 +528,11 @@ def test_every_auroc_is_reported_beside_its_spread(tiny_run):
         assert spreads[f"e4.auroc.{arm.name}.self_off"]["spread_bets"] == [0.0, 0.0]
     assert spreads["e4.auroc.supervised.self_on"]["meaningful"] is True
     assert spreads["e4.auroc.reward_wager.self_on"]["meaningful"] is False  # SD about 2e-5
-    for c in summary["claims"]:
-        if c["id"].startswith("e4.auroc.") and c["id"].count(".") == 3:
-            assert c["spread"] == spreads[c["id"]]
-    curves = load_results(tiny_run).e4_curves
+    for f in summary["findings"]:  # a not-meaningful AUROC's flag quotes its spread
+        flag = next((x for x in f["flags"] if x["kind"] == "not_meaningful"), None)
+        if flag:
+            assert flag["params"]["bets_high"] == spreads[f["id"]]["spread_bets"][1]
+    curves = load_study("e4", tiny_run).frame("e4_curves")
     late = curves[curves["arm"] == "reward_late"]
     assert late["heldout_spread_bets"].notna().all() and late["heldout_confidence_sd"].notna().all()
     updates = sorted(late.loc[late["seed"] == 0, "update"])
@@ -547,8 +556,8 @@ def test_report_of_an_e4_set_has_its_section(tiny_run):
 # the README
 @pytest.mark.skipif(not (BUNDLED_E4 / "summary.json").exists(), reason="no bundled E4 result set")
 def test_bundled_e4_set_is_valid_and_the_readme_states_its_answer():
-    res = load_results(BUNDLED_E4)
+    res = load_study("e4", BUNDLED_E4)
     assert res.problems == []
-    assert res.summary["seeds"] == [0, 1, 2, 3, 4] and res.summary["config"]["quick"] is False
+    assert res.summary.seeds == [0, 1, 2, 3, 4] and res.summary.config["quick"] is False
     readme = re.sub(r"\s+", " ", (ROOT / "README.md").read_text())
     assert re.sub(r"\s+", " ", answer(res.summary)) in readme

@@ -1,4 +1,5 @@
-"""Experiment pipelines on a tiny setting, the verdict rules, the output contract, Dask."""
+"""Experiment pipelines on a tiny setting, the verdict rules, the study ``paper``'s output
+contract (rows written, read back, re-summarised to the same findings), Dask."""
 
 from __future__ import annotations
 
@@ -11,20 +12,17 @@ import pytest
 
 from labcore.budgets import ReproduceConfig
 from labcore.experiments import e1, e2, e3
-from labcore.experiments.common import run_seeds
-from labcore.experiments.runner import reproduce
-from labcore.paper import (
-    ClaimSpec,
-    PaperValue,
-    verdict,
-)
+from labcore.experiments.paper_study import STUDY, PaperConfig, Unit
+from labcore.experiments.paper_tables import E1_TRIALS
+from labcore.experiments.study import resummarise, run_study, run_units
+from labcore.findings import SCHEMA_VERSION, VERDICTS, load_summary
+from labcore.paper import ClaimSpec, paper_value, verdict
 from labcore.paper_claims import (
     CLAIMS,
     CLAIMS_BY_ID,
     verdict_table_markdown,
 )
 from labcore.stats import summarize, summarize_l75
-from labcore.storage.results import CSV_FIELDS, SCHEMA_VERSION, load_results
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ReproduceConfig(
@@ -55,32 +53,29 @@ def test_verdict_doc_is_generated_from_the_table():
 
 
 SPEC = ClaimSpec(
-    "x", "toy", PaperValue(0.5), tolerance=0.05, pattern="above 0.3", check=lambda v: v["x"] > 0.3
+    "x", "toy", paper_value(0.5), tolerance=0.05, pattern="above 0.3", check=lambda v: v["x"] > 0.3
 )
 
 
 @pytest.mark.parametrize(
-    ("ours", "expected"),
+    ("ours", "expected", "rule"),
     [
-        ({"mean": 0.53, "sd": 0.1, "n": 5, "ci95": [0.51, 0.55]}, "reproduced"),  # within tolerance
-        (
-            {"mean": 0.60, "sd": 0.2, "n": 5, "ci95": [0.40, 0.80]},
-            "reproduced",
-        ),  # paper inside our CI
-        ({"mean": 0.70, "sd": 0.01, "n": 5, "ci95": [0.69, 0.71]}, "partly reproduced"),
-        ({"mean": 0.10, "sd": 0.01, "n": 5, "ci95": [0.09, 0.11]}, "not reproduced"),
-        ({"mean": None, "sd": None, "n": 0, "ci95": None}, "not comparable"),
+        ({"mean": 0.53, "sd": 0.1, "n": 5, "ci95": [0.51, 0.55]}, "reproduced", "tolerance"),
+        ({"mean": 0.60, "sd": 0.2, "n": 5, "ci95": [0.40, 0.80]}, "reproduced", "ci"),
+        ({"mean": 0.70, "sd": 0.01, "n": 5, "ci95": [0.69, 0.71]}, "partly reproduced", "pattern"),
+        ({"mean": 0.10, "sd": 0.01, "n": 5, "ci95": [0.09, 0.11]}, "not reproduced", "mismatch"),
+        ({"mean": None, "sd": None, "n": 0, "ci95": None}, "not comparable", "undefined"),
     ],
 )
-def test_verdict_rule_hand_cases(ours, expected):
-    v, reason = verdict(SPEC, ours, {"x": ours["mean"] if ours["mean"] is not None else math.nan})
-    assert v == expected and reason.endswith(".")
+def test_verdict_rule_hand_cases(ours, expected, rule):
+    x = {"x": ours["mean"] if ours["mean"] is not None else math.nan}
+    assert verdict(SPEC, ours, x) == (expected, rule)
 
 
 def test_censored_verdicts():
     spec = CLAIMS_BY_ID["e3.l75.b2"]  # paper: > 0.50
     censored = {"mean": None, "sd": None, "n": 5, "ci95": None, "censored": "right", "bound": 0.5}
-    assert verdict(spec, censored, {"e3.l75.b2": 0.5, "e3.l75.b1": 0.04})[0] == "reproduced"
+    assert verdict(spec, censored, {"e3.l75.b2": 0.5, "e3.l75.b1": 0.04}) == ("reproduced", "bound")
     finite = {"mean": 0.3, "sd": 0.05, "n": 5, "ci95": [0.25, 0.35]}
     assert verdict(spec, finite, {"e3.l75.b2": 0.3, "e3.l75.b1": 0.04})[0] == "partly reproduced"
     assert verdict(spec, finite, {"e3.l75.b2": 0.3, "e3.l75.b1": 0.33})[0] == "not reproduced"
@@ -89,11 +84,9 @@ def test_censored_verdicts():
         verdict(CLAIMS_BY_ID["e3.l75.b1"], censored, {"e3.l75.b1": 0.5, "e3.l75.b2": 0.5})[0]
         != "reproduced"
     )
-    assert verdict(CLAIMS_BY_ID["e2.ignition.k4"], finite, {})[0] == "not comparable"
-    reason = verdict(
-        CLAIMS_BY_ID["e1.auroc.self_off"], {"mean": 0.5, "sd": 0.0, "n": 5, "ci95": [0.5, 0.5]}, {}
-    )[1]
-    assert "True by construction" in reason
+    assert verdict(CLAIMS_BY_ID["e2.ignition.k4"], finite, {}) == ("not comparable", "stated")
+    # matched, but the contrast's other arm (B1 fragile) fails
+    assert verdict(spec, censored, {"e3.l75.b1": 0.5}) == ("partly reproduced", "contrast")
 
 
 def test_summaries_over_seeds():
@@ -160,40 +153,48 @@ def test_e3_pipeline_keys(agent_cache):
     assert len(r.figures["points"]) == 11
 
 
-def test_reproduce_writes_the_output_contract(tmp_path):
-    summary = reproduce(["e1"], TINY, tmp_path, cache_dir=str(tmp_path / "cache"))
-    data = json.loads((tmp_path / "summary.json").read_text())
-    assert data == summary
-    assert data["experiment"] == "e1" and data["seeds"] == [0]
-    assert data["schema_version"] == SCHEMA_VERSION
-    assert load_results(tmp_path).problems == []  # the writer's output is what the reader expects
-    for claim in data["claims"]:
-        assert {"id", "description", "paper", "ours", "verdict", "reason"} <= set(claim)
-        assert {"mean", "sd", "n", "ci95"} <= set(claim["ours"])
-        assert claim["verdict"] in {
-            "reproduced",
-            "partly reproduced",
-            "not reproduced",
-            "not comparable",
-        }
-    with open(tmp_path / "e1_trials.csv") as fh:
-        reader = csv.DictReader(fh)
-        assert reader.fieldnames == CSV_FIELDS["e1_trials"]
-        assert sum(1 for _ in reader) == 5 * TINY.e1_trials
-    assert (tmp_path / "seed_values.csv").exists() and (tmp_path / "figures.json").exists()
-
-
-def test_dask_backend_matches_loky_on_a_real_local_cluster(agent_cache):
-    distributed = pytest.importorskip("distributed")
-    cfg = ReproduceConfig(
-        seeds=(0, 1),
-        e1_trials=20,
-        e2_episodes=16,
-        decoding_episodes=40,
-        e3_episodes=10,
-        sigmas=(0.0, 0.5),
+def _tiny(tmp_path: Path, experiments: tuple[str, ...] = ("e1",), **kw) -> PaperConfig:
+    return PaperConfig(
+        seeds=(0,), experiments=experiments, custom=TINY, audit_seeds=1, cache=str(tmp_path), **kw
     )
-    local = run_seeds(e1.run_seed, cfg.seeds, cfg, str(agent_cache))
+
+
+def test_the_paper_study_writes_the_output_contract(tmp_path, agent_cache):
+    out = tmp_path / "set"
+    summary = run_study(STUDY, out, _tiny(agent_cache), progress=False, say=lambda _: None)
+    loaded = load_summary(out, STUDY.tables_model, study="paper")
+    assert loaded.ok and loaded.summary == summary  # the writer's output is what the reader reads
+    assert summary.schema_version == SCHEMA_VERSION and summary.seeds == [0]
+    e1_claims = {c.id for c in CLAIMS if c.id.startswith("e1.")}
+    assert {f.id for f in summary.findings} == e1_claims
+    for f in summary.findings:
+        assert f.verdict in VERDICTS and f.verdict_rule and f.study == "paper"
+        assert f.paper is not None and f.n in (0, 1)
+    assert set(summary.files) == {
+        "seed_values.csv",
+        "e1_trials.csv",
+        "untrained_values.csv",
+        "agents.csv",
+        "figures.json",
+    }
+    with open(out / "e1_trials.csv") as fh:
+        reader = csv.DictReader(fh)
+        assert tuple(reader.fieldnames) == E1_TRIALS.fields
+        assert sum(1 for _ in reader) == 5 * TINY.e1_trials
+    assert json.loads((out / "figures.json").read_text()) == {"e2": {}, "e3": {}}
+    # The no-rewire lesion changes no choice, in the trained agent and its untrained twin.
+    assert summary.finding("e1.accuracy.self_off").flag("by_construction").rule == "relative"
+    again = resummarise(STUDY, out, _tiny(agent_cache))
+    assert again.findings == summary.findings and again.tables == summary.tables
+    with pytest.raises(ValueError, match="other budgets"):
+        resummarise(STUDY, out, PaperConfig(seeds=(0,), experiments=("e1",), audit_seeds=1))
+
+
+def test_dask_backend_matches_local_on_a_real_local_cluster(agent_cache, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    config = _tiny(agent_cache)
+    units = [Unit("e1", 0), Unit("e1", 0, untrained=True)]
+    local = run_units(STUDY, config, tmp_path / "a", units, progress=False, say=lambda _: None)
     with (
         distributed.LocalCluster(
             n_workers=1,
@@ -205,10 +206,10 @@ def test_dask_backend_matches_loky_on_a_real_local_cluster(agent_cache):
         distributed.Client(cluster) as client,
     ):
         assert client.scheduler_info()["address"].startswith("tcp://127.0.0.1")
-        remote = run_seeds(e1.run_seed, cfg.seeds, cfg, str(agent_cache), backend="dask")
-    assert [r.seed for r in remote] == [0, 1]
-    for a, b in zip(local, remote, strict=True):
-        assert a.values == pytest.approx(b.values, nan_ok=True)
+        remote = run_units(
+            STUDY, config, tmp_path / "b", units, backend="dask", progress=False, say=lambda _: None
+        )
+    assert remote == local
 
 
 def test_exploratory_gain_analysis_on_a_tiny_budget(tmp_path):

@@ -14,11 +14,11 @@ import pytest
 from labcore import render
 from labcore.experiments import explore_e3
 from labcore.experiments import explore_e3_findings as X
+from labcore.experiments.paper_results import load_results
 from labcore.experiments.study import LoadedStudy, load_study, resummarise, run_study
 from labcore.figures.explore import design_figure, design_titration_figure, excluded_agents
 from labcore.figures.style import label_of
 from labcore.report import build_report_html
-from labcore.storage.results import load_results
 from labcore.storage.studies import EXPLORE_DIR
 
 

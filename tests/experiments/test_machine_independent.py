@@ -3,7 +3,8 @@
 The bundled quick result set (`results/quick`) was made in portable compute mode from the bundled
 agents. Here the same command runs in fast mode, this CPU's own kernels: a different code path on
 every machine (MKL's AUTO branch instead of COMPATIBLE, at least), so its numbers may differ in the
-last bits. Every claim must keep the bundled verdict and the bundled by-construction flag.
+last bits. Every claim must keep the bundled verdict and the bundled flags (by construction, and
+which rule).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICK = ROOT / "results" / "quick"
-COMMAND = ["reproduce", "--experiment", "all", "--seeds", "2", "--quick", "--audit-seeds", "2"]
+COMMAND = ["study", "paper", "--quick"]
 """The bundled quick set's command (its summary's ``config`` says the same; checked below)."""
 
 
@@ -59,16 +60,23 @@ def reproduced(tmp_path_factory, bundled) -> dict:
 
 def test_the_bundled_quick_set_is_what_the_test_reproduces(bundled):
     assert bundled["config"]["quick"] is True and len(bundled["seeds"]) == 2
-    assert bundled["construction_audit"]["untrained_seeds"] == [0, 1]
+    assert bundled["tables"]["construction_audit"]["untrained_seeds"] == [0, 1]
     assert bundled["compute"]["portable"] is True  # made on the pinned code path
+
+
+def _verdicts(summary: dict) -> dict:
+    """Each finding's verdict and flags (kind and rule)."""
+    return {
+        f["id"]: (f["verdict"], sorted((fl["kind"], fl["rule"]) for fl in f["flags"]))
+        for f in summary["findings"]
+    }
 
 
 def test_a_quick_set_on_another_code_path_keeps_every_verdict(bundled, reproduced):
     assert not same_code_path(bundled["compute"], reproduced["compute"])[
         0
     ]  # fast mode: another path
-    ours = {c["id"]: (c["verdict"], c["by_construction"]) for c in reproduced["claims"]}
-    theirs = {c["id"]: (c["verdict"], c["by_construction"]) for c in bundled["claims"]}
+    ours, theirs = _verdicts(reproduced), _verdicts(bundled)
     assert ours.keys() == theirs.keys()
     changed = {k: (theirs[k], ours[k]) for k in theirs if theirs[k] != ours[k]}
     assert not changed, f"verdicts that depend on the machine (bundled, here): {changed}"

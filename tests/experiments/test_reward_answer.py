@@ -197,11 +197,10 @@ def e4_summary(again: bool = True, r1: str = "supported", r2: str = "supported")
             {"id": "R2", "outcome": r2, "conditions": []},
         ]
     return {
-        "experiment": "e4",
+        "study": "e4",
         "seeds": [0, 1, 2, 3, 4],
-        "values": values,
-        "hypotheses": hypotheses,
-        "claims": [],
+        "findings": [],
+        "tables": {"values": values, "hypotheses": hypotheses, "auroc_spread": {}},
     }
 
 
@@ -396,7 +395,7 @@ def test_e4_again_in_the_lead_follows_8_8_6(r1, r2, verdict):
 
 def test_a_not_meaningful_auroc_is_said_as_such():
     summary = e4_summary(r1="not supported")
-    summary["auroc_spread"] = {"e4.auroc.reward_late.self_on": {"meaningful": False}}
+    summary["tables"]["auroc_spread"] = {"e4.auroc.reward_late.self_on": {"meaningful": False}}
     assert "Type-2 AUROC 0.74, not meaningful: its variation changes no bet" in rp.e4_sentence(
         summary
     )
@@ -531,7 +530,7 @@ def test_the_readme_block_is_the_answer_generated_from_the_bundled_studies():
         "study pdw ",
         "study pdw_sweep",
         "study pdw_held",
-        "reproduce --experiment e4",
+        "study e4",
     ):
         assert command in readme
 

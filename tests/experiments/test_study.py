@@ -141,3 +141,31 @@ def test_every_registered_study_is_a_study():
         assert study.config.quick() != study.config()
     with pytest.raises(ValueError, match="unknown study"):
         S.get_study("nope")
+
+
+def test_a_table_keeps_its_row_order_and_derived_files_join_the_manifest(tmp_path):
+    # Table.order: a stable sort before writing (every value before every L75, as a file always
+    # was); Study.derived: files made from the rows read back, listed in the summary's manifest.
+    ordered = S.Study(
+        name="toy",
+        title="a toy",
+        folder="toy",
+        config=ToyConfig,
+        units=toy_units,
+        run_unit=toy_unit,
+        summarise=toy_summary,
+        tables=(
+            S.Table(
+                "values", ("seed", "name", "value"), text=("name",), order=lambda r: -r["seed"]
+            ),
+            S.Table("extra", ("seed", "flag"), optional=("flag",)),
+        ),
+        derived=lambda config, rows, out: [
+            (out / "n.txt").write_text(str(len(rows["values"]))) and "n.txt"
+        ],
+    )
+    S.run_study(ordered, tmp_path, progress=False, say=lambda _: None)
+    rows, _ = S.read_rows(ordered, tmp_path)
+    assert [r["seed"] for r in rows["values"]] == [2, 1, 0]
+    loaded = load_summary(tmp_path, study="toy")
+    assert loaded.ok and "n.txt" in loaded.summary.files and (tmp_path / "n.txt").read_text() == "3"

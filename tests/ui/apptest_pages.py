@@ -13,8 +13,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from labcore.paper import paper_text
 from labcore.paper_claims import CLAIMS_BY_ID
+from labcore.render import paper_text
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -64,7 +64,7 @@ def caption_with(at: AppTest, *fragments: str) -> str:
 def paper(claim_id: str, fmt: str | None = None) -> str:
     """The paper's number of claim ``claim_id`` as the pages write it (``fmt``: its number
     format)."""
-    return paper_text(CLAIMS_BY_ID[claim_id].paper, number=fmt.format if fmt else None)
+    return paper_text(CLAIMS_BY_ID[claim_id].paper, "percent" if fmt and "%" in fmt else "number")
 
 
 def markdown_text(at: AppTest) -> str:

@@ -14,8 +14,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from labcore.experiments.paper_tables import PAPER_TABLES
 from labcore.io import sha256_of
-from labcore.storage.results import DATA_FILES, MANIFEST
 from tests.ui.apptest_pages import ROOT
 from tests.ui.pages.broken_checkpoints import (
     BROKEN,
@@ -95,16 +95,21 @@ def list_summary(d: Path) -> None:
 
 def bad_claims(d: Path) -> None:
     summary = json.loads((d / "summary.json").read_text())
-    for claim in summary["claims"]:
-        claim.pop("ours")
-    summary["values"] = {k: "n/a" for k in summary["values"]}
+    for claim in summary["findings"]:
+        claim.pop("question")
+    (d / "summary.json").write_text(json.dumps(summary))
+
+
+def bad_values(d: Path) -> None:
+    summary = json.loads((d / "summary.json").read_text())
+    summary["tables"]["values"] = {k: "n/a" for k in summary["tables"]["values"]}
     (d / "summary.json").write_text(json.dumps(summary))
 
 
 def bad_csvs(d: Path) -> None:
-    """Malformed files of the run itself (its summary lists no digests, as before manifests)."""
+    """Malformed files of the run itself (its summary lists no digests)."""
     summary = json.loads((d / "summary.json").read_text())
-    summary.pop(MANIFEST, None)
+    summary["files"] = {}
     (d / "summary.json").write_text(json.dumps(summary))
     titration = pd.read_csv(d / "e3_titration.csv", dtype=str)
     titration.loc[0, "accuracy"] = "high"
@@ -113,14 +118,13 @@ def bad_csvs(d: Path) -> None:
     capacity.loc[0, "conjunction"] = "inf"
     capacity.to_csv(d / "e2_capacity.csv", index=False)
     (d / "e1_trials.csv").unlink()
-    text = (d / "figures.json").read_text()
-    (d / "figures.json").write_text(text[:100])
 
 
 def mixed(d: Path) -> None:
     """The summary lists its data files, then one is replaced by another run's (edited) file."""
     summary = json.loads((d / "summary.json").read_text())
-    summary[MANIFEST] = {name: sha256_of(d / name) for name in DATA_FILES if (d / name).exists()}
+    files = [t.file for t in PAPER_TABLES]
+    summary["files"] = {name: sha256_of(d / name) for name in files if (d / name).exists()}
     (d / "summary.json").write_text(json.dumps(summary))
     trials = pd.read_csv(d / "e1_trials.csv")
     trials["confidence"] = 0.5
@@ -131,12 +135,12 @@ RESULT_CASES = [
     ("home", truncate_summary, "summary.json could not be read"),
     ("home", list_summary, "summary.json does not hold a JSON object"),
     ("replication", truncate_summary, "summary.json could not be read"),
-    ("replication", bad_claims, "malformed claim(s)"),
-    ("replication", bad_csvs, "e3_titration.csv column 'accuracy'"),
+    ("replication", bad_claims, "summary.json: findings[0].question"),
+    ("replication", bad_csvs, "e3_titration.csv line 2: column 'accuracy'"),
     ("replication", mixed, "e1_trials.csv was not written by the run that wrote summary.json"),
     ("scorecards", list_summary, "summary.json does not hold a JSON object"),
-    ("scorecards", bad_claims, "'values' has"),
-    ("robustness", bad_csvs, "e3_titration.csv column 'accuracy'"),
+    ("scorecards", bad_values, "summary.json tables: values."),
+    ("robustness", bad_csvs, "e3_titration.csv line 2: column 'accuracy'"),
     ("robustness", truncate_summary, "summary.json could not be read"),
 ]
 
@@ -159,5 +163,5 @@ def test_a_broken_result_set_is_an_error_not_an_exception(
     assert not at.exception, [e.value for e in at.exception]
     errors = " ".join(e.value for e in at.error)
     assert problem in errors
-    assert "python -m labcore reproduce" in errors and "git checkout results/bundled" in errors
+    assert "python -m labcore study paper" in errors and "git checkout results/bundled" in errors
     assert at.title  # the page itself is still there

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from labcore.classroom import lesson
 from labcore.classroom.lesson import LESSON, expected_answer, step_link
-from labcore.storage.results import load_results
+from labcore.experiments.paper_results import load_results
 from tests.ui.apptest_pages import ROOT, exceptions, navigate, url
 from ui import share
 

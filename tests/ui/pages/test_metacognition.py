@@ -13,10 +13,10 @@ import json
 import torch
 
 from labcore.config import AGENT_KINDS
+from labcore.experiments.paper_results import load_results
 from labcore.figures import live
 from labcore.paper_claims import CLAIMS_BY_ID, claim_for
 from labcore.storage.checkpoints import load_checkpoint, save_checkpoint
-from labcore.storage.results import load_results
 from tests.ui.apptest_pages import (
     ROOT,
     caption_with,
@@ -113,7 +113,7 @@ def test_bus_off_says_what_the_paper_reports_for_it_and_whether_confidence_is_in
         {"e1.skip.self_on": intact_skip, "e1.skip.bus_off": skip}
     )
     assert ("does **not** reproduce" in panel) == (not reproduces)
-    verdict = load_results(BUNDLED).claims["e1.skip.bus_off"]["verdict"]
+    verdict = load_results(BUNDLED).finding("e1.skip.bus_off").verdict
     assert f"the verdict is: {verdict}" in panel
 
 

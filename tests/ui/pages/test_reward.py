@@ -42,7 +42,7 @@ def test_the_page_renders_the_comparison_the_answer_and_the_hypotheses(open_page
     assert {"Type-2 AUROC · supervised", "Type-2 AUROC · reward only"} <= labels
     text = markdown_text(at)
     summary = json.loads((data_reward.E4_RESULTS_DIR / "summary.json").read_text())
-    for h in summary["hypotheses"]:
+    for h in summary["tables"]["hypotheses"]:
         assert (
             f"**{h['outcome']}**] **{h['id']}**" in text
         )  # each verdict, as the result set gives it
@@ -92,10 +92,10 @@ def test_verdicts_and_the_answer_follow_a_modified_copy_of_the_summary(
     copy = tmp_path / "e4"
     shutil.copytree(data_reward.E4_RESULTS_DIR, copy, ignore=shutil.ignore_patterns("report.html"))
     summary = json.loads((copy / "summary.json").read_text())
-    h1 = next(h for h in summary["hypotheses"] if h["id"] == "H1")
+    h1 = next(h for h in summary["tables"]["hypotheses"] if h["id"] == "H1")
     flipped = "supported" if h1["outcome"] != "supported" else "not supported"
     h1["outcome"] = flipped
-    summary["values"]["e4.auroc.reward_wager.self_on"] = 0.987
+    summary["tables"]["values"]["e4.auroc.reward_wager.self_on"] = 0.987
     (copy / "summary.json").write_text(json.dumps(summary))
     monkeypatch.setattr(data_reward, "E4_RESULTS_DIR", copy)
     at = open_page(PAGE)
@@ -111,7 +111,7 @@ def test_a_missing_result_set_is_one_error_and_the_live_lab_still_works(
     monkeypatch.setattr(data_reward, "E4_RESULTS_DIR", tmp_path / "nowhere")
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)
-    assert len(at.error) == 1 and "reproduce --experiment e4" in at.error[0].value
+    assert len(at.error) == 1 and "study e4" in at.error[0].value
     assert metric_value(at, "Type-2 AUROC · reward only") != "undefined"
 
 

@@ -14,10 +14,10 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from labcore.figures.explore import B1_FRAGILITY
+from labcore.experiments.paper_results import load_results
+from labcore.figures.explore import e3_robustness_verdict
 from labcore.figures.live import pci_bars
 from labcore.figures.paper_e3 import fig3b_marker_correlations
-from labcore.storage.results import load_results
 from tests.ui.apptest_pages import ROOT, caption_with, metric_labels, metric_value
 from tests.ui.pages.broken_checkpoints import (
     BROKEN,
@@ -45,10 +45,10 @@ def test_the_robustness_verdict_follows_the_result_set(open_page, tmp_path, monk
         return " ".join(m.value for m in at.markdown)
 
     at = open_page("robustness", {"agent": "b1", "seed": "0"})
-    actual = load_results(BUNDLED).claims["e3.l75.b1"]["verdict"]
+    actual = load_results(BUNDLED).finding("e3.l75.b1").verdict
     text = verdict_text(at)
     assert f":{VERDICT_MARKDOWN_COLOURS[actual]}[**{actual}**]: B1's noise tolerance L75" in text
-    assert f"Here B1 is {B1_FRAGILITY[actual]}" in text
+    assert e3_robustness_verdict(load_results(BUNDLED))[0] in text  # the template's words
     assert "Why, from the E3 design study" in text
     assert "noise, stored slots" in caption_with(
         at, "chance: 1/7 = 14.3%"
@@ -58,21 +58,19 @@ def test_the_robustness_verdict_follows_the_result_set(open_page, tmp_path, monk
     shutil.copytree(BUNDLED, copy, ignore=shutil.ignore_patterns("report.html"))
     summary = json.loads((copy / "summary.json").read_text())
     changed = "partly reproduced" if actual != "partly reproduced" else "reproduced"
-    for claim in summary["claims"]:
+    for claim in summary["findings"]:
         if claim["id"] == "e3.l75.b1":
-            claim["verdict"], claim["reason"] = changed, "A reason written by this test."
+            claim["verdict"], claim["verdict_rule"] = changed, "pattern"
+            claim["flags"] = [{"kind": "undefined", "note": "a note written by this test"}]
     (copy / "summary.json").write_text(json.dumps(summary))
     monkeypatch.setattr(data, "RESULTS_DIR", copy)
     at = open_page("robustness", {"agent": "b1", "seed": "0"})
     assert not at.exception and not at.error
     text = verdict_text(at)
     assert f"[**{changed}**]: B1's noise tolerance L75" in text
-    assert "A reason written by this test." in text
+    assert "a note written by this test" in text
     assert f"[**{actual}**]: B1's noise tolerance L75" not in text
-    assert (
-        f"Here B1 is {B1_FRAGILITY[changed]}" in text
-        and f"Here B1 is {B1_FRAGILITY[actual]}:" not in text
-    )
+    assert e3_robustness_verdict(load_results(copy))[0] in text
 
 
 def test_robustness_asks_only_when_there_is_noise(open_page):
