@@ -11,9 +11,9 @@ from labcore.figures.integration import (
     study_values_figure,
 )
 from labcore.interventions import capacity_scale
-from labcore.render import answer, findings_table, term
+from labcore.render import answer, term
 from ui import controls, data, science
-from ui.components import SELF_MODEL_LABELS, explain, figure
+from ui.components import SELF_MODEL_LABELS, explain, figure, findings_frame
 from ui.state import LabState
 
 PAGE = "integration"
@@ -65,23 +65,11 @@ else:
         monotonicity_table(study.tables), key="study_table", download="integration_monotonicities"
     )
     st.caption(" ".join(f"**{term(k).name}**: {term(k).plain}" for k in TERMS))
-    st.dataframe(
-        pd.DataFrame(
-            findings_table((summary.by_id[i] for i in summary.answer.findings), paper=False)
-        ),
-        hide_index=True,
-        width="stretch",
-    )
+    findings_frame((summary.by_id[i] for i in summary.answer.findings), paper=False)
     with st.expander("The long answer: how the tests work, what is set apart, the sensitivity"):
         st.markdown(answer(summary, "long"))
     with st.expander("Every test"):
-        st.dataframe(
-            pd.DataFrame(
-                findings_table((summary.by_id[t.id] for t in study.tables.tests), paper=False)
-            ),
-            hide_index=True,
-            width="stretch",
-        )
+        findings_frame((summary.by_id[t.id] for t in study.tables.tests), paper=False)
 st.caption(
     "Beyond the paper: integration measures that can be checked, on the same agents, lesions "
     "and pulse, and which of them behave as IIT expects."

@@ -12,7 +12,15 @@ import streamlit as st
 from labcore.experiments.paper_results import ResultSet
 from labcore.findings import Finding
 from labcore.paper_claims import CLAIMS_BY_ID
-from labcore.render import UNDEFINED, finite, note_text, paper_text, value_text, verdict_text
+from labcore.render import (
+    UNDEFINED,
+    findings_table,
+    finite,
+    note_text,
+    paper_text,
+    value_text,
+    verdict_text,
+)
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -28,6 +36,38 @@ def __getattr__(name: str) -> Any:
 
         return e1_construction_notes
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+FINDINGS_WIDTHS = {
+    "Question": "medium",
+    "Ours": "small",
+    "Paper": "small",
+    "Verdict": "small",
+    "Evidence": "small",
+    "Note": "large",
+}
+"""Column widths of a findings table: the question wide enough to read, the numbers narrow, so a
+phone (390 px) shows at least three columns."""
+
+
+def findings_frame(findings: Any, *, paper: bool = True) -> None:
+    """A table of findings (:func:`labcore.render.findings_table`), its columns sized for a
+    phone and a projector alike."""
+    import pandas as pd
+
+    rows = findings_table(findings, paper=paper)
+    if not rows:
+        return
+    st.dataframe(
+        pd.DataFrame(rows),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            name: st.column_config.TextColumn(name, width=width)
+            for name, width in FINDINGS_WIDTHS.items()
+            if name in rows[0]
+        },
+    )
 
 
 def explain(what: str, try_this: str, theory: str, *, expanded: bool = False) -> None:

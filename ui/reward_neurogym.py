@@ -23,7 +23,7 @@ from labcore.figures.pdw import (
     training_curve_figure,
 )
 from ui import controls, data_reward, live_run
-from ui.components import explain, figure
+from ui.components import explain, figure, findings_frame
 
 if TYPE_CHECKING:
     from labcore.experiments.study import LoadedStudy
@@ -57,7 +57,7 @@ def answer_lines(study: LoadedStudy) -> None:
     st.markdown(render.answer(study.summary, "short"))
     with st.expander("The answer in full, and every finding behind it"):
         st.markdown(render.answer(study.summary, "long"))
-        st.dataframe(render.findings_table(study.summary.findings, paper=False), hide_index=True)
+        findings_frame(study.summary.findings, paper=False)
 
 
 @st.fragment
