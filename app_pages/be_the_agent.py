@@ -4,9 +4,9 @@ B2 agent's, intact and with its self-model zeroed, on the very same trials."""
 import pandas as pd
 import streamlit as st
 
-from labcore.figures.humans import beside_agents_figure
+from labcore.figures.humans import beside_agents_figure, recoloured
 from labcore.figures.live import calibration_figure
-from labcore.humans.session import SIDES, WAGERS, answer_text, flash_image
+from labcore.humans.session import SESSION_TRIALS, SIDES, WAGERS, answer_text, flash_image
 from labcore.render import fmt, term
 from ui import humans
 from ui.components import explain, figure
@@ -43,15 +43,17 @@ trial_set = top[0].selectbox(
     help="The trials are drawn from this seed: the same set gives the same trials. Set k is what "
     "the bundled agent of seed k saw first in its evaluation.",
 )
-if top[1].button(
+top[1].button(
     "Start" if g is None else "Start over",
     type="primary" if g is None else "secondary",
     key=f"{PAGE}.start",
-    shortcut="Enter" if g is None else None,
-):
-    g = humans.start_game(int(trial_set if trial_set is not None else sets[0]))
+    shortcut="Enter" if g is None else None,  # Enter never restarts a session under way
+    on_click=humans.start_game,
+    args=(int(trial_set if trial_set is not None else sets[0]),),
+)
+g = humans.game()
 top[2].caption(
-    f"{len(g.trials) if g else 50} trials, about three minutes. Keys: ← and → choose a side; "
+    f"{SESSION_TRIALS} trials, about three minutes. Keys: ← and → choose a side; "
     "1 opts out, 2-4 bet."
 )
 
@@ -64,32 +66,37 @@ if not g.done:
     picture, answer = st.columns([2, 3])
     picture.image(flash_image(g.trials.evidence[g.trial]), caption="the flash", width=220)
     with answer:
-        if g.side is None:
-            st.markdown("**Which side was it?**")
-            cols = st.columns(2)
-            for side, (label, key) in enumerate(zip(SIDES, ("Left", "Right"), strict=True)):
-                cols[side].button(
-                    f"{'←' if side == 0 else ''} {label} {'→' if side == 1 else ''}".strip(),
-                    key=f"{PAGE}.side{side}",
-                    shortcut=key,
-                    width="stretch",
-                    on_click=humans.choose_side,
-                    args=(side,),
-                )
-        else:
-            st.markdown(f"You chose **{SIDES[g.side]}**. **Bet or opt out?**")
-            cols = st.columns(len(WAGERS))
-            for col, w in zip(cols, WAGERS, strict=True):
-                col.button(
-                    w.label,
-                    key=f"{PAGE}.wager{w.shortcut}",
-                    shortcut=w.shortcut,
-                    width="stretch",
-                    type="primary" if w.bet else "secondary",
-                    on_click=humans.wager,
-                    args=(w.confidence,),
-                )
-            st.caption(f"**{term('opt_out').name.capitalize()}**: {term('opt_out').plain}")
+        # Both rows stay on the page (one enabled at a time), so their keyboard shortcuts stay
+        # bound between reruns: a key pressed right after the previous answer is not lost.
+        chosen = g.side is not None
+        st.markdown(
+            f"You chose **{SIDES[g.side]}**. **Bet or opt out?**"
+            if chosen
+            else "**Which side was it?**"
+        )
+        for side, (col, key) in enumerate(zip(st.columns(2), ("Left", "Right"), strict=True)):
+            col.button(
+                SIDES[side],
+                key=f"{PAGE}.side{side}",
+                shortcut=key,
+                width="stretch",
+                type="primary" if g.side == side else "secondary",
+                disabled=chosen,
+                on_click=humans.choose_side,
+                args=(side,),
+            )
+        grid = [c for _ in range(len(WAGERS) // 2) for c in st.columns(2)]
+        for col, w in zip(grid, WAGERS, strict=True):
+            col.button(
+                w.label,
+                key=f"{PAGE}.wager{w.shortcut}",
+                shortcut=w.shortcut,
+                width="stretch",
+                disabled=not chosen,
+                on_click=humans.wager,
+                args=(w.confidence,),
+            )
+        st.caption(f"**{term('opt_out').name.capitalize()}**: {term('opt_out').plain}")
     st.stop()
 
 st.progress(1.0, text=f"All {len(g.trials)} trials done")
@@ -118,7 +125,7 @@ else:
         f"their own evaluation (seed {g.trial_set}), measured with the same rules as yours."
     )
 
-rows = {"you": you.markers, **{label: p.markers for label, p in agents.items()}}
+rows = {humans.YOU: you.markers, **{label: p.markers for label, p in agents.items()}}
 st.dataframe(
     pd.DataFrame(
         [
@@ -151,17 +158,20 @@ with st.expander("What the numbers mean"):
 figure(
     beside_agents_figure(
         {label: [m] for label, m in rows.items()},
-        colours={"you": "#e6a117", **humans.COLOURS},
+        colours=humans.COLOURS,
         title="You and the agent on the same trials",
     ),
     key=f"{PAGE}.beside",
 )
 figure(
-    calibration_figure(
-        {"you": (you.correct, you.confidence)}
-        | {label: (p.correct, p.confidence) for label, p in agents.items()},
-        chance=0.5,
-        title="Calibration: when you said 80% sure, were you right 80% of the time?",
+    recoloured(
+        calibration_figure(
+            {humans.YOU: (you.correct, you.confidence)}
+            | {label: (p.correct, p.confidence) for label, p in agents.items()},
+            chance=0.5,
+            title="Calibration: when you said 80% sure, were you right 80% of the time?",
+        ),
+        humans.COLOURS,
     ),
     key=f"{PAGE}.calibration",
 )

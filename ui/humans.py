@@ -16,9 +16,11 @@ import numpy as np
 import streamlit as st
 
 from labcore.config import AGENT_KINDS
+from labcore.figures.style import PALETTE
 from labcore.humans.markers import SubjectMarkers, agent_markers, subject_markers
 from labcore.humans.session import (
     SESSION_TRIALS,
+    VISITOR,
     SessionTrials,
     session_trials,
     visitor_csv,
@@ -38,12 +40,16 @@ AGENTS: tuple[tuple[str, str, str], ...] = (
     (REWARD, "on", "reward-trained agent (reward_late)"),
 )
 """The bundled agents beside people: (kind, self-model mode, label)."""
+YOU = VISITOR
+"""How the pages name a visitor (the subject of their trial table)."""
 COLOURS = {
-    "B2 agent": "#1b9e77",
-    "B2, self-model zeroed": "#d62728",
-    "reward-trained agent (reward_late)": "#08519c",
+    YOU: PALETTE["logits_max_softmax"],
+    "B2 agent": PALETTE["self_on"],
+    "B2, self-model zeroed": PALETTE["self_off"],
+    "reward-trained agent (reward_late)": PALETTE["reward_late"],
 }
-"""The agents' colours (the Metacognition page's self-on green and zeroed red; reward_late's)."""
+"""The pages' colours: the Metacognition page's self-on green and zeroed red, reward_late's blue,
+and an amber for the visitor."""
 
 
 # ----------------------------------------------------------------------------- uploads

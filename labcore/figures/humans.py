@@ -10,6 +10,7 @@ point can be trusted, which is what the sources state.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
@@ -24,6 +25,8 @@ PANELS = (("type2_auroc", "Type-2 AUROC"), ("m_ratio", "M-ratio (meta-d' / d')")
 """The two markers drawn, each in its panel."""
 SYMBOLS = ("circle", "diamond", "square", "triangle-up", "x", "star")
 """One symbol per group, in order (people first)."""
+TICKS = (10, 20, 50, 100, 200, 400, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
+"""Labelled trial counts of the log axis (the band's 100 and 400 among them)."""
 
 
 def beside_agents_figure(
@@ -60,7 +63,9 @@ def beside_agents_figure(
     low, high = trial_band()
     fig = make_subplots(rows=1, cols=2, subplot_titles=[name for _, name in PANELS])
     undefined = 0
-    most = max([high * 2, *(m.n_trials * 1.5 for ms in groups.values() for m in ms)])
+    counts = [m.n_trials for ms in groups.values() for m in ms]
+    least = min([low, *counts]) / 1.6
+    most = max([high, *counts]) * 1.6
     for i, (label, markers) in enumerate(groups.items()):
         colour = (colours or {}).get(label) or color_of(label)
         for col, (field, name) in enumerate(PANELS, start=1):
@@ -106,7 +111,14 @@ def beside_agents_figure(
             row=1,
             col=col,
         )
-        fig.update_xaxes(type="log", title_text="trials per person", row=1, col=col)
+        fig.update_xaxes(
+            type="log",
+            range=[math.log10(least), math.log10(most)],
+            tickvals=[t for t in TICKS if least <= t <= most],
+            title_text="trials per person",
+            row=1,
+            col=col,
+        )
     fig.add_hline(y=CHANCE_E1, line={"dash": "dash", "color": PALETTE["chance"]}, row=1, col=1)
     fig.add_hline(y=1.0, line={"dash": "dot", "color": PALETTE["chance"]}, row=1, col=2)
     fig.update_yaxes(title_text="Type-2 AUROC (0.5 = no insight)", row=1, col=1)
@@ -119,4 +131,18 @@ def beside_agents_figure(
     )
     if undefined:
         add_note(fig, f"{undefined} undefined value(s) not drawn")
+    return fig
+
+
+def recoloured(fig: go.Figure, colours: Mapping[str, str]) -> go.Figure:
+    """``fig`` with the traces named in ``colours`` drawn in those colours (markers and lines),
+    so that a figure built by another builder (the calibration curve) matches this page's.
+
+    >>> fig = recoloured(go.Figure(go.Scatter(name="you", x=[0], y=[0])), {"you": "#e6a117"})
+    >>> fig.data[0].marker.color, fig.data[0].line.color
+    ('#e6a117', '#e6a117')
+    """
+    for trace in fig.data:
+        if trace.name in colours:
+            trace.update(marker_color=colours[trace.name], line_color=colours[trace.name])
     return fig

@@ -65,9 +65,9 @@ class Wager:
 
 WAGERS: tuple[Wager, ...] = (
     Wager(0.5, "Opt out: a guess (50%)", "1"),
-    Wager(0.65, "Bet: a little sure (65%)", "2"),
-    Wager(0.8, "Bet: fairly sure (80%)", "3"),
-    Wager(0.95, "Bet: very sure (95%)", "4"),
+    Wager(0.65, "Bet: 65% sure", "2"),
+    Wager(0.8, "Bet: 80% sure", "3"),
+    Wager(0.95, "Bet: 95% sure", "4"),
 )
 """The visitor's four answers after choosing a side (keys 1-4)."""
 SIDES = ("Left (blue)", "Right (red)")
