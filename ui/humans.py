@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import streamlit as st
@@ -27,8 +28,10 @@ from labcore.humans.session import (
 )
 from labcore.humans.trials import Format, read_trials
 from labcore.scorecards.contract import ContractError
-from labcore.storage.checkpoint_format import CheckpointError
 from ui import data
+
+if TYPE_CHECKING:
+    from labcore.measures import MetacognitionView
 
 B2 = "b2_ws"
 """The E1 agent a visitor is compared with (B2, workspace-read)."""
@@ -76,16 +79,30 @@ def measure_upload(content: bytes, name: str, fmt: Format | None) -> Measured:
     return measured
 
 
+def _view(kind: str, seed: int, mode: str) -> MetacognitionView | None:
+    """An agent's cached Metacognition view; None, after the one error ``data.checked_agent``
+    shows for an unusable checkpoint (once per file and run), when it cannot be read."""
+    try:
+        return data.metacognition(kind, seed, mode, AGENT_KINDS[kind].n_slots, 0.0)
+    except (data.ckpt_format.CheckpointError, OSError, ValueError):
+        reported = st.session_state.setdefault("_humans.reported", set())
+        if (kind, seed) not in reported:
+            reported.add((kind, seed))
+            data.checked_agent("wagering", kind, seed)  # its st.error names the file and the fix
+        return None
+
+
 def bundled_agents() -> dict[str, list[SubjectMarkers]]:
     """The bundled agents' markers, one record per seed, from their cached Metacognition views
-    (300 evaluation trials each; an agent whose checkpoint cannot be used is left out)."""
+    (300 evaluation trials each; an agent whose checkpoint cannot be used is left out, with one
+    error)."""
+    st.session_state["_humans.reported"] = set()
     seeds = data.seeds_by_kind("wagering")
     out: dict[str, list[SubjectMarkers]] = {}
     for kind, mode, label in AGENTS:
         for seed in seeds.get(kind, []):
-            try:
-                view = data.metacognition(kind, seed, mode, AGENT_KINDS[kind].n_slots, 0.0)
-            except (CheckpointError, OSError, ValueError):
+            view = _view(kind, seed, mode)
+            if view is None:
                 continue
             out.setdefault(label, []).append(
                 SubjectMarkers(
@@ -191,12 +208,12 @@ def agents_on_trials(g: Game) -> dict[str, Played]:
     measured as the visitor is. Empty when no B2 agent of that seed is available."""
     if g.trial_set not in data.seeds_by_kind("wagering").get(B2, []):
         return {}
+    st.session_state["_humans.reported"] = set()
     out = {}
     n = len(g.trials)
     for kind, mode, label in AGENTS[:2]:
-        try:
-            view = data.metacognition(kind, g.trial_set, mode, AGENT_KINDS[kind].n_slots, 0.0)
-        except (CheckpointError, OSError, ValueError):
+        view = _view(kind, g.trial_set, mode)
+        if view is None:
             continue
         if not np.array_equal(view.stimulus[:n], g.trials.stimulus):
             continue  # not the same trials (a view of another recipe): never compare those

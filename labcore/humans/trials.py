@@ -13,8 +13,10 @@ Confidence the participant's rating, on the dataset's own scale (1-4, 1-6, 0-100
 ========== ==============================================================================
 
 ``RT_decision``, ``RT_confidence`` (named ``RT_dec``, ``RT_decConf``... in some datasets) and
-``Difficulty`` are not read: the markers use neither times nor difficulty (trials of every
-difficulty level are pooled, as Rahnev 2025 measured them). A dataset whose stimulus is a
+``Difficulty`` are not read: the markers use neither times nor difficulty, so a subject's trials
+of every difficulty level are pooled (Rahnev 2025 recommends designs with a single difficulty
+level where possible: a mixed file's M-ratio is one number over its levels). A dataset whose
+stimulus is a
 continuous quantity (an orientation) is refused: the markers need two classes. The two codes are
 the two values Stimulus and Response take between them; the lower is the first class (S1).
 
@@ -46,14 +48,16 @@ most :data:`MAX_SUBJECTS` subjects, and per subject at least :data:`MIN_TRIALS` 
 stimuli and both right and wrong choices. The first problem becomes one sentence
 (:func:`~labcore.scorecards.contract.contract_error`), with the number of further problems.
 
-Why :data:`MIN_TRIALS` = 40. Rahnev (2025) recommends at least 100 trials per person
-(``labcore.humans.reference``), and the lab says so beside any subject with fewer; it refuses
-below 40. A meta-d' fit on four ratings per response spreads the trials over 16 cells (two
-stimuli x two responses x four ratings): at 40 trials that is 2.5 per cell, and the padding that
-keeps every cell finite (1/8 of a trial per cell, 2 trials in all) is already 5% of the data.
-The HMeta-d authors advise against going much below about 50 trials per subject even with
-hierarchical fits (S. Fleming, metacoglab/HMeta-d issue 21). 40 is also the shortest session
-of the lab's own "Be the agent" task, whose 50 trials the lab must be able to read back.
+Why :data:`MIN_TRIALS` = 40: a floor, not a recommendation. Rahnev (2025) recommends at least
+100 trials per person (``labcore.humans.reference``), and the lab flags every subject with
+fewer; it refuses below 40. A meta-d' fit on four ratings per response spreads the trials over
+16 cells (two stimuli x two responses x four ratings): at 40 trials that is 2.5 per cell, and
+the padding that keeps every cell finite (1/8 of a trial per cell, 2 trials in all) is already 5%
+of the data. The HMeta-d author puts the minimum of a single subject's fit with two ratings at
+about 80 trials, and would not go much below 50 per subject even with hierarchical fits
+(S. Fleming, metacoglab/HMeta-d issue 21): below 40 a fit is noise. The floor sits at 40 so that
+the lab's own "Be the agent" session (50 trials; 40-60 by design) is read back and measured,
+flagged as rough, rather than refused.
 
 Nothing is stored: the functions read bytes and return arrays; the caller keeps them for its
 session only.

@@ -92,3 +92,20 @@ def test_a_wager_before_a_side_and_start_over_change_nothing_wrong(open_page):
     at.button(key=f"{PAGE}.start").click().run()
     assert at.session_state[f"{PAGE}.game"].responses == []
     assert not at.exception
+
+
+def test_with_its_b2_agent_broken_the_visitor_plays_alone_with_one_error(open_page, lab):
+    from tests.ui.pages.broken_checkpoints import assert_one_error_naming, flip_byte
+
+    flip_byte(lab, "wagering-b2_ws-s0")
+    at = open_page(PAGE)
+    at.button(key=f"{PAGE}.start").click().run()
+    game = at.session_state[f"{PAGE}.game"]
+    assert game.trial_set == 0
+    for side, key in answers(game.trials.evidence):
+        at.button(key=f"{PAGE}.side{side}").click().run()
+        at.button(key=f"{PAGE}.wager{key}").click().run()
+    assert_one_error_naming(at, "wagering-b2_ws-s0")
+    table = next(d.value for d in at.dataframe if "Type-2 AUROC" in d.value.columns)
+    assert list(table[""]) == ["you"]
+    assert "you are shown alone" in " ".join(c.value for c in at.caption)

@@ -76,3 +76,22 @@ def test_a_bad_file_is_one_sentence(open_page, content, says):
     errors = [e.value.replace("\\", "") for e in at.error]
     assert len(errors) == 1 and says in errors[0] and errors[0].startswith("bad.csv: ")
     assert not at.dataframe
+
+
+def test_a_broken_agent_checkpoint_is_one_error_and_the_other_agents_stay(open_page, lab):
+    from tests.ui.pages.broken_checkpoints import assert_one_error_naming, flip_byte
+
+    flip_byte(lab, "wagering-b2_ws-s0")
+    at = open_page(PAGE)
+    at.toggle(key=f"{PAGE}.example").set_value(True).run()
+    assert_one_error_naming(at, "wagering-b2_ws-s0")
+    assert table(at).shape[0] == 3  # the people are all there
+    names = {t.name for chart in at.get("plotly_chart") for t in _traces(chart)}
+    assert {"B2 agent", "B2, self-model zeroed", "reward-trained agent (reward_late)"} <= names
+
+
+def _traces(chart):
+    import json
+    from types import SimpleNamespace
+
+    return [SimpleNamespace(**t) for t in json.loads(chart.proto.spec)["data"]]
