@@ -172,7 +172,8 @@ REFERENCE: tuple[HumanFigure, ...] = (
 """The human reference: every published figure the lab shows about people, with its source."""
 
 _BY_KEY = {f.key: f for f in REFERENCE}
-assert len(_BY_KEY) == len(REFERENCE), "a figure is typed twice"
+if len(_BY_KEY) != len(REFERENCE):
+    raise ValueError("a figure of the human reference is typed twice")
 
 
 def figure(key: str) -> HumanFigure:
