@@ -96,6 +96,18 @@ PAGES = [
         icon=":material/school:",
         url_path=PAGE_URLS["lesson"],
     ),
+    st.Page(
+        "app_pages/your_data.py",
+        title="Your data",
+        icon=":material/upload_file:",
+        url_path=PAGE_URLS["your_data"],
+    ),
+    st.Page(
+        "app_pages/be_the_agent.py",
+        title="Be the agent",
+        icon=":material/sports_esports:",
+        url_path=PAGE_URLS["be_the_agent"],
+    ),
 ]
 
 page = st.navigation(PAGES)

@@ -68,6 +68,7 @@ from labcore.config import (
     train_config_of,
     trainer_of,
 )
+from labcore.humans.command import add_markers_command
 from labcore.seeding import parse_seeds
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR
 
@@ -401,6 +402,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _compute_argument(study)
     study.set_defaults(func=cmd_study)
+    add_markers_command(sub)
     return parser
 
 

@@ -1,0 +1,148 @@
+"""People beside the agents (issue 35): the "Your data" and "Be the agent" pages' figure.
+
+Two panels, Type-2 AUROC and M-ratio, each against the trials a value rests on (log axis): a
+person's markers and the bundled agents' as points, and the human reference's band, the trials
+Rahnev (2025) recommends per person (at least 100; 400 for individual differences;
+:func:`labcore.humans.reference.trial_band`). Neither source states a range of people's AUROC or
+M-ratio, so no band of values is drawn (``labcore.humans.reference``); the band says how much a
+point can be trusted, which is what the sources state.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from labcore.config import CHANCE_E1
+from labcore.figures.style import PALETTE, add_note, color_of, escape_plotly, rgba, style_figure
+from labcore.humans.markers import SubjectMarkers
+from labcore.humans.reference import trial_band
+
+PANELS = (("type2_auroc", "Type-2 AUROC"), ("m_ratio", "M-ratio (meta-d' / d')"))
+"""The two markers drawn, each in its panel."""
+SYMBOLS = ("circle", "diamond", "square", "triangle-up", "x", "star")
+"""One symbol per group, in order (people first)."""
+TICKS = (10, 20, 50, 100, 200, 400, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
+"""Labelled trial counts of the log axis (the band's 100 and 400 among them)."""
+
+
+def beside_agents_figure(
+    groups: Mapping[str, Sequence[SubjectMarkers]],
+    *,
+    colours: Mapping[str, str] | None = None,
+    title: str = "You and the agents: how well confidence tells right from wrong",
+) -> go.Figure:
+    """Type-2 AUROC and M-ratio of every group's subjects against their trials, with the band.
+
+    Parameters
+    ----------
+    groups : mapping
+        ``{label: [SubjectMarkers, ...]}``; a group's points share a colour and a symbol. An
+        undefined value is not drawn (the note counts them).
+    colours : mapping, optional
+        A colour per label (default :func:`~labcore.figures.style.color_of`).
+    title : str
+
+    Returns
+    -------
+    go.Figure
+        One scatter trace per group and panel (hover: subject, value, trials), a shaded band from
+        100 to 400 trials and a lighter one beyond, the chance line 0.5 (AUROC) and the line 1
+        (M-ratio: meta-d' equals d').
+
+    Examples
+    --------
+    >>> you = SubjectMarkers(subject="you", n_trials=50, accuracy=0.8, type2_auroc=0.7, m_ratio=0.9)
+    >>> fig = beside_agents_figure({"you": [you]})
+    >>> [t.name for t in fig.data], [float(t.y[0]) for t in fig.data]
+    (['you', 'you'], [0.7, 0.9])
+    """
+    low, high = trial_band()
+    fig = make_subplots(rows=1, cols=2, subplot_titles=[name for _, name in PANELS])
+    undefined = 0
+    counts = [m.n_trials for ms in groups.values() for m in ms]
+    least = min([low, *counts]) / 1.6
+    most = max([high, *counts]) * 1.6
+    for i, (label, markers) in enumerate(groups.items()):
+        colour = (colours or {}).get(label) or color_of(label)
+        for col, (field, name) in enumerate(PANELS, start=1):
+            shown = [m for m in markers if getattr(m, field) is not None]
+            undefined += len(markers) - len(shown)
+            fig.add_trace(
+                go.Scatter(
+                    x=[m.n_trials for m in shown],
+                    y=[getattr(m, field) for m in shown],
+                    mode="markers",
+                    name=escape_plotly(label),
+                    legendgroup=label,
+                    showlegend=col == 1,
+                    marker={
+                        "color": colour,
+                        "size": 12 if i == 0 else 10,
+                        "symbol": SYMBOLS[i % len(SYMBOLS)],
+                        "line": {"width": 1, "color": "#333"},
+                    },
+                    customdata=[escape_plotly(m.subject) for m in shown],
+                    hovertemplate=f"%{{customdata}}<br>{name} %{{y:.3f}}<br>%{{x}} trials"
+                    "<extra></extra>",
+                ),
+                row=1,
+                col=col,
+            )
+    for col in (1, 2):
+        fig.add_vrect(
+            x0=low,
+            x1=high,
+            fillcolor=rgba(PALETTE["registered"], 0.12),
+            line_width=0,
+            layer="below",
+            row=1,
+            col=col,
+        )
+        fig.add_vrect(
+            x0=high,
+            x1=most,
+            fillcolor=rgba(PALETTE["registered"], 0.05),
+            line_width=0,
+            layer="below",
+            row=1,
+            col=col,
+        )
+        fig.update_xaxes(
+            type="log",
+            range=[math.log10(least), math.log10(most)],
+            tickvals=[t for t in TICKS if least <= t <= most],
+            title_text="trials per person",
+            row=1,
+            col=col,
+        )
+    fig.add_hline(y=CHANCE_E1, line={"dash": "dash", "color": PALETTE["chance"]}, row=1, col=1)
+    fig.add_hline(y=1.0, line={"dash": "dot", "color": PALETTE["chance"]}, row=1, col=2)
+    fig.update_yaxes(title_text="Type-2 AUROC (0.5 = no insight)", row=1, col=1)
+    fig.update_yaxes(title_text="M-ratio (1 = meta-d' equals d')", row=1, col=2)
+    style_figure(fig, title, height=440)
+    add_note(
+        fig,
+        f"shaded: at least {low} trials per person (Rahnev 2025), lighter: {high}+ for individual "
+        "differences",
+    )
+    if undefined:
+        add_note(fig, f"{undefined} undefined value(s) not drawn")
+    return fig
+
+
+def recoloured(fig: go.Figure, colours: Mapping[str, str]) -> go.Figure:
+    """``fig`` with the traces named in ``colours`` drawn in those colours (markers and lines),
+    so that a figure built by another builder (the calibration curve) matches this page's.
+
+    >>> fig = recoloured(go.Figure(go.Scatter(name="you", x=[0], y=[0])), {"you": "#e6a117"})
+    >>> fig.data[0].marker.color, fig.data[0].line.color
+    ('#e6a117', '#e6a117')
+    """
+    for trace in fig.data:
+        if trace.name in colours:
+            trace.update(marker_color=colours[trace.name], line_color=colours[trace.name])
+    return fig

@@ -1,0 +1,179 @@
+"""Be the agent: a visitor plays the wagering task of Experiment 1 (issue 35 item 3).
+
+The trials are the agent's own. Trial set ``k`` is the first :data:`SESSION_TRIALS` evaluation
+episodes of agent seed ``k`` (``labcore.seeding.episode_seeds(k, "eval", n)``), drawn by the
+task's own sampler (:func:`labcore.envs.wagering.sample_wagering_trials`, the default
+:class:`~labcore.config.WageringConfig`): the stimulus class, the salience ``lambda ~ U(0, 1)``
+and the observation noise ``N(0, 0.25^2)`` per entry of protocol sec. 3.2. So the same set gives
+the same trials, and a bundled agent of seed ``k`` saw exactly these trials first in its
+evaluation (its cached Metacognition view), which is how the page sets the visitor beside the
+agent on the same trials.
+
+The stimulus (:func:`flash_image`) is the flash the agent receives, read from the task's
+observation (:func:`labcore.envs.wagering.wagering_observation` at the flash): two evidence
+entries, ``lambda * onehot(s) + noise``. The image mixes the task's blue (left) and red (right)
+of :data:`labcore.envs.render.CUE_RGB` into a grey swatch in proportion to the two entries
+(clipped to [0, 1]: a colour cannot be negative, the one thing the visitor does not see), and
+is shown still: the agent gets one observation, the visitor as long as they like.
+
+The visitor chooses a side, then bets or opts out by stating how sure they are
+(:data:`WAGERS`): opting out is "50%, a guess"; a bet is 65, 80 or 95% sure. Like the agent's
+confidence, the stated number is a probability of being right, and like the agent the visitor
+bets when it exceeds 0.5 (paper sec. 4.2). Their trials are a lab-format table
+(:func:`visitor_csv`), which :mod:`labcore.humans.trials` reads back; their markers are that
+table's (:func:`visitor_markers`), so the page and a download give the same numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from labcore.config import WageringConfig
+from labcore.envs.batch import episode_rngs
+from labcore.envs.channels import CONTENT_SLICE
+from labcore.envs.render import CUE_RGB
+from labcore.envs.wagering import WageringState, sample_wagering_trials, wagering_observation
+from labcore.humans.markers import SubjectMarkers, subject_markers
+from labcore.humans.reference import trial_band
+from labcore.humans.trials import lab_csv, read_trials
+from labcore.render import render
+from labcore.seeding import episode_seeds
+
+SESSION_TRIALS = 50
+"""Trials of one session: about three minutes at two clicks a trial."""
+VISITOR = "you"
+"""The subject name of a visitor's trials."""
+
+
+@dataclass(frozen=True)
+class Wager:
+    """One answer to "bet or opt out?": the stated probability of being right and its words."""
+
+    confidence: float
+    label: str
+    shortcut: str
+
+    @property
+    def bet(self) -> bool:
+        """A bet (confidence above 0.5, paper sec. 4.2), else an opt-out."""
+        return self.confidence > 0.5
+
+
+WAGERS: tuple[Wager, ...] = (
+    Wager(0.5, "Opt out: a guess (50%)", "1"),
+    Wager(0.65, "Bet: 65% sure", "2"),
+    Wager(0.8, "Bet: 80% sure", "3"),
+    Wager(0.95, "Bet: 95% sure", "4"),
+)
+"""The visitor's four answers after choosing a side (keys 1-4)."""
+SIDES = ("Left (blue)", "Right (red)")
+"""The two choices: class 0 goes left (blue), class 1 right (red), as in the task."""
+
+
+@dataclass(frozen=True, eq=False)
+class SessionTrials:
+    """The trials of one session: what the visitor is shown and what is right.
+
+    Attributes
+    ----------
+    trial_set : int
+        The seed they were drawn from (the agent seed whose evaluation begins with them).
+    stimulus : ndarray of int, shape (n,)
+        The right side: 0 left (blue), 1 right (red).
+    salience : ndarray of float, shape (n,)
+        The flash's strength lambda (the file's ``difficulty``: higher is easier).
+    evidence : ndarray of float, shape (n, 2)
+        What the agent receives at the flash: left and right evidence.
+    """
+
+    trial_set: int
+    stimulus: NDArray[np.int64]
+    salience: NDArray[np.float64]
+    evidence: NDArray[np.float32]
+
+    def __len__(self) -> int:
+        return len(self.stimulus)
+
+
+def session_trials(trial_set: int, n: int = SESSION_TRIALS) -> SessionTrials:
+    """The ``n`` trials of set ``trial_set``: agent seed ``trial_set``'s first evaluation trials.
+
+    >>> a, b = session_trials(0), session_trials(0)
+    >>> len(a), bool((a.stimulus == b.stimulus).all()), a.evidence.shape
+    (50, True, (50, 2))
+    """
+    trials = sample_wagering_trials(
+        WageringConfig(), episode_rngs(episode_seeds(trial_set, "eval", n))
+    )
+    state = WageringState.start(n)
+    state.cue_step = state.t.copy()  # the observation at the flash
+    _, cue = wagering_observation(trials, state)
+    return SessionTrials(
+        trial_set=trial_set,
+        stimulus=trials.stimulus,
+        salience=trials.salience,
+        evidence=cue[:, CONTENT_SLICE][:, :2],
+    )
+
+
+SWATCH_GREY = (150, 150, 150)
+"""The swatch's colour with no evidence on either side."""
+MIX = 0.6
+"""Share of a side's colour in the swatch at evidence 1 (so full evidence both ways stays mixed)."""
+
+
+def flash_image(evidence: Any, size: int = 220) -> NDArray[np.uint8]:
+    """The flash as a still image: a swatch of grey tinted blue by the left evidence and red by
+    the right (each clipped to [0, 1]), inside a thin dark frame.
+
+    >>> img = flash_image([1.0, 0.0], size=20)
+    >>> img.shape, img[10, 10].tolist()
+    ((20, 20, 3), [60, 60, 213])
+    """
+    left, right = np.clip(np.asarray(evidence, dtype=float), 0.0, 1.0)
+    grey = np.asarray(SWATCH_GREY, float)
+    colour = (
+        grey
+        + MIX * left * (np.asarray(CUE_RGB["blue"], float) - grey)
+        + MIX * right * (np.asarray(CUE_RGB["red"], float) - grey)
+    )
+    img = np.empty((size, size, 3), np.uint8)
+    img[:] = np.clip(np.round(colour), 0, 255).astype(np.uint8)
+    edge = max(1, size // 60)
+    img[:edge], img[-edge:], img[:, :edge], img[:, -edge:] = 40, 40, 40, 40
+    return img
+
+
+def visitor_csv(trials: SessionTrials, responses: Any, confidences: Any) -> bytes:
+    """The visitor's trials in the lab format: subject ``you``, the trial's side, their side, their
+    stated confidence, the salience as ``difficulty`` and the trial set as ``condition``."""
+    n = len(responses)
+    return lab_csv(
+        trials.stimulus[:n],
+        responses,
+        confidences,
+        subject=VISITOR,
+        difficulty=trials.salience[:n],
+        condition=f"be the agent, trial set {trials.trial_set}",
+    )
+
+
+def visitor_markers(data: bytes) -> SubjectMarkers:
+    """The visitor's markers, read from their lab-format table as any uploaded file is read (a
+    :class:`~labcore.scorecards.contract.ContractError` if it cannot be measured, e.g. every
+    choice right)."""
+    return subject_markers(read_trials(data, "your trials", "lab"))[0]
+
+
+def answer_text(
+    you: SubjectMarkers, intact: SubjectMarkers | None, zeroed: SubjectMarkers | None
+) -> str:
+    """The page's answer in words (``labcore/templates/be_the_agent.j2``): the visitor's Type-2
+    AUROC beside the agent's, intact and with its self-model zeroed, then accuracy and M-ratio."""
+    return render(
+        "be_the_agent.j2", you=you, intact=intact, zeroed=zeroed, recommended=trial_band()[0]
+    ).strip()

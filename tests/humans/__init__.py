@@ -1,0 +1,1 @@
+"""Tests of labcore.humans: trial tables, their markers, the human reference, be the agent."""

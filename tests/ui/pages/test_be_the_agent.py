@@ -1,0 +1,111 @@
+"""The Be the agent page in AppTest: a full session played with the page's own buttons; its
+download reads back through the trial reader (item 1) with the numbers the page shows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import streamlit as st
+
+from labcore.humans.markers import subject_markers
+from labcore.humans.session import SESSION_TRIALS, WAGERS
+from labcore.humans.trials import read_trials
+from labcore.render import fmt
+from tests.ui.apptest_pages import exceptions, markdown_text
+
+PAGE = "be_the_agent"
+
+
+@pytest.fixture
+def offered(monkeypatch) -> dict[str, bytes]:
+    """What the page's download buttons offer, by key (the bytes a visitor would save)."""
+    seen: dict[str, bytes] = {}
+    original = st.download_button
+
+    def recording(label, data, *args, **kwargs):
+        seen[kwargs.get("key")] = data
+        return original(label, data, *args, **kwargs)
+
+    monkeypatch.setattr(st, "download_button", recording)
+    return seen
+
+
+def answers(evidence: np.ndarray) -> list[tuple[int, str]]:
+    """A careful player: the side with more evidence, surer the clearer the flash."""
+    out = []
+    for left, right in evidence:
+        margin = abs(right - left)
+        wager = 0 if margin < 0.15 else 1 if margin < 0.35 else 2 if margin < 0.6 else 3
+        out.append((int(right > left), WAGERS[wager].shortcut))
+    return out
+
+
+def test_a_full_session_reads_back_with_the_numbers_the_page_shows(open_page, offered):
+    at = open_page(PAGE)
+    assert not at.exception and "Start" in [b.label for b in at.button]
+    at.button(key=f"{PAGE}.start").click().run()
+    game = at.session_state[f"{PAGE}.game"]
+    assert len(game.trials) == SESSION_TRIALS
+    for i, (side, key) in enumerate(answers(game.trials.evidence)):
+        assert at.get("progress")[0].proto.text == f"Trial {i + 1} of {SESSION_TRIALS}"
+        assert len(at.get("image")) == 1
+        at.button(key=f"{PAGE}.side{side}").click().run()
+        at.button(key=f"{PAGE}.wager{key}").click().run()
+        assert not at.exception, exceptions(at)
+    assert at.get("progress")[0].proto.text == f"All {SESSION_TRIALS} trials done"
+
+    (back,) = subject_markers(read_trials(offered[f"{PAGE}.download"], "download.csv"))
+    assert back == at.session_state[f"{PAGE}.result"]  # the typed record a class store takes
+    assert back.n_trials == SESSION_TRIALS and back.calibration_error is not None
+
+    table = next(d.value for d in at.dataframe if "Type-2 AUROC" in d.value.columns)
+    table = table.set_index("")
+    assert table.loc["you", "Type-2 AUROC"] == fmt(back.type2_auroc)
+    assert table.loc["you", "M-ratio"] == fmt(back.m_ratio)
+    assert table.loc["you", "accuracy"] == fmt(back.accuracy, "percent")
+    assert list(table.index) == ["you", "B2 agent", "B2, self-model zeroed"]
+    assert table.loc["B2, self-model zeroed", "Type-2 AUROC"] == "0.5"
+    assert table.loc["B2, self-model zeroed", "M-ratio"] == "not defined here"
+
+    text = markdown_text(at)
+    assert f"Type-2 AUROC of **{fmt(back.type2_auroc)}**" in text
+    assert f"on the same trials, **{table.loc['B2 agent', 'Type-2 AUROC']}**" in text
+    assert "without its self-model, **0.5**" in text
+
+
+def test_the_agent_is_on_the_visitors_very_trials(open_page):
+    at = open_page(PAGE)
+    at.button(key=f"{PAGE}.start").click().run()
+    game = at.session_state[f"{PAGE}.game"]
+    from ui import data
+
+    view = data.metacognition("b2_ws", game.trial_set, "on", 4, 0.0)
+    assert np.array_equal(view.stimulus[:SESSION_TRIALS], game.trials.stimulus)
+
+
+def test_a_wager_before_a_side_and_start_over_change_nothing_wrong(open_page):
+    at = open_page(PAGE)
+    at.button(key=f"{PAGE}.start").click().run()
+    at.button(key=f"{PAGE}.side0").click().run()
+    at.button(key=f"{PAGE}.wager1").click().run()
+    assert at.session_state[f"{PAGE}.game"].responses == [0]
+    at.button(key=f"{PAGE}.start").click().run()
+    assert at.session_state[f"{PAGE}.game"].responses == []
+    assert not at.exception
+
+
+def test_with_its_b2_agent_broken_the_visitor_plays_alone_with_one_error(open_page, lab):
+    from tests.ui.pages.broken_checkpoints import assert_one_error_naming, flip_byte
+
+    flip_byte(lab, "wagering-b2_ws-s0")
+    at = open_page(PAGE)
+    at.button(key=f"{PAGE}.start").click().run()
+    game = at.session_state[f"{PAGE}.game"]
+    assert game.trial_set == 0
+    for side, key in answers(game.trials.evidence):
+        at.button(key=f"{PAGE}.side{side}").click().run()
+        at.button(key=f"{PAGE}.wager{key}").click().run()
+    assert_one_error_naming(at, "wagering-b2_ws-s0")
+    table = next(d.value for d in at.dataframe if "Type-2 AUROC" in d.value.columns)
+    assert list(table[""]) == ["you"]
+    assert "you are shown alone" in " ".join(c.value for c in at.caption)
