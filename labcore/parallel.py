@@ -8,8 +8,13 @@ Every fan-out over processes (study units, seeds, training batches, the view cac
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Callable, Iterable, Sequence
+import sys
+import threading
+import types
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, TypeVar
 
 R = TypeVar("R")
@@ -26,6 +31,39 @@ def process_pool(
     return ProcessPoolExecutor(
         max_workers=workers, mp_context=SPAWN, initializer=initializer, initargs=initargs
     )
+
+
+_MAIN_SWAP = threading.Lock()
+
+
+def _foreign_main(main: Any) -> bool:
+    """Is ``main`` a script that did not start this process (a Streamlit page, an AppTest script),
+    which a spawned worker would run again at its start?"""
+    file = getattr(main, "__file__", None)
+    if main is None or getattr(main, "__spec__", None) is not None or not file:
+        return False
+    return Path(file).resolve() != Path(sys.argv[0] or ".").resolve()
+
+
+@contextmanager
+def clean_main() -> Iterator[None]:
+    """Start workers (submit to a pool) under a ``__main__`` without a file.
+
+    ``spawn`` runs ``__main__``'s file again in every new worker. Streamlit installs the page script
+    it runs as ``__main__`` (a file, no spec), so a worker started from a page, or from a test after
+    an AppTest script ran, would start by running that script (and break the pool). Workers start
+    at a submit; submit inside this block.
+    """
+    with _MAIN_SWAP:
+        main = sys.modules.get("__main__")
+        swap = _foreign_main(main)
+        if swap:
+            sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            yield
+        finally:
+            if swap:
+                sys.modules["__main__"] = main
 
 
 def message_queue() -> Any:
@@ -64,7 +102,8 @@ def process_map(
         return out
     results: dict[int, R] = {}
     with process_pool(min(workers, len(calls)), initializer, initargs) as pool:
-        pending = {pool.submit(fn, *args): i for i, args in enumerate(calls)}
+        with clean_main():
+            pending = {pool.submit(fn, *args): i for i, args in enumerate(calls)}
         while pending:
             done, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
             if poll:

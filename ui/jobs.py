@@ -21,10 +21,8 @@ import collections
 import contextlib
 import json
 import os
-import sys
 import threading
 import time
-import types
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -33,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from labcore.config import TrainConfig
-from labcore.parallel import process_pool
+from labcore.parallel import clean_main, process_pool
 
 WORKERS_ENV = "CTLAB_TRAIN_WORKERS"
 """Environment variable: how many training jobs run at once on this server (default 1)."""
@@ -173,27 +171,13 @@ def _run_in_worker(spec: JobSpec, progress_file: str) -> dict[str, Any]:
     return run_job(spec, progress)
 
 
-_MAIN_SWAP = threading.Lock()
-
-
 def spawn_clean_pool() -> ProcessPoolExecutor:
-    """A one-worker pool (:func:`labcore.parallel.process_pool`) whose worker is started now, under
-    a ``__main__`` without a file.
-
-    Streamlit installs the page script it runs as ``__main__`` (a module with a ``__file__`` and no
-    spec), and ``spawn`` runs ``__main__``'s file again in a new process: the training worker would
-    start by running a page script (or, in a test, an AppTest script that fails outside its run).
-    The worker is spawned at the first submit, so ``__main__`` is swapped for that call only.
-    """
+    """A one-worker pool (:func:`labcore.parallel.process_pool`) whose worker is started now,
+    under a ``__main__`` without a file (:func:`labcore.parallel.clean_main`: Streamlit installs
+    the page script it runs as ``__main__``, and a spawned worker would run it again)."""
     pool = process_pool(1)
-    with _MAIN_SWAP:
-        main = sys.modules.get("__main__")
-        sys.modules["__main__"] = types.ModuleType("__main__")
-        try:
-            started = pool.submit(os.getpid)
-        finally:
-            if main is not None:
-                sys.modules["__main__"] = main
+    with clean_main():
+        started = pool.submit(os.getpid)
     started.result()
     return pool
 

@@ -27,7 +27,7 @@ import numpy as np
 from labcore.agents.neurogym import NeuroGymNet
 from labcore.cluster import DASK_TIMEOUT, run_on_cluster
 from labcore.config import AgentConfig, TrainConfig, trainer_of
-from labcore.parallel import message_queue, process_pool
+from labcore.parallel import clean_main, message_queue, process_pool
 from labcore.storage.checkpoint_format import checkpoint_name
 from labcore.storage.checkpoints import save_checkpoint
 from labcore.training import actor_critic, behaviour_cloning, neurogym_trainer
@@ -362,7 +362,8 @@ def run_batches(
         return records
     messages = message_queue()
     with process_pool(workers, _init_worker, (messages,)) as pool:
-        pending = {pool.submit(_run_in_worker, i, b): i for i, b in enumerate(batches)}
+        with clean_main():
+            pending = {pool.submit(_run_in_worker, i, b): i for i, b in enumerate(batches)}
         while pending:
             done, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
             while True:

@@ -169,3 +169,32 @@ def test_a_table_keeps_its_row_order_and_derived_files_join_the_manifest(tmp_pat
     assert [r["seed"] for r in rows["values"]] == [2, 1, 0]
     loaded = load_summary(tmp_path, study="toy")
     assert loaded.ok and "n.txt" in loaded.summary.files and (tmp_path / "n.txt").read_text() == "3"
+
+
+def _page_script_as_main(tmp_path, monkeypatch) -> None:
+    """As Streamlit (or an AppTest) does: a page script installed as ``__main__``."""
+    import sys
+    import types
+
+    script = tmp_path / "page.py"
+    script.write_text("raise SystemExit('a page script ran in a worker')\n")
+    fake = types.ModuleType("__main__")
+    fake.__file__ = str(script)
+    fake.__spec__ = None
+    monkeypatch.setitem(sys.modules, "__main__", fake)
+
+
+def test_workers_start_clean_when_a_page_script_is_main(tmp_path, monkeypatch):
+    _page_script_as_main(tmp_path, monkeypatch)
+    assert process_map(math.pow, [(2, k) for k in range(3)], workers=2) == [1.0, 2.0, 4.0]
+
+
+def test_without_a_clean_main_the_pool_breaks(tmp_path, monkeypatch):
+    from concurrent.futures.process import BrokenProcessPool
+
+    from labcore import parallel
+
+    _page_script_as_main(tmp_path, monkeypatch)
+    monkeypatch.setattr(parallel, "_foreign_main", lambda main: False)
+    with pytest.raises(BrokenProcessPool):
+        process_map(math.pow, [(2, k) for k in range(3)], workers=2)
