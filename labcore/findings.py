@@ -37,12 +37,22 @@ VERDICTS: tuple[str, ...] = Verdict.__args__
 Outcome = Literal["supported", "not supported", "undefined", "not tested"]
 """Outcomes of a registered hypothesis (docs/protocol.md sec. 8.5)."""
 VerdictRule = Literal[
-    "", "ci", "tolerance", "bound", "contrast", "pattern", "mismatch", "undefined", "stated", "new"
+    "",
+    "ci",
+    "tolerance",
+    "bound",
+    "contrast",
+    "pattern",
+    "mismatch",
+    "undefined",
+    "stated",
+    "registered",
+    "new",
 ]
 """Which branch of the verdict rule decided (paper.verdict): our interval holds the paper's value,
 within the registered tolerance, beyond the paper's bound, the contrast's other arm fails, only
-the pattern holds, nothing holds, our value undefined, not comparable as the claims table states,
-no paper number."""
+the pattern holds, nothing holds, our value undefined, not comparable as the claims table states or
+by a registered rule (protocol sec. 10.3), no paper number."""
 FlagKind = Literal[
     "by_construction",
     "calibrated",

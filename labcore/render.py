@@ -214,6 +214,7 @@ VERDICT_RULES = {
     "mismatch": "ours {ours} vs the paper's {paper}; the pattern ({pattern}) does not hold",
     "undefined": "our value is not defined here",
     "stated": "not comparable, as the claims table states",
+    "registered": "not comparable by a registered rule (see its note)",
     "new": "the paper reports no number",
 }
 """Why a verdict came out as it did, one sentence per branch of :func:`labcore.paper.verdict`."""
@@ -243,18 +244,20 @@ FLAG_RULES = {
     "the agent learned (ours {ours})",
     ("by_construction", "empty_bus"): "decoded from an empty workspace whose other inputs ignore "
     "the cue: chance by construction (ours {ours})",
-    ("by_construction", "closed_form"): "an ideal agent under the workspace's allocation rule "
-    "scores {ideal} (ours {ours}): the design fixes it",
-    ("by_construction", "ceiling"): "at the ceiling: an ideal agent under the design's rule "
-    "scores {ideal} too",
+    ("by_construction", "ceiling"): "what the design allows: an ideal agent under the workspace's "
+    "allocation rule scores {ideal} on the same episodes (95% range {low} to {high}; ours {ours})",
+    ("by_construction", "contrast"): "it compares two values the design fixes ({a} and {b})",
     ("by_construction", "identical"): "both sides are equal on every seed, by the wiring",
     ("by_construction", "agents"): "it reads a value the wiring fixes ({agents}): an untrained "
     "agent of the same wiring gives it too, or both sides are equal on every seed",
     ("calibrated", ""): "the task was tuned to give this value ({note})",
+    ("calibrated", "ideal_observer"): "calibrated: the task's noise was set so an ideal observer "
+    "is right {ideal} of the time, and ours is within 0.03 of it",
     ("not_comparable", "stated"): "{note}",
-    ("not_comparable", "bound"): "the paper's value is out of reach here: an ideal observer "
-    "reaches only {bound}",
-    ("not_comparable", "zero_variance"): "nothing to predict: the target does not vary",
+    ("not_comparable", "bound"): "out of reach in this design: an ideal observer of the workspace "
+    "reaches only {bound}, below the paper's {paper}",
+    ("not_comparable", "zero_variance"): "nothing to predict: the OOD gap is exactly 0 for "
+    "{zero} of {kinds} agent kinds",
     ("post_hoc", ""): "a reading chosen after seeing the data",
     ("excluded", ""): "{n_excluded} agent(s) excluded: they did not learn the task",
     ("not_meaningful", ""): "its confidence varies too little to change a single bet",
@@ -272,10 +275,9 @@ FLAG_RULES = {
 def flag_text(flag: Flag) -> str:
     """A flag in words (its rule's sentence, else its note, else its kind).
 
-    >>> flag_text(Flag(kind="by_construction", rule="closed_form",
-    ...                params={"ideal": 0.4286, "ours": 0.44}))
-    "an ideal agent under the workspace's allocation rule scores 0.429 (ours 0.44): the design \
-fixes it"
+    >>> flag_text(Flag(kind="not_comparable", rule="zero_variance",
+    ...                params={"zero": 8, "kinds": 11}))
+    'nothing to predict: the OOD gap is exactly 0 for 8 of 11 agent kinds'
     """
     template = FLAG_RULES.get((flag.kind, flag.rule)) or FLAG_RULES.get((flag.kind, ""))
     params = {k: fmt(v) if isinstance(v, float) else v for k, v in flag.params.items()}

@@ -11,9 +11,12 @@ decide it from data, not from a list:
    a failure to find a difference: the 95% interval of the difference (``|d| + 2 SE``) must
    lie inside a margin of ``max(0.05, 20% of the larger value)``, so a value too noisy to
    tell (a signed GBI of -9,000 +/- 6,000) is never called fixed.
-2. **Closed form.** At a partial workspace capacity, an ideal agent's score follows from the
-   allocation rule and the task's statistics alone (``e2.allocation_closed_form``); a value
-   within ``CLOSED_FORM_TOLERANCE`` (or 2 SE) of it shows the design, not the agent.
+2. **Ceiling** (protocol sec. 10.1, replacing the closed form over the task's distribution). The
+   ideal agent under the allocation rule, scored on the same evaluation episodes
+   (``e2.ideal_values``): a seed mean within its 95% range (the guesses' binomial variation), or
+   within ``CEILING_TOLERANCE`` of 1.0 where it scores 1.0, is what the design allows, whatever the
+   agent learned. At every capacity, the cue-blind baselines and B1's E3 accuracy. A contrast of
+   two values both fixed by construction is fixed too (``contrasts``).
 
 Two more rules (issue 22) catch values fixed *relative to another condition*, which rule 1
 misses because they are not equal to an untrained twin's value:
@@ -34,7 +37,10 @@ misses because they are not equal to an untrained twin's value:
 
 Claims flagged by any rule are counted apart from evidence: their finding carries a
 ``by_construction`` flag naming the rule, with its numbers (``labcore.render.FLAG_RULES`` has its
-sentence).
+sentence). Protocol sec. 10.2-10.3 add two more kinds of value counted apart: *calibrated*
+(:func:`calibrated`: E1's accuracy, which the task's stimulus noise was tuned to) and *not
+comparable here* (:func:`out_of_reach`: a paper value beyond the design's ideal observer;
+:func:`nothing_to_predict`: a composite whose target does not vary).
 """
 
 from __future__ import annotations
@@ -52,8 +58,12 @@ MARGIN_ABS = 0.05
 """Equivalence margin: differences below this (absolute) ..."""
 MARGIN_REL = 0.2
 """... or below this share of the larger value count as no difference."""
-CLOSED_FORM_TOLERANCE = 0.03
-"""The closed-form rule: within this much (absolute) of the ideal agent, or Z standard errors."""
+CEILING_Z = 1.96
+"""The ceiling rule's range: the ideal agent's mean +/- this many of its standard errors (95%)."""
+CEILING_TOLERANCE = 0.01
+"""Where the ideal agent scores 1.0 (nothing lost), a seed mean within this of 1.0 is at it."""
+CALIBRATION_TOLERANCE = 0.03
+"""Protocol sec. 10.2: an E1 accuracy within this of the ideal observer's is calibrated."""
 
 
 def _per_seed(results: Sequence[SeedResult]) -> dict[str, list[float]]:
@@ -104,21 +114,25 @@ def equivalent(
 def audit(
     trained: Sequence[SeedResult],
     untrained: Sequence[SeedResult],
-    closed_forms: Mapping[str, float] | None = None,
+    ideals: Mapping[str, tuple[float, float]] | None = None,
+    contrast_arms: Mapping[str, tuple[str, str]] | None = None,
 ) -> dict[str, dict]:
-    """Apply both rules to every per-seed key; return the keys found fixed, with the evidence.
+    """Apply the rules to every per-seed key; return the keys found fixed, with the evidence.
 
     Parameters
     ----------
     trained, untrained : per-seed results of the same pipelines, trained and untrained agents
-    closed_forms : ``{key: ideal-agent value}`` for keys with a closed form (E2 capacities)
+    ideals : ``{key: (mean, variance of the mean)}`` of the ideal agent on the same episodes
+        (``e2.ideal_values``)
+    contrast_arms : ``{contrast key: (arm a, arm b)}`` (E2's seed-level tests)
 
     Returns
     -------
     dict
-        ``{key: {"rule": "untrained" | "closed form" | "relative" | "empty bus", "ours": mean,
-        "reference": value, "se": standard error}}`` for every key flagged (the relative rule adds
-        ``condition``, ``reference_condition`` and ``reassigned``).
+        ``{key: {"rule": "untrained" | "ceiling" | "relative" | "empty bus" | "contrast",
+        "ours": mean, "reference": value, "se": standard error}}`` for every key flagged (the
+        relative rule adds ``condition``, ``reference_condition`` and ``reassigned``; the ceiling
+        rule ``low`` and ``high``, its range; the contrast rule ``arms``).
     """
     ours = _per_seed(trained)
     twin = _per_seed(untrained)
@@ -130,19 +144,81 @@ def audit(
             same, mean, reference, se = equivalent(values, twin[key])
             if same:
                 found[key] = {"rule": "untrained", "ours": mean, "reference": reference, "se": se}
-                continue
-        closed = (closed_forms or {}).get(key)
-        if closed is not None and math.isfinite(closed):
-            arr = np.asarray(values)
-            se = float(arr.std(ddof=1) / math.sqrt(arr.size)) if arr.size > 1 else 0.0
-            if abs(arr.mean() - closed) <= max(CLOSED_FORM_TOLERANCE, Z * se):
-                found[key] = {
-                    "rule": "closed form",
-                    "ours": float(arr.mean()),
-                    "reference": float(closed),
-                    "se": se,
-                }
+    for key, entry in ceiling(trained, ideals or {}).items():
+        found.setdefault(key, entry)
+    for key, arms in (contrast_arms or {}).items():
+        if key not in found and all(a in found for a in arms):
+            found[key] = {
+                "rule": "contrast",
+                "ours": None,
+                "reference": None,
+                "se": 0.0,
+                "arms": arms,
+            }
     return found
+
+
+def ceiling(
+    trained: Sequence[SeedResult], ideals: Mapping[str, tuple[float, float]]
+) -> dict[str, dict]:
+    """Rule 2 (protocol sec. 10.1): seed means within the ideal agent's 95% range on the same
+    episodes, or at 1.0 where it scores 1.0.
+
+    >>> v = {"e2.conjunction.k2": 0.45, "e2.conjunction.k4": 1.0}
+    >>> sorted(ceiling([SeedResult("e2", 0, values=v)],
+    ...                {"e2.conjunction.k2": (0.43, 0.0004), "e2.conjunction.k4": (1.0, 0.0)}))
+    ['e2.conjunction.k2', 'e2.conjunction.k4']
+    """
+    ours = _per_seed(trained)
+    found: dict[str, dict] = {}
+    for key, (ideal, variance) in ideals.items():
+        if key not in ours:
+            continue
+        mean = float(np.mean(ours[key]))
+        se = math.sqrt(max(variance, 0.0))
+        low, high = ideal - CEILING_Z * se, min(1.0, ideal + CEILING_Z * se)
+        at_one = ideal >= 1.0 - 1e-12 and mean >= 1.0 - CEILING_TOLERANCE
+        if at_one or low <= mean <= high:
+            found[key] = {
+                "rule": "ceiling",
+                "ours": mean,
+                "reference": ideal,
+                "se": se,
+                "low": low,
+                "high": high,
+            }
+    return found
+
+
+def calibrated(value: float | None, ideal_accuracy: float) -> bool:
+    """Protocol sec. 10.2: is an E1 accuracy within :data:`CALIBRATION_TOLERANCE` of the ideal
+    observer's, which the task's stimulus noise was tuned to?
+
+    >>> calibrated(0.856, 0.859), calibrated(0.70, 0.859), calibrated(None, 0.859)
+    (True, False, False)
+    """
+    return value is not None and abs(value - ideal_accuracy) <= CALIBRATION_TOLERANCE
+
+
+def out_of_reach(paper_bound: float | None, ceiling_value: float | None) -> bool:
+    """Protocol sec. 10.3 (a): is a paper value "> bound" beyond what an ideal observer of our
+    design reaches (its ceiling below the bound)?
+
+    >>> out_of_reach(0.5, 0.375), out_of_reach(0.5, 2.08), out_of_reach(None, 0.375)
+    (True, False, False)
+    """
+    return paper_bound is not None and ceiling_value is not None and ceiling_value < paper_bound
+
+
+def nothing_to_predict(gaps_by_kind: Mapping[str, Sequence[float]]) -> bool:
+    """Protocol sec. 10.3 (b): is the composite's target (the OOD gap) exactly 0 on every seed of
+    more than half of the agent kinds?
+
+    >>> nothing_to_predict({"a": [0.0, 0.0], "b": [0.0], "c": [0.1, 0.0]})
+    True
+    """
+    zero = sum(1 for gaps in gaps_by_kind.values() if gaps and all(g == 0.0 for g in gaps))
+    return zero > len(gaps_by_kind) / 2
 
 
 RELATIVE_CHECKS: dict[str, str] = {"actions_equal": "accuracy", "confidence_reassigned": "auroc"}

@@ -26,6 +26,7 @@ from labcore.experiments import construction, e4_hypotheses
 from labcore.experiments.common import SeedResult
 from labcore.experiments.paper_tables import (
     AGENTS,
+    BOUNDS,
     E3_POINTS,
     POINT_COLUMNS,
     SEED_VALUES,
@@ -208,9 +209,14 @@ def audit_flag(entry: Mapping[str, Any]) -> Flag:
     if entry["rule"] == "untrained":
         params = {**ours, "untrained": entry["reference"], "se": entry["se"]}
         return Flag(kind="by_construction", rule="untrained", params=params)
-    if entry["rule"] == "closed form":
-        params = {**ours, "ideal": entry["reference"], "se": entry["se"]}
-        return Flag(kind="by_construction", rule="closed_form", params=params)
+    if entry["rule"] == "ceiling":
+        params = {**ours, "ideal": entry["reference"], "low": entry["low"], "high": entry["high"]}
+        return Flag(kind="by_construction", rule="ceiling", params=params)
+    if entry["rule"] == "contrast":
+        a, b = (
+            CLAIMS_BY_ID[arm].description if arm in CLAIMS_BY_ID else arm for arm in entry["arms"]
+        )
+        return Flag(kind="by_construction", rule="contrast", params={"a": a, "b": b})
     if entry["rule"] == "empty bus":
         return Flag(kind="by_construction", rule="empty_bus", params=ours)
     rule = "reassigned" if entry.get("reassigned") else "relative"
@@ -238,10 +244,12 @@ def claim_flags(
     rule: str,
     audit: Mapping[str, Any] | None,
     spread: Mapping[str, Any] | None = None,
+    registered: Sequence[Flag] = (),
 ) -> tuple[Flag, ...]:
-    """Why a claim is not (plain) evidence: stated not comparable, fixed by the design (declared
+    """Why a claim is not (plain) evidence: stated not comparable, out of reach or with nothing to
+    predict (``registered``, protocol sec. 10.3), calibrated (10.2), fixed by the design (declared
     in the table, or found by the audit), undefined, an AUROC whose spread changes no bet."""
-    flags = []
+    flags = list(registered)
     if spec.not_comparable:
         flags.append(Flag(kind="not_comparable", rule="stated", note=spec.not_comparable))
     if spec.by_construction:
@@ -273,9 +281,13 @@ def claim_finding(
     method: str = "bootstrap",
     outcome: str | None = None,
     spread: Mapping[str, Any] | None = None,
+    registered: Sequence[Flag] = (),
 ) -> Finding:
-    """One claim of the paper's table (or E4's) as a finding, with its verdict and flags."""
+    """One claim of the paper's table (or E4's) as a finding, with its verdict and flags; a
+    registered not-comparable flag (protocol sec. 10.3) makes its verdict "not comparable"."""
     verdict_, rule = verdict(spec, ours, values)
+    if any(f.kind == "not_comparable" for f in registered):
+        verdict_, rule = "not comparable", "registered"
     experiment, metric = spec.id.split(".")[:2]
     censored = ours.get("censored") if ours.get("censored") in ("right", "left") else None
     n_censored = (
@@ -302,7 +314,7 @@ def claim_finding(
         pattern=spec.pattern or "",
         hypothesis=spec.hypothesis,
         outcome=outcome,
-        flags=claim_flags(spec, rule, audit, spread),
+        flags=claim_flags(spec, rule, audit, spread, registered),
         study=STUDY_OF[experiment],
         files=FILES_OF[experiment],
         section=spec.paper.section,
@@ -412,6 +424,55 @@ def e4_answer(hypotheses: Sequence[Mapping[str, Any]]) -> Answer:
     )
 
 
+def registered_flags(results: Sequence[SeedResult], rows: Rows) -> dict[str, tuple[Flag, ...]]:
+    """The flags of protocol sec. 10.2-10.3, by claim: E1's accuracies calibrated to the ideal
+    observer; an L75 whose paper value ("> 0.5") lies beyond the ideal observer's ceiling in the
+    E3 design study (the ``bounds`` rows); the composite when its target does not vary."""
+    from labcore.experiments.e4_hypotheses import ideal_observer
+
+    per_seed: dict[str, list[float]] = {}
+    for r in results:
+        for key, value in r.values.items():
+            if value is not None and math.isfinite(value):
+                per_seed.setdefault(key, []).append(float(value))
+    out: dict[str, tuple[Flag, ...]] = {}
+    ideal = ideal_observer(-1.0)["accuracy"]
+    for claim_id in CLAIMS_BY_ID:
+        if claim_id.startswith("e1.accuracy.") and claim_id in per_seed:
+            if construction.calibrated(float(np.mean(per_seed[claim_id])), ideal):
+                out[claim_id] = (
+                    Flag(kind="calibrated", rule="ideal_observer", params={"ideal": ideal}),
+                )
+    ceilings = {(b["kind"], b["protocol"]): b for b in rows.get(BOUNDS.name, [])}
+    for claim_id, spec in CLAIMS_BY_ID.items():
+        parts = claim_id.split(".")
+        if parts[:2] != ["e3", "l75"] or spec.paper.bound != ">":
+            continue
+        protocol = parts[3] if len(parts) > 3 else "stored"
+        bound = ceilings.get((parts[2], protocol))
+        if bound and construction.out_of_reach(spec.paper.value, bound["ceiling"]):
+            params = {
+                "bound": bound["ceiling"],
+                "paper": spec.paper.value,
+                "source": bound["source"],
+            }
+            out[claim_id] = (Flag(kind="not_comparable", rule="bound", params=params),)
+    gaps = {
+        key.removeprefix("e3.ood_gap."): values
+        for key, values in per_seed.items()
+        if key.startswith("e3.ood_gap.")
+    }
+    if gaps and construction.nothing_to_predict(gaps):
+        zero = sum(1 for g in gaps.values() if all(x == 0.0 for x in g))
+        flag = Flag(
+            kind="not_comparable", rule="zero_variance", params={"zero": zero, "kinds": len(gaps)}
+        )
+        for claim_id in CLAIMS_BY_ID:
+            if claim_id.startswith("e3.composite."):
+                out[claim_id] = (flag,)
+    return out
+
+
 def summarise(config: Any, rows: Rows) -> StudySummary:
     """The findings, answer and tables of a result set from its rows (a pure function of them).
 
@@ -433,13 +494,11 @@ def summarise(config: Any, rows: Rows) -> StudySummary:
         if name in results:
             cross.update(module.cross_seed(results[name]))
     untrained_seeds = list(config.seeds[: config.audit_seeds])
-    audit: dict[str, dict] = {}
-    twin_means: dict[str, float] = {}
-    if untrained_seeds:
-        twins = twin_results(rows, config)
-        closed = e2.closed_form_values() if "e2" in results else {}
-        audit = construction.audit(everything, twins, closed)
-        twin_means = construction.twin_means(twins)
+    twins = twin_results(rows, config) if untrained_seeds else []
+    ideals = e2.ideal_values(config.seeds, config.budgets) if {"e2", "e3"} & set(results) else {}
+    audit = construction.audit(everything, twins, ideals, e2.contrast_arms())
+    twin_means = construction.twin_means(twins) if twins else {}
+    registered = registered_flags(everything, rows)
     summaries = seed_summaries(everything, cross)
     values = {k: pattern_value(s) for k, s in summaries.items()}
     hypotheses = e4_hypotheses.evaluate(results["e4"]) if "e4" in results else []
@@ -461,6 +520,7 @@ def summarise(config: Any, rows: Rows) -> StudySummary:
                 "spread": spreads.get(claim_id),
             }
             extra["interval"] = extra["interval"] or (None, None)
+        extra["registered"] = registered.get(claim_id, ())
         findings.append(claim_finding(spec, ours, values, audit.get(claim_id), **extra))
     findings += [hypothesis_finding(h) for h in hypotheses]
     name = "e4" if list(config.experiments) == ["e4"] else "paper"

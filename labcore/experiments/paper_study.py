@@ -14,6 +14,7 @@ files :mod:`labcore.experiments.paper_tables`'s; Experiment 4 is the study ``e4`
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from labcore.experiments import paper_findings
 from labcore.experiments.common import DEFAULT_CACHE, SeedResult
 from labcore.experiments.paper_tables import (
     AGENTS,
+    BOUNDS,
     E2_TRACES,
     E3_POINTS,
     FIGURES,
@@ -58,6 +60,8 @@ class PaperConfig:
     """Where agents neither bundled nor cached are trained to (and found next time)."""
     seed_batches: bool = True
     """Train the missing seeds of a kind as one seed-batched model (else one by one)."""
+    design_study: str = str(Path(__file__).resolve().parents[2] / "results" / "explore_e3")
+    """The E3 design study whose ideal-observer ceilings bound the L75 claims (protocol 10.3)."""
     custom: ReproduceConfig | None = None
     """Budgets of a custom run (tests: a few trials), instead of ``budget``'s; its seeds are
     ignored (``seeds`` is)."""
@@ -89,17 +93,24 @@ class Unit:
         return f"{self.experiment} seed {self.seed}" + (" untrained" if self.untrained else "")
 
 
+BOUNDS_UNIT = Unit("bounds", 0)
+"""The ceilings of the E3 design study, read once (a unit, so a re-summary has them)."""
+
+
 def units(config: PaperConfig) -> list[Unit]:
-    """Every (experiment, seed), experiment by experiment, then the twins of the audit seeds."""
+    """Every (experiment, seed), experiment by experiment, then the twins of the audit seeds, then
+    (with E3) the design study's ceilings."""
     trained = [Unit(e, s) for e in config.experiments for s in config.seeds]
     twins = [
         Unit(e, s, True) for e in config.experiments for s in config.seeds[: config.audit_seeds]
     ]
-    return trained + twins
+    return trained + twins + ([BOUNDS_UNIT] if "e3" in config.experiments else [])
 
 
 def unit_of(row: dict) -> Unit:
     """The unit a row of any of the study's tables belongs to."""
+    if "ceiling" in row:
+        return BOUNDS_UNIT
     if "weights" in row:
         return Unit(row["experiment"], row["seed"], True)
     if "experiment" in row:
@@ -156,8 +167,32 @@ def plain(row: dict) -> dict:
     return out
 
 
+def bound_rows(design_study: str) -> list[dict[str, Any]]:
+    """The median ideal-observer L75 of B1, B2 and B2 workspace-read per noise protocol in the E3
+    design study's registered cell on the fast schedule (none if the study cannot be read)."""
+    from labcore.experiments.explore_e3_findings import KINDS, PROTOCOLS, REGISTERED, E3Tables
+    from labcore.findings import load_summary
+
+    loaded = load_summary(design_study, E3Tables, study="e3_design")
+    if loaded.tables is None:
+        return []
+    rows = []
+    for kind in KINDS:
+        for protocol in PROTOCOLS:
+            group = loaded.tables.group(REGISTERED.slug, "fast", protocol, kind)
+            if group is not None and group.ceiling is not None:
+                source = f"e3_design {REGISTERED.slug} fast (n = {group.n})"
+                rows.append(
+                    {"kind": kind, "protocol": protocol, "ceiling": group.ceiling, "source": source}
+                )
+    return rows
+
+
 def run_unit(config: PaperConfig, unit: Unit, out: str) -> Rows:
-    """One pipeline on one seed's agents (or their untrained twins)."""
+    """One pipeline on one seed's agents (or their untrained twins); or the design study's
+    ceilings."""
+    if unit == BOUNDS_UNIT:
+        return {BOUNDS.name: bound_rows(config.design_study)}
     budgets = replace(config.budgets, untrained=unit.untrained)
     result = pipeline(unit.experiment).run_seed(unit.seed, budgets, config.cache)
     return unit_rows(result, unit.untrained)
@@ -212,9 +247,13 @@ def provision_agents(config: PaperConfig, jobs: int = 1) -> list[str]:
     return sorted(checkpoint_name(b.task, b.kind, s) for b in batches for s in b.seeds)
 
 
-def prepare(config: PaperConfig, out: Path, jobs: int) -> None:
-    """Train the missing agents before the units run (they then find them in the cache)."""
-    trained = provision_agents(config, jobs)
+def prepare(config: PaperConfig, out: Path, jobs: int, todo: Sequence[Unit] = ()) -> None:
+    """Train the agents of the units to run that are missing, before they run (they then find
+    them in the cache); nothing when only the design study's ceilings are to be read."""
+    seeds = tuple(sorted({u.seed for u in todo if u != BOUNDS_UNIT}))
+    if not seeds:
+        return
+    trained = provision_agents(replace(config, seeds=seeds), jobs)
     if trained:
         print(
             f"trained {len(trained)} agent(s) into {config.cache}: {', '.join(trained)}",

@@ -144,8 +144,17 @@ AGENTS = Table(
     required=False,
 )
 """Agents left out of a seed (``status``: excluded, missing) or trained for the run (trained)."""
+BOUNDS = Table(
+    "bounds",
+    ("kind", "protocol", "ceiling", "source"),
+    text=("kind", "protocol", "source"),
+    required=False,
+)
+"""The L75 an ideal observer of each kind's workspace reaches, per noise protocol, in the E3
+design study's registered cell (protocol sec. 7.2): the bound of sec. 10.3 (a)."""
 PAPER_TABLES = (
     SEED_VALUES,
+    BOUNDS,
     E1_TRIALS,
     E2_CAPACITY,
     E3_TITRATION,
@@ -308,15 +317,20 @@ class AuditEntry(_Model):
     """A value the construction audit found fixed by the design (docs/verdicts.md)."""
 
     rule: str
-    """``untrained``, ``closed form``, ``relative`` or ``empty bus``."""
+    """``untrained``, ``ceiling``, ``relative``, ``empty bus`` or ``contrast``."""
     ours: Number
     reference: Number
-    """The untrained twins' mean, the ideal agent's score, the reference condition's value, or
-    the chance score the rule implies."""
+    """The untrained twins' mean, the ideal agent's score on the same episodes, the reference
+    condition's value, or the chance score the rule implies (none for a contrast)."""
     se: Number
     condition: str | None = None
     reference_condition: str | None = None
     reassigned: bool | None = None
+    low: Number = None
+    high: Number = None
+    """The ceiling rule's range: the ideal agent's 95% range on the same episodes."""
+    arms: tuple[str, str] | None = None
+    """The contrast rule: the two values compared."""
 
 
 class ConstructionAudit(_Model):

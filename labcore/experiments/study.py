@@ -85,8 +85,9 @@ class Study:
     summarise: Callable[[Any, Rows], StudySummary]
     """``summarise(config, rows)`` -> findings, answer and tables (a pure function of rows)."""
     tables: tuple[Table, ...]
-    prepare: Callable[[Any, Path, int], None] | None = None
-    """``prepare(config, out, jobs)``: work the units share (training agents), before them."""
+    prepare: Callable[[Any, Path, int, Sequence[Any]], None] | None = None
+    """``prepare(config, out, jobs, todo)``: work the units to run (``todo``) share (training
+    their agents), before them; not called when every unit is kept."""
     tables_model: type[BaseModel] | None = None
     """The model of the summary's ``tables`` (validated on load)."""
     unit_label: Callable[[Any], str] = str
@@ -475,10 +476,10 @@ def run_study(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    if study.prepare is not None:
-        study.prepare(config, out, jobs)
     kept = _kept_units(study, config, out, rerun, say)
     todo = [u for u in study.units(config) if u not in kept]
+    if study.prepare is not None and todo:
+        study.prepare(config, out, jobs, todo)
     rows = run_units(
         study,
         config,
@@ -492,14 +493,11 @@ def run_study(
     )
     rows = _merge([kept[u] for u in study.units(config) if u in kept] + [rows])
     (out / SUMMARY).unlink(missing_ok=True)
-    for table in study.tables:
-        if table.name in rows:
-            items = rows[table.name]
-            write_table(
-                out / table.file, table, sorted(items, key=table.order) if table.order else items
-            )
-        else:
-            (out / table.file).unlink(missing_ok=True)
+    for table in study.tables:  # every table, header only where no unit wrote a row
+        items = rows.get(table.name, [])
+        write_table(
+            out / table.file, table, sorted(items, key=table.order) if table.order else items
+        )
     return _summarise_files(study, config, out, started, fresh=True)
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from labcore.experiments.common import SeedResult
 from labcore.experiments.construction import audit, equivalent
-from labcore.experiments.e2 import allocation_closed_form, closed_form_values
+from labcore.experiments.e2 import allocation_closed_form, contrast_arms, ideal_on_episodes
+from labcore.experiments.e2 import ideal_values as ideal_values_of
 from labcore.findings import Finding, Flag, apart_by_kind, evidence_split
 from labcore.paper import ClaimSpec, paper_value, verdict
 from labcore.paper_claims import CLAIMS_BY_ID
@@ -34,13 +36,48 @@ def test_audit_flags_values_an_untrained_agent_gives_too():
     assert found["auroc_off"]["rule"] == "untrained" and found["auroc_off"]["reference"] == 0.5
 
 
-def test_audit_closed_form_rule_needs_a_match():
+def test_the_ceiling_rule_flags_what_an_ideal_agent_scores_on_the_same_episodes():
+    # Protocol sec. 10.1: within the ideal agent's 95% range, or at 1.0 where it scores 1.0.
     trained = _results(
-        [{"e2.conjunction.k2": 0.44}, {"e2.conjunction.k2": 0.42}, {"e2.decision.k2": 0.95}]
+        [
+            {"e2.conjunction.k2": 0.44, "e2.conjunction.k4": 1.0, "e2.decision.k4": 0.97},
+            {"e2.conjunction.k2": 0.42, "e2.conjunction.k4": 1.0, "e2.decision.k4": 0.99},
+        ]
     )
-    found = audit(trained, [], {"e2.conjunction.k2": 9 / 21, "e2.decision.k2": 0.714})
-    assert set(found) == {"e2.conjunction.k2"}
-    assert found["e2.conjunction.k2"]["rule"] == "closed form"
+    ideals = {
+        "e2.conjunction.k2": (9 / 21, 0.0005),  # range 0.385 to 0.472: 0.43 is in it
+        "e2.conjunction.k4": (1.0, 0.0),
+        "e2.decision.k4": (1.0, 0.0),  # 0.98 is not within 0.01 of 1.0
+    }
+    found = audit(trained, [], ideals)
+    assert set(found) == {"e2.conjunction.k2", "e2.conjunction.k4"}
+    assert found["e2.conjunction.k2"]["rule"] == "ceiling"
+    low, high = found["e2.conjunction.k2"]["low"], found["e2.conjunction.k2"]["high"]
+    assert low == pytest.approx(9 / 21 - 1.96 * 0.0005**0.5) and high < 0.48
+    # Far above the ideal agent's range is not the design's: 0.60 at 2 slots would be evidence.
+    assert audit(_results([{"e2.conjunction.k2": 0.6}]), [], ideals) == {}
+    # A contrast of two values both fixed by the design is fixed too.
+    trained = _results([{"e2.conjunction.k2": 0.43, "e2.conjunction.k4": 1.0}])
+    both = audit(
+        trained, [], ideals, {"e2.hedges_g.k4_vs_k2": ("e2.conjunction.k4", "e2.conjunction.k2")}
+    )
+    assert both["e2.hedges_g.k4_vs_k2"]["rule"] == "contrast"
+    one = audit(
+        _results([{"e2.conjunction.k2": 0.6, "e2.conjunction.k4": 1.0}]),
+        [],
+        ideals,
+        {"e2.hedges_g.k4_vs_k2": ("e2.conjunction.k4", "e2.conjunction.k2")},
+    )
+    assert "e2.hedges_g.k4_vs_k2" not in one
+
+
+def test_the_other_registered_rules():
+    from labcore.experiments.construction import calibrated, nothing_to_predict, out_of_reach
+
+    assert calibrated(0.856, 0.859) and not calibrated(0.80, 0.859)
+    assert out_of_reach(0.5, 0.375) and not out_of_reach(0.5, 2.08)
+    assert nothing_to_predict({"a": [0.0], "b": [0.0, 0.0], "c": [0.2]})
+    assert not nothing_to_predict({"a": [0.0], "b": [0.1], "c": [0.2]})
 
 
 def test_equivalence_needs_a_tight_interval_not_a_missing_difference():
@@ -58,23 +95,34 @@ def test_equivalence_needs_a_tight_interval_not_a_missing_difference():
 
 def test_allocation_closed_form_matches_the_hand_computation():
     # Masks per episode are 0, 1 or 2 (uniform). With 2 slots the colour survives only without
-    # masks:
-    # conjunction = 1/3 + (2/3)(1/7) = 9/21; decision = (conjunction-colour + object) / 2.
+    # masks: conjunction = 1/3 + (2/3)(1/7) = 9/21; decision = (conjunction-colour + object) / 2.
     forms = allocation_closed_form(episodes=6000)
     assert forms[2]["conjunction"] == pytest.approx(9 / 21, abs=0.015)
     assert forms[2]["decision"] == pytest.approx((1 / 3 + 2 / 21 + 1) / 2, abs=0.01)
     assert forms[4]["conjunction"] == 1.0 and forms[0]["conjunction"] == pytest.approx(1 / 49)
     assert forms[1]["decision"] < forms[2]["decision"] < forms[3]["decision"] < 1.0
-    assert set(closed_form_values()) >= {"e2.conjunction.k2", "e2.decision.k2", "e2.per_step.k2"}
-    assert (
-        "e2.conjunction.k4" not in closed_form_values()
-    )  # no loss at full capacity: nothing to explain
-    # Cue-blind conditions (bus off, and the baselines no cue reaches) score chance.
-    values = closed_form_values()
-    for tag in ("k0", "a0", "a1"):
-        assert values[f"e2.per_step.{tag}"] == pytest.approx(1 / 7)
-        assert values[f"e2.decision.{tag}"] == pytest.approx(1 / 7)
-        assert values[f"e2.conjunction.{tag}"] == pytest.approx(1 / 49)
+
+
+def test_the_ideal_agent_on_given_episodes_is_exact_per_episode():
+    seeds = np.arange(400) + 11
+    full, none, two = (ideal_on_episodes(seeds, k) for k in (4, 0, 2))
+    assert (full["conjunction"][0] == 1.0).all() and (full["conjunction"][1] == 0.0).all()
+    assert none["decision"][0] == pytest.approx(np.full(400, 1 / 7))
+    assert none["conjunction"][0] == pytest.approx(np.full(400, 1 / 49))
+    # with 2 slots a conjunction is either certain (no mask before the first report) or a guess
+    values = set(np.round(two["conjunction"][0], 9))
+    assert values <= {1.0, round(1 / 7, 9)} and len(values) == 2
+    p = two["conjunction"][0]
+    assert two["conjunction"][1] == pytest.approx(p * (1 - p))
+    # over seeds: a key per capacity and baseline, and B1's E3 accuracy at 1.0
+    ideals = ideal_values_of(
+        [0, 1],
+        __import__("labcore.budgets", fromlist=["x"]).ReproduceConfig.for_budget((0, 1), True),
+    )
+    assert ideals["e3.accuracy.b1"] == (1.0, 0.0)
+    assert ideals["e2.decision.a0"] == ideals["e2.decision.k0"]
+    assert {"e2.conjunction.k4", "e2.conjunction.k2", "e2.per_step.k2"} <= set(ideals)
+    assert set(contrast_arms()) >= {"e2.hedges_g.k4_vs_k2", "e2.welch_p.b1_vs_a0"}
 
 
 def test_paired_claims_need_their_contrast():
@@ -121,7 +169,10 @@ def test_bundled_flags_follow_the_rules():
         if claim_id in claims:
             built = claims[claim_id].flags
             flag = next(f for f in built if f.kind == "by_construction" and f.rule != "spec")
-            assert flag.params["ours"] == pytest.approx(entry.ours), claim_id
+            rule = "reassigned" if entry.reassigned else entry.rule.replace(" ", "_")
+            assert flag.rule == rule, claim_id
+            if entry.ours is not None:  # a contrast has no value of its own
+                assert flag.params["ours"] == pytest.approx(entry.ours), claim_id
     for claim_id, spec in CLAIMS_BY_ID.items():
         c = claims.get(claim_id)
         if spec.by_construction and c and c.verdict != "not comparable" and claim_id in twin:

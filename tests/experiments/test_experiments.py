@@ -170,13 +170,8 @@ def test_the_paper_study_writes_the_output_contract(tmp_path, agent_cache):
     for f in summary.findings:
         assert f.verdict in VERDICTS and f.verdict_rule and f.study == "paper"
         assert f.paper is not None and f.n in (0, 1)
-    assert set(summary.files) == {
-        "seed_values.csv",
-        "e1_trials.csv",
-        "untrained_values.csv",
-        "agents.csv",
-        "figures.json",
-    }
+    assert set(summary.files) == {t.file for t in STUDY.tables} | {"figures.json"}
+    assert (out / "e2_capacity.csv").read_text().count("\n") == 1  # E2 did not run: header only
     with open(out / "e1_trials.csv") as fh:
         reader = csv.DictReader(fh)
         assert tuple(reader.fieldnames) == E1_TRIALS.fields
