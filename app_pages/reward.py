@@ -1,9 +1,10 @@
 """From reward alone (issues 15, 23): does an agent learn to know when it is right without ever
 being told?
 
-The answer (generated from the bundled studies) first; then Kiani & Shadlen's two signatures for
-networks trained from reward under Song et al.'s (2017) training, the reward explorer, a live run;
-then, labelled, E4 on our wagering task and protocol 8.6's first NeuroGym study.
+The lab's answer first (at most 30 words, composed from five studies by ``reward.j2``), its
+headline plot (Kiani & Shadlen's two signatures for networks trained from reward), the findings it
+cites and, one click away, the long form; then one tab per study: Song et al.'s reproduction, the
+reward explorer, a live run, our own wagering task (E4) and our first NeuroGym training.
 """
 
 import streamlit as st
@@ -11,6 +12,7 @@ import streamlit as st
 from labcore.figures.live import calibration_figure, type2_roc_figure
 from labcore.figures.paper_e4 import arms_figure, arms_table, history_frame, learning_curves
 from labcore.figures.style import CHANCE_E1, label_of
+from labcore.render import answer, chance, part, pct, term
 from labcore.storage.checkpoint_format import CheckpointError
 from ui import controls, data, data_reward, reward_neurogym
 from ui.components import (
@@ -18,6 +20,7 @@ from ui.components import (
     e1_construction_notes,
     explain,
     figure,
+    findings_frame,
     metric,
     number_text,
 )
@@ -33,12 +36,20 @@ OUTCOME_COLOURS = {
     "not tested": "gray",
 }
 LIVE = "reward.live"
+# Glossary keys, as they first appear: the answer, the plot, the findings table.
+TERMS = ("sure_option", "coherence", "ideal_observer", "s1", "s2", "type2_auroc")
+TABS = (
+    "Song et al. reproduced",
+    "Which training choice matters",
+    "Train a network yourself",
+    "Our wagering task",
+    "Our first NeuroGym training",
+)
 
 st.title("From reward alone")
 st.caption(
-    "Beyond the paper: can an agent learn to know when it is right if nobody ever "
-    "tells it whether it was "
-    "right, only what its choices earned?"
+    "Beyond the paper: can an agent learn to know when it is right if nobody ever tells it "
+    "whether it was right, only what its choices earned?"
 )
 
 # Every control of the page lives in the URL (the E4 comparison's agent and seed, the explorer's
@@ -61,53 +72,35 @@ controls.init_state(
 res = data.checked_results(
     data_reward.E4_RESULTS_DIR, experiment="e4"
 )  # read once: a broken set is one error, the live lab still works
-reward_answer = data_reward.reward_answer(res.summary)
-with st.container(border=True):
-    st.markdown("**The answer, generated from the bundled studies**")
-    st.markdown(
-        reward_answer.headline
-    )  # the verdict alone: the page opens on its plots (issue 24, defect 5)
+studies = data_reward.reward_summaries(res.summary)
+st.markdown(f"**{data_reward.reward_answer(studies, 'short')}**")
+reward_neurogym.headline()
+st.caption(" ".join(f"**{term(k).name}**: {term(k).plain}" for k in TERMS))
+findings_frame(data_reward.reward_findings(studies), paper=False)
+with st.expander("The answer in full: Song et al. (2017), each study, the older cells labelled"):
+    st.markdown(data_reward.reward_answer(studies, "long"))
     st.caption(
-        "Generated from the `summary.json` of `results/pdw`, `results/pdw_sweep`, `results/e4` and "
-        "`results/explore_neurogym` by the rewrite rules registered in "
-        "docs/protocol.md sec. 8.7 and 8.8.6: "
-        "no number here is typed in. The README states the same text."
+        "Generated from the studies' `summary.json` by the rewrite rules registered in "
+        "docs/protocol.md sec. 8.7 and 8.8.6: no number here is typed in. The README states the "
+        "same answer."
     )
-    with st.expander(
-        "The answer in full: the anchor (Song, Yang & Wang 2017), each study, the "
-        "older cells labelled"
-    ):
-        st.markdown(reward_answer.lead)
-        for part in reward_answer.parts:
-            st.markdown(f"**{part.title}.** {part.text}")
 explain(
-    what="Kiani & Shadlen (2009) gave monkeys a **post-decision wager**: a cloud of dots "
-    "drifts left or right at "
-    "one of six strengths (*coherence*); on half the trials a **sure option** pays a "
-    "small certain reward "
-    "instead. Monkeys take it more often the weaker the evidence (**S1**), and when "
-    "they waive it they are "
-    "more accurate than when it was never offered (**S2**). Song, Yang & Wang (2017) "
-    "trained recurrent "
-    "networks on this task from **reward alone** and found both. We retrained their "
-    "network (a plain GRU) "
-    "and our own B2 agent (workspace + self-model) under their training on NeuroGym's "
-    "version of the task. "
-    "Below, labelled: our first answers, on our own wagering task (E4) and on "
-    "NeuroGym's task with our first "
-    "training.",
-    try_this="Read the two signature plots: does the sure option fall with coherence, as the "
-    "ideal observer's "
-    "does? In the reward explorer, start from Song's setting and change one training "
-    "choice at a time: "
-    "which change loses the sure option? Then train a plain GRU yourself and watch the "
-    "sure option rise, "
-    "fall when the sides are learned, and (with Song's settings) come back.",
+    what="Kiani & Shadlen (2009) gave monkeys a **post-decision wager**: a cloud of dots drifts "
+    "left or right at one of six strengths (*coherence*); on half the trials a **sure option** "
+    "pays a small certain reward instead. Monkeys take it more often the weaker the evidence "
+    "(**S1**), and when they decline it they are more accurate than when it was never offered "
+    "(**S2**). Song, Yang & Wang (2017) trained recurrent networks on this task from **reward "
+    "alone** and found both. We retrained their network (a plain GRU) and our own B2 agent under "
+    "their training on NeuroGym's version of the task; the tabs below hold each study, our own "
+    "wagering task and our first NeuroGym training.",
+    try_this="Read the plot: does the sure option fall with coherence, as the ideal observer's "
+    "does? In *Which training choice matters*, start from Song's setting and change one training "
+    "choice at a time: which change loses the sure option? Then train a plain GRU yourself and "
+    "watch the sure option rise, fall when the sides are learned, and (with Song's settings) "
+    "come back.",
     theory="Higher-order theories tie awareness to a model of one's own states. The paper's "
-    "open question (its "
-    "sec. 6.6): can such a model, with calibrated confidence, be learned from reward "
-    "alone? Every study here "
-    "was registered before its agents trained (docs/protocol.md sec. 8).",
+    "open question (its sec. 6.6): can such a model, with calibrated confidence, be learned from "
+    "reward alone? Every study here was registered before its agents trained.",
 )
 
 
@@ -116,11 +109,9 @@ def live_comparison() -> None:
     seeds = comparison_seeds
     if not seeds:
         st.warning(
-            "No reward-trained agent with a supervised agent of the same seed is "
-            "available, so the live "
-            "comparison is left out; train them with `python -m labcore train "
-            "--experiment e4 --agent "
-            "reward_wager --seeds 0-4`."
+            "No reward-trained agent with a supervised agent of the same seed is available, so "
+            "the live comparison is left out; train them with `python -m labcore train "
+            "--experiment e4 --agent reward_wager --seeds 0-4`."
         )
         return
     left, mid, right = st.columns([3, 1, 3])
@@ -133,10 +124,7 @@ def live_comparison() -> None:
         "self_model_mode",
         fallback="on",
         format_func=SELF_MODEL_LABELS.get,
-        help=(
-            "z_self, the agent's compressed model of its own state; the confidence reads "
-            "only z_self."
-        ),
+        help=f"{term('z_self').plain} The confidence reads only it.",
     )
     controls.publish(PAGE, KEYS)
     mode = controls.value(PAGE, "self_model_mode")
@@ -160,20 +148,18 @@ def live_comparison() -> None:
             view.accuracy,
             fmt="{:.1%}",
             intact=base and base.accuracy,
-            chance="50%",
+            chance=pct(chance("wager").value),
             reference=new,
-            help="Trials that end in the correct zone (two sides: chance 50%).",
+            help=term("accuracy").plain,
         )
         metric(
             m2,
             f"Type-2 AUROC · {names[k]}",
             view.auroc,
             intact=base and base.auroc,
-            chance="0.5",
+            chance=chance("auroc").text,
             reference="below 0.5: more confident when wrong",
-            help=(
-                "The chance that a random right answer got more confidence than a random wrong one."
-            ),
+            help=term("type2_auroc").plain,
         )
         metric(
             m3,
@@ -181,7 +167,7 @@ def live_comparison() -> None:
             view.calibration_error,
             intact=base and base.calibration_error,
             reference="0 = calibrated (ECE, 10 bins)",
-            help="How far the confidence is from the share of right answers at that confidence.",
+            help=term("ece").plain,
         )
         metric(
             m4,
@@ -190,7 +176,7 @@ def live_comparison() -> None:
             fmt="{:.1%}",
             intact=base and base.skip_fraction,
             reference="wager trials with confidence at or below 0.5",
-            help="On wager trials the agent bets when its confidence is above 0.5, else opts out.",
+            help=term("opt_out").plain,
         )
         for note in e1_construction_notes(models[k].config, mode, slots[k]):
             column.success(note, icon=":material/construction:")
@@ -229,13 +215,10 @@ def untested(h: dict) -> str:
 
 
 def hypotheses_box() -> None:
-    """The pre-registered hypotheses and their outcomes, as the result set states them."""
+    """The registered hypotheses and their outcomes, as the result set states them."""
     found = list(res.hypotheses.values())
     with st.container(border=True):
-        st.markdown(
-            "**The pre-registered hypotheses (docs/protocol.md sec. 8.5) and what the "
-            "result set says**"
-        )
+        st.markdown("**The hypotheses registered before the agents trained, and their outcomes**")
         if not found:
             st.info("The result set holds no tested hypotheses.", icon=":material/info:")
             return
@@ -251,39 +234,32 @@ def hypotheses_box() -> None:
         built = [h for h in found if h.get("by_construction")]
         if built:
             st.markdown(
-                "Reported, not counted (the wiring fixes these values **by construction**):\n"
+                f"Reported, not counted (**{term('by_construction').name}**: "
+                f"{term('by_construction').plain}):\n"
                 + "\n".join(
                     f"- {line(h)} *Why:* {h['by_construction']}.{untested(h)}" for h in built
                 )
             )
         with st.expander("The numbers behind each outcome (95% t intervals over seeds)"):
             for h in found:
-                st.markdown(
-                    f"**{h['id']}**: "
-                    + "; ".join(data_reward.e4_condition_text(c) for c in h.get("conditions") or [])
-                    + "."
-                )
-        n = len(res.seeds)
+                st.markdown(f"**{h['id']}**: {part(res.summary, 'conditions', h=h)}")
         st.caption(
-            f"Outcomes from the result set `{res.directory.name}` ({n} seeds): tested "
-            "on seed means with 95% t "
-            "intervals, paired by seed where registered. The paper has no number for any of them."
+            f"Outcomes from the result set `{res.directory.name}` ({len(res.seeds)} seeds): "
+            "tested on seed means with 95% t intervals, paired by seed where registered. The "
+            "paper has no number for any of them."
         )
 
 
 def live_training() -> None:
     """Train one reward-only seed with a small budget, its held-out AUROC drawn as it learns."""
-    st.subheader("E4: train a reward-only agent live (first schedule)")
+    st.subheader("Train a reward-only agent live (the first training)")
     budget = data_reward.LIVE_TRAIN
     st.markdown(
-        f"A short run of {budget.max_updates} updates (the registered schedule runs "
-        "until the held-out "
-        "loss stops improving): the agent imitates the expert's walking and learns its "
-        "confidence from the "
-        f"bets' payoff alone. Every {budget.eval_every} updates its confidence is checked on "
-        f"{budget.heldout_episodes} held-out trials. It is saved for **this browser "
-        "session only**; the "
-        "shipped agents never change."
+        f"A short run of {budget.max_updates} updates (the registered training runs until the "
+        "held-out loss stops improving): the agent imitates the expert's walking and learns its "
+        f"confidence from the bets' payoff alone. Every {budget.eval_every} updates its "
+        f"confidence is checked on {budget.heldout_episodes} held-out trials. It is saved for "
+        "**this browser session only**; the shipped agents never change."
     )
     free = data.offered_seed(
         "wagering", data_reward.LIVE_KIND
@@ -336,56 +312,59 @@ def live_training() -> None:
         )
 
 
-reward_neurogym.signatures_section(PAGE, KEYS)
-reward_neurogym.explorer_section(PAGE, KEYS)
-reward_neurogym.live_sure_option()
-st.divider()
-st.header("On our wagering task: E4")
-st.caption(
-    "Experiment 4 (protocol 8.3-8.5) and E4 again (protocol 8.8), labelled by how each "
-    "cell was trained. The "
-    "answer above states their outcome."
-)
-e4_explain = (
-    "Two agents do the same wagering task: a faint flash says left or right, the agent "
-    "walks to one side and, "
-    "on half the trials, bets on its answer or opts out. Both learned *where to walk* "
-    "by imitating an expert. "
-    "The **supervised** agent learned its confidence from labels; the **reward-only** "
-    "agents never saw such a "
-    "label, only the bet's payoff (+1 right, -1 wrong, 0 opted out). **Type-2 AUROC** "
-    "asks whether confidence "
-    "is higher on right than on wrong answers: 0.5 is chance, 1.0 always knows, below "
-    "0.5 is backwards."
-)
-st.markdown(e4_explain)
-live_comparison()
-hypotheses_box()
-arms = data_reward.e4_arm_names()
-st.subheader("Every arm over all seeds")
-arm_rows = arms_table(res.seed_values, arms)
-# Narrow columns, so a phone shows at least three of them (issue 24, defect 8); the arm's name wraps
-# on hover.
-st.dataframe(
-    arm_rows,
-    hide_index=True,
-    width="stretch",
-    column_config={
-        c: st.column_config.TextColumn(c, width=100 if c == "arm" else 90) for c in arm_rows.columns
-    },
-)
-figure(arms_figure(res.seed_values, arms), key="reward-arms", download="e4_arms")
-figure(
-    learning_curves(res.e4_curves, arms=arms), key="reward-curves", download="e4_learning_curves"
-)
-st.caption(
-    "Measured during training on held-out demonstrations (the agent follows the "
-    "expert's path; the AUROC above "
-    "is measured afterwards on the agent's own runs). Thick lines: the mean over the "
-    "seeds still training at "
-    "that update; each seed stops by the registered convergence rule, so the right end "
-    "rests on fewer seeds."
-)
-live_training()
-st.divider()
-reward_neurogym.neurogym_section()
+def wagering_section() -> None:
+    """Our own wagering task (E4, and the cells that learn the wager after the policy)."""
+    st.subheader("On our own wagering task")
+    if res.summary is not None:
+        st.markdown(answer(res.summary, "short"))
+    st.markdown(
+        "Two agents do the same wagering task: a faint flash says left or right, the agent walks "
+        "to one side and, on half the trials, bets on its answer or opts out. Both learned *where "
+        "to walk* by imitating an expert. The **supervised** agent learned its confidence from "
+        "labels; the **reward-only** agents never saw such a label, only the bet's payoff (+1 "
+        f"right, -1 wrong, 0 opted out). **{term('type2_auroc').name}**: "
+        f"{term('type2_auroc').plain} Our first training learned the wager from the first "
+        "update; the second learned it once the policy had converged."
+    )
+    live_comparison()
+    hypotheses_box()
+    arms = data_reward.e4_arm_names()
+    st.markdown("**Every arm over all seeds**")
+    arm_rows = arms_table(res.seed_values, arms)
+    # Narrow columns, so a phone shows at least three of them (issue 24, defect 8); the arm's name
+    # wraps on hover.
+    st.dataframe(
+        arm_rows,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            c: st.column_config.TextColumn(c, width=100 if c == "arm" else 90)
+            for c in arm_rows.columns
+        },
+    )
+    figure(arms_figure(res.seed_values, arms), key="reward-arms", download="e4_arms")
+    figure(
+        learning_curves(res.e4_curves, arms=arms),
+        key="reward-curves",
+        download="e4_learning_curves",
+    )
+    st.caption(
+        "Measured during training on held-out demonstrations (the agent follows the expert's "
+        "path; the AUROC above is measured afterwards on the agent's own runs). Thick lines: the "
+        "mean over the seeds still training at that update; each seed stops by the registered "
+        "convergence rule, so the right end rests on fewer seeds."
+    )
+    live_training()
+
+
+song, explorer, yourself, wagering, first = st.tabs(TABS)
+with song:
+    reward_neurogym.signatures_section(PAGE, KEYS)
+with explorer:
+    reward_neurogym.explorer_section(PAGE, KEYS)
+with yourself:
+    reward_neurogym.live_sure_option()
+with wagering:
+    wagering_section()
+with first:
+    reward_neurogym.neurogym_section()

@@ -7,7 +7,7 @@
   :func:`flag_text`: a finding's parts as words, from its fields.
 - :func:`answer`: a study's answer from its template (``labcore/templates/<study>.j2``): ``short``
   (a page's first line, at most 30 words), ``readme`` (at most 120 words), ``long`` (expander and
-  report).
+  report); :func:`compose`: one text from several studies' summaries (``reward.j2``).
 - :func:`findings_table`: findings as the rows of a table (pages, report, README).
 
 Templates are filled from the records only: a template that names a finding the summary lacks
@@ -314,12 +314,15 @@ def findings_table(findings: Iterable[Finding], *, paper: bool = True) -> list[d
 # ----------------------------------------------------------------------------- templates
 class SummaryView:
     """What a template sees of a summary: ``s.f("id")`` a finding, ``s.v("id")`` its value,
-    ``s.answer`` the answer, ``s.tables`` the tables, ``s.summary`` the record itself."""
+    ``s.answer`` the answer, ``s.tables`` the tables, ``s.summary`` the record itself,
+    ``s.say("short")`` a macro of the study's own template (a composed text embeds it)."""
 
-    def __init__(self, summary: StudySummary) -> None:
+    def __init__(self, summary: StudySummary, **context: Any) -> None:
         self.summary = summary
         self.answer = summary.answer
         self.tables = summary.tables
+        self.context = context
+        """What else the study's own template sees beside ``s`` (passed on by :func:`compose`)."""
         self._by_id = summary.by_id
 
     def f(self, finding_id: str) -> Finding:
@@ -338,6 +341,14 @@ class SummaryView:
     def has(self, finding_id: str) -> bool:
         """Whether the summary has finding ``finding_id``."""
         return finding_id in self._by_id
+
+    def say(self, macro: str = "short", /, **args: Any) -> str:
+        """Macro ``macro`` of the study's own template (``labcore/templates/<study>.j2``) filled
+        from this summary, called with ``args``: ``short`` and ``readme`` as one paragraph,
+        others as written."""
+        module = _module(f"{self.summary.study}.j2", {"s": self, **self.context})
+        text = str(getattr(module, macro)(**args)).strip()
+        return _squash(text) if macro in ("short", "readme") else text
 
 
 @functools.cache
@@ -375,6 +386,11 @@ def _squash(text: str) -> str:
     return re.sub(r"[ \t]*\n[ \t]*(?!\n)", " ", text.strip()).replace("  ", " ")
 
 
+def _module(template: str, context: Mapping[str, Any]) -> Any:
+    """Template ``template`` of ``labcore/templates`` as a module of macros, seeing ``context``."""
+    return environment().get_template(template).make_module(dict(context))
+
+
 def answer(summary: StudySummary, form: str = "short", **extra: Any) -> str:
     """A study's answer in words, from its template's macro ``form``.
 
@@ -382,24 +398,32 @@ def answer(summary: StudySummary, form: str = "short", **extra: Any) -> str:
     """
     if form not in FORMS:
         raise ValueError(f"form must be one of {FORMS}, got {form!r}")
-    module = (
-        environment()
-        .get_template(f"{summary.study}.j2")
-        .make_module({"s": SummaryView(summary), **extra})
-    )
-    text = str(getattr(module, form)()).strip()
-    return text if form == "long" else _squash(text)
+    return SummaryView(summary, **extra).say(form)
+
+
+def compose(template: str, form: str = "short", /, **inputs: Any) -> str:
+    """Words drawn from several studies at once: macro ``form`` of ``labcore/templates/<template>``.
+
+    Each keyword that is a :class:`~labcore.findings.StudySummary` reaches the template as the
+    :class:`SummaryView` a single study's answer uses, under its keyword; None stands for a study
+    not run yet (the template says so); any other keyword is passed as it is, to the template and
+    to each study's own template (``s.say``). ``short`` and ``readme`` are single paragraphs;
+    every other macro keeps its paragraphs. The lab's answer to "does metacognition emerge from
+    reward alone?" (``reward.j2``) reads e.g. ``{{ pdw.v("...") | fmt }}``, ``{% if e4 %}`` and
+    ``{{ neurogym.say("long") }}``.
+    """
+    extra = {k: v for k, v in inputs.items() if v is not None and not isinstance(v, StudySummary)}
+    seen = {
+        k: SummaryView(v, **extra) if isinstance(v, StudySummary) else v for k, v in inputs.items()
+    }
+    text = str(getattr(_module(template, seen), form)()).strip()
+    return _squash(text) if form in ("short", "readme") else text
 
 
 def macro(summary: StudySummary, name: str, **extra: Any) -> str:
     """Any other macro of a study's template as one paragraph (the paper's verdict ``counts``,
     which the README, Home and Replication state)."""
-    module = (
-        environment()
-        .get_template(f"{summary.study}.j2")
-        .make_module({"s": SummaryView(summary), **extra})
-    )
-    return _squash(str(getattr(module, name)()))
+    return _squash(SummaryView(summary, **extra).say(name))
 
 
 def render(template: str, **context: Any) -> str:
@@ -441,7 +465,4 @@ def part(summary: StudySummary, macro: str, **args: Any) -> str:
     """A named macro of a study's template beyond its three forms, called with ``args``: a
     sentence another text embeds (e.g. the reward explorer's decision) or a page's piece (one
     cell's outcome, a list of reasons)."""
-    module = (
-        environment().get_template(f"{summary.study}.j2").make_module({"s": SummaryView(summary)})
-    )
-    return str(getattr(module, macro)(**args)).strip()
+    return SummaryView(summary).say(macro, **args)

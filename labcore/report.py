@@ -29,7 +29,7 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-from labcore.experiments.e4_text import answer as e4_answer
+from labcore.experiments.e4_hypotheses import answer_context
 from labcore.experiments.paper_results import REPORT, ResultSet, load_results
 from labcore.experiments.paper_tables import EXPERIMENTS
 from labcore.experiments.study import load_study
@@ -195,7 +195,6 @@ def _section(exp: str, res: ResultSet) -> dict[str, Any]:
     out |= {
         "figures": [_figure(f, res) for f in specs],
         "others": finding_rows(others),
-        "answer": markdown_html(e4_answer(res.summary)) if exp == "e4" and res.summary else "",
     }
     return out
 
@@ -261,8 +260,11 @@ def report_context(res: ResultSet) -> dict[str, Any]:
         claims_figure = _figure_html(claims_table(claims), "claims")
     except Exception as exc:
         claims_figure = _note(f"The claims table could not be drawn ({exc.__class__.__name__}).")
+    extra = answer_context() if summary is not None and summary.study == "e4" else {}
     template_answer = (
-        answer(summary, "long") if summary is not None and has_template(summary.study) else ""
+        answer(summary, "long", **extra)
+        if summary is not None and has_template(summary.study)
+        else ""
     )
     values = sorted(res.values.items())
     return {

@@ -69,3 +69,33 @@ def test_the_n20_sentence_holds():
 
     if "Every claim has the same verdict and the same flag at n = 20 as at n = 5" in README:
         assert verdicts("seeds20") == verdicts("bundled")
+
+
+def test_the_readme_reward_answer_is_the_studies():
+    # The "From reward alone" block: the readme form (at most 120 words), the findings it cites
+    # and the links, generated from the five bundled studies (labcore.experiments.reward_answer).
+    from labcore.experiments import reward_answer as ra
+    from labcore.render import WORD_LIMITS, words
+
+    block = ra.readme_block(README)
+    expected = ra.readme_text(ROOT / "results")
+    assert block == expected.strip(), (
+        "write in README.md: python -m labcore.experiments.reward_answer --readme"
+    )
+    assert words(ra.answer(ra.read_summaries(ROOT / "results"), "readme")) <= WORD_LIMITS["readme"]
+
+
+def test_the_reward_block_is_rewritten_in_place_and_checked(tmp_path, capsys):
+    from labcore.experiments import reward_answer as ra
+
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# T\n\nbefore\n\n{ra.START}\nold text\n{ra.END}\n\nafter\n")
+    args = ["--readme-path", str(readme), "--results", str(tmp_path / "none")]
+    assert ra.main(["--check", *args]) == 1
+    assert ra.main(["--readme", *args]) == 0
+    text = readme.read_text()
+    assert text.startswith("# T\n\nbefore\n\n") and text.endswith("\n\nafter\n")
+    assert ra.readme_block(text) == ra.readme_text(tmp_path / "none").strip()
+    assert ra.main(["--check", *args]) == 0
+    with pytest.raises(ValueError, match="no <!-- reward-answer:start -->"):
+        ra.rewrite_readme("no markers", "x")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -29,15 +29,14 @@ from ui.data import ROOT
 if TYPE_CHECKING:
     import pandas as pd
 
-    from labcore.experiments.reward_answer import RewardAnswer
     from labcore.experiments.study import LoadedStudy
+    from labcore.findings import Finding, StudySummary
     from labcore.training.neurogym_trainer import NeuroGymRLConfig
 
 _pdw_sweep = data._Later("labcore.experiments.pdw_sweep")
 _reward_answer = data._Later("labcore.experiments.reward_answer")
 _neurogym_rl = data._Later("labcore.training.neurogym_trainer")
 _e4 = data._Later("labcore.experiments.e4")
-_e4_hypotheses = data._Later("labcore.experiments.e4_hypotheses")
 
 E4_RESULTS_DIR = ROOT / "results" / "e4"
 """The bundled E4 result set (issue 15: metacognition from reward alone); read at call time."""
@@ -70,12 +69,6 @@ def e4_comparison_seeds(available: dict[str, list[int]]) -> dict[str, list[int]]
         if a.name != _e4.REFERENCE
     }
     return {k: v for k, v in shared.items() if v}
-
-
-def e4_condition_text(row: dict) -> str:
-    """One tested condition of an E4 hypothesis in words
-    (:func:`labcore.experiments.e4_hypotheses.condition_text`)."""
-    return _e4_hypotheses.condition_text(row)
 
 
 def train_live(
@@ -188,21 +181,28 @@ def pdw_held_study() -> LoadedStudy:
     return _reward_study("pdw_held", str(PDW_HELD_STUDY_DIR), ())
 
 
-def reward_answer(e4_summary: Any) -> RewardAnswer:
-    """The lab's answer from the bundled studies
-    (:func:`labcore.experiments.reward_answer.compose`),
-    E4's from the summary the page already holds (a :class:`~labcore.findings.StudySummary`)."""
-    if e4_summary is not None and hasattr(e4_summary, "model_dump"):
-        e4_summary = e4_summary.model_dump(mode="json")
-    return _reward_answer.compose(
-        {
-            "pdw": pdw_study().summary,
-            "pdw_sweep": pdw_sweep_study().summary,
-            "pdw_held": pdw_held_study().summary,
-            "e4": e4_summary or None,
-            "neurogym": neurogym_study().summary,
-        }
-    )
+def reward_summaries(e4_summary: StudySummary | None) -> dict[str, StudySummary | None]:
+    """The five studies the lab's answer is composed from (None: not run, or unusable): the
+    cached NeuroGym studies and E4's summary, the one the page already holds."""
+    return {
+        "pdw": pdw_study().summary,
+        "pdw_sweep": pdw_sweep_study().summary,
+        "pdw_held": pdw_held_study().summary,
+        "e4": e4_summary,
+        "neurogym": neurogym_study().summary,
+    }
+
+
+def reward_answer(summaries: dict[str, StudySummary | None], form: str = "short") -> str:
+    """The lab's answer from :func:`reward_summaries` in ``form`` ("short", "long", ...:
+    :func:`labcore.experiments.reward_answer.answer`, ``labcore/templates/reward.j2``)."""
+    return _reward_answer.answer(summaries, form)
+
+
+def reward_findings(summaries: dict[str, StudySummary | None]) -> list[Finding]:
+    """The findings the answer cites, named as it names them
+    (:func:`labcore.experiments.reward_answer.cited`)."""
+    return _reward_answer.cited(summaries)
 
 
 def sure_option_config(

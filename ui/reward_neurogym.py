@@ -1,6 +1,6 @@
-"""The "From reward alone" page's sections on NeuroGym's post-decision wager: Song et al.'s
-reproduction (the two signatures), the reward explorer, the live sure-option run and the older
-protocol 8.6 cell.
+"""The "From reward alone" page's sections on NeuroGym's post-decision wager, each in a tab of the
+page: Song et al.'s reproduction (the two signatures), the reward explorer, the live sure-option
+run and the older protocol 8.6 cell.
 
 Drawn by ``app_pages/reward.py``, which owns the page's URL state: each section takes the page's
 name and its URL keys. The data come from :mod:`ui.data_reward`; every sentence stating a study's
@@ -60,13 +60,41 @@ def answer_lines(study: LoadedStudy) -> None:
         findings_frame(study.summary.findings, paper=False)
 
 
+HEADLINE = "Trained from reward alone: do networks take the sure option when unsure, as monkeys do?"
+"""The page's headline plot's title."""
+IMITATION_NOTE = (
+    "Thin lines: each reward-trained seed; thick: the mean. The imitation ceiling (the same "
+    "network imitating the ideal observer, post hoc) is listed in the legend: click it to draw it."
+)
+
+
+def headline() -> None:
+    """The page's one headline plot: Kiani & Shadlen's pair for the networks Song et al.'s
+    training taught from reward, their sampled choices (as registered), beside the ideal
+    observer; nothing when the reproduction has not run (its tab says so)."""
+    study = data_reward.pdw_study()
+    if study.summary is None:
+        return
+    figure(
+        kiani_shadlen_figure(
+            study.frame("pdw_by_coherence"), imitation="legendonly", title=HEADLINE
+        ),
+        key="reward-headline",
+        download="pdw_kiani_shadlen",
+    )
+
+
 @st.fragment
 def signatures_section(page: str, keys: Sequence[str]) -> None:
-    """Kiani & Shadlen's pair for reward-trained networks beside the ideal observer, and the
-    learning curves."""
+    """The reproduction's answer, its networks' greedy choices on request, and the learning
+    curves (their sampled choices are the page's headline plot)."""
     st.subheader("The two signatures, from reward alone (Song et al. 2017 reproduced)")
+    st.caption(
+        "Song et al.'s network (a plain GRU) and our B2 agent, each trained from NeuroGym's "
+        "reward under Song et al.'s training."
+    )
     study = data_reward.pdw_study()
-    if study_problems(study, "reproduction of Song et al. (protocol 8.7)", PDW_COMMAND):
+    if study_problems(study, "reproduction of Song et al.", PDW_COMMAND):
         return
     answer_lines(study)
     controls.segmented(
@@ -85,18 +113,17 @@ def signatures_section(page: str, keys: Sequence[str]) -> None:
     )
     controls.publish(page, keys)
     policy = controls.value(page, "pdw_policy")
-    figure(
-        kiani_shadlen_figure(
-            study.frame("pdw_by_coherence"), policy=policy, imitation="legendonly"
-        ),
-        key="reward-pdw-signatures",
-        download="pdw_kiani_shadlen",
-    )
-    st.caption(
-        "Thin lines: each reward-trained seed; thick: the mean. The imitation ceiling "
-        "(the same network "
-        "imitating the ideal observer, post hoc) is listed in the legend: click it to draw it."
-    )
+    if policy == "sampled":
+        st.caption("The plot at the top of the page draws these sampled choices. " + IMITATION_NOTE)
+    else:
+        figure(
+            kiani_shadlen_figure(
+                study.frame("pdw_by_coherence"), policy=policy, imitation="legendonly"
+            ),
+            key="reward-pdw-signatures",
+            download="pdw_kiani_shadlen_greedy",
+        )
+        st.caption(IMITATION_NOTE)
     left, right = st.columns(2)
     curves = study.frame("pdw_curves")
     with left:
@@ -131,7 +158,7 @@ def explorer_section(page: str, keys: Sequence[str]) -> None:
     every agent's S1."""
     st.subheader("The reward explorer: which training choice keeps the sure option?")
     study = data_reward.pdw_sweep_study()
-    if study_problems(study, "reward explorer (protocol 8.7)", SWEEP_COMMAND):
+    if study_problems(study, "reward explorer", SWEEP_COMMAND):
         return
     summary, tables = study.summary, study.tables
     cell = controls.value(page, "explorer_cell")
@@ -154,8 +181,7 @@ def explorer_section(page: str, keys: Sequence[str]) -> None:
         "explorer_side",
         fallback="S",
         format_func={"S": "Song's setting (S)", "O": "our old default (O)"}.get,
-        help="Every factor at Song et al.'s level, or at the level of our first NeuroGym "
-        "study (protocol 8.6).",
+        help="Every factor at Song et al.'s level, or at the level of our first NeuroGym training.",
     )
     frm, to = (0, 1) if side == "S" else (1, 0)
     right.selectbox(
@@ -217,7 +243,7 @@ def live_sure_option() -> None:
         f"{budget.sure_option_check_every} "
         f"updates it is checked on {budget.sure_option_heldout_trials} held-out "
         "trials. It stops early when "
-        "protocol 8.7's criterion holds twice in a row. Choose three training choices "
+        "the registered criterion holds twice in a row. Choose three training choices "
         "(everything else is "
         "Song's); the run trains in the background, so the rest of the page keeps "
         "working. Nothing is saved."
@@ -314,14 +340,11 @@ def sure_run_view(polling: bool) -> None:
 
 def neurogym_section() -> None:
     """The external task: NeuroGym's post-decision wager, agents trained from its reward alone."""
-    st.subheader(
-        "Older cell: NeuroGym's post-decision wager, default initialisation, 1,500 "
-        "updates (protocol 8.6)"
-    )
+    st.subheader("Our first training on NeuroGym's task, kept as registered")
     st.caption(
-        "Our first training on NeuroGym's task (A2C with a value head, PyTorch's "
-        "initialisation, 1,500 updates "
-        "of 256 trials), kept as registered. Song et al.'s training of the same task is above."
+        "The older cell, labelled by its training: A2C with a value head, PyTorch's default "
+        "initialisation, 1,500 updates of 256 trials. Song et al.'s training of the same task is "
+        "in the first tab."
     )
     explain(
         what="NeuroGym's `PostDecisionWager-v0` (after Kiani & Shadlen 2009): a noisy "
@@ -338,8 +361,8 @@ def neurogym_section() -> None:
         "read how much the sure option is worth to a perfect player.",
         theory="Choosing the sure option when the evidence is weak is a behavioural sign of "
         "knowing that one might "
-        "be wrong. The question registered in docs/protocol.md sec. 8.6: does it "
-        "emerge here from reward?",
+        "be wrong. The question registered before this training ran: does it emerge here "
+        "from reward?",
     )
     study = data_reward.neurogym_study()
     if study.summary is None or study.problems:

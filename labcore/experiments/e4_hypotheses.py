@@ -1,6 +1,7 @@
 """E4's pre-registered hypotheses H1-H6 (docs/protocol.md sec. 8.5) and R1-R4 of "E4 again" (sec.
 8.8.5), tested as registered, and the confidence-spread rule beside every AUROC (sec. 8.8.4); the
-plain-language answer a result set gives is :mod:`labcore.experiments.e4_text`.
+answer's words are ``labcore/templates/e4.j2`` (protocol 8.8.6), which quotes beside a summary's
+findings what the design fixes (:func:`answer_context`).
 
 Every test is on seed means with a 95% t interval (:func:`labcore.stats.t_interval`): "paired by
 seed" where the protocol says so (the interval of the per-seed differences, computed per seed
@@ -31,8 +32,9 @@ from typing import Any
 import numpy as np
 from scipy import stats as sps
 
-from labcore.config import WageringConfig
+from labcore.config import RISKY_WRONG_BET_PAYOFF, WageringConfig
 from labcore.experiments.common import SeedResult
+from labcore.experiments.e4 import AGAIN_SCHEDULE, FIRST_SCHEDULE
 from labcore.stats import t_interval, welch_interval
 from labcore.training.wager_reward import CORRECT_BET_PAYOFF
 
@@ -401,7 +403,8 @@ def evaluate(results: Sequence[SeedResult]) -> list[dict[str, Any]]:
         ``id``, ``statement``, ``primary``, ``outcome`` (one of :data:`OUTCOMES`),
         ``by_construction`` (the reason, or None), ``conditions`` (each: ``what``, ``key``,
         ``versus``, ``rule``, ``estimate``, ``ci95``, ``interval``, ``n``, ``holds``: True,
-        False, or None when undefined or not tested) and ``reason`` (one sentence).
+        False, or None when undefined or not tested); their words are ``labcore/templates/e4.j2``'s
+        (``hypothesis``).
     """
     values = per_seed(results)
     present = {key.split(".")[2] for key in values if key.startswith("e4.accuracy.")}
@@ -451,65 +454,17 @@ def evaluate(results: Sequence[SeedResult]) -> list[dict[str, Any]]:
             outcome = "undefined"
         else:
             outcome = "supported" if all(r["holds"] for r in tested) else "not supported"
-        entry = {
-            "id": h.id,
-            "statement": h.statement,
-            "primary": h.primary,
-            "outcome": outcome,
-            "by_construction": h.by_construction,
-            "conditions": rows,
-        }
-        entry["reason"] = reason(entry)
-        out.append(entry)
+        out.append(
+            {
+                "id": h.id,
+                "statement": h.statement,
+                "primary": h.primary,
+                "outcome": outcome,
+                "by_construction": h.by_construction,
+                "conditions": rows,
+            }
+        )
     return out
-
-
-def _number(x: Any) -> str:
-    return "undefined" if x is None or not math.isfinite(float(x)) else f"{float(x):.3g}"
-
-
-def _finite(x: Any) -> bool:
-    try:
-        return x is not None and math.isfinite(float(x))
-    except (TypeError, ValueError):
-        return False
-
-
-def condition_text(row: Mapping[str, Any]) -> str:
-    """One tested condition in words: estimate, interval and whether the registered rule holds.
-
-    >>> condition_text({"what": "arm (a) AUROC", "estimate": 0.25, "ci95": [0.2, 0.3],
-    ...                 "interval": "t interval", "n": 5,
-    ...                 "rule": "lower bound above 0.5", "holds": False, "tested": True})
-    'arm (a) AUROC 0.25 (95% t interval 0.2 to 0.3, n = 5 seeds): lower bound above 0.5 does not
-    hold'
-    """
-    if not row.get("tested"):
-        arms = " and ".join(row.get("arms") or [str(row.get("arm"))])
-        return f"{row['what']}: not tested (arm {arms} is not in this result set)"
-    ci, kind = row.get("ci95"), str(row.get("interval") or "")
-    if kind.startswith("every"):
-        where = f"seeds range {_number(ci[0])} to {_number(ci[1])}" if ci else "no seed defined"
-    elif kind.startswith("share"):
-        where = "share of seeds" if ci else "no seed defined"
-    else:
-        where = f"95% {kind} {_number(ci[0])} to {_number(ci[1])}" if ci else "interval undefined"
-    verdict = {True: "holds", False: "does not hold", None: "cannot be checked"}[row.get("holds")]
-    return (
-        f"{row['what']} {_number(row.get('estimate'))} ({where}, n = {row.get('n', 0)} "
-        f"seeds): {row['rule']} {verdict}"
-    )
-
-
-def reason(entry: Mapping[str, Any]) -> str:
-    """The sentence a hypothesis's outcome gets (its conditions in words)."""
-    parts = "; ".join(condition_text(r) for r in entry["conditions"])
-    built = (
-        f" Reported, not counted: {entry['by_construction']}."
-        if entry.get("by_construction")
-        else ""
-    )
-    return f"{entry['id']} {entry['outcome']}: {parts}.{built}"
 
 
 # --------------------------------------------------------------------------- the spread rule
@@ -553,42 +508,6 @@ def spread_table(results: Sequence[SeedResult]) -> dict[str, dict[str, Any]]:
     return table
 
 
-def spread_text(entry: Mapping[str, Any] | None, trials: int | None = None) -> str:
-    """The spread beside an AUROC in words, "" for a set without it (protocol 8.8.4).
-
-    >>> spread_text({"meaningful": False, "seeds": 5, "seeds_meaningful": 0,
-    ...              "spread_bets": [0.0076, 0.013],
-    ...              "confidence_sd": 2.07e-05, "confidence_distinct": [285, 373]}, 600)
-    'not meaningful: a spread of 0.0076-0.013 bets in 600 trials, below 1 on 5 of 5 seeds;
-    confidence SD 2.1e-05, 285-373 distinct values'
-    >>> spread_text({"meaningful": True, "seeds": 5, "seeds_meaningful": 5, "spread_bets": [65, 83],
-    ...              "confidence_sd": 0.146, "confidence_distinct": [600, 600]})
-    'confidence SD 0.15, 600 distinct values, a spread of 65-83 bets'
-    """
-    if not entry or entry.get("meaningful") is None:
-        return ""
-
-    def span(x: Any) -> str:
-        lo, hi = (f"{v:.0f}" if abs(v) >= 10 else f"{v:.2g}" for v in map(float, x))
-        return lo if lo == hi else f"{lo}-{hi}"
-
-    sd = entry.get("confidence_sd")
-    distinct = entry.get("confidence_distinct")
-    described = (f"confidence SD {sd:.2g}" if _finite(sd) else "") + (
-        f", {span(distinct)} distinct values" if distinct else ""
-    )
-    bets = span(entry["spread_bets"]) if entry.get("spread_bets") else "?"
-    if entry["meaningful"]:
-        return f"{described}, a spread of {bets} bets"
-    where = f" in {trials} trials" if trials else ""
-    failing = int(entry["seeds"]) - int(entry["seeds_meaningful"])
-    return (
-        f"not meaningful: a spread of {bets} bets{where}, below 1 on {failing} of "
-        f"{entry['seeds']} seeds; "
-        f"{described}"
-    )
-
-
 # --------------------------------------------------------------------------- the ideal observer
 # (8.2)
 def ideal_observer(
@@ -627,4 +546,22 @@ def ideal_observer(
         "break_even": break_even,
         "opt_out": opt_out,
         "salience": salience,
+    }
+
+
+def answer_context() -> dict[str, Any]:
+    """What E4's words (``labcore/templates/e4.j2``) quote beside a summary's findings, fixed by the
+    design rather than measured: the ideal observer under the standard payoff and under the risky
+    one (``ideal.standard``, ``ideal.risky``: :func:`ideal_observer`), and the labels of the two
+    schedules (``schedules.first``, ``schedules.again``: protocol 8.3 and 8.8.3).
+
+    >>> round(answer_context()["ideal"]["risky"]["break_even"], 2)
+    0.75
+    """
+    return {
+        "ideal": {
+            "standard": ideal_observer(-1.0),
+            "risky": ideal_observer(RISKY_WRONG_BET_PAYOFF),
+        },
+        "schedules": {"first": FIRST_SCHEDULE, "again": AGAIN_SCHEDULE},
     }

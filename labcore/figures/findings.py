@@ -14,7 +14,6 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from labcore.experiments.e4_hypotheses import reason as hypothesis_reason
 from labcore.experiments.paper_results import ResultSet
 from labcore.figures.paper_e3 import FIG3A_AGENTS
 from labcore.figures.style import E1_CONDITIONS, label_of
@@ -165,9 +164,10 @@ class FigureView:
         return masking_summary(list(_masking(self.res).values()))
 
     @property
-    def reasons(self) -> list[str]:
-        """E4's hypotheses with their outcomes in words (protocol 8.5)."""
-        return [hypothesis_reason(h) for h in self.res.hypotheses.values()]
+    def hypotheses(self) -> list[dict]:
+        """E4's tested hypotheses (protocol 8.5, 8.8.5), each with its outcome and conditions
+        (their words: ``e4.j2``'s ``hypothesis``)."""
+        return list(self.res.hypotheses.values())
 
 
 def sentences(name: str, res: ResultSet) -> list[str]:

@@ -32,28 +32,33 @@ from labcore.figures.style import (
     color_of,
     empty_figure,
     has_columns,
+    network_label,
     rgba,
     style_figure,
 )
 
 OBSERVERS = {
-    ("plain_gru", "reward"): ("plain GRU (Song et al.), trained from reward", "#d62728", "solid"),
+    ("plain_gru", "reward"): (f"{network_label('plain_gru')}, from reward", "#d62728", "solid"),
     ("b2_ws", "reward"): (
-        "B2 workspace-read, trained from reward",
+        f"{network_label('b2_ws')}, from reward",
         color_of("reward_all"),
         "solid",
     ),
     ("plain_gru", "imitation"): (
-        "plain GRU imitating the ideal observer (post hoc)",
+        f"{network_label('plain_gru')} imitating the ideal observer (post hoc)",
         "#d62728",
         "dot",
     ),
     ("b2_ws", "imitation"): (
-        "B2 imitating the ideal observer (post hoc)",
+        f"{network_label('b2_ws')} imitating the ideal observer (post hoc)",
         color_of("reward_all"),
         "dot",
     ),
-    ("ideal_observer", "ideal"): ("ideal observer (same trials)", "#555555", "dash"),
+    ("ideal_observer", "ideal"): (
+        f"{network_label('ideal_observer')} (same trials)",
+        "#555555",
+        "dash",
+    ),
 }
 """Legend name, colour and dash of each (agent, training)."""
 ACCURACY_LINES = (
@@ -257,9 +262,7 @@ def training_curve_figure(
         dotted. The sure option rising early, collapsing when the sides are learned and coming
         back later (the issue's pilot) would show in the top panel.
     """
-    title = (
-        title or f"The sure option over training: {agent.replace('_', ' ')}, trained from reward"
-    )
+    title = title or f"The sure option over training: {network_label(agent)}, trained from reward"
     needed = ("cell", "agent", "training", "seed", "update", "policy", "p_sure_offered", "accuracy")
     if not has_columns(curves, needed):
         return empty_figure(title, "no learning curves in this folder (pdw_curves.csv)")
@@ -317,8 +320,7 @@ def training_curve_figure(
     fig = style_figure(fig, title, height=560)
     add_note(
         fig,
-        "Each seed stops when the registered criterion holds at two checks in a row "
-        "(protocol 8.7) or at "
+        "Each seed stops when the registered criterion holds at two checks in a row, or at "
         "its cap, so later updates average fewer seeds",
     )
     return fig

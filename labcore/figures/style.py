@@ -113,15 +113,19 @@ LABELS: dict[str, str] = {
     "bc_mlp": "BC-only MLP",
     "bc_random": "BC-only random projection",
     "supervised": "supervised (correctness labels)",
-    "reward_wager": "reward only (arm a, first schedule)",
-    "reward_wager_risky": "reward only, risky payoff (first schedule)",
-    "reward_workspace": "reward, workspace-only confidence (first schedule)",
-    "reward_logits": "reward, logits-only confidence (first schedule)",
-    "reward_all": "reward only, policy too (arm b)",
-    "reward_late": "reward after convergence, centred (a')",
-    "reward_late_risky": "reward after convergence, centred, risky payoff",
-    "reward_late_uncentred": "reward after convergence, raw features",
-    "reward_late_uncentred_sgd": "reward after convergence, raw features, SGD",
+    "reward_wager": "reward only, wager learned from the start",
+    "reward_wager_risky": "reward only, from the start, a wrong bet costs 3",
+    "reward_workspace": "reward, confidence reads the workspace only",
+    "reward_logits": "reward, confidence reads the policy's logits only",
+    "reward_all": "reward only, no imitation at all",
+    "reward_late": "reward only, wager learned after the policy",
+    "reward_late_risky": "reward only, after the policy, a wrong bet costs 3",
+    "reward_late_uncentred": "reward only, after the policy, raw self-model features",
+    "reward_late_uncentred_sgd": "reward only, after the policy, raw features, SGD",
+    # networks on NeuroGym's post-decision wager (protocol 8.6-8.7)
+    "plain_gru": "Song et al.'s network (a plain GRU)",
+    "b2_ws.neurogym": "our B2 agent (workspace + self-model)",
+    "ideal_observer": "ideal observer",
     "k4": "4 slots",
     "k3": "3 slots",
     "k2": "2 slots",
@@ -131,7 +135,8 @@ LABELS: dict[str, str] = {
     "logits_max_softmax": "logits: max softmax",
     "logits_neg_entropy": "logits: negative entropy",
 }
-"""Display names of the keys of :data:`PALETTE`."""
+"""Display names of the keys of :data:`PALETTE`, and of the networks on NeuroGym's wager (B2 there
+is ``b2_ws.neurogym``: :func:`network_label`)."""
 
 _FALLBACK_COLOURS = (
     "#4c72b0",
@@ -167,6 +172,16 @@ def color_of(key: str) -> str:
     if key in PALETTE:
         return PALETTE[key]
     return _FALLBACK_COLOURS[sum(map(ord, str(key))) % len(_FALLBACK_COLOURS)]
+
+
+def network_label(agent: str) -> str:
+    """Display name of a network trained on NeuroGym's post-decision wager (``plain_gru``,
+    ``b2_ws``, ``ideal_observer``): the names a visitor knows.
+
+    >>> network_label("plain_gru"), network_label("b2_ws")
+    ("Song et al.'s network (a plain GRU)", 'our B2 agent (workspace + self-model)')
+    """
+    return LABELS.get(f"{agent}.neurogym", LABELS.get(agent, str(agent)))
 
 
 def label_of(key: str) -> str:

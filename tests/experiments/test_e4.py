@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import re
 from pathlib import Path
 
 import numpy as np
@@ -21,18 +20,20 @@ from labcore.experiments.e1 import CONDITIONS
 from labcore.experiments.e4_hypotheses import (
     HYPOTHESES_BY_ID,
     OUTCOMES,
+    answer_context,
     evaluate,
     ideal_observer,
 )
 from labcore.experiments.e4_study import STUDY, E4Config
-from labcore.experiments.e4_text import answer
 from labcore.experiments.paper_study import pipeline
 from labcore.experiments.paper_tables import E4_CURVES, E4_TRIALS
 from labcore.experiments.study import load_study, run_study
-from labcore.findings import evidence_split, load_summary
+from labcore.findings import Interval, StudySummary, evidence_split, load_summary
 from labcore.measures import MetacognitionView
 from labcore.paper import NEW, VERDICTS, verdict
 from labcore.paper_claims import CLAIMS_BY_ID
+from labcore.render import WORD_LIMITS, flag_text, fmt, part, pct, words
+from labcore.render import answer as render_answer
 from labcore.stats import t_interval, welch_interval
 from labcore.storage.checkpoint_format import checkpoint_name
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR
@@ -387,123 +388,110 @@ def test_opt_out_split_over_seeds_counts_all_or_nothing_agents():
     assert not any(".reward_all" in k for k in split)  # no values, no counts
 
 
-def test_the_answer_says_when_a_mean_opt_out_rate_describes_no_agent(tiny_run):
-    summary = _summary(tiny_run)
-    cross = summary["tables"]["cross_seed"]
-    for arm in e4.ARMS:
-        counts = [
-            cross[f"e4.seeds_opting_out_{k}.{arm.name}"] for k in ("always", "never", "measured")
-        ]
-        assert counts[2] == len(TINY.seeds) and counts[0] + counts[1] <= counts[2]
-    edited = json.loads(json.dumps(summary))
+# --------------------------------------------------------------------------- E4's words (e4.j2)
+def bundled_e4() -> StudySummary:
+    return load_summary(BUNDLED_E4, study="e4").summary
+
+
+def answer(summary: StudySummary, form: str = "long") -> str:
+    """E4's answer as the report and the composed answer render it (protocol 8.8.6)."""
+    return render_answer(summary, form, **answer_context())
+
+
+def edited(summary: StudySummary, values: dict | None = None, **outcomes: str) -> StudySummary:
+    """``summary`` with table values and hypotheses' outcomes moved."""
+    tables = json.loads(json.dumps(summary.tables))
+    tables["values"].update(values or {})
+    for h in tables["hypotheses"]:
+        h["outcome"] = outcomes.get(h["id"], h["outcome"])
+    findings = [
+        f.model_copy(update={"outcome": outcomes.get(f.hypothesis, f.outcome)})
+        if f.id.startswith("e4.hypothesis.")
+        else f
+        for f in summary.findings
+    ]
+    return summary.model_copy(update={"tables": tables, "findings": findings})
+
+
+@pytest.mark.skipif(not (BUNDLED_E4 / "summary.json").exists(), reason="no bundled E4 result set")
+def test_the_answer_says_when_a_mean_opt_out_rate_describes_no_agent():
+    summary = bundled_e4()
+    arm = "reward_wager_risky"
+    assert part(summary, "all_or_nothing", arm=arm) == ""  # 0 of 5 always: said only with one
     split = {
-        "e4.seeds_opting_out_always.reward_wager_risky": 1,
-        "e4.seeds_opting_out_never.reward_wager_risky": 1,
-        "e4.seeds_opting_out_measured.reward_wager_risky": 2,
+        f"e4.seeds_opting_out_{k}.{arm}": n
+        for k, n in (("always", 2), ("never", 3), ("measured", 5))
     }
-    edited["tables"]["values"].update(
-        {
-            "e4.skip.reward_wager_risky.self_on": 0.5,
-            "e4.skip_low.reward_wager_risky.self_on": 0.5,
-            "e4.skip_high.reward_wager_risky.self_on": 0.5,
-            **split,
-        }
-    )
-    assert "Per seed it is all or nothing: 1 of 2 agents opted out" in answer(edited)
-    edited["tables"]["values"]["e4.seeds_opting_out_never.reward_wager_risky"] = (
-        0  # the other seed opts out on some trials
-    )
-    assert "all or nothing" not in answer(edited)
+    said = part(edited(summary, split), "all_or_nothing", arm=arm)
+    assert said and fmt(2, "count") in said and fmt(5, "count") in said
+    assert said in answer(edited(summary, split))
+    split[f"e4.seeds_opting_out_never.{arm}"] = 2  # one seed opts out on some trials
+    assert part(edited(summary, split), "all_or_nothing", arm=arm) == ""
 
 
-AGAIN_ARMS = [a.name for a in e4.ARMS if a.kind not in FIRST_KINDS]
-
-
-def first_cells_only(summary: dict) -> dict:
-    """``summary`` as a set made before "E4 again": no new cells, no spreads, no R hypotheses."""
-    old = json.loads(json.dumps(summary))
-    tables = old["tables"]
-    tables["values"] = {
-        k: v
-        for k, v in tables["values"].items()
-        if not any(k.endswith(f".{a}") or f".{a}." in k for a in AGAIN_ARMS)
-        and k.split(".")[1] not in ("confidence_distinct", "spread_bets", "auroc_meaningful")
-    }
-    tables["hypotheses"] = [h for h in tables["hypotheses"] if h["id"].startswith("H")]
-    tables["auroc_spread"] = {}
-    return old
-
-
-def test_the_answer_quotes_the_result_set(tiny_run):
-    summary = first_cells_only(_summary(tiny_run))
-    text = answer(summary)
-    v = summary["tables"]["values"]
-    assert (
-        f"{v['e4.auroc.reward_wager.self_on']:.2f}" in text
-        and f"{v['e4.auroc.supervised.self_on']:.2f}" in text
-    )
-    n = len(summary["seeds"])
-    assert f"study e4 --set seeds={','.join(map(str, range(n)))} --out results/e4" in text
-    assert "2 P(correct) - 1" in text
-    edited = json.loads(json.dumps(summary))
-    edited["tables"]["values"]["e4.auroc.reward_wager.self_on"] = 0.912
-    next(h for h in edited["tables"]["hypotheses"] if h["id"] == "H1")["outcome"] = "supported"
-    assert "0.91" in answer(edited) and answer(edited).startswith("**Partly.**")
-    assert answer({}).startswith("This result set holds no E4 answer yet")
-
-
-def test_the_answer_leads_with_e4_again_as_registered(tiny_run):
-    """Protocol 8.8.6: R1 and R2 decide the lead, cell (a')'s AUROC comes with its spread, the first
-    cells
-    follow under their label, and a not-meaningful AUROC is never called inverted."""
-    summary = _summary(tiny_run)
-    text = answer(summary)
-    v = summary["tables"]["values"]
-    assert f"Type-2 AUROC {v['e4.auroc.reward_late.self_on']:.2f}" in text
-    assert (
-        "With the first schedule (default init, wager loss from update 1, Adam, BC "
-        "stopping rule, stopped after"
-    ) in text
-    lo, hi = (int(v[f"e4.train_updates_{k}.reward_wager"]) for k in ("min", "max"))
-    assert f"stopped after {lo:,}-{hi:,} updates" in text or f"stopped after {lo:,} updates" in text
-    assert (
-        f"{int(v['e4.wager_updates_min.reward_late']):,} wager updates" in text
-    )  # read from the records
-    assert text.count("Reproduce:") == 1 and text.endswith("--set seeds=0,1 --out results/e4`.")
-
-    def with_outcomes(r1: str, r2: str) -> str:
-        edited = json.loads(json.dumps(summary))
-        for h in edited["tables"]["hypotheses"]:
-            h["outcome"] = {"R1": r1, "R2": r2}.get(h["id"], h["outcome"])
-        return answer(edited)
-
-    assert with_outcomes("supported", "supported").startswith(
-        "**Yes, once the training artefacts are removed.**"
-    )
-    assert with_outcomes("supported", "not supported").startswith("**Partly.**")
-    assert with_outcomes("not supported", "supported").startswith("**Partly.**")
-    assert with_outcomes("not supported", "not supported").startswith(
+LEADS = {
+    ("supported", "supported"): "**Yes, once the training artefacts are removed.**",
+    ("supported", "not supported"): "**Partly.**",
+    ("not supported", "supported"): "**Partly.**",
+    ("not supported", "not supported"): (
         "**Not from reward alone, even without the training artefacts.**"
+    ),
+    ("undefined", "supported"): "**Not settled by this result set.**",
+}
+"""Protocol 8.8.6's registered leads (the sentence is the contract)."""
+
+
+@pytest.mark.skipif(not (BUNDLED_E4 / "summary.json").exists(), reason="no bundled E4 result set")
+@pytest.mark.parametrize(("r1", "r2"), list(LEADS))
+def test_the_answer_leads_with_e4_again_as_registered(r1, r2):
+    summary = edited(bundled_e4(), R1=r1, R2=r2)
+    assert answer(summary).startswith(LEADS[(r1, r2)])
+    for form, limit in WORD_LIMITS.items():
+        assert words(answer(summary, form)) <= limit, (form, answer(summary, form))
+
+
+@pytest.mark.skipif(not (BUNDLED_E4 / "summary.json").exists(), reason="no bundled E4 result set")
+def test_the_answer_states_the_result_sets_numbers_as_the_renderer_formats_them():
+    summary = bundled_e4()
+    text = answer(summary)
+    late = summary.by_id["e4.auroc.reward_late.self_on"]
+    for f in (late, summary.by_id["e4.auroc.reward_wager.self_on"]):
+        assert fmt(f.value, "auroc") in text and fmt(f.interval.low, "auroc") in text
+    assert fmt(late.value, "auroc") in answer(summary, "short")
+    for key in ("skip_low", "skip_high"):
+        assert pct(summary.value(f"e4.{key}.reward_late_risky.self_on")) in text
+    ideal = answer_context()["ideal"]
+    assert pct(ideal["risky"]["opt_out"]) in text and pct(ideal["standard"]["accuracy"]) in text
+    values = summary.tables["values"]
+    lo, hi = (values[f"e4.wager_updates_{k}.reward_late"] for k in ("min", "max"))
+    assert fmt(lo, "count") in text and (lo == hi or fmt(hi, "count") in text)
+
+    for f in summary.findings:  # every AUROC failing the spread rule says so, in its flag's words
+        if f.id.startswith("e4.auroc.") and f.id.endswith("self_on") and f.flag("not_meaningful"):
+            assert flag_text(f.flag("not_meaningful")) in text, f.id
+    two = summary.model_copy(update={"seeds": [0, 1]})
+    commands = (text.rsplit("`", 2)[1], answer(two).rsplit("`", 2)[1])  # the one to reproduce it
+    assert commands == (
+        "python -m labcore study e4 --out results/e4",
+        "python -m labcore study e4 --set seeds=0,1 --out results/e4",
     )
-    assert with_outcomes("undefined", "supported").startswith(
-        "**Not settled by this result set** (R1 undefined)"
-    )
-    # every AUROC that fails the spread rule says so, and "inverted" needs a meaningful one
-    spreads = summary["tables"]["auroc_spread"]
-    flat = dict(spreads["e4.auroc.reward_wager.self_on"], meaningful=False, seeds_meaningful=0)
-    edited = json.loads(json.dumps(summary))
-    edited["tables"]["auroc_spread"]["e4.auroc.reward_wager.self_on"] = flat
-    edited["tables"]["values"]["e4.auroc.reward_wager.self_on"] = 0.2
-    claim = next(f for f in edited["findings"] if f["id"] == "e4.auroc.reward_wager.self_on")
-    claim["interval"] = {"low": 0.1, "high": 0.3, "level": 0.95, "method": "t"}
-    assert "not meaningful: a spread of" in answer(edited) and "inverted" not in answer(edited)
-    edited["tables"]["auroc_spread"]["e4.auroc.reward_wager.self_on"] = dict(
-        flat, meaningful=True, seeds_meaningful=2
-    )
-    assert "**inverted**" in answer(edited)
-    edited["tables"]["auroc_spread"]["e4.auroc.reward_late.self_on"] = dict(flat, meaningful=False)
-    next(h for h in edited["tables"]["hypotheses"] if h["id"] == "R1")["outcome"] = "not supported"
-    assert "the payoff drove its confidence to where its variation changes no bet" in answer(edited)
+
+
+@pytest.mark.skipif(not (BUNDLED_E4 / "summary.json").exists(), reason="no bundled E4 result set")
+def test_inverted_only_for_a_meaningful_auroc_whose_interval_lies_below_chance():
+    summary = bundled_e4()
+    key = "e4.auroc.reward_wager.self_on"  # interval 0.21 to 0.41, not meaningful
+    assert summary.by_id[key].flag("not_meaningful") is not None
+    assert part(summary, "inverted", key=key) == ""
+
+    def moved(s: StudySummary, **update) -> StudySummary:
+        found = [f.model_copy(update=update) if f.id == key else f for f in s.findings]
+        return s.model_copy(update={"findings": found})
+
+    meaningful = moved(summary, flags=())
+    assert part(meaningful, "inverted", key=key) == "yes"
+    assert "**inverted**" in answer(meaningful)  # the word is the registered contract (8.8.6)
+    assert part(moved(meaningful, interval=Interval(low=0.3, high=0.6)), "inverted", key=key) == ""
 
 
 def test_every_auroc_is_reported_beside_its_spread(tiny_run):
@@ -555,9 +543,10 @@ def test_report_of_an_e4_set_has_its_section(tiny_run):
 # --------------------------------------------------------------------------- the bundled set and
 # the README
 @pytest.mark.skipif(not (BUNDLED_E4 / "summary.json").exists(), reason="no bundled E4 result set")
-def test_bundled_e4_set_is_valid_and_the_readme_states_its_answer():
+def test_bundled_e4_set_is_valid_and_its_answer_renders():
     res = load_study("e4", BUNDLED_E4)
     assert res.problems == []
     assert res.summary.seeds == [0, 1, 2, 3, 4] and res.summary.config["quick"] is False
-    readme = re.sub(r"\s+", " ", (ROOT / "README.md").read_text())
-    assert re.sub(r"\s+", " ", answer(res.summary)) in readme
+    assert res.summary.answer.params["primary"] == "R1"
+    for form, limit in WORD_LIMITS.items():
+        assert words(answer(res.summary, form)) <= limit
