@@ -32,105 +32,119 @@ E4_CLAIMS: tuple[ClaimSpec, ...] = (
     # protocol 8.5
     _e4(
         "e4.auroc.reward_wager.self_on",
-        "E4 arm (a), confidence from the wager's reward only: Type-2 AUROC",
+        "Confidence learned from the wager's reward alone (first schedule): Type-2 AUROC",
         "H1",
     ),
     _e4(
         "e4.auroc.supervised.self_on",
-        "E4 arm (c), E1's supervised agent: Type-2 AUROC (the reference)",
+        "The supervised agent (confidence taught right and wrong): Type-2 AUROC",
         "H2",
     ),
     _e4(
         "e4.auroc_gap.reward_wager",
-        "E4 Type-2 AUROC of arm (a) minus arm (c), paired by seed",
+        "Type-2 AUROC, reward alone minus supervised, paired by seed",
         "H2",
     ),
-    _e4("e4.skip.reward_wager.self_on", "E4 arm (a): opt-outs on wager trials", "H3"),
-    _e4("e4.skip.supervised.self_on", "E4 arm (c): opt-outs on wager trials", "H3"),
-    _e4("e4.ece.reward_wager.self_on", "E4 arm (a): expected calibration error (10 bins)", "H3"),
-    _e4("e4.ece.supervised.self_on", "E4 arm (c): expected calibration error (10 bins)", "H3"),
+    _e4(
+        "e4.skip.reward_wager.self_on",
+        "Reward alone (first schedule): opt-outs on wager trials",
+        "H3",
+    ),
+    _e4("e4.skip.supervised.self_on", "The supervised agent: opt-outs on wager trials", "H3"),
+    _e4(
+        "e4.ece.reward_wager.self_on",
+        "Reward alone (first schedule): calibration error (10 bins)",
+        "H3",
+    ),
+    _e4("e4.ece.supervised.self_on", "The supervised agent: calibration error (10 bins)", "H3"),
     _e4(
         "e4.skip_low.reward_wager_risky.self_on",
-        "E4 risky payoff: opt-outs on the faintest third of flashes",
+        "Risky payoff (first schedule): opt-outs on the faintest third of flashes",
         "H4",
     ),
     _e4(
         "e4.skip_high.reward_wager_risky.self_on",
-        "E4 risky payoff: opt-outs on the brightest third",
+        "Risky payoff (first schedule): opt-outs on the brightest third",
         "H4",
     ),
     _e4(
         "e4.skip_salience.reward_wager_risky",
-        "E4 risky payoff: opt-outs faintest minus brightest third, paired by seed",
+        "Risky payoff (first schedule): opt-outs, faintest minus brightest third, paired by seed",
         "H4",
     ),
-    _e4("e4.accuracy.reward_wager.self_on", "E4 arm (a): task accuracy", "H5"),
+    _e4("e4.accuracy.reward_wager.self_on", "Reward alone (first schedule): task accuracy", "H5"),
     _e4(
         "e4.accuracy_change.reward_wager",
-        "E4 arm (a): change of task accuracy when z_self is zeroed",
+        "Reward alone (first schedule): change of task accuracy with the self-model zeroed",
         "H5",
         "the policy reads the workspace, never z_self, so zeroing z_self cannot change a choice",
     ),
     _e4(
         "e4.auroc.reward_wager.self_off",
-        "E4 arm (a): Type-2 AUROC with z_self zeroed",
+        "Reward alone (first schedule): Type-2 AUROC with the self-model zeroed",
         "H5",
         E4_BY_WIRING,
     ),
     _e4(
         "e4.auroc.reward_logits.self_on",
-        "E4 control, confidence reads the policy's logits only: Type-2 AUROC",
+        "Control, confidence reads only the choice's own scores: Type-2 AUROC",
         "H6",
     ),
     _e4(
         "e4.auroc.reward_workspace.self_on",
-        "E4 control, confidence reads the workspace only: Type-2 AUROC",
+        "Control, confidence reads only the workspace: Type-2 AUROC",
         "H6",
     ),
     # ------------------------------------------- E4 again (issue 23): protocol 8.8.5
     _e4(
         "e4.auroc.reward_late.self_on",
-        "E4 again, cell (a'): wager learned once the policy converged, centred head: Type-2 AUROC",
+        "Reward alone, wager learned once the choices were learned: Type-2 AUROC",
         "R1",
     ),
     _e4(
         "e4.auroc_meaningful.reward_late.self_on",
-        "E4 again, cell (a'): share of seeds whose AUROC is meaningful (confidence-spread rule)",
+        "Reward alone, wager learned once the choices were learned: share of seeds whose "
+        "confidence changes a bet",
         "R1",
     ),
     _e4(
         "e4.skip_low.reward_late_risky.self_on",
-        "E4 again, risky payoff: opt-outs on the faintest third of flashes",
+        "Risky payoff, wager learned once the choices were learned: opt-outs on the faintest "
+        "third of flashes",
         "R2",
     ),
     _e4(
         "e4.skip_high.reward_late_risky.self_on",
-        "E4 again, risky payoff: opt-outs on the brightest third",
+        "Risky payoff, wager learned once the choices were learned: opt-outs on the brightest "
+        "third",
         "R2",
     ),
     _e4(
         "e4.skip_salience.reward_late_risky",
-        "E4 again, risky payoff: opt-outs faintest minus brightest third, paired by seed",
+        "Risky payoff, wager learned once the choices were learned: opt-outs, faintest minus "
+        "brightest third, paired by seed",
         "R2",
     ),
     _e4(
         "e4.auroc.reward_late_uncentred.self_on",
-        "E4 again, raw (uncentred) features: Type-2 AUROC",
+        "Reward alone, wager learned late, raw (uncentred) features: Type-2 AUROC",
         "R3",
     ),
     _e4(
         "e4.auroc.reward_late_uncentred_sgd.self_on",
-        "E4 again, raw features, wager head by SGD: Type-2 AUROC",
+        "Reward alone, wager learned late, raw features, wager head by plain SGD: Type-2 AUROC",
         "R4",
     ),
     _e4(
         "e4.head_mean_cosine.reward_late_uncentred",
-        "E4 again, raw features, Adam: cosine of the head's weight with the mean z_self",
+        "Reward alone, wager learned late, raw features, Adam: how aligned the confidence head "
+        "is with the self-model's mean state (cosine)",
         "R4",
     ),
     _e4(
         "e4.head_mean_cosine.reward_late_uncentred_sgd",
-        "E4 again, raw features, SGD: cosine of the head's weight with the mean z_self",
+        "Reward alone, wager learned late, raw features, plain SGD: how aligned the confidence "
+        "head is with the self-model's mean state (cosine)",
         "R4",
     ),
 )

@@ -263,6 +263,9 @@ FLAG_RULES = {
     ("not_meaningful", ""): "its confidence varies too little to change a single bet",
     ("not_meaningful", "spread"): "not meaningful: its confidence changes less than one bet "
     "(a spread of {bets_low} to {bets_high} bets, below 1 on {failing} of {seeds} seeds)",
+    ("not_meaningful", "flips"): "not meaningful on {failing} of {seeds} seeds: its confidence "
+    "moves a spread of {bets_low} to {bets_high} bets, and {flips_low} to {flips_high} bets flip "
+    "under the evaluation's own rule (bet when confidence > 0.5)",
     ("inverted", ""): "inverted: more confident when wrong than when right",
     ("inverted", "reversed"): "reversed: the whole 95% interval lies below 0",
     ("undefined", ""): "not defined here: {note}",

@@ -140,6 +140,17 @@ def relative_checks(
     return out
 
 
+def float32_text(x: float) -> str:
+    """A confidence as written in the trial files: its float32 value in the shortest text that
+    reads back to it exactly (read as float32: the agent's value bit for bit; as float64: the same
+    order and ties, so every AUROC of the summary is recomputed from the file exactly; issue 33).
+
+    >>> float32_text(0.99999994), float32_text(0.5)
+    ('0.99999994', '0.5')
+    """
+    return np.format_float_positional(np.float32(x), unique=True, trim="-")
+
+
 def trial_rows(view: MetacognitionView, fixed: dict) -> list[dict]:
     """One ``e1_trials``-style row per trial of a condition, each starting with the ``fixed``
     cells."""
@@ -149,7 +160,7 @@ def trial_rows(view: MetacognitionView, fixed: dict) -> list[dict]:
             **fixed,
             "trial": i,
             "correct": int(view.correct[i]),
-            "confidence": None if not np.isfinite(conf[i]) else round(float(conf[i]), 6),
+            "confidence": None if not np.isfinite(conf[i]) else float32_text(conf[i]),
             "stimulus": int(view.stimulus[i]),
             "salience": round(float(view.salience[i]), 6),
             "decision": int(view.decision[i]),

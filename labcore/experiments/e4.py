@@ -45,7 +45,7 @@ from labcore.config import TASK_OF_EXPERIMENT, WageringConfig
 from labcore.experiments.common import DEFAULT_CACHE, SeedResult, provide_agents
 from labcore.experiments.e1 import conditions, relative_checks, trial_rows, view_values
 from labcore.io import read_json
-from labcore.markers import skip_fraction
+from labcore.markers import ignore_undefined, skip_fraction, type2_auroc
 from labcore.measures import MetacognitionView, metacognition, on_selected
 from labcore.seeding import episode_seeds
 from labcore.storage.checkpoint_format import checkpoint_name
@@ -201,15 +201,35 @@ def skip_by_salience(view: MetacognitionView, edges: np.ndarray | None = None) -
     }
 
 
+RESOLUTION = 1e-3
+"""Protocol sec. 10.5: the resolution at which a reader could tell two confidences apart; each
+AUROC is also reported on confidences rounded to it (ties counted half)."""
+
+
 def auroc_spread(view: MetacognitionView) -> dict[str, float]:
     """The spread of the confidence on the trials the AUROC is computed on (decided, with a
-    confidence): ``confidence_distinct``, ``spread_bets``, ``auroc_meaningful`` (protocol 8.8.4)."""
+    confidence): ``confidence_distinct``, ``spread_bets``, ``auroc_meaningful`` (protocol 8.8.4),
+    ``bets_flipped`` (the trials whose bet under the evaluation's rule the variation changes) and
+    ``auroc_resolved``, the AUROC at :data:`RESOLUTION` (protocol sec. 10.5). ``auroc_meaningful``
+    joins both rules: a spread of at least one bet and at least one bet that flips."""
     answered = view.decided & np.isfinite(view.confidence)
     spread = confidence_spread(view.confidence[answered]) if answered.any() else {}
-    return {
+    out = {
         k: spread.get(k, float("nan"))
-        for k in ("confidence_distinct", "spread_bets", "auroc_meaningful")
+        for k in ("confidence_distinct", "spread_bets", "auroc_meaningful", "bets_flipped")
     }
+    if out["auroc_meaningful"] == 1.0 and not out["bets_flipped"] >= 1:
+        out["auroc_meaningful"] = (
+            0.0  # sec. 10.5: its variation changes no bet the evaluation makes
+        )
+    correct, conf = view.correct[answered], view.confidence[answered].astype(np.float64)
+    with ignore_undefined():
+        out["auroc_resolved"] = (
+            type2_auroc(correct, np.round(conf / RESOLUTION) * RESOLUTION, undefined="nan")
+            if answered.any()
+            else float("nan")
+        )
+    return out
 
 
 def head_mean_cosine(agent: object, view: MetacognitionView) -> float:

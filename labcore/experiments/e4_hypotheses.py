@@ -473,11 +473,13 @@ def spread_table(results: Sequence[SeedResult]) -> dict[str, dict[str, Any]]:
     """Every AUROC of the result set (``e4.auroc.<arm>.<condition>``) beside its confidence's
     spread.
 
-    Per key: ``auroc`` (seed mean), ``confidence_sd`` (seed mean), ``confidence_distinct`` and
-    ``spread_bets`` (``[min, max]`` over seeds), ``seeds`` (with a spread), ``seeds_meaningful``
-    (where the rule of protocol 8.8.4 holds: a spread of at least one bet) and ``meaningful``:
-    True when that is more than half of the seeds, False otherwise, None without a spread (a set
-    made before the rule). JSON-clean.
+    Per key: ``auroc`` (seed mean), ``auroc_resolved`` (seed mean of the AUROC at the resolution of
+    protocol sec. 10.5), ``confidence_sd`` (seed mean), ``confidence_distinct``, ``spread_bets``
+    and ``bets_flipped`` (``[min, max]`` over seeds), ``seeds`` (with a spread),
+    ``seeds_meaningful`` (where the AUROC is meaningful: a spread of at least one bet (protocol
+    8.8.4) and at least one bet that flips under the evaluation's own bet rule (sec. 10.5; a set
+    made before it counts the first rule alone)) and ``meaningful``: True when that is more than
+    half of the seeds, False otherwise, None without a spread. JSON-clean.
     """
     values = per_seed(results)
     table: dict[str, dict[str, Any]] = {}
@@ -487,6 +489,7 @@ def spread_table(results: Sequence[SeedResult]) -> dict[str, dict[str, Any]]:
             continue
         _, _, arm, condition = parts
         seeds = values.get(f"e4.auroc_meaningful.{arm}.{condition}", {})
+        flips = values.get(f"e4.bets_flipped.{arm}.{condition}", {})
 
         def spread(
             metric: str, *, arm: str = arm, condition: str = condition
@@ -494,13 +497,18 @@ def spread_table(results: Sequence[SeedResult]) -> dict[str, dict[str, Any]]:
             x = list(values.get(f"e4.{metric}.{arm}.{condition}", {}).values())
             return [float(min(x)), float(max(x))] if x else None
 
-        sd = list(values.get(f"e4.confidence_sd.{arm}.{condition}", {}).values())
-        good = int(sum(v == 1 for v in seeds.values()))
+        def mean(metric: str, *, arm: str = arm, condition: str = condition) -> float | None:
+            x = list(values.get(f"e4.{metric}.{arm}.{condition}", {}).values())
+            return float(np.mean(x)) if x else None
+
+        good = int(sum(v == 1 and flips.get(seed, 1.0) >= 1 for seed, v in seeds.items()))
         table[key] = {
             "auroc": float(np.mean(list(values[key].values()))),
-            "confidence_sd": float(np.mean(sd)) if sd else None,
+            "auroc_resolved": mean("auroc_resolved"),
+            "confidence_sd": mean("confidence_sd"),
             "confidence_distinct": spread("confidence_distinct"),
             "spread_bets": spread("spread_bets"),
+            "bets_flipped": spread("bets_flipped"),
             "seeds": len(seeds),
             "seeds_meaningful": good,
             "meaningful": (2 * good > len(seeds)) if seeds else None,

@@ -226,14 +226,17 @@ def audit_flag(entry: Mapping[str, Any]) -> Flag:
 
 def _spread_flag(spread: Mapping[str, Any]) -> Flag:
     bets = spread.get("spread_bets") or [None, None]
+    flips = spread.get("bets_flipped") or [None, None]
     return Flag(
         kind="not_meaningful",
-        rule="spread",
+        rule="spread" if flips[1] is None else "flips",
         params={
             "seeds": spread["seeds"],
             "failing": spread["seeds"] - spread["seeds_meaningful"],
             "bets_low": bets[0],
             "bets_high": bets[1],
+            "flips_low": flips[0],
+            "flips_high": flips[1],
             "confidence_sd": spread.get("confidence_sd"),
         },
     )
@@ -261,6 +264,22 @@ def claim_flags(
     if spread and spread.get("meaningful") is False:
         flags.append(_spread_flag(spread))
     return tuple(flags)
+
+
+def inverted(finding: Finding) -> bool:
+    """A meaningful AUROC whose whole interval lies below 0.5 ranks backwards: "inverted"
+    (protocol 8.8.6, sec. 10.5).
+
+    >>> inverted(Finding(id="a", question="?", value=0.17, interval=Interval(low=0.1, high=0.3)))
+    True
+    """
+    i = finding.interval
+    return (
+        finding.flag("not_meaningful") is None
+        and i is not None
+        and i.high is not None
+        and i.high < 0.5
+    )
 
 
 def _paper(spec: ClaimSpec) -> PaperValue | None:
@@ -296,7 +315,7 @@ def claim_finding(
         else ours.get("n_right_censored", 0) + ours.get("n_left_censored", 0)
     )
     low, high = interval if interval is not None else (ours.get("ci95") or (None, None))
-    return Finding(
+    finding = Finding(
         id=spec.id,
         question=spec.description,
         value=ours.get("mean"),
@@ -319,6 +338,10 @@ def claim_finding(
         files=FILES_OF[experiment],
         section=spec.paper.section,
     )
+    if metric == "auroc" and experiment == "e4" and inverted(finding):
+        flags = (*finding.flags, Flag(kind="inverted"))
+        finding = finding.model_copy(update={"flags": flags})
+    return finding
 
 
 def _t_interval(values: Sequence[float]) -> tuple[float, float] | None:

@@ -248,12 +248,15 @@ def provision_agents(config: PaperConfig, jobs: int = 1) -> list[str]:
 
 
 def prepare(config: PaperConfig, out: Path, jobs: int, todo: Sequence[Unit] = ()) -> None:
-    """Train the agents of the units to run that are missing, before they run (they then find
-    them in the cache); nothing when only the design study's ceilings are to be read."""
-    seeds = tuple(sorted({u.seed for u in todo if u != BOUNDS_UNIT}))
-    if not seeds:
+    """Train the agents the units to run need and lack (only their experiments' kinds, only their
+    seeds), before they run (they then find them in the cache); nothing when only the design
+    study's ceilings are to be read."""
+    units = [u for u in todo if u != BOUNDS_UNIT]
+    if not units:
         return
-    trained = provision_agents(replace(config, seeds=seeds), jobs)
+    seeds = tuple(sorted({u.seed for u in units}))
+    experiments = tuple(e for e in config.experiments if any(u.experiment == e for u in units))
+    trained = provision_agents(replace(config, seeds=seeds, experiments=experiments), jobs)
     if trained:
         print(
             f"trained {len(trained)} agent(s) into {config.cache}: {', '.join(trained)}",

@@ -375,9 +375,13 @@ class SpreadEntry(_Model):
     """An AUROC beside its confidence's spread (protocol 8.8.4, e4_hypotheses.spread_table)."""
 
     auroc: Number
+    auroc_resolved: Number = None
+    """The AUROC of the confidences at a resolution of 1e-3 (protocol sec. 10.5)."""
     confidence_sd: Number
     confidence_distinct: list[float] | None
     spread_bets: list[float] | None
+    bets_flipped: list[float] | None = None
+    """Bets that flip under the evaluation's own rule, min and max over seeds (sec. 10.5)."""
     seeds: int
     seeds_meaningful: int
     meaningful: bool | None

@@ -337,7 +337,9 @@ class Progress:
     labels: list[str] = field(default_factory=list)
 
 
-def _call_unit(cached: Any, config: Any, unit: Any, out: str) -> Rows:
+def _call_unit(cached: Any, config: Any, unit: Any, out: str, force: bool = False) -> Rows:
+    if force:  # run again whatever the cache holds (its code's dependencies may have changed)
+        return cached.call(config, unit, out)[0]
     return cached(config, unit, out)
 
 
@@ -375,22 +377,38 @@ def run_units(
     config: Any,
     out: Path,
     todo: Sequence[Any] | None = None,
+    **options: Any,
+) -> Rows:
+    """Run the units of ``study`` (``todo``, default every one) and return their rows merged in
+    the units' order (:func:`unit_rows` has the options)."""
+    return _merge(list(unit_rows(study, config, out, todo, **options).values()))
+
+
+def unit_rows(
+    study: Study,
+    config: Any,
+    out: Path,
+    todo: Sequence[Any] | None = None,
     *,
     jobs: int = 1,
     backend: str = "local",
     progress: bool = True,
     say: Callable[[str], None] = print,
     dask_timeout: float = DASK_TIMEOUT,
-) -> Rows:
+    force: Callable[[Any], bool] | None = None,
+) -> dict[Any, Rows]:
     """Run every unit of ``study`` (cached in ``out/.units``), in spawned processes or on Dask
-    (the current client's cluster; ``dask_timeout``: seconds to wait while it has no worker)."""
+    (the current client's cluster; ``dask_timeout``: seconds to wait while it has no worker), and
+    return each unit's rows, by unit. A
+    unit ``force`` picks runs again whatever the cache holds (the cache keys on the config and the
+    unit function's own code, not on the code it calls)."""
     import joblib
 
     memory = joblib.Memory(out / UNIT_CACHE, verbose=0)
     cached = memory.cache(study.run_unit, ignore=["out"])
     units = list(study.units(config) if todo is None else todo)
     labels = [study.unit_label(u) for u in units]
-    calls = [(cached, config, u, str(out)) for u in units]
+    calls = [(cached, config, u, str(out), bool(force and force(u))) for u in units]
     bar = None
     if progress and units:
         from tqdm import tqdm
@@ -416,7 +434,7 @@ def run_units(
     if bar is not None:
         bar.close()
     say(f"{study.name}: {track.done} unit(s) done")
-    return _merge(parts)
+    return dict(zip(units, parts, strict=True))
 
 
 def _summarise_files(
@@ -465,7 +483,8 @@ def run_study(
     """Run ``study`` (its registered config by default) into ``out`` and return its summary.
 
     Units whose rows are already in ``out``'s files are kept (where the study says how a row
-    names its unit), except those whose label matches the shell pattern ``rerun``.
+    names its unit), except those whose label matches the shell pattern ``rerun``, which run again
+    (not from the unit cache either).
 
     Nothing in ``out`` changes while the units run; then the old summary goes first, the tables
     are written, read back and summarised, and the new summary is written last (with the SHA-256
@@ -476,11 +495,13 @@ def run_study(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
+    import fnmatch
+
     kept = _kept_units(study, config, out, rerun, say)
     todo = [u for u in study.units(config) if u not in kept]
     if study.prepare is not None and todo:
         study.prepare(config, out, jobs, todo)
-    rows = run_units(
+    ran = unit_rows(
         study,
         config,
         out,
@@ -490,8 +511,10 @@ def run_study(
         progress=progress,
         say=say,
         dask_timeout=dask_timeout,
+        force=(lambda u: fnmatch.fnmatch(study.unit_label(u), rerun)) if rerun else None,
     )
-    rows = _merge([kept[u] for u in study.units(config) if u in kept] + [rows])
+    # every unit's rows in the study's own order, kept or run, so a file's rows never move
+    rows = _merge([kept[u] if u in kept else ran[u] for u in study.units(config)])
     (out / SUMMARY).unlink(missing_ok=True)
     for table in study.tables:  # every table, header only where no unit wrote a row
         items = rows.get(table.name, [])

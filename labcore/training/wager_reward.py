@@ -40,6 +40,7 @@ from labcore.agents import Agent
 from labcore.config import TrainConfig
 from labcore.envs.batch import StepKind
 from labcore.markers import learning_curve_auroc
+from labcore.markers.metacognition import WAGER_THRESHOLD
 from labcore.storage.checkpoint_format import checkpoint_name
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR
 from labcore.storage.checkpoints import load_checkpoint
@@ -261,7 +262,10 @@ def confidence_spread(confidence: Any) -> dict[str, float]:
     """How much a confidence varies over trials, and whether an AUROC on it means anything.
 
     Returns ``confidence_sd`` (population SD), ``confidence_distinct`` (distinct float32 values),
-    ``spread_bets`` and ``auroc_meaningful`` (1.0 or 0.0). ``spread_bets = sum_i |c_i - mean(c)|``
+    ``spread_bets``, ``auroc_meaningful`` (1.0 or 0.0) and ``bets_flipped``: the trials whose bet
+    under the evaluation's own rule (bet when c > 0.5) differs from the bet at the mean confidence
+    (protocol sec. 10.5: with none, the confidence's variation changes no bet the evaluation makes).
+    ``spread_bets = sum_i |c_i - mean(c)|``
     is the expected number of trials on which an agent betting with probability ``c_i`` and one
     betting with its mean confidence on every trial place different bets when both use the same
     uniform draw (they differ when the draw falls between the two probabilities). The AUROC is
@@ -272,16 +276,26 @@ def confidence_spread(confidence: Any) -> dict[str, float]:
 
     Examples
     --------
-    >>> confidence_spread([0.998] * 600)
-    {'confidence_sd': 0.0, 'confidence_distinct': 1.0, 'spread_bets': 0.0, 'auroc_meaningful': 0.0}
-    >>> confidence_spread([0.2, 0.8, 0.2, 0.8])  # |c - 0.5| = 0.3 on each of 4 trials: 1.2 bets
-    {'confidence_sd': 0.3, 'confidence_distinct': 2.0, 'spread_bets': 1.2, 'auroc_meaningful': 1.0}
+    >>> flat = confidence_spread([0.998] * 600)
+    >>> flat["spread_bets"], flat["bets_flipped"]
+    (0.0, 0.0)
+    >>> spread = confidence_spread([0.2, 0.8, 0.2, 0.8])  # |c - 0.5| = 0.3 on 4 trials: 1.2 bets
+    >>> spread["confidence_sd"], spread["spread_bets"], spread["auroc_meaningful"]
+    (0.3, 1.2, 1.0)
+    >>> spread["bets_flipped"]  # mean 0.5 is not a bet; the two trials at 0.8 are
+    2.0
     """
     c = np.asarray(confidence, dtype=np.float64).ravel()
     if c.size == 0:
         warnings.warn("confidence_spread of no trials is undefined (nan)", LabWarning, stacklevel=2)
         return dict.fromkeys(
-            ("confidence_sd", "confidence_distinct", "spread_bets", "auroc_meaningful"),
+            (
+                "confidence_sd",
+                "confidence_distinct",
+                "spread_bets",
+                "auroc_meaningful",
+                "bets_flipped",
+            ),
             float("nan"),
         )
     bets = float(np.abs(c - c.mean()).sum())
@@ -290,6 +304,7 @@ def confidence_spread(confidence: Any) -> dict[str, float]:
         "confidence_distinct": float(np.unique(c.astype(np.float32)).size),
         "spread_bets": round(bets, 12),
         "auroc_meaningful": float(bets >= SPREAD_MIN_BETS),
+        "bets_flipped": float(np.sum((c > WAGER_THRESHOLD) != (c.mean() > WAGER_THRESHOLD))),
     }
 
 

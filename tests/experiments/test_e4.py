@@ -28,7 +28,7 @@ from labcore.experiments.e4_study import STUDY, E4Config
 from labcore.experiments.paper_study import pipeline
 from labcore.experiments.paper_tables import E4_CURVES, E4_TRIALS
 from labcore.experiments.study import load_study, run_study
-from labcore.findings import Interval, StudySummary, evidence_split, load_summary
+from labcore.findings import Flag, Interval, StudySummary, evidence_split, load_summary
 from labcore.measures import MetacognitionView
 from labcore.paper import NEW, VERDICTS, verdict
 from labcore.paper_claims import CLAIMS_BY_ID
@@ -479,19 +479,23 @@ def test_the_answer_states_the_result_sets_numbers_as_the_renderer_formats_them(
 
 @pytest.mark.skipif(not (BUNDLED_E4 / "summary.json").exists(), reason="no bundled E4 result set")
 def test_inverted_only_for_a_meaningful_auroc_whose_interval_lies_below_chance():
+    from labcore.experiments.paper_findings import inverted
+
     summary = bundled_e4()
     key = "e4.auroc.reward_wager.self_on"  # interval 0.21 to 0.41, not meaningful
-    assert summary.by_id[key].flag("not_meaningful") is not None
-    assert part(summary, "inverted", key=key) == ""
+    finding = summary.by_id[key]
+    assert finding.flag("not_meaningful") is not None and not inverted(finding)
+    assert finding.flag("inverted") is None and part(summary, "inverted", key=key) == ""
+    meaningful = finding.model_copy(update={"flags": ()})
+    assert inverted(meaningful)  # the same interval, meaningful: inverted
+    assert not inverted(meaningful.model_copy(update={"interval": Interval(low=0.3, high=0.6)}))
 
-    def moved(s: StudySummary, **update) -> StudySummary:
-        found = [f.model_copy(update=update) if f.id == key else f for f in s.findings]
-        return s.model_copy(update={"findings": found})
+    def flagged(s: StudySummary) -> StudySummary:
+        marked = finding.model_copy(update={"flags": (Flag(kind="inverted"),)})
+        return s.model_copy(update={"findings": [marked if f.id == key else f for f in s.findings]})
 
-    meaningful = moved(summary, flags=())
-    assert part(meaningful, "inverted", key=key) == "yes"
-    assert "**inverted**" in answer(meaningful)  # the word is the registered contract (8.8.6)
-    assert part(moved(meaningful, interval=Interval(low=0.3, high=0.6)), "inverted", key=key) == ""
+    assert part(flagged(summary), "inverted", key=key) == "yes"
+    assert "**inverted**" in answer(flagged(summary))  # the word is the registered contract
 
 
 def test_every_auroc_is_reported_beside_its_spread(tiny_run):
@@ -514,7 +518,10 @@ def test_every_auroc_is_reported_beside_its_spread(tiny_run):
             spreads[f"e4.auroc.{arm.name}.self_off"]["meaningful"] is False
         )  # a constant confidence
         assert spreads[f"e4.auroc.{arm.name}.self_off"]["spread_bets"] == [0.0, 0.0]
-    assert spreads["e4.auroc.supervised.self_on"]["meaningful"] is True
+    for entry in spreads.values():  # protocol 10.5: no bet that flips, not meaningful
+        assert entry["bets_flipped"] is not None
+        if entry["bets_flipped"][1] == 0:
+            assert entry["meaningful"] is False
     assert spreads["e4.auroc.reward_wager.self_on"]["meaningful"] is False  # SD about 2e-5
     for f in summary["findings"]:  # a not-meaningful AUROC's flag quotes its spread
         flag = next((x for x in f["flags"] if x["kind"] == "not_meaningful"), None)
@@ -550,3 +557,62 @@ def test_bundled_e4_set_is_valid_and_its_answer_renders():
     assert res.summary.answer.params["primary"] == "R1"
     for form, limit in WORD_LIMITS.items():
         assert words(answer(res.summary, form)) <= limit
+
+
+@pytest.mark.parametrize(
+    ("folder", "experiment", "trials"),
+    [
+        ("e4", "e4", "e4_trials.csv"),
+        ("bundled", "e1", "e1_trials.csv"),
+        ("seeds20", "e1", "e1_trials.csv"),
+    ],
+)
+def test_every_auroc_of_a_bundled_set_is_recomputed_from_its_trial_file_exactly(
+    folder, experiment, trials
+):
+    # Issue 33: confidences rounded to 6 decimals gave 0.727 for a summary's 0.737. The files keep
+    # every float32 confidence in its shortest exact form; sklearn on the file gives the summary's.
+    import pandas as pd
+    from sklearn.metrics import roc_auc_score
+
+    root = Path(__file__).resolve().parents[2] / "results" / folder
+    table = pd.read_csv(root / trials)
+    values = pd.read_csv(root / "seed_values.csv", dtype={"value": str})
+    by = ["arm", "seed", "condition"] if experiment == "e4" else ["seed", "condition"]
+    compared = 0
+    for keys, group in table.groupby(by):
+        *arm, seed, condition = keys
+        key = ".".join([experiment, "auroc", *arm, condition])
+        row = values[(values.key == key) & (values.seed == seed)]
+        group = group[group.confidence.notna()]
+        if row.empty or group.correct.nunique() < 2:
+            continue
+        expected = float(row.value.iloc[0])
+        assert roc_auc_score(group.correct, group.confidence) == pytest.approx(expected, abs=1e-12)
+        compared += 1
+    assert compared >= 25
+
+
+def test_the_bet_rule_joins_the_spread_rule_and_a_meaningful_auroc_below_chance_is_inverted():
+    from labcore.experiments import paper_findings as PF
+    from labcore.findings import Finding, Interval, load_summary
+    from labcore.training.wager_reward import confidence_spread
+
+    # Every confidence above 0.5: the evaluation bets on every trial, whatever the spread.
+    always = confidence_spread([0.6, 0.9, 0.7, 0.95, 0.55] * 40)
+    assert always["spread_bets"] >= 1 and always["bets_flipped"] == 0
+    some = confidence_spread([0.4, 0.9, 0.7, 0.95, 0.55] * 40)
+    assert some["bets_flipped"] == 40  # the trials at 0.4 opt out; the mean (0.7) bets
+    # Bundled E4: the workspace-only control's confidence never opts out: not meaningful now.
+    e4 = load_summary(Path(__file__).resolve().parents[2] / "results" / "e4").summary
+    spread = e4.tables["auroc_spread"]["e4.auroc.reward_workspace.self_on"]
+    assert spread["bets_flipped"] == [0.0, 0.0] and spread["meaningful"] is False
+    assert e4.finding("e4.auroc.reward_workspace.self_on").flag("not_meaningful") is not None
+    late = e4.tables["auroc_spread"]["e4.auroc.reward_late.self_on"]
+    assert late["meaningful"] and late["auroc_resolved"] < late["auroc"]  # orderings above 0.9999
+    # "Inverted": meaningful and the whole interval below 0.5; never for a not-meaningful one.
+    below = Finding(id="x", question="?", value=0.2, interval=Interval(low=0.1, high=0.3))
+    assert PF.inverted(below)
+    assert not PF.inverted(
+        below.model_copy(update={"flags": (e4.finding("e4.auroc.reward_workspace.self_on").flags)})
+    )

@@ -92,7 +92,9 @@ def test_units_already_done_are_not_run_again(tmp_path):
     S.run_study(TOY, tmp_path, more, rerun="1", progress=False, say=lambda _: None)
     assert CALLS == [1]  # a rerun by pattern runs the unit (it was kept from the files) ...
     S.run_study(TOY, tmp_path, more, rerun="1", progress=False, say=lambda _: None)
-    assert CALLS == [1]  # ... once: then the unit cache has it (same config, same code)
+    assert CALLS == [1, 1]  # ... every time: the cache cannot see a change in the code it calls
+    S.run_study(TOY, tmp_path, more, progress=False, say=lambda _: None)
+    assert CALLS == [1, 1]  # without a rerun the files keep it
 
 
 def test_a_damaged_table_is_a_problem_not_a_traceback(tmp_path):
