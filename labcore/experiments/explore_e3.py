@@ -84,6 +84,9 @@ class E3StudyConfig:
     paper_cells: tuple[str, ...] = (REGISTERED.slug, CLOSEST_FAST)
     """Cells on the paper schedule: the registered one and the closest fast one (sec. 7.4)."""
     weighted_cells: tuple[str, ...] = (REGISTERED.slug,)
+    probe_kinds: tuple[str, ...] = ("b1",)
+    """Kinds of the post hoc learning-rate probe (``paper_weighted_slow``; change log
+    2026-11-26), in the paper-weighted cells."""
     """Cells on the paper-weighted schedule (sec. 7.7)."""
     schedules: tuple[str, ...] = SCHEDULES
     """Schedules run (``--set schedules=fast`` for the fast part alone)."""
@@ -97,6 +100,11 @@ class E3StudyConfig:
     """Fast-schedule training."""
     paper_train: TrainConfig = field(default_factory=_paper_train)
     """Paper-schedule training (x3 and x20 stacked on the primary report, sec. 7.3)."""
+    paper_weighted_slow_train: TrainConfig = field(
+        default_factory=lambda: _paper_train(primary_weight_rule="class", lr=1e-4)
+    )
+    """The post hoc probe: the paper-weighted schedule at the paper's other tested learning rate
+    (sec. 4.3.4: 1e-4, 1e-3 and 1e-2 were tried)."""
     paper_weighted_train: TrainConfig = field(
         default_factory=lambda: _paper_train(primary_weight_rule="class")
     )
@@ -121,6 +129,7 @@ class E3StudyConfig:
             train=tiny,
             paper_train=paper,
             paper_weighted_train=replace(paper, primary_weight_rule="class"),
+            paper_weighted_slow_train=replace(paper, primary_weight_rule="class", lr=1e-4),
         )
 
     def train_config(self, schedule: str) -> TrainConfig:
@@ -129,6 +138,7 @@ class E3StudyConfig:
             "fast": self.train,
             "paper": self.paper_train,
             "paper_weighted": self.paper_weighted_train,
+            "paper_weighted_slow": self.paper_weighted_slow_train,
         }[schedule]
 
 
@@ -151,13 +161,15 @@ def units(study: E3StudyConfig) -> list[Unit]:
         "fast": [c.slug for c in study.cells],
         "paper": list(study.paper_cells),
         "paper_weighted": list(study.weighted_cells),
+        "paper_weighted_slow": list(study.weighted_cells),
     }
+    kinds = {"paper_weighted_slow": study.probe_kinds}
     return [
         Unit(schedule, cell, kind)
         for schedule in SCHEDULES
         if schedule in study.schedules
         for cell in cells[schedule]
-        for kind in KINDS
+        for kind in kinds.get(schedule, KINDS)
     ]
 
 

@@ -30,9 +30,12 @@ SIGMAS = (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7
 PAPER_EPISODES_E3 = 8000
 HISTORY_EVERY = 100
 """Paper schedules: episodes between the held-out evaluations of each agent's learning curve."""
-SCHEDULES = ("fast", "paper", "paper_weighted")
-"""Protocol sec. 7.3 (fast, paper) and 7.7 (paper_weighted: the x20 as a class weight)."""
-SCHEDULE_TAGS = {"paper_weighted": ".class20"}
+SCHEDULES = ("fast", "paper", "paper_weighted", "paper_weighted_slow")
+"""Protocol sec. 7.3 (fast, paper), 7.7 (paper_weighted: the x20 as a class weight) and its post
+hoc probe (paper_weighted_slow: the same at the paper's other tested learning rate, 1e-4, on B1;
+change log 2026-11-26)."""
+POST_HOC_SCHEDULES = ("paper_weighted_slow",)
+SCHEDULE_TAGS = {"paper_weighted": ".class20", "paper_weighted_slow": ".class20-lr1e-4"}
 CLOSEST_FAST = "raw-closed-g10"
 """The fast cell closest to the paper's pattern by the rule of sec. 7.4, found on 2026-11-23
 (protocol change log); :func:`closest_cell` recomputes it and the summary says if it moved."""
@@ -502,6 +505,8 @@ def _findings(groups: dict, rows: list[dict], reads: list[dict], n_seeds: int) -
             continue
         left_out = sum(excluded(r) for r in agents.values())
         flags = (Flag(kind="excluded", params={"n_excluded": left_out}),) if left_out else ()
+        if schedule in POST_HOC_SCHEDULES:
+            flags = (*flags, Flag(kind="post_hoc"))
         out.append(
             Finding(
                 id=f"e3_design.learned.{schedule}",
@@ -554,7 +559,7 @@ def summarise(study: Any, rows: Rows) -> StudySummary:
         factor_effects={
             s: _flat(factor_effects(groups, s)) for s in sorted({k[1] for k in groups})
         },
-        schedule_effects={to: schedule_effects(groups, to) for to in SCHEDULES[1:]},
+        schedule_effects={to: schedule_effects(groups, to) for to in SCHEDULES[1:3]},
         readings=reads,
         exclude_below=EXCLUDE_BELOW,
     )

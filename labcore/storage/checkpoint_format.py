@@ -73,11 +73,12 @@ CONFIG_INT_CAPS: dict[str, int] = {
 _NAME_PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 _DESIGN_VARIANT = re.compile(
     r"(?P<base>[a-z0-9_]+)\.(?P<geometry>[a-z]+)-(?P<loop>open|closed)-g(?P<gain>[0-9][0-9.e+-]*?)"
-    r"(?:\.(?P<tag>class20))?"
+    r"(?:\.(?P<tag>class20(?:-lr[0-9e-]+)?))?"
 )
 """A kind of the E3 design study, ``<kind>.<geometry>-<open|closed>-g<gain>``, with the tag of the
 schedule that trained it where that is not the agent's config (``.class20``: the paper-weighted
-schedule, protocol sec. 7.7; explore_e3.Cell)."""
+schedule, protocol sec. 7.7; ``.class20-lr1e-4``: its post hoc learning-rate probe;
+explore_e3.Cell)."""
 _DTYPE_NAMES = {
     torch.float64: "F64",
     torch.float32: "F32",
