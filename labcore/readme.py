@@ -29,8 +29,15 @@ def _summary(folder: str, study: str) -> StudySummary:
     return loaded.summary
 
 
-def findings_markdown(findings: Iterable[Finding], *, paper: bool = True) -> str:
+MAX_ROWS = 4
+"""A README table shows at most this many findings; the rest are named by a link to the set."""
+
+
+def findings_markdown(
+    findings: Iterable[Finding], *, paper: bool = True, more: str = "", limit: int = MAX_ROWS
+) -> str:
     """Findings as a markdown table (the README's): question, ours, (paper, verdict,) evidence.
+    Beyond ``limit`` rows a last line says how many more there are and where (``more``).
 
     >>> print(findings_markdown([Finding(id="a", question="Right?", value=0.5)], paper=False))
     | Question | Ours | Evidence |
@@ -40,25 +47,44 @@ def findings_markdown(findings: Iterable[Finding], *, paper: bool = True) -> str
     rows = render.findings_table(findings, paper=paper)
     columns = [c for c in ("Question", "Ours", "Paper", "Verdict", "Evidence") if c in rows[0]]
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    for row in rows:
+    for row in rows[:limit]:
         cells = [str(row[c]).replace("|", "/") for c in columns]
         lines.append("| " + " | ".join(cells) + " |")
+    if len(rows) > limit:
+        lines.append(f"\n{len(rows) - limit} more in {more or 'the study'}.")
     return "\n".join(lines)
 
 
 def _answer_block(folder: str, study: str, *, paper: bool = False) -> str:
     summary = _summary(folder, study)
     cited = [summary.by_id[i] for i in (summary.answer.findings if summary.answer else ())]
-    table = f"\n\n{findings_markdown(cited, paper=paper)}" if cited else ""
+    # The claims that count as evidence first: the ones a reader weighs.
+    cited.sort(key=lambda f: not f.evidence)
+    more = f"`results/{folder}/" + (
+        "report.html`" if (RESULTS / folder / "report.html").exists() else "summary.json`"
+    )
+    table = f"\n\n{findings_markdown(cited, paper=paper, more=more)}" if cited else ""
     return f"{render.answer(summary, 'readme')}{table}"
 
 
+def _reward_block() -> str:
+    # Five studies' summaries composed into one answer (labcore/templates/reward.j2).
+    from labcore.experiments import reward_answer
+
+    found = reward_answer.read_summaries(RESULTS)
+    table = findings_markdown(
+        reward_answer.cited(found), paper=False, more='the "From reward alone" page'
+    )
+    links = reward_answer.answer(found, "links")
+    return "\n\n".join([reward_answer.answer(found, "readme"), table, links])
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
-    "counts:bundled": lambda: render.macro(_summary("bundled", "paper"), "counts"),
     "counts:seeds20": lambda: render.macro(_summary("seeds20", "paper"), "counts"),
     "answer:paper": lambda: _answer_block("bundled", "paper", paper=True),
     "answer:e3_design": lambda: _answer_block("explore_e3", "e3_design"),
     "answer:integration": lambda: _answer_block("explore_integration", "integration"),
+    "answer:reward": _reward_block,
 }
 """Every generated block of README.md, by name."""
 

@@ -24,7 +24,6 @@ import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -41,7 +40,6 @@ from labcore.findings import (
     Number,
     StudySummary,
     clean_json,
-    load_summary,
 )
 from labcore.markers import ignore_undefined
 from labcore.measures_integration import (
@@ -622,13 +620,3 @@ def summarise(study: Any, rows: Rows) -> StudySummary:
         answer=answer,
         tables=tables.model_dump(mode="json"),
     )
-
-
-def readme_block(directory: Path | str) -> str:
-    """The README's integration answer (between ``<!-- integration-answer:start -->`` and
-    ``<!-- integration-answer:end -->``): the study's ``readme`` form, from the summary in
-    ``directory`` read through the one loader."""
-    loaded = load_summary(directory, IntegrationTables, study=STUDY)
-    if loaded.summary is None:
-        raise ValueError("; ".join(loaded.problems))
-    return render.answer(loaded.summary, "readme")

@@ -8,18 +8,14 @@ labelled older cell). Their words are ``labcore/templates/reward.j2`` (protocol 
 rules, E4's part from ``e4.j2``), filled by :func:`labcore.render.compose`; a study not run yet
 is None and the template says so.
 
-The README's section holds the ``readme`` form, the findings it cites and the links between
-:data:`START` and :data:`END`; ``python -m labcore.experiments.reward_answer --readme`` rewrites it
-after new results are bundled (``--check`` only compares), and ``tests/test_readme.py`` keeps the
-two equal.
+The README's block (the ``readme`` form, the findings it cites and the links) is written by
+:mod:`labcore.readme`, the one README writer.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -40,8 +36,6 @@ STUDIES = {
     "neurogym": NEUROGYM_DIR,
 }
 """Each study of the answer -> its folder under ``results/``."""
-START, END = "<!-- reward-answer:start -->", "<!-- reward-answer:end -->"
-"""The README markers between which the generated answer stands."""
 Summaries = Mapping[str, StudySummary | None]
 
 
@@ -83,50 +77,9 @@ def cited(summaries: Summaries) -> list[Finding]:
     return out
 
 
-def findings_markdown(findings: Sequence[Finding]) -> str:
-    """Findings as a Markdown table (question, our value with its interval, note)."""
-    rows = render.findings_table(findings, paper=False)
-    lines = ["| Question | Ours | Note |", "|---|---|---|"]
-    for r in rows:
-        cells = (r["Question"], r["Ours"], r["Note"])
-        lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
-    return "\n".join(lines)
-
-
-def readme_text(results_dir: Path | str = ROOT / "results") -> str:
-    """The README's block: the ``readme`` form, the findings it cites and the links."""
-    found = read_summaries(results_dir)
-    return "\n\n".join(
-        [answer(found, "readme"), findings_markdown(cited(found)), answer(found, "links")]
-    )
-
-
-# --------------------------------------------------------------------------- the README
-def readme_block(readme: str) -> str | None:
-    """The README's text between :data:`START` and :data:`END` (stripped), or None without both
-    markers."""
-    match = re.search(re.escape(START) + r"(.*?)" + re.escape(END), readme, flags=re.S)
-    return match.group(1).strip() if match else None
-
-
-def rewrite_readme(readme: str, text: str) -> str:
-    """``readme`` with the text between the markers replaced by ``text``; raises ValueError
-    without them."""
-    if readme_block(readme) is None:
-        raise ValueError(f"the README has no {START} ... {END} block")
-    return re.sub(
-        re.escape(START) + r".*?" + re.escape(END),
-        lambda _: f"{START}\n{text}\n{END}",
-        readme,
-        count=1,
-        flags=re.S,
-    )
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m labcore.experiments.reward_answer [--readme | --check | --form F]
-    [--results DIR]``: print the answer, rewrite the README's block from the bundled studies, or
-    check that it is current (exit 1 if not)."""
+    """``python -m labcore.experiments.reward_answer [--form F] [--results DIR]``: print one form
+    of the answer (the README's block is written by ``python -m labcore.readme``)."""
     parser = argparse.ArgumentParser(
         prog="python -m labcore.experiments.reward_answer", description=__doc__.split("\n\n")[0]
     )
@@ -136,40 +89,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the folder holding the studies' folders (default: the bundled results/)",
     )
     parser.add_argument(
-        "--readme", action="store_true", help="rewrite README.md's block between the markers"
+        "--form", choices=render.FORMS, default="long", help="the form to print (default: long)"
     )
-    parser.add_argument(
-        "--check",
-        action="store_true",
-        help="exit 1 when README.md's block is not the generated text",
-    )
-    parser.add_argument(
-        "--form",
-        choices=render.FORMS,
-        help="print one form of the answer (default: the README's block)",
-    )
-    parser.add_argument("--readme-path", default=str(ROOT / "README.md"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    path = Path(args.readme_path)
-    if args.form:
-        print(answer(read_summaries(args.results), args.form))
-        return 0
-    text = readme_text(args.results)
-    if args.check:
-        if readme_block(path.read_text(encoding="utf-8")) != text.strip():
-            print(
-                f"{path} is not current: run `python -m labcore.experiments.reward_answer "
-                "--readme`",
-                file=sys.stderr,
-            )
-            return 1
-        print(f"{path} states the generated answer")
-        return 0
-    if args.readme:
-        path.write_text(rewrite_readme(path.read_text(encoding="utf-8"), text), encoding="utf-8")
-        print(f"rewrote the answer in {path}")
-        return 0
-    print(text)
+    print(answer(read_summaries(args.results), args.form))
     return 0
 
 
