@@ -224,6 +224,7 @@ def test_a_smaller_run_removes_the_older_runs_files(tmp_path, fake_pipelines):
     out = tmp_path / "set"
     run(out, "e1", "e3")
     run(out, "e1")
-    assert not (out / "e3_titration.csv").exists()
+    # Every table of the study is written; one no unit of this run wrote holds its header only.
+    assert len((out / "e3_titration.csv").read_text().splitlines()) == 1
     res = load_results(out)
-    assert res.problems == [] and res.titration is None
+    assert res.problems == [] and len(res.titration) == 0 and len(res.trials) > 0

@@ -48,7 +48,6 @@ from labcore.experiments.explore_e3_findings import (
     summarise,
 )
 from labcore.experiments.study import Rows, Study
-from labcore.io import read_json
 from labcore.markers import l75
 from labcore.measures import (
     evaluation_intervention,
@@ -59,8 +58,8 @@ from labcore.measures import (
 )
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds
-from labcore.storage.checkpoint_format import checkpoint_name
-from labcore.storage.checkpoint_manifest import MAX_JSON_BYTES
+from labcore.storage.checkpoint_format import checkpoint_file, checkpoint_name
+from labcore.storage.checkpoint_manifest import read_record
 from labcore.storage.checkpoints import load_checkpoint
 from labcore.training.provision import Batch, run_batch
 
@@ -84,10 +83,10 @@ class E3StudyConfig:
     paper_cells: tuple[str, ...] = (REGISTERED.slug, CLOSEST_FAST)
     """Cells on the paper schedule: the registered one and the closest fast one (sec. 7.4)."""
     weighted_cells: tuple[str, ...] = (REGISTERED.slug,)
+    """Cells on the paper-weighted schedule (sec. 7.7)."""
     probe_kinds: tuple[str, ...] = ("b1",)
     """Kinds of the post hoc learning-rate probe (``paper_weighted_slow``; change log
     2026-11-26), in the paper-weighted cells."""
-    """Cells on the paper-weighted schedule (sec. 7.7)."""
     schedules: tuple[str, ...] = SCHEDULES
     """Schedules run (``--set schedules=fast`` for the fast part alone)."""
     episodes: int = 50
@@ -222,17 +221,14 @@ def run_unit(study: E3StudyConfig, unit: Unit, out: str) -> Rows:
     cfg = study.train_config(unit.schedule)
     ckpt = Path(out) / "checkpoints"
     seeds = _seeds(study, unit.schedule)
-    missing = tuple(
-        s for s in seeds if not (ckpt / f"{_name(config, s, cfg)}.safetensors").exists()
-    )
+    missing = tuple(s for s in seeds if not checkpoint_file(ckpt, _name(config, s, cfg)).exists())
     if missing:
         ckpt.mkdir(parents=True, exist_ok=True)
         run_batch(Batch("dual", config, missing, cfg, str(ckpt)))
     rows: Rows = {ROWS.name: [], CURVES.name: [], LEARNING.name: []}
     for seed in seeds:
-        path = ckpt / f"{_name(config, seed, cfg)}.safetensors"
-        loaded = load_checkpoint(path)
-        record = read_json(path.with_suffix(".json"), MAX_JSON_BYTES)
+        loaded = load_checkpoint(checkpoint_file(ckpt, _name(config, seed, cfg)))
+        record = read_record(ckpt, _name(config, seed, cfg))
         measured, curves = measure_agent(loaded.agent, unit.kind, seed, study)
         ident = {"cell": cell.slug, "schedule": unit.schedule, "kind": unit.kind, "seed": seed}
         agent = {

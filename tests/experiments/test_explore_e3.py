@@ -263,9 +263,12 @@ def test_pipeline_on_a_tiny_budget(tmp_path):
     assert len(loaded.frame(X.CURVES.name)) == len(rows) * len(study.sigmas)
     # Every paper-schedule agent's learning curve is in the study, one row per evaluation.
     learning = loaded.frame(X.LEARNING.name)
-    assert set(learning["schedule"]) == {"paper", "paper_weighted"}
-    assert len(learning) == 3 * len(X.KINDS) * 2  # (2 paper cells + 1 weighted) x 2 evaluations
-    assert len(summary.tables["readings"]) == 3 * len(X.KINDS)
+    assert set(learning["schedule"]) == {"paper", "paper_weighted", "paper_weighted_slow"}
+    # (2 paper cells + 1 weighted) x every kind, and the post hoc probe's kinds; 2 evaluations each
+    assert len(learning) == (3 * len(X.KINDS) + len(study.probe_kinds)) * 2
+    probe = rows[rows["schedule"] == "paper_weighted_slow"]
+    assert set(probe["kind"]) == set(study.probe_kinds)
+    assert len(summary.tables["readings"]) == 3 * len(X.KINDS) + len(study.probe_kinds)
     fig = design_titration_figure(loaded, X.REGISTERED.slug, "fast", "stored")
     left_out = {(k, sd) for c, sc, k, sd in excluded_agents(loaded) if c == X.REGISTERED.slug}
     drawn = [k for k in X.KINDS if any((k, sd) not in left_out for sd in study.seeds)]
@@ -278,12 +281,13 @@ def test_pipeline_on_a_tiny_budget(tmp_path):
     )
     page = build_report_html(load_results(root / "bundled"))
     assert "id='design-study'" in page and "href='#design-study'" in page
-    assert page.count("<td>layernorm-open-g1</td>") == len(X.KINDS) * len(X.PROTOCOLS) * 3
+    registered_rows = (3 * len(X.KINDS) + len(study.probe_kinds)) * len(X.PROTOCOLS)
+    assert page.count("<td>layernorm-open-g1</td>") == registered_rows
     # Run again with nothing kept: nothing trains, the same numbers come out (same seeds).
-    trained = sorted((tmp_path / "checkpoints").glob("*.safetensors"))
+    trained = sorted((tmp_path / "checkpoints").glob("*.safetensors.xz"))
     again = run_study("e3_design", tmp_path, study, rerun="*", progress=False, say=lambda _: None)
     assert again.tables["groups"] == summary.tables["groups"]
-    assert sorted((tmp_path / "checkpoints").glob("*.safetensors")) == trained
+    assert sorted((tmp_path / "checkpoints").glob("*.safetensors.xz")) == trained
     # The fast part's checkpoints are not bundled: its rows are kept from the files.
     shutil.rmtree(tmp_path / "checkpoints")
     more = run_study("e3_design", tmp_path, study, progress=False, say=lambda _: None)
