@@ -19,7 +19,7 @@ import torch
 
 from labcore.measures_integration import integration_readings, integration_runs
 from labcore.seeding import episode_seeds
-from labcore.storage.checkpoint_format import checkpoint_name
+from labcore.storage.checkpoint_format import checkpoint_file, checkpoint_name
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR
 from labcore.storage.checkpoints import load_checkpoint
 
@@ -36,7 +36,7 @@ def main() -> None:
     torch.set_num_threads(1)
     for kind in args.kinds.split(","):
         agent = load_checkpoint(
-            BUNDLED_DIR / f"{checkpoint_name('dual', kind, 0)}.safetensors"
+            checkpoint_file(BUNDLED_DIR, checkpoint_name("dual", kind, 0))
         ).agent
         start = time.perf_counter()
         runs = integration_runs(agent, episode_seeds(0, "eval", EPISODES))

@@ -21,14 +21,16 @@ What is cached, per checkpoint (its task decides):
   actions); every marker is computed before slimming, so the numbers are exact.
 
 A file is **versioned** (:data:`FORMAT`, :data:`VERSION`: a reader refuses any other), **keyed by
-its checkpoint's content hash** (the ``content_sha256`` the checkpoint carries, verified against
-its weights when the file was built) and by the checkpoint file's own sha256, so a retrained or
-edited checkpoint misses the cache and its views are computed live; and **validated** on reading
-(:func:`read_cache`): arrays and scalars are checked against the fields each view needs. Reading
-runs no agent. Arrays are stored in ``.npz`` (no pickle: a file never runs code). The shipped files
-are built in portable compute mode (:mod:`labcore.compute`; the header records the fingerprint), so
-a fresh computation in that mode equals them bit for bit on any AVX2 x86-64 CPU; in fast mode on
-another CPU a live view may differ from its cached twin in the last bits.
+its checkpoint's content hash** (``content_sha256``, computed from the checkpoint's tensors and
+metadata when it is looked up: :func:`checkpoint_key`), so the same weights hit the cache whether
+their file is raw ``.safetensors`` or compressed ``.safetensors.xz``, and a retrained or edited
+checkpoint misses it and its views are computed live (the header also records the sha256 of the
+file it was built from, not compared since checkpoints are compressed); and **validated** on
+reading (:func:`read_cache`): arrays and scalars are checked against the fields each view
+needs. Reading runs no agent. Arrays are stored in ``.npz`` (no pickle: a file never runs code).
+The shipped files are built in portable compute mode (:mod:`labcore.compute`; the header records
+the fingerprint), so a fresh computation in that mode equals them bit for bit on any AVX2 x86-64
+CPU; in fast mode on another CPU a live view may differ from its cached twin in the last bits.
 """
 
 from __future__ import annotations
@@ -37,7 +39,6 @@ import argparse
 import hashlib
 import json
 import math
-import struct
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -150,30 +151,25 @@ def recipe() -> dict[str, int]:
 # ------------------------------------------------------------------------- keys and files
 
 
-def checkpoint_header(path: str | Path) -> dict[str, str]:
-    """The safetensors metadata of a checkpoint (its ``__metadata__``), read without torch."""
-    with open(path, "rb") as fh:
-        (length,) = struct.unpack("<Q", fh.read(8))
-        if length > 1 << 20:
-            raise ValueError(f"{path}: header too long")
-        header = json.loads(fh.read(length))
-    meta = header.get("__metadata__") or {}
-    return {str(k): str(v) for k, v in meta.items()}
-
-
 def file_sha256(path: str | Path) -> str:
     """sha256 of a file's bytes."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def checkpoint_key(path: str | Path) -> tuple[str, str]:
-    """``(content_sha256, file sha256)`` of a checkpoint: what a cache file must match."""
-    return checkpoint_header(path).get("content_sha256", ""), file_sha256(path)
+def checkpoint_key(path: str | Path) -> str:
+    """The content hash of a checkpoint (either form), computed from its tensors and metadata:
+    what a cache file must match. Raises
+    :class:`~labcore.storage.checkpoint_format.CheckpointError` (a ValueError) on a broken file."""
+    from labcore.storage.checkpoint_format import content_hash_of
+
+    return content_hash_of(path)
 
 
 def cache_path(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> Path:
-    """The cache file of a checkpoint: ``<directory>/<checkpoint stem>.npz``."""
-    return Path(directory) / f"{Path(checkpoint).stem}.npz"
+    """The cache file of a checkpoint: ``<directory>/<checkpoint name>.npz``."""
+    from labcore.storage.checkpoint_format import checkpoint_stem
+
+    return Path(directory) / f"{checkpoint_stem(checkpoint) or Path(checkpoint).stem}.npz"
 
 
 def condition_key(*parts: Any) -> str:
@@ -282,7 +278,7 @@ def build_file(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> Pat
     wanted = conditions_of(loaded.task, kind)
     if not wanted:
         return None
-    content, file_hash = checkpoint_key(checkpoint)
+    content, file_hash = checkpoint_key(checkpoint), file_sha256(checkpoint)
     arrays: dict[str, np.ndarray] = {}
     views: dict[str, dict[str, Any]] = {}
     info: dict[str, Any] = {}
@@ -336,15 +332,16 @@ class CacheMiss(LookupError):
     """No usable cached view: the page computes it live."""
 
 
-def read_cache(path: str | Path, expected: tuple[str, str] | None = None) -> dict[str, Any]:
+def read_cache(path: str | Path, expected: str | None = None) -> dict[str, Any]:
     """The views of one cache file, validated, as ``{condition key: view}``.
 
     Parameters
     ----------
     path : path
         A file written by :func:`build_file`.
-    expected : (content sha256, file sha256), optional
-        The checkpoint's :func:`checkpoint_key`; a file built from other weights is refused.
+    expected : str, optional
+        The checkpoint's :func:`checkpoint_key` (content hash); a file built from other weights
+        is refused.
 
     Raises
     ------
@@ -368,9 +365,7 @@ def read_cache(path: str | Path, expected: tuple[str, str] | None = None) -> dic
             f"{Path(path).name} was built on {header.get('recipe')}, not the live "
             f"budgets {recipe()}"
         )
-    if expected is not None and (header.get("content_sha256"), header.get("file_sha256")) != tuple(
-        expected
-    ):
+    if expected is not None and header.get("content_sha256") != expected:
         raise CacheMiss(
             f"{Path(path).name} was built from another version of {header.get('checkpoint')}"
         )
@@ -453,7 +448,7 @@ def check(checkpoints: Sequence[str | Path], directory: str | Path = CACHE_DIR) 
     for ckpt in checkpoints:
         try:
             read_cache(cache_path(ckpt, directory), checkpoint_key(ckpt))
-        except CacheMiss as exc:
+        except (CacheMiss, ValueError) as exc:  # ValueError: the checkpoint itself is broken
             problems.append(str(exc))
     return problems
 
@@ -474,7 +469,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     chosen = bundled_checkpoints(args.checkpoints)
     if args.only is not None:
-        chosen = [c for c in chosen if c.stem in set(args.only)]
+        chosen = [c for c in chosen if cache_path(c, "").stem in set(args.only)]
     if args.command == "build":
         start = time.perf_counter()
         build(chosen, args.out, args.jobs, args.force)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from labcore import view_cache as vc
+from labcore.storage.checkpoint_format import checkpoint_file
 from labcore.storage.checkpoints import load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,7 +28,7 @@ def same(a: float, b: float) -> bool:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("view_cache")
-    vc.build([vc.CHECKPOINTS / f"{stem}.safetensors" for stem in SAMPLE], out)
+    vc.build([checkpoint_file(vc.CHECKPOINTS, stem) for stem in SAMPLE], out)
     return out
 
 
@@ -57,7 +58,7 @@ def assert_equal_views(cached, fresh) -> None:
 
 @pytest.mark.parametrize("stem", SAMPLE)
 def test_cached_views_equal_a_fresh_computation(built, stem):
-    checkpoint = vc.CHECKPOINTS / f"{stem}.safetensors"
+    checkpoint = checkpoint_file(vc.CHECKPOINTS, stem)
     views = vc.read_cache(vc.cache_path(checkpoint, built), vc.checkpoint_key(checkpoint))
     loaded = load_checkpoint(checkpoint)
     assert set(views) == {
@@ -74,10 +75,10 @@ def test_cached_views_equal_a_fresh_computation(built, stem):
 
 
 def test_a_changed_checkpoint_or_format_misses_the_cache(built, tmp_path):
-    checkpoint = vc.CHECKPOINTS / "wagering-b2_ws-s1.safetensors"
+    checkpoint = checkpoint_file(vc.CHECKPOINTS, "wagering-b2_ws-s1")
     path = vc.cache_path(checkpoint, built)
     other = vc.checkpoint_key(
-        vc.CHECKPOINTS / "wagering-b2_ws-s2.safetensors"
+        checkpoint_file(vc.CHECKPOINTS, "wagering-b2_ws-s2")
     )  # another agent's weights
     with pytest.raises(vc.CacheMiss, match="another version"):
         vc.read_cache(path, other)
@@ -101,13 +102,13 @@ def test_a_changed_checkpoint_or_format_misses_the_cache(built, tmp_path):
     with pytest.raises(vc.CacheMiss, match="lacks confidence"):
         vc.read_cache(broken)
     assert vc.check([checkpoint], built) == []
-    assert vc.check([vc.CHECKPOINTS / "wagering-b2_ws-s3.safetensors"], built), (
+    assert vc.check([checkpoint_file(vc.CHECKPOINTS, "wagering-b2_ws-s3")], built), (
         "a missing file is a problem"
     )
 
 
 def test_the_build_is_resumable(built, capsys):
-    vc.build([vc.CHECKPOINTS / f"{stem}.safetensors" for stem in SAMPLE], built)
+    vc.build([checkpoint_file(vc.CHECKPOINTS, stem) for stem in SAMPLE], built)
     assert "0 file(s) to build" in capsys.readouterr().out
 
 
@@ -119,7 +120,7 @@ def check_shipped_sample(size: int = 2, seed: int = 1) -> None:
 
     torch.set_num_threads(1)
     shipped = sorted(vc.CACHE_DIR.glob("*.npz"))
-    checkpoints = [vc.CHECKPOINTS / f"{p.stem}.safetensors" for p in shipped]
+    checkpoints = [checkpoint_file(vc.CHECKPOINTS, p.stem) for p in shipped]
     assert vc.check(checkpoints) == []
     rng = np.random.default_rng(seed)
     for checkpoint in rng.choice(checkpoints, size=min(size, len(checkpoints)), replace=False):
@@ -171,7 +172,8 @@ def test_the_pages_read_a_bundled_view_from_the_cache(built, monkeypatch):
         "metacognition", {"agent": "b2_ws", "seed": "1", "self_model_mode": "zero", "capacity": "2"}
     )
     assert not exceptions(at), exceptions(at)
-    expected = vc.read_cache(vc.cache_path(vc.CHECKPOINTS / "wagering-b2_ws-s1.safetensors", built))
+    sampled = checkpoint_file(vc.CHECKPOINTS, "wagering-b2_ws-s1")
+    expected = vc.read_cache(vc.cache_path(sampled, built))
     assert metric_value(at, "Type-2 AUROC") == f"{expected['meta|zero|2'].auroc:.2f}"
     monkeypatch.setattr(vc, "workspace_view", broken)
     at = open_page("workspace", {"agent": "b1", "seed": "2", "capacity": "1"})

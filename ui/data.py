@@ -233,17 +233,19 @@ def checkpoint_path(task: str, kind: str, seed: int) -> Path:
     """The file of a fast-schedule agent: in :data:`CHECKPOINTS_DIR`, else this session's own
     (:func:`session_dir`) if it trained one of that name (raises CheckpointError on an unsafe
     name)."""
-    file = f"{ckpt_format.checkpoint_name(task, kind, seed)}{ckpt_format.SUFFIX}"
-    bundled = CHECKPOINTS_DIR / file
+    name = ckpt_format.checkpoint_name(task, kind, seed)
+    bundled = ckpt_format.checkpoint_file(CHECKPOINTS_DIR, name)
     if bundled.exists():
         return bundled
-    own = session_dir() / file
+    own = ckpt_format.checkpoint_file(session_dir(), name)
     return own if own.exists() else bundled
 
 
 def _trained(task: str, kind: str, seed: int) -> bool:
-    file = f"{ckpt_format.checkpoint_name(task, kind, seed)}{ckpt_format.SUFFIX}"
-    return (CHECKPOINTS_DIR / file).exists() or any(USER_RUNS_DIR.glob(f"*/{file}"))
+    name = ckpt_format.checkpoint_name(task, kind, seed)
+    return ckpt_format.checkpoint_file(CHECKPOINTS_DIR, name).exists() or any(
+        any(USER_RUNS_DIR.glob(f"*/{name}{suffix}")) for suffix in ckpt_format.SUFFIXES
+    )
 
 
 def seed_book() -> jobs.SeedBook:

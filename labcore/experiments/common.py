@@ -19,7 +19,7 @@ from labcore.agents import Agent, build_agent
 from labcore.config import TrainConfig
 from labcore.markers import L75Result
 from labcore.seeding import seed_everything
-from labcore.storage.checkpoint_format import checkpoint_name
+from labcore.storage.checkpoint_format import checkpoint_file, checkpoint_name
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR, read_manifest
 from labcore.storage.checkpoints import LoadedAgent, load_checkpoint
 from labcore.training.provision import train_and_save
@@ -80,7 +80,7 @@ def provide_agent(
         agent = build_agent(kind, seed).eval()
         return LoadedAgent(agent, f"{name}-untrained", task, seed, "untrained", None), "untrained"
     for directory, how in ((BUNDLED_DIR, "bundled"), (Path(cache_dir or DEFAULT_CACHE), "cached")):
-        path = directory / f"{name}.safetensors"
+        path = checkpoint_file(directory, name)
         if path.exists():
             entry = read_manifest(directory)["checkpoints"].get(name, {})
             if entry.get("excluded"):

@@ -44,12 +44,11 @@ from labcore.budgets import ReproduceConfig
 from labcore.config import TASK_OF_EXPERIMENT, WageringConfig
 from labcore.experiments.common import DEFAULT_CACHE, SeedResult, provide_agents
 from labcore.experiments.e1 import conditions, relative_checks, trial_rows, view_values
-from labcore.io import read_json
 from labcore.markers import ignore_undefined, skip_fraction, type2_auroc
 from labcore.measures import MetacognitionView, metacognition, on_selected
 from labcore.seeding import episode_seeds
-from labcore.storage.checkpoint_format import checkpoint_name
-from labcore.storage.checkpoint_manifest import BUNDLED_DIR, MAX_JSON_BYTES
+from labcore.storage.checkpoint_format import checkpoint_file, checkpoint_name
+from labcore.storage.checkpoint_manifest import BUNDLED_DIR, read_record
 from labcore.training.wager_reward import confidence_spread
 
 TASK = TASK_OF_EXPERIMENT["e4"]
@@ -254,9 +253,9 @@ def training_record(kind: str, seed: int, cache_dir: Path | str | None = None) -
     (bundled first, then the cache); {} without a readable one."""
     name = checkpoint_name(TASK, kind, seed)
     for directory in (BUNDLED_DIR, Path(cache_dir or DEFAULT_CACHE)):
-        if (directory / f"{name}.safetensors").exists():
+        if checkpoint_file(directory, name).exists():
             try:
-                record = read_json(directory / f"{name}.json", MAX_JSON_BYTES)
+                record = read_record(directory, name)
             except (OSError, ValueError):
                 return {}
             return record if isinstance(record, dict) else {}

@@ -18,7 +18,6 @@ Run: ``python -m labcore.experiments.gain --seeds 0-2 --updates 3000 --out resul
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import numpy as np
@@ -33,8 +32,8 @@ from labcore.markers import l75
 from labcore.measures import titration
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds, parse_seeds
-from labcore.storage.checkpoint_format import checkpoint_name
-from labcore.storage.checkpoint_manifest import BUNDLED_DIR
+from labcore.storage.checkpoint_format import checkpoint_file, checkpoint_name
+from labcore.storage.checkpoint_manifest import BUNDLED_DIR, read_record
 from labcore.storage.checkpoints import load_checkpoint
 from labcore.training.behaviour_cloning import train_seeds
 
@@ -63,10 +62,8 @@ def run(seeds: list[int], updates: int) -> dict:
     longer = train_seeds("dual", "b1", seeds, TrainConfig(max_updates=updates, min_updates=updates))
     rows = []
     for seed, trained in zip(seeds, longer, strict=True):
-        bundled = load_checkpoint(
-            BUNDLED_DIR / f"{checkpoint_name('dual', 'b1', seed)}.safetensors"
-        )
-        rec = json.loads((BUNDLED_DIR / f"{checkpoint_name('dual', 'b1', seed)}.json").read_text())
+        bundled = load_checkpoint(checkpoint_file(BUNDLED_DIR, checkpoint_name("dual", "b1", seed)))
+        rec = read_record(BUNDLED_DIR, checkpoint_name("dual", "b1", seed))
         rows.append(
             {
                 "seed": seed,

@@ -47,9 +47,9 @@ from labcore.experiments.pdw_findings import (
     summarise,
 )
 from labcore.experiments.study import Rows, Study
-from labcore.io import read_json
 from labcore.seeding import MEASURE_SAMPLING_SEED_BASE, episode_seeds
-from labcore.storage.checkpoint_manifest import MAX_JSON_BYTES
+from labcore.storage.checkpoint_format import checkpoint_file
+from labcore.storage.checkpoint_manifest import read_record
 from labcore.storage.checkpoints import load_checkpoint
 from labcore.training.neurogym_trainer import (
     IMITATION_UPDATES,
@@ -150,10 +150,10 @@ def trained_network(unit: Network, cfg: NeuroGymRLConfig, out: Path | str) -> tu
     manifest) if it was trained there, else trained and saved there. A checkpoint trained with
     another configuration raises ValueError (one sentence)."""
     folder = Path(out) / CHECKPOINTS
-    path = folder / f"{unit.checkpoint}.safetensors"
+    path = checkpoint_file(folder, unit.checkpoint)
     wanted = json.loads(json.dumps(asdict(cfg)))
     if path.exists():
-        record = read_json(path.with_suffix(".json"), MAX_JSON_BYTES)
+        record = read_record(folder, unit.checkpoint)
         if record.get("train_config") != wanted:
             raise ValueError(
                 f"{path} holds a network trained with another configuration; use a fresh --out "

@@ -2,15 +2,19 @@
 
 A checkpoint is a safetensors file (tensors and a string-to-string header, never pickle) whose
 name derives from what it is (:func:`checkpoint_name`) and whose content hash
-(:func:`content_sha256`) is the same for the same weights however the file lays them out. The
-checks here read the header and the stored config before any tensor data. The manifest, journal
-and lock of a checkpoint directory: :mod:`labcore.storage.checkpoint_manifest`; saving and
-loading: :mod:`labcore.storage.checkpoints`.
+(:func:`content_sha256`) is the same for the same weights however the file lays them out. It
+comes in two forms (:func:`checkpoint_file` finds either): ``NAME.safetensors.xz``, what every
+save writes (xz over safetensors with byte planes: :mod:`labcore.storage.checkpoint_container`),
+and ``NAME.safetensors``, raw, as files saved before were. The checks here read the header and
+the stored config of the (decompressed) safetensors file before any tensor data is taken from
+it. The manifest, journal and lock of a checkpoint directory:
+:mod:`labcore.storage.checkpoint_manifest`; saving and loading: :mod:`labcore.storage.checkpoints`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import math
 import re
@@ -28,10 +32,24 @@ from labcore.agents import Agent
 from labcore.agents.plain import PlainGRUConfig, PlainGRUPolicy
 from labcore.config import AGENT_KINDS, AgentConfig
 from labcore.io import read_bounded
+from labcore.storage.checkpoint_container import DTYPE_BYTES as _DTYPE_BYTES
+from labcore.storage.checkpoint_container import DTYPE_NAMES as _DTYPE_NAMES
+from labcore.storage.checkpoint_container import (
+    DecompressionBomb,
+    logical_entries,
+    logical_tensors,
+    planes_spec,
+    xz_decompress,
+)
 
 FORMAT = "ctlab-agent"
 FORMAT_VERSION = 1
 SUFFIX = ".safetensors"
+"""Suffix of a raw checkpoint file (every file saved before issue 33)."""
+COMPRESSED_SUFFIX = SUFFIX + ".xz"
+"""Suffix of a compressed checkpoint file (what a save writes)."""
+SUFFIXES = (COMPRESSED_SUFFIX, SUFFIX)
+"""The suffixes of a checkpoint file, the preferred form first."""
 CONTENT_KEY = "content_sha256"
 """Metadata key (and manifest field) of the content hash."""
 MODES = ("fast", "paper")
@@ -79,21 +97,6 @@ _DESIGN_VARIANT = re.compile(
 schedule that trained it where that is not the agent's config (``.class20``: the paper-weighted
 schedule, protocol sec. 7.7; ``.class20-lr1e-4``: its post hoc learning-rate probe;
 explore_e3.Cell)."""
-_DTYPE_NAMES = {
-    torch.float64: "F64",
-    torch.float32: "F32",
-    torch.float16: "F16",
-    torch.bfloat16: "BF16",
-    torch.int64: "I64",
-    torch.int32: "I32",
-    torch.int16: "I16",
-    torch.int8: "I8",
-    torch.uint8: "U8",
-    torch.bool: "BOOL",
-}
-_DTYPE_BYTES = {
-    name: torch.empty(0, dtype=dtype).element_size() for dtype, name in _DTYPE_NAMES.items()
-}
 
 
 class CheckpointError(ValueError):
@@ -154,6 +157,38 @@ def checkpoint_name(
             f"a paper-schedule checkpoint name needs its episode count, got {episodes!r}."
         )
     return f"{stem}-paper{int(episodes)}"
+
+
+def checkpoint_stem(path: Path | str) -> str | None:
+    """The checkpoint name of a file, whichever form it has; None if it is neither.
+
+    >>> checkpoint_stem("checkpoints/dual-b1-s3.safetensors.xz")
+    'dual-b1-s3'
+    >>> checkpoint_stem("dual-b1-s3.safetensors"), checkpoint_stem("dual-b1-s3.json")
+    ('dual-b1-s3', None)
+    """
+    file = Path(path).name
+    suffix = next((s for s in SUFFIXES if file.endswith(s)), None)
+    return None if suffix is None or file == suffix else file.removesuffix(suffix)
+
+
+def checkpoint_file(directory: Path | str, name: str) -> Path:
+    """The file of checkpoint ``name`` in ``directory``, whichever form it has.
+
+    ``NAME.safetensors.xz`` if it is there (a save writes it, and removes an older raw file
+    beside it), else ``NAME.safetensors`` if that is there (saved before issue 33), else
+    ``NAME.safetensors.xz``, where a save would write it. A symbolic link counts as there (so
+    that :func:`labcore.storage.checkpoints.load_checkpoint` refuses it by name).
+    """
+    compressed, raw = (Path(directory) / f"{name}{suffix}" for suffix in SUFFIXES)
+    if compressed.exists() or compressed.is_symlink():
+        return compressed
+    return raw if raw.exists() or raw.is_symlink() else compressed
+
+
+def is_compressed(path: Path | str) -> bool:
+    """Is this checkpoint file name of the compressed form (``.safetensors.xz``)?"""
+    return str(path).endswith(COMPRESSED_SUFFIX)
 
 
 def content_sha256(tensors: Mapping[str, torch.Tensor], metadata: Mapping[str, str]) -> str:
@@ -254,6 +289,37 @@ def _tensors_of(blob: bytes, file: str) -> dict[str, torch.Tensor]:
         return safetensors_load(blob)
     except (SafetensorError, ValueError, RuntimeError):
         raise _unreadable(file, "safetensors cannot parse it") from None
+
+
+def _decompressed(compressed: bytes, file: str) -> bytes:
+    """The safetensors file inside a compressed checkpoint, at most ``MAX_FILE_BYTES`` of it."""
+    try:
+        return xz_decompress(compressed, MAX_FILE_BYTES)
+    except DecompressionBomb as exc:
+        raise CheckpointError(
+            f"{file} is refused: {exc}, the cap of a checkpoint (a decompression bomb, or not a "
+            "lab checkpoint); restore it or retrain it."
+        ) from None
+    except ValueError as exc:
+        raise _unreadable(file, str(exc)) from None
+
+
+def _spec_of(metadata: dict[str, str], file: str) -> dict[str, tuple[str, list[int]]]:
+    """The byte-plane table popped from ``metadata`` (empty for a file without planes)."""
+    try:
+        return planes_spec(metadata)
+    except ValueError as exc:
+        raise _unreadable(file, str(exc)) from None
+
+
+def _logical_tensors_of(
+    blob: bytes, spec: Mapping[str, tuple[str, list[int]]], file: str
+) -> dict[str, torch.Tensor]:
+    """The checkpoint's tensors of a safetensors file, planed ones restored to their dtype."""
+    try:
+        return logical_tensors(_tensors_of(blob, file), spec)
+    except ValueError as exc:
+        raise _unreadable(file, str(exc)) from None
 
 
 _DEFAULT_CONFIG = AgentConfig()
@@ -418,17 +484,26 @@ def _expected_layout(
 
 
 def _check_layout(
-    entries: dict[str, dict], expected: dict[str, tuple[str, list[int]]], data_bytes: int, file: str
+    entries: dict[str, dict],
+    spec: Mapping[str, tuple[str, list[int]]],
+    expected: dict[str, tuple[str, list[int]]],
+    data_bytes: int,
+    file: str,
 ) -> None:
-    """The header's tensors are exactly those ``expected`` and tile the data region."""
-    missing, unexpected = sorted(set(expected) - set(entries)), sorted(set(entries) - set(expected))
+    """The header's tensors are exactly those ``expected`` (planed ones by the dtype and shape
+    ``spec`` records, their planes consistent with them) and tile the data region."""
+    try:
+        logical = logical_entries(entries, spec)
+    except ValueError as exc:
+        raise _unreadable(file, str(exc)) from None
+    missing, unexpected = sorted(set(expected) - set(logical)), sorted(set(logical) - set(expected))
     if missing or unexpected:
         raise CheckpointError(
             f"{file} holds weights that do not fit its own config (missing {missing[:3]}, "
             f"unexpected {unexpected[:3]}); retrain it."
         )
     for name in sorted(expected):
-        (dtype, shape), entry = expected[name], entries[name]
+        (dtype, shape), entry = expected[name], logical[name]
         if entry["dtype"] != dtype:
             raise CheckpointError(
                 f"{file} stores tensor {name!r} as {entry['dtype']} where the lab expects {dtype}; "
@@ -459,16 +534,34 @@ def _check_layout(
 def _parse(
     fh: BinaryIO, size: int, file: str
 ) -> tuple[bytes, dict, dict[str, str], StoredConfig, int]:
-    """(bytes, tensors, metadata, config, seed) of a checkpoint that passes every structural check;
-    the header and the config are checked before the tensor data is read."""
+    """(file bytes, tensors, metadata, config, seed) of a checkpoint that passes every structural
+    check; the header and the config are checked before the tensor data is read.
+
+    A compressed file (``file`` ends in ``.safetensors.xz``) is read whole (at most
+    ``MAX_FILE_BYTES``) and decompressed to at most ``MAX_FILE_BYTES``; the checks then run on
+    the safetensors file inside it. Tensors and metadata are the logical ones (planes restored,
+    the byte-plane table left out) in both forms.
+    """
+    compressed = None
+    if is_compressed(file):
+        if size > MAX_FILE_BYTES:
+            raise CheckpointError(
+                f"{file} is not a readable checkpoint (too large: {size:,} bytes, the cap is "
+                f"{MAX_FILE_BYTES:,}); it is corrupt or not a lab checkpoint."
+            )
+        compressed = fh.read(size)
+        inner = _decompressed(compressed, file)
+        fh, size = io.BytesIO(inner), len(inner)
     head = fh.read(8)
     n = _header_length(head, size, file)
     raw_header = fh.read(n)
     entries, metadata = _parse_header(raw_header, file)
+    spec = _spec_of(metadata, file)
     config, seed = _check_metadata(metadata, file)
-    _check_layout(entries, _expected_layout(config, seed, file), size - 8 - n, file)
+    _check_layout(entries, spec, _expected_layout(config, seed, file), size - 8 - n, file)
     blob = head + raw_header + fh.read(size - 8 - n)
-    return blob, _tensors_of(blob, file), metadata, config, seed
+    tensors = _logical_tensors_of(blob, spec, file)
+    return blob if compressed is None else compressed, tensors, metadata, config, seed
 
 
 def _non_finite(tensors: Mapping[str, torch.Tensor]) -> str | None:
@@ -492,14 +585,27 @@ class _Hashes:
 
 
 def _hashes_of(path: Path) -> _Hashes:
-    """Both hashes of a checkpoint file (its structure checked, its config not)."""
+    """Both hashes of a checkpoint file in either form (its structure checked, its config not):
+    the file's own sha256 and the content hash of its logical tensors and metadata."""
     try:
         blob = read_bounded(path, MAX_FILE_BYTES)
     except (OSError, ValueError) as exc:
         raise CheckpointError(
             f"{path.name} cannot be read ({getattr(exc, 'strerror', None) or exc})."
         ) from None
-    n = _header_length(blob[:8], len(blob), path.name)
-    _, metadata = _parse_header(blob[8 : 8 + n], path.name)
-    content = content_sha256(_tensors_of(blob, path.name), metadata)
+    inner = _decompressed(blob, path.name) if is_compressed(path.name) else blob
+    n = _header_length(inner[:8], len(inner), path.name)
+    _, metadata = _parse_header(inner[8 : 8 + n], path.name)
+    spec = _spec_of(metadata, path.name)
+    content = content_sha256(_logical_tensors_of(inner, spec, path.name), metadata)
     return _Hashes(hashlib.sha256(blob).hexdigest(), content, metadata.get(CONTENT_KEY))
+
+
+def content_hash_of(path: Path | str) -> str:
+    """The content hash of a checkpoint file in either form, computed from its tensors and
+    metadata (not read from its header); :class:`CheckpointError` if its structure is broken.
+
+    The same weights give the same hash whether the file is raw or compressed: what a cache
+    keyed by a checkpoint's weights (``results/view_cache``) compares.
+    """
+    return _hashes_of(Path(path)).content_sha256

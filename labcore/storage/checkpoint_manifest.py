@@ -1,8 +1,10 @@
 """Checkpoint directories: the manifest, the journals of saves in progress, the directory lock,
 and the checks, repairs and upgrades of a whole directory.
 
-The manifest (``manifest.json``) records each checkpoint's content hash and file sha256 and the
-fields callers index (task, kind, seed, ...). A save
+The manifest (``manifest.json``) records each checkpoint's file (``NAME.safetensors.xz``, or
+``NAME.safetensors`` if it was saved raw before issue 33), its content hash and file sha256 and the
+fields callers index (task, kind, seed, ...). Beside each checkpoint is its training record,
+``NAME.json.xz`` (or ``NAME.json``): :func:`read_record` reads either. A save
 (:func:`labcore.storage.checkpoints.save_checkpoint`)
 journals its entry in ``.<name>.pending`` first; :func:`repair_directory` finishes a save a killed
 process left undone. Every write holds the directory lock. What is guaranteed and what is not:
@@ -11,6 +13,7 @@ docs/reliability.md, section "Checkpoints".
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
 from collections.abc import Mapping
@@ -18,13 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from labcore import LabWarning
-from labcore.io import directory_lock, read_json, write_json
+from labcore.io import atomic_write, directory_lock, read_json, write_json
 from labcore.io import sha256_of as sha256_of  # re-export: the manifest's "sha256"
+from labcore.storage.checkpoint_container import read_json_xz, xz_compress
 from labcore.storage.checkpoint_format import (
     CONTENT_KEY,
     FORMAT,
     FORMAT_VERSION,
     SUFFIX,
+    SUFFIXES,
     CheckpointError,
     _Hashes,
     _hashes_of,
@@ -38,7 +43,12 @@ PENDING_SUFFIX = ".pending"
 BUNDLED_DIR = Path(__file__).resolve().parents[2] / "checkpoints"
 """The pre-trained agents shipped with the lab."""
 MAX_JSON_BYTES = 16 << 20
-"""Largest manifest, journal or training record read (16 MiB): the bundled manifest is ~25 KB."""
+"""Largest manifest, journal or training record read (16 MiB; a compressed record's cap is on its
+decompressed text): the bundled manifest is ~25 KB, the largest record ~170 KB."""
+RECORD_SUFFIX = ".json"
+"""Suffix of a raw training record (every record saved before issue 33)."""
+COMPRESSED_RECORD_SUFFIX = ".json.xz"
+"""Suffix of a compressed training record (what a save writes: the same JSON text, xz)."""
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _ENTRY_TYPES = {
@@ -110,8 +120,8 @@ def _entry_problem(name: str, entry: object) -> str | None:
         }[kind]
         if not ok:
             return f"no valid {key!r}" if key in entry else f"no {key!r}"
-    if entry["file"] != f"{name}{SUFFIX}":
-        return f"'file' is {entry['file']!r}, not {name}{SUFFIX}"
+    if entry["file"] not in [f"{name}{suffix}" for suffix in SUFFIXES]:
+        return f"'file' is {entry['file']!r}, not {name}{SUFFIXES[0]} or {name}{SUFFIX}"
     hashes = [entry[k] for k in ("sha256", CONTENT_KEY) if k in entry]
     if not hashes:
         return "no 'sha256'"
@@ -152,11 +162,11 @@ def _entry_matches(entry: dict, hashes: _Hashes) -> bool:
     return entry["sha256"] == hashes.file_sha256
 
 
-def _entry_for(name: str, record: Mapping[str, Any], hashes: _Hashes, size: int) -> dict:
-    """The manifest entry of a checkpoint saved with training ``record``."""
+def _entry_for(name: str, record: Mapping[str, Any], hashes: _Hashes, size: int, file: str) -> dict:
+    """The manifest entry of checkpoint file ``file`` saved with training ``record``."""
     try:
         entry = {
-            "file": f"{name}{SUFFIX}",
+            "file": file,
             "sha256": hashes.file_sha256,
             CONTENT_KEY: hashes.content_sha256,
             "bytes": size,
@@ -177,6 +187,54 @@ def _entry_for(name: str, record: Mapping[str, Any], hashes: _Hashes, size: int)
             f"the training record of {name} gives a malformed manifest entry ({problem})."
         )
     return entry
+
+
+# ---------------------------------------------------------------------------- training records
+def record_file(directory: Path | str, name: str) -> Path:
+    """The training record of checkpoint ``name`` in ``directory``, whichever form it has:
+    ``NAME.json.xz`` if it is there, else ``NAME.json`` if that is there, else ``NAME.json.xz``."""
+    compressed = Path(directory) / f"{name}{COMPRESSED_RECORD_SUFFIX}"
+    raw = Path(directory) / f"{name}{RECORD_SUFFIX}"
+    if compressed.exists() or compressed.is_symlink():
+        return compressed
+    return raw if raw.exists() or raw.is_symlink() else compressed
+
+
+def read_record(directory: Path | str, name: str) -> Any:
+    """The training record of checkpoint ``name`` in ``directory`` (:func:`record_file`).
+
+    Raises OSError (missing, a link, not a regular file) or ValueError whose message completes
+    "the file is ...": too large (over ``MAX_JSON_BYTES``, decompressed for ``.json.xz``), not
+    a readable xz file, not UTF-8, not valid JSON.
+    """
+    path = record_file(directory, name)
+    if path.name.endswith(COMPRESSED_RECORD_SUFFIX):
+        return read_json_xz(path, MAX_JSON_BYTES)
+    return read_json(path, MAX_JSON_BYTES)
+
+
+def _record_text(record: Mapping[str, Any]) -> bytes:
+    """A record's JSON text, as :func:`labcore.io.write_json` writes it."""
+    return (json.dumps(record, indent=1, sort_keys=True) + "\n").encode()
+
+
+def write_record(directory: Path | str, name: str, record: Mapping[str, Any]) -> Path:
+    """Write checkpoint ``name``'s training record as ``NAME.json.xz``, atomically; its path."""
+    path = Path(directory) / f"{name}{COMPRESSED_RECORD_SUFFIX}"
+    data = xz_compress(_record_text(record))
+    atomic_write(path, lambda tmp: tmp.write_bytes(data))
+    return path
+
+
+def _drop_raw_forms(directory: Path, name: str) -> None:
+    """Remove the raw checkpoint and record of ``name`` where its compressed forms are in place
+    (a save over a checkpoint saved raw): they are an older run's."""
+    for compressed, raw in (
+        (f"{name}{SUFFIXES[0]}", f"{name}{SUFFIX}"),
+        (f"{name}{COMPRESSED_RECORD_SUFFIX}", f"{name}{RECORD_SUFFIX}"),
+    ):
+        if (directory / compressed).is_file() and not (directory / compressed).is_symlink():
+            (directory / raw).unlink(missing_ok=True)
 
 
 def _read_journal(path: Path) -> dict | None:
@@ -214,7 +272,12 @@ def _repair_locked(directory: Path, manifest: dict) -> tuple[list[str], list[Pat
         if manifest["checkpoints"].get(name) != entry:
             manifest["checkpoints"][name] = entry
             repaired.append(name)
-        write_json(directory / f"{name}.json", journal["record"])  # missing, or an older run's
+        if entry["file"].endswith(SUFFIXES[0]):
+            write_record(directory, name, journal["record"])  # missing, or an older run's
+            _drop_raw_forms(directory, name)  # the journal keeps vouching until the manifest is
+            # written
+        else:  # a journal of a raw save (written before issue 33)
+            write_json(directory / f"{name}{RECORD_SUFFIX}", journal["record"])
     return repaired, done
 
 

@@ -28,7 +28,7 @@ from labcore.agents.neurogym import NeuroGymNet
 from labcore.cluster import DASK_TIMEOUT, run_on_cluster
 from labcore.config import AgentConfig, TrainConfig, trainer_of
 from labcore.parallel import clean_main, message_queue, process_pool
-from labcore.storage.checkpoint_format import checkpoint_name
+from labcore.storage.checkpoint_format import checkpoint_file, checkpoint_name
 from labcore.storage.checkpoints import save_checkpoint
 from labcore.training import actor_critic, behaviour_cloning, neurogym_trainer
 from labcore.training.neurogym_trainer import NeuroGymRLConfig
@@ -121,7 +121,7 @@ def missing_seeds(
         s
         for s in seeds
         if not any(
-            (Path(d) / f"{checkpoint_name(task, kind, s, cfg.mode, episodes)}.safetensors").exists()
+            checkpoint_file(d, checkpoint_name(task, kind, s, cfg.mode, episodes)).exists()
             for d in directories
         )
     ]

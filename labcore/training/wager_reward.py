@@ -41,7 +41,7 @@ from labcore.config import TrainConfig
 from labcore.envs.batch import StepKind
 from labcore.markers import learning_curve_auroc
 from labcore.markers.metacognition import WAGER_THRESHOLD
-from labcore.storage.checkpoint_format import checkpoint_name
+from labcore.storage.checkpoint_format import checkpoint_file, checkpoint_name
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR
 from labcore.storage.checkpoints import load_checkpoint
 
@@ -237,9 +237,7 @@ def warm_start(
     without the file.
     """
     name = checkpoint_name(task, kind, seed)
-    source = load_checkpoint(
-        Path(directory or BUNDLED_DIR) / f"{name}.safetensors"
-    ).agent.state_dict()
+    source = load_checkpoint(checkpoint_file(directory or BUNDLED_DIR, name)).agent.state_dict()
     own = agent.state_dict()
     loaded = {
         k: v

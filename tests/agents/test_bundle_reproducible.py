@@ -27,20 +27,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from safetensors.torch import load_file
 
 from labcore.compute import RETRAIN_TOLERANCES, same_code_path
 from labcore.experiments.e1 import view_values
 from labcore.interventions import INTACT
 from labcore.measures import metacognition
 from labcore.seeding import episode_seeds
+from labcore.storage.checkpoint_format import checkpoint_file
+from labcore.storage.checkpoint_manifest import read_record
 from labcore.storage.checkpoints import load_checkpoint
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "wagering-b2_ws-s0"
-BUNDLED = ROOT / "checkpoints" / f"{NAME}.safetensors"
+BUNDLED = checkpoint_file(ROOT / "checkpoints", NAME)
 E1_TRIALS = 600
 """The E1 evaluation's trials (ReproduceConfig().e1_trials): the registered comparison's budget."""
 
@@ -65,20 +66,19 @@ def _retrain(out: Path, mode: str) -> tuple[dict[str, torch.Tensor], dict, Path]
     env = {k: v for k, v in os.environ.items() if k != "CTLAB_COMPUTE"}
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
-    return (
-        load_file(out / BUNDLED.name),
-        json.loads((out / f"{NAME}.json").read_text()),
-        out / BUNDLED.name,
-    )
+    path = checkpoint_file(out, NAME)
+    return tensors_of(path), read_record(out, NAME), path
+
+
+def tensors_of(path: Path) -> dict[str, torch.Tensor]:
+    """The weights of a checkpoint file (either form), as stored: the loaded agent's state dict
+    (loaded strictly, so its names and values are the file's)."""
+    return load_checkpoint(path, verify=False).agent.state_dict()
 
 
 @pytest.fixture(scope="module")
 def bundled() -> tuple[dict[str, torch.Tensor], dict, Path]:
-    return (
-        load_file(BUNDLED),
-        json.loads((ROOT / "checkpoints" / f"{NAME}.json").read_text()),
-        BUNDLED,
-    )
+    return tensors_of(BUNDLED), read_record(ROOT / "checkpoints", NAME), BUNDLED
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ kills a real process with ``os._exit``.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import textwrap
@@ -25,6 +24,8 @@ from labcore.storage.checkpoint_format import CheckpointError
 from labcore.storage.checkpoint_manifest import (
     MANIFEST,
     read_manifest,
+    read_record,
+    record_file,
     repair_directory,
     verify_directory,
 )
@@ -108,10 +109,7 @@ def test_a_resave_killed_after_any_step_is_repaired_by_the_next_load(
     entry = read_manifest(tmp_path)["checkpoints"][NAME]
     assert loaded.entry == entry and entry["heldout_agreement"] == (0.97 if written else 0.96)
     # The record beside the file is the one of its weights, never the previous run's.
-    assert (
-        json.loads((tmp_path / f"{NAME}.json").read_text())["heldout_agreement"]
-        == entry["heldout_agreement"]
-    )
+    assert read_record(tmp_path, NAME)["heldout_agreement"] == entry["heldout_agreement"]
     if step in ("file", "record"):
         assert journals(tmp_path) == []  # the load finished the save
     repair_directory(
@@ -124,7 +122,7 @@ def test_a_resave_killed_after_any_step_is_repaired_by_the_next_load(
 @pytest.mark.parametrize("step", STEPS)
 def test_a_first_save_killed_after_any_step_is_repaired_or_absent(tmp_path, monkeypatch, new, step):
     killed_save(monkeypatch, tmp_path, new, step)
-    path = tmp_path / f"{NAME}.safetensors"
+    path = tmp_path / f"{NAME}.safetensors.xz"
     if step == "journal":
         with pytest.raises(CheckpointError, match="There is no checkpoint file"):
             load_checkpoint(path)
@@ -132,12 +130,12 @@ def test_a_first_save_killed_after_any_step_is_repaired_or_absent(tmp_path, monk
         assert NAME not in read_manifest(tmp_path)["checkpoints"]
         return
     if step == "file":
-        assert not (tmp_path / f"{NAME}.json").exists() and not (tmp_path / MANIFEST).exists()
+        assert not record_file(tmp_path, NAME).exists() and not (tmp_path / MANIFEST).exists()
     loaded = load_checkpoint(path)
     assert same_weights(loaded.agent, new) and loaded.entry["excluded"] is False
     # The journal held everything: manifest entry and training record are back.
     assert read_manifest(tmp_path)["checkpoints"][NAME] == loaded.entry
-    assert json.loads((tmp_path / f"{NAME}.json").read_text()) == record_of(new)
+    assert read_record(tmp_path, NAME) == record_of(new)
     repair_directory(tmp_path)  # killed after the manifest, the journal is left for this
     assert journals(tmp_path) == [] and verify_directory(tmp_path) == []
 
@@ -152,7 +150,7 @@ def test_the_next_save_of_another_checkpoint_also_repairs(tmp_path, monkeypatch,
     assert set(read_manifest(tmp_path)["checkpoints"]) == {NAME, "dual-b1-s2"}
     assert read_manifest(tmp_path)["checkpoints"][NAME]["heldout_agreement"] == 0.97
     # Repaired without loading: the manifest now vouches for the new weights.
-    assert same_weights(load_checkpoint(tmp_path / f"{NAME}.safetensors").agent, new)
+    assert same_weights(load_checkpoint(tmp_path / f"{NAME}.safetensors.xz").agent, new)
 
 
 def test_a_changed_file_without_a_journal_is_still_refused(tmp_path, monkeypatch, old, new):
@@ -162,7 +160,7 @@ def test_a_changed_file_without_a_journal_is_still_refused(tmp_path, monkeypatch
         tmp_path / f".{NAME}.pending"
     ).unlink()  # the journal is lost: nothing vouches for the new file
     with pytest.raises(
-        CheckpointError, match=rf"^{NAME}\.safetensors does not match its manifest entry"
+        CheckpointError, match=rf"^{NAME}\.safetensors\.xz does not match its manifest entry"
     ):
         load_checkpoint(path)
     # Saving again is the way out, and works.

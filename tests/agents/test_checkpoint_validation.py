@@ -1,12 +1,13 @@
 """Checkpoints under bad input: stored configs, headers, dtypes, paths, manifests, content hashes.
 
-Every file here is built by hand (untrained agents, forged headers), so nothing is trained.
+Every file here is built by hand (untrained agents, forged headers), so nothing is trained. A
+save writes the compressed form (``.safetensors.xz``); ``forge`` writes the raw form, as files
+saved before issue 33 are. The compressed form's own faults: ``test_checkpoint_compressed.py``.
 """
 
 from __future__ import annotations
 
 import json
-import struct
 from dataclasses import asdict, fields, replace
 
 import pytest
@@ -18,10 +19,12 @@ import labcore.storage.checkpoint_manifest as ck_manifest
 from labcore.agents import Agent, build_agent
 from labcore.config import AGENT_KINDS, AgentConfig
 from labcore.storage.checkpoint_format import (
+    COMPRESSED_SUFFIX,
     CONFIG_INT_CAPS,
     MAX_HEADER_BYTES,
     MAX_PARAMETERS,
     CheckpointError,
+    checkpoint_file,
     checkpoint_name,
     content_sha256,
 )
@@ -36,6 +39,7 @@ from labcore.storage.checkpoint_manifest import (
     verify_directory,
 )
 from labcore.storage.checkpoints import load_checkpoint, save_checkpoint
+from tests.agents.checkpoint_files import flip_weight_byte, header_of, raw_file
 
 
 def record_of(agent: Agent, seed: int = 0, task: str = "dual") -> dict:
@@ -69,17 +73,6 @@ def forge(path, tensors, config: dict, *, embed_hash: bool = False, **extra) -> 
     if embed_hash:
         metadata["content_sha256"] = content_sha256(tensors, metadata)
     save_file(tensors, str(path), metadata=metadata)
-
-
-def raw_file(path, header: dict, data: bytes = b"") -> None:
-    text = json.dumps(header).encode()
-    path.write_bytes(struct.pack("<Q", len(text)) + text + data)
-
-
-def header_of(path) -> tuple[dict, bytes]:
-    blob = path.read_bytes()
-    n = struct.unpack("<Q", blob[:8])[0]
-    return json.loads(blob[8 : 8 + n]), blob[8 + n :]
 
 
 @pytest.fixture(scope="module")
@@ -175,14 +168,17 @@ def test_every_integer_config_field_has_a_cap_well_above_the_bundled_agents():
     }
     assert set(CONFIG_INT_CAPS) == int_fields
     for name, _ in find_checkpoints(BUNDLED_DIR, include_excluded=True):
-        header, _ = header_of(BUNDLED_DIR / f"{name}.safetensors")
+        header, _ = header_of(checkpoint_file(BUNDLED_DIR, name))
         config = json.loads(header["__metadata__"]["config"])
         assert all(
             config.get(f, getattr(AgentConfig(), f)) * 4 <= cap
             for f, cap in CONFIG_INT_CAPS.items()
         )
+        planes = json.loads(header["__metadata__"].get("byte_planes", "{}"))  # logical shapes
         numbers = sum(
-            torch.Size(e["shape"]).numel() for k, e in header.items() if k != "__metadata__"
+            torch.Size(planes.get(k, e)["shape"]).numel()
+            for k, e in header.items()
+            if k != "__metadata__"
         )
         assert numbers * 10 < MAX_PARAMETERS
 
@@ -202,7 +198,7 @@ def test_design_study_kinds_round_trip(tmp_path, kind, changes):
     config = replace(AGENT_KINDS[kind.split(".")[0]], kind=kind, **changes)
     agent = build_agent(config, seed=2)
     path = save_checkpoint(agent, record_of(agent, seed=2), tmp_path)
-    assert path.name == f"{checkpoint_name('dual', kind, 2)}.safetensors"
+    assert path.name == f"{checkpoint_name('dual', kind, 2)}{COMPRESSED_SUFFIX}"
     loaded = load_checkpoint(path)
     assert loaded.agent.config == config
     assert all(
@@ -284,7 +280,10 @@ def test_a_header_over_the_cap_is_called_too_large(tmp_path, b1):
 )
 def test_header_is_checked_against_the_config_before_the_data(tmp_path, b1, edit, message):
     # The data region is dropped: the error names the header's problem, so no data was needed.
-    path = save_checkpoint(b1, record_of(b1), tmp_path)
+    # A raw file (its header holds the float32 tensors themselves; a compressed file's planes:
+    # test_checkpoint_compressed.py).
+    path = tmp_path / "dual-b1-s0.safetensors"
+    forge(path, tensors_of(b1), asdict(b1.config))
     header, _ = header_of(path)
     edit(header)
     forged = tmp_path / "header.safetensors"
@@ -293,14 +292,15 @@ def test_header_is_checked_against_the_config_before_the_data(tmp_path, b1, edit
         load_checkpoint(forged)
 
 
-def test_offsets_that_do_not_tile_the_data_are_refused(tmp_path, b1):
-    path = save_checkpoint(b1, record_of(b1), tmp_path)
+@pytest.mark.parametrize("suffix", [".safetensors", COMPRESSED_SUFFIX])
+def test_offsets_that_do_not_tile_the_data_are_refused(tmp_path, b1, suffix):
+    path = save_checkpoint(b1, record_of(b1), tmp_path)  # compressed: its inner file's header
     header, data = header_of(path)
     first = min(
         (k for k in header if k != "__metadata__"), key=lambda k: header[k]["data_offsets"][0]
     )
     header[first]["data_offsets"][0] += 4
-    forged = tmp_path / "offsets.safetensors"
+    forged = tmp_path / f"offsets{suffix}"
     raw_file(forged, header, data)
     with pytest.raises(
         CheckpointError, match=rf"data offsets of tensor '{first}' do not match its shape"
@@ -370,8 +370,8 @@ def test_symbolic_links_are_refused(tmp_path, b1):
     original = real.read_bytes()
     folder.mkdir()
     (folder / "inside.safetensors").symlink_to(real)
-    (folder / "dual-b1-s1.safetensors").symlink_to(folder / "inside.safetensors")
-    for link in ("inside.safetensors", "dual-b1-s1.safetensors"):
+    (folder / "dual-b1-s1.safetensors.xz").symlink_to(folder / "inside.safetensors")
+    for link in ("inside.safetensors", "dual-b1-s1.safetensors.xz"):
         with pytest.raises(CheckpointError, match="is a symbolic link"):
             load_checkpoint(folder / link)
     with pytest.raises(
@@ -424,7 +424,7 @@ def test_an_unusable_manifest_is_one_clear_error(tmp_path, b1, case):
             CheckpointError, match=f"manifest.json {message}.*restore it from version control"
         ):
             call()
-    assert not (tmp_path / "dual-b1-s1.safetensors").exists()  # the save stopped before writing
+    assert not checkpoint_file(tmp_path, "dual-b1-s1").exists()  # the save stopped before writing
 
 
 def test_an_oversized_manifest_is_refused_without_parsing(tmp_path, monkeypatch):
@@ -448,7 +448,7 @@ ENTRY_PROBLEMS = {
     "seed as text": (lambda e: {**e, "seed": "0"}, "no valid 'seed'"),
     "file elsewhere": (
         lambda e: {**e, "file": "../../etc/passwd"},
-        "'file' is '../../etc/passwd', not dual-b1-s0.safetensors",
+        "'file' is '../../etc/passwd', not dual-b1-s0.safetensors.xz or dual-b1-s0.safetensors",
     ),
     "short hash": (lambda e: {**e, "content_sha256": "abc"}, "a hash is not 64 hex digits"),
 }
@@ -494,16 +494,16 @@ def test_an_unlisted_file_with_its_own_hash_is_verified_and_recorded(tmp_path, b
     (other / saved.name).write_bytes(saved.read_bytes())
     alone = load_checkpoint(other / saved.name)  # no record beside it: verified, not recorded
     assert alone.entry is None and not (other / MANIFEST).exists()
-    (other / "dual-b1-s0.json").write_text((tmp_path / "a" / "dual-b1-s0.json").read_text())
+    record = "dual-b1-s0.json.xz"
+    (other / record).write_bytes((tmp_path / "a" / record).read_bytes())
     recorded = load_checkpoint(other / saved.name)
     assert recorded.entry == read_manifest(tmp_path / "a")["checkpoints"]["dual-b1-s0"]
     assert read_manifest(other)["checkpoints"]["dual-b1-s0"] == recorded.entry
     assert verify_directory(other) == []
     # Its own hash still protects it: a changed weight is caught without any manifest.
-    data = bytearray(saved.read_bytes())
-    data[-8] ^= 0x01
     (tmp_path / "c").mkdir()
-    (tmp_path / "c" / saved.name).write_bytes(bytes(data))
+    (tmp_path / "c" / saved.name).write_bytes(saved.read_bytes())
+    flip_weight_byte(tmp_path / "c" / saved.name)
     with pytest.raises(
         CheckpointError, match="is corrupt: its weights do not match the content hash stored"
     ):

@@ -16,11 +16,13 @@ from labcore.storage.checkpoint_manifest import (
     MANIFEST,
     find_checkpoints,
     read_manifest,
+    read_record,
     sha256_of,
     verify_directory,
 )
 from labcore.storage.checkpoints import load_checkpoint, save_checkpoint
 from labcore.training.demonstrations import DemoTensors
+from tests.agents.checkpoint_files import flip_weight_byte, inner_of, write_inner
 
 
 @pytest.fixture()
@@ -31,7 +33,7 @@ def saved(tmp_path, e1_agent):
 
 def test_round_trip_gives_the_same_agent(saved, e1_agent):
     directory, path = saved
-    assert path.name == "wagering-b2_ws-s0.safetensors"
+    assert path.name == "wagering-b2_ws-s0.safetensors.xz"
     loaded = load_checkpoint(path)
     assert (
         loaded.task == "wagering"
@@ -48,7 +50,7 @@ def test_round_trip_gives_the_same_agent(saved, e1_agent):
         e1_agent.agent.forward_sequence(demos.obs).logits,
         loaded.agent.forward_sequence(demos.obs).logits,
     )
-    record = json.loads((directory / "wagering-b2_ws-s0.json").read_text())
+    record = read_record(directory, "wagering-b2_ws-s0")
     assert record["seed"] == 0 and "heldout_agreement" in record and "wall_seconds" in record
     entry = read_manifest(directory)["checkpoints"]["wagering-b2_ws-s0"]
     assert (
@@ -65,7 +67,7 @@ def test_no_temporary_files_are_left_behind(saved):
     directory, _ = saved
     assert sorted(
         p.name for p in directory.iterdir() if not p.name.startswith(".manifest.lock")
-    ) == [MANIFEST, "wagering-b2_ws-s0.json", "wagering-b2_ws-s0.safetensors"]
+    ) == [MANIFEST, "wagering-b2_ws-s0.json.xz", "wagering-b2_ws-s0.safetensors.xz"]
 
 
 def test_failed_write_leaves_nothing(tmp_path, e1_agent, monkeypatch):
@@ -80,15 +82,17 @@ def test_failed_write_leaves_nothing(tmp_path, e1_agent, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_truncated_file_is_rejected(saved):
+@pytest.mark.parametrize("suffix", [".safetensors", ".safetensors.xz"])
+def test_truncated_file_is_rejected(saved, suffix):
+    # The safetensors file cut (raw, or inside an intact xz stream): the inner file's check.
     directory, path = saved
-    data = path.read_bytes()
-    bad = directory / "cut.safetensors"
-    bad.write_bytes(data[: len(data) // 2])
+    data = inner_of(path)
+    bad = directory / f"cut{suffix}"
+    write_inner(bad, data[: len(data) // 2])
     with pytest.raises(
         CheckpointError,
-        match=r"^cut\.safetensors is not a readable checkpoint \(corrupt or truncated: "
-        r"the data region is [\d,]+ bytes, the header describes [\d,]+\); "
+        match=rf"^cut{suffix.replace('.', '[.]')} is not a readable checkpoint \(corrupt or "
+        r"truncated: the data region is [\d,]+ bytes, the header describes [\d,]+\); "
         r"restore it or retrain it\.$",
     ):
         load_checkpoint(bad)
@@ -96,9 +100,7 @@ def test_truncated_file_is_rejected(saved):
 
 def test_changed_file_fails_its_manifest_hash(saved):
     directory, path = saved
-    data = bytearray(path.read_bytes())
-    data[-5] ^= 0xFF
-    path.write_bytes(bytes(data))
+    flip_weight_byte(path, -5)
     with pytest.raises(CheckpointError, match="does not match its manifest entry"):
         load_checkpoint(path)
     assert verify_directory(directory) == [

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +11,8 @@ import pytest
 
 from labcore.cli import training_jobs
 from labcore.seeding import parse_seeds
-from labcore.storage.checkpoint_manifest import read_manifest
+from labcore.storage.checkpoint_format import checkpoint_file
+from labcore.storage.checkpoint_manifest import read_manifest, read_record
 from labcore.storage.checkpoints import load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,9 +63,9 @@ def test_cli_trains_and_writes_checkpoints(tmp_path):
     assert "training" in done.stderr  # the progress bar
     manifest = read_manifest(out)["checkpoints"]
     assert set(manifest) == {"wagering-b2_ws-s0", "wagering-b2_ws-s1"}
-    loaded = load_checkpoint(out / "wagering-b2_ws-s1.safetensors")
+    loaded = load_checkpoint(checkpoint_file(out, "wagering-b2_ws-s1"))
     assert loaded.seed == 1
-    record = json.loads((out / "wagering-b2_ws-s1.json").read_text())
+    record = read_record(out, "wagering-b2_ws-s1")
     assert record["updates"] == 30 and record["versions"]["torch"].startswith("2.13.0")
     again = subprocess.run(
         [*cmd, "--skip-existing"], cwd=ROOT, capture_output=True, text=True, timeout=120

@@ -35,6 +35,7 @@ from labcore.envs.channels import CONTENT_SLICE, EVENT_INDEX
 from labcore.envs.neurogym_wager import PostDecisionWagerEnv, sure_choice_by_coherence
 from labcore.experiments.study import load_study, run_study
 from labcore.figures.neurogym import sure_curve_figure
+from labcore.storage.checkpoint_format import checkpoint_file
 from labcore.storage.checkpoints import load_checkpoint
 from labcore.training.neurogym_trainer import NeuroGymRLConfig, train_network
 
@@ -216,7 +217,7 @@ def test_pipeline_on_a_tiny_budget(tmp_path):
     for kind in ("reward_all", "b2_ws"):
         assert (
             load_checkpoint(
-                tmp_path / "checkpoints" / f"neurogym-{kind}-s1.safetensors"
+                checkpoint_file(tmp_path / "checkpoints", f"neurogym-{kind}-s1")
             ).agent.config.kind
             == kind
         )

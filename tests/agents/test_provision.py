@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from labcore.config import TrainConfig
+from labcore.storage.checkpoint_format import checkpoint_file
 from labcore.storage.checkpoint_manifest import read_manifest
 from labcore.storage.checkpoints import load_checkpoint
 from labcore.training.provision import (
@@ -22,7 +23,7 @@ TINY = TrainConfig(
 
 
 def _weights(directory, name):
-    return load_checkpoint(directory / f"{name}.safetensors").agent.state_dict()
+    return load_checkpoint(checkpoint_file(directory, name)).agent.state_dict()
 
 
 def _same(a, b) -> bool:

@@ -29,6 +29,8 @@ from labcore.envs.tables import pose_tables
 from labcore.envs.wagering import BET_ACTION, LAYOUT, OPT_OUT_ACTION, RESPONSE_CELLS
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds
+from labcore.storage.checkpoint_format import checkpoint_file
+from labcore.storage.checkpoint_manifest import read_record
 from labcore.storage.checkpoints import load_checkpoint
 from labcore.training.actor_critic import (
     RLConfig,
@@ -294,12 +296,12 @@ def test_cli_trains_reward_all_with_rl_and_writes_a_loadable_checkpoint(tmp_path
         ]
     )
     assert "accuracy" in capsys.readouterr().out
-    record = json.loads((tmp_path / "wagering-reward_all-s0.json").read_text())
+    record = read_record(tmp_path, "wagering-reward_all-s0")
     assert (
         record["trainer"] == "rl"
         and record["updates"] == 10
         and record["train_config"]["max_updates"] == 10
     )
     assert record["history"][-1]["update"] == 10 and "heldout_auroc" in record["history"][-1]
-    loaded = load_checkpoint(tmp_path / "wagering-reward_all-s0.safetensors")
+    loaded = load_checkpoint(checkpoint_file(tmp_path, "wagering-reward_all-s0"))
     assert loaded.agent.config == AGENT_KINDS["reward_all"] and loaded.entry["kind"] == "reward_all"

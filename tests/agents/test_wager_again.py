@@ -26,7 +26,7 @@ from labcore.experiments.e4_hypotheses import evaluate, spread_table
 from labcore.experiments.paper_findings import claim_flags
 from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.seeding import episode_seeds
-from labcore.storage.checkpoint_format import checkpoint_name
+from labcore.storage.checkpoint_format import checkpoint_file, checkpoint_name
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR
 from labcore.storage.checkpoints import load_checkpoint, save_checkpoint
 from labcore.training.behaviour_cloning import train_seeds
@@ -274,7 +274,7 @@ def test_the_step_path_subtracts_the_stored_centre():
 # ---------------------------------------------------------------------------- warm start
 def test_warm_start_loads_the_policy_and_keeps_a_fresh_wager_head():
     source = load_checkpoint(
-        BUNDLED_DIR / f"{checkpoint_name('wagering', 'b2_ws', 0)}.safetensors"
+        checkpoint_file(BUNDLED_DIR, checkpoint_name("wagering", "b2_ws", 0))
     ).agent.state_dict()
     fresh = build_agent("reward_late", 0)
     before = {k: v.clone() for k, v in fresh.state_dict().items()}
@@ -453,9 +453,13 @@ def test_the_spread_rule_on_hand_made_cases():
         "confidence_distinct": 1.0,
         "spread_bets": 0.0,
         "auroc_meaningful": 0.0,
+        "bets_flipped": 0.0,
     }
     spread = confidence_spread([0.1, 0.9] * 50)  # |c - 0.5| = 0.4 on 100 trials: 40 bets
     assert spread["spread_bets"] == pytest.approx(40.0) and spread["auroc_meaningful"] == 1.0
+    assert spread["bets_flipped"] == 50.0  # mean 0.5 bets on none; every trial at 0.9 bets
+    # Spread without a flip: every confidence above 0.5 bets as its mean does.
+    assert confidence_spread([0.6, 0.99] * 50)["bets_flipped"] == 0.0
     assert confidence_spread([0.0, 1.0])["auroc_meaningful"] == 1.0  # 0.5 + 0.5: exactly one bet
     assert confidence_spread([0.25, 0.75])["auroc_meaningful"] == 0.0  # half a bet
     # The bundled arm (a)'s case: SD 2e-5 near 0.998 has hundreds of distinct float32 values, no bet
@@ -505,10 +509,18 @@ def test_an_arm_is_not_meaningful_when_half_its_seeds_fail_and_its_claims_say_so
         "failing": 2,
         "bets_low": 0.2,
         "bets_high": 3.0,
+        "flips_low": None,
+        "flips_high": None,
         "confidence_sd": pytest.approx(0.0055),
     }
     results[2].values["e4.auroc_meaningful.reward_late.self_on"] = 1
     assert spread_table(results)[key]["meaningful"] is True  # 3 of 4: more than half
+    # A seed whose bets never flip under the evaluation's own rule is not meaningful (sec. 10.5).
+    for seed, flips in enumerate([5.0, 0.0, 0.0, 7.0]):
+        results[seed].values["e4.bets_flipped.reward_late.self_on"] = flips
+    table = spread_table(results)  # seed 0 alone has both: seeds 1-2 flip none, seed 3 is flat
+    assert table[key]["seeds_meaningful"] == 1 and table[key]["meaningful"] is False
+    assert table[key]["bets_flipped"] == [0.0, 7.0]
 
 
 # ---------------------------------------------------------------------------- R1-R4 as registered

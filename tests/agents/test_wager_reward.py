@@ -28,7 +28,8 @@ from labcore.interventions import INTACT, SELF_MODEL_LESION
 from labcore.markers import learning_curve_auroc, type2_auroc
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds
-from labcore.storage.checkpoint_format import CheckpointError
+from labcore.storage.checkpoint_format import CheckpointError, checkpoint_file
+from labcore.storage.checkpoint_manifest import read_record
 from labcore.storage.checkpoints import load_checkpoint, save_checkpoint
 from labcore.training.behaviour_cloning import train_seeds
 from labcore.training.cloning_losses import compute_losses
@@ -417,10 +418,10 @@ def test_cli_trains_e4_arms_with_their_signal(tmp_path):
         ]
     )
     for seed in (0, 1):
-        record = json.loads((tmp_path / f"wagering-reward_wager_risky-s{seed}.json").read_text())
+        record = read_record(tmp_path, f"wagering-reward_wager_risky-s{seed}")
         assert (record["meta_signal"], record["wrong_bet_payoff"]) == ("reward", -3.0)
         assert record["batch_seeds"] == [0, 1]
-        loaded = load_checkpoint(tmp_path / f"wagering-reward_wager_risky-s{seed}.safetensors")
+        loaded = load_checkpoint(checkpoint_file(tmp_path, f"wagering-reward_wager_risky-s{seed}"))
         assert loaded.agent.config == AGENT_KINDS["reward_wager_risky"]
 
 

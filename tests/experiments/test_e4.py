@@ -35,7 +35,7 @@ from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.render import WORD_LIMITS, flag_text, fmt, part, pct, words
 from labcore.render import answer as render_answer
 from labcore.stats import t_interval, welch_interval
-from labcore.storage.checkpoint_format import checkpoint_name
+from labcore.storage.checkpoint_format import checkpoint_file, checkpoint_name
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR
 from labcore.storage.checkpoints import save_checkpoint
 from labcore.training.behaviour_cloning import train_seeds
@@ -263,7 +263,7 @@ def provide_tiny_again_agents(cache: Path, seeds: tuple[int, ...]) -> list[str]:
         missing = [
             s
             for s in seeds
-            if not (BUNDLED_DIR / f"{checkpoint_name('wagering', kind, s)}.safetensors").exists()
+            if not checkpoint_file(BUNDLED_DIR, checkpoint_name("wagering", kind, s)).exists()
         ]
         if not missing:
             continue

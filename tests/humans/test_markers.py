@@ -123,8 +123,9 @@ def test_an_agent_measured_as_a_person_gives_its_pages_numbers():
     """B2's cached Metacognition view (labcore.measures through the view cache): the same AUROC,
     calibration and meta-d' (its quartile rule), intact and with the self-model zeroed."""
     from labcore import view_cache
+    from labcore.storage.checkpoint_format import checkpoint_file
 
-    path = "checkpoints/wagering-b2_ws-s0.safetensors"
+    path = checkpoint_file("checkpoints", "wagering-b2_ws-s0")
     views = view_cache.read_cache(
         view_cache.cache_path(path, str(view_cache.CACHE_DIR)), view_cache.checkpoint_key(path)
     )

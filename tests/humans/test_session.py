@@ -19,6 +19,7 @@ from labcore.humans.session import (
 )
 from labcore.humans.trials import read_trials
 from labcore.render import fmt
+from labcore.storage.checkpoint_format import checkpoint_file
 
 
 def test_same_seed_same_trials_another_seed_other_trials():
@@ -29,7 +30,7 @@ def test_same_seed_same_trials_another_seed_other_trials():
 
 
 def test_the_trials_are_the_agents_first_evaluation_trials():
-    path = "checkpoints/wagering-b2_ws-s1.safetensors"
+    path = checkpoint_file("checkpoints", "wagering-b2_ws-s1")
     view = view_cache.read_cache(
         view_cache.cache_path(path, str(view_cache.CACHE_DIR)), view_cache.checkpoint_key(path)
     )[view_cache.condition_key("meta", "on", 4)]

@@ -106,7 +106,7 @@ def test_training_writes_to_the_session_directory_and_is_seen_by_that_session_on
     assert (BUNDLED_DIR / MANIFEST).read_bytes() == manifest_before and digest(
         BUNDLED_DIR
     ) == shipped
-    saved = list((tmp_path / "user").glob("*/wagering-b2_ws-s5.safetensors"))
+    saved = list((tmp_path / "user").glob("*/wagering-b2_ws-s5.safetensors.xz"))
     assert len(saved) == 1 and (saved[0].parent / MANIFEST).exists()
     assert any("for this session only" in s.value for s in at.success)
     assert len(at.dataframe) == tables + 1  # "Your agents" appeared without a reload
@@ -187,7 +187,7 @@ def test_two_students_pressing_train_at_once_both_get_their_own_agent(
         ]
         assert not any("another session" in w.value for w in at.warning)
     assert sorted(seed for _, _, seed in calls) == [5, 6]
-    assert len(list((tmp_path / "user").glob("*/wagering-b2_ws-s*.safetensors"))) == 2
+    assert len(list((tmp_path / "user").glob("*/wagering-b2_ws-s*.safetensors.xz"))) == 2
 
 
 def test_the_page_returns_at_once_and_shows_the_queue_while_others_train(

@@ -8,14 +8,14 @@ pages); a figure built once per view (issue 24); a broken or retrained checkpoin
 
 from __future__ import annotations
 
-import json
-
 import torch
 
 from labcore.config import AGENT_KINDS
 from labcore.experiments.paper_results import load_results
 from labcore.figures import live
 from labcore.paper_claims import CLAIMS_BY_ID, claim_for
+from labcore.storage.checkpoint_format import checkpoint_file
+from labcore.storage.checkpoint_manifest import read_record
 from labcore.storage.checkpoints import load_checkpoint, save_checkpoint
 from tests.ui.apptest_pages import (
     ROOT,
@@ -261,12 +261,10 @@ def test_a_checkpoint_retrained_in_place_is_loaded_and_measured_afresh(open_page
         data.metacognition("b2_ws", 0, "on", slots, 0.0),
         data.agent("wagering", "b2_ws", 0),
     )
-    replaced = load_checkpoint(lab / f"{name}.safetensors").agent
+    replaced = load_checkpoint(checkpoint_file(lab, name)).agent
     with torch.no_grad():
         replaced.confidence_head.bias.fill_(-30.0)  # confidence ~0: opts out on every wager trial
-    save_checkpoint(
-        replaced, json.loads((lab / f"{name}.json").read_text()), lab
-    )  # atomic, as `train` does
+    save_checkpoint(replaced, read_record(lab, name), lab)  # atomic, as `train` does
     after = data.metacognition("b2_ws", 0, "on", slots, 0.0)
     assert data.agent("wagering", "b2_ws", 0) is not old
     assert before.skip_fraction < 0.1 and after.skip_fraction == 1.0

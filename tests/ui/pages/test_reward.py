@@ -23,7 +23,7 @@ from labcore.config import TrainConfig
 from labcore.experiments import reward_answer as ra
 from labcore.figures.style import network_label
 from labcore.findings import load_summary
-from labcore.storage.checkpoint_manifest import BUNDLED_DIR, MANIFEST
+from labcore.storage.checkpoint_manifest import BUNDLED_DIR, MANIFEST, read_record
 from tests.ui.apptest_pages import (
     ROOT,
     exceptions,
@@ -200,7 +200,7 @@ def test_the_live_training_run_writes_only_to_the_session_folder(open_page, tmp_
     assert button.label.split()[-2] == "5"  # the first seed the bundled agents leave free
     button.click().run()
     assert not exceptions(at), exceptions(at)
-    saved = list((tmp_path / "user").glob("*/wagering-reward_wager-s5.safetensors"))
+    saved = list((tmp_path / "user").glob("*/wagering-reward_wager-s5.safetensors.xz"))
     assert len(saved) == 1 and (saved[0].parent / MANIFEST).exists()
     assert digest(BUNDLED_DIR) == shipped and (BUNDLED_DIR / MANIFEST).read_bytes() == manifest
     assert any(saved[0].name in s.value for s in at.success)  # it says what it saved, where
@@ -208,7 +208,7 @@ def test_the_live_training_run_writes_only_to_the_session_folder(open_page, tmp_
         b.label.startswith(button.label.rsplit(" ", 2)[0]) and b.label.split()[-2] == "6"
         for b in at.button
     )  # seed 5 is taken now
-    record = json.loads(saved[0].with_suffix(".json").read_text())
+    record = read_record(saved[0].parent, "wagering-reward_wager-s5")
     assert [h["update"] for h in record["history"]] == [2, 4] and "heldout_auroc" in record[
         "history"
     ][0]

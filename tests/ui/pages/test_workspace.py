@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from labcore.storage.checkpoint_format import checkpoint_file
 from tests.ui.apptest_pages import (
     caption_with,
     exceptions,
@@ -126,11 +127,12 @@ def test_workspace_without_its_agent_keeps_the_others(open_page, lab, params):
 
 
 def test_a_restored_checkpoint_loads_on_the_next_run(open_page, lab):
-    original = (lab / f"{BROKEN}.safetensors").read_bytes()
+    path = checkpoint_file(lab, BROKEN)
+    original = path.read_bytes()
     flip_byte(lab)
     at = open_page("workspace")
     assert_one_error_naming(at, f"{BROKEN}.safetensors")
-    (lab / f"{BROKEN}.safetensors").write_bytes(original)
+    path.write_bytes(original)
     at.run()
     assert not at.exception and not errors(at)  # the failure was not cached
     assert any(m.label == "Conjunction accuracy" for m in at.metric)
