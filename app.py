@@ -9,6 +9,7 @@ to a freshly started server opened with a "Page not found" dialog.
 """
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import streamlit as st
 
@@ -108,8 +109,17 @@ PAGES = [
         icon=":material/sports_esports:",
         url_path=PAGE_URLS["be_the_agent"],
     ),
+    st.Page(
+        "app_pages/join.py",
+        title="Join a class",
+        icon=":material/groups:",
+        url_path=PAGE_URLS["join"],
+    ),
 ]
 
-page = st.navigation(PAGES)
+# A student who joins a class sees the question alone: no menu of the teacher's pages.
+path = urlsplit(st.context.url or "").path.rstrip("/")
+joining = path.rsplit("/", 1)[-1] == PAGE_URLS["join"]
+page = st.navigation(PAGES, position="hidden" if joining else "sidebar")
 note_arrival(page.url_path)
 page.run()

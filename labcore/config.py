@@ -755,6 +755,7 @@ PAGE_URLS: dict[str, str] = {
     "lesson": "lesson",
     "your_data": "your_data",
     "be_the_agent": "be_the_agent",
+    "join": "join",
 }
 """Each page of the app (its file ``app_pages/<key>.py``) -> its URL path. ``app.py`` registers
 the pages with these paths; the lesson's links and the share links read them here."""

@@ -112,3 +112,106 @@ def test_codes_are_read_as_a_class_types_them():
     keys = S.ClassKeys("ABC2D", "k")
     assert len(keys.code) == S.CODE_LENGTH
     assert all(c not in S.CODE_ALPHABET for c in "01ILO")
+
+
+def _question(**changes) -> S.Question:
+    body = {
+        "id": "lesson.3",
+        "text": "Zero the self-model: what happens?",
+        "choices": ("stays", "falls", "both fall"),
+        "answer": "Accuracy stays; AUROC falls to 0.5.",
+        "view": "metacognition?agent=b2_ws&self_model_mode=zero",
+        "lab_choice": 0,
+    }
+    return S.Question(**{**body, **changes})
+
+
+def test_a_posted_question_reaches_students_sealed_until_the_reveal(tmp_path):
+    store = S.ClassStore(tmp_path / "class.sqlite")
+    keys = store.start()
+    assert store.current(keys.code, "s1") is None  # nothing asked yet
+    with pytest.raises(S.ClassError):
+        store.answer_current(keys.code, "s1", "A")
+    store.post(keys.code, keys.teacher_key, _question())
+    seen = store.current(keys.code, "s1")
+    assert seen.question.text == _question().text and seen.question.choices == _question().choices
+    assert (seen.question.answer, seen.question.view, seen.revealed, seen.counts) == (
+        "",
+        "",
+        False,
+        {},
+    )
+    assert seen.mine is None and seen.question.lab_choice is None
+    store.answer_current(keys.code, "s1", "B")
+    store.answer_current(keys.code, "s2", "B")
+    store.answer_current(keys.code, "s3", "A")
+    with pytest.raises(S.ClassError):
+        store.answer_current(keys.code, "s1", "D")  # three choices: A-C only
+    seen = store.current(keys.code, "s1")
+    assert seen.mine == "B" and seen.counts == {} and seen.question.answer == ""
+    with pytest.raises(S.ClassError):
+        store.reveal(keys.code, "lesson.3", "NOTTHEKEY1")
+    store.reveal(keys.code, "lesson.3", keys.teacher_key)
+    seen = store.current(keys.code, "s3")
+    assert seen.revealed and seen.mine == "A" and seen.counts == {"A": 1, "B": 2}
+    assert seen.question == _question()  # the answer and the lab's view, now unsealed
+    # The next step: a new current question, the old one's answers kept.
+    store.post(keys.code, keys.teacher_key, _question(id="lesson.4"))
+    assert store.current(keys.code, "s1").question.id == "lesson.4"
+    assert store.counts(keys.code, "lesson.3", keys.teacher_key) == {"A": 1, "B": 2}
+
+
+def test_a_puzzle_shows_its_view_first_but_never_its_answer(tmp_path):
+    store = S.ClassStore(tmp_path / "class.sqlite")
+    keys = store.start()
+    puzzle = _question(id="mystery.ABCD2345", view="mystery?code=ABCD2345", view_first=True)
+    store.post(keys.code, keys.teacher_key, puzzle)
+    seen = store.current(keys.code, "s1").question
+    assert seen.view == puzzle.view and seen.answer == ""
+
+
+def test_a_teacher_resumes_with_the_code_and_key_only(tmp_path):
+    store = S.ClassStore(tmp_path / "class.sqlite")
+    keys = store.start()
+    assert len(keys.teacher_key) == S.KEY_LENGTH
+    assert set(keys.teacher_key) <= set(S.CODE_ALPHABET)
+    assert store.resume(keys.code.lower(), keys.teacher_key.lower()) == keys.code
+    for code, key in ((keys.code, "WRONGKEY22"), ("ZZZZZ", keys.teacher_key), ("bad", "x")):
+        with pytest.raises(S.ClassError):
+            store.resume(code, key)
+    with pytest.raises(S.ClassError):  # only the teacher posts
+        store.post(keys.code, "WRONGKEY22", _question())
+
+
+def test_a_posted_question_is_bounded(tmp_path):
+    store = S.ClassStore(tmp_path / "class.sqlite")
+    keys = store.start()
+    for bad in (
+        _question(choices=("only one",)),
+        _question(choices=tuple("ABCDEFGHI")),
+        _question(id="lesson 3"),
+        _question(text="x" * (S.MAX_QUESTION_BYTES + 1)),
+        _question(kind="quiz"),
+    ):
+        with pytest.raises(S.ClassError):
+            store.post(keys.code, keys.teacher_key, bad)
+    assert store.current(keys.code, "s1") is None
+
+
+def test_results_are_the_teachers_to_read_and_undefined_numbers_stay_undefined(tmp_path):
+    store = S.ClassStore(tmp_path / "class.sqlite")
+    keys = store.start()
+    store.submit(keys.code, "be_the_agent", "s1", {"type2_auroc": 0.7, "m_ratio": float("nan")})
+    store.submit(keys.code, "be_the_agent", "s2", {"type2_auroc": 0.6, "m_ratio": None})
+    store.submit(keys.code, "be_the_agent", "s1", {"type2_auroc": 0.8, "m_ratio": 0.9})  # again
+    rows = store.results(keys.code, "be_the_agent", keys.teacher_key)
+    assert rows == [{"m_ratio": None, "type2_auroc": 0.6}, {"m_ratio": 0.9, "type2_auroc": 0.8}]
+    with pytest.raises(S.ClassError):
+        store.results(keys.code, "be_the_agent", "WRONGKEY22")
+    for bad in ({}, {f"k{i}": 1.0 for i in range(S.MAX_RESULT_VALUES + 1)}, {"a b": 1.0}):
+        with pytest.raises(S.ClassError):
+            store.submit(keys.code, "be_the_agent", "s3", bad)
+    assert store.submit(keys.code, "be_the_agent", "s3", {"flag": True}) is None
+    assert store.results(keys.code, "be_the_agent", keys.teacher_key)[-1] == {"flag": None}
+    store.clear(keys.code, keys.teacher_key)
+    assert not store.exists(keys.code)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
+from labcore.classroom.store import Question
 from labcore.config import PAGE_URLS
 from labcore.experiments.paper_results import ResultSet
 from labcore.links import MAX_SLOTS, query
@@ -38,6 +39,7 @@ __all__ = [
     "LESSON",
     "Answer",
     "LessonStep",
+    "class_question",
     "expected_answer",
     "handout_html",
     "parse_step",
@@ -602,3 +604,25 @@ def handout_html(
         ]
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def class_question(number: int, results: ResultSet | None) -> Question:
+    """Step ``number`` (1-based) as a question posted to a class
+    (:class:`labcore.classroom.store.Question`): the question and its choices for every student
+    at once; the answer (ours beside the paper's, and the step's explanation), the choice our
+    results support and the link to the step's view sealed until the teacher reveals it.
+
+    >>> q = class_question(3, None)
+    >>> q.id, len(q.choices), q.view
+    ('lesson.3', 4, 'metacognition?agent=b2_ws&seed=0&self_model_mode=zero&capacity=4')
+    """
+    step = LESSON[number - 1]
+    answer = expected_answer(step, results)
+    return Question(
+        id=f"lesson.{number}",
+        text=step.question,
+        choices=step.choices,
+        answer=f"**Answer**: {answer.text}\n\n{step.why}",
+        view=step_link(step).lstrip("/"),
+        lab_choice=answer.choice,
+    )

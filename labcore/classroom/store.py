@@ -9,6 +9,12 @@ kept, so a student is counted once however often they change their mind. Only th
 reads the counts and reveals a question; a student reads back only their own answer and, once the
 teacher has revealed the question, the class's counts.
 
+A teacher *posts* a :class:`Question` (the lesson step on the projector, a mystery puzzle, a
+"Predict first" question): it becomes the class's current question, which every student's view
+shows. Its answer and the lab's view are sealed: a student reads them (with the class's counts)
+only once the teacher reveals the question. Activities that end in numbers (a student's own
+metacognition on "Be the agent") are *submitted* as results, which only the teacher reads.
+
 The file is created on first use (``runs/class/classroom.sqlite``, or ``$CTLAB_CLASS_DB``), in
 WAL mode with a busy timeout, so the processes of ``make class`` share it and a server restart
 loses nothing. Everything is bounded (classes, answers, questions, text, a student's rate, the
@@ -17,6 +23,8 @@ file's size); a refused write raises :class:`ClassError` with one sentence for t
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import re
 import secrets
@@ -24,7 +32,7 @@ import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 DEFAULT_PATH = Path("runs") / "class" / "classroom.sqlite"
@@ -44,6 +52,16 @@ MAX_WRITES_PER_MINUTE = 60
 """A student's answers in any 60 s: more is a flood, refused."""
 MAX_BYTES = 64 * 2**20
 """The file may grow to this; beyond it writes are refused until the teacher clears a class."""
+MAX_QUESTION_BYTES = 16 * 1024
+"""The longest question a teacher may post (its text, choices, answer and view as JSON)."""
+MAX_CHOICES = len("ABCDEFGH")
+"""A question has 2 to this many choices, answered by their letters."""
+MAX_RESULTS = 500
+"""Results one class may hold per activity (a class of 30 playing again and again, with room)."""
+MAX_RESULT_VALUES = 16
+"""Numbers one result may carry."""
+KEY_LENGTH = 10
+"""A teacher key: short enough to type back after a reload, 31**10 (about 8e14) keys."""
 _SAFE = re.compile(r"[A-Za-z0-9_.:+\-]+")
 
 
@@ -57,6 +75,63 @@ class ClassKeys:
 
     code: str
     teacher_key: str
+
+
+def choice_letters(n: int) -> tuple[str, ...]:
+    """The letters students answer a question of ``n`` choices with.
+
+    >>> choice_letters(3)
+    ('A', 'B', 'C')
+    """
+    return tuple("ABCDEFGH"[:n])
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question a teacher posts to the class.
+
+    Students see ``text`` and ``choices`` at once; ``answer`` (Markdown) and ``view`` (a link
+    relative to the lab, ``page?params``) only after the reveal, except a ``view_first`` view
+    (a mystery puzzle: the view is what students diagnose, and holds no answer).
+    """
+
+    id: str
+    """Stable id, e.g. ``lesson.3`` or ``mystery.ABCD2345`` (letters, digits, ``._:+-``)."""
+    text: str
+    choices: tuple[str, ...]
+    answer: str = ""
+    view: str = ""
+    view_first: bool = False
+    kind: str = "vote"
+    """``vote`` (choose a letter) or ``activity`` (do something in the lab, e.g. ``be_the_agent``,
+    and submit numbers: no choices)."""
+    lab_choice: int | None = None
+    """Index of the choice the lab's own results support (sealed like the answer; None: not
+    checkable)."""
+
+    def to_json(self) -> str:
+        """The question as stored."""
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> Question:
+        """A stored question read back."""
+        body = json.loads(text)
+        return cls(**{**body, "choices": tuple(body["choices"])})
+
+
+@dataclass(frozen=True)
+class StudentView:
+    """What one student may see of the class's current question.
+
+    ``answer``, ``counts`` and (unless the question's view comes first) ``view`` are empty until
+    the teacher reveals the question; ``mine`` is the student's own answer.
+    """
+
+    question: Question
+    revealed: bool
+    mine: str | None
+    counts: dict[str, int] = field(default_factory=dict)
 
 
 def normalise_code(text: str) -> str:
@@ -83,6 +158,17 @@ def _check_text(value: str, what: str) -> str:
     if not 0 < len(text) <= MAX_TEXT or not _SAFE.fullmatch(text):
         raise ClassError(f"That {what} is not one the lab accepts (letters, digits, at most 64).")
     return text
+
+
+def _check_question(question: Question) -> Question:
+    _check_text(question.id, "question")
+    if question.kind not in ("vote", "activity"):
+        raise ClassError("A question is a vote or an activity.")
+    if question.kind == "vote" and not 2 <= len(question.choices) <= MAX_CHOICES:
+        raise ClassError(f"A question to vote on has 2 to {MAX_CHOICES} choices.")
+    if len(question.to_json().encode()) > MAX_QUESTION_BYTES:
+        raise ClassError("That question is too long to post to the class.")
+    return question
 
 
 class ClassStore:
@@ -119,6 +205,15 @@ class ClassStore:
                 CREATE TABLE IF NOT EXISTS reveals (
                     code TEXT NOT NULL, question TEXT NOT NULL, at REAL NOT NULL,
                     PRIMARY KEY (code, question));
+                CREATE TABLE IF NOT EXISTS questions (
+                    code TEXT NOT NULL, question TEXT NOT NULL, body TEXT NOT NULL,
+                    at REAL NOT NULL, PRIMARY KEY (code, question));
+                CREATE TABLE IF NOT EXISTS current (
+                    code TEXT PRIMARY KEY, question TEXT NOT NULL, at REAL NOT NULL);
+                CREATE TABLE IF NOT EXISTS results (
+                    code TEXT NOT NULL, activity TEXT NOT NULL, student TEXT NOT NULL,
+                    body TEXT NOT NULL, at REAL NOT NULL,
+                    PRIMARY KEY (code, activity, student));
                 """
             )
             yield con
@@ -140,7 +235,9 @@ class ClassStore:
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
             while code in taken:
                 code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-            keys = ClassKeys(code, secrets.token_urlsafe(16))
+            keys = ClassKeys(
+                code, "".join(secrets.choice(CODE_ALPHABET) for _ in range(KEY_LENGTH))
+            )
             con.execute(
                 "INSERT INTO classes VALUES (?, ?, ?)", (code, keys.teacher_key, time.time())
             )
@@ -157,6 +254,51 @@ class ClassStore:
         if row is None or not secrets.compare_digest(row[0], str(teacher_key)):
             raise ClassError("Only the teacher who started this class can do that.")
         return code
+
+    def resume(self, code: str, teacher_key: str) -> str:
+        """Check a teacher's code and key (after a reload, or on another device); the code in
+        its canonical form, or :class:`ClassError`."""
+        with self._db() as con:
+            return self._teacher(con, code, normalise_code(teacher_key))
+
+    def post(self, code: str, teacher_key: str, question: Question) -> None:
+        """Make ``question`` the class's current question (a question posted before keeps its
+        students' answers and its reveal; its text is replaced)."""
+        question = _check_question(question)
+        body = question.to_json()
+        with self._db() as con:
+            code = self._teacher(con, code, teacher_key)
+            con.execute("BEGIN IMMEDIATE")
+            known = con.execute(
+                "SELECT 1 FROM questions WHERE code = ? AND question = ?", (code, question.id)
+            ).fetchone()
+            n = con.execute("SELECT COUNT(*) FROM questions WHERE code = ?", (code,)).fetchone()[0]
+            if known is None and (n >= MAX_QUESTIONS or self.path.stat().st_size > MAX_BYTES):
+                con.execute("ROLLBACK")
+                raise ClassError("This class holds too many questions; clear it to start afresh.")
+            now = time.time()
+            con.execute(
+                "INSERT INTO questions VALUES (?, ?, ?, ?) ON CONFLICT (code, question) "
+                "DO UPDATE SET body = excluded.body, at = excluded.at",
+                (code, question.id, body, now),
+            )
+            con.execute(
+                "INSERT INTO current VALUES (?, ?, ?) ON CONFLICT (code) "
+                "DO UPDATE SET question = excluded.question, at = excluded.at",
+                (code, question.id, now),
+            )
+            con.execute("COMMIT")
+
+    def results(self, code: str, activity: str, teacher_key: str) -> list[dict[str, float]]:
+        """Every student's submitted numbers for ``activity`` (the teacher's projector view),
+        in the order they arrived; anonymous (no student id)."""
+        with self._db() as con:
+            code = self._teacher(con, code, teacher_key)
+            rows = con.execute(
+                "SELECT body FROM results WHERE code = ? AND activity = ? ORDER BY at",
+                (code, _check_text(activity, "activity")),
+            ).fetchall()
+        return [json.loads(body) for (body,) in rows]
 
     def counts(self, code: str, question: str, teacher_key: str) -> dict[str, int]:
         """How many students gave each answer to ``question`` (the teacher's projector view)."""
@@ -192,7 +334,7 @@ class ClassStore:
 
     @staticmethod
     def _forget(con: sqlite3.Connection, code: str) -> None:
-        for table in ("answers", "reveals", "writes", "classes"):
+        for table in ("answers", "reveals", "writes", "questions", "current", "results", "classes"):
             con.execute(f"DELETE FROM {table} WHERE code = ?", (code,))
 
     # ------------------------------------------------------------------ a student
@@ -203,6 +345,21 @@ class ClassStore:
                 "SELECT 1 FROM classes WHERE code = ?", (_check_code(code),)
             ).fetchone()
         return row is not None
+
+    def _student_write(self, con: sqlite3.Connection, code: str, student: str, now: float) -> None:
+        """Inside an immediate transaction: the class exists and the student is not flooding
+        (else roll back and raise); the write is counted."""
+        if con.execute("SELECT 1 FROM classes WHERE code = ?", (code,)).fetchone() is None:
+            con.execute("ROLLBACK")
+            raise ClassError("No class has this code; check it with your teacher.")
+        con.execute("DELETE FROM writes WHERE at <= ?", (now - 60.0,))
+        recent = con.execute(
+            "SELECT COUNT(*) FROM writes WHERE code = ? AND student = ?", (code, student)
+        ).fetchone()[0]
+        if recent >= MAX_WRITES_PER_MINUTE:
+            con.execute("ROLLBACK")
+            raise ClassError("Too many answers in a minute; wait a moment and try again.")
+        con.execute("INSERT INTO writes VALUES (?, ?, ?)", (code, student, now))
 
     def answer(
         self, code: str, question: str, student: str, answer: str, options: Sequence[str]
@@ -222,16 +379,7 @@ class ClassStore:
         now = time.time()
         with self._db() as con:
             con.execute("BEGIN IMMEDIATE")
-            if con.execute("SELECT 1 FROM classes WHERE code = ?", (code,)).fetchone() is None:
-                con.execute("ROLLBACK")
-                raise ClassError("No class has this code; check it with your teacher.")
-            con.execute("DELETE FROM writes WHERE at <= ?", (now - 60.0,))
-            recent = con.execute(
-                "SELECT COUNT(*) FROM writes WHERE code = ? AND student = ?", (code, student)
-            ).fetchone()[0]
-            if recent >= MAX_WRITES_PER_MINUTE:
-                con.execute("ROLLBACK")
-                raise ClassError("Too many answers in a minute; wait a moment and try again.")
+            self._student_write(con, code, student, now)
             new_question = (
                 con.execute(
                     "SELECT 1 FROM answers WHERE code = ? AND question = ? LIMIT 1",
@@ -249,11 +397,88 @@ class ClassStore:
             ):
                 con.execute("ROLLBACK")
                 raise ClassError("This class's answer board is full; ask the teacher to clear it.")
-            con.execute("INSERT INTO writes VALUES (?, ?, ?)", (code, student, now))
             con.execute(
                 "INSERT INTO answers VALUES (?, ?, ?, ?, ?) ON CONFLICT (code, question, student) "
                 "DO UPDATE SET answer = excluded.answer, at = excluded.at",
                 (code, question, student, answer, now),
+            )
+            con.execute("COMMIT")
+
+    def answer_current(self, code: str, student: str, answer: str) -> None:
+        """Answer the class's current question (a letter of its choices); a
+        :class:`ClassError` if the class has no current question to vote on."""
+        view = self.current(code, student)
+        if view is None or view.question.kind != "vote":
+            raise ClassError("Your teacher has not asked a question to vote on yet.")
+        q = view.question
+        self.answer(code, q.id, student, answer, choice_letters(len(q.choices)))
+
+    def current(self, code: str, student: str) -> StudentView | None:
+        """The class's current question as ``student`` may see it (None before the teacher posts
+        one): the answer, the counts and a sealed view only after the reveal."""
+        code, student = _check_code(code), _check_text(student, "student")
+        with self._db() as con:
+            if con.execute("SELECT 1 FROM classes WHERE code = ?", (code,)).fetchone() is None:
+                raise ClassError("No class has this code; check it with your teacher.")
+            row = con.execute(
+                "SELECT q.body, q.question FROM current c JOIN questions q "
+                "ON q.code = c.code AND q.question = c.question WHERE c.code = ?",
+                (code,),
+            ).fetchone()
+            if row is None:
+                return None
+            question, qid = Question.from_json(row[0]), row[1]
+            revealed = (
+                con.execute(
+                    "SELECT 1 FROM reveals WHERE code = ? AND question = ?", (code, qid)
+                ).fetchone()
+                is not None
+            )
+            mine = con.execute(
+                "SELECT answer FROM answers WHERE code = ? AND question = ? AND student = ?",
+                (code, qid, student),
+            ).fetchone()
+            counts = self._counts(con, code, qid) if revealed else {}
+        if not revealed:  # sealed: what a student's device receives holds no answer
+            question = Question(
+                id=question.id,
+                text=question.text,
+                choices=question.choices,
+                view=question.view if question.view_first else "",
+                view_first=question.view_first,
+                kind=question.kind,
+            )
+        return StudentView(question, revealed, None if mine is None else mine[0], counts)
+
+    def submit(self, code: str, activity: str, student: str, values: dict[str, float]) -> None:
+        """Store a student's numbers for ``activity`` (their last submission kept): finite
+        numbers under short keys, at most :data:`MAX_RESULT_VALUES` of them."""
+        code = _check_code(code)
+        activity, student = _check_text(activity, "activity"), _check_text(student, "student")
+        if not 0 < len(values) <= MAX_RESULT_VALUES:
+            raise ClassError(f"A result carries 1 to {MAX_RESULT_VALUES} numbers.")
+        clean: dict[str, float | None] = {}
+        for name, value in values.items():
+            number = (
+                float(value)
+                if isinstance(value, int | float) and not isinstance(value, bool)
+                else math.nan
+            )  # an undefined marker (nan, None) is kept as "not defined", never as a number
+            clean[_check_text(name, "result name")] = number if math.isfinite(number) else None
+        now = time.time()
+        with self._db() as con:
+            con.execute("BEGIN IMMEDIATE")
+            self._student_write(con, code, student, now)
+            n = con.execute(
+                "SELECT COUNT(*) FROM results WHERE code = ? AND activity = ?", (code, activity)
+            ).fetchone()[0]
+            if n >= MAX_RESULTS or self.path.stat().st_size > MAX_BYTES:
+                con.execute("ROLLBACK")
+                raise ClassError("This class's answer board is full; ask the teacher to clear it.")
+            con.execute(
+                "INSERT INTO results VALUES (?, ?, ?, ?, ?) ON CONFLICT (code, activity, student) "
+                "DO UPDATE SET body = excluded.body, at = excluded.at",
+                (code, activity, student, json.dumps(clean, sort_keys=True), now),
             )
             con.execute("COMMIT")
 

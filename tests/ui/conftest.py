@@ -31,3 +31,11 @@ def _training_in_this_process(monkeypatch, tmp_path):
     monkeypatch.setattr(data, "USER_RUNS_DIR", tmp_path / "user-runs")
     yield queue
     queue.wait_idle(30)
+
+
+@pytest.fixture(autouse=True)
+def _class_store_of_its_own(monkeypatch, tmp_path):
+    """Every UI test's classes live in a file of its own (never runs/class)."""
+    path = tmp_path / "class.sqlite"
+    monkeypatch.setenv("CTLAB_CLASS_DB", str(path))
+    return path

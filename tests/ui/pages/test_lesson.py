@@ -150,7 +150,12 @@ def test_lesson_links_and_handout_use_the_configured_address(open_page, monkeypa
     )
     at = open_page("lesson", {"step": "3"})
     assert not exceptions(at)
-    assert any(c.value == f"{BASE}/lesson?step=3" for c in at.code), [c.value for c in at.code]
+    # Issue 34, defect 1: no link to this (the teacher's) page is offered to students; the
+    # students' link is the class's student view, once a class is started.
+    assert not at.code and not at.get("image")
+    at.button(key="class.start.lesson").click().run()
+    code = at.session_state["_class.code"]
+    assert [c.value for c in at.code] == [f"{BASE}/join?class={code}"]
     assert len(at.get("image")) == 1, "its QR code"
     assert given and set(given) == {BASE}
     assert f'href="{BASE}/metacognition?' in real(lesson.LESSON, given[0], None, with_key=False)

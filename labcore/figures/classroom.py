@@ -1,0 +1,102 @@
+"""A class that sees itself (issue 34): the class's votes on a question, beside the lab's answer.
+
+One horizontal bar per choice (its letter and text, wrapped), the number of students who chose
+it; once the teacher reveals the question, the choice the lab's own results support is drawn in
+the house's "ours" colour and marked, the others in grey. Before the reveal every bar is the
+same neutral colour, so the projector does not hint at the answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import plotly.graph_objects as go
+
+from labcore.figures.style import escape_plotly, style_figure, wrap_tick
+
+NEUTRAL = "#4c78a8"
+"""Bars before the reveal (no choice singled out)."""
+LAB = "#1b9e77"
+"""The choice the lab's results support, after the reveal."""
+OTHER = "#bdbdbd"
+"""The other choices, after the reveal."""
+
+
+def class_votes_figure(
+    choices: Sequence[str],
+    counts: Mapping[str, int],
+    *,
+    letters: Sequence[str],
+    lab_choice: int | None = None,
+    revealed: bool = False,
+    title: str = "Your class's answers",
+) -> go.Figure:
+    """The class's votes, one bar per choice.
+
+    Parameters
+    ----------
+    choices : sequence of str
+        The choices' texts, in order.
+    counts : mapping
+        Students per answer letter (letters nobody chose may be missing).
+    letters : sequence of str
+        The letter of each choice (``labcore.classroom.store.choice_letters``).
+    lab_choice : int, optional
+        Index of the choice the lab's results support (None: not checkable); drawn only when
+        ``revealed``.
+    revealed : bool
+        Whether the teacher has revealed the question.
+    title : str
+
+    Returns
+    -------
+    go.Figure
+        One bar trace; ``y`` holds the choices (first at the top), ``x`` the counts.
+
+    Examples
+    --------
+    >>> fig = class_votes_figure(["Stays", "Falls"], {"B": 3}, letters="AB", lab_choice=1,
+    ...                          revealed=True)
+    >>> list(fig.data[0].x), list(fig.data[0].marker.color)
+    ([0, 3], ['#bdbdbd', '#1b9e77'])
+    """
+    if len(letters) < len(choices):
+        raise ValueError("every choice needs a letter")
+    names = [wrap_tick(f"{letters[i]}. {escape_plotly(c)}", 34) for i, c in enumerate(choices)]
+    x = [int(counts.get(letters[i], 0)) for i in range(len(choices))]
+    show_lab = revealed and lab_choice is not None and 0 <= lab_choice < len(choices)
+    colours = [
+        (LAB if i == lab_choice else OTHER) if show_lab else NEUTRAL for i in range(len(choices))
+    ]
+    fig = go.Figure(
+        go.Bar(
+            x=x,
+            y=names,
+            orientation="h",
+            marker={"color": colours},
+            text=[str(v) for v in x],
+            textposition="outside",
+            cliponaxis=False,
+            hovertemplate="%{y}: %{x} student(s)<extra></extra>",
+            showlegend=False,
+        )
+    )
+    total = sum(x)
+    fig.update_yaxes(autorange="reversed", title_text="")
+    fig.update_xaxes(
+        title_text=f"students ({total} answered)",
+        range=[0, max(1, max(x, default=0)) * 1.25],
+        dtick=1 if max(x, default=0) <= 10 else None,
+        rangemode="tozero",
+    )
+    if show_lab:
+        fig.add_annotation(
+            x=x[lab_choice],
+            y=names[lab_choice],
+            text="the lab's answer",
+            showarrow=False,
+            xanchor="left",
+            xshift=28,
+            font={"color": LAB, "size": 13},
+        )
+    return style_figure(fig, title, height=90 + 60 * len(choices), legend_below=False)
