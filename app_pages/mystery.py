@@ -9,12 +9,13 @@ import numpy as np
 import streamlit as st
 
 from labcore.classroom import mystery
+from labcore.classroom.store import ClassError, choice_letters
 from labcore.config import PAGE_URLS
 from labcore.figures.episode import (
     step_caption,
     step_figures,
 )
-from ui import data, share
+from ui import classroom, data, share
 from ui.components import explain, figure
 from ui.state import echo, escape_markdown, query
 
@@ -99,7 +100,7 @@ def rollout(view: mystery.PuzzleView, puzzle: mystery.Puzzle, code: str) -> None
     st.markdown(mystery.describe_episode(view, i))
     t = min(st.slider("Step", 0, max(n - 1, 1), key=f"mystery.step.{code}"), n - 1)
     st.markdown(step_caption(trace, t, float(trace.reward[i].sum()), episode=i))
-    shown = step_figures(trace, t, n, i)
+    shown = step_figures(trace, t, n, i, self_model_activity=False)  # a flat line named a lesion
     left, right = st.columns(2)
     with left:
         figure(
@@ -117,9 +118,67 @@ def rollout(view: mystery.PuzzleView, puzzle: mystery.Puzzle, code: str) -> None
         st.info(shown.slots_note, icon=":material/info:")
 
 
-def student(puzzle: mystery.Puzzle, code: str) -> bool:
+def send_vote(class_code: str, me: str, question_id: str, n: int) -> None:
+    """Send a student's diagnosis to their class (a button callback)."""
+    letter = st.session_state.get(f"mystery.vote.{question_id}")
+    if letter is None:
+        return
+    try:
+        classroom.store().answer(class_code, question_id, me, letter, choice_letters(n))
+    except ClassError as exc:
+        st.session_state["_mystery.class_error"] = str(exc)
+
+
+def class_vote(puzzle: mystery.Puzzle, class_code: str, me: str) -> str | None:
+    """In a class: the student's diagnosis goes to the class (no Reveal of their own); the
+    diagnosis they chose once the teacher has revealed the puzzle, else None (nothing shown)."""
+    question = mystery.class_question(puzzle)
+    choices = mystery.diagnosis_choices(puzzle.task)
+    letters = choice_letters(len(choices))
+    if error := st.session_state.pop("_mystery.class_error", None):
+        st.error(error, icon=":material/error:")
+    try:
+        revealed = classroom.store().revealed(class_code, question.id)
+        mine = classroom.store().my_answer(class_code, question.id, me)
+    except ClassError as exc:
+        st.error(str(exc), icon=":material/error:")
+        return None
+    st.radio(
+        "What was done to this agent?",
+        letters,
+        format_func=lambda letter: f"{letter}. {question.choices[letters.index(letter)]}",
+        index=letters.index(mine) if mine in letters else None,
+        key=f"mystery.vote.{question.id}",
+        disabled=revealed,
+    )
+    if not revealed:
+        st.button(
+            "Send my answer" if mine is None else "Change my answer",
+            type="primary",
+            key=f"mystery.send.{question.id}",
+            on_click=send_vote,
+            args=(class_code, me, question.id, len(choices)),
+        )
+        if mine is not None:
+            st.success(
+                f"Your answer: {mine}. Your teacher reveals the answer to the class.",
+                icon=":material/check_circle:",
+            )
+    st.page_link(
+        f"app_pages/{PAGE_URLS['join']}.py",
+        label="Back to your class",
+        icon=":material/groups:",
+        query_params={classroom.CODE_PARAM: class_code, classroom.STUDENT_PARAM: me},
+    )
+    return (
+        choices[letters.index(mine)] if revealed and mine in letters else "" if revealed else None
+    )
+
+
+def student(puzzle: mystery.Puzzle, code: str, in_class: tuple[str, str] | None = None) -> bool:
     """Markers, one episode, the choice and (after Reveal) the answer; False if the agent is
-    missing."""
+    missing. ``in_class`` (class code, student id): the choice goes to the class and the answer
+    waits for the teacher's reveal."""
     if puzzle.seed not in data.seeds_by_kind(puzzle.task).get(puzzle.kind, []):
         st.error(
             f"This puzzle needs agent {data.label(puzzle.kind)}, seed {puzzle.seed}, "
@@ -148,6 +207,12 @@ def student(puzzle: mystery.Puzzle, code: str) -> bool:
     rollout(view, puzzle, code)
 
     st.subheader("Your diagnosis")
+    if in_class is not None:
+        chosen = class_vote(puzzle, *in_class)
+        if chosen is None:
+            return True
+        reveal_answer(puzzle, values, chosen or None)
+        return True
     revealed = st.session_state.get("mystery.revealed") == code
     choices = mystery.diagnosis_choices(puzzle.task)
     choice = st.radio(
@@ -168,8 +233,13 @@ def student(puzzle: mystery.Puzzle, code: str) -> bool:
         args=({"mystery.revealed": code},),
     )
     c2.button("Close this puzzle", on_click=close_puzzle)
-    if not revealed:
-        return True
+    if revealed:
+        reveal_answer(puzzle, values, choice)
+    return True
+
+
+def reveal_answer(puzzle: mystery.Puzzle, values: dict, choice: str | None) -> None:
+    """The answer beside the student's choice, what gave it away and the numbers' story."""
     answer = mystery.DIAGNOSES[puzzle.diagnosis]
     if choice is None:
         st.info(
@@ -196,14 +266,26 @@ def student(puzzle: mystery.Puzzle, code: str) -> bool:
         "number "
         "above was measured live on this agent; none is taken from the paper."
     )
-    return True
+
+
+MADE = "made"
+"""The teacher's URL keeps the puzzle made (its code), so a reload does not lose it."""
+
+
+def set_made(code: str | None) -> None:
+    """Keep (or forget, with None) the teacher's puzzle in the session and the URL."""
+    if code is None:
+        st.session_state.pop("mystery.made", None)
+        if MADE in st.query_params:
+            del st.query_params[MADE]
+        return
+    st.session_state["mystery.made"] = code
+    st.query_params[MADE] = code
 
 
 def make(task: str, condition: str, seed: int, episode: int) -> None:
     """Make the chosen puzzle (a button callback: the form is gone before the page is drawn)."""
-    st.session_state["mystery.made"] = mystery.encode(
-        mystery.make_puzzle(task, condition, seed, episode)
-    )
+    set_made(mystery.encode(mystery.make_puzzle(task, condition, seed, episode)))
 
 
 def make_random(seeds: list[int]) -> None:
@@ -211,21 +293,49 @@ def make_random(seeds: list[int]) -> None:
     session."""
     number = st.session_state.get("mystery.random_count", 0) + 1
     st.session_state["mystery.random_count"] = number
-    st.session_state["mystery.made"] = mystery.encode(
-        mystery.random_puzzle(np.random.default_rng(number), seeds)
-    )
+    set_made(mystery.encode(mystery.random_puzzle(np.random.default_rng(number), seeds)))
+
+
+def reveal_to_class(question_id: str) -> None:
+    """Reveal the puzzle's answer to the class (a button callback)."""
+    st.session_state[f"_mystery.class_revealed.{question_id}"] = True
+    classroom.reveal(question_id)
 
 
 def made_panel(made: str) -> None:
-    """The code, its link and QR code for the projector; the answer only behind the key toggle."""
+    """The code, its link and QR code for the projector (with a class: the class's link, its
+    votes and the reveal). The answer key is not here but in its own popover further down, away
+    from what the class sees."""
     st.markdown(f"# `{made[:4]} {made[4:]}`")
-    base, reachable = share.lab_base_url()
-    share.share_panel(
-        share_link(made, base),
-        reachable=reachable,
-        caption="Project the code, the link or its QR code. The code does not show the answer, but "
-        "it is not encryption: treat it like a quiz sheet, not a password.",
-    )
+    puzzle = mystery.decode(made)
+    question = mystery.class_question(puzzle)
+    taught = classroom.running()
+    if taught is None:
+        base, reachable = share.lab_base_url()
+        share.share_panel(
+            share_link(made, base),
+            reachable=reachable,
+            caption="Project the code, the link or its QR code. The code does not show the "
+            "answer, but it is not encryption: treat it like a quiz sheet, not a password. "
+            "Start a class (below) to collect the students' diagnoses here instead.",
+        )
+    else:
+        classroom.post(question)
+        revealed = bool(st.session_state.get(f"_mystery.class_revealed.{question.id}"))
+        st.caption(
+            f"The puzzle is the question of class {taught.code}: students see it in their "
+            "class view, diagnose it, and see the answer when you reveal it."
+        )
+        classroom.votes_panel(question, lab_choice=question.lab_choice, revealed=revealed)
+        st.button(
+            "Reveal the answer to the class",
+            type="primary",
+            icon=":material/visibility:",
+            key=f"mystery.class_reveal.{made}",
+            on_click=reveal_to_class,
+            args=(question.id,),
+            disabled=revealed,
+        )
     c1, c2 = st.columns(2)
     c1.button(
         "Try it as a student",
@@ -233,80 +343,99 @@ def made_panel(made: str) -> None:
         on_click=st.query_params.__setitem__,
         args=("code", made),
     )
-    c2.button(
-        "Make another puzzle",
-        icon=":material/add:",
-        on_click=st.session_state.pop,
-        args=("mystery.made", None),
-    )
-    if st.toggle("Show the answer key (not on the projector)", key="mystery.key"):
-        p = mystery.decode(made)
-        st.info(
-            f"{mystery.conditions(p.task)[mystery.condition_of(p)]}: the answer is "
-            f"**{mystery.DIAGNOSES[p.diagnosis]}** (agent seed {p.seed}, episode {p.episode})."
-        )
+    c2.button("Make another puzzle", icon=":material/add:", on_click=set_made, args=(None,))
+
+
+def answer_key(made: str) -> None:
+    """The made puzzle's answer, behind a popover at the foot of the page (never under the QR
+    code the class looks at)."""
+    p = mystery.decode(made)
+    with st.popover("Answer key (teacher only)", icon=":material/key:"):
+        # the answer is drawn (and sent to the browser) only while this toggle is on
+        if st.toggle("Show the answer key", key="mystery.key"):
+            st.info(
+                f"{mystery.conditions(p.task)[mystery.condition_of(p)]}: the answer is "
+                f"**{mystery.DIAGNOSES[p.diagnosis]}** (agent seed {p.seed}, episode {p.episode})."
+            )
 
 
 def teacher(expanded: bool) -> None:
     """Make a puzzle (or a random one); once made, only its code and link show (never the form's
     "Hidden condition", which names the answer)."""
+    made = st.session_state.get("mystery.made")
     with st.expander("Make a puzzle", expanded=expanded, icon=":material/school:"):
-        made = st.session_state.get("mystery.made")
         if made:
             made_panel(made)
-            return
-        entries = data.manifest()  # read once: its problems are shown once
-        task = st.radio(
-            "Task", mystery.TASKS, format_func=TASK_LABELS.get, key="mystery.task", horizontal=True
-        )
-        kind = mystery.KIND_OF_TASK[task]
-        seeds = data.seeds_by_kind(task, entries).get(kind, [])
-        if not seeds:
-            st.error(
-                f"No {data.label(kind)} agent trained on the {task} task is available; "
-                "train one on the "
-                "Agents page."
-            )
-            return
-        c1, c2, c3 = st.columns([3, 1, 1])
-        names = mystery.conditions(task)
-        condition = c1.selectbox(
-            "Hidden condition", list(names), format_func=names.get, key=f"mystery.condition.{task}"
-        )
-        seed = c2.selectbox("Agent seed", seeds, key=f"mystery.seed.{task}")
-        episode = c3.number_input(
-            "Episode shown",
-            0,
-            mystery.EPISODES - 1,
-            key="mystery.episode",
-            help="Which episode students can step through (the markers use all of them).",
-        )
-        both = sorted(
-            set.intersection(
-                *(
-                    set(data.seeds_by_kind(t, entries).get(mystery.KIND_OF_TASK[t], []))
-                    for t in mystery.TASKS
-                )
-            )
-        )
-        b1, b2 = st.columns(2)
-        b1.button(
-            "Make this puzzle",
-            type="primary",
-            icon=":material/lock:",
-            on_click=make,
-            args=(task, condition, seed, int(episode)),
-        )
-        b2.button(
-            "Random puzzle",
-            icon=":material/casino:",
-            on_click=make_random,
-            args=(both,),
-            disabled=not both,
-            help=None if both else "A random puzzle needs agents of both tasks on a common seed.",
-        )
+        else:
+            puzzle_form()
+    with st.expander(
+        "Your class", icon=":material/groups:", expanded=classroom.running() is not None
+    ):
+        classroom.class_panel("mystery")
+    if made:
+        answer_key(made)
 
 
+def puzzle_form() -> None:
+    """The form that makes a puzzle (its hidden condition is the answer: gone once made)."""
+    entries = data.manifest()  # read once: its problems are shown once
+    task = st.radio(
+        "Task", mystery.TASKS, format_func=TASK_LABELS.get, key="mystery.task", horizontal=True
+    )
+    kind = mystery.KIND_OF_TASK[task]
+    seeds = data.seeds_by_kind(task, entries).get(kind, [])
+    if not seeds:
+        st.error(
+            f"No {data.label(kind)} agent trained on the {task} task is available; "
+            "train one on the "
+            "Agents page."
+        )
+        return
+    c1, c2, c3 = st.columns([3, 1, 1])
+    names = mystery.conditions(task)
+    condition = c1.selectbox(
+        "Hidden condition", list(names), format_func=names.get, key=f"mystery.condition.{task}"
+    )
+    seed = c2.selectbox("Agent seed", seeds, key=f"mystery.seed.{task}")
+    episode = c3.number_input(
+        "Episode shown",
+        0,
+        mystery.EPISODES - 1,
+        key="mystery.episode",
+        help="Which episode students can step through (the markers use all of them).",
+    )
+    both = sorted(
+        set.intersection(
+            *(
+                set(data.seeds_by_kind(t, entries).get(mystery.KIND_OF_TASK[t], []))
+                for t in mystery.TASKS
+            )
+        )
+    )
+    b1, b2 = st.columns(2)
+    b1.button(
+        "Make this puzzle",
+        type="primary",
+        icon=":material/lock:",
+        on_click=make,
+        args=(task, condition, seed, int(episode)),
+    )
+    b2.button(
+        "Random puzzle",
+        icon=":material/casino:",
+        on_click=make_random,
+        args=(both,),
+        disabled=not both,
+        help=None if both else "A random puzzle needs agents of both tasks on a common seed.",
+    )
+
+
+if MADE in st.query_params and "mystery.made" not in st.session_state:
+    try:  # a reload of the teacher's page keeps its puzzle
+        set_made(mystery.encode(mystery.decode(st.query_params[MADE])))
+    except ValueError as exc:
+        st.error(f"{exc} (the puzzle in this page's address)", icon=":material/error:")
+        del st.query_params[MADE]
 raw = st.query_params.get("code")
 puzzle = None
 if raw:
@@ -320,7 +449,11 @@ if raw:
             ),
             icon=":material/error:",
         )
-if puzzle is None or not student(puzzle, mystery.encode(puzzle)):
+in_class = None
+if classroom.CODE_PARAM in st.query_params and puzzle is not None:  # from a class's student view
+    class_code = classroom.student_class()
+    in_class = (class_code, classroom.student_id()) if class_code else None
+if puzzle is None or not student(puzzle, mystery.encode(puzzle), in_class):
     st.text_input(
         "Have a puzzle code? Type it here",
         key="mystery.typed",

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from labcore.classroom.store import Question
 from labcore.config import NOISE_MODES, SELF_MODEL_MODES, AgentConfig, choice_error
 from labcore.measures import MetacognitionView, WorkspaceView
 
@@ -601,4 +602,27 @@ def describe_episode(view: PuzzleView, episode: int) -> str:
     return (
         f"In this episode the colour report was {mark[bool(right[0])]} and the object "
         f"report {mark[bool(right[1])]}."
+    )
+
+
+def class_question(puzzle: Puzzle) -> Question:
+    """The puzzle as a question posted to a class (:class:`labcore.classroom.store.Question`):
+    the diagnoses to choose from, and the puzzle's view (its code: markers and one episode, no
+    answer) open at once; the answer and what gives it away sealed until the reveal.
+
+    >>> q = class_question(make_puzzle("dual", "bus_off", seed=1))
+    >>> q.id.startswith("mystery."), q.view_first, q.choices[q.lab_choice]
+    (True, True, 'Workspace switched off (bus-off)')
+    """
+    code = encode(puzzle)
+    choices = diagnosis_choices(puzzle.task)
+    clues = " and ".join(m.label for m in giveaway(puzzle))
+    return Question(
+        id=f"mystery.{code}",
+        text="What was done to this agent? Read its markers and its episode, then choose.",
+        choices=tuple(DIAGNOSES[c] for c in choices),
+        answer=f"**Answer**: {DIAGNOSES[puzzle.diagnosis]}. What gives it away: {clues}.",
+        view=f"mystery?code={code}",
+        view_first=True,
+        lab_choice=choices.index(puzzle.diagnosis),
     )

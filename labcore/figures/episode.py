@@ -483,12 +483,16 @@ def internal_state_timeline(
         return empty_figure(title, "no confidence or self-model in this agent")
     steps = np.arange(n)
     labels = list(step_labels) if step_labels is not None and len(step_labels) == n else [""] * n
+    rows = 2 if z.size else 1  # without the self-model's activity (a mystery puzzle), one panel
     fig = make_subplots(
-        rows=2,
+        rows=rows,
         cols=1,
         shared_xaxes=True,
         vertical_spacing=0.1,
-        subplot_titles=("confidence (will my decision be right?)", "self-model activity ‖z_self‖"),
+        subplot_titles=(
+            "confidence (will my decision be right?)",
+            "self-model activity ‖z_self‖",
+        )[:rows],
     )
     hover = [f"step {t}" + (f": {labels[t]}" if labels[t] else "") for t in range(n)]
     read = decision_step is not None and 0 <= decision_step < c.size
@@ -560,12 +564,13 @@ def internal_state_timeline(
     ticks = [t for t in range(n) if labels[t]]
     if ticks:
         fig.update_xaxes(
-            tickmode="array", tickvals=ticks, ticktext=[labels[t] for t in ticks], row=2, col=1
+            tickmode="array", tickvals=ticks, ticktext=[labels[t] for t in ticks], row=rows, col=1
         )
     fig.update_yaxes(title_text="confidence (0-1)", range=[0, 1.05], row=1, col=1)
-    fig.update_yaxes(title_text="norm", rangemode="tozero", row=2, col=1)
-    fig.update_xaxes(title_text="environment step", row=2, col=1)
-    return style_figure(fig, title, height=480)
+    if z.size:
+        fig.update_yaxes(title_text="norm", rangemode="tozero", row=2, col=1)
+    fig.update_xaxes(title_text="environment step", row=rows, col=1)
+    return style_figure(fig, title, height=480 if z.size else 300)
 
 
 # --------------------------------------------------------------------------- one step's figures
@@ -594,13 +599,17 @@ class StepFigures:
     heatmap explained nothing; issue 24); None otherwise."""
 
 
-def step_figures(trace: Trace, t: int, n_steps: int, episode: int = 0) -> StepFigures:
+def step_figures(
+    trace: Trace, t: int, n_steps: int, episode: int = 0, *, self_model_activity: bool = True
+) -> StepFigures:
     """The figures of step ``t`` of ``episode`` (its first ``n_steps`` steps drawn), from its trace.
 
     One place for the choice both step-by-step views make: the wager reading at the wager step of
     the wagering task, else the policy's action probabilities on the task's action axis
     (:func:`action_axis`); the confidence timeline with the step the wager was read at; the slots
-    with the cue that arrived at each step and the report steps.
+    with the cue that arrived at each step and the report steps. ``self_model_activity=False``
+    leaves the norm of z_self out of the timeline (a mystery puzzle: a flat line named the
+    "self-model zeroed" puzzle at a glance; issue 34).
     """
     wager = wager_reading(trace, episode) if trace.task_id == WAGERING else None
     step_kind = int(trace.step_kind[episode, t])
@@ -621,7 +630,7 @@ def step_figures(trace: Trace, t: int, n_steps: int, episode: int = 0) -> StepFi
         znorm = np.linalg.norm(trace.z_self[episode, :n_steps], axis=-1)
         timeline = internal_state_timeline(
             trace.confidence[episode, :n_steps],
-            znorm,
+            znorm if self_model_activity else None,
             [str(s) for s in range(n_steps)],
             highlight_step=t,
             decision_step=wager.step if wager else None,

@@ -4,6 +4,7 @@ configured address (teacher mode, issue 24, defect 10)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import numpy as np
@@ -213,3 +214,77 @@ def test_a_puzzle_link_uses_the_configured_address(open_page, monkeypatch):
     code = at.session_state["mystery.made"]
     assert any(c.value == f"{BASE}/mystery?code={code}" for c in at.code)
     assert mystery.decode(code)
+
+
+# --------------------------------------------------------------------------- issue 34, defect 3
+def _made(at: AppTest, condition: str = "zero") -> str:
+    at.radio(key="mystery.task").set_value("wagering").run()
+    at.selectbox(key="mystery.condition.wagering").set_value(condition).run()
+    button(at, "Make this puzzle").click().run()
+    assert not at.exception
+    return at.session_state["mystery.made"]
+
+
+def _path_of(at: AppTest, key: str) -> list[str]:
+    """The element types from the page's root down to the widget ``key``."""
+
+    def walk(node, path):
+        proto = getattr(node, "proto", None)
+        if getattr(proto, "id", None) and key in getattr(proto, "id", ""):
+            return path
+        for child in getattr(node, "children", {}).values():
+            found = walk(child, [*path, getattr(child, "type", "")])
+            if found is not None:
+                return found
+        return None
+
+    return walk(at._tree, []) or []
+
+
+def test_a_reload_keeps_the_teachers_puzzle_and_the_key_is_away_from_the_qr_code(open_page):
+    at = open_page("mystery")
+    code = _made(at)
+    assert at.query_params["made"] in (code, [code])
+    again = open_page("mystery", {"made": code})  # a reload: a new session, the same URL
+    assert not again.exception and again.session_state["mystery.made"] == code
+    path = _path_of(again, "mystery.key")
+    assert "popover" in path and "expander" not in path, path  # not in the projected panel
+    assert not again.info, "the key stays closed until the teacher opens it"
+    bad = open_page("mystery", {"made": "NOTACODE"})
+    assert not bad.exception and len(bad.error) == 1 and "mystery.made" not in bad.session_state
+
+
+def test_no_episode_chart_shows_the_self_models_activity(open_mystery):
+    """A flat norm of z_self named the 'self-model zeroed' puzzle at a glance."""
+    for condition in ("zero", "intact"):
+        at = open_mystery(mystery.encode(mystery.make_puzzle("wagering", condition)))
+        assert not at.exception
+        names = [
+            t.get("name") for c in at.get("plotly_chart") for t in json.loads(c.proto.spec)["data"]
+        ]
+        assert names and not any(n and "z_self" in n for n in names), names
+
+
+def test_in_a_class_the_diagnosis_goes_to_the_class_and_the_reveal_is_the_teachers(open_page):
+    from labcore.classroom.store import ClassStore
+
+    teacher = open_page("mystery")
+    code = _made(teacher, "zero")
+    teacher.button(key="class.start.mystery").click().run()
+    teacher.run()
+    klass = teacher.session_state["_class.code"]
+    question = mystery.class_question(mystery.decode(code))
+    assert ClassStore().current(klass, "s1").question.id == question.id
+    student = open_page("mystery", {"code": code, "class": klass, "me": "s1"})
+    assert not student.exception
+    assert not [b for b in student.button if b.label in ("Reveal", "Close this puzzle")]
+    student.radio(key=f"mystery.vote.{question.id}").set_value("B").run()
+    student.button(key=f"mystery.send.{question.id}").click().run()
+    assert ClassStore().my_answer(klass, question.id, "s1") == "B"
+    assert mystery.DIAGNOSES["self_zeroed"] not in texts_outside_the_choice(student)
+    teacher.button(key=f"mystery.class_reveal.{code}").click().run()
+    assert ClassStore().revealed(klass, question.id)
+    student.run()
+    assert student.radio(key=f"mystery.vote.{question.id}").disabled
+    assert question.choices[question.lab_choice] == mystery.DIAGNOSES["self_zeroed"]
+    assert student.success  # B is the right diagnosis of a zeroed self-model
