@@ -152,12 +152,20 @@ def stop(proc: subprocess.Popen, timeout: float = 10) -> None:
 
 
 @contextlib.contextmanager
-def running_lab(timeout: float = 60.0) -> Iterator[str]:
+def running_lab(timeout: float = 60.0, env: dict[str, str] | None = None) -> Iterator[str]:
     """Yield the base URL of a freshly started lab server; stop it afterwards. Its visitors' agents
-    and seed reservations go to a temporary folder (``$CTLAB_USER_RUNS``), never ``runs/user``."""
+    and seed reservations go to a temporary folder (``$CTLAB_USER_RUNS``), never ``runs/user``,
+    and its classes to a temporary store (``$CTLAB_CLASS_DB``); ``env`` adds to its environment."""
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="ctlab-user-runs-") as runs:
-        proc = start_server(port, env={"CTLAB_USER_RUNS": runs})
+        proc = start_server(
+            port,
+            env={
+                "CTLAB_USER_RUNS": runs,
+                "CTLAB_CLASS_DB": str(Path(runs) / "class.sqlite"),
+                **(env or {}),
+            },
+        )
         url = f"http://127.0.0.1:{port}"
         try:
             wait_healthy(url, [proc], timeout)
@@ -300,6 +308,8 @@ def running_class(
                     else {}
                 ),
                 **({"CTLAB_USER_RUNS": str(work / "user-runs")} if scratch_runs else {}),
+                # students reach the proxy, not this server: links are checked against its address
+                **({"CTLAB_LISTEN": listen} if proxy else {}),
             }
             procs.append(start_server(p, env=env, log=work / f"server-{i}.log"))
         for p in ports:

@@ -13,6 +13,10 @@ handout links are therefore built from, in order:
 4. this machine's LAN address with the port the browser used (:func:`lan_address`).
 
 When none of these reaches beyond the machine, the loopback address is kept and the page says so.
+A link is also named unreachable when the server itself listens on a loopback address only
+(``--server.address 127.0.0.1``, or ``$CTLAB_LISTEN``, the address of the proxy in front of it,
+which ``make class`` sets): a LAN address in a link is then refused by this machine (issue 34,
+defect 2).
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ import streamlit as st
 
 from labcore.config import PAGE_URLS
 
+LISTEN_ENV = "CTLAB_LISTEN"
+"""Environment variable naming the address the students' requests arrive on, where it is not this
+server's own ``server.address`` (a proxy in front of it: ``make class`` sets nginx's)."""
 BASE_URL_ENV = "CTLAB_BASE_URL"
 """Environment variable naming the address students open (scheme, host, port and any path)."""
 PAGE_PATHS = (PAGE_URLS["lesson"], PAGE_URLS["mystery"])
@@ -70,6 +77,7 @@ def base_url(
     server_address: str | None = None,
     server_port: int | None = None,
     lan: str | None = None,
+    listen: str | None = None,
 ) -> tuple[str, bool | None]:
     """The lab's address for links handed to students, and whether other devices can reach it.
 
@@ -83,6 +91,9 @@ def base_url(
         Streamlit's ``browser.serverAddress`` and ``browser.serverPort``, when set by the user.
     lan : str, optional
         This machine's LAN address (:func:`lan_address`).
+    listen : str, optional
+        The address the lab listens on (``server.address``, or a proxy's): a loopback one makes
+        every link that names another host unreachable.
 
     Returns
     -------
@@ -103,7 +114,29 @@ def base_url(
     ('http://lab.local:80', True)
     >>> base_url("http://localhost:8501/lesson")
     ('http://localhost:8501', False)
+    >>> base_url("http://127.0.0.1:8501/lesson", lan="192.168.1.20", listen="127.0.0.1")
+    ('http://192.168.1.20:8501', False)
     """
+    address, reachable = _base_url(
+        browser_url,
+        configured=configured,
+        server_address=server_address,
+        server_port=server_port,
+        lan=lan,
+    )
+    if reachable and not configured and listen and is_loopback(listen):
+        reachable = False  # a link to this machine's LAN address, which it does not listen on
+    return address, reachable
+
+
+def _base_url(
+    browser_url: str,
+    *,
+    configured: str | None,
+    server_address: str | None,
+    server_port: int | None,
+    lan: str | None,
+) -> tuple[str, bool | None]:
     if configured:
         return configured.rstrip("/"), True
     url = urlsplit(browser_url or "")
@@ -147,7 +180,20 @@ def lab_base_url() -> tuple[str, bool | None]:
         server_address=address,
         server_port=port,
         lan=lan_address(),
+        listen=listening_on(),
     )
+
+
+def listening_on() -> str | None:
+    """The address students' requests must reach: ``$CTLAB_LISTEN`` (a proxy in front of this
+    server), else this server's ``server.address`` when set, else None (every interface)."""
+    from streamlit import config
+
+    if os.environ.get(LISTEN_ENV):
+        return os.environ[LISTEN_ENV]
+    if config.is_manually_set("server.address"):
+        return config.get_option("server.address") or None
+    return None
 
 
 def qr_png(link: str, scale: int = 8) -> bytes:
@@ -162,6 +208,13 @@ def qr_png(link: str, scale: int = 8) -> bytes:
 
 def unreachable_note() -> str:
     """What the teacher is told when the links point at this machine only."""
+    listen = listening_on()
+    if listen and is_loopback(listen):
+        return (
+            f"This lab listens on {listen} only, so no other device can open these links. Stop "
+            "it and start it with `make class` (or `streamlit run app.py --server.address "
+            '0.0.0.0`); see README, "Teaching a class".'
+        )
     return (
         "These links point at this machine only (no network address was found). Set "
         f"`{BASE_URL_ENV}` to the "

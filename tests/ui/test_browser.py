@@ -259,11 +259,12 @@ def test_every_page_lays_out_on_a_phone_and_a_projector(browser, width):
 @pytest.mark.browser
 def test_links_for_students_are_not_the_teachers_loopback_address(browser):
     """Issue 24, defect 10: served on 127.0.0.1, the share links pointed every student's phone at
-    itself."""
+    itself. Issue 34, defect 2: a link to this machine's LAN address, from a server that listens
+    on 127.0.0.1 only, is named as such."""
     from ui.share import lan_address
 
     lan = lan_address()
-    with running_lab() as url:
+    with running_lab() as url:  # this server listens on 127.0.0.1 only
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(f"{url}/mystery")
         page.get_by_role("button", name="Random puzzle").click()
@@ -271,15 +272,52 @@ def test_links_for_students_are_not_the_teachers_loopback_address(browser):
         link.wait_for(timeout=60_000)
         shown = link.inner_text().strip()
         assert "/mystery?code=" in shown
+        page.locator('[data-testid="stImage"] img').first.wait_for(timeout=30_000)  # the QR code
+        alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
         if lan:
             assert shown.startswith(f"http://{lan}:{url.rsplit(':', 1)[1]}/mystery?code=")
+            assert any("127.0.0.1" in a for a in alerts), alerts  # unreachable, and why
         else:  # no network: the loopback link stays, and the teacher is told so
-            assert page.get_by_text("These links point at this machine only").count() >= 1
-            page.close()
-            return
-        page.locator('[data-testid="stImage"] img').first.wait_for(timeout=30_000)  # the QR code
-        page.goto(f"{url}/lesson?step=2")
-        page.get_by_role("heading", name="On the students' devices").wait_for(timeout=60_000)
-        shown = page.locator('[data-testid="stCode"]').first.inner_text().strip()
-        assert shown.endswith("/lesson?step=2") and "127.0.0.1" not in shown
+            assert alerts
         page.close()
+
+
+@pytest.mark.browser
+def test_a_student_opening_the_class_link_sees_no_answer_until_the_reveal(browser):
+    """Issue 34, defect 1 and item 6: the students' link opens the student view, from a fresh
+    browser context as a student's phone would: the question and a vote, no answer, key, step
+    picker, handout or menu; the answer and the class's votes only after the teacher reveals."""
+    from labcore.classroom.lesson import expected_answer
+    from labcore.experiments.paper_results import load_results
+
+    step = LESSON[2]
+    answer = expected_answer(step, load_results("results/bundled"))
+    with running_lab() as url:
+        teacher = browser.new_page(viewport={"width": 1366, "height": 800})
+        teacher.goto(f"{url}/lesson?step=3")
+        teacher.get_by_role("button", name="Start a class").click()
+        code = teacher.locator('[data-testid="stCode"]').first
+        code.wait_for(timeout=60_000)
+        link = code.inner_text().strip()
+        assert "/join?class=" in link, link
+        link = url + link[link.index("/join") :]  # this server listens on 127.0.0.1 only
+        context = browser.new_context(viewport={"width": 390, "height": 844})  # a phone
+        student = context.new_page()
+        student.goto(link)
+        student.get_by_text(step.question[:40]).first.wait_for(timeout=60_000)
+        body = student.locator("body").inner_text()
+        assert answer.text[:40] not in body and step.why[:40] not in body
+        for hidden in ("Show answer", "Next step", "Handout for students (HTML)"):
+            assert student.get_by_role("button", name=hidden).count() == 0, hidden
+        assert student.locator('[data-testid="stSidebarNav"]').count() == 0  # no menu
+        student.get_by_text(step.choices[0], exact=False).first.click()
+        student.get_by_role("button", name="Send my answer").click()
+        student.get_by_role("button", name="Change my answer").wait_for(timeout=30_000)
+        teacher.get_by_role("button", name="Show answer").click()
+        teacher.get_by_role("button", name="Hide answer").wait_for(timeout=30_000)
+        student.get_by_text(step.why[:40]).first.wait_for(timeout=30_000)  # the poll brings it
+        student.locator(".js-plotly-plot").first.wait_for(timeout=30_000)  # the class's votes
+        assert student.locator('[data-testid="stException"]').count() == 0
+        assert teacher.locator('[data-testid="stException"]').count() == 0
+        context.close()
+        teacher.close()

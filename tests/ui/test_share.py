@@ -20,3 +20,30 @@ from ui import share
 )
 def test_a_loopback_address_is_never_handed_to_students(url, lan, expected):
     assert share.base_url(url, lan=lan) == expected
+
+
+@pytest.mark.parametrize(
+    ("listen", "configured", "reachable"),
+    [
+        ("127.0.0.1", None, False),  # the walk's defect 2: a LAN link to a loopback-only server
+        ("localhost", None, False),
+        ("0.0.0.0", None, True),
+        (None, None, True),
+        ("127.0.0.1", "http://lab.school", True),  # a configured address (a proxy) is trusted
+    ],
+)
+def test_a_link_to_an_address_the_server_does_not_listen_on_is_named_unreachable(
+    listen, configured, reachable
+):
+    address, ok = share.base_url(
+        "http://127.0.0.1:8501/lesson", lan="10.1.2.3", listen=listen, configured=configured
+    )
+    assert ok is reachable and address in ("http://10.1.2.3:8501", "http://lab.school")
+
+
+def test_the_note_says_why_the_link_cannot_be_reached(monkeypatch):
+    monkeypatch.setenv(share.LISTEN_ENV, "127.0.0.1")
+    assert "127.0.0.1" in share.unreachable_note()
+    monkeypatch.setenv(share.LISTEN_ENV, "0.0.0.0")
+    assert "127.0.0.1" not in share.unreachable_note()
+    assert share.listening_on() == "0.0.0.0"
