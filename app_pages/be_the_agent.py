@@ -4,11 +4,13 @@ B2 agent's, intact and with its self-model zeroed, on the very same trials."""
 import pandas as pd
 import streamlit as st
 
+from labcore.classroom.store import ClassError, Question
+from labcore.config import PAGE_URLS
 from labcore.figures.humans import beside_agents_figure, recoloured
 from labcore.figures.live import calibration_figure
 from labcore.humans.session import SESSION_TRIALS, SIDES, WAGERS, answer_text, flash_image
 from labcore.render import fmt, term
-from ui import humans
+from ui import classroom, humans
 from ui.components import explain, figure
 from ui.state import escape_markdown
 
@@ -32,6 +34,39 @@ explain(
     "state. You have one; the intact agent has one (its self-model); the zeroed agent does not, "
     "a synthetic blindsight: doing without knowing.",
 )
+
+CLASS_QUESTION = Question(
+    id=f"activity.{humans.ACTIVITY}",
+    text="Play the agent's task on your device: about three minutes. Your accuracy and how well "
+    "your confidence told right from wrong go to the class, without your name.",
+    choices=(),
+    view=PAGE_URLS[PAGE],
+    view_first=True,
+    kind="activity",
+)
+"""What the class is asked: play, and the numbers go to the teacher's projector."""
+
+in_class = None  # (class code, student id) of a student who came from their class view
+if classroom.CODE_PARAM in st.query_params and classroom.STUDENT_PARAM in st.query_params:
+    code = classroom.student_class()
+    in_class = (code, classroom.student_id()) if code else None
+else:
+    with st.expander(
+        "For teachers: the whole class plays, and sees itself beside the agents",
+        icon=":material/groups:",
+        expanded=classroom.running() is not None,
+    ):
+        taught = classroom.class_panel(PAGE)
+        if taught is not None:
+            st.button(
+                "Ask the class to play",
+                type="primary",
+                key=f"{PAGE}.ask_class",
+                on_click=classroom.post,
+                args=(CLASS_QUESTION,),
+            )
+
+            humans.class_beside_agents(f"{PAGE}.class")
 
 sets = humans.trial_sets()
 g = humans.game()
@@ -112,6 +147,25 @@ st.download_button(
 if isinstance(you, str):
     st.error(escape_markdown(you), icon=":material/error:")
     st.stop()
+
+if in_class is not None and st.session_state.get("_be_the_agent.sent") is not g:
+    try:
+        classroom.store().submit(
+            in_class[0], humans.ACTIVITY, in_class[1], humans.class_values(you.markers)
+        )
+        st.session_state["_be_the_agent.sent"] = g  # once per finished session
+    except ClassError as exc:
+        st.error(str(exc), icon=":material/error:")
+if in_class is not None and st.session_state.get("_be_the_agent.sent") is g:
+    st.success(
+        "Your numbers went to your class, without your name.", icon=":material/check_circle:"
+    )
+    st.page_link(
+        f"app_pages/{PAGE_URLS['join']}.py",
+        label="Back to your class",
+        icon=":material/groups:",
+        query_params={classroom.CODE_PARAM: in_class[0], classroom.STUDENT_PARAM: in_class[1]},
+    )
 
 agents = humans.agents_on_trials(g)
 intact = agents.get("B2 agent")

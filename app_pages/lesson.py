@@ -15,7 +15,7 @@ from labcore.classroom.lesson import (
     handout_html,
     parse_step,
 )
-from ui import classroom, data, share
+from ui import classroom, data, humans, share
 from ui.components import SCOPE_LINE, explain
 from ui.state import escape_markdown
 
@@ -138,6 +138,8 @@ with body, st.container(key="lesson-body"):
 with side:
     classroom.post(question)  # the class's current question follows the projected step
     classroom.votes_panel(question, lab_choice=question.lab_choice, revealed=shown)
+    if step.activity == humans.ACTIVITY:  # the class played first: its results, live
+        humans.class_beside_agents("lesson-class-results")
     classroom.class_panel(PAGE)
 
 with st.expander("Printable handouts", icon=":material/print:"):

@@ -225,3 +225,61 @@ def agents_on_trials(g: Game) -> dict[str, Played]:
             markers, view.correct[:n][answered].astype(bool), view.confidence[:n][answered]
         )
     return out
+
+
+# ----------------------------------------------------------------------------- a class
+ACTIVITY = "be_the_agent"
+"""The class store's activity name of a finished Be the agent session."""
+CLASS_VALUES = ("n_trials", "accuracy", "type2_auroc", "meta_d", "m_ratio", "calibration_error")
+"""What a student's finished session sends to the class: numbers only, no trial and no name."""
+CLASS_LABEL = "your class"
+"""How the teacher's figure names the class's points."""
+
+
+def class_values(markers: SubjectMarkers) -> dict[str, float | None]:
+    """The numbers a finished session submits to the class store (anonymous)."""
+    return {k: getattr(markers, k) for k in CLASS_VALUES}
+
+
+def class_markers(rows: list[dict]) -> list[SubjectMarkers]:
+    """The class's submitted numbers as records the figure draws (one per student, numbered in
+    the order they arrived; rows that do not fit the record are left out)."""
+    out = []
+    for i, row in enumerate(rows, 1):
+        try:
+            out.append(
+                SubjectMarkers(
+                    subject=f"student {i}",
+                    n_trials=int(row.get("n_trials") or 0),
+                    **{k: row.get(k) for k in CLASS_VALUES if k != "n_trials"},
+                )
+            )
+        except (TypeError, ValueError):
+            continue
+    return out
+
+
+def class_beside_agents(key: str) -> None:
+    """The class's finished sessions beside the bundled agents, refreshed as they arrive (the
+    teacher's projector; nothing without a class)."""
+    from labcore.figures.humans import beside_agents_figure
+    from ui import classroom
+    from ui.components import figure
+
+    if classroom.running() is None:
+        return
+
+    @st.fragment(run_every=classroom.POLL_SECONDS)
+    def live() -> None:
+        people = class_markers(classroom.class_results(ACTIVITY) or [])
+        st.caption(f"{len(people)} student(s) have finished.")
+        figure(
+            beside_agents_figure(
+                {CLASS_LABEL: people, **bundled_agents()},
+                colours={**COLOURS, CLASS_LABEL: COLOURS[YOU]},
+                title="Your class beside the agents",
+            ),
+            key=key,
+        )
+
+    live()

@@ -12,10 +12,10 @@ request), with an optional teacher key on a second page.
 
 Examples
 --------
->>> step_link(LESSON[2], "http://localhost:8501")
+>>> step_link(LESSON[3], "http://localhost:8501")
 'http://localhost:8501/metacognition?agent=b2_ws&seed=0&self_model_mode=zero&capacity=4'
 >>> parse_step("99", len(LESSON))
-(7, 'step=99 is out of range (1-7); showing step 7.')
+(8, 'step=99 is out of range (1-8); showing step 8.')
 """
 
 from __future__ import annotations
@@ -75,6 +75,9 @@ class LessonStep:
     """Claim ids (:data:`labcore.paper_claims.CLAIMS_BY_ID`) the answer rests on."""
     rule: Rule | None = field(default=None, compare=False)
     """Picks the choice our bundled results support; None for a step whose answer is the design."""
+    activity: str | None = None
+    """What students do in the step's view before they answer (``"be_the_agent"``: they play the
+    task); a class's students can open that view at once, since it holds no answer."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,12 @@ def _zeroed(v: Mapping[str, Any], _: Mapping[str, str]) -> int:
     if kept:
         return 0 if blind else 3
     return 1 if blind else 2
+
+
+@_checked
+def _you_beside_zeroed(v: Mapping[str, Any], _: Mapping[str, str]) -> int:
+    # the zeroed agent's confidence is blind when its AUROC is at chance (e1.auroc.self_off's 0.55)
+    return 0 if _num(v, "e1.auroc.self_off") <= 0.55 else 1
 
 
 @_checked
@@ -198,6 +207,29 @@ LESSON: tuple[LessonStep, ...] = (
         "noise inside it, and measure which abilities survive. These agents are not "
         "conscious: they are "
         "reference implementations of the mechanisms, built to test what the mechanisms do.",
+    ),
+    LessonStep(
+        title="First you: do you know when you know?",
+        page=PAGE_URLS["be_the_agent"],
+        params={},
+        question="Play the agent's task (about three minutes): a faint flash, a side, then a bet "
+        "or an opt-out. Whose confidence tells right answers from wrong ones: yours, or the "
+        "agent's once its self-model is zeroed?",
+        choices=(
+            "Yours: with its self-model zeroed the agent's confidence is blind (Type-2 AUROC 0.5)",
+            "The zeroed agent's: without a self-model it is still surer when it is right",
+            "Nobody's: confidence never tells right from wrong",
+        ),
+        paper_answer=0,
+        why="Knowing that you know shows as confidence that is higher on the trials you get "
+        "right. The lab measures it the same way for you and for the agent: Type-2 AUROC, 0.5 "
+        "when confidence says nothing about being right. Most people score well above 0.5 on "
+        "this task. The agent's confidence comes from its self-model; zero it and the agent "
+        "still chooses sides as well as before, but its confidence no longer moves: doing "
+        "without knowing, the synthetic blindsight of the next steps.",
+        claims=("e1.auroc.self_off", "e1.accuracy.self_off"),
+        rule=_you_beside_zeroed,
+        activity="be_the_agent",
     ),
     LessonStep(
         title="Does the agent know when it knows?",
@@ -367,7 +399,7 @@ LESSON: tuple[LessonStep, ...] = (
 def step_link(step: LessonStep, base_url: str = "") -> str:
     """The URL of a step's view: ``base_url`` + ``/`` + the page + its controls as a query string.
 
-    >>> step_link(LESSON[0]), step_link(LESSON[3], "http://lab:8501/")
+    >>> step_link(LESSON[0]), step_link(LESSON[4], "http://lab:8501/")
     ('/', 'http://lab:8501/workspace?agent=b1&seed=0&capacity=0')
     """
     query = urlencode(step.params)
@@ -437,7 +469,7 @@ def expected_answer(step: LessonStep, results: ResultSet | None) -> Answer:
     --------
     >>> expected_answer(LESSON[0], None).text
     'A. Its self-model: the part that represents its own state (by the design of the lab).'
-    >>> expected_answer(LESSON[1], None).text.startswith("Paper: A, “Yes, clearly")
+    >>> expected_answer(LESSON[2], None).text.startswith("Paper: A, “Yes, clearly")
     True
     """
 
@@ -612,9 +644,11 @@ def class_question(number: int, results: ResultSet | None) -> Question:
     at once; the answer (ours beside the paper's, and the step's explanation), the choice our
     results support and the link to the step's view sealed until the teacher reveals it.
 
-    >>> q = class_question(3, None)
-    >>> q.id, len(q.choices), q.view
-    ('lesson.3', 4, 'metacognition?agent=b2_ws&seed=0&self_model_mode=zero&capacity=4')
+    >>> q = class_question(4, None)
+    >>> q.id, len(q.choices), q.view, q.view_first
+    ('lesson.4', 4, 'metacognition?agent=b2_ws&seed=0&self_model_mode=zero&capacity=4', False)
+    >>> class_question(2, None).view_first  # students play first: the game holds no answer
+    True
     """
     step = LESSON[number - 1]
     answer = expected_answer(step, results)
@@ -624,5 +658,6 @@ def class_question(number: int, results: ResultSet | None) -> Question:
         choices=step.choices,
         answer=f"**Answer**: {answer.text}\n\n{step.why}",
         view=step_link(step).lstrip("/"),
+        view_first=step.activity is not None,
         lab_choice=answer.choice,
     )

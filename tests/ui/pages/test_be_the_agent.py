@@ -109,3 +109,42 @@ def test_with_its_b2_agent_broken_the_visitor_plays_alone_with_one_error(open_pa
     table = next(d.value for d in at.dataframe if "Type-2 AUROC" in d.value.columns)
     assert list(table[""]) == ["you"]
     assert "you are shown alone" in " ".join(c.value for c in at.caption)
+
+
+def test_a_class_plays_and_the_teacher_sees_it_beside_the_agents(open_page):
+    """Issue 35 item 3: with a class code, a finished session's numbers (no name, no trial) go to
+    the class, once; the teacher's projector draws them beside the agents."""
+    import json
+
+    from labcore.classroom.store import ClassStore
+
+    teacher = open_page(PAGE)
+    teacher.button(key=f"class.start.{PAGE}").click().run()
+    teacher.button(key=f"{PAGE}.ask_class").click().run()
+    code = teacher.session_state["_class.code"]
+    assert ClassStore().current(code, "s1").question.kind == "activity"
+    student = open_page(PAGE, {"class": code, "me": "s1"})
+    assert not [e for e in student.expander if "teachers" in e.label]  # no class panel here
+    student.button(key=f"{PAGE}.start").click().run()
+    game = student.session_state[f"{PAGE}.game"]
+    for side, key in answers(game.trials.evidence):
+        student.button(key=f"{PAGE}.side{side}").click().run()
+        student.button(key=f"{PAGE}.wager{key}").click().run()
+    assert not exceptions(student)
+    mine = student.session_state[f"{PAGE}.result"]
+    student.run()  # a rerun sends nothing more
+    rows = ClassStore().results(code, "be_the_agent", teacher.session_state["_class.key"])
+    assert len(rows) == 1 and rows[0]["type2_auroc"] == pytest.approx(mine.type2_auroc)
+    assert set(rows[0]) == {
+        "n_trials",
+        "accuracy",
+        "type2_auroc",
+        "meta_d",
+        "m_ratio",
+        "calibration_error",
+    }
+    teacher.run()
+    chart = next(c for c in teacher.get("plotly_chart") if f"{PAGE}.class" in c.proto.id)
+    traces = json.loads(chart.proto.spec)["data"]
+    ours = [t for t in traces if t.get("name") == "your class"]
+    assert ours and ours[0]["y"][0] == pytest.approx(mine.type2_auroc)
