@@ -167,7 +167,7 @@ if not predict_then_reveal(
     st.stop()  # the lesion's numbers and figures wait for the prediction
 live_scope(data.label(kind), seed, f"{data.DUAL_EPISODES} episodes", res)
 m1, m2, m3 = st.columns(3)
-ideal = data.closed_forms().get(capacity, {}) if 0 < capacity < n_slots else {}
+ideal = data.ideal_on_view(seed, capacity, n_slots) if 0 < capacity < n_slots else {}
 for column, (name, label, chance, chance_help) in zip((m1, m2, m3), ACCURACIES, strict=True):
     metric(
         column,
@@ -183,9 +183,11 @@ for column, (name, label, chance, chance_help) in zip((m1, m2, m3), ACCURACIES, 
         paper_missing=missing,
     )
     if name in ideal:
+        mean, low, high = ideal[name]
         column.caption(
-            f"An ideal agent: {ideal[name]:.1%}, by the allocation rule alone (by construction: "
-            "it loses the colour whenever a mask finds no free slot)."
+            f"An ideal agent on these episodes: {mean:.1%} (95% range {low:.1%} to {high:.1%}), "
+            "by the allocation rule alone: it answers right while the cue is in a slot and "
+            "guesses once a mask has overwritten it."
         )
 
 episodes = pd.DataFrame(

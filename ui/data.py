@@ -669,10 +669,23 @@ def result_sets() -> list[str]:
     return [str(p) for p in sorted(found, key=lambda p: (p.name != "bundled", p.name))]
 
 
-@st.cache_data(show_spinner=False)
-def closed_forms() -> dict[int, dict[str, float]]:
-    """An ideal agent's E2 scores per number of active slots (the allocation rule alone)."""
-    return _e2.allocation_closed_form()
+@st.cache_data(show_spinner=False, max_entries=64)
+def ideal_on_view(seed: int, capacity: int, n_slots: int) -> dict[str, tuple[float, float, float]]:
+    """What an ideal agent under the allocation rule scores on the very episodes of a Workspace
+    view of ``seed`` (protocol sec. 10.1): per measure its mean and 95% range (the binomial
+    variation of its 1/7 guesses). A closed form over the task's distribution was beaten by
+    agents on a 32-episode sample by chance (issue 33); these episodes are the agents' own."""
+    import math
+
+    from labcore.seeding import episode_seeds
+
+    out = {}
+    for name, (mean, var) in _e2.ideal_on_episodes(
+        episode_seeds(seed, "eval", DUAL_EPISODES), active=capacity, n_slots=n_slots
+    ).items():
+        m, half = float(mean.mean()), 1.96 * math.sqrt(float(var.sum())) / len(mean)
+        out[name] = (m, max(0.0, m - half), min(1.0, m + half))
+    return out
 
 
 @st.cache_data(show_spinner=False, ttl=60)

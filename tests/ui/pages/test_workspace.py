@@ -136,3 +136,24 @@ def test_a_restored_checkpoint_loads_on_the_next_run(open_page, lab):
     at.run()
     assert not at.exception and not errors(at)  # the failure was not cached
     assert any(m.label == "Conjunction accuracy" for m in at.metric)
+
+
+def test_the_ideal_agent_is_scored_on_the_views_own_episodes_and_is_not_beaten(open_page):
+    """Issue 33: a closed form over the task's distribution (43.0%) sat under the agent's 53.1% at
+    2 slots; the ideal agent on the very episodes of the view (protocol sec. 10.1) bounds every
+    bundled B1 seed within its 95% range."""
+    from labcore.experiments.e2 import ideal_on_episodes
+    from labcore.seeding import episode_seeds
+    from ui import data
+
+    for seed in data.seeds_by_kind("dual")["b1"]:
+        view = data.workspace("b1", seed, 2, 0.0, "stored")
+        ideal = data.ideal_on_view(seed, 2, 4)
+        assert set(ideal) == {"per_step", "decision", "conjunction"}
+        for name, (mean, low, high) in ideal.items():
+            assert low <= float(view.means[name]) <= high, (seed, name)
+        own = ideal_on_episodes(episode_seeds(seed, "eval", data.DUAL_EPISODES), active=2)
+        assert ideal["conjunction"][0] == pytest.approx(float(own["conjunction"][0].mean()))
+    at = open_page("workspace", {"agent": "b1", "seed": "0", "capacity": "2"})
+    mean = data.ideal_on_view(0, 2, 4)["conjunction"][0]
+    assert any(f"{mean:.1%}" in c.value for c in at.caption)
