@@ -10,33 +10,36 @@ from ui.state import query
 
 st.title("Consciousness-Theories Ablation Lab")
 st.markdown(
-    "Small agents live in a gridworld. Each one is built from parts that three "
-    "theories of consciousness "
-    "say matter. Here you can **switch those parts off**, **turn down their capacity** "
-    "and **add noise** "
-    "inside them, and watch which abilities survive. The lab reproduces, and checks, the paper "
-    "*Can We Test Consciousness Theories on AI? Ablations, Markers, and Robustness* (Phua, 2025)."
+    "Small agents built from the parts three theories of consciousness say matter. **Switch a "
+    "part off, narrow it or add noise** and watch which abilities survive; the lab checks the "
+    "paper *Can We Test Consciousness Theories on AI?* (Phua, 2025)."
 )
-st.info(SCOPE_LINE, icon=":material/info:")
-
-st.subheader("Three theories, in plain words")
-gwt, hot, iit = st.columns(3)
-gwt.markdown(
-    "**Global Workspace (GWT)** — information becomes *available* when it enters a small shared "
-    "board that everything else can read. Our agents have such a board: **4 slots**. "
-    "Cues are written "
-    "there; distractors can push them out."
-)
-hot.markdown(
-    "**Higher-Order (HOT)** — you are aware of something when you also *represent "
-    "yourself* having it. "
-    "Our B2 agents have a **self-model** that watches their own state and says how "
-    "confident they are."
-)
-iit.markdown(
-    "**Integrated information (IIT)** — a conscious system's response to a poke is *rich and "
-    "differentiated*. We poke the agents' internal state and measure how **complex** the echo is."
-)
+st.subheader("Does the paper reproduce?")
+res = data.checked_results()
+if res.summary is not None:
+    st.markdown(answer(res.summary, "short"))
+    split = evidence_split(res.claims)
+    cols = st.columns(5)
+    for col, verdict in zip(cols, VERDICTS[:4], strict=False):
+        col.metric(verdict.capitalize() + " (evidence)", split["evidence"][verdict])
+    cols[4].metric(
+        "Counted apart",
+        sum(split["apart"].values()),
+        help="Values our design fixes in advance (an untrained agent of the same wiring gives the "
+        "same number, or the workspace's allocation rule does), or whose paper number has no "
+        "counterpart here: not evidence either way. " + macro(res.summary, "counts"),
+    )
+    st.page_link(
+        "app_pages/replication.py",
+        label=f"See all {len(res.claims)} claims, the paper beside ours ({len(res.seeds)} seeds "
+        "per agent, rules fixed before any run)",
+        icon=":material/fact_check:",
+    )
+else:
+    st.info(
+        "The verdict counts appear here once the bundled result set can be read (see "
+        "the message above)."
+    )
 
 st.subheader("See the dissociations")
 cards = st.columns(3)
@@ -77,48 +80,35 @@ with cards[2], st.container(border=True):
         query_params=query(agent="b1", seed=0, noise=0.3, noise_mode="stored"),
     )
 
-st.subheader("Does the paper reproduce?")
-res = data.checked_results()
-if res.summary is not None:
-    st.markdown(answer(res.summary, "short"))
-    split = evidence_split(res.claims)
-    cols = st.columns(5)
-    for col, verdict in zip(cols, VERDICTS[:4], strict=False):
-        col.metric(verdict.capitalize() + " (evidence)", split["evidence"][verdict])
-    cols[4].metric(
-        "Counted apart",
-        sum(split["apart"].values()),
-        help="Values our design fixes in advance (an untrained agent of the same wiring gives the "
-        "same number, or the workspace's allocation rule does), or whose paper number has no "
-        "counterpart here: not evidence either way. " + macro(res.summary, "counts"),
-    )
-    st.write(
-        f"{len(res.claims)} claims of the paper, checked with {len(res.seeds)} seeds per "
-        "agent by pre-registered rules. Claims whose value our design fixes are "
-        "counted apart: they cannot "
-        "confirm or refute anything. Not every finding reproduces; the Replication "
-        "page says which and why."
-    )
-    st.page_link(
-        "app_pages/replication.py",
-        label="See every claim, paper beside ours",
-        icon=":material/fact_check:",
-    )
-else:
-    st.info(
-        "The verdict counts appear here once the bundled result set can be read (see "
-        "the message above)."
-    )
+st.subheader("Three theories, in plain words")
+gwt, hot, iit = st.columns(3)
+gwt.markdown(
+    "**Global Workspace (GWT)** — information becomes *available* when it enters a small shared "
+    "board that everything else can read. Our agents have such a board: **4 slots**. "
+    "Cues are written "
+    "there; distractors can push them out."
+)
+hot.markdown(
+    "**Higher-Order (HOT)** — you are aware of something when you also *represent "
+    "yourself* having it. "
+    "Our B2 agents have a **self-model** that watches their own state and says how "
+    "confident they are."
+)
+iit.markdown(
+    "**Integrated information (IIT)** — a conscious system's response to a poke is *rich and "
+    "differentiated*. We poke the agents' internal state and measure how **complex** the echo is."
+)
+
+st.info(SCOPE_LINE, icon=":material/info:")
 
 st.subheader("Teaching with the lab")
 lesson, puzzle = st.columns(2)
 with lesson, st.container(border=True):
     st.markdown("#### A lesson for a class")
     st.write(
-        "The three dissociations as a guided sequence for a projector: a question per "
-        "step, a vote, the view "
-        "that answers it, then the answer. A printable handout and a QR code for the "
-        "students' devices."
+        "The three dissociations as a guided sequence for a projector: a question per step, the "
+        "class's votes from their own devices (a QR code), the view that answers it, then the "
+        "answer. First, each student plays the agent's task. A printable handout too."
     )
     st.page_link("app_pages/lesson.py", label="Start the lesson", icon=":material/school:")
 with puzzle, st.container(border=True):
