@@ -87,7 +87,19 @@ def read_json(path: Path, limit: int) -> Any:
     "the file is ...": "too large (...)", "not UTF-8 text (binary or corrupt)" or
     "not valid JSON (...)".
     """
-    raw = read_bounded(path, limit)
+    return parse_json(read_bounded(path, limit))
+
+
+def parse_json(raw: bytes) -> Any:
+    """The JSON value of ``raw`` bytes, or ValueError whose message completes "the file is ...":
+    "not UTF-8 text (binary or corrupt)" or "not valid JSON (...)".
+
+    >>> parse_json(b'{"a": 1}')
+    {'a': 1}
+    >>> parse_json(b"{")
+    Traceback (most recent call last):
+    ValueError: not valid JSON (Expecting property name enclosed in double quotes at line 1)
+    """
     try:
         return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

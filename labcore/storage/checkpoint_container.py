@@ -28,7 +28,7 @@ from typing import Any
 
 import torch
 
-from labcore.io import read_bounded
+from labcore.io import parse_json, read_bounded
 
 PLANES_KEY = "byte_planes"
 """Metadata key of a compressed checkpoint's inner file: JSON ``{tensor: {"dtype": "F32",
@@ -267,11 +267,4 @@ def read_json_xz(path: Path, limit: int) -> Any:
         raise ValueError(f"too large ({exc})") from None
     except ValueError as exc:
         raise ValueError(f"not a readable xz file ({exc})") from None
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise ValueError("not UTF-8 text (binary or corrupt)") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    except RecursionError:
-        raise ValueError("not valid JSON (nested too deeply)") from None
+    return parse_json(raw)
