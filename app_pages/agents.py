@@ -181,9 +181,10 @@ else:
     )
 
 
+# What a trainer reports of a run: behaviour cloning the agreement with the expert, reinforcement
+# learning (the reward-trained kinds) the accuracy; a report may carry either. (A comment: a bare
+# string in a page is drawn on the page by Streamlit's magic.)
 SCORES = {"agreement": "held-out agreement", "accuracy": "held-out accuracy"}
-"""What a trainer reports of a run: behaviour cloning the agreement with the expert, reinforcement
-learning (the reward-trained kinds) the accuracy; a report may carry either."""
 CURVES = {"loss": "held-out loss", **SCORES}
 
 
