@@ -14,6 +14,7 @@ import streamlit as st
 
 from labcore.config import PAGE_URLS
 from ui.controls import note_arrival
+from ui.projector import projector_switch
 
 # A local image, not a ":material/...:" or emoji icon: those favicons are fetched from a font or
 # emoji host, and the lab must work offline and never phone home.
@@ -112,4 +113,5 @@ PAGES = [
 
 page = st.navigation(PAGES)
 note_arrival(page.url_path)
+projector_switch()  # in the sidebar of every page (issue 34: type the back row can read)
 page.run()

@@ -21,6 +21,7 @@ from labcore.render import (
     value_text,
     verdict_text,
 )
+from ui import projector
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -435,7 +436,8 @@ def figure(
     do not), and removed from the chart itself. With ``build`` and a ``cache_key`` naming
     everything the figure depends on (e.g. the checkpoint's version and the controls), the
     prepared figure is built once per key and shared (issue 24: building the Metacognition
-    page's figures was most of a rerun).
+    page's figures was most of a rerun). In projector mode the chart is drawn with larger type
+    (:func:`ui.projector.enlarged`, on a copy: the shared figure is never changed).
     """
     if cache_key is not None and build is not None:
         ready = _prepared(cache_key, build, bool(download))
@@ -443,7 +445,8 @@ def figure(
         ready = prepare(fig if fig is not None else build(), bool(download))
     if ready.title:
         st.markdown(f"**{ready.title}**")
-    st.plotly_chart(ready.shown, width="stretch", key=key, config={"displaylogo": False})
+    shown = projector.enlarged(ready.shown) if projector.is_on() else ready.shown
+    st.plotly_chart(shown, width="stretch", key=key, config={"displaylogo": False})
     if download and ready.html is not None:
         st.download_button(
             "Download figure (HTML)",
