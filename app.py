@@ -15,6 +15,7 @@ import streamlit as st
 
 from labcore.config import PAGE_URLS
 from ui.controls import note_arrival
+from ui.projector import projector_switch
 
 # A local image, not a ":material/...:" or emoji icon: those favicons are fetched from a font or
 # emoji host, and the lab must work offline and never phone home.
@@ -122,4 +123,5 @@ path = urlsplit(st.context.url or "").path.rstrip("/")
 joining = path.rsplit("/", 1)[-1] == PAGE_URLS["join"]
 page = st.navigation(PAGES, position="hidden" if joining else "sidebar")
 note_arrival(page.url_path)
+projector_switch()  # in the sidebar of every page (issue 34: type the back row can read)
 page.run()

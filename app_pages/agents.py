@@ -137,7 +137,7 @@ train_kind = c2.selectbox(
     help="Only the kinds the paper's experiments use on this task: E1 (wagering) needs the "
     "self-model's confidence, so only B2 (workspace-read) is trained on it.",
 )
-offered = data.offered_seed(task, train_kind)  # reserved for this session alone
+offered = data.offered_seed(task, train_kind)  # reserved only when its run starts (issue 34)
 seed = int(
     c3.number_input(
         "Seed",
@@ -145,17 +145,19 @@ seed = int(
         max_value=9999,
         value=offered,
         step=1,
-        help="Your session's own seed, reserved for you: no other student is offered it.",
+        help="Your session's next free seed. It is reserved for you when your run starts; if "
+        "another student starts it first, your run takes the next free seed.",
     )
 )
 
 
-def start(task: str, kind: str, seed: int) -> None:
-    """Queue the run (a button callback): the page returns at once and shows the queue."""
+def start(task: str, kind: str, seed: int, offered: int) -> None:
+    """Queue the run (a button callback): the page returns at once and shows the queue. The
+    offered seed, if another session started it meanwhile, gives way to the next free one."""
     for shown in ("agents.trained", "agents.refused"):
         st.session_state.pop(shown, None)
     try:
-        data.submit_training(task, kind, seed, TrainConfig())
+        data.submit_training(task, kind, seed, TrainConfig(), or_next=seed == offered)
     except (CheckpointError, QueueFull) as exc:
         st.session_state["agents.refused"] = f"Not started: {str(exc).rstrip('.')}."
 
@@ -176,14 +178,15 @@ else:
         f"Train {train_kind} seed {seed} on the {task} task",
         type="primary",
         on_click=start,
-        args=(task, train_kind, seed),
+        args=(task, train_kind, seed, offered),
         disabled=any(j.active for j in data.my_jobs()),
     )
 
 
+# What a trainer reports of a run: behaviour cloning the agreement with the expert, reinforcement
+# learning (the reward-trained kinds) the accuracy; a report may carry either. (A comment: a bare
+# string in a page is drawn on the page by Streamlit's magic.)
 SCORES = {"agreement": "held-out agreement", "accuracy": "held-out accuracy"}
-"""What a trainer reports of a run: behaviour cloning the agreement with the expert, reinforcement
-learning (the reward-trained kinds) the accuracy; a report may carry either."""
 CURVES = {"loss": "held-out loss", **SCORES}
 
 

@@ -76,8 +76,15 @@ def share_link(code: str, base: str) -> str:
 def open_typed() -> None:
     """Open the code typed into the box (an empty box closes the puzzle)."""
     typed = st.session_state.get("mystery.typed", "").strip()
-    if typed:
-        st.query_params.update(query(code=typed[: mystery.MAX_CODE_TEXT]))
+    if len(typed) > mystery.MAX_CODE_TEXT:  # refused here: the URL would keep too little of it
+        try:  # to quote its length (issue 34: 300 characters were reported as 100)
+            mystery.decode(typed)
+        except ValueError as exc:
+            st.session_state["mystery.typed_refused"] = str(exc)
+        if "code" in st.query_params:
+            del st.query_params["code"]
+    elif typed:
+        st.query_params.update(query(code=typed))
     elif "code" in st.query_params:
         del st.query_params["code"]
 
@@ -438,7 +445,9 @@ if MADE in st.query_params and "mystery.made" not in st.session_state:
         del st.query_params[MADE]
 raw = st.query_params.get("code")
 puzzle = None
-if raw:
+if refused := st.session_state.pop("mystery.typed_refused", None):
+    st.error(f"{refused.rstrip('.')}; check the code and type it again.", icon=":material/error:")
+elif raw:
     try:
         puzzle = mystery.decode(raw)
     except ValueError as exc:

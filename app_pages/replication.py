@@ -15,6 +15,8 @@ from ui import controls, data
 from ui.components import SCOPE_LINE, figure
 
 PAGE = "replication"
+# The training-length table's columns (results' gain rows) and the names a reader sees (a comment,
+# not a string: Streamlit's magic draws a bare string of a page on the page).
 GAIN_COLUMNS = {
     "seed": "seed",
     "training": "training",
@@ -23,7 +25,6 @@ GAIN_COLUMNS = {
     "l75_text": "noise tolerance L75",
     "accuracy": "clean accuracy",
 }
-"""The training-length table's columns (results' gain rows) and the names a reader sees."""
 
 st.title("Replication")
 st.caption(

@@ -261,9 +261,8 @@ def live_training() -> None:
         f"confidence is checked on {budget.heldout_episodes} held-out trials. It is saved for "
         "**this browser session only**; the shipped agents never change."
     )
-    free = data.offered_seed(
-        "wagering", data_reward.LIVE_KIND
-    )  # reserved for this session alone (issue 24)
+    # reserved when the run starts, never on a visit (issue 34); taken meanwhile: the next free one
+    free = data.offered_seed("wagering", data_reward.LIVE_KIND)
     if st.button(f"Train {data_reward.LIVE_KIND} seed {free} live", type="primary"):
         bar = st.progress(0.0, text="generating expert demonstrations...")
         chart = st.empty()
@@ -293,7 +292,7 @@ def live_training() -> None:
             st.error(f"The live run was not saved: {str(exc).rstrip('.')}.")
             return
         st.session_state[LIVE] = {
-            "seed": free,
+            "seed": record.get("seed", free),
             "history": record.get("history") or history,
             "text": f"Trained in {record['wall_seconds']:.0f} s ({record['updates']} updates), "
             f"saved as {path.name} for this session only.",

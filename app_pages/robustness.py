@@ -132,23 +132,22 @@ if model is not None:
         lambda: change_outcome(live, clean, CHANCE_DUAL_TASK, tolerance=0.03, fmt="{:.1%}"),
         active=sigma > 0,
     )
+    if not revealed:
+        # everything below gives the answer away: the live number, L75, the verdict and the four
+        # charts (issue 34: only the live number was held back)
+        st.stop()
     live_scope(data.label(kind), seed, f"{data.TITRATION_EPISODES} episodes at this noise", bundled)
     m1, m2 = st.columns(2)
-    if revealed:
-        metric(
-            m1,
-            "Report accuracy with this noise",
-            live,
-            fmt="{:.1%}",
-            intact=clean if sigma > 0 else None,
-            chance="1/7 = 14.3%",
-            reference=f"{target} noise, {NOISE_MODE_LABELS[noise_mode]}; intact = no noise",
-            help=(
-                "Report-window decision accuracy of this agent and seed at this noise level (live)."
-            ),
-        )
-    else:
-        live = None  # nor the live point on the titration chart, until the prediction is in
+    metric(
+        m1,
+        "Report accuracy with this noise",
+        live,
+        fmt="{:.1%}",
+        intact=clean if sigma > 0 else None,
+        chance="1/7 = 14.3%",
+        reference=f"{target} noise, {NOISE_MODE_LABELS[noise_mode]}; intact = no noise",
+        help="Report-window decision accuracy of this agent and seed at this noise level (live).",
+    )
     l75_claim = l75_key(kind, noise_mode)
     m2.metric(
         f"L75 of {label_of(kind)} (bundled, all seeds)",

@@ -67,16 +67,27 @@ class LabState:
     code: str = ""
     """Mystery agent: a puzzle's code (``labcore.classroom.mystery.decode`` reads it, refusing
     text longer than ``mystery.MAX_CODE_TEXT``; :func:`parse_params` leaves it to the page)."""
+    predict: bool = False
+    """"Predict first" switched on: the page asks for a prediction before it shows a lesion's
+    result (the lesson's lesion steps link with it; ``ui/predict.py`` reads it with
+    :func:`parse_flag`, :func:`parse_params` leaves it to it)."""
+    projector: bool = False
+    """Projector mode: larger type in metrics, captions and figures for the back row
+    (``ui/projector.py`` reads it with :func:`parse_flag`; :func:`parse_params` leaves it)."""
 
     def to_params(self, keys: Sequence[str]) -> dict[str, str]:
         """The query-string form of the chosen fields (a list as comma-separated names).
 
         >>> LabState(compare=("b1", "b2"), gain=10.0).to_params(["compare", "gain"])
         {'compare': 'b1,b2', 'gain': '10'}
+        >>> LabState(predict=True).to_params(["predict", "projector"])
+        {'predict': '1', 'projector': '0'}
         """
         values = asdict(self)
 
         def text(v: Any) -> str:
+            if isinstance(v, bool):
+                return "1" if v else "0"
             if isinstance(v, list | tuple):
                 return ",".join(str(x) for x in v)
             return f"{v:g}" if isinstance(v, float) else str(v)
@@ -92,6 +103,32 @@ def query(**values: Any) -> dict[str, str]:
     {'agent': 'b1', 'seed': '0', 'capacity': '0', 'noise': '0.1'}
     """
     return LabState(**values).to_params(list(values))
+
+
+FLAGS = ("predict", "projector")
+"""Switches a link may carry beside any page's controls (fields of :class:`LabState`, read by
+their owners with :func:`parse_flag`): ``ui.controls.publish`` keeps them in the URL."""
+FLAG_VALUES = {"1": True, "0": False, "true": True, "false": False, "on": True, "off": False}
+"""How a switch may be written in a URL (case ignored); :meth:`LabState.to_params` writes 1 or 0."""
+
+
+def parse_flag(key: str, raw: str | Sequence[str] | None) -> tuple[bool | None, str | None]:
+    """A switch of :data:`FLAGS` read from its URL value (a repeated key: its last value): None
+    when absent; anything but :data:`FLAG_VALUES` is off, with a notice, like every URL value.
+
+    >>> parse_flag("predict", "1"), parse_flag("projector", ["0", "true"]), parse_flag("x", None)
+    ((True, None), (True, None), (None, None))
+    >>> parse_flag("projector", "yes please")
+    (False, "projector='yes please' is not 1 or 0; using 0.")
+    """
+    if raw is not None and not isinstance(raw, str):
+        raw = raw[-1] if raw else None
+    if raw is None:
+        return None, None
+    value = FLAG_VALUES.get(raw.strip().lower())
+    if value is None:
+        return False, f"{key}={echo(raw)} is not 1 or 0; using 0."
+    return value, None
 
 
 LEGACY_PARAMS = {"self_model": "self_model_mode", "protocol": "noise_mode"}

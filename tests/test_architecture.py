@@ -560,3 +560,56 @@ def test_page_urls_have_one_home():
 
 def test_the_page_url_check_can_fail():
     assert literal_url_paths('st.Page("a.py", url_path="agents")\nStep(page="")') == ["agents", ""]
+
+
+def drawn_strings(source: str) -> list[int]:
+    """Lines of the bare string statements (literal or f-string) in a page's ``source`` that
+    Streamlit's magic draws on the page: every one but a docstring (the first statement of the
+    module or of a function)."""
+    found: list[int] = []
+
+    def visit(node: ast.AST) -> None:
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for i, child in enumerate(getattr(node, field, []) or []):
+                docstring = (
+                    i == 0
+                    and field == "body"
+                    and isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef)
+                )
+                if (
+                    isinstance(child, ast.Expr)
+                    and isinstance(child.value, ast.Constant | ast.JoinedStr)
+                    and (
+                        isinstance(child.value, ast.JoinedStr) or isinstance(child.value.value, str)
+                    )
+                    and not docstring
+                ):
+                    found.append(child.lineno)
+                visit(child)
+
+    visit(ast.parse(source))
+    return found
+
+
+def test_pages_hold_no_bare_strings():
+    """Streamlit's magic renders a bare string statement of a page script (issue 34: a developer's
+    note above the Replication page's title): a page says what it means with st.* calls and
+    comments, and a string statement is only ever a docstring."""
+    found = [f"{rel(p)}:{line}" for p in PAGES for line in drawn_strings(p.read_text())]
+    assert not found, "bare strings a page would draw:\n" + "\n".join(found)
+
+
+def test_the_bare_string_check_can_fail():
+    source = (
+        '"""The module docstring (not drawn)."""\n'
+        "X = 1\n"
+        '"""A note about X (drawn)."""\n'
+        "def f():\n"
+        '    """A docstring (not drawn)."""\n'
+        '    "a note in a function (drawn)"\n'
+        "if X:\n"
+        '    f"{X} in a branch (drawn)"\n'
+        "with open('x') as h:\n"
+        '    "in a with block (drawn)"\n'
+    )
+    assert drawn_strings(source) == [3, 6, 8, 10]

@@ -255,7 +255,7 @@ def test_trial_curves_drop_undecided_and_missing_confidence(trials):
 
 def test_fig1b_roc_curves_reach_corners_and_show_paper(trials, seed_values):
     fig = paper_e1.fig1b_type2_roc(trials, seed_values)
-    assert "chance (diagonal)" in names(fig)
+    assert "chance (diagonal; AUROC 0.5)" in names(fig)
     roc = [t for t in fig.data if t.name and t.name.startswith("self-model on (AUROC")]
     assert len(roc) == 1
     assert (roc[0].x[0], roc[0].y[0]) == (0, 0) and (roc[0].x[-1], roc[0].y[-1]) == (1, 1)

@@ -65,7 +65,8 @@ def test_action_probabilities_and_timeline():
     tl = episode.internal_state_timeline(
         [0.2, 0.9, np.nan], [1.0, 2.0, 0.5], ["cue", "", "decision"]
     )
-    assert names(tl) == ["confidence", "‖z_self‖"] and 0.5 in hline_ys(tl)
+    assert names(tl) == ["confidence", "‖z_self‖", "bet threshold 0.5"]
+    assert list(traces_named(tl, "bet threshold 0.5")[0].y) == [0.5, 0.5]  # the line, in the legend
 
 
 def test_palette_is_shared_across_figures(seed_values, capacity):
@@ -404,3 +405,51 @@ def test_fig3b_says_undefined_where_a_bar_is_missing(points):
             if getattr(t, "mode", None) == "text" and t.name == f"{bar.name}: undefined"
         ]
         assert sorted(missing) == sorted(x for t in said for x in t.x), bar.name
+
+
+# --------------------------------------------------------------------------- in-chart collisions
+# (issue 34: a classroom walk at 1366x800 and on a phone)
+
+
+def test_the_roc_panel_of_the_auroc_holds_no_text_and_its_axis_is_on_the_far_side():
+    """'chance 0.5' sat on the paper's diamond of the zeroed self-model (AUROC 0.5); on a phone the
+    AUROC axis title, between the panels, crossed the ROC curve."""
+    flat = (np.array([1, 0] * 20, bool), np.full(40, 0.5))
+    good = (
+        np.array([1] * 20 + [0] * 20, bool),
+        np.r_[np.linspace(0.6, 1, 20), np.linspace(0, 0.7, 20)],
+    )
+    fig = live.type2_roc_figure({"intact": good, "zeroed": flat}, {"intact": 0.92, "zeroed": 0.5})
+    in_panel = [a for a in fig.layout.annotations if a.xref in ("x2", "x2 domain")]
+    assert not in_panel, [a.text for a in in_panel]  # the chance line's name is in the legend
+    chance = [t for t in fig.data if t.xaxis == "x2" and t.mode == "lines"]
+    assert len(chance) == 1 and list(chance[0].y) == [0.5, 0.5]
+    assert chance[0].legendgroup == fig.data[0].legendgroup  # one legend entry with the diagonal
+    assert fig.layout.yaxis2.side == "right" and fig.layout.yaxis2.title.text
+
+
+@pytest.mark.parametrize("value", [0.49, 0.51, 0.5])
+def test_the_value_read_at_the_choice_point_is_written_clear_of_the_bet_line(value):
+    """'read here: 0.49' was centred on its marker's height, 0.01 under the bet line at 0.5."""
+    fig = episode.internal_state_timeline(
+        [value] * 6, np.ones(6), highlight_step=5, decision_step=3
+    )
+    (read,) = traces_named(fig, "confidence read at the choice point")
+    above = read.textposition.startswith("top")
+    assert read.textposition.split()[0] in ("top", "bottom")
+    low, high = (value, value + episode.READ_TEXT_SPAN) if above else (value - 0.15, value)
+    assert not low <= episode.BET_THRESHOLD <= high or value == episode.BET_THRESHOLD
+    assert above == (value >= episode.BET_THRESHOLD)
+    assert not [a for a in fig.layout.annotations if a.y == episode.BET_THRESHOLD], (
+        "the bet line is named in the legend, not labelled on the line"
+    )
+    assert [list(t.y) for t in fig.data if t.mode == "lines" and t.name.startswith("bet")] == [
+        [0.5, 0.5]
+    ]
+
+
+def test_the_read_value_turns_from_the_neighbouring_steps_and_the_panel_edge():
+    assert episode.read_text_position([0.3, 0.8, 0.3], 1) == "top center"
+    assert episode.read_text_position([0.95, 0.8, 0.95], 1) == "bottom center"
+    assert episode.read_text_position([0.9, 0.98, 0.9], 1) == "bottom center"  # no room above
+    assert episode.read_text_position([0.1, 0.02, 0.1], 1) == "top center"  # no room below

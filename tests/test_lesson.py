@@ -20,7 +20,7 @@ from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.render import verdict_text
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR, read_manifest
 from ui.data import seeds_by_kind
-from ui.state import LabState, parse_params
+from ui.state import FLAGS, MAX_SLOTS, LabState, parse_flag, parse_params
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = "http://lab.example:8501"
@@ -72,14 +72,14 @@ def test_every_step_opens_a_page_of_the_app_with_valid_controls(step):
     assert urlsplit(link).path == f"/{step.page}"
     assert step.page in app_url_paths()
     if step.page in PAGE_AGENTS:
-        assert set(step.params) <= set(page_keys(step.page)), (
-            "every parameter is a control of its page"
+        controls = {k: v for k, v in step.params.items() if k not in FLAGS}
+        assert set(controls) <= set(page_keys(step.page)), (
+            "every parameter is a control of its page or a switch any page reads"
         )
         state, notices = parse_link(link, step.page)
         assert notices == []
-        assert (
-            state.to_params(list(step.params)) == step.params
-        )  # the page shows exactly the step's view
+        assert state.to_params(list(controls)) == controls  # the page shows exactly the step's view
+        assert all(parse_flag(k, v) == (True, None) for k, v in step.params.items() if k in FLAGS)
     else:
         assert step.params == {}, "pages without URL controls get no parameters"
     assert 2 <= len(step.choices) <= 8 and 0 <= step.paper_answer < len(step.choices)
@@ -87,6 +87,21 @@ def test_every_step_opens_a_page_of_the_app_with_valid_controls(step):
     assert (step.rule is None) == (not step.claims), (
         "an answer checked against data names its claims"
     )
+
+
+def test_a_step_that_asks_about_a_lesion_opens_with_predict_first_on():
+    """Issue 34: "Predict: zero the self-model" opened with Predict first off, so AUROC 0.50 showed
+    before anyone had predicted it."""
+    lesion = [
+        s
+        for s in LESSON
+        if s.params.get("self_model_mode", "on") != "on"
+        or int(s.params.get("capacity", MAX_SLOTS)) < MAX_SLOTS
+        or float(s.params.get("noise", 0)) > 0
+    ]
+    assert [s.page for s in lesion] == ["metacognition", "workspace", "workspace", "robustness"]
+    assert all(s.params.get("predict") == "1" for s in lesion)
+    assert not any("predict" in s.params for s in LESSON if s not in lesion)
 
 
 def test_the_link_check_can_fail():

@@ -21,6 +21,7 @@ from labcore.render import (
     value_text,
     verdict_text,
 )
+from ui import projector
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -310,9 +311,36 @@ PHONE_ROW_CHARS = 34
 """Characters of subplot title that fit side by side across a phone (390 px, 14 px type)."""
 
 
+TITLE_LINE_PX = 19
+"""Pixels of one line of a panel title (14 px type), what a wrapped title grows by."""
+
+
+def _lower_row(fig: go.Figure, y: float, row: list, lines: int) -> None:
+    """Move a row of panels below an inner row of titles down by ``lines`` title lines, and their
+    titles with them: a wrapped title grows upwards (it is anchored at its bottom), and without
+    this it sat on the panels above (issue 34: the Mystery page's slots figure)."""
+    plot_px = (fig.layout.height or 460) - (fig.layout.margin.t or 95) - (fig.layout.margin.b or 70)
+    axes = [
+        fig.layout[name]
+        for name in fig.layout
+        if name.startswith("yaxis")
+        and fig.layout[name].domain is not None
+        and abs(fig.layout[name].domain[1] - y) < 1e-6
+    ]
+    if not axes or plot_px <= 0:
+        return
+    low = min(a.domain[0] for a in axes)
+    shift = min(lines * TITLE_LINE_PX / plot_px, 0.5 * (y - low))  # keep half of the panel
+    for a in axes:
+        a.domain = (a.domain[0], a.domain[1] - shift)
+    for a in row:
+        a.y = float(a.y) - shift
+
+
 def phone_safe_titles(fig: go.Figure) -> int:
     """Wrap panel titles so that they fit a phone's width and never overlap (issue 24), in place;
-    returns how many lines the top row of titles grew by.
+    returns how many lines the top row of titles grew by. A lower row of panels whose titles
+    grew moves down by as much, titles with it, so its titles stay clear of the panels above.
 
     >>> from plotly.subplots import make_subplots
     >>> fig = make_subplots(rows=1, cols=2,
@@ -347,8 +375,11 @@ def phone_safe_titles(fig: go.Figure) -> int:
                     line = f"{line} {word}".strip()
             a.text = "<br>".join([*lines, line])
             a.font.size = 14
+        added = max(a.text.count("<br>") + 1 for a in row) - before
         if y == max(rows):
-            grown = max(a.text.count("<br>") + 1 for a in row) - before
+            grown = added
+        elif added > 0:
+            _lower_row(fig, y, row, added)
     return max(grown, 0)
 
 
@@ -368,9 +399,7 @@ def prepare(fig: go.Figure, download: bool) -> Prepared:
 
     title = fig.layout.title.text if fig.layout.title and fig.layout.title.text else None
     shown = go.Figure(fig)
-    extra = 19 * phone_safe_titles(
-        shown
-    )  # px per added line of subplot title (labcore.figures.style)
+    extra = TITLE_LINE_PX * phone_safe_titles(shown)  # px per added line of subplot title
     if title:
         top = max(40, (fig.layout.margin.t or 95) - 70) + extra
         shown.update_layout(
@@ -407,7 +436,8 @@ def figure(
     do not), and removed from the chart itself. With ``build`` and a ``cache_key`` naming
     everything the figure depends on (e.g. the checkpoint's version and the controls), the
     prepared figure is built once per key and shared (issue 24: building the Metacognition
-    page's figures was most of a rerun).
+    page's figures was most of a rerun). In projector mode the chart is drawn with larger type
+    (:func:`ui.projector.enlarged`, on a copy: the shared figure is never changed).
     """
     if cache_key is not None and build is not None:
         ready = _prepared(cache_key, build, bool(download))
@@ -415,7 +445,8 @@ def figure(
         ready = prepare(fig if fig is not None else build(), bool(download))
     if ready.title:
         st.markdown(f"**{ready.title}**")
-    st.plotly_chart(ready.shown, width="stretch", key=key, config={"displaylogo": False})
+    shown = projector.enlarged(ready.shown) if projector.is_on() else ready.shown
+    st.plotly_chart(shown, width="stretch", key=key, config={"displaylogo": False})
     if download and ready.html is not None:
         st.download_button(
             "Download figure (HTML)",

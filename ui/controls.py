@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 
 from ui.data import label
-from ui.state import LabState, echo, escape_markdown, parse_params
+from ui.state import FLAGS, LabState, echo, escape_markdown, parse_params
 
 
 def _key(page: str, name: str) -> str:
@@ -107,13 +107,16 @@ def publish(page: str, keys: Sequence[str]) -> dict[str, str]:
 
     A URL that already describes the view is left as it is: the browser adds a history entry
     for every rewrite, so completing a link's defaults made Back need two presses (issue 24).
+    The switches of :data:`ui.state.FLAGS` in the URL (Predict first, projector mode) are kept:
+    their owners read and write them.
     """
     values = {k: value(page, k) for k in keys}
     current = LabState(**{**LabState().__dict__, **values})
-    params = current.to_params(keys)
+    url = st.query_params.to_dict()
+    params = {**current.to_params(keys), **{k: url[k] for k in FLAGS if k in url}}
     default = st.session_state.get(f"_default.{page}")
     defaults = default.to_params(keys) if default is not None else {}
-    if not describes(st.query_params.to_dict(), params, defaults):
+    if not describes(url, params, defaults):
         st.query_params.from_dict(params)
     st.session_state[f"_published.{page}"] = params
     st.session_state[f"_kept_values.{page}"] = {

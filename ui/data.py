@@ -16,9 +16,10 @@ Agents a visitor trains on the Agents page live in their browser session's own f
 pages of that session list them beside the bundled ones (:func:`manifest`), no other session
 sees them, and their seeds are unique across all sessions (:func:`seed_taken`), so a name always
 means one agent; the caches, keyed by the file itself (:func:`agent_file`), never mix two
-visitors' agents either way. A session's seed is reserved for it atomically when it is offered
-(:func:`offered_seed`, :class:`ui.jobs.SeedBook`), and its training runs in the server's queue
-(:func:`submit_training`, :func:`training_queue`), off the page thread and in a worker process.
+visitors' agents either way. A page offers a session the next free seed (:func:`offered_seed`,
+reserving nothing); the seed is reserved atomically when its run starts (:func:`submit_training`,
+:class:`ui.jobs.SeedBook`), and the training runs in the server's queue (:func:`training_queue`),
+off the page thread and in a worker process.
 """
 
 from __future__ import annotations
@@ -270,19 +271,15 @@ def seed_taken(task: str, kind: str, seed: int) -> bool:
 
 
 def offered_seed(task: str, kind: str) -> int:
-    """The seed this session is offered for its next agent of ``kind``: reserved for it alone
-    (atomically), kept until it trains it. Two sessions are never offered the same seed."""
-    key = f"_offered_seed.{task}.{kind}"
-    seed = st.session_state.get(key)
-    if (
-        seed is None
-        or _trained(task, kind, seed)
-        or seed_book().owner(task, kind, seed) != session_token()
-    ):
-        seed = st.session_state[key] = seed_book().reserve(
-            task, kind, session_token(), lambda s: _trained(task, kind, s)
-        )
-    return seed
+    """The seed this session is offered for its next agent of ``kind``: the first that is neither
+    bundled, trained, nor reserved by another session (:meth:`ui.jobs.SeedBook.next_free`).
+
+    Nothing is reserved here: a seed is reserved when its run starts (:func:`submit_training`), so
+    visiting a page leaves no reservation behind (issue 34: one classroom walk left 40). Two
+    sessions may be offered the same seed; the first to start trains it and the other trains the
+    next free one (``or_next``).
+    """
+    return seed_book().next_free(task, kind, session_token(), lambda s: _trained(task, kind, s))
 
 
 @st.cache_resource(show_spinner=False)
@@ -292,8 +289,16 @@ def training_queue() -> jobs.TrainingQueue:
     return jobs.TrainingQueue(jobs.default_workers())
 
 
-def submit_training(task: str, kind: str, seed: int, cfg: TrainConfig) -> jobs.Job:
+def submit_training(
+    task: str, kind: str, seed: int, cfg: TrainConfig, *, or_next: bool = False
+) -> jobs.Job:
     """Queue the training of this session's agent ``(task, kind, seed)``; returns at once.
+
+    The seed is reserved for this session here, when the run starts. With ``or_next`` (the page
+    offered ``seed``, :func:`offered_seed`, and the visitor did not choose it), a seed another
+    session started in the meantime is replaced by this session's next free one, reserved
+    atomically: thirty students pressing "Train" at once each get an agent, each a different seed
+    (the job's ``spec.seed`` says which).
 
     Raises
     ------
@@ -302,6 +307,10 @@ def submit_training(task: str, kind: str, seed: int, cfg: TrainConfig) -> jobs.J
     ui.jobs.QueueFull
         If this session already has a job waiting or running.
     """
+    if or_next and (
+        _trained(task, kind, seed) or not seed_book().claim(task, kind, seed, session_token())
+    ):
+        seed = seed_book().reserve(task, kind, session_token(), lambda s: _trained(task, kind, s))
     if _trained(task, kind, seed) or not seed_book().claim(task, kind, seed, session_token()):
         raise ckpt_format.CheckpointError(
             f"seed {seed} of {kind} belongs to another agent or session; your next free seed is "

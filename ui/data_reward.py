@@ -84,7 +84,9 @@ def train_live(
     Parameters
     ----------
     seed : int
-        This session's seed (:func:`ui.data.offered_seed`).
+        The seed offered to this session (:func:`ui.data.offered_seed`), reserved as the run
+        starts; if another session started it meanwhile, the run takes this session's next free
+        seed (the record's ``seed`` says which).
     progress : callable, optional
         ``progress(done, total, metrics)`` as :func:`labcore.training.behaviour_cloning.train_seeds`
         calls it.
@@ -101,7 +103,7 @@ def train_live(
         If the seed is another session's, this session is already training, or the run fails.
     """
     try:
-        job = data.submit_training("wagering", LIVE_KIND, seed, LIVE_TRAIN)
+        job = data.submit_training("wagering", LIVE_KIND, seed, LIVE_TRAIN, or_next=True)
     except jobs.QueueFull as exc:
         raise data.ckpt_format.CheckpointError(str(exc)) from None
     seen = 0

@@ -3,10 +3,11 @@
 Thirty students pressing "Train" at once must all get an agent, each a different seed, and nobody
 else's page may stall meanwhile (issue 24). Two pieces, neither imports Streamlit:
 
-* :class:`SeedBook` hands every session its own seed. A seed is reserved by creating a file with
-  ``O_CREAT | O_EXCL`` (atomic on one filesystem, so across the server processes of
-  ``make class`` too); a seed reserved, bundled or trained by anyone is never offered to another
-  session, so no run can end in "saved by another session".
+* :class:`SeedBook` hands every session its own seed. A seed is reserved when its run starts, by
+  creating a file with ``O_CREAT | O_EXCL`` (atomic on one filesystem, so across the server
+  processes of ``make class`` too); a page only looks (:meth:`SeedBook.next_free`), so a visit
+  leaves no file (issue 34). A seed reserved, bundled or trained by anyone is never trained by
+  another session, so no run can end in "saved by another session".
 * :class:`TrainingQueue` runs the jobs: at most ``workers`` at a time (default 1,
 ``$CTLAB_TRAIN_WORKERS``),
   each in its own worker process (spawned once and reused, one torch thread), at most
@@ -79,6 +80,17 @@ class SeedBook:
         with os.fdopen(fd, "w") as f:
             f.write(session)
         return True
+
+    def next_free(self, task: str, kind: str, session: str, taken: Callable[[int], bool]) -> int:
+        """The seed :meth:`reserve` would give ``session`` now, reserving nothing: the first one
+        that is neither ``taken`` (bundled or trained) nor reserved by another session (one this
+        session holds counts as free). What a page offers; another session may start it first."""
+        for seed in range(FIRST_USER_SEED, LAST_SEED + 1):
+            if taken(seed):
+                continue
+            if self.owner(task, kind, seed) in (None, session):
+                return seed
+        raise RuntimeError(f"no free seed left for {kind} on the {task} task")
 
     def reserve(self, task: str, kind: str, session: str, taken: Callable[[int], bool]) -> int:
         """The session's next seed: the first one that is neither ``taken`` (bundled or trained)

@@ -10,6 +10,10 @@ measurably did (the page computes that from its live values).
 The prediction is kept in ``st.session_state`` under the page and the condition (e.g. the
 lesion and the agent), so changing the lesion asks again and going back to an answered one
 does not.
+
+The toggle lives in the URL too (``predict=1``, :data:`labcore.links.FLAGS`): a link with it
+opens the page with "Predict first" on (the lesson's lesion steps), read on arrival and clamped
+like every URL value; the URL then follows the toggle, so a shared link keeps it.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import streamlit as st
+
+from ui.state import escape_markdown, parse_flag
 
 __all__ = ["CHANGE_CHOICES", "Outcome", "change_outcome", "predict_then_reveal"]
 
@@ -95,16 +101,28 @@ def predict_then_reveal(
     """
     if len(choices) < 2:
         raise ValueError("predict_then_reveal needs at least two choices")
-    enabled_key = _key(page, "enabled")
+    enabled_key, widget_key = _key(page, "enabled"), f"predict.{page}.on"
+    if st.session_state.get("_arrived", True) and "predict" in st.query_params:
+        # a link (the lesson's steps) says whether to predict first; read on arrival only
+        wanted, notice = parse_flag("predict", st.query_params.get_all("predict"))
+        if notice:
+            st.warning(escape_markdown(notice), icon=":material/warning:")
+        st.session_state[widget_key] = bool(wanted)
+    elif widget_key not in st.session_state:  # the widget's state is dropped on another page
+        st.session_state[widget_key] = bool(st.session_state.get(enabled_key, False))
     on = st.toggle(
         "Predict first",
-        value=bool(st.session_state.get(enabled_key, False)),
-        key=f"predict.{page}.on",
+        key=widget_key,
         help=(
             "Answer a question before the lesion's result appears, then see whether you were right."
         ),
     )
     st.session_state[enabled_key] = on  # outlives the widget when the user visits another page
+    if st.query_params.get("predict") != ("1" if on else None):  # the URL follows the toggle
+        if on:
+            st.query_params["predict"] = "1"
+        else:
+            del st.query_params["predict"]
     if not on or not active:
         return True
     answer_key = _key(page, "answer", condition)

@@ -12,6 +12,7 @@ import re
 
 from labcore.links import (
     ECHO_LIMIT,
+    FLAGS,
     LEGACY_PARAMS,
     MAX_EPISODE,
     MAX_MASKS,
@@ -21,12 +22,14 @@ from labcore.links import (
     TASK_CHOICES,
     LabState,
     echo,
+    parse_flag,
     parse_params,
     query,
 )
 
 __all__ = [
     "ECHO_LIMIT",
+    "FLAGS",
     "LEGACY_PARAMS",
     "MAX_EPISODE",
     "MAX_MASKS",
@@ -37,6 +40,7 @@ __all__ = [
     "LabState",
     "echo",
     "escape_markdown",
+    "parse_flag",
     "parse_params",
     "query",
 ]

@@ -13,7 +13,7 @@ request), with an optional teacher key on a second page.
 Examples
 --------
 >>> step_link(LESSON[3], "http://localhost:8501")
-'http://localhost:8501/metacognition?agent=b2_ws&seed=0&self_model_mode=zero&capacity=4'
+'http://localhost:8501/metacognition?agent=b2_ws&seed=0&self_model_mode=zero&capacity=4&predict=1'
 >>> parse_step("99", len(LESSON))
 (8, 'step=99 is out of range (1-8); showing step 8.')
 """
@@ -62,7 +62,9 @@ class LessonStep:
     """The page's ``url_path`` in ``app.py`` (``""`` is the home page)."""
     params: dict[str, str]
     """The page's URL controls for this view (:func:`labcore.links.query`: fields of the typed URL
-    state, as :func:`labcore.links.parse_params` reads them back)."""
+    state, as :func:`labcore.links.parse_params` reads them back). A step that asks what a lesion
+    will do carries ``predict=1``: its view opens with "Predict first" on, so the answer is held
+    back until the class has committed (issue 34)."""
     question: str
     choices: tuple[str, ...]
     paper_answer: int
@@ -260,7 +262,9 @@ LESSON: tuple[LessonStep, ...] = (
     LessonStep(
         title="Predict: zero the self-model",
         page=PAGE_URLS["metacognition"],
-        params=query(agent="b2_ws", seed=0, self_model_mode="zero", capacity=MAX_SLOTS),
+        params=query(
+            agent="b2_ws", seed=0, self_model_mode="zero", capacity=MAX_SLOTS, predict=True
+        ),
         question="Now the self-model's output is replaced by zeros; nothing else changes. What "
         "happens to task "
         "accuracy and to Type-2 AUROC?",
@@ -286,7 +290,7 @@ LESSON: tuple[LessonStep, ...] = (
     LessonStep(
         title="No workspace, no access",
         page=PAGE_URLS["workspace"],
-        params=query(agent="b1", seed=0, capacity=0),
+        params=query(agent="b1", seed=0, capacity=0, predict=True),
         question="Agent B1 must hold a colour and an object through a delay and then report "
         "both (7 possible "
         "answers each). Its cues reach it only through the 4-slot workspace. Switch "
@@ -314,7 +318,7 @@ LESSON: tuple[LessonStep, ...] = (
     LessonStep(
         title="Narrow the workspace",
         page=PAGE_URLS["workspace"],
-        params=query(agent="b1", seed=0, capacity=2),
+        params=query(agent="b1", seed=0, capacity=2, predict=True),
         question="Give B1 only 2 of its 4 slots. Distractors (masks) land in the workspace "
         "during the delay. "
         "Conjunction accuracy will be...",
@@ -339,7 +343,7 @@ LESSON: tuple[LessonStep, ...] = (
     LessonStep(
         title="Noise inside the agent",
         page=PAGE_URLS["robustness"],
-        params=query(agent="b1", seed=0, noise=0.1, noise_mode="stored"),
+        params=query(agent="b1", seed=0, noise=0.1, noise_mode="stored", predict=True),
         question="Add Gaussian noise inside the workspace and raise it until report accuracy "
         "falls to 75%: that "
         "noise level is L75. Which design breaks at the lower noise?",
@@ -400,7 +404,7 @@ def step_link(step: LessonStep, base_url: str = "") -> str:
     """The URL of a step's view: ``base_url`` + ``/`` + the page + its controls as a query string.
 
     >>> step_link(LESSON[0]), step_link(LESSON[4], "http://lab:8501/")
-    ('/', 'http://lab:8501/workspace?agent=b1&seed=0&capacity=0')
+    ('/', 'http://lab:8501/workspace?agent=b1&seed=0&capacity=0&predict=1')
     """
     query = urlencode(step.params)
     return f"{base_url.rstrip('/')}/{step.page}" + (f"?{query}" if query else "")
@@ -645,8 +649,10 @@ def class_question(number: int, results: ResultSet | None) -> Question:
     results support and the link to the step's view sealed until the teacher reveals it.
 
     >>> q = class_question(4, None)
-    >>> q.id, len(q.choices), q.view, q.view_first
-    ('lesson.4', 4, 'metacognition?agent=b2_ws&seed=0&self_model_mode=zero&capacity=4', False)
+    >>> q.id, len(q.choices), q.view_first
+    ('lesson.4', 4, False)
+    >>> q.view
+    'metacognition?agent=b2_ws&seed=0&self_model_mode=zero&capacity=4&predict=1'
     >>> class_question(2, None).view_first  # students play first: the game holds no answer
     True
     """

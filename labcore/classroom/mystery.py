@@ -217,7 +217,7 @@ ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 CODE_LENGTH = 8
 MAX_CODE_TEXT = 100
 """The longest text read as a code: longer text is refused before it is normalised (its length
-quoted), and the Mystery page keeps no more of a typed code in its URL."""
+quoted), and the Mystery page refuses a longer typed code before it reaches its URL."""
 _DATA_CHARS, _BITS, _VERSION = 6, 30, 1
 _MASK = (1 << _BITS) - 1
 _ALIASES = str.maketrans({"I": "1", "L": "1", "O": "0"})

@@ -445,6 +445,44 @@ def wager_figure(reading: WagerReading, title: str = "The wager: bet or opt out?
     return style_figure(fig, title, height=300, legend_below=False)
 
 
+READ_TEXT_SPAN = 0.15
+"""How far the text of the value read at the choice point reaches above or below its marker, in
+the confidence panel's units (the marker's radius and one line of text; a unit is about 140 px
+at the timeline's height)."""
+
+
+def read_text_position(
+    confidence: Any, step: int, threshold: float = BET_THRESHOLD, top: float = 1.05
+) -> str:
+    """Where the text of the value read at ``step`` goes: above or below its marker, whichever
+    side the bet threshold's line and the neighbouring steps' line leave free (issue 34: beside
+    the marker, "read here: 0.49" sat on the line at 0.5).
+
+    A side without room in the panel (0 to ``top``) is ruled out first, then a side the threshold
+    runs through, then the side the neighbouring steps' values lie on; a tie goes away from the
+    threshold.
+
+    >>> read_text_position([0.49] * 5, 3), read_text_position([0.51] * 5, 3)
+    ('bottom center', 'top center')
+    >>> read_text_position([0.3, 0.86, 0.3], 1), read_text_position([0.3, 0.97, 0.3], 1)
+    ('top center', 'bottom center')
+    """
+    c = np.asarray(confidence, float)
+    value = float(c[step])
+    neighbours = [
+        float(c[i]) for i in (step - 1, step + 1) if 0 <= i < c.size and np.isfinite(c[i])
+    ]
+
+    def cost(above: bool) -> tuple[int, int, int, bool]:
+        lo, hi = (value, value + READ_TEXT_SPAN) if above else (value - READ_TEXT_SPAN, value)
+        no_room = hi > top if above else lo < 0
+        on_threshold = lo <= threshold <= hi
+        crossed = sum((n > value) if above else (n < value) for n in neighbours)
+        return no_room, on_threshold, crossed, above != (value >= threshold)
+
+    return "top center" if cost(True) < cost(False) else "bottom center"
+
+
 def internal_state_timeline(
     confidence: Any,
     z_self_norm: Any,
@@ -474,7 +512,9 @@ def internal_state_timeline(
     Returns
     -------
     go.Figure
-        Traces ``"confidence"`` and ``"‖z_self‖"``; a dotted 0.5 bet threshold.
+        Traces ``"confidence"`` and ``"‖z_self‖"``; a dotted 0.5 bet threshold, a trace named
+        in the legend (no label on the line). The value read at the choice point is written
+        beside its marker on the side away from the threshold (:func:`read_text_position`).
     """
     c = np.asarray(confidence if confidence is not None else [], float).ravel()
     z = np.asarray(z_self_norm if z_self_norm is not None else [], float).ravel()
@@ -519,7 +559,7 @@ def internal_state_timeline(
                 mode="markers+text",
                 name="confidence read at the choice point",
                 text=[f"read here: {c[decision_step]:.2f}"],
-                textposition="middle right",
+                textposition=read_text_position(c, decision_step),
                 marker={
                     "size": 15,
                     "color": PALETTE["self_on"],
@@ -545,11 +585,20 @@ def internal_state_timeline(
             row=2,
             col=1,
         )
-    fig.add_hline(
-        y=0.5,
-        line={"dash": "dot", "color": PALETTE["chance"]},
-        annotation_text="bet if above 0.5 at the choice point" if read else "0.5",
-        annotation_font={"size": 11, "color": "#666"},
+    # The bet threshold is named in the legend, not labelled on its line: the label sat on the
+    # marker and the value read at the choice point, and the value's text on the line (issue 34:
+    # "read here: 0.49" overprinted by the line at 0.5).
+    fig.add_trace(
+        go.Scatter(
+            x=[-0.5, n - 0.5],
+            y=[BET_THRESHOLD, BET_THRESHOLD],
+            mode="lines",
+            name=f"bet if above {BET_THRESHOLD:g} at the choice point"
+            if read
+            else f"bet threshold {BET_THRESHOLD:g}",
+            line={"dash": "dot", "color": PALETTE["chance"], "width": 1.5},
+            hoverinfo="skip",
+        ),
         row=1,
         col=1,
     )

@@ -73,9 +73,10 @@ def type2_roc_figure(
     -------
     go.Figure
         One line per key (named by :func:`label_of`, pooled AUROC in the legend), a dashed
-        ``"chance (diagonal)"`` line; right panel: ``OURS`` bars and ``"seeds"`` (with
-        ``seed_aurocs``) or a ``"ours (pooled trials)"`` marker trace, and ``"paper"``
-        diamonds if given.
+        ``"chance (diagonal; AUROC 0.5)"`` line; right panel: ``OURS`` bars and ``"seeds"`` (with
+        ``seed_aurocs``) or a ``"ours (pooled trials)"`` marker trace, ``"paper"`` diamonds if
+        given, and the chance line at 0.5 in the diagonal's legend group (no label in the panel).
+        The AUROC axis is on the panel's right.
     """
     curves = {k: v for k, v in (curves or {}).items() if v is not None and len(v[0]) > 0}
     if not curves:
@@ -95,7 +96,8 @@ def type2_roc_figure(
             x=[0, 1],
             y=[0, 1],
             mode="lines",
-            name="chance (diagonal)",
+            name="chance (diagonal; AUROC 0.5)",
+            legendgroup="chance",
             line={"dash": "dash", "color": PALETTE["chance"]},
             hoverinfo="skip",
         ),
@@ -169,9 +171,25 @@ def type2_roc_figure(
             col=2,
         )
         category_axis(fig, [label_of(k) for k in keys], row=1, col=2)
-    chance_line(fig, CHANCE_E1, "chance 0.5", row=1, col=2)
+    # The chance line of the AUROC panel is named in the legend with the diagonal, not labelled
+    # in the panel: a label at either end sat on a marker (issue 34: "chance 0.5" on the paper's
+    # diamond of the zeroed self-model, whose AUROC is 0.5).
+    fig.add_trace(
+        go.Scatter(
+            x=[-0.6, len(keys) - 0.4],
+            y=[CHANCE_E1, CHANCE_E1],
+            mode="lines",
+            name="chance (diagonal; AUROC 0.5)",
+            legendgroup="chance",
+            showlegend=False,
+            line={"dash": "dash", "color": PALETTE["chance"], "width": 1.5},
+            hoverinfo="skip",
+        ),
+        row=1,
+        col=2,
+    )
     fig.update_xaxes(
-        title_text="false-alarm rate (wrong trials with c > t)",
+        title_text="false-alarm rate<br>(wrong trials with c > t)",  # two lines: fits a phone
         range=[0, 1],
         constrain="domain",
         row=1,
@@ -185,7 +203,11 @@ def type2_roc_figure(
         row=1,
         col=1,
     )
-    fig.update_yaxes(title_text="Type-2 AUROC", range=[0.3, 1.02], row=1, col=2)
+    # On the panel's far side: between the panels its title crossed the ROC curve on a phone,
+    # where the square ROC panel fills its whole width (issue 34).
+    fig.update_yaxes(
+        title_text="Type-2 AUROC", range=[0.3, 1.02], side="right", automargin=True, row=1, col=2
+    )
     return style_figure(fig, title, height=560)
 
 

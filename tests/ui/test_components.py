@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from labcore.config import AGENT_KINDS
 from labcore.paper_claims import claim_for, e1_condition, e2_condition
+from ui import components
 from ui.components import change_text, e1_construction_notes
 
 
@@ -37,3 +38,32 @@ def test_change_is_in_the_metrics_unit():
     assert change_text(0.483, 0.87, "{:.1%}") == "-38.7 pts vs intact"
     assert change_text(0.5, 0.846) == "-0.35 vs intact"
     assert change_text(None, 0.5) is None
+
+
+def _title_box_px(fig, annotation) -> tuple[float, float]:
+    """A panel title's bottom and top, in px above the plot area's bottom (it is anchored at its
+    bottom and grows upwards by a line per ``<br>``)."""
+    plot_px = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+    bottom = float(annotation.y) * plot_px
+    return bottom, bottom + 19 * (annotation.text.count("<br>") + 1)  # 19 px a line (14 px type)
+
+
+def test_a_wrapped_title_of_a_lower_row_stays_clear_of_the_panels_above():
+    """Issue 34: the Mystery page's slots figure wrapped its lower panel's title to two lines for a
+    phone, and the second line grew up onto the panel above."""
+    import numpy as np
+
+    from labcore.figures import episode
+
+    slots, occupied = np.zeros((6, 2, 3)), np.zeros((6, 2), bool)
+    slots[1:, 0], occupied[1:, 0] = 1.0, True
+    fig = episode.workspace_heatmap(slots, occupied, [None, "colour cue", None, None, None, None])
+    shown = components.prepare(fig, download=False).shown
+    lower = next(a for a in shown.layout.annotations if a.text.startswith("slot activations"))
+    assert "<br>" in lower.text  # wrapped for a phone
+    _, top = _title_box_px(shown, lower)
+    plot_px = shown.layout.height - shown.layout.margin.t - shown.layout.margin.b
+    assert top <= shown.layout.yaxis.domain[0] * plot_px + 1, "the title reaches the panel above"
+    assert lower.y == shown.layout.yaxis2.domain[1]  # still on its own panel
+    assert fig.layout.yaxis2.domain[1] > shown.layout.yaxis2.domain[1], "moved on the copy only"
+    assert "<br>" not in next(a.text for a in fig.layout.annotations if a.text.startswith("slot a"))

@@ -66,6 +66,19 @@ def test_a_seed_is_claimed_once_and_kept_by_its_session(tmp_path):
     assert book.reserve("dual", "b1", "b", lambda s: False) == 5
 
 
+def test_the_next_free_seed_is_only_looked_up(tmp_path):
+    """What a page offers (issue 34): nothing is written; another session's reservation is
+    skipped, the session's own is offered again."""
+    book = jobs.SeedBook(tmp_path / "_seeds")
+    assert book.next_free("dual", "b1", "a", lambda s: s == 5) == 6
+    assert book.next_free("dual", "b1", "a", lambda s: False) == 5
+    assert not (tmp_path / "_seeds").exists() or not list((tmp_path / "_seeds").iterdir())
+    assert book.claim("dual", "b1", 5, "a")
+    assert book.next_free("dual", "b1", "a", lambda s: False) == 5
+    assert book.next_free("dual", "b1", "b", lambda s: False) == 6
+    assert len(list((tmp_path / "_seeds").iterdir())) == 1
+
+
 def test_many_sessions_submitting_at_once_all_succeed_within_the_concurrency_limit(tmp_path):
     running, peak, lock, go = [0], [0], threading.Lock(), threading.Event()
 

@@ -155,6 +155,22 @@ def test_a_seed_taken_anywhere_is_not_offered(open_page, tmp_path, monkeypatch, 
     assert any(b.label == f"Train b2_ws seed {free} on the wagering task" for b in at.button)
 
 
+def test_a_visit_reserves_no_seed(open_page, tmp_path, monkeypatch):
+    """Issue 34: every visit reserved a seed file (40 from one walk), so the offered seed climbed;
+    now a seed is reserved only when its run starts."""
+    monkeypatch.setattr(data, "USER_RUNS_DIR", tmp_path / "user")
+    for _ in range(2):  # two visits, two sessions
+        at = open_page("agents")
+        for task in ("wagering", "dual"):
+            at.selectbox(key="train_task").set_value(task).run()
+            for kind in at.selectbox(key="train_kind").options[:2]:
+                at.selectbox(key="train_kind").set_value(kind).run()
+        assert not exceptions(at), exceptions(at)
+    assert not list((tmp_path / "user").rglob("*.reserved")), "a visit reserves no seed"
+    at.selectbox(key="train_task").set_value("wagering").run()
+    assert any(b.label == "Train b2_ws seed 5 on the wagering task" for b in at.button)
+
+
 # --------------------------------------------------------------------------- training as a class
 # does it
 
@@ -173,7 +189,9 @@ def test_two_students_pressing_train_at_once_both_get_their_own_agent(
     for at in students:
         at.selectbox(key="train_task").set_value("wagering").run()
         buttons.append(next(b for b in at.button if b.label.startswith("Train b2_ws seed")))
-    assert buttons[0].label != buttons[1].label, "never the same seed offered to two sessions"
+    # both are offered seed 5 (nothing is reserved before a run starts, issue 34); the second to
+    # start trains the next free seed instead
+    assert not list((tmp_path / "user" / "_seeds").glob("*")), "a visit reserves no seed"
     for button in buttons:
         button.click()
     for at in students:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import torch
 
+from labcore.classroom.lesson import LESSON
 from labcore.config import AGENT_KINDS
 from labcore.experiments.paper_results import load_results
 from labcore.figures import live
@@ -138,6 +139,18 @@ def test_metacognition_holds_the_zeroed_auroc_until_a_prediction_is_locked_in(op
     assert not at.exception
     assert any("Correct" in s.value for s in at.success), [w.value for w in at.warning]
     assert "Type-2 AUROC" in metric_labels(at)
+
+
+def test_the_lesson_link_opens_with_predict_first_on_and_keeps_it_in_the_url(open_page):
+    """Issue 34: the lesson's "Predict: zero the self-model" showed AUROC 0.50 at once."""
+    step = next(s for s in LESSON if s.params.get("self_model_mode") == "zero")
+    at = open_page("metacognition", step.params)
+    assert not at.exception
+    assert at.toggle(key="predict.metacognition.on").value is True
+    assert "Type-2 AUROC" not in metric_labels(at) and not at.get("plotly_chart")
+    assert url(at)["predict"] == "1"  # the view's link keeps it
+    at.toggle(key="predict.metacognition.on").set_value(False).run()
+    assert "Type-2 AUROC" in metric_labels(at) and "predict" not in url(at)
 
 
 # ----------------------------------------------------------------------- the URL

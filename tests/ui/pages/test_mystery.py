@@ -159,6 +159,19 @@ def test_a_typed_code_opens_the_puzzle(open_mystery):
     assert [m.label for m in at.metric] == [m.label for m in mystery.MARKERS["wagering"]]
 
 
+def test_a_long_typed_code_is_refused_with_its_real_length(open_mystery):
+    """Issue 34: the page kept only the first MAX_CODE_TEXT characters of a typed code in its URL,
+    so a 300-character code was reported as having 100."""
+    at = open_mystery()
+    typed = "A" * 300
+    at.text_input(key="mystery.typed").set_value(typed).run()
+    assert not at.exception
+    assert len(at.error) == 1
+    assert str(len(typed)) in at.error[0].value
+    assert str(mystery.MAX_CODE_TEXT) not in at.error[0].value
+    assert "code" not in at.query_params and not at.metric
+
+
 def test_the_rollout_steps_to_both_ends(open_mystery):
     for puzzle in (
         mystery.make_puzzle("wagering", "bus_off", seed=2, episode=63),

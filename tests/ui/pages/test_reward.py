@@ -198,7 +198,12 @@ def test_the_live_training_run_writes_only_to_the_session_folder(open_page, tmp_
     at = open_page(PAGE)
     button = next(b for b in at.button if b.label.startswith("Train reward_wager seed"))
     assert button.label.split()[-2] == "5"  # the first seed the bundled agents leave free
+    reservations = list((tmp_path / "user").rglob("*.reserved"))
+    assert not reservations, "a visit reserves no seed (issue 34); the run's start does"
     button.click().run()
+    assert [p.name for p in (tmp_path / "user").rglob("*.reserved")] == [
+        "wagering-reward_wager-s5.reserved"
+    ]
     assert not exceptions(at), exceptions(at)
     saved = list((tmp_path / "user").glob("*/wagering-reward_wager-s5.safetensors.xz"))
     assert len(saved) == 1 and (saved[0].parent / MANIFEST).exists()

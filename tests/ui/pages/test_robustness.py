@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from labcore.classroom.lesson import LESSON
 from labcore.experiments.paper_results import load_results
 from labcore.figures.explore import e3_robustness_verdict
 from labcore.figures.live import pci_bars
@@ -81,6 +82,33 @@ def test_robustness_asks_only_when_there_is_noise(open_page):
     at.slider(key="robustness.noise").set_value(0.3).run()
     assert not at.exception
     assert "Report accuracy with this noise" not in metric_labels(at)
+
+
+def test_the_lesson_step_holds_back_everything_that_gives_the_answer_away(open_page):
+    """Issue 34: the lesson's noise step opens with Predict first on, and while the prediction is
+    pending neither the live number, nor L75, the verdict or any of the four charts shows."""
+    step = next(s for s in LESSON if s.page == "robustness")
+    at = open_page("robustness", step.params)
+    assert not at.exception
+    assert at.toggle(key="predict.robustness.on").value is True
+    assert not at.metric and not at.get("plotly_chart"), metric_labels(at)
+    assert not any("Verdict" in m.value for m in at.markdown)
+    condition = f"b1/0/{float(step.params['noise']):g}/stored"
+    at.radio(key=f"predict.robustness.choice.{condition}").set_value(0).run()
+    at.button(key=f"predict.robustness.lock.{condition}").click().run()
+    assert not at.exception
+    assert "Report accuracy with this noise" in metric_labels(at)
+    assert any(label.startswith("L75") for label in metric_labels(at))
+    assert len(at.get("plotly_chart")) == 4  # titration, PCI, composite, design study
+
+
+def test_a_bad_predict_value_is_clamped_with_a_notice(open_page):
+    at = open_page("robustness", {"agent": "b1", "seed": "0", "noise": "0.2", "predict": "2"})
+    assert not at.exception
+    assert any("predict=" in w.value and "using 0" in w.value for w in at.warning)
+    assert at.toggle(key="predict.robustness.on").value is False
+    assert "Report accuracy with this noise" in metric_labels(at)  # off: nothing held back
+    assert "predict" not in at.query_params
 
 
 # ----------------------------------------------------------------------- a broken checkpoint

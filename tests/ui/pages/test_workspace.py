@@ -150,7 +150,7 @@ def test_the_ideal_agent_is_scored_on_the_views_own_episodes_and_is_not_beaten(o
         view = data.workspace("b1", seed, 2, 0.0, "stored")
         ideal = data.ideal_on_view(seed, 2, 4)
         assert set(ideal) == {"per_step", "decision", "conjunction"}
-        for name, (mean, low, high) in ideal.items():
+        for name, (_, low, high) in ideal.items():
             assert low <= float(view.means[name]) <= high, (seed, name)
         own = ideal_on_episodes(episode_seeds(seed, "eval", data.DUAL_EPISODES), active=2)
         assert ideal["conjunction"][0] == pytest.approx(float(own["conjunction"][0].mean()))
