@@ -35,6 +35,7 @@ explain(
     "a synthetic blindsight: doing without knowing.",
 )
 
+# What the class is asked: play; the numbers go to the teacher's projector.
 CLASS_QUESTION = Question(
     id=f"activity.{humans.ACTIVITY}",
     text="Play the agent's task on your device: about three minutes. Your accuracy and how well "
@@ -44,7 +45,6 @@ CLASS_QUESTION = Question(
     view_first=True,
     kind="activity",
 )
-"""What the class is asked: play, and the numbers go to the teacher's projector."""
 
 in_class = None  # (class code, student id) of a student who came from their class view
 if classroom.CODE_PARAM in st.query_params and classroom.STUDENT_PARAM in st.query_params:

@@ -275,8 +275,7 @@ def reveal_answer(puzzle: mystery.Puzzle, values: dict, choice: str | None) -> N
     )
 
 
-MADE = "made"
-"""The teacher's URL keeps the puzzle made (its code), so a reload does not lose it."""
+MADE = "made"  # the teacher's URL keeps the puzzle made (its code): a reload does not lose it
 
 
 def set_made(code: str | None) -> None:
