@@ -18,14 +18,18 @@ like every URL value; the URL then follows the toggle, so a shared link keeps it
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from urllib.parse import urlencode
 
 import streamlit as st
 
+from labcore.classroom.store import Question
+from ui import classroom
 from ui.state import escape_markdown, parse_flag
 
-__all__ = ["CHANGE_CHOICES", "Outcome", "change_outcome", "predict_then_reveal"]
+__all__ = ["CHANGE_CHOICES", "Outcome", "change_outcome", "class_question", "predict_then_reveal"]
 
 
 @dataclass(frozen=True)
@@ -126,7 +130,9 @@ def predict_then_reveal(
     if not on or not active:
         return True
     answer_key = _key(page, "answer", condition)
+    asked = class_question(page, condition, question, choices)
     if answer_key not in st.session_state:
+        classroom.post(asked)  # with a class running, the students predict too
         with st.container(border=True):
             st.markdown(f"**Predict first.** {question}")
             mine = st.radio(
@@ -144,12 +150,23 @@ def predict_then_reveal(
             )
             if not locked or mine is None:
                 st.caption("The result is held back until you lock in a prediction.")
+                classroom.votes_panel(asked, lab_choice=None, revealed=False)
                 return False
             st.session_state[answer_key] = mine
     mine = st.session_state[answer_key]
     result = measured()
     outcome = result if isinstance(result, Outcome) else Outcome(result)
     detail = f" {outcome.detail.rstrip('.')}." if outcome.detail else ""
+    if classroom.running() is not None:  # the class sees the agent's outcome beside its votes
+        measured_text = choices[outcome.choice] if outcome.choice is not None else "not defined"
+        told = replace(
+            asked,
+            answer=f"**What the agent did**: {measured_text}.{detail}",
+            lab_choice=outcome.choice,
+        )
+        classroom.post(told)
+        classroom.reveal(told.id)
+        classroom.votes_panel(told, lab_choice=outcome.choice, revealed=True)
     predicted = f"You predicted “{choices[mine]}”."
     if outcome.choice is None:
         st.info(
@@ -170,6 +187,21 @@ def predict_then_reveal(
         "Ask me again", key=f"predict.{page}.again.{condition}", on_click=_clear, args=(answer_key,)
     )
     return True
+
+
+def class_question(page: str, condition: str, question: str, choices: Sequence[str]) -> Question:
+    """A "Predict first" question as a class's question: its id from the page and the condition
+    (the store's characters, at most 64), the lab's view the page with the condition's URL, shown
+    to students once the teacher reveals what the agent did.
+
+    >>> q = class_question("metacognition", "b2_ws/0/zero", "What happens?", ["a", "b"])
+    >>> q.id, q.choices
+    ('predict.metacognition.b2_ws:0:zero', ('a', 'b'))
+    """
+    safe = re.sub(r"[^A-Za-z0-9_.:+\-]", ":", f"predict.{page}.{condition}")[:64]
+    params = {k: v for k, v in st.query_params.to_dict().items() if k != "predict"}
+    view = page + (f"?{urlencode(params)}" if params else "")
+    return Question(id=safe, text=question, choices=tuple(choices), view=view)
 
 
 CHANGE_CHOICES = (

@@ -116,3 +116,32 @@ def test_ending_a_class_clears_it(open_page):
     teacher.button(key="class.end.lesson").click().run()
     assert not exceptions(teacher) and not ClassStore().exists(code)
     assert "class" not in teacher.query_params
+
+
+def test_predict_first_goes_to_the_class_and_the_lock_in_reveals_what_the_agent_did(open_page):
+    """Issue 34 item 6: with a class running, a page's "Predict first" question is the class's
+    question; the teacher's lock-in posts the agent's outcome and reveals it."""
+    from tests.ui.apptest_pages import navigate
+
+    teacher, code, _ = teacher_with_class(open_page)
+    step = LESSON[3]  # "Predict: zero the self-model", opened with Predict first on
+    assert step.params.get("predict") == "1"
+    navigate(teacher, step.page, step.params)
+    assert not exceptions(teacher)
+    asked = ClassStore().current(code, "s1").question
+    assert asked.id.startswith("predict.metacognition.") and asked.answer == ""
+    student = student_view(open_page, code, "s1")
+    student.radio(key=f"join.choice.{asked.id}").set_value("B").run()
+    student.button(key=f"join.send.{asked.id}").click().run()
+    teacher.run()
+    assert votes(teacher)["B"] == 1
+    teacher.radio(key=next(r.key for r in teacher.radio if r.key.startswith("predict."))).set_value(
+        1
+    ).run()
+    teacher.button(key=next(b.key for b in teacher.button if ".lock." in (b.key or ""))).click()
+    teacher.run()
+    assert not exceptions(teacher)
+    seen = ClassStore().current(code, "s1")
+    assert seen.revealed and seen.counts == {"B": 1}
+    assert seen.question.lab_choice == 1  # zeroed: Type-2 AUROC falls to chance
+    assert seen.question.view.startswith("metacognition?")
