@@ -49,28 +49,17 @@ if (st.session_state.get("_arrived", True) and "step" in st.query_params) or (
 elif STEP not in st.session_state:
     st.session_state[STEP] = st.session_state[KEPT]
 
-st.html(
+st.html(  # a step fits one projected screen: larger type, less space above the title
     "<style>.st-key-lesson-body p, .st-key-lesson-body li { font-size: 1.3rem; "
-    "line-height: 1.5; }</style>"
+    "line-height: 1.45; } [data-testid='stMainBlockContainer'] { padding-top: 1.5rem; }</style>"
 )
 st.title("Lesson: three dissociations")
-st.caption(SCOPE_LINE)
-explain(
-    what="A guided tour of the paper's three experiments, one step per screen, for a class "
-    "and a projector. Each step asks a question, then opens the lab at exactly the view that "
-    "answers it.",
-    try_this="Start a class (right): students vote from their own devices and their votes "
-    "appear here as they come in, hidden from them until you press **Show answer**. Without a "
-    "class, read the question aloud and take a show of hands. Open the view, look together, "
-    "then show the answer. Printable handouts are at the bottom.",
-    theory="The answers come from this lab's own result set. Where the lab does not reproduce "
-    "the paper, the answer says both: what the paper reports and what happens here.",
-)
 for notice in st.session_state.get("_notices.lesson", []):
     st.warning(escape_markdown(notice), icon=":material/warning:")
 
-st.selectbox(
-    "Step",
+# The teacher's controls sit in the sidebar, so a projected step fits one screen (issue 34).
+st.sidebar.selectbox(
+    "Lesson step",
     list(range(1, N + 1)),
     key=STEP,
     format_func=lambda i: f"{i} of {N}: {LESSON[i - 1].title}",
@@ -86,33 +75,22 @@ question = class_question(n, results)
 
 body, side = st.columns([3, 2], gap="large")
 with body, st.container(key="lesson-body"):
-    st.header(f"{n}. {step.title}")
+    st.subheader(f"{n}. {step.title}")
     st.markdown(f"**{step.question}**")
     st.markdown(
         "\n".join(f"- **{CHOICE_LETTERS[i]}.** {choice}" for i, choice in enumerate(step.choices))
     )
-    st.page_link(
+    view, toggle = st.columns(2, vertical_alignment="center")
+    view.page_link(
         f"app_pages/{step.page or 'home'}.py",
         label="Open this view",
         icon=":material/open_in_new:",
         query_params=step.params,
     )
     if shown:
-        answer = expected_answer(step, results)
-        text = f"**Answer** — {answer.text}"
-        if answer.agrees is None:
-            st.info(text, icon=":material/help:")
-        elif answer.agrees:
-            st.success(text, icon=":material/check_circle:")
-        else:
-            st.warning(text, icon=":material/compare_arrows:")
-        st.markdown(step.why)
-        if answer.evidence:
-            with st.expander("The claims behind this answer (from the bundled result set)"):
-                st.markdown("\n".join(f"- {escape_markdown(line)}" for line in answer.evidence))
-        st.button("Hide answer", key=f"lesson.hide.{n}", on_click=reveal, args=(n, False))
+        toggle.button("Hide answer", key=f"lesson.hide.{n}", on_click=reveal, args=(n, False))
     else:
-        st.button(
+        toggle.button(
             "Show answer", key=f"lesson.show.{n}", on_click=reveal, args=(n, True), type="primary"
         )
     back, forward = st.columns(2)
@@ -134,14 +112,41 @@ with body, st.container(key="lesson-body"):
         icon=":material/arrow_forward:",
         width="stretch",
     )
+    if shown:
+        answer = expected_answer(step, results)
+        text = f"**Answer** — {answer.text}"
+        if answer.agrees is None:
+            st.info(text, icon=":material/help:")
+        elif answer.agrees:
+            st.success(text, icon=":material/check_circle:")
+        else:
+            st.warning(text, icon=":material/compare_arrows:")
+        if answer.evidence:
+            with st.expander("The claims behind this answer (from the bundled result set)"):
+                st.markdown("\n".join(f"- {escape_markdown(line)}" for line in answer.evidence))
 
 with side:
+    classroom.class_panel(PAGE, compact=True)
     classroom.post(question)  # the class's current question follows the projected step
     classroom.votes_panel(question, lab_choice=question.lab_choice, revealed=shown)
     if step.activity == humans.ACTIVITY:  # the class played first: its results, live
         humans.class_beside_agents("lesson-class-results")
-    classroom.class_panel(PAGE)
+    if shown:
+        st.markdown(step.why)
 
+st.divider()
+explain(
+    what="A guided tour of the paper's three experiments, one step per screen, for a class "
+    "and a projector. Each step asks a question, then opens the lab at exactly the view that "
+    "answers it.",
+    try_this="Start a class: students vote from their own devices and their votes appear beside "
+    "the question as they come in, hidden from them until you press **Show answer**. Without a "
+    "class, read the question aloud and take a show of hands. Open the view, look together, "
+    "then show the answer. The step picker is in the sidebar; the projector switch too.",
+    theory="The answers come from this lab's own result set. Where the lab does not reproduce "
+    "the paper, the answer says both: what the paper reports and what happens here.",
+)
+st.caption(SCOPE_LINE)
 with st.expander("Printable handouts", icon=":material/print:"):
     address, _ = share.lab_base_url()
     st.write(
@@ -149,20 +154,19 @@ with st.expander("Printable handouts", icon=":material/print:"):
         "the view. The teacher's copy adds the key on a second page. Open the file in a browser "
         "and print it (or save as PDF)."
     )
-    d1, d2 = st.columns(2)
-    d1.download_button(
-        "Handout for students (HTML)",
-        handout_html(LESSON, address, results, with_key=False),
-        file_name="lesson_handout.html",
-        mime="text/html",
-        key="lesson.handout",
-        width="stretch",
-    )
-    d2.download_button(
-        "Handout with teacher key (HTML)",
-        handout_html(LESSON, address, results, with_key=True),
-        file_name="lesson_handout_teacher.html",
-        mime="text/html",
-        key="lesson.handout_key",
-        width="stretch",
-    )
+    for column, with_key, label, name, key in zip(
+        st.columns(2),
+        (False, True),
+        ("Handout for students (HTML)", "Handout with teacher key (HTML)"),
+        ("lesson_handout.html", "lesson_handout_teacher.html"),
+        ("lesson.handout", "lesson.handout_key"),
+        strict=True,
+    ):
+        column.download_button(
+            label,
+            handout_html(LESSON, address, results, with_key=with_key),
+            file_name=name,
+            mime="text/html",
+            key=key,
+            width="stretch",
+        )

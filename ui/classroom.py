@@ -107,10 +107,13 @@ def _end(clear: bool) -> None:
         del st.query_params[CODE_PARAM]
 
 
-def class_panel(page: str) -> TeacherClass | None:
+def class_panel(page: str, *, compact: bool = False) -> TeacherClass | None:
     """The teacher's class controls: start a class, resume one after a reload (code and key),
     or, with a class running, its join link and QR code for the projector, the teacher key
-    behind a popover, and ending the class. Returns the running class (None without)."""
+    behind a popover, and ending the class. Returns the running class (None without).
+
+    ``compact`` (the Lesson, where a step must fit one projected screen): the class's code and a
+    small QR code, the rest behind a popover."""
     if error := st.session_state.pop("_class.error", None):
         st.error(error, icon=":material/error:")
     taught = running()
@@ -143,15 +146,34 @@ def class_panel(page: str) -> TeacherClass | None:
             c2.text_input("Teacher key", max_chars=KEY_LENGTH + 4, key="class.resume_key")
             st.button("Resume", key=f"class.resume.{page}", on_click=_resume)
         return None
-    st.markdown(f"### Class `{taught.code}`")
     link = join_link(taught.code)
     _, reachable = share.lab_base_url()
+    if compact:
+        code, qr = st.columns([3, 2], vertical_alignment="center")
+        code.markdown(f"**Class `{taught.code}`**: scan to vote, or open")
+        code.code(link, language=None)
+        qr.image(share.qr_png(link), width=130)
+        with st.popover(
+            "Class settings" if reachable is not False else "Students cannot reach this link",
+            icon=":material/settings:" if reachable is not False else ":material/wifi_off:",
+        ):
+            if reachable is False:
+                st.warning(share.unreachable_note(), icon=":material/wifi_off:")
+            _teacher_controls(page, taught)
+        return taught
+    st.markdown(f"### Class `{taught.code}`")
     share.share_panel(
         link,
         reachable=reachable,
         caption="Students open this link or scan the code: they see the question and vote; the "
         "answer stays here until you reveal it.",
     )
+    _teacher_controls(page, taught)
+    return taught
+
+
+def _teacher_controls(page: str, taught: TeacherClass) -> None:
+    """The teacher key (behind a popover), leaving the class running, ending it."""
     c1, c2, c3 = st.columns(3)
     with c1.popover("Teacher key", icon=":material/key:"):
         st.markdown(
@@ -172,7 +194,6 @@ def class_panel(page: str) -> TeacherClass | None:
         args=(True,),
         help="Forget every answer of this class and its code.",
     )
-    return taught
 
 
 def post(question: Question) -> None:

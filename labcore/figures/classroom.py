@@ -1,8 +1,9 @@
 """A class that sees itself (issue 34): the class's votes on a question, beside the lab's answer.
 
-One horizontal bar per choice (its letter and text, wrapped), the number of students who chose
-it; once the teacher reveals the question, the choice the lab's own results support is drawn in
-the house's "ours" colour and marked, the others in grey. Before the reveal every bar is the
+One horizontal bar per choice (its letter; its text on hover, and beside the chart on the page),
+the number of students who chose it; once the teacher reveals the question, the choice the lab's
+own results support is drawn in the house's "ours" colour and named on its tick, the others in
+grey. Before the reveal every bar is the
 same neutral colour, so the projector does not hint at the answer.
 """
 
@@ -12,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from labcore.figures.style import escape_plotly, style_figure, wrap_tick
+from labcore.figures.style import escape_plotly, style_figure
 
 NEUTRAL = "#4c78a8"
 """Bars before the reveal (no choice singled out)."""
@@ -57,14 +58,20 @@ def class_votes_figure(
     --------
     >>> fig = class_votes_figure(["Stays", "Falls"], {"B": 3}, letters="AB", lab_choice=1,
     ...                          revealed=True)
-    >>> list(fig.data[0].x), list(fig.data[0].marker.color)
-    ([0, 3], ['#bdbdbd', '#1b9e77'])
+    >>> list(fig.data[0].x), list(fig.data[0].marker.color), list(fig.data[0].y)
+    ([0, 3], ['#bdbdbd', '#1b9e77'], ['A', "B (the lab's answer)"])
     """
     if len(letters) < len(choices):
         raise ValueError("every choice needs a letter")
-    names = [wrap_tick(f"{letters[i]}. {escape_plotly(c)}", 34) for i, c in enumerate(choices)]
     x = [int(counts.get(letters[i], 0)) for i in range(len(choices))]
     show_lab = revealed and lab_choice is not None and 0 <= lab_choice < len(choices)
+    # letters on the axis (the choices' texts are beside the chart, and hover); the lab's answer
+    # named on its own tick, so the chart reads in a narrow column and in grey print
+    names = [
+        f"{letters[i]} (the lab's answer)" if show_lab and i == lab_choice else letters[i]
+        for i in range(len(choices))
+    ]
+    hover = [escape_plotly(c) for c in choices]
     colours = [
         (LAB if i == lab_choice else OTHER) if show_lab else NEUTRAL for i in range(len(choices))
     ]
@@ -77,26 +84,20 @@ def class_votes_figure(
             text=[str(v) for v in x],
             textposition="outside",
             cliponaxis=False,
-            hovertemplate="%{y}: %{x} student(s)<extra></extra>",
+            customdata=hover,
+            hovertemplate="%{y}. %{customdata}: %{x} student(s)<extra></extra>",
             showlegend=False,
         )
     )
     total = sum(x)
     fig.update_yaxes(autorange="reversed", title_text="")
     fig.update_xaxes(
-        title_text=f"students ({total} answered)",
+        title_text="students",
         range=[0, max(1, max(x, default=0)) * 1.25],
         dtick=1 if max(x, default=0) <= 10 else None,
         rangemode="tozero",
     )
-    if show_lab:
-        fig.add_annotation(
-            x=x[lab_choice],
-            y=names[lab_choice],
-            text="the lab's answer",
-            showarrow=False,
-            xanchor="left",
-            xshift=28,
-            font={"color": LAB, "size": 13},
-        )
-    return style_figure(fig, title, height=90 + 60 * len(choices), legend_below=False)
+    fig = style_figure(
+        fig, f"{title} ({total} so far)", height=85 + 34 * len(choices), legend_below=False
+    )
+    return fig.update_layout(margin={"t": 40, "b": 45})  # compact: a step fits one screen

@@ -30,7 +30,7 @@ def votes(at: AppTest) -> dict[str, int]:
     chart = next(c for c in at.get("plotly_chart") if "votes" in c.proto.id)
     spec = json.loads(chart.proto.spec)
     bar = next(t for t in spec["data"] if t["type"] == "bar")
-    return {name.split(".")[0]: x for name, x in zip(bar["y"], bar["x"], strict=True)}
+    return {name.split(" ")[0]: x for name, x in zip(bar["y"], bar["x"], strict=True)}
 
 
 def student_view(open_page, code: str, me: str) -> AppTest:

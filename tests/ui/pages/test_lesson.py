@@ -47,7 +47,7 @@ def test_every_step_renders_and_links_its_view(open_page, n):
     at = open_page("lesson", {"step": str(n)})
     assert not at.exception, [e.value for e in at.exception]
     assert at.selectbox(key="lesson.step").value == n
-    assert at.header[0].value == f"{n}. {step.title}"
+    assert at.subheader[0].value == f"{n}. {step.title}"
     text = shown_text(at)
     assert step.question in text and all(c in text for c in step.choices)
     assert not at.warning, "a valid step gives no notice"
