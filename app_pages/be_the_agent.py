@@ -222,7 +222,7 @@ figure(
         calibration_figure(
             {humans.YOU: (you.correct, you.confidence)}
             | {label: (p.correct, p.confidence) for label, p in agents.items()},
-            chance=0.5,
+            chance="wager",
             title="Calibration: when you said 80% sure, were you right 80% of the time?",
         ),
         humans.COLOURS,

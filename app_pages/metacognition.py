@@ -7,8 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from labcore.figures.live import calibration_figure, confidence_histogram, type2_roc_figure
-from labcore.figures.style import CHANCE_E1
 from labcore.paper_claims import CLAIMS_BY_ID, INTACT_CONDITION, claim_for, e1_condition
+from labcore.render import chance_text
 from ui import controls, data
 from ui.components import (
     SELF_MODEL_LABELS,
@@ -183,9 +183,12 @@ metric(
     fmt="{:.1%}",
     intact=base and base.accuracy,
     intact_claim=claim_for("e1.accuracy", INTACT),
-    chance="50%",
+    chance="wager",
     paper_missing=missing,
-    help="Fraction of trials that end in the correct zone (two sides: chance 50%).",
+    help=(
+        "Fraction of trials that end in the correct zone "
+        f"(two sides: {chance_text('wager', 'percent')})."
+    ),
 )
 metric(
     m2,
@@ -194,11 +197,11 @@ metric(
     claim=claim_for("e1.auroc", condition),
     intact=base and base.auroc,
     intact_claim=claim_for("e1.auroc", INTACT),
-    chance="0.5",
+    chance="auroc",
     paper_missing=missing,
     help=(
         "Probability that a random correct trial got more confidence than a random wrong "
-        "one (chance 0.5)."
+        f"one ({chance_text('auroc')})."
     ),
 )
 metric(
@@ -206,8 +209,8 @@ metric(
     "M-ratio",
     view.m_ratio,
     intact=base and base.m_ratio,
-    chance="0 (1 = ideal)",
-    reference="meta-d'/d'; the paper does not report it",
+    chance="m_ratio",
+    reference="1 = ideal; meta-d'/d'; the paper does not report it",
     undefined=m_ratio_undefined(view),
     help="Maniscalco & Lau (2012): metacognitive efficiency, corrected for first-order accuracy.",
 )
@@ -298,7 +301,7 @@ if condition == "self_off":  # the paper's constant confidence of the zeroed sel
 c1, c2 = st.columns(2)
 with c1:
     figure(
-        build=lambda: calibration_figure(curves, paper_points=paper_points, chance=CHANCE_E1),
+        build=lambda: calibration_figure(curves, paper_points=paper_points, chance="wager"),
         cache_key=("e1-calibration", *shown),
         key="calibration",
         download="calibration",

@@ -11,8 +11,8 @@ import streamlit as st
 
 from labcore.figures.live import calibration_figure, type2_roc_figure
 from labcore.figures.paper_e4 import arms_figure, arms_table, history_frame, learning_curves
-from labcore.figures.style import CHANCE_E1, label_of
-from labcore.render import answer, chance, part, pct, term
+from labcore.figures.style import label_of
+from labcore.render import answer, part, term
 from labcore.storage.checkpoint_format import CheckpointError
 from ui import controls, data, data_reward, reward_neurogym
 from ui.components import (
@@ -148,7 +148,7 @@ def live_comparison() -> None:
             view.accuracy,
             fmt="{:.1%}",
             intact=base and base.accuracy,
-            chance=pct(chance("wager").value),
+            chance="wager",
             reference=new,
             help=term("accuracy").plain,
         )
@@ -157,7 +157,7 @@ def live_comparison() -> None:
             f"Type-2 AUROC · {names[k]}",
             view.auroc,
             intact=base and base.auroc,
-            chance=chance("auroc").text,
+            chance="auroc",
             reference="below 0.5: more confident when wrong",
             help=term("type2_auroc").plain,
         )
@@ -195,7 +195,7 @@ def live_comparison() -> None:
     figure(
         calibration_figure(
             curves,
-            chance=CHANCE_E1,
+            chance="wager",
             title=f"Calibration, {condition}: is confidence the probability of being right?",
         ),
         key="reward-calibration",

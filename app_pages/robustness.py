@@ -4,13 +4,13 @@ import pandas as pd
 import streamlit as st
 
 from labcore.budgets import LIVE_BUDGETS
-from labcore.config import CHANCE_DUAL_TASK, NOISE_MODES
+from labcore.config import NOISE_MODES
 from labcore.figures.explore import design_titration_figure, e3_robustness_verdict
 from labcore.figures.live import pci_bars, titration_figure
 from labcore.figures.paper_e3 import fig3b_marker_correlations, titration_curves, titration_rows
 from labcore.figures.style import label_of
 from labcore.paper_claims import CLAIMS_BY_ID, l75_key
-from labcore.render import answer, fmt
+from labcore.render import answer, chance, chance_text, fmt
 from labcore.storage.formatting import l75_point, l75_summary
 from ui import controls, data, science
 from ui.components import explain, figure, live_scope, metric, paper_value, verdict_box
@@ -129,7 +129,7 @@ if model is not None:
         f"{kind}/{seed}/{sigma:g}/{noise_mode}",
         f"With workspace noise of SD **{sigma:g}**, what will this agent's **report accuracy** do?",
         CHANGE_CHOICES,
-        lambda: change_outcome(live, clean, CHANCE_DUAL_TASK, tolerance=0.03, fmt="{:.1%}"),
+        lambda: change_outcome(live, clean, chance("decision").value, tolerance=0.03, fmt="{:.1%}"),
         active=sigma > 0,
     )
     if not revealed:
@@ -144,7 +144,7 @@ if model is not None:
         live,
         fmt="{:.1%}",
         intact=clean if sigma > 0 else None,
-        chance="1/7 = 14.3%",
+        chance="decision",
         reference=f"{target} noise, {NOISE_MODE_LABELS[noise_mode]}; intact = no noise",
         help="Report-window decision accuracy of this agent and seed at this noise level (live).",
     )
@@ -163,7 +163,7 @@ if model is not None:
                 f"verdict: {bundled.findings[l75_claim].verdict}"
                 if l75_claim in bundled.findings
                 else "no verdict",
-                "threshold 75% accuracy; chance 14.3%",
+                f"threshold 75% accuracy; {chance_text('decision')}",
             ]
         )
     )

@@ -3,12 +3,13 @@
 import pandas as pd
 import streamlit as st
 
-from labcore.config import CHANCE_CONJUNCTION, KINDS_WITHOUT_WORKSPACE, DualTaskConfig
+from labcore.config import KINDS_WITHOUT_WORKSPACE, DualTaskConfig
 from labcore.figures.episode import workspace_heatmap
 from labcore.figures.live import masking_figure
 from labcore.figures.paper_e2 import dnrs_by_scale
 from labcore.interventions import capacity_scale
 from labcore.paper_claims import INTACT_CONDITION, claim_for, e2_condition
+from labcore.render import chance, chance_text
 from ui import controls, data, science
 from ui.components import (
     change_text,
@@ -26,26 +27,26 @@ from ui.state import MAX_MASKS, SOA_RANGE, LabState
 PAGE = "workspace"
 KEYS = ("agent", "seed", "capacity", "episode", "soa", "masks")
 INTACT = INTACT_CONDITION["e2"]
-# The three E2 accuracies: view field, label, chance level, help. (No bare strings here: a page is a
-# script, and Streamlit would print them.)
+# The three E2 accuracies: view field, label, chance level (its name), help. (No bare strings
+# here: a page is a script, and Streamlit would print them.)
 ACCURACIES = (
     (
         "conjunction",
         "Conjunction accuracy",
-        "1/49 = 2.0%",
-        "Both reports correct (chance 1/49 = 2%).",
+        "conjunction",
+        f"Both reports correct ({chance_text('conjunction')}).",
     ),
     (
         "decision",
         "Report-window decision accuracy",
-        "1/7 = 14.3%",
-        "Mean over the two reports (chance 1/7 = 14%).",
+        "decision",
+        f"Mean over the two reports ({chance_text('decision')}).",
     ),
     (
         "per_step",
         "Per-step accuracy",
-        "1/7 = 14.3%",
-        "Agreement with the expert at every step (chance 1/7).",
+        "decision",
+        f"Agreement with the expert at every step ({chance_text('decision')}).",
     ),
 )
 VERDICT_CLAIMS = (
@@ -157,7 +158,7 @@ if not predict_then_reveal(
     lambda: change_outcome(
         means["conjunction"],
         intact.means["conjunction"],
-        CHANCE_CONJUNCTION,
+        chance("conjunction").value,
         tolerance=0.03,
         fmt="{:.1%}",
     ),
@@ -168,7 +169,7 @@ if not predict_then_reveal(
 live_scope(data.label(kind), seed, f"{data.DUAL_EPISODES} episodes", res)
 m1, m2, m3 = st.columns(3)
 ideal = data.ideal_on_view(seed, capacity, n_slots) if 0 < capacity < n_slots else {}
-for column, (name, label, chance, chance_help) in zip((m1, m2, m3), ACCURACIES, strict=True):
+for column, (name, label, level, chance_help) in zip((m1, m2, m3), ACCURACIES, strict=True):
     metric(
         column,
         label,
@@ -178,7 +179,7 @@ for column, (name, label, chance, chance_help) in zip((m1, m2, m3), ACCURACIES, 
         help=chance_help,
         intact=None if intact is None else intact.means[name],
         intact_claim=claim_for(f"e2.{name}", INTACT),
-        chance=chance,
+        chance=level,
         paper_label=paper_label,
         paper_missing=missing,
     )

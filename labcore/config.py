@@ -31,10 +31,12 @@ CHANCE_LEVELS: dict[str, ChanceLevel] = {
     "conjunction": ChanceLevel(1 / N_CUE_VALUES**2, f"1/{N_CUE_VALUES**2}"),
     "wager": ChanceLevel(0.5),
     "auroc": ChanceLevel(0.5),
+    "m_ratio": ChanceLevel(0.0),
 }
 """The one table of chance levels (words: ``labcore.render.chance``): one dual-task report (7
 actions; protocol sec. 2.1), a conjunction (both reports right) under independent guessing, a
-choice of the two-choice wagering task, and a Type-2 AUROC."""
+choice of the two-choice wagering task, a Type-2 AUROC, and an M-ratio (meta-d'/d': 0 without
+metacognitive insight, 1 ideal)."""
 CHANCE_DUAL_TASK = CHANCE_LEVELS["decision"].value
 CHANCE_CONJUNCTION = CHANCE_LEVELS["conjunction"].value
 CHANCE_E1 = CHANCE_LEVELS["wager"].value

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from labcore.config import CHANCE_LEVELS
 from labcore.e4_claims import E4_CLAIMS
 from labcore.paper import NEW, ClaimSpec, Values, hypothesis_section, paper_value
 from labcore.render import paper_text
@@ -24,6 +25,8 @@ E3_FRAGILE = 0.1
 (protocol sec. 7.6; the E3 claims' patterns)."""
 E3_ROBUST = 0.5
 """The paper's largest tested noise: "robust" means an L75 above it (sec. 5.3.2, "> 0.50")."""
+_DECISION = CHANCE_LEVELS["decision"].fraction  # "1/7", as the claims' patterns write it
+_CONJUNCTION = CHANCE_LEVELS["conjunction"].fraction  # "1/49"
 
 
 def l75_key(kind: str, noise_mode: str = "stored") -> str:
@@ -267,8 +270,8 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "at chance (<= 0.05)",
         lambda v: _v(v, "e2.conjunction.k0") <= 0.05,
         by_construction=(
-            "with the bus off no cue reaches the agent: conjunctions are at chance, 1/49 "
-            "in expectation"
+            "with the bus off no cue reaches the agent: conjunctions are at chance, "
+            f"{_CONJUNCTION} in expectation"
         ),
     ),
     C(
@@ -292,27 +295,27 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "B1 per-step accuracy, bus off",
         P(0.127, 0.050, 20, section="5.2.2"),
         0.03,
-        "near chance 1/7 (<= 0.2)",
+        f"near chance {_DECISION} (<= 0.2)",
         lambda v: _v(v, "e2.per_step.k0") <= 0.2,
-        by_construction="cue-blind: the expected accuracy is 1/7 (protocol sec. 4)",
+        by_construction=f"cue-blind: the expected accuracy is {_DECISION} (protocol sec. 4)",
     ),
     C(
         "e2.per_step.a0",
         "A0 per-step accuracy (strong-lesion wiring)",
         P(0.161, None, 20, section="5.2.2"),
         0.03,
-        "near chance 1/7 (<= 0.2)",
+        f"near chance {_DECISION} (<= 0.2)",
         lambda v: _v(v, "e2.per_step.a0") <= 0.2,
-        by_construction="A0 never sees a cue: expected accuracy 1/7",
+        by_construction=f"A0 never sees a cue: expected accuracy {_DECISION}",
     ),
     C(
         "e2.per_step.a1",
         "A1 per-step accuracy (strong-lesion wiring)",
         P(0.152, None, 20, section="5.2.2"),
         0.03,
-        "near chance 1/7 (<= 0.2)",
+        f"near chance {_DECISION} (<= 0.2)",
         lambda v: _v(v, "e2.per_step.a1") <= 0.2,
-        by_construction="A1 never sees a cue: expected accuracy 1/7",
+        by_construction=f"A1 never sees a cue: expected accuracy {_DECISION}",
     ),
     C(
         "e2.decision.k4",
@@ -337,7 +340,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         0.05,
         "near chance (<= 0.25)",
         lambda v: _v(v, "e2.decision.k0") <= 0.25,
-        by_construction="cue-blind: the expected accuracy is 1/7",
+        by_construction=f"cue-blind: the expected accuracy is {_DECISION}",
     ),
     C(
         "e2.hedges_g.k4_vs_k2",

@@ -115,21 +115,24 @@ class ChanceText:
     text: str
 
 
-def chance(name: str) -> ChanceText:
-    """A chance level of :data:`labcore.config.CHANCE_LEVELS` with its words.
+def chance(name: str, unit: str = "number") -> ChanceText:
+    """A chance level of :data:`labcore.config.CHANCE_LEVELS` with its words (a level without a
+    fraction in ``unit``).
 
     >>> chance("decision").text, chance("conjunction").text, chance("auroc").text
     ('1/7 (14.3%)', '1/49 (2.0%)', '0.5')
+    >>> chance("wager", "percent").text
+    '50.0%'
     """
     level = CHANCE_LEVELS[name]
     if level.fraction:
         return ChanceText(level.value, f"{level.fraction} ({pct(level.value)})")
-    return ChanceText(level.value, fmt(level.value))
+    return ChanceText(level.value, fmt(level.value, unit))
 
 
-def chance_text(name: str) -> str:
+def chance_text(name: str, unit: str = "number") -> str:
     """``"chance 1/7 (14.3%)"``: the label of a chance line."""
-    return f"chance {chance(name).text}"
+    return f"chance {chance(name, unit).text}"
 
 
 # ----------------------------------------------------------------------------- glossary

@@ -10,7 +10,6 @@ undefined-value policy and returns the lab's records.
   method (``"bootstrap"``, ``"t"`` or ``"none"``); :func:`paired_summary` and
   :func:`welch_summary` for differences. :func:`summarize` is the claims' summary in
   ``summary.json``.
-* :func:`mean_sd` -- mean and sample SD (ddof = 1), printed as "mean ± SD".
 * :func:`welch_t` -- Welch's unequal-variance t-test (two-sided).
 * :func:`t_interval`, :func:`welch_interval` -- Student's and Welch's t intervals.
 * :func:`hedges_g` -- bias-corrected standardised mean difference.
@@ -39,16 +38,15 @@ from scipy import stats as sps
 
 from labcore.config import check_choice
 from labcore.markers._common import as_float_1d, warn_undefined
+from labcore.render import finite
 
 __all__ = [
     "BootstrapCI",
-    "MeanSD",
     "PermutationResult",
     "SeedSummary",
     "WelchResult",
     "bootstrap_ci",
     "hedges_g",
-    "mean_sd",
     "paired_summary",
     "permutation_test",
     "seed_summary",
@@ -120,62 +118,6 @@ def _finite_values(x: ArrayLike, name: str, *, inf: str = "drop") -> NDArray[np.
     if inf == "raise" and np.isinf(arr).any():
         raise ValueError(f"{name} contain an infinite value (undefined values are None or nan)")
     return arr[np.isfinite(arr)]
-
-
-# ---------------------------------------------------------------- mean and SD
-@dataclass(frozen=True)
-class MeanSD:
-    """Mean, sample standard deviation (ddof = 1) and sample size.
-
-    ``str()`` gives ``"mean ± sd"`` with two decimals; any format spec applies to both.
-    """
-
-    mean: float
-    sd: float
-    n: int
-
-    def __format__(self, spec: str) -> str:
-        spec = spec or ".2f"
-        return f"{format(self.mean, spec)} ± {format(self.sd, spec)}"
-
-    def __str__(self) -> str:
-        return format(self, ".2f")
-
-
-def mean_sd(x: ArrayLike) -> MeanSD:
-    """Mean and sample standard deviation (ddof = 1), the paper's "mean ± SD across seeds".
-
-    .. math:: s = \\sqrt{\\tfrac{1}{n - 1} \\sum_i (x_i - \\bar x)^2}
-
-    Parameters
-    ----------
-    x : array-like of shape (n,)
-        One value per seed.
-
-    Returns
-    -------
-    MeanSD
-
-    Warns
-    -----
-    UndefinedMetricWarning
-        If ``n == 1``: the SD is nan.
-
-    Examples
-    --------
-    >>> r = mean_sd([0.8, 0.9, 1.0])
-    >>> print(r)
-    0.90 ± 0.10
-    >>> print(mean_sd([0.0, 0.0, 0.0]))
-    0.00 ± 0.00
-    """
-    arr = _sample(x, "x", 1)
-    if arr.size == 1:
-        warn_undefined("sample SD is undefined for a single observation")
-        sd = float("nan")
-    else:
-        sd = math.sqrt(_variance(arr))
-    return MeanSD(float(arr.mean()), sd, int(arr.size))
 
 
 # ---------------------------------------------------------------- t tests and intervals
@@ -698,13 +640,9 @@ def paired_summary(a: Mapping[Hashable, float], b: Mapping[Hashable, float]) -> 
     >>> s.n, s.mean, s.method
     (3, 1.6666666666666667, 'paired_t')
     """
-    seeds = sorted(k for k in set(a) & set(b) if _defined(a[k]) and _defined(b[k]))
+    seeds = sorted(k for k in set(a) & set(b) if finite(a[k]) and finite(b[k]))
     s = seed_summary([a[k] - b[k] for k in seeds], "t")
     return SeedSummary(s.mean, s.sd, s.n, s.low, s.high, "paired_t")
-
-
-def _defined(v: float | None) -> bool:
-    return v is not None and not math.isnan(v)
 
 
 def welch_summary(a: Sequence[float | None], b: Sequence[float | None]) -> SeedSummary:

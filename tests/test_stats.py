@@ -16,7 +16,6 @@ from labcore import UndefinedMetricWarning
 from labcore.stats import (
     bootstrap_ci,
     hedges_g,
-    mean_sd,
     paired_summary,
     permutation_test,
     seed_summary,
@@ -42,8 +41,8 @@ def diff_of_means(x, y, axis=-1):
 
 @SETTINGS
 @given(samples)
-def test_mean_sd_matches_definition(x):
-    r = mean_sd(x)
+def test_seed_summary_mean_and_sd_match_definition(x):
+    r = seed_summary(x, "none")
     m = sum(x) / len(x)
     sd = math.sqrt(sum((v - m) ** 2 for v in x) / (len(x) - 1))
     assert r.mean == pytest.approx(m, abs=1e-9)
@@ -51,15 +50,12 @@ def test_mean_sd_matches_definition(x):
     assert r.n == len(x)
 
 
-def test_mean_sd_format_and_edge_cases():
-    assert str(mean_sd([0.8, 0.9, 1.0])) == "0.90 ± 0.10"
-    assert f"{mean_sd([0.8, 0.9, 1.0]):.3f}" == "0.900 ± 0.100"
-    assert mean_sd([0.0] * 20).sd == 0.0
-    assert mean_sd([0.995] * 20).sd == 0.0  # exact, not a rounding residue
-    with pytest.warns(UndefinedMetricWarning, match="single"):
-        assert math.isnan(mean_sd([1.0]).sd)
-    with pytest.raises(ValueError, match="empty"):
-        mean_sd([])
+def test_seed_summary_sd_edge_cases():
+    assert seed_summary([0.0] * 20, "none").sd == 0.0
+    assert seed_summary([0.995] * 20, "none").sd == 0.0  # exact, not a rounding residue
+    single = seed_summary([1.0], "none")
+    assert (single.mean, single.n) == (1.0, 1) and math.isnan(single.sd)
+    assert seed_summary([], "none").n == 0
 
 
 # --------------------------------------------------------------------------- Welch

@@ -21,6 +21,7 @@ from labcore.render import (
     value_text,
     verdict_text,
 )
+from labcore.render import chance as chance_level
 from ui import projector
 
 if TYPE_CHECKING:
@@ -151,7 +152,9 @@ def metric(
         The paper's claim for the intact condition: shown as "paper, intact" when ``claim`` is
         None (never as if it were this condition's).
     chance : str, optional
-        The chance level in the metric's unit ("50%", "0.5").
+        A chance level of :data:`labcore.config.CHANCE_LEVELS` (``"wager"``, ``"auroc"``,
+        ``"decision"``, ``"conjunction"``), written in the metric's unit by
+        :func:`labcore.render.chance`.
     reference : str, optional
         Any other reference, appended to the caption.
     paper_label : str
@@ -194,7 +197,7 @@ def metric(
             f"{paper_value(intact_claim, paper_fmt)}"
         )
     if chance:
-        parts.append(f"chance: {chance}")
+        parts.append(f"chance: {chance_level(chance, 'percent' if '%' in fmt else 'number').text}")
     if reference:
         parts.append(reference)
     if parts:

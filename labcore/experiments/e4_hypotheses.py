@@ -32,10 +32,11 @@ from typing import Any
 import numpy as np
 from scipy import stats as sps
 
-from labcore.config import RISKY_WRONG_BET_PAYOFF, WageringConfig
+from labcore.config import CHANCE_LEVELS, RISKY_WRONG_BET_PAYOFF, WageringConfig
 from labcore.experiments.common import SeedResult
 from labcore.experiments.e4 import AGAIN_SCHEDULE, FIRST_SCHEDULE
-from labcore.stats import t_interval, welch_interval
+from labcore.render import fmt
+from labcore.stats import paired_summary, seed_summary, welch_summary
 from labcore.training.wager_reward import CORRECT_BET_PAYOFF
 
 OUTCOMES = ("supported", "not supported", "undefined", "not tested")
@@ -109,17 +110,20 @@ def _within(margin: float) -> Callable[[Interval], bool]:
 
 
 A, C = "reward_wager", "supervised"
+AUROC_CHANCE = CHANCE_LEVELS["auroc"].value
+_CHANCE = fmt(AUROC_CHANCE)  # as the registered hypotheses write it: "0.5"
 HYPOTHESES: tuple[Hypothesis, ...] = (
     Hypothesis(
         "H1",
-        "Arm (a)'s Type-2 AUROC is above chance (0.5): confidence learned from reward alone tells "
+        f"Arm (a)'s Type-2 AUROC is above chance ({_CHANCE}): confidence learned from reward alone "
+        "tells "
         "right from wrong.",
         (
             Condition(
                 "arm (a) AUROC",
                 f"e4.auroc.{A}.self_on",
-                "interval's lower bound above 0.5",
-                _above(0.5),
+                f"interval's lower bound above {_CHANCE}",
+                _above(AUROC_CHANCE),
             ),
         ),
         primary=True,
@@ -175,7 +179,8 @@ HYPOTHESES: tuple[Hypothesis, ...] = (
     ),
     Hypothesis(
         "H5",
-        "Zeroing z_self leaves accuracy unchanged and sets AUROC to 0.5 in arms (a) and (b).",
+        f"Zeroing z_self leaves accuracy unchanged and sets AUROC to {_CHANCE} in arms (a) and "
+        "(b).",
         (
             Condition(
                 "arm (a): accuracy change when z_self is zeroed",
@@ -187,9 +192,9 @@ HYPOTHESES: tuple[Hypothesis, ...] = (
             Condition(
                 "arm (a): AUROC with z_self zeroed",
                 f"e4.auroc.{A}.self_off",
-                "0.5 on every seed",
+                f"{_CHANCE} on every seed",
                 _within(0.0),
-                every_seed=0.5,
+                every_seed=AUROC_CHANCE,
             ),
             Condition(
                 "arm (b): accuracy change when z_self is zeroed",
@@ -203,9 +208,9 @@ HYPOTHESES: tuple[Hypothesis, ...] = (
             Condition(
                 "arm (b): AUROC with z_self zeroed",
                 "e4.auroc.reward_all.self_off",
-                "0.5 on every seed",
+                f"{_CHANCE} on every seed",
                 _within(0.0),
-                every_seed=0.5,
+                every_seed=AUROC_CHANCE,
                 arm="reward_all",
                 required=False,
             ),
@@ -213,7 +218,7 @@ HYPOTHESES: tuple[Hypothesis, ...] = (
         by_construction="the policy reads the workspace, never z_self, so zeroing it cannot "
         "change a "
         "choice; and a zeroed z_self feeds the confidence head a constant, whose AUROC is "
-        "0.5 exactly (protocol 8.5: reported, not counted)",
+        f"{_CHANCE} exactly (protocol 8.5: reported, not counted)",
     ),
     Hypothesis(
         "H6",
@@ -259,10 +264,10 @@ HYPOTHESES_AGAIN: tuple[Hypothesis, ...] = (
             Condition(
                 "cell (a') AUROC",
                 f"e4.auroc.{A2}.self_on",
-                "interval's lower bound above 0.5",
-                _above(0.5),
+                f"interval's lower bound above {_CHANCE}",
+                _above(AUROC_CHANCE),
                 arm=A2,
-                short="an AUROC above 0.5",
+                short=f"an AUROC above {_CHANCE}",
             ),
             Condition(
                 "cell (a'): seeds whose AUROC is meaningful",
@@ -363,27 +368,20 @@ def _interval(
             share = float((a == 1).mean()) if a.size else math.nan
             return share, (share, share), int(a.size), "share of seeds"
         if condition.paired and condition.versus is not None:
-            mine, other = values.get(condition.key, {}), values.get(condition.versus, {})
-            d = np.asarray([mine[s] - other[s] for s in sorted(set(mine) & set(other))], float)
-            return (
-                (float(d.mean()) if d.size else math.nan),
-                (t_interval(d) if d.size else (math.nan, math.nan)),
-                int(d.size),
-                "paired t interval",
-            )
+            d = paired_summary(values.get(condition.key, {}), values.get(condition.versus, {}))
+            return d.mean, (d.low, d.high), d.n, "paired t interval"
         if condition.every_seed is not None:
             lo, hi = (float(a.min()), float(a.max())) if a.size else (math.nan, math.nan)
             return (float(a.mean()) if a.size else math.nan), (lo, hi), int(a.size), "every seed"
         if condition.versus is None:
-            estimate = float(a.mean()) if a.size else math.nan
+            t = seed_summary(a, "t")
             kind = "paired t interval" if "paired" in condition.what else "t interval"
-            return estimate, t_interval(a) if a.size else (math.nan, math.nan), int(a.size), kind
+            return t.mean, (t.low, t.high), t.n, kind
         b = np.asarray(list(values.get(condition.versus, {}).values()), float)
-        estimate = float(a.mean() - b.mean()) if a.size and b.size else math.nan
-        ci = welch_interval(a, b) if a.size and b.size else (math.nan, math.nan)
+        w = welch_summary(a, b)
         return (
-            estimate,
-            ci,
+            w.mean,
+            (w.low, w.high),
             int(min(a.size, b.size)),
             "Welch t interval (independent groups of seeds)",
         )

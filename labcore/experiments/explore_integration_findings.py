@@ -26,7 +26,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from typing import Any, Literal
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from labcore import render
@@ -41,13 +40,12 @@ from labcore.findings import (
     StudySummary,
     clean_json,
 )
-from labcore.markers import ignore_undefined
 from labcore.measures_integration import (
     INTEGRATION_MEASURES,
     INTEGRATION_SIGNALS,
     INTEGRATION_VARIANTS,
 )
-from labcore.stats import t_interval, welch_interval
+from labcore.stats import paired_summary, welch_summary
 
 STUDY = "integration"
 KINDS = ("a0", "a1", "b1", "b2")
@@ -174,7 +172,7 @@ class Difference(BaseModel):
 
 def paired_difference(agent: str, a: Values, b: Values, needed: int = 2) -> Difference:
     """``a - b`` over the seeds where both are defined, with its paired 95% t interval
-    (:func:`labcore.stats.t_interval` of the per-seed differences).
+    (:func:`labcore.stats.paired_summary`).
 
     Differences 1, 1.5 and 2: 1.5 +/- t(0.975, 2) 0.5 / sqrt(3) = 1.5 +/- 1.24, above 0.
 
@@ -183,35 +181,32 @@ def paired_difference(agent: str, a: Values, b: Values, needed: int = 2) -> Diff
     (3, 1.5, 0.26, 'passes')
     """
     seeds = sorted(s for s in set(a) & set(b) if math.isfinite(a[s]) and math.isfinite(b[s]))
-    diffs = [a[s] - b[s] for s in seeds]
-    with ignore_undefined():
-        low, high = t_interval(diffs) if len(diffs) >= 2 else (math.nan, math.nan)
+    s = paired_summary({k: a[k] for k in seeds}, {k: b[k] for k in seeds})
     return Difference(
         agent=agent,
-        n=len(diffs),
-        mean=float(np.mean(diffs)) if diffs else math.nan,
-        low=low,
-        high=high,
-        outcome=outcome_of(low, high, len(diffs), needed),
-        identical=bool(diffs) and all(d == 0 for d in diffs),
+        n=s.n,
+        mean=s.mean,
+        low=s.low,
+        high=s.high,
+        outcome=outcome_of(s.low, s.high, s.n, needed),
+        identical=bool(seeds) and all(a[k] == b[k] for k in seeds),
     )
 
 
 def step_difference(high_kind: str, low_kind: str, a: Values, b: Values) -> Difference:
     """One step of the ordering: ``mean(a) - mean(b)`` over two kinds' seeds, with Welch's 95%
-    interval (:func:`labcore.stats.welch_interval`)."""
+    interval (:func:`labcore.stats.welch_summary`)."""
     x = [v for v in a.values() if math.isfinite(v)]
     y = [v for v in b.values() if math.isfinite(v)]
-    with ignore_undefined():
-        low, high = welch_interval(x, y) if len(x) >= 2 and len(y) >= 2 else (math.nan, math.nan)
+    s = welch_summary(x, y)
     return Difference(
         agent=f"{high_kind}-{low_kind}",
         n=len(x),
         n_other=len(y),
-        mean=float(np.mean(x) - np.mean(y)) if x and y else math.nan,
-        low=low,
-        high=high,
-        outcome=outcome_of(low, high, min(len(x), len(y)), 2),
+        mean=s.mean,
+        low=s.low,
+        high=s.high,
+        outcome=outcome_of(s.low, s.high, min(len(x), len(y)), 2),
     )
 
 

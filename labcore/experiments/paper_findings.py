@@ -15,7 +15,6 @@ the words are :mod:`labcore.render`'s and ``labcore/templates/paper.j2``'s.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
@@ -52,7 +51,8 @@ from labcore.findings import (
 )
 from labcore.paper import PAPER_INCONSISTENCIES, UNDEFINED_REASON, ClaimSpec, verdict
 from labcore.paper_claims import CLAIMS_BY_ID
-from labcore.stats import pattern_value, summarize, summarize_l75, t_interval
+from labcore.render import finite
+from labcore.stats import pattern_value, seed_summary, summarize, summarize_l75
 
 FILES_OF = {
     "e1": ("seed_values.csv", "e1_trials.csv"),
@@ -345,11 +345,8 @@ def claim_finding(
 
 
 def _t_interval(values: Sequence[float]) -> tuple[float, float] | None:
-    x = np.asarray([v for v in values if v is not None and math.isfinite(v)], float)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ci = t_interval(x) if x.size else (math.nan, math.nan)
-    return ci if all(math.isfinite(c) for c in ci) else None
+    ci = seed_summary([v for v in values if finite(v)], "t").ci95
+    return None if ci is None else (ci[0], ci[1])
 
 
 def hypothesis_finding(entry: Mapping[str, Any]) -> Finding:

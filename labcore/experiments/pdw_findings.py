@@ -26,7 +26,6 @@ Files (``results/pdw/``):
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -34,7 +33,6 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from labcore import UndefinedMetricWarning
 from labcore.experiments.study import Rows, Table
 from labcore.findings import Answer, Finding, Flag, Interval, Number, StudySummary
 from labcore.markers import (
@@ -45,7 +43,7 @@ from labcore.markers import (
     waived_advantage,
 )
 from labcore.render import finite
-from labcore.stats import mean_sd, t_interval, welch_interval
+from labcore.stats import seed_summary, welch_summary
 
 STUDY_NAME = "pdw"
 COHERENCES = (0.0, 3.2, 6.4, 12.8, 25.6, 51.2)
@@ -261,37 +259,23 @@ def curve_rows(
 def seed_estimate(values: Iterable[Any]) -> dict[str, Any]:
     """Mean, SD, n and 95% t interval (labcore.stats) of the finite per-seed values; None where
     undefined (no value; SD and interval with fewer than two)."""
-    xs = [float(v) for v in values if finite(v)]
-    if not xs:
+    s = seed_summary([float(v) for v in values if finite(v)], "t")
+    if not s.n:
         return {"value": None, "sd": None, "n": 0, "interval": None}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        spread = mean_sd(xs)
-        low, high = t_interval(xs)
-    ok = finite(low) and finite(high)
     return {
-        "value": spread.mean,
-        "sd": spread.sd if len(xs) >= 2 else None,
-        "n": len(xs),
-        "interval": Interval(low=low, high=high, method="t") if ok else None,
+        "value": s.mean,
+        "sd": s.sd if s.n >= 2 else None,
+        "n": s.n,
+        "interval": Interval(low=s.low, high=s.high, method="t") if s.ci95 else None,
     }
 
 
 def welch_estimate(a: Iterable[Any], b: Iterable[Any]) -> dict[str, Any]:
     """The difference of the finite means of ``a`` and ``b`` with its Welch 95% interval
     (labcore.stats; None with fewer than two values in either); ``n`` the seeds of both."""
-    xs, ys = ([float(v) for v in vals if finite(v)] for vals in (a, b))
-    mean = (
-        float(np.mean(xs)) - float(np.mean(ys)) if xs and ys else None
-    )  # np.mean: the seed means as the explorer registered them
-    interval = None
-    if len(xs) >= 2 and len(ys) >= 2:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UndefinedMetricWarning)
-            low, high = welch_interval(xs, ys)
-        if finite(low) and finite(high):
-            interval = Interval(low=low, high=high, method="welch")
-    return {"value": mean, "n": len(xs) + len(ys), "interval": interval}
+    s = welch_summary(*([float(v) for v in vals if finite(v)] for vals in (a, b)))
+    interval = Interval(low=s.low, high=s.high, method="welch") if s.ci95 else None
+    return {"value": s.mean if finite(s.mean) else None, "n": s.n, "interval": interval}
 
 
 def above_zero(f: Finding) -> bool | None:

@@ -15,7 +15,6 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from labcore.config import CHANCE_DUAL_TASK, CHANCE_E1
 from labcore.figures.marks import Group, add_mean_with_band, add_paper_marks, add_seed_bars
 from labcore.figures.style import (
     PALETTE,
@@ -25,6 +24,7 @@ from labcore.figures.style import (
     UNITS_SIGMA,
     add_note,
     category_axis,
+    chance_level_line,
     chance_line,
     color_of,
     empty_figure,
@@ -42,7 +42,7 @@ from labcore.markers import (
 )
 from labcore.markers.robustness import L75_THRESHOLD
 from labcore.paper_claims import CLAIMS_BY_ID
-from labcore.render import finite, fmt, paper_text
+from labcore.render import chance, finite, fmt, paper_text
 from labcore.storage.formatting import parse_l75
 
 
@@ -177,9 +177,9 @@ def type2_roc_figure(
     fig.add_trace(
         go.Scatter(
             x=[-0.6, len(keys) - 0.4],
-            y=[CHANCE_E1, CHANCE_E1],
+            y=[chance("auroc").value] * 2,
             mode="lines",
-            name="chance (diagonal; AUROC 0.5)",
+            name=f"chance (diagonal; AUROC {chance('auroc').text})",
             legendgroup="chance",
             showlegend=False,
             line={"dash": "dash", "color": PALETTE["chance"], "width": 1.5},
@@ -216,7 +216,7 @@ def calibration_figure(
     *,
     n_bins: int = 10,
     paper_points: Mapping[str, tuple[float, float]] | None = None,
-    chance: float | None = None,
+    chance: str | None = None,
     title: str = "Calibration: is confidence the probability of being right?",
 ) -> go.Figure:
     """Reliability diagram: accuracy against mean confidence in equal-width bins.
@@ -230,8 +230,9 @@ def calibration_figure(
     paper_points : mapping, optional
         ``{key: (confidence, accuracy)}`` the paper reports (e.g. the self-removed agent's
         constant confidence 0.54 at accuracy 0.882), drawn as ``"paper"`` diamonds.
-    chance : float, optional
-        Chance accuracy of the task (0.5 for two choices), drawn as a labelled dashed line.
+    chance : str, optional
+        The task's chance accuracy, a level of :data:`labcore.config.CHANCE_LEVELS` (``"wager"``
+        for two choices), drawn as a labelled dashed line.
 
     Returns
     -------
@@ -305,7 +306,7 @@ def calibration_figure(
         annotation_font={"size": 11, "color": "#666"},
     )
     if chance is not None:
-        chance_line(fig, chance, f"chance accuracy {chance:g}")
+        chance_level_line(fig, chance)
     fig.update_xaxes(title_text="mean confidence in the bin (0-1)", range=[0, 1.02])
     fig.update_yaxes(title_text="accuracy in the bin (fraction correct)", range=[0, 1.05])
     return style_figure(fig, title, height=520)
@@ -642,7 +643,7 @@ def titration_figure(
                 )
             )
     chance_line(fig, L75_THRESHOLD, "L75 threshold: 75% accuracy")
-    chance_line(fig, CHANCE_DUAL_TASK, "chance 1/7")
+    chance_level_line(fig, "decision")
     fig.update_xaxes(title_text=UNITS_SIGMA)
     fig.update_yaxes(title_text="report-window decision accuracy (fraction)", range=[0, 1.05])
     return style_figure(fig, title, height=540)

@@ -372,9 +372,10 @@ def add_mean_with_band(
 ) -> None:
     """One line per key: the mean over rows (seeds) of ``arr``, with a +/- SD band if there are
     several."""
-    mean = np.nanmean(arr, axis=0)
+    per_x = [seed_summary(column, "none") for column in np.asarray(arr, float).T]
+    mean = np.array([s.mean for s in per_x])
     if arr.shape[0] > 1:
-        sd = np.nanstd(arr, axis=0, ddof=1)
+        sd = np.array([s.sd for s in per_x])
         fig.add_trace(
             go.Scatter(
                 x=np.concatenate([x, x[::-1]]),

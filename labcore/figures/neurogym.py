@@ -18,7 +18,7 @@ from labcore.experiments.neurogym_findings import BY_COHERENCE
 from labcore.experiments.study import load_study
 from labcore.figures.style import (
     add_note,
-    chance_line,
+    chance_level_line,
     color_of,
     empty_figure,
     has_columns,
@@ -151,7 +151,7 @@ def sure_curve_figure(
                 row=1,
                 col=2,
             )
-    chance_line(fig, 0.5, "chance 0.5", row=1, col=2)
+    chance_level_line(fig, "wager", row=1, col=2)
     fig.update_xaxes(title_text="motion coherence (%)", type="category")
     fig.update_yaxes(title_text="share choosing the sure option", range=[-0.02, 1.02], row=1, col=1)
     fig.update_yaxes(title_text="share correct", range=[0.4, 1.02], row=1, col=2)

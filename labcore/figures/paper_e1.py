@@ -12,7 +12,6 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from labcore.config import CHANCE_E1
 from labcore.figures.live import (
     calibration_figure,
     risk_coverage_figure,
@@ -21,7 +20,7 @@ from labcore.figures.live import (
 from labcore.figures.marks import Group, add_seed_bars, seed_numbers
 from labcore.figures.style import (
     E1_CONDITIONS,
-    chance_line,
+    chance_level_line,
     empty_figure,
     has_columns,
     paper_of,
@@ -98,13 +97,13 @@ def fig1a_accuracy_and_auroc(seed_values: pd.DataFrame | None) -> go.Figure:
         ),
         horizontal_spacing=0.1,
     )
-    for col, metric in ((1, "accuracy"), (2, "auroc")):
+    for col, metric, level in ((1, "accuracy", "wager"), (2, "auroc", "auroc")):
         groups = [
             Group(c, *seed_numbers(seed_values, f"e1.{metric}.{c}"), paper_of(f"e1.{metric}.{c}"))
             for c in conds
         ]
         add_seed_bars(fig, groups, row=1, col=col, legend=col == 1)
-        chance_line(fig, CHANCE_E1, "chance 0.5", row=1, col=col)
+        chance_level_line(fig, level, row=1, col=col)
     fig.update_yaxes(title_text="accuracy (fraction correct)", range=[0, 1.05], row=1, col=1)
     fig.update_yaxes(title_text="Type-2 AUROC (0.5 = no insight)", range=[0, 1.05], row=1, col=2)
     return style_figure(fig, title, height=520)
@@ -187,6 +186,6 @@ def logits_control(seed_values: pd.DataFrame | None) -> go.Figure:
         return empty_figure(title, "no E1 per-seed AUROC values")
     fig = go.Figure()
     add_seed_bars(fig, groups)
-    chance_line(fig, CHANCE_E1, "chance 0.5")
+    chance_level_line(fig, "auroc")
     fig.update_yaxes(title_text="Type-2 AUROC (0.5 = no insight)", range=[0, 1.05])
     return style_figure(fig, title, height=480)

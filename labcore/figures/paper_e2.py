@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from labcore.config import AGENT_KINDS, CHANCE_CONJUNCTION, CHANCE_DUAL_TASK, Intervention
+from labcore.config import AGENT_KINDS, Intervention
 from labcore.figures.live import (
     masking_figure,
 )
@@ -28,6 +28,7 @@ from labcore.figures.marks import (
 )
 from labcore.figures.style import (
     CAPACITY_KEYS,
+    chance_level_line,
     chance_line,
     empty_figure,
     has_columns,
@@ -111,7 +112,7 @@ def fig2a_conjunction_by_capacity(capacity: pd.DataFrame | None) -> go.Figure:
         return empty_figure(title, "no E2 capacity results (e2_capacity.csv)")
     fig = go.Figure()
     add_seed_bars(fig, _capacity_groups(capacity, "conjunction", (4, 2, 0), baselines=True))
-    chance_line(fig, CHANCE_CONJUNCTION, "chance (1/7)² ≈ 0.02")
+    chance_level_line(fig, "conjunction")
     fig.update_yaxes(title_text="conjunction accuracy (fraction of episodes)", range=[0, 1.08])
     return style_figure(fig, title, height=480)
 
@@ -126,9 +127,9 @@ def fig2b_dual_task_cost(capacity: pd.DataFrame | None) -> go.Figure:
     if not has_columns(capacity, _E2_COLUMNS):
         return empty_figure(title, "no E2 capacity results (e2_capacity.csv)")
     metrics = (
-        ("per_step", "per-step accuracy", CHANCE_DUAL_TASK, "chance 1/7"),
-        ("decision", "report-window decision accuracy", CHANCE_DUAL_TASK, "chance 1/7"),
-        ("conjunction", "conjunction (both reports right)", CHANCE_CONJUNCTION, "chance 1/49"),
+        ("per_step", "per-step accuracy", "decision"),
+        ("decision", "report-window decision accuracy", "decision"),
+        ("conjunction", "conjunction (both reports right)", "conjunction"),
     )
     fig = make_subplots(
         rows=1,
@@ -137,10 +138,10 @@ def fig2b_dual_task_cost(capacity: pd.DataFrame | None) -> go.Figure:
         horizontal_spacing=0.06,
         shared_yaxes=True,
     )
-    for col, (metric, _name, chance, chance_text) in enumerate(metrics, start=1):
+    for col, (metric, _name, level) in enumerate(metrics, start=1):
         groups = _capacity_groups(capacity, metric, (4, 3, 2, 1, 0), baselines=True, short=True)
         add_seed_bars(fig, groups, row=1, col=col, legend=col == 1)
-        chance_line(fig, chance, chance_text, row=1, col=col)
+        chance_level_line(fig, level, row=1, col=col)
     fig.update_yaxes(title_text="accuracy (fraction)", range=[0, 1.08], row=1, col=1)
     fig.update_xaxes(tickfont={"size": 11})
     return style_figure(fig, title, height=520)

@@ -17,11 +17,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from labcore.config import CHANCE_E1
 from labcore.figures.marks import Group, add_seed_bars, seed_numbers
 from labcore.figures.style import (
     add_note,
-    chance_line,
+    chance_level_line,
     color_of,
     empty_figure,
     has_columns,
@@ -29,6 +28,8 @@ from labcore.figures.style import (
     rgba,
     style_figure,
 )
+from labcore.render import chance_text
+from labcore.stats import seed_summary
 
 CURVE_PANELS = (
     ("heldout_auroc", "Type-2 AUROC (held-out)"),
@@ -135,9 +136,11 @@ def learning_curves(
                 row=1,
                 col=col,
             )
-    chance_line(fig, CHANCE_E1, "chance 0.5", row=1, col=1)
+    chance_level_line(fig, "auroc", row=1, col=1)
     fig.update_xaxes(title_text="optimizer updates")
-    fig.update_yaxes(title_text="Type-2 AUROC (0.5 = chance)", range=[0, 1.02], row=1, col=1)
+    fig.update_yaxes(
+        title_text=f"Type-2 AUROC ({chance_text('auroc')})", range=[0, 1.02], row=1, col=1
+    )
     fig.update_yaxes(title_text="expected reward per wager trial (-1..1)", row=1, col=2)
     fig = style_figure(fig, title, height=500)
     silent = [a for a in order if a not in recorded]
@@ -190,7 +193,7 @@ def arms_figure(
             fig, [g for g in found[metric] if g.key in kept], row=1, col=col, legend=col == 1
         )
         fig.update_yaxes(title_text=axis, rangemode="tozero", row=1, col=col)
-    chance_line(fig, CHANCE_E1, "chance 0.5", row=1, col=1)
+    chance_level_line(fig, "auroc", row=1, col=1)
     fig.update_yaxes(range=[0, 1.02], row=1, col=1)
     fig = style_figure(fig, title, height=500)
     if len(kept) < len(arms):
@@ -257,12 +260,13 @@ def arms_table(
         for metric, name in ARM_TABLE_METRICS:
             _, values = seed_numbers(seed_values, f"e4.{metric}.{arm}.{condition}")
             counts.append(values.size)
+            s = seed_summary(values, "none")
             if metric in PERCENT_METRICS:  # shares as percentages, as the page's metrics show them
-                sd = f" ± {100 * np.std(values, ddof=1):.2g} pts" if values.size > 1 else ""
-                row[name] = f"{values.mean():.1%}{sd}" if values.size else "undefined"
+                sd = f" ± {100 * s.sd:.2g} pts" if s.n > 1 else ""
+                row[name] = f"{s.mean:.1%}{sd}" if s.n else "undefined"
             else:
-                sd = f" ± {np.std(values, ddof=1):.2g}" if values.size > 1 else ""
-                row[name] = f"{values.mean():.3g}{sd}" if values.size else "undefined"
+                sd = f" ± {s.sd:.2g}" if s.n > 1 else ""
+                row[name] = f"{s.mean:.3g}{sd}" if s.n else "undefined"
         if any(counts):
             rows.append({**row, "seeds": max(counts)})
     return pd.DataFrame(rows, columns=["arm", *(n for _, n in ARM_TABLE_METRICS), "seeds"])

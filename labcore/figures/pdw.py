@@ -28,6 +28,7 @@ from labcore.experiments.pdw_sweep_findings import ROWS
 from labcore.experiments.study import load_study
 from labcore.figures.style import (
     add_note,
+    chance_level_line,
     chance_line,
     color_of,
     empty_figure,
@@ -217,7 +218,7 @@ def kiani_shadlen_figure(
             )
     if not drawn:
         return empty_figure(title, f"no {policy} choices of any observer in pdw_by_coherence.csv")
-    chance_line(fig, 0.5, "chance 0.5", row=1, col=2)
+    chance_level_line(fig, "wager", row=1, col=2)
     fig.update_xaxes(title_text="motion coherence (%)", type="category")
     fig.update_yaxes(title_text="P(sure | offered)", range=[-0.02, 1.02], row=1, col=1)
     fig.update_yaxes(title_text="share correct", range=[max(lowest, -0.02), 1.02], row=1, col=2)

@@ -11,9 +11,9 @@ Conventions shared by every figure
   dot; the paper's value, read from :data:`labcore.paper_claims.CLAIMS_BY_ID` (never retyped), as a
   hollow black diamond with the legend entry ``"paper"``. A paper bound such as L75 "> 0.50"
   is a hollow triangle at the bound.
-- Chance levels and thresholds are dashed horizontal lines: 1/7 for a dual-task report,
-  1/49 for a conjunction, 0.5 for E1 accuracy and Type-2 AUROC (``CHANCE_*``, from
-  :mod:`labcore.config`, re-exported here), 0.75 for the L75 threshold.
+- Chance levels and thresholds are dashed horizontal lines: a chance level by its name in
+  :data:`labcore.config.CHANCE_LEVELS`, labelled by :func:`labcore.render.chance_text`
+  (:func:`chance_level_line`), and 0.75 for the L75 threshold.
 - Censored L75 values (a seed that never dropped to 75% accuracy, or was below it already
   at the smallest noise) are triangles at the bound, as in the paper's Fig. 4.
 - A missing or empty input never raises: the builder returns a figure whose only content
@@ -30,12 +30,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-# The chance levels live in labcore.config; re-exported for the pages that read them here.
-from labcore.config import CHANCE_CONJUNCTION as CHANCE_CONJUNCTION
-from labcore.config import CHANCE_DUAL_TASK as CHANCE_DUAL_TASK
-from labcore.config import CHANCE_E1 as CHANCE_E1
 from labcore.paper import PaperValue
 from labcore.paper_claims import CLAIMS_BY_ID
+from labcore.render import chance, chance_text
 
 # --------------------------------------------------------------------------- constants
 
@@ -459,6 +456,14 @@ def chance_line(
         annotation_font={"size": 11, "color": color or "#666"},
         **kwargs,
     )
+
+
+def chance_level_line(
+    fig: go.Figure, name: str, *, row: int | None = None, col: int | None = None
+) -> None:
+    """The dashed line of a chance level of :data:`labcore.config.CHANCE_LEVELS` (``"decision"``,
+    ``"conjunction"``, ``"wager"``, ``"auroc"``), labelled with its words."""
+    chance_line(fig, chance(name).value, chance_text(name), row=row, col=col)
 
 
 def has_columns(df: Any, columns: Iterable[str]) -> bool:

@@ -39,6 +39,7 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 
+from labcore.render import finite, fmt
 from labcore.scorecards.fcs import FCSEstimate, estimate_fcs
 from labcore.scorecards.lab_agent_mapping import (
     LAB_AGENT_ARCHITECTURES,
@@ -59,10 +60,6 @@ from labcore.scorecards.tables import ITEM_IDS
 # ----------------------------------------------------------------------------------------
 
 
-def _defined(value: object) -> bool:
-    return isinstance(value, float) and not math.isnan(value)
-
-
 def _confidence(decide: Callable[..., int], values: Sequence[float | None], margin: float) -> int:
     """±0 if the clause survives every measurement moved by ±margin (and any value of an
     unmeasured one), else ±1."""
@@ -77,9 +74,8 @@ def _confidence(decide: Callable[..., int], values: Sequence[float | None], marg
 
 
 def _fmt(value: float | None) -> str:
-    if value is None:
-        return "not measured"
-    return "undefined (nan)" if math.isnan(value) else f"{value:.3g}"
+    """A measurement in a clause's reason: the lab's number formatter, or "not measured"."""
+    return "not measured" if value is None else fmt(value)
 
 
 def hot2_behavioural_clause(
@@ -166,7 +162,7 @@ def gwt3_behavioural_clause(
 
 
 def _nan_to_none(value: object) -> float | None:
-    return float(value) if _defined(value) else None
+    return float(value) if finite(value) else None
 
 
 def _hot2_entry(evidence: Evidence, t: LabMappingThresholds) -> ItemEntry:
@@ -186,9 +182,9 @@ def _hot2_entry(evidence: Evidence, t: LabMappingThresholds) -> ItemEntry:
             "calibrated and collapses when z_self is zeroed -> clause 2 (calibrated on "
             "one task type; clause 3 needs several plus a capability index and ledger)"
         )
-    elif not _defined(auroc) or auroc < t.type2_auroc_calibrated:
+    elif not finite(auroc) or auroc < t.type2_auroc_calibrated:
         verdict = f"not calibrated (< {t.type2_auroc_calibrated:.2f}) -> clause 1"
-    elif not _defined(lesioned):
+    elif not finite(lesioned):
         verdict = "calibrated, but the z_self lesion was not measured -> lower clause 1 (A.9)"
     else:
         verdict = (
@@ -245,9 +241,9 @@ def _gwt3_entry(evidence: Evidence, t: LabMappingThresholds) -> ItemEntry:
             "cue content held to the report step and lost at bus-off -> clause 1 "
             "(within-episode carry; nothing survives the episode, clauses 2-3)"
         )
-    elif not _defined(k4) or k4 < t.conjunction_held:
+    elif not finite(k4) or k4 < t.conjunction_held:
         verdict = f"cue content not held (< {t.conjunction_held:.2f}) -> clause 0"
-    elif not _defined(k0):
+    elif not finite(k0):
         verdict = "bus-off lesion not measured, holding not attributed to the bus -> lower clause 0"
     else:
         verdict = (

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ import pandas as pd
 
 from labcore.findings import clean_json
 from labcore.io import atomic_write
+from labcore.render import finite
 
 SCHEMA_VERSION = 2
 """Version of the older studies' ``summary.json`` (the Study shape's is
@@ -102,4 +102,4 @@ def _is_number(x: Any, *, allow_none: bool = True) -> bool:
     """A finite int/float (not a bool), or None when allowed."""
     if x is None:
         return allow_none
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+    return isinstance(x, int | float) and finite(x)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from labcore.render import UNDEFINED
 from labcore.scorecards.lab_agent_mapping import (
     EVIDENCE_KEYS,
     LAB_AGENT_KINDS,
@@ -79,7 +80,7 @@ def test_hot2_architecture_and_rules():
 def test_hot2_undefined_auroc_takes_the_lower_clause():
     item = b2(type2_auroc=float("nan")).item("HOT-2")
     assert item.behavioural == 1
-    assert "nan" in item.evidence
+    assert UNDEFINED in item.evidence  # the lab's one way of writing an undefined value
     assert item.confidence == 1
 
 

@@ -15,6 +15,7 @@ from labcore.config import AGENT_KINDS
 from labcore.experiments.paper_results import load_results
 from labcore.figures import live
 from labcore.paper_claims import CLAIMS_BY_ID, claim_for
+from labcore.render import chance
 from labcore.storage.checkpoint_format import checkpoint_file
 from labcore.storage.checkpoint_manifest import read_record
 from labcore.storage.checkpoints import load_checkpoint, save_checkpoint
@@ -58,14 +59,16 @@ def test_zeroing_shows_intact_and_current_auroc_with_the_zeroed_conditions_paper
     at = open_page("metacognition", {"agent": "b2_ws", "seed": "0"})
     intact_auroc = metric(at, "Type-2 AUROC").value
     assert not metric(at, "Type-2 AUROC").proto.delta  # the intact agent: nothing to compare with
-    assert f"paper: {paper('e1.auroc.self_on')}" in caption_with(at, "chance: 0.5")
+    assert f"paper: {paper('e1.auroc.self_on')}" in caption_with(
+        at, f"chance: {chance('auroc').text}"
+    )
     at.segmented_control(key="metacognition.self_model_mode").set_value("zero").run()
     assert not at.exception
     auroc = metric(at, "Type-2 AUROC")
     assert auroc.value == "0.50"
     expected = change_text(0.5, float(intact_auroc))
     assert auroc.proto.delta == expected and expected.startswith("-")
-    caption = caption_with(at, "chance: 0.5")
+    caption = caption_with(at, f"chance: {chance('auroc').text}")
     assert f"intact: {intact_auroc}" in caption
     assert f"paper, this condition: {paper('e1.auroc.self_off')}" in caption
     assert (
@@ -76,7 +79,7 @@ def test_zeroing_shows_intact_and_current_auroc_with_the_zeroed_conditions_paper
         accuracy.proto.delta == "+0.0 pts vs intact"
     )  # doing is preserved, and shown as a change of 0
     assert f"paper, this condition: {paper('e1.accuracy.self_off', '{:.1%}')}" in caption_with(
-        at, "chance: 50%"
+        at, f"chance: {chance('wager', 'percent').text}"
     )
     assert any("exactly 0.5 **by construction**" in s.value for s in at.success)
 
@@ -93,13 +96,15 @@ def test_a_zeroed_self_models_opt_outs_are_said_to_be_fixed_by_construction(open
 def test_bus_off_says_what_the_paper_reports_for_it_and_whether_confidence_is_inhibited(open_page):
     at = open_page("metacognition", {"agent": "b2_ws", "seed": "0", "capacity": "0"})
     assert not at.exception
-    accuracy = caption_with(at, "chance: 50%")
+    accuracy = caption_with(at, f"chance: {chance('wager', 'percent').text}")
     # the paper reports no E1 accuracy with the bus off: its intact number is labelled as such
     assert claim_for("e1.accuracy", "bus_off") is None
     assert "paper: not reported for this condition" in accuracy
     assert f"paper, intact: {paper('e1.accuracy.self_on', '{:.1%}')}" in accuracy
     assert "paper, this condition" not in accuracy
-    assert f"paper, this condition: {paper('e1.auroc.bus_off')}" in caption_with(at, "chance: 0.5")
+    assert f"paper, this condition: {paper('e1.auroc.bus_off')}" in caption_with(
+        at, f"chance: {chance('auroc').text}"
+    )
     assert f"paper, this condition: {paper('e1.skip.bus_off', '{:.1%}')}" in caption_with(
         at, "no chance level"
     )

@@ -19,6 +19,7 @@ from labcore.experiments.paper_results import load_results
 from labcore.figures.explore import e3_robustness_verdict
 from labcore.figures.live import pci_bars
 from labcore.figures.paper_e3 import fig3b_marker_correlations
+from labcore.render import chance
 from tests.ui.apptest_pages import ROOT, caption_with, metric_labels, metric_value
 from tests.ui.pages.broken_checkpoints import (
     BROKEN,
@@ -52,7 +53,7 @@ def test_the_robustness_verdict_follows_the_result_set(open_page, tmp_path, monk
     assert e3_robustness_verdict(load_results(BUNDLED))[0] in text  # the template's words
     assert "Why, from the E3 design study" in text
     assert "noise, stored slots" in caption_with(
-        at, "chance: 1/7 = 14.3%"
+        at, f"chance: {chance('decision').text}"
     )  # the live accuracy's chance
 
     copy = tmp_path / "bundled"
