@@ -17,7 +17,7 @@ from labcore.classroom.lesson import (
 )
 from ui import classroom, data, humans, share
 from ui.components import SCOPE_LINE, explain
-from ui.state import escape_markdown
+from ui.state import escape_markdown, query
 
 PAGE = "lesson"
 STEP = "lesson.step"
@@ -66,7 +66,7 @@ st.sidebar.selectbox(
 )
 n = st.session_state[KEPT] = st.session_state[STEP]
 if st.query_params.get("step") != str(n):
-    st.query_params["step"] = str(n)
+    st.query_params.update(query(step=n))
 step = LESSON[n - 1]
 results = data.checked_results()  # the answers' source; its problems are one error, the lesson runs
 results = results if results.summary is not None else None

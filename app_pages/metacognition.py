@@ -8,12 +8,11 @@ import streamlit as st
 
 from labcore.figures.live import calibration_figure, confidence_histogram, type2_roc_figure
 from labcore.paper_claims import CLAIMS_BY_ID, INTACT_CONDITION, claim_for, e1_condition
-from labcore.render import chance_text
+from labcore.render import chance, chance_text
 from ui import controls, data
 from ui.components import (
     SELF_MODEL_LABELS,
     change_text,
-    e1_construction_notes,
     explain,
     figure,
     live_scope,
@@ -24,6 +23,7 @@ from ui.components import (
     verdict_box,
 )
 from ui.predict import CHANGE_CHOICES, change_outcome, predict_then_reveal
+from ui.science import e1_construction_notes
 from ui.state import MAX_SLOTS
 
 PAGE = "metacognition"
@@ -51,9 +51,10 @@ explain(
     "it believes, "
     "and on half the trials bets on its answer or opts out. **Task accuracy** is how "
     "often it goes to the "
-    "right side (chance 50%). **Type-2 AUROC** asks whether its *confidence* is higher "
-    "on correct than on "
-    "wrong trials: 0.5 (chance) means its confidence says nothing about being right, "
+    f"right side ({chance_text('wager', 'percent')}). **Type-2 AUROC** asks whether its "
+    "*confidence* is higher on correct than on "
+    f"wrong trials: {chance('auroc').text} (chance) means its confidence says nothing about "
+    "being right, "
     "1.0 means it always "
     "knows. Each number below sits beside the intact agent's and the paper's number "
     "for the same condition.",
@@ -257,7 +258,8 @@ if condition == "bus_off":
         "confidence: the agent opts out more often "
         f"({paper_value('e1.skip.bus_off', '{:.1%}')} of wager trials, "
         f"against {paper_value('e1.skip.self_on', '{:.1%}')} intact).\n\n"
-        f"**Here (seed {seed}):** accuracy {view.accuracy:.1%} (chance 50%), mean confidence "
+        f"**Here (seed {seed}):** accuracy {view.accuracy:.1%} "
+        f"({chance_text('wager', 'percent')}), mean confidence "
         f"{mean_confidence(view):.2f} (it bets above 0.5), opt-outs "
         f"{view.skip_fraction:.1%} against "
         f"{intact.skip_fraction:.1%} intact. "

@@ -17,13 +17,13 @@ from labcore.storage.checkpoint_format import CheckpointError
 from ui import controls, data, data_reward, reward_neurogym
 from ui.components import (
     SELF_MODEL_LABELS,
-    e1_construction_notes,
     explain,
     figure,
     findings_frame,
     metric,
     number_text,
 )
+from ui.science import e1_construction_notes
 from ui.state import LabState
 
 PAGE = "reward"

@@ -71,7 +71,7 @@ explain(
     "a cue. During "
     "the delay, distractors (masks) also land in the workspace. At the end the agent "
     "must report the "
-    "colour, then the object (7 possible answers each: chance is 1 in 7).",
+    f"colour, then the object (7 possible answers each: {chance_text('decision')}).",
     try_this="Slide **workspace slots** to 2: a mask now overwrites the colour, and colour "
     "reports fail. At 0 "
     "(bus-off) nothing reaches the agent at all. In the heatmap, watch the slots fill and get "
@@ -95,7 +95,7 @@ def capacity_lead(res) -> list[str]:
         f"episodes with 4 slots, {number_text(half, '{:.1%}')} with 2 "
         f"({change_text(half, full, '{:.1%}')}) and "
         f"{number_text(off, '{:.1%}')} with the workspace off "
-        f"({change_text(off, full, '{:.1%}')}); chance is 2%."
+        f"({change_text(off, full, '{:.1%}')}); {chance_text('conjunction')}."
     ]
 
 

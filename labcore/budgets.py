@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from labcore.config import TrainConfig, _check
+from labcore.checks import _check
+from labcore.config import TrainConfig
 
 
 @dataclass(frozen=True)

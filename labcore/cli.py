@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from labcore import compute
+from labcore.checks import choice_error
 from labcore.cluster import DASK_TIMEOUT, DistributedRunError, cluster_size
 from labcore.config import (
     AGENT_KINDS,
@@ -92,11 +93,8 @@ def training_jobs(
         if agents == "all" and trainer is not None:
             kinds = [k for k in kinds if trainer_of(k) == trainer]
         for kind in kinds:
-            if kind not in AGENT_KINDS:
-                raise SystemExit(
-                    f"error: unknown agent kind {kind!r}; choose from "
-                    f"{', '.join(AGENT_KINDS)} or all"
-                )
+            if problem := choice_error(kind, "agent kind", (*AGENT_KINDS, "all")):
+                raise SystemExit(f"error: {problem}")
             if trainer not in (None, trainer_of(kind)):
                 raise SystemExit(
                     f"error: {kind} is made by --trainer {trainer_of(kind)}, not "
@@ -113,7 +111,7 @@ def training_jobs(
             try:
                 train_config_of(kind, TrainConfig(mode=mode), TASK_OF_EXPERIMENT[exp])
             except ValueError as exc:
-                raise SystemExit(f"error: {exc}") from None
+                raise SystemExit(f"error: {exc}") from exc  # the record stays the cause
             episodes = PAPER_EPISODES[exp] if mode == "paper" else None
             jobs[(TASK_OF_EXPERIMENT[exp], kind, episodes)] = None
     return list(jobs)

@@ -34,6 +34,8 @@ import struct
 import sys
 from pathlib import Path
 
+from labcore.checks import check_choice
+
 MODES = ("fast", "portable")
 ENV_VAR = "CTLAB_COMPUTE"
 """The environment variable that chooses the mode (default ``"fast"``)."""
@@ -91,8 +93,7 @@ def requested_mode() -> str:
         If the variable holds anything else (one sentence naming the two modes).
     """
     mode = os.environ.get(ENV_VAR, "fast").strip().lower() or "fast"
-    if mode not in MODES:
-        raise ValueError(f"{ENV_VAR} must be 'fast' or 'portable', not {mode!r}")
+    check_choice(mode, ENV_VAR, MODES)
     return mode
 
 
@@ -129,8 +130,7 @@ def configure(mode: str | None = None) -> str:
     :mod:`labcore` calls it on import. Returns the mode.
     """
     mode = requested_mode() if mode is None else mode
-    if mode not in MODES:
-        raise ValueError(f"compute mode must be 'fast' or 'portable', not {mode!r}")
+    check_choice(mode, "compute mode", MODES)
     pins = dict(FAST_ENV)
     if mode == "portable" and cpu_supports_portable():
         pins = dict(PORTABLE_ENV)

@@ -9,8 +9,9 @@ the pipelines and the app measure (their budgets) is in :mod:`labcore.budgets`.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass, replace
+
+from labcore.checks import _check, check_choice
 
 N_CUE_VALUES = 7
 """Cue alphabet size of the dual task: one value per MiniGrid action, so chance per report is
@@ -46,39 +47,6 @@ the
 colour cue and 4 in a row (the registered env ``DUAL_TASK_MASKING``; the app's masking controls)."""
 
 
-def _check(condition: bool, message: str) -> None:
-    if not condition:
-        raise ValueError(message)
-
-
-def choice_error(value: object, name: str, choices: Iterable[object]) -> str | None:
-    """The sentence saying ``value`` is not among ``choices``, or None when it is (for checks
-    that gather their problems into one error).
-
-    >>> choice_error("fast", "mode", ("fast", "paper")) is None
-    True
-    >>> choice_error("slow", "mode", ("fast", "paper"))
-    "mode must be one of ('fast', 'paper'), got 'slow'"
-    """
-    choices = tuple(choices)
-    return None if value in choices else f"{name} must be one of {choices!r}, got {value!r}"
-
-
-def check_choice(value: object, name: str, choices: Iterable[object]) -> None:
-    """Raise ``ValueError`` unless ``value`` is one of ``choices``: the lab's one check of a value
-    among choices (every layer imports it from here; :func:`choice_error` is its sentence).
-
-    >>> check_choice("zero", "self_model_mode", SELF_MODEL_MODES)
-    >>> check_choice("off", "self_model_mode", ("on", "zero"))
-    Traceback (most recent call last):
-    ...
-    ValueError: self_model_mode must be one of ('on', 'zero'), got 'off'
-    """
-    message = choice_error(value, name, choices)
-    if message is not None:
-        raise ValueError(message)
-
-
 @dataclass(frozen=True)
 class DualTaskConfig:
     """Dual task of Experiments 2-3 (paper sec. 4.2; protocol sec. 2).
@@ -108,33 +76,38 @@ class DualTaskConfig:
     """Backward-masking mode: steps between consecutive masks."""
 
     def __post_init__(self) -> None:
-        _check(self.n_steps >= 8, f"n_steps must be >= 8, got {self.n_steps}")
+        _check(self.n_steps >= 8, f"n_steps must be >= 8, got {self.n_steps}", ("n_steps",))
         _check(
             0 <= self.secondary_cue_step < self.primary_cue_step < self.first_mask_step,
             "cue steps must satisfy 0 <= secondary < primary < first_mask_step",
+            ("secondary_cue_step", "primary_cue_step", "first_mask_step"),
         )
         _check(
             self.first_mask_step < self.last_mask_step_exclusive,
             "the delay is too short to hold any random distractor",
+            ("first_mask_step", "n_steps"),
         )
         _check(
             all(0 <= c <= self.random_mask_slots for c in self.mask_counts) and self.mask_counts,
             f"mask_counts must be non-empty and within 0..{self.random_mask_slots}",
+            ("mask_counts",),
         )
         if self.mask_soa is not None:
-            _check(self.mask_interval >= 1, "mask_interval must be >= 1")
-            _check(self.mask_count >= 0, "mask_count must be >= 0")
+            _check(self.mask_interval >= 1, "mask_interval must be >= 1", ("mask_interval",))
+            _check(self.mask_count >= 0, "mask_count must be >= 0", ("mask_count",))
             first = self.secondary_cue_step + self.mask_soa
             _check(
                 first > self.primary_cue_step,
                 f"mask_soa={self.mask_soa} would put a mask on a cue step; use >= "
                 f"{self.primary_cue_step - self.secondary_cue_step + 1}",
+                ("mask_soa",),
             )
             last = first + (self.mask_count - 1) * self.mask_interval
             _check(
                 self.mask_count == 0 or last < self.report_secondary_step,
                 f"{self.mask_count} masks from step {first} every {self.mask_interval} "
                 f"would reach the report phase (step {self.report_secondary_step})",
+                ("mask_soa", "mask_count", "mask_interval", "n_steps"),
             )
 
     @property
@@ -179,11 +152,17 @@ class WageringConfig:
     def __post_init__(self) -> None:
         lo, hi = self.salience_range
         _check(
-            0.0 <= lo <= hi, f"salience_range must satisfy 0 <= lo <= hi, got {self.salience_range}"
+            0.0 <= lo <= hi,
+            f"salience_range must satisfy 0 <= lo <= hi, got {self.salience_range}",
+            ("salience_range",),
         )
-        _check(self.cue_noise_sd >= 0.0, "cue_noise_sd must be >= 0")
-        _check(0.0 <= self.wager_probability <= 1.0, "wager_probability must be in [0, 1]")
-        _check(self.max_steps >= 8, "max_steps must be >= 8 (the oracle needs 7)")
+        _check(self.cue_noise_sd >= 0.0, "cue_noise_sd must be >= 0", ("cue_noise_sd",))
+        _check(
+            0.0 <= self.wager_probability <= 1.0,
+            "wager_probability must be in [0, 1]",
+            ("wager_probability",),
+        )
+        _check(self.max_steps >= 8, "max_steps must be >= 8 (the oracle needs 7)", ("max_steps",))
 
 
 POLICY_READS = ("workspace", "self_model", "trunk")
@@ -281,43 +260,60 @@ class AgentConfig:
             "self_model_inputs must be a non-empty tuple of distinct names from "
             f"{SELF_MODEL_INPUTS}, "
             f"in that order, got {names!r:.80}",
+            ("self_model_inputs",),
         )
         _check(
-            self.self_model or names == SELF_MODEL_INPUTS, "self_model_inputs needs a self-model"
+            self.self_model or names == SELF_MODEL_INPUTS,
+            "self_model_inputs needs a self-model",
+            ("self_model_inputs", "self_model"),
         )
         check_choice(self.confidence_head_init, "confidence_head_init", CONFIDENCE_HEAD_INITS)
         _check(
             self.self_model
             or (self.confidence_head_init == "default" and not self.confidence_centred),
             "confidence_head_init and confidence_centred need a self-model",
+            ("confidence_head_init", "confidence_centred", "self_model"),
         )
         check_choice(self.write_geometry, "write_geometry", WRITE_GEOMETRIES)
         _check(
             not self.closed_loop or (self.workspace and self.recurrent),
             "closed_loop needs a workspace and a recurrent carrier",
+            ("closed_loop", "workspace", "recurrent"),
         )
-        _check(self.readout_gain > 0, "readout_gain must be > 0")
+        _check(self.readout_gain > 0, "readout_gain must be > 0", ("readout_gain",))
         check_choice(self.policy_reads, "policy_reads", POLICY_READS)
         check_choice(self.cue_route, "cue_route", CUE_ROUTES)
         check_choice(self.bottleneck, "bottleneck", BOTTLENECKS)
-        _check(self.n_slots >= 1 and self.slot_dim >= 1, "n_slots and slot_dim must be >= 1")
+        _check(
+            self.n_slots >= 1 and self.slot_dim >= 1,
+            "n_slots and slot_dim must be >= 1",
+            ("n_slots", "slot_dim"),
+        )
         _check(
             not (self.cue_route == "bus" and not self.workspace),
             "cue_route='bus' needs a workspace; use 'trunk' (cues visible) or 'none'",
+            ("cue_route", "workspace"),
         )
         _check(
             not (self.policy_reads == "workspace" and not self.workspace),
             "policy_reads='workspace' needs a workspace",
+            ("policy_reads", "workspace"),
         )
         _check(
             not (self.policy_reads == "self_model" and not self.self_model),
             "policy_reads='self_model' needs a self-model",
+            ("policy_reads", "self_model"),
         )
-        _check(self.bottleneck is None or self.workspace, "a BC-only bottleneck needs a workspace")
-        _check(0.0 <= self.dropout < 1.0, "dropout must be in [0, 1)")
+        _check(
+            self.bottleneck is None or self.workspace,
+            "a BC-only bottleneck needs a workspace",
+            ("bottleneck", "workspace"),
+        )
+        _check(0.0 <= self.dropout < 1.0, "dropout must be in [0, 1)", ("dropout",))
         _check(
             self.weight_decay >= 0 and self.train_workspace_noise >= 0,
             "weight_decay and train_workspace_noise must be >= 0",
+            ("weight_decay", "train_workspace_noise"),
         )
 
     @property
@@ -453,13 +449,19 @@ class Intervention:
         _check(
             0.0 <= self.capacity_scale <= 1.0,
             f"capacity_scale must be in [0, 1], got {self.capacity_scale}",
+            ("capacity_scale",),
         )
         _check(
             self.workspace_noise >= 0 and self.carrier_noise >= 0 and self.pulse_sigma >= 0,
             "noise SDs must be >= 0",
+            ("workspace_noise", "carrier_noise"),
         )
         check_choice(self.noise_mode, "noise_mode", NOISE_MODES)
-        _check(self.pulse_step is None or self.pulse_step >= 0, "pulse_step must be >= 0")
+        _check(
+            self.pulse_step is None or self.pulse_step >= 0,
+            "pulse_step must be >= 0",
+            ("pulse_step",),
+        )
 
     def active_slots(self, n_slots: int) -> int:
         """Number of usable slots for an agent with ``n_slots`` slots."""
@@ -609,36 +611,44 @@ class TrainConfig:
         _check(
             self.lr > 0 and self.batch_episodes >= 1 and self.train_episodes >= 1,
             "lr, batch_episodes and train_episodes must be positive",
+            ("lr", "batch_episodes", "train_episodes"),
         )
-        _check(self.min_updates <= self.max_updates, "min_updates must be <= max_updates")
+        _check(
+            self.min_updates <= self.max_updates,
+            "min_updates must be <= max_updates",
+            ("min_updates", "max_updates"),
+        )
         check_choice(self.meta_signal, "meta_signal", META_SIGNALS)
         _check(
             math.isfinite(self.wrong_bet_payoff) and self.wrong_bet_payoff < 0,
             "wrong_bet_payoff must be a negative number (a wrong bet costs)",
+            ("wrong_bet_payoff",),
         )
         _check(
             self.meta_signal == "label" or self.mode == "fast",
-            (
-                "meta_signal='reward' trains in fast mode only (the paper schedule has no "
-                "wager batches)"
-            ),
+            "meta_signal='reward' trains in fast mode only (the paper schedule has no "
+            "wager batches)",
+            ("meta_signal", "mode"),
         )
         check_choice(self.wager_start, "wager_start", WAGER_STARTS)
         _check(
             self.wager_start == "joint"
             or (self.meta_signal == "reward" and self.wager_updates >= 1),
             f"wager_start={self.wager_start!r} needs meta_signal='reward' and wager_updates >= 1",
+            ("wager_start", "meta_signal", "wager_updates"),
         )
         _check(
             self.wager_optimizer in ("adam", "sgd") and self.wager_sgd_lr > 0,
             "wager_optimizer must be 'adam' or 'sgd' and wager_sgd_lr > 0",
+            ("wager_optimizer", "wager_sgd_lr"),
         )
         _check(
             0.0 <= self.bet_floor < 0.5 and self.bet_entropy_coef >= 0 and self.curve_every >= 0,
             "bet_floor must be in [0, 0.5), bet_entropy_coef and curve_every >= 0",
+            ("bet_floor", "bet_entropy_coef", "curve_every"),
         )
         check_choice(self.primary_weight_rule, "primary_weight_rule", PRIMARY_WEIGHT_RULES)
-        _check(self.history_every >= 0, "history_every must be >= 0")
+        _check(self.history_every >= 0, "history_every must be >= 0", ("history_every",))
 
     @property
     def update_budget(self) -> int:
@@ -726,6 +736,7 @@ def train_config_of(kind: str, cfg: TrainConfig, task: str | None = None) -> Tra
         trainer_of(kind) == "bc",
         f"{kind} learns from the task's reward alone: train it with labcore.training.actor_critic "
         "(python -m labcore train ... --trainer rl)",
+        ("kind", "trainer"),
     )
     default = TrainConfig()
     settings = {
@@ -737,6 +748,7 @@ def train_config_of(kind: str, cfg: TrainConfig, task: str | None = None) -> Tra
     _check(
         task in (None, "wagering") or out.meta_signal == "label",
         f"{kind} learns its confidence from the wager's reward, which only the wagering task has",
+        ("meta_signal", "task"),
     )
     return out
 

@@ -74,6 +74,9 @@ class LabState:
     projector: bool = False
     """Projector mode: larger type in metrics, captions and figures for the back row
     (``ui/projector.py`` reads it with :func:`parse_flag`; :func:`parse_params` leaves it)."""
+    step: int = 1
+    """Lesson: the step shown (``labcore.classroom.lesson.parse_step`` reads and clamps it;
+    :func:`parse_params` leaves it to the page)."""
 
     def to_params(self, keys: Sequence[str]) -> dict[str, str]:
         """The query-string form of the chosen fields (a list as comma-separated names).

@@ -19,6 +19,7 @@ import torch
 import labcore.envs as E
 from labcore.agents import Agent
 from labcore.agents.parts import slot_sources
+from labcore.checks import check_choice
 from labcore.config import N_CUE_VALUES, AgentConfig, Intervention
 from labcore.envs.channels import EVENT_INDEX, KIND_SLICE, CueKind
 from labcore.interventions import capacity_scale
@@ -286,8 +287,7 @@ def noise_intervention(
 ) -> Intervention:
     """Latent noise of SD ``sigma`` on ``target`` ("workspace" or "carrier"), on top of
     ``fixed``."""
-    if target not in ("workspace", "carrier"):
-        raise ValueError(f"target must be 'workspace' or 'carrier', got {target!r}")
+    check_choice(target, "target", ("workspace", "carrier"))
     noise = {"workspace_noise": sigma} if target == "workspace" else {"carrier_noise": sigma}
     return Intervention(noise_mode=noise_mode, seed=seed, **dict(fixed or {}), **noise)
 
@@ -357,8 +357,7 @@ class ReportCodes:
 
     def noise_scale(self, noise_mode: str) -> list[np.ndarray]:
         """Noise SD per dimension in units of sigma: stored sqrt(age), read 1 (0 where empty)."""
-        if noise_mode not in ("stored", "read"):
-            raise ValueError(f"noise_mode must be 'stored' or 'read', got {noise_mode!r}")
+        check_choice(noise_mode, "noise_mode", ("stored", "read"))
         return [np.sqrt(a) if noise_mode == "stored" else (a > 0).astype(float) for a in self.age]
 
     def ceiling(self, noise_mode: str, *, n_samples: int = 256, seed: int = 0) -> float:

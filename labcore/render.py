@@ -28,6 +28,7 @@ from typing import Any
 import jinja2
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
+from labcore.checks import check_choice
 from labcore.config import CHANCE_LEVELS
 from labcore.findings import Finding, Flag, PaperValue, StudySummary
 
@@ -402,8 +403,7 @@ def answer(summary: StudySummary, form: str = "short", **extra: Any) -> str:
 
     ``short`` and ``readme`` are single paragraphs; ``long`` keeps its paragraphs.
     """
-    if form not in FORMS:
-        raise ValueError(f"form must be one of {FORMS}, got {form!r}")
+    check_choice(form, "form", FORMS)
     return SummaryView(summary, **extra).say(form)
 
 

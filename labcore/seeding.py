@@ -12,7 +12,7 @@ import random
 import numpy as np
 import torch
 
-from labcore.config import check_choice
+from labcore.checks import check_choice
 
 EPISODE_SEED_BASE: dict[str, int] = {"train": 10_000_000, "heldout": 20_000_000, "eval": 30_000_000}
 """First environment seed of each split (protocol sec. 5.3): the splits never overlap."""

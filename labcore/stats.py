@@ -36,7 +36,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 from scipy import stats as sps
 
-from labcore.config import check_choice
+from labcore.checks import check_choice
 from labcore.markers._common import as_float_1d, warn_undefined
 from labcore.render import finite
 

@@ -27,18 +27,6 @@ from ui import projector
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
-    from labcore.measures import e1_construction_notes as e1_construction_notes
-
-
-def __getattr__(name: str) -> Any:
-    # labcore.measures.e1_construction_notes, re-exported for the pages that render it; imported on
-    # first use, as labcore.measures imports torch and this module is on the first page's path
-    if name == "e1_construction_notes":
-        from labcore.measures import e1_construction_notes
-
-        return e1_construction_notes
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 
 FINDINGS_WIDTHS = {
     "Question": "medium",
@@ -84,12 +72,13 @@ def explain(what: str, try_this: str, theory: str, *, expanded: bool = False) ->
 
 
 def number_text(value: Any, fmt: str = "{:.2f}") -> str:
-    """A value as a metric shows it; ``"undefined"`` for None or nan (never the text "nan").
+    """A value as a metric shows it, in the page's format; the lab's one word for an undefined
+    value (:data:`labcore.render.UNDEFINED`) for None or nan (never the text "nan").
 
     >>> number_text(0.8712, "{:.1%}"), number_text(float("nan"))
-    ('87.1%', 'undefined')
+    ('87.1%', 'not defined here')
     """
-    return fmt.format(value) if finite(value) else "undefined"
+    return fmt.format(value) if finite(value) else UNDEFINED
 
 
 def paper_value(claim_id: str, fmt: str | None = None) -> str:
@@ -141,7 +130,7 @@ def metric(
     ----------
     column : Streamlit container
     label, value, fmt, help
-        As ``st.metric`` (``fmt`` formats ``value``; None/nan is shown as "undefined").
+        As ``st.metric`` (``fmt`` formats ``value``; None/nan is shown as labcore.render.UNDEFINED).
     claim : str, optional
         The paper's claim for the condition shown (:func:`labcore.paper_claims.claim_for`); None
         when the paper reports nothing for it.

@@ -15,6 +15,7 @@ from ui import data
 
 if TYPE_CHECKING:
     from labcore.agents import Agent
+    from labcore.config import AgentConfig
     from labcore.rollout import Trace
 
 _measures = data.measures  # ui.data's lazy handles, not a second import of the same module
@@ -30,6 +31,14 @@ def e3_design_levels() -> dict[str, tuple]:
         "loop": _explore_e3.LOOPS,
         "gain": _explore_e3.GAINS,
     }
+
+
+def e1_construction_notes(
+    config: AgentConfig, self_model_mode: str, capacity: int, confidence: float | None = None
+) -> list[str]:
+    """What a wagering agent's wiring fixes in this setting, each a note labelled "by
+    construction" (:func:`labcore.measures.e1_construction_notes`)."""
+    return _measures.e1_construction_notes(config, self_model_mode, capacity, confidence)
 
 
 def pci_normalisations() -> dict[str, str]:

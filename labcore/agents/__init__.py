@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from labcore.agents.agent import Agent, AgentOutput, AgentState, Observation
+from labcore.checks import check_choice
 from labcore.config import AGENT_KINDS, AgentConfig
 
 
@@ -14,8 +15,8 @@ def build_agent(kind: str | AgentConfig, seed: int = 0) -> Agent:
     Initialisation is seeded (``torch.manual_seed(seed)``), so the same seed gives the same
     weights.
     """
-    if isinstance(kind, str) and kind not in AGENT_KINDS:
-        raise ValueError(f"unknown agent kind {kind!r}; choose from {sorted(AGENT_KINDS)}")
+    if isinstance(kind, str):
+        check_choice(kind, "kind", AGENT_KINDS)
     config = AGENT_KINDS[kind] if isinstance(kind, str) else kind
     torch.manual_seed(seed)
     return Agent(config, seed=seed)

@@ -32,7 +32,7 @@ from labcore.config import PAGE_URLS
 from labcore.experiments.paper_results import ResultSet
 from labcore.links import MAX_SLOTS, query
 from labcore.paper_claims import CLAIMS_BY_ID
-from labcore.render import note_text, verdict_text
+from labcore.render import chance, note_text, verdict_text
 
 __all__ = [
     "CHOICE_LETTERS",
@@ -297,7 +297,7 @@ LESSON: tuple[LessonStep, ...] = (
         "the workspace off: "
         "what happens to conjunction accuracy (both reports right)?",
         choices=(
-            "Falls to chance (about 1 in 49)",
+            f"Falls to chance (about {chance('conjunction').text})",
             "Drops a little but stays well above chance",
             "Stays the same",
         ),

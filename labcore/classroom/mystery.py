@@ -22,15 +22,16 @@ never read as another puzzle.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
+from labcore.checks import check_choice, choice_error
 from labcore.classroom.store import Question
-from labcore.config import NOISE_MODES, SELF_MODEL_MODES, AgentConfig, choice_error
+from labcore.config import NOISE_MODES, SELF_MODEL_MODES, AgentConfig
 from labcore.measures import MetacognitionView, WorkspaceView
+from labcore.render import UNDEFINED, chance, finite, fmt
 
 PuzzleView = MetacognitionView | WorkspaceView
 """What a puzzle's condition measures to: E1's view (wagering) or E2's (dual task)."""
@@ -170,8 +171,8 @@ def make_puzzle(task: str, condition: str, seed: int = 0, episode: int = 0) -> P
     >>> make_puzzle("dual", "k2", seed=3).diagnosis
     'narrowed'
     """
-    if task not in _CONDITIONS or condition not in _CONDITIONS[task]:
-        raise ValueError(f"unknown puzzle condition {condition!r} for task {task!r}")
+    check_choice(task, "task", _CONDITIONS)
+    check_choice(condition, f"condition of a {task} puzzle", _CONDITIONS[task])
     return Puzzle(
         task=task,
         kind=KIND_OF_TASK[task],
@@ -356,24 +357,28 @@ class Marker:
 
     def shown(self, value: float) -> str:
         """The value as the page shows it ("not defined here" for nan)."""
-        return "not defined here" if value is None or math.isnan(value) else self.fmt.format(value)
+        return UNDEFINED if not finite(value) else self.fmt.format(value)
 
 
+_WAGER = chance("wager", "percent").text
+_AUROC = chance("auroc").text
+_REPORT = chance("decision").text
+_BOTH = chance("conjunction").text
 MARKERS: dict[str, tuple[Marker, ...]] = {
     "wagering": (
         Marker(
             "accuracy",
             "Task accuracy",
             "{:.0%}",
-            "Goes to the side the faint flash showed. Chance: 50%.",
+            f"Goes to the side the faint flash showed. Chance: {_WAGER}.",
             "no trial was run",
         ),
         Marker(
             "auroc",
             "Type-2 AUROC",
             "{:.2f}",
-            "Is confidence higher on right than on wrong trials? Chance: 0.5; "
-            "1 = always knows; a confidence that never changes gives exactly 0.5.",
+            f"Is confidence higher on right than on wrong trials? Chance: {_AUROC}; "
+            f"1 = always knows; a confidence that never changes gives exactly {_AUROC}.",
             "it needs both right and wrong trials",
         ),
         Marker(
@@ -398,21 +403,21 @@ MARKERS: dict[str, tuple[Marker, ...]] = {
             "colour",
             "Colour report",
             "{:.0%}",
-            "The colour arrives first (step 0). Chance: 1 in 7 = 14%.",
+            f"The colour arrives first (step 0). Chance: {_REPORT}.",
             "no episode was run",
         ),
         Marker(
             "object",
             "Object report",
             "{:.0%}",
-            "The object arrives second (step 1). Chance: 1 in 7 = 14%.",
+            f"The object arrives second (step 1). Chance: {_REPORT}.",
             "no episode was run",
         ),
         Marker(
             "conjunction",
             "Both reports right",
             "{:.0%}",
-            "Colour and object both right. Chance: 1 in 49 = 2%.",
+            f"Colour and object both right. Chance: {_BOTH}.",
             "no episode was run",
         ),
     ),
@@ -497,12 +502,12 @@ def explain(
         acc, auroc, sd = shown["accuracy"], shown["auroc"], shown["confidence_sd"]
         if d == "intact":
             return (
-                f"Task accuracy is {acc} (chance 50%) and Type-2 AUROC is {auroc}, "
-                "well above the 0.5 of chance: "
+                f"Task accuracy is {acc} (chance {_WAGER}) and Type-2 AUROC is {auroc}, "
+                f"well above the {_AUROC} of chance: "
                 "the agent both does the task and knows when it is right. Nothing was "
                 "hidden: the agent is "
                 "intact. Type-2 AUROC gives it away: any damage to the self-model "
-                "pulls it to about 0.5, and "
+                f"pulls it to about {_AUROC}, and "
                 "a switched-off workspace pulls task accuracy to chance."
             )
         if d == "self_zeroed":
@@ -513,7 +518,7 @@ def explain(
                 "does but no longer knows. "
                 "The self-model was zeroed: its confidence head then reads a constant, "
                 "so confidence is the "
-                "same on every trial and Type-2 AUROC is exactly 0.5, both by "
+                f"same on every trial and Type-2 AUROC is exactly {_AUROC}, both by "
                 "construction. Task accuracy "
                 "does not move because the policy never reads the self-model."
             )
@@ -526,14 +531,14 @@ def explain(
             return (
                 f"Task accuracy {kept('accuracy')} {acc}{was('accuracy')} but Type-2 "
                 f"AUROC is only {auroc}"
-                f"{was('auroc')}, close to the 0.5 of chance, while the confidence "
+                f"{was('auroc')}, close to the {_AUROC} of chance, while the confidence "
                 f"spread is {sd}, not 0: "
                 "confidence still varies, it just no longer tracks being right. The "
                 "self-model was scrambled "
                 f"({how}). A zeroed self-model would have made the confidence spread exactly 0."
             )
         return (
-            f"Task accuracy fell to {acc}{was('accuracy')}, the 50% of guessing: the "
+            f"Task accuracy fell to {acc}{was('accuracy')}, the {_WAGER} of guessing: the "
             "flash reaches this agent "
             "only through its workspace, so with the workspace switched off (bus-off) "
             "it never arrives. Task "
@@ -542,10 +547,10 @@ def explain(
         )
     colour, obj, both = shown["colour"], shown["object"], shown["conjunction"]
     used = markers.get("slots_used", float("nan"))
-    slots = "not measured" if used is None or math.isnan(used) else f"{used:.0f} of {FULL_CAPACITY}"
+    slots = f"{fmt(used, 'count')} of {FULL_CAPACITY}" if finite(used) else "not measured"
     if d == "intact":
         return (
-            f"Both reports right: {both} (chance 2%), with up to {slots} slots in use: "
+            f"Both reports right: {both} (chance {_BOTH}), with up to {slots} slots in use: "
             "nothing limits or blurs "
             "the workspace, so the agent is intact. Both reports right gives it away: "
             "a narrowed, noisy or "
@@ -554,8 +559,8 @@ def explain(
     if d == "bus_off":
         return (
             f"The colour report ({colour}) and the object report ({obj}) are both at "
-            "guessing level (chance "
-            "14%): the cues reach this agent only through its workspace, so nothing "
+            f"guessing level (chance {_REPORT}): the cues reach this agent only through its "
+            "workspace, so nothing "
             "arrived. The workspace was "
             f"switched off (bus-off): slots in use {slots}, which is 0 by construction."
         )

@@ -109,6 +109,11 @@ def _within(margin: float) -> Callable[[Interval], bool]:
     return lambda ci: -margin <= ci[0] and ci[1] <= margin
 
 
+SHARE_OF_SEEDS, EVERY_SEED = "share of seeds", "every seed"
+T_INTERVAL, PAIRED_T = "t interval", "paired t interval"
+WELCH_T = "Welch t interval (independent groups of seeds)"
+INTERVAL_KINDS = (SHARE_OF_SEEDS, EVERY_SEED, T_INTERVAL, PAIRED_T, WELCH_T)
+"""What a condition's interval is (a tested condition's ``interval`` in the summary)."""
 A, C = "reward_wager", "supervised"
 AUROC_CHANCE = CHANCE_LEVELS["auroc"].value
 _CHANCE = fmt(AUROC_CHANCE)  # as the registered hypotheses write it: "0.5"
@@ -366,16 +371,16 @@ def _interval(
         )  # an undefined interval is reported as such, not warned about
         if condition.majority:
             share = float((a == 1).mean()) if a.size else math.nan
-            return share, (share, share), int(a.size), "share of seeds"
+            return share, (share, share), int(a.size), SHARE_OF_SEEDS
         if condition.paired and condition.versus is not None:
             d = paired_summary(values.get(condition.key, {}), values.get(condition.versus, {}))
-            return d.mean, (d.low, d.high), d.n, "paired t interval"
+            return d.mean, (d.low, d.high), d.n, PAIRED_T
         if condition.every_seed is not None:
             lo, hi = (float(a.min()), float(a.max())) if a.size else (math.nan, math.nan)
-            return (float(a.mean()) if a.size else math.nan), (lo, hi), int(a.size), "every seed"
+            return (float(a.mean()) if a.size else math.nan), (lo, hi), int(a.size), EVERY_SEED
         if condition.versus is None:
             t = seed_summary(a, "t")
-            kind = "paired t interval" if "paired" in condition.what else "t interval"
+            kind = PAIRED_T if "paired" in condition.what else T_INTERVAL
             return t.mean, (t.low, t.high), t.n, kind
         b = np.asarray(list(values.get(condition.versus, {}).values()), float)
         w = welch_summary(a, b)
@@ -383,7 +388,7 @@ def _interval(
             w.mean,
             (w.low, w.high),
             int(min(a.size, b.size)),
-            "Welch t interval (independent groups of seeds)",
+            WELCH_T,
         )
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from labcore.budgets import ReproduceConfig
+from labcore.checks import check_choice
 from labcore.config import AUDIT_SEEDS, KINDS_OF_EXPERIMENT, TASK_OF_EXPERIMENT, TrainConfig
 from labcore.experiments import paper_findings
 from labcore.experiments.common import DEFAULT_CACHE, SeedResult
@@ -76,8 +77,7 @@ class PaperConfig:
         """The pipelines' budgets (trials, episodes, noise levels) for these seeds."""
         if self.custom is not None:
             return replace(self.custom, seeds=tuple(self.seeds))
-        if self.budget not in ("full", "quick"):
-            raise ValueError(f"budget must be 'full' or 'quick', got {self.budget!r}")
+        check_choice(self.budget, "budget", ("full", "quick"))
         return ReproduceConfig.for_budget(self.seeds, self.budget == "quick")
 
 

@@ -34,6 +34,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from labcore import compute
+from labcore.checks import check_choice
 from labcore.cluster import DASK_TIMEOUT
 from labcore.findings import SUMMARY, StudySummary, clean_json, load_summary, write_summary
 from labcore.io import atomic_write
@@ -156,8 +157,7 @@ STUDIES: dict[str, Registered] = {
 
 def get_study(name: str) -> Study:
     """The registered study ``name``; a ValueError lists the others."""
-    if name not in STUDIES:
-        raise ValueError(f"unknown study {name!r}; the studies are: {', '.join(STUDIES)}")
+    check_choice(name, "study", STUDIES)
     return importlib.import_module(STUDIES[name].module).STUDY
 
 

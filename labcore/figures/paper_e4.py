@@ -28,7 +28,7 @@ from labcore.figures.style import (
     rgba,
     style_figure,
 )
-from labcore.render import chance_text
+from labcore.render import UNDEFINED, chance_text
 from labcore.stats import seed_summary
 
 CURVE_PANELS = (
@@ -175,7 +175,7 @@ def arms_figure(
         arms without values are left out (and named in a note).
     """
     panels = (
-        ("auroc", "Type-2 AUROC (0.5 = chance)"),
+        ("auroc", f"Type-2 AUROC ({chance_text('auroc')})"),
         ("ece", "calibration error ECE (0 = calibrated)"),
     )
     found = {
@@ -251,7 +251,8 @@ def arms_table(
     -------
     DataFrame
         One row per arm with values (``arm`` is its display name), columns of
-        :data:`ARM_TABLE_METRICS` plus ``seeds``; "undefined" where no seed has a value.
+        :data:`ARM_TABLE_METRICS` plus ``seeds``; :data:`labcore.render.UNDEFINED` where no seed
+        has a value.
     """
     rows = []
     for arm in arms:
@@ -263,10 +264,10 @@ def arms_table(
             s = seed_summary(values, "none")
             if metric in PERCENT_METRICS:  # shares as percentages, as the page's metrics show them
                 sd = f" ± {100 * s.sd:.2g} pts" if s.n > 1 else ""
-                row[name] = f"{s.mean:.1%}{sd}" if s.n else "undefined"
+                row[name] = f"{s.mean:.1%}{sd}" if s.n else UNDEFINED
             else:
                 sd = f" ± {s.sd:.2g}" if s.n > 1 else ""
-                row[name] = f"{s.mean:.3g}{sd}" if s.n else "undefined"
+                row[name] = f"{s.mean:.3g}{sd}" if s.n else UNDEFINED
         if any(counts):
             rows.append({**row, "seeds": max(counts)})
     return pd.DataFrame(rows, columns=["arm", *(n for _, n in ARM_TABLE_METRICS), "seeds"])

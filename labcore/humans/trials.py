@@ -96,6 +96,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from labcore.checks import check_choice
 from labcore.humans.reference import trial_band
 from labcore.scorecards.contract import ContractError, contract_error
 
@@ -483,8 +484,8 @@ def read_trials(data: bytes, name: str = "the file", fmt: Format | None = None) 
         NaN or infinite; ``field`` names its column); ``codes``, ``confidence_range``,
         ``too_many_subjects``, ``too_few_trials``, ``one_stimulus``, ``one_class`` (across rows).
     """
-    if fmt is not None and fmt not in FORMATS:
-        raise ValueError(f"fmt must be one of {FORMATS}, got {fmt!r}")
+    if fmt is not None:
+        check_choice(fmt, "fmt", FORMATS)
     rows = _rows(data, name)
     fmt = fmt or detect_format([h.strip() for h in rows[0]])
     columns, shown = _columns_of(rows, name, fmt)

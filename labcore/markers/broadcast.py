@@ -16,7 +16,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from labcore.config import check_choice
+from labcore.checks import check_choice
 from labcore.markers._common import as_float_array, warn_undefined
 
 __all__ = ["cue_retention", "cue_signal", "global_broadcast_index", "ignition_sharpness"]

@@ -26,7 +26,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from labcore.config import check_choice
+from labcore.checks import check_choice
 from labcore.markers._common import (
     as_float_1d,
     as_float_array,

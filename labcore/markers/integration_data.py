@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from labcore import UndefinedMetricWarning
-from labcore.config import check_choice
+from labcore.checks import check_choice
 from labcore.markers._common import as_float_array, warn_undefined
 from labcore.markers.integration import (
     _as_nodes,

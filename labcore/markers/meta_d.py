@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import optimize, special
 
 from labcore import LabWarning
-from labcore.config import check_choice
+from labcore.checks import check_choice
 from labcore.markers._common import (
     as_binary_1d,
     as_float_1d,

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from labcore.checks import check_choice
+
 INSTRUMENTS: tuple[str, ...] = ("OSMD", "FCS", "lab")
 
 
@@ -112,6 +114,5 @@ def caveats_for(instrument: str) -> tuple[Caveat, ...]:
     ValueError
         For any other instrument name.
     """
-    if instrument not in INSTRUMENTS:
-        raise ValueError(f"unknown instrument {instrument!r}; expected one of {INSTRUMENTS}")
+    check_choice(instrument, "instrument", INSTRUMENTS)
     return tuple(c for c in CAVEATS if instrument in c.applies_to)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from itertools import permutations
 
+from labcore.render import UNDEFINED, fmt
 from labcore.scorecards import tables
 from labcore.scorecards.discrepancy import Discrepancy, _slug
 from labcore.scorecards.fcs import recompute_fcs_row
@@ -106,7 +107,7 @@ def fcs_discrepancies() -> tuple[Discrepancy, ...]:
         ratio = numerator / denominator if denominator > 0 else math.inf
         if math.isinf(ratio) or abs(ratio - stated.stated_ratio) / stated.stated_ratio > 0.05:
             near_num, near_den, near_ratio = nearest_table_ratio(stated.stated_ratio)
-            shown = "undefined (its FCS is 0)" if math.isinf(ratio) else f"{ratio:.2f}"
+            shown = f"{UNDEFINED} (its FCS is 0)" if math.isinf(ratio) else fmt(ratio)
             found.append(
                 _fcs(
                     "ratio",

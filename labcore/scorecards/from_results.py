@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from labcore.checks import check_choice
 from labcore.scorecards.lab_agent_mapping import EVIDENCE_KEYS
 
 LAB_AGENTS = {"A0": "a0", "A1": "a1", "B1": "b1", "B2": "b2_ws"}
@@ -39,8 +40,7 @@ def lab_evidence(
     (``EvidenceKey.required_for``, e.g. ``gbi`` for a result set written before
     ``e2.gbi_abs`` existed): the rubric then takes the lower clause.
     """
-    if kind not in LAB_AGENTS:
-        raise ValueError(f"unknown lab agent {kind!r}; expected one of {sorted(LAB_AGENTS)}")
+    check_choice(kind, "lab agent", sorted(LAB_AGENTS))
     evidence: dict = {}
     if kind in ("B1", "B2"):
         evidence["workspace_capacity"] = 4

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from labcore.checks import check_choice
+
 LAB_AGENT_KINDS: tuple[str, ...] = ("A0", "A1", "B1", "B2")
 
 
@@ -239,8 +241,7 @@ Evidence = dict[str, float | int | bool]
 
 
 def _validate_evidence(kind: str, evidence: Mapping[str, object]) -> Evidence:
-    if kind not in LAB_AGENT_ARCHITECTURES:
-        raise ValueError(f"unknown lab agent kind {kind!r}; expected one of {LAB_AGENT_KINDS}")
+    check_choice(kind, "lab agent kind", LAB_AGENT_KINDS)
     if not isinstance(evidence, Mapping):
         raise ValueError(f"evidence must be a mapping, got {type(evidence).__name__}")
     architecture = LAB_AGENT_ARCHITECTURES[kind]

@@ -39,6 +39,7 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 
+from labcore.checks import check_choice
 from labcore.render import finite, fmt
 from labcore.scorecards.fcs import FCSEstimate, estimate_fcs
 from labcore.scorecards.lab_agent_mapping import (
@@ -515,8 +516,7 @@ def lab_agent_fcs(
     >>> lab_agent_fcs("A1", 0, 0).fcs
     0.0
     """
-    if kind not in LAB_AGENT_ARCHITECTURES:
-        raise ValueError(f"unknown lab agent kind {kind!r}; expected one of {LAB_AGENT_KINDS}")
+    check_choice(kind, "lab agent kind", LAB_AGENT_KINDS)
     architecture = LAB_AGENT_ARCHITECTURES[kind]
     if not architecture.has_self_model and n_self_model_variables != 0:
         raise ValueError(

@@ -26,6 +26,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from labcore.checks import check_choice
 from labcore.scorecards.records import Band, RubricItem
 from labcore.scorecards.tables import (
     ALLOWED_CONFIDENCES,
@@ -348,11 +349,12 @@ def score_item(entry: ItemEntry) -> ScoredItem:
     3
     """
     item = _item(entry.item_id)
-    if isinstance(entry.confidence, bool) or entry.confidence not in ALLOWED_CONFIDENCES:
-        raise ValueError(
-            f"{item.item_id}: confidence must be one of {ALLOWED_CONFIDENCES}, "
-            f"got {entry.confidence!r}"
-        )
+    confidence = entry.confidence
+    check_choice(
+        "a bool" if isinstance(confidence, bool) else confidence,
+        f"{item.item_id}: confidence",
+        ALLOWED_CONFIDENCES,
+    )
     if not entry.applicable:
         if (
             entry.architectural is not None
@@ -573,8 +575,7 @@ class ScoredSystem:
 
     def cluster_subtotal(self, cluster_id: str) -> ClusterSubtotal:
         """One cluster's subtotal."""
-        if cluster_id not in CLUSTER_BY_ID:
-            raise ValueError(f"unknown cluster id {cluster_id!r}")
+        check_choice(cluster_id, "cluster id", CLUSTER_BY_ID)
         return next(s for s in self.cluster_subtotals if s.cluster_id == cluster_id)
 
 

@@ -62,8 +62,32 @@ DTYPE_BYTES = {
 _DTYPES = {name: dtype for dtype, name in DTYPE_NAMES.items()}
 
 
-class DecompressionBomb(ValueError):
+class PlaneError(ValueError):
+    """A byte-plane table or tensor the lab will not read: ``kind`` says why (``"table"``: the
+    table is not a JSON object, ``"entry"``: an entry without a known dtype or a shape,
+    ``"missing"``: planes not in the file, ``"mismatch"``: planes that do not hold the recorded
+    tensor), ``tensor`` names the tensor where there is one; the message in words."""
+
+    def __init__(self, message: str, kind: str, tensor: str | None = None) -> None:
+        super().__init__(message)
+        self.kind, self.tensor = kind, tensor
+
+
+class StreamError(ValueError):
+    """An xz stream the lab will not read: ``kind`` says why (``"not_xz"``, ``"corrupt"``,
+    ``"memory"``: more than :data:`XZ_MEMORY_LIMIT` needed, ``"truncated"``, ``"trailing"``: bytes
+    after it, ``"bomb"``: longer than its reader's cap), the message in words."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class DecompressionBomb(StreamError):
     """An xz stream decompresses to more bytes than its reader's cap."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "bomb")
 
 
 # ---------------------------------------------------------------------------- byte planes
@@ -141,9 +165,9 @@ def planes_spec(metadata: dict[str, str]) -> dict[str, tuple[str, list[int]]]:
     try:
         raw = json.loads(text)
     except (ValueError, RecursionError):
-        raise ValueError("its byte-plane table is not JSON") from None
+        raise PlaneError("its byte-plane table is not JSON", "table") from None
     if not isinstance(raw, dict):
-        raise ValueError("its byte-plane table is not a JSON object")
+        raise PlaneError("its byte-plane table is not a JSON object", "table")
     spec = {}
     for name, entry in raw.items():
         ok = (
@@ -153,7 +177,7 @@ def planes_spec(metadata: dict[str, str]) -> dict[str, tuple[str, list[int]]]:
             and all(type(d) is int and d >= 0 for d in entry["shape"])
         )
         if not ok:
-            raise ValueError(f"the byte-plane entry of tensor {name!r} is malformed")
+            raise PlaneError(f"the byte-plane entry of tensor {name!r} is malformed", "entry", name)
         spec[name] = (entry["dtype"], entry["shape"])
     return spec
 
@@ -172,11 +196,15 @@ def logical_entries(
     for name, (dtype, shape) in spec.items():
         stored = entries.get(name)
         if stored is None:
-            raise ValueError(f"the byte planes of tensor {name!r} are not in the file")
+            raise PlaneError(
+                f"the byte planes of tensor {name!r} are not in the file", "missing", name
+            )
         if stored["dtype"] != "U8" or stored["shape"] != [DTYPE_BYTES[dtype], math.prod(shape)]:
-            raise ValueError(
+            raise PlaneError(
                 f"the byte planes of tensor {name!r} ({stored['dtype']} {stored['shape']}) do not "
-                f"match its recorded {dtype} shape {shape}"
+                f"match its recorded {dtype} shape {shape}",
+                "mismatch",
+                name,
             )
         logical[name] = {**stored, "dtype": dtype, "shape": shape}
     return logical
@@ -190,12 +218,14 @@ def logical_tensors(
     out = dict(stored)
     for name, (dtype, shape) in spec.items():
         if name not in stored:
-            raise ValueError(f"the byte planes of tensor {name!r} are not in the file")
+            raise PlaneError(
+                f"the byte planes of tensor {name!r} are not in the file", "missing", name
+            )
         try:
             out[name] = from_byte_planes(stored[name], _DTYPES[dtype], shape)
         except ValueError as exc:
-            raise ValueError(
-                f"the byte planes of tensor {name!r} are inconsistent ({exc})"
+            raise PlaneError(
+                f"the byte planes of tensor {name!r} are inconsistent ({exc})", "mismatch", name
             ) from None
     return out
 
@@ -219,28 +249,29 @@ def xz_decompress(data: bytes, limit: int) -> bytes:
     ------
     DecompressionBomb
         The content is longer than ``limit`` (message: "it decompresses to more than ...").
-    ValueError
-        ``data`` is not one whole, intact xz stream; the message completes "corrupt or
-        truncated: ...": not an xz stream, corrupt (its CRC or structure), truncated, trailing
-        bytes after it, or more than :data:`XZ_MEMORY_LIMIT` needed to decompress it.
+    StreamError
+        ``data`` is not one whole, intact xz stream (its ``kind``); the message completes
+        "corrupt or truncated: ...": not an xz stream, corrupt (its CRC or structure),
+        truncated, trailing bytes after it, or more than :data:`XZ_MEMORY_LIMIT` needed to
+        decompress it.
     """
     if not data.startswith(XZ_MAGIC):
-        raise ValueError("it is not an xz stream")
+        raise StreamError("it is not an xz stream", "not_xz")
     decompressor = lzma.LZMADecompressor(format=lzma.FORMAT_XZ, memlimit=XZ_MEMORY_LIMIT)
     try:
         out = decompressor.decompress(data, max_length=limit + 1)
     except lzma.LZMAError as exc:
         if "memory" in str(exc).lower():
-            raise ValueError(
-                f"the xz stream needs more than {XZ_MEMORY_LIMIT >> 20} MiB to decompress"
+            raise StreamError(
+                f"the xz stream needs more than {XZ_MEMORY_LIMIT >> 20} MiB to decompress", "memory"
             ) from None
-        raise ValueError(f"the xz stream is corrupt ({exc})") from None
+        raise StreamError(f"the xz stream is corrupt ({exc})", "corrupt") from None
     if len(out) > limit:
         raise DecompressionBomb(f"it decompresses to more than {limit:,} bytes")
     if not decompressor.eof:
-        raise ValueError("the xz stream ends early")
+        raise StreamError("the xz stream ends early", "truncated")
     if decompressor.unused_data:
-        raise ValueError("bytes follow the end of its xz stream")
+        raise StreamError("bytes follow the end of its xz stream", "trailing")
     return out
 
 
@@ -263,8 +294,7 @@ def read_json_xz(path: Path, limit: int) -> Any:
     """
     try:
         _, raw = read_xz_bounded(path, limit)
-    except DecompressionBomb as exc:
-        raise ValueError(f"too large ({exc})") from None
-    except ValueError as exc:
-        raise ValueError(f"not a readable xz file ({exc})") from None
+    except StreamError as exc:  # the same kind, worded as "the file is ..."
+        reason = f"too large ({exc})" if exc.kind == "bomb" else f"not a readable xz file ({exc})"
+        raise StreamError(reason, exc.kind) from None
     return parse_json(raw)

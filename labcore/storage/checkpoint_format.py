@@ -30,6 +30,7 @@ from safetensors.torch import load as safetensors_load
 
 from labcore.agents import Agent
 from labcore.agents.plain import PlainGRUConfig, PlainGRUPolicy
+from labcore.checks import check_choice, choice_error
 from labcore.config import AGENT_KINDS, AgentConfig
 from labcore.io import read_bounded
 from labcore.storage.checkpoint_container import DTYPE_BYTES as _DTYPE_BYTES
@@ -100,7 +101,80 @@ explore_e3.Cell)."""
 
 
 class CheckpointError(ValueError):
-    """A checkpoint cannot be used; the message says why in one sentence."""
+    """A checkpoint cannot be used; the message says why in one sentence.
+
+    ``kind`` names the refusal for a caller (or a test) that reads the record rather than the
+    sentence, one of :data:`CHECKPOINT_REFUSALS`; ``tensor`` names the tensor at fault and
+    ``field`` the config field, where there is one; ``reason`` is the finer kind of a corrupt or
+    refused compressed file (a :class:`~labcore.storage.checkpoint_container.StreamError`'s or
+    :class:`~labcore.storage.checkpoint_container.PlaneError`'s ``kind``).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        kind: str = "unreadable",
+        *,
+        tensor: str | None = None,
+        field: str | None = None,
+        reason: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind, self.tensor, self.field, self.reason = kind, tensor, field, reason
+
+
+class StoredConfigError(ValueError):
+    """A stored config the lab cannot build: ``kind`` ``"config"`` (a field of the wrong type or
+    an unknown field), ``"config_range"`` (an integer outside its cap) or ``"config_kind"`` (an
+    unknown agent kind, or a design cell its config does not have); ``field`` names the field."""
+
+    def __init__(self, message: str, kind: str = "config", field: str | None = None) -> None:
+        super().__init__(message)
+        self.kind, self.field = kind, field
+
+
+class Problem(str):
+    """One problem found in a checkpoint directory: its sentence (a ``str``), with ``name`` (the
+    checkpoint or file it is about) and ``kind`` (one of :data:`CHECKPOINT_REFUSALS`, or
+    ``"entry"`` for a malformed manifest entry, ``"journal"`` for a killed save's journal) for a
+    caller that reads the record rather than the sentence."""
+
+    name: str
+    kind: str
+
+    def __new__(cls, text: str, name: str, kind: str) -> Problem:
+        """The sentence ``text`` about ``name``, of ``kind``."""
+        problem = super().__new__(cls, text)
+        problem.name, problem.kind = name, kind
+        return problem
+
+
+CHECKPOINT_REFUSALS = (
+    "unsafe_name",  # a task or kind that could name a path
+    "name",  # a seed, mode or episode count that cannot make a name
+    "not_a_checkpoint",  # a file name without a checkpoint's suffix
+    "missing",  # no file there
+    "symlink",  # a link, where the lab reads and writes only real files
+    "unreadable",  # the operating system cannot open or read it
+    "corrupt",  # truncated or malformed: not a safetensors file the lab can parse
+    "too_large",  # a file or header over its cap
+    "bomb",  # a compressed file that decompresses past the cap
+    "foreign",  # not written by save_checkpoint
+    "format_version",  # written by another version of the format
+    "config",  # a stored config the lab cannot build (``field`` names the field at fault)
+    "config_range",  # a stored integer outside its cap
+    "config_kind",  # a stored agent kind the lab does not know or whose cell the config lacks
+    "too_many_weights",  # a config implying more weights than the cap
+    "weights_mismatch",  # tensors that do not fit the config
+    "dtype",  # a tensor stored in another dtype
+    "non_finite",  # NaN or inf in a tensor
+    "hash_mismatch",  # weights that do not match the content hash stored inside
+    "manifest_mismatch",  # a file that does not match its manifest entry
+    "unverifiable",  # no manifest entry and no content hash of its own
+    "record",  # a training record that cannot make a manifest entry
+    "manifest",  # a manifest the lab cannot read or use
+)
+"""Every ``CheckpointError.kind``."""
 
 
 def _is_int(value: object) -> bool:
@@ -122,7 +196,8 @@ def _check_name_part(what: str, value: object) -> str:
         raise CheckpointError(
             f"{what} {value!r} is not a safe checkpoint name: use letters, digits, "
             "'_', '-' and single '.' "
-            f"(at most {MAX_NAME_LENGTH} characters, no path separators, no '..')."
+            f"(at most {MAX_NAME_LENGTH} characters, no path separators, no '..').",
+            "unsafe_name",
         )
     return value
 
@@ -146,15 +221,15 @@ def checkpoint_name(
     _check_name_part("task", task)
     _check_name_part("kind", kind)
     if not _is_int(seed) or not 0 <= seed <= MAX_SEED:
-        raise CheckpointError(f"seed must be an integer in 0..{MAX_SEED}, got {seed!r}.")
-    if mode not in MODES:
-        raise CheckpointError(f"mode must be one of {MODES}, got {mode!r}.")
+        raise CheckpointError(f"seed must be an integer in 0..{MAX_SEED}, got {seed!r}.", "name")
+    if problem := choice_error(mode, "mode", MODES):
+        raise CheckpointError(f"{problem}.", "name")
     stem = f"{task}-{kind}-s{int(seed)}"
     if mode == "fast":
         return stem
     if not _is_int(episodes) or episodes < 1:
         raise CheckpointError(
-            f"a paper-schedule checkpoint name needs its episode count, got {episodes!r}."
+            f"a paper-schedule checkpoint name needs its episode count, got {episodes!r}.", "name"
         )
     return f"{stem}-paper{int(episodes)}"
 
@@ -236,10 +311,14 @@ def content_sha256(tensors: Mapping[str, torch.Tensor], metadata: Mapping[str, s
 
 
 # ---------------------------------------------------------------------------- the file
-def _unreadable(file: str, why: str) -> CheckpointError:
+def _unreadable(file: str, why: str | ValueError, tensor: str | None = None) -> CheckpointError:
+    """A corrupt file's refusal; a container error's ``kind`` and ``tensor`` are kept."""
     return CheckpointError(
         f"{file} is not a readable checkpoint (corrupt or truncated: {why}); "
-        "restore it or retrain it."
+        "restore it or retrain it.",
+        "corrupt",
+        tensor=tensor or getattr(why, "tensor", None),
+        reason=getattr(why, "kind", None),
     )
 
 
@@ -250,7 +329,8 @@ def _header_length(head: bytes, size: int, file: str) -> int:
     if n > MAX_HEADER_BYTES:
         raise CheckpointError(
             f"{file} is not a readable checkpoint (header too large: {n:,} bytes, the cap is "
-            f"{MAX_HEADER_BYTES:,}); it is corrupt or not a lab checkpoint."
+            f"{MAX_HEADER_BYTES:,}); it is corrupt or not a lab checkpoint.",
+            "too_large",
         )
     if n == 0 or 8 + n > size:
         raise _unreadable(file, "the header runs past the end of the file")
@@ -280,7 +360,7 @@ def _parse_header(raw: bytes, file: str) -> tuple[dict[str, dict], dict[str, str
             and 0 <= e["data_offsets"][0] <= e["data_offsets"][1]
         )
         if not ok:
-            raise _unreadable(file, f"the header entry of tensor {name!r} is malformed")
+            raise _unreadable(file, f"the header entry of tensor {name!r} is malformed", name)
     return header, metadata
 
 
@@ -298,10 +378,12 @@ def _decompressed(compressed: bytes, file: str) -> bytes:
     except DecompressionBomb as exc:
         raise CheckpointError(
             f"{file} is refused: {exc}, the cap of a checkpoint (a decompression bomb, or not a "
-            "lab checkpoint); restore it or retrain it."
+            "lab checkpoint); restore it or retrain it.",
+            "bomb",
+            reason="bomb",
         ) from None
     except ValueError as exc:
-        raise _unreadable(file, str(exc)) from None
+        raise _unreadable(file, exc) from None
 
 
 def _spec_of(metadata: dict[str, str], file: str) -> dict[str, tuple[str, list[int]]]:
@@ -309,7 +391,7 @@ def _spec_of(metadata: dict[str, str], file: str) -> dict[str, tuple[str, list[i
     try:
         return planes_spec(metadata)
     except ValueError as exc:
-        raise _unreadable(file, str(exc)) from None
+        raise _unreadable(file, exc) from None
 
 
 def _logical_tensors_of(
@@ -319,7 +401,7 @@ def _logical_tensors_of(
     try:
         return logical_tensors(_tensors_of(blob, file), spec)
     except ValueError as exc:
-        raise _unreadable(file, str(exc)) from None
+        raise _unreadable(file, exc) from None
 
 
 _DEFAULT_CONFIG = AgentConfig()
@@ -369,15 +451,23 @@ def _stored_config(text: object) -> AgentConfig:
         value, default = raw[f.name], getattr(_DEFAULT_CONFIG, f.name)
         if isinstance(default, bool):
             if type(value) is not bool:
-                raise ValueError(f"{f.name} must be true or false, got {value!r}")
+                raise StoredConfigError(
+                    f"{f.name} must be true or false, got {value!r}", field=f.name
+                )
         elif isinstance(default, int):
             if type(value) is not int:  # not a string, a float or a bool
-                raise ValueError(f"{f.name} must be an integer, got {value!r}")
+                raise StoredConfigError(f"{f.name} must be an integer, got {value!r}", field=f.name)
             if not 1 <= value <= CONFIG_INT_CAPS.get(f.name, 0):
-                raise ValueError(f"{f.name}={value} is outside 1..{CONFIG_INT_CAPS.get(f.name, 0)}")
+                raise StoredConfigError(
+                    f"{f.name}={value} is outside 1..{CONFIG_INT_CAPS.get(f.name, 0)}",
+                    "config_range",
+                    f.name,
+                )
         elif isinstance(default, float):
             if type(value) not in (int, float) or not math.isfinite(value):
-                raise ValueError(f"{f.name} must be a finite number, got {value!r}")
+                raise StoredConfigError(
+                    f"{f.name} must be a finite number, got {value!r}", field=f.name
+                )
             value = float(value)
         elif isinstance(
             default, tuple
@@ -386,11 +476,11 @@ def _stored_config(text: object) -> AgentConfig:
         elif not (
             (isinstance(value, str) and len(value) <= MAX_NAME_LENGTH) or (value is None is default)
         ):
-            raise ValueError(f"{f.name} must be a short string, got {value!r}")
+            raise StoredConfigError(f"{f.name} must be a short string, got {value!r}", field=f.name)
         values[f.name] = value
     config = AgentConfig(**values)  # its own range and consistency checks
     if problem := _kind_problem(config):
-        raise ValueError(problem)
+        raise StoredConfigError(problem, "config_kind", "kind")
     return config
 
 
@@ -429,17 +519,18 @@ def _check_metadata(metadata: dict[str, str], file: str) -> tuple[StoredConfig, 
     if metadata.get("format") != FORMAT:
         raise CheckpointError(
             f"{file} is not a lab agent checkpoint (foreign file): its header has no "
-            f"'{FORMAT}' format tag; load only files written by save_checkpoint."
+            f"'{FORMAT}' format tag; load only files written by save_checkpoint.",
+            "foreign",
         )
     if metadata.get("format_version") != str(FORMAT_VERSION):
         raise CheckpointError(
             f"{file} was written in checkpoint format v{metadata.get('format_version')}; "
-            f"this lab reads v{FORMAT_VERSION} (retrain it with `python -m labcore train`)."
+            f"this lab reads v{FORMAT_VERSION} (retrain it with `python -m labcore train`).",
+            "format_version",
         )
     try:
         network = metadata.get(NETWORK_KEY)
-        if network not in (None, PLAIN_GRU):
-            raise ValueError(f"unknown network {network!r}")
+        check_choice(network, "network", (None, PLAIN_GRU))
         config: StoredConfig = (
             _stored_plain_config(metadata.get("config"))
             if network == PLAIN_GRU
@@ -458,7 +549,9 @@ def _check_metadata(metadata: dict[str, str], file: str) -> tuple[StoredConfig, 
     except ValueError as exc:
         raise CheckpointError(
             f"{file} has an invalid agent config ({exc}); retrain it with "
-            "`python -m labcore train`."
+            "`python -m labcore train`.",
+            getattr(exc, "kind", "config"),
+            field=getattr(exc, "field", None),
         ) from None
     return config, int(seed)
 
@@ -478,7 +571,8 @@ def _expected_layout(
     if total > MAX_PARAMETERS:
         raise CheckpointError(
             f"{file} has an invalid agent config (it implies {total:,} weights, over the cap of "
-            f"{MAX_PARAMETERS:,}); retrain it with `python -m labcore train`."
+            f"{MAX_PARAMETERS:,}); retrain it with `python -m labcore train`.",
+            "too_many_weights",
         )
     return layout
 
@@ -495,24 +589,29 @@ def _check_layout(
     try:
         logical = logical_entries(entries, spec)
     except ValueError as exc:
-        raise _unreadable(file, str(exc)) from None
+        raise _unreadable(file, exc) from None
     missing, unexpected = sorted(set(expected) - set(logical)), sorted(set(logical) - set(expected))
     if missing or unexpected:
         raise CheckpointError(
             f"{file} holds weights that do not fit its own config (missing {missing[:3]}, "
-            f"unexpected {unexpected[:3]}); retrain it."
+            f"unexpected {unexpected[:3]}); retrain it.",
+            "weights_mismatch",
         )
     for name in sorted(expected):
         (dtype, shape), entry = expected[name], logical[name]
         if entry["dtype"] != dtype:
             raise CheckpointError(
                 f"{file} stores tensor {name!r} as {entry['dtype']} where the lab expects {dtype}; "
-                "it is refused rather than cast silently: re-save the weights as float32."
+                "it is refused rather than cast silently: re-save the weights as float32.",
+                "dtype",
+                tensor=name,
             )
         if entry["shape"] != shape:
             raise CheckpointError(
                 f"{file} holds weights that do not fit its own config ({name} has shape "
-                f"{entry['shape']}, the config implies {shape}); retrain it."
+                f"{entry['shape']}, the config implies {shape}); retrain it.",
+                "weights_mismatch",
+                tensor=name,
             )
     cursor = 0
     for begin, end, name in sorted(
@@ -523,7 +622,9 @@ def _check_layout(
             or end - begin
             != math.prod(entries[name]["shape"]) * _DTYPE_BYTES[entries[name]["dtype"]]
         ):
-            raise _unreadable(file, f"the data offsets of tensor {name!r} do not match its shape")
+            raise _unreadable(
+                file, f"the data offsets of tensor {name!r} do not match its shape", name
+            )
         cursor = end
     if cursor != data_bytes:
         raise _unreadable(
@@ -547,7 +648,8 @@ def _parse(
         if size > MAX_FILE_BYTES:
             raise CheckpointError(
                 f"{file} is not a readable checkpoint (too large: {size:,} bytes, the cap is "
-                f"{MAX_FILE_BYTES:,}); it is corrupt or not a lab checkpoint."
+                f"{MAX_FILE_BYTES:,}); it is corrupt or not a lab checkpoint.",
+                "too_large",
             )
         compressed = fh.read(size)
         inner = _decompressed(compressed, file)

@@ -31,6 +31,7 @@ from labcore.storage.checkpoint_format import (
     SUFFIX,
     SUFFIXES,
     CheckpointError,
+    Problem,
     _Hashes,
     _hashes_of,
     _is_int,
@@ -69,7 +70,22 @@ not reentrant, so nothing under it takes it again."""
 
 
 class ManifestWarning(LabWarning):
-    """A manifest entry is malformed and treated as missing, or a verified file was not recorded."""
+    """A manifest entry is malformed and treated as missing, or a verified file was not recorded.
+
+    ``names`` are the checkpoints it is about; ``kind`` is ``"entry"`` (malformed entries, each
+    with its problem in ``problems``), ``"not_recorded"`` (a verified file whose entry could not
+    be written) or ``"not_repaired"`` (a save's journal that could not be finished).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        kind: str = "entry",
+        names: tuple[str, ...] = (),
+        problems: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind, self.names, self.problems = kind, tuple(names), dict(problems or {})
 
 
 # ---------------------------------------------------------------------------- manifest and journal
@@ -83,10 +99,10 @@ def _read_manifest_raw(directory: Path) -> dict:
         manifest = read_json(path, MAX_JSON_BYTES)
     except OSError as exc:
         raise CheckpointError(
-            f"{path} cannot be read ({exc.strerror}; a link is refused); {_RESTORE}."
+            f"{path} cannot be read ({exc.strerror}; a link is refused); {_RESTORE}.", "manifest"
         ) from None
     except ValueError as exc:
-        raise CheckpointError(f"{path} is {exc}; {_RESTORE}.") from None
+        raise CheckpointError(f"{path} is {exc}; {_RESTORE}.", "manifest") from None
     if (
         not isinstance(manifest, dict)
         or manifest.get("format") != FORMAT
@@ -94,12 +110,14 @@ def _read_manifest_raw(directory: Path) -> dict:
     ):
         raise CheckpointError(
             f"{path} is not a lab checkpoint manifest (no '{FORMAT}' format tag or no "
-            f"'checkpoints' table); {_RESTORE}."
+            f"'checkpoints' table); {_RESTORE}.",
+            "manifest",
         )
     if manifest.get("format_version", FORMAT_VERSION) != FORMAT_VERSION:
         raise CheckpointError(
             f"{path} is manifest format v{manifest.get('format_version')}; this lab reads "
-            f"v{FORMAT_VERSION} (update the lab or {_RESTORE})."
+            f"v{FORMAT_VERSION} (update the lab or {_RESTORE}).",
+            "manifest",
         )
     return manifest
 
@@ -146,9 +164,13 @@ def read_manifest(directory: Path | str, *, problems: dict[str, str] | None = No
         problems.update(bad)
     elif bad:
         warnings.warn(
-            f"{Path(directory) / MANIFEST}: malformed entries treated as missing: "
-            + "; ".join(f"{n!r} ({p})" for n, p in sorted(bad.items())),
-            ManifestWarning,
+            ManifestWarning(
+                f"{Path(directory) / MANIFEST}: malformed entries treated as missing: "
+                + "; ".join(f"{n!r} ({p})" for n, p in sorted(bad.items())),
+                "entry",
+                tuple(sorted(bad)),
+                bad,
+            ),
             stacklevel=2,
         )
     manifest["checkpoints"] = {n: e for n, e in manifest["checkpoints"].items() if n not in bad}
@@ -180,11 +202,12 @@ def _entry_for(name: str, record: Mapping[str, Any], hashes: _Hashes, size: int,
         }
     except (KeyError, TypeError) as exc:
         raise CheckpointError(
-            f"the training record of {name} lacks a usable {exc} field."
+            f"the training record of {name} lacks a usable {exc} field.", "record"
         ) from None
     if problem := _entry_problem(name, entry):
         raise CheckpointError(
-            f"the training record of {name} gives a malformed manifest entry ({problem})."
+            f"the training record of {name} gives a malformed manifest entry ({problem}).",
+            "record",
         )
     return entry
 
@@ -328,7 +351,7 @@ def find_checkpoints(
     return sorted(found, key=lambda item: (item[1]["task"], item[1]["kind"], item[1]["seed"]))
 
 
-def verify_directory(directory: Path | str = BUNDLED_DIR) -> list[str]:
+def verify_directory(directory: Path | str = BUNDLED_DIR) -> list[Problem]:
     """Problems with a checkpoint directory, empty if sound; changes nothing.
 
     Reports malformed manifest entries, missing, linked or unreadable files, files whose hash
@@ -339,29 +362,41 @@ def verify_directory(directory: Path | str = BUNDLED_DIR) -> list[str]:
     problems = []
     for name, entry in sorted(_read_manifest_raw(directory)["checkpoints"].items()):
         if problem := _entry_problem(name, entry):
-            problems.append(f"{name}: malformed manifest entry ({problem})")
+            problems.append(Problem(f"{name}: malformed manifest entry ({problem})", name, "entry"))
         elif (
             not (directory / entry["file"]).exists()
             and not (directory / entry["file"]).is_symlink()
         ):
-            problems.append(f"{name}: listed in the manifest but {entry['file']} is missing")
+            problems.append(
+                Problem(
+                    f"{name}: listed in the manifest but {entry['file']} is missing",
+                    name,
+                    "missing",
+                )
+            )
         else:
             try:
                 if not _entry_matches(entry, _hashes_of(directory / entry["file"])):
                     problems.append(
-                        f"{name}: {'content hash' if CONTENT_KEY in entry else 'sha256'} differs "
-                        "from the manifest"
+                        Problem(
+                            f"{name}: {'content hash' if CONTENT_KEY in entry else 'sha256'} "
+                            "differs from the manifest",
+                            name,
+                            "manifest_mismatch",
+                        )
                     )
             except CheckpointError as exc:
-                problems.append(f"{name}: {exc}")
+                problems.append(Problem(f"{name}: {exc}", name, exc.kind))
     problems += [
-        f"{p.name}: journal of a killed save (repair_directory finishes it)"
+        Problem(
+            f"{p.name}: journal of a killed save (repair_directory finishes it)", p.name, "journal"
+        )
         for p in sorted(directory.glob(f".*{PENDING_SUFFIX}"))
     ]
     return problems
 
 
-def upgrade_manifest(directory: Path | str) -> list[str]:
+def upgrade_manifest(directory: Path | str) -> list[Problem]:
     """Add content hashes to the entries that only have a file sha256; the problems found.
 
     Each file is first verified against the sha256 its entry records; a file that fails (or
@@ -380,10 +415,16 @@ def upgrade_manifest(directory: Path | str) -> list[str]:
             try:
                 hashes = _hashes_of(directory / entry["file"])
             except CheckpointError as exc:
-                problems.append(f"{name}: not upgraded ({exc})")
+                problems.append(Problem(f"{name}: not upgraded ({exc})", name, exc.kind))
                 continue
             if hashes.file_sha256 != entry["sha256"]:
-                problems.append(f"{name}: not upgraded (sha256 differs from the manifest)")
+                problems.append(
+                    Problem(
+                        f"{name}: not upgraded (sha256 differs from the manifest)",
+                        name,
+                        "manifest_mismatch",
+                    )
+                )
             else:
                 entry[CONTENT_KEY] = hashes.content_sha256
                 upgraded += 1

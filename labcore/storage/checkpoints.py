@@ -51,6 +51,7 @@ from labcore.storage.checkpoint_format import (
     SUFFIXES,
     CheckpointError,
     Network,
+    Problem,
     StoredConfig,
     _check_name_part,
     _Hashes,
@@ -118,12 +119,14 @@ def save_checkpoint(
     if record.get("kind") != agent.config.kind:
         raise CheckpointError(
             f"the record's kind {record.get('kind')!r} is not the agent's kind "
-            f"{agent.config.kind!r}; save the record that came with this agent."
+            f"{agent.config.kind!r}; save the record that came with this agent.",
+            "record",
         )
     path = directory / f"{stem}{COMPRESSED_SUFFIX}"
     if path.is_symlink():
         raise CheckpointError(
-            f"{path} is a symbolic link; the lab does not write through links (remove it)."
+            f"{path} is a symbolic link; the lab does not write through links (remove it).",
+            "symlink",
         )
     tensors = {k: v.detach().contiguous().clone() for k, v in agent.state_dict().items()}
     metadata = {
@@ -142,10 +145,14 @@ def save_checkpoint(
         _parse(io.BytesIO(data), len(data), path.name)
         if bad := _non_finite(tensors):
             raise CheckpointError(
-                f"{path.name} would hold NaN or inf in {bad!r} (did training diverge?)"
+                f"{path.name} would hold NaN or inf in {bad!r} (did training diverge?)",
+                "non_finite",
+                tensor=bad,
             )
     except CheckpointError as exc:
-        raise CheckpointError(f"Not saved: {str(exc).rstrip('.')}.") from None
+        raise CheckpointError(
+            f"Not saved: {str(exc).rstrip('.')}.", exc.kind, tensor=exc.tensor, field=exc.field
+        ) from None
     entry = _entry_for(
         stem,
         record,
@@ -217,8 +224,11 @@ def _unlisted_entry(
                 write_json(path.parent / MANIFEST, manifest)
     except (OSError, CheckpointError) as exc:
         warnings.warn(
-            f"{name}: verified but not recorded in the manifest ({exc}).",
-            ManifestWarning,
+            ManifestWarning(
+                f"{name}: verified but not recorded in the manifest ({exc}).",
+                "not_recorded",
+                (name,),
+            ),
             stacklevel=4,
         )
     return entry
@@ -232,7 +242,8 @@ def _verified_entry(
     name = checkpoint_stem(path)
     corrupt = CheckpointError(
         f"{path.name} is corrupt: its weights do not match the content hash stored inside "
-        "it; restore it or retrain it."
+        "it; restore it or retrain it.",
+        "hash_mismatch",
     )
     stored = _read_manifest_raw(path.parent)["checkpoints"].get(name)
     problem = None if stored is None else _entry_problem(name, stored)
@@ -246,15 +257,19 @@ def _verified_entry(
             repair_directory(path.parent)
         except (OSError, CheckpointError) as exc:
             warnings.warn(
-                f"{name}: verified by its journal, manifest not repaired ({exc}).",
-                ManifestWarning,
+                ManifestWarning(
+                    f"{name}: verified by its journal, manifest not repaired ({exc}).",
+                    "not_repaired",
+                    (name,),
+                ),
                 stacklevel=3,
             )
         return journal["entry"]
     if stored is not None and problem is None:
         raise CheckpointError(
             f"{path.name} does not match its manifest entry (content hash differs): the file is "
-            "corrupt or was changed; restore it or retrain it."
+            "corrupt or was changed; restore it or retrain it.",
+            "manifest_mismatch",
         )
     if hashes.embedded is not None:
         if hashes.embedded != hashes.content_sha256:
@@ -264,7 +279,8 @@ def _verified_entry(
     raise CheckpointError(
         f"{path.name} {why} {path.parent / MANIFEST} and carries no content hash of its own, so "
         "its integrity cannot be checked; re-save it with save_checkpoint (or pass verify=False "
-        "if you trust it)."
+        "if you trust it).",
+        "unverifiable",
     )
 
 
@@ -303,15 +319,17 @@ def load_checkpoint(path: Path | str, *, verify: bool = True) -> LoadedAgent:
     if name is None:
         raise CheckpointError(
             f"{given} is not a checkpoint file name (a checkpoint ends in {SUFFIXES[0]} or "
-            f"{SUFFIXES[1]})."
+            f"{SUFFIXES[1]}).",
+            "not_a_checkpoint",
         )
     if given.is_symlink():
         raise CheckpointError(
             f"{given} is a symbolic link; the lab loads only real files in their folder (copy "
-            "the file instead)."
+            "the file instead).",
+            "symlink",
         )
     if not given.is_file():
-        raise CheckpointError(f"There is no checkpoint file at {given}.")
+        raise CheckpointError(f"There is no checkpoint file at {given}.", "missing")
     path = given.parent.resolve() / given.name
     try:
         fh = open_regular_file(path)  # O_NOFOLLOW: a link swapped in since the check is refused too
@@ -335,14 +353,17 @@ def load_checkpoint(path: Path | str, *, verify: bool = True) -> LoadedAgent:
     if bad := _non_finite(tensors):
         raise CheckpointError(
             f"{path.name} holds non-finite weights (NaN or inf in {bad!r}); restore a good copy "
-            "or retrain it."
+            "or retrain it.",
+            "non_finite",
+            tensor=bad,
         )
     agent = build_network(config, seed)
     try:
         agent.load_state_dict(tensors, strict=True)
     except RuntimeError:
         raise CheckpointError(
-            f"{path.name} holds weights that do not fit its own config; retrain it."
+            f"{path.name} holds weights that do not fit its own config; retrain it.",
+            "weights_mismatch",
         ) from None
     agent.eval()
     for p in agent.parameters():
@@ -359,8 +380,8 @@ class Compression:
     """Checkpoints rewritten as ``NAME.safetensors.xz`` (their raw files removed)."""
     records: list[str]
     """Training records rewritten as ``NAME.json.xz`` (their raw files removed)."""
-    problems: list[str]
-    """One sentence per checkpoint or record left as it was, and why."""
+    problems: list[Problem]
+    """One sentence per checkpoint or record left as it was, and why (with its name and kind)."""
 
 
 def _checked(path: Path) -> tuple[bytes, dict, dict]:
@@ -388,7 +409,9 @@ def _compressed_entry(directory: Path, name: str, entry: dict) -> dict:
         metadata.get(CONTENT_KEY),
     )
     if not _entry_matches(entry, hashes) or hashes.embedded not in (None, hashes.content_sha256):
-        raise CheckpointError(f"{entry['file']} does not match its manifest entry")
+        raise CheckpointError(
+            f"{entry['file']} does not match its manifest entry", "manifest_mismatch"
+        )
     target = directory / f"{name}{COMPRESSED_SUFFIX}"
     data = xz_compress(safetensors_save(*planed(tensors, metadata)))
     _, back, back_metadata, _, _ = _parse(io.BytesIO(data), len(data), target.name)
@@ -459,7 +482,13 @@ def compress_directory(directory: Path | str) -> Compression:
             manifest = _read_manifest_raw(directory)
             entry = manifest["checkpoints"].get(name)
             if problem := _entry_problem(name, entry):
-                done.problems.append(f"{name}: left as it is (malformed manifest entry: {problem})")
+                done.problems.append(
+                    Problem(
+                        f"{name}: left as it is (malformed manifest entry: {problem})",
+                        name,
+                        "entry",
+                    )
+                )
                 continue
             raw = directory / f"{name}{SUFFIX}"
             try:
@@ -471,12 +500,17 @@ def compress_directory(directory: Path | str) -> Compression:
                 if raw.exists() or raw.is_symlink():
                     _, tensors, metadata = _checked(directory / entry["file"])
                     if content_sha256(tensors, metadata) != entry[CONTENT_KEY]:
-                        raise CheckpointError(f"{entry['file']} does not match its manifest entry")
+                        raise CheckpointError(
+                            f"{entry['file']} does not match its manifest entry",
+                            "manifest_mismatch",
+                        )
                     raw.unlink()
                 if _compress_record(directory, name):
                     done.records.append(name)
             except CheckpointError as exc:
-                done.problems.append(f"{name}: left as it is ({str(exc).rstrip('.')}).")
+                done.problems.append(
+                    Problem(f"{name}: left as it is ({str(exc).rstrip('.')}).", name, exc.kind)
+                )
     return done
 
 

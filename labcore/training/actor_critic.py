@@ -53,6 +53,7 @@ from torch import nn
 import labcore.envs as E
 from labcore import compute
 from labcore.agents import Agent, Observation, build_agent
+from labcore.checks import ConfigError, check_choice
 from labcore.config import AGENT_KINDS, AgentConfig, TrainConfig, trainer_of
 from labcore.envs.batch import StepKind
 from labcore.envs.wagering import BET_ACTION, OPT_OUT_ACTION
@@ -434,15 +435,17 @@ ProgressFn = Callable[[int, int, dict[str, float]], None]
 
 
 def _resolve(task: str, kind: str | AgentConfig) -> AgentConfig:
-    config = AGENT_KINDS.get(kind) if isinstance(kind, str) else kind
+    if isinstance(kind, str):
+        check_choice(kind, "kind", AGENT_KINDS)
+    config = AGENT_KINDS[kind] if isinstance(kind, str) else kind
     if not isinstance(config, AgentConfig):
-        raise ValueError(f"unknown agent kind {kind!r}; choose from {sorted(AGENT_KINDS)}")
-    if task != "wagering":
-        raise ValueError(f"reinforcement learning runs on the wagering task only, not {task!r}")
+        raise TypeError(f"kind must be an agent kind's name or an AgentConfig, got {kind!r}")
+    check_choice(task, "task", ("wagering",))  # reinforcement learning: the wagering task only
     if trainer_of(config.kind) != "rl" or not config.value_head:
-        raise ValueError(
+        raise ConfigError(
             f"{config.kind} is made by behaviour cloning; the reinforcement-learning kinds are "
-            f"{sorted(k for k in AGENT_KINDS if trainer_of(k) == 'rl')}"
+            f"{sorted(k for k in AGENT_KINDS if trainer_of(k) == 'rl')}",
+            ("kind", "trainer"),
         )
     return config
 

@@ -38,7 +38,8 @@ import labcore
 import labcore.envs as E
 from labcore import compute
 from labcore.agents import Agent, build_agent
-from labcore.config import AGENT_KINDS, AgentConfig, TrainConfig, check_choice, train_config_of
+from labcore.checks import check_choice
+from labcore.config import AGENT_KINDS, AgentConfig, TrainConfig, train_config_of
 from labcore.seeding import episode_seeds, seed_everything
 from labcore.training.cloning_losses import heldout_metrics
 from labcore.training.demonstrations import member_demonstrations
@@ -76,9 +77,11 @@ def library_versions() -> dict[str, str]:
 
 def _resolve(task: str, kind: str | AgentConfig) -> AgentConfig:
     check_choice(task, "task", sorted(TASK_IDS))
-    config = AGENT_KINDS[kind] if isinstance(kind, str) and kind in AGENT_KINDS else kind
+    if isinstance(kind, str):
+        check_choice(kind, "kind", AGENT_KINDS)
+    config = AGENT_KINDS[kind] if isinstance(kind, str) else kind
     if not isinstance(config, AgentConfig):
-        raise ValueError(f"unknown agent kind {kind!r}; choose from {sorted(AGENT_KINDS)}")
+        raise TypeError(f"kind must be an agent kind's name or an AgentConfig, got {kind!r}")
     return config
 
 

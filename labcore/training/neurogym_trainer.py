@@ -72,7 +72,7 @@ from labcore.agents.neurogym import (
 )
 from labcore.agents.plain import BaselineGRU, PlainGRUConfig, PlainGRUPolicy
 from labcore.budgets import LIVE_BUDGETS, LiveBudgets
-from labcore.config import check_choice
+from labcore.checks import check_choice
 from labcore.envs.channels import CUE_DIM
 from labcore.envs.neurogym_wager import LEFT, RIGHT, SURE
 from labcore.seeding import (

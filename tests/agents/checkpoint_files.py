@@ -72,3 +72,15 @@ def as_saved_before_compression(directory: Path, name: str) -> Path:
     compressed.unlink()
     (Path(directory) / f"{name}.json.xz").unlink()
     return raw
+
+
+def refusal(call, *args, **kwargs):
+    """The :class:`~labcore.storage.checkpoint_format.CheckpointError` ``call(*args, **kwargs)``
+    raises (the tests read its ``kind``, ``tensor`` and ``field``, not its sentence)."""
+    import pytest
+
+    from labcore.storage.checkpoint_format import CheckpointError
+
+    with pytest.raises(CheckpointError) as caught:
+        call(*args, **kwargs)
+    return caught.value

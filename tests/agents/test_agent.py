@@ -9,9 +9,11 @@ import torch
 import labcore.envs as E
 from labcore.agents import Observation, build_agent, count_parameters
 from labcore.agents.parts import slot_sources, write_step
+from labcore.checks import ChoiceError, ConfigError
 from labcore.config import AGENT_KINDS, AgentConfig, Intervention
 from labcore.envs.batch import oracle_demonstrations
 from labcore.training.demonstrations import DemoTensors
+from tests.refusals import refused
 
 
 @pytest.fixture(scope="module")
@@ -212,9 +214,10 @@ def test_noise_spares_empty_slots_unless_asked(dual_demos):
 
 def test_pulse_and_carrier_noise_need_the_step_path(dual_demos):
     agent = build_agent("a1")
-    with pytest.raises(ValueError, match=r"use Agent\.step"):
+    # Refused, naming the path that takes them (the step path).
+    with pytest.raises(ValueError, match=r"Agent\.step"):
         agent.forward_sequence(dual_demos.obs, Intervention(carrier_noise=0.1))
-    with pytest.raises(ValueError, match=r"use Agent\.step"):
+    with pytest.raises(ValueError, match=r"Agent\.step"):
         agent.forward_sequence(dual_demos.obs, Intervention(pulse_step=3))
     obs = dual_demos.obs
     base = _steps(agent.eval(), obs)
@@ -232,11 +235,10 @@ def test_same_seed_same_weights_and_bad_configs():
     )
     c = build_agent("b2", seed=5)
     assert not torch.equal(a.policy[0].weight, c.policy[0].weight)
-    with pytest.raises(ValueError, match="unknown agent kind"):
-        build_agent("b3")
-    with pytest.raises(ValueError, match="needs a workspace"):
-        AgentConfig(workspace=False, cue_route="bus")
-    with pytest.raises(ValueError, match="capacity_scale"):
-        Intervention(capacity_scale=1.5)
-    with pytest.raises(ValueError, match="self_model_mode must be one of"):
-        Intervention(self_model_mode="off")
+    unknown = refused(ChoiceError, build_agent, "b3")
+    assert (unknown.name, unknown.value) == ("kind", "b3")
+    bus = refused(ConfigError, AgentConfig, workspace=False, cue_route="bus")
+    assert bus.fields == ("cue_route", "workspace")
+    assert refused(ConfigError, Intervention, capacity_scale=1.5).fields == ("capacity_scale",)
+    mode = refused(ChoiceError, Intervention, self_model_mode="off")
+    assert (mode.name, mode.value) == ("self_model_mode", "off")

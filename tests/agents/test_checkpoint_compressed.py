@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import lzma
 import os
+import re
 import shutil
 from dataclasses import asdict
 
@@ -30,6 +31,7 @@ import labcore.storage.checkpoint_format as ck_format
 from labcore.agents import Agent, build_agent
 from labcore.storage.checkpoint_container import (
     PLANES_KEY,
+    StreamError,
     from_byte_planes,
     logical_tensors,
     planed,
@@ -39,7 +41,6 @@ from labcore.storage.checkpoint_container import (
 )
 from labcore.storage.checkpoint_format import (
     MAX_FILE_BYTES,
-    CheckpointError,
     checkpoint_file,
     content_hash_of,
 )
@@ -52,7 +53,7 @@ from labcore.storage.checkpoint_manifest import (
     verify_directory,
 )
 from labcore.storage.checkpoints import compress_directory, load_checkpoint, main, save_checkpoint
-from tests.agents.checkpoint_files import as_saved_before_compression, header_of
+from tests.agents.checkpoint_files import as_saved_before_compression, header_of, refusal
 
 NAME = "dual-b1-s0"
 
@@ -240,44 +241,34 @@ def test_a_decompression_bomb_is_refused_as_it_decompresses(tmp_path, no_tensor_
     path = tmp_path / f"{NAME}.safetensors.xz"
     path.write_bytes(lzma.compress(bytes(MAX_FILE_BYTES + 1), preset=0))
     assert path.stat().st_size < 100_000
-    with pytest.raises(CheckpointError) as err:
-        load_checkpoint(path)
-    assert str(err.value) == (
-        f"{path.name} is refused: it decompresses to more than {MAX_FILE_BYTES:,} bytes, the cap "
-        "of a checkpoint (a decompression bomb, or not a lab checkpoint); restore it or retrain it."
-    )
-    with pytest.raises(CheckpointError, match="decompression bomb"):
-        content_hash_of(path)  # the hash path (verify_directory, repair) reads the same way
+    error = refusal(load_checkpoint, path)
+    assert error.kind == "bomb" and str(error).startswith(path.name)
+    assert f"{MAX_FILE_BYTES:,}" in str(error) and one_sentence(str(error))  # the cap, said once
+    assert refusal(content_hash_of, path).kind == "bomb"  # the hash path reads the same way
     bomb = tmp_path / f"{NAME}.json.xz"
     bomb.write_bytes(lzma.compress(bytes(MAX_JSON_BYTES + 1), preset=0))
-    with pytest.raises(ValueError, match=r"^too large \(it decompresses to more than"):
+    with pytest.raises(StreamError) as caught:
         read_record(tmp_path, NAME)
+    assert caught.value.kind == "bomb" and f"{MAX_JSON_BYTES:,}" in str(caught.value)
 
 
 STREAM_FAULTS = {
-    "truncated": (lambda b: b[: len(b) // 2], r"the xz stream ends early"),
-    "corrupt": (
-        lambda b: b[:1000] + bytes([b[1000] ^ 0x01]) + b[1001:],
-        r"the xz stream is corrupt \(.+\)",
-    ),
-    "trailing bytes": (lambda b: b + b"junk", r"bytes follow the end of its xz stream"),
-    "not xz": (lambda b: lzma.decompress(b), r"it is not an xz stream"),
+    "truncated": lambda b: b[: len(b) // 2],
+    "corrupt": lambda b: b[:1000] + bytes([b[1000] ^ 0x01]) + b[1001:],
+    "trailing": lambda b: b + b"junk",
+    "not_xz": lambda b: lzma.decompress(b),
 }
+"""A compressed checkpoint's stream broken in one way, by the StreamError kind it is."""
 
 
 @pytest.mark.parametrize("case", sorted(STREAM_FAULTS))
 def test_a_broken_stream_is_one_sentence(tmp_path, b1, no_tensor_built, case):
     path = tmp_path / f"{NAME}.safetensors.xz"
     forge_xz(path, b1)
-    edit, why = STREAM_FAULTS[case]
-    path.write_bytes(edit(path.read_bytes()))
-    with pytest.raises(CheckpointError) as err:
-        load_checkpoint(path, verify=False)
-    assert err.match(
-        rf"^{NAME}\.safetensors\.xz is not a readable checkpoint \(corrupt or truncated: {why}\); "
-        r"restore it or retrain it\.$"
-    )
-    assert one_sentence(str(err.value))
+    path.write_bytes(STREAM_FAULTS[case](path.read_bytes()))
+    error = refusal(load_checkpoint, path, verify=False)
+    assert (error.kind, error.reason) == ("corrupt", case)
+    assert str(error).startswith(path.name) and one_sentence(str(error))
 
 
 def test_a_stream_needing_too_much_memory_is_refused(tmp_path, b1, monkeypatch):
@@ -285,81 +276,72 @@ def test_a_stream_needing_too_much_memory_is_refused(tmp_path, b1, monkeypatch):
     forge_xz(path, b1)
     path.write_bytes(lzma.compress(lzma.decompress(path.read_bytes()), preset=6))  # 8 MiB dict
     monkeypatch.setattr(container, "XZ_MEMORY_LIMIT", 1 << 20)
-    with pytest.raises(CheckpointError, match=r"needs more than 1 MiB to decompress\); restore"):
-        load_checkpoint(path, verify=False)
+    error = refusal(load_checkpoint, path, verify=False)
+    assert (error.kind, error.reason) == ("corrupt", "memory") and "1 MiB" in str(error)
 
 
 def test_a_compressed_file_over_the_cap_is_not_read(tmp_path, monkeypatch):
     path = tmp_path / f"{NAME}.safetensors.xz"
     path.write_bytes(lzma.compress(b"x" * 5000, preset=0) + bytes(5000))
     monkeypatch.setattr(ck_format, "MAX_FILE_BYTES", 1000)
-    with pytest.raises(CheckpointError, match=r"too large: [\d,]+ bytes, the cap is 1,000\)"):
-        load_checkpoint(path)
+    error = refusal(load_checkpoint, path)
+    assert error.kind == "too_large" and "1,000" in str(error)  # the cap
 
 
 def test_a_foreign_or_oversized_inner_file_is_refused_as_a_raw_one_is(tmp_path, b1):
     foreign = tmp_path / "foreign.safetensors.xz"
     foreign.write_bytes(xz_compress(save({"w": torch.zeros(2)}, metadata={"format": "other"})))
-    with pytest.raises(CheckpointError, match=r"not a lab agent checkpoint \(foreign file\)"):
-        load_checkpoint(foreign)
+    assert refusal(load_checkpoint, foreign).kind == "foreign"
     padded = tmp_path / "padded.safetensors.xz"
     tensors = {k: v.contiguous() for k, v in b1.state_dict().items()}
     padded.write_bytes(
         xz_compress(save(tensors, metadata={**metadata_of(b1), "pad": "x" * (1 << 20)}))
     )
-    with pytest.raises(CheckpointError, match=r"\(header too large: [\d,]+ bytes, the cap is"):
-        load_checkpoint(padded)
+    assert refusal(load_checkpoint, padded).kind == "too_large"
 
 
 PLANE_FAULTS = {
     "a shape the planes do not hold": (
         lambda spec: spec["write.bias"].update(shape=[spec["write.bias"]["shape"][0] + 1]),
         None,
-        r"the byte planes of tensor 'write\.bias' \(U8 \[4, \d+\]\) do not match its recorded "
-        r"F32 shape \[\d+\]",
+        ("mismatch", "write.bias"),
     ),
     "planes not bytes": (
         None,
         lambda stored: stored.update({"write.bias": stored["write.bias"].float()}),
-        r"the byte planes of tensor 'write\.bias' \(F32 \[4, \d+\]\) do not match its "
-        r"recorded F32 shape \[\d+\]",
+        ("mismatch", "write.bias"),
     ),
     "planes of a tensor not in the file": (
         lambda spec: spec.update(ghost={"dtype": "F32", "shape": [1]}),
         None,
-        r"the byte planes of tensor 'ghost' are not in the file",
+        ("missing", "ghost"),
     ),
-    "a table that is not JSON": (
-        lambda spec: "{not json",
-        None,
-        r"its byte-plane table is not JSON",
-    ),
+    "a table that is not JSON": (lambda spec: "{not json", None, ("table", None)),
     "a malformed entry": (
         lambda spec: spec["write.bias"].update(shape=[2, -1]),
         None,
-        r"the byte-plane entry of tensor 'write\.bias' is malformed",
+        ("entry", "write.bias"),
     ),
     "an unknown dtype": (
         lambda spec: spec["write.bias"].update(dtype="F8"),
         None,
-        r"the byte-plane entry of tensor 'write\.bias' is malformed",
+        ("entry", "write.bias"),
     ),
 }
+"""Byte planes broken in one way: the table's or the stored planes' edit, and the PlaneError
+(kind, tensor) the refusal carries."""
 
 
 @pytest.mark.parametrize("case", sorted(PLANE_FAULTS))
 def test_inconsistent_planes_are_refused_before_a_tensor_is_built(
     tmp_path, b1, no_tensor_built, case
 ):
-    edit, stored_edit, why = PLANE_FAULTS[case]
+    edit, stored_edit, (reason, tensor) = PLANE_FAULTS[case]
     path = tmp_path / f"{NAME}.safetensors.xz"
     forge_xz(path, b1, edit, stored_edit)
-    with pytest.raises(CheckpointError) as err:
-        load_checkpoint(path, verify=False)
-    assert err.match(
-        rf"^{NAME}\.safetensors\.xz is not a readable checkpoint \(corrupt or truncated: {why}\); "
-    )
-    assert one_sentence(str(err.value))
+    error = refusal(load_checkpoint, path, verify=False)
+    assert (error.kind, error.reason, error.tensor) == ("corrupt", reason, tensor)
+    assert str(error).startswith(path.name) and one_sentence(str(error))
 
 
 def test_planes_of_the_wrong_dtype_or_shape_are_refused_as_a_raw_tensor_is(
@@ -367,9 +349,9 @@ def test_planes_of_the_wrong_dtype_or_shape_are_refused_as_a_raw_tensor_is(
 ):
     # Consistent planes, but not what the config implies: the raw form's sentences.
     bias = b1.state_dict()["write.bias"]
-    for name, tensor, message in (
-        ("wide", bias.double(), "stores tensor 'write.bias' as F64 where the lab expects F32"),
-        ("long", torch.zeros(bias.numel() + 1), r"write.bias has shape \[\d+\], the config"),
+    for name, tensor, kind in (
+        ("wide", bias.double(), "dtype"),
+        ("long", torch.zeros(bias.numel() + 1), "weights_mismatch"),
     ):
 
         def swap(stored, tensor=tensor):
@@ -383,8 +365,8 @@ def test_planes_of_the_wrong_dtype_or_shape_are_refused_as_a_raw_tensor_is(
 
         path = tmp_path / f"{name}.safetensors.xz"
         forge_xz(path, b1, record, swap)
-        with pytest.raises(CheckpointError, match=message):
-            load_checkpoint(path, verify=False)
+        error = refusal(load_checkpoint, path, verify=False)
+        assert (error.kind, error.tensor) == (kind, "write.bias")
 
 
 def test_non_finite_weights_are_refused_in_the_compressed_form(tmp_path, b1):
@@ -394,8 +376,8 @@ def test_non_finite_weights_are_refused_in_the_compressed_form(tmp_path, b1):
         stored["write.bias"][:, 0] = torch.tensor([0, 0, 0xC0, 0x7F], dtype=torch.uint8)  # NaN
 
     forge_xz(path, b1, stored_edit=poison)
-    with pytest.raises(CheckpointError, match=r"holds non-finite weights \(NaN or inf in 'write"):
-        load_checkpoint(path, verify=False)
+    error = refusal(load_checkpoint, path, verify=False)
+    assert (error.kind, error.tensor) == ("non_finite", "write.bias")
 
 
 # ---------------------------------------------------------------------------- compress_directory
@@ -413,7 +395,8 @@ def test_compress_directory_is_lossless_and_idempotent(raw_directory, capsys):
     records = {n: (raw_directory / f"{n}.json").read_bytes() for n in before}
     weights = {n: load_checkpoint(raw_directory / e["file"]).agent for n, e in before.items()}
     assert main(["compress", str(raw_directory)]) == 0
-    assert "2 checkpoint(s) and 2 record(s) compressed; 0 problem(s)" in capsys.readouterr().out
+    said = capsys.readouterr().out.removeprefix(f"{raw_directory}: ")
+    assert [int(n) for n in re.findall(r"\d+", said)] == [2, 2, 0]  # checkpoints, records, problems
     after = read_manifest(raw_directory)["checkpoints"]
     assert sorted(p.name for p in raw_directory.iterdir() if not p.name.startswith(".")) == [
         "dual-b1-s0.json.xz",
@@ -478,9 +461,7 @@ def test_compress_directory_leaves_a_file_that_fails_its_entry(raw_directory):
     raw.write_bytes(bytes(blob))
     done = compress_directory(raw_directory)
     assert done.checkpoints == ["dual-b1-s0"] and done.records == ["dual-b1-s0"]
-    assert done.problems == [
-        f"{name}: left as it is ({name}.safetensors does not match its manifest entry)."
-    ]
+    assert [(p.name, p.kind) for p in done.problems] == [(name, "manifest_mismatch")]
     assert raw.exists() and (raw_directory / f"{name}.json").exists()
     assert read_manifest(raw_directory)["checkpoints"][name]["file"] == raw.name
 

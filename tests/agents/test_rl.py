@@ -20,6 +20,7 @@ import torch
 
 import labcore.envs as E
 from labcore.agents import build_agent
+from labcore.checks import ConfigError
 from labcore.cli import main, training_jobs
 from labcore.config import AGENT_KINDS, Intervention, TrainConfig, trainer_of
 from labcore.envs.batch import StepKind
@@ -43,6 +44,7 @@ from labcore.training.actor_critic import (
 )
 from labcore.training.behaviour_cloning import train_seeds as bc_train_seeds
 from labcore.training.wager_reward import payoff
+from tests.refusals import refused
 
 TINY = RLConfig(
     episodes_per_update=32, max_updates=30, min_updates=30, eval_every=15, heldout_episodes=50
@@ -185,7 +187,7 @@ def test_the_value_head_leaves_every_other_weight_as_in_b2_ws():
     b2, rl = build_agent("b2_ws", 4).state_dict(), build_agent("reward_all", 4).state_dict()
     assert {k for k in rl if not k.startswith("value_head.")} == set(b2)
     assert all(torch.equal(b2[k], rl[k]) for k in b2)  # the same initial agent, plus a critic
-    with pytest.raises(ValueError, match="no value head"):
+    with pytest.raises(ValueError, match=r"AgentConfig\.value_head"):  # names what it lacks
         build_agent("b2_ws").value(None)
 
 
@@ -263,18 +265,23 @@ def test_only_the_rl_trainer_makes_reward_all():
     assert training_jobs("e4", "all", "fast", "rl") == [("wagering", "reward_all", None)]
     assert ("wagering", "reward_all", None) not in training_jobs("e4", "all", "fast", "bc")
     assert ("wagering", "reward_all", None) in training_jobs("e4", "all", "fast")
-    for args, why in [
-        (("e4", "reward_all", "fast", "bc"), "made by --trainer rl"),
-        (("e4", "b2_ws", "fast", "rl"), "made by --trainer bc"),
-        (("e4", "reward_all", "paper"), "fast mode only"),
-        (("e2", "reward_all", "fast"), "wagering task"),
+    for args, named in [
+        (("e4", "reward_all", "fast", "bc"), "rl"),  # made by the other trainer: the right one
+        (("e4", "b2_ws", "fast", "rl"), "bc"),
+        (("e4", "reward_all", "paper"), "--mode"),  # fast mode only
+        (
+            ("e2", "reward_all", "fast"),
+            "E4",
+        ),  # the wagering task only: the experiments that have it
     ]:
-        with pytest.raises(SystemExit, match=why):
-            training_jobs(*args)
-    with pytest.raises(ValueError, match=r"train it with labcore\.training\.actor_critic"):
-        bc_train_seeds("wagering", "reward_all", [0], TrainConfig(max_updates=1, min_updates=1))
-    with pytest.raises(ValueError, match="behaviour cloning"):
-        train_seeds("wagering", "b2_ws", [0], TINY)
+        assert named in str(refused(SystemExit, training_jobs, *args))
+    tiny = TrainConfig(max_updates=1, min_updates=1)
+    bc = refused(ConfigError, bc_train_seeds, "wagering", "reward_all", [0], tiny)
+    assert bc.fields == ("kind", "trainer")
+    assert refused(ConfigError, train_seeds, "wagering", "b2_ws", [0], TINY).fields == (
+        "kind",
+        "trainer",
+    )
 
 
 def test_cli_trains_reward_all_with_rl_and_writes_a_loadable_checkpoint(tmp_path, capsys):

@@ -108,7 +108,6 @@ def test_bus_off_dual_rollout_is_cue_blind(dual_b2):
 
 def test_describe_is_plain_language():
     assert describe(Intervention()) == "intact"
-    assert describe(BUS_OFF) == "workspace off (bus-off)"
-    assert "noise sigma=0.2 (read)" in describe(
-        Intervention(workspace_noise=0.2, noise_mode="read")
-    )
+    assert "bus-off" in describe(BUS_OFF).split()[-1]
+    noisy = describe(Intervention(workspace_noise=0.2, noise_mode="read")).split()
+    assert "sigma=0.2" in noisy and "(read)" in noisy  # filled from the intervention's values

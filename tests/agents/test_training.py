@@ -8,12 +8,14 @@ import torch
 
 import labcore.envs as E
 from labcore.agents.sequence import SequenceOutput
+from labcore.checks import ChoiceError
 from labcore.config import AGENT_KINDS, TrainConfig
 from labcore.envs.batch import StepKind, oracle_demonstrations
 from labcore.seeding import episode_seeds
 from labcore.training.behaviour_cloning import train_seeds
 from labcore.training.cloning_losses import compute_losses, step_weights
 from labcore.training.demonstrations import DemoTensors, member_demonstrations
+from tests.refusals import refused
 
 SMALL = TrainConfig(
     max_updates=40,
@@ -32,8 +34,7 @@ def test_episode_seed_splits_are_disjoint():
         ]
         assert not (sets[0] & sets[1]) and not (sets[0] & sets[2]) and not (sets[1] & sets[2])
     assert not set(episode_seeds(0, "train", 100_000)) & set(episode_seeds(1, "train", 100_000))
-    with pytest.raises(ValueError, match="split must be one of"):
-        episode_seeds(0, "test", 1)
+    assert refused(ChoiceError, episode_seeds, 0, "test", 1).name == "split"
 
 
 def test_step_weights_follow_the_paper():
@@ -93,12 +94,9 @@ def test_paper_mode_makes_one_update_per_step():
 
 
 def test_bad_training_arguments():
-    with pytest.raises(ValueError, match="task must be one of"):
-        train_seeds("maze", "b1", [0])
-    with pytest.raises(ValueError, match="unknown agent kind"):
-        train_seeds("dual", "b9", [0])
-    with pytest.raises(ValueError, match="mode must be"):
-        TrainConfig(mode="slow")
+    assert refused(ChoiceError, train_seeds, "maze", "b1", [0]).name == "task"
+    assert refused(ChoiceError, train_seeds, "dual", "b9", [0]).name == "kind"
+    assert refused(ChoiceError, TrainConfig, mode="slow").name == "mode"
     assert np.isfinite(TrainConfig().lr)
 
 

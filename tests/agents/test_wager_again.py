@@ -20,9 +20,10 @@ from labcore.agents.sequence import (
     sequence_forward,
     stack_parameters,
 )
+from labcore.checks import ConfigError
 from labcore.config import AGENT_KINDS, KIND_BUDGETS, TRAINING_OF_KIND, TrainConfig, train_config_of
 from labcore.experiments.common import SeedResult
-from labcore.experiments.e4_hypotheses import evaluate, spread_table
+from labcore.experiments.e4_hypotheses import PAIRED_T, SHARE_OF_SEEDS, evaluate, spread_table
 from labcore.experiments.paper_findings import claim_flags
 from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.seeding import episode_seeds
@@ -44,6 +45,7 @@ from labcore.training.wager_reward import (
     wager_reward_loss,
     warm_start,
 )
+from tests.refusals import refused
 
 NEW_KINDS = (
     "reward_late",
@@ -128,12 +130,12 @@ def test_the_new_cells_are_registered_as_in_protocol_8_8_3():
     assert (
         train_config_of("reward_late", TrainConfig(meta_signal="label")).meta_signal == "reward"
     )  # not a budget
-    with pytest.raises(ValueError, match="needs meta_signal='reward' and wager_updates >= 1"):
-        TrainConfig(wager_start="converged", meta_signal="reward")
+    late = refused(ConfigError, TrainConfig, wager_start="converged", meta_signal="reward")
+    assert late.fields == ("wager_start", "meta_signal", "wager_updates")
     with pytest.raises(ValueError, match="bet_floor"):
         TrainConfig(bet_floor=0.5)
-    with pytest.raises(ValueError, match="need a self-model"):
-        replace(AGENT_KINDS["b1"], confidence_centred=True)
+    centred = refused(ConfigError, replace, AGENT_KINDS["b1"], confidence_centred=True)
+    assert "self_model" in centred.fields
 
 
 # ---------------------------------------------------------------------------- head initialisation
@@ -556,7 +558,7 @@ def test_r1_needs_an_auroc_above_chance_and_a_meaningful_spread():
     assert [r["holds"] for r in flat["conditions"]] == [True, False] and flat["conditions"][1][
         "estimate"
     ] == 0.4
-    assert flat["conditions"][1]["interval"] == "share of seeds"
+    assert flat["conditions"][1]["interval"] == SHARE_OF_SEEDS
     low = _outcome(_seeds(_again_values([0.45, 0.55, 0.5, 0.52, 0.48], [1] * 5)), "R1")
     assert low["outcome"] == "not supported" and low["conditions"][0]["holds"] is False
 
@@ -568,7 +570,7 @@ def test_r2_to_r4_are_paired_by_seed_and_need_their_arms():
     r3 = _outcome(results, "R3")
     # centred minus raw: 0.2 - 0.01 i per seed, paired: the t interval of those five differences
     d = np.array([0.2 - 0.01 * i for i in range(5)])
-    assert r3["outcome"] == "supported" and r3["conditions"][0]["interval"] == "paired t interval"
+    assert r3["outcome"] == "supported" and r3["conditions"][0]["interval"] == PAIRED_T
     assert r3["conditions"][0]["estimate"] == pytest.approx(d.mean())
     r4 = _outcome(results, "R4")
     assert (

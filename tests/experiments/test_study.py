@@ -10,9 +10,11 @@ from dataclasses import dataclass
 
 import pytest
 
+from labcore.checks import ChoiceError
 from labcore.experiments import study as S
 from labcore.findings import Answer, Finding, StudySummary, load_summary
 from labcore.parallel import process_map
+from tests.refusals import refused
 
 CALLS: list[int] = []
 
@@ -141,8 +143,8 @@ def test_every_registered_study_is_a_study():
         study = S.get_study(name)
         assert study.name == name and study.folder == entry.folder
         assert study.config.quick() != study.config()
-    with pytest.raises(ValueError, match="unknown study"):
-        S.get_study("nope")
+    unknown = refused(ChoiceError, S.get_study, "nope")
+    assert (unknown.name, unknown.choices) == ("study", tuple(S.STUDIES))
 
 
 def test_a_table_keeps_its_row_order_and_derived_files_join_the_manifest(tmp_path):

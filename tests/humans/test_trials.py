@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from labcore.checks import ChoiceError
 from labcore.humans import trials as T
 from labcore.humans.trials import lab_csv, read_trials
 from labcore.scorecards.contract import ContractError
@@ -196,5 +197,6 @@ def test_the_minimum_is_below_the_recommendation_and_a_session_is_readable():
 
 
 def test_an_unknown_format_is_a_value_error():
-    with pytest.raises(ValueError, match="fmt must be one of"):
+    with pytest.raises(ChoiceError) as caught:
         read_trials(GOOD_LAB, fmt="excel")
+    assert caught.value.name == "fmt"

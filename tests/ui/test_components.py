@@ -7,7 +7,8 @@ from __future__ import annotations
 from labcore.config import AGENT_KINDS
 from labcore.paper_claims import claim_for, e1_condition, e2_condition
 from ui import components
-from ui.components import change_text, e1_construction_notes
+from ui.components import change_text
+from ui.science import e1_construction_notes
 
 
 def test_claim_for_gives_the_claim_of_the_condition_shown_or_none():
