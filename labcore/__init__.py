@@ -34,5 +34,11 @@ class LabWarning(UserWarning):
 class UndefinedMetricWarning(LabWarning):
     """A marker is undefined for the given input (one class only, zero variance, ...).
 
-    The function returns ``nan`` (never a silent default) and says why in the message.
+    The function returns ``nan`` (never a silent default) and says why in the message;
+    ``reason`` names the case for a caller (or a test) that reads the record rather than the
+    sentence (``"one_class"``, ``"zero_variance"``, ``"too_few"``, ...; None where unnamed).
     """
+
+    def __init__(self, message: str = "", reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason

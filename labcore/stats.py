@@ -180,7 +180,9 @@ def welch_t(a: ArrayLike, b: ArrayLike) -> WelchResult:
     """
     res = _welch(_sample(a, "a", 2), _sample(b, "b", 2))
     if res is None:
-        warn_undefined("Welch's t is undefined: both groups have zero variance")
+        warn_undefined(
+            "Welch's t is undefined: both groups have zero variance", reason="zero_variance"
+        )
         nan = float("nan")
         return WelchResult(nan, nan, nan)
     return WelchResult(float(res.statistic), float(res.df), float(res.pvalue))
@@ -224,7 +226,7 @@ def t_interval(x: ArrayLike, level: float = 0.95) -> tuple[float, float]:
     _check_level(level)
     arr = _finite_values(x, "x")
     if arr.size < 2:
-        warn_undefined("a t interval needs at least two values")
+        warn_undefined("a t interval needs at least two values", reason="too_few")
         return float("nan"), float("nan")
     if _is_constant(arr):
         return float(arr.mean()), float(arr.mean())
@@ -269,7 +271,7 @@ def welch_interval(a: ArrayLike, b: ArrayLike, level: float = 0.95) -> tuple[flo
     _check_level(level)
     x, y = _finite_values(a, "a"), _finite_values(b, "b")
     if x.size < 2 or y.size < 2:
-        warn_undefined("a Welch interval needs at least two values in each group")
+        warn_undefined("a Welch interval needs at least two values in each group", reason="too_few")
         return float("nan"), float("nan")
     res = _welch(x, y)
     if res is None:
@@ -330,7 +332,9 @@ def hedges_g(a: ArrayLike, b: ArrayLike) -> float:
     m = x.size + y.size - 2
     pooled = np.sqrt((_variance(x) * (x.size - 1) + _variance(y) * (y.size - 1)) / m)
     if pooled == 0.0:  # both constant (or variances below float range)
-        warn_undefined("Hedges' g is undefined: pooled standard deviation is zero")
+        warn_undefined(
+            "Hedges' g is undefined: pooled standard deviation is zero", reason="zero_variance"
+        )
         return float("nan")
     return float(_hedges_j(m) * (x.mean() - y.mean()) / pooled)
 

@@ -188,11 +188,11 @@ def test_the_seed_summary_check_can_fail():
         "    half = stats.t.ppf(0.975, len(xs) - 1) * stats.sem(xs)\n"
         "    return np.mean(xs), np.std(xs, ddof=1), low, high, half\n"
     )
-    assert [p.split(" ", 1)[1] for p in seed_summary_homes(broken, "x.py")] == [
-        "imports t_interval from labcore.stats",
-        "calls scipy's stats.t.ppf",
-        "calls scipy's stats.sem",
-        "takes a sample SD (np.std)",
+    assert [(p.split()[0], p.split()[-1]) for p in seed_summary_homes(broken, "x.py")] == [
+        ("x.py:3", "labcore.stats"),  # t_interval imported
+        ("x.py:6", "stats.t.ppf"),
+        ("x.py:6", "stats.sem"),
+        ("x.py:7", "(np.std)"),  # with ddof=1
     ]
     ok = parse(
         "from labcore.stats import seed_summary\n"
@@ -338,11 +338,9 @@ def test_the_finiteness_check_can_fail():
         "def _defined(v):\n    return v is not None and not math.isnan(v)\n"
         "def _is_number(x):\n    return isinstance(x, float) and math.isfinite(x)\n"
     )
-    assert finiteness_homes(broken, "x.py") == [
-        "x.py:_defined tests finiteness itself",
-        "x.py:_is_number tests finiteness itself",
-        "x.py:1 imports finite from labcore.storage.formatting, not labcore.render",
-    ]
+    found = finiteness_homes(broken, "x.py")
+    assert [p.split()[0] for p in found] == ["x.py:_defined", "x.py:_is_number", "x.py:1"]
+    assert found[-1].split()[2:5] == ["finite", "from", "labcore.storage.formatting,"]
     ok = parse(
         "from labcore.render import finite\n"
         "def _is_number(x):\n    return isinstance(x, int | float) and finite(x)\n"
@@ -417,11 +415,11 @@ def test_the_choice_check_can_fail():
         "    if task not in _CONDITIONS or self.kind not in ('a', 'b'):\n"
         "        raise ValueError('unknown')\n"
     )
-    assert [p.split(" by ")[0] for p in choice_homes(broken, "x.py")] == [
-        "x.py:3 checks mode not in MODES",
-        "x.py:5 checks task not in _CONDITIONS",
-        "x.py:5 checks self.kind not in ('a', 'b')",
-        "x.py:1 imports check_choice from labcore.markers._common, not labcore.checks",
+    assert [(p.split()[0], p.split()[2]) for p in choice_homes(broken, "x.py")] == [
+        ("x.py:3", "mode"),
+        ("x.py:5", "task"),
+        ("x.py:5", "self.kind"),
+        ("x.py:1", "check_choice"),  # imported from elsewhere
     ]
     ok = parse(
         "from labcore.checks import check_choice\n"
@@ -476,13 +474,13 @@ def test_the_pool_check_can_fail():
         "    Parallel(n_jobs=2)(delayed(f)(x) for x in xs)\n"
         "    return ProcessPoolExecutor(2)\n"
     )
-    assert sorted(p.split(" ", 1)[1] for p in pool_homes(broken, "x.py")) == [
-        "imports joblib.Parallel",
-        "imports multiprocessing",
-        "starts a pool (Parallel)",
-        "starts a pool (Pool)",
-        "starts a pool (ProcessPoolExecutor)",
-        "starts a pool (get_context)",
+    assert sorted(p.split()[-1] for p in pool_homes(broken, "x.py")) == [
+        "(Parallel)",
+        "(Pool)",
+        "(ProcessPoolExecutor)",
+        "(get_context)",
+        "joblib.Parallel",
+        "multiprocessing",
     ]
     assert pool_homes(parse("from labcore.parallel import process_map\n"), "x.py") == []
 
@@ -573,7 +571,8 @@ def test_the_lazy_reexport_check_can_fail():
         "        return e1_construction_notes\n"
         "    raise AttributeError(name)\n"
     )
-    assert lazy_reexports(broken, "ui/x.py") == ["ui/x.py: a module __getattr__"]
+    assert [p.split(":")[0] for p in lazy_reexports(broken, "ui/x.py")] == ["ui/x.py"]
+    assert lazy_reexports(parse("def getattr_of(x):\n    return x\n"), "ui/x.py") == []
 
 
 # --------------------------------------------------------------------------- E3's thresholds
@@ -619,7 +618,7 @@ def test_the_e3_threshold_check_can_fail():
         "from labcore.experiments.explore_e3_findings import E3_ROBUST\n"
         "def hit(b1, r):\n    return b1 < 0.1 and r['l75'] > 0.5\n"
     )
-    assert [p.split(" ", 1)[1] for p in e3_threshold_homes(broken, "x.py")] == [
-        "types E3's threshold: r['l75'] > 0.5",
-        "imports E3_ROBUST from labcore.experiments.explore_e3_findings, not labcore.paper_claims",
+    assert [(p.split()[0], p.split()[-1]) for p in e3_threshold_homes(broken, "x.py")] == [
+        ("x.py:3", "0.5"),  # r['l75'] > 0.5
+        ("x.py:1", "labcore.paper_claims"),  # E3_ROBUST imported from elsewhere
     ]

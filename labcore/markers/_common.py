@@ -21,9 +21,10 @@ from labcore import UndefinedMetricWarning
 __all__: list[str] = []
 
 
-def warn_undefined(message: str, *, stacklevel: int = 3) -> None:
-    """Emit an :class:`~labcore.UndefinedMetricWarning` pointing at the public caller."""
-    warnings.warn(message, UndefinedMetricWarning, stacklevel=stacklevel)
+def warn_undefined(message: str, *, reason: str | None = None, stacklevel: int = 3) -> None:
+    """Emit an :class:`~labcore.UndefinedMetricWarning` (its case named by ``reason``) pointing
+    at the public caller."""
+    warnings.warn(UndefinedMetricWarning(message, reason), stacklevel=stacklevel)
 
 
 @contextlib.contextmanager

@@ -205,7 +205,8 @@ def global_broadcast_index(
         if np.any(adjacency[pairs] < 0):
             warn_undefined(
                 "GBI is undefined here: its participation formula assumes non-negative couplings, "
-                "and these slots have negative ones (see coupling='abs_cosine')"
+                "and these slots have negative ones (see coupling='abs_cosine')",
+                reason="negative_couplings",
             )
             return float("nan")
     if not np.any(selected):
@@ -213,7 +214,8 @@ def global_broadcast_index(
             return 0.0
         warn_undefined(
             "GBI is undefined: fewer than two occupied (non-zero) slots at every time step "
-            "in the window"
+            "in the window",
+            reason="too_few_slots",
         )
         return float("nan")
     return float(np.mean(p[selected]))

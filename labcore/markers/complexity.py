@@ -256,7 +256,9 @@ def lz_complexity_casali(binary_matrix: ArrayLike) -> float:
     flat = _as_binary_matrix(binary_matrix)
     entropy = _binary_entropy(float(flat.mean()))
     if entropy == 0.0:
-        warn_undefined("Casali-normalised LZ is undefined for a constant matrix (H(p) = 0)")
+        warn_undefined(
+            "Casali-normalised LZ is undefined for a constant matrix (H(p) = 0)", reason="constant"
+        )
         return float("nan")
     n = flat.size
     return float(_lz76(flat.tobytes()) * np.log2(n) / (n * entropy))
@@ -441,6 +443,6 @@ def delta_pci(pci_correct: ArrayLike, pci_incorrect: ArrayLike) -> float:
     incorrect = as_float_1d(pci_incorrect, "pci_incorrect", allow_empty=True)
     if correct.size == 0 or incorrect.size == 0:
         which = "correct" if correct.size == 0 else "incorrect"
-        warn_undefined(f"Delta PCI is undefined: no {which} trials")
+        warn_undefined(f"Delta PCI is undefined: no {which} trials", reason=f"no_{which}")
         return float("nan")
     return float(correct.mean() - incorrect.mean())

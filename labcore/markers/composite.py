@@ -189,7 +189,7 @@ def hierarchical_regression(
     nan = float("nan")
     constant_y = bool(np.ptp(target) == 0)
     if constant_y:
-        warn_undefined("hierarchical regression is undefined: y is constant")
+        warn_undefined("hierarchical regression is undefined: y is constant", reason="constant_y")
     sst = float(np.sum((target - target.mean()) ** 2))
 
     steps: list[RegressionStep] = []
@@ -210,7 +210,8 @@ def hierarchical_regression(
         if n <= k + 1:
             warn_undefined(
                 f"step {k}: saturated model (n_samples={n} <= {k + 1} parameters); "
-                "R^2, r and r_LOO are nan"
+                "R^2, r and r_LOO are nan",
+                reason="saturated",
             )
             steps.append(RegressionStep(names[:k], nan, nan, nan, nan, coef))
             previous_r2 = nan
@@ -219,10 +220,13 @@ def hierarchical_regression(
         r2 = 1.0 - float(np.sum((target - fitted) ** 2)) / sst
         r = pearson_r(fitted, target)
         if np.isnan(r):
-            warn_undefined(f"step {k}: fitted values are constant; in-sample r is nan")
+            warn_undefined(
+                f"step {k}: fitted values are constant; in-sample r is nan", reason="constant_fit"
+            )
         if n <= k + 2:
             warn_undefined(
-                f"step {k}: leave-one-out fits are saturated (n_samples={n}); r_LOO is nan"
+                f"step {k}: leave-one-out fits are saturated (n_samples={n}); r_LOO is nan",
+                reason="saturated_loo",
             )
             r_loo = nan
         else:
@@ -230,7 +234,10 @@ def hierarchical_regression(
             loo = np.array([design[i] @ _ols(design[keep[i]], target[keep[i]]) for i in range(n)])
             r_loo = pearson_r(loo, target)
             if np.isnan(r_loo):
-                warn_undefined(f"step {k}: leave-one-out predictions are constant; r_LOO is nan")
+                warn_undefined(
+                    f"step {k}: leave-one-out predictions are constant; r_LOO is nan",
+                    reason="constant_loo",
+                )
         steps.append(RegressionStep(names[:k], r2, r2 - previous_r2, r, r_loo, coef))
         previous_r2 = r2
     return HierarchicalRegressionResult(tuple(steps), n)

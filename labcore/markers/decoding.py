@@ -203,7 +203,7 @@ def delta_nrs(
     if not isinstance(n_shuffles, int | np.integer) or n_shuffles < 1:
         raise ValueError(f"n_shuffles must be a positive integer, got {n_shuffles!r}")
     if _one_class(y):
-        warn_undefined("Delta NRS is undefined: labels hold a single class")
+        warn_undefined("Delta NRS is undefined: labels hold a single class", reason="one_class")
         nan = float("nan")
         return DeltaNRSResult(nan, nan, nan, np.full(n_shuffles, np.nan))
     splits = _stratified_splits(y, n_splits, seed)
@@ -212,7 +212,10 @@ def delta_nrs(
     auc_shuffle = np.array([_cv_auroc(x, rng.permutation(y), splits) for _ in range(n_shuffles)])
     finite = auc_shuffle[np.isfinite(auc_shuffle)]
     if finite.size == 0:
-        warn_undefined("Delta NRS is undefined: every shuffle left one-class test folds")
+        warn_undefined(
+            "Delta NRS is undefined: every shuffle left one-class test folds",
+            reason="one_class_folds",
+        )
         return DeltaNRSResult(auc_true, float("nan"), float("nan"), auc_shuffle)
     shuffle_mean = float(finite.mean())
     return DeltaNRSResult(auc_true, shuffle_mean, auc_true - shuffle_mean, auc_shuffle)
@@ -258,7 +261,9 @@ def decoded_information_bits(
     """
     x, y = _check_decoding_inputs(features, labels, n_splits)
     if _one_class(y):
-        warn_undefined("decoded information is undefined: labels hold one class only")
+        warn_undefined(
+            "decoded information is undefined: labels hold one class only", reason="one_class"
+        )
         return float("nan")
     p1 = y.mean()
     entropy = float(-(p1 * np.log2(p1) + (1 - p1) * np.log2(1 - p1)))

@@ -72,7 +72,11 @@ _LOG2_2PIE = math.log2(2 * math.pi * math.e)
 
 
 class _Undefined(Exception):
-    """A documented undefined case; the message is the reason."""
+    """A documented undefined case; the message is the reason, ``reason`` its name."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 # --------------------------------------------------------------------------- validation
@@ -119,10 +123,11 @@ def _covariance(samples: NDArray[np.float64], ridge: float, what: str) -> NDArra
     n, d = samples.shape
     variances = samples.var(axis=0, ddof=1) if n > 1 else np.zeros(d)
     if n < 2 or not np.any(variances > 0):
-        raise _Undefined(f"{what}: every channel is constant (no activity)")
+        raise _Undefined(f"{what}: every channel is constant (no activity)", "no_activity")
     if n <= d:
         raise _Undefined(
-            f"{what}: {n} samples for a {d}-dimensional covariance (needs more than {d})"
+            f"{what}: {n} samples for a {d}-dimensional covariance (needs more than {d})",
+            "too_few_samples",
         )
     cov = np.cov(samples, rowvar=False, ddof=1).reshape(d, d)
     if ridge > 0:
@@ -132,14 +137,16 @@ def _covariance(samples: NDArray[np.float64], ridge: float, what: str) -> NDArra
     if dead:
         raise _Undefined(
             f"{what}: the covariance is singular ({dead} of its {d} dimensions never vary); "
-            "pass ridge > 0 to add observation noise"
+            "pass ridge > 0 to add observation noise",
+            "constant_channels",
         )
     eig = np.linalg.eigvalsh(cov / np.outer(scale, scale))
     if eig[0] <= RCOND * eig[-1]:
         raise _Undefined(
             f"{what}: the covariance is singular (its correlation matrix has rank "
             f"{int(np.sum(eig > RCOND * eig[-1]))} of {d}: some channels are exact linear "
-            "functions of others); pass ridge > 0 to add observation noise"
+            "functions of others); pass ridge > 0 to add observation noise",
+            "linear_dependence",
         )
     return cov
 
@@ -415,7 +422,7 @@ def integrated_information(
     try:
         core = _PhiCore(_covariance(pairs, _check_ridge(ridge), "Phi_E"), elements, normalisation)
     except _Undefined as exc:
-        warn_undefined(str(exc))
+        warn_undefined(str(exc), reason=exc.reason)
         return undefined
     n = len(elements)
     if n <= max_exhaustive:
@@ -428,7 +435,8 @@ def integrated_information(
     phi, normalised = core.evaluate([best])[0]
     if math.isinf(normalised):
         warn_undefined(
-            "Phi_E: no searched bipartition has a positive normalisation K (part entropies <= 0)"
+            "Phi_E: no searched bipartition has a positive normalisation K (part entropies <= 0)",
+            reason="normalisation",
         )
         return IntegratedInformation(nan, nan, ((), ()), core.whole, searched, exhaustive)
     other = tuple(sorted(set(range(n)) - best))
@@ -464,7 +472,7 @@ def _static(
     try:
         return _covariance(flat, _check_ridge(ridge), what), elements
     except _Undefined as exc:
-        warnings.warn(str(exc), UndefinedMetricWarning, stacklevel=4)
+        warnings.warn(UndefinedMetricWarning(str(exc), exc.reason), stacklevel=4)
         return None, elements
 
 

@@ -148,7 +148,9 @@ def surrogate_bias(
             values.append(float(measure(s)))
     finite = [v for v in values if math.isfinite(v)]
     if not finite:
-        warn_undefined("surrogate bias: the measure is undefined on every surrogate")
+        warn_undefined(
+            "surrogate bias: the measure is undefined on every surrogate", reason="every_surrogate"
+        )
         return float("nan")
     return float(np.mean(finite))
 

@@ -243,8 +243,8 @@ def meta_d_prime_from_counts(
     pad_amount = 1.0 / (2 * n_ratings) if pad else 0.0
     padded = counts + pad_amount
 
-    def undefined(reason: str) -> MetaDResult:
-        warn_undefined(f"meta-d' is undefined: {reason}", stacklevel=4)
+    def undefined(why: str, reason: str) -> MetaDResult:
+        warn_undefined(f"meta-d' is undefined: {why}", reason=reason, stacklevel=4)
         nan = float("nan")
         return MetaDResult(
             nan,
@@ -259,16 +259,16 @@ def meta_d_prime_from_counts(
         )
 
     if np.any(counts.sum(axis=1) == 0):
-        return undefined("a stimulus class has no trials")
+        return undefined("a stimulus class has no trials", "empty_class")
     margins = np.stack((padded[:, :n_ratings].sum(axis=1), padded[:, n_ratings:].sum(axis=1)))
     if np.any(margins == 0):
-        return undefined("hit or false-alarm rate is 0 or 1 (use pad=True)")
+        return undefined("hit or false-alarm rate is 0 or 1 (use pad=True)", "extreme_rate")
     d1, c1 = _type1_sdt(padded)
     meta_d, meta_c, type2, loglik = _fit_meta_d(padded)
     if abs(d1) > 1e-9:
         m_ratio = meta_d / d1
     else:
-        warn_undefined("M-ratio is undefined: d' = 0", stacklevel=3)
+        warn_undefined("M-ratio is undefined: d' = 0", reason="d_prime_zero", stacklevel=3)
         m_ratio = float("nan")
     return MetaDResult(d1, c1, meta_d, meta_c, m_ratio, type2, loglik, counts, pad_amount)
 

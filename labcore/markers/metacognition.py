@@ -136,7 +136,8 @@ def type2_roc(
     if tpr is None or fpr is None:
         warn_undefined(
             "type-2 ROC is undefined: all trials are "
-            + ("incorrect (tpr is nan)" if tpr is None else "correct (fpr is nan)")
+            + ("incorrect (tpr is nan)" if tpr is None else "correct (fpr is nan)"),
+            reason="all_incorrect" if tpr is None else "all_correct",
         )
     nan = np.full(thresholds.shape, np.nan)
     return (nan if fpr is None else fpr), (nan if tpr is None else tpr), thresholds
@@ -217,7 +218,8 @@ def type2_auroc(
         warn_undefined(
             "type-2 AUROC is undefined: all trials are "
             + ("correct" if correct_arr.all() else "incorrect")
-            + "; returning nan (pass undefined='chance' for the paper's 0.5 imputation)"
+            + "; returning nan (pass undefined='chance' for the paper's 0.5 imputation)",
+            reason="all_correct" if correct_arr.all() else "all_incorrect",
         )
     return value
 

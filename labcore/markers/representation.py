@@ -73,7 +73,9 @@ def effective_dimensionality(X: ArrayLike) -> float:
     if x.shape[0] < 2:
         raise ValueError(f"X needs at least 2 samples, got {x.shape[0]}")
     if np.all(np.ptp(x, axis=0) == 0):
-        warn_undefined("effective dimensionality is undefined: X has zero variance")
+        warn_undefined(
+            "effective dimensionality is undefined: X has zero variance", reason="zero_variance"
+        )
         return float("nan")
     centred = x - x.mean(axis=0)
     lam = np.linalg.svd(centred, compute_uv=False) ** 2
@@ -120,7 +122,7 @@ def decoder_auroc(
     """
     x, labels = _check_decoding_inputs(X, y, n_splits)
     if _one_class(labels):
-        warn_undefined("decoder AUROC is undefined: y holds a single class")
+        warn_undefined("decoder AUROC is undefined: y holds a single class", reason="one_class")
         return float("nan")
     return _cv_auroc(x, labels, _stratified_splits(labels, n_splits, seed))
 
@@ -183,7 +185,9 @@ def pca_matched_baseline(
     if not isinstance(n_components, int | np.integer) or n_components < 1:
         raise ValueError(f"n_components must be a positive integer, got {n_components!r}")
     if _one_class(labels):
-        warn_undefined("PCA baseline AUROC is undefined: y holds a single class")
+        warn_undefined(
+            "PCA baseline AUROC is undefined: y holds a single class", reason="one_class"
+        )
         return float("nan")
     splits = _stratified_splits(labels, n_splits, seed)
     max_k = min(x.shape[1], min(train.size for train, _ in splits))

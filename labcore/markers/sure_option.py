@@ -157,7 +157,8 @@ def p_sure_by_coherence(
         if n == 0:
             warn_undefined(
                 f"P(sure | offered) is undefined at coherence {c:g}%: no trial there "
-                "offered the sure option"
+                "offered the sure option",
+                reason="no_trials",
             )
         values.append(value)
         counts.append(n)
@@ -238,7 +239,8 @@ def accuracy_waived_vs_not_offered(
                 warn_undefined(
                     f"accuracy on {name.replace('_', '-')} trials is undefined at "
                     f"coherence {c:g}%: "
-                    "no side was chosen on such a trial"
+                    "no side was chosen on such a trial",
+                    reason="no_trials",
                 )
             rows[name][0].append(value)
             rows[name][1].append(n)
@@ -249,7 +251,8 @@ def accuracy_waived_vs_not_offered(
             warn_undefined(
                 f"pooled accuracy on {name.replace('_', '-')} trials is undefined: no "
                 "side was chosen "
-                "on such a trial"
+                "on such a trial",
+                reason="no_trials",
             )
     return WaivedAccuracy(
         grid,
@@ -289,7 +292,8 @@ def sure_contrast(
         ]
         warn_undefined(
             "the sure-option contrast is undefined: P(sure | offered) is undefined at "
-            f"{', '.join(missing)}"
+            f"{', '.join(missing)}",
+            reason="undefined_level",
         )
         return float("nan")
     return float(np.mean(values[: len(low)]) - np.mean(values[len(low) :]))
@@ -321,7 +325,8 @@ def waived_advantage(result: WaivedAccuracy, levels: Sequence[float] = WAIVED_CO
         warn_undefined(
             "the waived-accuracy advantage is undefined: a waived or not-offered "
             "accuracy is undefined "
-            f"at {', '.join(missing)}"
+            f"at {', '.join(missing)}",
+            reason="undefined_level",
         )
         return float("nan")
     return float(np.mean(diffs))

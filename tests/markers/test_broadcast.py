@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -13,6 +14,7 @@ from hypothesis.extra import numpy as hnp
 
 from labcore import UndefinedMetricWarning
 from labcore.markers import cue_signal, global_broadcast_index, ignition_sharpness
+from tests.refusals import undefined
 
 SETTINGS = settings(max_examples=40, deadline=None)
 
@@ -170,8 +172,8 @@ def test_gbi_empty_slots_are_not_nodes():
     ids=["bus-off", "one-slot", "no-slots"],
 )
 def test_gbi_undefined(slots):
-    with pytest.warns(UndefinedMetricWarning, match="fewer than two"):
-        assert math.isnan(global_broadcast_index(slots))
+    value, reasons = undefined(global_broadcast_index, slots)
+    assert math.isnan(value) and reasons == ["too_few_slots"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert global_broadcast_index(slots, undefined="zero") == 0.0
@@ -194,7 +196,7 @@ def test_gbi_negative_couplings_keep_vs_clip():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"window": np.ones(3, bool)}, "window mask"),
+        ({"window": np.ones(3, bool)}, r"\(3,\)"),  # the mask's shape, refused
         ({"window": [0, 1]}, "boolean"),
         ({"negative": "abs"}, "negative"),
         ({"undefined": "chance"}, "undefined"),
@@ -249,11 +251,11 @@ def test_ignition_window():
 
 
 def test_ignition_validation():
-    with pytest.raises(ValueError, match="at least 2"):
+    with pytest.raises(ValueError, match=r"\b2\b\D+\b1\b"):  # the minimum, and the steps given
         ignition_sharpness([1.0])
     with pytest.raises(ValueError, match="dimension"):
         ignition_sharpness(np.ones((4, 3)))
-    with pytest.raises(ValueError, match="at least 2"):
+    with pytest.raises(ValueError, match=r"\b2\b\D+\b1\b"):
         ignition_sharpness(np.ones((4, 3, 2)), window=slice(0, 1))
 
 
@@ -292,9 +294,9 @@ def test_cue_signal_accepts_slots():
 
 
 def test_cue_signal_validation():
-    with pytest.raises(ValueError, match="all zeros"):
+    with pytest.raises(ValueError, match="zeros"):  # the held reference is all zeros
         cue_signal(np.ones((3, 2)), [0, 0], [1, 0])
-    with pytest.raises(ValueError, match="same way"):
+    with pytest.raises(ValueError, match="displaced"):  # held and displaced point one way
         cue_signal(np.ones((3, 2)), [1, 1], [2, 2])
     with pytest.raises(ValueError, match="features"):
         cue_signal(np.ones((3, 2)), [1, 0, 0], [0, 1, 0])
@@ -319,7 +321,7 @@ def test_cue_retention_hand_cases_and_bus_off():
     alt2[3:, 0] = base[3:, 0] + 0.5
     np.testing.assert_allclose(cue_retention(base, alt2, 1), [0, 1, 1, 0.5, 0.5, 0.5])
     assert not cue_retention(np.zeros((t, k, d)), np.zeros((t, k, d)), 1).any()  # bus-off
-    with pytest.raises(ValueError, match="differ in shape"):
+    with pytest.raises(ValueError, match=re.escape(str(base[:3].shape))):  # the shapes compared
         cue_retention(base, base[:3], 1)
     with pytest.raises(ValueError, match="entry_step"):
         cue_retention(base, alt, 9)
@@ -358,13 +360,12 @@ def test_gbi_abs_cosine_on_hand_made_slot_sets():
 def test_gbi_is_undefined_rather_than_out_of_range_with_negative_couplings():
     import warnings
 
-    from labcore import UndefinedMetricWarning
     from labcore.markers import global_broadcast_index as gbi
 
     opposed = np.array([[[1.0, 0.0], [-1.0, 0.0], [1.0, 0.0], [-1.0, 0.0]]])
     assert gbi(opposed) == pytest.approx(-2.0)  # the registered signed form: outside [0, 1]
-    with pytest.warns(UndefinedMetricWarning, match="non-negative couplings"):
-        assert np.isnan(gbi(opposed, negative="undefined"))
+    value, reasons = undefined(gbi, opposed, negative="undefined")
+    assert np.isnan(value) and reasons == ["negative_couplings"]
     aligned = np.ones((2, 4, 3))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no warning when every coupling is >= 0

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from labcore import LabWarning, UndefinedMetricWarning
 from labcore.markers import hierarchical_regression, ood_gap
+from tests.refusals import reasons_of, undefined
 
 SETTINGS = settings(max_examples=30, deadline=None)
 
@@ -70,24 +71,24 @@ def test_constant_predictor_adds_nothing_and_warns():
     assert res[1].delta_r2 == pytest.approx(0.0, abs=1e-12)
     assert res[1].r_loo == pytest.approx(res[0].r_loo, abs=1e-9)
     with (
-        pytest.warns(UndefinedMetricWarning, match="fitted values are constant"),
         pytest.warns(LabWarning, match="rank-deficient"),
+        pytest.warns(UndefinedMetricWarning) as caught,
     ):
         res = hierarchical_regression(y, {"auroc": np.full(20, 0.5)})
+    assert "constant_fit" in reasons_of(caught)
     assert res[0].r2 == pytest.approx(0.0, abs=1e-12)
     assert math.isnan(res[0].r)
 
 
 def test_saturated_and_degenerate_cases():
-    with (
-        pytest.warns(UndefinedMetricWarning, match="saturated model"),
-        pytest.warns(UndefinedMetricWarning, match="leave-one-out fits are saturated"),
-    ):
-        res = hierarchical_regression([1.0, 2.0, 4.0], {"a": [0.0, 1.0, 3.0], "b": [1, 0, 1]})
+    res, reasons = undefined(
+        hierarchical_regression, [1.0, 2.0, 4.0], {"a": [0.0, 1.0, 3.0], "b": [1, 0, 1]}
+    )
+    assert {"saturated", "saturated_loo"} <= set(reasons)
     assert not math.isnan(res[0].r2) and math.isnan(res[0].r_loo)  # n = k + 2
     assert math.isnan(res[1].r2) and math.isnan(res[1].delta_r2)  # n = k + 1
-    with pytest.warns(UndefinedMetricWarning, match="y is constant"):
-        res = hierarchical_regression([2.0] * 5, {"a": [0, 1, 2, 3, 5]})
+    res, reasons = undefined(hierarchical_regression, [2.0] * 5, {"a": [0, 1, 2, 3, 5]})
+    assert reasons == ["constant_y"]
     assert math.isnan(res[0].r2)
 
 

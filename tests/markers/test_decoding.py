@@ -14,6 +14,7 @@ from sklearn.preprocessing import StandardScaler
 
 from labcore import UndefinedMetricWarning
 from labcore.markers import delta_nrs
+from tests.refusals import undefined
 
 
 def reference_cv_auc(x, y, splits):
@@ -92,8 +93,8 @@ def test_delta_nrs_seeded():
 
 
 def test_delta_nrs_single_class_is_undefined():
-    with pytest.warns(UndefinedMetricWarning, match="single class"):
-        r = delta_nrs(np.ones((10, 2)), np.ones(10), n_shuffles=3)
+    r, reasons = undefined(delta_nrs, np.ones((10, 2)), np.ones(10), n_shuffles=3)
+    assert reasons == ["one_class"]
     assert math.isnan(r.delta) and math.isnan(r.auc_true)
     assert r.auc_shuffle.shape == (3,)
 
@@ -104,7 +105,7 @@ def test_delta_nrs_single_class_is_undefined():
         (np.ones((10, 2)), [0, 1] * 4, {}, "inconsistent"),
         (np.ones(10), [0, 1] * 5, {}, "dimension"),
         (np.ones((10, 2)), [0, 2] * 5, {}, "binary"),
-        (np.ones((10, 2)), [0] * 8 + [1] * 2, {}, "smaller class"),
+        (np.ones((10, 2)), [0] * 8 + [1] * 2, {}, r"\b2\b\D+n_splits=5"),  # 2 < 5 splits
         (np.ones((10, 2)), [0, 1] * 5, {"n_splits": 1}, "n_splits"),
         (np.ones((10, 2)), [0, 1] * 5, {"n_shuffles": 0}, "n_shuffles"),
         (np.full((10, 2), np.nan), [0, 1] * 5, {}, "NaN"),

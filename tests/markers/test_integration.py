@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import warnings
 
 import numpy as np
@@ -39,6 +40,7 @@ from labcore.markers import (
     surrogate_bias,
     tse_complexity,
 )
+from tests.refusals import reasons_of, undefined
 
 TWO_PI_E = 2 * math.pi * math.e
 
@@ -220,14 +222,16 @@ def _held_memory(seed=0):
 def test_undefined_cases_are_nan_with_the_reason():
     x = simulate_var1(random_system(3, seed=9), 200, seed=9)
     constant = np.c_[x, np.ones(len(x))]
-    with pytest.warns(UndefinedMetricWarning, match="singular.*2 of its 8 dimensions never vary"):
+    with pytest.warns(UndefinedMetricWarning, match=r"\b2\b\D+\b8\b") as caught:  # 2 of 8 dead
         assert math.isnan(integrated_information(constant).phi)
-    with pytest.warns(UndefinedMetricWarning, match="no activity"):
-        assert math.isnan(integrated_information(np.zeros((10, 3))).phi)
-    with pytest.warns(UndefinedMetricWarning, match="5 samples for a 6-dimensional"):
+    assert reasons_of(caught) == ["constant_channels"]
+    value, reasons = undefined(integrated_information, np.zeros((10, 3)))
+    assert math.isnan(value.phi) and reasons == ["no_activity"]
+    with pytest.warns(UndefinedMetricWarning, match=r"\b5\b\D+\b6\b") as caught:  # 5 for 6 dims
         assert math.isnan(integrated_information(x[:6]).phi)
-    with pytest.warns(UndefinedMetricWarning, match="singular"):  # x_t = x_{t-1}: deterministic
-        assert math.isnan(integrated_information(_held_memory()).phi)
+    assert reasons_of(caught) == ["too_few_samples"]
+    value, reasons = undefined(integrated_information, _held_memory())  # x_t = x_{t-1}
+    assert math.isnan(value.phi) and reasons == ["linear_dependence"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert math.isfinite(integrated_information(_held_memory(), ridge=1e-3).phi)
@@ -238,16 +242,16 @@ def test_entropy_normalisation_is_undefined_for_redundant_parts():
     rng = np.random.default_rng(10)
     z = simulate_var1([[0.9]], 400, n_episodes=5, seed=10)
     x = z + 1e-3 * rng.normal(size=(5, 400, 4))  # four almost identical channels
-    with pytest.warns(UndefinedMetricWarning, match="positive normalisation"):
-        assert math.isnan(integrated_information(x).phi)
+    value, reasons = undefined(integrated_information, x)
+    assert math.isnan(value.phi) and reasons == ["normalisation"]
     assert math.isfinite(integrated_information(x, normalisation="maximum_entropy").phi)
 
 
 def test_bad_inputs_raise():
     x = simulate_var1(random_system(3, seed=11), 50, seed=11)
-    with pytest.raises(ValueError, match="exactly once"):
+    with pytest.raises(ValueError, match=r"^nodes"):  # channel 1 in two elements
         integrated_information(x, nodes=[[0, 1], [1, 2]])
-    with pytest.raises(ValueError, match="at least 2 elements"):
+    with pytest.raises(ValueError, match=r"\b2\b"):  # one element: the minimum is 2
         integrated_information(x, nodes=[[0, 1, 2]])
     with pytest.raises(ValueError, match="tau"):
         integrated_information(x, tau=50)
@@ -313,10 +317,9 @@ def test_too_few_samples_are_undefined_whatever_the_ridge():
     # Issue 33: 2 samples of 4 independent channels gave an O-information of 8.62 bits with a ridge.
     x = np.random.default_rng(17).normal(size=(2, 4))
     for ridge in (0.0, 1e-3, 1.0):
-        with pytest.warns(UndefinedMetricWarning, match="2 samples for a 4-dimensional"):
-            assert math.isnan(o_information(x, ridge=ridge))
-        with pytest.warns(UndefinedMetricWarning, match="2 samples for a 4-dimensional"):
-            assert math.isnan(tse_complexity(x, ridge=ridge))
+        for measure in (o_information, tse_complexity):
+            value, reasons = undefined(measure, x, ridge=ridge)
+            assert math.isnan(value) and reasons == ["too_few_samples"]
     with pytest.warns(UndefinedMetricWarning, match="6-dimensional"):  # Phi_E pairs: 2 x 3 dims
         assert math.isnan(integrated_information(x[:, :3].repeat(3, 0), ridge=1e-3).phi)
 
@@ -333,15 +336,16 @@ def test_singularity_is_judged_on_correlations_not_on_scale():
         assert tse_complexity(tiny) == pytest.approx(tse_complexity(x), abs=1e-9)
     # A channel that is an exact linear function of others is singular at any scale.
     dependent = np.c_[x, 1e-6 * (x[:, 0] + x[:, 1])]
-    with pytest.warns(UndefinedMetricWarning, match="exact linear functions"):
-        assert math.isnan(o_information(dependent))
+    value, reasons = undefined(o_information, dependent)
+    assert math.isnan(value) and reasons == ["linear_dependence"]
 
 
 def test_o_information_undefined_cases():
-    with pytest.warns(UndefinedMetricWarning, match="singular"):
-        assert math.isnan(o_information(np.c_[_synergistic()[:, :2], _synergistic()[:, :2].sum(1)]))
-    with pytest.warns(UndefinedMetricWarning, match="no activity"):
-        assert math.isnan(o_information(np.zeros((5, 4))))
+    summed = np.c_[_synergistic()[:, :2], _synergistic()[:, :2].sum(1)]
+    value, reasons = undefined(o_information, summed)
+    assert math.isnan(value) and reasons == ["linear_dependence"]
+    value, reasons = undefined(o_information, np.zeros((5, 4)))
+    assert math.isnan(value) and reasons == ["no_activity"]
 
 
 # --------------------------------------------------------------------------- TSE
@@ -407,8 +411,8 @@ def test_time_shuffled_surrogates_leave_equal_time_measures_unchanged():
 
 
 def test_surrogate_bias_undefined_and_bad_inputs():
-    with pytest.warns(UndefinedMetricWarning, match="every surrogate"):
-        assert math.isnan(surrogate_bias(o_information, np.zeros((2, 10, 3))))
+    value, reasons = undefined(surrogate_bias, o_information, np.zeros((2, 10, 3)))
+    assert math.isnan(value) and reasons == ["every_surrogate"]
     with pytest.raises(ValueError, match="method"):
         surrogate_bias(o_information, np.ones((2, 10, 3)), method="phase")
     with pytest.raises(ValueError, match="n_surrogates"):
@@ -421,13 +425,13 @@ def test_evoked_response_is_the_difference_after_the_pulse():
     pulsed[:, 2:] += 1.0
     out = evoked_response(pulsed.reshape(2, 4, 3, 1), clean.reshape(2, 4, 3, 1), start=2)
     assert out.shape == (2, 2, 3) and np.all(out == 1.0)
-    with pytest.raises(ValueError, match="does not match"):
+    with pytest.raises(ValueError, match=re.escape(str(clean[:1].shape))):  # both shapes named
         evoked_response(pulsed, clean[:1])
     with pytest.raises(ValueError, match="start"):
         evoked_response(pulsed, clean, start=4)
 
 
 def test_simulate_var1_checks_stationarity():
-    with pytest.raises(ValueError, match="spectral radius"):
+    with pytest.raises(ValueError, match=r"^coupling"):  # not stationary
         simulate_var1([[1.0]], 10)
     assert simulate_var1([[0.5, 0], [0, 0.5]], 7, n_episodes=3).shape == (3, 7, 2)

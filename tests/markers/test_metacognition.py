@@ -29,6 +29,7 @@ from labcore.markers import (
     type2_roc,
     wagering_utility,
 )
+from tests.refusals import undefined
 
 SETTINGS = settings(max_examples=40, deadline=None)
 
@@ -245,10 +246,10 @@ def test_learning_curve_auroc_is_the_pairwise_means_bit_for_bit(levels):
 
 
 def test_auroc_undefined_warns_and_returns_nan():
-    with pytest.warns(UndefinedMetricWarning, match="all trials are correct"):
-        assert math.isnan(type2_auroc([1, 1, 1], [0.1, 0.5, 0.9]))
-    with pytest.warns(UndefinedMetricWarning, match="incorrect"):
-        assert math.isnan(type2_auroc([0, 0], [0.1, 0.5]))
+    value, reasons = undefined(type2_auroc, [1, 1, 1], [0.1, 0.5, 0.9])
+    assert math.isnan(value) and reasons == ["all_correct"]
+    value, reasons = undefined(type2_auroc, [0, 0], [0.1, 0.5])
+    assert math.isnan(value) and reasons == ["all_incorrect"]
 
 
 def test_auroc_chance_imputation_is_explicit_and_silent():
@@ -516,14 +517,12 @@ def test_meta_d_counts_layout():
 
 
 def test_meta_d_undefined_cases():
-    with pytest.warns(UndefinedMetricWarning, match="stimulus class"):
-        r = meta_d_prime([1, 1, 1], [1, 0, 1], [0.2, 0.5, 0.9], n_ratings=2)
-    assert math.isnan(r.meta_d_prime) and math.isnan(r.d_prime)
-    with pytest.warns(UndefinedMetricWarning, match="rate is 0 or 1"):
-        r = meta_d_prime_from_counts([5, 5, 0, 0], [0, 0, 5, 5], pad=False)
-    assert math.isnan(r.m_ratio)
-    with pytest.warns(UndefinedMetricWarning, match="d' = 0"):
-        r = meta_d_prime_from_counts([10, 5, 5, 10], [10, 5, 5, 10])
+    r, reasons = undefined(meta_d_prime, [1, 1, 1], [1, 0, 1], [0.2, 0.5, 0.9], n_ratings=2)
+    assert math.isnan(r.meta_d_prime) and math.isnan(r.d_prime) and reasons == ["empty_class"]
+    r, reasons = undefined(meta_d_prime_from_counts, [5, 5, 0, 0], [0, 0, 5, 5], pad=False)
+    assert math.isnan(r.m_ratio) and reasons == ["extreme_rate"]
+    r, reasons = undefined(meta_d_prime_from_counts, [10, 5, 5, 10], [10, 5, 5, 10])
+    assert reasons == ["d_prime_zero"]
     assert math.isnan(r.m_ratio) and np.isfinite(r.meta_d_prime)
 
 
@@ -532,7 +531,7 @@ def test_meta_d_undefined_cases():
     [
         ({"n_ratings": 1}, "n_ratings"),
         ({"binning": "kmeans"}, "binning"),
-        ({"binning": "none"}, "integer ratings"),
+        ({"binning": "none"}, r"1\.\.4"),  # the ratings binning="none" needs (n_ratings=4)
     ],
 )
 def test_meta_d_validation(kwargs, match):

@@ -16,6 +16,7 @@ from sklearn.preprocessing import StandardScaler
 
 from labcore import UndefinedMetricWarning
 from labcore.markers import decoder_auroc, effective_dimensionality, pca_matched_baseline
+from tests.refusals import undefined
 
 SETTINGS = settings(max_examples=30, deadline=None)
 
@@ -69,9 +70,9 @@ def test_effective_dimensionality_hand_case():
 
 
 def test_effective_dimensionality_undefined_and_validation():
-    with pytest.warns(UndefinedMetricWarning, match="zero variance"):
-        assert math.isnan(effective_dimensionality(np.full((5, 3), 0.7)))
-    with pytest.raises(ValueError, match="at least 2"):
+    value, reasons = undefined(effective_dimensionality, np.full((5, 3), 0.7))
+    assert math.isnan(value) and reasons == ["zero_variance"]
+    with pytest.raises(ValueError, match=r"\b2\b"):  # the minimum number of samples
         effective_dimensionality(np.ones((1, 3)))
     with pytest.raises(ValueError, match="dimension"):
         effective_dimensionality(np.ones(3))
