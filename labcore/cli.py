@@ -272,7 +272,7 @@ def cmd_study(args: argparse.Namespace) -> int:
                 dask_timeout=args.dask_timeout,
             )
     except (DistributedRunError, ValueError) as exc:
-        raise SystemExit(f"error: {exc}") from None
+        raise SystemExit(f"error: {exc}") from exc  # the record stays the cause
     finally:
         if client is not None:
             client.close()

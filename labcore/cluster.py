@@ -30,7 +30,16 @@ POLL_SECONDS = 0.5
 
 
 class DistributedRunError(RuntimeError):
-    """A Dask run that cannot finish: a task failed, its workers kept dying, or no worker came."""
+    """A Dask run that cannot finish: a task failed, its workers kept dying, or no worker came.
+
+    ``kind`` says which (``"failed"``, ``"killed"``, ``"no_worker"``, ``"cancelled"``,
+    ``"no_client"``) and ``labels`` names the tasks it is about, for a caller (or a test) that
+    reads the record rather than the sentence.
+    """
+
+    def __init__(self, message: str, kind: str, labels: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.kind, self.labels = kind, tuple(labels)
 
 
 def cluster_size(client: Any) -> tuple[int, int]:
@@ -171,7 +180,8 @@ def run_on_cluster(
         except ValueError:
             raise DistributedRunError(
                 "there is no Dask client to run on; connect one (distributed.Client) "
-                "or run with --backend local."
+                "or run with --backend local.",
+                "no_client",
             ) from None
     futures = [client.submit(fn, *args, pure=False) for args in calls]
     index_of = {f.key: i for i, f in enumerate(futures)}
@@ -182,10 +192,12 @@ def run_on_cluster(
     finished = as_completed(futures, with_results=True, raise_errors=False)
     idle_since = time.monotonic()
 
-    def fail(message: str, cause: BaseException | None = None) -> NoReturn:
+    def fail(
+        message: str, kind: str, which: Sequence[str], cause: BaseException | None = None
+    ) -> NoReturn:
         with suppress(Exception):  # best effort: a client whose scheduler is gone cannot cancel
             client.cancel([f for i, f in enumerate(futures) if i not in done])
-        raise DistributedRunError(message) from cause
+        raise DistributedRunError(message, kind, which) from cause
 
     while not finished.is_empty():
         ready = finished.next_batch(block=False)
@@ -194,13 +206,8 @@ def run_on_cluster(
             if cluster_size(client)[0] > 0:
                 idle_since = time.monotonic()
             elif timeout and time.monotonic() - idle_since > timeout:
-                fail(
-                    no_worker_sentence(
-                        [labels[i] for i in range(len(futures)) if i not in done],
-                        timeout,
-                        _address(client),
-                    )
-                )
+                pending = [labels[i] for i in range(len(futures)) if i not in done]
+                fail(no_worker_sentence(pending, timeout, _address(client)), "no_worker", pending)
             continue
         for future, result in ready:
             i = index_of[future.key]
@@ -208,12 +215,17 @@ def run_on_cluster(
                 fail(
                     f"{labels[i]} was cancelled on the Dask cluster (the scheduler or "
                     "the client went away); "
-                    f"run it again, or with --backend local."
+                    f"run it again, or with --backend local.",
+                    "cancelled",
+                    [labels[i]],
                 )
             if future.status == "error":  # result is (type, exception, traceback)
                 exc = result[1]
-                together = _killed_together(futures, i) if isinstance(exc, KilledWorker) else [i]
-                fail(failure_sentence([labels[j] for j in together], exc), exc)
+                killed = isinstance(exc, KilledWorker)
+                together = [labels[j] for j in (_killed_together(futures, i) if killed else [i])]
+                fail(
+                    failure_sentence(together, exc), "killed" if killed else "failed", together, exc
+                )
             results[i] = result
             done.add(i)
             idle_since = time.monotonic()

@@ -63,6 +63,9 @@ FlagKind = Literal[
     "inverted",
     "undefined",
 ]
+ConstructionRule = Literal["untrained", "ceiling", "relative", "empty bus", "contrast"]
+"""The construction audit's rules (``labcore.experiments.construction.audit``): a flagged value's
+``rule``."""
 NOT_EVIDENCE: frozenset[str] = frozenset({"by_construction", "calibrated", "not_comparable"})
 """Flags that take a finding out of the evidence count (counted apart wherever counts are shown)."""
 Unit = Literal["number", "percent", "auroc", "sigma", "ratio", "difference", "bits", "count"]
@@ -288,12 +291,42 @@ def _where(loc: Sequence[Any]) -> str:
     return out or "the file"
 
 
-def validation_sentences(exc: ValidationError, name: str, limit: int = 3) -> list[str]:
+class Problem(str):
+    """One problem found in a file or folder: its sentence (a ``str``, shown as it is), with
+    ``name`` (the file or checkpoint it is about), ``kind`` (what is wrong: ``"missing"``,
+    ``"unreadable"``, ``"too_large"``, ``"schema"``, ``"other_study"``, ``"invalid"``,
+    ``"foreign"``, ``"column"``, ``"empty_cell"``, ``"not_a_number"``, a checkpoint refusal's
+    kind, ...) and ``field`` (the field, column or place, where there is one), for a caller or a
+    test that reads the record rather than the sentence."""
+
+    name: str
+    kind: str
+    field: str
+
+    def __new__(cls, text: str, name: str, kind: str, field: str = "") -> Problem:
+        """The sentence ``text`` about ``name``, of ``kind`` (at ``field``)."""
+        problem = super().__new__(cls, text)
+        problem.name, problem.kind, problem.field = name, kind, field
+        return problem
+
+
+def validation_sentences(exc: ValidationError, name: str, limit: int = 3) -> list[Problem]:
     """A pydantic error as at most ``limit`` sentences naming the field (and how many more)."""
     errors = exc.errors()
-    out = [f"{name}: {_where(e['loc'])}: {e['msg'].rstrip('.')}" for e in errors[:limit]]
+    out = [
+        Problem(
+            f"{name}: {_where(e['loc'])}: {e['msg'].rstrip('.')}", name, "invalid", _where(e["loc"])
+        )
+        for e in errors[:limit]
+    ]
     if len(errors) > limit:
-        out.append(f"{name}: {len(errors) - limit} more field(s) are not as the contract says")
+        out.append(
+            Problem(
+                f"{name}: {len(errors) - limit} more field(s) are not as the contract says",
+                name,
+                "invalid",
+            )
+        )
     return out
 
 
@@ -336,30 +369,46 @@ def load_summary(
     out: Loaded[T] = Loaded(directory)
     path = directory / SUMMARY
     if not path.is_file():
-        out.problems.append(f"{SUMMARY} is missing")
+        out.problems.append(Problem(f"{SUMMARY} is missing", SUMMARY, "missing"))
         return out
     try:
         if path.stat().st_size > MAX_SUMMARY_BYTES:
             raise ValueError(f"larger than {MAX_SUMMARY_BYTES // 1_000_000} MB")
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, UnicodeDecodeError) as exc:
-        out.problems.append(f"{SUMMARY} could not be read ({exc.__class__.__name__}: {exc})")
+        out.problems.append(
+            Problem(
+                f"{SUMMARY} could not be read ({exc.__class__.__name__}: {exc})",
+                SUMMARY,
+                "unreadable",
+            )
+        )
         return out
     if not isinstance(data, dict):
-        out.problems.append(f"{SUMMARY} does not hold a JSON object")
+        out.problems.append(Problem(f"{SUMMARY} does not hold a JSON object", SUMMARY, "invalid"))
         return out
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
         written = "before result sets were versioned" if version is None else f"as {version!r}"
         out.problems.append(
-            f"{SUMMARY} was written {written}; this lab reads schema {SCHEMA_VERSION}: "
-            "re-run its study (python -m labcore study --list)"
+            Problem(
+                f"{SUMMARY} was written {written}; this lab reads schema {SCHEMA_VERSION}: "
+                "re-run its study (python -m labcore study --list)",
+                SUMMARY,
+                "schema",
+                str(version),
+            )
         )
         return out
     wanted = (study,) if isinstance(study, str) else tuple(study or ())
     if wanted and data.get("study") not in wanted:
         out.problems.append(
-            f"{SUMMARY} belongs to the study {data.get('study')!r}, not {' or '.join(wanted)}"
+            Problem(
+                f"{SUMMARY} belongs to the study {data.get('study')!r}, not {' or '.join(wanted)}",
+                SUMMARY,
+                "other_study",
+                str(data.get("study")),
+            )
         )
         return out
     try:
@@ -377,12 +426,18 @@ def load_summary(
     for name, digest in summary.files.items():
         file = directory / name
         if not file.exists():
-            out.problems.append(f"{name} is missing, though {SUMMARY} lists it")
+            out.problems.append(
+                Problem(f"{name} is missing, though {SUMMARY} lists it", name, "missing")
+            )
             out.foreign.add(name)
         elif sha256_of(file) != digest:
             out.problems.append(
-                f"{name} was not written by the run that wrote {SUMMARY} (a newer or interrupted "
-                "run, or an edit); it is not used"
+                Problem(
+                    f"{name} was not written by the run that wrote {SUMMARY} (a newer or "
+                    "interrupted run, or an edit); it is not used",
+                    name,
+                    "foreign",
+                )
             )
             out.foreign.add(name)
     return out

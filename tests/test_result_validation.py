@@ -39,8 +39,9 @@ def edit_summary(directory: Path, change) -> None:
     (directory / SUMMARY).write_text(json.dumps(data))
 
 
-def problems_naming(res, name: str) -> list[str]:
-    return [p for p in res.problems if p.startswith(name)]
+def problems_of(res) -> set[tuple[str, str, str]]:
+    """Each problem of a result set as (file, kind, field)."""
+    return {(p.name, p.kind, p.field) for p in res.problems}
 
 
 @needs_bundled
@@ -66,7 +67,7 @@ def test_an_unreadable_summary_is_a_problem_and_empty(result_set, content):
     (result_set / SUMMARY).write_text(content)
     res = load_results(result_set)
     assert res.summary is None and res.claims == [] and res.values == {}
-    assert problems_naming(res, "summary.json")
+    assert {p.name for p in res.problems} == {"summary.json"}
     assert res.titration is not None  # the rest of the set is still read
 
 
@@ -79,12 +80,13 @@ def test_an_invalid_finding_or_table_is_one_sentence_naming_the_field(result_set
     edit_summary(result_set, change)
     res = load_results(result_set)
     assert res.summary is None
-    assert problems_naming(res, "summary.json: findings[0].question")
+    assert ("summary.json", "invalid", "findings[0].question") in problems_of(res)
     edit_summary(result_set, lambda d: d["findings"][0].setdefault("question", "?"))
     edit_summary(result_set, lambda d: d["findings"][1].update(value=0.5))
     edit_summary(result_set, lambda d: d["tables"]["values"].update({"x": "high"}))
     res = load_results(result_set)
-    assert res.tables is None and problems_naming(res, "summary.json tables: values.x")
+    assert res.tables is None
+    assert ("summary.json tables", "invalid", "values.x") in problems_of(res)
 
 
 @needs_bundled
@@ -105,7 +107,9 @@ def test_text_cells_drop_the_frame(result_set, stem, column, bad):
     edit_summary(result_set, lambda d: d["files"].pop(f"{stem}.csv"))  # as if never listed
     res = load_results(result_set)
     assert res.frame(stem) is None
-    assert problems_naming(res, f"{stem}.csv line 5: column '{column}'")
+    kind = "empty_cell" if bad == "" else "not_a_number"
+    (problem,) = [p for p in res.problems if p.name == f"{stem}.csv"]
+    assert (problem.kind, problem.field) == (kind, column) and "5:" in problem.split()  # line 5
 
 
 @needs_bundled
@@ -115,7 +119,7 @@ def test_a_missing_column_drops_the_frame(result_set):
     edit_summary(result_set, lambda d: d["files"].pop("e3_titration.csv"))
     res = load_results(result_set)
     assert res.titration is None
-    assert "e3_titration.csv lacks the column(s) agent" in res.problems
+    assert ("e3_titration.csv", "column", "agent") in problems_of(res)
 
 
 @needs_bundled
@@ -126,8 +130,8 @@ def test_removed_or_edited_files_are_problems(result_set):
         fh.write("0,masking,4,99,0.5\n")
     res = load_results(result_set)
     assert res.trials is None and res.seed_values is None
-    assert "e1_trials.csv is missing, though summary.json lists it" in res.problems
-    assert problems_naming(res, "e2_traces.csv was not written by the run that wrote")
+    assert ("e1_trials.csv", "missing", "") in problems_of(res)
+    assert ("e2_traces.csv", "foreign", "") in problems_of(res)
     assert res.figures["e2"]["0"] == {}  # the foreign traces are not drawn
 
 
@@ -135,11 +139,16 @@ def test_removed_or_edited_files_are_problems(result_set):
 def test_a_misshapen_gain_file_is_a_problem(result_set):
     (result_set / "exploratory_gain.json").write_text(json.dumps({"rows": [{"seed": 0}]}))
     res = load_results(result_set)
-    assert res.gain == {} and problems_naming(res, "exploratory_gain.json: rows[0]")
+    assert res.gain == {}
+    assert any(
+        (p.name, p.kind) == ("exploratory_gain.json", "invalid") and p.field.startswith("rows[0]")
+        for p in res.problems
+    )
 
 
 def test_a_missing_folder_is_a_problem(tmp_path):
-    assert load_results(tmp_path / "nope").problems == [f"{tmp_path / 'nope'} is not a directory"]
+    (problem,) = load_results(tmp_path / "nope").problems
+    assert (problem.name, problem.kind) == (str(tmp_path / "nope"), "missing")
 
 
 # ------------------------------------------------------------------ the runner cannot leave a mix
@@ -205,7 +214,7 @@ def test_a_run_killed_before_summary_leaves_no_mixed_set(tmp_path, fake_pipeline
         run(out, "e1", "e3")
     assert not (out / SUMMARY).exists()  # no old summary beside new data
     res = load_results(out)
-    assert res.summary is None and "summary.json is missing" in res.problems
+    assert res.summary is None and ("summary.json", "missing", "") in problems_of(res)
 
 
 def test_data_files_of_another_run_are_refused(tmp_path, fake_pipelines):
@@ -217,7 +226,7 @@ def test_data_files_of_another_run_are_refused(tmp_path, fake_pipelines):
     shutil.copy(new / "e3_titration.csv", old / "e3_titration.csv")
     res = load_results(old)
     assert res.trials is None and res.seed_values is not None
-    assert problems_naming(res, "e1_trials.csv was not written by the run that wrote summary.json")
+    assert ("e1_trials.csv", "foreign", "") in problems_of(res)
 
 
 def test_a_smaller_run_removes_the_older_runs_files(tmp_path, fake_pipelines):

@@ -10,7 +10,9 @@ The rule, applied to every ``tests/**/*.py`` by the AST (nothing is imported):
   ``pytest.raises``/``pytest.warns``; and a literal passed to a test helper at a parameter that
   helper compares in an assert (so a helper cannot hide a sentence);
 - **natural-language text**: two or more whitespace-separated pieces that contain a letter
-  (``"falls to chance"``, ``"not defined here"``; an f-string's literal parts count together);
+  (``"falls to chance"``, ``"not defined here"``; an f-string's literal parts count together, a
+  pattern's escapes such as ``\\b`` and ``\\d`` are not letters; code is not wording: a command
+  line, an option, markup, a Markdown row or heading, a configuration line with a ``$``);
 - **not counted**: a literal a widget is looked up by (any other call argument, such as
   ``metric_value(at, "Task accuracy")``), an assertion's message (after the comma), single tokens
   (ids, keys, file names, URLs, format codes, numbers: ``"e1.auroc.b2"``, ``"1/7 (14.3%)"``),
@@ -25,6 +27,7 @@ The ones that remain are where the wording itself is the behaviour (each listed 
 from __future__ import annotations
 
 import ast
+import re
 import typing
 from collections.abc import Iterator
 from functools import cache
@@ -33,8 +36,20 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parent
 BUDGET = 20
 """At most this many assertions on English wording in tests/ (issue 32 item 4)."""
-SEARCHES = {"search", "match", "fullmatch", "startswith", "endswith", "count", "find", "index"}
+SEARCHES = {
+    "search",
+    "match",
+    "fullmatch",
+    "startswith",
+    "endswith",
+    "count",
+    "find",
+    "index",
+    "contains",
+}
 """Calls whose first argument is text looked for (``re.search(p, s)``, ``s.startswith(p)``)."""
+CODE = re.compile(r"\s*(python |make |git |--|-[A-Za-z]|\^?<|\||#)")
+"""How code begins: a command line, an option, markup, a Markdown table row or heading."""
 
 
 @cache
@@ -60,9 +75,12 @@ def is_wording(node: ast.AST) -> bool:
             return False
         text = node.value
     elif isinstance(node, ast.JoinedStr):
-        text = " ".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+        text = "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
     else:
         return False
+    if CODE.match(text) or "$" in text:
+        return False  # a command line, markup or a configuration line: code, not wording
+    text = re.sub(r"\\[A-Za-z]", " ", text)  # a pattern's escapes (\b, \d, \s) are not words
     return sum(any(c.isalpha() for c in piece) for piece in text.split()) >= 2
 
 
@@ -97,42 +115,63 @@ def _predicate(node: ast.AST | None) -> bool:
     return isinstance(node, ast.Compare | ast.BoolOp)
 
 
-def wording_helpers(trees: list[ast.Module]) -> dict[str, tuple[list[str], set[str]]]:
-    """Functions of the tests that compare one of their parameters in an assert or return such a
-    test: name -> (its parameters in order, those compared); a literal passed there is an
-    assertion on wording too."""
-    found: dict[str, tuple[list[str], set[str]]] = {}
+def _compared_params(node: ast.AST, params: set[str]) -> set[str]:
+    """Parameters compared (or searched for) anywhere in ``node``."""
+    compared: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Compare):
+            compared |= {n.id for n in _operands(sub) if isinstance(n, ast.Name)}
+        elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
+            if sub.func.attr in SEARCHES:
+                compared |= {n.id for n in sub.args[:1] if isinstance(n, ast.Name)}
+    return compared & params
+
+
+def wording_helpers(trees: list[ast.Module]) -> dict[str, tuple[list[str], set[str], set[str]]]:
+    """Functions of the tests that compare one of their parameters: name -> (its parameters in
+    order, those compared in an assert or in a returned test, those compared in a filter of what
+    it returns). A literal passed at the first is an assertion on wording wherever the call is; at
+    the second, where the call's truth is asserted (``assert problems_naming(res, "...")``)."""
+    found: dict[str, tuple[list[str], set[str], set[str]]] = {}
     for module in trees:
         for fn in ast.walk(module):
             if not isinstance(fn, ast.FunctionDef) or fn.name.startswith("test_"):
                 continue
             params = _params(fn)
-            compared: set[str] = set()
+            checks: set[str] = set()
+            filters: set[str] = set()
             for node in ast.walk(fn):
                 if isinstance(node, ast.Assert):
-                    checked = node.test
-                elif isinstance(node, ast.Return) and _predicate(node.value):
-                    checked = node.value
-                else:
-                    continue
-                for sub in ast.walk(checked):
-                    if isinstance(sub, ast.Compare):
-                        compared |= {n.id for n in _operands(sub) if isinstance(n, ast.Name)}
-                    elif (
-                        isinstance(sub, ast.Call)
-                        and isinstance(sub.func, ast.Attribute)
-                        and sub.func.attr in SEARCHES
-                    ):
-                        compared |= {n.id for n in sub.args[:1] if isinstance(n, ast.Name)}
-            if compared & set(params):
-                old = found.get(fn.name, (params, set()))[1]
-                found[fn.name] = (params, old | (compared & set(params)))
+                    checks |= _compared_params(node.test, set(params))
+                elif isinstance(node, ast.Return) and node.value is not None:
+                    if _predicate(node.value):
+                        checks |= _compared_params(node.value, set(params))
+                    else:
+                        filters |= _compared_params(node.value, set(params))
+            if checks or filters:
+                old = found.get(fn.name, (params, set(), set()))
+                found[fn.name] = (params, old[1] | checks, old[2] | filters)
     return found
 
 
+def _truth_calls(test: ast.AST) -> Iterator[ast.Call]:
+    """Calls whose truth an assert's test takes (``assert f(x)``, ``assert not f(x) and g(y)``)."""
+    if isinstance(test, ast.Call):
+        yield test
+    elif isinstance(test, ast.BoolOp):
+        for v in test.values:
+            yield from _truth_calls(v)
+    elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        yield from _truth_calls(test.operand)
+
+
 def _helper_literals(
-    call: ast.Call, helpers: dict[str, tuple[list[str], set[str]]]
+    call: ast.Call,
+    helpers: dict[str, tuple[list[str], set[str], set[str]]],
+    truth: bool = False,
 ) -> Iterator[ast.AST]:
+    """Wording literals ``call`` gives a helper at a parameter the helper compares (at one it
+    filters by, only where the assert takes the call's truth: ``truth``)."""
     func = call.func
     name = (
         func.id
@@ -143,7 +182,8 @@ def _helper_literals(
     )
     if name not in helpers:
         return
-    params, compared = helpers[name]
+    params, checks, filters = helpers[name]
+    compared = checks | (filters if truth else set())
     for i, arg in enumerate(call.args):
         if i < len(params) and params[i] in compared and is_wording(arg):
             yield arg
@@ -226,7 +266,7 @@ def parametrized_wording(module: ast.Module) -> list[tuple[int, str]]:
 
 
 def wording_assertions(
-    module: ast.Module, helpers: dict[str, tuple[list[str], set[str]]] | None = None
+    module: ast.Module, helpers: dict[str, tuple[list[str], set[str], set[str]]] | None = None
 ) -> list[tuple[int, str]]:
     """Every assertion on English wording in ``module``, once per ``assert`` statement or call:
     (its line, the literals it checks)."""
@@ -240,6 +280,8 @@ def wording_assertions(
     for node in ast.walk(module):
         if isinstance(node, ast.Assert):
             add(node.lineno, list(checked_literals(node.test)))
+            for call in _truth_calls(node.test):
+                add(node.lineno, list(_helper_literals(call, helpers, truth=True)))
         elif isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr in ("raises", "warns"):
@@ -293,6 +335,7 @@ def test_the_counter_can_fail():
     source = ast.parse(
         "import re, pytest\n"
         "def says(text, phrase):\n    return phrase in text\n"
+        "def naming(res, name):\n    return [p for p in res.problems if p.startswith(name)]\n"
         "@pytest.mark.parametrize(('x', 'why'), [(1, 'falls to chance'), (2, 'x')])\n"
         "def test_x(at, x, why):\n"
         "    assert 'falls to chance' in text\n"  # counted: a sentence searched for
@@ -305,6 +348,8 @@ def test_the_counter_can_fail():
         "    with pytest.raises(ValueError, match='seed'):\n        f()\n"  # one token
         "    assert says(text, 'more than once')\n"  # counted: through a helper
         "    with pytest.raises(ValueError, match=why):\n        f()\n"  # counted: parametrized
+        "    assert naming(res, 'is not a directory')\n"  # counted: a filter's truth
+        "    assert x in naming(res, 'is not a directory')\n"  # a lookup
     )
     found = wording_assertions(source, wording_helpers([source]))
-    assert [line for line, _ in found] == [4, 6, 7, 11, 12, 16]
+    assert [line for line, _ in found] == [6, 8, 9, 13, 14, 18, 21]

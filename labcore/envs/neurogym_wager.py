@@ -79,8 +79,10 @@ NEUROGYM_PIN = "neurogym==2.3.1"
 """The NeuroGym release this adapter was written against (``requirements-neurogym.txt``)."""
 TASK_ID = "PostDecisionWager-v0"
 """NeuroGym's id of the task."""
+INSTALL_COMMAND = "make run"
+"""The command that installs the pinned stack, NeuroGym included."""
 INSTALL_HINT = (
-    "NeuroGym is not installed: run `make run` or "
+    f"NeuroGym is not installed: run `{INSTALL_COMMAND}` or "
     "`.venv/bin/python -m pip install --no-deps -r requirements-neurogym.txt` to install it."
 )
 """The one sentence shown when the adapter is used without NeuroGym."""
@@ -97,7 +99,8 @@ CHOICES: tuple[str, ...] = ("left", "right", "sure", "none")
 
 
 class NeuroGymMissingError(ImportError):
-    """NeuroGym is not installed; the message says how to install it."""
+    """NeuroGym is not installed; the message says how to install it (``name``: the module
+    missing, NeuroGym's own or a dependency's)."""
 
 
 def neurogym_available() -> bool:
@@ -114,9 +117,10 @@ def _task_class() -> type:
         if missing and missing.split(".")[0] != "neurogym":  # installed, but a dependency is not
             raise NeuroGymMissingError(
                 f"NeuroGym could not be imported because `{missing}` is missing: "
-                "run `make run` to install the pinned stack."
+                f"run `{INSTALL_COMMAND}` to install the pinned stack.",
+                name=missing,
             ) from err
-        raise NeuroGymMissingError(INSTALL_HINT) from err
+        raise NeuroGymMissingError(INSTALL_HINT, name="neurogym") from err
     return module.PostDecisionWager
 
 

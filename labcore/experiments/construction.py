@@ -129,7 +129,7 @@ def audit(
     Returns
     -------
     dict
-        ``{key: {"rule": "untrained" | "ceiling" | "relative" | "empty bus" | "contrast",
+        ``{key: {"rule": <a labcore.findings.ConstructionRule>,
         "ours": mean, "reference": value, "se": standard error}}`` for every key flagged (the
         relative rule adds ``condition``, ``reference_condition`` and ``reassigned``; the ceiling
         rule ``low`` and ``high``, its range; the contrast rule ``arms``).

@@ -28,7 +28,7 @@ from labcore.experiments.paper_tables import (
     figures_json,
 )
 from labcore.experiments.study import load_tables
-from labcore.findings import Finding, StudySummary, load_summary, validation_sentences
+from labcore.findings import Finding, Problem, StudySummary, load_summary, validation_sentences
 
 GAIN = "exploratory_gain.json"
 """An optional exploratory file beside a result set (:mod:`labcore.experiments.gain`)."""
@@ -187,7 +187,13 @@ def _read_gain(path: Path, problems: list[str]) -> dict:
         if isinstance(exc, ValidationError):
             problems += validation_sentences(exc, GAIN)
         else:
-            problems.append(f"{GAIN} could not be read ({exc.__class__.__name__}: {exc})")
+            problems.append(
+                Problem(
+                    f"{GAIN} could not be read ({exc.__class__.__name__}: {exc})",
+                    GAIN,
+                    "unreadable",
+                )
+            )
         return {}
 
 
@@ -206,7 +212,10 @@ def load_results(directory: Path | str) -> ResultSet:
     """
     directory = Path(directory)
     if not directory.is_dir():
-        return ResultSet(directory, problems=[f"{directory} is not a directory"])
+        return ResultSet(
+            directory,
+            problems=[Problem(f"{directory} is not a directory", str(directory), "missing")],
+        )
     peek = load_summary(directory, study=("paper", "e4"))
     study = peek.summary.study if peek.summary is not None else None
     study = study or STUDY_OF_FOLDER.get(directory.name, "paper")

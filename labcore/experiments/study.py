@@ -36,7 +36,7 @@ from pydantic import BaseModel
 from labcore import compute
 from labcore.checks import check_choice
 from labcore.cluster import DASK_TIMEOUT
-from labcore.findings import SUMMARY, StudySummary, clean_json, load_summary, write_summary
+from labcore.findings import SUMMARY, Problem, StudySummary, clean_json, load_summary, write_summary
 from labcore.io import atomic_write
 from labcore.parallel import process_map
 
@@ -208,18 +208,37 @@ def read_table(path: Path, table: Table) -> tuple[list[dict[str, Any]] | None, l
     required cell, text in a number column."""
     problems: list[str] = []
     if not path.is_file():
-        return None, [f"{path.name} is missing"]
+        return None, [Problem(f"{path.name} is missing", path.name, "missing")]
     if path.stat().st_size > MAX_TABLE_BYTES:
-        return None, [f"{path.name} is larger than {MAX_TABLE_BYTES // 1_000_000} MB"]
+        return None, [
+            Problem(
+                f"{path.name} is larger than {MAX_TABLE_BYTES // 1_000_000} MB",
+                path.name,
+                "too_large",
+            )
+        ]
     try:
         with open(path, newline="", encoding="utf-8") as fh:
             reader = csv.DictReader(fh)
             missing = [c for c in table.fields if c not in (reader.fieldnames or [])]
             if missing:
-                return None, [f"{path.name} lacks the column(s) {', '.join(missing)}"]
+                return None, [
+                    Problem(
+                        f"{path.name} lacks the column(s) {', '.join(missing)}",
+                        path.name,
+                        "column",
+                        missing[0],
+                    )
+                ]
             raw = list(reader)
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        return None, [f"{path.name} could not be read ({exc.__class__.__name__}: {exc})"]
+        return None, [
+            Problem(
+                f"{path.name} could not be read ({exc.__class__.__name__}: {exc})",
+                path.name,
+                "unreadable",
+            )
+        ]
     rows = []
     for i, r in enumerate(raw, start=2):
         row: dict[str, Any] = {}
@@ -227,7 +246,14 @@ def read_table(path: Path, table: Table) -> tuple[list[dict[str, Any]] | None, l
             text = r.get(col)
             if text in ("", None):
                 if col not in table.optional:
-                    problems.append(f"{path.name} line {i}: column {col!r} is empty")
+                    problems.append(
+                        Problem(
+                            f"{path.name} line {i}: column {col!r} is empty",
+                            path.name,
+                            "empty_cell",
+                            col,
+                        )
+                    )
                     return None, problems
                 row[col] = None
             elif col in table.text:
@@ -236,7 +262,14 @@ def read_table(path: Path, table: Table) -> tuple[list[dict[str, Any]] | None, l
                 try:
                     row[col] = _number(text)
                 except ValueError:
-                    problems.append(f"{path.name} line {i}: column {col!r} holds {text!r}")
+                    problems.append(
+                        Problem(
+                            f"{path.name} line {i}: column {col!r} holds {text!r}",
+                            path.name,
+                            "not_a_number",
+                            col,
+                        )
+                    )
                     return None, problems
         rows.append(row)
     return rows, problems
@@ -268,9 +301,15 @@ def load_frame(out: Path | str, table: Table) -> tuple[Any, list[str]]:
 
     path = Path(out) / table.file
     if not path.is_file():
-        return None, [f"{path.name} is missing"]
+        return None, [Problem(f"{path.name} is missing", path.name, "missing")]
     if path.stat().st_size > MAX_TABLE_BYTES:
-        return None, [f"{path.name} is larger than {MAX_TABLE_BYTES // 1_000_000} MB"]
+        return None, [
+            Problem(
+                f"{path.name} is larger than {MAX_TABLE_BYTES // 1_000_000} MB",
+                path.name,
+                "too_large",
+            )
+        ]
     try:
         frame = pd.read_csv(
             path,
@@ -280,10 +319,23 @@ def load_frame(out: Path | str, table: Table) -> tuple[Any, list[str]]:
             encoding="utf-8",
         )
     except (OSError, UnicodeDecodeError, ValueError, pd.errors.ParserError) as exc:
-        return None, [f"{path.name} could not be read ({exc.__class__.__name__}: {exc})"]
+        return None, [
+            Problem(
+                f"{path.name} could not be read ({exc.__class__.__name__}: {exc})",
+                path.name,
+                "unreadable",
+            )
+        ]
     missing = [c for c in table.fields if c not in frame.columns]
     if missing:
-        return None, [f"{path.name} lacks the column(s) {', '.join(missing)}"]
+        return None, [
+            Problem(
+                f"{path.name} lacks the column(s) {', '.join(missing)}",
+                path.name,
+                "column",
+                missing[0],
+            )
+        ]
     frame = frame[list(table.fields)]
     for col in table.fields:
         cells = frame[col]
@@ -297,11 +349,25 @@ def load_frame(out: Path | str, table: Table) -> tuple[Any, list[str]]:
                 bad = numbers.isna() & ~empty & (cells.astype(str).str.lower() != "nan")
                 if bad.any():
                     i = int(bad.to_numpy().argmax())
-                    return None, [f"{path.name} line {i + 2}: column {col!r} holds {cells[i]!r}"]
+                    return None, [
+                        Problem(
+                            f"{path.name} line {i + 2}: column {col!r} holds {cells[i]!r}",
+                            path.name,
+                            "not_a_number",
+                            col,
+                        )
+                    ]
                 frame[col] = numbers
         if col not in table.optional and empty.any():
             i = int(empty.to_numpy().argmax())
-            return None, [f"{path.name} line {i + 2}: column {col!r} is empty"]
+            return None, [
+                Problem(
+                    f"{path.name} line {i + 2}: column {col!r} is empty",
+                    path.name,
+                    "empty_cell",
+                    col,
+                )
+            ]
     return frame, []
 
 

@@ -21,6 +21,7 @@ from labcore.experiments.explore_integration_findings import (
 )
 from labcore.figures.style import color_of, empty_figure, label_of, style_figure, wrap_tick
 from labcore.findings import load_summary
+from labcore.render import term
 
 MEASURE_NAMES = {
     "phi": "Φ_E (whole minus sum)",
@@ -196,7 +197,7 @@ def monotonicity_table(tables: IntegrationTables | None) -> go.Figure:
         i, j = keys.index((t.measure, t.signal, t.variant)), columns.index(t.test)
         value, label = OUTCOME_STYLE.get(t.outcome, (0.7, t.outcome))
         if t.by_construction and t.outcome != "undefined":
-            value, label = 0.55, f"{label}<br>(by construction)"
+            value, label = 0.55, f"{label}<br>({term('by_construction').name})"
         z[i, j], text[i][j] = value, label
     rows = [f"{MEASURE_NAMES.get(m, m)} · {s} · {v}" for m, s, v in keys]
     header = [f"{c}: {MONOTONICITIES[c]}" for c in columns]

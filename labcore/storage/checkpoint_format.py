@@ -133,22 +133,6 @@ class StoredConfigError(ValueError):
         self.kind, self.field = kind, field
 
 
-class Problem(str):
-    """One problem found in a checkpoint directory: its sentence (a ``str``), with ``name`` (the
-    checkpoint or file it is about) and ``kind`` (one of :data:`CHECKPOINT_REFUSALS`, or
-    ``"entry"`` for a malformed manifest entry, ``"journal"`` for a killed save's journal) for a
-    caller that reads the record rather than the sentence."""
-
-    name: str
-    kind: str
-
-    def __new__(cls, text: str, name: str, kind: str) -> Problem:
-        """The sentence ``text`` about ``name``, of ``kind``."""
-        problem = super().__new__(cls, text)
-        problem.name, problem.kind = name, kind
-        return problem
-
-
 CHECKPOINT_REFUSALS = (
     "unsafe_name",  # a task or kind that could name a path
     "name",  # a seed, mode or episode count that cannot make a name

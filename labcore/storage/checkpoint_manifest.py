@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from labcore import LabWarning
+from labcore.findings import Problem
 from labcore.io import atomic_write, directory_lock, read_json, write_json
 from labcore.io import sha256_of as sha256_of  # re-export: the manifest's "sha256"
 from labcore.storage.checkpoint_container import read_json_xz, xz_compress
@@ -31,7 +32,6 @@ from labcore.storage.checkpoint_format import (
     SUFFIX,
     SUFFIXES,
     CheckpointError,
-    Problem,
     _Hashes,
     _hashes_of,
     _is_int,

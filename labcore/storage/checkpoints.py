@@ -38,6 +38,7 @@ from pathlib import Path
 from safetensors.torch import save as safetensors_save
 
 from labcore.agents.plain import PlainGRUPolicy
+from labcore.findings import Problem
 from labcore.io import atomic_write, directory_lock, open_regular_file, read_bounded, write_json
 from labcore.storage.checkpoint_container import planed, read_xz_bounded, xz_compress
 from labcore.storage.checkpoint_format import (
@@ -51,7 +52,6 @@ from labcore.storage.checkpoint_format import (
     SUFFIXES,
     CheckpointError,
     Network,
-    Problem,
     StoredConfig,
     _check_name_part,
     _Hashes,

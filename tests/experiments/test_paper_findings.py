@@ -142,8 +142,9 @@ def test_a_hypothesis_is_a_finding_with_an_outcome():
         None,
     )
     assert (f.interval.low, f.interval.high) == (0.21, 0.41)
-    built = PF.hypothesis_finding({**entry, "by_construction": "the wiring fixes it"})
-    assert built.flag("by_construction").note == "the wiring fixes it"
+    why = "the wiring fixes it"  # a reason typed once in the hypotheses' table, carried as it is
+    built = PF.hypothesis_finding({**entry, "by_construction": why})
+    assert built.flag("by_construction").note == why
 
 
 def test_the_answer_counts_evidence_apart_and_names_the_dissociations():
@@ -190,7 +191,7 @@ def test_rows_read_back_into_the_pipelines_results():
     ]
     assert l75_cell(l75["e3.l75.b1"]) == "> 0.5" and rows["seed_values"][1]["value"] == "nan"
     assert figures_json(rows, ["e3"], [0, 1], 2, 6)["e3"]["points"][0]["dpci"] is None
-    with pytest.raises(ValueError, match="does not list"):
+    with pytest.raises(ValueError, match=r"\be3\b\D+\b1\b"):  # names the row: e3, seed 1
         PF.seed_results(rows, PaperConfig(seeds=(0,), experiments=("e3",)))
 
 
@@ -220,8 +221,9 @@ def test_the_answer_is_filled_from_the_findings_within_its_word_limits(bundled):
 def test_the_counts_sentence_counts_the_findings(bundled):
     split = evidence_split(bundled.findings)
     counts = render.macro(bundled, "counts")
-    assert counts.startswith(f"{len(bundled.findings)} claims: as evidence ")
-    assert f"counted apart {sum(split['apart'].values())} " in counts
+    tokens = counts.split()
+    assert tokens[0] == str(len(bundled.findings))  # every claim counted
+    assert tokens[tokens.index("apart") + 1] == str(sum(split["apart"].values()))
     for verdict, n in split["evidence"].items():
         assert (f"{n} {verdict}" in counts) == bool(n), verdict
 
