@@ -310,12 +310,18 @@ class Problem(str):
         return problem
 
 
-def validation_sentences(exc: ValidationError, name: str, limit: int = 3) -> list[Problem]:
-    """A pydantic error as at most ``limit`` sentences naming the field (and how many more)."""
+def validation_sentences(
+    exc: ValidationError, name: str, limit: int = 3, *, file: str = "", at: str = ""
+) -> list[Problem]:
+    """A pydantic error as at most ``limit`` sentences naming the field (and how many more); each
+    a :class:`Problem` about ``file`` (default ``name``) whose field is ``at`` + the field."""
     errors = exc.errors()
     out = [
         Problem(
-            f"{name}: {_where(e['loc'])}: {e['msg'].rstrip('.')}", name, "invalid", _where(e["loc"])
+            f"{name}: {_where(e['loc'])}: {e['msg'].rstrip('.')}",
+            file or name,
+            "invalid",
+            at + _where(e["loc"]),
         )
         for e in errors[:limit]
     ]
@@ -323,7 +329,7 @@ def validation_sentences(exc: ValidationError, name: str, limit: int = 3) -> lis
         out.append(
             Problem(
                 f"{name}: {len(errors) - limit} more field(s) are not as the contract says",
-                name,
+                file or name,
                 "invalid",
             )
         )
@@ -420,7 +426,9 @@ def load_summary(
         try:
             out.tables = tables.model_validate(summary.tables)
         except ValidationError as exc:
-            out.problems += validation_sentences(exc, f"{SUMMARY} tables")
+            out.problems += validation_sentences(
+                exc, f"{SUMMARY} tables", file=SUMMARY, at="tables."
+            )
             return out
     out.summary = summary
     for name, digest in summary.files.items():

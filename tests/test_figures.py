@@ -17,7 +17,10 @@ from labcore.figures import (
     scorecards,
     style,
 )
+from labcore.figures.marks import CROSSED
+from labcore.figures.style import label_of
 from labcore.paper_claims import CLAIMS_BY_ID
+from labcore.render import UNDEFINED
 
 SEEDS = (0, 1, 2)
 
@@ -255,7 +258,7 @@ def test_trial_curves_drop_undecided_and_missing_confidence(trials):
 
 def test_fig1b_roc_curves_reach_corners_and_show_paper(trials, seed_values):
     fig = paper_e1.fig1b_type2_roc(trials, seed_values)
-    assert "chance (diagonal; AUROC 0.5)" in names(fig)
+    assert any(list(t.x) == [0, 1] and list(t.y) == [0, 1] for t in fig.data)  # the diagonal
     roc = [t for t in fig.data if t.name and t.name.startswith("self-model on (AUROC")]
     assert len(roc) == 1
     assert (roc[0].x[0], roc[0].y[0]) == (0, 0) and (roc[0].x[-1], roc[0].y[-1]) == (1, 1)
@@ -267,22 +270,25 @@ def test_type2_roc_figure_pooled_without_seed_values():
     correct = np.array([1, 1, 0, 0, 1, 0], bool)
     conf = np.array([0.9, 0.8, 0.3, 0.2, 0.7, 0.6])
     fig = live.type2_roc_figure({"intact": (correct, conf)}, paper_auroc=0.92)
-    assert "ours (pooled trials)" in names(fig)
-    assert traces_named(fig, "ours (pooled trials)")[0].y[0] == pytest.approx(1.0)
+    assert traces_named(fig, live.POOLED)[0].y[0] == pytest.approx(1.0)
     assert ys_of(fig, style.PAPER) == [0.92]
 
 
 def test_calibration_and_histogram_and_risk_coverage(trials):
     curves = paper_e1.trial_curves(trials)
     fig = paper_e1.fig1c_calibration(trials)
-    assert "perfect calibration" in names(fig) and "self-model zeroed" in names(fig)
+    assert {live.PERFECT_CALIBRATION, label_of("self_off")} <= set(names(fig))
     pt = traces_named(fig, style.PAPER)[0]
     assert (pt.x[0], pt.y[0]) == (paper("e1.confidence.self_off"), paper("e1.accuracy.self_off"))
-    zeroed = traces_named(fig, "self-model zeroed")[0]
+    zeroed = traces_named(fig, label_of("self_off"))[0]
     assert len(zeroed.x) == 1  # a constant confidence collapses to one bin
     hist = live.confidence_histogram(curves, paper_marks={"self_off": 0.54})
-    assert names(hist).count("correct trials") == 2 and names(hist).count("wrong trials") == 2
-    assert [a.text for a in hist.layout.annotations][:2] == ["self-model on", "self-model zeroed"]
+    groups = [t.legendgroup for t in hist.data if t.type == "bar"]
+    assert groups.count("correct") == 2 and groups.count("wrong") == 2  # a pair per condition
+    assert [a.text for a in hist.layout.annotations][:2] == [
+        label_of("self_on"),
+        label_of("self_off"),
+    ]
     assert ys_of(hist, style.PAPER) == [0.0] and list(traces_named(hist, style.PAPER)[0].x) == [
         0.54
     ]
@@ -323,8 +329,10 @@ def test_fig2b_three_panels_and_both_chance_levels(capacity):
 
 def test_fig2c_masking_mean_over_seeds_and_onsets():
     fig = paper_e2.fig2c_masking_traces(MASKING)
-    assert {"4 slots", "2 slots", "bus off (0 slots)"} <= set(names(fig))
-    assert list(traces_named(fig, "4 slots")[0].y) == pytest.approx([0, 0.8, 0.6, 0.4, 0.1, -0.2])
+    assert {label_of("k4"), label_of("k2"), label_of("k0")} <= set(names(fig))
+    assert list(traces_named(fig, label_of("k4"))[0].y) == pytest.approx(
+        [0, 0.8, 0.6, 0.4, 0.1, -0.2]
+    )
     vlines = sorted(s.x0 for s in fig.layout.shapes if s.x0 == s.x1 and s.x0 is not None)
     assert vlines == [0, 1, 2, 3, 4]  # two cues, then 3 masks from step 0 + soa
     # The paper's 0.78 is a different measure ("not comparable"): it must not be drawn beside ours.
@@ -341,7 +349,7 @@ def test_gbi_not_defined_panel_abs_panel_and_ignition(seed_values):
     fig = paper_e2.gbi_and_ignition_by_capacity(seed_values)
     text = annotation_texts(fig)
     # the paper's equation has no finite value on signed couplings: a note, never a bar
-    assert "not defined here" in text and "undefined" in text
+    assert UNDEFINED in text and "undefined" in text
     assert "-50" not in text and -50.0 not in ys_of(fig, style.OURS)
     assert 0.5 in ys_of(fig, style.OURS)  # the |cosine| reading is drawn
     assert paper("e2.gbi.k4") in ys_of(fig, style.PAPER) and paper("e2.ignition.k4") in ys_of(
@@ -351,7 +359,7 @@ def test_gbi_not_defined_panel_abs_panel_and_ignition(seed_values):
 
 def test_dnrs_by_scale(seed_values):
     fig = paper_e2.dnrs_by_scale(seed_values)
-    assert "ours: primary cue (the paper's)" in names(fig)
+    assert f"ours: {paper_e2.PRIMARY_CUE}" in names(fig)
     assert paper("e2.dnrs.scale_0") in ys_of(fig, style.PAPER) and paper(
         "e2.dnrs.scale_1"
     ) in ys_of(fig, style.PAPER)
@@ -383,7 +391,7 @@ def test_left_censored_is_triangle_down(seed_values):
     fig = paper_e3.fig3a_l75(seed_values, agents=("a0",))
     down = [t for t in fig.data if t.marker.symbol == "triangle-down"]
     assert down and set(down[0].y) == {0.0}
-    assert not traces_named(fig, "ours: mean ± SD of seeds that crossed")
+    assert not traces_named(fig, CROSSED)
 
 
 def test_fig3b_pearson_r_matches_numpy_and_flags_constant_auroc(points):
@@ -397,15 +405,15 @@ def test_fig3b_pearson_r_matches_numpy_and_flags_constant_auroc(points):
     assert math.isnan(reg.y[2])  # AUROC constant 0.5: r undefined
     assert reg.y[3] == 0.3
     assert "undefined" in annotation_texts(fig)
-    assert any("exploratory, post hoc" in n for n in names(fig) if n)
+    assert any(paper_e3.EXPLORATORY in n for n in names(fig) if n)
     assert math.sqrt(paper("e3.composite.r2_gbi")) in ys_of(fig, style.PAPER)
     assert paper("e3.composite.r_loo_full") in ys_of(fig, style.PAPER)
 
 
 def test_fig3c_titration_marks_threshold_chance_and_l75(titration, seed_values):
     fig = paper_e3.fig3c_titration(titration, seed_values, agents=("b1", "b2"))
-    assert {"B1 (workspace, GWT)", "B2 (policy reads z_self)"} <= set(names(fig))
-    b1 = traces_named(fig, "B1 (workspace, GWT)")[0]
+    assert {label_of("b1"), label_of("b2")} <= set(names(fig))
+    b1 = traces_named(fig, label_of("b1"))[0]
     assert list(b1.y) == pytest.approx([1.0, 0.6, 0.3, 0.2])  # workspace rows, not the carrier ones
     ys = hline_ys(fig)
     assert 0.75 in ys and pytest.approx(1 / 7) in ys
@@ -418,7 +426,7 @@ def test_fig3c_titration_marks_threshold_chance_and_l75(titration, seed_values):
 
 def test_titration_figure_accepts_single_curves_and_strings():
     fig = live.titration_figure({"mine": ([0, 0.5], [1.0, 0.9])}, {"mine": "> 0.5"})
-    assert names(fig) == ["mine", "L75 (ours)"]
+    assert names(fig) == ["mine", live.L75_OURS]
 
 
 def test_fig4_two_panels_with_hot_only(seed_values):
@@ -433,11 +441,7 @@ def test_fig4_two_panels_with_hot_only(seed_values):
 def test_table3_pci(seed_values):
     fig = paper_e3.table3_pci(seed_values)
     table = next(t for t in fig.data if t.type == "table")
-    assert list(table.cells.values[0]) == [
-        "A0 (feed-forward)",
-        "A1 (recurrent)",
-        "B1 (workspace, GWT)",
-    ]
+    assert list(table.cells.values[0]) == [label_of(k) for k in ("a0", "a1", "b1")]
     assert any(str(paper("e3.pci_a.a0")) in c for c in table.cells.values[1])
     assert "0.2 ± 0" in table.cells.values[3][0]
     for a in ("a0", "a1", "b1"):

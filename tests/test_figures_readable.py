@@ -46,7 +46,7 @@ def test_workspace_heatmap_tracks_fills_and_overwrites():
             j = {0: 0, 1: 1, 4: 0}[t]  # the mask overwrites slot 0 (bus full)
             slots[t, j], occ[t, j] = rng.normal(size=d), True
     fig = episode.workspace_heatmap(slots, occ, kinds, report_steps=[8, 9], highlight_step=4)
-    assert names(fig) == ["slot contents", "activations"]
+    assert [t.type for t in fig.data] == ["heatmap", "heatmap"]  # the slots, and the activations
     z = np.asarray(fig.data[0].z)
     labels = list(fig.data[0].colorbar.ticktext)
     holds = [[labels[int(c)] for c in row] for row in z]
@@ -59,7 +59,7 @@ def test_action_probabilities_and_timeline():
     fig = episode.action_probabilities(
         np.array([0.1, 0.6, 0.3]), chosen=1, expert=2, labels=["a", "b", "c"]
     )
-    assert names(fig) == ["probability", "expert's action"]
+    assert [t.type for t in fig.data] == ["bar", "scatter"]  # the probabilities, the expert's star
     assert pytest.approx(1 / 3) in hline_ys(fig)
     assert fig.data[0].marker.color[1] == style.PALETTE["b1"]
     tl = episode.internal_state_timeline(
@@ -120,7 +120,7 @@ def test_missing_input_gives_a_note_not_an_exception(name):
     fig = EMPTY_CALLS[name]()
     assert isinstance(fig, go.Figure)
     assert len(fig.data) == 0
-    assert annotation_texts(fig).startswith("Not available: ")
+    assert annotation_texts(fig).startswith(f"{style.NOT_AVAILABLE}: ")
 
 
 @pytest.mark.parametrize(
@@ -191,15 +191,13 @@ def test_action_axis_names_the_actions_per_task():
             labels, axis = episode.action_axis(task, kind)
             fig = episode.action_probabilities(probs, 0, 1, labels, axis_title=axis)
             assert list(fig.data[0].x) == list(names_)  # the bars' tick text
-            assert (
-                word in fig.layout.xaxis.title.text
-                and f"agent chose: {names_[0]}" in fig.layout.xaxis.title.text
-            )
+            title = fig.layout.xaxis.title.text
+            assert word in title and title.endswith(names_[0])  # what it reports, and the choice
     walk, axis = episode.action_axis(WAGERING, StepKind.ORDINARY)
-    assert walk[:3] == ["turn left", "turn right", "move forward"] and "red" not in walk
+    assert walk[:3] == list(episode.MOVE_NAMES[:3]) and "red" not in walk
     wager, axis = episode.action_axis(WAGERING, StepKind.WAGER)
-    assert wager[3].startswith("bet") and all(
-        w.startswith("opt out") for i, w in enumerate(wager) if i != 3
+    assert wager[3].startswith(episode.BET) and all(
+        w.startswith(episode.OPT_OUT) for i, w in enumerate(wager) if i != 3
     )
 
 
@@ -214,8 +212,7 @@ def test_the_wager_text_and_curve_show_the_value_the_bet_followed(wager_trace):
     # the rollout bet on this value (trace.outcome), and the action at the wager step follows it
     assert reading.confidence == pytest.approx(float(tr.outcome["confidence"][0]))
     assert (
-        reading.bet == (tr.action[0, wager_step] == BET_ACTION)
-        and reading.source == "confidence head"
+        reading.bet == (tr.action[0, wager_step] == BET_ACTION) and reading.source == episode.HEAD
     )
     # the head's output at the wager step itself is a different number (the old text/curve mismatch)
     assert f"{tr.confidence[0, wager_step]:.2f}" != f"{reading.confidence:.2f}"
@@ -223,7 +220,7 @@ def test_the_wager_text_and_curve_show_the_value_the_bet_followed(wager_trace):
     assert (
         f"{reading.confidence:.2f}" in text
         and f"step {reading.step}" in text
-        and "confidence head" in text
+        and reading.source in text
     )
     curve = episode.internal_state_timeline(
         tr.confidence[0, :n], np.ones(n), highlight_step=wager_step, decision_step=reading.step
@@ -231,7 +228,9 @@ def test_the_wager_text_and_curve_show_the_value_the_bet_followed(wager_trace):
     (marker,) = traces_named(curve, "confidence read at the choice point")
     assert list(marker.x) == [reading.step] and f"{marker.y[0]:.2f}" == f"{reading.confidence:.2f}"
     bar = episode.wager_figure(reading)
-    assert bar.data[0].x[0] == reading.confidence and "bet above 0.5" in bar.layout.xaxis.title.text
+    axis = bar.layout.xaxis.title.text
+    assert bar.data[0].x[0] == reading.confidence and reading.source in axis
+    assert f"{episode.BET_THRESHOLD:g}" in axis  # the threshold it is split at
     assert {a.text.replace("<b>", "").replace("</b>", "") for a in bar.layout.annotations} == {
         "bet",
         "opt out",
@@ -243,12 +242,10 @@ def test_an_agent_without_a_confidence_head_is_read_on_its_max_softmax(wager_tra
 
     blind = replace(wager_trace, confidence=np.full_like(wager_trace.confidence, np.nan))
     reading = episode.wager_reading(blind)
-    assert reading.source == "max softmax probability"
+    assert reading.source == episode.MAX_SOFTMAX
     assert reading.confidence == pytest.approx(float(blind.probs[0, reading.step].max()))
     wager_step = int(blind.valid[0].sum()) - 1
-    assert "max softmax probability at the choice point" in episode.step_caption(
-        blind, wager_step, 0.0
-    )
+    assert episode.MAX_SOFTMAX in episode.step_caption(blind, wager_step, 0.0)
 
 
 def test_titles_are_not_wrapped_under_40_characters_and_every_registry_title_fits():
@@ -292,9 +289,10 @@ def test_neighbouring_empty_groups_share_one_note(seed_values):
     fig = paper_e2.gbi_and_ignition_by_capacity(seed_values)
     texts = [a.text.replace("<br>", " ") for a in fig.layout.annotations]
     assert (
-        sum("not defined here" in t for t in texts) == 1
+        sum(UNDEFINED in t for t in texts) == 1
     )  # five empty bars, one note (was five, overlapping)
-    assert style.wrap_tick("composite<br>(leave-one-out r)") == "composite<br>(leave-one-out r)"
+    wrapped = "composite<br>(leave-one-out r)"
+    assert style.wrap_tick(wrapped) == wrapped  # a tick already wrapped stays as it is
 
 
 def test_the_radar_names_its_clusters_and_the_diagram_uses_large_type():
@@ -337,8 +335,8 @@ def test_fcs_plane_keeps_neighbours_names_apart_and_notes_the_zero_systems():
     ]
     fig = scorecards.fcs_plane(pts)
     (ref,) = traces_named(fig, "reference")
-    assert len(set(ref.textposition[:3])) == 3 and ref.textposition[3] == "top center"
-    assert "lab B1" in fig.layout.title.subtitle.text  # R = 0: named, not drawn
+    assert len(set(ref.textposition[:3])) == 3 and ref.textposition[3] == scorecards.ALONE
+    assert pts[-1]["name"] in fig.layout.title.subtitle.text  # R = 0: named, not drawn
     assert (
         fig.layout.xaxis.dtick == 1 and fig.layout.yaxis.dtick == 1
     )  # decades, no crowded minor labels

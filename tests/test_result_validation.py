@@ -86,7 +86,7 @@ def test_an_invalid_finding_or_table_is_one_sentence_naming_the_field(result_set
     edit_summary(result_set, lambda d: d["tables"]["values"].update({"x": "high"}))
     res = load_results(result_set)
     assert res.tables is None
-    assert ("summary.json tables", "invalid", "values.x") in problems_of(res)
+    assert ("summary.json", "invalid", "tables.values.x") in problems_of(res)
 
 
 @needs_bundled

@@ -32,6 +32,12 @@ from labcore.figures.style import (
 from labcore.measures import cue_kinds
 from labcore.rollout import Trace
 
+BET, OPT_OUT = "bet", "opt out"
+"""The wager's two choices, as the figures name them."""
+HEAD, MAX_SOFTMAX = "confidence head", "max softmax probability"
+"""What a wager reads (:attr:`WagerReading.source`): the confidence head, or for an agent without
+one the policy's largest probability."""
+
 BET_THRESHOLD = 0.5
 """The wager rule of paper sec. 4.2 as :func:`labcore.rollout.rollout` applies it: bet if the
 confidence read at the choice point is above 0.5, else opt out."""
@@ -59,9 +65,9 @@ def action_axis(task_id: str, step_kind: int) -> tuple[list[str], str]:
         if step_kind == StepKind.WAGER:
             return (
                 [
-                    f"bet ({ACTION_NAMES[a]})"
+                    f"{BET} ({ACTION_NAMES[a]})"
                     if a == BET_ACTION
-                    else f"opt out ({ACTION_NAMES[a]})"
+                    else f"{OPT_OUT} ({ACTION_NAMES[a]})"
                     for a in range(len(ACTION_NAMES))
                 ],
                 "wager (the confidence decides, not these bars)",
@@ -106,13 +112,13 @@ def wager_reading(trace: Trace, episode: int = 0) -> WagerReading:
     """
     at = np.flatnonzero(trace.valid[episode] & (trace.step_kind[episode] == StepKind.REPORT_1))
     if at.size == 0:
-        return WagerReading(-1, float("nan"), "confidence head", False)
+        return WagerReading(-1, float("nan"), HEAD, False)
     step = int(at[0])
     head = float(trace.confidence[episode, step])
     if np.isfinite(head):
-        value, source = head, "confidence head"
+        value, source = head, HEAD
     else:
-        value, source = float(trace.probs[episode, step].max()), "max softmax probability"
+        value, source = float(trace.probs[episode, step].max()), MAX_SOFTMAX
     return WagerReading(step, value, source, bool(value > BET_THRESHOLD))
 
 
@@ -403,7 +409,7 @@ def wager_figure(reading: WagerReading, title: str = "The wager: bet or opt out?
         return empty_figure(
             title, "the agent never reached the choice point, so no confidence was read"
         )
-    chosen = "bet" if reading.bet else "opt out"
+    chosen = BET if reading.bet else OPT_OUT
     fig = go.Figure(
         go.Bar(
             x=[reading.confidence],
@@ -417,7 +423,7 @@ def wager_figure(reading: WagerReading, title: str = "The wager: bet or opt out?
             hovertemplate=f"{reading.source} at step {reading.step}: %{{x:.3f}}<extra></extra>",
         )
     )
-    for x0, x1, name in ((0.0, BET_THRESHOLD, "opt out"), (BET_THRESHOLD, 1.0, "bet")):
+    for x0, x1, name in ((0.0, BET_THRESHOLD, OPT_OUT), (BET_THRESHOLD, 1.0, BET)):
         fig.add_vrect(
             x0=x0,
             x1=x1,

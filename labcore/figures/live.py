@@ -45,6 +45,13 @@ from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.render import chance, finite, fmt, paper_text
 from labcore.storage.formatting import parse_l75
 
+POOLED = "ours (pooled trials)"
+"""A Type-2 ROC figure's marker of our AUROC over the pooled trials (without seed values)."""
+PERFECT_CALIBRATION = "perfect calibration"
+"""The calibration diagram's diagonal."""
+L75_OURS = "L75 (ours)"
+"""The titration figure's marks of our L75 values."""
+
 
 def type2_roc_figure(
     curves: Mapping[str, tuple[Any, Any]] | None,
@@ -147,7 +154,7 @@ def type2_roc_figure(
                 x=list(range(len(keys))),
                 y=aurocs,
                 mode="markers",
-                name="ours (pooled trials)",
+                name=POOLED,
                 marker={
                     "size": 13,
                     "symbol": "square",
@@ -250,7 +257,7 @@ def calibration_figure(
             x=[0, 1],
             y=[0, 1],
             mode="lines",
-            name="perfect calibration",
+            name=PERFECT_CALIBRATION,
             line={"dash": "dash", "color": PALETTE["chance"]},
             hoverinfo="skip",
         )
@@ -599,7 +606,7 @@ def titration_figure(
                 x=[p[0] for p in pts],
                 y=[L75_THRESHOLD] * len(pts),
                 mode="markers",
-                name="L75 (ours)",
+                name=L75_OURS,
                 marker={
                     "symbol": [p[1] for p in pts],
                     "size": 14,

@@ -38,6 +38,9 @@ from labcore.render import finite, fmt, paper_text
 from labcore.stats import seed_summary
 from labcore.storage.formatting import format_l75, parse_l75
 
+CROSSED = "ours: mean ± SD of seeds that crossed"
+"""The L75 marks' mean of the seeds whose L75 is not censored."""
+
 
 def seed_numbers(seed_values: pd.DataFrame | None, key: str) -> tuple[np.ndarray, np.ndarray]:
     """(seeds, values) of one key, numeric and finite only, sorted by seed."""
@@ -308,7 +311,7 @@ def add_l75_groups(
                 x=mx,
                 y=my,
                 mode="markers",
-                name="ours: mean ± SD of seeds that crossed",
+                name=CROSSED,
                 legendgroup="ours",
                 showlegend=legend,
                 error_y={"type": "data", "array": msd, "visible": True, "color": "#333"},

@@ -37,6 +37,9 @@ from labcore.figures.style import (
 )
 from labcore.render import fmt
 
+PRIMARY_CUE = "primary cue (the paper's)"
+"""ΔNRS of the primary cue, the paper's measure (the secondary cue's is auxiliary)."""
+
 B1_SLOTS = AGENT_KINDS["b1"].n_slots
 """Slots of the E2 agent (the capacity axis of these figures)."""
 
@@ -256,7 +259,7 @@ def dnrs_by_scale(seed_values: pd.DataFrame | None) -> go.Figure:
     title = "ΔNRS: is the cue decodable before any report? (by workspace capacity)"
     scales = ("0", "0.25", "0.5", "0.75", "1")
     series = (
-        ("e2.dnrs", "primary cue (the paper's)", "#1f77b4"),
+        ("e2.dnrs", PRIMARY_CUE, "#1f77b4"),
         ("e2.dnrs_secondary", "secondary cue (auxiliary)", "#9ecae1"),
     )
     if not any(

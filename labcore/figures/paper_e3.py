@@ -45,6 +45,9 @@ from labcore.paper_claims import l75_key
 from labcore.render import finite, fmt, paper_text
 from labcore.storage.formatting import l75_point, seed_raw
 
+EXPLORATORY = "exploratory, post hoc"
+"""How a figure names an analysis that was not registered."""
+
 # --------------------------------------------------------------------------- E3
 
 
@@ -143,7 +146,7 @@ def fig3b_marker_correlations(
     sets = (
         ("registered: OOD gap (longer delay)", "ood_gap", 1, PALETTE["registered"], ""),
         (
-            "exploratory, post hoc: overflow shift (GBI on |cosine|)",
+            f"{EXPLORATORY}: overflow shift (GBI on |cosine|)",
             "ood_gap_overflow",
             2,
             PALETTE["exploratory"],

@@ -23,6 +23,9 @@ from labcore.findings import Finding
 from labcore.render import findings_table
 from labcore.scorecards.tables import CLUSTER_BY_ID
 
+ALONE = "top center"
+"""Where the name of a point without close neighbours goes (plotly's textposition)."""
+
 
 def osmd_radar(
     systems: Mapping[str, Sequence[Any]], *, title: str = "Self-model density by cluster"
@@ -223,7 +226,7 @@ def label_positions(points: Sequence[Mapping[str, Any]], near: float = 0.5) -> l
             if j != i and abs(px - x) < near and abs(py - y) < near
         ]
         if not nb or all((y, x) > (py, px) for px, py in nb):
-            out.append("top center")
+            out.append(ALONE)
         elif all((y, x) < (py, px) for px, py in nb):
             out.append("bottom center")
         else:

@@ -150,6 +150,8 @@ _FALLBACK_COLOURS = (
 TEMPLATE = "plotly_white"
 FONT = {"family": "Helvetica, Arial, sans-serif", "size": 14}
 OURS = "ours (mean ± SD over seeds)"
+NOT_AVAILABLE = "Not available"
+"""How a figure without its input begins its one note (:func:`empty_figure`)."""
 SEEDS = "seeds"
 PAPER = "paper"
 PAPER_BOUND = "paper (lower bound)"
@@ -229,7 +231,7 @@ def empty_figure(title: str, message: str) -> go.Figure:
     """
     fig = go.Figure()
     fig.add_annotation(
-        text=f"Not available: {message}",
+        text=f"{NOT_AVAILABLE}: {message}",
         x=0.5,
         y=0.5,
         xref="paper",

@@ -77,6 +77,10 @@ class SubjectMarkers(BaseModel):
         How the confidence became ratings (module docstring); "none": a single level, no fit.
     notes : tuple of str
         Why a value is undefined, or why to read it with care.
+    cautions : tuple of str
+        What each note is about, one kind per note: ``"few_trials"``, ``"constant_confidence"``,
+        ``"own_scale"`` (calibration needs a probability), or an undefined marker's reason
+        (:attr:`labcore.UndefinedMetricWarning.reason`, ``"warning"`` when it names none).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -91,6 +95,7 @@ class SubjectMarkers(BaseModel):
     n_ratings: int = 0
     rating_rule: RatingRule = "none"
     notes: tuple[str, ...] = ()
+    cautions: tuple[str, ...] = ()
 
     def row(self) -> dict[str, object]:
         """The record as a row of :data:`MARKER_COLUMNS`."""
@@ -107,17 +112,27 @@ def rating_levels(confidence: ArrayLike) -> NDArray[np.float64] | None:
     return levels if len(levels) <= MAX_RATING_LEVELS else None
 
 
+def _warned(caught: list, notes: list[str], cautions: list[str]) -> None:
+    """The lab's warnings of a computation as notes, each with its kind."""
+    for w in caught:
+        if issubclass(w.category, LabWarning):
+            notes.append(str(w.message))
+            cautions.append(getattr(w.message, "reason", None) or "warning")
+
+
 def _fit(
     stimulus: NDArray[np.int8],
     response: NDArray[np.int8],
     confidence: NDArray[np.float64],
     levels: NDArray[np.float64] | None,
     notes: list[str],
+    cautions: list[str],
 ) -> tuple[float, float, float, int, RatingRule]:
     """(meta-d', d', M-ratio, ratings, rule) of one subject; nan with a note when undefined."""
     nan = float("nan")
     if levels is not None and len(levels) < 2:
         notes.append("the confidence never changes, so meta-d' cannot be fitted")
+        cautions.append("constant_confidence")
         return nan, nan, nan, 0, "none"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LabWarning)
@@ -132,7 +147,7 @@ def _fit(
                 stimulus, response, ratings, n_ratings=len(levels), binning="none"
             )
             n_ratings, rule = len(levels), "levels"
-    notes.extend(str(w.message) for w in caught if issubclass(w.category, LabWarning))
+    _warned(caught, notes, cautions)
     return result.meta_d_prime, result.d_prime, result.m_ratio, n_ratings, rule
 
 
@@ -178,22 +193,25 @@ def markers_of(
     conf = np.asarray(confidence, dtype=np.float64)
     correct = stim == resp
     notes: list[str] = []
+    cautions: list[str] = []
     low, _ = trial_band()
     if len(stim) < low:
         notes.append(
             f"{len(stim)} trials, fewer than the {low} Rahnev (2025) recommends per person: "
             "meta-d' and the M-ratio are noisy"
         )
+        cautions.append("few_trials")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LabWarning)
         auroc = type2_auroc(correct, conf)
-    notes.extend(str(w.message) for w in caught if issubclass(w.category, LabWarning))
-    meta_d, d_prime, m_ratio, n_ratings, rule = _fit(stim, resp, conf, levels, notes)
+    _warned(caught, notes, cautions)
+    meta_d, d_prime, m_ratio, n_ratings, rule = _fit(stim, resp, conf, levels, notes, cautions)
     calibration = None
     if probability:
         calibration = expected_calibration_error(correct, conf)
     else:
         notes.append("calibration needs confidence as a probability; this scale is the file's own")
+        cautions.append("own_scale")
     return SubjectMarkers(
         subject=subject,
         n_trials=len(stim),
@@ -206,6 +224,7 @@ def markers_of(
         n_ratings=n_ratings,
         rating_rule=rule,
         notes=tuple(notes),
+        cautions=tuple(cautions),
     )
 
 

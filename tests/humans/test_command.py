@@ -4,7 +4,9 @@ for a file it cannot read."""
 from __future__ import annotations
 
 import csv
+import errno
 import io
+import os
 
 import pytest
 
@@ -13,6 +15,7 @@ from labcore.humans import trials as T
 from labcore.humans.example import synthetic_example
 from labcore.humans.markers import MARKER_COLUMNS, subject_markers
 from labcore.humans.trials import read_trials
+from tests.refusals import refused
 
 
 @pytest.fixture
@@ -42,28 +45,29 @@ def test_the_format_can_be_named(example, capsys):
 
 
 @pytest.mark.parametrize(
-    ("content", "args", "says"),
+    ("content", "fmt"),
     [
-        (None, [], "cannot read the file"),
-        (b"stimulus,response,confidence\n0,0,0.9\n", [], "has 1 trials"),
-        (b"x,y\n1,2\n", [], "column 'x' is not one of"),
-        (synthetic_example(), ["--format", "lab"], "is not one of the lab format's"),
-        (b"\x89PNG\r\n\x1a\n\xff\xfe", [], "not UTF-8"),
+        (None, None),
+        (b"stimulus,response,confidence\n0,0,0.9\n", None),
+        (b"x,y\n1,2\n", None),
+        (synthetic_example(), "lab"),
+        (b"\x89PNG\r\n\x1a\n\xff\xfe", None),
     ],
     ids=["missing-file", "too-few", "wrong-columns", "wrong-format", "binary"],
 )
-def test_a_file_it_cannot_read_is_exit_2_and_one_line(tmp_path, capsys, content, args, says):
+def test_a_file_it_cannot_read_is_exit_2_and_one_line(tmp_path, capsys, content, fmt):
     path = tmp_path / "bad.csv"
     if content is not None:
         path.write_bytes(content)
+    args = ["--format", fmt] if fmt else []
     assert main(["markers", str(path), *args]) == 2
     captured = capsys.readouterr()
-    assert captured.out == ""
-    assert (
-        captured.err.count("\n") == 1
-        and captured.err.startswith("error: ")
-        and says in captured.err
-    )
+    assert captured.out == "" and captured.err.count("\n") == 1
+    if content is None:  # the operating system's reason, with the path
+        assert str(path) in captured.err and os.strerror(errno.ENOENT) in captured.err
+    else:  # the contract's own sentence for this file
+        refusal = refused(T.ContractError, T.read_trials, content, path.name, fmt)
+        assert captured.err == f"error: {refusal}\n"
 
 
 def test_a_large_file_is_refused_by_its_size_before_it_is_read(tmp_path, capsys, monkeypatch):
@@ -71,4 +75,5 @@ def test_a_large_file_is_refused_by_its_size_before_it_is_read(tmp_path, capsys,
     path = tmp_path / "big.csv"
     path.write_bytes(synthetic_example())
     assert main(["markers", str(path)]) == 2
-    assert "the lab reads at most 100" in capsys.readouterr().err
+    refusal = refused(T.ContractError, T.check_size, path.stat().st_size, path.name)
+    assert refusal.kind == "too_large" and capsys.readouterr().err == f"error: {refusal}\n"

@@ -8,6 +8,7 @@ import pytest
 
 from labcore import view_cache
 from labcore.humans.markers import SubjectMarkers
+from labcore.humans.reference import trial_band
 from labcore.humans.session import (
     SESSION_TRIALS,
     WAGERS,
@@ -18,7 +19,7 @@ from labcore.humans.session import (
     visitor_markers,
 )
 from labcore.humans.trials import read_trials
-from labcore.render import fmt
+from labcore.render import UNDEFINED, fmt
 from labcore.storage.checkpoint_format import checkpoint_file
 
 
@@ -84,7 +85,8 @@ def test_the_answer_is_rendered_from_the_numbers():
     text = answer_text(you, agent, zeroed)
     for value in (0.71, 0.82, 0.5, 0.6, 0.9):
         assert f"{fmt(value)}" in text
-    assert "not defined here" in text and "fewer than the 100" in text
+    assert UNDEFINED in text  # the visitor's undefined value, in the lab's word
+    assert f"{you.n_trials}" in text and f"{trial_band()[0]}" in text  # 50 trials, below 100
     alone = answer_text(you, None, None)
     assert "agent" not in alone and fmt(0.71) in alone
 

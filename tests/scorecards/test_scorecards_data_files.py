@@ -83,4 +83,6 @@ def test_a_corrupted_file_fails_naming_the_field(tmp_path, name, change, field, 
 def test_a_missing_field_reads_as_one_sentence(tmp_path):
     with pytest.raises(ContractError) as caught:
         load_tables(_corrupted(tmp_path, "osmd_rubric.json", _missing), OSMDTables)
-    assert str(caught.value) == "osmd_rubric.json: items[3].criteria: field required"
+    error = caught.value
+    assert (error.field, error.kind) == ("items[3].criteria", "missing")
+    assert str(error).startswith("osmd_rubric.json") and "\n" not in str(error)  # one sentence

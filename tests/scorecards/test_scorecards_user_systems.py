@@ -203,10 +203,9 @@ def test_a_bad_file_is_refused_naming_the_field(text, field, kind):
 
 def test_a_refusal_is_one_sentence_naming_the_item_and_the_field():
     error = _refusal(_with_item(behavioural=[1, 3]))
-    assert str(error) == (
-        "items[0] (HOT-2) behavioural: clauses 1 and 3 are not adjacent (a pair is k, k + 1, "
-        "like [2, 3])"
-    )
+    assert str(error).split()[:3] == ["items[0]", "(HOT-2)", "behavioural:"]  # item, then field
+    said = str(error).split(maxsplit=3)[3]  # after the item and the field
+    assert [int(n) for n in re.findall(r"\d", said)][:2] == [1, 3]  # the clauses refused
 
 
 def test_non_string_input_raises():
