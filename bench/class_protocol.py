@@ -116,13 +116,13 @@ capacity slider (B1, five seeds) and a lesson step (the noise step: its view on 
 PACES = {"stress": (0.5, 2.0), "class": (5.0, 15.0)}
 """Seconds a student thinks before each switch (uniform between the two)."""
 FAILURES = (
-    "time-out",
-    "exception shown",
-    "wrong page",
-    "media missing",
-    "unchanged",
-    "no metric",
-    "error",
+    TIME_OUT := "time-out",
+    EXCEPTION := "exception shown",
+    WRONG_PAGE := "wrong page",
+    MEDIA_MISSING := "media missing",
+    UNCHANGED := "unchanged",
+    NO_METRIC := "no metric",
+    ERROR := "error",
 )
 """Why an action failed: no ``script_finished`` in time; the page drew an exception; the page run is
 not the scenario's; a file the page links was not served (a session that is not sticky behind
@@ -191,16 +191,16 @@ def check(client: StreamlitClient, run: Run, scenario: Scenario, before: str | N
     """Why ``run`` is not a good switch (or page open, ``before`` None) of ``scenario``: a
     :data:`FAILURES` reason, or None."""
     if run.exceptions:
-        return "exception shown"
+        return EXCEPTION
     if run.page_not_found or not client.on_page(scenario.follow or scenario.path):
-        return "wrong page"
+        return WRONG_PAGE
     if run.media_missing:
-        return "media missing"
+        return MEDIA_MISSING
     shown = client.metric(scenario.metric)
     if shown is None or (before is not None and run.metric(scenario.metric) is None):
-        return "no metric"
+        return NO_METRIC
     if before is not None and shown == before:
-        return "unchanged"
+        return UNCHANGED
     return None
 
 

@@ -139,6 +139,10 @@ def _figure_html(fig: go.Figure, slug: str) -> str:
     )
 
 
+NOT_DRAWN = "could not be drawn"
+"""What the report says of a figure whose builder failed on these files."""
+
+
 def _note(text: str) -> str:
     return f'<p class="note">{html.escape(text)}</p>'
 
@@ -158,9 +162,7 @@ def _figure(spec: FigureSpec, res: ResultSet) -> dict[str, Any]:
     try:
         plot = _figure_html(spec.build(res), spec.slug)
     except Exception as exc:  # a broken input must not lose the rest of the report
-        plot = _note(
-            f"This figure could not be drawn from these files ({exc.__class__.__name__}: {exc})."
-        )
+        plot = _note(f"This figure {NOT_DRAWN} from these files ({exc.__class__.__name__}: {exc}).")
     try:
         sentences = spec.findings(res) if spec.findings else []
     except Exception as exc:
@@ -259,7 +261,7 @@ def report_context(res: ResultSet) -> dict[str, Any]:
     try:
         claims_figure = _figure_html(claims_table(claims), "claims")
     except Exception as exc:
-        claims_figure = _note(f"The claims table could not be drawn ({exc.__class__.__name__}).")
+        claims_figure = _note(f"The claims table {NOT_DRAWN} ({exc.__class__.__name__}).")
     extra = answer_context() if summary is not None and summary.study == "e4" else {}
     template_answer = (
         answer(summary, "long", **extra)

@@ -329,7 +329,13 @@ def build_file(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> Pat
 
 
 class CacheMiss(LookupError):
-    """No usable cached view: the page computes it live."""
+    """No usable cached view: the page computes it live. ``kind`` says why (``"unreadable"``,
+    ``"format"``, ``"recipe"``, ``"checkpoint"``: built from another version of the agent,
+    ``"field"``: a view lacks one, named in ``missing``)."""
+
+    def __init__(self, message: str, kind: str, missing: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.kind, self.missing = kind, tuple(missing)
 
 
 def read_cache(path: str | Path, expected: str | None = None) -> dict[str, Any]:
@@ -354,20 +360,25 @@ def read_cache(path: str | Path, expected: str | None = None) -> dict[str, Any]:
             header = json.loads(npz["__header__"].tobytes())
             data = {k: npz[k] for k in npz.files if k != "__header__"}
     except (OSError, ValueError, KeyError) as exc:
-        raise CacheMiss(f"{Path(path).name} cannot be read ({type(exc).__name__})") from None
+        raise CacheMiss(
+            f"{Path(path).name} cannot be read ({type(exc).__name__})", "unreadable"
+        ) from None
     if header.get("format") != FORMAT or header.get("version") != VERSION:
         raise CacheMiss(
             f"{Path(path).name} is {header.get('format')} v{header.get('version')}, "
-            f"not {FORMAT} v{VERSION}"
+            f"not {FORMAT} v{VERSION}",
+            "format",
         )
     if header.get("recipe") != recipe():
         raise CacheMiss(
             f"{Path(path).name} was built on {header.get('recipe')}, not the live "
-            f"budgets {recipe()}"
+            f"budgets {recipe()}",
+            "recipe",
         )
     if expected is not None and header.get("content_sha256") != expected:
         raise CacheMiss(
-            f"{Path(path).name} was built from another version of {header.get('checkpoint')}"
+            f"{Path(path).name} was built from another version of {header.get('checkpoint')}",
+            "checkpoint",
         )
     views = {}
     for key, entry in header.get("views", {}).items():
@@ -389,7 +400,9 @@ def read_cache(path: str | Path, expected: str | None = None) -> dict[str, Any]:
             s for s in (_META_SCALARS if kind == "meta" else _WS_SCALARS) if s not in scalars
         ]
         if missing:
-            raise CacheMiss(f"{Path(path).name}: view {key} lacks {', '.join(missing)}")
+            raise CacheMiss(
+                f"{Path(path).name}: view {key} lacks {', '.join(missing)}", "field", missing
+            )
         views[key] = _restore(kind, arrays, scalars, entry)
     return views
 

@@ -232,8 +232,8 @@ def test_the_wager_text_and_curve_show_the_value_the_bet_followed(wager_trace):
     assert bar.data[0].x[0] == reading.confidence and reading.source in axis
     assert f"{episode.BET_THRESHOLD:g}" in axis  # the threshold it is split at
     assert {a.text.replace("<b>", "").replace("</b>", "") for a in bar.layout.annotations} == {
-        "bet",
-        "opt out",
+        episode.BET,
+        episode.OPT_OUT,
     }
 
 

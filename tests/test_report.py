@@ -14,6 +14,8 @@ import pytest
 from labcore import render, report
 from labcore.experiments.paper_results import load_results
 from labcore.figures import registry
+from labcore.figures.registry import FIGURES
+from labcore.figures.style import NOT_AVAILABLE
 from labcore.findings import VERDICTS, evidence_split
 from labcore.paper_claims import CLAIMS_BY_ID
 
@@ -72,7 +74,7 @@ def test_every_figure_and_section_is_there(bundled_page):
     ):
         assert heading.lower() in text.lower(), heading
     assert f"python -m labcore --compute portable study paper --out {BUNDLED}" in text
-    assert "could not be drawn" not in text and "Not available" not in bundled_page
+    assert report.NOT_DRAWN not in text and NOT_AVAILABLE not in bundled_page  # every figure
 
 
 def test_claims_verdicts_and_numbers_come_from_the_files(bundled_page):
@@ -85,7 +87,7 @@ def test_claims_verdicts_and_numbers_come_from_the_files(bundled_page):
     for verdict in VERDICTS[:4]:
         assert re.search(rf"\b{split['evidence'][verdict]}\s+{re.escape(verdict)}\b", text)
     apart = sum(split["apart"].values())
-    assert re.search(rf"\b{apart} more are counted apart", text)
+    assert re.search(rf"\b{apart}\s+more\b", text)  # the findings counted apart, counted
     for item in res.tables.paper_inconsistencies:
         assert item in text
     assert render.answer(res.summary, "short") in text  # the answer, from its template
@@ -138,13 +140,13 @@ def test_e1_only_result_dir(e1_only):
     assert path == e1_only / "report.html"
     page = path.read_text(encoding="utf-8")
     text = visible_text(page)
-    assert (
-        "E2 is not part of this result set" in text and "E3 is not part of this result set" in text
-    )
-    assert "seed_values.csv is missing" in text and "e2_capacity.csv is missing" not in text
-    assert (
-        "Fig. 1b" in page and "Not available" in page
-    )  # fig1a needs seed_values.csv: a visible note
+    for experiment in ("E2", "E3"):  # a note says each is not part of this set
+        assert f'<p class="note">{experiment} ' in page
+    problems = load_results(e1_only).problems
+    assert [p.name for p in problems if p.kind == "missing"] == ["seed_values.csv"]
+    assert all(p in text for p in problems)  # each problem, said on the page
+    fig1b = next(spec for spec in FIGURES if spec.slug == "fig1b")
+    assert fig1b.title in page and NOT_AVAILABLE in page  # fig1a needs seed_values.csv: a note
     assert page.count(PLOTLY_BANNER) == 1
     assert "--set experiments=e1" in text
     for cap in captions(page):
@@ -173,7 +175,8 @@ def test_cli_and_missing_directory(tmp_path, capsys):
     small.mkdir()
     (small / "summary.json").write_text("{not json")
     assert report.main([str(small), "--out", str(out)]) == 0
-    assert "summary.json could not be read" in visible_text(out.read_text(encoding="utf-8"))
+    problem = next(p for p in load_results(small).problems if p.name == "summary.json")
+    assert problem.kind == "unreadable" and problem in visible_text(out.read_text(encoding="utf-8"))
     assert report.main([str(tmp_path / "nope")]) == 2
     with pytest.raises(FileNotFoundError):
         report.write_report(tmp_path / "nope")

@@ -48,8 +48,9 @@ SEARCHES = {
     "contains",
 }
 """Calls whose first argument is text looked for (``re.search(p, s)``, ``s.startswith(p)``)."""
-CODE = re.compile(r"\s*(python |make |git |--|-[A-Za-z]|\^?<|\||#)")
-"""How code begins: a command line, an option, markup, a Markdown table row or heading."""
+CODE = re.compile(r"\s*(python |make |git |--|-[A-Za-z]|\^?<|\||#|@)")
+"""How code begins: a command line, an option, markup, a Markdown table row or heading, a CSS
+at-rule."""
 
 
 @cache

@@ -31,7 +31,7 @@ from labcore.checks import check_choice, choice_error
 from labcore.classroom.store import Question
 from labcore.config import NOISE_MODES, SELF_MODEL_MODES, AgentConfig
 from labcore.measures import MetacognitionView, WorkspaceView
-from labcore.render import UNDEFINED, chance, finite, fmt
+from labcore.render import UNDEFINED, chance, finite, fmt, term
 
 PuzzleView = MetacognitionView | WorkspaceView
 """What a puzzle's condition measures to: E1's view (wagering) or E2's (dual task)."""
@@ -311,8 +311,19 @@ def encode(puzzle: Puzzle) -> str:
     return "".join(ALPHABET[d] for d in [*digits, *_checks(digits)])
 
 
+class CodeError(ValueError):
+    """A puzzle code refused, in one sentence for the student; ``kind`` says why: ``"length"``,
+    ``"alphabet"``, ``"check"`` (a character probably mistyped) or ``"unknown"`` (no puzzle of
+    this version of the lab)."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
 def decode(code: str) -> Puzzle:
-    """The puzzle of a code; ``ValueError`` with one sentence if it is not a valid code.
+    """The puzzle of a code; :class:`CodeError` (a ``ValueError``) with one sentence if it is
+    not a valid code.
 
     Case, spaces and dashes are ignored; I and L are read as 1, O as 0.
 
@@ -321,26 +332,37 @@ def decode(code: str) -> Puzzle:
     >>> decode("ABCDEFGH")
     Traceback (most recent call last):
     ...
-    ValueError: This puzzle code does not check out: a character is probably mistyped.
+    labcore.classroom.mystery.CodeError: This puzzle code does not check out: a character is
+    probably mistyped.
     """
     text = str(code)
     if len(text) > MAX_CODE_TEXT:
-        raise ValueError(f"A puzzle code has {CODE_LENGTH} characters; this one has {len(text)}.")
+        raise CodeError(
+            f"A puzzle code has {CODE_LENGTH} characters; this one has {len(text)}.", "length"
+        )
     text = text.strip().upper().replace("-", "").replace(" ", "").translate(_ALIASES)
     if len(text) != CODE_LENGTH:
-        raise ValueError(f"A puzzle code has {CODE_LENGTH} characters; this one has {len(text)}.")
+        raise CodeError(
+            f"A puzzle code has {CODE_LENGTH} characters; this one has {len(text)}.", "length"
+        )
     if any(c not in ALPHABET for c in text):
-        raise ValueError("A puzzle code has only digits and the letters A to Z except U.")
+        raise CodeError(
+            "A puzzle code has only digits and the letters A to Z except U.", "alphabet"
+        )
     digits = [ALPHABET.index(c) for c in text]
     if tuple(digits[_DATA_CHARS:]) != _checks(digits[:_DATA_CHARS]):
-        raise ValueError("This puzzle code does not check out: a character is probably mistyped.")
+        raise CodeError(
+            "This puzzle code does not check out: a character is probably mistyped.", "check"
+        )
     x = 0
     for d in digits[:_DATA_CHARS]:
         x = (x << 5) | d
     try:
         return _unpack(_unmix(x))
     except ValueError:
-        raise ValueError("This code is not a puzzle this version of the lab can open.") from None
+        raise CodeError(
+            "This code is not a puzzle this version of the lab can open.", "unknown"
+        ) from None
 
 
 # ---------------------------------------------------------------- markers and the reveal
@@ -360,6 +382,7 @@ class Marker:
         return UNDEFINED if not finite(value) else self.fmt.format(value)
 
 
+_BY_CONSTRUCTION = term("by_construction").name  # the glossary's word
 _WAGER = chance("wager", "percent").text
 _AUROC = chance("auroc").text
 _REPORT = chance("decision").text
@@ -518,8 +541,8 @@ def explain(
                 "does but no longer knows. "
                 "The self-model was zeroed: its confidence head then reads a constant, "
                 "so confidence is the "
-                f"same on every trial and Type-2 AUROC is exactly {_AUROC}, both by "
-                "construction. Task accuracy "
+                f"same on every trial and Type-2 AUROC is exactly {_AUROC}, both "
+                f"{_BY_CONSTRUCTION}. Task accuracy "
                 "does not move because the policy never reads the self-model."
             )
         if d == "self_scrambled":
@@ -562,7 +585,7 @@ def explain(
             f"guessing level (chance {_REPORT}): the cues reach this agent only through its "
             "workspace, so nothing "
             "arrived. The workspace was "
-            f"switched off (bus-off): slots in use {slots}, which is 0 by construction."
+            f"switched off (bus-off): slots in use {slots}, which is 0 {_BY_CONSTRUCTION}."
         )
     if d == "narrowed":
         also = (
@@ -576,7 +599,7 @@ def explain(
             f"{was('colour')}: the colour arrives first, so when a later cue or mask "
             "needs room it is the colour "
             f"that gets overwritten{also}. The workspace was narrowed to {puzzle.capacity} "
-            f"slot{'s' * (puzzle.capacity > 1)} (slots in use {slots}, by construction)."
+            f"slot{'s' * (puzzle.capacity > 1)} (slots in use {slots}, {_BY_CONSTRUCTION})."
         )
     return (
         f"The colour report ({colour}{was('colour')}) and the object report "

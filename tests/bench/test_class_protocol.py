@@ -10,6 +10,7 @@ import random
 import pytest
 
 from bench import class_protocol
+from bench import class_protocol as P
 from bench.class_protocol import (
     SCENARIOS,
     ProtocolOutcome,
@@ -88,15 +89,15 @@ def test_check_names_exceptions_wrong_pages_and_missing_metrics():
     client = ScriptedClient("http://x")
     run = client._run()
     assert check(client, run, META, None) is None
-    assert check(client, run, META, "0.85") == "unchanged"
+    assert check(client, run, META, "0.85") == P.UNCHANGED
     assert check(client, run, META, "0.50") is None
     run.exceptions.append("boom")
-    assert check(client, run, META, "0.50") == "exception shown"
-    assert check(client, client._run(), SCENARIOS["workspace"], None) == "wrong page"
+    assert check(client, run, META, "0.50") == P.EXCEPTION
+    assert check(client, client._run(), SCENARIOS["workspace"], None) == P.WRONG_PAGE
     run = client._run()
     run.media_missing = 1
-    assert check(client, run, META, "0.50") == "media missing"
-    assert check(client, Run(), META, "0.50") == "no metric"  # the switch's run drew none
+    assert check(client, run, META, "0.50") == P.MEDIA_MISSING
+    assert check(client, Run(), META, "0.50") == P.NO_METRIC  # the switch's run drew none
 
 
 def test_scenarios_give_each_student_a_seed_and_the_lesson_its_step():
@@ -128,9 +129,11 @@ def test_the_protocol_table_replaces_only_what_lies_between_its_readme_markers()
 
     text = README.read_text()
     assert text.count(PROTOCOL_BEGIN) == text.count(PROTOCOL_END) == 1
-    new = replace_between(text, PROTOCOL_BEGIN, PROTOCOL_END, "| a row |", "## unused")
+    row = "| a row |"
+    new = replace_between(text, PROTOCOL_BEGIN, PROTOCOL_END, row, "## unused")
     head, tail = text.split(PROTOCOL_BEGIN)[0], text.split(PROTOCOL_END)[1]
-    assert new == f"{head}{PROTOCOL_BEGIN}\n| a row |\n{PROTOCOL_END}{tail}"
+    assert new == f"{head}{PROTOCOL_BEGIN}\n{row}\n{PROTOCOL_END}{tail}"
     browser_table = text[text.index(BEGIN) : text.index(END)]
     assert browser_table in new  # the browser mode's table is left as it is
-    assert replace_between("x", "<a>", "</a>", "t", "## H") == "x\n\n## H\n\n<a>\nt\n</a>\n"
+    lines = replace_between("x", "<a>", "</a>", "t", "## H").split("\n")
+    assert lines == ["x", "", "## H", "", "<a>", "t", "</a>", ""]  # the heading, then the block

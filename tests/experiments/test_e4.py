@@ -28,6 +28,7 @@ from labcore.experiments.e4_study import STUDY, E4Config
 from labcore.experiments.paper_study import pipeline
 from labcore.experiments.paper_tables import E4_CURVES, E4_TRIALS
 from labcore.experiments.study import load_study, run_study
+from labcore.figures.registry import EXPERIMENT_TITLES
 from labcore.findings import Flag, Interval, StudySummary, evidence_split, load_summary
 from labcore.measures import MetacognitionView
 from labcore.paper import NEW, VERDICTS, verdict
@@ -544,7 +545,7 @@ def test_report_of_an_e4_set_has_its_section(tiny_run):
     from labcore.report import write_report
 
     page = write_report(tiny_run).read_text()
-    assert "Experiment 4 (beyond the paper)" in page and "new (no paper number)" in page
+    assert EXPERIMENT_TITLES["e4"] in page and "new (no paper number)" in page
 
 
 # --------------------------------------------------------------------------- the bundled set and

@@ -181,7 +181,7 @@ def test_the_paper_study_writes_the_output_contract(tmp_path, agent_cache):
     assert summary.finding("e1.accuracy.self_off").flag("by_construction").rule == "relative"
     again = resummarise(STUDY, out, _tiny(agent_cache))
     assert again.findings == summary.findings and again.tables == summary.tables
-    with pytest.raises(ValueError, match="other budgets"):
+    with pytest.raises(ValueError, match="budgets"):  # the rows' budgets are not the config's
         resummarise(STUDY, out, PaperConfig(seeds=(0,), experiments=("e1",), audit_seeds=1))
 
 
@@ -212,10 +212,9 @@ def test_exploratory_gain_analysis_on_a_tiny_budget(tmp_path):
 
     result = gain.run([0], updates=20)
     assert result["post_hoc"] is True
-    assert [r["training"] for r in result["rows"]] == [
-        "bundled (convergence rule)",
-        "fixed 20 updates",
-    ]
+    bundled, fixed = result["rows"][:2]
+    assert bundled["training"].split()[0] == "bundled" and fixed["updates"] == 20
+    assert str(fixed["updates"]) in fixed["training"].split()  # its label says how many
     for row in result["rows"]:
         assert row["jacobian"] > 0 and len(row["curve"]) == len(gain.SIGMAS)
     assert gain.main(["--seeds", "0", "--updates", "10", "--out", str(tmp_path)]) == 0
