@@ -47,6 +47,10 @@ class ChoiceError(ValueError):
         self.value, self.name, self.choices = value, name, tuple(choices)
         super().__init__(choice_error(value, name, self.choices))
 
+    def __reduce__(self) -> tuple:
+        """Pickled with its record (worker processes send it back whole)."""
+        return (type(self), (self.value, self.name, self.choices))
+
 
 def check_choice(value: object, name: str, choices: Iterable[object]) -> None:
     """Raise :class:`ChoiceError` (a ``ValueError``) unless ``value`` is one of ``choices``: the

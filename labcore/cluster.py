@@ -41,6 +41,10 @@ class DistributedRunError(RuntimeError):
         super().__init__(message)
         self.kind, self.labels = kind, tuple(labels)
 
+    def __reduce__(self) -> tuple:
+        """Pickled with its record."""
+        return (type(self), (str(self), self.kind, self.labels))
+
 
 def cluster_size(client: Any) -> tuple[int, int]:
     """``(workers, threads)`` the scheduler of ``client`` has right now.

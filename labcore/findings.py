@@ -309,6 +309,10 @@ class Problem(str):
         problem.name, problem.kind, problem.field = name, kind, field
         return problem
 
+    def __reduce__(self) -> tuple:
+        """Pickled with its record (caches and worker processes keep it whole)."""
+        return (type(self), (str(self), self.name, self.kind, self.field))
+
 
 def validation_sentences(
     exc: ValidationError, name: str, limit: int = 3, *, file: str = "", at: str = ""

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from labcore.config import AGENT_KINDS, MASKING_DEFAULT, NOISE_MODES, SELF_MODEL_MODES, AgentConfig
+from labcore.findings import Problem
 
 TASK_CHOICES = ("dual", "masking", "wagering", "ood")
 """Tasks of the Rollout theatre (the masking and OOD variants of the dual task included)."""
@@ -178,7 +179,10 @@ def parse_params(
 
     Returns
     -------
-    state, notices : the valid state and one sentence per corrected parameter.
+    state, notices : the valid state and one sentence per corrected parameter (a
+        :class:`labcore.findings.Problem`: ``name`` the parameter, ``kind`` what was wrong:
+        ``"renamed"``, ``"ignored"``, ``"unknown"``, ``"not_an_option"``, ``"not_a_number"``,
+        ``"out_of_range"``, ``"not_whole"``, ``"not_available"``).
 
     Examples
     --------
@@ -230,18 +234,29 @@ def _renamed(raw: Mapping[str, str | list[str]]) -> tuple[dict[str, Any], list[s
             continue
         value = raw.pop(old)
         if new in raw:
-            notices.append(f"Ignoring the old URL parameter {old!r}: {new!r} is given too.")
+            notices.append(
+                Problem(
+                    f"Ignoring the old URL parameter {old!r}: {new!r} is given too.", old, "ignored"
+                )
+            )
             continue
         raw[new] = value
         shown = value[-1] if isinstance(value, list) and value else value
         shown = shown if isinstance(shown, str) and len(shown) <= ECHO_LIMIT else echo(shown)
         notices.append(
-            f"The URL parameter {old!r} is now called {new!r}; reading {old}={shown} "
-            f"as {new}={shown}."
+            Problem(
+                f"The URL parameter {old!r} is now called {new!r}; reading {old}={shown} "
+                f"as {new}={shown}.",
+                old,
+                "renamed",
+                new,
+            )
         )
     known = {f.name for f in fields(LabState)}
     notices += [
-        f"Ignoring the unknown URL parameter {echo(key)}." for key in raw if key not in known
+        Problem(f"Ignoring the unknown URL parameter {echo(key)}.", str(key), "unknown")
+        for key in raw
+        if key not in known
     ]
     return raw, notices
 
@@ -269,7 +284,12 @@ class _ParamReader:
             self.values[key] = v
         else:
             self.notices.append(
-                f"{key}={echo(v)} is not one of {', '.join(options)}; using {self.values[key]}."
+                Problem(
+                    f"{key}={echo(v)} is not one of {', '.join(options)}; "
+                    f"using {self.values[key]}.",
+                    key,
+                    "not_an_option",
+                )
             )
 
     def number(self, key: str, lo: float, hi: float, integer: bool) -> None:
@@ -282,14 +302,28 @@ class _ParamReader:
             if not math.isfinite(x):
                 raise ValueError
         except ValueError:
-            self.notices.append(f"{key}={echo(v)} is not a number; using {self.values[key]}.")
+            self.notices.append(
+                Problem(
+                    f"{key}={echo(v)} is not a number; using {self.values[key]}.",
+                    key,
+                    "not_a_number",
+                )
+            )
             return
         clamped = min(max(x, lo), hi)
         value = round(clamped) if integer else round(clamped, 2)
         if clamped != x:
-            self.notices.append(f"{key}={v} is out of range ({lo:g}-{hi:g}); using {value}.")
+            self.notices.append(
+                Problem(
+                    f"{key}={v} is out of range ({lo:g}-{hi:g}); using {value}.",
+                    key,
+                    "out_of_range",
+                )
+            )
         elif integer and value != x:
-            self.notices.append(f"{key}={v} is not a whole number; using {value}.")
+            self.notices.append(
+                Problem(f"{key}={v} is not a whole number; using {value}.", key, "not_whole")
+            )
         self.values[key] = int(value) if integer else float(value)
 
     def gain(self, allowed: list[float]) -> None:
@@ -305,8 +339,12 @@ class _ParamReader:
             self.values["gain"] = wanted
         else:
             self.notices.append(
-                f"gain={echo(v)} is not one of {', '.join(f'{o:g}' for o in allowed)}; "
-                f"using {self.values['gain']:g}."
+                Problem(
+                    f"gain={echo(v)} is not one of {', '.join(f'{o:g}' for o in allowed)}; "
+                    f"using {self.values['gain']:g}.",
+                    "gain",
+                    "not_an_option",
+                )
             )
 
     def compare(self, allowed: list[str]) -> None:
@@ -318,8 +356,13 @@ class _ParamReader:
         kept = tuple(dict.fromkeys(n for n in names if n in allowed))
         if dropped := [n for n in names if n not in allowed]:
             self.notices.append(
-                f"compare: {', '.join(echo(n) for n in dropped[:5])} "
-                f"{'is' if len(dropped) == 1 else 'are'} not an agent here; left out."
+                Problem(
+                    f"compare: {', '.join(echo(n) for n in dropped[:5])} "
+                    f"{'is' if len(dropped) == 1 else 'are'} not an agent here; left out.",
+                    "compare",
+                    "not_an_option",
+                    ",".join(dropped),
+                )
             )
         self.values["compare"] = kept
 
@@ -334,14 +377,24 @@ class _ParamReader:
                 if wanted not in available:
                     nearest = _nearest(wanted, available)
                     self.notices.append(
-                        f"seed={v} is not available for {self.values['agent']}; using {nearest} "
-                        "(nearest)."
+                        Problem(
+                            f"seed={v} is not available for {self.values['agent']}; using "
+                            f"{nearest} (nearest).",
+                            "seed",
+                            "not_available",
+                        )
                     )
                     self.values["seed"] = nearest
                 else:
                     self.values["seed"] = int(wanted)
             except ValueError:
-                self.notices.append(f"seed={echo(v)} is not a number; using {available[0]}.")
+                self.notices.append(
+                    Problem(
+                        f"seed={echo(v)} is not a number; using {available[0]}.",
+                        "seed",
+                        "not_a_number",
+                    )
+                )
                 self.values["seed"] = available[0]
         if self.values["seed"] not in available:
             self.values["seed"] = available[0]

@@ -22,6 +22,7 @@ from labcore.agents.parts import slot_sources
 from labcore.checks import check_choice
 from labcore.config import N_CUE_VALUES, AgentConfig, Intervention
 from labcore.envs.channels import EVENT_INDEX, KIND_SLICE, CueKind
+from labcore.findings import Problem
 from labcore.interventions import capacity_scale
 from labcore.markers import (
     aurc,
@@ -482,7 +483,11 @@ def e1_construction_notes(
     """What the wiring of a wagering agent fixes in advance in this setting (labelled "by
     construction").
 
-    The pages render these notes beside the live E1 markers (``ui.components``).
+    The pages render these notes beside the live E1 markers. Each is a
+    :class:`labcore.findings.Problem` whose ``kind`` says which: ``"zeroed"`` (a zeroed
+    self-model's constant confidence; ``field`` ``"policy"`` when the policy reads z_self too),
+    ``"absent"`` (no self-model to zero), ``"workspace_off"`` (the flash enters only through the
+    workspace).
 
     A note is given only where it is true of this agent: a zeroed self-model gives a constant
     confidence only if the confidence head reads z_self (agents with a self-model); with the
@@ -523,30 +528,44 @@ def e1_construction_notes(
                 "so the agent bets on every "
                 "wager trial or on none, also by construction. "
             )
+        reads = config.policy_reads == "self_model"
         notes.append(
-            "Zeroed self-model: the confidence head receives a constant, so its output "
-            "is the same on "
-            "every trial and Type-2 AUROC is exactly 0.5 **by construction**. "
-            + bets
-            + (
-                "Accuracy is unchanged because the policy never reads z_self."
-                if config.policy_reads != "self_model"
-                else "This agent's policy reads z_self too, so its accuracy can change as well."
+            Problem(
+                "Zeroed self-model: the confidence head receives a constant, so its output "
+                "is the same on "
+                "every trial and Type-2 AUROC is exactly 0.5 **by construction**. "
+                + bets
+                + (
+                    "This agent's policy reads z_self too, so its accuracy can change as well."
+                    if reads
+                    else "Accuracy is unchanged because the policy never reads z_self."
+                ),
+                "self_model",
+                "zeroed",
+                "policy" if reads else "",
             )
         )
     elif self_model_mode != "on" and not config.self_model:
         notes.append(
-            "This agent has no self-model, so the self-model setting changes nothing; "
-            "its confidence is "
-            "the policy's own probability of its choice, which zeroing does not touch."
+            Problem(
+                "This agent has no self-model, so the self-model setting changes nothing; "
+                "its confidence is "
+                "the policy's own probability of its choice, which zeroing does not touch.",
+                "self_model",
+                "absent",
+            )
         )
     if capacity == 0 and config.workspace and config.cue_route == "bus":
         notes.append(
-            "Workspace off: the flash enters only through the workspace, so nothing in "
-            "the agent depends "
-            "on it. Accuracy is at chance and the confidence is one constant, so "
-            "Type-2 AUROC is exactly "
-            "0.5, both **by construction**."
+            Problem(
+                "Workspace off: the flash enters only through the workspace, so nothing in "
+                "the agent depends "
+                "on it. Accuracy is at chance and the confidence is one constant, so "
+                "Type-2 AUROC is exactly "
+                "0.5, both **by construction**.",
+                "capacity",
+                "workspace_off",
+            )
         )
     return notes
 

@@ -337,6 +337,10 @@ class CacheMiss(LookupError):
         super().__init__(message)
         self.kind, self.missing = kind, tuple(missing)
 
+    def __reduce__(self) -> tuple:
+        """Pickled with its record."""
+        return (type(self), (str(self), self.kind, self.missing))
+
 
 def read_cache(path: str | Path, expected: str | None = None) -> dict[str, Any]:
     """The views of one cache file, validated, as ``{condition key: view}``.

@@ -176,3 +176,36 @@ def test_the_checks_catch_a_typed_number(bundled):
     assert decimals("see sec. 2.5: 4 slots, 0.264 at scale 0.5") == ["0.264", "0.5"]
     # A finding with a typed number would be stuck under scaling, and is not a design constant.
     assert not matches("0.0417", PAPER_VALUES + sorted(DESIGN_CONSTANTS))
+
+
+def test_records_beside_sentences_survive_pickling():
+    """st.cache_data and worker processes pickle what they return or raise: a problem, a refusal
+    or a warning keeps its record (a plain str or ValueError would keep only the sentence)."""
+    import pickle
+
+    from labcore import UndefinedMetricWarning
+    from labcore.checks import ChoiceError, ConfigError
+    from labcore.classroom.mystery import CodeError
+    from labcore.cluster import DistributedRunError
+    from labcore.findings import Problem
+    from labcore.storage.checkpoint_container import DecompressionBomb, PlaneError, StreamError
+    from labcore.storage.checkpoint_format import CheckpointError
+    from labcore.view_cache import CacheMiss
+
+    records = [
+        Problem("summary.json is missing", "summary.json", "missing", "x"),
+        ChoiceError("slow", "mode", ("fast", "paper")),
+        ConfigError("n_steps must be >= 8", ("n_steps",)),
+        DistributedRunError("seed 1 failed", "failed", ("seed 1",)),
+        StreamError("ends early", "truncated"),
+        PlaneError("not in the file", "missing", "w"),
+        DecompressionBomb("too long"),
+        CheckpointError("bad", "dtype", tensor="w", field="f", reason="r"),
+        CacheMiss("lacks confidence", "field", ("confidence",)),
+        CodeError("does not check out", "check"),
+        UndefinedMetricWarning("one class", "one_class"),
+    ]
+    for record in records:
+        back = pickle.loads(pickle.dumps(record))
+        assert type(back) is type(record) and str(back) == str(record)
+        assert vars(back) == vars(record)

@@ -48,9 +48,9 @@ SEARCHES = {
     "contains",
 }
 """Calls whose first argument is text looked for (``re.search(p, s)``, ``s.startswith(p)``)."""
-CODE = re.compile(r"\s*(python |make |git |--|-[A-Za-z]|\^?<|\||#|@)")
-"""How code begins: a command line, an option, markup, a Markdown table row or heading, a CSS
-at-rule."""
+CODE = re.compile(r"\s*(python |make |git |--|-[A-Za-z]|\^?<|\||#|@|`)")
+"""How code begins: a command line, an option, markup, a Markdown table row, heading or code span,
+a CSS at-rule."""
 
 
 @cache
@@ -116,12 +116,14 @@ def _predicate(node: ast.AST | None) -> bool:
     return isinstance(node, ast.Compare | ast.BoolOp)
 
 
-def _compared_params(node: ast.AST, params: set[str]) -> set[str]:
-    """Parameters compared (or searched for) anywhere in ``node``."""
+def _compared_params(node: ast.AST, params: set[str], *, equality: bool = True) -> set[str]:
+    """Parameters compared (or searched for) anywhere in ``node``; without ``equality``, only
+    those searched for (``in``, ``startswith``, ...): an ``==`` in a filter looks a thing up."""
     compared: set[str] = set()
     for sub in ast.walk(node):
         if isinstance(sub, ast.Compare):
-            compared |= {n.id for n in _operands(sub) if isinstance(n, ast.Name)}
+            if equality or any(isinstance(op, ast.In | ast.NotIn) for op in sub.ops):
+                compared |= {n.id for n in _operands(sub) if isinstance(n, ast.Name)}
         elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
             if sub.func.attr in SEARCHES:
                 compared |= {n.id for n in sub.args[:1] if isinstance(n, ast.Name)}
@@ -148,7 +150,7 @@ def wording_helpers(trees: list[ast.Module]) -> dict[str, tuple[list[str], set[s
                     if _predicate(node.value):
                         checks |= _compared_params(node.value, set(params))
                     else:
-                        filters |= _compared_params(node.value, set(params))
+                        filters |= _compared_params(node.value, set(params), equality=False)
             if checks or filters:
                 old = found.get(fn.name, (params, set(), set()))
                 found[fn.name] = (params, old[1] | checks, old[2] | filters)

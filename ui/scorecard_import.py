@@ -136,7 +136,7 @@ def _confidence(value: object, item_id: str) -> int:
         return value
     raise ContractError(
         f"{item_id}: confidence must be 0, 1 or 2, got {echo(value)}",
-        field=f"{item_id} confidence",
+        field=f"{item_id}.confidence",
         kind="int_type",
     )
 
@@ -183,8 +183,12 @@ def entries_from_rows(rows: Iterable[Mapping[str, object]]) -> tuple[ItemEntry, 
                 ItemEntry(item_id, None, None, evidence=evidence, not_applicable_reason=reason)
             )
             continue
-        architectural = clause_from_text(row.get("architectural"), f"{item_id} architectural")
-        behavioural = clause_from_text(row.get("behavioural"), f"{item_id} behavioural")
+        architectural = clause_from_text(
+            row.get("architectural"), f"{item_id} architectural", f"{item_id}.architectural"
+        )
+        behavioural = clause_from_text(
+            row.get("behavioural"), f"{item_id} behavioural", f"{item_id}.behavioural"
+        )
         if architectural is None and behavioural is None:
             continue  # not assessed: no entry, never a 0
         if architectural is None or behavioural is None:

@@ -30,6 +30,7 @@ from urllib.parse import urlencode
 from labcore.classroom.store import Question
 from labcore.config import PAGE_URLS
 from labcore.experiments.paper_results import ResultSet
+from labcore.findings import Problem
 from labcore.links import MAX_SLOTS, query
 from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.render import chance, note_text, verdict_text
@@ -431,11 +432,15 @@ def parse_step(raw: str | Sequence[str] | None, n_steps: int) -> tuple[int, str 
             raise ValueError
     except ValueError:
         shown = repr(text) if len(text) <= 20 else repr(text[:18]) + "…"
-        return 1, f"step={shown} is not a number; showing step 1."
+        return 1, Problem(f"step={shown} is not a number; showing step 1.", "step", "not_a_number")
     clamped = min(max(x, 1), n_steps)
     step = round(clamped)
     if clamped != x:
-        return step, f"step={text[:20]} is out of range (1-{n_steps}); showing step {step}."
+        return step, Problem(
+            f"step={text[:20]} is out of range (1-{n_steps}); showing step {step}.",
+            "step",
+            "out_of_range",
+        )
     if step != x:
         return step, f"step={text[:20]} is not a whole number; showing step {step}."
     return step, None

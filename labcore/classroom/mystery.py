@@ -320,6 +320,10 @@ class CodeError(ValueError):
         super().__init__(message)
         self.kind = kind
 
+    def __reduce__(self) -> tuple:
+        """Pickled with its record."""
+        return (type(self), (str(self), self.kind))
+
 
 def decode(code: str) -> Puzzle:
     """The puzzle of a code; :class:`CodeError` (a ``ValueError``) with one sentence if it is

@@ -511,7 +511,7 @@ def clause_to_text(value: ClauseValue | None) -> str | None:
     return str(value)
 
 
-def clause_from_text(text: object, what: str) -> ClauseValue | None:
+def clause_from_text(text: object, what: str, field: str = "") -> ClauseValue | None:
     """Read a clause typed in a table: ``"2"``, ``"2-3"`` (between 2 and 3), or empty.
 
     Parameters
@@ -520,6 +520,8 @@ def clause_from_text(text: object, what: str) -> ClauseValue | None:
         The cell. Empty (None, NaN or blank) means "not given".
     what : str
         Names the cell in the error, e.g. ``"HOT-2 behavioural"``.
+    field : str
+        The error's ``field`` (default ``what``), e.g. ``"HOT-2.behavioural"``.
 
     Returns
     -------
@@ -529,7 +531,7 @@ def clause_from_text(text: object, what: str) -> ClauseValue | None:
     Raises
     ------
     ContractError
-        A ``ValueError`` (``field`` = ``what``, ``kind`` = ``"not_a_clause"``): text that is
+        A ``ValueError`` (``field``, ``kind`` = ``"not_a_clause"``): text that is
         neither a whole number nor two of them.
 
     Examples
@@ -554,7 +556,7 @@ def clause_from_text(text: object, what: str) -> ClauseValue | None:
     if match is None:
         raise ContractError(
             f"{what}: {_shown(text, 30)} is not a clause 0-3 or two adjacent clauses like 2-3",
-            field=what,
+            field=field or what,
             kind="not_a_clause",
         )
     lower, upper = match.groups()

@@ -72,6 +72,10 @@ class PlaneError(ValueError):
         super().__init__(message)
         self.kind, self.tensor = kind, tensor
 
+    def __reduce__(self) -> tuple:
+        """Pickled with its record."""
+        return (type(self), (str(self), self.kind, self.tensor))
+
 
 class StreamError(ValueError):
     """An xz stream the lab will not read: ``kind`` says why (``"not_xz"``, ``"corrupt"``,
@@ -82,12 +86,20 @@ class StreamError(ValueError):
         super().__init__(message)
         self.kind = kind
 
+    def __reduce__(self) -> tuple:
+        """Pickled with its record."""
+        return (type(self), (str(self), self.kind))
+
 
 class DecompressionBomb(StreamError):
     """An xz stream decompresses to more bytes than its reader's cap."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message, "bomb")
+
+    def __reduce__(self) -> tuple:
+        """Pickled as its message."""
+        return (type(self), (str(self),))
 
 
 # ---------------------------------------------------------------------------- byte planes

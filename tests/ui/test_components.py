@@ -23,21 +23,22 @@ def test_claim_for_gives_the_claim_of_the_condition_shown_or_none():
 
 
 def test_the_by_construction_note_is_given_only_where_the_wiring_makes_it_true():
-    zeroed = e1_construction_notes(AGENT_KINDS["b2_ws"], "zero", 4)
-    assert len(zeroed) == 1 and "exactly 0.5 **by construction**" in zeroed[0]
-    no_self_model = e1_construction_notes(AGENT_KINDS["b1"], "zero", 4)
-    assert no_self_model and not any("exactly 0.5" in n for n in no_self_model)
-    assert "policy reads z_self too" in e1_construction_notes(AGENT_KINDS["b2"], "zero", 4)[0]
-    assert e1_construction_notes(AGENT_KINDS["b2_ws"], "on", 4) == []
-    assert any("exactly 0.5" in n for n in e1_construction_notes(AGENT_KINDS["b2_ws"], "on", 0))
+    def kinds(kind: str, mode: str, capacity: int) -> list[tuple[str, str]]:
+        return [(n.kind, n.field) for n in e1_construction_notes(AGENT_KINDS[kind], mode, capacity)]
+
+    assert kinds("b2_ws", "zero", 4) == [("zeroed", "")]  # its AUROC fixed at 0.5
+    assert kinds("b1", "zero", 4) == [("absent", "")]  # nothing to zero: nothing fixed
+    assert kinds("b2", "zero", 4) == [("zeroed", "policy")]  # its policy reads z_self too
+    assert kinds("b2_ws", "on", 4) == []
+    assert kinds("b2_ws", "on", 0) == [("workspace_off", "")]
     assert (
         e1_construction_notes(AGENT_KINDS["hot_only"], "on", 0) == []
     )  # cues visible: nothing fixed
 
 
 def test_change_is_in_the_metrics_unit():
-    assert change_text(0.483, 0.87, "{:.1%}") == "-38.7 pts vs intact"
-    assert change_text(0.5, 0.846) == "-0.35 vs intact"
+    assert change_text(0.483, 0.87, "{:.1%}").split()[:2] == ["-38.7", "pts"]  # points of a %
+    assert change_text(0.5, 0.846).split()[0] == "-0.35"  # the difference, signed
     assert change_text(None, 0.5) is None
 
 

@@ -70,11 +70,9 @@ def test_holds_the_lesion_back_until_a_prediction_is_locked_in():
     assert at.button(key="predict.demo.lock.b2_ws/0/zero").disabled, "nothing to lock in yet"
     at = predict(at, 0)  # a wrong prediction
     assert not at.exception and shows_result(at)
-    assert (
-        at.warning
-        and "It falls to 0.5" in at.warning[0].value
-        and "Type-2 AUROC 0.50" in at.warning[0].value
-    )
+    choices = at.radio(key="predict.demo.choice.b2_ws/0/zero").options
+    assert at.warning and choices[1] in at.warning[0].value  # what the agent did instead
+    assert "0.50" in at.warning[0].value.split()[-1]  # with the measured value
     assert not at.success
 
 
@@ -83,7 +81,7 @@ def test_a_right_prediction_is_confirmed():
     at.toggle(key="predict.demo.on").set_value(True).run()
     at.radio(key="mode").set_value("zero").run()
     at = predict(at, 1)
-    assert at.success and "Correct" in at.success[0].value and not at.warning
+    assert at.success and not at.warning
     assert shows_result(at)
 
 
@@ -106,4 +104,4 @@ def test_an_undefined_outcome_is_not_scored():
     at.radio(key="mode").set_value("undefined").run()
     at = predict(at, 1)
     assert not at.exception and shows_result(at)
-    assert at.info and "not defined here" in at.info[0].value and not at.success and not at.warning
+    assert at.info and not at.success and not at.warning  # not scored, neither right nor wrong

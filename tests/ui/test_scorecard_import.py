@@ -67,11 +67,11 @@ def test_edited_rows_are_read_with_one_sentence_per_problem():
     rows[1].update(behavioural="lots")
     with pytest.raises(ContractError) as caught:
         entries_from_rows(rows)
-    assert (caught.value.field, caught.value.kind) == ("RPT-2 behavioural", "not_a_clause")
+    assert (caught.value.field, caught.value.kind) == ("RPT-2.behavioural", "not_a_clause")
     rows[1].update(confidence="high", behavioural="2")
     with pytest.raises(ContractError) as caught:
         entries_from_rows(rows)
-    assert (caught.value.field, caught.value.kind) == ("RPT-2 confidence", "int_type")
+    assert (caught.value.field, caught.value.kind) == ("RPT-2.confidence", "int_type")
     rows[1].update(behavioural="9", confidence=None)
     with pytest.raises(ValueError) as caught:  # the rubric's range check, when the system is built
         UserSystem("x", entries_from_rows(rows))
