@@ -245,8 +245,8 @@ def cmd_study(args: argparse.Namespace) -> int:
         config = study.config.quick() if args.quick else study.config()
         config = with_overrides(config, args.set or [])
         study.units(config)  # a config the study cannot run (an unknown cell): one sentence
-    except ValueError as exc:
-        raise SystemExit(f"error: {exc}") from None
+    except ValueError as exc:  # the refusal stays the exit's cause, with its record
+        raise SystemExit(f"error: {exc}") from exc
     out = Path(args.out or Path("results") / study.folder)
 
     def say(text: str) -> None:

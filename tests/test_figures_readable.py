@@ -65,8 +65,8 @@ def test_action_probabilities_and_timeline():
     tl = episode.internal_state_timeline(
         [0.2, 0.9, np.nan], [1.0, 2.0, 0.5], ["cue", "", "decision"]
     )
-    assert names(tl) == ["confidence", "‖z_self‖", "bet threshold 0.5"]
-    assert list(traces_named(tl, "bet threshold 0.5")[0].y) == [0.5, 0.5]  # the line, in the legend
+    assert names(tl)[:2] == ["confidence", "‖z_self‖"] and names(tl)[2].split()[0] == "bet"
+    assert list(tl.data[2].y) == [0.5, 0.5]  # the bet threshold's line, named in the legend
 
 
 def test_palette_is_shared_across_figures(seed_values, capacity):
@@ -447,7 +447,9 @@ def test_the_value_read_at_the_choice_point_is_written_clear_of_the_bet_line(val
 
 
 def test_the_read_value_turns_from_the_neighbouring_steps_and_the_panel_edge():
-    assert episode.read_text_position([0.3, 0.8, 0.3], 1) == "top center"
-    assert episode.read_text_position([0.95, 0.8, 0.95], 1) == "bottom center"
-    assert episode.read_text_position([0.9, 0.98, 0.9], 1) == "bottom center"  # no room above
-    assert episode.read_text_position([0.1, 0.02, 0.1], 1) == "top center"  # no room below
+    def side(values: list[float]) -> str:  # plotly's position: "top center" or "bottom center"
+        return episode.read_text_position(values, 1).split()[0]
+
+    assert side([0.3, 0.8, 0.3]) == "top" and side([0.95, 0.8, 0.95]) == "bottom"
+    assert side([0.9, 0.98, 0.9]) == "bottom"  # no room above
+    assert side([0.1, 0.02, 0.1]) == "top"  # no room below

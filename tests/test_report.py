@@ -21,7 +21,7 @@ from labcore.paper_claims import CLAIMS_BY_ID
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLED = ROOT / "results" / "bundled"
-PLOTLY_BANNER = "* plotly.js v"
+PLOTLY_BANNER = "/**\n* plotly.js v"  # the opening comment of the inlined bundle
 
 pytestmark = pytest.mark.skipif(
     not (BUNDLED / "summary.json").exists(), reason="no bundled results"

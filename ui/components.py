@@ -108,6 +108,12 @@ def change_text(value: Any, intact: Any, fmt: str = "{:.2f}") -> str | None:
     return f"{diff:+.{digits or 2}f} vs intact"
 
 
+INTACT, THIS_CONDITION = "intact", "this condition"
+"""What a metric's caption calls the intact agent's value and the condition shown."""
+NOT_REPORTED = "not reported for this condition"
+"""What a metric's caption says where the paper gives no number for the condition shown."""
+
+
 def metric(
     column: Any,
     label: str,
@@ -121,7 +127,7 @@ def metric(
     intact_claim: str | None = None,
     chance: str | None = None,
     paper_label: str = "paper",
-    paper_missing: str = "not reported for this condition",
+    paper_missing: str = NOT_REPORTED,
     undefined: str | None = None,
 ) -> None:
     """An ``st.metric`` with the intact value, the change from it, the paper's number and chance.
@@ -165,7 +171,7 @@ def metric(
         delta=change_text(value, intact, fmt) if lesioned else None,
         delta_color="off",
     )
-    parts = [f"intact: {number_text(intact, fmt)}"] if lesioned else []
+    parts = [f"{INTACT}: {number_text(intact, fmt)}"] if lesioned else []
     if not finite(value):
         parts.insert(
             0,
@@ -177,12 +183,12 @@ def metric(
     paper_fmt = fmt if "%" in fmt else None
     if claim:
         parts.append(
-            f"{paper_label}{', this condition' if lesioned else ''}: "
+            f"{paper_label}{f', {THIS_CONDITION}' if lesioned else ''}: "
             f"{paper_value(claim, paper_fmt)}"
         )
     elif intact_claim:
         parts.append(
-            f"{paper_label}: {paper_missing} · {paper_label}, intact: "
+            f"{paper_label}: {paper_missing} · {paper_label}, {INTACT}: "
             f"{paper_value(intact_claim, paper_fmt)}"
         )
     if chance:

@@ -24,12 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from urllib.parse import urlencode
 
 import numpy as np
 
 from labcore.checks import check_choice, choice_error
 from labcore.classroom.store import Question
-from labcore.config import NOISE_MODES, SELF_MODEL_MODES, AgentConfig
+from labcore.config import NOISE_MODES, PAGE_URLS, SELF_MODEL_MODES, AgentConfig
+from labcore.links import query
 from labcore.measures import MetacognitionView, WorkspaceView
 from labcore.render import UNDEFINED, chance, finite, fmt, term
 
@@ -654,7 +656,7 @@ def class_question(puzzle: Puzzle) -> Question:
         text="What was done to this agent? Read its markers and its episode, then choose.",
         choices=tuple(DIAGNOSES[c] for c in choices),
         answer=f"**Answer**: {DIAGNOSES[puzzle.diagnosis]}. What gives it away: {clues}.",
-        view=f"mystery?code={code}",
+        view=f"{PAGE_URLS['mystery']}?{urlencode(query(code=code))}",
         view_first=True,
         lab_choice=choices.index(puzzle.diagnosis),
     )

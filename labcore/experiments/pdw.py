@@ -48,7 +48,7 @@ from labcore.experiments.pdw_findings import (
 )
 from labcore.experiments.study import Rows, Study
 from labcore.seeding import MEASURE_SAMPLING_SEED_BASE, episode_seeds
-from labcore.storage.checkpoint_format import checkpoint_file
+from labcore.storage.checkpoint_format import CheckpointError, checkpoint_file
 from labcore.storage.checkpoint_manifest import read_record
 from labcore.storage.checkpoints import load_checkpoint
 from labcore.training.neurogym_trainer import (
@@ -148,16 +148,17 @@ def levels_of(trials: NeuroGymTrials) -> list[float]:
 def trained_network(unit: Network, cfg: NeuroGymRLConfig, out: Path | str) -> tuple[Any, dict]:
     """``unit``'s network and its training record: loaded from ``OUT/checkpoints`` (through the
     manifest) if it was trained there, else trained and saved there. A checkpoint trained with
-    another configuration raises ValueError (one sentence)."""
+    another configuration raises :class:`CheckpointError` (one sentence; kind ``other_config``)."""
     folder = Path(out) / CHECKPOINTS
     path = checkpoint_file(folder, unit.checkpoint)
     wanted = json.loads(json.dumps(asdict(cfg)))
     if path.exists():
         record = read_record(folder, unit.checkpoint)
         if record.get("train_config") != wanted:
-            raise ValueError(
+            raise CheckpointError(
                 f"{path} holds a network trained with another configuration; use a fresh --out "
-                "(or delete that file) to train this one."
+                "(or delete that file) to train this one.",
+                "other_config",
             )
         return load_checkpoint(path).agent, record
     folder.mkdir(parents=True, exist_ok=True)

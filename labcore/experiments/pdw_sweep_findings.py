@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from labcore.checks import ConfigError
 from labcore.experiments.pdw_findings import curve_table, seed_estimate, welch_estimate
 from labcore.experiments.study import Rows, Table
 from labcore.findings import Answer, Finding, Flag, StudySummary
@@ -162,10 +163,11 @@ def level_of(name: str, factor: str) -> str:
 
 
 def chosen_cells(config: SweepConfig) -> list[str]:
-    """The cells ``config`` runs, in the design's order; a ValueError names unknown ones."""
+    """The cells ``config`` runs, in the design's order; a :class:`~labcore.checks.ConfigError`
+    (fields ``cells``) names unknown ones."""
     names = cell_names(config.design)
     if unknown := sorted(set(config.cells) - set(names)):
-        raise ValueError(f"unknown cell(s) {unknown}; choose from {sorted(names)}")
+        raise ConfigError(f"unknown cell(s) {unknown}; choose from {sorted(names)}", ("cells",))
     return [n for n in names if not config.cells or n in config.cells]
 
 

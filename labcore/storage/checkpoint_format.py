@@ -157,6 +157,7 @@ CHECKPOINT_REFUSALS = (
     "unverifiable",  # no manifest entry and no content hash of its own
     "record",  # a training record that cannot make a manifest entry
     "manifest",  # a manifest the lab cannot read or use
+    "other_config",  # a network trained with another configuration than the one asked for
 )
 """Every ``CheckpointError.kind``."""
 

@@ -16,10 +16,12 @@ import pytest
 import torch
 
 from labcore import render
+from labcore.checks import ConfigError
 from labcore.experiments import pdw_findings as P
 from labcore.experiments import pdw_sweep_findings as W
 from labcore.experiments.study import load_study, read_table, resummarise, run_study
 from labcore.stats import t_interval, welch_interval
+from labcore.storage.checkpoint_format import CheckpointError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -191,7 +193,9 @@ def test_the_explorer_names_the_factors_that_decide_with_their_welch_effects():
     cells = {c["name"]: c for c in s.tables["cells"]}
     assert cells["S-training_length"]["keeps"] is False and cells["S"]["n_keep"] == 3
     text = render.part(s, "decision")  # the sentence the lab's reward answer embeds
-    assert text.startswith("Deciding factor(s): readout init or training length.")
+    named = [text.find(f.replace("_", " ")) for f in W.FACTORS]  # filled from the answer's lists
+    assert [f for f, at in zip(W.FACTORS, named, strict=True) if at >= 0] == a.params["deciding"]
+    assert named[W.FACTORS.index("readout_init")] < named[W.FACTORS.index("training_length")]
     for form in ("short", "readme"):
         assert render.words(render.answer(s, form)) <= render.WORD_LIMITS[form]
     assert render.fmt(effect.value, "difference", sign=True) in render.answer(s, "long")
@@ -202,7 +206,16 @@ def test_an_explorer_where_song_loses_or_no_choice_decides():
     assert s.answer.outcome == "no_single" and s.answer.params["old_keeps"]
     lost = W.summarise(W.SweepConfig(), {W.ROWS.name: sweep_rows(set())})
     assert lost.answer.params["song_keeps"] is False and lost.answer.params["deciding"] == []
-    assert "Song cell itself does not keep" in render.part(lost, "decision")
+    said = render.part(lost, "decision")
+    unknown = {
+        **lost.answer.params,
+        "song_keeps": None,
+    }  # the other branch: Song's outcome undefined
+    undefined = lost.model_copy(
+        update={"answer": lost.answer.model_copy(update={"params": unknown})}
+    )
+    assert said != render.part(undefined, "decision") != render.part(s, "decision")
+    assert not any(f.replace("_", " ") in said for f in W.FACTORS)
 
 
 def test_a_partial_explorer_has_no_answer_yet():
@@ -212,8 +225,9 @@ def test_a_partial_explorer_has_no_answer_yet():
     assert [c["name"] for c in s.tables["cells"]] == ["S", "O"]
     assert not any(f.id.startswith("pdw_sweep.effect") for f in s.findings)
     assert render.words(render.answer(s, "short")) <= render.WORD_LIMITS["short"]
-    with pytest.raises(ValueError, match="unknown cell"):
+    with pytest.raises(ConfigError) as refused:
         W.chosen_cells(W.SweepConfig(cells=("S", "Z")))
+    assert refused.value.fields == ("cells",) and "['Z']" in str(refused.value)
 
 
 @pytest.mark.parametrize(
@@ -340,8 +354,9 @@ def test_the_reproduction_end_to_end_on_a_tiny_budget(tmp_path, monkeypatch, neu
     other = tmp_path / "other"  # checkpoints trained under another configuration are refused
     shutil.copytree(tmp_path / "checkpoints", other / "checkpoints")
     changed = replace(tiny, rl=replace(tiny.rl, entropy_coef=0.5))
-    with pytest.raises(ValueError, match="another configuration"):
+    with pytest.raises(CheckpointError) as refused:
         run_study("pdw", other, changed, progress=False, say=say)
+    assert refused.value.kind == "other_config"
 
 
 @pytest.mark.slow
@@ -358,6 +373,8 @@ def test_the_command_line_runs_held_cells_and_refuses_unknown_ones(
     assert loaded.problems == [] and loaded.summary.answer.outcome == "incomplete"
     assert render.answer(loaded.summary, "short") in capsys.readouterr().out
     assert list(loaded.frame(W.ROWS.name)["cell"].unique()) == ["O~stopping"]
-    with pytest.raises(SystemExit, match="unknown cell"):
+    with pytest.raises(SystemExit) as refused:
         main(["study", "pdw_held", "--quick", "--set", "cells=S", "--out", str(tmp_path)])
+    assert isinstance(refused.value.__cause__, ConfigError)
+    assert refused.value.__cause__.fields == ("cells",)
     assert math.isfinite(loaded.summary.value("pdw_held.O~stopping.s1"))

@@ -49,6 +49,11 @@ def metric_value(at: AppTest, label: str) -> str:
     return metric(at, label).value
 
 
+def shown_metric(at: AppTest, label: str):
+    """The metric labelled ``label``, or None when the page does not show it (held back)."""
+    return next((m for m in at.metric if m.label == label), None)
+
+
 def metric_labels(at: AppTest) -> list[str]:
     """The labels of the metrics the page shows, in order (a held-back number is missing)."""
     return [m.label for m in at.metric]

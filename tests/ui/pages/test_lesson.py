@@ -64,7 +64,7 @@ def test_out_of_range_step_is_clamped_with_a_notice(open_page):
     at = open_page("lesson", {"step": "99"})
     assert not at.exception
     assert at.selectbox(key="lesson.step").value == len(LESSON)
-    assert any("step=99 is out of range" in w.value.replace("\\", "") for w in at.warning)
+    assert any("step=99" in w.value.replace("\\", "") for w in at.warning)
     assert at.query_params["step"] in (str(len(LESSON)), [str(len(LESSON))])
     bad = open_page("lesson", {"step": "![x](http://127.0.0.1:9/t.png)"})
     assert not bad.exception and bad.selectbox(key="lesson.step").value == 1
