@@ -7,8 +7,11 @@ The rule, applied to every ``tests/**/*.py`` by the AST (nothing is imported):
   direct operand of a comparison (``==``, ``!=``, ``in``, ``not in``; also as an element of a
   tuple, list or set operand), the pattern of ``re.search``/``re.match``/``re.fullmatch`` or of
   ``.startswith``/``.endswith``/``.count``/``.find``/``.index``; the ``match=`` of
-  ``pytest.raises``/``pytest.warns``; and a literal passed to a test helper at a parameter that
-  helper compares in an assert (so a helper cannot hide a sentence);
+  ``pytest.raises``/``pytest.warns``; a literal passed to a test helper at a parameter that
+  helper compares in an assert or a returned test, or searches for (``in``, ``startswith``) in a
+  filter it returns where the assert takes the call's truth (so a helper cannot hide a sentence;
+  an ``==`` in a filter looks a thing up); and a name bound to one
+  literal and then checked as above (so a variable cannot hide it either);
 - **natural-language text**: two or more whitespace-separated pieces that contain a letter
   (``"falls to chance"``, ``"not defined here"``; an f-string's literal parts count together, a
   pattern's escapes such as ``\\b`` and ``\\d`` are not letters; code is not wording: a command
@@ -16,7 +19,9 @@ The rule, applied to every ``tests/**/*.py`` by the AST (nothing is imported):
 - **not counted**: a literal a widget is looked up by (any other call argument, such as
   ``metric_value(at, "Task accuracy")``), an assertion's message (after the comma), single tokens
   (ids, keys, file names, URLs, format codes, numbers: ``"e1.auroc.b2"``, ``"1/7 (14.3%)"``),
-  and a value of one of the lab's declared enumerations (the ``Literal`` types of
+  a text the test feeds in itself and finds again (a named literal also given to a call or put
+  in a dict: a round trip, the lab carried it as it is), and a value of one of the lab's
+  declared enumerations (the ``Literal`` types of
   :mod:`labcore.findings`: a verdict such as ``"partly reproduced"``, an outcome such as
   ``"not supported"``), which is a finding's value, not a sentence.
 
@@ -48,9 +53,9 @@ SEARCHES = {
     "contains",
 }
 """Calls whose first argument is text looked for (``re.search(p, s)``, ``s.startswith(p)``)."""
-CODE = re.compile(r"\s*(python |make |git |--|-[A-Za-z]|\^?<|\||#|@|`)")
+CODE = re.compile(r"\s*(python |make |git |--|-[A-Za-z]|\^?<|\||#|@|`|/\*)")
 """How code begins: a command line, an option, markup, a Markdown table row, heading or code span,
-a CSS at-rule."""
+a CSS at-rule, a JavaScript or CSS comment."""
 
 
 @cache
@@ -92,14 +97,70 @@ def _operands(node: ast.Compare) -> Iterator[ast.AST]:
             yield from side.elts
 
 
-def checked_literals(test: ast.AST) -> Iterator[ast.AST]:
-    """The wording literals an assert's expression checks against (see the module docstring)."""
+def _fed(module: ast.Module) -> set[str]:
+    """Names ``module`` gives the code under test: an argument of a call (other than a search's
+    pattern) or a value in a dict. A text a test feeds in and finds again is a round trip (the
+    lab carried it as it is), not the lab's wording."""
+    fed: set[str] = set()
+    for node in ast.walk(module):
+        if isinstance(node, ast.Call):
+            search = isinstance(node.func, ast.Attribute) and node.func.attr in SEARCHES
+            args = node.args[1:] if search else node.args
+            fed |= {
+                a.id for a in (*args, *(k.value for k in node.keywords)) if isinstance(a, ast.Name)
+            }
+        elif isinstance(node, ast.Dict):
+            fed |= {v.id for v in node.values if isinstance(v, ast.Name)}
+    return fed
+
+
+def named_literals(module: ast.Module) -> dict[str, ast.AST]:
+    """Names ``module`` binds to one wording literal (``posthoc = "Added after ..."``, at module
+    level or in a function) and to nothing else: an assert on the name is one on the literal
+    (unless the test feeds the text in itself, :func:`_fed`)."""
+    bound: dict[str, list[ast.AST]] = {}
+    fed = _fed(module)
+    for node in ast.walk(module):
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        elif isinstance(node, ast.For | ast.comprehension | ast.With | ast.NamedExpr):
+            targets, value = [getattr(node, "target", None)], None
+        else:
+            continue
+        for target in targets:
+            for name in (n for n in ast.walk(target) if isinstance(n, ast.Name)) if target else ():
+                one = value if isinstance(target, ast.Name) else None
+                bound.setdefault(name.id, []).append(one)
+    return {
+        name: values[0]
+        for name, values in bound.items()
+        if values[0] is not None
+        and name not in fed
+        and is_wording(values[0])
+        and all(v is not None and ast.dump(v) == ast.dump(values[0]) for v in values)
+    }
+
+
+def _resolved(node: ast.AST, named: dict[str, ast.AST]) -> ast.AST:
+    return named.get(node.id, node) if isinstance(node, ast.Name) else node
+
+
+def checked_literals(test: ast.AST, named: dict[str, ast.AST] | None = None) -> Iterator[ast.AST]:
+    """The wording literals an assert's expression checks against (see the module docstring);
+    ``named``: names bound to one (:func:`named_literals`)."""
+    named = named or {}
     for node in ast.walk(test):
         if isinstance(node, ast.Compare):
-            yield from (n for n in _operands(node) if is_wording(n))
+            yield from (
+                _resolved(n, named) for n in _operands(node) if is_wording(_resolved(n, named))
+            )
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr in SEARCHES and node.args and is_wording(node.args[0]):
-                yield node.args[0]
+            if node.func.attr in SEARCHES and node.args:
+                first = _resolved(node.args[0], named)
+                if is_wording(first):
+                    yield first
 
 
 def _params(fn: ast.FunctionDef) -> list[str]:
@@ -274,6 +335,7 @@ def wording_assertions(
     """Every assertion on English wording in ``module``, once per ``assert`` statement or call:
     (its line, the literals it checks)."""
     helpers = helpers or {}
+    named = named_literals(module)
     found: dict[int, list[str]] = {}
 
     def add(line: int, literals: list[ast.AST]) -> None:
@@ -282,7 +344,7 @@ def wording_assertions(
 
     for node in ast.walk(module):
         if isinstance(node, ast.Assert):
-            add(node.lineno, list(checked_literals(node.test)))
+            add(node.lineno, list(checked_literals(node.test, named)))
             for call in _truth_calls(node.test):
                 add(node.lineno, list(_helper_literals(call, helpers, truth=True)))
         elif isinstance(node, ast.Call):
@@ -291,9 +353,9 @@ def wording_assertions(
                 add(
                     node.lineno,
                     [
-                        kw.value
+                        _resolved(kw.value, named)
                         for kw in node.keywords
-                        if kw.arg == "match" and is_wording(kw.value)
+                        if kw.arg == "match" and is_wording(_resolved(kw.value, named))
                     ],
                 )
             add(node.lineno, list(_helper_literals(node, helpers)))
@@ -314,7 +376,24 @@ def count(root: Path = TESTS) -> dict[tuple[str, str], int]:
     }
 
 
-KEPT: dict[tuple[str, str], str] = {}
+KEPT: dict[tuple[str, str], str] = {
+    (
+        "scorecards/test_scorecards_reference_checks.py",
+        "'not peer-reviewed' | 'LLM raters' | 'no procedure for P' | "
+        "'Neither instrument measures consciousness'",
+    ): "the required disclaimers: what a caveat must say is the behaviour (a caveat that stopped "
+    "saying the working paper is not peer-reviewed would be a defect whatever its id)",
+    (
+        "scorecards/test_scorecards_reference_checks.py",
+        "'Φ_FCS = P(S) − Σⱼ P(moduleⱼ)'",
+    ): "a transcription check: the FCS source must state the equation the lab implements, verbatim",
+    (
+        "scorecards/test_scorecards_rules.py",
+        "'Explicit modules + persisted ledger + module recalibrates from ledger.' | "
+        "'No selection mechanism.' | 'Autobiographical continuity'",
+    ): "a transcription spot-check: the rubric's criteria are text copied from the paper's "
+    "appendix A, so their words are the data",
+}
 """The assertions on wording that stay, each where the wording itself is the behaviour, with the
 reason: (file under tests/, the literals it checks) -> why."""
 
@@ -353,6 +432,11 @@ def test_the_counter_can_fail():
         "    with pytest.raises(ValueError, match=why):\n        f()\n"  # counted: parametrized
         "    assert naming(res, 'is not a directory')\n"  # counted: a filter's truth
         "    assert x in naming(res, 'is not a directory')\n"  # a lookup
+        "    said = 'the answer is'\n"
+        "    assert said in text\n"  # counted: a name bound to a sentence
+        "    note = 'written by this test'\n"
+        "    f(note)\n"
+        "    assert note in text\n"  # a round trip: the test fed the text in
     )
     found = wording_assertions(source, wording_helpers([source]))
-    assert [line for line, _ in found] == [6, 8, 9, 13, 14, 18, 21]
+    assert [line for line, _ in found] == [6, 8, 9, 13, 14, 18, 21, 24]
