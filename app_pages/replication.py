@@ -188,7 +188,12 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
             ):
                 continue
             try:
-                figure(spec.build(res), key=f"fig-{spec.slug}", download=spec.slug)
+                figure(
+                    build=lambda spec=spec: spec.build(res),
+                    cache_key=("replication", spec.slug, *data.files_version(res.directory)),
+                    key=f"fig-{spec.slug}",
+                    download=spec.slug,
+                )
             except Exception as exc:  # one broken figure must not take the page down
                 st.warning(
                     "This figure could not be drawn from this result set "

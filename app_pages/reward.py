@@ -341,9 +341,16 @@ def wagering_section() -> None:
             for c in arm_rows.columns
         },
     )
-    figure(arms_figure(res.seed_values, arms), key="reward-arms", download="e4_arms")
+    version = data.files_version(res.directory)
     figure(
-        learning_curves(res.e4_curves, arms=arms),
+        build=lambda: arms_figure(res.seed_values, arms),
+        cache_key=("reward-arms", tuple(arms), *version),
+        key="reward-arms",
+        download="e4_arms",
+    )
+    figure(
+        build=lambda: learning_curves(res.e4_curves, arms=arms),
+        cache_key=("reward-curves", tuple(arms), *version),
         key="reward-curves",
         download="e4_learning_curves",
     )

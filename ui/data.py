@@ -632,6 +632,18 @@ def results(directory: str) -> paper_results.ResultSet:
     return paper_results.load_results(directory)
 
 
+def files_version(directory: Path | str) -> tuple:
+    """The folder and each of its files' (name, size, modification time): a figure drawn from a
+    study or result set is cached under this key, so a rerun or another student draws it once and
+    a rewritten file (a resumed study, a restored copy) draws it again."""
+    try:
+        files = sorted(p for p in Path(directory).iterdir() if p.is_file())
+        stats = tuple((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in files)
+    except OSError:  # missing or unreadable: the page says so (it draws it again once readable)
+        stats = ("unreadable",)
+    return (str(directory), *stats)
+
+
 def checked_results(
     directory: str | Path | None = None, experiment: str | None = None
 ) -> paper_results.ResultSet:

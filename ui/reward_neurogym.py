@@ -22,7 +22,7 @@ from labcore.figures.pdw import (
     live_curve_figure,
     training_curve_figure,
 )
-from ui import controls, data_reward, live_run
+from ui import controls, data, data_reward, live_run
 from ui.components import explain, figure, findings_frame
 
 if TYPE_CHECKING:
@@ -76,9 +76,10 @@ def headline() -> None:
     if study.summary is None:
         return
     figure(
-        kiani_shadlen_figure(
+        build=lambda: kiani_shadlen_figure(
             study.frame("pdw_by_coherence"), imitation="legendonly", title=HEADLINE
         ),
+        cache_key=("reward-headline", *data.files_version(study.directory)),
         key="reward-headline",
         download="pdw_kiani_shadlen",
     )
@@ -117,8 +118,13 @@ def signatures_section(page: str, keys: Sequence[str]) -> None:
         st.caption("The plot at the top of the page draws these sampled choices. " + IMITATION_NOTE)
     else:
         figure(
-            kiani_shadlen_figure(
+            build=lambda: kiani_shadlen_figure(
                 study.frame("pdw_by_coherence"), policy=policy, imitation="legendonly"
+            ),
+            cache_key=(
+                "reward-pdw-signatures",
+                policy,
+                *data.files_version(study.directory),
             ),
             key="reward-pdw-signatures",
             download="pdw_kiani_shadlen_greedy",
@@ -128,13 +134,15 @@ def signatures_section(page: str, keys: Sequence[str]) -> None:
     curves = study.frame("pdw_curves")
     with left:
         figure(
-            training_curve_figure(curves, "plain_gru"),
+            build=lambda: training_curve_figure(curves, "plain_gru"),
+            cache_key=("reward-pdw-curve-gru", *data.files_version(study.directory)),
             key="reward-pdw-curve-gru",
             download="pdw_curve_plain_gru",
         )
     with right:
         figure(
-            training_curve_figure(curves, "b2_ws"),
+            build=lambda: training_curve_figure(curves, "b2_ws"),
+            cache_key=("reward-pdw-curve-b2", *data.files_version(study.directory)),
             key="reward-pdw-curve-b2",
             download="pdw_curve_b2",
         )
@@ -209,22 +217,29 @@ def explorer_section(page: str, keys: Sequence[str]) -> None:
     a, b = st.columns(2)
     with a:
         figure(
-            training_curve_figure(
+            build=lambda: training_curve_figure(
                 study.frame("pdw_sweep_curves"),
                 "plain_gru",
                 cell=cell,
                 title=f"Cell {cell}: the sure option over training",
             ),
+            cache_key=("reward-explorer-curve", cell, *data.files_version(study.directory)),
             key="reward-explorer-curve",
             download="explorer_cell_curve",
         )
     with b:
         figure(
-            explorer_figure(
+            build=lambda: explorer_figure(
                 study.frame("pdw_sweep"),
                 cell,
                 data_reward.EXPLORER_CELLS,
                 tables.keeps_at if tables is not None else data_reward.EXPLORER_KEEPS_AT,
+            ),
+            cache_key=(
+                "reward-explorer-s1",
+                cell,
+                tables.keeps_at if tables is not None else None,
+                *data.files_version(study.directory),
             ),
             key="reward-explorer-s1",
             download="explorer_s1",
@@ -381,12 +396,14 @@ def neurogym_section() -> None:
             st.markdown("**Why, as far as we found (post hoc, labelled so in the result files)**")
             st.markdown(render.part(summary, "why"))
     figure(
-        sure_curve_figure(study.frame("neurogym_by_coherence")),
+        build=lambda: sure_curve_figure(study.frame("neurogym_by_coherence")),
+        cache_key=("reward-neurogym", *data.files_version(study.directory)),
         key="reward-neurogym",
         download="neurogym_sure_option",
     )
     figure(
-        sure_propensity_figure(study.frame("neurogym_curves")),
+        build=lambda: sure_propensity_figure(study.frame("neurogym_curves")),
+        cache_key=("reward-neurogym-early", *data.files_version(study.directory)),
         key="reward-neurogym-early",
         download="neurogym_sure_probability",
     )

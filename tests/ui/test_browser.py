@@ -55,6 +55,15 @@ def browser():
         b.close()
 
 
+@pytest.fixture(scope="module")
+def lab_url():
+    """One lab server for this module's tests that need no fresh one (each start costs a cold
+    import and cold caches; the first test below keeps its own, fresh, server)."""
+    require_real_parts()
+    with running_lab() as url:
+        yield url
+
+
 def _metric_value(page, label: str) -> str:
     metric = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
     return metric.locator('[data-testid="stMetricValue"]').inner_text()
@@ -121,7 +130,7 @@ def _settled_url(page, *, stable_s: float = 6.0, timeout_s: float = 120.0) -> st
 
 
 @pytest.mark.browser
-def test_rapid_control_changes_end_on_the_last_input(browser):
+def test_rapid_control_changes_end_on_the_last_input(browser, lab_url):
     """Issue 13: 20 fast changes (no waiting between them) must end on the last one, every round.
 
     The self-model control is clicked; the slider's input is detached and re-created by some
@@ -130,74 +139,73 @@ def test_rapid_control_changes_end_on_the_last_input(browser):
     """
     modes = {"on": "on", "zeroed": "zero", "noise": "noise", "shuffled": "permute"}
     names = list(modes)
-    with running_lab() as url:
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        group = page.get_by_role("radiogroup", name="Self-model")
-        slider = page.locator('[data-testid="stSlider"]').filter(has_text="Workspace slots")
-        for round_ in range(3):  # one capacity: after round 0 every mode's view is cached
-            page.goto(f"{url}/metacognition?agent=b2_ws&seed=0&self_model_mode=on&capacity=4")
-            page.locator('[data-testid="stMetric"]').filter(has_text="Type-2 AUROC").first.wait_for(
-                timeout=90_000
+    url = lab_url
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    group = page.get_by_role("radiogroup", name="Self-model")
+    slider = page.locator('[data-testid="stSlider"]').filter(has_text="Workspace slots")
+    for round_ in range(3):  # one capacity: after round 0 every mode's view is cached
+        page.goto(f"{url}/metacognition?agent=b2_ws&seed=0&self_model_mode=on&capacity=4")
+        page.locator('[data-testid="stMetric"]').filter(has_text="Type-2 AUROC").first.wait_for(
+            timeout=90_000
+        )
+        last = names[3 - round_]  # the 20th click is the only one on this mode: seeing it means
+        others = [m for m in names if m != last]  # the last input arrived, not an earlier one
+        for i in range(19):
+            group.get_by_role("radio", name=others[(i + round_) % 3], exact=True).click()
+        group.get_by_role("radio", name=last, exact=True).click()
+        mode, expected = last, f"self_model_mode={modes[last]}&capacity="
+        try:  # the runs catch up with the clicks, however slowly under load
+            page.wait_for_function(
+                f"() => window.location.search.includes({expected!r})", timeout=240_000
             )
-            last = names[3 - round_]  # the 20th click is the only one on this mode: seeing it means
-            others = [m for m in names if m != last]  # the last input arrived, not an earlier one
-            for i in range(19):
-                group.get_by_role("radio", name=others[(i + round_) % 3], exact=True).click()
-            group.get_by_role("radio", name=last, exact=True).click()
-            mode, expected = last, f"self_model_mode={modes[last]}&capacity="
-            try:  # the runs catch up with the clicks, however slowly under load
-                page.wait_for_function(
-                    f"() => window.location.search.includes({expected!r})", timeout=240_000
-                )
-            except Exception:
-                shown = group.locator('[aria-checked="true"]').inner_text().strip()
-                pytest.fail(
-                    f"round {round_}: the last input ({mode!r}) never arrived; the "
-                    f"view shows {page.url} "
-                    f"and the control {shown!r}"
-                )
-            settled = _settled_url(page)  # and nothing older comes back after it
-            assert expected in settled, (
-                f"round {round_}: the view went back to {settled} after {mode!r}"
+        except Exception:
+            shown = group.locator('[aria-checked="true"]').inner_text().strip()
+            pytest.fail(
+                f"round {round_}: the last input ({mode!r}) never arrived; the "
+                f"view shows {page.url} "
+                f"and the control {shown!r}"
             )
-            assert group.locator('[aria-checked="true"]').inner_text().strip() == mode
-            # The URL describes what the controls show (under load a click can land on the slider
-            # when the layout shifts, so its value is compared with the URL, not with the plan).
-            shown = slider.locator('input[type="range"]').input_value()
-            assert page.url.endswith(f"capacity={shown}"), (page.url, shown)
-            assert page.locator('[data-testid="stException"]').count() == 0
-        page.close()
+        settled = _settled_url(page)  # and nothing older comes back after it
+        assert expected in settled, (
+            f"round {round_}: the view went back to {settled} after {mode!r}"
+        )
+        assert group.locator('[aria-checked="true"]').inner_text().strip() == mode
+        # The URL describes what the controls show (under load a click can land on the slider
+        # when the layout shifts, so its value is compared with the URL, not with the plan).
+        shown = slider.locator('input[type="range"]').input_value()
+        assert page.url.endswith(f"capacity={shown}"), (page.url, shown)
+        assert page.locator('[data-testid="stException"]').count() == 0
+    page.close()
 
 
 @pytest.mark.browser
-def test_back_from_a_lesson_view_is_one_press(browser):
+def test_back_from_a_lesson_view_is_one_press(browser, lab_url):
     """Issue 24, defect 1: "Open this view", then the browser's Back, returns to the lesson step."""
-    with running_lab() as url:
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        for n, title in (
-            (4, "Workspace — Global Workspace Theory"),
-            (6, "Robustness — triangulation"),
-        ):
-            page.goto(f"{url}/lesson?step={n}")
-            page.get_by_role("heading", name="Lesson: three dissociations").first.wait_for(
-                timeout=90_000
-            )
-            page.wait_for_load_state("networkidle")
-            page.get_by_role("link", name="Open this view").click()
-            page.get_by_role("heading", name=title).first.wait_for(timeout=90_000)
-            page.wait_for_selector(
-                '[data-testid="stStatusWidget"]', state="detached", timeout=90_000
-            )
-            page.wait_for_timeout(1500)  # a rewrite of the URL would land now
-            page.go_back()
-            page.get_by_role("heading", name="Lesson: three dissociations").first.wait_for(
-                timeout=30_000
-            )
-            assert page.url.endswith(f"/lesson?step={n}")
-            page.get_by_role("heading", name=f"{n}. {LESSON[n - 1].title}").first.wait_for(
-                timeout=30_000
-            )
-        page.close()
+    url = lab_url
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    for page_name, title in (
+        ("workspace", "Workspace — Global Workspace Theory"),
+        ("robustness", "Robustness — triangulation"),
+    ):
+        n = next(i for i, s in enumerate(LESSON, 1) if s.page == page_name)
+        page.goto(f"{url}/lesson?step={n}")
+        page.get_by_role("heading", name="Lesson: three dissociations").first.wait_for(
+            timeout=90_000
+        )
+        page.wait_for_load_state("networkidle")
+        page.get_by_role("link", name="Open this view").click()
+        page.get_by_role("heading", name=title).first.wait_for(timeout=90_000)
+        page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=90_000)
+        page.wait_for_timeout(1500)  # a rewrite of the URL would land now
+        page.go_back()
+        page.get_by_role("heading", name="Lesson: three dissociations").first.wait_for(
+            timeout=30_000
+        )
+        assert page.url.endswith(f"/lesson?step={n}")
+        page.get_by_role("heading", name=f"{n}. {LESSON[n - 1].title}").first.wait_for(
+            timeout=30_000
+        )
+    page.close()
 
 
 TOP_TITLES_JS = """() => {
@@ -235,70 +243,68 @@ def _settled(page, title: str) -> None:
 
 @pytest.mark.browser
 @pytest.mark.parametrize("width", [390, 1400])
-def test_every_page_lays_out_on_a_phone_and_a_projector(browser, width):
+def test_every_page_lays_out_on_a_phone_and_a_projector(browser, lab_url, width):
     """Issue 24, defect 8: at 390 px two-panel titles overlapped and tables showed one column.
 
     On every page: no exception, no panel titles over each other or off the figure, nothing wider
     than the screen; at 390 px every table shows at least three of its columns."""
-    with running_lab() as url:
-        page = browser.new_page(viewport={"width": width, "height": 844 if width < 800 else 1000})
-        problems = []
-        for path, title in PAGES:
-            page.goto(f"{url}/{path}")
-            _settled(page, title)
-            if page.locator('[data-testid="stException"]').count():
-                problems.append(f"/{path}: an exception")
-            problems += [f"/{path}: {p}" for p in page.evaluate(TOP_TITLES_JS)]
-            wide = page.evaluate(
-                "() => document.querySelector('[data-testid=\"stMain\"]').scrollWidth"
-            )
-            if wide > width + 2:
-                problems.append(f"/{path}: the page is {wide} px wide")
-            if width >= 800:
-                continue
-            frames = page.locator('[data-testid="stDataFrame"]')
-            for i in range(frames.count()):
-                frame = frames.nth(i)
-                if not frame.is_visible():
-                    continue  # in a closed expander or another tab
-                frame.scroll_into_view_if_needed()
-                frame.locator("th").first.wait_for(state="attached", timeout=30_000)
-                heads = frame.locator("th").all_inner_texts()
-                total = int(frame.locator("table").first.get_attribute("aria-colcount") or 0)
-                if len(heads) < min(3, total):
-                    problems.append(f"/{path}: table {i} shows {heads} of {total} columns")
-        page.close()
-        assert not problems, problems
+    url = lab_url
+    page = browser.new_page(viewport={"width": width, "height": 844 if width < 800 else 1000})
+    problems = []
+    for path, title in PAGES:
+        page.goto(f"{url}/{path}")
+        _settled(page, title)
+        if page.locator('[data-testid="stException"]').count():
+            problems.append(f"/{path}: an exception")
+        problems += [f"/{path}: {p}" for p in page.evaluate(TOP_TITLES_JS)]
+        wide = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollWidth")
+        if wide > width + 2:
+            problems.append(f"/{path}: the page is {wide} px wide")
+        if width >= 800:
+            continue
+        frames = page.locator('[data-testid="stDataFrame"]')
+        for i in range(frames.count()):
+            frame = frames.nth(i)
+            if not frame.is_visible():
+                continue  # in a closed expander or another tab
+            frame.scroll_into_view_if_needed()
+            frame.locator("th").first.wait_for(state="attached", timeout=30_000)
+            heads = frame.locator("th").all_inner_texts()
+            total = int(frame.locator("table").first.get_attribute("aria-colcount") or 0)
+            if len(heads) < min(3, total):
+                problems.append(f"/{path}: table {i} shows {heads} of {total} columns")
+    page.close()
+    assert not problems, problems
 
 
 @pytest.mark.browser
-def test_links_for_students_are_not_the_teachers_loopback_address(browser):
+def test_links_for_students_are_not_the_teachers_loopback_address(browser, lab_url):
     """Issue 24, defect 10: served on 127.0.0.1, the share links pointed every student's phone at
     itself. Issue 34, defect 2: a link to this machine's LAN address, from a server that listens
     on 127.0.0.1 only, is named as such."""
     from ui.share import lan_address
 
     lan = lan_address()
-    with running_lab() as url:  # this server listens on 127.0.0.1 only
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(f"{url}/mystery")
-        page.get_by_role("button", name="Random puzzle").click()
-        link = page.locator('[data-testid="stCode"]').first
-        link.wait_for(timeout=60_000)
-        shown = link.inner_text().strip()
-        assert "/mystery?code=" in shown
-        page.locator('[data-testid="stImage"] img').first.wait_for(timeout=30_000)  # the QR code
-        alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
-        if lan:
-            assert shown.startswith(f"http://{lan}:{url.rsplit(':', 1)[1]}/mystery?code=")
-            assert any("127.0.0.1" in a for a in alerts), alerts  # unreachable, and why
-        else:  # no network: the loopback link stays, and the teacher is told so
-            assert alerts
-        page.close()
+    url = lab_url  # this server listens on 127.0.0.1 only
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{url}/mystery")
+    page.get_by_role("button", name="Random puzzle").click()
+    link = page.locator('[data-testid="stCode"]').first
+    link.wait_for(timeout=60_000)
+    shown = link.inner_text().strip()
+    assert "/mystery?code=" in shown
+    page.locator('[data-testid="stImage"] img').first.wait_for(timeout=30_000)  # the QR code
+    alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
+    if lan:
+        assert shown.startswith(f"http://{lan}:{url.rsplit(':', 1)[1]}/mystery?code=")
+        assert any("127.0.0.1" in a for a in alerts), alerts  # unreachable, and why
+    else:  # no network: the loopback link stays, and the teacher is told so
+        assert alerts
+    page.close()
 
 
 @pytest.mark.browser
-def test_a_student_opening_the_class_link_sees_no_answer_until_the_reveal(browser):
+def test_a_student_opening_the_class_link_sees_no_answer_until_the_reveal(browser, lab_url):
     """Issue 34, defect 1 and item 6: the students' link opens the student view, from a fresh
     browser context as a student's phone would: the question and a vote, no answer, key, step
     picker, handout or menu; the answer and the class's votes only after the teacher reveals."""
@@ -307,32 +313,32 @@ def test_a_student_opening_the_class_link_sees_no_answer_until_the_reveal(browse
 
     step = LESSON[2]
     answer = expected_answer(step, load_results("results/bundled"))
-    with running_lab() as url:
-        teacher = browser.new_page(viewport={"width": 1366, "height": 800})
-        teacher.goto(f"{url}/lesson?step=3")
-        teacher.get_by_role("button", name="Start a class").click()
-        code = teacher.locator('[data-testid="stCode"]').first
-        code.wait_for(timeout=60_000)
-        link = code.inner_text().strip()
-        assert "/join?class=" in link, link
-        link = url + link[link.index("/join") :]  # this server listens on 127.0.0.1 only
-        context = browser.new_context(viewport={"width": 390, "height": 844})  # a phone
-        student = context.new_page()
-        student.goto(link)
-        student.get_by_text(step.question[:40]).first.wait_for(timeout=60_000)
-        body = student.locator("body").inner_text()
-        assert answer.text[:40] not in body and step.why[:40] not in body
-        for hidden in ("Show answer", "Next step", "Handout for students (HTML)"):
-            assert student.get_by_role("button", name=hidden).count() == 0, hidden
-        assert student.locator('[data-testid="stSidebarNav"]').count() == 0  # no menu
-        student.get_by_text(step.choices[0], exact=False).first.click()
-        student.get_by_role("button", name="Send my answer").click()
-        student.get_by_role("button", name="Change my answer").wait_for(timeout=30_000)
-        teacher.get_by_role("button", name="Show answer").click()
-        teacher.get_by_role("button", name="Hide answer").wait_for(timeout=30_000)
-        student.get_by_text(step.why[:40]).first.wait_for(timeout=30_000)  # the poll brings it
-        student.locator(".js-plotly-plot").first.wait_for(timeout=30_000)  # the class's votes
-        assert student.locator('[data-testid="stException"]').count() == 0
-        assert teacher.locator('[data-testid="stException"]').count() == 0
-        context.close()
-        teacher.close()
+    url = lab_url
+    teacher = browser.new_page(viewport={"width": 1366, "height": 800})
+    teacher.goto(f"{url}/lesson?step=3")
+    teacher.get_by_role("button", name="Start a class").click()
+    code = teacher.locator('[data-testid="stCode"]').first
+    code.wait_for(timeout=60_000)
+    link = code.inner_text().strip()
+    assert "/join?class=" in link, link
+    link = url + link[link.index("/join") :]  # this server listens on 127.0.0.1 only
+    context = browser.new_context(viewport={"width": 390, "height": 844})  # a phone
+    student = context.new_page()
+    student.goto(link)
+    student.get_by_text(step.question[:40]).first.wait_for(timeout=60_000)
+    body = student.locator("body").inner_text()
+    assert answer.text[:40] not in body and step.why[:40] not in body
+    for hidden in ("Show answer", "Next step", "Handout for students (HTML)"):
+        assert student.get_by_role("button", name=hidden).count() == 0, hidden
+    assert student.locator('[data-testid="stSidebarNav"]').count() == 0  # no menu
+    student.get_by_text(step.choices[0], exact=False).first.click()
+    student.get_by_role("button", name="Send my answer").click()
+    student.get_by_role("button", name="Change my answer").wait_for(timeout=30_000)
+    teacher.get_by_role("button", name="Show answer").click()
+    teacher.get_by_role("button", name="Hide answer").wait_for(timeout=30_000)
+    student.get_by_text(step.why[:40]).first.wait_for(timeout=30_000)  # the poll brings it
+    student.locator(".js-plotly-plot").first.wait_for(timeout=30_000)  # the class's votes
+    assert student.locator('[data-testid="stException"]').count() == 0
+    assert teacher.locator('[data-testid="stException"]').count() == 0
+    context.close()
+    teacher.close()
