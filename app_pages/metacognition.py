@@ -326,7 +326,7 @@ with st.expander("Trial data (download as CSV)"):
     st.dataframe(table.head(200), width="stretch", height=240)
     st.download_button(
         "Download all trials (CSV)",
-        table.to_csv(index=False),
+        partial(table.to_csv, index=False),  # made when clicked, not on every run
         file_name=f"e1_{kind}_s{seed}_{self_model_mode}_k{capacity}.csv",
         mime="text/csv",
     )

@@ -1,5 +1,7 @@
 """Robustness (triangulation): latent noise, perturbational complexity and the composite."""
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
@@ -83,8 +85,10 @@ def verdict() -> None:
         "Verdict: does the paper's robustness hierarchy hold here?",
         bundled,
         VERDICT_CLAIMS,
-        lead=e3_robustness_verdict(bundled),
-        why=[] if study.summary is None else [answer(study.summary, "long")],
+        lead=data.once(bundled, "e3-robustness-verdict", lambda: e3_robustness_verdict(bundled)),
+        why=[]
+        if study.summary is None
+        else [data.once(study, "answer-long", lambda: answer(study.summary, "long"))],
         why_title="Why, from the E3 design study",
     )
 
@@ -151,7 +155,9 @@ if model is not None:
     l75_claim = l75_key(kind, noise_mode)
     m2.metric(
         f"L75 of {label_of(kind)} (bundled, all seeds)",
-        l75_summary(bundled.seed_values, l75_claim),
+        data.once(
+            bundled, f"l75-summary/{l75_claim}", lambda: l75_summary(bundled.seed_values, l75_claim)
+        ),
         help="The noise SD at which report accuracy falls to 75% (higher = more robust).",
     )
     m2.caption(
@@ -190,32 +196,51 @@ if titration is not None:
     chosen = st.multiselect(
         "Agents to compare", agents_available, key=compare_key, format_func=label_of
     )
-    subset = titration_rows(
-        titration, chosen, noise_mode, "carrier" if target == "carrier" else None
+    subset = partial(
+        titration_rows, titration, chosen, noise_mode, "carrier" if target == "carrier" else None
+    )  # the rows drawn: selected when the figure is first built or the CSV is downloaded
+
+    def titration_chart():
+        """The bundled titration of the chosen agents, with the live setting's star."""
+        curves = titration_curves(subset(), sorted(chosen))
+        seed_values = results.seed_values
+        l75, paper_l75 = {}, {}
+        for agent_name in chosen:
+            point = l75_point(seed_values, l75_key(agent_name, noise_mode))
+            if point is not None:
+                l75[agent_name] = point
+            claim = CLAIMS_BY_ID.get(l75_key(agent_name, noise_mode))
+            if claim is not None:
+                paper_l75[agent_name] = claim.paper
+        fig = titration_figure(curves, l75, paper_l75=paper_l75)
+        if live is not None:
+            fig.add_scatter(
+                x=[sigma],
+                y=[live],
+                mode="markers",
+                marker={"size": 14, "symbol": "star", "color": "black"},
+                name=f"live: {kind} seed {seed}",
+            )
+        return fig
+
+    star = None if live is None else (kind, seed, sigma, live)
+    figure(
+        build=titration_chart,
+        cache_key=(
+            "e3-titration",
+            str(results.directory),
+            data.version(results),
+            tuple(chosen),
+            noise_mode,
+            target,
+            star,
+        ),
+        key="titration",
+        download="titration",
     )
-    curves = titration_curves(subset, sorted(chosen))
-    seed_values = results.seed_values
-    l75, paper_l75 = {}, {}
-    for agent_name in chosen:
-        point = l75_point(seed_values, l75_key(agent_name, noise_mode))
-        if point is not None:
-            l75[agent_name] = point
-        claim = CLAIMS_BY_ID.get(l75_key(agent_name, noise_mode))
-        if claim is not None:
-            paper_l75[agent_name] = claim.paper
-    fig = titration_figure(curves, l75, paper_l75=paper_l75)
-    if live is not None:
-        fig.add_scatter(
-            x=[sigma],
-            y=[live],
-            mode="markers",
-            marker={"size": 14, "symbol": "star", "color": "black"},
-            name=f"live: {kind} seed {seed}",
-        )
-    figure(fig, key="titration", download="titration")
     st.download_button(
         "Download the titration data (CSV)",
-        subset.to_csv(index=False),
+        lambda: subset().to_csv(index=False),  # made when clicked
         file_name="titration.csv",
         mime="text/csv",
     )
@@ -264,8 +289,14 @@ def complexity() -> None:
             icon=":material/warning:",
         )
     figure(
-        pci_bars(
+        build=lambda: pci_bars(
             table, normalisation_label, paper_normalisation=normalisation == "zlib", seed=seed
+        ),
+        cache_key=(
+            "e3-pci",
+            seed,
+            normalisation,
+            *(data.agent_file("dual", row["agent"], seed) for row in rows),
         ),
         key="pci",
         download="pci",
@@ -288,10 +319,13 @@ complexity()
 
 if summary is not None:
     st.subheader("Composite markers and the OOD gap (bundled results)")
-    points = (results.figures.get("e3") or {}).get("points", [])
+    points = (data.once(results, "figures", lambda: results.figures).get("e3") or {}).get(
+        "points", []
+    )
     if points:
         figure(
-            fig3b_marker_correlations(points, results.values),
+            build=lambda: fig3b_marker_correlations(points, results.values),
+            cache_key=("e3-composite", str(results.directory), data.version(results)),
             key="composite",
             download="composite",
         )
@@ -388,7 +422,15 @@ def design_study() -> None:
             key=controls.key(PAGE, "design_noise"),
         )
         figure(
-            design_titration_figure(study, cell, schedule, protocol),
+            build=lambda: design_titration_figure(study, cell, schedule, protocol),
+            cache_key=(
+                "e3-design",
+                str(study.directory),
+                data.version(study),
+                cell,
+                schedule,
+                protocol,
+            ),
             key="study",
             download="design_study",
         )

@@ -1,5 +1,7 @@
 """Workspace (GWT): capacity, access, broadcast and backward masking."""
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
@@ -103,7 +105,12 @@ def bundled_dnrs(res) -> None:
     seed_values = res.seed_values
     if seed_values is not None:
         st.subheader("No-report decoding (dNRS) by capacity, from the bundled results")
-        figure(dnrs_by_scale(seed_values), key="dnrs", download="dnrs")
+        figure(
+            build=lambda: dnrs_by_scale(seed_values),
+            cache_key=("e2-dnrs", str(res.directory), data.version(res)),
+            key="dnrs",
+            download="dnrs",
+        )
         st.caption(
             "dNRS: how well a linear decoder reads the object cue from the agent's "
             "internal state just "
@@ -190,20 +197,25 @@ for column, (name, label, chance, chance_help) in zip((m1, m2, m3), ACCURACIES, 
             "guesses once a mask has overwritten it."
         )
 
-episodes = pd.DataFrame(
-    {
-        "episode": range(view.trace.n_episodes),
-        "per_step": view.per_step,
-        "decision": view.decision,
-        "conjunction": view.conjunction.astype(int),
-        "secondary_cue": view.trace.labels["secondary"],
-        "primary_cue": view.trace.labels["primary"],
-        "masks": (view.trace.labels["mask_steps"] >= 0).sum(1),
-    }
-)
+
+def episodes_csv(view) -> str:
+    """The view's episodes as CSV (made when the button is clicked, not on every run)."""
+    return pd.DataFrame(
+        {
+            "episode": range(view.trace.n_episodes),
+            "per_step": view.per_step,
+            "decision": view.decision,
+            "conjunction": view.conjunction.astype(int),
+            "secondary_cue": view.trace.labels["secondary"],
+            "primary_cue": view.trace.labels["primary"],
+            "masks": (view.trace.labels["mask_steps"] >= 0).sum(1),
+        }
+    ).to_csv(index=False)
+
+
 st.download_button(
     "Download these episodes (CSV)",
-    episodes.to_csv(index=False),
+    partial(episodes_csv, view),
     file_name=f"dual_{kind}_s{seed}_k{capacity}.csv",
     mime="text/csv",
 )
@@ -360,9 +372,11 @@ def masking_section() -> None:
     if masks == 0:
         st.info("With no masks nothing displaces the colour; add masks to see displacement.")
     else:
-        traces = data.masking(kind, seed, soa, masks)
         figure(
-            masking_figure({f"k{k}": v for k, v in traces.items()}, soa, masks),
+            build=lambda: masking_figure(
+                {f"k{k}": v for k, v in data.masking(kind, seed, soa, masks).items()}, soa, masks
+            ),
+            cache_key=("e2-masking", *data.agent_file("dual", kind, seed), soa, masks),
             key="masking",
             download="masking",
         )
