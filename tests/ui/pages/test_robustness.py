@@ -127,6 +127,7 @@ def test_a_noise_switch_redraws_only_the_titration_and_derives_nothing_again(
     components._prepared.clear()
     data.results.clear()
     data._read_study.clear()
+    data._once.clear()
     reads = counting(monkeypatch, paper_results, "load_results")
     studies = counting(monkeypatch, study_module, "load_study")
     verdicts = counting(monkeypatch, explore, "e3_robustness_verdict")
@@ -140,7 +141,7 @@ def test_a_noise_switch_redraws_only_the_titration_and_derives_nothing_again(
     for sigma in (0.2, 0.0, 0.2, 0.0):
         at.slider(key="robustness.noise").set_value(sigma).run()
     assert not at.exception
-    assert len(reads) == len(studies) == len(verdicts) == 1
+    assert (len(reads), len(studies), len(verdicts)) == (1, 1, 1)
     assert len(titrations) == 2  # noise 0 and 0.2
     assert [len(built) for built in others] == [1, 1, 1]
     components._prepared.clear()
