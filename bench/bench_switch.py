@@ -32,7 +32,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench.class_protocol import SCENARIOS, Scenario
+from bench.class_protocol import SCENARIOS, Scenario, open_scenario
 from bench.protocol_client import StreamlitClient
 from ui.serve import running_class
 
@@ -69,9 +69,7 @@ async def warm_case(url: str, case: Scenario) -> None:
     for index in range(case.seeds):  # warm: every seed's views computed once
         client = StreamlitClient(url)
         try:
-            await client.open(case.path, case.query_for(index))
-            if case.follow:
-                await client.follow_link(case.follow)
+            await open_scenario(client, case, index)
             for value in case.values:
                 await client.set_widget(case.control, value)
         finally:
@@ -85,9 +83,7 @@ async def measure_case(url: str, pid: int, case: Scenario, passes: int) -> dict[
         client = StreamlitClient(url)
         try:
             before = await settled(pid)
-            await client.open(case.path, case.query_for(p % case.seeds))
-            if case.follow:
-                await client.follow_link(case.follow)
+            await open_scenario(client, case, p % case.seeds)
             out["open_cpu"].append(await settled(pid) - before)
             for value in case.values:
                 before = await settled(pid)
