@@ -117,224 +117,243 @@ res = (
 )  # read once: a broken result set is one error, the live lab still works
 left, mid, right, far = st.columns([2, 1, 3, 2])
 kind, _ = controls.agent_seed_picker(PAGE, seeds, left, mid)
-controls.segmented(
-    right,
-    "Self-model",
-    list(SELF_MODEL_LABELS),
-    PAGE,
-    "self_model_mode",
-    fallback="on",
-    format_func=SELF_MODEL_LABELS.get,
-    help="z_self: the agent's compressed model of its own state. "
-    "The confidence head reads only z_self.",
-)
-far.slider(
-    "Workspace slots",
-    0,
-    MAX_SLOTS,
-    key=controls.key(PAGE, "capacity"),
-    help="How many of the 4 workspace slots may hold information. 0 = workspace off (bus-off).",
-)
-controls.publish(PAGE, KEYS)
 
-seed = controls.value(PAGE, "seed")
-model = data.checked_agent("wagering", kind, seed)
-if model is None:  # its error is shown; the other agents still work
-    st.stop()
-self_model_mode = controls.value(PAGE, "self_model_mode")
-capacity = controls.value(PAGE, "capacity")
-n_slots = model.config.n_slots
-condition = e1_condition(self_model_mode, capacity, n_slots)
-is_intact = (self_model_mode, capacity) == ("on", n_slots)
-view = data.metacognition(kind, seed, self_model_mode, capacity, 0.0)
-intact = data.metacognition(kind, seed, "on", n_slots, 0.0)
-# the intact values beside a lesion (none beside the intact agent)
-base = None if is_intact else intact
-missing = "not reported for this condition" if condition else "does not test this setting"
 
-if self_model_mode != "on":
-    question = (
-        f"The self-model is now **{SELF_MODEL_LABELS[self_model_mode]}**. What will "
-        "**Type-2 AUROC** "
-        "(does confidence tell right from wrong?) do?"
+@st.fragment
+def live_view() -> None:
+    """The self-model and workspace controls and everything they change: a switch reruns only
+    this (issue 34), not the page's explanations and verdicts."""
+    controls.segmented(
+        right,
+        "Self-model",
+        list(SELF_MODEL_LABELS),
+        PAGE,
+        "self_model_mode",
+        fallback="on",
+        format_func=SELF_MODEL_LABELS.get,
+        help="z_self: the agent's compressed model of its own state. "
+        "The confidence head reads only z_self.",
     )
-    predicted = partial(change_outcome, view.auroc, intact.auroc, 0.5, tolerance=0.05)
-else:
-    question = f"With **{capacity} of {n_slots}** workspace slots, what will **task accuracy** do?"
-    predicted = partial(
-        change_outcome, view.accuracy, intact.accuracy, 0.5, tolerance=0.03, fmt="{:.1%}"
+    far.slider(
+        "Workspace slots",
+        0,
+        MAX_SLOTS,
+        key=controls.key(PAGE, "capacity"),
+        help="How many of the 4 workspace slots may hold information. 0 = workspace off (bus-off).",
     )
-if not predict_then_reveal(
-    PAGE,
-    f"{kind}/{seed}/{self_model_mode}/{capacity}",
-    question,
-    CHANGE_CHOICES,
-    predicted,
-    active=not is_intact,
-):
-    st.stop()  # the lesion's numbers and figures wait for the prediction
+    controls.publish(PAGE, KEYS)
 
-live_scope(data.label(kind), seed, f"{data.E1_TRIALS} trials", res)
-m1, m2, m3, m4, m5 = st.columns(5)
-metric(
-    m1,
-    "Task accuracy",
-    view.accuracy,
-    claim=claim_for("e1.accuracy", condition),
-    fmt="{:.1%}",
-    intact=base and base.accuracy,
-    intact_claim=claim_for("e1.accuracy", INTACT),
-    chance="wager",
-    paper_missing=missing,
-    help=(
-        "Fraction of trials that end in the correct zone "
-        f"(two sides: {chance_text('wager', 'percent')})."
-    ),
-)
-metric(
-    m2,
-    "Type-2 AUROC",
-    view.auroc,
-    claim=claim_for("e1.auroc", condition),
-    intact=base and base.auroc,
-    intact_claim=claim_for("e1.auroc", INTACT),
-    chance="auroc",
-    paper_missing=missing,
-    help=(
-        "Probability that a random correct trial got more confidence than a random wrong "
-        f"one ({chance_text('auroc')})."
-    ),
-)
-metric(
-    m3,
-    "M-ratio",
-    view.m_ratio,
-    intact=base and base.m_ratio,
-    chance="m_ratio",
-    reference="1 = ideal; meta-d'/d'; the paper does not report it",
-    undefined=m_ratio_undefined(view),
-    help="Maniscalco & Lau (2012): metacognitive efficiency, corrected for first-order accuracy.",
-)
-metric(
-    m4,
-    "Opt-outs on wager trials",
-    view.skip_fraction,
-    claim=claim_for("e1.skip", condition),
-    fmt="{:.1%}",
-    intact=base and base.skip_fraction,
-    intact_claim=claim_for("e1.skip", INTACT),
-    paper_missing=missing,
-    reference="no chance level: a choice, not a score",
-    help="Wager trials on which confidence was at or below 0.5, so the agent declined to bet.",
-)
-confidence_claim = claim_for("e1.confidence", condition)
-metric(
-    m5,
-    "Mean confidence",
-    mean_confidence(view),
-    claim=confidence_claim,
-    intact=base and mean_confidence(base),
-    reference="bets above 0.5"
-    + (
-        ""
-        if confidence_claim
-        else "; the paper reports it only with the self-model zeroed "
-        f"({paper_value('e1.confidence.self_off')})"
-    ),
-    help="The confidence head's output at the choice point, averaged over the answered trials.",
-)
+    seed = controls.value(PAGE, "seed")
+    model = data.checked_agent("wagering", kind, seed)
+    if model is None:  # its error is shown; the other agents still work
+        st.stop()
+    self_model_mode = controls.value(PAGE, "self_model_mode")
+    capacity = controls.value(PAGE, "capacity")
+    n_slots = model.config.n_slots
+    condition = e1_condition(self_model_mode, capacity, n_slots)
+    is_intact = (self_model_mode, capacity) == ("on", n_slots)
+    view = data.metacognition(kind, seed, self_model_mode, capacity, 0.0)
+    intact = data.metacognition(kind, seed, "on", n_slots, 0.0)
+    # the intact values beside a lesion (none beside the intact agent)
+    base = None if is_intact else intact
+    missing = "not reported for this condition" if condition else "does not test this setting"
 
-for note in e1_construction_notes(model.config, self_model_mode, capacity, mean_confidence(view)):
-    st.success(note, icon=":material/construction:")
-if condition == "bus_off":
-    rule = CLAIMS_BY_ID["e1.skip.bus_off"]
-    holds = rule.check(
-        {"e1.skip.self_on": intact.skip_fraction, "e1.skip.bus_off": view.skip_fraction}
+    if self_model_mode != "on":
+        question = (
+            f"The self-model is now **{SELF_MODEL_LABELS[self_model_mode]}**. What will "
+            "**Type-2 AUROC** "
+            "(does confidence tell right from wrong?) do?"
+        )
+        predicted = partial(change_outcome, view.auroc, intact.auroc, 0.5, tolerance=0.05)
+    else:
+        question = (
+            f"With **{capacity} of {n_slots}** workspace slots, what will **task accuracy** do?"
+        )
+        predicted = partial(
+            change_outcome, view.accuracy, intact.accuracy, 0.5, tolerance=0.03, fmt="{:.1%}"
+        )
+    revealed = predict_then_reveal(
+        PAGE,
+        f"{kind}/{seed}/{self_model_mode}/{capacity}",
+        question,
+        CHANGE_CHOICES,
+        predicted,
+        active=not is_intact,
     )
-    verdict = getattr(res.finding("e1.skip.bus_off"), "verdict", None)
-    text = (
-        "**The paper:** with the workspace off, the intact self-model does not give "
-        '"uninhibited" high '
-        "confidence: the agent opts out more often "
-        f"({paper_value('e1.skip.bus_off', '{:.1%}')} of wager trials, "
-        f"against {paper_value('e1.skip.self_on', '{:.1%}')} intact).\n\n"
-        f"**Here (seed {seed}):** accuracy {view.accuracy:.1%} "
-        f"({chance_text('wager', 'percent')}), mean confidence "
-        f"{mean_confidence(view):.2f} (it bets above 0.5), opt-outs "
-        f"{view.skip_fraction:.1%} against "
-        f"{intact.skip_fraction:.1%} intact. "
-    )
-    text += (
-        "This reproduces: more opt-outs than intact, the paper's own test (" + rule.pattern + ")."
-        if holds
-        else "This does **not** reproduce here: at chance the agent opts out no more often "
-        "than intact, so its "
-        "confidence is not inhibited, which is what the paper says does not happen."
-    )
-    if verdict:
-        text += f" Over all seeds of the result set the verdict is: {verdict}."
-    (st.info if holds else st.warning)(text, icon=":material/hub:")
+    controls.rerun_page_when_changed(PAGE, "revealed", revealed)  # the verdicts wait too
+    if not revealed:
+        st.stop()  # the lesion's numbers and figures wait for the prediction
 
-label = f"self-model {SELF_MODEL_LABELS[self_model_mode]}, {capacity} slot(s)"
-curves = {"intact": (intact.correct[intact.answered], intact.confidence[intact.answered])}
-paper_auroc = {"intact": paper_number("e1.auroc.self_on")}
-if not is_intact:
-    curves[label] = (view.correct[view.answered], view.confidence[view.answered])
-    if auroc_claim := claim_for("e1.auroc", condition):
-        paper_auroc[label] = paper_number(auroc_claim)
-shown = (
-    *data.agent_file("wagering", kind, seed),
-    self_model_mode,
-    capacity,
-)  # all a figure depends on
-figure(
-    build=lambda: type2_roc_figure(curves, paper_auroc=paper_auroc),
-    cache_key=("e1-roc", *shown),
-    key="roc",
-    download="type2_roc",
-)
-paper_points, paper_marks = {}, {}
-if condition == "self_off":  # the paper's constant confidence of the zeroed self-model
-    paper_points[label] = (
-        paper_number("e1.confidence.self_off"),
-        paper_number("e1.accuracy.self_off"),
+    live_scope(data.label(kind), seed, f"{data.E1_TRIALS} trials", res)
+    m1, m2, m3, m4, m5 = st.columns(5)
+    metric(
+        m1,
+        "Task accuracy",
+        view.accuracy,
+        claim=claim_for("e1.accuracy", condition),
+        fmt="{:.1%}",
+        intact=base and base.accuracy,
+        intact_claim=claim_for("e1.accuracy", INTACT),
+        chance="wager",
+        paper_missing=missing,
+        help=(
+            "Fraction of trials that end in the correct zone "
+            f"(two sides: {chance_text('wager', 'percent')})."
+        ),
     )
-    paper_marks[label] = paper_number("e1.confidence.self_off")
-c1, c2 = st.columns(2)
-with c1:
+    metric(
+        m2,
+        "Type-2 AUROC",
+        view.auroc,
+        claim=claim_for("e1.auroc", condition),
+        intact=base and base.auroc,
+        intact_claim=claim_for("e1.auroc", INTACT),
+        chance="auroc",
+        paper_missing=missing,
+        help=(
+            "Probability that a random correct trial got more confidence than a random wrong "
+            f"one ({chance_text('auroc')})."
+        ),
+    )
+    metric(
+        m3,
+        "M-ratio",
+        view.m_ratio,
+        intact=base and base.m_ratio,
+        chance="m_ratio",
+        reference="1 = ideal; meta-d'/d'; the paper does not report it",
+        undefined=m_ratio_undefined(view),
+        help="Maniscalco & Lau (2012): metacognitive efficiency, corrected for first-order "
+        "accuracy.",
+    )
+    metric(
+        m4,
+        "Opt-outs on wager trials",
+        view.skip_fraction,
+        claim=claim_for("e1.skip", condition),
+        fmt="{:.1%}",
+        intact=base and base.skip_fraction,
+        intact_claim=claim_for("e1.skip", INTACT),
+        paper_missing=missing,
+        reference="no chance level: a choice, not a score",
+        help="Wager trials on which confidence was at or below 0.5, so the agent declined to bet.",
+    )
+    confidence_claim = claim_for("e1.confidence", condition)
+    metric(
+        m5,
+        "Mean confidence",
+        mean_confidence(view),
+        claim=confidence_claim,
+        intact=base and mean_confidence(base),
+        reference="bets above 0.5"
+        + (
+            ""
+            if confidence_claim
+            else "; the paper reports it only with the self-model zeroed "
+            f"({paper_value('e1.confidence.self_off')})"
+        ),
+        help="The confidence head's output at the choice point, averaged over the answered trials.",
+    )
+
+    for note in e1_construction_notes(
+        model.config, self_model_mode, capacity, mean_confidence(view)
+    ):
+        st.success(note, icon=":material/construction:")
+    if condition == "bus_off":
+        rule = CLAIMS_BY_ID["e1.skip.bus_off"]
+        holds = rule.check(
+            {"e1.skip.self_on": intact.skip_fraction, "e1.skip.bus_off": view.skip_fraction}
+        )
+        verdict = getattr(res.finding("e1.skip.bus_off"), "verdict", None)
+        text = (
+            "**The paper:** with the workspace off, the intact self-model does not give "
+            '"uninhibited" high '
+            "confidence: the agent opts out more often "
+            f"({paper_value('e1.skip.bus_off', '{:.1%}')} of wager trials, "
+            f"against {paper_value('e1.skip.self_on', '{:.1%}')} intact).\n\n"
+            f"**Here (seed {seed}):** accuracy {view.accuracy:.1%} "
+            f"({chance_text('wager', 'percent')}), mean confidence "
+            f"{mean_confidence(view):.2f} (it bets above 0.5), opt-outs "
+            f"{view.skip_fraction:.1%} against "
+            f"{intact.skip_fraction:.1%} intact. "
+        )
+        text += (
+            "This reproduces: more opt-outs than intact, the paper's own test ("
+            + rule.pattern
+            + ")."
+            if holds
+            else "This does **not** reproduce here: at chance the agent opts out no more often "
+            "than intact, so its "
+            "confidence is not inhibited, which is what the paper says does not happen."
+        )
+        if verdict:
+            text += f" Over all seeds of the result set the verdict is: {verdict}."
+        (st.info if holds else st.warning)(text, icon=":material/hub:")
+
+    label = f"self-model {SELF_MODEL_LABELS[self_model_mode]}, {capacity} slot(s)"
+    curves = {"intact": (intact.correct[intact.answered], intact.confidence[intact.answered])}
+    paper_auroc = {"intact": paper_number("e1.auroc.self_on")}
+    if not is_intact:
+        curves[label] = (view.correct[view.answered], view.confidence[view.answered])
+        if auroc_claim := claim_for("e1.auroc", condition):
+            paper_auroc[label] = paper_number(auroc_claim)
+    shown = (
+        *data.agent_file("wagering", kind, seed),
+        self_model_mode,
+        capacity,
+    )  # all a figure depends on
     figure(
-        build=lambda: calibration_figure(curves, paper_points=paper_points, chance="wager"),
-        cache_key=("e1-calibration", *shown),
-        key="calibration",
-        download="calibration",
+        build=lambda: type2_roc_figure(curves, paper_auroc=paper_auroc),
+        cache_key=("e1-roc", *shown),
+        key="roc",
+        download="type2_roc",
     )
-with c2:
-    figure(
-        build=lambda: confidence_histogram(curves, paper_marks=paper_marks),
-        cache_key=("e1-confidence", *shown),
-        key="confidence",
-        download="confidence_histogram",
-    )
+    paper_points, paper_marks = {}, {}
+    if condition == "self_off":  # the paper's constant confidence of the zeroed self-model
+        paper_points[label] = (
+            paper_number("e1.confidence.self_off"),
+            paper_number("e1.accuracy.self_off"),
+        )
+        paper_marks[label] = paper_number("e1.confidence.self_off")
+    c1, c2 = st.columns(2)
+    with c1:
+        figure(
+            build=lambda: calibration_figure(curves, paper_points=paper_points, chance="wager"),
+            cache_key=("e1-calibration", *shown),
+            key="calibration",
+            download="calibration",
+        )
+    with c2:
+        figure(
+            build=lambda: confidence_histogram(curves, paper_marks=paper_marks),
+            cache_key=("e1-confidence", *shown),
+            key="confidence",
+            download="confidence_histogram",
+        )
 
-with st.expander("Trial data (download as CSV)"):
-    table = pd.DataFrame(
-        {
-            "correct": view.correct.astype(int),
-            "confidence": view.confidence,
-            "stimulus": view.stimulus,
-            "salience": view.salience,
-            "decision": view.decision,
-            "wager": view.wager.astype(int),
-            "bet": view.bet,
-        }
-    )
-    st.dataframe(table.head(200), width="stretch", height=240)
-    st.download_button(
-        "Download all trials (CSV)",
-        table.to_csv(index=False),
-        file_name=f"e1_{kind}_s{seed}_{self_model_mode}_k{capacity}.csv",
-        mime="text/csv",
-    )
+    with st.expander("Trial data (download as CSV)"):
+        table = pd.DataFrame(
+            {
+                "correct": view.correct.astype(int),
+                "confidence": view.confidence,
+                "stimulus": view.stimulus,
+                "salience": view.salience,
+                "decision": view.decision,
+                "wager": view.wager.astype(int),
+                "bet": view.bet,
+            }
+        )
+        st.dataframe(table.head(200), width="stretch", height=240)
+        st.download_button(
+            "Download all trials (CSV)",
+            partial(table.to_csv, index=False),  # made when clicked, not on every run
+            file_name=f"e1_{kind}_s{seed}_{self_model_mode}_k{capacity}.csv",
+            mime="text/csv",
+        )
+
+
+live_view()
+
 
 verdict_box(
     "Verdict: does the paper's blindsight dissociation hold here?",

@@ -190,7 +190,12 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
             try:
                 figure(
                     build=lambda spec=spec: spec.build(res),
-                    cache_key=("replication", spec.slug, *data.files_version(res.directory)),
+                    cache_key=(
+                        "replication",
+                        spec.slug,
+                        str(res.directory),
+                        data.folder_stamp(res.directory),
+                    ),
                     key=f"fig-{spec.slug}",
                     download=spec.slug,
                 )

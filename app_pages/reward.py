@@ -341,7 +341,7 @@ def wagering_section() -> None:
             for c in arm_rows.columns
         },
     )
-    version = data.files_version(res.directory)
+    version = (str(res.directory), data.folder_stamp(res.directory))
     figure(
         build=lambda: arms_figure(res.seed_values, arms),
         cache_key=("reward-arms", tuple(arms), *version),

@@ -1,5 +1,7 @@
 """Robustness (triangulation): latent noise, perturbational complexity and the composite."""
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
@@ -83,8 +85,10 @@ def verdict() -> None:
         "Verdict: does the paper's robustness hierarchy hold here?",
         bundled,
         VERDICT_CLAIMS,
-        lead=e3_robustness_verdict(bundled),
-        why=[] if study.summary is None else [answer(study.summary, "long")],
+        lead=data.once(bundled, "e3-robustness-verdict", lambda: e3_robustness_verdict(bundled)),
+        why=[]
+        if study.summary is None
+        else [data.once(study, "answer-long", lambda: answer(study.summary, "long"))],
         why_title="Why, from the E3 design study",
     )
 
@@ -106,133 +110,177 @@ controls.init_state(
 )
 c1, c2, c3, c4 = st.columns([2, 1, 2, 2])
 kind, _ = controls.agent_seed_picker(PAGE, seeds, c1, c2)
-c3.slider("Noise sigma", 0.0, MAX_NOISE, step=0.01, key=controls.key(PAGE, "noise"))
-c4.radio(
-    "Noise protocol",
-    NOISE_MODES,
-    format_func=NOISE_MODE_LABELS.get,
-    key=controls.key(PAGE, "noise_mode"),
-)
-controls.publish(PAGE, [k for k in KEYS if controls.key(PAGE, k) in st.session_state])
-seed, sigma, noise_mode = (controls.value(PAGE, k) for k in ("seed", "noise", "noise_mode"))
-
+seed = controls.value(PAGE, "seed")
 model = data.checked_agent(
     "dual", kind, seed
 )  # None: its error is shown, the bundled results still are
 target = science.noise_target(model) if model is not None else None
-live = None
-if model is not None:
-    live = data.noisy_accuracy(kind, seed, sigma, noise_mode, target)
-    clean = data.noisy_accuracy(kind, seed, 0.0, noise_mode, target)
-    revealed = predict_then_reveal(
-        PAGE,
-        f"{kind}/{seed}/{sigma:g}/{noise_mode}",
-        f"With workspace noise of SD **{sigma:g}**, what will this agent's **report accuracy** do?",
-        CHANGE_CHOICES,
-        lambda: change_outcome(live, clean, chance("decision").value, tolerance=0.03, fmt="{:.1%}"),
-        active=sigma > 0,
-    )
-    if not revealed:
-        # everything below gives the answer away: the live number, L75, the verdict and the four
-        # charts (issue 34: only the live number was held back)
-        st.stop()
-    live_scope(data.label(kind), seed, f"{data.TITRATION_EPISODES} episodes at this noise", bundled)
-    m1, m2 = st.columns(2)
-    metric(
-        m1,
-        "Report accuracy with this noise",
-        live,
-        fmt="{:.1%}",
-        intact=clean if sigma > 0 else None,
-        chance="decision",
-        reference=f"{target} noise, {NOISE_MODE_LABELS[noise_mode]}; intact = no noise",
-        help="Report-window decision accuracy of this agent and seed at this noise level (live).",
-    )
-    l75_claim = l75_key(kind, noise_mode)
-    m2.metric(
-        f"L75 of {label_of(kind)} (bundled, all seeds)",
-        l75_summary(bundled.seed_values, l75_claim),
-        help="The noise SD at which report accuracy falls to 75% (higher = more robust).",
-    )
-    m2.caption(
-        " · ".join(
-            [
-                f"paper: {paper_value(l75_claim)}"
-                if l75_claim in CLAIMS_BY_ID
-                else f"paper: not reported for {label_of(kind)} in this protocol",
-                f"verdict: {bundled.findings[l75_claim].verdict}"
-                if l75_claim in bundled.findings
-                else "no verdict",
-                f"threshold 75% accuracy; {chance_text('decision')}",
-            ]
-        )
-    )
-
 results = bundled
 titration = results.titration
 summary = results.summary
-if titration is not None:
-    st.subheader("Noise titration (bundled results, all seeds)")
-    agents_available = sorted(titration["agent"].unique())
-    compare_key = controls.key(PAGE, "compare")
-    wanted = list(st.session_state.get(compare_key, LabState().compare))
-    if left_out := [a for a in wanted if a not in agents_available]:
-        st.session_state[compare_key] = [a for a in wanted if a in agents_available]
-        st.warning(
-            escape_markdown(
-                f"Not in the bundled titration, so left out of the comparison: "
-                f"{', '.join(left_out)}."
+
+
+@st.fragment
+def noise_view() -> None:
+    """The noise controls and what they change, the live accuracy and the titration chart: a
+    switch reruns only this (issue 34), not the verdicts, complexity and design study below."""
+    c3.slider("Noise sigma", 0.0, MAX_NOISE, step=0.01, key=controls.key(PAGE, "noise"))
+    c4.radio(
+        "Noise protocol",
+        NOISE_MODES,
+        format_func=NOISE_MODE_LABELS.get,
+        key=controls.key(PAGE, "noise_mode"),
+    )
+    controls.publish(PAGE, [k for k in KEYS if controls.key(PAGE, k) in st.session_state])
+    sigma, noise_mode = (controls.value(PAGE, k) for k in ("noise", "noise_mode"))
+    live = None
+    if model is not None:
+        live = data.noisy_accuracy(kind, seed, sigma, noise_mode, target)
+        clean = data.noisy_accuracy(kind, seed, 0.0, noise_mode, target)
+        revealed = predict_then_reveal(
+            PAGE,
+            f"{kind}/{seed}/{sigma:g}/{noise_mode}",
+            f"With workspace noise of SD **{sigma:g}**, what will this agent's **report "
+            "accuracy** do?",
+            CHANGE_CHOICES,
+            lambda: change_outcome(
+                live, clean, chance("decision").value, tolerance=0.03, fmt="{:.1%}"
             ),
-            icon=":material/warning:",
+            active=sigma > 0,
         )
-    elif not isinstance(st.session_state.get(compare_key), list):
-        st.session_state[compare_key] = wanted
-    chosen = st.multiselect(
-        "Agents to compare", agents_available, key=compare_key, format_func=label_of
-    )
-    subset = titration_rows(
-        titration, chosen, noise_mode, "carrier" if target == "carrier" else None
-    )
-    curves = titration_curves(subset, sorted(chosen))
-    seed_values = results.seed_values
-    l75, paper_l75 = {}, {}
-    for agent_name in chosen:
-        point = l75_point(seed_values, l75_key(agent_name, noise_mode))
-        if point is not None:
-            l75[agent_name] = point
-        claim = CLAIMS_BY_ID.get(l75_key(agent_name, noise_mode))
-        if claim is not None:
-            paper_l75[agent_name] = claim.paper
-    fig = titration_figure(curves, l75, paper_l75=paper_l75)
-    if live is not None:
-        fig.add_scatter(
-            x=[sigma],
-            y=[live],
-            mode="markers",
-            marker={"size": 14, "symbol": "star", "color": "black"},
-            name=f"live: {kind} seed {seed}",
+        controls.rerun_page_when_changed(PAGE, "revealed", revealed)  # the verdicts wait too
+        if not revealed:
+            # everything below gives the answer away: the live number, L75, the verdict and the
+            # four charts (issue 34: only the live number was held back)
+            st.stop()
+        live_scope(
+            data.label(kind), seed, f"{data.TITRATION_EPISODES} episodes at this noise", bundled
         )
-    figure(fig, key="titration", download="titration")
-    st.download_button(
-        "Download the titration data (CSV)",
-        subset.to_csv(index=False),
-        file_name="titration.csv",
-        mime="text/csv",
-    )
-    st.caption(
-        "Points: mean over seeds (bands: SD). L75 marked where accuracy crosses 75%; a "
-        "triangle at the "
-        "right edge means it never did within the tested range (censored). The star is "
-        "your live setting. "
-        "Agents without a workspace (HOT-only, A0, A1) get the noise in their "
-        "recurrent state instead."
-    )
+        m1, m2 = st.columns(2)
+        metric(
+            m1,
+            "Report accuracy with this noise",
+            live,
+            fmt="{:.1%}",
+            intact=clean if sigma > 0 else None,
+            chance="decision",
+            reference=f"{target} noise, {NOISE_MODE_LABELS[noise_mode]}; intact = no noise",
+            help="Report-window decision accuracy of this agent and seed at this noise level "
+            "(live).",
+        )
+        l75_claim = l75_key(kind, noise_mode)
+        m2.metric(
+            f"L75 of {label_of(kind)} (bundled, all seeds)",
+            data.once(
+                bundled,
+                f"l75-summary/{l75_claim}",
+                lambda: l75_summary(bundled.seed_values, l75_claim),
+            ),
+            help="The noise SD at which report accuracy falls to 75% (higher = more robust).",
+        )
+        m2.caption(
+            " · ".join(
+                [
+                    f"paper: {paper_value(l75_claim)}"
+                    if l75_claim in CLAIMS_BY_ID
+                    else f"paper: not reported for {label_of(kind)} in this protocol",
+                    f"verdict: {bundled.findings[l75_claim].verdict}"
+                    if l75_claim in bundled.findings
+                    else "no verdict",
+                    f"threshold 75% accuracy; {chance_text('decision')}",
+                ]
+            )
+        )
+    if titration is not None:
+        st.subheader("Noise titration (bundled results, all seeds)")
+        agents_available = sorted(titration["agent"].unique())
+        compare_key = controls.key(PAGE, "compare")
+        wanted = list(st.session_state.get(compare_key, LabState().compare))
+        if left_out := [a for a in wanted if a not in agents_available]:
+            st.session_state[compare_key] = [a for a in wanted if a in agents_available]
+            st.warning(
+                escape_markdown(
+                    f"Not in the bundled titration, so left out of the comparison: "
+                    f"{', '.join(left_out)}."
+                ),
+                icon=":material/warning:",
+            )
+        elif not isinstance(st.session_state.get(compare_key), list):
+            st.session_state[compare_key] = wanted
+        chosen = st.multiselect(
+            "Agents to compare", agents_available, key=compare_key, format_func=label_of
+        )
+        subset = partial(
+            titration_rows,
+            titration,
+            chosen,
+            noise_mode,
+            "carrier" if target == "carrier" else None,
+        )  # the rows drawn: selected when the figure is first built or the CSV is downloaded
+
+        def titration_chart():
+            """The bundled titration of the chosen agents, with the live setting's star."""
+            curves = titration_curves(subset(), sorted(chosen))
+            seed_values = results.seed_values
+            l75, paper_l75 = {}, {}
+            for agent_name in chosen:
+                point = l75_point(seed_values, l75_key(agent_name, noise_mode))
+                if point is not None:
+                    l75[agent_name] = point
+                claim = CLAIMS_BY_ID.get(l75_key(agent_name, noise_mode))
+                if claim is not None:
+                    paper_l75[agent_name] = claim.paper
+            fig = titration_figure(curves, l75, paper_l75=paper_l75)
+            if live is not None:
+                fig.add_scatter(
+                    x=[sigma],
+                    y=[live],
+                    mode="markers",
+                    marker={"size": 14, "symbol": "star", "color": "black"},
+                    name=f"live: {kind} seed {seed}",
+                )
+            return fig
+
+        star = None if live is None else (kind, seed, sigma, live)
+        figure(
+            build=titration_chart,
+            cache_key=(
+                "e3-titration",
+                str(results.directory),
+                data.version(results),
+                tuple(chosen),
+                noise_mode,
+                target,
+                star,
+            ),
+            key="titration",
+            download="titration",
+        )
+        st.download_button(
+            "Download the titration data (CSV)",
+            lambda: subset().to_csv(index=False),  # made when clicked
+            file_name="titration.csv",
+            mime="text/csv",
+        )
+        st.caption(
+            "Points: mean over seeds (bands: SD). L75 marked where accuracy crosses 75%; a "
+            "triangle at the "
+            "right edge means it never did within the tested range (censored). The star is "
+            "your live setting. "
+            "Agents without a workspace (HOT-only, A0, A1) get the noise in their "
+            "recurrent state instead."
+        )
+
+
+noise_view()
 
 verdict()  # below the controls and the live result
 
 
+@st.fragment
 def complexity() -> None:
-    """Perturbational complexity of every agent of this seed, in the chosen normalisation."""
+    """Perturbational complexity of every agent of this seed, in the chosen normalisation (its
+    own fragment: the normalisation reruns only it)."""
     st.subheader("Perturbational complexity (PCI-A)")
     normalisation = st.selectbox(
         "Normalisation",
@@ -264,8 +312,14 @@ def complexity() -> None:
             icon=":material/warning:",
         )
     figure(
-        pci_bars(
+        build=lambda: pci_bars(
             table, normalisation_label, paper_normalisation=normalisation == "zlib", seed=seed
+        ),
+        cache_key=(
+            "e3-pci",
+            seed,
+            normalisation,
+            *(data.agent_file("dual", row["agent"], seed) for row in rows),
         ),
         key="pci",
         download="pci",
@@ -288,10 +342,13 @@ complexity()
 
 if summary is not None:
     st.subheader("Composite markers and the OOD gap (bundled results)")
-    points = (results.figures.get("e3") or {}).get("points", [])
+    points = (data.once(results, "figures", lambda: results.figures).get("e3") or {}).get(
+        "points", []
+    )
     if points:
         figure(
-            fig3b_marker_correlations(points, results.values),
+            build=lambda: fig3b_marker_correlations(points, results.values),
+            cache_key=("e3-composite", str(results.directory), data.version(results)),
             key="composite",
             download="composite",
         )
@@ -310,8 +367,10 @@ if summary is not None:
         )
 
 
+@st.fragment
 def design_study() -> None:
-    """The E3 design study: one design's titration beside its ideal observer's ceiling."""
+    """The E3 design study: one design's titration beside its ideal observer's ceiling (its own
+    fragment: the design's controls rerun only it)."""
     st.subheader("What decides robustness? The E3 design study")
     if study.tables is None:
         st.info(
@@ -388,7 +447,15 @@ def design_study() -> None:
             key=controls.key(PAGE, "design_noise"),
         )
         figure(
-            design_titration_figure(study, cell, schedule, protocol),
+            build=lambda: design_titration_figure(study, cell, schedule, protocol),
+            cache_key=(
+                "e3-design",
+                str(study.directory),
+                data.version(study),
+                cell,
+                schedule,
+                protocol,
+            ),
             key="study",
             download="design_study",
         )

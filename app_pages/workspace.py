@@ -1,5 +1,7 @@
 """Workspace (GWT): capacity, access, broadcast and backward masking."""
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
@@ -104,7 +106,12 @@ def bundled_dnrs(res) -> None:
     seed_values = res.seed_values
     if seed_values is not None:
         st.subheader("No-report decoding (dNRS) by capacity, from the bundled results")
-        figure(dnrs_by_scale(seed_values), key="dnrs", download="dnrs")
+        figure(
+            build=lambda: dnrs_by_scale(seed_values),
+            cache_key=("e2-dnrs", str(res.directory), data.version(res)),
+            key="dnrs",
+            download="dnrs",
+        )
         st.caption(
             "dNRS: how well a linear decoder reads the object cue from the agent's "
             "internal state just "
@@ -122,95 +129,35 @@ if not seeds:
 controls.init_state(PAGE, KEYS, agents=list(seeds), seeds=seeds, default=LabState(agent="b1"))
 c1, c2, c3 = st.columns([2, 1, 3])
 kind, _ = controls.agent_seed_picker(PAGE, seeds, c1, c2)
-model = data.checked_agent("dual", kind, controls.value(PAGE, "seed"))
+seed = controls.value(PAGE, "seed")
+model = data.checked_agent("dual", kind, seed)
 if model is None:  # its error is shown; the other agents and the bundled results still work
     controls.publish(PAGE, KEYS)
     bundled_dnrs(data.checked_results())
     st.stop()
 n_slots = model.config.n_slots
-c3.select_slider(
-    "Workspace slots (capacity scale)",
-    options=list(range(n_slots + 1)),
-    key=controls.key(PAGE, "capacity"),
-    format_func=lambda k: f"{k} (scale {capacity_scale(k, n_slots):g})",
-    help="Usable slots, with the paper's workspace_capacity_scale in brackets: 0, 0.25, "
-    "0.5, 0.75, 1 = "
-    "0-4 slots. 0 = bus-off.",
-)
-seed, capacity = controls.value(PAGE, "seed"), controls.value(PAGE, "capacity")
-
+cfg = DualTaskConfig()
 res = (
     data.checked_results()
 )  # read once: a broken result set is one error, the live lab still works
-view = data.workspace(kind, seed, capacity, 0.0, "stored")
-means = view.means
-condition = e2_condition(capacity, n_slots)
-intact = None if capacity == n_slots else data.workspace(kind, seed, n_slots, 0.0, "stored")
-paper_label = "paper" if kind == "b1" else "paper (B1)"  # the paper's E2 numbers are B1's
-missing = "not reported at this capacity"
-if not predict_then_reveal(
-    PAGE,
-    f"{kind}/{seed}/{capacity}",
-    f"With **{capacity} of {n_slots}** workspace slots, what will **conjunction "
-    "accuracy** (both reports "
-    "right) do?",
-    CHANGE_CHOICES,
-    lambda: change_outcome(
-        means["conjunction"],
-        intact.means["conjunction"],
-        chance("conjunction").value,
-        tolerance=0.03,
-        fmt="{:.1%}",
-    ),
-    active=intact is not None,
-):
-    controls.publish(PAGE, KEYS)
-    st.stop()  # the lesion's numbers and figures wait for the prediction
-live_scope(data.label(kind), seed, f"{data.DUAL_EPISODES} episodes", res)
-m1, m2, m3 = st.columns(3)
-ideal = data.ideal_on_view(seed, capacity, n_slots) if 0 < capacity < n_slots else {}
-for column, (name, label, level, chance_help) in zip((m1, m2, m3), ACCURACIES, strict=True):
-    metric(
-        column,
-        label,
-        means[name],
-        claim=claim_for(f"e2.{name}", condition),
-        fmt="{:.1%}",
-        help=chance_help,
-        intact=None if intact is None else intact.means[name],
-        intact_claim=claim_for(f"e2.{name}", INTACT),
-        chance=level,
-        paper_label=paper_label,
-        paper_missing=missing,
-    )
-    if name in ideal:
-        mean, low, high = ideal[name]
-        column.caption(
-            f"An ideal agent on these episodes: {mean:.1%} (95% range {low:.1%} to {high:.1%}), "
-            "by the allocation rule alone: it answers right while the cue is in a slot and "
-            "guesses once a mask has overwritten it."
-        )
-
-episodes = pd.DataFrame(
-    {
-        "episode": range(view.trace.n_episodes),
-        "per_step": view.per_step,
-        "decision": view.decision,
-        "conjunction": view.conjunction.astype(int),
-        "secondary_cue": view.trace.labels["secondary"],
-        "primary_cue": view.trace.labels["primary"],
-        "masks": (view.trace.labels["mask_steps"] >= 0).sum(1),
-    }
-)
-st.download_button(
-    "Download these episodes (CSV)",
-    episodes.to_csv(index=False),
-    file_name=f"dual_{kind}_s{seed}_k{capacity}.csv",
-    mime="text/csv",
-)
 
 
-def one_episode() -> None:
+def episodes_csv(view) -> str:
+    """The view's episodes as CSV (made when the button is clicked, not on every run)."""
+    return pd.DataFrame(
+        {
+            "episode": range(view.trace.n_episodes),
+            "per_step": view.per_step,
+            "decision": view.decision,
+            "conjunction": view.conjunction.astype(int),
+            "secondary_cue": view.trace.labels["secondary"],
+            "primary_cue": view.trace.labels["primary"],
+            "masks": (view.trace.labels["mask_steps"] >= 0).sum(1),
+        }
+    ).to_csv(index=False)
+
+
+def one_episode(view, capacity: int) -> None:
     """One episode's workspace: the slots over time and whether its two reports were right."""
     st.subheader("Inside the workspace, one episode")
     trace = view.trace
@@ -227,7 +174,6 @@ def one_episode() -> None:
         st.session_state[controls.key(PAGE, "episode")] = last_episode
     st.slider("Episode", 0, last_episode, key=controls.key(PAGE, "episode"))
     episode = controls.value(PAGE, "episode")
-    cfg = DualTaskConfig()
     if capacity == 0:  # an empty heatmap explained nothing (issue 24)
         st.info(
             "With the workspace off (0 slots) nothing is written to it: every slot is "
@@ -255,85 +201,163 @@ def one_episode() -> None:
     controls.publish(PAGE, KEYS)
 
 
-one_episode()
-cfg = DualTaskConfig()
-
-g1, g2, g3 = st.columns(3)
-gbi_help = (
-    "Global Broadcast Index: how evenly each slot's couplings spread over the other "
-    "slots, at the report "
-    "steps (0 = one partner takes all the coupling, 2/3 = spread evenly over the other 3 slots)."
-)
-gbi_claim = claim_for("e2.gbi", condition)
-if capacity == 0:
-    g1.metric("GBI (paper's equation)", "not defined here", help=gbi_help)
-    g1.caption("Not defined here: no slot holds anything with the workspace off.")
-elif view.gbi == view.gbi:  # defined (not nan)
+def broadcast_metrics(view, intact, capacity: int, condition, paper_label: str) -> None:
+    """GBI (the paper's equation and on |cosine| couplings) and ignition sharpness, with why each
+    is undefined or fixed by construction where it is."""
+    missing = "not reported at this capacity"
+    g1, g2, g3 = st.columns(3)
+    gbi_help = (
+        "Global Broadcast Index: how evenly each slot's couplings spread over the other "
+        "slots, at the report "
+        "steps (0 = one partner takes all the coupling, 2/3 = spread evenly over the other 3 "
+        "slots)."
+    )
+    gbi_claim = claim_for("e2.gbi", condition)
+    if capacity == 0:
+        g1.metric("GBI (paper's equation)", "not defined here", help=gbi_help)
+        g1.caption("Not defined here: no slot holds anything with the workspace off.")
+    elif view.gbi == view.gbi:  # defined (not nan)
+        metric(
+            g1,
+            "GBI (paper's equation)",
+            view.gbi,
+            claim=gbi_claim,
+            help=gbi_help,
+            paper_label=paper_label,
+            intact=None if intact is None else intact.gbi,
+            intact_claim=claim_for("e2.gbi", INTACT),
+            paper_missing=missing,
+        )
+    else:
+        g1.metric("GBI (paper's equation)", "not defined here", help=gbi_help)
+        shown = gbi_claim or claim_for("e2.gbi", INTACT)
+        where = "at this capacity" if gbi_claim else "at 4 slots"
+        why = (
+            "Not defined here: its formula assumes non-negative couplings; these "
+            "zero-mean slots have signed ones "
+            f"(computed anyway it gives {view.gbi_signed:,.3g})."
+            if view.gbi_signed == view.gbi_signed
+            else "Not defined here: with one slot there is no other slot to couple with."
+        )
+        g1.caption(f"{why} {paper_label.capitalize()} {where}: {paper_value(shown)}.")
+    abs_help = gbi_help + " Here on the size of each coupling, which is never negative."
+    if capacity == 0:
+        g2.metric("GBI on |cosine| couplings", "not defined here", help=abs_help)
+        g2.caption("Not defined here: no slot holds anything with the workspace off.")
+    else:
+        metric(
+            g2,
+            "GBI on |cosine| couplings",
+            view.gbi_abs,
+            help=abs_help,
+            intact=None if intact is None else intact.gbi_abs,
+            reference="range 0 to 2/3; the lab's reading of GBI (docs/markers.md), not in the "
+            "paper",
+            undefined="with one slot there is no other slot to couple with"
+            if capacity == 1
+            else "no report step holds two or more slots",
+        )
+    if capacity and view.two_occupied == view.two_occupied:
+        g2.caption(
+            f"{view.two_occupied:.0%} of report steps hold exactly two slots, where GBI is "
+            "0 by construction "
+            "(one partner takes all the coupling)."
+        )
     metric(
-        g1,
-        "GBI (paper's equation)",
-        view.gbi,
-        claim=gbi_claim,
-        help=gbi_help,
-        paper_label=paper_label,
-        intact=None if intact is None else intact.gbi,
-        intact_claim=claim_for("e2.gbi", INTACT),
-        paper_missing=missing,
+        g3,
+        "Ignition sharpness",
+        view.ignition,
+        intact=None if intact is None else intact.ignition,
+        reference="0 = no rise (an empty workspace); the paper's values are in units it does not "
+        "give, so not "
+        "comparable",
+        help="Largest one-step rise of the workspace activation (RMS per unit).",
     )
-else:
-    g1.metric("GBI (paper's equation)", "not defined here", help=gbi_help)
-    shown = gbi_claim or claim_for("e2.gbi", INTACT)
-    where = "at this capacity" if gbi_claim else "at 4 slots"
-    why = (
-        "Not defined here: its formula assumes non-negative couplings; these "
-        "zero-mean slots have signed ones "
-        f"(computed anyway it gives {view.gbi_signed:,.3g})."
-        if view.gbi_signed == view.gbi_signed
-        else "Not defined here: with one slot there is no other slot to couple with."
-    )
-    g1.caption(f"{why} {paper_label.capitalize()} {where}: {paper_value(shown)}.")
-abs_help = gbi_help + " Here on the size of each coupling, which is never negative."
-if capacity == 0:
-    g2.metric("GBI on |cosine| couplings", "not defined here", help=abs_help)
-    g2.caption("Not defined here: no slot holds anything with the workspace off.")
-else:
-    metric(
-        g2,
-        "GBI on |cosine| couplings",
-        view.gbi_abs,
-        help=abs_help,
-        intact=None if intact is None else intact.gbi_abs,
-        reference="range 0 to 2/3; the lab's reading of GBI (docs/markers.md), not in the paper",
-        undefined="with one slot there is no other slot to couple with"
-        if capacity == 1
-        else "no report step holds two or more slots",
-    )
-if capacity and view.two_occupied == view.two_occupied:
-    g2.caption(
-        f"{view.two_occupied:.0%} of report steps hold exactly two slots, where GBI is "
-        "0 by construction "
-        "(one partner takes all the coupling)."
-    )
-metric(
-    g3,
-    "Ignition sharpness",
-    view.ignition,
-    intact=None if intact is None else intact.ignition,
-    reference="0 = no rise (an empty workspace); the paper's values are in units it does not "
-    "give, so not "
-    "comparable",
-    help="Largest one-step rise of the workspace activation (RMS per unit).",
-)
-if capacity == 0:
-    g3.caption("0 by construction: an empty workspace has activation 0 at every step.")
-elif model.config.write_geometry == "layernorm":
-    g3.caption(
-        "Fixed by construction: every write is layer-normalised to the same size, so "
-        "the first write "
-        f"always raises the activation by 1/√K = {1 / n_slots**0.5:.2f}, whatever the "
-        "agent learned."
-    )
+    if capacity == 0:
+        g3.caption("0 by construction: an empty workspace has activation 0 at every step.")
+    elif model.config.write_geometry == "layernorm":
+        g3.caption(
+            "Fixed by construction: every write is layer-normalised to the same size, so "
+            "the first write "
+            f"always raises the activation by 1/√K = {1 / n_slots**0.5:.2f}, whatever the "
+            "agent learned."
+        )
 
+
+@st.fragment
+def capacity_view() -> None:
+    """The capacity slider and everything it changes: a switch reruns only this (issue 34), not
+    the page's explanations, verdicts, masking and bundled figures."""
+    c3.select_slider(
+        "Workspace slots (capacity scale)",
+        options=list(range(n_slots + 1)),
+        key=controls.key(PAGE, "capacity"),
+        format_func=lambda k: f"{k} (scale {capacity_scale(k, n_slots):g})",
+        help="Usable slots, with the paper's workspace_capacity_scale in brackets: 0, 0.25, "
+        "0.5, 0.75, 1 = "
+        "0-4 slots. 0 = bus-off.",
+    )
+    capacity = controls.value(PAGE, "capacity")
+    view = data.workspace(kind, seed, capacity, 0.0, "stored")
+    means = view.means
+    condition = e2_condition(capacity, n_slots)
+    intact = None if capacity == n_slots else data.workspace(kind, seed, n_slots, 0.0, "stored")
+    paper_label = "paper" if kind == "b1" else "paper (B1)"  # the paper's E2 numbers are B1's
+    revealed = predict_then_reveal(
+        PAGE,
+        f"{kind}/{seed}/{capacity}",
+        f"With **{capacity} of {n_slots}** workspace slots, what will **conjunction "
+        "accuracy** (both reports "
+        "right) do?",
+        CHANGE_CHOICES,
+        lambda: change_outcome(
+            means["conjunction"],
+            intact.means["conjunction"],
+            chance("conjunction").value,
+            tolerance=0.03,
+            fmt="{:.1%}",
+        ),
+        active=intact is not None,
+    )
+    controls.rerun_page_when_changed(PAGE, "revealed", revealed)  # the verdicts wait too
+    if not revealed:
+        controls.publish(PAGE, KEYS)
+        st.stop()  # the lesion's numbers and figures wait for the prediction
+    live_scope(data.label(kind), seed, f"{data.DUAL_EPISODES} episodes", res)
+    m1, m2, m3 = st.columns(3)
+    ideal = data.ideal_on_view(seed, capacity, n_slots) if 0 < capacity < n_slots else {}
+    for column, (name, label, level, chance_help) in zip((m1, m2, m3), ACCURACIES, strict=True):
+        metric(
+            column,
+            label,
+            means[name],
+            claim=claim_for(f"e2.{name}", condition),
+            fmt="{:.1%}",
+            help=chance_help,
+            intact=None if intact is None else intact.means[name],
+            intact_claim=claim_for(f"e2.{name}", INTACT),
+            chance=level,
+            paper_label=paper_label,
+            paper_missing="not reported at this capacity",
+        )
+        if name in ideal:
+            mean, low, high = ideal[name]
+            column.caption(
+                f"An ideal agent on these episodes: {mean:.1%} (95% range {low:.1%} to "
+                f"{high:.1%}), by the allocation rule alone: it answers right while the cue is in "
+                "a slot and guesses once a mask has overwritten it."
+            )
+    st.download_button(
+        "Download these episodes (CSV)",
+        partial(episodes_csv, view),
+        file_name=f"dual_{kind}_s{seed}_k{capacity}.csv",
+        mime="text/csv",
+    )
+    one_episode(view, capacity)
+    broadcast_metrics(view, intact, capacity, condition, paper_label)
+
+
+capacity_view()
 verdict_box(
     "Verdict: does the paper's capacity result hold here?",
     res,
@@ -342,8 +366,10 @@ verdict_box(
 )
 
 
+@st.fragment
 def masking_section() -> None:
-    """Backward masking: the colour's share of the workspace after a mask, by capacity."""
+    """Backward masking: the colour's share of the workspace after a mask, by capacity (its own
+    fragment: its sliders rerun only it)."""
     st.subheader("Backward masking: how long does the colour last?")
     b1, b2 = st.columns(2)
     b1.slider(
@@ -361,9 +387,11 @@ def masking_section() -> None:
     if masks == 0:
         st.info("With no masks nothing displaces the colour; add masks to see displacement.")
     else:
-        traces = data.masking(kind, seed, soa, masks)
         figure(
-            masking_figure({f"k{k}": v for k, v in traces.items()}, soa, masks),
+            build=lambda: masking_figure(
+                {f"k{k}": v for k, v in data.masking(kind, seed, soa, masks).items()}, soa, masks
+            ),
+            cache_key=("e2-masking", *data.agent_file("dual", kind, seed), soa, masks),
             key="masking",
             download="masking",
         )

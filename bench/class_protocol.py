@@ -34,6 +34,7 @@ __all__ = [
     "SCENARIOS",
     "ProtocolOutcome",
     "Scenario",
+    "open_scenario",
     "percentile",
     "run_students",
     "warm_up",
@@ -63,6 +64,10 @@ class Scenario:
     """A page the opened page links to (``st.page_link``), followed before the switches."""
     seeds: int = 1
     """Student i opens seed i mod ``seeds``."""
+    settings: tuple[tuple[str, Any], ...] = ()
+    """Widgets (key, value) a student sets once the page is open, before the switches (part of
+    the page open): the lesson's noise step opens with Predict first on, which holds the number
+    back until a prediction is locked in; this benchmark measures the switch, so it turns it off."""
 
     def query_for(self, student: int) -> str:
         """Student ``student``'s query string."""
@@ -108,6 +113,7 @@ SCENARIOS = {
             (0.2, 0.3, 0.4, 0.1),
             "Report accuracy with this noise",
             follow="robustness",
+            settings=(("predict.robustness.on", False),),
         ),
     )
 }
@@ -204,6 +210,18 @@ def check(client: StreamlitClient, run: Run, scenario: Scenario, before: str | N
     return None
 
 
+async def open_scenario(client: StreamlitClient, scenario: Scenario, index: int) -> Run:
+    """Student ``index`` opens the scenario's page: its link followed and its settings made (the
+    run of the last of them returned)."""
+    run = await client.open(scenario.path, scenario.query_for(index))
+    if scenario.follow and not run.exceptions:
+        run = await client.follow_link(scenario.follow)
+    for key, value in scenario.settings:
+        if not run.exceptions:
+            run = await client.set_widget(key, value)
+    return run
+
+
 async def student(
     url: str,
     scenario: Scenario,
@@ -222,9 +240,7 @@ async def student(
     left = 1 + len(plan)  # actions not yet counted
     try:
         began = time.perf_counter()
-        run = await client.open(scenario.path, scenario.query_for(index))
-        if scenario.follow and not run.exceptions:
-            run = await client.follow_link(scenario.follow)
+        run = await open_scenario(client, scenario, index)
         if problem := check(client, run, scenario, None):
             outcome.fail(problem, left)  # a page that never showed: its switches fail too
             return
@@ -287,9 +303,7 @@ async def warm_up(urls: Sequence[str], scenario: Scenario, *, timeout: float = 6
     async def one(url: str, index: int) -> None:
         client = StreamlitClient(url, timeout=timeout)
         try:
-            await client.open(scenario.path, scenario.query_for(index))
-            if scenario.follow:
-                await client.follow_link(scenario.follow)
+            await open_scenario(client, scenario, index)
             for value in scenario.values:
                 await client.set_widget(scenario.control, value)
         finally:

@@ -16,7 +16,8 @@ repository; checked against a chromium's frames on this lab, Streamlit 1.67):
 2. **A run** is read until its ``script_finished`` (after the run's ``new_session``). The client
    keeps what the frontend keeps: the session id, the page's script hash (``navigation``), the
    query string the page writes (``page_info_changed``), the elements on the page (by delta path;
-   a full run drops the paths it did not write, as ``clearStaleNodes`` does), and every widget's
+   a full run drops the paths it did not write, a fragment's run those its fragments drew before
+   and not now, as ``clearStaleNodes`` does), and every widget's
    state: the server's value when an element says ``set_value``, else the client's own, else the
    element's default (what a widget stores when it mounts); widgets a full run did not draw are
    forgotten (``removeInactive``).
@@ -399,6 +400,8 @@ class StreamlitClient:
         self.states: dict[str, WidgetState] = {}
         self.elements: dict[tuple[int, ...], Element] = {}
         """The page as shown: element by delta path."""
+        self.drawn_by: dict[tuple[int, ...], str] = {}
+        """The fragment that drew each element ("" for the page itself)."""
         self.cache = MessageCache()
         self.max_message_age = 2
         self.fetched: set[str] = set()
@@ -639,6 +642,7 @@ class StreamlitClient:
             return
         element = delta.new_element
         self.elements[path] = element
+        self.drawn_by[path] = delta.fragment_id
         run.elements.append(element)
         kind = element.WhichOneof("type")
         if kind == "exception":
@@ -665,6 +669,11 @@ class StreamlitClient:
             self.elements = {p: e for p, e in self.elements.items() if p in run.paths}
             gone = [i for i in self.widgets if i not in run.widget_ids]
         elif status == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY:
+            self.elements = {  # what the fragments drew before and not now (clearStaleNodes)
+                p: e
+                for p, e in self.elements.items()
+                if p in run.paths or self.drawn_by.get(p, "") not in run.fragment_ids
+            }
             gone = [
                 i
                 for i, w in self.widgets.items()

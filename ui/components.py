@@ -413,11 +413,30 @@ def prepare(fig: go.Figure, download: bool) -> Prepared:
     return Prepared(title.replace("<br>", " ") if title else None, shown, html)
 
 
+def freeze_spec(fig: go.Figure) -> go.Figure:
+    """``fig``, its ``to_dict()`` worked out once: what ``st.plotly_chart`` serialises on every
+    run (a deep copy of the figure with its arrays in base64, a third of a switch's CPU before,
+    issue 34) is then one shared dict. Only for a figure nothing changes afterwards; returns
+    ``fig`` itself.
+
+    >>> import plotly.graph_objects as go
+    >>> fig = freeze_spec(go.Figure(go.Bar(y=[1, 2])))
+    >>> fig.to_dict() is fig.to_dict(), fig.to_dict()["data"][0]["type"]
+    (True, 'bar')
+    """
+    spec = fig.to_dict()
+    object.__setattr__(fig, "to_dict", lambda: spec)  # on this object only (plotly allows no attrs)
+    return fig
+
+
 @st.cache_resource(show_spinner=False, max_entries=1024)
 def _prepared(cache_key: tuple, _build: Callable[[], go.Figure], download: bool) -> Prepared:
     # Shared by every session and never mutated (st.plotly_chart only reads it): a figure is built,
-    # validated and turned into HTML once per distinct view, not on every rerun of every student.
-    return prepare(_build(), download)
+    # validated, turned into HTML and into the dict plotly_chart serialises once per distinct view,
+    # not on every rerun of every student.
+    ready = prepare(_build(), download)
+    freeze_spec(ready.shown)
+    return ready
 
 
 def figure(

@@ -2,6 +2,12 @@
 
 A page calls :func:`init_state` once at the top (widgets then read their values from
 ``st.session_state``) and :func:`publish` at the end (the URL then describes the view).
+
+A control and what it changes may sit in an ``st.fragment`` (issue 34: a switch reruns only
+them): :func:`init_state` stays in the page's body, which only a full run executes, so a
+fragment's rerun never reads the URL (the browser's lags behind fast changes); the fragment
+calls :func:`publish` itself, and :func:`rerun_page_when_changed` when the rest of the page
+must follow it.
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ui.data import label
 from ui.state import FLAGS, LabState, echo, escape_markdown, parse_params
@@ -124,6 +131,26 @@ def publish(page: str, keys: Sequence[str]) -> dict[str, str]:
         **values,
     }
     return params
+
+
+def fragment_rerun() -> bool:
+    """Is this run a fragment's own rerun (a widget inside it changed), not the whole page?"""
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
+def rerun_page_when_changed(page: str, name: str, value: Any) -> None:
+    """In a fragment: rerun the whole page when ``value`` is not what the rest of the page was
+    last drawn with; in a full run, note it.
+
+    For what the page outside the fragment depends on, e.g. whether a lesion's result may be
+    shown: while a prediction waits, the page stops (``st.stop()``) before its verdicts, which a
+    fragment's rerun alone would leave on screen.
+    """
+    drawn = f"_drawn.{page}.{name}"
+    if fragment_rerun() and st.session_state.get(drawn) != value:
+        st.rerun()  # the whole page (scope "app"), which notes the value below
+    st.session_state[drawn] = value
 
 
 def agent_seed_picker(

@@ -24,9 +24,12 @@ off the page thread and in a worker process.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import os
 import uuid
+import weakref
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -624,24 +627,63 @@ def _theatre(
     )
 
 
-@st.cache_data(show_spinner=False, ttl=60)
-def results(directory: str) -> paper_results.ResultSet:
+def folder_stamp(directory: str | Path) -> str:
+    """The version of a folder of files: every file's name, size and modification time (ns), or
+    "missing". A study rewritten in place changes it, so what is cached by it is read afresh."""
+    try:
+        with os.scandir(directory) as entries:
+            files = sorted(
+                (e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in entries if e.is_file()
+            )
+    except OSError:
+        return "missing"
+    return hashlib.blake2b(repr(files).encode(), digest_size=12).hexdigest()
+
+
+_VERSIONS: dict[int, str] = {}
+"""The folder stamp each shared result set or study was read at, by the object's id (an entry goes
+with its object, so an id is never reused for another)."""
+
+
+def _versioned(loaded: Any, stamp: str) -> Any:
+    _VERSIONS[id(loaded)] = stamp
+    weakref.finalize(loaded, _VERSIONS.pop, id(loaded), None)
+    return loaded
+
+
+def version(loaded: Any) -> str:
+    """The version of a result set or study a page holds (:func:`checked_results`,
+    :func:`study`): the stamp of its folder's files when it was read, so a figure drawn from it can
+    be cached under ``(directory, version)`` and built once (a new random one for an object read
+    elsewhere, which is then never found again)."""
+    return _VERSIONS.get(id(loaded)) or uuid.uuid4().hex
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def results(directory: str, stamp: str = "") -> paper_results.ResultSet:
     """A result set written by ``python -m labcore study paper`` (or ``study e4``), read through
     the one loader (:func:`labcore.experiments.paper_results.load_results`); pages read it through
-    :func:`checked_results`."""
-    return paper_results.load_results(directory)
+    :func:`checked_results`.
+
+    Shared by every session and never mutated (``st.cache_resource``: a page run no longer
+    unpickles a copy, issue 34), read again when its folder's files change (``stamp``:
+    :func:`folder_stamp`)."""
+    return _versioned(paper_results.load_results(directory), stamp)
 
 
-def files_version(directory: Path | str) -> tuple:
-    """The folder and each of its files' (name, size, modification time): a figure drawn from a
-    study or result set is cached under this key, so a rerun or another student draws it once and
-    a rewritten file (a resumed study, a restored copy) draws it again."""
-    try:
-        files = sorted(p for p in Path(directory).iterdir() if p.is_file())
-        stats = tuple((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in files)
-    except OSError:  # missing or unreadable: the page says so (it draws it again once readable)
-        stats = ("unreadable",)
-    return (str(directory), *stats)
+@st.cache_resource(show_spinner=False, max_entries=512)
+def _once(directory: str, stamp: str, name: str, _make: Callable[[], Any]) -> Any:
+    return _make()
+
+
+def once(loaded: Any, name: str, make: Callable[[], Any]) -> Any:
+    """What ``make()`` derives from a result set or study (:func:`checked_results`,
+    :func:`study`), computed once per version of it (:func:`version`) and shared, never mutated.
+
+    ``name`` must say everything the value depends on besides ``loaded`` (e.g. the claim's id):
+    a page's verdict sentences and seed summaries need not be worked out on every run (issue 34).
+    """
+    return _once(str(loaded.directory), version(loaded), name, make)
 
 
 def checked_results(
@@ -658,7 +700,7 @@ def checked_results(
     path = (
         Path(directory) if directory else RESULTS_DIR
     )  # read at call time: tests point it elsewhere
-    res = results(str(path))
+    res = results(str(path), folder_stamp(path))
     if res.problems:
         shown = _shown(path)
         restore = (
@@ -709,9 +751,14 @@ def ideal_on_view(seed: int, capacity: int, n_slots: int) -> dict[str, tuple[flo
     return out
 
 
-@st.cache_data(show_spinner=False, ttl=60)
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _read_study(name: str, directory: str, stamp: str) -> LoadedStudy:
+    # shared and never mutated, as results(); read again when the folder's files change
+    return _versioned(_study_module.load_study(name, directory), stamp)
+
+
 def _study(name: str, directory: str) -> LoadedStudy:
-    return _study_module.load_study(name, directory)
+    return _read_study(name, directory, folder_stamp(directory))
 
 
 def study(name: str) -> LoadedStudy:

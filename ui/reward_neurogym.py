@@ -79,7 +79,7 @@ def headline() -> None:
         build=lambda: kiani_shadlen_figure(
             study.frame("pdw_by_coherence"), imitation="legendonly", title=HEADLINE
         ),
-        cache_key=("reward-headline", *data.files_version(study.directory)),
+        cache_key=("reward-headline", str(study.directory), data.folder_stamp(study.directory)),
         key="reward-headline",
         download="pdw_kiani_shadlen",
     )
@@ -124,7 +124,8 @@ def signatures_section(page: str, keys: Sequence[str]) -> None:
             cache_key=(
                 "reward-pdw-signatures",
                 policy,
-                *data.files_version(study.directory),
+                str(study.directory),
+                data.folder_stamp(study.directory),
             ),
             key="reward-pdw-signatures",
             download="pdw_kiani_shadlen_greedy",
@@ -135,14 +136,22 @@ def signatures_section(page: str, keys: Sequence[str]) -> None:
     with left:
         figure(
             build=lambda: training_curve_figure(curves, "plain_gru"),
-            cache_key=("reward-pdw-curve-gru", *data.files_version(study.directory)),
+            cache_key=(
+                "reward-pdw-curve-gru",
+                str(study.directory),
+                data.folder_stamp(study.directory),
+            ),
             key="reward-pdw-curve-gru",
             download="pdw_curve_plain_gru",
         )
     with right:
         figure(
             build=lambda: training_curve_figure(curves, "b2_ws"),
-            cache_key=("reward-pdw-curve-b2", *data.files_version(study.directory)),
+            cache_key=(
+                "reward-pdw-curve-b2",
+                str(study.directory),
+                data.folder_stamp(study.directory),
+            ),
             key="reward-pdw-curve-b2",
             download="pdw_curve_b2",
         )
@@ -223,7 +232,12 @@ def explorer_section(page: str, keys: Sequence[str]) -> None:
                 cell=cell,
                 title=f"Cell {cell}: the sure option over training",
             ),
-            cache_key=("reward-explorer-curve", cell, *data.files_version(study.directory)),
+            cache_key=(
+                "reward-explorer-curve",
+                cell,
+                str(study.directory),
+                data.folder_stamp(study.directory),
+            ),
             key="reward-explorer-curve",
             download="explorer_cell_curve",
         )
@@ -239,7 +253,8 @@ def explorer_section(page: str, keys: Sequence[str]) -> None:
                 "reward-explorer-s1",
                 cell,
                 tables.keeps_at if tables is not None else None,
-                *data.files_version(study.directory),
+                str(study.directory),
+                data.folder_stamp(study.directory),
             ),
             key="reward-explorer-s1",
             download="explorer_s1",
@@ -397,13 +412,17 @@ def neurogym_section() -> None:
             st.markdown(render.part(summary, "why"))
     figure(
         build=lambda: sure_curve_figure(study.frame("neurogym_by_coherence")),
-        cache_key=("reward-neurogym", *data.files_version(study.directory)),
+        cache_key=("reward-neurogym", str(study.directory), data.folder_stamp(study.directory)),
         key="reward-neurogym",
         download="neurogym_sure_option",
     )
     figure(
         build=lambda: sure_propensity_figure(study.frame("neurogym_curves")),
-        cache_key=("reward-neurogym-early", *data.files_version(study.directory)),
+        cache_key=(
+            "reward-neurogym-early",
+            str(study.directory),
+            data.folder_stamp(study.directory),
+        ),
         key="reward-neurogym-early",
         download="neurogym_sure_probability",
     )

@@ -16,6 +16,7 @@ from bench.class_protocol import (
     ProtocolOutcome,
     Scenario,
     check,
+    open_scenario,
     percentile,
     student,
 )
@@ -83,6 +84,24 @@ def test_a_time_out_fails_that_switch_and_those_the_student_never_made(monkeypat
     outcome = outcome_of([KeyError("no widget")], monkeypatch)
     assert dict(outcome.failures) == {"error": 4}
     assert sum(outcome.failures.values()) + len(outcome.switches) + len(outcome.opens) == 5
+
+
+def test_opening_follows_the_link_then_makes_the_scenarios_settings(monkeypatch):
+    """The lesson's noise step opens Robustness with Predict first on (the number held back): the
+    student follows the step's link, then turns it off, before the switches."""
+    done: list[object] = []
+
+    class Opening(ScriptedClient):
+        async def follow_link(self, page: str) -> Run:
+            done.append(("follow", page))
+            return self._run()
+
+        async def set_widget(self, key: str, value: object) -> Run:
+            done.append((key, value))
+            return self._run()
+
+    asyncio.run(open_scenario(Opening("http://x"), SCENARIOS["lesson"], 0))
+    assert done == [("follow", "robustness"), ("predict.robustness.on", False)]
 
 
 def test_check_names_exceptions_wrong_pages_and_missing_metrics():

@@ -252,13 +252,16 @@ def test_a_run_ends_at_its_own_finish_not_at_an_interrupted_one_and_old_elements
 def test_a_widget_in_a_fragment_reruns_its_fragment_and_keeps_the_rest_of_the_page():
     inside = element((0, 0), group(), fragment="frag")
     page = [new_session(), navigation(), inside, element((0, 1), metric("Outside", "1"))]
+    page.append(element((0, 2), metric("Held back", "1"), fragment="frag"))
     rerun = [new_session(fragments=("frag",)), element((0, 0), group("noise"), fragment="frag")]
     rerun.append(finished(ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY))
     client, socket = connected([*page, finished()], rerun)
     asyncio.run(client._rerun(client._client_state()))
+    assert client.metric("Held back") == "1"
     run = asyncio.run(client.set_widget(KEY, "noise"))
     assert socket.sent[1].rerun_script.fragment_id == "frag"
     assert run.fragment_ids == ["frag"] and client.metric("Outside") == "1"
+    assert client.metric("Held back") is None  # the fragment did not draw it again: gone
 
 
 def test_a_server_that_never_finishes_is_a_time_out_and_an_exception_is_seen():
@@ -277,6 +280,10 @@ def test_a_server_that_never_finishes_is_a_time_out_and_an_exception_is_seen():
 # -- a real server -----------------------------------------------------------------------------
 
 
+def markdown(elements) -> list[str]:
+    return [e.markdown.body for e in elements if e.WhichOneof("type") == "markdown"]
+
+
 @pytest.mark.slow
 def test_a_student_opens_metacognition_and_one_switch_changes_the_metric_a_browser_shows():
     async def student(url: str) -> None:
@@ -290,7 +297,11 @@ def test_a_student_opens_metacognition_and_one_switch_changes_the_metric_a_brows
             intact = client.metric("Type-2 AUROC")
             assert intact is not None and float(intact) > 0.6  # B2 knows when it knows
             run = await client.set_widget(KEY, "zeroed")
-            assert run.status == ForwardMsg.FINISHED_SUCCESSFULLY and not run.exceptions
+            # the switch reruns only the control's fragment (issue 34): the verdicts stay
+            assert run.status == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
+            assert run.fragment_ids and not run.exceptions
+            assert not any("Verdict" in text for text in markdown(run.elements))
+            assert any("Verdict" in text for text in markdown(client.elements.values()))
             # a zeroed self-model gives a constant confidence: chance, as the browser shows it
             assert run.metric("Type-2 AUROC") == client.metric("Type-2 AUROC") == "0.50"
             assert "self_model_mode=zero" in client.query_string  # the URL the page wrote

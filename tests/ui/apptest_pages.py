@@ -129,3 +129,12 @@ def first_index(at: AppTest, has: str, kind: str | None = None) -> int:
         if has in text:
             return i
     raise AssertionError(f"nothing on the page contains {has!r}")
+
+
+def counting(monkeypatch, module, name: str) -> list:
+    """Count the calls of ``module.name`` from now on (one entry per call); the real function still
+    runs. A page imports its names on every run, so it calls the counted one."""
+    calls: list = []
+    real = getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *a, **k: (calls.append(1), real(*a, **k))[1])
+    return calls

@@ -50,6 +50,15 @@ def test_the_lab_serves_without_the_file_watcher_wherever_it_is_started():
     assert make_run.endswith("-m streamlit run app.py")  # from the repository's root: same config
 
 
+def test_the_config_keeps_a_switch_cheap_and_a_fragments_references_valid():
+    """Issue 34: no full garbage collection after every run (four fifths of a switch's CPU), and
+    the browser keeps cached figures long enough for a fragment's queued reruns (Streamlit's
+    default of 2 runs ended sessions with "Cached ForwardMsg MISS" under rapid clicks)."""
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["runner"]["postScriptGC"] is False
+    assert config["global"]["maxCachedMessageAge"] >= 10
+
+
 def test_streamlit_resolves_the_watcher_off_from_the_config_a_flag_turns_it_back_on():
     """What Streamlit itself makes of the config (its own resolution, no server started)."""
     probe = (

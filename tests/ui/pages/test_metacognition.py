@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import torch
 
+from labcore import view_cache
 from labcore.classroom.lesson import LESSON
 from labcore.config import AGENT_KINDS
+from labcore.experiments import paper_results
 from labcore.experiments.paper_results import load_results
 from labcore.figures import live
 from labcore.paper_claims import CLAIMS_BY_ID, claim_for
@@ -22,6 +24,7 @@ from labcore.storage.checkpoints import load_checkpoint, save_checkpoint
 from tests.ui.apptest_pages import (
     ROOT,
     caption_with,
+    counting,
     exceptions,
     metric,
     metric_value,
@@ -234,13 +237,6 @@ def test_a_changed_control_survives_a_visit_to_another_page(open_page):
 # ----------------------------------------------------------------------- cheap reruns (issue 24)
 
 
-def counting(monkeypatch, module, name: str) -> list:
-    calls: list = []
-    real = getattr(module, name)
-    monkeypatch.setattr(module, name, lambda *a, **k: (calls.append(1), real(*a, **k))[1])
-    return calls
-
-
 def test_a_figure_is_built_once_per_view_for_every_session(open_page, monkeypatch):
     """A figure is built once per distinct view for every session, not on every rerun."""
     components._prepared.clear()
@@ -254,6 +250,20 @@ def test_a_figure_is_built_once_per_view_for_every_session(open_page, monkeypatc
     assert len(built) == 2, "a view seen before, in this session or another, reuses its figure"
     assert any(c.proto.spec for c in second.get("plotly_chart"))
     components._prepared.clear()
+
+
+def test_a_switch_among_bundled_views_computes_nothing_and_reads_the_results_once(
+    open_page, monkeypatch
+):
+    """Issue 34: a bundled agent's self-model switch is a lookup in the shipped views."""
+    data.results.clear()
+    computed = counting(monkeypatch, view_cache, "metacognition_view")
+    reads = counting(monkeypatch, paper_results, "load_results")
+    at = open_page("metacognition", {"agent": "b2_ws", "seed": "1", "self_model_mode": "on"})
+    for mode in ("zero", "noise", "permute", "on", "zero"):
+        at.segmented_control(key="metacognition.self_model_mode").set_value(mode).run()
+    assert not exceptions(at) and metric_value(at, "Type-2 AUROC") == "0.50"
+    assert computed == [] and len(reads) == 1
 
 
 # ----------------------------------------------------------------------- broken or retrained

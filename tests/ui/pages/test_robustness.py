@@ -15,20 +15,30 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from labcore.classroom.lesson import LESSON
+from labcore.experiments import paper_results
+from labcore.experiments import study as study_module
 from labcore.experiments.paper_results import load_results
 from labcore.experiments.study import load_study
+from labcore.figures import explore, live, paper_e3
 from labcore.figures.explore import e3_robustness_verdict
 from labcore.figures.live import pci_bars
 from labcore.figures.paper_e3 import fig3b_marker_correlations
 from labcore.render import answer, chance
-from tests.ui.apptest_pages import ROOT, caption_with, metric_labels, metric_value, shown_metric
+from tests.ui.apptest_pages import (
+    ROOT,
+    caption_with,
+    counting,
+    metric_labels,
+    metric_value,
+    shown_metric,
+)
 from tests.ui.pages.broken_checkpoints import (
     BROKEN,
     assert_one_error_naming,
     chart_agents,
     flip_byte,
 )
-from ui import data
+from ui import components, data
 from ui.components import VERDICT_MARKDOWN_COLOURS
 
 BUNDLED = ROOT / "results" / "bundled"
@@ -43,12 +53,14 @@ def test_noise_slider_changes_the_live_accuracy(open_page):
 
 
 @pytest.mark.skipif(not (BUNDLED / "summary.json").exists(), reason="no bundled results")
+def b1_claim(at: AppTest) -> str:
+    """The verdict box's first claim line (it lists its claims in order, e3.l75.b1 first)."""
+    return next(x for m in at.markdown for x in m.value.splitlines() if x.startswith("- :"))
+
+
 def test_the_robustness_verdict_follows_the_result_set(open_page, tmp_path, monkeypatch):
     def verdict_text(at: AppTest) -> str:
         return " ".join(m.value for m in at.markdown)
-
-    def b1_claim(at: AppTest) -> str:  # the box lists its claims in order, e3.l75.b1 first
-        return next(x for m in at.markdown for x in m.value.splitlines() if x.startswith("- :"))
 
     at = open_page("robustness", {"agent": "b1", "seed": "0"})
     actual = load_results(BUNDLED).finding("e3.l75.b1").verdict
@@ -115,6 +127,61 @@ def test_a_bad_predict_value_is_clamped_with_a_notice(open_page):
     assert at.toggle(key="predict.robustness.on").value is False
     assert shown_metric(at, "Report accuracy with this noise")  # off: nothing held back
     assert "predict" not in at.query_params
+
+
+# ----------------------------------------------------------------------- a switch is a lookup
+# (issue 34)
+
+
+def test_a_noise_switch_redraws_only_the_titration_and_derives_nothing_again(
+    open_page, monkeypatch
+):
+    """Noise levels seen before: the result set and the design study are read once, the verdict's
+    sentences worked out once, the PCI, composite and design figures built once; only the
+    titration chart (its live star moves) is built once per noise level."""
+    components._prepared.clear()
+    data.results.clear()
+    data._read_study.clear()
+    data._once.clear()
+    reads = counting(monkeypatch, paper_results, "load_results")
+    studies = counting(monkeypatch, study_module, "load_study")
+    verdicts = counting(monkeypatch, explore, "e3_robustness_verdict")
+    titrations = counting(monkeypatch, live, "titration_figure")
+    others = [
+        counting(monkeypatch, live, "pci_bars"),
+        counting(monkeypatch, paper_e3, "fig3b_marker_correlations"),
+        counting(monkeypatch, explore, "design_titration_figure"),
+    ]
+    at = open_page("robustness", {"agent": "b1", "seed": "0", "noise": "0"})
+    for sigma in (0.2, 0.0, 0.2, 0.0):
+        at.slider(key="robustness.noise").set_value(sigma).run()
+    assert not at.exception
+    assert (len(reads), len(studies), len(verdicts)) == (1, 1, 1)
+    assert len(titrations) == 2  # noise 0 and 0.2
+    assert [len(built) for built in others] == [1, 1, 1]
+    components._prepared.clear()
+
+
+@pytest.mark.skipif(not (BUNDLED / "summary.json").exists(), reason="no bundled results")
+def test_a_result_set_rewritten_in_place_is_read_on_the_next_run(open_page, tmp_path, monkeypatch):
+    """The result set is shared between runs and sessions, keyed by its files' versions: a study
+    written again into the same folder shows at once, its verdicts and sentences too."""
+    copy = tmp_path / "bundled"
+    shutil.copytree(BUNDLED, copy, ignore=shutil.ignore_patterns("report.html"))
+    monkeypatch.setattr(data, "RESULTS_DIR", copy)
+    at = open_page("robustness", {"agent": "b1", "seed": "0"})
+    actual = load_results(copy).finding("e3.l75.b1").verdict
+    assert f"[**{actual}**]" in b1_claim(at)
+    summary = json.loads((copy / "summary.json").read_text())
+    changed = "partly reproduced" if actual != "partly reproduced" else "reproduced"
+    for claim in summary["findings"]:
+        if claim["id"] == "e3.l75.b1":
+            claim["verdict"], claim["verdict_rule"] = changed, "pattern"
+    (copy / "summary.json").write_text(json.dumps(summary))
+    at.run()
+    assert f"[**{changed}**]" in b1_claim(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert e3_robustness_verdict(load_results(copy))[0] in text  # the lead, worked out afresh
 
 
 # ----------------------------------------------------------------------- a broken checkpoint

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import pytest
 
+from labcore import view_cache
+from labcore.experiments import paper_results
+from labcore.figures import episode, live, paper_e2
 from labcore.render import chance
 from labcore.storage.checkpoint_format import checkpoint_file
 from tests.ui.apptest_pages import (
     caption_with,
+    counting,
     exceptions,
     metric,
     metric_value,
@@ -27,6 +31,7 @@ from tests.ui.pages.broken_checkpoints import (
     errors,
     flip_byte,
 )
+from ui import components, data
 from ui.components import INTACT, THIS_CONDITION
 
 # ----------------------------------------------------------------------- capacity, chance and the
@@ -157,7 +162,6 @@ def test_the_ideal_agent_is_scored_on_the_views_own_episodes_and_is_not_beaten(o
     bundled B1 seed within its 95% range."""
     from labcore.experiments.e2 import ideal_on_episodes
     from labcore.seeding import episode_seeds
-    from ui import data
 
     for seed in data.seeds_by_kind("dual")["b1"]:
         view = data.workspace("b1", seed, 2, 0.0, "stored")
@@ -170,3 +174,29 @@ def test_the_ideal_agent_is_scored_on_the_views_own_episodes_and_is_not_beaten(o
     at = open_page("workspace", {"agent": "b1", "seed": "0", "capacity": "2"})
     mean = data.ideal_on_view(0, 2, 4)["conjunction"][0]
     assert any(f"{mean:.1%}" in c.value for c in at.caption)
+
+
+# ----------------------------------------------------------------------- a switch is a lookup
+# (issue 34)
+
+
+def test_a_capacity_switch_computes_reads_and_draws_only_what_it_has_not_shown(
+    open_page, monkeypatch
+):
+    """Back and forth between two capacities of a bundled agent: every view is the shipped cache's,
+    the result set is read once, each figure is built once per view it shows."""
+    components._prepared.clear()
+    data.results.clear()
+    computed = counting(monkeypatch, view_cache, "workspace_view")
+    reads = counting(monkeypatch, paper_results, "load_results")
+    heatmaps = counting(monkeypatch, episode, "workspace_heatmap")
+    masking = counting(monkeypatch, live, "masking_figure")
+    dnrs = counting(monkeypatch, paper_e2, "dnrs_by_scale")
+    at = open_page("workspace", {"agent": "b1", "seed": "0", "capacity": "4"})
+    for capacity in (2, 4, 2, 4):
+        at.select_slider(key="workspace.capacity").set_value(capacity).run()
+    assert not exceptions(at)
+    assert computed == [] and len(reads) == 1
+    assert len(heatmaps) == 2  # episode 0 at 4 and at 2 slots
+    assert len(masking) == len(dnrs) == 1  # neither depends on the capacity
+    components._prepared.clear()
