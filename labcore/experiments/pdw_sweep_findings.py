@@ -64,6 +64,14 @@ HELD: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
 }
 """The choices the explorer held at Song's values: each one's (Song level, protocol 8.6's level)
 (the post hoc follow-up, change log 2026-11-24)."""
+LONG_CHOICES = ("normalisation", "policy_steps")
+"""The held choices trained again to :data:`LONG_UPDATES` (post hoc, change log 2026-11-27):
+the two that lost the option within the follow-up's 1,500 updates."""
+LONG_UPDATES = 12_000
+"""The long held cells' cap: Song's training length (the explorer's Song level of
+``training_length``)."""
+LONG = "+long"
+"""The suffix of a long held cell's name (``O~normalisation+long``)."""
 KEEPS_AT = 0.10
 """An agent keeps the sure option when its S1 contrast is at least this (registered)."""
 AGENT = "plain_gru"
@@ -136,11 +144,11 @@ class HeldConfig(SweepConfig):
 def cell_names(design: str = "registered") -> list[str]:
     """Every cell of ``design``, in the registered order.
 
-    >>> cell_names()[:2], cell_names("held")[-1]
-    (['S', 'S-readout_init'], 'O~all')
+    >>> cell_names()[:2], cell_names("held")[-3:]
+    (['S', 'S-readout_init'], ['O~all', 'O~normalisation+long', 'O~policy_steps+long'])
     """
-    if design == "held":
-        return ["O", *[f"O~{h}" for h in HELD], "O~all"]
+    if design == "held":  # the long cells last, so a run adding them moves no row of the others
+        return ["O", *[f"O~{h}" for h in HELD], "O~all", *[f"O~{h}{LONG}" for h in LONG_CHOICES]]
     return ["S", *[f"S-{f}" for f in FACTORS], "O", *[f"O+{f}" for f in FACTORS]]
 
 
@@ -150,8 +158,22 @@ def side_of(name: str) -> str:
 
 
 def factor_of(name: str) -> str:
-    """The factor (or held choice) a cell changes; "" for ``S`` and ``O``."""
-    return name[2:]
+    """The factor (or held choice) a cell changes; "" for ``S`` and ``O``.
+
+    >>> factor_of("S-entropy"), factor_of("O~policy_steps+long"), factor_of("O")
+    ('entropy', 'policy_steps', '')
+    """
+    return name[2:].removesuffix(LONG)
+
+
+def is_long(name: str) -> bool:
+    """Whether ``name`` is a long held cell (post hoc, change log 2026-11-27)."""
+    return name.endswith(LONG)
+
+
+def answer_cells(design: str = "registered") -> list[str]:
+    """The cells a design's answer reads (the long held cells are reported beside it)."""
+    return [n for n in cell_names(design) if not is_long(n)]
 
 
 def level_of(name: str, factor: str) -> str:
@@ -351,7 +373,7 @@ def summarise(config: SweepConfig, rows: Rows) -> StudySummary:
     names = [n for n in cell_names(config.design) if any(r["cell"] == n for r in agents)]
     s1 = {n: [r["s1_contrast"] for r in agents if r["cell"] == n] for n in names}
     outcomes = {n: cell_outcome(v) for n, v in s1.items()}
-    complete = len(names) == len(cell_names(config.design))
+    complete = set(answer_cells(config.design)) <= set(names)
     rule = held_decision if config.design == "held" else decision
     found = rule(outcomes, s1) if complete else None
     keys = ("deciding", "necessary", "sufficient", "song_keeps", "old_keeps", "losing", "all_keeps")
