@@ -91,8 +91,11 @@ explain(
     "(**S1**), and when they decline it they are more accurate than when it was never offered "
     "(**S2**). Song, Yang & Wang (2017) trained recurrent networks on this task from **reward "
     "alone** and found both. We retrained their network (a plain GRU) and our own B2 agent under "
-    "their training on NeuroGym's version of the task; the tabs below hold each study, our own "
-    "wagering task and our first NeuroGym training.",
+    "their training on NeuroGym's version of the task, with one correction: NeuroGym 2.3.1 pays "
+    "the wrong side (a correct choice on a left trial earns nothing, and choosing left on a right "
+    "trial earns +1), so our adapter pays the +1 to the correct side, as in Kiani & Shadlen's "
+    "task, and every network here learned from that corrected reward. The tabs below hold each "
+    "study, our own wagering task and our first NeuroGym training.",
     try_this="Read the plot: does the sure option fall with coherence, as the ideal observer's "
     "does? In *Which training choice matters*, start from Song's setting and change one training "
     "choice at a time: which change loses the sure option? Then train a plain GRU yourself and "

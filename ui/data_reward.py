@@ -178,9 +178,9 @@ def pdw_sweep_study() -> LoadedStudy:
 
 
 def pdw_held_study() -> LoadedStudy:
-    """The explorer's post hoc follow-up of :data:`PDW_HELD_STUDY_DIR`, cached: its summary only
-    (the answer reads nothing else; its rows stay on disk)."""
-    return _reward_study("pdw_held", str(PDW_HELD_STUDY_DIR), ())
+    """The explorer's post hoc follow-up of :data:`PDW_HELD_STUDY_DIR`, cached: its summary and
+    learning curves (the long cells' are drawn; its rows stay on disk)."""
+    return _reward_study("pdw_held", str(PDW_HELD_STUDY_DIR), (SWEEP_CURVES.name,))
 
 
 def reward_summaries(e4_summary: StudySummary | None) -> dict[str, StudySummary | None]:

@@ -259,6 +259,30 @@ def explorer_section(page: str, keys: Sequence[str]) -> None:
             key="reward-explorer-s1",
             download="explorer_s1",
         )
+    held_longer()
+
+
+def held_longer() -> None:
+    """The follow-up's held choices trained to Song's length (post hoc): whether and when the sure
+    option came back, and each long cell's curves; nothing before those cells have run."""
+    held = data_reward.pdw_held_study()
+    longer = held.tables.long if held.tables is not None else []
+    if not longer:
+        return
+    st.markdown("**Trained longer (post hoc).** " + render.part(held.summary, "trained_longer"))
+    curves = held.frame(data_reward.SWEEP_CURVES.name)
+    for column, cell in zip(st.columns(len(longer)), longer, strict=True):
+        with column:
+            figure(
+                training_curve_figure(
+                    curves,
+                    "plain_gru",
+                    cell=cell.name,
+                    title=f"Cell {cell.name}: the sure option over training",
+                ),
+                key=f"reward-held-{cell.name}",
+                download=f"held_{cell.choice}_long_curve",
+            )
 
 
 def live_sure_option() -> None:

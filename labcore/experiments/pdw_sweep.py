@@ -27,6 +27,9 @@ from labcore.experiments.pdw_sweep_findings import (
     FACTORS,
     HELD,
     LEVELS,
+    LONG,
+    LONG_CHOICES,
+    LONG_UPDATES,
     ROWS,
     TABLES,
     HeldConfig,
@@ -79,13 +82,18 @@ def cells(base: NeuroGymRLConfig = SONG_2017) -> list[Cell]:
 
 def held_cells(base: NeuroGymRLConfig = SONG_2017) -> list[Cell]:
     """The post hoc follow-up's cells: ``O`` (the reference), ``O~<choice>`` with one held choice at
-    protocol 8.6's level (:data:`HELD`), and ``O~all`` with all of them (8.6's trainer on the plain
-    GRU)."""
+    protocol 8.6's level (:data:`HELD`), ``O~all`` with all of them (8.6's trainer on the plain
+    GRU), and ``O~<choice>+long``: two of them again with a cap of :data:`LONG_UPDATES` (change
+    log 2026-11-27)."""
     old = _at(dict.fromkeys(FACTORS, 1), base)
     eight_six = {k: v for _, level in HELD.values() for k, v in level.items()}
     out = [Cell("O", "O", "", old)]
     out += [Cell(f"O~{h}", "H", h, replace(old, **HELD[h][1])) for h in HELD]
     out.append(Cell("O~all", "H", "all", replace(old, **eight_six)))
+    out += [
+        Cell(f"O~{h}{LONG}", "H", h, replace(old, **HELD[h][1], max_updates=LONG_UPDATES))
+        for h in LONG_CHOICES
+    ]
     return out
 
 

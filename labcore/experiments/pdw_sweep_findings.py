@@ -15,6 +15,12 @@ Post hoc (change log 2026-11-24, not registered): the five choices the explorer 
 values (:data:`HELD`) set one at a time to protocol 8.6's from ``O`` (cells ``O~<choice>``, and
 ``O~all`` with all five), and which of them loses the option ``O`` keeps (:func:`held_decision`).
 
+Post hoc (change log 2026-11-27, protocol sec. 10.6): beside the registered rule, the *strict*
+one (:func:`keeps_strictly`: S1 at least :data:`KEEPS_AT` and P(sure | offered) at the highest
+coherence near the ideal observer's), applied to both studies; and the two held choices that lost
+the option trained again to :data:`LONG_UPDATES` (cells ``O~<choice>+long``), each agent's curve
+read for when the option came back (:func:`came_back_at`).
+
 Files (``results/pdw_sweep/``, ``results/pdw_held/``): ``pdw_sweep.csv`` (one row per agent),
 ``pdw_sweep_curves.csv`` (its learning curves), ``summary.json``.
 """
@@ -26,12 +32,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from labcore.checks import ConfigError
-from labcore.experiments.pdw_findings import curve_table, seed_estimate, welch_estimate
+from labcore.experiments.pdw_findings import (
+    COHERENCES,
+    curve_table,
+    seed_estimate,
+    welch_estimate,
+)
 from labcore.experiments.study import Rows, Table
-from labcore.findings import Answer, Finding, Flag, StudySummary
+from labcore.findings import Answer, Finding, Flag, Number, StudySummary
 
 FACTORS = (
     "readout_init",
@@ -65,8 +76,27 @@ HELD: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
 }
 """The choices the explorer held at Song's values: each one's (Song level, protocol 8.6's level)
 (the post hoc follow-up, change log 2026-11-24)."""
+LONG_CHOICES = ("normalisation", "policy_steps")
+"""The held choices trained again to :data:`LONG_UPDATES` (post hoc, change log 2026-11-27):
+the two that lost the option within the follow-up's 1,500 updates."""
+LONG_UPDATES = 12_000
+"""The long held cells' cap: Song's training length (the explorer's Song level of
+``training_length``)."""
+LONG = "+long"
+"""The suffix of a long held cell's name (``O~normalisation+long``)."""
 KEEPS_AT = 0.10
 """An agent keeps the sure option when its S1 contrast is at least this (registered)."""
+TOP_COHERENCE = COHERENCES[-1]
+"""The highest coherence (51.2%), where the strict rule compares an agent with the ideal
+observer."""
+IDEAL_P_SURE_TOP = 10 / 2962
+"""The ideal observer's P(sure | offered) at 51.2% on the explorer's evaluation trials (seeds 0-2,
+12,000 trials each): :func:`labcore.agents.neurogym.ideal_actions` takes the sure option on 10
+of the 2,962 offered trials there (3 of 997, 2 of 956, 5 of 1,009), about 0.0034; the ideal
+observer's rows of ``results/pdw/`` hold the same counts (change log 2026-11-27)."""
+STRICT_TOLERANCE = 0.05
+"""How far above :data:`IDEAL_P_SURE_TOP` an agent's P(sure | offered) at 51.2% may be for it to
+keep the option strictly (absolute; protocol sec. 10.6, change log 2026-11-27)."""
 AGENT = "plain_gru"
 DESIGNS = ("registered", "held")
 STUDY_OF = {"registered": "pdw_sweep", "held": "pdw_held"}
@@ -137,11 +167,11 @@ class HeldConfig(SweepConfig):
 def cell_names(design: str = "registered") -> list[str]:
     """Every cell of ``design``, in the registered order.
 
-    >>> cell_names()[:2], cell_names("held")[-1]
-    (['S', 'S-readout_init'], 'O~all')
+    >>> cell_names()[:2], cell_names("held")[-3:]
+    (['S', 'S-readout_init'], ['O~all', 'O~normalisation+long', 'O~policy_steps+long'])
     """
-    if design == "held":
-        return ["O", *[f"O~{h}" for h in HELD], "O~all"]
+    if design == "held":  # the long cells last, so a run adding them moves no row of the others
+        return ["O", *[f"O~{h}" for h in HELD], "O~all", *[f"O~{h}{LONG}" for h in LONG_CHOICES]]
     return ["S", *[f"S-{f}" for f in FACTORS], "O", *[f"O+{f}" for f in FACTORS]]
 
 
@@ -151,8 +181,22 @@ def side_of(name: str) -> str:
 
 
 def factor_of(name: str) -> str:
-    """The factor (or held choice) a cell changes; "" for ``S`` and ``O``."""
-    return name[2:]
+    """The factor (or held choice) a cell changes; "" for ``S`` and ``O``.
+
+    >>> factor_of("S-entropy"), factor_of("O~policy_steps+long"), factor_of("O")
+    ('entropy', 'policy_steps', '')
+    """
+    return name[2:].removesuffix(LONG)
+
+
+def is_long(name: str) -> bool:
+    """Whether ``name`` is a long held cell (post hoc, change log 2026-11-27)."""
+    return name.endswith(LONG)
+
+
+def answer_cells(design: str = "registered") -> list[str]:
+    """The cells a design's answer reads (the long held cells are reported beside it)."""
+    return [n for n in cell_names(design) if not is_long(n)]
 
 
 def level_of(name: str, factor: str) -> str:
@@ -181,17 +225,66 @@ def keeps(s1: float | None) -> bool | None:
     return None if s1 is None or not math.isfinite(s1) else bool(s1 >= KEEPS_AT)
 
 
-def cell_outcome(s1: Sequence[float | None]) -> dict[str, Any]:
-    """A cell's seeds: how many keep the option and whether the cell does (a majority of all its
-    seeds; None when no seed's outcome is defined)."""
-    kept = [keeps(v) for v in s1]
+def keeps_strictly(
+    s1: float | None,
+    p_sure_top: float | None,
+    ideal: float = IDEAL_P_SURE_TOP,
+    tolerance: float = STRICT_TOLERANCE,
+) -> bool | None:
+    """The strict per-agent outcome (post hoc, protocol sec. 10.6, change log 2026-11-27): the
+    registered rule (:func:`keeps`) **and** P(sure | offered) at the highest coherence at most
+    ``ideal + tolerance``. None when S1 is undefined, or when S1 keeps and ``p_sure_top`` is
+    undefined.
+
+    >>> keeps_strictly(0.3, 0.02), keeps_strictly(0.3, 0.51), keeps_strictly(0.05, None)
+    (True, False, False)
+    >>> keeps_strictly(float("nan"), 0.0), keeps_strictly(0.3, float("nan"))
+    (None, None)
+    """
+    kept = keeps(s1)
+    if not kept:
+        return kept
+    if p_sure_top is None or not math.isfinite(p_sure_top):
+        return None
+    return bool(p_sure_top <= ideal + tolerance)
+
+
+def majority(kept: Sequence[bool | None]) -> dict[str, Any]:
+    """Per-agent outcomes of one cell: how many keep the option and whether the cell does (a
+    majority of all its seeds; None when no seed's outcome is defined).
+
+    >>> majority([True, None, False])["keeps"], majority([True, True, None])["keeps"]
+    (False, True)
+    """
     defined = [k for k in kept if k is not None]
     return {
-        "n": len(s1),
+        "n": len(kept),
         "n_keep": int(sum(defined)),
         "n_defined": len(defined),
-        "keeps": (2 * sum(defined) > len(s1)) if defined else None,
+        "keeps": (2 * sum(defined) > len(kept)) if defined else None,
     }
+
+
+def cell_outcome(s1: Sequence[float | None]) -> dict[str, Any]:
+    """A cell's seeds by the registered rule (:func:`majority` of :func:`keeps`)."""
+    return majority([keeps(v) for v in s1])
+
+
+def came_back_at(curve: Sequence[tuple[int, float | None]]) -> int | None:
+    """The update at which an agent's sure option came back (change log 2026-11-27): the first
+    held-out check from which S1's contrast stays at least :data:`KEEPS_AT` at every later check;
+    None when the last check is below it or undefined. ``curve``: (update, S1) per check.
+
+    >>> came_back_at([(100, 0.0), (200, 0.2), (300, 0.05), (400, 0.12), (500, 0.3)])
+    400
+    >>> came_back_at([(100, 0.2), (200, None)]), came_back_at([])
+    (None, None)
+    """
+    back = None
+    for update, s1 in sorted(curve, key=lambda c: c[0]):
+        up = s1 is not None and math.isfinite(s1) and s1 >= KEEPS_AT
+        back = (back if back is not None else update) if up else None
+    return back
 
 
 def decision(
@@ -248,6 +341,59 @@ class CellOutcome(BaseModel):
     keeps: bool | None
 
 
+class StrictReading(BaseModel):
+    """The strict rule applied beside the registered one (post hoc, change log 2026-11-27)."""
+
+    model_config = ConfigDict(extra="forbid")
+    tolerance: float
+    ideal_p_sure_top: float
+    bound: float
+    """The highest P(sure | offered) at :attr:`top_coherence` that keeps the option strictly."""
+    top_coherence: float
+    cells: list[CellOutcome]
+    """Every cell in the run by the strict rule, in the design's order."""
+    decision: dict[str, Any] = Field(default_factory=dict)
+    """The study's own reading on the strict outcomes: the explorer's ``deciding``,
+    ``necessary``, ``sufficient``, ``song_keeps``, ``old_keeps``; the follow-up's ``losing``,
+    ``old_keeps``, ``all_keeps``. Empty until the cells its answer reads have run."""
+
+    def cell(self, name: str) -> CellOutcome | None:
+        """One cell's strict outcome (None if it is not in this run)."""
+        return next((c for c in self.cells if c.name == name), None)
+
+
+class LongAgent(BaseModel):
+    """One agent of a long held cell: its training, its outcomes and when its option came back."""
+
+    model_config = ConfigDict(extra="forbid")
+    seed: int
+    updates: int | None
+    stopped: str | None
+    s1: Number
+    p_sure_top: Number
+    keeps: bool | None
+    keeps_strictly: bool | None
+    came_back_at: int | None
+    """:func:`came_back_at` on its sampled held-out checks (None: not back by its last check)."""
+
+
+class LongCell(BaseModel):
+    """A held cell trained to :data:`LONG_UPDATES` (post hoc, change log 2026-11-27)."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    choice: str
+    short: str
+    """The same choice's cell of the follow-up (1,500 updates)."""
+    cap: int
+    n: int
+    n_back: int
+    """Seeds whose option came back within ``cap`` updates."""
+    keeps: bool | None
+    keeps_strictly: bool | None
+    agents: list[LongAgent]
+
+
 class SweepTables(BaseModel):
     """The explorer's (or its follow-up's) tables (``summary.json`` ``tables``)."""
 
@@ -262,6 +408,10 @@ class SweepTables(BaseModel):
     """Each factor's levels as training-config fields: ``{"song": {...}, "old": {...}}``."""
     held: dict[str, dict[str, dict[str, Any]]]
     """The follow-up: each held choice's ``{"song": {...}, "8.6": {...}}`` (empty otherwise)."""
+    strict: StrictReading | None = None
+    """The strict rule beside the registered one (post hoc; None in summaries made before it)."""
+    long: list[LongCell] = Field(default_factory=list)
+    """The follow-up's long cells in this run (post hoc)."""
 
     def cell(self, name: str) -> CellOutcome | None:
         """One cell's outcome (None if it is not in this run)."""
@@ -269,6 +419,15 @@ class SweepTables(BaseModel):
 
 
 POST_HOC = Flag(kind="post_hoc", note="defined after the explorer's result (change log 2026-11-24)")
+STRICT = Flag(
+    kind="post_hoc",
+    note="the strict rule, defined after the explorer's result (change log 2026-11-27)",
+)
+LONG_FLAG = Flag(
+    kind="post_hoc",
+    note="trained to 12,000 updates after the follow-up's result (change log 2026-11-27)",
+)
+LONG_SECTION = "protocol change log 2026-11-27"
 
 
 def _findings(study: str, s1: Mapping[str, list], found: dict[str, Any] | None) -> list[Finding]:
@@ -281,12 +440,13 @@ def _findings(study: str, s1: Mapping[str, list], found: dict[str, Any] | None) 
         "flags": (POST_HOC,) if held else (),
         "section": "protocol change log 2026-11-24" if held else "protocol sec. 8.7",
     }
+    long = {"flags": (LONG_FLAG,), "section": LONG_SECTION}
     out = [
         Finding(
             id=f"{study}.{name}.s1",
             question=f"S1's contrast in cell {name} (mean over its seeds)",
             **seed_estimate(values),
-            **base,
+            **(base | long if is_long(name) else base),
         )
         for name, values in s1.items()
     ]
@@ -346,6 +506,132 @@ def _answer_findings(study: str, names: Sequence[str], found: dict[str, Any] | N
     )
 
 
+def strict_reading(
+    design: str, agents: Sequence[Mapping[str, Any]], names: Sequence[str], complete: bool
+) -> StrictReading:
+    """The strict rule on every cell in the run, and the study's reading on it once the cells its
+    answer reads have run (post hoc, change log 2026-11-27)."""
+    top = f"p_sure_c{TOP_COHERENCE:g}"
+    kept = {
+        n: [keeps_strictly(r["s1_contrast"], r.get(top)) for r in agents if r["cell"] == n]
+        for n in names
+    }
+    outcomes = {n: majority(k) for n, k in kept.items()}
+    found: dict[str, Any] = {}
+    if complete:
+        s1 = {n: [r["s1_contrast"] for r in agents if r["cell"] == n] for n in names}
+        found = (held_decision if design == "held" else decision)(outcomes, s1)
+        found.pop("effects")  # the registered rule's, on the same S1 values
+    return StrictReading(
+        tolerance=STRICT_TOLERANCE,
+        ideal_p_sure_top=IDEAL_P_SURE_TOP,
+        bound=IDEAL_P_SURE_TOP + STRICT_TOLERANCE,
+        top_coherence=TOP_COHERENCE,
+        cells=[
+            CellOutcome(name=n, side=side_of(n), factor=factor_of(n), **outcomes[n]) for n in names
+        ],
+        decision=found,
+    )
+
+
+def long_cells(rows: Rows, names: Sequence[str]) -> list[LongCell]:
+    """The long held cells in the run: each agent's outcomes and the update its option came back
+    at, read from its sampled held-out checks (post hoc, change log 2026-11-27)."""
+    top = f"p_sure_c{TOP_COHERENCE:g}"
+    checks = [c for c in rows.get(CURVES.name, []) if c["policy"] == "sampled"]
+    out = []
+    for name in (n for n in names if is_long(n)):
+        agents = []
+        for r in (r for r in rows[ROWS.name] if r["cell"] == name):
+            curve = [
+                (int(c["update"]), c.get("s1_contrast"))
+                for c in checks
+                if c["cell"] == name and int(c["seed"]) == int(r["seed"])
+            ]
+            agents.append(
+                LongAgent(
+                    seed=int(r["seed"]),
+                    updates=r.get("updates"),
+                    stopped=r.get("stopped"),
+                    s1=r["s1_contrast"],
+                    p_sure_top=r.get(top),
+                    keeps=keeps(r["s1_contrast"]),
+                    keeps_strictly=keeps_strictly(r["s1_contrast"], r.get(top)),
+                    came_back_at=came_back_at(curve),
+                )
+            )
+        out.append(
+            LongCell(
+                name=name,
+                choice=factor_of(name),
+                short=name.removesuffix(LONG),
+                cap=LONG_UPDATES,
+                n=len(agents),
+                n_back=sum(a.came_back_at is not None for a in agents),
+                keeps=majority([a.keeps for a in agents])["keeps"],
+                keeps_strictly=majority([a.keeps_strictly for a in agents])["keeps"],
+                agents=agents,
+            )
+        )
+    return out
+
+
+def _post_hoc_findings(
+    study: str,
+    agents: Sequence[Mapping[str, Any]],
+    strict: StrictReading,
+    long: Sequence[LongCell],
+) -> list[Finding]:
+    """The strict rule's numbers (each cell's P(sure | offered) at the highest coherence, the
+    cells keeping the option strictly) and the long cells' returns, flagged post hoc."""
+    top = f"p_sure_c{TOP_COHERENCE:g}"
+    base = {
+        "study": study,
+        "files": (ROWS.file,),
+        "section": "protocol sec. 10.6 and change log 2026-11-27",
+    }
+    out = [
+        Finding(
+            id=f"{study}.{c.name}.p_sure_top",
+            question=f"P(sure | offered) at {TOP_COHERENCE:g}% coherence in cell {c.name} (mean "
+            "over its seeds; the strict rule's second test)",
+            **seed_estimate(r.get(top) for r in agents if r["cell"] == c.name),
+            measure="sure_option",
+            flags=(STRICT,),
+            **base,
+        )
+        for c in strict.cells
+    ]
+    answered = [c for c in strict.cells if not is_long(c.name)]
+    out.append(
+        Finding(
+            id=f"{study}.strict.cells_keeping",
+            question="Settings that keep the sure option by the strict rule (S1 at least "
+            f"{KEEPS_AT:g} and the sure option at the strongest evidence within "
+            f"{STRICT_TOLERANCE:g} of the ideal observer's)",
+            value=sum(bool(c.keeps) for c in answered),
+            n=len(answered),
+            unit="count",
+            flags=(STRICT,),
+            **base,
+        )
+    )
+    for c in long:
+        out.append(
+            Finding(
+                id=f"{study}.{c.name}.n_back",
+                question=f"Seeds of cell {c.name} whose sure option came back within "
+                f"{c.cap:,} updates",
+                value=c.n_back,
+                n=c.n,
+                unit="count",
+                flags=(LONG_FLAG,),
+                **(base | {"files": (ROWS.file, CURVES.file)}),
+            )
+        )
+    return out
+
+
 def summarise(config: SweepConfig, rows: Rows) -> StudySummary:
     """The explorer's (``config.design``) cell outcomes, answer and findings from its rows."""
     study = STUDY_OF[config.design]
@@ -353,7 +639,7 @@ def summarise(config: SweepConfig, rows: Rows) -> StudySummary:
     names = [n for n in cell_names(config.design) if any(r["cell"] == n for r in agents)]
     s1 = {n: [r["s1_contrast"] for r in agents if r["cell"] == n] for n in names}
     outcomes = {n: cell_outcome(v) for n, v in s1.items()}
-    complete = len(names) == len(cell_names(config.design))
+    complete = set(answer_cells(config.design)) <= set(names)
     rule = held_decision if config.design == "held" else decision
     found = rule(outcomes, s1) if complete else None
     keys = ("deciding", "necessary", "sufficient", "song_keeps", "old_keeps", "losing", "all_keeps")
@@ -362,6 +648,8 @@ def summarise(config: SweepConfig, rows: Rows) -> StudySummary:
         findings=_answer_findings(study, names, found),
         params={k: v for k, v in (found or {}).items() if k in keys},
     )
+    strict = strict_reading(config.design, agents, names, complete)
+    long = long_cells(rows, names)
     tables = SweepTables(
         design=config.design,
         cells=[
@@ -374,6 +662,8 @@ def summarise(config: SweepConfig, rows: Rows) -> StudySummary:
         held={h: {"song": s, "8.6": o} for h, (s, o) in HELD.items()}
         if config.design == "held"
         else {},
+        strict=strict,
+        long=long,
     )
     return StudySummary(
         study=study,
@@ -384,7 +674,7 @@ def summarise(config: SweepConfig, rows: Rows) -> StudySummary:
             else "docs/protocol.md sec. 8.7 (registered 2026-11-24)"
         ),
         seeds=sorted({int(r["seed"]) for r in agents}),
-        findings=_findings(study, s1, found),
+        findings=_findings(study, s1, found) + _post_hoc_findings(study, agents, strict, long),
         answer=answer,
         tables=tables.model_dump(mode="json"),
     )

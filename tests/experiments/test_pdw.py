@@ -151,7 +151,13 @@ def test_the_held_follow_up_changes_one_held_choice_at_a_time_from_the_old_defau
         changed = {k for k in fields if getattr(cfg, k) != getattr(old, k)}
         assert changed == set(eight_six) and all(getattr(cfg, k) == v for k, v in eight_six.items())
         assert all(getattr(cells["O~all"].cfg, k) == v for k, v in eight_six.items())
-    assert all(c.level(f) == "old" for c in cells.values() for f in W.FACTORS)
+    short = [c for c in cells.values() if not W.is_long(c.name)]
+    assert all(c.level(f) == "old" for c in short for f in W.FACTORS)
+    for held in W.LONG_CHOICES:  # the long cells: the same cell, Song's training length
+        long, same = cells[f"O~{held}+long"], cells[f"O~{held}"]
+        assert long.cfg == replace(same.cfg, max_updates=W.LONG_UPDATES) and long.factor == held
+        assert [f for f in W.FACTORS if long.level(f) != same.level(f)] == ["training_length"]
+    assert W.cell_names("held")[-2:] == [f"O~{h}+long" for h in W.LONG_CHOICES]
 
 
 def sweep_rows(keeping: set[str], design: str = "registered", seeds: int = 3) -> list[dict]:

@@ -20,6 +20,7 @@ import pytest
 
 from labcore import render
 from labcore.config import TrainConfig
+from labcore.experiments import pdw_sweep_findings as W
 from labcore.experiments import reward_answer as ra
 from labcore.figures.style import network_label
 from labcore.findings import load_summary
@@ -365,6 +366,7 @@ def test_the_page_draws_the_studies_with_the_answer_from_them(open_page, with_pd
         "reward-pdw-curve-b2",
         "reward-explorer-curve",
         "reward-explorer-s1",
+        *[f"reward-held-O~{h}+long" for h in W.LONG_CHOICES],  # the bundled follow-up's
     ):
         assert not outside_axes(chart(at, key)), (key, outside_axes(chart(at, key)))
 
