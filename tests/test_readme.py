@@ -64,10 +64,17 @@ def test_n20_gives_every_claim_the_same_verdict_and_flag():
     assert verdicts("seeds20") == verdicts("bundled")
 
 
-@pytest.mark.parametrize("name", ["answer:reward"])
-def test_the_reward_answer_keeps_its_word_limit(name):
+def test_the_reward_answer_keeps_its_word_limit():
     from labcore.experiments import reward_answer as ra
 
     text = ra.answer(ra.read_summaries(ROOT / "results"), "readme")
     assert words(text) <= WORD_LIMITS["readme"]
-    assert readme.block(README, name).startswith(text)
+    assert readme.block(README, "answer:reward").startswith(text)
+
+
+@pytest.mark.parametrize("name", [n for n in readme.BLOCKS if n.startswith("answer:")])
+def test_every_answer_in_the_readme_keeps_its_word_limit(name):
+    # Issue 32: each answer in at most 120 words, rendered from the bundled findings (its first
+    # paragraph; the findings table and links follow it).
+    answer = readme.block(README, name).strip().split("\n\n")[0]
+    assert 0 < words(answer) <= WORD_LIMITS["readme"], name
