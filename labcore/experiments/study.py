@@ -202,21 +202,24 @@ def _number(text: str) -> int | float:
         return float(text)
 
 
+def _unreadable_table(path: Path) -> Problem | None:
+    """Why a table file cannot be read at all (missing, or over :data:`MAX_TABLE_BYTES`)."""
+    if not path.is_file():
+        return Problem(f"{path.name} is missing", path.name, "missing")
+    if path.stat().st_size > MAX_TABLE_BYTES:
+        return Problem(
+            f"{path.name} is larger than {MAX_TABLE_BYTES // 1_000_000} MB", path.name, "too_large"
+        )
+    return None
+
+
 def read_table(path: Path, table: Table) -> tuple[list[dict[str, Any]] | None, list[str]]:
     """The rows of one table file, typed (text columns as str, others as numbers, empty cells as
     None), or None with one sentence per problem: a missing file, a missing column, an empty
     required cell, text in a number column."""
     problems: list[str] = []
-    if not path.is_file():
-        return None, [Problem(f"{path.name} is missing", path.name, "missing")]
-    if path.stat().st_size > MAX_TABLE_BYTES:
-        return None, [
-            Problem(
-                f"{path.name} is larger than {MAX_TABLE_BYTES // 1_000_000} MB",
-                path.name,
-                "too_large",
-            )
-        ]
+    if unreadable := _unreadable_table(path):
+        return None, [unreadable]
     try:
         with open(path, newline="", encoding="utf-8") as fh:
             reader = csv.DictReader(fh)
@@ -300,16 +303,8 @@ def load_frame(out: Path | str, table: Table) -> tuple[Any, list[str]]:
     import pandas as pd
 
     path = Path(out) / table.file
-    if not path.is_file():
-        return None, [Problem(f"{path.name} is missing", path.name, "missing")]
-    if path.stat().st_size > MAX_TABLE_BYTES:
-        return None, [
-            Problem(
-                f"{path.name} is larger than {MAX_TABLE_BYTES // 1_000_000} MB",
-                path.name,
-                "too_large",
-            )
-        ]
+    if unreadable := _unreadable_table(path):
+        return None, [unreadable]
     try:
         frame = pd.read_csv(
             path,

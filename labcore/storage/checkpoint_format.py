@@ -417,18 +417,25 @@ def _kind_problem(config: AgentConfig) -> str | None:
     return None
 
 
-def _stored_config(text: object) -> AgentConfig:
-    """The :class:`AgentConfig` of a checkpoint's ``config`` metadata; ValueError says what is
-    wrong."""
+def _config_object(text: object, config_class: type) -> dict[str, Any]:
+    """A checkpoint's ``config`` metadata as a JSON object whose keys are all fields of
+    ``config_class``; ValueError says what is wrong."""
     try:
         raw = json.loads(text) if isinstance(text, str) else None
     except RecursionError:
         raise ValueError("the config is nested too deeply") from None
     if not isinstance(raw, dict):
         raise ValueError("the config is missing or not a JSON object")
-    known = {f.name for f in fields(AgentConfig)}
+    known = {f.name for f in fields(config_class)}
     if set(raw) - known:
         raise ValueError(f"unknown fields {sorted(set(raw) - known)}")
+    return raw
+
+
+def _stored_config(text: object) -> AgentConfig:
+    """The :class:`AgentConfig` of a checkpoint's ``config`` metadata; ValueError says what is
+    wrong."""
+    raw = _config_object(text, AgentConfig)
     values: dict[str, Any] = {}
     for f in fields(AgentConfig):
         if f.name not in raw:
@@ -472,15 +479,7 @@ def _stored_config(text: object) -> AgentConfig:
 def _stored_plain_config(text: object) -> PlainGRUConfig:
     """The :class:`PlainGRUConfig` of a plain GRU's ``config`` metadata; ValueError says what is
     wrong."""
-    try:
-        raw = json.loads(text) if isinstance(text, str) else None
-    except RecursionError:
-        raise ValueError("the config is nested too deeply") from None
-    if not isinstance(raw, dict):
-        raise ValueError("the config is missing or not a JSON object")
-    known = {f.name for f in fields(PlainGRUConfig)}
-    if set(raw) - known:
-        raise ValueError(f"unknown fields {sorted(set(raw) - known)}")
+    raw = _config_object(text, PlainGRUConfig)
     if raw.get("kind", PLAIN_GRU) != PLAIN_GRU:
         raise ValueError(f"a plain GRU's kind must be {PLAIN_GRU!r}, got {raw.get('kind')!r}")
     for name in ("n_inputs", "hidden_dim", "n_actions"):
