@@ -15,7 +15,7 @@ from labcore.classroom.lesson import (
     handout_html,
     parse_step,
 )
-from ui import classroom, data, humans, share
+from ui import classroom, controls, data, humans, share
 from ui.components import SCOPE_LINE, explain
 from ui.state import escape_markdown, query
 
@@ -41,7 +41,7 @@ def reveal(step: int, shown: bool) -> None:
 # the step. Streamlit drops a widget's state when another page runs, so the step is also kept
 # under a key no widget owns (KEPT): coming back through the sidebar (a bare URL) returns to the
 # step the class was on.
-if (st.session_state.get("_arrived", True) and "step" in st.query_params) or (
+if (controls.arrived() and "step" in st.query_params) or (
     STEP not in st.session_state and KEPT not in st.session_state
 ):
     st.session_state[STEP], notice = parse_step(st.query_params.get_all("step") or None, N)

@@ -37,6 +37,17 @@ def note_arrival(url_path: str) -> None:
     st.session_state["_page"] = url_path
 
 
+def arrived() -> bool:
+    """True when this run arrives on the page (:func:`note_arrival`), the only run that may read
+    the URL. A fragment's rerun (a switch, issue 34) never arrives: it does not run ``app.py``, so
+    the arrival's flag is still set then, and reading the URL again turned a lesson link's
+    ``predict=1`` back on when a student switched Predict first off."""
+    ctx = get_script_run_ctx()
+    if ctx is not None and ctx.fragment_ids_this_run:
+        return False
+    return st.session_state.get("_arrived", True)
+
+
 def init_state(
     page: str,
     keys: Sequence[str],
@@ -57,9 +68,9 @@ def init_state(
     url = {k: v for k, v in st.query_params.to_dict().items()}
     last = st.session_state.get(f"_published.{page}")
     fresh = f"_initialised.{page}" not in st.session_state
-    arrived = st.session_state.get("_arrived", True)
+    on_arrival = arrived()
     kept = st.session_state.get(f"_kept_values.{page}", {})
-    if fresh or (arrived and url and url != last):
+    if fresh or (on_arrival and url and url != last):
         state, notices = parse_params(
             url, agents=agents, seeds=seeds, default=default, options=options
         )
@@ -241,9 +252,7 @@ def url_choice(page: str, name: str, options: Sequence[str]) -> str:
     kept = st.session_state.get(f"_kept.{widget_key}")
     if widget_key not in st.session_state and kept in options and name not in st.query_params:
         st.session_state[widget_key] = kept  # its widget's state was dropped on another page
-    elif widget_key not in st.session_state or (
-        st.session_state.get("_arrived", True) and name in st.query_params
-    ):
+    elif widget_key not in st.session_state or (arrived() and name in st.query_params):
         wanted = st.query_params.get(name)
         if wanted is not None and wanted not in options:
             st.warning(

@@ -27,6 +27,7 @@ import streamlit as st
 
 from labcore.classroom.store import Question
 from ui import classroom
+from ui.controls import arrived
 from ui.state import escape_markdown, parse_flag
 
 __all__ = ["CHANGE_CHOICES", "Outcome", "change_outcome", "class_question", "predict_then_reveal"]
@@ -106,7 +107,7 @@ def predict_then_reveal(
     if len(choices) < 2:
         raise ValueError("predict_then_reveal needs at least two choices")
     enabled_key, widget_key = _key(page, "enabled"), f"predict.{page}.on"
-    if st.session_state.get("_arrived", True) and "predict" in st.query_params:
+    if arrived() and "predict" in st.query_params:
         # a link (the lesson's steps) says whether to predict first; read on arrival only
         wanted, notice = parse_flag("predict", st.query_params.get_all("predict"))
         if notice:

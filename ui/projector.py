@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from ui.controls import arrived
 from ui.state import escape_markdown, parse_flag
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ def projector_switch() -> bool:
     ``app.py`` calls it once per run, after ``ui.controls.note_arrival`` and before the page. A
     ``projector`` value other than 1 or 0 is read as off, with a notice.
     """
-    if st.session_state.get("_arrived", True) and "projector" in st.query_params:
+    if arrived() and "projector" in st.query_params:
         wanted, notice = parse_flag("projector", st.query_params.get_all("projector"))
         if notice:
             st.warning(escape_markdown(notice), icon=":material/warning:")

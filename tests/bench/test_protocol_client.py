@@ -16,6 +16,7 @@ from streamlit.proto.Metric_pb2 import Metric
 from streamlit.proto.Selectbox_pb2 import Selectbox
 from streamlit.proto.Slider_pb2 import Slider
 
+from bench.class_protocol import SCENARIOS
 from bench.protocol_client import (
     MessageCache,
     ProtocolError,
@@ -306,6 +307,35 @@ def test_a_student_opens_metacognition_and_one_switch_changes_the_metric_a_brows
             assert run.metric("Type-2 AUROC") == client.metric("Type-2 AUROC") == "0.50"
             assert "self_model_mode=zero" in client.query_string  # the URL the page wrote
             assert 0 < run.seconds < 180 and run.bytes > 0
+        finally:
+            await client.close()
+
+    with running_lab(timeout=180) as url:
+        asyncio.run(student(url))
+
+
+@pytest.mark.slow
+def test_a_student_following_the_lesson_link_turns_predict_first_off_and_sees_the_number():
+    """The lesson's noise step links to Robustness with ``predict=1``. Predict first sits in the
+    noise control's fragment; switching it off reran only that fragment, which read the URL again
+    as if the page had just opened and turned Predict first back on: no student of the class
+    benchmark ever saw the number (150 of 150 failed). Now only a page's arrival reads its URL."""
+    scenario = SCENARIOS["lesson"]
+
+    async def student(url: str) -> None:
+        client = StreamlitClient(url, timeout=180)
+        try:
+            await client.open(scenario.path, scenario.query_for(0))
+            run = await client.follow_link(scenario.follow)
+            assert client.on_page("robustness") and "predict=1" in client.query_string
+            assert client.metric(scenario.metric) is None  # held back for the prediction
+            for key, value in scenario.settings:  # Predict first off
+                run = await client.set_widget(key, value)
+            assert not run.exceptions
+            shown = client.metric(scenario.metric)
+            assert shown is not None and "predict" not in client.query_string
+            run = await client.set_widget(scenario.control, scenario.values[0])
+            assert not run.exceptions and client.metric(scenario.metric) not in (None, shown)
         finally:
             await client.close()
 
