@@ -336,7 +336,7 @@ def test_every_number_of_the_answer_moves_with_the_summaries(branch):
     scaled = {k: None if v is None else _scaled(v, SCALE) for k, v in found.items()}
     before = decimals(ra.answer(found, "readme"))
     after = decimals(ra.answer(scaled, "readme"))
-    assert len(after) == len(before) > 5
+    assert len(after) == len(before) >= 3  # the signatures' values are the table's, under it
     stuck = [t for t, u in zip(before, after, strict=True) if t == u and not matches(t, DESIGN)]
     assert not stuck, stuck
 
