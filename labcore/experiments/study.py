@@ -213,6 +213,16 @@ def _unreadable_table(path: Path) -> Problem | None:
     return None
 
 
+def _missing_columns(path: Path, table: Table, columns: Any) -> Problem | None:
+    """The table's fields missing from ``columns`` (a file's header), as one problem, or None."""
+    missing = [c for c in table.fields if c not in columns]
+    if not missing:
+        return None
+    return Problem(
+        f"{path.name} lacks the column(s) {', '.join(missing)}", path.name, "column", missing[0]
+    )
+
+
 def read_table(path: Path, table: Table) -> tuple[list[dict[str, Any]] | None, list[str]]:
     """The rows of one table file, typed (text columns as str, others as numbers, empty cells as
     None), or None with one sentence per problem: a missing file, a missing column, an empty
@@ -223,16 +233,8 @@ def read_table(path: Path, table: Table) -> tuple[list[dict[str, Any]] | None, l
     try:
         with open(path, newline="", encoding="utf-8") as fh:
             reader = csv.DictReader(fh)
-            missing = [c for c in table.fields if c not in (reader.fieldnames or [])]
-            if missing:
-                return None, [
-                    Problem(
-                        f"{path.name} lacks the column(s) {', '.join(missing)}",
-                        path.name,
-                        "column",
-                        missing[0],
-                    )
-                ]
+            if lacking := _missing_columns(path, table, reader.fieldnames or []):
+                return None, [lacking]
             raw = list(reader)
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         return None, [
@@ -321,16 +323,8 @@ def load_frame(out: Path | str, table: Table) -> tuple[Any, list[str]]:
                 "unreadable",
             )
         ]
-    missing = [c for c in table.fields if c not in frame.columns]
-    if missing:
-        return None, [
-            Problem(
-                f"{path.name} lacks the column(s) {', '.join(missing)}",
-                path.name,
-                "column",
-                missing[0],
-            )
-        ]
+    if lacking := _missing_columns(path, table, frame.columns):
+        return None, [lacking]
     frame = frame[list(table.fields)]
     for col in table.fields:
         cells = frame[col]
