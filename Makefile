@@ -35,7 +35,7 @@ test: $(VENV)/.test
 	$(PY) -m pytest -n 2 --dist worksteal
 
 # The quick lane for development: everything not marked slow (training, app servers, the
-# browser), under 2 minutes. `make test` stays the README's (and CI's) command.
+# browser): 2,333 tests in 5 min on 2 cores (2026-11-27). `make test` stays the README's (and CI's) command.
 test-quick: $(VENV)/.test
 	$(PY) -m pytest -n 2 --dist worksteal -m "not slow and not browser"
 
