@@ -62,7 +62,7 @@ else:
 
     @st.fragment(run_every=classroom.POLL_SECONDS)
     def current_question() -> None:
-        """The class's current question, refreshed while the page is open."""
+        # The class's current question, refreshed while the page is open.
         if error := st.session_state.pop("_join.error", None):
             st.error(error, icon=":material/error:")
         try:
