@@ -32,7 +32,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench.class_protocol import SCENARIOS, Scenario, open_scenario
+from bench.class_protocol import SCENARIOS, Scenario, open_scenario, warm_up
 from bench.protocol_client import StreamlitClient
 from ui.serve import running_class
 
@@ -62,18 +62,6 @@ async def settled(pid: int, quiet: float = 0.15, limit: float = 3.0) -> float:
             return now
         last = now
     return last
-
-
-async def warm_case(url: str, case: Scenario) -> None:
-    """Compute every view of the case once (every seed, every value)."""
-    for index in range(case.seeds):  # warm: every seed's views computed once
-        client = StreamlitClient(url)
-        try:
-            await open_scenario(client, case, index)
-            for value in case.values:
-                await client.set_widget(case.control, value)
-        finally:
-            await client.close()
 
 
 async def measure_case(url: str, pid: int, case: Scenario, passes: int) -> dict[str, list[float]]:
@@ -111,7 +99,7 @@ async def measure(url: str, pid: int, cases: list[str], passes: int, profile: Pa
     try:
         for name in cases:
             case = CASES[name]
-            await warm_case(url, case)
+            await warm_up([url], case)  # every view computed once
             spy = None
             if profile and (spy_exe := py_spy()):
                 profile.mkdir(parents=True, exist_ok=True)
