@@ -194,7 +194,7 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
                         "replication",
                         spec.slug,
                         str(res.directory),
-                        data.folder_stamp(res.directory),
+                        data.version(res),
                     ),
                     key=f"fig-{spec.slug}",
                     download=spec.slug,

@@ -344,7 +344,7 @@ def wagering_section() -> None:
             for c in arm_rows.columns
         },
     )
-    version = (str(res.directory), data.folder_stamp(res.directory))
+    version = (str(res.directory), data.version(res))
     figure(
         build=lambda: arms_figure(res.seed_values, arms),
         cache_key=("reward-arms", tuple(arms), *version),

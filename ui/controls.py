@@ -42,10 +42,7 @@ def arrived() -> bool:
     the URL. A fragment's rerun (a switch, issue 34) never arrives: it does not run ``app.py``, so
     the arrival's flag is still set then, and reading the URL again turned a lesson link's
     ``predict=1`` back on when a student switched Predict first off."""
-    ctx = get_script_run_ctx()
-    if ctx is not None and ctx.fragment_ids_this_run:
-        return False
-    return st.session_state.get("_arrived", True)
+    return not fragment_rerun() and st.session_state.get("_arrived", True)
 
 
 def init_state(

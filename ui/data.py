@@ -752,13 +752,25 @@ def ideal_on_view(seed: int, capacity: int, n_slots: int) -> dict[str, tuple[flo
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def _read_study(name: str, directory: str, stamp: str) -> LoadedStudy:
+def _read_study(
+    name: str, directory: str, stamp: str, tables: tuple[str, ...] | None
+) -> LoadedStudy:
     # shared and never mutated, as results(); read again when the folder's files change
-    return _versioned(_study_module.load_study(name, directory), stamp)
+    return _versioned(_study_module.load_study(name, directory, tables), stamp)
+
+
+def read_study(
+    name: str, directory: str | Path, tables: tuple[str, ...] | None = None
+) -> LoadedStudy:
+    """A registered study's folder through the one validated loader
+    (:func:`labcore.experiments.study.load_study`; ``tables``: the tables to read as frames,
+    default every one), shared by every run and session and read again when its files change;
+    problems listed, never raised. Figures drawn from it are cached under :func:`version`."""
+    return _read_study(name, str(directory), folder_stamp(directory), tables)
 
 
 def _study(name: str, directory: str) -> LoadedStudy:
-    return _read_study(name, directory, folder_stamp(directory))
+    return read_study(name, directory)
 
 
 def study(name: str) -> LoadedStudy:

@@ -15,8 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import streamlit as st
-
 from labcore.budgets import LIVE_BUDGETS
 from labcore.experiments.pdw_findings import BY_COHERENCE, CURVES, POLICIES
 from labcore.experiments.pdw_sweep_findings import CURVES as SWEEP_CURVES
@@ -124,24 +122,13 @@ def train_live(
     return job.result["record"], Path(job.result["path"])
 
 
-def read_study(name: str, directory: str, tables: tuple[str, ...] | None) -> LoadedStudy:
-    """One registered study's folder through the one validated loader
-    (:func:`labcore.experiments.study.load_study`; ``tables``: the tables to read as frames)."""
-    return data._study_module.load_study(name, directory, tables)
-
-
-@st.cache_data(show_spinner=False, ttl=60)
-def _reward_study(name: str, directory: str, tables: tuple[str, ...] | None) -> LoadedStudy:
-    return read_study(name, directory, tables)
-
-
 NEUROGYM_STUDY_DIR = ROOT / "results" / studies.NEUROGYM_DIR
 """The bundled NeuroGym study (protocol 8.6) the "From reward alone" page shows."""
 
 
 def neurogym_study() -> LoadedStudy:
     """The NeuroGym study of :data:`NEUROGYM_STUDY_DIR` (problems listed, never raised)."""
-    return _reward_study("neurogym", str(NEUROGYM_STUDY_DIR), None)
+    return data.read_study("neurogym", str(NEUROGYM_STUDY_DIR), None)
 
 
 # ----------------------------------------------------------------------- protocol 8.7 (issue 23)
@@ -167,12 +154,12 @@ PDW_POLICIES = POLICIES
 def pdw_study() -> LoadedStudy:
     """The Song et al. reproduction of :data:`PDW_STUDY_DIR` (signatures by coherence, curves),
     cached; problems listed, never raised. Its trial files are not read."""
-    return _reward_study("pdw", str(PDW_STUDY_DIR), (BY_COHERENCE.name, CURVES.name))
+    return data.read_study("pdw", str(PDW_STUDY_DIR), (BY_COHERENCE.name, CURVES.name))
 
 
 def pdw_sweep_study() -> LoadedStudy:
     """The reward explorer of :data:`PDW_SWEEP_STUDY_DIR` (one row per agent, curves), cached."""
-    return _reward_study(
+    return data.read_study(
         "pdw_sweep", str(PDW_SWEEP_STUDY_DIR), (SWEEP_ROWS.name, SWEEP_CURVES.name)
     )
 
@@ -180,7 +167,7 @@ def pdw_sweep_study() -> LoadedStudy:
 def pdw_held_study() -> LoadedStudy:
     """The explorer's post hoc follow-up of :data:`PDW_HELD_STUDY_DIR`, cached: its summary and
     learning curves (the long cells' are drawn; its rows stay on disk)."""
-    return _reward_study("pdw_held", str(PDW_HELD_STUDY_DIR), (SWEEP_CURVES.name,))
+    return data.read_study("pdw_held", str(PDW_HELD_STUDY_DIR), (SWEEP_CURVES.name,))
 
 
 def reward_summaries(e4_summary: StudySummary | None) -> dict[str, StudySummary | None]:

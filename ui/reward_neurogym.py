@@ -79,7 +79,7 @@ def headline() -> None:
         build=lambda: kiani_shadlen_figure(
             study.frame("pdw_by_coherence"), imitation="legendonly", title=HEADLINE
         ),
-        cache_key=("reward-headline", str(study.directory), data.folder_stamp(study.directory)),
+        cache_key=("reward-headline", str(study.directory), data.version(study)),
         key="reward-headline",
         download="pdw_kiani_shadlen",
     )
@@ -125,7 +125,7 @@ def signatures_section(page: str, keys: Sequence[str]) -> None:
                 "reward-pdw-signatures",
                 policy,
                 str(study.directory),
-                data.folder_stamp(study.directory),
+                data.version(study),
             ),
             key="reward-pdw-signatures",
             download="pdw_kiani_shadlen_greedy",
@@ -139,7 +139,7 @@ def signatures_section(page: str, keys: Sequence[str]) -> None:
             cache_key=(
                 "reward-pdw-curve-gru",
                 str(study.directory),
-                data.folder_stamp(study.directory),
+                data.version(study),
             ),
             key="reward-pdw-curve-gru",
             download="pdw_curve_plain_gru",
@@ -150,7 +150,7 @@ def signatures_section(page: str, keys: Sequence[str]) -> None:
             cache_key=(
                 "reward-pdw-curve-b2",
                 str(study.directory),
-                data.folder_stamp(study.directory),
+                data.version(study),
             ),
             key="reward-pdw-curve-b2",
             download="pdw_curve_b2",
@@ -236,7 +236,7 @@ def explorer_section(page: str, keys: Sequence[str]) -> None:
                 "reward-explorer-curve",
                 cell,
                 str(study.directory),
-                data.folder_stamp(study.directory),
+                data.version(study),
             ),
             key="reward-explorer-curve",
             download="explorer_cell_curve",
@@ -254,7 +254,7 @@ def explorer_section(page: str, keys: Sequence[str]) -> None:
                 cell,
                 tables.keeps_at if tables is not None else None,
                 str(study.directory),
-                data.folder_stamp(study.directory),
+                data.version(study),
             ),
             key="reward-explorer-s1",
             download="explorer_s1",
@@ -436,7 +436,7 @@ def neurogym_section() -> None:
             st.markdown(render.part(summary, "why"))
     figure(
         build=lambda: sure_curve_figure(study.frame("neurogym_by_coherence")),
-        cache_key=("reward-neurogym", str(study.directory), data.folder_stamp(study.directory)),
+        cache_key=("reward-neurogym", str(study.directory), data.version(study)),
         key="reward-neurogym",
         download="neurogym_sure_option",
     )
@@ -445,7 +445,7 @@ def neurogym_section() -> None:
         cache_key=(
             "reward-neurogym-early",
             str(study.directory),
-            data.folder_stamp(study.directory),
+            data.version(study),
         ),
         key="reward-neurogym-early",
         download="neurogym_sure_probability",

@@ -22,11 +22,13 @@ from labcore import render
 from labcore.config import TrainConfig
 from labcore.experiments import pdw_sweep_findings as W
 from labcore.experiments import reward_answer as ra
+from labcore.experiments import study as study_module
 from labcore.figures.style import network_label
 from labcore.findings import load_summary
 from labcore.storage.checkpoint_manifest import BUNDLED_DIR, MANIFEST, read_record
 from tests.ui.apptest_pages import (
     ROOT,
+    counting,
     exceptions,
     markdown_text,
     metric_value,
@@ -258,7 +260,7 @@ def test_the_neurogym_numbers_follow_the_study_and_a_damaged_study_is_one_error(
     assert "0.432" in markdown_text(at) and not at.error
     found["value"] = "high"
     (copy / "summary.json").write_text(json.dumps(summary))
-    data_reward._reward_study.clear()
+    data._read_study.clear()
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)
     assert len(at.error) == 1 and "results/explore_neurogym" in at.error[0].value
@@ -380,10 +382,8 @@ def test_the_axis_check_can_fail():
 
 
 def test_the_explorer_picker_switches_cells_without_computing(open_page, with_pdw, monkeypatch):
-    read = data_reward.read_study
-    reads = []
-    monkeypatch.setattr(data_reward, "read_study", lambda *a: reads.append(a) or read(*a))
-    data_reward._reward_study.clear()
+    data._read_study.clear()
+    reads = counting(monkeypatch, study_module, "load_study")
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)
     first = len(reads)
