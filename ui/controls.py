@@ -224,8 +224,12 @@ def segmented(
     The selected value (never ``None``).
     """
     widget_key = key(page, name)
-    if st.session_state.get(widget_key) is None:
-        st.session_state[widget_key] = fallback
+    # Set on every run, so the run sends the browser the value it used: under fast clicks a
+    # browser could keep showing an older selection, or none, after the runs caught up while the
+    # page and its URL showed the last one (the rapid-clicks browser test, issue 13).
+    st.session_state[widget_key] = (
+        fallback if st.session_state.get(widget_key) is None else st.session_state[widget_key]
+    )
     container.segmented_control(
         label,
         list(options),
