@@ -70,7 +70,7 @@ def _metric_value(page, label: str) -> str:
 
 
 @pytest.mark.browser
-def test_every_page_and_the_self_model_switch(browser, tmp_path):
+def test_a_shared_link_on_a_fresh_server_and_the_self_model_switch(browser, tmp_path):
     with running_lab() as url:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         # A shared link must work as the very first request to a fresh server (a `pages/`
@@ -85,11 +85,7 @@ def test_every_page_and_the_self_model_switch(browser, tmp_path):
         slider = page.locator('[data-testid="stSlider"]').filter(has_text="Workspace slots").first
         slider.wait_for(timeout=60_000)
         assert "2 (scale 0.5)" in slider.inner_text()  # the link's capacity reached the control
-        for path, title in PAGES:
-            page.goto(f"{url}/{path}")
-            page.get_by_role("heading", name=title).first.wait_for(timeout=90_000)
-            page.wait_for_load_state("networkidle")
-            assert page.locator('[data-testid="stException"]').count() == 0, f"exception on /{path}"
+        # (every page opening without an exception, at two widths: the layout test below)
         page.goto(f"{url}/metacognition?agent=b2_ws&seed=0&self_model_mode=on")
         page.locator('[data-testid="stMetric"]').filter(has_text="Type-2 AUROC").first.wait_for(
             timeout=90_000
@@ -150,9 +146,11 @@ def test_rapid_control_changes_end_on_the_last_input(browser, lab_url):
         )
         last = names[3 - round_]  # the 20th click is the only one on this mode: seeing it means
         others = [m for m in names if m != last]  # the last input arrived, not an earlier one
-        for i in range(19):
-            group.get_by_role("radio", name=others[(i + round_) % 3], exact=True).click()
-        group.get_by_role("radio", name=last, exact=True).click()
+        for i in range(19):  # a rerun can re-create the buttons: under load, clicks wait longer
+            group.get_by_role("radio", name=others[(i + round_) % 3], exact=True).click(
+                timeout=120_000
+            )
+        group.get_by_role("radio", name=last, exact=True).click(timeout=120_000)
         mode, expected = last, f"self_model_mode={modes[last]}&capacity="
         try:  # the runs catch up with the clicks, however slowly under load
             page.wait_for_function(
