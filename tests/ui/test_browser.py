@@ -232,11 +232,18 @@ TOP_TITLES_JS = """() => {
 }"""
 
 
+FIGURES_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
+  .filter(chart => chart.offsetParent !== null)
+  .every(chart => chart.querySelector('.main-svg'))"""
+"""Is every visible chart drawn? (Plotly draws after the run ends.)"""
+
+
 def _settled(page, title: str) -> None:
     page.get_by_role("heading", name=title).first.wait_for(timeout=120_000)
     page.wait_for_timeout(1000)
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=240_000)
-    page.wait_for_timeout(1500)  # the figures are drawn after the run ends
+    page.wait_for_function(FIGURES_DRAWN_JS, timeout=60_000)
+    page.wait_for_timeout(300)  # the titles' own layout pass
 
 
 @pytest.mark.browser
