@@ -71,7 +71,6 @@ from labcore.config import (
 )
 from labcore.humans.command import add_markers_command
 from labcore.seeding import parse_seeds
-from labcore.storage.checkpoint_manifest import BUNDLED_DIR
 
 
 def training_jobs(
@@ -125,10 +124,13 @@ def cmd_train(args: argparse.Namespace) -> int:
     learning (``--trainer rl``, ``labcore.training.actor_critic``) train seed after seed within
     their batch.
     """
+    jobs = training_jobs(args.experiment, args.agent, args.mode, args.trainer)  # refused first
+    from labcore.storage.checkpoint_manifest import BUNDLED_DIR
     from labcore.training.provision import missing_seeds, plan_batches, progress_bar, run_batches
 
+    args.out = args.out or str(BUNDLED_DIR)
     requests = []
-    for task, kind, episodes in training_jobs(args.experiment, args.agent, args.mode, args.trainer):
+    for task, kind, episodes in jobs:
         cfg = TrainConfig(
             mode=args.mode, train_episodes=args.episodes or episodes or TrainConfig().train_episodes
         )
@@ -321,9 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
         "reward_all); "
         "default: each kind's own; with --agent all, only the kinds it makes",
     )
-    train.add_argument(
-        "--out", default=str(BUNDLED_DIR), help="checkpoint directory (default: checkpoints/)"
-    )
+    train.add_argument("--out", default=None, help="checkpoint directory (default: checkpoints/)")
     train.add_argument(
         "--jobs",
         type=int,

@@ -10,7 +10,6 @@ import argparse
 import random
 
 import numpy as np
-import torch
 
 from labcore.checks import check_choice
 
@@ -46,6 +45,8 @@ MAX_AGENT_SEED = 10_000
 
 def seed_everything(seed: int) -> None:
     """Seed Python, NumPy and torch so that the same seed gives the same numbers."""
+    import torch  # here: the command line's argument parsing uses this module (parse_seeds)
+
     random.seed(seed)
     np.random.seed(seed % 2**32)  # noqa: NPY002 - libraries we call may use the legacy global RNG
     torch.manual_seed(seed)

@@ -3,6 +3,7 @@ on every run (same seed, same numbers), the modules with slow tests run first, a
 ``neurogym_installed`` fixture of the NeuroGym tests."""
 
 import os
+from pathlib import Path
 
 # One numerical thread per process, set before anything imports NumPy or torch (children inherit
 # it: the CLI runs, the lab servers): two workers on two cores, each with a multi-threaded BLAS,
@@ -33,9 +34,33 @@ def neurogym_installed() -> None:
         pytest.skip(reason)
 
 
+HEAVY_FILES = {
+    "ui/test_browser.py": 183,
+    "experiments/test_machine_independent.py": 131,
+    "ui/pages/test_every_page.py": 126,
+    "ui/pages/test_reward.py": 80,
+    "experiments/test_explore_e3.py": 77,
+    "agents/test_bundle_reproducible.py": 56,
+    "experiments/test_dask_faults.py": 52,
+    "agents/test_training.py": 44,
+    "experiments/test_experiments.py": 42,
+    "experiments/test_explore_integration.py": 28,
+}
+"""Worker-seconds of the heaviest test files, measured with ``--durations`` on the reference
+machine (2026-11-28): only the order the files start in; a stale figure costs packing, not
+correctness."""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Modules with a slow test first (a stable sort; a module's tests stay together, so its
-    fixtures are built once): on two workers the longest tests start early instead of keeping one
-    worker busy while the other has finished (``make test`` runs ``--dist worksteal``)."""
+    """The heaviest files first, longest first, then the other files with a slow test, then the
+    rest (a stable sort; a file's tests stay together). ``make test`` hands out whole files
+    (``--dist loadfile``), so a file's module fixtures are built once, and the order makes it
+    longest-first: the two workers end together instead of one running a long file alone."""
+    root = Path(__file__).resolve().parent
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow_files)
+
+    def weight(item: pytest.Item) -> tuple[int, bool]:
+        name = item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else ""
+        return -HEAVY_FILES.get(name, 0), item.path not in slow_files
+
+    items.sort(key=weight)

@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from labcore.humans.markers import markers_csv, subject_markers
 from labcore.humans.trials import FORMATS, check_size, read_trials
 from labcore.io import atomic_write
 
@@ -53,6 +52,9 @@ def cmd_markers(args: argparse.Namespace) -> int:
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    from labcore.humans.markers import markers_csv, subject_markers  # scikit-learn, torch: not
+    # on the command line's start, where a mistyped argument is refused in a fraction of a second
+
     text = markers_csv(subject_markers(trials))
     sys.stdout.write(text)
     if args.out:
