@@ -274,12 +274,13 @@ def held_longer() -> None:
     for column, cell in zip(st.columns(len(longer)), longer, strict=True):
         with column:
             figure(
-                training_curve_figure(
+                build=lambda name=cell.name: training_curve_figure(
                     curves,
                     "plain_gru",
-                    cell=cell.name,
-                    title=f"Cell {cell.name}: the sure option over training",
+                    cell=name,
+                    title=f"Cell {name}: the sure option over training",
                 ),
+                cache_key=("reward-held", cell.name, str(held.directory), data.version(held)),
                 key=f"reward-held-{cell.name}",
                 download=f"held_{cell.choice}_long_curve",
             )
