@@ -176,12 +176,13 @@ with st.spinner("Running 32 episodes with and without a pulse, and measuring..."
     readings = data.integration(kind, seed, capacity, mode)
     intact = data.integration(kind, seed, n_slots, "on") if lesioned else None
 figure(
-    integration_bars(
+    build=lambda: integration_bars(
         readings,
         intact_readings=intact,
         title=f"{kind}, seed {seed}: integration of each signal"
         + (" (open bars: intact)" if lesioned else ""),
     ),
+    cache_key=("integration-live", *data.agent_file("dual", kind, seed), capacity, mode),
     key="live",
     download="integration",
 )
@@ -238,7 +239,8 @@ if study.tables is not None and rows is not None:
         "Variant", ("intact", "evoked"), horizontal=True, key=f"{PAGE}.study_variant"
     )
     figure(
-        study_values_figure(rows, signal, variant, ridge=study.tables.ridge),
+        build=lambda: study_values_figure(rows, signal, variant, ridge=study.tables.ridge),
+        cache_key=("integration-study", signal, variant, str(study.directory), data.version(study)),
         key="study_values",
         download="integration_values",
     )
