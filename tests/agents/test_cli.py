@@ -77,6 +77,19 @@ def test_cli_trains_and_writes_checkpoints(tmp_path):
     assert {p.name: p.stat().st_mtime_ns for p in out.glob("[!.]*")} == files  # none rewritten
 
 
+def test_the_command_line_starts_without_torch_or_scikit_learn():
+    """A mistyped argument is refused before anything heavy loads (it took five seconds)."""
+    probe = (
+        "import sys, labcore.cli; "
+        "print(' '.join(m for m in ('torch', 'sklearn', 'scipy') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == ""
+
+
 def test_cli_rejects_bad_arguments():
     bad = subprocess.run(
         [sys.executable, "-m", "labcore", "train", "--experiment", "e1", "--agent", "zz"],

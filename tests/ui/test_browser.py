@@ -127,7 +127,8 @@ def _settled_url(page, *, stable_s: float = 6.0, timeout_s: float = 120.0) -> st
 
 @pytest.mark.browser
 def test_rapid_control_changes_end_on_the_last_input(browser, lab_url):
-    """Issue 13: 20 fast changes (no waiting between them) must end on the last one, every round.
+    """Issue 13: 20 fast changes (no waiting between them) must end on the last one, while the
+    views are computed and once they are cached.
 
     The self-model control is clicked; the slider's input is detached and re-created by some
     reruns, which makes key presses on it flaky in Playwright; it is only checked to agree with
@@ -139,7 +140,7 @@ def test_rapid_control_changes_end_on_the_last_input(browser, lab_url):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     group = page.get_by_role("radiogroup", name="Self-model")
     slider = page.locator('[data-testid="stSlider"]').filter(has_text="Workspace slots")
-    for round_ in range(3):  # one capacity: after round 0 every mode's view is cached
+    for round_ in range(2):  # one capacity: round 0 computes new views, round 1 reads them cached
         page.goto(f"{url}/metacognition?agent=b2_ws&seed=0&self_model_mode=on&capacity=4")
         page.locator('[data-testid="stMetric"]').filter(has_text="Type-2 AUROC").first.wait_for(
             timeout=90_000
