@@ -31,12 +31,13 @@ run: $(VENV)/.runtime
 
 # Two workers, one per core, each single-threaded (tests/conftest.py), handed whole files with the
 # heaviest first (tests/conftest.py HEAVY_FILES), so module fixtures are built once and both workers
-# end together. About 2,370 tests, AppTests and a real browser: MEASURED on the 2-core reference machine.
+# end together. About 2,370 tests, AppTests and a real browser: 8 min 29 s on the 2-core reference
+# machine (2026-11-28; its speed varies by about 10% between runs of the same code).
 test: $(VENV)/.test
 	$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 # The quick lane for development: everything not marked slow (training, app servers, the
-# browser): 2,333 tests in 5 min on 2 cores (2026-11-27). `make test` stays the README's (and CI's) command.
+# browser): 2,334 tests in 4 min 5 s on 2 cores (2026-11-28). `make test` stays the README's (and CI's) command.
 test-quick: $(VENV)/.test
 	$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder -m "not slow and not browser"
 
