@@ -80,33 +80,6 @@ def _stratified_splits(y: NDArray[np.bool_], n_splits: int, seed: int) -> Splits
     return list(cv.split(np.zeros((y.size, 1)), y))
 
 
-def _cv_auroc(
-    x: NDArray[np.float64],
-    y: NDArray[np.bool_],
-    splits: Splits,
-    make_model: Callable[[], BaseEstimator] = _linear_decoder,
-) -> float:
-    """Mean test-fold AUROC of ``make_model()`` over ``splits``.
-
-    Folds whose test set holds one class are skipped (only possible for shuffled labels);
-    a training fold with one class predicts a constant (AUROC 0.5). Returns nan if every
-    fold is skipped.
-    """
-    aucs = []
-    with config_context(assume_finite=True, skip_parameter_validation=True):  # checked once
-        for train, test in splits:
-            y_train, y_test = y[train], y[test]
-            if _one_class(y_test):
-                continue
-            if _one_class(y_train):
-                scores = np.zeros(test.size)
-            else:
-                model = make_model().fit(x[train], y_train)
-                scores = model.decision_function(x[test])
-            aucs.append(auroc_core(y_test, np.asarray(scores, dtype=np.float64)))
-    return float(np.mean(aucs)) if aucs else float("nan")
-
-
 def _standardised_folds(
     x: NDArray[np.float64], splits: Splits
 ) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
@@ -120,26 +93,36 @@ def _standardised_folds(
     return folds
 
 
-def _cv_auroc_standardised(
-    folds: Sequence[tuple[NDArray[np.float64], NDArray[np.float64]]],
+def _cv_auroc(
+    x: NDArray[np.float64],
     y: NDArray[np.bool_],
     splits: Splits,
+    make_model: Callable[[], BaseEstimator] = _linear_decoder,
+    standardised: Sequence[tuple[NDArray[np.float64], NDArray[np.float64]]] | None = None,
 ) -> float:
-    """:func:`_cv_auroc` of the linear decoder on folds already standardised: the same numbers
-    (the pipeline is the scaler, then the classifier on its output), without refitting the
-    scaler for each labelling."""
+    """Mean test-fold AUROC of ``make_model()`` over ``splits``.
+
+    Folds whose test set holds one class are skipped (only possible for shuffled labels);
+    a training fold with one class predicts a constant (AUROC 0.5). Returns nan if every
+    fold is skipped. With ``standardised`` (:func:`_standardised_folds` of ``x``), the linear
+    decoder's classifier is fitted on those folds: the same numbers (the pipeline is the scaler,
+    then the classifier on its output), without refitting the scaler for every labelling.
+    """
     aucs = []
     # The inputs were checked once (finite floats, valid parameters): each of the many small fits
     # skips scikit-learn's re-checking, which was a fifth of its time.
     with config_context(assume_finite=True, skip_parameter_validation=True):
-        for (x_train, x_test), (train, test) in zip(folds, splits, strict=True):
+        for i, (train, test) in enumerate(splits):
             y_train, y_test = y[train], y[test]
             if _one_class(y_test):
                 continue
             if _one_class(y_train):
                 scores = np.zeros(test.size)
-            else:
+            elif standardised is not None:
+                x_train, x_test = standardised[i]
                 scores = _logistic().fit(x_train, y_train).decision_function(x_test)
+            else:
+                scores = make_model().fit(x[train], y_train).decision_function(x[test])
             aucs.append(auroc_core(y_test, np.asarray(scores, dtype=np.float64)))
     return float(np.mean(aucs)) if aucs else float("nan")
 
@@ -252,10 +235,10 @@ def delta_nrs(
         return DeltaNRSResult(nan, nan, nan, np.full(n_shuffles, np.nan))
     splits = _stratified_splits(y, n_splits, seed)
     folds = _standardised_folds(x, splits)
-    auc_true = _cv_auroc_standardised(folds, y, splits)
+    auc_true = _cv_auroc(x, y, splits, standardised=folds)
     rng = np.random.default_rng(seed)
     auc_shuffle = np.array(
-        [_cv_auroc_standardised(folds, rng.permutation(y), splits) for _ in range(n_shuffles)]
+        [_cv_auroc(x, rng.permutation(y), splits, standardised=folds) for _ in range(n_shuffles)]
     )
     finite = auc_shuffle[np.isfinite(auc_shuffle)]
     if finite.size == 0:
