@@ -188,19 +188,22 @@ def live_comparison() -> None:
         (REFERENCE if k == SUPERVISED else k): (v.correct[v.answered], v.confidence[v.answered])
         for k, v in views.items()
     }
+    shown = (mode, *(part for k in models for part in data.agent_file("wagering", k, seed)))
     figure(
-        type2_roc_figure(
+        build=lambda: type2_roc_figure(
             curves, title=f"Type-2 ROC, {condition}: does confidence separate right from wrong?"
         ),
+        cache_key=("e4-roc", *shown),
         key="reward-roc",
         download="e4_type2_roc",
     )
     figure(
-        calibration_figure(
+        build=lambda: calibration_figure(
             curves,
             chance="wager",
             title=f"Calibration, {condition}: is confidence the probability of being right?",
         ),
+        cache_key=("e4-calibration", *shown),
         key="reward-calibration",
         download="e4_calibration",
     )
