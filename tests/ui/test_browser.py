@@ -133,11 +133,15 @@ def test_rapid_control_changes_end_on_the_last_input(browser, lab_url):
     The self-model control is clicked; the slider's input is detached and re-created by some
     reruns, which makes key presses on it flaky in Playwright; it is only checked to agree with
     the URL. Under a loaded machine the first round computes three new views, hence the long wait.
+    The page must raise no error: under load, references to cached messages from superseded
+    fragment runs made Streamlit's page fail and go blank (see .streamlit/config.toml).
     """
     modes = {"on": "on", "zeroed": "zero", "noise": "noise", "shuffled": "permute"}
     names = list(modes)
     url = lab_url
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page_errors: list[str] = []
+    page.on("pageerror", lambda error: page_errors.append(str(error)))
     group = page.get_by_role("radiogroup", name="Self-model")
     slider = page.locator('[data-testid="stSlider"]').filter(has_text="Workspace slots")
     for round_ in range(2):  # one capacity: round 0 computes new views, round 1 reads them cached
@@ -147,11 +151,13 @@ def test_rapid_control_changes_end_on_the_last_input(browser, lab_url):
         )
         last = names[3 - round_]  # the 20th click is the only one on this mode: seeing it means
         others = [m for m in names if m != last]  # the last input arrived, not an earlier one
-        for i in range(19):  # a rerun can re-create the buttons: under load, clicks wait longer
-            group.get_by_role("radio", name=others[(i + round_) % 3], exact=True).click(
-                timeout=120_000
-            )
-        group.get_by_role("radio", name=last, exact=True).click(timeout=120_000)
+        plan = [others[(i + round_) % 3] for i in range(19)] + [last]
+        for i, name in enumerate(plan):  # under load a rerun can move the buttons: clicks wait
+            try:
+                group.get_by_role("radio", name=name, exact=True).click(timeout=120_000)
+            except Exception:
+                assert not page_errors, f"round {round_}, click {i}: the page failed: {page_errors}"
+                raise
         mode, expected = last, f"self_model_mode={modes[last]}&capacity="
         try:  # the runs catch up with the clicks, however slowly under load
             page.wait_for_function(
@@ -174,6 +180,7 @@ def test_rapid_control_changes_end_on_the_last_input(browser, lab_url):
         shown = slider.locator('input[type="range"]').input_value()
         assert page.url.endswith(f"capacity={shown}"), (page.url, shown)
         assert page.locator('[data-testid="stException"]').count() == 0
+        assert not page_errors, page_errors
     page.close()
 
 
