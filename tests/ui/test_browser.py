@@ -259,11 +259,13 @@ def _settled(page, title: str) -> None:
 def test_every_page_lays_out_on_a_phone_and_a_projector(browser, lab_url, width):
     """Issue 24, defect 8: at 390 px two-panel titles overlapped and tables showed one column.
 
-    On every page: no exception, no panel titles over each other or off the figure, nothing wider
-    than the screen; at 390 px every table shows at least three of its columns."""
+    On every page: no exception, no error in the page's own script, no panel titles over each
+    other or off the figure, nothing wider than the screen; at 390 px every table shows at least
+    three of its columns."""
     url = lab_url
     page = browser.new_page(viewport={"width": width, "height": 844 if width < 800 else 1000})
     problems = []
+    page.on("pageerror", lambda error: problems.append(f"{page.url}: the page failed: {error}"))
     for path, title in PAGES:
         page.goto(f"{url}/{path}")
         _settled(page, title)
