@@ -106,13 +106,14 @@ def integration_bars(
             col=col,
         )
         undefined = [f"{r.signal} ({r.variant})" for r in mine if not np.isfinite(r.value)]
-        if undefined:
+        if undefined:  # one per line: on a phone a panel is about 100 px wide
             fig.add_annotation(
-                text="not defined: " + ", ".join(undefined),
+                text="<br>".join(["not defined:", *undefined]),
                 xref=f"x{col if col > 1 else ''} domain",
                 yref=f"y{col if col > 1 else ''} domain",
                 x=0.5,
                 y=-0.32,
+                yanchor="top",
                 showarrow=False,
                 font={"size": 11, "color": "#777"},
             )
@@ -204,21 +205,35 @@ def monotonicity_table(tables: IntegrationTables | None) -> go.Figure:
     fig = go.Figure(
         go.Heatmap(
             z=z,
-            x=[wrap_tick(h, 22) for h in header],
+            x=columns,  # "M1".."M4": the full names, rotated, covered each other on a phone
             y=rows,
             text=text,
+            customdata=[header for _ in rows],
             texttemplate="%{text}",
             zmin=0,
             zmax=1,
             colorscale=_SCALE,
             showscale=False,
-            hovertemplate="%{y}<br>%{x}<br>%{text}<extra></extra>",
+            hovertemplate="%{y}<br>%{customdata}<br>%{text}<extra></extra>",
             xgap=2,
             ygap=2,
+            showlegend=False,
         )
     )
+    for name in header:  # the columns' meanings, as legend rows under the table
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                marker={"color": "rgba(0,0,0,0)"},
+                name=name,
+                hoverinfo="skip",
+            )
+        )
+    fig.update_xaxes(side="top")
     fig.update_yaxes(autorange="reversed")
-    return style_figure(fig, title, height=max(360, 34 * len(rows) + 180), legend_below=False)
+    return style_figure(fig, title, height=max(360, 34 * len(rows) + 260))
 
 
 def study_figure(directory: Path | str) -> go.Figure:

@@ -292,6 +292,9 @@ def test_figures_show_outcomes_values_and_undefined_signals():
     table = monotonicity_table(X.IntegrationTables.model_validate(summary.tables))
     cells = [c for row in table.data[0].text for c in row]
     assert "passes" in cells and any(term("by_construction").name in c for c in cells)
+    # short column heads (the full ones covered each other on a phone), named in the legend
+    assert list(table.data[0].x) == list(X.MONOTONICITIES)
+    assert [t.name.split(":")[0] for t in table.data[1:]] == list(X.MONOTONICITIES)
     values = study_values_figure(pd.DataFrame(rows), "h", "intact", ridge=1e-3)
     assert {t.name.split()[0] for t in values.data} == {"trained", "untrained"}
     readings = [
@@ -302,7 +305,8 @@ def test_figures_show_outcomes_values_and_undefined_signals():
         IntegrationReading("h", "evoked", "phi", np.nan, "no activity", np.nan, 4, 116, 64)
     )
     bars = integration_bars(readings)
-    assert any({"h", "(evoked)"} <= set(a.text.split()) for a in bars.layout.annotations)
+    notes = [a.text.split("<br>") for a in bars.layout.annotations]  # one per line (a phone)
+    assert ["not defined:", "h (evoked)"] in notes
     assert not integration_bars([]).data
 
 

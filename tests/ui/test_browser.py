@@ -219,12 +219,13 @@ TOP_TITLES_JS = """() => {
   document.querySelectorAll('.js-plotly-plot').forEach(plot => {
     if (plot.offsetParent === null) return;  // in a closed expander or another tab
     const frame = plot.getBoundingClientRect();
-    const panels = [...plot.querySelectorAll('.nsewdrag')].map(r => r.getBoundingClientRect().top);
+    const panels = [...plot.querySelectorAll('.nsewdrag')].map(r => r.getBoundingClientRect());
     if (!panels.length) return;
-    const top = Math.min(...panels);
-    const boxes = [...plot.querySelectorAll('g.annotation')]
+    const inside = b => panels.some(p => b.left < p.right && p.left < b.right
+                                         && b.top < p.bottom && p.top < b.bottom);
+    const boxes = [...plot.querySelectorAll('g.annotation')]  // titles: outside every panel
       .map(a => [a.textContent, a.getBoundingClientRect()])
-      .filter(([, b]) => b.width > 0 && b.bottom <= top + 2);
+      .filter(([, b]) => b.width > 0 && !inside(b));
     boxes.forEach(([t, b]) => {
       if (b.left < frame.left - 2 || b.right > frame.right + 2)
         found.push(`${t}: outside the figure`);
