@@ -297,11 +297,14 @@ with own:
     clause_help = (
         "0-3, or two adjacent clauses such as 2-3 (the lower is taken); empty = not assessed"
     )
+    SCORES_FIRST = ("item", "architectural", "behavioural", "confidence", "name")
     edited = st.data_editor(
         pd.DataFrame(editor_rows(loaded), columns=list(EDITOR_COLUMNS)),
         hide_index=True,
         width="stretch",
         height=420,
+        # the scores first: on a phone the long item names filled the screen (layout walk)
+        column_order=[*SCORES_FIRST, *(c for c in EDITOR_COLUMNS if c not in SCORES_FIRST)],
         disabled=["item", "name"],
         column_config={
             "architectural": st.column_config.TextColumn(help=clause_help, max_chars=5),
