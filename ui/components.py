@@ -3,6 +3,7 @@ number for the condition shown and chance, verdict boxes from the result set, do
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -306,7 +307,11 @@ def verdict_box(
 
 
 PHONE_ROW_CHARS = 34
-"""Characters of subplot title that fit side by side across a phone (390 px, 14 px type)."""
+"""Characters of subplot title that fit side by side across a phone (390 px at 14 px type; at
+the 12 px a wrapped title is drawn in they fit a 360 px phone too)."""
+TITLE_PX, SMALLEST_TITLE_PX = 12, 10
+"""Type size of a wrapped panel title (14 px overlapped three figures' titles at 360 px), and the
+least it shrinks to for a word that cannot fit its panel's share of the row."""
 
 
 TITLE_LINE_PX = 19
@@ -345,6 +350,21 @@ def phone_safe_titles(fig: go.Figure) -> int:
     ...                     subplot_titles=("ROC curve (pooled trials)", "Area under the curve"))
     >>> phone_safe_titles(fig), [a.text for a in fig.layout.annotations]
     (1, ['ROC curve (pooled<br>trials)', 'Area under the<br>curve'])
+
+    A word longer than a panel's share breaks after a hyphen, or else the row's type shrinks:
+
+    >>> fig = make_subplots(rows=1, cols=3, subplot_titles=("per-step accuracy",
+    ...     "report-window decision accuracy", "conjunction (both reports right)"))
+    >>> _ = phone_safe_titles(fig)
+    >>> for a in fig.layout.annotations:
+    ...     print(a.text, a.font.size)
+    per-step<br>accuracy 12
+    report-<br>window<br>decision<br>accuracy 12
+    conjunction<br>(both<br>reports<br>right) 12
+    >>> fig = make_subplots(rows=1, cols=4, subplot_titles=("A0", "A1", "B1", "conjunctionality"))
+    >>> _ = phone_safe_titles(fig)
+    >>> fig.layout.annotations[3].text, fig.layout.annotations[0].font.size
+    ('conjunctionality', 10)
     """
     rows: dict[float, list] = {}
     for a in fig.layout.annotations:
@@ -363,16 +383,25 @@ def phone_safe_titles(fig: go.Figure) -> int:
             continue
         before = max(a.text.count("<br>") + 1 for a in row)
         for a in row:
-            words = a.text.replace("<br>", " ").split()
+            # words; one too long for the panel's share breaks after its hyphens ("report-")
+            parts = [
+                part
+                for word in a.text.replace("<br>", " ").split()
+                for part in (re.findall(r"\S+?-(?=\S)|\S+", word) if len(word) > width else [word])
+            ]
             lines, line = [], ""
-            for word in words:
-                if line and len(line) + 1 + len(word) > width:
+            for part in parts:
+                joined = line + part if line.endswith("-") else f"{line} {part}".strip()
+                if line and len(joined) > width:
                     lines.append(line)
-                    line = word
+                    line = part
                 else:
-                    line = f"{line} {word}".strip()
+                    line = joined
             a.text = "<br>".join([*lines, line])
-            a.font.size = 14
+        longest = max(len(line) for a in row for line in a.text.split("<br>"))
+        size = max(SMALLEST_TITLE_PX, min(TITLE_PX, TITLE_PX * width // longest))
+        for a in row:
+            a.font.size = size
         added = max(a.text.count("<br>") + 1 for a in row) - before
         if y == max(rows):
             grown = added
