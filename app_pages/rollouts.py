@@ -4,10 +4,7 @@ import streamlit as st
 
 import labcore.envs as E
 from labcore.config import MASKING_DEFAULT, NOISE_MODES
-from labcore.figures.episode import (
-    step_caption,
-    step_figures,
-)
+from labcore.figures.episode import step_caption
 from ui import controls, data
 from ui.components import SELF_MODEL_LABELS, explain, figure
 from ui.state import MAX_NOISE, MAX_SLOTS, TASK_CHOICES, LabState
@@ -108,6 +105,7 @@ args = [
 ]
 masking = MASKING_DEFAULT if task == "masking" else (None, None)
 episode = data.theatre(task_id, kind, *args, *masking)
+episode_key = (*data.agent_file(trained_on, kind, args[0]), task_id, *args, *masking)
 trace = episode.trace
 n = episode.n_steps
 
@@ -153,13 +151,19 @@ def stage() -> None:
     left, right = st.columns([5, 6])
     left.image(episode.frames[min(t, len(episode.frames) - 1)], width="stretch")
     left.markdown(step_caption(trace, t, episode.reward))
+    step = min(t, n - 1)
+    shown = data.step_figures(episode_key, step, trace, n)
+    at = (*episode_key, step)  # the step's prepared figures are shared, as its figures are
     with right:
-        shown = step_figures(trace, min(t, n - 1), n)
-        figure(shown.action, key=f"wager-{t}" if shown.action_is_wager else f"probs-{t}")
+        figure(
+            key=f"wager-{t}" if shown.action_is_wager else f"probs-{t}",
+            build=lambda: shown.action,
+            cache_key=(*at, "action"),
+        )
         if shown.timeline is not None:
-            figure(shown.timeline, key=f"timeline-{t}")
+            figure(key=f"timeline-{t}", build=lambda: shown.timeline, cache_key=(*at, "timeline"))
     if shown.slots is not None:
-        figure(shown.slots, key=f"slots-{t}")
+        figure(key=f"slots-{t}", build=lambda: shown.slots, cache_key=(*at, "slots"))
     elif shown.slots_note is not None:  # a workspace with nothing in it: said, not drawn empty
         st.info(shown.slots_note, icon=":material/info:")
 
