@@ -104,8 +104,8 @@ args = [
     for k in ("seed", "episode", "self_model_mode", "capacity", "noise", "noise_mode")
 ]
 masking = MASKING_DEFAULT if task == "masking" else (None, None)
-episode = data.theatre(task_id, kind, *args, *masking)
-episode_key = (*data.agent_file(trained_on, kind, args[0]), task_id, *args, *masking)
+episode_key = data.theatre_key(task_id, kind, *args, *masking)
+episode = data.theatre(episode_key)
 trace = episode.trace
 n = episode.n_steps
 
@@ -152,7 +152,7 @@ def stage() -> None:
     left.image(episode.frames[min(t, len(episode.frames) - 1)], width="stretch")
     left.markdown(step_caption(trace, t, episode.reward))
     step = min(t, n - 1)
-    shown = data.step_figures(episode_key, step, trace, n)
+    shown = data.step_figures(episode_key, step)
     at = (*episode_key, step)  # the step's prepared figures are shared, as its figures are
     with right:
         figure(

@@ -568,7 +568,7 @@ def integration_study() -> LoadedStudy:
     return _study("integration", str(INTEGRATION_STUDY_DIR))
 
 
-def theatre(
+def theatre_key(
     task_id: str,
     kind: str,
     seed: int,
@@ -579,10 +579,10 @@ def theatre(
     noise_mode: str,
     soa: int | None = None,
     count: int | None = None,
-) -> measures.TheatreEpisode:
-    """One episode for the rollout theatre (see measures.theatre)."""
+) -> tuple:
+    """One theatre episode's name: its checkpoint's file and version, then every argument."""
     task = "wagering" if task_id == E.WAGERING else "dual"
-    return _theatre(
+    return (
         *agent_file(task, kind, seed),
         task_id,
         seed,
@@ -594,6 +594,11 @@ def theatre(
         soa,
         count,
     )
+
+
+def theatre(episode_key: tuple) -> measures.TheatreEpisode:
+    """The rollout theatre's episode ``episode_key`` names (:func:`theatre_key`)."""
+    return _theatre(*episode_key)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -629,12 +634,13 @@ def _theatre(
 
 
 @st.cache_resource(show_spinner=False, max_entries=256)
-def step_figures(episode_key: tuple, t: int, _trace: Any, n: int) -> Any:
-    """The figures of step ``t`` of a theatre episode (``labcore.figures.episode.step_figures``),
-    built once per step of the episode that ``episode_key`` names (its checkpoint's version and
-    every argument of :func:`theatre`) and shared by every session: building them was most of a
-    rerun while an episode plays (about 0.3 s a step, each 0.7 s)."""
-    return _episode_figures.step_figures(_trace, t, n)
+def step_figures(episode_key: tuple, t: int) -> Any:
+    """The figures of step ``t`` of the theatre episode ``episode_key`` names
+    (:func:`theatre_key`; ``labcore.figures.episode.step_figures``), built once per step and shared
+    by every session: building them was most of a rerun while an episode plays (about 0.3 s a
+    step, each 0.7 s)."""
+    episode = theatre(episode_key)
+    return _episode_figures.step_figures(episode.trace, t, episode.n_steps)
 
 
 def folder_stamp(directory: str | Path) -> str:
