@@ -121,8 +121,9 @@ class Trace:
         return self.report_correct().all(1)
 
 
-def observation_at(obs: E.BatchObs) -> Observation:
-    """Torch view of a batched observation (images as pose indices into MiniGrid's table)."""
+def observation_at(obs: E.BatchObs, table_features: torch.Tensor | None = None) -> Observation:
+    """Torch view of a batched observation (images as pose indices into MiniGrid's table), with
+    the agent's features of that table if the caller computed them (:func:`table_features`)."""
     pose = torch.as_tensor(obs.pose)
     return Observation(
         direction=torch.as_tensor(np.array(obs.direction)),
@@ -130,7 +131,18 @@ def observation_at(obs: E.BatchObs) -> Observation:
         cue=torch.as_tensor(obs.cue),
         pose=pose,
         image_table=torch.as_tensor(np.array(obs.tables.image)),
+        table_features=table_features,
     )
+
+
+@torch.no_grad()
+def table_features(agent: Agent, obs: E.BatchObs) -> torch.Tensor | None:
+    """``agent``'s encoder features of every view of the simulator's table: computed once for a
+    whole rollout, whose agent does not change between steps (None for a stand-in without a
+    lab agent's encoder, e.g. a scripted observer)."""
+    if not isinstance(agent, Agent):
+        return None
+    return agent.encoder(torch.as_tensor(np.array(obs.tables.image)))
 
 
 @torch.no_grad()
@@ -187,12 +199,13 @@ def rollout(
         rec["z_self"] = np.zeros((n, t_max, c.self_model_dim), np.float32)
     trial_confidence = np.full(n, np.nan, np.float32)
 
+    features = table_features(agent, obs)
     length = 0
     for t in range(t_max):
         alive = sim.alive.copy()
         if not alive.any():
             break
-        out, state = agent.step(observation_at(obs), state, iv, rng)
+        out, state = agent.step(observation_at(obs, features), state, iv, rng)
         probs = torch.softmax(out.logits, -1).numpy()
         kind = sim.step_kind()
         action = probs.argmax(1)

@@ -67,6 +67,10 @@ class Observation:
     image: torch.Tensor | None = None
     pose: torch.Tensor | None = None
     image_table: torch.Tensor | None = None
+    table_features: torch.Tensor | None = None
+    """The encoder's features of ``image_table``, when the caller computed them once: a rollout
+    does (its agent does not change between steps; the same numbers, without the encoder's
+    pass over every view at every step)."""
 
     def __post_init__(self) -> None:
         if self.image is None and (self.pose is None or self.image_table is None):
@@ -205,6 +209,8 @@ class Agent(nn.Module):
     def _embed(self, obs: Observation) -> torch.Tensor:
         if obs.image is not None:
             feats = self.encoder(obs.image)
+        elif obs.table_features is not None:
+            feats = obs.table_features[obs.pose]
         else:
             feats = self.encoder(obs.image_table)[obs.pose]
         parts = [feats, nn.functional.one_hot(obs.direction.long(), N_DIRECTIONS).float(), obs.task]

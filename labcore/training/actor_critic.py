@@ -58,7 +58,7 @@ from labcore.config import AGENT_KINDS, AgentConfig, TrainConfig, trainer_of
 from labcore.envs.batch import StepKind
 from labcore.envs.wagering import BET_ACTION, OPT_OUT_ACTION
 from labcore.markers import learning_curve_auroc
-from labcore.rollout import observation_at, rollout
+from labcore.rollout import observation_at, rollout, table_features
 from labcore.seeding import EPISODE_SEED_STRIDE, episode_seeds, seed_everything
 from labcore.training.behaviour_cloning import TrainedAgent, library_versions
 from labcore.training.wager_reward import wager_reward_loss
@@ -332,12 +332,13 @@ def collect(agent: Agent, seeds: Sequence[int], generator: torch.Generator) -> E
         "valid": np.zeros((n, t_max), bool),
         "step_kind": np.zeros((n, t_max), np.int64),
     }
+    features = table_features(agent, obs)
     length = 0
     for t in range(t_max):
         alive = sim.alive.copy()
         if not alive.any():
             break
-        out, state = agent.step(observation_at(obs), state)
+        out, state = agent.step(observation_at(obs, features), state)
         drawn = torch.multinomial(torch.softmax(out.logits, -1), 1, generator=generator)[
             :, 0
         ].numpy()

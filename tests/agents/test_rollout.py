@@ -9,7 +9,7 @@ import labcore.envs as E
 from labcore.config import Intervention
 from labcore.envs.batch import oracle_demonstrations
 from labcore.interventions import BUS_OFF, SELF_MODEL_LESION, describe
-from labcore.rollout import rollout
+from labcore.rollout import observation_at, rollout, table_features
 from labcore.seeding import episode_seeds
 from labcore.training.demonstrations import DemoTensors
 
@@ -104,6 +104,24 @@ def test_bus_off_dual_rollout_is_cue_blind(dual_b2):
     )
     np.testing.assert_array_equal(a.action, b.action)
     assert np.count_nonzero(a.slots) == 0
+
+
+def test_a_rollouts_table_features_are_the_encoders_of_each_step_bit_for_bit(dual_b2):
+    """A rollout encodes the simulator's views once; an agent given those features steps exactly
+    as one that encodes them at every step (same bits, under noise and a lesion too)."""
+    agent = dual_b2.agent
+    sim = E.make_batch(E.DUAL_TASK)
+    obs = sim.reset(SEEDS[:16])
+    features = table_features(agent, obs)
+    iv = Intervention(workspace_noise=0.2, self_model_mode="zero", seed=3)
+    states = [agent.initial_state(16, iv, torch.Generator().manual_seed(1)) for _ in range(2)]
+    rngs = [torch.Generator().manual_seed(2) for _ in range(2)]
+    for _ in range(5):
+        plain, states[0] = agent.step(observation_at(obs), states[0], iv, rngs[0])
+        cached, states[1] = agent.step(observation_at(obs, features), states[1], iv, rngs[1])
+        for name in ("logits", "h", "slots", "z_self", "confidence"):
+            assert torch.equal(getattr(plain, name), getattr(cached, name)), name
+        obs, *_ = sim.step(plain.logits.argmax(1).numpy())
 
 
 def test_describe_is_plain_language():
