@@ -247,10 +247,13 @@ FIGURES_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stPlotl
 """Is every visible chart drawn? (Plotly draws after the run ends.)"""
 
 
+APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+"""The app once its script's run has ended (Streamlit marks its root with the run's state)."""
+
+
 def _settled(page, title: str) -> None:
     page.get_by_role("heading", name=title).first.wait_for(timeout=120_000)
-    page.wait_for_timeout(1000)
-    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=240_000)
+    page.wait_for_selector(APP_IDLE, timeout=240_000)
     page.wait_for_function(FIGURES_DRAWN_JS, timeout=60_000)
     page.wait_for_timeout(300)  # the titles' own layout pass
 
