@@ -64,6 +64,10 @@ def lab_url():
         yield url
 
 
+APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+"""The app once its script's run has ended (Streamlit marks its root with the run's state)."""
+
+
 def _metric_value(page, label: str) -> str:
     metric = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
     return metric.locator('[data-testid="stMetricValue"]').inner_text()
@@ -110,15 +114,16 @@ def test_a_shared_link_on_a_fresh_server_and_the_self_model_switch(browser, tmp_
         page.close()
 
 
-def _settled_url(page, *, stable_s: float = 6.0, timeout_s: float = 120.0) -> str:
-    """The page's URL once it has not changed for ``stable_s`` seconds (queued reruns done)."""
+def _settled_url(page, *, stable_s: float = 2.0, timeout_s: float = 120.0) -> str:
+    """The page's URL once the app has been idle, with that URL, for ``stable_s`` seconds (every
+    queued rerun done: a rerun in flight marks the app running)."""
     import time
 
     start = last_change = time.monotonic()
     url = page.url
     while time.monotonic() - start < timeout_s:
-        page.wait_for_timeout(500)
-        if page.url != url:
+        page.wait_for_timeout(250)
+        if page.url != url or not page.locator(APP_IDLE).count():
             url, last_change = page.url, time.monotonic()
         elif time.monotonic() - last_change >= stable_s:
             return url
@@ -245,10 +250,6 @@ FIGURES_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stPlotl
   .filter(chart => chart.offsetParent !== null)
   .every(chart => chart.querySelector('.main-svg'))"""
 """Is every visible chart drawn? (Plotly draws after the run ends.)"""
-
-
-APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-"""The app once its script's run has ended (Streamlit marks its root with the run's state)."""
 
 
 def _settled(page, title: str) -> None:
