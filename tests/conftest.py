@@ -35,19 +35,21 @@ def neurogym_installed() -> None:
 
 
 HEAVY_FILES = {
-    "ui/test_browser.py": 183,
-    "experiments/test_machine_independent.py": 131,
-    "ui/pages/test_every_page.py": 126,
-    "ui/pages/test_reward.py": 80,
-    "experiments/test_explore_e3.py": 77,
-    "agents/test_bundle_reproducible.py": 56,
-    "experiments/test_dask_faults.py": 52,
-    "agents/test_training.py": 44,
-    "experiments/test_experiments.py": 42,
-    "experiments/test_explore_integration.py": 28,
+    "ui/test_browser.py": 150,
+    "experiments/test_machine_independent.py": 104,
+    "ui/pages/test_every_page.py": 97,
+    "agents/test_bundle_reproducible.py": 47,
+    "experiments/test_dask_faults.py": 46,
+    "agents/test_training.py": 39,
+    "experiments/test_explore_e3.py": 37,
+    "ui/pages/test_reward.py": 29,
+    "experiments/test_experiments.py": 25,
+    "agents/test_provision.py": 24,
+    "bench/test_protocol_client.py": 22,
+    "agents/test_neurogym_agents.py": 21,
 }
 """Worker-seconds of the heaviest test files, measured with ``--durations`` on the reference
-machine (2026-11-28): only the order the files start in; a stale figure costs packing, not
+machine (2026-11-28, after rollouts encoded their views once): only the order the files start in; a stale figure costs packing, not
 correctness."""
 
 
