@@ -49,8 +49,8 @@ HEAVY_FILES = {
     "agents/test_neurogym_agents.py": 21,
 }
 """Worker-seconds of the heaviest test files, measured with ``--durations`` on the reference
-machine (2026-11-28, after rollouts encoded their views once): only the order the files start in; a stale figure costs packing, not
-correctness."""
+machine (2026-11-28, after rollouts encoded their views once): only the order the files start
+in; a stale figure costs packing, not correctness."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
