@@ -31,10 +31,10 @@ run: $(VENV)/.runtime
 
 # Two workers, one per core, each single-threaded (tests/conftest.py), handed whole files with the
 # heaviest first (tests/conftest.py HEAVY_FILES), so module fixtures are built once and both workers
-# end together. About 2,370 tests, AppTests and a real browser: 472 s, 602 s, 636 s, 645 s and
-# (a clean clone) 575 s in five runs on the 2-core reference machine (2026-11-28, nothing else
-# running; all but the first with a layout walk about 20 s longer, yet user CPU rose from 777 s to
-# 990-1,055 s, not explained). Over the 10-minute budget in three of them: to be brought under.
+# end together. About 2,370 tests, AppTests and a real browser: 508 s, 539 s, 543 s, 497 s and
+# 520 s in five runs on the 2-core reference machine (2026-11-28, after rollouts encoded their
+# views once; nothing else running). The CPU is busy about 95% of a run: chromium about 200 s, the
+# fast-mode quick result set about 80 s, the workers about 590 s. Three workers were slower.
 test: $(VENV)/.test
 	$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 
