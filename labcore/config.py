@@ -148,8 +148,16 @@ class WageringConfig:
     """SD of the Gaussian observation noise added to the cue content (degrades salience)."""
     wager_probability: float = 0.5
     """Probability that a wager flag follows the decision."""
+    post_decision_sample: bool = False
+    """A second, independent flash of the same class and salience arrives at the wager step,
+    after the decision (protocol 11.2): the wager's confidence can use evidence the choice could
+    not."""
+    oracle_side: str = "truth"
+    """Where the oracle walks: "truth" (the stimulus's side, protocol 3) or "evidence" (the side
+    its first flash favours: the ideal observer's choice, protocol 11.2)."""
 
     def __post_init__(self) -> None:
+        check_choice(self.oracle_side, "oracle_side", ORACLE_SIDES)
         lo, hi = self.salience_range
         _check(
             0.0 <= lo <= hi,
@@ -165,7 +173,12 @@ class WageringConfig:
         _check(self.max_steps >= 8, "max_steps must be >= 8 (the oracle needs 7)", ("max_steps",))
 
 
-POLICY_READS = ("workspace", "self_model", "trunk")
+ORACLE_SIDES = ("truth", "evidence")
+POLICY_READS = ("workspace", "self_model", "trunk", "workspace_and_self_model")
+CONFIDENCE_ROUTES = ("self_model", "policy")
+"""What the confidence head can read (protocol 11.3): z_self, and the policy's hidden layer (the
+policy's own read of the workspace)."""
+WRITE_RULES = ("overwrite", "learned")
 CUE_ROUTES = ("bus", "trunk", "none")
 BOTTLENECKS = (None, "linear", "mlp", "random")
 WRITE_GEOMETRIES = ("layernorm", "raw", "offset")
@@ -244,6 +257,17 @@ class AgentConfig:
     confidence_head_init: str = "default"
     """How the confidence head starts (protocol 8.8.2): "default" (PyTorch's), "zero_bias" (bias 0)
     or "zero" (weight and bias 0: confidence 0.5 on every trial)."""
+    confidence_reads: tuple[str, ...] = ("self_model",)
+    """The confidence head's routes, a subset of ``CONFIDENCE_ROUTES`` in that order (protocol
+    11.3): ("self_model",) is the paper's head on z_self alone; ("self_model", "policy") adds the
+    policy's hidden layer, so a self-model lesion leaves a second route."""
+    write_rule: str = "overwrite"
+    """Where a write goes: "overwrite" (the paper's rule: the first empty slot, else slot 0) or
+    "learned" (protocol 11.8: a gate over the active slots and "do not write", trained
+    straight-through)."""
+    train_capacities: tuple[int, ...] = ()
+    """Active slots drawn per training episode from these (protocol 11.8's variable load); empty:
+    every slot, always. Learned write gates only."""
     confidence_centred: bool = False
     """The confidence head reads z_self minus a centre (protocol 8.8.2): in a wager update the mean
     z_self over the batch's wager choice steps (the gradient flows through it, as in batch
@@ -251,6 +275,49 @@ class AgentConfig:
     mean the trainer keeps in the ``confidence_centre`` buffer."""
 
     def __post_init__(self) -> None:
+        routes = self.confidence_reads
+        _check(
+            isinstance(routes, tuple)
+            and routes[:1] == ("self_model",)
+            and list(routes) == sorted(set(routes), key=CONFIDENCE_ROUTES.index)
+            and all(r in CONFIDENCE_ROUTES for r in routes),
+            f"confidence_reads must start with 'self_model' and name routes of "
+            f"{CONFIDENCE_ROUTES} in that order, got {routes!r:.80}",
+            ("confidence_reads",),
+        )
+        _check(
+            self.self_model or routes == ("self_model",),
+            "confidence_reads needs a self-model",
+            ("confidence_reads", "self_model"),
+        )
+        check_choice(self.write_rule, "write_rule", WRITE_RULES)
+        _check(
+            self.write_rule == "overwrite" or (self.workspace and not self.closed_loop),
+            "a learned write gate needs a workspace and the open loop",
+            ("write_rule", "workspace", "closed_loop"),
+        )
+        _check(
+            not self.train_capacities
+            or (
+                self.write_rule == "learned"
+                and all(
+                    isinstance(k, int) and 1 <= k <= self.n_slots for k in self.train_capacities
+                )
+            ),
+            "train_capacities needs a learned write gate and slot counts in 1..n_slots",
+            ("train_capacities", "write_rule"),
+        )
+        _check(
+            self.policy_reads != "workspace_and_self_model"
+            or (
+                self.workspace
+                and self.self_model
+                and not {"logits", "uncertainty"} & set(self.self_model_inputs)
+            ),
+            "policy_reads='workspace_and_self_model' needs a workspace and a self-model that "
+            "reads states only (the policy's logits would make a cycle)",
+            ("policy_reads", "self_model_inputs"),
+        )
         names = self.self_model_inputs
         _check(
             isinstance(names, tuple)
@@ -369,6 +436,15 @@ AGENT_KINDS: dict[str, AgentConfig] = {
     "reward_late_uncentred_sgd": AgentConfig(
         kind="reward_late_uncentred_sgd", self_model=True, confidence_head_init="zero_bias"
     ),
+    "b2_routes": AgentConfig(
+        kind="b2_routes",
+        self_model=True,
+        self_model_inputs=("h", "broadcast"),
+        policy_reads="workspace_and_self_model",
+        confidence_reads=("self_model", "policy"),
+    ),
+    "b1_gate": AgentConfig(kind="b1_gate", write_rule="learned", train_capacities=(1, 2, 3, 4)),
+    "b1_gate_full": AgentConfig(kind="b1_gate_full", write_rule="learned"),
 }
 """The agent family of paper sec. 4.1: baselines, GWT (B1 and its steelman controls), B2 in its
 two policy routings, and the attribution controls of Experiment 3; then E4's reward-trained
@@ -376,7 +452,10 @@ arms (protocol 8.3), B2 workspace-read wiring whose confidence learns from the w
 (``TRAINING_OF_KIND``), and ``reward_all``, whose policy learns from the task's reward too
 (``TRAINER_OF_KIND``): a kind names how an agent was made, so their checkpoints never pass
 for E1's supervised ``b2_ws``. Last, the cells of "E4 again" (protocol 8.8.3): the wager learned
-once the policy has converged, head bias 0, with or without centred features, Adam or SGD."""
+once the policy has converged, head bias 0, with or without centred features, Adam or SGD. Then
+the measured variants of protocol 11: B2 with two routes (its self-model reads states only, its
+policy and its confidence read both the workspace and the self-model) and B1 with a learned write
+gate, trained under a variable load or at full capacity."""
 
 KINDS_WITHOUT_WORKSPACE = tuple(k for k, c in AGENT_KINDS.items() if not c.workspace)
 """The kinds without a workspace (A0, A1, HOT-only): their latent state is the recurrent carrier."""
@@ -407,6 +486,9 @@ AGENT_DESCRIPTIONS: dict[str, str] = {
     "reward_late_uncentred": "E4 again: as (a') without centred features",
     "reward_late_uncentred_sgd": "E4 again: as (a') without centred features, the wager head "
     "by plain SGD",
+    "b2_routes": "B2 with two routes: policy and confidence read the workspace and the self-model",
+    "b1_gate": "B1 with a learned write gate, trained with 1-4 slots",
+    "b1_gate_full": "B1 with a learned write gate, trained with 4 slots",
 }
 
 SELF_MODEL_MODES = ("on", "zero", "noise", "permute")
@@ -426,6 +508,15 @@ class Intervention:
     "on"; "zero" (the no-rewire lesion: z_self -> 0); blind ablations "noise" (z_self
     replaced by Gaussian noise with z_self's own batch mean and SD) or "permute" (z_self
     rows shuffled across the episodes of the batch)."""
+    self_model_silenced: float = 0.0
+    """Fraction of z_self's units silenced (set to 0 wherever z_self is read), the units in an
+    order drawn once per ``seed`` so that doses are nested (protocol 11.4); 1 is the "zero"
+    lesion."""
+    self_model_noise: float = 0.0
+    """SD of Gaussian noise added to z_self wherever it is read (protocol 11.4)."""
+    policy_route_off: bool = False
+    """The confidence head's policy route zeroed, z_self intact (agents with
+    ``confidence_reads`` ("self_model", "policy"); protocol 11.4)."""
     capacity_scale: float = 1.0
     """workspace_capacity_scale: active slots = round(scale * K); 0 is bus-off."""
     workspace_noise: float = 0.0
@@ -446,6 +537,11 @@ class Intervention:
 
     def __post_init__(self) -> None:
         check_choice(self.self_model_mode, "self_model_mode", SELF_MODEL_MODES)
+        _check(
+            0.0 <= self.self_model_silenced <= 1.0 and self.self_model_noise >= 0.0,
+            "self_model_silenced must be in [0, 1] and self_model_noise >= 0",
+            ("self_model_silenced", "self_model_noise"),
+        )
         _check(
             0.0 <= self.capacity_scale <= 1.0,
             f"capacity_scale must be in [0, 1], got {self.capacity_scale}",

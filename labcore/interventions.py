@@ -26,6 +26,7 @@ from typing import Any
 import torch
 
 from labcore.config import Intervention
+from labcore.seeding import SILENCE_ORDER_SEED_BASE
 
 INTACT = Intervention()
 SELF_MODEL_LESION = Intervention(self_model_mode="zero")
@@ -75,6 +76,12 @@ def bus_capacity(active_slots: int, n_slots: int = 4, **kwargs: Any) -> Interven
 def describe(iv: Intervention, n_slots: int = 4) -> str:
     """Plain-language summary of an intervention (for figure titles and the app)."""
     parts = []
+    if iv.self_model_silenced > 0:
+        parts.append(f"{iv.self_model_silenced:.0%} of the self-model's units silenced")
+    if iv.self_model_noise > 0:
+        parts.append(f"self-model noise sigma={iv.self_model_noise:g}")
+    if iv.policy_route_off:
+        parts.append("confidence's policy route off")
     if iv.self_model_mode != "on":
         parts.append(
             {
@@ -156,6 +163,40 @@ def lesion_self_model(
         mean, sd = z.mean(0, keepdim=True), z.std(0, unbiased=False, keepdim=True)
         return mean + sd * torch.randn(z.shape, generator=rng)
     return z[permutation]
+
+
+def silenced_units(dim: int, fraction: float, seed: int) -> torch.Tensor:
+    """Which of z_self's ``dim`` units a graded lesion silences (protocol 11.4): the first
+    ``round(fraction * dim)`` of one order drawn from ``SILENCE_ORDER_SEED_BASE + seed``, so the
+    units of a smaller dose are among those of a larger one.
+
+    >>> silenced_units(8, 0.25, 0).sum().item(), bool((silenced_units(8, 0.25, 0)
+    ...     <= silenced_units(8, 0.5, 0)).all())
+    (2, True)
+    """
+    order = torch.randperm(
+        dim, generator=torch.Generator().manual_seed(SILENCE_ORDER_SEED_BASE + seed)
+    )
+    mask = torch.zeros(dim, dtype=torch.bool)
+    mask[order[: round(fraction * dim)]] = True
+    return mask
+
+
+def perturb_self_model(
+    z: torch.Tensor,
+    iv: Intervention,
+    rng: torch.Generator | None,
+    permutation: torch.Tensor | None,
+) -> torch.Tensor:
+    """Every self-model intervention on z_self ``(B, ..., dim)``, in a fixed order: the mode
+    (:func:`lesion_self_model`), the silenced units (set to 0), then additive noise
+    ``N(0, iv.self_model_noise^2)`` drawn from ``rng`` (no draw when it is 0)."""
+    z = lesion_self_model(z, iv.self_model_mode, rng, permutation)
+    if iv.self_model_silenced > 0:
+        z = torch.where(silenced_units(z.shape[-1], iv.self_model_silenced, iv.seed), 0.0, z)
+    if iv.self_model_noise > 0:
+        z = z + torch.randn(z.shape, generator=rng) * iv.self_model_noise
+    return z
 
 
 def perturb_carrier(

@@ -50,6 +50,9 @@ class Trace:
     z_self: np.ndarray | None
     labels: dict[str, np.ndarray]
     outcome: dict[str, np.ndarray] = field(default_factory=dict)
+    write_slot: np.ndarray | None = None
+    """(B, T) a learned write gate's choice at each step: the slot written, K for "do not write",
+    -1 without an event (None under the overwrite rule)."""
 
     @property
     def n_episodes(self) -> int:
@@ -167,8 +170,9 @@ def rollout(
     trial_overrides : per-trial overrides (e.g. ``{"secondary": 2}``)
 
     On the wagering task the agent wagers through its confidence at the choice point: it bets
-    if that confidence exceeds 0.5 (paper sec. 4.2). An agent without a confidence head wagers
-    on its policy's maximum softmax probability instead.
+    if that confidence exceeds 0.5 (paper sec. 4.2). On the post-decision wager (protocol 11.2)
+    the trial's confidence is read at the wager step instead, after the second flash. An agent
+    without a confidence head wagers on its policy's maximum softmax probability instead.
     """
     iv = intervention or Intervention()
     sim = E.make_batch(task_id, **(task_options or {}))
@@ -178,6 +182,7 @@ def rollout(
     rng = torch.Generator().manual_seed(iv.seed)
     state = agent.initial_state(n, iv, rng)
     wagering = isinstance(sim, E.BatchWagering)
+    read_at = StepKind.WAGER if wagering and sim.config.post_decision_sample else StepKind.REPORT_1
 
     rec: dict[str, np.ndarray] = {
         "valid": np.zeros((n, t_max), bool),
@@ -197,6 +202,8 @@ def rollout(
         rec["occupied"] = np.zeros((n, t_max, c.n_slots), bool)
     if c.self_model:
         rec["z_self"] = np.zeros((n, t_max, c.self_model_dim), np.float32)
+    if c.workspace and c.write_rule == "learned":
+        rec["write_slot"] = np.full((n, t_max), -1, np.int64)
     trial_confidence = np.full(n, np.nan, np.float32)
 
     features = table_features(agent, obs)
@@ -211,7 +218,7 @@ def rollout(
         action = probs.argmax(1)
         confidence = out.confidence.numpy() if out.confidence is not None else probs.max(1)
         if wagering:
-            at_choice = alive & (kind == StepKind.REPORT_1)
+            at_choice = alive & (kind == read_at)
             trial_confidence[at_choice] = confidence[at_choice]
             bet = np.where(trial_confidence > 0.5, BET_ACTION, OPT_OUT_ACTION)
             action = np.where(kind == StepKind.WAGER, bet, action)
@@ -231,11 +238,13 @@ def rollout(
             rec["occupied"][:, t] = out.occupied.numpy()
         if c.self_model:
             rec["z_self"][:, t] = out.z_self.numpy()
+        if out.write_slot is not None:
+            rec["write_slot"][:, t] = np.where(alive, out.write_slot.numpy(), -1)
         obs, reward, _, _ = sim.step(np.where(alive, action, 0).astype(np.int64))
         rec["reward"][:, t] = reward
         length = t + 1
 
-    labels = {k: np.asarray(v) for k, v in vars(sim.trials).items()}
+    labels = {k: np.asarray(v) for k, v in vars(sim.trials).items() if v is not None}
     outcome: dict[str, np.ndarray] = {}
     if wagering:
         st = sim.state
@@ -254,6 +263,7 @@ def rollout(
         slots=trimmed.pop("slots", None),
         occupied=trimmed.pop("occupied", None),
         z_self=trimmed.pop("z_self", None),
+        write_slot=trimmed.pop("write_slot", None),
         labels=labels,
         outcome=outcome,
         **trimmed,

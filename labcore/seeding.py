@@ -13,8 +13,14 @@ import numpy as np
 
 from labcore.checks import check_choice
 
-EPISODE_SEED_BASE: dict[str, int] = {"train": 10_000_000, "heldout": 20_000_000, "eval": 30_000_000}
-"""First environment seed of each split (protocol sec. 5.3): the splits never overlap."""
+EPISODE_SEED_BASE: dict[str, int] = {
+    "train": 10_000_000,
+    "heldout": 20_000_000,
+    "eval": 30_000_000,
+    "rewire": 40_000_000,
+}
+"""First environment seed of each split (protocol sec. 5.3): the splits never overlap. "rewire":
+the rollouts a rewire control retrains a read-out on (protocol 11.4)."""
 EPISODE_SEED_STRIDE = 100_000
 """Environment seeds reserved per agent seed and split."""
 RANDOM_PROJECTION_SEED_BASE = 10_000
@@ -32,6 +38,9 @@ training."""
 MEASURE_SAMPLING_SEED_BASE = 50_000
 """A trained NeuroGym network's sampled choices on its evaluation trials (protocol 8.7's measures,
 ``labcore.experiments.pdw``) are drawn from seed ``base + agent seed``."""
+SILENCE_ORDER_SEED_BASE = 60_000
+"""A graded self-model lesion silences z_self's units in an order drawn from seed ``base +
+intervention seed`` (protocol 11.4): one order per agent, so doses are nested."""
 CLOSED_FORM_SEED_BASE = 1_500_000_000
 """Episodes of the task drawn for agent-free expectations (E2's allocation closed form); above
 every agent's episode seeds."""
@@ -59,7 +68,7 @@ def episode_seeds(agent_seed: int, split: str, n: int) -> np.ndarray:
     ----------
     agent_seed : int
         The agent seed (the unit of analysis).
-    split : {"train", "heldout", "eval"}
+    split : {"train", "heldout", "eval", "rewire"}
         Which disjoint block of environment seeds.
     n : int
         How many episodes (at most :data:`EPISODE_SEED_STRIDE`).

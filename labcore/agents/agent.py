@@ -23,6 +23,7 @@ from torch import nn
 from labcore.agents.parts import (
     GridEncoder,
     broadcast,
+    gated_write_step,
     mlp,
     self_model_parts,
     self_model_width,
@@ -40,8 +41,8 @@ from labcore.config import WRITE_OFFSET_RMS, AgentConfig, Intervention
 from labcore.envs.channels import CUE_DIM, EVENT_INDEX, TASK_DIM
 from labcore.envs.tables import N_ACTIONS
 from labcore.interventions import (
-    lesion_self_model,
     perturb_carrier,
+    perturb_self_model,
     perturb_workspace,
     pulse_carrier,
     pulse_workspace,
@@ -138,6 +139,12 @@ class AgentOutput:
     z_self: torch.Tensor | None = None
     confidence: torch.Tensor | None = None
     stimulus_logit: torch.Tensor | None = None
+    confidence_input: torch.Tensor | None = None
+    """What the confidence head read (z_self, and the policy's hidden layer where it has that
+    route), after any intervention."""
+    write_slot: torch.Tensor | None = None
+    """A learned write gate's choice this step (B,): the slot written, K for "do not write", -1
+    without an event."""
 
 
 class Agent(nn.Module):
@@ -177,10 +184,17 @@ class Agent(nn.Module):
                 self.register_buffer("random_projection", proj)
             if c.bottleneck is not None:
                 ws_feat = c.bottleneck_dim
-        self.policy = mlp(c.hidden_dim + ws_feat, c.readout_hidden, N_ACTIONS, c.dropout)
+        reads_self = c.policy_reads == "workspace_and_self_model"
+        self.policy = mlp(
+            c.hidden_dim + ws_feat + (c.self_model_dim if reads_self else 0),
+            c.readout_hidden,
+            N_ACTIONS,
+            c.dropout,
+        )
         if c.self_model:
             self.self_model = nn.Linear(self_model_width(c), c.self_model_dim)
-            self.confidence_head = nn.Linear(c.self_model_dim, 1)
+            routes = c.self_model_dim + (c.readout_hidden if "policy" in c.confidence_reads else 0)
+            self.confidence_head = nn.Linear(routes, 1)
             with (
                 torch.no_grad()
             ):  # protocol 8.8.2; draws no random numbers, so every other weight is unchanged
@@ -201,6 +215,8 @@ class Agent(nn.Module):
             )
         if c.closed_loop:
             self.feedback = nn.Linear(c.slot_dim, c.embed_dim, bias=False)
+        if c.write_rule == "learned":  # protocol 11.8: the K slots and "do not write"
+            self.write_gate = nn.Linear(CUE_DIM + c.hidden_dim, c.n_slots + 1)
         if c.value_head:  # the critic of reinforcement learning (labcore.training.actor_critic),
             # built last: nothing else moves
             self.value_head = mlp(c.hidden_dim + ws_feat, c.readout_hidden, 1)
@@ -240,14 +256,16 @@ class Agent(nn.Module):
         permutation: torch.Tensor | None,
     ) -> AgentOutput:
         c = self.config
-        if c.workspace:
-            proposal = self.policy(torch.cat([h, self._readout_features(slots)], dim=-1))
-            bcast = broadcast(slots, occupied)
-            stimulus = self.stimulus_probe(slots.flatten(-2)).squeeze(-1)
-        else:
-            proposal = self.policy(h)
-            bcast = h.new_zeros(*h.shape[:-1], c.slot_dim)
-            stimulus = None
+        bcast = (
+            broadcast(slots, occupied) if c.workspace else h.new_zeros(*h.shape[:-1], c.slot_dim)
+        )
+        reads = [h, self._readout_features(slots)] if c.workspace else [h]
+        z = None
+        if c.policy_reads == "workspace_and_self_model":  # z_self first: the policy reads it
+            z = self._self_model(h, bcast, None, intervention, rng, permutation)
+            reads.append(z)
+        hidden = self.policy[:-1](torch.cat(reads, dim=-1))
+        proposal = self.policy[-1](hidden)
         out = AgentOutput(
             logits=proposal,
             h=h,
@@ -255,21 +273,40 @@ class Agent(nn.Module):
             slots=slots,
             occupied=occupied,
             broadcast=bcast if c.workspace else None,
-            stimulus_logit=stimulus,
+            stimulus_logit=self.stimulus_probe(slots.flatten(-2)).squeeze(-1)
+            if c.workspace
+            else None,
         )
         if c.self_model:
-            z = torch.tanh(
-                self.self_model(torch.cat(self_model_parts(c, h, bcast, proposal), dim=-1))
-            )
-            z = lesion_self_model(z, intervention.self_model_mode, rng, permutation)
+            if z is None:
+                z = self._self_model(h, bcast, proposal, intervention, rng, permutation)
             out.z_self = z
             centre = self.confidence_centre if c.confidence_centred else None
-            out.confidence = torch.sigmoid(
-                self.confidence_head(z if centre is None else z - centre)
-            ).squeeze(-1)
+            features = [z if centre is None else z - centre]
+            if "policy" in c.confidence_reads:
+                features.append(
+                    torch.zeros_like(hidden) if intervention.policy_route_off else hidden
+                )
+            out.confidence_input = torch.cat(features, dim=-1)
+            out.confidence = torch.sigmoid(self.confidence_head(out.confidence_input)).squeeze(-1)
             if c.policy_reads == "self_model":
                 out.logits = self.self_policy(z)
         return out
+
+    def _self_model(
+        self,
+        h: torch.Tensor,
+        bcast: torch.Tensor,
+        logits: torch.Tensor | None,
+        intervention: Intervention,
+        rng: torch.Generator | None,
+        permutation: torch.Tensor | None,
+    ) -> torch.Tensor:
+        """z_self from what it reads (``config.self_model_inputs``), after the intervention."""
+        z = torch.tanh(
+            self.self_model(torch.cat(self_model_parts(self.config, h, bcast, logits), dim=-1))
+        )
+        return perturb_self_model(z, intervention, rng, permutation)
 
     def readout_input(self, out: AgentOutput) -> torch.Tensor:
         """What the policy readout reads in a pass's output ``out``: the carrier, and the
@@ -323,7 +360,10 @@ class Agent(nn.Module):
         rng = generator
         sd = workspace_noise_sd if workspace_noise_sd is not None else iv.workspace_noise
         noisy = c.workspace and (torch.is_tensor(sd) or sd > 0)
-        if rng is None and (noisy or iv.self_model_mode != "on"):
+        lesioned = (
+            iv.self_model_mode != "on" or iv.self_model_silenced > 0 or iv.self_model_noise > 0
+        )
+        if rng is None and (noisy or lesioned):
             rng = torch.Generator().manual_seed(iv.seed)
         noise = lesion = dropout = None
         if noisy:
@@ -331,7 +371,7 @@ class Agent(nn.Module):
             def noise(source: torch.Tensor) -> torch.Tensor:
                 return sequence_workspace_noise(source[0], iv, sd, c.slot_dim, rng)[None]
 
-        if iv.self_model_mode != "on":
+        if lesioned:
 
             def lesion(z: torch.Tensor) -> torch.Tensor:
                 # Drawn after the workspace noise, as on the step path.
@@ -340,7 +380,7 @@ class Agent(nn.Module):
                     if iv.self_model_mode == "permute"
                     else None
                 )
-                return lesion_self_model(z[0], iv.self_model_mode, rng, perm)[None]
+                return perturb_self_model(z[0], iv, rng, perm)[None]
 
         inputs = observation_inputs(obs)
         if self.training and c.dropout > 0:
@@ -355,6 +395,7 @@ class Agent(nn.Module):
             workspace_noise=noise,
             dropout=dropout,
             self_model_lesion=lesion,
+            policy_route_off=iv.policy_route_off,
         )
         return AgentOutput(
             **{
@@ -410,24 +451,36 @@ class Agent(nn.Module):
         else:
             h = self.carrier(embedded)
         h, h_read = perturb_carrier(h, iv, rng)
-        slots = occupied = read = None
+        slots = occupied = read = choice = None
         n_writes = state.n_writes
         if c.workspace:
             active = iv.active_slots(c.n_slots)
             event = obs.cue[:, EVENT_INDEX] > 0
-            slots, occupied, n_writes = write_step(
-                state.slots,
-                state.occupied,
-                state.n_writes,
-                self._write_vector(obs.cue, h),
-                event,
-                active,
-            )
+            if c.write_rule == "learned":
+                slots, occupied, choice = gated_write_step(
+                    state.slots,
+                    state.occupied,
+                    self._write_vector(obs.cue, h),
+                    self.write_gate(torch.cat([obs.cue, h], dim=-1)),
+                    event,
+                    active,
+                )
+                n_writes = n_writes + event.long()
+            else:
+                slots, occupied, n_writes = write_step(
+                    state.slots,
+                    state.occupied,
+                    state.n_writes,
+                    self._write_vector(obs.cue, h),
+                    event,
+                    active,
+                )
             slots, read = perturb_workspace(slots, occupied, active, iv, rng)
             slots, read = pulse_workspace(state.t, slots, read, occupied, active, iv, rng)
         else:
             h, h_read = pulse_carrier(state.t, h, h_read, iv, rng)
         out = self._heads(h_read, read, occupied, iv, rng, state.permutation)
+        out.write_slot = choice
         new_state = AgentState(
             h=h,
             slots=slots if slots is not None else state.slots,

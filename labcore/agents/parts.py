@@ -123,6 +123,54 @@ def write_step(
     return slots, occupied | hit, n_writes + event.long()
 
 
+def gate_choice(gate_logits: torch.Tensor, active: int | torch.Tensor) -> torch.Tensor:
+    """A learned write gate's hard choice (protocol 11.8): the highest-scoring of the active
+    slots and "do not write" (the last of the K + 1 logits ``(..., K + 1)``); ``active`` usable
+    slots, an int or a tensor broadcastable to the leading dims. Ties go to the lower index.
+
+    >>> gate_choice(torch.tensor([[0.0, 3.0, 1.0, 2.0]]), 1).tolist()
+    [3]
+    >>> gate_choice(torch.tensor([[0.0, 3.0, 1.0, 2.0]]), 3).tolist()
+    [1]
+    """
+    return gate_logits.masked_fill(~gate_allowed(gate_logits, active), float("-inf")).argmax(-1)
+
+
+def gate_allowed(gate_logits: torch.Tensor, active: int | torch.Tensor) -> torch.Tensor:
+    """Which of the K + 1 choices of ``gate_logits`` (..., K + 1) the gate may take: the
+    ``active`` first slots and "do not write" (always)."""
+    k = gate_logits.shape[-1] - 1
+    index = torch.arange(k + 1)
+    limit = torch.as_tensor(active)[..., None] if torch.is_tensor(active) else active
+    return (index < limit) | (index == k)
+
+
+def gated_write_step(
+    slots: torch.Tensor,
+    occupied: torch.Tensor,
+    write: torch.Tensor,
+    gate_logits: torch.Tensor,
+    event: torch.Tensor,
+    active: int,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """One step of a learned write gate for ``B`` episodes: at an event, the write goes to the
+    slot :func:`gate_choice` picks (or nowhere). Returns the slots, their occupancy and the
+    choice per episode (-1 without an event, K for "do not write").
+
+    The choice is straight-through, as in training (``labcore.agents.sequence``): its one-hot
+    carries the gradient of the gate's softmax over the allowed choices, and its value is exactly
+    the hard choice."""
+    k = slots.shape[1]
+    allowed = gate_allowed(gate_logits, active)
+    soft = torch.softmax(gate_logits.masked_fill(~allowed, float("-inf")), dim=-1)
+    choice = gate_choice(gate_logits, active)
+    hard = nn.functional.one_hot(choice, k + 1).to(soft.dtype)
+    pick = (hard + soft - soft.detach())[:, :k] * event[:, None]
+    slots = slots * (1 - pick[..., None]) + pick[..., None] * write[:, None, :]
+    hit = hard[:, :k].bool() & event[:, None]
+    return slots, occupied | hit, torch.where(event, choice, -1)
+
+
 def shape_write(
     raw: torch.Tensor, geometry: str, offset: torch.Tensor | None = None
 ) -> torch.Tensor:

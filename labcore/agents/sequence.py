@@ -35,6 +35,8 @@ from labcore.agents.parts import (
     N_OBJECT,
     N_STATE,
     broadcast,
+    gate_allowed,
+    gate_choice,
     self_model_parts,
     shape_write,
     slot_sources,
@@ -314,6 +316,16 @@ def _mlp(
 ) -> torch.Tensor:
     """``labcore.agents.parts.mlp`` per member, on ``x`` or on the concatenation of its parts;
     ``dropout`` is a pre-drawn, pre-scaled mask."""
+    return _mlp_with_hidden(p, prefix, x, dropout)[1]
+
+
+def _mlp_with_hidden(
+    p: Params,
+    prefix: str,
+    x: torch.Tensor | Sequence[torch.Tensor],
+    dropout: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """:func:`_mlp` and its hidden layer (after dropout): ``(hidden, output)``."""
     parts = [x] if torch.is_tensor(x) else list(x)
     hidden = torch.relu(grouped_linear_parts(parts, p[f"{prefix}.0.weight"], p[f"{prefix}.0.bias"]))
     if dropout is not None:
@@ -321,7 +333,7 @@ def _mlp(
     last = max(
         int(k.split(".")[1]) for k in p if k.startswith(prefix + ".") and k.endswith(".weight")
     )
-    return grouped_linear(hidden, p[f"{prefix}.{last}.weight"], p[f"{prefix}.{last}.bias"])
+    return hidden, grouped_linear(hidden, p[f"{prefix}.{last}.weight"], p[f"{prefix}.{last}.bias"])
 
 
 def _offset(p: Params, dims: int) -> torch.Tensor | None:
@@ -364,6 +376,61 @@ def _workspace_slots(
     return torch.gather(writes, 2, index).reshape(n, b, t, k, config.slot_dim)
 
 
+def _gated_slots(
+    p: Params,
+    config: AgentConfig,
+    inputs: SequenceInputs,
+    h: torch.Tensor,
+    active: int | torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Slot contents (N, B, T, K, D), occupancy (N, B, T, K) and each step's choice (N, B, T:
+    the slot written, K for "do not write", -1 without an event) under a learned write gate
+    (protocol 11.8), event by event; ``active`` usable slots, an int or per episode (N, B).
+
+    Forward, each event's write goes to the gate's hard choice
+    (:func:`~labcore.agents.parts.gate_choice`), exactly as on the step path; backward, the
+    choice's one-hot carries the gradient of the gate's softmax over the allowed choices
+    (straight-through), so the gate learns where to write.
+    """
+    n, b, t = inputs.shape
+    k, d = config.n_slots, config.slot_dim
+    events = inputs.cue[..., EVENT_INDEX] > 0
+    n_events = inputs.max_events if inputs.max_events is not None else int(events.sum(-1).max())
+    if int(events.sum(-1).max()) > n_events:
+        raise ValueError(f"an episode holds more events than the task's {n_events}")
+    steps = torch.argsort((~events).to(torch.int8), dim=-1, stable=True)[..., :n_events]
+    real = torch.arange(n_events) < events.sum(-1, keepdim=True)  # (N, B, E)
+    cue = torch.gather(inputs.cue, 2, steps[..., None].expand(-1, -1, -1, inputs.cue.shape[-1]))
+    h_at = torch.gather(h, 2, steps[..., None].expand(-1, -1, -1, h.shape[-1]))
+    raw = grouped_linear_parts([cue, h_at], p["write.weight"], p["write.bias"])
+    writes = shape_write(raw, config.write_geometry, _offset(p, raw.dim()))
+    logits = grouped_linear_parts([cue, h_at], p["write_gate.weight"], p["write_gate.bias"])
+    limit = active[..., None] if torch.is_tensor(active) else active  # (N, B, 1) or int
+    allowed = gate_allowed(logits, limit)
+    soft = torch.softmax(logits.masked_fill(~allowed, float("-inf")), dim=-1)
+    hard = F.one_hot(gate_choice(logits, limit), k + 1).to(soft.dtype)
+    pick = (hard + soft - soft.detach())[..., :k] * real[..., None]  # (N, B, E, K)
+    state = h.new_zeros(n, b, k, d)
+    held = torch.zeros(n, b, k, dtype=torch.bool)
+    states, helds = [state], [held]
+    for e in range(n_events):
+        a = pick[:, :, e, :, None]
+        state = state * (1 - a) + a * writes[:, :, e, None, :]
+        held = held | (hard[:, :, e, :k].bool() & real[:, :, e, None])
+        states.append(state)
+        helds.append(held)
+    ordinal = torch.cumsum(events.long(), dim=-1)  # events so far: 0 before the first
+    index = ordinal.reshape(n, b, t, 1, 1)
+    slots = torch.gather(
+        torch.stack(states, dim=2), 2, index.expand(-1, -1, -1, k, d)
+    )  # (N, B, T, K, D)
+    occupied = torch.gather(torch.stack(helds, dim=2), 2, index[..., 0].expand(-1, -1, -1, k))
+    choice = torch.full((n, b, t), -1, dtype=torch.long)
+    choice.scatter_(2, steps, torch.where(real, hard.argmax(-1), -1))
+    choice = torch.where(events, choice, -1)
+    return slots, occupied, choice
+
+
 # ----------------------------------------------------------------------- the pass
 @dataclass
 class SequenceOutput:
@@ -378,6 +445,8 @@ class SequenceOutput:
     z_self: torch.Tensor | None = None
     confidence: torch.Tensor | None = None
     stimulus_logit: torch.Tensor | None = None
+    confidence_input: torch.Tensor | None = None
+    write_slot: torch.Tensor | None = None
 
 
 def _input_gates(p: Params, config: AgentConfig, inputs: SequenceInputs) -> torch.Tensor:
@@ -462,27 +531,46 @@ def sequence_states(
     config: AgentConfig,
     inputs: SequenceInputs,
     *,
-    active_slots: int | None = None,
+    active_slots: int | torch.Tensor | None = None,
     workspace_noise: Callable[[torch.Tensor], torch.Tensor] | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
     """The carrier ``h`` (N, B, T, H) and the workspace's ``slots`` (N, B, T, K, D) and
     ``occupied`` (N, B, T, K) (None without a workspace); see :func:`sequence_forward`."""
+    return _states(p, config, inputs, active_slots, workspace_noise)[:3]
+
+
+def _states(
+    p: Params,
+    config: AgentConfig,
+    inputs: SequenceInputs,
+    active_slots: int | torch.Tensor | None,
+    workspace_noise: Callable[[torch.Tensor], torch.Tensor] | None,
+) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None, torch.Tensor | None]:
+    """:func:`sequence_states` and a learned gate's choices (N, B, T) (None under the overwrite
+    rule)."""
     c = config
     n, b, t = inputs.shape
     if not c.workspace:
-        return _trunk(p, c, inputs), None, None
+        return _trunk(p, c, inputs), None, None, None
     active = c.n_slots if active_slots is None else active_slots
+    if c.write_rule == "learned":
+        if workspace_noise is not None:
+            raise ValueError("a learned write gate's sequence pass takes no workspace noise")
+        h = _trunk(p, c, inputs)
+        return (h, *_gated_slots(p, c, inputs, h, active))
+    if torch.is_tensor(active):
+        raise ValueError("active slots per episode need a learned write gate")
     events = inputs.cue[..., EVENT_INDEX] > 0
     source = slot_sources(events.reshape(n * b, t), active, c.n_slots).reshape(n, b, t, c.n_slots)
     noise = None if workspace_noise is None else workspace_noise(source)
     if c.closed_loop:
         h, slots = _closed_loop_states(p, c, inputs, source, noise)
-        return h, slots, source >= 0
+        return h, slots, source >= 0, None
     h = _trunk(p, c, inputs)
     slots = _workspace_slots(p, c, inputs, h, source)
     if noise is not None:
         slots = slots + noise
-    return h, slots, source >= 0
+    return h, slots, source >= 0, None
 
 
 def sequence_heads(
@@ -495,11 +583,24 @@ def sequence_heads(
     dropout: torch.Tensor | None = None,
     self_model_lesion: Callable[[torch.Tensor], torch.Tensor] | None = None,
     centre_mask: torch.Tensor | None = None,
+    policy_route_off: bool = False,
 ) -> SequenceOutput:
     """The readouts (policy, broadcast, self-model, confidence, stimulus probe) on given states;
     see :func:`sequence_forward`."""
     c = config
     out = SequenceOutput(logits=h, h=h, proposal_logits=h)
+    z = None
+
+    def self_model(bcast: torch.Tensor, logits: torch.Tensor | None) -> torch.Tensor:
+        z = torch.tanh(
+            grouped_linear_parts(
+                self_model_parts(c, h, bcast, logits),
+                p["self_model.weight"],
+                p["self_model.bias"],
+            )
+        )
+        return z if self_model_lesion is None else self_model_lesion(z)
+
     if c.workspace:
         n = h.shape[0]
         flat = slots.flatten(-2)
@@ -514,26 +615,23 @@ def sequence_heads(
             feats = _mlp(p, "bottleneck", seen)
         else:
             feats = seen
-        proposal = _mlp(p, "policy", [h, feats], dropout)
         bcast = broadcast(slots, occupied)
+        reads = [h, feats]
+        if c.policy_reads == "workspace_and_self_model":  # z_self first: the policy reads it
+            z = self_model(bcast, None)
+            reads.append(z)
+        hidden, proposal = _mlp_with_hidden(p, "policy", reads, dropout)
         out.slots, out.occupied, out.broadcast = slots, occupied, bcast
         out.stimulus_logit = grouped_linear(
             flat, p["stimulus_probe.weight"], p["stimulus_probe.bias"]
         ).squeeze(-1)
     else:
-        proposal = _mlp(p, "policy", h, dropout)
+        hidden, proposal = _mlp_with_hidden(p, "policy", h, dropout)
         bcast = h.new_zeros(*h.shape[:-1], c.slot_dim)
     out.logits = out.proposal_logits = proposal
     if c.self_model:
-        z = torch.tanh(
-            grouped_linear_parts(
-                self_model_parts(c, h, bcast, proposal),
-                p["self_model.weight"],
-                p["self_model.bias"],
-            )
-        )
-        if self_model_lesion is not None:
-            z = self_model_lesion(z)
+        if z is None:
+            z = self_model(bcast, proposal)
         out.z_self = z
         if (
             c.confidence_centred
@@ -542,9 +640,15 @@ def sequence_heads(
                 p["confidence_centre"] if centre_mask is None else masked_centre(z, centre_mask)
             )
             z = z - centre.reshape(centre.shape[0], *([1] * (z.dim() - 2)), -1)
-        out.confidence = torch.sigmoid(
-            grouped_linear(z, p["confidence_head.weight"], p["confidence_head.bias"])
-        ).squeeze(-1)
+        weight, bias = p["confidence_head.weight"], p["confidence_head.bias"]
+        if "policy" in c.confidence_reads:
+            route = torch.zeros_like(hidden) if policy_route_off else hidden
+            logit = grouped_linear_parts([z, route], weight, bias)
+            out.confidence_input = torch.cat([z, route], dim=-1)
+        else:
+            logit = grouped_linear(z, weight, bias)
+            out.confidence_input = z
+        out.confidence = torch.sigmoid(logit).squeeze(-1)
         if c.policy_reads == "self_model":
             out.logits = _mlp(p, "self_policy", z)
     return out
@@ -555,11 +659,12 @@ def sequence_forward(
     config: AgentConfig,
     inputs: SequenceInputs,
     *,
-    active_slots: int | None = None,
+    active_slots: int | torch.Tensor | None = None,
     workspace_noise: Callable[[torch.Tensor], torch.Tensor] | None = None,
     dropout: torch.Tensor | None = None,
     self_model_lesion: Callable[[torch.Tensor], torch.Tensor] | None = None,
     centre_mask: torch.Tensor | None = None,
+    policy_route_off: bool = False,
 ) -> SequenceOutput:
     """Teacher-forced episodes of ``N`` members in one pass (paper sec. 4.1 architecture).
 
@@ -570,18 +675,18 @@ def sequence_forward(
     p : stacked parameters and buffers (:func:`stack_parameters` names), leading dim N
     config : the members' common :class:`~labcore.config.AgentConfig`
     inputs : the episodes, :class:`SequenceInputs`
-    active_slots : usable workspace slots (default all; 0 is bus-off)
+    active_slots : usable workspace slots (default all; 0 is bus-off), or per episode ``(N, B)``
+        (learned write gates only)
     workspace_noise : called with the slot sources ``(N, B, T, K)``, returns the noise to add
         to the slots ``(N, B, T, K, D)`` (see ``labcore.interventions``)
     dropout : pre-drawn, pre-scaled dropout mask of the policy's hidden layer ``(N, B, T, H)``
     self_model_lesion : applied to z_self ``(N, B, T, dim)`` (run-time lesions)
     centre_mask : with ``config.confidence_centred``, the steps ``(N, B, T)`` whose mean z_self the
         confidence head subtracts (:func:`masked_centre`; a wager update); None: the stored centre
+    policy_route_off : the confidence head's policy route zeroed (protocol 11.4)
     """
-    h, slots, occupied = sequence_states(
-        p, config, inputs, active_slots=active_slots, workspace_noise=workspace_noise
-    )
-    return sequence_heads(
+    h, slots, occupied, choice = _states(p, config, inputs, active_slots, workspace_noise)
+    out = sequence_heads(
         p,
         config,
         h,
@@ -590,7 +695,10 @@ def sequence_forward(
         dropout=dropout,
         self_model_lesion=self_model_lesion,
         centre_mask=centre_mask,
+        policy_route_off=policy_route_off,
     )
+    out.write_slot = choice
+    return out
 
 
 def masked_centre(z: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -31,12 +31,23 @@ from labcore.envs.tables import ACTION_NAMES, N_ACTIONS
 from labcore.envs.wagering import WageringEnv
 
 WAGERING = "CTLab-Wagering-v0"
+POST_DECISION_WAGER = "CTLab-PostDecisionWager-v0"
 DUAL_TASK = "CTLab-DualTask-v0"
 DUAL_TASK_MASKING = "CTLab-DualTaskMasking-v0"
 DUAL_TASK_OOD = "CTLab-DualTaskOOD-v0"
 
 _REGISTRY: dict[str, tuple[str, dict]] = {
     WAGERING: ("labcore.envs.wagering:WageringEnv", {}),
+    # E1 measured (protocol 11.2): a second flash after the decision, fixed by the wager's step.
+    POST_DECISION_WAGER: (
+        "labcore.envs.wagering:WageringEnv",
+        {
+            "salience_range": (0.0, 0.5),
+            "wager_probability": 1.0,
+            "post_decision_sample": True,
+            "oracle_side": "evidence",
+        },
+    ),
     DUAL_TASK: ("labcore.envs.dual_task:DualTaskEnv", {}),
     # Backward masking (paper Fig. 2c): masks from `mask_soa` steps after the colour cue.
     DUAL_TASK_MASKING: (
@@ -65,6 +76,7 @@ __all__ = [
     "DUAL_TASK_MASKING",
     "DUAL_TASK_OOD",
     "N_ACTIONS",
+    "POST_DECISION_WAGER",
     "TASK_DIM",
     "TASK_IDS",
     "WAGERING",

@@ -174,8 +174,8 @@ class BatchWagering:
         self.tables = pose_tables(wagering.LAYOUT)
         self.max_steps = self.config.max_steps
         self.oracle_steps = wagering.ORACLE_STEPS
-        self.max_events = 1
-        """Most cue-channel events an episode can hold (the one flash)."""
+        self.max_events = 2 if self.config.post_decision_sample else 1
+        """Most cue-channel events an episode can hold (the flash, and the post-decision one)."""
         """Length of the longest oracle episode (``wagering.ORACLE_STEPS``)."""
 
     def reset(self, seeds: Sequence[int], overrides: dict[str, Any] | None = None) -> BatchObs:
@@ -201,7 +201,8 @@ class BatchWagering:
 
     def oracle_action(self) -> np.ndarray:
         """(B,) what the oracle would do now (-1 for finished episodes)."""
-        return np.where(self.alive, wagering.wagering_oracle(self.trials, self.state), -1)
+        action = wagering.wagering_oracle(self.trials, self.state, self.config.oracle_side)
+        return np.where(self.alive, action, -1)
 
     def step_kind(self) -> np.ndarray:
         """(B,) :class:`StepKind` of the current step."""
@@ -305,7 +306,9 @@ def oracle_demonstrations(task_id: str, seeds: Sequence[int], **overrides: Any) 
         obs, *_ = sim.step(np.where(live, expert, 0))
         t += 1
     length = t
-    labels = {k: np.asarray(v) for k, v in vars(sim.trials).items()}
+    labels = {k: np.asarray(v) for k, v in vars(sim.trials).items() if v is not None}
+    if isinstance(sim, BatchWagering):  # the side each demonstration took
+        labels["decision"] = sim.state.decision.copy()
     return Demonstrations(
         task_id,
         np.asarray(seeds),

@@ -58,9 +58,17 @@ class WageringTrials:
     """(B, 2) the observation noise added to the cue content."""
     wager: np.ndarray
     """(B,) bool: does a wager flag follow the decision?"""
+    noise_after: np.ndarray | None = None
+    """(B, 2) the noise of the post-decision flash (protocol 11.2); None without one."""
 
     def __len__(self) -> int:
         return len(self.stimulus)
+
+    def evidence(self, noise: np.ndarray) -> np.ndarray:
+        """(B,) a flash's evidence for the right side, ``x[1] - x[0]``: ``+-lambda`` plus the
+        difference of its two noise entries (``noise`` (B, 2): :attr:`noise` or
+        :attr:`noise_after`)."""
+        return np.where(self.stimulus == 1, 1.0, -1.0) * self.salience + noise[:, 1] - noise[:, 0]
 
 
 def sample_wagering_trials(
@@ -68,26 +76,32 @@ def sample_wagering_trials(
     rngs: list[np.random.Generator],
     overrides: dict[str, Any] | None = None,
 ) -> WageringTrials:
-    """Draw one trial per generator in a fixed order (stimulus, salience, noise, wager)."""
+    """Draw one trial per generator in a fixed order (stimulus, salience, noise, wager, then the
+    post-decision flash's noise if the task has one)."""
     n = len(rngs)
     stimulus = np.zeros(n, np.int64)
     salience = np.zeros(n)
     noise = np.zeros((n, 2))
     wager = np.zeros(n, bool)
+    after = np.zeros((n, 2)) if config.post_decision_sample else None
     lo, hi = config.salience_range
     for i, rng in enumerate(rngs):
         stimulus[i] = rng.integers(2)
         salience[i] = rng.uniform(lo, hi)
         noise[i] = rng.normal(0.0, config.cue_noise_sd, size=2)
         wager[i] = rng.random() < config.wager_probability
-    trials = WageringTrials(stimulus, salience, noise, wager)
+        if after is not None:
+            after[i] = rng.normal(0.0, config.cue_noise_sd, size=2)
+    trials = WageringTrials(stimulus, salience, noise, wager, after)
     overrides = overrides or {}
     unknown = set(overrides) - {f.name for f in fields(WageringTrials)}
     if unknown:
         raise ValueError(f"unknown trial override(s): {sorted(unknown)}")
     changes = {}
     for name, value in overrides.items():
-        shape = (n, 2) if name == "noise" else (n,)
+        if name == "noise_after" and trials.noise_after is None:
+            raise ValueError("noise_after: this task has no post-decision flash")
+        shape = (n, 2) if name in ("noise", "noise_after") else (n,)
         dtype = {"stimulus": np.int64, "wager": bool}.get(name, float)
         changes[name] = np.broadcast_to(np.asarray(value, dtype=dtype), shape).copy()
     if "stimulus" in changes and not np.isin(changes["stimulus"], (0, 1)).all():
@@ -141,19 +155,30 @@ def wagering_observation(
     shown = (state.cue_step == state.t) & (state.phase == PHASE_NAVIGATE)
     content = np.zeros((n, N_CUE_VALUES), np.float32)
     content[np.arange(n), trials.stimulus] = trials.salience
-    content[:, :2] += trials.noise
+    if trials.noise_after is not None:  # the post-decision flash, at the wager step
+        again = state.phase == PHASE_WAGER
+        content[:, :2] += np.where(again[:, None], trials.noise_after, trials.noise)
+        shown |= again
+    else:
+        content[:, :2] += trials.noise
     kind = np.where(shown, int(CueKind.CUE_A), -1)
     return task, cue_events(kind, content)
 
 
-def wagering_oracle(trials: WageringTrials, state: WageringState) -> np.ndarray:
-    """Expert action from privileged state: reach the stimulus zone, then the correct zone, then
-    bet."""
+def wagering_oracle(
+    trials: WageringTrials, state: WageringState, side: str = "truth"
+) -> np.ndarray:
+    """Expert action from privileged state: reach the stimulus zone, then a zone, then bet.
+
+    ``side`` "truth": the stimulus's zone (protocol 3); "evidence": the zone the first flash
+    favours (its evidence ``x[1] - x[0]`` > 0: right), the ideal observer's choice (protocol 11.2).
+    """
     tables = pose_tables(LAYOUT)
     _, to_stimulus = tables.navigation([STIMULUS_CELL])
     _, to_left = tables.navigation([RESPONSE_CELLS[0]])
     _, to_right = tables.navigation([RESPONSE_CELLS[1]])
-    to_zone = np.where(trials.stimulus == 0, to_left[state.pose], to_right[state.pose])
+    target = trials.stimulus if side == "truth" else (trials.evidence(trials.noise) > 0)
+    to_zone = np.where(target == 0, to_left[state.pose], to_right[state.pose])
     action = np.where(state.cue_step < 0, to_stimulus[state.pose], to_zone)
     return np.where(state.phase == PHASE_WAGER, BET_ACTION, action)
 
@@ -258,6 +283,8 @@ class WageringEnv(MiniGridEnv):
     ## Registered Configurations
 
     - ``CTLab-Wagering-v0``
+    - ``CTLab-PostDecisionWager-v0``: salience in [0, 0.5], a wager after every decision, a second
+      flash at the wager step, the oracle choosing by its first flash (protocol 11.2)
 
     ``reset(options=...)`` accepts trial overrides, e.g. ``{"stimulus": 1, "salience": 0.2}``.
     """
@@ -313,7 +340,7 @@ class WageringEnv(MiniGridEnv):
         """The expert's action now, from privileged state (the trial); never shown to the agent."""
         if self.state.phase[0] == PHASE_OVER:
             raise RuntimeError("the episode is over; call reset()")
-        return int(wagering_oracle(self.trials, self.state)[0])
+        return int(wagering_oracle(self.trials, self.state, self.config.oracle_side)[0])
 
     def step(self, action: int) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Apply one action (gymnasium API): ``(obs, reward, terminated, truncated, info)``."""

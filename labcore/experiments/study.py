@@ -146,6 +146,11 @@ STUDIES: dict[str, Registered] = {
         "pdw_held",
         "what the reward explorer held, post hoc (change log 2026-11-24)",
     ),
+    "dissociations": Registered(
+        "labcore.experiments.dissociations",
+        "dissociations",
+        "Dissociations the data decides: E1 and E2 with outcomes training decides (protocol 11)",
+    ),
     "neurogym": Registered(
         "labcore.experiments.explore_neurogym",
         "explore_neurogym",

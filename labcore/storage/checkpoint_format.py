@@ -464,7 +464,8 @@ def _stored_config(text: object) -> AgentConfig:
         elif isinstance(
             default, tuple
         ):  # a short list of names; AgentConfig checks which and their order
-            value = tuple(value) if type(value) is list and len(value) <= len(default) else value
+            short = len(value) <= max(len(default), 8) if type(value) is list else False
+            value = tuple(value) if short else value
         elif not (
             (isinstance(value, str) and len(value) <= MAX_NAME_LENGTH) or (value is None is default)
         ):

@@ -82,6 +82,16 @@ PDW_HELD_DIR = "pdw_held"
 ``study pdw_held``)."""
 INTEGRATION_DIR = "explore_integration"
 """Folder of the integration study (``python -m labcore explore integration``; protocol sec. 9)."""
-STUDY_DIRS = (EXPLORE_DIR, NEUROGYM_DIR, PDW_DIR, PDW_SWEEP_DIR, PDW_HELD_DIR, INTEGRATION_DIR)
+DISSOCIATIONS_DIRS = ("dissociations", "dissociations_seeds20")
+"""The measured dissociations' result sets (``labcore.experiments.dissociations``): n = 5, n = 20."""
+STUDY_DIRS = (
+    EXPLORE_DIR,
+    NEUROGYM_DIR,
+    PDW_DIR,
+    PDW_SWEEP_DIR,
+    PDW_HELD_DIR,
+    INTEGRATION_DIR,
+    *DISSOCIATIONS_DIRS,
+)
 """Folders under ``results/`` that hold a study, not a result set of ``study paper`` or
 ``study e4``."""

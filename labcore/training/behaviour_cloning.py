@@ -49,9 +49,9 @@ from labcore.training.member_parameters import MemberParameters
 from labcore.training.paper_schedule import _train_paper
 from labcore.training.wager_reward import warm_start
 
-TASK_IDS = {"dual": E.DUAL_TASK, "wagering": E.WAGERING}
+TASK_IDS = {"dual": E.DUAL_TASK, "wagering": E.WAGERING, "post_decision": E.POST_DECISION_WAGER}
 """Training task of each name; E2 and E3 agents are trained on the dual task, E1 agents on
-wagering."""
+wagering, E1's measured variant on the post-decision wager (protocol 11.2)."""
 
 
 # ----------------------------------------------------------------------- the trainers

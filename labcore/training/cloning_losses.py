@@ -107,6 +107,14 @@ def compute_losses(
         meta, parts["wager_reward"] = reward_meta_loss(out, batch, valid, cfg, generators)
         total = total + cfg.meta_weight * (meta if meta_scale is None else meta * meta_scale)
         parts["meta"] = meta.detach()
+    elif c.self_model and cfg.meta_weight > 0 and batch.decision_correct is not None:
+        # The post-decision wager (protocol 11.3): at the wager step, after the second flash, is
+        # the decision taken right?
+        correct = batch.decision_correct[:, :, None].expand_as(out.confidence)
+        bce = nn.functional.binary_cross_entropy(out.confidence, correct, reduction="none")
+        meta = _masked_mean(bce, valid & (batch.step_kind == StepKind.WAGER))
+        total = total + cfg.meta_weight * meta
+        parts["meta"] = meta.detach()
     elif c.self_model and cfg.meta_weight > 0:
         # Target: is the agent's own argmax decision correct? (paper sec. 4.3.2)
         correct = (out.logits.argmax(-1) == batch.action).float().detach()
@@ -178,6 +186,19 @@ def _dropout_mask(
     )
 
 
+def _capacities(
+    config: AgentConfig, episodes: int, generators: Sequence[torch.Generator]
+) -> torch.Tensor | None:
+    """Active slots per training episode ``(N, episodes)`` under a variable load (protocol 11.8),
+    drawn uniformly from ``config.train_capacities`` with each member's generator."""
+    if not config.train_capacities:
+        return None
+    choices = torch.tensor(config.train_capacities)
+    return torch.stack(
+        [choices[torch.randint(len(choices), (episodes,), generator=g)] for g in generators]
+    )
+
+
 def _forward(
     config: AgentConfig,
     params: MemberParameters,
@@ -186,11 +207,12 @@ def _forward(
     sds: list | None = None,
     centre_mask: torch.Tensor | None = None,
 ) -> SequenceOutput:
-    """The training pass; with ``generators``, dropout and noise are drawn per member; a centred
-    confidence head takes its centre over ``centre_mask`` (else the stored one)."""
-    noise = dropout = None
+    """The training pass; with ``generators``, dropout, the load and noise are drawn per member;
+    a centred confidence head takes its centre over ``centre_mask`` (else the stored one)."""
+    noise = dropout = active = None
     if generators is not None:
         dropout = _dropout_mask(config, batch.inputs.shape[1:], generators)
+        active = _capacities(config, batch.inputs.shape[1], generators)
         noise = _noise_fn(
             config, sds, generators
         )  # its draws happen inside the pass, after the masks
@@ -198,6 +220,7 @@ def _forward(
         params.tensors(),
         config,
         batch.inputs,
+        active_slots=active,
         workspace_noise=noise,
         dropout=dropout,
         centre_mask=centre_mask,

@@ -89,6 +89,9 @@ class MemberDemos:
     step_kind: torch.Tensor
     valid: torch.Tensor
     stimulus: torch.Tensor | None
+    decision_correct: torch.Tensor | None = None
+    """(N, episodes) 1 where the demonstration's decision was right: the post-decision wager's
+    confidence target (protocol 11.3); None on the other tasks."""
 
     @property
     def n_episodes(self) -> int:
@@ -117,16 +120,24 @@ class MemberDemos:
             rows = torch.as_tensor(rows).reshape(-1, 1)
             pick = lambda x: x[rows, episodes][:, :, steps]  # noqa: E731
             stim = None if self.stimulus is None else self.stimulus[rows, episodes]
+            right = None if self.decision_correct is None else self.decision_correct[rows, episodes]
         else:
             pick = lambda x: x[members][:, episodes][:, :, steps]  # noqa: E731
             stim = None if self.stimulus is None else self.stimulus[members][:, episodes]
+            right = (
+                None
+                if self.decision_correct is None
+                else self.decision_correct[members][:, episodes]
+            )
         inputs = SequenceInputs(
             pick(self.inputs.combo),
             pick(self.inputs.cue),
             self.inputs.table,
             self.inputs.max_events,
         )
-        return MemberDemos(inputs, pick(self.action), pick(self.step_kind), pick(self.valid), stim)
+        return MemberDemos(
+            inputs, pick(self.action), pick(self.step_kind), pick(self.valid), stim, right
+        )
 
 
 DEMO_CACHE_SIZE = 48
@@ -176,9 +187,13 @@ def member_demonstrations(task_id: str, episode_sets: Sequence[np.ndarray]) -> l
         torch.as_tensor(np.array(first.image_table)),
         torch.as_tensor(np.array(first.direction_table)),
     )
+    post_decision = isinstance(sim, E.BatchWagering) and sim.config.post_decision_sample
     out = []
     for rows in demos:
         stimulus = [d.labels.get("stimulus") for d in rows]
+        right = (
+            [d.labels["decision"] == d.labels["stimulus"] for d in rows] if post_decision else None
+        )
         combo = StepTable.rows_of(stack(rows, "pose"), stack(rows, "task"))
         out.append(
             MemberDemos(
@@ -189,6 +204,9 @@ def member_demonstrations(task_id: str, episode_sets: Sequence[np.ndarray]) -> l
                 stimulus=None
                 if stimulus[0] is None
                 else torch.as_tensor(np.stack(stimulus)).float(),
+                decision_correct=None
+                if right is None
+                else torch.as_tensor(np.stack(right)).float(),
             )
         )
     return out
