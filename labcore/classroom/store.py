@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import secrets
 import sqlite3
@@ -34,6 +33,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from labcore.settings import settings
 
 DEFAULT_PATH = Path("runs") / "class" / "classroom.sqlite"
 """Where the class store lives unless ``$CTLAB_CLASS_DB`` says otherwise (git-ignored)."""
@@ -182,7 +183,7 @@ class ClassStore:
     """
 
     def __init__(self, path: Path | str | None = None) -> None:
-        self.path = Path(path or os.environ.get("CTLAB_CLASS_DB") or DEFAULT_PATH)
+        self.path = Path(path or settings().class_db or DEFAULT_PATH)
 
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
