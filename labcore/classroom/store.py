@@ -505,20 +505,6 @@ class ClassStore:
             ).fetchone()
         return row is not None
 
-    def class_counts(self, code: str, question: str) -> dict[str, int] | None:
-        """The class's counts for a student: only once the teacher has revealed the question
-        (None before, so no student sees another's answer before the reveal)."""
-        code, question = _check_code(code), _check_text(question, "question")
-        with self._db() as con:
-            if (
-                con.execute(
-                    "SELECT 1 FROM reveals WHERE code = ? AND question = ?", (code, question)
-                ).fetchone()
-                is None
-            ):
-                return None
-            return self._counts(con, code, question)
-
 
 def new_student_id() -> str:
     """An anonymous id for one student's browser session (nothing about the person)."""
