@@ -5,14 +5,8 @@ from ``CTLAB_TRAIN_WORKERS``); an empty variable counts as unset. :func:`setting
 environment as it is at the call, so a test that sets a variable (``monkeypatch.setenv``) or a
 child process given its own environment sees it.
 
->>> import os
->>> os.environ["CTLAB_TRAIN_WORKERS"] = "3"
->>> settings().train_workers
-3
->>> os.environ["CTLAB_TRAIN_WORKERS"] = "many"  # not a number: as if unset
->>> settings().train_workers is None
-True
->>> del os.environ["CTLAB_TRAIN_WORKERS"]
+>>> Settings(train_workers="3").train_workers, Settings(train_workers="many").train_workers
+(3, None)
 """
 
 from __future__ import annotations
