@@ -43,9 +43,12 @@ test: $(VENV)/.test
 test-quick: $(VENV)/.test
 	$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder -m "not slow and not browser"
 
+# House rules by their tools (CI runs this before `make test`): ruff's format and lint rules, and
+# the architecture's import contracts (pyproject.toml [tool.importlinter]; docs/ARCHITECTURE.md).
 lint: $(VENV)/.test
 	$(PY) -m ruff format --check .
 	$(PY) -m ruff check .
+	$(VENV)/bin/lint-imports
 
 bench: $(VENV)/.test
 	$(PY) -m bench

@@ -469,15 +469,6 @@ class StreamlitClient:
         await self.fetch_media(run)
         return run
 
-    async def reconnect(self) -> Run:
-        """Reconnect to the same session (its id as the third subprotocol) and rerun the page with
-        the widgets' states, as the frontend does when its websocket comes back."""
-        await self._close_ws()
-        await self._connect()
-        state = self._client_state(page_script_hash=self.page_script_hash)
-        state.widget_states.widgets.extend(self.states.values())
-        return await self._rerun(state)
-
     async def close(self) -> None:
         """Close the tab."""
         await self._close_ws()

@@ -2,9 +2,8 @@
 
 :class:`ReproduceConfig` fixes the trials, episodes and noise levels of every experiment pipeline
 (``python -m labcore study paper``; the quick budgets of demos and smoke runs); :class:`LiveBudgets`
-and :data:`LIVE_BUDGETS` fix what the app measures while a visitor waits. They lived in
-:mod:`labcore.config` and moved here, beside each other, to keep that module within the size cap;
-this module sits in the same (base) layer and reads the training settings of the live run
+and :data:`LIVE_BUDGETS` fix what the app measures while a visitor waits. This module sits in
+the base layer beside :mod:`labcore.config` and reads the training settings of the live run
 (:class:`labcore.config.TrainConfig`) from it.
 """
 

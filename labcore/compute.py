@@ -35,6 +35,7 @@ import sys
 from pathlib import Path
 
 from labcore.checks import check_choice
+from labcore.settings import settings
 
 MODES = ("fast", "portable")
 ENV_VAR = "CTLAB_COMPUTE"
@@ -92,7 +93,7 @@ def requested_mode() -> str:
     ValueError
         If the variable holds anything else (one sentence naming the two modes).
     """
-    mode = os.environ.get(ENV_VAR, "fast").strip().lower() or "fast"
+    mode = settings().compute.strip().lower() or "fast"
     check_choice(mode, ENV_VAR, MODES)
     return mode
 
@@ -137,7 +138,7 @@ def configure(mode: str | None = None) -> str:
     ours: set[str] = _configured.setdefault("ours", set())  # type: ignore[assignment]
     # pins a parent labcore process set (children inherit its environment) are labcore's, not the
     # user's
-    ours |= {name for name in os.environ.get(PINNED_VAR, "").split(",") if name}
+    ours |= {name for name in settings().compute_pinned.split(",") if name}
     for name in ours - set(pins):  # a pin of the previous mode (e.g. `--compute` after the import)
         os.environ.pop(name, None)
     for name, value in pins.items():

@@ -3,8 +3,7 @@ each names the hypothesis it tests.
 
 Their verdict is :data:`labcore.paper.NEW`; the hypotheses are tested in
 :mod:`labcore.experiments.e4_hypotheses`. :mod:`labcore.paper_claims` appends them to the paper's
-claims (:data:`labcore.paper_claims.CLAIMS`). They lived in :mod:`labcore.paper` with the paper's
-table and have a module of their own, to keep each within the size cap.
+claims (:data:`labcore.paper_claims.CLAIMS`).
 """
 
 from __future__ import annotations

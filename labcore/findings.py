@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Generic, Literal, TypeVar
@@ -482,15 +482,3 @@ def apart_by_kind(findings: Iterable[Finding]) -> dict[str, int]:
         if kind:
             counts[kind] = counts.get(kind, 0) + 1
     return counts
-
-
-def findings_of(summary: StudySummary | None, prefix: str = "") -> list[Finding]:
-    """The findings of ``summary`` whose id starts with ``prefix`` (none without a summary)."""
-    if summary is None:
-        return []
-    return [f for f in summary.findings if f.id.startswith(prefix)]
-
-
-def finding_map(findings: Iterable[Finding]) -> Mapping[str, Finding]:
-    """Findings by id (the last one wins on a repeated id)."""
-    return {f.id: f for f in findings}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import hashlib
 import json
 import os
@@ -14,6 +13,8 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
+
+from filelock import FileLock
 
 
 def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
@@ -112,17 +113,11 @@ def parse_json(raw: bytes) -> Any:
 
 @contextlib.contextmanager
 def directory_lock(directory: Path, name: str = ".lock") -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``directory/name`` (created, never followed if a link).
+    """Hold an exclusive lock on ``directory/name`` (:class:`filelock.FileLock`: an ``flock`` on a
+    file created if missing, kept after release, never followed if a link).
 
     Not reentrant: a second ``directory_lock`` on the same file in the same process waits forever.
     """
     Path(directory).mkdir(parents=True, exist_ok=True)
-    fd = os.open(
-        Path(directory) / name, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666
-    )
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with FileLock(Path(directory) / name):
         yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)

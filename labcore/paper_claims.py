@@ -6,8 +6,7 @@ page finds the claim it needs.
 :func:`e1_condition`, :func:`e2_condition`, :data:`INTACT_CONDITION` and :func:`claim_for` name
 the claim for the condition a page shows; :func:`verdict_table_markdown` writes the table of
 ``docs/verdicts.md``. How our values are compared with these numbers (the verdict rules), and the
-types, are in :mod:`labcore.paper`, which this module reads: the table lived there and has a
-module of its own, to keep each within the size cap.
+types, are in :mod:`labcore.paper`, which this module reads.
 """
 
 from __future__ import annotations

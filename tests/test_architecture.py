@@ -1,44 +1,37 @@
-"""The shape of the code, checked from the source (AST only: nothing is imported).
+"""The few house rules no import contract can state, read from the source (AST only).
 
-- labcore never imports Streamlit, the UI or the pages;
-- every labcore module sits in one layer of docs/ARCHITECTURE.md and imports only its own
-  layer or lower ones (function-level imports count too);
-- the labcore import graph has no cycles;
-- no module of the code base (labcore/, ui/, app_pages/, app.py, bench/, tests/) is over 800
-  lines, except the data tables allowed below;
-- no function or class is defined twice at the top level of a module;
-- every public function, class and method in labcore/ and ui/ has a docstring and type hints;
-- one home per concept: the AUROC is computed in labcore/markers only, agents are trained and
-  saved in labcore/training/provision.py only, and a page imports no science (markers, measures,
-  experiments) beyond the known imports listed below, which shrink to none.
+The layers, "labcore never imports Streamlit", "a page imports no science", scikit-learn only in
+labcore.markers and multiprocessing only in labcore.parallel are import-linter contracts
+(pyproject.toml, run by ``make lint``); docstrings and type hints on public definitions are ruff
+rules. What is left here is held by calls and literals, not imports:
 
-Every check has a test that shows it can fail on a deliberately broken example.
+- the layer table of docs/ARCHITECTURE.md says what the layers contract checks;
+- a call that has one home is made there only: an AUROC ranked or integrated in
+  labcore.markers, a worker pool started in labcore.parallel, an interval or a sample SD taken in
+  labcore.stats;
+- an agent is trained and saved in labcore/training/provision.py only;
+- a page path is typed in labcore.config.PAGE_URLS only;
+- a page holds no bare string (Streamlit's magic would draw it).
+
+Each check has a test that shows it failing on a broken example.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import tomllib
 from functools import cache
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
-MAX_LINES = 800
-LONG_DATA_TABLES: dict[str, str] = {}
-"""Modules allowed over MAX_LINES, each with the reason."""
+PAGES = sorted(ROOT.joinpath("app_pages").glob("*.py"))
+CODE = sorted([*ROOT.joinpath("labcore").rglob("*.py"), *ROOT.joinpath("ui").rglob("*.py")])
+CODE += [ROOT / "app.py", *PAGES]
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts = parts[:-1]
-    return ".".join(parts)
-
-
-def source_files(*packages: str) -> list[Path]:
-    return sorted(p for pkg in packages for p in (ROOT / pkg).rglob("*.py"))
+def rel(path: Path) -> str:
+    return str(path.relative_to(ROOT))
 
 
 @cache
@@ -46,570 +39,172 @@ def tree(path: Path) -> ast.Module:
     return ast.parse(path.read_text(), filename=str(path))
 
 
-@cache
-def known_modules() -> frozenset[str]:
-    return frozenset(module_name(p) for p in source_files("labcore", "ui"))
-
-
-def imported_modules(path: Path) -> set[str]:
-    """Every module ``path`` imports, anywhere in the file (``from pkg import sub`` ->
-    ``pkg.sub``)."""
-    found: set[str] = set()
-    for node in ast.walk(tree(path)):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:  # relative imports are not used in this code base
-                raise AssertionError(f"{path}: relative import")
-            base = node.module or ""
-            for alias in node.names:
-                sub = f"{base}.{alias.name}"
-                found.add(sub if sub in known_modules() else base)
-    return found
-
-
-def internal_imports(path: Path) -> set[str]:
-    return {m for m in imported_modules(path) if m.split(".")[0] in ("labcore", "ui", "app_pages")}
-
-
-@cache
-def layers() -> list[tuple[str, list[str]]]:
-    """The layer table of docs/ARCHITECTURE.md: (layer name, module prefixes), lowest first."""
-    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text()
-    table = text.split("<!-- layers -->", 1)[1].split("<!-- /layers -->", 1)[0]
-    rows = []
-    for line in table.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) >= 2 and cells[1].startswith("`"):
-            rows.append((cells[0], re.findall(r"`([\w.]+)`", cells[1])))
-    assert rows, "no layer table in docs/ARCHITECTURE.md"
-    return rows
-
-
-def layer_of(module: str) -> int:
-    best, rank = -1, None
-    for i, (_, prefixes) in enumerate(layers()):
-        for prefix in prefixes:
-            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
-                best, rank = len(prefix), i
-    if rank is None:
-        raise AssertionError(f"{module} is in no layer of docs/ARCHITECTURE.md")
-    return rank
-
-
-LABCORE = source_files("labcore")
-UI = source_files("ui")
-PAGES = source_files("app_pages")
-
-
-def test_labcore_never_imports_streamlit_or_the_app():
-    for path in LABCORE:
-        bad = {
-            m
-            for m in imported_modules(path)
-            if m.split(".")[0] in ("streamlit", "ui", "app_pages", "app")
-        }
-        assert not bad, f"{module_name(path)} imports {sorted(bad)}"
-
-
-def test_ui_never_imports_the_pages():
-    for path in UI:
-        bad = {m for m in imported_modules(path) if m.split(".")[0] in ("app_pages", "app")}
-        assert not bad, f"{module_name(path)} imports {sorted(bad)}"
-
-
-def test_every_module_is_placed_and_imports_only_downwards():
-    problems = []
-    for path in LABCORE:
-        me = module_name(path)
-        mine = layer_of(me)
-        for other in internal_imports(path):
-            if layer_of(other) > mine:
-                problems.append(
-                    f"{me} ({layers()[mine][0]}) imports {other} ({layers()[layer_of(other)][0]})"
-                )
-    assert not problems, "imports running up the layers:\n" + "\n".join(problems)
-
-
-def test_the_layer_check_can_fail():
-    """A module of a low layer importing a high one is caught (the check is not vacuous)."""
-    assert (
-        layer_of("labcore.report")
-        > layer_of("labcore.experiments.runner")
-        > layer_of("labcore.rollout")
-    )
-    assert layer_of("labcore.envs.render") == layer_of("labcore.envs.dual_task")
-
-
-def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    state: dict[str, int] = {}
-    stack: list[str] = []
-
-    def visit(node: str) -> list[str] | None:
-        state[node] = 1
-        stack.append(node)
-        for nxt in sorted(graph.get(node, ())):
-            if state.get(nxt) == 1:
-                return [*stack[stack.index(nxt) :], nxt]
-            if nxt not in state:
-                found = visit(nxt)
-                if found:
-                    return found
-        stack.pop()
-        state[node] = 2
-        return None
-
-    for node in sorted(graph):
-        if node not in state:
-            found = visit(node)
-            if found:
-                return found
-    return None
-
-
-def test_no_import_cycles_in_labcore():
-    graph = {
-        module_name(p): {m for m in internal_imports(p) if m.startswith("labcore")} for p in LABCORE
-    }
-    cycle = find_cycle(graph)
-    assert cycle is None, "import cycle: " + " -> ".join(cycle)
-
-
-def test_cycle_finder_finds_a_cycle():
-    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
-    assert find_cycle({"a": {"b"}, "b": set()}) is None
-
-
-def too_long(text: str) -> bool:
-    """Is a module's source over :data:`MAX_LINES` lines?"""
-    return len(text.splitlines()) > MAX_LINES
-
-
-@pytest.mark.parametrize(
-    "path",
-    LABCORE + UI + PAGES + [ROOT / "app.py"] + source_files("bench", "tests"),
-    ids=lambda p: str(p.relative_to(ROOT)),
-)
-def test_module_size(path):
-    rel = str(path.relative_to(ROOT))
-    if rel in LONG_DATA_TABLES:
-        assert too_long(path.read_text()), f"{rel} is short now: take it off LONG_DATA_TABLES"
-        return
-    assert not too_long(path.read_text()), (
-        f"{rel} has {len(path.read_text().splitlines())} lines (> {MAX_LINES}): split it by topic"
-    )
-
-
-def test_the_size_check_can_fail():
-    assert too_long("x = 1\n" * (MAX_LINES + 1)) and not too_long("x = 1\n" * MAX_LINES)
-
-
-def duplicates(module: ast.Module) -> list[str]:
-    seen: dict[str, int] = {}
-    for node in module.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            seen[node.name] = seen.get(node.name, 0) + 1
-    return sorted(name for name, n in seen.items() if n > 1)
-
-
-def test_no_function_or_class_defined_twice():
-    problems = {
-        module_name(p): duplicates(tree(p)) for p in source_files("labcore", "ui", "app_pages")
-    }
-    problems = {k: v for k, v in problems.items() if v}
-    assert not problems, f"defined twice (the second silently replaces the first): {problems}"
-
-
-def test_duplicate_finder_can_fail():
-    assert duplicates(ast.parse("def f(): pass\nx = 1\ndef f(): pass\n")) == ["f"]
-
-
-def public_definitions(module: ast.Module):
-    """Module-level functions and classes, and the methods of public classes, not starting with
-    _."""
-    for node in module.body:
-        if isinstance(node, ast.FunctionDef | ast.ClassDef) and not node.name.startswith("_"):
-            yield node.name, node
-            if isinstance(node, ast.ClassDef):
-                for item in node.body:
-                    if isinstance(item, ast.FunctionDef) and not item.name.startswith("_"):
-                        yield f"{node.name}.{item.name}", item
-
-
-def missing_hints(fn: ast.FunctionDef) -> list[str]:
-    args = fn.args
-    params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-    if params and params[0].arg in ("self", "cls"):
-        params = params[1:]
-    missing = [a.arg for a in params if a.annotation is None]
-    missing += [
-        f"*{a.arg}" for a in (args.vararg, args.kwarg) if a is not None and a.annotation is None
-    ]
-    if fn.returns is None:
-        missing.append("return")
-    return missing
-
-
-def test_every_public_definition_has_a_docstring_and_type_hints():
-    problems = []
-    for path in LABCORE + UI:
-        for name, node in public_definitions(tree(path)):
-            where = f"{path.relative_to(ROOT)}: {name}"
-            if not ast.get_docstring(node):
-                problems.append(f"{where}: no docstring")
-            if isinstance(node, ast.FunctionDef) and missing_hints(node):
-                problems.append(f"{where}: no type hint for {', '.join(missing_hints(node))}")
-    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems)
-
-
-# --------------------------------------------------------------------------- one home per concept
-def rel(path: Path) -> str:
-    return str(path.relative_to(ROOT))
-
-
 def called_name(call: ast.Call) -> str | None:
     """``f`` of ``f(...)`` or ``x.f(...)``."""
     func = call.func
-    return (
-        func.id
-        if isinstance(func, ast.Name)
-        else func.attr
-        if isinstance(func, ast.Attribute)
-        else None
-    )
+    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
 
 
-def functions(module: ast.Module) -> list[ast.FunctionDef]:
-    return [n for n in ast.walk(module) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+# --------------------------------------------------------------------------- the layer table
+def documented_layers() -> list[list[str]]:
+    """docs/ARCHITECTURE.md's layer table, lowest first, as module names relative to labcore."""
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text()
+    table = text.split("<!-- layers -->", 1)[1].split("<!-- /layers -->", 1)[0]
+    rows = [line.split("|")[2] for line in table.splitlines() if line.count("|") >= 3]
+    return [re.findall(r"`labcore\.([\w.]+)`", row) for row in rows if "`" in row]
 
 
-def scopes(module: ast.Module) -> list[tuple[str, list[ast.AST]]]:
-    """Each function's body, and the module's own statements (a page is a script), by name."""
-    top = [
-        n
-        for stmt in module.body
-        if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-        for n in ast.walk(stmt)
-    ]
-    return [("<module>", top)] + [(fn.name, list(ast.walk(fn))) for fn in functions(module)]
+def contract_layers() -> list[list[str]]:
+    """The layers contract of pyproject.toml, lowest first."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    (layers,) = [c["layers"] for c in config["contracts"] if c["type"] == "layers"]
+    return [re.split(r"\s*[:|]\s*", layer.strip()) for layer in reversed(layers)]
 
 
-AUROC_PRIMITIVES = {
-    "rankdata",
-    "mannwhitneyu",
-    "roc_auc_score",
-    "roc_curve",
-    "auc",
-    "trapezoid",
-    "trapz",
+def test_the_documented_layers_are_the_checked_ones():
+    assert documented_layers() == contract_layers()
+    assert len(contract_layers()) > 10 and "markers" in contract_layers()[4]
+
+
+# --------------------------------------------------------------------------- calls with one home
+ONE_HOME = {
+    "labcore/markers/": {"rankdata", "mannwhitneyu", "roc_auc_score", "roc_curve", "trapezoid"},
+    "labcore/parallel.py": {"ProcessPoolExecutor", "ThreadPoolExecutor", "Pool", "Parallel"},
+    "labcore/stats.py": {"t_interval", "welch_interval", "bootstrap_ci", "ttest_1samp"}
+    | {"ttest_ind", "ttest_rel", "sem", "bootstrap"},
 }
-"""Calls that rank scores or integrate a ROC curve: an AUROC computed in place."""
-AUROC_NAME = re.compile(r"(auroc|auc)$", re.IGNORECASE)
-NOT_AN_AUROC = {
-    "labcore/classroom/lesson.py:_intact_auroc": "the lesson's rule on a claim's value "
-    "(which of three answers it supports)",
-    "labcore/figures/paper_e1.py:fig1a_accuracy_and_auroc": "draws the result set's AUROCs",
+"""Calls only their home makes: an AUROC's ranks or ROC integral; a worker pool; a seed summary's
+interval (its building blocks or scipy's t tests)."""
+SAMPLE_SD_ELSEWHERE = {
+    "labcore/markers/integration.py": "the covariance of one agent's channels (a marker's input)",
+    "labcore/experiments/construction.py": "the audit's equivalence margin (protocol sec. 4)",
 }
-"""Functions named like an AUROC that compute none, each with the reason."""
+"""Modules that take an SD with ``ddof=1`` for something other than a seed summary."""
 
 
-def marker_names(module: ast.Module) -> set[str]:
-    """Names bound to labcore.markers or to anything imported from it."""
-    names = set()
-    for node in ast.walk(module):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("labcore.markers"):
-            names.update(a.asname or a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module == "labcore":
-            names.update(a.asname or a.name for a in node.names if a.name == "markers")
-        elif isinstance(node, ast.Import):
-            names.update(
-                a.asname or a.name for a in node.names if a.name.startswith("labcore.markers")
-            )
-    return names
-
-
-def _has_none(index: ast.AST) -> bool:
-    parts = index.elts if isinstance(index, ast.Tuple) else [index]
-    return any(isinstance(p, ast.Constant) and p.value is None for p in parts)
-
-
-def pairwise_comparison(node: ast.AST) -> bool:
-    """``a[:, None] > b[None, :]``: every pair of two arrays compared."""
-    return (
-        isinstance(node, ast.Compare)
-        and isinstance(node.left, ast.Subscript)
-        and _has_none(node.left.slice)
-        and any(isinstance(c, ast.Subscript) and _has_none(c.slice) for c in node.comparators)
-    )
-
-
-def split_by_label(node: ast.AST) -> bool:
-    """``x[~label]``: the negatives of a labelled array (an AUROC compares them with the
-    positives)."""
-    return (
-        isinstance(node, ast.Subscript)
-        and isinstance(node.slice, ast.UnaryOp)
-        and isinstance(node.slice.op, ast.Invert)
-    )
-
-
-def one_class_test(node: ast.AST) -> bool:
-    """``y.all() or not y.any()``: the test of an AUROC's undefined case, which the markers own."""
-
-    def method(n: ast.AST, name: str) -> bool:
-        return isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name
-
-    def negated(n: ast.AST, name: str) -> bool:
-        return isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not) and method(n.operand, name)
-
-    if not (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2):
-        return False
-    a, b = node.values
-    return (method(a, "all") and negated(b, "any")) or (negated(a, "any") and method(b, "all"))
-
-
-def auroc_homes(module: ast.Module, where: str) -> list[str]:
-    """Functions of ``module`` that compute an AUROC themselves instead of calling
-    labcore.markers."""
-    markers = marker_names(module)
+def calls_out_of_home(module: ast.Module, where: str) -> list[str]:
+    """Calls of ``module`` (at file ``where``) that belong to another home, and sample SDs
+    (``ddof=1``: a seed summary is labcore.stats' job) outside labcore.stats."""
     found = []
-    for fn in functions(module):
-        nodes = list(ast.walk(fn))
-        if any(pairwise_comparison(n) for n in nodes) and any(split_by_label(n) for n in nodes):
-            found.append(f"{where}:{fn.name} compares every positive with every negative")
-        if ranks := {called_name(n) for n in nodes if isinstance(n, ast.Call)} & AUROC_PRIMITIVES:
-            found.append(
-                f"{where}:{fn.name} ranks or integrates scores ({', '.join(sorted(ranks))})"
-            )
-        uses_markers = any(isinstance(n, ast.Name) and n.id in markers for n in nodes)
-        if uses_markers and any(one_class_test(n) for n in nodes):
-            found.append(
-                f"{where}:{fn.name} tests the AUROC's undefined case itself "
-                "(type2_auroc's undefined=...)"
-            )
-        if (
-            AUROC_NAME.search(fn.name)
-            and not uses_markers
-            and f"{where}:{fn.name}" not in NOT_AN_AUROC
-        ):
-            found.append(
-                f"{where}:{fn.name} is named as an AUROC and uses no labcore.markers function"
-            )
+    for node in ast.walk(module):
+        if not isinstance(node, ast.Call):
+            continue
+        for home, names in ONE_HOME.items():
+            if called_name(node) in names and not where.startswith(home):
+                found.append(f"{where}:{node.lineno} calls {called_name(node)} (home: {home})")
+        ddof_1 = any(
+            kw.arg == "ddof" and isinstance(kw.value, ast.Constant) and kw.value.value == 1
+            for kw in node.keywords
+        )
+        if ddof_1 and where not in ("labcore/stats.py", *SAMPLE_SD_ELSEWHERE):
+            found.append(f"{where}:{node.lineno} takes a sample SD (home: labcore/stats.py)")
     return found
 
 
-def test_the_auroc_has_one_home():
-    """labcore.markers computes every AUROC (type2_auroc, learning_curve_auroc, decoder_auroc,
-    ...)."""
-    problems = [
-        p
-        for path in LABCORE + UI + PAGES
-        if not rel(path).startswith("labcore/markers/")
-        for p in auroc_homes(tree(path), rel(path))
-    ]
-    assert not problems, "an AUROC outside labcore.markers:\n" + "\n".join(problems)
-    assert all(name.split(":")[0] in map(rel, LABCORE + UI + PAGES) for name in NOT_AN_AUROC)
+def test_calls_with_one_home_are_made_there():
+    problems = [p for path in CODE for p in calls_out_of_home(tree(path), rel(path))]
+    assert not problems, "\n".join(problems)
+    assert all((ROOT / path).is_file() for path in SAMPLE_SD_ELSEWHERE)
 
 
-def test_the_auroc_check_can_fail():
-    twin = ast.parse(
-        "def _pairwise_auroc(correct, confidence):\n"
-        "    pos, neg = confidence[correct], confidence[~correct]\n"
-        "    return float((pos[:, None] > neg[None, :]).mean() + 0.5 * (pos[:, None] "
-        "== neg[None, :]).mean())\n"
-        "def ranked(y, s):\n"
-        "    from scipy.stats import mannwhitneyu\n"
-        "    return mannwhitneyu(s[y], s[~y]).statistic / (y.sum() * (~y).sum())\n"
-        "def chance_auc(y, s):\n"
-        "    return 0.5 if y.all() or not y.any() else float(s[y].mean() > s[~y].mean())\n"
-        "from labcore.markers import type2_auroc\n"
-        "def imputed(y, s):\n"
-        "    return (0.5, True) if y.all() or not y.any() else (type2_auroc(y, s), False)\n"
+def test_the_one_home_check_can_fail():
+    broken = ast.parse(
+        "from scipy import stats\n"
+        "def auroc(y, s):\n    return stats.mannwhitneyu(s[y], s[~y]).statistic\n"
+        "def run(xs):\n    return ProcessPoolExecutor(2).map(f, xs)\n"
+        "def summary(xs):\n    return stats.sem(xs), np.std(xs, ddof=1)\n"
     )
-    assert [p.split(" ")[0] for p in auroc_homes(twin, "fake.py")] == [
-        "fake.py:_pairwise_auroc",
-        "fake.py:_pairwise_auroc",
-        "fake.py:ranked",
-        "fake.py:chance_auc",
-        "fake.py:imputed",
+    found = calls_out_of_home(broken, "labcore/figures/x.py")
+    assert sorted(p.split()[0].split(":")[1] for p in found) == ["3", "5", "7", "7"]
+    assert sorted(calls_out_of_home(broken, "labcore/stats.py")) == [
+        "labcore/stats.py:3 calls mannwhitneyu (home: labcore/markers/)",
+        "labcore/stats.py:5 calls ProcessPoolExecutor (home: labcore/parallel.py)",
     ]
-    delegate = ast.parse(
-        "from labcore.markers import type2_auroc\n"
-        "def report_auroc(y, s):\n    return type2_auroc(y, s, undefined='chance')\n"
-    )
-    assert auroc_homes(delegate, "fake.py") == []
 
 
+# --------------------------------------------------------------------------- train and save
 TRAIN_AND_SAVE_HOME = "labcore/training/provision.py"
-"""The one home of "train an agent and save it" (``train_and_save``, ``train_network_and_save``)."""
 
 
-def train_and_save_homes(module: ast.Module, where: str) -> list[str]:
-    """Scopes of ``module`` that call a trainer and ``save_checkpoint`` themselves."""
+def train_and_save_scopes(module: ast.Module, where: str) -> list[str]:
+    """Functions of ``module`` (or its own statements: a page is a script) that call a trainer
+    and ``save_checkpoint`` themselves instead of provision's ``train_and_save``."""
+    definitions = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+    top = [n for s in module.body if not isinstance(s, definitions) for n in ast.walk(s)]
+    functions = [f for f in ast.walk(module) if isinstance(f, ast.FunctionDef)]
+    scopes = [("<module>", top)] + [(f.name, list(ast.walk(f))) for f in functions]
     found = []
-    for name, nodes in scopes(module):
+    for name, nodes in scopes:
         calls = {called_name(n) for n in nodes if isinstance(n, ast.Call)} - {None}
-        trains = {
-            c for c in calls if c.startswith(("train_", "_train_")) and not c.endswith("_and_save")
-        }
+        trains = {c for c in calls if c.lstrip("_").startswith("train_") and "_and_save" not in c}
         if "save_checkpoint" in calls and trains:
             found.append(f"{where}:{name} calls {', '.join(sorted(trains))} and save_checkpoint")
     return found
 
 
 def test_train_and_save_has_one_home():
-    problems = [
-        p
-        for path in LABCORE + UI + PAGES
-        if rel(path) != TRAIN_AND_SAVE_HOME
-        for p in train_and_save_homes(tree(path), rel(path))
-    ]
-    assert not problems, (
-        f"train-and-save outside {TRAIN_AND_SAVE_HOME} (call its train_and_save):\n"
-        + "\n".join(problems)
-    )
-    assert train_and_save_homes(
-        tree(ROOT / TRAIN_AND_SAVE_HOME), TRAIN_AND_SAVE_HOME
-    )  # the home is found
+    found = {rel(p): train_and_save_scopes(tree(p), rel(p)) for p in CODE}
+    assert found.pop(TRAIN_AND_SAVE_HOME), "the home itself is found"
+    assert not [p for problems in found.values() for p in problems]
 
 
 def test_the_train_and_save_check_can_fail():
     page = ast.parse(
-        "from labcore.training import behaviour_cloning\nfrom "
-        "labcore.storage.checkpoints import save_checkpoint\n"
         "trained = behaviour_cloning.train_seeds('dual', 'b1', [5])[0]\n"
         "save_checkpoint(trained.agent, trained.record, 'runs/user')\n"
+        "def ok():\n    return train_and_save('dual', 'b1', [5], None, 'out')\n"
     )
-    pipeline = ast.parse(
-        "def provide(kind, seed):\n    trained = train_agent('dual', kind, seed)\n"
-        "    return save_checkpoint(trained.agent, trained.record, 'cache')\n"
-    )
-    assert [p.split()[:3] for p in train_and_save_homes(page, "page.py")] == [
-        ["page.py:<module>", "calls", "train_seeds"]
+    assert train_and_save_scopes(page, "p.py") == [
+        "p.py:<module> calls train_seeds and save_checkpoint"
     ]
-    assert [p.split()[:3] for p in train_and_save_homes(pipeline, "x.py")] == [
-        ["x.py:provide", "calls", "train_agent"]
-    ]
-    assert (
-        train_and_save_homes(
-            ast.parse("rec = train_and_save('dual', 'b1', [5], None, 'out')\n"), "ok.py"
-        )
-        == []
-    )
 
 
-SCIENCE = (
-    "labcore.markers",
-    "labcore.measures",
-    "labcore.measures_integration",
-    "labcore.experiments",
-)
-"""What a page never imports: it reads values through ui/ and draws them with labcore.figures."""
-
-
-def science_imports(path: Path) -> set[str]:
-    return {
-        m for m in imported_modules(path) if any(m == s or m.startswith(s + ".") for s in SCIENCE)
-    }
-
-
-def test_pages_import_no_science():
-    found = sorted((rel(path), m) for path in PAGES for m in science_imports(path))
-    assert not found, (
-        "a page imports markers/measures/experiments (go through ui/science, ui/data and "
-        "labcore.figures):\n" + "\n".join(f"{page}: {module}" for page, module in found)
-    )
-
-
-def test_the_page_import_check_can_fail(tmp_path):
-    page = tmp_path / "page.py"
-    page.write_text(
-        "from labcore import measures\nfrom labcore.markers import type2_auroc\n"
-        "from labcore.experiments.e4 import ARMS\nfrom labcore.figures.live import "
-        "titration_figure\n"
-    )
-    assert science_imports(page) == {
-        "labcore.measures",
-        "labcore.markers",
-        "labcore.experiments.e4",
-    }
-
-
-def literal_url_paths(source: str) -> list[str]:
-    """String literals passed as ``url_path=`` or ``page=`` keywords in ``source``."""
+# --------------------------------------------------------------------------- pages
+def literal_url_paths(module: ast.Module) -> list[str]:
+    """String literals passed as ``url_path=`` or ``page=``: a page path typed by hand."""
     return [
         kw.value.value
-        for node in ast.walk(ast.parse(source))
+        for node in ast.walk(module)
         if isinstance(node, ast.Call)
         for kw in node.keywords
-        if kw.arg in ("url_path", "page")
-        and isinstance(kw.value, ast.Constant)
-        and isinstance(kw.value.value, str)
+        if kw.arg in ("url_path", "page") and isinstance(kw.value, ast.Constant)
     ]
 
 
-def test_page_urls_have_one_home():
-    """app.py registers every page with its path from labcore.config.PAGE_URLS, and the lesson's
-    links read it there: no page path is typed a second time."""
+def test_page_paths_have_one_home():
+    """app.py and the lesson's links take every page's path from labcore.config.PAGE_URLS."""
     from labcore.config import PAGE_URLS
 
-    assert set(PAGE_URLS) == {p.stem for p in PAGES}  # one entry per page file
+    assert set(PAGE_URLS) == {p.stem for p in PAGES}
     for path in (ROOT / "app.py", ROOT / "labcore" / "classroom" / "lesson.py"):
-        assert literal_url_paths(path.read_text()) == [], f"{path.name} types a page path again"
+        assert literal_url_paths(tree(path)) == [], rel(path)
+    typed = ast.parse('st.Page("a.py", url_path="agents")\nStep(page="")')
+    assert literal_url_paths(typed) == ["agents", ""]
 
 
-def test_the_page_url_check_can_fail():
-    assert literal_url_paths('st.Page("a.py", url_path="agents")\nStep(page="")') == ["agents", ""]
-
-
-def drawn_strings(source: str) -> list[int]:
-    """Lines of the bare string statements (literal or f-string) in a page's ``source`` that
-    Streamlit's magic draws on the page: every one but a docstring (the first statement of the
-    module or of a function)."""
-    found: list[int] = []
-
-    def visit(node: ast.AST) -> None:
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            for i, child in enumerate(getattr(node, field, []) or []):
-                docstring = (
-                    i == 0
-                    and field == "body"
-                    and isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef)
-                )
-                if (
-                    isinstance(child, ast.Expr)
-                    and isinstance(child.value, ast.Constant | ast.JoinedStr)
-                    and (
-                        isinstance(child.value, ast.JoinedStr) or isinstance(child.value.value, str)
-                    )
-                    and not docstring
-                ):
-                    found.append(child.lineno)
-                visit(child)
-
-    visit(ast.parse(source))
-    return found
+def drawn_strings(module: ast.Module) -> list[int]:
+    """Lines of the bare string statements Streamlit's magic draws on a page: every one but a
+    docstring (the first statement of the module or of a function)."""
+    docstrings = {
+        id(body[0])
+        for node in ast.walk(module)
+        if isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef)
+        and (body := node.body)
+    }
+    return [
+        node.lineno
+        for node in ast.walk(module)
+        if isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant | ast.JoinedStr)
+        and (isinstance(node.value, ast.JoinedStr) or isinstance(node.value.value, str))
+        and id(node) not in docstrings
+    ]
 
 
 def test_pages_hold_no_bare_strings():
-    """Streamlit's magic renders a bare string statement of a page script (issue 34: a developer's
-    note above the Replication page's title): a page says what it means with st.* calls and
-    comments, and a string statement is only ever a docstring."""
-    found = [f"{rel(p)}:{line}" for p in PAGES for line in drawn_strings(p.read_text())]
-    assert not found, "bare strings a page would draw:\n" + "\n".join(found)
-
-
-def test_the_bare_string_check_can_fail():
-    source = (
-        '"""The module docstring (not drawn)."""\n'
-        "X = 1\n"
-        '"""A note about X (drawn)."""\n'
-        "def f():\n"
-        '    """A docstring (not drawn)."""\n'
-        '    "a note in a function (drawn)"\n'
-        "if X:\n"
-        '    f"{X} in a branch (drawn)"\n'
-        "with open('x') as h:\n"
-        '    "in a with block (drawn)"\n'
+    assert not [f"{rel(p)}:{line}" for p in PAGES for line in drawn_strings(tree(p))]
+    broken = ast.parse(
+        '"""Docstring."""\nX = 1\n"""A note about X."""\ndef f():\n    """Doc."""\n'
+        '    "a note"\nif X:\n    f"{X} in a branch"\n'
     )
-    assert drawn_strings(source) == [3, 6, 8, 10]
+    assert sorted(drawn_strings(broken)) == [3, 6, 8]

@@ -42,6 +42,7 @@ from labcore.config import AGENT_DESCRIPTIONS, Intervention, TrainConfig
 from labcore.experiments import paper_results
 from labcore.experiments.paper_tables import E4_TABLES, FIGURES, PAPER_TABLES
 from labcore.findings import SUMMARY
+from labcore.settings import settings
 from labcore.storage import studies
 from ui import jobs
 
@@ -95,12 +96,12 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "results" / "bundled"
 FILES = {SUMMARY, paper_results.GAIN, FIGURES, *(t.file for t in (*PAPER_TABLES, *E4_TABLES))}
 """Files of a result set whose problems name them first (shown with their directory)."""
-CHECKPOINTS_DIR = Path(os.environ.get("CTLAB_CHECKPOINTS") or ROOT / "checkpoints")
+CHECKPOINTS_DIR = settings().checkpoints or ROOT / "checkpoints"
 """Where the pages find agents: ``$CTLAB_CHECKPOINTS`` if set, else the bundled ``checkpoints/``
 (labcore.storage.checkpoint_manifest.BUNDLED_DIR, named here without importing torch; read at call
 time, so tests
 point it at a copy)."""
-USER_RUNS_DIR = Path(os.environ.get("CTLAB_USER_RUNS") or ROOT / "runs" / "user")
+USER_RUNS_DIR = settings().user_runs or ROOT / "runs" / "user"
 """Where the Agents page saves the agents visitors train: one folder per browser session
 (:func:`session_dir`); ``runs/`` is git-ignored; ``$CTLAB_USER_RUNS`` points elsewhere (the test and
 benchmark servers of ui/serve.py use a temporary folder). Read at call time (tests point it
@@ -116,7 +117,7 @@ PCI_EPISODES = LIVE_BUDGETS.pci_episodes
 INTEGRATION_EPISODES = LIVE_BUDGETS.integration_episodes
 THEATRE_EPISODES = LIVE_BUDGETS.theatre_episodes
 THEATRE_BATCH = LIVE_BUDGETS.theatre_batch
-VIEW_CACHE_DIR = Path(os.environ.get("CTLAB_VIEW_CACHE") or view_cache.CACHE_DIR)
+VIEW_CACHE_DIR = settings().view_cache or Path(view_cache.CACHE_DIR)
 """The precomputed views of the bundled agents (labcore.view_cache); read at call time."""
 _SESSION_KEY = "_user_runs_session"
 

@@ -33,9 +33,8 @@ from typing import Any
 
 from labcore.config import TrainConfig
 from labcore.parallel import clean_main, process_pool
+from labcore.settings import settings
 
-WORKERS_ENV = "CTLAB_TRAIN_WORKERS"
-"""Environment variable: how many training jobs run at once on this server (default 1)."""
 PER_SESSION = 1
 """Jobs one session may have queued or running at once."""
 FIRST_USER_SEED = 5
@@ -364,10 +363,8 @@ class TrainingQueue:
 
 def default_workers() -> int:
     """Jobs at once: ``$CTLAB_TRAIN_WORKERS``, else one per two cores (at least one)."""
-    try:
-        return max(1, int(os.environ.get(WORKERS_ENV, "")))
-    except ValueError:
-        return max(1, (os.cpu_count() or 2) // 2)
+    workers = settings().train_workers
+    return max(1, (os.cpu_count() or 2) // 2 if workers is None else workers)
 
 
 def progress_fraction(job: Job) -> float:

@@ -97,9 +97,3 @@ def start(seed: int, cfg: NeuroGymRLConfig) -> SureOptionRun | None:
         _ACTIVE.add(id(run))
     threading.Thread(target=run.train, name=f"sure-option-run-{seed}", daemon=True).start()
     return run
-
-
-def active_runs() -> int:
-    """Live runs training now, in every session of this server."""
-    with _LOCK:
-        return len(_ACTIVE)

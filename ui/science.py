@@ -1,8 +1,8 @@
 """The pages' door to labcore's science layers: the registered settings a page offers or states, and
 small readings of a measured view.
 
-A page never imports ``labcore.markers``, ``labcore.measures`` or ``labcore.experiments``
-(tests/test_architecture.py): it asks here, or :mod:`ui.data` for cached measurements. Every name
+A page never imports ``labcore.markers``, ``labcore.measures`` or ``labcore.experiments`` (an import
+contract in pyproject.toml): it asks here, or :mod:`ui.data` for cached measurements. Every name
 is read from its one home when it is first used (those modules import torch; the first page of a
 fresh server needs none of them).
 """

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import io
 import ipaddress
-import os
 import socket
 from urllib.parse import urlsplit
 
 import streamlit as st
 
 from labcore.config import PAGE_URLS
+from labcore.settings import settings
 
 LISTEN_ENV = "CTLAB_LISTEN"
 """Environment variable naming the address the students' requests arrive on, where it is not this
@@ -176,7 +176,7 @@ def lab_base_url() -> tuple[str, bool | None]:
         )
     return base_url(
         st.context.url or "",
-        configured=os.environ.get(BASE_URL_ENV) or None,
+        configured=settings().base_url,
         server_address=address,
         server_port=port,
         lan=lan_address(),
@@ -189,8 +189,8 @@ def listening_on() -> str | None:
     server), else this server's ``server.address`` when set, else None (every interface)."""
     from streamlit import config
 
-    if os.environ.get(LISTEN_ENV):
-        return os.environ[LISTEN_ENV]
+    if listen := settings().listen:
+        return listen
     if config.is_manually_set("server.address"):
         return config.get_option("server.address") or None
     return None

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import secrets
 import sqlite3
@@ -34,6 +33,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from labcore.settings import settings
 
 DEFAULT_PATH = Path("runs") / "class" / "classroom.sqlite"
 """Where the class store lives unless ``$CTLAB_CLASS_DB`` says otherwise (git-ignored)."""
@@ -182,7 +183,7 @@ class ClassStore:
     """
 
     def __init__(self, path: Path | str | None = None) -> None:
-        self.path = Path(path or os.environ.get("CTLAB_CLASS_DB") or DEFAULT_PATH)
+        self.path = Path(path or settings().class_db or DEFAULT_PATH)
 
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
@@ -503,20 +504,6 @@ class ClassStore:
                 (_check_code(code), _check_text(question, "question")),
             ).fetchone()
         return row is not None
-
-    def class_counts(self, code: str, question: str) -> dict[str, int] | None:
-        """The class's counts for a student: only once the teacher has revealed the question
-        (None before, so no student sees another's answer before the reveal)."""
-        code, question = _check_code(code), _check_text(question, "question")
-        with self._db() as con:
-            if (
-                con.execute(
-                    "SELECT 1 FROM reveals WHERE code = ? AND question = ?", (code, question)
-                ).fetchone()
-                is None
-            ):
-                return None
-            return self._counts(con, code, question)
 
 
 def new_student_id() -> str:

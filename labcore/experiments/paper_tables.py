@@ -22,7 +22,7 @@ A result set's folder holds (every file listed with its SHA-256 in ``summary.jso
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -405,8 +405,3 @@ class ResultTables(_Model):
     """E4 only: the registered hypotheses with their conditions."""
     auroc_spread: dict[str, SpreadEntry] = Field(default_factory=dict)
     """E4 only: every AUROC beside its confidence's spread."""
-
-
-def unit_keys(rows: Iterable[Mapping[str, Any]]) -> list[tuple[str, int]]:
-    """The (experiment, seed) of every row with both, in order of first appearance."""
-    return list(dict.fromkeys((str(r["experiment"]), int(r["seed"])) for r in rows))

@@ -166,11 +166,6 @@ def get_study(name: str) -> Study:
     return importlib.import_module(STUDIES[name].module).STUDY
 
 
-def registered_studies() -> list[Study]:
-    """Every registered study, imported (in registry order)."""
-    return [get_study(name) for name in STUDIES]
-
-
 # ------------------------------------------------------------------------------- tables
 def write_table(path: Path, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
     """Atomically write ``rows`` as CSV with exactly the table's columns (missing cells empty).

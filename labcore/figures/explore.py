@@ -115,9 +115,6 @@ def excluded_agents(study: LoadedStudy) -> set[tuple[str, str, str, int]]:
     }
 
 
-HIERARCHY_CLAIMS = ("e3.l75.b1", "e3.l75.b2", "e3.l75.b2_ws")
-
-
 def e3_robustness_verdict(res: ResultSet) -> list[str]:
     """The plain-language verdict on the paper's E3 robustness hierarchy here: macro
     ``hierarchy`` of ``labcore/templates/figures.j2``, filled from the result set.

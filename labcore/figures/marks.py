@@ -195,7 +195,6 @@ def add_paper_marks(
     marks: Sequence[tuple[float, PaperValue | None, str]],
     *,
     legend: bool = True,
-    y_of_x: bool = False,
     **rc: Any,
 ) -> None:
     """Hollow diamonds (values, with the paper's SD as error bar) and hollow triangles (bounds)."""

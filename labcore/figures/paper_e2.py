@@ -2,7 +2,7 @@
 result set.
 
 Pure functions of ``seed_values.csv``, ``e2_capacity.csv`` and ``figures.json``
-(:mod:`labcore.storage.results`).
+(:mod:`labcore.experiments.paper_tables`).
 """
 
 from __future__ import annotations

@@ -37,9 +37,9 @@ from labcore.envs.batch import episode_rngs
 from labcore.envs.channels import CONTENT_SLICE
 from labcore.envs.render import CUE_RGB
 from labcore.envs.wagering import WageringState, sample_wagering_trials, wagering_observation
-from labcore.humans.markers import SubjectMarkers, subject_markers
+from labcore.humans.markers import SubjectMarkers
 from labcore.humans.reference import trial_band
-from labcore.humans.trials import lab_csv, read_trials
+from labcore.humans.trials import lab_csv
 from labcore.render import render
 from labcore.seeding import episode_seeds
 
@@ -160,13 +160,6 @@ def visitor_csv(trials: SessionTrials, responses: Any, confidences: Any) -> byte
         difficulty=trials.salience[:n],
         condition=f"be the agent, trial set {trials.trial_set}",
     )
-
-
-def visitor_markers(data: bytes) -> SubjectMarkers:
-    """The visitor's markers, read from their lab-format table as any uploaded file is read (a
-    :class:`~labcore.scorecards.contract.ContractError` if it cannot be measured, e.g. every
-    choice right)."""
-    return subject_markers(read_trials(data, "your trials", "lab"))[0]
 
 
 def answer_text(

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from labcore import view_cache
-from labcore.humans.markers import SubjectMarkers
+from labcore.humans.markers import SubjectMarkers, subject_markers
 from labcore.humans.reference import trial_band
 from labcore.humans.session import (
     SESSION_TRIALS,
@@ -16,11 +16,15 @@ from labcore.humans.session import (
     flash_image,
     session_trials,
     visitor_csv,
-    visitor_markers,
 )
 from labcore.humans.trials import read_trials
 from labcore.render import UNDEFINED, fmt
 from labcore.storage.checkpoint_format import checkpoint_file
+
+
+def visitor_markers(data: bytes) -> SubjectMarkers:
+    """A visitor's table measured as the pages measure any upload (ui/humans.py)."""
+    return subject_markers(read_trials(data, "your trials", "lab"))[0]
 
 
 def test_same_seed_same_trials_another_seed_other_trials():

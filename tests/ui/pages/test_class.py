@@ -72,11 +72,11 @@ def test_votes_reach_the_teacher_and_the_reveal_reaches_the_students(open_page):
         assert not exceptions(s)
     for i, letter in enumerate("AAB"):
         assert ClassStore().my_answer(code, qid, f"s{i}") == letter
-    assert ClassStore().class_counts(code, qid) is None  # nobody sees the class yet
+    assert ClassStore().current(code, "s0").counts == {}  # nobody sees the class yet
     teacher.run()
     assert votes(teacher) == {"A": 2, "B": 1, "C": 0}
     teacher.button(key="lesson.show.3").click().run()  # the answer, on the projector and out
-    assert ClassStore().class_counts(code, qid) == {"A": 2, "B": 1}
+    assert ClassStore().current(code, "s0").counts == {"A": 2, "B": 1}
     seen = students[2].run()
     assert not exceptions(seen) and seen.radio(key=f"join.choice.{qid}").disabled
     assert seen.get("page_link"), "the lab's view, now open to the class"
