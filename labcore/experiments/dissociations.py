@@ -500,6 +500,7 @@ def block_values(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     nan = float("nan")
     out = {"accuracy": float(correct.mean()), "auroc": nan, "m_ratio": nan, "meta_d": nan}
     out["confidence_sd"] = float(conf[answered].std()) if answered.any() else nan
+    out["confidence_range"] = float(np.ptp(conf[answered])) if answered.any() else nan
     if answered.sum() >= 2:
         out["auroc"] = undefined_as_nan(type2_auroc, correct[answered], conf[answered])
     if answered.sum() >= 20 and np.ptp(conf[answered]) > 0:
@@ -646,12 +647,12 @@ def e1_findings(config: DissociationsConfig, rows: Sequence[Mapping[str, Any]], 
     knowing = paired_summary(intact["auroc"], silenced["auroc"])
     doing = paired_summary(intact["accuracy"], silenced["accuracy"])
     silenced_auroc = t(silenced["auroc"])
-    sds = [
-        values[("silenced", full, s)]["confidence_sd"]
+    ranges = [
+        values[("silenced", full, s)]["confidence_range"]
         for s in seeds
         if ("silenced", full, s) in values
     ]
-    constant = sum(1 for x in sds if x == 0)
+    constant = sum(1 for x in ranges if x == 0)
     wiring = (
         [Flag(kind="by_construction", rule="constant", params={"seeds": constant})]
         if constant

@@ -26,12 +26,13 @@ def _make(task_id: str, **kwargs):
 
 def _random_actions(rng: np.random.Generator, n: int, task_id: str) -> np.ndarray:
     # In the T-maze, mostly "forward" so that random walks reach the zones and wagers.
-    p = [0.2, 0.2, 0.45, 0.05, 0.04, 0.03, 0.03] if task_id == E.WAGERING else None
+    wagering = task_id in (E.WAGERING, E.POST_DECISION_WAGER)
+    p = [0.2, 0.2, 0.45, 0.05, 0.04, 0.03, 0.03] if wagering else None
     return rng.choice(7, size=n, p=p)
 
 
 def test_registry_lists_every_task_once():
-    assert len(set(E.TASK_IDS)) == len(E.TASK_IDS) == 4
+    assert len(set(E.TASK_IDS)) == len(E.TASK_IDS) == 5
     for task_id in E.TASK_IDS:
         assert task_id in gym.registry
     E.register_tasks()  # idempotent: no duplicate-registration error
@@ -60,7 +61,7 @@ def test_same_seed_same_rollout(task_id):
                 break
 
 
-@pytest.mark.parametrize("task_id", E.TASK_IDS)
+@pytest.mark.parametrize("task_id", [t for t in E.TASK_IDS if t != E.POST_DECISION_WAGER])
 def test_oracle_solves_every_episode(task_id):
     env = _make(task_id)
     for seed in range(60):
@@ -79,6 +80,43 @@ def test_oracle_solves_every_episode(task_id):
             assert info["choice_step"] == 3
             if env.trials.wager[0]:
                 assert info["bet"] == 1
+
+
+def test_post_decision_oracle_chooses_by_its_first_flash_and_always_bets():
+    # Protocol 11.2: the ideal observer's choice, so its reward is +1 exactly when the first
+    # flash's evidence points to the stimulus's side, else -1 (it always bets).
+    env = _make(E.POST_DECISION_WAGER)
+    right = 0
+    for seed in range(200):
+        env.reset(seed=seed)
+        trials, total, done = env.trials, 0.0, False
+        while not done:
+            _, reward, terminated, truncated, info = env.step(env.oracle_action())
+            total += reward
+            done = terminated or truncated
+        favoured = int(trials.evidence(trials.noise)[0] > 0)
+        assert info["decision"] == favoured and info["bet"] == 1
+        assert total == (1.0 if favoured == trials.stimulus[0] else -1.0)
+        right += total > 0
+    assert 0.6 < right / 200 < 0.95  # salience in [0, 0.5]: the first flash errs often
+
+
+def test_post_decision_flash_arrives_at_the_wager_step():
+    demos = E.oracle_demonstrations(E.POST_DECISION_WAGER, range(500))
+    shown = demos.cue[..., EVENT_INDEX] > 0
+    assert (shown.sum(axis=1) == 2).all()  # the flash, then the post-decision flash
+    wager = demos.step_kind == E.StepKind.WAGER
+    assert (shown & wager).sum(axis=1).tolist() == [1] * 500
+    content = demos.cue[shown & wager][:, CONTENT_SLICE][:, :2]
+    s, lam, after = demos.labels["stimulus"], demos.labels["salience"], demos.labels["noise_after"]
+    expected = np.eye(2)[s] * lam[:, None] + after
+    np.testing.assert_allclose(content, expected, rtol=0, atol=1e-6)
+    assert lam.max() <= 0.5 and demos.labels["wager"].all()
+    # the first flash's draws are the plain task's: only the extra noise is drawn after them
+    plain = E.oracle_demonstrations(E.WAGERING, range(500))
+    np.testing.assert_array_equal(plain.labels["stimulus"], s)
+    np.testing.assert_array_equal(plain.labels["noise"], demos.labels["noise"])
+    assert "noise_after" not in plain.labels
 
 
 def test_stepping_a_finished_episode_is_an_error():
@@ -278,7 +316,9 @@ def test_wagering_frame_shows_the_flash_on_the_stimulus_zone():
     assert tuple(_swatch_centre(after, 7 * ts)) == (245, 245, 245)
 
 
-@pytest.mark.parametrize("task_id", [E.WAGERING, E.DUAL_TASK, E.DUAL_TASK_OOD])
+@pytest.mark.parametrize(
+    "task_id", [E.WAGERING, E.POST_DECISION_WAGER, E.DUAL_TASK, E.DUAL_TASK_OOD]
+)
 def test_batched_simulator_equals_minigrid(task_id):
     seeds = range(100, 130)
     sim = E.make_batch(task_id)
