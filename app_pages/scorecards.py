@@ -61,7 +61,7 @@ def scored(name: str, values: dict, lesioned: bool = False):
 
 SYSTEM_LABELS = {
     **OSMD.reference_systems,
-    **{k: f"lab {k} ({LAB_AGENTS[k]})" for k in LAB_AGENTS},
+    **{k: f"lab {data.label(kind)}" for k, kind in LAB_AGENTS.items()},
     "B2-lesioned": "lab B2, self-model zeroed",
 }
 
@@ -130,7 +130,7 @@ with osmd:
                     "architectural": item.architectural if item.applicable else None,
                     "behavioural": item.behavioural if item.applicable else None,
                     "cap": item.behavioural_cap if item.applicable else None,
-                    "rules applied": ", ".join(item.rules_applied),
+                    "rules applied": ", ".join(OSMD.rules[r][0] for r in item.rules_applied),
                     "evidence / why N/A": item.evidence
                     if item.applicable
                     else item.not_applicable_reason,
@@ -365,7 +365,7 @@ with own:
                             if i.applicable
                             else None,
                             "behavioural after the rules": i.behavioural if i.applicable else None,
-                            "rules applied": ", ".join(i.rules_applied),
+                            "rules applied": ", ".join(OSMD.rules[r][0] for r in i.rules_applied),
                         }
                         for i in result.items
                     ]

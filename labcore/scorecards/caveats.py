@@ -43,7 +43,7 @@ CAVEATS: tuple[Caveat, ...] = (
         ("OSMD",),
         "OSMD's headline totals and ranges disagree with its own item grid and rater table in "
         "many places; both numbers are shown, with the list of disagreements.",
-        "lab (osmd_checks.osmd_discrepancies)",
+        "lab: every disagreement is listed on the rubric's tab",
     ),
     Caveat(
         "osmd_not_consciousness",
@@ -75,7 +75,7 @@ CAVEATS: tuple[Caveat, ...] = (
         "The FCS page's headline (\"Now we can measure it\") is the page's claim, not an "
         "established result; two of its headline ratios (×87, 188×) do not follow from its "
         "own table.",
-        "FCS page call-outs; lab (fcs_checks.fcs_discrepancies)",
+        "FCS page call-outs; lab: listed on the FCS tab",
     ),
     Caveat(
         "fcs_phi_unworked",

@@ -21,7 +21,24 @@ from tests.ui.apptest_pages import metric_value
 from tests.ui.scorecard_files import HOSTILE, PAIR_DOC, one_sentence
 
 
-def test_scorecards_hot2_follows_the_self_model_lesion(open_page):
+IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+"""A code identifier in shown text: ``osmd_discrepancies``, ``b2_ws``, ``lower_of_two``."""
+SYMBOLS = {"z_self", "osmd_scorecard"}
+"""Words a visitor is meant to read: the self-model's symbol and the scorecard file's format."""
+
+
+def shown_text(at: AppTest) -> list[str]:
+    """Every text the page shows: words, tables, and the labels and options of its widgets."""
+    texts = [
+        str(e.value) for kind in ("markdown", "caption", "info", "success") for e in at.get(kind)
+    ]
+    texts += [df.value.to_csv() for df in at.dataframe]
+    for widget in [*at.multiselect, *at.selectbox]:
+        texts += [widget.label, *map(str, widget.options)]
+    return texts
+
+
+def test_scorecards_hot2_follows_the_self_model_lesion_and_names_no_code(open_page):
     at = open_page("scorecards")
     assert not at.exception
     info = " ".join(i.value for i in at.info)
@@ -29,6 +46,8 @@ def test_scorecards_hot2_follows_the_self_model_lesion(open_page):
     intact = info.split("behavioural ")[1].split(" intact")[0]
     lesioned = info.split("intact, ")[1].split(" with the self-model zeroed")[0]
     assert intact != lesioned
+    named = {m for text in shown_text(at) for m in IDENTIFIER.findall(text)}
+    assert named <= SYMBOLS, named - SYMBOLS  # no module, function, rule or agent-kind id
 
 
 def own_items(at: AppTest):
