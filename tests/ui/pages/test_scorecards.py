@@ -20,7 +20,6 @@ from labcore.scorecards.user_systems import (
 from tests.ui.apptest_pages import metric_value
 from tests.ui.scorecard_files import HOSTILE, PAIR_DOC, one_sentence
 
-
 IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
 """A code identifier in shown text: ``osmd_discrepancies``, ``b2_ws``, ``lower_of_two``."""
 SYMBOLS = {"z_self", "osmd_scorecard"}
