@@ -6,35 +6,31 @@ import pandas as pd
 import streamlit as st
 
 from labcore.figures.scorecards import fcs_plane, osmd_radar
-from labcore.scorecards import (
-    CAVEATS,
-    UserSystem,
-    fcs_discrepancies,
+from labcore.scorecards.caveats import CAVEATS
+from labcore.scorecards.checks import fcs_discrepancies, osmd_discrepancies, reference_summary
+from labcore.scorecards.documents import FCS, OSMD
+from labcore.scorecards.fcs import fcs_of_row, printed_fcs_agrees
+from labcore.scorecards.lab_agents import (
+    LAB_AGENTS,
     lab_agent_fcs,
-    osmd_discrepancies,
-    recompute_fcs_row,
-    reference_system_summary,
+    lab_evidence,
+    lab_fcs_inputs,
     score_lab_agent,
-    score_reference_system,
+)
+from labcore.scorecards.rubric import MAX_TOTAL, band_label, lm_flag, score_reference_system
+from labcore.scorecards.user_systems import (
+    JSON_FORMAT,
+    JSON_VERSION,
+    MAX_IMPORT_BYTES,
+    UserSystem,
+    assessed_total_text,
     score_user_system,
     user_system_to_json,
 )
-from labcore.scorecards.from_results import LAB_AGENTS, lab_evidence, lab_fcs_inputs
-from labcore.scorecards.rubric import MAX_TOTAL
-from labcore.scorecards.tables import (
-    CLUSTER_BY_ID,
-    CLUSTERS,
-    FCS_REFERENCE_TABLE,
-    FORMULA_PHI_FCS,
-    ITEM_BY_ID,
-    ITEMS,
-    REFERENCE_SYSTEM_NAMES,
-)
-from labcore.scorecards.user_systems import MAX_IMPORT_BYTES, assessed_total_text, clause_to_text
 from ui import data
 from ui.components import figure
 from ui.scorecard_import import COLUMNS as EDITOR_COLUMNS
-from ui.scorecard_import import editor_rows, entries_from_rows, load_scorecard
+from ui.scorecard_import import clause_to_text, editor_rows, entries_from_rows, load_scorecard
 from ui.state import escape_markdown
 
 st.title("Scorecards")
@@ -58,14 +54,14 @@ def scored(name: str, values: dict, lesioned: bool = False):
     """A scored system: a reference system of the rubric paper, or one of our agents (from
     ``values``,
     an argument so that the cache follows the result set)."""
-    if name in REFERENCE_SYSTEM_NAMES:
+    if name in OSMD.reference_systems:
         return score_reference_system(name)
     return score_lab_agent(name, lab_evidence(name, values, self_model_lesioned=lesioned))
 
 
 SYSTEM_LABELS = {
-    **{k: v for k, v in REFERENCE_SYSTEM_NAMES.items()},
-    **{k: f"lab {k} ({LAB_AGENTS[k]})" for k in LAB_AGENTS},
+    **OSMD.reference_systems,
+    **{k: f"lab {data.label(kind)}" for k, kind in LAB_AGENTS.items()},
     "B2-lesioned": "lab B2, self-model zeroed",
 }
 
@@ -106,7 +102,7 @@ with osmd:
                     "architectural /90": s.architectural_total,
                     "behavioural /90": s.behavioural_total,
                     "behavioural range": f"{low}-{high}",
-                    "band": s.band.label,
+                    "band": band_label(s.band),
                     "applicable items": s.n_applicable,
                     "behavioural / applicable points": f"{s.behavioural_total}/"
                     f"{s.applicable_max_points} "
@@ -129,12 +125,12 @@ with osmd:
             rows.append(
                 {
                     "item": item.item_id,
-                    "name": ITEM_BY_ID[item.item_id].name,
-                    "cluster": CLUSTER_BY_ID[item.item_id.split("-")[0]].name,
+                    "name": OSMD.items[item.item_id]["name"],
+                    "cluster": OSMD.clusters[item.item_id.split("-")[0]][0],
                     "architectural": item.architectural if item.applicable else None,
                     "behavioural": item.behavioural if item.applicable else None,
                     "cap": item.behavioural_cap if item.applicable else None,
-                    "rules applied": ", ".join(item.rules_applied),
+                    "rules applied": ", ".join(OSMD.rules[r][0] for r in item.rules_applied),
                     "evidence / why N/A": item.evidence
                     if item.applicable
                     else item.not_applicable_reason,
@@ -155,15 +151,15 @@ with osmd:
         )  # scores first
     st.markdown("##### Do the rubric paper's headline numbers match its own grid?")
     checks = []
-    for system_id, name in REFERENCE_SYSTEM_NAMES.items():
-        r = reference_system_summary(system_id)
+    for system_id, name in OSMD.reference_systems.items():
+        r = reference_summary(system_id)
         checks.append(
             {
                 "system": name,
-                "stated arch/behav": f"{r.stated_architectural}/{r.stated_behavioural}",
-                "its grid sums to": f"{r.grid_architectural}/{r.grid_behavioural}",
-                "after its own rules": r.rules_behavioural,
-                "rater range (App. D)": f"{r.rater_range[0]}-{r.rater_range[1]}",
+                "stated arch/behav": "{}/{}".format(*r["stated"]),
+                "its grid sums to": "{}/{}".format(*r["grid"]),
+                "after its own rules": r["after_rules"],
+                "rater range (App. D)": "{}-{}".format(*r["rater_range"]),
             }
         )
     st.dataframe(pd.DataFrame(checks), hide_index=True, width="stretch")
@@ -197,7 +193,7 @@ with fcs:
     )
     st.latex(
         r"\mathrm{FCS} = R \cdot P, \qquad "
-        + FORMULA_PHI_FCS.replace("Φ_FCS", r"\Phi_{FCS}")
+        + FCS.formula_phi_fcs.replace("Φ_FCS", r"\Phi_{FCS}")
         .replace("Σⱼ", r"\sum_j")
         .replace("moduleⱼ", "module_j")
     )
@@ -212,36 +208,35 @@ with fcs:
     )
     points = []
     table = []
-    for row in FCS_REFERENCE_TABLE:
-        rec = recompute_fcs_row(row)
+    for row in FCS.reference_table:
         points.append(
             {
-                "name": row.system,
-                "R": row.n_self_model_variables * row.bits_per_variable,
-                "P": row.reasoning_power,
+                "name": row["system"],
+                "R": row["n_self_model_variables"] * row["bits_per_variable"],
+                "P": row["reasoning_power"],
                 "group": "reference",
             }
         )
         table.append(
             {
-                "system": row.system,
-                "vars": row.n_self_model_variables,
-                "bits/var": row.bits_per_variable,
-                "P": row.reasoning_power,
-                "stated FCS": row.stated_fcs_text,
-                "recomputed": f"{rec.recomputed_fcs:,.0f}",
-                "agrees": rec.agrees_with_stated,
+                "system": row["system"],
+                "vars": row["n_self_model_variables"],
+                "bits/var": row["bits_per_variable"],
+                "P": row["reasoning_power"],
+                "stated FCS": row["stated_fcs_text"],
+                "recomputed": f"{fcs_of_row(row):,.0f}",
+                "agrees": printed_fcs_agrees(row),
             }
         )
     for name in ("B1", "B2"):
         for lesioned in (False, True) if name == "B2" else (False,):
             n_vars, bits = lab_fcs_inputs(name, values, self_model_lesioned=lesioned)
-            est = lab_agent_fcs(name, n_vars, bits, reasoning_power_standin=float(p_standin))
+            r, fcs_value = lab_agent_fcs(name, n_vars, bits, float(p_standin))
             label = f"lab {name}" + (" (z_self zeroed)" if lesioned else "")
             points.append(
                 {
                     "name": label,
-                    "R": est.representational_capacity,
+                    "R": r,
                     "P": float(p_standin),
                     "group": "lab",
                     "standin": True,
@@ -254,7 +249,7 @@ with fcs:
                     "bits/var": round(bits, 3),
                     "P": p_standin,
                     "stated FCS": "(ours)",
-                    "recomputed": f"{est.fcs:.3g} (stand-in P)",
+                    "recomputed": f"{fcs_value:.3g} (stand-in P)",
                     "agrees": None,
                 }
             )
@@ -317,7 +312,9 @@ with own:
         },
     )
     try:
-        system = UserSystem(name or "my system", entries_from_rows(edited.to_dict("records")))
+        system = UserSystem(
+            name=name or "my system", items=entries_from_rows(edited.to_dict("records"))
+        )
         result = score_user_system(system)
     except ValueError as exc:
         st.error(escape_markdown(f"These scores break a rule of the rubric: {exc}."))
@@ -333,7 +330,7 @@ with own:
         c2.metric("Range (from confidences)", f"{low}-{high}")
         c3.metric(
             "Band",
-            result.band.label if result.complete else "not defined",
+            band_label(result.band) if result.complete else "not defined",
             help="The bands are defined on the 90-point total: assess all 30 items (or mark "
             "them N/A "
             "with a reason) to get one.",
@@ -349,7 +346,7 @@ with own:
         if capped:
             st.caption("Capped by the rules: " + ", ".join(capped))
         figure(osmd_radar({result.name: result.cluster_subtotals}), key="own-radar")
-        entered = {e.item_id: e for e in system.entries}
+        entered = {e.item_id: e for e in system.items}
         with st.expander("Item by item, after the rules"):
             st.dataframe(
                 pd.DataFrame(
@@ -368,7 +365,7 @@ with own:
                             if i.applicable
                             else None,
                             "behavioural after the rules": i.behavioural if i.applicable else None,
-                            "rules applied": ", ".join(i.rules_applied),
+                            "rules applied": ", ".join(OSMD.rules[r][0] for r in i.rules_applied),
                         }
                         for i in result.items
                     ]
@@ -384,15 +381,14 @@ with own:
         )
     with st.expander("What each clause means (criteria for 0-3)"):
         pick = st.selectbox(
-            "Item", [i.item_id for i in ITEMS], format_func=lambda k: f"{k} {ITEM_BY_ID[k].name}"
+            "Item", list(OSMD.items), format_func=lambda k: f"{k} {OSMD.items[k]['name']}"
         )
-        for clause, text in enumerate(ITEM_BY_ID[pick].criteria):
+        for clause, text in enumerate(OSMD.items[pick]["criteria"]):
             st.markdown(f"**{clause}.** {text}")
         st.caption(
-            f"Cluster: {CLUSTER_BY_ID[pick.split('-')[0]].name}. LM vulnerability: "
-            f"{ITEM_BY_ID[pick].lm_flag}."
+            f"Cluster: {OSMD.clusters[pick.split('-')[0]][0]}. LM vulnerability: {lm_flag(pick)}."
         )
     st.caption(
-        f"{len(CLUSTERS)} clusters, {len(ITEMS)} items. JSON format: "
-        + json.dumps({"format": "ctlab.osmd_scorecard", "version": 1})[:60]
+        f"{len(OSMD.clusters)} clusters, {len(OSMD.items)} items. JSON format: "
+        + json.dumps({"format": JSON_FORMAT, "version": JSON_VERSION})[:60]
     )

@@ -298,26 +298,26 @@ def test_neighbouring_empty_groups_share_one_note(seed_values):
 def test_the_radar_names_its_clusters_and_the_diagram_uses_large_type():
     from labcore.config import AGENT_KINDS
     from labcore.diagram import FONT_SIZE, architecture_dot
-    from labcore.scorecards.tables import CLUSTERS
+    from labcore.scorecards.documents import OSMD
 
     subtotals = [
         type(
             "S",
             (),
             {
-                "cluster_id": c.cluster_id,
+                "cluster_id": c,
                 "architectural": 1,
                 "behavioural": 1,
                 "max_points": 3,
                 "assessed_max_points": 3,
             },
         )()
-        for c in CLUSTERS
+        for c in OSMD.clusters
     ]
     fig = scorecards.osmd_radar({"x": subtotals})
     axis = fig.layout.polar.angularaxis
     assert [t.replace("<br>", " ").replace("- ", "-") for t in axis.ticktext] == [
-        c.name.replace("- ", "-") for c in CLUSTERS
+        name.replace("- ", "-") for name, _ in OSMD.clusters.values()
     ]  # "Higher-Order", not "HOT"
     assert all(len(line) <= 14 for t in axis.ticktext for line in t.split("<br>"))
     assert fig.layout.height >= 600

@@ -2,8 +2,9 @@
 
 Parsing and every limit live in :mod:`labcore.scorecards.user_systems` (size cap, UTF-8,
 nesting depth, format); this module turns its result into the page's one message and into the
-rows of the page's editable table, and reads edited rows back into entries. No Streamlit here,
-so the logic is tested without a running page.
+rows of the page's editable table, and reads edited rows back into entries (the rubric's own
+:class:`~labcore.scorecards.rubric.ItemEntry`, which checks ranges and adjacency). No Streamlit
+here, so the logic is tested without a running page.
 
 Table cells: a clause is text, ``"2"`` or ``"2-3"`` for "between clauses 2 and 3" (kept as a
 pair, scored as 2 by the lower-of-two rule); an empty row (no clauses, no N/A reason) is *not
@@ -13,17 +14,15 @@ assessed* and becomes no entry at all, never a 0.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 
-from labcore.scorecards.contract import ContractError
-from labcore.scorecards.rubric import ItemEntry
-from labcore.scorecards.tables import ITEM_BY_ID, ITEMS
-from labcore.scorecards.user_systems import (
-    UserSystem,
-    clause_from_text,
-    clause_to_text,
-    user_system_from_bytes,
-)
+from pydantic import ValidationError
+
+from labcore.scorecards.contract import ContractError, contract_error
+from labcore.scorecards.documents import ITEM_IDS, OSMD
+from labcore.scorecards.rubric import CLAUSE_TAGS, ItemEntry
+from labcore.scorecards.user_systems import UserSystem, user_system_from_bytes
 from ui.state import echo
 
 COLUMNS = (
@@ -37,6 +36,8 @@ COLUMNS = (
     "evidence",
 )
 """Columns of the editable table, in order."""
+_CLAUSE_TEXT = re.compile(r"\s*([0-9]{1,3})\s*(?:[-\u2013,/]\s*([0-9]{1,3})\s*)?")
+"""A clause as typed in a table: ``2``, or two clauses ``2-3`` (also ``2–3``, ``2,3``)."""
 
 
 def load_scorecard(data: bytes) -> tuple[UserSystem | None, str]:
@@ -65,9 +66,9 @@ def load_scorecard(data: bytes) -> tuple[UserSystem | None, str]:
         system = user_system_from_bytes(data)
     except ValueError as error:
         return None, f"That file is not a usable scorecard: {error}."
-    n_na = sum(not entry.applicable for entry in system.entries)
-    n_scored = len(system.entries) - n_na
-    n_missing = len(ITEMS) - len(system.entries)
+    n_na = sum(not entry.applicable for entry in system.items)
+    n_scored = len(system.items) - n_na
+    n_missing = len(ITEM_IDS) - len(system.items)
     return system, (
         f"Loaded {echo(system.name)}: {_count(n_scored, 'item')} scored, {n_na} not "
         f"applicable, {n_missing} not assessed (left empty in the table)."
@@ -94,20 +95,19 @@ def editor_rows(system: UserSystem | None) -> list[dict[str, object]]:
 
     Examples
     --------
-    >>> from labcore.scorecards.rubric import ItemEntry
-    >>> rows = editor_rows(UserSystem("x", (ItemEntry("HOT-2", 2, (2, 3)),)))
+    >>> rows = editor_rows(UserSystem(name="x", items=(ItemEntry("HOT-2", 2, (2, 3)),)))
     >>> hot2 = next(r for r in rows if r["item"] == "HOT-2")
     >>> hot2["behavioural"], rows[0]["behavioural"], len(rows)
     ('2-3', None, 30)
     """
-    by_id = {entry.item_id: entry for entry in (system.entries if system else ())}
+    by_id = {entry.item_id: entry for entry in (system.items if system else ())}
     rows = []
-    for item in ITEMS:
-        entry = by_id.get(item.item_id)
+    for item_id, item in OSMD.items.items():
+        entry = by_id.get(item_id)
         rows.append(
             {
-                "item": item.item_id,
-                "name": item.name,
+                "item": item_id,
+                "name": item["name"],
                 "architectural": clause_to_text(entry.architectural) if entry else None,
                 "behavioural": clause_to_text(entry.behavioural) if entry else None,
                 "confidence": entry.confidence if entry else None,
@@ -117,6 +117,55 @@ def editor_rows(system: UserSystem | None) -> list[dict[str, object]]:
             }
         )
     return rows
+
+
+def clause_to_text(value: int | tuple[int, int] | None) -> str | None:
+    """A clause as the table shows it: ``"2"``, ``"2-3"`` for a between-clauses pair, None if unset.
+
+    >>> clause_to_text(2), clause_to_text((2, 3)), clause_to_text(None)
+    ('2', '2-3', None)
+    """
+    if value is None:
+        return None
+    return f"{value[0]}-{value[1]}" if isinstance(value, tuple) else str(value)
+
+
+def clause_from_text(text: object, what: str, field: str = "") -> int | tuple[int, int] | None:
+    """Read a clause typed in the table: ``"2"``, ``"2-3"`` (between 2 and 3), or empty (None).
+
+    Ranges (0-3, adjacency) are the entry's to check, which names the item.
+
+    Raises
+    ------
+    ContractError
+        Text that is neither a whole number nor two of them (``kind`` ``"not_a_clause"``,
+        ``field`` the given ``field``, else ``what``).
+
+    Examples
+    --------
+    >>> clause_from_text("2-3", "HOT-2 behavioural"), clause_from_text(" ", "x")
+    ((2, 3), None)
+    >>> clause_from_text("high", "HOT-2 behavioural")
+    Traceback (most recent call last):
+    ...
+    labcore.scorecards.contract.ContractError: HOT-2 behavioural: 'high' is not a clause 0-3 or two
+    adjacent clauses like 2-3
+    """
+    if _empty(text) or (isinstance(text, str) and not text.strip()):
+        return None
+    if isinstance(text, float) and text.is_integer():
+        return int(text)
+    if isinstance(text, int) and not isinstance(text, bool):
+        return text
+    match = _CLAUSE_TEXT.fullmatch(text) if isinstance(text, str) else None
+    if match is None:
+        raise ContractError(
+            f"{what}: {echo(text, 30)} is not a clause 0-3 or two adjacent clauses like 2-3",
+            field=field or what,
+            kind="not_a_clause",
+        )
+    lower, upper = match.groups()
+    return int(lower) if upper is None else (int(lower), int(upper))
 
 
 def _empty(value: object) -> bool:
@@ -141,6 +190,16 @@ def _confidence(value: object, item_id: str) -> int:
     )
 
 
+def _entry(item_id: str, **fields: object) -> ItemEntry:
+    """The row's entry; a value the rubric refuses is one sentence naming the item and field."""
+    try:
+        return ItemEntry(item_id=item_id, **fields)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        error = contract_error(exc, item_id, skip=CLAUSE_TAGS)
+        field = f"{item_id}.{error.field}" if error.field else item_id
+        raise ContractError(str(error), field, error.kind) from None
+
+
 def entries_from_rows(rows: Iterable[Mapping[str, object]]) -> tuple[ItemEntry, ...]:
     """Read edited table rows back into entries; empty rows are left out (not assessed).
 
@@ -152,15 +211,15 @@ def entries_from_rows(rows: Iterable[Mapping[str, object]]) -> tuple[ItemEntry, 
     Returns
     -------
     tuple of ItemEntry
-        Ranges are checked when a :class:`UserSystem` is built from them.
 
     Raises
     ------
     ContractError
         A ``ValueError``, one sentence naming the item, with ``field`` (the item and column) and
         ``kind``: a clause that is not a number or pair of numbers (``"not_a_clause"``), only
-        one of the two clauses given (``"one_clause_missing"``), or a confidence that is not a
-        whole number (``"int_type"``).
+        one of the two clauses given (``"one_clause_missing"``), a confidence that is not a
+        whole number (``"int_type"``), or a value the rubric refuses (pydantic's kind, e.g.
+        ``"less_than_equal"``).
 
     Examples
     --------
@@ -173,15 +232,13 @@ def entries_from_rows(rows: Iterable[Mapping[str, object]]) -> tuple[ItemEntry, 
     entries = []
     for row in rows:
         item_id = str(row["item"])
-        if item_id not in ITEM_BY_ID:
+        if item_id not in OSMD.items:
             raise ContractError(
                 f"unknown rubric item id {echo(item_id)}", field="item", kind="unknown_item"
             )
         reason, evidence = _text(row.get("N/A reason")), _text(row.get("evidence"))
         if reason:
-            entries.append(
-                ItemEntry(item_id, None, None, evidence=evidence, not_applicable_reason=reason)
-            )
+            entries.append(_entry(item_id, evidence=evidence, not_applicable_reason=reason))
             continue
         architectural = clause_from_text(
             row.get("architectural"), f"{item_id} architectural", f"{item_id}.architectural"
@@ -199,13 +256,14 @@ def entries_from_rows(rows: Iterable[Mapping[str, object]]) -> tuple[ItemEntry, 
                 kind="one_clause_missing",
             )
         entries.append(
-            ItemEntry(
+            _entry(
                 item_id,
-                architectural,
-                behavioural,
-                _confidence(row.get("confidence"), item_id),
-                not _empty(flag := row.get("operational evidence")) and bool(flag),
-                evidence,
+                architectural=architectural,
+                behavioural=behavioural,
+                confidence=_confidence(row.get("confidence"), item_id),
+                operational_evidence=not _empty(flag := row.get("operational evidence"))
+                and bool(flag),
+                evidence=evidence,
             )
         )
     return tuple(entries)

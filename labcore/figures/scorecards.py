@@ -21,7 +21,7 @@ from labcore.figures.style import (
 )
 from labcore.findings import Finding
 from labcore.render import findings_table
-from labcore.scorecards.tables import CLUSTER_BY_ID
+from labcore.scorecards.documents import OSMD
 
 ALONE = "top center"
 """Where the name of a point without close neighbours goes (plotly's textposition)."""
@@ -117,12 +117,10 @@ def cluster_label(cluster_id: str) -> str:
     >>> cluster_label("SELF"), cluster_label("AFFECT")
     ('Persistent<br>Identity /<br>Autobiography', 'Homeostatic-<br>Affective')
     """
-    cluster = CLUSTER_BY_ID.get(cluster_id)
-    if cluster is None:
+    if cluster_id not in OSMD.clusters:
         return cluster_id
-    return wrap_tick(cluster.name.replace("-", "- "), 11).replace(
-        "- ", "-"
-    )  # may break after a hyphen
+    name, _ = OSMD.clusters[cluster_id]
+    return wrap_tick(name.replace("-", "- "), 11).replace("- ", "-")  # may break after a hyphen
 
 
 def fcs_plane(

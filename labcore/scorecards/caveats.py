@@ -1,5 +1,8 @@
 """What the two instruments are not, as data a page can show next to every number.
 
+Each caveat applies to the OSMD rubric, the FCS page, or the lab's own mapping of them onto its
+agents (``"lab"``), and names where it comes from (a document's sections, or the lab).
+
 Examples
 --------
 >>> [c.caveat_id for c in caveats_for("FCS")]
@@ -9,29 +12,15 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from labcore.checks import check_choice
 
 INSTRUMENTS: tuple[str, ...] = ("OSMD", "FCS", "lab")
 
 
-@dataclass(frozen=True)
-class Caveat:
-    """One caveat.
-
-    Attributes
-    ----------
-    caveat_id : str
-        Stable id.
-    applies_to : tuple of str
-        Subset of :data:`INSTRUMENTS`: the OSMD rubric, the FCS page, or the lab's own
-        mapping of them onto its agents.
-    text : str
-        What to show.
-    source : str
-        Where in the documents the caveat comes from (or "lab" for our own).
-    """
+class Caveat(NamedTuple):
+    """One caveat: a stable id, the instruments it applies to, what to show, and its source."""
 
     caveat_id: str
     applies_to: tuple[str, ...]
@@ -54,7 +43,7 @@ CAVEATS: tuple[Caveat, ...] = (
         ("OSMD",),
         "OSMD's headline totals and ranges disagree with its own item grid and rater table in "
         "many places; both numbers are shown, with the list of disagreements.",
-        "lab (osmd_checks.osmd_discrepancies)",
+        "lab: every disagreement is listed on the rubric's tab",
     ),
     Caveat(
         "osmd_not_consciousness",
@@ -86,7 +75,7 @@ CAVEATS: tuple[Caveat, ...] = (
         "The FCS page's headline (\"Now we can measure it\") is the page's claim, not an "
         "established result; two of its headline ratios (×87, 188×) do not follow from its "
         "own table.",
-        "FCS page call-outs; lab (fcs_checks.fcs_discrepancies)",
+        "FCS page call-outs; lab: listed on the FCS tab",
     ),
     Caveat(
         "fcs_phi_unworked",
@@ -107,12 +96,6 @@ CAVEATS: tuple[Caveat, ...] = (
 
 
 def caveats_for(instrument: str) -> tuple[Caveat, ...]:
-    """Caveats that apply to ``"OSMD"``, ``"FCS"`` or ``"lab"``.
-
-    Raises
-    ------
-    ValueError
-        For any other instrument name.
-    """
+    """Caveats that apply to ``"OSMD"``, ``"FCS"`` or ``"lab"`` (any other name: ValueError)."""
     check_choice(instrument, "instrument", INSTRUMENTS)
     return tuple(c for c in CAVEATS if instrument in c.applies_to)

@@ -1,12 +1,12 @@
 """A broken contract as one sentence naming the field: the one conversion of pydantic's errors.
 
-The scorecards read two kinds of input through pydantic models: the documents' data files
-(:mod:`labcore.scorecards.tables`) and a user's scorecard file
-(:mod:`labcore.scorecards.user_systems`). Either way a refusal is a :class:`ContractError`, a
-``ValueError`` whose message is one sentence (the field, what is wrong, what was given) and which
-carries the field and the kind of problem for code and tests to read. :func:`contract_error`
-makes one from a ``ValidationError``; checks made before pydantic sees the input (a file's size,
-its encoding) raise one directly.
+The scorecards read two kinds of input through pydantic models: the lab's data files
+(:func:`labcore.scorecards.documents.load`) and a user's scorecard file
+(:mod:`labcore.scorecards.user_systems`); people's trial files (:mod:`labcore.humans.trials`)
+too. Either way a refusal is a :class:`ContractError`, a ``ValueError`` whose message is one
+sentence (the field, what is wrong, what was given) and which carries the field and the kind of
+problem for code and tests to read. :func:`contract_error` makes one from a ``ValidationError``;
+checks made before pydantic sees the input (a file's size, its encoding) raise one directly.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def field_path(loc: Sequence[Any]) -> str:
     return out
 
 
-def _shown(value: object, limit: int = 60) -> str:
+def shown(value: object, limit: int = 60) -> str:
     """``repr(value)``, cut to ``limit`` characters, for messages quoting what was given."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -59,14 +59,18 @@ def _shown(value: object, limit: int = 60) -> str:
 _MESSAGES = {
     "model_type": "should be an object",
     "model_attributes_type": "should be an object",
-    "item_type": "should be an object",
+    "dataclass_type": "should be an object",
     "extra_forbidden": "unknown field",
+    "unexpected_keyword_argument": "unknown field",
+    "tuple_type": "should be a list",
     "too_long": "should have at most {max_length} entries, not {actual_length}",
     "too_short": "should have at least {min_length} entries, not {actual_length}",
 }
 """Clearer words for pydantic errors that would otherwise name a class or say "inputs" or
 "after validation" (filled from the error's ``ctx``)."""
-_NO_INPUT = frozenset({"missing", "extra_forbidden", "too_long", "too_short"})
+_NO_INPUT = frozenset(
+    {"missing", "extra_forbidden", "unexpected_keyword_argument", "too_long", "too_short"}
+)
 """Errors whose sentence already says what was given (or that nothing was)."""
 
 
@@ -116,11 +120,11 @@ def contract_error(
         message = _MESSAGES[first["type"]].format(**first.get("ctx", {}))
     elif message[:1].isupper() and message[1:2].islower():  # pydantic's "Input should be ..."
         message = message[0].lower() + message[1:]
-    shown = first.get("input")
-    container = isinstance(shown, Mapping | list | tuple)  # quoted only when its type is wrong
+    given = first.get("input")
+    container = isinstance(given, Mapping | list | tuple)  # quoted only when its type is wrong
     if first["type"] not in _NO_INPUT and "input" in first:
         if not container or first["type"].endswith("_type"):
-            message += f", got {_shown(shown)}"
+            message += f", got {shown(given)}"
     if len(errors) > 1:
         message += f" ({len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
     prefix = ": ".join(part for part in (what, where(loc)) if part)

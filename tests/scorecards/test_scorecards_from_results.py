@@ -6,8 +6,7 @@ import math
 
 import pytest
 
-from labcore.scorecards import score_lab_agent
-from labcore.scorecards.from_results import lab_evidence, lab_fcs_inputs
+from labcore.scorecards.lab_agents import lab_evidence, lab_fcs_inputs, score_lab_agent
 
 VALUES = {
     "e2.gbi_abs.k4": 1.7,

@@ -2,28 +2,23 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from pathlib import Path
 
 import pytest
 
 from labcore.render import UNDEFINED
-from labcore.scorecards.lab_agent_mapping import (
-    EVIDENCE_KEYS,
-    LAB_AGENT_KINDS,
-    MEASURED_ITEMS,
-    NOT_APPLICABLE_TO_GRIDWORLD,
-    PREREGISTERED_THRESHOLDS,
-)
+from labcore.scorecards.documents import ITEM_IDS
 from labcore.scorecards.lab_agents import (
+    LAB,
+    LAB_AGENT_KINDS,
+    THRESHOLDS,
     gwt2_behavioural_clause,
     gwt3_behavioural_clause,
     hot2_behavioural_clause,
     lab_agent_fcs,
     score_lab_agent,
 )
-from labcore.scorecards.tables import ITEM_IDS
 
 # Phua (2025)-like measurements.
 WORKSPACE = {
@@ -88,31 +83,31 @@ def test_hot2_undefined_auroc_takes_the_lower_clause():
 # Thresholds at their exact edges
 # ---------------------------------------------------------------------------------------
 
-T = PREREGISTERED_THRESHOLDS
+T = THRESHOLDS
 
 
 def test_hot2_threshold_edges():
-    assert hot2_behavioural_clause(T.type2_auroc_calibrated, 0.5) == 2
-    assert hot2_behavioural_clause(T.type2_auroc_calibrated - 1e-9, 0.5) == 1
-    assert hot2_behavioural_clause(0.9, T.type2_auroc_collapsed) == 2
-    assert hot2_behavioural_clause(0.9, T.type2_auroc_collapsed + 1e-9) == 1
+    assert hot2_behavioural_clause(T["type2_auroc_calibrated"], 0.5) == 2
+    assert hot2_behavioural_clause(T["type2_auroc_calibrated"] - 1e-9, 0.5) == 1
+    assert hot2_behavioural_clause(0.9, T["type2_auroc_collapsed"]) == 2
+    assert hot2_behavioural_clause(0.9, T["type2_auroc_collapsed"] + 1e-9) == 1
 
 
 def test_gwt2_threshold_edges():
-    assert gwt2_behavioural_clause(T.gbi_broadcast) == 2
-    assert gwt2_behavioural_clause(T.gbi_broadcast - 1e-9) == 1
+    assert gwt2_behavioural_clause(T["gbi_broadcast"]) == 2
+    assert gwt2_behavioural_clause(T["gbi_broadcast"] - 1e-9) == 1
 
 
 def test_gwt3_threshold_edges():
-    assert gwt3_behavioural_clause(T.conjunction_held, 0.0) == 1
-    assert gwt3_behavioural_clause(T.conjunction_held - 1e-9, 0.0) == 0
-    assert gwt3_behavioural_clause(0.75, 0.75 - T.bus_lesion_drop) == 1
-    assert gwt3_behavioural_clause(0.75, 0.75 - T.bus_lesion_drop + 1e-9) == 0
+    assert gwt3_behavioural_clause(T["conjunction_held"], 0.0) == 1
+    assert gwt3_behavioural_clause(T["conjunction_held"] - 1e-9, 0.0) == 0
+    assert gwt3_behavioural_clause(0.75, 0.75 - T["bus_lesion_drop"]) == 1
+    assert gwt3_behavioural_clause(0.75, 0.75 - T["bus_lesion_drop"] + 1e-9) == 0
     assert gwt3_behavioural_clause(0.995, None) == 0
 
 
 def test_confidence_is_one_near_a_threshold():
-    near = b2(gbi=T.gbi_broadcast + 0.01).item("GWT-2")
+    near = b2(gbi=T["gbi_broadcast"] + 0.01).item("GWT-2")
     far = b2(gbi=0.66).item("GWT-2")
     assert (near.behavioural, near.confidence) == (2, 1)
     assert (far.behavioural, far.confidence) == (2, 0)
@@ -142,8 +137,8 @@ def test_ignition_sharpness_does_not_change_scores():
 def test_thresholds_are_preregistered_in_docs():
     docs = Path(__file__).resolve().parents[2] / "docs" / "scorecards.md"
     text = docs.read_text(encoding="utf-8")
-    for field in dataclasses.fields(T):
-        assert f"| `{field.name}` | {getattr(T, field.name):.2f} |" in text, field.name
+    for name, value in T.items():
+        assert f"| `{name}` | {value:.2f} |" in text, name
 
 
 # ---------------------------------------------------------------------------------------
@@ -155,7 +150,7 @@ def test_thresholds_are_preregistered_in_docs():
 def test_same_items_are_not_applicable_for_every_kind(kind):
     card = score_lab_agent(kind, EVIDENCE[kind])
     na = {item.item_id for item in card.items if not item.applicable}
-    assert na == set(NOT_APPLICABLE_TO_GRIDWORLD)
+    assert na == set(LAB.not_applicable)
     assert all(card.item(i).not_applicable_reason for i in na)
     assert card.n_applicable == 24
     assert card.applicable_max_points == 72
@@ -167,7 +162,7 @@ def test_every_applied_item_carries_evidence(kind):
     for item in card.items:
         if item.applicable:
             assert item.evidence.strip()
-            if item.item_id in MEASURED_ITEMS and item.architectural > 0:
+            if item.item_id in LAB.measured and item.architectural > 0:
                 assert any(ch.isdigit() for ch in item.evidence)
                 assert item.operational_evidence
             else:
@@ -183,7 +178,7 @@ def test_totals_out_of_90_and_over_applicable(kind, total, behavioural_range):
     assert card.behavioural_total == total
     assert card.behavioural_range == behavioural_range
     assert card.behavioural_fraction_of_applicable == pytest.approx(total / 72)
-    assert card.band.band_id == "0"
+    assert card.band == "0"
     assert card.notes
 
 
@@ -241,8 +236,8 @@ def test_evidence_keys_are_documented():
     docs = (Path(__file__).resolve().parents[2] / "docs" / "scorecards.md").read_text(
         encoding="utf-8"
     )
-    for key in EVIDENCE_KEYS:
-        assert f"`{key.key}`" in docs
+    for key in LAB.evidence_keys:
+        assert f"`{key}`" in docs
 
 
 # ---------------------------------------------------------------------------------------
@@ -250,19 +245,17 @@ def test_evidence_keys_are_documented():
 # ---------------------------------------------------------------------------------------
 
 
-def test_lab_agent_fcs_uses_measured_bits_and_labels_p_as_standin():
-    estimate = lab_agent_fcs("B2", n_self_model_variables=2.0, bits_per_variable=0.35)
-    assert estimate.representational_capacity == pytest.approx(0.7)
-    assert estimate.fcs == pytest.approx(0.7)
-    assert estimate.reasoning_power_is_standin and estimate.reasoning_power == 1.0
-    assert estimate.notes
-    scaled = lab_agent_fcs("B2", 2.0, 0.35, reasoning_power_standin=10.0)
-    assert scaled.fcs == pytest.approx(7.0)
+def test_lab_agent_fcs_uses_measured_bits_and_a_standin_p():
+    assert lab_agent_fcs("B2", n_self_model_variables=2.0, bits_per_variable=0.35) == (
+        pytest.approx(0.7),
+        pytest.approx(0.7),  # P = 1 by default: FCS = R
+    )
+    assert lab_agent_fcs("B2", 2.0, 0.35, reasoning_power_standin=10.0)[1] == pytest.approx(7.0)
 
 
 def test_lab_agent_fcs_is_zero_without_a_self_model():
     for kind in ("A0", "A1", "B1"):
-        assert lab_agent_fcs(kind, 0, 0.0).fcs == 0
+        assert lab_agent_fcs(kind, 0, 0.0) == (0, 0)
         with pytest.raises(ValueError, match="n_self_model_variables"):
             lab_agent_fcs(kind, 2, 0.3)
 

@@ -8,26 +8,30 @@ from pathlib import Path
 
 import pytest
 
-from labcore.scorecards import consistency, discrepancy, fcs_checks, tables
 from labcore.scorecards.caveats import CAVEATS, caveats_for
+from labcore.scorecards.checks import (
+    CHECKS,
+    Check,
+    all_discrepancies,
+    evaluate,
+    fcs_discrepancies,
+    fcs_names,
+    osmd_discrepancies,
+    osmd_names,
+    reference_summary,
+)
+from labcore.scorecards.documents import FCS, OSMD
 from labcore.scorecards.fcs import (
+    fcs_of_row,
     functional_consciousness_score,
     phi_fcs,
-    recompute_fcs_row,
+    printed_fcs_agrees,
     representational_capacity,
     round_to_significant,
 )
-from labcore.scorecards.fcs_checks import fcs_discrepancies, nearest_table_ratio
-from labcore.scorecards.osmd_checks import osmd_discrepancies
-from labcore.scorecards.osmd_recompute import (
-    grid_cluster_subtotals,
-    grid_totals,
-    h2_share,
-    percentage_is_achievable,
-    rater_range,
-    reference_system_summary,
-)
 from labcore.scorecards.rubric import score_reference_system
+
+NAMES = osmd_names()
 
 # ---------------------------------------------------------------------------------------
 # OSMD: totals recomputed from the §6.1 grid
@@ -51,20 +55,23 @@ STATED = {
 
 @pytest.mark.parametrize("system_id", list(GRID_SUMS))
 def test_grid_totals_match_hand_sums(system_id):
-    assert grid_totals(system_id) == GRID_SUMS[system_id]
+    total = NAMES["total"]
+    assert (total(system_id, "architectural"), total(system_id, "behavioural")) == GRID_SUMS[
+        system_id
+    ]
 
 
 @pytest.mark.parametrize("system_id", list(GRID_SUMS))
 def test_summary_exposes_both_stated_and_recomputed(system_id):
-    summary = reference_system_summary(system_id)
-    assert (summary.stated_architectural, summary.stated_behavioural) == STATED[system_id]
-    assert (summary.grid_architectural, summary.grid_behavioural) == GRID_SUMS[system_id]
-    assert not summary.totals_agree
-    assert summary.grid_band_id == summary.stated_band_id
+    summary = reference_summary(system_id)
+    assert summary["stated"] == STATED[system_id]
+    assert summary["grid"] == GRID_SUMS[system_id]
+    assert summary["grid_band"] == summary["stated_band"]
 
 
 def test_frank_cluster_subtotals_match_section_7_tables():
-    assert grid_cluster_subtotals("frank") == {
+    subtotals = {c: NAMES["subtotal"]("frank", c) for c in OSMD.clusters}
+    assert subtotals == {
         "RPT": (8, 11),
         "GWT": (10, 13),
         "HOT": (9, 7),
@@ -74,7 +81,7 @@ def test_frank_cluster_subtotals_match_section_7_tables():
         "AFFECT": (5, 5),
         "SELF": (8, 8),
     }
-    assert sum(b for _, b in grid_cluster_subtotals("frank").values()) == 68
+    assert sum(b for _, b in subtotals.values()) == 68
 
 
 def test_rules_reapplied_to_grids_only_cap_frank_gwt5():
@@ -83,7 +90,7 @@ def test_rules_reapplied_to_grids_only_cap_frank_gwt5():
         capped = [item.item_id for item in scored.capped_items]
         assert capped == (["GWT-5"] if system_id == "frank" else [])
         assert scored.architectural_total == GRID_SUMS[system_id][0]
-    assert score_reference_system("frank").behavioural_total == 67
+    assert reference_summary("frank")["after_rules"] == 67
 
 
 def test_reference_system_unknown_id():
@@ -92,10 +99,10 @@ def test_reference_system_unknown_id():
 
 
 def test_rater_ranges_and_h2_shares():
-    assert rater_range("claude_bare") == (21, 24)
-    assert rater_range("gpt4o_memory") == (28, 30)
-    assert h2_share("behavioural")[:2] == (10, 34)
-    assert h2_share("architectural")[:2] == (11, 36)
+    assert NAMES["rater_range"]("claude_bare") == (21, 24)
+    assert NAMES["rater_range"]("gpt4o_memory") == (28, 30)
+    assert NAMES["h2_gap"]("behavioural") == (10, 34)
+    assert NAMES["h2_gap"]("architectural") == (11, 36)
 
 
 @pytest.mark.parametrize(
@@ -110,7 +117,27 @@ def test_rater_ranges_and_h2_shares():
     ],
 )
 def test_percentage_achievability(percent, decimals, n, expected):
-    assert percentage_is_achievable(percent, decimals, n) is expected
+    assert bool(NAMES["counts"](percent, decimals, n)) is expected
+
+
+def test_the_evaluator_binds_each_row_and_words_only_disagreements():
+    check = Check(
+        id="toy.{system}",
+        kind="total",
+        where="§{n}",
+        quantity="{system}",
+        each="n, (system, printed) in enumerate(printed_totals.items())",
+        stated="printed",
+        recomputed="real[system]",
+        agrees="abs(stated - recomputed) <= tolerance",
+        recomputed_text="{recomputed} (real)",
+    )
+    names = {"printed_totals": {"a": 3, "b": 5, "c": 9}, "real": {"a": 3, "b": 6, "c": 7}}
+    found = evaluate([check], {**names, "tolerance": 1}, "OSMD")
+    assert [(d.discrepancy_id, d.where, d.stated, d.recomputed) for d in found] == [
+        ("toy.c", "§2", "9", "7 (real)")
+    ]
+    assert len(evaluate([check], {**names, "tolerance": 0}, "OSMD")) == 2
 
 
 # ---------------------------------------------------------------------------------------
@@ -193,7 +220,7 @@ def test_fcs_discrepancy_list_is_exactly_the_expected_one():
 
 
 def _by_id():
-    return {d.discrepancy_id: d for d in consistency.all_discrepancies()}
+    return {d.discrepancy_id: d for d in all_discrepancies()}
 
 
 NUMBER = re.compile(r"[-−]?\d+(?:,\d{3})*(?:\.\d+)?")
@@ -237,29 +264,32 @@ def test_discrepancy_values(discrepancy_id, stated, recomputed):
     d = _by_id()[discrepancy_id]
     assert numbers(d.stated) == pytest.approx(stated)
     assert numbers(d.recomputed)[: len(recomputed)] == pytest.approx(recomputed)
-    assert d.source in ("OSMD", "FCS") and d.kind in discrepancy.DISCREPANCY_KINDS
+    assert d.source in ("OSMD", "FCS") and d.kind
     assert d.where
 
 
-def test_discrepancy_checks_fire_only_on_disagreement(monkeypatch):
-    # Make §6.3 agree with the grid: the total discrepancies must disappear.
-    agreeing = {
-        system_id: tables.STATED_POINT_TOTALS[system_id].model_copy(
-            update=dict(zip(("architectural", "behavioural"), GRID_SUMS[system_id], strict=True))
-        )
-        for system_id in GRID_SUMS
+def _osmd_ids(**update) -> set[str]:
+    """The OSMD discrepancies found in a copy of the document with some tables replaced."""
+    return {
+        d.discrepancy_id
+        for d in evaluate(CHECKS.OSMD, osmd_names(OSMD.model_copy(update=update)), "OSMD")
     }
-    monkeypatch.setattr(tables, "STATED_POINT_TOTALS", agreeing)
-    ids = {d.discrepancy_id for d in osmd_discrepancies()}
-    assert not any(i.startswith("osmd.total.") for i in ids)
+
+
+def test_discrepancy_checks_fire_only_on_disagreement():
+    # Make §6.3 agree with the grid: the total discrepancies must disappear.
+    agreeing = {s: (*GRID_SUMS[s], band) for s, (_, _, band) in OSMD.stated_point_totals.items()}
+    assert not any(i.startswith("osmd.total.") for i in _osmd_ids(stated_point_totals=agreeing))
     # Making MinOrch-1's total agree removes its entry ...
-    monkeypatch.setattr(tables, "MINORCH_STATED_TOTAL", 38)
-    assert "osmd.minorch.total" not in {d.discrepancy_id for d in osmd_discrepancies()}
+    assert "osmd.minorch.total" not in _osmd_ids(minorch_stated_total=38)
     # ... and a wrong GWT subtotal, where the paper is right, adds one.
-    wrong = dict(tables.STATED_CLUSTER_SUBTOTALS)
-    wrong["GWT"] = wrong["GWT"].model_copy(update={"frank": (11, 13)})
-    monkeypatch.setattr(tables, "STATED_CLUSTER_SUBTOTALS", wrong)
-    assert "osmd.cluster.GWT.frank" in {d.discrepancy_id for d in osmd_discrepancies()}
+    wrong = dict(OSMD.stated_cluster_subtotals)
+    wrong["GWT"] = ("§7.2", (11, 13), wrong["GWT"][2], wrong["GWT"][3])
+    assert "osmd.cluster.GWT.frank" in _osmd_ids(stated_cluster_subtotals=wrong)
+    # A §6.1 cell above its cap, with no operational content cited, is a rule discrepancy.
+    grid = dict(OSMD.grid_6_1)
+    grid["RPT-1"] = ((0, 3), *grid["RPT-1"][1:])
+    assert "osmd.rule.claude_bare.RPT-1" in _osmd_ids(grid_6_1=grid)
 
 
 # ---------------------------------------------------------------------------------------
@@ -278,22 +308,32 @@ FCS_EXPECTED = {
     "Human (kinematic)": (5_500, 10_043_000),
     "Human (working mem.)": (4_620, 13_860_000),
 }
+FCS_ROWS = {row["system"]: row for row in FCS.reference_table}
 
 
 @pytest.mark.parametrize("system", list(FCS_EXPECTED))
 def test_fcs_rows_recompute_from_their_own_columns(system):
-    recomputed = recompute_fcs_row(tables.FCS_ROW_BY_SYSTEM[system])
+    row = FCS_ROWS[system]
     r, fcs = FCS_EXPECTED[system]
-    assert recomputed.representational_capacity == pytest.approx(r)
-    assert recomputed.recomputed_fcs == pytest.approx(fcs)
-    assert recomputed.agrees_with_stated  # "~" values agree at the printed precision
+    assert representational_capacity(
+        row["n_self_model_variables"], row["bits_per_variable"]
+    ) == pytest.approx(r)
+    assert fcs_of_row(row) == pytest.approx(fcs)
+    assert printed_fcs_agrees(row)  # "~" values agree at the printed precision
 
 
 def test_fcs_row_check_can_fail():
-    row = tables.FCS_ROW_BY_SYSTEM["LIDA"].model_copy(
-        update={"stated_fcs": 2_700, "stated_fcs_text": "~2,700"}
-    )
-    assert not recompute_fcs_row(row).agrees_with_stated
+    table = [
+        {**row, "stated_fcs": 2_700, "stated_fcs_text": "~2,700"}
+        if row["system"] == "LIDA"
+        else row
+        for row in FCS.reference_table
+    ]
+    assert not printed_fcs_agrees(table[2])
+    names = fcs_names(FCS.model_copy(update={"reference_table": tuple(table)}))
+    found = {d.discrepancy_id: d for d in evaluate(CHECKS.FCS, names, "FCS")}
+    assert numbers(found["fcs.row.lida"].stated) == [2_700]
+    assert numbers(found["fcs.row.lida"].recomputed) == [2_640]
 
 
 def test_fcs_formulas_and_phi():
@@ -316,14 +356,15 @@ def test_round_to_significant():
 
 
 def test_fcs_headline_ratios_vs_table():
-    fcs = {r.system: recompute_fcs_row(r).recomputed_fcs for r in tables.FCS_REFERENCE_TABLE}
-    best = fcs_checks.most_capable_artificial_agent()
-    artificial = [r.system for r in tables.FCS_REFERENCE_TABLE if r.is_artificial_agent]
+    names = fcs_names()
+    fcs = names["fcs"]
+    best = names["resolve"]("most capable AI agent")
+    artificial = [r["system"] for r in FCS.reference_table if r["is_artificial_agent"]]
     assert best in artificial and fcs[best] == max(fcs[s] for s in artificial)
     for target, ratio in ((87, 86.7), (188, 186.1)):  # the table's ratios nearest the page's
-        num, den, found = nearest_table_ratio(target)
+        num, den, found = names["nearest_ratio"](target)
         assert found == pytest.approx(fcs[num] / fcs[den]) == pytest.approx(ratio, abs=0.05)
-    assert nearest_table_ratio(87)[0] == best  # the headline's numerator: the most capable agent
+    assert names["nearest_ratio"](87)[0] == best  # the headline's numerator: the most capable
 
 
 # ---------------------------------------------------------------------------------------
@@ -351,8 +392,8 @@ def test_caveats_cover_the_required_statements():
 # Transcription: our data against the source documents (skipped if they are absent)
 # ---------------------------------------------------------------------------------------
 
-OSMD_SOURCE = Path(tables.OSMD_SOURCE.file)
-FCS_SOURCE = Path(tables.FCS_SOURCE.file)
+OSMD_SOURCE = Path(OSMD.source_file)
+FCS_SOURCE = Path(FCS.source_file)
 needs_osmd = pytest.mark.skipif(not OSMD_SOURCE.exists(), reason="OSMD source not present")
 needs_fcs = pytest.mark.skipif(not FCS_SOURCE.exists(), reason="FCS source not present")
 
@@ -369,38 +410,38 @@ def test_grid_transcribed_from_section_6_1():
     )
     assert len(rows) == 30
     for column, system_id in enumerate(("claude_bare", "claude_code", "gpt4o_memory", "frank")):
-        parsed = tuple((r[0], int(r[1 + 2 * column]), int(r[2 + 2 * column])) for r in rows)
-        assert parsed == tables.REFERENCE_GRIDS[system_id].scores
+        parsed = {r[0]: (int(r[1 + 2 * column]), int(r[2 + 2 * column])) for r in rows}
+        assert list(parsed.items()) == list(OSMD.grid(system_id).items())
 
 
 @needs_osmd
 def test_criteria_transcribed_from_appendix_a():
     text = OSMD_SOURCE.read_text(encoding="utf-8")
     block = text[text.index("A.1 RPT — Recurrent Processing") : text.index("A.9 Application")]
-    for item in tables.ITEMS:
-        start = block.index(f"{item.item_id} — {item.name}\n")
+    for item_id, item in OSMD.items.items():
+        start = block.index(f"{item_id} — {item['name']}\n")
         lines = block[start:].split("\n")[1:6]
-        assert lines[:4] == [f"- {k}: {c}" for k, c in enumerate(item.criteria)]
-        assert lines[4] == f"- LM-vuln: {item.lm_vulnerability_text}"
+        assert lines[:4] == [f"- {k}: {c}" for k, c in enumerate(item["criteria"])]
+        assert lines[4] == f"- LM-vuln: {item['lm_vulnerability']}"
 
 
 @needs_osmd
 def test_stated_ranges_appear_in_the_source():
     text = OSMD_SOURCE.read_text(encoding="utf-8")
-    for stated in tables.STATED_RANGES:
-        assert f"{stated.low}–{stated.high}" in text
+    for _, low, high, _, _ in OSMD.stated_ranges:
+        assert f"{low}–{high}" in text
 
 
 @needs_fcs
 def test_fcs_table_transcribed():
     text = FCS_SOURCE.read_text(encoding="utf-8")
-    for row in tables.FCS_REFERENCE_TABLE:
-        assert f"{row.system} {row.description}" in text
-        assert row.stated_fcs_text in text
-    for ratio in tables.STATED_RATIOS:
-        assert ratio.quote.split(".")[0].split(" ", 1)[1] in text
+    for row in FCS.reference_table:
+        assert f"{row['system']} {row['description']}" in text
+        assert row["stated_fcs_text"] in text
+    for *_, quote in FCS.stated_ratios:
+        assert quote.split(".")[0].split(" ", 1)[1] in text
     assert "Φ_FCS = P(S) − Σⱼ P(moduleⱼ)" in text
-    assert " ".join(tables.FCS_DOMAINS) in text
+    assert " ".join(FCS.domains) in text
 
 
 @needs_fcs
@@ -409,7 +450,7 @@ def test_fcs_numeric_columns_transcribed():
     numbers = re.findall(r"^~?([\d,]+) ~?([\d,]+) ~?([\d,]+) ", text, re.M)
     parsed = [tuple(float(n.replace(",", "")) for n in triple) for triple in numbers]
     expected = [
-        (r.n_self_model_variables, r.bits_per_variable, r.reasoning_power)
-        for r in tables.FCS_REFERENCE_TABLE
+        (r["n_self_model_variables"], r["bits_per_variable"], r["reasoning_power"])
+        for r in FCS.reference_table
     ]
     assert parsed == expected

@@ -11,28 +11,23 @@ from hypothesis import strategies as st
 
 from labcore.figures.scorecards import osmd_radar
 from labcore.scorecards.contract import ContractError
+from labcore.scorecards.documents import ITEM_IDS
 from labcore.scorecards.rubric import NOT_ASSESSED, ItemEntry
-from labcore.scorecards.tables import ITEM_IDS
 from labcore.scorecards.user_systems import (
     JSON_FORMAT,
     MAX_IMPORT_BYTES,
     MAX_NESTING_DEPTH,
     UserSystem,
     assessed_total_text,
-    clause_from_text,
-    clause_to_text,
-    make_user_system,
     score_user_system,
     user_system_from_bytes,
-    user_system_from_dict,
     user_system_from_json,
-    user_system_to_dict,
     user_system_to_json,
 )
 
 EXAMPLE = UserSystem(
-    "my agent",
-    (
+    name="my agent",
+    items=(
         ItemEntry(
             "HOT-2",
             2,
@@ -59,7 +54,9 @@ def test_rules_apply_live_to_user_entries():
 
 
 def test_editing_an_entry_changes_the_score():
-    lifted = UserSystem("my agent", (ItemEntry("SELF-2", 1, 3, operational_evidence=True),))
+    lifted = UserSystem(
+        name="my agent", items=(ItemEntry("SELF-2", 1, 3, operational_evidence=True),)
+    )
     assert score_user_system(lifted).item("SELF-2").behavioural == 3
 
 
@@ -68,6 +65,7 @@ def test_json_round_trip_example():
     data = json.loads(text)
     assert data["format"] == JSON_FORMAT and data["version"] == 1
     assert data["items"][0]["behavioural"] == [2, 3]
+    assert set(data["items"][2]) == {"item_id", "not_applicable_reason", "evidence"}  # no scores
     assert user_system_from_json(text) == EXAMPLE
     assert score_user_system(user_system_from_json(text)) == score_user_system(EXAMPLE)
 
@@ -100,17 +98,16 @@ def user_systems(draw):
                 )
             )
     name = draw(safe_text.filter(lambda s: s.strip()))
-    return UserSystem(name, tuple(entries))
+    return UserSystem(name=name, items=tuple(entries))
 
 
 @given(user_systems())
 def test_json_round_trip_property(system):
     assert user_system_from_json(user_system_to_json(system)) == system
-    assert user_system_from_dict(user_system_to_dict(system)) == system
 
 
 def _doc(**overrides):
-    data = user_system_to_dict(EXAMPLE)
+    data = json.loads(user_system_to_json(EXAMPLE))
     data.update(overrides)
     return json.dumps(data)
 
@@ -147,8 +144,8 @@ def _names(field: str) -> list[str]:
         (_doc(extra=1), "extra", "extra_forbidden"),
         (_doc(name=3), "name", "string_type"),
         (_doc(name="  "), "name", "blank"),
-        (_doc(items={}), "items", "list_type"),
-        (_doc(items=[3]), "items[0]", "item_type"),
+        (_doc(items={}), "items", "tuple_type"),
+        (_doc(items=[3]), "items[0]", "dataclass_type"),
         (
             _doc(items=[{"item_id": "HOT-9", "architectural": 1, "behavioural": 1}]),
             "items[0].item_id",
@@ -166,12 +163,8 @@ def _names(field: str) -> list[str]:
         (_with_item(confidence="1"), "items[0].confidence", "int_type"),
         (_with_item(operational_evidence="yes"), "items[0].operational_evidence", "bool_type"),
         (_with_item(evidence=5), "items[0].evidence", "string_type"),
-        (_with_item(colour="red"), "items[0].colour", "extra_forbidden"),
-        (
-            _doc(items=[{"item_id": "HOT-2", "architectural": 2}]),
-            "items[0].behavioural",
-            "missing",
-        ),
+        (_with_item(colour="red"), "items[0].colour", "unexpected_keyword_argument"),
+        (_doc(items=[{"item_id": "HOT-2", "architectural": 2}]), "items[0]", "scores_missing"),
         (
             _doc(items=[{"item_id": "AE-2", "not_applicable_reason": "x", "architectural": 1}]),
             "items[0]",
@@ -216,15 +209,15 @@ def test_non_string_input_raises():
 
 def test_invalid_systems_cannot_be_constructed():
     with pytest.raises(ValueError):
-        make_user_system("x", [ItemEntry("NOPE-1", 1, 1)])
+        UserSystem(name=" ", items=())
     with pytest.raises(ValueError):
-        make_user_system("x", [ItemEntry("HOT-2", 1, 5)])
-    with pytest.raises(ValueError, match="ItemEntry"):
-        UserSystem("x", ({"item_id": "HOT-2"},))
+        UserSystem(name="x", items=(ItemEntry("HOT-2", 1, 1), ItemEntry("HOT-2", 2, 2)))
+    with pytest.raises(ValueError):
+        UserSystem(name="x", items=({"item_id": "HOT-2"},))
 
 
 # ---------------------------------------------------------------------------------------
-# Hostile imports (issue 13): nesting, pairs, missing items, size, encoding
+# Hostile imports: nesting, pairs, missing items, size, encoding
 # ---------------------------------------------------------------------------------------
 
 
@@ -260,7 +253,7 @@ def test_brackets_inside_strings_do_not_count_as_nesting():
 
 def test_a_pair_score_is_kept_scored_by_the_lower_clause_and_round_trips():
     system = user_system_from_json(_with_item(behavioural=[2, 3]))
-    assert system.entries[0].behavioural == (2, 3)
+    assert system.items[0].behavioural == (2, 3)
     card = score_user_system(system)
     assert card.item("HOT-2").behavioural == 2  # lower of two, not 0
     assert card.behavioural_total == 2
@@ -312,22 +305,24 @@ def _numbers(text: str) -> list[int]:
 
 
 def test_total_text_on_complete_cards_gives_the_90_point_total():
-    full = make_user_system("full", [ItemEntry(i, 2, 2) for i in ITEM_IDS])
+    full = UserSystem(name="full", items=tuple(ItemEntry(i, 2, 2) for i in ITEM_IDS))
     card = score_user_system(full)
     assert card.complete and card.n_not_assessed == 0
     assert _numbers(assessed_total_text(card)) == [60, 90, 30]
-    with_na = make_user_system(
-        "na",
-        [ItemEntry(i, 2, 2) for i in ITEM_IDS[1:]]
-        + [ItemEntry(ITEM_IDS[0], None, None, not_applicable_reason="n/a")],
+    with_na = UserSystem(
+        name="na",
+        items=(
+            *(ItemEntry(i, 2, 2) for i in ITEM_IDS[1:]),
+            ItemEntry(ITEM_IDS[0], not_applicable_reason="n/a"),
+        ),
     )
     assert _numbers(assessed_total_text(score_user_system(with_na))) == [58, 90, 58, 87, 29, 1]
-    assert _numbers(assessed_total_text(score_user_system(make_user_system("none", [])))) == [30]
+    assert _numbers(assessed_total_text(score_user_system(UserSystem(name="none")))) == [30]
 
 
 def test_radar_draws_missing_items_as_gaps_not_zeros():
     card = score_user_system(
-        make_user_system("mine", [ItemEntry("HOT-2", 3, 3, operational_evidence=True)])
+        UserSystem(name="mine", items=(ItemEntry("HOT-2", 3, 3, operational_evidence=True),))
     )
     fig = osmd_radar({"<b>mine</b>": card.cluster_subtotals})
     behavioural = next(t for t in fig.data if t.name.endswith("behavioural"))
@@ -335,7 +330,9 @@ def test_radar_draws_missing_items_as_gaps_not_zeros():
     assert r["HOT"] == 1.0  # 3 of the 3 assessed points, not 3 of 15
     assert r["RPT"] is None  # no RPT item assessed: a gap
     assert "&lt;b&gt;mine" in behavioural.name  # the user's name is shown literally
-    complete = score_user_system(make_user_system("all", [ItemEntry(i, 1, 1) for i in ITEM_IDS]))
+    complete = score_user_system(
+        UserSystem(name="all", items=tuple(ItemEntry(i, 1, 1) for i in ITEM_IDS))
+    )
     full = next(
         t
         for t in osmd_radar({"all": complete.cluster_subtotals}).data
@@ -385,37 +382,3 @@ def test_long_user_values_are_cut_in_error_messages():
 
 def test_integers_too_long_to_convert_are_malformed_json():
     assert _refusal('{"version": ' + "9" * 5_000 + "}").kind == "json_invalid"
-
-
-@pytest.mark.parametrize(
-    ("text", "value"),
-    [
-        ("2", 2),
-        (" 3 ", 3),
-        ("2-3", (2, 3)),
-        ("0 \u2013 1", (0, 1)),
-        ("1,2", (1, 2)),
-        ("", None),
-        ("  ", None),
-        (None, None),
-        (float("nan"), None),
-        (2.0, 2),
-        (1, 1),
-    ],
-)
-def test_clause_text_is_read_as_typed(text, value):
-    assert clause_from_text(text, "HOT-2 behavioural") == value
-
-
-@pytest.mark.parametrize("text", ["high", "2.5", "2-", "-1", "1-2-3", "9" * 50, True])
-def test_unreadable_clause_text_names_the_cell(text):
-    cell = "HOT-2 behavioural"
-    with pytest.raises(ContractError) as caught:
-        clause_from_text(text, cell)
-    assert (caught.value.field, caught.value.kind) == (cell, "not_a_clause")
-    assert str(caught.value).startswith(cell)
-
-
-@given(clauses)
-def test_clause_text_round_trips(value):
-    assert clause_from_text(clause_to_text(value), "x") == value

@@ -1,7 +1,5 @@
 """The Scorecards page in AppTest: HOT-2 follows the self-model lesion, and a scorecard imported
-through
-the page's own uploader (issue 13; the import glue itself:
-``tests/ui/test_scorecard_import.py``)."""
+through the page's own uploader (the import glue itself: ``tests/ui/test_scorecard_import.py``)."""
 
 from __future__ import annotations
 
@@ -11,20 +9,35 @@ import re
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from labcore.scorecards.rubric import ItemEntry, band_for_total
-from labcore.scorecards.tables import BANDS, ITEM_IDS
+from labcore.scorecards.documents import ITEM_IDS, OSMD
+from labcore.scorecards.rubric import ItemEntry, band_for_total, band_label
 from labcore.scorecards.user_systems import (
     UserSystem,
     assessed_total_text,
     score_user_system,
-    user_system_from_dict,
     user_system_to_json,
 )
 from tests.ui.apptest_pages import metric_value
 from tests.ui.scorecard_files import HOSTILE, PAIR_DOC, one_sentence
 
+IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+"""A code identifier in shown text: ``osmd_discrepancies``, ``b2_ws``, ``lower_of_two``."""
+SYMBOLS = {"z_self", "osmd_scorecard"}
+"""Words a visitor is meant to read: the self-model's symbol and the scorecard file's format."""
 
-def test_scorecards_hot2_follows_the_self_model_lesion(open_page):
+
+def shown_text(at: AppTest) -> list[str]:
+    """Every text the page shows: words, tables, and the labels and options of its widgets."""
+    texts = [
+        str(e.value) for kind in ("markdown", "caption", "info", "success") for e in at.get(kind)
+    ]
+    texts += [df.value.to_csv() for df in at.dataframe]
+    for widget in [*at.multiselect, *at.selectbox]:
+        texts += [widget.label, *map(str, widget.options)]
+    return texts
+
+
+def test_scorecards_hot2_follows_the_self_model_lesion_and_names_no_code(open_page):
     at = open_page("scorecards")
     assert not at.exception
     info = " ".join(i.value for i in at.info)
@@ -32,6 +45,8 @@ def test_scorecards_hot2_follows_the_self_model_lesion(open_page):
     intact = info.split("behavioural ")[1].split(" intact")[0]
     lesioned = info.split("intact, ")[1].split(" with the self-model zeroed")[0]
     assert intact != lesioned
+    named = {m for text in shown_text(at) for m in IDENTIFIER.findall(text)}
+    assert named <= SYMBOLS, named - SYMBOLS  # no module, function, rule or agent-kind id
 
 
 def own_items(at: AppTest):
@@ -43,7 +58,7 @@ def editor(at: AppTest):
     return next(d.value for d in at.dataframe if "N/A reason" in d.value.columns).set_index("item")
 
 
-BAND_LABELS = {band.label for band in BANDS}
+BAND_LABELS = {band_label(band_id) for band_id, *_ in OSMD.bands}
 
 
 def numbers(text: str) -> list[str]:
@@ -80,15 +95,15 @@ def test_scorecards_page_import_in_apptest(open_page):
     assert len({statuses["RPT-1"], statuses["AE-2"], statuses["HOT-2"]}) == 3  # N/A is apart
     assert metric_value(at, "Behavioural total") == "2 / 3"
     assert metric_value(at, "Band") not in BAND_LABELS  # no band for part of the items
-    total = assessed_total_text(score_user_system(user_system_from_dict(PAIR_DOC)))
+    total = assessed_total_text(score_user_system(UserSystem.model_validate(PAIR_DOC)))
     assert any(total in c.value for c in at.caption)
 
     # a complete card gets the 90-point total and a band
-    full = UserSystem("full", tuple(ItemEntry(i, 2, 2) for i in ITEM_IDS))
+    full = UserSystem(name="full", items=tuple(ItemEntry(i, 2, 2) for i in ITEM_IDS))
     upload(at, "full.json", user_system_to_json(full).encode())
     assert not at.exception
     assert metric_value(at, "Behavioural total") == "60 / 90"
-    assert metric_value(at, "Band") == band_for_total(60).label
+    assert metric_value(at, "Band") == band_label(band_for_total(60))
 
     # hostile files: one sentence each, no exception, the page keeps working
     for data, _, named in HOSTILE.values():
