@@ -595,7 +595,9 @@ def _within(s: SeedSummary, lo: float, hi: float) -> bool:
     return s.ci95 is not None and s.low >= lo and s.high <= hi
 
 
-def e1_findings(config: DissociationsConfig, rows: Sequence[Mapping[str, Any]], ideal: dict):
+def e1_findings(
+    config: DissociationsConfig, rows: Sequence[Mapping[str, Any]], ideal: dict
+) -> tuple[list[Finding], dict[str, Any]]:
     """E1's findings and verdicts (11.7) from its trial rows; ``ideal``: the ideal observer per
     block (:func:`ideal_observer`)."""
     values = e1_seed_values(rows)
@@ -830,7 +832,9 @@ def ideal_range(p: np.ndarray) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def e2_findings(config: DissociationsConfig, rows: Sequence[Mapping[str, Any]]):
+def e2_findings(
+    config: DissociationsConfig, rows: Sequence[Mapping[str, Any]]
+) -> tuple[list[Finding], dict[str, Any]]:
     """E2's findings and verdicts (11.10) from the report rows."""
     findings: list[Finding] = []
     capacity_rows = []

@@ -17,7 +17,7 @@ PDW_HELD_DIR = "pdw_held"
 INTEGRATION_DIR = "explore_integration"
 """Folder of the integration study (``python -m labcore study integration``; protocol sec. 9)."""
 DISSOCIATIONS_DIRS = ("dissociations", "dissociations_seeds20")
-"""The measured dissociations' result sets (``labcore.experiments.dissociations``): n = 5, n = 20."""
+"""The measured dissociations' result sets (``labcore.experiments.dissociations``): n = 5 and 20."""
 STUDY_DIRS = (
     EXPLORE_DIR,
     NEUROGYM_DIR,

@@ -233,7 +233,7 @@ def _e2_rows(kind, seeds, conj_at, episodes=64):
 def test_e2_flags_the_ceiling_the_wiring_and_credits_what_learning_keeps():
     config = D.DissociationsConfig(e2_kinds=("b1_gate",))
     ideal_like = {0: 1 / 49, 1: 1 / 7, 2: 1.0, 3: 1.0, 4: 1.0}
-    findings, tables = D.e2_findings(config, _e2_rows("b1_gate", range(5), ideal_like))
+    _, tables = D.e2_findings(config, _e2_rows("b1_gate", range(5), ideal_like))
     flags = tables["verdicts"]["flags"]
     assert flags["b1_gate.k0"] == "empty bus" and flags["b1_gate.k2"] == "ceiling"
     assert tables["verdicts"]["dissociation"]["b1_gate"] == "design"  # every loss is the ideal's
