@@ -10,6 +10,8 @@ undefined-value policy and returns the lab's records.
   method (``"bootstrap"``, ``"t"`` or ``"none"``); :func:`paired_summary` and
   :func:`welch_summary` for differences. :func:`summarize` is the claims' summary in
   ``summary.json``.
+* :func:`group_summary` -- mean and median of one value per unit of a group (people of a data
+  set) with seeded percentile bootstrap intervals over the units.
 * :func:`welch_t` -- Welch's unequal-variance t-test (two-sided).
 * :func:`t_interval`, :func:`welch_interval` -- Student's and Welch's t intervals.
 * :func:`hedges_g` -- bias-corrected standardised mean difference.
@@ -42,10 +44,12 @@ from labcore.render import finite
 
 __all__ = [
     "BootstrapCI",
+    "GroupSummary",
     "PermutationResult",
     "SeedSummary",
     "WelchResult",
     "bootstrap_ci",
+    "group_summary",
     "hedges_g",
     "paired_summary",
     "permutation_test",
@@ -633,6 +637,68 @@ def seed_summary(
     else:
         low, high = t_interval(x, SEED_SUMMARY_LEVEL)
     return SeedSummary(mean, sd, int(x.size), low, high, method)
+
+
+@dataclass(frozen=True)
+class GroupSummary:
+    """Mean and median of a group's values with percentile bootstrap intervals (nan: undefined).
+
+    ``n`` counts the defined values; ``seed`` drew the resamples (the same for both intervals).
+    """
+
+    n: int
+    mean: float
+    median: float
+    mean_low: float = math.nan
+    mean_high: float = math.nan
+    median_low: float = math.nan
+    median_high: float = math.nan
+    seed: int = 0
+
+
+def group_summary(
+    values: ArrayLike | Sequence[float | None], *, seed: int = 0, n_resamples: int = 10000
+) -> GroupSummary:
+    """Mean and median of one value per unit (a person of a data set), each with a 95%
+    percentile bootstrap interval over the units (:func:`bootstrap_ci`, the same resamples for
+    both: same seed, same intervals).
+
+    Parameters
+    ----------
+    values : sequence of float or None
+        One value per unit; an undefined value (None, nan) is left out and not counted; an
+        infinite value raises ``ValueError``.
+    seed : int
+        Draws the resamples.
+    n_resamples : int
+
+    Returns
+    -------
+    GroupSummary
+        Without values everything is nan; with one value the intervals are nan; constant
+        values have the interval ``(value, value)``.
+
+    Examples
+    --------
+    >>> s = group_summary([0.6, None, 0.8, 1.0, 0.7])
+    >>> s.n, round(s.mean, 3), s.median, bool(s.mean_low < s.mean < s.mean_high)
+    (4, 0.775, 0.75, True)
+    >>> group_summary([0.5]).mean_low
+    nan
+    """
+    x = _finite_values(values, "values", inf="raise")
+    if x.size == 0:
+        return GroupSummary(0, math.nan, math.nan, seed=seed)
+    mean, median = float(x.mean()), float(np.median(x))
+    if x.size == 1:
+        return GroupSummary(1, mean, median, seed=seed)
+    if _is_constant(x):
+        return GroupSummary(int(x.size), mean, median, mean, mean, median, median, seed)
+    m = bootstrap_ci(x, confidence=SEED_SUMMARY_LEVEL, n_resamples=n_resamples, seed=seed)
+    md = bootstrap_ci(
+        x, statistic=np.median, confidence=SEED_SUMMARY_LEVEL, n_resamples=n_resamples, seed=seed
+    )
+    return GroupSummary(int(x.size), mean, median, m.low, m.high, md.low, md.high, seed)
 
 
 def paired_summary(a: Mapping[Hashable, float], b: Mapping[Hashable, float]) -> SeedSummary:

@@ -15,6 +15,7 @@ from scipy import stats as sps
 from labcore import UndefinedMetricWarning
 from labcore.stats import (
     bootstrap_ci,
+    group_summary,
     hedges_g,
     paired_summary,
     permutation_test,
@@ -314,6 +315,33 @@ def test_summarize_keeps_the_result_set_shape():
     s = summarize([0.1, 0.4, 0.35, 0.8, 0.6])
     ci = bootstrap_ci([0.1, 0.4, 0.35, 0.8, 0.6], seed=0)
     assert s["ci95"] == [ci.low, ci.high] and s["n"] == 5
+
+
+def test_group_summary_is_the_mean_and_median_with_the_same_resamples():
+    x = [0.62, None, 0.71, 0.55, float("nan"), 0.8, 0.67, 0.59]
+    finite = [0.62, 0.71, 0.55, 0.8, 0.67, 0.59]
+    s = group_summary(x, seed=2, n_resamples=2000)
+    assert (s.n, s.seed) == (6, 2)
+    assert s.mean == pytest.approx(np.mean(finite)) and s.median == np.median(finite)
+    rng = np.random.default_rng(2)  # by hand: the same resamples for both statistics
+    resampled = np.asarray(finite)[rng.integers(0, 6, (2000, 6))]
+    for stat, low, high in (
+        (np.mean, s.mean_low, s.mean_high),
+        (np.median, s.median_low, s.median_high),
+    ):
+        expected = np.quantile(stat(resampled, axis=1), [0.025, 0.975])
+        assert (low, high) == pytest.approx(tuple(expected), abs=1e-12)
+    assert group_summary(x, seed=2, n_resamples=2000) == s
+
+
+def test_group_summary_undefined_parts():
+    assert group_summary([None]).n == 0 and math.isnan(group_summary([]).median)
+    one = group_summary([0.4])
+    assert (one.mean, one.median, math.isnan(one.mean_low)) == (0.4, 0.4, True)
+    const = group_summary([0.7] * 4)
+    assert (const.mean_low, const.mean_high, const.median_low) == (0.7, 0.7, 0.7)
+    with pytest.raises(ValueError, match="infinite"):
+        group_summary([1.0, float("inf")])
 
 
 def test_paired_and_welch_summaries():

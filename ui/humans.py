@@ -10,6 +10,7 @@ agents); people's markers from :mod:`labcore.humans`, the one home of that compu
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -18,6 +19,9 @@ import streamlit as st
 
 from labcore.config import AGENT_KINDS
 from labcore.figures.style import PALETTE
+from labcore.humans import datasets
+from labcore.humans.columns import MAX_FILE_BYTES, Format
+from labcore.humans.datasets import DataSet, GroupLine
 from labcore.humans.markers import SubjectMarkers, agent_markers, subject_markers
 from labcore.humans.session import (
     SESSION_TRIALS,
@@ -26,7 +30,7 @@ from labcore.humans.session import (
     session_trials,
     visitor_csv,
 )
-from labcore.humans.trials import Format, read_trials
+from labcore.humans.trials import read_trials
 from labcore.scorecards.contract import ContractError
 from ui import data
 
@@ -56,27 +60,50 @@ and an amber for the visitor."""
 
 
 # ----------------------------------------------------------------------------- uploads
-@dataclass(frozen=True)
-class Measured:
-    """An upload read: its subjects' markers, or the one sentence that refused it."""
+MAX_FILES = 10
+"""Most files the page measures at once (each up to 200 meta-d' fits; the command line takes any
+number)."""
+UPLOAD_LIMIT_MB = 10 * MAX_FILE_BYTES // 2**20
+"""Streamlit's own limit on a Your data upload, in MB: ten times the lab's, so that a file over the
+lab's limit reaches the lab's check and gets its sentence on the page (a file over Streamlit's
+limit never reaches the server: the uploader marks it, and the page's caption states the limit).
+``server.maxUploadSize`` in ``.streamlit/config.toml`` is this number, the server's own cap."""
+GROUP_SEED = 0
+"""The seed of the page's group-line bootstrap (the command line's ``--seed`` default)."""
 
-    markers: tuple[SubjectMarkers, ...] = ()
-    error: str | None = None
+
+def measure_files(
+    files: Sequence[tuple[str, bytes]],
+    fmt: Format | None,
+    *,
+    by: str | None = None,
+    pool: bool = False,
+    task: str | None = None,
+) -> list[DataSet]:
+    """Each file measured (or refused in one sentence), kept in this session only: a rerun reads
+    a file measured with the same choices back instead of fitting meta-d' again, and only the
+    files on the page now are kept."""
+    kept = st.session_state.get("your_data.measured", {})
+    now: dict[tuple, DataSet] = {}
+    for name, content in files:
+        key = (name, hashlib.sha256(content).hexdigest(), fmt, by, pool, task)
+        now[key] = kept.get(key) or datasets.measure(
+            content, name, fmt, by=by, pool=pool, task=task
+        )
+    st.session_state["your_data.measured"] = now
+    return list(now.values())
 
 
-def measure_upload(content: bytes, name: str, fmt: Format | None) -> Measured:
-    """The markers of an uploaded trial table, kept in this session only (computed once per file
-    and format: a rerun reads them back instead of fitting meta-d' again)."""
-    key = ("your_data.measured", hashlib.sha256(content).hexdigest(), fmt)
-    kept = st.session_state.get("your_data.measured")
+def group_lines(measured: Sequence[DataSet]) -> list[GroupLine]:
+    """The measured files' group lines (:func:`labcore.humans.datasets.group_lines`, seed
+    :data:`GROUP_SEED`), kept in this session while the files and choices stay the same."""
+    key = tuple((ds.name, ds.rows) for ds in measured)
+    kept = st.session_state.get("your_data.groups")
     if kept is not None and kept[0] == key:
         return kept[1]
-    try:
-        measured = Measured(markers=tuple(subject_markers(read_trials(content, name, fmt))))
-    except ContractError as err:
-        measured = Measured(error=str(err))
-    st.session_state["your_data.measured"] = (key, measured)  # one file at a time
-    return measured
+    lines = datasets.group_lines(measured, seed=GROUP_SEED)
+    st.session_state["your_data.groups"] = (key, lines)
+    return lines
 
 
 def _view(kind: str, seed: int, mode: str) -> MetacognitionView | None:

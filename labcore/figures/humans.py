@@ -1,11 +1,17 @@
-"""People beside the agents (issue 35): the "Your data" and "Be the agent" pages' figure.
+"""People beside the agents (issue 35), and a data set's people by condition: the "Your data" and
+"Be the agent" pages' figures.
 
-Two panels, Type-2 AUROC and M-ratio, each against the trials a value rests on (log axis): a
-person's markers and the bundled agents' as points, and the human reference's band, the trials
-Rahnev (2025) recommends per person (at least 100; 400 for individual differences;
-:func:`labcore.humans.reference.trial_band`). Neither source states a range of people's AUROC or
-M-ratio, so no band of values is drawn (``labcore.humans.reference``); the band says how much a
-point can be trusted, which is what the sources state.
+:func:`beside_agents_figure`: two panels, Type-2 AUROC and M-ratio, each against the trials a
+value rests on (log axis): a person's markers and the bundled agents' as points, and the human
+reference's band, the trials Rahnev (2025) recommends per person (at least 100; 400 for
+individual differences; :func:`labcore.humans.reference.trial_band`). Neither source states a
+range of people's AUROC or M-ratio, so no band of values is drawn (``labcore.humans.reference``);
+the band says how much a point can be trusted, which is what the sources state.
+
+:func:`group_figure`: the same two markers, one column per data set and condition side by side,
+each person a point (a line joins a person's conditions), and each column's group line: the mean
+with its 95% bootstrap interval over people and the median
+(:func:`labcore.humans.datasets.group_lines`).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from plotly.subplots import make_subplots
 
 from labcore.config import CHANCE_E1
 from labcore.figures.style import PALETTE, add_note, color_of, escape_plotly, rgba, style_figure
+from labcore.humans.datasets import GroupLine
 from labcore.humans.markers import SubjectMarkers
 from labcore.humans.reference import trial_band
 
@@ -146,3 +153,185 @@ def recoloured(fig: go.Figure, colours: Mapping[str, str]) -> go.Figure:
         if trace.name in colours:
             trace.update(marker_color=colours[trace.name], line_color=colours[trace.name])
     return fig
+
+
+def group_label(line: GroupLine, several: bool) -> str:
+    """How a group's column is named: its condition, its data set, or both when there are several
+    data sets.
+
+    >>> from labcore.humans.datasets import GroupStat
+    >>> none = GroupStat(n=0)
+    >>> line = GroupLine(dataset="a.csv", condition="TMS", n_subjects=0, n_few_trials=0,
+    ...                  n_unmeasured=0, min_trials=100, seed=0, type2_auroc=none, m_ratio=none)
+    >>> group_label(line, False), group_label(line, True)
+    ('TMS', 'a.csv, TMS')
+    """
+    if line.condition is None:
+        return line.dataset
+    return f"{line.dataset}, {line.condition}" if several else line.condition
+
+
+def group_figure(
+    markers: Sequence[SubjectMarkers],
+    lines: Sequence[GroupLine],
+    *,
+    title: str = "Each person by condition, and the group",
+) -> go.Figure:
+    """Type-2 AUROC and M-ratio of every person, one column per group line, with its mean and
+    bootstrap interval and its median.
+
+    Parameters
+    ----------
+    markers : sequence of SubjectMarkers
+        The people (``dataset`` and ``condition`` place each in its column; one not in any line
+        is not drawn).
+    lines : sequence of GroupLine
+        The columns, in order.
+    title : str
+
+    Returns
+    -------
+    go.Figure
+        Per panel: a grey line joining each person's conditions, the people counted in the group
+        line (filled) and those left out for their few trials (hollow), the mean with its
+        interval (diamond) and the median (dash); the chance line 0.5 (AUROC) and the line 1
+        (M-ratio).
+
+    Examples
+    --------
+    >>> from labcore.humans.datasets import GroupStat
+    >>> a = SubjectMarkers(dataset="d", subject="1", condition="A", n_trials=120, accuracy=0.8,
+    ...                    type2_auroc=0.7, m_ratio=0.9)
+    >>> stat = GroupStat(n=1, mean=0.7, median=0.7)
+    >>> line = GroupLine(dataset="d", condition="A", n_subjects=1, n_few_trials=0, n_unmeasured=0,
+    ...                  min_trials=100, seed=0, type2_auroc=stat, m_ratio=stat)
+    >>> fig = group_figure([a], [line])
+    >>> [t.name for t in fig.data if t.showlegend]
+    ['people', 'fewer trials: left out', 'group mean, 95% interval', 'group median']
+    """
+    several = len({line.dataset for line in lines}) > 1
+    column = {(line.dataset, line.condition): i for i, line in enumerate(lines)}
+    people = [m for m in markers if (m.dataset, m.condition) in column]
+    who = list(dict.fromkeys((m.dataset, m.subject) for m in people))
+    spread = {p: -0.25 + 0.45 * k / max(1, len(who) - 1) for k, p in enumerate(who)}
+    fig = make_subplots(rows=1, cols=2, subplot_titles=[name for _, name in PANELS])
+    for col, (field, name) in enumerate(PANELS, start=1):
+        joined_x: list[float | None] = []
+        joined_y: list[float | None] = []
+        for person in who:
+            mine = [m for m in people if (m.dataset, m.subject) == person]
+            mine = sorted(
+                (m for m in mine if getattr(m, field) is not None),
+                key=lambda m: column[(m.dataset, m.condition)],
+            )
+            joined_x += [column[(m.dataset, m.condition)] + spread[person] for m in mine] + [None]
+            joined_y += [getattr(m, field) for m in mine] + [None]
+        fig.add_trace(
+            go.Scatter(
+                x=joined_x,
+                y=joined_y,
+                mode="lines",
+                name="a person's conditions",
+                line={"color": rgba(PALETTE["chance"], 0.35), "width": 1},
+                hoverinfo="skip",
+                showlegend=False,
+            ),
+            row=1,
+            col=col,
+        )
+        least = {(line.dataset, line.condition): line.min_trials for line in lines}
+        for counted, label in ((True, "people"), (False, "fewer trials: left out")):
+            shown = [
+                m
+                for m in people
+                if getattr(m, field) is not None
+                and (m.n_trials >= least[(m.dataset, m.condition)]) == counted
+            ]
+            fig.add_trace(
+                go.Scatter(
+                    x=[
+                        column[(m.dataset, m.condition)] + spread[(m.dataset, m.subject)]
+                        for m in shown
+                    ],
+                    y=[getattr(m, field) for m in shown],
+                    mode="markers",
+                    name=label,
+                    legendgroup=label,
+                    showlegend=col == 1,
+                    marker={
+                        "color": PALETTE["registered"] if counted else "white",
+                        "size": 9,
+                        "line": {"width": 1.5, "color": PALETTE["registered"]},
+                    },
+                    customdata=[escape_plotly(m.subject) for m in shown],
+                    hovertemplate=f"%{{customdata}}<br>{name} %{{y:.3f}}<extra></extra>",
+                ),
+                row=1,
+                col=col,
+            )
+        stats = [getattr(line, field) for line in lines]
+        centre = [i + 0.35 for i in range(len(lines))]
+        fig.add_trace(
+            go.Scatter(
+                x=centre,
+                y=[s.mean for s in stats],
+                mode="markers",
+                name="group mean, 95% interval",
+                legendgroup="mean",
+                showlegend=col == 1,
+                marker={"color": PALETTE["paper"], "size": 12, "symbol": "diamond"},
+                error_y={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": [_above(s.mean, s.mean_high) for s in stats],
+                    "arrayminus": [_above(s.mean_low, s.mean) for s in stats],
+                    "color": PALETTE["paper"],
+                },
+                hovertemplate=f"mean {name} %{{y:.3f}}<extra></extra>",
+            ),
+            row=1,
+            col=col,
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=centre,
+                y=[s.median for s in stats],
+                mode="markers",
+                name="group median",
+                legendgroup="median",
+                showlegend=col == 1,
+                marker={
+                    "color": PALETTE["paper"],
+                    "size": 20,
+                    "symbol": "line-ew",
+                    "line": {"width": 3, "color": PALETTE["paper"]},
+                },
+                hovertemplate=f"median {name} %{{y:.3f}}<extra></extra>",
+            ),
+            row=1,
+            col=col,
+        )
+        fig.update_xaxes(
+            tickvals=list(range(len(lines))),
+            ticktext=[escape_plotly(group_label(line, several)) for line in lines],
+            range=[-0.6, len(lines) - 0.4],
+            row=1,
+            col=col,
+        )
+    fig.add_hline(y=CHANCE_E1, line={"dash": "dash", "color": PALETTE["chance"]}, row=1, col=1)
+    fig.add_hline(y=1.0, line={"dash": "dot", "color": PALETTE["chance"]}, row=1, col=2)
+    fig.update_yaxes(title_text="Type-2 AUROC (0.5 = no insight)", row=1, col=1)
+    fig.update_yaxes(title_text="M-ratio (1 = meta-d' equals d')", row=1, col=2)
+    style_figure(fig, title, height=440)
+    if lines:
+        add_note(
+            fig,
+            f"hollow: fewer than {lines[0].min_trials} trials, left out of the group; interval: "
+            "bootstrap over people",
+        )
+    return fig
+
+
+def _above(low: float | None, high: float | None) -> float | None:
+    """The length of an error bar from ``low`` to ``high`` (None when either is undefined)."""
+    return None if low is None or high is None else high - low

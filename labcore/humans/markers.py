@@ -24,6 +24,12 @@ a Confidence Database scale is its dataset's own and says nothing about probabil
 calibration is not computed (None, with a note). Subjects with fewer trials than Rahnev (2025)
 recommends (100) are measured, with a note saying so.
 
+Units. A file with a condition column is measured per subject and condition
+(:attr:`~labcore.humans.trials.Trials.units`); each record names its data set, subject and
+condition, and counts the missed trials left out. A unit the file holds but the lab cannot
+measure is a :class:`~labcore.humans.trials.Unmeasured` record beside the others
+(:func:`table_rows`), and the command's table lists it with its reason.
+
 Undefined values are None in the record (nan in arrays), each with a note that says why.
 """
 
@@ -42,15 +48,27 @@ from pydantic import BaseModel, ConfigDict
 from labcore import LabWarning
 from labcore.findings import Number
 from labcore.humans.reference import trial_band
-from labcore.humans.trials import Trials
+from labcore.humans.trials import Trials, Unmeasured
 from labcore.markers import expected_calibration_error, meta_d_prime, type2_auroc
 
 MAX_RATING_LEVELS = 10
 """A confidence with at most this many distinct values in a file is a rating scale."""
 QUARTILE_RATINGS = 4
 """Ratings a continuous confidence is binned into (per subject, at its quartiles)."""
-MARKER_COLUMNS = ("subject", "n_trials", "accuracy", "type2_auroc", "meta_d", "m_ratio")
-"""The columns ``python -m labcore markers`` prints and writes, in order."""
+MARKER_COLUMNS = (
+    "dataset",
+    "subject",
+    "condition",
+    "n_trials",
+    "n_missed",
+    "accuracy",
+    "type2_auroc",
+    "meta_d",
+    "m_ratio",
+    "not_measured",
+)
+"""The columns ``python -m labcore markers`` prints and writes, in order (``not_measured``: why
+a unit has no markers, empty when it has them)."""
 RatingRule = Literal["levels", "quartiles", "none"]
 
 
@@ -59,9 +77,15 @@ class SubjectMarkers(BaseModel):
 
     Attributes
     ----------
+    dataset : str or None
+        The file the trials came from.
     subject : str
+    condition : str or None
+        The condition of the trials (None: the subject's trials are not split by condition).
     n_trials : int
         Trials the markers rest on.
+    n_missed : int
+        Missed trials left out (a stimulus, response or confidence missing).
     accuracy : float
         Share of trials whose response matched the stimulus.
     type2_auroc : float or None
@@ -79,13 +103,18 @@ class SubjectMarkers(BaseModel):
         Why a value is undefined, or why to read it with care.
     cautions : tuple of str
         What each note is about, one kind per note: ``"few_trials"``, ``"constant_confidence"``,
-        ``"own_scale"`` (calibration needs a probability), or an undefined marker's reason
-        (:attr:`labcore.UndefinedMetricWarning.reason`, ``"warning"`` when it names none).
+        ``"own_scale"`` (calibration needs a probability), ``"accuracy_disagrees"`` (the file's
+        Accuracy column disagrees with Stimulus and Response on some of the trials), or an
+        undefined marker's reason (:attr:`labcore.UndefinedMetricWarning.reason`, ``"warning"``
+        when it names none).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+    dataset: str | None = None
     subject: str
+    condition: str | None = None
     n_trials: int
+    n_missed: int = 0
     accuracy: float
     type2_auroc: Number = None
     meta_d: Number = None
@@ -99,7 +128,7 @@ class SubjectMarkers(BaseModel):
 
     def row(self) -> dict[str, object]:
         """The record as a row of :data:`MARKER_COLUMNS`."""
-        return {k: getattr(self, k) for k in MARKER_COLUMNS}
+        return {k: getattr(self, k, None) for k in MARKER_COLUMNS}
 
 
 def rating_levels(confidence: ArrayLike) -> NDArray[np.float64] | None:
@@ -229,26 +258,52 @@ def markers_of(
 
 
 def subject_markers(trials: Trials) -> list[SubjectMarkers]:
-    """The markers of every subject of a validated trial table, in file order.
+    """The markers of every measured unit of a validated trial table (a subject, or a subject in
+    one condition), in file order.
 
     The rating scale is the whole file's (:func:`rating_levels`); calibration is computed for
-    the lab format only (:attr:`~labcore.humans.trials.Trials.probability`).
+    the lab format only (:attr:`~labcore.humans.trials.Trials.probability`). A unit on whose
+    trials the file's Accuracy column disagrees with Stimulus and Response says so in a note
+    (the markers use Stimulus and Response).
     """
     levels = rating_levels(trials.confidence)
     out = []
-    for name in trials.subjects:
-        rows = trials.subject == name
+    for unit in trials.units:
+        rows = trials.rows(unit)
+        m = markers_of(
+            trials.stimulus[rows],
+            trials.response[rows],
+            trials.confidence[rows],
+            subject=unit[0],
+            levels=levels,
+            probability=trials.probability,
+        )
+        notes, cautions = list(m.notes), list(m.cautions)
+        disagree = 0 if trials.disagrees is None else int(trials.disagrees[rows].sum())
+        if disagree:
+            notes.append(
+                f"the file's Accuracy disagrees with Stimulus and Response on {disagree} of "
+                f"these trials; the markers use Stimulus and Response"
+            )
+            cautions.append("accuracy_disagrees")
         out.append(
-            markers_of(
-                trials.stimulus[rows],
-                trials.response[rows],
-                trials.confidence[rows],
-                subject=name,
-                levels=levels,
-                probability=trials.probability,
+            m.model_copy(
+                update={
+                    "condition": unit[1],
+                    "n_missed": trials.missed.get(unit, 0),
+                    "notes": tuple(notes),
+                    "cautions": tuple(cautions),
+                }
             )
         )
     return out
+
+
+def table_rows(trials: Trials) -> list[SubjectMarkers | Unmeasured]:
+    """Every unit of a trial table in file order: its markers, or why it has none."""
+    measured = {(m.subject, m.condition): m for m in subject_markers(trials)}
+    left_out = {(u.subject, u.condition): u for u in trials.unmeasured}
+    return [measured.get(unit) or left_out[unit] for unit in trials.order]
 
 
 def agent_markers(
@@ -271,16 +326,23 @@ def agent_markers(
     )
 
 
-def markers_csv(markers: Sequence[SubjectMarkers]) -> str:
-    """The rows of :data:`MARKER_COLUMNS` as CSV text (an undefined value is an empty cell).
+def markers_csv(rows: Sequence[SubjectMarkers | Unmeasured]) -> str:
+    """The rows of :data:`MARKER_COLUMNS` as CSV text (an undefined value is an empty cell; a
+    unit that was not measured has its reason in ``not_measured``).
 
     >>> print(markers_csv([SubjectMarkers(subject="a", n_trials=40, accuracy=0.75)]), end="")
-    subject,n_trials,accuracy,type2_auroc,meta_d,m_ratio
-    a,40,0.75,,,
+    dataset,subject,condition,n_trials,n_missed,accuracy,type2_auroc,meta_d,m_ratio,not_measured
+    ,a,,40,0,0.75,,,,
     """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(MARKER_COLUMNS)
-    for m in markers:
-        writer.writerow(["" if v is None else v for v in m.row().values()])
+    for r in rows:
+        cells = r.row() if isinstance(r, SubjectMarkers) else _unmeasured_row(r)
+        writer.writerow(["" if v is None else v for v in cells.values()])
     return out.getvalue()
+
+
+def _unmeasured_row(u: Unmeasured) -> dict[str, object]:
+    cells = {k: getattr(u, k, None) for k in MARKER_COLUMNS}
+    return {**cells, "not_measured": u.reason}

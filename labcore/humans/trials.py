@@ -1,62 +1,48 @@
 """Trial tables: people's choices and confidence, read and validated before any marker runs.
 
-Two CSV formats (UTF-8, comma-separated, a header row, one trial per row):
-
-**The Confidence Database's** (``"confidence-database"``; Rahnev et al. 2020: one file per
-dataset). The lab reads four of its columns and ignores the others:
-
-========== ==============================================================================
-Subj_idx   the participant (any text or number)
-Stimulus   which of two stimuli was shown; most datasets code them 1 and 2
-Response   which the participant chose, in the same two codes
-Confidence the participant's rating, on the dataset's own scale (1-4, 1-6, 0-100, ...)
-========== ==============================================================================
-
-``RT_decision``, ``RT_confidence`` (named ``RT_dec``, ``RT_decConf``... in some datasets) and
-``Difficulty`` are not read: the markers use neither times nor difficulty, so a subject's trials
-of every difficulty level are pooled (Rahnev 2025 recommends designs with a single difficulty
-level where possible: a mixed file's M-ratio is one number over its levels). A dataset whose
-stimulus is a
-continuous quantity (an orientation) is refused: the markers need two classes. The two codes are
-the two values Stimulus and Response take between them; the lower is the first class (S1).
-
-**The lab's** (``"lab"``, written by the "Be the agent" page; a researcher may write it too):
-
-========== ==============================================================================
-stimulus   0 or 1 (the task: 0 = left/blue, 1 = right/red)
-response   0 or 1, the choice
-confidence the stated probability that the choice was right, in [0, 1] (0.5: a guess)
-subject    optional: who (text); without it the file is one subject, ``"1"``
-difficulty optional: a number (the task: the flash's salience, higher is easier)
-condition  optional: text (carried, not used)
-========== ==============================================================================
-
-No other column is allowed in the lab format (a misspelt name is caught, not ignored). Because the
-lab format's confidence is a probability, its calibration is defined; a Confidence Database
-scale is the dataset's own, so calibration is not computed for it
+The two formats (the Confidence Database's and the lab's), their columns and the checks a file
+and its header get are :mod:`labcore.humans.columns`; here are the cells and the rules across
+rows, as pydantic contracts (:class:`ConfidenceDatabaseColumns`, :class:`LabColumns`), and the
+validated :class:`Trials`. The two codes of a Confidence Database file are the two values Stimulus
+and Response take between them, the lower the first class (S1); a dataset whose stimulus is a
+continuous quantity (an orientation) is refused: the markers need two classes. Because the lab
+format's confidence is a probability, its calibration is defined; a Confidence Database scale is
+the dataset's own, so calibration is not computed for it
 (:func:`labcore.humans.markers.subject_markers`).
 
-The contract. Before pydantic sees a cell, the file is checked whole, each problem one
-:class:`~labcore.scorecards.contract.ContractError` sentence with a ``kind``: at most
-:data:`MAX_FILE_BYTES` (5 MiB, a Confidence Database file of about 100,000 trials; the page's
-upload has the same bound), UTF-8 text, CSV with a header, the format's columns present (and, in
-the lab format, no others), every row as wide as the header, at most :data:`MAX_ROWS` trials.
-Then the columns are validated by a pydantic model (:class:`ConfidenceDatabaseColumns`,
-:class:`LabColumns`): every used cell a finite number (an empty cell, text, NaN or infinity is
-refused, naming its column and line), and, across rows, two codes, the lab's 0/1 and [0, 1], at
-most :data:`MAX_SUBJECTS` subjects, and per subject at least :data:`MIN_TRIALS` trials, both
-stimuli and both right and wrong choices. The first problem becomes one sentence
+How the database's files are written, and what the contract does with each convention:
+
+* **Missed trials.** A trial whose stimulus, response or confidence cell is empty or reads NaN,
+  NA or N/A (:data:`MISSED`: how MATLAB, R and spreadsheets write a missing value) is dropped and
+  counted per unit (:attr:`Trials.missed`). A missed trial never refuses a file; only a file
+  with no usable trial at all is refused.
+* **Conditions.** Markers are per unit (:attr:`Trials.units`): a subject, or a subject in one
+  condition when the file has a condition column, so a subject's TMS and sham trials are never
+  pooled silently; pooling them is the caller's recorded choice (:attr:`Trials.pooled`).
+* **Subjects that cannot be measured.** A unit with no usable trial, fewer than
+  :data:`MIN_TRIALS`, one stimulus only, or only right or only wrong choices is listed with its
+  reason (:class:`Unmeasured`) and the others are measured; a file none of whose units can be
+  measured is refused with the first one's reason.
+* **An Accuracy column** is checked against Stimulus and Response: a trial where they disagree
+  is reported (:attr:`Trials.disagrees`; a note on each subject concerned) and the markers use
+  Stimulus and Response, which meta-d' needs anyway.
+
+The contract: every used cell a finite number or a missed trial's (text and infinity are
+refused, naming its column and line), a subject for every trial and a condition for every usable
+one, and across the usable trials two codes, the lab's 0/1 and [0, 1], an Accuracy of 0 or 1, at
+most :data:`MAX_SUBJECTS` units, and the per-unit rules above. The first problem becomes one
+:class:`~labcore.scorecards.contract.ContractError` sentence
 (:func:`~labcore.scorecards.contract.contract_error`), with the number of further problems.
 
 Why :data:`MIN_TRIALS` = 40: a floor, not a recommendation. Rahnev (2025) recommends at least
 100 trials per person (``labcore.humans.reference``), and the lab flags every subject with
-fewer; it refuses below 40. A meta-d' fit on four ratings per response spreads the trials over
-16 cells (two stimuli x two responses x four ratings): at 40 trials that is 2.5 per cell, and
-the padding that keeps every cell finite (1/8 of a trial per cell, 2 trials in all) is already 5%
-of the data. The HMeta-d author puts the minimum of a single subject's fit with two ratings at
-about 80 trials, and would not go much below 50 per subject even with hierarchical fits
-(S. Fleming, metacoglab/HMeta-d issue 21): below 40 a fit is noise. The floor sits at 40 so that
-the lab's own "Be the agent" session (50 trials; 40-60 by design) is read back and measured,
+fewer; it does not measure one below 40. A meta-d' fit on four ratings per response spreads the
+trials over 16 cells (two stimuli x two responses x four ratings): at 40 trials that is 2.5 per
+cell, and the padding that keeps every cell finite (1/8 of a trial per cell, 2 trials in all) is
+already 5% of the data. The HMeta-d author puts the minimum of a single subject's fit with two
+ratings at about 80 trials, and would not go much below 50 per subject even with hierarchical
+fits (S. Fleming, metacoglab/HMeta-d issue 21): below 40 a fit is noise. The floor sits at 40 so
+that the lab's own "Be the agent" session (50 trials; 40-60 by design) is read back and measured,
 flagged as rough, rather than refused.
 
 Nothing is stored: the functions read bytes and return arrays; the caller keeps them for its
@@ -65,72 +51,70 @@ session only.
 Examples
 --------
 >>> header, four = b"stimulus,response,confidence\\n", b"0,0,0.9\\n1,1,0.8\\n1,0,0.6\\n0,1,0.55\\n"
->>> t = read_trials(header + four * 10, "mine.csv")
->>> t.format, t.subjects, len(t)
-('lab', ('1',), 40)
+>>> t = read_trials(header + four * 10 + b"1,,\\n", "mine.csv")
+>>> t.format, t.subjects, len(t), t.missed
+('lab', ('1',), 40, {('1', None): 1})
 >>> read_trials(header + four * 9, "mine.csv")
 Traceback (most recent call last):
 ...
-labcore.scorecards.contract.ContractError: mine.csv: subject 1 has 36 trials; the lab needs at \
-least 40 per subject for meta-d' (Rahnev 2025 recommends at least 100)
+labcore.scorecards.contract.ContractError: mine.csv: subject 1 has 36 usable trials; the lab \
+needs at least 40 per subject for meta-d' (Rahnev 2025 recommends at least 100)
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from dataclasses import dataclass, field
+from typing import Annotated, Any
 
 import numpy as np
 from numpy.typing import NDArray
 from pydantic import (
-    AllowInfNan,
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
-    Field,
+    PrivateAttr,
     ValidationError,
+    ValidationInfo,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
 
 from labcore.checks import check_choice
+from labcore.humans.columns import (
+    CDB_ACCURACY,
+    FORMATS,
+    Format,
+    detect_format,
+    file_rows,
+    table_columns,
+)
 from labcore.humans.reference import trial_band
 from labcore.scorecards.contract import ContractError, contract_error
 
-Format = Literal["confidence-database", "lab"]
-FORMATS: tuple[str, ...] = Format.__args__
-"""The trial-table formats, as the command line's ``--format`` names them."""
-MAX_FILE_BYTES = 5 * 2**20
-"""Largest trial table read, in bytes (5 MiB: about 100,000 trials of the Confidence Database)."""
-MAX_ROWS = 200_000
-"""Most trials in one file (a file of short rows stays within the byte bound with more)."""
 MAX_SUBJECTS = 200
-"""Most subjects in one file: each costs a meta-d' fit (about 40 ms), so 200 take ~8 s."""
+"""Most units (subjects, or subjects in each condition) in one file: each costs a meta-d' fit
+(about 40 ms), so 200 take ~8 s."""
 MIN_TRIALS = 40
-"""Fewest trials of a subject the lab fits meta-d' to (module docstring: why 40)."""
+"""Fewest usable trials of a unit the lab fits meta-d' to (module docstring: why 40)."""
 RECOMMENDED_TRIALS = trial_band()[0]
 """Rahnev (2025)'s minimum per person (100): fewer is read, with a note."""
-
-CDB_COLUMNS: dict[str, str] = {
-    "subject": "Subj_idx",
-    "stimulus": "Stimulus",
-    "response": "Response",
-    "confidence": "Confidence",
-}
-"""The Confidence Database's columns the lab reads, by the lab's name for each."""
-LAB_REQUIRED = ("stimulus", "response", "confidence")
-LAB_OPTIONAL = ("subject", "difficulty", "condition")
-LAB_COLUMNS: tuple[str, ...] = (*LAB_OPTIONAL[:1], *LAB_REQUIRED, *LAB_OPTIONAL[1:])
-"""The lab format's columns in the order it writes them."""
+MISSED = frozenset({"", "nan", "na", "n/a"})
+"""How a missed trial's cell reads, case and a sign ignored: empty, NaN (MATLAB, numpy), NA (R),
+N/A (spreadsheets)."""
 ONE_SUBJECT = "1"
 """The subject of a lab file without a subject column."""
+Unit = tuple[str, str | None]
+"""What markers are computed for: (subject, condition); the condition is None when the file's
+units are its subjects."""
 
 
 # ----------------------------------------------------------------------------- cells
-def _number_cell(value: object) -> object:
+def _text_cell(value: object) -> object:
     """An empty cell is its own problem ("is empty"), not pydantic's "unable to parse"."""
     if isinstance(value, str):
         value = value.strip()
@@ -139,22 +123,39 @@ def _number_cell(value: object) -> object:
     return value
 
 
-def _text_cell(value: object) -> object:
+def _optional_text_cell(value: object) -> object:
     if isinstance(value, str):
         value = value.strip()
-        if not value:
-            raise PydanticCustomError("missing_value", "is empty")
+        return value or None
     return value
 
 
-Number = Annotated[float, BeforeValidator(_number_cell), AllowInfNan(False)]
-"""A cell holding a finite number (text, empty, NaN and infinity are refused)."""
+def _trial_cell(value: object) -> object:
+    """A missed trial's cell (:data:`MISSED`) is nan; any other is read as a number."""
+    if isinstance(value, str):
+        value = value.strip()
+        if value.casefold().lstrip("+-") in MISSED:
+            return math.nan
+    return value
+
+
+def _not_infinite(value: float) -> float:
+    if math.isinf(value):
+        raise PydanticCustomError("finite_number", "input should be a finite number")
+    return value
+
+
+TrialNumber = Annotated[float, BeforeValidator(_trial_cell), AfterValidator(_not_infinite)]
+"""A cell holding a finite number, or nan for a missed trial's cell (text and infinity are
+refused)."""
 Text = Annotated[str, BeforeValidator(_text_cell)]
 """A cell holding text that is not empty."""
+OptionalText = Annotated[str | None, BeforeValidator(_optional_text_cell)]
+"""A cell holding text, None when it is empty."""
 
 
-def _codes(stimulus: Sequence[float], response: Sequence[float]) -> list[float]:
-    codes = sorted(set(stimulus) | set(response))
+def _codes(stimulus: NDArray[np.float64], response: NDArray[np.float64]) -> tuple[float, float]:
+    codes = sorted(set(stimulus.tolist()) | set(response.tolist()))
     if len(codes) != 2:
         shown = ", ".join(f"{c:g}" for c in codes[:5]) + (", ..." if len(codes) > 5 else "")
         raise PydanticCustomError(
@@ -163,77 +164,202 @@ def _codes(stimulus: Sequence[float], response: Sequence[float]) -> list[float]:
             "as 1 and 2), found {n}: {shown}",
             {"n": len(codes), "shown": shown},
         )
-    return codes
+    return codes[0], codes[1]
 
 
-def _check_subjects(
-    subject: Sequence[str], stimulus: Sequence[float], correct: NDArray[np.bool_]
+def _lab_codes(
+    stimulus: NDArray[np.float64],
+    response: NDArray[np.float64],
+    confidence: NDArray[np.float64],
+    usable: NDArray[np.bool_],
 ) -> None:
-    """Per subject: enough trials, both stimuli, both right and wrong choices."""
-    names, index = np.unique(np.asarray(subject, dtype=object), return_inverse=True)
-    if len(names) > MAX_SUBJECTS:
-        raise PydanticCustomError(
-            "too_many_subjects",
-            "the file holds {n} subjects; the lab reads at most {limit} per file",
-            {"n": len(names), "limit": MAX_SUBJECTS},
-        )
-    stim = np.asarray(stimulus)
-    for k in np.argsort(_first_rows(index, len(names))):
-        rows = index == k
-        name, n = names[k], int(rows.sum())
-        if n < MIN_TRIALS:
+    """The lab format's rules on its usable trials: 0/1 choices, a probability in [0, 1]."""
+    for name, values in (("stimulus", stimulus), ("response", response)):
+        bad = np.flatnonzero(usable & (values != 0) & (values != 1))
+        if bad.size:
             raise PydanticCustomError(
-                "too_few_trials",
-                "subject {subject} has {n} trials; the lab needs at least {minimum} per subject "
-                "for meta-d' (Rahnev 2025 recommends at least {recommended})",
+                "codes",
+                "{column} must be 0 or 1, got {value} on line {line}",
+                {"column": name, "value": f"{values[bad[0]]:g}", "line": int(bad[0]) + 2},
+            )
+    bad = np.flatnonzero(usable & ((confidence < 0) | (confidence > 1)))
+    if bad.size:
+        raise PydanticCustomError(
+            "confidence_range",
+            "confidence is a probability in [0, 1] in the lab format, got {value} on line {line}",
+            {"value": f"{confidence[bad[0]]:g}", "line": int(bad[0]) + 2},
+        )
+
+
+class Unmeasured(BaseModel):
+    """A unit the file holds but the lab cannot measure, and why (one sentence).
+
+    ``kind``: ``"no_usable_trials"`` (every trial missed), ``"too_few_trials"`` (fewer usable
+    trials than :data:`MIN_TRIALS`), ``"one_stimulus"``, ``"one_class"`` (only right or only
+    wrong choices)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    dataset: str | None = None
+    subject: str
+    condition: str | None = None
+    n_trials: int
+    n_missed: int = 0
+    kind: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """What the cross-row rules found in a file's columns (kept by the contract's model)."""
+
+    usable: NDArray[np.bool_]
+    codes: tuple[float, float]
+    order: tuple[Unit, ...]
+    missed: dict[Unit, int]
+    unmeasured: tuple[Unmeasured, ...]
+    disagrees: NDArray[np.bool_] | None
+
+
+def _unit_text(unit: Unit) -> str:
+    subject, condition = unit
+    return f"subject {subject}" + (f" in condition {condition}" if condition is not None else "")
+
+
+def _unmeasured(unit: Unit, n: int, missed: int, stim, correct) -> Unmeasured | None:
+    """Why a unit of ``n`` usable trials cannot be measured (None when it can)."""
+    who = _unit_text(unit)
+    also = f" ({missed} missed)" if missed else ""
+    if n == 0:
+        kind, reason = "no_usable_trials", f"{who} has no usable trial{also}"
+    elif n < MIN_TRIALS:
+        kind = "too_few_trials"
+        reason = (
+            f"{who} has {n} usable trials{also}; the lab needs at least {MIN_TRIALS} per subject "
+            f"for meta-d' (Rahnev 2025 recommends at least {RECOMMENDED_TRIALS})"
+        )
+    elif len(np.unique(stim)) < 2:
+        kind, reason = "one_stimulus", f"{who} saw only one of the two stimuli; meta-d' needs both"
+    elif correct.all() or not correct.any():
+        which = "right" if correct.all() else "wrong"
+        kind = "one_class"
+        reason = f"{who} was {which} on every trial; telling right from wrong needs both"
+    else:
+        return None
+    subject, condition = unit
+    return Unmeasured(
+        subject=subject, condition=condition, n_trials=n, n_missed=missed, kind=kind, reason=reason
+    )
+
+
+def _check_rows(cols: Any, info: ValidationInfo, *, lab: bool) -> _Checked:
+    """The cross-row rules of both formats (module docstring), on the usable trials."""
+    column = ((info.context or {}).get("columns") or {}).get
+    stim, resp, conf = (
+        np.asarray(getattr(cols, f), dtype=np.float64)
+        for f in ("stimulus", "response", "confidence")
+    )
+    usable = ~(np.isnan(stim) | np.isnan(resp) | np.isnan(conf))
+    if not usable.any():
+        raise PydanticCustomError(
+            "no_usable_trials",
+            "no trial has a stimulus, a response and a confidence: each of the {n} rows misses one",
+            {"n": len(stim)},
+        )
+    if lab:
+        _lab_codes(stim, resp, conf, usable)
+        codes = (0.0, 1.0)
+    else:
+        codes = _codes(stim[usable], resp[usable])
+    correct = stim == resp
+    conditions = cols.condition if cols.condition is not None else (None,) * len(stim)
+    empty = np.flatnonzero(usable & np.array([c is None for c in conditions]))
+    if cols.condition is not None and empty.size:
+        raise PydanticCustomError(
+            "missing_value",
+            "{column}, line {line}: is empty (a trial with a response needs its condition)",
+            {"column": column("condition", "condition"), "line": int(empty[0]) + 2},
+        )
+    disagrees = None
+    if getattr(cols, "accuracy", None) is not None:
+        accuracy = np.asarray(cols.accuracy, dtype=np.float64)
+        checked = usable & ~np.isnan(accuracy)
+        bad = np.flatnonzero(checked & (accuracy != 0) & (accuracy != 1))
+        if bad.size:
+            raise PydanticCustomError(
+                "accuracy_codes",
+                "{column} must be 1 (right) or 0 (wrong) to be checked against Stimulus and "
+                "Response, got {value} on line {line}; remove or rename the column to measure "
+                "without it",
                 {
-                    "subject": name,
-                    "n": n,
-                    "minimum": MIN_TRIALS,
-                    "recommended": RECOMMENDED_TRIALS,
+                    "column": column("accuracy", CDB_ACCURACY),
+                    "value": f"{accuracy[bad[0]]:g}",
+                    "line": int(bad[0]) + 2,
                 },
             )
-        if len(np.unique(stim[rows])) < 2:
-            raise PydanticCustomError(
-                "one_stimulus",
-                "subject {subject} saw only one of the two stimuli; meta-d' needs both",
-                {"subject": name},
-            )
-        right = int(correct[rows].sum())
-        if right in (0, n):
-            raise PydanticCustomError(
-                "one_class",
-                "subject {subject} was {which} on every trial; telling right from wrong needs both",
-                {"subject": name, "which": "right" if right else "wrong"},
-            )
-
-
-def _first_rows(index: NDArray[np.intp], n: int) -> list[int]:
-    """The first row of each of ``n`` groups (subjects are checked in file order)."""
-    first = np.full(n, len(index))
-    np.minimum.at(first, index, np.arange(len(index)))
-    return first.tolist()
+        disagrees = checked & ((accuracy == 1) != correct)
+    units = list(zip(cols.subject, conditions, strict=True))
+    order = tuple(dict.fromkeys(units))
+    if len(order) > MAX_SUBJECTS:
+        raise PydanticCustomError(
+            "too_many_subjects",
+            "the file holds {n} {what}; the lab reads at most {limit} per file",
+            {
+                "n": len(order),
+                "what": "subjects" if cols.condition is None else "subject-condition pairs",
+                "limit": MAX_SUBJECTS,
+            },
+        )
+    number = {u: k for k, u in enumerate(order)}
+    index = np.fromiter((number[u] for u in units), dtype=np.intp, count=len(units))
+    n_usable = np.bincount(index[usable], minlength=len(order))
+    n_missed = np.bincount(index[~usable], minlength=len(order))
+    unmeasured = []
+    for k, unit in enumerate(order):
+        rows = (index == k) & usable
+        found = _unmeasured(unit, int(n_usable[k]), int(n_missed[k]), stim[rows], correct[rows])
+        if found is not None:
+            unmeasured.append(found)
+    if len(unmeasured) == len(order):
+        first = unmeasured[0]
+        more = len(order) - 1
+        raise PydanticCustomError(
+            first.kind,
+            "{reason}{more}",
+            {"reason": first.reason, "more": f" (nor can the other {more})" if more else ""},
+        )
+    return _Checked(
+        usable=usable,
+        codes=codes,
+        order=order,
+        missed={u: int(n_missed[k]) for k, u in enumerate(order) if n_missed[k]},
+        unmeasured=tuple(unmeasured),
+        disagrees=disagrees,
+    )
 
 
 # ----------------------------------------------------------------------------- the contracts
 class ConfidenceDatabaseColumns(BaseModel):
-    """The contract of a Confidence Database file's used columns (named as the file names them).
+    """The contract of a Confidence Database file's used columns (keyed by the lab's names; the
+    reader maps the file's columns to them: :data:`CDB_COLUMNS`, the condition and Accuracy).
 
-    Cross-row rules: Stimulus and Response take two values between them; per subject
-    :data:`MIN_TRIALS` trials, both stimuli, right and wrong choices; :data:`MAX_SUBJECTS`.
+    Cross-row rules (on the usable trials): Stimulus and Response take two values between them;
+    a condition on every usable trial; Accuracy 0 or 1; :data:`MAX_SUBJECTS` units; per unit
+    :data:`MIN_TRIALS` trials, both stimuli, right and wrong choices, or the unit is listed as
+    unmeasured (:class:`Unmeasured`); at least one unit measured.
     """
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
-    subject: tuple[Text, ...] = Field(alias=CDB_COLUMNS["subject"])
-    stimulus: tuple[Number, ...] = Field(alias=CDB_COLUMNS["stimulus"])
-    response: tuple[Number, ...] = Field(alias=CDB_COLUMNS["response"])
-    confidence: tuple[Number, ...] = Field(alias=CDB_COLUMNS["confidence"])
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    subject: tuple[Text, ...]
+    stimulus: tuple[TrialNumber, ...]
+    response: tuple[TrialNumber, ...]
+    confidence: tuple[TrialNumber, ...]
+    condition: tuple[OptionalText, ...] | None = None
+    accuracy: tuple[TrialNumber, ...] | None = None
+    _checked: _Checked | None = PrivateAttr(None)
 
     @model_validator(mode="after")
-    def _across_rows(self) -> ConfidenceDatabaseColumns:
-        _codes(self.stimulus, self.response)
-        correct = np.asarray(self.stimulus) == np.asarray(self.response)
-        _check_subjects(self.subject, self.stimulus, correct)
+    def _across_rows(self, info: ValidationInfo) -> ConfidenceDatabaseColumns:
+        self._checked = _check_rows(self, info, lab=False)
         return self
 
 
@@ -244,11 +370,12 @@ class LabColumns(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     subject: tuple[Text, ...]
-    stimulus: tuple[Number, ...]
-    response: tuple[Number, ...]
-    confidence: tuple[Number, ...]
-    difficulty: tuple[Number, ...] | None = None
-    condition: tuple[Text, ...] | None = None
+    stimulus: tuple[TrialNumber, ...]
+    response: tuple[TrialNumber, ...]
+    confidence: tuple[TrialNumber, ...]
+    difficulty: tuple[TrialNumber, ...] | None = None
+    condition: tuple[OptionalText, ...] | None = None
+    _checked: _Checked | None = PrivateAttr(None)
 
     @model_validator(mode="before")
     @classmethod
@@ -259,39 +386,20 @@ class LabColumns(BaseModel):
         return data
 
     @model_validator(mode="after")
-    def _across_rows(self) -> LabColumns:
-        for name in ("stimulus", "response"):
-            values = np.asarray(getattr(self, name))
-            bad = np.flatnonzero((values != 0) & (values != 1))
-            if bad.size:
-                raise PydanticCustomError(
-                    "codes",
-                    "{column} must be 0 or 1, got {value} on line {line}",
-                    {"column": name, "value": f"{values[bad[0]]:g}", "line": int(bad[0]) + 2},
-                )
-        conf = np.asarray(self.confidence)
-        bad = np.flatnonzero((conf < 0) | (conf > 1))
-        if bad.size:
-            raise PydanticCustomError(
-                "confidence_range",
-                "confidence is a probability in [0, 1] in the lab format, got {value} on line "
-                "{line}",
-                {"value": f"{conf[bad[0]]:g}", "line": int(bad[0]) + 2},
-            )
-        correct = np.asarray(self.stimulus) == np.asarray(self.response)
-        _check_subjects(self.subject, self.stimulus, correct)
+    def _across_rows(self, info: ValidationInfo) -> LabColumns:
+        self._checked = _check_rows(self, info, lab=True)
         return self
 
 
 # ----------------------------------------------------------------------------- the result
 @dataclass(frozen=True, eq=False)
 class Trials:
-    """A validated trial table, as arrays (one entry per trial, in file order).
+    """A validated trial table, as arrays of its usable trials (in file order).
 
     Attributes
     ----------
     name : str
-        The file's name (for sentences).
+        The file's name (for sentences; the data set's name in tables).
     format : {"confidence-database", "lab"}
     subject : ndarray of str
     stimulus, response : ndarray of int
@@ -301,7 +409,25 @@ class Trials:
     codes : tuple of float
         The file's two codes of stimulus and response (0, 1 in the lab format).
     difficulty : ndarray of float or None
-        The lab format's optional difficulty (not used by the markers).
+        The lab format's optional difficulty (not used by the markers; nan where empty).
+    condition : ndarray of str or None
+        Each trial's condition, the values of the column :attr:`by`; None when the units are
+        the subjects.
+    by : str or None
+        The file's column the units are formed by.
+    pooled : str or None
+        A condition column the caller chose to pool (its conditions measured together).
+    task : str or None
+        The suffix of a dual-task file's columns read (``"1"``: ``Response_1``...).
+    order : tuple of (str, str or None)
+        Every unit of the file in the order it first appears, measured or not.
+    missed : dict
+        Missed trials per unit (units without any left out).
+    unmeasured : tuple of Unmeasured
+        The units that cannot be measured, each with its reason.
+    disagrees : ndarray of bool or None
+        Per trial: does the file's Accuracy disagree with Stimulus and Response? None without an
+        Accuracy column.
     """
 
     name: str
@@ -312,15 +438,42 @@ class Trials:
     confidence: NDArray[np.float64]
     codes: tuple[float, float]
     difficulty: NDArray[np.float64] | None = None
+    condition: NDArray[np.str_] | None = None
+    by: str | None = None
+    pooled: str | None = None
+    task: str | None = None
+    order: tuple[Unit, ...] = ()
+    missed: dict[Unit, int] = field(default_factory=dict)
+    unmeasured: tuple[Unmeasured, ...] = ()
+    disagrees: NDArray[np.bool_] | None = None
 
     def __len__(self) -> int:
         return len(self.stimulus)
 
     @property
     def subjects(self) -> tuple[str, ...]:
-        """The subjects in the order they first appear in the file."""
+        """The subjects with a usable trial, in the order they first appear in the file."""
         _, first = np.unique(self.subject, return_index=True)
         return tuple(str(s) for s in self.subject[np.sort(first)])
+
+    @property
+    def units(self) -> tuple[Unit, ...]:
+        """The units measured, in file order."""
+        left_out = {(u.subject, u.condition) for u in self.unmeasured}
+        return tuple(u for u in self.order if u not in left_out)
+
+    @property
+    def n_missed(self) -> int:
+        """Missed trials in the file (dropped)."""
+        return sum(self.missed.values())
+
+    def rows(self, unit: Unit) -> NDArray[np.bool_]:
+        """Which trials are the unit's."""
+        subject, condition = unit
+        rows = self.subject == subject
+        if self.condition is not None:
+            rows &= self.condition == condition
+        return rows
 
     @property
     def probability(self) -> bool:
@@ -329,136 +482,27 @@ class Trials:
 
 
 # ----------------------------------------------------------------------------- reading
-def _refuse(name: str, message: str, kind: str, field: str = "") -> ContractError:
-    return ContractError(f"{name}: {message}", field, kind)
-
-
-def _where(header: Mapping[str, str]) -> Callable[[tuple[Any, ...]], str]:
+def _where(columns: Mapping[str, str]) -> Callable[[tuple[Any, ...]], str]:
     """Shows a location ``(field, row)`` as the file's column and line (header on line 1)."""
 
     def where(loc: tuple[Any, ...]) -> str:
         if not loc:
             return ""
-        column = header.get(str(loc[0]), str(loc[0]))
+        column = columns.get(str(loc[0]), str(loc[0]))
         return f"{column}, line {loc[1] + 2}" if len(loc) > 1 else column
 
     return where
 
 
-def detect_format(header: Sequence[str]) -> Format:
-    """The format a header belongs to: the Confidence Database's if it names ``Subj_idx``.
-
-    >>> detect_format(["Subj_idx", "Stimulus"]), detect_format(["stimulus", "response"])
-    ('confidence-database', 'lab')
-    """
-    return "confidence-database" if CDB_COLUMNS["subject"] in header else "lab"
-
-
-def check_size(n_bytes: int, name: str = "the file") -> None:
-    """Refuse a file over :data:`MAX_FILE_BYTES` (kind ``too_large``), before it is read.
-
-    >>> check_size(MAX_FILE_BYTES + 1, "big.csv")
-    Traceback (most recent call last):
-    ...
-    labcore.scorecards.contract.ContractError: big.csv: the file has 5,242,881 bytes; the lab \
-reads at most 5,242,880 (5 MiB)
-    """
-    if n_bytes > MAX_FILE_BYTES:
-        raise _refuse(
-            name,
-            f"the file has {n_bytes:,} bytes; the lab reads at most {MAX_FILE_BYTES:,} "
-            f"({MAX_FILE_BYTES // 2**20} MiB)",
-            "too_large",
-        )
-
-
-def _rows(data: bytes, name: str) -> list[list[str]]:
-    check_size(len(data), name)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise _refuse(
-            name, f"the file is not UTF-8 text (byte {err.start + 1} cannot be read)", "not_utf8"
-        ) from None
-    try:
-        rows = list(csv.reader(io.StringIO(text, newline="")))
-    except csv.Error as err:
-        raise _refuse(name, f"the file is not CSV ({err})", "not_csv") from None
-    while rows and not any(cell.strip() for cell in rows[-1]):
-        rows.pop()  # trailing blank lines; a blank line between trials is a ragged row
-    if not rows:
-        raise _refuse(name, "the file is empty: a header row and trials are needed", "empty")
-    return rows
-
-
-def _columns_of(
-    rows: list[list[str]], name: str, fmt: Format
-) -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
-    """The format's columns as tuples of cells, keyed as the contract names them, and each
-    contract name's column in the file."""
-    header = [h.strip() for h in rows[0]]
-    dupes = sorted({h for h in header if header.count(h) > 1})
-    if dupes:
-        raise _refuse(name, f"column {dupes[0]} appears twice in the header", "duplicate_column")
-    if fmt == "confidence-database":
-        wanted = {alias: alias for alias in CDB_COLUMNS.values()}
-        shown = {field: alias for field, alias in CDB_COLUMNS.items()}
-        shown.update({alias: alias for alias in CDB_COLUMNS.values()})
-        required = list(CDB_COLUMNS.values())
-    else:
-        unknown = [h for h in header if h not in LAB_COLUMNS]
-        if unknown:
-            hint = (
-                " (is it the confidence-database format?)"
-                if detect_format(header) == "confidence-database"
-                else ""
-            )
-            raise _refuse(
-                name,
-                f"column {unknown[0]!r} is not one of the lab format's "
-                f"({', '.join(LAB_COLUMNS)}){hint}",
-                "unknown_column",
-                unknown[0],
-            )
-        wanted = {c: c for c in LAB_COLUMNS}
-        shown = {c: c for c in LAB_COLUMNS}
-        required = list(LAB_REQUIRED)
-    missing = [c for c in required if c not in header]
-    if missing:
-        other = "lab" if fmt == "confidence-database" else "confidence-database"
-        hint = f" (is it the {other} format?)" if detect_format(header) == other else ""
-        raise _refuse(
-            name,
-            f"column {missing[0]} is missing; the {fmt} format needs {', '.join(required)}{hint}",
-            "missing_column",
-            missing[0],
-        )
-    body = rows[1:]
-    if not body:
-        raise _refuse(name, "the file has a header but no trials", "empty")
-    if len(body) > MAX_ROWS:
-        raise _refuse(
-            name,
-            f"the file has {len(body):,} trials; the lab reads at most {MAX_ROWS:,}",
-            "too_many_rows",
-        )
-    for i, row in enumerate(body):
-        if len(row) != len(header):
-            raise _refuse(
-                name,
-                f"line {i + 2} has {len(row)} cells, the header {len(header)}",
-                "ragged_row",
-            )
-    position = {h: k for k, h in enumerate(header)}
-    columns = {
-        key: tuple(row[position[column]] for row in body)
-        for key, column in wanted.items()
-        if column in position
-    }
-    return columns, shown
-
-
-def read_trials(data: bytes, name: str = "the file", fmt: Format | None = None) -> Trials:
+def read_trials(
+    data: bytes,
+    name: str = "the file",
+    fmt: Format | None = None,
+    *,
+    by: str | None = None,
+    pool: bool = False,
+    task: str | None = None,
+) -> Trials:
     """Read and validate a trial table (either format) into arrays; one sentence on a refusal.
 
     Parameters
@@ -469,47 +513,75 @@ def read_trials(data: bytes, name: str = "the file", fmt: Format | None = None) 
         How sentences name the file.
     fmt : {"confidence-database", "lab"} or None
         The format; None detects it from the header (:func:`detect_format`).
+    by : str or None
+        The column whose values split each subject's trials into units (conditions); None: the
+        file's ``Condition`` column if it has one (case ignored), else none.
+    pool : bool
+        Measure each subject over all its trials even when the file has a condition column (the
+        choice is recorded in :attr:`Trials.pooled`).
+    task : str or None
+        A dual-task file's task to read: its columns with this suffix (``"1"``: ``Response_1``
+        is read as ``Response``).
 
     Returns
     -------
     Trials
+        The usable trials; the missed ones counted per unit, the unmeasurable units listed.
 
     Raises
     ------
     ContractError
         A ``ValueError`` whose message is one sentence and whose ``kind`` says what is wrong:
         ``too_large``, ``not_utf8``, ``not_csv``, ``empty``, ``duplicate_column``,
-        ``missing_column``, ``unknown_column``, ``too_many_rows``, ``ragged_row`` (the file);
-        ``missing_value``, ``float_parsing``, ``finite_number`` (a cell: empty, not a number,
-        NaN or infinite; ``field`` names its column); ``codes``, ``confidence_range``,
-        ``too_many_subjects``, ``too_few_trials``, ``one_stimulus``, ``one_class`` (across rows).
+        ``missing_column``, ``unknown_column``, ``dual_task``, ``unknown_task``,
+        ``too_many_rows``, ``ragged_row`` (the file); ``missing_value``, ``float_parsing``,
+        ``finite_number`` (a cell: an empty subject or condition, text, infinity; ``field``
+        names its column and row); ``no_usable_trials``, ``codes``, ``confidence_range``,
+        ``accuracy_codes``, ``too_many_subjects`` (across rows); ``too_few_trials``,
+        ``one_stimulus``, ``one_class`` (when no unit can be measured, the first one's reason).
     """
     if fmt is not None:
         check_choice(fmt, "fmt", FORMATS)
-    rows = _rows(data, name)
+    rows = file_rows(data, name)
     fmt = fmt or detect_format([h.strip() for h in rows[0]])
-    columns, shown = _columns_of(rows, name, fmt)
+    columns, shown, pooled = table_columns(rows, name, fmt, by=by, pool=pool, task=task)
     model = ConfidenceDatabaseColumns if fmt == "confidence-database" else LabColumns
     try:
-        table = model.model_validate(columns)
+        table = model.model_validate(columns, context={"columns": shown})
     except ValidationError as exc:
         error = contract_error(exc, name, where=_where(shown))
+        message, where = str(error), error.field.split("[", 1)
         if error.kind == "missing_value":  # "is empty" says what was given
-            error = ContractError(str(error).replace(", got ''", ""), error.field, error.kind)
-        raise error from None
-    stim = np.asarray(table.stimulus)
-    resp = np.asarray(table.response)
-    codes = (0.0, 1.0) if fmt == "lab" else tuple(_codes(table.stimulus, table.response))
+            message = message.replace(", got ''", "")
+        if where[0] in shown:  # the field as the file names it: "Confidence[3]"
+            where[0] = shown[where[0]]
+        raise ContractError(message, "[".join(where), error.kind) from None
+    checked = table._checked
+    usable = checked.usable
+    codes = checked.codes
+    stim = np.asarray(table.stimulus)[usable]
+    resp = np.asarray(table.response)[usable]
     difficulty = getattr(table, "difficulty", None)
+    condition = table.condition
     return Trials(
         name=name,
         format=fmt,
-        subject=np.asarray(table.subject, dtype=str),
+        subject=np.asarray(table.subject, dtype=str)[usable],
         stimulus=(stim == codes[1]).astype(np.int8),
         response=(resp == codes[1]).astype(np.int8),
-        confidence=np.asarray(table.confidence, dtype=np.float64),
+        confidence=np.asarray(table.confidence, dtype=np.float64)[usable],
         codes=codes,
-        difficulty=None if difficulty is None else np.asarray(difficulty, dtype=np.float64),
+        difficulty=None if difficulty is None else np.asarray(difficulty, np.float64)[usable],
+        condition=None
+        if condition is None
+        else np.asarray(condition, dtype=object)[usable].astype(str),
+        by=shown.get("condition"),
+        pooled=pooled,
+        task=task,
+        order=checked.order,
+        missed=checked.missed,
+        unmeasured=checked.unmeasured,
+        disagrees=None if checked.disagrees is None else checked.disagrees[usable],
     )
 
 

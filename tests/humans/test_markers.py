@@ -148,4 +148,4 @@ def test_the_csv_has_the_commands_columns_and_empty_undefined_cells():
     )
     header, row = text.strip().split("\n")
     assert tuple(header.split(",")) == MARKER_COLUMNS
-    assert row == "x,50,0.5,,,"
+    assert row == ",x,,50,0,0.5,,,,"

@@ -1,5 +1,7 @@
 """The trial-table contract (labcore.humans.trials): both formats read, every bad input refused in
-one sentence whose ``kind`` (and, for a cell, ``field``) says what is wrong."""
+one sentence whose ``kind`` (and, for a cell, ``field``) says what is wrong. The Confidence
+Database's own conventions (missed trials, conditions, dual tasks, an Accuracy column) are
+tests/humans/test_conventions.py."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import numpy as np
 import pytest
 
 from labcore.checks import ChoiceError
+from labcore.humans import columns as C
 from labcore.humans import trials as T
 from labcore.humans.trials import lab_csv, read_trials
 from labcore.scorecards.contract import ContractError
@@ -95,14 +98,14 @@ def test_lab_write_reads_back_the_same_values():
 @pytest.mark.parametrize(
     ("data", "kind", "field"),
     [
-        (GOOD_LAB.replace(b"0,0,0.9\n", b"0,0,NaN\n", 1), "finite_number", "confidence[0]"),
         (GOOD_LAB.replace(b"0,0,0.9\n", b"0,0,inf\n", 1), "finite_number", "confidence[0]"),
         (GOOD_LAB.replace(b"0,0,0.9\n", b"0,0,high\n", 1), "float_parsing", "confidence[0]"),
-        (GOOD_LAB.replace(b"1,1,0.8\n", b"1,,0.8\n", 1), "missing_value", "response[1]"),
+        (GOOD_LAB.replace(b"1,1,0.8\n", b"1,1?,0.8\n", 1), "float_parsing", "response[1]"),
         (GOOD_CDB.replace(b"\n3,", b"\n ,", 1), "missing_value", "Subj_idx[40]"),
-        (GOOD_CDB.replace(b",4,0.61", b",n/a,0.61", 1), "float_parsing", "Confidence[0]"),
+        (GOOD_CDB.replace(b",4,0.61", b",sure,0.61", 1), "float_parsing", "Confidence[0]"),
+        (GOOD_CDB.replace(b"\n3,1,1,4", b"\n3,-inf,1,4", 1), "finite_number", "Stimulus[40]"),
     ],
-    ids=["nan", "infinite", "text", "empty-cell", "empty-subject", "cdb-text"],
+    ids=["infinite", "text", "text-response", "empty-subject", "cdb-text", "cdb-infinite"],
 )
 def test_a_bad_cell_is_one_sentence_naming_its_column_and_line(data, kind, field):
     error = refused(data)
@@ -112,8 +115,9 @@ def test_a_bad_cell_is_one_sentence_naming_its_column_and_line(data, kind, field
 
 
 def test_an_empty_cell_says_so_without_quoting_nothing():
-    error = refused(GOOD_LAB.replace(b"0,0,0.9\n", b"0,0,\n", 1))
-    assert (error.kind, error.field) == ("missing_value", "confidence[0]")
+    data = lab([("p", *r) for r in FOUR * 10], "subject,stimulus,response,confidence")
+    error = refused(data.replace(b"\np,0,0,0.9\n", b"\n,0,0,0.9\n", 1))
+    assert (error.kind, error.field) == ("missing_value", "subject[0]")
     assert "''" not in str(error) and '""' not in str(error)
 
 
@@ -166,27 +170,33 @@ def test_every_bad_file_gets_its_sentence(data, kind):
 
 
 def test_too_few_trials_names_the_subject_the_minimum_and_the_recommendation():
+    """A subject under the minimum is listed with its reason and the others are measured; a file
+    whose every subject is under it is refused with the first one's reason."""
     data = GOOD_CDB + b"".join(
         f"9,{a},{b},{c},0,0\n".encode() for a, b, c in [(1, 1, 4), (2, 1, 1)] * 5
     )
-    error = refused(data)
-    assert error.kind == "too_few_trials"
-    numbers = [int(n) for n in re.findall(r"\d+", str(error))]
+    t = read_trials(data)
+    assert t.units == (("7", None), ("3", None)) and t.order[-1] == ("9", None)
+    (left_out,) = t.unmeasured
+    assert (left_out.subject, left_out.kind, left_out.n_trials) == ("9", "too_few_trials", 10)
+    numbers = [int(n) for n in re.findall(r"\d+", left_out.reason)]
     assert numbers[:2] == [9, 10]  # the subject and its trials
     assert {T.MIN_TRIALS, T.RECOMMENDED_TRIALS} <= set(numbers)
+    error = refused(lab(FOUR * 9))
+    assert error.kind == "too_few_trials" and re.findall(r"\d+", str(error))[:2] == ["1", "36"]
 
 
 def test_the_size_bound_is_checked_before_decoding():
-    assert T.MAX_FILE_BYTES == 5 * 2**20
-    error = refused(b"\xff" * (T.MAX_FILE_BYTES + 1))
+    assert C.MAX_FILE_BYTES == 5 * 2**20
+    error = refused(b"\xff" * (C.MAX_FILE_BYTES + 1))
     assert error.kind == "too_large" and "5 MiB" in str(error)
     read_trials(GOOD_LAB + b" " * 0)  # well under the bound
 
 
 def test_the_row_and_subject_bounds(monkeypatch):
-    monkeypatch.setattr(T, "MAX_ROWS", 39)
+    monkeypatch.setattr(C, "MAX_ROWS", 39)
     assert refused(GOOD_LAB).kind == "too_many_rows"
-    monkeypatch.setattr(T, "MAX_ROWS", 10_000)
+    monkeypatch.setattr(C, "MAX_ROWS", 10_000)
     monkeypatch.setattr(T, "MAX_SUBJECTS", 1)
     assert refused(GOOD_CDB).kind == "too_many_subjects"
 
