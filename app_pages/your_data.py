@@ -9,6 +9,7 @@ from labcore.figures.humans import beside_agents_figure, group_figure, group_lab
 from labcore.humans.columns import (
     CDB_ACCURACY,
     CDB_COLUMNS,
+    CONDITION,
     FORMATS,
     LAB_COLUMNS,
     MAX_FILE_BYTES,
@@ -142,7 +143,11 @@ if len(files) > humans.MAX_FILES:
     files = files[: humans.MAX_FILES]
 
 headers = [header_of(content) for _, content in files]
-splits = list(dict.fromkeys(h for header in headers for h in header if h and h not in READ))
+splits = list(
+    dict.fromkeys(
+        h for header in headers for h in header if h and h not in READ and h.casefold() != CONDITION
+    )
+)
 suffixes = list(dict.fromkeys(s for header in headers for s in task_suffixes(header)))
 split_col, task_col = st.columns(2)
 split = split_col.selectbox(

@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 import urllib.request
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -174,6 +175,14 @@ def running_lab(timeout: float = 60.0, env: dict[str, str] | None = None) -> Ite
             stop(proc)
 
 
+def upload_limit_mb() -> int:
+    """The servers' cap on one uploaded file, in MB (``server.maxUploadSize`` of
+    ``.streamlit/config.toml``): the proxy lets as much through, so an upload over a page's own
+    limit reaches the page's check and its sentence, not a refusal from nginx."""
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    return int(config["server"]["maxUploadSize"])
+
+
 def nginx_config(ports: Sequence[int], listen: str, workdir: Path) -> str:
     """An nginx configuration: ``listen`` (``host:port``) proxied to the servers on ``ports``.
 
@@ -203,7 +212,7 @@ http {{
     }}
     server {{
         listen {listen};
-        client_max_body_size 2m;
+        client_max_body_size {upload_limit_mb() + 1}m;
         location / {{
             proxy_pass http://lab;
             proxy_http_version 1.1;

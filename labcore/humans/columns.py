@@ -42,7 +42,7 @@ Which columns are read (:func:`table_columns`):
   ``Response_2``, ``Confidence1``...) and no plain ``Response`` is refused with a sentence that
   names the columns and how to pick one task (``task``, ``--task 1``); with a task, each column
   with its suffix is read as the plain one (a column without it, such as a shared ``Stimulus``,
-  as it is).
+  as it is), and a file without suffixed columns is read as it is (one task for a folder).
 
 The checks, each problem one :class:`~labcore.scorecards.contract.ContractError` sentence with a
 ``kind``: at most :data:`MAX_FILE_BYTES` (5 MiB, a Confidence Database file of about 100,000
@@ -128,7 +128,7 @@ def _cdb_columns(header: list[str], name: str, task: str | None) -> dict[str, st
     suffixed columns where it has them); the dual-task and missing-column refusals."""
     wanted: dict[str, str] = {}
     suffixes = task_suffixes(header)
-    if task is not None and task not in suffixes:
+    if task is not None and suffixes and task not in suffixes:
         raise refuse(
             name,
             f"no Stimulus, Response or Confidence column has the task suffix {task!r}"

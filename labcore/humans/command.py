@@ -81,7 +81,7 @@ def add_markers_command(sub: Any) -> None:
         default=None,
         metavar="SUFFIX",
         help="a dual-task file's task: read Response_SUFFIX (and the other columns with the "
-        "suffix) as Response",
+        "suffix) as Response; files without suffixed columns are read as they are",
     )
     markers.add_argument(
         "--min-trials",

@@ -92,6 +92,7 @@ from labcore.humans.columns import (
     detect_format,
     file_rows,
     table_columns,
+    task_suffixes,
 )
 from labcore.humans.reference import trial_band
 from labcore.scorecards.contract import ContractError, contract_error
@@ -521,7 +522,7 @@ def read_trials(
         choice is recorded in :attr:`Trials.pooled`).
     task : str or None
         A dual-task file's task to read: its columns with this suffix (``"1"``: ``Response_1``
-        is read as ``Response``).
+        is read as ``Response``); a file without suffixed columns is read as it is.
 
     Returns
     -------
@@ -543,7 +544,8 @@ def read_trials(
     if fmt is not None:
         check_choice(fmt, "fmt", FORMATS)
     rows = file_rows(data, name)
-    fmt = fmt or detect_format([h.strip() for h in rows[0]])
+    header = [h.strip() for h in rows[0]]
+    fmt = fmt or detect_format(header)
     columns, shown, pooled = table_columns(rows, name, fmt, by=by, pool=pool, task=task)
     model = ConfidenceDatabaseColumns if fmt == "confidence-database" else LabColumns
     try:
@@ -577,7 +579,7 @@ def read_trials(
         else np.asarray(condition, dtype=object)[usable].astype(str),
         by=shown.get("condition"),
         pooled=pooled,
-        task=task,
+        task=task if task in task_suffixes(header) else None,
         order=checked.order,
         missed=checked.missed,
         unmeasured=checked.unmeasured,

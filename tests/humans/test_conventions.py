@@ -228,6 +228,8 @@ def test_a_dual_task_file_is_read_one_task_at_a_time():
     second = read_trials(data, task="2")
     assert np.array_equal(second.confidence, [r[2] for r in TASKS["2"]])
     assert refused(ContractError, read_trials, data, task="3").kind == "unknown_task"
+    plain_read = read_trials(plain, task="1")  # a file without tasks is read as it is
+    assert plain_read.task is None and np.array_equal(plain_read.confidence, t.confidence)
 
 
 # ----------------------------------------------------------------------------- Accuracy

@@ -132,6 +132,9 @@ def test_the_proxy_config_is_sticky_and_passes_websockets(tmp_path):
         and "server 127.0.0.1:8602" in conf
         and "listen 0.0.0.0:8501" in conf
     )
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    body = int(re.search(r"client_max_body_size (\d+)m;", conf).group(1))
+    assert body > config["server"]["maxUploadSize"]  # an upload the servers take passes the proxy
 
 
 @pytest.mark.slow
