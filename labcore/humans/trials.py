@@ -509,11 +509,12 @@ def read_trials(
     Parameters
     ----------
     data : bytes
-        The file's content (at most :data:`MAX_FILE_BYTES`).
+        The file's content (at most :data:`~labcore.humans.columns.MAX_FILE_BYTES`).
     name : str
         How sentences name the file.
     fmt : {"confidence-database", "lab"} or None
-        The format; None detects it from the header (:func:`detect_format`).
+        The format; None detects it from the header
+        (:func:`~labcore.humans.columns.detect_format`).
     by : str or None
         The column whose values split each subject's trials into units (conditions); None: the
         file's ``Condition`` column if it has one (case ignored), else none.
