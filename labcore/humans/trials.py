@@ -226,7 +226,9 @@ def _unit_text(unit: Unit) -> str:
     return f"subject {subject}" + (f" in condition {condition}" if condition is not None else "")
 
 
-def _unmeasured(unit: Unit, n: int, missed: int, stim, correct) -> Unmeasured | None:
+def _unmeasured(
+    unit: Unit, n: int, missed: int, stim: NDArray[np.float64], correct: NDArray[np.bool_]
+) -> Unmeasured | None:
     """Why a unit of ``n`` usable trials cannot be measured (None when it can)."""
     who = _unit_text(unit)
     also = f" ({missed} missed)" if missed else ""
