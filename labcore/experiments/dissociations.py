@@ -27,7 +27,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +78,13 @@ class DissociationsConfig:
     rewire_lr: float = 0.01
     e2_kinds: tuple[str, ...] = E2_KINDS
     e2_episodes: int = 256
+    sweep_seeds: tuple[int, ...] = ()
+    """Seeds whose learned-gate agents are retrained under the registered sweep (11.11: the
+    learning rates of sec. 4.3.4 and 12,000 updates without early stopping), to tell whether a
+    seed below the criterion failed for the optimiser's settings; none by default."""
+    sweep_rates: tuple[float, ...] = (1e-4, 1e-3, 1e-2)
+    sweep_updates: tuple[int, ...] = (3000, 12000)
+    """Update budgets of the sweep: 3,000 with the early stop of sec. 5.3, 12,000 without it."""
     ideal_trials: int = 200_000
     """Simulated trials per block of the ideal observer (its M-ratio on the first 20,000)."""
     ideal_seed: int = 0
@@ -99,22 +106,38 @@ class DissociationsConfig:
 
 @dataclass(frozen=True)
 class Unit:
-    """One part of the study ("e1" or "e2") on one agent seed."""
+    """One part of the study ("e1", "e2", or "sweep": one gated kind retrained with a learning
+    rate and an update budget) on one agent seed."""
 
     part: str
     seed: int
+    kind: str = ""
+    lr: float = 0.0
+    updates: int = 0
 
     def __str__(self) -> str:
+        if self.part == "sweep":
+            return f"sweep {self.kind} seed {self.seed} lr {self.lr:g} {self.updates} updates"
         return f"{self.part} seed {self.seed}"
 
 
 def units(config: DissociationsConfig) -> list[Unit]:
-    """Every (part, seed), part by part."""
-    return [Unit(part, s) for part in ("e1", "e2") for s in config.seeds]
+    """Every (part, seed), part by part, then the sweep's retrainings."""
+    sweep = [
+        Unit("sweep", s, kind, lr, n)
+        for kind in config.e2_kinds
+        for s in config.sweep_seeds
+        for lr in config.sweep_rates
+        for n in config.sweep_updates
+        if (lr, n) != (TrainConfig().lr, TrainConfig().max_updates)  # the registered run itself
+    ]
+    return [Unit(part, s) for part in ("e1", "e2") for s in config.seeds] + sweep
 
 
 def unit_of(row: Mapping[str, Any]) -> Unit:
     """The unit a row of any table belongs to."""
+    if "lr" in row:
+        return Unit("sweep", int(row["seed"]), row["kind"], float(row["lr"]), int(row["updates"]))
     part = row.get("part") or ("e1" if "block" in row else "e2")
     return Unit(part, int(row["seed"]))
 
@@ -166,7 +189,15 @@ AGENTS = Table(
     optional=("heldout_agreement",),
 )
 """Each agent's held-out agreement and whether the 95% criterion excluded it (protocol 5.3)."""
-TABLES = (E1_TRIALS, E2_REPORTS, AGENTS)
+SWEEP = Table(
+    "sweep",
+    ("kind", "seed", "lr", "updates", "heldout_agreement", "conjunction_k4", "conjunction_k2"),
+    text=("kind",),
+    required=False,
+)
+"""The registered sweep (11.11): a gated kind's seed retrained with one learning rate and update
+budget, its held-out agreement and its conjunction accuracy with 4 and 2 slots."""
+TABLES = (E1_TRIALS, E2_REPORTS, AGENTS, SWEEP)
 
 
 # ------------------------------------------------------------------------------ ideal observers
@@ -455,8 +486,50 @@ def _agent_row(part: str, seed: int, kind: str, loaded: Any, how: str) -> dict:
     }
 
 
+def run_sweep(config: DissociationsConfig, unit: Unit) -> Rows:
+    """One retraining of the sweep (11.11), evaluated on the seed's evaluation episodes."""
+    import torch
+
+    import labcore.envs as E
+    from labcore.interventions import bus_capacity
+    from labcore.rollout import rollout
+    from labcore.seeding import episode_seeds
+    from labcore.training.behaviour_cloning import train_seeds
+
+    torch.set_num_threads(1)
+    early = unit.updates <= TrainConfig().max_updates
+    cfg = replace(
+        TrainConfig(),
+        lr=unit.lr,
+        max_updates=unit.updates,
+        min_updates=TrainConfig().min_updates if early else unit.updates,
+    )
+    trained = train_seeds(E2_TASK, unit.kind, [unit.seed], cfg)[0]
+    episodes = episode_seeds(unit.seed, "eval", config.e2_episodes)
+    conj = {
+        k: float(
+            rollout(trained.agent, E.DUAL_TASK, episodes, bus_capacity(k, SLOTS))
+            .conjunction()
+            .mean()
+        )
+        for k in (SLOTS, 2)
+    }
+    row = {
+        "kind": unit.kind,
+        "seed": unit.seed,
+        "lr": unit.lr,
+        "updates": unit.updates,
+        "heldout_agreement": trained.record["heldout_agreement"],
+        "conjunction_k4": conj[SLOTS],
+        "conjunction_k2": conj[2],
+    }
+    return {SWEEP.name: [row]}
+
+
 def run_unit(config: DissociationsConfig, unit: Unit, out: str) -> Rows:
-    """One part on one seed (:func:`run_e1`, :func:`run_e2`)."""
+    """One part on one seed (:func:`run_e1`, :func:`run_e2`, :func:`run_sweep`)."""
+    if unit.part == "sweep":
+        return run_sweep(config, unit)
     return run_e1(config, unit.seed) if unit.part == "e1" else run_e2(config, unit.seed)
 
 
@@ -968,7 +1041,12 @@ def summarise(config: DissociationsConfig, rows: Rows) -> StudySummary:
         seeds=list(config.seeds),
         findings=e1 + e2,
         answer=answer,
-        tables={"e1": e1_tables, "e2": e2_tables, "agents": agents},
+        tables={
+            "e1": e1_tables,
+            "e2": e2_tables,
+            "agents": agents,
+            "sweep": rows.get(SWEEP.name, []),
+        },
     )
 
 
