@@ -15,7 +15,7 @@ from labcore.config import (
     TrainConfig,
 )
 from labcore.diagram import architecture_dot
-from labcore.storage.checkpoint_format import CheckpointError
+from labcore.storage.checkpoints import CheckpointError
 from ui import data, jobs
 from ui.components import explain
 from ui.jobs import QueueFull

@@ -13,7 +13,7 @@ from labcore.figures.live import calibration_figure, type2_roc_figure
 from labcore.figures.paper_e4 import arms_figure, arms_table, history_frame, learning_curves
 from labcore.figures.style import label_of
 from labcore.render import answer, part, term
-from labcore.storage.checkpoint_format import CheckpointError
+from labcore.storage.checkpoints import CheckpointError
 from ui import controls, data, data_reward, reward_neurogym
 from ui.components import (
     SELF_MODEL_LABELS,

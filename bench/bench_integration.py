@@ -19,9 +19,12 @@ import torch
 
 from labcore.measures_integration import integration_readings, integration_runs
 from labcore.seeding import episode_seeds
-from labcore.storage.checkpoint_format import checkpoint_file, checkpoint_name
-from labcore.storage.checkpoint_manifest import BUNDLED_DIR
-from labcore.storage.checkpoints import load_checkpoint
+from labcore.storage.checkpoints import (
+    BUNDLED_DIR,
+    checkpoint_file,
+    checkpoint_name,
+    load_checkpoint,
+)
 
 TARGET_SECONDS = 2.0
 EPISODES = 32

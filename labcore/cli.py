@@ -125,7 +125,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     their batch.
     """
     jobs = training_jobs(args.experiment, args.agent, args.mode, args.trainer)  # refused first
-    from labcore.storage.checkpoint_manifest import BUNDLED_DIR
+    from labcore.storage.checkpoints import BUNDLED_DIR
     from labcore.training.provision import missing_seeds, plan_batches, progress_bar, run_batches
 
     args.out = args.out or str(BUNDLED_DIR)

@@ -10,11 +10,9 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
-
-from filelock import FileLock
 
 
 def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
@@ -109,15 +107,3 @@ def parse_json(raw: bytes) -> Any:
         raise ValueError(f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
     except RecursionError:
         raise ValueError("not valid JSON (nested too deeply)") from None
-
-
-@contextlib.contextmanager
-def directory_lock(directory: Path, name: str = ".lock") -> Iterator[None]:
-    """Hold an exclusive lock on ``directory/name`` (:class:`filelock.FileLock`: an ``flock`` on a
-    file created if missing, kept after release, never followed if a link).
-
-    Not reentrant: a second ``directory_lock`` on the same file in the same process waits forever.
-    """
-    Path(directory).mkdir(parents=True, exist_ok=True)
-    with FileLock(Path(directory) / name):
-        yield

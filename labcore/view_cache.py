@@ -22,10 +22,10 @@ What is cached, per checkpoint (its task decides):
 
 A file is **versioned** (:data:`FORMAT`, :data:`VERSION`: a reader refuses any other), **keyed by
 its checkpoint's content hash** (``content_sha256``, computed from the checkpoint's tensors and
-metadata when it is looked up: :func:`checkpoint_key`), so the same weights hit the cache whether
-their file is raw ``.safetensors`` or compressed ``.safetensors.xz``, and a retrained or edited
-checkpoint misses it and its views are computed live (the header also records the sha256 of the
-file it was built from, not compared since checkpoints are compressed); and **validated** on
+metadata when it is looked up: :func:`checkpoint_key`), so the same weights hit the cache however
+their file lays them out, and a retrained or edited checkpoint misses it and its views are
+computed live (the header also records the sha256 of the file it was built from, not compared:
+re-saving the same weights changes it); and **validated** on
 reading (:func:`read_cache`): arrays and scalars are checked against the fields each view
 needs. Reading runs no agent. Arrays are stored in ``.npz`` (no pickle: a file never runs code).
 The shipped files are built in portable compute mode (:mod:`labcore.compute`; the header records
@@ -157,17 +157,17 @@ def file_sha256(path: str | Path) -> str:
 
 
 def checkpoint_key(path: str | Path) -> str:
-    """The content hash of a checkpoint (either form), computed from its tensors and metadata:
+    """The content hash of a checkpoint, computed from its tensors and metadata:
     what a cache file must match. Raises
-    :class:`~labcore.storage.checkpoint_format.CheckpointError` (a ValueError) on a broken file."""
-    from labcore.storage.checkpoint_format import content_hash_of
+    :class:`~labcore.storage.checkpoints.CheckpointError` (a ValueError) on a broken file."""
+    from labcore.storage.checkpoints import content_hash_of
 
     return content_hash_of(path)
 
 
 def cache_path(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> Path:
     """The cache file of a checkpoint: ``<directory>/<checkpoint name>.npz``."""
-    from labcore.storage.checkpoint_format import checkpoint_stem
+    from labcore.storage.checkpoints import checkpoint_stem
 
     return Path(directory) / f"{checkpoint_stem(checkpoint) or Path(checkpoint).stem}.npz"
 
@@ -415,8 +415,10 @@ def read_cache(path: str | Path, expected: str | None = None) -> dict[str, Any]:
 
 
 def bundled_checkpoints(directory: str | Path = CHECKPOINTS) -> list[Path]:
-    """Fast-schedule checkpoints listed in a directory's manifest that have cached views."""
-    manifest = json.loads((Path(directory) / "manifest.json").read_text())["checkpoints"]
+    """Fast-schedule checkpoints of a directory that have cached views."""
+    from labcore.storage.checkpoints import read_manifest
+
+    manifest = read_manifest(directory)["checkpoints"]
     return sorted(
         Path(directory) / e["file"]
         for e in manifest.values()

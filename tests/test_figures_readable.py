@@ -168,9 +168,7 @@ def wager_trace():
     from labcore.config import Intervention
     from labcore.rollout import rollout
     from labcore.seeding import episode_seeds
-    from labcore.storage.checkpoint_format import checkpoint_file
-    from labcore.storage.checkpoint_manifest import BUNDLED_DIR
-    from labcore.storage.checkpoints import load_checkpoint
+    from labcore.storage.checkpoints import BUNDLED_DIR, checkpoint_file, load_checkpoint
 
     agent = load_checkpoint(checkpoint_file(BUNDLED_DIR, "wagering-b2_ws-s0")).agent
     return rollout(agent, E.WAGERING, episode_seeds(0, "eval", 2)[1:], Intervention(seed=0))

@@ -25,7 +25,7 @@ from labcore.config import PAGE_URLS
 from labcore.experiments.paper_results import load_results
 from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.render import verdict_text
-from labcore.storage.checkpoint_manifest import BUNDLED_DIR, read_manifest
+from labcore.storage.checkpoints import BUNDLED_DIR, read_manifest
 from ui.data import seeds_by_kind
 from ui.state import FLAGS, MAX_SLOTS, LabState, parse_flag, parse_params
 

@@ -28,8 +28,7 @@ def test_the_theatre_episode_feels_batch_wide_self_model_lesions():
     from labcore import measures
     from labcore.config import Intervention
     from labcore.seeding import episode_seeds
-    from labcore.storage.checkpoint_format import checkpoint_file
-    from labcore.storage.checkpoints import load_checkpoint
+    from labcore.storage.checkpoints import checkpoint_file, load_checkpoint
 
     agent = load_checkpoint(checkpoint_file("checkpoints", "wagering-b2_ws-s0")).agent
     seeds = [int(s) for s in episode_seeds(0, "eval", 16)]

@@ -14,8 +14,7 @@ import numpy as np
 import pytest
 
 from labcore import view_cache as vc
-from labcore.storage.checkpoint_format import checkpoint_file
-from labcore.storage.checkpoints import load_checkpoint
+from labcore.storage.checkpoints import checkpoint_file, load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ("wagering-b2_ws-s1", "dual-b1-s2")

@@ -70,10 +70,6 @@ integration_measures = _Later("labcore.measures_integration")
 """labcore.measures_integration (it imports torch)."""
 ckpt = _Later("labcore.storage.checkpoints")
 """labcore.storage.checkpoints (it imports torch)."""
-ckpt_format = _Later("labcore.storage.checkpoint_format")
-"""labcore.storage.checkpoint_format (it imports torch)."""
-ckpt_manifest = _Later("labcore.storage.checkpoint_manifest")
-"""labcore.storage.checkpoint_manifest (it imports torch)."""
 _seeding = _Later("labcore.seeding")
 _interventions = _Later("labcore.interventions")
 _markers = _Later("labcore.markers")
@@ -98,7 +94,7 @@ FILES = {SUMMARY, paper_results.GAIN, FIGURES, *(t.file for t in (*PAPER_TABLES,
 """Files of a result set whose problems name them first (shown with their directory)."""
 CHECKPOINTS_DIR = settings().checkpoints or ROOT / "checkpoints"
 """Where the pages find agents: ``$CTLAB_CHECKPOINTS`` if set, else the bundled ``checkpoints/``
-(labcore.storage.checkpoint_manifest.BUNDLED_DIR, named here without importing torch; read at call
+(labcore.storage.checkpoints.BUNDLED_DIR, named here without importing torch; read at call
 time, so tests
 point it at a copy)."""
 USER_RUNS_DIR = settings().user_runs or ROOT / "runs" / "user"
@@ -147,7 +143,7 @@ def _restore(path: Path) -> str:
 
 @st.cache_data(ttl=10, show_spinner=False)
 def read_checkpoint_manifest(directory: str) -> tuple[dict, list[str]]:
-    """The usable entries of a checkpoint directory's manifest and one sentence per problem.
+    """The usable checkpoints of a directory and one sentence per file left out.
 
     Parameters
     ----------
@@ -157,28 +153,18 @@ def read_checkpoint_manifest(directory: str) -> tuple[dict, list[str]]:
     Returns
     -------
     (entries, problems)
-        Entries by checkpoint name (malformed ones left out, see
-        :func:`labcore.storage.checkpoint_manifest.read_manifest`; none if the manifest is unusable)
-        and the
-        sentences :func:`manifest` shows. Cached for 10 s; clear it after a save.
+        Entries by checkpoint name, listed from the files' headers
+        (:func:`labcore.storage.checkpoints.read_manifest`; a file that cannot be read is left
+        out), and the sentences :func:`manifest` shows, each naming its file and what to do.
+        Cached for 10 s; clear it after a save.
     """
-    path = Path(directory) / ckpt_manifest.MANIFEST
-    shown, restore = _shown(path), _restore(path)
     bad: dict[str, str] = {}
-    try:
-        entries = ckpt_manifest.read_manifest(directory, problems=bad)["checkpoints"]
-    except ckpt_format.CheckpointError as exc:
-        reason = str(exc).replace(str(path), f"`{shown}`").rstrip(".")
-        return {}, [f"{reason}{restore}; until then no agent can be listed."]
-    problems = (
-        [
-            f"`{shown}` has malformed entries, so these agents are left out: "
-            + "; ".join(f"{name} ({why})" for name, why in sorted(bad.items()))
-            + f"; restore it from version control or a backup{restore}."
-        ]
-        if bad
-        else []
-    )
+    entries = ckpt.read_manifest(directory, problems=bad)["checkpoints"]
+    problems = [
+        f"{why.rstrip('.')}{_restore(ckpt.checkpoint_file(directory, name))}; until then agent "
+        f"{name} is left out."
+        for name, why in sorted(bad.items())
+    ]
     return entries, problems
 
 
@@ -195,15 +181,15 @@ def session_dir() -> Path:
 
 
 def manifest() -> dict:
-    """The usable entries of the bundled manifest and of this session's user-trained agents.
+    """The usable bundled checkpoints and this session's user-trained agents, by name.
 
     A user-trained entry carries ``"user": True`` (the Agents page lists it apart); a bundled
-    agent of the same name wins. Every problem of a manifest is one ``st.error`` naming the file
-    and what to do: an unusable manifest gives no entries, a malformed entry only loses that entry.
+    agent of the same name wins. A checkpoint file that cannot be listed is one ``st.error``
+    naming the file and what to do, and only that agent is left out.
     """
     entries, problems = read_checkpoint_manifest(str(CHECKPOINTS_DIR))  # read at call time
     own = session_dir()
-    if (own / ckpt_manifest.MANIFEST).exists():
+    if own.is_dir():
         mine, more = read_checkpoint_manifest(str(own))
         entries = {**{name: {**e, "user": True} for name, e in mine.items()}, **entries}
         problems = [*problems, *more]
@@ -239,18 +225,18 @@ def checkpoint_path(task: str, kind: str, seed: int) -> Path:
     """The file of a fast-schedule agent: in :data:`CHECKPOINTS_DIR`, else this session's own
     (:func:`session_dir`) if it trained one of that name (raises CheckpointError on an unsafe
     name)."""
-    name = ckpt_format.checkpoint_name(task, kind, seed)
-    bundled = ckpt_format.checkpoint_file(CHECKPOINTS_DIR, name)
+    name = ckpt.checkpoint_name(task, kind, seed)
+    bundled = ckpt.checkpoint_file(CHECKPOINTS_DIR, name)
     if bundled.exists():
         return bundled
-    own = ckpt_format.checkpoint_file(session_dir(), name)
+    own = ckpt.checkpoint_file(session_dir(), name)
     return own if own.exists() else bundled
 
 
 def _trained(task: str, kind: str, seed: int) -> bool:
-    name = ckpt_format.checkpoint_name(task, kind, seed)
-    return ckpt_format.checkpoint_file(CHECKPOINTS_DIR, name).exists() or any(
-        any(USER_RUNS_DIR.glob(f"*/{name}{suffix}")) for suffix in ckpt_format.SUFFIXES
+    name = ckpt.checkpoint_name(task, kind, seed)
+    return ckpt.checkpoint_file(CHECKPOINTS_DIR, name).exists() or any(
+        USER_RUNS_DIR.glob(f"*/{name}{ckpt.SUFFIX}")
     )
 
 
@@ -317,7 +303,7 @@ def submit_training(
     ):
         seed = seed_book().reserve(task, kind, session_token(), lambda s: _trained(task, kind, s))
     if _trained(task, kind, seed) or not seed_book().claim(task, kind, seed, session_token()):
-        raise ckpt_format.CheckpointError(
+        raise ckpt.CheckpointError(
             f"seed {seed} of {kind} belongs to another agent or session; your next free seed is "
             f"{offered_seed(task, kind)}"
         )
@@ -338,7 +324,7 @@ def agent_file(task: str, kind: str, seed: int) -> tuple[str, str]:
     The pair leads every cache key below. Checkpoints are replaced atomically (a new file, a
     new time), so retraining into ``checkpoints/`` or a ``git checkout`` of a file changes the
     stamp and the next run loads and measures the new weights. Raises
-    :class:`~labcore.storage.checkpoint_format.CheckpointError`
+    :class:`~labcore.storage.checkpoints.CheckpointError`
     on an unsafe name, as :func:`checkpoint_path` does.
     """
     path = checkpoint_path(task, kind, seed)
@@ -358,7 +344,7 @@ def _load(path: str, stamp: str) -> Agent:
 
 def agent(task: str, kind: str, seed: int) -> Agent:
     """A loaded, frozen agent (shared by every session); raises
-    :class:`~labcore.storage.checkpoint_format.CheckpointError`.
+    :class:`~labcore.storage.checkpoints.CheckpointError`.
 
     A page reads the agent through :func:`checked_agent`; the cached views below load the
     file they are keyed by.
@@ -372,7 +358,7 @@ def checked_agent(task: str, kind: str, seed: int) -> Agent | None:
     Parameters
     ----------
     task, kind, seed
-        Which agent (see :func:`labcore.storage.checkpoint_format.checkpoint_name`).
+        Which agent (see :func:`labcore.storage.checkpoints.checkpoint_name`).
 
     Returns
     -------
@@ -383,10 +369,10 @@ def checked_agent(task: str, kind: str, seed: int) -> Agent | None:
     """
     try:
         return agent(task, kind, seed)
-    except ckpt_format.CheckpointError as exc:
+    except ckpt.CheckpointError as exc:
         try:
             restore = _restore(checkpoint_path(task, kind, seed))
-        except ckpt_format.CheckpointError:  # an unsafe name: the sentence already says so
+        except ckpt.CheckpointError:  # an unsafe name: the sentence already says so
             restore = ""
         st.error(
             f"{str(exc).rstrip('.')}{restore}; until then agent {kind}, seed {seed}, is left out.",

@@ -103,7 +103,7 @@ def train_live(
     try:
         job = data.submit_training("wagering", LIVE_KIND, seed, LIVE_TRAIN, or_next=True)
     except jobs.QueueFull as exc:
-        raise data.ckpt_format.CheckpointError(str(exc)) from None
+        raise data.ckpt.CheckpointError(str(exc)) from None
     seen = 0
     while True:
         done = not job.active
@@ -117,7 +117,7 @@ def train_live(
         time.sleep(jobs.POLL_SECONDS)
     data.training_queue().forget(job)
     if job.state != "done" or job.result is None:
-        raise data.ckpt_format.CheckpointError(f"the run failed ({job.error})")
+        raise data.ckpt.CheckpointError(f"the run failed ({job.error})")
     data.read_checkpoint_manifest.clear()
     return job.result["record"], Path(job.result["path"])
 

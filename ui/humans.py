@@ -111,7 +111,7 @@ def _view(kind: str, seed: int, mode: str) -> MetacognitionView | None:
     shows for an unusable checkpoint (once per file and run), when it cannot be read."""
     try:
         return data.metacognition(kind, seed, mode, AGENT_KINDS[kind].n_slots, 0.0)
-    except (data.ckpt_format.CheckpointError, OSError, ValueError):
+    except (data.ckpt.CheckpointError, OSError, ValueError):
         reported = st.session_state.setdefault("_humans.reported", set())
         if (kind, seed) not in reported:
             reported.add((kind, seed))

@@ -19,9 +19,14 @@ from labcore.agents import Agent, build_agent
 from labcore.config import TrainConfig
 from labcore.markers import L75Result
 from labcore.seeding import seed_everything
-from labcore.storage.checkpoint_format import checkpoint_file, checkpoint_name
-from labcore.storage.checkpoint_manifest import BUNDLED_DIR, read_manifest
-from labcore.storage.checkpoints import LoadedAgent, load_checkpoint
+from labcore.storage.checkpoints import (
+    BUNDLED_DIR,
+    LoadedAgent,
+    checkpoint_file,
+    checkpoint_name,
+    load_checkpoint,
+    read_manifest,
+)
 from labcore.training.provision import train_and_save
 
 DEFAULT_CACHE = Path("runs") / "checkpoints"

@@ -536,7 +536,7 @@ def run_unit(config: DissociationsConfig, unit: Unit, out: str) -> Rows:
 def prepare(config: DissociationsConfig, out: Path, jobs: int, todo: Sequence[Unit] = ()) -> None:
     """Train the agents the units to run need and lack (neither bundled nor cached), as seed
     batches, into ``config.cache``."""
-    from labcore.storage.checkpoint_manifest import BUNDLED_DIR
+    from labcore.storage.checkpoints import BUNDLED_DIR
     from labcore.training.provision import missing_seeds, plan_batches, progress_bar, run_batches
 
     cfg = TrainConfig()

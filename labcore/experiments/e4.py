@@ -47,8 +47,7 @@ from labcore.experiments.e1 import conditions, relative_checks, trial_rows, view
 from labcore.markers import ignore_undefined, skip_fraction, type2_auroc
 from labcore.measures import MetacognitionView, metacognition, on_selected
 from labcore.seeding import episode_seeds
-from labcore.storage.checkpoint_format import checkpoint_file, checkpoint_name
-from labcore.storage.checkpoint_manifest import BUNDLED_DIR, read_record
+from labcore.storage.checkpoints import BUNDLED_DIR, checkpoint_file, checkpoint_name, read_record
 from labcore.training.wager_reward import confidence_spread
 
 TASK = TASK_OF_EXPERIMENT["e4"]

@@ -58,9 +58,12 @@ from labcore.measures import (
 )
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds
-from labcore.storage.checkpoint_format import checkpoint_file, checkpoint_name
-from labcore.storage.checkpoint_manifest import read_record
-from labcore.storage.checkpoints import load_checkpoint
+from labcore.storage.checkpoints import (
+    checkpoint_file,
+    checkpoint_name,
+    load_checkpoint,
+    read_record,
+)
 from labcore.training.provision import Batch, run_batch
 
 

@@ -32,9 +32,13 @@ from labcore.markers import l75
 from labcore.measures import titration
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds, parse_seeds
-from labcore.storage.checkpoint_format import checkpoint_file, checkpoint_name
-from labcore.storage.checkpoint_manifest import BUNDLED_DIR, read_record
-from labcore.storage.checkpoints import load_checkpoint
+from labcore.storage.checkpoints import (
+    BUNDLED_DIR,
+    checkpoint_file,
+    checkpoint_name,
+    load_checkpoint,
+    read_record,
+)
 from labcore.training.behaviour_cloning import train_seeds
 
 SIGMAS = (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)

@@ -217,8 +217,7 @@ def provision_agents(config: PaperConfig, jobs: int = 1) -> list[str]:
     (:mod:`labcore.training.provision`), ``jobs`` batches side by side (spawned processes, or the
     cluster of the current Dask client). Returns the names trained.
     """
-    from labcore.storage.checkpoint_format import checkpoint_name
-    from labcore.storage.checkpoint_manifest import BUNDLED_DIR
+    from labcore.storage.checkpoints import BUNDLED_DIR, checkpoint_name
     from labcore.training.provision import missing_seeds, plan_batches, progress_bar, run_batches
 
     cfg = TrainConfig()

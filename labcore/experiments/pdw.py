@@ -48,9 +48,12 @@ from labcore.experiments.pdw_findings import (
 )
 from labcore.experiments.study import Rows, Study
 from labcore.seeding import MEASURE_SAMPLING_SEED_BASE, episode_seeds
-from labcore.storage.checkpoint_format import CheckpointError, checkpoint_file
-from labcore.storage.checkpoint_manifest import read_record
-from labcore.storage.checkpoints import load_checkpoint
+from labcore.storage.checkpoints import (
+    CheckpointError,
+    checkpoint_file,
+    load_checkpoint,
+    read_record,
+)
 from labcore.training.neurogym_trainer import (
     IMITATION_UPDATES,
     REGISTERED_8_6,

@@ -1,109 +1,688 @@
-"""Checkpoints: weights + config in safetensors, written atomically, listed in a manifest.
+"""Checkpoints: one agent per plain safetensors file, its config and training record inside.
 
-safetensors holds tensors and a string-to-string header only, so loading never executes
-code (no pickle). Names derive from what a checkpoint is (task, kind, seed, schedule), never
-from a timestamp, so the same training run maps to the same file. The manifest
-(``manifest.json``) records each file's *content hash* (:func:`content_sha256`: the same weights
-give the same hash, whatever order safetensors writes its metadata in, raw or compressed) and its
-file sha256. A save writes the compressed form, ``<name>.safetensors.xz`` (xz over safetensors
-with byte planes: :mod:`labcore.storage.checkpoint_container`); a raw ``<name>.safetensors``
-saved before loads as it always did, and :func:`compress_directory` (``python -m
-labcore.storage.checkpoints compress DIR``) rewrites a directory of them compressed.
+A checkpoint is ``NAME.safetensors``, NAME derived from what it is (:func:`checkpoint_name`:
+task, kind, seed, schedule; never a timestamp), so the same training run maps to the same file.
+Any safetensors reader opens it (checkpoints/README.md shows how). Its tensors are the agent's
+``state_dict`` in float32; its metadata, safetensors' string-to-string table, holds:
 
-A save runs under the directory lock in steps: (1) a journal ``.<name>.pending`` with the new
-manifest entry and training record; (2) the checkpoint file, atomically (temporary file +
-``os.replace``); (3) the record ``<name>.json.xz``; (4) the manifest (and a raw file and record of
-the same name, an older run's, are removed); then the journal goes. A save
-killed after (2) leaves a complete file its journal vouches for, and the next load or save
-finishes it (:func:`repair_directory`); killed before (2), it leaves the old file as it was.
+- ``format`` (``"ctlab-agent"``), ``format_version`` (``"1"``), ``task``, ``seed``, ``mode``;
+- ``config``: the network's config as JSON (:class:`~labcore.config.AgentConfig`; a
+  :class:`~labcore.agents.plain.PlainGRUConfig` where ``network`` is ``"plain_gru"``);
+- ``content_sha256``: :func:`content_sha256` of the tensors and the metadata above;
+- ``record``: the training record as JSON (training settings, learning curves, held-out
+  agreement, wall seconds, library versions, compute fingerprint; :func:`read_record`).
+
+Loading runs no code (safetensors holds tensors and strings, never a pickle) and checks the
+header before any tensor is read: the metadata and the config through pydantic
+(:class:`Metadata`, :func:`stored_config`), the tensors' names, dtypes and shapes against the
+ones the config implies; then the content hash and finite weights (:func:`load_checkpoint`).
+Every refusal is one :class:`CheckpointError` sentence. A save writes a temporary file in the
+same folder, fsyncs it and renames it over the old one (:func:`labcore.io.atomic_write`): a
+reader sees the old file or the new one, and a killed save leaves nothing to repair. There is
+no separate index to keep in step: :func:`read_manifest` lists a folder from its files' headers.
 What is guaranteed and what is not: docs/reliability.md, section "Checkpoints".
-
-The file format, names and content hash: :mod:`labcore.storage.checkpoint_format`; the
-manifest, journal, lock and whole-directory checks: :mod:`labcore.storage.checkpoint_manifest`.
 """
 
 from __future__ import annotations
 
-import argparse
-import contextlib
+import dataclasses
 import hashlib
-import io
 import json
-import os
-import sys
+import math
+import re
+import typing
 import warnings
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from functools import cache, lru_cache
 from pathlib import Path
+from typing import Annotated, Any, Literal
 
+import torch
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    create_model,
+)
+from safetensors import SafetensorError
+from safetensors.torch import load as safetensors_load
 from safetensors.torch import save as safetensors_save
 
-from labcore.agents.plain import PlainGRUPolicy
+from labcore import LabWarning
+from labcore.agents import Agent
+from labcore.agents.plain import PlainGRUConfig, PlainGRUPolicy
+from labcore.checks import choice_error
+from labcore.config import AGENT_KINDS, AgentConfig
 from labcore.findings import Problem
-from labcore.io import atomic_write, directory_lock, open_regular_file, read_bounded, write_json
-from labcore.storage.checkpoint_container import planed, read_xz_bounded, xz_compress
-from labcore.storage.checkpoint_format import (
-    COMPRESSED_SUFFIX,
-    CONTENT_KEY,
-    FORMAT,
-    FORMAT_VERSION,
-    NETWORK_KEY,
-    PLAIN_GRU,
-    SUFFIX,
-    SUFFIXES,
-    CheckpointError,
-    Network,
-    StoredConfig,
-    _check_name_part,
-    _Hashes,
-    _non_finite,
-    _parse,
-    build_network,
-    checkpoint_name,
-    checkpoint_stem,
-    content_sha256,
+from labcore.io import atomic_write, read_bounded
+
+FORMAT = "ctlab-agent"
+FORMAT_VERSION = "1"
+SUFFIX = ".safetensors"
+CONTENT_KEY = "content_sha256"
+"""Metadata key of the content hash."""
+RECORD_KEY = "record"
+"""Metadata key of the training record (not part of the content hash: the weights' identity)."""
+PLAIN_GRU = "plain_gru"
+"""Metadata ``network`` of Song et al.'s plain GRU (protocol 8.7); absent for the lab's agents."""
+MODES = ("fast", "paper")
+BUNDLED_DIR = Path(__file__).resolve().parents[2] / "checkpoints"
+"""The pre-trained agents shipped with the lab."""
+
+MAX_HEADER_BYTES = 4 << 20
+"""Largest safetensors header read (4 MiB): a bundled header is at most about 120 KB (E4's
+learning curves)."""
+MAX_WIDTH = 1024
+"""Cap on every layer width of a stored config: bundled agents use at most 151 (embed_dim)."""
+MAX_SLOTS = 64
+"""Cap on the workspace slots K of a stored config: bundled agents use 4."""
+MAX_PARAMETERS = 4_000_000
+"""Cap on the numbers a checkpoint may hold (16 MB of float32): bundled agents hold under 100k."""
+MAX_SEED = 2**31 - 1
+"""Largest seed in a checkpoint name or header (bundled 0-4, app 0-9999)."""
+MAX_NAME_LENGTH = 120
+"""Longest task, kind or checkpoint name: design-study kinds are about 25 characters."""
+MAX_FILE_BYTES = 8 + MAX_HEADER_BYTES + 4 * MAX_PARAMETERS
+"""Largest checkpoint file read: the header cap plus MAX_PARAMETERS float32s."""
+CONFIG_INT_CAPS: dict[str, int] = {
+    **dict.fromkeys(("embed_dim", "hidden_dim", "slot_dim", "self_model_dim"), MAX_WIDTH),
+    **dict.fromkeys(("bottleneck_dim", "readout_hidden", "n_inputs", "n_actions"), MAX_WIDTH),
+    "n_slots": MAX_SLOTS,
+}
+"""Upper bound of every integer field of a stored config (all must also be >= 1)."""
+
+Network = Agent | PlainGRUPolicy  # one of the lab's agents or Song et al.'s plain GRU
+StoredConfig = AgentConfig | PlainGRUConfig
+
+_DTYPE_NAMES = {torch.float32: "F32", torch.float64: "F64", torch.int64: "I64"}
+"""safetensors' names of the dtypes a network holds (float32; the others to name a refusal)."""
+_NAME_PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+_DESIGN_VARIANT = re.compile(
+    r"(?P<base>[a-z0-9_]+)\.(?P<geometry>[a-z]+)-(?P<loop>open|closed)-g(?P<gain>[0-9][0-9.e+-]*?)"
+    r"(?:\.(?P<tag>class20(?:-lr[0-9e-]+)?))?"
 )
-from labcore.storage.checkpoint_manifest import (
-    _LOCK,
-    COMPRESSED_RECORD_SUFFIX,
-    MANIFEST,
-    MAX_JSON_BYTES,
-    PENDING_SUFFIX,
-    RECORD_SUFFIX,
-    ManifestWarning,
-    _entry_for,
-    _entry_matches,
-    _entry_problem,
-    _read_journal,
-    _read_manifest_raw,
-    _repair_locked,
-    read_manifest,
-    read_record,
-    repair_directory,
-    write_record,
-)
+"""A kind of the E3 design study, ``<kind>.<geometry>-<open|closed>-g<gain>``, with the tag of the
+schedule that trained it where that is not the agent's config (``.class20``: the paper-weighted
+schedule, protocol sec. 7.7; ``.class20-lr1e-4``: its post hoc learning-rate probe)."""
+
+
+class CheckpointError(ValueError):
+    """A checkpoint cannot be used or written; the message says why in one sentence. ``kind``
+    names the refusal for a caller or a test (``unsafe_name``, ``name``, ``not_a_checkpoint``,
+    ``missing``, ``symlink``, ``unreadable``, ``corrupt``, ``too_large``, ``foreign``,
+    ``format_version``, ``metadata``, ``config``, ``config_range``, ``config_kind``,
+    ``too_many_weights``, ``weights_mismatch``, ``dtype``, ``non_finite``, ``hash_mismatch``,
+    ``unverifiable``, ``record``; ``other_config`` a caller's); ``field`` and ``tensor`` name the
+    config field or tensor at fault."""
+
+    def __init__(
+        self,
+        message: str,
+        kind: str = "unreadable",
+        *,
+        tensor: str | None = None,
+        field: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind, self.tensor, self.field = kind, tensor, field
+
+    def __reduce__(self) -> tuple:
+        """Pickled with its record (caches and worker processes keep it whole)."""
+        return (_refusal, (str(self), self.kind, self.tensor, self.field))
+
+
+def _refusal(message: str, kind: str, tensor: str | None, field: str | None) -> CheckpointError:
+    return CheckpointError(message, kind, tensor=tensor, field=field)
+
+
+# ---------------------------------------------------------------------------- names
+def _safe_name(value: object) -> bool:
+    # Only these characters, so a name can never hold a path separator or "..".
+    return (
+        isinstance(value, str)
+        and bool(_NAME_PART.fullmatch(value))
+        and ".." not in value
+        and len(value) <= MAX_NAME_LENGTH
+    )
+
+
+def _check_name_part(what: str, value: object) -> str:
+    if not _safe_name(value):
+        raise CheckpointError(
+            f"{what} {value!r} is not a safe checkpoint name: use letters, digits, '_', '-' and "
+            f"single '.' (at most {MAX_NAME_LENGTH} characters, no path separators, no '..').",
+            "unsafe_name",
+        )
+    return value
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def checkpoint_name(
+    task: str, kind: str, seed: int, mode: str = "fast", episodes: int | None = None
+) -> str:
+    """File stem of a checkpoint, derived from what it is.
+
+    Raises :class:`CheckpointError` for a task or kind that could name a path (separators,
+    ``..``), a seed outside ``0..MAX_SEED``, an unknown mode, or a paper-schedule name without
+    its episode count.
+
+    >>> checkpoint_name("dual", "b1", 3)
+    'dual-b1-s3'
+    >>> checkpoint_name("wagering", "b2_ws", 0, mode="paper", episodes=4000)
+    'wagering-b2_ws-s0-paper4000'
+    >>> checkpoint_name("dual", "b2.raw-closed-g10", 1)
+    'dual-b2.raw-closed-g10-s1'
+    """
+    _check_name_part("task", task)
+    _check_name_part("kind", kind)
+    if not _is_int(seed) or not 0 <= seed <= MAX_SEED:
+        raise CheckpointError(f"seed must be an integer in 0..{MAX_SEED}, got {seed!r}.", "name")
+    if problem := choice_error(mode, "mode", MODES):
+        raise CheckpointError(f"{problem}.", "name")
+    stem = f"{task}-{kind}-s{int(seed)}"
+    if mode == "fast":
+        return stem
+    if not _is_int(episodes) or episodes < 1:
+        raise CheckpointError(
+            f"a paper-schedule checkpoint name needs its episode count, got {episodes!r}.", "name"
+        )
+    return f"{stem}-paper{int(episodes)}"
+
+
+def checkpoint_file(directory: Path | str, name: str) -> Path:
+    """The file of checkpoint ``name`` in ``directory``: ``directory/NAME.safetensors``."""
+    return Path(directory) / f"{name}{SUFFIX}"
+
+
+def checkpoint_stem(path: Path | str) -> str | None:
+    """The checkpoint name of a file; None if it is not a checkpoint's file name.
+
+    >>> checkpoint_stem("checkpoints/dual-b1-s3.safetensors"), checkpoint_stem("dual-b1-s3.json")
+    ('dual-b1-s3', None)
+    """
+    file = Path(path).name
+    return file.removesuffix(SUFFIX) if file.endswith(SUFFIX) and file != SUFFIX else None
+
+
+# ---------------------------------------------------------------------------- content hash
+def content_sha256(tensors: Mapping[str, torch.Tensor], metadata: Mapping[str, str]) -> str:
+    """Canonical hash of a checkpoint's content, independent of how the file lays it out: hex
+    SHA-256 of a version tag, the tensors in name order (name, dtype, shape, bytes) and the
+    metadata in key order (without :data:`CONTENT_KEY`, the hash itself, and
+    :data:`RECORD_KEY`), every field length-prefixed.
+
+    >>> a = content_sha256({"w": torch.zeros(2)}, {"x": "1", "y": "2"})
+    >>> a == content_sha256({"w": torch.zeros(2)}, {"y": "2", "x": "1", "record": "{}"})
+    True
+    >>> a == content_sha256({"w": torch.zeros(2, dtype=torch.float64)}, {"x": "1", "y": "2"})
+    False
+    """
+    digest = hashlib.sha256(b"ctlab-content-v1")
+
+    def put(field: bytes) -> None:
+        digest.update(len(field).to_bytes(8, "little"))
+        digest.update(field)
+
+    put(str(len(tensors)).encode())
+    for name in sorted(tensors):
+        t = tensors[name].detach().cpu().contiguous()
+        put(name.encode())
+        put(_DTYPE_NAMES.get(t.dtype, str(t.dtype)).encode())
+        put(json.dumps(list(t.shape)).encode())
+        # torch runs on little-endian hosts only, so these are the bytes safetensors stores.
+        put(t.reshape(-1).view(torch.uint8).numpy().tobytes())
+    for key in sorted(k for k in metadata if k not in (CONTENT_KEY, RECORD_KEY)):
+        put(key.encode())
+        put(metadata[key].encode())
+    return digest.hexdigest()
+
+
+# ---------------------------------------------------------------------------- metadata and config
+def _digits(value: object) -> object:
+    """A seed as safetensors stores it, a string of digits, as an int."""
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 10:
+        return int(value)
+    raise ValueError("must be a whole number written in digits")
+
+
+class Metadata(BaseModel):
+    """A checkpoint's metadata (safetensors' string table), validated when it is read: no other
+    key, every value of its own form. ``config`` and ``record`` stay JSON text here
+    (:func:`stored_config`, :func:`read_record` read them)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    format: Literal["ctlab-agent"]
+    format_version: Literal["1"]
+    config: str
+    task: Annotated[str, AfterValidator(lambda task: _check_name_part("task", task))]
+    seed: Annotated[int, BeforeValidator(_digits), Field(ge=0, le=MAX_SEED)]
+    mode: Literal["fast", "paper"]
+    network: Literal["plain_gru"] | None = None
+    content_sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
+    record: str | None = None
+
+
+@cache
+def _config_model(config_class: type) -> type[BaseModel]:
+    """A strict pydantic model of ``config_class``'s fields (a dataclass), built from them: JSON
+    types only (an integer is no string, float or boolean), integers in ``1..CONFIG_INT_CAPS``,
+    finite floats, short strings, no unknown field; a missing field takes its default (the agent
+    was saved before the field existed)."""
+    hints = typing.get_type_hints(config_class)
+    fields: dict[str, Any] = {}
+    for f in dataclasses.fields(config_class):
+        kind = hints[f.name]
+        if kind is int:
+            kind = Annotated[int, Field(ge=1, le=CONFIG_INT_CAPS.get(f.name, 0))]
+        elif kind is str:
+            kind = Annotated[str, Field(max_length=MAX_NAME_LENGTH)]
+        elif typing.get_origin(kind) is tuple:  # a short list (names, slot counts)
+            kind = Annotated[kind, Field(max_length=MAX_SLOTS)]
+        fields[f.name] = (kind, f.default)
+    strict = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False, frozen=True)
+    return create_model(f"Stored{config_class.__name__}", __config__=strict, **fields)
+
+
+def _kind_problem(config: AgentConfig) -> str | None:
+    """Why ``config.kind`` is neither a known kind nor a design-study variant matching it."""
+    if config.kind in AGENT_KINDS:
+        return None
+    match = _DESIGN_VARIANT.fullmatch(config.kind)
+    if match is None or match["base"] not in AGENT_KINDS:
+        return (
+            f"unknown agent kind {config.kind!r}: expected one of {sorted(AGENT_KINDS)} or a "
+            "design-study variant '<kind>.<geometry>-<open|closed>-g<gain>'"
+        )
+    if (match["geometry"], match["loop"] == "closed", match["gain"]) != (
+        config.write_geometry,
+        config.closed_loop,
+        f"{config.readout_gain:g}",
+    ):
+        return (
+            f"kind {config.kind!r} names a design cell its config does not have (write_geometry="
+            f"{config.write_geometry!r}, closed_loop={config.closed_loop}, "
+            f"readout_gain={config.readout_gain:g})"
+        )
+    return None
+
+
+def _invalid(file: str, error: ValidationError, what: str) -> CheckpointError:
+    """The first problem pydantic found, as one sentence naming the field."""
+    first = error.errors()[0]
+    field = ".".join(str(part) for part in first["loc"]) or None
+    value = f", got {first['input']!r:.60}" if first["type"] != "missing" else ""
+    kind = what.split()[-1]
+    if kind == "config" and first["type"] in ("greater_than_equal", "less_than_equal"):
+        kind = "config_range"
+    return CheckpointError(
+        f"{file} has an invalid {what} ({field}: {first['msg'].lower()}{value}); retrain it "
+        "with `python -m labcore train`.",
+        kind,
+        field=field,
+    )
+
+
+def stored_config(metadata: Metadata, file: str) -> StoredConfig:
+    """The config a checkpoint's metadata holds, validated (:func:`_config_model`), its kind
+    known (or a design-study variant matching it); :class:`CheckpointError` otherwise."""
+    config_class = PlainGRUConfig if metadata.network == PLAIN_GRU else AgentConfig
+    try:
+        values = dict(_config_model(config_class).model_validate_json(metadata.config))
+    except ValidationError as exc:
+        raise _invalid(file, exc, "agent config") from None
+    try:
+        config = config_class(**values)  # its own consistency checks
+    except ValueError as exc:
+        raise CheckpointError(
+            f"{file} has an invalid agent config ({exc}); retrain it.", "config"
+        ) from None
+    if config_class is PlainGRUConfig and config.kind != PLAIN_GRU:
+        raise CheckpointError(
+            f"{file} has an invalid agent config (a plain GRU's kind must be {PLAIN_GRU!r}, got "
+            f"{config.kind!r}).",
+            "config_kind",
+            field="kind",
+        )
+    if config_class is AgentConfig and (problem := _kind_problem(config)):
+        raise CheckpointError(
+            f"{file} has an invalid agent config ({problem}).", "config_kind", field="kind"
+        )
+    return config
+
+
+def build_network(config: StoredConfig, seed: int) -> Network:
+    """The network a stored config describes, initialised for ``seed`` (its weights are then
+    loaded): a plain GRU for a :class:`PlainGRUConfig`, else one of the lab's agents."""
+    if isinstance(config, PlainGRUConfig):
+        return PlainGRUPolicy(config, seed)
+    return Agent(config, seed=seed)
+
+
+# ---------------------------------------------------------------------------- reading a file
+@dataclass(frozen=True)
+class _Header:
+    """A checkpoint file's bytes, its tensor entries (name -> ``dtype``, ``shape``, ...), its
+    metadata as stored (``raw``) and validated, and its config."""
+
+    blob: bytes
+    entries: dict[str, dict]
+    raw: dict[str, str]
+    metadata: Metadata
+    config: StoredConfig
+
+
+def _corrupt(file: str, why: str) -> CheckpointError:
+    return CheckpointError(
+        f"{file} is not a readable checkpoint (corrupt or truncated: {why}); restore it or "
+        "retrain it.",
+        "corrupt",
+    )
+
+
+def _read_header(path: Path) -> _Header:
+    """The header of the checkpoint file ``path`` (:func:`_parse_header`), read within
+    :data:`MAX_FILE_BYTES`; the tensor data is not parsed yet."""
+    file = path.name
+    if checkpoint_stem(path) is None:
+        raise CheckpointError(
+            f"{path} is not a checkpoint file name (a checkpoint ends in {SUFFIX}).",
+            "not_a_checkpoint",
+        )
+    if path.is_symlink():
+        raise CheckpointError(
+            f"{path} is a symbolic link; the lab reads only real files in their folder (copy the "
+            "file instead).",
+            "symlink",
+        )
+    if not path.exists():
+        raise CheckpointError(f"There is no checkpoint file at {path}.", "missing")
+    try:
+        blob = read_bounded(path, MAX_FILE_BYTES)  # O_NOFOLLOW: a link swapped in is refused too
+    except OSError as exc:
+        raise CheckpointError(
+            f"{file} cannot be read ({exc.strerror}); use a regular file.", "unreadable"
+        ) from None
+    except ValueError as exc:
+        raise CheckpointError(
+            f"{file} is not a readable checkpoint ({exc}); it is corrupt or not a lab checkpoint.",
+            "too_large",
+        ) from None
+    return _parse_header(blob, file)
+
+
+def _parse_header(blob: bytes, file: str) -> _Header:
+    """The header of the checkpoint file ``file`` whose bytes are ``blob``, every check of it
+    passed: safetensors' layout (8 bytes of length, then JSON), a lab checkpoint of this
+    version, :class:`Metadata` and :func:`stored_config`."""
+    if len(blob) < 8:
+        raise _corrupt(file, "shorter than a safetensors header")
+    n = int.from_bytes(blob[:8], "little")
+    if n > MAX_HEADER_BYTES:
+        raise CheckpointError(
+            f"{file} is not a readable checkpoint (header too large: {n:,} bytes, the cap is "
+            f"{MAX_HEADER_BYTES:,}); it is corrupt or not a lab checkpoint.",
+            "too_large",
+        )
+    if 8 + n > len(blob):
+        raise _corrupt(file, "the header runs past the end of the file")
+    try:
+        header = json.loads(blob[8 : 8 + n].decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise _corrupt(file, "the header is not JSON") from None
+    raw = header.pop("__metadata__", None) if isinstance(header, dict) else None
+    if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
+        raise _corrupt(file, "the header has no metadata string table")
+    for name, e in header.items():
+        if not (
+            isinstance(e, dict)
+            and isinstance(e.get("dtype"), str)
+            and isinstance(e.get("shape"), list)
+            and all(_is_int(d) and d >= 0 for d in e["shape"])
+        ):
+            raise _corrupt(file, f"the header entry of tensor {name!r} is malformed")
+    if raw.get("format") != FORMAT:
+        raise CheckpointError(
+            f"{file} is not a lab agent checkpoint (foreign file): its metadata has no '{FORMAT}' "
+            "format tag; load only files written by save_checkpoint.",
+            "foreign",
+        )
+    if raw.get("format_version") != FORMAT_VERSION:
+        raise CheckpointError(
+            f"{file} was written in checkpoint format v{raw.get('format_version')}; this lab "
+            f"reads v{FORMAT_VERSION} (retrain it with `python -m labcore train`).",
+            "format_version",
+        )
+    try:
+        metadata = Metadata.model_validate(raw)
+    except ValidationError as exc:
+        raise _invalid(file, exc, "metadata") from None
+    return _Header(blob, header, raw, metadata, stored_config(metadata, file))
+
+
+def _check_layout(header: _Header, file: str) -> None:
+    """The header's tensors are exactly those its config implies (names, float32, shapes),
+    counted on the meta device (no memory) and capped at :data:`MAX_PARAMETERS`."""
+    with torch.device("meta"):
+        model = build_network(header.config, header.metadata.seed)
+    expected = {
+        k: (_DTYPE_NAMES.get(v.dtype, str(v.dtype)), list(v.shape))
+        for k, v in model.state_dict().items()
+    }
+    total = sum(math.prod(shape) for _, shape in expected.values())
+    if total > MAX_PARAMETERS:
+        raise CheckpointError(
+            f"{file} has an invalid agent config (it implies {total:,} weights, over the cap of "
+            f"{MAX_PARAMETERS:,}); retrain it with `python -m labcore train`.",
+            "too_many_weights",
+        )
+    entries = header.entries
+    missing, unexpected = sorted(set(expected) - set(entries)), sorted(set(entries) - set(expected))
+    if missing or unexpected:
+        raise CheckpointError(
+            f"{file} holds weights that do not fit its own config (missing {missing[:3]}, "
+            f"unexpected {unexpected[:3]}); retrain it.",
+            "weights_mismatch",
+        )
+    for name in sorted(expected):
+        (dtype, shape), entry = expected[name], entries[name]
+        if entry["dtype"] != dtype:
+            raise CheckpointError(
+                f"{file} stores tensor {name!r} as {entry['dtype']} where the lab expects {dtype}; "
+                "it is refused rather than cast silently: re-save the weights as float32.",
+                "dtype",
+                tensor=name,
+            )
+        if entry["shape"] != shape:
+            raise CheckpointError(
+                f"{file} holds weights that do not fit its own config ({name} has shape "
+                f"{entry['shape']}, the config implies {shape}); retrain it.",
+                "weights_mismatch",
+                tensor=name,
+            )
+
+
+def _tensors(header: _Header, file: str, *, verify: bool) -> dict[str, torch.Tensor]:
+    """The tensors of a checked header's file: safetensors' own parse (offsets tile the data),
+    the content hash (``verify``) and finite weights."""
+    _check_layout(header, file)
+    try:
+        tensors = safetensors_load(header.blob)
+    except (SafetensorError, ValueError, RuntimeError) as exc:
+        raise _corrupt(file, f"safetensors cannot parse it: {exc}") from None
+    if verify:
+        stored = header.metadata.content_sha256
+        if stored is None:
+            raise CheckpointError(
+                f"{file} carries no content hash, so its integrity cannot be checked; re-save it "
+                "with save_checkpoint (or pass verify=False if you trust it).",
+                "unverifiable",
+            )
+        if content_sha256(tensors, header.raw) != stored:
+            raise CheckpointError(
+                f"{file} is corrupt: its weights do not match the content hash stored inside it; "
+                "restore it or retrain it.",
+                "hash_mismatch",
+            )
+    bad = next((k for k in sorted(tensors) if not torch.isfinite(tensors[k]).all()), None)
+    if bad is not None:
+        raise CheckpointError(
+            f"{file} holds non-finite weights (NaN or inf in {bad!r}); restore a good copy or "
+            "retrain it.",
+            "non_finite",
+            tensor=bad,
+        )
+    return tensors
+
+
+# ---------------------------------------------------------------------------- training records
+class RecordIndex(BaseModel):
+    """What a listing reads from a training record (its other keys are the trainer's)."""
+
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+    heldout_agreement: float
+    criterion_attainable: bool
+    excluded: bool
+
+
+def _as_tables(record: Mapping[str, Any]) -> dict[str, Any]:
+    """``record`` with every list of same-keyed dicts (a learning curve) as a table
+    ``{"columns": [...], "data": [[...], ...]}`` (pandas' "split" layout): each name once, not
+    once per row."""
+    out = dict(record)
+    for key, rows in record.items():
+        if (
+            isinstance(rows, list)
+            and rows
+            and all(isinstance(r, dict) and r.keys() == rows[0].keys() for r in rows)
+        ):
+            columns = list(rows[0])
+            out[key] = {"columns": columns, "data": [[r[c] for c in columns] for r in rows]}
+    return out
+
+
+def _from_tables(record: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`_as_tables` undone: each table back to a list of dicts."""
+    return {
+        key: [dict(zip(value["columns"], row, strict=True)) for row in value["data"]]
+        if isinstance(value, dict) and value.keys() == {"columns", "data"}
+        else value
+        for key, value in record.items()
+    }
+
+
+def _record_json(header: _Header, file: str) -> dict:
+    """The training record in a checked header, as stored (learning curves as tables)."""
+    text = header.metadata.record
+    if text is None:
+        raise CheckpointError(f"{file} holds no training record.", "record")
+    try:
+        record = json.loads(text)
+    except (ValueError, RecursionError):
+        record = None
+    if not isinstance(record, dict):
+        raise CheckpointError(
+            f"{file} holds a training record that is not a JSON object; restore it or retrain it.",
+            "record",
+        )
+    return record
+
+
+def read_record(directory: Path | str, name: str) -> dict:
+    """The training record of checkpoint ``name`` in ``directory``, its learning curves as lists
+    of dicts; :class:`CheckpointError` (a ValueError) if the file or its record is unusable."""
+    path = checkpoint_file(directory, name)
+    record = _record_json(_read_header(path), path.name)
+    try:
+        return _from_tables(record)
+    except (TypeError, ValueError, KeyError):
+        raise CheckpointError(
+            f"{path.name} holds a training record with a malformed table; restore it or retrain "
+            "it.",
+            "record",
+        ) from None
+
+
+def _entry(header: _Header, path: Path) -> dict:
+    """What a listing says of a checkpoint: its metadata and its record's index fields."""
+    try:
+        index = RecordIndex.model_validate(_record_json(header, path.name))
+    except ValidationError as exc:
+        raise _invalid(path.name, exc, "training record") from None
+    meta = header.metadata
+    return {
+        "file": path.name,
+        "bytes": len(header.blob),
+        CONTENT_KEY: meta.content_sha256,
+        "task": meta.task,
+        "kind": header.config.kind,
+        "seed": meta.seed,
+        "mode": meta.mode,
+        **index.model_dump(),
+        "heldout_agreement": round(index.heldout_agreement, 6),  # as listings always showed it
+    }
 
 
 # ---------------------------------------------------------------------------- save and load
-def _save_step_done(step: str) -> None:
-    """After each save step ("journal", "file", "record", "manifest"); tests replace it to kill a
-    save."""
+@dataclass(frozen=True)
+class LoadedAgent:
+    """A loaded agent (or plain GRU), its identity and its listing entry (None without a usable
+    training record)."""
+
+    agent: Network
+    name: str
+    task: str
+    seed: int
+    mode: str
+    entry: dict | None
+
+
+def load_checkpoint(path: Path | str, *, verify: bool = True) -> LoadedAgent:
+    """Load a checkpoint written by :func:`save_checkpoint`, or fail with one sentence naming
+    the file (:class:`CheckpointError`).
+
+    Checked in order: a ``.safetensors`` name, no symbolic link, at most :data:`MAX_FILE_BYTES`;
+    before any tensor is read, a JSON header of at most :data:`MAX_HEADER_BYTES` from a lab
+    checkpoint of this version, :class:`Metadata`, :func:`stored_config`, at most
+    :data:`MAX_PARAMETERS` weights (counted on the meta device) and exactly the tensor names,
+    shapes and dtypes the config implies (float32; never cast); then safetensors' parse of the
+    data, the content hash stored in the file (``verify``; a file without one is refused) and
+    finite weights. Only then is the network built, loaded strictly and frozen.
+    """
+    path = Path(path)
+    header = _read_header(path)
+    tensors = _tensors(header, path.name, verify=verify)
+    agent = build_network(header.config, header.metadata.seed)
+    agent.load_state_dict(tensors, strict=True)
+    agent.eval()
+    for p in agent.parameters():
+        p.requires_grad_(False)
+    try:
+        entry = _entry(header, path)
+    except CheckpointError:
+        entry = None
+    meta = header.metadata
+    return LoadedAgent(agent, checkpoint_stem(path), meta.task, meta.seed, meta.mode, entry)
 
 
 def save_checkpoint(
     agent: Network, record: dict, directory: Path | str, name: str | None = None
 ) -> Path:
-    """Save weights + config atomically, write the JSON record beside it, update the manifest.
+    """Save weights, config and training record as ``directory/NAME.safetensors``, atomically
+    (a temporary file beside it, fsynced, renamed over the old one); the path.
 
-    Returns the checkpoint path. ``record`` is the training record of
-    :func:`labcore.training.behaviour_cloning.train_seeds` (task, kind, seed, mode, agreement, ...)
-    or of :func:`labcore.training.neurogym_trainer.train_network`; ``agent`` one of the lab's
-    agents or Song et al.'s plain GRU (its file says so: metadata ``network``).
-
-    Checked before anything is written (:class:`CheckpointError`): the name (from ``record``
-    or ``name``) is safe (no separators, no ``..``); the record's kind is the agent's; the file
-    would pass every check of :func:`load_checkpoint`; the manifest is readable; the target is
-    not a link. The journaled steps of the module docstring run under the directory lock and
-    also finish any save a killed process left undone (:func:`repair_directory`).
+    ``record`` is a trainer's training record (task, kind, seed, mode, held-out agreement, ...);
+    ``agent`` one of the lab's agents or Song et al.'s plain GRU. NAME is ``name``, else
+    :func:`checkpoint_name` of the record. Nothing is written unless the file would pass every
+    check of :func:`load_checkpoint` and a listing could read its record (:class:`RecordIndex`).
     """
     directory = Path(directory)
     if name is not None:
@@ -122,7 +701,7 @@ def save_checkpoint(
             f"{agent.config.kind!r}; save the record that came with this agent.",
             "record",
         )
-    path = directory / f"{stem}{COMPRESSED_SUFFIX}"
+    path = checkpoint_file(directory, stem)
     if path.is_symlink():
         raise CheckpointError(
             f"{path} is a symbolic link; the lab does not write through links (remove it).",
@@ -131,420 +710,86 @@ def save_checkpoint(
     tensors = {k: v.detach().contiguous().clone() for k, v in agent.state_dict().items()}
     metadata = {
         "format": FORMAT,
-        "format_version": str(FORMAT_VERSION),
+        "format_version": FORMAT_VERSION,
         "config": json.dumps(asdict(agent.config), sort_keys=True),
         "task": record["task"],
         "seed": str(record["seed"]),
         "mode": record["mode"],
     }
     if isinstance(agent, PlainGRUPolicy):
-        metadata[NETWORK_KEY] = PLAIN_GRU
+        metadata["network"] = PLAIN_GRU
     metadata[CONTENT_KEY] = content_sha256(tensors, metadata)
-    data = xz_compress(safetensors_save(*planed(tensors, metadata)))
+    metadata[RECORD_KEY] = json.dumps(_as_tables(record), sort_keys=True, separators=(",", ":"))
+    data = safetensors_save(tensors, metadata)
     try:  # never write a file that load_checkpoint would refuse
-        _parse(io.BytesIO(data), len(data), path.name)
-        if bad := _non_finite(tensors):
-            raise CheckpointError(
-                f"{path.name} would hold NaN or inf in {bad!r} (did training diverge?)",
-                "non_finite",
-                tensor=bad,
-            )
+        header = _parse_header(data, path.name)
+        _tensors(header, path.name, verify=True)
+        _entry(header, path)
     except CheckpointError as exc:
         raise CheckpointError(
             f"Not saved: {str(exc).rstrip('.')}.", exc.kind, tensor=exc.tensor, field=exc.field
         ) from None
-    entry = _entry_for(
-        stem,
-        record,
-        _Hashes(hashlib.sha256(data).hexdigest(), metadata[CONTENT_KEY], None),
-        len(data),
-        path.name,
-    )
-    _read_manifest_raw(directory)  # an unusable manifest stops the save before anything is written
-    journal = directory / f".{stem}{PENDING_SUFFIX}"
-    with directory_lock(directory, _LOCK):
-        manifest = _read_manifest_raw(directory)
-        write_json(journal, {"name": stem, "entry": entry, "record": record})
-        _save_step_done("journal")
-        try:
-            atomic_write(path, lambda tmp: tmp.write_bytes(data))
-        except Exception:
-            journal.unlink(missing_ok=True)  # the old file (if any) is untouched: nothing to finish
-            raise
-        _save_step_done("file")
-        write_record(directory, stem, record)
-        _save_step_done("record")
-        manifest["checkpoints"][stem] = entry
-        _, done = _repair_locked(
-            directory, manifest
-        )  # this save's journal, and any a killed save left
-        write_json(directory / MANIFEST, manifest)
-        _save_step_done("manifest")
-        for finished in done:
-            finished.unlink(missing_ok=True)
+    atomic_write(path, lambda tmp: tmp.write_bytes(data))
     return path
 
 
-@dataclass(frozen=True)
-class LoadedAgent:
-    """A loaded agent (or plain GRU), its identity and its manifest entry (if it has one)."""
-
-    agent: Network
-    name: str
-    task: str
-    seed: int
-    mode: str
-    entry: dict | None
-
-
-def _unlisted_entry(
-    path: Path, hashes: _Hashes, metadata: dict, config: StoredConfig
-) -> dict | None:
-    """The entry of an unlisted file verified by its own content hash, rebuilt from the training
-    record beside it and recorded in the manifest; None without a record that matches the file."""
-    name = checkpoint_stem(path)
+# ---------------------------------------------------------------------------- folders
+@lru_cache(maxsize=4096)
+def _listed(path: Path, stamp: tuple[int, int, int]) -> tuple[dict | None, Exception | None]:
+    """The listing entry of one file version (``stamp``: inode, size, modification time), or
+    why it has none; kept, so listing an unchanged folder again reads no file."""
     try:
-        entry = _entry_for(
-            name, read_record(path.parent, name), hashes, path.stat().st_size, path.name
-        )
-    except (CheckpointError, OSError, ValueError):
-        return None
-    if (entry["task"], entry["kind"], str(entry["seed"]), entry["mode"]) != (
-        metadata.get("task"),
-        config.kind,
-        metadata.get("seed"),
-        metadata.get("mode"),
-    ):
-        return None
-    try:
-        with directory_lock(path.parent, _LOCK):
-            manifest = _read_manifest_raw(path.parent)
-            if _entry_problem(name, manifest["checkpoints"].get(name)) is not None:
-                manifest["checkpoints"][name] = entry
-                write_json(path.parent / MANIFEST, manifest)
-    except (OSError, CheckpointError) as exc:
-        warnings.warn(
-            ManifestWarning(
-                f"{name}: verified but not recorded in the manifest ({exc}).",
-                "not_recorded",
-                (name,),
-            ),
-            stacklevel=4,
-        )
-    return entry
+        return _entry(_read_header(path), path), None
+    except CheckpointError as exc:
+        return None, exc
 
 
-def _verified_entry(
-    path: Path, hashes: _Hashes, metadata: dict, config: StoredConfig
-) -> dict | None:
-    """The manifest entry ``path`` is verified by (repairing the manifest if needed), or
-    CheckpointError."""
-    name = checkpoint_stem(path)
-    corrupt = CheckpointError(
-        f"{path.name} is corrupt: its weights do not match the content hash stored inside "
-        "it; restore it or retrain it.",
-        "hash_mismatch",
-    )
-    stored = _read_manifest_raw(path.parent)["checkpoints"].get(name)
-    problem = None if stored is None else _entry_problem(name, stored)
-    if stored is not None and problem is None and _entry_matches(stored, hashes):
-        if hashes.embedded not in (None, hashes.content_sha256):
-            raise corrupt
-        return stored
-    journal = _read_journal(path.parent / f".{name}{PENDING_SUFFIX}")
-    if journal is not None and journal["entry"][CONTENT_KEY] == hashes.content_sha256:
-        try:  # a save killed after writing this file: finish it
-            repair_directory(path.parent)
-        except (OSError, CheckpointError) as exc:
-            warnings.warn(
-                ManifestWarning(
-                    f"{name}: verified by its journal, manifest not repaired ({exc}).",
-                    "not_repaired",
-                    (name,),
-                ),
-                stacklevel=3,
-            )
-        return journal["entry"]
-    if stored is not None and problem is None:
-        raise CheckpointError(
-            f"{path.name} does not match its manifest entry (content hash differs): the file is "
-            "corrupt or was changed; restore it or retrain it.",
-            "manifest_mismatch",
-        )
-    if hashes.embedded is not None:
-        if hashes.embedded != hashes.content_sha256:
-            raise corrupt
-        return _unlisted_entry(path, hashes, metadata, config)
-    why = "has no entry in" if stored is None else f"has a malformed entry ({problem}) in"
-    raise CheckpointError(
-        f"{path.name} {why} {path.parent / MANIFEST} and carries no content hash of its own, so "
-        "its integrity cannot be checked; re-save it with save_checkpoint (or pass verify=False "
-        "if you trust it).",
-        "unverifiable",
-    )
+def read_manifest(
+    directory: Path | str = BUNDLED_DIR, *, problems: dict[str, str] | None = None
+) -> dict:
+    """The checkpoints of a folder, listed from their files' headers: ``{"checkpoints": {name:
+    entry}}``, an entry holding ``file``, ``bytes``, ``content_sha256``, ``task``, ``kind``,
+    ``seed``, ``mode`` and the record's ``heldout_agreement``, ``criterion_attainable`` and
+    ``excluded`` (the weights are checked when loaded, not here).
 
-
-def load_checkpoint(path: Path | str, *, verify: bool = True) -> LoadedAgent:
-    """Load a checkpoint written by :func:`save_checkpoint`, or fail with one clear sentence.
-
-    Checks, in order, each failure a :class:`CheckpointError` naming the file:
-
-    1. the path ends in ``.safetensors.xz`` or ``.safetensors`` and is not a symbolic link (the
-       only way a file name resolves outside its folder: :func:`checkpoint_name` allows no
-       separator or ``..``);
-    2. a compressed file is at most ``MAX_FILE_BYTES``, one whole, intact xz stream (CRC64) that
-       decompresses to at most ``MAX_FILE_BYTES`` (a decompression bomb is refused as it
-       decompresses) in at most 128 MiB of memory; every check below is of the safetensors file
-       inside it;
-    3. before any tensor data is read: the header is at most ``MAX_HEADER_BYTES``, from a lab
-       checkpoint of this format version; the config's integers are integers (not strings,
-       floats or booleans) in ``1..CONFIG_INT_CAPS``, its floats finite, at most
-       ``MAX_PARAMETERS`` weights, its kind known or a design-study variant matching it
-       (``b2.layernorm-open-g1``); the tensors have exactly the names, shapes and dtypes the
-       config implies (float32; float64 or int64 is refused, never cast; a tensor stored as
-       byte planes by the logical dtype and shape its file records, the planes ``U8`` of shape
-       ``[4, numel]``) and tile the file;
-    4. integrity (skipped with ``verify=False``): the manifest entry matches (its content hash,
-       or the file sha256 of an older entry) and so does a content hash stored in the file; else
-       a file matching the journal of a killed save is accepted and the manifest repaired. A file
-       with **no usable manifest entry** loads only if it carries its own
-       content hash (every save since content hashes does) and that matches; its entry is then
-       rebuilt from the record beside it and recorded (None without one). Else it is refused;
-    5. the weights are finite.
-
-    Only then is the agent built, loaded strictly and frozen (no gradients).
-    """
-    given = Path(path)
-    name = checkpoint_stem(given)
-    if name is None:
-        raise CheckpointError(
-            f"{given} is not a checkpoint file name (a checkpoint ends in {SUFFIXES[0]} or "
-            f"{SUFFIXES[1]}).",
-            "not_a_checkpoint",
-        )
-    if given.is_symlink():
-        raise CheckpointError(
-            f"{given} is a symbolic link; the lab loads only real files in their folder (copy "
-            "the file instead).",
-            "symlink",
-        )
-    if not given.is_file():
-        raise CheckpointError(f"There is no checkpoint file at {given}.", "missing")
-    path = given.parent.resolve() / given.name
-    try:
-        fh = open_regular_file(path)  # O_NOFOLLOW: a link swapped in since the check is refused too
-    except OSError as exc:
-        raise CheckpointError(
-            f"{path.name} cannot be opened ({exc.strerror}); use a regular file."
-        ) from None
-    with fh:
-        blob, tensors, metadata, config, seed = _parse(fh, os.fstat(fh.fileno()).st_size, path.name)
-    hashes = _Hashes(
-        hashlib.sha256(blob).hexdigest(),
-        content_sha256(tensors, metadata),
-        metadata.get(CONTENT_KEY),
-    )
-    entry = None
-    if verify:
-        entry = _verified_entry(path, hashes, metadata, config)
-    else:
-        with contextlib.suppress(CheckpointError):
-            entry = read_manifest(path.parent)["checkpoints"].get(name)
-    if bad := _non_finite(tensors):
-        raise CheckpointError(
-            f"{path.name} holds non-finite weights (NaN or inf in {bad!r}); restore a good copy "
-            "or retrain it.",
-            "non_finite",
-            tensor=bad,
-        )
-    agent = build_network(config, seed)
-    try:
-        agent.load_state_dict(tensors, strict=True)
-    except RuntimeError:
-        raise CheckpointError(
-            f"{path.name} holds weights that do not fit its own config; retrain it.",
-            "weights_mismatch",
-        ) from None
-    agent.eval()
-    for p in agent.parameters():
-        p.requires_grad_(False)
-    return LoadedAgent(agent, name, metadata.get("task", ""), seed, metadata.get("mode", ""), entry)
-
-
-# ---------------------------------------------------------------------------- compressing
-@dataclass(frozen=True)
-class Compression:
-    """What :func:`compress_directory` did: the names rewritten, and the problems it left."""
-
-    checkpoints: list[str]
-    """Checkpoints rewritten as ``NAME.safetensors.xz`` (their raw files removed)."""
-    records: list[str]
-    """Training records rewritten as ``NAME.json.xz`` (their raw files removed)."""
-    problems: list[Problem]
-    """One sentence per checkpoint or record left as it was, and why (with its name and kind)."""
-
-
-def _checked(path: Path) -> tuple[bytes, dict, dict]:
-    """(file bytes, logical tensors, logical metadata) of a checkpoint file that passes every
-    structural check of :func:`load_checkpoint` (either form)."""
-    try:
-        fh = open_regular_file(path)
-    except OSError as exc:
-        raise CheckpointError(
-            f"{path.name} cannot be opened ({exc.strerror}); use a regular file."
-        ) from None
-    with fh:
-        blob, tensors, metadata, _, _ = _parse(fh, os.fstat(fh.fileno()).st_size, path.name)
-    return blob, tensors, metadata
-
-
-def _compressed_entry(directory: Path, name: str, entry: dict) -> dict:
-    """Write ``NAME.safetensors.xz`` from the raw ``NAME.safetensors`` its ``entry`` lists (which
-    stays); the new entry. The raw file must match ``entry``, the new bytes give back the same
-    logical tensors and metadata, else CheckpointError and nothing is written."""
-    blob, tensors, metadata = _checked(directory / entry["file"])
-    hashes = _Hashes(
-        hashlib.sha256(blob).hexdigest(),
-        content_sha256(tensors, metadata),
-        metadata.get(CONTENT_KEY),
-    )
-    if not _entry_matches(entry, hashes) or hashes.embedded not in (None, hashes.content_sha256):
-        raise CheckpointError(
-            f"{entry['file']} does not match its manifest entry", "manifest_mismatch"
-        )
-    target = directory / f"{name}{COMPRESSED_SUFFIX}"
-    data = xz_compress(safetensors_save(*planed(tensors, metadata)))
-    _, back, back_metadata, _, _ = _parse(io.BytesIO(data), len(data), target.name)
-    if back_metadata != metadata or content_sha256(back, back_metadata) != hashes.content_sha256:
-        raise CheckpointError(f"{target.name} would not hold the same weights and metadata")
-    if target.is_symlink():
-        raise CheckpointError(f"{target.name} is a symbolic link (remove it)")
-    atomic_write(target, lambda tmp: tmp.write_bytes(data))
-    return {
-        **entry,
-        "file": target.name,
-        "sha256": hashlib.sha256(data).hexdigest(),
-        CONTENT_KEY: hashes.content_sha256,
-        "bytes": len(data),
-    }
-
-
-def _compress_record(directory: Path, name: str) -> bool:
-    """Rewrite the raw record ``NAME.json`` as ``NAME.json.xz`` holding the same bytes, checked by
-    decompressing it, then remove the raw one; whether there was one. CheckpointError if a
-    compressed record of other content is already there (both are kept)."""
-    raw = directory / f"{name}{RECORD_SUFFIX}"
-    if not raw.is_file() or raw.is_symlink():
-        return False
-    target = directory / f"{name}{COMPRESSED_RECORD_SUFFIX}"
-    try:
-        text = read_bounded(raw, MAX_JSON_BYTES)
-        if not target.exists():
-            data = xz_compress(text)
-            atomic_write(target, lambda tmp: tmp.write_bytes(data))
-        same = read_xz_bounded(target, MAX_JSON_BYTES)[1] == text
-    except (OSError, ValueError) as exc:
-        raise CheckpointError(f"{raw.name} is not compressed ({exc})") from None
-    if not same:
-        raise CheckpointError(f"{target.name} and {raw.name} differ; keep the right one")
-    raw.unlink()
-    return True
-
-
-def compress_directory(directory: Path | str) -> Compression:
-    """Rewrite the raw checkpoints and records of a directory compressed, losslessly.
-
-    For every checkpoint in the manifest, under the directory lock (one checkpoint at a time):
-
-    1. a raw ``NAME.safetensors`` must pass every structural check of :func:`load_checkpoint`
-       and match its manifest entry; ``NAME.safetensors.xz`` is written from it atomically (the
-       same tensors and metadata, byte planes inside) after its bytes are read back to the same
-       logical tensors and metadata; the entry's ``file``, ``sha256`` and ``bytes`` change (a
-       content hash is added to an entry that had none), its content hash does not;
-    2. the manifest is written; the compressed file is read back from disk, every check again,
-       and only if its content hash is the entry's is the raw file removed;
-    3. a raw record ``NAME.json`` is written as ``NAME.json.xz`` (its very bytes, checked by
-       decompressing them) and removed.
-
-    A checkpoint or record that fails a check stays as it was and is reported. Idempotent: a
-    second run finds nothing to do, and a run killed at any point leaves files that load (a raw
-    file beside a compressed one is never read:
-    :func:`~labcore.storage.checkpoint_format.checkpoint_file` prefers the compressed
-    one) and is finished by the next run. Files not in the manifest are left alone. Killed
-    saves are finished first (:func:`repair_directory`). The command:
-    ``python -m labcore.storage.checkpoints compress DIR``.
+    A file whose header or record cannot be used is left out, its sentence put in ``problems``
+    (name: sentence) if given, else warned about (a :class:`~labcore.LabWarning`).
     """
     directory = Path(directory)
-    repair_directory(directory)
-    done = Compression([], [], [])
-    for name in sorted(_read_manifest_raw(directory)["checkpoints"]):
-        with directory_lock(directory, _LOCK):
-            manifest = _read_manifest_raw(directory)
-            entry = manifest["checkpoints"].get(name)
-            if problem := _entry_problem(name, entry):
-                done.problems.append(
-                    Problem(
-                        f"{name}: left as it is (malformed manifest entry: {problem})",
-                        name,
-                        "entry",
-                    )
-                )
-                continue
-            raw = directory / f"{name}{SUFFIX}"
-            try:
-                if entry["file"] == raw.name:
-                    entry = _compressed_entry(directory, name, entry)
-                    manifest["checkpoints"][name] = entry
-                    write_json(directory / MANIFEST, manifest)
-                    done.checkpoints.append(name)
-                if raw.exists() or raw.is_symlink():
-                    _, tensors, metadata = _checked(directory / entry["file"])
-                    if content_sha256(tensors, metadata) != entry[CONTENT_KEY]:
-                        raise CheckpointError(
-                            f"{entry['file']} does not match its manifest entry",
-                            "manifest_mismatch",
-                        )
-                    raw.unlink()
-                if _compress_record(directory, name):
-                    done.records.append(name)
-            except CheckpointError as exc:
-                done.problems.append(
-                    Problem(f"{name}: left as it is ({str(exc).rstrip('.')}).", name, exc.kind)
-                )
-    return done
+    entries, bad = {}, {}
+    for path in sorted(directory.glob(f"*{SUFFIX}")):
+        stat = path.lstat()
+        entry, error = _listed(path, (stat.st_ino, stat.st_size, stat.st_mtime_ns))
+        if error is None:
+            entries[checkpoint_stem(path)] = dict(entry)
+        else:
+            bad[checkpoint_stem(path)] = str(error)
+    if bad and problems is not None:
+        problems.update(bad)
+    elif bad:
+        message = f"{directory}: checkpoints left out: " + " ".join(bad.values())
+        warnings.warn(LabWarning(message), stacklevel=2)
+    return {"checkpoints": entries}
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m labcore.storage.checkpoints compress DIR [DIR ...]``: :func:`compress_directory`
-    on each; exit status 1 if any problem is left."""
-    parser = argparse.ArgumentParser(
-        prog="python -m labcore.storage.checkpoints",
-        description="Rewrite a checkpoint directory's raw checkpoints and records compressed "
-        "(.safetensors.xz, .json.xz), losslessly: the content hashes do not change.",
-    )
-    parser.add_argument("command", choices=("compress",))
-    parser.add_argument("directories", nargs="+", type=Path)
-    args = parser.parse_args(argv)
-    status = 0
-    for directory in args.directories:
-        if not directory.is_dir():
-            print(f"{directory}: nothing compressed (not a directory)")
-            status = 1
-            continue
+def verify_directory(directory: Path | str = BUNDLED_DIR) -> list[Problem]:
+    """One problem per checkpoint of a folder that would not load (its weights checked against
+    its content hash) or has no usable training record; empty if the folder is sound."""
+    problems = []
+    for path in sorted(Path(directory).glob(f"*{SUFFIX}")):
         try:
-            done = compress_directory(directory)
-        except (CheckpointError, OSError) as exc:  # an unusable manifest, an unwritable folder
-            print(f"{directory}: nothing compressed ({exc})")
-            status = 1
-            continue
-        print(
-            f"{directory}: {len(done.checkpoints)} checkpoint(s) and {len(done.records)} "
-            f"record(s) compressed; {len(done.problems)} problem(s)"
-        )
-        print("\n".join(done.problems) or "", end="\n" if done.problems else "")
-        status = status or int(bool(done.problems))
-    return status
+            header = _read_header(path)
+            _tensors(header, path.name, verify=True)
+            _entry(header, path)
+        except CheckpointError as exc:
+            problems.append(Problem(str(exc), checkpoint_stem(path), exc.kind))
+    return problems
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def content_hash_of(path: Path | str) -> str:
+    """The content hash of a checkpoint file, computed from its tensors and metadata (not read
+    from its header); :class:`CheckpointError` if the file is broken. What a cache keyed by a
+    checkpoint's weights (``results/view_cache``) compares."""
+    path = Path(path)
+    header = _read_header(path)
+    return content_sha256(_tensors(header, path.name, verify=False), header.raw)

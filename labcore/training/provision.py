@@ -28,8 +28,7 @@ from labcore.agents.neurogym import NeuroGymNet
 from labcore.cluster import DASK_TIMEOUT, run_on_cluster
 from labcore.config import AgentConfig, TrainConfig, trainer_of
 from labcore.parallel import clean_main, message_queue, process_pool
-from labcore.storage.checkpoint_format import checkpoint_file, checkpoint_name
-from labcore.storage.checkpoints import save_checkpoint
+from labcore.storage.checkpoints import checkpoint_file, checkpoint_name, save_checkpoint
 from labcore.training import actor_critic, behaviour_cloning, neurogym_trainer
 from labcore.training.neurogym_trainer import NeuroGymRLConfig
 

@@ -41,9 +41,12 @@ from labcore.config import TrainConfig
 from labcore.envs.batch import StepKind
 from labcore.markers import learning_curve_auroc
 from labcore.markers.metacognition import WAGER_THRESHOLD
-from labcore.storage.checkpoint_format import checkpoint_file, checkpoint_name
-from labcore.storage.checkpoint_manifest import BUNDLED_DIR
-from labcore.storage.checkpoints import load_checkpoint
+from labcore.storage.checkpoints import (
+    BUNDLED_DIR,
+    checkpoint_file,
+    checkpoint_name,
+    load_checkpoint,
+)
 
 CORRECT_BET_PAYOFF = 1.0
 """Reward of a bet on a correct decision (protocol 3.4)."""
@@ -233,7 +236,7 @@ def warm_start(
     Every tensor of the source whose name and shape ``agent`` has is copied, except the wager head
     (:data:`WAGER_HEAD`) and the centre of a centred head, which keep ``agent``'s own
     initialisation.
-    Returns the names loaded. Raises :class:`~labcore.storage.checkpoint_format.CheckpointError`
+    Returns the names loaded. Raises :class:`~labcore.storage.checkpoints.CheckpointError`
     without the file.
     """
     name = checkpoint_name(task, kind, seed)

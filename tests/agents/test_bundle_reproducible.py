@@ -33,9 +33,7 @@ from labcore.experiments.e1 import view_values
 from labcore.interventions import INTACT
 from labcore.measures import metacognition
 from labcore.seeding import episode_seeds
-from labcore.storage.checkpoint_format import checkpoint_file
-from labcore.storage.checkpoint_manifest import read_record
-from labcore.storage.checkpoints import load_checkpoint
+from labcore.storage.checkpoints import checkpoint_file, load_checkpoint, read_record
 
 pytestmark = pytest.mark.slow
 

@@ -13,9 +13,7 @@ from labcore.checks import choice_error
 from labcore.cli import training_jobs
 from labcore.config import AGENT_KINDS
 from labcore.seeding import parse_seeds
-from labcore.storage.checkpoint_format import checkpoint_file
-from labcore.storage.checkpoint_manifest import read_manifest, read_record
-from labcore.storage.checkpoints import load_checkpoint
+from labcore.storage.checkpoints import checkpoint_file, load_checkpoint, read_manifest, read_record
 from tests.refusals import refused
 
 ROOT = Path(__file__).resolve().parents[2]

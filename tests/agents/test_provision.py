@@ -6,9 +6,7 @@ import pytest
 import torch
 
 from labcore.config import TrainConfig
-from labcore.storage.checkpoint_format import checkpoint_file
-from labcore.storage.checkpoint_manifest import read_manifest
-from labcore.storage.checkpoints import load_checkpoint
+from labcore.storage.checkpoints import checkpoint_file, load_checkpoint, read_manifest
 from labcore.training.provision import (
     BatchProgress,
     ProgressBoard,

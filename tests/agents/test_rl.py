@@ -30,9 +30,7 @@ from labcore.envs.tables import pose_tables
 from labcore.envs.wagering import BET_ACTION, LAYOUT, OPT_OUT_ACTION, RESPONSE_CELLS
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds
-from labcore.storage.checkpoint_format import checkpoint_file
-from labcore.storage.checkpoint_manifest import read_record
-from labcore.storage.checkpoints import load_checkpoint
+from labcore.storage.checkpoints import checkpoint_file, load_checkpoint, read_record
 from labcore.training.actor_critic import (
     RLConfig,
     a2c_loss,

@@ -27,9 +27,13 @@ from labcore.experiments.e4_hypotheses import PAIRED_T, SHARE_OF_SEEDS, evaluate
 from labcore.experiments.paper_findings import claim_flags
 from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.seeding import episode_seeds
-from labcore.storage.checkpoint_format import checkpoint_file, checkpoint_name
-from labcore.storage.checkpoint_manifest import BUNDLED_DIR
-from labcore.storage.checkpoints import load_checkpoint, save_checkpoint
+from labcore.storage.checkpoints import (
+    BUNDLED_DIR,
+    checkpoint_file,
+    checkpoint_name,
+    load_checkpoint,
+    save_checkpoint,
+)
 from labcore.training.behaviour_cloning import train_seeds
 from labcore.training.cloning_losses import compute_losses
 from labcore.training.demonstrations import member_demonstrations

@@ -30,9 +30,13 @@ from labcore.interventions import INTACT, SELF_MODEL_LESION
 from labcore.markers import learning_curve_auroc, type2_auroc
 from labcore.rollout import rollout
 from labcore.seeding import episode_seeds
-from labcore.storage.checkpoint_format import CheckpointError, checkpoint_file
-from labcore.storage.checkpoint_manifest import read_record
-from labcore.storage.checkpoints import load_checkpoint, save_checkpoint
+from labcore.storage.checkpoints import (
+    CheckpointError,
+    checkpoint_file,
+    load_checkpoint,
+    read_record,
+    save_checkpoint,
+)
 from labcore.training.behaviour_cloning import train_seeds
 from labcore.training.cloning_losses import compute_losses
 from labcore.training.demonstrations import member_demonstrations

@@ -242,9 +242,7 @@ def test_relative_checks_on_rollouts_of_the_bundled_e1_agent():
     from labcore.experiments.e1 import conditions, relative_checks
     from labcore.measures import metacognition
     from labcore.seeding import episode_seeds
-    from labcore.storage.checkpoint_format import checkpoint_file
-    from labcore.storage.checkpoint_manifest import BUNDLED_DIR
-    from labcore.storage.checkpoints import load_checkpoint
+    from labcore.storage.checkpoints import BUNDLED_DIR, checkpoint_file, load_checkpoint
 
     agent = load_checkpoint(checkpoint_file(BUNDLED_DIR, "wagering-b2_ws-s0")).agent
     views = {

@@ -36,9 +36,12 @@ from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.render import WORD_LIMITS, flag_text, fmt, part, pct, words
 from labcore.render import answer as render_answer
 from labcore.stats import t_interval, welch_interval
-from labcore.storage.checkpoint_format import checkpoint_file, checkpoint_name
-from labcore.storage.checkpoint_manifest import BUNDLED_DIR
-from labcore.storage.checkpoints import save_checkpoint
+from labcore.storage.checkpoints import (
+    BUNDLED_DIR,
+    checkpoint_file,
+    checkpoint_name,
+    save_checkpoint,
+)
 from labcore.training.behaviour_cloning import train_seeds
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -21,7 +21,7 @@ from labcore.experiments import pdw_findings as P
 from labcore.experiments import pdw_sweep_findings as W
 from labcore.experiments.study import load_study, read_table, resummarise, run_study
 from labcore.stats import t_interval, welch_interval
-from labcore.storage.checkpoint_format import CheckpointError
+from labcore.storage.checkpoints import CheckpointError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -341,7 +341,7 @@ def test_the_reproduction_end_to_end_on_a_tiny_budget(tmp_path, monkeypatch, neu
     assert set(curves["policy"]) == {"sampled", "greedy", "probability"}
     assert curves.loc[curves["policy"] == "sampled", "update"].max() == tiny.rl.max_updates
     # The networks are checkpoints of the manifest, loaded with every check.
-    saved = sorted((tmp_path / "checkpoints").glob("*.safetensors.xz"))
+    saved = sorted((tmp_path / "checkpoints").glob("*.safetensors"))
     assert len(saved) == 4 and load_checkpoint(saved[0]).agent.config.kind == "plain_gru"
     loaded = load_study("pdw", tmp_path)
     assert loaded.problems == [] and loaded.frame(P.BY_COHERENCE.name) is not None

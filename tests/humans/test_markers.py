@@ -123,7 +123,7 @@ def test_an_agent_measured_as_a_person_gives_its_pages_numbers():
     """B2's cached Metacognition view (labcore.measures through the view cache): the same AUROC,
     calibration and meta-d' (its quartile rule), intact and with the self-model zeroed."""
     from labcore import view_cache
-    from labcore.storage.checkpoint_format import checkpoint_file
+    from labcore.storage.checkpoints import checkpoint_file
 
     path = checkpoint_file("checkpoints", "wagering-b2_ws-s0")
     views = view_cache.read_cache(

@@ -19,7 +19,7 @@ from labcore.humans.session import (
 )
 from labcore.humans.trials import read_trials
 from labcore.render import UNDEFINED, fmt
-from labcore.storage.checkpoint_format import checkpoint_file
+from labcore.storage.checkpoints import checkpoint_file
 
 
 def visitor_markers(data: bytes) -> SubjectMarkers:

@@ -1,8 +1,7 @@
-"""Pages on a broken checkpoint manifest or a broken result set: no exception, one error naming the
-file, the rest still shown. Each test runs on every page that reads the broken file; the tests of
-one
-page on one broken checkpoint are in that page's file (``broken_checkpoints.py`` has what they
-share).
+"""Pages on a checkpoint folder with a file that cannot be listed, or on a broken result set: no
+exception, one error naming the file, the rest still shown. Each test runs on every page that reads
+the broken file; the tests of one page on one checkpoint that fails to load are in that page's file
+(``broken_checkpoints.py`` has what they share).
 """
 
 from __future__ import annotations
@@ -13,9 +12,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import torch
+from safetensors.torch import save_file
 
 from labcore.experiments.paper_tables import PAPER_TABLES
 from labcore.io import sha256_of
+from labcore.storage.checkpoints import checkpoint_file
 from tests.ui.apptest_pages import ROOT, metric
 from tests.ui.pages.broken_checkpoints import (
     BROKEN,
@@ -26,30 +28,28 @@ from tests.ui.pages.broken_checkpoints import (
 from ui import data
 
 BUNDLED = ROOT / "results" / "bundled"
+PAGES = ["workspace", "robustness", "rollouts", "metacognition", "agents"]
 
 
-# ---------------------------------------------------------------------------- a bad checkpoint
-# manifest
-def drop_kind(d: Path) -> None:
-    manifest = json.loads((d / "manifest.json").read_text())
-    del manifest["checkpoints"][BROKEN]["kind"]
-    (d / "manifest.json").write_text(json.dumps(manifest))
+# ---------------------------------------------------------------------------- a checkpoint whose
+# header cannot be read
+def truncate_header(d: Path) -> None:
+    path = checkpoint_file(d, BROKEN)
+    path.write_bytes(path.read_bytes()[:100])
 
 
-def truncate_manifest(d: Path) -> None:
-    text = (d / "manifest.json").read_text()
-    (d / "manifest.json").write_text(text[: len(text) // 2])
+def foreign_file(d: Path) -> None:
+    save_file({"w": torch.zeros(2)}, str(checkpoint_file(d, BROKEN)), metadata={"format": "x"})
 
 
-def list_manifest(d: Path) -> None:
-    (d / "manifest.json").write_text("[1, 2, 3]")
+CASES = [(page, corrupt) for corrupt in (truncate_header, foreign_file) for page in PAGES]
 
 
-@pytest.mark.parametrize("page", ["workspace", "robustness", "rollouts", "metacognition", "agents"])
-def test_an_entry_without_kind_loses_only_that_agent(open_page, lab, page):
-    drop_kind(lab)
+@pytest.mark.parametrize(("page", "corrupt"), CASES, ids=[f"{p}-{c.__name__}" for p, c in CASES])
+def test_a_file_that_cannot_be_listed_loses_only_that_agent(open_page, lab, page, corrupt):
+    corrupt(lab)
     at = open_page(page, {"agent": "b2", "seed": "0"} if page == "robustness" else None)
-    assert_one_error_naming(at, "manifest.json", BROKEN, "no 'kind'")
+    assert_one_error_naming(at, f"{BROKEN}.safetensors")
     if page in ("workspace", "robustness", "rollouts"):
         assert "b1" in agent_options(at, page)  # its other seeds are still there
     if page == "workspace":
@@ -63,20 +63,13 @@ def test_an_entry_without_kind_loses_only_that_agent(open_page, lab, page):
         assert at.dataframe and at.number_input[0].value != 0  # seed 0's file exists: not offered
 
 
-MANIFEST_CASES = [
-    (page, corrupt)
-    for corrupt in (truncate_manifest, list_manifest)
-    for page in ("workspace", "robustness", "rollouts", "metacognition", "agents")
-]
-
-
-@pytest.mark.parametrize(
-    ("page", "corrupt"), MANIFEST_CASES, ids=[f"{p}-{c.__name__}" for p, c in MANIFEST_CASES]
-)
-def test_an_unusable_manifest_is_one_error(open_page, lab, page, corrupt):
-    corrupt(lab)
+@pytest.mark.parametrize("page", PAGES)
+def test_a_stray_file_is_one_error_and_every_agent_stays(open_page, lab, page):
+    (lab / "notes.safetensors").write_bytes(b"not a checkpoint")
     at = open_page(page)
-    assert_one_error_naming(at, "manifest.json")
+    assert not at.exception, [e.value for e in at.exception]
+    assert [e.value for e in at.error if "notes.safetensors" in e.value] != []
+    assert len(at.error) == 1
     if page == "robustness":
         assert any("Verdict" in m.value for m in at.markdown)  # the bundled results still show
     if page == "agents":

@@ -18,9 +18,12 @@ from labcore.experiments.paper_results import load_results
 from labcore.figures import live
 from labcore.paper_claims import CLAIMS_BY_ID, claim_for
 from labcore.render import chance, term
-from labcore.storage.checkpoint_format import checkpoint_file
-from labcore.storage.checkpoint_manifest import read_record
-from labcore.storage.checkpoints import load_checkpoint, save_checkpoint
+from labcore.storage.checkpoints import (
+    checkpoint_file,
+    load_checkpoint,
+    read_record,
+    save_checkpoint,
+)
 from tests.ui.apptest_pages import (
     ROOT,
     caption_with,

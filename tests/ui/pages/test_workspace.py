@@ -14,7 +14,7 @@ from labcore import view_cache
 from labcore.experiments import paper_results
 from labcore.figures import episode, live, paper_e2
 from labcore.render import chance
-from labcore.storage.checkpoint_format import checkpoint_file
+from labcore.storage.checkpoints import checkpoint_file
 from tests.ui.apptest_pages import (
     caption_with,
     counting,
