@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import streamlit as st
 
 from labcore.config import PAGE_URLS
+from ui.classroom import settle_role
 from ui.controls import note_arrival
 from ui.projector import projector_switch
 
@@ -118,10 +119,11 @@ PAGES = [
     ),
 ]
 
-# A student who joins a class sees the question alone: no menu of the teacher's pages.
+# A student who joins a class sees the question alone: no menu (the page links back to Home).
 path = urlsplit(st.context.url or "").path.rstrip("/")
 joining = path.rsplit("/", 1)[-1] == PAGE_URLS["join"]
 page = st.navigation(PAGES, position="hidden" if joining else "sidebar")
 note_arrival(page.url_path)
 projector_switch()  # in the sidebar of every page (issue 34: type the back row can read)
+settle_role()  # teacher, student or visitor: what the page may send (docs/classroom.md)
 page.run()

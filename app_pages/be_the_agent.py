@@ -47,9 +47,12 @@ CLASS_QUESTION = Question(
 )
 
 in_class = None  # (class code, student id) of a student who came from their class view
+seat = classroom.role()
 if classroom.CODE_PARAM in st.query_params and classroom.STUDENT_PARAM in st.query_params:
     code = classroom.student_class()
     in_class = (code, classroom.student_id()) if code else None
+elif seat.student:  # a student's browser (docs/classroom.md): no teacher's panel
+    in_class = (seat.code, classroom.student_id()) if seat.code else None
 else:
     with st.expander(
         "For teachers: the whole class plays, and sees itself beside the agents",

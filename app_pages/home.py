@@ -4,7 +4,7 @@ import streamlit as st
 
 from labcore.findings import VERDICTS, evidence_split
 from labcore.render import answer, macro
-from ui import data
+from ui import classroom, data
 from ui.components import SCOPE_LINE
 from ui.state import query
 
@@ -14,6 +14,7 @@ st.markdown(
     "part off, narrow it or add noise** and watch which abilities survive; the lab checks the "
     "paper *Can We Test Consciousness Theories on AI?* (Phua, 2025)."
 )
+classroom.join_entry()  # students: in the page, not under a phone's folded menu
 st.subheader("Does the paper reproduce?")
 res = data.checked_results()
 if res.summary is not None:

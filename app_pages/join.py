@@ -1,5 +1,6 @@
-"""Join a class: the student's view (issue 34). The class's current question and the student's
-vote; the answer, the class's votes and the lab's view only once the teacher reveals them."""
+"""Join a class: the student's view. The class's current question and the student's vote; the
+answer, the class's votes and the lab's view only once the teacher reveals them. The page has no
+menu (the question alone); a link at its foot leads back to the lab's Home."""
 
 from urllib.parse import parse_qsl
 
@@ -47,6 +48,10 @@ def send(code: str, me: str, question_id: str) -> None:
 
 st.title("Your class")
 code = classroom.student_class()
+seat = classroom.role()
+if code is None and classroom.CODE_PARAM not in st.query_params and seat.student and seat.code:
+    code = seat.code  # the class this browser joined (its cookie): /join alone finds it again
+    st.query_params[classroom.CODE_PARAM] = code
 if code is None:
     st.markdown(
         "Type the class code your teacher shows (5 letters and digits), or scan the QR code "
@@ -117,3 +122,10 @@ else:
             view_link(q.view, code, me, "Open the lab's view")
 
     current_question()
+
+st.divider()
+st.page_link(
+    "app_pages/home.py",
+    label="The lab's home page",
+    icon=":material/home:",
+)

@@ -1,8 +1,9 @@
 """Lesson: the three dissociations as a guided sequence a teacher projects (the teacher's view).
 
-Students never open this page: with a class started, their link and QR code open the student
-view (``app_pages/join.py``), which shows each step's question and their vote, and the answer
-only once the teacher reveals it here.
+Outside a class it is a self-study page with its answers. While a class runs, a student's browser
+gets none of it (:func:`ui.classroom.answers_held_back`; the rule: docs/classroom.md): the student
+view (``app_pages/join.py``) shows each step's question and their vote, and the answer only once
+the teacher reveals it here.
 """
 
 import streamlit as st
@@ -37,6 +38,11 @@ def reveal(step: int, shown: bool) -> None:
         classroom.reveal(f"lesson.{step}")
 
 
+st.title("Lesson: three dissociations")
+if classroom.role().student:  # nothing of the steps' answers, the key or the handouts is sent
+    classroom.answers_held_back(PAGE)
+    st.stop()
+
 # The URL is read on arrival only (a new session, or a link followed); on reruns the widget holds
 # the step. Streamlit drops a widget's state when another page runs, so the step is also kept
 # under a key no widget owns (KEPT): coming back through the sidebar (a bare URL) returns to the
@@ -53,7 +59,6 @@ st.html(  # a step fits one projected screen: larger type, less space above the 
     "<style>.st-key-lesson-body p, .st-key-lesson-body li { font-size: 1.3rem; "
     "line-height: 1.45; } [data-testid='stMainBlockContainer'] { padding-top: 1.5rem; }</style>"
 )
-st.title("Lesson: three dissociations")
 for notice in st.session_state.get("_notices.lesson", []):
     st.warning(escape_markdown(notice), icon=":material/warning:")
 
@@ -70,8 +75,10 @@ if st.query_params.get("step") != str(n):
 step = LESSON[n - 1]
 results = data.checked_results()  # the answers' source; its problems are one error, the lesson runs
 results = results if results.summary is not None else None
-shown = bool(st.session_state.get(f"_lesson.shown.{n}"))
 question = class_question(n, results)
+# Shown on the projector: as the teacher last chose in this session, else as the class sees it
+# (after a reload, a revealed step stays revealed and its bars keep their highlight).
+shown = bool(st.session_state.get(f"_lesson.shown.{n}", classroom.revealed(question.id)))
 
 body, side = st.columns([3, 2], gap="large")
 with body, st.container(key="lesson-body"):

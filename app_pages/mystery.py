@@ -1,6 +1,8 @@
 """Mystery agent: a teacher hides a lesion, a capacity or noise in an agent and shares a code;
 students read the markers and one episode, diagnose, and get the reveal
-(labcore/classroom/mystery.py)."""
+(labcore/classroom/mystery.py). While a class runs, a student's browser has no Reveal of its own
+and no teacher's panel: the diagnosis goes to the class, the answer comes with the teacher's
+reveal (docs/classroom.md)."""
 
 import math
 from urllib.parse import urlencode
@@ -136,9 +138,34 @@ def send_vote(class_code: str, me: str, question_id: str, n: int) -> None:
         st.session_state["_mystery.class_error"] = str(exc)
 
 
-def class_vote(puzzle: mystery.Puzzle, class_code: str, me: str) -> str | None:
+def wait_for_reveal(class_code: str, question_id: str) -> None:
+    """Look for the teacher's reveal every few seconds (as the student view does) and redraw the
+    page when it comes."""
+
+    @st.fragment(run_every=classroom.POLL_SECONDS)
+    def poll() -> None:
+        try:
+            now = classroom.store().revealed(class_code, question_id)
+        except ClassError:
+            return
+        if now:
+            st.rerun()
+
+    poll()
+
+
+def class_vote(puzzle: mystery.Puzzle, class_code: str | None, me: str) -> str | None:
     """In a class: the student's diagnosis goes to the class (no Reveal of their own); the
-    diagnosis they chose once the teacher has revealed the puzzle, else None (nothing shown)."""
+    diagnosis they chose once the teacher has revealed the puzzle, else None (nothing shown).
+    Without a known class (a device that opened the lab while a class runs): a link to join."""
+    if class_code is None:
+        st.info(
+            "A class is running on this lab: join it to send your diagnosis; your teacher "
+            "reveals the answer.",
+            icon=":material/groups:",
+        )
+        classroom.class_link("Join your class")
+        return None
     question = mystery.class_question(puzzle)
     choices = mystery.diagnosis_choices(puzzle.task)
     letters = choice_letters(len(choices))
@@ -171,6 +198,7 @@ def class_vote(puzzle: mystery.Puzzle, class_code: str, me: str) -> str | None:
                 f"Your answer: {mine}. Your teacher reveals the answer to the class.",
                 icon=":material/check_circle:",
             )
+        wait_for_reveal(class_code, question.id)
     st.page_link(
         f"app_pages/{PAGE_URLS['join']}.py",
         label="Back to your class",
@@ -182,10 +210,12 @@ def class_vote(puzzle: mystery.Puzzle, class_code: str, me: str) -> str | None:
     )
 
 
-def student(puzzle: mystery.Puzzle, code: str, in_class: tuple[str, str] | None = None) -> bool:
+def student(
+    puzzle: mystery.Puzzle, code: str, in_class: tuple[str | None, str] | None = None
+) -> bool:
     """Markers, one episode, the choice and (after Reveal) the answer; False if the agent is
-    missing. ``in_class`` (class code, student id): the choice goes to the class and the answer
-    waits for the teacher's reveal."""
+    missing. ``in_class`` (class code or None, student id): the choice goes to the class and the
+    answer waits for the teacher's reveal."""
     if puzzle.seed not in data.seeds_by_kind(puzzle.task).get(puzzle.kind, []):
         st.error(
             f"This puzzle needs agent {data.label(puzzle.kind)}, seed {puzzle.seed}, "
@@ -327,7 +357,9 @@ def made_panel(made: str) -> None:
         )
     else:
         classroom.post(question)
-        revealed = bool(st.session_state.get(f"_mystery.class_revealed.{question.id}"))
+        revealed = bool(st.session_state.get(f"_mystery.class_revealed.{question.id}")) or (
+            classroom.revealed(question.id)  # after a reload: as the class sees it
+        )
         st.caption(
             f"The puzzle is the question of class {taught.code}: students see it in their "
             "class view, diagnose it, and see the answer when you reveal it."
@@ -366,25 +398,55 @@ def answer_key(made: str) -> None:
 
 
 def teacher(expanded: bool) -> None:
-    """Make a puzzle (or a random one); once made, only its code and link show (never the form's
-    "Hidden condition", which names the answer)."""
+    """The class's join block first while a class runs (what the room looks at), then the puzzle:
+    a random one, or one chosen behind a popover (its hidden condition names the answer, so it
+    never sits on the projected page); once made, only its code and link show."""
     made = st.session_state.get("mystery.made")
+    teaching = classroom.running() is not None
+    if teaching:
+        with st.expander("Your class", icon=":material/groups:", expanded=True):
+            classroom.class_panel("mystery")
     with st.expander("Make a puzzle", expanded=expanded, icon=":material/school:"):
         if made:
             made_panel(made)
         else:
             puzzle_form()
-    with st.expander(
-        "Your class", icon=":material/groups:", expanded=classroom.running() is not None
-    ):
-        classroom.class_panel("mystery")
+    if not teaching:
+        with st.expander("Your class", icon=":material/groups:"):
+            classroom.class_panel("mystery")
     if made:
         answer_key(made)
 
 
 def puzzle_form() -> None:
-    """The form that makes a puzzle (its hidden condition is the answer: gone once made)."""
+    """A random puzzle, or one chosen in a popover: the hidden condition is the answer, so it
+    shows only while the teacher holds the popover open, and is gone once the puzzle is made."""
     entries = data.manifest()  # read once: its problems are shown once
+    both = sorted(
+        set.intersection(
+            *(
+                set(data.seeds_by_kind(t, entries).get(mystery.KIND_OF_TASK[t], []))
+                for t in mystery.TASKS
+            )
+        )
+    )
+    b1, b2 = st.columns(2)
+    b1.button(
+        "Random puzzle",
+        icon=":material/casino:",
+        on_click=make_random,
+        args=(both,),
+        disabled=not both,
+        help=None if both else "A random puzzle needs agents of both tasks on a common seed.",
+        width="stretch",
+    )
+    with b2.popover("Choose the hidden condition", icon=":material/lock:", width="stretch"):
+        st.caption("The hidden condition is the answer: choose it where the class cannot see.")
+        chosen_form(entries)
+
+
+def chosen_form(entries: dict) -> None:
+    """Task, hidden condition, agent seed and episode, and the button that makes the puzzle."""
     task = st.radio(
         "Task", mystery.TASKS, format_func=TASK_LABELS.get, key="mystery.task", horizontal=True
     )
@@ -397,46 +459,30 @@ def puzzle_form() -> None:
             "Agents page."
         )
         return
-    c1, c2, c3 = st.columns([3, 1, 1])
     names = mystery.conditions(task)
-    condition = c1.selectbox(
+    condition = st.selectbox(
         "Hidden condition", list(names), format_func=names.get, key=f"mystery.condition.{task}"
     )
-    seed = c2.selectbox("Agent seed", seeds, key=f"mystery.seed.{task}")
-    episode = c3.number_input(
+    c1, c2 = st.columns(2)
+    seed = c1.selectbox("Agent seed", seeds, key=f"mystery.seed.{task}")
+    episode = c2.number_input(
         "Episode shown",
         0,
         mystery.EPISODES - 1,
         key="mystery.episode",
         help="Which episode students can step through (the markers use all of them).",
     )
-    both = sorted(
-        set.intersection(
-            *(
-                set(data.seeds_by_kind(t, entries).get(mystery.KIND_OF_TASK[t], []))
-                for t in mystery.TASKS
-            )
-        )
-    )
-    b1, b2 = st.columns(2)
-    b1.button(
+    st.button(
         "Make this puzzle",
         type="primary",
         icon=":material/lock:",
         on_click=make,
         args=(task, condition, seed, int(episode)),
     )
-    b2.button(
-        "Random puzzle",
-        icon=":material/casino:",
-        on_click=make_random,
-        args=(both,),
-        disabled=not both,
-        help=None if both else "A random puzzle needs agents of both tasks on a common seed.",
-    )
 
 
-if MADE in st.query_params and "mystery.made" not in st.session_state:
+seat = classroom.role()
+if not seat.student and MADE in st.query_params and "mystery.made" not in st.session_state:
     try:  # a reload of the teacher's page keeps its puzzle
         set_made(mystery.encode(mystery.decode(st.query_params[MADE])))
     except ValueError as exc:
@@ -458,9 +504,10 @@ elif raw:
             icon=":material/error:",
         )
 in_class = None
-if classroom.CODE_PARAM in st.query_params and puzzle is not None:  # from a class's student view
-    class_code = classroom.student_class()
-    in_class = (class_code, classroom.student_id()) if class_code else None
+if seat.student and puzzle is not None:  # the class's, or (no class known) the way to join it
+    in_class = (seat.code, classroom.student_id() if seat.code else "")
+elif classroom.CODE_PARAM in st.query_params and puzzle is not None and seat.kind == "visitor":
+    classroom.student_class()  # a class code of no class: one sentence; the puzzle stays open
 if puzzle is None or not student(puzzle, mystery.encode(puzzle), in_class):
     st.text_input(
         "Have a puzzle code? Type it here",
@@ -468,4 +515,7 @@ if puzzle is None or not student(puzzle, mystery.encode(puzzle), in_class):
         on_change=open_typed,
         placeholder="8 letters and digits, e.g. from the projector",
     )
-    teacher(expanded=True)
+    if seat.student:  # no puzzle making, no answer key: only a teacher's other device's form
+        classroom.class_panel("mystery")
+    else:
+        teacher(expanded=True)

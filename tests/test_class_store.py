@@ -214,3 +214,31 @@ def test_results_are_the_teachers_to_read_and_undefined_numbers_stay_undefined(t
     assert store.results(keys.code, "be_the_agent", keys.teacher_key)[-1] == {"flag": None}
     store.clear(keys.code, keys.teacher_key)
     assert not store.exists(keys.code)
+
+
+def test_a_class_is_live_while_its_teacher_is_seen_and_ends_with_its_clear(tmp_path, monkeypatch):
+    store = S.ClassStore(tmp_path / "class.sqlite")
+    assert not store.live()
+    keys = store.start()
+    assert store.live()
+    now = S.time.time()
+    monkeypatch.setattr(S.time, "time", lambda: now + S.LIVE_SECONDS + 1)  # an hour of nothing
+    assert not store.live() and store.exists(keys.code)  # answers kept, the room free again
+    store.counts(keys.code, "q1", keys.teacher_key)  # the teacher's page polls its votes
+    assert store.live()
+    with pytest.raises(S.ClassError):
+        store.resume(keys.code, "WRONGKEY22")  # a wrong key is not the teacher's presence
+    monkeypatch.setattr(S.time, "time", lambda: now + 2 * S.LIVE_SECONDS + 2)
+    assert not store.live()
+    store.resume(keys.code, keys.teacher_key)  # a reload, another page
+    assert store.live()
+    store.clear(keys.code, keys.teacher_key)
+    assert not store.live()
+
+
+def test_an_unwritable_store_is_one_sentence(tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    with pytest.raises(S.ClassError) as refused:
+        S.ClassStore(blocked / "class.sqlite").live()
+    assert str(refused.value).count(". ") == 0

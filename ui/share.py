@@ -226,7 +226,7 @@ def unreachable_note() -> str:
 def share_panel(link: str, *, reachable: bool | None, caption: str) -> None:
     """The link in a copyable box beside its QR code, for a projector."""
     text, code = st.columns([3, 1])
-    text.code(link, language=None)
+    text.code(link, language=None, wrap_lines=True)  # wrapped: a cut link sends phones astray
     text.caption(caption)
     if reachable is False:
         text.warning(unreachable_note(), icon=":material/wifi_off:")

@@ -2,18 +2,22 @@
 anonymous answers of a class, in one SQLite file shared by every server process of a class.
 
 A teacher starts a class and gets its code (what students type or scan) and a teacher key (kept
-in the teacher's session only). Students' answers (a "Predict first" prediction, a lesson vote, a
-mystery diagnosis) are stored under the class code, the question and an anonymous student id (a
-random token of the student's browser session): one answer per student and question, the last one
-kept, so a student is counted once however often they change their mind. Only the teacher key
-reads the counts and reveals a question; a student reads back only their own answer and, once the
-teacher has revealed the question, the class's counts.
+by the teacher's browser, shown only when asked for). Students' answers (a "Predict first"
+prediction, a lesson vote, a mystery diagnosis) are stored under the class code, the question
+and an anonymous student id (a random token of the student's browser): one answer per student and
+question, the last one kept, so a student is counted once however often they change their
+mind. Only the teacher key reads the counts and reveals a question; a student reads back only
+their own answer and, once the teacher has revealed the question, the class's counts.
 
 A teacher *posts* a :class:`Question` (the lesson step on the projector, a mystery puzzle, a
 "Predict first" question): it becomes the class's current question, which every student's view
 shows. Its answer and the lab's view are sealed: a student reads them (with the class's counts)
 only once the teacher reveals the question. Activities that end in numbers (a student's own
 metacognition on "Be the agent") are *submitted* as results, which only the teacher reads.
+
+A class is *live* while its teacher's browser has been seen within :data:`LIVE_SECONDS`
+(:meth:`ClassStore.live`): while one is, the lab treats every device that is not a teacher's as a
+student (docs/classroom.md).
 
 The file is created on first use (``runs/class/classroom.sqlite``, or ``$CTLAB_CLASS_DB``), in
 WAL mode with a busy timeout, so the processes of ``make class`` share it and a server restart
@@ -62,7 +66,12 @@ MAX_RESULTS = 500
 MAX_RESULT_VALUES = 16
 """Numbers one result may carry."""
 KEY_LENGTH = 10
-"""A teacher key: short enough to type back after a reload, 31**10 (about 8e14) keys."""
+"""A teacher key: short enough to type on a second device, 31**10 (about 8e14) keys."""
+LIVE_SECONDS = 3600.0
+"""A class is live while its teacher was seen within this time (an hour after the teacher's last
+page, or the last poll of the class's votes); ending the class ends it at once."""
+SEEN_EVERY = 60.0
+"""The teacher's presence is written at most this often (each write takes the file's lock)."""
 _SAFE = re.compile(r"[A-Za-z0-9_.:+\-]+")
 
 
@@ -187,8 +196,14 @@ class ClassStore:
 
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        con = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            con = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
+        except (OSError, sqlite3.Error) as exc:
+            raise ClassError(
+                f"The class store cannot be opened ({exc.__class__.__name__}); classes need a "
+                "folder the lab can write to."
+            ) from None
         try:
             con.execute("PRAGMA journal_mode=WAL")
             con.execute("PRAGMA busy_timeout=10000")
@@ -211,6 +226,8 @@ class ClassStore:
                     at REAL NOT NULL, PRIMARY KEY (code, question));
                 CREATE TABLE IF NOT EXISTS current (
                     code TEXT PRIMARY KEY, question TEXT NOT NULL, at REAL NOT NULL);
+                CREATE TABLE IF NOT EXISTS seen (
+                    code TEXT PRIMARY KEY, at REAL NOT NULL);
                 CREATE TABLE IF NOT EXISTS results (
                     code TEXT NOT NULL, activity TEXT NOT NULL, student TEXT NOT NULL,
                     body TEXT NOT NULL, at REAL NOT NULL,
@@ -239,9 +256,9 @@ class ClassStore:
             keys = ClassKeys(
                 code, "".join(secrets.choice(CODE_ALPHABET) for _ in range(KEY_LENGTH))
             )
-            con.execute(
-                "INSERT INTO classes VALUES (?, ?, ?)", (code, keys.teacher_key, time.time())
-            )
+            now = time.time()
+            con.execute("INSERT INTO classes VALUES (?, ?, ?)", (code, keys.teacher_key, now))
+            con.execute("INSERT OR REPLACE INTO seen VALUES (?, ?)", (code, now))
             for (old,) in con.execute(
                 "SELECT code FROM classes ORDER BY started DESC LIMIT -1 OFFSET ?", (MAX_CLASSES,)
             ).fetchall():
@@ -256,11 +273,30 @@ class ClassStore:
             raise ClassError("Only the teacher who started this class can do that.")
         return code
 
+    @staticmethod
+    def _seen(con: sqlite3.Connection, code: str) -> None:
+        """The teacher of ``code`` is here now (written at most every :data:`SEEN_EVERY` s)."""
+        now = time.time()
+        row = con.execute("SELECT at FROM seen WHERE code = ?", (code,)).fetchone()
+        if row is None or row[0] < now - SEEN_EVERY:
+            con.execute("INSERT OR REPLACE INTO seen VALUES (?, ?)", (code, now))
+
     def resume(self, code: str, teacher_key: str) -> str:
-        """Check a teacher's code and key (after a reload, or on another device); the code in
-        its canonical form, or :class:`ClassError`."""
+        """Check a teacher's code and key (a reload, another page, another device) and keep the
+        class live; the code in its canonical form, or :class:`ClassError`."""
         with self._db() as con:
-            return self._teacher(con, code, normalise_code(teacher_key))
+            code = self._teacher(con, code, normalise_code(teacher_key))
+            self._seen(con, code)
+            return code
+
+    def live(self) -> bool:
+        """Whether any class is live: its teacher seen within :data:`LIVE_SECONDS`, not ended."""
+        with self._db() as con:
+            row = con.execute(
+                "SELECT 1 FROM seen JOIN classes USING (code) WHERE seen.at >= ? LIMIT 1",
+                (time.time() - LIVE_SECONDS,),
+            ).fetchone()
+        return row is not None
 
     def post(self, code: str, teacher_key: str, question: Question) -> None:
         """Make ``question`` the class's current question (a question posted before keeps its
@@ -302,9 +338,11 @@ class ClassStore:
         return [json.loads(body) for (body,) in rows]
 
     def counts(self, code: str, question: str, teacher_key: str) -> dict[str, int]:
-        """How many students gave each answer to ``question`` (the teacher's projector view)."""
+        """How many students gave each answer to ``question`` (the teacher's projector view; its
+        poll keeps the class live)."""
         with self._db() as con:
             code = self._teacher(con, code, teacher_key)
+            self._seen(con, code)
             return self._counts(con, code, _check_text(question, "question"))
 
     @staticmethod
@@ -335,7 +373,16 @@ class ClassStore:
 
     @staticmethod
     def _forget(con: sqlite3.Connection, code: str) -> None:
-        for table in ("answers", "reveals", "writes", "questions", "current", "results", "classes"):
+        for table in (
+            "answers",
+            "reveals",
+            "writes",
+            "questions",
+            "current",
+            "results",
+            "seen",
+            "classes",
+        ):
             con.execute(f"DELETE FROM {table} WHERE code = ?", (code,))
 
     # ------------------------------------------------------------------ a student

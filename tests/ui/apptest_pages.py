@@ -138,3 +138,19 @@ def counting(monkeypatch, module, name: str) -> list:
     real = getattr(module, name)
     monkeypatch.setattr(module, name, lambda *a, **k: (calls.append(1), real(*a, **k))[1])
     return calls
+
+
+def join_block(at: AppTest) -> dict[str, tuple[str, float]]:
+    """The class's join block as the page draws it (``ui.classroom.join_block``): its parts
+    (``code``, ``link``), each as (text, font size in rem); empty without a class."""
+    import html
+    import re
+
+    found = {}
+    for element in at.get("html"):
+        for part, size, text in re.findall(
+            r'class="class-join-(code|link)"[^>]*font-size: ([0-9.]+)rem">([^<]*)<',
+            element.proto.body,
+        ):
+            found[part] = (html.unescape(text), float(size))
+    return found

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from labcore.classroom import lesson
 from labcore.classroom.lesson import LESSON, expected_answer, step_link
 from labcore.experiments.paper_results import load_results
-from tests.ui.apptest_pages import ROOT, exceptions, navigate, url
+from tests.ui.apptest_pages import ROOT, exceptions, join_block, navigate, url
 from ui import share
 
 BASE = "http://192.168.1.20:8501"
@@ -152,10 +152,13 @@ def test_lesson_links_and_handout_use_the_configured_address(open_page, monkeypa
     assert not exceptions(at)
     # Issue 34, defect 1: no link to this (the teacher's) page is offered to students; the
     # students' link is the class's student view, once a class is started.
-    assert not at.code and not at.get("image")
+    assert not at.code and not at.get("image") and not join_block(at)
     at.button(key="class.start.lesson").click().run()
     code = at.session_state["_class.code"]
-    assert [c.value for c in at.code] == [f"{BASE}/join?class={code}"]
+    assert {part: text for part, (text, _) in join_block(at).items()} == {
+        "code": code,
+        "link": f"{BASE}/join?class={code}",
+    }
     assert len(at.get("image")) == 1, "its QR code"
     assert given and set(given) == {BASE}
     assert f'href="{BASE}/metacognition?' in real(lesson.LESSON, given[0], None, with_key=False)

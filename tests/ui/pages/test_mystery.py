@@ -328,3 +328,57 @@ def test_in_a_class_the_diagnosis_goes_to_the_class_and_the_reveal_is_the_teache
     assert student.radio(key=f"mystery.vote.{question.id}").disabled
     assert question.choices[question.lab_choice] == mystery.DIAGNOSES["self_zeroed"]
     assert student.success  # B is the right diagnosis of a zeroed self-model
+
+
+# --------------------------------------------------------------------------- who sees what
+def test_started_class_first_the_hidden_condition_never_sits_on_the_page(open_page):
+    """The natural order: start the class, then make the puzzle. The class's join block comes
+    first; the hidden condition is chosen behind a popover and gone once the puzzle is made."""
+    at = open_page("mystery")
+    at.button(key="class.start.mystery").click().run()
+    assert not at.exception
+    order = [_path_of(at, "class-join"), _path_of(at, "mystery.condition.wagering")]
+    assert order[0] and "popover" not in order[0], order  # the join block: on the page
+    assert "popover" in order[1], order  # the hidden condition: only behind the popover
+    _made(at, "zero")
+    shown = texts_outside_the_choice(at)  # the votes chart lists every diagnosis, unmarked
+    assert mystery.conditions("wagering")["zero"] not in shown
+
+
+def _students_puzzle(open_page, monkeypatch, cookies: dict[str, str]) -> tuple[AppTest, str]:
+    """A class running a zeroed-self-model puzzle, and the puzzle opened by a browser holding
+    ``cookies`` from its link without ``class=``."""
+    from ui import classroom
+
+    teacher = open_page("mystery")
+    code = _made(teacher, "zero")
+    teacher.button(key="class.start.mystery").click().run()
+    klass = teacher.session_state["_class.code"]
+    monkeypatch.setattr(
+        classroom, "_cookies", lambda: {k: v.replace("CLASS", klass) for k, v in cookies.items()}
+    )
+    return open_page("mystery", {"code": code}), klass
+
+
+def test_a_joined_student_without_class_in_the_url_votes_and_has_no_reveal(open_page, monkeypatch):
+    from ui import classroom
+
+    student, _ = _students_puzzle(open_page, monkeypatch, {classroom.STUDENT_COOKIE: "CLASS.s9"})
+    assert not student.exception
+    question = mystery.class_question(mystery.make_puzzle("wagering", "zero"))
+    assert [b.key for b in student.button] == [f"mystery.send.{question.id}"]  # no Reveal
+    assert mystery.conditions("wagering")["zero"] not in texts_outside_the_choice(student)
+    assert student.query_params["me"] in ("s9", ["s9"])  # counted as the same student
+
+
+def test_any_other_browser_while_a_class_runs_gets_no_reveal_nor_the_teachers_panel(
+    open_page, monkeypatch
+):
+    student, _ = _students_puzzle(open_page, monkeypatch, {})
+    assert not student.exception and not student.button  # no Reveal, nothing to send
+    assert any(link.proto.page == "join" for link in student.get("page_link")), "join the class"
+    made = open_page("mystery", {"made": mystery.encode(mystery.make_puzzle("dual", "k2"))})
+    assert not made.exception and not teacher_form(made)
+    assert "mystery.made" not in made.session_state  # its answer key is not drawn
+    assert "mystery.key" not in [t.key for t in made.toggle]
+    assert "class.start.mystery" not in [b.key for b in made.button]
