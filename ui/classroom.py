@@ -339,13 +339,15 @@ def join_block(code: str, link: str, *, compact: bool = False) -> None:
     :data:`JOIN_LINK_REM`; doubled in projector mode), the link wrapped, never cut, and its QR
     code: stacked in a narrow column (``compact``), side by side otherwise."""
     scale = 2 if projector.is_on() else 1
+    # a line may break after a slash or before the query (<wbr>), and anywhere as a last resort
+    breaks = re.sub(r"(?<=[^/]/)(?!/)|(?=\?)", "<wbr>", html.escape(link))
     words = (
         f'<div class="class-join-code" style="font-family: monospace; font-weight: 700; '
         f'letter-spacing: 0.08em; line-height: 1.1; font-size: {JOIN_CODE_REM * scale}rem">'
         f"{html.escape(code)}</div>"
         f'<div class="class-join-link" style="font-weight: 600; line-height: 1.25; '
-        f"overflow-wrap: anywhere; word-break: break-all; "
-        f'font-size: {JOIN_LINK_REM * scale}rem">{html.escape(link)}</div>'
+        f"overflow-wrap: anywhere; "
+        f'font-size: {JOIN_LINK_REM * scale}rem">{breaks}</div>'
     )
     if compact:
         with st.container(key="class-join"):

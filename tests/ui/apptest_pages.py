@@ -149,8 +149,8 @@ def join_block(at: AppTest) -> dict[str, tuple[str, float]]:
     found = {}
     for element in at.get("html"):
         for part, size, text in re.findall(
-            r'class="class-join-(code|link)"[^>]*font-size: ([0-9.]+)rem">([^<]*)<',
+            r'class="class-join-(code|link)"[^>]*font-size: ([0-9.]+)rem">(.*?)</div>',
             element.proto.body,
         ):
-            found[part] = (html.unescape(text), float(size))
+            found[part] = (html.unescape(re.sub("<[^>]*>", "", text)), float(size))
     return found

@@ -56,12 +56,36 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def lab_url():
+def lab_server(tmp_path_factory):
     """One lab server for this module's tests that need no fresh one (each start costs a cold
-    import and cold caches; the first test below keeps its own, fresh, server)."""
+    import and cold caches; the first test below keeps its own, fresh, server): its address and
+    its class store."""
     require_real_parts()
-    with running_lab() as url:
-        yield url
+    classes = tmp_path_factory.mktemp("classes") / "class.sqlite"
+    with running_lab(env={"CTLAB_CLASS_DB": str(classes)}) as url:
+        yield url, classes
+
+
+@pytest.fixture(scope="module")
+def lab_url(lab_server):
+    return lab_server[0]
+
+
+@pytest.fixture
+def classes(lab_server):
+    """The module server's class store, emptied after the test: while a class is live every
+    other browser is its student (docs/classroom.md), so no class outlives the test that
+    started it."""
+    import sqlite3
+
+    yield lab_server[1]
+    if lab_server[1].exists():
+        with sqlite3.connect(lab_server[1]) as con:
+            tables = [
+                t for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            ]
+            for table in tables:
+                con.execute(f"DELETE FROM {table}")
 
 
 APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
@@ -334,7 +358,9 @@ def test_links_for_students_are_not_the_teachers_loopback_address(browser, lab_u
 
 
 @pytest.mark.browser
-def test_a_student_opening_the_class_link_sees_no_answer_until_the_reveal(browser, lab_url):
+def test_a_student_opening_the_class_link_sees_no_answer_until_the_reveal(
+    browser, lab_url, classes
+):
     """Issue 34, defect 1 and item 6: the students' link opens the student view, from a fresh
     browser context as a student's phone would: the question and a vote, no answer, key, step
     picker, handout or menu; the answer and the class's votes only after the teacher reveals."""
@@ -347,7 +373,7 @@ def test_a_student_opening_the_class_link_sees_no_answer_until_the_reveal(browse
     teacher = browser.new_page(viewport={"width": 1366, "height": 800})
     teacher.goto(f"{url}/lesson?step=3")
     teacher.get_by_role("button", name="Start a class").click()
-    code = teacher.locator('[data-testid="stCode"]').first
+    code = teacher.locator(".class-join-link")
     code.wait_for(timeout=60_000)
     link = code.inner_text().strip()
     assert "/join?class=" in link, link
@@ -372,4 +398,184 @@ def test_a_student_opening_the_class_link_sees_no_answer_until_the_reveal(browse
     assert student.locator('[data-testid="stException"]').count() == 0
     assert teacher.locator('[data-testid="stException"]').count() == 0
     context.close()
+    teacher.close()
+
+
+def _frames(page, into: list[bytes]):
+    """Keep every websocket message the server sends ``page`` (what it sent, drawn or not)."""
+    page.on(
+        "websocket",
+        lambda ws: ws.on(
+            "framereceived",
+            lambda data: into.append(data.encode() if isinstance(data, str) else data),
+        ),
+    )
+    return page
+
+
+def _cookie(context, name: str) -> str:
+    return next((c["value"] for c in context.cookies() if c["name"] == name), "")
+
+
+@pytest.mark.browser
+def test_no_unrevealed_answer_reaches_a_student_and_a_reload_keeps_the_class(
+    browser, lab_url, classes
+):
+    """A student's browser in a running class gets no answer the teacher has not revealed from any
+    page or URL: every Lesson step by its URL, the Lesson from the sidebar, the handouts, Mystery
+    with and without ``class=``, and another browser of the room; the server sends none of it (its
+    websocket messages are searched). The teacher's reload resumes the class from the browser's
+    cookie, the revealed step revealed, no key on the projector; the join block reads from the
+    back in projector mode, whole; "Open this view" and back keep ``class=``."""
+    from labcore.classroom import mystery
+    from labcore.classroom.lesson import expected_answer
+    from labcore.experiments.paper_results import load_results
+    from ui.classroom import JOIN_CODE_REM, JOIN_LINK_REM, STUDENT_COOKIE, TEACHER_COOKIE
+
+    url = lab_url
+    teacher_context = browser.new_context(viewport={"width": 1366, "height": 768})
+    teacher = teacher_context.new_page()
+    teacher.goto(f"{url}/lesson?step=3&projector=1")
+    teacher.get_by_role("button", name="Start a class").click()
+    teacher.locator(".class-join-link").wait_for(timeout=60_000)
+    teacher.get_by_role("button", name="Show answer").click()
+    teacher.get_by_role("button", name="Hide answer").wait_for(timeout=30_000)
+    teacher.wait_for_selector(APP_IDLE, timeout=60_000)
+    code, key = _cookie(teacher_context, TEACHER_COOKIE).split(".")
+    puzzle = mystery.make_puzzle("wagering", "zero")
+    results = load_results("results/bundled")
+    secrets = [key, mystery.conditions("wagering")["zero"]]
+    secrets.append(" and ".join(m.label for m in mystery.giveaway(puzzle)))  # the reveal's clue
+    for n, step in enumerate(LESSON, 1):
+        if n != 3:  # step 3 is revealed: the class may read it
+            secrets += [expected_answer(step, results).text, step.why[:60]]
+    frames: list[bytes] = []
+    problems: list[str] = []
+
+    def check(page, where: str) -> None:
+        page.wait_for_selector(APP_IDLE, timeout=120_000)
+        shown = page.content()
+        problems.extend(f"{where}: {s[:30]}" for s in secrets if s in shown)
+        held = ", ".join(
+            f'[{kind}"{name}"]'
+            for kind, name in (
+                ("data-testid=", "stDownloadButton"),
+                ("class*=", "st-key-lesson-show"),
+                ("class*=", "st-key-mystery-key"),
+            )
+        )
+        if page.locator(held).count() or page.get_by_role("button", name="Reveal").count():
+            problems.append(f"{where}: a handout, an answer button or a Reveal")
+
+    student_context = browser.new_context(viewport={"width": 1280, "height": 800})
+    student = _frames(student_context.new_page(), frames)
+    student.goto(f"{url}/join?class={code}")
+    student.get_by_text(LESSON[2].question[:40]).first.wait_for(timeout=60_000)
+    student.wait_for_function(f"() => document.cookie.includes('{STUDENT_COOKIE}=')")
+    assert _cookie(student_context, STUDENT_COOKIE).startswith(f"{code}.")  # this browser joined
+    for n in range(1, len(LESSON) + 1):
+        student.goto(f"{url}/lesson?step={n}")
+        student.get_by_role("heading", name="Lesson: three dissociations").first.wait_for()
+        check(student, f"/lesson?step={n}")
+    student.goto(f"{url}/mystery?code={mystery.encode(puzzle)}")  # without class=
+    student.locator('[data-testid="stMetric"]').first.wait_for(timeout=120_000)
+    check(student, "/mystery?code=")
+    nav = student.locator('[data-testid="stSidebarNav"]')
+    more = nav.get_by_text(re.compile(r"View \d+ more"))
+    if more.count():
+        more.click()
+    nav.get_by_role("link", name="Lesson").click()  # the sidebar, from a page students are sent to
+    student.get_by_role("heading", name="Lesson: three dissociations").first.wait_for()
+    check(student, "the sidebar's Lesson")
+    student.goto(f"{url}/mystery?made={mystery.encode(puzzle)}")  # a teacher's puzzle URL
+    student.get_by_role("heading", name="Mystery agent").first.wait_for()
+    check(student, "/mystery?made=")
+    other = _frames(browser.new_page(), frames)  # another browser in the room: no cookie, no code
+    other.goto(f"{url}/lesson?step=4")
+    other.get_by_role("heading", name="Lesson: three dissociations").first.wait_for()
+    check(other, "another browser's /lesson?step=4")
+    problems += [f"sent: {s[:30]}" for s in secrets if any(s.encode() in f for f in frames)]
+    assert not problems, problems
+    other.close()
+    student_context.close()
+
+    reloaded: list[bytes] = []
+    _frames(teacher, reloaded)
+    teacher.reload()
+    teacher.get_by_role("button", name="Hide answer").wait_for(timeout=60_000)  # still revealed
+    teacher.wait_for_selector(APP_IDLE, timeout=60_000)
+    assert teacher.locator(".class-join-code").inner_text().strip() == code
+    assert teacher.locator('input[type="password"]').count() == 0  # nothing asks for the key
+    assert key not in teacher.content() and not any(key.encode() in f for f in reloaded)
+    for part, rem in ((".class-join-code", JOIN_CODE_REM), (".class-join-link", JOIN_LINK_REM)):
+        size, text, overflow, right = teacher.evaluate(
+            """part => { const e = document.querySelector(part);
+                         const r = e.getBoundingClientRect();
+                         return [parseFloat(getComputedStyle(e).fontSize), e.innerText.trim(),
+                                 e.scrollWidth - e.clientWidth, r.right - window.innerWidth]; }""",
+            part,
+        )
+        assert size == 2 * rem * 16, (part, size)  # projector mode doubles the type
+        assert overflow <= 0 and right <= 0, (part, overflow, right)  # never cut
+    assert text.startswith("http") and text.endswith(f"/join?class={code}"), text  # whole
+    teacher.get_by_role("link", name="Open this view").click()
+    teacher.get_by_role("heading", name="Metacognition — Higher-Order Theory").first.wait_for(
+        timeout=90_000
+    )
+    teacher.wait_for_selector(APP_IDLE, timeout=90_000)
+    teacher.go_back()
+    teacher.get_by_role("button", name="Hide answer").wait_for(timeout=60_000)
+    teacher.wait_for_selector(APP_IDLE, timeout=60_000)
+    assert f"class={code}" in teacher.url
+    teacher_context.close()
+
+
+@pytest.mark.browser
+def test_mystery_started_in_class_order_never_projects_its_condition_and_reveals_in_seconds(
+    browser, lab_url, classes
+):
+    """Start the class, then make the puzzle: the hidden condition is chosen behind a popover and
+    is nowhere on the projected page once made; a student diagnosing in the class sees the
+    teacher's reveal within seconds, without a reload (the page polls as the student view does)."""
+    import time
+
+    from labcore.classroom import mystery
+
+    condition = mystery.conditions("wagering")["zero"]
+    url = lab_url
+    teacher = browser.new_page(viewport={"width": 1366, "height": 768})
+    teacher.goto(f"{url}/mystery")
+    teacher.get_by_text("Your class", exact=True).click()
+    teacher.get_by_role("button", name="Start a class").click()
+    link = teacher.locator(".class-join-link")
+    link.wait_for(timeout=60_000)
+    join = url + link.inner_text().strip()[link.inner_text().index("/join") :]
+    teacher.get_by_role("button", name="Choose the hidden condition").click()
+    teacher.locator('[data-testid="stSelectbox"]').filter(has_text="Hidden condition").click()
+    teacher.get_by_role("option", name=condition).click()
+    teacher.get_by_role("button", name="Make this puzzle").click()
+    reveal = teacher.get_by_role("button", name="Reveal the answer to the class")
+    reveal.wait_for(timeout=60_000)
+    teacher.wait_for_selector(APP_IDLE, timeout=60_000)
+    assert condition not in teacher.locator("body").inner_text()
+    made = mystery.decode(re.search(r"made=(\w+)", teacher.url).group(1))
+    assert mystery.condition_of(made) == "zero"
+
+    student = browser.new_page(viewport={"width": 390, "height": 844})  # a phone
+    student.goto(join)
+    student.get_by_role("link", name="Open what you are asked about").click()
+    student.locator('[data-testid="stMetric"]').first.wait_for(timeout=120_000)
+    choices = mystery.class_question(made).choices
+    student.get_by_text(choices[mystery.class_question(made).lab_choice]).first.click()
+    student.get_by_role("button", name="Send my answer").click()
+    student.get_by_role("button", name="Change my answer").wait_for(timeout=30_000)
+    assert condition not in student.content()
+    reveal.click()
+    start = time.monotonic()
+    student.get_by_text(condition).first.wait_for(timeout=30_000)  # the reveal, no reload
+    waited = time.monotonic() - start
+    assert waited < 15, waited
+    assert student.locator('[data-testid="stException"]').count() == 0
+    assert teacher.locator('[data-testid="stException"]').count() == 0
+    student.close()
     teacher.close()
