@@ -212,17 +212,18 @@ def test_a_students_browser_gets_no_unrevealed_answer_from_any_lesson_url(open_p
     secrets = [*unrevealed({3}), key]
     student = student_view(open_page, code, "s1")  # joined: its own browser
     assert cookies_set(student) == {classroom.STUDENT_COOKIE: f"{code}.s1"}
-    for n in range(1, len(LESSON) + 1):  # in the joined session (its URL has no class)
+    steps = (1, 4, len(LESSON))  # every step: the browser test (tests/ui/test_browser.py)
+    for n in steps:  # in the joined session (its URL has no class)
         navigate(student, "lesson", {"step": str(n)})
         assert_nothing_held_back_is_sent(student, secrets)
         assert student.session_state[classroom._ROLE] == classroom.Role("student", code)
     navigate(student, "lesson")  # the sidebar
     assert_nothing_held_back_is_sent(student, secrets)
     as_browser(monkeypatch, cookies_set(student))  # new tabs, reloads of the joined browser
-    for n in range(1, len(LESSON) + 1):
+    for n in steps:
         assert_nothing_held_back_is_sent(open_page("lesson", {"step": str(n)}), secrets)
     as_browser(monkeypatch, {})  # another browser, a private window: the room's rule
-    for n in (1, 4, len(LESSON)):
+    for n in steps:
         fresh = open_page("lesson", {"step": str(n)})
         assert_nothing_held_back_is_sent(fresh, secrets)
         assert fresh.session_state[classroom._ROLE] == classroom.Role("student")
