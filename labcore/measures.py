@@ -20,7 +20,7 @@ import labcore.envs as E
 from labcore.agents import Agent
 from labcore.agents.parts import slot_sources
 from labcore.checks import check_choice
-from labcore.config import N_CUE_VALUES, AgentConfig, Intervention
+from labcore.config import N_CUE_VALUES, AgentConfig, DualTaskConfig, Intervention
 from labcore.envs.channels import EVENT_INDEX, KIND_SLICE, CueKind
 from labcore.findings import Problem
 from labcore.interventions import capacity_scale
@@ -640,3 +640,119 @@ def theatre(
             break
     env.close()
     return TheatreEpisode(frames, trace, task_id, total)
+
+
+# ---------------------------------------------------------------- the measured variants (11)
+def post_decision_trials(trace: Trace) -> list[dict[str, Any]]:
+    """One record per trial of a rollout on the post-decision wager (protocol 11.5): the stimulus,
+    the decision (-1: none by the time limit), the wager's confidence (float32 text, None without a
+    decision), both flashes' evidence for the right side, and the policy's top softmax probability
+    at the choice step (the first flash's reader; None where the junction was never reached)."""
+    labels, out = trace.labels, trace.outcome
+    stimulus = labels["stimulus"]
+    sign = np.where(stimulus == 1, 1.0, -1.0)
+    first = sign * labels["salience"] + labels["noise"][:, 1] - labels["noise"][:, 0]
+    second = sign * labels["salience"] + labels["noise_after"][:, 1] - labels["noise_after"][:, 0]
+    choice = out["choice_step"]
+    b = np.arange(len(stimulus))
+    seen = (choice >= 0) & (choice < trace.probs.shape[1])  # reached before the time limit
+    at = np.clip(choice, 0, trace.probs.shape[1] - 1)
+    reader = np.where(seen, trace.probs[b, at].max(1), np.nan)
+    text = lambda x: np.format_float_positional(np.float32(x), unique=True, trim="-")  # noqa: E731
+    return [
+        {
+            "stimulus": int(stimulus[i]),
+            "decision": int(out["decision"][i]),
+            "confidence": text(out["confidence"][i]) if np.isfinite(out["confidence"][i]) else None,
+            "evidence_first": round(float(first[i]), 6),
+            "evidence_second": round(float(second[i]), 6),
+            "reader": text(reader[i]) if np.isfinite(reader[i]) else None,
+        }
+        for i in range(len(stimulus))
+    ]
+
+
+def post_decision_values(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """The measured E1's values of one condition and block (protocol 11.5) from its trial records
+    (:func:`post_decision_trials`, or rows read back from a study's file): accuracy,
+    Type-2 AUROC of the wager's confidence, meta-d' and M-ratio (4 quantile ratings), the
+    first-flash reader's AUROC, the change-of-mind index, and the confidence's SD and range (0:
+    one value on every trial)."""
+    stimulus = np.array([r["stimulus"] for r in rows])
+    decision = np.array([r["decision"] for r in rows])
+    conf = np.array([np.nan if r["confidence"] is None else r["confidence"] for r in rows], float)
+    reader = np.array([np.nan if r["reader"] is None else r["reader"] for r in rows], float)
+    second = np.array([r["evidence_second"] for r in rows], float)
+    correct = decision == stimulus
+    answered = (decision >= 0) & np.isfinite(conf)
+    nan = float("nan")
+    out = {"accuracy": float(correct.mean()), "auroc": nan, "m_ratio": nan, "meta_d": nan}
+    out["confidence_sd"] = float(conf[answered].std()) if answered.any() else nan
+    out["confidence_range"] = float(np.ptp(conf[answered])) if answered.any() else nan
+    if answered.sum() >= 2:
+        out["auroc"] = undefined_as_nan(type2_auroc, correct[answered], conf[answered])
+    if answered.sum() >= 20 and np.ptp(conf[answered]) > 0:
+        with ignore_undefined():
+            fit = meta_d_prime(stimulus[answered], decision[answered], conf[answered], n_ratings=4)
+        out["meta_d"], out["m_ratio"] = float(fit.meta_d_prime), float(fit.m_ratio)
+    read = (decision >= 0) & np.isfinite(reader)
+    out["reader_auroc"] = (
+        undefined_as_nan(type2_auroc, correct[read], reader[read]) if read.sum() >= 2 else nan
+    )
+    c = np.where(decision == 1, 1.0, -1.0)
+    agree, against = answered & (c * second > 0), answered & (c * second < 0)
+    out["change_of_mind"] = (
+        float(conf[agree].mean() - conf[against].mean()) if agree.any() and against.any() else nan
+    )
+    return out
+
+
+def post_decision(
+    agent: Agent, intervention: Intervention, seeds: Sequence[int], salience: float
+) -> tuple[list[dict[str, Any]], dict[str, float]]:
+    """The measured E1 of one condition in one fixed-difficulty block (protocol 11.2): the trials
+    (:func:`post_decision_trials`) and their values (:func:`post_decision_values`)."""
+    trace = rollout(
+        agent, E.POST_DECISION_WAGER, seeds, intervention, trial_overrides={"salience": salience}
+    )
+    trials = post_decision_trials(trace)
+    return trials, post_decision_values(trials)
+
+
+def rule_held(seeds: np.ndarray, active: int, n_slots: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    """Whether the overwrite rule (protocol 2.4) still holds the colour at the first report and
+    the object at the last, on each of these dual-task episodes, with ``active`` slots."""
+    demos = E.oracle_demonstrations(E.DUAL_TASK, np.asarray(seeds))
+    events = torch.as_tensor(demos.cue[..., EVENT_INDEX] > 0)
+    source = slot_sources(events, active, n_slots).numpy()
+    task = DualTaskConfig()
+    colour = (source[:, task.report_secondary_step] == task.secondary_cue_step).any(-1)
+    obj = (source[:, task.report_primary_step] == task.primary_cue_step).any(-1)
+    return colour, obj
+
+
+def best_held(active: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """What the best allocation holds (11.8): both cues with 2 or more slots, the colour alone
+    with 1, nothing with 0 (any one cue with one slot scores the same)."""
+    return np.full(n, active >= 1), np.full(n, active >= 2)
+
+
+def held_by_gate(
+    write_slot: np.ndarray, n_slots: int = 4, task: DualTaskConfig | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Whether a learned gate's workspace holds the colour at the first report and the object at
+    the last, from its choices per step ``write_slot`` (B, T): a cue is held when the gate wrote
+    it to a slot that no later event overwrote before the report."""
+    task = task or DualTaskConfig()
+
+    def held(cue_step: int, report: int) -> np.ndarray:
+        slot = write_slot[:, cue_step]
+        written = (slot >= 0) & (slot < n_slots)
+        later = write_slot[:, cue_step + 1 : report + 1]
+        overwritten = (later == slot[:, None]).any(1)
+        return written & ~overwritten
+
+    return (
+        held(task.secondary_cue_step, task.report_secondary_step),
+        held(task.primary_cue_step, task.report_primary_step),
+    )

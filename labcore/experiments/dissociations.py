@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from labcore.config import N_CUE_VALUES, DualTaskConfig, Intervention, TrainConfig, WageringConfig
+from labcore.config import N_CUE_VALUES, Intervention, TrainConfig, WageringConfig
 from labcore.experiments.study import Rows, Study, Table
 from labcore.findings import Answer, Finding, Flag, Interval, StudySummary
 from labcore.render import finite
@@ -262,49 +262,6 @@ def ideal_observer(salience: float, trials: int, seed: int, sd: float | None = N
     return out
 
 
-def rule_held(seeds: np.ndarray, active: int) -> tuple[np.ndarray, np.ndarray]:
-    """Whether the overwrite rule (protocol 2.4) still holds the colour at the first report and
-    the object at the last, on each of these dual-task episodes, with ``active`` slots."""
-    import torch
-
-    import labcore.envs as E
-    from labcore.agents.parts import slot_sources
-    from labcore.envs.channels import EVENT_INDEX
-
-    demos = E.oracle_demonstrations(E.DUAL_TASK, np.asarray(seeds))
-    events = torch.as_tensor(demos.cue[..., EVENT_INDEX] > 0)
-    source = slot_sources(events, active, SLOTS).numpy()
-    task = DualTaskConfig()
-    colour = (source[:, task.report_secondary_step] == task.secondary_cue_step).any(-1)
-    obj = (source[:, task.report_primary_step] == task.primary_cue_step).any(-1)
-    return colour, obj
-
-
-def best_held(active: int, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """What the best allocation holds (11.8): both cues with 2 or more slots, the colour alone
-    with 1, nothing with 0 (any one cue with one slot scores the same)."""
-    return np.full(n, active >= 1), np.full(n, active >= 2)
-
-
-def held_by_gate(write_slot: np.ndarray, task: DualTaskConfig | None = None) -> tuple:
-    """Whether a learned gate's workspace holds the colour at the first report and the object at
-    the last, from its choices per step ``write_slot`` (B, T): a cue is held when the gate wrote
-    it to a slot that no later event overwrote before the report."""
-    task = task or DualTaskConfig()
-
-    def held(cue_step: int, report: int) -> np.ndarray:
-        slot = write_slot[:, cue_step]
-        written = (slot >= 0) & (slot < SLOTS)
-        later = write_slot[:, cue_step + 1 : report + 1]
-        overwritten = (later == slot[:, None]).any(1)
-        return written & ~overwritten
-
-    return (
-        held(task.secondary_cue_step, task.report_secondary_step),
-        held(task.primary_cue_step, task.report_primary_step),
-    )
-
-
 # ------------------------------------------------------------------------------ running a unit
 def e1_conditions(config: DissociationsConfig, seed: int) -> list[tuple[str, float, Intervention]]:
     """The E1 conditions of one seed (11.4), each ``(name, dose, intervention)``; every draw uses
@@ -320,45 +277,6 @@ def e1_conditions(config: DissociationsConfig, seed: int) -> list[tuple[str, flo
     ]
     out.append(("policy_route_off", 0.0, Intervention(policy_route_off=True, seed=seed)))
     return out
-
-
-def _float32_text(x: float) -> str:
-    return np.format_float_positional(np.float32(x), unique=True, trim="-")
-
-
-def e1_trial_rows(trace: Any, seed: int, condition: str, dose: float, block: float) -> list[dict]:
-    """One ``e1_trials`` row per trial of a rollout on the post-decision wager."""
-    labels, out = trace.labels, trace.outcome
-    stimulus = labels["stimulus"]
-    sign = np.where(stimulus == 1, 1.0, -1.0)
-    first = sign * labels["salience"] + labels["noise"][:, 1] - labels["noise"][:, 0]
-    second = sign * labels["salience"] + labels["noise_after"][:, 1] - labels["noise_after"][:, 0]
-    choice = out["choice_step"]
-    b = np.arange(len(stimulus))
-    seen = (choice >= 0) & (choice < trace.probs.shape[1])  # reached before the time limit
-    at = np.clip(choice, 0, trace.probs.shape[1] - 1)
-    reader = np.where(seen, trace.probs[b, at].max(1), np.nan)
-    rows = []
-    for i in range(len(stimulus)):
-        conf = out["confidence"][i]
-        rows.append(
-            {
-                "seed": seed,
-                "condition": condition,
-                "dose": dose,
-                "block": block,
-                "trial": i,
-                "stimulus": int(stimulus[i]),
-                "decision": int(out["decision"][i]),
-                "confidence": _float32_text(conf) if np.isfinite(conf) else None,
-                "evidence_first": round(float(first[i]), 6),
-                "evidence_second": round(float(second[i]), 6),
-                "reader": _float32_text(reader[i])
-                if condition == "intact" and np.isfinite(reader[i])
-                else None,
-            }
-        )
-    return rows
 
 
 def rewire(agent: Any, config: DissociationsConfig, seed: int) -> Any:
@@ -398,9 +316,8 @@ def run_e1(config: DissociationsConfig, seed: int) -> Rows:
     """Every E1 condition of one seed on every block, then the rewire control."""
     import torch
 
-    import labcore.envs as E
     from labcore.experiments.common import provide_agent
-    from labcore.rollout import rollout
+    from labcore.measures import post_decision
     from labcore.seeding import episode_seeds
 
     torch.set_num_threads(1)
@@ -414,10 +331,11 @@ def run_e1(config: DissociationsConfig, seed: int) -> Rows:
 
     def evaluate(name: str, dose: float, which: Any, iv: Intervention) -> None:
         for block in config.blocks:
-            trace = rollout(
-                which, E.POST_DECISION_WAGER, episodes, iv, trial_overrides={"salience": block}
-            )
-            rows.extend(e1_trial_rows(trace, seed, name, dose, block))
+            trials, _ = post_decision(which, iv, episodes, block)
+            fixed = {"seed": seed, "condition": name, "dose": dose, "block": block}
+            for i, trial in enumerate(trials):
+                reader = trial["reader"] if name == "intact" else None
+                rows.append({**fixed, "trial": i, **trial, "reader": reader})
 
     for name, dose, iv in e1_conditions(config, seed):
         evaluate(name, dose, agent, iv)
@@ -437,6 +355,7 @@ def run_e2(config: DissociationsConfig, seed: int) -> Rows:
     import labcore.envs as E
     from labcore.experiments.common import provide_agent
     from labcore.interventions import bus_capacity
+    from labcore.measures import held_by_gate, rule_held
     from labcore.rollout import rollout
     from labcore.seeding import episode_seeds
 
@@ -557,50 +476,17 @@ def prepare(config: DissociationsConfig, out: Path, jobs: int, todo: Sequence[Un
 
 
 # ------------------------------------------------------------------------------ the findings
-def block_values(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-    """The E1 measures of one seed, condition and block (11.5) from its trial rows: accuracy,
-    Type-2 AUROC of the wager's confidence, meta-d' and M-ratio (4 quantile ratings), the
-    first-flash reader's AUROC, the change-of-mind index and the confidence's SD."""
-    from labcore.markers import ignore_undefined, meta_d_prime, type2_auroc, undefined_as_nan
-
-    stimulus = np.array([r["stimulus"] for r in rows])
-    decision = np.array([r["decision"] for r in rows])
-    conf = np.array([np.nan if r["confidence"] is None else r["confidence"] for r in rows], float)
-    reader = np.array([np.nan if r["reader"] is None else r["reader"] for r in rows], float)
-    second = np.array([r["evidence_second"] for r in rows], float)
-    correct = decision == stimulus
-    answered = (decision >= 0) & np.isfinite(conf)
-    nan = float("nan")
-    out = {"accuracy": float(correct.mean()), "auroc": nan, "m_ratio": nan, "meta_d": nan}
-    out["confidence_sd"] = float(conf[answered].std()) if answered.any() else nan
-    out["confidence_range"] = float(np.ptp(conf[answered])) if answered.any() else nan
-    if answered.sum() >= 2:
-        out["auroc"] = undefined_as_nan(type2_auroc, correct[answered], conf[answered])
-    if answered.sum() >= 20 and np.ptp(conf[answered]) > 0:
-        with ignore_undefined():
-            fit = meta_d_prime(stimulus[answered], decision[answered], conf[answered], n_ratings=4)
-        out["meta_d"], out["m_ratio"] = float(fit.meta_d_prime), float(fit.m_ratio)
-    read = (decision >= 0) & np.isfinite(reader)
-    out["reader_auroc"] = (
-        undefined_as_nan(type2_auroc, correct[read], reader[read]) if read.sum() >= 2 else nan
-    )
-    c = np.where(decision == 1, 1.0, -1.0)
-    agree, against = answered & (c * second > 0), answered & (c * second < 0)
-    out["change_of_mind"] = (
-        float(conf[agree].mean() - conf[against].mean()) if agree.any() and against.any() else nan
-    )
-    return out
-
-
 def e1_seed_values(rows: Sequence[Mapping[str, Any]]) -> dict[tuple, dict[str, float]]:
     """Per (condition, dose, seed): each measure's mean over the blocks, and per block under
-    ``(condition, dose, seed, block)``."""
+    ``(condition, dose, seed, block)`` (:func:`labcore.measures.post_decision_values`)."""
+    from labcore.measures import post_decision_values
+
     groups: dict[tuple, list] = {}
     for r in rows:
         groups.setdefault(
             (r["condition"], float(r["dose"]), r["seed"], float(r["block"])), []
         ).append(r)
-    per_block = {key: block_values(items) for key, items in groups.items()}
+    per_block = {key: post_decision_values(items) for key, items in groups.items()}
     pooled: dict[tuple, dict[str, float]] = {}
     for (cond, dose, seed, _block), values in per_block.items():
         pooled.setdefault((cond, dose, seed), {})
@@ -909,6 +795,8 @@ def e2_findings(
     config: DissociationsConfig, rows: Sequence[Mapping[str, Any]]
 ) -> tuple[list[Finding], dict[str, Any]]:
     """E2's findings and verdicts (11.10) from the report rows."""
+    from labcore.measures import best_held
+
     findings: list[Finding] = []
     capacity_rows = []
     verdicts: dict[str, Any] = {"learning_decides": {}, "flags": {}}

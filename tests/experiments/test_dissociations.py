@@ -15,6 +15,7 @@ from sklearn.metrics import roc_auc_score
 from labcore.experiments import dissociations as D
 from labcore.experiments.e2 import ideal_on_episodes
 from labcore.markers import meta_d_prime
+from labcore.measures import best_held, held_by_gate, post_decision_values, rule_held
 from labcore.seeding import episode_seeds
 
 SD = 0.25
@@ -85,7 +86,7 @@ def test_block_values_against_independent_implementations():
         _trial(int(s), int(d), None if d < 0 else float(c), float(e), float(c))
         for s, d, c, e in zip(stimulus, decision, conf, second, strict=True)
     ]
-    out = D.block_values(rows)
+    out = post_decision_values(rows)
     answered = decision >= 0
     assert out["accuracy"] == correct.mean()
     assert out["auroc"] == pytest.approx(roc_auc_score(correct[answered], conf[answered]))
@@ -98,7 +99,7 @@ def test_block_values_against_independent_implementations():
 
 def test_a_constant_confidence_has_no_spread_and_chance_auroc():
     rows = [_trial(i % 2, (i // 3) % 2, 0.7, 1.0) for i in range(60)]
-    out = D.block_values(rows)
+    out = post_decision_values(rows)
     assert out["confidence_range"] == 0.0 and out["auroc"] == 0.5 and math.isnan(out["m_ratio"])
 
 
@@ -109,7 +110,7 @@ def test_held_by_gate_follows_the_choices():
     ws[0, 10] = 2  # a mask into another slot: both kept
     ws[1, 5] = 3  # object and colour in slot 1: the colour was overwritten at step 1
     ws[2, 31] = 2  # written at the last report itself: the object (slot 2) is overwritten
-    colour, obj = D.held_by_gate(ws)
+    colour, obj = held_by_gate(ws)
     assert colour.tolist() == [True, False, False]  # row 2 never wrote the colour (4: skipped)
     assert obj.tolist() == [True, True, False]
 
@@ -117,13 +118,13 @@ def test_held_by_gate_follows_the_choices():
 def test_the_overwrite_rule_holdings_give_the_ideal_agent_on_the_same_episodes():
     seeds = episode_seeds(0, "eval", 64)
     for active in range(5):
-        colour, obj = D.rule_held(seeds, active)
+        colour, obj = rule_held(seeds, active)
         p = np.where(colour, 1.0, D.GUESS) * np.where(obj, 1.0, D.GUESS)
         expected = ideal_on_episodes(seeds, active)["conjunction"][0]
         np.testing.assert_allclose(p, expected)
-    best_colour, best_obj = D.best_held(2, 4)
+    best_colour, best_obj = best_held(2, 4)
     assert best_colour.all() and best_obj.all()
-    assert D.best_held(1, 4)[1].sum() == 0 and D.best_held(0, 4)[0].sum() == 0
+    assert best_held(1, 4)[1].sum() == 0 and best_held(0, 4)[0].sum() == 0
 
 
 def test_slope_and_the_e1_verdict():
@@ -210,7 +211,7 @@ def _e2_rows(kind, seeds, conj_at, episodes=64):
     for seed in seeds:
         eps = episode_seeds(seed, "eval", episodes)
         for k in D.CAPACITIES:
-            colour, obj = D.rule_held(eps, k)
+            colour, obj = rule_held(eps, k)
             right = np.arange(episodes) < round(conj_at[k] * episodes)
             for i in range(episodes):
                 rows.append(

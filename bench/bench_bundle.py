@@ -1,0 +1,41 @@
+"""What training the bundle costs, kind by kind, from the training records the bundled agents
+carry (each records the wall seconds of the seed batch it trained in), and what the measured
+dissociations' kinds (protocol 11) add to it (their budget: at most half again).
+
+Run: ``.venv/bin/python -m bench.bench_bundle``. Reads ``checkpoints/``; trains nothing. The
+figures are the batches' own wall times on the machine that trained them (each record's
+``compute`` fingerprint says which); a batch trained beside another job took longer than alone.
+"""
+
+from __future__ import annotations
+
+from labcore.storage.checkpoints import BUNDLED_DIR, read_manifest, read_record
+
+MEASURED_KINDS = ("b2_routes", "b1_gate", "b1_gate_full")
+"""The kinds of the study "dissociations" (labcore.experiments.dissociations)."""
+
+
+def batch_seconds() -> dict[tuple[str, str, tuple[int, ...]], float]:
+    """Each seed batch of the bundle, ``(task, kind, seeds)``, with its recorded wall seconds."""
+    batches = {}
+    for name in read_manifest(BUNDLED_DIR)["checkpoints"]:
+        record = read_record(BUNDLED_DIR, name)
+        seeds = tuple(record.get("batch_seeds") or [record["seed"]])
+        batches[(record["task"], record["kind"], seeds)] = float(record["wall_seconds"])
+    return batches
+
+
+def main() -> None:
+    """Print the summed batch wall time of the bundle without and with the measured kinds."""
+    batches = batch_seconds()
+    measured = sum(s for (_, kind, _), s in batches.items() if kind in MEASURED_KINDS)
+    rest = sum(s for (_, kind, _), s in batches.items() if kind not in MEASURED_KINDS)
+    agents = len(read_manifest(BUNDLED_DIR)["checkpoints"])
+    print(f"{agents} bundled agents in {len(batches)} seed batches")
+    print(f"the paper's and E4's kinds: {rest:,.0f} s of batch wall time")
+    share = measured / rest if rest else float("nan")
+    print(f"the measured dissociations' kinds: {measured:,.0f} s (+{share:.0%}; budget +50%)")
+
+
+if __name__ == "__main__":
+    main()
