@@ -569,6 +569,12 @@ class Intervention:
         return self == Intervention(seed=self.seed)
 
 
+SALIENCE_BLOCKS = (0.125, 0.25, 0.375)
+"""The measured E1's fixed-difficulty evaluation blocks (protocol 11.2): each block's salience."""
+SILENCED_DOSES = (0.0, 0.25, 0.5, 0.75, 1.0)
+"""The graded self-model lesion's doses: fractions of z_self's units silenced (protocol 11.4)."""
+SELF_NOISE_DOSES = (0.0, 0.25, 0.5, 1.0, 2.0)
+"""The self-model noise doses: SDs of the noise added to z_self (protocol 11.4)."""
 TASK_OF_EXPERIMENT = {"e1": "wagering", "e2": "dual", "e3": "dual", "e4": "wagering"}
 KINDS_OF_EXPERIMENT: dict[str, tuple[str, ...]] = {
     "e1": ("b2_ws",),

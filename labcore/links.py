@@ -16,7 +16,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from labcore.config import AGENT_KINDS, MASKING_DEFAULT, NOISE_MODES, SELF_MODEL_MODES, AgentConfig
+from labcore.config import (
+    AGENT_KINDS,
+    MASKING_DEFAULT,
+    NOISE_MODES,
+    SALIENCE_BLOCKS,
+    SELF_MODEL_MODES,
+    SELF_NOISE_DOSES,
+    SILENCED_DOSES,
+    AgentConfig,
+)
 from labcore.findings import Problem
 
 TASK_CHOICES = ("dual", "masking", "wagering", "ood")
@@ -78,6 +87,17 @@ class LabState:
     step: int = 1
     """Lesson: the step shown (``labcore.classroom.lesson.parse_step`` reads and clamps it;
     :func:`parse_params` leaves it to the page)."""
+    silenced: float = 0.0
+    """Metacognition, the measured variant: the fraction of the self-model's units silenced (a
+    dose of ``labcore.config.SILENCED_DOSES``)."""
+    self_noise: float = 0.0
+    """Metacognition, the measured variant: the SD of the noise added to the self-model (a dose of
+    ``labcore.config.SELF_NOISE_DOSES``)."""
+    route_off: bool = False
+    """Metacognition, the measured variant: the confidence's policy route switched off."""
+    block: float = SALIENCE_BLOCKS[1]
+    """Metacognition, the measured variant: the flash's salience (a block of
+    ``labcore.config.SALIENCE_BLOCKS``)."""
 
     def to_params(self, keys: Sequence[str]) -> dict[str, str]:
         """The query-string form of the chosen fields (a list as comma-separated names).
@@ -214,6 +234,10 @@ def parse_params(
     read.number("soa", SOA_RANGE[0], SOA_RANGE[1], integer=True)
     read.number("masks", 0, MAX_MASKS, integer=True)
     read.choice("design_noise", NOISE_MODES)
+    read.level("silenced", SILENCED_DOSES)
+    read.level("self_noise", SELF_NOISE_DOSES)
+    read.level("block", SALIENCE_BLOCKS)
+    read.switch("route_off")
     options = options or {}
     for key in ("normalisation", "geometry", "loop", "schedule", "explorer_cell", "pdw_policy"):
         if key in options:
@@ -325,6 +349,43 @@ class _ParamReader:
                 Problem(f"{key}={v} is not a whole number; using {value}.", key, "not_whole")
             )
         self.values[key] = int(value) if integer else float(value)
+
+    def level(self, key: str, levels: Sequence[float]) -> None:
+        """A number snapped to the nearest of ``levels`` (a registered dose), with a notice when it
+        was not one of them; text that is no number keeps the default, with a notice."""
+        v = self.text(key)
+        if v is None:
+            return
+        try:
+            x = float(v)
+            if not math.isfinite(x):
+                raise ValueError
+        except ValueError:
+            self.notices.append(
+                Problem(
+                    f"{key}={echo(v)} is not a number; using {self.values[key]:g}.",
+                    key,
+                    "not_a_number",
+                )
+            )
+            return
+        value = min(levels, key=lambda o: (abs(o - x), o))
+        if value != x:
+            shown = ", ".join(f"{o:g}" for o in levels)
+            self.notices.append(
+                Problem(
+                    f"{key}={echo(v)} is not one of {shown}; using {value:g}.", key, "not_an_option"
+                )
+            )
+        self.values[key] = float(value)
+
+    def switch(self, key: str) -> None:
+        """A switch written 1 or 0 (as :data:`FLAG_VALUES`), else off with a notice."""
+        value, notice = parse_flag(key, self.raw.get(key))
+        if value is not None:
+            self.values[key] = value
+        if notice:
+            self.notices.append(Problem(notice, key, "not_an_option"))
 
     def gain(self, allowed: list[float]) -> None:
         """One of the allowed gains (compared as numbers), else the default with a notice."""

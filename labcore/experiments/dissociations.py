@@ -33,7 +33,15 @@ from typing import Any
 
 import numpy as np
 
-from labcore.config import N_CUE_VALUES, Intervention, TrainConfig, WageringConfig
+from labcore.config import (
+    N_CUE_VALUES,
+    SALIENCE_BLOCKS,
+    SELF_NOISE_DOSES,
+    SILENCED_DOSES,
+    Intervention,
+    TrainConfig,
+    WageringConfig,
+)
 from labcore.experiments.study import Rows, Study, Table
 from labcore.findings import Answer, Finding, Flag, Interval, StudySummary
 from labcore.render import finite
@@ -65,13 +73,13 @@ class DissociationsConfig:
     """The registered design (protocol 11.2-11.8); ``quick()`` runs the pipeline end to end."""
 
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
-    blocks: tuple[float, ...] = (0.125, 0.25, 0.375)
+    blocks: tuple[float, ...] = SALIENCE_BLOCKS
     """The fixed salience of each evaluation block."""
     trials: int = 300
     """Evaluation trials per block, seed and condition (the same episodes for every condition)."""
-    silenced: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
+    silenced: tuple[float, ...] = SILENCED_DOSES
     """Fractions of z_self's units silenced (the graded lesion; 0 is the intact agent)."""
-    noise: tuple[float, ...] = (0.0, 0.25, 0.5, 1.0, 2.0)
+    noise: tuple[float, ...] = SELF_NOISE_DOSES
     """SDs of the noise added to z_self (0 is the intact agent)."""
     rewire_episodes: int = 2000
     rewire_steps: int = 500
