@@ -33,7 +33,7 @@ if res.summary is not None:
     st.page_link(
         "app_pages/replication.py",
         label=f"See all {len(res.claims)} claims, the paper beside ours ({len(res.seeds)} seeds "
-        "per agent, rules fixed before any run)",
+        "per agent; docs/verdicts.md dates every rule)",
         icon=":material/fact_check:",
     )
 else:

@@ -12,7 +12,7 @@ from labcore.figures.live import pci_bars, titration_figure
 from labcore.figures.paper_e3 import fig3b_marker_correlations, titration_curves, titration_rows
 from labcore.figures.style import label_of
 from labcore.paper_claims import CLAIMS_BY_ID, l75_key
-from labcore.render import answer, chance, chance_text, fmt
+from labcore.render import answer, chance, chance_text, part
 from labcore.storage.formatting import l75_point, l75_summary
 from ui import controls, data, science
 from ui.components import explain, figure, live_scope, metric, paper_value, verdict_box
@@ -352,19 +352,9 @@ if summary is not None:
             key="composite",
             download="composite",
         )
-        values = results.values
-        st.write(
-            "Registered shift (1.5x longer delay): R^2 with GBI = "
-            f"{fmt(values.get('e3.composite.r2_gbi'))}, "
-            f"with GBI + dPCI + AUROC = {fmt(values.get('e3.composite.r2_full'))}. No agent loses "
-            "accuracy under this shift, so there is almost nothing to explain. "
-            "Exploratory (post hoc): under a "
-            "shift that overflows the workspace (4 masks), GBI alone explains R^2 = "
-            f"{fmt(values.get('e3.explore.composite_overflow.r2_gbi'), digits=2)} of the gap, "
-            "because only "
-            "agents with a workspace can lose what the workspace held. The composite's "
-            "power depends on the shift."
-        )
+        # What each shift costs each kind, and what the overflow shift's R^2 reflects: the
+        # result set's own numbers, in the paper template's words.
+        st.write(part(summary, "composite_shift", labels={k: label_of(k) for k in seeds}))
 
 
 @st.fragment

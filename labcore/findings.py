@@ -63,7 +63,9 @@ FlagKind = Literal[
     "inverted",
     "undefined",
 ]
-ConstructionRule = Literal["untrained", "ceiling", "relative", "empty bus", "contrast"]
+ConstructionRule = Literal[
+    "untrained", "ceiling", "relative", "empty bus", "contrast", "identical arms"
+]
 """The construction audit's rules (``labcore.experiments.construction.audit``): a flagged value's
 ``rule``."""
 NOT_EVIDENCE: frozenset[str] = frozenset({"by_construction", "calibrated", "not_comparable"})
@@ -150,6 +152,9 @@ class Finding(_Record):
     hypothesis: str | None = None
     outcome: Outcome | None = None
     flags: tuple[Flag, ...] = ()
+    group: str = ""
+    """The finding it restates, shared with the other claims that restate it (the counts count a
+    group once: :func:`evidence_split`); empty: a finding of its own."""
     study: str = ""
     files: tuple[str, ...] = ()
     section: str = ""
@@ -455,9 +460,38 @@ def load_summary(
     return out
 
 
-def evidence_split(findings: Iterable[Finding]) -> dict[str, dict[str, int]]:
+def independent(findings: Iterable[Finding], grouped: bool = True) -> list[Finding]:
+    """One finding per independent finding: of the findings with a verdict that share a
+    :attr:`Finding.group`, the one that stands for the group (the others are dropped). A group
+    with a member that is evidence counts as evidence, under the verdict most of its evidence
+    members share (ties: the first listed); else apart, under its members' most common verdict.
+    ``grouped=False``: every finding with a verdict, as it is.
+
+    >>> fs = [Finding(id=i, question="?", verdict=v, group="g")
+    ...       for i, v in (("a", "not reproduced"), ("b", "partly reproduced"),
+    ...                    ("c", "not reproduced"))]
+    >>> [(f.id, f.verdict) for f in independent(fs)]
+    [('a', 'not reproduced')]
+    """
+    with_verdict = [f for f in findings if f.verdict is not None]
+    if not grouped:
+        return with_verdict
+    members: dict[tuple[bool, str], list[Finding]] = {}
+    for f in with_verdict:
+        members.setdefault((True, f.group) if f.group else (False, f.id), []).append(f)
+    out = []
+    for group in members.values():
+        counted = [f for f in group if f.evidence] or group
+        verdicts = [f.verdict for f in counted]
+        common = max(verdicts, key=lambda v: (verdicts.count(v), -verdicts.index(v)))
+        out.append(next(f for f in counted if f.verdict == common))
+    return out
+
+
+def evidence_split(findings: Iterable[Finding], grouped: bool = True) -> dict[str, dict[str, int]]:
     """Verdict counts split into ``evidence`` and ``apart`` (any :data:`NOT_EVIDENCE` flag), over
-    the findings that carry a verdict; each group keyed by verdict in display order.
+    the findings that carry a verdict, claims that restate one finding counted once
+    (:func:`independent`; ``grouped=False``: every claim); each keyed by verdict in display order.
 
     >>> fs = [Finding(id="a", question="?", verdict="reproduced"),
     ...       Finding(id="b", question="?", verdict="reproduced",
@@ -466,18 +500,16 @@ def evidence_split(findings: Iterable[Finding]) -> dict[str, dict[str, int]]:
     (1, 1)
     """
     out = {"evidence": dict.fromkeys(VERDICTS, 0), "apart": dict.fromkeys(VERDICTS, 0)}
-    for f in findings:
-        if f.verdict is not None:
-            out["evidence" if f.evidence else "apart"][f.verdict] += 1
+    for f in independent(findings, grouped):
+        out["evidence" if f.evidence else "apart"][f.verdict] += 1
     return out
 
 
-def apart_by_kind(findings: Iterable[Finding]) -> dict[str, int]:
-    """How many findings with a verdict each not-evidence flag takes apart (first flag wins)."""
+def apart_by_kind(findings: Iterable[Finding], grouped: bool = True) -> dict[str, int]:
+    """How many findings with a verdict each not-evidence flag takes apart (first flag wins),
+    claims that restate one finding counted once (:func:`independent`)."""
     counts: dict[str, int] = {}
-    for f in findings:
-        if f.verdict is None:
-            continue
+    for f in independent(findings, grouped):
         kind = next((fl.kind for fl in f.flags if fl.kind in NOT_EVIDENCE), None)
         if kind:
             counts[kind] = counts.get(kind, 0) + 1

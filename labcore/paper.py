@@ -1,14 +1,14 @@
-"""How our numbers are compared with the paper's: what a claim says, and the pre-registered
-verdict rules.
+"""How our numbers are compared with the paper's: what a claim says, the verdict rules and the
+date of every rule.
 
 The claims themselves are tables of their own: the paper's reported numbers in
 :mod:`labcore.paper_claims` (with the claim ids and the condition a page shows), E4's claims,
 which have no paper number, in :mod:`labcore.e4_claims`.
 
 Used only for side-by-side display and for verdicts; no pipeline reads a paper number to
-decide anything else. Each :class:`ClaimSpec` fixes, before any experiment result was seen,
-how our number is compared with the paper's (``docs/verdicts.md`` is generated from the
-table of :mod:`labcore.paper_claims`; a test keeps the two in step):
+decide anything else. Each :class:`ClaimSpec` fixes how our number is compared with the
+paper's (``docs/verdicts.md`` is generated from the table of :mod:`labcore.paper_claims`; a test
+keeps the two in step); rules 1-5, written before any result:
 
 1. ``not_comparable`` set: verdict "not comparable", with that reason.
 2. Our value undefined (nan, no seeds): "not comparable".
@@ -22,6 +22,12 @@ table of :mod:`labcore.paper_claims`; a test keeps the two in step):
 ``by_construction`` marks claims whose value our design fixes in advance (e.g. a constant
 confidence gives AUROC 0.5 exactly); the claim's finding carries it as a flag
 (:mod:`labcore.experiments.paper_findings`), its words are :mod:`labcore.render`'s.
+
+Rules 1-5 were written before any result; :data:`RULES` lists every rule added since, with its
+date: two of them act here (``paired``: a contrast's other arm; ``resolved``: a tolerance does
+not reproduce a difference our interval has resolved), the others in the construction audit and
+in the summariser (:mod:`labcore.experiments.paper_findings`, which also recomputes the evidence
+counts rule by rule, cumulatively).
 """
 
 from __future__ import annotations
@@ -34,6 +40,9 @@ from typing import Any
 from labcore.findings import VERDICTS, PaperValue
 
 Values = dict[str, float]
+REGISTERED = "registered"
+"""The id of the rules written before any result (docs/verdicts.md rules 1-5 and the claims
+table's declared reasons): the first entry of :data:`RULES`."""
 NEW = VERDICTS[-1]
 """``"new (no paper number)"``: the verdict of a claim the paper has no number for (E4, issue 15):
 nothing to reproduce; the pre-registered hypothesis it tests (``ClaimSpec.hypothesis``,
@@ -78,6 +87,16 @@ class ClaimSpec:
     """Why our value can be undefined for this claim (said instead of the generic sentence)."""
     hypothesis: str | None = None
     """The pre-registered hypothesis (docs/protocol.md sec. 8.5, e.g. "H1") a new claim tests."""
+    arms: tuple[str, ...] = ()
+    """The other values the claim's contrast or pattern compares it with (claim ids or value
+    keys), for the rules that read a comparison: arms all censored at one bound (nothing is
+    compared), arms identical to it by the wiring (no difference can appear)."""
+    group: str | None = None
+    """The finding it restates, where several claims restate one (:data:`GROUPS` of
+    :mod:`labcore.paper_claims`): the evidence counts count the group once."""
+    declared_by: str = REGISTERED
+    """The rule (:data:`RULES`) under which ``by_construction`` was declared: the history of the
+    counts applies the declaration from that rule on."""
 
 
 PAPER_INCONSISTENCIES: tuple[str, ...] = (
@@ -98,12 +117,102 @@ PAPER_INCONSISTENCIES: tuple[str, ...] = (
 )
 
 
+@dataclass(frozen=True)
+class Rule:
+    """A rule that decides a verdict or whether a claim counts as evidence, with its date."""
+
+    id: str
+    date: str
+    """When it was written (ISO date)."""
+    after_results: bool
+    """Written after the bundled results were known (every rule but the first)."""
+    where: str
+    """Where it is registered (docs/verdicts.md, a docs/protocol.md section)."""
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(REGISTERED, "2026-11-22", False, "docs/verdicts.md rules 1-5"),
+    Rule("audit", "2026-11-23", True, "docs/verdicts.md 'Added 2026-11-23'"),
+    Rule("paired", "2026-11-23", True, "docs/verdicts.md 'Added 2026-11-23'"),
+    Rule("relative", "2026-11-24", True, "docs/verdicts.md 'Changes after results'"),
+    Rule("ceiling", "2026-11-26", True, "protocol sec. 10.1"),
+    Rule("calibrated", "2026-11-26", True, "protocol sec. 10.2"),
+    Rule("out_of_reach", "2026-11-26", True, "protocol sec. 10.3"),
+    Rule("ceiling_everywhere", "2026-11-29", True, "protocol sec. 10.7"),
+    Rule("censored_arms", "2026-11-29", True, "protocol sec. 10.8"),
+    Rule("resolved", "2026-11-29", True, "protocol sec. 10.9"),
+    Rule("separated", "2026-11-29", True, "protocol sec. 10.10"),
+    Rule("identical_arms", "2026-11-29", True, "protocol sec. 10.11"),
+    Rule("independent", "2026-11-29", True, "protocol sec. 10.12"),
+)
+"""Every rule that decides a verdict or the evidence counts, in the order it was added (the
+words: ``labcore/templates/paper.j2``'s ``rule_names``). What each does:
+
+- ``registered``: rules 1-5 above and the claims table's declared reasons (``by_construction``,
+  ``not_comparable``).
+- ``audit``: the construction audit's untrained twins (an equivalence test) and a contrast of two
+  fixed values (:mod:`labcore.experiments.construction`; its closed-form ceiling of the same day
+  was replaced by ``ceiling``).
+- ``paired``: a contrast's value matches only if its other arm holds too.
+- ``relative``: a lesion the wiring routes around, confidences reassigned across trials, decoding
+  from an empty bus; the noise-replacement AUROC declared.
+- ``ceiling``: the ideal agent under the allocation rule on the same episodes (E2; B1's E3
+  accuracy).
+- ``calibrated``: E1's accuracy, which the task's noise was tuned to.
+- ``out_of_reach``: a paper value beyond our ideal observer; a composite with nothing to predict.
+- ``ceiling_everywhere``: the ceiling rule for every value an ideal agent or observer defines: E1's
+  Type-2 AUROC and opt-outs, every E3 accuracy.
+- ``censored_arms``: a contrast whose arms are all censored at one bound compares nothing.
+- ``resolved``: a tolerance does not reproduce a difference our interval has resolved.
+- ``separated``: an untrained twin is not "the same" when a t test separates it.
+- ``identical_arms``: a claim equal to the arms it is compared with, on every seed, trained and
+  untrained, is fixed by the wiring.
+- ``independent``: claims that restate one finding count once.
+"""
+RULE_IDS: tuple[str, ...] = tuple(r.id for r in RULES)
+ALL_RULES: frozenset[str] = frozenset(RULE_IDS)
+
+
+def rules_through(rule_id: str) -> frozenset[str]:
+    """The rules in force once ``rule_id`` was added (it and every earlier one).
+
+    >>> sorted(rules_through("paired"))
+    ['audit', 'paired', 'registered']
+    """
+    return frozenset(RULE_IDS[: RULE_IDS.index(rule_id) + 1])
+
+
 UNDEFINED_REASON = "our value is undefined for these data (see the experiment notes)"
 """Why a value is undefined, for a claim whose specification gives no reason of its own."""
 
 
-def verdict(spec: ClaimSpec, ours: Mapping[str, Any], values: Values) -> tuple[str, str]:
-    """Apply the pre-registered rule to one claim. Returns ``(verdict, rule)``.
+def tolerance_applies(ours: Mapping[str, Any], paper: float, tolerance: float | None) -> bool:
+    """Rule ``resolved`` (2026-11-29): may the tolerance reproduce a value our interval does not
+    hold? Only when our 95% interval is at least as wide as the tolerance or there is none (one
+    value across seeds): an interval narrower than the tolerance that excludes the paper's value
+    has resolved the difference, and a resolved difference is not a reproduction.
+
+    >>> tolerance_applies({"ci95": [1.36, 1.64]}, 2.0, 1.0)  # z_self's dimension: 1.5, not 2
+    False
+    >>> tolerance_applies({"ci95": [0.006, 0.044]}, 0.0, 0.03), tolerance_applies({}, 9.7, 3.0)
+    (True, True)
+    """
+    ci = ours.get("ci95")
+    if tolerance is None:
+        return False
+    if not ci or ci[0] is None or ci[1] is None:
+        return True
+    return ci[0] <= paper <= ci[1] or ci[1] - ci[0] >= tolerance
+
+
+def verdict(
+    spec: ClaimSpec,
+    ours: Mapping[str, Any],
+    values: Values,
+    rules: frozenset[str] = ALL_RULES,
+) -> tuple[str, str]:
+    """Apply the verdict rules in force (``rules``, ids of :data:`RULES`; all by default) to one
+    claim. Returns ``(verdict, rule)``.
 
     ``rule`` names the branch that decided (:data:`labcore.findings.VerdictRule`; its words are
     :data:`labcore.render.VERDICT_RULES`): ``new`` (no paper number), ``stated`` (not comparable
@@ -115,10 +224,13 @@ def verdict(spec: ClaimSpec, ours: Mapping[str, Any], values: Values) -> tuple[s
     (``"right"``) and ``bound``. ``values`` maps every claim id to our mean (for patterns).
 
     >>> spec = ClaimSpec("x", "toy", paper_value(0.5), tolerance=0.05)
-    >>> verdict(spec, {"mean": 0.52, "n": 5, "ci95": [0.51, 0.53]}, {})
-    ('reproduced', 'tolerance')
-    >>> verdict(spec, {"mean": 0.6, "n": 5, "ci95": [0.4, 0.8]}, {})
+    >>> verdict(spec, {"mean": 0.52, "n": 5, "ci95": [0.49, 0.55]}, {})
     ('reproduced', 'ci')
+    >>> verdict(spec, {"mean": 0.53, "n": 5, "ci95": [0.505, 0.56]}, {})
+    ('reproduced', 'tolerance')
+    >>> narrow = {"mean": 0.52, "n": 5, "ci95": [0.51, 0.53]}  # resolved: 0.52 is not 0.5
+    >>> verdict(spec, narrow, {}), verdict(spec, narrow, {}, frozenset({"registered"}))
+    (('not reproduced', 'mismatch'), ('reproduced', 'tolerance'))
     >>> verdict(spec, {"mean": None, "n": 0}, {})
     ('not comparable', 'undefined')
     """
@@ -146,8 +258,11 @@ def verdict(spec: ClaimSpec, ours: Mapping[str, Any], values: Values) -> tuple[s
         lo, hi = ours.get("ci95") or (math.nan, math.nan)
         in_ci = lo <= paper.value <= hi
         within = spec.tolerance is not None and abs(mean - paper.value) <= spec.tolerance
+        if "resolved" in rules:
+            within = within and tolerance_applies(ours, paper.value, spec.tolerance)
         matched, branch = within or in_ci, "ci" if in_ci else "tolerance"
-    if matched and spec.contrast_check is not None and not spec.contrast_check(values):
+    paired = "paired" in rules and spec.contrast_check is not None
+    if matched and paired and not spec.contrast_check(values):
         return "partly reproduced", "contrast"
     if matched:
         return "reproduced", branch

@@ -146,6 +146,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         0.05,
         "within 2 points of self-on (doing is preserved)",
         lambda v: abs(_v(v, "e1.accuracy.self_off") - _v(v, "e1.accuracy.self_on")) <= 0.02,
+        arms=("e1.accuracy.self_on",),
     ),
     C(
         "e1.auroc.self_on",
@@ -164,8 +165,11 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         lambda v: _v(v, "e1.auroc.self_off") <= 0.55,
         contrast="the intact agent's AUROC is clearly higher (by >= 0.2)",
         contrast_check=_lt("e1.auroc.self_off", "e1.auroc.self_on", 0.2),
-        by_construction="a zeroed z_self feeds the confidence head a constant, and a constant "
+        by_construction="a zeroed z_self feeds the confidence head a constant (equal on every "
+        "trial to within float32 rounding: a batched matrix product can round its last rows one "
+        "unit differently, so confidences within 4 float32 units are one value), and a constant "
         "confidence has Type-2 AUROC 0.5 exactly",
+        arms=("e1.auroc.self_on",),
     ),
     C(
         "e1.auroc.bus_off",
@@ -188,6 +192,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         by_construction="the noise replacing z_self is drawn independently of the trial, so the "
         "confidence "
         "cannot depend on the trial: AUROC is 0.5 in expectation whatever the agent learned",
+        declared_by="relative",
     ),
     C(
         "e1.auroc.blind_permute",
@@ -214,6 +219,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         _lt("e1.skip.self_on", "e1.skip.bus_off"),
         contrast="more opt-outs with the workspace off",
         contrast_check=_lt("e1.skip.self_on", "e1.skip.bus_off"),
+        arms=("e1.skip.bus_off",),
     ),
     C(
         "e1.skip.bus_off",
@@ -224,6 +230,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         _lt("e1.skip.self_on", "e1.skip.bus_off"),
         contrast="fewer opt-outs when intact",
         contrast_check=_lt("e1.skip.self_on", "e1.skip.bus_off"),
+        arms=("e1.skip.self_on",),
     ),
     C(
         "e1.zself.effective_dim",
@@ -260,6 +267,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
             _lt("e2.conjunction.k2", "e2.conjunction.k4", 0.2)(v)
             and _v(v, "e2.conjunction.k2") > _v(v, "e2.conjunction.k0")
         ),
+        arms=("e2.conjunction.k4", "e2.conjunction.k0"),
     ),
     C(
         "e2.conjunction.k0",
@@ -288,6 +296,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         0.10,
         "between bus-off and 4 slots",
         lambda v: _v(v, "e2.per_step.k0") < _v(v, "e2.per_step.k2") < _v(v, "e2.per_step.k4"),
+        arms=("e2.per_step.k0", "e2.per_step.k4"),
     ),
     C(
         "e2.per_step.k0",
@@ -331,6 +340,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         0.10,
         "well below 4 slots (by > 0.2)",
         _lt("e2.decision.k2", "e2.decision.k4", 0.2),
+        arms=("e2.decision.k4",),
     ),
     C(
         "e2.decision.k0",
@@ -357,6 +367,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "higher than at 2 slots",
         _lt("e2.gbi.k2", "e2.gbi.k4"),
         undefined_reason=GBI_UNDEFINED,
+        arms=("e2.gbi.k2",),
     ),
     C(
         "e2.gbi.k2",
@@ -369,6 +380,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         by_construction="with two occupied slots one partner takes all the coupling, so P_i = 0 "
         "exactly "
         "whenever exactly two slots hold content",
+        arms=("e2.gbi.k4",),
     ),
     C(
         "e2.ignition.k4",
@@ -378,12 +390,14 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "normalisation "
         "the paper "
         "does not give; ours is the RMS of unit-variance slots",
+        arms=("e2.ignition.k2",),
     ),
     C(
         "e2.ignition.k2",
         "Ignition sharpness at 2 slots",
         P(0.06, None, 20, section="5.2.2"),
         not_comparable="same units problem as at 4 slots",
+        arms=("e2.ignition.k4",),
     ),
     C(
         "e2.ignition.k0",
@@ -481,6 +495,8 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         0.02,
         "fragile: below 0.1 and below B2's",
         lambda v: _v(v, "e3.l75.b1") < min(E3_FRAGILE, _v(v, "e3.l75.b2")),
+        arms=("e3.l75.b2",),
+        group="e3.b1_fragile",
     ),
     C(
         "e3.l75.b1_reg",
@@ -489,6 +505,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         0.02,
         "fragile (< 0.1)",
         lambda v: _v(v, "e3.l75.b1_reg") < E3_FRAGILE,
+        group="e3.b1_fragile",
     ),
     C(
         "e3.l75.b1_noise",
@@ -497,6 +514,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         0.02,
         "fragile (< 0.1)",
         lambda v: _v(v, "e3.l75.b1_noise") < E3_FRAGILE,
+        group="e3.b1_fragile",
     ),
     C(
         "e3.l75.b2",
@@ -507,6 +525,8 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         lambda v: _v(v, "e3.l75.b2") > 2 * _v(v, "e3.l75.b1"),
         contrast="B1 is fragile under the same noise (L75 < 0.1)",
         contrast_check=lambda v: _v(v, "e3.l75.b1") < E3_FRAGILE,
+        arms=("e3.l75.b1",),
+        group="e3.b2_robust",
     ),
     C(
         "e3.l75.b2_ws",
@@ -517,6 +537,8 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         lambda v: _v(v, "e3.l75.b2_ws") > 2 * _v(v, "e3.l75.b1"),
         contrast="B1 is fragile under the same noise (L75 < 0.1)",
         contrast_check=lambda v: _v(v, "e3.l75.b1") < E3_FRAGILE,
+        arms=("e3.l75.b1",),
+        group="e3.b2_robust",
     ),
     C(
         "e3.l75.b1.read",
@@ -525,6 +547,8 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         0.02,
         "below B2's (read)",
         _lt("e3.l75.b1.read", "e3.l75.b2.read"),
+        arms=("e3.l75.b2.read",),
+        group="e3.b1_fragile",
     ),
     C(
         "e3.l75.b2.read",
@@ -535,6 +559,8 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         lambda v: _v(v, "e3.l75.b2.read") > 2 * _v(v, "e3.l75.b1.read"),
         contrast="B1 is fragile under the same noise (L75 < 0.1, read)",
         contrast_check=lambda v: _v(v, "e3.l75.b1.read") < E3_FRAGILE,
+        arms=("e3.l75.b1.read",),
+        group="e3.b2_robust",
     ),
     C(
         "e3.l75.bc_mlp",
@@ -543,6 +569,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         0.02,
         "below B2's",
         _lt("e3.l75.bc_mlp", "e3.l75.b2"),
+        arms=("e3.l75.b2",),
     ),
     C(
         "e3.accuracy.bc_mlp",
@@ -557,6 +584,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         0.03,
         "above B1's under carrier noise",
         _lt("e3.l75_carrier.b1", "e3.l75.hot_only"),
+        arms=("e3.l75_carrier.b1",),
     ),
     C(
         "e3.accuracy.hot_only",
@@ -571,6 +599,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         0.10,
         "above B1's (the inversion)",
         _lt("e3.pci_a.b1", "e3.pci_a.a0"),
+        arms=("e3.pci_a.b1",),
     ),
     C(
         "e3.pci_a.a1",
@@ -579,6 +608,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         0.10,
         "above B1's (the inversion)",
         _lt("e3.pci_a.b1", "e3.pci_a.a1"),
+        arms=("e3.pci_a.b1",),
     ),
     C(
         "e3.pci_a.b1",
@@ -587,6 +617,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         0.10,
         "below both baselines (the inversion)",
         lambda v: _v(v, "e3.pci_a.b1") < min(_v(v, "e3.pci_a.a0"), _v(v, "e3.pci_a.a1")),
+        arms=("e3.pci_a.a0", "e3.pci_a.a1"),
     ),
     C(
         "e3.composite.r2_gbi",
@@ -611,6 +642,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         0.10,
         "AUROC adds to GBI + dPCI",
         _lt("e3.composite.r2_gbi_dpci", "e3.composite.r2_full"),
+        arms=("e3.composite.r2_gbi_dpci",),
     ),
     C(
         "e3.composite.r_loo_full",
@@ -625,12 +657,19 @@ CLAIMS: tuple[ClaimSpec, ...] = (
 CLAIMS = CLAIMS + E4_CLAIMS
 CLAIMS_BY_ID = {c.id: c for c in CLAIMS}
 
+GROUPS: dict[str, str] = {
+    "e3.b1_fragile": "B1 is fragile under noise",
+    "e3.b2_robust": "B2 is robust under noise",
+}
+"""Findings that several claims restate (``ClaimSpec.group``), in words: the evidence counts count
+each once (rule ``independent``, protocol sec. 10.12)."""
+
 
 def verdict_table_markdown() -> str:
     """The table of ``docs/verdicts.md`` (generated from :data:`CLAIMS`)."""
     rows = [
-        "| claim | paper | tolerance | pattern (for 'partly') | note |",
-        "|---|---|---|---|---|",
+        "| claim | paper | tolerance | pattern (for 'partly') | note | group |",
+        "|---|---|---|---|---|---|",
     ]
     for c in CLAIMS:
         note = (
@@ -645,12 +684,12 @@ def verdict_table_markdown() -> str:
             rows.append(
                 f"| `{c.id}` | {NEW}: tests {c.hypothesis} (protocol "
                 f"{hypothesis_section(c.hypothesis)}) "
-                f"| - | - | {note} |"
+                f"| - | - | {note} | |"
             )
             continue
         rows.append(
             f"| `{c.id}` | {paper_text(c.paper).replace('±', '+/-')} (sec. {c.paper.section}) "
             f"| {tol} | "
-            f"{c.pattern or '-'} | {note} |"
+            f"{c.pattern or '-'} | {note} | {c.group or ''} |"
         )
     return "\n".join(rows)

@@ -248,10 +248,14 @@ FLAG_RULES = {
     "the agent learned (ours {ours})",
     ("by_construction", "empty_bus"): "decoded from an empty workspace whose other inputs ignore "
     "the cue: chance by construction (ours {ours})",
-    ("by_construction", "ceiling"): "what the design allows: an ideal agent under the workspace's "
-    "allocation rule scores {ideal} on the same episodes (95% range {low} to {high}; ours {ours})",
+    ("by_construction", "ceiling"): "what the design allows: the task's ideal agent (under the "
+    "workspace's allocation rule where it has one) scores {ideal} on the same episodes or trial "
+    "budget (95% range {low} to {high}; ours {ours})",
     ("by_construction", "contrast"): "it compares two values the design fixes ({a} and {b})",
     ("by_construction", "identical"): "both sides are equal on every seed, by the wiring",
+    ("by_construction", "identical_arms"): "equal to what it is compared with ({arms}) on every "
+    "seed, trained and untrained (ours {ours}): the wiring fixes both, so no difference between "
+    "them can appear here",
     ("by_construction", "agents"): "it reads a value the wiring fixes ({agents}): an untrained "
     "agent of the same wiring gives it too, or both sides are equal on every seed",
     ("calibrated", ""): "the task was tuned to give this value ({note})",
@@ -262,6 +266,8 @@ FLAG_RULES = {
     "reaches only {bound}, below the paper's {paper}",
     ("not_comparable", "zero_variance"): "nothing to predict: the OOD gap is exactly 0 for "
     "{zero} of {kinds} agent kinds",
+    ("not_comparable", "censored"): "nothing is compared: it and the other arm ({arms}) are both "
+    "censored at {bound}, beyond the tested noise",
     ("post_hoc", ""): "a reading chosen after seeing the data",
     ("excluded", ""): "{n_excluded} agent(s) excluded: they did not learn the task",
     ("not_meaningful", ""): "its confidence varies too little to change a single bet",

@@ -55,13 +55,15 @@ def test_the_split_follows_the_flags():
     assert {"e1.accuracy.self_off", "e2.dnrs.scale_0"} <= apart
 
 
-def test_n20_gives_every_claim_the_same_verdict_and_flag():
-    # The README puts the n = 20 counts beside n = 5's; they are the same claims' verdicts.
-    def verdicts(name: str) -> dict:
-        summary = load_summary(ROOT / "results" / name).summary
-        return {f.id: (f.verdict, f.evidence) for f in summary.findings}
-
-    assert verdicts("seeds20") == verdicts("bundled")
+def test_n20_counts_the_same_claims_under_the_same_rules():
+    # The README puts the n = 20 counts beside n = 5's: the same claims, judged by the same rules
+    # (each rule's row in the history), whose outcomes may differ where the data do (E1's opt-outs
+    # are at the ideal's 0 at n = 5 only: docs/protocol.md sec. 10.7).
+    n5, n20 = (load_summary(ROOT / "results" / name).summary for name in ("bundled", "seeds20"))
+    assert [f.id for f in n20.findings] == [f.id for f in n5.findings]
+    rules = [[row["rule"] for row in s.answer.params["history"]] for s in (n5, n20)]
+    assert rules[0] == rules[1] and len(rules[0]) > 1
+    assert n20.answer.params["dissociations"] == n5.answer.params["dissociations"]
 
 
 def test_the_reward_answer_keeps_its_word_limit():

@@ -283,8 +283,8 @@ LESSON: tuple[LessonStep, ...] = (
         "confidence head fed a constant gives the same confidence on every trial, "
         "whose AUROC is 0.5 exactly "
         "(by construction). What the lesion shows is that this design separates doing "
-        "from knowing; the learned "
-        "part is the intact agent's AUROC in the previous step.",
+        "from knowing; even the intact agent's AUROC in the previous step sits at the task's "
+        "ideal observer's, so it shows no learning either.",
         claims=("e1.accuracy.self_off", "e1.auroc.self_off"),
         rule=_zeroed,
     ),

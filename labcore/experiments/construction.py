@@ -10,13 +10,17 @@ decide it from data, not from a list:
    write, slot memory constant between writes. "Demonstrably" is an equivalence test, not
    a failure to find a difference: the 95% interval of the difference (``|d| + 2 SE``) must
    lie inside a margin of ``max(0.05, 20% of the larger value)``, so a value too noisy to
-   tell (a signed GBI of -9,000 +/- 6,000) is never called fixed.
-2. **Ceiling** (protocol sec. 10.1, replacing the closed form over the task's distribution). The
-   ideal agent under the allocation rule, scored on the same evaluation episodes
-   (``e2.ideal_values``): a seed mean within its 95% range (the guesses' binomial variation), or
-   within ``CEILING_TOLERANCE`` of 1.0 where it scores 1.0, is what the design allows, whatever the
-   agent learned. At every capacity, the cue-blind baselines and B1's E3 accuracy. A contrast of
-   two values both fixed by construction is fixed too (``contrasts``).
+   tell (a signed GBI of -9,000 +/- 6,000) is never called fixed; and (protocol sec. 10.10,
+   2026-11-29) the two must not be separated by a t test (``|d| >= 2 SE``): a margin never calls
+   "the same" two values the data tell apart (PCI-A of A0, 0.45 trained vs 0.52 untrained, t 3.9).
+2. **Ceiling** (protocol sec. 10.1, replacing the closed form over the task's distribution; sec.
+   10.7 for every value an ideal agent defines). The ideal agent or observer scored on the same
+   evaluation episodes or trial budget (``e2.ideal_values``: the allocation rule, at every
+   capacity, the cue-blind baselines and every E3 accuracy; ``e1.ideal_values``: E1's Type-2
+   AUROC and opt-outs): a seed mean within its 95% range, or within ``CEILING_TOLERANCE`` of its
+   value where that value is exact (1.0 with nothing lost, no opt-out under a +-1 payoff), is what
+   the design allows, whatever the agent learned. A contrast of two values both fixed by
+   construction is fixed too (``contrasts``).
 
 Two more rules (issue 22) catch values fixed *relative to another condition*, which rule 1
 misses because they are not equal to an untrained twin's value:
@@ -34,6 +38,13 @@ misses because they are not equal to an untrained twin's value:
    seed, and whose remaining features (the trunk's state) are the same, bit for bit, when the
    episodes' cues are replaced (``e2.run_seed`` records both checks): nothing the decoder reads
    depends on the cue, so any score is chance by construction.
+
+One more (protocol sec. 10.11, 2026-11-29) reads a claim's comparison:
+
+5. **Identical arms.** A value equal to every value it is compared with (``ClaimSpec.arms``: the
+   paper's ordering between them) on every seed, in the trained agents and in their untrained
+   twins, is fixed by the wiring: no difference between them can appear, whatever was learned
+   (ignition sharpness, the same 1/sqrt(K) at every capacity from 1 to 4 slots).
 
 Claims flagged by any rule are counted apart from evidence: their finding carries a
 ``by_construction`` flag naming the rule, with its numbers (``labcore.render.FLAG_RULES`` has its
@@ -64,6 +75,12 @@ CEILING_TOLERANCE = 0.01
 """Where the ideal agent scores 1.0 (nothing lost), a seed mean within this of 1.0 is at it."""
 CALIBRATION_TOLERANCE = 0.03
 """Protocol sec. 10.2: an E1 accuracy within this of the ideal observer's is calibrated."""
+ROUNDING_ULPS = 4
+"""Two confidences within this many float32 units (of the larger one) are the same value (protocol
+sec. 10.13): matrix kernels round a row differently at another place of a large batch, by one or
+two units (the last 8 of 600 rows, 600 = 37 x 16 + 8, the vector kernel's remainder, of a zeroed
+self-model's constant confidence came out one unit apart: seeds20, seed 5). Values that differ by
+more are different values, however small (a saturated confidence a dozen units below 1)."""
 
 
 def _per_seed(results: Sequence[SeedResult]) -> dict[str, list[float]]:
@@ -87,19 +104,24 @@ def twin_means(untrained: Sequence[SeedResult]) -> dict[str, float]:
 
 
 def equivalent(
-    a: Sequence[float], b: Sequence[float], z: float = Z
+    a: Sequence[float], b: Sequence[float], z: float = Z, *, separated: bool = True
 ) -> tuple[bool, float, float, float]:
     """Are two samples' means demonstrably the same (an equivalence test)?
 
     True when the interval ``|mean_a - mean_b| +/- z SE`` lies inside the margin
-    ``max(MARGIN_ABS, MARGIN_REL * max(|mean_a|, |mean_b|))``, or the means are equal
-    (constants have no spread). A large standard error therefore never makes two
-    samples "the same". Returns ``(same, mean_a, mean_b, standard error)``.
+    ``max(MARGIN_ABS, MARGIN_REL * max(|mean_a|, |mean_b|))`` and (``separated``, protocol
+    sec. 10.10) a t test does not separate them (``|mean_a - mean_b| < z SE``), or the means are
+    equal (constants have no spread). A large standard error therefore never makes two samples
+    "the same", and neither does a small one with a resolved difference. Returns ``(same,
+    mean_a, mean_b, standard error)``.
 
     >>> equivalent([0.5, 0.5], [0.5])[0], equivalent([0.9, 0.92], [0.1, 0.12])[0]
     (True, False)
     >>> equivalent([-9000.0, 3000.0], [0.4, 0.5])[0]  # too noisy to tell: not the same
     False
+    >>> a0, twin = [0.43, 0.44, 0.45, 0.46, 0.47], [0.50, 0.51, 0.52, 0.53, 0.54]
+    >>> equivalent(a0, twin)[0], equivalent(a0, twin, separated=False)[0]  # within 20%, t 7
+    (False, True)
     """
     a, b = np.asarray(a, float), np.asarray(b, float)
     var_a = a.var(ddof=1) if a.size > 1 else 0.0
@@ -108,7 +130,8 @@ def equivalent(
     mean_a, mean_b = float(a.mean()), float(b.mean())
     diff = abs(mean_a - mean_b)
     margin = max(MARGIN_ABS, MARGIN_REL * max(abs(mean_a), abs(mean_b)))
-    return bool(diff <= 1e-9 or diff + z * se <= margin), mean_a, mean_b, se
+    same = diff + z * se <= margin and (not separated or diff < z * se)
+    return bool(diff <= 1e-9 or same), mean_a, mean_b, se
 
 
 def audit(
@@ -116,6 +139,10 @@ def audit(
     untrained: Sequence[SeedResult],
     ideals: Mapping[str, tuple[float, float]] | None = None,
     contrast_arms: Mapping[str, tuple[str, str]] | None = None,
+    arms: Mapping[str, Sequence[str]] | None = None,
+    *,
+    wiring: bool = True,
+    separated: bool = True,
 ) -> dict[str, dict]:
     """Apply the rules to every per-seed key; return the keys found fixed, with the evidence.
 
@@ -123,8 +150,11 @@ def audit(
     ----------
     trained, untrained : per-seed results of the same pipelines, trained and untrained agents
     ideals : ``{key: (mean, variance of the mean)}`` of the ideal agent on the same episodes
-        (``e2.ideal_values``)
+        (``e2.ideal_values``, ``e1.ideal_values``)
     contrast_arms : ``{contrast key: (arm a, arm b)}`` (E2's seed-level tests)
+    arms : ``{key: the keys it is compared with}`` (the identical-arms rule; none: not applied)
+    wiring : apply the relative and empty-bus rules (added 2026-11-24)
+    separated : the equivalence test's t condition (added 2026-11-29, :func:`equivalent`)
 
     Returns
     -------
@@ -132,19 +162,23 @@ def audit(
         ``{key: {"rule": <a labcore.findings.ConstructionRule>,
         "ours": mean, "reference": value, "se": standard error}}`` for every key flagged (the
         relative rule adds ``condition``, ``reference_condition`` and ``reassigned``; the ceiling
-        rule ``low`` and ``high``, its range; the contrast rule ``arms``).
+        rule ``low`` and ``high``, its range; the contrast and identical rules ``arms``).
     """
     ours = _per_seed(trained)
     twin = _per_seed(untrained)
-    found: dict[str, dict] = {**relative(trained, untrained), **empty_bus(trained)}
+    found: dict[str, dict] = (
+        {**relative(trained, untrained), **empty_bus(trained)} if wiring else {}
+    )
     for key, values in ours.items():
         if key in found or ".check." in key:  # the rules' own records are not values to audit
             continue
         if key in twin:
-            same, mean, reference, se = equivalent(values, twin[key])
+            same, mean, reference, se = equivalent(values, twin[key], separated=separated)
             if same:
                 found[key] = {"rule": "untrained", "ours": mean, "reference": reference, "se": se}
     for key, entry in ceiling(trained, ideals or {}).items():
+        found.setdefault(key, entry)
+    for key, entry in identical(trained, untrained, arms or {}).items():
         found.setdefault(key, entry)
     for key, arms in (contrast_arms or {}).items():
         if key not in found and all(a in found for a in arms):
@@ -161,13 +195,15 @@ def audit(
 def ceiling(
     trained: Sequence[SeedResult], ideals: Mapping[str, tuple[float, float]]
 ) -> dict[str, dict]:
-    """Rule 2 (protocol sec. 10.1): seed means within the ideal agent's 95% range on the same
-    episodes, or at 1.0 where it scores 1.0.
+    """Rule 2 (protocol sec. 10.1, 10.7): seed means within the ideal agent's 95% range on the
+    same episodes, or within :data:`CEILING_TOLERANCE` of its value where that value is exact
+    (variance 0: 1.0 with nothing lost, 0 opt-outs).
 
-    >>> v = {"e2.conjunction.k2": 0.45, "e2.conjunction.k4": 1.0}
+    >>> v = {"e2.conjunction.k2": 0.45, "e2.conjunction.k4": 1.0, "e1.skip.self_on": 0.008}
     >>> sorted(ceiling([SeedResult("e2", 0, values=v)],
-    ...                {"e2.conjunction.k2": (0.43, 0.0004), "e2.conjunction.k4": (1.0, 0.0)}))
-    ['e2.conjunction.k2', 'e2.conjunction.k4']
+    ...                {"e2.conjunction.k2": (0.43, 0.0004), "e2.conjunction.k4": (1.0, 0.0),
+    ...                 "e1.skip.self_on": (0.0, 0.0)}))
+    ['e1.skip.self_on', 'e2.conjunction.k2', 'e2.conjunction.k4']
     """
     ours = _per_seed(trained)
     found: dict[str, dict] = {}
@@ -176,9 +212,9 @@ def ceiling(
             continue
         mean = float(np.mean(ours[key]))
         se = math.sqrt(max(variance, 0.0))
-        low, high = ideal - CEILING_Z * se, min(1.0, ideal + CEILING_Z * se)
-        at_one = ideal >= 1.0 - 1e-12 and mean >= 1.0 - CEILING_TOLERANCE
-        if at_one or low <= mean <= high:
+        low, high = max(0.0, ideal - CEILING_Z * se), min(1.0, ideal + CEILING_Z * se)
+        exact = se == 0.0 and abs(mean - ideal) <= CEILING_TOLERANCE
+        if exact or low <= mean <= high:
             found[key] = {
                 "rule": "ceiling",
                 "ours": mean,
@@ -188,6 +224,73 @@ def ceiling(
                 "high": high,
             }
     return found
+
+
+def identical(
+    trained: Sequence[SeedResult],
+    untrained: Sequence[SeedResult],
+    arms: Mapping[str, Sequence[str]],
+) -> dict[str, dict]:
+    """Rule 5 (protocol sec. 10.11): a key equal to every key it is compared with, on every seed,
+    trained and untrained (both measured on every seed).
+
+    >>> v = {"ign.k4": 0.4996, "ign.k2": 0.4996, "acc.k4": 1.0, "acc.k2": 0.7}
+    >>> t = {"ign.k4": 0.4998, "ign.k2": 0.4998, "acc.k4": 0.1, "acc.k2": 0.1}
+    >>> sorted(identical([SeedResult("e2", 0, values=v)], [SeedResult("e2", 0, values=t)],
+    ...                  {"ign.k4": ["ign.k2"], "acc.k4": ["acc.k2"]}))
+    ['ign.k4']
+    """
+
+    def same(results: Sequence[SeedResult], key: str, others: Sequence[str]) -> bool:
+        rows = [r.values for r in results if key in r.values]
+        return bool(rows) and all(
+            math.isfinite(v[key]) and all(o in v and v[o] == v[key] for o in others) for v in rows
+        )
+
+    found: dict[str, dict] = {}
+    for key, others in arms.items():
+        if others and untrained and same(trained, key, others) and same(untrained, key, others):
+            mean = float(np.mean([r.values[key] for r in trained if key in r.values]))
+            found[key] = {
+                "rule": "identical arms",
+                "ours": mean,
+                "reference": mean,
+                "se": 0.0,
+                "arms": tuple(others),
+            }
+    return found
+
+
+def constant_within_rounding(confidences: Sequence[float]) -> bool:
+    """Protocol sec. 10.13: are a condition's confidences one value to within float32 rounding
+    (all within :data:`ROUNDING_ULPS` float32 units of the largest)? Then its Type-2 AUROC is 0.5
+    by construction: every pair is a tie.
+
+    >>> constant_within_rounding([0.4909055, 0.49090543]), constant_within_rounding([0.4, 0.6])
+    (True, False)
+    >>> constant_within_rounding([0.99998796, 0.9999888])  # 14 units apart: two values
+    False
+    """
+    values = np.asarray([c for c in confidences if c is not None and math.isfinite(c)], float)
+    if values.size == 0:
+        return False
+    unit = float(np.spacing(np.float32(np.abs(values).max())))
+    return float(values.max() - values.min()) <= ROUNDING_ULPS * unit
+
+
+def censored_alike(summaries: Sequence[Mapping]) -> float | None:
+    """Protocol sec. 10.8: the bound at which every summary (a claim's and its arms') is censored
+    the same way, or None (then something is compared).
+
+    >>> right = {"censored": "right", "bound": 0.5}
+    >>> censored_alike([right, right]), censored_alike([right, {"censored": None, "mean": 0.3}])
+    (0.5, None)
+    """
+    kinds = {(s.get("censored"), s.get("bound")) for s in summaries}
+    if len(kinds) != 1:
+        return None
+    ((side, bound),) = kinds
+    return bound if side in ("right", "left") and bound is not None else None
 
 
 def calibrated(value: float | None, ideal_accuracy: float) -> bool:

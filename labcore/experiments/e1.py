@@ -12,12 +12,15 @@ is already in the logits that z_self reads.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import torch
+from scipy import stats as sps
 
 from labcore.agents.parts import broadcast, uncertainty
 from labcore.budgets import ReproduceConfig
-from labcore.config import Intervention
+from labcore.config import Intervention, WageringConfig
 from labcore.envs.batch import StepKind
 from labcore.experiments.common import SeedResult, at_step, provide_agents
 from labcore.interventions import BUS_OFF, INTACT, SELF_MODEL_LESION
@@ -31,7 +34,9 @@ from labcore.markers import (
 )
 from labcore.measures import MetacognitionView, metacognition
 from labcore.rollout import Trace
-from labcore.seeding import episode_seeds
+from labcore.seeding import CLOSED_FORM_SEED_BASE, episode_seeds
+from labcore.stats import seed_summary
+from labcore.training.wager_reward import CORRECT_BET_PAYOFF
 
 CONDITIONS = ("self_on", "self_off", "bus_off", "blind_noise", "blind_permute")
 """The five E1 conditions, in display order."""
@@ -253,3 +258,85 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         v["e1.zself.decoder_auroc"] = zs
         v["e1.pca.advantage"] = zs - pca
     return result
+
+
+# ------------------------------------------------------------------------------ the ideal observer
+IDEAL_REPLICATES = 5000
+"""Simulated seeds of the ideal observer (its Type-2 AUROC's spread over a seed's trials)."""
+
+
+def ideal_wager(
+    trials: int,
+    replicates: int = IDEAL_REPLICATES,
+    config: WageringConfig | None = None,
+    wrong_bet_payoff: float = -CORRECT_BET_PAYOFF,
+    seed: int = CLOSED_FORM_SEED_BASE,
+) -> dict[str, float]:
+    """The wagering task's ideal observer on ``trials`` trials, over ``replicates`` simulated seeds
+    (from ``seed``; protocol sec. 10.7): its Type-2 AUROC (:func:`labcore.markers.type2_auroc`,
+    over the seeds with a right and a wrong trial, as ours) and its opt-out fraction, each a mean
+    over seeds and the variance of one seed's value.
+
+    Each trial shows the cue's two channels, ``x_s = lambda + n_s`` on the stimulus's side and
+    ``x_o = n_o`` on the other, ``lambda ~ U(salience_range)``, ``n ~ N(0, cue_noise_sd)``. The
+    ideal observer knows this and nothing else: it chooses the side with the larger posterior,
+    its confidence is that posterior (ranked by the log odds ``log g(x_s) + log phi(x_o) -
+    log g(x_o) - log phi(x_s)``, ``g(x) = Phi((x - lo) / sd) - Phi((x - hi) / sd)``: the salience
+    integrated out), and it opts out when its confidence is below the bet's break-even
+    (``-w / (1 - w)`` for a wrong bet paying ``w``, a right one 1). It reads both channels, so it
+    ranks trials better than the evidence difference alone would (0.830). With the defaults
+    (``lambda ~ U(0, 1)``, SD 0.25, ``w = -1``) it is right on 85.9% of trials, its AUROC is
+    0.847, and it never opts out (after its own choice its confidence is at least 0.5, the
+    break-even): a self-model that reads the policy's own logits needs no monitoring to reach it.
+
+    >>> out = ideal_wager(600, replicates=400)
+    >>> round(out["auroc"], 2), 0.015 < out["auroc_var"] ** 0.5 < 0.025, out["opt_out"]
+    (0.85, True, 0.0)
+    >>> ideal_wager(600, replicates=50, wrong_bet_payoff=-3.0)["opt_out"] > 0.1  # break-even 0.75
+    True
+    """
+    cfg = config or WageringConfig()
+    lo, hi = cfg.salience_range
+    sd = cfg.cue_noise_sd
+    if not (hi > lo and sd > 0):
+        raise ValueError("the ideal observer needs a salience range and noise (hi > lo, sd > 0)")
+    rng = np.random.default_rng(seed)
+    salience = rng.uniform(lo, hi, (replicates, trials))
+    noise = rng.normal(0.0, sd, (replicates, trials, 2))
+    cue, other = salience + noise[..., 0], noise[..., 1]  # the observer is symmetric in the side
+
+    def log_g(x: np.ndarray) -> np.ndarray:
+        return np.log(np.maximum(sps.norm.cdf((x - lo) / sd) - sps.norm.cdf((x - hi) / sd), 1e-300))
+
+    log_odds = log_g(cue) - log_g(other) + 0.5 * ((cue / sd) ** 2 - (other / sd) ** 2)
+    correct = log_odds > 0
+    confidence = 1.0 / (1.0 + np.exp(-np.abs(log_odds)))  # P(correct | what it saw)
+    # a seed without a wrong trial has no AUROC (nan, left out of the summary), as ours
+    aurocs = [undefined_as_nan(type2_auroc, c, x) for c, x in zip(correct, confidence, strict=True)]
+    auroc = seed_summary(aurocs, "none")
+    if auroc.n < 2:
+        raise ValueError(f"{trials} trials rarely hold a wrong choice: the AUROC is undefined")
+    break_even = -wrong_bet_payoff / (CORRECT_BET_PAYOFF - wrong_bet_payoff)
+    opt_out = seed_summary((confidence < break_even).mean(axis=1), "none")
+    return {
+        "auroc": auroc.mean,
+        "auroc_var": auroc.sd**2,
+        "opt_out": opt_out.mean,
+        "opt_out_var": opt_out.sd**2,
+    }
+
+
+def ideal_values(
+    agent_seeds: Sequence[int], cfg: ReproduceConfig
+) -> dict[str, tuple[float, float]]:
+    """E1's ideal observer over the seeds, keyed like our claims: ``{key: (mean of the seed means,
+    variance of that mean)}`` for the intact agent's Type-2 AUROC and opt-out fraction
+    (:func:`ideal_wager` on ``cfg.e1_trials`` trials per seed, the +-1 payoff: it never opts out).
+    The ceiling rule (protocol sec. 10.7, :mod:`labcore.experiments.construction`) compares our
+    seed means with it, as E2's with ``e2.ideal_values``."""
+    ideal = ideal_wager(cfg.e1_trials)
+    n = max(1, len(agent_seeds))
+    return {
+        "e1.auroc.self_on": (ideal["auroc"], ideal["auroc_var"] / n),
+        "e1.skip.self_on": (ideal["opt_out"], ideal["opt_out_var"] / n),
+    }

@@ -30,7 +30,13 @@ import labcore.envs as E
 from labcore.agents import Agent
 from labcore.agents.parts import slot_sources
 from labcore.budgets import ReproduceConfig
-from labcore.config import N_CUE_VALUES, DualTaskConfig, Intervention
+from labcore.config import (
+    AGENT_KINDS,
+    KINDS_OF_EXPERIMENT,
+    N_CUE_VALUES,
+    DualTaskConfig,
+    Intervention,
+)
 from labcore.envs.batch import oracle_demonstrations
 from labcore.envs.channels import EVENT_INDEX
 from labcore.experiments.common import SeedResult, provide_agents
@@ -314,9 +320,11 @@ def ideal_values(
     """The ideal agent on each seed's own evaluation episodes, over seeds, keyed like our claims:
     ``{key: (mean of the seed means, variance of that mean)}`` for every E2 accuracy at every
     tested capacity (``e2.<metric>.k<slots>``), the cue-blind baselines (``.a0``, ``.a1``: no cue
-    reaches them under strong-lesion routing, like bus-off), and B1's E3 decision accuracy at full
-    capacity (``e3.accuracy.b1``). The ceiling rule (protocol sec. 10.1,
-    :mod:`labcore.experiments.construction`) compares our seed means with it."""
+    reaches them under strong-lesion routing, like bus-off), and every E3 kind's decision accuracy
+    (``e3.accuracy.<kind>``): at full capacity for a kind the cues reach (through the workspace or,
+    for HOT-only, the trunk), nothing lost; at 0 slots for a cue-blind one. The ceiling rule
+    (protocol sec. 10.1 and 10.7, :mod:`labcore.experiments.construction`) compares our seed means
+    with it."""
     per_key: dict[str, list[tuple[float, float]]] = {}
     for seed in agent_seeds:
         e2_eps = episode_seeds(seed, "eval", max(cfg.e2_episodes, cfg.decoding_episodes))
@@ -328,10 +336,12 @@ def ideal_values(
                 for tag in tags:
                     per_key.setdefault(f"e2.{name}.{tag}", []).append(entry)
         e3_eps = episode_seeds(seed, "eval", 4 * cfg.e3_episodes)
-        mean, var = ideal_on_episodes(e3_eps, n_slots, n_slots)["decision"]
-        per_key.setdefault("e3.accuracy.b1", []).append(
-            (float(mean.mean()), float(var.sum() / mean.size**2))
-        )
+        for active in (0, n_slots):
+            mean, var = ideal_on_episodes(e3_eps, active, n_slots)["decision"]
+            entry = (float(mean.mean()), float(var.sum() / mean.size**2))
+            for kind in KINDS_OF_EXPERIMENT["e3"]:
+                if (AGENT_KINDS[kind].cue_route == "none") == (active == 0):
+                    per_key.setdefault(f"e3.accuracy.{kind}", []).append(entry)
     return {
         key: (
             float(np.mean([m for m, _ in entries])),

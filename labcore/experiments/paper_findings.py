@@ -5,11 +5,15 @@ The rows are read back into one :class:`~labcore.experiments.common.SeedResult` 
 seed) and per untrained twin, exactly what the pipelines returned; then, as the experiments
 always did: each experiment's values across seeds (tests, the composite regression, the closed
 forms, E4's counts), the construction audit (:mod:`labcore.experiments.construction`), the
-pre-registered verdict of every claim of :data:`labcore.paper_claims.CLAIMS`
-(:func:`labcore.paper.verdict`, which names the branch that decided) and E4's hypotheses
+verdict of every claim of :data:`labcore.paper_claims.CLAIMS` (:func:`labcore.paper.verdict`,
+which names the branch that decided) and E4's hypotheses
 (:mod:`labcore.experiments.e4_hypotheses`). Each claim becomes one
 :class:`~labcore.findings.Finding` (same id), its reasons :class:`~labcore.findings.Flag` records;
 the words are :mod:`labcore.render`'s and ``labcore/templates/paper.j2``'s.
+
+Every rule carries its date (:data:`labcore.paper.RULES`); the claims are built once under the
+rules in force at each date, cumulatively (:func:`rule_history`), so the answer states what each
+rule added after the results were known changed in the evidence counts.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from labcore.config import AGENT_KINDS
 from labcore.experiments import construction, e4_hypotheses
 from labcore.experiments.common import SeedResult
 from labcore.experiments.paper_tables import (
@@ -49,9 +54,17 @@ from labcore.findings import (
     clean_json,
     evidence_split,
 )
-from labcore.paper import PAPER_INCONSISTENCIES, UNDEFINED_REASON, ClaimSpec, verdict
-from labcore.paper_claims import CLAIMS_BY_ID
-from labcore.render import finite
+from labcore.paper import (
+    ALL_RULES,
+    PAPER_INCONSISTENCIES,
+    RULES,
+    UNDEFINED_REASON,
+    ClaimSpec,
+    rules_through,
+    verdict,
+)
+from labcore.paper_claims import CLAIMS_BY_ID, GROUPS
+from labcore.render import finite, part
 from labcore.stats import pattern_value, seed_summary, summarize, summarize_l75
 
 FILES_OF = {
@@ -126,6 +139,8 @@ def seed_results(rows: Rows, config: Any) -> dict[str, list[SeedResult]]:
             for row in rows.get(table.name, []):
                 if (experiment, row["seed"]) in by_key:
                     by_key[(experiment, row["seed"])].rows.setdefault(table.name, []).append(row)
+    for result in by_key.values():
+        constant_confidence(result)
     budgets = config.budgets
     figures = figures_json(rows, experiments, seeds, budgets.masking_soa, budgets.masking_count)
     for seed, fig in figures["e2"].items():
@@ -141,6 +156,36 @@ def seed_results(rows: Rows, config: Any) -> dict[str, list[SeedResult]]:
         elif result is not None:
             result.excluded.append(f"{row['agent']} ({row['status']})")
     return results
+
+
+CONFIDENCE_TABLES = ("e1_trials", "e4_trials")
+"""The trial tables that hold a confidence per trial (E1's and E4's)."""
+
+
+def constant_confidence(result: SeedResult) -> None:
+    """Protocol sec. 10.13 on one seed's trial rows: a condition whose confidences are one value to
+    within float32 rounding (:func:`construction.constant_within_rounding`) has Type-2 AUROC 0.5
+    by construction, whatever one unit of rounding between two rows gives; record it
+    (``<exp>.check.constant_confidence.<[arm.]condition>``: 1.0 or 0.0) and set the AUROC to 0.5.
+
+    >>> r = SeedResult("e1", 5, values={"e1.auroc.self_off": 0.509})
+    >>> r.rows["e1_trials"] = [{"condition": "self_off", "confidence": c, "correct": k}
+    ...                        for c, k in ((0.4909055, 1), (0.49090543, 0), (0.4909055, 0))]
+    >>> constant_confidence(r)
+    >>> r.values["e1.auroc.self_off"], r.values["e1.check.constant_confidence.self_off"]
+    (0.5, 1.0)
+    """
+    conditions: dict[str, list[float]] = {}
+    for table in CONFIDENCE_TABLES:
+        for row in result.rows.get(table, []):
+            name = ".".join(str(row[k]) for k in ("arm", "condition") if row.get(k) is not None)
+            c = row.get("confidence")
+            conditions.setdefault(name, []).append(math.nan if c is None else float(c))
+    for name, confidences in conditions.items():
+        constant = construction.constant_within_rounding(confidences)
+        result.values[f"{result.experiment}.check.constant_confidence.{name}"] = float(constant)
+        if constant and f"{result.experiment}.auroc.{name}" in result.values:
+            result.values[f"{result.experiment}.auroc.{name}"] = 0.5
 
 
 def twin_results(rows: Rows, config: Any) -> list[SeedResult]:
@@ -217,6 +262,10 @@ def audit_flag(entry: Mapping[str, Any]) -> Flag:
             CLAIMS_BY_ID[arm].description if arm in CLAIMS_BY_ID else arm for arm in entry["arms"]
         )
         return Flag(kind="by_construction", rule="contrast", params={"a": a, "b": b})
+    if entry["rule"] == "identical arms":
+        named = [CLAIMS_BY_ID[a].description if a in CLAIMS_BY_ID else a for a in entry["arms"]]
+        params = {**ours, "arms": "; ".join(named)}
+        return Flag(kind="by_construction", rule="identical_arms", params=params)
     if entry["rule"] == "empty bus":
         return Flag(kind="by_construction", rule="empty_bus", params=ours)
     rule = "reassigned" if entry.get("reassigned") else "relative"
@@ -248,14 +297,16 @@ def claim_flags(
     audit: Mapping[str, Any] | None,
     spread: Mapping[str, Any] | None = None,
     registered: Sequence[Flag] = (),
+    rules: frozenset[str] = ALL_RULES,
 ) -> tuple[Flag, ...]:
-    """Why a claim is not (plain) evidence: stated not comparable, out of reach or with nothing to
-    predict (``registered``, protocol sec. 10.3), calibrated (10.2), fixed by the design (declared
-    in the table, or found by the audit), undefined, an AUROC whose spread changes no bet."""
+    """Why a claim is not (plain) evidence: stated not comparable, out of reach, with nothing to
+    predict or with arms censored alike (``registered``, protocol sec. 10.3, 10.8), calibrated
+    (10.2), fixed by the design (declared in the table under the rules in force, or found by the
+    audit), undefined, an AUROC whose spread changes no bet."""
     flags = list(registered)
     if spec.not_comparable:
         flags.append(Flag(kind="not_comparable", rule="stated", note=spec.not_comparable))
-    if spec.by_construction:
+    if spec.by_construction and spec.declared_by in rules:
         flags.append(Flag(kind="by_construction", rule="spec", note=spec.by_construction))
     if audit:
         flags.append(audit_flag(audit))
@@ -301,10 +352,12 @@ def claim_finding(
     outcome: str | None = None,
     spread: Mapping[str, Any] | None = None,
     registered: Sequence[Flag] = (),
+    rules: frozenset[str] = ALL_RULES,
 ) -> Finding:
-    """One claim of the paper's table (or E4's) as a finding, with its verdict and flags; a
-    registered not-comparable flag (protocol sec. 10.3) makes its verdict "not comparable"."""
-    verdict_, rule = verdict(spec, ours, values)
+    """One claim of the paper's table (or E4's) as a finding, with its verdict and flags under the
+    rules in force (``rules``: all by default); a registered not-comparable flag (protocol sec.
+    10.3, 10.8) makes its verdict "not comparable"."""
+    verdict_, rule = verdict(spec, ours, values, rules)
     if any(f.kind == "not_comparable" for f in registered):
         verdict_, rule = "not comparable", "registered"
     experiment, metric = spec.id.split(".")[:2]
@@ -333,7 +386,8 @@ def claim_finding(
         pattern=spec.pattern or "",
         hypothesis=spec.hypothesis,
         outcome=outcome,
-        flags=claim_flags(spec, rule, audit, spread, registered),
+        flags=claim_flags(spec, rule, audit, spread, registered, rules),
+        group=spec.group or "",
         study=STUDY_OF[experiment],
         files=FILES_OF[experiment],
         section=spec.paper.section,
@@ -408,8 +462,12 @@ def dissociation(findings: Mapping[str, Finding], claims: Sequence[str]) -> str:
     return "evidence" if all(f.evidence for f in got) else "construction"
 
 
-def paper_answer(findings: Sequence[Finding], seeds: int) -> Answer:
-    """How many of the paper's claims reproduce here as evidence, and which dissociations hold."""
+def paper_answer(
+    findings: Sequence[Finding], seeds: int, history: Sequence[Mapping[str, Any]] = ()
+) -> Answer:
+    """How many of the paper's findings reproduce here as evidence (claims that restate one
+    finding counted once), which dissociations hold, the groups of claims counted once, and the
+    counts rule by rule (``history``: :func:`rule_history`)."""
     split = evidence_split(findings)
     by_id = {f.id: f for f in findings}
     evidence = split["evidence"]
@@ -418,18 +476,103 @@ def paper_answer(findings: Sequence[Finding], seeds: int) -> Answer:
     outcome = "none" if holding == 0 else ("all" if holding == compared else "some")
     dissociations = {e: dissociation(by_id, claims) for e, claims in DISSOCIATIONS.items()}
     cited = tuple(c for e, claims in DISSOCIATIONS.items() for c in claims if c in by_id)
+    groups: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.group and f.verdict is not None:
+            groups.setdefault(f.group, []).append(f)
     return Answer(
         outcome=outcome,
         findings=cited,
         params={
             "claims": sum(1 for f in findings if f.verdict is not None),
+            "independent": sum(split["evidence"].values()) + sum(split["apart"].values()),
             "seeds": seeds,
             "evidence": evidence,
             "apart": split["apart"],
             "apart_kinds": apart_by_kind(findings),
             "dissociations": {e: d for e, d in dissociations.items() if d != "missing"},
+            "groups": {
+                g: {
+                    "question": GROUPS.get(g, g),
+                    "claims": [f.id for f in members],
+                    "evidence": any(f.evidence for f in members),
+                }
+                for g, members in groups.items()
+                if len(members) > 1
+            },
+            "history": list(history),
         },
     )
+
+
+COUNTED = ("reproduced", "partly reproduced", "not reproduced", "not comparable")
+"""The verdicts the history of the counts states (a claim of the paper always has one)."""
+
+
+def rule_history(build: Any) -> list[dict[str, Any]]:
+    """The evidence counts under the rules in force at each rule's date, cumulatively: for every
+    rule of :data:`labcore.paper.RULES`, the counts once it was added (``build(rules)`` gives the
+    claims' findings under ``rules``), how many are counted apart, the claims it moved (a verdict
+    or the evidence status changed: ``changed``), of them those it took out of the evidence
+    (``left``) and those it put back (``entered``). Claims count as independent findings only from
+    the rule ``independent`` on."""
+    out: list[dict[str, Any]] = []
+    before: dict[str, tuple] = {}
+    for rule in RULES:
+        active = rules_through(rule.id)
+        findings = [f for f in build(active) if f.verdict is not None]
+        split = evidence_split(findings, grouped="independent" in active)
+        now = {f.id: (f.verdict, f.evidence) for f in findings}
+        out.append(
+            {
+                "rule": rule.id,
+                "date": rule.date,
+                "after_results": rule.after_results,
+                "evidence": {v: split["evidence"][v] for v in COUNTED},
+                "apart": sum(split["apart"].values()),
+                "changed": [i for i, x in now.items() if before and before.get(i) != x],
+                "left": [i for i, x in now.items() if before.get(i, (0, False))[1] and not x[1]],
+                "entered": [i for i, x in now.items() if before and not before[i][1] and x[1]],
+            }
+        )
+        before = now
+    return out
+
+
+def shift_values(results: Sequence[SeedResult]) -> dict[str, float]:
+    """What E3's two distribution shifts cost each agent kind, across seeds: the largest and
+    smallest per-seed accuracy loss (``e3.ood_gap_max.<kind>``, ``e3.ood_gap_min.<kind>``; their
+    means are ``e3.ood_gap.<kind>``), and the share of the overflow shift's gap a has-a-workspace
+    indicator explains (``e3.explore.composite_overflow.r2_workspace``: R^2 of the gap on 1 for a
+    kind with a workspace, 0 without), beside GBI's.
+
+    >>> gaps = [0.0, 0.18]
+    >>> rs = [SeedResult("e3", s, values={"e3.ood_gap.hot_only": g}) for s, g in enumerate(gaps)]
+    >>> shift_values(rs)["e3.ood_gap_max.hot_only"]
+    0.18
+    """
+    per_kind: dict[str, list[float]] = {}
+    for r in results:
+        for key, value in r.values.items():
+            if key.startswith("e3.ood_gap.") and value is not None and math.isfinite(value):
+                per_kind.setdefault(key.removeprefix("e3.ood_gap."), []).append(float(value))
+    out = {}
+    for kind, gaps in per_kind.items():
+        out[f"e3.ood_gap_max.{kind}"] = max(gaps)
+        out[f"e3.ood_gap_min.{kind}"] = min(gaps)
+    points = [
+        (AGENT_KINDS[kind].workspace, p["gap_overflow"])
+        for r in results
+        for kind, p in r.figures.get("points", {}).items()
+        if kind in AGENT_KINDS and finite(p.get("gap_overflow"))
+    ]
+    if len(points) >= 3 and len({w for w, _ in points}) == 2:
+        has, gap = (np.array(x, float) for x in zip(*points, strict=True))
+        if gap.std() > 0:
+            out["e3.explore.composite_overflow.r2_workspace"] = float(
+                np.corrcoef(has, gap)[0, 1] ** 2
+            )
+    return out
 
 
 def e4_answer(hypotheses: Sequence[Mapping[str, Any]]) -> Answer:
@@ -444,29 +587,51 @@ def e4_answer(hypotheses: Sequence[Mapping[str, Any]]) -> Answer:
     )
 
 
-def registered_flags(results: Sequence[SeedResult], rows: Rows) -> dict[str, tuple[Flag, ...]]:
-    """The flags of protocol sec. 10.2-10.3, by claim: E1's accuracies calibrated to the ideal
-    observer; an L75 whose paper value ("> 0.5") lies beyond the ideal observer's ceiling in the
-    E3 design study (the ``bounds`` rows); the composite when its target does not vary."""
+def registered_ceiling(key: str) -> bool:
+    """Whether the ceiling rule as registered on 2026-11-26 (protocol sec. 10.1) covered ``key``:
+    E2's values and B1's E3 accuracy (sec. 10.7 extended it to every value an ideal defines).
+
+    >>> registered_ceiling("e2.conjunction.k2"), registered_ceiling("e3.accuracy.bc_mlp")
+    (True, False)
+    """
+    return key.startswith("e2.") or key == "e3.accuracy.b1"
+
+
+def registered_flags(
+    results: Sequence[SeedResult],
+    rows: Rows,
+    summaries: Mapping[str, Mapping[str, Any]] | None = None,
+    rules: frozenset[str] = ALL_RULES,
+) -> dict[str, tuple[Flag, ...]]:
+    """The flags of protocol sec. 10.2, 10.3 and 10.8 under the rules in force, by claim: E1's
+    accuracies calibrated to the ideal observer; an L75 whose paper value ("> 0.5") lies beyond the
+    ideal observer's ceiling in the E3 design study (the ``bounds`` rows); the composite when its
+    target does not vary; a contrast whose value and arms are all censored at one bound
+    (``summaries``: the seed summaries), which compares nothing."""
     from labcore.experiments.e4_hypotheses import ideal_observer
+
+    out: dict[str, tuple[Flag, ...]] = {}
+
+    def add(claim_id: str, flag: Flag) -> None:
+        out[claim_id] = (*out.get(claim_id, ()), flag)
 
     per_seed: dict[str, list[float]] = {}
     for r in results:
         for key, value in r.values.items():
             if value is not None and math.isfinite(value):
                 per_seed.setdefault(key, []).append(float(value))
-    out: dict[str, tuple[Flag, ...]] = {}
     ideal = ideal_observer(-1.0)["accuracy"]
-    for claim_id in CLAIMS_BY_ID:
+    for claim_id in CLAIMS_BY_ID if "calibrated" in rules else ():
         if claim_id.startswith("e1.accuracy.") and claim_id in per_seed:
             if construction.calibrated(float(np.mean(per_seed[claim_id])), ideal):
-                out[claim_id] = (
+                add(
+                    claim_id,
                     Flag(kind="calibrated", rule="ideal_observer", params={"ideal": ideal}),
                 )
     ceilings = {(b["kind"], b["protocol"]): b for b in rows.get(BOUNDS.name, [])}
     for claim_id, spec in CLAIMS_BY_ID.items():
         parts = claim_id.split(".")
-        if parts[:2] != ["e3", "l75"] or spec.paper.bound != ">":
+        if "out_of_reach" not in rules or parts[:2] != ["e3", "l75"] or spec.paper.bound != ">":
             continue
         protocol = parts[3] if len(parts) > 3 else "stored"
         bound = ceilings.get((parts[2], protocol))
@@ -476,20 +641,28 @@ def registered_flags(results: Sequence[SeedResult], rows: Rows) -> dict[str, tup
                 "paper": spec.paper.value,
                 "source": bound["source"],
             }
-            out[claim_id] = (Flag(kind="not_comparable", rule="bound", params=params),)
+            add(claim_id, Flag(kind="not_comparable", rule="bound", params=params))
     gaps = {
         key.removeprefix("e3.ood_gap."): values
         for key, values in per_seed.items()
         if key.startswith("e3.ood_gap.")
     }
-    if gaps and construction.nothing_to_predict(gaps):
+    if "out_of_reach" in rules and gaps and construction.nothing_to_predict(gaps):
         zero = sum(1 for g in gaps.values() if all(x == 0.0 for x in g))
         flag = Flag(
             kind="not_comparable", rule="zero_variance", params={"zero": zero, "kinds": len(gaps)}
         )
         for claim_id in CLAIMS_BY_ID:
             if claim_id.startswith("e3.composite."):
-                out[claim_id] = (flag,)
+                add(claim_id, flag)
+    for claim_id, spec in CLAIMS_BY_ID.items() if "censored_arms" in rules else ():
+        keys = (claim_id, *spec.arms)
+        if spec.contrast and spec.arms and all(k in (summaries or {}) for k in keys):
+            bound = construction.censored_alike([summaries[k] for k in keys])
+            if bound is not None:
+                named = [CLAIMS_BY_ID[a].description if a in CLAIMS_BY_ID else a for a in spec.arms]
+                params = {"bound": bound, "arms": "; ".join(named)}
+                add(claim_id, Flag(kind="not_comparable", rule="censored", params=params))
     return out
 
 
@@ -504,7 +677,7 @@ def summarise(config: Any, rows: Rows) -> StudySummary:
         The study's tables (:data:`labcore.experiments.paper_tables.PAPER_TABLES` or
         ``E4_TABLES``), typed.
     """
-    from labcore.experiments import e2, e3, e4  # torch: only when a set is summarised
+    from labcore.experiments import e1, e2, e3, e4  # torch: only when a set is summarised
 
     check_budgets(rows, config)
     results = seed_results(rows, config)
@@ -513,35 +686,66 @@ def summarise(config: Any, rows: Rows) -> StudySummary:
     for name, module in (("e2", e2), ("e3", e3), ("e4", e4)):
         if name in results:
             cross.update(module.cross_seed(results[name]))
+    if "e3" in results:
+        cross.update(shift_values(results["e3"]))
     untrained_seeds = list(config.seeds[: config.audit_seeds])
     twins = twin_results(rows, config) if untrained_seeds else []
     ideals = e2.ideal_values(config.seeds, config.budgets) if {"e2", "e3"} & set(results) else {}
-    audit = construction.audit(everything, twins, ideals, e2.contrast_arms())
+    if "e1" in results:
+        ideals.update(e1.ideal_values(config.seeds, config.budgets))
     twin_means = construction.twin_means(twins) if twins else {}
-    registered = registered_flags(everything, rows)
     summaries = seed_summaries(everything, cross)
     values = {k: pattern_value(s) for k, s in summaries.items()}
     hypotheses = e4_hypotheses.evaluate(results["e4"]) if "e4" in results else []
     spreads = e4_hypotheses.spread_table(results["e4"]) if "e4" in results else {}
     outcome = {h["id"]: h["outcome"] for h in hypotheses}
     per_seed = e4_hypotheses.per_seed(results["e4"]) if "e4" in results else {}
-    findings = []
-    for claim_id, spec in CLAIMS_BY_ID.items():
-        experiment = claim_id.split(".")[0]
-        if experiment not in results:
-            continue
-        ours = summaries.get(claim_id, {"mean": None, "sd": None, "n": 0, "ci95": None})
-        extra: dict[str, Any] = {}
-        if experiment == "e4":  # no paper number: a t interval, the hypothesis's outcome
-            extra = {
-                "interval": _t_interval(list(per_seed.get(claim_id, {}).values())),
-                "method": "t",
-                "outcome": outcome.get(spec.hypothesis or ""),
-                "spread": spreads.get(claim_id),
-            }
-            extra["interval"] = extra["interval"] or (None, None)
-        extra["registered"] = registered.get(claim_id, ())
-        findings.append(claim_finding(spec, ours, values, audit.get(claim_id), **extra))
+
+    def audit_under(rules: frozenset[str]) -> dict[str, dict]:
+        if "audit" not in rules:
+            return {}
+        in_force = {
+            k: v
+            for k, v in ideals.items()
+            if "ceiling_everywhere" in rules or ("ceiling" in rules and registered_ceiling(k))
+        }
+        arms = {c.id: c.arms for c in CLAIMS_BY_ID.values() if c.arms}
+        return construction.audit(
+            everything,
+            twins,
+            in_force,
+            e2.contrast_arms(),
+            arms if "identical_arms" in rules else None,
+            wiring="relative" in rules,
+            separated="separated" in rules,
+        )
+
+    def claims_under(rules: frozenset[str], experiments: Sequence[str]) -> list[Finding]:
+        audit = audit_under(rules)
+        registered = registered_flags(everything, rows, summaries, rules)
+        findings = []
+        for claim_id, spec in CLAIMS_BY_ID.items():
+            experiment = claim_id.split(".")[0]
+            if experiment not in results or experiment not in experiments:
+                continue
+            ours = summaries.get(claim_id, {"mean": None, "sd": None, "n": 0, "ci95": None})
+            extra: dict[str, Any] = {}
+            if experiment == "e4":  # no paper number: a t interval, the hypothesis's outcome
+                extra = {
+                    "interval": _t_interval(list(per_seed.get(claim_id, {}).values())),
+                    "method": "t",
+                    "outcome": outcome.get(spec.hypothesis or ""),
+                    "spread": spreads.get(claim_id),
+                }
+                extra["interval"] = extra["interval"] or (None, None)
+            extra["registered"] = registered.get(claim_id, ())
+            findings.append(
+                claim_finding(spec, ours, values, audit.get(claim_id), rules=rules, **extra)
+            )
+        return findings
+
+    audit = audit_under(ALL_RULES)
+    findings = claims_under(ALL_RULES, list(results))
     findings += [hypothesis_finding(h) for h in hypotheses]
     name = "e4" if list(config.experiments) == ["e4"] else "paper"
     tables = ResultTables(
@@ -559,10 +763,15 @@ def summarise(config: Any, rows: Rows) -> StudySummary:
         hypotheses=[{k: v for k, v in h.items() if k != "reason"} for h in hypotheses],
         auroc_spread=spreads,
     )
-    answer = e4_answer(hypotheses) if name == "e4" else paper_answer(findings, len(config.seeds))
+    if name == "e4":
+        answer = e4_answer(hypotheses)
+    else:
+        paper = [e for e in results if e != "e4"]
+        history = rule_history(lambda rules: claims_under(rules, paper))
+        answer = paper_answer(findings, len(config.seeds), history)
     return StudySummary(
         study=name,
-        registered="docs/verdicts.md (before any result)"
+        registered="docs/verdicts.md (rules 1-5 before any result; each later rule dated)"
         if name == "paper"
         else "docs/protocol.md sec. 8.5 (H1-H6), sec. 8.8.5 (R1-R4)",
         seeds=list(config.seeds),
@@ -577,3 +786,11 @@ def summarise(config: Any, rows: Rows) -> StudySummary:
         answer=answer,
         tables=tables.model_dump(mode="json"),
     )
+
+
+def history_markdown(n5: StudySummary, n20: StudySummary | None = None) -> str:
+    """docs/verdicts.md's table "Which rule came when": every rule with its date and the evidence
+    counts once it was added, cumulatively, for a set at n = 5 and (``n20``) beside it at n = 20
+    (``labcore/templates/paper.j2``, ``history_table``)."""
+    history = n20.answer.params.get("history") if n20 is not None and n20.answer else None
+    return part(n5, "history_table", n20=history).strip()

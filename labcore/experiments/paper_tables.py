@@ -317,7 +317,8 @@ class AuditEntry(_Model):
     """A value the construction audit found fixed by the design (docs/verdicts.md)."""
 
     rule: str
-    """``untrained``, ``ceiling``, ``relative``, ``empty bus`` or ``contrast``."""
+    """``untrained``, ``ceiling``, ``relative``, ``empty bus``, ``contrast`` or
+    ``identical arms``."""
     ours: Number
     reference: Number
     """The untrained twins' mean, the ideal agent's score on the same episodes, the reference
@@ -329,8 +330,8 @@ class AuditEntry(_Model):
     low: Number = None
     high: Number = None
     """The ceiling rule's range: the ideal agent's 95% range on the same episodes."""
-    arms: tuple[str, str] | None = None
-    """The contrast rule: the two values compared."""
+    arms: tuple[str, ...] | None = None
+    """The contrast rule: the two values compared; the identical-arms rule: the values it equals."""
 
 
 class ConstructionAudit(_Model):

@@ -88,9 +88,31 @@ def test_equivalence_needs_a_tight_interval_not_a_missing_difference():
     # "same"
     assert not equivalent([0.0, 0.3], [0.2])[0]
     assert not equivalent([-9000.0, -3000.0, 200.0], [0.44, 0.45])[0]
-    # the margin is relative for large values: 10.0 vs 10.5 is within 20%
-    same, mean_a, mean_b, se = equivalent([10.0, 10.0], [10.5, 10.5])
-    assert same and mean_a == 10.0 and mean_b == 10.5 and se == 0.0
+    # the margin is relative for large values: 10.0 vs 10.5 is within 20%, and their spread does
+    # not separate them
+    same, mean_a, mean_b, se = equivalent([9.5, 10.5, 10.0], [10.2, 10.8, 10.5])
+    assert same and mean_a == pytest.approx(10.0) and mean_b == pytest.approx(10.5) and se > 0.25
+    # ... but two constants 0.5 apart are two values (protocol sec. 10.10)
+    assert not equivalent([10.0, 10.0], [10.5, 10.5])[0]
+    assert equivalent([10.0, 10.0], [10.5, 10.5], separated=False)[0]
+
+
+def test_a_t_test_that_separates_the_twins_overrules_the_margin():
+    # Protocol sec. 10.10, on the numbers that prompted it: PCI-A of A0, trained 0.452 +/- 0.02,
+    # untrained 0.517 +/- 0.03 (5 seeds each): within 20% of the larger value, t about 3.9.
+    trained = [0.43, 0.44, 0.45, 0.46, 0.48]
+    untrained = [0.48, 0.50, 0.52, 0.53, 0.555]
+    same, a, b, se = equivalent(trained, untrained)
+    assert not same and (b - a) / se > 3
+    assert equivalent(trained, untrained, separated=False)[0]  # the margin alone called it the same
+    flagged = audit(_results([{"x": v} for v in trained]), _results([{"x": v} for v in untrained]))
+    assert "x" not in flagged
+    kept = audit(
+        _results([{"x": v} for v in trained]),
+        _results([{"x": v} for v in untrained]),
+        separated=False,
+    )
+    assert kept["x"]["rule"] == "untrained"
 
 
 def test_allocation_closed_form_matches_the_hand_computation():
@@ -321,3 +343,100 @@ def test_bundled_relative_flags_follow_the_trial_records(result_set):
     assert not claims["e1.auroc.blind_permute"].evidence
     assert claims["e1.accuracy.self_off"].flag("by_construction").rule == "relative"
     assert claims["e2.dnrs.scale_0"].flag("by_construction").rule == "empty_bus"
+
+
+# ----------------------------------------------------------- added 2026-11-29 (protocol 10.7-10.13)
+def _brute_force_ideal_auroc(trials: int, seed: int) -> float:
+    """The wagering task's ideal observer written independently: the posterior of each side by
+    numerical integration over the salience grid, its AUROC by scikit-learn."""
+    from scipy import stats
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(seed)
+    side = rng.integers(0, 2, trials)
+    salience = rng.uniform(0.0, 1.0, trials)
+    x = rng.normal(0.0, 0.25, (trials, 2))
+    x[np.arange(trials), side] += salience
+    grid = np.linspace(0.0, 1.0, 401)
+
+    def likelihood(cue: np.ndarray, other: np.ndarray) -> np.ndarray:
+        over = np.concatenate(
+            [
+                stats.norm.pdf(c[:, None], loc=grid[None, :], scale=0.25).mean(axis=1)
+                for c in np.array_split(cue, max(1, len(cue) // 10_000))
+            ]
+        )
+        return over * stats.norm.pdf(other, scale=0.25)
+
+    right, left = likelihood(x[:, 1], x[:, 0]), likelihood(x[:, 0], x[:, 1])
+    p_right = right / (right + left)
+    correct = (p_right > 0.5) == (side == 1)
+    return float(roc_auc_score(correct, np.maximum(p_right, 1 - p_right)))
+
+
+def test_the_e1_ideal_observer_matches_an_independent_computation():
+    from labcore.experiments.e1 import ideal_wager
+
+    ours = ideal_wager(600, replicates=1000)
+    assert ours["auroc"] == pytest.approx(0.847, abs=0.003)
+    assert ours["auroc"] == pytest.approx(_brute_force_ideal_auroc(100_000, seed=3), abs=0.005)
+    assert ours["opt_out"] == 0.0 and ours["opt_out_var"] == 0.0  # +-1 payoff: it always bets
+    assert 0.015 < ours["auroc_var"] ** 0.5 < 0.025  # one seed of 600 trials
+
+
+def test_the_ceiling_rule_applies_to_e1_and_every_e3_accuracy():
+    from labcore.budgets import ReproduceConfig
+    from labcore.experiments.e1 import ideal_values as e1_ideals
+
+    cfg = ReproduceConfig.for_budget((0, 1), True)
+    ideals = {**ideal_values_of([0, 1], cfg), **e1_ideals([0, 1], cfg)}
+    e3 = {k: v for k, v in ideals.items() if k.startswith("e3.accuracy.")}
+    assert e3["e3.accuracy.bc_mlp"] == e3["e3.accuracy.hot_only"] == (1.0, 0.0)
+    assert e3["e3.accuracy.a0"][0] == pytest.approx(1 / 7)  # cue-blind: a guess
+    assert ideals["e1.skip.self_on"] == (0.0, 0.0)
+
+    def flagged(values: dict) -> set:
+        return {k for k, v in audit(_results([values, values], "e1"), [], ideals).items()}
+
+    at_ideal = {"e1.auroc.self_on": 0.84, "e1.skip.self_on": 0.008, "e3.accuracy.bc_mlp": 1.0}
+    assert flagged(at_ideal) == set(at_ideal)
+    learned = {"e1.auroc.self_on": 0.93, "e1.skip.self_on": 0.03, "e3.accuracy.bc_mlp": 0.95}
+    assert flagged(learned) == set()
+
+
+def test_identical_arms_are_fixed_only_when_the_twins_are_identical_too():
+    arms = {"e2.ignition.k4": ("e2.ignition.k2",), "e2.ignition.k2": ("e2.ignition.k4",)}
+    same = {"e2.ignition.k4": 0.4996, "e2.ignition.k2": 0.4996}
+    twin = {"e2.ignition.k4": 0.4998, "e2.ignition.k2": 0.4998}
+    found = audit(_results([same, same]), _results([twin]), arms=arms, separated=True)
+    assert {k: v["rule"] for k, v in found.items()} == dict.fromkeys(arms, "identical arms")
+    assert found["e2.ignition.k4"]["arms"] == ("e2.ignition.k2",)
+    learned_twin = {"e2.ignition.k4": 0.52, "e2.ignition.k2": 0.41}
+    assert audit(_results([same, same]), _results([learned_twin]), arms=arms) == {}
+    differ = {"e2.ignition.k4": 0.5, "e2.ignition.k2": 0.4}  # one seed tells them apart
+
+    def rules(found: dict) -> set:
+        return {v["rule"] for v in found.values()}
+
+    assert "identical arms" not in rules(
+        audit(_results([same, differ]), _results([twin]), arms=arms)
+    )
+    assert audit(_results([same, same]), [], arms=arms) == {}  # no twins: no claim on the wiring
+
+
+def test_constancy_is_judged_to_float32_rounding_and_censoring_alike():
+    from labcore.experiments.construction import (
+        ROUNDING_ULPS,
+        censored_alike,
+        constant_within_rounding,
+    )
+
+    one_unit = float(np.spacing(np.float32(0.4909055)))
+    assert constant_within_rounding([0.4909055] * 592 + [0.4909055 - one_unit] * 8)
+    assert not constant_within_rounding([0.49, 0.49 + 3 * ROUNDING_ULPS * one_unit])
+    saturated = 1.0 - np.arange(14) * float(np.spacing(np.float32(0.99999)))  # 14 units: values
+    assert not constant_within_rounding(saturated)
+    right = {"censored": "right", "bound": 0.5}
+    assert censored_alike([right, right]) == 0.5
+    assert censored_alike([right, {"censored": "right", "bound": 1.0}]) is None
+    assert censored_alike([right, {"censored": None, "mean": 0.3, "bound": None}]) is None

@@ -208,8 +208,11 @@ def test_the_bundled_study_resummarises_to_its_own_findings(tmp_path):
     assert after.tables == before.summary.tables and after.answer == before.summary.answer
     assert (tmp_path / X.ROWS.file).read_bytes() == (BUNDLED / X.ROWS.file).read_bytes()
     assert study_figure(tmp_path).to_json() == (BUNDLED / "figure.json").read_text()
+    # Phi_E on z_self, intact, M2: its untrained twin is not "the same" once a t test separates
+    # them (protocol sec. 10.10)
     assert [r.model_dump() for r in before.tables.recovered] == [
         {"measure": "phi", "signal": "slots", "variant": "intact", "test": "M2"},
+        {"measure": "phi", "signal": "z_self", "variant": "intact", "test": "M2"},
         {"measure": "phi", "signal": "z_self", "variant": "evoked", "test": "M2"},
         {"measure": "tse", "signal": "z_self", "variant": "intact", "test": "M1"},
     ]
