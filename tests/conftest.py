@@ -15,9 +15,17 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import pytest  # noqa: E402
-from hypothesis import settings  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
 
-settings.register_profile("lab", derandomize=True, deadline=None, print_blob=True)
+# Same examples on every run; no deadline and no "too slow" check: the examples' time depends on
+# what else the two cores are doing, not on the code (a loaded machine once failed the check).
+settings.register_profile(
+    "lab",
+    derandomize=True,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.load_profile("lab")
 
 
