@@ -244,7 +244,7 @@ def cmd_study(args: argparse.Namespace) -> int:
         return 0
     try:
         study = get_study(args.name)
-        config = study.config.quick() if args.quick else study.config()
+        config = study.quick() if args.quick else study.design()
         config = with_overrides(config, args.set or [])
         study.units(config)  # a config the study cannot run (an unknown cell): one sentence
     except ValueError as exc:  # the refusal stays the exit's cause, with its record

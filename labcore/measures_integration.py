@@ -3,7 +3,7 @@ TSE complexity on the recorded states of one dual-task agent, without and with t
 
 Like :mod:`labcore.measures`, each function here runs autonomous rollouts
 (:mod:`labcore.rollout`) and applies markers (:mod:`labcore.markers.integration`); nothing here
-imports Streamlit. The integration study (:mod:`labcore.experiments.explore_integration`) and the
+imports Streamlit. The integration study (:mod:`labcore.experiments.integration`) and the
 lab's Integration page call the same functions.
 """
 

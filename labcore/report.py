@@ -32,7 +32,7 @@ from plotly.offline import get_plotlyjs
 from labcore.experiments.e4_hypotheses import answer_context
 from labcore.experiments.paper_results import REPORT, ResultSet, load_results
 from labcore.experiments.paper_tables import EXPERIMENTS
-from labcore.experiments.study import load_study
+from labcore.experiments.study import STUDIES, load_study
 from labcore.figures.explore import design_figure
 from labcore.figures.findings import claim_description, claim_ours_text, claim_paper_text
 from labcore.figures.registry import (
@@ -57,7 +57,6 @@ from labcore.render import (
     render,
     verdict_text,
 )
-from labcore.storage.studies import EXPLORE_DIR
 
 __all__ = ["REPORTED_STUDIES", "build_report_html", "main", "write_report"]
 
@@ -204,7 +203,7 @@ def _section(exp: str, res: ResultSet) -> dict[str, Any]:
 def _design(res: ResultSet) -> dict[str, Any] | None:
     """The E3 design study (``python -m labcore study e3_design``), when it sits beside the
     result set: its long answer, figure and medians."""
-    directory = res.directory.parent / EXPLORE_DIR
+    directory = res.directory.parent / STUDIES["e3_design"].folder
     if res.study != "paper" or not directory.is_dir():
         return None
     study = load_study("e3_design", directory)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import json
 import os
 import uuid
 import weakref
@@ -41,9 +42,9 @@ from labcore.budgets import LIVE_BUDGETS
 from labcore.config import AGENT_DESCRIPTIONS, Intervention, TrainConfig
 from labcore.experiments import paper_results
 from labcore.experiments.paper_tables import E4_TABLES, FIGURES, PAPER_TABLES
+from labcore.experiments.study import RESULT_SET_STUDIES, STUDIES, study_folders
 from labcore.findings import SUMMARY
 from labcore.settings import settings
-from labcore.storage import studies
 from ui import jobs
 
 if TYPE_CHECKING:
@@ -544,7 +545,7 @@ def integration_known_answers() -> list[KnownAnswer]:
     return _markers.known_answers()
 
 
-INTEGRATION_STUDY_DIR = ROOT / "results" / studies.INTEGRATION_DIR
+INTEGRATION_STUDY_DIR = ROOT / "results" / STUDIES["integration"].folder
 """The integration study (protocol sec. 9) the Integration page shows (read at call time: tests
 point it elsewhere)."""
 
@@ -725,14 +726,28 @@ def checked_results(
 
 
 def result_sets() -> list[str]:
-    """Result directories under ``results/`` that hold a summary (bundled first; the studies'
-    folders, ``studies.STUDY_DIRS``, are not result sets)."""
+    """Result directories under ``results/`` that hold a summary of the paper's experiments
+    (bundled first): not a registered study's folder (:func:`~labcore.experiments.study.
+    study_folders`), nor a folder whose summary names another study (a second run of one, e.g.
+    ``--out results/dissociations_seeds20``). A summary that cannot be read stays a choice, so the
+    page says what is wrong with it."""
+    others = study_folders()
     found = sorted(
         p.parent
         for p in (ROOT / "results").glob("*/summary.json")
-        if p.parent.name not in studies.STUDY_DIRS
+        if p.parent.name not in others and _study_named(p) in (None, *RESULT_SET_STUDIES)
     )
     return [str(p) for p in sorted(found, key=lambda p: (p.name != "bundled", p.name))]
+
+
+def _study_named(path: Path) -> str | None:
+    """The study a ``summary.json`` names (None if it cannot be read or names none)."""
+    try:
+        text = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    study = text.get("study") if isinstance(text, dict) else None
+    return study if isinstance(study, str) else None
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -779,7 +794,7 @@ def _study(name: str, directory: str) -> LoadedStudy:
 def study(name: str) -> LoadedStudy:
     """A registered study's bundled folder as read for display (``results/<folder>``; problems
     listed, never raised; cached per folder)."""
-    return _study(name, str(ROOT / "results" / _study_module.get_study(name).folder))
+    return _study(name, str(ROOT / "results" / STUDIES[name].folder))
 
 
 def explore() -> LoadedStudy:

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labcore.budgets import LIVE_BUDGETS
-from labcore.experiments.pdw_findings import BY_COHERENCE, CURVES, POLICIES
-from labcore.experiments.pdw_sweep_findings import CURVES as SWEEP_CURVES
-from labcore.experiments.pdw_sweep_findings import FACTORS, KEEPS_AT, LEVELS, cell_names
-from labcore.experiments.pdw_sweep_findings import ROWS as SWEEP_ROWS
-from labcore.storage import studies
+from labcore.experiments.pdw import BY_COHERENCE, CURVES, POLICIES, SEEDS
+from labcore.experiments.pdw_sweep import CURVES as SWEEP_CURVES
+from labcore.experiments.pdw_sweep import FACTORS, KEEPS_AT, LEVELS, cell_names, cells
+from labcore.experiments.pdw_sweep import ROWS as SWEEP_ROWS
+from labcore.experiments.study import STUDIES
 from ui import data, jobs
 from ui.data import ROOT
 
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from labcore.findings import Finding, StudySummary
     from labcore.training.neurogym_trainer import NeuroGymRLConfig
 
-_pdw_sweep = data._Later("labcore.experiments.pdw_sweep")
 _reward_answer = data._Later("labcore.experiments.reward_answer")
 _neurogym_rl = data._Later("labcore.training.neurogym_trainer")
 _e4 = data._Later("labcore.experiments.e4")
@@ -122,7 +121,7 @@ def train_live(
     return job.result["record"], Path(job.result["path"])
 
 
-NEUROGYM_STUDY_DIR = ROOT / "results" / studies.NEUROGYM_DIR
+NEUROGYM_STUDY_DIR = ROOT / "results" / STUDIES["neurogym"].folder
 """The bundled NeuroGym study (protocol 8.6) the "From reward alone" page shows."""
 
 
@@ -132,12 +131,12 @@ def neurogym_study() -> LoadedStudy:
 
 
 # ----------------------------------------------------------------------- protocol 8.7 (issue 23)
-PDW_STUDY_DIR = ROOT / "results" / studies.PDW_DIR
+PDW_STUDY_DIR = ROOT / "results" / STUDIES["pdw"].folder
 """The bundled Song et al. reproduction (``study pdw``); read at call time (tests point it
 elsewhere)."""
-PDW_SWEEP_STUDY_DIR = ROOT / "results" / studies.PDW_SWEEP_DIR
+PDW_SWEEP_STUDY_DIR = ROOT / "results" / STUDIES["pdw_sweep"].folder
 """The bundled reward explorer (``study pdw_sweep``); read at call time."""
-PDW_HELD_STUDY_DIR = ROOT / "results" / studies.PDW_HELD_DIR
+PDW_HELD_STUDY_DIR = ROOT / "results" / STUDIES["pdw_held"].folder
 """The explorer's bundled post hoc follow-up (``study pdw_held``); read at call time."""
 LIVE_SURE_OPTION = LIVE_BUDGETS
 """The budgets of the live sure-option run (``sure_option_*``; tests shrink them here)."""
@@ -152,9 +151,9 @@ PDW_POLICIES = POLICIES
 
 
 def pdw_study() -> LoadedStudy:
-    """The Song et al. reproduction of :data:`PDW_STUDY_DIR` (signatures by coherence, curves),
-    cached; problems listed, never raised. Its trial files are not read."""
-    return data.read_study("pdw", str(PDW_STUDY_DIR), (BY_COHERENCE.name, CURVES.name))
+    """The Song et al. reproduction of :data:`PDW_STUDY_DIR` (signatures by coherence, curves,
+    the per-seed values), cached; problems listed, never raised. Its trial files are not read."""
+    return data.read_study("pdw", str(PDW_STUDY_DIR), (BY_COHERENCE.name, CURVES.name, SEEDS.name))
 
 
 def pdw_sweep_study() -> LoadedStudy:
@@ -215,31 +214,40 @@ def reference_curves(cfg: NeuroGymRLConfig) -> tuple[pd.DataFrame | None, str, l
     frame = sweep.frame(SWEEP_CURVES.name)
     if cell and frame is not None and (frame["cell"] == cell).any():
         rows = sweep.frame(SWEEP_ROWS.name)
-        mine = None if rows is None else rows[rows["cell"] == cell]
-        met = (
-            []
-            if mine is None
-            else [
-                int(u)
-                for u, how in zip(mine["updates"], mine["stopped"], strict=True)
-                if how == "criterion"
-            ]
-        )
         return (
             frame[(frame["cell"] == cell) & (frame["agent"] == "plain_gru")],
             f"the explorer's cell {cell} (bundled, mean over seeds)",
-            met,
+            _criterion_met(None if rows is None else rows[rows["cell"] == cell]),
         )
     study = pdw_study()
     frame = study.frame(CURVES.name)
     if frame is None:
         return None, "", []
-    met = study.tables.met("plain_gru") if study.tables is not None else []
+    seeds = study.frame(SEEDS.name)
+    mine = None
+    if seeds is not None:
+        mine = seeds[
+            (seeds["agent"] == "plain_gru")
+            & (seeds["training"] == "reward")
+            & (seeds["policy"] == "sampled")
+        ]
     return (
         frame[(frame["agent"] == "plain_gru") & (frame["training"] == "reward")],
         "Song's setting, the reproduction (bundled, mean over seeds)",
-        met,
+        _criterion_met(mine),
     )
+
+
+def _criterion_met(networks: pd.DataFrame | None) -> list[int]:
+    """The updates after which each of these networks (rows with ``updates`` and ``stopped``) met
+    the stopping criterion."""
+    if networks is None:
+        return []
+    return [
+        int(u)
+        for u, how in zip(networks["updates"], networks["stopped"], strict=True)
+        if how == "criterion"
+    ]
 
 
 def explorer_cell_of(cfg: NeuroGymRLConfig) -> str | None:
@@ -247,7 +255,7 @@ def explorer_cell_of(cfg: NeuroGymRLConfig) -> str | None:
     scale,
     every other factor at Song's level (S, or S with one of those three at the old level), else
     None."""
-    for cell in _pdw_sweep.cells():
+    for cell in cells():
         if (
             cell.side == "S"
             and cell.factor in ("", "entropy", "readout_init", "input_scale")

@@ -20,16 +20,16 @@ if TYPE_CHECKING:
 
 _measures = data.measures  # ui.data's lazy handles, not a second import of the same module
 _integration = data.integration_measures
-_explore_e3 = data._Later("labcore.experiments.explore_e3_findings")
+_e3_design = data._Later("labcore.experiments.e3_design")
 
 
 def e3_design_levels() -> dict[str, tuple]:
     """The E3 design study's factors and their levels, registered in protocol sec. 7
-    (:mod:`labcore.experiments.explore_e3_findings`): write geometry, loop and readout gain."""
+    (:mod:`labcore.experiments.e3_design`): write geometry, loop and readout gain."""
     return {
-        "geometry": _explore_e3.GEOMETRIES,
-        "loop": _explore_e3.LOOPS,
-        "gain": _explore_e3.GAINS,
+        "geometry": _e3_design.GEOMETRIES,
+        "loop": _e3_design.LOOPS,
+        "gain": _e3_design.GAINS,
     }
 
 

@@ -170,7 +170,7 @@ def plain(row: dict) -> dict:
 def bound_rows(design_study: str) -> list[dict[str, Any]]:
     """The median ideal-observer L75 of B1, B2 and B2 workspace-read per noise protocol in the E3
     design study's registered cell on the fast schedule (none if the study cannot be read)."""
-    from labcore.experiments.explore_e3_findings import KINDS, PROTOCOLS, REGISTERED, E3Tables
+    from labcore.experiments.e3_design import KINDS, PROTOCOLS, REGISTERED, E3Tables
     from labcore.findings import load_summary
 
     loaded = load_summary(design_study, E3Tables, study="e3_design")

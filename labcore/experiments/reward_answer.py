@@ -22,19 +22,13 @@ from pathlib import Path
 
 from labcore import render
 from labcore.experiments.e4_hypotheses import answer_context
+from labcore.experiments.study import STUDIES as REGISTRY
 from labcore.findings import Finding, StudySummary, load_summary
-from labcore.storage.studies import NEUROGYM_DIR, PDW_DIR, PDW_HELD_DIR, PDW_SWEEP_DIR
 from labcore.training.neurogym_trainer import SONG_2017
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = "reward.j2"
-STUDIES = {
-    "pdw": PDW_DIR,
-    "pdw_sweep": PDW_SWEEP_DIR,
-    "pdw_held": PDW_HELD_DIR,
-    "e4": "e4",
-    "neurogym": NEUROGYM_DIR,
-}
+STUDIES = {key: REGISTRY[key].folder for key in ("pdw", "pdw_sweep", "pdw_held", "e4", "neurogym")}
 """Each study of the answer -> its folder under ``results/``."""
 Summaries = Mapping[str, StudySummary | None]
 

@@ -1,8 +1,12 @@
-"""One shape for every study, one runner (issue 32; after Optuna's ``Study`` and Hydra's sweeps).
+"""One shape for every study, one registry, one runner (after Optuna's ``Study`` and Hydra's
+sweeps).
 
-A :class:`Study` is a config (a frozen dataclass with ``quick()``), its units, a function that
-runs one unit into rows, and one that turns the rows into findings. :func:`run_study` runs any of
-them the same way:
+A study is one module, ``labcore/experiments/<name>.py``, whose ``STUDY`` (a :class:`Study`) is a
+config (a frozen dataclass with ``quick()``), its units, a function that runs one unit into rows,
+its tables, and a function that turns the rows into findings; its words are
+``labcore/templates/<name>.j2``. The registry (:data:`STUDIES`) names each study's folder under
+``results/`` and its title, once. ``docs/adding_a_study.md`` walks through a small one
+(:mod:`labcore.experiments.example`). :func:`run_study` runs any of them the same way:
 
 1. ``prepare`` (optional): what the units share, e.g. training the agents as seed batches;
 2. every unit, in spawned worker processes, each cached on disk (``joblib.Memory`` under
@@ -70,13 +74,9 @@ class Table:
 
 @dataclass(frozen=True)
 class Study:
-    """A study of the registry (:data:`STUDIES`)."""
+    """A study: what ``STUDY`` in its module is. Its name, title and folder are the registry's
+    (:data:`STUDIES`): :func:`get_study` fills them in."""
 
-    name: str
-    title: str
-    """One line for ``--list``."""
-    folder: str
-    """Its bundled folder under ``results/``."""
     config: type
     """A frozen dataclass; ``config()`` is the registered design, ``config.quick()`` a smoke run."""
     units: Callable[[Any], Sequence[Any]]
@@ -90,7 +90,7 @@ class Study:
     """``prepare(config, out, jobs, todo)``: work the units to run (``todo``) share (training
     their agents), before them; not called when every unit is kept."""
     tables_model: type[BaseModel] | None = None
-    """The model of the summary's ``tables`` (validated on load)."""
+    """The model of the summary's ``tables`` where a page reads them (validated on load)."""
     unit_label: Callable[[Any], str] = str
     unit_of: Callable[[dict[str, Any]], Any] | None = None
     """The unit a row of any table belongs to: units whose rows are already in the study's files
@@ -98,72 +98,103 @@ class Study:
     derived: Callable[[Any, Rows, Path], Sequence[str]] | None = None
     """``derived(config, rows, out)``: files made from the rows read back (e.g. a figure's arrays
     as JSON), written before the summary and listed in its manifest; returns their names."""
+    name: str = ""
+    """The registry's name (a study run without the registry, e.g. in a test, sets its own)."""
+    title: str = ""
+    folder: str = ""
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    """Config fields the registry sets (a named setting of a module's study, e.g. ``pdw_held``)."""
+
+    def design(self) -> Any:
+        """The registered config: ``config()`` with the registry's :attr:`settings`."""
+        return self.config(**self.settings)
+
+    def quick(self) -> Any:
+        """The smoke-test config: ``config.quick()`` with the registry's :attr:`settings`."""
+        return dataclasses.replace(self.config.quick(), **self.settings)
 
 
 @dataclass(frozen=True)
 class Registered:
-    """A registry entry: where the study is defined, its bundled folder and its one-line title
-    (listing the studies imports none of them, so no torch)."""
+    """A registry entry: the study's bundled folder under ``results/`` and its one-line title
+    (listing the studies imports none of them, so no torch), the module whose ``STUDY`` runs it
+    (``labcore.experiments.<name>`` unless named), and the config fields it sets there."""
 
-    module: str
     folder: str
     title: str
+    module: str = ""
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    def module_of(self, name: str) -> str:
+        """The module that defines study ``name``."""
+        return self.module or f"labcore.experiments.{name}"
 
 
 STUDIES: dict[str, Registered] = {
     "paper": Registered(
-        "labcore.experiments.paper_study",
         "bundled",
         "The paper's Experiments 1-3 against its numbers (paper sec. 5; docs/verdicts.md)",
+        module="labcore.experiments.paper_study",
     ),
     "e4": Registered(
-        "labcore.experiments.e4_study",
         "e4",
         "Experiment 4: does metacognition emerge from reward alone (protocol 8.5, 8.8)",
+        module="labcore.experiments.e4_study",
     ),
     "e3_design": Registered(
-        "labcore.experiments.explore_e3",
         "explore_e3",
         "E3 design: which design gives the paper's robustness hierarchy (protocol 7)",
     ),
     "integration": Registered(
-        "labcore.experiments.explore_integration",
         "explore_integration",
         "Integration: which whole-vs-parts measure behaves as IIT predicts (protocol 9)",
     ),
     "pdw": Registered(
-        "labcore.experiments.pdw",
-        "pdw",
-        "Song et al. 2017 reproduced on NeuroGym's post-decision wager (protocol 8.7)",
+        "pdw", "Song et al. 2017 reproduced on NeuroGym's post-decision wager (protocol 8.7)"
     ),
     "pdw_sweep": Registered(
-        "labcore.experiments.pdw_sweep",
         "pdw_sweep",
         "the reward explorer: which training choice keeps the sure option (protocol 8.7)",
     ),
     "pdw_held": Registered(
-        "labcore.experiments.pdw_held",
         "pdw_held",
         "what the reward explorer held, post hoc (change log 2026-11-24)",
+        module="labcore.experiments.pdw_sweep",
+        settings={"design": "held"},
     ),
     "dissociations": Registered(
-        "labcore.experiments.dissociations",
         "dissociations",
         "Dissociations the data decides: E1 and E2 with outcomes training decides (protocol 11)",
     ),
     "neurogym": Registered(
-        "labcore.experiments.explore_neurogym",
-        "explore_neurogym",
-        "NeuroGym's post-decision wager, our first training (protocol 8.6)",
+        "explore_neurogym", "NeuroGym's post-decision wager, our first training (protocol 8.6)"
+    ),
+    "example": Registered(
+        "example", "A worked example: an ideal observer's confidence (docs/adding_a_study.md)"
     ),
 }
-"""The registry: every study the lab runs, by name."""
+"""The registry: every study the lab runs, by name; the one place its folder and title are
+named."""
+RESULT_SET_STUDIES = ("paper", "e4")
+"""The studies whose folders are result sets of the paper's experiments (the Replication page's
+choices); every other study's folder is not one."""
 
 
 def get_study(name: str) -> Study:
-    """The registered study ``name``; a ValueError lists the others."""
+    """The registered study ``name`` (its name, title, folder and settings from :data:`STUDIES`);
+    a ValueError lists the others."""
     check_choice(name, "study", STUDIES)
-    return importlib.import_module(STUDIES[name].module).STUDY
+    entry = STUDIES[name]
+    study = importlib.import_module(entry.module_of(name)).STUDY
+    return dataclasses.replace(
+        study, name=name, title=entry.title, folder=entry.folder, settings=entry.settings
+    )
+
+
+def study_folders() -> set[str]:
+    """The folders under ``results/`` that hold a study other than a result set of the paper's
+    experiments (:data:`RESULT_SET_STUDIES`)."""
+    return {e.folder for n, e in STUDIES.items() if n not in RESULT_SET_STUDIES}
 
 
 # ------------------------------------------------------------------------------- tables
@@ -546,7 +577,7 @@ def run_study(
     of every file). Units already done in ``out/.units`` are not run again.
     """
     study = get_study(study) if isinstance(study, str) else study
-    config = config if config is not None else study.config()
+    config = config if config is not None else study.design()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -583,7 +614,7 @@ def resummarise(study: Study | str, out: Path | str, config: Any = None) -> Stud
     """Summarise ``study`` again from the rows in ``out`` (no unit runs): the bundled files'
     findings, recomputed by today's code. The run's own metadata (when, where) is kept."""
     study = get_study(study) if isinstance(study, str) else study
-    config = config if config is not None else study.config()
+    config = config if config is not None else study.design()
     return _summarise_files(study, config, Path(out), time.perf_counter(), fresh=False)
 
 

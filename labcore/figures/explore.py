@@ -1,4 +1,4 @@
-"""The E3 design study (``labcore.experiments.explore_e3``) shown: titration curves beside the
+"""The E3 design study (``labcore.experiments.e3_design``) shown: titration curves beside the
 ceiling an ideal observer of the same workspace reaches. Its answer in words is its template
 (``labcore/templates/e3_design.j2``, :func:`labcore.render.answer`)."""
 
@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from labcore.experiments.explore_e3_findings import CURVES, KINDS, ROWS
+from labcore.experiments.e3_design import CURVES, KINDS, ROWS
 from labcore.experiments.paper_results import ResultSet
 from labcore.experiments.study import LoadedStudy, load_study
 from labcore.figures.findings import sentences

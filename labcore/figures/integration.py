@@ -1,7 +1,6 @@
-"""The integration measures shown (issue 27): the three measures side by side, and the study's
-table of which IIT monotonicity each measure passes
-(``labcore.experiments.explore_integration``). Its answer in words is its template
-(``labcore/templates/integration.j2``, :func:`labcore.render.answer`)."""
+"""The integration measures shown: the three measures side by side, and the study's table of
+which IIT monotonicity each measure passes (``labcore.experiments.integration``). Its answer in
+words is its template (``labcore/templates/integration.j2``, :func:`labcore.render.answer`)."""
 
 from __future__ import annotations
 
@@ -14,11 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from labcore.experiments.explore_integration_findings import (
-    MONOTONICITIES,
-    STUDY,
-    IntegrationTables,
-)
+from labcore.experiments.integration import MONOTONICITIES, STUDY_NAME, IntegrationTables
 from labcore.figures.style import color_of, empty_figure, label_of, style_figure, wrap_tick
 from labcore.findings import load_summary
 from labcore.render import term
@@ -239,4 +234,4 @@ def monotonicity_table(tables: IntegrationTables | None) -> go.Figure:
 def study_figure(directory: Path | str) -> go.Figure:
     """The study's headline figure (``figure.json``): the pass/fail table of the summary in
     ``directory``, read through the one loader."""
-    return monotonicity_table(load_summary(directory, IntegrationTables, study=STUDY).tables)
+    return monotonicity_table(load_summary(directory, IntegrationTables, study=STUDY_NAME).tables)

@@ -2,7 +2,7 @@
 coherence for agents trained from NeuroGym's reward, beside the Bayesian ideal observer.
 
 :func:`sure_curve_figure` draws ``neurogym_by_coherence.csv``
-(``labcore.experiments.explore_neurogym``); :func:`neurogym_figure` is the study's headline figure
+(``labcore.experiments.neurogym``); :func:`neurogym_figure` is the study's headline figure
 from its folder. The paper has no number here: no paper marks are drawn.
 """
 
@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from labcore.experiments.neurogym_findings import BY_COHERENCE
+from labcore.experiments.neurogym import BY_COHERENCE
 from labcore.experiments.study import load_study
 from labcore.figures.style import (
     add_note,

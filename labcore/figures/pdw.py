@@ -23,8 +23,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from labcore.experiments.pdw_findings import BY_COHERENCE
-from labcore.experiments.pdw_sweep_findings import ROWS
+from labcore.experiments.pdw import BY_COHERENCE
+from labcore.experiments.pdw_sweep import ROWS
 from labcore.experiments.study import load_study
 from labcore.figures.style import (
     add_note,
