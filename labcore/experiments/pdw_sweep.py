@@ -117,7 +117,6 @@ STRICT_TOLERANCE = 0.05
 """How far above :data:`IDEAL_P_SURE_TOP` an agent's P(sure | offered) at 51.2% may be for it to
 keep the option strictly (absolute; protocol sec. 10.6, change log 2026-11-27)."""
 AGENT = "plain_gru"
-DESIGNS = ("registered", "held")
 STUDY_OF = {"registered": "pdw_sweep", "held": "pdw_held"}
 
 ROWS = Table(

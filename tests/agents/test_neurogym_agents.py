@@ -1,5 +1,5 @@
 """Our agents on NeuroGym's PostDecisionWager-v0 (labcore/agents/neurogym.py) and the study
-study (labcore/experiments/explore_neurogym.py): the payoff against the adapter step by step,
+study (labcore/experiments/neurogym.py): the payoff against the adapter step by step,
 the inputs, the ideal observer against hand-computed posteriors, learning from reward, and the
 study's files on a tiny budget through the one runner."""
 
@@ -195,10 +195,9 @@ def test_stepping_the_adapter_gives_the_batched_decisions():
 
 
 def test_pipeline_on_a_tiny_budget(tmp_path):
-    from labcore.experiments import explore_neurogym as X
-    from labcore.experiments import neurogym_findings as N
+    from labcore.experiments import neurogym as N
 
-    study = X.NeuroGymStudyConfig.quick()
+    study = N.NeuroGymStudyConfig.quick()
     summary = run_study("neurogym", tmp_path, study, progress=False, say=lambda _: None)
     loaded = load_study("neurogym", tmp_path)
     assert loaded.problems == [] and loaded.summary == summary
@@ -228,7 +227,7 @@ def test_pipeline_on_a_tiny_budget(tmp_path):
 
 
 def test_a_damaged_study_is_one_problem_never_an_exception(tmp_path):
-    from labcore.experiments import neurogym_findings as N
+    from labcore.experiments import neurogym as N
 
     bundled = ROOT / "results" / "explore_neurogym"
     for table in N.TABLES:

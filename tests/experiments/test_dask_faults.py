@@ -74,8 +74,6 @@ def tiny(run_unit) -> S.Study:
     """A study whose units are seeds, run by ``run_unit``."""
     return S.Study(
         name="tiny",
-        title="tiny",
-        folder="tiny",
         config=Tiny,
         units=lambda c: list(c.seeds),
         run_unit=run_unit,
@@ -238,7 +236,7 @@ def _study_args(tmp_path, scheduler: str, *extra: str) -> list[str]:
 @pytest.fixture
 def tiny_registered(monkeypatch):
     """The study ``tiny`` in the registry, its units ``where``."""
-    monkeypatch.setitem(S.STUDIES, "tiny", S.Registered(__name__, "tiny", "tiny"))
+    monkeypatch.setitem(S.STUDIES, "tiny", S.Registered("tiny", "tiny", module=__name__))
     monkeypatch.setattr(sys.modules[__name__], "STUDY", tiny(where), raising=False)
 
 

@@ -12,14 +12,12 @@ import pandas as pd
 import pytest
 
 from labcore import render
-from labcore.experiments import explore_e3
-from labcore.experiments import explore_e3_findings as X
+from labcore.experiments import e3_design as X
 from labcore.experiments.paper_results import load_results
-from labcore.experiments.study import LoadedStudy, load_study, resummarise, run_study
+from labcore.experiments.study import STUDIES, LoadedStudy, load_study, resummarise, run_study
 from labcore.figures.explore import design_figure, design_titration_figure, excluded_agents
 from labcore.figures.style import label_of
 from labcore.report import build_report_html
-from labcore.storage.studies import EXPLORE_DIR
 
 
 def _groups(
@@ -139,7 +137,7 @@ def test_agents_below_the_training_criterion_are_left_out_of_the_medians_and_cou
     every = X.group([_row(0, 0.0, 0.3)])[(X.REGISTERED.slug, "paper", "stored", "b1")]
     assert every["n"] == 0 and every["n_excluded"] == 1 and math.isnan(every["l75"])
     # The summary counts them, flagged, and the cell's curves leave them out and say so.
-    summary = X.summarise(explore_e3.E3StudyConfig(), {X.ROWS.name: rows})
+    summary = X.summarise(X.E3StudyConfig(), {X.ROWS.name: rows})
     learned = summary.finding("e3_design.learned.paper")
     assert (learned.value, learned.n) == (2, 4) and learned.flag("excluded").params == {
         "n_excluded": 2
@@ -188,7 +186,7 @@ def test_learning_curves_are_read_as_registered():
     assert [read[s]["reading"] for s in (0, 1, 2)] == [X.LEARNED, X.LOST, X.NEVER]
     assert (read[1]["best"], read[1]["best_episode"], read[1]["final"]) == (0.96, 200, 0.4)
     summary = X.summarise(
-        explore_e3.E3StudyConfig(), {X.ROWS.name: [_row(0, 0.2, 1.0)], X.LEARNING.name: learning}
+        X.E3StudyConfig(), {X.ROWS.name: [_row(0, 0.2, 1.0)], X.LEARNING.name: learning}
     )
     assert summary.value("e3_design.curves.never") == 1 and summary.value("e3_design.curves.lost")
     assert summary.finding("e3_design.curves.lost").n == 3
@@ -200,7 +198,7 @@ def test_the_answer_is_rendered_from_the_findings_within_its_word_limits():
         for seed in range(3)
         for kind, l75 in (("b1", 0.3), ("b2", 0.28), ("b2_ws", 0.29))
     ]
-    summary = X.summarise(explore_e3.E3StudyConfig(), {X.ROWS.name: rows})
+    summary = X.summarise(X.E3StudyConfig(), {X.ROWS.name: rows})
     assert summary.answer.outcome == "no_pattern" and summary.value("e3_design.pattern") == 0
     short, readme = render.answer(summary, "short"), render.answer(summary, "readme")
     assert render.words(short) <= render.WORD_LIMITS["short"]
@@ -228,7 +226,7 @@ def test_cell_slug_round_trips_and_configures_the_agent():
 
 
 def test_the_bundled_study_resummarises_to_its_own_findings(tmp_path):
-    bundled = Path("results") / EXPLORE_DIR
+    bundled = Path("results") / STUDIES["e3_design"].folder
     for name in (X.ROWS.file, X.CURVES.file, X.LEARNING.file, "summary.json"):
         if (bundled / name).exists():
             shutil.copy(bundled / name, tmp_path / name)
@@ -241,8 +239,8 @@ def test_the_bundled_study_resummarises_to_its_own_findings(tmp_path):
 
 @pytest.mark.slow
 def test_pipeline_on_a_tiny_budget(tmp_path):
-    root, tmp_path = tmp_path, tmp_path / EXPLORE_DIR
-    study = explore_e3.E3StudyConfig.quick()
+    root, tmp_path = tmp_path, tmp_path / STUDIES["e3_design"].folder
+    study = X.E3StudyConfig.quick()
     summary = run_study("e3_design", tmp_path, study, progress=False, say=lambda _: None)
     loaded = load_study("e3_design", tmp_path)
     assert loaded.problems == []

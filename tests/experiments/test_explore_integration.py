@@ -15,8 +15,7 @@ import pandas as pd
 import pytest
 
 from labcore import cli, render
-from labcore.experiments import explore_integration as R
-from labcore.experiments import explore_integration_findings as X
+from labcore.experiments import integration as X
 from labcore.experiments.study import load_study, resummarise, run_study, write_table
 from labcore.figures.integration import (
     integration_bars,
@@ -71,7 +70,7 @@ def _designed():
     return _rows(values) + _rows(same, measure="o_information")
 
 
-CONFIG = R.IntegrationStudyConfig(ridges=(1e-3,))
+CONFIG = X.IntegrationStudyConfig(ridges=(1e-3,))
 
 
 def test_designed_values_give_the_registered_outcomes():
@@ -191,11 +190,11 @@ def test_the_answer_is_rendered_from_the_findings_within_its_word_limits():
 
 def test_correct_and_error_groups_are_equal_sized_and_seeded():
     correct = np.array([True] * 20 + [False] * 9)
-    groups = R._groups(correct, seed=3, min_group=8)
+    groups = X._groups(correct, seed=3, min_group=8)
     assert len(groups["correct"]) == len(groups["error"]) == 9
     assert set(groups["correct"]) <= set(range(20)) and set(groups["error"]) == set(range(20, 29))
-    assert np.array_equal(groups["correct"], R._groups(correct, seed=3, min_group=8)["correct"])
-    assert isinstance(R._groups(correct, seed=3, min_group=10), str)  # the row's reason
+    assert np.array_equal(groups["correct"], X._groups(correct, seed=3, min_group=8)["correct"])
+    assert isinstance(X._groups(correct, seed=3, min_group=10), str)  # the row's reason
 
 
 def test_the_bundled_study_resummarises_to_its_own_findings(tmp_path):
@@ -221,7 +220,7 @@ def test_the_bundled_study_resummarises_to_its_own_findings(tmp_path):
     assert render.words(render.answer(before.summary, "readme")) <= render.WORD_LIMITS["readme"]
 
 
-TINY = R.IntegrationStudyConfig(
+TINY = X.IntegrationStudyConfig(
     seeds=(0, 1), kinds=("a0", "b2"), episodes=6, ridges=(1e-3,), n_surrogates=1, min_group=2
 )
 

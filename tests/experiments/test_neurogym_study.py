@@ -1,5 +1,5 @@
 """The NeuroGym study of protocol 8.6 in the one Study shape (its rules:
-labcore/experiments/neurogym_findings.py): its reading rule on hand-made seeds (values, intervals,
+labcore/experiments/neurogym.py): its reading rule on hand-made seeds (values, intervals,
 outcomes), its answer rendered from its findings within the word limits, and the bundled folder
 re-summarised to its own findings."""
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from labcore import render
-from labcore.experiments import neurogym_findings as N
+from labcore.experiments import neurogym as N
 from labcore.experiments.study import load_study, resummarise
 from labcore.stats import t_interval
 

@@ -17,8 +17,8 @@ import torch
 
 from labcore import render
 from labcore.checks import ConfigError
-from labcore.experiments import pdw_findings as P
-from labcore.experiments import pdw_sweep_findings as W
+from labcore.experiments import pdw as P
+from labcore.experiments import pdw_sweep as W
 from labcore.experiments.study import load_study, read_table, resummarise, run_study
 from labcore.stats import t_interval, welch_interval
 from labcore.storage.checkpoints import CheckpointError
@@ -122,9 +122,9 @@ def test_one_seed_is_undecided():
 
 # ----------------------------------------------------------------------- the explorer's rules
 def test_the_explorer_has_16_cells_each_one_change_from_its_end():
-    from labcore.experiments import pdw_sweep
+    from labcore.training.neurogym_trainer import SONG_2017
 
-    cells = pdw_sweep.cells()
+    cells = W.cells()
     assert [c.name for c in cells] == W.cell_names() and len(cells) == 16
     by_name = {c.name: c for c in cells}
     for side, base, other in (("S", "S", "old"), ("O", "O", "song")):
@@ -134,16 +134,14 @@ def test_the_explorer_has_16_cells_each_one_change_from_its_end():
             changed = [g for g in W.FACTORS if cell.level(g) != by_name[base].level(g)]
             assert changed == [f] and cell.level(f) == other
             assert all(cell.level(g) == W.level_of(cell.name, g) for g in W.FACTORS)
-    assert by_name["S"].cfg == pdw_sweep.SONG_2017
+    assert by_name["S"].cfg == SONG_2017
 
 
 def test_the_held_follow_up_changes_one_held_choice_at_a_time_from_the_old_default():
-    from labcore.experiments import pdw_sweep
-
-    cells = {c.name: c for c in pdw_sweep.held_cells()}
+    cells = {c.name: c for c in W.held_cells()}
     assert list(cells) == W.cell_names("held")
     old = cells["O"].cfg
-    assert old == next(c for c in pdw_sweep.cells() if c.name == "O").cfg
+    assert old == next(c for c in W.cells() if c.name == "O").cfg
     fields = {k for levels in W.HELD.values() for level in levels for k in level}
     for held, (song, eight_six) in W.HELD.items():
         assert all(getattr(old, k) == v for k, v in song.items())  # O holds Song's value
@@ -246,7 +244,7 @@ def test_a_partial_explorer_has_no_answer_yet():
 )
 def test_the_held_rule(keeping, outcome, losing):
     rows = sweep_rows(keeping, "held")
-    s = W.summarise(W.HeldConfig(), {W.ROWS.name: rows})
+    s = W.summarise(W.SweepConfig(design="held"), {W.ROWS.name: rows})
     assert s.study == "pdw_held" and s.answer.outcome == outcome
     assert s.answer.params["losing"] == losing
     assert all(f.flag("post_hoc") for f in s.findings)  # defined after the explorer's result
@@ -316,12 +314,12 @@ def test_the_bundled_reproduction_resummarises_from_its_files(tmp_path):
 # ----------------------------------------------------------------------- end to end
 @pytest.mark.slow
 def test_the_reproduction_end_to_end_on_a_tiny_budget(tmp_path, monkeypatch, neurogym_installed):
-    from labcore.experiments import pdw
     from labcore.figures.pdw import pdw_figure
     from labcore.storage.checkpoints import load_checkpoint
+    from labcore.training import provision
 
     torch.set_num_threads(1)
-    tiny = replace(pdw.PDWConfig.quick(), agents=("plain_gru",))
+    tiny = replace(P.PDWConfig.quick(), agents=("plain_gru",))
     say = lambda _: None  # noqa: E731
     summary = run_study("pdw", tmp_path, tiny, progress=False, say=say)
     trials = pd.read_csv(tmp_path / P.TRIALS.file, dtype={"correct": "Int64"})
@@ -354,7 +352,7 @@ def test_the_reproduction_end_to_end_on_a_tiny_budget(tmp_path, monkeypatch, neu
     def refuse(*args, **kwargs):
         raise AssertionError("a finished network was retrained")
 
-    monkeypatch.setattr(pdw, "train_network_and_save", refuse)
+    monkeypatch.setattr(provision, "train_network_and_save", refuse)
     again = run_study("pdw", tmp_path, tiny, rerun="*", progress=False, say=say)
     assert again.findings == summary.findings
     other = tmp_path / "other"  # checkpoints trained under another configuration are refused

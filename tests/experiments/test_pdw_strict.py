@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labcore.experiments import pdw_sweep_findings as W
-from labcore.experiments.pdw_findings import IDEAL
+from labcore.experiments import pdw_sweep as W
+from labcore.experiments.pdw import IDEAL
 
 ROOT = Path(__file__).resolve().parents[2]
 TOP = f"p_sure_c{W.TOP_COHERENCE:g}"
@@ -127,9 +127,9 @@ def test_the_long_cells_are_read_beside_the_follow_up_not_in_its_answer():
         + curve(long_n, 2, [0.2, 0.0, 0.0])  # lost again
         + curve(long_p, 0, [0.0, 0.0, 0.0])
     )
-    s = W.summarise(W.HeldConfig(), {W.ROWS.name: rows, W.CURVES.name: curves})
+    s = W.summarise(W.SweepConfig(design="held"), {W.ROWS.name: rows, W.CURVES.name: curves})
     short = [r for r in rows if not W.is_long(r["cell"])]
-    without = W.summarise(W.HeldConfig(), {W.ROWS.name: short})
+    without = W.summarise(W.SweepConfig(design="held"), {W.ROWS.name: short})
     assert s.answer == without.answer and s.answer.params["losing"] == [
         "normalisation",
         "policy_steps",

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from labcore import render
-from labcore.experiments import pdw_sweep_findings as W
+from labcore.experiments import pdw_sweep as W
 from labcore.experiments import reward_answer as ra
 from labcore.experiments.e4_hypotheses import answer_context
-from labcore.experiments.pdw_findings import registered_outcome, signature_outcome
+from labcore.experiments.pdw import registered_outcome, signature_outcome
 from labcore.findings import Answer, Interval, StudySummary, load_summary, write_summary
 from labcore.markers.sure_option import HIGH_COHERENCES, LOW_COHERENCES, WAIVED_COHERENCES
 from tests.test_findings import decimals as finding_decimals
@@ -105,7 +105,7 @@ def held_with(losing: set[str], all_keeps: bool = False, complete: bool = True) 
     ]
     if not complete:
         rows = [r for r in rows if r["cell"] in names[:3]]
-    return W.summarise(W.HeldConfig(), {W.ROWS.name: rows})
+    return W.summarise(W.SweepConfig(design="held"), {W.ROWS.name: rows})
 
 
 def e4_with(**outcomes: str) -> StudySummary:

@@ -52,8 +52,6 @@ def toy_summary(config: ToyConfig, rows: S.Rows) -> StudySummary:
 
 TOY = S.Study(
     name="toy",
-    title="a toy",
-    folder="toy",
     config=ToyConfig,
     units=toy_units,
     run_unit=toy_unit,
@@ -145,8 +143,13 @@ def test_the_one_pool_runs_calls_in_spawned_processes_in_order():
 def test_every_registered_study_is_a_study():
     for name, entry in S.STUDIES.items():
         study = S.get_study(name)
-        assert study.name == name and study.folder == entry.folder
-        assert study.config.quick() != study.config()
+        assert (study.name, study.title, study.folder) == (name, entry.title, entry.folder)
+        assert study.quick() != study.design()
+    # A registered setting of another study's module: its config carries the setting.
+    held = S.get_study("pdw_held")
+    assert held.config is S.get_study("pdw_sweep").config
+    assert held.design().design == held.quick().design == "held"
+    assert S.get_study("pdw_sweep").design().design == "registered"
     unknown = refused(ChoiceError, S.get_study, "nope")
     assert (unknown.name, unknown.choices) == ("study", tuple(S.STUDIES))
 
@@ -156,8 +159,6 @@ def test_a_table_keeps_its_row_order_and_derived_files_join_the_manifest(tmp_pat
     # was); Study.derived: files made from the rows read back, listed in the summary's manifest.
     ordered = S.Study(
         name="toy",
-        title="a toy",
-        folder="toy",
         config=ToyConfig,
         units=toy_units,
         run_unit=toy_unit,

@@ -5,8 +5,7 @@ table and its findings when the study exists (what to run otherwise)."""
 from __future__ import annotations
 
 from labcore import render
-from labcore.experiments import explore_integration as R
-from labcore.experiments import explore_integration_findings as X
+from labcore.experiments import integration as X
 from labcore.experiments.study import resummarise, write_table
 from tests.ui.apptest_pages import exceptions, markdown_text
 from ui import data
@@ -57,7 +56,7 @@ def test_the_page_opens_on_the_studys_answer_and_findings(open_page, tmp_path, m
         for t in ("trained", "untrained")
     ]
     write_table(tmp_path / X.ROWS.file, X.ROWS, rows)
-    config = R.IntegrationStudyConfig(seeds=(0, 1, 2), ridges=(1e-3,))
+    config = X.IntegrationStudyConfig(seeds=(0, 1, 2), ridges=(1e-3,))
     summary = resummarise("integration", tmp_path, config)
     monkeypatch.setattr(data, "INTEGRATION_STUDY_DIR", tmp_path)
     at = open_page(PAGE, {"agent": "a1", "seed": "0"})

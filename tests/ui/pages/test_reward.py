@@ -20,7 +20,7 @@ import pytest
 
 from labcore import render
 from labcore.config import TrainConfig
-from labcore.experiments import pdw_sweep_findings as W
+from labcore.experiments import pdw_sweep as W
 from labcore.experiments import reward_answer as ra
 from labcore.experiments import study as study_module
 from labcore.figures.style import network_label
@@ -277,7 +277,7 @@ def pdw_sets(tmp_path_factory, neurogym_installed):
 
     out = tmp_path_factory.mktemp("pdw_sets")
     for name in ("pdw", "pdw_sweep"):
-        config = get_study(name).config.quick()
+        config = get_study(name).quick()
         run_study(name, out / name, config, progress=False, say=lambda _: None)
     return out
 
