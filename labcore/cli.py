@@ -240,7 +240,7 @@ def cmd_study(args: argparse.Namespace) -> int:
 
     if args.list or not args.name:
         for name, entry in STUDIES.items():
-            print(f"{name:12s} results/{entry.folder:22s} {entry.title}")
+            print(f"{name:14s} results/{entry.folder:22s} {entry.title}")
         return 0
     try:
         study = get_study(args.name)
