@@ -43,8 +43,6 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from labcore import render
-from labcore.config import Intervention
-from labcore.experiments.common import provide_agent
 from labcore.experiments.construction import equivalent
 from labcore.experiments.study import Rows, Study, Table
 from labcore.findings import (
@@ -56,7 +54,6 @@ from labcore.findings import (
     StudySummary,
     clean_json,
 )
-from labcore.measures import evaluation_intervention
 from labcore.measures_integration import (
     INTEGRATION_MEASURES,
     INTEGRATION_RIDGE,
@@ -193,6 +190,10 @@ def _groups(correct: np.ndarray, seed: int, min_group: int) -> dict[str, np.ndar
 def measure_agent(kind: str, seed: int, study: IntegrationStudyConfig) -> list[dict[str, Any]]:
     """Every value of protocol 9.3-9.4 for one kind and seed, trained and untrained twin."""
     import torch
+
+    from labcore.config import Intervention
+    from labcore.experiments.common import provide_agent
+    from labcore.measures import evaluation_intervention
 
     torch.set_num_threads(1)
     rows: list[dict[str, Any]] = []
