@@ -947,9 +947,6 @@ def summarise(config: DissociationsConfig, rows: Rows) -> StudySummary:
 
 
 STUDY = Study(
-    name="dissociations",
-    title="Dissociations the data decides: E1 and E2 with outcomes training decides (protocol 11)",
-    folder="dissociations",
     config=DissociationsConfig,
     units=units,
     run_unit=run_unit,
