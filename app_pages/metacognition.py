@@ -6,9 +6,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from labcore.config import SALIENCE_BLOCKS, SELF_NOISE_DOSES, SILENCED_DOSES
+from labcore.figures.dissociations import dose_figure
 from labcore.figures.live import calibration_figure, confidence_histogram, type2_roc_figure
 from labcore.paper_claims import CLAIMS_BY_ID, INTACT_CONDITION, claim_for, e1_condition
-from labcore.render import chance, chance_text
+from labcore.render import answer, chance, chance_text
 from ui import controls, data
 from ui.components import (
     SELF_MODEL_LABELS,
@@ -27,8 +29,19 @@ from ui.science import e1_construction_notes
 from ui.state import MAX_SLOTS
 
 PAGE = "metacognition"
-KEYS = ("agent", "seed", "self_model_mode", "capacity")
+KEYS = (
+    "agent",
+    "seed",
+    "self_model_mode",
+    "capacity",
+    "silenced",
+    "self_noise",
+    "route_off",
+    "block",
+)
+MEASURED = "b2_routes"  # the measured variant (protocol 11): training, not the wiring, decides
 INTACT = INTACT_CONDITION["e1"]
+BLOCK_NAMES = dict(zip(SALIENCE_BLOCKS, ("faint", "medium", "clear"), strict=True))
 VERDICT_CLAIMS = (
     ("e1.accuracy.self_on", "accuracy, intact"),
     ("e1.accuracy.self_off", "accuracy with the self-model zeroed (the paper: doing is kept)"),
@@ -42,9 +55,13 @@ VERDICT_CLAIMS = (
 )
 
 st.title("Metacognition — Higher-Order Theory")
+measured_summary = data.measured()
+if measured_summary is not None:  # the answer first: what training decided, then the paper's
+    st.markdown(f"**{answer(measured_summary, 'short')}**")
 st.caption(
     "Experiment 1 of the paper: a wagering task. Can the agent tell its right answers "
-    "from its wrong ones?"
+    "from its wrong ones? Two agents: the paper's wiring, where both halves of the answer are "
+    "fixed before training, and a measured variant, where training decides."
 )
 explain(
     what="The agent sees a faint flash (blue = go left, red = go right), walks to the side "
@@ -107,7 +124,7 @@ def dissociation_lead(res) -> list[str]:
     ]
 
 
-seeds = data.seeds_by_kind("wagering")
+seeds = {**data.seeds_by_kind("wagering"), **data.seeds_by_kind("post_decision")}
 if not seeds:
     st.error("No agent trained on the wagering task is available. Train one on the Agents page.")
     st.stop()
@@ -117,6 +134,155 @@ res = (
 )  # read once: a broken result set is one error, the live lab still works
 left, mid, right, far = st.columns([2, 1, 3, 2])
 kind, _ = controls.agent_seed_picker(PAGE, seeds, left, mid)
+
+
+@st.fragment
+def measured_view() -> None:
+    """The measured variant: a graded self-model lesion, self-model noise, the confidence's other
+    route, the flash's salience; the dose-response over seeds first, then this seed's view."""
+    right.select_slider(
+        "Self-model units silenced",
+        SILENCED_DOSES,
+        key=controls.key(PAGE, "silenced"),
+        format_func=lambda x: f"{x:.0%}",
+        help="The share of the self-model's 64 units set to 0 wherever they are read (the "
+        "policy and the confidence both read them). 100% is the full lesion.",
+    )
+    far.select_slider(
+        "Flash strength",
+        SALIENCE_BLOCKS,
+        key=controls.key(PAGE, "block"),
+        format_func=lambda x: BLOCK_NAMES.get(x, f"{x:g}"),
+        help="Every trial of a view has the same salience, so M-ratio can be read (protocol 11.2).",
+    )
+    a, b = st.columns([3, 2])
+    a.select_slider(
+        "Noise added to the self-model (SD)",
+        SELF_NOISE_DOSES,
+        key=controls.key(PAGE, "self_noise"),
+        format_func=lambda x: f"{x:g}",
+    )
+    b.toggle(
+        "Switch off the confidence's other route",
+        key=controls.key(PAGE, "route_off"),
+        help="The confidence reads the self-model and the policy's own reading of the workspace. "
+        "Off: only the self-model is left to it.",
+    )
+    controls.publish(PAGE, KEYS)
+    seed = controls.value(PAGE, "seed")
+    if data.checked_agent("post_decision", kind, seed) is None:
+        st.stop()
+    silenced = controls.value(PAGE, "silenced")
+    self_noise = controls.value(PAGE, "self_noise")
+    route_off = controls.value(PAGE, "route_off")
+    block = controls.value(PAGE, "block")
+    view = data.post_decision(kind, seed, silenced, self_noise, route_off, block)
+    intact = data.post_decision(kind, seed, 0.0, 0.0, False, block)
+    is_intact = (silenced, self_noise, route_off) == (0.0, 0.0, False)
+    ideal = None
+    if measured_summary is not None:
+        ideal = next(
+            (r for r in measured_summary.tables["e1"]["ideal"] if r["block"] == block), None
+        )
+    revealed = predict_then_reveal(
+        PAGE,
+        f"{kind}/{seed}/{silenced}/{self_noise}/{route_off}/{block}",
+        "With this lesion, what will **Type-2 AUROC** (does the wager's confidence tell right "
+        "from wrong?) do?",
+        CHANGE_CHOICES,
+        partial(change_outcome, view["auroc"], intact["auroc"], 0.5, tolerance=0.05),
+        active=not is_intact,
+    )
+    if not revealed:
+        st.stop()
+    st.success(
+        "**Measured:** this agent's policy and confidence read both the workspace and the "
+        "self-model, so what a lesion takes is decided by training, not by the wiring.",
+        icon=":material/science:",
+    )
+    if measured_summary is not None:
+        tables = measured_summary.tables["e1"]
+        condition = "noise" if self_noise > 0 and silenced == 0 else "silenced"
+        dose = self_noise if condition == "noise" else silenced
+        here = None
+        if not route_off and (silenced == 0 or self_noise == 0):
+            here = {"dose": dose, "auroc": view["auroc"], "accuracy": view["accuracy"]}
+        figure(
+            build=lambda: dose_figure(
+                tables["curves"],
+                condition,
+                ideal_auroc=tables["ideal_mean"]["auroc_both"],
+                reader_auroc=measured_summary.value("e1m.auroc.reader"),
+                here=here,
+            ),
+            cache_key=("e1m-dose", condition, str(here), data.version(measured_summary)),
+            key="dose",
+            download="dose_response",
+        )
+    m1, m2, m3, m4 = st.columns(4)
+    base = None if is_intact else intact
+    metric(
+        m1,
+        "Task accuracy",
+        view["accuracy"],
+        fmt="{:.1%}",
+        intact=base and base["accuracy"],
+        chance="wager",
+        reference=f"ideal observer {ideal['accuracy']:.1%}" if ideal else None,
+    )
+    metric(
+        m2,
+        "Type-2 AUROC",
+        view["auroc"],
+        intact=base and base["auroc"],
+        chance="auroc",
+        reference=f"ideal observer of both flashes {ideal['auroc_both']:.2f}; the choice alone "
+        f"{ideal['auroc_first']:.2f}"
+        if ideal
+        else None,
+    )
+    metric(
+        m3,
+        "M-ratio",
+        view["m_ratio"],
+        intact=base and base["m_ratio"],
+        chance="m_ratio",
+        reference=f"ideal observer {ideal['m_ratio_both']:.2f} (above 1: the second flash)"
+        if ideal
+        else None,
+    )
+    metric(
+        m4,
+        "Change of mind",
+        view["change_of_mind"],
+        intact=base and base["change_of_mind"],
+        reference="confidence when the second flash agrees with the choice, minus when it "
+        "contradicts it",
+    )
+    curves = {"intact": (intact["correct"], intact["confidence"])}
+    if not is_intact:
+        curves["this lesion"] = (view["correct"], view["confidence"])
+    figure(
+        build=lambda: type2_roc_figure(curves),
+        cache_key=(
+            "e1m-roc",
+            *data.agent_file("post_decision", kind, seed),
+            silenced,
+            self_noise,
+            route_off,
+            block,
+        ),
+        key="roc-measured",
+        download="type2_roc_measured",
+    )
+    if measured_summary is not None:
+        with st.expander("What the study found, seed by seed, and how it was decided"):
+            st.markdown(answer(measured_summary, "long"))
+
+
+if kind == MEASURED:
+    measured_view()
+    st.stop()
 
 
 @st.fragment

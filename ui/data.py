@@ -800,3 +800,65 @@ def study(name: str) -> LoadedStudy:
 def explore() -> LoadedStudy:
     """The bundled E3 design study (``results/explore_e3``)."""
     return study("e3_design")
+
+
+# ---------------------------------------------------------------- the measured variants (11)
+MEASURED_TRIALS = 300
+"""Trials of a live view of the measured E1 (one block): the study's evaluation budget."""
+
+
+def measured() -> Any:
+    """The measured dissociations' bundled summary (the study "dissociations", protocol 11), or
+    None when it cannot be read (its problems are the page's to show through :func:`study`)."""
+    return read_study(
+        "dissociations", ROOT / "results" / STUDIES["dissociations"].folder, ()
+    ).summary
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _post_decision(
+    path: str,
+    stamp: str,
+    seed: int,
+    silenced: float,
+    self_noise: float,
+    route_off: bool,
+    block: float,
+) -> dict[str, Any]:
+    import numpy as np
+
+    iv = Intervention(
+        self_model_silenced=silenced,
+        self_model_noise=self_noise,
+        policy_route_off=route_off,
+        seed=seed,
+    )
+    seeds = _seeding.episode_seeds(seed, "eval", MEASURED_TRIALS)
+    trials, values = measures.post_decision(_load(path, stamp), iv, seeds, block)
+    decision = np.array([t["decision"] for t in trials])
+    stimulus = np.array([t["stimulus"] for t in trials])
+    confidence = np.array(
+        [np.nan if t["confidence"] is None else t["confidence"] for t in trials], float
+    )
+    answered = (decision >= 0) & np.isfinite(confidence)
+    return {
+        **values,
+        "correct": (decision == stimulus)[answered],
+        "confidence": confidence[answered],
+    }
+
+
+def post_decision(
+    kind: str, seed: int, silenced: float, self_noise: float, route_off: bool, block: float
+) -> dict[str, Any]:
+    """The measured E1 of one agent under one condition in one block (labcore.measures.
+    post_decision): its values (accuracy, auroc, m_ratio, reader_auroc, change_of_mind, ...) and
+    the answered trials' ``correct`` and ``confidence`` arrays; cached per checkpoint file."""
+    return _post_decision(
+        *agent_file("post_decision", kind, seed),
+        seed,
+        float(silenced),
+        float(self_noise),
+        bool(route_off),
+        float(block),
+    )

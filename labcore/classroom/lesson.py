@@ -30,7 +30,7 @@ from urllib.parse import urlencode
 from labcore.classroom.store import Question
 from labcore.config import PAGE_URLS
 from labcore.experiments.paper_results import ResultSet
-from labcore.findings import Problem
+from labcore.findings import Problem, StudySummary
 from labcore.links import MAX_SLOTS, query
 from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.render import chance, note_text, verdict_text
@@ -167,22 +167,32 @@ def _noise(v: Mapping[str, Any], _: Mapping[str, str]) -> int:
     return 0 if 2 * b1 <= b2 else 1 if 2 * b2 <= b1 else 2
 
 
+@_checked
+def _two_routes(_: Mapping[str, Any], verdicts: Mapping[str, str]) -> int:
+    # the measured variant's registered verdicts (protocol 11.7)
+    if verdicts["measured.e1.doing"] != "kept":
+        return 3
+    return {"abolished": 0, "reduced": 1, "kept": 2}[verdicts["measured.e1.knowing"]]
+
+
+@_checked
+def _learned_gate(v: Mapping[str, Any], _: Mapping[str, str]) -> int:
+    # as the paper's step: within 0.05 of 4 slots, else above the bus-off level, else at it
+    full, half, off = (_num(v, f"measured.e2m.conjunction.b1_gate.k{k}") for k in (4, 2, 0))
+    return 0 if half >= full - 0.05 else 1 if half > off + 0.05 else 2
+
+
+@_checked
+def _held_here(_: Mapping[str, Any], verdicts: Mapping[str, str]) -> int:
+    return int(verdicts["lab.held"])
+
+
 FINDINGS = {
     "E1": ("e1.accuracy.self_off", "e1.auroc.self_off"),
     "E2": ("e2.conjunction.k4", "e2.conjunction.k0"),
     "E3": ("e3.l75.b1", "e3.l75.b2"),
 }
 """The claims behind each of the three headline findings (the wrap-up step)."""
-
-
-@_checked
-def _failed(_: Mapping[str, Any], verdicts: Mapping[str, str]) -> int:
-    failed = [
-        i
-        for i, ids in enumerate(FINDINGS.values())
-        if any(verdicts[c] == "not reproduced" for c in ids)
-    ]
-    return 3 if not failed else failed[0] if len(failed) == 1 else 4
 
 
 # --------------------------------------------------------------------------- the lesson
@@ -261,7 +271,7 @@ LESSON: tuple[LessonStep, ...] = (
         rule=_intact_auroc,
     ),
     LessonStep(
-        title="Predict: zero the self-model",
+        title="Predict: zero the self-model (the paper's wiring)",
         page=PAGE_URLS["metacognition"],
         params=query(
             agent="b2_ws", seed=0, self_model_mode="zero", capacity=MAX_SLOTS, predict=True
@@ -277,16 +287,38 @@ LESSON: tuple[LessonStep, ...] = (
         ),
         paper_answer=0,
         why="This is the paper's synthetic blindsight: acting correctly without knowing "
-        "it. Both halves follow from "
-        "the wiring, and the page labels them so: the policy never reads z_self, so "
-        "accuracy cannot move, and a "
-        "confidence head fed a constant gives the same confidence on every trial, "
-        "whose AUROC is 0.5 exactly "
-        "(by construction). What the lesion shows is that this design separates doing "
-        "from knowing; even the intact agent's AUROC in the previous step sits at the task's "
-        "ideal observer's, so it shows no learning either.",
+        "it. In this wiring both halves are fixed before any training, and the page labels "
+        "them so: the policy never reads the self-model, so accuracy cannot move, and a "
+        "confidence head fed a constant gives the same confidence on every trial, whose AUROC "
+        "is 0.5 exactly. Even the intact agent's AUROC is what an ideal observer of the flash "
+        "reaches, and the policy's own top probability reaches it too. So this view shows the "
+        "design, not what training found: the next step lets training decide.",
         claims=("e1.accuracy.self_off", "e1.auroc.self_off"),
         rule=_zeroed,
+    ),
+    LessonStep(
+        title="Predict: silence a self-model that has a rival",
+        page=PAGE_URLS["metacognition"],
+        params=query(agent="b2_routes", seed=0, silenced=1.0, predict=True),
+        question="A second agent: a second flash arrives after its choice, and its confidence "
+        "can read its self-model and also, through its policy, the workspace itself. Silence "
+        "every unit of its self-model. What happens to doing (accuracy) and knowing (Type-2 "
+        "AUROC)?",
+        choices=(
+            "Doing stays; knowing falls to chance (blindsight)",
+            "Doing stays; knowing falls part of the way",
+            "Doing stays; knowing stays: the other route carries it",
+            "Doing falls too",
+        ),
+        paper_answer=0,
+        why="Here the wiring decides nothing: the policy and the confidence each read both the "
+        "workspace and the self-model, so what a lesion removes depends on what training put "
+        "on each route. Higher-Order Theory predicts blindsight (knowing lost, doing kept). On "
+        "the page, the curve shows Type-2 AUROC as 0, 25, 50, 75 and 100% of the self-model's "
+        "units are silenced, seed by seed: nobody drew it in advance. A rewire control retrains "
+        "only the confidence's read-out after the lesion: if knowing comes back, the "
+        "information was not the self-model's alone.",
+        rule=_two_routes,
     ),
     LessonStep(
         title="No workspace, no access",
@@ -342,6 +374,27 @@ LESSON: tuple[LessonStep, ...] = (
         rule=_half,
     ),
     LessonStep(
+        title="Predict: a workspace that learns what to keep",
+        page=PAGE_URLS["workspace"],
+        params=query(agent="b1_gate", seed=0, capacity=2, predict=True),
+        question="In this agent a learned gate decides where each item is written, or whether "
+        "to write it at all (it was trained with 1 to 4 slots). Give it 2 of its 4 slots: "
+        "conjunction accuracy will be...",
+        choices=(
+            "About as high as with 4 slots: it keeps both cues",
+            "In between: well below 4 slots, above the bus-off level",
+            "At chance, as with the workspace off",
+        ),
+        paper_answer=1,
+        why="In the previous step a fixed rule decided which item a narrowed workspace loses. "
+        "Here learning decides. Two items must be held (the colour and the object); an ideal "
+        "allocator that never writes a distractor keeps both with 2 slots and loses one with "
+        "1, so a loss below 2 slots is the information limit, not a mechanism. The page draws "
+        "the agent beside both ideals, the overwrite rule and the best allocation, on the same "
+        "episodes, from 4 slots down to 0.",
+        rule=_learned_gate,
+    ),
+    LessonStep(
         title="Noise inside the agent",
         page=PAGE_URLS["robustness"],
         params=query(agent="b1", seed=0, noise=0.1, noise_mode="stored", predict=True),
@@ -372,27 +425,19 @@ LESSON: tuple[LessonStep, ...] = (
         title="Wrap-up: what held here?",
         page=PAGE_URLS["replication"],
         params={},
-        question="Which of the paper's three headline findings did this lab not reproduce?",
-        choices=(
-            "Doing without knowing (E1)",
-            "No workspace, no access (E2)",
-            "A workspace alone is fragile under noise (E3)",
-            "None of them (all three held)",
-            "More than one of them",
-        ),
+        question="The lab tests three dissociations: doing without knowing, no workspace no "
+        "access, and the self-model's protection against noise. Once training decides rather "
+        "than the wiring, how many hold as evidence here?",
+        choices=("None", "One", "Two", "All three"),
         paper_answer=3,
-        why="Every number of the paper is checked against a rule fixed before the results "
-        "were seen: reproduced, "
-        "partly reproduced (the pattern holds, the value differs), not reproduced, or "
-        "not comparable. A value "
-        "that the design fixes in advance (a zeroed input, the bus off) is counted "
-        "apart: it cannot confirm or "
-        "refute anything. A finding that fails to reproduce is a result too: it says "
-        "the effect depends on "
-        "choices the paper does not pin down. The Replication page lists every claim, "
-        "the paper beside ours.",
+        why="A value that the design fixes in advance (a zeroed input, the bus off, an ideal "
+        "agent's ceiling) cannot confirm or refute anything, so it is counted apart; the "
+        "measured variants leave the outcome to training, with the rules written down before "
+        "any agent was trained. A dissociation that does not hold is a result too: it says the "
+        "effect depends on choices the paper does not pin down. The Replication page lists "
+        "every claim, the paper beside ours.",
         claims=tuple(c for ids in FINDINGS.values() for c in ids),
-        rule=_failed,
+        rule=_held_here,
     ),
 )
 """The lesson, in order."""
@@ -459,14 +504,40 @@ def _evidence(claim_ids: Sequence[str], results: ResultSet | None) -> tuple[str,
     return tuple(lines)
 
 
-def expected_answer(step: LessonStep, results: ResultSet | None) -> Answer:
-    """The answer of a step: the paper's, and the one the result set supports.
+def measured_inputs(
+    results: ResultSet | None, measured: StudySummary | None
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """What the measured steps' rules read (protocol 11): the study "dissociations"' values
+    (``measured.<finding id>``) and verdicts (``measured.e1.knowing``, ``measured.e1.doing``), and
+    how many of the three dissociations hold as evidence (``lab.held``: E1 and E2 measured, E3 from
+    the paper's result set). Empty without the study."""
+    if measured is None:
+        return {}, {}
+    values = {f"measured.{f.id}": f.value for f in measured.findings if f.value is not None}
+    e1 = measured.tables["e1"]["verdicts"]
+    e2 = measured.tables["e2"]["verdicts"]["dissociation"].get("b1_gate", "fails")
+    e3 = None
+    if results is not None and results.summary is not None and results.summary.answer:
+        e3 = results.summary.answer.params.get("dissociations", {}).get("e3")
+    verdicts = {"measured.e1.knowing": e1["knowing"], "measured.e1.doing": e1["doing"]}
+    if e3 is not None:
+        verdicts["lab.held"] = str([e1["dissociation"], e2, e3].count("evidence"))
+    return values, verdicts
+
+
+def expected_answer(
+    step: LessonStep, results: ResultSet | None, measured: StudySummary | None = None
+) -> Answer:
+    """The answer of a step: the paper's, and the one the result sets support.
 
     Parameters
     ----------
     step : LessonStep
     results : ResultSet or None
         The result set the lab shows (the bundled one); None if it cannot be read.
+    measured : StudySummary or None
+        The measured dissociations' summary (the study "dissociations", protocol 11), which the
+        measured steps read; None if it cannot be read.
 
     Returns
     -------
@@ -494,9 +565,10 @@ def expected_answer(step: LessonStep, results: ResultSet | None) -> Answer:
             True,
         )
     evidence = _evidence(step.claims, results)
-    values = results.values if results is not None else {}
+    values = dict(results.values) if results is not None else {}
     verdicts = {f.id: f.verdict or "" for f in (results.claims if results is not None else [])}
-    ours = step.rule(values, verdicts)
+    more_values, more_verdicts = measured_inputs(results, measured)
+    ours = step.rule(values | more_values, verdicts | more_verdicts)
     if ours is None:
         return Answer(
             f"Paper: {named(step.paper_answer)}; here: not checked, as the result set "
@@ -562,6 +634,7 @@ def handout_html(
     results: ResultSet | None,
     *,
     with_key: bool = False,
+    measured: StudySummary | None = None,
 ) -> str:
     """A printable handout of the lesson: self-contained HTML, one A4 page for the students.
 
@@ -625,7 +698,7 @@ def handout_html(
     if with_key:
         keys = []
         for step in lesson:
-            answer = expected_answer(step, results)
+            answer = expected_answer(step, results, measured)
             evidence = "".join(f"<li>{e(line)}</li>" for line in answer.evidence)
             keys.append(
                 f'<li><span class="title">{e(_sentence(step.title))}</span>'
@@ -647,7 +720,9 @@ def handout_html(
     return "\n".join(parts)
 
 
-def class_question(number: int, results: ResultSet | None) -> Question:
+def class_question(
+    number: int, results: ResultSet | None, measured: StudySummary | None = None
+) -> Question:
     """Step ``number`` (1-based) as a question posted to a class
     (:class:`labcore.classroom.store.Question`): the question and its choices for every student
     at once; the answer (ours beside the paper's, and the step's explanation), the choice our
@@ -662,7 +737,7 @@ def class_question(number: int, results: ResultSet | None) -> Question:
     True
     """
     step = LESSON[number - 1]
-    answer = expected_answer(step, results)
+    answer = expected_answer(step, results, measured)
     return Question(
         id=f"lesson.{number}",
         text=step.question,

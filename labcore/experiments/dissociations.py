@@ -330,7 +330,7 @@ def run_e1(config: DissociationsConfig, seed: int) -> Rows:
 
     torch.set_num_threads(1)
     loaded, how = provide_agent(E1_TASK, E1_KIND, seed, config.cache, train_missing=False)
-    agents = [_agent_row("e1", seed, E1_KIND, loaded, how)]
+    agents = [_agent_row("e1", seed, E1_KIND, loaded, how, config.cache)]
     if loaded is None:
         return {AGENTS.name: agents}
     agent = loaded.agent
@@ -374,7 +374,7 @@ def run_e2(config: DissociationsConfig, seed: int) -> Rows:
     agents = []
     for kind in config.e2_kinds:
         loaded, how = provide_agent(E2_TASK, kind, seed, config.cache, train_missing=False)
-        agents.append(_agent_row("e2", seed, kind, loaded, how))
+        agents.append(_agent_row("e2", seed, kind, loaded, how, config.cache))
         if loaded is None:
             continue
         for k in CAPACITIES:
@@ -399,10 +399,16 @@ def run_e2(config: DissociationsConfig, seed: int) -> Rows:
     return {E2_REPORTS.name: rows, AGENTS.name: agents}
 
 
-def _agent_row(part: str, seed: int, kind: str, loaded: Any, how: str) -> dict:
-    agreement = (
-        None if loaded is None or loaded.entry is None else loaded.entry.get("heldout_agreement")
-    )
+def _agent_row(part: str, seed: int, kind: str, loaded: Any, how: str, cache: str) -> dict:
+    from labcore.storage.checkpoints import BUNDLED_DIR, checkpoint_name, read_manifest
+
+    entry = None if loaded is None else loaded.entry
+    if entry is None:  # an excluded agent is not loaded: its listing says how far it got
+        task = E1_TASK if part == "e1" else E2_TASK
+        name = checkpoint_name(task, kind, seed)
+        for directory in (BUNDLED_DIR, Path(cache)):
+            entry = entry or read_manifest(directory)["checkpoints"].get(name)
+    agreement = None if entry is None else entry.get("heldout_agreement")
     return {
         "part": part,
         "seed": seed,
