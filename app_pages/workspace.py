@@ -6,12 +6,13 @@ import pandas as pd
 import streamlit as st
 
 from labcore.config import KINDS_WITHOUT_WORKSPACE, DualTaskConfig
+from labcore.figures.dissociations import GATES, capacity_figure
 from labcore.figures.episode import workspace_heatmap
 from labcore.figures.live import masking_figure
 from labcore.figures.paper_e2 import dnrs_by_scale
 from labcore.interventions import capacity_scale
 from labcore.paper_claims import INTACT_CONDITION, claim_for, e2_condition
-from labcore.render import chance, chance_text
+from labcore.render import chance, chance_text, part
 from ui import controls, data, science
 from ui.components import (
     change_text,
@@ -62,6 +63,9 @@ VERDICT_CLAIMS = (
 )
 
 st.title("Workspace — Global Workspace Theory")
+measured_summary = data.measured()
+if measured_summary is not None:  # the answer first: what training decided
+    st.markdown(f"**{part(measured_summary, 'e2_short')}**")
 st.caption(
     "Experiment 2 of the paper: the dual task. Hold a colour and an object through a "
     "delay, report both."
@@ -323,6 +327,31 @@ def capacity_view() -> None:
     if not revealed:
         controls.publish(PAGE, KEYS)
         st.stop()  # the lesion's numbers and figures wait for the prediction
+    if kind in GATES:
+        st.success(
+            "**Measured:** this agent's write gate learned which slot each item goes to, or "
+            "whether to write it at all; what a narrowed workspace keeps is decided by training, "
+            "not by a rule. Beside it, what the paper's overwrite rule and the best allocation "
+            "keep on the same episodes.",
+            icon=":material/science:",
+        )
+        if measured_summary is not None:
+            rows = measured_summary.tables["e2"]["capacity"]
+            here = {"slots": capacity, "conjunction": means["conjunction"]}
+            figure(
+                build=lambda: capacity_figure(rows, here),
+                cache_key=("e2m-capacity", kind, seed, capacity, data.version(measured_summary)),
+                key="capacity-measured",
+                download="capacity_measured",
+            )
+    elif kind == "b1" and 0 < capacity < n_slots:
+        st.info(
+            "**Fixed by the wiring:** in this agent the overwrite rule (first empty slot, else "
+            "slot 0) decides which cue a narrowed workspace loses; the number below sits on what "
+            "an ideal agent scores by that rule alone. Pick the learned gate to let training "
+            "decide.",
+            icon=":material/construction:",
+        )
     live_scope(data.label(kind), seed, f"{data.DUAL_EPISODES} episodes", res)
     m1, m2, m3 = st.columns(3)
     ideal = data.ideal_on_view(seed, capacity, n_slots) if 0 < capacity < n_slots else {}
