@@ -75,7 +75,8 @@ if st.query_params.get("step") != str(n):
 step = LESSON[n - 1]
 results = data.checked_results()  # the answers' source; its problems are one error, the lesson runs
 results = results if results.summary is not None else None
-question = class_question(n, results)
+measured = data.measured()  # the measured dissociations' answers (None: not checked)
+question = class_question(n, results, measured)
 # Shown on the projector: as the teacher last chose in this session, else as the class sees it
 # (after a reload, a revealed step stays revealed and its bars keep their highlight).
 shown = bool(st.session_state.get(f"_lesson.shown.{n}", classroom.revealed(question.id)))
@@ -120,7 +121,7 @@ with body, st.container(key="lesson-body"):
         width="stretch",
     )
     if shown:
-        answer = expected_answer(step, results)
+        answer = expected_answer(step, results, measured)
         text = f"**Answer** — {answer.text}"
         if answer.agrees is None:
             st.info(text, icon=":material/help:")
@@ -129,7 +130,7 @@ with body, st.container(key="lesson-body"):
         else:
             st.warning(text, icon=":material/compare_arrows:")
         if answer.evidence:
-            with st.expander("The claims behind this answer (from the bundled result set)"):
+            with st.expander("The claims behind this answer (from the bundled result sets)"):
                 st.markdown("\n".join(f"- {escape_markdown(line)}" for line in answer.evidence))
 
 with side:
@@ -171,7 +172,7 @@ with st.expander("Printable handouts", icon=":material/print:"):
     ):
         column.download_button(
             label,
-            handout_html(LESSON, address, results, with_key=with_key),
+            handout_html(LESSON, address, results, with_key=with_key, measured=measured),
             file_name=name,
             mime="text/html",
             key=key,

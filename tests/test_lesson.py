@@ -23,6 +23,7 @@ from labcore.classroom.lesson import (
 )
 from labcore.config import PAGE_URLS
 from labcore.experiments.paper_results import load_results
+from labcore.findings import load_summary
 from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.render import verdict_text
 from labcore.storage.checkpoints import BUNDLED_DIR, read_manifest
@@ -31,16 +32,21 @@ from ui.state import FLAGS, MAX_SLOTS, LabState, parse_flag, parse_params
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = "http://lab.example:8501"
-PAGE_AGENTS = {  # the task and the kinds each page leaves out, as in app_pages/<page>.py
-    "metacognition": ("wagering", ()),
-    "workspace": ("dual", ("a0", "a1", "hot_only")),
-    "robustness": ("dual", ()),
+PAGE_AGENTS = {  # the tasks and the kinds each page leaves out, as in app_pages/<page>.py
+    "metacognition": (("wagering", "post_decision"), ()),
+    "workspace": (("dual",), ("a0", "a1", "hot_only")),
+    "robustness": (("dual",), ()),
 }
 
 
 @pytest.fixture(scope="module")
 def bundled():
     return load_results(ROOT / "results" / "bundled")
+
+
+@pytest.fixture(scope="module")
+def measured():
+    return load_summary(ROOT / "results" / "dissociations", study="dissociations").summary
 
 
 def page_keys(page: str) -> tuple[str, ...]:
@@ -63,11 +69,10 @@ def app_url_paths() -> set[str]:
 
 
 def parse_link(link: str, page: str) -> tuple[LabState, list[str]]:
-    task, left_out = PAGE_AGENTS[page]
+    tasks, left_out = PAGE_AGENTS[page]
+    entries = read_manifest(BUNDLED_DIR)["checkpoints"]
     seeds = {
-        k: v
-        for k, v in seeds_by_kind(task, read_manifest(BUNDLED_DIR)["checkpoints"]).items()
-        if k not in left_out
+        k: v for task in tasks for k, v in seeds_by_kind(task, entries).items() if k not in left_out
     }
     raw = {k: v[-1] for k, v in parse_qs(urlsplit(link).query).items()}
     return parse_params(raw, agents=list(seeds), seeds=seeds)
@@ -91,8 +96,8 @@ def test_every_step_opens_a_page_of_the_app_with_valid_controls(step):
         assert step.params == {}, "pages without URL controls get no parameters"
     assert 2 <= len(step.choices) <= 8 and 0 <= step.paper_answer < len(step.choices)
     assert all(c in CLAIMS_BY_ID for c in step.claims)
-    assert (step.rule is None) == (not step.claims), (
-        "an answer checked against data names its claims"
+    assert (step.rule is None) == (not step.claims and not step.measured), (
+        "an answer checked against data names its claims or its measured findings"
     )
 
 
@@ -103,10 +108,18 @@ def test_a_step_that_asks_about_a_lesion_opens_with_predict_first_on():
         s
         for s in LESSON
         if s.params.get("self_model_mode", "on") != "on"
+        or float(s.params.get("silenced", 0)) > 0
         or int(s.params.get("capacity", MAX_SLOTS)) < MAX_SLOTS
         or float(s.params.get("noise", 0)) > 0
     ]
-    assert [s.page for s in lesion] == ["metacognition", "workspace", "workspace", "robustness"]
+    assert [s.page for s in lesion] == [
+        "metacognition",
+        "metacognition",
+        "workspace",
+        "workspace",
+        "workspace",
+        "robustness",
+    ]
     assert all(s.params.get("predict") == "1" for s in lesion)
     assert not any("predict" in s.params for s in LESSON if s not in lesion)
 
@@ -125,6 +138,8 @@ def test_the_lesson_covers_the_three_dissociations():
     intact = next(s for s in LESSON if s.params.get("self_model_mode") == "on")
     assert LESSON.index(intact) < LESSON.index(zeroed), "the intact agent comes before its lesion"
     assert {s.params.get("capacity") for s in LESSON if s.page == "workspace"} == {"0", "2"}
+    measured = [s.params["agent"] for s in LESSON if s.measured and s.params]
+    assert measured == ["b2_routes", "b1_gate"], "each measured variant has its step"
 
 
 def urls(text: str) -> list[str]:
@@ -149,21 +164,23 @@ def test_relative_handout_links_stay_relative(bundled):
     assert f'href="{html.escape(step_link(LESSON[3]))}"' in page
 
 
-def test_teacher_key_only_with_key(bundled):
-    student = handout_html(LESSON, BASE, bundled, with_key=False)
-    teacher = handout_html(LESSON, BASE, bundled, with_key=True)
+def test_teacher_key_only_with_key(bundled, measured):
+    student = handout_html(LESSON, BASE, bundled, with_key=False, measured=measured)
+    teacher = handout_html(LESSON, BASE, bundled, with_key=True, measured=measured)
     key = '<section class="key">'
     assert key in teacher and key not in student
     assert "page-break-before" in teacher  # the key starts a page of its own
     for step in LESSON:
-        answer = expected_answer(step, bundled)
+        answer = expected_answer(step, bundled, measured)
         assert html.escape(answer.text) in teacher
         assert html.escape(answer.text) not in student
         assert html.escape(step.why) not in student
     assert "bundled" in teacher  # names the result set its answers come from
 
 
-@pytest.mark.parametrize("step", [s for s in LESSON if s.claims], ids=lambda s: s.title)
+@pytest.mark.parametrize(
+    "step", [s for s in LESSON if s.claims and not s.measured], ids=lambda s: s.title
+)
 def test_answers_agree_with_the_bundled_verdicts(step, bundled):
     verdicts = {c: bundled.finding(c).verdict for c in step.claims}
     answer = expected_answer(step, bundled)
@@ -199,21 +216,60 @@ def with_values(results, **values):
     return changed
 
 
-def test_the_answer_follows_the_data_not_the_text(bundled):
+def with_verdicts(summary, e1=None, e2=None, knowing=None):
+    """A copy of the measured summary with some of its registered verdicts replaced."""
+    tables = copy.deepcopy(summary.tables)
+    if e1 is not None:
+        tables["e1"]["verdicts"]["dissociation"] = e1
+    if knowing is not None:
+        tables["e1"]["verdicts"]["knowing"] = knowing
+    if e2 is not None:
+        tables["e2"]["verdicts"]["dissociation"]["b1_gate"] = e2
+    return summary.model_copy(update={"tables": tables})
+
+
+def with_dissociation(results, e3):
+    changed = copy.copy(results)
+    answer = results.summary.answer
+    params = {**answer.params, "dissociations": {**answer.params["dissociations"], "e3": e3}}
+    changed.summary = results.summary.model_copy(
+        update={"answer": answer.model_copy(update={"params": params})}
+    )
+    return changed
+
+
+def test_the_answer_follows_the_data_not_the_text(bundled, measured):
     noise = next(s for s in LESSON if s.page == "robustness")
     wrap_up = LESSON[-1]
+    routes = next(s for s in LESSON if s.params.get("agent") == "b2_routes")
     fragile = with_values(
         bundled, e3__l75__b1=(0.04, "reproduced"), e3__l75__b2=(0.6, "reproduced")
     )
     assert expected_answer(noise, fragile).agrees is True
-    assert expected_answer(wrap_up, fragile).choice == wrap_up.paper_answer
     robust_b1 = with_values(
         bundled, e3__l75__b1=(0.6, "not reproduced"), e3__l75__b2=(0.04, "not reproduced")
     )
     assert expected_answer(noise, robust_b1).choice == 1  # "B2 ... by far"
-    two_fail = with_values(bundled, e1__auroc__self_off=(0.8, "not reproduced"))
-    last = len(wrap_up.choices) - 1  # "more than one of them"
-    assert expected_answer(wrap_up, two_fail).choice == last
+    # the wrap-up counts the dissociations that hold as evidence: E1 and E2 measured, E3 the paper's
+    all_three = with_verdicts(measured, e1="evidence", e2="evidence")
+    held = with_dissociation(bundled, "evidence")
+    assert expected_answer(wrap_up, held, all_three).choice == 3
+    assert expected_answer(wrap_up, with_dissociation(bundled, "fails"), all_three).choice == 2
+    none = with_verdicts(measured, e1="fails", e2="design")
+    assert expected_answer(wrap_up, with_dissociation(bundled, "fails"), none).choice == 0
+    # the measured step reads the registered verdicts
+    for knowing, choice in (("abolished", 0), ("reduced", 1), ("kept", 2)):
+        changed = with_verdicts(measured, knowing=knowing)
+        assert expected_answer(routes, bundled, changed).choice == choice
+
+
+def test_measured_steps_answer_from_the_measured_result_set(bundled, measured):
+    for step in (s for s in LESSON if s.measured):
+        answer = expected_answer(step, bundled, measured)
+        assert answer.choice is not None
+        assert len(answer.evidence) >= len(step.measured)
+        without = expected_answer(step, bundled, None)
+        assert without.choice is None  # not invented without the measured set
 
 
 def test_without_results_the_answer_is_not_invented():
@@ -234,7 +290,7 @@ def test_without_results_the_answer_is_not_invented():
         (None, 1, False),
         ("4", 4, False),
         (["2", "5"], 5, False),
-        ("99", 8, True),
+        ("99", len(LESSON), True),
         ("-3", 1, True),
         ("2.6", 3, True),
         ("seven", 1, True),

@@ -15,7 +15,7 @@ Examples
 >>> step_link(LESSON[3], "http://localhost:8501")
 'http://localhost:8501/metacognition?agent=b2_ws&seed=0&self_model_mode=zero&capacity=4&predict=1'
 >>> parse_step("99", len(LESSON))
-(8, 'step=99 is out of range (1-8); showing step 8.')
+(10, 'step=99 is out of range (1-10); showing step 10.')
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from labcore.experiments.paper_results import ResultSet
 from labcore.findings import Problem, StudySummary
 from labcore.links import MAX_SLOTS, query
 from labcore.paper_claims import CLAIMS_BY_ID
-from labcore.render import chance, note_text, verdict_text
+from labcore.render import chance, note_text, value_text, verdict_text
 
 __all__ = [
     "CHOICE_LETTERS",
@@ -76,6 +76,9 @@ class LessonStep:
     from the result set through ``rule``."""
     claims: tuple[str, ...] = ()
     """Claim ids (:data:`labcore.paper_claims.CLAIMS_BY_ID`) the answer rests on."""
+    measured: tuple[str, ...] = ()
+    """Findings of the measured dissociations (the study "dissociations", protocol 11) the answer
+    rests on."""
     rule: Rule | None = field(default=None, compare=False)
     """Picks the choice our bundled results support; None for a step whose answer is the design."""
     activity: str | None = None
@@ -299,7 +302,7 @@ LESSON: tuple[LessonStep, ...] = (
     LessonStep(
         title="Predict: silence a self-model that has a rival",
         page=PAGE_URLS["metacognition"],
-        params=query(agent="b2_routes", seed=0, silenced=1.0, predict=True),
+        params=query(agent="b2_routes", seed=1, silenced=1.0, predict=True),
         question="A second agent: a second flash arrives after its choice, and its confidence "
         "can read its self-model and also, through its policy, the workspace itself. Silence "
         "every unit of its self-model. What happens to doing (accuracy) and knowing (Type-2 "
@@ -318,6 +321,7 @@ LESSON: tuple[LessonStep, ...] = (
         "units are silenced, seed by seed: nobody drew it in advance. A rewire control retrains "
         "only the confidence's read-out after the lesion: if knowing comes back, the "
         "information was not the self-model's alone.",
+        measured=("e1m.knowing", "e1m.doing", "e1m.auroc.rewired"),
         rule=_two_routes,
     ),
     LessonStep(
@@ -376,7 +380,7 @@ LESSON: tuple[LessonStep, ...] = (
     LessonStep(
         title="Predict: a workspace that learns what to keep",
         page=PAGE_URLS["workspace"],
-        params=query(agent="b1_gate", seed=0, capacity=2, predict=True),
+        params=query(agent="b1_gate", seed=1, capacity=2, predict=True),
         question="In this agent a learned gate decides where each item is written, or whether "
         "to write it at all (it was trained with 1 to 4 slots). Give it 2 of its 4 slots: "
         "conjunction accuracy will be...",
@@ -392,6 +396,7 @@ LESSON: tuple[LessonStep, ...] = (
         "1, so a loss below 2 slots is the information limit, not a mechanism. The page draws "
         "the agent beside both ideals, the overwrite rule and the best allocation, on the same "
         "episodes, from 4 slots down to 0.",
+        measured=("e2m.conjunction.b1_gate.k4", "e2m.conjunction.b1_gate.k2"),
         rule=_learned_gate,
     ),
     LessonStep(
@@ -436,7 +441,8 @@ LESSON: tuple[LessonStep, ...] = (
         "any agent was trained. A dissociation that does not hold is a result too: it says the "
         "effect depends on choices the paper does not pin down. The Replication page lists "
         "every claim, the paper beside ours.",
-        claims=tuple(c for ids in FINDINGS.values() for c in ids),
+        claims=FINDINGS["E3"],
+        measured=("e1m.knowing", "e1m.doing", "e2m.conjunction.b1_gate.k2"),
         rule=_held_here,
     ),
 )
@@ -449,7 +455,7 @@ LESSON: tuple[LessonStep, ...] = (
 def step_link(step: LessonStep, base_url: str = "") -> str:
     """The URL of a step's view: ``base_url`` + ``/`` + the page + its controls as a query string.
 
-    >>> step_link(LESSON[0]), step_link(LESSON[4], "http://lab:8501/")
+    >>> step_link(LESSON[0]), step_link(LESSON[5], "http://lab:8501/")
     ('/', 'http://lab:8501/workspace?agent=b1&seed=0&capacity=0&predict=1')
     """
     query = urlencode(step.params)
@@ -501,6 +507,22 @@ def _evidence(claim_ids: Sequence[str], results: ResultSet | None) -> tuple[str,
         else:
             why = "; ".join(x for x in (verdict_text(found), note_text(found)) if x)
             lines.append(f"{description} — {found.verdict or 'no verdict'}: {why}.")
+    return tuple(lines)
+
+
+def _measured_evidence(ids: Sequence[str], measured: StudySummary | None) -> tuple[str, ...]:
+    lines = []
+    for fid in ids:
+        found = measured.finding(fid) if measured is not None else None
+        if found is None:
+            lines.append(f"{fid}: not in the measured result set.")
+        else:
+            flags = note_text(found)
+            lines.append(
+                f"{found.question}: {value_text(found)} (n = {found.n})"
+                + (f"; {flags}" if flags else "")
+                + "."
+            )
     return tuple(lines)
 
 
@@ -564,7 +586,7 @@ def expected_answer(
             step.paper_answer,
             True,
         )
-    evidence = _evidence(step.claims, results)
+    evidence = _evidence(step.claims, results) + _measured_evidence(step.measured, measured)
     values = dict(results.values) if results is not None else {}
     verdicts = {f.id: f.verdict or "" for f in (results.claims if results is not None else [])}
     more_values, more_verdicts = measured_inputs(results, measured)

@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from labcore.classroom import lesson
 from labcore.classroom.lesson import LESSON, expected_answer, step_link
 from labcore.experiments.paper_results import load_results
+from labcore.findings import load_summary
 from tests.ui.apptest_pages import ROOT, exceptions, join_block, navigate, url
 from ui import share
 
@@ -57,7 +58,9 @@ def test_every_step_renders_and_links_its_view(open_page, n):
     assert link.query_string == query
     at.button(key=f"lesson.show.{n}").click().run()
     assert not at.exception
-    assert expected_answer(step, load_results(ROOT / "results" / "bundled")).text in shown_text(at)
+    measured = load_summary(ROOT / "results" / "dissociations", study="dissociations").summary
+    bundled = load_results(ROOT / "results" / "bundled")
+    assert expected_answer(step, bundled, measured).text in shown_text(at)
 
 
 def test_out_of_range_step_is_clamped_with_a_notice(open_page):
