@@ -410,36 +410,63 @@ def phone_safe_titles(fig: go.Figure) -> int:
     return max(grown, 0)
 
 
+MODEBAR_PX = 32
+"""Height of plotly's toolbar (the modebar, top right of a chart, shown on hover or a tap) with
+its gap: panel titles start below it (issue 42: on a phone it covered a histogram's title)."""
+
+
 @dataclass(frozen=True)
 class Prepared:
-    """A figure as the page shows it: its title (drawn as text), the chart and its HTML download."""
+    """A figure as the page shows it: its title (drawn as text), the chart, its text alternative
+    and its HTML download."""
 
     title: str | None
     shown: go.Figure
     html: str | None
+    alt: str = ""
 
 
-def prepare(fig: go.Figure, download: bool) -> Prepared:
+def _top_title_lines(fig: go.Figure) -> int:
+    """Lines of the panel titles on the figure's top row (0 without any)."""
+    rows = [
+        (float(a.y), a.text.count("<br>") + 1)
+        for a in fig.layout.annotations
+        if a.yref == "paper" and a.yanchor == "bottom" and a.text and a.y is not None
+    ]
+    top = max((y for y, _ in rows), default=None)
+    return max((n for y, n in rows if y == top and y >= 0.95), default=0)
+
+
+def prepare(fig: go.Figure, download: bool, answer: Sequence[str] = ()) -> Prepared:
     """The title taken out of the chart (it wraps as text; plotly titles do not), the panel titles
-    made phone-safe (:func:`phone_safe_titles`) and, if asked, the standalone HTML."""
+    made phone-safe (:func:`phone_safe_titles`) and below the toolbar, the legend entries told
+    apart without colour (:func:`labcore.figures.access.distinguish`), the chart's text
+    alternative (``answer``, then :func:`labcore.figures.access.text_alternative`) and, if asked,
+    the standalone HTML."""
     import plotly.graph_objects as go  # not on the first page's path
 
+    from labcore.figures.access import distinguish, text_alternative
+
     title = fig.layout.title.text if fig.layout.title and fig.layout.title.text else None
-    shown = go.Figure(fig)
+    alt = text_alternative(fig, answer)
+    shown = distinguish(go.Figure(fig))
     extra = TITLE_LINE_PX * phone_safe_titles(shown)  # px per added line of subplot title
+    lines = _top_title_lines(shown)
+    clear = MODEBAR_PX + TITLE_LINE_PX * lines + 4 if lines else 0  # titles under the toolbar
     if title:
-        top = max(40, (fig.layout.margin.t or 95) - 70) + extra
+        top = max(40, (fig.layout.margin.t or 95) - 70 + extra, clear)
         shown.update_layout(
             title_text="",
             margin_t=top,
             height=(fig.layout.height or 460) - (fig.layout.margin.t or 95) + top,
         )
-    elif extra:
+    elif max(extra, clear - (fig.layout.margin.t or 95)) > 0:
+        top = max((fig.layout.margin.t or 95) + extra, clear)
         shown.update_layout(
-            margin_t=(fig.layout.margin.t or 95) + extra, height=(fig.layout.height or 460) + extra
+            margin_t=top, height=(fig.layout.height or 460) + top - (fig.layout.margin.t or 95)
         )
     html = fig.to_html(include_plotlyjs="cdn", full_html=True) if download else None
-    return Prepared(title.replace("<br>", " ") if title else None, shown, html)
+    return Prepared(title.replace("<br>", " ") if title else None, shown, html, alt)
 
 
 def freeze_spec(fig: go.Figure) -> go.Figure:
@@ -459,11 +486,16 @@ def freeze_spec(fig: go.Figure) -> go.Figure:
 
 
 @st.cache_resource(show_spinner=False, max_entries=1024)
-def _prepared(cache_key: tuple, _build: Callable[[], go.Figure], download: bool) -> Prepared:
+def _prepared(
+    cache_key: tuple,
+    _build: Callable[[], go.Figure],
+    download: bool,
+    answer: tuple[str, ...],
+) -> Prepared:
     # Shared by every session and never mutated (st.plotly_chart only reads it): a figure is built,
     # validated, turned into HTML and into the dict plotly_chart serialises once per distinct view,
     # not on every rerun of every student.
-    ready = prepare(_build(), download)
+    ready = prepare(_build(), download, answer)
     freeze_spec(ready.shown)
     return ready
 
@@ -475,8 +507,14 @@ def figure(
     download: str | None = None,
     build: Callable[[], go.Figure] | None = None,
     cache_key: tuple | None = None,
+    answer: str | Sequence[str] = (),
 ) -> None:
     """Show a plotly figure; offer it as a standalone HTML download (PNG is in the modebar).
+
+    Every chart has a text alternative, its accessible name (``role="figure"`` with an
+    ``aria-label``, what a screen reader says): ``answer`` (the sentence the chart answers with,
+    if the page has one) and then the figure's title, note, axes and numbers
+    (:func:`labcore.figures.access.text_alternative`).
 
     The figure's title is shown as text above the chart (it wraps to the column; plotly titles
     do not), and removed from the chart itself. With ``build`` and a ``cache_key`` naming
@@ -485,14 +523,17 @@ def figure(
     page's figures was most of a rerun). In projector mode the chart is drawn with larger type
     (:func:`ui.projector.enlarged`, on a copy: the shared figure is never changed).
     """
+    answer = (answer,) if isinstance(answer, str) else tuple(answer)
     if cache_key is not None and build is not None:
-        ready = _prepared(cache_key, build, bool(download))
+        ready = _prepared(cache_key, build, bool(download), answer)
     else:
-        ready = prepare(fig if fig is not None else build(), bool(download))
+        ready = prepare(fig if fig is not None else build(), bool(download), answer)
     if ready.title:
         st.markdown(f"**{ready.title}**")
     shown = projector.enlarged(ready.shown) if projector.is_on() else ready.shown
-    st.plotly_chart(shown, width="stretch", key=key, config={"displaylogo": False})
+    st.plotly_chart(
+        shown, width="stretch", key=key, config={"displaylogo": False}, alt=ready.alt or None
+    )
     if download and ready.html is not None:
         st.download_button(
             "Download figure (HTML)",

@@ -83,7 +83,7 @@ def test_the_switch_draws_the_cached_figure_larger_and_leaves_the_cache_alone():
     assert big["font"]["size"] > small["font"]["size"]
     assert big["legend"]["font"]["size"] > small["legend"]["font"]["size"]
     assert "tickfont" not in small["xaxis"] or small["xaxis"]["tickfont"].get("size", 0) < 18
-    cached = components._prepared(("projector-test-roc",), None, False).shown  # the shared one
+    cached = components._prepared(("projector-test-roc",), None, False, ()).shown  # the shared one
     assert cached.layout.font.size == small["font"]["size"], "the cached figure is unchanged"
     at.toggle(key=projector.WIDGET_KEY).set_value(False).run()
     assert chart_layout(at) == small and not style_sheets(at)

@@ -1,0 +1,252 @@
+"""Figures a reader can use without colour or without sight.
+
+- :func:`distinguish` gives every legend entry a line style, a marker or a bar pattern of its own,
+  so that no entry is told from another by its colour alone (WCAG 2.1, 1.4.1 "Use of Color").
+  :func:`labcore.figures.style.style_figure` calls it on every figure; colours themselves are
+  Okabe & Ito's (:data:`labcore.figures.style.OKABE_ITO`).
+- :func:`text_alternative` writes a figure as text: its title, its note, its axes and each
+  series' numbers. The pages give it to the chart as its accessible name
+  (``ui.components.figure``: ``st.plotly_chart(alt=...)``, an ``aria-label`` on the chart's
+  ``role="figure"`` container), after the page's own answer sentence (WCAG 2.1, 1.1.1
+  "Non-text Content").
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+"""Line styles given to a figure's line entries in order (plotly's six)."""
+SYMBOLS = ("circle", "square", "cross", "x", "star", "hexagon", "pentagon", "hourglass")
+"""Marker symbols given to a figure's marker entries in order (no diamond or triangle: the paper's
+marks and censored values are drawn with those)."""
+PATTERNS = ("", "/", "\\", "x", ".", "+", "-", "|")
+"""Bar fill patterns given to a figure's bar entries in order."""
+ALT_CHARS = 1500
+"""The longest text alternative: a screen reader reads it whole, so a long series is summarised."""
+LISTED_POINTS = 12
+"""A series of at most this many points is read out point by point; a longer one is summarised."""
+
+
+def _entry(trace: Any) -> str:
+    return str(trace.legendgroup or trace.name or id(trace))
+
+
+def _kind(trace: Any) -> str | None:
+    """What tells a trace's legend entry apart: its line, its marker or its bar fill."""
+    if trace.type == "bar":
+        return "bar"
+    if trace.type not in ("scatter", "scattergl"):
+        return None
+    mode = trace.mode or "lines+markers"
+    if "lines" in mode:
+        return "line"
+    return "marker" if "markers" in mode else None
+
+
+def _explicit(trace: Any, kind: str) -> Any:
+    if kind == "line":
+        return trace.line.dash
+    if kind == "marker":
+        symbol = trace.marker.symbol
+        return symbol if isinstance(symbol, str | int) or symbol is None else "array"
+    return trace.marker.pattern.shape if trace.marker.pattern else None
+
+
+def distinguish(fig: go.Figure) -> go.Figure:
+    """Give each legend entry of a kind (lines, markers, bars) a style of its own, in place.
+
+    Entries are a figure's traces shown in its legend, grouped by ``legendgroup`` (else name);
+    every trace of an entry (the same group drawn in another panel) gets the entry's style. Only
+    entries whose style was left unset are given one, from :data:`DASHES`, :data:`SYMBOLS` or
+    :data:`PATTERNS`, skipping the styles other entries set themselves (the paper's diamonds, the
+    dashed chance line); a figure with one entry of a kind is left as it is.
+
+    >>> fig = go.Figure([go.Scatter(y=[1, 2], mode="lines", name=n) for n in ("A", "B", "C")])
+    >>> [t.line.dash for t in distinguish(fig).data]
+    ['solid', 'dash', 'dot']
+    >>> fig = go.Figure([go.Scatter(y=[1], mode="markers", name="ours"),
+    ...                  go.Scatter(y=[1], mode="markers", name="paper",
+    ...                             marker_symbol="diamond-open")])
+    >>> [t.marker.symbol for t in distinguish(fig).data]
+    ['circle', 'diamond-open']
+    """
+    by_kind: dict[str, dict[str, list[Any]]] = {}
+    for trace in fig.data:
+        kind = _kind(trace)
+        if kind is None:
+            continue
+        by_kind.setdefault(kind, {}).setdefault(_entry(trace), []).append(trace)
+    styles = {"line": DASHES, "marker": SYMBOLS, "bar": PATTERNS}
+    for kind, entries in by_kind.items():
+        shown = {
+            name: traces
+            for name, traces in entries.items()
+            if any(t.showlegend is not False for t in traces)
+        }
+        if len(shown) < 2:
+            continue
+        used = {_explicit(t, kind) for traces in shown.values() for t in traces} - {None}
+        free = [s for s in styles[kind] if s not in used] or list(styles[kind])
+        unset = [
+            traces for traces in shown.values() if all(_explicit(t, kind) is None for t in traces)
+        ]
+        for i, traces in enumerate(unset):
+            style = free[i % len(free)]
+            for t in traces:
+                if kind == "line":
+                    t.line.dash = style
+                elif kind == "marker":
+                    t.marker.symbol = style
+                else:
+                    t.marker.pattern.shape = style
+    return fig
+
+
+def plain(text: Any) -> str:
+    """Figure text as a reader hears it: plotly's line breaks and tags dropped, entities decoded.
+
+    >>> plain("ROC curve<br>(pooled &amp; <i>binned</i>)")
+    'ROC curve (pooled & binned)'
+    """
+    if text is None:
+        return ""
+    text = re.sub(r"<br\s*/?>", " ", str(text))
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", text)).split())
+
+
+def _number(value: Any) -> str:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return plain(value)
+    if not np.isfinite(v):
+        return "undefined"
+    return f"{v:.3g}" if abs(v) < 1000 else f"{v:,.0f}"
+
+
+def _ticks(fig: go.Figure, axis: str) -> dict[Any, str]:
+    """A categorical axis' tick text by its value (``category_axis``: ticks at 0..n-1)."""
+    name = axis[0] + "axis" + axis[1:]
+    layout_axis = fig.layout[name] if name in fig.layout else None
+    if layout_axis is None or layout_axis.tickvals is None or layout_axis.ticktext is None:
+        return {}
+    return {
+        float(v): plain(t) for v, t in zip(layout_axis.tickvals, layout_axis.ticktext, strict=False)
+    }
+
+
+def _values(trace: Any, name: str) -> list[Any]:
+    got = getattr(trace, name, None)
+    if got is None:
+        return []
+    return list(np.asarray(got, dtype=object).ravel())
+
+
+def _series(fig: go.Figure, trace: Any) -> str | None:
+    """One trace in words: its name and its points, or a summary of a long series."""
+    if trace.type in ("heatmap", "histogram2d", "contour"):
+        z = np.asarray(trace.z if trace.z is not None else [], dtype=float)
+        if z.size == 0:
+            return None
+        return (
+            f"{plain(trace.name) or 'a heatmap'}: {z.shape[0]} rows by "
+            f"{z.shape[-1] if z.ndim > 1 else 1} columns of values from "
+            f"{_number(np.nanmin(z))} to {_number(np.nanmax(z))}"
+        )
+    if trace.type == "table" or not hasattr(trace, "y"):
+        return None
+    horizontal = getattr(trace, "orientation", None) == "h"
+    xs, ys = _values(trace, "x"), _values(trace, "y")
+    if trace.type == "histogram":
+        data = [v for v in (ys if horizontal else xs) if v is not None]
+        if not data:
+            return None
+        values = np.asarray(data, dtype=float)
+        return (
+            f"{plain(trace.name) or 'histogram'}: {values.size} values from "
+            f"{_number(np.nanmin(values))} to {_number(np.nanmax(values))}, median "
+            f"{_number(np.nanmedian(values))}"
+        )
+    if horizontal:
+        xs, ys = ys, xs
+    if not ys:
+        return None
+    if not xs:
+        xs = list(range(len(ys)))
+    ticks = _ticks(fig, trace.yaxis if horizontal else (trace.xaxis or "x"))
+
+    def at(x: Any) -> str:
+        try:
+            return ticks.get(float(x)) or _number(x)
+        except (TypeError, ValueError):
+            return plain(x)
+
+    name = plain(trace.name) or trace.type
+    pairs = [(x, y) for x, y in zip(xs, ys, strict=False) if y is not None]
+    if not pairs:
+        return None
+    if len(pairs) <= LISTED_POINTS:
+        return f"{name}: " + ", ".join(f"{at(x)}: {_number(y)}" for x, y in pairs)
+    y = np.asarray([p[1] for p in pairs], dtype=float)
+    low, high = int(np.nanargmin(y)), int(np.nanargmax(y))
+    return (
+        f"{name}: {len(pairs)} points from {at(pairs[0][0])} to {at(pairs[-1][0])}; lowest "
+        f"{_number(y[low])} at {at(pairs[low][0])}, highest {_number(y[high])} at "
+        f"{at(pairs[high][0])}, last {_number(y[-1])}"
+    )
+
+
+def _axes(fig: go.Figure) -> list[str]:
+    out = []
+    for name in sorted(fig.layout):
+        if not (name.startswith("xaxis") or name.startswith("yaxis")):
+            continue
+        title = fig.layout[name].title.text if fig.layout[name].title else None
+        if title and plain(title) not in out:
+            out.append(plain(title))
+    return out
+
+
+def text_alternative(fig: go.Figure, lead: Sequence[str] = (), limit: int = ALT_CHARS) -> str:
+    """The figure as text for a screen reader: ``lead`` (the page's answer), the title, the note,
+    the panels' titles, the axes and each series' numbers, at most ``limit`` characters.
+
+    >>> fig = go.Figure(go.Bar(x=[0, 1], y=[0.87, 0.5], name="ours"))
+    >>> _ = fig.update_layout(title_text="Accuracy<br>by condition", xaxis_title_text="condition")
+    >>> _ = fig.update_xaxes(tickvals=[0, 1], ticktext=["intact", "zeroed"])
+    >>> text_alternative(fig, ["Zeroing the self-model keeps accuracy."])[:80]
+    'Zeroing the self-model keeps accuracy. Chart: Accuracy by condition. Axes: condi'
+    >>> text_alternative(fig)
+    'Chart: Accuracy by condition. Axes: condition. ours: intact: 0.87, zeroed: 0.5.'
+    """
+    title = fig.layout.title
+    parts = [s.strip().rstrip(".") + "." for s in lead if s and s.strip()]
+    if title and title.text:
+        parts.append(f"Chart: {plain(title.text)}.")
+    if title and title.subtitle and title.subtitle.text:
+        parts.append(f"Note: {plain(title.subtitle.text)}.")
+    panels = [
+        plain(a.text)
+        for a in fig.layout.annotations
+        if a.text and a.yanchor == "bottom" and a.showarrow is False and a.yref == "paper"
+    ]
+    if panels:
+        parts.append("Panels: " + "; ".join(panels) + ".")
+    axes = _axes(fig)
+    if axes:
+        parts.append("Axes: " + "; ".join(axes) + ".")
+    for trace in fig.data:
+        said = _series(fig, trace)
+        if said:
+            parts.append(said + ".")
+    if not fig.data and fig.layout.annotations:  # an empty figure says what is missing
+        parts += [plain(a.text) + "." for a in fig.layout.annotations if a.text]
+    text = " ".join(parts)
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
