@@ -17,7 +17,8 @@ from ui.components import SELF_MODEL_LABELS, explain, figure, findings_frame
 from ui.state import LabState
 
 PAGE = "integration"
-KEYS = ("agent", "seed", "capacity", "self_model_mode")
+KEYS = ("agent", "seed", "capacity", "self_model_mode", "signal", "variant")
+VARIANTS = ("intact", "evoked")
 SIGNALS, RIDGE, NORMALISATION = science.integration_settings()  # the registered readings
 STUDY_COMMAND = "python -m labcore study integration --out results/explore_integration --jobs 2"
 TERMS = ("phi_e", "o_information", "tse", "by_construction")  # glossary keys, as they first appear
@@ -135,7 +136,14 @@ if not seeds:
     st.error("No dual-task agents are available.")
     st.stop()
 st.subheader("One agent, live")
-controls.init_state(PAGE, KEYS, agents=list(seeds), seeds=seeds, default=LabState(agent="b2"))
+controls.init_state(
+    PAGE,
+    KEYS,
+    agents=list(seeds),
+    seeds=seeds,
+    default=LabState(agent="b2", signal=SIGNALS[0]),
+    options={"signal": SIGNALS, "variant": VARIANTS},
+)
 c1, c2, c3, c4 = st.columns([2, 1, 2, 2])
 kind, seed = controls.agent_seed_picker(PAGE, seeds, c1, c2)
 model = data.checked_agent("dual", kind, seed)
@@ -233,11 +241,9 @@ rows = study.frame("integration")
 if study.tables is not None and rows is not None:
     st.subheader("The study's values")
     signal = st.selectbox(
-        "Signal", SIGNALS, format_func=SIGNAL_WORDS.get, key=f"{PAGE}.study_signal"
+        "Signal", SIGNALS, format_func=SIGNAL_WORDS.get, key=controls.key(PAGE, "signal")
     )
-    variant = st.radio(
-        "Variant", ("intact", "evoked"), horizontal=True, key=f"{PAGE}.study_variant"
-    )
+    variant = st.radio("Variant", VARIANTS, horizontal=True, key=controls.key(PAGE, "variant"))
     figure(
         build=lambda: study_values_figure(rows, signal, variant, ridge=study.tables.ridge),
         cache_key=("integration-study", signal, variant, str(study.directory), data.version(study)),
