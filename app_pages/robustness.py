@@ -88,8 +88,12 @@ def verdict() -> None:
         lead=data.once(bundled, "e3-robustness-verdict", lambda: e3_robustness_verdict(bundled)),
         why=[]
         if study.summary is None
-        else [data.once(study, "answer-long", lambda: answer(study.summary, "long"))],
+        else [
+            data.once(study, "answer-short", lambda: answer(study.summary, "short")),
+            data.once(study, "answer-long", lambda: answer(study.summary, "long")),
+        ],
         why_title="Why, from the E3 design study",
+        why_shown=1,
     )
 
 

@@ -289,6 +289,10 @@ def verdict_box(
                     st.markdown(sentence)
         if lines:
             with st.expander("The pre-registered rule behind each verdict"):
+                st.caption(
+                    f"From the result set `{res.directory.name}` (its `summary.json`), by the "
+                    "rules of `docs/verdicts.md`; each claim's id in brackets."
+                )
                 st.markdown(
                     "\n".join(
                         f"- **{label}** (`{cid}`): "
@@ -300,9 +304,8 @@ def verdict_box(
                     )
                 )
         st.caption(
-            f"Verdicts from the result set `{res.directory.name}` (summary.json), by "
-            "rules fixed before "
-            'the run (docs/verdicts.md). "By construction": our design fixes that value in advance.'
+            "Verdicts from the lab's own runs, by rules written down before the runs. "
+            '"By construction": our design fixes that value in advance.'
         )
 
 

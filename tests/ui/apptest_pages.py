@@ -154,3 +154,39 @@ def join_block(at: AppTest) -> dict[str, tuple[str, float]]:
         ):
             found[part] = (html.unescape(re.sub("<[^>]*>", "", text)), float(size))
     return found
+
+
+PROSE = ("title", "header", "subheader", "markdown", "caption", "text", "latex")
+"""Element types a visitor reads as running text (alerts and metrics are counted too)."""
+ALERTS = ("info", "warning", "error", "success")
+
+
+def visible_words(at: AppTest) -> int:
+    """Words a visitor sees on the page with every expander and popover closed: the text of its
+    headings, Markdown, captions, alerts and metrics (tables and charts are not prose), in the
+    first tab of each row of tabs (the one a page opens on)."""
+    import re
+
+    def words(text: str) -> int:
+        text = re.sub(r"<[^>]+>|:[a-z]+\[|[*_`#>|\]\[]", " ", text)  # markup, not words
+        return len(re.findall(r"[A-Za-z0-9][\w'’.,%±/-]*", text))
+
+    def walk(node) -> int:
+        kind = getattr(node, "type", None)
+        if kind in ("expander", "popover"):
+            return 0
+        children = getattr(node, "children", None)
+        if children:
+            shown = list(children.values())
+            if kind == "tab_container":
+                shown = shown[:1]
+            return sum(walk(child) for child in shown)
+        if kind in PROSE:
+            return words(str(node.value))
+        if kind in ALERTS:
+            return words(str(node.proto.body))
+        if kind == "metric":
+            return words(f"{node.label} {node.value}")
+        return 0
+
+    return walk(at.main)
