@@ -43,7 +43,7 @@ SCHEDULES = ("fast", "paper", "paper_weighted")  # the design study's training s
 VERDICT_CLAIMS = (
     ("e3.l75.b1", "B1's noise tolerance L75 (the paper: fragile)"),
     ("e3.l75.b2", "B2's L75 (the paper: robust)"),
-    ("e3.l75.b2_ws", "B2 workspace-read's L75 (the paper: robust, so not z_self alone)"),
+    ("e3.l75.b2_ws", "B2 workspace-read's L75 (the paper: robust, so not the self-model alone)"),
     ("e3.l75.b1.read", "B1's L75 with fresh noise on the read copy"),
     ("e3.l75.b2.read", "B2's L75 with fresh noise on the read copy"),
     ("e3.pci_a.b1", "B1's raw PCI-A (the paper: below both baselines, the inversion)"),

@@ -232,7 +232,7 @@ with fcs:
         for lesioned in (False, True) if name == "B2" else (False,):
             n_vars, bits = lab_fcs_inputs(name, values, self_model_lesioned=lesioned)
             r, fcs_value = lab_agent_fcs(name, n_vars, bits, float(p_standin))
-            label = f"lab {name}" + (" (z_self zeroed)" if lesioned else "")
+            label = f"lab {name}" + (" (self-model zeroed)" if lesioned else "")
             points.append(
                 {
                     "name": label,
@@ -257,8 +257,8 @@ with fcs:
     st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
     st.caption(
         "Our B2's R: its self-model's effective number of variables (participation "
-        "ratio of z_self) times "
-        "the bits per variable that a held-out probe reads from z_self about the "
+        "ratio of the self-model's state) times "
+        "the bits per variable that a held-out probe reads from the self-model about the "
         "agent's own correctness "
         "(a lower bound). B1 has no self-model: R = 0, so FCS = 0 whatever P is."
     )

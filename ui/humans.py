@@ -43,10 +43,12 @@ B2 = "b2_ws"
 """The E1 agent a visitor is compared with (B2, workspace-read)."""
 REWARD = "reward_late"
 """The reward-trained agent shown beside people (E4 again, arm a')."""
+REWARD_LABEL = "agent trained from reward alone"
+"""How the pages name it (its arm is in the Reward page's words, never its kind code)."""
 AGENTS: tuple[tuple[str, str, str], ...] = (
     (B2, "on", "B2 agent"),
     (B2, "zero", "B2, self-model zeroed"),
-    (REWARD, "on", "reward-trained agent (reward_late)"),
+    (REWARD, "on", REWARD_LABEL),
 )
 """The bundled agents beside people: (kind, self-model mode, label)."""
 YOU = VISITOR
@@ -55,7 +57,7 @@ COLOURS = {
     YOU: PALETTE["logits_max_softmax"],
     "B2 agent": PALETTE["self_on"],
     "B2, self-model zeroed": PALETTE["self_off"],
-    "reward-trained agent (reward_late)": PALETTE["reward_late"],
+    REWARD_LABEL: PALETTE["reward_late"],
 }
 """The pages' colours: the Metacognition page's self-on green and zeroed red, reward_late's blue,
 and an amber for the visitor."""

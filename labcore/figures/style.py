@@ -116,14 +116,14 @@ LABELS: dict[str, str] = {
     "self_on": "self-model on",
     "self_off": "self-model zeroed",
     "bus_off": "workspace off (self-model on)",
-    "blind_noise": "z_self replaced by noise",
-    "blind_permute": "z_self shuffled across trials",
+    "blind_noise": "self-model replaced by noise",
+    "blind_permute": "self-model shuffled across trials",
     "a0": "A0 (feed-forward)",
     "a1": "A1 (recurrent)",
     "b1": "B1 (workspace, GWT)",
     "b1_reg": "B1 + dropout/weight decay",
     "b1_noise": "B1 + noise training",
-    "b2": "B2 (policy reads z_self)",
+    "b2": "B2 (policy reads the self-model)",
     "b2_ws": "B2 workspace-read, self-model off",
     "hot_only": "HOT-only (no workspace)",
     "bc_linear": "BC-only linear",
@@ -148,7 +148,7 @@ LABELS: dict[str, str] = {
     "k2": "2 slots",
     "k1": "1 slot",
     "k0": "bus off (0 slots)",
-    "zself": "confidence head (reads z_self)",
+    "zself": "confidence head (reads the self-model)",
     "logits_max_softmax": "logits: max softmax",
     "logits_neg_entropy": "logits: negative entropy",
 }
@@ -196,7 +196,7 @@ def label_of(key: str) -> str:
     """Display name of a key (the key itself if it has none).
 
     >>> label_of("b2"), label_of("mine")
-    ('B2 (policy reads z_self)', 'mine')
+    ('B2 (policy reads the self-model)', 'mine')
     """
     return LABELS.get(key, str(key))
 
