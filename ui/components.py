@@ -24,6 +24,7 @@ from labcore.render import (
 )
 from labcore.render import chance as chance_level
 from ui import projector
+from ui.state import escape_markdown
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -420,13 +421,17 @@ its gap: panel titles start below it (issue 42: on a phone it covered a histogra
 
 @dataclass(frozen=True)
 class Prepared:
-    """A figure as the page shows it: its title (drawn as text), the chart, its text alternative
-    and its HTML download."""
+    """A figure as the page shows it: its title and note (drawn as text), the chart, the chart
+    with its panels stacked for a narrow column (None when its panels are not side by side), its
+    text alternative and its HTML download."""
 
     title: str | None
     shown: go.Figure
     html: str | None
     alt: str = ""
+    note: str | None = None
+    narrow: go.Figure | None = None
+    columns: int = 1
 
 
 def _top_title_lines(fig: go.Figure) -> int:
@@ -440,36 +445,57 @@ def _top_title_lines(fig: go.Figure) -> int:
     return max((n for y, n in rows if y == top and y >= 0.95), default=0)
 
 
+NOTE_LINE_PX = 17
+"""Pixels of one line of a figure's note (plotly's subtitle, 12 px type), with its gap 6 px."""
+
+
 def prepare(fig: go.Figure, download: bool, answer: Sequence[str] = ()) -> Prepared:
-    """The title taken out of the chart (it wraps as text; plotly titles do not), the panel titles
-    made phone-safe (:func:`phone_safe_titles`) and below the toolbar, the legend entries told
-    apart without colour (:func:`labcore.figures.access.distinguish`), the chart's text
-    alternative (``answer``, then :func:`labcore.figures.access.text_alternative`) and, if asked,
-    the standalone HTML."""
+    """The title and the note taken out of the chart (they wrap as text; plotly's do not, and a
+    note wider than a phone was cut), the panel titles made phone-safe (:func:`phone_safe_titles`)
+    and below the toolbar, the legend entries told apart without colour
+    (:func:`labcore.figures.access.distinguish`), a copy with the panels stacked for a narrow
+    column (:func:`labcore.figures.access.stacked`), the chart's text alternative (``answer``,
+    then :func:`labcore.figures.access.text_alternative`) and, if asked, the standalone HTML."""
     import plotly.graph_objects as go  # not on the first page's path
 
-    from labcore.figures.access import distinguish, text_alternative
+    from labcore.figures.access import (
+        distinguish,
+        panel_columns,
+        plain,
+        stacked,
+        text_alternative,
+    )
 
     title = fig.layout.title.text if fig.layout.title and fig.layout.title.text else None
+    subtitle = fig.layout.title.subtitle if fig.layout.title else None
+    note = subtitle.text if subtitle and subtitle.text else None
     alt = text_alternative(fig, answer)
     shown = distinguish(go.Figure(fig))
     extra = TITLE_LINE_PX * phone_safe_titles(shown)  # px per added line of subplot title
     lines = _top_title_lines(shown)
     clear = MODEBAR_PX + TITLE_LINE_PX * lines + 4 if lines else 0  # titles under the toolbar
+    margin, height = fig.layout.margin.t or 95, fig.layout.height or 460
+    noted = NOTE_LINE_PX * (note.count("<br>") + 1) + 6 if note else 0
+    if note:
+        shown.update_layout(title_subtitle_text="")
     if title:
-        top = max(40, (fig.layout.margin.t or 95) - 70 + extra, clear)
-        shown.update_layout(
-            title_text="",
-            margin_t=top,
-            height=(fig.layout.height or 460) - (fig.layout.margin.t or 95) + top,
-        )
-    elif max(extra, clear - (fig.layout.margin.t or 95)) > 0:
-        top = max((fig.layout.margin.t or 95) + extra, clear)
-        shown.update_layout(
-            margin_t=top, height=(fig.layout.height or 460) + top - (fig.layout.margin.t or 95)
-        )
+        top = max(40, margin - 70 - noted + extra, clear)
+        shown.update_layout(title_text="", margin_t=top, height=height - margin + top)
+    elif extra or noted or clear > margin:
+        top = max(40, margin - noted + extra, clear)
+        shown.update_layout(margin_t=top, height=height + top - margin)
+    columns = panel_columns(shown)
+    narrow = stacked(shown) if columns > 1 else None
     html = fig.to_html(include_plotlyjs="cdn", full_html=True) if download else None
-    return Prepared(title.replace("<br>", " ") if title else None, shown, html, alt)
+    return Prepared(
+        title.replace("<br>", " ") if title else None,
+        shown,
+        html,
+        alt,
+        escape_markdown(plain(note)) if note else None,
+        narrow,
+        columns,
+    )
 
 
 def freeze_spec(fig: go.Figure) -> go.Figure:
@@ -500,6 +526,8 @@ def _prepared(
     # not on every rerun of every student.
     ready = prepare(_build(), download, answer)
     freeze_spec(ready.shown)
+    if ready.narrow is not None:
+        freeze_spec(ready.narrow)
     return ready
 
 
@@ -533,10 +561,24 @@ def figure(
         ready = prepare(fig if fig is not None else build(), bool(download), answer)
     if ready.title:
         st.markdown(f"**{ready.title}**")
-    shown = projector.enlarged(ready.shown) if projector.is_on() else ready.shown
-    st.plotly_chart(
-        shown, width="stretch", key=key, config={"displaylogo": False}, alt=ready.alt or None
-    )
+    if ready.note:
+        st.caption(ready.note)
+
+    def draw(fig: go.Figure, key: str) -> None:
+        shown = projector.enlarged(fig) if projector.is_on() else fig
+        st.plotly_chart(
+            shown, width="stretch", key=key, config={"displaylogo": False}, alt=ready.alt or None
+        )
+
+    if ready.narrow is None:
+        draw(ready.shown, key)
+    else:  # both drawn; the page's CSS shows the one that fits the column (NARROW_CSS)
+        n = min(ready.columns, max(NARROW_BELOW_PX))
+        with st.container(key=f"chartbox-{key}"):
+            with st.container(key=f"chart-wide{n}-{key}"):
+                draw(ready.shown, key)
+            with st.container(key=f"chart-narrow{n}-{key}"):
+                draw(ready.narrow, f"{key}.narrow")
     if download and ready.html is not None:
         st.download_button(
             "Download figure (HTML)",
@@ -567,6 +609,22 @@ label[data-testid="stWidgetLabel"][disabled] p { color: #5c5b59; }
 kbd { opacity: 1 !important; }
 </style>
 """
+NARROW_BELOW_PX = {2: 560, 3: 720, 4: 900}
+"""Below this width of its column, a chart with 2, 3 or 4 (or more) panels side by side is shown
+with its panels stacked (issue 42: a 100 px ROC panel on a phone, an axis title over the next
+panel's points in the Lesson's side column): about 170 px a panel and the axes' margins."""
+NARROW_CSS = (
+    "<style>[class*='st-key-chartbox-'] { container-type: inline-size; }"
+    "[class*='st-key-chart-narrow'] { display: none; }"
+    + "".join(
+        f"@container (max-width: {px}px) {{ [class*='st-key-chart-wide{n}-'] {{ display: none; }}"
+        f" [class*='st-key-chart-narrow{n}-'] {{ display: flex; }} }}"
+        for n, px in NARROW_BELOW_PX.items()
+    )
+    + "</style>"
+)
+"""Which of a multi-panel chart's two drawings shows: a CSS container query on its column's width
+(the server does not know a screen's width)."""
 """What makes Streamlit's own parts pass WCAG 2.1 AA (axe-core's serious rules, checked on every
 page by the browser test): captions and a disabled control's label at least 4.5:1 on white
 (Streamlit draws them 3.9:1 and 2.3:1); segmented controls and code blocks wrap instead of
@@ -575,5 +633,6 @@ shortcut badge at full opacity (2.8:1 at Streamlit's 0.6)."""
 
 
 def accessible_style() -> None:
-    """Add :data:`ACCESSIBLE_CSS` to the page (``app.py`` calls it once per run, before it)."""
-    st.html(ACCESSIBLE_CSS)
+    """Add :data:`ACCESSIBLE_CSS` and :data:`NARROW_CSS` to the page (``app.py`` calls it once per
+    run, before the page)."""
+    st.html(ACCESSIBLE_CSS + NARROW_CSS)

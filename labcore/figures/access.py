@@ -250,3 +250,93 @@ def text_alternative(fig: go.Figure, lead: Sequence[str] = (), limit: int = ALT_
         parts += [plain(a.text) + "." for a in fig.layout.annotations if a.text]
     text = " ".join(parts)
     return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _panels(fig: go.Figure) -> list[tuple[str, str, tuple[float, float], tuple[float, float]]]:
+    """Each panel's x axis, y axis and their domains (axes overlaying another left out)."""
+    out = []
+    for name in fig.layout:
+        if not name.startswith("xaxis"):
+            continue
+        x = fig.layout[name]
+        if x.overlaying or x.anchor in (None, "free"):
+            continue
+        yname = "yaxis" + x.anchor[1:]
+        if yname not in fig.layout:
+            continue
+        y = fig.layout[yname]
+        out.append((name, yname, tuple(x.domain or (0, 1)), tuple(y.domain or (0, 1))))
+    return out
+
+
+def panel_columns(fig: go.Figure) -> int:
+    """How many panels a figure has side by side (distinct x domains; 1 without subplots).
+
+    >>> from plotly.subplots import make_subplots
+    >>> panel_columns(make_subplots(rows=2, cols=3)), panel_columns(go.Figure(go.Bar(y=[1])))
+    (3, 1)
+    """
+    return max(1, len({(round(p[2][0], 3), round(p[2][1], 3)) for p in _panels(fig)}))
+
+
+STACKED_PANEL_PX = 260
+"""The least height of one panel of a stacked figure."""
+STACKED_GAP_PX = 95
+"""Room between two stacked panels: the upper one's tick labels and axis title, the lower one's
+title."""
+
+
+def stacked(fig: go.Figure) -> go.Figure:
+    """``fig`` with its panels one under another, for a narrow screen: a copy in which every panel
+    takes the full width, in reading order (rows top down, each row left to right); panel titles,
+    notes on a panel and shapes drawn in the figure's coordinates move with their panel. A figure
+    whose panels are not side by side is returned as a copy unchanged.
+
+    >>> from plotly.subplots import make_subplots
+    >>> fig = make_subplots(rows=1, cols=2, subplot_titles=("left", "right"))
+    >>> tall = stacked(fig.update_layout(height=400, margin={"t": 60, "b": 60}))
+    >>> [tuple(tall.layout[a].domain) for a in ("xaxis", "xaxis2")]
+    [(0.0, 1.0), (0.0, 1.0)]
+    >>> tall.layout.yaxis.domain[0] > tall.layout.yaxis2.domain[1], tall.layout.height > 400
+    (True, True)
+    >>> [a.text for a in tall.layout.annotations], [a.x for a in tall.layout.annotations]
+    (['left', 'right'], [0.5, 0.5])
+    """
+    out = go.Figure(fig)
+    panels = _panels(out)
+    if panel_columns(out) < 2:
+        return out
+    top, bottom = out.layout.margin.t or 95, out.layout.margin.b or 70
+    plot = max((out.layout.height or 460) - top - bottom, 100)
+    order = sorted(panels, key=lambda p: (-round(p[3][1], 3), p[2][0]))
+    heights = [max(STACKED_PANEL_PX, plot * (p[3][1] - p[3][0])) for p in order]
+    total = sum(heights) + STACKED_GAP_PX * (len(order) - 1)
+    new: dict[tuple, tuple[tuple[float, float], tuple[float, float]]] = {}
+    at = total
+    for (xname, yname, xdom, ydom), h in zip(order, heights, strict=True):
+        y1, y0 = at / total, (at - h) / total
+        at -= h + STACKED_GAP_PX
+        new[(xdom, ydom)] = ((0.0, 1.0), (y0, y1))
+        out.layout[xname].domain = (0.0, 1.0)
+        out.layout[yname].domain = (y0, y1)
+
+    def moved(x: float, y: float) -> tuple[float, float] | None:
+        """A point in figure coordinates moved with the panel it sits on or just above."""
+        for (xdom, ydom), (nx, ny) in new.items():
+            if xdom[0] - 1e-6 <= x <= xdom[1] + 1e-6 and ydom[0] - 1e-6 <= y <= ydom[1] + 0.15:
+                fx = (x - xdom[0]) / ((xdom[1] - xdom[0]) or 1)
+                fy = (y - ydom[0]) / ((ydom[1] - ydom[0]) or 1)
+                return nx[0] + fx * (nx[1] - nx[0]), ny[0] + fy * (ny[1] - ny[0])
+        return None
+
+    for a in out.layout.annotations:
+        if a.xref == "paper" and a.yref == "paper" and a.x is not None and a.y is not None:
+            if (to := moved(float(a.x), float(a.y))) is not None:
+                a.x, a.y = to
+    for s in out.layout.shapes:
+        if s.xref == "paper" and s.yref == "paper" and None not in (s.x0, s.x1, s.y0, s.y1):
+            lo, hi = moved(float(s.x0), float(s.y0)), moved(float(s.x1), float(s.y1))
+            if lo is not None and hi is not None:
+                (s.x0, s.y0), (s.x1, s.y1) = lo, hi
+    out.update_layout(height=round(top + bottom + total))
+    return out
