@@ -180,7 +180,7 @@ def _series(fig: go.Figure, trace: Any) -> str | None:
         return None
     if not xs:
         xs = list(range(len(ys)))
-    ticks = _ticks(fig, trace.yaxis if horizontal else (trace.xaxis or "x"))
+    ticks = _ticks(fig, (trace.yaxis or "y") if horizontal else (trace.xaxis or "x"))
 
     def at(x: Any) -> str:
         try:

@@ -233,16 +233,16 @@ def workspace_heatmap(
                 + f"<br>norm {norm:.2f}"
             )
     n_cat = len(names)
-    cat_colours = [
-        "#f0f0f0",
-        "#2b8cbe",
-        "#31a354",
-        "#e6550d",
-        "#756bb1",
-        "#de2d26",
-        "#636363",
-        "#fdae6b",
-        "#9e9ac8",
+    cat_colours = [  # empty, then Okabe & Ito's colours (OKABE_ITO)
+        "#f4f4f4",
+        "#0072B2",
+        "#009E73",
+        "#D55E00",
+        "#CC79A7",
+        "#E69F00",
+        "#56B4E9",
+        "#F0E442",
+        "#555555",
     ]
     colourscale = []
     for i in range(n_cat):
@@ -274,13 +274,7 @@ def workspace_heatmap(
             hoverinfo="text",
             xgap=1,
             ygap=3,
-            colorbar={
-                "tickvals": [i + 0.5 for i in range(n_cat)],
-                "ticktext": names,
-                "len": 0.38,
-                "y": 0.82,
-                "title": {"text": "holds"},
-            },
+            showscale=False,  # named in the legend below: a colour bar's names took a phone's width
         ),
         row=1,
         col=1,
@@ -296,12 +290,30 @@ def workspace_heatmap(
             zmax=lim,
             colorscale="RdBu_r",
             name="activations",
-            colorbar={"len": 0.55, "y": 0.3, "title": {"text": "value"}},
+            colorbar={"len": 0.55, "y": 0.3, "thickness": 12, "title": {"text": "value"}},
             hovertemplate="step %{x}<br>%{y}<br>value %{z:.2f}<extra></extra>",
         ),
         row=2,
         col=1,
     )
+    for i, name in enumerate(names):  # the slots' contents, named in the legend
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name=f"holds: {name}",
+                marker={
+                    "symbol": "square",
+                    "size": 12,
+                    "color": colourscale[2 * i][1],
+                    "line": {"width": 1, "color": "#333"},
+                },
+                hoverinfo="skip",
+            ),
+            row=1,
+            col=1,
+        )
     for k in range(1, n_slots):
         fig.add_hline(y=k * dim - 0.5, line={"color": "white", "width": 2}, row=2, col=1)
     for s in report_steps:
@@ -317,7 +329,7 @@ def workspace_heatmap(
     fig.update_yaxes(autorange="reversed", row=1, col=1)
     fig.update_yaxes(autorange="reversed", showticklabels=dim * n_slots <= 32, row=2, col=1)
     fig.update_xaxes(title_text="environment step", row=2, col=1)
-    return style_figure(fig, title, height=560, legend_below=False)
+    return style_figure(fig, title, height=560)
 
 
 def action_probabilities(

@@ -195,7 +195,8 @@ def monotonicity_table(tables: IntegrationTables | None) -> go.Figure:
         if t.by_construction and t.outcome != "undefined":
             value, label = 0.55, f"{label}<br>({term('by_construction').name})"
         z[i, j], text[i][j] = value, label
-    rows = [f"{MEASURE_NAMES.get(m, m)} · {s} · {v}" for m, s, v in keys]
+    # the measure's name over its signal and variant: one line of all three took a phone's width
+    rows = [f"{MEASURE_NAMES.get(m, m).split(' (')[0]}<br>{s} · {v}" for m, s, v in keys]
     header = [f"{c}: {MONOTONICITIES[c]}" for c in columns]
     fig = go.Figure(
         go.Heatmap(

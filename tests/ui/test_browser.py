@@ -692,3 +692,50 @@ def test_be_the_agent_loses_no_key_pressed_a_tenth_of_a_second_apart(browser, la
     assert page.locator('[data-testid="stException"]').count() == 0
     page.close()
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [360, 1400])
+def test_a_running_class_lays_out_for_the_teacher_and_the_students(browser, lab_url, width):
+    """Issue 42, defect 8: in a running class, Lesson step 2's "Your class beside the agents" had
+    its M-ratio axis title over the AUROC points. Every step of the teacher's Lesson with a class
+    running (the votes, the class's results beside the agents), and the student's view before and
+    after a reveal, are checked as every page is (:data:`TOP_TITLES_JS`, axe-core), at a phone's
+    width and a projector's."""
+    height = 844 if width < 800 else 1000
+    teacher = browser.new_page(viewport={"width": width, "height": height})
+    teacher.goto(f"{lab_url}/lesson?step=1")
+    _settled(teacher, LESSON_TITLE)
+    teacher.get_by_role("button", name="Start a class").click()
+    code = teacher.locator('[data-testid="stCode"]').first
+    code.wait_for(timeout=60_000)
+    link = code.inner_text().strip()
+    link = lab_url + link[link.index("/join") :]  # this server listens on 127.0.0.1 only
+    problems = []
+    for n in range(1, len(LESSON) + 1):
+        _settled(teacher, LESSON_TITLE)
+        teacher.get_by_role("heading", name=f"{n}. {LESSON[n - 1].title}").first.wait_for(
+            timeout=60_000
+        )
+        if n == 3:  # reveal a vote
+            teacher.get_by_role("button", name="Show answer").click()
+            teacher.get_by_role("button", name="Hide answer").wait_for(timeout=30_000)
+            _settled(teacher, LESSON_TITLE)
+        where = f"teacher, step {n}"
+        problems += [f"{where}: {p}" for p in teacher.evaluate(TOP_TITLES_JS, MIN_PANEL_PX)]
+        problems += axe_problems(teacher, where)
+        if n == 3:  # a revealed vote: the student's view with the class's votes
+            context = browser.new_context(viewport={"width": width, "height": height})
+            student = context.new_page()
+            student.goto(link)
+            student.get_by_text(LESSON[2].question[:40]).first.wait_for(timeout=60_000)
+            student.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
+            _settled(student, "Your class")
+            problems += [f"student: {p}" for p in student.evaluate(TOP_TITLES_JS, MIN_PANEL_PX)]
+            problems += axe_problems(student, "student, a revealed vote")
+            context.close()
+        if n < len(LESSON):
+            teacher.get_by_role("button", name="Next step").click()
+    assert teacher.locator('[data-testid="stException"]').count() == 0
+    teacher.close()
+    assert not problems, "\n".join(problems)
