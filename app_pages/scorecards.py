@@ -191,9 +191,16 @@ with fcs:
         "for P**, so for our agents P is a stand-in you can set (and the result is "
         "labelled as such)."
     )
+    # two formulas, one under the other: side by side they were wider than a phone (a
+    # scrolling formula cannot take the keyboard's focus)
+    st.latex(r"\mathrm{FCS} = R \cdot P")
     st.latex(
+<<<<<<< HEAD
         r"\mathrm{FCS} = R \cdot P, \qquad "
         + FCS.formula_phi_fcs.replace("Φ_FCS", r"\Phi_{FCS}")
+=======
+        FORMULA_PHI_FCS.replace("Φ_FCS", r"\Phi_{FCS}")
+>>>>>>> d701a5a (bench_views: server time of Integration's switches, the first PCI-A normalisation and the first mask onset; docs for the side files and figure access; FCS formulas one under the other)
         .replace("Σⱼ", r"\sum_j")
         .replace("moduleⱼ", "module_j")
     )

@@ -18,7 +18,11 @@ What is cached, per checkpoint (its task decides):
   without its rollout trace (no page that reads the trace, the Mystery agent's, uses the cache);
 * dual-task agents with a workspace: the Workspace view for every number of active slots (5), its
   trace slimmed to what the Workspace page draws (slots as float16, occupancy, cues, labels,
-  actions); every marker is computed before slimming, so the numbers are exact.
+  actions); every marker is computed before slimming, so the numbers are exact;
+* every dual-task agent, in a JSON side file beside (``<name>.dual.json``, :func:`build_side_file`):
+  the Integration page's readings for every value of the controls the agent has (active slots x
+  self-model modes) and, for the kinds the Robustness page compares, PCI-A and dPCI for every
+  normalisation (a first switch took 6.5-9.2 s and 17.9 s computed live, issue 42).
 
 A file is **versioned** (:data:`FORMAT`, :data:`VERSION`: a reader refuses any other), **keyed by
 its checkpoint's content hash** (``content_sha256``, computed from the checkpoint's tensors and
