@@ -338,6 +338,12 @@ def agent_file(task: str, kind: str, seed: int) -> tuple[str, str]:
 def _load(path: str, stamp: str) -> Agent:
     # Keyed by the file's path and version (stamp), so another directory, or a newer file at
     # the same path, never gets this one's agent; a failure raises and is not cached.
+    # The live views run on one thread (torch's default is one per core): their batches are small,
+    # and with the cores busy two threads took 10-33 s for a masking trace one thread does in
+    # 0.6-0.7 s (issue 42, bench/bench_views.py).
+    import torch
+
+    torch.set_num_threads(1)
     return ckpt.load_checkpoint(path).agent
 
 
