@@ -64,7 +64,8 @@ bench: $(VENV)/.test
 # The bundled agents' views for every discrete control value (labcore/view_cache.py): one file per
 # checkpoint under results/view_cache/, keyed by its content hash. Resumable: a file that still
 # matches its checkpoint is kept. Portable compute mode, so a fresh computation on any AVX2 x86-64 CPU
-# equals it bit for bit (docs/reliability.md). About 1-2 minutes with 2 jobs on the reference machine.
+# equals it bit for bit (docs/reliability.md). With 2 jobs on the reference machine: the views about
+# 1-2 minutes, the dual-task agents' Integration and PCI-A side files about 14 minutes.
 view-cache: $(VENV)/.runtime
 	CTLAB_COMPUTE=portable $(PY) -m labcore.view_cache build --jobs 2
 
