@@ -123,6 +123,28 @@ or label of the lab's can fix, each with the reason; every other serious or crit
 fails the test."""
 
 
+KEYBOARD_JS = """() => {
+  const reachable = e => e.tabIndex >= 0 && !e.disabled;
+  const controls = 'button, a[href], input, select, textarea, summary, [role="button"], ' +
+                   '[role="slider"], [role="combobox"]';
+  return [...document.querySelectorAll(controls)]
+    .filter(e => e.offsetParent !== null && !e.disabled)
+    .filter(e => e.getAttribute('aria-disabled') !== 'true' && e.tabIndex < 0)
+    .filter(e => !e.closest('[role="radiogroup"], [role="tablist"]'))
+    .filter(e => {  // a widget the keyboard reaches by another of its parts
+      const widget = e.closest('[data-testid="stElementContainer"]');
+      return !(widget && [...widget.querySelectorAll(controls)].some(reachable));
+    })
+    .map(e => `${e.tagName.toLowerCase()} ${(e.innerText || e.getAttribute('aria-label') || '')
+      .trim().slice(0, 40)}: not reachable by the keyboard`);
+}"""
+"""Visible controls the Tab key never reaches. A radio group or a row of tabs is one stop (its
+items are reached with the arrow keys), and so is a widget whose own input the keyboard reaches:
+Streamlit's select boxes open from their input (their "Open" arrow is for the mouse), a number
+input steps with the arrow keys (its + and - buttons), a multiselect's chips go with Backspace
+(their "Remove" crosses), a file uploader's hidden input opens from its "Browse files" button."""
+
+
 def _axe_path() -> Path:
     if not AXE.is_file():
         message = "axe-core is not installed: run `npm ci` (make test does)"
@@ -133,14 +155,15 @@ def _axe_path() -> Path:
 
 
 def axe_problems(page, where: str) -> list[str]:
-    """axe-core's serious and critical violations on ``page`` as it stands, less the excluded."""
+    """axe-core's serious and critical violations on ``page`` as it stands, less the excluded,
+    and the controls the keyboard cannot reach (:data:`KEYBOARD_JS`)."""
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
         page.add_script_tag(path=str(_axe_path()))
     return [
         f"{where}: axe {rule} at {target}: {html}"
         for rule, target, html in page.evaluate(AXE_RUN)
         if not any(r == rule and part in target for r, part in AXE_EXCLUDED)
-    ]
+    ] + [f"{where}: {p}" for p in page.evaluate(KEYBOARD_JS)]
 
 
 def _metric_value(page, label: str) -> str:
