@@ -188,7 +188,8 @@ if in_class is not None and st.session_state.get("_be_the_agent.sent") is g:
 agents = humans.agents_on_trials(g)
 intact = agents.get("B2 agent")
 zeroed = agents.get("B2, self-model zeroed")
-st.markdown(answer_text(you.markers, intact and intact.markers, zeroed and zeroed.markers))
+said = answer_text(you.markers, intact and intact.markers, zeroed and zeroed.markers)
+st.markdown(said)
 if not agents:
     st.caption("No bundled B2 agent of this seed could be read, so you are shown alone.")
 else:
@@ -234,6 +235,7 @@ figure(
         title="You and the agent on the same trials",
     ),
     key=f"{PAGE}.beside",
+    answer=said,  # the chart's text alternative begins with the answer
 )
 figure(
     recoloured(

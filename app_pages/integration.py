@@ -8,6 +8,7 @@ from labcore.figures.integration import (
     MEASURE_NAMES,
     integration_bars,
     monotonicity_table,
+    signal_name,
     study_values_figure,
 )
 from labcore.interventions import capacity_scale
@@ -63,7 +64,10 @@ if summary is None or study.tables is None:
 else:
     st.markdown(f"**{answer(summary, 'short')}**")
     figure(
-        monotonicity_table(study.tables), key="study_table", download="integration_monotonicities"
+        monotonicity_table(study.tables),
+        key="study_table",
+        download="integration_monotonicities",
+        answer=answer(summary, "short"),  # what a screen reader says first
     )
     st.caption(" ".join(f"**{term(k).name}**: {term(k).plain}" for k in TERMS))
     findings_frame((summary.by_id[i] for i in summary.answer.findings), paper=False)
@@ -207,7 +211,7 @@ st.caption(
 table = pd.DataFrame(
     [
         {
-            "signal": r.signal,
+            "signal": signal_name(r.signal),
             "variant": r.variant,
             "measure": MEASURE_NAMES[r.measure],
             "value (bits)": None if r.reason else round(r.value, 3),

@@ -182,6 +182,10 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
             ):
                 continue
             try:
+                findings = spec.findings(res) if spec.findings else []
+            except Exception as exc:  # as for figures: one sentence, not the page
+                findings = [f"(not available from this result set: {type(exc).__name__})"]
+            try:
                 figure(
                     build=lambda spec=spec: spec.build(res),
                     cache_key=(
@@ -192,6 +196,7 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
                     ),
                     key=f"fig-{spec.slug}",
                     download=spec.slug,
+                    answer=tuple(findings),  # what the chart says, then its numbers
                 )
             except Exception as exc:  # one broken figure must not take the page down
                 st.warning(
@@ -203,10 +208,6 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
                 st.markdown(f"**What you are looking at.** {spec.what}")
                 if spec.paper_note:
                     st.markdown(f"**What the paper reported.** {spec.paper_note}")
-                try:
-                    findings = spec.findings(res) if spec.findings else []
-                except Exception as exc:  # as for figures: one sentence, not the page
-                    findings = [f"(not available from this result set: {type(exc).__name__})"]
                 if findings:
                     st.markdown("**What we found.** " + " ".join(findings))
                 found = [res.finding(c) for c in spec.claims if res.finding(c) is not None]

@@ -195,12 +195,7 @@ with fcs:
     # scrolling formula cannot take the keyboard's focus)
     st.latex(r"\mathrm{FCS} = R \cdot P")
     st.latex(
-<<<<<<< HEAD
-        r"\mathrm{FCS} = R \cdot P, \qquad "
-        + FCS.formula_phi_fcs.replace("Φ_FCS", r"\Phi_{FCS}")
-=======
-        FORMULA_PHI_FCS.replace("Φ_FCS", r"\Phi_{FCS}")
->>>>>>> d701a5a (bench_views: server time of Integration's switches, the first PCI-A normalisation and the first mask onset; docs for the side files and figure access; FCS formulas one under the other)
+        FCS.formula_phi_fcs.replace("Φ_FCS", r"\Phi_{FCS}")
         .replace("Σⱼ", r"\sum_j")
         .replace("moduleⱼ", "module_j")
     )

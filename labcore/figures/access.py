@@ -227,7 +227,8 @@ def text_alternative(fig: go.Figure, lead: Sequence[str] = (), limit: int = ALT_
     'Chart: Accuracy by condition. Axes: condition. ours: intact: 0.87, zeroed: 0.5.'
     """
     title = fig.layout.title
-    parts = [s.strip().rstrip(".") + "." for s in lead if s and s.strip()]
+    # the page's sentences without their Markdown emphasis (a reader would say the stars)
+    parts = [re.sub(r"[*`]", "", s).strip().rstrip(".") + "." for s in lead if s and s.strip()]
     if title and title.text:
         parts.append(f"Chart: {plain(title.text)}.")
     if title and title.subtitle and title.subtitle.text:

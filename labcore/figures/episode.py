@@ -322,7 +322,7 @@ def workspace_heatmap(
         fig.add_vrect(
             x0=highlight_step - 0.5,
             x1=highlight_step + 0.5,
-            fillcolor="#ffd92f",
+            fillcolor="#F0E442",
             opacity=0.35,
             line_width=0,
         )
@@ -369,7 +369,7 @@ def action_probabilities(
         if labels is not None and len(labels) == p.size
         else [f"action {i}" for i in range(p.size)]
     )
-    colours = [PALETTE["b1"] if i == chosen else "#c7c7c7" for i in range(p.size)]
+    colours = [PALETTE["b1"] if i == chosen else "#bdbdbd" for i in range(p.size)]
     fig = go.Figure(
         go.Bar(
             x=labels,
@@ -390,7 +390,7 @@ def action_probabilities(
                 name="expert's action",
                 text=["expert"],
                 textposition="top center",
-                marker={"symbol": "star", "size": 16, "color": "#e6550d"},
+                marker={"symbol": "star", "size": 16, "color": "#D55E00"},
                 hoverinfo="name",
             )
         )
@@ -439,7 +439,7 @@ def wager_figure(reading: WagerReading, title: str = "The wager: bet or opt out?
         fig.add_vrect(
             x0=x0,
             x1=x1,
-            fillcolor="#ffd92f" if name == chosen else "#f4f4f4",
+            fillcolor="#F0E442" if name == chosen else "#f4f4f4",
             opacity=0.35,
             line_width=0,
             layer="below",
@@ -596,7 +596,7 @@ def internal_state_timeline(
                 y=z,
                 mode="lines+markers",
                 name="‖z_self‖",
-                line={"color": "#756bb1", "width": 2.5},
+                line={"color": "#CC79A7", "width": 2.5},
                 text=hover[: z.size],
                 hovertemplate="%{text}<br>‖z_self‖ %{y:.3f}<extra></extra>",
             ),
@@ -624,7 +624,7 @@ def internal_state_timeline(
         fig.add_vrect(
             x0=highlight_step - 0.5,
             x1=highlight_step + 0.5,
-            fillcolor="#ffd92f",
+            fillcolor="#F0E442",
             opacity=0.35,
             line_width=0,
         )

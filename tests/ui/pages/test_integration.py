@@ -7,6 +7,7 @@ from __future__ import annotations
 from labcore import render
 from labcore.experiments import integration as X
 from labcore.experiments.study import resummarise, write_table
+from labcore.figures.integration import signal_name
 from tests.ui.apptest_pages import exceptions, markdown_text, url
 from ui import data
 
@@ -22,7 +23,8 @@ def test_the_page_opens_with_known_answers_and_live_measures(open_page, tmp_path
     checks = at.dataframe[0].value
     assert len(checks) == 7 and checks["check"].str.startswith("✓").all()
     live = at.dataframe[1].value
-    assert set(live["signal"]) == {"h", "slots"} and set(live["variant"]) == {"intact", "evoked"}
+    names = {signal_name("h"), signal_name("slots")}  # names, not the study's codes
+    assert set(live["signal"]) == names and set(live["variant"]) == {"intact", "evoked"}
     text = markdown_text(at)
     assert all(symbol in text for symbol in ("Φ_E", "Ω", "TSE"))  # each measure, explained
     # bus-off: the workspace has nothing in it, so its measures are undefined with the reason
