@@ -462,7 +462,7 @@ SIDE_VERSION = 1
 def side_path(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> Path:
     """The Integration and PCI views of a dual-task checkpoint: ``<directory>/<name>.dual.json``
     (a JSON file beside the ``.npz``: a list of readings and pairs of numbers, no arrays)."""
-    from labcore.storage.checkpoint_format import checkpoint_stem
+    from labcore.storage.checkpoints import checkpoint_stem
 
     return Path(directory) / f"{checkpoint_stem(checkpoint) or Path(checkpoint).stem}.dual.json"
 
@@ -599,9 +599,11 @@ def read_views(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> dic
 
 
 def dual_checkpoints(directory: str | Path = CHECKPOINTS) -> list[Path]:
-    """Fast-schedule dual-task checkpoints listed in a directory's manifest (every kind: the
-    Integration page offers them all)."""
-    manifest = json.loads((Path(directory) / "manifest.json").read_text())["checkpoints"]
+    """Fast-schedule dual-task checkpoints of a directory (every kind: the Integration page offers
+    them all)."""
+    from labcore.storage.checkpoints import read_manifest
+
+    manifest = read_manifest(directory)["checkpoints"]
     return sorted(
         Path(directory) / e["file"]
         for e in manifest.values()

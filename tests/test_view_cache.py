@@ -253,7 +253,8 @@ def test_the_integration_page_reads_a_bundled_view_from_the_cache(side, monkeypa
     monkeypatch.setattr(vc, "integration_view", broken)
     at = open_page("integration", {"agent": "b1", "seed": "2", "capacity": "1"})
     assert not exceptions(at), exceptions(at)
-    assert data.pci("b1", 2, "shuffle") == vc.read_views(
-        checkpoint_file(vc.CHECKPOINTS, "dual-b1-s2"), side
-    )["pci|shuffle"]
+    assert (
+        data.pci("b1", 2, "shuffle")
+        == vc.read_views(checkpoint_file(vc.CHECKPOINTS, "dual-b1-s2"), side)["pci|shuffle"]
+    )
     data._precomputed.clear()
