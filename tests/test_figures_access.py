@@ -81,3 +81,14 @@ def test_a_multi_panel_figure_stacks_into_one_column_with_its_titles_on_their_pa
                 assert -0.01 <= float(a.x) <= 1.01, (slug, a.text)
         stacked += 1
     assert stacked >= 3
+
+
+def test_a_mark_beside_a_category_reads_as_that_category():
+    fig = go.Figure(
+        [
+            go.Scatter(x=[0, 1], y=[0.84, 0.5], mode="markers", name="ours"),
+            go.Scatter(x=[0.34], y=[0.92], mode="markers", name="paper"),
+        ]
+    )
+    fig.update_xaxes(tickvals=[0, 1], ticktext=["intact", "zeroed"])
+    assert "paper: intact: 0.92." in access.text_alternative(fig)

@@ -183,10 +183,16 @@ def _series(fig: go.Figure, trace: Any) -> str | None:
     ticks = _ticks(fig, (trace.yaxis or "y") if horizontal else (trace.xaxis or "x"))
 
     def at(x: Any) -> str:
+        """A point's place: its category's name (a mark drawn beside a category, such as the
+        paper's diamond, is read as that category's), else its number."""
         try:
-            return ticks.get(float(x)) or _number(x)
+            value = float(x)
         except (TypeError, ValueError):
             return plain(x)
+        near = min(ticks, key=lambda t: abs(t - value), default=None)
+        if near is not None and abs(near - value) < 0.45:
+            return ticks[near]
+        return _number(x)
 
     name = plain(trace.name) or trace.type
     pairs = [(x, y) for x, y in zip(xs, ys, strict=False) if y is not None]
