@@ -92,3 +92,13 @@ def test_a_mark_beside_a_category_reads_as_that_category():
     )
     fig.update_xaxes(tickvals=[0, 1], ticktext=["intact", "zeroed"])
     assert "paper: intact: 0.92." in access.text_alternative(fig)
+
+
+def test_a_table_beside_a_chart_is_stacked_above_it(figures):
+    fig = figures["table3"] if "table3" in figures else None
+    if fig is None:
+        fig = next(f for f in figures.values() if any(t.type == "table" for t in f.data))
+    assert access.panel_columns(fig) == 2
+    tall = access.stacked(fig)
+    table = next(t for t in tall.data if t.type == "table")
+    assert tuple(table.domain.x) == (0.0, 1.0) and access.panel_columns(tall) == 1

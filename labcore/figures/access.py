@@ -260,7 +260,8 @@ def text_alternative(fig: go.Figure, lead: Sequence[str] = (), limit: int = ALT_
 
 
 def _panels(fig: go.Figure) -> list[tuple[str, str, tuple[float, float], tuple[float, float]]]:
-    """Each panel's x axis, y axis and their domains (axes overlaying another left out)."""
+    """Each panel's x axis, y axis and their domains (axes overlaying another left out); a table
+    is ``("trace <i>", "", x domain, y domain)``."""
     out = []
     for name in fig.layout:
         if not name.startswith("xaxis"):
@@ -273,6 +274,10 @@ def _panels(fig: go.Figure) -> list[tuple[str, str, tuple[float, float], tuple[f
             continue
         y = fig.layout[yname]
         out.append((name, yname, tuple(x.domain or (0, 1)), tuple(y.domain or (0, 1))))
+    for i, trace in enumerate(fig.data):  # a table beside the axes is a panel too
+        if trace.type == "table" and trace.domain is not None:
+            xdom, ydom = tuple(trace.domain.x or (0, 1)), tuple(trace.domain.y or (0, 1))
+            out.append((f"trace {i}", "", xdom, ydom))
     return out
 
 
@@ -324,8 +329,11 @@ def stacked(fig: go.Figure) -> go.Figure:
         y1, y0 = at / total, (at - h) / total
         at -= h + STACKED_GAP_PX
         new[(xdom, ydom)] = ((0.0, 1.0), (y0, y1))
-        out.layout[xname].domain = (0.0, 1.0)
-        out.layout[yname].domain = (y0, y1)
+        if xname.startswith("trace "):
+            out.data[int(xname.split()[1])].domain = {"x": (0.0, 1.0), "y": (y0, y1)}
+        else:
+            out.layout[xname].domain = (0.0, 1.0)
+            out.layout[yname].domain = (y0, y1)
 
     def moved(x: float, y: float) -> tuple[float, float] | None:
         """A point in figure coordinates moved with the panel it sits on or just above."""
