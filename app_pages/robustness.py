@@ -358,7 +358,8 @@ if summary is not None:
         )
         # What each shift costs each kind, and what the overflow shift's R^2 reflects: the
         # result set's own numbers, in the paper template's words.
-        st.write(part(summary, "composite_shift", labels={k: label_of(k) for k in seeds}))
+        with st.expander("What the shifts cost each agent, and what the R² reflects"):
+            st.write(part(summary, "composite_shift", labels={k: label_of(k) for k in seeds}))
 
 
 @st.fragment
