@@ -719,7 +719,9 @@ def test_be_the_agent_loses_no_key_pressed_a_tenth_of_a_second_apart(browser, la
 
 @pytest.mark.browser
 @pytest.mark.parametrize("width", [360, 1400])
-def test_a_running_class_lays_out_for_the_teacher_and_the_students(browser, lab_url, width):
+def test_a_running_class_lays_out_for_the_teacher_and_the_students(
+    browser, lab_url, classes, width
+):
     """Issue 42, defect 8: in a running class, Lesson step 2's "Your class beside the agents" had
     its M-ratio axis title over the AUROC points. Every step of the teacher's Lesson with a class
     running (the votes, the class's results beside the agents), and the student's view before and
@@ -730,7 +732,7 @@ def test_a_running_class_lays_out_for_the_teacher_and_the_students(browser, lab_
     teacher.goto(f"{lab_url}/lesson?step=1")
     _settled(teacher, LESSON_TITLE)
     teacher.get_by_role("button", name="Start a class").click()
-    code = teacher.locator('[data-testid="stCode"]').first
+    code = teacher.locator(".class-join-link").first
     code.wait_for(timeout=60_000)
     link = code.inner_text().strip()
     link = lab_url + link[link.index("/join") :]  # this server listens on 127.0.0.1 only
