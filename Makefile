@@ -9,6 +9,14 @@ PY     := $(VENV)/bin/python
 TORCH  := torch==2.13.0
 WHEELS := /opt/wheels
 
+# axe-core, the accessibility checker the browser test injects into every page, pinned by
+# package-lock.json; installed once (again only when the lock changes).
+AXE    := node_modules/axe-core/axe.min.js
+
+$(AXE): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 .PHONY: run test test-quick lint bench clean-venv view-cache class
 
 # NeuroGym (requirements-neurogym.txt) goes last and with --no-deps: it declares numpy==2.2.*
@@ -35,7 +43,7 @@ run: $(VENV)/.runtime
 # 520 s in five runs on the 2-core reference machine (2026-11-28, after rollouts encoded their
 # views once; nothing else running). The CPU is busy about 95% of a run: chromium about 200 s, the
 # fast-mode quick result set about 80 s, the workers about 590 s. Three workers were slower.
-test: $(VENV)/.test
+test: $(VENV)/.test $(AXE)
 	$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 # The quick lane for development: everything not marked slow (training, app servers, the
@@ -56,7 +64,8 @@ bench: $(VENV)/.test
 # The bundled agents' views for every discrete control value (labcore/view_cache.py): one file per
 # checkpoint under results/view_cache/, keyed by its content hash. Resumable: a file that still
 # matches its checkpoint is kept. Portable compute mode, so a fresh computation on any AVX2 x86-64 CPU
-# equals it bit for bit (docs/reliability.md). About 1-2 minutes with 2 jobs on the reference machine.
+# equals it bit for bit (docs/reliability.md). With 2 jobs on the reference machine: the views about
+# 1-2 minutes, the dual-task agents' Integration and PCI-A side files about 14 minutes.
 view-cache: $(VENV)/.runtime
 	CTLAB_COMPUTE=portable $(PY) -m labcore.view_cache build --jobs 2
 

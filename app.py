@@ -15,6 +15,7 @@ import streamlit as st
 
 from labcore.config import PAGE_URLS
 from ui.classroom import settle_role
+from ui.components import accessible_style
 from ui.controls import note_arrival
 from ui.projector import projector_switch
 
@@ -124,6 +125,7 @@ path = urlsplit(st.context.url or "").path.rstrip("/")
 joining = path.rsplit("/", 1)[-1] == PAGE_URLS["join"]
 page = st.navigation(PAGES, position="hidden" if joining else "sidebar")
 note_arrival(page.url_path)
+accessible_style()  # contrast and keyboard fixes of Streamlit's own parts (WCAG 2.1 AA)
 projector_switch()  # in the sidebar of every page (issue 34: type the back row can read)
 settle_role()  # teacher, student or visitor: what the page may send (docs/classroom.md)
 page.run()

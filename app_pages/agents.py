@@ -2,7 +2,6 @@
 
 import math
 import time
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -56,15 +55,15 @@ def agreement_table(rows: pd.DataFrame) -> None:
         )
         .reset_index()
     )
-    grouped["description"] = grouped["kind"].map(data.label)
-    # The numbers first and the long description last: a phone shows the first three columns (issue
-    # 24).
+    grouped["agent"] = grouped["kind"].map(data.label)  # its name, never its code
+    grouped["task"] = grouped["task"].map(lambda t: TASK_LABELS.get(t, t))
+    # The name and the numbers first: a phone shows the first three columns (issue 24).
     st.dataframe(
-        grouped[["kind", "agreement", "worst", "excluded", "seeds", "task", "description"]],
+        grouped[["agent", "agreement", "worst", "excluded", "seeds", "task"]],
         width="stretch",
         hide_index=True,
         column_config={
-            "kind": st.column_config.TextColumn("kind", width="small"),
+            "agent": st.column_config.TextColumn("agent", width="medium"),
             "agreement": st.column_config.ProgressColumn(
                 "held-out agreement (mean)", width="small", min_value=0, max_value=1, format="%.3f"
             ),
@@ -175,7 +174,7 @@ if seed != offered and data.seed_taken(task, train_kind, seed):
     )
 else:
     st.button(
-        f"Train {train_kind} seed {seed} on the {task} task",
+        f"Train seed {seed} of this agent on the {TASK_LABELS[task]}",
         type="primary",
         on_click=start,
         args=(task, train_kind, seed, offered),
@@ -214,8 +213,8 @@ def finished_message(job) -> str:
     return (
         f"Trained in {rec['wall_seconds']:.0f} s ({rec['updates']} updates): "
         f"{score + ', ' if score else ''}"
-        f"{verdict}. Saved as {Path(job.result['path']).name} for this session "
-        f"only (your agent: {job.spec.kind} seed {job.spec.seed}, listed under *Your agents*)."
+        f"{verdict}. Saved for this session only (your agent: {data.label(job.spec.kind)}, "
+        f"seed {job.spec.seed}, listed under *Your agents*)."
     )
 
 
@@ -234,7 +233,7 @@ def training_panel() -> None:
             running, _ = queue.counts()
             ahead = queue.position(job)
             st.info(
-                f"{spec.kind} seed {spec.seed} is queued: {ahead} job(s) ahead of "
+                f"{data.label(spec.kind)}, seed {spec.seed}, is queued: {ahead} job(s) ahead of "
                 f"yours, {running} training now "
                 f"({queue.workers} at a time on this server). The lab stays usable meanwhile.",
                 icon=":material/hourglass_top:",

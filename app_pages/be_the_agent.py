@@ -8,10 +8,18 @@ from labcore.classroom.store import ClassError, Question
 from labcore.config import PAGE_URLS
 from labcore.figures.humans import beside_agents_figure, recoloured
 from labcore.figures.live import calibration_figure
-from labcore.humans.session import SESSION_TRIALS, SIDES, WAGERS, answer_text, flash_image
+from labcore.humans.session import (
+    ANSWER_KEYS,
+    SESSION_TRIALS,
+    SIDES,
+    WAGERS,
+    answer_text,
+    flash_image,
+)
 from labcore.render import fmt, term
 from ui import classroom, humans
 from ui.components import explain, figure
+from ui.key_queue import key_queue
 from ui.state import escape_markdown
 
 PAGE = "be_the_agent"
@@ -99,24 +107,31 @@ if g is None:
     st.info("Press **Start** (or Enter) to begin.")
     st.stop()
 
+if not g.done:  # the keys pressed since the last run first, in order (none is lost)
+    humans.press_keys(g.name, key_queue(g.name, ANSWER_KEYS, key=f"{PAGE}.keys"))
 if not g.done:
     st.progress(g.trial / len(g.trials), text=f"Trial {g.trial + 1} of {len(g.trials)}")
     picture, answer = st.columns([2, 3])
-    picture.image(flash_image(g.trials.evidence[g.trial]), caption="the flash", width=220)
+    picture.image(
+        flash_image(g.trials.evidence[g.trial]),
+        caption="the flash",
+        width=220,
+        alt="The flash of this trial: bluish means left, reddish means right.",
+    )
     with answer:
-        # Both rows stay on the page (one enabled at a time), so their keyboard shortcuts stay
-        # bound between reruns: a key pressed right after the previous answer is not lost.
+        # The keys are the key queue's (above): a button's own shortcut is lost when pressed
+        # while the button is still disabled by the run before.
         chosen = g.side is not None
         st.markdown(
             f"You chose **{SIDES[g.side]}**. **Bet or opt out?**"
             if chosen
             else "**Which side was it?**"
         )
-        for side, (col, key) in enumerate(zip(st.columns(2), ("Left", "Right"), strict=True)):
+        for side, (col, key) in enumerate(zip(st.columns(2), ("←", "→"), strict=True)):
             col.button(
                 SIDES[side],
                 key=f"{PAGE}.side{side}",
-                shortcut=key,
+                help=f"Key: {key}",
                 width="stretch",
                 type="primary" if g.side == side else "secondary",
                 disabled=chosen,
@@ -128,7 +143,7 @@ if not g.done:
             col.button(
                 w.label,
                 key=f"{PAGE}.wager{w.shortcut}",
-                shortcut=w.shortcut,
+                help=f"Key: {w.shortcut}",
                 width="stretch",
                 disabled=not chosen,
                 on_click=humans.wager,
@@ -173,7 +188,8 @@ if in_class is not None and st.session_state.get("_be_the_agent.sent") is g:
 agents = humans.agents_on_trials(g)
 intact = agents.get("B2 agent")
 zeroed = agents.get("B2, self-model zeroed")
-st.markdown(answer_text(you.markers, intact and intact.markers, zeroed and zeroed.markers))
+said = answer_text(you.markers, intact and intact.markers, zeroed and zeroed.markers)
+st.markdown(said)
 if not agents:
     st.caption("No bundled B2 agent of this seed could be read, so you are shown alone.")
 else:
@@ -219,6 +235,7 @@ figure(
         title="You and the agent on the same trials",
     ),
     key=f"{PAGE}.beside",
+    answer=said,  # the chart's text alternative begins with the answer
 )
 figure(
     recoloured(

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from labcore.findings import VERDICTS, evidence_split
-from labcore.render import answer, macro
+from labcore.render import macro
 from ui import classroom, data
 from ui.components import SCOPE_LINE
 from ui.state import query
@@ -15,25 +15,34 @@ st.markdown(
     "paper *Can We Test Consciousness Theories on AI?* (Phua, 2025)."
 )
 classroom.join_entry()  # students: in the page, not under a phone's folded menu
+# The verdicts (labcore.findings.VERDICTS) in words a visitor reads (a comment: a bare string in a
+# page is drawn on the page by Streamlit's magic).
+PLAIN_VERDICTS = {
+    "reproduced": "As the paper says",
+    "partly reproduced": "Only in part",
+    "not reproduced": "Not as the paper says",
+    "not comparable": "Cannot be compared",
+}
+
 st.subheader("Does the paper reproduce?")
 res = data.checked_results()
 if res.summary is not None:
-    st.markdown(answer(res.summary, "short"))
+    st.markdown(macro(res.summary, "plain"))
     split = evidence_split(res.claims)
     cols = st.columns(5)
     for col, verdict in zip(cols, VERDICTS[:4], strict=False):
-        col.metric(verdict.capitalize() + " (evidence)", split["evidence"][verdict])
+        col.metric(PLAIN_VERDICTS[verdict], split["evidence"][verdict])
     cols[4].metric(
-        "Counted apart",
+        "Fixed in advance (not counted)",
         sum(split["apart"].values()),
-        help="Values our design fixes in advance (an untrained agent of the same wiring gives the "
-        "same number, or the workspace's allocation rule does), or whose paper number has no "
-        "counterpart here: not evidence either way. " + macro(res.summary, "counts"),
+        help="Values the agents' design fixes before any run (an untrained agent of the same "
+        "wiring gives the same number), or with nothing in the lab to set beside the paper's: "
+        "they cannot test the paper either way.",
     )
     st.page_link(
         "app_pages/replication.py",
         label=f"See all {len(res.claims)} claims, the paper beside ours ({len(res.seeds)} seeds "
-        "per agent; docs/verdicts.md dates every rule)",
+        "per agent; every rule dated, before or after the results)",
         icon=":material/fact_check:",
     )
 else:

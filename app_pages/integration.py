@@ -8,6 +8,7 @@ from labcore.figures.integration import (
     MEASURE_NAMES,
     integration_bars,
     monotonicity_table,
+    signal_name,
     study_values_figure,
 )
 from labcore.interventions import capacity_scale
@@ -17,7 +18,8 @@ from ui.components import SELF_MODEL_LABELS, explain, figure, findings_frame
 from ui.state import LabState
 
 PAGE = "integration"
-KEYS = ("agent", "seed", "capacity", "self_model_mode")
+KEYS = ("agent", "seed", "capacity", "self_model_mode", "signal", "variant")
+VARIANTS = ("intact", "evoked")
 SIGNALS, RIDGE, NORMALISATION = science.integration_settings()  # the registered readings
 STUDY_COMMAND = "python -m labcore study integration --out results/explore_integration --jobs 2"
 TERMS = ("phi_e", "o_information", "tse", "by_construction")  # glossary keys, as they first appear
@@ -62,7 +64,10 @@ if summary is None or study.tables is None:
 else:
     st.markdown(f"**{answer(summary, 'short')}**")
     figure(
-        monotonicity_table(study.tables), key="study_table", download="integration_monotonicities"
+        monotonicity_table(study.tables),
+        key="study_table",
+        download="integration_monotonicities",
+        answer=answer(summary, "short"),  # what a screen reader says first
     )
     st.caption(" ".join(f"**{term(k).name}**: {term(k).plain}" for k in TERMS))
     findings_frame((summary.by_id[i] for i in summary.answer.findings), paper=False)
@@ -135,7 +140,14 @@ if not seeds:
     st.error("No dual-task agents are available.")
     st.stop()
 st.subheader("One agent, live")
-controls.init_state(PAGE, KEYS, agents=list(seeds), seeds=seeds, default=LabState(agent="b2"))
+controls.init_state(
+    PAGE,
+    KEYS,
+    agents=list(seeds),
+    seeds=seeds,
+    default=LabState(agent="b2", signal=SIGNALS[0]),
+    options={"signal": SIGNALS, "variant": VARIANTS},
+)
 c1, c2, c3, c4 = st.columns([2, 1, 2, 2])
 kind, seed = controls.agent_seed_picker(PAGE, seeds, c1, c2)
 model = data.checked_agent("dual", kind, seed)
@@ -199,7 +211,7 @@ st.caption(
 table = pd.DataFrame(
     [
         {
-            "signal": r.signal,
+            "signal": signal_name(r.signal),
             "variant": r.variant,
             "measure": MEASURE_NAMES[r.measure],
             "value (bits)": None if r.reason else round(r.value, 3),
@@ -233,11 +245,9 @@ rows = study.frame("integration")
 if study.tables is not None and rows is not None:
     st.subheader("The study's values")
     signal = st.selectbox(
-        "Signal", SIGNALS, format_func=SIGNAL_WORDS.get, key=f"{PAGE}.study_signal"
+        "Signal", SIGNALS, format_func=SIGNAL_WORDS.get, key=controls.key(PAGE, "signal")
     )
-    variant = st.radio(
-        "Variant", ("intact", "evoked"), horizontal=True, key=f"{PAGE}.study_variant"
-    )
+    variant = st.radio("Variant", VARIANTS, horizontal=True, key=controls.key(PAGE, "variant"))
     figure(
         build=lambda: study_values_figure(rows, signal, variant, ridge=study.tables.ridge),
         cache_key=("integration-study", signal, variant, str(study.directory), data.version(study)),

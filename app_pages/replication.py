@@ -63,11 +63,8 @@ if summary is None:
 config = summary.config
 st.write(
     f"**{len(res.seeds)} seeds** per agent · experiments "
-    f"{', '.join(res.experiments)}"
-    f" · {'quick' if config.get('quick') else 'full'} budgets · created "
-    f"{summary.created or 'unknown'}"
-    f" · commit `{(summary.git_commit or 'unknown')[:10]}` · "
-    f"{summary.wall_seconds if summary.wall_seconds is not None else '?'} s"
+    f"{', '.join(e.upper() for e in res.experiments)}"
+    f" · {'quick' if config.get('quick') else 'full'} budgets"
 )
 if has_template(summary.study):
     st.markdown(answer(summary, "short"))
@@ -100,7 +97,7 @@ rows = [
         "why": r["why"],
         "evidence": r["Evidence"],
         "experiment": r["id"].split(".")[0].upper(),
-        "claim": r["id"],
+        "claim": r["id"],  # in the CSV download (docs/verdicts.md's ids), not on the page
     }
     for r in report.finding_rows(res.claims)
 ]
@@ -129,7 +126,7 @@ exps = f1.multiselect(
 verdicts = f2.multiselect("Verdicts", list(counts), default=list(counts))
 shown = claims[claims["experiment"].isin(exps) & claims["verdict"].isin(verdicts)]
 st.dataframe(
-    shown,
+    shown.drop(columns="claim"),
     width="stretch",
     hide_index=True,
     height=420,
@@ -140,9 +137,6 @@ st.dataframe(
         "why": st.column_config.TextColumn("why", width="large"),
         "verdict": st.column_config.TextColumn("verdict", width=140),
         "experiment": st.column_config.TextColumn("exp.", width="small"),
-        "claim": st.column_config.TextColumn(
-            "id", width="small", help="The claim's id in docs/verdicts.md and summary.json."
-        ),
     },
 )
 st.download_button(
@@ -188,6 +182,10 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
             ):
                 continue
             try:
+                findings = spec.findings(res) if spec.findings else []
+            except Exception as exc:  # as for figures: one sentence, not the page
+                findings = [f"(not available from this result set: {type(exc).__name__})"]
+            try:
                 figure(
                     build=lambda spec=spec: spec.build(res),
                     cache_key=(
@@ -198,6 +196,7 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
                     ),
                     key=f"fig-{spec.slug}",
                     download=spec.slug,
+                    answer=tuple(findings),  # what the chart says, then its numbers
                 )
             except Exception as exc:  # one broken figure must not take the page down
                 st.warning(
@@ -205,34 +204,39 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
                     f"({type(exc).__name__}: {exc})."
                 )
                 continue
-            st.markdown(f"**What you are looking at.** {spec.what}")
-            if spec.paper_note:
-                st.markdown(f"**What the paper reported.** {spec.paper_note}")
-            try:
-                findings = spec.findings(res) if spec.findings else []
-            except Exception as exc:  # as for figures: one sentence, not the page
-                findings = [f"(not available from this result set: {type(exc).__name__})"]
-            if findings:
-                st.markdown("**What we found.** " + " ".join(findings))
-            found = [res.finding(c) for c in spec.claims if res.finding(c) is not None]
-            for r in report.finding_rows(found):
-                st.markdown(
-                    f"- {r['Question']}: paper {r['Paper']}, ours {r['Ours']}: "
-                    f"**{r['Verdict']}** — {r['why']} :gray[:small[{r['id']}]]"
-                )
+            with st.expander("What it shows, what the paper reported, what we found"):
+                st.markdown(f"**What you are looking at.** {spec.what}")
+                if spec.paper_note:
+                    st.markdown(f"**What the paper reported.** {spec.paper_note}")
+                if findings:
+                    st.markdown("**What we found.** " + " ".join(findings))
+                found = [res.finding(c) for c in spec.claims if res.finding(c) is not None]
+                for r in report.finding_rows(found):
+                    st.markdown(
+                        f"- {r['Question']}: paper {r['Paper']}, ours {r['Ours']}: "
+                        f"**{r['Verdict']}** — {r['why']}"
+                    )
 
-st.subheader("Inconsistencies inside the paper")
-for item in res.tables.paper_inconsistencies if res.tables is not None else []:
-    st.markdown(f"- {item}")
+inconsistencies = res.tables.paper_inconsistencies if res.tables is not None else []
+if inconsistencies:
+    with st.expander(f"Inconsistencies inside the paper ({len(inconsistencies)})"):
+        st.markdown("\n".join(f"- {item}" for item in inconsistencies))
 
-st.subheader("Rerun it, with more seeds")
-st.code(
+researchers = st.expander("For researchers: how this result set was made, rerunning it, its files")
+researchers.markdown(
+    f"Result set `{Path(chosen).name}`, created {summary.created or 'unknown'} from commit "
+    f"`{(summary.git_commit or 'unknown')[:10]}` in "
+    f"{summary.wall_seconds if summary.wall_seconds is not None else '?'} s. Claim ids (as in "
+    "`docs/verdicts.md` and `summary.json`) are in the CSV download of the claims."
+)
+researchers.markdown("**Rerun it, with more seeds**")
+researchers.code(
     "python -m labcore --compute portable study paper --set seeds="
     + ",".join(map(str, range(20)))
     + " --jobs 2 --out results/seeds20",
     language="bash",
 )
-st.markdown(
+researchers.markdown(
     "Agents missing from `checkpoints/` are trained first (fast mode) and cached in "
     "`runs/checkpoints`. "
     "The run writes `summary.json`, the trial-level CSV files and `report.html`; "
@@ -240,7 +244,7 @@ st.markdown(
     "under `results/` appears in the selector above. With a Dask cluster: add "
     "`--backend dask --scheduler tcp://HOST:8786`."
 )
-d1, d2, d3 = st.columns(3)
+d1, d2, d3 = researchers.columns(3)
 d1.download_button(
     "summary.json",
     json.dumps(summary.model_dump(mode="json"), indent=1),

@@ -43,7 +43,7 @@ SCHEDULES = ("fast", "paper", "paper_weighted")  # the design study's training s
 VERDICT_CLAIMS = (
     ("e3.l75.b1", "B1's noise tolerance L75 (the paper: fragile)"),
     ("e3.l75.b2", "B2's L75 (the paper: robust)"),
-    ("e3.l75.b2_ws", "B2 workspace-read's L75 (the paper: robust, so not z_self alone)"),
+    ("e3.l75.b2_ws", "B2 workspace-read's L75 (the paper: robust, so not the self-model alone)"),
     ("e3.l75.b1.read", "B1's L75 with fresh noise on the read copy"),
     ("e3.l75.b2.read", "B2's L75 with fresh noise on the read copy"),
     ("e3.pci_a.b1", "B1's raw PCI-A (the paper: below both baselines, the inversion)"),
@@ -88,8 +88,12 @@ def verdict() -> None:
         lead=data.once(bundled, "e3-robustness-verdict", lambda: e3_robustness_verdict(bundled)),
         why=[]
         if study.summary is None
-        else [data.once(study, "answer-long", lambda: answer(study.summary, "long"))],
+        else [
+            data.once(study, "answer-short", lambda: answer(study.summary, "short")),
+            data.once(study, "answer-long", lambda: answer(study.summary, "long")),
+        ],
         why_title="Why, from the E3 design study",
+        why_shown=1,
     )
 
 
@@ -354,7 +358,8 @@ if summary is not None:
         )
         # What each shift costs each kind, and what the overflow shift's R^2 reflects: the
         # result set's own numbers, in the paper template's words.
-        st.write(part(summary, "composite_shift", labels={k: label_of(k) for k in seeds}))
+        with st.expander("What the shifts cost each agent, and what the R² reflects"):
+            st.write(part(summary, "composite_shift", labels={k: label_of(k) for k in seeds}))
 
 
 @st.fragment

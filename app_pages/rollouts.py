@@ -149,7 +149,11 @@ def stage() -> None:
     t = st.session_state["rollouts.t"]
     st.progress(t / max(n, 1), text=f"step {t} of {n}")
     left, right = st.columns([5, 6])
-    left.image(episode.frames[min(t, len(episode.frames) - 1)], width="stretch")
+    left.image(
+        episode.frames[min(t, len(episode.frames) - 1)],
+        width="stretch",
+        alt=f"The maze as the agent sees it at step {t} of {n}; the caption below says what it did",
+    )
     left.markdown(step_caption(trace, t, episode.reward))
     step = min(t, n - 1)
     shown = data.step_figures(episode_key, step)

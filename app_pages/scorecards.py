@@ -191,9 +191,11 @@ with fcs:
         "for P**, so for our agents P is a stand-in you can set (and the result is "
         "labelled as such)."
     )
+    # two formulas, one under the other: side by side they were wider than a phone (a
+    # scrolling formula cannot take the keyboard's focus)
+    st.latex(r"\mathrm{FCS} = R \cdot P")
     st.latex(
-        r"\mathrm{FCS} = R \cdot P, \qquad "
-        + FCS.formula_phi_fcs.replace("Φ_FCS", r"\Phi_{FCS}")
+        FCS.formula_phi_fcs.replace("Φ_FCS", r"\Phi_{FCS}")
         .replace("Σⱼ", r"\sum_j")
         .replace("moduleⱼ", "module_j")
     )
@@ -232,7 +234,7 @@ with fcs:
         for lesioned in (False, True) if name == "B2" else (False,):
             n_vars, bits = lab_fcs_inputs(name, values, self_model_lesioned=lesioned)
             r, fcs_value = lab_agent_fcs(name, n_vars, bits, float(p_standin))
-            label = f"lab {name}" + (" (z_self zeroed)" if lesioned else "")
+            label = f"lab {name}" + (" (self-model zeroed)" if lesioned else "")
             points.append(
                 {
                     "name": label,
@@ -257,8 +259,8 @@ with fcs:
     st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
     st.caption(
         "Our B2's R: its self-model's effective number of variables (participation "
-        "ratio of z_self) times "
-        "the bits per variable that a held-out probe reads from z_self about the "
+        "ratio of the self-model's state) times "
+        "the bits per variable that a held-out probe reads from the self-model about the "
         "agent's own correctness "
         "(a lower bound). B1 has no self-model: R = 0, so FCS = 0 whatever P is."
     )

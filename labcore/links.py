@@ -74,6 +74,11 @@ class LabState:
     pdw_policy: str = "sampled"
     """Song et al. reproduction: which choices of the networks are drawn ("sampled", registered,
     or "greedy")."""
+    signal: str = "h"
+    """Integration study: the recorded signal whose values are shown (the page supplies them)."""
+    variant: str = "intact"
+    """Integration study: the signal as the agent runs ("intact") or its answer to a pulse
+    ("evoked")."""
     code: str = ""
     """Mystery agent: a puzzle's code (``labcore.classroom.mystery.decode`` reads it, refusing
     text longer than ``mystery.MAX_CODE_TEXT``; :func:`parse_params` leaves it to the page)."""
@@ -195,7 +200,8 @@ def parse_params(
     default : values for missing parameters
     options : valid values of the fields whose choices the page knows (``normalisation``,
         ``geometry``, ``loop``, ``gain``, ``schedule``, ``compare``, ``explorer_cell``,
-        ``pdw_policy``); a field without them keeps its default (no page shows it)
+        ``pdw_policy``, ``signal``, ``variant``); a field without them keeps its default (no page
+        shows it)
 
     Returns
     -------
@@ -239,7 +245,16 @@ def parse_params(
     read.level("block", SALIENCE_BLOCKS)
     read.switch("route_off")
     options = options or {}
-    for key in ("normalisation", "geometry", "loop", "schedule", "explorer_cell", "pdw_policy"):
+    for key in (
+        "normalisation",
+        "geometry",
+        "loop",
+        "schedule",
+        "explorer_cell",
+        "pdw_policy",
+        "signal",
+        "variant",
+    ):
         if key in options:
             read.choice(key, [str(o) for o in options[key]])
     if "gain" in options:

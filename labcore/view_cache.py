@@ -18,7 +18,11 @@ What is cached, per checkpoint (its task decides):
   without its rollout trace (no page that reads the trace, the Mystery agent's, uses the cache);
 * dual-task agents with a workspace: the Workspace view for every number of active slots (5), its
   trace slimmed to what the Workspace page draws (slots as float16, occupancy, cues, labels,
-  actions); every marker is computed before slimming, so the numbers are exact.
+  actions); every marker is computed before slimming, so the numbers are exact;
+* every dual-task agent, in a JSON side file beside (``<name>.dual.json``, :func:`build_side_file`):
+  the Integration page's readings for every value of the controls the agent has (active slots x
+  self-model modes) and, for the kinds the Robustness page compares, PCI-A and dPCI for every
+  normalisation (a first switch took 6.5-9.2 s and 17.9 s computed live, issue 42).
 
 A file is **versioned** (:data:`FORMAT`, :data:`VERSION`: a reader refuses any other), **keyed by
 its checkpoint's content hash** (``content_sha256``, computed from the checkpoint's tensors and
@@ -56,6 +60,7 @@ from labcore.parallel import process_map
 if TYPE_CHECKING:
     from labcore.agents import Agent
     from labcore.measures import MetacognitionView, WorkspaceView
+    from labcore.measures_integration import IntegrationReading
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE_DIR = ROOT / "results" / "view_cache"
@@ -68,6 +73,10 @@ E1_TRIALS = LIVE_BUDGETS.metacognition_trials
 live budget."""
 DUAL_EPISODES = LIVE_BUDGETS.workspace_episodes
 """Dual-task episodes of one Workspace view: the app's live budget."""
+INTEGRATION_EPISODES = LIVE_BUDGETS.integration_episodes
+"""Dual-task episodes of one Integration view (with and without the pulse): the app's budget."""
+PCI_EPISODES = LIVE_BUDGETS.pci_episodes
+"""Dual-task episodes of one PCI-A value on the Robustness page: the app's live budget."""
 SLOTS = range(AgentConfig().n_slots + 1)
 """Active workspace slots of the pages' capacity controls: 0 (bus-off) to K."""
 WORKSPACE_KINDS = ("b1", "b1_noise", "b1_reg", "b2", "b2_ws", "bc_linear", "bc_mlp", "bc_random")
@@ -140,6 +149,38 @@ def workspace_view(
         seed=seed,
     )
     return measures.workspace(agent, iv, episode_seeds(seed, "eval", DUAL_EPISODES))
+
+
+def integration_view(
+    agent: Agent, seed: int, capacity: int, self_model_mode: str
+) -> list[IntegrationReading]:
+    """Every integration measure on every signal and variant of one dual-task agent with
+    ``capacity`` active slots and its self-model ``self_model_mode`` (the Integration page's
+    live view; an agent without a self-model is measured with it "on")."""
+    from labcore import measures_integration
+    from labcore.interventions import capacity_scale
+    from labcore.seeding import episode_seeds
+
+    iv = Intervention(
+        self_model_mode=self_model_mode if agent.config.self_model else "on",
+        capacity_scale=capacity_scale(capacity, agent.config.n_slots),
+    )
+    runs = measures_integration.integration_runs(
+        agent, episode_seeds(seed, "eval", INTEGRATION_EPISODES), iv
+    )
+    return measures_integration.integration_readings(runs)
+
+
+def pci_view(agent: Agent, kind: str, seed: int, normalisation: str) -> tuple[float, float]:
+    """Mean PCI-A and dPCI of one dual-task agent, evaluated as its kind is (the Robustness
+    page's live view)."""
+    from labcore import measures
+    from labcore.seeding import episode_seeds
+
+    fixed = Intervention(**measures.evaluation_intervention(kind))
+    return measures.pci_and_dpci(
+        agent, episode_seeds(seed, "eval", PCI_EPISODES), normalisation, fixed=fixed
+    )
 
 
 def recipe() -> dict[str, int]:
@@ -411,6 +452,200 @@ def read_cache(path: str | Path, expected: str | None = None) -> dict[str, Any]:
     return views
 
 
+# ------------------------------------------------------------------------- Integration and PCI
+
+SIDE_FORMAT = "ctlab-view-cache-dual"
+SIDE_VERSION = 1
+"""Bump when :func:`integration_view` or :func:`pci_view` changes: every older file is refused."""
+
+
+def side_path(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> Path:
+    """The Integration and PCI views of a dual-task checkpoint: ``<directory>/<name>.dual.json``
+    (a JSON file beside the ``.npz``: a list of readings and pairs of numbers, no arrays)."""
+    from labcore.storage.checkpoints import checkpoint_stem
+
+    return Path(directory) / f"{checkpoint_stem(checkpoint) or Path(checkpoint).stem}.dual.json"
+
+
+def side_recipe() -> dict[str, Any]:
+    """The budgets and normalisations the side views are computed on."""
+    from labcore.measures import PCI_NORMALISATIONS
+
+    return {
+        "integration_episodes": INTEGRATION_EPISODES,
+        "pci_episodes": PCI_EPISODES,
+        "pci_kinds": list(LIVE_BUDGETS.pci_kinds),
+        "normalisations": sorted(PCI_NORMALISATIONS.values()),
+    }
+
+
+def side_conditions(kind: str, config: AgentConfig) -> tuple[list[str], list[str]]:
+    """The Integration conditions (``int|<slots>|<mode>``) and PCI normalisations (``pci|<name>``)
+    cached for a dual-task agent: every value of the controls the agent has."""
+    slots = list(SLOTS) if config.workspace else [config.n_slots]
+    modes = list(SELF_MODEL_MODES) if config.self_model else ["on"]
+    integration = [condition_key("int", k, m) for m in modes for k in slots]
+    pci = (
+        [condition_key("pci", n) for n in side_recipe()["normalisations"]]
+        if kind in LIVE_BUDGETS.pci_kinds
+        else []
+    )
+    return integration, pci
+
+
+def _number(value: float) -> float | None:
+    return None if math.isnan(value) else float(value)
+
+
+def build_side_file(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> Path | None:
+    """Compute the Integration and PCI views of one dual-task checkpoint and write its file (None
+    for another task)."""
+    from labcore.io import atomic_write
+    from labcore.storage.checkpoints import load_checkpoint
+
+    loaded = load_checkpoint(checkpoint)
+    if loaded.task != "dual":
+        return None
+    agent, seed = loaded.agent, loaded.seed
+    kind = loaded.entry.get("kind") if loaded.entry else agent.config.kind
+    integration, pci = side_conditions(kind, agent.config)
+    views: dict[str, Any] = {}
+    for key in integration:
+        _, slots, mode = key.split("|")
+        views[key] = [
+            {k: _number(v) if isinstance(v, float) else v for k, v in r.__dict__.items()}
+            for r in integration_view(agent, seed, int(slots), mode)
+        ]
+    for key in pci:
+        views[key] = [_number(v) for v in pci_view(agent, kind, seed, key.split("|")[1])]
+    header = {
+        "format": SIDE_FORMAT,
+        "version": SIDE_VERSION,
+        "checkpoint": Path(checkpoint).name,
+        "kind": kind,
+        "seed": seed,
+        "content_sha256": checkpoint_key(checkpoint),
+        "recipe": side_recipe(),
+        "compute": compute.fingerprint(),
+        "views": views,
+    }
+    target = side_path(checkpoint, directory)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(target, lambda tmp: tmp.write_text(json.dumps(header, indent=0)))
+    return target
+
+
+def read_side(path: str | Path, expected: str | None = None) -> dict[str, Any]:
+    """The Integration views (lists of
+    :class:`~labcore.measures_integration.IntegrationReading`) and PCI views (``(PCI-A, dPCI)``)
+    of one side file, as ``{condition key: view}``.
+
+    Raises
+    ------
+    CacheMiss
+        As :func:`read_cache`: missing or unreadable, of another format, version or recipe,
+        built from other weights, or a view that is not a list of readings or a pair of numbers.
+    """
+    from labcore.measures_integration import IntegrationReading
+
+    name = Path(path).name
+    try:
+        header = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise CacheMiss(f"{name} cannot be read ({type(exc).__name__})", "unreadable") from None
+    if header.get("format") != SIDE_FORMAT or header.get("version") != SIDE_VERSION:
+        raise CacheMiss(f"{name} is not {SIDE_FORMAT} v{SIDE_VERSION}", "format")
+    if header.get("recipe") != side_recipe():
+        raise CacheMiss(f"{name} was built on other budgets", "recipe")
+    if expected is not None and header.get("content_sha256") != expected:
+        raise CacheMiss(f"{name} was built from another version of its checkpoint", "checkpoint")
+    nan = lambda v: math.nan if v is None else v  # noqa: E731
+    views: dict[str, Any] = {}
+    try:
+        for key, view in (header.get("views") or {}).items():
+            if key.startswith("int|"):
+                views[key] = [
+                    IntegrationReading(
+                        **{
+                            k: nan(v) if k in ("value", "surrogate_mean") else v
+                            for k, v in r.items()
+                        }
+                    )
+                    for r in view
+                ]
+            elif key.startswith("pci|"):
+                pci, dpci = (float(nan(v)) for v in view)
+                views[key] = (pci, dpci)
+    except (TypeError, ValueError) as exc:
+        raise CacheMiss(f"{name}: a view is malformed ({type(exc).__name__})", "field") from None
+    return views
+
+
+def read_views(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> dict[str, Any]:
+    """Every shipped view of one checkpoint: its ``.npz`` (:func:`read_cache`) and its side file
+    (:func:`read_side`), each left out when it is missing, of another version or built from other
+    weights (those views are then computed live); none for a checkpoint that cannot be read."""
+    try:
+        expected = checkpoint_key(checkpoint)
+    except (OSError, ValueError):
+        return {}
+    views: dict[str, Any] = {}
+    for read, where in ((read_cache, cache_path), (read_side, side_path)):
+        try:
+            views.update(read(where(checkpoint, directory), expected))
+        except (CacheMiss, OSError, ValueError):
+            pass
+    return views
+
+
+def dual_checkpoints(directory: str | Path = CHECKPOINTS) -> list[Path]:
+    """Fast-schedule dual-task checkpoints of a directory (every kind: the Integration page offers
+    them all)."""
+    from labcore.storage.checkpoints import read_manifest
+
+    manifest = read_manifest(directory)["checkpoints"]
+    return sorted(
+        Path(directory) / e["file"]
+        for e in manifest.values()
+        if e.get("mode") == "fast" and e.get("task") == "dual"
+    )
+
+
+def _build_side_one(checkpoint: str, directory: str) -> tuple[str, float]:
+    import torch
+
+    torch.set_num_threads(1)
+    start = time.perf_counter()
+    build_side_file(checkpoint, directory)
+    return checkpoint, time.perf_counter() - start
+
+
+def build_side(
+    checkpoints: Iterable[str | Path],
+    directory: str | Path = CACHE_DIR,
+    jobs: int = 1,
+    force: bool = False,
+) -> list[Path]:
+    """Build the side files of ``checkpoints`` (resumable: a file that still matches is kept)."""
+    todo = []
+    for ckpt in checkpoints:
+        target = side_path(ckpt, directory)
+        if not force and target.exists():
+            try:
+                read_side(target, checkpoint_key(ckpt))
+                continue
+            except CacheMiss:
+                pass
+        todo.append((str(ckpt), str(directory)))
+    print(f"{len(todo)} side file(s) to build", flush=True)
+
+    def built(_: int, result: tuple[str, float]) -> None:
+        print(f"{side_path(result[0], '').name}: {result[1]:.1f} s", flush=True)
+
+    process_map(_build_side_one, todo, jobs, on_result=built)
+    return [side_path(c, directory) for c, _ in todo]
+
+
 # ------------------------------------------------------------------------- command line
 
 
@@ -487,15 +722,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true", help="rebuild files that still match")
     args = parser.parse_args(argv)
     chosen = bundled_checkpoints(args.checkpoints)
+    dual = dual_checkpoints(args.checkpoints)
     if args.only is not None:
         chosen = [c for c in chosen if cache_path(c, "").stem in set(args.only)]
+        dual = [c for c in dual if cache_path(c, "").stem in set(args.only)]
     if args.command == "build":
         start = time.perf_counter()
         build(chosen, args.out, args.jobs, args.force)
+        build_side(dual, args.out, args.jobs, args.force)
         print(f"done in {time.perf_counter() - start:.0f} s", flush=True)
         return 0
     problems = check(chosen, args.out)
-    print("\n".join(problems) or f"{len(chosen)} cache file(s) match their checkpoints")
+    for ckpt in dual:
+        try:
+            read_side(side_path(ckpt, args.out), checkpoint_key(ckpt))
+        except (CacheMiss, ValueError) as exc:
+            problems.append(str(exc))
+    print(
+        "\n".join(problems)
+        or f"{len(chosen)} cache file(s) and {len(dual)} side file(s) match their checkpoints"
+    )
     return 1 if problems else 0
 
 

@@ -46,9 +46,11 @@ def test_workspace_heatmap_tracks_fills_and_overwrites():
             j = {0: 0, 1: 1, 4: 0}[t]  # the mask overwrites slot 0 (bus full)
             slots[t, j], occ[t, j] = rng.normal(size=d), True
     fig = episode.workspace_heatmap(slots, occ, kinds, report_steps=[8, 9], highlight_step=4)
-    assert [t.type for t in fig.data] == ["heatmap", "heatmap"]  # the slots, and the activations
+    heatmaps = [t.type for t in fig.data if t.type == "heatmap"]
+    assert heatmaps == ["heatmap", "heatmap"]  # the slots, and the activations
     z = np.asarray(fig.data[0].z)
-    labels = list(fig.data[0].colorbar.ticktext)
+    # what a slot holds is named in the legend, one square of its colour each, in code order
+    labels = [t.name.removeprefix("holds: ") for t in fig.data if t.type == "scatter"]
     holds = [[labels[int(c)] for c in row] for row in z]
     assert holds[0][:4] == ["colour cue"] * 4 and holds[0][4:] == ["mask"] * 6
     assert holds[1][0] == "empty" and holds[1][1:] == ["object cue"] * 9

@@ -187,3 +187,74 @@ def test_make_view_cache_names_the_build_command():
     makefile = (ROOT / "Makefile").read_text()
     recipe = makefile.split("view-cache:", 1)[1].split()
     assert recipe[recipe.index("labcore.view_cache") + 1] == "build"
+
+
+# ------------------------------------------------------------------ Integration and PCI views
+
+
+def readings_equal(cached, fresh) -> bool:
+    return len(cached) == len(fresh) and all(
+        (a.signal, a.variant, a.measure, a.reason) == (b.signal, b.variant, b.measure, b.reason)
+        and same(a.value, b.value)
+        and same(a.surrogate_mean, b.surrogate_mean)
+        for a, b in zip(cached, fresh, strict=True)
+    )
+
+
+@pytest.fixture(scope="module")
+def side(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("side")
+    vc.build_side([checkpoint_file(vc.CHECKPOINTS, "dual-b1-s2")], out)
+    return out
+
+
+def test_side_views_equal_a_fresh_computation_and_cover_every_control(side):
+    path = checkpoint_file(vc.CHECKPOINTS, "dual-b1-s2")
+    views = vc.read_side(vc.side_path(path, side), vc.checkpoint_key(path))
+    loaded = load_checkpoint(path)
+    integration, pci = vc.side_conditions("b1", loaded.agent.config)
+    assert set(views) == {*integration, *pci}
+    assert len(integration) == len(vc.SLOTS)  # B1: every capacity, no self-model control
+    fresh = vc.integration_view(loaded.agent, loaded.seed, 0, "on")
+    assert readings_equal(views["int|0|on"], fresh)
+    pair = vc.pci_view(loaded.agent, "b1", loaded.seed, "zlib")
+    assert all(same(a, b) for a, b in zip(views["pci|zlib"], pair, strict=True))
+
+
+def test_a_stale_or_broken_side_file_misses(side, tmp_path):
+    path = checkpoint_file(vc.CHECKPOINTS, "dual-b1-s2")
+    good = json.loads(vc.side_path(path, side).read_text())
+    with pytest.raises(vc.CacheMiss) as miss:
+        vc.read_side(vc.side_path(path, side), "another content hash")
+    assert miss.value.kind == "checkpoint"
+    for change, kind in (
+        ({"version": vc.SIDE_VERSION + 1}, "format"),
+        ({"recipe": {"integration_episodes": 1}}, "recipe"),
+        ({"views": {"pci|zlib": ["x", 1]}}, "field"),
+    ):
+        bad = tmp_path / "bad.dual.json"
+        bad.write_text(json.dumps({**good, **change}))
+        with pytest.raises(vc.CacheMiss) as miss:
+            vc.read_side(bad)
+        assert miss.value.kind == kind
+    assert vc.read_views(path, tmp_path / "nothing") == {}  # then every view is computed live
+
+
+def test_the_integration_page_reads_a_bundled_view_from_the_cache(side, monkeypatch):
+    from tests.ui.apptest_pages import exceptions, open_page
+    from ui import data
+
+    monkeypatch.setattr(data, "VIEW_CACHE_DIR", side)
+    data._precomputed.clear()
+
+    def broken(*args, **kwargs):
+        raise AssertionError("computed live, not looked up")
+
+    monkeypatch.setattr(vc, "integration_view", broken)
+    at = open_page("integration", {"agent": "b1", "seed": "2", "capacity": "1"})
+    assert not exceptions(at), exceptions(at)
+    assert (
+        data.pci("b1", 2, "shuffle")
+        == vc.read_views(checkpoint_file(vc.CHECKPOINTS, "dual-b1-s2"), side)["pci|shuffle"]
+    )
+    data._precomputed.clear()

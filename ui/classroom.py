@@ -353,14 +353,19 @@ def join_block(code: str, link: str, *, compact: bool = False) -> None:
         with st.container(key="class-join"):
             st.markdown("Join the class: scan the code, or open")
             st.html(words)
-            st.image(share.qr_png(link), width=130 * scale)
+            st.image(share.qr_png(link), width=130 * scale, alt=f"QR code of the class link {link}")
         return
     text, qr = st.columns([3, 1], vertical_alignment="center")
     with text, st.container(key="class-join"):
         st.markdown("Join the class: scan the code, or open")
         st.html(words)
         st.caption("Students see the question and vote; the answer stays here until you reveal it.")
-    qr.image(share.qr_png(link), caption="Scan to join", width=180)
+    qr.image(
+        share.qr_png(link),
+        caption="Scan to join",
+        width=180,
+        alt=f"QR code of the class link {link}",
+    )
 
 
 def _teacher_controls(page: str, taught: TeacherClass) -> None:

@@ -24,6 +24,7 @@ from labcore.render import (
 )
 from labcore.render import chance as chance_level
 from ui import projector
+from ui.state import escape_markdown
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -289,6 +290,10 @@ def verdict_box(
                     st.markdown(sentence)
         if lines:
             with st.expander("The pre-registered rule behind each verdict"):
+                st.caption(
+                    f"From the result set `{res.directory.name}` (its `summary.json`), by the "
+                    "rules of `docs/verdicts.md`; each claim's id in brackets."
+                )
                 st.markdown(
                     "\n".join(
                         f"- **{label}** (`{cid}`): "
@@ -300,9 +305,8 @@ def verdict_box(
                     )
                 )
         st.caption(
-            f"Verdicts from the result set `{res.directory.name}` (summary.json), by "
-            "rules fixed before "
-            'the run (docs/verdicts.md). "By construction": our design fixes that value in advance.'
+            "Verdicts from the lab's own runs, by rules written down before the runs. "
+            '"By construction": our design fixes that value in advance.'
         )
 
 
@@ -410,36 +414,88 @@ def phone_safe_titles(fig: go.Figure) -> int:
     return max(grown, 0)
 
 
+MODEBAR_PX = 32
+"""Height of plotly's toolbar (the modebar, top right of a chart, shown on hover or a tap) with
+its gap: panel titles start below it (issue 42: on a phone it covered a histogram's title)."""
+
+
 @dataclass(frozen=True)
 class Prepared:
-    """A figure as the page shows it: its title (drawn as text), the chart and its HTML download."""
+    """A figure as the page shows it: its title and note (drawn as text), the chart, the chart
+    with its panels stacked for a narrow column (None when its panels are not side by side), its
+    text alternative and its HTML download."""
 
     title: str | None
     shown: go.Figure
     html: str | None
+    alt: str = ""
+    note: str | None = None
+    narrow: go.Figure | None = None
+    columns: int = 1
 
 
-def prepare(fig: go.Figure, download: bool) -> Prepared:
-    """The title taken out of the chart (it wraps as text; plotly titles do not), the panel titles
-    made phone-safe (:func:`phone_safe_titles`) and, if asked, the standalone HTML."""
+def _top_title_lines(fig: go.Figure) -> int:
+    """Lines of the panel titles on the figure's top row (0 without any)."""
+    rows = [
+        (float(a.y), a.text.count("<br>") + 1)
+        for a in fig.layout.annotations
+        if a.yref == "paper" and a.yanchor == "bottom" and a.text and a.y is not None
+    ]
+    top = max((y for y, _ in rows), default=None)
+    return max((n for y, n in rows if y == top and y >= 0.95), default=0)
+
+
+NOTE_LINE_PX = 17
+"""Pixels of one line of a figure's note (plotly's subtitle, 12 px type), with its gap 6 px."""
+
+
+def prepare(fig: go.Figure, download: bool, answer: Sequence[str] = ()) -> Prepared:
+    """The title and the note taken out of the chart (they wrap as text; plotly's do not, and a
+    note wider than a phone was cut), the panel titles made phone-safe (:func:`phone_safe_titles`)
+    and below the toolbar, the legend entries told apart without colour
+    (:func:`labcore.figures.access.distinguish`), a copy with the panels stacked for a narrow
+    column (:func:`labcore.figures.access.stacked`), the chart's text alternative (``answer``,
+    then :func:`labcore.figures.access.text_alternative`) and, if asked, the standalone HTML."""
     import plotly.graph_objects as go  # not on the first page's path
 
+    from labcore.figures.access import (
+        distinguish,
+        panel_columns,
+        plain,
+        stacked,
+        text_alternative,
+    )
+
     title = fig.layout.title.text if fig.layout.title and fig.layout.title.text else None
-    shown = go.Figure(fig)
+    subtitle = fig.layout.title.subtitle if fig.layout.title else None
+    note = subtitle.text if subtitle and subtitle.text else None
+    alt = text_alternative(fig, answer)
+    shown = distinguish(go.Figure(fig))
     extra = TITLE_LINE_PX * phone_safe_titles(shown)  # px per added line of subplot title
+    lines = _top_title_lines(shown)
+    clear = MODEBAR_PX + TITLE_LINE_PX * lines + 4 if lines else 0  # titles under the toolbar
+    margin, height = fig.layout.margin.t or 95, fig.layout.height or 460
+    noted = NOTE_LINE_PX * (note.count("<br>") + 1) + 6 if note else 0
+    if note:
+        shown.update_layout(title_subtitle_text="")
     if title:
-        top = max(40, (fig.layout.margin.t or 95) - 70) + extra
-        shown.update_layout(
-            title_text="",
-            margin_t=top,
-            height=(fig.layout.height or 460) - (fig.layout.margin.t or 95) + top,
-        )
-    elif extra:
-        shown.update_layout(
-            margin_t=(fig.layout.margin.t or 95) + extra, height=(fig.layout.height or 460) + extra
-        )
+        top = max(40, margin - 70 - noted + extra, clear)
+        shown.update_layout(title_text="", margin_t=top, height=height - margin + top)
+    elif extra or noted or clear > margin:
+        top = max(40, margin - noted + extra, clear)
+        shown.update_layout(margin_t=top, height=height + top - margin)
+    columns = panel_columns(shown)
+    narrow = stacked(shown) if columns > 1 else None
     html = fig.to_html(include_plotlyjs="cdn", full_html=True) if download else None
-    return Prepared(title.replace("<br>", " ") if title else None, shown, html)
+    return Prepared(
+        title.replace("<br>", " ") if title else None,
+        shown,
+        html,
+        alt,
+        escape_markdown(plain(note)) if note else None,
+        narrow,
+        columns,
+    )
 
 
 def freeze_spec(fig: go.Figure) -> go.Figure:
@@ -459,12 +515,19 @@ def freeze_spec(fig: go.Figure) -> go.Figure:
 
 
 @st.cache_resource(show_spinner=False, max_entries=1024)
-def _prepared(cache_key: tuple, _build: Callable[[], go.Figure], download: bool) -> Prepared:
+def _prepared(
+    cache_key: tuple,
+    _build: Callable[[], go.Figure],
+    download: bool,
+    answer: tuple[str, ...],
+) -> Prepared:
     # Shared by every session and never mutated (st.plotly_chart only reads it): a figure is built,
     # validated, turned into HTML and into the dict plotly_chart serialises once per distinct view,
     # not on every rerun of every student.
-    ready = prepare(_build(), download)
+    ready = prepare(_build(), download, answer)
     freeze_spec(ready.shown)
+    if ready.narrow is not None:
+        freeze_spec(ready.narrow)
     return ready
 
 
@@ -475,8 +538,14 @@ def figure(
     download: str | None = None,
     build: Callable[[], go.Figure] | None = None,
     cache_key: tuple | None = None,
+    answer: str | Sequence[str] = (),
 ) -> None:
     """Show a plotly figure; offer it as a standalone HTML download (PNG is in the modebar).
+
+    Every chart has a text alternative, its accessible name (``role="figure"`` with an
+    ``aria-label``, what a screen reader says): ``answer`` (the sentence the chart answers with,
+    if the page has one) and then the figure's title, note, axes and numbers
+    (:func:`labcore.figures.access.text_alternative`).
 
     The figure's title is shown as text above the chart (it wraps to the column; plotly titles
     do not), and removed from the chart itself. With ``build`` and a ``cache_key`` naming
@@ -485,14 +554,31 @@ def figure(
     page's figures was most of a rerun). In projector mode the chart is drawn with larger type
     (:func:`ui.projector.enlarged`, on a copy: the shared figure is never changed).
     """
+    answer = (answer,) if isinstance(answer, str) else tuple(answer)
     if cache_key is not None and build is not None:
-        ready = _prepared(cache_key, build, bool(download))
+        ready = _prepared(cache_key, build, bool(download), answer)
     else:
-        ready = prepare(fig if fig is not None else build(), bool(download))
+        ready = prepare(fig if fig is not None else build(), bool(download), answer)
     if ready.title:
         st.markdown(f"**{ready.title}**")
-    shown = projector.enlarged(ready.shown) if projector.is_on() else ready.shown
-    st.plotly_chart(shown, width="stretch", key=key, config={"displaylogo": False})
+    if ready.note:
+        st.caption(ready.note)
+
+    def draw(fig: go.Figure, key: str) -> None:
+        shown = projector.enlarged(fig) if projector.is_on() else fig
+        st.plotly_chart(
+            shown, width="stretch", key=key, config={"displaylogo": False}, alt=ready.alt or None
+        )
+
+    if ready.narrow is None:
+        draw(ready.shown, key)
+    else:  # both drawn; the page's CSS shows the one that fits the column (NARROW_CSS)
+        n = min(ready.columns, max(NARROW_BELOW_PX))
+        with st.container(key=f"chartbox-{key}"):
+            with st.container(key=f"chart-wide{n}-{key}"):
+                draw(ready.shown, key)
+            with st.container(key=f"chart-narrow{n}-{key}"):
+                draw(ready.narrow, f"{key}.narrow")
     if download and ready.html is not None:
         st.download_button(
             "Download figure (HTML)",
@@ -510,3 +596,43 @@ SCOPE_LINE = (
     "These agents are not conscious. They are small reference implementations of mechanisms that "
     "theories of consciousness propose, built to test what those mechanisms do."
 )
+
+
+ACCESSIBLE_CSS = """
+<style>
+[data-testid="stCaptionContainer"] { color: #5c5b59; opacity: 1 !important; }
+label[data-testid="stWidgetLabel"][disabled] p { color: #5c5b59; }
+.stButtonGroup [role="radiogroup"] { flex-wrap: wrap; overflow: visible; }
+[data-testid="stCode"] pre, [data-testid="stCode"] code {
+  white-space: pre-wrap !important; overflow-wrap: anywhere; overflow: visible !important;
+}
+kbd { opacity: 1 !important; }
+</style>
+"""
+NARROW_BELOW_PX = {2: 560, 3: 720, 4: 900}
+"""Below this width of its column, a chart with 2, 3 or 4 (or more) panels side by side is shown
+with its panels stacked (issue 42: a 100 px ROC panel on a phone, an axis title over the next
+panel's points in the Lesson's side column): about 170 px a panel and the axes' margins."""
+NARROW_CSS = (
+    "<style>[class*='st-key-chartbox-'] { container-type: inline-size; }"
+    "[class*='st-key-chart-narrow'] { display: none; }"
+    + "".join(
+        f"@container (max-width: {px}px) {{ [class*='st-key-chart-wide{n}-'] {{ display: none; }}"
+        f" [class*='st-key-chart-narrow{n}-'] {{ display: flex; }} }}"
+        for n, px in NARROW_BELOW_PX.items()
+    )
+    + "</style>"
+)
+"""Which of a multi-panel chart's two drawings shows: a CSS container query on its column's width
+(the server does not know a screen's width)."""
+"""What makes Streamlit's own parts pass WCAG 2.1 AA (axe-core's serious rules, checked on every
+page by the browser test): captions and a disabled control's label at least 4.5:1 on white
+(Streamlit draws them 3.9:1 and 2.3:1); segmented controls and code blocks wrap instead of
+scrolling (a region that scrolls must take the keyboard's focus, and theirs cannot); a button's
+shortcut badge at full opacity (2.8:1 at Streamlit's 0.6)."""
+
+
+def accessible_style() -> None:
+    """Add :data:`ACCESSIBLE_CSS` and :data:`NARROW_CSS` to the page (``app.py`` calls it once per
+    run, before the page)."""
+    st.html(ACCESSIBLE_CSS + NARROW_CSS)

@@ -110,8 +110,6 @@ E1_TRIALS = view_cache.E1_TRIALS
 DUAL_EPISODES = view_cache.DUAL_EPISODES
 MASKING_EPISODES = LIVE_BUDGETS.masking_episodes
 TITRATION_EPISODES = LIVE_BUDGETS.titration_episodes
-PCI_EPISODES = LIVE_BUDGETS.pci_episodes
-INTEGRATION_EPISODES = LIVE_BUDGETS.integration_episodes
 THEATRE_EPISODES = LIVE_BUDGETS.theatre_episodes
 THEATRE_BATCH = LIVE_BUDGETS.theatre_batch
 VIEW_CACHE_DIR = settings().view_cache or Path(view_cache.CACHE_DIR)
@@ -340,6 +338,12 @@ def agent_file(task: str, kind: str, seed: int) -> tuple[str, str]:
 def _load(path: str, stamp: str) -> Agent:
     # Keyed by the file's path and version (stamp), so another directory, or a newer file at
     # the same path, never gets this one's agent; a failure raises and is not cached.
+    # The live views run on one thread (torch's default is one per core): their batches are small,
+    # and with the cores busy two threads took 10-33 s for a masking trace one thread does in
+    # 0.6-0.7 s (issue 42, bench/bench_views.py).
+    import torch
+
+    torch.set_num_threads(1)
     return ckpt.load_checkpoint(path).agent
 
 
@@ -384,14 +388,8 @@ def checked_agent(task: str, kind: str, seed: int) -> Agent | None:
 
 @st.cache_resource(show_spinner=False, max_entries=256)
 def _precomputed(path: str, stamp: str, cache_dir: str) -> dict[str, Any]:
-    """The shipped views of one checkpoint (labcore.view_cache), or none when its file is missing,
-    of another version or built from other weights (then every view is computed live)."""
-    try:
-        return view_cache.read_cache(
-            view_cache.cache_path(path, cache_dir), view_cache.checkpoint_key(path)
-        )
-    except (view_cache.CacheMiss, OSError, ValueError):
-        return {}
+    """The shipped views of one checkpoint (:func:`labcore.view_cache.read_views`)."""
+    return view_cache.read_views(path, cache_dir)
 
 
 def precomputed(task: str, kind: str, seed: int, key: str) -> Any:
@@ -502,16 +500,17 @@ def _noisy_accuracy(
 
 
 def pci(kind: str, seed: int, normalisation: str) -> tuple[float, float]:
-    """Mean perturbational complexity and dPCI of one agent (see labcore.measures.pci_values)."""
+    """Mean perturbational complexity and dPCI of one agent (see labcore.measures.pci_values):
+    a bundled agent's is a lookup in the shipped cache."""
+    cached = precomputed("dual", kind, seed, view_cache.condition_key("pci", normalisation))
+    if cached is not None:
+        return cached
     return _pci(*agent_file("dual", kind, seed), kind, seed, normalisation)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _pci(path: str, stamp: str, kind: str, seed: int, normalisation: str) -> tuple[float, float]:
-    fixed = Intervention(**measures.evaluation_intervention(kind))
-    return measures.pci_and_dpci(
-        _load(path, stamp), episode_seeds(seed, "eval", PCI_EPISODES), normalisation, fixed=fixed
-    )
+    return view_cache.pci_view(_load(path, stamp), kind, seed, normalisation)
 
 
 def integration(
@@ -520,7 +519,13 @@ def integration(
     """Every integration measure on every signal and variant of one dual-task agent with
     ``capacity``
     active slots and its self-model ``self_model_mode`` (see
-    labcore.measures_integration.integration_readings)."""
+    labcore.measures_integration.integration_readings); a bundled agent's is a lookup in the
+    shipped cache."""
+    cached = precomputed(
+        "dual", kind, seed, view_cache.condition_key("int", capacity, self_model_mode)
+    )
+    if cached is not None:
+        return cached
     return _integration(*agent_file("dual", kind, seed), seed, capacity, self_model_mode)
 
 
@@ -528,15 +533,7 @@ def integration(
 def _integration(
     path: str, stamp: str, seed: int, capacity: int, self_model_mode: str
 ) -> list[integration_measures.IntegrationReading]:
-    model = _load(path, stamp)
-    iv = Intervention(
-        self_model_mode=self_model_mode if model.config.self_model else "on",
-        capacity_scale=capacity_scale(capacity, model.config.n_slots),
-    )
-    runs = integration_measures.integration_runs(
-        model, episode_seeds(seed, "eval", INTEGRATION_EPISODES), iv
-    )
-    return integration_measures.integration_readings(runs)
+    return view_cache.integration_view(_load(path, stamp), seed, capacity, self_model_mode)
 
 
 @st.cache_data(show_spinner=False)

@@ -10,6 +10,7 @@ agents); people's markers from :mod:`labcore.humans`, the one home of that compu
 from __future__ import annotations
 
 import hashlib
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -27,6 +28,7 @@ from labcore.humans.session import (
     SESSION_TRIALS,
     VISITOR,
     SessionTrials,
+    key_answer,
     session_trials,
     visitor_csv,
 )
@@ -41,10 +43,12 @@ B2 = "b2_ws"
 """The E1 agent a visitor is compared with (B2, workspace-read)."""
 REWARD = "reward_late"
 """The reward-trained agent shown beside people (E4 again, arm a')."""
+REWARD_LABEL = "agent trained from reward alone"
+"""How the pages name it (its arm is in the Reward page's words, never its kind code)."""
 AGENTS: tuple[tuple[str, str, str], ...] = (
     (B2, "on", "B2 agent"),
     (B2, "zero", "B2, self-model zeroed"),
-    (REWARD, "on", "reward-trained agent (reward_late)"),
+    (REWARD, "on", REWARD_LABEL),
 )
 """The bundled agents beside people: (kind, self-model mode, label)."""
 YOU = VISITOR
@@ -53,7 +57,7 @@ COLOURS = {
     YOU: PALETTE["logits_max_softmax"],
     "B2 agent": PALETTE["self_on"],
     "B2, self-model zeroed": PALETTE["self_off"],
-    "reward-trained agent (reward_late)": PALETTE["reward_late"],
+    REWARD_LABEL: PALETTE["reward_late"],
 }
 """The pages' colours: the Metacognition page's self-on green and zeroed red, reward_late's blue,
 and an amber for the visitor."""
@@ -155,6 +159,8 @@ class Game:
     responses: list[int] = field(default_factory=list)
     confidences: list[float] = field(default_factory=list)
     side: int | None = None
+    name: str = field(default_factory=lambda: uuid.uuid4().hex)
+    keys_seen: int = 0
 
     @property
     def done(self) -> bool:
@@ -195,6 +201,25 @@ def wager(confidence: float) -> None:
         g.responses.append(g.side)
         g.confidences.append(confidence)
         g.side = None
+
+
+def press_keys(name: str, keys: Sequence[str]) -> None:
+    """Answer with the key presses of game ``name`` not answered yet, in the order they were
+    pressed (:func:`ui.key_queue.key_queue` sends them all, so a press between two reruns is
+    never lost): a side, then a wager, as the buttons would."""
+    g = game()
+    if g is None or g.name != name:
+        return
+    for key in keys[g.keys_seen :]:
+        g.keys_seen += 1
+        answer = key_answer(key)
+        if answer is None:
+            continue
+        kind, value = answer
+        if kind == "side" and g.side is None:
+            choose_side(int(value))
+        elif kind == "wager":
+            wager(float(value))
 
 
 def trial_sets() -> list[int]:

@@ -152,6 +152,6 @@ def enlarged(fig: go.Figure) -> go.Figure:
             colorbar.title.font.size = _scaled(colorbar.title.font.size, base, MIN_FIGURE_PX)
     top, bottom = layout.margin.t or 95, layout.margin.b or 70
     layout.margin.t, layout.margin.b = round(top * SCALE), round(bottom * SCALE)
-    if layout.height:
-        layout.height = round(layout.height + (SCALE - 1) * (top + bottom))
+    if layout.height:  # grown by the margins' own (rounded) growth: the plot area keeps its size
+        layout.height = layout.height + layout.margin.t - top + layout.margin.b - bottom
     return big

@@ -230,4 +230,4 @@ def share_panel(link: str, *, reachable: bool | None, caption: str) -> None:
     text.caption(caption)
     if reachable is False:
         text.warning(unreachable_note(), icon=":material/wifi_off:")
-    code.image(qr_png(link), caption="Scan to open", width=180)
+    code.image(qr_png(link), caption="Scan to open", width=180, alt=f"QR code of {link}")

@@ -15,9 +15,9 @@ import plotly.graph_objects as go
 
 from labcore.figures.style import escape_plotly, style_figure
 
-NEUTRAL = "#4c78a8"
+NEUTRAL = "#0072B2"
 """Bars before the reveal (no choice singled out)."""
-LAB = "#1b9e77"
+LAB = "#009E73"
 """The choice the lab's results support, after the reveal."""
 OTHER = "#bdbdbd"
 """The other choices, after the reveal."""
@@ -59,7 +59,7 @@ def class_votes_figure(
     >>> fig = class_votes_figure(["Stays", "Falls"], {"B": 3}, letters="AB", lab_choice=1,
     ...                          revealed=True)
     >>> list(fig.data[0].x), list(fig.data[0].marker.color), list(fig.data[0].y)
-    ([0, 3], ['#bdbdbd', '#1b9e77'], ['A', "B (the lab's answer)"])
+    ([0, 3], ['#bdbdbd', '#009E73'], ['A', "B (the lab's answer)"])
     """
     if len(letters) < len(choices):
         raise ValueError("every choice needs a letter")

@@ -233,16 +233,16 @@ def workspace_heatmap(
                 + f"<br>norm {norm:.2f}"
             )
     n_cat = len(names)
-    cat_colours = [
-        "#f0f0f0",
-        "#2b8cbe",
-        "#31a354",
-        "#e6550d",
-        "#756bb1",
-        "#de2d26",
-        "#636363",
-        "#fdae6b",
-        "#9e9ac8",
+    cat_colours = [  # empty, then Okabe & Ito's colours (OKABE_ITO)
+        "#f4f4f4",
+        "#0072B2",
+        "#009E73",
+        "#D55E00",
+        "#CC79A7",
+        "#E69F00",
+        "#56B4E9",
+        "#F0E442",
+        "#555555",
     ]
     colourscale = []
     for i in range(n_cat):
@@ -274,13 +274,7 @@ def workspace_heatmap(
             hoverinfo="text",
             xgap=1,
             ygap=3,
-            colorbar={
-                "tickvals": [i + 0.5 for i in range(n_cat)],
-                "ticktext": names,
-                "len": 0.38,
-                "y": 0.82,
-                "title": {"text": "holds"},
-            },
+            showscale=False,  # named in the legend below: a colour bar's names took a phone's width
         ),
         row=1,
         col=1,
@@ -296,12 +290,30 @@ def workspace_heatmap(
             zmax=lim,
             colorscale="RdBu_r",
             name="activations",
-            colorbar={"len": 0.55, "y": 0.3, "title": {"text": "value"}},
+            colorbar={"len": 0.55, "y": 0.3, "thickness": 12, "title": {"text": "value"}},
             hovertemplate="step %{x}<br>%{y}<br>value %{z:.2f}<extra></extra>",
         ),
         row=2,
         col=1,
     )
+    for i, name in enumerate(names):  # the slots' contents, named in the legend
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name=f"holds: {name}",
+                marker={
+                    "symbol": "square",
+                    "size": 12,
+                    "color": colourscale[2 * i][1],
+                    "line": {"width": 1, "color": "#333"},
+                },
+                hoverinfo="skip",
+            ),
+            row=1,
+            col=1,
+        )
     for k in range(1, n_slots):
         fig.add_hline(y=k * dim - 0.5, line={"color": "white", "width": 2}, row=2, col=1)
     for s in report_steps:
@@ -310,14 +322,14 @@ def workspace_heatmap(
         fig.add_vrect(
             x0=highlight_step - 0.5,
             x1=highlight_step + 0.5,
-            fillcolor="#ffd92f",
+            fillcolor="#F0E442",
             opacity=0.35,
             line_width=0,
         )
     fig.update_yaxes(autorange="reversed", row=1, col=1)
     fig.update_yaxes(autorange="reversed", showticklabels=dim * n_slots <= 32, row=2, col=1)
     fig.update_xaxes(title_text="environment step", row=2, col=1)
-    return style_figure(fig, title, height=560, legend_below=False)
+    return style_figure(fig, title, height=560)
 
 
 def action_probabilities(
@@ -357,7 +369,7 @@ def action_probabilities(
         if labels is not None and len(labels) == p.size
         else [f"action {i}" for i in range(p.size)]
     )
-    colours = [PALETTE["b1"] if i == chosen else "#c7c7c7" for i in range(p.size)]
+    colours = [PALETTE["b1"] if i == chosen else "#bdbdbd" for i in range(p.size)]
     fig = go.Figure(
         go.Bar(
             x=labels,
@@ -378,7 +390,7 @@ def action_probabilities(
                 name="expert's action",
                 text=["expert"],
                 textposition="top center",
-                marker={"symbol": "star", "size": 16, "color": "#e6550d"},
+                marker={"symbol": "star", "size": 16, "color": "#D55E00"},
                 hoverinfo="name",
             )
         )
@@ -427,7 +439,7 @@ def wager_figure(reading: WagerReading, title: str = "The wager: bet or opt out?
         fig.add_vrect(
             x0=x0,
             x1=x1,
-            fillcolor="#ffd92f" if name == chosen else "#f4f4f4",
+            fillcolor="#F0E442" if name == chosen else "#f4f4f4",
             opacity=0.35,
             line_width=0,
             layer="below",
@@ -584,7 +596,7 @@ def internal_state_timeline(
                 y=z,
                 mode="lines+markers",
                 name="‖z_self‖",
-                line={"color": "#756bb1", "width": 2.5},
+                line={"color": "#CC79A7", "width": 2.5},
                 text=hover[: z.size],
                 hovertemplate="%{text}<br>‖z_self‖ %{y:.3f}<extra></extra>",
             ),
@@ -612,7 +624,7 @@ def internal_state_timeline(
         fig.add_vrect(
             x0=highlight_step - 0.5,
             x1=highlight_step + 0.5,
-            fillcolor="#ffd92f",
+            fillcolor="#F0E442",
             opacity=0.35,
             line_width=0,
         )

@@ -85,7 +85,7 @@ def design_titration_figure(
         names = ", ".join(
             f"{label_of(k)} seed {int(sd)}" for k, sd in dropped.itertuples(index=False)
         )
-        add_note(fig, f"Left out (below the training criterion, protocol 5.3): {names}")
+        add_note(fig, f"Left out (below the training criterion): {names}")
     add_note(
         fig, "Dotted lines: the L75 an ideal observer of the same workspace reaches (the ceiling)."
     )

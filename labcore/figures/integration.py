@@ -23,6 +23,19 @@ MEASURE_NAMES = {
     "o_information": "O-information Ω",
     "tse": "TSE complexity",
 }
+SIGNAL_NAMES = {"h": "recurrent state", "slots": "workspace", "z_self": "self-model"}
+"""The recorded signals as a visitor reads them (their codes are the study's column values)."""
+
+
+def signal_name(signal: str) -> str:
+    """A signal's name (its code when it has none).
+
+    >>> signal_name("z_self"), signal_name("other")
+    ('self-model', 'other')
+    """
+    return SIGNAL_NAMES.get(signal, signal)
+
+
 MEASURE_UNITS = {
     "phi": "bits (< 0: the parts' own memory outweighs the whole's)",
     "o_information": "bits (> 0 redundancy, < 0 synergy)",
@@ -72,7 +85,7 @@ def integration_bars(
     )
     for col, measure in enumerate(measures, 1):
         mine = [r for r in readings if r.measure == measure]
-        names = [wrap_tick(f"{r.signal} ({r.variant})") for r in mine]
+        names = [wrap_tick(f"{signal_name(r.signal)} ({r.variant})") for r in mine]
         values = [r.value if np.isfinite(r.value) else None for r in mine]
         if intact_readings is not None:
             ref = {(r.signal, r.variant): r.value for r in intact_readings if r.measure == measure}
@@ -100,7 +113,9 @@ def integration_bars(
             row=1,
             col=col,
         )
-        undefined = [f"{r.signal} ({r.variant})" for r in mine if not np.isfinite(r.value)]
+        undefined = [
+            f"{signal_name(r.signal)} ({r.variant})" for r in mine if not np.isfinite(r.value)
+        ]
         if undefined:  # one per line: on a phone a panel is about 100 px wide
             fig.add_annotation(
                 text="<br>".join(["not defined:", *undefined]),
@@ -125,14 +140,19 @@ def study_values_figure(
 ) -> go.Figure:
     """The study's values of one signal and variant: mean ± SD over seeds per kind and condition,
     trained beside the untrained twin, one panel per measure."""
-    title = f"Integration of {signal} ({variant}): trained agents and their untrained twins"
+    title = (
+        f"Integration of the {signal_name(signal)} ({variant}): trained agents and their "
+        "untrained twins"
+    )
     if rows is None or rows.empty:
         return empty_figure(title, "the integration study has not been run yet")
     sel = rows[(rows["signal"] == signal) & (rows["variant"] == variant) & (rows["group"] == "all")]
     if ridge is not None:
         sel = sel[np.isclose(sel["ridge"].astype(float), ridge)]
     if sel.empty:
-        return empty_figure(title, f"no values of {signal} ({variant}) in the study")
+        return empty_figure(
+            title, f"no values of the {signal_name(signal)} ({variant}) in the study"
+        )
     fig = make_subplots(
         rows=1, cols=3, subplot_titles=list(MEASURE_NAMES.values()), horizontal_spacing=0.09
     )
@@ -195,7 +215,10 @@ def monotonicity_table(tables: IntegrationTables | None) -> go.Figure:
         if t.by_construction and t.outcome != "undefined":
             value, label = 0.55, f"{label}<br>({term('by_construction').name})"
         z[i, j], text[i][j] = value, label
-    rows = [f"{MEASURE_NAMES.get(m, m)} · {s} · {v}" for m, s, v in keys]
+    # the measure's name over its signal and variant: one line of all three took a phone's width
+    rows = [
+        f"{MEASURE_NAMES.get(m, m).split(' (')[0]}<br>{signal_name(s)} · {v}" for m, s, v in keys
+    ]
     header = [f"{c}: {MONOTONICITIES[c]}" for c in columns]
     fig = go.Figure(
         go.Heatmap(

@@ -515,25 +515,25 @@ def masking_figure(
             {
                 "annotation_text": "cues",
                 "annotation_position": "top right",
-                "annotation_font": {"size": 11, "color": "#2b8cbe"},
+                "annotation_font": {"size": 11, "color": "#0072B2"},
             }
             if i == 0
             else {}
         )
-        fig.add_vline(x=s, line={"dash": "dash", "color": "#2b8cbe", "width": 1.5}, **label)
+        fig.add_vline(x=s, line={"dash": "dash", "color": "#0072B2", "width": 1.5}, **label)
     first = (cue_steps[0] if cue_steps else 0) + soa
     for j in range(count):
         label = (
             {
                 "annotation_text": "masks",
                 "annotation_position": "bottom right",
-                "annotation_font": {"size": 11, "color": "#e6550d"},
+                "annotation_font": {"size": 11, "color": "#D55E00"},
             }
             if j == 0
             else {}
         )
         fig.add_vline(
-            x=first + j * interval, line={"dash": "dot", "color": "#e6550d", "width": 1.2}, **label
+            x=first + j * interval, line={"dash": "dot", "color": "#D55E00", "width": 1.2}, **label
         )
     last = first + max(count - 1, 0) * interval
     fig.update_xaxes(range=[-0.5, min(max(len(a[0]) for a in traces.values()) - 0.5, last + 6.5)])

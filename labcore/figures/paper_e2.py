@@ -259,8 +259,8 @@ def dnrs_by_scale(seed_values: pd.DataFrame | None) -> go.Figure:
     title = "ΔNRS: is the cue decodable before any report? (by workspace capacity)"
     scales = ("0", "0.25", "0.5", "0.75", "1")
     series = (
-        ("e2.dnrs", PRIMARY_CUE, "#1f77b4"),
-        ("e2.dnrs_secondary", "secondary cue (auxiliary)", "#9ecae1"),
+        ("e2.dnrs", PRIMARY_CUE, "#0072B2"),
+        ("e2.dnrs_secondary", "secondary cue (auxiliary)", "#56B4E9"),
     )
     if not any(
         seed_numbers(seed_values, f"{p}.scale_{s}")[1].size for p, _, _ in series for s in scales

@@ -39,7 +39,7 @@ from labcore.figures.style import (
 )
 
 OBSERVERS = {
-    ("plain_gru", "reward"): (f"{network_label('plain_gru')}, from reward", "#d62728", "solid"),
+    ("plain_gru", "reward"): (f"{network_label('plain_gru')}, from reward", "#D55E00", "solid"),
     ("b2_ws", "reward"): (
         f"{network_label('b2_ws')}, from reward",
         color_of("reward_all"),
@@ -47,7 +47,7 @@ OBSERVERS = {
     ),
     ("plain_gru", "imitation"): (
         f"{network_label('plain_gru')} imitating the ideal observer (post hoc)",
-        "#d62728",
+        "#D55E00",
         "dot",
     ),
     ("b2_ws", "imitation"): (
@@ -376,7 +376,7 @@ def explorer_figure(
                 textposition="middle right",
                 marker={
                     "size": 13 if chosen else 8,
-                    "color": colour if chosen else "#9a9a9a",
+                    "color": colour if chosen else "#888888",
                     "line": {"width": 1, "color": "white"},
                 },
                 name="the chosen cell's agents" if chosen else "other cells' agents",
@@ -432,7 +432,7 @@ def explorer_figure(
     return fig
 
 
-LIVE_COLOUR = "#ff7f0e"
+LIVE_COLOUR = "#E69F00"
 """The live run's colour (the bundled curves are the reproduction's red or grey)."""
 
 

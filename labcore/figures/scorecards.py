@@ -46,7 +46,7 @@ def osmd_radar(
     if not systems:
         return empty_figure(title, "no system to draw")
     fig = go.Figure()
-    palette = ["#2b6cb0", "#c05621", "#2f855a", "#6b46c1", "#b7791f", "#c53030"]
+    palette = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"]  # Okabe & Ito
     for i, (name, subtotals) in enumerate(systems.items()):
         clusters = [c.cluster_id for c in subtotals] + [subtotals[0].cluster_id]
         names = {c.cluster_id: cluster_label(c.cluster_id) for c in subtotals}
@@ -168,7 +168,7 @@ def fcs_plane(
                 yanchor="top",
                 xshift=4,
             )
-    for group, symbol, colour in (("reference", "circle", "#4a5568"), ("lab", "star", "#c05621")):
+    for group, symbol, colour in (("reference", "circle", "#555555"), ("lab", "star", "#D55E00")):
         members = [p for p in drawable if p.get("group") == group]
         if not members:
             continue

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from labcore.figures.access import distinguish
 from labcore.paper import PaperValue
 from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.render import chance, chance_text
@@ -41,54 +42,73 @@ E1_CONDITIONS = ("self_on", "self_off", "bus_off", "blind_noise", "blind_permute
 """E1 conditions in display order (the keys of ``e1_trials.csv``)."""
 CAPACITY_KEYS = ("k4", "k3", "k2", "k1", "k0")
 
+OKABE_ITO = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky blue": "#56B4E9",
+    "bluish green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish purple": "#CC79A7",
+}
+"""Okabe & Ito's eight colours, told apart with every common colour-vision deficiency (Okabe & Ito
+2008, "Color Universal Design"; Wong 2011, Nature Methods 8:441). Every colour a figure draws is
+one of them or a grey (:data:`GREYS`); yellow only as a fill or an outlined marker (on white it is
+too faint for a line)."""
+GREYS = ("#111111", "#333333", "#555555", "#7f7f7f", "#888888", "#bdbdbd", "#e0e0e0", "#f4f4f4")
+"""The neutral greys beside the palette: the paper's marks, chance lines, muted bars."""
+
+_OI = OKABE_ITO
 PALETTE: dict[str, str] = {
     # E1 conditions (paper Fig. 1: self-on green, self-removed red)
-    "self_on": "#1b9e77",
-    "self_off": "#d62728",
+    "self_on": _OI["bluish green"],
+    "self_off": _OI["vermillion"],
     "bus_off": "#7f7f7f",
-    "blind_noise": "#9467bd",
-    "blind_permute": "#e377c2",
-    # agent kinds
-    "a0": "#8c564b",
-    "a1": "#bcbd22",
-    "b1": "#1f77b4",
-    "b1_reg": "#17becf",
-    "b1_noise": "#393b79",
-    "b2": "#2ca02c",
-    "b2_ws": "#98c379",
-    "hot_only": "#ff7f0e",
-    "bc_linear": "#c49c94",
-    "bc_mlp": "#a55194",
-    "bc_random": "#ce6dbd",
-    # E4 arms (issue 15): the supervised arm is E1's agent (b2_ws's colour)
-    "supervised": "#98c379",
-    "reward_wager": "#e6550d",
-    "reward_wager_risky": "#fd8d3c",
-    "reward_workspace": "#756bb1",
-    "reward_logits": "#c49a00",
-    "reward_all": "#843c39",
-    # E4 again (issue 23): blues and greens, apart from the first cells' oranges
-    "reward_late": "#08519c",
-    "reward_late_risky": "#6baed6",
-    "reward_late_uncentred": "#31a354",
-    "reward_late_uncentred_sgd": "#a1d99b",
+    "blind_noise": _OI["reddish purple"],
+    "blind_permute": _OI["sky blue"],
+    # agent kinds (more kinds than colours: a figure names each beside its colour, on its tick or
+    # in its legend with a line style or marker of its own, :func:`distinguish`)
+    "a0": _OI["orange"],
+    "a1": _OI["reddish purple"],
+    "b1": _OI["blue"],
+    "b1_reg": _OI["sky blue"],
+    "b1_noise": _OI["black"],
+    "b2": _OI["vermillion"],
+    "b2_ws": _OI["bluish green"],
+    "hot_only": _OI["yellow"],
+    "bc_linear": _OI["sky blue"],
+    "bc_mlp": _OI["reddish purple"],
+    "bc_random": _OI["orange"],
+    # E4 arms: the supervised arm is E1's agent (b2_ws's colour)
+    "supervised": _OI["bluish green"],
+    "reward_wager": _OI["vermillion"],
+    "reward_wager_risky": _OI["orange"],
+    "reward_workspace": _OI["reddish purple"],
+    "reward_logits": _OI["yellow"],
+    "reward_all": _OI["black"],
+    # E4 again: blues and greens, apart from the first cells' oranges
+    "reward_late": _OI["blue"],
+    "reward_late_risky": _OI["sky blue"],
+    "reward_late_uncentred": _OI["bluish green"],
+    "reward_late_uncentred_sgd": "#7f7f7f",
     # workspace capacity (B1): full capacity is B1's own colour, bus-off grey
-    "k4": "#1f77b4",
-    "k3": "#4a98d3",
-    "k2": "#7fb7e6",
-    "k1": "#aecde8",
+    "k4": _OI["blue"],
+    "k3": _OI["sky blue"],
+    "k2": _OI["bluish green"],
+    "k1": _OI["orange"],
     "k0": "#7f7f7f",
     # E1 logits control
-    "zself": "#1b9e77",
-    "logits_max_softmax": "#e6a117",
-    "logits_neg_entropy": "#b8860b",
+    "zself": _OI["bluish green"],
+    "logits_max_softmax": _OI["orange"],
+    "logits_neg_entropy": _OI["vermillion"],
     # outcomes and reference marks
-    "correct": "#1b9e77",
-    "error": "#d62728",
+    "correct": _OI["bluish green"],
+    "error": _OI["vermillion"],
     "paper": "#111111",
     "chance": "#888888",
-    "registered": "#4c72b0",
-    "exploratory": "#dd8452",
+    "registered": _OI["blue"],
+    "exploratory": _OI["orange"],
 }
 """One colour per agent kind, E1 condition, capacity and mark, shared by every figure."""
 
@@ -96,14 +116,14 @@ LABELS: dict[str, str] = {
     "self_on": "self-model on",
     "self_off": "self-model zeroed",
     "bus_off": "workspace off (self-model on)",
-    "blind_noise": "z_self replaced by noise",
-    "blind_permute": "z_self shuffled across trials",
+    "blind_noise": "self-model replaced by noise",
+    "blind_permute": "self-model shuffled across trials",
     "a0": "A0 (feed-forward)",
     "a1": "A1 (recurrent)",
     "b1": "B1 (workspace, GWT)",
     "b1_reg": "B1 + dropout/weight decay",
     "b1_noise": "B1 + noise training",
-    "b2": "B2 (policy reads z_self)",
+    "b2": "B2 (policy reads the self-model)",
     "b2_ws": "B2 workspace-read, self-model off",
     "hot_only": "HOT-only (no workspace)",
     "bc_linear": "BC-only linear",
@@ -128,25 +148,14 @@ LABELS: dict[str, str] = {
     "k2": "2 slots",
     "k1": "1 slot",
     "k0": "bus off (0 slots)",
-    "zself": "confidence head (reads z_self)",
+    "zself": "confidence head (reads the self-model)",
     "logits_max_softmax": "logits: max softmax",
     "logits_neg_entropy": "logits: negative entropy",
 }
 """Display names of the keys of :data:`PALETTE`, and of the networks on NeuroGym's wager (B2 there
 is ``b2_ws.neurogym``: :func:`network_label`)."""
 
-_FALLBACK_COLOURS = (
-    "#4c72b0",
-    "#dd8452",
-    "#55a868",
-    "#c44e52",
-    "#8172b3",
-    "#937860",
-    "#da8bc3",
-    "#8c8c8c",
-    "#ccb974",
-    "#64b5cd",
-)
+_FALLBACK_COLOURS = tuple(c for name, c in OKABE_ITO.items() if name != "yellow")
 TEMPLATE = "plotly_white"
 FONT = {"family": "Helvetica, Arial, sans-serif", "size": 14}
 OURS = "ours (mean ± SD over seeds)"
@@ -164,7 +173,7 @@ def color_of(key: str) -> str:
     """Colour of an agent kind / condition / capacity key; a stable fallback otherwise.
 
     >>> color_of("b1")
-    '#1f77b4'
+    '#0072B2'
     >>> color_of("something new") == color_of("something new")
     True
     """
@@ -187,7 +196,7 @@ def label_of(key: str) -> str:
     """Display name of a key (the key itself if it has none).
 
     >>> label_of("b2"), label_of("mine")
-    ('B2 (policy reads z_self)', 'mine')
+    ('B2 (policy reads the self-model)', 'mine')
     """
     return LABELS.get(key, str(key))
 
@@ -300,7 +309,8 @@ def _top_margin(fig: go.Figure) -> int:
 def style_figure(
     fig: go.Figure, title: str, height: int = 460, legend_below: bool = True
 ) -> go.Figure:
-    """House layout: white template, readable fonts, title top left, legend under the axes.
+    """House layout: white template, readable fonts, title top left, legend under the axes, each
+    legend entry told apart by more than its colour (:func:`labcore.figures.access.distinguish`).
 
     The title is wrapped (:data:`TITLE_WIDTH`) and pinned to the top; the top margin stacks the
     title, its note (:func:`add_note`) and any subplot titles, so none of them overlap. The
@@ -349,7 +359,7 @@ def style_figure(
             }
         )
     fit_ranges(fig)
-    return fig
+    return distinguish(fig)
 
 
 def fit_ranges(fig: go.Figure, pad: float = 0.04) -> go.Figure:

@@ -72,6 +72,24 @@ WAGERS: tuple[Wager, ...] = (
 """The visitor's four answers after choosing a side (keys 1-4)."""
 SIDES = ("Left (blue)", "Right (red)")
 """The two choices: class 0 goes left (blue), class 1 right (red), as in the task."""
+SIDE_KEYS = ("ArrowLeft", "ArrowRight")
+"""The keys of the two sides, in the order of :data:`SIDES` (a browser's ``KeyboardEvent.key``)."""
+ANSWER_KEYS = (*SIDE_KEYS, *(w.shortcut for w in WAGERS))
+"""Every key that answers a trial."""
+
+
+def key_answer(key: str) -> tuple[str, int | float] | None:
+    """What a key press answers: ``("side", 0 or 1)``, ``("wager", confidence)`` or None.
+
+    >>> key_answer("ArrowLeft"), key_answer("3"), key_answer("q")
+    (('side', 0), ('wager', 0.8), None)
+    """
+    if key in SIDE_KEYS:
+        return "side", SIDE_KEYS.index(key)
+    for w in WAGERS:
+        if key == w.shortcut:
+            return "wager", w.confidence
+    return None
 
 
 @dataclass(frozen=True, eq=False)

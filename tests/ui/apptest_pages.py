@@ -101,11 +101,32 @@ def url(at: AppTest) -> dict[str, str]:
     return {k: v[-1] if isinstance(v, list) else v for k, v in at.query_params.items()}
 
 
+NARROW = ".narrow"
+"""The key suffix of a multi-panel chart's second drawing, its panels stacked for a narrow column
+(``ui.components.figure``): the browser shows one of the two."""
+
+
+def charts(at: AppTest) -> list:
+    """The page's charts, each once (a chart's stacked drawing, :data:`NARROW`, left out)."""
+    return [c for c in at.get("plotly_chart") if not str(getattr(c, "key", "")).endswith(NARROW)]
+
+
+def kind_of(node) -> str | None:
+    """An element's type as a reader sees it: the block that holds a chart's two drawings (the
+    chart and its stacked drawing, ``ui.components.figure``) is a "plotly_chart"."""
+    if str(getattr(node, "key", "")).startswith("chartbox-"):
+        return "plotly_chart"
+    return getattr(node, "type", None)
+
+
 def in_order(at: AppTest) -> list:
-    """Every element of the page's main area in the order the browser draws it (depth first)."""
+    """Every element of the page's main area in the order the browser draws it (depth first; a
+    chart once: its stacked drawing, :data:`NARROW`, left out)."""
     found = []
 
     def walk(node) -> None:
+        if str(getattr(node, "key", None)).endswith(NARROW):
+            return
         if getattr(node, "proto", None) is not None and not getattr(node, "children", None):
             found.append(node)
         for child in getattr(node, "children", {}).values():
@@ -154,3 +175,39 @@ def join_block(at: AppTest) -> dict[str, tuple[str, float]]:
         ):
             found[part] = (html.unescape(re.sub("<[^>]*>", "", text)), float(size))
     return found
+
+
+PROSE = ("title", "header", "subheader", "markdown", "caption", "text", "latex")
+"""Element types a visitor reads as running text (alerts and metrics are counted too)."""
+ALERTS = ("info", "warning", "error", "success")
+
+
+def visible_words(at: AppTest) -> int:
+    """Words a visitor sees on the page with every expander and popover closed: the text of its
+    headings, Markdown, captions, alerts and metrics (tables and charts are not prose), in the
+    first tab of each row of tabs (the one a page opens on)."""
+    import re
+
+    def words(text: str) -> int:
+        text = re.sub(r"<[^>]+>|:[a-z]+\[|[*_`#>|\]\[]", " ", text)  # markup, not words
+        return len(re.findall(r"[A-Za-z0-9][\w'’.,%±/-]*", text))
+
+    def walk(node) -> int:
+        kind = getattr(node, "type", None)
+        if kind in ("expander", "popover"):
+            return 0
+        children = getattr(node, "children", None)
+        if children:
+            shown = list(children.values())
+            if kind == "tab_container":
+                shown = shown[:1]
+            return sum(walk(child) for child in shown)
+        if kind in PROSE:
+            return words(str(node.value))
+        if kind in ALERTS:
+            return words(str(node.proto.body))
+        if kind == "metric":
+            return words(f"{node.label} {node.value}")
+        return 0
+
+    return walk(at.main)

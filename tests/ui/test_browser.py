@@ -7,12 +7,14 @@ Skips (with the reason) where chromium or Playwright is missing; with ``CTLAB_RE
 from __future__ import annotations
 
 import ast
+import os
 import re
 from pathlib import Path
 
 import pytest
 
 from labcore.classroom.lesson import LESSON
+from labcore.classroom.mystery import encode, make_puzzle
 from tests.ui.real_parts import require_real_parts
 from ui.serve import CHROMIUM, CHROMIUM_ARGS, running_lab
 
@@ -30,6 +32,20 @@ PAGES = [
     ("lesson", "Lesson: three dissociations"),
     ("reward", "From reward alone"),
 ]
+
+
+LESSON_TITLE = "Lesson: three dissociations"
+VIEWS = [
+    *PAGES,
+    *((f"lesson?step={n}", LESSON_TITLE) for n in range(2, len(LESSON) + 1)),
+    ("be_the_agent", "Be the agent"),
+    ("your_data", "Your data: people's confidence, the lab's markers"),
+    ("join", "Your class"),
+    (f"mystery?code={encode(make_puzzle('wagering', 'zero'))}", "Mystery agent"),
+    (f"mystery?code={encode(make_puzzle('dual', 'k1'))}", "Mystery agent"),
+]
+"""Every page, and the views a page draws apart from its first: each lesson step, a student's
+puzzle of either task."""
 
 
 def nav_titles() -> list[str]:
@@ -90,6 +106,64 @@ def classes(lab_server):
 
 APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 """The app once its script's run has ended (Streamlit marks its root with the run's state)."""
+
+
+AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+"""axe-core, pinned in package.json / package-lock.json (``make test`` runs ``npm ci`` once)."""
+AXE_RUN = """async () => {
+  const found = await axe.run(document, {resultTypes: ['violations']});
+  return found.violations
+    .filter(v => v.impact === 'serious' || v.impact === 'critical')
+    .flatMap(v => v.nodes.map(n => [v.id, n.target.join(' '), n.html.slice(0, 160)]));
+}"""
+"""axe-core's serious and critical violations on the page as it stands: [rule, selector, html]."""
+AXE_EXCLUDED: dict[tuple[str, str], str] = {}
+"""(rule, a selector's part) of a violation in Streamlit's own markup that no configuration, CSS
+or label of the lab's can fix, each with the reason; every other serious or critical violation
+fails the test."""
+
+
+KEYBOARD_JS = """() => {
+  const reachable = e => e.tabIndex >= 0 && !e.disabled;
+  const controls = 'button, a[href], input, select, textarea, summary, [role="button"], ' +
+                   '[role="slider"], [role="combobox"]';
+  return [...document.querySelectorAll(controls)]
+    .filter(e => e.offsetParent !== null && !e.disabled)
+    .filter(e => e.getAttribute('aria-disabled') !== 'true' && e.tabIndex < 0)
+    .filter(e => !e.closest('[role="radiogroup"], [role="tablist"]'))
+    .filter(e => {  // a widget the keyboard reaches by another of its parts
+      const widget = e.closest('[data-testid="stElementContainer"]');
+      return !(widget && [...widget.querySelectorAll(controls)].some(reachable));
+    })
+    .map(e => `${e.tagName.toLowerCase()} ${(e.innerText || e.getAttribute('aria-label') || '')
+      .trim().slice(0, 40)}: not reachable by the keyboard`);
+}"""
+"""Visible controls the Tab key never reaches. A radio group or a row of tabs is one stop (its
+items are reached with the arrow keys), and so is a widget whose own input the keyboard reaches:
+Streamlit's select boxes open from their input (their "Open" arrow is for the mouse), a number
+input steps with the arrow keys (its + and - buttons), a multiselect's chips go with Backspace
+(their "Remove" crosses), a file uploader's hidden input opens from its "Browse files" button."""
+
+
+def _axe_path() -> Path:
+    if not AXE.is_file():
+        message = "axe-core is not installed: run `npm ci` (make test does)"
+        if os.environ.get("CTLAB_REQUIRE_BROWSER") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    return AXE
+
+
+def axe_problems(page, where: str) -> list[str]:
+    """axe-core's serious and critical violations on ``page`` as it stands, less the excluded,
+    and the controls the keyboard cannot reach (:data:`KEYBOARD_JS`)."""
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(_axe_path()))
+    return [
+        f"{where}: axe {rule} at {target}: {html}"
+        for rule, target, html in page.evaluate(AXE_RUN)
+        if not any(r == rule and part in target for r, part in AXE_EXCLUDED)
+    ] + [f"{where}: {p}" for p in page.evaluate(KEYBOARD_JS)]
 
 
 def _metric_value(page, label: str) -> str:
@@ -243,31 +317,54 @@ def test_back_from_a_lesson_view_is_one_press(browser, lab_url):
     page.close()
 
 
-TOP_TITLES_JS = """() => {
+TOP_TITLES_JS = """(minPanel) => {
   const found = [];
+  const hit = (a, b) => a.left < b.right - 2 && b.left < a.right - 2
+                        && a.top < b.bottom - 2 && b.top < a.bottom - 2;
   document.querySelectorAll('.js-plotly-plot').forEach(plot => {
     if (plot.offsetParent === null) return;  // in a closed expander or another tab
     const frame = plot.getBoundingClientRect();
     const panels = [...plot.querySelectorAll('.nsewdrag')].map(r => r.getBoundingClientRect());
     if (!panels.length) return;
-    const inside = b => panels.some(p => b.left < p.right && p.left < b.right
-                                         && b.top < p.bottom && p.top < b.bottom);
+    const inside = b => panels.some(p => hit(b, p));
     const boxes = [...plot.querySelectorAll('g.annotation')]  // titles: outside every panel
       .map(a => [a.textContent, a.getBoundingClientRect()])
       .filter(([, b]) => b.width > 0 && !inside(b));
-    boxes.forEach(([t, b]) => {
+    const notes = [...plot.querySelectorAll('.gtitle, .gtitle-subtitle, .g-gtitle text')]
+      .map(a => [a.textContent, a.getBoundingClientRect()]).filter(([t, b]) => t && b.width > 0);
+    [...boxes, ...notes].forEach(([t, b]) => {
       if (b.left < frame.left - 2 || b.right > frame.right + 2)
         found.push(`${t}: outside the figure`);
     });
     for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
       const [s, a] = boxes[i], [t, b] = boxes[j];
-      if (a.left < b.right - 2 && b.left < a.right - 2
-          && a.top < b.bottom - 2 && b.top < a.bottom - 2)
-        found.push(`${s} overlaps ${t}`);
+      if (hit(a, b)) found.push(`${s} overlaps ${t}`);
     }
+    const bar = plot.querySelector('.modebar');  // the toolbar (shown on hover or a tap)
+    if (bar) {
+      const b = bar.getBoundingClientRect();
+      boxes.forEach(([t, a]) => {
+        if (b.width > 0 && hit(a, b)) found.push(`the toolbar covers ${t}`);
+      });
+    }
+    // an axis title is beside its own panel, never over another panel's data
+    plot.querySelectorAll('[class^="g-x"][class$="title"], [class^="g-y"][class$="title"]')
+      .forEach(g => {
+        const b = g.getBoundingClientRect();
+        if (b.width > 0 && inside(b)) found.push(`axis title ${g.textContent} over a panel`);
+      });
+    panels.forEach((p, k) => {
+      if (p.width < minPanel || p.height < minPanel / 2)
+        found.push(`a panel ${Math.round(p.width)}x${Math.round(p.height)} px (${k + 1})`);
+    });
   });
   return found;
 }"""
+"""Layout faults of every visible chart: panel titles over each other, off the figure or under the
+toolbar; a title or note cut at the figure's edge; an axis title over a panel; a panel narrower
+than ``minPanel`` px (or lower than half of it: a class's votes are three bars 81 px high)."""
+MIN_PANEL_PX = 120
+"""The narrowest panel a reader can read (issue 42: a 100 px ROC curve on a phone)."""
 
 
 FIGURES_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
@@ -288,29 +385,34 @@ def _settled(page, title: str) -> None:
 def test_every_page_lays_out_on_a_phone_and_a_projector(browser, lab_url, width):
     """Issue 24, defect 8: at 390 px two-panel titles overlapped and tables showed one column.
     The phone is 360 px wide, the narrowest in common use (at 360 px, 14 px panel titles of three
-    figures overlapped where 390 px showed none).
+    figures overlapped where 390 px showed none). Issue 42: a 100 px ROC panel on a phone, the
+    toolbar over a histogram's title, an axis title over the next panel's points; and no one had
+    checked the lab for people who cannot see colours, use a mouse, or see the screen.
 
-    On every page, in every tab: no exception, no error in the page's own script, no panel titles
-    over each other or off the figure, nothing wider than the screen; on the phone every table shows
-    at least three of its columns."""
+    On every page and view (:data:`VIEWS`), in every tab: no exception, no error in the page's own
+    script, no layout fault of a chart (:data:`TOP_TITLES_JS`), nothing wider than the screen, no
+    serious or critical violation axe-core finds (WCAG 2.1 AA: contrast, names, labels, ARIA,
+    keyboard access); on the phone every table shows at least three of its columns."""
     url = lab_url
     page = browser.new_page(viewport={"width": width, "height": 844 if width < 800 else 1000})
     problems = []
     page.on("pageerror", lambda error: problems.append(f"{page.url}: the page failed: {error}"))
-    for path, title in PAGES:
+    for path, title in VIEWS:
         page.goto(f"{url}/{path}")
         _settled(page, title)
         if page.locator('[data-testid="stException"]').count():
             problems.append(f"/{path}: an exception")
-        problems += [f"/{path}: {p}" for p in page.evaluate(TOP_TITLES_JS)]
+        problems += [f"/{path}: {p}" for p in page.evaluate(TOP_TITLES_JS, MIN_PANEL_PX)]
+        problems += axe_problems(page, f"/{path}")
         tabs = page.locator('[data-testid="stTabs"] [role="tab"]')
         for k in range(1, tabs.count()):  # the first tab is open already
             tab = tabs.nth(k)
             tab.click()
             page.wait_for_function(FIGURES_DRAWN_JS, timeout=60_000)
             page.wait_for_timeout(300)
-            name = tab.inner_text().strip()
-            problems += [f"/{path}, tab {name}: {p}" for p in page.evaluate(TOP_TITLES_JS)]
+            name = f"/{path}, tab {tab.inner_text().strip()}"
+            problems += [f"{name}: {p}" for p in page.evaluate(TOP_TITLES_JS, MIN_PANEL_PX)]
+            problems += axe_problems(page, name)
         wide = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollWidth")
         if wide > width + 2:
             problems.append(f"/{path}: the page is {wide} px wide")
@@ -328,7 +430,7 @@ def test_every_page_lays_out_on_a_phone_and_a_projector(browser, lab_url, width)
             if len(heads) < min(3, total):
                 problems.append(f"/{path}: table {i} shows {heads} of {total} columns")
     page.close()
-    assert not problems, problems
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.browser
@@ -579,3 +681,86 @@ def test_mystery_started_in_class_order_never_projects_its_condition_and_reveals
     assert teacher.locator('[data-testid="stException"]').count() == 0
     student.close()
     teacher.close()
+
+
+@pytest.mark.browser
+def test_be_the_agent_loses_no_key_pressed_a_tenth_of_a_second_apart(browser, lab_url):
+    """Issue 42, defect 10: with keys 0.1 s apart the bet was lost in 10 of 50 trials (its button
+    was still disabled by the run before). A whole session played from the keyboard, a side and a
+    bet every 0.1 s, ends with every trial answered; then the results view is checked as every
+    page is (layout of its charts, axe-core)."""
+    from labcore.humans.session import SESSION_TRIALS, SIDE_KEYS, WAGERS
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{lab_url}/be_the_agent")
+    _settled(page, "Be the agent")
+    page.keyboard.press("Enter")  # Start
+    page.locator('[data-testid="stImage"] img').first.wait_for(timeout=60_000)
+    page.wait_for_selector(APP_IDLE, timeout=60_000)
+    problems = axe_problems(page, "/be_the_agent, a trial")
+    for i in range(SESSION_TRIALS):
+        page.keyboard.press(SIDE_KEYS[i % 2])
+        page.wait_for_timeout(100)
+        page.keyboard.press(WAGERS[i % len(WAGERS)].shortcut)
+        page.wait_for_timeout(100)
+    done = page.get_by_text(f"All {SESSION_TRIALS} trials done")
+    try:
+        done.wait_for(timeout=60_000)
+    except Exception:
+        shown = page.locator('[data-testid="stProgress"]').first.inner_text()
+        pytest.fail(f"{2 * SESSION_TRIALS} keys 0.1 s apart ended on {shown!r}")
+    _settled(page, "Be the agent")
+    problems += [f"results: {p}" for p in page.evaluate(TOP_TITLES_JS, MIN_PANEL_PX)]
+    problems += axe_problems(page, "/be_the_agent, the results")
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.close()
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [360, 1400])
+def test_a_running_class_lays_out_for_the_teacher_and_the_students(
+    browser, lab_url, classes, width
+):
+    """Issue 42, defect 8: in a running class, Lesson step 2's "Your class beside the agents" had
+    its M-ratio axis title over the AUROC points. Every step of the teacher's Lesson with a class
+    running (the votes, the class's results beside the agents), and the student's view before and
+    after a reveal, are checked as every page is (:data:`TOP_TITLES_JS`, axe-core), at a phone's
+    width and a projector's."""
+    height = 844 if width < 800 else 1000
+    teacher = browser.new_page(viewport={"width": width, "height": height})
+    teacher.goto(f"{lab_url}/lesson?step=1")
+    _settled(teacher, LESSON_TITLE)
+    teacher.get_by_role("button", name="Start a class").click()
+    code = teacher.locator(".class-join-link").first
+    code.wait_for(timeout=60_000)
+    link = code.inner_text().strip()
+    link = lab_url + link[link.index("/join") :]  # this server listens on 127.0.0.1 only
+    problems = []
+    for n in range(1, len(LESSON) + 1):
+        _settled(teacher, LESSON_TITLE)
+        teacher.get_by_role("heading", name=f"{n}. {LESSON[n - 1].title}").first.wait_for(
+            timeout=60_000
+        )
+        if n == 3:  # reveal a vote
+            teacher.get_by_role("button", name="Show answer").click()
+            teacher.get_by_role("button", name="Hide answer").wait_for(timeout=30_000)
+            _settled(teacher, LESSON_TITLE)
+        where = f"teacher, step {n}"
+        problems += [f"{where}: {p}" for p in teacher.evaluate(TOP_TITLES_JS, MIN_PANEL_PX)]
+        problems += axe_problems(teacher, where)
+        if n == 3:  # a revealed vote: the student's view with the class's votes
+            context = browser.new_context(viewport={"width": width, "height": height})
+            student = context.new_page()
+            student.goto(link)
+            student.get_by_text(LESSON[2].question[:40]).first.wait_for(timeout=60_000)
+            student.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
+            _settled(student, "Your class")
+            problems += [f"student: {p}" for p in student.evaluate(TOP_TITLES_JS, MIN_PANEL_PX)]
+            problems += axe_problems(student, "student, a revealed vote")
+            context.close()
+        if n < len(LESSON):
+            teacher.get_by_role("button", name="Next step").click()
+    assert teacher.locator('[data-testid="stException"]').count() == 0
+    teacher.close()
+    assert not problems, "\n".join(problems)

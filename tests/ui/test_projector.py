@@ -47,7 +47,11 @@ def test_an_enlarged_figure_has_larger_type_and_the_figure_given_is_unchanged():
     assert plot(big) == plot(fig), "the margins grow with the type, the plot area keeps its size"
     slots = np.zeros((4, 2, 3))
     heatmap = projector.enlarged(episode.workspace_heatmap(slots, slots[..., 0] > 0))
-    assert all(t.colorbar.tickfont.size >= projector.MIN_FIGURE_PX for t in heatmap.data)
+    assert all(
+        t.colorbar.tickfont.size >= projector.MIN_FIGURE_PX
+        for t in heatmap.data
+        if t.type == "heatmap"
+    )
 
 
 def demo_page() -> None:
@@ -83,7 +87,7 @@ def test_the_switch_draws_the_cached_figure_larger_and_leaves_the_cache_alone():
     assert big["font"]["size"] > small["font"]["size"]
     assert big["legend"]["font"]["size"] > small["legend"]["font"]["size"]
     assert "tickfont" not in small["xaxis"] or small["xaxis"]["tickfont"].get("size", 0) < 18
-    cached = components._prepared(("projector-test-roc",), None, False).shown  # the shared one
+    cached = components._prepared(("projector-test-roc",), None, False, ()).shown  # the shared one
     assert cached.layout.font.size == small["font"]["size"], "the cached figure is unchanged"
     at.toggle(key=projector.WIDGET_KEY).set_value(False).run()
     assert chart_layout(at) == small and not style_sheets(at)

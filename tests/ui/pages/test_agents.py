@@ -54,9 +54,15 @@ def offer(at: AppTest) -> tuple[int, bool]:
 
 
 def saved_shown(at: AppTest, folder: Path) -> list[str]:
-    """The trained agents' files under ``folder`` that ``at``'s success notices name."""
-    names = [p.name for p in folder.glob("*/*.safetensors*")]
-    return [n for n in names if any(n in s.value for s in at.success)]
+    """The trained agents' files under ``folder`` whose agent and seed ``at``'s success notices
+    name (by the agent's name and seed: a visitor never reads a file name)."""
+    found = []
+    for path in folder.glob("*/*.safetensors*"):
+        _, kind, seed = path.name.split(".")[0].rsplit("-", 2)
+        said = f"{data.label(kind)}, seed {seed[1:]},"
+        if any(said in s.value and path.name not in s.value for s in at.success):
+            found.append(path.name)
+    return found
 
 
 def fake_training(calls: list):
@@ -105,7 +111,9 @@ def test_training_writes_to_the_session_directory_and_is_seen_by_that_session_on
     at = open_page("agents")
     at.selectbox(key="train_task").set_value("wagering").run()
     tables = len(at.dataframe)
-    next(b for b in at.button if b.label == "Train b2_ws seed 5 on the wagering task").click().run()
+    next(
+        b for b in at.button if b.label == "Train seed 5 of this agent on the wagering (E1)"
+    ).click().run()
     assert not exceptions(at), exceptions(at)
     assert data.training_queue().wait_idle(
         30
@@ -195,7 +203,7 @@ def test_two_students_pressing_train_at_once_both_get_their_own_agent(
     buttons = []
     for at in students:
         at.selectbox(key="train_task").set_value("wagering").run()
-        buttons.append(next(b for b in at.button if b.label.startswith("Train b2_ws seed")))
+        buttons.append(next(b for b in at.button if b.label.startswith("Train seed")))
     # both are offered seed 5 (nothing is reserved before a run starts, issue 34); the second to
     # start trains the next free seed instead
     assert not list((tmp_path / "user" / "_seeds").glob("*")), "a visit reserves no seed"
@@ -227,7 +235,7 @@ def test_the_page_returns_at_once_and_shows_the_queue_while_others_train(
     first, second = open_page("agents"), open_page("agents")
     for at in (first, second):
         next(
-            b for b in at.button if b.label.startswith("Train b1 seed")
+            b for b in at.button if b.label.startswith("Train seed")
         ).click().run()  # returns while training
         assert not exceptions(at)
     assert any(i.icon == ":material/hourglass_top:" for i in second.info), (

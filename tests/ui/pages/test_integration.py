@@ -7,7 +7,8 @@ from __future__ import annotations
 from labcore import render
 from labcore.experiments import integration as X
 from labcore.experiments.study import resummarise, write_table
-from tests.ui.apptest_pages import exceptions, markdown_text
+from labcore.figures.integration import signal_name
+from tests.ui.apptest_pages import exceptions, markdown_text, url
 from ui import data
 
 PAGE = "integration"
@@ -22,7 +23,8 @@ def test_the_page_opens_with_known_answers_and_live_measures(open_page, tmp_path
     checks = at.dataframe[0].value
     assert len(checks) == 7 and checks["check"].str.startswith("✓").all()
     live = at.dataframe[1].value
-    assert set(live["signal"]) == {"h", "slots"} and set(live["variant"]) == {"intact", "evoked"}
+    names = {signal_name("h"), signal_name("slots")}  # names, not the study's codes
+    assert set(live["signal"]) == names and set(live["variant"]) == {"intact", "evoked"}
     text = markdown_text(at)
     assert all(symbol in text for symbol in ("Φ_E", "Ω", "TSE"))  # each measure, explained
     # bus-off: the workspace has nothing in it, so its measures are undefined with the reason
@@ -74,5 +76,15 @@ def test_the_page_opens_on_the_studys_answer_and_findings(open_page, tmp_path, m
     every = at.dataframe[1].value
     assert len(every) == len(summary.tables["tests"])
     assert render.answer(summary, "long") in markdown_text(at)  # the long form, in its expander
-    at.selectbox(key="integration.study_signal").set_value("z_self").run()
+    at.selectbox(key="integration.signal").set_value("z_self").run()
     assert not exceptions(at), exceptions(at)
+    at.radio(key="integration.variant").set_value("evoked").run()
+    assert url(at)["signal"] == "z_self" and url(at)["variant"] == "evoked"  # a shareable view
+    shared = open_page(PAGE, {"agent": "a1", "seed": "0", "signal": "z_self", "variant": "evoked"})
+    assert shared.selectbox(key="integration.signal").value == "z_self"
+    assert shared.radio(key="integration.variant").value == "evoked"
+    clamped = open_page(PAGE, {"agent": "a1", "signal": "soul", "variant": "x" * 500})
+    assert not exceptions(clamped), exceptions(clamped)
+    assert clamped.selectbox(key="integration.signal").value == "h"
+    assert clamped.radio(key="integration.variant").value == "intact"
+    assert len(clamped.warning) == 2  # one notice per clamped value

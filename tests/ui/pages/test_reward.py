@@ -30,6 +30,7 @@ from tests.ui.apptest_pages import (
     ROOT,
     counting,
     exceptions,
+    kind_of,
     markdown_text,
     metric_value,
     shown_metric,
@@ -78,7 +79,7 @@ def test_the_page_opens_on_the_answer_one_plot_the_findings_then_the_long_form(o
     found = bundled()
     short = ra.answer(found, "short")
     top = list(at.main.children.values())
-    kinds = [getattr(n, "type", None) for n in top]
+    kinds = [kind_of(n) for n in top]
     tabs = kinds.index("tab_container")
     assert [k for k in kinds[:tabs] if k == "plotly_chart"] == ["plotly_chart"]  # one plot
     answer_at = next(i for i, n in enumerate(top) if getattr(n, "value", None) == f"**{short}**")

@@ -27,6 +27,7 @@ from labcore.render import answer, chance
 from tests.ui.apptest_pages import (
     ROOT,
     caption_with,
+    charts,
     counting,
     metric_labels,
     metric_value,
@@ -117,7 +118,7 @@ def test_the_lesson_step_holds_back_everything_that_gives_the_answer_away(open_p
     assert not at.exception
     assert shown_metric(at, "Report accuracy with this noise")
     assert any(label.startswith("L75") for label in metric_labels(at))
-    assert len(at.get("plotly_chart")) == 4  # titration, PCI, composite, design study
+    assert len(charts(at)) == 4  # titration, PCI, composite, design study
 
 
 def test_a_bad_predict_value_is_clamped_with_a_notice(open_page):

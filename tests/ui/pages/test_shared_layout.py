@@ -13,7 +13,15 @@ import re
 import pytest
 
 from labcore.config import AGENT_KINDS
-from tests.ui.apptest_pages import ROOT, URL_OPTIONS, exceptions, first_index, in_order, url
+from tests.ui.apptest_pages import (
+    ROOT,
+    URL_OPTIONS,
+    exceptions,
+    first_index,
+    in_order,
+    url,
+    visible_words,
+)
 from ui.state import parse_params
 
 # ------------------------------------------------------------------ every control in the URL
@@ -161,3 +169,17 @@ def test_every_undefined_headline_number_says_why_in_one_line(open_page, page, p
         assert any(word in caption.lower() for word in UNDEFINED), (node.label, caption)
         assert "nan" not in caption.split(), (node.label, caption)
     assert seen, "these conditions show at least one undefined number"
+
+
+# ------------------------------------------------------------------ words a visitor reads
+
+WORD_LIMIT = 800
+"""Visible words of a page with its expanders closed (issue 42: Replication showed 2,007, Robustness
+1,303; the details a researcher wants sit in closed expanders)."""
+
+
+@pytest.mark.parametrize("page", ["replication", "robustness"])
+def test_a_page_shows_fewer_than_800_words_with_its_expanders_closed(open_page, page):
+    at = open_page(page)
+    assert not exceptions(at), exceptions(at)
+    assert 100 < visible_words(at) < WORD_LIMIT

@@ -15,7 +15,7 @@ from labcore.humans.markers import subject_markers
 from labcore.humans.trials import ContractError, lab_csv, read_trials
 from labcore.render import fmt
 from tests.refusals import refused
-from tests.ui.apptest_pages import exceptions, markdown_text
+from tests.ui.apptest_pages import charts, exceptions, markdown_text
 from ui import humans
 
 PAGE = "your_data"
@@ -166,7 +166,7 @@ def test_several_files_make_one_table_a_bad_one_is_named_and_each_has_its_group(
     assert at.info  # the missed trials and the split by condition, said on the page
     ticks = [
         json.loads(chart.proto.spec)["layout"]["xaxis"]["ticktext"]
-        for chart in at.get("plotly_chart")
+        for chart in charts(at)
         if "ticktext" in json.loads(chart.proto.spec)["layout"].get("xaxis", {})
     ]
     assert ticks == [["grouped.csv, easy", "grouped.csv, hard", "plain.csv"]]
