@@ -52,36 +52,56 @@ else:
     )
 
 st.subheader("See the dissociations")
+measured = data.measured()
+statuses = data.lab_dissociations()  # what held here once training decides, in words
+if statuses:
+    st.markdown(statuses["short"])
 cards = st.columns(3)
 with cards[0], st.container(border=True):
     st.markdown("#### 1. Doing without knowing")
     st.write(
-        "Zero the self-model: the agent still chooses correctly, but its confidence goes blind. "
-        "A synthetic analogue of *blindsight*."
+        "Silence an agent's self-model: does it still choose well but lose its sense of when it "
+        "is right (*blindsight*)? In this agent its confidence can also read the workspace "
+        "directly, so training, not the wiring, decides."
+        + (f" **Here:** {statuses['e1']}." if statuses else "")
     )
     st.page_link(
         "app_pages/metacognition.py",
-        label="Open with the self-model zeroed",
+        label="Predict, then silence the self-model",
         icon=":material/psychology:",
+        query_params=query(agent="b2_routes", seed=1, silenced=1.0, predict=True),
+    )
+    st.page_link(
+        "app_pages/metacognition.py",
+        label="The paper's wiring (fixed in advance)",
+        icon=":material/construction:",
         query_params=query(agent="b2_ws", seed=0, self_model_mode="zero"),
     )
 with cards[1], st.container(border=True):
     st.markdown("#### 2. No workspace, no access")
     st.write(
-        "Switch the workspace off: the cues never reach the agent and its reports fall to chance. "
-        "Halve it: distractors push the first cue out."
+        "Narrow the workspace: do the cues still get through? Here the agent's write gate "
+        "learned what to keep, so what 2 slots hold is decided by training, not by a rule."
+        + (f" **Here:** {statuses['e2']}." if statuses else "")
     )
     st.page_link(
         "app_pages/workspace.py",
-        label="Open with the workspace off",
+        label="Predict, then narrow a learned workspace",
         icon=":material/hub:",
-        query_params=query(agent="b1", seed=0, capacity=0),
+        query_params=query(agent="b1_gate", seed=1, capacity=2, predict=True),
+    )
+    st.page_link(
+        "app_pages/workspace.py",
+        label="The paper's overwrite rule (fixed in advance)",
+        icon=":material/construction:",
+        query_params=query(agent="b1", seed=0, capacity=2),
     )
 with cards[2], st.container(border=True):
     st.markdown("#### 3. Noise inside the mind")
     st.write(
-        "Add noise to the workspace: how much can each design take before its answers fall to 75%? "
-        "The paper says the self-model protects; check whether it does here."
+        "Add noise to the workspace: how much can each design take before its answers fall to "
+        "75%? The paper says the self-model protects; check whether it does here."
+        + (f" **Here:** {statuses['e3']}." if statuses else "")
     )
     st.page_link(
         "app_pages/robustness.py",

@@ -56,8 +56,21 @@ VERDICT_CLAIMS = (
 
 st.title("Metacognition — Higher-Order Theory")
 measured_summary = data.measured()
-if measured_summary is not None:  # the answer first: what training decided, then the paper's
+if measured_summary is not None:  # the answer and its curve first: what training decided
     st.markdown(f"**{answer(measured_summary, 'short')}**")
+    e1_tables = measured_summary.tables["e1"]
+    figure(
+        build=lambda: dose_figure(
+            e1_tables["curves"],
+            "silenced",
+            ideal_auroc=e1_tables["ideal_mean"]["auroc_both"],
+            reader_auroc=measured_summary.value("e1m.auroc.reader"),
+        ),
+        cache_key=("e1m-dose-top", data.version(measured_summary)),
+        key="dose",
+        download="dose_response",
+        answer=answer(measured_summary, "short"),
+    )
 st.caption(
     "Experiment 1 of the paper: a wagering task. Can the agent tell its right answers "
     "from its wrong ones? Two agents: the paper's wiring, where both halves of the answer are "
@@ -200,24 +213,22 @@ def measured_view() -> None:
         "self-model, so what a lesion takes is decided by training, not by the wiring.",
         icon=":material/science:",
     )
-    if measured_summary is not None:
+    if measured_summary is not None and self_noise > 0:  # the silenced curve is at the top
         tables = measured_summary.tables["e1"]
-        condition = "noise" if self_noise > 0 and silenced == 0 else "silenced"
-        dose = self_noise if condition == "noise" else silenced
         here = None
-        if not route_off and (silenced == 0 or self_noise == 0):
-            here = {"dose": dose, "auroc": view["auroc"], "accuracy": view["accuracy"]}
+        if silenced == 0 and not route_off:
+            here = {"dose": self_noise, "auroc": view["auroc"], "accuracy": view["accuracy"]}
         figure(
             build=lambda: dose_figure(
                 tables["curves"],
-                condition,
+                "noise",
                 ideal_auroc=tables["ideal_mean"]["auroc_both"],
                 reader_auroc=measured_summary.value("e1m.auroc.reader"),
                 here=here,
             ),
-            cache_key=("e1m-dose", condition, str(here), data.version(measured_summary)),
-            key="dose",
-            download="dose_response",
+            cache_key=("e1m-noise", str(here), data.version(measured_summary)),
+            key="noise-dose",
+            download="noise_dose_response",
         )
     m1, m2, m3, m4 = st.columns(4)
     base = None if is_intact else intact
@@ -316,13 +327,20 @@ def live_view() -> None:
     self_model_mode = controls.value(PAGE, "self_model_mode")
     capacity = controls.value(PAGE, "capacity")
     n_slots = model.config.n_slots
-    condition = e1_condition(self_model_mode, capacity, n_slots)
+    # the paper tested only its own wiring (b2_ws): another agent is shown without its numbers
+    tested = kind == "b2_ws"
+    condition = e1_condition(self_model_mode, capacity, n_slots) if tested else None
+    intact_condition = INTACT if tested else None
     is_intact = (self_model_mode, capacity) == ("on", n_slots)
     view = data.metacognition(kind, seed, self_model_mode, capacity, 0.0)
     intact = data.metacognition(kind, seed, "on", n_slots, 0.0)
     # the intact values beside a lesion (none beside the intact agent)
     base = None if is_intact else intact
-    missing = "not reported for this condition" if condition else "does not test this setting"
+    missing = (
+        ("not reported for this condition" if condition else "does not test this setting")
+        if tested
+        else "never tested this agent"
+    )
 
     if self_model_mode != "on":
         question = (
@@ -359,7 +377,7 @@ def live_view() -> None:
         claim=claim_for("e1.accuracy", condition),
         fmt="{:.1%}",
         intact=base and base.accuracy,
-        intact_claim=claim_for("e1.accuracy", INTACT),
+        intact_claim=claim_for("e1.accuracy", intact_condition),
         chance="wager",
         paper_missing=missing,
         help=(
@@ -373,7 +391,7 @@ def live_view() -> None:
         view.auroc,
         claim=claim_for("e1.auroc", condition),
         intact=base and base.auroc,
-        intact_claim=claim_for("e1.auroc", INTACT),
+        intact_claim=claim_for("e1.auroc", intact_condition),
         chance="auroc",
         paper_missing=missing,
         help=(
@@ -399,7 +417,7 @@ def live_view() -> None:
         claim=claim_for("e1.skip", condition),
         fmt="{:.1%}",
         intact=base and base.skip_fraction,
-        intact_claim=claim_for("e1.skip", INTACT),
+        intact_claim=claim_for("e1.skip", intact_condition),
         paper_missing=missing,
         reference="no chance level: a choice, not a score",
         help="Wager trials on which confidence was at or below 0.5, so the agent declined to bet.",
@@ -421,6 +439,19 @@ def live_view() -> None:
         help="The confidence head's output at the choice point, averaged over the answered trials.",
     )
 
+    if view.auroc == view.auroc and view.auroc < 0.45:  # defined and clearly below chance
+        st.warning(
+            f"Type-2 AUROC {view.auroc:.2f} is below 0.5: this agent is *more* confident on its "
+            "wrong answers than on its right ones, so its confidence points the wrong way "
+            "(a negative M-ratio says the same). "
+            + (
+                ""
+                if tested
+                else "The paper never tested this agent: it learned its confidence another "
+                "way (see the From reward alone page), so no paper number sits beside it."
+            ),
+            icon=":material/swap_vert:",
+        )
     for note in e1_construction_notes(
         model.config, self_model_mode, capacity, mean_confidence(view)
     ):
@@ -458,7 +489,7 @@ def live_view() -> None:
 
     label = f"self-model {SELF_MODEL_LABELS[self_model_mode]}, {capacity} slot(s)"
     curves = {"intact": (intact.correct[intact.answered], intact.confidence[intact.answered])}
-    paper_auroc = {"intact": paper_number("e1.auroc.self_on")}
+    paper_auroc = {"intact": paper_number("e1.auroc.self_on")} if tested else {}
     if not is_intact:
         curves[label] = (view.correct[view.answered], view.confidence[view.answered])
         if auroc_claim := claim_for("e1.auroc", condition):

@@ -64,8 +64,16 @@ VERDICT_CLAIMS = (
 
 st.title("Workspace — Global Workspace Theory")
 measured_summary = data.measured()
-if measured_summary is not None:  # the answer first: what training decided
-    st.markdown(f"**{part(measured_summary, 'e2_short')}**")
+if measured_summary is not None:  # the answer and its curve first: what training decided
+    e2_answer = part(measured_summary, "e2_short")
+    st.markdown(f"**{e2_answer}**")
+    figure(
+        build=lambda: capacity_figure(measured_summary.tables["e2"]["capacity"]),
+        cache_key=("e2m-capacity", data.version(measured_summary)),
+        key="capacity-measured",
+        download="capacity_measured",
+        answer=e2_answer,
+    )
 st.caption(
     "Experiment 2 of the paper: the dual task. Hold a colour and an object through a "
     "delay, report both."
@@ -335,15 +343,6 @@ def capacity_view() -> None:
             "keep on the same episodes.",
             icon=":material/science:",
         )
-        if measured_summary is not None:
-            rows = measured_summary.tables["e2"]["capacity"]
-            here = {"slots": capacity, "conjunction": means["conjunction"]}
-            figure(
-                build=lambda: capacity_figure(rows, here),
-                cache_key=("e2m-capacity", kind, seed, capacity, data.version(measured_summary)),
-                key="capacity-measured",
-                download="capacity_measured",
-            )
     elif kind == "b1" and 0 < capacity < n_slots:
         st.info(
             "**Fixed by the wiring:** in this agent the overwrite rule (first empty slot, else "

@@ -29,7 +29,7 @@ def _summary(folder: str, study: str) -> StudySummary:
     return loaded.summary
 
 
-MAX_ROWS = 4
+MAX_ROWS = 3
 """A README table shows at most this many findings; the rest are named by a link to the set."""
 
 
@@ -79,12 +79,22 @@ def _reward_block() -> str:
     return "\n\n".join([reward_answer.answer(found, "readme"), table, links])
 
 
+def _dissociations_block(folder: str) -> str:
+    # the lab's three dissociations: E1 and E2 measured (this study), E3 the paper's result set
+    measured, paper = _summary(folder, "dissociations"), _summary("bundled", "paper")
+    return render.compose("lab_dissociations.j2", "readme", measured=measured, paper=paper)
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
     "counts:seeds20": lambda: render.macro(_summary("seeds20", "paper"), "counts"),
     "answer:paper": lambda: _answer_block("bundled", "paper", paper=True),
     "answer:e3_design": lambda: _answer_block("explore_e3", "e3_design"),
     "answer:integration": lambda: _answer_block("explore_integration", "integration"),
     "answer:reward": _reward_block,
+    "answer:dissociations": lambda: _dissociations_block("dissociations"),
+    "answer:dissociations:seeds20": lambda: render.answer(
+        _summary("dissociations_seeds20", "dissociations"), "short"
+    ),
 }
 """Every generated block of README.md, by name."""
 

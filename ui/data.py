@@ -859,3 +859,20 @@ def post_decision(
         bool(route_off),
         float(block),
     )
+
+
+def lab_dissociations() -> dict[str, str]:
+    """How many of the lab's three dissociations hold as evidence, and each one's status, in words
+    (``labcore/templates/lab_dissociations.j2``: E1 and E2 measured, E3 from the paper's result
+    set): ``{"short", "e1", "e2", "e3"}``; empty when either result set cannot be read."""
+    import json
+
+    from labcore.render import compose
+
+    measured_summary = measured()
+    paper = results(str(RESULTS_DIR), folder_stamp(RESULTS_DIR)).summary
+    if measured_summary is None or paper is None:
+        return {}
+    both = {"measured": measured_summary, "paper": paper}
+    statuses = json.loads(compose("lab_dissociations.j2", "statuses", **both))
+    return {"short": compose("lab_dissociations.j2", "short", **both), **statuses}
