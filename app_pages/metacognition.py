@@ -24,7 +24,7 @@ from ui.components import (
     paper_value,
     verdict_box,
 )
-from ui.predict import CHANGE_CHOICES, change_outcome, predict_then_reveal
+from ui.predict import CHANGE_CHOICES, change_outcome, predict_then_reveal, predicting
 from ui.science import e1_construction_notes
 from ui.state import MAX_SLOTS
 
@@ -56,7 +56,7 @@ VERDICT_CLAIMS = (
 
 st.title("Metacognition — Higher-Order Theory")
 measured_summary = data.measured()
-if measured_summary is not None:  # the answer and its curve first: what training decided
+if measured_summary is not None and not predicting(PAGE):  # the answer and its curve first
     st.markdown(f"**{answer(measured_summary, 'short')}**")
     e1_tables = measured_summary.tables["e1"]
     figure(
@@ -213,22 +213,25 @@ def measured_view() -> None:
         "self-model, so what a lesion takes is decided by training, not by the wiring.",
         icon=":material/science:",
     )
-    if measured_summary is not None and self_noise > 0:  # the silenced curve is at the top
+    # the curve over seeds: at the top, or here once a prediction is in (it answers the question)
+    condition = "noise" if self_noise > 0 else "silenced"
+    if measured_summary is not None and (condition == "noise" or predicting(PAGE)):
         tables = measured_summary.tables["e1"]
+        dose = self_noise if condition == "noise" else silenced
         here = None
-        if silenced == 0 and not route_off:
-            here = {"dose": self_noise, "auroc": view["auroc"], "accuracy": view["accuracy"]}
+        if not route_off and (silenced == 0 or self_noise == 0):
+            here = {"dose": dose, "auroc": view["auroc"], "accuracy": view["accuracy"]}
         figure(
             build=lambda: dose_figure(
                 tables["curves"],
-                "noise",
+                condition,
                 ideal_auroc=tables["ideal_mean"]["auroc_both"],
                 reader_auroc=measured_summary.value("e1m.auroc.reader"),
                 here=here,
             ),
-            cache_key=("e1m-noise", str(here), data.version(measured_summary)),
-            key="noise-dose",
-            download="noise_dose_response",
+            cache_key=("e1m-dose", condition, str(here), data.version(measured_summary)),
+            key="dose-here",
+            download="dose_response_here",
         )
     m1, m2, m3, m4 = st.columns(4)
     base = None if is_intact else intact

@@ -24,7 +24,7 @@ from ui.components import (
     paper_value,
     verdict_box,
 )
-from ui.predict import CHANGE_CHOICES, change_outcome, predict_then_reveal
+from ui.predict import CHANGE_CHOICES, change_outcome, predict_then_reveal, predicting
 from ui.state import MAX_MASKS, SOA_RANGE, LabState
 
 PAGE = "workspace"
@@ -64,7 +64,7 @@ VERDICT_CLAIMS = (
 
 st.title("Workspace — Global Workspace Theory")
 measured_summary = data.measured()
-if measured_summary is not None:  # the answer and its curve first: what training decided
+if measured_summary is not None and not predicting(PAGE):  # the answer and its curve first
     e2_answer = part(measured_summary, "e2_short")
     st.markdown(f"**{e2_answer}**")
     figure(
@@ -335,6 +335,15 @@ def capacity_view() -> None:
     if not revealed:
         controls.publish(PAGE, KEYS)
         st.stop()  # the lesion's numbers and figures wait for the prediction
+    if kind in GATES and measured_summary is not None and predicting(PAGE):
+        rows = measured_summary.tables["e2"]["capacity"]  # held back until the prediction
+        here = {"slots": capacity, "conjunction": means["conjunction"]}
+        figure(
+            build=lambda: capacity_figure(rows, here),
+            cache_key=("e2m-capacity-here", kind, seed, capacity, data.version(measured_summary)),
+            key="capacity-here",
+            download="capacity_measured_here",
+        )
     if kind in GATES:
         st.success(
             "**Measured:** this agent's write gate learned which slot each item goes to, or "

@@ -30,7 +30,14 @@ from ui import classroom
 from ui.controls import arrived
 from ui.state import escape_markdown, parse_flag
 
-__all__ = ["CHANGE_CHOICES", "Outcome", "change_outcome", "class_question", "predict_then_reveal"]
+__all__ = [
+    "CHANGE_CHOICES",
+    "Outcome",
+    "change_outcome",
+    "class_question",
+    "predict_then_reveal",
+    "predicting",
+]
 
 
 @dataclass(frozen=True)
@@ -188,6 +195,18 @@ def predict_then_reveal(
         "Ask me again", key=f"predict.{page}.again.{condition}", on_click=_clear, args=(answer_key,)
     )
     return True
+
+
+def predicting(page: str) -> bool:
+    """Whether "Predict first" is on for ``page`` (its URL says so, or its switch in this session):
+    a page then holds back anything that would answer the question, a summary curve included."""
+    if "predict" in st.query_params:
+        return parse_flag("predict", st.query_params.get_all("predict"))[0] is True
+    return bool(
+        st.session_state.get(
+            f"predict.{page}.on", st.session_state.get(_key(page, "enabled"), False)
+        )
+    )
 
 
 def class_question(page: str, condition: str, question: str, choices: Sequence[str]) -> Question:

@@ -45,7 +45,6 @@ from labcore.config import (
 from labcore.experiments.study import Rows, Study, Table
 from labcore.findings import Answer, Finding, Flag, Interval, StudySummary
 from labcore.render import finite
-from labcore.stats import SeedSummary, paired_summary, seed_summary
 
 E1_KIND = "b2_routes"
 E1_TASK = "post_decision"
@@ -536,7 +535,7 @@ def slope(doses: Sequence[float], values: Sequence[float]) -> float:
 def _finding(
     fid: str,
     question: str,
-    summary: SeedSummary,
+    summary: Any,
     unit: str = "number",
     measure: str = "",
     flags: Sequence[Flag] = (),
@@ -563,11 +562,11 @@ def _finding(
     )
 
 
-def _above(s: SeedSummary, x: float = 0.0) -> bool:
+def _above(s: Any, x: float = 0.0) -> bool:
     return s.ci95 is not None and s.low > x
 
 
-def _within(s: SeedSummary, lo: float, hi: float) -> bool:
+def _within(s: Any, lo: float, hi: float) -> bool:
     return s.ci95 is not None and s.low >= lo and s.high <= hi
 
 
@@ -576,6 +575,8 @@ def e1_findings(
 ) -> tuple[list[Finding], dict[str, Any]]:
     """E1's findings and verdicts (11.7) from its trial rows; ``ideal``: the ideal observer per
     block (:func:`ideal_observer`)."""
+    from labcore.stats import paired_summary, seed_summary
+
     values = e1_seed_values(rows)
     seeds = sorted({r["seed"] for r in rows})
 
@@ -778,7 +779,7 @@ def e1_findings(
     return findings, tables
 
 
-def _below(s: SeedSummary, x: float = 0.0) -> bool:
+def _below(s: Any, x: float = 0.0) -> bool:
     return s.ci95 is not None and s.high < x
 
 
@@ -813,6 +814,7 @@ def e2_findings(
 ) -> tuple[list[Finding], dict[str, Any]]:
     """E2's findings and verdicts (11.10) from the report rows."""
     from labcore.measures import best_held
+    from labcore.stats import paired_summary, seed_summary
 
     findings: list[Finding] = []
     capacity_rows = []
