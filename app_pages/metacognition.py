@@ -10,7 +10,7 @@ from labcore.config import SALIENCE_BLOCKS, SELF_NOISE_DOSES, SILENCED_DOSES
 from labcore.figures.dissociations import dose_figure
 from labcore.figures.live import calibration_figure, confidence_histogram, type2_roc_figure
 from labcore.paper_claims import CLAIMS_BY_ID, INTACT_CONDITION, claim_for, e1_condition
-from labcore.render import answer, chance, chance_text
+from labcore.render import answer, chance, chance_text, part
 from ui import controls, data
 from ui.components import (
     SELF_MODEL_LABELS,
@@ -57,7 +57,8 @@ VERDICT_CLAIMS = (
 st.title("Metacognition — Higher-Order Theory")
 measured_summary = data.measured()
 if measured_summary is not None and not predicting(PAGE):  # the answer and its curve first
-    st.markdown(f"**{answer(measured_summary, 'short')}**")
+    e1_answer = part(measured_summary, "e1_short")
+    st.markdown(f"**{e1_answer}**")
     e1_tables = measured_summary.tables["e1"]
     figure(
         build=lambda: dose_figure(
@@ -69,7 +70,7 @@ if measured_summary is not None and not predicting(PAGE):  # the answer and its 
         cache_key=("e1m-dose-top", data.version(measured_summary)),
         key="dose",
         download="dose_response",
-        answer=answer(measured_summary, "short"),
+        answer=e1_answer,
     )
 st.caption(
     "Experiment 1 of the paper: a wagering task. Can the agent tell its right answers "

@@ -931,6 +931,22 @@ def summarise(config: DissociationsConfig, rows: Rows) -> StudySummary:
     e2, e2_tables = e2_findings(config, rows.get(E2_REPORTS.name, []))
     agents = rows.get(AGENTS.name, [])
     excluded = [f"{r['kind']} s{r['seed']}" for r in agents if r["excluded"]]
+    sweep = rows.get(SWEEP.name, [])
+    settings = sorted({(r["lr"], r["updates"]) for r in sweep})
+    sweep_met = [
+        {
+            "lr": lr,
+            "updates": n,
+            "met": sum(
+                1
+                for r in sweep
+                if (r["lr"], r["updates"]) == (lr, n)
+                and r["heldout_agreement"] >= TrainConfig().agreement_threshold
+            ),
+            "of": sum(1 for r in sweep if (r["lr"], r["updates"]) == (lr, n)),
+        }
+        for lr, n in settings
+    ]
     e2_main = e2_tables["verdicts"]["dissociation"].get(config.e2_kinds[0], "fails")
     held = [e1_tables["verdicts"]["dissociation"] == "evidence", e2_main == "evidence"]
     answer = Answer(
@@ -952,7 +968,8 @@ def summarise(config: DissociationsConfig, rows: Rows) -> StudySummary:
             "e1": e1_tables,
             "e2": e2_tables,
             "agents": agents,
-            "sweep": rows.get(SWEEP.name, []),
+            "sweep": sweep,
+            "sweep_met": sweep_met,
         },
     )
 

@@ -72,6 +72,7 @@ def dose_figure(
                 y=high + low[::-1],
                 fill="toself",
                 fillcolor=rgba("#0072B2", 0.18),
+                mode="none",
                 line={"width": 0},
                 hoverinfo="skip",
                 name="95% interval over seeds",
