@@ -262,7 +262,12 @@ def test_the_bundled_summary_is_recomputed_from_its_files():
         **{**loaded.summary.config, "seeds": tuple(loaded.summary.seeds)}
     )
     again = D.summarise(config, rows)
-    assert [f.model_dump() for f in again.findings] == [
-        f.model_dump() for f in loaded.summary.findings
-    ]
+    # the same findings, flags and verdicts; the numbers to fitting precision (meta-d' is fitted
+    # by an optimiser, whose last bits depend on the compute mode the set was made in)
+    assert [f.id for f in again.findings] == [f.id for f in loaded.summary.findings]
+    for new, old in zip(again.findings, loaded.summary.findings, strict=True):
+        assert new.flags == old.flags and new.n == old.n, new.id
+        assert new.value == pytest.approx(old.value, rel=1e-4, abs=1e-6, nan_ok=True), new.id
     assert again.answer == loaded.summary.answer
+    assert again.tables["e1"]["verdicts"] == loaded.summary.tables["e1"]["verdicts"]
+    assert again.tables["e2"]["verdicts"] == loaded.summary.tables["e2"]["verdicts"]
