@@ -167,7 +167,7 @@ def measured_view() -> None:
         SALIENCE_BLOCKS,
         key=controls.key(PAGE, "block"),
         format_func=lambda x: BLOCK_NAMES.get(x, f"{x:g}"),
-        help="Every trial of a view has the same salience, so M-ratio can be read (protocol 11.2).",
+        help="Every trial of a view has the same salience, so M-ratio can be read.",
     )
     a, b = st.columns([3, 2])
     a.select_slider(

@@ -466,7 +466,7 @@ AGENT_DESCRIPTIONS: dict[str, str] = {
     "b1": "B1: global workspace (4 slots x 16)",
     "b1_reg": "B1 + dropout and weight decay",
     "b1_noise": "B1 + training-time workspace noise",
-    "b2": "B2: B1 + self-model, policy reads z_self",
+    "b2": "B2: B1 + self-model, policy reads the self-model",
     "b2_ws": "B2: B1 + self-model, policy reads the workspace",
     "hot_only": "HOT-only: A1 + self-model, no bus, cues visible",
     "bc_linear": "BC-only: B1 + 64-d linear bottleneck",

@@ -536,7 +536,8 @@ def e1_construction_notes(
                 "every trial and Type-2 AUROC is exactly 0.5 **by construction**. "
                 + bets
                 + (
-                    "This agent's policy reads z_self too, so its accuracy can change as well."
+                    "This agent's policy reads the self-model too, so its accuracy can change as "
+                    "well."
                     if reads
                     else "Accuracy is unchanged because the policy never reads z_self."
                 ),
