@@ -29,16 +29,9 @@ from ui.science import e1_construction_notes
 from ui.state import MAX_SLOTS
 
 PAGE = "metacognition"
-KEYS = (
-    "agent",
-    "seed",
-    "self_model_mode",
-    "capacity",
-    "silenced",
-    "self_noise",
-    "route_off",
-    "block",
-)
+PAPER_KEYS = ("agent", "seed", "self_model_mode", "capacity")
+MEASURED_KEYS = ("agent", "seed", "silenced", "self_noise", "route_off", "block")
+KEYS = (*PAPER_KEYS, *MEASURED_KEYS[2:])  # a view's URL holds the controls its agent has
 MEASURED = "b2_routes"  # the measured variant (protocol 11): training, not the wiring, decides
 INTACT = INTACT_CONDITION["e1"]
 BLOCK_NAMES = dict(zip(SALIENCE_BLOCKS, ("faint", "medium", "clear"), strict=True))
@@ -138,7 +131,8 @@ def dissociation_lead(res) -> list[str]:
     ]
 
 
-seeds = {**data.seeds_by_kind("wagering"), **data.seeds_by_kind("post_decision")}
+entries = data.manifest()  # read once: a file that cannot be listed is one error
+seeds = {**data.seeds_by_kind("wagering", entries), **data.seeds_by_kind("post_decision", entries)}
 if not seeds:
     st.error("No agent trained on the wagering task is available. Train one on the Agents page.")
     st.stop()
@@ -182,7 +176,7 @@ def measured_view() -> None:
         help="The confidence reads the self-model and the policy's own reading of the workspace. "
         "Off: only the self-model is left to it.",
     )
-    controls.publish(PAGE, KEYS)
+    controls.publish(PAGE, MEASURED_KEYS)
     seed = controls.value(PAGE, "seed")
     if data.checked_agent("post_decision", kind, seed) is None:
         st.stop()
@@ -322,7 +316,7 @@ def live_view() -> None:
         key=controls.key(PAGE, "capacity"),
         help="How many of the 4 workspace slots may hold information. 0 = workspace off (bus-off).",
     )
-    controls.publish(PAGE, KEYS)
+    controls.publish(PAGE, PAPER_KEYS)
 
     seed = controls.value(PAGE, "seed")
     model = data.checked_agent("wagering", kind, seed)

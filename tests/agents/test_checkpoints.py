@@ -356,8 +356,9 @@ def test_a_file_whose_record_a_listing_cannot_use_is_left_out(tmp_path, old, cas
 
 def test_the_bundled_agents_verify_and_keep_their_content_hashes():
     entries = read_manifest(BUNDLED_DIR)["checkpoints"]
-    # E1-E3's 60, E4's first five reward-trained arms and E4 again's four cells, 5 seeds each.
-    assert len(entries) == 60 + 25 + 20
+    # E1-E3's 60, E4's first five reward-trained arms and E4 again's four cells, and the measured
+    # dissociations' three kinds (protocol 11), 5 seeds each.
+    assert len(entries) == 60 + 25 + 20 + 15
     assert verify_directory(BUNDLED_DIR) == []
     assert sorted(p.name for p in BUNDLED_DIR.iterdir() if not p.name.endswith(".safetensors")) == [
         "README.md"
