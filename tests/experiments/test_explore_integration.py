@@ -308,7 +308,8 @@ def test_figures_show_outcomes_values_and_undefined_signals():
     )
     bars = integration_bars(readings)
     lines = [line.split() for a in bars.layout.annotations for line in a.text.split("<br>")]
-    assert ["h", "(evoked)"] in lines  # the undefined signal named on a line of its own (a phone)
+    # the undefined signal named, by its name, on a line of its own (a phone)
+    assert ["recurrent", "state", "(evoked)"] in lines
     assert not integration_bars([]).data
 
 
