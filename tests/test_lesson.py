@@ -52,12 +52,31 @@ def measured():
 def page_keys(page: str) -> tuple[str, ...]:
     """The controls a page binds to its URL (its module-level ``KEYS``), read from its source."""
     module = ast.parse((ROOT / "app_pages" / f"{page}.py").read_text())
+    constants: dict[str, tuple[str, ...]] = {}  # module-level tuples, so KEYS may unpack others
     for node in module.body:
-        if isinstance(node, ast.Assign) and any(
-            getattr(t, "id", None) == "KEYS" for t in node.targets
-        ):
-            return ast.literal_eval(node.value)
-    return ()
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Tuple)):
+            continue
+        value: list[str] = []
+        if not all(
+            isinstance(e, ast.Constant | ast.Starred) for e in node.value.elts
+        ):  # not a tuple of names
+            continue
+        for element in node.value.elts:
+            if isinstance(element, ast.Starred):
+                part = element.value  # NAME or NAME[start:]
+                if isinstance(part, ast.Subscript):
+                    start = part.slice.lower
+                    value.extend(
+                        constants[part.value.id][ast.literal_eval(start) if start else 0 :]
+                    )
+                else:
+                    value.extend(constants[part.id])
+            else:
+                value.append(element.value)
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                constants[target.id] = tuple(value)
+    return constants.get("KEYS", ())
 
 
 def app_url_paths() -> set[str]:
