@@ -260,7 +260,7 @@ def test_the_neurogym_numbers_follow_the_study_and_a_damaged_study_is_one_error(
     assert "0.432" in markdown_text(at) and not at.error
     found["value"] = "high"
     (copy / "summary.json").write_text(json.dumps(summary))
-    data._read_study.clear()
+    data.read_study.clear()
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)
     assert len(at.error) == 1 and "results/explore_neurogym" in at.error[0].value
@@ -382,7 +382,7 @@ def test_the_axis_check_can_fail():
 
 
 def test_the_explorer_picker_switches_cells_without_computing(open_page, with_pdw, monkeypatch):
-    data._read_study.clear()
+    data.read_study.clear()
     reads = counting(monkeypatch, study_module, "load_study")
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)

@@ -142,7 +142,7 @@ def test_a_noise_switch_redraws_only_the_titration_and_derives_nothing_again(
     titration chart (its live star moves) is built once per noise level."""
     components._prepared.clear()
     data.results.clear()
-    data._read_study.clear()
+    data.read_study.clear()
     data._once.clear()
     reads = counting(monkeypatch, paper_results, "load_results")
     studies = counting(monkeypatch, study_module, "load_study")
