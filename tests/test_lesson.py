@@ -61,11 +61,8 @@ def page_keys(page: str) -> tuple[str, ...]:
 
 
 def app_url_paths() -> set[str]:
-    """The URL paths app.py registers its pages with (each read from labcore.config.PAGE_URLS)."""
-    return {
-        PAGE_URLS[k]
-        for k in re.findall(r'url_path=PAGE_URLS\["(\w+)"\]', (ROOT / "app.py").read_text())
-    }
+    """The URL paths app.py registers its pages with (labcore.config.PAGE_URLS)."""
+    return set(PAGE_URLS.values())
 
 
 def parse_link(link: str, page: str) -> tuple[LabState, list[str]]:

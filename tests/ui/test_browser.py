@@ -15,49 +15,40 @@ import pytest
 
 from labcore.classroom.lesson import LESSON
 from labcore.classroom.mystery import encode, make_puzzle
+from labcore.config import PAGE_URLS, PAGES
 from tests.ui.real_parts import require_real_parts
 from ui.serve import CHROMIUM, CHROMIUM_ARGS, running_lab
 
-PAGES = [
-    ("", "Consciousness-Theories Ablation Lab"),
-    ("agents", "Agents"),
-    ("metacognition", "Metacognition — Higher-Order Theory"),
-    ("workspace", "Workspace — Global Workspace Theory"),
-    ("robustness", "Robustness — triangulation"),
-    ("integration", "Integration — Integrated Information Theory"),
-    ("rollouts", "Rollout theatre"),
-    ("replication", "Replication"),
-    ("scorecards", "Scorecards"),
-    ("mystery", "Mystery agent"),
-    ("lesson", "Lesson: three dissociations"),
-    ("reward", "From reward alone"),
-]
+ROOT = Path(__file__).resolve().parents[2]
 
 
-LESSON_TITLE = "Lesson: three dissociations"
+def heading(page: str) -> str:
+    """The title a page draws (its ``st.title`` call), which the browser waits for."""
+    module = ast.parse((ROOT / "app_pages" / f"{page}.py").read_text())
+    return next(
+        node.args[0].value
+        for node in ast.walk(module)
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "attr", None) == "title"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+    )
+
+
+LESSON_TITLE = heading("lesson")
 VIEWS = [
-    *PAGES,
+    *((PAGE_URLS[p.name], heading(p.name)) for p in PAGES),
     *((f"lesson?step={n}", LESSON_TITLE) for n in range(2, len(LESSON) + 1)),
-    ("be_the_agent", "Be the agent"),
-    ("your_data", "Your data: people's confidence, the lab's markers"),
-    ("join", "Your class"),
-    (f"mystery?code={encode(make_puzzle('wagering', 'zero'))}", "Mystery agent"),
-    (f"mystery?code={encode(make_puzzle('dual', 'k1'))}", "Mystery agent"),
+    (f"mystery?code={encode(make_puzzle('wagering', 'zero'))}", heading("mystery")),
+    (f"mystery?code={encode(make_puzzle('dual', 'k1'))}", heading("mystery")),
 ]
-"""Every page, and the views a page draws apart from its first: each lesson step, a student's
-puzzle of either task."""
+"""Every page of the navigation (:data:`labcore.config.PAGES`), and the views a page draws apart
+from its first: each lesson step, a student's puzzle of either task."""
 
 
 def nav_titles() -> list[str]:
-    """The pages' titles in the navigation, as app.py gives them (``st.Page(..., title=...)``)."""
-    app = ast.parse((Path(__file__).resolve().parents[2] / "app.py").read_text())
-    return [
-        k.value.value
-        for c in ast.walk(app)
-        if isinstance(c, ast.Call) and getattr(c.func, "attr", None) == "Page"
-        for k in c.keywords
-        if k.arg == "title"
-    ]
+    """The pages' titles in the navigation."""
+    return [p.title for p in PAGES]
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +99,7 @@ APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 """The app once its script's run has ended (Streamlit marks its root with the run's state)."""
 
 
-AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 """axe-core, pinned in package.json / package-lock.json (``make test`` runs ``npm ci`` once)."""
 AXE_RUN = """async () => {
   const found = await axe.run(document, {resultTypes: ['violations']});
