@@ -32,7 +32,8 @@ computed live (the header also records the sha256 of the file it was built from,
 re-saving the same weights changes it); and **validated** on reading (:func:`read_cache`): a
 view stores every field of its type (:func:`view_fields`), so a file built before a field was
 added to a view (or after one was removed) misses, its views are computed live, and a warning
-names ``make view-cache``, which rebuilds exactly the files that miss. Reading runs no agent. Arrays are stored in ``.npz`` (no pickle: a file never runs code).
+names ``make view-cache``, which rebuilds exactly the files that miss. Reading runs no agent.
+Arrays are stored in ``.npz`` (no pickle: a file never runs code).
 The shipped files are built in portable compute mode (:mod:`labcore.compute`; the header records
 the fingerprint), so a fresh computation in that mode equals them bit for bit on any AVX2 x86-64
 CPU; in fast mode on another CPU a live view may differ from its cached twin in the last bits.
