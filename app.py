@@ -46,6 +46,6 @@ page = st.navigation(
 )
 note_arrival(page.url_path)
 accessible_style()  # contrast and keyboard fixes of Streamlit's own parts (WCAG 2.1 AA)
-projector_switch()  # in the sidebar of every page (issue 34: type the back row can read)
+projector_switch()  # in the sidebar of every page: type the back row can read
 settle_role()  # teacher, student or visitor: what the page may send (docs/classroom.md)
 page.run()

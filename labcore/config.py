@@ -609,7 +609,7 @@ KINDS_OF_EXPERIMENT: dict[str, tuple[str, ...]] = {
 arm (a) and the controls are kinds whose training signal ``TRAINING_OF_KIND`` fixes."""
 BUNDLED_EXPERIMENTS = ("e1", "e2", "e3")
 """What ``train --experiment all`` covers: the paper's experiments, whose agents are bundled. E4
-(issue 15) joins once its pipeline and bundle exist."""
+joins once its pipeline and bundle exist."""
 PAPER_EPISODES = {"e1": 4000, "e2": 4000, "e3": 8000, "e4": 4000}
 """Training episodes per seed in the paper's schedule (Table 2; E4 as E1, for ``b2_ws`` only:
 reward-trained kinds train in fast mode)."""

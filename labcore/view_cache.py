@@ -1,10 +1,10 @@
-"""The bundled agents' live views, precomputed for every discrete control value (issue 24).
+"""The bundled agents' live views, precomputed for every discrete control value.
 
-A class of thirty opens the same few views of the same bundled agents; each server process used to
-compute each of them once (a second or more) and then hold it in its own memory. This module is
-the one recipe for a live view (:func:`metacognition_view`, :func:`workspace_view`: the pages'
-caches in ``ui/data.py`` call them too) and a shipped cache of them: one ``.npz`` file per bundled
-checkpoint under ``results/view_cache/``, built by::
+A class of thirty opens the same few views of the same bundled agents; computed live, each server
+process would compute each of them once (a second or more) and hold it in its own memory. This
+module is the one recipe for a live view (:func:`metacognition_view`, :func:`workspace_view`: the
+pages' caches in ``ui/data.py`` call them too) and a shipped cache of them: one ``.npz`` file per
+bundled checkpoint under ``results/view_cache/``, built by::
 
     CTLAB_COMPUTE=portable python -m labcore.view_cache build --jobs 2        # or: make view-cache
 
@@ -22,7 +22,7 @@ What is cached, per checkpoint (its task decides):
 * every dual-task agent, in a JSON side file beside (``<name>.dual.json``, :func:`build_side_file`):
   the Integration page's readings for every value of the controls the agent has (active slots x
   self-model modes) and, for the kinds the Robustness page compares, PCI-A and dPCI for every
-  normalisation (a first switch took 6.5-9.2 s and 17.9 s computed live, issue 42).
+  normalisation (a first switch takes 6.5-9.2 s and 17.9 s computed live, bench/bench_views.py).
 
 A file is **versioned** (:data:`FORMAT`, :data:`VERSION`: a reader refuses any other), **keyed by
 its checkpoint's content hash** (``content_sha256``, computed from the checkpoint's tensors and

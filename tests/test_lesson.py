@@ -99,8 +99,8 @@ def test_every_step_opens_a_page_of_the_app_with_valid_controls(step):
 
 
 def test_a_step_that_asks_about_a_lesion_opens_with_predict_first_on():
-    """Issue 34: "Predict: zero the self-model" opened with Predict first off, so AUROC 0.50 showed
-    before anyone had predicted it."""
+    """The step "Predict: zero the self-model" opens with Predict first on, so AUROC 0.50 does not
+    show before anyone has predicted it."""
     lesion = [
         s
         for s in LESSON

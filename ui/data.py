@@ -239,7 +239,7 @@ def offered_seed(task: str, kind: str) -> int:
     bundled, trained, nor reserved by another session (:meth:`ui.jobs.SeedBook.next_free`).
 
     Nothing is reserved here: a seed is reserved when its run starts (:func:`submit_training`), so
-    visiting a page leaves no reservation behind (issue 34: one classroom walk left 40). Two
+    visiting a page leaves no reservation behind (a classroom walk would leave dozens). Two
     sessions may be offered the same seed; the first to start trains it and the other trains the
     next free one (``or_next``).
     """
@@ -764,8 +764,8 @@ def _study_named(path: Path) -> str | None:
 def ideal_on_view(seed: int, capacity: int, n_slots: int) -> dict[str, tuple[float, float, float]]:
     """What an ideal agent under the allocation rule scores on the very episodes of a Workspace
     view of ``seed`` (protocol sec. 10.1): per measure its mean and 95% range (the binomial
-    variation of its 1/7 guesses). A closed form over the task's distribution was beaten by
-    agents on a 32-episode sample by chance (issue 33); these episodes are the agents' own."""
+    variation of its 1/7 guesses). Agents can beat a closed form over the task's distribution by
+    chance on a 32-episode sample; these episodes are the agents' own."""
     import math
 
     from labcore.experiments.e2 import ideal_on_episodes

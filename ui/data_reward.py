@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 
 E4_RESULTS_DIR = ROOT / "results" / "e4"
-"""The bundled E4 result set (issue 15: metacognition from reward alone); read at call time."""
+"""The bundled E4 result set (metacognition from reward alone); read at call time."""
 LIVE_KIND = "reward_wager"
 """What the "From reward alone" page trains live: E4's arm (a)."""
 # The live budget of the wager run (labcore.budgets.LiveBudgets), read at call time (tests shrink it
@@ -135,7 +135,7 @@ def neurogym_study() -> LoadedStudy:
     return data.read_study("neurogym", str(NEUROGYM_STUDY_DIR), None)
 
 
-# ----------------------------------------------------------------------- protocol 8.7 (issue 23)
+# ----------------------------------------------------------------------- protocol 8.7
 PDW_STUDY_DIR = ROOT / "results" / STUDIES["pdw"].folder
 """The bundled Song et al. reproduction (``study pdw``); read at call time (tests point it
 elsewhere)."""

@@ -1,5 +1,5 @@
 """Every page: it runs without exceptions and with its plain-language help; never a traceback from
-any widget at its extremes or deselected (issue 14), nor from URL values beyond the data.
+any widget at its extremes or deselected, nor from URL values beyond the data.
 
 The every-widget driver finds the widgets a page shows (in AppTest's element tree, so a widget
 added to a page later is driven without touching this file), sets each to its first and last value
