@@ -611,18 +611,8 @@ def theatre_key(
     from labcore.envs import WAGERING
 
     task = "wagering" if task_id == WAGERING else "dual"
-    return (
-        *agent_file(task, kind, seed),
-        task_id,
-        seed,
-        episode,
-        self_model_mode,
-        capacity,
-        noise,
-        noise_mode,
-        soa,
-        count,
-    )
+    controls = (self_model_mode, capacity, noise, noise_mode, soa, count)
+    return (*agent_file(task, kind, seed), task_id, seed, episode, *controls)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
