@@ -57,7 +57,7 @@ def agreement_table(rows: pd.DataFrame) -> None:
     )
     grouped["agent"] = grouped["kind"].map(data.label)  # its name, never its code
     grouped["task"] = grouped["task"].map(lambda t: TASK_LABELS.get(t, t))
-    # The name and the numbers first: a phone shows the first three columns (issue 24).
+    # The name and the numbers first: a phone shows the first three columns.
     st.dataframe(
         grouped[["agent", "agreement", "worst", "excluded", "seeds", "task"]],
         width="stretch",
@@ -136,7 +136,7 @@ train_kind = c2.selectbox(
     help="Only the kinds the paper's experiments use on this task: E1 (wagering) needs the "
     "self-model's confidence, so only B2 (workspace-read) is trained on it.",
 )
-offered = data.offered_seed(task, train_kind)  # reserved only when its run starts (issue 34)
+offered = data.offered_seed(task, train_kind)  # reserved only when its run starts
 seed = int(
     c3.number_input(
         "Seed",

@@ -123,7 +123,7 @@ st.dataframe(
         ]
     ),
     hide_index=True,
-    width="stretch",  # narrow columns: a phone shows at least three (issue 24)
+    width="stretch",  # narrow columns: a phone shows at least three
     column_config={
         c: st.column_config.TextColumn(c, width=w)
         for c, w in (("system", 100), ("measure", 80), ("exact", 60), ("computed", 70))

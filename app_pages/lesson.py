@@ -62,7 +62,7 @@ st.html(  # a step fits one projected screen: larger type, less space above the 
 for notice in st.session_state.get("_notices.lesson", []):
     st.warning(escape_markdown(notice), icon=":material/warning:")
 
-# The teacher's controls sit in the sidebar, so a projected step fits one screen (issue 34).
+# The teacher's controls sit in the sidebar, so a projected step fits one screen.
 st.sidebar.selectbox(
     "Lesson step",
     list(range(1, N + 1)),

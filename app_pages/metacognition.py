@@ -297,7 +297,7 @@ if kind == MEASURED:
 @st.fragment
 def live_view() -> None:
     """The self-model and workspace controls and everything they change: a switch reruns only
-    this (issue 34), not the page's explanations and verdicts."""
+    this, not the page's explanations and verdicts."""
     controls.segmented(
         right,
         "Self-model",

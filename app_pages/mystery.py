@@ -79,7 +79,7 @@ def open_typed() -> None:
     """Open the code typed into the box (an empty box closes the puzzle)."""
     typed = st.session_state.get("mystery.typed", "").strip()
     if len(typed) > mystery.MAX_CODE_TEXT:  # refused here: the URL would keep too little of it
-        try:  # to quote its length (issue 34: 300 characters were reported as 100)
+        try:  # to quote its length (the URL's copy would be cut short)
             mystery.decode(typed)
         except ValueError as exc:
             st.session_state["mystery.typed_refused"] = str(exc)

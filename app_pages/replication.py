@@ -101,8 +101,8 @@ rows = [
     }
     for r in report.finding_rows(res.claims)
 ]
-# The verdict and the two numbers first, the long texts after: a phone shows the first three columns
-# (issue 24).
+# The verdict and the two numbers first, the long texts after: a phone shows the first three
+# columns.
 claims = pd.DataFrame(
     rows,
     columns=[
@@ -157,7 +157,7 @@ for tab, exp in zip(tabs, [*res.experiments, "explore"], strict=True):
                 + " ".join(e3_robustness_verdict(res))
                 + " Explore the study's designs on the Robustness page."
             )
-        elif exp == "explore":  # only the post-hoc tab (issue 24: this ran on every tab but E3)
+        elif exp == "explore":  # only the post-hoc tab, not every tab but E3
             st.markdown(
                 "Added after the results were seen: not pre-registered, no verdicts. "
                 "Hypotheses for a "

@@ -1,4 +1,4 @@
-"""From reward alone (issues 15, 23): does an agent learn to know when it is right without ever
+"""From reward alone: does an agent learn to know when it is right without ever
 being told?
 
 The lab's answer first (at most 30 words, composed from five studies by ``reward.j2``), its
@@ -267,7 +267,7 @@ def live_training() -> None:
         f"confidence is checked on {budget.heldout_episodes} held-out trials. It is saved for "
         "**this browser session only**; the shipped agents never change."
     )
-    # reserved when the run starts, never on a visit (issue 34); taken meanwhile: the next free one
+    # reserved when the run starts, never on a visit; taken meanwhile: the next free one
     free = data.offered_seed("wagering", data_reward.LIVE_KIND)
     if st.button(f"Train {data_reward.LIVE_KIND} seed {free} live", type="primary"):
         bar = st.progress(0.0, text="generating expert demonstrations...")
@@ -336,7 +336,7 @@ def wagering_section() -> None:
     arms = data_reward.e4_arm_names()
     st.markdown("**Every arm over all seeds**")
     arm_rows = arms_table(res.seed_values, arms)
-    # Narrow columns, so a phone shows at least three of them (issue 24, defect 8); the arm's name
+    # Narrow columns, so a phone shows at least three of them; the arm's name
     # wraps on hover.
     st.dataframe(
         arm_rows,

@@ -79,8 +79,8 @@ study = data.explore()
 
 
 def verdict() -> None:
-    """The bundled verdict, below the controls and the live result (issue 24: about 900 px of it
-    above the noise slider left a projector with no control on screen)."""
+    """The bundled verdict, below the controls and the live result (about 900 px of it above the
+    noise slider would leave a projector with no control on screen)."""
     verdict_box(
         "Verdict: does the paper's robustness hierarchy hold here?",
         bundled,
@@ -127,7 +127,7 @@ summary = results.summary
 @st.fragment
 def noise_view() -> None:
     """The noise controls and what they change, the live accuracy and the titration chart: a
-    switch reruns only this (issue 34), not the verdicts, complexity and design study below."""
+    switch reruns only this, not the verdicts, complexity and design study below."""
     c3.slider("Noise sigma", 0.0, MAX_NOISE, step=0.01, key=controls.key(PAGE, "noise"))
     c4.radio(
         "Noise protocol",
@@ -155,7 +155,7 @@ def noise_view() -> None:
         controls.rerun_page_when_changed(PAGE, "revealed", revealed)  # the verdicts wait too
         if not revealed:
             # everything below gives the answer away: the live number, L75, the verdict and the
-            # four charts (issue 34: only the live number was held back)
+            # four charts, not the live number alone
             st.stop()
         live_scope(
             data.label(kind), seed, f"{data.TITRATION_EPISODES} episodes at this noise", bundled

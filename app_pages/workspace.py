@@ -186,7 +186,7 @@ def one_episode(view, capacity: int) -> None:
         st.session_state[controls.key(PAGE, "episode")] = last_episode
     st.slider("Episode", 0, last_episode, key=controls.key(PAGE, "episode"))
     episode = controls.value(PAGE, "episode")
-    if capacity == 0:  # an empty heatmap explained nothing (issue 24)
+    if capacity == 0:  # an empty heatmap would explain nothing
         st.info(
             "With the workspace off (0 slots) nothing is written to it: every slot is "
             "empty at every step, so "
@@ -298,7 +298,7 @@ def broadcast_metrics(view, intact, capacity: int, condition, paper_label: str) 
 
 @st.fragment
 def capacity_view() -> None:
-    """The capacity slider and everything it changes: a switch reruns only this (issue 34), not
+    """The capacity slider and everything it changes: a switch reruns only this, not
     the page's explanations, verdicts, masking and bundled figures."""
     c3.select_slider(
         "Workspace slots (capacity scale)",

@@ -1,6 +1,6 @@
 """Control-to-figure latency in a real browser (issue: the lab in the browser).
 
-Run alone: ``.venv/bin/python -m bench.bench_browser`` (``--cold``: issue 14's first-time paths).
+Run alone: ``.venv/bin/python -m bench.bench_browser`` (``--cold``: the first-time paths).
 Starts the real lab, drives Debian's
 chromium with Playwright, changes a control and measures the time until the dependent metric
 shows its new value. The first change of a setting computes (cache miss); changing back to a
@@ -50,7 +50,7 @@ def timed_load(page, url: str, label: str) -> float:
 
 
 def cold_paths() -> None:
-    """Issue 14's slow paths, each the first time in a fresh server (nothing cached)."""
+    """The slow paths, each the first time in a fresh server (nothing cached)."""
     with running_lab() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})

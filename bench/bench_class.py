@@ -1,6 +1,6 @@
 """Class load: N students on one server, or on ``make class``; as Streamlit-protocol clients
-(``--mode protocol``, the default: issue 34) or in headless chromium (``--mode browser``: issue 24,
-now an end-to-end check at N <= 5).
+(``--mode protocol``, the default) or in headless chromium (``--mode browser``, an end-to-end
+check at N <= 5).
 
 Protocol mode (:mod:`bench.class_protocol`, :mod:`bench.protocol_client`): every student speaks
 Streamlit's websocket protocol without a browser, so the cores go to the servers, as in a class
@@ -408,7 +408,7 @@ def write_protocol_readme(rows: list[str], note: str) -> None:
             note,
         ]
     )
-    heading = "## Class load at the server: students as protocol clients (issue 34)"
+    heading = "## Class load at the server: students as protocol clients"
     README.write_text(
         replace_between(README.read_text(), PROTOCOL_BEGIN, PROTOCOL_END, block, heading)
     )
@@ -433,7 +433,7 @@ def write_readme(rows: list[str], note: str) -> None:
     if BEGIN in text and END in text:
         text = text[: text.index(BEGIN)] + table + text[text.index(END) + len(END) :]
     else:
-        text = text.rstrip("\n") + "\n\n## Class load (issue 24)\n\n" + table + "\n"
+        text = text.rstrip("\n") + "\n\n## Class load in browsers\n\n" + table + "\n"
     README.write_text(text)
 
 

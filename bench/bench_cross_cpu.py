@@ -13,7 +13,7 @@ the approximate reciprocals ``rcpps``/``rsqrtps``; portable mode's MKL ``COMPATI
 avoids them, and the other libraries do not use them for these operations.)
 
 ``--cost`` times training of three kinds (5 seeds as one batch) in both modes, the figure that
-decides the default mode (labcore.compute; issue 22: keep "fast" above 1.5x).
+decides the default mode (labcore.compute: keep "fast" above 1.5x).
 
 Slow under emulation: about 7 minutes per emulated CPU (the probe takes 3 s natively).
 """

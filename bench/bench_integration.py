@@ -1,4 +1,4 @@
-"""Every integration measure for one agent and condition (issue 27 target: <= 2 s for 32 episodes).
+"""Every integration measure for one agent and condition (target: <= 2 s for 32 episodes).
 
 Run: ``.venv/bin/python -m bench.bench_integration``. For each bundled dual-task kind (seed 0,
 intact) it rolls out 32 episodes with and without E3's pulse once, then times

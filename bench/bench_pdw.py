@@ -11,7 +11,7 @@ trials per update, GRU baseline, stopped by the registered behavioural criterion
 12,000 updates), one torch thread. Printed: wall time (including drawing the 100,000-trial pool),
 updates done and how training stopped, updates per second over the training loop, and the time
 at which the criterion first held. ``--updates N`` caps the run (a quick updates/s measurement).
-Target (issue 23): one plain-GRU agent to its criterion in <= 5 minutes. ``--live`` times the "From
+Target: one plain-GRU agent to its criterion in <= 5 minutes. ``--live`` times the "From
 reward alone" page's live run instead (``labcore.training.neurogym_trainer.live_config``: the live
 budget's cap,
 checks, held-out trials and pool); target: its cap in about 2 minutes.

@@ -9,9 +9,8 @@ convergence
 rule stops it (protocol 8.3), the time at which its held-out greedy accuracy first reached the
 criterion (0.80; evaluations every 50 updates), and the final held-out accuracy and Type-2
 AUROC; then the same seed of E1's agent (``b2_ws``) behaviour-cloned to its own rule
-(``labcore.training.behaviour_cloning.train_seeds``, fast mode), and the ratio of the two. Target
-(issue 15): one
-RL agent to its criterion in <= 2 minutes.
+(``labcore.training.behaviour_cloning.train_seeds``, fast mode), and the ratio of the two.
+Target: one RL agent to its criterion in <= 2 minutes.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Server CPU of one cached-view switch and of one warm page open (issue 34 item 3).
+"""Server CPU of one cached-view switch and of one warm page open.
 
 One lab server (``streamlit run app.py``, no file watcher) and one Streamlit-protocol student
 (:class:`bench.protocol_client.StreamlitClient`): every case is warmed first (each of its views
@@ -17,7 +17,7 @@ are process CPU, so a background job at low priority changes them little; the lo
     python -m bench.bench_switch --cases metacognition --passes 2
     python -m bench.bench_switch --profile DIR         # also py-spy the server (if installed)
 
-Targets (issue 34): a cached-view switch at most 50 ms of server CPU, a warm page open under 0.5 s.
+Targets: a cached-view switch at most 50 ms of server CPU, a warm page open under 0.5 s.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Server time of the controls issue 42 found slow: Integration's switches, Robustness' first PCI-A
+"""Server time of the slowest first-time controls: Integration's switches, Robustness' first PCI-A
 normalisation, Workspace's first mask onset.
 
 Each case opens its page in Streamlit's AppTest (the real app: navigation, URL state, caches; no

@@ -1,4 +1,4 @@
-"""The class benchmark's protocol mode (issue 34): students as Streamlit-protocol clients.
+"""The class benchmark's protocol mode: students as Streamlit-protocol clients.
 
 Every student is a :class:`bench.protocol_client.StreamlitClient`: no browser, so the machine's
 cores go to the servers, as in a class where the students' own devices render. A student opens a
@@ -117,7 +117,7 @@ SCENARIOS = {
         ),
     )
 }
-"""The scenarios of issue 34: the Metacognition switch (B2, the five bundled seeds), the Workspace
+"""The scenarios: the Metacognition switch (B2, the five bundled seeds), the Workspace
 capacity slider (B1, five seeds) and a lesson step (the noise step: its view on Robustness)."""
 PACES = {"stress": (0.5, 2.0), "class": (5.0, 15.0)}
 """Seconds a student thinks before each switch (uniform between the two)."""

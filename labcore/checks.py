@@ -1,4 +1,4 @@
-"""The lab's checks of a value, each in one place (issue 32): a value among its choices
+"""The lab's checks of a value, each in one place: a value among its choices
 (:func:`check_choice`, :class:`ChoiceError`, :func:`choice_error`, its sentence) and a setting a
 config refuses (:class:`ConfigError`, naming the fields the failed check concerns). Every layer
 imports them from here; each error carries a record (a name, a value, fields) beside its sentence,

@@ -4,7 +4,7 @@ The same seed gives the same numbers only on the same code path. PyTorch, Intel 
 NumPy and OpenBLAS each pick kernels by the CPU they find (AVX-512 on one machine, AVX2 on
 another; Intel's or a generic path on AMD), and kernels of different widths round sums and
 transcendental functions differently. A retrain on another CPU family therefore drifts from
-the bundled weights after a few updates (issue 22: 24 tensors apart, max 0.31, on an AMD EPYC).
+the bundled weights after a few updates (measured: 24 tensors apart, max 0.31, on an AMD EPYC).
 
 Two modes, chosen by the environment variable ``CTLAB_COMPUTE`` (or ``--compute`` on the
 command line), applied when :mod:`labcore` is imported:

@@ -609,7 +609,7 @@ KINDS_OF_EXPERIMENT: dict[str, tuple[str, ...]] = {
 arm (a) and the controls are kinds whose training signal ``TRAINING_OF_KIND`` fixes."""
 BUNDLED_EXPERIMENTS = ("e1", "e2", "e3")
 """What ``train --experiment all`` covers: the paper's experiments, whose agents are bundled. E4
-(issue 15) joins once its pipeline and bundle exist."""
+joins once its pipeline and bundle exist."""
 PAPER_EPISODES = {"e1": 4000, "e2": 4000, "e3": 8000, "e4": 4000}
 """Training episodes per seed in the paper's schedule (Table 2; E4 as E1, for ``b2_ws`` only:
 reward-trained kinds train in fast mode)."""
@@ -856,22 +856,34 @@ def train_config_of(kind: str, cfg: TrainConfig, task: str | None = None) -> Tra
 
 
 # --------------------------------------------------------------------------- the app's pages
-PAGE_URLS: dict[str, str] = {
-    "home": "",
-    "agents": "agents",
-    "metacognition": "metacognition",
-    "reward": "reward",
-    "workspace": "workspace",
-    "robustness": "robustness",
-    "integration": "integration",
-    "rollouts": "rollouts",
-    "replication": "replication",
-    "scorecards": "scorecards",
-    "mystery": "mystery",
-    "lesson": "lesson",
-    "your_data": "your_data",
-    "be_the_agent": "be_the_agent",
-    "join": "join",
-}
-"""Each page of the app (its file ``app_pages/<key>.py``) -> its URL path. ``app.py`` registers
-the pages with these paths; the lesson's links and the share links read them here."""
+@dataclass(frozen=True)
+class Page:
+    """One page of the app: its file ``app_pages/<name>.py`` and its title and icon in the menu."""
+
+    name: str
+    title: str
+    icon: str
+
+
+PAGES = (
+    Page("home", "Home", ":material/home:"),
+    Page("agents", "Agents", ":material/smart_toy:"),
+    Page("metacognition", "Metacognition — HOT", ":material/psychology:"),
+    Page("reward", "From reward alone", ":material/emoji_events:"),
+    Page("workspace", "Workspace — GWT", ":material/hub:"),
+    Page("robustness", "Robustness — triangulation", ":material/cyclone:"),
+    Page("integration", "Integration — IIT", ":material/join_inner:"),
+    Page("rollouts", "Rollout theatre", ":material/movie:"),
+    Page("replication", "Replication", ":material/fact_check:"),
+    Page("scorecards", "Scorecards", ":material/receipt_long:"),
+    Page("mystery", "Mystery agent", ":material/help:"),
+    Page("lesson", "Lesson", ":material/school:"),
+    Page("your_data", "Your data", ":material/upload_file:"),
+    Page("be_the_agent", "Be the agent", ":material/sports_esports:"),
+    Page("join", "Join a class", ":material/groups:"),
+)
+"""The app's pages in menu order, declared once: ``app.py`` builds its navigation from them (the
+first opens at the app's root) and the tests walk every one. A new page is its file and one line
+here."""
+PAGE_URLS: dict[str, str] = {p.name: "" if p is PAGES[0] else p.name for p in PAGES}
+"""Each page -> its URL path (the lesson's links and the share links read them here)."""

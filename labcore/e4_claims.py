@@ -1,4 +1,4 @@
-"""E4's claims (issue 15; docs/protocol.md sec. 8.5, and 8.8.5 for "E4 again"): no paper number,
+"""E4's claims (docs/protocol.md sec. 8.5, and 8.8.5 for "E4 again"): no paper number,
 each names the hypothesis it tests.
 
 Their verdict is :data:`labcore.paper.NEW`; the hypotheses are tested in
@@ -27,7 +27,7 @@ def _e4(
 
 
 E4_CLAIMS: tuple[ClaimSpec, ...] = (
-    # ------------------------------------------- Experiment 4 (issue 15): no paper numbers,
+    # ------------------------------------------- Experiment 4: no paper numbers,
     # protocol 8.5
     _e4(
         "e4.auroc.reward_wager.self_on",
@@ -94,7 +94,7 @@ E4_CLAIMS: tuple[ClaimSpec, ...] = (
         "Control, confidence reads only the workspace: Type-2 AUROC",
         "H6",
     ),
-    # ------------------------------------------- E4 again (issue 23): protocol 8.8.5
+    # ------------------------------------------- E4 again: protocol 8.8.5
     _e4(
         "e4.auroc.reward_late.self_on",
         "Reward alone, wager learned once the choices were learned: Type-2 AUROC",

@@ -1,4 +1,4 @@
-"""Findings: what every experiment and study concludes, as typed records (issue 32).
+"""Findings: what every experiment and study concludes, as typed records.
 
 A :class:`Finding` is one number a reader is told: the question it answers, its value with its
 interval and n, its verdict (against the paper's number) or outcome (of a registered hypothesis),
@@ -24,7 +24,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from labcore.io import atomic_write, sha256_of
 
 SCHEMA_VERSION = 3
-"""Version of the summary contract. 3: every summary is a :class:`StudySummary` (issue 32)."""
+"""Version of the summary contract. 3: every summary is a :class:`StudySummary`."""
 SUMMARY = "summary.json"
 MAX_SUMMARY_BYTES = 50_000_000
 """A summary larger than this is not read (a bundled one is under 1 MB)."""

@@ -493,7 +493,7 @@ def e1_construction_notes(
     confidence only if the confidence head reads z_self (agents with a self-model); with the
     bus off nothing depends on the stimulus only if the stimulus enters through the bus. Given
     the measured (constant) ``confidence`` of a zeroed self-model, the note also says which way
-    its opt-out rate is fixed (issue 24).
+    its opt-out rate is fixed.
 
     >>> from labcore.config import AGENT_KINDS
     >>> (len(e1_construction_notes(AGENT_KINDS["b2_ws"], "zero", 4)),

@@ -1,4 +1,4 @@
-"""The integration measures of one condition (issue 27; protocol 9.3): Phi_E, O-information and
+"""The integration measures of one condition (protocol 9.3): Phi_E, O-information and
 TSE complexity on the recorded states of one dual-task agent, without and with the PCI-A pulse.
 
 Like :mod:`labcore.measures`, each function here runs autonomous rollouts

@@ -44,7 +44,7 @@ REGISTERED = "registered"
 """The id of the rules written before any result (docs/verdicts.md rules 1-5 and the claims
 table's declared reasons): the first entry of :data:`RULES`."""
 NEW = VERDICTS[-1]
-"""``"new (no paper number)"``: the verdict of a claim the paper has no number for (E4, issue 15):
+"""``"new (no paper number)"``: the verdict of a claim the paper has no number for (E4):
 nothing to reproduce; the pre-registered hypothesis it tests (``ClaimSpec.hypothesis``,
 docs/protocol.md sec. 8.5) is tested instead (``labcore.experiments.e4_hypotheses``)."""
 

@@ -1,5 +1,5 @@
 """The README's generated blocks: every number the README states, rendered from the bundled
-summaries through the one renderer (issue 32).
+summaries through the one renderer.
 
 A block sits between ``<!-- readme:NAME -->`` and ``<!-- /readme:NAME -->``. ``python -m
 labcore.readme`` rewrites every block of README.md from the summaries; ``--check`` only says

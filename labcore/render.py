@@ -1,4 +1,4 @@
-"""The one renderer: findings become words here and nowhere else (issue 32).
+"""The one renderer: findings become words here and nowhere else.
 
 - :func:`fmt`: the one number formatter (every unit, undefined values, censored L75).
 - :data:`CHANCE`: the one table of chance levels, with :func:`chance_text`.

@@ -1,10 +1,10 @@
-"""The bundled agents' live views, precomputed for every discrete control value (issue 24).
+"""The bundled agents' live views, precomputed for every discrete control value.
 
-A class of thirty opens the same few views of the same bundled agents; each server process used to
-compute each of them once (a second or more) and then hold it in its own memory. This module is
-the one recipe for a live view (:func:`metacognition_view`, :func:`workspace_view`: the pages'
-caches in ``ui/data.py`` call them too) and a shipped cache of them: one ``.npz`` file per bundled
-checkpoint under ``results/view_cache/``, built by::
+A class of thirty opens the same few views of the same bundled agents; computed live, each server
+process would compute each of them once (a second or more) and hold it in its own memory. This
+module is the one recipe for a live view (:func:`metacognition_view`, :func:`workspace_view`: the
+pages' caches in ``ui/data.py`` call them too) and a shipped cache of them: one ``.npz`` file per
+bundled checkpoint under ``results/view_cache/``, built by::
 
     CTLAB_COMPUTE=portable python -m labcore.view_cache build --jobs 2        # or: make view-cache
 
@@ -22,16 +22,18 @@ What is cached, per checkpoint (its task decides):
 * every dual-task agent, in a JSON side file beside (``<name>.dual.json``, :func:`build_side_file`):
   the Integration page's readings for every value of the controls the agent has (active slots x
   self-model modes) and, for the kinds the Robustness page compares, PCI-A and dPCI for every
-  normalisation (a first switch took 6.5-9.2 s and 17.9 s computed live, issue 42).
+  normalisation (a first switch takes 6.5-9.2 s and 17.9 s computed live, bench/bench_views.py).
 
 A file is **versioned** (:data:`FORMAT`, :data:`VERSION`: a reader refuses any other), **keyed by
 its checkpoint's content hash** (``content_sha256``, computed from the checkpoint's tensors and
 metadata when it is looked up: :func:`checkpoint_key`), so the same weights hit the cache however
 their file lays them out, and a retrained or edited checkpoint misses it and its views are
 computed live (the header also records the sha256 of the file it was built from, not compared:
-re-saving the same weights changes it); and **validated** on
-reading (:func:`read_cache`): arrays and scalars are checked against the fields each view
-needs. Reading runs no agent. Arrays are stored in ``.npz`` (no pickle: a file never runs code).
+re-saving the same weights changes it); and **validated** on reading (:func:`read_cache`): a
+view stores every field of its type (:func:`view_fields`), so a file built before a field was
+added to a view (or after one was removed) misses, its views are computed live, and a warning
+names ``make view-cache``, which rebuilds exactly the files that miss. Reading runs no agent.
+Arrays are stored in ``.npz`` (no pickle: a file never runs code).
 The shipped files are built in portable compute mode (:mod:`labcore.compute`; the header records
 the fingerprint), so a fresh computation in that mode equals them bit for bit on any AVX2 x86-64
 CPU; in fast mode on another CPU a live view may differ from its cached twin in the last bits.
@@ -45,6 +47,7 @@ import json
 import math
 import sys
 import time
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
@@ -81,29 +84,6 @@ SLOTS = range(AgentConfig().n_slots + 1)
 """Active workspace slots of the pages' capacity controls: 0 (bus-off) to K."""
 WORKSPACE_KINDS = ("b1", "b1_noise", "b1_reg", "b2", "b2_ws", "bc_linear", "bc_mlp", "bc_random")
 """Dual-task kinds the Workspace page offers (it leaves out A0, A1 and HOT-only: no workspace)."""
-_META_ARRAYS = (
-    "correct",
-    "confidence",
-    "decided",
-    "stimulus",
-    "salience",
-    "decision",
-    "wager",
-    "bet",
-    "max_softmax",
-)
-_META_SCALARS = (
-    "accuracy",
-    "auroc",
-    "meta_d",
-    "m_ratio",
-    "skip_fraction",
-    "utility",
-    "aurc",
-    "calibration_error",
-)
-_WS_ARRAYS = ("per_step", "decision", "conjunction")
-_WS_SCALARS = ("gbi", "gbi_signed", "ignition", "gbi_abs", "two_occupied")
 _TRACE_ARRAYS = ("seeds", "valid", "step_kind", "action", "oracle", "cue", "occupied", "slots")
 """What the Workspace page reads of a trace; the rest (h, logits, probs, pose...) is left out."""
 
@@ -232,16 +212,26 @@ def _slim_trace(trace: Any) -> dict[str, np.ndarray]:
     return out
 
 
+def view_fields(kind: str) -> tuple[str, ...]:
+    """The fields a cached view of ``kind`` ("meta" or "ws") stores: every field of its type
+    (:class:`~labcore.measures.MetacognitionView`, :class:`~labcore.measures.WorkspaceView`) but
+    its trace. A field added to the type is stored by the next build; a file built before it
+    misses (:func:`read_cache`)."""
+    from labcore.measures import MetacognitionView, WorkspaceView
+
+    view_type = MetacognitionView if kind == "meta" else WorkspaceView
+    return tuple(f.name for f in fields(view_type) if f.name != "trace")
+
+
 def _pack(view: Any) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """A view's arrays and scalars (a Metacognition view without its trace)."""
     from labcore.measures import MetacognitionView
 
-    if isinstance(view, MetacognitionView):
-        return {k: getattr(view, k) for k in _META_ARRAYS}, {
-            k: float(getattr(view, k)) for k in _META_SCALARS
-        }
-    arrays = {k: getattr(view, k) for k in _WS_ARRAYS} | _slim_trace(view.trace)
-    return arrays, {k: float(getattr(view, k)) for k in _WS_SCALARS}
+    kind = "meta" if isinstance(view, MetacognitionView) else "ws"
+    values = {k: getattr(view, k) for k in view_fields(kind)}
+    arrays = {k: v for k, v in values.items() if isinstance(v, np.ndarray)}
+    scalars = {k: float(v) for k, v in values.items() if k not in arrays}
+    return arrays | ({} if kind == "meta" else _slim_trace(view.trace)), scalars
 
 
 def _restore(
@@ -254,12 +244,9 @@ def _restore(
     from labcore.measures import MetacognitionView, WorkspaceView
     from labcore.rollout import Trace
 
+    stored = {k: v for k, v in arrays.items() if not k.startswith("trace.")} | dict(scalars)
     if kind == "meta":
-        return MetacognitionView(
-            **{k: arrays[k] for k in _META_ARRAYS},
-            **{k: scalars[k] for k in _META_SCALARS},
-            trace=None,
-        )
+        return MetacognitionView(**stored, trace=None)
     t = {
         k[len("trace.") :]: v
         for k, v in arrays.items()
@@ -290,9 +277,7 @@ def _restore(
         z_self=None,
         labels=labels,
     )
-    return WorkspaceView(
-        **{k: arrays[k] for k in _WS_ARRAYS}, trace=trace, **{k: scalars[k] for k in _WS_SCALARS}
-    )
+    return WorkspaceView(**stored, trace=trace)
 
 
 # ------------------------------------------------------------------------- building
@@ -372,7 +357,8 @@ def build_file(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> Pat
 class CacheMiss(LookupError):
     """No usable cached view: the page computes it live. ``kind`` says why (``"unreadable"``,
     ``"format"``, ``"recipe"``, ``"checkpoint"``: built from another version of the agent,
-    ``"field"``: a view lacks one, named in ``missing``)."""
+    ``"shape"``: a view's fields differ from its type's, those it lacks named in ``missing``;
+    ``"field"``: a view lacks a trace array or is malformed)."""
 
     def __init__(self, message: str, kind: str, missing: tuple[str, ...] = ()) -> None:
         super().__init__(message)
@@ -428,11 +414,6 @@ def read_cache(path: str | Path, expected: str | None = None) -> dict[str, Any]:
     views = {}
     for key, entry in header.get("views", {}).items():
         kind = key.split("|")[0]
-        needed = (
-            _META_ARRAYS
-            if kind == "meta"
-            else (*_WS_ARRAYS, *(f"trace.{n}" for n in _TRACE_ARRAYS[:-2]))
-        )
         arrays = {
             name[len(key) + 1 :]: value
             for name, value in data.items()
@@ -441,15 +422,28 @@ def read_cache(path: str | Path, expected: str | None = None) -> dict[str, Any]:
         scalars = {
             k: math.nan if v is None else float(v) for k, v in (entry.get("scalars") or {}).items()
         }
-        missing = [n for n in needed if n not in arrays] + [
-            s for s in (_META_SCALARS if kind == "meta" else _WS_SCALARS) if s not in scalars
-        ]
+        stored = {*scalars, *(n for n in arrays if not n.startswith("trace."))}
+        _same_shape(Path(path).name, key, stored, view_fields(kind))
+        trace = [f"trace.{n}" for n in _TRACE_ARRAYS[:-2]] if kind == "ws" else []
+        missing = [n for n in trace if n not in arrays]
         if missing:
             raise CacheMiss(
                 f"{Path(path).name}: view {key} lacks {', '.join(missing)}", "field", missing
             )
         views[key] = _restore(kind, arrays, scalars, entry)
     return views
+
+
+def _same_shape(name: str, key: str, stored: Iterable[str], wanted: Iterable[str]) -> None:
+    """Raise a ``"shape"`` :class:`CacheMiss` when a file's view ``key`` stores other fields than
+    its type has now (a field added or removed since the file was built)."""
+    missing = sorted(set(wanted) - set(stored))
+    extra = sorted(set(stored) - set(wanted))
+    if missing or extra:
+        differs = ", ".join(
+            [*(f"lacks {n}" for n in missing), *(f"has no {n} field" for n in extra)]
+        )
+        raise CacheMiss(f"{name}: view {key} {differs}", "shape", tuple(missing))
 
 
 # ------------------------------------------------------------------------- Integration and PCI
@@ -560,10 +554,13 @@ def read_side(path: str | Path, expected: str | None = None) -> dict[str, Any]:
     if expected is not None and header.get("content_sha256") != expected:
         raise CacheMiss(f"{name} was built from another version of its checkpoint", "checkpoint")
     nan = lambda v: math.nan if v is None else v  # noqa: E731
+    reading = [f.name for f in fields(IntegrationReading)]
     views: dict[str, Any] = {}
     try:
         for key, view in (header.get("views") or {}).items():
             if key.startswith("int|"):
+                for r in view:
+                    _same_shape(name, key, r, reading)
                 views[key] = [
                     IntegrationReading(
                         **{
@@ -584,17 +581,23 @@ def read_side(path: str | Path, expected: str | None = None) -> dict[str, Any]:
 def read_views(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> dict[str, Any]:
     """Every shipped view of one checkpoint: its ``.npz`` (:func:`read_cache`) and its side file
     (:func:`read_side`), each left out when it is missing, of another version or built from other
-    weights (those views are then computed live); none for a checkpoint that cannot be read."""
+    weights (those views are then computed live, with a warning naming `make view-cache`, which
+    rebuilds exactly the files that miss); none for a checkpoint that cannot be read."""
     try:
         expected = checkpoint_key(checkpoint)
     except (OSError, ValueError):
         return {}
     views: dict[str, Any] = {}
     for read, where in ((read_cache, cache_path), (read_side, side_path)):
+        path = where(checkpoint, directory)
         try:
-            views.update(read(where(checkpoint, directory), expected))
-        except (CacheMiss, OSError, ValueError):
-            pass
+            views.update(read(path, expected))
+        except (CacheMiss, OSError, TypeError, ValueError) as miss:
+            if path.exists():  # a file that no longer fits the code: say how to rebuild it
+                warnings.warn(
+                    f"{miss}; its views are computed live until `make view-cache` rebuilds it",
+                    stacklevel=2,
+                )
     return views
 
 

@@ -1,5 +1,5 @@
 """The error a call raises, for tests that read its record (a kind, a field, a name) rather than
-its sentence (issue 32 item 4). Imported as ``from tests.refusals import refused``."""
+its sentence. Imported as ``from tests.refusals import refused``."""
 
 from __future__ import annotations
 

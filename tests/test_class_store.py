@@ -1,4 +1,4 @@
-"""The class store (labcore.classroom.store, issue 34): answers from several processes counted once
+"""The class store (labcore.classroom.store): answers from several processes counted once
 each, nothing lost on a restart, floods and hostile values bounded, no student sees the class's
 answers before the teacher reveals them."""
 

@@ -1,4 +1,4 @@
-"""Figures without colour and without sight (issue 42): Okabe & Ito's palette, every legend entry
+"""Figures without colour and without sight: Okabe & Ito's palette, every legend entry
 told apart by more than its colour, a text alternative with the numbers, and the stacked drawing of
 a multi-panel figure for a narrow column; on every figure of the report's registry."""
 

@@ -158,7 +158,7 @@ def test_titles_wrap_at_title_width_not_tick_width():
     assert all(len(line) <= 58 for line in title.split("<br>"))
 
 
-# --------------------------------------------------------------------------- issue 14: the theatre,
+# --------------------------------------------------------------------------- the theatre,
 # readability
 
 
@@ -361,7 +361,7 @@ def outside_their_axes(fig: go.Figure) -> list[tuple[str, float]]:
 
 
 def test_an_auroc_below_the_old_axis_floor_is_inside_its_axis():
-    """Issue 24, defect 5: the "Area under the curve" axis ran 0.3-1, hiding an AUROC of 0.18."""
+    """An "Area under the curve" axis of 0.3-1 would hide an AUROC of 0.18."""
     rng = np.random.default_rng(0)
     correct = rng.random(400) < 0.8
     confidence = np.where(correct, rng.normal(0.4, 0.1, 400), rng.normal(0.6, 0.1, 400))  # inverted
@@ -393,7 +393,7 @@ def test_the_e4_figures_hold_every_arm_inside_their_axes():
 
 
 def test_fig3b_says_undefined_where_a_bar_is_missing(points):
-    """Issue 24, defect 9: Fig. 3b's panel looked empty where r is undefined (a constant marker)."""
+    """Fig. 3b's panel would look empty where r is undefined (a constant marker)."""
     fig = paper_e3.fig3b_marker_correlations(points)
     for bar in (t for t in fig.data if t.type == "bar"):
         missing = [x for x, y in zip(bar.x, bar.y, strict=True) if not np.isfinite(y)]
@@ -406,7 +406,7 @@ def test_fig3b_says_undefined_where_a_bar_is_missing(points):
 
 
 # --------------------------------------------------------------------------- in-chart collisions
-# (issue 34: a classroom walk at 1366x800 and on a phone)
+# (a classroom at 1366x800 and on a phone)
 
 
 def test_the_roc_panel_of_the_auroc_holds_no_text_and_its_axis_is_on_the_far_side():

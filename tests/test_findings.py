@@ -1,4 +1,4 @@
-"""Every number a report finding states is tied to the results (issue 12).
+"""Every number a report finding states is tied to the results.
 
 The findings (``labcore.figures.registry``: the sentences under each figure of the report and
 the Replication page) are prose built from a result set. Two checks on the bundled set:

@@ -1,7 +1,7 @@
 """The README's numbers are the bundled summaries' own: every block between ``<!-- readme:NAME -->``
-markers equals what :mod:`labcore.readme` generates (issue 22: the README once counted two values
-as evidence that the set flagged as true by construction; issue 32: one README writer, and a
-README a newcomer reads in ten minutes)."""
+markers equals what :mod:`labcore.readme` generates (one README writer, so the README never counts
+as evidence a value the set flags as true by construction), and a newcomer reads it in ten
+minutes."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def test_every_generated_block_is_current():
 
 
 def test_the_readme_stays_short():
-    # Issue 32: under 2,500 words, a newcomer's read of ten minutes.
+    # Under 2,500 words, a newcomer's read of ten minutes.
     assert len(README.split()) < 2_500
 
 
@@ -49,7 +49,7 @@ def test_a_readme_table_is_capped_and_names_the_rest():
 
 def test_the_split_follows_the_flags():
     # A claim counts as evidence only when the set does not flag it: the relative and empty-bus
-    # values issue 22 found counted as evidence are among the flagged ones.
+    # values are among the flagged ones.
     summary = load_summary(ROOT / "results" / "bundled").summary
     apart = {f.id for f in summary.findings if not f.evidence}
     assert {"e1.accuracy.self_off", "e2.dnrs.scale_0"} <= apart
@@ -76,7 +76,7 @@ def test_the_reward_answer_keeps_its_word_limit():
 
 @pytest.mark.parametrize("name", [n for n in readme.BLOCKS if n.startswith("answer:")])
 def test_every_answer_in_the_readme_keeps_its_word_limit(name):
-    # Issue 32: each answer in at most 120 words, rendered from the bundled findings (its first
+    # Each answer in at most 120 words, rendered from the bundled findings (its first
     # paragraph; the findings table and links follow it).
     answer = readme.block(README, name).strip().split("\n\n")[0]
     assert 0 < words(answer) <= WORD_LIMITS["readme"], name

@@ -34,10 +34,8 @@ def built(tmp_path_factory) -> Path:
 def assert_equal_views(cached, fresh) -> None:
     from labcore.measures import MetacognitionView
 
-    if isinstance(fresh, MetacognitionView):
-        arrays, scalars = vc._META_ARRAYS, vc._META_SCALARS
-    else:
-        arrays, scalars = vc._WS_ARRAYS, vc._WS_SCALARS
+    names = vc.view_fields("meta" if isinstance(fresh, MetacognitionView) else "ws")
+    if not isinstance(fresh, MetacognitionView):
         for name in ("valid", "step_kind", "action", "oracle", "cue", "occupied"):
             assert np.array_equal(getattr(cached.trace, name), getattr(fresh.trace, name)), name
         assert np.allclose(
@@ -45,14 +43,12 @@ def assert_equal_views(cached, fresh) -> None:
         )  # stored as float16
         assert np.array_equal(cached.trace.report_correct(), fresh.trace.report_correct())
         assert cached.means == fresh.means
-    for name in arrays:
-        assert np.array_equal(getattr(cached, name), getattr(fresh, name), equal_nan=True), name
-    for name in scalars:
-        assert same(getattr(cached, name), getattr(fresh, name)), (
-            name,
-            getattr(cached, name),
-            getattr(fresh, name),
-        )
+    for name in names:
+        a, b = getattr(cached, name), getattr(fresh, name)
+        if isinstance(b, np.ndarray):
+            assert np.array_equal(a, b, equal_nan=True), name
+        else:
+            assert same(a, b), (name, a, b)
 
 
 @pytest.mark.parametrize("stem", SAMPLE)
@@ -102,7 +98,7 @@ def test_a_changed_checkpoint_or_format_misses_the_cache(built, tmp_path):
     )
     with pytest.raises(vc.CacheMiss) as miss:
         vc.read_cache(broken)
-    assert miss.value.kind == "field" and "confidence" in miss.value.missing
+    assert miss.value.kind == "shape" and "confidence" in miss.value.missing
     assert vc.check([checkpoint], built) == []
     assert vc.check([checkpoint_file(vc.CHECKPOINTS, "wagering-b2_ws-s3")], built), (
         "a missing file is a problem"
@@ -183,6 +179,41 @@ def test_the_pages_read_a_bundled_view_from_the_cache(built, monkeypatch):
     data._precomputed.clear()
 
 
+def older_shape(built: Path, out: Path, stem: str, field: str) -> Path:
+    """A copy of ``built``'s file of ``stem`` as a build before its views had ``field`` wrote it."""
+    source = vc.cache_path(checkpoint_file(vc.CHECKPOINTS, stem), built)
+    with np.load(source) as npz:
+        header = json.loads(npz["__header__"].tobytes())
+        arrays = {k: npz[k] for k in npz.files if k != "__header__"}
+    for view in header["views"].values():
+        view["scalars"].pop(field)
+    out.mkdir(exist_ok=True)
+    target = out / source.name
+    np.savez_compressed(
+        target, __header__=np.frombuffer(json.dumps(header).encode(), np.uint8), **arrays
+    )
+    return target
+
+
+def test_a_view_of_another_shape_is_computed_live_with_a_warning(built, tmp_path, monkeypatch):
+    """A file built before a view gained a field is a miss, never a TypeError: the page's view is
+    computed live and a warning names the command that rebuilds the file."""
+    from ui import data
+
+    older_shape(built, tmp_path / "older", "wagering-b2_ws-s1", "aurc")
+    with pytest.raises(vc.CacheMiss) as miss:
+        vc.read_cache(tmp_path / "older" / "wagering-b2_ws-s1.npz")
+    assert (miss.value.kind, miss.value.missing) == ("shape", ("aurc",))
+    monkeypatch.setattr(data, "VIEW_CACHE_DIR", tmp_path / "older")
+    data._precomputed.clear()
+    with pytest.warns(UserWarning, match="make view-cache"):
+        view = data.metacognition("b2_ws", 1, "zero", 2, 0.0)
+    data._precomputed.clear()
+    assert view.trace is not None  # computed live: a shipped view has no trace
+    checkpoint = checkpoint_file(vc.CHECKPOINTS, "wagering-b2_ws-s1")
+    assert same(view.aurc, vc.read_cache(vc.cache_path(checkpoint, built))["meta|zero|2"].aurc)
+
+
 def test_make_view_cache_names_the_build_command():
     makefile = (ROOT / "Makefile").read_text()
     recipe = makefile.split("view-cache:", 1)[1].split()
@@ -231,6 +262,7 @@ def test_a_stale_or_broken_side_file_misses(side, tmp_path):
         ({"version": vc.SIDE_VERSION + 1}, "format"),
         ({"recipe": {"integration_episodes": 1}}, "recipe"),
         ({"views": {"pci|zlib": ["x", 1]}}, "field"),
+        ({"views": {"int|0|on": [{**r, "added": 1} for r in good["views"]["int|0|on"]]}}, "shape"),
     ):
         bad = tmp_path / "bad.dual.json"
         bad.write_text(json.dumps({**good, **change}))

@@ -159,8 +159,8 @@ def metric(
     paper_missing : str
         What is said when ``claim`` is None but ``intact_claim`` is given.
     undefined : str, optional
-        Why the value can be undefined here; said first in the caption when it is (issue 24:
-        a headline "undefined" must be explained where it is shown).
+        Why the value can be undefined here; said first in the caption when it is (a
+        headline "undefined" must be explained where it is shown).
 
     A percentage's paper value is written as a percentage; other paper values as the paper
     gives them (``0.492 ± 0.058``, not rounded to the metric's digits).
@@ -216,7 +216,7 @@ def claim_line(claim: Finding, label: str, n_seeds: int | None = None) -> str:
 
     Everything comes from the claim's finding; the verdict is never decided here. Our value is the
     result set's mean over its seeds, and says so: a page shows it beside one seed's live numbers
-    (issue 24: 87.0% for seed 0 beside 85.6% for five, unlabelled).
+    (87.0% for seed 0 beside 85.6% for five, unlabelled, would read as a contradiction).
 
     >>> from labcore.findings import PaperValue
     >>> claim_line(Finding(id="x", question="?", verdict="not reproduced", value=0.304, n=5,
@@ -240,7 +240,7 @@ def claim_line(claim: Finding, label: str, n_seeds: int | None = None) -> str:
 
 def live_scope(kind_label: str, seed: int, measured: str, res: ResultSet | None = None) -> None:
     """One line above a page's live metrics: they are one agent's, one seed's; the verdicts below
-    are means over the result set's seeds (issue 24)."""
+    are means over the result set's seeds."""
     n = len(res.seeds) if res is not None else 0
     over = f" The verdict box below gives means over the result set's {n} seeds." if n > 1 else ""
     st.caption(f"**Live, one agent:** {kind_label}, seed {seed} ({measured}).{over}")
@@ -325,7 +325,7 @@ TITLE_LINE_PX = 19
 def _lower_row(fig: go.Figure, y: float, row: list, lines: int) -> None:
     """Move a row of panels below an inner row of titles down by ``lines`` title lines, and their
     titles with them: a wrapped title grows upwards (it is anchored at its bottom), and without
-    this it sat on the panels above (issue 34: the Mystery page's slots figure)."""
+    this it sits on the panels above (as on the Mystery page's slots figure)."""
     plot_px = (fig.layout.height or 460) - (fig.layout.margin.t or 95) - (fig.layout.margin.b or 70)
     axes = [
         fig.layout[name]
@@ -345,7 +345,7 @@ def _lower_row(fig: go.Figure, y: float, row: list, lines: int) -> None:
 
 
 def phone_safe_titles(fig: go.Figure) -> int:
-    """Wrap panel titles so that they fit a phone's width and never overlap (issue 24), in place;
+    """Wrap panel titles so that they fit a phone's width and never overlap, in place;
     returns how many lines the top row of titles grew by. A lower row of panels whose titles
     grew moves down by as much, titles with it, so its titles stay clear of the panels above.
 
@@ -416,7 +416,7 @@ def phone_safe_titles(fig: go.Figure) -> int:
 
 MODEBAR_PX = 32
 """Height of plotly's toolbar (the modebar, top right of a chart, shown on hover or a tap) with
-its gap: panel titles start below it (issue 42: on a phone it covered a histogram's title)."""
+its gap: panel titles start below it (on a phone it would cover a histogram's title)."""
 
 
 @dataclass(frozen=True)
@@ -500,8 +500,8 @@ def prepare(fig: go.Figure, download: bool, answer: Sequence[str] = ()) -> Prepa
 
 def freeze_spec(fig: go.Figure) -> go.Figure:
     """``fig``, its ``to_dict()`` worked out once: what ``st.plotly_chart`` serialises on every
-    run (a deep copy of the figure with its arrays in base64, a third of a switch's CPU before,
-    issue 34) is then one shared dict. Only for a figure nothing changes afterwards; returns
+    run (a deep copy of the figure with its arrays in base64, a third of a switch's CPU otherwise)
+    is then one shared dict. Only for a figure nothing changes afterwards; returns
     ``fig`` itself.
 
     >>> import plotly.graph_objects as go
@@ -550,8 +550,8 @@ def figure(
     The figure's title is shown as text above the chart (it wraps to the column; plotly titles
     do not), and removed from the chart itself. With ``build`` and a ``cache_key`` naming
     everything the figure depends on (e.g. the checkpoint's version and the controls), the
-    prepared figure is built once per key and shared (issue 24: building the Metacognition
-    page's figures was most of a rerun). In projector mode the chart is drawn with larger type
+    prepared figure is built once per key and shared (building the Metacognition page's
+    figures would be most of a rerun). In projector mode the chart is drawn with larger type
     (:func:`ui.projector.enlarged`, on a copy: the shared figure is never changed).
     """
     answer = (answer,) if isinstance(answer, str) else tuple(answer)
@@ -611,7 +611,7 @@ kbd { opacity: 1 !important; }
 """
 NARROW_BELOW_PX = {2: 560, 3: 720, 4: 900}
 """Below this width of its column, a chart with 2, 3 or 4 (or more) panels side by side is shown
-with its panels stacked (issue 42: a 100 px ROC panel on a phone, an axis title over the next
+with its panels stacked (else a 100 px ROC panel on a phone, an axis title over the next
 panel's points in the Lesson's side column): about 170 px a panel and the axes' margins."""
 NARROW_CSS = (
     "<style>[class*='st-key-chartbox-'] { container-type: inline-size; }"

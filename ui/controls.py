@@ -3,7 +3,7 @@
 A page calls :func:`init_state` once at the top (widgets then read their values from
 ``st.session_state``) and :func:`publish` at the end (the URL then describes the view).
 
-A control and what it changes may sit in an ``st.fragment`` (issue 34: a switch reruns only
+A control and what it changes may sit in an ``st.fragment`` (a switch reruns only
 them): :func:`init_state` stays in the page's body, which only a full run executes, so a
 fragment's rerun never reads the URL (the browser's lags behind fast changes); the fragment
 calls :func:`publish` itself, and :func:`rerun_page_when_changed` when the rest of the page
@@ -31,7 +31,7 @@ def note_arrival(url_path: str) -> None:
 
     ``app.py`` calls this on every run, before the page. Only an arrival may read the URL: during
     fast widget changes the browser's URL lags one rerun behind, and reading it on a rerun
-    brought back an older state (issue 13: 2 of 5 rounds of 20 rapid changes were lost).
+    would bring back an older state (2 of 5 rounds of 20 rapid changes were lost that way).
     """
     st.session_state["_arrived"] = st.session_state.get("_page") != url_path
     st.session_state["_page"] = url_path
@@ -39,8 +39,8 @@ def note_arrival(url_path: str) -> None:
 
 def arrived() -> bool:
     """True when this run arrives on the page (:func:`note_arrival`), the only run that may read
-    the URL. A fragment's rerun (a switch, issue 34) never arrives: it does not run ``app.py``, so
-    the arrival's flag is still set then, and reading the URL again turned a lesson link's
+    the URL. A fragment's rerun (a switch) never arrives: it does not run ``app.py``, so
+    the arrival's flag is still set then, and reading the URL again would turn a lesson link's
     ``predict=1`` back on when a student switched Predict first off."""
     return not fragment_rerun() and st.session_state.get("_arrived", True)
 
@@ -121,7 +121,7 @@ def publish(page: str, keys: Sequence[str]) -> dict[str, str]:
     """Write the page's current controls into the URL (so the view can be shared as a link).
 
     A URL that already describes the view is left as it is: the browser adds a history entry
-    for every rewrite, so completing a link's defaults made Back need two presses (issue 24).
+    for every rewrite, so completing a link's defaults would make Back need two presses.
     The switches of :data:`ui.state.FLAGS` in the URL (Predict first, projector mode) are kept:
     their owners read and write them.
     """
@@ -208,7 +208,7 @@ def segmented(
     """A segmented control bound to a page's control that can never be left empty.
 
     Clicking the selected button of ``st.segmented_control`` deselects it (value ``None``); in
-    a page that reads the value that became a traceback (issue 14). An ``on_change`` callback
+    a page that reads the value that would be a traceback. An ``on_change`` callback
     (which runs before the widget is drawn, the only time its state may be set) puts the last
     selection back, or ``fallback`` if there was none.
 
@@ -226,7 +226,7 @@ def segmented(
     widget_key = key(page, name)
     # Set on every run, so the run sends the browser the value it used: under fast clicks a
     # browser could keep showing an older selection, or none, after the runs caught up while the
-    # page and its URL showed the last one (the rapid-clicks browser test, issue 13).
+    # page and its URL showed the last one (the rapid-clicks browser test).
     st.session_state[widget_key] = (
         fallback if st.session_state.get(widget_key) is None else st.session_state[widget_key]
     )

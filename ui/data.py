@@ -1,10 +1,11 @@
 """Cached access to agents and results for the pages.
 
-Models are loaded once per process (``st.cache_resource``) and never mutated: lesions are
-run-time interventions. Results are cached per (checkpoint, intervention) with
-``st.cache_data``, so moving a control back to a previous value is instant. Both caches are keyed
-by the checkpoint file and its version (:func:`agent_file`: path; inode, size, modification time),
-so a file retrained or restored in place while the server runs is loaded and measured afresh.
+Every accessor wears one decorator, :func:`cached`: an agent's measurement is kept per checkpoint
+file and version (:func:`agent_file`: path; inode, size, modification time) and arguments
+(``st.cache_data``), after a lookup in the shipped view cache; a result set or study per folder
+and stamp (:func:`folder_stamp`), shared (``st.cache_resource``). Models are loaded once per
+process (``st.cache_resource``) and never mutated: lesions are run-time interventions. A file
+retrained or restored in place while the server runs is loaded and measured afresh.
 
 Pages read their inputs through guarded paths: :func:`manifest` (and :func:`seeds_by_kind`),
 :func:`checked_agent` and :func:`checked_results`. A bad file there is one ``st.error`` naming
@@ -24,16 +25,16 @@ off the page thread and in a worker process.
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import importlib
+import inspect
 import json
 import os
 import uuid
 import weakref
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import streamlit as st
 
@@ -51,42 +52,10 @@ if TYPE_CHECKING:
     from labcore.agents import Agent
     from labcore.experiments.study import LoadedStudy
     from labcore.markers import KnownAnswer
+    from labcore.measures import MetacognitionView, TheatreEpisode, WorkspaceView
+    from labcore.measures_integration import IntegrationReading
 
-
-class _Later:
-    """A module imported when one of its names is first used (issue 24: the first page of a fresh
-    server needs no agent, and importing torch for it took seconds)."""
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __getattr__(self, attr: str) -> Any:
-        module: ModuleType = importlib.import_module(self._name)
-        return getattr(module, attr)
-
-
-E = _Later("labcore.envs")
-measures = _Later("labcore.measures")
-integration_measures = _Later("labcore.measures_integration")
-"""labcore.measures_integration (it imports torch)."""
-ckpt = _Later("labcore.storage.checkpoints")
-"""labcore.storage.checkpoints (it imports torch)."""
-_seeding = _Later("labcore.seeding")
-_interventions = _Later("labcore.interventions")
-_markers = _Later("labcore.markers")
-_e2 = _Later("labcore.experiments.e2")
-_episode_figures = _Later("labcore.figures.episode")
-_study_module = _Later("labcore.experiments.study")
-
-
-def episode_seeds(seed: int, split: str, n: int) -> Any:
-    """:func:`labcore.seeding.episode_seeds` (imported on first use)."""
-    return _seeding.episode_seeds(seed, split, n)
-
-
-def capacity_scale(slots: int, n_slots: int) -> float:
-    """:func:`labcore.interventions.capacity_scale` (imported on first use)."""
-    return _interventions.capacity_scale(slots, n_slots)
+T = TypeVar("T")
 
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -95,9 +64,8 @@ FILES = {SUMMARY, paper_results.GAIN, FIGURES, *(t.file for t in (*PAPER_TABLES,
 """Files of a result set whose problems name them first (shown with their directory)."""
 CHECKPOINTS_DIR = settings().checkpoints or ROOT / "checkpoints"
 """Where the pages find agents: ``$CTLAB_CHECKPOINTS`` if set, else the bundled ``checkpoints/``
-(labcore.storage.checkpoints.BUNDLED_DIR, named here without importing torch; read at call
-time, so tests
-point it at a copy)."""
+(labcore.storage.checkpoints.BUNDLED_DIR, named here without importing torch); read at call time,
+so tests point it at a copy."""
 USER_RUNS_DIR = settings().user_runs or ROOT / "runs" / "user"
 """Where the Agents page saves the agents visitors train: one folder per browser session
 (:func:`session_dir`); ``runs/`` is git-ignored; ``$CTLAB_USER_RUNS`` points elsewhere (the test and
@@ -157,6 +125,8 @@ def read_checkpoint_manifest(directory: str) -> tuple[dict, list[str]]:
         out), and the sentences :func:`manifest` shows, each naming its file and what to do.
         Cached for 10 s; clear it after a save.
     """
+    from labcore.storage import checkpoints as ckpt
+
     bad: dict[str, str] = {}
     entries = ckpt.read_manifest(directory, problems=bad)["checkpoints"]
     problems = [
@@ -224,6 +194,8 @@ def checkpoint_path(task: str, kind: str, seed: int) -> Path:
     """The file of a fast-schedule agent: in :data:`CHECKPOINTS_DIR`, else this session's own
     (:func:`session_dir`) if it trained one of that name (raises CheckpointError on an unsafe
     name)."""
+    from labcore.storage import checkpoints as ckpt
+
     name = ckpt.checkpoint_name(task, kind, seed)
     bundled = ckpt.checkpoint_file(CHECKPOINTS_DIR, name)
     if bundled.exists():
@@ -233,6 +205,8 @@ def checkpoint_path(task: str, kind: str, seed: int) -> Path:
 
 
 def _trained(task: str, kind: str, seed: int) -> bool:
+    from labcore.storage import checkpoints as ckpt
+
     name = ckpt.checkpoint_name(task, kind, seed)
     return ckpt.checkpoint_file(CHECKPOINTS_DIR, name).exists() or any(
         USER_RUNS_DIR.glob(f"*/{name}{ckpt.SUFFIX}")
@@ -265,7 +239,7 @@ def offered_seed(task: str, kind: str) -> int:
     bundled, trained, nor reserved by another session (:meth:`ui.jobs.SeedBook.next_free`).
 
     Nothing is reserved here: a seed is reserved when its run starts (:func:`submit_training`), so
-    visiting a page leaves no reservation behind (issue 34: one classroom walk left 40). Two
+    visiting a page leaves no reservation behind (a classroom walk would leave dozens). Two
     sessions may be offered the same seed; the first to start trains it and the other trains the
     next free one (``or_next``).
     """
@@ -302,7 +276,9 @@ def submit_training(
     ):
         seed = seed_book().reserve(task, kind, session_token(), lambda s: _trained(task, kind, s))
     if _trained(task, kind, seed) or not seed_book().claim(task, kind, seed, session_token()):
-        raise ckpt.CheckpointError(
+        from labcore.storage.checkpoints import CheckpointError
+
+        raise CheckpointError(
             f"seed {seed} of {kind} belongs to another agent or session; your next free seed is "
             f"{offered_seed(task, kind)}"
         )
@@ -320,11 +296,10 @@ def agent_file(task: str, kind: str, seed: int) -> tuple[str, str]:
     """An agent's checkpoint file and its version: ``(path, stamp)``, the stamp being its inode,
     size and modification time (ns), or "missing".
 
-    The pair leads every cache key below. Checkpoints are replaced atomically (a new file, a
-    new time), so retraining into ``checkpoints/`` or a ``git checkout`` of a file changes the
-    stamp and the next run loads and measures the new weights. Raises
-    :class:`~labcore.storage.checkpoints.CheckpointError`
-    on an unsafe name, as :func:`checkpoint_path` does.
+    The pair leads every cache key (:func:`cached`). Checkpoints are replaced atomically (a new
+    file, a new time), so retraining into ``checkpoints/`` or a ``git checkout`` of a file changes
+    the stamp and the next run loads and measures the new weights. Raises
+    :class:`~labcore.storage.checkpoints.CheckpointError` on an unsafe name.
     """
     path = checkpoint_path(task, kind, seed)
     try:
@@ -332,300 +307,6 @@ def agent_file(task: str, kind: str, seed: int) -> tuple[str, str]:
     except OSError:
         return str(path), "missing"
     return str(path), f"{stat.st_ino}|{stat.st_size}|{stat.st_mtime_ns}"
-
-
-@st.cache_resource(show_spinner=False, max_entries=96)
-def _load(path: str, stamp: str) -> Agent:
-    # Keyed by the file's path and version (stamp), so another directory, or a newer file at
-    # the same path, never gets this one's agent; a failure raises and is not cached.
-    # The live views run on one thread (torch's default is one per core): their batches are small,
-    # and with the cores busy two threads took 10-33 s for a masking trace one thread does in
-    # 0.6-0.7 s (issue 42, bench/bench_views.py).
-    import torch
-
-    torch.set_num_threads(1)
-    return ckpt.load_checkpoint(path).agent
-
-
-def agent(task: str, kind: str, seed: int) -> Agent:
-    """A loaded, frozen agent (shared by every session); raises
-    :class:`~labcore.storage.checkpoints.CheckpointError`.
-
-    A page reads the agent through :func:`checked_agent`; the cached views below load the
-    file they are keyed by.
-    """
-    return _load(*agent_file(task, kind, seed))
-
-
-def checked_agent(task: str, kind: str, seed: int) -> Agent | None:
-    """The agent a page shows, read through one guarded path.
-
-    Parameters
-    ----------
-    task, kind, seed
-        Which agent (see :func:`labcore.storage.checkpoints.checkpoint_name`).
-
-    Returns
-    -------
-    Agent or None
-        The loaded agent; or None after one ``st.error`` naming the file and what to do, when
-        its checkpoint cannot be used (the page then leaves that agent out). Nothing is cached
-        on failure: a restored file loads on the next run.
-    """
-    try:
-        return agent(task, kind, seed)
-    except ckpt.CheckpointError as exc:
-        try:
-            restore = _restore(checkpoint_path(task, kind, seed))
-        except ckpt.CheckpointError:  # an unsafe name: the sentence already says so
-            restore = ""
-        st.error(
-            f"{str(exc).rstrip('.')}{restore}; until then agent {kind}, seed {seed}, is left out.",
-            icon=":material/error:",
-        )
-        return None
-
-
-@st.cache_resource(show_spinner=False, max_entries=256)
-def _precomputed(path: str, stamp: str, cache_dir: str) -> dict[str, Any]:
-    """The shipped views of one checkpoint (:func:`labcore.view_cache.read_views`)."""
-    return view_cache.read_views(path, cache_dir)
-
-
-def precomputed(task: str, kind: str, seed: int, key: str) -> Any:
-    """A shipped view of a bundled agent (``key`` as :func:`labcore.view_cache.condition_key`), or
-    None."""
-    path, stamp = agent_file(task, kind, seed)
-    if stamp == "missing" or Path(path).parent.resolve() != CHECKPOINTS_DIR.resolve():
-        return None  # a visitor's own agent has no shipped views
-    return _precomputed(path, stamp, str(VIEW_CACHE_DIR)).get(key)
-
-
-def metacognition(
-    kind: str, seed: int, self_model_mode: str, capacity: int, noise: float, *, full: bool = False
-) -> measures.MetacognitionView:
-    """E1 markers of one wagering agent with ``capacity`` active slots (see measures.metacognition).
-
-    A bundled agent's view without noise is a lookup in the shipped cache (its ``trace`` is None
-    there); ``full=True`` (the Mystery agent, which plays an episode) always has the trace.
-    """
-    if not full and noise == 0:
-        cached = precomputed(
-            "wagering", kind, seed, view_cache.condition_key("meta", self_model_mode, capacity)
-        )
-        if cached is not None:
-            return cached
-    return _metacognition(
-        *agent_file("wagering", kind, seed), seed, self_model_mode, capacity, noise
-    )
-
-
-@st.cache_data(show_spinner=False, max_entries=256)
-def _metacognition(
-    path: str, stamp: str, seed: int, self_model_mode: str, capacity: int, noise: float
-) -> measures.MetacognitionView:
-    return view_cache.metacognition_view(_load(path, stamp), seed, self_model_mode, capacity, noise)
-
-
-def workspace(
-    kind: str,
-    seed: int,
-    capacity: int,
-    noise: float,
-    noise_mode: str,
-    self_model_mode: str = "on",
-    *,
-    full: bool = False,
-) -> measures.WorkspaceView:
-    """E2 accuracies and broadcast markers of one dual-task agent (see measures.workspace).
-
-    A bundled agent's view without noise is a lookup in the shipped cache (its trace holds what
-    the Workspace page draws); ``full=True`` always computes the whole trace.
-    """
-    if not full and noise == 0 and self_model_mode == "on":
-        cached = precomputed("dual", kind, seed, view_cache.condition_key("ws", capacity))
-        if cached is not None:
-            return cached
-    return _workspace(
-        *agent_file("dual", kind, seed), seed, capacity, noise, noise_mode, self_model_mode
-    )
-
-
-@st.cache_data(show_spinner=False, max_entries=256)
-def _workspace(
-    path: str,
-    stamp: str,
-    seed: int,
-    capacity: int,
-    noise: float,
-    noise_mode: str,
-    self_model_mode: str,
-) -> measures.WorkspaceView:
-    return view_cache.workspace_view(
-        _load(path, stamp), seed, capacity, noise, noise_mode, self_model_mode
-    )
-
-
-def masking(kind: str, seed: int, soa: int, count: int) -> dict[str, list[float]]:
-    """Colour-retention traces of one agent (see measures.masking_traces), cached."""
-    return _masking(*agent_file("dual", kind, seed), seed, soa, count)
-
-
-@st.cache_data(show_spinner=False, max_entries=128)
-def _masking(path: str, stamp: str, seed: int, soa: int, count: int) -> dict[str, list[float]]:
-    return measures.masking_traces(
-        _load(path, stamp), episode_seeds(seed, "eval", MASKING_EPISODES), soa, count
-    )
-
-
-def noisy_accuracy(kind: str, seed: int, sigma: float, noise_mode: str, target: str) -> float:
-    """Decision accuracy of one agent at noise ``sigma`` (one point of measures.titration),
-    cached."""
-    return _noisy_accuracy(*agent_file("dual", kind, seed), kind, seed, sigma, noise_mode, target)
-
-
-@st.cache_data(show_spinner=False, max_entries=256)
-def _noisy_accuracy(
-    path: str, stamp: str, kind: str, seed: int, sigma: float, noise_mode: str, target: str
-) -> float:
-    return measures.titration(
-        _load(path, stamp),
-        episode_seeds(seed, "eval", TITRATION_EPISODES),
-        [sigma],
-        noise_mode=noise_mode,
-        target=target,
-        fixed=measures.evaluation_intervention(kind),
-        noise_seeds=[seed],
-    )[0]
-
-
-def pci(kind: str, seed: int, normalisation: str) -> tuple[float, float]:
-    """Mean perturbational complexity and dPCI of one agent (see labcore.measures.pci_values):
-    a bundled agent's is a lookup in the shipped cache."""
-    cached = precomputed("dual", kind, seed, view_cache.condition_key("pci", normalisation))
-    if cached is not None:
-        return cached
-    return _pci(*agent_file("dual", kind, seed), kind, seed, normalisation)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _pci(path: str, stamp: str, kind: str, seed: int, normalisation: str) -> tuple[float, float]:
-    return view_cache.pci_view(_load(path, stamp), kind, seed, normalisation)
-
-
-def integration(
-    kind: str, seed: int, capacity: int, self_model_mode: str
-) -> list[integration_measures.IntegrationReading]:
-    """Every integration measure on every signal and variant of one dual-task agent with
-    ``capacity``
-    active slots and its self-model ``self_model_mode`` (see
-    labcore.measures_integration.integration_readings); a bundled agent's is a lookup in the
-    shipped cache."""
-    cached = precomputed(
-        "dual", kind, seed, view_cache.condition_key("int", capacity, self_model_mode)
-    )
-    if cached is not None:
-        return cached
-    return _integration(*agent_file("dual", kind, seed), seed, capacity, self_model_mode)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _integration(
-    path: str, stamp: str, seed: int, capacity: int, self_model_mode: str
-) -> list[integration_measures.IntegrationReading]:
-    return view_cache.integration_view(_load(path, stamp), seed, capacity, self_model_mode)
-
-
-@st.cache_data(show_spinner=False)
-def integration_known_answers() -> list[KnownAnswer]:
-    """The integration measures on systems whose answer is known (labcore.markers.known_answers)."""
-    return _markers.known_answers()
-
-
-INTEGRATION_STUDY_DIR = ROOT / "results" / STUDIES["integration"].folder
-"""The integration study (protocol sec. 9) the Integration page shows (read at call time: tests
-point it elsewhere)."""
-
-
-def integration_study() -> LoadedStudy:
-    """The integration study of :data:`INTEGRATION_STUDY_DIR` as read for display (summary,
-    tables, the rows' DataFrame; problems listed, never raised; cached per folder)."""
-    return _study("integration", str(INTEGRATION_STUDY_DIR))
-
-
-def theatre_key(
-    task_id: str,
-    kind: str,
-    seed: int,
-    episode: int,
-    self_model_mode: str,
-    capacity: int,
-    noise: float,
-    noise_mode: str,
-    soa: int | None = None,
-    count: int | None = None,
-) -> tuple:
-    """One theatre episode's name: its checkpoint's file and version, then every argument."""
-    task = "wagering" if task_id == E.WAGERING else "dual"
-    return (
-        *agent_file(task, kind, seed),
-        task_id,
-        seed,
-        episode,
-        self_model_mode,
-        capacity,
-        noise,
-        noise_mode,
-        soa,
-        count,
-    )
-
-
-def theatre(episode_key: tuple) -> measures.TheatreEpisode:
-    """The rollout theatre's episode ``episode_key`` names (:func:`theatre_key`)."""
-    return _theatre(*episode_key)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _theatre(
-    path: str,
-    stamp: str,
-    task_id: str,
-    seed: int,
-    episode: int,
-    self_model_mode: str,
-    capacity: int,
-    noise: float,
-    noise_mode: str,
-    soa: int | None,
-    count: int | None,
-) -> measures.TheatreEpisode:
-    model = _load(path, stamp)
-    iv = Intervention(
-        self_model_mode=self_model_mode,
-        capacity_scale=capacity_scale(capacity, model.config.n_slots),
-        workspace_noise=noise,
-        noise_mode=noise_mode,
-        seed=seed,
-    )
-    options = {"mask_soa": soa, "mask_count": count} if soa is not None else None
-    seeds = episode_seeds(seed, "eval", THEATRE_EPISODES)
-    batch = seeds[episode - episode % THEATRE_BATCH :][
-        :THEATRE_BATCH
-    ]  # matched noise and shuffles need a batch
-    return measures.theatre(
-        model, task_id, int(seeds[episode]), iv, task_options=options, companions=batch
-    )
-
-
-@st.cache_resource(show_spinner=False, max_entries=256)
-def step_figures(episode_key: tuple, t: int) -> Any:
-    """The figures of step ``t`` of the theatre episode ``episode_key`` names
-    (:func:`theatre_key`; ``labcore.figures.episode.step_figures``), built once per step and shared
-    by every session: building them was most of a rerun while an episode plays (about 0.3 s a
-    step, each 0.7 s)."""
-    episode = theatre(episode_key)
-    return _episode_figures.step_figures(episode.trace, t, episode.n_steps)
 
 
 def folder_stamp(directory: str | Path) -> str:
@@ -654,22 +335,345 @@ def _versioned(loaded: Any, stamp: str) -> Any:
 
 def version(loaded: Any) -> str:
     """The version of a result set or study a page holds (:func:`checked_results`,
-    :func:`study`): the stamp of its folder's files when it was read, so a figure drawn from it can
-    be cached under ``(directory, version)`` and built once (a new random one for an object read
-    elsewhere, which is then never found again)."""
+    :func:`read_study`): the stamp of its folder's files when it was read, so a figure drawn from
+    it can be cached under ``(directory, version)`` and built once (a new random one for an object
+    read elsewhere, which is then never found again)."""
     return _VERSIONS.get(id(loaded)) or uuid.uuid4().hex
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
-def results(directory: str, stamp: str = "") -> paper_results.ResultSet:
+# ------------------------------------------------------------------------------- the one cache
+_PLAIN = {"int": int, "float": float, "bool": bool, "str": str}
+"""Argument annotations the cache converts to, so ``0`` and ``0.0`` (or a numpy integer) name one
+entry."""
+
+
+def cached(
+    *, task: str | None = None, max_entries: int, shipped: Callable[..., tuple | None] | None = None
+) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Make a page's accessor: what it returns is computed once per version of the file it reads.
+
+    With ``task``, the decorated ``measure(agent, kind, seed, ...)`` becomes
+    ``accessor(kind, seed, ...)``: it finds the agent's checkpoint and version (:func:`agent_file`),
+    takes the agent from the shared model cache and keeps the measure's value by file, version and
+    arguments (``st.cache_data``, at most ``max_entries``), so a file retrained or restored in place
+    while the server runs is measured afresh. A bundled agent's view is first looked up in the
+    shipped view cache when ``shipped(**arguments)`` names its condition (the parts of
+    :func:`labcore.view_cache.condition_key`, or None); ``accessor(..., full=True)`` skips that.
+
+    Without ``task``, the decorated function reads a folder (its argument ``directory``): its value
+    is kept by the folder's stamp (:func:`folder_stamp`) and the arguments, shared by every session
+    (``st.cache_resource``: result sets and studies, which no page mutates), and remembers that
+    stamp (:func:`version`).
+
+    Arguments annotated ``int``, ``float``, ``bool`` or ``str`` are converted first, so a slider's
+    ``0`` and ``0.0`` name one entry. A failure raises and is never cached; ``accessor.clear()``
+    empties the cache.
+    """
+    store = st.cache_data if task else st.cache_resource
+
+    def decorate(measure: Callable[..., T]) -> Callable[..., T]:
+        signature = inspect.signature(measure)
+        public = signature.replace(parameters=list(signature.parameters.values())[bool(task) :])
+        plain = {
+            name: _PLAIN[p.annotation]
+            for name, p in public.parameters.items()
+            if p.annotation in _PLAIN
+        }
+
+        def compute(file: str, stamp: str, arguments: tuple) -> T:
+            if task is None:
+                return _versioned(measure(*arguments), stamp)
+            return measure(_load(file, stamp), *arguments)
+
+        # Streamlit names a cache by its function's module, name and source: this accessor's own
+        # (a change of the measure's code is a new cache, as it would be for a plain function).
+        source = hashlib.blake2b(inspect.getsource(measure).encode(), digest_size=8).hexdigest()
+        compute.__module__ = measure.__module__
+        compute.__qualname__ = f"{measure.__qualname__}.{source}"
+        kept = store(show_spinner=False, max_entries=max_entries)(compute)
+
+        @functools.wraps(measure)
+        def accessor(*args: Any, full: bool = False, **kwargs: Any) -> T:
+            bound = public.bind(*args, **kwargs)
+            bound.apply_defaults()
+            values = {
+                k: plain[k](v) if k in plain and v is not None else v
+                for k, v in bound.arguments.items()
+            }
+            if task is None:
+                values["directory"] = directory = str(values["directory"])
+                return kept(directory, folder_stamp(directory), tuple(values.values()))
+            path, stamp = agent_file(task, values["kind"], values["seed"])
+            condition = None if full or shipped is None else shipped(**values)
+            if condition is not None:
+                view = _shipped_views(path, stamp).get(view_cache.condition_key(*condition))
+                if view is not None:
+                    return view
+            return kept(path, stamp, tuple(values.values()))
+
+        accessor.__signature__ = public  # type: ignore[attr-defined]
+        accessor.clear = kept.clear  # type: ignore[attr-defined]
+        return accessor
+
+    return decorate
+
+
+@st.cache_resource(show_spinner=False, max_entries=96)
+def _load(path: str, stamp: str) -> Agent:
+    """The model cache: one frozen agent per checkpoint file and version, shared by every session
+    (lesions are run-time interventions, so no page mutates it); a failure is not cached."""
+    # The live views run on one thread (torch's default is one per core): their batches are small,
+    # and with the cores busy two threads took 10-33 s for a masking trace one thread does in
+    # 0.6-0.7 s (bench/bench_views.py).
+    import torch
+
+    from labcore.storage.checkpoints import load_checkpoint
+
+    torch.set_num_threads(1)
+    return load_checkpoint(path).agent
+
+
+def agent(task: str, kind: str, seed: int) -> Agent:
+    """A loaded, frozen agent (shared by every session); raises
+    :class:`~labcore.storage.checkpoints.CheckpointError`.
+
+    A page reads the agent through :func:`checked_agent`; the cached views below load the
+    file they are keyed by.
+    """
+    return _load(*agent_file(task, kind, seed))
+
+
+def checked_agent(task: str, kind: str, seed: int) -> Agent | None:
+    """The agent a page shows, read through one guarded path.
+
+    Parameters
+    ----------
+    task, kind, seed
+        Which agent (see :func:`labcore.storage.checkpoints.checkpoint_name`).
+
+    Returns
+    -------
+    Agent or None
+        The loaded agent; or None after one ``st.error`` naming the file and what to do, when
+        its checkpoint cannot be used (the page then leaves that agent out). Nothing is cached
+        on failure: a restored file loads on the next run.
+    """
+    from labcore.storage.checkpoints import CheckpointError
+
+    try:
+        return agent(task, kind, seed)
+    except CheckpointError as exc:
+        try:
+            restore = _restore(checkpoint_path(task, kind, seed))
+        except CheckpointError:  # an unsafe name: the sentence already says so
+            restore = ""
+        st.error(
+            f"{str(exc).rstrip('.')}{restore}; until then agent {kind}, seed {seed}, is left out.",
+            icon=":material/error:",
+        )
+        return None
+
+
+def _shipped_views(path: str, stamp: str) -> dict[str, Any]:
+    """The shipped views of one checkpoint file and version (none for a visitor's own agent)."""
+    if stamp == "missing" or Path(path).parent.resolve() != CHECKPOINTS_DIR.resolve():
+        return {}
+    return _precomputed(path, stamp, str(VIEW_CACHE_DIR))  # read at call time
+
+
+@st.cache_resource(show_spinner=False, max_entries=256)
+def _precomputed(path: str, stamp: str, cache_dir: str) -> dict[str, Any]:
+    """The shipped views of one checkpoint (:func:`labcore.view_cache.read_views`)."""
+    return view_cache.read_views(path, cache_dir)
+
+
+# ------------------------------------------------------------------------------- live views
+def _no_noise_meta(self_model_mode: str, capacity: int, noise: float, **_: Any) -> tuple | None:
+    return ("meta", self_model_mode, capacity) if noise == 0 else None
+
+
+@cached(task="wagering", max_entries=256, shipped=_no_noise_meta)
+def metacognition(
+    model: Agent, kind: str, seed: int, self_model_mode: str, capacity: int, noise: float
+) -> MetacognitionView:
+    """E1 markers of one wagering agent with ``capacity`` active slots (see measures.metacognition).
+
+    A bundled agent's view without noise is a lookup in the shipped cache (its ``trace`` is None
+    there); ``full=True`` (the Mystery agent, which plays an episode) always has the trace.
+    """
+    return view_cache.metacognition_view(model, seed, self_model_mode, capacity, noise)
+
+
+def _no_noise_ws(capacity: int, noise: float, self_model_mode: str, **_: Any) -> tuple | None:
+    return ("ws", capacity) if noise == 0 and self_model_mode == "on" else None
+
+
+@cached(task="dual", max_entries=256, shipped=_no_noise_ws)
+def workspace(
+    model: Agent,
+    kind: str,
+    seed: int,
+    capacity: int,
+    noise: float,
+    noise_mode: str,
+    self_model_mode: str = "on",
+) -> WorkspaceView:
+    """E2 accuracies and broadcast markers of one dual-task agent (see measures.workspace).
+
+    A bundled agent's view without noise is a lookup in the shipped cache (its trace holds what
+    the Workspace page draws); ``full=True`` always computes the whole trace.
+    """
+    return view_cache.workspace_view(model, seed, capacity, noise, noise_mode, self_model_mode)
+
+
+@cached(task="dual", max_entries=128)
+def masking(model: Agent, kind: str, seed: int, soa: int, count: int) -> dict[str, list[float]]:
+    """Colour-retention traces of one agent (see measures.masking_traces)."""
+    from labcore import measures
+    from labcore.seeding import episode_seeds
+
+    return measures.masking_traces(model, episode_seeds(seed, "eval", MASKING_EPISODES), soa, count)
+
+
+@cached(task="dual", max_entries=256)
+def noisy_accuracy(
+    model: Agent, kind: str, seed: int, sigma: float, noise_mode: str, target: str
+) -> float:
+    """Decision accuracy of one agent at noise ``sigma`` (one point of measures.titration)."""
+    from labcore import measures
+    from labcore.seeding import episode_seeds
+
+    return measures.titration(
+        model,
+        episode_seeds(seed, "eval", TITRATION_EPISODES),
+        [sigma],
+        noise_mode=noise_mode,
+        target=target,
+        fixed=measures.evaluation_intervention(kind),
+        noise_seeds=[seed],
+    )[0]
+
+
+@cached(task="dual", max_entries=64, shipped=lambda normalisation, **_: ("pci", normalisation))
+def pci(model: Agent, kind: str, seed: int, normalisation: str) -> tuple[float, float]:
+    """Mean perturbational complexity and dPCI of one agent (see labcore.measures.pci_values):
+    a bundled agent's is a lookup in the shipped cache."""
+    return view_cache.pci_view(model, kind, seed, normalisation)
+
+
+@cached(
+    task="dual",
+    max_entries=64,
+    shipped=lambda capacity, self_model_mode, **_: ("int", capacity, self_model_mode),
+)
+def integration(
+    model: Agent, kind: str, seed: int, capacity: int, self_model_mode: str
+) -> list[IntegrationReading]:
+    """Every integration measure on every signal and variant of one dual-task agent with
+    ``capacity`` active slots and its self-model ``self_model_mode`` (see
+    labcore.measures_integration.integration_readings); a bundled agent's is a lookup in the
+    shipped cache."""
+    return view_cache.integration_view(model, seed, capacity, self_model_mode)
+
+
+@st.cache_data(show_spinner=False)
+def integration_known_answers() -> list[KnownAnswer]:
+    """The integration measures on systems whose answer is known (labcore.markers.known_answers)."""
+    from labcore.markers import known_answers
+
+    return known_answers()
+
+
+INTEGRATION_STUDY_DIR = ROOT / "results" / STUDIES["integration"].folder
+"""The integration study (protocol sec. 9) the Integration page shows (read at call time: tests
+point it elsewhere)."""
+
+
+def integration_study() -> LoadedStudy:
+    """The integration study of :data:`INTEGRATION_STUDY_DIR` as read for display (summary,
+    tables, the rows' DataFrame; problems listed, never raised; cached per folder)."""
+    return read_study("integration", INTEGRATION_STUDY_DIR)
+
+
+def theatre_key(
+    task_id: str,
+    kind: str,
+    seed: int,
+    episode: int,
+    self_model_mode: str,
+    capacity: int,
+    noise: float,
+    noise_mode: str,
+    soa: int | None = None,
+    count: int | None = None,
+) -> tuple:
+    """One theatre episode's name: its checkpoint's file and version, then every argument."""
+    from labcore.envs import WAGERING
+
+    task = "wagering" if task_id == WAGERING else "dual"
+    controls = (self_model_mode, capacity, noise, noise_mode, soa, count)
+    return (*agent_file(task, kind, seed), task_id, seed, episode, *controls)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def theatre(episode_key: tuple) -> TheatreEpisode:
+    """The rollout theatre's episode ``episode_key`` names (:func:`theatre_key`: it leads with the
+    checkpoint's file and version, so the episode is cached by them as every view is)."""
+    from labcore import measures
+    from labcore.interventions import capacity_scale
+    from labcore.seeding import episode_seeds
+
+    (
+        path,
+        stamp,
+        task_id,
+        seed,
+        episode,
+        self_model_mode,
+        capacity,
+        noise,
+        noise_mode,
+        soa,
+        count,
+    ) = episode_key
+    model = _load(path, stamp)
+    iv = Intervention(
+        self_model_mode=self_model_mode,
+        capacity_scale=capacity_scale(capacity, model.config.n_slots),
+        workspace_noise=noise,
+        noise_mode=noise_mode,
+        seed=seed,
+    )
+    options = {"mask_soa": soa, "mask_count": count} if soa is not None else None
+    seeds = episode_seeds(seed, "eval", THEATRE_EPISODES)
+    batch = seeds[episode - episode % THEATRE_BATCH :][
+        :THEATRE_BATCH
+    ]  # matched noise and shuffles need a batch
+    return measures.theatre(
+        model, task_id, int(seeds[episode]), iv, task_options=options, companions=batch
+    )
+
+
+@st.cache_resource(show_spinner=False, max_entries=256)
+def step_figures(episode_key: tuple, t: int) -> Any:
+    """The figures of step ``t`` of the theatre episode ``episode_key`` names
+    (:func:`theatre_key`; ``labcore.figures.episode.step_figures``), built once per step and shared
+    by every session: building them was most of a rerun while an episode plays (about 0.3 s a
+    step, each 0.7 s)."""
+    from labcore.figures import episode as episode_figures
+
+    episode = theatre(episode_key)
+    return episode_figures.step_figures(episode.trace, t, episode.n_steps)
+
+
+# ------------------------------------------------------------------------- result sets, studies
+@cached(max_entries=16)
+def results(directory: str) -> paper_results.ResultSet:
     """A result set written by ``python -m labcore study paper`` (or ``study e4``), read through
     the one loader (:func:`labcore.experiments.paper_results.load_results`); pages read it through
-    :func:`checked_results`.
-
-    Shared by every session and never mutated (``st.cache_resource``: a page run no longer
-    unpickles a copy, issue 34), read again when its folder's files change (``stamp``:
-    :func:`folder_stamp`)."""
-    return _versioned(paper_results.load_results(directory), stamp)
+    :func:`checked_results`. Shared by every session and never mutated, read again when its
+    folder's files change."""
+    return paper_results.load_results(directory)
 
 
 @st.cache_resource(show_spinner=False, max_entries=512)
@@ -679,10 +683,11 @@ def _once(directory: str, stamp: str, name: str, _make: Callable[[], Any]) -> An
 
 def once(loaded: Any, name: str, make: Callable[[], Any]) -> Any:
     """What ``make()`` derives from a result set or study (:func:`checked_results`,
-    :func:`study`), computed once per version of it (:func:`version`) and shared, never mutated.
+    :func:`read_study`), computed once per version of it (:func:`version`) and shared, never
+    mutated.
 
     ``name`` must say everything the value depends on besides ``loaded`` (e.g. the claim's id):
-    a page's verdict sentences and seed summaries need not be worked out on every run (issue 34).
+    a page's verdict sentences and seed summaries need not be worked out on every run.
     """
     return _once(str(loaded.directory), version(loaded), name, make)
 
@@ -698,10 +703,8 @@ def checked_results(
     keeps working. ``experiment`` is the study the command to re-run names when the folder cannot
     say (E4's page: "e4"; default: the folder's, else "paper").
     """
-    path = (
-        Path(directory) if directory else RESULTS_DIR
-    )  # read at call time: tests point it elsewhere
-    res = results(str(path), folder_stamp(path))
+    path = Path(directory) if directory else RESULTS_DIR  # read at call time (tests move it)
+    res = results(path)
     if res.problems:
         shown = _shown(path)
         restore = (
@@ -751,14 +754,15 @@ def _study_named(path: Path) -> str | None:
 def ideal_on_view(seed: int, capacity: int, n_slots: int) -> dict[str, tuple[float, float, float]]:
     """What an ideal agent under the allocation rule scores on the very episodes of a Workspace
     view of ``seed`` (protocol sec. 10.1): per measure its mean and 95% range (the binomial
-    variation of its 1/7 guesses). A closed form over the task's distribution was beaten by
-    agents on a 32-episode sample by chance (issue 33); these episodes are the agents' own."""
+    variation of its 1/7 guesses). Agents can beat a closed form over the task's distribution by
+    chance on a 32-episode sample; these episodes are the agents' own."""
     import math
 
+    from labcore.experiments.e2 import ideal_on_episodes
     from labcore.seeding import episode_seeds
 
     out = {}
-    for name, (mean, var) in _e2.ideal_on_episodes(
+    for name, (mean, var) in ideal_on_episodes(
         episode_seeds(seed, "eval", DUAL_EPISODES), active=capacity, n_slots=n_slots
     ).items():
         m, half = float(mean.mean()), 1.96 * math.sqrt(float(var.sum())) / len(mean)
@@ -766,32 +770,21 @@ def ideal_on_view(seed: int, capacity: int, n_slots: int) -> dict[str, tuple[flo
     return out
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
-def _read_study(
-    name: str, directory: str, stamp: str, tables: tuple[str, ...] | None
-) -> LoadedStudy:
-    # shared and never mutated, as results(); read again when the folder's files change
-    return _versioned(_study_module.load_study(name, directory, tables), stamp)
-
-
-def read_study(
-    name: str, directory: str | Path, tables: tuple[str, ...] | None = None
-) -> LoadedStudy:
+@cached(max_entries=32)
+def read_study(name: str, directory: str, tables: tuple[str, ...] | None = None) -> LoadedStudy:
     """A registered study's folder through the one validated loader
     (:func:`labcore.experiments.study.load_study`; ``tables``: the tables to read as frames,
     default every one), shared by every run and session and read again when its files change;
     problems listed, never raised. Figures drawn from it are cached under :func:`version`."""
-    return _read_study(name, str(directory), folder_stamp(directory), tables)
+    from labcore.experiments.study import load_study
 
-
-def _study(name: str, directory: str) -> LoadedStudy:
-    return read_study(name, directory)
+    return load_study(name, directory, tables)
 
 
 def study(name: str) -> LoadedStudy:
     """A registered study's bundled folder as read for display (``results/<folder>``; problems
     listed, never raised; cached per folder)."""
-    return _study(name, str(ROOT / "results" / STUDIES[name].folder))
+    return read_study(name, ROOT / "results" / STUDIES[name].folder)
 
 
 def explore() -> LoadedStudy:
@@ -812,17 +805,23 @@ def measured() -> Any:
     ).summary
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
-def _post_decision(
-    path: str,
-    stamp: str,
+@cached(task="post_decision", max_entries=256)
+def post_decision(
+    model: Agent,
+    kind: str,
     seed: int,
     silenced: float,
     self_noise: float,
     route_off: bool,
     block: float,
 ) -> dict[str, Any]:
+    """The measured E1 of one agent under one condition in one block (labcore.measures.
+    post_decision): its values (accuracy, auroc, m_ratio, reader_auroc, change_of_mind, ...) and
+    the answered trials' ``correct`` and ``confidence`` arrays."""
     import numpy as np
+
+    from labcore import measures
+    from labcore.seeding import episode_seeds
 
     iv = Intervention(
         self_model_silenced=silenced,
@@ -830,8 +829,8 @@ def _post_decision(
         policy_route_off=route_off,
         seed=seed,
     )
-    seeds = _seeding.episode_seeds(seed, "eval", MEASURED_TRIALS)
-    trials, values = measures.post_decision(_load(path, stamp), iv, seeds, block)
+    seeds = episode_seeds(seed, "eval", MEASURED_TRIALS)
+    trials, values = measures.post_decision(model, iv, seeds, block)
     decision = np.array([t["decision"] for t in trials])
     stimulus = np.array([t["stimulus"] for t in trials])
     confidence = np.array(
@@ -845,32 +844,14 @@ def _post_decision(
     }
 
 
-def post_decision(
-    kind: str, seed: int, silenced: float, self_noise: float, route_off: bool, block: float
-) -> dict[str, Any]:
-    """The measured E1 of one agent under one condition in one block (labcore.measures.
-    post_decision): its values (accuracy, auroc, m_ratio, reader_auroc, change_of_mind, ...) and
-    the answered trials' ``correct`` and ``confidence`` arrays; cached per checkpoint file."""
-    return _post_decision(
-        *agent_file("post_decision", kind, seed),
-        seed,
-        float(silenced),
-        float(self_noise),
-        bool(route_off),
-        float(block),
-    )
-
-
 def lab_dissociations() -> dict[str, str]:
     """How many of the lab's three dissociations hold as evidence, and each one's status, in words
     (``labcore/templates/lab_dissociations.j2``: E1 and E2 measured, E3 from the paper's result
     set): ``{"short", "e1", "e2", "e3"}``; empty when either result set cannot be read."""
-    import json
-
     from labcore.render import compose
 
     measured_summary = measured()
-    paper = results(str(RESULTS_DIR), folder_stamp(RESULTS_DIR)).summary
+    paper = results(RESULTS_DIR).summary
     if measured_summary is None or paper is None:
         return {}
     both = {"measured": measured_summary, "paper": paper}

@@ -31,12 +31,9 @@ if TYPE_CHECKING:
     from labcore.findings import Finding, StudySummary
     from labcore.training.neurogym_trainer import NeuroGymRLConfig
 
-_reward_answer = data._Later("labcore.experiments.reward_answer")
-_neurogym_rl = data._Later("labcore.training.neurogym_trainer")
-_e4 = data._Later("labcore.experiments.e4")
 
 E4_RESULTS_DIR = ROOT / "results" / "e4"
-"""The bundled E4 result set (issue 15: metacognition from reward alone); read at call time."""
+"""The bundled E4 result set (metacognition from reward alone); read at call time."""
 LIVE_KIND = "reward_wager"
 """What the "From reward alone" page trains live: E4's arm (a)."""
 # The live budget of the wager run (labcore.budgets.LiveBudgets), read at call time (tests shrink it
@@ -46,24 +43,30 @@ LIVE_TRAIN = LIVE_BUDGETS.reward_training
 
 def e4_arm_names() -> list[str]:
     """E4's arms in the registered order (:data:`labcore.experiments.e4.ARMS`)."""
-    return [a.name for a in _e4.ARMS]
+    from labcore.experiments import e4
+
+    return [a.name for a in e4.ARMS]
 
 
 def e4_reference() -> tuple[str, str]:
     """E4's reference arm, the supervised agent: its name and its agent kind."""
-    return _e4.REFERENCE, _e4.ARMS_BY_NAME[_e4.REFERENCE].kind
+    from labcore.experiments import e4
+
+    return e4.REFERENCE, e4.ARMS_BY_NAME[e4.REFERENCE].kind
 
 
 def e4_comparison_seeds(available: dict[str, list[int]]) -> dict[str, list[int]]:
     """Each reward-trained arm's kind with the seeds it shares with the supervised agent in
     ``available`` (kind -> seeds, :func:`ui.data.seeds_by_kind`); arms without such a seed left
     out."""
+    from labcore.experiments import e4
+
     _, supervised = e4_reference()
     paired = set(available.get(supervised, []))
     shared = {
         a.kind: sorted(set(available.get(a.kind, [])) & paired)
-        for a in _e4.ARMS
-        if a.name != _e4.REFERENCE
+        for a in e4.ARMS
+        if a.name != e4.REFERENCE
     }
     return {k: v for k, v in shared.items() if v}
 
@@ -99,10 +102,12 @@ def train_live(
     CheckpointError
         If the seed is another session's, this session is already training, or the run fails.
     """
+    from labcore.storage.checkpoints import CheckpointError
+
     try:
         job = data.submit_training("wagering", LIVE_KIND, seed, LIVE_TRAIN, or_next=True)
     except jobs.QueueFull as exc:
-        raise data.ckpt.CheckpointError(str(exc)) from None
+        raise CheckpointError(str(exc)) from None
     seen = 0
     while True:
         done = not job.active
@@ -116,7 +121,7 @@ def train_live(
         time.sleep(jobs.POLL_SECONDS)
     data.training_queue().forget(job)
     if job.state != "done" or job.result is None:
-        raise data.ckpt.CheckpointError(f"the run failed ({job.error})")
+        raise CheckpointError(f"the run failed ({job.error})")
     data.read_checkpoint_manifest.clear()
     return job.result["record"], Path(job.result["path"])
 
@@ -130,7 +135,7 @@ def neurogym_study() -> LoadedStudy:
     return data.read_study("neurogym", str(NEUROGYM_STUDY_DIR), None)
 
 
-# ----------------------------------------------------------------------- protocol 8.7 (issue 23)
+# ----------------------------------------------------------------------- protocol 8.7
 PDW_STUDY_DIR = ROOT / "results" / STUDIES["pdw"].folder
 """The bundled Song et al. reproduction (``study pdw``); read at call time (tests point it
 elsewhere)."""
@@ -184,13 +189,17 @@ def reward_summaries(e4_summary: StudySummary | None) -> dict[str, StudySummary 
 def reward_answer(summaries: dict[str, StudySummary | None], form: str = "short") -> str:
     """The lab's answer from :func:`reward_summaries` in ``form`` ("short", "long", ...:
     :func:`labcore.experiments.reward_answer.answer`, ``labcore/templates/reward.j2``)."""
-    return _reward_answer.answer(summaries, form)
+    from labcore.experiments.reward_answer import answer
+
+    return answer(summaries, form)
 
 
 def reward_findings(summaries: dict[str, StudySummary | None]) -> list[Finding]:
     """The findings the answer cites, named as it names them
     (:func:`labcore.experiments.reward_answer.cited`)."""
-    return _reward_answer.cited(summaries)
+    from labcore.experiments.reward_answer import cited
+
+    return cited(summaries)
 
 
 def sure_option_config(
@@ -198,9 +207,9 @@ def sure_option_config(
 ) -> NeuroGymRLConfig:
     """The live sure-option run's training (Song's setting with these three choices, the live
     budget)."""
-    return _neurogym_rl.live_config(
-        entropy_coef, readout_init, input_scale, budgets=LIVE_SURE_OPTION
-    )
+    from labcore.training.neurogym_trainer import live_config
+
+    return live_config(entropy_coef, readout_init, input_scale, budgets=LIVE_SURE_OPTION)
 
 
 def reference_curves(cfg: NeuroGymRLConfig) -> tuple[pd.DataFrame | None, str, list[int]]:

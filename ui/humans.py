@@ -115,7 +115,7 @@ def _view(kind: str, seed: int, mode: str) -> MetacognitionView | None:
     shows for an unusable checkpoint (once per file and run), when it cannot be read."""
     try:
         return data.metacognition(kind, seed, mode, AGENT_KINDS[kind].n_slots, 0.0)
-    except (data.ckpt.CheckpointError, OSError, ValueError):
+    except (OSError, ValueError):  # a CheckpointError is a ValueError
         reported = st.session_state.setdefault("_humans.reported", set())
         if (kind, seed) not in reported:
             reported.add((kind, seed))

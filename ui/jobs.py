@@ -1,12 +1,12 @@
 """Training as a class does it: seeds allocated atomically, jobs queued off the page thread.
 
 Thirty students pressing "Train" at once must all get an agent, each a different seed, and nobody
-else's page may stall meanwhile (issue 24). Two pieces, neither imports Streamlit:
+else's page may stall meanwhile. Two pieces, neither imports Streamlit:
 
 * :class:`SeedBook` hands every session its own seed. A seed is reserved when its run starts, by
   creating a file with ``O_CREAT | O_EXCL`` (atomic on one filesystem, so across the server
   processes of ``make class`` too); a page only looks (:meth:`SeedBook.next_free`), so a visit
-  leaves no file (issue 34). A seed reserved, bundled or trained by anyone is never trained by
+  leaves no file. A seed reserved, bundled or trained by anyone is never trained by
   another session, so no run can end in "saved by another session".
 * :class:`TrainingQueue` runs the jobs: at most ``workers`` at a time (default 1,
 ``$CTLAB_TRAIN_WORKERS``),
@@ -369,8 +369,8 @@ def default_workers() -> int:
 
 def progress_fraction(job: Job) -> float:
     """How far a job is, 0-1: updates done of the first update at which the convergence rule could
-    stop it (``earliest_stop``), else of the budget; 1 once done (issue 24: the bar sat at 20%
-    of the 3,000-update budget, then jumped to done)."""
+    stop it (``earliest_stop``), else of the budget; 1 once done (of the 3,000-update budget the
+    bar would sit at 20%, then jump to done)."""
     if job.state == "done":
         return 1.0
     p = job.progress

@@ -1,8 +1,8 @@
 """Key presses queued in the browser and sent in order: none is lost between two reruns.
 
 A button's keyboard shortcut fires only while the button is drawn and enabled; a key pressed while
-the previous press's rerun was still running reached a disabled button, or two presses merged into
-one rerun (issue 42: Be the agent lost the bet in 10 of 50 trials with keys 0.1 s apart). This
+the previous press's rerun was still running reaches a disabled button, or two presses merge into
+one rerun (Be the agent would lose the bet in about 10 of 50 trials with keys 0.1 s apart). This
 component listens to the page's keys itself and keeps every press of the current queue; each press
 sends the whole queue, so the newest value, whichever reruns merge, holds every press in order,
 and the page answers those it has not answered yet (``ui.humans.press_keys``).

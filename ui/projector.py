@@ -1,4 +1,4 @@
-"""Projector mode (issue 34): one switch that enlarges the type the back row of a classroom must
+"""Projector mode: one switch that enlarges the type the back row of a classroom must
 read at 1366x768: metric values and labels, captions (darker than Streamlit's grey), body text,
 and the fonts of every figure.
 
@@ -30,8 +30,8 @@ STATE_KEY = "_projector"
 SCALE = 1.4
 """How much a figure's fonts grow."""
 MIN_FIGURE_PX = 18
-"""The smallest type of an enlarged figure: tick labels, legend, colour bars (issue 34: ticks were
-12 px, unreadable from the back row)."""
+"""The smallest type of an enlarged figure: tick labels, legend, colour bars (12 px
+ticks are unreadable from the back row)."""
 
 CSS = """
 <style>

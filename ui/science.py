@@ -11,25 +11,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ui import data
-
 if TYPE_CHECKING:
     from labcore.agents import Agent
     from labcore.config import AgentConfig
     from labcore.rollout import Trace
 
-_measures = data.measures  # ui.data's lazy handles, not a second import of the same module
-_integration = data.integration_measures
-_e3_design = data._Later("labcore.experiments.e3_design")
-
 
 def e3_design_levels() -> dict[str, tuple]:
     """The E3 design study's factors and their levels, registered in protocol sec. 7
     (:mod:`labcore.experiments.e3_design`): write geometry, loop and readout gain."""
+    from labcore.experiments import e3_design
+
     return {
-        "geometry": _e3_design.GEOMETRIES,
-        "loop": _e3_design.LOOPS,
-        "gain": _e3_design.GAINS,
+        "geometry": e3_design.GEOMETRIES,
+        "loop": e3_design.LOOPS,
+        "gain": e3_design.GAINS,
     }
 
 
@@ -38,31 +34,41 @@ def e1_construction_notes(
 ) -> list[str]:
     """What a wagering agent's wiring fixes in this setting, each a note labelled "by
     construction" (:func:`labcore.measures.e1_construction_notes`)."""
-    return _measures.e1_construction_notes(config, self_model_mode, capacity, confidence)
+    from labcore import measures
+
+    return measures.e1_construction_notes(config, self_model_mode, capacity, confidence)
 
 
 def pci_normalisations() -> dict[str, str]:
     """PCI-A's normalisations, key -> label (:data:`labcore.measures.PCI_NORMALISATIONS`)."""
-    return {key: label for label, key in _measures.PCI_NORMALISATIONS.items()}
+    from labcore import measures
+
+    return {key: label for label, key in measures.PCI_NORMALISATIONS.items()}
 
 
 def noise_target(agent: Agent) -> str:
     """Which latent state a titration perturbs in ``agent``
     (:func:`labcore.measures.noise_target`)."""
-    return _measures.noise_target(agent)
+    from labcore import measures
+
+    return measures.noise_target(agent)
 
 
 def cue_kinds(trace: Trace, episode: int) -> list[str | None]:
     """What arrived on the cue channel at each step of one episode (colour / object / mask / None)
     (:func:`labcore.measures.cue_kinds`)."""
-    return _measures.cue_kinds(trace, episode)
+    from labcore import measures
+
+    return measures.cue_kinds(trace, episode)
 
 
 def integration_settings() -> tuple[tuple[str, ...], float, str]:
     """The registered integration readings (:mod:`labcore.measures_integration`): the signals read,
     the ridge on every covariance and Φ_E's normalisation."""
+    from labcore import measures_integration as mi
+
     return (
-        _integration.INTEGRATION_SIGNALS,
-        _integration.INTEGRATION_RIDGE,
-        _integration.INTEGRATION_NORMALISATION,
+        mi.INTEGRATION_SIGNALS,
+        mi.INTEGRATION_RIDGE,
+        mi.INTEGRATION_NORMALISATION,
     )

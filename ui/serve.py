@@ -1,7 +1,7 @@
 """Start the real lab: one ``streamlit run app.py`` server for tests and benchmarks, or a class of
 them behind nginx (``make class``).
 
-A class larger than one Python process serves (issue 24) gets several server processes behind
+A class larger than one Python process serves gets several server processes behind
 Debian's nginx (``apt-get install nginx``), with sticky sessions: Streamlit keeps a session's state
 in the process that holds its websocket, so every request of a browser must reach the same
 server. The proxy hashes a cookie (``ctlab_server``, set on the first response from nginx's

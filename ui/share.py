@@ -15,8 +15,7 @@ handout links are therefore built from, in order:
 When none of these reaches beyond the machine, the loopback address is kept and the page says so.
 A link is also named unreachable when the server itself listens on a loopback address only
 (``--server.address 127.0.0.1``, or ``$CTLAB_LISTEN``, the address of the proxy in front of it,
-which ``make class`` sets): a LAN address in a link is then refused by this machine (issue 34,
-defect 2).
+which ``make class`` sets): a LAN address in a link is then refused by this machine.
 """
 
 from __future__ import annotations

@@ -65,7 +65,7 @@ class LessonStep:
     """The page's URL controls for this view (:func:`labcore.links.query`: fields of the typed URL
     state, as :func:`labcore.links.parse_params` reads them back). A step that asks what a lesion
     will do carries ``predict=1``: its view opens with "Predict first" on, so the answer is held
-    back until the class has committed (issue 34)."""
+    back until the class has committed."""
     question: str
     choices: tuple[str, ...]
     paper_answer: int

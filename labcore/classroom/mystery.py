@@ -1,4 +1,4 @@
-"""Mystery agent: a classroom puzzle with a hidden lesion, capacity or noise (issue 14).
+"""Mystery agent: a classroom puzzle with a hidden lesion, capacity or noise.
 
 Learned from PhET's "mystery resistor", where teachers asked for hidden values to test
 understanding: a teacher makes a :class:`Puzzle` (or draws one with :func:`random_puzzle`), shares
@@ -452,7 +452,7 @@ MARKERS: dict[str, tuple[Marker, ...]] = {
     ),
 }
 """The markers each task's puzzles show, in order. Behaviour only: a count of the slots in use
-(once shown) read the hidden capacity off directly (issue 24); the episode's heatmap still shows
+(once shown) read the hidden capacity off directly; the episode's heatmap still shows
 the slots to a student who steps through it."""
 GIVEAWAY: dict[tuple[str, str], tuple[str, ...]] = {
     ("wagering", "intact"): ("auroc",),

@@ -1,4 +1,4 @@
-"""A class that sees itself (issue 34, after NetLogo HubNet's participatory simulations): the
+"""A class that sees itself (after NetLogo HubNet's participatory simulations): the
 anonymous answers of a class, in one SQLite file shared by every server process of a class.
 
 A teacher starts a class and gets its code (what students type or scan) and a teacher key (kept

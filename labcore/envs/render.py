@@ -119,8 +119,7 @@ def compose_dual_frame(env: MiniGridEnv, grid_img: np.ndarray) -> np.ndarray:
     _flag(draw, (20, 176), "report the colour", t == cfg.report_secondary_step)
     _flag(draw, (20, 208), "report the object", t == cfg.report_primary_step)
     # The frame shows the room before step t's action, so what the agent said is the previous
-    # step's:
-    # named as such, and only after a report (a movement in the delay is not an answer; issue 24).
+    # step's, named as such, and only after a report (a movement in the delay is not an answer).
     reported = {
         cfg.report_secondary_step: ("colour", SECONDARY_CUE_NAMES),
         cfg.report_primary_step: ("object", PRIMARY_CUE_NAMES),

@@ -1,6 +1,6 @@
 """Which of our numbers are fixed by the design rather than learned: the construction audit.
 
-A number our design fixes is not evidence for or against the paper (issue 12). Two rules
+A number our design fixes is not evidence for or against the paper. Two rules
 decide it from data, not from a list:
 
 1. **Untrained twin.** The same pipelines run on the untrained agents of the same kinds and
@@ -10,19 +10,18 @@ decide it from data, not from a list:
    write, slot memory constant between writes. "Demonstrably" is an equivalence test, not
    a failure to find a difference: the 95% interval of the difference (``|d| + 2 SE``) must
    lie inside a margin of ``max(0.05, 20% of the larger value)``, so a value too noisy to
-   tell (a signed GBI of -9,000 +/- 6,000) is never called fixed; and (protocol sec. 10.10,
-   2026-11-29) the two must not be separated by a t test (``|d| >= 2 SE``): a margin never calls
+   tell (a signed GBI of -9,000 +/- 6,000) is never called fixed; and (protocol sec. 10.10)
+   the two must not be separated by a t test (``|d| >= 2 SE``): a margin never calls
    "the same" two values the data tell apart (PCI-A of A0, 0.45 trained vs 0.52 untrained, t 3.9).
-2. **Ceiling** (protocol sec. 10.1, replacing the closed form over the task's distribution; sec.
-   10.7 for every value an ideal agent defines). The ideal agent or observer scored on the same
-   evaluation episodes or trial budget (``e2.ideal_values``: the allocation rule, at every
-   capacity, the cue-blind baselines and every E3 accuracy; ``e1.ideal_values``: E1's Type-2
-   AUROC and opt-outs): a seed mean within its 95% range, or within ``CEILING_TOLERANCE`` of its
-   value where that value is exact (1.0 with nothing lost, no opt-out under a +-1 payoff), is what
-   the design allows, whatever the agent learned. A contrast of two values both fixed by
-   construction is fixed too (``contrasts``).
+2. **Ceiling** (protocol sec. 10.1; sec. 10.7 for every value an ideal agent defines). The ideal
+   agent or observer scored on the same evaluation episodes or trial budget (``e2.ideal_values``:
+   the allocation rule, at every capacity, the cue-blind baselines and every E3 accuracy;
+   ``e1.ideal_values``: E1's Type-2 AUROC and opt-outs): a seed mean within its 95% range, or within
+   ``CEILING_TOLERANCE`` of its value where that value is exact (1.0 with nothing lost, no opt-out
+   under a +-1 payoff), is what the design allows, whatever the agent learned. A contrast of two
+   values both fixed by construction is fixed too (``contrasts``).
 
-Two more rules (issue 22) catch values fixed *relative to another condition*, which rule 1
+Two more rules catch values fixed *relative to another condition*, which rule 1
 misses because they are not equal to an untrained twin's value:
 
 3. **Relative.** A lesion whose actions equal the intact condition's at every step of every
@@ -39,7 +38,7 @@ misses because they are not equal to an untrained twin's value:
    episodes' cues are replaced (``e2.run_seed`` records both checks): nothing the decoder reads
    depends on the cue, so any score is chance by construction.
 
-One more (protocol sec. 10.11, 2026-11-29) reads a claim's comparison:
+One more (protocol sec. 10.11) reads a claim's comparison:
 
 5. **Identical arms.** A value equal to every value it is compared with (``ClaimSpec.arms``: the
    paper's ordering between them) on every seed, in the trained agents and in their untrained
@@ -153,8 +152,8 @@ def audit(
         (``e2.ideal_values``, ``e1.ideal_values``)
     contrast_arms : ``{contrast key: (arm a, arm b)}`` (E2's seed-level tests)
     arms : ``{key: the keys it is compared with}`` (the identical-arms rule; none: not applied)
-    wiring : apply the relative and empty-bus rules (added 2026-11-24)
-    separated : the equivalence test's t condition (added 2026-11-29, :func:`equivalent`)
+    wiring : apply the relative and empty-bus rules (rules 3 and 4)
+    separated : the equivalence test's t condition (:func:`equivalent`)
 
     Returns
     -------

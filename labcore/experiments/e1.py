@@ -148,7 +148,7 @@ def relative_checks(
 def float32_text(x: float) -> str:
     """A confidence as written in the trial files: its float32 value in the shortest text that
     reads back to it exactly (read as float32: the agent's value bit for bit; as float64: the same
-    order and ties, so every AUROC of the summary is recomputed from the file exactly; issue 33).
+    order and ties, so every AUROC of the summary is recomputed from the file exactly).
 
     >>> float32_text(0.99999994), float32_text(0.5)
     ('0.99999994', '0.5')

@@ -149,7 +149,7 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
 def empty_bus_checks(
     agent: Agent, iv: Intervention, seeds: np.ndarray, trace: Trace, scale: str
 ) -> dict[str, float]:
-    """The records the empty-bus rule reads (``labcore.experiments.construction``; issue 22).
+    """The records the empty-bus rule reads (``labcore.experiments.construction``).
 
     ``e2.check.bus_empty.<scale>``: 1.0 if every workspace slot is zero at every step of every
     episode. Only then, ``e2.check.trunk_cue_free.<scale>``: 1.0 if the trunk's state ``h`` is the

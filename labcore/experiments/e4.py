@@ -1,4 +1,4 @@
-"""Experiment 4: does metacognition emerge from reward alone? (issue 15; docs/protocol.md sec. 8).
+"""Experiment 4: does metacognition emerge from reward alone? (docs/protocol.md sec. 8).
 
 Per seed, every arm of protocol 8.3 (:data:`ARMS`: E1's supervised agent and the agents whose
 confidence learned from the wager's reward only) runs the same evaluation trials under E1's five

@@ -1,4 +1,4 @@
-"""Experiment 4 (metacognition from reward alone, issue 15; docs/protocol.md sec. 8) as a study
+"""Experiment 4 (metacognition from reward alone; docs/protocol.md sec. 8) as a study
 (``e4``), through the one runner: the shape of the ``paper`` study
 (:mod:`labcore.experiments.paper_study`) on E4's pipeline (:mod:`labcore.experiments.e4`).
 

@@ -49,7 +49,7 @@ def _l75_last(row: Mapping[str, Any]) -> bool:
 
 
 EXPERIMENTS = ("e1", "e2", "e3", "e4")
-"""Experiments a result set may hold, in display order (E4: issue 15, beyond the paper)."""
+"""Experiments a result set may hold, in display order (E4: beyond the paper)."""
 PAPER_EXPERIMENTS = ("e1", "e2", "e3")
 """The paper's experiments (study ``paper``)."""
 VALUE_COLUMNS = ("experiment", "seed", "key", "value")

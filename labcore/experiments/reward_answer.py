@@ -1,4 +1,4 @@
-"""The lab's answer to "does metacognition emerge from reward alone?" (issue 23): five studies'
+"""The lab's answer to "does metacognition emerge from reward alone?": five studies'
 summaries read through the one loader, their words from one template, and the README's block.
 
 The studies (folders under ``results/``): ``pdw`` (Song, Yang & Wang 2017 reproduced, protocol

@@ -1,4 +1,4 @@
-"""A class that sees itself (issue 34): the class's votes on a question, beside the lab's answer.
+"""A class that sees itself: the class's votes on a question, beside the lab's answer.
 
 One horizontal bar per choice (its letter; its text on hover, and beside the chart on the page),
 the number of students who chose it; once the teacher reveals the question, the choice the lab's

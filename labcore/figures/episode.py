@@ -473,8 +473,8 @@ def read_text_position(
     confidence: Any, step: int, threshold: float = BET_THRESHOLD, top: float = 1.05
 ) -> str:
     """Where the text of the value read at ``step`` goes: above or below its marker, whichever
-    side the bet threshold's line and the neighbouring steps' line leave free (issue 34: beside
-    the marker, "read here: 0.49" sat on the line at 0.5).
+    side the bet threshold's line and the neighbouring steps' line leave free (beside the marker,
+    "read here: 0.49" would sit on the line at 0.5).
 
     A side without room in the panel (0 to ``top``) is ruled out first, then a side the threshold
     runs through, then the side the neighbouring steps' values lie on; a tie goes away from the
@@ -604,8 +604,8 @@ def internal_state_timeline(
             col=1,
         )
     # The bet threshold is named in the legend, not labelled on its line: the label sat on the
-    # marker and the value read at the choice point, and the value's text on the line (issue 34:
-    # "read here: 0.49" overprinted by the line at 0.5).
+    # marker and the value read at the choice point, and the value's text on the line ("read here:
+    # 0.49" overprinted by the line at 0.5).
     fig.add_trace(
         go.Scatter(
             x=[-0.5, n - 0.5],
@@ -663,7 +663,7 @@ class StepFigures:
     nothing at any step drawn: see ``slots_note``)."""
     slots_note: str | None = None
     """Why an agent with a workspace has no slots figure, for the page to say instead (an empty
-    heatmap explained nothing; issue 24); None otherwise."""
+    heatmap explains nothing); None otherwise."""
 
 
 def step_figures(
@@ -676,7 +676,7 @@ def step_figures(
     (:func:`action_axis`); the confidence timeline with the step the wager was read at; the slots
     with the cue that arrived at each step and the report steps. ``self_model_activity=False``
     leaves the norm of z_self out of the timeline (a mystery puzzle: a flat line named the
-    "self-model zeroed" puzzle at a glance; issue 34).
+    "self-model zeroed" puzzle at a glance).
     """
     wager = wager_reading(trace, episode) if trace.task_id == WAGERING else None
     step_kind = int(trace.step_kind[episode, t])

@@ -1,4 +1,4 @@
-"""People beside the agents (issue 35), and a data set's people by condition: the "Your data" and
+"""People beside the agents, and a data set's people by condition: the "Your data" and
 "Be the agent" pages' figures.
 
 :func:`beside_agents_figure`: two panels, Type-2 AUROC and M-ratio, each against the trials a

@@ -179,8 +179,8 @@ def type2_roc_figure(
         )
         category_axis(fig, [label_of(k) for k in keys], row=1, col=2)
     # The chance line of the AUROC panel is named in the legend with the diagonal, not labelled
-    # in the panel: a label at either end sat on a marker (issue 34: "chance 0.5" on the paper's
-    # diamond of the zeroed self-model, whose AUROC is 0.5).
+    # in the panel: a label at either end sits on a marker ("chance 0.5" on the paper's diamond of
+    # the zeroed self-model, whose AUROC is 0.5).
     fig.add_trace(
         go.Scatter(
             x=[-0.6, len(keys) - 0.4],
@@ -211,7 +211,7 @@ def type2_roc_figure(
         col=1,
     )
     # On the panel's far side: between the panels its title crossed the ROC curve on a phone,
-    # where the square ROC panel fills its whole width (issue 34).
+    # where the square ROC panel fills its whole width.
     fig.update_yaxes(
         title_text="Type-2 AUROC", range=[0.3, 1.02], side="right", automargin=True, row=1, col=2
     )

@@ -214,7 +214,7 @@ def fig3b_marker_correlations(
             col=1,
         )
         gaps = [i for i, r in enumerate(rs) if not finite(r)]
-        if gaps:  # a missing bar is said so where it would stand (issue 24: the panel looked empty)
+        if gaps:  # a missing bar is said so where it would stand (else the panel looks empty)
             fig.add_trace(
                 go.Scatter(
                     x=x[gaps],

@@ -1,4 +1,4 @@
-"""Figures of Experiment 4 (issue 15, beyond the paper): metacognition from reward alone.
+"""Figures of Experiment 4 (beyond the paper): metacognition from reward alone.
 
 * :func:`learning_curves` -- held-out Type-2 AUROC and wager reward over training, per arm
   (``e4_curves.csv``), or of one live training run (the "From reward alone" page).

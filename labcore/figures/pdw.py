@@ -261,7 +261,7 @@ def training_curve_figure(
     go.Figure
         Sampled held-out checks: one thin line per seed, the seed mean thick; the greedy mean
         dotted. The sure option rising early, collapsing when the sides are learned and coming
-        back later (the issue's pilot) would show in the top panel.
+        back later (as in a pilot run) would show in the top panel.
     """
     title = title or f"The sure option over training: {network_label(agent)}, trained from reward"
     needed = ("cell", "agent", "training", "seed", "update", "policy", "p_sure_offered", "accuracy")

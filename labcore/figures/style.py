@@ -363,8 +363,8 @@ def style_figure(
 
 
 def fit_ranges(fig: go.Figure, pad: float = 0.04) -> go.Figure:
-    """Widen every fixed linear y-axis range to hold each plotted value (issue 24: a fixed 0.3-1
-    AUROC axis hid a reward-trained agent's 0.18). Error bars count; ``pad`` is a share of the span.
+    """Widen every fixed linear y-axis range to hold each plotted value (a fixed 0.3-1 AUROC axis
+    would hide a reward-trained agent's 0.18). Error bars count; ``pad`` is a share of the span.
 
     >>> fig = go.Figure(go.Scatter(x=[0, 1], y=[0.18, 0.9])).update_yaxes(range=[0.3, 1.02])
     >>> [round(v, 3) for v in fit_ranges(fig).layout.yaxis.range]

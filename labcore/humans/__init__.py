@@ -1,4 +1,4 @@
-"""People beside the agents (issue 35): trial tables read into the lab's own markers.
+"""People beside the agents: trial tables read into the lab's own markers.
 
 - :mod:`labcore.humans.columns`: the two trial-table formats (the Confidence Database's and the
   lab's), their columns and the checks of a file and its header (a dual task's columns, the

@@ -1,4 +1,4 @@
-"""Per-subject markers of a trial table, by the lab's own markers (issue 35).
+"""Per-subject markers of a trial table, by the lab's own markers.
 
 For each subject of a :class:`~labcore.humans.trials.Trials` (and for an agent's trials, so that
 people and agents are measured alike): the number of trials, accuracy, the Type-2 AUROC

@@ -1,4 +1,4 @@
-"""The human reference: published figures about people's confidence data, typed once (issue 35).
+"""The human reference: published figures about people's confidence data, typed once.
 
 One frozen table (:data:`REFERENCE`) of :class:`HumanFigure` records, each with its source
 (:data:`SOURCES`) and where in the source it stands. Pages, the command line and the trial

@@ -1,4 +1,4 @@
-"""Be the agent: a visitor plays the wagering task of Experiment 1 (issue 35 item 3).
+"""Be the agent: a visitor plays the wagering task of Experiment 1.
 
 The trials are the agent's own. Trial set ``k`` is the first :data:`SESSION_TRIALS` evaluation
 episodes of agent seed ``k`` (``labcore.seeding.episode_seeds(k, "eval", n)``), drawn by the

@@ -40,10 +40,10 @@ fewer; it does not measure one below 40. A meta-d' fit on four ratings per respo
 trials over 16 cells (two stimuli x two responses x four ratings): at 40 trials that is 2.5 per
 cell, and the padding that keeps every cell finite (1/8 of a trial per cell, 2 trials in all) is
 already 5% of the data. The HMeta-d author puts the minimum of a single subject's fit with two
-ratings at about 80 trials, and would not go much below 50 per subject even with hierarchical
-fits (S. Fleming, metacoglab/HMeta-d issue 21): below 40 a fit is noise. The floor sits at 40 so
-that the lab's own "Be the agent" session (50 trials; 40-60 by design) is read back and measured,
-flagged as rough, rather than refused.
+ratings at about 80 trials, and would not go much below 50 per subject even with hierarchical fits
+(S. Fleming, https://github.com/metacoglab/HMeta-d/issues/21): below 40 a fit is noise. The floor
+sits at 40 so that the lab's own "Be the agent" session (50 trials; 40-60 by design) is read back
+and measured, flagged as rough, rather than refused.
 
 Nothing is stored: the functions read bytes and return arrays; the caller keeps them for its
 session only.

@@ -1,4 +1,4 @@
-"""Integration measures for Gaussian data (IIT-adjacent; issue 27, beyond the paper).
+"""Integration measures for Gaussian data (IIT-adjacent, beyond the paper).
 
 The paper probes IIT with one compressibility proxy, PCI-A (Phua 2025, sec. 4.4), and asks
 for "more direct approximations to Phi and/or alternative whole-vs-parts integration
@@ -115,7 +115,7 @@ def _covariance(samples: NDArray[np.float64], ridge: float, what: str) -> NDArra
     """Sample covariance of (N, d) samples, ridged and checked; raises _Undefined with the
     reason.
 
-    The sample count is checked whatever the ridge (issue 33): a ridge makes any covariance
+    The sample count is checked whatever the ridge: a ridge makes any covariance
     invertible, but N <= d samples do not estimate a d-dimensional one. Singularity is judged on
     the correlation matrix, so a channel's scale does not matter (a healthy channel scaled by
     1e-6 is healthy); a channel whose variance is exactly 0 never varies.

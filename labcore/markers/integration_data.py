@@ -1,4 +1,4 @@
-"""What the integration measures are applied to (issue 27): evoked responses, surrogates and
+"""What the integration measures are applied to: evoked responses, surrogates and
 known linear systems.
 
 * :func:`evoked_response` -- perturbed minus unperturbed trajectory: a measure of

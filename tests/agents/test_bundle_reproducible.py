@@ -1,4 +1,4 @@
-"""Same seed, same weights, on any machine (issue 22; docs/reliability.md, "Same seed, same
+"""Same seed, same weights, on any machine (docs/reliability.md, "Same seed, same
 weights").
 
 The bundled agents were trained in portable compute mode (``labcore.compute``): pinned kernels

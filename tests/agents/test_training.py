@@ -154,7 +154,7 @@ def test_paper_mode_batch_equals_solo():
 
 
 def test_paper_mode_resumes_a_killed_run_bit_for_bit(tmp_path, monkeypatch):
-    # Issue 26: a paper-schedule batch killed mid-run continues from its snapshot and ends with the
+    # A paper-schedule batch killed mid-run continues from its snapshot and ends with the
     # numbers of an uninterrupted run. Snapshots every episode here; the kill comes after episode 3.
     import labcore.training.paper_schedule as T
 

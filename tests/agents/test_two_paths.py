@@ -1,4 +1,4 @@
-"""The agent's two execution paths, module by module (issue 25).
+"""The agent's two execution paths, module by module.
 
 ``Agent.step`` (autonomous rollouts, one step at a time) and the seed-batched sequence pass
 (``labcore.agents.sequence``, training and ``Agent.forward_sequence``) implement one agent twice.

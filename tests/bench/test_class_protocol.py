@@ -1,4 +1,4 @@
-"""The class benchmark's protocol mode (bench/class_protocol.py, issue 34): the scenarios, what
+"""The class benchmark's protocol mode (bench/class_protocol.py): the scenarios, what
 counts as a switch, how failures are counted, and the table row. No server: the students' client
 is replaced by a scripted one."""
 

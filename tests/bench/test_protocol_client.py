@@ -1,4 +1,4 @@
-"""The class benchmark's protocol client (bench/protocol_client.py, issue 34): a student without a
+"""The class benchmark's protocol client (bench/protocol_client.py): a student without a
 browser, checked on hand-made messages (what the frontend would make of them) and against a real
 ``streamlit run app.py`` (one student, one switch: the metric changes as a browser sees it)."""
 
@@ -298,7 +298,7 @@ def test_a_student_opens_metacognition_and_one_switch_changes_the_metric_a_brows
             intact = client.metric("Type-2 AUROC")
             assert intact is not None and float(intact) > 0.6  # B2 knows when it knows
             run = await client.set_widget(KEY, "zeroed")
-            # the switch reruns only the control's fragment (issue 34): the verdicts stay
+            # the switch reruns only the control's fragment: the verdicts stay
             assert run.status == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
             assert run.fragment_ids and not run.exceptions
             assert not any("Verdict" in text for text in markdown(run.elements))

@@ -412,8 +412,8 @@ def test_wagering_cue_content_follows_salience_and_noise():
 
 
 def test_a_dual_frame_names_only_a_report_and_whose_step_it_was(monkeypatch):
-    """Issue 24, defect 6: the frame said "answered 4 (yellow)" in the delay and beside the object
-    report, while the caption named the object. A frame shows the room before step t's action, so
+    """The frame must not say "answered 4 (yellow)" in the delay or beside the object report while
+    the caption names the object. A frame shows the room before step t's action, so
     what it says the agent answered is the previous step's report, named as such."""
     from PIL import ImageDraw
 

@@ -206,7 +206,7 @@ def test_bundled_flags_follow_the_rules():
             )
 
 
-# ----------------------------------------------------------- relative rules (issue 22)
+# ----------------------------------------------------------- relative rules
 def _e1(checks_by_seed: list[dict[str, float]], experiment: str = "e1") -> list[SeedResult]:
     """Seeds whose values hold accuracies/AUROCs (0.8) and the relative rule's check records."""
     out = []

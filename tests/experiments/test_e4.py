@@ -1,4 +1,4 @@
-"""Experiment 4 (issue 15): the pipeline on a tiny budget, its claims and hypothesis tests, the
+"""Experiment 4: the pipeline on a tiny budget, its claims and hypothesis tests, the
 intervals of protocol 8.5 against hand-computed and independent values, and the bundled answer."""
 
 from __future__ import annotations
@@ -574,7 +574,7 @@ def test_bundled_e4_set_is_valid_and_its_answer_renders():
 def test_every_auroc_of_a_bundled_set_is_recomputed_from_its_trial_file_exactly(
     folder, experiment, trials
 ):
-    # Issue 33: confidences rounded to 6 decimals gave 0.727 for a summary's 0.737. The files keep
+    # Confidences rounded to 6 decimals would give 0.727 for a summary's 0.737. The files keep
     # every float32 confidence in its shortest exact form; sklearn on the file gives the summary's.
     import pandas as pd
     from sklearn.metrics import roc_auc_score

@@ -1,4 +1,4 @@
-"""Verdicts do not depend on the machine (issue 22; docs/reliability.md, "Same seed, same weights").
+"""Verdicts do not depend on the machine (docs/reliability.md, "Same seed, same weights").
 
 The bundled quick result set (`results/quick`) was made in portable compute mode from the bundled
 agents. Here the same command runs in fast mode, this CPU's own kernels: a different code path on

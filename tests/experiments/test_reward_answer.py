@@ -1,4 +1,4 @@
-"""The lab's answer to "does metacognition emerge from reward alone?" (issue 23), composed by
+"""The lab's answer to "does metacognition emerge from reward alone?", composed by
 ``labcore/templates/reward.j2`` from five studies' summaries.
 
 Each registered branch of protocol 8.7's rewrite rules, on the bundled summaries with one study's

@@ -61,7 +61,7 @@ def test_missed_trials_are_dropped_and_counted_and_the_rest_measured_as_if_clean
             cells = [stim, resp, conf]
             cells[column] = code
             if code == "NaN":
-                cells = [code] * 3  # the case: the whole trial NaN
+                cells = [code] * 3  # the whole trial NaN
             rows.append((s, *cells))
         else:
             rows.append((s, stim, resp, conf))

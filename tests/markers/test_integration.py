@@ -314,7 +314,7 @@ def test_two_elements_have_zero_o_information_and_tc_equal_to_dtc():
 
 
 def test_too_few_samples_are_undefined_whatever_the_ridge():
-    # Issue 33: 2 samples of 4 independent channels gave an O-information of 8.62 bits with a ridge.
+    # With a ridge, 2 samples of 4 independent channels would give an O-information of 8.62 bits.
     x = np.random.default_rng(17).normal(size=(2, 4))
     for ridge in (0.0, 1e-3, 1.0):
         for measure in (o_information, tse_complexity):

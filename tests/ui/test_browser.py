@@ -15,49 +15,40 @@ import pytest
 
 from labcore.classroom.lesson import LESSON
 from labcore.classroom.mystery import encode, make_puzzle
+from labcore.config import PAGE_URLS, PAGES
 from tests.ui.real_parts import require_real_parts
 from ui.serve import CHROMIUM, CHROMIUM_ARGS, running_lab
 
-PAGES = [
-    ("", "Consciousness-Theories Ablation Lab"),
-    ("agents", "Agents"),
-    ("metacognition", "Metacognition — Higher-Order Theory"),
-    ("workspace", "Workspace — Global Workspace Theory"),
-    ("robustness", "Robustness — triangulation"),
-    ("integration", "Integration — Integrated Information Theory"),
-    ("rollouts", "Rollout theatre"),
-    ("replication", "Replication"),
-    ("scorecards", "Scorecards"),
-    ("mystery", "Mystery agent"),
-    ("lesson", "Lesson: three dissociations"),
-    ("reward", "From reward alone"),
-]
+ROOT = Path(__file__).resolve().parents[2]
 
 
-LESSON_TITLE = "Lesson: three dissociations"
+def heading(page: str) -> str:
+    """The title a page draws (its ``st.title`` call), which the browser waits for."""
+    module = ast.parse((ROOT / "app_pages" / f"{page}.py").read_text())
+    return next(
+        node.args[0].value
+        for node in ast.walk(module)
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "attr", None) == "title"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+    )
+
+
+LESSON_TITLE = heading("lesson")
 VIEWS = [
-    *PAGES,
+    *((PAGE_URLS[p.name], heading(p.name)) for p in PAGES),
     *((f"lesson?step={n}", LESSON_TITLE) for n in range(2, len(LESSON) + 1)),
-    ("be_the_agent", "Be the agent"),
-    ("your_data", "Your data: people's confidence, the lab's markers"),
-    ("join", "Your class"),
-    (f"mystery?code={encode(make_puzzle('wagering', 'zero'))}", "Mystery agent"),
-    (f"mystery?code={encode(make_puzzle('dual', 'k1'))}", "Mystery agent"),
+    (f"mystery?code={encode(make_puzzle('wagering', 'zero'))}", heading("mystery")),
+    (f"mystery?code={encode(make_puzzle('dual', 'k1'))}", heading("mystery")),
 ]
-"""Every page, and the views a page draws apart from its first: each lesson step, a student's
-puzzle of either task."""
+"""Every page of the navigation (:data:`labcore.config.PAGES`), and the views a page draws apart
+from its first: each lesson step, a student's puzzle of either task."""
 
 
 def nav_titles() -> list[str]:
-    """The pages' titles in the navigation, as app.py gives them (``st.Page(..., title=...)``)."""
-    app = ast.parse((Path(__file__).resolve().parents[2] / "app.py").read_text())
-    return [
-        k.value.value
-        for c in ast.walk(app)
-        if isinstance(c, ast.Call) and getattr(c.func, "attr", None) == "Page"
-        for k in c.keywords
-        if k.arg == "title"
-    ]
+    """The pages' titles in the navigation."""
+    return [p.title for p in PAGES]
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +99,7 @@ APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 """The app once its script's run has ended (Streamlit marks its root with the run's state)."""
 
 
-AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 """axe-core, pinned in package.json / package-lock.json (``make test`` runs ``npm ci`` once)."""
 AXE_RUN = """async () => {
   const found = await axe.run(document, {resultTypes: ['violations']});
@@ -230,7 +221,7 @@ def _settled_url(page, *, stable_s: float = 2.0, timeout_s: float = 120.0) -> st
 
 @pytest.mark.browser
 def test_rapid_control_changes_end_on_the_last_input(browser, lab_url):
-    """Issue 13: 20 fast changes (no waiting between them) must end on the last one, while the
+    """20 fast changes (no waiting between them) must end on the last one, while the
     views are computed and once they are cached.
 
     The self-model control is clicked; the slider's input is detached and re-created by some
@@ -289,7 +280,7 @@ def test_rapid_control_changes_end_on_the_last_input(browser, lab_url):
 
 @pytest.mark.browser
 def test_back_from_a_lesson_view_is_one_press(browser, lab_url):
-    """Issue 24, defect 1: "Open this view", then the browser's Back, returns to the lesson step."""
+    """The link "Open this view", then the browser's Back, returns to the lesson step."""
     url = lab_url
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     for page_name, title in (
@@ -364,7 +355,7 @@ TOP_TITLES_JS = """(minPanel) => {
 toolbar; a title or note cut at the figure's edge; an axis title over a panel; a panel narrower
 than ``minPanel`` px (or lower than half of it: a class's votes are three bars 81 px high)."""
 MIN_PANEL_PX = 120
-"""The narrowest panel a reader can read (issue 42: a 100 px ROC curve on a phone)."""
+"""The narrowest panel a reader can read (a 100 px ROC curve on a phone is not)."""
 
 
 FIGURES_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
@@ -383,11 +374,11 @@ def _settled(page, title: str) -> None:
 @pytest.mark.browser
 @pytest.mark.parametrize("width", [360, 1400])
 def test_every_page_lays_out_on_a_phone_and_a_projector(browser, lab_url, width):
-    """Issue 24, defect 8: at 390 px two-panel titles overlapped and tables showed one column.
-    The phone is 360 px wide, the narrowest in common use (at 360 px, 14 px panel titles of three
-    figures overlapped where 390 px showed none). Issue 42: a 100 px ROC panel on a phone, the
-    toolbar over a histogram's title, an axis title over the next panel's points; and no one had
-    checked the lab for people who cannot see colours, use a mouse, or see the screen.
+    """The phone is 360 px wide, the narrowest in common use (at 360 px, 14 px panel titles of three
+    figures can overlap where 390 px show none). It catches two-panel titles overlapping, tables
+    showing one column, a 100 px ROC panel, the toolbar over a histogram's title, an axis title
+    over the next panel's points, and the lab failing people who cannot see colours, use a mouse,
+    or see the screen.
 
     On every page and view (:data:`VIEWS`), in every tab: no exception, no error in the page's own
     script, no layout fault of a chart (:data:`TOP_TITLES_JS`), nothing wider than the screen, no
@@ -435,9 +426,9 @@ def test_every_page_lays_out_on_a_phone_and_a_projector(browser, lab_url, width)
 
 @pytest.mark.browser
 def test_links_for_students_are_not_the_teachers_loopback_address(browser, lab_url):
-    """Issue 24, defect 10: served on 127.0.0.1, the share links pointed every student's phone at
-    itself. Issue 34, defect 2: a link to this machine's LAN address, from a server that listens
-    on 127.0.0.1 only, is named as such."""
+    """Served on 127.0.0.1, the share links must not point every student's phone at itself; a link
+    to this machine's LAN address, from a server that listens on 127.0.0.1 only, is named as
+    such."""
     from ui.share import lan_address
 
     lan = lan_address()
@@ -463,7 +454,7 @@ def test_links_for_students_are_not_the_teachers_loopback_address(browser, lab_u
 def test_a_student_opening_the_class_link_sees_no_answer_until_the_reveal(
     browser, lab_url, classes
 ):
-    """Issue 34, defect 1 and item 6: the students' link opens the student view, from a fresh
+    """The students' link opens the student view, from a fresh
     browser context as a student's phone would: the question and a vote, no answer, key, step
     picker, handout or menu; the answer and the class's votes only after the teacher reveals."""
     from labcore.classroom.lesson import expected_answer
@@ -694,10 +685,9 @@ def test_mystery_started_in_class_order_never_projects_its_condition_and_reveals
 
 @pytest.mark.browser
 def test_be_the_agent_loses_no_key_pressed_a_tenth_of_a_second_apart(browser, lab_url):
-    """Issue 42, defect 10: with keys 0.1 s apart the bet was lost in 10 of 50 trials (its button
-    was still disabled by the run before). A whole session played from the keyboard, a side and a
-    bet every 0.1 s, ends with every trial answered; then the results view is checked as every
-    page is (layout of its charts, axe-core)."""
+    """With keys 0.1 s apart a bet can reach a button the run before still disables. A whole session
+    played from the keyboard, a side and a bet every 0.1 s, ends with every trial answered; then the
+    results view is checked as every page is (layout of its charts, axe-core)."""
     from labcore.humans.session import SESSION_TRIALS, SIDE_KEYS, WAGERS
 
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -731,8 +721,8 @@ def test_be_the_agent_loses_no_key_pressed_a_tenth_of_a_second_apart(browser, la
 def test_a_running_class_lays_out_for_the_teacher_and_the_students(
     browser, lab_url, classes, width
 ):
-    """Issue 42, defect 8: in a running class, Lesson step 2's "Your class beside the agents" had
-    its M-ratio axis title over the AUROC points. Every step of the teacher's Lesson with a class
+    """In a running class, Lesson step 2's "Your class beside the agents" could put its M-ratio
+    axis title over the AUROC points. Every step of the teacher's Lesson with a class
     running (the votes, the class's results beside the agents), and the student's view before and
     after a reveal, are checked as every page is (:data:`TOP_TITLES_JS`, axe-core), at a phone's
     width and a projector's."""

@@ -1,4 +1,4 @@
-"""What a page shows beside a number (ui/components.py, issue 14), without a page: the paper's claim
+"""What a page shows beside a number (ui/components.py), without a page: the paper's claim
 for the condition shown (``labcore.paper.claim_for``, which the components read), the note on what a
 condition fixes by construction, and a change in the metric's own unit."""
 
@@ -51,8 +51,8 @@ def _title_box_px(fig, annotation) -> tuple[float, float]:
 
 
 def test_a_wrapped_title_of_a_lower_row_stays_clear_of_the_panels_above():
-    """Issue 34: the Mystery page's slots figure wrapped its lower panel's title to two lines for a
-    phone, and the second line grew up onto the panel above."""
+    """The Mystery page's slots figure wraps its lower panel's title to two lines for a phone; the
+    second line must not grow up onto the panel above."""
     import numpy as np
 
     from labcore.figures import episode

@@ -1,4 +1,4 @@
-"""Training jobs of a class (ui/jobs.py; issue 24, defects 10 and 11): atomic seeds, a queue off the
+"""Training jobs of a class (ui/jobs.py): atomic seeds, a queue off the
 page thread, and a progress bar that moves.
 
 Three students pressing "Train" at once were all offered seed 6, all trained for 30 s, and two were
@@ -67,7 +67,7 @@ def test_a_seed_is_claimed_once_and_kept_by_its_session(tmp_path):
 
 
 def test_the_next_free_seed_is_only_looked_up(tmp_path):
-    """What a page offers (issue 34): nothing is written; another session's reservation is
+    """What a page offers: nothing is written; another session's reservation is
     skipped, the session's own is offered again."""
     book = jobs.SeedBook(tmp_path / "_seeds")
     assert book.next_free("dual", "b1", "a", lambda s: s == 5) == 6

@@ -1,4 +1,4 @@
-"""Projector mode (ui/projector.py, issue 34): the sidebar switch, its URL round trip (a bad value
+"""Projector mode (ui/projector.py): the sidebar switch, its URL round trip (a bad value
 clamped), the page's style sheet, and figures drawn with larger type on a copy, the cached figure
 unchanged."""
 

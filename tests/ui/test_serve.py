@@ -1,4 +1,4 @@
-"""A class on several server processes behind nginx (issue 24, ``make class``): sticky sessions,
+"""A class on several server processes behind nginx (``make class``): sticky sessions,
 websockets through the proxy, a page that works.
 
 Starts two real lab servers and Debian's nginx. Skips (with the reason) where nginx or the browser
@@ -39,7 +39,7 @@ def lab_class():
 
 
 def test_the_lab_serves_without_the_file_watcher_wherever_it_is_started():
-    """Issue 34: one place says so (.streamlit/config.toml), and neither launcher overrides it."""
+    """One place says so (.streamlit/config.toml), and neither launcher overrides it."""
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert config["server"]["fileWatcherType"] == "none"
     assert config["server"]["runOnSave"] is False
@@ -51,7 +51,7 @@ def test_the_lab_serves_without_the_file_watcher_wherever_it_is_started():
 
 
 def test_the_config_keeps_a_switch_cheap_and_sends_no_references_to_cached_messages():
-    """Issue 34: no full garbage collection after every run (four fifths of a switch's CPU), and
+    """No full garbage collection after every run (four fifths of a switch's CPU), and
     no message is ever cacheable, as Streamlit itself resolves the config: a reference to a cached
     message, queued by a superseded fragment run, outlives the clearing of that run's messages and
     made the browser's page fail under load (the rapid-clicks browser test)."""
@@ -96,7 +96,7 @@ def test_streamlit_resolves_the_watcher_off_from_the_config_a_flag_turns_it_back
 
 
 def test_make_class_starts_one_server_per_core_by_default(monkeypatch):
-    """Issue 34 item 4: both cores of the reference machine, no more (ui.serve.default_servers)."""
+    """Both cores of the reference machine, no more (ui.serve.default_servers)."""
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
     assert default_servers() == 2
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3})

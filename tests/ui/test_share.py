@@ -1,4 +1,4 @@
-"""The address students use for links and QR codes (ui/share.py; teacher mode, issue 24, defect 10):
+"""The address students use for links and QR codes (ui/share.py; teacher mode):
 a loopback address is never handed to a class. The pages that show the configured address:
 ``pages/test_lesson.py``, ``pages/test_mystery.py``."""
 
@@ -25,7 +25,7 @@ def test_a_loopback_address_is_never_handed_to_students(url, lan, expected):
 @pytest.mark.parametrize(
     ("listen", "configured", "reachable"),
     [
-        ("127.0.0.1", None, False),  # the walk's defect 2: a LAN link to a loopback-only server
+        ("127.0.0.1", None, False),  # a LAN link to a loopback-only server
         ("localhost", None, False),
         ("0.0.0.0", None, True),
         (None, None, True),

@@ -1,7 +1,6 @@
-"""The Agents page in AppTest (issue 14): the kinds offered fit the task; training writes to a user
+"""The Agents page in AppTest: the kinds offered fit the task; training writes to a user
 directory, never ``checkpoints/``, seen by its session only; a seed taken anywhere is not offered;
-and
-training as a class does it (issue 24, defect 11): two students pressing "Train" at once each get
+and training as a class does it: two students pressing "Train" at once each get
 their own agent, and the page returns at once and shows the queue (the queue itself:
 ``tests/ui/test_jobs.py``)."""
 
@@ -171,8 +170,8 @@ def test_a_seed_taken_anywhere_is_not_offered(open_page, tmp_path, monkeypatch, 
 
 
 def test_a_visit_reserves_no_seed(open_page, tmp_path, monkeypatch):
-    """Issue 34: every visit reserved a seed file (40 from one walk), so the offered seed climbed;
-    now a seed is reserved only when its run starts."""
+    """A seed is reserved only when its run starts: a visit writes no seed file (else one walk
+    would leave dozens, and the offered seed would climb)."""
     monkeypatch.setattr(data, "USER_RUNS_DIR", tmp_path / "user")
     for _ in range(2):  # two visits, two sessions
         at = open_page("agents")
@@ -204,7 +203,7 @@ def test_two_students_pressing_train_at_once_both_get_their_own_agent(
     for at in students:
         at.selectbox(key="train_task").set_value("wagering").run()
         buttons.append(next(b for b in at.button if b.label.startswith("Train seed")))
-    # both are offered seed 5 (nothing is reserved before a run starts, issue 34); the second to
+    # both are offered seed 5 (nothing is reserved before a run starts); the second to
     # start trains the next free seed instead
     assert not list((tmp_path / "user" / "_seeds").glob("*")), "a visit reserves no seed"
     for button in buttons:

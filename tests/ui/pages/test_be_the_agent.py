@@ -116,7 +116,7 @@ def test_with_its_b2_agent_broken_the_visitor_plays_alone_with_one_error(open_pa
 
 
 def test_a_class_plays_and_the_teacher_sees_it_beside_the_agents(open_page):
-    """Issue 35 item 3: with a class code, a finished session's numbers (no name, no trial) go to
+    """With a class code, a finished session's numbers (no name, no trial) go to
     the class, once; the teacher's projector draws them beside the agents."""
     import json
 

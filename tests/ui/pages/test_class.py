@@ -1,4 +1,4 @@
-"""A class that sees itself (issue 34, items 5-6): the teacher's Lesson posts each step to the
+"""A class that sees itself: the teacher's Lesson posts each step to the
 class, students vote from the student view (``/join``), which shows no answer, key, step picker
 or handout, and sees the class's votes and the answer only after the teacher reveals them.
 
@@ -125,7 +125,7 @@ def test_ending_a_class_clears_it(open_page):
 
 
 def test_predict_first_goes_to_the_class_and_the_lock_in_reveals_what_the_agent_did(open_page):
-    """Issue 34 item 6: with a class running, a page's "Predict first" question is the class's
+    """With a class running, a page's "Predict first" question is the class's
     question; the teacher's lock-in posts the agent's outcome and reveals it."""
     teacher, code, _ = teacher_with_class(open_page)
     step = LESSON[3]  # "Predict: zero the self-model", opened with Predict first on

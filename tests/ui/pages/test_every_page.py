@@ -1,5 +1,5 @@
 """Every page: it runs without exceptions and with its plain-language help; never a traceback from
-any widget at its extremes or deselected (issue 14), nor from URL values beyond the data.
+any widget at its extremes or deselected, nor from URL values beyond the data.
 
 The every-widget driver finds the widgets a page shows (in AppTest's element tree, so a widget
 added to a page later is driven without touching this file), sets each to its first and last value
@@ -18,31 +18,16 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import TESTING_KEY
 
-from tests.ui.apptest_pages import ROOT
+from labcore.config import PAGES as LAB_PAGES
 
-PAGES = [
-    "home",
-    "agents",
-    "metacognition",
-    "workspace",
-    "robustness",
-    "integration",
-    "rollouts",
-    "replication",
-    "scorecards",
-    "mystery",
-    "lesson",
-    "reward",
-]
-PAGES_DIR = ROOT / "app_pages"
+PAGES = [p.name for p in LAB_PAGES]
+"""Every page of the navigation (its one declaration, :data:`labcore.config.PAGES`)."""
+WITHOUT_HELP = ("home", "scorecards", "your_data", "be_the_agent", "join")
+"""Pages that explain themselves in their text, with no "what to look for" expander."""
 LONG_TEXT = (
     "**bold** [link](http://127.0.0.1:9/x) ![i](http://127.0.0.1:9/i.png) " * 70
 )  # ~5,000 chars
 SKIP_BUTTONS = ("train", "download")  # long-running or file-producing; tested elsewhere
-
-
-def _pages() -> list[str]:
-    return sorted(p.stem for p in PAGES_DIR.glob("*.py") if not p.name.startswith("_"))
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -50,9 +35,10 @@ def test_page_runs_without_exceptions(open_page, page):
     at = open_page(page)
     assert not at.exception, [e.value for e in at.exception]
     assert at.title, "every page has a title"
-    assert any(
-        "look" in e.label.lower() or "verdict" in e.label.lower() for e in at.expander
-    ) or page in ("home", "scorecards"), "plain-language help on the page"
+    assert (
+        any("look" in e.label.lower() or "verdict" in e.label.lower() for e in at.expander)
+        or page in WITHOUT_HELP
+    ), "plain-language help on the page"
 
 
 def _widget_lists(at: AppTest) -> dict[str, object]:
@@ -170,7 +156,7 @@ SLOW_PAGES = {"reward", "robustness", "replication", "integration"}
 
 
 @pytest.mark.parametrize(
-    "page", [pytest.param(p, marks=pytest.mark.slow) if p in SLOW_PAGES else p for p in _pages()]
+    "page", [pytest.param(p, marks=pytest.mark.slow) if p in SLOW_PAGES else p for p in PAGES]
 )
 def test_every_widget_survives_its_extremes_and_deselection(open_page, page):
     at = open_page(page)
@@ -238,7 +224,7 @@ URL_EXTREMES = [
 ]
 
 
-@pytest.mark.parametrize("page", _pages())
+@pytest.mark.parametrize("page", PAGES)
 @pytest.mark.parametrize("params", range(len(URL_EXTREMES)))
 def test_url_values_beyond_the_data_never_raise(open_page, page, params):
     at = open_page(page, URL_EXTREMES[params])

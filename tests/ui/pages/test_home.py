@@ -1,6 +1,5 @@
-"""The Home page: a class's first page imports nothing it does not draw (issue 24: 5-7 s cold
-start),
-and it points to the lesson and the mystery (teacher mode, issue 24, defect 10).
+"""The Home page: a class's first page imports nothing it does not draw (else a cold start
+takes 5-7 s), and it points to the lesson and the mystery (teacher mode).
 
 Speed is measured in bench/ (``python -m bench.bench_browser --cold``); the first test pins the
 behaviour that makes it fast: Home, the page a class opens first, loads no agent, so no torch, scipy

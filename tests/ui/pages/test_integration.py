@@ -1,4 +1,4 @@
-"""The Integration page (issue 27) in AppTest: it opens without exceptions, shows every known answer
+"""The Integration page in AppTest: it opens without exceptions, shows every known answer
 met, measures a lesioned agent beside the intact one, and opens on the study's short answer, its
 table and its findings when the study exists (what to run otherwise)."""
 

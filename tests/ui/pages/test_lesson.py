@@ -1,8 +1,6 @@
 """The Lesson page in Streamlit's AppTest: every step renders and links its view, the URL is
-clamped,
-the answer waits; its step and answer survive the sidebar and each step's link opens its view
-without a rewritten URL (issue 24, defect 1); links and handout use the configured address (teacher
-mode, issue 24, defect 10)."""
+clamped, the answer waits; its step and answer survive the sidebar and each step's link opens its
+view without a rewritten URL; links and handout use the configured address (teacher mode)."""
 
 from __future__ import annotations
 
@@ -114,7 +112,6 @@ def test_handout_download_buttons(open_page):
 
 
 # --------------------------------------------------------------------------- moving between pages
-# (issue 24, defect 1)
 
 
 def test_the_lesson_keeps_its_step_and_answer_across_the_sidebar(open_page):
@@ -138,8 +135,7 @@ def test_a_lesson_link_opens_its_view_without_a_rewritten_url(open_page, n):
     assert url(at) == step.params
 
 
-# --------------------------------------------------------------------------- teacher mode (issue
-# 24, defect 10)
+# --------------------------------------------------------------------------- teacher mode
 
 
 def test_lesson_links_and_handout_use_the_configured_address(open_page, monkeypatch):
@@ -153,7 +149,7 @@ def test_lesson_links_and_handout_use_the_configured_address(open_page, monkeypa
     )
     at = open_page("lesson", {"step": "3"})
     assert not exceptions(at)
-    # Issue 34, defect 1: no link to this (the teacher's) page is offered to students; the
+    # No link to this (the teacher's) page is offered to students; the
     # students' link is the class's student view, once a class is started.
     assert not at.code and not at.get("image") and not join_block(at)
     at.button(key="class.start.lesson").click().run()

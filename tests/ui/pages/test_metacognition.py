@@ -1,9 +1,7 @@
 """The Metacognition page (E1, Higher-Order Theory) in AppTest: zeroing the self-model keeps doing
-and
-removes knowing, each number beside the intact value, the paper's number for the condition shown and
-chance (issue 14); predict, then reveal; its URL (clamped, quoted, never undoing a widget, kept
-across
-pages); a figure built once per view (issue 24); a broken or retrained checkpoint.
+and removes knowing, each number beside the intact value, the paper's number for the condition
+shown and chance; predict, then reveal; its URL (clamped, quoted, never undoing a widget, kept
+across pages); a figure built once per view; a broken or retrained checkpoint.
 """
 
 from __future__ import annotations
@@ -93,7 +91,7 @@ def test_zeroing_shows_intact_and_current_auroc_with_the_zeroed_conditions_paper
 
 
 def test_a_zeroed_self_models_opt_outs_are_said_to_be_fixed_by_construction(open_page):
-    """Issue 24, defect 9 of the classroom walk."""
+    """A zeroed self-model's constant confidence fixes its opt-out rate: the page says so."""
     at = open_page("metacognition", {"agent": "b2_ws", "seed": "0", "self_model_mode": "zero"})
     opt_outs = next(m.value for m in at.metric if m.label == "Opt-outs on wager trials")
     assert opt_outs in ("100.0%", "0.0%")
@@ -133,7 +131,6 @@ def test_bus_off_says_what_the_paper_reports_for_it_and_whether_confidence_is_in
 
 
 # ----------------------------------------------------------------------- predict, then reveal
-# (issue 14)
 
 
 def test_metacognition_holds_the_zeroed_auroc_until_a_prediction_is_locked_in(open_page):
@@ -154,7 +151,7 @@ def test_metacognition_holds_the_zeroed_auroc_until_a_prediction_is_locked_in(op
 
 
 def test_the_lesson_link_opens_with_predict_first_on_and_keeps_it_in_the_url(open_page):
-    """Issue 34: the lesson's "Predict: zero the self-model" showed AUROC 0.50 at once."""
+    """The lesson's "Predict: zero the self-model" must not show AUROC 0.50 at once."""
     step = next(s for s in LESSON if s.params.get("self_model_mode") == "zero")
     at = open_page("metacognition", step.params)
     assert not at.exception
@@ -202,7 +199,7 @@ def test_url_text_is_quoted_never_rendered_as_markdown(open_page):
 
 
 def test_a_lagging_url_never_undoes_the_last_widget_change(open_page):
-    """Issue 13: during fast changes the browser's URL lags a rerun; it must not win over a
+    """During fast changes the browser's URL lags a rerun; it must not win over a
     widget."""
     at = open_page("metacognition", {"agent": "b2_ws", "seed": "0", "capacity": "2"})
     at.slider(key="metacognition.capacity").set_value(3).run()
@@ -223,9 +220,8 @@ def test_a_lagging_url_never_undoes_the_last_widget_change(open_page):
 
 
 def test_a_changed_control_survives_a_visit_to_another_page(open_page):
-    """Issue 24, defect 1: Streamlit drops a widget's state when another page runs; the page comes
-    back
-    as the user left it (never a KeyError)."""
+    """Streamlit drops a widget's state when another page runs; the page comes back as the user
+    left it (never a KeyError)."""
     at = open_page("metacognition")
     at.segmented_control(key="metacognition.self_model_mode").set_value("zero").run()
     at.slider(key="metacognition.capacity").set_value(2).run()
@@ -237,7 +233,7 @@ def test_a_changed_control_survives_a_visit_to_another_page(open_page):
     assert url(at)["self_model_mode"] == "zero"
 
 
-# ----------------------------------------------------------------------- cheap reruns (issue 24)
+# ----------------------------------------------------------------------- cheap reruns
 
 
 def test_a_figure_is_built_once_per_view_for_every_session(open_page, monkeypatch):
@@ -258,7 +254,7 @@ def test_a_figure_is_built_once_per_view_for_every_session(open_page, monkeypatc
 def test_a_switch_among_bundled_views_computes_nothing_and_reads_the_results_once(
     open_page, monkeypatch
 ):
-    """Issue 34: a bundled agent's self-model switch is a lookup in the shipped views."""
+    """A bundled agent's self-model switch is a lookup in the shipped views."""
     data.results.clear()
     computed = counting(monkeypatch, view_cache, "metacognition_view")
     reads = counting(monkeypatch, paper_results, "load_results")

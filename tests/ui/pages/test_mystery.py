@@ -1,6 +1,6 @@
 """The Mystery agent page in Streamlit's AppTest: a teacher makes a code, a student diagnoses, a bad
-code is one sentence; a made puzzle hides its answer (issue 24, defect 2), and its link uses the
-configured address (teacher mode, issue 24, defect 10)."""
+code is one sentence; a made puzzle hides its answer, and its link uses the configured address
+(teacher mode)."""
 
 from __future__ import annotations
 
@@ -188,8 +188,8 @@ def test_a_typed_code_opens_the_puzzle(open_mystery):
 
 
 def test_a_long_typed_code_is_refused_with_its_real_length(open_mystery):
-    """Issue 34: the page kept only the first MAX_CODE_TEXT characters of a typed code in its URL,
-    so a 300-character code was reported as having 100."""
+    """The page keeps only the first MAX_CODE_TEXT characters of a typed code in its URL; a
+    300-character code is still reported with its 300."""
     at = open_mystery()
     typed = "A" * 300
     at.text_input(key="mystery.typed").set_value(typed).run()
@@ -217,7 +217,7 @@ def test_the_rollout_steps_to_both_ends(open_mystery):
 
 
 def test_a_made_puzzle_hides_the_form_that_names_its_answer(open_mystery):
-    """Issue 24, defect 2: after "Make this puzzle" the teacher projects the code; the "Hidden
+    """After "Make this puzzle" the teacher projects the code; the "Hidden
     condition" box (the answer) is gone, the answer key only behind its toggle."""
     at = open_mystery()
     at.radio(key="mystery.task").set_value("dual").run()
@@ -236,7 +236,7 @@ def test_a_made_puzzle_hides_the_form_that_names_its_answer(open_mystery):
 
 
 def test_no_marker_reads_the_hidden_capacity_off(open_mystery):
-    """Issue 24, defect 2: "Slots in use: 3 of 4" all but named a narrowed workspace."""
+    """A marker "Slots in use: 3 of 4" would all but name a narrowed workspace."""
     code = mystery.encode(mystery.make_puzzle("dual", "k3", seed=0))
     at = open_mystery(code)
     assert not at.exception
@@ -247,7 +247,7 @@ def test_no_marker_reads_the_hidden_capacity_off(open_mystery):
 
 
 def test_a_puzzle_link_uses_the_configured_address(open_page, monkeypatch):
-    """Teacher mode (issue 24, defect 10)."""
+    """Teacher mode."""
     monkeypatch.setenv(share.BASE_URL_ENV, BASE)
     at = open_page("mystery")
     next(b for b in at.button if b.label == "Random puzzle").click().run()
@@ -256,7 +256,7 @@ def test_a_puzzle_link_uses_the_configured_address(open_page, monkeypatch):
     assert mystery.decode(code)
 
 
-# --------------------------------------------------------------------------- issue 34, defect 3
+# ---------------------------------------------------------------------- what a teacher projects
 def _made(at: AppTest, condition: str = "zero") -> str:
     at.radio(key="mystery.task").set_value("wagering").run()
     at.selectbox(key="mystery.condition.wagering").set_value(condition).run()

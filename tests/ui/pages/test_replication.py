@@ -1,6 +1,5 @@
 """The Replication page in AppTest: the claims and their verdicts, the result set in the URL and
-kept
-across pages, and the post-hoc text in its own tab (issue 24, defect 4)."""
+kept across pages, and the post-hoc text in its own tab."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The "From reward alone" page (issues 15, 23, 32) in AppTest: it opens on the lab's composed
+"""The "From reward alone" page in AppTest: it opens on the lab's composed
 answer (at most 30 words), one headline plot, the findings the answer cites and the long form in an
 expander, every other chart in a tab per study; names a visitor knows in charts; the lesion switch
 works on both agents, outcomes and the answer come from the summaries, the URL is clamped, and the
@@ -204,7 +204,7 @@ def test_the_live_training_run_writes_only_to_the_session_folder(open_page, tmp_
     button = next(b for b in at.button if b.label.startswith("Train reward_wager seed"))
     assert button.label.split()[-2] == "5"  # the first seed the bundled agents leave free
     reservations = list((tmp_path / "user").rglob("*.reserved"))
-    assert not reservations, "a visit reserves no seed (issue 34); the run's start does"
+    assert not reservations, "a visit reserves no seed; the run's start does"
     button.click().run()
     assert [p.name for p in (tmp_path / "user").rglob("*.reserved")] == [
         "wagering-reward_wager-s5.reserved"
@@ -260,7 +260,7 @@ def test_the_neurogym_numbers_follow_the_study_and_a_damaged_study_is_one_error(
     assert "0.432" in markdown_text(at) and not at.error
     found["value"] = "high"
     (copy / "summary.json").write_text(json.dumps(summary))
-    data._read_study.clear()
+    data.read_study.clear()
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)
     assert len(at.error) == 1 and "results/explore_neurogym" in at.error[0].value
@@ -270,7 +270,7 @@ def test_the_neurogym_numbers_follow_the_study_and_a_damaged_study_is_one_error(
 
 
 # --------------------------------------------------------------------------- Song et al. 2017 and
-# the explorer (issue 23)
+# the explorer
 @pytest.fixture(scope="module")
 def pdw_sets(tmp_path_factory, neurogym_installed):
     """Tiny reproduction and explorer sets (``--quick`` budgets: their numbers mean nothing)."""
@@ -382,7 +382,7 @@ def test_the_axis_check_can_fail():
 
 
 def test_the_explorer_picker_switches_cells_without_computing(open_page, with_pdw, monkeypatch):
-    data._read_study.clear()
+    data.read_study.clear()
     reads = counting(monkeypatch, study_module, "load_study")
     at = open_page(PAGE)
     assert not exceptions(at), exceptions(at)

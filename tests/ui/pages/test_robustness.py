@@ -1,6 +1,5 @@
 """The Robustness page (E3, triangulation) in AppTest: the noise slider changes the live accuracy,
-the
-verdict follows the result set (issue 14), a prediction is asked for only when there is noise, and a
+the verdict follows the result set, a prediction is asked for only when there is noise, and a
 broken checkpoint is left out of the PCI table with its name; and two of the page's figures, built
 directly: the PCI bars say they are one seed, the composite scatter names its agents.
 """
@@ -94,7 +93,7 @@ def test_the_robustness_verdict_follows_the_result_set(open_page, tmp_path, monk
 
 
 def test_robustness_asks_only_when_there_is_noise(open_page):
-    """Predict, then reveal (issue 14)."""
+    """Predict, then reveal."""
     at = open_page("robustness", {"agent": "b1", "seed": "0", "noise": "0"})
     at.toggle(key="predict.robustness.on").set_value(True).run()
     assert shown_metric(at, "Report accuracy with this noise")  # no lesion, nothing to predict
@@ -104,7 +103,7 @@ def test_robustness_asks_only_when_there_is_noise(open_page):
 
 
 def test_the_lesson_step_holds_back_everything_that_gives_the_answer_away(open_page):
-    """Issue 34: the lesson's noise step opens with Predict first on, and while the prediction is
+    """The lesson's noise step opens with Predict first on, and while the prediction is
     pending neither the live number, nor L75, the verdict or any of the four charts shows."""
     step = next(s for s in LESSON if s.page == "robustness")
     at = open_page("robustness", step.params)
@@ -131,7 +130,6 @@ def test_a_bad_predict_value_is_clamped_with_a_notice(open_page):
 
 
 # ----------------------------------------------------------------------- a switch is a lookup
-# (issue 34)
 
 
 def test_a_noise_switch_redraws_only_the_titration_and_derives_nothing_again(
@@ -142,7 +140,7 @@ def test_a_noise_switch_redraws_only_the_titration_and_derives_nothing_again(
     titration chart (its live star moves) is built once per noise level."""
     components._prepared.clear()
     data.results.clear()
-    data._read_study.clear()
+    data.read_study.clear()
     data._once.clear()
     reads = counting(monkeypatch, paper_results, "load_results")
     studies = counting(monkeypatch, study_module, "load_study")

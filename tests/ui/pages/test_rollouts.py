@@ -1,6 +1,5 @@
 """The Rollout theatre in AppTest: stepping through an episode, the self-model switch and what a
-wager
-step says it read (issue 14), an episode beyond the data clamped, and a broken checkpoint that loses
+wager step says it read, an episode beyond the data clamped, and a broken checkpoint that loses
 only its agent."""
 
 from __future__ import annotations

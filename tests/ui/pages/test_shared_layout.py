@@ -1,8 +1,6 @@
-"""What several pages share, each test run on every page it holds for: every control in the URL
-(issue
-14), the controls and the result before the verdict's prose, one seed's live numbers told apart from
-the result set's means, and every undefined number explained (issue 24, defects 3, 7 and 9 of the
-classroom walk).
+"""What several pages share, each test run on every page it holds for: every control in the URL,
+the controls and the result before the verdict's prose, one seed's live numbers told apart from
+the result set's means, and every undefined number explained.
 """
 
 from __future__ import annotations
@@ -76,7 +74,7 @@ def test_every_control_of_the_page_round_trips_through_the_url(open_page, page):
         )
 
 
-# ------------------------------------------------------------------ defect 3: controls first
+# ------------------------------------------------------------------ controls first
 
 
 @pytest.mark.parametrize(
@@ -113,7 +111,7 @@ def test_a_page_opens_on_its_controls_and_result_with_the_verdict_prose_below(
     assert first_index(at, control) < first_index(at, result, "metric") < first_index(at, prose)
 
 
-# ------------------------------------------------------------------ defect 7: one seed beside five
+# ------------------------------------------------------------------ one seed beside five
 
 
 @pytest.mark.parametrize(
@@ -141,7 +139,7 @@ def test_one_seeds_live_numbers_and_the_result_sets_means_say_which_they_are(
             raise AssertionError(f"a result-set number without its seeds: {line}")
 
 
-# ------------------------------------------------------------------ defect 9: nothing unexplained
+# ------------------------------------------------------------------ nothing unexplained
 
 UNDEFINED = ("undefined", "not defined here", "not defined")
 
@@ -174,8 +172,8 @@ def test_every_undefined_headline_number_says_why_in_one_line(open_page, page, p
 # ------------------------------------------------------------------ words a visitor reads
 
 WORD_LIMIT = 800
-"""Visible words of a page with its expanders closed (issue 42: Replication showed 2,007, Robustness
-1,303; the details a researcher wants sit in closed expanders)."""
+"""Visible words of a page with its expanders closed (the details a researcher wants sit in closed
+expanders)."""
 
 
 @pytest.mark.parametrize("page", ["replication", "robustness"])

@@ -1,9 +1,7 @@
 """The Workspace page (E2, Global Workspace Theory) in AppTest: capacity controls access, chance and
-the
-paper's number of the capacity shown (issue 14), predict then reveal, a link opens its view, an
-episode beyond the view is clamped, nothing drawn or named unexplained at zero slots (issue 24), and
-a
-broken checkpoint loses only its agent.
+the paper's number of the capacity shown, predict then reveal, a link opens its view, an episode
+beyond the view is clamped, nothing drawn or named unexplained at zero slots, and a broken
+checkpoint loses only its agent.
 """
 
 from __future__ import annotations
@@ -82,7 +80,7 @@ def heatmaps(at) -> list[dict]:
 
 
 def test_no_empty_heatmap_at_zero_slots(open_page):
-    """Issue 24, defect 9: on this page and in the Rollout theatre."""
+    """On this page and in the Rollout theatre: an empty heatmap would explain nothing."""
     at = open_page("workspace", {"agent": "b1", "seed": "0", "capacity": "0"})
     assert not exceptions(at)
     assert not heatmaps(at) and any("heatmap" in i.value for i in at.info)  # a note instead
@@ -92,7 +90,6 @@ def test_no_empty_heatmap_at_zero_slots(open_page):
 
 
 # ----------------------------------------------------------------------- predict, then reveal
-# (issue 14)
 
 
 def test_workspace_reveal_says_when_the_prediction_was_wrong(open_page):
@@ -157,9 +154,9 @@ def test_a_restored_checkpoint_loads_on_the_next_run(open_page, lab):
 
 
 def test_the_ideal_agent_is_scored_on_the_views_own_episodes_and_is_not_beaten(open_page):
-    """Issue 33: a closed form over the task's distribution (43.0%) sat under the agent's 53.1% at
-    2 slots; the ideal agent on the very episodes of the view (protocol sec. 10.1) bounds every
-    bundled B1 seed within its 95% range."""
+    """A closed form over the task's distribution (43.0%) can sit under an agent's 53.1% at 2
+    slots by chance; the ideal agent on the very episodes of the view (protocol sec. 10.1) bounds
+    every bundled B1 seed within its 95% range."""
     from labcore.experiments.e2 import ideal_on_episodes
     from labcore.seeding import episode_seeds
 
@@ -177,7 +174,6 @@ def test_the_ideal_agent_is_scored_on_the_views_own_episodes_and_is_not_beaten(o
 
 
 # ----------------------------------------------------------------------- a switch is a lookup
-# (issue 34)
 
 
 def test_a_capacity_switch_computes_reads_and_draws_only_what_it_has_not_shown(
