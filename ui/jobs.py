@@ -129,7 +129,7 @@ class Job:
     """queued, running, done or failed."""
     progress: dict[str, Any] = field(default_factory=dict)
     """The trainer's last report (``done``, ``total`` and its metrics, see
-    labcore.training.member_bookkeeping.ProgressFn)."""
+    labcore.training.behaviour_cloning.ProgressFn)."""
     history: list[dict[str, Any]] = field(default_factory=list)
     result: dict[str, Any] | None = None
     """``{"record": training record, "path": saved checkpoint}`` once done."""

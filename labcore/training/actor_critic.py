@@ -431,7 +431,7 @@ def evaluate(agent: Agent, seeds: Sequence[int]) -> dict[str, float | None]:
 
 # ----------------------------------------------------------------------- training
 ProgressFn = Callable[[int, int, dict[str, float]], None]
-"""``progress(done, total, metrics)``, as :data:`labcore.training.member_bookkeeping.ProgressFn`
+"""``progress(done, total, metrics)``, as :data:`labcore.training.behaviour_cloning.ProgressFn`
 (updates of the budget)."""
 
 

@@ -359,6 +359,17 @@ def run_batches(
             )
             finish(i)
         return records
+    return _run_in_pool(batches, workers, update, finish)
+
+
+def _run_in_pool(
+    batches: Sequence[Batch],
+    workers: int,
+    update: Callable[[int, int, int, int, int], None],
+    finish: Callable[[int], None],
+) -> list[dict]:
+    """:func:`run_batches` in ``workers`` spawned processes that forward their progress."""
+    records: list[dict] = []
     messages = message_queue()
     with process_pool(workers, _init_worker, (messages,)) as pool:
         with clean_main():

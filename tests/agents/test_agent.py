@@ -12,7 +12,7 @@ from labcore.agents.parts import slot_sources, write_step
 from labcore.checks import ChoiceError, ConfigError
 from labcore.config import AGENT_KINDS, AgentConfig, Intervention
 from labcore.envs.batch import oracle_demonstrations
-from labcore.training.demonstrations import DemoTensors
+from tests.agents.demo_tensors import DemoTensors
 from tests.refusals import refused
 
 

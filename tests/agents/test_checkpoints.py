@@ -31,8 +31,8 @@ from labcore.storage.checkpoints import (
     save_checkpoint,
     verify_directory,
 )
-from labcore.training.demonstrations import DemoTensors
 from tests.agents.checkpoint_files import flip_weight_byte, header_of, refusal
+from tests.agents.demo_tensors import DemoTensors
 
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "dual-b1-s0"

@@ -11,7 +11,7 @@ from labcore.envs.batch import oracle_demonstrations
 from labcore.interventions import BUS_OFF, SELF_MODEL_LESION, describe
 from labcore.rollout import observation_at, rollout, table_features
 from labcore.seeding import episode_seeds
-from labcore.training.demonstrations import DemoTensors
+from tests.agents.demo_tensors import DemoTensors
 
 SEEDS = episode_seeds(0, "eval", 64)
 

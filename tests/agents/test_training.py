@@ -12,9 +12,9 @@ from labcore.checks import ChoiceError
 from labcore.config import AGENT_KINDS, TrainConfig
 from labcore.envs.batch import StepKind, oracle_demonstrations
 from labcore.seeding import episode_seeds
-from labcore.training.behaviour_cloning import train_seeds
-from labcore.training.cloning_losses import compute_losses, step_weights
-from labcore.training.demonstrations import DemoTensors, member_demonstrations
+from labcore.training.behaviour_cloning import compute_losses, step_weights, train_seeds
+from labcore.training.seed_batching import member_demonstrations
+from tests.agents.demo_tensors import DemoTensors
 from tests.refusals import refused
 
 SMALL = TrainConfig(
@@ -156,7 +156,7 @@ def test_paper_mode_batch_equals_solo():
 def test_paper_mode_resumes_a_killed_run_bit_for_bit(tmp_path, monkeypatch):
     # A paper-schedule batch killed mid-run continues from its snapshot and ends with the
     # numbers of an uninterrupted run. Snapshots every episode here; the kill comes after episode 3.
-    import labcore.training.paper_schedule as T
+    import labcore.training.behaviour_cloning as T
 
     monkeypatch.setattr(T, "SNAPSHOT_EVERY", 1)
     cfg = TrainConfig(mode="paper", train_episodes=6, heldout_episodes=10)
@@ -235,7 +235,7 @@ def test_fast_mode_gradient_carries_the_report_weights():
 
 
 def test_demonstrations_are_remembered_per_task_and_seeds():
-    from labcore.training import demonstrations as D
+    from labcore.training import seed_batching as D
 
     D._demonstrations.cache_clear()
     seeds = episode_seeds(0, "train", 3)

@@ -20,7 +20,7 @@ from labcore.agents.agent import AgentOutput
 from labcore.agents.sequence import SequenceOutput
 from labcore.config import AGENT_KINDS, AgentConfig
 from labcore.envs.batch import oracle_demonstrations
-from labcore.training.demonstrations import DemoTensors
+from tests.agents.demo_tensors import DemoTensors
 
 DESIGN_OPTIONS = {
     "b1-offset": replace(AGENT_KINDS["b1"], kind="b1-offset", write_geometry="offset"),

@@ -34,11 +34,8 @@ from labcore.storage.checkpoints import (
     load_checkpoint,
     save_checkpoint,
 )
-from labcore.training.behaviour_cloning import train_seeds
-from labcore.training.cloning_losses import compute_losses
-from labcore.training.demonstrations import member_demonstrations
-from labcore.training.fast_schedule import _optimizer_step
-from labcore.training.member_parameters import MemberParameters, StackedAdam
+from labcore.training.behaviour_cloning import _optimizer_step, compute_losses, train_seeds
+from labcore.training.seed_batching import MemberParameters, StackedAdam, member_demonstrations
 from labcore.training.wager_reward import (
     SPREAD_MIN_BETS,
     WAGER_HEAD,
@@ -250,7 +247,8 @@ def test_the_stored_centre_is_the_batch_centre_held_fixed(two_members):
 
 
 def demos_obs(seed: int):
-    from labcore.training.demonstrations import DemoTensors, cached_demonstrations
+    from labcore.training.seed_batching import cached_demonstrations
+    from tests.agents.demo_tensors import DemoTensors
 
     return DemoTensors.from_demonstrations(
         cached_demonstrations(E.WAGERING, episode_seeds(seed, "train", 8))

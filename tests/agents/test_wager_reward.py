@@ -37,9 +37,8 @@ from labcore.storage.checkpoints import (
     read_record,
     save_checkpoint,
 )
-from labcore.training.behaviour_cloning import train_seeds
-from labcore.training.cloning_losses import compute_losses
-from labcore.training.demonstrations import member_demonstrations
+from labcore.training.behaviour_cloning import compute_losses, train_seeds
+from labcore.training.seed_batching import member_demonstrations
 from labcore.training.wager_reward import (
     WagerLog,
     choice_steps,
