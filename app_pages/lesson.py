@@ -16,7 +16,7 @@ from labcore.classroom.lesson import (
     handout_html,
     parse_step,
 )
-from ui import classroom, controls, data, humans, share
+from ui import classroom, controls, data, humans, projector, share
 from ui.components import SCOPE_LINE, explain
 from ui.state import escape_markdown, query
 
@@ -93,7 +93,8 @@ with body, st.container(key="lesson-body"):
         f"app_pages/{step.page or 'home'}.py",
         label="Open this view",
         icon=":material/open_in_new:",
-        query_params=step.params,
+        # with the projector switch the view would add, so arriving writes no history entry
+        query_params={**step.params, **({"projector": "1"} if projector.is_on() else {})},
     )
     if shown:
         toggle.button("Hide answer", key=f"lesson.hide.{n}", on_click=reveal, args=(n, False))
