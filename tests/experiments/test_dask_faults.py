@@ -261,16 +261,16 @@ def test_cli_says_where_the_units_run_and_runs_them_there(
     assert [r["seed"] for r in ran] == [0, 1, 2] and os.getpid() not in {r["pid"] for r in ran}
 
 
-def test_cli_exits_with_the_sentence_when_a_unit_kills_its_workers(
-    doomed, tiny_registered, monkeypatch, tmp_path
+def test_cli_exits_with_the_sentence_when_a_unit_fails_on_the_cluster(
+    client, tiny_registered, monkeypatch, tmp_path
 ):
-    monkeypatch.setattr(sys.modules[__name__], "STUDY", tiny(dies_on_seed_1))
-    start = time.monotonic()
+    # a failed unit and a killed worker reach the CLI alike (a DistributedRunError); the killed
+    # worker's own sentence is tested above, on a cluster of its own
+    monkeypatch.setattr(sys.modules[__name__], "STUDY", tiny(raises_on_seed_2))
     with pytest.raises(SystemExit) as caught:
-        cli.main(_study_args(tmp_path, doomed.scheduler.address, "--dask-timeout", "30"))
-    assert time.monotonic() - start < BOUND
+        cli.main(_study_args(tmp_path, client.scheduler.address, "--dask-timeout", "30"))
     cause = caught.value.__cause__  # the run's own record, its sentence the exit's
-    assert cause.kind == "killed" and "seed 1" in cause.labels
+    assert (cause.kind, cause.labels) == ("failed", ("seed 2",))
     assert caught.value.code == f"error: {cause}"
 
 

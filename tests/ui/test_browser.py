@@ -38,12 +38,12 @@ def heading(page: str) -> str:
 LESSON_TITLE = heading("lesson")
 VIEWS = [
     *((PAGE_URLS[p.name], heading(p.name)) for p in PAGES),
-    *((f"lesson?step={n}", LESSON_TITLE) for n in range(2, len(LESSON) + 1)),
     (f"mystery?code={encode(make_puzzle('wagering', 'zero'))}", heading("mystery")),
     (f"mystery?code={encode(make_puzzle('dual', 'k1'))}", heading("mystery")),
 ]
-"""Every page of the navigation (:data:`labcore.config.PAGES`), and the views a page draws apart
-from its first: each lesson step, a student's puzzle of either task."""
+"""Every page of the navigation (:data:`labcore.config.PAGES`), and a student's puzzle of either
+task. The Lesson's other steps are walked with a class running, at both widths, by
+``test_a_running_class_lays_out_for_the_teacher_and_the_students``."""
 
 
 def nav_titles() -> list[str]:
@@ -371,6 +371,29 @@ OPEN_TAB = '[data-testid="stTabs"] [role="tabpanel"]:not([hidden])'
 """The open tab's panel: what a click on a tab shows that the page's first check did not see."""
 
 
+def _fits(page, width: int) -> list[str]:
+    """Nothing wider than the screen; on a phone, every visible table shows at least three of its
+    columns."""
+    found = []
+    wide = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollWidth")
+    if wide > width + 2:
+        found.append(f"the page is {wide} px wide")
+    if width >= 800:
+        return found
+    frames = page.locator('[data-testid="stDataFrame"]')
+    for i in range(frames.count()):
+        frame = frames.nth(i)
+        if not frame.is_visible():
+            continue  # in a closed expander or another tab
+        frame.scroll_into_view_if_needed()
+        frame.locator("th").first.wait_for(state="attached", timeout=30_000)
+        heads = frame.locator("th").all_inner_texts()
+        total = int(frame.locator("table").first.get_attribute("aria-colcount") or 0)
+        if len(heads) < min(3, total):
+            found.append(f"table {i} shows {heads} of {total} columns")
+    return found
+
+
 def _settled(page, title: str) -> None:
     page.get_by_role("heading", name=title).first.wait_for(timeout=120_000)
     page.wait_for_selector(APP_IDLE, timeout=240_000)
@@ -411,22 +434,7 @@ def test_every_page_lays_out_on_a_phone_and_a_projector(browser, lab_url, width)
             name = f"/{path}, tab {tab.inner_text().strip()}"
             problems += [f"{name}: {p}" for p in page.evaluate(TOP_TITLES_JS, MIN_PANEL_PX)]
             problems += axe_problems(page, name, within=OPEN_TAB)  # the rest is checked
-        wide = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollWidth")
-        if wide > width + 2:
-            problems.append(f"/{path}: the page is {wide} px wide")
-        if width >= 800:
-            continue
-        frames = page.locator('[data-testid="stDataFrame"]')
-        for i in range(frames.count()):
-            frame = frames.nth(i)
-            if not frame.is_visible():
-                continue  # in a closed expander or another tab
-            frame.scroll_into_view_if_needed()
-            frame.locator("th").first.wait_for(state="attached", timeout=30_000)
-            heads = frame.locator("th").all_inner_texts()
-            total = int(frame.locator("table").first.get_attribute("aria-colcount") or 0)
-            if len(heads) < min(3, total):
-                problems.append(f"/{path}: table {i} shows {heads} of {total} columns")
+        problems += [f"/{path}: {p}" for p in _fits(page, width)]
     page.close()
     assert not problems, "\n".join(problems)
 
@@ -722,8 +730,8 @@ def test_a_running_class_lays_out_for_the_teacher_and_the_students(
     """In a running class, Lesson step 2's "Your class beside the agents" could put its M-ratio
     axis title over the AUROC points. Every step of the teacher's Lesson with a class
     running (the votes, the class's results beside the agents), and the student's view before and
-    after a reveal, are checked as every page is (:data:`TOP_TITLES_JS`, axe-core), at a phone's
-    width and a projector's."""
+    after a reveal, are checked as every page is (:data:`TOP_TITLES_JS`, axe-core, :func:`_fits`),
+    at a phone's width and a projector's."""
     height = 844 if width < 800 else 1000
     teacher = browser.new_page(viewport={"width": width, "height": height})
     teacher.goto(f"{lab_url}/lesson?step=1")
@@ -746,6 +754,7 @@ def test_a_running_class_lays_out_for_the_teacher_and_the_students(
         where = f"teacher, step {n}"
         problems += [f"{where}: {p}" for p in teacher.evaluate(TOP_TITLES_JS, MIN_PANEL_PX)]
         problems += axe_problems(teacher, where)
+        problems += [f"{where}: {p}" for p in _fits(teacher, width)]
         if n == 3:  # a revealed vote: the student's view with the class's votes
             context = browser.new_context(viewport={"width": width, "height": height})
             student = context.new_page()
@@ -755,6 +764,7 @@ def test_a_running_class_lays_out_for_the_teacher_and_the_students(
             _settled(student, "Your class")
             problems += [f"student: {p}" for p in student.evaluate(TOP_TITLES_JS, MIN_PANEL_PX)]
             problems += axe_problems(student, "student, a revealed vote")
+            problems += [f"student: {p}" for p in _fits(student, width)]
             context.close()
         if n < len(LESSON):
             teacher.get_by_role("button", name="Next step").click()
