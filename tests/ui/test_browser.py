@@ -367,6 +367,8 @@ FIGURES_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stPlotl
 """Is every visible chart drawn? (Plotly draws after the run ends.)"""
 
 
+SIDEBAR = '[data-testid="stSidebar"]'
+"""The sidebar: on a phone it is closed, so axe-core sees it at the projector's width only."""
 OPEN_TAB = '[data-testid="stTabs"] [role="tabpanel"]:not([hidden])'
 """The open tab's panel: what a click on a tab shows that the page's first check did not see."""
 
@@ -413,9 +415,13 @@ def test_every_page_lays_out_on_a_phone_and_a_projector(browser, lab_url, width)
     On every page and view (:data:`VIEWS`), in every tab: no exception, no error in the page's own
     script, no layout fault of a chart (:data:`TOP_TITLES_JS`), nothing wider than the screen, no
     serious or critical violation axe-core finds (WCAG 2.1 AA: contrast, names, labels, ARIA,
-    keyboard access); on the phone every table shows at least three of its columns."""
+    keyboard access); on the phone every table shows at least three of its columns. axe-core
+    checks the page and each tab at the phone's width; at the projector's it checks what the
+    phone hides, the sidebar (the rest is the same markup, and its rules do not depend on the
+    width)."""
     url = lab_url
-    page = browser.new_page(viewport={"width": width, "height": 844 if width < 800 else 1000})
+    phone = width < 800
+    page = browser.new_page(viewport={"width": width, "height": 844 if phone else 1000})
     problems = []
     page.on("pageerror", lambda error: problems.append(f"{page.url}: the page failed: {error}"))
     for path, title in VIEWS:
@@ -424,7 +430,7 @@ def test_every_page_lays_out_on_a_phone_and_a_projector(browser, lab_url, width)
         if page.locator('[data-testid="stException"]').count():
             problems.append(f"/{path}: an exception")
         problems += [f"/{path}: {p}" for p in page.evaluate(TOP_TITLES_JS, MIN_PANEL_PX)]
-        problems += axe_problems(page, f"/{path}")
+        problems += axe_problems(page, f"/{path}", within=None if phone else SIDEBAR)
         tabs = page.locator('[data-testid="stTabs"] [role="tab"]')
         for k in range(1, tabs.count()):  # the first tab is open already
             tab = tabs.nth(k)
@@ -433,7 +439,8 @@ def test_every_page_lays_out_on_a_phone_and_a_projector(browser, lab_url, width)
             page.wait_for_timeout(300)
             name = f"/{path}, tab {tab.inner_text().strip()}"
             problems += [f"{name}: {p}" for p in page.evaluate(TOP_TITLES_JS, MIN_PANEL_PX)]
-            problems += axe_problems(page, name, within=OPEN_TAB)  # the rest is checked
+            if phone:
+                problems += axe_problems(page, name, within=OPEN_TAB)  # the rest is checked
         problems += [f"/{path}: {p}" for p in _fits(page, width)]
     page.close()
     assert not problems, "\n".join(problems)
