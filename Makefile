@@ -39,10 +39,10 @@ run: $(VENV)/.runtime
 
 # Two workers, one per core, each single-threaded (tests/conftest.py), handed whole files with the
 # heaviest first (tests/conftest.py HEAVY_FILES), so module fixtures are built once and both workers
-# end together. About 2,370 tests, AppTests and a real browser: 508 s, 539 s, 543 s, 497 s and
-# 520 s in five runs on the 2-core reference machine (2026-11-28, after rollouts encoded their
-# views once; nothing else running). The CPU is busy about 95% of a run: chromium about 200 s, the
-# fast-mode quick result set about 80 s, the workers about 590 s. Three workers were slower.
+# end together. 2,170 tests, AppTests and a real browser: 612 s and 634 s in two runs on the 2-core
+# reference machine (2026-11-29, a clean clone, nothing else running): over the 10-minute target
+# by 2-6%. The browser file is about 315 s of it, a fast-mode quick result set about 87 s. Three
+# workers were not faster (647 s): the CPU is the limit.
 test: $(VENV)/.test $(AXE)
 	$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 

@@ -43,21 +43,22 @@ def neurogym_installed() -> None:
 
 
 HEAVY_FILES = {
-    "ui/test_browser.py": 150,
-    "experiments/test_machine_independent.py": 104,
-    "ui/pages/test_every_page.py": 97,
-    "agents/test_bundle_reproducible.py": 47,
-    "experiments/test_dask_faults.py": 46,
+    "ui/test_browser.py": 315,
+    "experiments/test_machine_independent.py": 87,
+    "ui/pages/test_every_page.py": 84,
+    "agents/test_bundle_reproducible.py": 82,
+    "experiments/test_dask_faults.py": 73,
     "agents/test_training.py": 39,
-    "experiments/test_explore_e3.py": 37,
-    "ui/pages/test_reward.py": 29,
-    "experiments/test_experiments.py": 25,
-    "agents/test_provision.py": 24,
-    "bench/test_protocol_client.py": 22,
+    "bench/test_protocol_client.py": 37,
+    "agents/test_provision.py": 31,
+    "experiments/test_explore_e3.py": 31,
+    "experiments/test_experiments.py": 30,
+    "agents/test_cli.py": 24,
+    "ui/pages/test_reward.py": 20,
     "agents/test_neurogym_agents.py": 21,
 }
 """Worker-seconds of the heaviest test files, measured with ``--durations`` on the reference
-machine (2026-11-28, after rollouts encoded their views once): only the order the files start
+machine (2026-11-29, a full run on a clean clone): only the order the files start
 in; a stale figure costs packing, not correctness."""
 
 
