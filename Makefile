@@ -39,9 +39,9 @@ run: $(VENV)/.runtime
 
 # Two workers, one per core, each single-threaded (tests/conftest.py), handed whole files with the
 # heaviest first (tests/conftest.py HEAVY_FILES), so module fixtures are built once and both workers
-# end together. 2,170 tests, AppTests and a real browser: 612 s and 634 s in two runs on the 2-core
-# reference machine (2026-11-29, a clean clone, nothing else running): over the 10-minute target
-# by 2-6%. The browser file is about 315 s of it, a fast-mode quick result set about 87 s. Three
+# end together. 2,170 tests, AppTests and a real browser: 612 s, 634 s and 660 s (.ci/run) in three
+# runs on the 2-core reference machine (2026-11-29, a clean clone, nothing else running): over the
+# 10-minute target by 2-10%. The browser file is about 315 s of it, a fast-mode quick result set about 87 s. Three
 # workers were not faster (647 s): the CPU is the limit.
 test: $(VENV)/.test $(AXE)
 	$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder
