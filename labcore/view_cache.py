@@ -48,7 +48,7 @@ import math
 import sys
 import time
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -614,13 +614,49 @@ def dual_checkpoints(directory: str | Path = CHECKPOINTS) -> list[Path]:
     )
 
 
-def _build_side_one(checkpoint: str, directory: str) -> tuple[str, float]:
+def _timed_build(
+    make: Callable[[str, str], object], checkpoint: str, directory: str
+) -> tuple[str, float]:
+    """``make(checkpoint, directory)`` on one thread, with its wall seconds."""
     import torch
 
     torch.set_num_threads(1)
     start = time.perf_counter()
-    build_side_file(checkpoint, directory)
+    make(checkpoint, directory)
     return checkpoint, time.perf_counter() - start
+
+
+def _build_files(
+    checkpoints: Iterable[str | Path],
+    directory: str | Path,
+    jobs: int,
+    force: bool,
+    *,
+    path_of: Callable[[str | Path, str | Path], Path],
+    read: Callable[[Path, str], object],
+    make: Callable[[str, str], object],
+    what: str,
+    label: Callable[[str], str],
+) -> list[Path]:
+    """Build ``path_of(checkpoint, directory)`` with ``make`` for each checkpoint whose file is
+    missing or no longer matches (``read`` raises :class:`CacheMiss`), ``jobs`` at a time."""
+    todo = []
+    for ckpt in checkpoints:
+        target = path_of(ckpt, directory)
+        if not force and target.exists():
+            try:
+                read(target, checkpoint_key(ckpt))
+                continue
+            except CacheMiss:
+                pass
+        todo.append((make, str(ckpt), str(directory)))
+    print(f"{len(todo)} {what}(s) to build", flush=True)
+
+    def built(_: int, result: tuple[str, float]) -> None:
+        print(f"{label(result[0])}: {result[1]:.1f} s", flush=True)
+
+    process_map(_timed_build, todo, jobs, on_result=built)
+    return [path_of(c, directory) for _, c, _ in todo]
 
 
 def build_side(
@@ -630,23 +666,17 @@ def build_side(
     force: bool = False,
 ) -> list[Path]:
     """Build the side files of ``checkpoints`` (resumable: a file that still matches is kept)."""
-    todo = []
-    for ckpt in checkpoints:
-        target = side_path(ckpt, directory)
-        if not force and target.exists():
-            try:
-                read_side(target, checkpoint_key(ckpt))
-                continue
-            except CacheMiss:
-                pass
-        todo.append((str(ckpt), str(directory)))
-    print(f"{len(todo)} side file(s) to build", flush=True)
-
-    def built(_: int, result: tuple[str, float]) -> None:
-        print(f"{side_path(result[0], '').name}: {result[1]:.1f} s", flush=True)
-
-    process_map(_build_side_one, todo, jobs, on_result=built)
-    return [side_path(c, directory) for c, _ in todo]
+    return _build_files(
+        checkpoints,
+        directory,
+        jobs,
+        force,
+        path_of=side_path,
+        read=read_side,
+        make=build_side_file,
+        what="side file",
+        label=lambda checkpoint: side_path(checkpoint, "").name,
+    )
 
 
 # ------------------------------------------------------------------------- command line
@@ -664,15 +694,6 @@ def bundled_checkpoints(directory: str | Path = CHECKPOINTS) -> list[Path]:
     )
 
 
-def _build_one(checkpoint: str, directory: str) -> tuple[str, float]:
-    import torch
-
-    torch.set_num_threads(1)
-    start = time.perf_counter()
-    build_file(checkpoint, directory)
-    return checkpoint, time.perf_counter() - start
-
-
 def build(
     checkpoints: Iterable[str | Path],
     directory: str | Path = CACHE_DIR,
@@ -680,23 +701,17 @@ def build(
     force: bool = False,
 ) -> list[Path]:
     """Build the cache files of ``checkpoints`` (resumable: a file that still matches is kept)."""
-    todo = []
-    for ckpt in checkpoints:
-        target = cache_path(ckpt, directory)
-        if not force and target.exists():
-            try:
-                read_cache(target, checkpoint_key(ckpt))
-                continue
-            except CacheMiss:
-                pass
-        todo.append((str(ckpt), str(directory)))
-    print(f"{len(todo)} file(s) to build", flush=True)
-
-    def built(_: int, result: tuple[str, float]) -> None:
-        print(f"{Path(result[0]).name}: {result[1]:.1f} s", flush=True)
-
-    process_map(_build_one, todo, jobs, on_result=built)
-    return [cache_path(c, directory) for c, _ in todo]
+    return _build_files(
+        checkpoints,
+        directory,
+        jobs,
+        force,
+        path_of=cache_path,
+        read=read_cache,
+        make=build_file,
+        what="file",
+        label=lambda checkpoint: Path(checkpoint).name,
+    )
 
 
 def check(checkpoints: Sequence[str | Path], directory: str | Path = CACHE_DIR) -> list[str]:
