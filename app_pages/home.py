@@ -4,7 +4,7 @@ import streamlit as st
 
 from labcore.findings import VERDICTS, evidence_split
 from labcore.render import macro
-from ui import classroom, data
+from ui import classroom, data, projector
 from ui.components import SCOPE_LINE
 from ui.state import query
 
@@ -69,13 +69,15 @@ with cards[0], st.container(border=True):
         "app_pages/metacognition.py",
         label="Predict, then silence the self-model",
         icon=":material/psychology:",
-        query_params=query(agent="b2_routes", seed=1, silenced=1.0, predict=True),
+        query_params=projector.carried(
+            query(agent="b2_routes", seed=1, silenced=1.0, predict=True)
+        ),
     )
     st.page_link(
         "app_pages/metacognition.py",
         label="The paper's wiring (fixed in advance)",
         icon=":material/construction:",
-        query_params=query(agent="b2_ws", seed=0, self_model_mode="zero"),
+        query_params=projector.carried(query(agent="b2_ws", seed=0, self_model_mode="zero")),
     )
 with cards[1], st.container(border=True):
     st.markdown("#### 2. No workspace, no access")
@@ -88,13 +90,13 @@ with cards[1], st.container(border=True):
         "app_pages/workspace.py",
         label="Predict, then narrow a learned workspace",
         icon=":material/hub:",
-        query_params=query(agent="b1_gate", seed=1, capacity=2, predict=True),
+        query_params=projector.carried(query(agent="b1_gate", seed=1, capacity=2, predict=True)),
     )
     st.page_link(
         "app_pages/workspace.py",
         label="The paper's overwrite rule (fixed in advance)",
         icon=":material/construction:",
-        query_params=query(agent="b1", seed=0, capacity=2),
+        query_params=projector.carried(query(agent="b1", seed=0, capacity=2)),
     )
 with cards[2], st.container(border=True):
     st.markdown("#### 3. Noise inside the mind")
@@ -107,7 +109,7 @@ with cards[2], st.container(border=True):
         "app_pages/robustness.py",
         label="Open the noise titration",
         icon=":material/cyclone:",
-        query_params=query(agent="b1", seed=0, noise=0.3, noise_mode="stored"),
+        query_params=projector.carried(query(agent="b1", seed=0, noise=0.3, noise_mode="stored")),
     )
 
 st.subheader("Three theories, in plain words")

@@ -93,8 +93,7 @@ with body, st.container(key="lesson-body"):
         f"app_pages/{step.page or 'home'}.py",
         label="Open this view",
         icon=":material/open_in_new:",
-        # with the projector switch the view would add, so arriving writes no history entry
-        query_params={**step.params, **({"projector": "1"} if projector.is_on() else {})},
+        query_params=projector.carried(step.params),
     )
     if shown:
         toggle.button("Hide answer", key=f"lesson.hide.{n}", on_click=reveal, args=(n, False))

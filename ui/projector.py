@@ -78,6 +78,13 @@ def is_on() -> bool:
     return bool(st.session_state.get(STATE_KEY, False))
 
 
+def carried(params: dict[str, str]) -> dict[str, str]:
+    """A link's query parameters with the projector switch when it is on: the page the link opens
+    would otherwise add it on arrival, and Streamlit makes each such rewrite a history entry (Back
+    would then need two presses)."""
+    return {**params, "projector": "1"} if is_on() else dict(params)
+
+
 def projector_switch() -> bool:
     """Draw the sidebar's "Projector mode" toggle, read the URL on arrival, keep the URL in step
     and, while it is on, enlarge the page's type (:data:`CSS`). Returns whether it is on.

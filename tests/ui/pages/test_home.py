@@ -52,3 +52,13 @@ def test_home_points_to_the_lesson_and_the_mystery(open_page):
     assert not exceptions(at)
     links = page_links(at)
     assert links.get("Start the lesson") == "lesson" and links.get("Make a puzzle") == "mystery"
+
+
+def test_in_projector_mode_a_card_link_carries_the_switch_its_page_would_add(open_page):
+    """Arriving without it, the page would write ``projector=1`` into the URL: a history entry
+    that makes Back take two presses."""
+    for on in (False, True):
+        at = open_page("home", {"projector": "1"} if on else None)
+        cards = [e.proto for e in at.get("page_link") if e.proto.query_string]
+        assert len(cards) == 5
+        assert all(("projector=1" in c.query_string) == on for c in cards), cards
