@@ -31,6 +31,7 @@ def batch_seconds() -> dict[tuple[str, str, tuple[int, ...]], float]:
 def retrain_seconds() -> tuple[float, float]:
     """Wall seconds to train the measured kinds' bundled seeds as the bundle is made, and the sum
     of those batches' own wall times (as their records give them, like the bundle's figure)."""
+    import os
     import subprocess
     import sys
     import tempfile
@@ -53,7 +54,7 @@ def retrain_seconds() -> tuple[float, float]:
             [sys.executable, "-c", code, out],
             check=True,
             cwd=Path(__file__).resolve().parent.parent,
-            env={**__import__("os").environ, "CTLAB_COMPUTE": "portable"},
+            env={**os.environ, "CTLAB_COMPUTE": "portable"},
         )
         elapsed = time.perf_counter() - start
         walls = {}
