@@ -1,27 +1,9 @@
-"""Seed-level statistics: the random seed is the unit of analysis.
+"""Seed-level statistics: the random seed is the unit of analysis (paper sec 5.2).
 
-Each independently trained agent contributes one number per condition (its mean over
-evaluation episodes); these functions compare such per-seed samples (paper sec 5.2
-"Statistical validation": Welch's t, Hedges' g, a permutation test, bootstrap CIs). The tests
-and intervals are ``scipy.stats``'s; this module validates the input, applies the lab's
-undefined-value policy and returns the lab's records.
-
-* :func:`seed_summary` -- the one seed-level summary: mean, SD, n and a 95% interval by a named
-  method (``"bootstrap"``, ``"t"`` or ``"none"``); :func:`paired_summary` and
-  :func:`welch_summary` for differences. :func:`summarize` is the claims' summary in
-  ``summary.json``.
-* :func:`group_summary` -- mean and median of one value per unit of a group (people of a data
-  set) with seeded percentile bootstrap intervals over the units.
-* :func:`welch_t` -- Welch's unequal-variance t-test (two-sided).
-* :func:`t_interval`, :func:`welch_interval` -- Student's and Welch's t intervals.
-* :func:`hedges_g` -- bias-corrected standardised mean difference.
-* :func:`permutation_test` -- difference of means, two-sided, exact or Monte Carlo.
-* :func:`bootstrap_ci` -- percentile bootstrap confidence interval.
-
-Zero variance happens (the paper reports 0.0 ± 0.0 conjunction accuracy at bus-off): an exactly
-constant group has variance 0 here (not scipy's rounding residue); Welch's t and Hedges' g need
-a non-zero spread and return nan with an :class:`~labcore.UndefinedMetricWarning` when both
-groups are constant; the permutation test and the bootstrap stay defined.
+The tests and intervals are ``scipy.stats``'s; this module validates the input, applies the lab's
+undefined-value policy and returns the lab's records. An exactly constant group has variance 0
+(not scipy's rounding residue); Welch's t and Hedges' g return nan with an
+:class:`~labcore.UndefinedMetricWarning` when both groups are constant.
 """
 
 from __future__ import annotations
@@ -66,8 +48,6 @@ _BATCH_ELEMENTS = 1_000_000
 SEED_SUMMARY_LEVEL = 0.95
 """Coverage of every seed summary's interval (``ci95``)."""
 IntervalMethod = Literal["bootstrap", "t", "none"]
-"""How :func:`seed_summary` makes its interval: a seeded percentile bootstrap (the claims'), a
-Student's t interval (protocol 8.5's), or none (a figure's mean and SD)."""
 
 
 def _sample(x: ArrayLike, name: str, min_size: int) -> NDArray[np.float64]:
@@ -89,11 +69,7 @@ def _variance(x: NDArray[np.float64]) -> float:
 
 @contextlib.contextmanager
 def _exact_constants(*groups: NDArray[np.float64]) -> Iterator[None]:
-    """Silence scipy's "precision loss" warning when a group is exactly constant.
-
-    scipy computes a constant group's variance as a rounding residue (~1e-32) and warns; the lab
-    counts it as 0 (:func:`_is_constant`), which changes no result beyond rounding.
-    """
+    """Silence scipy's "precision loss" warning when a group is exactly constant."""
     with warnings.catch_warnings():
         if any(_is_constant(g) for g in groups):
             warnings.filterwarnings("ignore", "Precision loss", RuntimeWarning)
@@ -111,8 +87,7 @@ def _check_level(level: float, name: str = "level") -> None:
 
 
 def _finite_values(x: ArrayLike, name: str, *, inf: str = "drop") -> NDArray[np.float64]:
-    """A 1-D float array of the defined per-seed values: None and nan left out; an infinite
-    value dropped too (``inf="drop"``, the t intervals') or a ``ValueError`` (``"raise"``)."""
+    """The finite values of ``x`` (None, nan left out); ``inf="raise"`` rejects an infinity."""
     try:
         arr = np.asarray(x, dtype=float)  # None -> nan
     except (TypeError, ValueError) as exc:
@@ -135,8 +110,7 @@ class WelchResult:
 
 
 def _welch(x: NDArray[np.float64], y: NDArray[np.float64]) -> sps._stats_py.TtestResult | None:
-    """scipy's Welch test of two validated groups, or None when both are exactly constant
-    (or their variances are below float range): the standard error is 0."""
+    """scipy's Welch test, or None when the standard error is 0."""
     if _variance(x) / x.size + _variance(y) / y.size == 0.0:
         return None
     with _exact_constants(x, y):
@@ -144,35 +118,9 @@ def _welch(x: NDArray[np.float64], y: NDArray[np.float64]) -> sps._stats_py.Ttes
 
 
 def welch_t(a: ArrayLike, b: ArrayLike) -> WelchResult:
-    """Welch's unequal-variance t-test of mean(a) vs mean(b), two-sided.
+    """Welch's unequal-variance t-test of mean(a) vs mean(b), two-sided (at least 2 values each).
 
-    .. math::
-
-        t = \\frac{\\bar a - \\bar b}{\\sqrt{s_a^2 / n_a + s_b^2 / n_b}}, \\qquad
-        \\nu = \\frac{(s_a^2 / n_a + s_b^2 / n_b)^2}
-        {\\frac{(s_a^2 / n_a)^2}{n_a - 1} + \\frac{(s_b^2 / n_b)^2}{n_b - 1}},
-
-    :math:`p = 2 P(T_\\nu > |t|)`: ``scipy.stats.ttest_ind(a, b, equal_var=False)``.
-
-    Parameters
-    ----------
-    a, b : array-like of shape (n_a,), (n_b,)
-        Per-seed values; at least 2 each.
-
-    Returns
-    -------
-    WelchResult
-
-    Warns
-    -----
-    UndefinedMetricWarning
-        If both groups are constant (standard error 0): t, df and p are nan. Use
-        :func:`permutation_test`, which stays defined.
-
-    References
-    ----------
-    .. [1] Welch, B. L. (1947). The generalization of "Student's" problem when several
-       different population variances are involved. Biometrika, 34(1-2), 28-35.
+    Both groups constant: t, df and p are nan with an ``UndefinedMetricWarning``.
 
     Examples
     --------
@@ -193,30 +141,9 @@ def welch_t(a: ArrayLike, b: ArrayLike) -> WelchResult:
 
 
 def t_interval(x: ArrayLike, level: float = 0.95) -> tuple[float, float]:
-    """Student's t interval of a mean over seeds (one value per seed).
+    """Student's t interval of a mean over seeds (protocol 8.5); nan values are dropped.
 
-    .. math:: \\bar x \\pm t_{(1 + \\mathrm{level}) / 2,\\, n - 1} \\, s / \\sqrt n
-
-    The interval of protocol 8.5 (E4's hypotheses are tested on seed means with 95% t
-    intervals); a paired comparison is the interval of the per-seed differences
-    (:func:`paired_summary`). ``scipy.stats.ttest_1samp(x).confidence_interval(level)``.
-
-    Parameters
-    ----------
-    x : array-like of shape (n,)
-        One value per seed; nan values are dropped.
-    level : float
-        Coverage, in (0, 1).
-
-    Returns
-    -------
-    (low, high) : tuple of float
-        ``(mean, mean)`` when every value is the same; ``(nan, nan)`` with fewer than two values.
-
-    Warns
-    -----
-    UndefinedMetricWarning
-        With fewer than two values: no spread can be estimated.
+    ``(mean, mean)`` for constant values; ``(nan, nan)`` with a warning for fewer than two.
 
     Examples
     --------
@@ -241,29 +168,8 @@ def t_interval(x: ArrayLike, level: float = 0.95) -> tuple[float, float]:
 def welch_interval(a: ArrayLike, b: ArrayLike, level: float = 0.95) -> tuple[float, float]:
     """Welch's t interval of ``mean(a) - mean(b)`` for two unpaired groups of seeds.
 
-    .. math:: \\bar a - \\bar b \\pm t_{(1 + \\mathrm{level}) / 2,\\, \\nu}
-              \\sqrt{s_a^2 / n_a + s_b^2 / n_b}
-
-    with the Welch-Satterthwaite ``nu`` of :func:`welch_t`:
-    ``scipy.stats.ttest_ind(a, b, equal_var=False).confidence_interval(level)``.
-
-    Parameters
-    ----------
-    a, b : array-like
-        Per-seed values of each group; nan values are dropped.
-    level : float
-        Coverage, in (0, 1).
-
-    Returns
-    -------
-    (low, high) : tuple of float
-        The point ``(d, d)`` when both groups are constant; ``(nan, nan)`` when a group has
-        fewer than two values.
-
-    Warns
-    -----
-    UndefinedMetricWarning
-        When a group has fewer than two values.
+    ``(d, d)`` when both are constant; ``(nan, nan)`` with a warning when a group has fewer
+    than two values.
 
     Examples
     --------
@@ -292,37 +198,13 @@ def _hedges_j(m: int) -> float:
 
 
 def hedges_g(a: ArrayLike, b: ArrayLike) -> float:
-    """Hedges' g: bias-corrected standardised mean difference (a minus b).
+    """Hedges' g of a minus b: mean difference over the pooled SD, times the exact J(m).
 
-    .. math::
-
-        g = J(m) \\frac{\\bar a - \\bar b}{s_p}, \\quad
-        s_p = \\sqrt{\\frac{(n_a - 1) s_a^2 + (n_b - 1) s_b^2}{m}}, \\quad
-        J(m) = \\frac{\\Gamma(m / 2)}{\\sqrt{m / 2}\\, \\Gamma((m - 1) / 2)},
-
-    with :math:`m = n_a + n_b - 2` (the exact correction; :math:`J \\approx
-    1 - 3 / (4m - 1)`). scipy has no Hedges' g; the pooled SD is its textbook formula.
-
-    Parameters
-    ----------
-    a, b : array-like of shape (n_a,), (n_b,)
-        Per-seed values; at least 2 each.
-
-    Returns
-    -------
-    float
-
-    Warns
-    -----
-    UndefinedMetricWarning
-        If both groups are constant (pooled SD 0): returns nan, even when the means
-        differ. An infinite effect size would poison any average over comparisons, and a
-        difference with no spread is better reported as it is (e.g. 99.5% vs 0.0 ± 0.0).
+    Both groups constant: nan with a warning (an infinite effect would poison averages).
 
     References
     ----------
-    .. [1] Hedges, L. V. (1981). Distribution theory for Glass's estimator of effect size
-       and related estimators. Journal of Educational Statistics, 6(2), 107-128.
+    .. [1] Hedges, L. V. (1981). Journal of Educational Statistics, 6(2), 107-128.
 
     Examples
     --------
@@ -346,19 +228,7 @@ def hedges_g(a: ArrayLike, b: ArrayLike) -> float:
 # ---------------------------------------------------------------- permutation test
 @dataclass(frozen=True)
 class PermutationResult:
-    """Permutation test result.
-
-    Attributes
-    ----------
-    statistic : float
-        Observed ``mean(a) - mean(b)``.
-    p_value : float
-        Two-sided p-value.
-    n_permutations : int
-        Relabelings evaluated (all of them if ``exact``).
-    exact : bool
-        Whether every relabeling was enumerated.
-    """
+    """Observed ``mean(a) - mean(b)``, two-sided p, relabelings evaluated, all enumerated?"""
 
     statistic: float
     p_value: float
@@ -379,44 +249,11 @@ def permutation_test(
     n_permutations: int = 10000,
     seed: int = 0,
 ) -> PermutationResult:
-    """Two-sided permutation test of the difference of means, ``mean(a) - mean(b)``.
+    """Two-sided permutation test of ``mean(a) - mean(b)`` (``scipy.stats.permutation_test``).
 
-    The seeds are pooled and split into groups of the original sizes
-    (``scipy.stats.permutation_test``, independent samples); the p-value is the fraction of
-    splits whose statistic is at least as extreme in absolute value:
-
-    .. math::
-
-        p = \\frac{1 + \\#\\{b : |T^*_b| \\ge |T|\\}}{1 + B}
-
-    (Monte Carlo, with the +1 correction of Phipson & Smyth 2010, so ``p > 0``). When the
-    number of distinct splits :math:`\\binom{n_a + n_b}{n_a}` is at most
-    ``n_permutations`` they are all enumerated and
-    :math:`p = \\#\\{|T^*| \\ge |T|\\} / \\binom{n_a + n_b}{n_a}` exactly.
-
-    Parameters
-    ----------
-    a, b : array-like of shape (n_a,), (n_b,)
-        Per-seed values; at least 1 each.
-    n_permutations : int, default=10000
-    seed : int, default=0
-        Seeds the Monte Carlo splits (``np.random.default_rng(seed)``).
-
-    Returns
-    -------
-    PermutationResult
-
-    Notes
-    -----
-    scipy draws the splits (its null distribution of :math:`|T^*|`); ties are counted here
-    at an absolute tolerance of :math:`100 n \\epsilon \\max|x|` (the rounding of the group
-    sums; scipy's, relative to ``|T|``, misses ties when ``T`` is a tiny difference of large
-    means). Two all-zero groups give ``statistic = 0`` and ``p = 1``.
-
-    References
-    ----------
-    .. [1] Phipson, B., & Smyth, G. K. (2010). Permutation p-values should never be zero.
-       Statistical Applications in Genetics and Molecular Biology, 9(1), 39.
+    Exact when the distinct splits number at most ``n_permutations``; else Monte Carlo with
+    the +1 correction of Phipson & Smyth (2010), so ``p > 0``. Ties are counted at a tolerance
+    of ``100 n eps max|x|`` (the rounding of the group sums).
 
     Examples
     --------
@@ -461,17 +298,7 @@ def permutation_test(
 # ---------------------------------------------------------------- bootstrap
 @dataclass(frozen=True)
 class BootstrapCI:
-    """Percentile bootstrap confidence interval.
-
-    Attributes
-    ----------
-    low, high : float
-        Interval bounds.
-    estimate : float
-        The statistic on the original sample.
-    confidence : float
-        Confidence level.
-    """
+    """Percentile bootstrap interval ``[low, high]``, the statistic on the sample, the level."""
 
     low: float
     high: float
@@ -487,42 +314,10 @@ def bootstrap_ci(
     n_resamples: int = 10000,
     seed: int = 0,
 ) -> BootstrapCI:
-    """Percentile bootstrap confidence interval of ``statistic(x)``.
+    """Percentile bootstrap interval of ``statistic(x)``: ``scipy.stats.bootstrap``, seeded.
 
-    Resample the seeds with replacement ``n_resamples`` times and take the
-    :math:`\\alpha/2` and :math:`1 - \\alpha/2` quantiles (linear interpolation) of the
-    resampled statistic, :math:`\\alpha = 1 - \\mathrm{confidence}` (Efron & Tibshirani
-    1993, percentile method): ``scipy.stats.bootstrap(..., method="percentile")`` with
-    ``np.random.default_rng(seed)``.
-
-    Parameters
-    ----------
-    x : array-like of shape (n,)
-        Per-seed values; at least 2.
-    statistic : callable, default=np.mean
-        ``statistic(sample) -> float``; called as ``statistic(samples, axis=-1)`` when it
-        accepts ``axis`` (vectorised), else row by row.
-    confidence : float, default=0.95
-    n_resamples : int, default=10000
-    seed : int, default=0
-        Same seed, same interval.
-
-    Returns
-    -------
-    BootstrapCI
-
-    Notes
-    -----
-    Constant data give a zero-width interval at the constant. With few seeds the
-    percentile interval is too narrow (it ignores the n/(n-1) variance factor); the paper
-    notes this for its ignition-sharpness CIs (sec 5.2, footnote 4). A seed draws the same
-    resamples as the hand-written bootstrap that made the bundled result sets (the same
-    interval, up to the last bit of the quantile's interpolation).
-
-    References
-    ----------
-    .. [1] Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap.
-       Chapman & Hall, chapter 13.
+    Constant data give a zero-width interval. With few seeds the percentile interval is too
+    narrow (paper sec 5.2, footnote 4).
 
     Examples
     --------
@@ -552,14 +347,7 @@ def bootstrap_ci(
 # ---------------------------------------------------------------- seed summaries
 @dataclass(frozen=True)
 class SeedSummary:
-    """Mean, SD, n and a 95% interval of per-seed values: the one seed-level summary.
-
-    ``mean`` is of the values (of the differences for :func:`paired_summary`,
-    :func:`welch_summary`); ``sd`` the sample SD (exactly 0 for constant values; nan for a
-    Welch difference: two groups, two SDs); ``n`` the values (pairs; both groups' seeds);
-    ``low``, ``high`` the interval made by ``method`` ("bootstrap", "t", "paired_t",
-    "welch", "none": the names of :class:`labcore.findings.Interval`). Undefined parts are nan.
-    """
+    """Mean, SD, n and a 95% interval (by ``method``) of per-seed values; nan: undefined."""
 
     mean: float
     sd: float
@@ -576,7 +364,7 @@ class SeedSummary:
         return None
 
     def as_dict(self) -> dict:
-        """``{"mean", "sd", "n", "ci95"}`` with None for undefined values (JSON)."""
+        """``{"mean", "sd", "n", "ci95"}`` with None for undefined values."""
         return {
             "mean": self.mean if math.isfinite(self.mean) else None,
             "sd": self.sd if math.isfinite(self.sd) else None,
@@ -591,25 +379,10 @@ def seed_summary(
     *,
     seed: int = 0,
 ) -> SeedSummary:
-    """Mean, SD, n and 95% interval of per-seed values (None and nan left out).
+    """Mean, SD, n and 95% interval of per-seed values (None and nan left out, inf raises).
 
-    Parameters
-    ----------
-    values : sequence of float or None
-        One value per seed; an undefined value (None, nan) is left out and not counted; an
-        infinite value raises ``ValueError``.
-    method : {"bootstrap", "t", "none"}
-        ``"bootstrap"``: :func:`bootstrap_ci` seeded with ``seed`` (the claims' interval);
-        ``"t"``: :func:`t_interval` (protocol 8.5); ``"none"``: no interval (a figure's bar).
-    seed : int
-        The bootstrap's seed.
-
-    Returns
-    -------
-    SeedSummary
-        Undefined parts are nan (no warning: ``n`` says why): the SD and the interval with
-        fewer than two values, everything without values. Constant values have SD 0 and the
-        interval ``(mean, mean)``.
+    ``method``: "bootstrap" (the claims'), "t" (protocol 8.5) or "none". Undefined parts are
+    nan; constant values have SD 0 and the interval ``(mean, mean)``.
 
     Examples
     --------
@@ -641,10 +414,7 @@ def seed_summary(
 
 @dataclass(frozen=True)
 class GroupSummary:
-    """Mean and median of a group's values with percentile bootstrap intervals (nan: undefined).
-
-    ``n`` counts the defined values; ``seed`` drew the resamples (the same for both intervals).
-    """
+    """Mean and median of a group's values with percentile bootstrap intervals (nan: undefined)."""
 
     n: int
     mean: float
@@ -659,24 +429,9 @@ class GroupSummary:
 def group_summary(
     values: ArrayLike | Sequence[float | None], *, seed: int = 0, n_resamples: int = 10000
 ) -> GroupSummary:
-    """Mean and median of one value per unit (a person of a data set), each with a 95%
-    percentile bootstrap interval over the units (:func:`bootstrap_ci`, the same resamples for
-    both: same seed, same intervals).
+    """Mean and median of one value per unit (a person), each with a 95% bootstrap interval.
 
-    Parameters
-    ----------
-    values : sequence of float or None
-        One value per unit; an undefined value (None, nan) is left out and not counted; an
-        infinite value raises ``ValueError``.
-    seed : int
-        Draws the resamples.
-    n_resamples : int
-
-    Returns
-    -------
-    GroupSummary
-        Without values everything is nan; with one value the intervals are nan; constant
-        values have the interval ``(value, value)``.
+    Both intervals use the same resamples; None and nan are left out, inf raises.
 
     Examples
     --------
@@ -702,9 +457,7 @@ def group_summary(
 
 
 def paired_summary(a: Mapping[Hashable, float], b: Mapping[Hashable, float]) -> SeedSummary:
-    """The per-seed differences ``a[s] - b[s]`` summarised with a t interval (a paired test).
-
-    Only seeds present in both with finite values are paired (in sorted seed order).
+    """The per-seed differences ``a[s] - b[s]`` (seeds finite in both) with a t interval.
 
     >>> s = paired_summary({0: 1.0, 1: 2.0, 2: 4.0, 3: 9.0}, {0: 0.0, 1: 1.0, 2: 1.0})
     >>> s.n, s.mean, s.method
@@ -716,10 +469,7 @@ def paired_summary(a: Mapping[Hashable, float], b: Mapping[Hashable, float]) -> 
 
 
 def welch_summary(a: Sequence[float | None], b: Sequence[float | None]) -> SeedSummary:
-    """``mean(a) - mean(b)`` of two unpaired groups of seeds with Welch's 95% interval.
-
-    Undefined values are dropped; the interval is nan (``ci95`` None) unless each group keeps
-    two values. ``sd`` is nan (two groups, two SDs); ``n`` counts both groups' seeds.
+    """``mean(a) - mean(b)`` of two unpaired groups of seeds with Welch's 95% interval (sd nan).
 
     >>> s = welch_summary([1.0, 2.0, 3.0], [4.0, 5.0, None, 6.0])
     >>> s.mean, s.n, [round(v, 3) for v in s.ci95]
@@ -736,11 +486,7 @@ def welch_summary(a: Sequence[float | None], b: Sequence[float | None]) -> SeedS
 
 
 def summarize(values: Sequence[float], seed: int = 0) -> dict:
-    """The claim summary of ``summary.json``: :func:`seed_summary` with the bootstrap, as a dict.
-
-    ``{"mean", "sd", "n", "ci95"}`` over the non-nan values. As every result set has written
-    it, a single seed gets SD 0 and the degenerate CI ``[mean, mean]`` (the verdict rule then
-    matches only within the registered tolerance or exactly); no values give Nones.
+    """The claim summary of ``summary.json``; a single seed gets SD 0 and CI ``[mean, mean]``.
 
     >>> summarize([0.2, 0.2])["ci95"]
     [0.2, 0.2]
@@ -756,12 +502,7 @@ def summarize(values: Sequence[float], seed: int = 0) -> dict:
 
 
 def summarize_l75(results: Sequence[dict]) -> dict:
-    """Seed summary of L75 values, honest about censoring (docs/verdicts.md, rule 3).
-
-    If more than half the seeds never drop to 75% within the tested range, the summary is
-    censored ("> max sigma"); otherwise the mean/SD/CI of the finite values, with the number
-    of censored seeds reported beside them.
-    """
+    """Seed summary of L75 values: censored if more than half the seeds are (verdicts.md rule 3)."""
     right = [r for r in results if r["censored"] == "right"]
     left = [r for r in results if r["censored"] == "left"]
     finite = [r["value"] for r in results if r["censored"] == "none"]
