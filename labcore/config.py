@@ -1,9 +1,7 @@
-"""Frozen configuration dataclasses: one obvious place for every setting.
+"""Frozen configuration dataclasses: every field has a default and a one-line docstring.
 
-Every field has a default and a one-line docstring (CleanRL style). Derived values are
-properties, never mutated after creation. Task choices the paper leaves open are
-pre-registered, with reasons, in ``docs/protocol.md``; the section is cited per class. How much
-the pipelines and the app measure (their budgets) is in :mod:`labcore.budgets`.
+Task choices the paper leaves open are registered in ``docs/protocol.md``; budgets are in
+:mod:`labcore.budgets`.
 """
 
 from __future__ import annotations
@@ -20,8 +18,7 @@ N_CUE_VALUES = 7
 
 @dataclass(frozen=True)
 class ChanceLevel:
-    """A chance level: its value and, where it is a fraction a reader should see, that
-    fraction."""
+    """A chance level and the fraction a reader should see."""
 
     value: float
     fraction: str = ""
@@ -34,46 +31,35 @@ CHANCE_LEVELS: dict[str, ChanceLevel] = {
     "auroc": ChanceLevel(0.5),
     "m_ratio": ChanceLevel(0.0),
 }
-"""The one table of chance levels (words: ``labcore.render.chance``): one dual-task report (7
-actions; protocol sec. 2.1), a conjunction (both reports right) under independent guessing, a
-choice of the two-choice wagering task, a Type-2 AUROC, and an M-ratio (meta-d'/d': 0 without
-metacognitive insight, 1 ideal)."""
+"""The one table of chance levels (words: ``labcore.render.chance``; protocol sec. 2.1)."""
 CHANCE_DUAL_TASK = CHANCE_LEVELS["decision"].value
 CHANCE_CONJUNCTION = CHANCE_LEVELS["conjunction"].value
 CHANCE_E1 = CHANCE_LEVELS["wager"].value
 MASKING_DEFAULT = (2, 4)
-"""The backward-masking task's default (paper Fig. 2c): (SOA, masks), the first mask 2 steps after
-the
-colour cue and 4 in a row (the registered env ``DUAL_TASK_MASKING``; the app's masking controls)."""
+"""The backward-masking default (paper Fig. 2c): (SOA, masks)."""
 
 
 @dataclass(frozen=True)
 class DualTaskConfig:
-    """Dual task of Experiments 2-3 (paper sec. 4.2; protocol sec. 2).
-
-    Timeline (step index ``t`` = observation the agent acts on): the secondary cue (a colour)
-    arrives at ``secondary_cue_step``, the primary cue (an object type) at
-    ``primary_cue_step``; a delay with distractor ("mask") events follows; the secondary
-    cue is reported at ``report_secondary_step`` and the primary cue at the last step.
-    """
+    """Dual task of Experiments 2-3 (paper sec. 4.2; protocol sec. 2): two cues, a masked delay,
+    the secondary report, then the primary report at the last step."""
 
     n_steps: int = 32
-    """Episode length; the episode terminates after the primary report (paper: max 32 steps)."""
+    """Episode length (paper: at most 32 steps)."""
     secondary_cue_step: int = 0
-    """Step at which the secondary (colour) cue is shown on the cue channel."""
+    """Step of the secondary (colour) cue."""
     primary_cue_step: int = 1
-    """Step at which the primary (object type) cue is shown on the cue channel."""
+    """Step of the primary (object type) cue."""
     mask_counts: tuple[int, ...] = (0, 1, 2)
-    """Numbers of distractor events per episode, drawn uniformly (random-mask mode)."""
+    """Distractor counts per episode, drawn uniformly (random-mask mode)."""
     first_mask_step: int = 4
     """Earliest step a random distractor may appear."""
     mask_soa: int | None = None
-    """Backward-masking mode: first mask this many steps after the secondary cue (None = random
-    masks)."""
+    """Backward masking: first mask this many steps after the secondary cue (None: random)."""
     mask_count: int = 0
-    """Backward-masking mode: number of masks, one every ``mask_interval`` steps."""
+    """Backward masking: number of masks."""
     mask_interval: int = 1
-    """Backward-masking mode: steps between consecutive masks."""
+    """Backward masking: steps between masks."""
 
     def __post_init__(self) -> None:
         _check(self.n_steps >= 8, f"n_steps must be >= 8, got {self.n_steps}", ("n_steps",))
@@ -141,20 +127,17 @@ class WageringConfig:
     """Post-decision wagering task of Experiment 1 (paper sec. 4.2; protocol sec. 3)."""
 
     max_steps: int = 32
-    """Time limit; an episode without a decision by then counts as an error."""
+    """Time limit; no decision by then is an error."""
     salience_range: tuple[float, float] = (0.0, 1.0)
     """Cue salience lambda is drawn uniformly from this range."""
     cue_noise_sd: float = 0.25
-    """SD of the Gaussian observation noise added to the cue content (degrades salience)."""
+    """SD of the Gaussian noise on the cue content."""
     wager_probability: float = 0.5
     """Probability that a wager flag follows the decision."""
     post_decision_sample: bool = False
-    """A second, independent flash of the same class and salience arrives at the wager step,
-    after the decision (protocol 11.2): the wager's confidence can use evidence the choice could
-    not."""
+    """A second flash arrives at the wager step, after the decision (protocol 11.2)."""
     oracle_side: str = "truth"
-    """Where the oracle walks: "truth" (the stimulus's side, protocol 3) or "evidence" (the side
-    its first flash favours: the ideal observer's choice, protocol 11.2)."""
+    """"truth" (the stimulus's side) or "evidence" (the side the first flash favours)."""
 
     def __post_init__(self) -> None:
         check_choice(self.oracle_side, "oracle_side", ORACLE_SIDES)
@@ -176,39 +159,29 @@ class WageringConfig:
 ORACLE_SIDES = ("truth", "evidence")
 POLICY_READS = ("workspace", "self_model", "trunk", "workspace_and_self_model")
 CONFIDENCE_ROUTES = ("self_model", "policy")
-"""What the confidence head can read (protocol 11.3): z_self, and the policy's hidden layer (the
-policy's own read of the workspace)."""
 WRITE_RULES = ("overwrite", "learned")
 CUE_ROUTES = ("bus", "trunk", "none")
 BOTTLENECKS = (None, "linear", "mlp", "random")
 WRITE_GEOMETRIES = ("layernorm", "raw", "offset")
 WRITE_OFFSET_RMS = 3.0
-"""RMS of the shared, cue-independent vector that the "offset" write geometry adds to every slot."""
+"""RMS of the shared vector the "offset" write geometry adds to every slot."""
 CONFIDENCE_HEAD_INITS = ("default", "zero_bias", "zero")
 SELF_MODEL_INPUTS = ("h", "broadcast", "logits", "uncertainty")
-"""What z_self can read, in the order it reads them (protocol 5.1): the carrier h (64), the
-broadcast (16), the intended action's logits (7) and its two uncertainty scalars."""
+"""What z_self can read, in order (protocol 5.1)."""
 
 
 @dataclass(frozen=True)
 class AgentConfig:
-    """One composable agent (paper sec. 4.1; protocol sec. 5). Presets in ``AGENT_KINDS``.
-
-    The parts: a CNN encoder (3 conv layers -> ``embed_dim``), a carrier (GRU or, for A0, a
-    feed-forward layer), an optional workspace bus, an optional self-model with a confidence
-    head, and the policy readout. Training-time regularisers that define a kind (dropout,
-    weight decay, workspace-noise augmentation) live here too, so a checkpoint's config says
-    everything about how it was made.
-    """
+    """One composable agent (paper sec. 4.1; protocol sec. 5). Presets in ``AGENT_KINDS``."""
 
     kind: str = "b1"
-    """Name of the preset this config came from (used in checkpoint names)."""
+    """The preset's name (used in checkpoint names)."""
     embed_dim: int = 151
     """Observation embedding size (paper: 151)."""
     hidden_dim: int = 64
     """Recurrent carrier size (paper: GRU 64)."""
     recurrent: bool = True
-    """GRU carrier (A1 and up); False gives A0's memoryless MLP."""
+    """GRU carrier; False gives A0's memoryless MLP."""
     workspace: bool = True
     """Global-workspace bus present (B1, B2, BC-only controls)."""
     n_slots: int = 4
@@ -220,12 +193,11 @@ class AgentConfig:
     self_model_dim: int = 64
     """z_self size (paper: 64)."""
     policy_reads: str = "workspace"
-    """Policy input: "workspace" (trunk + flattened slots), "self_model" (z_self) or "trunk"
-    only."""
+    """Policy input: "workspace", "self_model", "trunk" or "workspace_and_self_model"."""
     cue_route: str = "bus"
-    """Where the cue channel goes: "bus" (strong lesion), "trunk" (cues visible) or "none"."""
+    """Cue channel into "bus" (strong lesion), "trunk" (cues visible) or "none"."""
     bottleneck: str | None = None
-    """BC-only control: 64-d "linear", "mlp" or fixed "random" projection of the flattened slots."""
+    """BC-only control: "linear", "mlp" or fixed "random" projection of the slots."""
     bottleneck_dim: int = 64
     """Width of the BC-only bottleneck (matched to z_self, paper sec. 4.1)."""
     readout_hidden: int = 64
@@ -235,44 +207,27 @@ class AgentConfig:
     weight_decay: float = 0.0
     """Decoupled weight decay during training (B1 regularised control)."""
     train_workspace_noise: float = 0.0
-    """Upper end of the per-episode workspace-noise SD drawn during training (B1
-    noise-augmented)."""
+    """Upper end of the per-episode workspace-noise SD in training (B1 noise)."""
     write_geometry: str = "layernorm"
-    """Shape of a write (E3 design study): "layernorm" (zero mean, unit variance over its D numbers,
-    protocol 5.1), "raw" (the projection as it is) or "offset" (layernorm plus a fixed vector shared
-    by every slot, RMS ``WRITE_OFFSET_RMS``: a cue-independent component)."""
+    """A write's shape: "layernorm" (protocol 5.1), "raw" or "offset" (E3 design study)."""
     closed_loop: bool = False
-    """The workspace broadcast read at step t-1 feeds the recurrence at step t (a learned projection
-    added to the GRU's input); False: the paper's open loop, the bus only feeds the readouts."""
+    """The broadcast at t-1 feeds the GRU at t; False: the paper's open loop."""
     readout_gain: float = 1.0
-    """The readouts see the workspace slots multiplied by this gain (policy and bottleneck
-    input)."""
+    """Gain on the workspace slots the readouts see."""
     self_model_inputs: tuple[str, ...] = SELF_MODEL_INPUTS
-    """What z_self reads, a subset of ``SELF_MODEL_INPUTS`` in that order (E4's controls, protocol
-    8.3: ("broadcast",) is a confidence head on the workspace, ("logits", "uncertainty") one on
-    the policy alone); the default is the registered 89-number input."""
+    """What z_self reads, a subset of ``SELF_MODEL_INPUTS`` in order (protocol 8.3)."""
     value_head: bool = False
-    """A critic for reinforcement learning (E4 arm (b), protocol 8.3): MLP(the policy readout's
-    input -> ``readout_hidden`` -> 1) estimating the return; it feeds nothing the agent does."""
+    """A critic estimating the return (E4 arm (b), protocol 8.3); feeds no action."""
     confidence_head_init: str = "default"
-    """How the confidence head starts (protocol 8.8.2): "default" (PyTorch's), "zero_bias" (bias 0)
-    or "zero" (weight and bias 0: confidence 0.5 on every trial)."""
+    """"default", "zero_bias" or "zero" (weight and bias; protocol 8.8.2)."""
     confidence_reads: tuple[str, ...] = ("self_model",)
-    """The confidence head's routes, a subset of ``CONFIDENCE_ROUTES`` in that order (protocol
-    11.3): ("self_model",) is the paper's head on z_self alone; ("self_model", "policy") adds the
-    policy's hidden layer, so a self-model lesion leaves a second route."""
+    """The confidence head's routes, a subset of ``CONFIDENCE_ROUTES`` (protocol 11.3)."""
     write_rule: str = "overwrite"
-    """Where a write goes: "overwrite" (the paper's rule: the first empty slot, else slot 0) or
-    "learned" (protocol 11.8: a gate over the active slots and "do not write", trained
-    straight-through)."""
+    """"overwrite" (the paper's: first empty slot, else 0) or "learned" (protocol 11.8)."""
     train_capacities: tuple[int, ...] = ()
-    """Active slots drawn per training episode from these (protocol 11.8's variable load); empty:
-    every slot, always. Learned write gates only."""
+    """Active slots drawn per training episode (protocol 11.8); empty: all slots."""
     confidence_centred: bool = False
-    """The confidence head reads z_self minus a centre (protocol 8.8.2): in a wager update the mean
-    z_self over the batch's wager choice steps (the gradient flows through it, as in batch
-    normalisation), so the push every trial shares can move only the bias; elsewhere the running
-    mean the trainer keeps in the ``confidence_centre`` buffer."""
+    """The confidence head reads z_self minus its mean (protocol 8.8.2)."""
 
     def __post_init__(self) -> None:
         routes = self.confidence_reads
@@ -446,19 +401,10 @@ AGENT_KINDS: dict[str, AgentConfig] = {
     "b1_gate": AgentConfig(kind="b1_gate", write_rule="learned", train_capacities=(1, 2, 3, 4)),
     "b1_gate_full": AgentConfig(kind="b1_gate_full", write_rule="learned"),
 }
-"""The agent family of paper sec. 4.1: baselines, GWT (B1 and its steelman controls), B2 in its
-two policy routings, and the attribution controls of Experiment 3; then E4's reward-trained
-arms (protocol 8.3), B2 workspace-read wiring whose confidence learns from the wager's reward
-(``TRAINING_OF_KIND``), and ``reward_all``, whose policy learns from the task's reward too
-(``TRAINER_OF_KIND``): a kind names how an agent was made, so their checkpoints never pass
-for E1's supervised ``b2_ws``. Last, the cells of "E4 again" (protocol 8.8.3): the wager learned
-once the policy has converged, head bias 0, with or without centred features, Adam or SGD. Then
-the measured variants of protocol 11: B2 with two routes (its self-model reads states only, its
-policy and its confidence read both the workspace and the self-model) and B1 with a learned write
-gate, trained under a variable load or at full capacity."""
+"""The agent family (paper sec. 4.1), E4's reward-trained arms (protocol 8.3, 8.8.3) and the
+variants of protocol 11. A kind names how an agent was made."""
 
 KINDS_WITHOUT_WORKSPACE = tuple(k for k, c in AGENT_KINDS.items() if not c.workspace)
-"""The kinds without a workspace (A0, A1, HOT-only): their latent state is the recurrent carrier."""
 
 AGENT_DESCRIPTIONS: dict[str, str] = {
     "a0": "A0: feed-forward baseline, no memory",
@@ -497,43 +443,32 @@ NOISE_MODES = ("stored", "read")
 
 @dataclass(frozen=True)
 class Intervention:
-    """A run-time manipulation of a trained agent (paper sec. 4.5; protocol sec. 5.4).
-
-    Applied inside the forward pass, never by editing weights, so one cached model can be
-    evaluated intact and lesioned side by side. ``Intervention()`` is the intact agent.
-    """
+    """A run-time manipulation of a trained agent (paper sec. 4.5); ``Intervention()`` is intact."""
 
     self_model_mode: str = "on"
-    """What the self-model passes on (for agents that have one, ``AgentConfig.self_model``):
-    "on"; "zero" (the no-rewire lesion: z_self -> 0); blind ablations "noise" (z_self
-    replaced by Gaussian noise with z_self's own batch mean and SD) or "permute" (z_self
-    rows shuffled across the episodes of the batch)."""
+    """"on", "zero" (z_self -> 0), "noise" or "permute" (blind ablations)."""
     self_model_silenced: float = 0.0
-    """Fraction of z_self's units silenced (set to 0 wherever z_self is read), the units in an
-    order drawn once per ``seed`` so that doses are nested (protocol 11.4); 1 is the "zero"
-    lesion."""
+    """Fraction of z_self's units silenced, nested across doses (protocol 11.4)."""
     self_model_noise: float = 0.0
-    """SD of Gaussian noise added to z_self wherever it is read (protocol 11.4)."""
+    """SD of Gaussian noise added to z_self (protocol 11.4)."""
     policy_route_off: bool = False
-    """The confidence head's policy route zeroed, z_self intact (agents with
-    ``confidence_reads`` ("self_model", "policy"); protocol 11.4)."""
+    """The confidence head's policy route zeroed, z_self intact (protocol 11.4)."""
     capacity_scale: float = 1.0
     """workspace_capacity_scale: active slots = round(scale * K); 0 is bus-off."""
     workspace_noise: float = 0.0
-    """SD of Gaussian noise on the workspace slots after the write, before the read."""
+    """SD of Gaussian noise on the slots after the write, before the read."""
     carrier_noise: float = 0.0
-    """SD of Gaussian noise on the recurrent carrier after the GRU update (HOT-only protocol)."""
+    """SD of Gaussian noise on the recurrent carrier (HOT-only protocol)."""
     noise_mode: str = "stored"
-    """"stored": noise is added to the stored state every step and persists; "read": only the
-    copy the readouts see is perturbed, the stored state stays clean."""
+    """"stored": noise persists in the state; "read": only the readouts' copy is noisy."""
     noise_empty_slots: bool = False
     """Also perturb active slots that hold nothing yet."""
     pulse_step: int | None = None
     """Step of a single perturbation pulse (for PCI-A); None for no pulse."""
     pulse_sigma: float = 1.0
-    """SD of the pulse, added to the stored workspace (or to the carrier if there is no bus)."""
+    """SD of the pulse on the workspace (or the carrier without a bus)."""
     seed: int = 0
-    """Seed of every random draw the intervention makes (same seed, same numbers)."""
+    """Seed of every random draw the intervention makes."""
 
     def __post_init__(self) -> None:
         check_choice(self.self_model_mode, "self_model_mode", SELF_MODEL_MODES)
@@ -570,11 +505,11 @@ class Intervention:
 
 
 SALIENCE_BLOCKS = (0.125, 0.25, 0.375)
-"""The measured E1's fixed-difficulty evaluation blocks (protocol 11.2): each block's salience."""
+"""The measured E1's evaluation blocks' saliences (protocol 11.2)."""
 SILENCED_DOSES = (0.0, 0.25, 0.5, 0.75, 1.0)
-"""The graded self-model lesion's doses: fractions of z_self's units silenced (protocol 11.4)."""
+"""Fractions of z_self's units silenced (protocol 11.4)."""
 SELF_NOISE_DOSES = (0.0, 0.25, 0.5, 1.0, 2.0)
-"""The self-model noise doses: SDs of the noise added to z_self (protocol 11.4)."""
+"""SDs of the noise added to z_self (protocol 11.4)."""
 TASK_OF_EXPERIMENT = {"e1": "wagering", "e2": "dual", "e3": "dual", "e4": "wagering"}
 KINDS_OF_EXPERIMENT: dict[str, tuple[str, ...]] = {
     "e1": ("b2_ws",),
@@ -605,17 +540,13 @@ KINDS_OF_EXPERIMENT: dict[str, tuple[str, ...]] = {
         "reward_late_uncentred_sgd",
     ),
 }
-"""The agent kinds each experiment runs. E4 (protocol 8.3): arm (c) is E1's supervised ``b2_ws``,
-arm (a) and the controls are kinds whose training signal ``TRAINING_OF_KIND`` fixes."""
+"""The agent kinds each experiment runs (E4: protocol 8.3)."""
 BUNDLED_EXPERIMENTS = ("e1", "e2", "e3")
-"""What ``train --experiment all`` covers: the paper's experiments, whose agents are bundled. E4
-joins once its pipeline and bundle exist."""
+"""What ``train --experiment all`` covers: the experiments whose agents are bundled."""
 PAPER_EPISODES = {"e1": 4000, "e2": 4000, "e3": 8000, "e4": 4000}
-"""Training episodes per seed in the paper's schedule (Table 2; E4 as E1, for ``b2_ws`` only:
-reward-trained kinds train in fast mode)."""
+"""Training episodes per seed in the paper's schedule (Table 2)."""
 AUDIT_SEEDS = 5
-"""Seeds on which ``reproduce`` also runs untrained agents for the construction audit (five make
-the equivalence test tight enough for chance-level accuracies)."""
+"""Seeds on which ``reproduce`` also runs untrained agents (the construction audit)."""
 
 
 @dataclass(frozen=True)
@@ -623,15 +554,15 @@ class TrainConfig:
     """Behaviour cloning (paper sec. 4.3; protocol sec. 5.3)."""
 
     mode: str = "fast"
-    """"fast": batched BPTT to a convergence criterion; "paper": online, one update per step."""
+    """"fast": batched BPTT to convergence; "paper": online, one update per step."""
     lr: float = 1e-3
     """Adam learning rate (paper: 1e-3)."""
     batch_episodes: int = 64
     """Episodes per update (fast mode)."""
     train_episodes: int = 4000
-    """Size of the oracle demonstration pool (fast) / number of episodes (paper mode)."""
+    """Demonstration pool (fast) / episodes (paper mode)."""
     heldout_episodes: int = 500
-    """Held-out oracle episodes for agreement and the convergence criterion."""
+    """Held-out oracle episodes for agreement and convergence."""
     max_updates: int = 3000
     """Upper bound on optimizer updates (fast mode)."""
     min_updates: int = 300
@@ -641,68 +572,43 @@ class TrainConfig:
     patience: int = 6
     """Stop after this many evaluations without improvement (fast mode)."""
     loss_tolerance: float = 0.005
-    """An improvement of the held-out loss must exceed this many nats to count."""
+    """Held-out loss improvement (nats) that counts."""
     agreement_tolerance: float = 0.001
-    """An improvement of held-out agreement must exceed this (0.1 percentage point) to count."""
+    """Held-out agreement improvement that counts."""
     report_weight: float = 3.0
     """Loss weight of report steps (paper: 3)."""
     primary_class_weight: float = 20.0
     """Extra weight of the primary-cue report (paper: 20)."""
     primary_weight_rule: str = "stacked"
-    """How the primary-cue report's weight is formed: "stacked" (``report_weight`` x
-    ``primary_class_weight``, 60; protocol 5.3 as first registered) or "class" (the class weight
-    alone, 20, in place of the report weight: paper sec. 4.3.2's x20 read as a class weight;
-    protocol sec. 7.7)."""
+    """"stacked" (report x class weight, 60) or "class" (20; protocol 7.7)."""
     history_every: int = 0
-    """Paper schedule: episodes between the held-out evaluations kept in the record's ``history``
-    (its learning curve); 0: an eighth of the run. Evaluations draw nothing from the members'
-    generators, so this never changes the weights."""
+    """Paper mode: episodes between kept held-out evaluations; 0: an eighth of the run."""
     meta_weight: float = 1.0
-    """Coefficient of the self-model's meta loss (paper: 1), the confidence BCE or the wager's
-    policy gradient (``meta_signal``)."""
+    """Coefficient of the self-model's meta loss (paper: 1)."""
     meta_signal: str = "label"
-    """What teaches the confidence: "label" (E1: BCE against 1[the decision is correct]) or
-    "reward" (E4 arm (a), protocol 8.3: a bet ~ Bernoulli(confidence at the choice step) on each
-    wager trial, rewarded by the payoff, REINFORCE with the batch's mean reward as baseline;
-    fast mode, wagering task; ``labcore.training.wager_reward``)."""
+    """What teaches the confidence: "label" (E1's BCE) or "reward" (E4 arm (a), protocol 8.3)."""
     wrong_bet_payoff: float = -1.0
-    """Reward of a wrong bet under ``meta_signal="reward"`` (a correct bet earns +1, opting out 0;
-    protocol 3.4: -1; the risky payoff of protocol 8.2: -3)."""
+    """Reward of a wrong bet under the reward signal (protocol 3.4: -1; risky: -3)."""
     wager_start: str = "joint"
-    """When the wager's reward starts teaching the confidence (protocol 8.8.2): "joint" (from update
-    1,
-    beside behaviour cloning), "converged" (after behaviour cloning alone has met the convergence
-    rule)
-    or "warm" (from update 1, the policy's weights loaded from the bundled ``warm_start_kind``
-    agent)."""
+    """When the wager reward starts: "joint", "converged" or "warm" (protocol 8.8.2)."""
     wager_updates: int = 0
-    """Updates of the wager phase of "converged" and "warm" (behaviour cloning goes on; the final
-    weights are kept)."""
+    """Updates of the wager phase of "converged" and "warm"."""
     warm_start_kind: str = "b2_ws"
-    """The bundled agent (same task and seed) whose policy weights a "warm" start loads; its
-    self-model
-    and confidence head are not loaded."""
+    """The bundled agent whose policy weights a "warm" start loads."""
     wager_optimizer: str = "adam"
-    """Optimiser of the wager head (the self-model layer and the confidence head): "adam" (as every
-    other weight) or "sgd" (plain SGD at ``wager_sgd_lr``)."""
+    """Optimiser of the wager head: "adam" or "sgd"."""
     wager_sgd_lr: float = 0.1
-    """Learning rate of plain SGD on the wager head: Adam's 1e-3 over the RMS (0.0104) of the head's
-    wager-loss gradient at the start of seed 0's wager phase (protocol 8.8.2; change log
-    2026-11-24)."""
+    """Plain SGD's learning rate on the wager head (protocol 8.8.2)."""
     bet_floor: float = 0.0
-    """Exploration of the wager in training: bets are drawn from ``floor + (1 - 2 floor)
-    confidence``,
-    so opting out and betting each keep a probability of at least ``floor`` (protocol 8.8.2)."""
+    """Training bets are drawn from ``floor + (1 - 2 floor) confidence`` (protocol 8.8.2)."""
     bet_entropy_coef: float = 0.0
-    """Coefficient of an entropy bonus on the bet (the Bernoulli of the confidence) on wager
-    trials."""
+    """Entropy bonus on the bet on wager trials."""
     curve_every: int = 0
-    """Every so many wager-phase updates, record the held-out AUROC and confidence spread in the
-    record's ``wager_curve`` (0: only at the evaluations of ``eval_every``)."""
+    """Wager-phase updates between ``wager_curve`` points (0: at evaluations only)."""
     stimulus_probe_weight: float = 1.0
     """Coefficient of E1's stimulus probe loss on the workspace."""
     self_model_l2: float = 1e-3
-    """Activity penalty on z_self ("effectively lower due to regularisation")."""
+    """Activity penalty on z_self."""
     agreement_threshold: float = 0.95
     """Seeds below this held-out agreement are flagged and excluded (paper sec. 4.3.1)."""
     threads: int = 1
@@ -754,8 +660,7 @@ class TrainConfig:
 
     @property
     def update_budget(self) -> int:
-        """Most updates a fast-mode run can take: the behaviour-cloning cap, plus the wager phase
-        after convergence ("converged"), or the wager phase alone ("warm")."""
+        """Most updates a fast-mode run can take."""
         return {
             "joint": self.max_updates,
             "converged": self.max_updates + self.wager_updates,
@@ -791,23 +696,15 @@ TRAINING_OF_KIND: dict[str, dict[str, object]] = {
         )
     },
 }
-"""TrainConfig settings a kind is defined by (E4's arms, protocol 8.3): applied by
-``labcore.training.behaviour_cloning.train_seeds`` whatever the caller passes, so every path (CLI,
-reproduce, the
-app) trains an arm the same way, and its record (``train_config``) says so; except the budgets of
-``KIND_BUDGETS``, which apply where the caller left the default."""
+"""TrainConfig settings a kind is defined by (protocol 8.3), whatever the caller passes, except
+the budgets of ``KIND_BUDGETS`` where the caller left the default."""
 KIND_BUDGETS = ("wager_updates", "curve_every")
-"""Budgets in ``TRAINING_OF_KIND`` that a caller may override, as it may ``max_updates``: a test or
-a
-quick run shrinks the wager phase; the record's ``train_config`` says what was used."""
+"""Budgets in ``TRAINING_OF_KIND`` that a caller may override."""
 
 
 TRAINERS = ("bc", "rl")
 TRAINER_OF_KIND: dict[str, str] = {"reward_all": "rl"}
-"""Kinds not made by behaviour cloning ("bc", every other kind): "rl" is reinforcement learning
-on the task's reward alone (``labcore.training.actor_critic``; E4 arm (b), protocol 8.3). A kind is
-trained by its
-trainer only, on the wagering task."""
+"""Kinds not made by behaviour cloning: "rl" is actor-critic on the task's reward (protocol 8.3)."""
 
 
 def trainer_of(kind: str) -> str:
@@ -820,11 +717,7 @@ def trainer_of(kind: str) -> str:
 
 
 def train_config_of(kind: str, cfg: TrainConfig, task: str | None = None) -> TrainConfig:
-    """``cfg`` with the settings ``kind`` is defined by (``TRAINING_OF_KIND``).
-
-    Raises ValueError (one sentence) if they cannot be used: a reward-trained kind in paper
-    mode, the wager's reward on a ``task`` without wagers (anything but "wagering"), or a kind
-    that behaviour cloning does not make (``TRAINER_OF_KIND``).
+    """``cfg`` with the settings ``kind`` is defined by; ValueError if they cannot be used.
 
     >>> train_config_of("reward_wager_risky", TrainConfig()).wrong_bet_payoff
     -3.0
@@ -882,8 +775,6 @@ PAGES = (
     Page("be_the_agent", "Be the agent", ":material/sports_esports:"),
     Page("join", "Join a class", ":material/groups:"),
 )
-"""The app's pages in menu order, declared once: ``app.py`` builds its navigation from them (the
-first opens at the app's root) and the tests walk every one. A new page is its file and one line
-here."""
+"""The app's pages in menu order: a new page is its file and one line here."""
 PAGE_URLS: dict[str, str] = {p.name: "" if p is PAGES[0] else p.name for p in PAGES}
-"""Each page -> its URL path (the lesson's links and the share links read them here)."""
+"""Each page -> its URL path."""
