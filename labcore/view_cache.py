@@ -1,42 +1,16 @@
 """The bundled agents' live views, precomputed for every discrete control value.
 
-A class of thirty opens the same few views of the same bundled agents; computed live, each server
-process would compute each of them once (a second or more) and hold it in its own memory. This
-module is the one recipe for a live view (:func:`metacognition_view`, :func:`workspace_view`: the
-pages' caches in ``ui/data.py`` call them too) and a shipped cache of them: one ``.npz`` file per
-bundled checkpoint under ``results/view_cache/``, built by::
+The one recipe for a live view (the pages' caches in ``ui/data.py`` call it too) and a shipped
+cache of them: per bundled checkpoint, ``results/view_cache/<name>.npz`` (Metacognition and
+Workspace views) and ``<name>.dual.json`` (Integration and PCI views), built by
+``CTLAB_COMPUTE=portable python -m labcore.view_cache build --jobs 2`` (``make view-cache``) and
+checked by ``python -m labcore.view_cache check``.
 
-    CTLAB_COMPUTE=portable python -m labcore.view_cache build --jobs 2        # or: make view-cache
-
-and checked by::
-
-    python -m labcore.view_cache check                 # every file against its checkpoint
-
-What is cached, per checkpoint (its task decides):
-
-* wagering agents: the Metacognition view for every self-model mode x active slots (4 x 5),
-  without its rollout trace (no page that reads the trace, the Mystery agent's, uses the cache);
-* dual-task agents with a workspace: the Workspace view for every number of active slots (5), its
-  trace slimmed to what the Workspace page draws (slots as float16, occupancy, cues, labels,
-  actions); every marker is computed before slimming, so the numbers are exact;
-* every dual-task agent, in a JSON side file beside (``<name>.dual.json``, :func:`build_side_file`):
-  the Integration page's readings for every value of the controls the agent has (active slots x
-  self-model modes) and, for the kinds the Robustness page compares, PCI-A and dPCI for every
-  normalisation (a first switch takes 6.5-9.2 s and 17.9 s computed live, bench/bench_views.py).
-
-A file is **versioned** (:data:`FORMAT`, :data:`VERSION`: a reader refuses any other), **keyed by
-its checkpoint's content hash** (``content_sha256``, computed from the checkpoint's tensors and
-metadata when it is looked up: :func:`checkpoint_key`), so the same weights hit the cache however
-their file lays them out, and a retrained or edited checkpoint misses it and its views are
-computed live (the header also records the sha256 of the file it was built from, not compared:
-re-saving the same weights changes it); and **validated** on reading (:func:`read_cache`): a
-view stores every field of its type (:func:`view_fields`), so a file built before a field was
-added to a view (or after one was removed) misses, its views are computed live, and a warning
-names ``make view-cache``, which rebuilds exactly the files that miss. Reading runs no agent.
-Arrays are stored in ``.npz`` (no pickle: a file never runs code).
-The shipped files are built in portable compute mode (:mod:`labcore.compute`; the header records
-the fingerprint), so a fresh computation in that mode equals them bit for bit on any AVX2 x86-64
-CPU; in fast mode on another CPU a live view may differ from its cached twin in the last bits.
+A file is versioned, keyed by its checkpoint's content hash and validated on reading: a view
+must store every field of its type, so a file built before a field was added misses, its views
+are computed live and a warning names ``make view-cache``, which rebuilds exactly the files that
+miss. Arrays are ``.npz`` without pickle. Built in portable compute mode, a fresh computation
+equals the files bit for bit on any AVX2 x86-64 CPU.
 """
 
 from __future__ import annotations
@@ -72,20 +46,15 @@ FORMAT = "ctlab-view-cache"
 VERSION = 1
 """Bump when a view's recipe or this file's layout changes: every older file is then refused."""
 E1_TRIALS = LIVE_BUDGETS.metacognition_trials
-"""Wagering trials of one Metacognition view (evaluation seeds of the agent's seed): the app's
-live budget."""
 DUAL_EPISODES = LIVE_BUDGETS.workspace_episodes
-"""Dual-task episodes of one Workspace view: the app's live budget."""
 INTEGRATION_EPISODES = LIVE_BUDGETS.integration_episodes
-"""Dual-task episodes of one Integration view (with and without the pulse): the app's budget."""
 PCI_EPISODES = LIVE_BUDGETS.pci_episodes
-"""Dual-task episodes of one PCI-A value on the Robustness page: the app's live budget."""
 SLOTS = range(AgentConfig().n_slots + 1)
 """Active workspace slots of the pages' capacity controls: 0 (bus-off) to K."""
 WORKSPACE_KINDS = ("b1", "b1_noise", "b1_reg", "b2", "b2_ws", "bc_linear", "bc_mlp", "bc_random")
-"""Dual-task kinds the Workspace page offers (it leaves out A0, A1 and HOT-only: no workspace)."""
+"""Dual-task kinds the Workspace page offers."""
 _TRACE_ARRAYS = ("seeds", "valid", "step_kind", "action", "oracle", "cue", "occupied", "slots")
-"""What the Workspace page reads of a trace; the rest (h, logits, probs, pose...) is left out."""
+"""What the Workspace page reads of a trace."""
 
 
 # ------------------------------------------------------------------------- the recipes
@@ -134,9 +103,7 @@ def workspace_view(
 def integration_view(
     agent: Agent, seed: int, capacity: int, self_model_mode: str
 ) -> list[IntegrationReading]:
-    """Every integration measure on every signal and variant of one dual-task agent with
-    ``capacity`` active slots and its self-model ``self_model_mode`` (the Integration page's
-    live view; an agent without a self-model is measured with it "on")."""
+    """Every integration measure of one dual-task agent (the Integration page's live view)."""
     from labcore import measures_integration
     from labcore.interventions import capacity_scale
     from labcore.seeding import episode_seeds
@@ -152,8 +119,7 @@ def integration_view(
 
 
 def pci_view(agent: Agent, kind: str, seed: int, normalisation: str) -> tuple[float, float]:
-    """Mean PCI-A and dPCI of one dual-task agent, evaluated as its kind is (the Robustness
-    page's live view)."""
+    """Mean PCI-A and dPCI of one dual-task agent (the Robustness page's live view)."""
     from labcore import measures
     from labcore.seeding import episode_seeds
 
@@ -164,23 +130,15 @@ def pci_view(agent: Agent, kind: str, seed: int, normalisation: str) -> tuple[fl
 
 
 def recipe() -> dict[str, int]:
-    """The budgets a view is computed on (a cache file built on others is refused: its views
-    differ)."""
+    """The budgets a view is computed on (a file built on others is refused)."""
     return {"e1_trials": E1_TRIALS, "dual_episodes": DUAL_EPISODES}
 
 
 # ------------------------------------------------------------------------- keys and files
 
 
-def file_sha256(path: str | Path) -> str:
-    """sha256 of a file's bytes."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
 def checkpoint_key(path: str | Path) -> str:
-    """The content hash of a checkpoint, computed from its tensors and metadata:
-    what a cache file must match. Raises
-    :class:`~labcore.storage.checkpoints.CheckpointError` (a ValueError) on a broken file."""
+    """The content hash of a checkpoint (tensors and metadata): what a cache file must match."""
     from labcore.storage.checkpoints import content_hash_of
 
     return content_hash_of(path)
@@ -213,10 +171,7 @@ def _slim_trace(trace: Any) -> dict[str, np.ndarray]:
 
 
 def view_fields(kind: str) -> tuple[str, ...]:
-    """The fields a cached view of ``kind`` ("meta" or "ws") stores: every field of its type
-    (:class:`~labcore.measures.MetacognitionView`, :class:`~labcore.measures.WorkspaceView`) but
-    its trace. A field added to the type is stored by the next build; a file built before it
-    misses (:func:`read_cache`)."""
+    """The fields a cached view of ``kind`` ("meta" or "ws") stores: its type's, but the trace."""
     from labcore.measures import MetacognitionView, WorkspaceView
 
     view_type = MetacognitionView if kind == "meta" else WorkspaceView
@@ -284,8 +239,7 @@ def _restore(
 
 
 def conditions_of(task: str, kind: str) -> list[tuple[str, ...]]:
-    """The conditions cached for an agent: ``("meta", mode, slots)`` or ``("ws", slots)`` (none:
-    not cached)."""
+    """The conditions cached for an agent: ``("meta", mode, slots)`` or ``("ws", slots)``."""
     if task == "wagering":
         return [("meta", mode, k) for mode in SELF_MODEL_MODES for k in SLOTS]
     if task == "dual" and kind in WORKSPACE_KINDS:
@@ -304,7 +258,8 @@ def build_file(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> Pat
     wanted = conditions_of(loaded.task, kind)
     if not wanted:
         return None
-    content, file_hash = checkpoint_key(checkpoint), file_sha256(checkpoint)
+    content = checkpoint_key(checkpoint)
+    file_hash = hashlib.sha256(Path(checkpoint).read_bytes()).hexdigest()
     arrays: dict[str, np.ndarray] = {}
     views: dict[str, dict[str, Any]] = {}
     info: dict[str, Any] = {}
@@ -355,10 +310,9 @@ def build_file(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> Pat
 
 
 class CacheMiss(LookupError):
-    """No usable cached view: the page computes it live. ``kind`` says why (``"unreadable"``,
-    ``"format"``, ``"recipe"``, ``"checkpoint"``: built from another version of the agent,
-    ``"shape"``: a view's fields differ from its type's, those it lacks named in ``missing``;
-    ``"field"``: a view lacks a trace array or is malformed)."""
+    """No usable cached view: the page computes it live. ``kind`` says why ("unreadable",
+    "format", "recipe", "checkpoint", "shape": fields differ, those lacking in ``missing``;
+    "field": a trace array lacking or a malformed view)."""
 
     def __init__(self, message: str, kind: str, missing: tuple[str, ...] = ()) -> None:
         super().__init__(message)
@@ -372,19 +326,7 @@ class CacheMiss(LookupError):
 def read_cache(path: str | Path, expected: str | None = None) -> dict[str, Any]:
     """The views of one cache file, validated, as ``{condition key: view}``.
 
-    Parameters
-    ----------
-    path : path
-        A file written by :func:`build_file`.
-    expected : str, optional
-        The checkpoint's :func:`checkpoint_key` (content hash); a file built from other weights
-        is refused.
-
-    Raises
-    ------
-    CacheMiss
-        The file is missing, of another format or version, built on other budgets (:func:`recipe`)
-        or from another checkpoint, or lacks a field a view needs (one sentence saying which).
+    ``expected`` is the checkpoint's content hash. Raises :class:`CacheMiss` in one sentence.
     """
     try:
         with np.load(path, allow_pickle=False) as npz:
@@ -435,8 +377,7 @@ def read_cache(path: str | Path, expected: str | None = None) -> dict[str, Any]:
 
 
 def _same_shape(name: str, key: str, stored: Iterable[str], wanted: Iterable[str]) -> None:
-    """Raise a ``"shape"`` :class:`CacheMiss` when a file's view ``key`` stores other fields than
-    its type has now (a field added or removed since the file was built)."""
+    """Raise a ``"shape"`` :class:`CacheMiss` when a view stores other fields than its type."""
     missing = sorted(set(wanted) - set(stored))
     extra = sorted(set(stored) - set(wanted))
     if missing or extra:
@@ -454,8 +395,7 @@ SIDE_VERSION = 1
 
 
 def side_path(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> Path:
-    """The Integration and PCI views of a dual-task checkpoint: ``<directory>/<name>.dual.json``
-    (a JSON file beside the ``.npz``: a list of readings and pairs of numbers, no arrays)."""
+    """The Integration and PCI views' file of a dual-task checkpoint: ``<name>.dual.json``."""
     from labcore.storage.checkpoints import checkpoint_stem
 
     return Path(directory) / f"{checkpoint_stem(checkpoint) or Path(checkpoint).stem}.dual.json"
@@ -474,8 +414,7 @@ def side_recipe() -> dict[str, Any]:
 
 
 def side_conditions(kind: str, config: AgentConfig) -> tuple[list[str], list[str]]:
-    """The Integration conditions (``int|<slots>|<mode>``) and PCI normalisations (``pci|<name>``)
-    cached for a dual-task agent: every value of the controls the agent has."""
+    """The Integration (``int|<slots>|<mode>``) and PCI (``pci|<name>``) conditions of an agent."""
     slots = list(SLOTS) if config.workspace else [config.n_slots]
     modes = list(SELF_MODEL_MODES) if config.self_model else ["on"]
     integration = [condition_key("int", k, m) for m in modes for k in slots]
@@ -492,8 +431,7 @@ def _number(value: float) -> float | None:
 
 
 def build_side_file(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> Path | None:
-    """Compute the Integration and PCI views of one dual-task checkpoint and write its file (None
-    for another task)."""
+    """Compute and write the side file of one dual-task checkpoint (None for another task)."""
     from labcore.io import atomic_write
     from labcore.storage.checkpoints import load_checkpoint
 
@@ -530,16 +468,8 @@ def build_side_file(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -
 
 
 def read_side(path: str | Path, expected: str | None = None) -> dict[str, Any]:
-    """The Integration views (lists of
-    :class:`~labcore.measures_integration.IntegrationReading`) and PCI views (``(PCI-A, dPCI)``)
-    of one side file, as ``{condition key: view}``.
-
-    Raises
-    ------
-    CacheMiss
-        As :func:`read_cache`: missing or unreadable, of another format, version or recipe,
-        built from other weights, or a view that is not a list of readings or a pair of numbers.
-    """
+    """The Integration views (lists of readings) and PCI views (``(PCI-A, dPCI)``) of one side
+    file, as ``{condition key: view}``; :class:`CacheMiss` as :func:`read_cache`."""
     from labcore.measures_integration import IntegrationReading
 
     name = Path(path).name
@@ -579,10 +509,7 @@ def read_side(path: str | Path, expected: str | None = None) -> dict[str, Any]:
 
 
 def read_views(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> dict[str, Any]:
-    """Every shipped view of one checkpoint: its ``.npz`` (:func:`read_cache`) and its side file
-    (:func:`read_side`), each left out when it is missing, of another version or built from other
-    weights (those views are then computed live, with a warning naming `make view-cache`, which
-    rebuilds exactly the files that miss); none for a checkpoint that cannot be read."""
+    """Every shipped view of one checkpoint; a file that misses is left out with a warning."""
     try:
         expected = checkpoint_key(checkpoint)
     except (OSError, ValueError):
@@ -601,16 +528,23 @@ def read_views(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> dic
     return views
 
 
-def dual_checkpoints(directory: str | Path = CHECKPOINTS) -> list[Path]:
-    """Fast-schedule dual-task checkpoints of a directory (every kind: the Integration page offers
-    them all)."""
+def _checkpoints(directory: str | Path, keep: Callable[[dict], bool]) -> list[Path]:
     from labcore.storage.checkpoints import read_manifest
 
     manifest = read_manifest(directory)["checkpoints"]
-    return sorted(
-        Path(directory) / e["file"]
-        for e in manifest.values()
-        if e.get("mode") == "fast" and e.get("task") == "dual"
+    return sorted(Path(directory) / e["file"] for e in manifest.values() if keep(e))
+
+
+def dual_checkpoints(directory: str | Path = CHECKPOINTS) -> list[Path]:
+    """Fast-schedule dual-task checkpoints of a directory (every kind)."""
+    return _checkpoints(directory, lambda e: e.get("mode") == "fast" and e.get("task") == "dual")
+
+
+def bundled_checkpoints(directory: str | Path = CHECKPOINTS) -> list[Path]:
+    """Fast-schedule checkpoints of a directory that have cached views."""
+    return _checkpoints(
+        directory,
+        lambda e: e.get("mode") == "fast" and conditions_of(e.get("task", ""), e.get("kind", "")),
     )
 
 
@@ -626,20 +560,17 @@ def _timed_build(
     return checkpoint, time.perf_counter() - start
 
 
-def _build_files(
+def build(
     checkpoints: Iterable[str | Path],
-    directory: str | Path,
-    jobs: int,
-    force: bool,
-    *,
-    path_of: Callable[[str | Path, str | Path], Path],
-    read: Callable[[Path, str], object],
-    make: Callable[[str, str], object],
-    what: str,
-    label: Callable[[str], str],
+    directory: str | Path = CACHE_DIR,
+    jobs: int = 1,
+    force: bool = False,
+    side: bool = False,
 ) -> list[Path]:
-    """Build ``path_of(checkpoint, directory)`` with ``make`` for each checkpoint whose file is
-    missing or no longer matches (``read`` raises :class:`CacheMiss`), ``jobs`` at a time."""
+    """Build the cache files (``side``: the side files) of ``checkpoints`` that are missing or
+    miss, ``jobs`` at a time (resumable: a file that still matches is kept)."""
+    files = (side_path, read_side, build_side_file), (cache_path, read_cache, build_file)
+    path_of, read, make = files[0] if side else files[1]
     todo = []
     for ckpt in checkpoints:
         target = path_of(ckpt, directory)
@@ -650,10 +581,11 @@ def _build_files(
             except CacheMiss:
                 pass
         todo.append((make, str(ckpt), str(directory)))
-    print(f"{len(todo)} {what}(s) to build", flush=True)
+    print(f"{len(todo)} {'side file' if side else 'file'}(s) to build", flush=True)
 
     def built(_: int, result: tuple[str, float]) -> None:
-        print(f"{label(result[0])}: {result[1]:.1f} s", flush=True)
+        name = side_path(result[0], "").name if side else Path(result[0]).name
+        print(f"{name}: {result[1]:.1f} s", flush=True)
 
     process_map(_timed_build, todo, jobs, on_result=built)
     return [path_of(c, directory) for _, c, _ in todo]
@@ -665,53 +597,8 @@ def build_side(
     jobs: int = 1,
     force: bool = False,
 ) -> list[Path]:
-    """Build the side files of ``checkpoints`` (resumable: a file that still matches is kept)."""
-    return _build_files(
-        checkpoints,
-        directory,
-        jobs,
-        force,
-        path_of=side_path,
-        read=read_side,
-        make=build_side_file,
-        what="side file",
-        label=lambda checkpoint: side_path(checkpoint, "").name,
-    )
-
-
-# ------------------------------------------------------------------------- command line
-
-
-def bundled_checkpoints(directory: str | Path = CHECKPOINTS) -> list[Path]:
-    """Fast-schedule checkpoints of a directory that have cached views."""
-    from labcore.storage.checkpoints import read_manifest
-
-    manifest = read_manifest(directory)["checkpoints"]
-    return sorted(
-        Path(directory) / e["file"]
-        for e in manifest.values()
-        if e.get("mode") == "fast" and conditions_of(e.get("task", ""), e.get("kind", ""))
-    )
-
-
-def build(
-    checkpoints: Iterable[str | Path],
-    directory: str | Path = CACHE_DIR,
-    jobs: int = 1,
-    force: bool = False,
-) -> list[Path]:
-    """Build the cache files of ``checkpoints`` (resumable: a file that still matches is kept)."""
-    return _build_files(
-        checkpoints,
-        directory,
-        jobs,
-        force,
-        path_of=cache_path,
-        read=read_cache,
-        make=build_file,
-        what="file",
-        label=lambda checkpoint: Path(checkpoint).name,
-    )
+    """Build the side files of ``checkpoints`` (resumable)."""
+    return build(checkpoints, directory, jobs, force, side=True)
 
 
 def check(checkpoints: Sequence[str | Path], directory: str | Path = CACHE_DIR) -> list[str]:
