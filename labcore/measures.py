@@ -1,9 +1,6 @@
 """One condition measured: rollouts of one agent under one intervention -> marker values.
 
-Each function here runs autonomous rollouts (:mod:`labcore.rollout`) and applies markers
-(:mod:`labcore.markers`); nothing here imports Streamlit. The experiment pipelines and the
-lab's pages call the same functions, so a number in the app and the same number in the
-replication come from one piece of code.
+The pipelines and the pages call the same functions, so the app and the replication agree.
 """
 
 from __future__ import annotations
@@ -49,12 +46,7 @@ from labcore.seeding import PCI_PULSE_SEED, titration_noise_seed
 
 
 def on_selected(selected: np.ndarray, fn: Callable[..., float], *arrays: np.ndarray) -> float:
-    """``fn`` on the trials in ``selected``; nan when none is selected.
-
-    An empty selection (no trial decided, none wagered) makes a marker undefined for these
-    data; it is not an input bug, so it is answered here instead of by the marker's
-    ``ValueError``. Otherwise :func:`labcore.markers.undefined_as_nan`.
-    """
+    """``fn`` on the trials in ``selected``; nan when none is selected or it is undefined."""
     if not np.any(selected):
         return float("nan")
     return undefined_as_nan(fn, *(a[selected] for a in arrays))
@@ -130,8 +122,7 @@ def metacognition(
 def _meta_d(
     stimulus: np.ndarray, decision: np.ndarray, confidence: np.ndarray, answered: np.ndarray
 ) -> tuple[float, float]:
-    """meta-d' and M-ratio of the answered trials; nan with fewer than 20 or a constant
-    confidence."""
+    """meta-d' and M-ratio of the answered trials; nan with fewer than 20 or constant confidence."""
     keep = answered & (decision >= 0)
     if keep.sum() < 20 or np.ptp(confidence[keep]) == 0:
         return float("nan"), float("nan")
@@ -157,8 +148,7 @@ class WorkspaceView:
     gbi_abs: float = float("nan")
     """GBI on |cosine| couplings (non-negative, as the participation formula presupposes)."""
     two_occupied: float = float("nan")
-    """Share of report steps at which exactly two slots hold content (GBI is 0 there by
-    construction)."""
+    """Share of report steps with exactly two slots occupied (GBI 0 by construction)."""
 
     @property
     def means(self) -> dict[str, float]:
@@ -171,13 +161,7 @@ class WorkspaceView:
 
 
 def gbi_readings(window: np.ndarray) -> dict[str, float]:
-    """The GBI readings of report-step slots (N, T, K, D), one place for every page and pipeline.
-
-    ``gbi``: the paper's equation, nan where negative couplings leave it undefined;
-    ``gbi_signed``: that equation computed anyway; ``gbi_abs``: on |cosine| couplings (the
-    lab's reading); ``two_occupied``: share of steps with exactly two occupied slots, where
-    GBI is 0 by construction (docs/markers.md).
-    """
+    """The GBI readings (fields of :class:`WorkspaceView`) of report-step slots (N, T, K, D)."""
     return {
         "gbi": undefined_as_nan(global_broadcast_index, window, negative="undefined"),
         "gbi_signed": undefined_as_nan(global_broadcast_index, window),
@@ -187,8 +171,7 @@ def gbi_readings(window: np.ndarray) -> dict[str, float]:
 
 
 def ignition_from_empty(slots: np.ndarray) -> float:
-    """Ignition sharpness of slot trajectories (N, T, K, D), starting from the empty workspace
-    that precedes step 0, so that the first write counts (nan where undefined)."""
+    """Ignition sharpness of slots (N, T, K, D) from the empty workspace before step 0."""
     empty = np.zeros_like(slots[:, :1])
     return undefined_as_nan(ignition_sharpness, np.concatenate([empty, slots], axis=1))
 
@@ -222,8 +205,7 @@ def workspace(
 
 
 def cue_kinds(trace: Trace, episode: int = 0) -> list[str | None]:
-    """What arrived on the cue channel at each step of one episode: colour / object / mask /
-    None."""
+    """What arrived on the cue channel at each step: colour / object / mask / None."""
     names = {CueKind.CUE_A: "colour", CueKind.CUE_B: "object", CueKind.MASK: "mask"}
     kinds = []
     for cue in trace.cue[episode]:
@@ -236,12 +218,10 @@ def cue_kinds(trace: Trace, episode: int = 0) -> list[str | None]:
 def masking_traces(
     agent: Agent, seeds: Sequence[int], soa: int, count: int, capacities: Sequence[int] = (4, 2, 0)
 ) -> dict[str, list[float]]:
-    """Backward masking: how much of the colour is still in the workspace, step by step (Fig. 2c).
+    """Backward masking: the colour's retention in the workspace, step by step (Fig. 2c).
 
-    Every episode is run twice, identical except for the colour (shifted by 3 of its 7 values);
-    :func:`labcore.markers.cue_retention` projects the workspace difference onto the difference
-    at the colour's entry: 1 while the colour is held, 0 once a mask has overwritten it, 0
-    throughout with the bus off. Mean over episodes, per capacity (active slots).
+    Each episode runs twice, the colour shifted by 3 of 7; :func:`cue_retention` of the pair,
+    averaged over episodes, per capacity (active slots).
     """
     options = {"mask_soa": soa, "mask_count": count}
     entry = E.make_batch(E.DUAL_TASK_MASKING, **options).config.secondary_cue_step
@@ -266,10 +246,7 @@ def decision_accuracy(agent: Agent, intervention: Intervention, seeds: Sequence[
 
 
 def evaluation_intervention(kind: str) -> dict[str, str]:
-    """The fixed part of how a kind is evaluated on the dual task, as Intervention fields.
-
-    The workspace-read B2 (``b2_ws``) is evaluated with its self-model off (paper sec. 5.3.2,
-    "self-model off / workspace-read control"); every other kind intact.
+    """How a kind is evaluated on the dual task: ``b2_ws`` with its self-model off (sec. 5.3.2).
 
     >>> evaluation_intervention("b2_ws"), evaluation_intervention("b1")
     ({'self_model_mode': 'zero'}, {})
@@ -278,16 +255,14 @@ def evaluation_intervention(kind: str) -> dict[str, str]:
 
 
 def noise_target(agent: Agent) -> str:
-    """Which latent state a titration perturbs: ``"workspace"`` if the agent has one, else
-    ``"carrier"``."""
+    """Which latent state a titration perturbs: the workspace, else the carrier."""
     return "workspace" if agent.config.workspace else "carrier"
 
 
 def noise_intervention(
     sigma: float, *, target: str, noise_mode: str, seed: int, fixed: Mapping[str, Any] | None = None
 ) -> Intervention:
-    """Latent noise of SD ``sigma`` on ``target`` ("workspace" or "carrier"), on top of
-    ``fixed``."""
+    """Latent noise of SD ``sigma`` on ``target``, on top of ``fixed``."""
     check_choice(target, "target", ("workspace", "carrier"))
     noise = {"workspace_noise": sigma} if target == "workspace" else {"carrier_noise": sigma}
     return Intervention(noise_mode=noise_mode, seed=seed, **dict(fixed or {}), **noise)
@@ -303,30 +278,10 @@ def titration(
     fixed: Mapping[str, Any] | None = None,
     noise_seeds: Sequence[int] | None = None,
 ) -> list[float]:
-    """Decision accuracy at each noise level: the titration curve that L75 reads (paper sec. 5.3).
+    """Decision accuracy at each noise SD ``sigmas``: the curve L75 reads (paper sec. 5.3).
 
-    Parameters
-    ----------
-    agent : Agent
-        A trained dual-task agent (not modified).
-    seeds : sequence of int
-        Environment seeds; the same episodes at every noise level.
-    sigmas : sequence of float
-        Noise SDs, in units of the unit-variance slot activations.
-    noise_mode : {"stored", "read"}
-        Noise protocol (``Intervention.noise_mode``).
-    target : {"workspace", "carrier"}, optional
-        Where the noise goes; default :func:`noise_target` of the agent.
-    fixed : mapping, optional
-        Further Intervention fields at every level (e.g. :func:`evaluation_intervention`).
-    noise_seeds : sequence of int, optional
-        The intervention seed of each level; default
-        :func:`labcore.seeding.titration_noise_seed` of the level's index.
-
-    Returns
-    -------
-    list of float
-        One accuracy per sigma.
+    The same episodes at every level; ``fixed``: further Intervention fields; ``noise_seeds``:
+    each level's intervention seed (default :func:`titration_noise_seed` of its index).
     """
     target = target or noise_target(agent)
     if noise_seeds is None:
@@ -345,11 +300,8 @@ def titration(
 class ReportCodes:
     """What the workspace holds at the two report steps, for an ideal observer (the L75 ceiling).
 
-    For report ``r`` (0: the colour at the first flag, 1: the object at the second),
-    ``codes[r]`` is ``(E, 7, K*D)``: the slots the readouts see at that step had the reported
-    cue been each of its 7 values, everything else in the episode equal; ``labels[r]`` the
-    true values; ``age[r]`` ``(E, K*D)`` how many noise draws each slot has taken by then in
-    the stored protocol (steps since its last write, inclusive; 0 for an empty slot).
+    Per report ``r`` (colour, object): ``codes[r]`` (E, 7, K*D) the slots had the cue been each
+    value; ``labels[r]`` the true values; ``age[r]`` (E, K*D) noise draws taken (stored mode).
     """
 
     codes: tuple[np.ndarray, np.ndarray]
@@ -375,14 +327,8 @@ class ReportCodes:
 def report_codes(
     agent: Agent, seeds: Sequence[int], fixed: Intervention | None = None
 ) -> ReportCodes:
-    """Counterfactual report-step workspace codes of a dual-task agent (see :class:`ReportCodes`).
-
-    Every episode is rerun with each of the 7 colours, then each of the 7 objects (the
-    rest of the episode unchanged; the room's walk does not depend on the cues), without
-    noise. The codes are an upper bound on what any readout of the report-step workspace
-    can know; an agent whose carrier is fed by the workspace (closed loop) may also carry
-    earlier noisy reads, which this bound does not count.
-    """
+    """Counterfactual report-step workspace codes of a dual-task agent (:class:`ReportCodes`),
+    each episode rerun without noise with each of the 7 colours, then each of the 7 objects."""
     fixed = fixed or Intervention()
     if not agent.config.workspace:
         raise ValueError("report codes need an agent with a workspace")
@@ -424,14 +370,8 @@ def pci_values(
     pulse_sigma: float = 1.0,
     fixed: Intervention | None = None,
 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """Per-trial perturbational complexity after a pulse, and conjunction correctness.
-
-    One pulsed rollout (paper sec. 4.4): a pulse into the stored workspace (the carrier for
-    agents without a bus) at ``pulse_step``; the post-pulse trajectory of that state is
-    binarised at each channel's median and scored by each requested normalisation: "zlib"
-    and "lz76" (raw PCI-A, :func:`labcore.markers.pci_a`), the field's "casali" and "shuffle"
-    forms, or "evoked" (binarised against the unperturbed run of the same episode).
-    """
+    """Per-trial perturbational complexity after a pulse (paper sec. 4.4), and conjunction
+    correctness; "evoked" binarises against the unperturbed run of the same episode."""
     unknown = set(normalisations) - {*PCI_NORMALISATIONS.values(), "evoked"}
     if unknown:
         raise ValueError(f"unknown normalisation(s) {sorted(unknown)}")
@@ -480,20 +420,8 @@ def pci_values(
 def e1_construction_notes(
     config: AgentConfig, self_model_mode: str, capacity: int, confidence: float | None = None
 ) -> list[str]:
-    """What the wiring of a wagering agent fixes in advance in this setting (labelled "by
-    construction").
-
-    The pages render these notes beside the live E1 markers. Each is a
-    :class:`labcore.findings.Problem` whose ``kind`` says which: ``"zeroed"`` (a zeroed
-    self-model's constant confidence; ``field`` ``"policy"`` when the policy reads z_self too),
-    ``"absent"`` (no self-model to zero), ``"workspace_off"`` (the flash enters only through the
-    workspace).
-
-    A note is given only where it is true of this agent: a zeroed self-model gives a constant
-    confidence only if the confidence head reads z_self (agents with a self-model); with the
-    bus off nothing depends on the stimulus only if the stimulus enters through the bus. Given
-    the measured (constant) ``confidence`` of a zeroed self-model, the note also says which way
-    its opt-out rate is fixed.
+    """What a wagering agent's wiring fixes "by construction" in this setting, as
+    :class:`~labcore.findings.Problem` notes of kind "zeroed", "absent" or "workspace_off".
 
     >>> from labcore.config import AGENT_KINDS
     >>> (len(e1_construction_notes(AGENT_KINDS["b2_ws"], "zero", 4)),
@@ -578,9 +506,7 @@ def pci_and_dpci(
     *,
     fixed: Intervention | None = None,
 ) -> tuple[float, float]:
-    """Mean perturbational complexity over the trials it is defined on, and dPCI (its mean on
-    correct minus on wrong trials; nan without both), from :func:`pci_values` (one live
-    condition)."""
+    """Mean perturbational complexity where defined, and dPCI (correct minus wrong trials)."""
     by, correct = pci_values(agent, seeds, (normalisation,), fixed=fixed)
     values = by[normalisation]
     ok = ~np.isnan(values)
@@ -616,11 +542,8 @@ def theatre(
 ) -> TheatreEpisode:
     """Run one episode (batched simulator) and replay its actions in the real MiniGrid env.
 
-    The replay renders MiniGrid's own frames; the two agree step for step (tests/envs).
-    ``companions``: the batch the episode runs in (it must contain ``episode_seed``). The
-    self-model's matched noise takes the batch's own mean and SD and its shuffle permutes the
-    batch, so in a batch of one both leave the agent intact; the theatre runs its episode among
-    the evaluation batch, as the measured markers do.
+    ``companions``: the batch the episode runs in, containing ``episode_seed`` (the self-model's
+    batch-wise noise and shuffle need the evaluation batch).
     """
     batch = [int(s) for s in (companions if companions is not None else [episode_seed])]
     if int(episode_seed) not in batch:
@@ -645,10 +568,7 @@ def theatre(
 
 # ---------------------------------------------------------------- the measured variants (11)
 def post_decision_trials(trace: Trace) -> list[dict[str, Any]]:
-    """One record per trial of a rollout on the post-decision wager (protocol 11.5): the stimulus,
-    the decision (-1: none by the time limit), the wager's confidence (float32 text, None without a
-    decision), both flashes' evidence for the right side, and the policy's top softmax probability
-    at the choice step (the first flash's reader; None where the junction was never reached)."""
+    """One record per trial of a post-decision wager rollout (protocol 11.5)."""
     labels, out = trace.labels, trace.outcome
     stimulus = labels["stimulus"]
     sign = np.where(stimulus == 1, 1.0, -1.0)
@@ -674,11 +594,8 @@ def post_decision_trials(trace: Trace) -> list[dict[str, Any]]:
 
 
 def post_decision_values(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-    """The measured E1's values of one condition and block (protocol 11.5) from its trial records
-    (:func:`post_decision_trials`, or rows read back from a study's file): accuracy,
-    Type-2 AUROC of the wager's confidence, meta-d' and M-ratio (4 quantile ratings), the
-    first-flash reader's AUROC, the change-of-mind index, and the confidence's SD and range (0:
-    one value on every trial)."""
+    """The measured E1's values of one condition and block from its trial records (protocol
+    11.5)."""
     stimulus = np.array([r["stimulus"] for r in rows])
     decision = np.array([r["decision"] for r in rows])
     conf = np.array([np.nan if r["confidence"] is None else r["confidence"] for r in rows], float)
@@ -711,8 +628,7 @@ def post_decision_values(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
 def post_decision(
     agent: Agent, intervention: Intervention, seeds: Sequence[int], salience: float
 ) -> tuple[list[dict[str, Any]], dict[str, float]]:
-    """The measured E1 of one condition in one fixed-difficulty block (protocol 11.2): the trials
-    (:func:`post_decision_trials`) and their values (:func:`post_decision_values`)."""
+    """The measured E1 of one condition in one fixed-difficulty block: trials and values."""
     trace = rollout(
         agent, E.POST_DECISION_WAGER, seeds, intervention, trial_overrides={"salience": salience}
     )
@@ -721,8 +637,7 @@ def post_decision(
 
 
 def rule_held(seeds: np.ndarray, active: int, n_slots: int = 4) -> tuple[np.ndarray, np.ndarray]:
-    """Whether the overwrite rule (protocol 2.4) still holds the colour at the first report and
-    the object at the last, on each of these dual-task episodes, with ``active`` slots."""
+    """Whether the overwrite rule (protocol 2.4) holds the colour and object at their reports."""
     demos = E.oracle_demonstrations(E.DUAL_TASK, np.asarray(seeds))
     events = torch.as_tensor(demos.cue[..., EVENT_INDEX] > 0)
     source = slot_sources(events, active, n_slots).numpy()
@@ -733,17 +648,15 @@ def rule_held(seeds: np.ndarray, active: int, n_slots: int = 4) -> tuple[np.ndar
 
 
 def best_held(active: int, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """What the best allocation holds (11.8): both cues with 2 or more slots, the colour alone
-    with 1, nothing with 0 (any one cue with one slot scores the same)."""
+    """What the best allocation holds (protocol 11.8): the colour with 1 slot, both with 2+."""
     return np.full(n, active >= 1), np.full(n, active >= 2)
 
 
 def held_by_gate(
     write_slot: np.ndarray, n_slots: int = 4, task: DualTaskConfig | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Whether a learned gate's workspace holds the colour at the first report and the object at
-    the last, from its choices per step ``write_slot`` (B, T): a cue is held when the gate wrote
-    it to a slot that no later event overwrote before the report."""
+    """Whether a learned gate (choices ``write_slot`` (B, T)) holds the colour and the object at
+    their reports: written, and not overwritten since."""
     task = task or DualTaskConfig()
 
     def held(cue_step: int, report: int) -> np.ndarray:
