@@ -1,13 +1,7 @@
 """Findings: what every experiment and study concludes, as typed records.
 
-A :class:`Finding` is one number a reader is told: the question it answers, its value with its
-interval and n, its verdict (against the paper's number) or outcome (of a registered hypothesis),
-the flags that say when it is not evidence (fixed by construction, calibrated, not comparable,
-post hoc), and the study and files it came from. A study's ``summary.json`` is a
-:class:`StudySummary`: its findings, its answer (an outcome and the findings it rests on) and the
-tables its figures need. :func:`write_summary` writes one; :func:`load_summary` is the one loader
-that reads any of them back, validated. Words are never stored here: :mod:`labcore.render` makes
-them from these records.
+A study's ``summary.json`` is a :class:`StudySummary` of :class:`Finding` records; words are made
+from them by :mod:`labcore.render`.
 """
 
 from __future__ import annotations
@@ -19,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from labcore.io import atomic_write, sha256_of
 
@@ -49,10 +43,7 @@ VerdictRule = Literal[
     "registered",
     "new",
 ]
-"""Which branch of the verdict rule decided (paper.verdict): our interval holds the paper's value,
-within the registered tolerance, beyond the paper's bound, the contrast's other arm fails, only
-the pattern holds, nothing holds, our value undefined, not comparable as the claims table states or
-by a registered rule (protocol sec. 10.3), no paper number."""
+"""Which branch of the verdict rule decided (``paper.verdict``; protocol sec. 10.3)."""
 FlagKind = Literal[
     "by_construction",
     "calibrated",
@@ -66,10 +57,9 @@ FlagKind = Literal[
 ConstructionRule = Literal[
     "untrained", "ceiling", "relative", "empty bus", "contrast", "identical arms"
 ]
-"""The construction audit's rules (``labcore.experiments.construction.audit``): a flagged value's
-``rule``."""
+"""The construction audit's rules: a flagged value's ``rule``."""
 NOT_EVIDENCE: frozenset[str] = frozenset({"by_construction", "calibrated", "not_comparable"})
-"""Flags that take a finding out of the evidence count (counted apart wherever counts are shown)."""
+"""Flags that take a finding out of the evidence count."""
 Unit = Literal["number", "percent", "auroc", "sigma", "ratio", "difference", "bits", "count"]
 """How a value is written (labcore.render.fmt)."""
 Scalar = float | int | str | bool | None
@@ -91,12 +81,8 @@ class _Record(BaseModel):
 
 
 class Flag(_Record):
-    """Why a finding is not (plain) evidence.
-
-    ``rule`` names the rule that caught it (``labcore.render`` has one sentence per rule);
-    ``note`` is a reason typed once in a table (a claim's specification), never generated;
-    ``params`` the numbers the sentence quotes (e.g. the ideal agent's value).
-    """
+    """Why a finding is not (plain) evidence: the ``rule`` that caught it, a ``note`` typed in a
+    table, the ``params`` its sentence quotes."""
 
     kind: FlagKind
     rule: str = ""
@@ -105,8 +91,7 @@ class Flag(_Record):
 
 
 class Interval(_Record):
-    """A two-sided interval of a finding's value (``method``: "t", "welch", "paired_t",
-    "bootstrap", "wilson", ...)."""
+    """A two-sided interval of a finding's value."""
 
     low: float | None
     high: float | None
@@ -115,8 +100,7 @@ class Interval(_Record):
 
 
 class PaperValue(_Record):
-    """A number as the paper reports it (``bound`` ">" for a censored report such as
-    "> 0.50")."""
+    """A number as the paper reports it (``bound`` ">" for "> 0.50")."""
 
     value: float | None
     sd: float | None = None
@@ -130,42 +114,34 @@ class Finding(_Record):
 
     id: str
     question: str
-    """What it answers, in a visitor's words (a claim's description, a study's question)."""
-    value: float | None = None
-    """The estimate (a seed mean, a median, a count); None: not defined here (a flag says why)."""
-    sd: float | None = None
+    """What it answers, in a visitor's words."""
+    value: Number = None
+    """The estimate; None: not defined here (a flag says why)."""
+    sd: Number = None
     n: int = 0
     """Seeds (or agents, or subjects) the value rests on."""
     interval: Interval | None = None
     censored: Literal["right", "left"] | None = None
-    bound: float | None = None
-    """For a censored value: the tested extreme the majority of seeds did not cross."""
+    bound: Number = None
+    """A censored value's tested extreme that most seeds did not cross."""
     n_censored: int = 0
     unit: Unit = "number"
     measure: str = ""
-    """Its term in the glossary (labcore/templates/glossary.json), e.g. "type2_auroc"."""
+    """Its term in ``templates/glossary.json``."""
     verdict: Verdict | None = None
     verdict_rule: VerdictRule = ""
     paper: PaperValue | None = None
     pattern: str = ""
-    """The qualitative pattern the verdict checks (typed once in the claims table)."""
+    """The qualitative pattern the verdict checks."""
     hypothesis: str | None = None
     outcome: Outcome | None = None
     flags: tuple[Flag, ...] = ()
     group: str = ""
-    """The finding it restates, shared with the other claims that restate it (the counts count a
-    group once: :func:`evidence_split`); empty: a finding of its own."""
+    """The finding it restates (counted once: :func:`evidence_split`); empty: its own."""
     study: str = ""
     files: tuple[str, ...] = ()
     section: str = ""
-    """Where it is registered or reported (protocol or paper section)."""
-
-    @field_validator("value", "sd", "bound", mode="before")
-    @classmethod
-    def _finite_or_none(cls, v: Any) -> Any:
-        if isinstance(v, float) and not math.isfinite(v):
-            return None
-        return v
+    """Where it is registered or reported."""
 
     @property
     def evidence(self) -> bool:
@@ -183,8 +159,7 @@ class Finding(_Record):
 
 
 class Answer(_Record):
-    """A study's answer: which outcome its registered rule gives and the findings it rests on
-    (the words: ``labcore/templates/<study>.j2``)."""
+    """A study's answer: its registered rule's outcome and the findings it rests on."""
 
     outcome: str
     findings: tuple[str, ...] = ()
@@ -205,10 +180,9 @@ class StudySummary(BaseModel):
     findings: list[Finding] = Field(default_factory=list)
     answer: Answer | None = None
     tables: dict[str, Any] = Field(default_factory=dict)
-    """What the study's figures and pages need beyond its findings (medians per group, tests,
-    per-seed values); validated by the study's own model where it has one."""
+    """What the study's figures and pages need beyond its findings."""
     files: dict[str, str] = Field(default_factory=dict)
-    """Each data file the run wrote, with its SHA-256: a file that differs is not used."""
+    """Each data file the run wrote, with its SHA-256."""
     compute: dict[str, Any] = Field(default_factory=dict)
     created: str | None = None
     git_commit: str | None = None
@@ -273,15 +247,14 @@ def write_summary(
 
 @dataclass
 class Loaded(Generic[T]):
-    """What :func:`load_summary` could read: the summary (None if unusable), its study-specific
-    tables (None without a model or when invalid), and every problem in one sentence each."""
+    """What :func:`load_summary` could read, and every problem in one sentence each."""
 
     directory: Path
     summary: StudySummary | None = None
     tables: T | None = None
     problems: list[str] = field(default_factory=list)
     foreign: set[str] = field(default_factory=set)
-    """Data files that do not match the summary's manifest (another run's): not to be used."""
+    """Data files that do not match the summary's manifest: not to be used."""
 
     @property
     def ok(self) -> bool:
@@ -297,12 +270,8 @@ def _where(loc: Sequence[Any]) -> str:
 
 
 class Problem(str):
-    """One problem found in a file or folder: its sentence (a ``str``, shown as it is), with
-    ``name`` (the file or checkpoint it is about), ``kind`` (what is wrong: ``"missing"``,
-    ``"unreadable"``, ``"too_large"``, ``"schema"``, ``"other_study"``, ``"invalid"``,
-    ``"foreign"``, ``"column"``, ``"empty_cell"``, ``"not_a_number"``, a checkpoint refusal's
-    kind, ...) and ``field`` (the field, column or place, where there is one), for a caller or a
-    test that reads the record rather than the sentence."""
+    """One problem's sentence (a ``str``), with the ``name`` it is about, its ``kind`` (what is
+    wrong) and ``field``, for a caller that reads the record rather than the sentence."""
 
     name: str
     kind: str
@@ -322,8 +291,7 @@ class Problem(str):
 def validation_sentences(
     exc: ValidationError, name: str, limit: int = 3, *, file: str = "", at: str = ""
 ) -> list[Problem]:
-    """A pydantic error as at most ``limit`` sentences naming the field (and how many more); each
-    a :class:`Problem` about ``file`` (default ``name``) whose field is ``at`` + the field."""
+    """A pydantic error as at most ``limit`` :class:`Problem` sentences naming the field."""
     errors = exc.errors()
     out = [
         Problem(
@@ -351,23 +319,10 @@ def load_summary(
     *,
     study: str | Sequence[str] | None = None,
 ) -> Loaded[T]:
-    """Read and validate ``directory/summary.json``; never raises on a bad file.
+    """Read and validate ``directory/summary.json`` (of ``study``); never raises on a bad file.
 
-    Parameters
-    ----------
-    directory : path
-        A study's or a result set's folder.
-    tables : pydantic model, optional
-        The study's model of :attr:`StudySummary.tables`; without it the tables stay a dict.
-    study : str or sequence of str, optional
-        The study (or studies) the file must belong to: a summary of another study is a problem.
-
-    Returns
-    -------
-    Loaded
-        ``summary`` is None when the file is missing, unreadable, of another schema or study, or
-        invalid; each reason is one sentence in ``problems``. Data files whose SHA-256 differs
-        from the summary's manifest are listed in ``foreign`` (and in ``problems``).
+    ``tables``: the study's model of :attr:`StudySummary.tables`. Data files whose SHA-256
+    differs from the manifest are listed in ``foreign``.
 
     Examples
     --------
@@ -461,11 +416,8 @@ def load_summary(
 
 
 def independent(findings: Iterable[Finding], grouped: bool = True) -> list[Finding]:
-    """One finding per independent finding: of the findings with a verdict that share a
-    :attr:`Finding.group`, the one that stands for the group (the others are dropped). A group
-    with a member that is evidence counts as evidence, under the verdict most of its evidence
-    members share (ties: the first listed); else apart, under its members' most common verdict.
-    ``grouped=False``: every finding with a verdict, as it is.
+    """One finding per :attr:`Finding.group` of the findings with a verdict: its evidence
+    members' most common verdict (ties: the first listed); ``grouped=False``: all of them.
 
     >>> fs = [Finding(id=i, question="?", verdict=v, group="g")
     ...       for i, v in (("a", "not reproduced"), ("b", "partly reproduced"),
@@ -489,9 +441,7 @@ def independent(findings: Iterable[Finding], grouped: bool = True) -> list[Findi
 
 
 def evidence_split(findings: Iterable[Finding], grouped: bool = True) -> dict[str, dict[str, int]]:
-    """Verdict counts split into ``evidence`` and ``apart`` (any :data:`NOT_EVIDENCE` flag), over
-    the findings that carry a verdict, claims that restate one finding counted once
-    (:func:`independent`; ``grouped=False``: every claim); each keyed by verdict in display order.
+    """Verdict counts of :func:`independent` findings, split into ``evidence`` and ``apart``.
 
     >>> fs = [Finding(id="a", question="?", verdict="reproduced"),
     ...       Finding(id="b", question="?", verdict="reproduced",
@@ -506,8 +456,7 @@ def evidence_split(findings: Iterable[Finding], grouped: bool = True) -> dict[st
 
 
 def apart_by_kind(findings: Iterable[Finding], grouped: bool = True) -> dict[str, int]:
-    """How many findings with a verdict each not-evidence flag takes apart (first flag wins),
-    claims that restate one finding counted once (:func:`independent`)."""
+    """How many :func:`independent` findings each not-evidence flag takes apart."""
     counts: dict[str, int] = {}
     for f in independent(findings, grouped):
         kind = next((fl.kind for fl in f.flags if fl.kind in NOT_EVIDENCE), None)
