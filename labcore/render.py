@@ -1,17 +1,9 @@
 """The one renderer: findings become words here and nowhere else.
 
-- :func:`fmt`: the one number formatter (every unit, undefined values, censored L75).
-- :data:`CHANCE`: the one table of chance levels, with :func:`chance_text`.
-- :func:`term`: the glossary (``labcore/templates/glossary.json``), one plain definition per term.
-- :func:`value_text`, :func:`interval_text`, :func:`paper_text`, :func:`verdict_text`,
-  :func:`flag_text`: a finding's parts as words, from its fields.
-- :func:`answer`: a study's answer from its template (``labcore/templates/<study>.j2``): ``short``
-  (a page's first line, at most 30 words), ``readme`` (at most 120 words), ``long`` (expander and
-  report); :func:`compose`: one text from several studies' summaries (``reward.j2``).
-- :func:`findings_table`: findings as the rows of a table (pages, report, README).
-
-Templates are filled from the records only: a template that names a finding the summary lacks
-fails loudly (``StrictUndefined``) rather than printing a wrong sentence.
+One number formatter (:func:`fmt`), the chance levels' and glossary's words, a finding's parts
+as words, and a study's answer from its template (``labcore/templates/<study>.j2``) in three
+forms: ``short`` (at most 30 words), ``readme`` (at most 120) and ``long``. A template naming a
+finding the summary lacks fails loudly (``StrictUndefined``).
 """
 
 from __future__ import annotations
@@ -55,21 +47,9 @@ def finite(x: Any) -> bool:
 def fmt(x: Any, unit: str = "number", digits: int = 3, *, sign: bool = False) -> str:
     """A number as a reader sees it: the one formatter of the lab.
 
-    Parameters
-    ----------
-    x : number or None
-        None, nan and inf read :data:`UNDEFINED`.
-    unit : {"number", "percent", "auroc", "sigma", "ratio", "difference", "bits", "count"}
-        ``percent``: a proportion as a percentage with one decimal; ``count``: an integer with
-        thousands separators; ``ratio``: ``x0.78``; every other unit: ``digits`` significant
-        digits, scientific notation below 1e-3 and from 1e5.
-    digits : int
-        Significant digits (percent: decimals are ``digits - 2``, at least one).
-    sign : bool
-        Write a plus sign on positive numbers (differences).
+    ``digits`` significant digits (percent: ``digits - 2`` decimals), scientific below 1e-3 and
+    from 1e5; None, nan and inf read :data:`UNDEFINED`; ``sign``: a plus on positive numbers.
 
-    Examples
-    --------
     >>> fmt(0.12345), fmt(None), fmt(3.0, digits=2), fmt(0.8561, "percent")
     ('0.123', 'not defined here', '3', '85.6%')
     >>> fmt(12000, "count"), fmt(0.78, "ratio"), fmt(0.05, "difference", sign=True)
@@ -117,8 +97,7 @@ class ChanceText:
 
 
 def chance(name: str, unit: str = "number") -> ChanceText:
-    """A chance level of :data:`labcore.config.CHANCE_LEVELS` with its words (a level without a
-    fraction in ``unit``).
+    """A chance level of :data:`labcore.config.CHANCE_LEVELS` with its words.
 
     >>> chance("decision").text, chance("conjunction").text, chance("auroc").text
     ('1/7 (14.3%)', '1/49 (2.0%)', '0.5')
@@ -326,16 +305,14 @@ def findings_table(findings: Iterable[Finding], *, paper: bool = True) -> list[d
 
 # ----------------------------------------------------------------------------- templates
 class SummaryView:
-    """What a template sees of a summary: ``s.f("id")`` a finding, ``s.v("id")`` its value,
-    ``s.answer`` the answer, ``s.tables`` the tables, ``s.summary`` the record itself,
-    ``s.say("short")`` a macro of the study's own template (a composed text embeds it)."""
+    """What a template sees of a summary: ``s.f("id")``, ``s.v("id")``, ``s.answer``,
+    ``s.tables``, ``s.summary``, ``s.say("short")`` (a macro of the study's own template)."""
 
     def __init__(self, summary: StudySummary, **context: Any) -> None:
         self.summary = summary
         self.answer = summary.answer
         self.tables = summary.tables
         self.context = context
-        """What else the study's own template sees beside ``s`` (passed on by :func:`compose`)."""
         self._by_id = summary.by_id
 
     def f(self, finding_id: str) -> Finding:
@@ -356,9 +333,7 @@ class SummaryView:
         return finding_id in self._by_id
 
     def say(self, macro: str = "short", /, **args: Any) -> str:
-        """Macro ``macro`` of the study's own template (``labcore/templates/<study>.j2``) filled
-        from this summary, called with ``args``: ``short`` and ``readme`` as one paragraph,
-        others as written."""
+        """Macro ``macro`` of the study's template, called with ``args`` (short forms squashed)."""
         module = _module(f"{self.summary.study}.j2", {"s": self, **self.context})
         text = str(getattr(module, macro)(**args)).strip()
         return _squash(text) if macro in ("short", "readme") else text
@@ -405,24 +380,16 @@ def _module(template: str, context: Mapping[str, Any]) -> Any:
 
 
 def answer(summary: StudySummary, form: str = "short", **extra: Any) -> str:
-    """A study's answer in words, from its template's macro ``form``.
-
-    ``short`` and ``readme`` are single paragraphs; ``long`` keeps its paragraphs.
-    """
+    """A study's answer in words, from its template's macro ``form``."""
     check_choice(form, "form", FORMS)
     return SummaryView(summary, **extra).say(form)
 
 
 def compose(template: str, form: str = "short", /, **inputs: Any) -> str:
-    """Words drawn from several studies at once: macro ``form`` of ``labcore/templates/<template>``.
+    """Words drawn from several studies at once: macro ``form`` of ``templates/<template>``.
 
-    Each keyword that is a :class:`~labcore.findings.StudySummary` reaches the template as the
-    :class:`SummaryView` a single study's answer uses, under its keyword; None stands for a study
-    not run yet (the template says so); any other keyword is passed as it is, to the template and
-    to each study's own template (``s.say``). ``short`` and ``readme`` are single paragraphs;
-    every other macro keeps its paragraphs. The lab's answer to "does metacognition emerge from
-    reward alone?" (``reward.j2``) reads e.g. ``{{ pdw.v("...") | fmt }}``, ``{% if e4 %}`` and
-    ``{{ neurogym.say("long") }}``.
+    A :class:`StudySummary` keyword reaches the template as a :class:`SummaryView`; None stands
+    for a study not run yet; any other keyword is passed as it is (to each study's template too).
     """
     extra = {k: v for k, v in inputs.items() if v is not None and not isinstance(v, StudySummary)}
     seen = {
@@ -433,8 +400,7 @@ def compose(template: str, form: str = "short", /, **inputs: Any) -> str:
 
 
 def macro(summary: StudySummary, name: str, **extra: Any) -> str:
-    """Any other macro of a study's template as one paragraph (the paper's verdict ``counts``,
-    which the README, Home and Replication state)."""
+    """Any other macro of a study's template as one paragraph (e.g. the paper's ``counts``)."""
     return _squash(SummaryView(summary, **extra).say(name))
 
 
@@ -474,7 +440,5 @@ def join(items: Sequence[str], last: str = "and") -> str:
 
 
 def part(summary: StudySummary, macro: str, **args: Any) -> str:
-    """A named macro of a study's template beyond its three forms, called with ``args``: a
-    sentence another text embeds (e.g. the reward explorer's decision) or a page's piece (one
-    cell's outcome, a list of reasons)."""
+    """A named macro of a study's template beyond its three forms, called with ``args``."""
     return SummaryView(summary).say(macro, **args)
