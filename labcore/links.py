@@ -1,12 +1,7 @@
 """The lab's URL state: every control a page shares through its link, typed, in one place.
 
-Learned from TensorFlow Playground: every setting is a control, and the whole view is a link.
-:class:`LabState` holds the controls, :meth:`LabState.to_params` writes them as a query string's
-values and :func:`parse_params` reads them back, clamping what is invalid: an unknown or
-out-of-range value is replaced by the nearest valid one and a plain-language notice says so, never
-an exception. :func:`query` is how a link into a page is written (the lesson's steps, the Home
-page's cards, the Mystery page's code): fields of the typed state, so a key or a value is typed
-once. Pure (no Streamlit): ``ui/state.py`` and ``ui/controls.py`` bind it to the app.
+:func:`parse_params` reads a link back, replacing an invalid value by the nearest valid one with
+a plain-language notice, never an exception. Pure: ``ui/state.py`` binds it to the app.
 """
 
 from __future__ import annotations
@@ -29,9 +24,8 @@ from labcore.config import (
 from labcore.findings import Problem
 
 TASK_CHOICES = ("dual", "masking", "wagering", "ood")
-"""Tasks of the Rollout theatre (the masking and OOD variants of the dual task included)."""
+"""Tasks of the Rollout theatre."""
 MAX_SLOTS = AgentConfig().n_slots
-"""Upper end of the capacity control: the agents' slot count K."""
 MAX_NOISE = 1.0
 MAX_EPISODE = 999
 SOA_RANGE = (2, 20)
@@ -46,7 +40,7 @@ class LabState:
     seed: int = 0
     self_model_mode: str = "on"
     capacity: int = MAX_SLOTS
-    """Active workspace slots (converted with labcore.interventions.capacity_scale)."""
+    """Active workspace slots."""
     noise: float = 0.0
     noise_mode: str = "stored"
     episode: int = 0
@@ -54,12 +48,11 @@ class LabState:
     masks: int = MASKING_DEFAULT[1]
     task: str = "dual"
     normalisation: str = "zlib"
-    """PCI-A normalisation (a value of labcore.measures.PCI_NORMALISATIONS; the page supplies
-    them)."""
+    """PCI-A normalisation (a value of ``measures.PCI_NORMALISATIONS``)."""
     compare: tuple[str, ...] = ("b1", "b2", "b2_ws", "hot_only")
-    """Agent kinds compared in the bundled noise titration (comma-separated in the URL)."""
+    """Agent kinds compared in the bundled noise titration."""
     geometry: str = "layernorm"
-    """E3 design study: write geometry of the design shown."""
+    """E3 design study: write geometry."""
     loop: str = "open"
     """E3 design study: open or closed loop."""
     gain: float = 1.0
@@ -67,42 +60,31 @@ class LabState:
     schedule: str = "fast"
     """E3 design study: training schedule."""
     design_noise: str = "stored"
-    """E3 design study: noise protocol (one of NOISE_MODES)."""
+    """E3 design study: noise protocol."""
     explorer_cell: str = "S"
-    """Reward explorer (protocol 8.7): the cell shown ("S", "S-<factor>", "O", "O+<factor>"; the
-    page supplies them)."""
+    """Reward explorer (protocol 8.7): the cell shown."""
     pdw_policy: str = "sampled"
-    """Song et al. reproduction: which choices of the networks are drawn ("sampled", registered,
-    or "greedy")."""
+    """Song et al. reproduction: "sampled" (registered) or "greedy" choices."""
     signal: str = "h"
-    """Integration study: the recorded signal whose values are shown (the page supplies them)."""
+    """Integration study: the recorded signal shown."""
     variant: str = "intact"
-    """Integration study: the signal as the agent runs ("intact") or its answer to a pulse
-    ("evoked")."""
+    """Integration study: "intact" or "evoked" (the answer to a pulse)."""
     code: str = ""
-    """Mystery agent: a puzzle's code (``labcore.classroom.mystery.decode`` reads it, refusing
-    text longer than ``mystery.MAX_CODE_TEXT``; :func:`parse_params` leaves it to the page)."""
+    """Mystery agent: a puzzle's code (the page reads it)."""
     predict: bool = False
-    """"Predict first" switched on: the page asks for a prediction before it shows a lesion's
-    result (the lesson's lesion steps link with it; ``ui/predict.py`` reads it with
-    :func:`parse_flag`, :func:`parse_params` leaves it to it)."""
+    """"Predict first": ask for a prediction before a lesion's result (``ui/predict.py``)."""
     projector: bool = False
-    """Projector mode: larger type in metrics, captions and figures for the back row
-    (``ui/projector.py`` reads it with :func:`parse_flag`; :func:`parse_params` leaves it)."""
+    """Projector mode: larger type for the back row (``ui/projector.py``)."""
     step: int = 1
-    """Lesson: the step shown (``labcore.classroom.lesson.parse_step`` reads and clamps it;
-    :func:`parse_params` leaves it to the page)."""
+    """Lesson: the step shown (the page reads it)."""
     silenced: float = 0.0
-    """Metacognition, the measured variant: the fraction of the self-model's units silenced (a
-    dose of ``labcore.config.SILENCED_DOSES``)."""
+    """Metacognition, measured variant: a dose of ``SILENCED_DOSES``."""
     self_noise: float = 0.0
-    """Metacognition, the measured variant: the SD of the noise added to the self-model (a dose of
-    ``labcore.config.SELF_NOISE_DOSES``)."""
+    """Metacognition, measured variant: a dose of ``SELF_NOISE_DOSES``."""
     route_off: bool = False
-    """Metacognition, the measured variant: the confidence's policy route switched off."""
+    """Metacognition, measured variant: the confidence's policy route off."""
     block: float = SALIENCE_BLOCKS[1]
-    """Metacognition, the measured variant: the flash's salience (a block of
-    ``labcore.config.SALIENCE_BLOCKS``)."""
+    """Metacognition, measured variant: the flash's salience (``SALIENCE_BLOCKS``)."""
 
     def to_params(self, keys: Sequence[str]) -> dict[str, str]:
         """The query-string form of the chosen fields (a list as comma-separated names).
@@ -125,8 +107,7 @@ class LabState:
 
 
 def query(**values: Any) -> dict[str, str]:
-    """The query parameters of a link: the given fields of :class:`LabState`, in the order given,
-    written as :meth:`LabState.to_params` writes them (an unknown field is a ``TypeError``).
+    """The query parameters of a link: the given fields of :class:`LabState`, in order.
 
     >>> query(agent="b1", seed=0, capacity=0, noise=0.1)
     {'agent': 'b1', 'seed': '0', 'capacity': '0', 'noise': '0.1'}
@@ -135,15 +116,13 @@ def query(**values: Any) -> dict[str, str]:
 
 
 FLAGS = ("predict", "projector")
-"""Switches a link may carry beside any page's controls (fields of :class:`LabState`, read by
-their owners with :func:`parse_flag`): ``ui.controls.publish`` keeps them in the URL."""
+"""Switches a link may carry beside any page's controls."""
 FLAG_VALUES = {"1": True, "0": False, "true": True, "false": False, "on": True, "off": False}
-"""How a switch may be written in a URL (case ignored); :meth:`LabState.to_params` writes 1 or 0."""
+"""How a switch may be written in a URL (case ignored)."""
 
 
 def parse_flag(key: str, raw: str | Sequence[str] | None) -> tuple[bool | None, str | None]:
-    """A switch of :data:`FLAGS` read from its URL value (a repeated key: its last value): None
-    when absent; anything but :data:`FLAG_VALUES` is off, with a notice, like every URL value.
+    """A switch read from its URL value: None when absent; an unknown value is off, with a notice.
 
     >>> parse_flag("predict", "1"), parse_flag("projector", ["0", "true"]), parse_flag("x", None)
     ((True, None), (True, None), (None, None))
@@ -161,15 +140,11 @@ def parse_flag(key: str, raw: str | Sequence[str] | None) -> tuple[bool | None, 
 
 
 LEGACY_PARAMS = {"self_model": "self_model_mode", "protocol": "noise_mode"}
-"""URL parameters renamed since links were first shared: old name -> new name."""
-
-
-def _nearest(value: float, options: Sequence[int]) -> int:
-    return min(options, key=lambda o: (abs(o - value), o))
+"""URL parameters renamed since links were first shared."""
 
 
 ECHO_LIMIT = 40
-"""Characters of a URL value quoted back in a notice (a 5,000-character value is not echoed)."""
+"""Characters of a URL value quoted back in a notice."""
 
 
 def echo(value: object, limit: int = ECHO_LIMIT) -> str:
@@ -192,26 +167,10 @@ def parse_params(
 ) -> tuple[LabState, list[str]]:
     """Read a state from query parameters, clamping what is invalid.
 
-    Parameters
-    ----------
-    raw : the URL's query parameters (a repeated key uses its last value)
-    agents : agent kinds this page offers
-    seeds : available seeds per agent kind
-    default : values for missing parameters
-    options : valid values of the fields whose choices the page knows (``normalisation``,
-        ``geometry``, ``loop``, ``gain``, ``schedule``, ``compare``, ``explorer_cell``,
-        ``pdw_policy``, ``signal``, ``variant``); a field without them keeps its default (no page
-        shows it)
+    ``agents``: the kinds this page offers; ``seeds``: per kind; ``options``: valid values of
+    the fields whose choices the page knows (one without them keeps its default). Returns the
+    state and one :class:`~labcore.findings.Problem` per corrected parameter.
 
-    Returns
-    -------
-    state, notices : the valid state and one sentence per corrected parameter (a
-        :class:`labcore.findings.Problem`: ``name`` the parameter, ``kind`` what was wrong:
-        ``"renamed"``, ``"ignored"``, ``"unknown"``, ``"not_an_option"``, ``"not_a_number"``,
-        ``"out_of_range"``, ``"not_whole"``, ``"not_available"``).
-
-    Examples
-    --------
     >>> s, notes = parse_params({"capacity": "9", "noise": "x"}, agents=["b1"],
     ...                         seeds={"b1": [0, 1]}, default=LabState(agent="b1"))
     >>> s.capacity, s.noise
@@ -265,8 +224,7 @@ def parse_params(
 
 
 def _renamed(raw: Mapping[str, str | list[str]]) -> tuple[dict[str, Any], list[str]]:
-    """The query with old parameter names read as their new ones, and a notice per renaming;
-    then a notice per unknown parameter."""
+    """The query with old parameter names renamed, and a notice per renamed or unknown one."""
     raw, notices = dict(raw), []
     for old, new in LEGACY_PARAMS.items():
         if old not in raw:
@@ -314,6 +272,19 @@ class _ParamReader:
             v = v[-1] if v else None
         return None if v is None else str(v).strip()
 
+    def finite(self, key: str, v: str, using: str) -> float | None:
+        """``v`` as a finite number, else None with a notice that ``using`` stands instead."""
+        try:
+            x = float(v)
+        except ValueError:
+            x = math.nan
+        if math.isfinite(x):
+            return x
+        self.notices.append(
+            Problem(f"{key}={echo(v)} is not a number; using {using}.", key, "not_a_number")
+        )
+        return None
+
     def choice(self, key: str, options: Sequence[str]) -> None:
         """One of ``options``, else the default with a notice."""
         v = self.text(key)
@@ -336,18 +307,8 @@ class _ParamReader:
         v = self.text(key)
         if v is None:
             return
-        try:
-            x = float(v)
-            if not math.isfinite(x):
-                raise ValueError
-        except ValueError:
-            self.notices.append(
-                Problem(
-                    f"{key}={echo(v)} is not a number; using {self.values[key]}.",
-                    key,
-                    "not_a_number",
-                )
-            )
+        x = self.finite(key, v, f"{self.values[key]}")
+        if x is None:
             return
         clamped = min(max(x, lo), hi)
         value = round(clamped) if integer else round(clamped, 2)
@@ -366,23 +327,12 @@ class _ParamReader:
         self.values[key] = int(value) if integer else float(value)
 
     def level(self, key: str, levels: Sequence[float]) -> None:
-        """A number snapped to the nearest of ``levels`` (a registered dose), with a notice when it
-        was not one of them; text that is no number keeps the default, with a notice."""
+        """A number snapped to the nearest of ``levels`` (a registered dose), with a notice."""
         v = self.text(key)
         if v is None:
             return
-        try:
-            x = float(v)
-            if not math.isfinite(x):
-                raise ValueError
-        except ValueError:
-            self.notices.append(
-                Problem(
-                    f"{key}={echo(v)} is not a number; using {self.values[key]:g}.",
-                    key,
-                    "not_a_number",
-                )
-            )
+        x = self.finite(key, v, f"{self.values[key]:g}")
+        if x is None:
             return
         value = min(levels, key=lambda o: (abs(o - x), o))
         if value != x:
@@ -445,32 +395,21 @@ class _ParamReader:
     def seed(self, available: list[int]) -> None:
         """An available seed of the chosen agent (the nearest one to a number that is not)."""
         v = self.text("seed")
-        if v is not None:
-            try:
-                wanted = float(v)
-                if not math.isfinite(wanted):
-                    raise ValueError
-                if wanted not in available:
-                    nearest = _nearest(wanted, available)
-                    self.notices.append(
-                        Problem(
-                            f"seed={v} is not available for {self.values['agent']}; using "
-                            f"{nearest} (nearest).",
-                            "seed",
-                            "not_available",
-                        )
-                    )
-                    self.values["seed"] = nearest
-                else:
-                    self.values["seed"] = int(wanted)
-            except ValueError:
-                self.notices.append(
-                    Problem(
-                        f"seed={echo(v)} is not a number; using {available[0]}.",
-                        "seed",
-                        "not_a_number",
-                    )
+        wanted = None if v is None else self.finite("seed", v, f"{available[0]}")
+        if v is not None and wanted is None:
+            self.values["seed"] = available[0]
+        elif wanted is not None and wanted not in available:
+            nearest = min(available, key=lambda o: (abs(o - wanted), o))
+            self.notices.append(
+                Problem(
+                    f"seed={v} is not available for {self.values['agent']}; using "
+                    f"{nearest} (nearest).",
+                    "seed",
+                    "not_available",
                 )
-                self.values["seed"] = available[0]
+            )
+            self.values["seed"] = nearest
+        elif wanted is not None:
+            self.values["seed"] = int(wanted)
         if self.values["seed"] not in available:
             self.values["seed"] = available[0]
