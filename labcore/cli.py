@@ -1,48 +1,13 @@
 """Command line: ``python -m labcore train ...`` and ``python -m labcore study NAME ...``.
 
-Examples
---------
-Train the E1 agent (B2, workspace-read) for seeds 0-4 into the bundled directory::
+Examples (more in the README)::
 
     python -m labcore train --experiment e1 --agent b2_ws --seeds 0-4
-
-Regenerate the whole bundled set (every kind every experiment needs, 5 seeds)::
-
     python -m labcore train --experiment all --agent all --seeds 0-4 --jobs 2
-
-Train E4's reward-trained arm (a) (its confidence learns from the wager's reward only; the kind
-fixes that, protocol 8.3) for seeds 0-4, outside the bundle::
-
-    python -m labcore train --experiment e4 --agent reward_wager --seeds 0-4 --out runs/e4
-
-E4's arm (b), policy and wager both learned from the task's reward (actor-critic,
-``labcore.training.actor_critic``)::
-
-    python -m labcore train --experiment e4 --agent reward_all --seeds 0 --trainer rl --out
-        runs/rl-trial
-
-Run E1-E3 on 5 seeds and write the result set with its report.html (the study ``paper``; 20
-seeds: ``--set seeds=0,1,...,19``; the quick budgets on 2 seeds: ``--quick``)::
-
+    python -m labcore train --experiment e4 --agent reward_all --seeds 0 --trainer rl --out runs/rl
     python -m labcore study paper --jobs 2 --out results/mine
-
-Reproduce Song, Yang & Wang (2017) on NeuroGym's post-decision wager (protocol 8.7; resumable), then
-the reward explorer (which training choices decide whether the sure option survives), some of its
-cells only, and its post hoc follow-up::
-
-    python -m labcore study pdw --jobs 2
-    python -m labcore study pdw_sweep --jobs 2
     python -m labcore study pdw_sweep --set cells=S,O --out runs/some_cells
-    python -m labcore study pdw_held --jobs 2
-
-Run E4 (metacognition from reward alone, beyond the paper; its hypotheses H1-H6 and R1-R4 of
-protocol 8.5 and 8.8.5 are tested) on the bundled agents, as the bundled E4 set was written::
-
     python -m labcore --compute portable study e4 --out results/e4
-
-The same on a Dask cluster (units and missing agents run on its workers; a failed task or a
-cluster without workers for ``--dask-timeout`` seconds ends the run with one sentence)::
-
     python -m labcore study paper --backend dask --scheduler tcp://HOST:8786 --out results/mine
 """
 
@@ -76,14 +41,9 @@ from labcore.seeding import parse_seeds
 def training_jobs(
     experiment: str, agents: str, mode: str, trainer: str | None = None
 ) -> list[tuple[str, str, int | None]]:
-    """(task, kind, paper episodes) for every kind an experiment (or ``all``: the bundled ones)
-    needs.
-
-    A kind trained by the wager's reward (E4) on a task without wagers, or in paper mode, ends
-    the command with one sentence before anything trains. ``trainer`` ("bc" or "rl"; None: each
-    kind's own, ``TRAINER_OF_KIND``) narrows ``all`` to the kinds it makes, and a named kind
-    made by the other trainer ends the command with one sentence too.
-    """
+    """(task, kind, paper episodes) for every kind an experiment (``all``: the bundled ones)
+    needs; ``trainer`` narrows ``all`` to its kinds. A kind that cannot train so ends the command
+    with one sentence before anything trains."""
     experiments = list(BUNDLED_EXPERIMENTS) if experiment == "all" else [experiment]
     jobs: dict[tuple[str, str, int | None], None] = {}
     for exp in experiments:
@@ -117,13 +77,7 @@ def training_jobs(
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    """``train``: train every requested (task, kind, seed) and save the checkpoints.
-
-    Seeds of one kind train together as one seed-batched model (``--no-seed-batch``: one seed
-    at a time); ``--jobs`` runs that many batches side by side. Kinds made by reinforcement
-    learning (``--trainer rl``, ``labcore.training.actor_critic``) train seed after seed within
-    their batch.
-    """
+    """``train``: train every requested (task, kind, seed) and save the checkpoints."""
     jobs = training_jobs(args.experiment, args.agent, args.mode, args.trainer)  # refused first
     from labcore.storage.checkpoints import BUNDLED_DIR
     from labcore.training.provision import missing_seeds, plan_batches, progress_bar, run_batches
@@ -177,14 +131,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def _dask_client(scheduler: str | None, jobs: int, timeout: float) -> tuple[Any, Any]:
-    """The client (and local cluster) of ``study --backend dask``, announced on stderr.
-
-    Connects to ``scheduler``, or starts a local cluster of ``jobs`` one-thread worker
-    processes. Prints one line saying where the work runs: the workers and threads of the
-    cluster (seeds and training run there, never in this process). A cluster with no worker
-    is said so, and waited for at most ``timeout`` seconds (0: no limit); then the command
-    exits with one sentence. An unreachable scheduler also ends it with one sentence.
-    """
+    """The client (and local cluster of ``jobs`` workers) of ``study --backend dask``, announced
+    on stderr; waits ``timeout`` seconds (0: no limit) for a worker, else one sentence."""
     from distributed import Client, LocalCluster
 
     cluster = None
@@ -227,9 +175,7 @@ def _dask_client(scheduler: str | None, jobs: int, timeout: float) -> tuple[Any,
 
 
 def cmd_study(args: argparse.Namespace) -> int:
-    """``study NAME``: run (or ``--resummarise``) a registered study into ``--out`` through the one
-    runner (:mod:`labcore.experiments.study`), then write its headline figure; ``--list`` lists
-    the studies."""
+    """``study NAME``: run (or ``--resummarise``) a registered study, then its headline figure."""
     from labcore.experiments.study import (
         STUDIES,
         get_study,
@@ -405,8 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _compute_argument(parser: argparse.ArgumentParser) -> None:
-    """``--compute``: acted on by ``labcore.__main__`` before NumPy and torch load; here for
-    --help."""
+    """``--compute``: acted on by ``labcore.__main__`` before NumPy loads; here for --help."""
     parser.add_argument(
         "--compute",
         choices=list(compute.MODES),
