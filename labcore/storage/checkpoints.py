@@ -1,26 +1,11 @@
 """Checkpoints: one agent per plain safetensors file, its config and training record inside.
 
-A checkpoint is ``NAME.safetensors``, NAME derived from what it is (:func:`checkpoint_name`:
-task, kind, seed, schedule; never a timestamp), so the same training run maps to the same file.
-Any safetensors reader opens it (checkpoints/README.md shows how). Its tensors are the agent's
-``state_dict`` in float32; its metadata, safetensors' string-to-string table, holds:
-
-- ``format`` (``"ctlab-agent"``), ``format_version`` (``"1"``), ``task``, ``seed``, ``mode``;
-- ``config``: the network's config as JSON (:class:`~labcore.config.AgentConfig`; a
-  :class:`~labcore.agents.plain.PlainGRUConfig` where ``network`` is ``"plain_gru"``);
-- ``content_sha256``: :func:`content_sha256` of the tensors and the metadata above;
-- ``record``: the training record as JSON (training settings, learning curves, held-out
-  agreement, wall seconds, library versions, compute fingerprint; :func:`read_record`).
-
-Loading runs no code (safetensors holds tensors and strings, never a pickle) and checks the
-header before any tensor is read: the metadata and the config through pydantic
-(:class:`Metadata`, :func:`stored_config`), the tensors' names, dtypes and shapes against the
-ones the config implies; then the content hash and finite weights (:func:`load_checkpoint`).
-Every refusal is one :class:`CheckpointError` sentence. A save writes a temporary file in the
-same folder, fsyncs it and renames it over the old one (:func:`labcore.io.atomic_write`): a
-reader sees the old file or the new one, and a killed save leaves nothing to repair. There is
-no separate index to keep in step: :func:`read_manifest` lists a folder from its files' headers.
-What is guaranteed and what is not: docs/reliability.md, section "Checkpoints".
+``NAME.safetensors``, NAME derived from task, kind, seed and schedule (:func:`checkpoint_name`).
+Its tensors are the ``state_dict`` in float32; its metadata holds the format tag, ``task``,
+``seed``, ``mode``, the ``config`` as JSON, the ``content_sha256`` and the training ``record``.
+Loading runs no code, validates the header with pydantic before any tensor is read, then the
+content hash and finite weights; every refusal is one :class:`CheckpointError` sentence. A save
+is atomic; :func:`read_manifest` lists a folder from its files' headers (docs/reliability.md).
 """
 
 from __future__ import annotations
@@ -64,30 +49,23 @@ FORMAT = "ctlab-agent"
 FORMAT_VERSION = "1"
 SUFFIX = ".safetensors"
 CONTENT_KEY = "content_sha256"
-"""Metadata key of the content hash."""
 RECORD_KEY = "record"
-"""Metadata key of the training record (not part of the content hash: the weights' identity)."""
+"""Metadata key of the training record (not part of the content hash)."""
 PLAIN_GRU = "plain_gru"
-"""Metadata ``network`` of Song et al.'s plain GRU (protocol 8.7); absent for the lab's agents."""
+"""Metadata ``network`` of Song et al.'s plain GRU (protocol 8.7)."""
 MODES = ("fast", "paper")
 BUNDLED_DIR = Path(__file__).resolve().parents[2] / "checkpoints"
 """The pre-trained agents shipped with the lab."""
 
 MAX_HEADER_BYTES = 4 << 20
-"""Largest safetensors header read (4 MiB): a bundled header is at most about 120 KB (E4's
-learning curves)."""
+"""Largest safetensors header read (a bundled one is at most about 120 KB)."""
 MAX_WIDTH = 1024
-"""Cap on every layer width of a stored config: bundled agents use at most 151 (embed_dim)."""
 MAX_SLOTS = 64
-"""Cap on the workspace slots K of a stored config: bundled agents use 4."""
 MAX_PARAMETERS = 4_000_000
-"""Cap on the numbers a checkpoint may hold (16 MB of float32): bundled agents hold under 100k."""
+"""Cap on the numbers a checkpoint may hold (bundled agents hold under 100k)."""
 MAX_SEED = 2**31 - 1
-"""Largest seed in a checkpoint name or header (bundled 0-4, app 0-9999)."""
 MAX_NAME_LENGTH = 120
-"""Longest task, kind or checkpoint name: design-study kinds are about 25 characters."""
 MAX_FILE_BYTES = 8 + MAX_HEADER_BYTES + 4 * MAX_PARAMETERS
-"""Largest checkpoint file read: the header cap plus MAX_PARAMETERS float32s."""
 CONFIG_INT_CAPS: dict[str, int] = {
     **dict.fromkeys(("embed_dim", "hidden_dim", "slot_dim", "self_model_dim"), MAX_WIDTH),
     **dict.fromkeys(("bottleneck_dim", "readout_hidden", "n_inputs", "n_actions"), MAX_WIDTH),
@@ -99,25 +77,17 @@ Network = Agent | PlainGRUPolicy  # one of the lab's agents or Song et al.'s pla
 StoredConfig = AgentConfig | PlainGRUConfig
 
 _DTYPE_NAMES = {torch.float32: "F32", torch.float64: "F64", torch.int64: "I64"}
-"""safetensors' names of the dtypes a network holds (float32; the others to name a refusal)."""
 _NAME_PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 _DESIGN_VARIANT = re.compile(
     r"(?P<base>[a-z0-9_]+)\.(?P<geometry>[a-z]+)-(?P<loop>open|closed)-g(?P<gain>[0-9][0-9.e+-]*?)"
     r"(?:\.(?P<tag>class20(?:-lr[0-9e-]+)?))?"
 )
-"""A kind of the E3 design study, ``<kind>.<geometry>-<open|closed>-g<gain>``, with the tag of the
-schedule that trained it where that is not the agent's config (``.class20``: the paper-weighted
-schedule, protocol sec. 7.7; ``.class20-lr1e-4``: its post hoc learning-rate probe)."""
+"""A kind of the E3 design study, ``<kind>.<geometry>-<open|closed>-g<gain>[.class20[-lr..]]``."""
 
 
 class CheckpointError(ValueError):
-    """A checkpoint cannot be used or written; the message says why in one sentence. ``kind``
-    names the refusal for a caller or a test (``unsafe_name``, ``name``, ``not_a_checkpoint``,
-    ``missing``, ``symlink``, ``unreadable``, ``corrupt``, ``too_large``, ``foreign``,
-    ``format_version``, ``metadata``, ``config``, ``config_range``, ``config_kind``,
-    ``too_many_weights``, ``weights_mismatch``, ``dtype``, ``non_finite``, ``hash_mismatch``,
-    ``unverifiable``, ``record``; ``other_config`` a caller's); ``field`` and ``tensor`` name the
-    config field or tensor at fault."""
+    """A checkpoint cannot be used or written, in one sentence; ``kind`` names the refusal,
+    ``field`` and ``tensor`` the config field or tensor at fault."""
 
     def __init__(
         self,
@@ -167,11 +137,7 @@ def _is_int(value: object) -> bool:
 def checkpoint_name(
     task: str, kind: str, seed: int, mode: str = "fast", episodes: int | None = None
 ) -> str:
-    """File stem of a checkpoint, derived from what it is.
-
-    Raises :class:`CheckpointError` for a task or kind that could name a path (separators,
-    ``..``), a seed outside ``0..MAX_SEED``, an unknown mode, or a paper-schedule name without
-    its episode count.
+    """File stem of a checkpoint, derived from what it is (:class:`CheckpointError` if unsafe).
 
     >>> checkpoint_name("dual", "b1", 3)
     'dual-b1-s3'
@@ -213,10 +179,8 @@ def checkpoint_stem(path: Path | str) -> str | None:
 
 # ---------------------------------------------------------------------------- content hash
 def content_sha256(tensors: Mapping[str, torch.Tensor], metadata: Mapping[str, str]) -> str:
-    """Canonical hash of a checkpoint's content, independent of how the file lays it out: hex
-    SHA-256 of a version tag, the tensors in name order (name, dtype, shape, bytes) and the
-    metadata in key order (without :data:`CONTENT_KEY`, the hash itself, and
-    :data:`RECORD_KEY`), every field length-prefixed.
+    """SHA-256 of the tensors (name order) and metadata (key order, without the hash and the
+    record), every field length-prefixed: independent of the file's layout.
 
     >>> a = content_sha256({"w": torch.zeros(2)}, {"x": "1", "y": "2"})
     >>> a == content_sha256({"w": torch.zeros(2)}, {"y": "2", "x": "1", "record": "{}"})
@@ -253,9 +217,7 @@ def _digits(value: object) -> object:
 
 
 class Metadata(BaseModel):
-    """A checkpoint's metadata (safetensors' string table), validated when it is read: no other
-    key, every value of its own form. ``config`` and ``record`` stay JSON text here
-    (:func:`stored_config`, :func:`read_record` read them)."""
+    """A checkpoint's metadata (safetensors' string table); ``config`` and ``record`` stay JSON."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
@@ -272,10 +234,8 @@ class Metadata(BaseModel):
 
 @cache
 def _config_model(config_class: type) -> type[BaseModel]:
-    """A strict pydantic model of ``config_class``'s fields (a dataclass), built from them: JSON
-    types only (an integer is no string, float or boolean), integers in ``1..CONFIG_INT_CAPS``,
-    finite floats, short strings, no unknown field; a missing field takes its default (the agent
-    was saved before the field existed)."""
+    """A strict pydantic model of a config dataclass's fields: JSON types only, capped integers,
+    finite floats, short strings, no unknown field, a missing field at its default."""
     hints = typing.get_type_hints(config_class)
     fields: dict[str, Any] = {}
     for f in dataclasses.fields(config_class):
@@ -331,8 +291,7 @@ def _invalid(file: str, error: ValidationError, what: str) -> CheckpointError:
 
 
 def stored_config(metadata: Metadata, file: str) -> StoredConfig:
-    """The config a checkpoint's metadata holds, validated (:func:`_config_model`), its kind
-    known (or a design-study variant matching it); :class:`CheckpointError` otherwise."""
+    """The config a checkpoint's metadata holds, validated, its kind known."""
     config_class = PlainGRUConfig if metadata.network == PLAIN_GRU else AgentConfig
     try:
         values = dict(_config_model(config_class).model_validate_json(metadata.config))
@@ -359,8 +318,7 @@ def stored_config(metadata: Metadata, file: str) -> StoredConfig:
 
 
 def build_network(config: StoredConfig, seed: int) -> Network:
-    """The network a stored config describes, initialised for ``seed`` (its weights are then
-    loaded): a plain GRU for a :class:`PlainGRUConfig`, else one of the lab's agents."""
+    """The network a stored config describes, initialised for ``seed``."""
     if isinstance(config, PlainGRUConfig):
         return PlainGRUPolicy(config, seed)
     return Agent(config, seed=seed)
@@ -369,8 +327,7 @@ def build_network(config: StoredConfig, seed: int) -> Network:
 # ---------------------------------------------------------------------------- reading a file
 @dataclass(frozen=True)
 class _Header:
-    """A checkpoint file's bytes, its tensor entries (name -> ``dtype``, ``shape``, ...), its
-    metadata as stored (``raw``) and validated, and its config."""
+    """A checkpoint file's bytes, tensor entries, metadata (raw and validated) and config."""
 
     blob: bytes
     entries: dict[str, dict]
@@ -388,8 +345,7 @@ def _corrupt(file: str, why: str) -> CheckpointError:
 
 
 def _read_header(path: Path) -> _Header:
-    """The header of the checkpoint file ``path`` (:func:`_parse_header`), read within
-    :data:`MAX_FILE_BYTES`; the tensor data is not parsed yet."""
+    """The header of the checkpoint file ``path``; the tensor data is not parsed yet."""
     file = path.name
     if checkpoint_stem(path) is None:
         raise CheckpointError(
@@ -419,9 +375,7 @@ def _read_header(path: Path) -> _Header:
 
 
 def _parse_header(blob: bytes, file: str) -> _Header:
-    """The header of the checkpoint file ``file`` whose bytes are ``blob``, every check of it
-    passed: safetensors' layout (8 bytes of length, then JSON), a lab checkpoint of this
-    version, :class:`Metadata` and :func:`stored_config`."""
+    """The header of checkpoint bytes ``blob``, every check of it passed."""
     if len(blob) < 8:
         raise _corrupt(file, "shorter than a safetensors header")
     n = int.from_bytes(blob[:8], "little")
@@ -468,8 +422,7 @@ def _parse_header(blob: bytes, file: str) -> _Header:
 
 
 def _check_layout(header: _Header, file: str) -> None:
-    """The header's tensors are exactly those its config implies (names, float32, shapes),
-    counted on the meta device (no memory) and capped at :data:`MAX_PARAMETERS`."""
+    """The header's tensors are exactly those its config implies (built on the meta device)."""
     with torch.device("meta"):
         model = build_network(header.config, header.metadata.seed)
     expected = {
@@ -510,8 +463,8 @@ def _check_layout(header: _Header, file: str) -> None:
 
 
 def _tensors(header: _Header, file: str, *, verify: bool) -> dict[str, torch.Tensor]:
-    """The tensors of a checked header's file: safetensors' own parse (offsets tile the data),
-    the content hash (``verify``) and finite weights."""
+    """The tensors of a checked header's file, the content hash (``verify``) and finiteness
+    checked."""
     _check_layout(header, file)
     try:
         tensors = safetensors_load(header.blob)
@@ -554,9 +507,7 @@ class RecordIndex(BaseModel):
 
 
 def _as_tables(record: Mapping[str, Any]) -> dict[str, Any]:
-    """``record`` with every list of same-keyed dicts (a learning curve) as a table
-    ``{"columns": [...], "data": [[...], ...]}`` (pandas' "split" layout): each name once, not
-    once per row."""
+    """``record`` with every list of same-keyed dicts as ``{"columns", "data"}`` (pandas' split)."""
     out = dict(record)
     for key, rows in record.items():
         if (
@@ -597,8 +548,7 @@ def _record_json(header: _Header, file: str) -> dict:
 
 
 def read_record(directory: Path | str, name: str) -> dict:
-    """The training record of checkpoint ``name`` in ``directory``, its learning curves as lists
-    of dicts; :class:`CheckpointError` (a ValueError) if the file or its record is unusable."""
+    """The training record of checkpoint ``name`` in ``directory``, learning curves as lists."""
     path = checkpoint_file(directory, name)
     record = _record_json(_read_header(path), path.name)
     try:
@@ -634,8 +584,7 @@ def _entry(header: _Header, path: Path) -> dict:
 # ---------------------------------------------------------------------------- save and load
 @dataclass(frozen=True)
 class LoadedAgent:
-    """A loaded agent (or plain GRU), its identity and its listing entry (None without a usable
-    training record)."""
+    """A loaded agent, its identity and its listing entry (None without a usable record)."""
 
     agent: Network
     name: str
@@ -646,16 +595,10 @@ class LoadedAgent:
 
 
 def load_checkpoint(path: Path | str, *, verify: bool = True) -> LoadedAgent:
-    """Load a checkpoint written by :func:`save_checkpoint`, or fail with one sentence naming
-    the file (:class:`CheckpointError`).
+    """Load a checkpoint, or fail with one :class:`CheckpointError` sentence naming the file.
 
-    Checked in order: a ``.safetensors`` name, no symbolic link, at most :data:`MAX_FILE_BYTES`;
-    before any tensor is read, a JSON header of at most :data:`MAX_HEADER_BYTES` from a lab
-    checkpoint of this version, :class:`Metadata`, :func:`stored_config`, at most
-    :data:`MAX_PARAMETERS` weights (counted on the meta device) and exactly the tensor names,
-    shapes and dtypes the config implies (float32; never cast); then safetensors' parse of the
-    data, the content hash stored in the file (``verify``; a file without one is refused) and
-    finite weights. Only then is the network built, loaded strictly and frozen.
+    The header and tensor layout are checked before any tensor is read; then the content hash
+    (``verify``) and finite weights; only then is the network built, loaded and frozen.
     """
     path = Path(path)
     header = _read_header(path)
@@ -676,13 +619,10 @@ def load_checkpoint(path: Path | str, *, verify: bool = True) -> LoadedAgent:
 def save_checkpoint(
     agent: Network, record: dict, directory: Path | str, name: str | None = None
 ) -> Path:
-    """Save weights, config and training record as ``directory/NAME.safetensors``, atomically
-    (a temporary file beside it, fsynced, renamed over the old one); the path.
+    """Save weights, config and training record atomically as ``directory/NAME.safetensors``.
 
-    ``record`` is a trainer's training record (task, kind, seed, mode, held-out agreement, ...);
-    ``agent`` one of the lab's agents or Song et al.'s plain GRU. NAME is ``name``, else
-    :func:`checkpoint_name` of the record. Nothing is written unless the file would pass every
-    check of :func:`load_checkpoint` and a listing could read its record (:class:`RecordIndex`).
+    NAME is ``name``, else :func:`checkpoint_name` of the record. Nothing is written unless
+    :func:`load_checkpoint` and a listing would accept the file.
     """
     directory = Path(directory)
     if name is not None:
@@ -736,8 +676,7 @@ def save_checkpoint(
 # ---------------------------------------------------------------------------- folders
 @lru_cache(maxsize=4096)
 def _listed(path: Path, stamp: tuple[int, int, int]) -> tuple[dict | None, Exception | None]:
-    """The listing entry of one file version (``stamp``: inode, size, modification time), or
-    why it has none; kept, so listing an unchanged folder again reads no file."""
+    """The listing entry of one file version (``stamp``), or why it has none; cached."""
     try:
         return _entry(_read_header(path), path), None
     except CheckpointError as exc:
@@ -747,13 +686,10 @@ def _listed(path: Path, stamp: tuple[int, int, int]) -> tuple[dict | None, Excep
 def read_manifest(
     directory: Path | str = BUNDLED_DIR, *, problems: dict[str, str] | None = None
 ) -> dict:
-    """The checkpoints of a folder, listed from their files' headers: ``{"checkpoints": {name:
-    entry}}``, an entry holding ``file``, ``bytes``, ``content_sha256``, ``task``, ``kind``,
-    ``seed``, ``mode`` and the record's ``heldout_agreement``, ``criterion_attainable`` and
-    ``excluded`` (the weights are checked when loaded, not here).
+    """The checkpoints of a folder from their headers: ``{"checkpoints": {name: entry}}``.
 
-    A file whose header or record cannot be used is left out, its sentence put in ``problems``
-    (name: sentence) if given, else warned about (a :class:`~labcore.LabWarning`).
+    A file that cannot be used is left out, its sentence put in ``problems`` if given, else
+    warned about.
     """
     directory = Path(directory)
     entries, bad = {}, {}
@@ -773,8 +709,7 @@ def read_manifest(
 
 
 def verify_directory(directory: Path | str = BUNDLED_DIR) -> list[Problem]:
-    """One problem per checkpoint of a folder that would not load (its weights checked against
-    its content hash) or has no usable training record; empty if the folder is sound."""
+    """One problem per checkpoint of a folder that would not load or has no usable record."""
     problems = []
     for path in sorted(Path(directory).glob(f"*{SUFFIX}")):
         try:
@@ -787,9 +722,7 @@ def verify_directory(directory: Path | str = BUNDLED_DIR) -> list[Problem]:
 
 
 def content_hash_of(path: Path | str) -> str:
-    """The content hash of a checkpoint file, computed from its tensors and metadata (not read
-    from its header); :class:`CheckpointError` if the file is broken. What a cache keyed by a
-    checkpoint's weights (``results/view_cache``) compares."""
+    """The content hash of a checkpoint file, computed (not read from its header)."""
     path = Path(path)
     header = _read_header(path)
     return content_sha256(_tensors(header, path.name, verify=False), header.raw)
