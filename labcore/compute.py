@@ -1,28 +1,15 @@
 """Which floating-point code paths a process computes with, and its compute fingerprint.
 
-The same seed gives the same numbers only on the same code path. PyTorch, Intel MKL, oneDNN,
-NumPy and OpenBLAS each pick kernels by the CPU they find (AVX-512 on one machine, AVX2 on
-another; Intel's or a generic path on AMD), and kernels of different widths round sums and
-transcendental functions differently. A retrain on another CPU family therefore drifts from
-the bundled weights after a few updates (measured: 24 tensors apart, max 0.31, on an AMD EPYC).
+The same seed gives the same numbers only on the same code path: PyTorch, MKL, oneDNN, NumPy and
+OpenBLAS pick kernels by the CPU. ``CTLAB_COMPUTE`` (or ``--compute``) chooses, on import:
 
-Two modes, chosen by the environment variable ``CTLAB_COMPUTE`` (or ``--compute`` on the
-command line), applied when :mod:`labcore` is imported:
+- ``"fast"`` (default): each library's best kernels for this CPU;
+- ``"portable"``: every library pinned to a path any AVX2+FMA x86-64 CPU runs identically, Intel
+  or AMD (1.3-1.5x slower training; how the bundled agents and result sets are made;
+  docs/reliability.md, "Same seed, same weights").
 
-- ``"fast"`` (default): each library's best kernels for this CPU. Same seed, same numbers on
-  this machine (and on machines whose :func:`fingerprint` has the same :func:`code_path`).
-- ``"portable"``: every library pinned to a code path that every x86-64 CPU with AVX2 and FMA
-  runs identically, Intel or AMD: MKL's conditional numerical reproducibility in its
-  ``COMPATIBLE`` branch, PyTorch's ATen kernels at AVX2, oneDNN capped at AVX2, NumPy's SIMD
-  dispatch capped at ``X86_V3`` (AVX2), OpenBLAS's Haswell kernels on one thread. Same seed,
-  same numbers on any such CPU (docs/reliability.md, "Same seed, same weights", says how
-  this was checked). It costs 1.3-1.5x training time (bench/README.md): the bundled agents
-  and result sets are made this way; day-to-day training stays fast.
-
-The pins are environment variables each library reads once, at import (NumPy) or at its first
-call (MKL, ATen, oneDNN). They are set here before anything imports them when labcore is
-imported first (``python -m labcore``, the tests' subprocesses); a process that computed with
-torch or imported NumPy before importing labcore keeps what it had, and its fingerprint says so.
+The pins are environment variables each library reads once; a process that imported NumPy or
+computed with torch before labcore keeps what it had, and its fingerprint says so.
 """
 
 from __future__ import annotations
@@ -39,15 +26,12 @@ from labcore.settings import settings
 
 MODES = ("fast", "portable")
 ENV_VAR = "CTLAB_COMPUTE"
-"""The environment variable that chooses the mode (default ``"fast"``)."""
 PINNED_VAR = "CTLAB_COMPUTE_PINNED"
-"""The pins labcore itself set (comma list), so that a child process, which inherits them, can tell
-them from a user's own setting and re-pin for another mode (``--compute`` in a subprocess)."""
+"""The pins labcore itself set, so a child process can tell them from a user's own."""
 
 FAST_ENV: dict[str, str] = {"MKL_CBWR": "AUTO,STRICT"}
-"""Fast mode's only pin: MKL's reproducible mode within this CPU's branch, so a matrix product
-rounds the same way whatever its operands' memory alignment (a seed's numbers must not depend on
-which other seeds share its training batch: labcore.training.behaviour_cloning)."""
+"""Fast mode's only pin: a product rounds the same whatever its operands' alignment (so a seed's
+numbers do not depend on which seeds share its training batch)."""
 
 PORTABLE_ENV: dict[str, str] = {
     "MKL_CBWR": "COMPATIBLE,STRICT",
@@ -57,10 +41,7 @@ PORTABLE_ENV: dict[str, str] = {
     "OPENBLAS_CORETYPE": "Haswell",
     "OPENBLAS_NUM_THREADS": "1",
 }
-"""Portable mode's pins. MKL's AVX2 branch is not enough: on AMD CPUs MKL ignores it and runs
-another path (measured: a 640x215 product and ``tanh`` differ), only ``COMPATIBLE`` is the same
-on both vendors. OpenBLAS's Haswell kernels need AVX2 and FMA, so the pins are applied only on a
-CPU that has both (:func:`cpu_supports_portable`)."""
+"""Portable mode's pins (only MKL's ``COMPATIBLE`` branch is the same on AMD and Intel)."""
 
 _MKL_BRANCHES = {
     0: "OFF",
@@ -86,13 +67,7 @@ _configured: dict[str, object] = {}
 
 
 def requested_mode() -> str:
-    """The mode asked for by ``CTLAB_COMPUTE`` ("fast" when unset).
-
-    Raises
-    ------
-    ValueError
-        If the variable holds anything else (one sentence naming the two modes).
-    """
+    """The mode asked for by ``CTLAB_COMPUTE`` ("fast" when unset; ValueError otherwise)."""
     mode = settings().compute.strip().lower() or "fast"
     check_choice(mode, ENV_VAR, MODES)
     return mode
@@ -122,13 +97,9 @@ def cpu_supports_portable(flags: set[str] | None = None) -> bool:
 
 
 def configure(mode: str | None = None) -> str:
-    """Pin the libraries' code paths for ``mode`` (default: :func:`requested_mode`).
+    """Pin the libraries' code paths for ``mode`` (default: :func:`requested_mode`); return it.
 
-    Sets the environment variables of :data:`FAST_ENV` or :data:`PORTABLE_ENV`; a variable the
-    user set already is kept (one this function set for another mode is replaced), and portable pins
-    are skipped on a CPU without AVX2 and FMA (the
-    fingerprint then shows the mode was not attained). Call it before NumPy or torch compute;
-    :mod:`labcore` calls it on import. Returns the mode.
+    A variable the user set is kept; portable pins are skipped on a CPU without AVX2 and FMA.
     """
     mode = requested_mode() if mode is None else mode
     check_choice(mode, "compute mode", MODES)
@@ -196,9 +167,8 @@ def _numpy_state() -> dict[str, object]:
 
 
 def _cpuid_view() -> tuple[str, str, set[str]] | None:
-    """Vendor, brand string and vector flags from the CPUID instruction itself (through the
-    SLEEF copy inside libtorch_cpu): what the libraries see, also under an emulated CPU, where
-    /proc/cpuinfo still describes the host. None where that is not available."""
+    """Vendor, brand string and vector flags from CPUID itself (SLEEF inside libtorch_cpu): what
+    the libraries see, also under an emulated CPU. None where not available."""
     try:
         import torch
 
@@ -264,24 +234,8 @@ def cpu_isa(flags: set[str] | None = None) -> str:
 
 
 def fingerprint(threads: int | None = None) -> dict[str, object]:
-    """The compute fingerprint of this process: what decides its floating-point results.
-
-    Parameters
-    ----------
-    threads : int, optional
-        The torch thread count the numbers were computed with (default: torch's current one).
-
-    Returns
-    -------
-    dict
-        ``mode`` (asked for), ``portable`` (were portable mode's pins in force, before any
-        library read them?), ``cpu_vendor``, ``cpu_model``, ``cpu_isa``, ``machine``, ``torch``,
-        ``aten_capability`` (the ATen kernels in use), ``mkl_cbwr`` and ``mkl_auto_branch`` (MKL's
-        reproducibility branch and the branch it would pick on this CPU), ``onednn_max_isa``,
-        ``numpy``, ``numpy_simd`` (NumPy's dispatched SIMD targets in use), ``blas_kernels``
-        (OpenBLAS's kernel family), ``threads``, ``python``. JSON-clean. The fields that decide
-        equality of results are :func:`code_path`.
-    """
+    """The compute fingerprint of this process (JSON-clean): what decides its floating-point
+    results; ``portable``: were portable mode's pins in force before any library read them."""
     import torch
 
     vendor, model, flags = _cpu_name()
@@ -312,10 +266,7 @@ def fingerprint(threads: int | None = None) -> dict[str, object]:
 
 
 def code_path(fp: dict[str, object]) -> dict[str, object]:
-    """The fields of a fingerprint that decide its numbers: equal code paths, equal numbers.
-
-    In portable mode the CPU is not part of it (any AVX2 x86-64 CPU runs the pinned path); in
-    fast mode it is (vendor and widest instruction set pick the kernels).
+    """The fields of a fingerprint that decide its numbers (the CPU only in fast mode).
 
     >>> a = {"portable": True, "torch": "2.13.0", "numpy": "2.4.6", "threads": 1,
     ...      "cpu_vendor": "AuthenticAMD"}
@@ -339,10 +290,7 @@ def code_path(fp: dict[str, object]) -> dict[str, object]:
 
 
 def same_code_path(a: dict[str, object], b: dict[str, object]) -> tuple[bool, list[str]]:
-    """Do two fingerprints compute on the same code path? Returns ``(same, differing fields)``.
-
-    A fingerprint missing (a file made before fingerprints existed) never matches.
-    """
+    """Do two fingerprints compute on the same code path? ``(same, differing fields)``."""
     if not a or not b:
         return False, ["fingerprint missing"]
     pa, pb = code_path(a), code_path(b)
@@ -384,9 +332,5 @@ RETRAIN_TOLERANCES: dict[str, float] = {
     "skip": 0.05,
     "ece": 0.03,
 }
-"""What holds within a tolerance on another code path (registered in docs/protocol.md, change log
-2026-11-24, before any comparison was computed): a bundled E1 agent retrained on another code
-path, against the bundled agent of the same seed, on held-out agreement and its intact E1 numbers
-(600 evaluation trials; ``labcore.experiments.e1.view_values``). About twice the bundled E1
-agents' seed-to-seed SD: a retrain on another CPU must look like the same agent, not another
-seed."""
+"""How close a bundled E1 agent retrained on another code path must stay to the bundled one
+(registered in docs/protocol.md): about twice the seed-to-seed SD."""

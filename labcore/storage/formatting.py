@@ -1,8 +1,4 @@
-"""Censored L75 values read and summarised over seeds (:func:`parse_l75`, :func:`format_l75`,
-:func:`l75_point`, :func:`l75_summary`), for the figures and pages that show one key of
-``seed_values.csv``. Numbers are written by the one formatter (:func:`labcore.render.fmt`); a
-claim's own value is its finding's (:func:`labcore.render.value_text`). Pure functions.
-"""
+"""Censored L75 values of ``seed_values.csv`` read and summarised over seeds."""
 
 from __future__ import annotations
 
@@ -17,22 +13,8 @@ from labcore.render import UNDEFINED, finite, fmt
 
 
 def parse_l75(value: Any) -> tuple[float, str, float]:
-    """Read one L75 value as ``(value, censored, bound)``.
+    """One L75 value (number, ``"> 0.5"`` text, L75Result or dict) as ``(value, censored, bound)``.
 
-    Accepts a number, a string as written in ``seed_values.csv`` (``"0.31"``, ``"> 0.5"``,
-    ``"<= 0"``), an :class:`~labcore.markers.L75Result` or a dict with ``value``,
-    ``censored`` and ``bound``.
-
-    Returns
-    -------
-    value : float
-        The L75, or nan when censored or missing.
-    censored : {"none", "right", "left", "missing"}
-    bound : float
-        ``value`` if not censored, the tested extreme if censored, nan if missing.
-
-    Examples
-    --------
     >>> parse_l75("> 0.5")
     (nan, 'right', 0.5)
     >>> parse_l75("<= 0")
@@ -70,21 +52,8 @@ def parse_l75(value: Any) -> tuple[float, str, float]:
 
 
 def format_l75(parsed: Sequence[tuple[float, str, float]]) -> tuple[str, float, float]:
-    """Seed summary of parsed L75 values, with the censoring rule of ``docs/verdicts.md``.
+    """Text, mean and SD of parsed L75 values, censored by :func:`labcore.stats.summarize_l75`.
 
-    More than half of the seeds censored on one side gives ``"> bound"`` (or ``"<= bound"``);
-    otherwise the mean +/- SD of the seeds that crossed. (The rule itself is
-    :func:`labcore.stats.summarize_l75`.)
-
-    Returns
-    -------
-    text : str
-        e.g. ``"0.303 ± 0.03 (n = 5)"`` or ``"> 0.5 (5/5 seeds censored)"``.
-    mean, sd : float
-        nan when censored or empty.
-
-    Examples
-    --------
     >>> format_l75([parse_l75(x) for x in ("> 0.5", "> 0.5", 0.2)])[0]
     '> 0.5 (2/3 seeds censored)'
     >>> format_l75([parse_l75(x) for x in (0.2, 0.3)])[0]
@@ -94,8 +63,7 @@ def format_l75(parsed: Sequence[tuple[float, str, float]]) -> tuple[str, float, 
     n = len(present)
     if n == 0:
         return UNDEFINED, math.nan, math.nan
-    # scipy (labcore.stats) is imported here: reading a result set, a page's first view, needs none
-    # of it
+    # scipy is imported here: a page's first view needs none of it
     from labcore.stats import summarize_l75
 
     summary = summarize_l75([{"value": v, "censored": c, "bound": b} for v, c, b in present])
@@ -123,12 +91,7 @@ def seed_raw(seed_values: pd.DataFrame | None, key: str) -> list[tuple[Any, Any]
 
 
 def l75_point(seed_values: pd.DataFrame | None, key: str) -> float | str | None:
-    """The seed summary of one L75 key as a point for a titration figure.
-
-    Returns the mean of the seeds that crossed 75%, or, when the majority is censored, the
-    bound as text (``"> 0.5"``, ``"<= 0"``, as :func:`parse_l75` reads it); None if the key
-    has no values.
-    """
+    """One L75 key as a titration figure's point: the mean, the censored bound's text, or None."""
     raw = seed_raw(seed_values, key)
     if not raw:
         return None
@@ -137,7 +100,6 @@ def l75_point(seed_values: pd.DataFrame | None, key: str) -> float | str | None:
 
 
 def l75_summary(seed_values: pd.DataFrame | None, key: str) -> str:
-    """Seed summary text of one L75 key of ``seed_values.csv`` (:data:`~labcore.render.UNDEFINED`
-    if absent)."""
+    """Seed summary text of one L75 key of ``seed_values.csv``."""
     raw = seed_raw(seed_values, key)
     return format_l75([parse_l75(v) for _, v in raw])[0] if raw else UNDEFINED
