@@ -1,16 +1,7 @@
 """Work on a Dask cluster: submit it as futures, collect it, and never hang on a dead cluster.
 
-``study --backend dask`` runs units (:func:`labcore.experiments.study.run_units`) and
-training batches (:func:`labcore.training.provision.run_batches`) through :func:`run_on_cluster`:
-every item is one ``client.submit(..., pure=False)`` task, so it runs on a worker, never in
-the client process. Results come back through ``distributed.as_completed``.
-
-A task that fails ends the run with one :class:`DistributedRunError` sentence: a task whose
-workers keep dying (``distributed.KilledWorker`` once the scheduler's
-``distributed.scheduler.allowed-failures`` is used up) or a task that raises. A watchdog
-ends the run the same way when nothing has finished and the cluster has had no worker for
-``timeout`` seconds (:data:`DASK_TIMEOUT`; 0 waits forever). Either way the tasks still
-pending are cancelled. ``distributed`` is imported only when a function here runs.
+A failed task, a worker that keeps dying, or a cluster with no worker for ``timeout`` seconds
+ends the run with one :class:`DistributedRunError` sentence, the pending tasks cancelled.
 """
 
 from __future__ import annotations
@@ -22,20 +13,12 @@ from contextlib import suppress
 from typing import Any, NoReturn
 
 DASK_TIMEOUT = 120.0
-"""Seconds a Dask run waits, with nothing finished, for a cluster that has no worker (0: no
-limit)."""
-
+"""Seconds a Dask run waits, with nothing finished, for a cluster with no worker (0: no limit)."""
 POLL_SECONDS = 0.5
-"""How often :func:`run_on_cluster` looks for finished tasks and live workers."""
 
 
 class DistributedRunError(RuntimeError):
-    """A Dask run that cannot finish: a task failed, its workers kept dying, or no worker came.
-
-    ``kind`` says which (``"failed"``, ``"killed"``, ``"no_worker"``, ``"cancelled"``,
-    ``"no_client"``) and ``labels`` names the tasks it is about, for a caller (or a test) that
-    reads the record rather than the sentence.
-    """
+    """A Dask run that cannot finish; ``kind`` says why, ``labels`` names the tasks."""
 
     def __init__(self, message: str, kind: str, labels: Sequence[str] = ()) -> None:
         super().__init__(message)
@@ -47,17 +30,7 @@ class DistributedRunError(RuntimeError):
 
 
 def cluster_size(client: Any) -> tuple[int, int]:
-    """``(workers, threads)`` the scheduler of ``client`` has right now.
-
-    Parameters
-    ----------
-    client : distributed.Client
-
-    Returns
-    -------
-    tuple of int
-        Live workers and their threads in total; ``(0, 0)`` when the scheduler cannot be asked.
-    """
+    """``(workers, threads)`` the scheduler of ``client`` has now; ``(0, 0)`` if it cannot say."""
     try:
         nthreads = client.nthreads()
     except Exception:  # a closed client or a lost scheduler: no worker to be seen
@@ -66,14 +39,8 @@ def cluster_size(client: Any) -> tuple[int, int]:
 
 
 def failure_sentence(labels: Sequence[str], exc: BaseException) -> str:
-    """The one sentence that says why tasks (``labels``, e.g. ["seed 3"]) failed and what to do.
+    """The one sentence that says why tasks (``labels``) failed and what to do.
 
-    Several labels come together only for ``distributed.KilledWorker``: every task running or
-    queued on a worker that dies counts that death, so the scheduler gives up on all of them
-    at once and cannot tell which one crashed the worker.
-
-    Examples
-    --------
     >>> failure_sentence(["seed 3"], ValueError("bad\\nmore"))
     'seed 3 failed on a Dask worker with ValueError: bad; run it with --backend local to see the
     traceback.'
@@ -146,35 +113,10 @@ def run_on_cluster(
     timeout: float = DASK_TIMEOUT,
     on_result: Callable[[int, Any], None] | None = None,
 ) -> list[Any]:
-    """Run ``fn(*args)`` for every ``args`` in ``calls`` as Dask tasks and return the results in
-    order.
+    """Run ``fn(*args)`` for every ``args`` in ``calls`` as Dask tasks; the results in order.
 
-    Parameters
-    ----------
-    fn : callable
-        A picklable function (module level), run on the workers.
-    calls : sequence of tuples
-        The positional arguments of each task.
-    labels : sequence of str
-        What each task is, for error sentences ("seed 3", "batch dual-b1 s0-4").
-    client : distributed.Client, optional
-        Default: the current client (``distributed.get_client()``).
-    timeout : float
-        Seconds to wait, with nothing finished, while the cluster has no worker; 0 waits forever.
-    on_result : callable, optional
-        Called as ``on_result(index, result)`` in the order the tasks finish.
-
-    Returns
-    -------
-    list
-        ``fn(*calls[i])`` at index ``i``.
-
-    Raises
-    ------
-    DistributedRunError
-        When a task raises, when its workers die more often than the scheduler allows
-        (``distributed.KilledWorker``), when there is no client, or when the watchdog fires.
-        The tasks still pending are cancelled first.
+    ``labels`` name the tasks in error sentences; ``on_result(index, result)`` is called as
+    they finish. Raises :class:`DistributedRunError`, the pending tasks cancelled first.
     """
     from distributed import KilledWorker, as_completed, get_client
 

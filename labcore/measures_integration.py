@@ -1,10 +1,5 @@
 """The integration measures of one condition (protocol 9.3): Phi_E, O-information and
 TSE complexity on the recorded states of one dual-task agent, without and with the PCI-A pulse.
-
-Like :mod:`labcore.measures`, each function here runs autonomous rollouts
-(:mod:`labcore.rollout`) and applies markers (:mod:`labcore.markers.integration`); nothing here
-imports Streamlit. The integration study (:mod:`labcore.experiments.integration`) and the
-lab's Integration page call the same functions.
 """
 
 from __future__ import annotations
@@ -36,21 +31,17 @@ INTEGRATION_MEASURES = {
     "o_information": "O-information",
     "tse": "TSE complexity",
 }
-"""The integration measures (``labcore.markers.integration``) by key, with their names."""
 INTEGRATION_SIGNALS = ("h", "slots", "z_self")
-"""Recorded states they are computed on: the carrier, the workspace slots, the self-model."""
 INTEGRATION_VARIANTS = ("intact", "evoked")
-"""The unperturbed trajectory, and the pulsed minus unperturbed one from the pulse step on."""
 INTEGRATION_RIDGE = 1e-3
 """Observation noise added to every covariance, times the mean channel variance (protocol 9.3)."""
 INTEGRATION_NORMALISATION = "maximum_entropy"
-"""The MIB normalisation of Phi_E (protocol 9.3: the entropy one is undefined on these states)."""
+"""The MIB normalisation of Phi_E (protocol 9.3)."""
 
 
 @dataclass(frozen=True)
 class IntegrationRuns:
-    """The two rollouts the integration measures read: the same episodes without and with the
-    PCI-A pulse (paper sec. 4.4)."""
+    """The same episodes without and with the PCI-A pulse (paper sec. 4.4)."""
 
     clean: Trace
     pulsed: Trace
@@ -61,8 +52,7 @@ class IntegrationRuns:
         return [s for s in INTEGRATION_SIGNALS if getattr(self.clean, s) is not None]
 
     def trajectories(self, signal: str, variant: str) -> tuple[np.ndarray, list[list[int]] | None]:
-        """``(x, nodes)``: (E, T, C) trajectories of a signal and variant, and its elements
-        (the 4 slots of 16 numbers for ``slots``, one per unit otherwise)."""
+        """``(x, nodes)``: (E, T, C) trajectories of a signal and variant, and its elements."""
 
         def flat(trace: Trace) -> np.ndarray:
             x = getattr(trace, signal)
@@ -119,9 +109,8 @@ class IntegrationReading:
     measure: str
     value: float
     reason: str | None
-    """The undefined case's reason (the marker's warning), None when defined."""
     surrogate_mean: float
-    """The measure's mean on element-wise circularly shifted surrogates (nan if not computed)."""
+    """The mean on circularly shifted surrogates (nan if not computed)."""
     n_episodes: int
     n_samples: int
     n_channels: int
@@ -141,8 +130,7 @@ def _measure(measure: str, ridge: float) -> Callable[..., float]:
 def value_and_reason(
     fn: Callable[..., float], *args: Any, **kwargs: Any
 ) -> tuple[float, str | None]:
-    """``fn``'s value and, when it is undefined, the reason its warning gives (the warning is
-    kept as the reason, not shown); other warnings pass through."""
+    """``fn``'s value and the reason its undefined-value warning gives (not shown)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         value = float(fn(*args, **kwargs))
@@ -165,24 +153,8 @@ def integration_readings(
     n_surrogates: int = 0,
     seed: int = 0,
 ) -> list[IntegrationReading]:
-    """Every integration measure on every signal and variant of one condition.
-
-    Parameters
-    ----------
-    runs : IntegrationRuns
-        From :func:`integration_runs`.
-    signals : sequence of str, optional
-        Default every signal the agent records.
-    variants : sequence of {"intact", "evoked"}
-    episodes : array of int, optional
-        The episodes to use (e.g. the correct ones); default all.
-    ridge : float
-        See :data:`INTEGRATION_RIDGE`.
-    n_surrogates : int
-        Surrogates for each value's bias (:func:`labcore.markers.surrogate_bias`); 0: none.
-    seed : int
-        Seed of the surrogates.
-    """
+    """Every integration measure on every signal and variant of one condition (``episodes``:
+    a subset; ``n_surrogates``: each value's surrogate bias, seeded by ``seed``)."""
     out = []
     for signal in signals or runs.signals():
         for variant in variants:
