@@ -1,9 +1,5 @@
-"""The lab's checks of a value, each in one place: a value among its choices
-(:func:`check_choice`, :class:`ChoiceError`, :func:`choice_error`, its sentence) and a setting a
-config refuses (:class:`ConfigError`, naming the fields the failed check concerns). Every layer
-imports them from here; each error carries a record (a name, a value, fields) beside its sentence,
-for a caller or a test that reads the record.
-"""
+"""The lab's checks of a value: among its choices (:func:`check_choice`) and a setting a config
+refuses (:class:`ConfigError`); each error carries a record beside its sentence."""
 
 from __future__ import annotations
 
@@ -11,8 +7,7 @@ from collections.abc import Iterable
 
 
 class ConfigError(ValueError):
-    """A setting the lab refuses: ``fields`` names the settings the failed check concerns, for a
-    caller (or a test) that reads the record rather than the sentence."""
+    """A setting the lab refuses; ``fields`` names the settings the failed check concerns."""
 
     def __init__(self, message: str, fields: tuple[str, ...] = ()) -> None:
         super().__init__(message)
@@ -26,8 +21,7 @@ def _check(condition: bool, message: str, fields: tuple[str, ...] = ()) -> None:
 
 
 def choice_error(value: object, name: str, choices: Iterable[object]) -> str | None:
-    """The sentence saying ``value`` is not among ``choices``, or None when it is (for checks
-    that gather their problems into one error).
+    """The sentence saying ``value`` is not among ``choices``, or None when it is.
 
     >>> choice_error("fast", "mode", ("fast", "paper")) is None
     True
@@ -39,9 +33,7 @@ def choice_error(value: object, name: str, choices: Iterable[object]) -> str | N
 
 
 class ChoiceError(ValueError):
-    """A value that is not among its choices (:func:`check_choice`). ``name``, ``value`` and
-    ``choices`` say which, for a caller (or a test) that reads the record rather than the
-    sentence; ``str()`` is :func:`choice_error`'s sentence."""
+    """A value that is not among its choices; ``str()`` is :func:`choice_error`'s sentence."""
 
     def __init__(self, value: object, name: str, choices: Iterable[object]) -> None:
         self.value, self.name, self.choices = value, name, tuple(choices)
@@ -53,9 +45,7 @@ class ChoiceError(ValueError):
 
 
 def check_choice(value: object, name: str, choices: Iterable[object]) -> None:
-    """Raise :class:`ChoiceError` (a ``ValueError``) unless ``value`` is one of ``choices``: the
-    lab's one check of a value among choices (every layer imports it from here;
-    :func:`choice_error` is its sentence).
+    """Raise :class:`ChoiceError` (a ``ValueError``) unless ``value`` is one of ``choices``.
 
     >>> check_choice("zero", "self_model_mode", ("on", "zero"))
     >>> check_choice("off", "self_model_mode", ("on", "zero"))

@@ -16,10 +16,7 @@ from typing import Any, BinaryIO
 
 
 def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
-    """Write through ``write(tmp_path)`` into a temporary file beside ``path``, then rename.
-
-    ``os.replace`` within one directory is atomic: readers see the old file or the new one.
-    """
+    """Write through ``write(tmp_path)`` into a temporary file beside ``path``, then rename."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -56,11 +53,8 @@ def sha256_of(path: Path) -> str:
 
 
 def open_regular_file(path: Path) -> BinaryIO:
-    """Open ``path`` for reading in binary; OSError if it is a symbolic link or not a regular file.
-
-    ``O_NOFOLLOW`` refuses a link even if one is swapped in after a caller checked the path;
-    ``O_NONBLOCK`` keeps a FIFO from blocking the open (it is then refused as not regular).
-    """
+    """Open ``path`` for reading in binary; OSError if it is a symbolic link or not a regular file
+    (``O_NOFOLLOW`` refuses a link swapped in late; ``O_NONBLOCK`` keeps a FIFO from blocking)."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     fh = os.fdopen(fd, "rb")
     if not stat.S_ISREG(os.fstat(fd).st_mode):
@@ -77,16 +71,6 @@ def read_bounded(path: Path, limit: int) -> bytes:
         if size > limit:
             raise ValueError(f"too large ({size:,} bytes, the cap is {limit:,})")
         return fh.read(limit + 1)
-
-
-def read_json(path: Path, limit: int) -> Any:
-    """The JSON value of a file of at most ``limit`` bytes.
-
-    Raises OSError as :func:`open_regular_file`, or ValueError whose message completes
-    "the file is ...": "too large (...)", "not UTF-8 text (binary or corrupt)" or
-    "not valid JSON (...)".
-    """
-    return parse_json(read_bounded(path, limit))
 
 
 def parse_json(raw: bytes) -> Any:

@@ -1,9 +1,4 @@
-"""The one worker-pool policy of the lab: spawned processes (torch and fork do not mix).
-
-Every fan-out over processes (study units, seeds, training batches, the view cache) goes through
-:func:`process_pool` or :func:`process_map`; a Dask cluster is the other backend
-(:mod:`labcore.cluster`).
-"""
+"""The one worker-pool policy of the lab: spawned processes (torch and fork do not mix)."""
 
 from __future__ import annotations
 
@@ -47,13 +42,8 @@ def _foreign_main(main: Any) -> bool:
 
 @contextmanager
 def clean_main() -> Iterator[None]:
-    """Start workers (submit to a pool) under a ``__main__`` without a file.
-
-    ``spawn`` runs ``__main__``'s file again in every new worker. Streamlit installs the page script
-    it runs as ``__main__`` (a file, no spec), so a worker started from a page, or from a test after
-    an AppTest script ran, would start by running that script (and break the pool). Workers start
-    at a submit; submit inside this block.
-    """
+    """Submit to a pool inside this block: ``spawn`` would rerun a Streamlit page script that is
+    ``__main__`` in every new worker, so ``__main__`` is swapped for an empty module."""
     with _MAIN_SWAP:
         main = sys.modules.get("__main__")
         swap = _foreign_main(main)
@@ -67,10 +57,7 @@ def clean_main() -> Iterator[None]:
 
 
 def message_queue() -> Any:
-    """A queue the pool's workers can put messages on (e.g. progress), of the pool's context.
-
-    Hand it to the workers through ``initargs`` (a queue cannot be pickled with a call).
-    """
+    """A queue the pool's workers can put messages on, handed over through ``initargs``."""
     return SPAWN.Queue()
 
 
@@ -86,10 +73,7 @@ def process_map(
 ) -> list[R]:
     """``[fn(*args) for args in calls]``, in ``workers`` spawned processes (1: here, in order).
 
-    ``fn`` must be defined at module level (it is pickled). ``on_result(index, result)`` is
-    called as each call finishes; ``poll()`` about twice a second while calls run (e.g. to
-    drain a progress queue). The results come back in the order of ``calls``; an exception
-    of a call is raised here after the pool has shut down.
+    ``on_result(index, result)`` is called as each call finishes, ``poll()`` about twice a second.
     """
     if workers <= 1 or len(calls) <= 1:
         if initializer is not None:

@@ -1,9 +1,7 @@
 """Batched autonomous rollouts of a trained agent -> a :class:`Trace` of numpy arrays.
 
-Data flows one way: config -> env + agent -> rollout Trace -> markers -> figures. The oracle
-is never consulted for the agent's actions; its action is only recorded beside the agent's
-for scoring (paper sec. 4.3: "all evaluations are autonomous rollouts"). Policies act
-greedily (argmax), as when held-out agreement is measured.
+The oracle's action is only recorded for scoring (paper sec. 4.3: "all evaluations are
+autonomous rollouts"); policies act greedily (argmax).
 """
 
 from __future__ import annotations
@@ -51,8 +49,7 @@ class Trace:
     labels: dict[str, np.ndarray]
     outcome: dict[str, np.ndarray] = field(default_factory=dict)
     write_slot: np.ndarray | None = None
-    """(B, T) a learned write gate's choice at each step: the slot written, K for "do not write",
-    -1 without an event (None under the overwrite rule)."""
+    """(B, T) a learned gate's slot written (K: none, -1: no event); None: the overwrite rule."""
 
     @property
     def n_episodes(self) -> int:
@@ -60,8 +57,7 @@ class Trace:
         return len(self.seeds)
 
     def episode(self, i: int) -> Trace:
-        """The trace of episode ``i`` alone (a batch of one), e.g. to show one episode that ran
-        among others: batch-wide interventions (matched noise, shuffling) need the batch."""
+        """The trace of episode ``i`` alone (a batch of one)."""
         n = self.n_episodes
 
         def pick(value):
@@ -85,8 +81,7 @@ class Trace:
 
     @property
     def agrees(self) -> np.ndarray:
-        """(B, T) the agent's action equals the oracle's (scored steps only; wager steps
-        excluded)."""
+        """(B, T) the agent's action equals the oracle's (scored steps only)."""
         return (self.action == self.oracle) & self.scored
 
     @property
@@ -125,8 +120,7 @@ class Trace:
 
 
 def observation_at(obs: E.BatchObs, table_features: torch.Tensor | None = None) -> Observation:
-    """Torch view of a batched observation (images as pose indices into MiniGrid's table), with
-    the agent's features of that table if the caller computed them (:func:`table_features`)."""
+    """Torch view of a batched observation, with the table's features if already computed."""
     pose = torch.as_tensor(obs.pose)
     return Observation(
         direction=torch.as_tensor(np.array(obs.direction)),
@@ -140,9 +134,8 @@ def observation_at(obs: E.BatchObs, table_features: torch.Tensor | None = None) 
 
 @torch.no_grad()
 def table_features(agent: Agent, obs: E.BatchObs) -> torch.Tensor | None:
-    """``agent``'s encoder features of every view of the simulator's table: computed once for a
-    whole rollout, whose agent does not change between steps (None for a stand-in without a
-    lab agent's encoder, e.g. a scripted observer)."""
+    """``agent``'s encoder features of every view of the simulator's table, once per rollout
+    (None for a stand-in without the lab's encoder)."""
     if not isinstance(agent, Agent):
         return None
     return agent.encoder(torch.as_tensor(np.array(obs.tables.image)))
@@ -158,21 +151,11 @@ def rollout(
     task_options: dict[str, Any] | None = None,
     trial_overrides: dict[str, Any] | None = None,
 ) -> Trace:
-    """Run ``agent`` autonomously on one episode per seed, all at once.
+    """Run ``agent`` autonomously on one episode per seed, all at once, under ``intervention``.
 
-    Parameters
-    ----------
-    agent : a trained :class:`~labcore.agents.Agent` (not modified)
-    task_id : a registered task id, e.g. ``labcore.envs.DUAL_TASK``
-    seeds : environment seeds (one episode each)
-    intervention : lesion / capacity / noise / pulse, applied at run time
-    task_options : task config overrides (e.g. ``{"mask_soa": 3}``)
-    trial_overrides : per-trial overrides (e.g. ``{"secondary": 2}``)
-
-    On the wagering task the agent wagers through its confidence at the choice point: it bets
-    if that confidence exceeds 0.5 (paper sec. 4.2). On the post-decision wager (protocol 11.2)
-    the trial's confidence is read at the wager step instead, after the second flash. An agent
-    without a confidence head wagers on its policy's maximum softmax probability instead.
+    ``task_options`` override the task's config, ``trial_overrides`` a trial's draws. A wager
+    bets when the confidence at the choice point (post-decision wager: at the wager step)
+    exceeds 0.5 (paper sec. 4.2); without a confidence head, the policy's top probability.
     """
     iv = intervention or Intervention()
     sim = E.make_batch(task_id, **(task_options or {}))

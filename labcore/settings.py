@@ -1,9 +1,4 @@
-"""The lab's environment variables (``CTLAB_*``), in one typed class.
-
-Each field is read from the variable of its name with the ``CTLAB_`` prefix (``train_workers``
-from ``CTLAB_TRAIN_WORKERS``); an empty variable counts as unset. :func:`settings` reads the
-environment as it is at the call, so a test that sets a variable (``monkeypatch.setenv``) or a
-child process given its own environment sees it.
+"""The lab's environment variables (``CTLAB_*``; empty counts as unset), read at each call.
 
 >>> Settings(train_workers="3").train_workers, Settings(train_workers="many").train_workers
 (3, None)
@@ -24,18 +19,17 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="CTLAB_", env_ignore_empty=True, frozen=True)
 
     compute: str = "fast"
-    """The compute mode, "fast" or "portable" (:func:`labcore.compute.requested_mode` checks it,
-    so a bad value gets its one sentence there)."""
+    """The compute mode, "fast" or "portable" (checked by ``labcore.compute``)."""
     compute_pinned: str = ""
     """The pins a parent labcore process set, comma-separated (:mod:`labcore.compute`)."""
     class_db: Path | None = None
     """The class store's SQLite file (:class:`labcore.classroom.store.ClassStore`)."""
     train_workers: int | None = None
-    """Training jobs the app runs at once (:func:`ui.jobs.default_workers`); not a number: unset."""
+    """Training jobs the app runs at once; not a number: unset."""
     checkpoints: Path | None = None
-    """Where the pages find agents (``ui.data.CHECKPOINTS_DIR``; default ``checkpoints/``)."""
+    """Where the pages find agents (default ``checkpoints/``)."""
     user_runs: Path | None = None
-    """Where visitors' trained agents go (``ui.data.USER_RUNS_DIR``; default ``runs/user``)."""
+    """Where visitors' trained agents go (default ``runs/user``)."""
     view_cache: Path | None = None
     """The bundled agents' precomputed views (``ui.data.VIEW_CACHE_DIR``)."""
     listen: str | None = None
