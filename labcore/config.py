@@ -32,8 +32,6 @@ CHANCE_LEVELS: dict[str, ChanceLevel] = {
     "m_ratio": ChanceLevel(0.0),
 }
 """The one table of chance levels (words: ``labcore.render.chance``; protocol sec. 2.1)."""
-CHANCE_DUAL_TASK = CHANCE_LEVELS["decision"].value
-CHANCE_CONJUNCTION = CHANCE_LEVELS["conjunction"].value
 CHANCE_E1 = CHANCE_LEVELS["wager"].value
 MASKING_DEFAULT = (2, 4)
 """The backward-masking default (paper Fig. 2c): (SOA, masks)."""

@@ -60,19 +60,21 @@ _TRACE_ARRAYS = ("seeds", "valid", "step_kind", "action", "oracle", "cue", "occu
 # ------------------------------------------------------------------------- the recipes
 
 
+def _with_slots(agent: Agent, capacity: int, **fields: Any) -> Intervention:
+    from labcore.interventions import capacity_scale
+
+    return Intervention(capacity_scale=capacity_scale(capacity, agent.config.n_slots), **fields)
+
+
 def metacognition_view(
     agent: Agent, seed: int, self_model_mode: str, capacity: int, noise: float = 0.0
 ) -> MetacognitionView:
     """E1 markers of one wagering agent with ``capacity`` active slots (the pages' live view)."""
     from labcore import measures
-    from labcore.interventions import capacity_scale
     from labcore.seeding import episode_seeds
 
-    iv = Intervention(
-        self_model_mode=self_model_mode,
-        capacity_scale=capacity_scale(capacity, agent.config.n_slots),
-        workspace_noise=noise,
-        seed=seed,
+    iv = _with_slots(
+        agent, capacity, self_model_mode=self_model_mode, workspace_noise=noise, seed=seed
     )
     return measures.metacognition(agent, iv, episode_seeds(seed, "eval", E1_TRIALS))
 
@@ -87,12 +89,12 @@ def workspace_view(
 ) -> WorkspaceView:
     """E2 accuracies and broadcast markers of one dual-task agent (the pages' live view)."""
     from labcore import measures
-    from labcore.interventions import capacity_scale
     from labcore.seeding import episode_seeds
 
-    iv = Intervention(
+    iv = _with_slots(
+        agent,
+        capacity,
         self_model_mode=self_model_mode,
-        capacity_scale=capacity_scale(capacity, agent.config.n_slots),
         workspace_noise=noise,
         noise_mode=noise_mode,
         seed=seed,
@@ -105,13 +107,10 @@ def integration_view(
 ) -> list[IntegrationReading]:
     """Every integration measure of one dual-task agent (the Integration page's live view)."""
     from labcore import measures_integration
-    from labcore.interventions import capacity_scale
     from labcore.seeding import episode_seeds
 
-    iv = Intervention(
-        self_model_mode=self_model_mode if agent.config.self_model else "on",
-        capacity_scale=capacity_scale(capacity, agent.config.n_slots),
-    )
+    mode = self_model_mode if agent.config.self_model else "on"
+    iv = _with_slots(agent, capacity, self_model_mode=mode)
     runs = measures_integration.integration_runs(
         agent, episode_seeds(seed, "eval", INTEGRATION_EPISODES), iv
     )
@@ -336,23 +335,7 @@ def read_cache(path: str | Path, expected: str | None = None) -> dict[str, Any]:
         raise CacheMiss(
             f"{Path(path).name} cannot be read ({type(exc).__name__})", "unreadable"
         ) from None
-    if header.get("format") != FORMAT or header.get("version") != VERSION:
-        raise CacheMiss(
-            f"{Path(path).name} is {header.get('format')} v{header.get('version')}, "
-            f"not {FORMAT} v{VERSION}",
-            "format",
-        )
-    if header.get("recipe") != recipe():
-        raise CacheMiss(
-            f"{Path(path).name} was built on {header.get('recipe')}, not the live "
-            f"budgets {recipe()}",
-            "recipe",
-        )
-    if expected is not None and header.get("content_sha256") != expected:
-        raise CacheMiss(
-            f"{Path(path).name} was built from another version of {header.get('checkpoint')}",
-            "checkpoint",
-        )
+    _check_header(Path(path).name, header, (FORMAT, VERSION, recipe()), expected)
     views = {}
     for key, entry in header.get("views", {}).items():
         kind = key.split("|")[0]
@@ -374,6 +357,27 @@ def read_cache(path: str | Path, expected: str | None = None) -> dict[str, Any]:
             )
         views[key] = _restore(kind, arrays, scalars, entry)
     return views
+
+
+def _check_header(
+    name: str, header: Mapping[str, Any], wanted: tuple[str, int, Any], expected: str | None
+) -> None:
+    """Raise :class:`CacheMiss` unless a file's header has the ``wanted`` format, version and
+    recipe, and (``expected``) was built from the same weights."""
+    form, version, budgets = wanted
+    if header.get("format") != form or header.get("version") != version:
+        raise CacheMiss(
+            f"{name} is {header.get('format')} v{header.get('version')}, not {form} v{version}",
+            "format",
+        )
+    if header.get("recipe") != budgets:
+        raise CacheMiss(
+            f"{name} was built on {header.get('recipe')}, not the live budgets {budgets}", "recipe"
+        )
+    if expected is not None and header.get("content_sha256") != expected:
+        raise CacheMiss(
+            f"{name} was built from another version of {header.get('checkpoint')}", "checkpoint"
+        )
 
 
 def _same_shape(name: str, key: str, stored: Iterable[str], wanted: Iterable[str]) -> None:
@@ -477,12 +481,7 @@ def read_side(path: str | Path, expected: str | None = None) -> dict[str, Any]:
         header = json.loads(Path(path).read_text())
     except (OSError, ValueError) as exc:
         raise CacheMiss(f"{name} cannot be read ({type(exc).__name__})", "unreadable") from None
-    if header.get("format") != SIDE_FORMAT or header.get("version") != SIDE_VERSION:
-        raise CacheMiss(f"{name} is not {SIDE_FORMAT} v{SIDE_VERSION}", "format")
-    if header.get("recipe") != side_recipe():
-        raise CacheMiss(f"{name} was built on other budgets", "recipe")
-    if expected is not None and header.get("content_sha256") != expected:
-        raise CacheMiss(f"{name} was built from another version of its checkpoint", "checkpoint")
+    _check_header(name, header, (SIDE_FORMAT, SIDE_VERSION, side_recipe()), expected)
     nan = lambda v: math.nan if v is None else v  # noqa: E731
     reading = [f.name for f in fields(IntegrationReading)]
     views: dict[str, Any] = {}
@@ -591,22 +590,15 @@ def build(
     return [path_of(c, directory) for _, c, _ in todo]
 
 
-def build_side(
-    checkpoints: Iterable[str | Path],
-    directory: str | Path = CACHE_DIR,
-    jobs: int = 1,
-    force: bool = False,
-) -> list[Path]:
-    """Build the side files of ``checkpoints`` (resumable)."""
-    return build(checkpoints, directory, jobs, force, side=True)
-
-
-def check(checkpoints: Sequence[str | Path], directory: str | Path = CACHE_DIR) -> list[str]:
-    """One sentence per checkpoint whose cache file is missing, stale or unreadable."""
+def check(
+    checkpoints: Sequence[str | Path], directory: str | Path = CACHE_DIR, side: bool = False
+) -> list[str]:
+    """One sentence per checkpoint whose cache file (``side``: side file) misses."""
+    path_of, read = (side_path, read_side) if side else (cache_path, read_cache)
     problems = []
     for ckpt in checkpoints:
         try:
-            read_cache(cache_path(ckpt, directory), checkpoint_key(ckpt))
+            read(path_of(ckpt, directory), checkpoint_key(ckpt))
         except (CacheMiss, ValueError) as exc:  # ValueError: the checkpoint itself is broken
             problems.append(str(exc))
     return problems
@@ -634,15 +626,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "build":
         start = time.perf_counter()
         build(chosen, args.out, args.jobs, args.force)
-        build_side(dual, args.out, args.jobs, args.force)
+        build(dual, args.out, args.jobs, args.force, side=True)
         print(f"done in {time.perf_counter() - start:.0f} s", flush=True)
         return 0
-    problems = check(chosen, args.out)
-    for ckpt in dual:
-        try:
-            read_side(side_path(ckpt, args.out), checkpoint_key(ckpt))
-        except (CacheMiss, ValueError) as exc:
-            problems.append(str(exc))
+    problems = check(chosen, args.out) + check(dual, args.out, side=True)
     print(
         "\n".join(problems)
         or f"{len(chosen)} cache file(s) and {len(dual)} side file(s) match their checkpoints"

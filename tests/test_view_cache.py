@@ -235,7 +235,7 @@ def readings_equal(cached, fresh) -> bool:
 @pytest.fixture(scope="module")
 def side(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("side")
-    vc.build_side([checkpoint_file(vc.CHECKPOINTS, "dual-b1-s2")], out)
+    vc.build([checkpoint_file(vc.CHECKPOINTS, "dual-b1-s2")], out, side=True)
     return out
 
 
