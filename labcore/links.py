@@ -272,6 +272,10 @@ class _ParamReader:
             v = v[-1] if v else None
         return None if v is None else str(v).strip()
 
+    def note(self, text: str, key: str, kind: str, field: str = "") -> None:
+        """Add a notice about parameter ``key``."""
+        self.notices.append(Problem(text, key, kind, field))
+
     def finite(self, key: str, v: str, using: str) -> float | None:
         """``v`` as a finite number, else None with a notice that ``using`` stands instead."""
         try:
@@ -280,9 +284,7 @@ class _ParamReader:
             x = math.nan
         if math.isfinite(x):
             return x
-        self.notices.append(
-            Problem(f"{key}={echo(v)} is not a number; using {using}.", key, "not_a_number")
-        )
+        self.note(f"{key}={echo(v)} is not a number; using {using}.", key, "not_a_number")
         return None
 
     def choice(self, key: str, options: Sequence[str]) -> None:
@@ -293,13 +295,10 @@ class _ParamReader:
         if v in options:
             self.values[key] = v
         else:
-            self.notices.append(
-                Problem(
-                    f"{key}={echo(v)} is not one of {', '.join(options)}; "
-                    f"using {self.values[key]}.",
-                    key,
-                    "not_an_option",
-                )
+            self.note(
+                f"{key}={echo(v)} is not one of {', '.join(options)}; using {self.values[key]}.",
+                key,
+                "not_an_option",
             )
 
     def number(self, key: str, lo: float, hi: float, integer: bool) -> None:
@@ -313,17 +312,11 @@ class _ParamReader:
         clamped = min(max(x, lo), hi)
         value = round(clamped) if integer else round(clamped, 2)
         if clamped != x:
-            self.notices.append(
-                Problem(
-                    f"{key}={v} is out of range ({lo:g}-{hi:g}); using {value}.",
-                    key,
-                    "out_of_range",
-                )
+            self.note(
+                f"{key}={v} is out of range ({lo:g}-{hi:g}); using {value}.", key, "out_of_range"
             )
         elif integer and value != x:
-            self.notices.append(
-                Problem(f"{key}={v} is not a whole number; using {value}.", key, "not_whole")
-            )
+            self.note(f"{key}={v} is not a whole number; using {value}.", key, "not_whole")
         self.values[key] = int(value) if integer else float(value)
 
     def level(self, key: str, levels: Sequence[float]) -> None:
@@ -337,10 +330,8 @@ class _ParamReader:
         value = min(levels, key=lambda o: (abs(o - x), o))
         if value != x:
             shown = ", ".join(f"{o:g}" for o in levels)
-            self.notices.append(
-                Problem(
-                    f"{key}={echo(v)} is not one of {shown}; using {value:g}.", key, "not_an_option"
-                )
+            self.note(
+                f"{key}={echo(v)} is not one of {shown}; using {value:g}.", key, "not_an_option"
             )
         self.values[key] = float(value)
 
@@ -350,7 +341,7 @@ class _ParamReader:
         if value is not None:
             self.values[key] = value
         if notice:
-            self.notices.append(Problem(notice, key, "not_an_option"))
+            self.note(notice, key, "not_an_option")
 
     def gain(self, allowed: list[float]) -> None:
         """One of the allowed gains (compared as numbers), else the default with a notice."""
@@ -364,13 +355,11 @@ class _ParamReader:
         if wanted in allowed:
             self.values["gain"] = wanted
         else:
-            self.notices.append(
-                Problem(
-                    f"gain={echo(v)} is not one of {', '.join(f'{o:g}' for o in allowed)}; "
-                    f"using {self.values['gain']:g}.",
-                    "gain",
-                    "not_an_option",
-                )
+            self.note(
+                f"gain={echo(v)} is not one of {', '.join(f'{o:g}' for o in allowed)}; "
+                f"using {self.values['gain']:g}.",
+                "gain",
+                "not_an_option",
             )
 
     def compare(self, allowed: list[str]) -> None:
@@ -381,14 +370,12 @@ class _ParamReader:
         names = [n.strip() for n in v.split(",") if n.strip()]
         kept = tuple(dict.fromkeys(n for n in names if n in allowed))
         if dropped := [n for n in names if n not in allowed]:
-            self.notices.append(
-                Problem(
-                    f"compare: {', '.join(echo(n) for n in dropped[:5])} "
-                    f"{'is' if len(dropped) == 1 else 'are'} not an agent here; left out.",
-                    "compare",
-                    "not_an_option",
-                    ",".join(dropped),
-                )
+            self.note(
+                f"compare: {', '.join(echo(n) for n in dropped[:5])} "
+                f"{'is' if len(dropped) == 1 else 'are'} not an agent here; left out.",
+                "compare",
+                "not_an_option",
+                ",".join(dropped),
             )
         self.values["compare"] = kept
 
@@ -400,13 +387,10 @@ class _ParamReader:
             self.values["seed"] = available[0]
         elif wanted is not None and wanted not in available:
             nearest = min(available, key=lambda o: (abs(o - wanted), o))
-            self.notices.append(
-                Problem(
-                    f"seed={v} is not available for {self.values['agent']}; using "
-                    f"{nearest} (nearest).",
-                    "seed",
-                    "not_available",
-                )
+            self.note(
+                f"seed={v} is not available for {self.values['agent']}; using {nearest} (nearest).",
+                "seed",
+                "not_available",
             )
             self.values["seed"] = nearest
         elif wanted is not None:
