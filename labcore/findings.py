@@ -256,6 +256,10 @@ class Loaded(Generic[T]):
     foreign: set[str] = field(default_factory=set)
     """Data files that do not match the summary's manifest: not to be used."""
 
+    def problem(self, text: str, name: str, kind: str, field: str = "") -> None:
+        """Add one problem's sentence about ``name``."""
+        self.problems.append(Problem(text, name, kind, field))
+
     @property
     def ok(self) -> bool:
         """A summary was read and nothing is wrong."""
@@ -339,46 +343,38 @@ def load_summary(
     out: Loaded[T] = Loaded(directory)
     path = directory / SUMMARY
     if not path.is_file():
-        out.problems.append(Problem(f"{SUMMARY} is missing", SUMMARY, "missing"))
+        out.problem(f"{SUMMARY} is missing", SUMMARY, "missing")
         return out
     try:
         if path.stat().st_size > MAX_SUMMARY_BYTES:
             raise ValueError(f"larger than {MAX_SUMMARY_BYTES // 1_000_000} MB")
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, UnicodeDecodeError) as exc:
-        out.problems.append(
-            Problem(
-                f"{SUMMARY} could not be read ({exc.__class__.__name__}: {exc})",
-                SUMMARY,
-                "unreadable",
-            )
+        out.problem(
+            f"{SUMMARY} could not be read ({exc.__class__.__name__}: {exc})", SUMMARY, "unreadable"
         )
         return out
     if not isinstance(data, dict):
-        out.problems.append(Problem(f"{SUMMARY} does not hold a JSON object", SUMMARY, "invalid"))
+        out.problem(f"{SUMMARY} does not hold a JSON object", SUMMARY, "invalid")
         return out
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
         written = "before result sets were versioned" if version is None else f"as {version!r}"
-        out.problems.append(
-            Problem(
-                f"{SUMMARY} was written {written}; this lab reads schema {SCHEMA_VERSION}: "
-                "re-run its study (python -m labcore study --list)",
-                SUMMARY,
-                "schema",
-                str(version),
-            )
+        out.problem(
+            f"{SUMMARY} was written {written}; this lab reads schema {SCHEMA_VERSION}: "
+            "re-run its study (python -m labcore study --list)",
+            SUMMARY,
+            "schema",
+            str(version),
         )
         return out
     wanted = (study,) if isinstance(study, str) else tuple(study or ())
     if wanted and data.get("study") not in wanted:
-        out.problems.append(
-            Problem(
-                f"{SUMMARY} belongs to the study {data.get('study')!r}, not {' or '.join(wanted)}",
-                SUMMARY,
-                "other_study",
-                str(data.get("study")),
-            )
+        out.problem(
+            f"{SUMMARY} belongs to the study {data.get('study')!r}, not {' or '.join(wanted)}",
+            SUMMARY,
+            "other_study",
+            str(data.get("study")),
         )
         return out
     try:
@@ -398,18 +394,14 @@ def load_summary(
     for name, digest in summary.files.items():
         file = directory / name
         if not file.exists():
-            out.problems.append(
-                Problem(f"{name} is missing, though {SUMMARY} lists it", name, "missing")
-            )
+            out.problem(f"{name} is missing, though {SUMMARY} lists it", name, "missing")
             out.foreign.add(name)
         elif sha256_of(file) != digest:
-            out.problems.append(
-                Problem(
-                    f"{name} was not written by the run that wrote {SUMMARY} (a newer or "
-                    "interrupted run, or an edit); it is not used",
-                    name,
-                    "foreign",
-                )
+            out.problem(
+                f"{name} was not written by the run that wrote {SUMMARY} (a newer or "
+                "interrupted run, or an edit); it is not used",
+                name,
+                "foreign",
             )
             out.foreign.add(name)
     return out
