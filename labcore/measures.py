@@ -435,67 +435,48 @@ def e1_construction_notes(
     """
     notes = []
     if self_model_mode == "zero" and config.self_model:
-        if confidence is not None and np.isfinite(
-            confidence
-        ):  # the agent bets above 0.5 (labcore.rollout)
+        if confidence is not None and np.isfinite(confidence):  # it bets above 0.5 (rollout)
+            side = (
+                "at or below 0.5, so the agent opts out on every wager trial (100% opt-outs)"
+                if confidence <= 0.5
+                else "above 0.5, so the agent bets on every wager trial (0% opt-outs)"
+            )
             bets = (
-                f"That constant is {confidence:.2f}, "
-                + (
-                    "at or below 0.5, so the agent opts out on every wager trial (100% opt-outs)"
-                    if confidence <= 0.5
-                    else "above 0.5, so the agent bets on every wager trial (0% opt-outs)"
-                )
-                + (
-                    ", also by construction: a reproduced opt-out rate here says nothing "
-                    "about knowing. "
-                )
+                f"That constant is {confidence:.2f}, {side}, also by construction: a reproduced "
+                "opt-out rate here says nothing about knowing. "
             )
         else:
             bets = (
-                "Its one confidence is either above the 0.5 betting threshold or not, "
-                "so the agent bets on every "
-                "wager trial or on none, also by construction. "
+                "Its one confidence is either above the 0.5 betting threshold or not, so the agent "
+                "bets on every wager trial or on none, also by construction. "
             )
         reads = config.policy_reads == "self_model"
+        policy = (
+            "This agent's policy reads the self-model too, so its accuracy can change as well."
+            if reads
+            else "Accuracy is unchanged because the policy never reads z_self."
+        )
+        text = (
+            "Zeroed self-model: the confidence head receives a constant, so its output is the "
+            "same on every trial and Type-2 AUROC is exactly 0.5 **by construction**. "
+        )
         notes.append(
-            Problem(
-                "Zeroed self-model: the confidence head receives a constant, so its output "
-                "is the same on "
-                "every trial and Type-2 AUROC is exactly 0.5 **by construction**. "
-                + bets
-                + (
-                    "This agent's policy reads the self-model too, so its accuracy can change as "
-                    "well."
-                    if reads
-                    else "Accuracy is unchanged because the policy never reads z_self."
-                ),
-                "self_model",
-                "zeroed",
-                "policy" if reads else "",
-            )
+            Problem(text + bets + policy, "self_model", "zeroed", "policy" if reads else "")
         )
     elif self_model_mode != "on" and not config.self_model:
-        notes.append(
-            Problem(
-                "This agent has no self-model, so the self-model setting changes nothing; "
-                "its confidence is "
-                "the policy's own probability of its choice, which zeroing does not touch.",
-                "self_model",
-                "absent",
-            )
+        text = (
+            "This agent has no self-model, so the self-model setting changes nothing; its "
+            "confidence is the policy's own probability of its choice, which zeroing does not "
+            "touch."
         )
+        notes.append(Problem(text, "self_model", "absent"))
     if capacity == 0 and config.workspace and config.cue_route == "bus":
-        notes.append(
-            Problem(
-                "Workspace off: the flash enters only through the workspace, so nothing in "
-                "the agent depends "
-                "on it. Accuracy is at chance and the confidence is one constant, so "
-                "Type-2 AUROC is exactly "
-                "0.5, both **by construction**.",
-                "capacity",
-                "workspace_off",
-            )
+        text = (
+            "Workspace off: the flash enters only through the workspace, so nothing in the agent "
+            "depends on it. Accuracy is at chance and the confidence is one constant, so Type-2 "
+            "AUROC is exactly 0.5, both **by construction**."
         )
+        notes.append(Problem(text, "capacity", "workspace_off"))
     return notes
 
 
