@@ -6,7 +6,7 @@ The pipelines and the pages call the same functions, so the app and the replicat
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import gymnasium as gym
@@ -385,14 +385,7 @@ def pci_values(
         agent,
         E.DUAL_TASK,
         seeds,
-        Intervention(
-            **{
-                **fixed.__dict__,
-                "pulse_step": pulse_step,
-                "pulse_sigma": pulse_sigma,
-                "seed": PCI_PULSE_SEED,
-            }
-        ),
+        replace(fixed, pulse_step=pulse_step, pulse_sigma=pulse_sigma, seed=PCI_PULSE_SEED),
     )
     after = states(pulsed)
     before = (

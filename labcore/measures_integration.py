@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -85,14 +85,7 @@ def integration_runs(
 ) -> IntegrationRuns:
     """Roll out one dual-task agent under ``fixed`` without and with the PCI-A pulse."""
     fixed = fixed or Intervention()
-    pulsed = Intervention(
-        **{
-            **fixed.__dict__,
-            "pulse_step": pulse_step,
-            "pulse_sigma": pulse_sigma,
-            "seed": PCI_PULSE_SEED,
-        }
-    )
+    pulsed = replace(fixed, pulse_step=pulse_step, pulse_sigma=pulse_sigma, seed=PCI_PULSE_SEED)
     return IntegrationRuns(
         rollout(agent, E.DUAL_TASK, seeds, fixed),
         rollout(agent, E.DUAL_TASK, seeds, pulsed),
