@@ -187,20 +187,13 @@ def interval_text(f: Finding) -> str:
     return f"{round(i.level * 100)}% CI {fmt(i.low, f.unit)} to {fmt(i.high, f.unit)}"
 
 
-VERDICT_RULES = {
-    "ci": "the paper's {paper} lies in our 95% interval",
-    "tolerance": "ours {ours} is within the registered tolerance of the paper's {paper}",
-    "bound": "ours {ours} lies beyond the paper's bound {paper}",
-    "contrast": "the value matches ({ours} vs {paper}), but the contrast's other arm fails "
-    "({contrast})",
-    "pattern": "the pattern holds ({pattern}), the value differs ({ours} vs {paper})",
-    "mismatch": "ours {ours} vs the paper's {paper}; the pattern ({pattern}) does not hold",
-    "undefined": "our value is not defined here",
-    "stated": "not comparable, as the claims table states",
-    "registered": "not comparable by a registered rule (see its note)",
-    "new": "the paper reports no number",
-}
+SENTENCES = json.loads((TEMPLATES / "sentences.json").read_text(encoding="utf-8"))
+VERDICT_RULES: dict[str, str] = SENTENCES["verdict"]
 """Why a verdict came out as it did, one sentence per branch of :func:`labcore.paper.verdict`."""
+FLAG_RULES: dict[tuple[str, str], str] = {
+    (kind, rule): text for kind, rules in SENTENCES["flag"].items() for rule, text in rules.items()
+}
+"""One sentence per flag (kind, rule), filled from the flag's params (and note)."""
 
 
 def verdict_text(f: Finding, contrast: str = "") -> str:
@@ -214,54 +207,6 @@ def verdict_text(f: Finding, contrast: str = "") -> str:
         pattern=f.pattern or "none registered",
         contrast=contrast or "see the claims table",
     )
-
-
-FLAG_RULES = {
-    ("by_construction", "spec"): "the design fixes it: {note}",
-    ("by_construction", "untrained"): "an untrained agent of the same wiring gives {untrained} "
-    "(ours {ours}): the design fixes it, training does not",
-    ("by_construction", "relative"): "the wiring routes around this lesion: its choices are the "
-    "intact agent's at every step of every seed, trained and untrained (ours {ours})",
-    ("by_construction", "reassigned"): "its confidences are the intact agent's own values "
-    "shuffled across episodes at every step, so its Type-2 AUROC is 0.5 in expectation whatever "
-    "the agent learned (ours {ours})",
-    ("by_construction", "empty_bus"): "decoded from an empty workspace whose other inputs ignore "
-    "the cue: chance by construction (ours {ours})",
-    ("by_construction", "ceiling"): "what the design allows: the task's ideal agent (under the "
-    "workspace's allocation rule where it has one) scores {ideal} on the same episodes or trial "
-    "budget (95% range {low} to {high}; ours {ours})",
-    ("by_construction", "contrast"): "it compares two values the design fixes ({a} and {b})",
-    ("by_construction", "identical"): "both sides are equal on every seed, by the wiring",
-    ("by_construction", "identical_arms"): "equal to what it is compared with ({arms}) on every "
-    "seed, trained and untrained (ours {ours}): the wiring fixes both, so no difference between "
-    "them can appear here",
-    ("by_construction", "agents"): "it reads a value the wiring fixes ({agents}): an untrained "
-    "agent of the same wiring gives it too, or both sides are equal on every seed",
-    ("calibrated", ""): "the task was tuned to give this value ({note})",
-    ("calibrated", "ideal_observer"): "calibrated: the task's noise was set so an ideal observer "
-    "is right {ideal} of the time, and ours is within 0.03 of it",
-    ("not_comparable", "stated"): "{note}",
-    ("not_comparable", "bound"): "out of reach in this design: an ideal observer of the workspace "
-    "reaches only {bound}, below the paper's {paper}",
-    ("not_comparable", "zero_variance"): "nothing to predict: the OOD gap is exactly 0 for "
-    "{zero} of {kinds} agent kinds",
-    ("not_comparable", "censored"): "nothing is compared: it and the other arm ({arms}) are both "
-    "censored at {bound}, beyond the tested noise",
-    ("post_hoc", ""): "a reading chosen after seeing the data",
-    ("excluded", ""): "{n_excluded} agent(s) excluded: they did not learn the task",
-    ("not_meaningful", ""): "its confidence varies too little to change a single bet",
-    ("not_meaningful", "spread"): "not meaningful: its confidence changes less than one bet "
-    "(a spread of {bets_low} to {bets_high} bets, below 1 on {failing} of {seeds} seeds)",
-    ("not_meaningful", "flips"): "not meaningful on {failing} of {seeds} seeds: its confidence "
-    "moves a spread of {bets_low} to {bets_high} bets, and {flips_low} to {flips_high} bets flip "
-    "under the evaluation's own rule (bet when confidence > 0.5)",
-    ("inverted", ""): "inverted: more confident when wrong than when right",
-    ("inverted", "reversed"): "reversed: the whole 95% interval lies below 0",
-    ("undefined", ""): "not defined here: {note}",
-    ("undefined", "seeds"): "not defined here: {n} seed(s) with a value on both sides, the test "
-    "needs {needed}",
-}
-"""One sentence per flag (kind, rule), filled from the flag's params (and note)."""
 
 
 def flag_text(flag: Flag) -> str:
