@@ -24,25 +24,6 @@ from labcore.checks import check_choice
 from labcore.markers._common import as_float_1d, warn_undefined
 from labcore.render import finite
 
-__all__ = [
-    "BootstrapCI",
-    "GroupSummary",
-    "PermutationResult",
-    "SeedSummary",
-    "WelchResult",
-    "bootstrap_ci",
-    "group_summary",
-    "hedges_g",
-    "paired_summary",
-    "permutation_test",
-    "seed_summary",
-    "summarize",
-    "t_interval",
-    "welch_interval",
-    "welch_summary",
-    "welch_t",
-]
-
 #: Elements per batch of resampled data (bounds memory of permutations / bootstrap).
 _BATCH_ELEMENTS = 1_000_000
 SEED_SUMMARY_LEVEL = 0.95
