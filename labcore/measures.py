@@ -583,10 +583,7 @@ def post_decision_values(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     out["confidence_range"] = float(np.ptp(conf[answered])) if answered.any() else nan
     if answered.sum() >= 2:
         out["auroc"] = undefined_as_nan(type2_auroc, correct[answered], conf[answered])
-    if answered.sum() >= 20 and np.ptp(conf[answered]) > 0:
-        with ignore_undefined():
-            fit = meta_d_prime(stimulus[answered], decision[answered], conf[answered], n_ratings=4)
-        out["meta_d"], out["m_ratio"] = float(fit.meta_d_prime), float(fit.m_ratio)
+    out["meta_d"], out["m_ratio"] = _meta_d(stimulus, decision, conf, answered)
     read = (decision >= 0) & np.isfinite(reader)
     out["reader_auroc"] = (
         undefined_as_nan(type2_auroc, correct[read], reader[read]) if read.sum() >= 2 else nan
