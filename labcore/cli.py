@@ -166,9 +166,8 @@ def _dask_client(scheduler: str | None, jobs: int, timeout: float) -> tuple[Any,
             ) from None
         workers, threads = cluster_size(client)
     print(
-        f"dask: {workers} worker(s) with {threads} thread(s) at {address}; units and "
-        "training run there, "
-        "not in this process",
+        f"dask: {workers} worker(s) with {threads} thread(s) at {address}; units and training "
+        "run there, not in this process",
         file=sys.stderr,
     )
     return client, cluster
@@ -266,8 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=list(TRAINERS),
         default=None,
         help="bc (behaviour cloning) or rl (reinforcement learning on the task's reward: "
-        "reward_all); "
-        "default: each kind's own; with --agent all, only the kinds it makes",
+        "reward_all); default: each kind's own; with --agent all, only the kinds it makes",
     )
     train.add_argument("--out", default=None, help="checkpoint directory (default: checkpoints/)")
     train.add_argument(

@@ -57,11 +57,9 @@ def failure_sentence(labels: Sequence[str], exc: BaseException) -> str:
         )
         return (
             f"{names} could not run on the Dask cluster: the worker running {it} died "
-            f"{allowed + 1} time(s)"
-            f"{them}, and the scheduler allows {allowed} worker death(s) per task "
-            "(distributed.scheduler.allowed-failures); check the worker logs (a crash "
-            "or running out "
-            "of memory is the usual cause), give the workers more memory, or run with "
+            f"{allowed + 1} time(s){them}, and the scheduler allows {allowed} worker death(s) per "
+            "task (distributed.scheduler.allowed-failures); check the worker logs (a crash or "
+            "running out of memory is the usual cause), give the workers more memory, or run with "
             "--backend local."
         )
     text = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else "no message"
@@ -159,9 +157,8 @@ def run_on_cluster(
             i = index_of[future.key]
             if isinstance(result, CancelledError):
                 fail(
-                    f"{labels[i]} was cancelled on the Dask cluster (the scheduler or "
-                    "the client went away); "
-                    f"run it again, or with --backend local.",
+                    f"{labels[i]} was cancelled on the Dask cluster (the scheduler or the "
+                    "client went away); run it again, or with --backend local.",
                     "cancelled",
                     [labels[i]],
                 )
