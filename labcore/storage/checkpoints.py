@@ -102,11 +102,7 @@ class CheckpointError(ValueError):
 
     def __reduce__(self) -> tuple:
         """Pickled with its record (caches and worker processes keep it whole)."""
-        return (_refusal, (str(self), self.kind, self.tensor, self.field))
-
-
-def _refusal(message: str, kind: str, tensor: str | None, field: str | None) -> CheckpointError:
-    return CheckpointError(message, kind, tensor=tensor, field=field)
+        return (type(self), (str(self), self.kind), dict(self.__dict__))
 
 
 # ---------------------------------------------------------------------------- names
