@@ -293,7 +293,6 @@ def build_file(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> Pat
         "compute": compute.fingerprint(),
     }  # portable: equal on any AVX2 CPU
     target = cache_path(checkpoint, directory)
-    target.parent.mkdir(parents=True, exist_ok=True)
 
     def write(tmp: Path) -> None:
         with open(tmp, "wb") as fh:  # a file object: savez would add ".npz" to a name
@@ -466,7 +465,6 @@ def build_side_file(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -
         "views": views,
     }
     target = side_path(checkpoint, directory)
-    target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(target, lambda tmp: tmp.write_text(json.dumps(header, indent=0)))
     return target
 
