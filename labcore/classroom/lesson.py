@@ -1,14 +1,9 @@
 """A lesson: the paper's three dissociations as a guided sequence a teacher can project.
 
-Each :class:`LessonStep` is one configured view of the lab (a page and its URL controls), a
-question with a few choices, the answer the paper gives, and a rule that reads the answer this
-lab gives off the bundled result set. Where the two differ, the answer says so ("Paper: X;
-here: Y."): the lesson teaches what the lab shows, not what the paper claims. No number is
-typed here: the paper's come from :data:`labcore.paper_claims.CLAIMS_BY_ID`, ours from the result
-set (:func:`labcore.experiments.paper_results.load_results`).
-
-:func:`handout_html` writes the printable one-page handout (self-contained HTML, no external
-request), with an optional teacher key on a second page.
+Each :class:`LessonStep` is a configured view (a page and its URL controls), a question, the
+paper's answer and a rule that reads this lab's answer off the bundled result set; where the two
+differ the answer says both ("Paper: X; here: Y."). No number is typed here.
+:func:`handout_html` writes the printable handout.
 
 Examples
 --------
@@ -35,18 +30,6 @@ from labcore.links import MAX_SLOTS, query
 from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.render import chance, note_text, value_text, verdict_text
 
-__all__ = [
-    "CHOICE_LETTERS",
-    "LESSON",
-    "Answer",
-    "LessonStep",
-    "class_question",
-    "expected_answer",
-    "handout_html",
-    "parse_step",
-    "step_link",
-]
-
 CHOICE_LETTERS = "ABCDEFGH"
 """How choices are labelled, on the projected page and on the handout."""
 Rule = Callable[[Mapping[str, Any], Mapping[str, str]], "int | None"]
@@ -56,49 +39,39 @@ a value it needs is missing."""
 
 @dataclass(frozen=True)
 class LessonStep:
-    """One step of the lesson: a configured view, a question and where its answer comes from."""
+    """One step of the lesson: a configured view, a question and where its answer comes from.
+
+    ``page`` is a ``url_path`` (``""`` home) and ``params`` its URL controls (``predict=1`` holds
+    the answer back until the class commits); ``paper_answer`` the index of the paper's (or the
+    design's) choice; ``why`` the mechanism, never the outcome, which ``rule`` reads off the
+    result set (None: the answer is the design); ``claims`` and ``measured`` the paper's claims and
+    the measured dissociations' findings it rests on; ``activity`` what students do first
+    (``"be_the_agent"``), a view they may open at once since it holds no answer.
+    """
 
     title: str
     page: str
-    """The page's ``url_path`` in ``app.py`` (``""`` is the home page)."""
     params: dict[str, str]
-    """The page's URL controls for this view (:func:`labcore.links.query`: fields of the typed URL
-    state, as :func:`labcore.links.parse_params` reads them back). A step that asks what a lesion
-    will do carries ``predict=1``: its view opens with "Predict first" on, so the answer is held
-    back until the class has committed."""
     question: str
     choices: tuple[str, ...]
     paper_answer: int
-    """Index of the choice the paper reports (or, for a step about the design, the design's
-    answer)."""
     why: str
-    """One paragraph: the mechanism and what to look at. Outcomes are not written here: they come
-    from the result set through ``rule``."""
     claims: tuple[str, ...] = ()
-    """Claim ids (:data:`labcore.paper_claims.CLAIMS_BY_ID`) the answer rests on."""
     measured: tuple[str, ...] = ()
-    """Findings of the measured dissociations (the study "dissociations", protocol 11) the answer
-    rests on."""
     rule: Rule | None = field(default=None, compare=False)
-    """Picks the choice our bundled results support; None for a step whose answer is the design."""
     activity: str | None = None
-    """What students do in the step's view before they answer (``"be_the_agent"``: they play the
-    task); a class's students can open that view at once, since it holds no answer."""
 
 
 @dataclass(frozen=True)
 class Answer:
-    """The expected answer of a step, as the paper and this lab give it."""
+    """A step's expected answer: ``choice`` ours (None: not checkable), ``agrees`` with the
+    paper's, ``evidence`` one line per claim (its verdict and reason)."""
 
     text: str
-    """One or two sentences: the answer, with "Paper: X; here: Y." where the two differ."""
     choice: int | None
-    """The choice our results support (the paper's for a design step); None if not checkable."""
     paper_choice: int
     agrees: bool | None
-    """Whether this lab gives the paper's answer (None: not checkable)."""
     evidence: tuple[str, ...] = ()
-    """One line per claim: its verdict and the verdict's reason, from the result set."""
 
 
 # --------------------------------------------------------------------------- rules
@@ -115,7 +88,7 @@ def _num(values: Mapping[str, Any], key: str) -> float:
 
 
 def _checked(rule: Callable[[Mapping[str, Any], Mapping[str, str]], int]) -> Rule:
-    """A rule that answers None when a value it needs is missing (an incomplete result set)."""
+    """A rule that answers None when a value it needs is missing."""
 
     def safe(values: Mapping[str, Any], verdicts: Mapping[str, str]) -> int | None:
         try:
@@ -205,9 +178,8 @@ LESSON: tuple[LessonStep, ...] = (
         title="Three theories, three switches",
         page=PAGE_URLS["home"],
         params={},
-        question="Higher-Order Theory says you are aware of something only if you also "
-        "represent yourself having "
-        "it. To test it in an agent, which part do we switch off?",
+        question="Higher-Order Theory says you are aware of something only if you also represent "
+        "yourself having it. To test it in an agent, which part do we switch off?",
         choices=(
             "Its self-model: the part that represents its own state",
             "Its global workspace: the small shared board the rest of the agent reads",
@@ -215,14 +187,11 @@ LESSON: tuple[LessonStep, ...] = (
         ),
         paper_answer=0,
         why="Each theory names a mechanism, and the lab builds small agents out of those "
-        "mechanisms: a global "
-        "workspace of 4 slots (Global Workspace Theory) and a self-model that "
-        "summarises the agent's own state "
-        "(Higher-Order Theory). Because the agents are software, we can switch one "
-        "part off, shrink it or add "
-        "noise inside it, and measure which abilities survive. These agents are not "
-        "conscious: they are "
-        "reference implementations of the mechanisms, built to test what the mechanisms do.",
+        "mechanisms: a global workspace of 4 slots (Global Workspace Theory) and a self-model that "
+        "summarises the agent's own state (Higher-Order Theory). Because the agents are software, "
+        "we can switch one part off, shrink it or add noise inside it, and measure which abilities "
+        "survive. These agents are not conscious: they are reference implementations of the "
+        "mechanisms, built to test what the mechanisms do.",
     ),
     LessonStep(
         title="First you: do you know when you know?",
@@ -261,15 +230,11 @@ LESSON: tuple[LessonStep, ...] = (
         ),
         paper_answer=0,
         why="Type-2 AUROC is the probability that a randomly picked correct trial got more "
-        "confidence than a "
-        "randomly picked wrong one: 0.5 means the confidence carries no information "
-        "about being right, 1 means "
-        "it always separates them. The confidence head reads only the self-model, "
-        "a compressed summary "
-        "of the agent's own state, so a high AUROC means that summary has learned when "
-        "the agent is likely to "
-        "be wrong. Look at the ROC curve: the further it bows above the diagonal, the "
-        "better the agent knows.",
+        "confidence than a randomly picked wrong one: 0.5 means the confidence carries no "
+        "information about being right, 1 means it always separates them. The confidence head "
+        "reads only the self-model, a compressed summary of the agent's own state, so a high AUROC "
+        "means that summary has learned when the agent is likely to be wrong. Look at the ROC "
+        "curve: the further it bows above the diagonal, the better the agent knows.",
         claims=("e1.auroc.self_on", "e1.accuracy.self_on"),
         rule=_intact_auroc,
     ),
@@ -280,8 +245,7 @@ LESSON: tuple[LessonStep, ...] = (
             agent="b2_ws", seed=0, self_model_mode="zero", capacity=MAX_SLOTS, predict=True
         ),
         question="Now the self-model's output is replaced by zeros; nothing else changes. What "
-        "happens to task "
-        "accuracy and to Type-2 AUROC?",
+        "happens to task accuracy and to Type-2 AUROC?",
         choices=(
             "Accuracy stays; AUROC falls to 0.5 (doing without knowing)",
             "Both fall to chance",
@@ -303,10 +267,9 @@ LESSON: tuple[LessonStep, ...] = (
         title="Predict: silence a self-model that has a rival",
         page=PAGE_URLS["metacognition"],
         params=query(agent="b2_routes", seed=1, silenced=1.0, predict=True),
-        question="A second agent: a second flash arrives after its choice, and its confidence "
-        "can read its self-model and also, through its policy, the workspace itself. Silence "
-        "every unit of its self-model. What happens to doing (accuracy) and knowing (Type-2 "
-        "AUROC)?",
+        question="A second agent: a second flash arrives after its choice, and its confidence can "
+        "read its self-model and also, through its policy, the workspace itself. Silence every "
+        "unit of its self-model. What happens to doing (accuracy) and knowing (Type-2 AUROC)?",
         choices=(
             "Doing stays; knowing falls to chance (blindsight)",
             "Doing stays; knowing falls part of the way",
@@ -328,27 +291,21 @@ LESSON: tuple[LessonStep, ...] = (
         title="No workspace, no access",
         page=PAGE_URLS["workspace"],
         params=query(agent="b1", seed=0, capacity=0, predict=True),
-        question="Agent B1 must hold a colour and an object through a delay and then report "
-        "both (7 possible "
-        "answers each). Its cues reach it only through the 4-slot workspace. Switch "
-        "the workspace off: "
-        "what happens to conjunction accuracy (both reports right)?",
+        question="Agent B1 must hold a colour and an object through a delay and then report both "
+        "(7 possible answers each). Its cues reach it only through the 4-slot workspace. Switch "
+        "the workspace off: what happens to conjunction accuracy (both reports right)?",
         choices=(
             f"Falls to chance (about {chance('conjunction').text})",
             "Drops a little but stays well above chance",
             "Stays the same",
         ),
         paper_answer=0,
-        why="Global Workspace Theory says information is available for report when it "
-        "enters a capacity-limited "
-        "workspace that the rest of the system reads. In B1 the cue channel feeds only "
-        "the workspace, so with "
-        "the bus off no cue reaches the agent and its reports are guesses: the "
-        "collapse is fixed by construction. "
-        "The informative half is the other one: with the workspace on, the same agent "
-        "reports both cues, so the "
-        "workspace is the route by which the cues become reportable. Slide the "
-        "capacity back to 4 to compare.",
+        why="Global Workspace Theory says information is available for report when it enters a "
+        "capacity-limited workspace that the rest of the system reads. In B1 the cue channel feeds "
+        "only the workspace, so with the bus off no cue reaches the agent and its reports are "
+        "guesses: the collapse is fixed by construction. The informative half is the other one: "
+        "with the workspace on, the same agent reports both cues, so the workspace is the route by "
+        "which the cues become reportable. Slide the capacity back to 4 to compare.",
         claims=("e2.conjunction.k4", "e2.conjunction.k0"),
         rule=_bus_off,
     ),
@@ -356,24 +313,19 @@ LESSON: tuple[LessonStep, ...] = (
         title="Narrow the workspace",
         page=PAGE_URLS["workspace"],
         params=query(agent="b1", seed=0, capacity=2, predict=True),
-        question="Give B1 only 2 of its 4 slots. Distractors (masks) land in the workspace "
-        "during the delay. "
-        "Conjunction accuracy will be...",
+        question="Give B1 only 2 of its 4 slots. Distractors (masks) land in the workspace during "
+        "the delay. Conjunction accuracy will be...",
         choices=(
             "About as high as with 4 slots",
             "In between: well below 4 slots, above the bus-off level",
             "At chance, as with the workspace off",
         ),
         paper_answer=1,
-        why="With fewer slots a mask has nowhere to go but over a cue, so the colour is "
-        "often lost before the report. "
-        "How often is largely set by the workspace's allocation rule, not by learning: "
-        "the page shows what an "
-        "ideal agent that reports whatever survives in the slots scores by that rule "
-        "alone; compare the agent "
-        "with it. In the heatmap, watch a mask overwrite the colour's slot; below it, "
-        "move the mask onset and "
-        "count.",
+        why="With fewer slots a mask has nowhere to go but over a cue, so the colour is often lost "
+        "before the report. How often is largely set by the workspace's allocation rule, not by "
+        "learning: the page shows what an ideal agent that reports whatever survives in the slots "
+        "scores by that rule alone; compare the agent with it. In the heatmap, watch a mask "
+        "overwrite the colour's slot; below it, move the mask onset and count.",
         claims=("e2.conjunction.k2",),
         rule=_half,
     ),
@@ -403,26 +355,20 @@ LESSON: tuple[LessonStep, ...] = (
         title="Noise inside the agent",
         page=PAGE_URLS["robustness"],
         params=query(agent="b1", seed=0, noise=0.1, noise_mode="stored", predict=True),
-        question="Add Gaussian noise inside the workspace and raise it until report accuracy "
-        "falls to 75%: that "
-        "noise level is L75. Which design breaks at the lower noise?",
+        question="Add Gaussian noise inside the workspace and raise it until report accuracy falls "
+        "to 75%: that noise level is L75. Which design breaks at the lower noise?",
         choices=(
             "B1 (workspace only), by far (its L75 at most half of B2's)",
             "B2 (workspace + self-model), by far (its L75 at most half of B1's)",
             "Neither (their L75 values are within a factor of two)",
         ),
         paper_answer=0,
-        why="The paper reports that a workspace alone amplifies noise (broadcast "
-        "amplification) while the agents with "
-        "a self-model stay robust, and reads this as the self-model acting as quality "
-        "control. The titration "
-        "curves show accuracy against the noise's standard deviation (slot contents "
-        "have SD 1, so 0.1 is noise "
-        "at 10% of the signal); L75 is marked on each curve. The design study further "
-        "down the page asks what "
-        "decides robustness in these agents: how the slots are written and how "
-        "strongly the readout amplifies "
-        "them.",
+        why="The paper reports that a workspace alone amplifies noise (broadcast amplification) "
+        "while the agents with a self-model stay robust, and reads this as the self-model acting "
+        "as quality control. The titration curves show accuracy against the noise's standard "
+        "deviation (slot contents have SD 1, so 0.1 is noise at 10% of the signal); L75 is marked "
+        "on each curve. The design study further down the page asks what decides robustness in "
+        "these agents: how the slots are written and how strongly the readout amplifies them.",
         claims=("e3.l75.b1", "e3.l75.b2"),
         rule=_noise,
     ),
@@ -453,7 +399,7 @@ LESSON: tuple[LessonStep, ...] = (
 
 
 def step_link(step: LessonStep, base_url: str = "") -> str:
-    """The URL of a step's view: ``base_url`` + ``/`` + the page + its controls as a query string.
+    """The URL of a step's view.
 
     >>> step_link(LESSON[0]), step_link(LESSON[5], "http://lab:8501/")
     ('/', 'http://lab:8501/workspace?agent=b1&seed=0&capacity=0&predict=1')
@@ -463,8 +409,7 @@ def step_link(step: LessonStep, base_url: str = "") -> str:
 
 
 def parse_step(raw: str | Sequence[str] | None, n_steps: int) -> tuple[int, str | None]:
-    """The step number of a ``?step=`` URL value, clamped to 1..``n_steps``, with a notice if
-    corrected.
+    """The step of a ``?step=`` URL value, clamped to 1..``n_steps``, with a notice if corrected.
 
     >>> parse_step(None, 7), parse_step("3", 7), parse_step("x", 7)
     ((1, None), (3, None), (1, "step='x' is not a number; showing step 1."))
@@ -529,10 +474,8 @@ def _measured_evidence(ids: Sequence[str], measured: StudySummary | None) -> tup
 def measured_inputs(
     results: ResultSet | None, measured: StudySummary | None
 ) -> tuple[dict[str, Any], dict[str, str]]:
-    """What the measured steps' rules read (protocol 11): the study "dissociations"' values
-    (``measured.<finding id>``) and verdicts (``measured.e1.knowing``, ``measured.e1.doing``), and
-    how many of the three dissociations hold as evidence (``lab.held``: E1 and E2 measured, E3 from
-    the paper's result set). Empty without the study."""
+    """What the measured steps' rules read (protocol 11): the study "dissociations"' values and
+    verdicts, and ``lab.held``, how many of the three dissociations hold as evidence."""
     if measured is None:
         return {}, {}
     values = {f"measured.{f.id}": f.value for f in measured.findings if f.value is not None}
@@ -550,22 +493,7 @@ def measured_inputs(
 def expected_answer(
     step: LessonStep, results: ResultSet | None, measured: StudySummary | None = None
 ) -> Answer:
-    """The answer of a step: the paper's, and the one the result sets support.
-
-    Parameters
-    ----------
-    step : LessonStep
-    results : ResultSet or None
-        The result set the lab shows (the bundled one); None if it cannot be read.
-    measured : StudySummary or None
-        The measured dissociations' summary (the study "dissociations", protocol 11), which the
-        measured steps read; None if it cannot be read.
-
-    Returns
-    -------
-    Answer
-        ``text`` gives the paper's answer and ours, "Paper: X; here: Y." where they differ;
-        ``evidence`` gives each claim's verdict and reason from the result set.
+    """The answer of a step: the paper's, and the one the result sets support (None: unreadable).
 
     Examples
     --------
@@ -593,9 +521,8 @@ def expected_answer(
     ours = step.rule(values | more_values, verdicts | more_verdicts)
     if ours is None:
         return Answer(
-            f"Paper: {named(step.paper_answer)}; here: not checked, as the result set "
-            "lacks the numbers "
-            "(open the view and read it off).",
+            f"Paper: {named(step.paper_answer)}; here: not checked, as the result set lacks the "
+            "numbers (open the view and read it off).",
             None,
             step.paper_answer,
             None,
@@ -658,27 +585,9 @@ def handout_html(
     with_key: bool = False,
     measured: StudySummary | None = None,
 ) -> str:
-    """A printable handout of the lesson: self-contained HTML, one A4 page for the students.
-
-    Parameters
-    ----------
-    lesson : sequence of LessonStep
-        Usually :data:`LESSON`.
-    base_url : str
-        The lab's address (``"http://host:8501"``); the step links are built on it. ``""`` gives
-        links relative to the lab's address.
-    results : ResultSet or None
-        The result set the answers are read from (None: the key says they are not checked).
-    with_key : bool
-        Add the teacher key (each step's answer, why, and the claims' verdicts) on a page of its
-        own; leave it off for the students' copy.
-
-    Returns
-    -------
-    str
-        An HTML document with no external resource (no script, font, stylesheet or image) and
-        no web address other than the step links.
-    """
+    """A printable handout: self-contained HTML (no external resource), one A4 page for the
+    students; ``base_url`` prefixes the step links, ``with_key`` adds the teacher key on its own
+    page."""
     e = html.escape
     items = []
     for step in lesson:
@@ -745,10 +654,8 @@ def handout_html(
 def class_question(
     number: int, results: ResultSet | None, measured: StudySummary | None = None
 ) -> Question:
-    """Step ``number`` (1-based) as a question posted to a class
-    (:class:`labcore.classroom.store.Question`): the question and its choices for every student
-    at once; the answer (ours beside the paper's, and the step's explanation), the choice our
-    results support and the link to the step's view sealed until the teacher reveals it.
+    """Step ``number`` (1-based) as a question posted to a class; the answer, our choice and the
+    view's link sealed until the teacher reveals them.
 
     >>> q = class_question(4, None)
     >>> q.id, len(q.choices), q.view_first

@@ -1,23 +1,11 @@
 """Mystery agent: a classroom puzzle with a hidden lesion, capacity or noise.
 
-Learned from PhET's "mystery resistor", where teachers asked for hidden values to test
-understanding: a teacher makes a :class:`Puzzle` (or draws one with :func:`random_puzzle`), shares
-its code, and students see the markers and one episode, choose a diagnosis and get the reveal
-(:func:`explain`), which says from the measured values which marker gave the condition away.
-
-A puzzle is one bundled agent under exactly one hidden condition, so it has exactly one
-diagnosis (:data:`DIAGNOSES`). The wagering task's workspace-read B2 (``b2_ws``) carries the
-self-model puzzles; the dual task's B1 (``b1``) the workspace ones. Each task offers the four
-choices its markers can tell apart (:func:`diagnosis_choices`): a narrowed workspace, for
-instance, leaves every wagering marker unchanged (one cue needs one slot), so it is not offered
-there.
-
-The code (:func:`encode`, :func:`decode`) is **not cryptography**. The fields are packed into 30
-bits, passed through a fixed reversible mix (multiply, add and xor-shift rounds, keyed by
-constants in this file) and written as 6 Crockford base32 characters plus 2 check characters. It
-only keeps the answer out of plain sight in a link; anyone with this module can read it. A
-mistyped character or two swapped neighbours are always refused with a ``ValueError`` sentence,
-never read as another puzzle.
+After PhET's "mystery resistor": a teacher makes a :class:`Puzzle` (one bundled agent under
+exactly one hidden condition, so one diagnosis) and shares its code; students see the markers and
+one episode, diagnose, and get the reveal (:func:`explain`). Each task offers the four diagnoses
+its markers can tell apart. The code is **not cryptography**: 30 bits through a fixed reversible
+mix, as 6 Crockford base32 characters plus 2 check characters that refuse any single mistyped
+character or swap of neighbours.
 """
 
 from __future__ import annotations
@@ -92,22 +80,20 @@ _CONDITIONS: dict[str, dict[str, tuple[str, dict]]] = {
 
 @dataclass(frozen=True)
 class Puzzle:
-    """One bundled agent under one hidden condition (at most one field differs from intact)."""
+    """One bundled agent under one hidden condition (at most one field differs from intact).
+
+    ``task`` "wagering" (self-model puzzles, kind ``b2_ws``) or "dual" (workspace, ``b1``);
+    ``capacity`` in active slots (0 = bus-off); ``noise`` one of :data:`NOISE_LEVELS`;
+    ``episode`` which of the measured batch's episodes the rollout shows.
+    """
 
     task: str = "wagering"
-    """``"wagering"`` (self-model puzzles) or ``"dual"`` (workspace puzzles)."""
     kind: str = "b2_ws"
-    """Agent kind; must be ``KIND_OF_TASK[task]``."""
     seed: int = 0
-    """Agent seed (0-31; the page checks the agent is available)."""
     self_model_mode: str = "on"
-    """Hidden self-model condition (wagering only): "on", "zero", "noise" or "permute"."""
     capacity: int = FULL_CAPACITY
-    """Hidden workspace capacity in active slots (0 = bus-off)."""
     noise: float = 0.0
-    """Hidden workspace noise SD, one of :data:`NOISE_LEVELS` (dual task only)."""
     episode: int = 0
-    """Which episode of the measured batch the rollout shows (0-63)."""
 
     def __post_init__(self) -> None:
         problems = []
@@ -193,9 +179,7 @@ def condition_of(puzzle: Puzzle) -> str:
 
 
 def random_puzzle(rng: np.random.Generator, seeds: Sequence[int] = (0, 1, 2, 3, 4)) -> Puzzle:
-    """A puzzle drawn with ``rng``: task, then diagnosis (uniform), then its details, seed, episode.
-
-    The same generator state gives the same puzzle.
+    """A puzzle drawn with ``rng``: task, then diagnosis (uniform), then details, seed, episode.
 
     >>> random_puzzle(np.random.default_rng(1)) == random_puzzle(np.random.default_rng(1))
     True
@@ -219,8 +203,7 @@ ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 """Crockford base32: no I, L, O or U (typed I and L are read as 1, O as 0)."""
 CODE_LENGTH = 8
 MAX_CODE_TEXT = 100
-"""The longest text read as a code: longer text is refused before it is normalised (its length
-quoted), and the Mystery page refuses a longer typed code before it reaches its URL."""
+"""The longest text read as a code: longer text is refused before it is normalised."""
 _DATA_CHARS, _BITS, _VERSION = 6, 30, 1
 _MASK = (1 << _BITS) - 1
 _ALIASES = str.maketrans({"I": "1", "L": "1", "O": "0"})
@@ -302,8 +285,6 @@ def _checks(digits: Sequence[int]) -> tuple[int, int]:
 def encode(puzzle: Puzzle) -> str:
     """The puzzle as an 8-character code (6 data + 2 check characters, Crockford base32).
 
-    Not cryptography (see the module docstring): it keeps the answer out of plain sight.
-
     >>> code = encode(Puzzle(task="dual", kind="b1", capacity=2))
     >>> len(code), decode(code).capacity
     (8, 2)
@@ -328,10 +309,7 @@ class CodeError(ValueError):
 
 
 def decode(code: str) -> Puzzle:
-    """The puzzle of a code; :class:`CodeError` (a ``ValueError``) with one sentence if it is
-    not a valid code.
-
-    Case, spaces and dashes are ignored; I and L are read as 1, O as 0.
+    """The puzzle of a code (case, spaces and dashes ignored; I and L read as 1, O as 0).
 
     >>> decode(encode(Puzzle(seed=3))).seed
     3
@@ -474,11 +452,7 @@ def giveaway(puzzle: Puzzle) -> tuple[Marker, ...]:
 
 
 def measured_markers(view: PuzzleView) -> dict[str, float]:
-    """The puzzle markers of one measured condition (a wagering or a dual-task view).
-
-    Confidence spread is the SD of the choice-point confidence over answered trials; slots in use
-    is the most slots occupied at once over every step of every episode.
-    """
+    """The puzzle markers of one measured condition (a wagering or a dual-task view)."""
     if isinstance(view, MetacognitionView):
         answered = view.confidence[view.answered]
         return {
@@ -501,22 +475,9 @@ def measured_markers(view: PuzzleView) -> dict[str, float]:
 def explain(
     puzzle: Puzzle, markers: Mapping[str, float], intact: Mapping[str, float] | None = None
 ) -> str:
-    """The one-paragraph reveal: the diagnosis and which marker gave it away, from measured values.
-
-    Parameters
-    ----------
-    puzzle : Puzzle
-    markers : mapping
-        :func:`measured_markers` of the puzzle's condition.
-    intact : mapping, optional
-        The same agent's markers with nothing hidden, for "stayed at" / "fell from" wording.
-
-    Returns
-    -------
-    str
-        Plain text naming the giveaway markers by their labels; values fixed by the condition's
-        construction are said to be so.
-    """
+    """The one-paragraph reveal: the diagnosis and which marker gave it away, from measured values
+    (``markers`` from :func:`measured_markers`; ``intact``, the same agent's with nothing hidden,
+    for "stayed at" / "fell from" wording)."""
     shown = {m.key: m.shown(markers.get(m.key, float("nan"))) for m in MARKERS[puzzle.task]}
     ref = {m.key: m.shown(intact[m.key]) for m in MARKERS[puzzle.task]} if intact else {}
 
@@ -531,25 +492,20 @@ def explain(
         acc, auroc, sd = shown["accuracy"], shown["auroc"], shown["confidence_sd"]
         if d == "intact":
             return (
-                f"Task accuracy is {acc} (chance {_WAGER}) and Type-2 AUROC is {auroc}, "
-                f"well above the {_AUROC} of chance: "
-                "the agent both does the task and knows when it is right. Nothing was "
-                "hidden: the agent is "
-                "intact. Type-2 AUROC gives it away: any damage to the self-model "
-                f"pulls it to about {_AUROC}, and "
-                "a switched-off workspace pulls task accuracy to chance."
+                f"Task accuracy is {acc} (chance {_WAGER}) and Type-2 AUROC is {auroc}, well above "
+                f"the {_AUROC} of chance: the agent both does the task and knows when it is right. "
+                "Nothing was hidden: the agent is intact. Type-2 AUROC gives it away: any damage "
+                f"to the self-model pulls it to about {_AUROC}, and a switched-off workspace pulls "
+                "task accuracy to chance."
             )
         if d == "self_zeroed":
             return (
-                f"Task accuracy {kept('accuracy')} {acc}{was('accuracy')} but Type-2 "
-                f"AUROC fell to {auroc}"
-                f"{was('auroc')} and the confidence spread is {sd}: the agent still "
-                "does but no longer knows. "
-                "The self-model was zeroed: its confidence head then reads a constant, "
-                "so confidence is the "
-                f"same on every trial and Type-2 AUROC is exactly {_AUROC}, both "
-                f"{_BY_CONSTRUCTION}. Task accuracy "
-                "does not move because the policy never reads the self-model."
+                f"Task accuracy {kept('accuracy')} {acc}{was('accuracy')} but Type-2 AUROC fell to "
+                f"{auroc}{was('auroc')} and the confidence spread is {sd}: the agent still does "
+                "but no longer knows. The self-model was zeroed: its confidence head then reads a "
+                "constant, so confidence is the same on every trial and Type-2 AUROC is exactly "
+                f"{_AUROC}, both {_BY_CONSTRUCTION}. Task accuracy does not move because the "
+                "policy never reads the self-model."
             )
         if d == "self_scrambled":
             how = (
@@ -558,21 +514,17 @@ def explain(
                 else "shuffled across trials, so each trial got another trial's self-model"
             )
             return (
-                f"Task accuracy {kept('accuracy')} {acc}{was('accuracy')} but Type-2 "
-                f"AUROC is only {auroc}"
-                f"{was('auroc')}, close to the {_AUROC} of chance, while the confidence "
-                f"spread is {sd}, not 0: "
-                "confidence still varies, it just no longer tracks being right. The "
-                "self-model was scrambled "
-                f"({how}). A zeroed self-model would have made the confidence spread exactly 0."
+                f"Task accuracy {kept('accuracy')} {acc}{was('accuracy')} but Type-2 AUROC is only "
+                f"{auroc}{was('auroc')}, close to the {_AUROC} of chance, while the confidence "
+                f"spread is {sd}, not 0: confidence still varies, it just no longer tracks being "
+                f"right. The self-model was scrambled ({how}). A zeroed self-model would have made "
+                "the confidence spread exactly 0."
             )
         return (
-            f"Task accuracy fell to {acc}{was('accuracy')}, the {_WAGER} of guessing: the "
-            "flash reaches this agent "
-            "only through its workspace, so with the workspace switched off (bus-off) "
-            "it never arrives. Task "
-            f"accuracy gives it away; Type-2 AUROC ({auroc}) means little when there "
-            "is nothing to know."
+            f"Task accuracy fell to {acc}{was('accuracy')}, the {_WAGER} of guessing: the flash "
+            "reaches this agent only through its workspace, so with the workspace switched off "
+            f"(bus-off) it never arrives. Task accuracy gives it away; Type-2 AUROC ({auroc}) "
+            "means little when there is nothing to know."
         )
     colour, obj, both = shown["colour"], shown["object"], shown["conjunction"]
     used = markers.get("slots_used", float("nan"))
@@ -580,18 +532,15 @@ def explain(
     if d == "intact":
         return (
             f"Both reports right: {both} (chance {_BOTH}), with up to {slots} slots in use: "
-            "nothing limits or blurs "
-            "the workspace, so the agent is intact. Both reports right gives it away: "
-            "a narrowed, noisy or "
-            "switched-off workspace always costs some reports."
+            "nothing limits or blurs the workspace, so the agent is intact. Both reports right "
+            "gives it away: a narrowed, noisy or switched-off workspace always costs some reports."
         )
     if d == "bus_off":
         return (
-            f"The colour report ({colour}) and the object report ({obj}) are both at "
-            f"guessing level (chance {_REPORT}): the cues reach this agent only through its "
-            "workspace, so nothing "
-            "arrived. The workspace was "
-            f"switched off (bus-off): slots in use {slots}, which is 0 {_BY_CONSTRUCTION}."
+            f"The colour report ({colour}) and the object report ({obj}) are both at guessing "
+            f"level (chance {_REPORT}): the cues reach this agent only through its workspace, so "
+            f"nothing arrived. The workspace was switched off (bus-off): slots in use {slots}, "
+            f"which is 0 {_BY_CONSTRUCTION}."
         )
     if d == "narrowed":
         also = (
@@ -600,19 +549,17 @@ def explain(
             else ""
         )
         return (
-            f"The object report {kept('object')} {obj}{was('object')} but the colour "
-            f"report fell to {colour}"
-            f"{was('colour')}: the colour arrives first, so when a later cue or mask "
-            "needs room it is the colour "
-            f"that gets overwritten{also}. The workspace was narrowed to {puzzle.capacity} "
-            f"slot{'s' * (puzzle.capacity > 1)} (slots in use {slots}, {_BY_CONSTRUCTION})."
+            f"The object report {kept('object')} {obj}{was('object')} but the colour report fell "
+            f"to {colour}{was('colour')}: the colour arrives first, so when a later cue or mask "
+            f"needs room it is the colour that gets overwritten{also}. The workspace was narrowed "
+            f"to {puzzle.capacity} slot{'s' * (puzzle.capacity > 1)} (slots in use {slots}, "
+            f"{_BY_CONSTRUCTION})."
         )
     return (
-        f"The colour report ({colour}{was('colour')}) and the object report "
-        f"({obj}{was('object')}) fell together, "
-        f"both reports right {both}{was('conjunction')}, while slots in use stayed at "
-        f"{slots}: nothing was "
-        f"displaced; the contents were blurred: noise in the workspace (sigma {puzzle.noise:g})."
+        f"The colour report ({colour}{was('colour')}) and the object report ({obj}{was('object')}) "
+        f"fell together, both reports right {both}{was('conjunction')}, while slots in use stayed "
+        f"at {slots}: nothing was displaced; the contents were blurred: noise in the workspace "
+        f"(sigma {puzzle.noise:g})."
     )
 
 
@@ -640,9 +587,7 @@ def describe_episode(view: PuzzleView, episode: int) -> str:
 
 
 def class_question(puzzle: Puzzle) -> Question:
-    """The puzzle as a question posted to a class (:class:`labcore.classroom.store.Question`):
-    the diagnoses to choose from, and the puzzle's view (its code: markers and one episode, no
-    answer) open at once; the answer and what gives it away sealed until the reveal.
+    """The puzzle as a question posted to a class, its view (no answer) open at once.
 
     >>> q = class_question(make_puzzle("dual", "bus_off", seed=1))
     >>> q.id.startswith("mystery."), q.view_first, q.choices[q.lab_choice]

@@ -395,9 +395,8 @@ def lab_agent_fcs(
     check_choice(kind, "lab agent kind", LAB_AGENT_KINDS)
     if "self_model" not in LAB.kinds[kind][1] and n_self_model_variables != 0:
         raise ValueError(
-            f"a {kind} agent has no self-model (FCS Definition 2: a self-model variable "
-            f"represents an internal state); n_self_model_variables must be 0, "
-            f"got {n_self_model_variables!r}"
+            f"a {kind} agent has no self-model (FCS Definition 2: a self-model variable represents "
+            f"an internal state); n_self_model_variables must be 0, got {n_self_model_variables!r}"
         )
     r = representational_capacity(n_self_model_variables, bits_per_variable)
     return r, functional_consciousness_score(r, reasoning_power_standin)
