@@ -55,9 +55,7 @@ class DualTrials:
 
 
 def sample_dual_trials(
-    config: DualTaskConfig,
-    rngs: list[np.random.Generator],
-    overrides: dict[str, Any] | None = None,
+    config: DualTaskConfig, rngs: list[np.random.Generator], overrides: dict[str, Any] | None = None
 ) -> DualTrials:
     """Draw one trial per generator, in a fixed order (start pose, secondary, primary, masks,
     walk) so the MiniGrid env and the batched simulator agree; ``overrides`` replace fields after

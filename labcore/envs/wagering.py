@@ -64,9 +64,7 @@ class WageringTrials:
 
 
 def sample_wagering_trials(
-    config: WageringConfig,
-    rngs: list[np.random.Generator],
-    overrides: dict[str, Any] | None = None,
+    config: WageringConfig, rngs: list[np.random.Generator], overrides: dict[str, Any] | None = None
 ) -> WageringTrials:
     """Draw one trial per generator in a fixed order (stimulus, salience, noise, wager, after)."""
     n = len(rngs)

@@ -194,13 +194,7 @@ def file_rows(data: bytes, name: str) -> list[list[str]]:
 
 
 def table_columns(
-    rows: list[list[str]],
-    name: str,
-    fmt: Format,
-    *,
-    by: str | None,
-    pool: bool,
-    task: str | None,
+    rows: list[list[str]], name: str, fmt: Format, *, by: str | None, pool: bool, task: str | None
 ) -> tuple[dict[str, tuple[str, ...]], dict[str, str], str | None]:
     """The columns as tuples of cells by the contract's names, each name's column in the file,
     and the condition column pooled by the caller's choice (or None)."""
@@ -237,9 +231,7 @@ def table_columns(
     for i, row in enumerate(body):
         if len(row) != len(header):
             raise refuse(
-                name,
-                f"line {i + 2} has {len(row)} cells, the header {len(header)}",
-                "ragged_row",
+                name, f"line {i + 2} has {len(row)} cells, the header {len(header)}", "ragged_row"
             )
     position = {h: k for k, h in enumerate(header)}
     columns = {key: tuple(row[position[c]] for row in body) for key, c in wanted.items()}
