@@ -345,30 +345,8 @@ def expected_answer(
 
 # --------------------------------------------------------------------------- the handout
 
-_CSS = """
-@page { size: A4; margin: 12mm 14mm; }
-body { font-family: Georgia, 'Times New Roman', serif; font-size: 10.5pt; line-height: 1.3;
-       color: #111;
-       max-width: 180mm; margin: 0 auto; }
-h1 { font-size: 15pt; margin: 0 0 2pt; }
-h2 { font-size: 12pt; margin: 0 0 4pt; }
-.lead { font-size: 9.5pt; color: #333; margin: 0 0 6pt; }
-ol.steps { padding-left: 16pt; margin: 0; }
-ol.steps > li { margin: 0 0 5pt; page-break-inside: avoid; }
-.title { font-weight: bold; }
-.choices { margin: 1pt 0 0; padding: 0; list-style: none; font-size: 9.5pt; }
-.choices li { display: inline; margin-right: 10pt; }
-.choices li::before { content: "\\2610\\00a0"; }
-.blank { border-bottom: 1px solid #777; height: 14pt; margin: 2pt 0; }
-.link { font-family: 'Courier New', monospace; font-size: 8pt; word-break: break-all; color: #124; }
-.key { page-break-before: always; break-before: page; }
-.answer { font-weight: bold; margin: 1pt 0; }
-.why, .evidence { font-size: 9pt; color: #222; }
-.evidence { margin: 1pt 0 0 12pt; padding: 0; }
-.evidence li { margin: 0; }
-.foot { font-size: 8pt; color: #555; margin-top: 6pt; }
-@media print { a { color: #000; text-decoration: none; } }
-"""
+_CSS = (Path(__file__).parent / "handout.css").read_text(encoding="utf-8")
+"""The handout's stylesheet, inlined in its ``<style>`` (no external request)."""
 
 
 def _sentence(title: str) -> str:

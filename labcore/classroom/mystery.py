@@ -10,8 +10,10 @@ character or swap of neighbours.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from urllib.parse import urlencode
 
 import numpy as np
@@ -21,7 +23,7 @@ from labcore.classroom.store import Question
 from labcore.config import NOISE_MODES, PAGE_URLS, SELF_MODEL_MODES, AgentConfig
 from labcore.links import query
 from labcore.measures import MetacognitionView, WorkspaceView
-from labcore.render import UNDEFINED, chance, finite, fmt, term
+from labcore.render import UNDEFINED, chance, finite, fmt, render, term
 
 PuzzleView = MetacognitionView | WorkspaceView
 """What a puzzle's condition measures to: E1's view (wagering) or E2's (dual task)."""
@@ -41,14 +43,8 @@ MAX_SEED = 31
 EPISODES = 64
 """A puzzle shows one of the first ``EPISODES`` episodes of its measured batch."""
 
-DIAGNOSES: dict[str, str] = {
-    "intact": "Intact: nothing was done to it",
-    "self_zeroed": "Self-model removed (zeroed)",
-    "self_scrambled": "Self-model scrambled",
-    "bus_off": "Workspace switched off (bus-off)",
-    "narrowed": "Workspace narrowed (fewer slots)",
-    "noisy": "Noise in the workspace",
-}
+_DATA = json.loads((Path(__file__).parent / "mystery.json").read_text(encoding="utf-8"))
+DIAGNOSES: dict[str, str] = _DATA["diagnoses"]
 """Every diagnosis a student can choose, by id, with its label."""
 _CHOICES = {
     "wagering": ("intact", "self_zeroed", "self_scrambled", "bus_off"),
@@ -372,75 +368,25 @@ _AUROC = chance("auroc").text
 _REPORT = chance("decision").text
 _BOTH = chance("conjunction").text
 MARKERS: dict[str, tuple[Marker, ...]] = {
-    "wagering": (
+    task: tuple(
         Marker(
-            "accuracy",
-            "Task accuracy",
-            "{:.0%}",
-            f"Goes to the side the faint flash showed. Chance: {_WAGER}.",
-            "no trial was run",
-        ),
-        Marker(
-            "auroc",
-            "Type-2 AUROC",
-            "{:.2f}",
-            f"Is confidence higher on right than on wrong trials? Chance: {_AUROC}; "
-            f"1 = always knows; a confidence that never changes gives exactly {_AUROC}.",
-            "it needs both right and wrong trials",
-        ),
-        Marker(
-            "skip_fraction",
-            "Opt-outs on wager trials",
-            "{:.0%}",
-            "Bets declined (confidence at or below 0.5). "
-            "No chance level: it follows the confidence.",
-            "no wager trial was answered",
-        ),
-        Marker(
-            "confidence_sd",
-            "Confidence spread",
-            "{:.3f}",
-            "How much confidence varies from trial to trial "
-            "(standard deviation); 0 = the same confidence every time.",
-            "no trial was answered",
-        ),
-    ),
-    "dual": (
-        Marker(
-            "colour",
-            "Colour report",
-            "{:.0%}",
-            f"The colour arrives first (step 0). Chance: {_REPORT}.",
-            "no episode was run",
-        ),
-        Marker(
-            "object",
-            "Object report",
-            "{:.0%}",
-            f"The object arrives second (step 1). Chance: {_REPORT}.",
-            "no episode was run",
-        ),
-        Marker(
-            "conjunction",
-            "Both reports right",
-            "{:.0%}",
-            f"Colour and object both right. Chance: {_BOTH}.",
-            "no episode was run",
-        ),
-    ),
+            **{
+                **m,
+                "caption": m["caption"].format(
+                    wager=_WAGER, auroc=_AUROC, report=_REPORT, both=_BOTH
+                ),
+            }
+        )
+        for m in rows
+    )
+    for task, rows in _DATA["markers"].items()
 }
-"""The markers each task's puzzles show, in order. Behaviour only: a count of the slots in use
-(once shown) read the hidden capacity off directly; the episode's heatmap still shows
-the slots to a student who steps through it."""
+"""The markers each task's puzzles show (``mystery.json``), behaviour only: a count of the slots in
+use would read the hidden capacity off directly."""
 GIVEAWAY: dict[tuple[str, str], tuple[str, ...]] = {
-    ("wagering", "intact"): ("auroc",),
-    ("wagering", "self_zeroed"): ("auroc", "confidence_sd"),
-    ("wagering", "self_scrambled"): ("auroc", "confidence_sd"),
-    ("wagering", "bus_off"): ("accuracy",),
-    ("dual", "intact"): ("conjunction",),
-    ("dual", "bus_off"): ("colour", "object"),
-    ("dual", "narrowed"): ("colour", "object"),
-    ("dual", "noisy"): ("colour", "object"),
+    (task, diagnosis): tuple(keys)
+    for task, by_diagnosis in _DATA["giveaway"].items()
+    for diagnosis, keys in by_diagnosis.items()
 }
 """The markers that give each diagnosis away (keys of :data:`MARKERS`), most telling first."""
 
@@ -479,87 +425,22 @@ def explain(
     (``markers`` from :func:`measured_markers`; ``intact``, the same agent's with nothing hidden,
     for "stayed at" / "fell from" wording)."""
     shown = {m.key: m.shown(markers.get(m.key, float("nan"))) for m in MARKERS[puzzle.task]}
-    ref = {m.key: m.shown(intact[m.key]) for m in MARKERS[puzzle.task]} if intact else {}
-
-    def was(key: str) -> str:
-        return f" (intact: {ref[key]})" if ref and ref[key] != shown[key] else ""
-
-    def kept(key: str) -> str:
-        return "stayed at" if ref and ref[key] == shown[key] else "is"
-
-    d = puzzle.diagnosis
-    if puzzle.task == "wagering":
-        acc, auroc, sd = shown["accuracy"], shown["auroc"], shown["confidence_sd"]
-        if d == "intact":
-            return (
-                f"Task accuracy is {acc} (chance {_WAGER}) and Type-2 AUROC is {auroc}, well above "
-                f"the {_AUROC} of chance: the agent both does the task and knows when it is right. "
-                "Nothing was hidden: the agent is intact. Type-2 AUROC gives it away: any damage "
-                f"to the self-model pulls it to about {_AUROC}, and a switched-off workspace pulls "
-                "task accuracy to chance."
-            )
-        if d == "self_zeroed":
-            return (
-                f"Task accuracy {kept('accuracy')} {acc}{was('accuracy')} but Type-2 AUROC fell to "
-                f"{auroc}{was('auroc')} and the confidence spread is {sd}: the agent still does "
-                "but no longer knows. The self-model was zeroed: its confidence head then reads a "
-                "constant, so confidence is the same on every trial and Type-2 AUROC is exactly "
-                f"{_AUROC}, both {_BY_CONSTRUCTION}. Task accuracy does not move because the "
-                "policy never reads the self-model."
-            )
-        if d == "self_scrambled":
-            how = (
-                "replaced by random noise with its own mean and spread"
-                if puzzle.self_model_mode == "noise"
-                else "shuffled across trials, so each trial got another trial's self-model"
-            )
-            return (
-                f"Task accuracy {kept('accuracy')} {acc}{was('accuracy')} but Type-2 AUROC is only "
-                f"{auroc}{was('auroc')}, close to the {_AUROC} of chance, while the confidence "
-                f"spread is {sd}, not 0: confidence still varies, it just no longer tracks being "
-                f"right. The self-model was scrambled ({how}). A zeroed self-model would have made "
-                "the confidence spread exactly 0."
-            )
-        return (
-            f"Task accuracy fell to {acc}{was('accuracy')}, the {_WAGER} of guessing: the flash "
-            "reaches this agent only through its workspace, so with the workspace switched off "
-            f"(bus-off) it never arrives. Task accuracy gives it away; Type-2 AUROC ({auroc}) "
-            "means little when there is nothing to know."
-        )
-    colour, obj, both = shown["colour"], shown["object"], shown["conjunction"]
     used = markers.get("slots_used", float("nan"))
-    slots = f"{fmt(used, 'count')} of {FULL_CAPACITY}" if finite(used) else "not measured"
-    if d == "intact":
-        return (
-            f"Both reports right: {both} (chance {_BOTH}), with up to {slots} slots in use: "
-            "nothing limits or blurs the workspace, so the agent is intact. Both reports right "
-            "gives it away: a narrowed, noisy or switched-off workspace always costs some reports."
-        )
-    if d == "bus_off":
-        return (
-            f"The colour report ({colour}) and the object report ({obj}) are both at guessing "
-            f"level (chance {_REPORT}): the cues reach this agent only through its workspace, so "
-            f"nothing arrived. The workspace was switched off (bus-off): slots in use {slots}, "
-            f"which is 0 {_BY_CONSTRUCTION}."
-        )
-    if d == "narrowed":
-        also = (
-            " (with a single slot, the object and the masks overwrite it in turn)"
-            if puzzle.capacity == 1
-            else ""
-        )
-        return (
-            f"The object report {kept('object')} {obj}{was('object')} but the colour report fell "
-            f"to {colour}{was('colour')}: the colour arrives first, so when a later cue or mask "
-            f"needs room it is the colour that gets overwritten{also}. The workspace was narrowed "
-            f"to {puzzle.capacity} slot{'s' * (puzzle.capacity > 1)} (slots in use {slots}, "
-            f"{_BY_CONSTRUCTION})."
-        )
-    return (
-        f"The colour report ({colour}{was('colour')}) and the object report ({obj}{was('object')}) "
-        f"fell together, both reports right {both}{was('conjunction')}, while slots in use stayed "
-        f"at {slots}: nothing was displaced; the contents were blurred: noise in the workspace "
-        f"(sigma {puzzle.noise:g})."
+    return render(
+        "mystery_reveal.j2",
+        task=puzzle.task,
+        d=puzzle.diagnosis,
+        s=shown,
+        ref={m.key: m.shown(intact[m.key]) for m in MARKERS[puzzle.task]} if intact else {},
+        mode=puzzle.self_model_mode,
+        capacity=puzzle.capacity,
+        noise=f"{puzzle.noise:g}",
+        slots=f"{fmt(used, 'count')} of {FULL_CAPACITY}" if finite(used) else "not measured",
+        wager=_WAGER,
+        auroc=_AUROC,
+        report=_REPORT,
+        both=_BOTH,
+        by_construction=_BY_CONSTRUCTION,
     )
 
 
