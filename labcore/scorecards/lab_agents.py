@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from typing_extensions import TypedDict
 
 from labcore.checks import check_choice
-from labcore.render import finite, fmt
+from labcore.render import finite, fmt, render
 from labcore.scorecards.documents import ITEM_IDS, load
 from labcore.scorecards.fcs import functional_consciousness_score, representational_capacity
 from labcore.scorecards.rubric import (
@@ -154,84 +154,38 @@ def _shown(value: float | None) -> str:
     return "not measured" if value is None else fmt(value)
 
 
+MEASURED: dict[str, tuple[Callable[..., int], tuple[str, ...]]] = {
+    "HOT-2": (hot2_behavioural_clause, ("type2_auroc", "type2_auroc_lesioned")),
+    "GWT-2": (gwt2_behavioural_clause, ("gbi",)),
+    "GWT-3": (gwt3_behavioural_clause, ("conjunction_accuracy_k4", "conjunction_accuracy_k0")),
+}
+"""Each measured item's clause rule and the evidence it reads (the first key is required)."""
+
+
 def _measured(item_id: str, evidence: Evidence, architectural: int) -> ItemEntry:
-    t = THRESHOLDS
-    capacity = evidence.get("workspace_capacity")
-    if item_id == "HOT-2":
-        values = (float(evidence["type2_auroc"]), _optional(evidence, "type2_auroc_lesioned"))
-        clause = hot2_behavioural_clause(*values)
-        auroc, lesioned = values
-        if clause == 2:
-            verdict = (
-                "calibrated and collapses when z_self is zeroed -> clause 2 (calibrated on "
-                "one task type; clause 3 needs several plus a capability index and ledger)"
-            )
-        elif not auroc >= t["type2_auroc_calibrated"]:
-            verdict = f"not calibrated (< {t['type2_auroc_calibrated']:.2f}) -> clause 1"
-        elif not finite(lesioned):
-            verdict = "calibrated, but the z_self lesion was not measured -> lower clause 1 (A.9)"
-        else:
-            verdict = (
-                f"calibrated, but does not collapse (> {t['type2_auroc_collapsed']:.2f}) when "
-                "z_self is zeroed -> clause 1"
-            )
-        text = f"Type-2 AUROC {_shown(auroc)} intact, {_shown(lesioned)} with z_self zeroed"
-        confidence = _confidence(hot2_behavioural_clause, values)
-    elif item_id == "GWT-2":
-        values = (float(evidence["gbi"]),)
-        clause = gwt2_behavioural_clause(*values)
-        verdict = (
-            f"broadcast across slots (≥ {t['gbi_broadcast']:.2f}) -> clause 2 (per-step "
-            "assembly; slot ordering never ablated, so not clause 3)"
-            if clause == 2
-            else f"broadcast not shown (< {t['gbi_broadcast']:.2f} or undefined) -> lower clause 1"
-        )
-        text = f"GBI {_shown(values[0])} at K={capacity}"
-        confidence = _confidence(gwt2_behavioural_clause, values)
-    else:
-        values = (
-            float(evidence["conjunction_accuracy_k4"]),
-            _optional(evidence, "conjunction_accuracy_k0"),
-        )
-        clause = gwt3_behavioural_clause(*values)
-        k4, k0 = values
-        if clause == 1:
-            verdict = (
-                "cue content held to the report step and lost at bus-off -> clause 1 "
-                "(within-episode carry; nothing survives the episode, clauses 2-3)"
-            )
-        elif not k4 >= t["conjunction_held"]:
-            verdict = f"cue content not held (< {t['conjunction_held']:.2f}) -> clause 0"
-        elif not finite(k0):
-            verdict = (
-                "bus-off lesion not measured, holding not attributed to the bus -> lower clause 0"
-            )
-        else:
-            verdict = (
-                f"bus-off lesion drops accuracy by less than {t['bus_lesion_drop']:.2f}, "
-                "holding not attributed to the bus -> clause 0"
-            )
-        text = f"conjunction accuracy {_shown(k4)} at K={capacity}, {_shown(k0)} at K=0"
-        confidence = _confidence(gwt3_behavioural_clause, values)
-    text += f": {verdict}."
-    if item_id == "GWT-2" and "ignition_sharpness" in evidence:
-        text += (
-            f" Ignition sharpness {_shown(float(evidence['ignition_sharpness']))} (reported, "
-            "not scored)."
-        )
+    rule, keys = MEASURED[item_id]
+    values = tuple(None if evidence.get(k) is None else float(evidence[k]) for k in keys)
+    clause = rule(*values)
+    ignition = evidence.get("ignition_sharpness") if item_id == "GWT-2" else None
+    text = render(
+        "lab_agent_evidence.j2",
+        item=item_id,
+        clause=clause,
+        values=values,
+        shown=[_shown(v) for v in values],
+        measured=finite(values[-1]),
+        capacity=evidence.get("workspace_capacity"),
+        ignition=None if ignition is None else _shown(float(ignition)),
+        t=THRESHOLDS,
+    )
     return ItemEntry(
         item_id,
         architectural,
         clause,
-        confidence=confidence,
+        confidence=_confidence(rule, values),
         operational_evidence=True,
         evidence=text,
     )
-
-
-def _optional(evidence: Evidence, key: str) -> float | None:
-    value = evidence.get(key)
-    return None if value is None else float(value)
 
 
 # ----------------------------------------------------------------------------- evidence
