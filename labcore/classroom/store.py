@@ -18,7 +18,7 @@ import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from labcore.settings import settings
@@ -326,16 +326,7 @@ class ClassStore:
 
     @staticmethod
     def _forget(con: sqlite3.Connection, code: str) -> None:
-        for table in (
-            "answers",
-            "reveals",
-            "writes",
-            "questions",
-            "current",
-            "results",
-            "seen",
-            "classes",
-        ):
+        for table in "answers reveals writes questions current results seen classes".split():
             con.execute(f"DELETE FROM {table} WHERE code = ?", (code,))
 
     # ------------------------------------------------------------------ a student
@@ -432,13 +423,11 @@ class ClassStore:
             ).fetchone()
             counts = self._counts(con, code, qid) if revealed else {}
         if not revealed:  # sealed: what a student's device receives holds no answer
-            question = Question(
-                id=question.id,
-                text=question.text,
-                choices=question.choices,
+            question = replace(
+                question,
+                answer="",
+                lab_choice=None,
                 view=question.view if question.view_first else "",
-                view_first=question.view_first,
-                kind=question.kind,
             )
         return StudentView(question, revealed, None if mine is None else mine[0], counts)
 

@@ -99,44 +99,36 @@ def measure(
 
 def notes(ds: DataSet) -> list[tuple[str, str]]:
     """What a reader must know about a measured data set, as ``(kind, sentence)``."""
-    out = []
-    if ds.n_missed:
-        out.append(
-            (
-                "missed",
-                f"{ds.name}: {ds.n_missed} missed trials (a stimulus, response or confidence "
-                "missing) were left out, each counted in its person's row",
-            )
-        )
-    if ds.by is not None:
-        why = "the file's own condition column" if ds.by_default else "as chosen"
-        out.append(("by", f"{ds.name}: measured per person and {ds.by}, {why}"))
-    if ds.pooled is not None:
-        out.append(
-            (
-                "pooled",
-                f"{ds.name}: the conditions of its {ds.pooled} column are pooled, as chosen: "
-                "each person's markers mix them",
-            )
-        )
-    if ds.n_disagree:
-        out.append(
-            (
-                "accuracy_disagrees",
-                f"{ds.name}: its Accuracy column disagrees with Stimulus and Response on "
-                f"{ds.n_disagree} trials; the markers use Stimulus and Response (each person's "
-                "notes count theirs)",
-            )
-        )
-    if ds.unmeasured:
-        out.append(
-            (
-                "unmeasured",
-                f"{ds.name}: {len(ds.unmeasured)} of its {len(ds.rows)} rows could not be "
-                "measured; each row says why",
-            )
-        )
-    return out
+    why = "the file's own condition column" if ds.by_default else "as chosen"
+    found = [
+        (
+            "missed",
+            ds.n_missed,
+            f"{ds.name}: {ds.n_missed} missed trials (a stimulus, response or confidence "
+            "missing) were left out, each counted in its person's row",
+        ),
+        ("by", ds.by is not None, f"{ds.name}: measured per person and {ds.by}, {why}"),
+        (
+            "pooled",
+            ds.pooled is not None,
+            f"{ds.name}: the conditions of its {ds.pooled} column are pooled, as chosen: each "
+            "person's markers mix them",
+        ),
+        (
+            "accuracy_disagrees",
+            ds.n_disagree,
+            f"{ds.name}: its Accuracy column disagrees with Stimulus and Response on "
+            f"{ds.n_disagree} trials; the markers use Stimulus and Response (each person's notes "
+            "count theirs)",
+        ),
+        (
+            "unmeasured",
+            ds.unmeasured,
+            f"{ds.name}: {len(ds.unmeasured)} of its {len(ds.rows)} rows could not be measured; "
+            "each row says why",
+        ),
+    ]
+    return [(kind, sentence) for kind, shown, sentence in found if shown]
 
 
 def subjects_csv(datasets: Sequence[DataSet]) -> str:

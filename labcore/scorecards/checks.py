@@ -84,6 +84,7 @@ class Check(TypedDict):
 
 
 TEMPLATES = ("id", "where", "quantity", "stated_text", "recomputed_text", "note")
+"""A check's text fields, in the order of :class:`Discrepancy`'s (after its source and kind)."""
 EXPRESSIONS = ("stated", "recomputed", "agrees")
 
 
@@ -167,29 +168,12 @@ def evaluate(
             scope["recomputed"] = eval(_code(check["recomputed"]), scope)
             if eval(_code(check.get("agrees", "stated == recomputed")), scope):
                 continue
-            text = {
-                field: eval(_code(check.get(field, default), template=True), scope)
-                for field, default in (
-                    ("id", ""),
-                    ("where", ""),
-                    ("quantity", ""),
-                    ("stated_text", "{stated}"),
-                    ("recomputed_text", "{recomputed}"),
-                    ("note", ""),
-                )
-            }
-            found.append(
-                Discrepancy(
-                    text["id"],
-                    source,
-                    check["kind"],
-                    text["where"],
-                    text["quantity"],
-                    text["stated_text"],
-                    text["recomputed_text"],
-                    text["note"],
-                )
+            defaults = {"stated_text": "{stated}", "recomputed_text": "{recomputed}"}
+            identity, *text = (
+                eval(_code(check.get(field, defaults.get(field, "")), template=True), scope)
+                for field in TEMPLATES
             )
+            found.append(Discrepancy(identity, source, check["kind"], *text))
     return tuple(found)
 
 

@@ -219,15 +219,15 @@ class ScoredItem:
     """
 
     item_id: str
-    applicable: bool
-    architectural: int
-    behavioural_entered: int
-    behavioural: int
-    behavioural_cap: int
-    confidence: int
-    operational_evidence: bool
     evidence: str
-    rules_applied: tuple[str, ...]
+    applicable: bool = False
+    architectural: int = 0
+    behavioural_entered: int = 0
+    behavioural: int = 0
+    behavioural_cap: int = 0
+    confidence: int = 0
+    operational_evidence: bool = False
+    rules_applied: tuple[str, ...] = ()
     not_applicable_reason: str = ""
     assessed: bool = True
 
@@ -389,17 +389,7 @@ def score_item(entry: ItemEntry) -> ScoredItem:
     """
     if entry.architectural is None or entry.behavioural is None:  # not applicable
         return ScoredItem(
-            item_id=entry.item_id,
-            applicable=False,
-            architectural=0,
-            behavioural_entered=0,
-            behavioural=0,
-            behavioural_cap=0,
-            confidence=0,
-            operational_evidence=False,
-            evidence=entry.evidence,
-            rules_applied=(),
-            not_applicable_reason=str(entry.not_applicable_reason),
+            entry.item_id, entry.evidence, not_applicable_reason=str(entry.not_applicable_reason)
         )
     architectural, entered = lower_of_two(entry.architectural), lower_of_two(entry.behavioural)
     between = isinstance(entry.architectural, tuple) or isinstance(entry.behavioural, tuple)
