@@ -29,7 +29,7 @@ from labcore.config import PAGE_URLS
 from labcore.experiments.paper_results import ResultSet
 from labcore.findings import Problem, StudySummary
 from labcore.paper_claims import CLAIMS_BY_ID
-from labcore.render import chance, note_text, value_text, verdict_text
+from labcore.render import chance, note_text, render, value_text, verdict_text
 
 CHOICE_LETTERS = "ABCDEFGH"
 """How choices are labelled, on the projected page and on the handout."""
@@ -364,67 +364,25 @@ def handout_html(
     """A printable handout: self-contained HTML (no external resource), one A4 page for the
     students; ``base_url`` prefixes the step links, ``with_key`` adds the teacher key on its own
     page."""
-    e = html.escape
-    items = []
-    for step in lesson:
-        link = step_link(step, base_url)
-        choices = "".join(
-            f"<li>{CHOICE_LETTERS[i]}. {e(c)}</li>" for i, c in enumerate(step.choices)
-        )
-        items.append(
-            f'<li><span class="title">{e(_sentence(step.title))}</span> {e(step.question)}'
-            f'<ul class="choices">{choices}</ul><div class="blank"></div>'
-            f'<a class="link" href="{e(link)}">{e(link)}</a></li>'
-        )
     source = ""
     if results is not None and results.summary is not None:
         created = str(results.summary.created or "")[:10]
         source = (
-            f"Answers are read from the result set “{e(results.directory.name)}”"
-            + (f" (created {e(created)})" if created else "")
+            f"Answers are read from the result set “{html.escape(results.directory.name)}”"
+            + (f" (created {html.escape(created)})" if created else "")
             + "."
         )
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        "<title>Lesson: three dissociations</title>",
-        f"<style>{_CSS}</style></head><body>",
-        "<h1>Doing, knowing and reporting: three dissociations</h1>",
-        '<p class="lead">Name: ______________________ &nbsp; For each step, predict '
-        "the answer before you open "
-        "the view, then check it in the lab. These agents are not conscious: they are "
-        "small reference "
-        "implementations of mechanisms that theories of consciousness propose.</p>",
-        f'<ol class="steps">{"".join(items)}</ol>',
-    ]
-    if not base_url:
-        parts.append(
-            '<p class="foot">The links start from the lab\'s address (for example '
-            "localhost:8501).</p>"
-        )
-    if with_key:
-        keys = []
-        for step in lesson:
-            answer = expected_answer(step, results, measured)
-            evidence = "".join(f"<li>{e(line)}</li>" for line in answer.evidence)
-            keys.append(
-                f'<li><span class="title">{e(_sentence(step.title))}</span>'
-                f'<div class="answer">{e(answer.text)}</div>'
-                f'<div class="why">{e(step.why)}</div>'
-                + (f'<ul class="evidence">{evidence}</ul>' if evidence else "")
-                + "</li>"
-            )
-        parts += [
-            '<section class="key"><h2>Teacher key</h2>',
-            '<p class="lead">Where the paper and this lab differ, the key says both: '
-            "the lesson teaches "
-            "what the lab shows.</p>",
-            f'<ol class="steps">{"".join(keys)}</ol>',
-            f'<p class="foot">{source}</p>' if source else "",
-            "</section>",
-        ]
-    parts.append("</body></html>")
-    return "\n".join(parts)
+    return render(
+        "handout.html.j2",
+        e=html.escape,
+        sentence=_sentence,
+        letters=CHOICE_LETTERS,
+        css=_CSS,
+        base_url=base_url,
+        steps=[(step, step_link(step, base_url)) for step in lesson],
+        keys=[(s, expected_answer(s, results, measured)) for s in lesson] if with_key else None,
+        source=source,
+    )
 
 
 def class_question(
