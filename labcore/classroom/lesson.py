@@ -318,29 +318,16 @@ def expected_answer(
     more_values, more_verdicts = measured_inputs(results, measured)
     ours = step.rule(values | more_values, verdicts | more_verdicts)
     if ours is None:
-        return Answer(
+        text = (
             f"Paper: {named(step.paper_answer)}; here: not checked, as the result set lacks the "
-            "numbers (open the view and read it off).",
-            None,
-            step.paper_answer,
-            None,
-            evidence,
+            "numbers (open the view and read it off)."
         )
-    if ours == step.paper_answer:
-        return Answer(
-            f"{CHOICE_LETTERS[ours]}. {paper} — the paper and this lab agree.",
-            ours,
-            step.paper_answer,
-            True,
-            evidence,
-        )
-    return Answer(
-        f"Paper: {named(step.paper_answer)}; here: {named(ours)}.",
-        ours,
-        step.paper_answer,
-        False,
-        evidence,
-    )
+    elif ours == step.paper_answer:
+        text = f"{CHOICE_LETTERS[ours]}. {paper} — the paper and this lab agree."
+    else:
+        text = f"Paper: {named(step.paper_answer)}; here: {named(ours)}."
+    agrees = None if ours is None else ours == step.paper_answer
+    return Answer(text, ours, step.paper_answer, agrees, evidence)
 
 
 # --------------------------------------------------------------------------- the handout

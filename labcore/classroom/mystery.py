@@ -316,11 +316,8 @@ def decode(code: str) -> Puzzle:
     probably mistyped.
     """
     text = str(code)
-    if len(text) > MAX_CODE_TEXT:
-        raise CodeError(
-            f"A puzzle code has {CODE_LENGTH} characters; this one has {len(text)}.", "length"
-        )
-    text = text.strip().upper().replace("-", "").replace(" ", "").translate(_ALIASES)
+    if len(text) <= MAX_CODE_TEXT:  # a longer text is refused before it is normalised
+        text = text.strip().upper().replace("-", "").replace(" ", "").translate(_ALIASES)
     if len(text) != CODE_LENGTH:
         raise CodeError(
             f"A puzzle code has {CODE_LENGTH} characters; this one has {len(text)}.", "length"
