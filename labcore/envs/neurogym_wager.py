@@ -276,19 +276,9 @@ def sure_choice_by_coherence(trials: Iterable[Mapping[str, Any]] | pd.DataFrame)
                 "no_choice_rate": _mean(group["choice"].eq("none")),
             }
         )
-    return pd.DataFrame(
-        out,
-        columns=[
-            "coherence",
-            "n_trials",
-            "n_sure_offered",
-            "sure_rate",
-            "accuracy",
-            "accuracy_not_offered",
-            "accuracy_waived",
-            "no_choice_rate",
-        ],
-    )
+    columns = "coherence n_trials n_sure_offered sure_rate accuracy accuracy_not_offered"
+    columns += " accuracy_waived no_choice_rate"
+    return pd.DataFrame(out, columns=columns.split())
 
 
 def _mean(values: pd.Series) -> float:
