@@ -1,29 +1,19 @@
 """Mystery agent: a classroom puzzle with a hidden lesion, capacity or noise.
 
-Learned from PhET's "mystery resistor", where teachers asked for hidden values to test
-understanding: a teacher makes a :class:`Puzzle` (or draws one with :func:`random_puzzle`), shares
-its code, and students see the markers and one episode, choose a diagnosis and get the reveal
-(:func:`explain`), which says from the measured values which marker gave the condition away.
-
-A puzzle is one bundled agent under exactly one hidden condition, so it has exactly one
-diagnosis (:data:`DIAGNOSES`). The wagering task's workspace-read B2 (``b2_ws``) carries the
-self-model puzzles; the dual task's B1 (``b1``) the workspace ones. Each task offers the four
-choices its markers can tell apart (:func:`diagnosis_choices`): a narrowed workspace, for
-instance, leaves every wagering marker unchanged (one cue needs one slot), so it is not offered
-there.
-
-The code (:func:`encode`, :func:`decode`) is **not cryptography**. The fields are packed into 30
-bits, passed through a fixed reversible mix (multiply, add and xor-shift rounds, keyed by
-constants in this file) and written as 6 Crockford base32 characters plus 2 check characters. It
-only keeps the answer out of plain sight in a link; anyone with this module can read it. A
-mistyped character or two swapped neighbours are always refused with a ``ValueError`` sentence,
-never read as another puzzle.
+After PhET's "mystery resistor": a teacher makes a :class:`Puzzle` (one bundled agent under
+exactly one hidden condition, so one diagnosis) and shares its code; students see the markers and
+one episode, diagnose, and get the reveal (:func:`explain`). Each task offers the four diagnoses
+its markers can tell apart. The code is **not cryptography**: 30 bits through a fixed reversible
+mix, as 6 Crockford base32 characters plus 2 check characters that refuse any single mistyped
+character or swap of neighbours.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from urllib.parse import urlencode
 
 import numpy as np
@@ -33,7 +23,7 @@ from labcore.classroom.store import Question
 from labcore.config import NOISE_MODES, PAGE_URLS, SELF_MODEL_MODES, AgentConfig
 from labcore.links import query
 from labcore.measures import MetacognitionView, WorkspaceView
-from labcore.render import UNDEFINED, chance, finite, fmt, term
+from labcore.render import UNDEFINED, chance, finite, fmt, render, term
 
 PuzzleView = MetacognitionView | WorkspaceView
 """What a puzzle's condition measures to: E1's view (wagering) or E2's (dual task)."""
@@ -53,14 +43,8 @@ MAX_SEED = 31
 EPISODES = 64
 """A puzzle shows one of the first ``EPISODES`` episodes of its measured batch."""
 
-DIAGNOSES: dict[str, str] = {
-    "intact": "Intact: nothing was done to it",
-    "self_zeroed": "Self-model removed (zeroed)",
-    "self_scrambled": "Self-model scrambled",
-    "bus_off": "Workspace switched off (bus-off)",
-    "narrowed": "Workspace narrowed (fewer slots)",
-    "noisy": "Noise in the workspace",
-}
+_DATA = json.loads((Path(__file__).parent / "mystery.json").read_text(encoding="utf-8"))
+DIAGNOSES: dict[str, str] = _DATA["diagnoses"]
 """Every diagnosis a student can choose, by id, with its label."""
 _CHOICES = {
     "wagering": ("intact", "self_zeroed", "self_scrambled", "bus_off"),
@@ -92,22 +76,20 @@ _CONDITIONS: dict[str, dict[str, tuple[str, dict]]] = {
 
 @dataclass(frozen=True)
 class Puzzle:
-    """One bundled agent under one hidden condition (at most one field differs from intact)."""
+    """One bundled agent under one hidden condition (at most one field differs from intact).
+
+    ``task`` "wagering" (self-model puzzles, kind ``b2_ws``) or "dual" (workspace, ``b1``);
+    ``capacity`` in active slots (0 = bus-off); ``noise`` one of :data:`NOISE_LEVELS`;
+    ``episode`` which of the measured batch's episodes the rollout shows.
+    """
 
     task: str = "wagering"
-    """``"wagering"`` (self-model puzzles) or ``"dual"`` (workspace puzzles)."""
     kind: str = "b2_ws"
-    """Agent kind; must be ``KIND_OF_TASK[task]``."""
     seed: int = 0
-    """Agent seed (0-31; the page checks the agent is available)."""
     self_model_mode: str = "on"
-    """Hidden self-model condition (wagering only): "on", "zero", "noise" or "permute"."""
     capacity: int = FULL_CAPACITY
-    """Hidden workspace capacity in active slots (0 = bus-off)."""
     noise: float = 0.0
-    """Hidden workspace noise SD, one of :data:`NOISE_LEVELS` (dual task only)."""
     episode: int = 0
-    """Which episode of the measured batch the rollout shows (0-63)."""
 
     def __post_init__(self) -> None:
         problems = []
@@ -193,9 +175,7 @@ def condition_of(puzzle: Puzzle) -> str:
 
 
 def random_puzzle(rng: np.random.Generator, seeds: Sequence[int] = (0, 1, 2, 3, 4)) -> Puzzle:
-    """A puzzle drawn with ``rng``: task, then diagnosis (uniform), then its details, seed, episode.
-
-    The same generator state gives the same puzzle.
+    """A puzzle drawn with ``rng``: task, then diagnosis (uniform), then details, seed, episode.
 
     >>> random_puzzle(np.random.default_rng(1)) == random_puzzle(np.random.default_rng(1))
     True
@@ -219,8 +199,7 @@ ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 """Crockford base32: no I, L, O or U (typed I and L are read as 1, O as 0)."""
 CODE_LENGTH = 8
 MAX_CODE_TEXT = 100
-"""The longest text read as a code: longer text is refused before it is normalised (its length
-quoted), and the Mystery page refuses a longer typed code before it reaches its URL."""
+"""The longest text read as a code: longer text is refused before it is normalised."""
 _DATA_CHARS, _BITS, _VERSION = 6, 30, 1
 _MASK = (1 << _BITS) - 1
 _ALIASES = str.maketrans({"I": "1", "L": "1", "O": "0"})
@@ -302,8 +281,6 @@ def _checks(digits: Sequence[int]) -> tuple[int, int]:
 def encode(puzzle: Puzzle) -> str:
     """The puzzle as an 8-character code (6 data + 2 check characters, Crockford base32).
 
-    Not cryptography (see the module docstring): it keeps the answer out of plain sight.
-
     >>> code = encode(Puzzle(task="dual", kind="b1", capacity=2))
     >>> len(code), decode(code).capacity
     (8, 2)
@@ -328,10 +305,7 @@ class CodeError(ValueError):
 
 
 def decode(code: str) -> Puzzle:
-    """The puzzle of a code; :class:`CodeError` (a ``ValueError``) with one sentence if it is
-    not a valid code.
-
-    Case, spaces and dashes are ignored; I and L are read as 1, O as 0.
+    """The puzzle of a code (case, spaces and dashes ignored; I and L read as 1, O as 0).
 
     >>> decode(encode(Puzzle(seed=3))).seed
     3
@@ -342,11 +316,8 @@ def decode(code: str) -> Puzzle:
     probably mistyped.
     """
     text = str(code)
-    if len(text) > MAX_CODE_TEXT:
-        raise CodeError(
-            f"A puzzle code has {CODE_LENGTH} characters; this one has {len(text)}.", "length"
-        )
-    text = text.strip().upper().replace("-", "").replace(" ", "").translate(_ALIASES)
+    if len(text) <= MAX_CODE_TEXT:  # a longer text is refused before it is normalised
+        text = text.strip().upper().replace("-", "").replace(" ", "").translate(_ALIASES)
     if len(text) != CODE_LENGTH:
         raise CodeError(
             f"A puzzle code has {CODE_LENGTH} characters; this one has {len(text)}.", "length"
@@ -394,75 +365,25 @@ _AUROC = chance("auroc").text
 _REPORT = chance("decision").text
 _BOTH = chance("conjunction").text
 MARKERS: dict[str, tuple[Marker, ...]] = {
-    "wagering": (
+    task: tuple(
         Marker(
-            "accuracy",
-            "Task accuracy",
-            "{:.0%}",
-            f"Goes to the side the faint flash showed. Chance: {_WAGER}.",
-            "no trial was run",
-        ),
-        Marker(
-            "auroc",
-            "Type-2 AUROC",
-            "{:.2f}",
-            f"Is confidence higher on right than on wrong trials? Chance: {_AUROC}; "
-            f"1 = always knows; a confidence that never changes gives exactly {_AUROC}.",
-            "it needs both right and wrong trials",
-        ),
-        Marker(
-            "skip_fraction",
-            "Opt-outs on wager trials",
-            "{:.0%}",
-            "Bets declined (confidence at or below 0.5). "
-            "No chance level: it follows the confidence.",
-            "no wager trial was answered",
-        ),
-        Marker(
-            "confidence_sd",
-            "Confidence spread",
-            "{:.3f}",
-            "How much confidence varies from trial to trial "
-            "(standard deviation); 0 = the same confidence every time.",
-            "no trial was answered",
-        ),
-    ),
-    "dual": (
-        Marker(
-            "colour",
-            "Colour report",
-            "{:.0%}",
-            f"The colour arrives first (step 0). Chance: {_REPORT}.",
-            "no episode was run",
-        ),
-        Marker(
-            "object",
-            "Object report",
-            "{:.0%}",
-            f"The object arrives second (step 1). Chance: {_REPORT}.",
-            "no episode was run",
-        ),
-        Marker(
-            "conjunction",
-            "Both reports right",
-            "{:.0%}",
-            f"Colour and object both right. Chance: {_BOTH}.",
-            "no episode was run",
-        ),
-    ),
+            **{
+                **m,
+                "caption": m["caption"].format(
+                    wager=_WAGER, auroc=_AUROC, report=_REPORT, both=_BOTH
+                ),
+            }
+        )
+        for m in rows
+    )
+    for task, rows in _DATA["markers"].items()
 }
-"""The markers each task's puzzles show, in order. Behaviour only: a count of the slots in use
-(once shown) read the hidden capacity off directly; the episode's heatmap still shows
-the slots to a student who steps through it."""
+"""The markers each task's puzzles show (``mystery.json``), behaviour only: a count of the slots in
+use would read the hidden capacity off directly."""
 GIVEAWAY: dict[tuple[str, str], tuple[str, ...]] = {
-    ("wagering", "intact"): ("auroc",),
-    ("wagering", "self_zeroed"): ("auroc", "confidence_sd"),
-    ("wagering", "self_scrambled"): ("auroc", "confidence_sd"),
-    ("wagering", "bus_off"): ("accuracy",),
-    ("dual", "intact"): ("conjunction",),
-    ("dual", "bus_off"): ("colour", "object"),
-    ("dual", "narrowed"): ("colour", "object"),
-    ("dual", "noisy"): ("colour", "object"),
+    (task, diagnosis): tuple(keys)
+    for task, by_diagnosis in _DATA["giveaway"].items()
+    for diagnosis, keys in by_diagnosis.items()
 }
 """The markers that give each diagnosis away (keys of :data:`MARKERS`), most telling first."""
 
@@ -474,11 +395,7 @@ def giveaway(puzzle: Puzzle) -> tuple[Marker, ...]:
 
 
 def measured_markers(view: PuzzleView) -> dict[str, float]:
-    """The puzzle markers of one measured condition (a wagering or a dual-task view).
-
-    Confidence spread is the SD of the choice-point confidence over answered trials; slots in use
-    is the most slots occupied at once over every step of every episode.
-    """
+    """The puzzle markers of one measured condition (a wagering or a dual-task view)."""
     if isinstance(view, MetacognitionView):
         answered = view.confidence[view.answered]
         return {
@@ -501,118 +418,26 @@ def measured_markers(view: PuzzleView) -> dict[str, float]:
 def explain(
     puzzle: Puzzle, markers: Mapping[str, float], intact: Mapping[str, float] | None = None
 ) -> str:
-    """The one-paragraph reveal: the diagnosis and which marker gave it away, from measured values.
-
-    Parameters
-    ----------
-    puzzle : Puzzle
-    markers : mapping
-        :func:`measured_markers` of the puzzle's condition.
-    intact : mapping, optional
-        The same agent's markers with nothing hidden, for "stayed at" / "fell from" wording.
-
-    Returns
-    -------
-    str
-        Plain text naming the giveaway markers by their labels; values fixed by the condition's
-        construction are said to be so.
-    """
+    """The one-paragraph reveal: the diagnosis and which marker gave it away, from measured values
+    (``markers`` from :func:`measured_markers`; ``intact``, the same agent's with nothing hidden,
+    for "stayed at" / "fell from" wording)."""
     shown = {m.key: m.shown(markers.get(m.key, float("nan"))) for m in MARKERS[puzzle.task]}
-    ref = {m.key: m.shown(intact[m.key]) for m in MARKERS[puzzle.task]} if intact else {}
-
-    def was(key: str) -> str:
-        return f" (intact: {ref[key]})" if ref and ref[key] != shown[key] else ""
-
-    def kept(key: str) -> str:
-        return "stayed at" if ref and ref[key] == shown[key] else "is"
-
-    d = puzzle.diagnosis
-    if puzzle.task == "wagering":
-        acc, auroc, sd = shown["accuracy"], shown["auroc"], shown["confidence_sd"]
-        if d == "intact":
-            return (
-                f"Task accuracy is {acc} (chance {_WAGER}) and Type-2 AUROC is {auroc}, "
-                f"well above the {_AUROC} of chance: "
-                "the agent both does the task and knows when it is right. Nothing was "
-                "hidden: the agent is "
-                "intact. Type-2 AUROC gives it away: any damage to the self-model "
-                f"pulls it to about {_AUROC}, and "
-                "a switched-off workspace pulls task accuracy to chance."
-            )
-        if d == "self_zeroed":
-            return (
-                f"Task accuracy {kept('accuracy')} {acc}{was('accuracy')} but Type-2 "
-                f"AUROC fell to {auroc}"
-                f"{was('auroc')} and the confidence spread is {sd}: the agent still "
-                "does but no longer knows. "
-                "The self-model was zeroed: its confidence head then reads a constant, "
-                "so confidence is the "
-                f"same on every trial and Type-2 AUROC is exactly {_AUROC}, both "
-                f"{_BY_CONSTRUCTION}. Task accuracy "
-                "does not move because the policy never reads the self-model."
-            )
-        if d == "self_scrambled":
-            how = (
-                "replaced by random noise with its own mean and spread"
-                if puzzle.self_model_mode == "noise"
-                else "shuffled across trials, so each trial got another trial's self-model"
-            )
-            return (
-                f"Task accuracy {kept('accuracy')} {acc}{was('accuracy')} but Type-2 "
-                f"AUROC is only {auroc}"
-                f"{was('auroc')}, close to the {_AUROC} of chance, while the confidence "
-                f"spread is {sd}, not 0: "
-                "confidence still varies, it just no longer tracks being right. The "
-                "self-model was scrambled "
-                f"({how}). A zeroed self-model would have made the confidence spread exactly 0."
-            )
-        return (
-            f"Task accuracy fell to {acc}{was('accuracy')}, the {_WAGER} of guessing: the "
-            "flash reaches this agent "
-            "only through its workspace, so with the workspace switched off (bus-off) "
-            "it never arrives. Task "
-            f"accuracy gives it away; Type-2 AUROC ({auroc}) means little when there "
-            "is nothing to know."
-        )
-    colour, obj, both = shown["colour"], shown["object"], shown["conjunction"]
     used = markers.get("slots_used", float("nan"))
-    slots = f"{fmt(used, 'count')} of {FULL_CAPACITY}" if finite(used) else "not measured"
-    if d == "intact":
-        return (
-            f"Both reports right: {both} (chance {_BOTH}), with up to {slots} slots in use: "
-            "nothing limits or blurs "
-            "the workspace, so the agent is intact. Both reports right gives it away: "
-            "a narrowed, noisy or "
-            "switched-off workspace always costs some reports."
-        )
-    if d == "bus_off":
-        return (
-            f"The colour report ({colour}) and the object report ({obj}) are both at "
-            f"guessing level (chance {_REPORT}): the cues reach this agent only through its "
-            "workspace, so nothing "
-            "arrived. The workspace was "
-            f"switched off (bus-off): slots in use {slots}, which is 0 {_BY_CONSTRUCTION}."
-        )
-    if d == "narrowed":
-        also = (
-            " (with a single slot, the object and the masks overwrite it in turn)"
-            if puzzle.capacity == 1
-            else ""
-        )
-        return (
-            f"The object report {kept('object')} {obj}{was('object')} but the colour "
-            f"report fell to {colour}"
-            f"{was('colour')}: the colour arrives first, so when a later cue or mask "
-            "needs room it is the colour "
-            f"that gets overwritten{also}. The workspace was narrowed to {puzzle.capacity} "
-            f"slot{'s' * (puzzle.capacity > 1)} (slots in use {slots}, {_BY_CONSTRUCTION})."
-        )
-    return (
-        f"The colour report ({colour}{was('colour')}) and the object report "
-        f"({obj}{was('object')}) fell together, "
-        f"both reports right {both}{was('conjunction')}, while slots in use stayed at "
-        f"{slots}: nothing was "
-        f"displaced; the contents were blurred: noise in the workspace (sigma {puzzle.noise:g})."
+    return render(
+        "mystery_reveal.j2",
+        task=puzzle.task,
+        d=puzzle.diagnosis,
+        s=shown,
+        ref={m.key: m.shown(intact[m.key]) for m in MARKERS[puzzle.task]} if intact else {},
+        mode=puzzle.self_model_mode,
+        capacity=puzzle.capacity,
+        noise=f"{puzzle.noise:g}",
+        slots=f"{fmt(used, 'count')} of {FULL_CAPACITY}" if finite(used) else "not measured",
+        wager=_WAGER,
+        auroc=_AUROC,
+        report=_REPORT,
+        both=_BOTH,
+        by_construction=_BY_CONSTRUCTION,
     )
 
 
@@ -640,9 +465,7 @@ def describe_episode(view: PuzzleView, episode: int) -> str:
 
 
 def class_question(puzzle: Puzzle) -> Question:
-    """The puzzle as a question posted to a class (:class:`labcore.classroom.store.Question`):
-    the diagnoses to choose from, and the puzzle's view (its code: markers and one episode, no
-    answer) open at once; the answer and what gives it away sealed until the reveal.
+    """The puzzle as a question posted to a class, its view (no answer) open at once.
 
     >>> q = class_question(make_puzzle("dual", "bus_off", seed=1))
     >>> q.id.startswith("mystery."), q.view_first, q.choices[q.lab_choice]

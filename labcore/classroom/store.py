@@ -1,28 +1,11 @@
-"""A class that sees itself (after NetLogo HubNet's participatory simulations): the
-anonymous answers of a class, in one SQLite file shared by every server process of a class.
+"""A class that sees itself (after NetLogo HubNet): a class's anonymous answers in one SQLite file.
 
-A teacher starts a class and gets its code (what students type or scan) and a teacher key (kept
-by the teacher's browser, shown only when asked for). Students' answers (a "Predict first"
-prediction, a lesson vote, a mystery diagnosis) are stored under the class code, the question
-and an anonymous student id (a random token of the student's browser): one answer per student and
-question, the last one kept, so a student is counted once however often they change their
-mind. Only the teacher key reads the counts and reveals a question; a student reads back only
-their own answer and, once the teacher has revealed the question, the class's counts.
-
-A teacher *posts* a :class:`Question` (the lesson step on the projector, a mystery puzzle, a
-"Predict first" question): it becomes the class's current question, which every student's view
-shows. Its answer and the lab's view are sealed: a student reads them (with the class's counts)
-only once the teacher reveals the question. Activities that end in numbers (a student's own
-metacognition on "Be the agent") are *submitted* as results, which only the teacher reads.
-
-A class is *live* while its teacher's browser has been seen within :data:`LIVE_SECONDS`
-(:meth:`ClassStore.live`): while one is, the lab treats every device that is not a teacher's as a
-student (docs/classroom.md).
-
-The file is created on first use (``runs/class/classroom.sqlite``, or ``$CTLAB_CLASS_DB``), in
-WAL mode with a busy timeout, so the processes of ``make class`` share it and a server restart
-loses nothing. Everything is bounded (classes, answers, questions, text, a student's rate, the
-file's size); a refused write raises :class:`ClassError` with one sentence for the person.
+A teacher starts a class (a code for students, a key for the teacher) and *posts* a
+:class:`Question`; its answer and view stay sealed until the teacher reveals it. Students answer
+under an anonymous id, one answer per question (the last kept), and *submit* activity results only
+the teacher reads. A class is live while its teacher was seen within :data:`LIVE_SECONDS`. The
+file (``runs/class/classroom.sqlite`` or ``$CTLAB_CLASS_DB``) is in WAL mode so ``make class``'s
+processes share it; everything is bounded, and a refused write raises :class:`ClassError`.
 """
 
 from __future__ import annotations
@@ -35,41 +18,33 @@ import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from labcore.settings import settings
 
 DEFAULT_PATH = Path("runs") / "class" / "classroom.sqlite"
-"""Where the class store lives unless ``$CTLAB_CLASS_DB`` says otherwise (git-ignored)."""
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """Class codes avoid letters and digits a class confuses when read off a projector (0/O, 1/I/L)."""
 CODE_LENGTH = 5
 MAX_CLASSES = 200
 """Classes kept; starting one more forgets the oldest."""
 MAX_ANSWERS = 20_000
-"""Answers one class may hold (30 students x hundreds of questions, with room)."""
 MAX_QUESTIONS = 500
-"""Distinct questions one class may hold."""
 MAX_TEXT = 64
 """Longest question id, answer or student id accepted."""
 MAX_WRITES_PER_MINUTE = 60
-"""A student's answers in any 60 s: more is a flood, refused."""
 MAX_BYTES = 64 * 2**20
-"""The file may grow to this; beyond it writes are refused until the teacher clears a class."""
+"""The file's bound; beyond it writes are refused until the teacher clears a class."""
 MAX_QUESTION_BYTES = 16 * 1024
-"""The longest question a teacher may post (its text, choices, answer and view as JSON)."""
 MAX_CHOICES = len("ABCDEFGH")
-"""A question has 2 to this many choices, answered by their letters."""
 MAX_RESULTS = 500
-"""Results one class may hold per activity (a class of 30 playing again and again, with room)."""
+"""Results one class may hold per activity."""
 MAX_RESULT_VALUES = 16
-"""Numbers one result may carry."""
 KEY_LENGTH = 10
 """A teacher key: short enough to type on a second device, 31**10 (about 8e14) keys."""
 LIVE_SECONDS = 3600.0
-"""A class is live while its teacher was seen within this time (an hour after the teacher's last
-page, or the last poll of the class's votes); ending the class ends it at once."""
+"""A class is live while its teacher was seen within this time."""
 SEEN_EVERY = 60.0
 """The teacher's presence is written at most this often (each write takes the file's lock)."""
 _SAFE = re.compile(r"[A-Za-z0-9_.:+\-]+")
@@ -100,24 +75,19 @@ def choice_letters(n: int) -> tuple[str, ...]:
 class Question:
     """A question a teacher posts to the class.
 
-    Students see ``text`` and ``choices`` at once; ``answer`` (Markdown) and ``view`` (a link
-    relative to the lab, ``page?params``) only after the reveal, except a ``view_first`` view
-    (a mystery puzzle: the view is what students diagnose, and holds no answer).
+    Students see ``text`` and ``choices`` at once; ``answer`` (Markdown), ``view`` (``page?params``)
+    and ``lab_choice`` (the choice the lab's results support) only after the reveal, except a
+    ``view_first`` view (a mystery puzzle). ``kind`` is ``vote`` or ``activity`` (no choices).
     """
 
     id: str
-    """Stable id, e.g. ``lesson.3`` or ``mystery.ABCD2345`` (letters, digits, ``._:+-``)."""
     text: str
     choices: tuple[str, ...]
     answer: str = ""
     view: str = ""
     view_first: bool = False
     kind: str = "vote"
-    """``vote`` (choose a letter) or ``activity`` (do something in the lab, e.g. ``be_the_agent``,
-    and submit numbers: no choices)."""
     lab_choice: int | None = None
-    """Index of the choice the lab's own results support (sealed like the answer; None: not
-    checkable)."""
 
     def to_json(self) -> str:
         """The question as stored."""
@@ -132,11 +102,7 @@ class Question:
 
 @dataclass(frozen=True)
 class StudentView:
-    """What one student may see of the class's current question.
-
-    ``answer``, ``counts`` and (unless the question's view comes first) ``view`` are empty until
-    the teacher reveals the question; ``mine`` is the student's own answer.
-    """
+    """What one student may see of the class's current question; ``mine`` is their answer."""
 
     question: Question
     revealed: bool
@@ -182,14 +148,7 @@ def _check_question(question: Question) -> Question:
 
 
 class ClassStore:
-    """The class answers in one SQLite file (see the module docstring).
-
-    Parameters
-    ----------
-    path : path, optional
-        The file (created with its folder on first use); default ``$CTLAB_CLASS_DB`` or
-        :data:`DEFAULT_PATH`.
-    """
+    """The class answers in one SQLite file (created with its folder on first use)."""
 
     def __init__(self, path: Path | str | None = None) -> None:
         self.path = Path(path or settings().class_db or DEFAULT_PATH)
@@ -245,8 +204,7 @@ class ClassStore:
 
     # ------------------------------------------------------------------ the teacher
     def start(self) -> ClassKeys:
-        """Start a class: a fresh code and the teacher's key. The oldest class beyond
-        :data:`MAX_CLASSES` is forgotten."""
+        """Start a class: a fresh code and the teacher's key (forgets the oldest beyond the cap)."""
         with self._db() as con:
             con.execute("BEGIN IMMEDIATE")
             taken = {row[0] for row in con.execute("SELECT code FROM classes")}
@@ -275,15 +233,14 @@ class ClassStore:
 
     @staticmethod
     def _seen(con: sqlite3.Connection, code: str) -> None:
-        """The teacher of ``code`` is here now (written at most every :data:`SEEN_EVERY` s)."""
+        """The teacher of ``code`` is here now."""
         now = time.time()
         row = con.execute("SELECT at FROM seen WHERE code = ?", (code,)).fetchone()
         if row is None or row[0] < now - SEEN_EVERY:
             con.execute("INSERT OR REPLACE INTO seen VALUES (?, ?)", (code, now))
 
     def resume(self, code: str, teacher_key: str) -> str:
-        """Check a teacher's code and key (a reload, another page, another device) and keep the
-        class live; the code in its canonical form, or :class:`ClassError`."""
+        """Check a teacher's code and key and keep the class live; the canonical code."""
         with self._db() as con:
             code = self._teacher(con, code, normalise_code(teacher_key))
             self._seen(con, code)
@@ -299,8 +256,7 @@ class ClassStore:
         return row is not None
 
     def post(self, code: str, teacher_key: str, question: Question) -> None:
-        """Make ``question`` the class's current question (a question posted before keeps its
-        students' answers and its reveal; its text is replaced)."""
+        """Make ``question`` the class's current question (one posted before keeps its answers)."""
         question = _check_question(question)
         body = question.to_json()
         with self._db() as con:
@@ -327,8 +283,7 @@ class ClassStore:
             con.execute("COMMIT")
 
     def results(self, code: str, activity: str, teacher_key: str) -> list[dict[str, float]]:
-        """Every student's submitted numbers for ``activity`` (the teacher's projector view),
-        in the order they arrived; anonymous (no student id)."""
+        """Every student's submitted numbers for ``activity``, in arrival order, anonymous."""
         with self._db() as con:
             code = self._teacher(con, code, teacher_key)
             rows = con.execute(
@@ -338,8 +293,7 @@ class ClassStore:
         return [json.loads(body) for (body,) in rows]
 
     def counts(self, code: str, question: str, teacher_key: str) -> dict[str, int]:
-        """How many students gave each answer to ``question`` (the teacher's projector view; its
-        poll keeps the class live)."""
+        """How many students gave each answer to ``question`` (the poll keeps the class live)."""
         with self._db() as con:
             code = self._teacher(con, code, teacher_key)
             self._seen(con, code)
@@ -354,8 +308,7 @@ class ClassStore:
         return dict(sorted(rows))
 
     def reveal(self, code: str, question: str, teacher_key: str) -> None:
-        """Reveal ``question``: from now on its students see the class's counts and the lab's
-        answer."""
+        """Reveal ``question``: its students see the counts and the lab's answer."""
         with self._db() as con:
             code = self._teacher(con, code, teacher_key)
             con.execute(
@@ -373,16 +326,7 @@ class ClassStore:
 
     @staticmethod
     def _forget(con: sqlite3.Connection, code: str) -> None:
-        for table in (
-            "answers",
-            "reveals",
-            "writes",
-            "questions",
-            "current",
-            "results",
-            "seen",
-            "classes",
-        ):
+        for table in "answers reveals writes questions current results seen classes".split():
             con.execute(f"DELETE FROM {table} WHERE code = ?", (code,))
 
     # ------------------------------------------------------------------ a student
@@ -395,8 +339,7 @@ class ClassStore:
         return row is not None
 
     def _student_write(self, con: sqlite3.Connection, code: str, student: str, now: float) -> None:
-        """Inside an immediate transaction: the class exists and the student is not flooding
-        (else roll back and raise); the write is counted."""
+        """In a transaction: the class exists and the student is not flooding; count the write."""
         if con.execute("SELECT 1 FROM classes WHERE code = ?", (code,)).fetchone() is None:
             con.execute("ROLLBACK")
             raise ClassError("No class has this code; check it with your teacher.")
@@ -412,13 +355,7 @@ class ClassStore:
     def answer(
         self, code: str, question: str, student: str, answer: str, options: Sequence[str]
     ) -> None:
-        """Store a student's answer (replacing their earlier one to the same question).
-
-        Raises
-        ------
-        ClassError
-            An unknown class, an answer not among ``options``, a flood, a full class or file.
-        """
+        """Store a student's answer (replacing their earlier one to the same question)."""
         code = _check_code(code)
         question, student = _check_text(question, "question"), _check_text(student, "student")
         if answer not in options:
@@ -453,8 +390,7 @@ class ClassStore:
             con.execute("COMMIT")
 
     def answer_current(self, code: str, student: str, answer: str) -> None:
-        """Answer the class's current question (a letter of its choices); a
-        :class:`ClassError` if the class has no current question to vote on."""
+        """Answer the class's current question with a letter of its choices."""
         view = self.current(code, student)
         if view is None or view.question.kind != "vote":
             raise ClassError("Your teacher has not asked a question to vote on yet.")
@@ -462,8 +398,7 @@ class ClassStore:
         self.answer(code, q.id, student, answer, choice_letters(len(q.choices)))
 
     def current(self, code: str, student: str) -> StudentView | None:
-        """The class's current question as ``student`` may see it (None before the teacher posts
-        one): the answer, the counts and a sealed view only after the reveal."""
+        """The class's current question as ``student`` may see it (None before one is posted)."""
         code, student = _check_code(code), _check_text(student, "student")
         with self._db() as con:
             if con.execute("SELECT 1 FROM classes WHERE code = ?", (code,)).fetchone() is None:
@@ -488,19 +423,16 @@ class ClassStore:
             ).fetchone()
             counts = self._counts(con, code, qid) if revealed else {}
         if not revealed:  # sealed: what a student's device receives holds no answer
-            question = Question(
-                id=question.id,
-                text=question.text,
-                choices=question.choices,
+            question = replace(
+                question,
+                answer="",
+                lab_choice=None,
                 view=question.view if question.view_first else "",
-                view_first=question.view_first,
-                kind=question.kind,
             )
         return StudentView(question, revealed, None if mine is None else mine[0], counts)
 
     def submit(self, code: str, activity: str, student: str, values: dict[str, float]) -> None:
-        """Store a student's numbers for ``activity`` (their last submission kept): finite
-        numbers under short keys, at most :data:`MAX_RESULT_VALUES` of them."""
+        """Store a student's numbers for ``activity`` (their last submission kept)."""
         code = _check_code(code)
         activity, student = _check_text(activity, "activity"), _check_text(student, "student")
         if not 0 < len(values) <= MAX_RESULT_VALUES:

@@ -1,13 +1,9 @@
 """Batched simulators: thousands of episodes stepped at once with MiniGrid's own tables.
 
-A real MiniGrid step costs ~120 us in Python; behaviour cloning needs hundreds of thousands
-of them. Because our layouts are static, MiniGrid's physics and observation encoding reduce
-to the :class:`~labcore.envs.tables.PoseTables` read off the real environment, and the task
-logic is the same vectorised code the MiniGrid envs call. ``tests/envs`` checks that a
-batched episode equals the MiniGrid episode of the same seed, step by step.
-
-Each episode is seeded on its own (``gymnasium.utils.seeding.np_random(seed)``), exactly as
-``env.reset(seed=seed)`` seeds a MiniGrid env.
+A MiniGrid step costs ~120 us; behaviour cloning needs hundreds of thousands. The layouts are
+static, so MiniGrid's physics and observations reduce to :class:`~labcore.envs.tables.PoseTables`,
+and the task logic is the envs' own vectorised code; each episode is seeded as
+``env.reset(seed=seed)`` seeds a MiniGrid env (``tests/envs`` checks they agree step by step).
 """
 
 from __future__ import annotations
@@ -43,20 +39,8 @@ class StepKind(IntEnum):
 
 
 def report_mask(step_kind: Any, valid: Any = None) -> Any:
-    """Where the report steps are: ``valid & (step_kind is REPORT_1 or REPORT_2)``.
-
-    Works on numpy arrays and torch tensors alike (the one definition of a report step that
-    training, rollouts, experiments and pages share).
-
-    Parameters
-    ----------
-    step_kind : array or tensor of :class:`StepKind` values, any shape
-    valid : bool array or tensor of the same shape, optional
-        Steps that exist (padding excluded); all steps if omitted.
-
-    Returns
-    -------
-    bool array or tensor, the shape of ``step_kind``
+    """Where the report steps are: ``valid & (step_kind is REPORT_1 or REPORT_2)``, on numpy
+    arrays and torch tensors alike (the one definition of a report step).
 
     Examples
     --------
@@ -112,13 +96,10 @@ class BatchDualTask:
         self.max_steps = self.config.n_steps
         self.oracle_steps = self.config.n_steps
         self.max_events = 2 + self.config.max_masks
-        """Most cue-channel events an episode can hold (two cues and the masks): workspace
-        writes."""
-        """Length of the longest oracle episode (every dual-task episode runs its full length)."""
+        """Most cue-channel events (workspace writes) an episode can hold."""
 
     def reset(self, seeds: Sequence[int], overrides: dict[str, Any] | None = None) -> BatchObs:
-        """Start one episode per seed (``trial_overrides`` fix trial variables); the first
-        observation."""
+        """Start one episode per seed (``overrides`` fix trial variables); the first observation."""
         self.trials = dual_task.sample_dual_trials(self.config, episode_rngs(seeds), overrides)
         self.schedule = dual_task.dual_schedule(self.config, self.trials)
         self.pose = self.trials.start_pose.copy()
@@ -175,12 +156,10 @@ class BatchWagering:
         self.max_steps = self.config.max_steps
         self.oracle_steps = wagering.ORACLE_STEPS
         self.max_events = 2 if self.config.post_decision_sample else 1
-        """Most cue-channel events an episode can hold (the flash, and the post-decision one)."""
-        """Length of the longest oracle episode (``wagering.ORACLE_STEPS``)."""
+        """Most cue-channel events an episode can hold."""
 
     def reset(self, seeds: Sequence[int], overrides: dict[str, Any] | None = None) -> BatchObs:
-        """Start one episode per seed (``trial_overrides`` fix trial variables); the first
-        observation."""
+        """Start one episode per seed (``overrides`` fix trial variables); the first observation."""
         self.trials = wagering.sample_wagering_trials(self.config, episode_rngs(seeds), overrides)
         self.state = wagering.WageringState.start(len(self.trials))
         return self._obs()
@@ -231,10 +210,8 @@ _BATCH_CLASSES = {
 
 
 def make_batch(task_id: str, **overrides: Any) -> BatchTask:
-    """Batched simulator of a registered task, with the registered configuration.
-
-    ``overrides`` are config fields (e.g. ``mask_soa=3``), as for ``gymnasium.make``.
-    """
+    """Batched simulator of a registered task; ``overrides`` are config fields, as for
+    ``gymnasium.make``."""
     spec = gymnasium.spec(task_id)
     try:
         cls, config_cls = _BATCH_CLASSES[spec.entry_point]

@@ -1,8 +1,7 @@
 """Observation channels shared by every task: the cue channel and the task vector.
 
-Strong-lesion wiring (paper sec. 4.2; protocol sec. 1): cue information reaches the agent
-*only* through the cue channel, which the agent routes to its workspace write path. The
-grid image, the direction and the task vector that the trunk sees carry no cue information.
+Strong-lesion wiring (paper sec. 4.2; protocol sec. 1): cue information reaches the agent *only*
+through the cue channel, routed to its workspace write path.
 
 Cue channel layout (``CUE_DIM`` = 11)::
 
@@ -38,23 +37,14 @@ CUE_DIM = CONTENT_SLICE.stop
 CUE_BOUND = 10.0
 """Cue-channel values are clipped to +-CUE_BOUND (the observation space's bounds)."""
 TASK_DIM = 2
-"""Both tasks expose two flags (dual: report secondary / report primary; wagering: choice point /
-wager)."""
+"""Two flags (dual: report secondary / primary; wagering: choice point / wager)."""
 
 
 def cue_events(kind: np.ndarray, content: np.ndarray) -> np.ndarray:
     """Encode a batch of cue-channel events.
 
-    Parameters
-    ----------
-    kind : array of int, shape (B,)
-        A :class:`CueKind` per row, or -1 for "nothing on the channel" (all zeros).
-    content : array of float, shape (B, N_CUE_VALUES)
-        Content of each event (ignored where ``kind == -1``).
-
-    Returns
-    -------
-    cue : ndarray of float32, shape (B, CUE_DIM)
+    ``kind`` (B,) is a :class:`CueKind` per row or -1 for nothing (all zeros); ``content``
+    (B, N_CUE_VALUES) each event's content; returns float32 (B, CUE_DIM).
 
     Examples
     --------

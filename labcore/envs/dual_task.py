@@ -1,9 +1,7 @@
 """Dual task of Experiments 2 and 3, with its backward-masking and out-of-distribution variants.
 
-The task logic (trial sampling, the per-step cue channel, flags and oracle) is written once,
-vectorised over a batch of episodes, and used both by :class:`DualTaskEnv` (a real
-``MiniGridEnv``, batch of one) and by the batched simulator in :mod:`labcore.envs.batch`.
-Every choice the paper leaves open is pre-registered in ``docs/protocol.md`` sec. 2.
+The task logic is vectorised over a batch and shared by :class:`DualTaskEnv` (batch of one) and
+:mod:`labcore.envs.batch`; open choices are pre-registered in ``docs/protocol.md`` sec. 2.
 """
 
 from __future__ import annotations
@@ -36,17 +34,9 @@ MISSION = "hold the colour and the object; report each when its flag appears"
 
 @dataclass(frozen=True)
 class DualTrials:
-    """Privileged parameters of ``B`` dual-task episodes (never shown to the agent).
-
-    Attributes
-    ----------
-    start_pose : (B,) int, pose index into :func:`labcore.envs.tables.pose_tables`.
-    secondary, primary : (B,) int in ``0..6``, the colour and object-type cue values.
-    mask_steps : (B, M) int, steps of the distractor events, ``-1`` padded.
-    mask_values : (B, M) int, cue-like content of each distractor.
-    walk : (B, T) int, the movement (left/right/forward) the room applies to the body at
-        each step, whatever the agent does (protocol sec. 2.3).
-    """
+    """Privileged parameters of ``B`` dual-task episodes (never shown to the agent): the start
+    pose, the colour (``secondary``) and object (``primary``) cues, the masks (``-1`` padded) and
+    the room's ``walk`` (B, T), applied whatever the agent does (protocol sec. 2.3)."""
 
     start_pose: np.ndarray
     secondary: np.ndarray
@@ -65,17 +55,11 @@ class DualTrials:
 
 
 def sample_dual_trials(
-    config: DualTaskConfig,
-    rngs: list[np.random.Generator],
-    overrides: dict[str, Any] | None = None,
+    config: DualTaskConfig, rngs: list[np.random.Generator], overrides: dict[str, Any] | None = None
 ) -> DualTrials:
-    """Draw one trial per generator (each episode has its own seeded stream).
-
-    The draw order is fixed (start pose, secondary, primary, masks, walk) so that the MiniGrid
-    env and the batched simulator, given the same seed, produce the same episode.
-    ``overrides`` replaces fields after drawing (the other draws stay the same), e.g.
-    ``{"secondary": 3}`` to show the same episode with another cue.
-    """
+    """Draw one trial per generator, in a fixed order (start pose, secondary, primary, masks,
+    walk) so the MiniGrid env and the batched simulator agree; ``overrides`` replace fields after
+    drawing, e.g. ``{"secondary": 3}``."""
     tables = pose_tables(LAYOUT)
     m = max(config.max_masks, 1)
     n = len(rngs)
@@ -143,22 +127,15 @@ def _apply_overrides(trials: DualTrials, overrides: dict[str, Any], width: int) 
 
 @dataclass(frozen=True)
 class DualSchedule:
-    """What every step of ``B`` episodes shows and asks, as arrays over ``(B, T)``.
-
-    Nothing here depends on where the agent walks: the cue channel, the flags and the
-    expert action are functions of the trial and the step only.
-    """
+    """What every step of ``B`` episodes shows and asks, over ``(B, T)``, whatever the agent does:
+    the cue channel, the report flags, the expert's action, the report (0 none, 1 secondary, 2
+    primary) and the pose at every observation, (B, T + 1)."""
 
     cue: np.ndarray
-    """(B, T, CUE_DIM) cue channel."""
     task: np.ndarray
-    """(B, T, TASK_DIM) flags: [report secondary, report primary]."""
     oracle: np.ndarray
-    """(B, T) the expert's action."""
     report: np.ndarray
-    """(B, T) 0 none, 1 secondary report, 2 primary report."""
     pose: np.ndarray
-    """(B, T + 1) pose index at every observation, including the final one."""
 
 
 def dual_schedule(config: DualTaskConfig, trials: DualTrials) -> DualSchedule:
@@ -202,15 +179,11 @@ class DualTaskEnv(MiniGridEnv):
 
     ## Description
 
-    A 5x5 MiniGrid room (3x3 free interior, paper sec. 4.2). Encoding: a *secondary* cue
-    (one of 7 colours) then a *primary* cue (one of 7 object types) flash on the cue
-    channel. Delay: the room walks the agent about (a random walk, MiniGrid physics) while
-    the agent rehearses the colour, answering every step with the action whose index is
-    the colour, and 0-2 distractor ("mask") events arrive on the cue channel. Report: flag 1
-    asks for the colour, flag 2 for the object type, each answered with the action whose
-    index is the cue value. The body follows the walk, not the agent's answers: a body that
-    moved as a cue-dependent answer says would carry the cue past the workspace into the
-    trunk's view. Design choices and reasons: ``docs/protocol.md`` sec. 2.
+    A 5x5 MiniGrid room (paper sec. 4.2). A colour cue (*secondary*) then an object cue
+    (*primary*), one of 7 each, flash on the cue channel; through the delay the room walks the
+    agent (MiniGrid physics), the agent rehearses the colour and 0-2 masks arrive; flags then ask
+    for the colour and the object. The body follows the walk, never the answers, so the view
+    carries no cue. Choices and reasons: ``docs/protocol.md`` sec. 2.
 
     ## Mission Space
 
@@ -218,34 +191,26 @@ class DualTaskEnv(MiniGridEnv):
 
     ## Action Space
 
-    The 7 MiniGrid actions (left, right, forward, pickup, drop, toggle, done), read as
-    responses: action ``k`` means cue value ``k`` (chance = 1/7 per step and per report).
+    The 7 MiniGrid actions, read as responses: action ``k`` means cue value ``k`` (chance 1/7).
 
     ## Observation Encoding
 
-    - ``image``: MiniGrid's 7x7x3 symbolic view ``(OBJECT_IDX, COLOR_IDX, STATE)``; the room
-      is empty and static and the pose follows the cue-independent walk, so the view carries
-      no cue information.
-    - ``direction``: MiniGrid's compass, 0-3.
-    - ``task``: ``[report secondary, report primary]`` flags.
-    - ``cue``: the cue channel (:mod:`labcore.envs.channels`): the only path for cue
-      information (strong-lesion wiring), meant for the agent's workspace write path.
-    - ``mission``: the constant mission string.
+    ``image``, ``direction``, ``mission`` as MiniGrid (no cue information); ``task``: ``[report
+    secondary, report primary]``; ``cue``: the cue channel, the only path for cue information.
 
     ## Rewards
 
-    0.5 for each correct report; 0 otherwise (a correct conjunction earns 1).
+    0.5 for each correct report (a correct conjunction earns 1).
 
     ## Termination
 
-    After the primary report, i.e. after ``n_steps`` steps (default 32). No truncation.
+    After ``n_steps`` steps (default 32), the primary report. No truncation.
 
     ## Registered Configurations
 
     - ``CTLab-DualTask-v0``: training distribution (0, 1 or 2 random masks).
-    - ``CTLab-DualTaskMasking-v0``: backward masking; masks at a chosen SOA and count
-      (``gym.make(..., mask_soa=2, mask_count=4)``).
-    - ``CTLab-DualTaskOOD-v0``: out-of-distribution shift, 1.5x longer delay (48 steps).
+    - ``CTLab-DualTaskMasking-v0``: backward masking (``mask_soa``, ``mask_count``).
+    - ``CTLab-DualTaskOOD-v0``: 1.5x longer delay (48 steps).
 
     ``reset(options=...)`` accepts trial overrides, e.g. ``{"secondary": 3, "primary": 5}``.
     """

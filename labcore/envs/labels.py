@@ -1,7 +1,6 @@
 """Names the tasks and their displays share: cue names, phases, the wagering maze's cells.
 
-It sits below the task modules and the renderer, so that both can import it (the renderer
-draws what the tasks define without importing them).
+It sits below the task modules and the renderer, so both import it.
 """
 
 from __future__ import annotations

@@ -1,66 +1,31 @@
 """NeuroGym's ``PostDecisionWager-v0`` as a one-trial-per-episode gymnasium env (protocol sec. 8.6).
 
-An external task nobody here wrote: NeuroGym's post-decision wagering task (after Kiani &
-Shadlen 2009), wrapped so that our agents train on it and are measured with our markers.
-``neurogym`` is optional at import time: this module imports it only when an env is built,
-and then fails with one sentence that says how to install it (:class:`NeuroGymMissingError`).
+An external task (after Kiani & Shadlen 2009) wrapped so our agents train on it and our markers
+measure it. ``neurogym`` is imported only when an env is built; without it one sentence says how
+to install it (:class:`NeuroGymMissingError`).
 
-The task, as NeuroGym 2.3.1 defines it (``neurogym/envs/native/postdecisionwager.py``), with
-its defaults (``dt = 100`` ms, one step = 100 ms; every duration is floored to a whole step):
+The task, as NeuroGym 2.3.1 defines it (one step = ``dt`` = 100 ms): fixation (1 step), stimulus
+(1-8 steps; evidence ``0.5 +- coh/200`` on the two evidence inputs, Gaussian noise of SD 0.1 on
+all four), delay (12-17 steps; on sure-offered trials the sure cue from 500-700 ms after the
+stimulus to the end), decision (1 step, fixation off). Each trial draws ``ground_truth``, ``coh``
+(0, 3.2, 6.4, 12.8, 25.6 or 51.2%) and ``wager`` (sure offered, p = 1/2). Actions: 0 fixate, 1
+left, 2 right, 3 sure. Breaking fixation costs ``abort = -0.1``; at the decision a correct choice
+earns +1, a wrong one 0, the sure option 0.7 (``abort`` when not offered).
 
-========== =================================== =========================================
-period      duration                            observation
-========== =================================== =========================================
-fixation    100 ms (1 step)                     fixation = 1
-stimulus    truncated exponential, mean 180,    fixation = 1; evidence_left/right =
-            in [100, 900) ms (1-8 steps)        ``0.5 +- coh/200`` (+ for the correct
-                                                side); Gaussian noise of SD
-                                                ``sigma / sqrt(dt) = 0.1`` on all 4 inputs
-delay       truncated exponential, mean 1350,   fixation = 1; on sure-offered trials the
-            in [1200, 1800) ms (12-17 steps)    sure cue = 1 from 500-700 ms after the
-                                                stimulus (``pre_sure``) to the trial's end
-decision    100 ms (1 step)                     fixation = 0 (the go cue); sure cue as above
-========== =================================== =========================================
+Where this adapter departs from calling NeuroGym:
 
-Each trial draws ``ground_truth`` (0 = left, 1 = right), ``coh`` (coherence in percent, one of
-0, 3.2, 6.4, 12.8, 25.6, 51.2) and ``wager`` (the sure option is offered, probability 1/2),
-uniformly and independently. Actions: 0 fixate, 1 choose left, 2 choose right, 3 sure option.
-Only the fixation and the decision steps are scored: an action other than fixate at the
-fixation step costs ``abort = -0.1`` (the trial goes on); at the decision step a correct
-choice earns ``correct = +1``, a wrong one ``fail = 0``, the sure option ``sure = 0.7`` when it
-was offered and ``abort = -0.1`` when it was not; fixating through the decision step earns 0.
-Actions during the stimulus and the delay are ignored. Every trial lasts exactly its sampled
-length: the decision step is its last step whatever the agent does.
+- **One trial = one episode**: the trial's last step is ``terminated`` and ``reset`` starts a
+  fresh trial at its fixation step (NeuroGym's ``reset`` takes a hidden step first).
+- **Seeding**: ``reset(seed=s)`` seeds NeuroGym's trial generator and each duration's generator
+  with its own stream of ``SeedSequence(s)``; NeuroGym's ``seed(s)`` would give them one state,
+  tying the delay's duration to the stimulus's.
+- **The correct-choice reward**: NeuroGym 2.3.1 compares the action (1 or 2) with
+  ``ground_truth`` (0 or 1); with ``fix_reward=True`` (default) the adapter pays +1 for the
+  choice ``gt`` names. NeuroGym's own reward is always in ``info["neurogym_reward"]``.
 
-The mapping to this adapter, and the three places where it departs from calling NeuroGym:
-
-- **One trial = one episode.** NeuroGym runs trials back to back and starts the next one inside
-  ``step``; here the step that ends a trial is ``terminated`` and returns that trial's last
-  observation, and ``reset`` starts a fresh trial at its fixation step. (NeuroGym's own
-  ``reset`` takes one hidden step with a fixed random action, so its first observation is the
-  stimulus period's, never the fixation step's.)
-- **Seeding.** NeuroGym draws trials from its own ``rng`` (a ``RandomState``) and the stimulus
-  and delay durations from their own generators; its ``reset(seed=...)`` seeds none of them
-  (only gymnasium's unused ``np_random``), and its ``seed(s)`` gives them all the same state.
-  ``reset(seed=s)`` here seeds each with its own stream of ``SeedSequence(s)``, so the same
-  seed gives the same trial and the same noise. Reseeding every generator with ``s`` at each
-  episode (our convention: one seed per episode) would tie the delay's duration to the
-  stimulus's, both being the first draw of the same state (over seeds 0-2999: a 100 ms stimulus
-  came with a delay under 1.5 s on 69% of trials, a 200 ms one on 29%).
-- **The correct-choice reward.** NeuroGym 2.3.1 compares the action (1 or 2) with
-  ``trial["ground_truth"]`` (0 or 1), not with the ground-truth action ``1 + ground_truth`` its
-  own ``gt`` holds: on left trials no choice earns +1, on right trials choosing *left* does.
-  With ``fix_reward=True`` (the default) the adapter pays +1 for the choice ``gt`` names and 0
-  for the other; every other payoff is NeuroGym's. NeuroGym's own reward is always in
-  ``info["neurogym_reward"]``, and ``fix_reward=False`` returns it unchanged.
-
-Spaces: observation ``Box(-inf, inf, (4,), float32)`` = ``[fixation, evidence_left,
-evidence_right, sure_cue]`` (NeuroGym's layout); action ``Discrete(4)`` = ``[fixate, left,
-right, sure]``. ``info`` on every step (and from ``reset``): ``coherence``, ``ground_truth``
-(0/1), ``ground_truth_action`` (1/2), ``sure_offered``, ``period`` (the period of the step just
-taken, or the current one at reset), ``neurogym_trial`` (a copy of NeuroGym's trial dict); on
-the step that ends the trial also ``choice`` (``"left"``, ``"right"``, ``"sure"`` or ``"none"``),
-``correct`` (True/False for left/right, None otherwise), ``reward`` and ``neurogym_reward``.
+Observation ``[fixation, evidence_left, evidence_right, sure_cue]``; ``info`` carries the trial
+(``coherence``, ``ground_truth``, ``sure_offered``, ``period``...) and, on the last step,
+``choice``, ``correct``, ``reward`` and ``neurogym_reward``.
 """
 
 from __future__ import annotations
@@ -125,16 +90,8 @@ def _task_class() -> type:
 
 
 class PostDecisionWagerEnv(gymnasium.Env):
-    """NeuroGym's ``PostDecisionWager-v0``, one trial per episode (module docstring: the mapping).
-
-    Parameters
-    ----------
-    fix_reward : bool
-        Pay +1 for the choice NeuroGym's ground truth names (default), instead of NeuroGym
-        2.3.1's reward, which compares the action with the wrong index.
-    **task_kwargs
-        Passed to NeuroGym's ``PostDecisionWager`` (``dt``, ``rewards``, ``timing``, ``sigma``).
-    """
+    """NeuroGym's ``PostDecisionWager-v0``, one trial per episode; ``task_kwargs`` go to
+    NeuroGym's ``PostDecisionWager`` (``dt``, ``rewards``, ``timing``, ``sigma``)."""
 
     metadata: dict[str, Any] = {"render_modes": []}  # noqa: RUF012 - gymnasium's convention
 
@@ -192,12 +149,7 @@ class PostDecisionWagerEnv(gymnasium.Env):
         return self._observation(last_ob), reward, True, False, info
 
     def _seed_task(self, seed: int) -> None:
-        """Seed NeuroGym's trial generator and each duration's generator with its own stream.
-
-        NeuroGym's ``seed(s)`` gives every generator the same state ``s``; reseeded at every
-        trial, the stimulus and delay durations would come from the same first draw and depend
-        on each other. Independent streams of one ``SeedSequence`` keep them independent.
-        """
+        """Seed NeuroGym's trial generator and each duration's generator with its own stream."""
         timings = [v for v in self.task.timing.values() if hasattr(v, "seed")]
         states = np.random.SeedSequence(seed).generate_state(2 + len(timings))
         self.task.seed(int(states[0]))  # the trial draws, the noise and ``pre_sure``
@@ -238,15 +190,8 @@ class PostDecisionWagerEnv(gymnasium.Env):
 
 
 class ThresholdObserver:
-    """A scripted observer: sums the evidence, takes the sure option when it is weak.
-
-    At each step it adds ``evidence_right - evidence_left`` (zero outside the stimulus). At the
-    decision step (the fixation input off) it turns the sum into a z-score, ``sum / (noise_sd
-    sqrt(2 n))`` over the ``n`` stimulus steps (the evidence inputs are non-zero), takes the sure
-    option if it is offered and ``|z| < threshold``, and otherwise chooses the side the sum
-    favours. With a threshold of 0 it never takes the sure option. Not a trained agent: a check
-    that the analysis shows the expected pattern when the pattern is there by design.
-    """
+    """A scripted observer: sums the evidence; at the decision takes the sure option when offered
+    and ``|sum| / (noise_sd sqrt(2 n)) < threshold``, else the side the sum favours."""
 
     def __init__(self, noise_sd: float = 0.1, threshold: float = 1.0) -> None:
         self.noise_sd = float(noise_sd)
@@ -295,21 +240,9 @@ def run_trials(
 def sure_choice_by_coherence(trials: Iterable[Mapping[str, Any]] | pd.DataFrame) -> pd.DataFrame:
     """Sure-option rate and accuracy at each coherence (the Kiani & Shadlen 2009 markers).
 
-    Parameters
-    ----------
-    trials
-        One row per trial with ``coherence``, ``sure_offered``, ``choice`` and ``correct`` (the
-        last ``info`` of each episode of :class:`PostDecisionWagerEnv`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per coherence (ascending): ``n_trials``, ``n_sure_offered``, ``sure_rate`` (share
-        of sure-offered trials on which the sure option was taken), ``accuracy`` (share correct
-        among left/right choices, all trials), ``accuracy_not_offered`` and
-        ``accuracy_waived`` (the same on trials without the sure option, and on sure-offered
-        trials where it was declined) and ``no_choice_rate``. A rate with no trial to count is
-        NaN (not defined here: no such trial at that coherence).
+    ``trials``: each episode's last ``info``. One row per coherence: ``sure_rate`` (of
+    sure-offered trials), ``accuracy`` (among left/right choices), the same on trials without the
+    sure option and where it was declined, ``no_choice_rate``; NaN where no trial counts.
 
     Examples
     --------
@@ -343,19 +276,9 @@ def sure_choice_by_coherence(trials: Iterable[Mapping[str, Any]] | pd.DataFrame)
                 "no_choice_rate": _mean(group["choice"].eq("none")),
             }
         )
-    return pd.DataFrame(
-        out,
-        columns=[
-            "coherence",
-            "n_trials",
-            "n_sure_offered",
-            "sure_rate",
-            "accuracy",
-            "accuracy_not_offered",
-            "accuracy_waived",
-            "no_choice_rate",
-        ],
-    )
+    columns = "coherence n_trials n_sure_offered sure_rate accuracy accuracy_not_offered"
+    columns += " accuracy_waived no_choice_rate"
+    return pd.DataFrame(out, columns=columns.split())
 
 
 def _mean(values: pd.Series) -> float:

@@ -1,8 +1,7 @@
 """Human-readable frames: the MiniGrid view beside a panel that shows the cue channel.
 
-The agent never sees these pictures (it gets symbolic observations); they exist so that a
-person watching a rollout sees when a cue arrives, what it was, when a mask displaces it and
-whether a report came out right. Cues are drawn from privileged state for that purpose.
+The agent never sees these (it gets symbolic observations): they show a person when a cue arrives,
+what it was, when a mask displaces it and whether a report came out right.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Pose tables read off a real MiniGrid layout: observations, movement and shortest paths.
 
-Our tasks keep the grid static (cues never appear in it: strong-lesion wiring), so what the
-agent sees and where an action takes it depend only on its pose (cell and direction). We
-enumerate every pose once, place a real :class:`~minigrid.minigrid_env.MiniGridEnv` in it
-and record MiniGrid's own ``gen_obs()`` image and ``step()`` result. The batched simulator
-in :mod:`labcore.envs.batch` then steps thousands of episodes with array lookups; the tests
-check it against the MiniGrid environments step for step.
+The grid is static (cues never appear in it), so what the agent sees and where an action takes it
+depend only on its pose; every pose is enumerated once in a real ``MiniGridEnv`` and its
+``gen_obs()`` and ``step()`` recorded, for the batched simulator's array lookups.
 """
 
 from __future__ import annotations
@@ -97,18 +94,9 @@ class _LayoutEnv(MiniGridEnv):
 
 @dataclass(frozen=True)
 class PoseTables:
-    """Everything that depends only on the agent's pose in a static layout.
-
-    Attributes
-    ----------
-    poses : ndarray of int, shape (P, 3)
-        ``(x, y, direction)`` of every pose, direction as in MiniGrid (0 right, 1 down,
-        2 left, 3 up).
-    image : ndarray of uint8, shape (P, 7, 7, 3)
-        MiniGrid's symbolic egocentric observation in each pose.
-    transition : ndarray of int, shape (P, 7)
-        Pose index after each of the 7 MiniGrid actions.
-    """
+    """Everything that depends only on the agent's pose in a static layout: ``poses`` (P, 3)
+    ``(x, y, direction)``, ``image`` (P, 7, 7, 3) MiniGrid's observation in each, ``transition``
+    (P, 7) the pose after each action."""
 
     layout_name: str
     poses: np.ndarray
@@ -134,12 +122,8 @@ class PoseTables:
         return _cell_mask(self.layout_name, tuple(sorted((int(x), int(y)) for x, y in cells)))
 
     def navigation(self, target_cells: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
-        """Shortest-path distance to ``target_cells`` and the oracle's next action, per pose.
-
-        Only ``NAV_ACTIONS`` are used; ties go to the earlier action in that tuple, so the
-        oracle is deterministic. Poses on a target get distance 0 and action ``forward``
-        (never consulted there by the tasks).
-        """
+        """Shortest-path distance to ``target_cells`` and the oracle's next action, per pose
+        (``NAV_ACTIONS`` only, ties to the earlier one; ``forward`` on a target)."""
         return _navigation(self.layout_name, tuple(sorted(tuple(c) for c in target_cells)))
 
 

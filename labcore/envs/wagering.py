@@ -1,7 +1,5 @@
-"""Post-decision wagering task of Experiment 1 (paper sec. 4.2; protocol sec. 3).
-
-As for the dual task, the task logic is vectorised over a batch of episodes and shared by
-:class:`WageringEnv` (a real ``MiniGridEnv``, batch of one) and the batched simulator.
+"""Post-decision wagering task of Experiment 1 (paper sec. 4.2; protocol sec. 3), vectorised and
+shared by :class:`WageringEnv` (batch of one) and the batched simulator.
 """
 
 from __future__ import annotations
@@ -38,46 +36,37 @@ RESPONSE_CELLS = (find_cells(LAYOUTS[LAYOUT], "L")[0], find_cells(LAYOUTS[LAYOUT
 CHOICE_CELL = (STIMULUS_CELL[0], RESPONSE_CELLS[0][1])
 """The junction of the T: where the agent commits to a side."""
 START_POSE = (STIMULUS_CELL[0], STIMULUS_CELL[1] + 1, 3)
+"""One cell below the stimulus zone, facing up."""
 ORACLE_STEPS = (
     1 + (STIMULUS_CELL[1] - CHOICE_CELL[1]) + 1 + abs(RESPONSE_CELLS[0][0] - CHOICE_CELL[0]) + 1
 )
-"""Longest oracle episode (protocol sec. 3.1): onto the stimulus zone, up to the junction, the
-turn (the decision), into the zone, and the wager step (7)."""
-"""Start one cell below the stimulus zone, facing up (MiniGrid direction 3)."""
+"""Longest oracle episode (protocol sec. 3.1): stimulus zone, junction, turn, zone, wager (7)."""
 
 
 @dataclass(frozen=True)
 class WageringTrials:
-    """Privileged parameters of ``B`` wagering episodes (never shown to the agent)."""
+    """Privileged parameters of ``B`` wagering episodes (never shown to the agent): the class
+    (0 left, 1 right), the salience lambda, the flash's noise (B, 2), whether a wager follows, and
+    the post-decision flash's noise (protocol 11.2; None without one)."""
 
     stimulus: np.ndarray
-    """(B,) cue class s in {0, 1}: 0 = left zone, 1 = right zone."""
     salience: np.ndarray
-    """(B,) cue salience lambda."""
     noise: np.ndarray
-    """(B, 2) the observation noise added to the cue content."""
     wager: np.ndarray
-    """(B,) bool: does a wager flag follow the decision?"""
     noise_after: np.ndarray | None = None
-    """(B, 2) the noise of the post-decision flash (protocol 11.2); None without one."""
 
     def __len__(self) -> int:
         return len(self.stimulus)
 
     def evidence(self, noise: np.ndarray) -> np.ndarray:
-        """(B,) a flash's evidence for the right side, ``x[1] - x[0]``: ``+-lambda`` plus the
-        difference of its two noise entries (``noise`` (B, 2): :attr:`noise` or
-        :attr:`noise_after`)."""
+        """(B,) a flash's evidence for the right side, ``x[1] - x[0]``, under ``noise`` (B, 2)."""
         return np.where(self.stimulus == 1, 1.0, -1.0) * self.salience + noise[:, 1] - noise[:, 0]
 
 
 def sample_wagering_trials(
-    config: WageringConfig,
-    rngs: list[np.random.Generator],
-    overrides: dict[str, Any] | None = None,
+    config: WageringConfig, rngs: list[np.random.Generator], overrides: dict[str, Any] | None = None
 ) -> WageringTrials:
-    """Draw one trial per generator in a fixed order (stimulus, salience, noise, wager, then the
-    post-decision flash's noise if the task has one)."""
+    """Draw one trial per generator in a fixed order (stimulus, salience, noise, wager, after)."""
     n = len(rngs)
     stimulus = np.zeros(n, np.int64)
     salience = np.zeros(n)
@@ -111,19 +100,16 @@ def sample_wagering_trials(
 
 @dataclass
 class WageringState:
-    """Mutable per-episode state of ``B`` wagering episodes (arrays of shape (B,))."""
+    """Mutable state of ``B`` wagering episodes, (B,) each, -1 for "not yet": the step the cue is
+    shown, the first step at the junction (where confidence is read), the zone entered, the bet."""
 
     pose: np.ndarray
     t: np.ndarray
     phase: np.ndarray
     cue_step: np.ndarray
-    """Observation index at which the cue is shown (-1 before the stimulus zone is reached)."""
     choice_step: np.ndarray
-    """First observation index at the junction (-1 before): where confidence is read."""
     decision: np.ndarray
-    """Zone entered: 0 left, 1 right, -1 none yet."""
     bet: np.ndarray
-    """1 bet, 0 opted out, -1 no wager (yet)."""
 
     @classmethod
     def start(cls, n: int) -> WageringState:
@@ -190,14 +176,9 @@ def wagering_advance(
     action: np.ndarray,
     moved_pose: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Advance every live episode by one step, in place.
+    """Advance every live episode by one step, in place: ``(reward, terminated, truncated)``.
 
-    ``moved_pose`` is where each action takes the body (MiniGrid's physics); it is used only
-    for episodes that are navigating, since the wager step does not move the agent.
-
-    Returns
-    -------
-    reward, terminated, truncated : arrays of shape (B,)
+    ``moved_pose`` is where each action takes the body; the wager step does not move it.
     """
     tables = pose_tables(LAYOUT)
     n = len(trials)
@@ -245,13 +226,10 @@ class WageringEnv(MiniGridEnv):
 
     ## Description
 
-    A MiniGrid T-maze (paper sec. 4.2, Experiment 1). The agent starts below a yellow
-    *stimulus zone*; stepping onto it makes a transient cue flash for one observation on
-    the cue channel: class ``s`` (0 = left/blue, 1 = right/red) with salience ``lambda``
-    drawn uniformly in [0, 1], degraded by Gaussian observation noise (SD 0.25). The agent
-    walks up to the junction and on to the *response zone* of its choice (blue left, red
-    right). On 50% of trials a *wager flag* then appears and the agent bets or opts out.
-    Choices and reasons: ``docs/protocol.md`` sec. 3.
+    A MiniGrid T-maze (paper sec. 4.2, Experiment 1). Stepping onto the yellow stimulus zone
+    flashes a cue for one observation: class ``s`` (0 left/blue, 1 right/red), salience
+    ``lambda ~ U(0, 1)``, Gaussian noise (SD 0.25). The agent walks to the response zone of its
+    choice; on 50% of trials a wager flag follows. Choices: ``docs/protocol.md`` sec. 3.
 
     ## Mission Space
 
@@ -259,26 +237,21 @@ class WageringEnv(MiniGridEnv):
 
     ## Action Space
 
-    The 7 MiniGrid actions. At the wager step, ``pickup`` (3) takes the bet and any other
-    action opts out (``drop``, 4, is the canonical opt-out). A learning agent wagers through
-    its confidence head: bet if confidence > 0.5 (paper sec. 4.2).
+    The 7 MiniGrid actions. At the wager step ``pickup`` (3) bets and any other action opts
+    out (``drop``, 4, canonically); a learning agent bets if its confidence > 0.5.
 
     ## Observation Encoding
 
-    - ``image``, ``direction``, ``mission``: as MiniGrid; the maze is static, so the image
-      carries no cue information.
-    - ``task``: ``[at the choice point, wager flag]``.
-    - ``cue``: the cue channel; at the flash ``content[:2] = lambda * onehot(s) + noise``.
+    ``image``, ``direction``, ``mission`` as MiniGrid (no cue information); ``task``: ``[at the
+    choice point, wager flag]``; ``cue``: at the flash ``content[:2] = lambda * onehot(s) + noise``.
 
     ## Rewards
 
-    No wager: +1 for the correct zone, 0 for the wrong one. Wager: bet +1 if the decision
-    was correct, -1 if not; opt out 0 (paper sec. 4.2).
+    No wager: +1 for the correct zone, else 0. Wager: bet +1 if correct, -1 if not; opt out 0.
 
     ## Termination
 
-    At the decision (no-wager trials) or right after the wager step. Truncated after
-    ``max_steps`` (32) without a decision; that trial counts as an error.
+    At the decision (no wager) or after the wager step; truncated after ``max_steps`` (32).
 
     ## Registered Configurations
 

@@ -1,55 +1,12 @@
-"""A trial table's file and header: the two formats' columns, which of a file's columns are read,
-and the checks made before any cell is.
+"""A trial table's file and header: the two formats' columns and the checks made before any cell.
 
-Two CSV formats (UTF-8, comma-separated, a header row, one trial per row):
-
-**The Confidence Database's** (``"confidence-database"``; Rahnev et al. 2020: one file per
-dataset). The lab reads these of its columns and ignores the others:
-
-========== ==============================================================================
-Subj_idx   the participant (any text or number)
-Stimulus   which of two stimuli was shown; most datasets code them 1 and 2
-Response   which the participant chose, in the same two codes
-Confidence the participant's rating, on the dataset's own scale (1-4, 1-6, 0-100, ...)
-Condition  optional: the trial's condition (TMS vs sham, easy vs hard blocks, ...)
-Accuracy   optional: 1 if the response was right, 0 if not (checked, never used instead)
-========== ==============================================================================
-
-``RT_decision``, ``RT_confidence`` (named ``RT_dec``, ``RT_decConf``... in some datasets) and
-``Difficulty`` are not read: the markers use neither times nor difficulty, so a subject's trials
-of every difficulty level are pooled (Rahnev 2025 recommends designs with a single difficulty
-level where possible: a mixed file's M-ratio is one number over its levels).
-
-**The lab's** (``"lab"``, written by the "Be the agent" page; a researcher may write it too):
-
-========== ==============================================================================
-stimulus   0 or 1 (the task: 0 = left/blue, 1 = right/red)
-response   0 or 1, the choice
-confidence the stated probability that the choice was right, in [0, 1] (0.5: a guess)
-subject    optional: who (text); without it the file is one subject, ``"1"``
-difficulty optional: a number (the task: the flash's salience, higher is easier)
-condition  optional: text, the trial's condition
-========== ==============================================================================
-
-No other column is allowed in the lab format (a misspelt name is caught, not ignored).
-
-Which columns are read (:func:`table_columns`):
-
-* **the condition column**: the file's ``Condition`` column (:data:`CONDITION`, any
-  capitalisation) unless the caller names another (``by``, the command line's ``--by``) or pools
-  the conditions (``pool``, ``--pool``);
-* **a dual task's**: a Confidence Database file with suffixed columns (``Response_1`` /
-  ``Response_2``, ``Confidence1``...) and no plain ``Response`` is refused with a sentence that
-  names the columns and how to pick one task (``task``, ``--task 1``); with a task, each column
-  with its suffix is read as the plain one (a column without it, such as a shared ``Stimulus``,
-  as it is), and a file without suffixed columns is read as it is (one task for a folder).
-
-The checks, each problem one :class:`~labcore.scorecards.contract.ContractError` sentence with a
-``kind``: at most :data:`MAX_FILE_BYTES` (5 MiB, a Confidence Database file of about 100,000
-trials; the page refuses a larger upload with the same sentence), UTF-8 text, CSV with a header,
-no column twice, the format's columns present (and, in the lab format, no others), every row as
-wide as the header, at most :data:`MAX_ROWS` trials. The cells are then the contract's
-(:mod:`labcore.humans.trials`).
+**The Confidence Database's** (Rahnev et al. 2020): ``Subj_idx``, ``Stimulus``, ``Response``
+(the same two codes), ``Confidence`` (the dataset's own scale), optional ``Condition`` and
+``Accuracy`` (checked, never used instead); other columns (times, difficulty) are ignored, so a
+subject's difficulty levels are pooled. A dual task's suffixed columns (``Response_1``) are read
+one task at a time. **The lab's** (written by "Be the agent"): ``stimulus`` and ``response`` 0/1,
+``confidence`` a probability in [0, 1], optional ``subject``, ``difficulty``, ``condition``; no
+other column. Each problem is one :class:`~labcore.scorecards.contract.ContractError` sentence.
 """
 
 from __future__ import annotations
@@ -66,9 +23,8 @@ Format = Literal["confidence-database", "lab"]
 FORMATS: tuple[str, ...] = Format.__args__
 """The trial-table formats, as the command line's ``--format`` names them."""
 MAX_FILE_BYTES = 5 * 2**20
-"""Largest trial table read, in bytes (5 MiB: about 100,000 trials of the Confidence Database)."""
+"""Largest trial table read (5 MiB: about 100,000 Confidence Database trials)."""
 MAX_ROWS = 200_000
-"""Most trials in one file (a file of short rows stays within the byte bound with more)."""
 CONDITION = "condition"
 """The column (case ignored) a file's units are formed by unless the caller chooses."""
 
@@ -78,9 +34,7 @@ CDB_COLUMNS: dict[str, str] = {
     "response": "Response",
     "confidence": "Confidence",
 }
-"""The Confidence Database's columns the lab needs, by the lab's name for each."""
 CDB_ACCURACY = "Accuracy"
-"""The Confidence Database's optional column of right (1) and wrong (0) trials."""
 LAB_REQUIRED = ("stimulus", "response", "confidence")
 LAB_OPTIONAL = ("subject", "difficulty", "condition")
 LAB_COLUMNS: tuple[str, ...] = (*LAB_OPTIONAL[:1], *LAB_REQUIRED, *LAB_OPTIONAL[1:])
@@ -102,8 +56,7 @@ def detect_format(header: Sequence[str]) -> Format:
 
 
 def _suffixed(column: str, header: Sequence[str]) -> dict[str, str]:
-    """A dual-task file's versions of ``column``: ``{suffix: name}`` (``Response_1``,
-    ``Response2``)."""
+    """A dual-task file's versions of ``column``: ``{suffix: name}``."""
     out = {}
     for h in header:
         m = re.fullmatch(rf"{re.escape(column)}(?:_(\w+)|(\d+))", h)
@@ -113,8 +66,7 @@ def _suffixed(column: str, header: Sequence[str]) -> dict[str, str]:
 
 
 def task_suffixes(header: Sequence[str]) -> tuple[str, ...]:
-    """The tasks of a dual-task Confidence Database header: the suffixes of its Stimulus,
-    Response and Confidence columns, in the header's order.
+    """The task suffixes of a dual-task Confidence Database header, in order.
 
     >>> task_suffixes(["Subj_idx", "Stimulus", "Response_1", "Confidence_1", "Response_2"])
     ('1', '2')
@@ -124,8 +76,7 @@ def task_suffixes(header: Sequence[str]) -> tuple[str, ...]:
 
 
 def _cdb_columns(header: list[str], name: str, task: str | None) -> dict[str, str]:
-    """The Confidence Database's columns of a header, by the contract's field names (a task's
-    suffixed columns where it has them); the dual-task and missing-column refusals."""
+    """The Confidence Database's columns of a header, by the contract's field names."""
     wanted: dict[str, str] = {}
     suffixes = task_suffixes(header)
     if task is not None and suffixes and task not in suffixes:
@@ -166,13 +117,13 @@ def _cdb_columns(header: list[str], name: str, task: str | None) -> dict[str, st
 
 
 def _lab_columns(header: list[str], name: str) -> dict[str, str]:
+    hint = (
+        " (is it the confidence-database format?)"
+        if detect_format(header) == "confidence-database"
+        else ""
+    )
     unknown = [h for h in header if h not in LAB_COLUMNS]
     if unknown:
-        hint = (
-            " (is it the confidence-database format?)"
-            if detect_format(header) == "confidence-database"
-            else ""
-        )
         raise refuse(
             name,
             f"column {unknown[0]!r} is not one of the lab format's ({', '.join(LAB_COLUMNS)})"
@@ -182,11 +133,6 @@ def _lab_columns(header: list[str], name: str) -> dict[str, str]:
         )
     missing = [c for c in LAB_REQUIRED if c not in header]
     if missing:
-        hint = (
-            " (is it the confidence-database format?)"
-            if detect_format(header) == "confidence-database"
-            else ""
-        )
         raise refuse(
             name,
             f"column {missing[0]} is missing; the lab format needs {', '.join(LAB_REQUIRED)}{hint}",
@@ -197,8 +143,7 @@ def _lab_columns(header: list[str], name: str) -> dict[str, str]:
 
 
 def header_of(data: bytes) -> list[str]:
-    """The column names of a trial table's first line ([] when it cannot be read), for the
-    choices a page offers before the file is read.
+    """The column names of a trial table's first line ([] when it cannot be read).
 
     >>> header_of(b"\\xef\\xbb\\xbfSubj_idx, Condition\\n1,a\\n")
     ['Subj_idx', 'Condition']
@@ -211,7 +156,7 @@ def header_of(data: bytes) -> list[str]:
 
 
 def check_size(n_bytes: int, name: str = "the file") -> None:
-    """Refuse a file over :data:`MAX_FILE_BYTES` (kind ``too_large``), before it is read.
+    """Refuse a file over :data:`MAX_FILE_BYTES` (kind ``too_large``).
 
     >>> check_size(MAX_FILE_BYTES + 1, "big.csv")
     Traceback (most recent call last):
@@ -229,8 +174,7 @@ reads at most 5,242,880 (5 MiB)
 
 
 def file_rows(data: bytes, name: str) -> list[list[str]]:
-    """The file's rows of cells (trailing blank lines left out), after the size, encoding and CSV
-    checks."""
+    """The file's rows of cells, after the size, encoding and CSV checks."""
     check_size(len(data), name)
     try:
         text = data.decode("utf-8-sig")
@@ -250,16 +194,10 @@ def file_rows(data: bytes, name: str) -> list[list[str]]:
 
 
 def table_columns(
-    rows: list[list[str]],
-    name: str,
-    fmt: Format,
-    *,
-    by: str | None,
-    pool: bool,
-    task: str | None,
+    rows: list[list[str]], name: str, fmt: Format, *, by: str | None, pool: bool, task: str | None
 ) -> tuple[dict[str, tuple[str, ...]], dict[str, str], str | None]:
-    """The format's columns as tuples of cells keyed by the contract's names, each name's column
-    in the file, and the condition column pooled by the caller's choice (None if none)."""
+    """The columns as tuples of cells by the contract's names, each name's column in the file,
+    and the condition column pooled by the caller's choice (or None)."""
     header = [h.strip() for h in rows[0]]
     dupes = sorted({h for h in header if header.count(h) > 1})
     if dupes:
@@ -293,9 +231,7 @@ def table_columns(
     for i, row in enumerate(body):
         if len(row) != len(header):
             raise refuse(
-                name,
-                f"line {i + 2} has {len(row)} cells, the header {len(header)}",
-                "ragged_row",
+                name, f"line {i + 2} has {len(row)} cells, the header {len(header)}", "ragged_row"
             )
     position = {h: k for k, h in enumerate(header)}
     columns = {key: tuple(row[position[c]] for row in body) for key, c in wanted.items()}

@@ -1,25 +1,11 @@
 """``python -m labcore markers FILE.csv [FILE.csv | FOLDER ...]``: markers of people's trial tables.
 
-Prints one CSV table to stdout, a row per unit (a subject, or a subject in one condition) of every
-file measured, with the columns ``dataset, subject, condition, n_trials, n_missed, accuracy,
-type2_auroc, meta_d, m_ratio, not_measured`` (:data:`labcore.humans.markers.MARKER_COLUMNS`; an
-undefined value is an empty cell; ``n_missed`` counts the missed trials left out; a unit that
-cannot be measured has its reason in ``not_measured``), and writes the same to ``--out`` when
-asked. A folder stands for every ``.csv`` file in it.
-
-On stderr, one line each: ``error:`` a file that cannot be read (its one sentence; the others
-are still measured), ``note:`` what to know about a file measured (missed trials, the column its
-subjects were split by, a pooling asked for, an Accuracy column that disagrees), and ``group:``
-each data set's and condition's mean and median Type-2 AUROC and M-ratio with 95% bootstrap
-intervals over its people (:mod:`labcore.humans.datasets`; ``--groups`` writes them as CSV).
-
-Conditions are never pooled silently: a file with a ``Condition`` column is measured per subject
-and condition (a note says so); ``--by COLUMN`` splits by another column, ``--pool`` measures
-each subject over all its trials. Exit status 0 when every file was measured, 2 when any could
-not be read (the others' rows are still printed). Examples::
+Prints one CSV table to stdout (:data:`labcore.humans.markers.MARKER_COLUMNS`), a row per unit
+of every file (a folder: its ``.csv`` files), and to ``--out`` when asked; on stderr ``error:``,
+``note:`` and ``group:`` lines (``--groups`` writes the group lines as CSV). Exit status 0 when
+every file was measured, 2 when any could not be read. Examples::
 
     python -m labcore markers my_dataset.csv
-    python -m labcore markers data_Rahnev_2019.csv --format confidence-database --out markers.csv
     python -m labcore markers confidence_database/ --groups groups.csv --seed 1
     python -m labcore markers data_dual.csv --task 1
 """
@@ -102,8 +88,7 @@ def add_markers_command(sub: Any) -> None:
 
 
 def trial_files(arguments: list[str]) -> tuple[list[Path], list[str]]:
-    """The files named (a folder's ``.csv`` files in name order) and a sentence for each
-    argument that names none."""
+    """The files named (a folder's ``.csv`` files, sorted), and a sentence per empty folder."""
     files: list[Path] = []
     problems: list[str] = []
     for argument in arguments:
@@ -119,8 +104,7 @@ def trial_files(arguments: list[str]) -> tuple[list[Path], list[str]]:
 
 
 def cmd_markers(args: argparse.Namespace) -> int:
-    """Run ``markers``: 0 when every file was measured (rows printed and written), 2 when any
-    could not be read."""
+    """Run ``markers``."""
     files, problems = trial_files(args.files)
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)

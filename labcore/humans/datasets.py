@@ -1,22 +1,10 @@
 """Several trial tables measured together: one table of units, and a group line per data set and
 condition.
 
-The Confidence Database is a collection of data sets, one file each, and a researcher reports a
-group's M-ratio with its spread across people. This module is what the command line
-(``python -m labcore markers FILE_OR_FOLDER ...``) and the "Your data" page share:
-
-* :func:`measure` reads one file into a :class:`DataSet`: its rows (each unit's markers, or why
-  it has none, :func:`labcore.humans.markers.table_rows`), or the one sentence that refused it,
-  so a file that cannot be read is named and the others are still measured;
-* :func:`notes` says what a reader must know about a measured file: missed trials left out, the
-  column its subjects were split by (conditions are never pooled silently), a pooling the user
-  asked for, an Accuracy column that disagrees with Stimulus and Response;
-* :func:`group_lines` summarises each data set and condition: the mean and median Type-2 AUROC
-  and M-ratio across its people, each with a 95% percentile bootstrap interval over the people
-  (:func:`labcore.stats.group_summary`; the seed draws the resamples: same seed, same interval).
-  People with fewer usable trials than ``min_trials`` (default :data:`GROUP_MIN_TRIALS`, the 100
-  Rahnev 2025 recommends per person, below which every record carries the ``few_trials``
-  caution) are left out of the line and counted, as are the units that could not be measured.
+What the command line (``python -m labcore markers FILE_OR_FOLDER ...``) and the "Your data" page
+share: :func:`measure` (a refused file is named, the others still measured), :func:`notes`, and
+:func:`group_lines` (mean and median Type-2 AUROC and M-ratio with 95% bootstrap intervals over
+people, :func:`labcore.stats.group_summary`; people under ``min_trials`` left out and counted).
 
 Examples
 --------
@@ -57,23 +45,8 @@ Row = SubjectMarkers | Unmeasured
 
 @dataclass(frozen=True)
 class DataSet:
-    """One file measured: its units' rows in file order, or the sentence that refused it.
-
-    Attributes
-    ----------
-    name : str
-        The file's name (the table's ``dataset`` column).
-    rows : tuple of SubjectMarkers or Unmeasured
-    error, kind : str or None
-        The refusal's sentence and kind (:func:`labcore.humans.trials.read_trials`).
-    by, pooled, task : str or None
-        The column the units were formed by, a condition column pooled by the user's choice,
-        the dual-task suffix read.
-    by_default : bool
-        Were the units formed by the file's condition column without the user choosing it?
-    n_missed, n_disagree : int
-        Missed trials left out; trials on which the file's Accuracy disagrees.
-    """
+    """One file measured: its units' rows in file order, or the sentence (and kind) that refused
+    it; ``by_default``: were the units formed by the file's condition column unasked?"""
 
     name: str
     rows: tuple[Row, ...] = ()
@@ -106,8 +79,8 @@ def measure(
     pool: bool = False,
     task: str | None = None,
 ) -> DataSet:
-    """Read and measure one trial table (arguments as :func:`~labcore.humans.trials.read_trials`);
-    a refusal is the data set's ``error``, never an exception."""
+    """Read and measure one trial table (as :func:`~labcore.humans.trials.read_trials`); a
+    refusal is the data set's ``error``."""
     try:
         trials = read_trials(data, name, fmt, by=by, pool=pool, task=task)
     except ContractError as err:
@@ -125,52 +98,41 @@ def measure(
 
 
 def notes(ds: DataSet) -> list[tuple[str, str]]:
-    """What a reader must know about a measured data set, as ``(kind, sentence)``: ``"missed"``,
-    ``"by"`` (the column the subjects were split by), ``"pooled"``, ``"accuracy_disagrees"``,
-    ``"unmeasured"``."""
-    out = []
-    if ds.n_missed:
-        out.append(
-            (
-                "missed",
-                f"{ds.name}: {ds.n_missed} missed trials (a stimulus, response or confidence "
-                "missing) were left out, each counted in its person's row",
-            )
-        )
-    if ds.by is not None:
-        why = "the file's own condition column" if ds.by_default else "as chosen"
-        out.append(("by", f"{ds.name}: measured per person and {ds.by}, {why}"))
-    if ds.pooled is not None:
-        out.append(
-            (
-                "pooled",
-                f"{ds.name}: the conditions of its {ds.pooled} column are pooled, as chosen: "
-                "each person's markers mix them",
-            )
-        )
-    if ds.n_disagree:
-        out.append(
-            (
-                "accuracy_disagrees",
-                f"{ds.name}: its Accuracy column disagrees with Stimulus and Response on "
-                f"{ds.n_disagree} trials; the markers use Stimulus and Response (each person's "
-                "notes count theirs)",
-            )
-        )
-    if ds.unmeasured:
-        out.append(
-            (
-                "unmeasured",
-                f"{ds.name}: {len(ds.unmeasured)} of its {len(ds.rows)} rows could not be "
-                "measured; each row says why",
-            )
-        )
-    return out
+    """What a reader must know about a measured data set, as ``(kind, sentence)``."""
+    why = "the file's own condition column" if ds.by_default else "as chosen"
+    found = [
+        (
+            "missed",
+            ds.n_missed,
+            f"{ds.name}: {ds.n_missed} missed trials (a stimulus, response or confidence "
+            "missing) were left out, each counted in its person's row",
+        ),
+        ("by", ds.by is not None, f"{ds.name}: measured per person and {ds.by}, {why}"),
+        (
+            "pooled",
+            ds.pooled is not None,
+            f"{ds.name}: the conditions of its {ds.pooled} column are pooled, as chosen: each "
+            "person's markers mix them",
+        ),
+        (
+            "accuracy_disagrees",
+            ds.n_disagree,
+            f"{ds.name}: its Accuracy column disagrees with Stimulus and Response on "
+            f"{ds.n_disagree} trials; the markers use Stimulus and Response (each person's notes "
+            "count theirs)",
+        ),
+        (
+            "unmeasured",
+            ds.unmeasured,
+            f"{ds.name}: {len(ds.unmeasured)} of its {len(ds.rows)} rows could not be measured; "
+            "each row says why",
+        ),
+    ]
+    return [(kind, sentence) for kind, shown, sentence in found if shown]
 
 
 def subjects_csv(datasets: Sequence[DataSet]) -> str:
-    """Every measured data set's rows as one table (:data:`~labcore.humans.markers.MARKER_COLUMNS`,
-    the data set first)."""
+    """Every measured data set's rows as one CSV table."""
     return markers_csv([r for ds in datasets for r in ds.rows])
 
 
@@ -190,12 +152,8 @@ class GroupStat(BaseModel):
 
 
 class GroupLine(BaseModel):
-    """A data set's (and condition's) people summarised.
-
-    ``n_subjects`` people measured; ``n_few_trials`` of them left out for having fewer usable
-    trials than ``min_trials``; ``n_unmeasured`` units not measured at all; each marker's
-    :class:`GroupStat` over the rest (``seed`` drew the bootstrap's resamples).
-    """
+    """A data set's (and condition's) people summarised; ``n_few_trials`` of the ``n_subjects``
+    left out for fewer than ``min_trials`` trials."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     dataset: str
@@ -229,17 +187,8 @@ GROUP_COLUMNS = (
 def group_lines(
     datasets: Sequence[DataSet], *, min_trials: int = GROUP_MIN_TRIALS, seed: int = 0
 ) -> list[GroupLine]:
-    """One line per measured data set and condition (in file order), its people summarised.
-
-    Parameters
-    ----------
-    datasets : sequence of DataSet
-        Refused data sets are skipped.
-    min_trials : int
-        People with fewer usable trials are left out of the line and counted.
-    seed : int
-        Draws the bootstrap's resamples of every line (same seed, same intervals).
-    """
+    """One line per measured data set and condition (in file order); refused data sets skipped,
+    ``seed`` draws every line's bootstrap resamples."""
     out = []
     for ds in datasets:
         conditions = dict.fromkeys(r.condition for r in ds.rows)
@@ -250,15 +199,7 @@ def group_lines(
             stats = {}
             for marker, _ in GROUP_MARKERS:
                 s = group_summary([getattr(m, marker) for m in kept], seed=seed)
-                stats[marker] = GroupStat(
-                    n=s.n,
-                    mean=s.mean,
-                    mean_low=s.mean_low,
-                    mean_high=s.mean_high,
-                    median=s.median,
-                    median_low=s.median_low,
-                    median_high=s.median_high,
-                )
+                stats[marker] = GroupStat(**{k: getattr(s, k) for k in GroupStat.model_fields})
             out.append(
                 GroupLine(
                     dataset=ds.name,
@@ -275,7 +216,7 @@ def group_lines(
 
 
 def groups_csv(lines: Sequence[GroupLine]) -> str:
-    """The group lines as CSV text (:data:`GROUP_COLUMNS`; an undefined value is an empty cell)."""
+    """The group lines as CSV text (undefined: an empty cell)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(GROUP_COLUMNS)
@@ -288,8 +229,7 @@ def groups_csv(lines: Sequence[GroupLine]) -> str:
 
 
 def interval_text(stat: GroupStat, which: str) -> str:
-    """``"0.81 [0.70, 0.93]"``: a group's mean or median with its interval (the lab's number
-    format; an undefined interval is left out)."""
+    """``"0.81 [0.70, 0.93]"``: a group's mean or median with its interval (if defined)."""
     value = fmt(getattr(stat, which))
     low, high = getattr(stat, f"{which}_low"), getattr(stat, f"{which}_high")
     return value if low is None or high is None else f"{value} [{fmt(low)}, {fmt(high)}]"

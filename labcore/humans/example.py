@@ -1,16 +1,9 @@
 """The lab's example trial table: synthetic observers in the Confidence Database's format.
 
-No person produced these trials. They are drawn from a seed by the textbook signal-detection
-model of confidence (Maniscalco & Lau 2012, their Fig. 1), so that a visitor can try the
-"Your data" page and the command line without a file of their own, and every subject is named
-``synthetic-<k>`` so that the label travels with the numbers wherever they are shown.
-
-The model, per trial: the stimulus ``s`` is 1 or 2 with equal probability; the evidence is
-``x ~ N(+/- d'/2, 1)`` (minus for 1); the response is 2 if ``x > 0``, else 1; the confidence is
-a rating 1-4 of ``|x| + e`` at the criteria :data:`RATING_CRITERIA`, where ``e ~ N(0,
-sigma_meta^2)`` is metacognitive noise that confidence suffers and the choice does not. The
-subjects differ only in ``sigma_meta`` (:data:`META_NOISE`): the first has none (an M-ratio near
-1), the last much (an M-ratio well below 1), so the example shows the spread the markers measure.
+No person produced these trials: each subject (``synthetic-<k>``) follows the signal-detection
+model of confidence (Maniscalco & Lau 2012, Fig. 1): ``x ~ N(+/- d'/2, 1)``, response 2 if
+``x > 0``, confidence a rating 1-4 of ``|x| + e`` at :data:`RATING_CRITERIA`, with metacognitive
+noise ``e ~ N(0, sigma_meta^2)`` (:data:`META_NOISE`: none for the first, much for the last).
 
 Examples
 --------
@@ -44,20 +37,7 @@ EXAMPLE_NAME = "synthetic_confidence_database_example.csv"
 
 
 def synthetic_example(seed: int = EXAMPLE_SEED, n_trials: int = EXAMPLE_TRIALS) -> bytes:
-    """The example file (Confidence Database format; module docstring: the model).
-
-    Parameters
-    ----------
-    seed : int
-        Draws every trial (same seed, same bytes).
-    n_trials : int
-        Trials per subject.
-
-    Returns
-    -------
-    bytes
-        UTF-8 CSV with the columns ``Subj_idx, Stimulus, Response, Confidence``.
-    """
+    """The example file: UTF-8 CSV, ``Subj_idx, Stimulus, Response, Confidence``."""
     rng = np.random.default_rng(seed)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")

@@ -1,36 +1,11 @@
-"""Per-subject markers of a trial table, by the lab's own markers.
+"""Per-subject markers of a trial table (people and agents measured alike): accuracy, Type-2
+AUROC, meta-d', d', M-ratio (Maniscalco & Lau 2012) and, where confidence is a probability (the
+lab format), the expected calibration error.
 
-For each subject of a :class:`~labcore.humans.trials.Trials` (and for an agent's trials, so that
-people and agents are measured alike): the number of trials, accuracy, the Type-2 AUROC
-(:func:`labcore.markers.type2_auroc`), meta-d', d' and the M-ratio
-(:func:`labcore.markers.meta_d_prime`, Maniscalco & Lau 2012) and, where the confidence is a
-probability, the expected calibration error (:func:`labcore.markers.expected_calibration_error`).
-
-The rating rule (one rule for every file and every agent). The Type-2 AUROC reads the confidence
-as it is, on the file's own scale (only its order matters). meta-d' needs discrete ratings:
-
-* a confidence that takes at most :data:`MAX_RATING_LEVELS` (10) distinct values in the whole
-  file is a rating scale, and its ratings are those values in increasing order (a 1-4 scale gives
-  ratings 1-4, the lab's four wagers 0.5/0.65/0.8/0.95 give 1-4; a level nobody used is not a
-  rating). Every subject of the file shares the scale;
-* a confidence with more distinct values is continuous (a 0-100 slider, an agent's confidence
-  head) and is binned per subject into :data:`QUARTILE_RATINGS` (4) equal-count ratings at the
-  subject's own quartiles, a value on an edge going to the lower bin: ``meta_d_prime``'s
-  ``binning="quantile"``, the rule the lab already uses for its agents (``labcore.measures``), so
-  an agent's meta-d' here equals the one its pages show.
-
-Calibration needs a probability of being right: the lab format's confidence is one by contract;
-a Confidence Database scale is its dataset's own and says nothing about probability, so there
-calibration is not computed (None, with a note). Subjects with fewer trials than Rahnev (2025)
-recommends (100) are measured, with a note saying so.
-
-Units. A file with a condition column is measured per subject and condition
-(:attr:`~labcore.humans.trials.Trials.units`); each record names its data set, subject and
-condition, and counts the missed trials left out. A unit the file holds but the lab cannot
-measure is a :class:`~labcore.humans.trials.Unmeasured` record beside the others
-(:func:`table_rows`), and the command's table lists it with its reason.
-
-Undefined values are None in the record (nan in arrays), each with a note that says why.
+The rating rule for meta-d': a confidence with at most :data:`MAX_RATING_LEVELS` distinct values
+in the whole file is a rating scale (its values in order, shared by every subject); a continuous
+one is binned per subject at its quartiles (``binning="quantile"``, as ``labcore.measures`` does
+for agents). Undefined values are None, each with a note saying why.
 """
 
 from __future__ import annotations
@@ -67,46 +42,17 @@ MARKER_COLUMNS = (
     "m_ratio",
     "not_measured",
 )
-"""The columns ``python -m labcore markers`` prints and writes, in order (``not_measured``: why
-a unit has no markers, empty when it has them)."""
+"""The columns ``python -m labcore markers`` prints and writes, in order."""
 RatingRule = Literal["levels", "quartiles", "none"]
 
 
 class SubjectMarkers(BaseModel):
-    """One subject's markers: the typed record pages show and a class store can keep.
+    """One subject's (or unit's) markers; undefined values None.
 
-    Attributes
-    ----------
-    dataset : str or None
-        The file the trials came from.
-    subject : str
-    condition : str or None
-        The condition of the trials (None: the subject's trials are not split by condition).
-    n_trials : int
-        Trials the markers rest on.
-    n_missed : int
-        Missed trials left out (a stimulus, response or confidence missing).
-    accuracy : float
-        Share of trials whose response matched the stimulus.
-    type2_auroc : float or None
-        How well confidence tells right from wrong (0.5 chance, 1 perfect).
-    meta_d, d_prime, m_ratio : float or None
-        meta-d', d' and meta-d' / d' (Maniscalco & Lau 2012).
-    calibration_error : float or None
-        Expected calibration error (10 equal-width bins); None unless the confidence is a
-        probability.
-    n_ratings : int
-        Confidence ratings meta-d' was fitted on.
-    rating_rule : {"levels", "quartiles", "none"}
-        How the confidence became ratings (module docstring); "none": a single level, no fit.
-    notes : tuple of str
-        Why a value is undefined, or why to read it with care.
-    cautions : tuple of str
-        What each note is about, one kind per note: ``"few_trials"``, ``"constant_confidence"``,
-        ``"own_scale"`` (calibration needs a probability), ``"accuracy_disagrees"`` (the file's
-        Accuracy column disagrees with Stimulus and Response on some of the trials), or an
-        undefined marker's reason (:attr:`labcore.UndefinedMetricWarning.reason`, ``"warning"``
-        when it names none).
+    ``n_missed`` counts missed trials left out; ``rating_rule`` says how the confidence became
+    ratings ("none": a single level, no fit); ``notes`` say why a value is undefined or to be read
+    with care, ``cautions`` name each note's kind (``"few_trials"``, ``"constant_confidence"``,
+    ``"own_scale"``, ``"accuracy_disagrees"``, or an undefined marker's reason).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -128,7 +74,7 @@ class SubjectMarkers(BaseModel):
 
     def row(self) -> dict[str, object]:
         """The record as a row of :data:`MARKER_COLUMNS`."""
-        return {k: getattr(self, k, None) for k in MARKER_COLUMNS}
+        return _row(self)
 
 
 def rating_levels(confidence: ArrayLike) -> NDArray[np.float64] | None:
@@ -142,7 +88,6 @@ def rating_levels(confidence: ArrayLike) -> NDArray[np.float64] | None:
 
 
 def _warned(caught: list, notes: list[str], cautions: list[str]) -> None:
-    """The lab's warnings of a computation as notes, each with its kind."""
     for w in caught:
         if issubclass(w.category, LabWarning):
             notes.append(str(w.message))
@@ -157,7 +102,6 @@ def _fit(
     notes: list[str],
     cautions: list[str],
 ) -> tuple[float, float, float, int, RatingRule]:
-    """(meta-d', d', M-ratio, ratings, rule) of one subject; nan with a note when undefined."""
     nan = float("nan")
     if levels is not None and len(levels) < 2:
         notes.append("the confidence never changes, so meta-d' cannot be fitted")
@@ -191,22 +135,8 @@ def markers_of(
 ) -> SubjectMarkers:
     """The markers of one subject's trials (binary stimulus and response, 0/1).
 
-    Parameters
-    ----------
-    stimulus, response : array-like of int, shape (n_trials,)
-        0 (S1) or 1 (S2).
-    confidence : array-like of float, shape (n_trials,)
-        On the file's own scale.
-    subject : str
-    levels : ndarray or None
-        The file's rating scale (:func:`rating_levels` of the whole file's confidence), or None
-        for a continuous confidence (binned at the subject's quartiles).
-    probability : bool
-        Is the confidence a probability of being right (then calibration is computed)?
-
-    Returns
-    -------
-    SubjectMarkers
+    ``levels`` is the file's rating scale (:func:`rating_levels`), or None for a continuous
+    confidence; ``probability`` says whether calibration is computed.
 
     Examples
     --------
@@ -258,14 +188,7 @@ def markers_of(
 
 
 def subject_markers(trials: Trials) -> list[SubjectMarkers]:
-    """The markers of every measured unit of a validated trial table (a subject, or a subject in
-    one condition), in file order.
-
-    The rating scale is the whole file's (:func:`rating_levels`); calibration is computed for
-    the lab format only (:attr:`~labcore.humans.trials.Trials.probability`). A unit on whose
-    trials the file's Accuracy column disagrees with Stimulus and Response says so in a note
-    (the markers use Stimulus and Response).
-    """
+    """The markers of every measured unit of a validated trial table, in file order."""
     levels = rating_levels(trials.confidence)
     out = []
     for unit in trials.units:
@@ -309,9 +232,7 @@ def table_rows(trials: Trials) -> list[SubjectMarkers | Unmeasured]:
 def agent_markers(
     stimulus: ArrayLike, decision: ArrayLike, confidence: ArrayLike, *, subject: str
 ) -> SubjectMarkers:
-    """An agent's trials measured as a person's: the trials it answered (a decision and a finite
-    choice-point confidence, as ``labcore.measures`` counts them), its confidence a probability,
-    its rating scale its own (:func:`rating_levels`)."""
+    """An agent's answered trials (as ``labcore.measures`` counts them) measured as a person's."""
     stim = np.asarray(stimulus)
     dec = np.asarray(decision)
     conf = np.asarray(confidence, dtype=np.float64)
@@ -327,8 +248,7 @@ def agent_markers(
 
 
 def markers_csv(rows: Sequence[SubjectMarkers | Unmeasured]) -> str:
-    """The rows of :data:`MARKER_COLUMNS` as CSV text (an undefined value is an empty cell; a
-    unit that was not measured has its reason in ``not_measured``).
+    """The rows of :data:`MARKER_COLUMNS` as CSV text (undefined: an empty cell).
 
     >>> print(markers_csv([SubjectMarkers(subject="a", n_trials=40, accuracy=0.75)]), end="")
     dataset,subject,condition,n_trials,n_missed,accuracy,type2_auroc,meta_d,m_ratio,not_measured
@@ -338,11 +258,10 @@ def markers_csv(rows: Sequence[SubjectMarkers | Unmeasured]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(MARKER_COLUMNS)
     for r in rows:
-        cells = r.row() if isinstance(r, SubjectMarkers) else _unmeasured_row(r)
+        cells = r.row() if isinstance(r, SubjectMarkers) else _row(r) | {"not_measured": r.reason}
         writer.writerow(["" if v is None else v for v in cells.values()])
     return out.getvalue()
 
 
-def _unmeasured_row(u: Unmeasured) -> dict[str, object]:
-    cells = {k: getattr(u, k, None) for k in MARKER_COLUMNS}
-    return {**cells, "not_measured": u.reason}
+def _row(record: BaseModel) -> dict[str, object]:
+    return {k: getattr(record, k, None) for k in MARKER_COLUMNS}

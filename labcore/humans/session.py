@@ -1,27 +1,11 @@
-"""Be the agent: a visitor plays the wagering task of Experiment 1.
+"""Be the agent: a visitor plays the wagering task of Experiment 1 on the agent's own trials.
 
-The trials are the agent's own. Trial set ``k`` is the first :data:`SESSION_TRIALS` evaluation
-episodes of agent seed ``k`` (``labcore.seeding.episode_seeds(k, "eval", n)``), drawn by the
-task's own sampler (:func:`labcore.envs.wagering.sample_wagering_trials`, the default
-:class:`~labcore.config.WageringConfig`): the stimulus class, the salience ``lambda ~ U(0, 1)``
-and the observation noise ``N(0, 0.25^2)`` per entry of protocol sec. 3.2. So the same set gives
-the same trials, and a bundled agent of seed ``k`` saw exactly these trials first in its
-evaluation (its cached Metacognition view), which is how the page sets the visitor beside the
-agent on the same trials.
-
-The stimulus (:func:`flash_image`) is the flash the agent receives, read from the task's
-observation (:func:`labcore.envs.wagering.wagering_observation` at the flash): two evidence
-entries, ``lambda * onehot(s) + noise``. The image mixes the task's blue (left) and red (right)
-of :data:`labcore.envs.render.CUE_RGB` into a grey swatch in proportion to the two entries
-(clipped to [0, 1]: a colour cannot be negative, the one thing the visitor does not see), and
-is shown still: the agent gets one observation, the visitor as long as they like.
-
-The visitor chooses a side, then bets or opts out by stating how sure they are
-(:data:`WAGERS`): opting out is "50%, a guess"; a bet is 65, 80 or 95% sure. Like the agent's
-confidence, the stated number is a probability of being right, and like the agent the visitor
-bets when it exceeds 0.5 (paper sec. 4.2). Their trials are a lab-format table
-(:func:`visitor_csv`), which :mod:`labcore.humans.trials` reads back; their markers are that
-table's (:func:`visitor_markers`), so the page and a download give the same numbers.
+Trial set ``k`` is the first :data:`SESSION_TRIALS` evaluation episodes of agent seed ``k``,
+drawn by the task's own sampler, so a bundled agent of seed ``k`` saw exactly these trials first.
+The flash is shown still, as a grey swatch tinted blue and red in proportion to the agent's two
+evidence entries (clipped to [0, 1]). The visitor picks a side, then opts out (50%) or bets
+(65/80/95% sure), a probability of being right as the agent's confidence (paper sec. 4.2); their
+trials are a lab-format table read back by :mod:`labcore.humans.trials`.
 """
 
 from __future__ import annotations
@@ -73,7 +57,7 @@ WAGERS: tuple[Wager, ...] = (
 SIDES = ("Left (blue)", "Right (red)")
 """The two choices: class 0 goes left (blue), class 1 right (red), as in the task."""
 SIDE_KEYS = ("ArrowLeft", "ArrowRight")
-"""The keys of the two sides, in the order of :data:`SIDES` (a browser's ``KeyboardEvent.key``)."""
+"""The keys of the two sides (a browser's ``KeyboardEvent.key``)."""
 ANSWER_KEYS = (*SIDE_KEYS, *(w.shortcut for w in WAGERS))
 """Every key that answers a trial."""
 
@@ -94,19 +78,8 @@ def key_answer(key: str) -> tuple[str, int | float] | None:
 
 @dataclass(frozen=True, eq=False)
 class SessionTrials:
-    """The trials of one session: what the visitor is shown and what is right.
-
-    Attributes
-    ----------
-    trial_set : int
-        The seed they were drawn from (the agent seed whose evaluation begins with them).
-    stimulus : ndarray of int, shape (n,)
-        The right side: 0 left (blue), 1 right (red).
-    salience : ndarray of float, shape (n,)
-        The flash's strength lambda (the file's ``difficulty``: higher is easier).
-    evidence : ndarray of float, shape (n, 2)
-        What the agent receives at the flash: left and right evidence.
-    """
+    """The trials of one session: ``stimulus`` the right side (0 left, blue), ``salience`` the
+    flash's strength lambda (higher is easier), ``evidence`` (n, 2) what the agent receives."""
 
     trial_set: int
     stimulus: NDArray[np.int64]
@@ -145,8 +118,7 @@ MIX = 0.6
 
 
 def flash_image(evidence: Any, size: int = 220) -> NDArray[np.uint8]:
-    """The flash as a still image: a swatch of grey tinted blue by the left evidence and red by
-    the right (each clipped to [0, 1]), inside a thin dark frame.
+    """The flash as a still image: grey tinted blue by the left evidence, red by the right.
 
     >>> img = flash_image([1.0, 0.0], size=20)
     >>> img.shape, img[10, 10].tolist()
@@ -167,8 +139,7 @@ def flash_image(evidence: Any, size: int = 220) -> NDArray[np.uint8]:
 
 
 def visitor_csv(trials: SessionTrials, responses: Any, confidences: Any) -> bytes:
-    """The visitor's trials in the lab format: subject ``you``, the trial's side, their side, their
-    stated confidence, the salience as ``difficulty`` and the trial set as ``condition``."""
+    """The visitor's trials in the lab format (salience as ``difficulty``, set as ``condition``)."""
     n = len(responses)
     return lab_csv(
         trials.stimulus[:n],
@@ -183,8 +154,7 @@ def visitor_csv(trials: SessionTrials, responses: Any, confidences: Any) -> byte
 def answer_text(
     you: SubjectMarkers, intact: SubjectMarkers | None, zeroed: SubjectMarkers | None
 ) -> str:
-    """The page's answer in words (``labcore/templates/be_the_agent.j2``): the visitor's Type-2
-    AUROC beside the agent's, intact and with its self-model zeroed, then accuracy and M-ratio."""
+    """The page's answer in words: the visitor beside the agent, intact and self-model zeroed."""
     return render(
         "be_the_agent.j2", you=you, intact=intact, zeroed=zeroed, recommended=trial_band()[0]
     ).strip()

@@ -1,52 +1,12 @@
 """Trial tables: people's choices and confidence, read and validated before any marker runs.
 
-The two formats (the Confidence Database's and the lab's), their columns and the checks a file
-and its header get are :mod:`labcore.humans.columns`; here are the cells and the rules across
-rows, as pydantic contracts (:class:`ConfidenceDatabaseColumns`, :class:`LabColumns`), and the
-validated :class:`Trials`. The two codes of a Confidence Database file are the two values Stimulus
-and Response take between them, the lower the first class (S1); a dataset whose stimulus is a
-continuous quantity (an orientation) is refused: the markers need two classes. Because the lab
-format's confidence is a probability, its calibration is defined; a Confidence Database scale is
-the dataset's own, so calibration is not computed for it
-(:func:`labcore.humans.markers.subject_markers`).
-
-How the database's files are written, and what the contract does with each convention:
-
-* **Missed trials.** A trial whose stimulus, response or confidence cell is empty or reads NaN,
-  NA or N/A (:data:`MISSED`: how MATLAB, R and spreadsheets write a missing value) is dropped and
-  counted per unit (:attr:`Trials.missed`). A missed trial never refuses a file; only a file
-  with no usable trial at all is refused.
-* **Conditions.** Markers are per unit (:attr:`Trials.units`): a subject, or a subject in one
-  condition when the file has a condition column, so a subject's TMS and sham trials are never
-  pooled silently; pooling them is the caller's recorded choice (:attr:`Trials.pooled`).
-* **Subjects that cannot be measured.** A unit with no usable trial, fewer than
-  :data:`MIN_TRIALS`, one stimulus only, or only right or only wrong choices is listed with its
-  reason (:class:`Unmeasured`) and the others are measured; a file none of whose units can be
-  measured is refused with the first one's reason.
-* **An Accuracy column** is checked against Stimulus and Response: a trial where they disagree
-  is reported (:attr:`Trials.disagrees`; a note on each subject concerned) and the markers use
-  Stimulus and Response, which meta-d' needs anyway.
-
-The contract: every used cell a finite number or a missed trial's (text and infinity are
-refused, naming its column and line), a subject for every trial and a condition for every usable
-one, and across the usable trials two codes, the lab's 0/1 and [0, 1], an Accuracy of 0 or 1, at
-most :data:`MAX_SUBJECTS` units, and the per-unit rules above. The first problem becomes one
-:class:`~labcore.scorecards.contract.ContractError` sentence
-(:func:`~labcore.scorecards.contract.contract_error`), with the number of further problems.
-
-Why :data:`MIN_TRIALS` = 40: a floor, not a recommendation. Rahnev (2025) recommends at least
-100 trials per person (``labcore.humans.reference``), and the lab flags every subject with
-fewer; it does not measure one below 40. A meta-d' fit on four ratings per response spreads the
-trials over 16 cells (two stimuli x two responses x four ratings): at 40 trials that is 2.5 per
-cell, and the padding that keeps every cell finite (1/8 of a trial per cell, 2 trials in all) is
-already 5% of the data. The HMeta-d author puts the minimum of a single subject's fit with two
-ratings at about 80 trials, and would not go much below 50 per subject even with hierarchical fits
-(S. Fleming, https://github.com/metacoglab/HMeta-d/issues/21): below 40 a fit is noise. The floor
-sits at 40 so that the lab's own "Be the agent" session (50 trials; 40-60 by design) is read back
-and measured, flagged as rough, rather than refused.
-
-Nothing is stored: the functions read bytes and return arrays; the caller keeps them for its
-session only.
+The file and header checks are :mod:`labcore.humans.columns`; here are the cells and the rules
+across rows, as pydantic contracts, and the validated :class:`Trials`. A Confidence Database
+file's two codes are the two values Stimulus and Response take between them, the lower one S1.
+A missed trial (an empty or NaN/NA/N/A cell) is dropped and counted per unit; units are subjects,
+or subjects in one condition; a unit that cannot be measured is listed with its reason, and only
+a file with no measurable unit is refused, in one
+:class:`~labcore.scorecards.contract.ContractError` sentence. Nothing is stored.
 
 Examples
 --------
@@ -98,25 +58,24 @@ from labcore.humans.reference import trial_band
 from labcore.scorecards.contract import ContractError, contract_error
 
 MAX_SUBJECTS = 200
-"""Most units (subjects, or subjects in each condition) in one file: each costs a meta-d' fit
-(about 40 ms), so 200 take ~8 s."""
+"""Most units in one file: each costs a meta-d' fit (about 40 ms), so 200 take ~8 s."""
 MIN_TRIALS = 40
-"""Fewest usable trials of a unit the lab fits meta-d' to (module docstring: why 40)."""
+"""Fewest usable trials of a unit the lab fits meta-d' to: a floor, not a recommendation (Rahnev
+2025 recommends 100). Four ratings spread the trials over 16 cells, 2.5 each at 40; HMeta-d's
+author would not go much below 50 (https://github.com/metacoglab/HMeta-d/issues/21). 40 lets the
+"Be the agent" session (40-60 trials) be measured, flagged as rough."""
 RECOMMENDED_TRIALS = trial_band()[0]
 """Rahnev (2025)'s minimum per person (100): fewer is read, with a note."""
 MISSED = frozenset({"", "nan", "na", "n/a"})
-"""How a missed trial's cell reads, case and a sign ignored: empty, NaN (MATLAB, numpy), NA (R),
-N/A (spreadsheets)."""
+"""How a missed trial's cell reads (case and a sign ignored)."""
 ONE_SUBJECT = "1"
 """The subject of a lab file without a subject column."""
 Unit = tuple[str, str | None]
-"""What markers are computed for: (subject, condition); the condition is None when the file's
-units are its subjects."""
+"""(subject, condition); the condition is None when the units are the subjects."""
 
 
 # ----------------------------------------------------------------------------- cells
 def _text_cell(value: object) -> object:
-    """An empty cell is its own problem ("is empty"), not pydantic's "unable to parse"."""
     if isinstance(value, str):
         value = value.strip()
         if not value:
@@ -132,7 +91,6 @@ def _optional_text_cell(value: object) -> object:
 
 
 def _trial_cell(value: object) -> object:
-    """A missed trial's cell (:data:`MISSED`) is nan; any other is read as a number."""
     if isinstance(value, str):
         value = value.strip()
         if value.casefold().lstrip("+-") in MISSED:
@@ -147,12 +105,8 @@ def _not_infinite(value: float) -> float:
 
 
 TrialNumber = Annotated[float, BeforeValidator(_trial_cell), AfterValidator(_not_infinite)]
-"""A cell holding a finite number, or nan for a missed trial's cell (text and infinity are
-refused)."""
 Text = Annotated[str, BeforeValidator(_text_cell)]
-"""A cell holding text that is not empty."""
 OptionalText = Annotated[str | None, BeforeValidator(_optional_text_cell)]
-"""A cell holding text, None when it is empty."""
 
 
 def _codes(stimulus: NDArray[np.float64], response: NDArray[np.float64]) -> tuple[float, float]:
@@ -174,7 +128,6 @@ def _lab_codes(
     confidence: NDArray[np.float64],
     usable: NDArray[np.bool_],
 ) -> None:
-    """The lab format's rules on its usable trials: 0/1 choices, a probability in [0, 1]."""
     for name, values in (("stimulus", stimulus), ("response", response)):
         bad = np.flatnonzero(usable & (values != 0) & (values != 1))
         if bad.size:
@@ -193,11 +146,7 @@ def _lab_codes(
 
 
 class Unmeasured(BaseModel):
-    """A unit the file holds but the lab cannot measure, and why (one sentence).
-
-    ``kind``: ``"no_usable_trials"`` (every trial missed), ``"too_few_trials"`` (fewer usable
-    trials than :data:`MIN_TRIALS`), ``"one_stimulus"``, ``"one_class"`` (only right or only
-    wrong choices)."""
+    """A unit the file holds but the lab cannot measure, and why (``kind`` and one sentence)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     dataset: str | None = None
@@ -211,7 +160,7 @@ class Unmeasured(BaseModel):
 
 @dataclass(frozen=True)
 class _Checked:
-    """What the cross-row rules found in a file's columns (kept by the contract's model)."""
+    """What the cross-row rules found in a file's columns."""
 
     usable: NDArray[np.bool_]
     codes: tuple[float, float]
@@ -229,7 +178,6 @@ def _unit_text(unit: Unit) -> str:
 def _unmeasured(
     unit: Unit, n: int, missed: int, stim: NDArray[np.float64], correct: NDArray[np.bool_]
 ) -> Unmeasured | None:
-    """Why a unit of ``n`` usable trials cannot be measured (None when it can)."""
     who = _unit_text(unit)
     also = f" ({missed} missed)" if missed else ""
     if n == 0:
@@ -255,7 +203,6 @@ def _unmeasured(
 
 
 def _check_rows(cols: Any, info: ValidationInfo, *, lab: bool) -> _Checked:
-    """The cross-row rules of both formats (module docstring), on the usable trials."""
     column = ((info.context or {}).get("columns") or {}).get
     stim, resp, conf = (
         np.asarray(getattr(cols, f), dtype=np.float64)
@@ -342,14 +289,7 @@ def _check_rows(cols: Any, info: ValidationInfo, *, lab: bool) -> _Checked:
 
 # ----------------------------------------------------------------------------- the contracts
 class ConfidenceDatabaseColumns(BaseModel):
-    """The contract of a Confidence Database file's used columns (keyed by the lab's names; the
-    reader maps the file's columns to them: :data:`CDB_COLUMNS`, the condition and Accuracy).
-
-    Cross-row rules (on the usable trials): Stimulus and Response take two values between them;
-    a condition on every usable trial; Accuracy 0 or 1; :data:`MAX_SUBJECTS` units; per unit
-    :data:`MIN_TRIALS` trials, both stimuli, right and wrong choices, or the unit is listed as
-    unmeasured (:class:`Unmeasured`); at least one unit measured.
-    """
+    """A Confidence Database file's used columns, keyed by the lab's names."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     subject: tuple[Text, ...]
@@ -362,23 +302,16 @@ class ConfidenceDatabaseColumns(BaseModel):
 
     @model_validator(mode="after")
     def _across_rows(self, info: ValidationInfo) -> ConfidenceDatabaseColumns:
-        self._checked = _check_rows(self, info, lab=False)
+        self._checked = _check_rows(self, info, lab=isinstance(self, LabColumns))
         return self
 
 
-class LabColumns(BaseModel):
-    """The contract of a lab-format file: stimulus and response 0/1, confidence in [0, 1],
-    optional subject, difficulty and condition; nothing else. Cross-row rules as
-    :class:`ConfidenceDatabaseColumns`."""
+class LabColumns(ConfidenceDatabaseColumns):
+    """A lab-format file: stimulus and response 0/1, confidence in [0, 1], optional subject,
+    difficulty and condition."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    subject: tuple[Text, ...]
-    stimulus: tuple[TrialNumber, ...]
-    response: tuple[TrialNumber, ...]
-    confidence: tuple[TrialNumber, ...]
+    accuracy: None = None
     difficulty: tuple[TrialNumber, ...] | None = None
-    condition: tuple[OptionalText, ...] | None = None
-    _checked: _Checked | None = PrivateAttr(None)
 
     @model_validator(mode="before")
     @classmethod
@@ -388,49 +321,17 @@ class LabColumns(BaseModel):
             return {**data, "subject": (ONE_SUBJECT,) * n}
         return data
 
-    @model_validator(mode="after")
-    def _across_rows(self, info: ValidationInfo) -> LabColumns:
-        self._checked = _check_rows(self, info, lab=True)
-        return self
-
 
 # ----------------------------------------------------------------------------- the result
 @dataclass(frozen=True, eq=False)
 class Trials:
     """A validated trial table, as arrays of its usable trials (in file order).
 
-    Attributes
-    ----------
-    name : str
-        The file's name (for sentences; the data set's name in tables).
-    format : {"confidence-database", "lab"}
-    subject : ndarray of str
-    stimulus, response : ndarray of int
-        0 (the first class, S1) or 1.
-    confidence : ndarray of float
-        On the file's own scale.
-    codes : tuple of float
-        The file's two codes of stimulus and response (0, 1 in the lab format).
-    difficulty : ndarray of float or None
-        The lab format's optional difficulty (not used by the markers; nan where empty).
-    condition : ndarray of str or None
-        Each trial's condition, the values of the column :attr:`by`; None when the units are
-        the subjects.
-    by : str or None
-        The file's column the units are formed by.
-    pooled : str or None
-        A condition column the caller chose to pool (its conditions measured together).
-    task : str or None
-        The suffix of a dual-task file's columns read (``"1"``: ``Response_1``...).
-    order : tuple of (str, str or None)
-        Every unit of the file in the order it first appears, measured or not.
-    missed : dict
-        Missed trials per unit (units without any left out).
-    unmeasured : tuple of Unmeasured
-        The units that cannot be measured, each with its reason.
-    disagrees : ndarray of bool or None
-        Per trial: does the file's Accuracy disagree with Stimulus and Response? None without an
-        Accuracy column.
+    ``stimulus`` and ``response`` are 0 (S1) or 1; ``confidence`` on the file's own scale;
+    ``codes`` the file's two codes; ``by`` the column the units are formed by, ``pooled`` a
+    condition column the caller chose to pool, ``task`` a dual-task file's suffix read; ``order``
+    every unit as it first appears, measured or not; ``missed`` missed trials per unit;
+    ``disagrees`` per trial, whether the file's Accuracy disagrees (None without one).
     """
 
     name: str
@@ -486,7 +387,7 @@ class Trials:
 
 # ----------------------------------------------------------------------------- reading
 def _where(columns: Mapping[str, str]) -> Callable[[tuple[Any, ...]], str]:
-    """Shows a location ``(field, row)`` as the file's column and line (header on line 1)."""
+    """Shows a location ``(field, row)`` as the file's column and line."""
 
     def where(loc: tuple[Any, ...]) -> str:
         if not loc:
@@ -508,41 +409,15 @@ def read_trials(
 ) -> Trials:
     """Read and validate a trial table (either format) into arrays; one sentence on a refusal.
 
-    Parameters
-    ----------
-    data : bytes
-        The file's content (at most :data:`~labcore.humans.columns.MAX_FILE_BYTES`).
-    name : str
-        How sentences name the file.
-    fmt : {"confidence-database", "lab"} or None
-        The format; None detects it from the header
-        (:func:`~labcore.humans.columns.detect_format`).
-    by : str or None
-        The column whose values split each subject's trials into units (conditions); None: the
-        file's ``Condition`` column if it has one (case ignored), else none.
-    pool : bool
-        Measure each subject over all its trials even when the file has a condition column (the
-        choice is recorded in :attr:`Trials.pooled`).
-    task : str or None
-        A dual-task file's task to read: its columns with this suffix (``"1"``: ``Response_1``
-        is read as ``Response``); a file without suffixed columns is read as it is.
-
-    Returns
-    -------
-    Trials
-        The usable trials; the missed ones counted per unit, the unmeasurable units listed.
+    ``fmt`` None detects the format from the header; ``by`` names the column that splits each
+    subject's trials into units (None: a ``Condition`` column, case ignored); ``pool`` measures
+    each subject over all its trials; ``task`` reads a dual-task file's columns with that suffix.
 
     Raises
     ------
     ContractError
-        A ``ValueError`` whose message is one sentence and whose ``kind`` says what is wrong:
-        ``too_large``, ``not_utf8``, ``not_csv``, ``empty``, ``duplicate_column``,
-        ``missing_column``, ``unknown_column``, ``dual_task``, ``unknown_task``,
-        ``too_many_rows``, ``ragged_row`` (the file); ``missing_value``, ``float_parsing``,
-        ``finite_number`` (a cell: an empty subject or condition, text, infinity; ``field``
-        names its column and row); ``no_usable_trials``, ``codes``, ``confidence_range``,
-        ``accuracy_codes``, ``too_many_subjects`` (across rows); ``too_few_trials``,
-        ``one_stimulus``, ``one_class`` (when no unit can be measured, the first one's reason).
+        One sentence; its ``kind`` says what is wrong (the file's checks in
+        :mod:`~labcore.humans.columns`, a cell's, across rows, or the first unit's reason).
     """
     if fmt is not None:
         check_choice(fmt, "fmt", FORMATS)
@@ -600,9 +475,7 @@ def lab_csv(
     difficulty: Sequence[float] | None = None,
     condition: str = "",
 ) -> bytes:
-    """A trial table in the lab format (what the "Be the agent" page offers for download).
-
-    Numbers are written exactly (``repr``), so :func:`read_trials` reads back the same values.
+    """A trial table in the lab format, numbers written exactly (``repr``).
 
     >>> print(lab_csv([0, 1], [0, 0], [0.8, 0.5], subject="you").decode(), end="")
     subject,stimulus,response,confidence

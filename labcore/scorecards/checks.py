@@ -1,20 +1,11 @@
 """The two documents' arithmetic, checked: a table of checks and the one function that evaluates it.
 
-Both source documents print numbers their own tables do not give. Each row of
-``data/checks.json`` is one such claim and how to check it: where the document states it, what it
-is, the ``stated`` value (an expression over the document's tables, as named by
-:class:`~labcore.scorecards.documents.OSMDDocument` and
-:class:`~labcore.scorecards.documents.FCSDocument`), the ``recomputed`` value from the
-document's own cells, the test that they ``agree`` (equality unless the row says otherwise), and
-the words a page shows (f-string templates over the same names, plus ``stated`` and
-``recomputed``). A row with ``each`` is checked once per binding, as in a ``for`` clause
-(``"system in reference_systems"``), like a parametrized test. :func:`evaluate` returns a
-:class:`Discrepancy` for every binding that disagrees; nothing here "corrects" the documents.
-
-Every check is mechanical: a sum, a min/max, a difference, a ratio or a rounding. The
-expressions are Python, evaluated with the few builtins listed in :data:`BUILTINS` and the names of
-:func:`osmd_names` / :func:`fcs_names`; they are code kept as data, in a file that ships with the
-package and is reviewed like code (no user input ever reaches them).
+Each row of ``data/checks.json`` is a number a document states and how to check it: ``stated``
+and ``recomputed`` are Python expressions over the document's tables and the helpers of
+:func:`osmd_names` / :func:`fcs_names` (with only :data:`BUILTINS`), ``agrees`` the test
+(equality by default), the text fields f-string templates; ``each`` binds a ``for`` clause, like a
+parametrized test. The file ships with the package and is reviewed like code; no user input
+reaches it. :func:`evaluate` returns a :class:`Discrepancy` per binding that disagrees.
 
 Examples
 --------
@@ -93,6 +84,7 @@ class Check(TypedDict):
 
 
 TEMPLATES = ("id", "where", "quantity", "stated_text", "recomputed_text", "note")
+"""A check's text fields, in the order of :class:`Discrepancy`'s (after its source and kind)."""
 EXPRESSIONS = ("stated", "recomputed", "agrees")
 
 
@@ -132,13 +124,8 @@ class CheckTable(BaseModel):
 
 @dataclass(frozen=True)
 class Discrepancy:
-    """A number a document states that its own tables do not give.
-
-    ``discrepancy_id`` is stable (``"osmd.total.frank.behavioural"``), ``source`` ``"OSMD"`` or
-    ``"FCS"``; ``where`` the document states it, ``quantity`` what it is, ``stated`` the number as
-    the document states it, ``recomputed`` what its own table gives (and from which table), and
-    ``note`` context: a likely explanation, or why the recomputation is the fair one.
-    """
+    """A number a document states that its own tables do not give (``recomputed``: what they
+    give, and from which table; ``note``: a likely explanation)."""
 
     discrepancy_id: str
     source: str
@@ -171,23 +158,8 @@ def _bindings(each: str, names: dict[str, Any]) -> list[dict[str, Any]]:
 def evaluate(
     checks: Iterable[Check], names: Mapping[str, Any], source: str
 ) -> tuple[Discrepancy, ...]:
-    """Every binding of every check whose stated and recomputed values disagree.
-
-    Parameters
-    ----------
-    checks : iterable of Check
-        Rows of ``data/checks.json``.
-    names : mapping
-        What the expressions may name: a document's tables and helpers
-        (:func:`osmd_names`, :func:`fcs_names`).
-    source : str
-        ``"OSMD"`` or ``"FCS"``, recorded on each discrepancy.
-
-    Returns
-    -------
-    tuple of Discrepancy
-        In the order of the rows, then of the bindings.
-    """
+    """Every binding of every check whose stated and recomputed values disagree, in order;
+    ``names`` is what the expressions may name, ``source`` ``"OSMD"`` or ``"FCS"``."""
     found = []
     for check in checks:
         for binding in _bindings(check.get("each", ""), {**names, "__builtins__": BUILTINS}):
@@ -196,29 +168,12 @@ def evaluate(
             scope["recomputed"] = eval(_code(check["recomputed"]), scope)
             if eval(_code(check.get("agrees", "stated == recomputed")), scope):
                 continue
-            text = {
-                field: eval(_code(check.get(field, default), template=True), scope)
-                for field, default in (
-                    ("id", ""),
-                    ("where", ""),
-                    ("quantity", ""),
-                    ("stated_text", "{stated}"),
-                    ("recomputed_text", "{recomputed}"),
-                    ("note", ""),
-                )
-            }
-            found.append(
-                Discrepancy(
-                    text["id"],
-                    source,
-                    check["kind"],
-                    text["where"],
-                    text["quantity"],
-                    text["stated_text"],
-                    text["recomputed_text"],
-                    text["note"],
-                )
+            defaults = {"stated_text": "{stated}", "recomputed_text": "{recomputed}"}
+            identity, *text = (
+                eval(_code(check.get(field, defaults.get(field, "")), template=True), scope)
+                for field in TEMPLATES
             )
+            found.append(Discrepancy(identity, source, check["kind"], *text))
     return tuple(found)
 
 
@@ -241,21 +196,9 @@ def _counts_near(percent: float, n: int) -> str:
 
 def osmd_names(doc: OSMDDocument = OSMD) -> dict[str, Any]:
     """What an OSMD check's expressions may name: every table of ``doc`` by its field name, and
-
-    - ``grid[system][item]``: a §6.1 pair; ``total(system, column)``: a grid column's sum;
-      ``subtotal(system, cluster)``: a cluster's pair; ``frank_cell(label)``: Frank's pair of an
-      item or a cluster;
-    - ``rater_range(system)``: the Appendix D min and max; ``directions(rater, reference)``: the
-      items a rater scores lower / equal / higher;
-    - ``h2_gap(column)``: the Frank-minus-Claude-Code gap in the H2 items and in all items;
-      ``share(part, whole)``: ``"10 of 34 (29.4%)"``;
-    - ``rows_drop(ablation)``: the behavioural change summed over the rows that do not overlap;
-      ``cluster_after(ablation, cluster)``: the cluster after, from its listed items and the
-      others' §6.1 values;
-    - ``counts(percent, decimals, n)``: the counts out of n that print as the percentage;
-      ``counts_near(percent, n)``: the two around it;
-    - ``cap(system, item)``, ``cap_rule(item)``: the A.9 cap of a cell and the rule that sets it;
-    - ``band``, ``band_span``, ``cluster_items``, ``slug``, ``COLUMNS``, ``product``, ``isclose``.
+    helpers over the §6.1 grid (``total``, ``subtotal``, ``frank_cell``), Appendix D
+    (``rater_range``, ``directions``), H2 (``h2_gap``, ``share``), the ablations (``rows_drop``,
+    ``cluster_after``), percentages (``counts``, ``counts_near``) and the A.9 caps (``cap``).
     """
     grid = {system: doc.grid(system) for system in doc.reference_systems}
 
@@ -328,12 +271,9 @@ def osmd_names(doc: OSMDDocument = OSMD) -> dict[str, Any]:
 
 
 def fcs_names(doc: FCSDocument = FCS) -> dict[str, Any]:
-    """What an FCS check's expressions may name: every table of ``doc`` by its field name, and:
-
-    ``row[system]`` (a table row), ``fcs[system]`` (its FCS recomputed as B vars × bits/var × P),
-    ``resolve(name)`` (a row's name, or "most capable AI agent": the AI system with the highest
-    recomputed FCS), ``nearest_ratio(target)`` (the two rows whose FCS ratio is nearest on a log
-    scale), ``printed_fcs_agrees``, ``fmt``, ``slug``, ``isinf``.
+    """What an FCS check's expressions may name: every table of ``doc``, ``row[system]``,
+    ``fcs[system]`` (recomputed), ``resolve(name)`` ("most capable AI agent": the AI system with
+    the highest FCS) and ``nearest_ratio(target)``.
 
     Examples
     --------
@@ -388,11 +328,8 @@ def all_discrepancies() -> tuple[Discrepancy, ...]:
 
 
 def reference_summary(system_id: str) -> dict[str, Any]:
-    """Stated and recomputed totals of one OSMD reference system, side by side.
-
-    ``stated`` (arch, behav) and ``stated_band`` from §6.3; ``grid`` the sums of the §6.1 grid and
-    ``grid_band`` the band of its behavioural sum; ``after_rules`` the behavioural sum after
-    re-applying the A.9 caps; ``rater_range`` the min and max of the Appendix D rater totals.
+    """Stated (§6.3) and recomputed totals of one OSMD reference system: the §6.1 grid's sums,
+    the behavioural sum after the A.9 caps, the Appendix D rater range.
 
     Examples
     --------

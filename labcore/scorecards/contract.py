@@ -1,12 +1,8 @@
 """A broken contract as one sentence naming the field: the one conversion of pydantic's errors.
 
-The scorecards read two kinds of input through pydantic models: the lab's data files
-(:func:`labcore.scorecards.documents.load`) and a user's scorecard file
-(:mod:`labcore.scorecards.user_systems`); people's trial files (:mod:`labcore.humans.trials`)
-too. Either way a refusal is a :class:`ContractError`, a ``ValueError`` whose message is one
-sentence (the field, what is wrong, what was given) and which carries the field and the kind of
-problem for code and tests to read. :func:`contract_error` makes one from a ``ValidationError``;
-checks made before pydantic sees the input (a file's size, its encoding) raise one directly.
+The lab's data files, a user's scorecard file and people's trial files are read through pydantic;
+a refusal is a :class:`ContractError`, a ``ValueError`` whose message is one sentence and which
+carries the field and the kind of problem.
 """
 
 from __future__ import annotations
@@ -18,16 +14,8 @@ from pydantic import ValidationError
 
 
 class ContractError(ValueError):
-    """A value that breaks a data contract, as one sentence naming the field.
-
-    Attributes
-    ----------
-    field : str
-        Where, e.g. ``"items[0].behavioural"`` (``""`` for the whole input).
-    kind : str
-        What is wrong: pydantic's error type (``"missing"``, ``"int_type"``,
-        ``"less_than_equal"``, ``"extra_forbidden"``, ...) or the checker's own (``"too_deep"``).
-    """
+    """A value that breaks a data contract, as one sentence naming the field; ``field`` says
+    where (``"items[0].behavioural"``), ``kind`` what is wrong (pydantic's error type or ours)."""
 
     def __init__(self, message: str, field: str = "", kind: str = "") -> None:
         super().__init__(message)
@@ -66,8 +54,7 @@ _MESSAGES = {
     "too_long": "should have at most {max_length} entries, not {actual_length}",
     "too_short": "should have at least {min_length} entries, not {actual_length}",
 }
-"""Clearer words for pydantic errors that would otherwise name a class or say "inputs" or
-"after validation" (filled from the error's ``ctx``)."""
+"""Clearer words for pydantic errors that would otherwise name a class (filled from ``ctx``)."""
 _NO_INPUT = frozenset(
     {"missing", "extra_forbidden", "unexpected_keyword_argument", "too_long", "too_short"}
 )
@@ -82,22 +69,8 @@ def contract_error(
 ) -> ContractError:
     """The first problem of a pydantic error as one sentence naming the field (and how many more).
 
-    Parameters
-    ----------
-    exc : ValidationError
-    what : str
-        Prefix naming the input, e.g. a file's name; ``""`` for none.
-    skip : frozenset of str
-        Location parts that are not fields (the tags of a tagged union) and are left out.
-    where : callable
-        Shows a location (``skip`` parts removed) to a reader; :func:`field_path` unless the
-        caller knows better (a scorecard names the item: ``"items[0] (HOT-2) behavioural"``).
-
-    Returns
-    -------
-    ContractError
-        Its :attr:`~ContractError.field` is the first problem's :func:`field_path`, its
-        :attr:`~ContractError.kind` pydantic's error type.
+    ``what`` prefixes the sentence (a file's name); ``skip`` are location parts that name no
+    field (a tagged union's tags); ``where`` shows a location to a reader.
 
     Examples
     --------

@@ -1,13 +1,9 @@
 """The two outside documents as data: ``data/osmd_rubric.json`` and ``data/fcs.json``.
 
-One source of truth for every number this package takes from the working paper "Operational
-Self-Model Density in Stateful LLM Agents" (*OSMD*) and the web page "Is AI conscious? Now we can
-measure it." (the Functional Consciousness Score, *FCS*). Each file is read through one pydantic
-model, whose fields say which section of the document each table was copied from; a file that
-breaks its model stops the import with one sentence naming the file and the field
-(:func:`load`). "Stated" numbers are what a document prints, kept even where they disagree with
-its own tables (:mod:`labcore.scorecards.checks` lists where). Tables are rows of values
-(JSON arrays) whose columns the field's docstring names; nothing here computes.
+Every number taken from the working paper "Operational Self-Model Density in Stateful LLM
+Agents" (*OSMD*) and the page "Is AI conscious? Now we can measure it." (*FCS*), each file read
+through one pydantic model whose fields name the section they were copied from. "Stated" numbers
+are what a document prints, even where its own tables disagree (:mod:`.checks`).
 
 Examples
 --------
@@ -33,7 +29,6 @@ DATA = Path(__file__).resolve().parent / "data"
 
 
 def _number(value: object) -> int | float:
-    """Take an int or a float as it is (no bool, no text): one error, ``number_type``."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise PydanticCustomError("number_type", "Input should be a number")
     return value
@@ -42,18 +37,15 @@ def _number(value: object) -> int | float:
 Number = Annotated[int | float, PlainValidator(_number)]
 """A number as the document prints it: ``74`` stays an int, ``3.2`` a float."""
 Score = Annotated[int, Field(ge=0, le=3)]
-"""A clause of the rubric, 0-3."""
 Pair = tuple[Score, Score]
 """``(architectural, behavioural)``, as in the paper's "arch / behav" cells."""
 Points = tuple[int, int]
-"""``(architectural, behavioural)`` points of a cluster or a total, or a ``(low, high)`` range."""
+"""``(architectural, behavioural)`` points, or a ``(low, high)`` range."""
 Where = tuple[str, ...]
-"""Every section that prints the same number."""
 
 
 class Item(TypedDict):
-    """A rubric item (OSMD Appendix A.1-A.8): its title, the criteria for clauses 0, 1, 2 and 3,
-    and the "LM-vuln" line (its first word is the flag: low, medium or high), verbatim."""
+    """A rubric item (OSMD Appendix A.1-A.8): title, criteria of clauses 0-3, "LM-vuln" line."""
 
     name: str
     criteria: tuple[str, str, str, str]
@@ -61,10 +53,9 @@ class Item(TypedDict):
 
 
 class Ablation(TypedDict):
-    """A subsystem ablation of Frank (OSMD §17.7-§17.11): its results table's rows (an item or a
-    cluster, before, after; a cluster printed with one number is that number twice), the stated
-    "Total 30-item score" before and after, the §17.6 pre-registered drop (most negative, least
-    negative), whether the paper says the drop is inside it, and where it says so."""
+    """A subsystem ablation of Frank (OSMD §17.7-§17.11): its table's rows (item or cluster,
+    before, after), the stated totals, the §17.6 predicted drop and whether the paper says the
+    drop is inside it (``quote``: where)."""
 
     name: str
     section: str
@@ -76,10 +67,8 @@ class Ablation(TypedDict):
 
 
 class FCSRow(TypedDict):
-    """A row of the FCS page's "Reasoning vs Capacity Diagram": System (and its subtitle), "B vars",
-    "bits/var", "P reasoning", "FCS score" as a number and as printed, the printed significant
-    figures (0: printed exactly as 0), and whether the row is an AI system (for the page's "most
-    capable current AI agent")."""
+    """A row of the FCS page's "Reasoning vs Capacity Diagram", the FCS as a number and as printed
+    (with its significant figures; 0: exact), and whether the row is an AI system."""
 
     system: str
     description: str
@@ -103,18 +92,15 @@ class _Document(BaseModel):
 
 
 class OSMDDocument(_Document):
-    """``data/osmd_rubric.json``: the rubric and every number of the paper the lab checks.
-
-    Item ids are the paper's (``"HOT-2"``), cluster ids their prefixes; the reference systems are
-    keyed by short ids (``"claude_bare"``, ``"claude_code"``, ``"gpt4o_memory"``, ``"frank"``).
-    """
+    """``data/osmd_rubric.json``: the rubric and every number of the paper the lab checks; item
+    ids are the paper's (``"HOT-2"``), reference systems short ids (``"frank"``)."""
 
     status: str
     """What kind of document it is (peer review, raters)."""
     clusters: dict[str, tuple[str, str]]
     """§2 table "Family / Origin / Components / Points": cluster -> (family, origin), in order."""
     stated_family_count_section_2: int
-    """§2 text: "constructed from six families" -- the §2 table has eight rows (§1.1 says 8)."""
+    """§2 text: "six families" (the §2 table has eight rows)."""
     items: dict[str, Item]
     """Appendix A.1-A.8, in the rubric's order (each cluster's items together)."""
     section_4_3_lm_vulnerable: tuple[str, ...]
@@ -130,15 +116,13 @@ class OSMDDocument(_Document):
     grid_6_1: dict[str, tuple[Pair, ...]]
     """§6.1 "Full score grid (arch / behav per item)": item -> one pair per reference system."""
     operational_evidence_items: dict[str, tuple[str, ...]]
-    """Items whose operational content the paper cites (only Frank's: §10.3 "Items most
-    resistant", §7.3 HOT-2's quoted confidences, §4.3/§17.9 AST-1's verified gains)."""
+    """Items whose operational content the paper cites (only Frank's: §10.3, §7.3, §4.3/§17.9)."""
     stated_point_totals: dict[str, tuple[int, int, str]]
     """§6.3 "Totals" (repeated in §7.9): system -> (arch points, behav points, band)."""
     stated_section_7_9_gap: Points
     """§7.9: Frank minus the best comparator, "Arch +34", "Behav +36"."""
     stated_cluster_subtotals: dict[str, tuple[str, Points, Points, int]]
-    """§7.1-§7.8 "Subtotal" rows: cluster -> (section, Frank, best comparator (Claude Code, §7.1
-    header), "Δ (behav)")."""
+    """§7.1-§7.8 "Subtotal" rows: cluster -> (section, Frank, Claude Code, "Δ (behav)")."""
     rater_totals_appendix_d: dict[str, dict[str, int]]
     """Appendix D "Behavioral totals" per LLM rater (Claude / GPT-4o / Gemini columns)."""
     stated_appendix_d_frank_shortfall: Points
@@ -148,12 +132,11 @@ class OSMDDocument(_Document):
     stated_ranges: tuple[tuple[str, int, int, str, Where], ...]
     """Every behavioural range printed for a system: (system, low, high, band printed, where)."""
     stated_gaps: tuple[tuple[Where, int, int, Points, Points, str], ...]
-    """Every Frank-vs-Claude-Code gap range: (where, low, high, the Frank range and the Claude Code
-    range in force there, the paper's words)."""
+    """Every Frank-vs-Claude-Code gap range: (where, low, high, the two ranges, the words)."""
     h1_threshold_points: int
     """§1.3: H1 = "Frank's score will exceed the highest-scoring comparator by ≥25 points"."""
     stated_h1_floor: tuple[int, int, bool]
-    """§15.12: H1 "holds at the architect-rater floor": (Frank floor, Claude Code high, holds)."""
+    """§15.12: H1 "holds at the architect-rater floor"."""
     h2_items: tuple[str, ...]
     """§1.3/§6.5/§9.1: the five pre-registered orchestration items of H2."""
     stated_h2_shares: tuple[tuple[Where, int, int, int, str], ...]
@@ -173,7 +156,7 @@ class OSMDDocument(_Document):
     minorch_stated_lift_over_claude_code: int
     """§17.5: "+13 over Claude Code's 35"."""
     minorch_stated_frank_lift: int
-    """§17.5: "Frank's specific subsystems lift further (+14 over MinOrch-1's 48 ...)"."""
+    """§17.5: "+14 over MinOrch-1's 48"."""
     minorch_predicted_range: Points
     """§17.4 / ES.7: the pre-registered MinOrch-1 prediction, "40–50 / 90"."""
     ablations: dict[str, Ablation]
@@ -183,8 +166,7 @@ class OSMDDocument(_Document):
     stated_all_ablated_score: int
     """ES.7/§17.12: the "~37 / 90" of the same sentence."""
     stated_percentages: tuple[tuple[str, str, Number, int, int], ...]
-    """§16.2-§16.5, §17.7-§17.10, every percentage printed with its n: (where, quantity, percent,
-    decimals printed, n)."""
+    """Every percentage printed with its n: (where, quantity, percent, decimals printed, n)."""
     hallucination_rate_percent: dict[str, float]
     """§16.5 hallucination rates."""
     retrieval_accuracy_percent: dict[str, float]
@@ -218,22 +200,17 @@ class OSMDDocument(_Document):
 
 
 class FCSDocument(_Document):
-    """``data/fcs.json``. The page has no section numbers; each field names the page's heading. R
-    is read as B vars × bits/var, the only reading under which FCS = R × P gives the FCS column."""
+    """``data/fcs.json`` (each field names the page's heading). R is read as B vars × bits/var,
+    the only reading under which FCS = R × P gives the FCS column."""
 
     formula_fcs: str
-    """"FCS = R · P, where R (Representational Capacity) measures how richly a system models its
-    own states, and P (Reasoning Power) measures how effectively it can reason over those
-    models"."""
     formula_r: str
-    """The table's columns "B vars", "bits/var": R = B vars × bits/var."""
     formula_phi_fcs: str
     """FAQ "How does FC relate to IIT?"."""
     reference_table: tuple[FCSRow, ...]
     """"How conscious is your AI system?", table "Reasoning vs Capacity Diagram", all nine rows."""
     stated_ratios: tuple[tuple[str, Number, str, str, str], ...]
-    """The call-outs under the table: (id, the printed factor, the two rows it compares, the
-    page's sentence)."""
+    """The call-outs under the table: (id, factor, the two rows compared, the sentence)."""
     domains: tuple[str, ...]
     """"Where does a system know itself?": the ten functional domains, in the page's order."""
     stated_self_model_count: int
@@ -246,14 +223,7 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def load(name: str, model: type[M], folder: Path = DATA) -> M:
-    """Read one data file through its model.
-
-    Raises
-    ------
-    ContractError
-        The file breaks the model, in one sentence naming the file and the field, e.g.
-        ``"osmd_rubric.json: items.HOT-2.criteria: field required"``.
-    """
+    """Read one data file through its model; a broken file is one ContractError sentence."""
     try:
         return model.model_validate_json((folder / name).read_bytes())
     except ValidationError as exc:

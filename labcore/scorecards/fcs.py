@@ -1,12 +1,8 @@
 """Functional Consciousness Score formulas, as pure functions.
 
-The page (:data:`~labcore.scorecards.documents.FCS`) defines ``FCS = R · P`` with R the
-representational capacity of a system's self-models and P its "reasoning power", and an IIT-like
-``Φ_FCS = P(S) − Σⱼ P(moduleⱼ)``. Its table gives, per system, the number of self-model variables,
-bits per variable, P and FCS; we read R as ``variables × bits per variable``.
-
-The page gives **no procedure for P** (nor for counting variables or bits); every P in its table is
-asserted, not derived. Anything computed here for a new system carries the P it was handed.
+``FCS = R · P`` with R the representational capacity of a system's self-models (read as
+``variables × bits per variable``) and P its "reasoning power"; ``Φ_FCS = P(S) − Σⱼ P(moduleⱼ)``.
+The page gives **no procedure for P**; anything computed here carries the P it was handed.
 """
 
 from __future__ import annotations
@@ -26,10 +22,7 @@ def _nonnegative(value: float, what: str) -> float:
 
 
 def representational_capacity(n_self_model_variables: float, bits_per_variable: float) -> float:
-    """Representational capacity R in bits: ``n_self_model_variables * bits_per_variable``.
-
-    Summing bits across variables assumes they carry non-overlapping information; for correlated
-    variables R over-states the joint information.
+    """Representational capacity R in bits (over-stated for correlated variables).
 
     Examples
     --------
@@ -59,10 +52,7 @@ def functional_consciousness_score(
 
 
 def phi_fcs(reasoning_power_system: float, reasoning_power_modules: Sequence[float]) -> float:
-    """The page's IIT analogue, ``Φ_FCS = P(S) − Σⱼ P(moduleⱼ)``.
-
-    Positive when the whole reasons more than its parts summed; the page does not say how to read
-    zero or negative values, nor gives any worked value.
+    """The page's IIT analogue, ``Φ_FCS = P(S) − Σⱼ P(moduleⱼ)`` (never worked on the page).
 
     Examples
     --------

@@ -1,24 +1,13 @@
 """Score the lab's gridworld agents on the OSMD rubric and the FCS, from measurements.
 
-The rubric was written for LLM-orchestrated agents; ``data/lab_agents.json`` is the lab's
-pre-registered reading of it for the four gridworld agents (Phua 2025, §3; docs/scorecards.md,
-"Lab-agent mapping"), fixed in advance for all of them: what each kind has (a GRU ``recurrence``,
-a K-slot ``workspace`` bus, a ``self_model`` z_self with a confidence head), the thresholds, the
-evidence keys, and one of three treatments per item:
-
-* **not applicable** -- the construct presupposes something a single-agent gridworld lacks (other
-  agents, users, real-world systems, a body, a resource budget): a one-line reason, and the item is
-  left out of the "over applicable" total.
-* **architecture** -- the agent's parts settle the clause (mostly 0: the mechanism is absent); the
-  first variant whose part the agent has (``"any"``: every agent) gives the clause, its confidence
-  (±0 for a literal clause match, ±1 where read by analogy) and the reason.
-* **measured** -- HOT-2 (Type-2 AUROC and its collapse under the z_self lesion), GWT-2 (global
-  broadcast index), GWT-3 (conjunction accuracy at full capacity and at bus-off), for agents with
-  the part. The behavioural clause follows from the thresholds; a measured number is operational
-  content (OSMD §4.2), so both caps lift; confidence is ±0 when the clause survives moving every
-  measurement by ±``margin`` (and any value of an unsupplied control), else ±1.
-
-A missing or undefined control takes the lower clause (OSMD A.9).
+``data/lab_agents.json`` is the lab's pre-registered reading of the rubric (written for
+LLM-orchestrated agents) for its four gridworld agents (docs/scorecards.md): what each kind has
+(``recurrence``, ``workspace``, ``self_model``), the thresholds, the evidence keys, and per item
+one treatment: **not applicable** (the construct needs what a gridworld lacks), **architecture**
+(the agent's parts settle the clause; the first matching variant wins), or **measured** (HOT-2,
+GWT-2, GWT-3: a clause from the thresholds; a measured number is operational content, so the caps
+lift; confidence ±0 when the clause survives moving each measurement by ±``margin``). A missing
+control takes the lower clause (OSMD A.9).
 """
 
 from __future__ import annotations
@@ -32,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from typing_extensions import TypedDict
 
 from labcore.checks import check_choice
-from labcore.render import finite, fmt
+from labcore.render import finite, fmt, render
 from labcore.scorecards.documents import ITEM_IDS, load
 from labcore.scorecards.fcs import functional_consciousness_score, representational_capacity
 from labcore.scorecards.rubric import (
@@ -47,13 +36,11 @@ Part = Literal["recurrence", "workspace", "self_model"]
 EvidenceKey = tuple[
     Literal["flag", "fraction", "nonnegative", "slots"], tuple[str, ...], tuple[str, ...], str
 ]
-"""(value: a flag matching the kind's parts, a fraction in [0, 1] or nan, a number >= 0 or nan, or
-slots >= 1; the kinds that may supply it; the kinds that must; what it is)."""
+"""(value kind, the kinds that may supply it, the kinds that must, what it is)."""
 
 
 class Thresholds(TypedDict):
-    """Pre-registered thresholds from measurements (seed-level means in [0, 1]) to clauses; the
-    reasons are in docs/scorecards.md, §4.1."""
+    """Pre-registered thresholds from measurements to clauses (docs/scorecards.md, §4.1)."""
 
     type2_auroc_calibrated: float
     type2_auroc_collapsed: float
@@ -105,13 +92,8 @@ Evidence = dict[str, float | int | bool]
 def hot2_behavioural_clause(
     type2_auroc: float, type2_auroc_lesioned: float | None, thresholds: Thresholds = THRESHOLDS
 ) -> int:
-    """HOT-2 behavioural clause of an agent with a confidence head.
-
-    2 ("confidence calibrated against single task type") when the intact AUROC is calibrated
-    *and* collapses when z_self is zeroed; otherwise 1 ("confidence without calibration", or
-    calibration not shown to come from the self-model: lower of two). An undefined (nan) or
-    unmeasured (None) value counts as not shown. Clause 3 needs several task types, a capability
-    index and an outcome ledger.
+    """HOT-2 behavioural clause: 2 when the intact AUROC is calibrated *and* collapses when z_self
+    is zeroed, else 1 (nan or None: not shown). Clause 3 needs several task types.
 
     Examples
     --------
@@ -129,9 +111,8 @@ def hot2_behavioural_clause(
 
 
 def gwt2_behavioural_clause(gbi: float, thresholds: Thresholds = THRESHOLDS) -> int:
-    """GWT-2 behavioural clause of an agent with a workspace bus: 2 ("per-turn workspace assembly
-    but ordering not load-bearing") when the bus broadcasts across slots, else 1 (lower of two).
-    Clause 3 needs an ordering ablation, which the lab does not run.
+    """GWT-2 behavioural clause: 2 when the bus broadcasts across slots, else 1 (clause 3 needs an
+    ordering ablation, which the lab does not run).
 
     >>> gwt2_behavioural_clause(0.66), gwt2_behavioural_clause(0.03)
     (2, 1)
@@ -144,9 +125,8 @@ def gwt3_behavioural_clause(
     conjunction_accuracy_k0: float | None,
     thresholds: Thresholds = THRESHOLDS,
 ) -> int:
-    """GWT-3 behavioural clause of an agent with a workspace bus: 1 ("short-term in-context carry
-    only") when cue content is held to the report step at full capacity *and* the bus-off lesion
-    removes it; else 0. Clauses 2-3 need persistence across episodes, which no lab agent has.
+    """GWT-3 behavioural clause: 1 when cue content is held at full capacity *and* the bus-off
+    lesion removes it, else 0 (clauses 2-3 need persistence across episodes).
 
     >>> gwt3_behavioural_clause(0.995, 0.0), gwt3_behavioural_clause(0.995, None)
     (1, 0)
@@ -160,8 +140,7 @@ def gwt3_behavioural_clause(
 
 
 def _confidence(clause: Callable[..., int], values: Sequence[float | None]) -> int:
-    """±0 if the clause survives every measurement moved by ±margin (and any value of an
-    unmeasured one), else ±1."""
+    """±0 if the clause survives every measurement moved by ±margin, else ±1."""
     margin = THRESHOLDS["margin"]
     moved = [
         (0.0, 1.0) if not finite(v) else (max(0.0, v - margin), v, min(1.0, v + margin))  # type: ignore[operator]
@@ -172,89 +151,41 @@ def _confidence(clause: Callable[..., int], values: Sequence[float | None]) -> i
 
 
 def _shown(value: float | None) -> str:
-    """A measurement in a clause's reason: the lab's number formatter, or "not measured"."""
     return "not measured" if value is None else fmt(value)
 
 
+MEASURED: dict[str, tuple[Callable[..., int], tuple[str, ...]]] = {
+    "HOT-2": (hot2_behavioural_clause, ("type2_auroc", "type2_auroc_lesioned")),
+    "GWT-2": (gwt2_behavioural_clause, ("gbi",)),
+    "GWT-3": (gwt3_behavioural_clause, ("conjunction_accuracy_k4", "conjunction_accuracy_k0")),
+}
+"""Each measured item's clause rule and the evidence it reads (the first key is required)."""
+
+
 def _measured(item_id: str, evidence: Evidence, architectural: int) -> ItemEntry:
-    """The measured item's entry: its clause, confidence and the reason with the numbers."""
-    t = THRESHOLDS
-    capacity = evidence.get("workspace_capacity")
-    if item_id == "HOT-2":
-        values = (float(evidence["type2_auroc"]), _optional(evidence, "type2_auroc_lesioned"))
-        clause = hot2_behavioural_clause(*values)
-        auroc, lesioned = values
-        if clause == 2:
-            verdict = (
-                "calibrated and collapses when z_self is zeroed -> clause 2 (calibrated on "
-                "one task type; clause 3 needs several plus a capability index and ledger)"
-            )
-        elif not auroc >= t["type2_auroc_calibrated"]:
-            verdict = f"not calibrated (< {t['type2_auroc_calibrated']:.2f}) -> clause 1"
-        elif not finite(lesioned):
-            verdict = "calibrated, but the z_self lesion was not measured -> lower clause 1 (A.9)"
-        else:
-            verdict = (
-                f"calibrated, but does not collapse (> {t['type2_auroc_collapsed']:.2f}) when "
-                "z_self is zeroed -> clause 1"
-            )
-        text = f"Type-2 AUROC {_shown(auroc)} intact, {_shown(lesioned)} with z_self zeroed"
-        confidence = _confidence(hot2_behavioural_clause, values)
-    elif item_id == "GWT-2":
-        values = (float(evidence["gbi"]),)
-        clause = gwt2_behavioural_clause(*values)
-        verdict = (
-            f"broadcast across slots (≥ {t['gbi_broadcast']:.2f}) -> clause 2 (per-step "
-            "assembly; slot ordering never ablated, so not clause 3)"
-            if clause == 2
-            else f"broadcast not shown (< {t['gbi_broadcast']:.2f} or undefined) -> lower clause 1"
-        )
-        text = f"GBI {_shown(values[0])} at K={capacity}"
-        confidence = _confidence(gwt2_behavioural_clause, values)
-    else:
-        values = (
-            float(evidence["conjunction_accuracy_k4"]),
-            _optional(evidence, "conjunction_accuracy_k0"),
-        )
-        clause = gwt3_behavioural_clause(*values)
-        k4, k0 = values
-        if clause == 1:
-            verdict = (
-                "cue content held to the report step and lost at bus-off -> clause 1 "
-                "(within-episode carry; nothing survives the episode, clauses 2-3)"
-            )
-        elif not k4 >= t["conjunction_held"]:
-            verdict = f"cue content not held (< {t['conjunction_held']:.2f}) -> clause 0"
-        elif not finite(k0):
-            verdict = (
-                "bus-off lesion not measured, holding not attributed to the bus -> lower clause 0"
-            )
-        else:
-            verdict = (
-                f"bus-off lesion drops accuracy by less than {t['bus_lesion_drop']:.2f}, "
-                "holding not attributed to the bus -> clause 0"
-            )
-        text = f"conjunction accuracy {_shown(k4)} at K={capacity}, {_shown(k0)} at K=0"
-        confidence = _confidence(gwt3_behavioural_clause, values)
-    text += f": {verdict}."
-    if item_id == "GWT-2" and "ignition_sharpness" in evidence:
-        text += (
-            f" Ignition sharpness {_shown(float(evidence['ignition_sharpness']))} (reported, "
-            "not scored)."
-        )
+    rule, keys = MEASURED[item_id]
+    values = tuple(None if evidence.get(k) is None else float(evidence[k]) for k in keys)
+    clause = rule(*values)
+    ignition = evidence.get("ignition_sharpness") if item_id == "GWT-2" else None
+    text = render(
+        "lab_agent_evidence.j2",
+        item=item_id,
+        clause=clause,
+        values=values,
+        shown=[_shown(v) for v in values],
+        measured=finite(values[-1]),
+        capacity=evidence.get("workspace_capacity"),
+        ignition=None if ignition is None else _shown(float(ignition)),
+        t=THRESHOLDS,
+    )
     return ItemEntry(
         item_id,
         architectural,
         clause,
-        confidence=confidence,
+        confidence=_confidence(rule, values),
         operational_evidence=True,
         evidence=text,
     )
-
-
-def _optional(evidence: Evidence, key: str) -> float | None:
-    value = evidence.get(key)
-    return None if value is None else float(value)
 
 
 # ----------------------------------------------------------------------------- evidence
@@ -307,27 +238,9 @@ def _validated(kind: str, evidence: Mapping[str, object]) -> Evidence:
 def score_lab_agent(kind: str, evidence: Mapping[str, object]) -> ScoredSystem:
     """Score one of the lab's gridworld agents on the OSMD rubric.
 
-    Parameters
-    ----------
-    kind : {"A0", "A1", "B1", "B2"}
-        Agent kind.
-    evidence : dict
-        Measurements, keyed as in ``data/lab_agents.json`` (seed-level means; undefined markers
-        as nan). Required: B1 -- ``workspace_capacity``, ``gbi``, ``conjunction_accuracy_k4``;
-        B2 -- those plus ``type2_auroc``. Optional controls: ``conjunction_accuracy_k0``,
-        ``type2_auroc_lesioned`` (without them the higher clause is not reached),
-        ``ignition_sharpness`` (reported only); architecture flags, which must match ``kind``.
-
-    Returns
-    -------
-    ScoredSystem
-        All 30 items, 6 of them not applicable.
-
-    Raises
-    ------
-    ValueError
-        Unknown kind or evidence key, a key that does not apply to the kind, a missing required
-        key, an out-of-range value, or a flag contradicting the kind.
+    ``evidence`` holds measurements keyed as in ``data/lab_agents.json`` (seed-level means,
+    undefined as nan); a ValueError names an unknown kind or key, a missing required key, an
+    out-of-range value or a flag contradicting the kind.
 
     Examples
     --------
@@ -369,23 +282,10 @@ def lab_agent_fcs(
 ) -> tuple[float, float]:
     """R and FCS of a lab agent: R from measured information, P a labelled stand-in.
 
-    Parameters
-    ----------
-    kind : {"A0", "A1", "B1", "B2"}
-    n_self_model_variables : float
-        For B2, the effective dimensionality of z_self (participation ratio of its covariance on
-        held-out trials; Phua 2025 reports about 2). Must be 0 for A0, A1 and B1, which have no
-        self-model.
-    bits_per_variable : float
-        Mean mutual information, in bits, between one z_self coordinate and the agent's own
-        first-order correctness (a held-out probe's lower bound; docs/scorecards.md).
-    reasoning_power_standin : float
-        P. A stand-in: the FCS page gives no procedure for P. With the default 1, FCS = R.
-
-    Returns
-    -------
-    (R in bits, FCS)
-        R sums the bits of the variables, which assumes they carry non-overlapping information.
+    For B2, ``n_self_model_variables`` is z_self's effective dimensionality (about 2, Phua 2025)
+    and ``bits_per_variable`` the mutual information between one coordinate and the agent's own
+    correctness (docs/scorecards.md); 0 for agents without a self-model. P is a stand-in: the FCS
+    page gives no procedure for it (default 1: FCS = R).
 
     Examples
     --------
@@ -395,9 +295,8 @@ def lab_agent_fcs(
     check_choice(kind, "lab agent kind", LAB_AGENT_KINDS)
     if "self_model" not in LAB.kinds[kind][1] and n_self_model_variables != 0:
         raise ValueError(
-            f"a {kind} agent has no self-model (FCS Definition 2: a self-model variable "
-            f"represents an internal state); n_self_model_variables must be 0, "
-            f"got {n_self_model_variables!r}"
+            f"a {kind} agent has no self-model (FCS Definition 2: a self-model variable represents "
+            f"an internal state); n_self_model_variables must be 0, got {n_self_model_variables!r}"
         )
     r = representational_capacity(n_self_model_variables, bits_per_variable)
     return r, functional_consciousness_score(r, reasoning_power_standin)
@@ -414,13 +313,9 @@ def lab_evidence(
 ) -> Evidence:
     """The evidence :func:`score_lab_agent` takes, from a ``reproduce`` result set's values.
 
-    GWT evidence (B1, B2) comes from Experiment 2's B1 at full capacity and bus-off (B2's bus is
-    B1's; the capacity sweep is run on B1). GBI is the |cosine| reading (``e2.gbi_abs.k4``): with
-    zero-mean slots the paper's signed equation is not defined (see the Replication page), and the
-    evidence key is a fraction. HOT evidence (B2) comes from Experiment 1: Type-2 AUROC intact and
-    with z_self zeroed; a lesioned B2 is scored with its lesioned AUROC as its own. Missing
-    measurements are left out, or nan where the mapping requires the key: the rubric then takes
-    the lower clause.
+    GWT evidence from Experiment 2's B1 (B2's bus is B1's), GBI as the |cosine| reading
+    (``e2.gbi_abs.k4``); HOT evidence (B2) from Experiment 1, a lesioned B2 scored with its
+    lesioned AUROC. A required measurement that is missing is nan: the lower clause.
     """
     check_choice(kind, "lab agent", sorted(LAB_AGENTS))
     evidence: Evidence = {}
@@ -451,10 +346,8 @@ def lab_evidence(
 def lab_fcs_inputs(
     kind: str, values: Mapping[str, float | None], *, self_model_lesioned: bool = False
 ) -> tuple[float, float]:
-    """(self-model variables, bits per variable) for :func:`lab_agent_fcs`: the effective
-    dimensionality of z_self and the information it carries about the agent's own correctness,
-    shared across those variables. Agents without a self-model (and a lesioned one, whose z_self is
-    zero) have none.
+    """(self-model variables, bits per variable) for :func:`lab_agent_fcs`: z_self's effective
+    dimensionality and its information about correctness shared across them (none without one).
 
     >>> lab_fcs_inputs("B2", {"e1.zself.effective_dim": 2.0, "e1.zself.information_bits": 0.5})
     (2.0, 0.25)

@@ -1,21 +1,10 @@
 """The Operational Self-Model Density rubric's rules, as pure functions over validated entries.
 
-An :class:`ItemEntry` is one item as a rater (a user, the lab's mapping, or the paper's own grid)
-enters it; it validates on construction, and is also the item record of a scorecard file
-(:mod:`labcore.scorecards.user_systems`). The rules (OSMD Appendix A.9, §4.2-§4.4, §6.4):
-
-* **lower-of-two** (A.9, §4.2): a score may be two adjacent clauses ``(k, k + 1)``, "no clause
-  cleanly applies"; clause ``k`` is taken.
-* **anti-eloquence** (A.9, §4.2): behavioural <= architectural + 1, unless operational content
-  (stored timestamp, calibrated confidence value, DB-verifiable claim) is attached.
-* **LM-cap** (A.9, §4.3): for LM-vulnerable items (:data:`LM_CAPPED`), behavioural <=
-  architectural + 0, unless operational content is attached.
-* **confidence range** (§4.4): each item carries ±0/±1/±2; the behavioural score's range is
-  ``[score - c, score + c]`` clipped to ``[0, cap]``; the total's range is the sum of the items'.
-* **bands** (§6.4) on the behavioural total out of 90.
-
-A behavioural score above its cap is lowered to the cap and the rule's id recorded in
-:attr:`ScoredItem.rules_applied`, so a page can say what changed.
+An :class:`ItemEntry` is one item as a rater enters it (validated on construction). The rules:
+lower-of-two (A.9, §4.2: a score ``(k, k + 1)`` takes ``k``); anti-eloquence (behavioural <=
+architectural + 1) and the LM-cap (+0 for :data:`LM_CAPPED` items), both lifted by operational
+content (A.9, §4.3); a ±0/±1/±2 confidence range (§4.4); bands on the behavioural total (§6.4). A
+capped score is lowered and the rule's id recorded in :attr:`ScoredItem.rules_applied`.
 """
 
 from __future__ import annotations
@@ -59,10 +48,8 @@ def lm_flag(item_id: str) -> str:
 LM_CAPPED = frozenset(
     [i for i in OSMD.items if lm_flag(i) == "high"] + list(OSMD.section_4_3_lm_vulnerable)
 )
-"""Items under the LM-cap rule. The paper names them twice and the lists differ: Appendix A.9 caps
-the items flagged "high" (HOT-3, HOT-4, HOT-5, AST-2, SELF-2), §4.3 lists HOT-4, HOT-5, AST-1
-("when not cross-checked"), AST-2 and SELF-2. We cap the union; for AST-1 that is exactly §4.3,
-because the cross-check is operational content, which lifts the cap anyway."""
+"""Items under the LM-cap rule: the union of A.9's "high" items and §4.3's list (the two differ;
+AST-1 is capped "when not cross-checked", and the cross-check lifts the cap anyway)."""
 
 
 # ----------------------------------------------------------------------------- the entry
@@ -103,33 +90,14 @@ ClauseValue = Annotated[
 ]
 """A clause, or two adjacent clauses ``(k, k + 1)`` ("between", the lower-of-two rule)."""
 CLAUSE_TAGS = frozenset({"one", "pair"})
-"""Location parts pydantic adds for :data:`ClauseValue`'s two forms; they name no field."""
+"""Location parts pydantic adds for :data:`ClauseValue`'s two forms."""
 
 
 @validated_dataclass(frozen=True, config=ConfigDict(extra="forbid"))
 class ItemEntry:
-    """One item as entered, before the rules: scores and confidence, or a not-applicable reason.
-
-    Attributes
-    ----------
-    item_id : str
-        Rubric item id, e.g. ``"HOT-2"``.
-    architectural, behavioural : int or (int, int) or None
-        Clauses 0-3, or two adjacent clauses; both None when the item is not applicable.
-    confidence : int
-        ±0, ±1 or ±2 (§4.4).
-    operational_evidence : bool
-        Operational content backs the behavioural score (lifts both caps).
-    evidence : str
-        Short evidence text shown with the score.
-    not_applicable_reason : str or None
-        Why the item does not apply; it then carries no scores, confidence or evidence flag.
-
-    Raises
-    ------
-    pydantic.ValidationError
-        A ``ValueError``: an unknown item, a clause out of 0-3 or a pair not adjacent, a bad
-        confidence, or scores on a not-applicable item (or none on an applicable one).
+    """One item as entered, before the rules: scores (a clause or two adjacent ones), confidence
+    ±0/±1/±2, whether operational content backs the behavioural score, evidence text; or a
+    not-applicable reason and nothing else. A broken entry is a ``pydantic.ValidationError``.
 
     Examples
     --------
@@ -196,16 +164,13 @@ def lower_of_two(value: int | tuple[int, int]) -> int:
 
 
 def behavioural_cap(item_id: str, architectural: int, operational_evidence: bool) -> int:
-    """Highest behavioural score the rules allow for one item.
-
-    3 with operational evidence; otherwise ``architectural + 0`` for LM-capped items (A.9 LM-cap,
-    §4.3) and ``architectural + 1`` for the others (A.9 anti-eloquence), never above 3.
+    """Highest behavioural score the rules allow for one item (A.9): 3 with operational evidence,
+    else architectural + 0 (LM-capped) or + 1, never above 3.
 
     Notes
     -----
-    The Appendix A preamble says LM-vulnerable items are capped "regardless", while §4.3 and A.9
-    say operational content lifts the cap; we follow §4.3/A.9 (two statements, one of them the
-    rule list itself, and §4.3's AST-1 example depends on it).
+    Appendix A's preamble caps LM-vulnerable items "regardless"; we follow §4.3 and A.9, where
+    operational content lifts the cap (§4.3's AST-1 example depends on it).
 
     Examples
     --------
@@ -247,26 +212,22 @@ def band_label(band_id: str) -> str:
 # ----------------------------------------------------------------------------- scored records
 @dataclass(frozen=True)
 class ScoredItem:
-    """One item after the rules.
+    """One item after the rules: ``behavioural`` after the caps, ``behavioural_entered`` before.
 
-    ``behavioural`` is the score after the caps (what totals and bands use),
-    ``behavioural_entered`` the score before them (lower-of-two applied), ``rules_applied`` the
-    ids of the rules that changed the entry (``"lower_of_two"``, ``"anti_eloquence"``,
-    ``"lm_cap"``). A not-applicable item scores 0 and counts in no "over applicable" total; an
-    item without any entry is also *not assessed* (``assessed`` False, reason
-    :data:`NOT_ASSESSED`), which is not the same as scoring 0.
+    A not-applicable item scores 0 and counts in no "over applicable" total; an item without any
+    entry is also *not assessed* (``assessed`` False), which is not the same as scoring 0.
     """
 
     item_id: str
-    applicable: bool
-    architectural: int
-    behavioural_entered: int
-    behavioural: int
-    behavioural_cap: int
-    confidence: int
-    operational_evidence: bool
     evidence: str
-    rules_applied: tuple[str, ...]
+    applicable: bool = False
+    architectural: int = 0
+    behavioural_entered: int = 0
+    behavioural: int = 0
+    behavioural_cap: int = 0
+    confidence: int = 0
+    operational_evidence: bool = False
+    rules_applied: tuple[str, ...] = ()
     not_applicable_reason: str = ""
     assessed: bool = True
 
@@ -288,8 +249,7 @@ class ScoredItem:
 
 @dataclass(frozen=True)
 class ClusterSubtotal:
-    """A cluster's sums (OSMD §2: "Per-cluster sub-scores are the primary unit"), with 3 points
-    per item for its maximum, its applicable items and its assessed items."""
+    """A cluster's sums (OSMD §2: "Per-cluster sub-scores are the primary unit")."""
 
     cluster_id: str
     architectural: int
@@ -324,7 +284,7 @@ class ScoredSystem:
 
     @property
     def behavioural_total(self) -> int:
-        """Sum of behavioural scores after the rules, out of 90 (the banded number)."""
+        """Sum of behavioural scores after the rules, out of 90."""
         return sum(item.behavioural for item in self.items)
 
     @property
@@ -341,7 +301,7 @@ class ScoredSystem:
 
     @property
     def applicable_max_points(self) -> int:
-        """3 x number of applicable items: the denominator of the "over applicable" total."""
+        """The denominator of the "over applicable" total."""
         return MAX_ITEM_SCORE * self.n_applicable
 
     @property
@@ -356,9 +316,7 @@ class ScoredSystem:
 
     @property
     def complete(self) -> bool:
-        """Whether every item was assessed, so the 90-point total and its band are defined (an
-        item nobody assessed is unknown: a band over an incomplete card would pass a guess for a
-        score)."""
+        """Whether every item was assessed, so the 90-point total and its band are defined."""
         return self.n_not_assessed == 0
 
     @property
@@ -370,8 +328,7 @@ class ScoredSystem:
 
     @property
     def band(self) -> str:
-        """Band of the behavioural total (§6.4); of the items assessed so far when the card is not
-        :attr:`complete` (a lower bound at best: pages do not show it)."""
+        """Band of the behavioural total (§6.4); pages show it only when :attr:`complete`."""
         return band_for_total(self.behavioural_total)
 
     @property
@@ -432,17 +389,7 @@ def score_item(entry: ItemEntry) -> ScoredItem:
     """
     if entry.architectural is None or entry.behavioural is None:  # not applicable
         return ScoredItem(
-            item_id=entry.item_id,
-            applicable=False,
-            architectural=0,
-            behavioural_entered=0,
-            behavioural=0,
-            behavioural_cap=0,
-            confidence=0,
-            operational_evidence=False,
-            evidence=entry.evidence,
-            rules_applied=(),
-            not_applicable_reason=str(entry.not_applicable_reason),
+            entry.item_id, entry.evidence, not_applicable_reason=str(entry.not_applicable_reason)
         )
     architectural, entered = lower_of_two(entry.architectural), lower_of_two(entry.behavioural)
     between = isinstance(entry.architectural, tuple) or isinstance(entry.behavioural, tuple)
@@ -467,10 +414,8 @@ def score_item(entry: ItemEntry) -> ScoredItem:
 def score_system(
     name: str, entries: Iterable[ItemEntry], notes: Iterable[str] = ()
 ) -> ScoredSystem:
-    """Apply the rules to at most one entry per item and assemble a 30-item scorecard.
-
-    Items without an entry are *not assessed*: N/A with the reason :data:`NOT_ASSESSED` and
-    ``assessed=False`` (counted by :attr:`ScoredSystem.n_not_assessed`, never as a 0 score).
+    """Apply the rules to at most one entry per item and assemble a 30-item scorecard (items
+    without an entry are *not assessed*).
 
     Examples
     --------
@@ -495,11 +440,8 @@ def score_system(
 
 
 def score_reference_system(system_id: str) -> ScoredSystem:
-    """Re-apply the rules to a reference system's OSMD §6.1 grid.
-
-    Each cell becomes an entry with confidence ±0 (the grid gives none) and operational evidence
-    where the paper cites it (:attr:`~labcore.scorecards.documents.OSMDDocument.
-    operational_evidence_items`).
+    """Re-apply the rules to a reference system's OSMD §6.1 grid (confidence ±0, operational
+    evidence where the paper cites it).
 
     Examples
     --------

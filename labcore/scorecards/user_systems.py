@@ -14,18 +14,10 @@ JSON format (version 1)::
     }
 
 The format is one pydantic model, :class:`UserSystem`, whose items are the rubric's own
-:class:`~labcore.scorecards.rubric.ItemEntry`: field types, ranges and allowed values are declared
-there, so a system that breaks the rubric cannot exist. ``behavioural: [2, 3]`` means "between
-clauses 2 and 3" (OSMD A.9); the pair is kept as entered, so it round-trips and the page shows it
-as ``2-3``, and the rules take clause 2 when scoring. Items left out are *not assessed*: they count
-in no total, and :func:`assessed_total_text` says how many items a total covers.
-
-:func:`user_system_from_bytes` turns the first complaint about a file into one sentence naming
-the field (a :class:`~labcore.scorecards.contract.ContractError`, a ``ValueError``, with ``field``
-and ``kind``). Limits checked before anything is decoded or parsed, each also one sentence: at
-most :data:`MAX_IMPORT_BYTES` (1 MiB; a full 30-item scorecard with evidence text is a few kB),
-UTF-8 text (a byte-order mark is allowed), brackets nested at most :data:`MAX_NESTING_DEPTH` (32)
-levels deep (the format needs 4).
+:class:`~labcore.scorecards.rubric.ItemEntry`; ``behavioural: [2, 3]`` ("between", A.9) is kept
+as entered. Items left out are *not assessed* (:func:`assessed_total_text`). A refused file is
+one :class:`~labcore.scorecards.contract.ContractError` sentence naming the field; size (1 MiB),
+UTF-8 and bracket nesting (32 levels) are checked before parsing.
 """
 
 from __future__ import annotations
@@ -59,17 +51,15 @@ from labcore.scorecards.rubric import (
 JSON_FORMAT = "ctlab.osmd_scorecard"
 JSON_VERSION = 1
 MAX_IMPORT_BYTES = 1024 * 1024
-"""Largest scorecard file accepted, in bytes (1 MiB), checked before decoding."""
 MAX_NESTING_DEPTH = 32
-"""Deepest bracket nesting accepted (the format needs 4), checked before ``json.loads``,
-whose recursion a few thousand ``[`` would otherwise exhaust."""
+"""Deepest bracket nesting accepted (the format needs 4): ``json.loads``'s recursion is finite."""
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.DOTALL)
 """A JSON string (to skip; an unterminated one runs to the end) or a bracket."""
 _ENTRY = TypeAdapter(ItemEntry)
 
 
 class UserSystem(BaseModel):
-    """A user's own system, as its scorecard file holds it: a name and at most one entry per item.
+    """A user's own system as its scorecard file holds it: a name, at most one entry per item.
 
     Examples
     --------
@@ -99,7 +89,6 @@ class UserSystem(BaseModel):
 
     @field_serializer("items")
     def _items_as_written(self, items: tuple[ItemEntry, ...]) -> list[dict[str, Any]]:
-        """A scored item with all its fields, a not-applicable one with its reason and evidence."""
         return [
             _ENTRY.dump_python(
                 e, mode="json", exclude_none=e.applicable, exclude_defaults=not e.applicable
@@ -124,7 +113,7 @@ def score_user_system(system: UserSystem) -> ScoredSystem:
 
 
 def user_system_to_json(system: UserSystem) -> str:
-    """The scorecard file of a user system (see the module docstring for the format)."""
+    """The scorecard file of a user system."""
     return system.model_dump_json(indent=2)
 
 
@@ -144,7 +133,7 @@ def _where(loc: tuple[Any, ...], data: object) -> str:
 
 
 def _nesting_exceeds(text: str, limit: int) -> bool:
-    """Whether brackets outside JSON strings nest deeper than ``limit`` (one linear scan)."""
+    """Whether brackets outside JSON strings nest deeper than ``limit``."""
     depth = 0
     for match in _JSON_TOKEN.finditer(text):
         bracket = match.group()
@@ -158,16 +147,7 @@ def _nesting_exceeds(text: str, limit: int) -> bool:
 
 
 def user_system_from_json(text: str) -> UserSystem:
-    """Parse and validate a user system from JSON text.
-
-    Raises
-    ------
-    ContractError
-        A ``ValueError``, one sentence naming the field, with ``field`` and ``kind`` (pydantic's
-        error type, or the check's): text longer than :data:`MAX_IMPORT_BYTES` characters,
-        brackets nested deeper than :data:`MAX_NESTING_DEPTH` (checked before parsing), malformed
-        JSON, or the first thing the document gets wrong (format or version, an unknown field or
-        item id, a score out of range, a duplicate item, ...).
+    """Parse and validate a user system from JSON text; one ContractError sentence on a refusal.
 
     Examples
     --------
@@ -209,13 +189,6 @@ def user_system_from_json(text: str) -> UserSystem:
 def user_system_from_bytes(data: bytes) -> UserSystem:
     """Parse and validate an uploaded scorecard file, checking its size before decoding it.
 
-    Raises
-    ------
-    ContractError
-        A file over :data:`MAX_IMPORT_BYTES` (checked first, on the raw bytes), bytes that are
-        not UTF-8 (a byte-order mark is allowed), or anything :func:`user_system_from_json`
-        refuses; one sentence.
-
     Examples
     --------
     >>> user_system_from_bytes(b"\\xff\\xfe{}")
@@ -244,9 +217,7 @@ def user_system_from_bytes(data: bytes) -> UserSystem:
 
 
 def assessed_total_text(card: ScoredSystem) -> str:
-    """The behavioural total with what it covers, e.g. ``"42 / 60 over the 20 items scored; 10
-    not assessed"``: items nobody assessed are not counted as 0 (the denominator is 3 points per
-    scored item); when every item was assessed the rubric's 90-point total comes first.
+    """The behavioural total with what it covers: items nobody assessed are not counted as 0.
 
     Examples
     --------
