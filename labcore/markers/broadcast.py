@@ -3,10 +3,6 @@
 Workspace activity comes as slot arrays of shape ``(T, K, D)`` (time, slots, slot
 dimension) or ``(N, T, K, D)`` (episodes first). Paper: Phua (2025), sec 4.4 "Global
 Broadcast Index (GBI)" and "Ignition Sharpness", sec 5.2.
-
-* :func:`global_broadcast_index` -- participation-style coupling breadth across slots.
-* :func:`ignition_sharpness` -- steepest rise of the workspace activation norm.
-* :func:`cue_signal` -- backward-masking trace: is the cue in the workspace or displaced?
 """
 
 from __future__ import annotations
@@ -53,8 +49,7 @@ def _check_slots(slots: ArrayLike) -> NDArray[np.float64]:
 def _participation(
     w: NDArray[np.float64], eps: float, negative: str, coupling: str = "dot"
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64]]:
-    """P_i(t) of every slot, shape (..., T, K), the mask where it is defined, and the couplings
-    A (..., T, K, K) it was computed from (diagonal 0)."""
+    """(P_i(t) of shape (..., T, K), the mask where it is defined, the couplings A)."""
     if coupling == "abs_cosine":
         norms = np.linalg.norm(w, axis=-1, keepdims=True)
         unit = np.divide(w, norms, out=np.zeros_like(w), where=norms > 0)
@@ -95,37 +90,27 @@ def global_broadcast_index(
         \\left( \\frac{A_t(i, j)}{\\sum_{j' \\ne i} A_t(i, j') + \\varepsilon} \\right)^2,
 
     and GBI is the mean of :math:`P_i(t)` over slots and time steps in the window (paper
-    sec 4.4). Higher = broader broadcast. With non-negative couplings
-    :math:`0 \\le P_i \\le 1 - 1/(K-1)`: 2/3 for four equally coupled slots (the paper
-    reports 0.66 at full capacity), 0 for two slots (one partner takes all the coupling).
+    sec 4.4). With non-negative couplings :math:`0 \\le P_i \\le 1 - 1/(K-1)` (the paper
+    reports 0.66 at full capacity).
 
     Parameters
     ----------
     slots : array-like of shape (T, K, D) or (N, T, K, D)
-        Workspace slot activations ``w_{t,i}``; with ``N`` episodes the mean pools every
-        defined (episode, time, slot) value.
+        Workspace slot activations ``w_{t,i}``; episodes are pooled.
     eps : float, default=1e-8
-        The paper's epsilon in the denominator.
     window : slice or bool array of shape (T,) or (N, T), optional
         Time steps of the decision window (default: all).
     negative : {"keep", "clip", "undefined"}, default="keep"
-        ``"keep"`` uses the signed dot products exactly as in the paper. ``"clip"`` sets
-        negative couplings to 0 first (the usual participation coefficient of a
-        positively weighted graph). ``"undefined"``: the participation formula presupposes
-        non-negative couplings, so if any coupling between occupied slots in the window is
-        negative, GBI is undefined (nan, with a warning) rather than a number outside its
-        range.
+        ``"keep"``: the signed dot products, as in the paper. ``"clip"``: negative couplings set
+        to 0 first. ``"undefined"``: nan, with a warning, if any coupling between occupied
+        slots in the window is negative.
     coupling : {"dot", "abs_cosine"}, default="dot"
         ``"dot"``: :math:`A(i, j) = w_i^\top w_j`, the paper's equation. ``"abs_cosine"``:
-        :math:`A(i, j) = |\\cos(w_i, w_j)|`, a coupling that is non-negative whatever the
-        slots' signs and scale, which the participation coefficient presupposes (the lab's
-        reading of GBI for zero-mean slots, docs/protocol.md change log 2026-11-23).
-        ``negative`` has no effect with it.
+        :math:`A(i, j) = |\\cos(w_i, w_j)|`, non-negative whatever the slots' signs and scale
+        (docs/protocol.md change log 2026-11-23); ``negative`` has no effect with it.
     undefined : {"nan", "zero"}, default="nan"
-        Return value when no (time, slot) value is defined in the window: nan with an
-        :class:`~labcore.UndefinedMetricWarning`, or 0.0 silently, the paper's convention
-        for agents without a workspace and for bus-off ("we define GBI as 0 (no
-        broadcast)", sec 5.3 / Figure 3b).
+        Return value when nothing is defined in the window: nan with a warning, or 0.0
+        silently, the paper's convention for bus-off ("we define GBI as 0", sec 5.3).
 
     Returns
     -------
@@ -141,19 +126,12 @@ def global_broadcast_index(
     -----
     Choices where the paper is silent:
 
-    * Empty slots (all activations exactly 0) are not nodes: a slot with no content has
-      no couplings, and the equation would give it :math:`P_i = 1 - 0 = 1`, rating an
-      empty bus as maximal broadcast. They are left out of the mean. (As sinks they
-      change nothing: their couplings are 0.)
-    * A time step with fewer than two occupied slots has no pair to share information
-      and contributes nothing; if that leaves nothing, GBI is undefined (see
-      ``undefined``). Near-zero but non-zero slots are kept as content; if all their
-      couplings are far below ``eps`` they get :math:`P_i \\approx 1`, as the equation
-      says.
-    * Negative dot products (``negative="keep"``): the upper bound still holds (by
-      Cauchy-Schwarz), but a slot whose couplings nearly cancel has a tiny denominator
-      and :math:`P_i` can be hugely negative. Use ``negative="clip"`` when slot vectors
-      are not sign-aligned (e.g. after a zero-mean normalisation).
+    * Empty slots (all activations exactly 0) are not nodes (the equation would give them
+      :math:`P_i = 1`, rating an empty bus as maximal broadcast); they are left out of the mean.
+    * A time step with fewer than two occupied slots contributes nothing; if that leaves
+      nothing, GBI is undefined (see ``undefined``).
+    * With signed couplings (``negative="keep"``) a slot whose couplings nearly cancel has a
+      tiny denominator and :math:`P_i` can be hugely negative.
 
     References
     ----------
@@ -233,10 +211,8 @@ def ignition_sharpness(
         a_t = \\frac{\\lVert W_t \\rVert_F}{\\sqrt{K D}}, \\qquad
         \\mathrm{IS} = \\max\\left(0, \\max_t (a_t - a_{t-1})\\right),
 
-    where :math:`W_t` is the ``(K, D)`` slot matrix at step ``t``, so :math:`a_t` is the
-    root-mean-square activation per unit (paper sec 4.4 "Ignition Sharpness": "the
-    temporal derivative of the activation norm ... peak steepness"). A sudden jump gives a
-    large value, a gradual ramp a small one, a flat or falling trace 0.
+    where :math:`W_t` is the ``(K, D)`` slot matrix at step ``t`` (paper sec 4.4 "Ignition
+    Sharpness": "the temporal derivative of the activation norm ... peak steepness").
 
     Parameters
     ----------
@@ -244,8 +220,7 @@ def ignition_sharpness(
         Slot activations, or an activation trace ``a_t`` of shape (T,) used as given.
         With ``N`` episodes the result is the mean of the per-episode values.
     window : slice or bool array of shape (T,) or (N, T), optional
-        Time steps to consider (default: all). The derivative is taken between
-        consecutive selected steps; use a contiguous window.
+        Time steps to consider (default: all); use a contiguous window.
 
     Returns
     -------
@@ -260,13 +235,9 @@ def ignition_sharpness(
 
     Notes
     -----
-    Choices where the paper is silent: the Frobenius norm over all slots (the "total
-    magnitude of workspace activation"), divided by :math:`\\sqrt{KD}` so that capacity
-    conditions on the same bus (zero-filled inactive slots) share one scale and a unit-
-    variance workspace has :math:`a_t \\approx 1`; the derivative is the forward
-    difference per environment step; decreases do not count (ignition is a rise), so the
-    value is clipped at 0. Inputs with 2 dimensions are ambiguous ((T, F) or (N, T)) and
-    rejected: reshape to (T, K, D) or pass a 1-D trace.
+    Choices where the paper is silent: the Frobenius norm over all slots divided by
+    :math:`\\sqrt{KD}`, so capacity conditions on one bus share a scale; decreases do not count
+    (ignition is a rise). 2-D inputs are ambiguous ((T, F) or (N, T)) and rejected.
 
     References
     ----------
@@ -314,40 +285,27 @@ def cue_signal(
 
         s_t = \\cos(x_t, h) - \\cos(x_t, d), \\qquad \\cos(0, \\cdot) := 0,
 
-    where :math:`x_t` is the flattened workspace state, ``h`` the reference state while
-    the cue is held and ``d`` the reference once it is displaced (paper sec 5.2 "Cue
-    Signal Dynamics Under Backward Masking": positive when the cue is in the workspace,
-    negative when displaced, 0 with an empty workspace).
+    where :math:`x_t` is the flattened workspace state, ``h`` the reference state while the cue
+    is held and ``d`` once it is displaced (paper sec 5.2 "Cue Signal Dynamics Under Backward
+    Masking").
 
     Parameters
     ----------
     states : array-like of shape (T, F) or (T, K, D)
         Workspace states over time; (T, K, D) is flattened slot-major to F = K * D.
-    held : array-like of shape (F,) or (K, D)
-        Reference with the cue in the workspace, e.g. the mean state over time steps where
-        the cue is known to be held (cue entry steps across episodes).
-    displaced : array-like of shape (F,) or (K, D)
-        Reference after displacement, e.g. the mean state over late mask steps.
+    held, displaced : array-like of shape (F,) or (K, D)
+        References with the cue in the workspace and after displacement.
 
     Returns
     -------
     ndarray of shape (T,)
-        In [-2, 2]. At :math:`x = h` the value is :math:`1 - \\cos(h, d)`; with the
-        paper's reported reference similarity (cosine ~0.22) that is the ~0.78 seen at cue
-        entry. Bus-off (all-zero states) gives 0 throughout.
+        In [-2, 2]; :math:`1 - \\cos(h, d)` at :math:`x = h`; 0 for all-zero states (bus-off).
 
     Raises
     ------
     ValueError
         If a reference is all zeros or the two references point the same way (the
         trace would be identically 0).
-
-    Notes
-    -----
-    Cosines, not raw projections, so the trace does not grow with activation magnitude
-    and an empty workspace reads exactly 0, as in the paper's bus-off trace. The
-    references are inputs (the caller decides which steps define "held" and "displaced")
-    so that the same references can be applied to every capacity condition.
 
     Examples
     --------
@@ -389,10 +347,8 @@ def cue_retention(
         r_t = \\frac{\\langle \\Delta_t, \\Delta_{e} \\rangle}{\\lVert \\Delta_e \\rVert^2},
         \\qquad \\Delta_t = x_t - x'_t ,
 
-    ``r`` is 1 while the cue is held unchanged, 0 once every slot that held it has been
-    overwritten, and 0 throughout when nothing was stored (bus-off: :math:`\\Delta_e = 0`).
-    Used for the backward-masking traces (paper sec 5.2, Fig. 2c) instead of a projection on
-    fixed "held"/"displaced" references, which also tracks how full the workspace is.
+    1 while the cue is held unchanged, 0 once overwritten, and 0 throughout when nothing was
+    stored (bus-off: :math:`\\Delta_e = 0`). The backward-masking traces (paper sec 5.2, Fig. 2c).
 
     Parameters
     ----------

@@ -4,13 +4,6 @@ A workspace trajectory after a perturbation pulse is binarised and its algorithm
 complexity estimated by compression. Paper: Phua (2025), sec 4.4 "Perturbational
 Complexity (PCI-A, Delta PCI)", sec 5.3 Table 3.
 
-* :func:`binarize` -- trajectory (T, C) -> binary matrix (T, C).
-* :func:`lempel_ziv_complexity` -- LZ76 phrase count (Kaspar & Schuster 1987).
-* :func:`pci_a` -- the paper's raw PCI-A (binarise + compress, normalised to ~[0, 1]).
-* :func:`lz_complexity_casali` -- LZ76 normalised by the source entropy (Casali 2013 PCI).
-* :func:`lz_complexity_shuffle_normalised` -- LZ76 of the data over LZ76 of shuffles.
-* :func:`delta_pci` -- mean PCI-A on correct minus incorrect trials.
-
 Binary matrices are (T, C) = (time, channels) and are always flattened TIME-MAJOR (all
 channels at t = 0, then t = 1, ...), like the column-by-column scan of the sources x time
 matrix in Casali et al. (2013): each "word" is a spatial pattern, so a trajectory that
@@ -75,12 +68,9 @@ def binarize(
     baseline : array-like of the same shape, optional
         Unperturbed trajectory from the same start (same seed, no pulse).
     threshold : float or array-like of shape (C,), optional
-        With a baseline: default is the baseline's typical fluctuation,
-        :math:`\\theta = \\sqrt{\\mathrm{mean}_c \\mathrm{Var}_t(b_{\\cdot,c})}`, so a cell
-        counts as perturbed when its deviation exceeds one pooled SD of the unperturbed
-        dynamics (0 when the baseline is constant: any change counts). Without a baseline:
-        default is the per-channel median, so every non-constant channel is about half
-        ones, the maximum-entropy split.
+        With a baseline, default one pooled SD of the unperturbed dynamics,
+        :math:`\\theta = \\sqrt{\\mathrm{mean}_c \\mathrm{Var}_t(b_{\\cdot,c})}` (0 for a
+        constant baseline); without one, the per-channel median (the maximum-entropy split).
 
     Returns
     -------
@@ -125,16 +115,13 @@ def _threshold(threshold: float | ArrayLike, x: NDArray[np.float64]) -> NDArray[
 
 
 def _lz76(symbols: bytes) -> int:
-    """LZ76 phrase count: extend each phrase while it already occurs in the text before
-    its last symbol (overlap allowed); the last, possibly incomplete, phrase counts."""
+    """LZ76 phrase count (overlap allowed; the last, possibly incomplete, phrase counts)."""
     n = len(symbols)
     count = 0
     start = 0
     while start < n:
         length, found = 1, 0
-        # The first occurrence of a longer phrase is never before the shorter one's: each search
-        # starts where the last one matched (the same count, about half the time of searching
-        # the whole prefix again).
+        # A longer phrase never occurs before the shorter one's match: search on from there.
         while start + length <= n:
             found = symbols.find(symbols[start : start + length], found, start + length - 1)
             if found < 0:
@@ -226,9 +213,8 @@ def lz_complexity_casali(binary_matrix: ArrayLike) -> float:
         \\mathrm{LZ}_{\\mathrm{norm}} = \\frac{c(L) \\log_2 L}{L \\, H(p)}, \\qquad
         H(p) = -p \\log_2 p - (1 - p) \\log_2 (1 - p),
 
-    with ``p`` the fraction of ones and ``L`` the number of cells; the denominator is the
-    asymptotic LZ76 count of a random sequence with the same ``p``, so the value is near 1
-    for unstructured data and near 0 for regular data (PCI's normalisation).
+    with ``p`` the fraction of ones and ``L`` the number of cells: near 1 for unstructured data,
+    near 0 for regular data.
 
     Parameters
     ----------
@@ -275,8 +261,7 @@ def lz_complexity_shuffle_normalised(
 
     .. math:: \\frac{c(x)}{\\frac{1}{S} \\sum_s c(\\pi_s(x))}
 
-    where :math:`\\pi_s` permutes all cells at random (destroying temporal and spatial
-    structure while keeping the number of ones). About 1 for unstructured data, below 1
+    where :math:`\\pi_s` permutes all cells at random. About 1 for unstructured data, below 1
     for structured data.
 
     Parameters
@@ -285,7 +270,6 @@ def lz_complexity_shuffle_normalised(
         0/1 values; flattened time-major.
     n_shuffles : int, default=20
     seed : int, default=0
-        Seed of the permutations (same seed, same value).
 
     Returns
     -------
@@ -351,21 +335,14 @@ def pci_a(
     * ``method="lz76"``: :math:`c(L) \\log_2 L / L`, the LZ76 phrase count over its
       asymptotic value for a fair-coin sequence.
 
-    Both are about 1 for an unstructured (fair-coin) trajectory and near 0 for a constant
-    or periodic one (not exactly 0: a constant string still costs about 10 bytes of
-    DEFLATE, 0.044 at 2048 symbols; and LZ76 needs 2 phrases). The LZ76 form overshoots 1
-    for short sequences (finite-size bias: about 1.3 at 64 symbols, 1.04 at 2048). Higher = more
-    complex. The paper reports 0.84 (A0), 0.78 (A1) and
-    0.33 (B1) (Table 3).
+    Both are about 1 for a fair-coin trajectory and near 0 for a constant or periodic one (0.044
+    and 0.011 at 2048 constant symbols); the LZ76 form overshoots 1 for short sequences (about 1.3
+    at 64 symbols). The paper reports 0.84 (A0), 0.78 (A1) and 0.33 (B1) (Table 3).
 
     Parameters
     ----------
-    trajectory : array-like of shape (T,) or (T, ...)
-        Post-perturbation workspace states (trailing dims flattened into channels).
-    baseline : array-like of the same shape, optional
-        Unperturbed reference trajectory; see :func:`binarize`.
-    threshold : float or array-like of shape (C,), optional
-        See :func:`binarize`.
+    trajectory, baseline, threshold
+        As :func:`binarize`.
     method : {"zlib", "lz76"}, default="zlib"
 
     Returns
@@ -374,14 +351,10 @@ def pci_a(
 
     Notes
     -----
-    Choices where the paper is silent: one byte per symbol (bit-packing would make byte-
-    aligned LZ77 matches depend on C mod 8); raw DEFLATE so the fixed 6-byte zlib
-    header/checksum does not dominate short trajectories; normalisation by a fair-coin
-    reference of the same length so values are comparable across trajectory lengths and
-    channel counts (the reference is fixed by ``ZLIB_REFERENCE_SEED``, so the function is
-    deterministic). PCI-A does not use the source entropy: a sparse response compresses
-    well and scores low, as in the paper. For an entropy-normalised value see
-    :func:`lz_complexity_casali`.
+    Choices where the paper is silent: one byte per symbol (bit-packing would make matches
+    depend on C mod 8); raw DEFLATE (no 6-byte header); a seeded fair-coin reference of the same
+    length, so values compare across lengths. PCI-A ignores the source entropy: a sparse response
+    scores low, as in the paper (entropy-normalised: :func:`lz_complexity_casali`).
 
     References
     ----------
@@ -419,15 +392,12 @@ def delta_pci(pci_correct: ArrayLike, pci_incorrect: ArrayLike) -> float:
         \\Delta\\mathrm{PCI} = \\overline{\\mathrm{PCI\\text{-}A}}_{\\mathrm{correct}}
         - \\overline{\\mathrm{PCI\\text{-}A}}_{\\mathrm{incorrect}}
 
-    (paper sec 4.4): positive when perturbational complexity is selectively higher on
-    successful trials.
+    (paper sec 4.4).
 
     Parameters
     ----------
-    pci_correct : array-like of shape (n_correct,)
-        Per-trial PCI-A of correct trials (may be empty).
-    pci_incorrect : array-like of shape (n_incorrect,)
-        Per-trial PCI-A of incorrect trials (may be empty).
+    pci_correct, pci_incorrect : array-like of shape (n,)
+        Per-trial PCI-A of correct / incorrect trials (may be empty).
 
     Returns
     -------

@@ -2,17 +2,8 @@
 
 The paper probes IIT with one compressibility proxy, PCI-A (Phua 2025, sec. 4.4), and asks
 for "more direct approximations to Phi and/or alternative whole-vs-parts integration
-measures" (sec. 6.4, 6.6). Three classic measures, each estimated from the sample
-covariance of a recorded trajectory under a Gaussian model:
-
-* :func:`integrated_information` -- whole-minus-sum Phi of Barrett & Seth (2011) with its
-  minimum-information bipartition (:class:`IntegratedInformation`);
-* :func:`higher_order_information` and :func:`o_information` -- total correlation, dual
-  total correlation, O- and S-information (Rosas et al. 2019);
-* :func:`tse_complexity` -- neural complexity (Tononi, Sporns & Edelman 1994);
-
-What they are applied to (evoked responses: the perturbational variants; surrogates: the
-estimates' bias; known linear systems) is in :mod:`labcore.markers.integration_data`.
+measures" (sec. 6.4, 6.6). Three classic measures (Phi_E, O-information, TSE), each
+estimated from the sample covariance of a recorded trajectory under a Gaussian model.
 
 Conventions. A trajectory is (T, C) or (E, T, C): E episodes of T steps and C channels.
 Lagged statistics pair steps within an episode; equal-time statistics pool all E * T
@@ -26,10 +17,9 @@ every channel constant (no activity); no more samples than the covariance has di
 (whatever the ridge); a singular covariance (a channel that never varies, or a correlation
 matrix whose smallest eigenvalue is at most ``RCOND`` times its largest: channels that are exact
 linear functions of others; judged on correlations, so a channel's scale does not matter).
-``ridge`` > 0 instead adds
-independent Gaussian observation noise of variance ``ridge`` times the mean channel variance
-to every channel (the covariance's diagonal), which makes every covariance of an active
-system invertible; it is off by default and stated wherever it is used.
+``ridge`` > 0 instead adds independent Gaussian observation noise of variance ``ridge`` times
+the mean channel variance to every channel, which makes every covariance of an active system
+invertible; it is off by default and stated wherever it is used.
 """
 
 from __future__ import annotations
@@ -112,14 +102,7 @@ def _check_ridge(ridge: float) -> float:
 
 # --------------------------------------------------------------------------- Gaussian core
 def _covariance(samples: NDArray[np.float64], ridge: float, what: str) -> NDArray[np.float64]:
-    """Sample covariance of (N, d) samples, ridged and checked; raises _Undefined with the
-    reason.
-
-    The sample count is checked whatever the ridge: a ridge makes any covariance
-    invertible, but N <= d samples do not estimate a d-dimensional one. Singularity is judged on
-    the correlation matrix, so a channel's scale does not matter (a healthy channel scaled by
-    1e-6 is healthy); a channel whose variance is exactly 0 never varies.
-    """
+    """Sample covariance of (N, d) samples, ridged; raises _Undefined (module docstring)."""
     n, d = samples.shape
     variances = samples.var(axis=0, ddof=1) if n > 1 else np.zeros(d)
     if n < 2 or not np.any(variances > 0):
@@ -157,8 +140,7 @@ def _logdet2(cov: NDArray[np.float64]) -> float:
 
 
 def _logdets2(cov: NDArray[np.float64], idx: NDArray[np.intp]) -> NDArray[np.float64]:
-    """log2 det of the sub-covariances ``cov[idx[m]][:, idx[m]]`` for every row m of (M, d)
-    ``idx``."""
+    """log2 det of ``cov[idx[m]][:, idx[m]]`` for every row m of (M, d) ``idx``."""
     chol = np.linalg.cholesky(cov[idx[:, :, None], idx[:, None, :]])
     return 2.0 * np.log2(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)
 
@@ -180,8 +162,7 @@ class IntegratedInformation:
     phi: float
     """Phi_E = phi_E[X; tau, B_MIB] in bits (not normalised; can be negative)."""
     phi_normalised: float
-    """phi_E / K at the MIB, the quantity the MIB minimises (K: the smaller part's entropy, or
-    maximum entropy, with its channels standardised; see ``normalisation``)."""
+    """phi_E / K at the MIB, the quantity the MIB minimises (see ``normalisation``)."""
     bipartition: tuple[tuple[int, ...], tuple[int, ...]]
     """The MIB as two tuples of node indices (the part holding node 0 first)."""
     whole_information: float
@@ -193,8 +174,7 @@ class IntegratedInformation:
 
 
 class _PhiCore:
-    """phi_E and K of bipartitions of one joint (past, present) covariance, with caches;
-    parts are evaluated in batches (one Cholesky call per channel count)."""
+    """phi_E and K of bipartitions of one joint (past, present) covariance, cached."""
 
     def __init__(
         self, joint: NDArray[np.float64], nodes: list[NDArray[np.intp]], normalisation: str
@@ -210,9 +190,7 @@ class _PhiCore:
         self._h: dict[frozenset[int], float] = {}
 
     def _fill(self, parts: set[frozenset[int]]) -> None:
-        """I(M_{t-tau}; M_t) and H(M_t) (bits) of every part not cached yet. H is the part's
-        entropy with its channels standardised ("entropy"), or the largest entropy such a part
-        can have, that of independent channels ("maximum_entropy")."""
+        """I(M_{t-tau}; M_t) and the K entropy H(M_t) (bits) of every part not cached yet."""
         todo = [p for p in parts if p not in self._mi]
         channels = [np.concatenate([self.nodes[i] for i in sorted(p)]) for p in todo]
         for size in {ch.size for ch in channels}:
@@ -254,8 +232,7 @@ def _exhaustive(n: int) -> list[frozenset[int]]:
 
 
 def _spectral_candidates(core: _PhiCore) -> list[frozenset[int]]:
-    """Sweep cuts along the Fiedler vector of the element coupling graph (|correlation|,
-    equal-time and lagged, averaged over the channel pairs of two elements)."""
+    """Sweep cuts along the Fiedler vector of the element coupling graph."""
     c, n = core.c, len(core.nodes)
     sd = np.sqrt(np.diag(core.joint))
     r = np.abs(core.joint / np.outer(sd, sd))
@@ -334,24 +311,18 @@ def integrated_information(
     nodes : sequence of sequences of int, optional
         Channel indices of each element; default every channel is one element.
     ridge : float, default=0
-        Observation-noise variance (times the mean channel variance) added to every channel.
+        See the module docstring.
     normalisation : {"entropy", "maximum_entropy"}, default="entropy"
-        K(B) of the MIB search. "entropy" is Barrett & Seth's: the smaller of the two parts'
-        entropies :math:`H(M^k_t)`. "maximum_entropy" is the smaller of the largest entropies
-        the parts could have, :math:`\\tfrac{d_k}{2} \\log_2(2\\pi e)` for a part of
-        :math:`d_k` standardised channels (independent channels): Balduzzi & Tononi's
-        (2008) :math:`H^{max}` normalisation carried over to Gaussian channels, positive
-        for every part, for data whose parts are so redundant that their entropies are <= 0.
+        K(B): the smaller of the two parts' entropies :math:`H(M^k_t)` (Barrett & Seth), or of
+        their largest possible entropies :math:`\\tfrac{d_k}{2} \\log_2(2\\pi e)` (Balduzzi &
+        Tononi's :math:`H^{max}`, positive for every part).
     max_exhaustive : int, default=12
-        Up to this many elements every bipartition is evaluated. Above it, the search is
-        approximate: the n - 1 sweep cuts along the Fiedler vector of the element coupling
-        graph (mean |correlation| between two elements' channels, equal-time plus lagged),
-        ``n_random`` random bipartitions, then greedy single-element moves from the best
-        until none lowers :math:`\\varphi_E / K`. Its normalised minimum is then an upper
-        bound on the exact one.
+        Up to this many elements every bipartition is evaluated. Above it: the n - 1 sweep cuts
+        along the Fiedler vector of the element coupling graph, ``n_random`` random
+        bipartitions, then greedy single-element moves (an upper bound on the exact minimum).
     n_random : int, default=64
     seed : int, default=0
-        Seed of the random bipartitions (same seed, same value).
+        Seed of the random bipartitions.
 
     Returns
     -------
@@ -361,28 +332,19 @@ def integrated_information(
     Warns
     -----
     UndefinedMetricWarning
-        No activity; no more (past, present) pairs than 2C, the joint covariance's dimension;
-        a singular joint covariance (a channel constant, or exactly predictable from the
-        others or from the past, e.g. a memory held unchanged over the window, unless ``ridge``
-        > 0); or no bipartition with positive K (the normalisation is undefined).
+        No activity; no more (past, present) pairs than 2C; a singular joint covariance (e.g. a
+        memory held unchanged, unless ``ridge`` > 0); or no bipartition with K > 0.
 
     Notes
     -----
-    Sample size: more than 2C pairs are needed; the Gaussian estimate of a mutual
-    information between a- and b-dimensional blocks is biased upward by about
-    :math:`ab / (2N \\ln 2)` bits, so :math:`\\varphi_E` by about :math:`(C^2 - \\sum_k
-    c_k^2) / (2N \\ln 2)`: aim for N >= 20 C pairs and read the bias from
-    :func:`surrogate_bias`. :math:`\\varphi_E` can be negative when the parts' own
-    autocorrelations carry more than the whole (redundancy; strong coupling; Mediano et al. 2019).
-    Choice where the source is silent: K uses each part's entropy with its channels
-    standardised, so it does not depend on the channels' units (Phi_E does not either);
-    bipartitions with K <= 0 cannot be normalised and are skipped. A Gaussian part's
-    entropy falls below 0 when its channels are strongly correlated (det of the
-    correlation matrix below :math:`(2\\pi e)^{-d}`), as in the recurrent states of the
-    lab's agents: there "entropy" is undefined and "maximum_entropy" is the alternative.
-    Deterministic dynamics (an evoked response after a single pulse, a memory that no write
-    changes) make :math:`X_t` a function of :math:`X_{t-\\tau}`: the information is then
-    infinite without ``ridge`` and grows with :math:`\\log(1/\\mathrm{ridge})` with it.
+    Sample size: :math:`\\varphi_E` is biased upward by about :math:`(C^2 - \\sum_k c_k^2) /
+    (2N \\ln 2)` bits: aim for N >= 20 C pairs and read the bias from :func:`surrogate_bias`.
+    :math:`\\varphi_E` can be negative when the parts' own autocorrelations carry more than the
+    whole (Mediano et al. 2019). Choice where the source is silent: K uses standardised channels
+    (unit-free), and bipartitions with K <= 0 are skipped; a part's entropy falls below 0 when
+    its channels are strongly correlated, as in the lab's recurrent states, where
+    "maximum_entropy" is the alternative. Deterministic dynamics make the information infinite
+    without ``ridge`` (it grows with :math:`\\log(1/\\mathrm{ridge})` with it).
 
     References
     ----------
@@ -489,8 +451,6 @@ def higher_order_information(
                    = TC(X) - DTC(X), \\qquad \\Sigma(X) = TC(X) + DTC(X),
 
     with :math:`TC = \\sum_j H(X_j) - H(X)` and :math:`DTC = \\sum_j H(X_{-j}) - (n - 1) H(X)`.
-    Positive O-information means redundancy dominates (the same information in many
-    elements), negative means synergy (information only in the joint state of several).
 
     Parameters
     ----------
@@ -607,12 +567,10 @@ def tse_complexity(
     ridge : float, default=0
         See the module docstring.
     max_exact : int, default=12
-        Up to this many elements the average runs over every subset (2**n - 1 entropies).
+        Up to this many elements the average runs over every subset.
     n_subsets : int, default=32
-        Above ``max_exact``: subsets drawn uniformly without repetition per size k (all of
-        them where there are fewer), so (n - 1) * 32 entropies for n elements.
+        Above ``max_exact``: subsets drawn without repetition per size k.
     seed : int, default=0
-        Seed of the drawn subsets.
 
     Returns
     -------
@@ -625,9 +583,8 @@ def tse_complexity(
 
     Notes
     -----
-    The entropy differences cancel the channels' units, so C_N is scale-free. Sample size
-    as :func:`higher_order_information`. Adding an independent element changes C_N (n
-    enters the weights), unlike Phi_E and Omega.
+    Scale-free; sample size as :func:`higher_order_information`. Adding an independent element
+    changes C_N (n enters the weights), unlike Phi_E and Omega.
 
     References
     ----------
