@@ -1,10 +1,5 @@
-"""Private helpers shared by the marker modules and ``labcore.stats``.
-
-Input validation (clear ``ValueError`` messages, never bare ``assert``), the
-undefined-value warning and the one helper that silences it for callers
-(:func:`ignore_undefined`, :func:`undefined_as_nan`), and the exact AUROC core used by every AUROC
-in the package.
-"""
+"""Helpers shared by the marker modules and ``labcore.stats``: input validation (``ValueError``,
+never bare ``assert``), the undefined-value warning and the exact AUROC core."""
 
 from __future__ import annotations
 
@@ -29,12 +24,7 @@ def warn_undefined(message: str, *, reason: str | None = None, stacklevel: int =
 
 @contextlib.contextmanager
 def ignore_undefined() -> Iterator[None]:
-    """Silence :class:`~labcore.UndefinedMetricWarning` (and nothing else) inside the block.
-
-    The one way the lab silences markers: a documented undefined case returns nan with that
-    warning, which a pipeline may expect; any other warning is shown, and every exception
-    (an input bug such as an empty or malformed array raises ``ValueError``) propagates.
-    """
+    """Silence :class:`~labcore.UndefinedMetricWarning` (and nothing else) inside the block."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         yield
@@ -42,8 +32,6 @@ def ignore_undefined() -> Iterator[None]:
 
 def undefined_as_nan(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> float:
     """``float(fn(*args, **kwargs))`` with the undefined-marker warning silenced.
-
-    A marker's documented undefined case gives nan quietly; a ``ValueError`` is not caught.
 
     >>> from labcore.markers import type2_auroc
     >>> undefined_as_nan(type2_auroc, [True, True], [0.2, 0.9])
@@ -119,13 +107,8 @@ def check_unit_interval(x: np.ndarray, name: str) -> None:
 def auroc_pair_counts(
     positive: NDArray[np.bool_], scores: NDArray[np.float64]
 ) -> tuple[int, int, int]:
-    """``(wins, ties, pairs)`` over every (positive, negative) pair: how many score the positive
-    higher, how many tie, and how many pairs there are (0 when a class is missing).
-
-    Counts per distinct score value with integer arithmetic (the Mann-Whitney U), so no rounding
-    happens here: the one implementation of the AUROC's pair count, for :func:`auroc_core` and
-    :func:`labcore.markers.learning_curve_auroc`.
-    """
+    """``(wins, ties, pairs)`` over every (positive, negative) pair, in exact integers (0 pairs
+    when a class is missing)."""
     n_pos = int(np.count_nonzero(positive))
     n_neg = positive.size - n_pos
     if n_pos == 0 or n_neg == 0:
@@ -138,12 +121,7 @@ def auroc_pair_counts(
 
 
 def auroc_core(positive: NDArray[np.bool_], scores: NDArray[np.float64]) -> float:
-    """Exact AUROC = P(s+ > s-) + 0.5 P(s+ = s-), or nan when a class is missing.
-
-    From :func:`auroc_pair_counts` (twice the Mann-Whitney U, ties counted 1/2, in exact
-    integers), so the only rounding happens in the final division: constant scores give exactly
-    0.5 and the value is invariant to any strictly increasing transform of ``scores``.
-    """
+    """Exact AUROC = P(s+ > s-) + 0.5 P(s+ = s-), rounded once; nan when a class is missing."""
     wins, ties, pairs = auroc_pair_counts(positive, scores)
     if pairs == 0:
         return float("nan")

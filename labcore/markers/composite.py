@@ -64,41 +64,23 @@ def ood_gap(
 
 @dataclass(frozen=True, eq=False)
 class RegressionStep:
-    """One step of a hierarchical regression (OLS with intercept on the first k predictors).
-
-    Attributes
-    ----------
-    predictors : tuple of str
-        The predictors in the model at this step.
-    r2 : float
-        In-sample R^2.
-    delta_r2 : float
-        R^2 gain over the previous step (over 0 for the first step).
-    r : float
-        In-sample Pearson r between fitted and observed values (``sqrt(r2)`` for OLS).
-    r_loo : float
-        Pearson r between leave-one-out predictions and observed values.
-    coefficients : ndarray of shape (k + 1,)
-        Intercept, then one slope per predictor (minimum-norm if rank-deficient).
-    """
+    """One step of a hierarchical regression (OLS with intercept on the first k predictors)."""
 
     predictors: tuple[str, ...]
     r2: float
     delta_r2: float
+    """R^2 gain over the previous step (over 0 for the first step)."""
     r: float
+    """In-sample Pearson r of fitted and observed values."""
     r_loo: float
+    """Pearson r of leave-one-out predictions and observed values."""
     coefficients: NDArray[np.float64]
+    """Intercept, then one slope per predictor (minimum-norm if rank-deficient)."""
 
 
 @dataclass(frozen=True, eq=False)
 class HierarchicalRegressionResult:
-    """Steps of :func:`hierarchical_regression`, in order.
-
-    Attributes
-    ----------
-    steps : tuple of RegressionStep
-    n_samples : int
-    """
+    """Steps of :func:`hierarchical_regression`, in order."""
 
     steps: tuple[RegressionStep, ...]
     n_samples: int
@@ -111,8 +93,7 @@ class HierarchicalRegressionResult:
 
 
 def _ols(design: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
-    coef, *_ = np.linalg.lstsq(design, y, rcond=None)
-    return coef
+    return np.linalg.lstsq(design, y, rcond=None)[0]
 
 
 def hierarchical_regression(
@@ -129,9 +110,7 @@ def hierarchical_regression(
         R^2_k = 1 - \\frac{\\sum_i (y_i - \\hat y_i)^2}{\\sum_i (y_i - \\bar y)^2},
         \\qquad \\Delta R^2_k = R^2_k - R^2_{k-1},
 
-    the in-sample Pearson r of fitted vs observed values, and r_LOO, the Pearson r of
-    leave-one-out predictions (model refit without sample ``i``, predicting ``y_i``) vs
-    observed values (paper sec 5.3: GBI, then + Delta PCI, then + Type-2 AUROC).
+    r and r_LOO (paper sec 5.3: GBI, then + Delta PCI, then + Type-2 AUROC).
 
     Parameters
     ----------
@@ -143,7 +122,6 @@ def hierarchical_regression(
     Returns
     -------
     HierarchicalRegressionResult
-        One :class:`RegressionStep` per predictor.
 
     Warns
     -----
@@ -153,15 +131,7 @@ def hierarchical_regression(
         leave-one-out fit is saturated: r_LOO nan); fitted or LOO values constant (r or
         r_LOO nan).
     LabWarning
-        If a step's design is rank-deficient (a constant predictor, or one collinear with
-        earlier ones): it adds nothing (Delta R^2 = 0) and the minimum-norm coefficients
-        are reported.
-
-    Notes
-    -----
-    The paper includes agents without a workspace with GBI defined as 0; pass it so.
-    A near-constant predictor (Type-2 AUROC ~0.5 for every non-Self-Model agent) is
-    legitimate but mostly encodes group membership; the paper says so and so do we.
+        If a step's design is rank-deficient: it adds nothing (Delta R^2 = 0).
 
     Examples
     --------

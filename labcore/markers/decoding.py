@@ -1,14 +1,9 @@
 """Decoding markers (GWT no-report access; Experiment 2).
 
 Paper: Phua (2025), sec 4.4 "No-Report Signature (Delta NRS)" and sec 5.2 "Bus-Off
-Discontinuity in an Access Marker".
-
-* :func:`delta_nrs` -- cross-validated AUC of a linear decoder minus its shuffled-label
-  baseline on the same splits.
-
-The cross-validated decoder here is shared with
-:func:`labcore.markers.representation.decoder_auroc` and
-:func:`labcore.markers.representation.pca_matched_baseline`.
+Discontinuity in an Access Marker". The decoder of every decoding marker standardises the
+features (fit on the training fold) and fits an L2 logistic regression (C = 1, lbfgs); its AUROC
+is the mean over seeded stratified test folds.
 """
 
 from __future__ import annotations
@@ -42,13 +37,12 @@ Splits = Sequence[tuple[NDArray[np.intp], NDArray[np.intp]]]
 
 
 def _logistic() -> LogisticRegression:
-    """The decoder's classifier: L2 logistic regression (C = 1, lbfgs)."""
+    """The decoder's classifier."""
     return LogisticRegression(max_iter=DECODER_MAX_ITER)
 
 
 def _linear_decoder() -> BaseEstimator:
-    """The linear decoder of every decoding marker: standardise, then L2 logistic
-    regression (C = 1, lbfgs)."""
+    """The linear decoder of every decoding marker."""
     return make_pipeline(StandardScaler(), _logistic())
 
 
@@ -83,9 +77,7 @@ def _stratified_splits(y: NDArray[np.bool_], n_splits: int, seed: int) -> Splits
 def _standardised_folds(
     x: NDArray[np.float64], splits: Splits
 ) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
-    """Each split's training and test features, standardised by the training fold's scaler:
-    what :func:`_linear_decoder` computes before its classifier, worked out once for the
-    labellings that share the splits (the true one and every shuffle)."""
+    """Each split's features standardised by the training fold's scaler (shared by labellings)."""
     folds = []
     for train, test in splits:
         scaler = StandardScaler().fit(x[train])
@@ -100,17 +92,11 @@ def _cv_auroc(
     make_model: Callable[[], BaseEstimator] = _linear_decoder,
     standardised: Sequence[tuple[NDArray[np.float64], NDArray[np.float64]]] | None = None,
 ) -> float:
-    """Mean test-fold AUROC of ``make_model()`` over ``splits``.
-
-    Folds whose test set holds one class are skipped (only possible for shuffled labels);
-    a training fold with one class predicts a constant (AUROC 0.5). Returns nan if every
-    fold is skipped. With ``standardised`` (:func:`_standardised_folds` of ``x``), the linear
-    decoder's classifier is fitted on those folds: the same numbers (the pipeline is the scaler,
-    then the classifier on its output), without refitting the scaler for every labelling.
+    """Mean test-fold AUROC of ``make_model()`` (or the classifier on ``standardised`` folds);
+    one-class test folds are skipped, a one-class training fold scores 0.5; nan if none is left.
     """
     aucs = []
-    # The inputs were checked once (finite floats, valid parameters): each of the many small fits
-    # skips scikit-learn's re-checking, which was a fifth of its time.
+    # The inputs were checked once: the many small fits skip scikit-learn's re-checking.
     with config_context(assume_finite=True, skip_parameter_validation=True):
         for i, (train, test) in enumerate(splits):
             y_train, y_test = y[train], y[test]
@@ -129,19 +115,8 @@ def _cv_auroc(
 
 @dataclass(frozen=True, eq=False)
 class DeltaNRSResult:
-    """No-report signature.
-
-    Attributes
-    ----------
-    auc_true : float
-        Cross-validated AUROC with the true labels.
-    auc_shuffle_mean : float
-        Mean cross-validated AUROC over label shuffles (same splits).
-    delta : float
-        ``auc_true - auc_shuffle_mean`` (Delta NRS).
-    auc_shuffle : ndarray of shape (n_shuffles,)
-        Per-shuffle AUROCs (for a permutation p-value or a spread).
-    """
+    """No-report signature: CV AUROC with the true labels, per label shuffle and their mean, and
+    ``delta = auc_true - auc_shuffle_mean``."""
 
     auc_true: float
     auc_shuffle_mean: float
@@ -164,11 +139,8 @@ def delta_nrs(
         \\Delta\\mathrm{NRS} = \\mathrm{AUC}_{\\mathrm{true}}
         - \\mathbb{E}[\\mathrm{AUC}_{\\mathrm{shuffle}}]
 
-    (paper sec 4.4). The decoder standardises the features (scaler fit on the training
-    fold) and fits an L2 logistic regression (C = 1); AUC is the mean over the
-    ``n_splits`` stratified test folds. The shuffle baseline refits the decoder on
-    permuted labels with the SAME train/test index sets. Positive = above-baseline
-    decodability; about 0 = nothing decodable.
+    (paper sec 4.4), the shuffle baseline refitting the decoder on permuted labels with the same
+    train/test splits.
 
     Parameters
     ----------
@@ -181,7 +153,7 @@ def delta_nrs(
     n_shuffles : int, default=20
         Label permutations for the baseline.
     seed : int, default=0
-        Seeds both the fold assignment and the permutations: same seed, same result.
+        Seeds both the fold assignment and the permutations.
 
     Returns
     -------
@@ -194,14 +166,10 @@ def delta_nrs(
 
     Notes
     -----
-    Choices where the paper is silent: the AUC is averaged over test folds rather than
-    pooled over out-of-fold scores, because pooling mixes differently-offset fold models
-    (with uninformative features the fold intercepts anti-correlate with the fold class
-    balance and push a pooled AUC below 0.5). With per-fold AUC, zero-variance features
-    (bus-off) give constant scores and exactly 0.5 for the true and every shuffled
-    labelling, so Delta NRS = 0. A shuffled labelling can leave a test fold with one
-    class; that fold is skipped for that shuffle (rare unless a class has barely
-    ``n_splits`` samples).
+    Choices where the paper is silent: the AUC is averaged over test folds, not pooled over
+    out-of-fold scores (differently-offset fold models push a pooled AUC below 0.5), so
+    zero-variance features (bus-off) give exactly 0.5 and Delta NRS = 0. A shuffled labelling
+    that leaves a test fold with one class skips that fold.
 
     References
     ----------
@@ -261,11 +229,9 @@ def decoded_information_bits(
         \\hat I = H(y) - \\mathrm{CE}_{\\mathrm{cv}}, \\qquad
         \\mathrm{CE}_{\\mathrm{cv}} = -\frac{1}{n} \\sum_i \\log_2 \\hat p_i(y_i),
 
-    with :math:`\\hat p_i` the out-of-fold probability of the linear decoder (the one every
-    decoding marker uses, seeded stratified K-fold) and :math:`H(y)` the empirical label
-    entropy. Because any decoder's cross-entropy is at least :math:`H(y|X)`, :math:`\\hat I`
-    estimates :math:`I(X; y)` from below (up to finite-sample error); it is clipped at 0. The
-    lab uses it for the FCS's "bits per self-model variable" (docs/scorecards.md).
+    with :math:`\\hat p_i` the decoder's out-of-fold probability and :math:`H(y)` the empirical
+    label entropy: a lower bound on :math:`I(X; y)` (any decoder's cross-entropy is at least
+    :math:`H(y|X)`), clipped at 0.
 
     Parameters
     ----------
@@ -280,8 +246,7 @@ def decoded_information_bits(
 
     Examples
     --------
-    A feature that is the label itself carries all of H(y) = 1 bit (up to the decoder's
-    finite confidence); a constant feature carries none:
+    A feature that is the label carries about H(y) = 1 bit; a constant feature none:
 
     >>> y = np.tile([0, 1], 50)
     >>> round(decoded_information_bits(y[:, None].astype(float), y), 1)

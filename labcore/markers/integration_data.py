@@ -1,15 +1,6 @@
 """What the integration measures are applied to: evoked responses, surrogates and
-known linear systems.
-
-* :func:`evoked_response` -- perturbed minus unperturbed trajectory: a measure of
-  :mod:`labcore.markers.integration` applied to it is that measure's perturbational variant
-  (after the pulse PCI-A uses; paper sec. 4.4);
-* :func:`surrogate_bias` -- a measure's mean on surrogates with the elements' mutual
-  dependence destroyed: the estimate's bias where the true value is 0;
-* :func:`simulate_var1` -- trajectories of a known linear Gaussian system;
-* :func:`known_answers` -- each measure on small systems whose answer is known.
-
-Trajectories are (T, C) or (E, T, C), as in :mod:`labcore.markers.integration`.
+known linear systems. Trajectories are (T, C) or (E, T, C), as in
+:mod:`labcore.markers.integration`.
 """
 
 from __future__ import annotations
@@ -42,8 +33,8 @@ def evoked_response(
 ) -> NDArray[np.float64]:
     """The evoked response: perturbed minus unperturbed trajectory from step ``start`` on.
 
-    A measure applied to it is that measure's perturbational variant: it sees only what the
-    perturbation changed (Casali et al. 2013's evoked logic, after the pulse PCI-A uses).
+    A measure applied to it is that measure's perturbational variant (Casali et al. 2013's
+    evoked logic, as PCI-A; paper sec. 4.4).
 
     Parameters
     ----------
@@ -86,13 +77,10 @@ def surrogate_bias(
 ) -> float:
     """A measure's mean on surrogate data: the estimate's bias where the true value is known.
 
-    ``"circular_shift"`` (default): in each episode every element (all its channels
-    together) is rotated in time by its own random offset in 1..T-1, which keeps each
-    element's own statistics and autocorrelation and destroys the dependence between
-    elements; Phi_E, O-information and TSE of independent elements are 0, so the surrogate
-    mean is the finite-sample bias of the estimate. ``"time_shuffle"`` permutes the steps of
-    each episode (the same permutation for every channel): it destroys the temporal
-    structure only, so it is informative for Phi_E and leaves equal-time measures unchanged.
+    ``"circular_shift"`` (default): in each episode every element is rotated in time by its own
+    random offset in 1..T-1, which keeps its autocorrelation and destroys the dependence between
+    elements, where Phi_E, O-information and TSE are 0. ``"time_shuffle"`` permutes the steps of
+    each episode (one permutation for every channel): it destroys temporal structure only.
 
     Parameters
     ----------
@@ -104,7 +92,6 @@ def surrogate_bias(
     method : {"circular_shift", "time_shuffle"}
     n_surrogates : int, default=8
     seed : int, default=0
-        Seed of the offsets or permutations.
 
     Returns
     -------
@@ -212,18 +199,14 @@ def simulate_var1(
 
 @dataclass(frozen=True)
 class KnownAnswer:
-    """A measure computed on a system whose answer is known, beside that answer."""
+    """A measure's estimate (bits) on a simulated system beside its exact value and tolerance."""
 
     system: str
-    """The system, in plain words."""
     measure: str
     """``"phi"``, ``"o_information"`` or ``"tse"``."""
     expected: float
-    """The exact value (bits), from the system's own covariance or a closed form."""
     computed: float
-    """The measure's estimate from a simulated sample of the system (bits)."""
     tolerance: float
-    """How far the estimate may be from the exact value (sampling error of that sample)."""
 
     @property
     def ok(self) -> bool:
@@ -232,7 +215,7 @@ class KnownAnswer:
 
 
 def _gaussian_o_information(cov: NDArray[np.float64]) -> float:
-    """Omega of a Gaussian from its covariance (one variable per element), by determinants."""
+    """Omega of a Gaussian from its covariance, by determinants."""
     n = cov.shape[0]
 
     def h(idx: list[int]) -> float:
@@ -247,22 +230,16 @@ def _gaussian_o_information(cov: NDArray[np.float64]) -> float:
 def known_answers(n_samples: int = 20_000, seed: int = 0) -> list[KnownAnswer]:
     """Each integration measure on small systems whose answer is known (the lab shows them live).
 
-    Two disconnected nodes have Phi_E = 0; two nodes that only drive each other (coupling 0.5,
-    unit noise) have :math:`-\\log_2(1 - 0.25) = 0.415` bits (derived in
-    ``tests/markers/test_integration.py``); independent channels have O-information and TSE 0;
-    three noisy copies of one signal are redundant (Omega > 0) and a sum of two independent
-    signals with both of them is synergistic (Omega < 0), each exactly as its covariance gives;
-    two channels with correlation 0.6 have TSE :math:`I / 2 = -\\tfrac14 \\log_2(0.64)`.
+    Two disconnected nodes have Phi_E = 0; two nodes that only drive each other (coupling 0.5)
+    :math:`-\\log_2(1 - 0.25)` bits; independent channels have O-information and TSE 0;
+    redundant and synergistic triples the Omega of their covariance; two channels with
+    correlation 0.6 TSE :math:`-\\tfrac14 \\log_2(0.64)`.
 
     Parameters
     ----------
     n_samples : int, default=20000
         Steps (or samples) simulated per system.
     seed : int, default=0
-
-    Returns
-    -------
-    list of KnownAnswer
 
     Examples
     --------

@@ -1,13 +1,4 @@
-"""Type-2 signal detection (HOT; Experiment 1): meta-d', d' and the M-ratio.
-
-* :func:`meta_d_prime_from_counts` -- the maximum-likelihood fit of Maniscalco & Lau (2012)
-  to type-2 counts;
-* :func:`meta_d_prime` -- the same from per-trial stimulus, response and confidence.
-
-Part of the metacognition markers (:mod:`labcore.markers.metacognition` holds the type-2
-ROC, calibration, selective prediction and the wagering rule); the public API is
-``from labcore.markers import meta_d_prime``.
-"""
+"""Type-2 signal detection (HOT; Experiment 1): meta-d', d' and the M-ratio."""
 
 from __future__ import annotations
 
@@ -32,46 +23,28 @@ from labcore.markers._common import (
 __all__ = ["MetaDResult", "meta_d_prime", "meta_d_prime_from_counts"]
 
 
-# --------------------------------------------------------------------------- meta-d'
-
-
 @dataclass(frozen=True, eq=False)
 class MetaDResult:
-    """Type-1 and type-2 signal-detection fit (Maniscalco & Lau 2012).
-
-    Attributes
-    ----------
-    d_prime : float
-        Type-1 sensitivity ``d' = z(H) - z(F)`` from the (padded) counts.
-    criterion : float
-        Type-1 criterion ``c = -(z(H) + z(F)) / 2``.
-    meta_d_prime : float
-        Type-2 sensitivity in d' units: the d' an ideal SDT observer would need to
-        produce the observed confidence-accuracy relation.
-    meta_criterion : float
-        Type-1 criterion of the meta model, ``meta_c = meta_d' * c / d'``.
-    m_ratio : float
-        ``meta_d' / d'`` (1 = metacognitively ideal; 0 = no insight).
-    type2_criteria : ndarray of shape (2 * n_ratings - 2,)
-        Fitted confidence criteria on the evidence axis, increasing (``meta_c`` excluded).
-    log_likelihood : float
-        Type-2 log-likelihood at the optimum (of the padded counts).
-    counts : ndarray of shape (2, 2 * n_ratings)
-        Raw counts (row 0: stimulus S1, row 1: S2) in the layout of
-        :func:`meta_d_prime_from_counts`, before padding.
-    pad : float
-        Amount added to every cell before fitting (0 if none).
-    """
+    """Type-1 and type-2 signal-detection fit (Maniscalco & Lau 2012)."""
 
     d_prime: float
+    """Type-1 sensitivity ``d' = z(H) - z(F)`` from the (padded) counts."""
     criterion: float
+    """Type-1 criterion ``c = -(z(H) + z(F)) / 2``."""
     meta_d_prime: float
+    """The d' an ideal SDT observer needs to produce the observed confidence-accuracy relation."""
     meta_criterion: float
+    """``meta_c = meta_d' * c / d'``."""
     m_ratio: float
+    """``meta_d' / d'`` (1 = metacognitively ideal; 0 = no insight)."""
     type2_criteria: NDArray[np.float64]
+    """Fitted confidence criteria on the evidence axis, increasing (``meta_c`` excluded)."""
     log_likelihood: float
+    """Type-2 log-likelihood of the padded counts at the optimum."""
     counts: NDArray[np.float64]
+    """Raw counts (rows: S1, S2), before padding."""
     pad: float
+    """Amount added to every cell before fitting (0 if none)."""
 
     @property
     def n_ratings(self) -> int:
@@ -110,10 +83,7 @@ def _type2_probabilities(
 
 
 def _fit_meta_d(counts: NDArray[np.float64]) -> tuple[float, float, NDArray[np.float64], float]:
-    """Maximum-likelihood meta-d' for finite, positive-margin padded counts.
-
-    Returns (meta_d, meta_c, type2_criteria, log_likelihood).
-    """
+    """(meta_d, meta_c, type2_criteria, log_likelihood) of padded counts."""
     n_ratings = counts.shape[1] // 2
     d1, c1 = _type1_sdt(counts)
     # Maniscalco & Lau hold the criterion at the same place relative to d' (c' = c / d');
@@ -192,10 +162,8 @@ def meta_d_prime_from_counts(
         to highest confidence. E.g. with ``n_ratings = 3``,
         ``[S1-conf3, S1-conf2, S1-conf1, S2-conf1, S2-conf2, S2-conf3]``.
     pad : bool, default=True
-        Add ``1 / (2 * n_ratings)`` to every cell before fitting (the standard padding
-        correction of Hautus 1995 as recommended by Maniscalco & Lau), which keeps d' and
-        every rate finite when a cell is empty. With ``pad=False`` an empty type-1 margin
-        makes the fit undefined.
+        Add ``1 / (2 * n_ratings)`` to every cell before fitting (Hautus 1995), which keeps
+        every rate finite when a cell is empty.
 
     Returns
     -------
@@ -213,13 +181,10 @@ def meta_d_prime_from_counts(
     Notes
     -----
     The meta model is an equal-variance SDT observer with means ``-/+ meta_d / 2`` whose
-    type-1 criterion is held at ``meta_c = meta_d * c / d'`` (same normalised criterion as
-    the data). Given the observed response, the probability of each confidence cell is the
-    mass of its interval on the evidence axis divided by the mass on that side of
-    ``meta_c``; the log-likelihood of the type-2 counts is maximised over meta-d' and the
-    ``2 n_ratings - 2`` confidence criteria. The ordering constraints are removed by
-    optimising the log gaps between neighbouring criteria (BFGS, Nelder-Mead polish if
-    needed); the optimum is the same as with Maniscalco's constrained optimiser.
+    type-1 criterion is held at ``meta_c = meta_d * c / d'``. Given the response, each
+    confidence cell's probability is the mass of its interval on the evidence axis over the
+    mass on that side of ``meta_c``; the type-2 log-likelihood is maximised over meta-d' and
+    the ``2 n_ratings - 2`` criteria, as log gaps (BFGS, Nelder-Mead polish if needed).
 
     References
     ----------
@@ -301,9 +266,6 @@ def meta_d_prime(
 ) -> MetaDResult:
     """meta-d', d' and M-ratio from per-trial stimulus, response and confidence.
 
-    Bins the confidence into ``n_ratings`` levels, tabulates the type-2 counts and calls
-    :func:`meta_d_prime_from_counts`.
-
     Parameters
     ----------
     stimulus : array-like of shape (n_trials,)
@@ -315,13 +277,11 @@ def meta_d_prime(
     n_ratings : int, default=4
         Number of confidence levels (>= 2).
     binning : {"quantile", "uniform", "none"}, default="quantile"
-        ``"quantile"``: equal-count bins, edges at the ``k / n_ratings`` quantiles of the
-        confidence over ALL trials (both stimuli, both responses), a value equal to an
-        edge going to the lower bin; this uses every level even when the wager is squeezed
-        into a narrow range. ``"uniform"``: equal-width bins on [0, 1]. ``"none"``: the
-        confidence already holds integer ratings ``1..n_ratings``.
+        ``"quantile"``: edges at the ``k / n_ratings`` quantiles of the confidence over all
+        trials (a value on an edge goes to the lower bin). ``"uniform"``: equal-width bins on
+        [0, 1]. ``"none"``: the confidence already holds integer ratings ``1..n_ratings``.
     pad : bool, default=True
-        Add ``1 / (2 * n_ratings)`` to every cell (see :func:`meta_d_prime_from_counts`).
+        See :func:`meta_d_prime_from_counts`.
 
     Returns
     -------
@@ -334,12 +294,8 @@ def meta_d_prime(
 
     Notes
     -----
-    Multi-action reports. SDT needs a binary task. For a report with more than two
-    actions (e.g. the 7 MiniGrid actions), pass a binarisation: choose a partition of the
-    possible cues into two halves, set ``stimulus`` = the half holding the true cue and
-    ``response`` = the half holding the reported action (a report outside the cue set
-    counts as the half it is mapped to, or drop those trials and say so). For the
-    two-cue wagering task (paper sec 4.2) the partition is the identity.
+    SDT needs a binary task: for a report with more than two actions, partition the cues into
+    two halves and pass the half of the true cue and of the reported action.
 
     References
     ----------

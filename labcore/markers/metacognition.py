@@ -1,15 +1,9 @@
 """Metacognition markers (HOT; Experiment 1): does confidence track correctness?
 
 Pure functions of per-trial arrays ``correct`` (binary, 1 = the first-order decision was
-right) and ``confidence`` (the wager ``c``). Paper: Phua (2025), sec 4.4 "Type-2 AUROC",
-sec 4.2 "Wagering Paradigm" and sec 5.1.
-
-* :func:`type2_roc`, :func:`type2_auroc` -- metacognitive sensitivity (higher is better).
-* :func:`calibration_curve`, :func:`expected_calibration_error`, :func:`brier_score` --
-  calibration (ECE and Brier: lower is better).
-* :func:`risk_coverage_curve`, :func:`aurc` -- selective prediction (AURC: lower is better).
-* :func:`wagering_utility`, :func:`skip_fraction` -- the paper's bet / opt-out rule.
-* meta-d' and the M-ratio (type-2 SDT) are in :mod:`labcore.markers.meta_d`.
+right) and ``confidence`` (the wager ``c``; in [0, 1] where read as a probability, any real
+scale where only its order matters). Paper: Phua (2025), sec 4.4 "Type-2 AUROC", sec 4.2
+"Wagering Paradigm" and sec 5.1.
 """
 
 from __future__ import annotations
@@ -77,10 +71,8 @@ def type2_roc(
 
     Parameters
     ----------
-    correct : array-like of shape (n_trials,)
-        1 (or True) if the first-order decision was correct, else 0.
-    confidence : array-like of shape (n_trials,)
-        Confidence wager ``c``. Any real scale: only the order matters.
+    correct, confidence : array-like of shape (n_trials,)
+        See the module docstring (any real confidence scale).
 
     Returns
     -------
@@ -96,14 +88,9 @@ def type2_roc(
     UndefinedMetricWarning
         If all trials are correct (``fpr`` is all-nan) or all incorrect (``tpr`` is all-nan).
 
-    See Also
-    --------
-    type2_auroc : the area under this curve.
-
     Notes
     -----
-    The trapezoidal area under this curve equals :func:`type2_auroc` exactly, because a
-    block of tied confidences moves the curve along a straight segment (ties count 1/2).
+    The trapezoidal area under this curve equals :func:`type2_auroc` exactly.
 
     References
     ----------
@@ -227,24 +214,11 @@ def type2_auroc(
 def learning_curve_auroc(correct: NDArray[np.bool_], confidence: NDArray[np.float64]) -> float:
     """The Type-2 AUROC of a trainer's held-out check, rounded as the bundled learning curves were.
 
-    The same pairs as :func:`type2_auroc` (:func:`~labcore.markers._common.auroc_pair_counts`),
-    combined as ``wins / pairs + 0.5 * (ties / pairs)``, each share rounded to float64 on its own,
-    where :func:`type2_auroc` rounds once, ``(2 wins + ties) / (2 pairs)``. The two differ by at
-    most one unit in the last place, and only when a correct and a wrong trial tie (measured on the
-    held-out checks of ``reward_logits``, seeds 0-4: 16 of 60). Kept so that the bundled E4
-    learning curves (``results/e4/e4_curves.csv``; the ``history`` of
-    ``checkpoints/wagering-reward_*``)
-    are reproduced bit for bit; when they are regenerated, :func:`type2_auroc` replaces it.
-
-    Parameters
-    ----------
-    correct : ndarray of bool, shape (n_trials,)
-    confidence : ndarray of float, shape (n_trials,)
-
-    Returns
-    -------
-    float
-        The AUROC, or nan without both classes (silently: a learning curve records None there).
+    ``wins / pairs + 0.5 * (ties / pairs)`` over the pairs of :func:`type2_auroc`, which rounds
+    once, ``(2 wins + ties) / (2 pairs)``: at most one unit in the last place apart, when a
+    correct and a wrong trial tie. Kept so that the bundled E4 learning curves
+    (``results/e4/e4_curves.csv``, ``checkpoints/wagering-reward_*``) reproduce bit for bit.
+    nan, silently, without both classes.
 
     Examples
     --------
@@ -266,18 +240,7 @@ def learning_curve_auroc(correct: NDArray[np.bool_], confidence: NDArray[np.floa
 
 @dataclass(frozen=True, eq=False)
 class CalibrationCurve:
-    """Reliability diagram data; one entry per bin (empty bins: nan and count 0).
-
-    Attributes
-    ----------
-    bin_edges : ndarray of shape (n_bins + 1,)
-    mean_confidence : ndarray of shape (n_bins,)
-        Mean confidence of the trials in each bin (nan if empty).
-    accuracy : ndarray of shape (n_bins,)
-        Fraction correct in each bin (nan if empty).
-    counts : ndarray of shape (n_bins,)
-        Number of trials in each bin.
-    """
+    """Reliability diagram: per bin, mean confidence, fraction correct (nan if empty), count."""
 
     bin_edges: NDArray[np.float64]
     mean_confidence: NDArray[np.float64]
@@ -315,12 +278,9 @@ def calibration_curve(
 
     Parameters
     ----------
-    correct : array-like of shape (n_trials,)
-        1 (or True) if the first-order decision was correct, else 0.
-    confidence : array-like of shape (n_trials,)
-        Confidence in [0, 1], read as the stated probability of being correct.
+    correct, confidence : array-like of shape (n_trials,)
+        See the module docstring (confidence in [0, 1]).
     n_bins : int, default=10
-        Number of bins.
     strategy : {"uniform", "quantile"}, default="uniform"
         ``"uniform"``: equal-width bins on [0, 1]. ``"quantile"``: edges at the
         confidence quantiles (equal-count bins up to ties; tied edges leave empty bins).
@@ -328,15 +288,8 @@ def calibration_curve(
     Returns
     -------
     CalibrationCurve
-        Bins are right-closed, ``(e_k, e_{k+1}]``, the first also holding ``e_0``; so with
-        two uniform bins ``c = 0.5`` falls in the lower bin, like the paper's opt-out rule.
-        Empty bins are kept (nan, count 0) so that entries align with ``bin_edges``.
-
-    Notes
-    -----
-    Paper Figure 1c (sec 5.1). A perfectly calibrated agent lies on the diagonal
-    ``accuracy = mean_confidence``; the self-removed agent collapses to a single bin
-    around its constant confidence (about 0.54).
+        Bins are right-closed, ``(e_k, e_{k+1}]``, the first also holding ``e_0`` (so
+        ``c = 0.5`` falls in the lower of two bins, like the opt-out rule). Paper Figure 1c.
 
     References
     ----------
@@ -380,12 +333,10 @@ def expected_calibration_error(
 
     Parameters
     ----------
-    correct : array-like of shape (n_trials,)
-        1 (or True) if the first-order decision was correct, else 0.
-    confidence : array-like of shape (n_trials,)
-        Confidence in [0, 1].
-    n_bins : int, default=10
-    strategy : {"uniform", "quantile"}, default="uniform"
+    correct, confidence : array-like of shape (n_trials,)
+        See the module docstring (confidence in [0, 1]).
+    n_bins, strategy
+        As :func:`calibration_curve`.
 
     Returns
     -------
@@ -418,10 +369,8 @@ def brier_score(correct: ArrayLike, confidence: ArrayLike) -> float:
 
     Parameters
     ----------
-    correct : array-like of shape (n_trials,)
-        1 (or True) if the first-order decision was correct, else 0.
-    confidence : array-like of shape (n_trials,)
-        Confidence in [0, 1].
+    correct, confidence : array-like of shape (n_trials,)
+        See the module docstring (confidence in [0, 1]).
 
     Returns
     -------
@@ -447,18 +396,8 @@ def brier_score(correct: ArrayLike, confidence: ArrayLike) -> float:
 
 @dataclass(frozen=True, eq=False)
 class RiskCoverageCurve:
-    """Risk (error rate) among the ``k`` most confident trials, ``k = 1..n``.
-
-    Attributes
-    ----------
-    coverage : ndarray of shape (n_trials,)
-        ``k / n``.
-    risk : ndarray of shape (n_trials,)
-        Error rate among the ``k`` most confident trials (tie-averaged, see
-        :func:`risk_coverage_curve`).
-    thresholds : ndarray of shape (n_trials,)
-        Confidence of the ``k``-th most confident trial.
-    """
+    """Coverage ``k / n``, risk (error rate among the ``k`` most confident trials) and the
+    ``k``-th highest confidence, ``k = 1..n``."""
 
     coverage: NDArray[np.float64]
     risk: NDArray[np.float64]
@@ -468,15 +407,10 @@ class RiskCoverageCurve:
 def risk_coverage_curve(correct: ArrayLike, confidence: ArrayLike) -> RiskCoverageCurve:
     """Risk-coverage curve of selective prediction (accept the most confident trials).
 
-    For coverage ``k / n`` the agent answers only its ``k`` most confident trials; the risk
-    is the error rate among them.
-
     Parameters
     ----------
-    correct : array-like of shape (n_trials,)
-        1 (or True) if the first-order decision was correct, else 0.
-    confidence : array-like of shape (n_trials,)
-        Confidence wager. Any real scale: only the order matters.
+    correct, confidence : array-like of shape (n_trials,)
+        See the module docstring (any real confidence scale).
 
     Returns
     -------
@@ -486,10 +420,8 @@ def risk_coverage_curve(correct: ArrayLike, confidence: ArrayLike) -> RiskCovera
     -----
     Ties: when the ``k``-th trial sits inside a block of ``m`` tied confidences holding
     ``e`` errors, the errors are counted as ``E_before + j e / m`` (``j`` = trials taken
-    from the block), the expectation over a random order of the tied trials. So the curve
-    does not depend on the input order, matches the threshold rule ``c >= t`` exactly at
-    the end of each block, and a constant confidence gives a flat curve at the overall
-    error rate.
+    from the block), the expectation over a random order of the tied trials: a constant
+    confidence gives a flat curve at the overall error rate.
 
     References
     ----------
@@ -522,17 +454,13 @@ def aurc(correct: ArrayLike, confidence: ArrayLike) -> float:
 
     .. math:: \\mathrm{AURC} = \\frac{1}{n} \\sum_{k=1}^{n} \\mathrm{risk}(k / n)
 
-    the right Riemann sum over the curve of :func:`risk_coverage_curve` (the standard
-    estimator). It mixes first-order accuracy and metacognition: a constant confidence
-    gives the overall error rate, a perfect ranking ``r + (1 - r) ln(1 - r)`` as
-    ``n -> inf`` (``r`` = error rate).
+    over :func:`risk_coverage_curve`. A constant confidence gives the error rate ``r``, a
+    perfect ranking ``r + (1 - r) ln(1 - r)`` as ``n -> inf``.
 
     Parameters
     ----------
-    correct : array-like of shape (n_trials,)
-        1 (or True) if the first-order decision was correct, else 0.
-    confidence : array-like of shape (n_trials,)
-        Confidence wager. Any real scale: only the order matters.
+    correct, confidence : array-like of shape (n_trials,)
+        See the module docstring (any real confidence scale).
 
     Returns
     -------
@@ -568,10 +496,8 @@ def wagering_utility(
 
     Parameters
     ----------
-    correct : array-like of shape (n_trials,)
-        1 (or True) if the first-order decision was correct, else 0.
-    confidence : array-like of shape (n_trials,)
-        Confidence in [0, 1].
+    correct, confidence : array-like of shape (n_trials,)
+        See the module docstring (confidence in [0, 1]).
     threshold : float, default=0.5
 
     Returns
@@ -593,16 +519,6 @@ def wagering_utility(
 
 def skip_fraction(confidence: ArrayLike, threshold: float = WAGER_THRESHOLD) -> float:
     """Fraction of trials with ``c <= threshold`` (opt-outs), paper sec 5.1.
-
-    Parameters
-    ----------
-    confidence : array-like of shape (n_trials,)
-        Confidence in [0, 1].
-    threshold : float, default=0.5
-
-    Returns
-    -------
-    float
 
     Examples
     --------

@@ -3,10 +3,6 @@
 Paper: Phua (2025), sec 4.1 "Baseline Variants" and sec 5.1 "Control Analyses: Blind
 Ablation and Compression" (z_self has effective dimensionality ~2.0 and beats a PCA
 baseline matched to it by +5.1% AUROC at predicting correctness).
-
-* :func:`effective_dimensionality` -- participation ratio of the covariance spectrum.
-* :func:`decoder_auroc` -- cross-validated AUROC of the linear decoder on any features.
-* :func:`pca_matched_baseline` -- the same decoder on the top-k principal components.
 """
 
 from __future__ import annotations
@@ -35,9 +31,8 @@ def effective_dimensionality(X: ArrayLike) -> float:
 
     .. math:: \\mathrm{PR} = \\frac{(\\sum_i \\lambda_i)^2}{\\sum_i \\lambda_i^2}
 
-    with :math:`\\lambda_i` the eigenvalues of the covariance of ``X``. It counts the
-    dimensions that carry variance: ``k`` for isotropic variance in ``k`` dimensions, 1
-    when one direction dominates. Paper sec 5.1: z_self has PR ~2.0.
+    with :math:`\\lambda_i` the eigenvalues of the covariance of ``X``: ``k`` for isotropic
+    variance in ``k`` dimensions (paper sec 5.1: z_self has PR ~2.0).
 
     Parameters
     ----------
@@ -92,11 +87,6 @@ def decoder_auroc(
 ) -> float:
     """Cross-validated AUROC of the linear decoder predicting binary ``y`` from ``X``.
 
-    The decoder of :func:`~labcore.markers.decoding.delta_nrs`: standardise (fit on the
-    training fold), L2 logistic regression (C = 1); AUROC averaged over seeded stratified
-    folds. Use it on z_self and on the input of :func:`pca_matched_baseline` with the same
-    ``seed`` so that both see identical folds.
-
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
@@ -137,24 +127,15 @@ def pca_matched_baseline(
 ) -> float:
     """Cross-validated AUROC of the linear decoder on the top-k principal components of X.
 
-    The paper's "PCA baseline matched to the effective dimensionality of z_self" (sec 4.1,
-    5.1): compress the Self-Model's input (or the workspace state) to as many directions of
-    maximum variance as z_self effectively uses, then decode with the same decoder as
-    :func:`decoder_auroc`. z_self beating it means the Self-Model keeps what matters for
-    metacognition rather than what varies most.
+    The paper's "PCA baseline matched to the effective dimensionality of z_self" (sec 4.1, 5.1).
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        Features to compress (e.g. the 89-d Self-Model input).
-    y : array-like of shape (n_samples,)
-        Binary target (e.g. first-order correctness).
+    X, y, seed, n_splits
+        As :func:`decoder_auroc` (the same seed gives the same folds).
     n_components : int
-        ``k``; typically ``round(effective_dimensionality(z_self))``. At least 1 and at
-        most the number of features and of training samples per fold.
-    seed : int, default=0
-        Fold seed; pass the one used for :func:`decoder_auroc` on z_self.
-    n_splits : int, default=5
+        ``k``, typically ``round(effective_dimensionality(z_self))``; at most the number of
+        features and of training samples per fold.
 
     Returns
     -------
@@ -167,10 +148,8 @@ def pca_matched_baseline(
 
     Notes
     -----
-    PCA is fit inside each training fold (no test-fold leakage) on the centred but
-    unscaled features, i.e. the covariance spectrum that
-    :func:`effective_dimensionality` measures; the k component scores are then
-    standardised for the logistic regression.
+    PCA is fit inside each training fold on the centred, unscaled features (the spectrum
+    :func:`effective_dimensionality` measures); the k scores are then standardised.
 
     Examples
     --------

@@ -35,19 +35,6 @@ L75_THRESHOLD = 0.75
 class L75Result:
     """Noise level at which accuracy first drops to the threshold, possibly censored.
 
-    Attributes
-    ----------
-    value : float
-        The interpolated noise level, or nan when censored (never a made-up number).
-    censored : {"none", "right", "left"}
-        ``"right"``: accuracy stayed above the threshold over the tested range, the true
-        value is ``> bound``. ``"left"``: accuracy was already at or below the threshold at
-        the smallest tested noise, the true value is ``<= bound``.
-    bound : float
-        ``value`` if not censored; the largest (right) or smallest (left) tested sigma.
-    threshold : float
-        The accuracy threshold used.
-
     Examples
     --------
     >>> r = L75Result(float("nan"), "right", 0.5, 0.75)
@@ -56,14 +43,16 @@ class L75Result:
     """
 
     value: float
+    """The interpolated noise level, or nan when censored."""
     censored: Literal["none", "right", "left"]
+    """``"right"``: the true value is ``> bound``; ``"left"``: it is ``<= bound``."""
     bound: float
+    """``value`` if not censored; the largest (right) or smallest (left) tested sigma."""
     threshold: float = L75_THRESHOLD
 
     @property
     def ordering_value(self) -> float:
-        """``value``, with -inf for left- and +inf for right-censored results (for
-        sorting and comparing results)."""
+        """``value``, with -inf for left- and +inf for right-censored results (for sorting)."""
         return {"none": self.value, "right": np.inf, "left": -np.inf}[self.censored]
 
     def __format__(self, spec: str) -> str:
@@ -108,15 +97,13 @@ def l75(
     Returns
     -------
     L75Result
-        Right-censored (``"> max sigma"``) if accuracy never reaches the threshold;
-        left-censored (``"<= min sigma"``) if it is already there at the smallest sigma.
+        Right-censored if accuracy never reaches the threshold; left-censored if it is already
+        there at the smallest sigma.
 
     Notes
     -----
-    Choices where the paper is silent: "drops to" includes touching the threshold
-    exactly; the FIRST crossing is used, so a later recovery does not matter; the
-    interpolation is linear in sigma. The value never decreases when any accuracy is
-    raised (see :attr:`L75Result.ordering_value` for comparing censored results).
+    Choices where the paper is silent: "drops to" includes touching the threshold; the first
+    crossing is used (a later recovery does not matter).
 
     Examples
     --------
@@ -170,9 +157,8 @@ def ideal_observer_thresholds(
         \\sigma < \\sigma^*_c = \frac{\\lVert d_c \rVert^2}{2 \\max(0, -\\langle z, d_c \rangle)},
 
     so each (trial, draw) has a threshold :math:`\\sigma^* = \\min_c \\sigma^*_c`, and the
-    observer's accuracy at any :math:`\\sigma` is the share of thresholds above it (a
-    non-increasing function of :math:`\\sigma`: the same draws serve every level). No readout
-    of these codes can do better on average: this is the ceiling of L75 (paper sec 4.2).
+    observer's accuracy at :math:`\\sigma` is the share of thresholds above it: the ceiling of
+    L75 (paper sec 4.2).
 
     Parameters
     ----------
@@ -181,13 +167,10 @@ def ideal_observer_thresholds(
     labels : array-like of int, shape (E,)
         True class of each trial.
     noise_scale : array-like of shape (F,) or (E, F), optional
-        Noise SD per dimension in units of sigma (default 1 everywhere). In the stored
-        protocol a slot written ``a`` steps before the report carries :math:`\\sigma\\sqrt{a}`;
-        an unperturbed dimension has scale 0.
+        Noise SD per dimension in units of sigma (default 1; 0 for an unperturbed dimension).
     n_samples : int, default=256
         Noise draws per trial.
     seed : int, default=0
-        Seed of the draws (same seed, same numbers).
 
     Returns
     -------
@@ -196,10 +179,9 @@ def ideal_observer_thresholds(
 
     Notes
     -----
-    Dimensions with scale 0 carry no noise: classes whose codes differ there are told apart
-    at any :math:`\\sigma`. Classes identical to the true one in every dimension are a tie:
-    the observer guesses among the ``k`` tied classes, right on a random ``1/k`` of draws
-    (threshold as for the untied classes) and wrong on the rest (threshold 0).
+    Classes whose codes differ in a noise-free dimension are told apart at any
+    :math:`\\sigma`. Classes identical to the true one are a tie: the observer is right on a
+    random ``1/k`` of draws among ``k`` tied classes and wrong (threshold 0) on the rest.
 
     Examples
     --------
@@ -264,10 +246,8 @@ def ideal_observer_accuracy(thresholds: ArrayLike | list, sigma: float) -> float
 def ideal_observer_l75(thresholds: ArrayLike | list, *, threshold: float = L75_THRESHOLD) -> float:
     r"""The noise SD at which the ideal observer's accuracy drops to ``threshold`` (its L75).
 
-    The largest :math:`\sigma` with accuracy >= ``threshold``: the ``1 - threshold``
-    quantile of the pooled thresholds. 0 when the observer is below ``threshold`` even
-    without noise (the codes do not hold the answer), ``inf`` when noise can never bring it
-    there (noise-free dimensions tell the classes apart).
+    The largest :math:`\sigma` with accuracy >= ``threshold``: the ``1 - threshold`` quantile
+    of the pooled thresholds (0: below ``threshold`` without noise; ``inf``: never reached).
 
     >>> ideal_observer_l75(np.array([0.0, 0.3, 0.5, 0.9]))
     0.3

@@ -12,10 +12,9 @@ own decision is
   where it was not offered, at the same coherence: it waives it when it knows it is right
   (:func:`accuracy_waived_vs_not_offered`, :func:`waived_advantage`).
 
-Every function is pure: it takes one row per trial (``coherence`` in percent, ``sure_offered``,
-``choice`` in ``{"left", "right", "sure", "none"}``, ``correct`` for side choices) and returns
-numbers. A value with no trial to count is nan with an :class:`~labcore.UndefinedMetricWarning`
-saying which.
+Inputs are one row per trial: ``coherence`` in percent, ``sure_offered`` (bool or 0/1),
+``choice`` in ``{"left", "right", "sure", "none"}``, ``correct`` for side choices. A value with
+no trial to count is nan with an :class:`~labcore.UndefinedMetricWarning` saying which.
 
 References
 ----------
@@ -62,12 +61,8 @@ class ByCoherence:
 
 @dataclass(frozen=True)
 class WaivedAccuracy:
-    """Accuracy of side choices on waived and on not-offered trials, per coherence and pooled.
-
-    ``waived[i]``: share correct among trials at ``coherence[i]`` where the sure option was
-    offered and a side was chosen (``n_waived[i]`` trials); ``not_offered[i]``: the same where it
-    was not offered (``n_not_offered[i]``). ``pooled_*``: the same over every coherence.
-    """
+    """Accuracy of side choices on waived and on not-offered trials (with their counts), per
+    coherence and pooled over every coherence."""
 
     coherence: NDArray[np.float64]
     waived: NDArray[np.float64]
@@ -121,12 +116,8 @@ def p_sure_by_coherence(
 
     Parameters
     ----------
-    coherence : array (n_trials,)
-        Motion coherence of each trial, in percent.
-    sure_offered : array (n_trials,) of bool or 0/1
-        The sure option was offered.
-    choice : array (n_trials,) of str
-        ``"left"``, ``"right"``, ``"sure"`` or ``"none"``.
+    coherence, sure_offered, choice : arrays (n_trials,)
+        See the module docstring.
     levels : sequence of float, optional
         Coherence levels to report (default: those present, ascending).
 
@@ -183,11 +174,8 @@ def accuracy_waived_vs_not_offered(
 
     Parameters
     ----------
-    coherence, sure_offered, choice : arrays (n_trials,)
-        As :func:`p_sure_by_coherence`.
-    correct : array (n_trials,)
-        1/True if the chosen side was the correct one; read only where ``choice`` is a side
-        (its value elsewhere, e.g. nan or None, is ignored).
+    coherence, sure_offered, choice, correct : arrays (n_trials,)
+        See the module docstring; ``correct`` is read only where ``choice`` is a side.
     levels : sequence of float, optional
         Coherence levels to report (default: those present, ascending).
 
@@ -199,10 +187,8 @@ def accuracy_waived_vs_not_offered(
 
     Notes
     -----
-    The pooled comparison is how Kiani & Shadlen plot it, but it is confounded by the coherence
-    mix: an observer that takes the option at low coherence leaves waived trials skewed towards
-    high coherence, so the pooled waived accuracy is higher even without any knowledge of its own
-    accuracy. Compare per coherence (:func:`waived_advantage`).
+    The pooled comparison (Kiani & Shadlen's plot) is confounded by the coherence mix: waived
+    trials skew towards high coherence. Compare per coherence (:func:`waived_advantage`).
 
     References
     ----------
