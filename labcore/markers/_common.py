@@ -13,8 +13,6 @@ from numpy.typing import ArrayLike, NDArray
 
 from labcore import UndefinedMetricWarning
 
-__all__: list[str] = []
-
 
 def warn_undefined(message: str, *, reason: str | None = None, stacklevel: int = 3) -> None:
     """Emit an :class:`~labcore.UndefinedMetricWarning` (its case named by ``reason``) pointing

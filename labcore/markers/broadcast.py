@@ -15,8 +15,6 @@ from numpy.typing import ArrayLike, NDArray
 from labcore.checks import check_choice
 from labcore.markers._common import as_float_array, warn_undefined
 
-__all__ = ["cue_retention", "cue_signal", "global_broadcast_index", "ignition_sharpness"]
-
 #: Regulariser of the GBI denominator (paper sec 4.4, epsilon).
 GBI_EPS = 1e-8
 

@@ -20,20 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from labcore.checks import check_choice
-from labcore.markers._common import (
-    as_float_1d,
-    as_float_array,
-    warn_undefined,
-)
-
-__all__ = [
-    "binarize",
-    "delta_pci",
-    "lempel_ziv_complexity",
-    "lz_complexity_casali",
-    "lz_complexity_shuffle_normalised",
-    "pci_a",
-]
+from labcore.markers._common import as_float_1d, as_float_array, warn_undefined
 
 #: zlib compression level for PCI-A (maximum compression, like ``gzip -9``).
 ZLIB_LEVEL = 9

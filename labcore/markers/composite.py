@@ -23,8 +23,6 @@ from labcore.markers._common import (
     warn_undefined,
 )
 
-__all__ = ["HierarchicalRegressionResult", "RegressionStep", "hierarchical_regression", "ood_gap"]
-
 
 def ood_gap(
     id_accuracy: float | ArrayLike, ood_accuracy: float | ArrayLike

@@ -28,8 +28,6 @@ from labcore.markers._common import (
     warn_undefined,
 )
 
-__all__ = ["DeltaNRSResult", "decoded_information_bits", "delta_nrs"]
-
 #: Iteration cap of the logistic-regression decoder (lbfgs, L2, C = 1).
 DECODER_MAX_ITER = 1000
 

@@ -38,15 +38,6 @@ from labcore import UndefinedMetricWarning
 from labcore.checks import check_choice
 from labcore.markers._common import as_float_array, warn_undefined
 
-__all__ = [
-    "HigherOrderInformation",
-    "IntegratedInformation",
-    "higher_order_information",
-    "integrated_information",
-    "o_information",
-    "tse_complexity",
-]
-
 RCOND = 1e-12
 """A covariance is singular when the smallest eigenvalue of its correlation matrix is at most this
 times the largest (float32 activations carry about 1e-14 of relative rounding variance)."""

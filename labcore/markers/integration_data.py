@@ -25,8 +25,6 @@ from labcore.markers.integration import (
     tse_complexity,
 )
 
-__all__ = ["KnownAnswer", "evoked_response", "known_answers", "simulate_var1", "surrogate_bias"]
-
 
 def evoked_response(
     perturbed: ArrayLike, unperturbed: ArrayLike, *, start: int = 0

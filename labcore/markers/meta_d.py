@@ -20,8 +20,6 @@ from labcore.markers._common import (
     warn_undefined,
 )
 
-__all__ = ["MetaDResult", "meta_d_prime", "meta_d_prime_from_counts"]
-
 
 @dataclass(frozen=True, eq=False)
 class MetaDResult:

@@ -25,21 +25,6 @@ from labcore.markers._common import (
     warn_undefined,
 )
 
-__all__ = [
-    "CalibrationCurve",
-    "RiskCoverageCurve",
-    "aurc",
-    "brier_score",
-    "calibration_curve",
-    "expected_calibration_error",
-    "learning_curve_auroc",
-    "risk_coverage_curve",
-    "skip_fraction",
-    "type2_auroc",
-    "type2_roc",
-    "wagering_utility",
-]
-
 #: The paper's wager threshold: c > 0.5 is a bet, c <= 0.5 an opt-out (sec 4.2).
 WAGER_THRESHOLD = 0.5
 

@@ -23,8 +23,6 @@ from labcore.markers.decoding import (
     _stratified_splits,
 )
 
-__all__ = ["decoder_auroc", "effective_dimensionality", "pca_matched_baseline"]
-
 
 def effective_dimensionality(X: ArrayLike) -> float:
     """Participation ratio of the covariance spectrum.

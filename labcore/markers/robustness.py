@@ -19,14 +19,6 @@ from labcore.markers._common import (
     check_unit_interval,
 )
 
-__all__ = [
-    "L75Result",
-    "ideal_observer_accuracy",
-    "ideal_observer_l75",
-    "ideal_observer_thresholds",
-    "l75",
-]
-
 #: The paper's accuracy threshold for L75 (report-step decision accuracy of 75%).
 L75_THRESHOLD = 0.75
 
