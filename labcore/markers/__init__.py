@@ -27,21 +27,26 @@ from labcore.markers.composite import (
     hierarchical_regression,
     ood_gap,
 )
-from labcore.markers.decoding import DeltaNRSResult, decoded_information_bits, delta_nrs
+from labcore.markers.decoding import (
+    DeltaNRSResult,
+    decoded_information_bits,
+    decoder_auroc,
+    delta_nrs,
+    effective_dimensionality,
+    pca_matched_baseline,
+)
 from labcore.markers.integration import (
     HigherOrderInformation,
     IntegratedInformation,
-    higher_order_information,
-    integrated_information,
-    o_information,
-    tse_complexity,
-)
-from labcore.markers.integration_data import (
     KnownAnswer,
     evoked_response,
+    higher_order_information,
+    integrated_information,
     known_answers,
+    o_information,
     simulate_var1,
     surrogate_bias,
+    tse_complexity,
 )
 from labcore.markers.meta_d import MetaDResult, meta_d_prime, meta_d_prime_from_counts
 from labcore.markers.metacognition import (
@@ -57,11 +62,6 @@ from labcore.markers.metacognition import (
     type2_auroc,
     type2_roc,
     wagering_utility,
-)
-from labcore.markers.representation import (
-    decoder_auroc,
-    effective_dimensionality,
-    pca_matched_baseline,
 )
 from labcore.markers.robustness import (
     L75Result,

@@ -1,4 +1,4 @@
-"""Tests for labcore.markers.representation against direct re-implementations."""
+"""Tests for the representation markers (in labcore.markers.decoding) against re-implementations."""
 
 from __future__ import annotations
 
