@@ -217,10 +217,10 @@ class _PhiCore:
 
 def _exhaustive(n: int) -> list[frozenset[int]]:
     """Every bipartition once, as the part holding node 0."""
-    out = []
-    for mask in range(2 ** (n - 1) - 1):
-        out.append(frozenset([0, *(i + 1 for i in range(n - 1) if mask >> i & 1)]))
-    return out
+    return [
+        frozenset([0, *(i + 1 for i in range(n - 1) if mask >> i & 1)])
+        for mask in range(2 ** (n - 1) - 1)
+    ]
 
 
 def _spectral_candidates(core: _PhiCore) -> list[frozenset[int]]:
@@ -849,62 +849,35 @@ def known_answers(n_samples: int = 20_000, seed: int = 0) -> list[KnownAnswer]:
     rng = np.random.default_rng(seed)
     episodes = max(1, n_samples // 500)
 
-    def var(coupling: list[list[float]]) -> NDArray[np.float64]:
-        return simulate_var1(coupling, n_samples // episodes, n_episodes=episodes, seed=seed)
+    def phi(coupling: list[list[float]]) -> float:
+        x = simulate_var1(coupling, n_samples // episodes, n_episodes=episodes, seed=seed)
+        return integrated_information(x).phi
+
+    def sample(cov: NDArray[np.float64]) -> NDArray[np.float64]:
+        return rng.multivariate_normal(np.zeros(len(cov)), cov, size=n_samples)
+
+    def omega(cov: NDArray[np.float64]) -> tuple[float, float]:
+        return _gaussian_o_information(cov), o_information(sample(cov))
 
     tol = 4.0 / math.sqrt(n_samples)  # a few standard errors of these sample estimates
-    redundant_cov = np.ones((3, 3)) + 0.25 * np.eye(3)
-    synergy_cov = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0], [1.0, 1.0, 2.09]])
+    redundant = np.ones((3, 3)) + 0.25 * np.eye(3)
+    synergy = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0], [1.0, 1.0, 2.09]])
     corr = np.array([[1.0, 0.6], [0.6, 1.0]])
-    out = [
-        KnownAnswer(
-            "two disconnected nodes",
-            "phi",
-            0.0,
-            integrated_information(var([[0.6, 0.0], [0.0, -0.3]])).phi,
-            tol,
-        ),
-        KnownAnswer(
-            "two nodes driving each other (coupling 0.5)",
-            "phi",
-            -math.log2(0.75),
-            integrated_information(var([[0.0, 0.5], [0.5, 0.0]])).phi,
-            tol,
-        ),
-        KnownAnswer(
-            "four independent channels",
-            "o_information",
-            0.0,
-            o_information(rng.normal(size=(n_samples, 4))),
-            tol,
-        ),
-        KnownAnswer(
-            "three noisy copies of one signal (redundancy)",
-            "o_information",
-            _gaussian_o_information(redundant_cov),
-            o_information(rng.multivariate_normal(np.zeros(3), redundant_cov, size=n_samples)),
-            2 * tol,
-        ),
-        KnownAnswer(
-            "two signals and their sum (synergy)",
-            "o_information",
-            _gaussian_o_information(synergy_cov),
-            o_information(rng.multivariate_normal(np.zeros(3), synergy_cov, size=n_samples)),
-            2 * tol,
-        ),
-        KnownAnswer(
-            "four independent channels",
-            "tse",
-            0.0,
-            tse_complexity(rng.normal(size=(n_samples, 4))),
-            tol,
-        ),
-        KnownAnswer(
+    driven = phi([[0.0, 0.5], [0.5, 0.0]])
+    o, tse, white = "o_information", "tse", (n_samples, 4)
+    rows = [
+        ("two disconnected nodes", "phi", 0.0, phi([[0.6, 0.0], [0.0, -0.3]]), tol),
+        ("two nodes driving each other (coupling 0.5)", "phi", -math.log2(0.75), driven, tol),
+        ("four independent channels", o, 0.0, o_information(rng.normal(size=white)), tol),
+        ("three noisy copies of one signal (redundancy)", o, *omega(redundant), 2 * tol),
+        ("two signals and their sum (synergy)", o, *omega(synergy), 2 * tol),
+        ("four independent channels", tse, 0.0, tse_complexity(rng.normal(size=white)), tol),
+        (
             "two channels with correlation 0.6",
-            "tse",
+            tse,
             -0.25 * math.log2(0.64),
-            tse_complexity(rng.multivariate_normal(np.zeros(2), corr, size=n_samples)),
+            tse_complexity(sample(corr)),
             tol,
         ),
     ]
-    return out
+    return [KnownAnswer(*row) for row in rows]

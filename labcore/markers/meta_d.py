@@ -208,18 +208,8 @@ def meta_d_prime_from_counts(
 
     def undefined(why: str, reason: str) -> MetaDResult:
         warn_undefined(f"meta-d' is undefined: {why}", reason=reason, stacklevel=4)
-        nan = float("nan")
-        return MetaDResult(
-            nan,
-            nan,
-            nan,
-            nan,
-            nan,
-            np.full(2 * n_ratings - 2, np.nan),
-            nan,
-            counts,
-            pad_amount,
-        )
+        nan, criteria = float("nan"), np.full(2 * n_ratings - 2, np.nan)
+        return MetaDResult(nan, nan, nan, nan, nan, criteria, nan, counts, pad_amount)
 
     if np.any(counts.sum(axis=1) == 0):
         return undefined("a stimulus class has no trials", "empty_class")

@@ -223,9 +223,8 @@ def accuracy_waived_vs_not_offered(
             value, n = _rate(right, mask)
             if n == 0:
                 warn_undefined(
-                    f"accuracy on {name.replace('_', '-')} trials is undefined at "
-                    f"coherence {c:g}%: "
-                    "no side was chosen on such a trial",
+                    f"accuracy on {name.replace('_', '-')} trials is undefined at coherence "
+                    f"{c:g}%: no side was chosen on such a trial",
                     reason="no_trials",
                 )
             rows[name][0].append(value)
@@ -236,8 +235,7 @@ def accuracy_waived_vs_not_offered(
         if n == 0:
             warn_undefined(
                 f"pooled accuracy on {name.replace('_', '-')} trials is undefined: no "
-                "side was chosen "
-                "on such a trial",
+                "side was chosen on such a trial",
                 reason="no_trials",
             )
     return WaivedAccuracy(
@@ -302,16 +300,13 @@ def waived_advantage(result: WaivedAccuracy, levels: Sequence[float] = WAIVED_CO
     >>> round(waived_advantage(r), 6)
     0.106667
     """
-    diffs = []
-    for c in levels:
-        hit = np.isclose(result.coherence, c)
-        diffs.append(float(result.difference[hit][0]) if hit.any() else float("nan"))
+    table = ByCoherence(result.coherence, result.difference, result.n_waived)
+    diffs = [table.at(c) for c in levels]
     if not np.all(np.isfinite(diffs)):
         missing = [f"{c:g}%" for c, d in zip(levels, diffs, strict=True) if not np.isfinite(d)]
         warn_undefined(
-            "the waived-accuracy advantage is undefined: a waived or not-offered "
-            "accuracy is undefined "
-            f"at {', '.join(missing)}",
+            "the waived-accuracy advantage is undefined: a waived or not-offered accuracy is "
+            f"undefined at {', '.join(missing)}",
             reason="undefined_level",
         )
         return float("nan")
