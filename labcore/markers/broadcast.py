@@ -40,10 +40,6 @@ def _time_mask(window: Window, lead_shape: tuple[int, ...]) -> NDArray[np.bool_]
     return np.broadcast_to(mask, lead_shape)
 
 
-def _check_slots(slots: ArrayLike) -> NDArray[np.float64]:
-    return as_float_array(slots, "slots", ndim=(3, 4), allow_empty=True)
-
-
 def _participation(
     w: NDArray[np.float64], eps: float, negative: str, coupling: str = "dot"
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64]]:
@@ -171,7 +167,7 @@ def global_broadcast_index(
     check_choice(coupling, "coupling", ("dot", "abs_cosine"))
     if not np.isfinite(eps) or eps < 0:
         raise ValueError(f"eps must be a finite non-negative number, got {eps!r}")
-    w = _check_slots(slots)
+    w = as_float_array(slots, "slots", ndim=(3, 4), allow_empty=True)
     p, defined, adjacency = _participation(
         w, eps, "keep" if negative == "undefined" else negative, coupling
     )

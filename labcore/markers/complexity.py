@@ -186,12 +186,6 @@ def _as_binary_matrix(binary_matrix: ArrayLike) -> NDArray[np.uint8]:
     return np.ascontiguousarray(arr, dtype=np.uint8).ravel(order="C")
 
 
-def _binary_entropy(p: float) -> float:
-    if p <= 0.0 or p >= 1.0:
-        return 0.0
-    return float(-p * np.log2(p) - (1 - p) * np.log2(1 - p))
-
-
 def lz_complexity_casali(binary_matrix: ArrayLike) -> float:
     """LZ76 complexity normalised by the source entropy, as in Casali et al. (2013).
 
@@ -231,12 +225,13 @@ def lz_complexity_casali(binary_matrix: ArrayLike) -> float:
     1.5
     """
     flat = _as_binary_matrix(binary_matrix)
-    entropy = _binary_entropy(float(flat.mean()))
-    if entropy == 0.0:
+    p = float(flat.mean())
+    if p <= 0.0 or p >= 1.0:
         warn_undefined(
             "Casali-normalised LZ is undefined for a constant matrix (H(p) = 0)", reason="constant"
         )
         return float("nan")
+    entropy = float(-p * np.log2(p) - (1 - p) * np.log2(1 - p))
     n = flat.size
     return float(_lz76(flat.tobytes()) * np.log2(n) / (n * entropy))
 

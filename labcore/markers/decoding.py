@@ -75,17 +75,6 @@ def _stratified_splits(y: NDArray[np.bool_], n_splits: int, seed: int) -> Splits
     return list(cv.split(np.zeros((y.size, 1)), y))
 
 
-def _standardised_folds(
-    x: NDArray[np.float64], splits: Splits
-) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
-    """Each split's features standardised by the training fold's scaler (shared by labellings)."""
-    folds = []
-    for train, test in splits:
-        scaler = StandardScaler().fit(x[train])
-        folds.append((scaler.transform(x[train]), scaler.transform(x[test])))
-    return folds
-
-
 def _cv_auroc(
     x: NDArray[np.float64],
     y: NDArray[np.bool_],
@@ -203,7 +192,10 @@ def delta_nrs(
         nan = float("nan")
         return DeltaNRSResult(nan, nan, nan, np.full(n_shuffles, np.nan))
     splits = _stratified_splits(y, n_splits, seed)
-    folds = _standardised_folds(x, splits)
+    folds = []  # each split's features standardised once, shared by every labelling
+    for train, test in splits:
+        scaler = StandardScaler().fit(x[train])
+        folds.append((scaler.transform(x[train]), scaler.transform(x[test])))
     auc_true = _cv_auroc(x, y, splits, standardised=folds)
     rng = np.random.default_rng(seed)
     auc_shuffle = np.array(

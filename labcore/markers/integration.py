@@ -518,17 +518,6 @@ def o_information(
 
 
 # --------------------------------------------------------------------------- TSE
-def _subsets(
-    n: int, k: int, max_exact: int, n_subsets: int, rng: np.random.Generator
-) -> list[tuple[int, ...]]:
-    if n <= max_exact or math.comb(n, k) <= n_subsets:
-        return list(itertools.combinations(range(n), k))
-    drawn: set[tuple[int, ...]] = set()
-    while len(drawn) < n_subsets:
-        drawn.add(tuple(sorted(rng.choice(n, size=k, replace=False).tolist())))
-    return sorted(drawn)
-
-
 def tse_complexity(
     samples: ArrayLike,
     *,
@@ -607,7 +596,13 @@ def tse_complexity(
     for k in range(1, n):
         # The integration form: a subset's mean marginal entropy is known exactly, so only
         # the subsets' integrations are averaged (less sampling variance than their entropies).
-        subsets = _subsets(n, k, max_exact, int(n_subsets), rng)
+        if n <= max_exact or math.comb(n, k) <= n_subsets:
+            subsets = list(itertools.combinations(range(n), k))
+        else:
+            drawn: set[tuple[int, ...]] = set()
+            while len(drawn) < n_subsets:
+                drawn.add(tuple(sorted(rng.choice(n, size=k, replace=False).tolist())))
+            subsets = sorted(drawn)
         marginal = np.mean([h_each[list(s)].sum() for s in subsets])
         total += k / n * integration - float(marginal - np.mean(_entropies(cov, elements, subsets)))
     return total

@@ -131,21 +131,6 @@ def _fit_meta_d(counts: NDArray[np.float64]) -> tuple[float, float, NDArray[np.f
     return meta_d, float(meta_c), type2, -float(res.fun)
 
 
-def _check_counts(counts_s1: ArrayLike, counts_s2: ArrayLike) -> NDArray[np.float64]:
-    s1 = as_float_1d(counts_s1, "counts_s1")
-    s2 = as_float_1d(counts_s2, "counts_s2")
-    if s1.size != s2.size:
-        raise ValueError(f"counts_s1 and counts_s2 differ in length: {s1.size} != {s2.size}")
-    if s1.size < 4 or s1.size % 2:
-        raise ValueError(
-            f"counts must have length 2 * n_ratings with n_ratings >= 2, got {s1.size}"
-        )
-    counts = np.stack((s1, s2))
-    if np.any(counts < 0):
-        raise ValueError("counts must be non-negative")
-    return counts
-
-
 def meta_d_prime_from_counts(
     counts_s1: ArrayLike, counts_s2: ArrayLike, *, pad: bool = True
 ) -> MetaDResult:
@@ -201,7 +186,17 @@ def meta_d_prime_from_counts(
     >>> round(r.d_prime, 4), round(abs(r.meta_d_prime), 4)
     (1.349, 0.0)
     """
-    counts = _check_counts(counts_s1, counts_s2)
+    s1 = as_float_1d(counts_s1, "counts_s1")
+    s2 = as_float_1d(counts_s2, "counts_s2")
+    if s1.size != s2.size:
+        raise ValueError(f"counts_s1 and counts_s2 differ in length: {s1.size} != {s2.size}")
+    if s1.size < 4 or s1.size % 2:
+        raise ValueError(
+            f"counts must have length 2 * n_ratings with n_ratings >= 2, got {s1.size}"
+        )
+    counts = np.stack((s1, s2))
+    if np.any(counts < 0):
+        raise ValueError("counts must be non-negative")
     n_ratings = counts.shape[1] // 2
     pad_amount = 1.0 / (2 * n_ratings) if pad else 0.0
     padded = counts + pad_amount

@@ -96,11 +96,9 @@ def type2_roc(
     values, inverse = np.unique(conf, return_inverse=True)
     thresholds = np.concatenate((values[::-1], [-np.inf]))
     # Trials with c > thresholds[i] are exactly those in the i largest distinct values.
-    pos_above = np.concatenate(
-        ([0], np.cumsum(np.bincount(inverse[correct_arr], minlength=values.size)[::-1]))
-    )
-    neg_above = np.concatenate(
-        ([0], np.cumsum(np.bincount(inverse[~correct_arr], minlength=values.size)[::-1]))
+    pos_above, neg_above = (
+        np.concatenate(([0], np.cumsum(np.bincount(inverse[m], minlength=values.size)[::-1])))
+        for m in (correct_arr, ~correct_arr)
     )
     n_pos, n_neg = int(pos_above[-1]), int(neg_above[-1])
     tpr = pos_above / n_pos if n_pos else None
