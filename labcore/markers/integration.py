@@ -288,11 +288,10 @@ def integrated_information(
         \\varphi_E[X; \\tau, B] = I(X_{t-\\tau}; X_t) - \\sum_{k=1}^{2} I(M^k_{t-\\tau}; M^k_t),
         \\qquad I(A; B) = H(A) + H(B) - H(A, B),
 
-    with Gaussian entropies from the covariance of the stacked (past, present) pairs
-    (equivalently, conditional entropies :math:`H(X_t) - H(X_t | X_{t-\\tau})` of the
-    autoregression: for Gaussian data Phi_E equals Barrett & Seth's Phi_AR). The
-    minimum-information bipartition minimises the normalised value :math:`\\varphi_E / K(B)`,
-    :math:`K(B) = \\min_k H(M^k_t)`, and :math:`\\Phi_E = \\varphi_E[X; \\tau, B_{MIB}]`.
+    with Gaussian entropies from the covariance of the stacked (past, present) pairs (for
+    Gaussian data Phi_E equals Barrett & Seth's Phi_AR). The MIB minimises
+    :math:`\\varphi_E / K(B)`, :math:`K(B) = \\min_k H(M^k_t)`, and
+    :math:`\\Phi_E = \\varphi_E[X; \\tau, B_{MIB}]`.
 
     Parameters
     ----------
@@ -465,9 +464,8 @@ def higher_order_information(
 
     Notes
     -----
-    Sample size: more than C samples; the Gaussian estimates are biased by about
-    :math:`C^2 / (2N \\ln 2)` bits in TC: aim for N >= 10 C and read the bias from
-    :func:`surrogate_bias`. The Gaussian closed form is eq. (21) of [1]_.
+    TC is biased by about :math:`C^2 / (2N \\ln 2)` bits: aim for N >= 10 C and read the bias
+    from :func:`surrogate_bias`. The Gaussian closed form is eq. (21) of [1]_.
 
     References
     ----------

@@ -139,11 +139,8 @@ def meta_d_prime_from_counts(
     Parameters
     ----------
     counts_s1, counts_s2 : array-like of shape (2 * n_ratings,)
-        Response counts on S1-stimulus and S2-stimulus trials, in the layout of
-        Maniscalco's ``nR_S1`` / ``nR_S2``: cells ordered along the evidence axis,
-        "S1" responses from highest to lowest confidence, then "S2" responses from lowest
-        to highest confidence. E.g. with ``n_ratings = 3``,
-        ``[S1-conf3, S1-conf2, S1-conf1, S2-conf1, S2-conf2, S2-conf3]``.
+        Counts on S1 / S2 trials in Maniscalco's ``nR_S1`` / ``nR_S2`` layout (along the
+        evidence axis), e.g. ``[S1-conf3, S1-conf2, S1-conf1, S2-conf1, S2-conf2, S2-conf3]``.
     pad : bool, default=True
         Add ``1 / (2 * n_ratings)`` to every cell before fitting (Hautus 1995), which keeps
         every rate finite when a cell is empty.
@@ -221,23 +218,6 @@ def meta_d_prime_from_counts(
     return MetaDResult(d1, c1, meta_d, meta_c, m_ratio, type2, loglik, counts, pad_amount)
 
 
-def _confidence_to_ratings(
-    conf: NDArray[np.float64], n_ratings: int, binning: str
-) -> NDArray[np.intp]:
-    if binning == "none":
-        if not np.all(conf == np.round(conf)) or conf.min() < 1 or conf.max() > n_ratings:
-            raise ValueError(
-                f"with binning='none' confidence must hold integer ratings 1..{n_ratings}"
-            )
-        return conf.astype(np.intp)
-    if binning == "uniform":
-        check_unit_interval(conf, "confidence")
-        edges = np.arange(1, n_ratings) / n_ratings
-    else:
-        edges = np.quantile(conf, np.arange(1, n_ratings) / n_ratings)
-    return 1 + np.searchsorted(edges, conf, side="left")
-
-
 def meta_d_prime(
     stimulus: ArrayLike,
     response: ArrayLike,
@@ -305,7 +285,18 @@ def meta_d_prime(
     if not isinstance(n_ratings, int | np.integer) or n_ratings < 2:
         raise ValueError(f"n_ratings must be an integer >= 2, got {n_ratings!r}")
     check_choice(binning, "binning", ("quantile", "uniform", "none"))
-    ratings = _confidence_to_ratings(conf, int(n_ratings), binning)
+    if binning == "none":
+        if not np.all(conf == np.round(conf)) or conf.min() < 1 or conf.max() > n_ratings:
+            raise ValueError(
+                f"with binning='none' confidence must hold integer ratings 1..{n_ratings}"
+            )
+        ratings = conf.astype(np.intp)
+    else:
+        if binning == "uniform":
+            check_unit_interval(conf, "confidence")
+        levels = np.arange(1, n_ratings) / n_ratings
+        edges = levels if binning == "uniform" else np.quantile(conf, levels)
+        ratings = 1 + np.searchsorted(edges, conf, side="left")
     cell = np.where(resp, n_ratings + ratings - 1, n_ratings - ratings)
     flat = np.bincount(stim.astype(np.intp) * 2 * n_ratings + cell, minlength=4 * n_ratings)
     counts = flat.reshape(2, 2 * n_ratings).astype(np.float64)

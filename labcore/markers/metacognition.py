@@ -236,20 +236,6 @@ class CalibrationCurve:
         return self.counts > 0
 
 
-def _bin_index(
-    conf: NDArray[np.float64], n_bins: int, strategy: str
-) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
-    if not isinstance(n_bins, int | np.integer) or n_bins < 1:
-        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
-    check_choice(strategy, "strategy", ("uniform", "quantile"))
-    if strategy == "uniform":
-        edges = np.linspace(0.0, 1.0, n_bins + 1)
-    else:
-        edges = np.quantile(conf, np.linspace(0.0, 1.0, n_bins + 1))
-    # Right-closed bins (e_k, e_{k+1}], the first also holding e_0 (Guo et al. 2017).
-    return np.searchsorted(edges[1:-1], conf, side="left"), edges
-
-
 def calibration_curve(
     correct: ArrayLike,
     confidence: ArrayLike,
@@ -290,7 +276,13 @@ def calibration_curve(
     array([0.5, 1. ])
     """
     correct_arr, conf = _check_trials(correct, confidence, unit_interval=True)
-    idx, edges = _bin_index(conf, n_bins, strategy)
+    if not isinstance(n_bins, int | np.integer) or n_bins < 1:
+        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
+    check_choice(strategy, "strategy", ("uniform", "quantile"))
+    levels = np.linspace(0.0, 1.0, n_bins + 1)
+    edges = levels if strategy == "uniform" else np.quantile(conf, levels)
+    # Right-closed bins (e_k, e_{k+1}], the first also holding e_0 (Guo et al. 2017).
+    idx = np.searchsorted(edges[1:-1], conf, side="left")
     counts = np.bincount(idx, minlength=n_bins).astype(np.int64)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_conf = np.bincount(idx, weights=conf, minlength=n_bins) / counts

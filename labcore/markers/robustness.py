@@ -231,8 +231,7 @@ def ideal_observer_accuracy(thresholds: ArrayLike | list, sigma: float) -> float
     >>> ideal_observer_accuracy(np.array([0.1, 0.2, np.inf, 0.0]), 0.15)
     0.5
     """
-    pooled = _pooled(thresholds)
-    return float(np.mean(pooled > sigma))
+    return float(np.mean(_pooled(thresholds) > sigma))
 
 
 def ideal_observer_l75(thresholds: ArrayLike | list, *, threshold: float = L75_THRESHOLD) -> float:

@@ -95,10 +95,6 @@ def _trials(
     return coh, offered.astype(bool), picked
 
 
-def _levels(coh: NDArray[np.float64], levels: Sequence[float] | None) -> NDArray[np.float64]:
-    return np.unique(coh) if levels is None else np.asarray(sorted(levels), dtype=np.float64)
-
-
 def _rate(hits: NDArray[np.bool_], counted: NDArray[np.bool_]) -> tuple[float, int]:
     n = int(counted.sum())
     return (float(hits[counted].mean()) if n else float("nan")), n
@@ -141,7 +137,7 @@ def p_sure_by_coherence(
     ([0.0, 51.2], [0.5, 0.0], [2, 1])
     """
     coh, offered, picked = _trials(coherence, sure_offered, choice)
-    grid = _levels(coh, levels)
+    grid = np.unique(coh) if levels is None else np.asarray(sorted(levels), dtype=np.float64)
     values, counts = [], []
     for c in grid:
         value, n = _rate(picked == "sure", offered & np.isclose(coh, c))
@@ -215,7 +211,7 @@ def accuracy_waived_vs_not_offered(
     if values.size and not all(v in (0, 1, True, False) for v in values):
         raise ValueError("correct must be 0/1 or bool on every trial with a side choice")
     right[side] = values.astype(bool)
-    grid = _levels(coh, levels)
+    grid = np.unique(coh) if levels is None else np.asarray(sorted(levels), dtype=np.float64)
     rows = {"waived": ([], []), "not_offered": ([], [])}
     for c in grid:
         here = side & np.isclose(coh, c)
