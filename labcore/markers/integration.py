@@ -539,12 +539,8 @@ def tse_complexity(
 
     Parameters
     ----------
-    samples : array-like of shape (N, C) or (E, T, C)
-        Equal-time samples (episodes and steps pooled).
-    nodes : sequence of sequences of int, optional
-        Channel indices of each element; default one per channel.
-    ridge : float, default=0
-        See the module docstring.
+    samples, nodes, ridge
+        As :func:`higher_order_information`.
     max_exact : int, default=12
         Up to this many elements the average runs over every subset.
     n_subsets : int, default=32
