@@ -223,7 +223,6 @@ def _restore(
         probs=empty,
         confidence=np.full((n, steps), np.nan, np.float32),
         cue=t["cue"],
-        pose=np.zeros((n, steps), np.int64),
         reward=np.zeros((n, steps), np.float32),
         h=empty,
         slots=t["slots"].astype(np.float32) if "slots" in t else None,
