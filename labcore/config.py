@@ -345,15 +345,12 @@ class AgentConfig:
 
 
 KINDS_FILE = Path(__file__).resolve().parent / "agent_kinds.json"
-"""Each agent kind: its description and the AgentConfig fields it sets (the agent family, paper
-sec. 4.1; E4's reward-trained arms, protocol 8.3, 8.8.3; the variants of protocol 11)."""
+"""Each agent kind: its description, the experiments that run it and the AgentConfig fields it
+sets (the agent family, paper sec. 4.1; E4's arms, protocol 8.3, 8.8.3; protocol 11's variants)."""
 _KINDS: dict[str, dict] = json.loads(KINDS_FILE.read_text(encoding="utf-8"))
 AGENT_KINDS: dict[str, AgentConfig] = {
     kind: AgentConfig(
-        kind=kind,
-        **{
-            k: tuple(v) if isinstance(v, list) else v for k, v in spec.items() if k != "description"
-        },
+        kind=kind, **{k: tuple(v) if isinstance(v, list) else v for k, v in spec["config"].items()}
     )
     for kind, spec in _KINDS.items()
 }
@@ -438,33 +435,8 @@ SELF_NOISE_DOSES = (0.0, 0.25, 0.5, 1.0, 2.0)
 """SDs of the noise added to z_self (protocol 11.4)."""
 TASK_OF_EXPERIMENT = {"e1": "wagering", "e2": "dual", "e3": "dual", "e4": "wagering"}
 KINDS_OF_EXPERIMENT: dict[str, tuple[str, ...]] = {
-    "e1": ("b2_ws",),
-    "e2": ("a0", "a1", "b1"),
-    "e3": (
-        "a0",
-        "a1",
-        "b1",
-        "b1_reg",
-        "b1_noise",
-        "b2",
-        "b2_ws",
-        "hot_only",
-        "bc_linear",
-        "bc_mlp",
-        "bc_random",
-    ),
-    "e4": (
-        "b2_ws",
-        "reward_wager",
-        "reward_wager_risky",
-        "reward_workspace",
-        "reward_logits",
-        "reward_all",
-        "reward_late",
-        "reward_late_risky",
-        "reward_late_uncentred",
-        "reward_late_uncentred_sgd",
-    ),
+    exp: tuple(kind for kind, spec in _KINDS.items() if exp in spec["experiments"])
+    for exp in TASK_OF_EXPERIMENT
 }
 """The agent kinds each experiment runs (E4: protocol 8.3)."""
 BUNDLED_EXPERIMENTS = ("e1", "e2", "e3")
