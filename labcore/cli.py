@@ -17,6 +17,7 @@ import argparse
 import math
 import sys
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -196,9 +197,6 @@ def cmd_study(args: argparse.Namespace) -> int:
         raise SystemExit(f"error: {exc}") from exc
     out = Path(args.out or Path("results") / study.folder)
 
-    def say(text: str) -> None:
-        print(text, file=sys.stderr)
-
     client = cluster = None
     if args.backend == "dask" and not args.resummarise:
         client, cluster = _dask_client(args.scheduler, args.jobs, args.dask_timeout)
@@ -215,7 +213,7 @@ def cmd_study(args: argparse.Namespace) -> int:
                 jobs=args.jobs,
                 backend=args.backend,
                 rerun=args.rerun,
-                say=say,
+                say=partial(print, file=sys.stderr),
                 dask_timeout=args.dask_timeout,
             )
     except (DistributedRunError, ValueError) as exc:

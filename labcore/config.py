@@ -6,8 +6,10 @@ Task choices the paper leaves open are registered in ``docs/protocol.md``; budge
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from labcore.checks import _check, check_choice
 
@@ -342,98 +344,21 @@ class AgentConfig:
         return self.n_slots * self.slot_dim if self.workspace else 0
 
 
+KINDS_FILE = Path(__file__).resolve().parent / "agent_kinds.json"
+"""Each agent kind: its description, the experiments that run it and the AgentConfig fields it
+sets (the agent family, paper sec. 4.1; E4's arms, protocol 8.3, 8.8.3; protocol 11's variants)."""
+_KINDS: dict[str, dict] = json.loads(KINDS_FILE.read_text(encoding="utf-8"))
 AGENT_KINDS: dict[str, AgentConfig] = {
-    "a0": AgentConfig(
-        kind="a0", recurrent=False, workspace=False, policy_reads="trunk", cue_route="none"
-    ),
-    "a1": AgentConfig(kind="a1", workspace=False, policy_reads="trunk", cue_route="none"),
-    "b1": AgentConfig(kind="b1"),
-    "b1_reg": AgentConfig(kind="b1_reg", dropout=0.2, weight_decay=1e-4),
-    "b1_noise": AgentConfig(kind="b1_noise", train_workspace_noise=0.5),
-    "b2": AgentConfig(kind="b2", self_model=True, policy_reads="self_model"),
-    "b2_ws": AgentConfig(kind="b2_ws", self_model=True, policy_reads="workspace"),
-    "hot_only": AgentConfig(
-        kind="hot_only",
-        workspace=False,
-        self_model=True,
-        policy_reads="self_model",
-        cue_route="trunk",
-    ),
-    "bc_linear": AgentConfig(kind="bc_linear", bottleneck="linear"),
-    "bc_mlp": AgentConfig(kind="bc_mlp", bottleneck="mlp"),
-    "bc_random": AgentConfig(kind="bc_random", bottleneck="random"),
-    "reward_wager": AgentConfig(kind="reward_wager", self_model=True),
-    "reward_wager_risky": AgentConfig(kind="reward_wager_risky", self_model=True),
-    "reward_workspace": AgentConfig(
-        kind="reward_workspace", self_model=True, self_model_inputs=("broadcast",)
-    ),
-    "reward_logits": AgentConfig(
-        kind="reward_logits", self_model=True, self_model_inputs=("logits", "uncertainty")
-    ),
-    "reward_all": AgentConfig(kind="reward_all", self_model=True, value_head=True),
-    "reward_late": AgentConfig(
-        kind="reward_late",
-        self_model=True,
-        confidence_head_init="zero_bias",
-        confidence_centred=True,
-    ),
-    "reward_late_risky": AgentConfig(
-        kind="reward_late_risky",
-        self_model=True,
-        confidence_head_init="zero_bias",
-        confidence_centred=True,
-    ),
-    "reward_late_uncentred": AgentConfig(
-        kind="reward_late_uncentred", self_model=True, confidence_head_init="zero_bias"
-    ),
-    "reward_late_uncentred_sgd": AgentConfig(
-        kind="reward_late_uncentred_sgd", self_model=True, confidence_head_init="zero_bias"
-    ),
-    "b2_routes": AgentConfig(
-        kind="b2_routes",
-        self_model=True,
-        self_model_inputs=("h", "broadcast"),
-        policy_reads="workspace_and_self_model",
-        confidence_reads=("self_model", "policy"),
-    ),
-    "b1_gate": AgentConfig(kind="b1_gate", write_rule="learned", train_capacities=(1, 2, 3, 4)),
-    "b1_gate_full": AgentConfig(kind="b1_gate_full", write_rule="learned"),
+    kind: AgentConfig(
+        kind=kind, **{k: tuple(v) if isinstance(v, list) else v for k, v in spec["config"].items()}
+    )
+    for kind, spec in _KINDS.items()
 }
-"""The agent family (paper sec. 4.1), E4's reward-trained arms (protocol 8.3, 8.8.3) and the
-variants of protocol 11. A kind names how an agent was made."""
+"""A kind names how an agent was made."""
 
 KINDS_WITHOUT_WORKSPACE = tuple(k for k, c in AGENT_KINDS.items() if not c.workspace)
 
-AGENT_DESCRIPTIONS: dict[str, str] = {
-    "a0": "A0: feed-forward baseline, no memory",
-    "a1": "A1: recurrent baseline (GRU 64)",
-    "b1": "B1: global workspace (4 slots x 16)",
-    "b1_reg": "B1 + dropout and weight decay",
-    "b1_noise": "B1 + training-time workspace noise",
-    "b2": "B2: B1 + self-model, policy reads the self-model",
-    "b2_ws": "B2: B1 + self-model, policy reads the workspace",
-    "hot_only": "HOT-only: A1 + self-model, no bus, cues visible",
-    "bc_linear": "BC-only: B1 + 64-d linear bottleneck",
-    "bc_mlp": "BC-only: B1 + 64-d MLP bottleneck",
-    "bc_random": "BC-only: B1 + fixed random projection",
-    "reward_wager": "E4 (a): B2 workspace-read, confidence learned from the wager's reward only",
-    "reward_wager_risky": "E4 (a), risky payoff: a wrong bet costs 3",
-    "reward_workspace": "E4 control: confidence from the workspace broadcast only, reward-trained",
-    "reward_logits": "E4 control: confidence from the policy's logits only, reward-trained",
-    "reward_all": (
-        "E4 (b): B2 workspace-read, policy and wager both learned from the task's reward "
-        "(actor-critic)"
-    ),
-    "reward_late": "E4 again (a'): wager learned from reward after the policy converged, "
-    "centred head",
-    "reward_late_risky": "E4 again, risky payoff: a wrong bet costs 3",
-    "reward_late_uncentred": "E4 again: as (a') without centred features",
-    "reward_late_uncentred_sgd": "E4 again: as (a') without centred features, the wager head "
-    "by plain SGD",
-    "b2_routes": "B2 with two routes: policy and confidence read the workspace and the self-model",
-    "b1_gate": "B1 with a learned write gate, trained with 1-4 slots",
-    "b1_gate_full": "B1 with a learned write gate, trained with 4 slots",
-}
+AGENT_DESCRIPTIONS: dict[str, str] = {kind: spec["description"] for kind, spec in _KINDS.items()}
 
 SELF_MODEL_MODES = ("on", "zero", "noise", "permute")
 NOISE_MODES = ("stored", "read")
@@ -510,33 +435,8 @@ SELF_NOISE_DOSES = (0.0, 0.25, 0.5, 1.0, 2.0)
 """SDs of the noise added to z_self (protocol 11.4)."""
 TASK_OF_EXPERIMENT = {"e1": "wagering", "e2": "dual", "e3": "dual", "e4": "wagering"}
 KINDS_OF_EXPERIMENT: dict[str, tuple[str, ...]] = {
-    "e1": ("b2_ws",),
-    "e2": ("a0", "a1", "b1"),
-    "e3": (
-        "a0",
-        "a1",
-        "b1",
-        "b1_reg",
-        "b1_noise",
-        "b2",
-        "b2_ws",
-        "hot_only",
-        "bc_linear",
-        "bc_mlp",
-        "bc_random",
-    ),
-    "e4": (
-        "b2_ws",
-        "reward_wager",
-        "reward_wager_risky",
-        "reward_workspace",
-        "reward_logits",
-        "reward_all",
-        "reward_late",
-        "reward_late_risky",
-        "reward_late_uncentred",
-        "reward_late_uncentred_sgd",
-    ),
+    exp: tuple(kind for kind, spec in _KINDS.items() if exp in spec["experiments"])
+    for exp in TASK_OF_EXPERIMENT
 }
 """The agent kinds each experiment runs (E4: protocol 8.3)."""
 BUNDLED_EXPERIMENTS = ("e1", "e2", "e3")

@@ -266,11 +266,17 @@ class Loaded(Generic[T]):
         return self.summary is not None and not self.problems
 
 
-def _where(loc: Sequence[Any]) -> str:
+def field_path(loc: Sequence[Any]) -> str:
+    """A pydantic error location as a path: ``("items", 0, "behavioural")`` ->
+    ``"items[0].behavioural"``.
+
+    >>> field_path(("items", 0, "behavioural", 1)), field_path(())
+    ('items[0].behavioural[1]', '')
+    """
     out = ""
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "the file"
+    return out
 
 
 class Problem(str):
@@ -299,10 +305,10 @@ def validation_sentences(
     errors = exc.errors()
     out = [
         Problem(
-            f"{name}: {_where(e['loc'])}: {e['msg'].rstrip('.')}",
+            f"{name}: {field_path(e['loc']) or 'the file'}: {e['msg'].rstrip('.')}",
             file or name,
             "invalid",
-            at + _where(e["loc"]),
+            at + (field_path(e["loc"]) or "the file"),
         )
         for e in errors[:limit]
     ]

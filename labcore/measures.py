@@ -185,34 +185,21 @@ def workspace(
 ) -> WorkspaceView:
     """E2 accuracies and broadcast markers of one condition (paper sec. 5.2)."""
     trace = rollout(agent, task_id, seeds, intervention, task_options=task_options)
-    nan = float("nan")
-    g = {"gbi": nan, "gbi_signed": nan, "gbi_abs": nan, "two_occupied": nan}
-    ignition = nan
+    readings = dict.fromkeys(("gbi", "gbi_signed", "ignition"), float("nan"))
     if trace.slots is not None:
-        g = gbi_readings(trace.slots[:, trace.report_steps()])
-        ignition = ignition_from_empty(trace.slots)
-    return WorkspaceView(
-        trace.per_step_accuracy(),
-        trace.decision_accuracy(),
-        trace.conjunction(),
-        g["gbi"],
-        g["gbi_signed"],
-        ignition,
-        trace,
-        g["gbi_abs"],
-        g["two_occupied"],
-    )
+        readings = gbi_readings(trace.slots[:, trace.report_steps()])
+        readings["ignition"] = ignition_from_empty(trace.slots)
+    accuracies = trace.per_step_accuracy(), trace.decision_accuracy(), trace.conjunction()
+    return WorkspaceView(*accuracies, **readings, trace=trace)
 
 
 def cue_kinds(trace: Trace, episode: int = 0) -> list[str | None]:
     """What arrived on the cue channel at each step: colour / object / mask / None."""
     names = {CueKind.CUE_A: "colour", CueKind.CUE_B: "object", CueKind.MASK: "mask"}
-    kinds = []
-    for cue in trace.cue[episode]:
-        kinds.append(
-            names[CueKind(int(np.argmax(cue[KIND_SLICE])))] if cue[EVENT_INDEX] > 0 else None
-        )
-    return kinds
+    return [
+        names[CueKind(int(np.argmax(cue[KIND_SLICE])))] if cue[EVENT_INDEX] > 0 else None
+        for cue in trace.cue[episode]
+    ]
 
 
 def masking_traces(

@@ -40,7 +40,6 @@ class Trace:
     probs: np.ndarray
     confidence: np.ndarray
     cue: np.ndarray
-    pose: np.ndarray
     reward: np.ndarray
     h: np.ndarray
     slots: np.ndarray | None
@@ -176,7 +175,6 @@ def rollout(
         "probs": np.zeros((n, t_max, E.N_ACTIONS), np.float32),
         "confidence": np.full((n, t_max), np.nan, np.float32),
         "cue": np.zeros((n, t_max, E.CUE_DIM), np.float32),
-        "pose": np.zeros((n, t_max), np.int64),
         "reward": np.zeros((n, t_max), np.float32),
         "h": np.zeros((n, t_max, c.hidden_dim), np.float32),
     }
@@ -214,7 +212,6 @@ def rollout(
         if out.confidence is not None:
             rec["confidence"][:, t] = out.confidence.numpy()
         rec["cue"][:, t] = obs.cue
-        rec["pose"][:, t] = obs.pose
         rec["h"][:, t] = out.h.numpy()
         if c.workspace:
             rec["slots"][:, t] = out.slots.numpy()

@@ -23,7 +23,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import fields
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -223,7 +223,6 @@ def _restore(
         probs=empty,
         confidence=np.full((n, steps), np.nan, np.float32),
         cue=t["cue"],
-        pose=np.zeros((n, steps), np.int64),
         reward=np.zeros((n, steps), np.float32),
         h=empty,
         slots=t["slots"].astype(np.float32) if "slots" in t else None,
@@ -267,11 +266,7 @@ def build_file(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> Pat
             view = metacognition_view(agent, seed, condition[1], condition[2])
         else:
             view = workspace_view(agent, seed, condition[1])
-            iv = view.trace.intervention
-            info = {
-                "task_id": view.trace.task_id,
-                "intervention": {f.name: getattr(iv, f.name) for f in fields(iv)},
-            }
+            info = {"task_id": view.trace.task_id, "intervention": asdict(view.trace.intervention)}
         key = condition_key(*condition)
         packed, scalars = _pack(view)
         arrays.update({f"{key}/{name}": value for name, value in packed.items()})
@@ -525,26 +520,6 @@ def read_views(checkpoint: str | Path, directory: str | Path = CACHE_DIR) -> dic
     return views
 
 
-def _checkpoints(directory: str | Path, keep: Callable[[dict], bool]) -> list[Path]:
-    from labcore.storage.checkpoints import read_manifest
-
-    manifest = read_manifest(directory)["checkpoints"]
-    return sorted(Path(directory) / e["file"] for e in manifest.values() if keep(e))
-
-
-def dual_checkpoints(directory: str | Path = CHECKPOINTS) -> list[Path]:
-    """Fast-schedule dual-task checkpoints of a directory (every kind)."""
-    return _checkpoints(directory, lambda e: e.get("mode") == "fast" and e.get("task") == "dual")
-
-
-def bundled_checkpoints(directory: str | Path = CHECKPOINTS) -> list[Path]:
-    """Fast-schedule checkpoints of a directory that have cached views."""
-    return _checkpoints(
-        directory,
-        lambda e: e.get("mode") == "fast" and conditions_of(e.get("task", ""), e.get("kind", "")),
-    )
-
-
 def _timed_build(
     make: Callable[[str, str], object], checkpoint: str, directory: str
 ) -> tuple[str, float]:
@@ -616,11 +591,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--checkpoints", default=str(CHECKPOINTS))
     parser.add_argument("--force", action="store_true", help="rebuild files that still match")
     args = parser.parse_args(argv)
-    chosen = bundled_checkpoints(args.checkpoints)
-    dual = dual_checkpoints(args.checkpoints)
-    if args.only is not None:
-        chosen = [c for c in chosen if cache_path(c, "").stem in set(args.only)]
-        dual = [c for c in dual if cache_path(c, "").stem in set(args.only)]
+    from labcore.storage.checkpoints import read_manifest
+
+    fast = [
+        e
+        for e in read_manifest(args.checkpoints)["checkpoints"].values()
+        if e["mode"] == "fast"
+        and (args.only is None or cache_path(e["file"], "").stem in args.only)
+    ]
+    folder = Path(args.checkpoints)
+    chosen = sorted(folder / e["file"] for e in fast if conditions_of(e["task"], e["kind"]))
+    dual = sorted(folder / e["file"] for e in fast if e["task"] == "dual")
     if args.command == "build":
         start = time.perf_counter()
         build(chosen, args.out, args.jobs, args.force)

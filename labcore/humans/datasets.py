@@ -175,11 +175,7 @@ GROUP_COLUMNS = (
     "n_unmeasured",
     "min_trials",
     "seed",
-    *(
-        f"{marker}_{stat}"
-        for marker, _ in GROUP_MARKERS
-        for stat in ("n", "mean", "mean_low", "mean_high", "median", "median_low", "median_high")
-    ),
+    *(f"{marker}_{stat}" for marker, _ in GROUP_MARKERS for stat in GroupStat.model_fields),
 )
 """The columns of the group table (``--groups``), in order."""
 

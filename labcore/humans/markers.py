@@ -72,10 +72,6 @@ class SubjectMarkers(BaseModel):
     notes: tuple[str, ...] = ()
     cautions: tuple[str, ...] = ()
 
-    def row(self) -> dict[str, object]:
-        """The record as a row of :data:`MARKER_COLUMNS`."""
-        return _row(self)
-
 
 def rating_levels(confidence: ArrayLike) -> NDArray[np.float64] | None:
     """The rating scale of a confidence: its distinct values, or None if it is continuous.
@@ -258,10 +254,6 @@ def markers_csv(rows: Sequence[SubjectMarkers | Unmeasured]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(MARKER_COLUMNS)
     for r in rows:
-        cells = r.row() if isinstance(r, SubjectMarkers) else _row(r) | {"not_measured": r.reason}
-        writer.writerow(["" if v is None else v for v in cells.values()])
+        cells = [getattr(r, "reason" if k == "not_measured" else k, None) for k in MARKER_COLUMNS]
+        writer.writerow(["" if v is None else v for v in cells])
     return out.getvalue()
-
-
-def _row(record: BaseModel) -> dict[str, object]:
-    return {k: getattr(record, k, None) for k in MARKER_COLUMNS}

@@ -70,10 +70,7 @@ def key_answer(key: str) -> tuple[str, int | float] | None:
     """
     if key in SIDE_KEYS:
         return "side", SIDE_KEYS.index(key)
-    for w in WAGERS:
-        if key == w.shortcut:
-            return "wager", w.confidence
-    return None
+    return next((("wager", w.confidence) for w in WAGERS if key == w.shortcut), None)
 
 
 @dataclass(frozen=True, eq=False)

@@ -437,18 +437,14 @@ def read_trials(
             where[0] = shown[where[0]]
         raise ContractError(message, "[".join(where), error.kind) from None
     checked = table._checked
-    usable = checked.usable
-    codes = checked.codes
-    stim = np.asarray(table.stimulus)[usable]
-    resp = np.asarray(table.response)[usable]
-    difficulty = getattr(table, "difficulty", None)
-    condition = table.condition
+    usable, codes = checked.usable, checked.codes
+    difficulty, condition = getattr(table, "difficulty", None), table.condition
     return Trials(
         name=name,
         format=fmt,
         subject=np.asarray(table.subject, dtype=str)[usable],
-        stimulus=(stim == codes[1]).astype(np.int8),
-        response=(resp == codes[1]).astype(np.int8),
+        stimulus=(np.asarray(table.stimulus)[usable] == codes[1]).astype(np.int8),
+        response=(np.asarray(table.response)[usable] == codes[1]).astype(np.int8),
         confidence=np.asarray(table.confidence, dtype=np.float64)[usable],
         codes=codes,
         difficulty=None if difficulty is None else np.asarray(difficulty, np.float64)[usable],

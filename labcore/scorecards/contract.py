@@ -7,10 +7,12 @@ carries the field and the kind of problem.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
+
+from labcore.findings import field_path
 
 
 class ContractError(ValueError):
@@ -21,21 +23,6 @@ class ContractError(ValueError):
         super().__init__(message)
         self.field = field
         self.kind = kind
-
-
-def field_path(loc: Sequence[Any]) -> str:
-    """A pydantic error location as a path: ``("items", 0, "behavioural")`` ->
-    ``"items[0].behavioural"``.
-
-    Examples
-    --------
-    >>> field_path(("items", 0, "behavioural", 1)), field_path(())
-    ('items[0].behavioural[1]', '')
-    """
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
 
 
 def shown(value: object, limit: int = 60) -> str:

@@ -254,9 +254,6 @@ class ClusterSubtotal:
     cluster_id: str
     architectural: int
     behavioural: int
-    behavioural_low: int
-    behavioural_high: int
-    applicable_max_points: int
     max_points: int
     assessed_max_points: int
 
@@ -332,12 +329,6 @@ class ScoredSystem:
         return band_for_total(self.behavioural_total)
 
     @property
-    def band_range(self) -> tuple[str, str]:
-        """Bands of the two ends of :attr:`behavioural_range`."""
-        low, high = self.behavioural_range
-        return band_for_total(low), band_for_total(high)
-
-    @property
     def capped_items(self) -> tuple[ScoredItem, ...]:
         """Items whose behavioural score a cap lowered."""
         return tuple(item for item in self.items if item.was_capped)
@@ -353,18 +344,11 @@ class ScoredSystem:
                     cluster_id=cluster_id,
                     architectural=sum(m.architectural for m in members),
                     behavioural=sum(m.behavioural for m in members),
-                    behavioural_low=sum(m.behavioural_low for m in members),
-                    behavioural_high=sum(m.behavioural_high for m in members),
-                    applicable_max_points=MAX_ITEM_SCORE * sum(m.applicable for m in members),
                     max_points=MAX_ITEM_SCORE * len(members),
                     assessed_max_points=MAX_ITEM_SCORE * sum(m.assessed for m in members),
                 )
             )
         return tuple(subtotals)
-
-    def cluster_subtotal(self, cluster_id: str) -> ClusterSubtotal:
-        """One cluster's subtotal."""
-        return next(s for s in self.cluster_subtotals if s.cluster_id == cluster_id)
 
 
 # ----------------------------------------------------------------------------- scoring

@@ -106,18 +106,14 @@ class CheckpointError(ValueError):
 
 
 # ---------------------------------------------------------------------------- names
-def _safe_name(value: object) -> bool:
+def _check_name_part(what: str, value: object) -> str:
     # Only these characters, so a name can never hold a path separator or "..".
-    return (
+    if not (
         isinstance(value, str)
-        and bool(_NAME_PART.fullmatch(value))
+        and _NAME_PART.fullmatch(value)
         and ".." not in value
         and len(value) <= MAX_NAME_LENGTH
-    )
-
-
-def _check_name_part(what: str, value: object) -> str:
-    if not _safe_name(value):
+    ):
         raise CheckpointError(
             f"{what} {value!r} is not a safe checkpoint name: use letters, digits, '_', '-' and "
             f"single '.' (at most {MAX_NAME_LENGTH} characters, no path separators, no '..').",

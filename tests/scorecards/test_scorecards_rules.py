@@ -259,9 +259,10 @@ def test_cluster_subtotals_sum_to_totals():
     assert card.architectural_total == 60
     assert card.behavioural_total == 30
     assert sum(s.behavioural for s in card.cluster_subtotals) == 30
-    assert card.cluster_subtotal("GWT").architectural == 10
-    assert card.cluster_subtotal("AST").max_points == 6
-    assert card.band_range == ("0", "III")
+    by_id = {s.cluster_id: s for s in card.cluster_subtotals}
+    assert by_id["GWT"].architectural == 10
+    assert by_id["AST"].max_points == 6
+    assert card.behavioural_range == (0, 60)
 
 
 @pytest.mark.parametrize(
