@@ -1,11 +1,4 @@
-"""How much is measured: the pipelines' evaluation budgets and the app's live budgets.
-
-:class:`ReproduceConfig` fixes the trials, episodes and noise levels of every experiment pipeline
-(``python -m labcore study paper``; the quick budgets of demos and smoke runs); :class:`LiveBudgets`
-and :data:`LIVE_BUDGETS` fix what the app measures while a visitor waits. This module sits in
-the base layer beside :mod:`labcore.config` and reads the training settings of the live run
-(:class:`labcore.config.TrainConfig`) from it.
-"""
+"""How much is measured: the pipelines' evaluation budgets and the app's live budgets."""
 
 from __future__ import annotations
 
@@ -17,11 +10,7 @@ from labcore.config import TrainConfig
 
 @dataclass(frozen=True)
 class ReproduceConfig:
-    """Evaluation budgets of the experiment pipelines (paper sec. 4.3.3).
-
-    ``ReproduceConfig.for_budget(seeds, quick=True)`` gives the quick budgets used for demos
-    and the test suite's smoke runs; the defaults are the full budgets.
-    """
+    """Evaluation budgets of the experiment pipelines (paper sec. 4.3.3)."""
 
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
     """Agent seeds (the unit of analysis)."""
@@ -82,11 +71,7 @@ class ReproduceConfig:
 
 @dataclass(frozen=True)
 class LiveBudgets:
-    """What the app measures live (one agent and seed, while the visitor waits) and on how much.
-
-    Small next to the pipelines' budgets (:class:`ReproduceConfig`): a live value is an
-    illustration of one seed; the bundled result sets hold the registered numbers.
-    """
+    """What the app measures live (one agent and seed, while the visitor waits) and on how much."""
 
     metacognition_trials: int = 300
     """Wagering trials of a live E1 view (Metacognition and Reward pages)."""

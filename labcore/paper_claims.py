@@ -49,9 +49,6 @@ E1_SELF_MODEL_CONDITIONS = {
 def e1_condition(self_model_mode: str, capacity: int, n_slots: int) -> str | None:
     """The paper's E1 condition a (self-model mode, active slots) setting is, or None.
 
-    The paper tests the self-model lesions at full capacity and the workspace lesion (bus off)
-    with the self-model on; any other setting is not one of its conditions.
-
     >>> (e1_condition("zero", 4, 4), e1_condition("on", 0, 4), e1_condition("on", 2, 4),
     ...  e1_condition("zero", 0, 4))
     ('self_off', 'bus_off', None, None)
@@ -64,8 +61,6 @@ def e1_condition(self_model_mode: str, capacity: int, n_slots: int) -> str | Non
 def e2_condition(capacity: int, n_slots: int) -> str | None:
     """The paper's E2 condition (``"k4"``, ``"k2"``, ``"k0"``) of a number of active slots, or None.
 
-    The paper reports full, half and no capacity; other slot counts are not its conditions.
-
     >>> e2_condition(4, 4), e2_condition(2, 4), e2_condition(0, 4), e2_condition(3, 4)
     ('k4', 'k2', 'k0', None)
     """
@@ -74,10 +69,6 @@ def e2_condition(capacity: int, n_slots: int) -> str | None:
 
 def claim_for(metric: str, condition: str | None) -> str | None:
     """The id of the paper's claim on ``metric`` in ``condition``, or None where it reports none.
-
-    The one place a page finds the paper's number for the condition it shows (conditions from
-    :func:`e1_condition`, :func:`e2_condition` or :data:`INTACT_CONDITION`). None means the paper
-    gives no number for this metric in this condition: say so, never show another condition's.
 
     >>> (claim_for("e1.auroc", "self_off"), claim_for("e1.accuracy", "bus_off"),
     ...  claim_for("e2.gbi", None))

@@ -1,20 +1,4 @@
-"""The self-contained HTML report: every figure of the paper rebuilt from a result set.
-
-``write_report(result_dir)`` reads a result set through the one loader
-(:func:`labcore.experiments.paper_results.load_results`), builds the figures listed in
-:data:`labcore.figures.registry.FIGURES` (and ``E4_FIGURES``), and fills the template
-``labcore/templates/report.html.j2`` (:func:`labcore.render.render`): the answer in its long form,
-the verdict counts (evidence and counted apart), every claim as a findings table row, each figure
-with what it shows, what the paper reported and what we found. The page works offline: plotly.js
-is inlined once, in the page head. Any piece may be missing (an E1-only run, a lost file): the
-figure is replaced by a short visible note and the rest of the report is written. All text is
-HTML-escaped by the template.
-
-Run from the command line::
-
-    python -m labcore.report results/bundled            # -> results/bundled/report.html
-    python -m labcore.report results/bundled --out /tmp/r.html
-"""
+"""The self-contained HTML report: every figure of the paper rebuilt from a result set."""
 
 from __future__ import annotations
 

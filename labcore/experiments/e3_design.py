@@ -1,28 +1,4 @@
-"""The E3 design study: which design choices decide the paper's robustness hierarchy?
-
-Pre-registered in docs/protocol.md sec. 7 (2026-11-23; the paper-weighted variant and the
-learning curves sec. 7.7, 2026-11-26). Experiment 3 of the paper reports B1 (a workspace alone)
-fragile (L75 0.04) and the B2 family robust (> 0.5); under the lab's registered design neither
-holds. This study trains B1, B2 and B2 workspace-read over a design of write geometry x loop x
-readout gain (fast schedule, 5 seeds), adds the paper's online schedule for the registered cell
-and the cell closest to the paper's pattern (3 seeds) and the paper-weighted variant for the
-registered cell, and measures each agent's L75 against the ceiling an ideal observer of its own
-workspace reaches, in both noise protocols.
-
-A study in one file: its design (:class:`E3StudyConfig`, :class:`Cell`), its units, how one unit
-runs (:func:`run_unit`), its tables, and the decision rules that turn the rows into findings (the
-medians per group, the distance to the paper's pattern, the factor and schedule effects, the
-reading of each learning curve, :func:`summarise`); its words are
-``labcore/templates/e3_design.j2``. Torch and the agents are imported only where a unit runs, so
-pages and figures read the study without them.
-
-Run: ``python -m labcore study e3_design --out results/explore_e3 --jobs 2``. A unit is one
-(schedule, cell, kind): its seeds train as one batch (skipped where the checkpoints exist), then
-each is measured. Units already in the study's files are kept (``--rerun PATTERN`` measures
-again). Files: ``explore_e3.csv`` (one row per agent and protocol), ``explore_e3_curves.csv``
-(titration curves), ``explore_e3_learning.csv`` (the paper schedules' learning curves),
-``summary.json`` (findings, answer, medians per group), ``figure.json`` (the curves figure).
-"""
+"""The E3 design study: which design choices decide the paper's robustness hierarchy?"""
 
 from __future__ import annotations
 
@@ -445,11 +421,7 @@ def _l75(groups: dict, cell: str, schedule: str, protocol: str, kind: str) -> fl
 
 
 def distance_to_paper(groups: dict, cell: str, schedule: str, protocol: str) -> float:
-    """Protocol sec. 7.4: 0 when the cell shows the paper's pattern, larger the further away.
-
-    ``inf`` when the cell cannot be placed: a kind is missing, or an L75 is 0 (below 75% correct
-    even without noise, i.e. the agent fails the task rather than being fragile).
-    """
+    """Protocol sec. 7.4: 0 when the cell shows the paper's pattern, larger the further away."""
     b1, b2, ws = (_l75(groups, cell, schedule, protocol, k) for k in KINDS)
     if not all(np.isfinite([b1, b2, ws])) or min(b1, b2, ws) <= 0:
         return float("inf")
@@ -528,10 +500,6 @@ def factor_effects(groups: dict, schedule: str = "fast") -> dict[str, dict[str, 
 def schedule_effects(groups: dict, to: str = "paper") -> dict[str, dict]:
     """The schedule as a factor (protocol sec. 7.6): per kind and protocol, the change of median
     log L75 from the fast schedule to ``to``, averaged over the cells trained on both.
-
-    Returns ``{"<kind> <protocol>": {"log_ratio": mean, "cells": {cell: log ratio}}}``; empty when
-    no cell has both schedules. A cell whose L75 is 0 on either schedule (it fails the task without
-    noise) has no ratio and is left out, as in :func:`factor_effects`.
 
     >>> c = REGISTERED.slug
     >>> g = {(c, "fast", "stored", "b1"): {"l75": 0.2}, (c, "paper", "stored", "b1"): {"l75": 0.05}}

@@ -1,25 +1,7 @@
 """E4's pre-registered hypotheses H1-H6 (docs/protocol.md sec. 8.5) and R1-R4 of "E4 again" (sec.
 8.8.5), tested as registered, and the confidence-spread rule beside every AUROC (sec. 8.8.4); the
 answer's words are ``labcore/templates/e4.j2`` (protocol 8.8.6), which quotes beside a summary's
-findings what the design fixes (:func:`answer_context`).
-
-Every test is on seed means with a 95% t interval (:func:`labcore.stats.t_interval`): "paired by
-seed" where the protocol says so (the interval of the per-seed differences, computed per seed
-by :mod:`labcore.experiments.e4`), otherwise two independent groups of seeds (Welch's interval
-of the difference, :func:`labcore.stats.welch_interval`). A hypothesis is *supported* when each
-of its registered conditions holds on its interval, *not supported* when one does not,
-*undefined* when an interval cannot be computed (fewer than two seeds, or a value undefined on
-the data), and *not tested* when an arm it needs is not in the result set (arm (b), exploratory,
-is tested where present and otherwise left out of H5).
-H5 is reported but not counted: both its parts are fixed by the wiring (protocol 8.5).
-R1 also needs its AUROC to be meaningful (the spread rule on more than half of the seeds); every
-AUROC of a result set gets its spread (:func:`spread_table`), and a claim on an AUROC that is not
-meaningful carries a ``not_meaningful`` flag (:mod:`labcore.experiments.paper_findings`).
-
-The E4 claims (``e4.*`` in :data:`labcore.paper_claims.CLAIMS`) carry the verdict "new (no paper
-number)", their hypothesis's outcome and their t interval
-(:mod:`labcore.experiments.paper_findings`).
-"""
+findings what the design fixes (:func:`answer_context`)."""
 
 from __future__ import annotations
 
@@ -474,16 +456,7 @@ def evaluate(results: Sequence[SeedResult]) -> list[dict[str, Any]]:
 # (8.8.4)
 def spread_table(results: Sequence[SeedResult]) -> dict[str, dict[str, Any]]:
     """Every AUROC of the result set (``e4.auroc.<arm>.<condition>``) beside its confidence's
-    spread.
-
-    Per key: ``auroc`` (seed mean), ``auroc_resolved`` (seed mean of the AUROC at the resolution of
-    protocol sec. 10.5), ``confidence_sd`` (seed mean), ``confidence_distinct``, ``spread_bets``
-    and ``bets_flipped`` (``[min, max]`` over seeds), ``seeds`` (with a spread),
-    ``seeds_meaningful`` (where the AUROC is meaningful: a spread of at least one bet (protocol
-    8.8.4) and at least one bet that flips under the evaluation's own bet rule (sec. 10.5; a set
-    made before it counts the first rule alone)) and ``meaningful``: True when that is more than
-    half of the seeds, False otherwise, None without a spread. JSON-clean.
-    """
+    spread."""
     values = per_seed(results)
     table: dict[str, dict[str, Any]] = {}
     for key in sorted(values):
@@ -525,11 +498,6 @@ def ideal_observer(
     wrong_bet_payoff: float, config: WageringConfig | None = None
 ) -> dict[str, float]:
     """What the reward-optimal wager does for the task's ideal observer (protocol 8.2).
-
-    Betting pays ``P(correct) * 1 + (1 - P(correct)) * wrong_bet_payoff``, opting out 0, so the
-    ideal observer bets when ``P(correct | lambda) = Phi(lambda / (sd sqrt 2))`` exceeds the
-    break-even ``-w / (1 - w)``; with ``lambda`` uniform it opts out on the trials below that
-    salience.
 
     Returns
     -------

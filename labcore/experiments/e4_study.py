@@ -1,12 +1,6 @@
 """Experiment 4 (metacognition from reward alone; docs/protocol.md sec. 8) as a study
 (``e4``), through the one runner: the shape of the ``paper`` study
-(:mod:`labcore.experiments.paper_study`) on E4's pipeline (:mod:`labcore.experiments.e4`).
-
-Run: ``python -m labcore study e4 --out results/e4``. Its claims have no paper number (verdict
-"new (no paper number)"); its registered hypotheses H1-H6 and R1-R4
-(:mod:`labcore.experiments.e4_hypotheses`) are findings with an outcome; the summary's tables keep
-the hypotheses with their conditions and every AUROC's confidence spread (protocol 8.8.4).
-"""
+(:mod:`labcore.experiments.paper_study`) on E4's pipeline (:mod:`labcore.experiments.e4`)."""
 
 from __future__ import annotations
 

@@ -1,20 +1,5 @@
 """The paper's experiments (E1-E3, study ``paper``) and E4 (study ``e4``) as findings: a pure
-function of the rows their units wrote (:func:`summarise`).
-
-The rows are read back into one :class:`~labcore.experiments.common.SeedResult` per (experiment,
-seed) and per untrained twin, exactly what the pipelines returned; then, as the experiments
-always did: each experiment's values across seeds (tests, the composite regression, the closed
-forms, E4's counts), the construction audit (:mod:`labcore.experiments.construction`), the
-verdict of every claim of :data:`labcore.paper_claims.CLAIMS` (:func:`labcore.paper.verdict`,
-which names the branch that decided) and E4's hypotheses
-(:mod:`labcore.experiments.e4_hypotheses`). Each claim becomes one
-:class:`~labcore.findings.Finding` (same id), its reasons :class:`~labcore.findings.Flag` records;
-the words are :mod:`labcore.render`'s and ``labcore/templates/paper.j2``'s.
-
-Every rule carries its date (:data:`labcore.paper.RULES`); the claims are built once under the
-rules in force at each date, cumulatively (:func:`rule_history`), so the answer states what each
-rule added after the results were known changed in the evidence counts.
-"""
+function of the rows their units wrote (:func:`summarise`)."""
 
 from __future__ import annotations
 

@@ -2,11 +2,7 @@
 read it: :func:`load_results`, a thin wrapper over the one loader
 (:func:`labcore.experiments.study.load_study`, which validates ``summary.json`` with
 :func:`labcore.findings.load_summary` and :class:`~labcore.experiments.paper_tables.ResultTables`
-and reads every table of the study's contract). No torch.
-
-Nothing here raises on a bad file: every problem is one sentence in :attr:`ResultSet.problems`
-and the part it concerns is left empty (None, {}), so a page shows the rest.
-"""
+and reads every table of the study's contract). No torch."""
 
 from __future__ import annotations
 

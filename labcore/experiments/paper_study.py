@@ -1,15 +1,4 @@
-"""The paper's Experiments 1-3 as one study (``paper``), through the one runner.
-
-Run: ``python -m labcore study paper --out results/bundled`` (5 seeds; ``--quick`` the quick
-budgets on 2 seeds; 20 seeds: ``--set seeds=0,1,...,19``). A unit is one (experiment, seed): the
-pipeline of :mod:`labcore.experiments.e1` (``e2``, ``e3``) on that seed's agents, or the same on
-its *untrained twins* (the first ``audit_seeds`` seeds, at their initial weights: the
-construction audit's input). ``prepare`` first trains the agents that are neither bundled nor
-cached, as seed batches (:mod:`labcore.training.provision`; on the cluster of the current Dask
-client when one is connected). The findings are :mod:`labcore.experiments.paper_findings`'s, the
-files :mod:`labcore.experiments.paper_tables`'s; Experiment 4 is the study ``e4``
-(:mod:`labcore.experiments.e4_study`), the same shape.
-"""
+"""The paper's Experiments 1-3 as one study (``paper``), through the one runner."""
 
 from __future__ import annotations
 
@@ -211,12 +200,7 @@ def _dask_client_connected() -> bool:
 
 
 def provision_agents(config: PaperConfig, jobs: int = 1) -> list[str]:
-    """Train every agent the experiments need that is neither bundled nor cached.
-
-    The missing seeds of each kind train together as seed batches
-    (:mod:`labcore.training.provision`), ``jobs`` batches side by side (spawned processes, or the
-    cluster of the current Dask client). Returns the names trained.
-    """
+    """Train every agent the experiments need that is neither bundled nor cached."""
     from labcore.storage.checkpoints import BUNDLED_DIR, checkpoint_name
     from labcore.training.provision import missing_seeds, plan_batches, progress_bar, run_batches
 

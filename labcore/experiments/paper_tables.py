@@ -1,24 +1,6 @@
 """The files of the paper's experiments (study ``paper``: E1-E3) and of E4 (study ``e4``), and the
 model of their summary's ``tables``. No torch: pages, figures and the report read a result set
-through :func:`labcore.experiments.paper_results.load_results`, which uses these contracts.
-
-A result set's folder holds (every file listed with its SHA-256 in ``summary.json``):
-
-- ``seed_values.csv``: every per-seed number (``experiment``, ``seed``, ``key``, ``value``; a
-  censored L75 is written as text, ``"> 0.5"``, ``"<= 0"``: :func:`l75_cell`), every value before
-  every L75, as the file always was;
-- ``e1_trials.csv``, ``e2_capacity.csv``, ``e3_titration.csv`` (study ``paper``), ``e4_trials.csv``
-  and ``e4_curves.csv`` (study ``e4``): trial- and evaluation-level rows;
-- ``untrained_values.csv``: the per-seed numbers of the untrained twins (the construction audit's
-  input, :mod:`labcore.experiments.construction`);
-- ``e2_traces.csv`` (the workspace norm by step and the masking traces per seed) and
-  ``e3_points.csv`` (one composite point per agent kind and seed): the arrays of the figures;
-- ``agents.csv``: agents left out (below the training criterion) or trained for the run;
-- ``figures.json``: the same arrays in the shape the figures read, made from the two tables above
-  (:func:`figures_json`);
-- ``summary.json``: findings (one per claim of :data:`labcore.paper_claims.CLAIMS`, and E4's
-  hypotheses), an answer and :class:`ResultTables`.
-"""
+through :func:`labcore.experiments.paper_results.load_results`, which uses these contracts."""
 
 from __future__ import annotations
 

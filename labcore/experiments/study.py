@@ -1,25 +1,5 @@
 """One shape for every study, one registry, one runner (after Optuna's ``Study`` and Hydra's
-sweeps).
-
-A study is one module, ``labcore/experiments/<name>.py``, whose ``STUDY`` (a :class:`Study`) is a
-config (a frozen dataclass with ``quick()``), its units, a function that runs one unit into rows,
-its tables, and a function that turns the rows into findings; its words are
-``labcore/templates/<name>.j2``. The registry (:data:`STUDIES`) names each study's folder under
-``results/`` and its title, once. ``docs/adding_a_study.md`` walks through a small one
-(:mod:`labcore.experiments.example`). :func:`run_study` runs any of them the same way:
-
-1. ``prepare`` (optional): what the units share, e.g. training the agents as seed batches;
-2. every unit, in spawned worker processes, each cached on disk (``joblib.Memory`` under
-   ``OUT/.units``): a run stopped half-way resumes at the first unit not done;
-3. the rows written as CSV files (:class:`Table`), then **read back** through the one validated
-   reader, so that :func:`resummarise` (rows from the bundled files) and a fresh run summarise
-   exactly the same values;
-4. ``summarise`` -> a :class:`~labcore.findings.StudySummary`, written last with the SHA-256 of
-   every file (a stopped run never leaves a summary beside another run's files).
-
-The command line is one verb: ``python -m labcore study NAME --out DIR`` (``--list``,
-``--quick``, ``--jobs``, ``--resummarise``, ``--set field=value``).
-"""
+sweeps)."""
 
 from __future__ import annotations
 
@@ -199,10 +179,7 @@ def study_folders() -> set[str]:
 
 # ------------------------------------------------------------------------------- tables
 def write_table(path: Path, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Atomically write ``rows`` as CSV with exactly the table's columns (missing cells empty).
-
-    Floats are written by ``repr``, so they read back bit for bit.
-    """
+    """Atomically write ``rows`` as CSV with exactly the table's columns (missing cells empty)."""
 
     def write(tmp: Path) -> None:
         with open(tmp, "w", newline="", encoding="utf-8") as fh:
@@ -328,11 +305,7 @@ def read_rows(study: Study, out: Path | str) -> tuple[Rows, list[str]]:
 
 
 def load_frame(out: Path | str, table: Table) -> tuple[Any, list[str]]:
-    """One table as a pandas DataFrame (None with the problems when it cannot be read).
-
-    The checks of :func:`read_table`, column by column (a 150,000-row table reads in a fraction
-    of a second): a missing column, an empty required cell, text in a number column; text columns
-    stay text, the others are numbers (empty cells nan)."""
+    """One table as a pandas DataFrame (None with the problems when it cannot be read)."""
     import pandas as pd
 
     path = Path(out) / table.file
@@ -566,16 +539,7 @@ def run_study(
     say: Callable[[str], None] = print,
     dask_timeout: float = DASK_TIMEOUT,
 ) -> StudySummary:
-    """Run ``study`` (its registered config by default) into ``out`` and return its summary.
-
-    Units whose rows are already in ``out``'s files are kept (where the study says how a row
-    names its unit), except those whose label matches the shell pattern ``rerun``, which run again
-    (not from the unit cache either).
-
-    Nothing in ``out`` changes while the units run; then the old summary goes first, the tables
-    are written, read back and summarised, and the new summary is written last (with the SHA-256
-    of every file). Units already done in ``out/.units`` are not run again.
-    """
+    """Run ``study`` (its registered config by default) into ``out`` and return its summary."""
     study = get_study(study) if isinstance(study, str) else study
     config = config if config is not None else study.design()
     out = Path(out)
