@@ -47,29 +47,6 @@ __all__ = ["REPORTED_STUDIES", "build_report_html", "main", "write_report"]
 REPORTED_STUDIES: tuple[str, ...] = ("paper", "e4")
 """The studies whose folder gets a report.html (``python -m labcore study NAME``)."""
 TEMPLATE = "report.html.j2"
-CSS = """
-.figtitle { font-weight: 600; margin: 0.6em 0 0 0; }
-body{font-family:Helvetica,Arial,sans-serif;color:#222;margin:0;background:#fafafa;line-height:1.45}
-main{max-width:1180px;margin:0 auto;padding:24px 32px 64px;background:#fff}
-h1{font-size:1.9em;margin:0.2em 0} h2{border-bottom:2px solid #e8eef7;padding-bottom:4px;margin-top:2.2em}
-h3{margin-top:1.8em}
-.scope{background:#fff8e1;border-left:5px solid #f0b400;padding:10px 14px;font-weight:bold}
-.meta td{padding:2px 12px 2px 0;vertical-align:top} .meta td:first-child{color:#555;white-space:nowrap}
-.badge{display:inline-block;border-radius:4px;padding:1px 8px;font-size:0.9em;border:1px solid #ccc}
-.v-reproduced{background:#d4edda}.v-partly-reproduced{background:#fff3cd}.v-not-reproduced{background:#f8d7da}
-.v-not-comparable{background:#e2e3e5}
-.counts{display:flex;gap:12px;flex-wrap:wrap;margin:10px 0}
-.count{border-radius:6px;padding:8px 14px;min-width:150px}.count b{font-size:1.6em;display:block}
-figure{margin:28px 0;border:1px solid #e5e5e5;border-radius:6px;padding:10px 14px}
-figcaption{font-size:0.95em} figcaption p{margin:6px 0} .label{font-weight:bold;color:#34495e}
-.claims{font-size:0.9em;margin:6px 0 0 0;padding-left:18px} .claims li{margin:3px 0}
-.note{color:#7a4b00;background:#fff4e5;border:1px solid #ffd8a8;border-radius:4px;padding:8px 12px}
-table.data{border-collapse:collapse;font-size:0.9em} table.data td,table.data th{border:1px solid #ddd;
-padding:3px 8px;text-align:left} table.data th{background:#e8eef7}
-code,pre{background:#f3f3f3;border-radius:4px;padding:2px 5px} pre{padding:10px;overflow-x:auto}
-nav ul{columns:2} .explore{border-left:5px solid #dd8452;padding-left:12px}
-.answer{background:#f4f8fc;border-left:5px solid #4c72b0;padding:4px 14px;margin:10px 0}
-"""  # noqa: E501 - the stylesheet of the bundled reports
 BUDGETS = (
     ("e1_trials", "E1 trials per seed and condition"),
     ("e2_episodes", "E2 episodes per seed"),
@@ -254,7 +231,6 @@ def report_context(res: ResultSet) -> dict[str, Any]:
     values = sorted(res.values.items())
     return {
         "study": res.study,
-        "css": CSS,
         "plotlyjs": get_plotlyjs(),
         "experiments": res.experiments,
         "seeds": res.seeds,
