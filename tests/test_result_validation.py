@@ -190,7 +190,7 @@ def run(out: Path, *experiments: str) -> None:
 
 @pytest.fixture(autouse=True)
 def _no_budget_check(monkeypatch):
-    monkeypatch.setattr("labcore.experiments.paper_findings.check_budgets", lambda rows, c: None)
+    monkeypatch.setattr("labcore.experiments.paper_study.check_budgets", lambda rows, c: None)
 
 
 def test_the_runner_writes_a_manifest_the_reader_accepts(tmp_path, fake_pipelines):

@@ -104,6 +104,8 @@ class Registered:
     title: str
     module: str = ""
     settings: Mapping[str, Any] = field(default_factory=dict)
+    attribute: str = "STUDY"
+    """The module's name for the study (a module may hold two, as ``paper_study`` does)."""
 
     def module_of(self, name: str) -> str:
         """The module that defines study ``name``."""
@@ -119,7 +121,8 @@ STUDIES: dict[str, Registered] = {
     "e4": Registered(
         "e4",
         "Experiment 4: does metacognition emerge from reward alone (protocol 8.5, 8.8)",
-        module="labcore.experiments.e4_study",
+        module="labcore.experiments.paper_study",
+        attribute="E4_STUDY",
     ),
     "e3_design": Registered(
         "explore_e3",
@@ -165,7 +168,7 @@ def get_study(name: str) -> Study:
     a ValueError lists the others."""
     check_choice(name, "study", STUDIES)
     entry = STUDIES[name]
-    study = importlib.import_module(entry.module_of(name)).STUDY
+    study = getattr(importlib.import_module(entry.module_of(name)), entry.attribute)
     return dataclasses.replace(
         study, name=name, title=entry.title, folder=entry.folder, settings=entry.settings
     )
