@@ -954,6 +954,5 @@ STUDY = Study(
     summarise=summarise,
     tables=TABLES,
     prepare=prepare,
-    unit_label=str,
     unit_of=unit_of,
 )

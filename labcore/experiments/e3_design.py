@@ -848,6 +848,5 @@ STUDY = Study(
     summarise=summarise,
     tables=(ROWS, CURVES, LEARNING),
     tables_model=E3Tables,
-    unit_label=str,
     unit_of=unit_of,
 )

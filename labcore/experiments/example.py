@@ -167,6 +167,5 @@ STUDY = Study(
     run_unit=run_unit,
     summarise=summarise,
     tables=(SEEDS,),
-    unit_label=str,
     unit_of=unit_of,
 )

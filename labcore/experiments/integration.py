@@ -760,6 +760,5 @@ STUDY = Study(
     summarise=summarise,
     tables=(ROWS,),
     tables_model=IntegrationTables,
-    unit_label=str,
     unit_of=unit_of,
 )

@@ -651,6 +651,5 @@ STUDY = Study(
     run_unit=run_unit,
     summarise=summarise,
     tables=TABLES,
-    unit_label=str,
     unit_of=unit_of,
 )

@@ -764,6 +764,5 @@ STUDY = Study(
     summarise=summarise,
     tables=TABLES,
     tables_model=SweepTables,
-    unit_label=str,
     unit_of=unit_of,
 )
