@@ -390,15 +390,6 @@ def _merge(parts: Sequence[Rows]) -> Rows:
     return rows
 
 
-@dataclass
-class Progress:
-    """Units done, for the one progress bar (and tests)."""
-
-    total: int
-    done: int = 0
-    labels: list[str] = field(default_factory=list)
-
-
 def _call_unit(cached: Any, config: Any, unit: Any, out: str, force: bool = False) -> Rows:
     if force:  # run again whatever the cache holds (its code's dependencies may have changed)
         return cached.call(config, unit, out)[0]
@@ -476,11 +467,10 @@ def unit_rows(
         from tqdm import tqdm
 
         bar = tqdm(total=len(units), desc=study.name, unit="unit")
-    track = Progress(len(units))
+    finished = []
 
     def done(i: int, _rows: Rows) -> None:
-        track.done += 1
-        track.labels.append(labels[i])
+        finished.append(i)
         if bar is not None:
             bar.update(1)
             bar.set_postfix_str(labels[i][:40])
@@ -495,7 +485,7 @@ def unit_rows(
         raise ValueError(f"backend must be 'local' or 'dask', got {backend!r}")
     if bar is not None:
         bar.close()
-    say(f"{study.name}: {track.done} unit(s) done")
+    say(f"{study.name}: {len(finished)} unit(s) done")
     return dict(zip(units, parts, strict=True))
 
 
@@ -630,11 +620,6 @@ def _typed_like(current: Any, text: str, key: str) -> Any:
     except ValueError:
         raise ValueError(f"--set {key}: {text!r} is not a {type(current).__name__}") from None
     raise ValueError(f"--set cannot set {key} (a {type(current).__name__}) from the command line")
-
-
-def write_text(path: Path, text: str) -> None:
-    """Atomically write a text file (an artefact)."""
-    atomic_write(Path(path), lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 @dataclass
