@@ -85,8 +85,7 @@ class LiveBudgets:
     """Episodes of a live PCI-A and dPCI (Robustness page)."""
     pci_kinds: tuple[str, ...] = ("a0", "a1", "b1", "b2", "b2_ws", "hot_only")
     """The kinds the Robustness page compares live on PCI-A: each family once (no workspace,
-    workspace,
-    workspace with a self-model)."""
+    workspace, workspace with a self-model)."""
     integration_episodes: int = 32
     """Episodes of a live integration reading per condition (Integration page)."""
     theatre_episodes: int = 1000
@@ -97,12 +96,10 @@ class LiveBudgets:
     batch)."""
     sure_option_updates: int = 4000
     """Update cap of the live sure-option run (From reward alone page: Song et al.'s plain GRU on
-    NeuroGym's
-    wager, 64 trials per update, ``labcore.training.neurogym_trainer.live_config``): about 2 minutes
-    on one core at the
-    30-50 updates/s measured on the lab's 2-core machine under load (``python -m bench.bench_pdw
-    --live``);
-    the registered runs stop by protocol 8.7's criterion, at most 12,000."""
+    NeuroGym's wager, 64 trials per update, ``labcore.training.neurogym_trainer.live_config``):
+    about 2 minutes on one core at the 30-50 updates/s measured on the lab's 2-core machine under
+    load (``python -m bench.bench_pdw --live``); the registered runs stop by protocol 8.7's
+    criterion, at most 12,000."""
     sure_option_check_every: int = 100
     """Updates between the live run's held-out checks (registered: 100)."""
     sure_option_heldout_trials: int = 300
@@ -114,10 +111,8 @@ class LiveBudgets:
         max_updates=100, min_updates=100, eval_every=10, heldout_episodes=200
     )
     """The live reward-only training run (From reward alone page): 100 updates, a held-out AUROC
-    every 10
-    (a short demonstration, not the registered schedule of protocol 5.3; its agent falls short of
-    the 95%
-    criterion and is flagged so)."""
+    every 10 (a short demonstration, not the registered schedule of protocol 5.3; its agent falls
+    short of the 95% criterion and is flagged so)."""
 
     def __post_init__(self) -> None:
         _check(

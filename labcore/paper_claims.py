@@ -1,7 +1,6 @@
 """The paper's claims, read from ``paper_claims.json`` and ``e4_claims.json``, and how a page finds
 the claim it needs. How our values are compared with them (the verdict rules) is in
-:mod:`labcore.paper`.
-"""
+:mod:`labcore.paper`."""
 
 from __future__ import annotations
 

@@ -269,9 +269,8 @@ def nothing_to_predict(gaps_by_kind: Mapping[str, Sequence[float]]) -> bool:
 
 RELATIVE_CHECKS: dict[str, str] = {"actions_equal": "accuracy", "confidence_reassigned": "auroc"}
 """The relative rule's records (``e1.relative_checks``: ``<exp>.check.<check>.<rest>``) and the
-value each
-fixes (``<exp>.<value>.<rest>``): choices equal to the intact agent's fix its accuracy; confidences
-reassigned across episodes fix its Type-2 AUROC at chance in expectation."""
+value each fixes (``<exp>.<value>.<rest>``): choices equal to the intact agent's fix its accuracy;
+confidences reassigned across episodes fix its Type-2 AUROC at chance in expectation."""
 
 
 def _checks_hold(results: Sequence[SeedResult]) -> dict[tuple[str, str, str], bool]:

@@ -114,8 +114,7 @@ ARMS: tuple[Arm, ...] = (
     ),
 )
 """E4's arms in display order: one entry per arm (protocol 8.3, then the cells of "E4 again",
-8.8.3);
-a new arm is one more entry (its kind must also be in ``KINDS_OF_EXPERIMENT["e4"]``, which
+8.8.3); a new arm is one more entry (its kind must also be in ``KINDS_OF_EXPERIMENT["e4"]``, which
 provisions the agents)."""
 ARMS_BY_NAME = {a.name: a for a in ARMS}
 KINDS = tuple(dict.fromkeys(a.kind for a in ARMS))

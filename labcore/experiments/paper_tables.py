@@ -371,8 +371,7 @@ class SpreadEntry(_Model):
 
 
 class ResultTables(_Model):
-    """What the pages, figures and report need beyond the findings (``summary.json``
-    ``tables``)."""
+    """What the pages, figures and report need beyond the findings (``summary.json`` ``tables``)."""
 
     experiments: list[str]
     values: dict[str, Number] = Field(default_factory=dict)

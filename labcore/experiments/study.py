@@ -156,8 +156,7 @@ STUDIES: dict[str, Registered] = {
         "example", "A worked example: an ideal observer's confidence (docs/adding_a_study.md)"
     ),
 }
-"""The registry: every study the lab runs, by name; the one place its folder and title are
-named."""
+"""The registry: every study the lab runs, by name; the one place its folder and title are named."""
 RESULT_SET_STUDIES = ("paper", "e4")
 """The studies whose folders are result sets of the paper's experiments (the Replication page's
 choices); every other study's folder is not one."""
@@ -450,11 +449,10 @@ def unit_rows(
     dask_timeout: float = DASK_TIMEOUT,
     force: Callable[[Any], bool] | None = None,
 ) -> dict[Any, Rows]:
-    """Run every unit of ``study`` (cached in ``out/.units``), in spawned processes or on Dask
-    (the current client's cluster; ``dask_timeout``: seconds to wait while it has no worker), and
-    return each unit's rows, by unit. A
-    unit ``force`` picks runs again whatever the cache holds (the cache keys on the config and the
-    unit function's own code, not on the code it calls)."""
+    """Run every unit of ``study`` (cached in ``out/.units``), in spawned processes or on Dask (the
+    current client's cluster; ``dask_timeout``: seconds to wait while it has no worker), and return
+    each unit's rows, by unit. A unit ``force`` picks runs again whatever the cache holds (the cache
+    keys on the config and the unit function's own code, not on the code it calls)."""
     import joblib
 
     memory = joblib.Memory(out / UNIT_CACHE, verbose=0)
