@@ -4,7 +4,7 @@ Tasks (``labcore.envs``), agents (``labcore.agents``), run-time interventions
 (``labcore.interventions``), training (``labcore.training``), markers
 (``labcore.markers``), seed-level statistics (``labcore.stats``) and the experiment
 pipelines and studies (``labcore.experiments``; a result set's files and findings:
-``labcore.experiments.paper_tables``, ``labcore.findings``), the one renderer
+``labcore.experiments.paper_results``, ``labcore.findings``), the one renderer
 (``labcore.render``), the figures (``labcore.figures``) and the HTML report
 (``labcore.report``). Nothing here imports Streamlit: the app in ``app.py``/``app_pages/`` is a
 thin layer on top. The layers and where each concept lives: ``docs/ARCHITECTURE.md``.

@@ -14,8 +14,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from labcore.experiments.e4_hypotheses import answer_context
-from labcore.experiments.paper_results import REPORT, ResultSet, load_results
-from labcore.experiments.paper_tables import EXPERIMENTS
+from labcore.experiments.paper_results import EXPERIMENTS, REPORT, ResultSet, load_results
 from labcore.experiments.study import STUDIES, load_study
 from labcore.figures.explore import design_figure
 from labcore.figures.findings import claim_description, claim_ours_text, claim_paper_text

@@ -15,9 +15,8 @@ import pytest
 
 from labcore.experiments import e2, e3, paper_study
 from labcore.experiments.common import SeedResult
-from labcore.experiments.paper_results import load_results
+from labcore.experiments.paper_results import TRIAL_TABLES, load_results
 from labcore.experiments.paper_study import STUDY, PaperConfig
-from labcore.experiments.paper_tables import TRIAL_TABLES
 from labcore.experiments.study import run_study
 from labcore.findings import SUMMARY
 

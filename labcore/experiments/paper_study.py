@@ -28,7 +28,7 @@ from labcore.config import (
 )
 from labcore.experiments import construction, e4_hypotheses
 from labcore.experiments.common import DEFAULT_CACHE, SeedResult
-from labcore.experiments.paper_tables import (
+from labcore.experiments.paper_results import (
     AGENTS,
     BOUNDS,
     E2_TRACES,
@@ -683,7 +683,7 @@ def summarise(config: Any, rows: Rows) -> StudySummary:
     config : labcore.experiments.paper_study.PaperConfig
         The design the rows were made with (experiments, seeds, budgets, audit seeds).
     rows : dict
-        The study's tables (:data:`labcore.experiments.paper_tables.PAPER_TABLES` or
+        The study's tables (:data:`labcore.experiments.paper_results.PAPER_TABLES` or
         ``E4_TABLES``), typed.
     """
     from labcore.experiments import e1, e2, e3, e4  # torch: only when a set is summarised

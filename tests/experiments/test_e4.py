@@ -24,9 +24,9 @@ from labcore.experiments.e4_hypotheses import (
     evaluate,
     ideal_observer,
 )
+from labcore.experiments.paper_results import E4_CURVES, E4_TRIALS
 from labcore.experiments.paper_study import E4_STUDY as STUDY
 from labcore.experiments.paper_study import E4Config, pipeline
-from labcore.experiments.paper_tables import E4_CURVES, E4_TRIALS
 from labcore.experiments.study import load_study, run_study
 from labcore.figures.registry import EXPERIMENT_TITLES
 from labcore.findings import Flag, Interval, StudySummary, evidence_split, load_summary

@@ -12,8 +12,8 @@ import pytest
 
 from labcore.budgets import ReproduceConfig
 from labcore.experiments import e1, e2, e3
+from labcore.experiments.paper_results import E1_TRIALS
 from labcore.experiments.paper_study import STUDY, PaperConfig, Unit
-from labcore.experiments.paper_tables import E1_TRIALS
 from labcore.experiments.study import resummarise, run_study, run_units
 from labcore.findings import SCHEMA_VERSION, VERDICTS, load_summary
 from labcore.paper import ClaimSpec, paper_value, verdict

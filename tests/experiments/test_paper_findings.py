@@ -12,8 +12,8 @@ import pytest
 
 from labcore import render
 from labcore.experiments import paper_study as PF
+from labcore.experiments.paper_results import figures_json, l75_cell, l75_record, value_rows
 from labcore.experiments.paper_study import PaperConfig
-from labcore.experiments.paper_tables import figures_json, l75_cell, l75_record, value_rows
 from labcore.findings import Finding, Flag, evidence_split, load_summary
 from labcore.paper_claims import CLAIMS_BY_ID
 
