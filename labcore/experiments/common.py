@@ -98,24 +98,9 @@ def provide_agents(
 ) -> dict[str, Agent]:
     """The agents of one seed for a pipeline, with the bookkeeping every pipeline needs.
 
-    Parameters
-    ----------
-    result : SeedResult
-        The seed's result, updated in place.
-    task : {"dual", "wagering"}
-    kinds : sequence of str
-        Agent kinds, in order.
-    seed : int
-        The agent seed.
-    cache_dir : path, optional
-        Where agents trained on demand are cached.
-    untrained : bool
-        Untrained agents of the same kinds and seeds (the construction audit).
-
-    Returns
-    -------
-    dict
-        ``{kind: agent}`` for the kinds available, in the order of ``kinds``.
+    Returns ``{kind: agent}`` for the kinds available, in the order of ``kinds``; ``result`` records
+    the rest (:func:`provide_agent`). ``untrained``: the same kinds and seeds at their initial
+    weights (the construction audit).
     """
     agents: dict[str, Agent] = {}
     for kind in kinds:

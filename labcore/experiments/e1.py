@@ -151,19 +151,8 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     """Experiment 1 for one agent seed: the five conditions, the logits control, z_self's
     dimensionality.
 
-    Parameters
-    ----------
-    seed : int
-        The agent seed (its E1 agent and its evaluation episodes).
-    cfg : ReproduceConfig
-        Budgets (``e1_trials``).
-    cache_dir : str
-        Where agents trained on demand are cached.
-
-    Returns
-    -------
-    SeedResult
-        Values keyed by claim id (``e1.*``) and the ``e1_trials`` rows.
+    Returns the seed's values keyed by claim id (``e1.*``) and its ``e1_trials`` rows; agents
+    trained on demand are cached in ``cache_dir``.
     """
     torch.set_num_threads(1)
     result = SeedResult("e1", seed)

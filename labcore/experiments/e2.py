@@ -44,19 +44,8 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     """Experiment 2 for one agent seed: the capacity sweep, broadcast markers, dNRS, masking, bus
     audit.
 
-    Parameters
-    ----------
-    seed : int
-        The agent seed (its B1, A0 and A1 and their evaluation episodes).
-    cfg : ReproduceConfig
-        Budgets (``e2_episodes``, ``decoding_episodes``, masking SOA and count).
-    cache_dir : str
-        Where agents trained on demand are cached.
-
-    Returns
-    -------
-    SeedResult
-        Values keyed by claim id (``e2.*``), the ``e2_capacity`` rows and figure arrays.
+    Returns the seed's values keyed by claim id (``e2.*``), its ``e2_capacity`` rows and figure
+    arrays; agents trained on demand are cached in ``cache_dir``.
     """
     torch.set_num_threads(1)
     result = SeedResult("e2", seed)

@@ -58,20 +58,8 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     """Experiment 3 for one agent seed: for every kind, accuracy and OOD gaps, GBI, AUROC, titration
     and L75, PCI-A.
 
-    Parameters
-    ----------
-    seed : int
-        The agent seed (its eleven dual-task agents and their evaluation episodes).
-    cfg : ReproduceConfig
-        Budgets (``e3_episodes``, ``sigmas``, pulse step and SD).
-    cache_dir : str
-        Where agents trained on demand are cached.
-
-    Returns
-    -------
-    SeedResult
-        Values and L75 records keyed by claim id (``e3.*``), the ``e3_titration`` rows and the
-        composite points.
+    Returns the seed's values and L75 records keyed by claim id (``e3.*``), its ``e3_titration``
+    rows and composite points; agents trained on demand are cached in ``cache_dir``.
     """
     torch.set_num_threads(1)
     result = SeedResult("e3", seed)

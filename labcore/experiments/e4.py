@@ -318,20 +318,8 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     """Experiment 4 for one agent seed: every arm under E1's five conditions, the contrasts, the
     curves.
 
-    Parameters
-    ----------
-    seed : int
-        The agent seed (each arm's agent of that seed, and its evaluation episodes).
-    cfg : ReproduceConfig
-        Budgets (``e1_trials`` trials per arm and condition); ``untrained`` for the audit.
-    cache_dir : str
-        Where agents trained on demand are cached (and their training records are read).
-
-    Returns
-    -------
-    SeedResult
-        Values keyed ``e4.*`` and the rows of ``e4_trials`` and ``e4_curves`` (no curves for
-        untrained agents: they have no training).
+    Returns the seed's values keyed ``e4.*`` and its ``e4_trials`` and ``e4_curves`` rows (no
+    curves for untrained agents); agents trained on demand are cached in ``cache_dir``.
     """
     torch.set_num_threads(1)
     result = SeedResult("e4", seed)
