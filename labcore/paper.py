@@ -45,7 +45,7 @@ def paper_value(
 
 @dataclass(frozen=True)
 class ClaimSpec:
-    """How one of the paper's claims is compared with ours (rules in the module docstring)."""
+    """How one of the paper's claims is compared with ours (the rules: the module docstring)."""
 
     id: str
     description: str

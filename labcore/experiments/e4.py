@@ -279,7 +279,9 @@ ALL_OR_NOTHING = 0.05
 
 
 def cross_seed(results: list[SeedResult]) -> dict[str, float]:
-    """How the intact opt-out rates of each arm split over seeds (module docstring).
+    """How many agents of each arm opt out on (almost) every wager trial, on (almost) none, and of
+    how many (``e4.seeds_opting_out_always``, ``_never``, ``_measured``): a mean rate can describe
+    no agent at all.
 
     >>> r = [SeedResult("e4", s, values={"e4.skip.reward_wager.self_on": x}) for s,
     ...      x in enumerate([1.0, 0.0, 0.0])]
