@@ -1,5 +1,9 @@
 """Dissociations the data decides (protocol sec. 11): E1 and E2 in variants whose outcome training
-decides, beside the ideal observers and the rules that fix the by-design variants."""
+decides, beside the ideal observers and the rules that fix the by-design variants.
+
+Run: ``python -m labcore --compute portable study dissociations --out results/dissociations``
+(the missing agents train first); a unit is one part ("e1" or "e2") on one seed.
+"""
 
 from __future__ import annotations
 

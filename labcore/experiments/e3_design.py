@@ -1,4 +1,8 @@
-"""The E3 design study: which design choices decide the paper's robustness hierarchy?"""
+"""The E3 design study: which design choices decide the paper's robustness hierarchy?
+
+Run: ``python -m labcore study e3_design --out results/explore_e3 --jobs 2``; a unit is one
+(schedule, cell, kind), its seeds trained as one batch.
+"""
 
 from __future__ import annotations
 

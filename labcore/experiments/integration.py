@@ -1,5 +1,9 @@
 """The integration study (protocol sec. 9): which whole-vs-parts integration measure, on which
-signal and under which perturbation, recovers the monotonicities an IIT reading predicts?"""
+signal and under which perturbation, recovers the monotonicities an IIT reading predicts?
+
+Run: ``python -m labcore study integration --out results/explore_integration --jobs 2`` (about
+11 minutes on 2 cores); a unit is one (kind, seed).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""Song, Yang & Wang (2017) reproduced on NeuroGym's post-decision wager (protocol sec. 8.7)."""
+"""Song, Yang & Wang (2017) reproduced on NeuroGym's post-decision wager (protocol sec. 8.7).
+
+Run: ``python -m labcore study pdw --jobs 2`` (at most about 45 min on 2 cores); a unit is one
+network, saved in ``OUT/checkpoints`` and measured from there.
+"""
 
 from __future__ import annotations
 

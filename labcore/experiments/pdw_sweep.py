@@ -1,6 +1,10 @@
 """The reward explorer (protocol sec. 8.7): which training choices decide whether the sure option
 survives? And, as a setting of the same study, its post hoc follow-up on the choices it held
-(``design="held"``, registered as ``pdw_held``)."""
+(``design="held"``, registered as ``pdw_held``).
+
+Run: ``python -m labcore study pdw_sweep --jobs 2`` (measured 27 min on 2 cores); the follow-up
+``python -m labcore study pdw_held --jobs 2``; some cells only: ``--set cells=S,O``.
+"""
 
 from __future__ import annotations
 
