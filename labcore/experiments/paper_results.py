@@ -14,12 +14,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from labcore.experiments.study import Rows, Table, load_tables
+from labcore.experiments.study import LoadedStudy, Rows, Table, load_tables
 from labcore.findings import (
     Finding,
     Number,
     Problem,
-    StudySummary,
     load_summary,
     validation_sentences,
 )
@@ -430,16 +429,11 @@ class Gain(BaseModel):
 
 
 @dataclass
-class ResultSet:
-    """A result set as read for display (:func:`load_results`)."""
+class ResultSet(LoadedStudy):
+    """A result set as read for display (:func:`load_results`); ``tables``: its
+    :class:`ResultTables`."""
 
-    directory: Path
-    summary: StudySummary | None = None
-    tables: ResultTables | None = None
-    frames: dict[str, Any] = field(default_factory=dict)
-    """Each table of the study as a DataFrame (None where missing or unusable)."""
     gain: dict = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
 
     @property
     def study(self) -> str:
@@ -489,10 +483,6 @@ class ResultSet:
         if self.tables is None:
             return {}
         return {h.id: h.model_dump() for h in self.tables.hypotheses}
-
-    def frame(self, name: str) -> Any:
-        """The DataFrame of table ``name`` (None if missing or unusable)."""
-        return self.frames.get(name)
 
     @property
     def seed_values(self) -> Any:
@@ -583,21 +573,13 @@ def load_results(directory: Path | str) -> ResultSet:
     """
     directory = Path(directory)
     if not directory.is_dir():
-        return ResultSet(
-            directory,
-            problems=[Problem(f"{directory} is not a directory", str(directory), "missing")],
-        )
+        missing = Problem(f"{directory} is not a directory", str(directory), "missing")
+        return ResultSet(directory, None, None, {}, [missing])
     peek = load_summary(directory, study=("paper", "e4"))
     study = peek.summary.study if peek.summary is not None else None
     study = study or STUDY_OF_FOLDER.get(directory.name, "paper")
     tables = E4_TABLES if study == "e4" else PAPER_TABLES
     loaded = load_tables(study, tables, ResultTables, directory)
     problems = list(loaded.problems)
-    return ResultSet(
-        directory,
-        loaded.summary,
-        loaded.tables,
-        loaded.frames,
-        _read_gain(directory / GAIN, problems),
-        problems,
-    )
+    gain = _read_gain(directory / GAIN, problems)
+    return ResultSet(directory, loaded.summary, loaded.tables, loaded.frames, problems, gain)
