@@ -26,23 +26,6 @@ nothing to reproduce; the pre-registered hypothesis it tests (``ClaimSpec.hypoth
 docs/protocol.md sec. 8.5) is tested instead (``labcore.experiments.e4_hypotheses``)."""
 
 
-def paper_value(
-    value: float | None,
-    sd: float | None = None,
-    n: int | None = None,
-    bound: str | None = None,
-    section: str = "",
-) -> PaperValue:
-    """A number as the paper reports it (:class:`labcore.findings.PaperValue`), written the way the
-    claims table writes it: ``paper_value(0.885, 0.040, 20, section="5.1.2")``; ``bound=">"`` for a
-    censored report such as L75 "> 0.50" (then ``value`` is the bound).
-
-    >>> paper_value(0.5, bound=">").bound
-    '>'
-    """
-    return PaperValue(value=value, sd=sd, n=n, bound=bound, section=section)
-
-
 @dataclass(frozen=True)
 class ClaimSpec:
     """How one of the paper's claims is compared with ours (the rules: the module docstring)."""
@@ -171,7 +154,7 @@ def verdict(
     (:data:`labcore.findings.VerdictRule`). ``ours`` has ``mean``, ``sd``, ``n``, ``ci95`` and, if
     censored, ``censored`` and ``bound``; ``values`` maps every claim id to our mean (patterns).
 
-    >>> spec = ClaimSpec("x", "toy", paper_value(0.5), tolerance=0.05)
+    >>> spec = ClaimSpec("x", "toy", PaperValue(value=0.5), tolerance=0.05)
     >>> verdict(spec, {"mean": 0.52, "n": 5, "ci95": [0.49, 0.55]}, {})
     ('reproduced', 'ci')
     >>> verdict(spec, {"mean": 0.53, "n": 5, "ci95": [0.505, 0.56]}, {})
