@@ -1,11 +1,4 @@
-"""How much is measured: the pipelines' evaluation budgets and the app's live budgets.
-
-:class:`ReproduceConfig` fixes the trials, episodes and noise levels of every experiment pipeline
-(``python -m labcore study paper``; the quick budgets of demos and smoke runs); :class:`LiveBudgets`
-and :data:`LIVE_BUDGETS` fix what the app measures while a visitor waits. This module sits in
-the base layer beside :mod:`labcore.config` and reads the training settings of the live run
-(:class:`labcore.config.TrainConfig`) from it.
-"""
+"""How much is measured: the pipelines' evaluation budgets and the app's live budgets."""
 
 from __future__ import annotations
 
@@ -17,11 +10,7 @@ from labcore.config import TrainConfig
 
 @dataclass(frozen=True)
 class ReproduceConfig:
-    """Evaluation budgets of the experiment pipelines (paper sec. 4.3.3).
-
-    ``ReproduceConfig.for_budget(seeds, quick=True)`` gives the quick budgets used for demos
-    and the test suite's smoke runs; the defaults are the full budgets.
-    """
+    """Evaluation budgets of the experiment pipelines (paper sec. 4.3.3)."""
 
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
     """Agent seeds (the unit of analysis)."""
@@ -82,11 +71,7 @@ class ReproduceConfig:
 
 @dataclass(frozen=True)
 class LiveBudgets:
-    """What the app measures live (one agent and seed, while the visitor waits) and on how much.
-
-    Small next to the pipelines' budgets (:class:`ReproduceConfig`): a live value is an
-    illustration of one seed; the bundled result sets hold the registered numbers.
-    """
+    """What the app measures live (one agent and seed, while the visitor waits) and on how much."""
 
     metacognition_trials: int = 300
     """Wagering trials of a live E1 view (Metacognition and Reward pages)."""
@@ -100,8 +85,7 @@ class LiveBudgets:
     """Episodes of a live PCI-A and dPCI (Robustness page)."""
     pci_kinds: tuple[str, ...] = ("a0", "a1", "b1", "b2", "b2_ws", "hot_only")
     """The kinds the Robustness page compares live on PCI-A: each family once (no workspace,
-    workspace,
-    workspace with a self-model)."""
+    workspace, workspace with a self-model)."""
     integration_episodes: int = 32
     """Episodes of a live integration reading per condition (Integration page)."""
     theatre_episodes: int = 1000
@@ -112,12 +96,10 @@ class LiveBudgets:
     batch)."""
     sure_option_updates: int = 4000
     """Update cap of the live sure-option run (From reward alone page: Song et al.'s plain GRU on
-    NeuroGym's
-    wager, 64 trials per update, ``labcore.training.neurogym_trainer.live_config``): about 2 minutes
-    on one core at the
-    30-50 updates/s measured on the lab's 2-core machine under load (``python -m bench.bench_pdw
-    --live``);
-    the registered runs stop by protocol 8.7's criterion, at most 12,000."""
+    NeuroGym's wager, 64 trials per update, ``labcore.training.neurogym_trainer.live_config``):
+    about 2 minutes on one core at the 30-50 updates/s measured on the lab's 2-core machine under
+    load (``python -m bench.bench_pdw --live``); the registered runs stop by protocol 8.7's
+    criterion, at most 12,000."""
     sure_option_check_every: int = 100
     """Updates between the live run's held-out checks (registered: 100)."""
     sure_option_heldout_trials: int = 300
@@ -129,10 +111,8 @@ class LiveBudgets:
         max_updates=100, min_updates=100, eval_every=10, heldout_episodes=200
     )
     """The live reward-only training run (From reward alone page): 100 updates, a held-out AUROC
-    every 10
-    (a short demonstration, not the registered schedule of protocol 5.3; its agent falls short of
-    the 95%
-    criterion and is flagged so)."""
+    every 10 (a short demonstration, not the registered schedule of protocol 5.3; its agent falls
+    short of the 95% criterion and is flagged so)."""
 
     def __post_init__(self) -> None:
         _check(

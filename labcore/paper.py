@@ -1,33 +1,10 @@
 """How our numbers are compared with the paper's: what a claim says, the verdict rules and the
 date of every rule.
 
-The claims themselves are tables of their own: the paper's reported numbers in
-:mod:`labcore.paper_claims` (with the claim ids and the condition a page shows), E4's claims,
-which have no paper number, in :mod:`labcore.e4_claims`.
-
-Used only for side-by-side display and for verdicts; no pipeline reads a paper number to
-decide anything else. Each :class:`ClaimSpec` fixes how our number is compared with the
-paper's (``docs/verdicts.md`` is generated from the table of :mod:`labcore.paper_claims`; a test
-keeps the two in step); rules 1-5, written before any result:
-
-1. ``not_comparable`` set: verdict "not comparable", with that reason.
-2. Our value undefined (nan, no seeds): "not comparable".
-3. **Numeric match** -> "reproduced": the paper's value lies in our 95% bootstrap CI over seeds,
-   or within ``tolerance`` of our mean. For a paper bound ("> 0.50", censored L75), ours
-   matches when our summary is censored beyond the same bound or its value exceeds it.
-4. Otherwise, the **pattern** (``pattern``, a predicate over our claim values, e.g. "B1's L75
-   below B2's") holds -> "partly reproduced".
-5. Otherwise "not reproduced".
-
-``by_construction`` marks claims whose value our design fixes in advance (e.g. a constant
-confidence gives AUROC 0.5 exactly); the claim's finding carries it as a flag
-(:mod:`labcore.experiments.paper_findings`), its words are :mod:`labcore.render`'s.
-
-Rules 1-5 were written before any result; :data:`RULES` lists every rule added since, with its
-date: two of them act here (``paired``: a contrast's other arm; ``resolved``: a tolerance does
-not reproduce a difference our interval has resolved), the others in the construction audit and
-in the summariser (:mod:`labcore.experiments.paper_findings`, which also recomputes the evidence
-counts rule by rule, cumulatively).
+Rules 1-5, written before any result (docs/verdicts.md): 1. ``not_comparable`` set, or 2. our value
+undefined: "not comparable"; 3. the paper's value in our 95% CI, within ``tolerance`` of our mean,
+or beyond the same censoring bound: "reproduced"; 4. else the ``pattern`` holds: "partly
+reproduced"; 5. else "not reproduced". :data:`RULES` lists every rule added since, with its date.
 """
 
 from __future__ import annotations
@@ -49,26 +26,9 @@ nothing to reproduce; the pre-registered hypothesis it tests (``ClaimSpec.hypoth
 docs/protocol.md sec. 8.5) is tested instead (``labcore.experiments.e4_hypotheses``)."""
 
 
-def paper_value(
-    value: float | None,
-    sd: float | None = None,
-    n: int | None = None,
-    bound: str | None = None,
-    section: str = "",
-) -> PaperValue:
-    """A number as the paper reports it (:class:`labcore.findings.PaperValue`), written the way the
-    claims table writes it: ``paper_value(0.885, 0.040, 20, section="5.1.2")``; ``bound=">"`` for a
-    censored report such as L75 "> 0.50" (then ``value`` is the bound).
-
-    >>> paper_value(0.5, bound=">").bound
-    '>'
-    """
-    return PaperValue(value=value, sd=sd, n=n, bound=bound, section=section)
-
-
 @dataclass(frozen=True)
 class ClaimSpec:
-    """How one of the paper's claims is compared with ours (rules in the module docstring)."""
+    """How one of the paper's claims is compared with ours (the rules: the module docstring)."""
 
     id: str
     description: str
@@ -146,29 +106,7 @@ RULES: tuple[Rule, ...] = (
     Rule("independent", "2026-11-29", True, "protocol sec. 10.12"),
 )
 """Every rule that decides a verdict or the evidence counts, in the order it was added (the
-words: ``labcore/templates/paper.j2``'s ``rule_names``). What each does:
-
-- ``registered``: rules 1-5 above and the claims table's declared reasons (``by_construction``,
-  ``not_comparable``).
-- ``audit``: the construction audit's untrained twins (an equivalence test) and a contrast of two
-  fixed values (:mod:`labcore.experiments.construction`; its closed-form ceiling of the same day
-  was replaced by ``ceiling``).
-- ``paired``: a contrast's value matches only if its other arm holds too.
-- ``relative``: a lesion the wiring routes around, confidences reassigned across trials, decoding
-  from an empty bus; the noise-replacement AUROC declared.
-- ``ceiling``: the ideal agent under the allocation rule on the same episodes (E2; B1's E3
-  accuracy).
-- ``calibrated``: E1's accuracy, which the task's noise was tuned to.
-- ``out_of_reach``: a paper value beyond our ideal observer; a composite with nothing to predict.
-- ``ceiling_everywhere``: the ceiling rule for every value an ideal agent or observer defines: E1's
-  Type-2 AUROC and opt-outs, every E3 accuracy.
-- ``censored_arms``: a contrast whose arms are all censored at one bound compares nothing.
-- ``resolved``: a tolerance does not reproduce a difference our interval has resolved.
-- ``separated``: an untrained twin is not "the same" when a t test separates it.
-- ``identical_arms``: a claim equal to the arms it is compared with, on every seed, trained and
-  untrained, is fixed by the wiring.
-- ``independent``: claims that restate one finding count once.
-"""
+words: ``labcore/templates/paper.j2``'s ``rule_names``). What each does:"""
 RULE_IDS: tuple[str, ...] = tuple(r.id for r in RULES)
 ALL_RULES: frozenset[str] = frozenset(RULE_IDS)
 
@@ -212,18 +150,11 @@ def verdict(
     rules: frozenset[str] = ALL_RULES,
 ) -> tuple[str, str]:
     """Apply the verdict rules in force (``rules``, ids of :data:`RULES`; all by default) to one
-    claim. Returns ``(verdict, rule)``.
+    claim. Returns ``(verdict, rule)``, ``rule`` the branch that decided
+    (:data:`labcore.findings.VerdictRule`). ``ours`` has ``mean``, ``sd``, ``n``, ``ci95`` and, if
+    censored, ``censored`` and ``bound``; ``values`` maps every claim id to our mean (patterns).
 
-    ``rule`` names the branch that decided (:data:`labcore.findings.VerdictRule`; its words are
-    :data:`labcore.render.VERDICT_RULES`): ``new`` (no paper number), ``stated`` (not comparable
-    as the table states), ``undefined`` (our value is), ``ci`` / ``tolerance`` / ``bound`` (the
-    numbers match), ``contrast`` (they match but the contrast's other arm fails), ``pattern`` (only
-    the pattern holds), ``mismatch`` (nothing holds).
-
-    ``ours`` has ``mean``, ``sd``, ``n``, ``ci95`` and, for censored summaries, ``censored``
-    (``"right"``) and ``bound``. ``values`` maps every claim id to our mean (for patterns).
-
-    >>> spec = ClaimSpec("x", "toy", paper_value(0.5), tolerance=0.05)
+    >>> spec = ClaimSpec("x", "toy", PaperValue(value=0.5), tolerance=0.05)
     >>> verdict(spec, {"mean": 0.52, "n": 5, "ci95": [0.49, 0.55]}, {})
     ('reproduced', 'ci')
     >>> verdict(spec, {"mean": 0.53, "n": 5, "ci95": [0.505, 0.56]}, {})

@@ -1,20 +1,4 @@
-"""The self-contained HTML report: every figure of the paper rebuilt from a result set.
-
-``write_report(result_dir)`` reads a result set through the one loader
-(:func:`labcore.experiments.paper_results.load_results`), builds the figures listed in
-:data:`labcore.figures.registry.FIGURES` (and ``E4_FIGURES``), and fills the template
-``labcore/templates/report.html.j2`` (:func:`labcore.render.render`): the answer in its long form,
-the verdict counts (evidence and counted apart), every claim as a findings table row, each figure
-with what it shows, what the paper reported and what we found. The page works offline: plotly.js
-is inlined once, in the page head. Any piece may be missing (an E1-only run, a lost file): the
-figure is replaced by a short visible note and the rest of the report is written. All text is
-HTML-escaped by the template.
-
-Run from the command line::
-
-    python -m labcore.report results/bundled            # -> results/bundled/report.html
-    python -m labcore.report results/bundled --out /tmp/r.html
-"""
+"""The self-contained HTML report: every figure of the paper rebuilt from a result set."""
 
 from __future__ import annotations
 
@@ -30,8 +14,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from labcore.experiments.e4_hypotheses import answer_context
-from labcore.experiments.paper_results import REPORT, ResultSet, load_results
-from labcore.experiments.paper_tables import EXPERIMENTS
+from labcore.experiments.paper_results import EXPERIMENTS, REPORT, ResultSet, load_results
 from labcore.experiments.study import STUDIES, load_study
 from labcore.figures.explore import design_figure
 from labcore.figures.findings import claim_description, claim_ours_text, claim_paper_text
@@ -63,29 +46,6 @@ __all__ = ["REPORTED_STUDIES", "build_report_html", "main", "write_report"]
 REPORTED_STUDIES: tuple[str, ...] = ("paper", "e4")
 """The studies whose folder gets a report.html (``python -m labcore study NAME``)."""
 TEMPLATE = "report.html.j2"
-CSS = """
-.figtitle { font-weight: 600; margin: 0.6em 0 0 0; }
-body{font-family:Helvetica,Arial,sans-serif;color:#222;margin:0;background:#fafafa;line-height:1.45}
-main{max-width:1180px;margin:0 auto;padding:24px 32px 64px;background:#fff}
-h1{font-size:1.9em;margin:0.2em 0} h2{border-bottom:2px solid #e8eef7;padding-bottom:4px;margin-top:2.2em}
-h3{margin-top:1.8em}
-.scope{background:#fff8e1;border-left:5px solid #f0b400;padding:10px 14px;font-weight:bold}
-.meta td{padding:2px 12px 2px 0;vertical-align:top} .meta td:first-child{color:#555;white-space:nowrap}
-.badge{display:inline-block;border-radius:4px;padding:1px 8px;font-size:0.9em;border:1px solid #ccc}
-.v-reproduced{background:#d4edda}.v-partly-reproduced{background:#fff3cd}.v-not-reproduced{background:#f8d7da}
-.v-not-comparable{background:#e2e3e5}
-.counts{display:flex;gap:12px;flex-wrap:wrap;margin:10px 0}
-.count{border-radius:6px;padding:8px 14px;min-width:150px}.count b{font-size:1.6em;display:block}
-figure{margin:28px 0;border:1px solid #e5e5e5;border-radius:6px;padding:10px 14px}
-figcaption{font-size:0.95em} figcaption p{margin:6px 0} .label{font-weight:bold;color:#34495e}
-.claims{font-size:0.9em;margin:6px 0 0 0;padding-left:18px} .claims li{margin:3px 0}
-.note{color:#7a4b00;background:#fff4e5;border:1px solid #ffd8a8;border-radius:4px;padding:8px 12px}
-table.data{border-collapse:collapse;font-size:0.9em} table.data td,table.data th{border:1px solid #ddd;
-padding:3px 8px;text-align:left} table.data th{background:#e8eef7}
-code,pre{background:#f3f3f3;border-radius:4px;padding:2px 5px} pre{padding:10px;overflow-x:auto}
-nav ul{columns:2} .explore{border-left:5px solid #dd8452;padding-left:12px}
-.answer{background:#f4f8fc;border-left:5px solid #4c72b0;padding:4px 14px;margin:10px 0}
-"""  # noqa: E501 - the stylesheet of the bundled reports
 BUDGETS = (
     ("e1_trials", "E1 trials per seed and condition"),
     ("e2_episodes", "E2 episodes per seed"),
@@ -270,7 +230,6 @@ def report_context(res: ResultSet) -> dict[str, Any]:
     values = sorted(res.values.items())
     return {
         "study": res.study,
-        "css": CSS,
         "plotlyjs": get_plotlyjs(),
         "experiments": res.experiments,
         "seeds": res.seeds,

@@ -25,8 +25,7 @@ import pytest
 
 from labcore.budgets import ReproduceConfig
 from labcore.config import CHANCE_LEVELS
-from labcore.experiments.paper_results import load_results
-from labcore.experiments.paper_tables import ResultTables
+from labcore.experiments.paper_results import ResultTables, load_results
 from labcore.figures import registry
 from labcore.findings import StudySummary
 from labcore.paper_claims import CLAIMS_BY_ID

@@ -15,9 +15,8 @@ import pytest
 
 from labcore.experiments import e2, e3, paper_study
 from labcore.experiments.common import SeedResult
-from labcore.experiments.paper_results import load_results
+from labcore.experiments.paper_results import TRIAL_TABLES, load_results
 from labcore.experiments.paper_study import STUDY, PaperConfig
-from labcore.experiments.paper_tables import TRIAL_TABLES
 from labcore.experiments.study import run_study
 from labcore.findings import SUMMARY
 
@@ -190,7 +189,7 @@ def run(out: Path, *experiments: str) -> None:
 
 @pytest.fixture(autouse=True)
 def _no_budget_check(monkeypatch):
-    monkeypatch.setattr("labcore.experiments.paper_findings.check_budgets", lambda rows, c: None)
+    monkeypatch.setattr("labcore.experiments.paper_study.check_budgets", lambda rows, c: None)
 
 
 def test_the_runner_writes_a_manifest_the_reader_accepts(tmp_path, fake_pipelines):

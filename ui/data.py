@@ -42,7 +42,7 @@ from labcore import view_cache
 from labcore.budgets import LIVE_BUDGETS
 from labcore.config import AGENT_DESCRIPTIONS, Intervention, TrainConfig
 from labcore.experiments import paper_results
-from labcore.experiments.paper_tables import E4_TABLES, FIGURES, PAPER_TABLES
+from labcore.experiments.paper_results import E4_TABLES, FIGURES, PAPER_TABLES
 from labcore.experiments.study import RESULT_SET_STUDIES, STUDIES, study_folders
 from labcore.findings import SUMMARY
 from labcore.settings import settings

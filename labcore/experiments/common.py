@@ -1,10 +1,4 @@
-"""Shared machinery of the experiment pipelines: the agents a seed needs, and its result.
-
-A pipeline is one function per seed (``run_seed(seed, cfg, cache_dir) -> SeedResult``) that
-returns plain numbers; the studies ``paper`` and ``e4`` (:mod:`labcore.experiments.paper_study`)
-run it per unit, and everything across seeds (means, CIs, tests, the composite regression,
-verdicts) happens afterwards, from the rows written (:mod:`labcore.experiments.paper_findings`).
-"""
+"""Shared machinery of the experiment pipelines: the agents a seed needs, and its result."""
 
 from __future__ import annotations
 
@@ -72,13 +66,7 @@ def provide_agent(
     train_missing: bool = True,
     untrained: bool = False,
 ) -> tuple[LoadedAgent | None, str]:
-    """A trained agent: bundled, else cached, else trained now (fast mode) and cached.
-
-    Returns ``(agent, how)`` with ``how`` in {"bundled", "cached", "trained", "excluded",
-    "missing", "untrained"}; an agent below the 95% criterion comes back as
-    ``None, "excluded"``. ``untrained``: the same kind and seed at its initial weights (what
-    training starts from), for the construction audit.
-    """
+    """A trained agent: bundled, else cached, else trained now (fast mode) and cached."""
     name = checkpoint_name(task, kind, seed)
     if untrained:
         seed_everything(seed)
@@ -110,28 +98,9 @@ def provide_agents(
 ) -> dict[str, Agent]:
     """The agents of one seed for a pipeline, with the bookkeeping every pipeline needs.
 
-    Each kind comes from :func:`provide_agent`; a kind that is excluded (or missing) is
-    recorded in ``result.excluded`` as ``"<task>-<kind>-s<seed> (<how>)"`` and left out, a
-    kind not from the bundle (trained now or cached) is recorded in ``result.trained``.
-
-    Parameters
-    ----------
-    result : SeedResult
-        The seed's result, updated in place.
-    task : {"dual", "wagering"}
-    kinds : sequence of str
-        Agent kinds, in order.
-    seed : int
-        The agent seed.
-    cache_dir : path, optional
-        Where agents trained on demand are cached.
-    untrained : bool
-        Untrained agents of the same kinds and seeds (the construction audit).
-
-    Returns
-    -------
-    dict
-        ``{kind: agent}`` for the kinds available, in the order of ``kinds``.
+    Returns ``{kind: agent}`` for the kinds available, in the order of ``kinds``; ``result`` records
+    the rest (:func:`provide_agent`). ``untrained``: the same kinds and seeds at their initial
+    weights (the construction audit).
     """
     agents: dict[str, Agent] = {}
     for kind in kinds:

@@ -1,56 +1,7 @@
 """Which of our numbers are fixed by the design rather than learned: the construction audit.
 
-A number our design fixes is not evidence for or against the paper. Two rules
-decide it from data, not from a list:
-
-1. **Untrained twin.** The same pipelines run on the untrained agents of the same kinds and
-   seeds (their initial weights, ``ReproduceConfig(untrained=True)``). A value that the
-   untrained agents demonstrably give too is fixed by the wiring: a zeroed self-model
-   feeding a constant, an empty workspace, a cue-blind trunk, the norm of a layer-normalised
-   write, slot memory constant between writes. "Demonstrably" is an equivalence test, not
-   a failure to find a difference: the 95% interval of the difference (``|d| + 2 SE``) must
-   lie inside a margin of ``max(0.05, 20% of the larger value)``, so a value too noisy to
-   tell (a signed GBI of -9,000 +/- 6,000) is never called fixed; and (protocol sec. 10.10)
-   the two must not be separated by a t test (``|d| >= 2 SE``): a margin never calls
-   "the same" two values the data tell apart (PCI-A of A0, 0.45 trained vs 0.52 untrained, t 3.9).
-2. **Ceiling** (protocol sec. 10.1; sec. 10.7 for every value an ideal agent defines). The ideal
-   agent or observer scored on the same evaluation episodes or trial budget (``e2.ideal_values``:
-   the allocation rule, at every capacity, the cue-blind baselines and every E3 accuracy;
-   ``e1.ideal_values``: E1's Type-2 AUROC and opt-outs): a seed mean within its 95% range, or within
-   ``CEILING_TOLERANCE`` of its value where that value is exact (1.0 with nothing lost, no opt-out
-   under a +-1 payoff), is what the design allows, whatever the agent learned. A contrast of two
-   values both fixed by construction is fixed too (``contrasts``).
-
-Two more rules catch values fixed *relative to another condition*, which rule 1
-misses because they are not equal to an untrained twin's value:
-
-3. **Relative.** A lesion whose actions equal the intact condition's at every step of every
-   episode of every seed, in the trained agents *and* in their untrained twins (which act at
-   every step, so the check is not vacuous), changes no choice because the wiring routes around
-   it (the E1 policy never reads z_self): its accuracy equals the intact accuracy by
-   construction. Checked on the rollouts' records (``e1.relative_checks``), not typed per claim.
-   The same records catch a condition whose confidences are the reference's own values reassigned
-   across episodes at every step, every seed (z_self shuffled across episodes feeds a head that
-   reads nothing else; an exact reassignment of hundreds of values at every step is the wiring's,
-   so no twin is needed): its Type-2 AUROC is chance in expectation, whatever the agent learned.
-4. **Empty bus.** A decoding value whose workspace features are zero on every trial of every
-   seed, and whose remaining features (the trunk's state) are the same, bit for bit, when the
-   episodes' cues are replaced (``e2.run_seed`` records both checks): nothing the decoder reads
-   depends on the cue, so any score is chance by construction.
-
-One more (protocol sec. 10.11) reads a claim's comparison:
-
-5. **Identical arms.** A value equal to every value it is compared with (``ClaimSpec.arms``: the
-   paper's ordering between them) on every seed, in the trained agents and in their untrained
-   twins, is fixed by the wiring: no difference between them can appear, whatever was learned
-   (ignition sharpness, the same 1/sqrt(K) at every capacity from 1 to 4 slots).
-
-Claims flagged by any rule are counted apart from evidence: their finding carries a
-``by_construction`` flag naming the rule, with its numbers (``labcore.render.FLAG_RULES`` has its
-sentence). Protocol sec. 10.2-10.3 add two more kinds of value counted apart: *calibrated*
-(:func:`calibrated`: E1's accuracy, which the task's stimulus noise was tuned to) and *not
-comparable here* (:func:`out_of_reach`: a paper value beyond the design's ideal observer;
-:func:`nothing_to_predict`: a composite whose target does not vary).
+The rules (untrained twin, ceiling, relative, empty bus, identical arms) are docs/verdicts.md's
+"By construction" and protocol sec. 10.
 """
 
 from __future__ import annotations
@@ -106,13 +57,6 @@ def equivalent(
     a: Sequence[float], b: Sequence[float], z: float = Z, *, separated: bool = True
 ) -> tuple[bool, float, float, float]:
     """Are two samples' means demonstrably the same (an equivalence test)?
-
-    True when the interval ``|mean_a - mean_b| +/- z SE`` lies inside the margin
-    ``max(MARGIN_ABS, MARGIN_REL * max(|mean_a|, |mean_b|))`` and (``separated``, protocol
-    sec. 10.10) a t test does not separate them (``|mean_a - mean_b| < z SE``), or the means are
-    equal (constants have no spread). A large standard error therefore never makes two samples
-    "the same", and neither does a small one with a resolved difference. Returns ``(same,
-    mean_a, mean_b, standard error)``.
 
     >>> equivalent([0.5, 0.5], [0.5])[0], equivalent([0.9, 0.92], [0.1, 0.12])[0]
     (True, False)
@@ -325,9 +269,8 @@ def nothing_to_predict(gaps_by_kind: Mapping[str, Sequence[float]]) -> bool:
 
 RELATIVE_CHECKS: dict[str, str] = {"actions_equal": "accuracy", "confidence_reassigned": "auroc"}
 """The relative rule's records (``e1.relative_checks``: ``<exp>.check.<check>.<rest>``) and the
-value each
-fixes (``<exp>.<value>.<rest>``): choices equal to the intact agent's fix its accuracy; confidences
-reassigned across episodes fix its Type-2 AUROC at chance in expectation."""
+value each fixes (``<exp>.<value>.<rest>``): choices equal to the intact agent's fix its accuracy;
+confidences reassigned across episodes fix its Type-2 AUROC at chance in expectation."""
 
 
 def _checks_hold(results: Sequence[SeedResult]) -> dict[tuple[str, str, str], bool]:
@@ -345,8 +288,6 @@ def _checks_hold(results: Sequence[SeedResult]) -> dict[tuple[str, str, str], bo
 def relative(trained: Sequence[SeedResult], untrained: Sequence[SeedResult]) -> dict[str, dict]:
     """Rule 3: conditions whose choices equal, or whose confidences reassign, the intact agent's, on
     every seed, trained and untrained (the wiring, not training, makes it so).
-
-    Returns ``{key: entry}`` like :func:`audit` (``rule`` "relative").
 
     >>> checks = {"e1.check.actions_equal.self_off": 1.0, "e1.accuracy.self_off": 0.8,
     ...           "e1.accuracy.self_on": 0.8}

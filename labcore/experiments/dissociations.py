@@ -1,25 +1,8 @@
 """Dissociations the data decides (protocol sec. 11): E1 and E2 in variants whose outcome training
 decides, beside the ideal observers and the rules that fix the by-design variants.
 
-A study in one file: its design (:class:`DissociationsConfig`), its units, how one unit runs
-(:func:`run_unit`), its tables, and how the rows become findings (:func:`summarise`); its words are
-``labcore/templates/dissociations.j2``.
-
-- **E1 measured.** B2 with two routes (``b2_routes``: its self-model reads the carrier and the
-  broadcast only; its policy and its confidence read both the workspace and the self-model) on the
-  post-decision wager (a second flash after the decision), evaluated in three fixed-difficulty
-  blocks under graded self-model lesions, self-model noise, the confidence's policy route off, and
-  the rewire control (only the confidence head retrained after the lesion).
-- **E2 measured.** B1 with a learned write gate (``b1_gate``, trained under a variable load;
-  ``b1_gate_full``, at 4 slots only) with 0-4 active slots, beside what the overwrite rule and the
-  best allocation keep on the same episodes.
-
-Run: ``python -m labcore --compute portable study dissociations --out results/dissociations
---jobs 2`` (5 seeds, the bundled agents); n = 20: ``--set seeds=0,1,...,19 --out
-results/dissociations_seeds20`` (the missing agents train first). A unit is one part ("e1" or "e2")
-on one seed. Files: ``e1_trials.csv`` (every trial of every condition and block),
-``e2_reports.csv`` (every episode's two reports at every capacity), ``agents.csv`` (each agent's
-held-out agreement), ``summary.json``.
+Run: ``python -m labcore --compute portable study dissociations --out results/dissociations``
+(the missing agents train first); a unit is one part ("e1" or "e2") on one seed.
 """
 
 from __future__ import annotations
@@ -208,12 +191,6 @@ TABLES = (E1_TRIALS, E2_REPORTS, AGENTS, SWEEP)
 # ------------------------------------------------------------------------------ ideal observers
 def ideal_observer(salience: float, trials: int, seed: int, sd: float | None = None) -> dict:
     """The post-decision wager's ideal observer and its trivial readers in one block (11.2).
-
-    Each flash's evidence for the right side is ``e = x[1] - x[0] ~ N(+-lambda, 2 sd^2)``; the
-    choice is ``c = sign(e_1)``. The ideal confidence ``P(correct | e_1, e_2) =
-    sigmoid(2 lambda c (e_1 + e_2) / (2 sd^2))`` is monotone in ``c (e_1 + e_2)`` whatever the
-    salience's prior, so its Type-2 AUROC is that statistic's; a reader of the first flash alone
-    has ``abs(e_1)``, of the second alone ``c e_2``.
 
     Parameters
     ----------
@@ -981,6 +958,5 @@ STUDY = Study(
     summarise=summarise,
     tables=TABLES,
     prepare=prepare,
-    unit_label=str,
     unit_of=unit_of,
 )

@@ -1,14 +1,4 @@
-"""Experiment 1 (HOT): metacognition depends on the self-model (paper sec. 5.1).
-
-Per seed, the E1 agent (B2, workspace-read, trained on the wagering task) runs the same
-evaluation trials under five conditions: intact, the no-rewire self-model lesion, bus-off
-with the self-model on, and two blind ablations (z_self replaced by matched noise, or
-shuffled across trials). Confidence is the confidence head's output at the choice point.
-
-Beyond the paper, a control it lacks: the Type-2 AUROC of the policy's own logits (max
-softmax and negative entropy at the choice point), i.e. how much of the metacognitive signal
-is already in the logits that z_self reads.
-"""
+"""Experiment 1 (HOT): metacognition depends on the self-model (paper sec. 5.1)."""
 
 from __future__ import annotations
 
@@ -66,12 +56,7 @@ def self_model_input(trace: Trace, steps: np.ndarray) -> np.ndarray:
 
 
 def view_values(view: MetacognitionView) -> dict[str, float]:
-    """The E1 numbers of one condition by metric name (E1 and E4 key them ``<exp>.<metric>.<...>``).
-
-    ``accuracy``, ``auroc``, ``skip`` (opt-outs on wager trials), ``utility``, ``aurc``, ``ece``,
-    ``confidence`` and ``confidence_sd`` (over the trials with a confidence), ``meta_d`` and
-    ``m_ratio``: all from :func:`labcore.measures.metacognition`.
-    """
+    """The E1 numbers of one condition by metric name (keyed ``<exp>.<metric>.<...>``)."""
     finite = view.confidence[np.isfinite(view.confidence)]  # nan where no confidence was read out
     return {
         "accuracy": view.accuracy,
@@ -95,21 +80,7 @@ round a row differently at another position of a large batch (seen: 3e-8 to 1.2e
 def relative_checks(
     views: dict[str, MetacognitionView], reference: str = "self_on"
 ) -> dict[str, float]:
-    """The records the relative by-construction rule reads (``labcore.experiments.construction``).
-
-    Per condition other than ``reference``, on the conditions' rollouts of the same episodes:
-
-    - ``check.actions_equal.<condition>``: 1.0 if every action the policy takes (every step but the
-      wager, which the confidence answers) of every episode is the reference's: so is every choice
-      (untrained agents act at every step too, so their check is not vacuous where they never
-      reach a choice);
-    - ``check.confidence_reassigned.<condition>``: 1.0 if at every step the confidences over the
-      episodes (every row of the batch, as the shuffle draws from all of them) are the reference's
-      own values reassigned across episodes (the same sorted values to :data:`REASSIGNED_TOLERANCE`,
-      varying, not equal episode by episode).
-
-    Keys without the experiment prefix (the caller adds ``e1.``, or ``e4.`` with the arm).
-    """
+    """The records the relative by-construction rule reads (``experiments.construction``)."""
     ref = views[reference].trace
     out: dict[str, float] = {}
     for name, view in views.items():
@@ -180,19 +151,8 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     """Experiment 1 for one agent seed: the five conditions, the logits control, z_self's
     dimensionality.
 
-    Parameters
-    ----------
-    seed : int
-        The agent seed (its E1 agent and its evaluation episodes).
-    cfg : ReproduceConfig
-        Budgets (``e1_trials``).
-    cache_dir : str
-        Where agents trained on demand are cached.
-
-    Returns
-    -------
-    SeedResult
-        Values keyed by claim id (``e1.*``) and the ``e1_trials`` rows.
+    Returns the seed's values keyed by claim id (``e1.*``) and its ``e1_trials`` rows; agents
+    trained on demand are cached in ``cache_dir``.
     """
     torch.set_num_threads(1)
     result = SeedResult("e1", seed)
@@ -276,18 +236,6 @@ def ideal_wager(
     (from ``seed``; protocol sec. 10.7): its Type-2 AUROC (:func:`labcore.markers.type2_auroc`,
     over the seeds with a right and a wrong trial, as ours) and its opt-out fraction, each a mean
     over seeds and the variance of one seed's value.
-
-    Each trial shows the cue's two channels, ``x_s = lambda + n_s`` on the stimulus's side and
-    ``x_o = n_o`` on the other, ``lambda ~ U(salience_range)``, ``n ~ N(0, cue_noise_sd)``. The
-    ideal observer knows this and nothing else: it chooses the side with the larger posterior,
-    its confidence is that posterior (ranked by the log odds ``log g(x_s) + log phi(x_o) -
-    log g(x_o) - log phi(x_s)``, ``g(x) = Phi((x - lo) / sd) - Phi((x - hi) / sd)``: the salience
-    integrated out), and it opts out when its confidence is below the bet's break-even
-    (``-w / (1 - w)`` for a wrong bet paying ``w``, a right one 1). It reads both channels, so it
-    ranks trials better than the evidence difference alone would (0.830). With the defaults
-    (``lambda ~ U(0, 1)``, SD 0.25, ``w = -1``) it is right on 85.9% of trials, its AUROC is
-    0.847, and it never opts out (after its own choice its confidence is at least 0.5, the
-    break-even): a self-model that reads the policy's own logits needs no monitoring to reach it.
 
     >>> out = ideal_wager(600, replicates=400)
     >>> round(out["auroc"], 2), 0.015 < out["auroc_var"] ** 0.5 < 0.025, out["opt_out"]

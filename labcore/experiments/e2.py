@@ -1,22 +1,4 @@
-"""Experiment 2 (GWT): workspace capacity and information access (paper sec. 5.2).
-
-Per seed: B1 (dual task) at every workspace_capacity_scale (0, 0.25, 0.5, 0.75, 1 = 0-4
-slots) on the same evaluation episodes; A0 and A1 under strong-lesion wiring; GBI and
-ignition sharpness; dNRS per capacity; backward-masking cue-signal traces; and the bus
-audit. Choices fixed before results (protocol sec. 6):
-
-- GBI uses the decision window (the two report steps), the paper's equation with signed
-  couplings (an auxiliary value clips negative couplings, see docs/markers.md).
-- dNRS decodes, at the last blocked-report step (the step before the first report flag),
-  the binary label "primary cue value >= 4" from the workspace read and the carrier; an
-  auxiliary value uses the secondary cue.
-- Masking traces: colour retention, the colour's own contribution to the workspace measured
-  against a counterfactual run with another colour (labcore.markers.cue_retention).
-- Ignition sharpness includes the empty workspace before the first step.
-- Bus audit T1: median Frobenius norm of d(report logits)/d(workspace read) at report steps.
-  T3 (trunk isolation): the fraction of report decisions that flip when the carrier is
-  replaced by another episode's carrier at the same report step, the workspace kept.
-"""
+"""Experiment 2 (GWT): workspace capacity and information access (paper sec. 5.2)."""
 
 from __future__ import annotations
 
@@ -62,19 +44,8 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     """Experiment 2 for one agent seed: the capacity sweep, broadcast markers, dNRS, masking, bus
     audit.
 
-    Parameters
-    ----------
-    seed : int
-        The agent seed (its B1, A0 and A1 and their evaluation episodes).
-    cfg : ReproduceConfig
-        Budgets (``e2_episodes``, ``decoding_episodes``, masking SOA and count).
-    cache_dir : str
-        Where agents trained on demand are cached.
-
-    Returns
-    -------
-    SeedResult
-        Values keyed by claim id (``e2.*``), the ``e2_capacity`` rows and figure arrays.
+    Returns the seed's values keyed by claim id (``e2.*``), its ``e2_capacity`` rows and figure
+    arrays; agents trained on demand are cached in ``cache_dir``.
     """
     torch.set_num_threads(1)
     result = SeedResult("e2", seed)
@@ -149,14 +120,7 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
 def empty_bus_checks(
     agent: Agent, iv: Intervention, seeds: np.ndarray, trace: Trace, scale: str
 ) -> dict[str, float]:
-    """The records the empty-bus rule reads (``labcore.experiments.construction``).
-
-    ``e2.check.bus_empty.<scale>``: 1.0 if every workspace slot is zero at every step of every
-    episode. Only then, ``e2.check.trunk_cue_free.<scale>``: 1.0 if the trunk's state ``h`` is the
-    same, bit for bit, when the same episodes are replayed with both cues set to the lowest and
-    then to the highest cue value (everything else drawn alike): nothing a decoder reads depends
-    on the cue.
-    """
+    """The records the empty-bus rule reads (``labcore.experiments.construction``)."""
     empty = bool(not np.any(trace.slots))
     out = {f"e2.check.bus_empty.{scale}": float(empty)}
     if empty:
@@ -178,11 +142,7 @@ def empty_bus_checks(
 
 
 def dnrs(features: np.ndarray, labels: np.ndarray, seed: int) -> float:
-    """dNRS of binary ``labels`` decoded from ``features`` (nan when a class has too few episodes).
-
-    The decoder cross-validates with DNRS_SPLITS stratified folds, so each class needs that
-    many episodes; with fewer the quantity is undefined for these data (not an input bug).
-    """
+    """dNRS of binary ``labels`` decoded from ``features`` (nan when a class is too small)."""
     if min(labels.sum(), (~labels).sum()) < DNRS_SPLITS:
         return float("nan")
     return undefined_as_nan(
@@ -238,13 +198,6 @@ def ideal_on_episodes(
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """What an ideal agent under the allocation rule scores on these episodes (protocol sec. 2.4,
     10.1): per episode, the expected score and its variance.
-
-    The ideal agent answers right whenever the cue it must give is still in the workspace and
-    guesses (1/7) otherwise. Whether it is still there follows from the allocation rule
-    (:func:`~labcore.agents.parts.slot_sources`) and from when the task put its events on these
-    episodes: no agent and no learning is involved. Per-step accuracy holds one guess per lost cue
-    through the episode (the widest variance a held guess gives); a conjunction multiplies the two
-    reports' chances.
 
     Parameters
     ----------

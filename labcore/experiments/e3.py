@@ -1,23 +1,4 @@
-"""Experiment 3: noise robustness, PCI-A and composite markers (paper sec. 5.3).
-
-Per seed and agent kind (dual task):
-
-- intact report-window decision accuracy, GBI (decision window) and Type-2 AUROC at report
-  steps (agents without a confidence head: 0.5, the paper's convention; undefined because
-  every report was right: 0.5, the paper's imputation, counted);
-- OOD gap: ID decision accuracy minus decision accuracy on ``CTLab-DualTaskOOD-v0``;
-- noise titration and L75 under latent noise, in both protocols (stored slots, read copy):
-  workspace noise for agents with a bus, carrier noise for HOT-only and the bus-less
-  baselines; plus carrier noise for B1 and B2 (Fig. 4, right);
-- PCI-A: a pulse (sigma 1) at step 3 into the stored workspace (the carrier for bus-less
-  agents); the post-pulse trajectory of that state is binarised (each channel at its median)
-  and compressed, as the paper describes (docs/markers.md); dPCI = mean PCI-A on correct
-  (conjunction) minus incorrect trials. Beside it, an *evoked* variant binarises the
-  trajectory's difference from the unperturbed run of the same episode (Casali's logic).
-
-Across seeds: the hierarchical regression of the OOD gap on GBI (0 without a bus, the
-paper's convention), + dPCI (0 where undefined), + Type-2 AUROC.
-"""
+"""Experiment 3: noise robustness, PCI-A and composite markers (paper sec. 5.3)."""
 
 from __future__ import annotations
 
@@ -77,20 +58,8 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     """Experiment 3 for one agent seed: for every kind, accuracy and OOD gaps, GBI, AUROC, titration
     and L75, PCI-A.
 
-    Parameters
-    ----------
-    seed : int
-        The agent seed (its eleven dual-task agents and their evaluation episodes).
-    cfg : ReproduceConfig
-        Budgets (``e3_episodes``, ``sigmas``, pulse step and SD).
-    cache_dir : str
-        Where agents trained on demand are cached.
-
-    Returns
-    -------
-    SeedResult
-        Values and L75 records keyed by claim id (``e3.*``), the ``e3_titration`` rows and the
-        composite points.
+    Returns the seed's values and L75 records keyed by claim id (``e3.*``), its ``e3_titration``
+    rows and composite points; agents trained on demand are cached in ``cache_dir``.
     """
     torch.set_num_threads(1)
     result = SeedResult("e3", seed)
@@ -223,11 +192,7 @@ def composite_points(results: list[SeedResult]) -> list[dict]:
 
 
 def composite(points: list[dict], gap: str = "ood_gap", gbi: str = "gbi") -> dict[str, float]:
-    """Hierarchical regression of an OOD gap on GBI, + dPCI, + Type-2 AUROC (sec. 5.3.2).
-
-    GBI is 0 for agents without a workspace (the paper's convention); an undefined dPCI (no
-    correct or no incorrect trials) counts as 0, no selectivity.
-    """
+    """Hierarchical regression of an OOD gap on GBI, + dPCI, + Type-2 AUROC (sec. 5.3.2)."""
     y = np.array([p[gap] for p in points], float)
     x_gbi = np.nan_to_num(np.array([p[gbi] for p in points], float), nan=0.0)
     dpci = np.array([p["dpci"] for p in points], float)

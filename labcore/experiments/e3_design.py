@@ -1,27 +1,7 @@
 """The E3 design study: which design choices decide the paper's robustness hierarchy?
 
-Pre-registered in docs/protocol.md sec. 7 (2026-11-23; the paper-weighted variant and the
-learning curves sec. 7.7, 2026-11-26). Experiment 3 of the paper reports B1 (a workspace alone)
-fragile (L75 0.04) and the B2 family robust (> 0.5); under the lab's registered design neither
-holds. This study trains B1, B2 and B2 workspace-read over a design of write geometry x loop x
-readout gain (fast schedule, 5 seeds), adds the paper's online schedule for the registered cell
-and the cell closest to the paper's pattern (3 seeds) and the paper-weighted variant for the
-registered cell, and measures each agent's L75 against the ceiling an ideal observer of its own
-workspace reaches, in both noise protocols.
-
-A study in one file: its design (:class:`E3StudyConfig`, :class:`Cell`), its units, how one unit
-runs (:func:`run_unit`), its tables, and the decision rules that turn the rows into findings (the
-medians per group, the distance to the paper's pattern, the factor and schedule effects, the
-reading of each learning curve, :func:`summarise`); its words are
-``labcore/templates/e3_design.j2``. Torch and the agents are imported only where a unit runs, so
-pages and figures read the study without them.
-
-Run: ``python -m labcore study e3_design --out results/explore_e3 --jobs 2``. A unit is one
-(schedule, cell, kind): its seeds train as one batch (skipped where the checkpoints exist), then
-each is measured. Units already in the study's files are kept (``--rerun PATTERN`` measures
-again). Files: ``explore_e3.csv`` (one row per agent and protocol), ``explore_e3_curves.csv``
-(titration curves), ``explore_e3_learning.csv`` (the paper schedules' learning curves),
-``summary.json`` (findings, answer, medians per group), ``figure.json`` (the curves figure).
+Run: ``python -m labcore study e3_design --out results/explore_e3 --jobs 2``; a unit is one
+(schedule, cell, kind), its seeds trained as one batch.
 """
 
 from __future__ import annotations
@@ -445,11 +425,7 @@ def _l75(groups: dict, cell: str, schedule: str, protocol: str, kind: str) -> fl
 
 
 def distance_to_paper(groups: dict, cell: str, schedule: str, protocol: str) -> float:
-    """Protocol sec. 7.4: 0 when the cell shows the paper's pattern, larger the further away.
-
-    ``inf`` when the cell cannot be placed: a kind is missing, or an L75 is 0 (below 75% correct
-    even without noise, i.e. the agent fails the task rather than being fragile).
-    """
+    """Protocol sec. 7.4: 0 when the cell shows the paper's pattern, larger the further away."""
     b1, b2, ws = (_l75(groups, cell, schedule, protocol, k) for k in KINDS)
     if not all(np.isfinite([b1, b2, ws])) or min(b1, b2, ws) <= 0:
         return float("inf")
@@ -528,10 +504,6 @@ def factor_effects(groups: dict, schedule: str = "fast") -> dict[str, dict[str, 
 def schedule_effects(groups: dict, to: str = "paper") -> dict[str, dict]:
     """The schedule as a factor (protocol sec. 7.6): per kind and protocol, the change of median
     log L75 from the fast schedule to ``to``, averaged over the cells trained on both.
-
-    Returns ``{"<kind> <protocol>": {"log_ratio": mean, "cells": {cell: log ratio}}}``; empty when
-    no cell has both schedules. A cell whose L75 is 0 on either schedule (it fails the task without
-    noise) has no ratio and is left out, as in :func:`factor_effects`.
 
     >>> c = REGISTERED.slug
     >>> g = {(c, "fast", "stored", "b1"): {"l75": 0.2}, (c, "paper", "stored", "b1"): {"l75": 0.05}}
@@ -677,111 +649,81 @@ FACTOR_LEVELS = {
 KIND_WORDS = {"b1": "B1", "b2": "B2", "b2_ws": "B2 workspace-read"}
 
 
-def _findings(groups: dict, rows: list[dict], reads: list[dict], n_seeds: int) -> list:
-    files = (ROWS.file,)
-    base = {"study": "e3_design", "files": files, "section": "protocol sec. 7"}
-    out: list[Finding] = []
-    combos = combinations(groups)
-    out.append(
-        Finding(
-            id="e3_design.pattern",
-            question="In how many designs is B1 fragile while both B2 agents stay robust?",
-            value=len(pattern_hits(groups)),
-            n=len(combos),
-            unit="count",
-            measure="l75",
-            **base,
-        )
+def _finding(
+    id_: str, question: str, value: Any, n: int, unit: str, measure: str, **extra: Any
+) -> Finding:
+    base = {"study": "e3_design", "files": (ROWS.file,), "section": "protocol sec. 7"}
+    return Finding(
+        id=f"e3_design.{id_}",
+        question=question,
+        value=value,
+        n=n,
+        unit=unit,
+        measure=measure,
+        **base | extra,
     )
+
+
+def _findings(groups: dict, rows: list[dict], reads: list[dict], n_seeds: int) -> list:
+    combos = combinations(groups)
+    question = "In how many designs is B1 fragile while both B2 agents stay robust?"
+    out = [_finding("pattern", question, len(pattern_hits(groups)), len(combos), "count", "l75")]
     for kind in ("b2", "b2_ws"):
         i = KINDS.index(kind)
         ratios = [c[1 + i] / c[1] for c in combos]
         for end, pick in (("max", max), ("min", min)):
+            question = f"The {end}imum over designs of {KIND_WORDS[kind]}'s L75 divided by B1's"
+            value = pick(ratios) if ratios else None
             out.append(
-                Finding(
-                    id=f"e3_design.ratio.{kind}.{end}",
-                    question=f"The {end}imum over designs of {KIND_WORDS[kind]}'s L75 divided "
-                    "by B1's",
-                    value=pick(ratios) if ratios else None,
-                    n=len(ratios),
-                    unit="ratio",
-                    measure="l75",
-                    **base,
-                )
+                _finding(f"ratio.{kind}.{end}", question, value, len(ratios), "ratio", "l75")
             )
-    registered = REGISTERED.slug
     for kind in KINDS:
-        g = groups.get((registered, "fast", "stored", kind), {})
+        g = groups.get((REGISTERED.slug, "fast", "stored", kind), {})
+        question = f"{KIND_WORDS[kind]}'s median L75 in the registered design (stored noise)"
         out.append(
-            Finding(
-                id=f"e3_design.registered.{kind}",
-                question=f"{KIND_WORDS[kind]}'s median L75 in the registered design (stored noise)",
-                value=g.get("l75"),
-                n=g.get("n", 0),
-                unit="sigma",
-                measure="l75",
-                **base,
-            )
+            _finding(f"registered.{kind}", question, g.get("l75"), g.get("n", 0), "sigma", "l75")
+        )
+        question = (
+            f"The L75 an ideal observer of {KIND_WORDS[kind]}'s workspace reaches "
+            "(registered design, stored noise)"
         )
         out.append(
-            Finding(
-                id=f"e3_design.ceiling.{kind}",
-                question=f"The L75 an ideal observer of {KIND_WORDS[kind]}'s workspace reaches "
-                "(registered design, stored noise)",
-                value=g.get("ceiling"),
-                n=g.get("n", 0),
-                unit="sigma",
-                measure="ideal_observer",
-                **base,
+            _finding(
+                f"ceiling.{kind}",
+                question,
+                g.get("ceiling"),
+                g.get("n", 0),
+                "sigma",
+                "ideal_observer",
             )
         )
     if combos:
         (cell, schedule, protocol), *values = min(combos, key=lambda c: c[1])
         for kind, value in zip(KINDS, values, strict=True):
-            out.append(
-                Finding(
-                    id=f"e3_design.most_fragile.{kind}",
-                    question=f"{KIND_WORDS[kind]}'s median L75 where B1 is most fragile",
-                    value=value,
-                    n=groups[(cell, schedule, protocol, kind)]["n"],
-                    unit="sigma",
-                    measure="l75",
-                    **base,
-                )
-            )
+            question = f"{KIND_WORDS[kind]}'s median L75 where B1 is most fragile"
+            n = groups[(cell, schedule, protocol, kind)]["n"]
+            out.append(_finding(f"most_fragile.{kind}", question, value, n, "sigma", "l75"))
     effects = factor_effects(groups, "fast")
     for part, (factor, change) in FACTOR_LEVELS.items():
         for kind in KINDS:
-            out.append(
-                Finding(
-                    id=f"e3_design.factor.{part}.{kind}",
-                    question=f"What {change} ({factor}) multiplies {KIND_WORDS[kind]}'s median "
-                    "L75 by (stored noise)",
-                    value=_ratio(effects[factor].get(f"{kind} stored {change}")),
-                    n=n_seeds,
-                    unit="ratio",
-                    measure="l75",
-                    **base,
-                )
+            question = (
+                f"What {change} ({factor}) multiplies {KIND_WORDS[kind]}'s median L75 by "
+                "(stored noise)"
             )
+            value = _ratio(effects[factor].get(f"{kind} stored {change}"))
+            out.append(_finding(f"factor.{part}.{kind}", question, value, n_seeds, "ratio", "l75"))
     for to in ("paper", "paper_weighted"):
         effect = schedule_effects(groups, to)
         for kind in KINDS:
             entry = effect.get(f"{kind} stored")
             if entry is None:
                 continue
-            out.append(
-                Finding(
-                    id=f"e3_design.schedule.{to}.{kind}",
-                    question=f"What the {to.replace('_', '-')} schedule multiplies "
-                    f"{KIND_WORDS[kind]}'s median L75 by (stored noise, cells trained on both)",
-                    value=_ratio(entry["log_ratio"]),
-                    n=len(entry["cells"]),
-                    unit="ratio",
-                    measure="schedule",
-                    **base,
-                )
+            question = (
+                f"What the {to.replace('_', '-')} schedule multiplies {KIND_WORDS[kind]}'s "
+                "median L75 by (stored noise, cells trained on both)"
             )
+            value, n = _ratio(entry["log_ratio"]), len(entry["cells"])
+            out.append(_finding(f"schedule.{to}.{kind}", question, value, n, "ratio", "schedule"))
     for schedule in SCHEDULES:
         agents = {(r["cell"], r["kind"], r["seed"]): r for r in rows if r["schedule"] == schedule}
         if not agents:
@@ -790,31 +732,36 @@ def _findings(groups: dict, rows: list[dict], reads: list[dict], n_seeds: int) -
         flags = (Flag(kind="excluded", params={"n_excluded": left_out}),) if left_out else ()
         if schedule in POST_HOC_SCHEDULES:
             flags = (*flags, Flag(kind="post_hoc"))
+        question = (
+            f"How many agents on the {schedule.replace('_', '-')} schedule learned the task "
+            "(95% held-out agreement)?"
+        )
+        value = len(agents) - left_out
         out.append(
-            Finding(
-                id=f"e3_design.learned.{schedule}",
-                question=f"How many agents on the {schedule.replace('_', '-')} schedule learned "
-                "the task (95% held-out agreement)?",
-                value=len(agents) - left_out,
-                n=len(agents),
-                unit="count",
-                measure="excluded",
+            _finding(
+                f"learned.{schedule}",
+                question,
+                value,
+                len(agents),
+                "count",
+                "excluded",
                 flags=flags,
-                **base,
             )
         )
     for reading, part in ((NEVER, "never"), (LOST, "lost")):
         found = [r for r in reads if r["reading"] == reading]
         if reads:
+            question = f"Paper-schedule agents whose learning curve reads '{reading}'"
+            learning = {"files": (LEARNING.file,), "section": "protocol sec. 7.7"}
             out.append(
-                Finding(
-                    id=f"e3_design.curves.{part}",
-                    question=f"Paper-schedule agents whose learning curve reads '{reading}'",
-                    value=len(found),
-                    n=len(reads),
-                    unit="count",
-                    measure="schedule",
-                    **base | {"files": (LEARNING.file,), "section": "protocol sec. 7.7"},
+                _finding(
+                    f"curves.{part}",
+                    question,
+                    len(found),
+                    len(reads),
+                    "count",
+                    "schedule",
+                    **learning,
                 )
             )
     return out
@@ -880,6 +827,5 @@ STUDY = Study(
     summarise=summarise,
     tables=(ROWS, CURVES, LEARNING),
     tables_model=E3Tables,
-    unit_label=str,
     unit_of=unit_of,
 )

@@ -1,35 +1,4 @@
-"""Experiment 4: does metacognition emerge from reward alone? (docs/protocol.md sec. 8).
-
-Per seed, every arm of protocol 8.3 (:data:`ARMS`: E1's supervised agent and the agents whose
-confidence learned from the wager's reward only) runs the same evaluation trials under E1's five
-conditions (:func:`labcore.experiments.e1.conditions`: intact, the no-rewire self-model lesion,
-bus-off, and the two blind ablations) and is measured with E1's functions
-(:func:`labcore.experiments.e1.view_values`), plus the opt-out rate on wager trials by salience
-tercile (protocol 8.4). Per-seed contrasts that the hypotheses test paired by seed (protocol
-8.5) are computed here too; the hypothesis tests themselves are
-:mod:`labcore.experiments.e4_hypotheses`.
-The learning curves (held-out AUROC and wager reward per evaluation, and every few updates of a
-wager phase with the confidence's spread, protocol 8.8.2) come from each agent's training record.
-
-Keys: ``e4.<metric>.<arm>.<condition>`` (metrics of :func:`~labcore.experiments.e1.view_values`
-and ``skip_low`` / ``skip_mid`` / ``skip_high``), and the contrasts ``e4.auroc_gap.<arm>``
-(AUROC minus the supervised arm's), ``e4.skip_salience.<arm>`` (opt-outs on the faintest third
-of flashes minus the brightest third) and ``e4.accuracy_change.<arm>`` (accuracy with z_self
-zeroed minus intact). Evaluation trials per seed and condition: ``ReproduceConfig.e1_trials``.
-Across seeds (:func:`cross_seed`): ``e4.seeds_opting_out_always.<arm>``, ``..._never.<arm>`` and
-``..._measured.<arm>``, how many agents opt out on (almost) every wager trial, on (almost) none, and
-of how many, because a mean opt-out rate can describe no agent at all; and
-``e4.train_updates_min.<arm>`` / ``..._max.<arm>`` and ``e4.wager_updates_min.<arm>`` / ``..._max``,
-the range of its agents' training updates and of their wager phases.
-
-"E4 again" (protocol 8.8): every AUROC has its confidence's spread beside it,
-``e4.confidence_distinct``, ``e4.spread_bets`` and ``e4.auroc_meaningful`` ``.<arm>.<condition>``
-(:func:`labcore.training.wager_reward.confidence_spread` on the AUROC's trials; the SD is E1's
-``confidence_sd``); ``e4.head_mean_cosine.<arm>``, the cosine between the confidence head's weight
-and the mean z_self at the choice steps of the intact evaluation (hypothesis R4); and
-``e4.train_updates.<arm>`` and ``e4.wager_updates.<arm>``, the updates its training and its wager
-phase took (its record), so a cell's schedule is read from the agents rather than typed in.
-"""
+"""Experiment 4: does metacognition emerge from reward alone? (docs/protocol.md sec. 8)."""
 
 from __future__ import annotations
 
@@ -145,8 +114,7 @@ ARMS: tuple[Arm, ...] = (
     ),
 )
 """E4's arms in display order: one entry per arm (protocol 8.3, then the cells of "E4 again",
-8.8.3);
-a new arm is one more entry (its kind must also be in ``KINDS_OF_EXPERIMENT["e4"]``, which
+8.8.3); a new arm is one more entry (its kind must also be in ``KINDS_OF_EXPERIMENT["e4"]``, which
 provisions the agents)."""
 ARMS_BY_NAME = {a.name: a for a in ARMS}
 KINDS = tuple(dict.fromkeys(a.kind for a in ARMS))
@@ -172,9 +140,6 @@ CURVE_FIELDS = (
 def tercile_edges(config: WageringConfig | None = None) -> np.ndarray:
     """Edges of the salience terciles: thirds of the task's salience range.
 
-    Salience is drawn uniformly from that range (protocol 3.2), so its thirds are the terciles
-    of the distribution, the same for every agent and seed.
-
     >>> tercile_edges().round(3).tolist()
     [0.0, 0.333, 0.667, 1.0]
     """
@@ -184,12 +149,7 @@ def tercile_edges(config: WageringConfig | None = None) -> np.ndarray:
 
 def skip_by_salience(view: MetacognitionView, edges: np.ndarray | None = None) -> dict[str, float]:
     """Opt-outs on the wager trials of each salience tercile (``skip_low``, ``skip_mid``,
-    ``skip_high``).
-
-    The same rule as E1's opt-out rate (:func:`labcore.markers.skip_fraction`: confidence at or
-    below 0.5) on the wager trials with a confidence whose salience falls in the tercile; nan
-    for a tercile without such trials.
-    """
+    ``skip_high``)."""
     edges = tercile_edges() if edges is None else edges
     band = np.clip(np.digitize(view.salience, edges[1:-1], right=False), 0, len(TERCILES) - 1)
     wagered = view.wager.astype(bool) & view.answered
@@ -232,11 +192,7 @@ def auroc_spread(view: MetacognitionView) -> dict[str, float]:
 
 def head_mean_cosine(agent: object, view: MetacognitionView) -> float:
     """Cosine between the confidence head's weight and the mean z_self at the choice steps of
-    ``view``'s trials (protocol 8.8, hypothesis R4); nan without choice steps.
-
-    Adam turns a push shared by every trial into steps along the mean of the head's input, so a
-    head trained that way points along it (bundled arm (a): 0.92-0.95; supervised: 0.62-0.69).
-    """
+    ``view``'s trials (protocol 8.8, hypothesis R4); nan without choice steps."""
     steps = view.trace.outcome["choice_step"]
     keep = steps >= 0
     if not keep.any() or view.trace.z_self is None:
@@ -323,11 +279,9 @@ ALL_OR_NOTHING = 0.05
 
 
 def cross_seed(results: list[SeedResult]) -> dict[str, float]:
-    """How the intact opt-out rates of each arm split over seeds (module docstring).
-
-    A mean of 10% can be every agent opting out on a tenth of the trials (on the faint ones,
-    say) or two agents in twenty opting out on everything and the rest on nothing; these counts
-    tell the two apart. Seeds without a defined rate (no wager trial answered) are not counted.
+    """How many agents of each arm opt out on (almost) every wager trial, on (almost) none, and of
+    how many (``e4.seeds_opting_out_always``, ``_never``, ``_measured``): a mean rate can describe
+    no agent at all.
 
     >>> r = [SeedResult("e4", s, values={"e4.skip.reward_wager.self_on": x}) for s,
     ...      x in enumerate([1.0, 0.0, 0.0])]
@@ -366,20 +320,8 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     """Experiment 4 for one agent seed: every arm under E1's five conditions, the contrasts, the
     curves.
 
-    Parameters
-    ----------
-    seed : int
-        The agent seed (each arm's agent of that seed, and its evaluation episodes).
-    cfg : ReproduceConfig
-        Budgets (``e1_trials`` trials per arm and condition); ``untrained`` for the audit.
-    cache_dir : str
-        Where agents trained on demand are cached (and their training records are read).
-
-    Returns
-    -------
-    SeedResult
-        Values keyed ``e4.*`` and the rows of ``e4_trials`` and ``e4_curves`` (no curves for
-        untrained agents: they have no training).
+    Returns the seed's values keyed ``e4.*`` and its ``e4_trials`` and ``e4_curves`` rows (no
+    curves for untrained agents); agents trained on demand are cached in ``cache_dir``.
     """
     torch.set_num_threads(1)
     result = SeedResult("e4", seed)

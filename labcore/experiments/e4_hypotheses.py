@@ -1,41 +1,24 @@
 """E4's pre-registered hypotheses H1-H6 (docs/protocol.md sec. 8.5) and R1-R4 of "E4 again" (sec.
 8.8.5), tested as registered, and the confidence-spread rule beside every AUROC (sec. 8.8.4); the
 answer's words are ``labcore/templates/e4.j2`` (protocol 8.8.6), which quotes beside a summary's
-findings what the design fixes (:func:`answer_context`).
-
-Every test is on seed means with a 95% t interval (:func:`labcore.stats.t_interval`): "paired by
-seed" where the protocol says so (the interval of the per-seed differences, computed per seed
-by :mod:`labcore.experiments.e4`), otherwise two independent groups of seeds (Welch's interval
-of the difference, :func:`labcore.stats.welch_interval`). A hypothesis is *supported* when each
-of its registered conditions holds on its interval, *not supported* when one does not,
-*undefined* when an interval cannot be computed (fewer than two seeds, or a value undefined on
-the data), and *not tested* when an arm it needs is not in the result set (arm (b), exploratory,
-is tested where present and otherwise left out of H5).
-H5 is reported but not counted: both its parts are fixed by the wiring (protocol 8.5).
-R1 also needs its AUROC to be meaningful (the spread rule on more than half of the seeds); every
-AUROC of a result set gets its spread (:func:`spread_table`), and a claim on an AUROC that is not
-meaningful carries a ``not_meaningful`` flag (:mod:`labcore.experiments.paper_findings`).
-
-The E4 claims (``e4.*`` in :data:`labcore.paper_claims.CLAIMS`) carry the verdict "new (no paper
-number)", their hypothesis's outcome and their t interval
-(:mod:`labcore.experiments.paper_findings`).
-"""
+findings what the design fixes (:func:`answer_context`)."""
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from scipy import stats as sps
 
-from labcore.config import CHANCE_LEVELS, RISKY_WRONG_BET_PAYOFF, WageringConfig
+from labcore.config import RISKY_WRONG_BET_PAYOFF, WageringConfig
 from labcore.experiments.common import SeedResult
 from labcore.experiments.e4 import AGAIN_SCHEDULE, FIRST_SCHEDULE
-from labcore.render import fmt
 from labcore.stats import paired_summary, seed_summary, welch_summary
 from labcore.training.wager_reward import CORRECT_BET_PAYOFF
 
@@ -54,7 +37,9 @@ class Condition:
     """The per-seed key tested (a per-seed difference for a paired test)."""
     rule: str
     """The registered rule on the interval, in words."""
-    holds: Callable[[Interval], bool]
+    test: str
+    """What the interval must do: lie ``above`` or ``below`` ``bound``, or ``within`` +-bound."""
+    bound: float
     versus: str | None = None
     """For two independent groups: the other group's key (Welch's interval of ``key - versus``)."""
     every_seed: float | None = None
@@ -62,14 +47,11 @@ class Condition:
     arm: str = "reward_wager"
     """The arm whose presence in the result set this condition needs."""
     required: bool = True
-    """False for arm (b), exploratory (protocol 8.5): its absence leaves the rest of the test
-    standing."""
+    """False for arm (b), exploratory (protocol 8.5): its absence leaves the rest standing."""
     short: str = ""
-    """The condition as a claim in a few words (the answer paragraph), e.g. "a higher ECE than
-    (c)"."""
+    """The condition as a claim in a few words (the answer paragraph)."""
     paired: bool = False
-    """With ``versus``: the t interval of the per-seed differences ``key - versus`` (paired by seed)
-    instead of Welch's interval of two independent groups."""
+    """With ``versus``: the t interval of the per-seed differences ``key - versus``."""
     majority: bool = False
     """``key`` is a per-seed flag (1 or 0): the condition holds when it is 1 on more than half of
     the seeds (the spread rule of an arm, protocol 8.8.4); no interval."""
@@ -78,11 +60,24 @@ class Condition:
     def arms(self) -> tuple[str, ...]:
         """The arms whose presence the condition needs: its own and that of ``versus``.
 
-        >>> Condition("x", "e4.auroc.a.self_on", "", _above(0), versus="e4.auroc.b.self_on",
+        >>> Condition("x", "e4.auroc.a.self_on", "", "above", 0, versus="e4.auroc.b.self_on",
         ...           arm="a").arms
         ('a', 'b')
         """
         return (self.arm,) if self.versus is None else (self.arm, self.versus.split(".")[2])
+
+    def holds(self, ci: Interval) -> bool:
+        """Whether the interval ``ci`` meets the condition's test.
+
+        >>> c = Condition("x", "k", "", "within", 0.05)
+        >>> c.holds((-0.01, 0.04)), c.holds((0.0, 0.06))
+        (True, False)
+        """
+        if self.test == "above":
+            return ci[0] > self.bound
+        if self.test == "below":
+            return ci[1] < self.bound
+        return -self.bound <= ci[0] and ci[1] <= self.bound
 
 
 @dataclass(frozen=True)
@@ -97,256 +92,18 @@ class Hypothesis:
     """Why the hypothesis is reported but not counted (H5), else None."""
 
 
-def _above(x: float) -> Callable[[Interval], bool]:
-    return lambda ci: ci[0] > x
-
-
-def _below(x: float) -> Callable[[Interval], bool]:
-    return lambda ci: ci[1] < x
-
-
-def _within(margin: float) -> Callable[[Interval], bool]:
-    return lambda ci: -margin <= ci[0] and ci[1] <= margin
-
-
 SHARE_OF_SEEDS, EVERY_SEED = "share of seeds", "every seed"
 T_INTERVAL, PAIRED_T = "t interval", "paired t interval"
 WELCH_T = "Welch t interval (independent groups of seeds)"
-INTERVAL_KINDS = (SHARE_OF_SEEDS, EVERY_SEED, T_INTERVAL, PAIRED_T, WELCH_T)
-"""What a condition's interval is (a tested condition's ``interval`` in the summary)."""
-A, C = "reward_wager", "supervised"
-AUROC_CHANCE = CHANCE_LEVELS["auroc"].value
-_CHANCE = fmt(AUROC_CHANCE)  # as the registered hypotheses write it: "0.5"
-HYPOTHESES: tuple[Hypothesis, ...] = (
-    Hypothesis(
-        "H1",
-        f"Arm (a)'s Type-2 AUROC is above chance ({_CHANCE}): confidence learned from reward alone "
-        "tells "
-        "right from wrong.",
-        (
-            Condition(
-                "arm (a) AUROC",
-                f"e4.auroc.{A}.self_on",
-                f"interval's lower bound above {_CHANCE}",
-                _above(AUROC_CHANCE),
-            ),
-        ),
-        primary=True,
-    ),
-    Hypothesis(
-        "H2",
-        "Arm (a)'s AUROC is below the supervised arm's (c).",
-        (
-            Condition(
-                "AUROC (a) minus (c), paired by seed",
-                f"e4.auroc_gap.{A}",
-                "interval below 0",
-                _below(0.0),
-            ),
-        ),
-    ),
-    Hypothesis(
-        "H3",
-        "Under the standard payoff arm (a) opts out on fewer wager trials than (c) and is less "
-        "calibrated (higher ECE): its confidence is pushed toward 'always bet'.",
-        (
-            Condition(
-                "opt-outs (a) minus (c)",
-                f"e4.skip.{A}.self_on",
-                "interval below 0",
-                _below(0.0),
-                versus=f"e4.skip.{C}.self_on",
-                short="fewer opt-outs than (c)",
-            ),
-            Condition(
-                "ECE (a) minus (c)",
-                f"e4.ece.{A}.self_on",
-                "interval above 0",
-                _above(0.0),
-                versus=f"e4.ece.{C}.self_on",
-                short="a higher ECE than (c)",
-            ),
-        ),
-    ),
-    Hypothesis(
-        "H4",
-        "Under the risky payoff (a wrong bet costs 3) the opt-out rate rises as the flash gets "
-        "fainter: more opt-outs on the faintest third than on the brightest.",
-        (
-            Condition(
-                "opt-outs faintest minus brightest third, paired by seed",
-                "e4.skip_salience.reward_wager_risky",
-                "interval above 0",
-                _above(0.0),
-                arm="reward_wager_risky",
-            ),
-        ),
-    ),
-    Hypothesis(
-        "H5",
-        f"Zeroing z_self leaves accuracy unchanged and sets AUROC to {_CHANCE} in arms (a) and "
-        "(b).",
-        (
-            Condition(
-                "arm (a): accuracy change when z_self is zeroed",
-                f"e4.accuracy_change.{A}",
-                "0 on every seed",
-                _within(0.0),
-                every_seed=0.0,
-            ),
-            Condition(
-                "arm (a): AUROC with z_self zeroed",
-                f"e4.auroc.{A}.self_off",
-                f"{_CHANCE} on every seed",
-                _within(0.0),
-                every_seed=AUROC_CHANCE,
-            ),
-            Condition(
-                "arm (b): accuracy change when z_self is zeroed",
-                "e4.accuracy_change.reward_all",
-                "0 on every seed",
-                _within(0.0),
-                every_seed=0.0,
-                arm="reward_all",
-                required=False,
-            ),
-            Condition(
-                "arm (b): AUROC with z_self zeroed",
-                "e4.auroc.reward_all.self_off",
-                f"{_CHANCE} on every seed",
-                _within(0.0),
-                every_seed=AUROC_CHANCE,
-                arm="reward_all",
-                required=False,
-            ),
-        ),
-        by_construction="the policy reads the workspace, never z_self, so zeroing it cannot "
-        "change a "
-        "choice; and a zeroed z_self feeds the confidence head a constant, whose AUROC is "
-        f"{_CHANCE} exactly (protocol 8.5: reported, not counted)",
-    ),
-    Hypothesis(
-        "H6",
-        "Controls: a confidence reading only the policy's logits reaches an AUROC within 0.05 of "
-        "arm (a); one reading only the workspace reaches a lower one.",
-        (
-            Condition(
-                "AUROC logits-only minus (a)",
-                "e4.auroc.reward_logits.self_on",
-                "interval within -0.05..0.05",
-                _within(0.05),
-                versus=f"e4.auroc.{A}.self_on",
-                arm="reward_logits",
-                short="logits-only within 0.05 of (a)",
-            ),
-            Condition(
-                "AUROC workspace-only minus (a)",
-                "e4.auroc.reward_workspace.self_on",
-                "interval below 0",
-                _below(0.0),
-                versus=f"e4.auroc.{A}.self_on",
-                arm="reward_workspace",
-                short="workspace-only lower than (a)",
-            ),
-        ),
-    ),
+HYPOTHESES: tuple[Hypothesis, ...] = tuple(
+    Hypothesis(**{**h, "conditions": tuple(Condition(**c) for c in h["conditions"])})
+    for h in json.loads(
+        (Path(__file__).parents[1] / "e4_hypotheses.json").read_text(encoding="utf-8")
+    )
 )
-"""Protocol 8.5, as registered (arm (a) = ``reward_wager``, (b) = ``reward_all``, (c) =
+"""Protocol 8.5 (H1-H6) and 8.8.5 (R1-R4, "E4 again"), as registered, from
+``labcore/e4_hypotheses.json`` (arm (a) = ``reward_wager``, (b) = ``reward_all``, (c) =
 ``supervised``)."""
-A2, RISKY2, RAW, SGD = (
-    "reward_late",
-    "reward_late_risky",
-    "reward_late_uncentred",
-    "reward_late_uncentred_sgd",
-)
-HYPOTHESES_AGAIN: tuple[Hypothesis, ...] = (
-    Hypothesis(
-        "R1",
-        "Cell (a'), the wager learned from reward once the policy had converged, with "
-        "a centred head: "
-        "its Type-2 AUROC is above chance and meaningful (its confidence's spread changes bets).",
-        (
-            Condition(
-                "cell (a') AUROC",
-                f"e4.auroc.{A2}.self_on",
-                f"interval's lower bound above {_CHANCE}",
-                _above(AUROC_CHANCE),
-                arm=A2,
-                short=f"an AUROC above {_CHANCE}",
-            ),
-            Condition(
-                "cell (a'): seeds whose AUROC is meaningful",
-                f"e4.auroc_meaningful.{A2}.self_on",
-                "the spread rule holds on more than half of the seeds",
-                _above(0.5),
-                arm=A2,
-                majority=True,
-                short="a meaningful spread",
-            ),
-        ),
-        primary=True,
-    ),
-    Hypothesis(
-        "R2",
-        "Under the risky payoff (a wrong bet costs 3) cell (a') opts out more on the "
-        "faintest third of "
-        "flashes than on the brightest.",
-        (
-            Condition(
-                "opt-outs faintest minus brightest third, paired by seed",
-                f"e4.skip_salience.{RISKY2}",
-                "interval above 0",
-                _above(0.0),
-                arm=RISKY2,
-            ),
-        ),
-    ),
-    Hypothesis(
-        "R3",
-        "Centring: cell (a')'s AUROC is above that of the same cell with raw self-model features.",
-        (
-            Condition(
-                "AUROC centred minus raw features, paired by seed",
-                f"e4.auroc.{A2}.self_on",
-                "interval above 0",
-                _above(0.0),
-                versus=f"e4.auroc.{RAW}.self_on",
-                paired=True,
-                arm=A2,
-            ),
-        ),
-    ),
-    Hypothesis(
-        "R4",
-        "Optimiser: with plain SGD instead of Adam on the wager head (raw features) "
-        "the head's weight "
-        "points less along the mean z_self and the AUROC is higher.",
-        (
-            Condition(
-                "head-weight cosine with the mean z_self, SGD minus Adam, paired by seed",
-                f"e4.head_mean_cosine.{SGD}",
-                "interval below 0",
-                _below(0.0),
-                versus=f"e4.head_mean_cosine.{RAW}",
-                paired=True,
-                arm=SGD,
-                short="a head less aligned with the mean z_self",
-            ),
-            Condition(
-                "AUROC SGD minus Adam, paired by seed",
-                f"e4.auroc.{SGD}.self_on",
-                "interval above 0",
-                _above(0.0),
-                versus=f"e4.auroc.{RAW}.self_on",
-                paired=True,
-                arm=SGD,
-                short="a higher AUROC",
-            ),
-        ),
-    ),
-)
-"""Protocol 8.8.5, as registered: the cells of "E4 again" (8.8.3); R1 is primary."""
-HYPOTHESES = HYPOTHESES + HYPOTHESES_AGAIN
 HYPOTHESES_BY_ID = {h.id: h for h in HYPOTHESES}
 
 
@@ -474,16 +231,7 @@ def evaluate(results: Sequence[SeedResult]) -> list[dict[str, Any]]:
 # (8.8.4)
 def spread_table(results: Sequence[SeedResult]) -> dict[str, dict[str, Any]]:
     """Every AUROC of the result set (``e4.auroc.<arm>.<condition>``) beside its confidence's
-    spread.
-
-    Per key: ``auroc`` (seed mean), ``auroc_resolved`` (seed mean of the AUROC at the resolution of
-    protocol sec. 10.5), ``confidence_sd`` (seed mean), ``confidence_distinct``, ``spread_bets``
-    and ``bets_flipped`` (``[min, max]`` over seeds), ``seeds`` (with a spread),
-    ``seeds_meaningful`` (where the AUROC is meaningful: a spread of at least one bet (protocol
-    8.8.4) and at least one bet that flips under the evaluation's own bet rule (sec. 10.5; a set
-    made before it counts the first rule alone)) and ``meaningful``: True when that is more than
-    half of the seeds, False otherwise, None without a spread. JSON-clean.
-    """
+    spread."""
     values = per_seed(results)
     table: dict[str, dict[str, Any]] = {}
     for key in sorted(values):
@@ -525,11 +273,6 @@ def ideal_observer(
     wrong_bet_payoff: float, config: WageringConfig | None = None
 ) -> dict[str, float]:
     """What the reward-optimal wager does for the task's ideal observer (protocol 8.2).
-
-    Betting pays ``P(correct) * 1 + (1 - P(correct)) * wrong_bet_payoff``, opting out 0, so the
-    ideal observer bets when ``P(correct | lambda) = Phi(lambda / (sd sqrt 2))`` exceeds the
-    break-even ``-w / (1 - w)``; with ``lambda`` uniform it opts out on the trials below that
-    salience.
 
     Returns
     -------

@@ -1,22 +1,5 @@
 """A worked example of a study (``docs/adding_a_study.md``): does an ideal observer's confidence
-tell its right choices from its wrong ones, and more so when the evidence is strong?
-
-On each trial an observer sees one sample of evidence ``e ~ N(+lambda, 1)`` (stimulus right) or
-``N(-lambda, 1)`` (left), chooses the side of its sign and takes ``|e|`` as its confidence. Its
-Type-2 AUROC (:func:`labcore.markers.type2_auroc`) is the chance that a random right choice got
-more confidence than a random wrong one; signal detection theory predicts it above 0.5 at every
-salience ``lambda`` and rising with it. Every seed's trials share their noise across saliences
-(the seed's evaluation block), so the saliences differ only by ``lambda``.
-
-A study in one file: its design (:class:`ExampleConfig`), its units (:class:`Unit`: one seed at
-one salience), how one unit runs (:func:`run_unit`), its table (:data:`SEEDS`), and how the rows
-become findings and an answer (:func:`summarise`); its words are ``labcore/templates/example.j2``;
-its test ``tests/experiments/test_example.py`` runs it end to end.
-
-Run: ``python -m labcore study example --out results/example`` (a second); ``--quick`` for three
-seeds and fewer trials. Files: ``example_seeds.csv`` (one row per seed and salience),
-``summary.json``.
-"""
+tell its right choices from its wrong ones, and more so when the evidence is strong?"""
 
 from __future__ import annotations
 
@@ -184,6 +167,5 @@ STUDY = Study(
     run_unit=run_unit,
     summarise=summarise,
     tables=(SEEDS,),
-    unit_label=str,
     unit_of=unit_of,
 )

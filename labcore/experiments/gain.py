@@ -1,19 +1,4 @@
-"""Exploratory, post hoc: does training length decide B1's fragility to workspace noise?
-
-Experiment 3's headline ("B1 collapses at sigma 0.04") does not reproduce: our B1's L75 is about
-0.3. Our readouts are also far gentler: the median norm of d(report logits)/d(workspace) is
-about 5.6 here against the paper's 78-175 (bus audit T1). A readout that amplifies its input
-20x more would tolerate about 20x less noise, so the gap would be explained if the paper's
-schedule (about 10^5 online updates, no early stopping) trained much sharper readouts than our
-convergence rule (a few hundred updates; docs/protocol.md sec. 5.3).
-
-This module tests that explanation instead of asserting it: it retrains B1 for a fixed, larger
-number of updates (no early stopping) and measures the Jacobian norm and L75 beside the bundled
-agents. It is not pre-registered and never feeds a verdict. (Result on 3 seeds, 3000 updates:
-Jacobian 5.6 -> 7.5, L75 unchanged at about 0.33: the explanation is not supported.)
-
-Run: ``python -m labcore.experiments.gain --seeds 0-2 --updates 3000 --out results/bundled``.
-"""
+"""Exploratory, post hoc: does training length decide B1's fragility to workspace noise?"""
 
 from __future__ import annotations
 

@@ -1,34 +1,8 @@
 """The integration study (protocol sec. 9): which whole-vs-parts integration measure, on which
 signal and under which perturbation, recovers the monotonicities an IIT reading predicts?
 
-Registered in docs/protocol.md sec. 9 (2026-11-24, 03:11 UTC) before this pipeline existed.
-Phi_E, O-information and TSE complexity (``labcore.markers.integration``) are computed on the
-carrier ``h``, the workspace ``slots`` and ``z_self`` of the bundled dual-task A0, A1, B1 and B2
-(seeds 0-4) and their untrained twins, intact and (B1, B2) bus-off, on the unperturbed
-trajectory and on the evoked response to E3's PCI-A pulse.
-
-The monotonicities an IIT reading predicts (protocol sec. 9.5):
-
-- **M1** bus-off lowers integration below the intact agent (B1, B2: paired over seeds);
-- **M2** a trained agent integrates more than its untrained twin (paired over seeds);
-- **M3** correct trials integrate more than error trials (paired over seeds; at least
-  :data:`MIN_SEEDS_M3` seeds with both groups);
-- **M4** A0 < A1 < B1 < B2 (each step a Welch interval; tested on ``h``, which all four have).
-
-A test passes when every agent (or step) that can be tested has its 95% interval above 0, and
-counts as recovered only when no value it reads is fixed by the wiring (the audit: an untrained
-agent of the same wiring gives the same value, or both sides are identical on every seed).
-
-A study in one file: its design (:class:`IntegrationStudyConfig`), its units (kind x seed), how
-one unit is measured (:func:`measure_agent`), its table, the tests and the audit, and
-:func:`summarise`; its words are ``labcore/templates/integration.j2`` (the answer) and
-``integration_question.j2`` (each finding's question).
-
 Run: ``python -m labcore study integration --out results/explore_integration --jobs 2`` (about
-11 minutes on 2 cores). A unit is one (kind, seed): its trained agent and untrained twin
-measured; units already in the study's files are kept (``--rerun PATTERN`` measures again).
-Files: ``integration.csv`` (one row per value), ``summary.json`` (findings, answer, the tests
-and the audit), ``figure.json`` (the pass/fail table).
+11 minutes on 2 cores); a unit is one (kind, seed).
 """
 
 from __future__ import annotations
@@ -341,8 +315,6 @@ class Difference(BaseModel):
 def paired_difference(agent: str, a: Values, b: Values, needed: int = 2) -> Difference:
     """``a - b`` over the seeds where both are defined, with its paired 95% t interval
     (:func:`labcore.stats.paired_summary`).
-
-    Differences 1, 1.5 and 2: 1.5 +/- t(0.975, 2) 0.5 / sqrt(3) = 1.5 +/- 1.24, above 0.
 
     >>> d = paired_difference("b1", {0: 2.0, 1: 3.0, 2: 4.0}, {0: 1.0, 1: 1.5, 2: 2.0})
     >>> d.n, d.mean, round(d.low, 2), d.outcome
@@ -792,6 +764,5 @@ STUDY = Study(
     summarise=summarise,
     tables=(ROWS,),
     tables_model=IntegrationTables,
-    unit_label=str,
     unit_of=unit_of,
 )

@@ -1,26 +1,8 @@
 """The NeuroGym study (protocol sec. 8.6): on NeuroGym's post-decision wagering task, does an
 agent trained from the task's reward alone take the sure option more often as coherence falls?
 
-Exploratory, no paper number; its details (agent, inputs, actions, budget, measures, reading
-rule, ceiling) were fixed in the protocol's change log (2026-11-23) before any agent was trained
-on the task. Each seed trains E4 arm (b)'s architecture by actor-critic on NeuroGym's payoff
-(:mod:`labcore.training.neurogym_trainer`) and is measured on 6000 held-out NeuroGym trials beside
-the Bayesian ideal observer on the same trials. The registered reading (change log 2026-11-23,
-item 6): the share of sure-offered trials on which the sure option is taken at 0 and 3.2%
-coherence minus at 25.6 and 51.2%, per seed; it *rises* when the 95% t interval over seeds lies
-above 0. Added post hoc (change log, second entry of 2026-11-23 for sec. 8.6), and labelled so in
-every file: the same network trained to imitate the ideal observer, the ceiling of what the
-architecture can represent.
-
-A study in one file: its design (:class:`NeuroGymStudyConfig`), its units (one seed), how one
-unit runs (:func:`run_unit`), its tables and its findings (:func:`summarise`); its words are
-``labcore/templates/neurogym.j2``. Torch is imported only where the agents train.
-
-Run: ``python -m labcore study neurogym --jobs 2`` (about 9 minutes on 2 cores). A unit is one seed
-(both networks trained and saved in ``OUT/checkpoints``, task ``neurogym``, then measured).
-Files (``results/explore_neurogym/``): ``neurogym_by_coherence.csv`` (one row per seed, observer
-and coherence), ``neurogym_curves.csv`` (held-out reward and the sure option's probability over
-training), ``neurogym_seeds.csv`` (every number of a seed, :data:`SEED_VALUES`), ``summary.json``.
+Run: ``python -m labcore study neurogym --jobs 2`` (about 9 minutes on 2 cores); a unit is one
+seed.
 """
 
 from __future__ import annotations

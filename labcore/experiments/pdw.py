@@ -1,45 +1,7 @@
 """Song, Yang & Wang (2017) reproduced on NeuroGym's post-decision wager (protocol sec. 8.7).
 
-Registered 2026-11-24 before any agent of it trained. Each seed trains Song et al.'s plain GRU
-and our B2 family (``reward_all``) from NeuroGym's payoff alone under the Song setting
-(:data:`labcore.training.neurogym_trainer.SONG_2017`, stopped by the registered behavioural
-criterion, cap 12,000 updates), and, as post-hoc context (8.6's architecture ceiling), each network
-imitating the ideal observer. Every network and the ideal observer act on the seed's 12,000
-evaluation trials; the signatures (:mod:`labcore.markers.sure_option`) are read from the policy's
-sampled choices (greedy ones written beside), and the registered reading is S1 and S2 over seeds,
-each with its 95% t interval.
-
-A study in one file: its design (:class:`PDWConfig`), its units (:class:`Network`), how one unit
-runs (:func:`run_unit`), its tables, and how the rows become findings (:func:`summarise`); its
-words are ``labcore/templates/pdw.j2``. Torch and the trainer are imported inside the functions
-that train and measure, so pages and figures read the study's tables without them. The reward
-explorer (:mod:`labcore.experiments.pdw_sweep`) trains and measures its networks with the same
-:func:`measured_network` and shares the files' shapes and the seed summaries.
-
-Run: ``python -m labcore study pdw --jobs 2`` (upper bound about 45 min on 2 cores: every network to
-its cap; the criterion usually stops it earlier). A unit is one network (or the ideal observer on
-one seed); each trained network is saved through the checkpoint manifest in ``OUT/checkpoints``
-(:func:`labcore.training.provision.train_network_and_save`) and measured again from there, so a
-stopped run continues with the networks not yet finished; a checkpoint trained with another
-configuration stops the run with one sentence.
-
-Files (``results/pdw/``):
-
-- ``pdw_trials.csv``: one row per evaluation trial (the policy's **sampled** actions): ``agent``
-  (``plain_gru``, ``b2_ws``, ``ideal_observer``), ``seed``, ``training`` (``reward`` /
-  ``imitation`` / ``ideal``), ``coherence`` (percent), ``sure_offered`` (0/1), ``choice``
-  (``left`` / ``right`` / ``sure``; ``none`` when nothing was chosen), ``correct`` (1/0, empty
-  unless a side was chosen). The ideal observer acts on the same trials;
-- ``pdw_trials_greedy.csv``: the same for the networks' greedy actions;
-- ``pdw_by_coherence.csv``: the signatures per agent, training, seed, policy and coherence (what
-  the figures draw);
-- ``pdw_curves.csv``: the learning curves, every held-out check (sampled and greedy) and the
-  early probes of the sure option's probability (``policy`` "probability");
-- ``pdw_seeds.csv``: one row per observer, seed and policy ("sampled", "greedy", "ideal"): every
-  number the summary rests on (:data:`SEED_VALUES`) and the network's training (updates, how it
-  stopped, wall time);
-- ``summary.json``: the findings (S1, S2 and the descriptive values per observer, each a seed mean
-  with its 95% t interval), the registered answer and the training table.
+Run: ``python -m labcore study pdw --jobs 2`` (at most about 45 min on 2 cores); a unit is one
+network, saved in ``OUT/checkpoints`` and measured from there.
 """
 
 from __future__ import annotations
@@ -693,6 +655,5 @@ STUDY = Study(
     run_unit=run_unit,
     summarise=summarise,
     tables=TABLES,
-    unit_label=str,
     unit_of=unit_of,
 )

@@ -2,40 +2,8 @@
 survives? And, as a setting of the same study, its post hoc follow-up on the choices it held
 (``design="held"``, registered as ``pdw_held``).
 
-Registered 2026-11-24 before any agent of it trained. The explorer trains Song et al.'s plain GRU
-from NeuroGym's payoff alone in 16 cells, seeds 0-2 each: seven factors (:data:`FACTORS`) at two
-levels, Song's and our old default's (8.6), changed one at a time from both ends: ``S`` (every
-factor at Song's level) and ``S-<factor>`` (that factor alone at the old level: is it
-*necessary*?); ``O`` (every factor old) and ``O+<factor>`` (that factor alone at Song's level: is
-it *sufficient*?). An agent *keeps the sure option* when S1's contrast is at least
-:data:`KEEPS_AT`; a cell keeps it when a majority of its seeds do; a factor *decides* survival
-when changing it alone flips the outcome from ``S`` or from ``O`` (:func:`decision`). Held at
-Song's values in every cell of the explorer: the full return (lambda 1), no advantage
-normalisation, every step in the policy gradient, clipping at 1, the behavioural stopping rule.
-
-Post hoc (change log 2026-11-24, not registered; ``design="held"``): the five choices the explorer
-held at Song's values (:data:`HELD`) set one at a time to protocol 8.6's from ``O`` (cells
-``O~<choice>``, and ``O~all`` with all five; :func:`held_cells`), and which of them loses the
-option ``O`` keeps (:func:`held_decision`).
-
-Post hoc (change log 2026-11-27, protocol sec. 10.6): beside the registered rule, the *strict*
-one (:func:`keeps_strictly`: S1 at least :data:`KEEPS_AT` and P(sure | offered) at the highest
-coherence near the ideal observer's), applied to both designs; and the two held choices that lost
-the option trained again to :data:`LONG_UPDATES` (cells ``O~<choice>+long``), each agent's curve
-read for when the option came back (:func:`came_back_at`).
-
-A study in one file: its design (:class:`SweepConfig`, :func:`cells`), its units (one agent, cell
-x seed, trained and measured as the reproduction's networks by
-:func:`labcore.experiments.pdw.measured_network`; checkpoints in ``OUT/checkpoints``), its tables
-and its findings (:func:`summarise`); its words are ``labcore/templates/pdw_sweep.j2`` and, for
-the follow-up's summary, ``pdw_held.j2``. Torch is imported only where an agent trains.
-
-Run: ``python -m labcore study pdw_sweep --jobs 2`` (upper bound about 1.9 h on 2 cores, every
-agent to its cap; measured 27 min); the follow-up ``python -m labcore study pdw_held --jobs 2``
-(about 15 min); some cells only: ``--set cells=S,O``.
-
-Files (``results/pdw_sweep/``, ``results/pdw_held/``): ``pdw_sweep.csv`` (one row per agent),
-``pdw_sweep_curves.csv`` (its learning curves), ``summary.json``.
+Run: ``python -m labcore study pdw_sweep --jobs 2`` (measured 27 min on 2 cores); the follow-up
+``python -m labcore study pdw_held --jobs 2``; some cells only: ``--set cells=S,O``.
 """
 
 from __future__ import annotations
@@ -800,6 +768,5 @@ STUDY = Study(
     summarise=summarise,
     tables=TABLES,
     tables_model=SweepTables,
-    unit_label=str,
     unit_of=unit_of,
 )

@@ -1,16 +1,5 @@
 """The lab's answer to "does metacognition emerge from reward alone?": five studies'
-summaries read through the one loader, their words from one template, and the README's block.
-
-The studies (folders under ``results/``): ``pdw`` (Song, Yang & Wang 2017 reproduced, protocol
-8.7), ``pdw_sweep`` (the reward explorer) and ``pdw_held`` (its post hoc follow-up), ``e4`` (E4 and
-"E4 again", protocol 8.3-8.5 and 8.8) and ``neurogym`` (protocol 8.6's first NeuroGym study, the
-labelled older cell). Their words are ``labcore/templates/reward.j2`` (protocol 8.7's rewrite
-rules, E4's part from ``e4.j2``), filled by :func:`labcore.render.compose`; a study not run yet
-is None and the template says so.
-
-The README's block (the ``readme`` form, the findings it cites and the links) is written by
-:mod:`labcore.readme`, the one README writer.
-"""
+summaries read through the one loader, their words from one template, and the README's block."""
 
 from __future__ import annotations
 

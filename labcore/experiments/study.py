@@ -1,25 +1,5 @@
 """One shape for every study, one registry, one runner (after Optuna's ``Study`` and Hydra's
-sweeps).
-
-A study is one module, ``labcore/experiments/<name>.py``, whose ``STUDY`` (a :class:`Study`) is a
-config (a frozen dataclass with ``quick()``), its units, a function that runs one unit into rows,
-its tables, and a function that turns the rows into findings; its words are
-``labcore/templates/<name>.j2``. The registry (:data:`STUDIES`) names each study's folder under
-``results/`` and its title, once. ``docs/adding_a_study.md`` walks through a small one
-(:mod:`labcore.experiments.example`). :func:`run_study` runs any of them the same way:
-
-1. ``prepare`` (optional): what the units share, e.g. training the agents as seed batches;
-2. every unit, in spawned worker processes, each cached on disk (``joblib.Memory`` under
-   ``OUT/.units``): a run stopped half-way resumes at the first unit not done;
-3. the rows written as CSV files (:class:`Table`), then **read back** through the one validated
-   reader, so that :func:`resummarise` (rows from the bundled files) and a fresh run summarise
-   exactly the same values;
-4. ``summarise`` -> a :class:`~labcore.findings.StudySummary`, written last with the SHA-256 of
-   every file (a stopped run never leaves a summary beside another run's files).
-
-The command line is one verb: ``python -m labcore study NAME --out DIR`` (``--list``,
-``--quick``, ``--jobs``, ``--resummarise``, ``--set field=value``).
-"""
+sweeps)."""
 
 from __future__ import annotations
 
@@ -124,6 +104,8 @@ class Registered:
     title: str
     module: str = ""
     settings: Mapping[str, Any] = field(default_factory=dict)
+    attribute: str = "STUDY"
+    """The module's name for the study (a module may hold two, as ``paper_study`` does)."""
 
     def module_of(self, name: str) -> str:
         """The module that defines study ``name``."""
@@ -139,7 +121,8 @@ STUDIES: dict[str, Registered] = {
     "e4": Registered(
         "e4",
         "Experiment 4: does metacognition emerge from reward alone (protocol 8.5, 8.8)",
-        module="labcore.experiments.e4_study",
+        module="labcore.experiments.paper_study",
+        attribute="E4_STUDY",
     ),
     "e3_design": Registered(
         "explore_e3",
@@ -173,8 +156,7 @@ STUDIES: dict[str, Registered] = {
         "example", "A worked example: an ideal observer's confidence (docs/adding_a_study.md)"
     ),
 }
-"""The registry: every study the lab runs, by name; the one place its folder and title are
-named."""
+"""The registry: every study the lab runs, by name; the one place its folder and title are named."""
 RESULT_SET_STUDIES = ("paper", "e4")
 """The studies whose folders are result sets of the paper's experiments (the Replication page's
 choices); every other study's folder is not one."""
@@ -185,7 +167,7 @@ def get_study(name: str) -> Study:
     a ValueError lists the others."""
     check_choice(name, "study", STUDIES)
     entry = STUDIES[name]
-    study = importlib.import_module(entry.module_of(name)).STUDY
+    study = getattr(importlib.import_module(entry.module_of(name)), entry.attribute)
     return dataclasses.replace(
         study, name=name, title=entry.title, folder=entry.folder, settings=entry.settings
     )
@@ -199,10 +181,7 @@ def study_folders() -> set[str]:
 
 # ------------------------------------------------------------------------------- tables
 def write_table(path: Path, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Atomically write ``rows`` as CSV with exactly the table's columns (missing cells empty).
-
-    Floats are written by ``repr``, so they read back bit for bit.
-    """
+    """Atomically write ``rows`` as CSV with exactly the table's columns (missing cells empty)."""
 
     def write(tmp: Path) -> None:
         with open(tmp, "w", newline="", encoding="utf-8") as fh:
@@ -328,11 +307,7 @@ def read_rows(study: Study, out: Path | str) -> tuple[Rows, list[str]]:
 
 
 def load_frame(out: Path | str, table: Table) -> tuple[Any, list[str]]:
-    """One table as a pandas DataFrame (None with the problems when it cannot be read).
-
-    The checks of :func:`read_table`, column by column (a 150,000-row table reads in a fraction
-    of a second): a missing column, an empty required cell, text in a number column; text columns
-    stay text, the others are numbers (empty cells nan)."""
+    """One table as a pandas DataFrame (None with the problems when it cannot be read)."""
     import pandas as pd
 
     path = Path(out) / table.file
@@ -414,15 +389,6 @@ def _merge(parts: Sequence[Rows]) -> Rows:
     return rows
 
 
-@dataclass
-class Progress:
-    """Units done, for the one progress bar (and tests)."""
-
-    total: int
-    done: int = 0
-    labels: list[str] = field(default_factory=list)
-
-
 def _call_unit(cached: Any, config: Any, unit: Any, out: str, force: bool = False) -> Rows:
     if force:  # run again whatever the cache holds (its code's dependencies may have changed)
         return cached.call(config, unit, out)[0]
@@ -483,11 +449,10 @@ def unit_rows(
     dask_timeout: float = DASK_TIMEOUT,
     force: Callable[[Any], bool] | None = None,
 ) -> dict[Any, Rows]:
-    """Run every unit of ``study`` (cached in ``out/.units``), in spawned processes or on Dask
-    (the current client's cluster; ``dask_timeout``: seconds to wait while it has no worker), and
-    return each unit's rows, by unit. A
-    unit ``force`` picks runs again whatever the cache holds (the cache keys on the config and the
-    unit function's own code, not on the code it calls)."""
+    """Run every unit of ``study`` (cached in ``out/.units``), in spawned processes or on Dask (the
+    current client's cluster; ``dask_timeout``: seconds to wait while it has no worker), and return
+    each unit's rows, by unit. A unit ``force`` picks runs again whatever the cache holds (the cache
+    keys on the config and the unit function's own code, not on the code it calls)."""
     import joblib
 
     memory = joblib.Memory(out / UNIT_CACHE, verbose=0)
@@ -500,11 +465,10 @@ def unit_rows(
         from tqdm import tqdm
 
         bar = tqdm(total=len(units), desc=study.name, unit="unit")
-    track = Progress(len(units))
+    finished = []
 
     def done(i: int, _rows: Rows) -> None:
-        track.done += 1
-        track.labels.append(labels[i])
+        finished.append(i)
         if bar is not None:
             bar.update(1)
             bar.set_postfix_str(labels[i][:40])
@@ -519,7 +483,7 @@ def unit_rows(
         raise ValueError(f"backend must be 'local' or 'dask', got {backend!r}")
     if bar is not None:
         bar.close()
-    say(f"{study.name}: {track.done} unit(s) done")
+    say(f"{study.name}: {len(finished)} unit(s) done")
     return dict(zip(units, parts, strict=True))
 
 
@@ -566,16 +530,7 @@ def run_study(
     say: Callable[[str], None] = print,
     dask_timeout: float = DASK_TIMEOUT,
 ) -> StudySummary:
-    """Run ``study`` (its registered config by default) into ``out`` and return its summary.
-
-    Units whose rows are already in ``out``'s files are kept (where the study says how a row
-    names its unit), except those whose label matches the shell pattern ``rerun``, which run again
-    (not from the unit cache either).
-
-    Nothing in ``out`` changes while the units run; then the old summary goes first, the tables
-    are written, read back and summarised, and the new summary is written last (with the SHA-256
-    of every file). Units already done in ``out/.units`` are not run again.
-    """
+    """Run ``study`` (its registered config by default) into ``out`` and return its summary."""
     study = get_study(study) if isinstance(study, str) else study
     config = config if config is not None else study.design()
     out = Path(out)
@@ -663,11 +618,6 @@ def _typed_like(current: Any, text: str, key: str) -> Any:
     except ValueError:
         raise ValueError(f"--set {key}: {text!r} is not a {type(current).__name__}") from None
     raise ValueError(f"--set cannot set {key} (a {type(current).__name__}) from the command line")
-
-
-def write_text(path: Path, text: str) -> None:
-    """Atomically write a text file (an artefact)."""
-    atomic_write(Path(path), lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """The paper's Experiment 1 figures (Fig. 1a-d) and the logits control, from a result set.
 
 Pure functions of ``seed_values.csv`` and ``e1_trials.csv``
-(:mod:`labcore.experiments.paper_tables`).
+(:mod:`labcore.experiments.paper_results`).
 """
 
 from __future__ import annotations

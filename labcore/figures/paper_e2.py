@@ -2,7 +2,7 @@
 result set.
 
 Pure functions of ``seed_values.csv``, ``e2_capacity.csv`` and ``figures.json``
-(:mod:`labcore.experiments.paper_tables`).
+(:mod:`labcore.experiments.paper_results`).
 """
 
 from __future__ import annotations

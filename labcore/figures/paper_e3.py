@@ -1,7 +1,7 @@
 """The paper's Experiment 3 figures (Fig. 3a-c, Fig. 4, Table 3), from a result set.
 
 Pure functions of ``seed_values.csv``, ``e3_titration.csv`` and the composite points of
-``figures.json`` (:mod:`labcore.experiments.paper_tables`). Censored L75 values are read with
+``figures.json`` (:mod:`labcore.experiments.paper_results`). Censored L75 values are read with
 :func:`labcore.storage.formatting.parse_l75`.
 """
 

@@ -24,7 +24,7 @@ from labcore.checks import ConfigError
 from labcore.config import AGENT_KINDS, KIND_BUDGETS, TRAINING_OF_KIND, TrainConfig, train_config_of
 from labcore.experiments.common import SeedResult
 from labcore.experiments.e4_hypotheses import PAIRED_T, SHARE_OF_SEEDS, evaluate, spread_table
-from labcore.experiments.paper_findings import claim_flags
+from labcore.experiments.paper_study import claim_flags
 from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.seeding import episode_seeds
 from labcore.storage.checkpoints import (

@@ -9,8 +9,8 @@ from labcore.experiments.common import SeedResult
 from labcore.experiments.construction import audit, equivalent
 from labcore.experiments.e2 import allocation_closed_form, contrast_arms, ideal_on_episodes
 from labcore.experiments.e2 import ideal_values as ideal_values_of
-from labcore.findings import Finding, Flag, apart_by_kind, evidence_split
-from labcore.paper import ClaimSpec, paper_value, verdict
+from labcore.findings import Finding, Flag, PaperValue, apart_by_kind, evidence_split
+from labcore.paper import ClaimSpec, verdict
 from labcore.paper_claims import CLAIMS_BY_ID
 
 
@@ -154,7 +154,7 @@ def test_paired_claims_need_their_contrast():
     robust = {"e3.l75.b1": 0.6, "e3.l75.b2": 0.5}
     assert verdict(spec, ours, fragile) == ("reproduced", "bound")
     assert verdict(spec, ours, robust) == ("partly reproduced", "contrast")
-    plain = ClaimSpec("x", "toy", paper_value(0.5), tolerance=0.05)
+    plain = ClaimSpec("x", "toy", PaperValue(value=0.5), tolerance=0.05)
     assert (
         verdict(plain, {"mean": 0.5, "sd": 0.0, "n": 3, "ci95": [0.5, 0.5]}, {})[0] == "reproduced"
     )

@@ -24,9 +24,9 @@ from labcore.experiments.e4_hypotheses import (
     evaluate,
     ideal_observer,
 )
-from labcore.experiments.e4_study import STUDY, E4Config
-from labcore.experiments.paper_study import pipeline
-from labcore.experiments.paper_tables import E4_CURVES, E4_TRIALS
+from labcore.experiments.paper_results import E4_CURVES, E4_TRIALS
+from labcore.experiments.paper_study import E4_STUDY as STUDY
+from labcore.experiments.paper_study import E4Config, pipeline
 from labcore.experiments.study import load_study, run_study
 from labcore.figures.registry import EXPERIMENT_TITLES
 from labcore.findings import Flag, Interval, StudySummary, evidence_split, load_summary
@@ -483,7 +483,7 @@ def test_the_answer_states_the_result_sets_numbers_as_the_renderer_formats_them(
 
 @pytest.mark.skipif(not (BUNDLED_E4 / "summary.json").exists(), reason="no bundled E4 result set")
 def test_inverted_only_for_a_meaningful_auroc_whose_interval_lies_below_chance():
-    from labcore.experiments.paper_findings import inverted
+    from labcore.experiments.paper_study import inverted
 
     summary = bundled_e4()
     key = "e4.auroc.reward_wager.self_on"  # interval 0.21 to 0.41, not meaningful
@@ -598,7 +598,7 @@ def test_every_auroc_of_a_bundled_set_is_recomputed_from_its_trial_file_exactly(
 
 
 def test_the_bet_rule_joins_the_spread_rule_and_a_meaningful_auroc_below_chance_is_inverted():
-    from labcore.experiments import paper_findings as PF
+    from labcore.experiments import paper_study as PF
     from labcore.findings import Finding, Interval, load_summary
     from labcore.training.wager_reward import confidence_spread
 

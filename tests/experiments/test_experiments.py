@@ -12,11 +12,11 @@ import pytest
 
 from labcore.budgets import ReproduceConfig
 from labcore.experiments import e1, e2, e3
+from labcore.experiments.paper_results import E1_TRIALS
 from labcore.experiments.paper_study import STUDY, PaperConfig, Unit
-from labcore.experiments.paper_tables import E1_TRIALS
 from labcore.experiments.study import resummarise, run_study, run_units
-from labcore.findings import SCHEMA_VERSION, VERDICTS, load_summary
-from labcore.paper import ClaimSpec, paper_value, verdict
+from labcore.findings import SCHEMA_VERSION, VERDICTS, PaperValue, load_summary
+from labcore.paper import ClaimSpec, verdict
 from labcore.paper_claims import (
     CLAIMS,
     CLAIMS_BY_ID,
@@ -53,7 +53,12 @@ def test_verdict_doc_is_generated_from_the_table():
 
 
 SPEC = ClaimSpec(
-    "x", "toy", paper_value(0.5), tolerance=0.05, pattern="above 0.3", check=lambda v: v["x"] > 0.3
+    "x",
+    "toy",
+    PaperValue(value=0.5),
+    tolerance=0.05,
+    pattern="above 0.3",
+    check=lambda v: v["x"] > 0.3,
 )
 
 

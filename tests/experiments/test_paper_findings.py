@@ -1,4 +1,4 @@
-"""The paper's claims as findings (labcore.experiments.paper_findings): each claim one finding with
+"""The paper's claims as findings (labcore.experiments.paper_study): each claim one finding with
 its verdict's branch, its flags (from the claims table and the construction audit) and their
 sentences filled from the flag's own numbers; E4's hypotheses as findings with an outcome; the
 answer's counts and dissociations; rows read back into the pipelines' per-seed results."""
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from labcore import render
-from labcore.experiments import paper_findings as PF
+from labcore.experiments import paper_study as PF
+from labcore.experiments.paper_results import figures_json, l75_cell, l75_record, value_rows
 from labcore.experiments.paper_study import PaperConfig
-from labcore.experiments.paper_tables import figures_json, l75_cell, l75_record, value_rows
 from labcore.findings import Finding, Flag, evidence_split, load_summary
 from labcore.paper_claims import CLAIMS_BY_ID
 

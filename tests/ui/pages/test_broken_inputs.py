@@ -15,7 +15,7 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from labcore.experiments.paper_tables import PAPER_TABLES
+from labcore.experiments.paper_results import PAPER_TABLES
 from labcore.io import sha256_of
 from labcore.storage.checkpoints import checkpoint_file
 from tests.ui.apptest_pages import ROOT, metric
