@@ -40,20 +40,8 @@ def dose_figure(
     reader_auroc: float | None = None,
     here: Mapping[str, float] | None = None,
 ) -> go.Figure:
-    """Knowing and doing against a self-model dose, over seeds (protocol 11.4-11.5).
-
-    Parameters
-    ----------
-    curves : rows of the study's ``tables.e1.curves`` (condition, dose, measure, mean, ci95, n)
-    condition : "silenced" or "noise"
-    ideal_auroc, reader_auroc : the ideal observer's AUROC (both flashes) and the choice's own
-        reader's (first flash only), drawn as reference lines on the AUROC panel
-    here : the current view's ``{"dose", "auroc", "accuracy"}`` (one seed), drawn as a star
-
-    Returns
-    -------
-    go.Figure
-        Two panels (AUROC, accuracy), each the mean over seeds with its 95% interval as a band.
+    """Knowing (AUROC) and doing (accuracy) against a self-model dose, mean over seeds with its 95%
+    interval (protocol 11.4-11.5); the ideal and the reader's AUROC as lines, ``here`` as a star.
     """
     rows = [r for r in curves if r["condition"] == condition]
     title = "Silence the self-model step by step: knowing and doing, over seeds"

@@ -1,17 +1,9 @@
-"""People beside the agents, and a data set's people by condition: the "Your data" and
-"Be the agent" pages' figures.
+"""People beside the agents, and a data set's people by condition ("Your data" and "Be the
+agent" pages).
 
-:func:`beside_agents_figure`: two panels, Type-2 AUROC and M-ratio, each against the trials a
-value rests on (log axis): a person's markers and the bundled agents' as points, and the human
-reference's band, the trials Rahnev (2025) recommends per person (at least 100; 400 for
-individual differences; :func:`labcore.humans.reference.trial_band`). Neither source states a
-range of people's AUROC or M-ratio, so no band of values is drawn (``labcore.humans.reference``);
-the band says how much a point can be trusted, which is what the sources state.
-
-:func:`group_figure`: the same two markers, one column per data set and condition side by side,
-each person a point (a line joins a person's conditions), and each column's group line: the mean
-with its 95% bootstrap interval over people and the median
-(:func:`labcore.humans.datasets.group_lines`).
+Neither source states a range of people's AUROC or M-ratio, so no band of values is drawn; the
+band of trials (Rahnev 2025: at least 100, 400 for individual differences) says how much a point
+can be trusted.
 """
 
 from __future__ import annotations
@@ -42,26 +34,9 @@ def beside_agents_figure(
     colours: Mapping[str, str] | None = None,
     title: str = "You and the agents: how well confidence tells right from wrong",
 ) -> go.Figure:
-    """Type-2 AUROC and M-ratio of every group's subjects against their trials, with the band.
+    """Type-2 AUROC and M-ratio of every group's subjects against their trials (log axis), with the
+    band of recommended trials; undefined values are counted in a note.
 
-    Parameters
-    ----------
-    groups : mapping
-        ``{label: [SubjectMarkers, ...]}``; a group's points share a colour and a symbol. An
-        undefined value is not drawn (the note counts them).
-    colours : mapping, optional
-        A colour per label (default :func:`~labcore.figures.style.color_of`).
-    title : str
-
-    Returns
-    -------
-    go.Figure
-        One scatter trace per group and panel (hover: subject, value, trials), a shaded band from
-        100 to 400 trials and a lighter one beyond, the chance line 0.5 (AUROC) and the line 1
-        (M-ratio: meta-d' equals d').
-
-    Examples
-    --------
     >>> you = SubjectMarkers(subject="you", n_trials=50, accuracy=0.8, type2_auroc=0.7, m_ratio=0.9)
     >>> fig = beside_agents_figure({"you": [you]})
     >>> [t.name for t in fig.data], [float(t.y[0]) for t in fig.data]
@@ -142,8 +117,7 @@ def beside_agents_figure(
 
 
 def recoloured(fig: go.Figure, colours: Mapping[str, str]) -> go.Figure:
-    """``fig`` with the traces named in ``colours`` drawn in those colours (markers and lines),
-    so that a figure built by another builder (the calibration curve) matches this page's.
+    """``fig`` with the traces named in ``colours`` drawn in those colours (markers and lines).
 
     >>> fig = recoloured(go.Figure(go.Scatter(name="you", x=[0], y=[0])), {"you": "#e6a117"})
     >>> fig.data[0].marker.color, fig.data[0].line.color
@@ -156,8 +130,7 @@ def recoloured(fig: go.Figure, colours: Mapping[str, str]) -> go.Figure:
 
 
 def group_label(line: GroupLine, several: bool) -> str:
-    """How a group's column is named: its condition, its data set, or both when there are several
-    data sets.
+    """A group's column name: its condition, with its data set when there are several.
 
     >>> from labcore.humans.datasets import GroupStat
     >>> none = GroupStat(n=0)
@@ -178,27 +151,8 @@ def group_figure(
     title: str = "Each person by condition, and the group",
 ) -> go.Figure:
     """Type-2 AUROC and M-ratio of every person, one column per group line, with its mean and
-    bootstrap interval and its median.
+    bootstrap interval (diamond) and its median (dash); people left out for few trials hollow.
 
-    Parameters
-    ----------
-    markers : sequence of SubjectMarkers
-        The people (``dataset`` and ``condition`` place each in its column; one not in any line
-        is not drawn).
-    lines : sequence of GroupLine
-        The columns, in order.
-    title : str
-
-    Returns
-    -------
-    go.Figure
-        Per panel: a grey line joining each person's conditions, the people counted in the group
-        line (filled) and those left out for their few trials (hollow), the mean with its
-        interval (diamond) and the median (dash); the chance line 0.5 (AUROC) and the line 1
-        (M-ratio).
-
-    Examples
-    --------
     >>> from labcore.humans.datasets import GroupStat
     >>> a = SubjectMarkers(dataset="d", subject="1", condition="A", n_trials=120, accuracy=0.8,
     ...                    type2_auroc=0.7, m_ratio=0.9)

@@ -1,8 +1,5 @@
-"""Figures of the live lab: curves of one agent (or a few) that the pages draw from arrays.
-
-Type-2 ROC, calibration, risk-coverage, confidence histograms (Metacognition page), backward
-masking (Workspace page), noise titration and perturbational complexity (Robustness page).
-The paper's figures (:mod:`labcore.figures.paper`) reuse the first ones on pooled results.
+"""Figures of the live lab: curves of one agent (or a few) drawn from arrays (Metacognition,
+Workspace and Robustness pages); the paper's figures reuse them on pooled results.
 """
 
 from __future__ import annotations
@@ -62,28 +59,10 @@ def type2_roc_figure(
 ) -> go.Figure:
     """Type-2 ROC curves (left) and their AUROC beside the paper's (right).
 
-    Parameters
-    ----------
-    curves : mapping
-        ``{key: (correct, confidence)}``, 1-D arrays of equal length per key. Keys are
-        condition / agent keys (colours from :data:`PALETTE`) or any label.
-    paper_auroc : float or mapping, optional
-        The paper's AUROC: one number (drawn against the first key) or ``{key: value}``.
-    seed_aurocs : mapping, optional
-        ``{key: per-seed AUROCs}``. When given, the right panel shows their mean +/- SD
-        and the seeds (the seed is the unit of analysis); otherwise the AUROC of the pooled
-        trials. Pooling trials of several seeds can move an AUROC away from every seed's own
-        value (e.g. seeds with different constant confidences pool to a value != 0.5).
-    title : str
-
-    Returns
-    -------
-    go.Figure
-        One line per key (named by :func:`label_of`, pooled AUROC in the legend), a dashed
-        ``"chance (diagonal; AUROC 0.5)"`` line; right panel: ``OURS`` bars and ``"seeds"`` (with
-        ``seed_aurocs``) or a ``"ours (pooled trials)"`` marker trace, ``"paper"`` diamonds if
-        given, and the chance line at 0.5 in the diagonal's legend group (no label in the panel).
-        The AUROC axis is on the panel's right.
+    ``curves`` is ``{key: (correct, confidence)}``; ``paper_auroc`` one number (for the first key)
+    or ``{key: value}``. With ``seed_aurocs`` (``{key: per-seed AUROCs}``) the right panel shows
+    their mean +/- SD and the seeds, else the pooled trials' AUROC: pooling seeds can move an AUROC
+    away from every seed's own value.
     """
     curves = {k: v for k, v in (curves or {}).items() if v is not None and len(v[0]) > 0}
     if not curves:
@@ -226,27 +205,9 @@ def calibration_figure(
     chance: str | None = None,
     title: str = "Calibration: is confidence the probability of being right?",
 ) -> go.Figure:
-    """Reliability diagram: accuracy against mean confidence in equal-width bins.
-
-    Parameters
-    ----------
-    curves : mapping
-        ``{key: (correct, confidence)}`` with confidence in [0, 1].
-    n_bins : int
-        Number of equal-width confidence bins (empty bins are not drawn).
-    paper_points : mapping, optional
-        ``{key: (confidence, accuracy)}`` the paper reports (e.g. the self-removed agent's
-        constant confidence 0.54 at accuracy 0.882), drawn as ``"paper"`` diamonds.
-    chance : str, optional
-        The task's chance accuracy, a level of :data:`labcore.config.CHANCE_LEVELS` (``"wager"``
-        for two choices), drawn as a labelled dashed line.
-
-    Returns
-    -------
-    go.Figure
-        One line per key (marker size ~ trials in the bin), the dashed diagonal
-        ``"perfect calibration"``, a dotted 0.5 line (bet / opt-out threshold) and, with
-        ``chance``, a dashed chance line.
+    """Reliability diagram: accuracy against mean confidence in ``n_bins`` equal-width bins
+    (marker size ~ trials), with the paper's ``{key: (confidence, accuracy)}`` points and, with
+    ``chance`` (a level of :data:`labcore.config.CHANCE_LEVELS`), a chance line.
     """
     curves = {k: v for k, v in (curves or {}).items() if v is not None and len(v[0]) > 0}
     if not curves:
@@ -323,18 +284,7 @@ def risk_coverage_figure(
     curves: Mapping[str, tuple[Any, Any]] | None,
     title: str = "Selective prediction: error rate when answering only the most confident trials",
 ) -> go.Figure:
-    """Risk-coverage curves (lower is better) with the AURC in the legend.
-
-    Parameters
-    ----------
-    curves : mapping
-        ``{key: (correct, confidence)}``.
-
-    Returns
-    -------
-    go.Figure
-        One line per key, named ``"<label> (AURC x)"``.
-    """
+    """Risk-coverage curves of ``{key: (correct, confidence)}`` (lower is better), AURC named."""
     curves = {k: v for k, v in (curves or {}).items() if v is not None and len(v[0]) > 0}
     if not curves:
         return empty_figure(title, "no trials with a confidence")
@@ -369,22 +319,8 @@ def confidence_histogram(
     n_bins: int = 25,
     title: str = "Confidence on correct and wrong trials",
 ) -> go.Figure:
-    """Histograms of confidence, correct vs wrong trials, one row per key.
-
-    Parameters
-    ----------
-    curves : mapping
-        ``{key: (correct, confidence)}`` (confidence in [0, 1]).
-    paper_marks : mapping, optional
-        ``{key: confidence}`` the paper reports for that key (e.g. the self-removed constant
-        0.54), drawn as a ``"paper"`` diamond on the row's axis.
-    n_bins : int
-
-    Returns
-    -------
-    go.Figure
-        Per row two bar traces ``"correct trials"`` and ``"wrong trials"`` (fraction of that
-        row's trials; row titles name the keys), a dotted bet threshold at 0.5.
+    """Histograms of confidence on correct and wrong trials, one row per key; ``paper_marks``
+    (``{key: confidence}``) drawn as diamonds.
     """
     curves = {k: v for k, v in (curves or {}).items() if v is not None and len(v[0]) > 0}
     if not curves:
@@ -462,32 +398,11 @@ def masking_figure(
     paper_entry: float | None = None,
     title: str = "Backward masking: how much of the colour is still in the workspace",
 ) -> go.Figure:
-    """Colour-retention traces over steps, with the cue and mask onsets marked.
+    """Colour-retention traces over steps (:func:`labcore.markers.cue_retention`), cue and mask
+    onsets marked.
 
-    A trace is :func:`labcore.markers.cue_retention` (1 = the colour's trace fully held, 0 = gone),
-    as computed by :func:`labcore.measures.masking_traces`.
-
-    Parameters
-    ----------
-    traces : mapping
-        ``{key: trace}``; a trace is ``(T,)`` (one rollout) or ``(n_seeds, T)`` (mean +/- SD
-        band drawn). Keys like ``"k4"`` get the capacity colours and names.
-    soa : int
-        Steps from the colour cue (``cue_steps[0]``) to the first mask.
-    count : int
-        Number of masks, one every ``interval`` steps.
-    interval : int
-    cue_steps : sequence of int
-        Steps at which cues arrive (the colour, then the object).
-    paper_entry : float, optional
-        The paper's cue signal at cue entry, drawn as a ``"paper"`` diamond at the last
-        cue step.
-
-    Returns
-    -------
-    go.Figure
-        One line per key (plus a band trace per key with several seeds), dashed vertical
-        lines at cues, dotted ones at masks, a zero line.
+    ``traces`` is ``{key: (T,) or (n_seeds, T)}`` (several seeds: mean +/- SD band); ``soa`` steps
+    from the colour cue to the first of ``count`` masks, one every ``interval`` steps.
     """
     traces = {
         k: np.atleast_2d(np.asarray(v, float))
@@ -553,24 +468,11 @@ def titration_figure(
     paper_l75: Mapping[str, Any] | None = None,
     title: str = "Noise titration: accuracy as latent noise grows",
 ) -> go.Figure:
-    """Accuracy vs noise sigma per agent, mean +/- SD band over seeds, L75 marked.
+    """Accuracy vs noise sigma per agent, mean +/- SD band over seeds, L75 marked on the 0.75 line.
 
-    Parameters
-    ----------
-    curves : mapping
-        ``{agent: (sigmas (S,), accuracies (n_seeds, S) or (S,))}``.
-    l75 : mapping, optional
-        ``{agent: L75}`` as a number, a string (``"> 0.5"``) or an L75Result; drawn on the
-        0.75 line (censored: a triangle at the bound).
-    paper_l75 : mapping, optional
-        ``{agent: PaperValue | number | "> 0.5"}``: the paper's L75, hollow diamond /
-        triangle on the 0.75 line.
-
-    Returns
-    -------
-    go.Figure
-        Per agent a line (named by :func:`label_of`) and a band; a ``"L75 (ours)"`` trace; the
-        dashed 0.75 threshold and the dashed 1/7 chance line.
+    ``curves`` is ``{agent: (sigmas (S,), accuracies (n_seeds, S) or (S,))}``; ``l75`` and
+    ``paper_l75`` are ``{agent: value}`` (a number, a censored string such as ``"> 0.5"``, or a
+    PaperValue), censored ones drawn as triangles at the bound.
     """
     curves = {k: v for k, v in (curves or {}).items() if v is not None and np.size(v[1]) > 0}
     if not curves:
@@ -663,21 +565,8 @@ def pci_bars(
     paper_normalisation: bool = False,
     seed: int | None = None,
 ) -> go.Figure:
-    """Live perturbational complexity per agent (left) and dPCI (right), one seed.
-
-    Parameters
-    ----------
-    table : DataFrame with columns ``agent`` (kind), ``pci`` and ``dpci``
-    normalisation : the normalisation's name (shown in the title)
-    paper_normalisation : draw the paper's Table 3 values beside ours (only meaningful when
-        ``normalisation`` is the paper's raw PCI-A)
-    seed : the one seed the values come from (named in the legend)
-
-    Returns
-    -------
-    go.Figure
-        Bars named ``"ours (seed <seed>, no SD)"``: one seed's value per agent, so no spread is
-        drawn (the bundled result set has the mean over seeds).
+    """Live perturbational complexity per agent (left) and dPCI (right) of one seed (no SD drawn);
+    the paper's Table 3 beside ours when ``paper_normalisation``.
     """
     title = f"Perturbational complexity after a pulse ({normalisation})"
     if table is None or len(table) == 0:

@@ -1,10 +1,4 @@
-"""The marks that draw data in the house style: seed bars, the paper's marks, L75 groups, bands.
-
-What a figure shows (ours as mean +/- SD over seeds with a dot per seed, the paper's value as a
-hollow diamond or a bound as a hollow triangle, censored L75 seeds as triangles at the bound) is
-drawn here; the palette, names, layout and axes it is drawn with are :mod:`labcore.figures.style`,
-which this module reads and which never imports it.
-"""
+"""The marks that draw data in the house style: seed bars, the paper's marks, L75 groups, bands."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
 """Figure of the NeuroGym study (protocol 8.6, beyond the paper): sure-option choice against
 coherence for agents trained from NeuroGym's reward, beside the Bayesian ideal observer.
-
-:func:`sure_curve_figure` draws ``neurogym_by_coherence.csv``
-(``labcore.experiments.neurogym``); :func:`neurogym_figure` is the study's headline figure
-from its folder. The paper has no number here: no paper marks are drawn.
 """
 
 from __future__ import annotations
@@ -47,23 +43,8 @@ def sure_curve_figure(
     *,
     title: str = ("Does the agent take the sure option more often when the evidence is weak?"),
 ) -> go.Figure:
-    """Sure-option rate (left) and accuracy (right) against coherence, agents and ideal observer.
-
-    Parameters
-    ----------
-    table : DataFrame
-        One row per seed, observer ("reward", "imitation" or "ideal") and coherence with
-        ``sure_rate``,
-        ``accuracy_not_offered`` and ``accuracy_waived`` (``neurogym_by_coherence.csv``).
-
-    Returns
-    -------
-    go.Figure
-        Left: the share of sure-offered trials on which the sure option was taken, per coherence;
-        thick lines are means over seeds, thin lines each trained agent's seed. Right: accuracy on
-        trials
-        without the offer and on offered trials where it was declined (Kiani & Shadlen's
-        signature: higher when declined), means over seeds; a dashed line at chance 0.5.
+    """Sure-option rate (left) and accuracy without the offer and when declined (right) against
+    coherence (``neurogym_by_coherence.csv``): means over seeds thick, each seed thin.
     """
     needed = (
         "seed",
@@ -171,20 +152,8 @@ def sure_propensity_figure(
     *,
     title: str = ("How early does reward training give up the sure option?"),
 ) -> go.Figure:
-    """The policy's probability of the sure option over training, trials with and without the offer.
-
-    Parameters
-    ----------
-    curves : DataFrame
-        ``neurogym_curves.csv``: ``seed``, ``trainer``, ``update``, ``heldout_p_sure_offered`` and
-        ``heldout_p_sure_not_offered`` (the early probes and every evaluation).
-
-    Returns
-    -------
-    go.Figure
-        One thin line per seed and condition for the reward-trained agents, the seed mean thick;
-        update 0 is before training; a log axis of updates (0 drawn at 1) shows the first updates.
-        An agent that read the sure cue would separate the two conditions.
+    """The policy's probability of the sure option over training, with and without the offer
+    (``neurogym_curves.csv``; a log axis, update 0 drawn at 1).
     """
     needed = ("seed", "trainer", "update", "heldout_p_sure_offered", "heldout_p_sure_not_offered")
     if not has_columns(curves, needed):

@@ -1,8 +1,4 @@
-"""The paper's Experiment 1 figures (Fig. 1a-d) and the logits control, from a result set.
-
-Pure functions of ``seed_values.csv`` and ``e1_trials.csv``
-(:mod:`labcore.experiments.paper_tables`).
-"""
+"""The paper's Experiment 1 figures (Fig. 1a-d) and the logits control, from a result set."""
 
 from __future__ import annotations
 
@@ -34,23 +30,8 @@ from labcore.figures.style import (
 def trial_curves(
     trials: pd.DataFrame | None, conditions: Sequence[str] = E1_CONDITIONS
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """``e1_trials.csv`` -> ``{condition: (correct, confidence)}``, pooled over seeds.
-
-    Keeps the trials the pipeline scores (a decision was made and the confidence is finite),
-    conditions in the given order, skipping those without trials.
-
-    Parameters
-    ----------
-    trials : DataFrame
-        Columns ``condition``, ``correct`` (0/1), ``confidence`` (may be empty), and
-        optionally ``decision`` (-1 = none).
-    conditions : sequence of str
-        Which conditions, in display order.
-
-    Returns
-    -------
-    dict
-        ``{condition: (correct bool array, confidence float array)}``.
+    """``e1_trials.csv`` -> ``{condition: (correct, confidence)}`` pooled over seeds, of the trials
+    the pipeline scores (a decision made, a finite confidence), conditions without trials skipped.
     """
     if not has_columns(trials, ("condition", "correct", "confidence")):
         return {}
@@ -67,19 +48,7 @@ def trial_curves(
 
 
 def fig1a_accuracy_and_auroc(seed_values: pd.DataFrame | None) -> go.Figure:
-    """Fig. 1a: first-order accuracy (left) and Type-2 AUROC (right) per E1 condition.
-
-    Parameters
-    ----------
-    seed_values : DataFrame
-        ``seed_values.csv`` (keys ``e1.accuracy.<condition>``, ``e1.auroc.<condition>``).
-
-    Returns
-    -------
-    go.Figure
-        Two panels; per panel a bar trace ``OURS``, a ``"seeds"`` trace and ``"paper"``
-        diamonds (claims ``e1.accuracy.*``, ``e1.auroc.*``); dashed chance line at 0.5.
-    """
+    """Fig. 1a: first-order accuracy (left) and Type-2 AUROC (right) per E1 condition."""
     title = "Fig. 1a: doing vs knowing: task accuracy and Type-2 AUROC by condition"
     conds = [
         c
@@ -113,11 +82,8 @@ def fig1a_accuracy_and_auroc(seed_values: pd.DataFrame | None) -> go.Figure:
 def fig1b_type2_roc(
     trials: pd.DataFrame | None, seed_values: pd.DataFrame | None = None
 ) -> go.Figure:
-    """Fig. 1b: Type-2 ROC per E1 condition, trials pooled over seeds.
-
-    Paper AUROC per condition from claims ``e1.auroc.<condition>`` (0.92 self-on, 0.50
-    self-removed, ...). With ``seed_values`` the right panel shows the per-seed AUROCs
-    (``e1.auroc.<condition>``), as in Fig. 1a. See :func:`type2_roc_figure`.
+    """Fig. 1b: Type-2 ROC per E1 condition, trials pooled over seeds (:func:`type2_roc_figure`);
+    with ``seed_values`` the right panel shows the per-seed AUROCs.
     """
     paper = {c: paper_of(f"e1.auroc.{c}").value for c in E1_CONDITIONS if paper_of(f"e1.auroc.{c}")}
     curves = trial_curves(trials)
@@ -137,11 +103,7 @@ def fig1b_type2_roc(
 
 
 def fig1c_calibration(trials: pd.DataFrame | None) -> go.Figure:
-    """Fig. 1c: calibration per E1 condition (pooled trials).
-
-    The paper's self-removed point is (claim ``e1.confidence.self_off``, claim
-    ``e1.accuracy.self_off``): a constant confidence of 0.54 at 88.2% accuracy.
-    """
+    """Fig. 1c: calibration per E1 condition (pooled trials), the paper's self-removed point."""
     conf, acc = paper_of("e1.confidence.self_off"), paper_of("e1.accuracy.self_off")
     paper = {"self_off": (conf.value, acc.value)} if conf and acc else None
     return calibration_figure(
@@ -166,12 +128,8 @@ def fig1d_risk_coverage(trials: pd.DataFrame | None) -> go.Figure:
 
 
 def logits_control(seed_values: pd.DataFrame | None) -> go.Figure:
-    """Control not in the paper: is the metacognitive signal already in the policy's logits?
-
-    Type-2 AUROC per seed of the confidence head (reads z_self; key ``e1.auroc.self_on``)
-    against two confidences computed from the intact policy's logits at the choice point
-    (``e1.auroc.logits_max_softmax``, ``e1.auroc.logits_neg_entropy``). The paper's 0.92 is
-    drawn for the z_self confidence only (it reports no logits control).
+    """Control not in the paper: the confidence head's AUROC per seed against two confidences read
+    from the intact policy's logits at the choice point (the paper's 0.92 on the head only).
     """
     title = "Control: Type-2 AUROC of z_self's confidence vs confidence read off the logits"
     keys = {

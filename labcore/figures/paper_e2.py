@@ -1,9 +1,4 @@
-"""The paper's Experiment 2 figures (Fig. 2a-c), GBI / ignition and dNRS by capacity, from a
-result set.
-
-Pure functions of ``seed_values.csv``, ``e2_capacity.csv`` and ``figures.json``
-(:mod:`labcore.experiments.paper_tables`).
-"""
+"""The paper's Experiment 2 figures (Fig. 2a-c), GBI / ignition and dNRS by capacity."""
 
 from __future__ import annotations
 
@@ -97,19 +92,7 @@ _E2_COLUMNS = ("agent", "seed", "capacity", "per_step", "decision", "conjunction
 
 
 def fig2a_conjunction_by_capacity(capacity: pd.DataFrame | None) -> go.Figure:
-    """Fig. 2a: B1's conjunction accuracy at 4, 2 and 0 slots, with A0 / A1 for reference.
-
-    Parameters
-    ----------
-    capacity : DataFrame
-        ``e2_capacity.csv`` (one row per agent, seed and capacity).
-
-    Returns
-    -------
-    go.Figure
-        ``OURS`` bars, ``"seeds"`` dots, ``"paper"`` diamonds (claims
-        ``e2.conjunction.k4/k2/k0``), and a dashed chance line at 1/49.
-    """
+    """Fig. 2a: B1's conjunction accuracy at 4, 2 and 0 slots, with A0 / A1 for reference."""
     title = "Fig. 2a: conjunction accuracy (both reports right) by workspace capacity"
     if not has_columns(capacity, _E2_COLUMNS):
         return empty_figure(title, "no E2 capacity results (e2_capacity.csv)")
@@ -121,11 +104,7 @@ def fig2a_conjunction_by_capacity(capacity: pd.DataFrame | None) -> go.Figure:
 
 
 def fig2b_dual_task_cost(capacity: pd.DataFrame | None) -> go.Figure:
-    """Fig. 2b: per-step, report-window decision and conjunction accuracy by capacity 0-4.
-
-    Three panels, x = slots (4..0) then A0 and A1; chance 1/7 (per step, decision) and
-    1/49 (conjunction); paper values from claims ``e2.<metric>.k<slots>`` / ``.a0`` / ``.a1``.
-    """
+    """Fig. 2b: per-step, report-window decision and conjunction accuracy by capacity 0-4."""
     title = "Fig. 2b: dual-task cost: three accuracies by workspace capacity"
     if not has_columns(capacity, _E2_COLUMNS):
         return empty_figure(title, "no E2 capacity results (e2_capacity.csv)")
@@ -153,17 +132,8 @@ def fig2b_dual_task_cost(capacity: pd.DataFrame | None) -> go.Figure:
 def fig2c_masking_traces(masking_by_seed: Mapping[str, Mapping] | None) -> go.Figure:
     """Fig. 2c: colour retention vs step at 4, 2 and 0 slots, mean +/- SD over seeds.
 
-    Parameters
-    ----------
-    masking_by_seed : mapping
-        ``figures.json["e2"]`` reduced to ``{seed: {"soa", "count", "traces": {"4": [...],
-        "2": [...], "0": [...]}}}`` (the ``"masking"`` entry of each seed).
-
-    Notes
-    -----
-    The paper's 0.78 "cue signal" at entry (claim ``e2.masking.entry``) is not drawn: it is a
-    different measure (a projection on reference states), while retention is 1 at entry by
-    construction.
+    The paper's 0.78 "cue signal" at entry is another measure (a projection on reference states)
+    and is not drawn: retention is 1 at entry by construction.
     """
     title = "Fig. 2c: backward masking: how much of the colour is still in the workspace"
     runs = [
@@ -202,15 +172,10 @@ def _capacity_seed_groups(
 
 
 def gbi_and_ignition_by_capacity(seed_values: pd.DataFrame | None) -> go.Figure:
-    """GBI in its two readings and ignition sharpness by capacity (4..0 slots).
+    """GBI by the paper's equation, GBI on |cosine| couplings, and ignition sharpness by capacity.
 
-    Left: the paper's equation (claims ``e2.gbi.k4/k2``), defined only when every coupling
-    between slots is non-negative; with our zero-mean slots it is not, so the panel says
-    "not defined here" rather than drawing a number outside [0, 1]. Middle: GBI on |cosine|
-    couplings (``e2.gbi_abs.*``), which are non-negative; with exactly two occupied slots it
-    is 0 by construction (one partner takes all the coupling). Right: ignition sharpness
-    (``e2.ignition.*``): with layer-normalised writes every write has the same size, so the
-    first write always raises the RMS activation by the same amount: fixed by construction.
+    The paper's GBI is defined only for non-negative couplings; with our zero-mean slots the panel
+    says "not defined here" rather than draw a number outside [0, 1].
     """
     title = "GBI (paper's equation | on |cosine| couplings) and ignition sharpness, by capacity"
     slots = (4, 3, 2, 1, 0)
@@ -251,10 +216,8 @@ def gbi_and_ignition_by_capacity(seed_values: pd.DataFrame | None) -> go.Figure:
 
 
 def dnrs_by_scale(seed_values: pd.DataFrame | None) -> go.Figure:
-    """dNRS (no-report decoding above a shuffled baseline) by capacity scale 0-1.
-
-    Primary cue (claims ``e2.dnrs.scale_*``, paper 0.51 / -0.12) and, as an auxiliary
-    series, the secondary cue (``e2.dnrs_secondary.scale_*``); zero line = shuffled baseline.
+    """dNRS (no-report decoding above a shuffled baseline) by capacity scale, primary and
+    secondary cue.
     """
     title = "ΔNRS: is the cue decodable before any report? (by workspace capacity)"
     scales = ("0", "0.25", "0.5", "0.75", "1")

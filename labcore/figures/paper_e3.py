@@ -1,9 +1,4 @@
-"""The paper's Experiment 3 figures (Fig. 3a-c, Fig. 4, Table 3), from a result set.
-
-Pure functions of ``seed_values.csv``, ``e3_titration.csv`` and the composite points of
-``figures.json`` (:mod:`labcore.experiments.paper_tables`). Censored L75 values are read with
-:func:`labcore.storage.formatting.parse_l75`.
-"""
+"""The paper's Experiment 3 figures (Fig. 3a-c, Fig. 4, Table 3), from a result set."""
 
 from __future__ import annotations
 
@@ -58,20 +53,8 @@ FIG4_CARRIER_AGENTS = ("b1", "b2", "b2_ws", "hot_only")
 
 
 def fig3a_l75(seed_values: pd.DataFrame | None, agents: Sequence[str] = FIG3A_AGENTS) -> go.Figure:
-    """Fig. 3a: L75 under workspace noise, per agent kind, in both noise protocols.
-
-    Parameters
-    ----------
-    seed_values : DataFrame
-        ``seed_values.csv`` with keys ``e3.l75.<agent>`` (stored protocol) and
-        ``e3.l75.<agent>.read`` (read-copy protocol); values may be censored strings.
-    agents : sequence of str
-
-    Returns
-    -------
-    go.Figure
-        Two panels (stored | read); per-seed dots, censored seeds as triangles at the bound,
-        mean +/- SD squares, ``"paper"`` / ``"paper (lower bound)"`` marks from the claims.
+    """Fig. 3a: L75 under workspace noise per agent kind, stored (left) and read-copy (right)
+    protocol.
     """
     title = "Fig. 3a: noise tolerance L75 under workspace noise (higher = more robust)"
     raw = {(a, p): seed_raw(seed_values, l75_key(a, p)) for a in agents for p in NOISE_MODES}
@@ -97,30 +80,11 @@ def fig3a_l75(seed_values: pd.DataFrame | None, agents: Sequence[str] = FIG3A_AG
 def fig3b_marker_correlations(
     points: pd.DataFrame | Sequence[Mapping] | None, composite: Mapping[str, float] | None = None
 ) -> go.Figure:
-    """Fig. 3b: Pearson r of each marker with the OOD gap, plus the exploratory overflow shift.
+    """Fig. 3b: Pearson r of each marker with the OOD gap (and the exploratory overflow shift),
+    with the points behind the registered r's below.
 
-    Parameters
-    ----------
-    points : DataFrame or list of dict
-        ``figures.json["e3"]["points"]``: one row per (agent, seed) with ``ood_gap``,
-        ``ood_gap_overflow``, ``gbi``, ``gbi_abs``, ``dpci``, ``auroc``.
-    composite : mapping, optional
-        Summary values; ``e3.composite.r_loo_full`` and
-        ``e3.explore.composite_overflow.r_loo_full`` add the composite's leave-one-out r.
-
-    Returns
-    -------
-    go.Figure
-        Top: grouped bars ``"registered: OOD gap (longer delay)"`` and ``"exploratory, post
-        hoc: overflow shift"``, paper diamonds (GBI: r = sqrt of the paper's R^2 0.15; full
-        composite: r_LOO 0.62). Bottom: the points behind the registered r's, one colour per
-        agent kind, named in the legend (one entry per kind for all three panels).
-
-    Notes
-    -----
-    As in the pipeline's regression (``labcore.experiments.e3.composite``), GBI is 0 for
-    agents without a workspace and an undefined dPCI counts as 0. A marker that is constant
-    over the points (e.g. every AUROC imputed 0.5) has an undefined r, stated in the figure.
+    As in the pipeline's regression, GBI is 0 for agents without a workspace and an undefined dPCI
+    counts as 0; a marker constant over the points has an undefined r, said in the figure.
     """
     title = "Fig. 3b: which markers predict OOD fragility? (Pearson r with the OOD gap)"
     df = (
@@ -289,11 +253,8 @@ def fig3b_marker_correlations(
 def titration_rows(
     titration: pd.DataFrame, agents: Sequence[str], noise_mode: str, noise: str | None = None
 ) -> pd.DataFrame:
-    """The rows of ``e3_titration.csv`` a titration figure draws, in file order.
-
-    Of ``agents`` under ``noise_mode``; with ``noise=None`` each agent's own latent state (its
-    workspace if it was titrated there, else the recurrent carrier: A0, A1, HOT-only), or the
-    one named (``"carrier"``: what an agent without a workspace is compared on).
+    """The rows of ``e3_titration.csv`` of ``agents`` under ``noise_mode``, in file order; with
+    ``noise=None`` each agent's own latent state (workspace, else the recurrent carrier).
     """
     rows = titration[(titration["noise_mode"] == noise_mode) & titration["agent"].isin(agents)]
     if noise is not None:
@@ -324,12 +285,7 @@ def fig3c_titration(
     agents: Sequence[str] = FIG3C_AGENTS,
     noise_mode: str = "stored",
 ) -> go.Figure:
-    """Fig. 3c: noise titration curves (stored protocol), mean +/- SD over seeds, L75 marked.
-
-    Each agent is perturbed where its latent state is: the workspace if it has one, else the
-    recurrent carrier (A0, A1). L75 per agent is the seed summary of ``e3.l75.<agent>``; the
-    paper's L75 from the claims.
-    """
+    """Fig. 3c: noise titration curves (stored protocol), mean +/- SD over seeds, L75 marked."""
     title = "Fig. 3c: noise titration: decision accuracy as workspace noise grows"
     if not has_columns(titration, ("agent", "noise_mode", "noise", "seed", "sigma", "accuracy")):
         return empty_figure(title, "no E3 titration results (e3_titration.csv)")
@@ -346,12 +302,8 @@ def fig3c_titration(
 
 
 def fig4_attribution(seed_values: pd.DataFrame | None) -> go.Figure:
-    """Fig. 4: denoising attribution controls.
-
-    Left: L75 under workspace noise (stored protocol) of B1, B2 and the BC-only compressor
-    controls (``e3.l75.<agent>``). Right: L75 under carrier (post-GRU) noise of the
-    workspace agents (``e3.l75_carrier.<agent>``) and of HOT-only (``e3.l75.hot_only``,
-    whose only latent noise target is the carrier). Paper values from the claims.
+    """Fig. 4: L75 of the attribution controls under workspace noise (left) and under carrier
+    (post-GRU) noise (right).
     """
     title = "Fig. 4: attribution controls: which bottleneck brings noise tolerance?"
     left = [
@@ -385,11 +337,8 @@ def fig4_attribution(seed_values: pd.DataFrame | None) -> go.Figure:
 
 
 def table3_pci(seed_values: pd.DataFrame | None, agents: Sequence[str] | None = None) -> go.Figure:
-    """Table 3: raw PCI-A per architecture, ours vs the paper, with the evoked variant.
-
-    Left: a table (architecture, paper raw PCI-A, ours raw, ours evoked). Right: raw PCI-A
-    bars for A0, A1 and B1 (``OURS``, ``"seeds"``, ``"paper"``). Keys ``e3.pci_a.<agent>`` and
-    ``e3.pci_a_evoked.<agent>``.
+    """Table 3: raw PCI-A per architecture, ours vs the paper, with the evoked variant (a table
+    beside the bars).
     """
     title = "Table 3: raw perturbational complexity PCI-A (higher = less compressible)"
     agents = list(agents or KINDS_OF_EXPERIMENT["e3"])

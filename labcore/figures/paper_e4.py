@@ -1,11 +1,5 @@
-"""Figures of Experiment 4 (beyond the paper): metacognition from reward alone.
-
-* :func:`learning_curves` -- held-out Type-2 AUROC and wager reward over training, per arm
-  (``e4_curves.csv``), or of one live training run (the "From reward alone" page).
-* :func:`arms_figure` -- Type-2 AUROC and calibration error of every arm, mean +/- SD over seeds
-  with the seeds as dots (``seed_values.csv``).
-
-The paper has no number for any of these: no paper marks are drawn.
+"""Figures of Experiment 4 (beyond the paper): metacognition from reward alone. The paper has
+no number here: no paper marks are drawn.
 """
 
 from __future__ import annotations
@@ -47,25 +41,10 @@ def learning_curves(
     title: str = "Learning curves: does reward teach the confidence to tell right from wrong?",
 ) -> go.Figure:
     """Held-out Type-2 AUROC (left) and expected wager reward (right) at each evaluation of
-    training.
+    training: per arm the mean over seeds thick and each seed thin.
 
-    Parameters
-    ----------
-    curves : DataFrame
-        Columns ``arm``, ``seed``, ``update``, ``heldout_auroc``, ``heldout_wager_reward``
-        (``e4_curves.csv``; empty cells where a value is undefined or was never recorded).
-    arms : sequence of str, optional
-        Arms to draw, in order (default: every arm in ``curves`` with a recorded value).
-    title : str
-
-    Returns
-    -------
-    go.Figure
-        Per arm a thick line (the mean over the seeds evaluated at that update) and one thin line
-        per seed; a dashed chance line at AUROC 0.5. An arm without recorded values (the
-        supervised agent: its training record keeps agreement only) is named in a note.
-        The AUROC is teacher-forced on held-out demonstrations during training; the registered
-        AUROC is measured afterwards on the agent's own rollouts.
+    An arm without recorded values is named in a note. The AUROC is teacher-forced on held-out
+    demonstrations; the registered AUROC is measured afterwards on the agent's own rollouts.
     """
     needed = ("arm", "seed", "update", *(c for c, _ in CURVE_PANELS))
     if not has_columns(curves, needed):
@@ -159,20 +138,8 @@ def arms_figure(
     arms: Sequence[str],
     title: str = "Every arm: does the confidence tell right from wrong, and is it calibrated?",
 ) -> go.Figure:
-    """Type-2 AUROC (left) and expected calibration error (right) of every arm, self-model intact.
-
-    Parameters
-    ----------
-    seed_values : DataFrame
-        ``seed_values.csv`` (keys ``e4.auroc.<arm>.self_on`` and ``e4.ece.<arm>.self_on``).
-    arms : sequence of str
-        Arm names in display order.
-
-    Returns
-    -------
-    go.Figure
-        Bars (mean +/- SD over seeds) with one dot per seed, a dashed chance line at AUROC 0.5;
-        arms without values are left out (and named in a note).
+    """Type-2 AUROC (left) and expected calibration error (right) of every arm, self-model intact;
+    arms without values are named in a note.
     """
     panels = (
         ("auroc", f"Type-2 AUROC ({chance_text('auroc')})"),
@@ -206,8 +173,7 @@ def arms_figure(
 def history_frame(
     history: Sequence[dict], arm: str = "reward_wager", seed: int = 0
 ) -> pd.DataFrame:
-    """A live training run's history (``progress`` metrics or a record's ``history``) as
-    ``e4_curves`` rows.
+    """A live training run's history as ``e4_curves`` rows.
 
     >>> history_frame([{"update": 10, "heldout_auroc": 0.4,
     ...                 "heldout_wager_reward": None}])["update"].tolist()
@@ -244,15 +210,8 @@ spread in bets in units of one bet)."""
 def arms_table(
     seed_values: pd.DataFrame | None, arms: Sequence[str], condition: str = "self_on"
 ) -> pd.DataFrame:
-    """Mean ± SD over seeds of each arm's headline numbers (``e4.<metric>.<arm>.<condition>``), as
-    text.
-
-    Returns
-    -------
-    DataFrame
-        One row per arm with values (``arm`` is its display name), columns of
-        :data:`ARM_TABLE_METRICS` plus ``seeds``; :data:`labcore.render.UNDEFINED` where no seed
-        has a value.
+    """Mean ± SD over seeds of each arm's headline numbers as text, one row per arm with values
+    (:data:`labcore.render.UNDEFINED` where no seed has one).
     """
     rows = []
     for arm in arms:

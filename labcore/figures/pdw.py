@@ -1,16 +1,5 @@
-"""Figures of protocol 8.7 (Song et al. 2017 on NeuroGym's post-decision wager; beyond the paper).
-
-- :func:`kiani_shadlen_figure`: Kiani & Shadlen's (2009) pair: P(sure | offered) against coherence,
-  and accuracy on waived vs not-offered trials against coherence, for reward-trained networks
-  beside the ideal observer (``pdw_by_coherence.csv``);
-- :func:`training_curve_figure`: P(sure | offered) and accuracy over training (``pdw_curves.csv``),
-  where the sure option's early rise, its collapse and any revival show;
-- :func:`explorer_figure`: S1 of every agent of the reward explorer by cell, one cell highlighted;
-- :func:`live_curve_figure`: a live run's checks beside the bundled curves (the lab's live run);
-- :func:`pdw_figure`, :func:`explorer_headline`: the studies' headline figures from their folders
-  (``labcore.figures.study_figures``).
-
-The paper has no number here: no paper marks are drawn.
+"""Figures of protocol 8.7 (Song et al. 2017 on NeuroGym's post-decision wager; beyond the
+paper, so no paper marks).
 """
 
 from __future__ import annotations
@@ -80,27 +69,11 @@ def kiani_shadlen_figure(
     imitation: bool | str = False,
     title: str = "Does the sure option follow the evidence, as in monkeys?",
 ) -> go.Figure:
-    """P(sure | offered) (left) and accuracy waived vs not offered (right) against coherence.
+    """Kiani & Shadlen's (2009) pair against coherence: P(sure | offered) (left) and accuracy on
+    waived vs not-offered trials (right), from ``pdw_by_coherence.csv``.
 
-    Parameters
-    ----------
-    table : DataFrame
-        ``pdw_by_coherence.csv``: ``agent``, ``training``, ``seed``, ``policy``, ``coherence``,
-        ``p_sure``, ``accuracy_waived``, ``accuracy_not_offered``.
-    policy : "sampled" (registered) or "greedy": which choices of the networks to draw.
-    imitation : also draw the post-hoc imitation ceiling (``"legendonly"``: listed in the legend,
-        drawn when clicked there).
-
-    Returns
-    -------
-    go.Figure
-        Left: thick lines are means over seeds, thin lines each reward-trained seed; the ideal
-        observer dashed. Right: per observer, accuracy when the option was offered and waived
-        (diamonds) and when it was not offered (circles, fainter), means over seeds; chance 0.5.
-        Kiani & Shadlen's signatures: the left curves fall with coherence; on the right the
-        diamonds lie above the circles. The right axis reaches down to the lowest accuracy drawn;
-        a value no seed defines (e.g. accuracy on waived trials where the sure option was taken on
-        every trial offering it) is left out and named in a note.
+    ``imitation`` also draws the post-hoc imitation ceiling (``"legendonly"``: drawn when clicked in
+    the legend). Values no seed defines are named in a note.
     """
     needed = (
         "agent",
@@ -246,22 +219,8 @@ def training_curve_figure(
     cell: str = "repro",
     title: str | None = None,
 ) -> go.Figure:
-    """P(sure | offered) (top) and accuracy of side choices (bottom) over training, one
-    reward-trained agent kind.
-
-    Parameters
-    ----------
-    curves : DataFrame
-        ``pdw_curves.csv`` (or ``pdw_sweep_curves.csv``): ``cell``, ``agent``, ``training``,
-        ``seed``, ``update``, ``policy``, ``p_sure_offered``, ``accuracy``.
-    agent, cell : which networks (the reproduction's cell is "repro"; the explorer's are its cells).
-
-    Returns
-    -------
-    go.Figure
-        Sampled held-out checks: one thin line per seed, the seed mean thick; the greedy mean
-        dotted. The sure option rising early, collapsing when the sides are learned and coming
-        back later (as in a pilot run) would show in the top panel.
+    """P(sure | offered) (top) and accuracy (bottom) over training of one reward-trained agent kind
+    (``pdw_curves.csv``): each seed thin, the sampled mean thick, the greedy mean dotted.
     """
     title = title or f"The sure option over training: {network_label(agent)}, trained from reward"
     needed = ("cell", "agent", "training", "seed", "update", "policy", "p_sure_offered", "accuracy")
@@ -335,22 +294,8 @@ def explorer_figure(
     *,
     title: str = "The reward explorer: S1 of every agent, the chosen cell highlighted",
 ) -> go.Figure:
-    """S1's contrast of every agent of the reward explorer, by cell, with the keep threshold.
-
-    Parameters
-    ----------
-    rows : DataFrame
-        ``pdw_sweep.csv``: ``cell``, ``seed``, ``s1_contrast`` (one row per agent).
-    cell : the cell to highlight (e.g. ``"S-entropy"``).
-    cells : every cell in the registered order (the x axis).
-    keeps_at : the registered threshold (an agent keeps the sure option at or above it).
-
-    Returns
-    -------
-    go.Figure
-        One dot per agent (seed), the chosen cell's in colour with its seeds labelled, the others
-        grey; a bar marks each cell's mean; the dashed line is the threshold. The y axis holds every
-        value and the threshold; an agent whose S1 is undefined is counted in a note.
+    """S1's contrast of every agent of the reward explorer by cell (``pdw_sweep.csv``), ``cell``
+    highlighted, the keep threshold dashed; undefined S1 counted in a note.
     """
     if not has_columns(rows, ("cell", "seed", "s1_contrast")):
         return empty_figure(title, "no reward explorer in this folder (pdw_sweep.csv)")
@@ -444,21 +389,8 @@ def live_curve_figure(
     reference_name: str = "bundled runs, Song's setting (mean over seeds)",
     title: str = "Your live run: the sure option and accuracy as it learns",
 ) -> go.Figure:
-    """P(sure | offered) (top) and accuracy (bottom) of a live run, beside bundled curves.
-
-    Parameters
-    ----------
-    history : the run's checks, each ``{"update", "p_sure_offered", "accuracy"}`` (sampled choices
-        on its held-out trials); may be empty (the run has not reached its first check).
-    reference : rows of ``pdw_curves.csv`` or ``pdw_sweep_curves.csv`` to draw behind it (already
-        filtered to one cell and agent); None to draw none.
-    budget : the run's update cap (the x axis reaches at least this far; a dotted line marks it).
-
-    Returns
-    -------
-    go.Figure
-        The live run in orange with markers; the bundled seeds' mean dashed grey. Checks whose
-        value is undefined (no side chosen, no offer) are left out and counted in a note.
+    """P(sure | offered) (top) and accuracy (bottom) of a live run's checks, beside the bundled
+    curves of ``reference``; ``budget`` is the run's update cap (dotted).
     """
     fig = make_subplots(
         rows=2,

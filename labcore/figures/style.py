@@ -1,23 +1,9 @@
-"""The house style of every figure: palette, names, layout, and the shared styling helpers.
+"""The house style of every figure: palette, names, layout and the shared styling helpers.
 
-The marks that draw data in this style (seed bars, paper marks, L75 groups) are
-:mod:`labcore.figures.marks`.
-
-Conventions shared by every figure
-----------------------------------
-- One colour per agent kind, E1 condition and workspace capacity (:data:`PALETTE`), the same
-  in every figure; display names in :data:`LABELS`.
-- Ours is drawn as the mean +/- SD over seeds (bars or squares) with every seed as a small
-  dot; the paper's value, read from :data:`labcore.paper_claims.CLAIMS_BY_ID` (never retyped), as a
-  hollow black diamond with the legend entry ``"paper"``. A paper bound such as L75 "> 0.50"
-  is a hollow triangle at the bound.
-- Chance levels and thresholds are dashed horizontal lines: a chance level by its name in
-  :data:`labcore.config.CHANCE_LEVELS`, labelled by :func:`labcore.render.chance_text`
-  (:func:`chance_level_line`), and 0.75 for the L75 threshold.
-- Censored L75 values (a seed that never dropped to 75% accuracy, or was below it already
-  at the smallest noise) are triangles at the bound, as in the paper's Fig. 4.
-- A missing or empty input never raises: the builder returns a figure whose only content
-  is an annotation saying what is missing (:func:`empty_figure`).
+Ours is drawn as the mean +/- SD over seeds with every seed as a dot; the paper's value (from
+:data:`labcore.paper_claims.CLAIMS_BY_ID`) as a hollow black diamond, a bound as a hollow
+triangle; chance levels as dashed lines. A missing input never raises: the builder returns
+:func:`empty_figure`.
 """
 
 from __future__ import annotations
@@ -183,8 +169,7 @@ def color_of(key: str) -> str:
 
 
 def network_label(agent: str) -> str:
-    """Display name of a network trained on NeuroGym's post-decision wager (``plain_gru``,
-    ``b2_ws``, ``ideal_observer``): the names a visitor knows.
+    """Display name of a network trained on NeuroGym's post-decision wager.
 
     >>> network_label("plain_gru"), network_label("b2_ws")
     ("Song et al.'s network (a plain GRU)", 'our B2 agent (workspace + self-model)')
@@ -220,20 +205,6 @@ def escape_plotly(text: str) -> str:
 def empty_figure(title: str, message: str) -> go.Figure:
     """A figure with no data and a visible note saying what is missing.
 
-    Parameters
-    ----------
-    title : str
-        The title the full figure would have had.
-    message : str
-        What is missing, e.g. ``"no E2 results in this run"``.
-
-    Returns
-    -------
-    go.Figure
-        No traces; one annotation ``"Not available: <message>"``.
-
-    Examples
-    --------
     >>> fig = empty_figure("Fig. 2a", "no E2 results")
     >>> fig.layout.annotations[0].text
     'Not available: no E2 results'
@@ -309,15 +280,11 @@ def _top_margin(fig: go.Figure) -> int:
 def style_figure(
     fig: go.Figure, title: str, height: int = 460, legend_below: bool = True
 ) -> go.Figure:
-    """House layout: white template, readable fonts, title top left, legend under the axes, each
-    legend entry told apart by more than its colour (:func:`labcore.figures.access.distinguish`).
+    """House layout: white template, title top left (wrapped), legend under the axes, each legend
+    entry told apart by more than its colour (:func:`labcore.figures.access.distinguish`).
 
-    The title is wrapped (:data:`TITLE_WIDTH`) and pinned to the top; the top margin stacks the
-    title, its note (:func:`add_note`) and any subplot titles, so none of them overlap. The
-    legend sits at the bottom of the figure (container coordinates) in a bottom margin sized for
-    the tick labels, the axis title and an estimate of the legend's rows, so it never covers
-    data; axes grow the margins for long tick labels (``automargin``). ``height`` is the height
-    of a figure with a one-line title: extra lines add to it, so the plot area keeps its size.
+    The margins stack the title, its note and subplot titles and hold the legend; ``height`` is that
+    of a figure with a one-line title, so the plot area keeps its size.
     """
     entries = _legend_entries(fig)
     title = wrap_title(title)
@@ -432,10 +399,8 @@ def _word_lines(text: str, width: int) -> list[str]:
 
 
 def add_note(fig: go.Figure, text: str) -> None:
-    """Add a short caveat under the figure title (plotly subtitle), never over the data.
-
-    Long notes are wrapped (:data:`NOTE_WIDTH`); on a figure already styled, the top margin and
-    the height grow by the note's lines, so the note never runs into the plot or its titles.
+    """Add a short caveat under the figure title (plotly subtitle), wrapped; on a styled figure the
+    top margin and height grow by its lines.
     """
     old = fig.layout.title.subtitle.text if fig.layout.title and fig.layout.title.subtitle else None
     joined = f"{old.replace('<br>', ' ')}; {text}" if old else text
