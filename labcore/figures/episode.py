@@ -28,18 +28,12 @@ from labcore.measures import cue_kinds
 from labcore.rollout import Trace
 
 BET, OPT_OUT = "bet", "opt out"
-"""The wager's two choices, as the figures name them."""
 HEAD, MAX_SOFTMAX = "confidence head", "max softmax probability"
-"""What a wager reads (:attr:`WagerReading.source`): the confidence head, or for an agent without
-one the policy's largest probability."""
-
+"""What a wager reads: the confidence head, or for an agent without one the policy's largest
+probability."""
 BET_THRESHOLD = 0.5
-"""The wager rule of paper sec. 4.2 as :func:`labcore.rollout.rollout` applies it: bet if the
-confidence read at the choice point is above 0.5, else opt out."""
+"""The wager rule of paper sec. 4.2: bet if the confidence at the choice point is above 0.5."""
 MOVE_NAMES = ("turn left", "turn right", "move forward", "pick up", "drop", "toggle", "done")
-"""MiniGrid's seven actions in words (the wagering maze: only the first three move the agent)."""
-
-# --------------------------------------------------------------------------- what the actions mean
 
 
 def action_axis(task_id: str, step_kind: int) -> tuple[list[str], str]:
@@ -81,15 +75,11 @@ class WagerReading:
     """The quantity that decides a wagering episode's bet, and where it was read."""
 
     step: int
-    """Step of the choice point (the junction), where the confidence is read; -1 if never
-    reached."""
+    """Step of the choice point (-1 if never reached; then ``confidence`` is nan)."""
     confidence: float
-    """The value read there (nan if the choice point was never reached)."""
     source: str
-    """What the value is: ``"confidence head"``, or ``"max softmax probability"`` for an agent
-    without a confidence head (:func:`labcore.rollout.rollout` bets on that instead)."""
+    """``HEAD`` or ``MAX_SOFTMAX``."""
     bet: bool
-    """The wager it implies: confidence above :data:`BET_THRESHOLD`."""
 
 
 def wager_reading(trace: Trace, episode: int = 0) -> WagerReading:
@@ -130,10 +120,6 @@ def step_caption(trace: Trace, t: int, reward: float, episode: int = 0) -> str:
     )
     ok = "✓" if chosen == expert else "✗"
     return f"The agent {what}: {labels[chosen]} {ok} (the expert: {labels[expert]})."
-
-
-# --------------------------------------------------------------------------- live lab (single
-# rollout)
 
 
 def workspace_heatmap(
@@ -190,17 +176,9 @@ def workspace_heatmap(
                 + f"<br>norm {norm:.2f}"
             )
     n_cat = len(names)
-    cat_colours = [  # empty, then Okabe & Ito's colours (OKABE_ITO)
-        "#f4f4f4",
-        "#0072B2",
-        "#009E73",
-        "#D55E00",
-        "#CC79A7",
-        "#E69F00",
-        "#56B4E9",
-        "#F0E442",
-        "#555555",
-    ]
+    cat_colours = (  # empty, then Okabe & Ito's colours
+        "#f4f4f4 #0072B2 #009E73 #D55E00 #CC79A7 #E69F00 #56B4E9 #F0E442 #555555".split()
+    )
     colourscale = []
     for i in range(n_cat):
         c = cat_colours[i % len(cat_colours)] if names[i] != "unlabelled write" else "#bdbdbd"
@@ -393,9 +371,7 @@ def wager_figure(reading: WagerReading, title: str = "The wager: bet or opt out?
 
 
 READ_TEXT_SPAN = 0.15
-"""How far the text of the value read at the choice point reaches above or below its marker, in
-the confidence panel's units (the marker's radius and one line of text; a unit is about 140 px
-at the timeline's height)."""
+"""How far the text of the value read reaches from its marker, in confidence units."""
 
 
 def read_text_position(
@@ -542,12 +518,10 @@ def internal_state_timeline(
     return style_figure(fig, title, height=480 if z.size else 300)
 
 
-# --------------------------------------------------------------------------- one step's figures
 EMPTY_WORKSPACE_NOTE = (
     "The workspace holds nothing at any step of this episode (with 0 slots nothing is "
     "written to it), so there is no heatmap of its slots to draw."
 )
-"""What :func:`step_figures` says instead of a slots heatmap with nothing in it."""
 
 
 @dataclass(frozen=True)
@@ -555,17 +529,13 @@ class StepFigures:
     """What a page shows of one step of one episode (Rollout theatre, Mystery agent)."""
 
     action: go.Figure
-    """The wager at the wager step (:func:`wager_figure`), else the action probabilities."""
+    """The wager at the wager step, else the action probabilities."""
     action_is_wager: bool
-    """Whether ``action`` is the wager (pages key the element by it)."""
     timeline: go.Figure | None
-    """Confidence and self-model activity over the episode (None without a self-model)."""
+    """None without a self-model."""
     slots: go.Figure | None
-    """The workspace's slots over the episode (None without a workspace, or with one that holds
-    nothing at any step drawn: see ``slots_note``)."""
+    """None without a workspace, or with one empty throughout (``slots_note`` says so)."""
     slots_note: str | None = None
-    """Why an agent with a workspace has no slots figure, for the page to say instead (an empty
-    heatmap explains nothing); None otherwise."""
 
 
 def step_figures(

@@ -15,7 +15,7 @@ from labcore.experiments.paper_results import ResultSet
 from labcore.experiments.study import LoadedStudy, load_study
 from labcore.figures.findings import sentences
 from labcore.figures.live import titration_figure
-from labcore.figures.paper_e3 import titration_curves
+from labcore.figures.paper import titration_curves
 from labcore.figures.style import add_note, color_of, empty_figure, label_of
 
 STUDY_NAME = "e3_design"

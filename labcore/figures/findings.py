@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from labcore.experiments.paper_results import ResultSet
-from labcore.figures.paper_e3 import FIG3A_AGENTS
+from labcore.figures.paper import FIG3A_AGENTS
 from labcore.figures.style import E1_CONDITIONS, label_of
 from labcore.findings import Finding
 from labcore.markers.robustness import L75_THRESHOLD

@@ -21,7 +21,6 @@ from labcore.humans.markers import SubjectMarkers
 from labcore.humans.reference import trial_band
 
 PANELS = (("type2_auroc", "Type-2 AUROC"), ("m_ratio", "M-ratio (meta-d' / d')"))
-"""The two markers drawn, each in its panel."""
 SYMBOLS = ("circle", "diamond", "square", "triangle-up", "x", "star")
 """One symbol per group, in order (people first)."""
 TICKS = (10, 20, 50, 100, 200, 400, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
@@ -75,24 +74,9 @@ def beside_agents_figure(
                 col=col,
             )
     for col in (1, 2):
-        fig.add_vrect(
-            x0=low,
-            x1=high,
-            fillcolor=rgba(PALETTE["registered"], 0.12),
-            line_width=0,
-            layer="below",
-            row=1,
-            col=col,
-        )
-        fig.add_vrect(
-            x0=high,
-            x1=most,
-            fillcolor=rgba(PALETTE["registered"], 0.05),
-            line_width=0,
-            layer="below",
-            row=1,
-            col=col,
-        )
+        for x0, x1, alpha in ((low, high, 0.12), (high, most, 0.05)):
+            fill = rgba(PALETTE["registered"], alpha)
+            fig.add_vrect(x0=x0, x1=x1, fillcolor=fill, line_width=0, layer="below", row=1, col=col)
         fig.update_xaxes(
             type="log",
             range=[math.log10(least), math.log10(most)],
@@ -101,11 +85,7 @@ def beside_agents_figure(
             row=1,
             col=col,
         )
-    fig.add_hline(y=CHANCE_E1, line={"dash": "dash", "color": PALETTE["chance"]}, row=1, col=1)
-    fig.add_hline(y=1.0, line={"dash": "dot", "color": PALETTE["chance"]}, row=1, col=2)
-    fig.update_yaxes(title_text="Type-2 AUROC (0.5 = no insight)", row=1, col=1)
-    fig.update_yaxes(title_text="M-ratio (1 = meta-d' equals d')", row=1, col=2)
-    style_figure(fig, title, height=440)
+    _style(fig, title)
     add_note(
         fig,
         f"shaded: at least {low} trials per person (Rahnev 2025), lighter: {high}+ for individual "
@@ -272,11 +252,7 @@ def group_figure(
             row=1,
             col=col,
         )
-    fig.add_hline(y=CHANCE_E1, line={"dash": "dash", "color": PALETTE["chance"]}, row=1, col=1)
-    fig.add_hline(y=1.0, line={"dash": "dot", "color": PALETTE["chance"]}, row=1, col=2)
-    fig.update_yaxes(title_text="Type-2 AUROC (0.5 = no insight)", row=1, col=1)
-    fig.update_yaxes(title_text="M-ratio (1 = meta-d' equals d')", row=1, col=2)
-    style_figure(fig, title, height=440)
+    _style(fig, title)
     if lines:
         add_note(
             fig,
@@ -284,6 +260,15 @@ def group_figure(
             "bootstrap over people",
         )
     return fig
+
+
+def _style(fig: go.Figure, title: str) -> None:
+    """Both panels' reference lines (chance AUROC, M-ratio 1), axis titles and house style."""
+    fig.add_hline(y=CHANCE_E1, line={"dash": "dash", "color": PALETTE["chance"]}, row=1, col=1)
+    fig.add_hline(y=1.0, line={"dash": "dot", "color": PALETTE["chance"]}, row=1, col=2)
+    fig.update_yaxes(title_text="Type-2 AUROC (0.5 = no insight)", row=1, col=1)
+    fig.update_yaxes(title_text="M-ratio (1 = meta-d' equals d')", row=1, col=2)
+    style_figure(fig, title, height=440)
 
 
 def _above(low: float | None, high: float | None) -> float | None:

@@ -17,6 +17,7 @@ from labcore.figures.style import (
     PALETTE,
     PAPER,
     PAPER_BOUND,
+    PAPER_MARKER,
     PAPER_OFFSET,
     UNITS_SIGMA,
     add_note,
@@ -254,12 +255,7 @@ def calibration_figure(
                     y=[a for _, _, a in pts],
                     mode="markers",
                     name=PAPER,
-                    marker={
-                        "symbol": "diamond-open",
-                        "size": 14,
-                        "color": PALETTE["paper"],
-                        "line": {"width": 2.5},
-                    },
+                    marker=PAPER_MARKER,
                     hovertext=[
                         f"paper, {label_of(k)}: confidence {c:g}, accuracy {a:g}" for k, c, a in pts
                     ],
@@ -368,12 +364,7 @@ def confidence_histogram(
                     name=PAPER,
                     legendgroup="paper",
                     showlegend=not any(t.name == PAPER for t in fig.data),
-                    marker={
-                        "symbol": "diamond-open",
-                        "size": 14,
-                        "color": PALETTE["paper"],
-                        "line": {"width": 2.5},
-                    },
+                    marker=PAPER_MARKER,
                     hovertext=f"paper: {label_of(key)} confidence {paper_marks[key]:g}",
                     hoverinfo="text",
                 ),
@@ -541,12 +532,7 @@ def titration_figure(
                     y=[L75_THRESHOLD] * len(sel),
                     mode="markers",
                     name=name,
-                    marker={
-                        "symbol": symbol,
-                        "size": 14,
-                        "color": PALETTE["paper"],
-                        "line": {"width": 2.5},
-                    },
+                    marker={**PAPER_MARKER, "symbol": symbol},
                     hovertext=[f"paper, {n}: L75 {paper_text(p)}" for p, n in sel],
                     hoverinfo="text",
                 )

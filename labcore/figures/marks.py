@@ -17,6 +17,7 @@ from labcore.figures.style import (
     PALETTE,
     PAPER,
     PAPER_BOUND,
+    PAPER_MARKER,
     PAPER_OFFSET,
     SEEDS,
     category_axis,
@@ -203,12 +204,7 @@ def add_paper_marks(
                 name=PAPER,
                 legendgroup="paper",
                 showlegend=legend,
-                marker={
-                    "symbol": "diamond-open",
-                    "size": 13,
-                    "color": PALETTE["paper"],
-                    "line": {"width": 2.5},
-                },
+                marker={**PAPER_MARKER, "size": 13},
                 error_y={
                     "type": "data",
                     "array": [p.sd or 0.0 for _, p, _ in values],
@@ -236,12 +232,7 @@ def add_paper_marks(
                 text=[paper_text(p) for _, p, _ in bounds],
                 textposition="top center",
                 textfont={"size": 11},
-                marker={
-                    "symbol": "triangle-up-open",
-                    "size": 13,
-                    "color": PALETTE["paper"],
-                    "line": {"width": 2.5},
-                },
+                marker={**PAPER_MARKER, "symbol": "triangle-up-open", "size": 13},
                 hovertext=[
                     f"<b>{n}</b><br>paper: {paper_text(p)} (sec. {p.section}; censored "
                     "at the largest "

@@ -17,29 +17,26 @@ from labcore.experiments.e4 import ARMS
 from labcore.experiments.paper_results import ResultSet
 from labcore.figures.findings import _masking, _points, finder
 from labcore.figures.live import confidence_histogram
-from labcore.figures.paper_e1 import (
+from labcore.figures.paper import (
+    arms_figure,
+    dnrs_by_scale,
     fig1a_accuracy_and_auroc,
     fig1b_type2_roc,
     fig1c_calibration,
     fig1d_risk_coverage,
-    logits_control,
-    trial_curves,
-)
-from labcore.figures.paper_e2 import (
-    dnrs_by_scale,
     fig2a_conjunction_by_capacity,
     fig2b_dual_task_cost,
     fig2c_masking_traces,
-    gbi_and_ignition_by_capacity,
-)
-from labcore.figures.paper_e3 import (
     fig3a_l75,
     fig3b_marker_correlations,
     fig3c_titration,
     fig4_attribution,
+    gbi_and_ignition_by_capacity,
+    learning_curves,
+    logits_control,
     table3_pci,
+    trial_curves,
 )
-from labcore.figures.paper_e4 import arms_figure, learning_curves
 from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.render import TEMPLATES
 

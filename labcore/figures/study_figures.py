@@ -11,8 +11,7 @@ import plotly.graph_objects as go
 
 from labcore.figures.explore import design_figure
 from labcore.figures.integration import study_figure as integration_figure
-from labcore.figures.neurogym import neurogym_figure
-from labcore.figures.pdw import explorer_headline, pdw_figure
+from labcore.figures.pdw import explorer_headline, neurogym_figure, pdw_figure
 from labcore.io import atomic_write
 
 STUDY_FIGURES: dict[str, Callable[[Path], go.Figure]] = {
