@@ -199,36 +199,24 @@ _SHORT = {
 def _capacity_groups(
     capacity: pd.DataFrame, metric: str, slots: Sequence[int], baselines: bool, short: bool = False
 ) -> list[Group]:
-    groups = []
     b1 = capacity[capacity["agent"] == "b1"]
     cap = pd.to_numeric(b1["capacity"], errors="coerce")
-    for k in slots:
-        rows = b1[cap == k]
+    parts = [(f"k{k}", b1[cap == k]) for k in slots]
+    if baselines:
+        parts += [(kind, capacity[capacity["agent"] == kind]) for kind in ("a0", "a1")]
+    groups = []
+    for key, rows in parts:
         vals = pd.to_numeric(rows[metric], errors="coerce").to_numpy(float)
         keep = np.isfinite(vals)
         groups.append(
             Group(
-                f"k{k}",
+                key,
                 rows["seed"].to_numpy()[keep],
                 vals[keep],
-                paper_of(f"e2.{metric}.k{k}"),
-                label=_SHORT[f"k{k}"] if short else None,
+                paper_of(f"e2.{metric}.{key}"),
+                label=_SHORT[key] if short else None,
             )
         )
-    if baselines:
-        for kind in ("a0", "a1"):
-            rows = capacity[capacity["agent"] == kind]
-            vals = pd.to_numeric(rows[metric], errors="coerce").to_numpy(float)
-            keep = np.isfinite(vals)
-            groups.append(
-                Group(
-                    kind,
-                    rows["seed"].to_numpy()[keep],
-                    vals[keep],
-                    paper_of(f"e2.{metric}.{kind}"),
-                    label=_SHORT[kind] if short else None,
-                )
-            )
     return groups
 
 
@@ -302,19 +290,6 @@ def fig2c_masking_traces(masking_by_seed: Mapping[str, Mapping] | None) -> go.Fi
     )
 
 
-def _capacity_seed_groups(
-    seed_values: pd.DataFrame | None, prefix: str, slots: Sequence[int], paper: bool = True
-) -> list[Group]:
-    return [
-        Group(
-            f"k{k}",
-            *seed_numbers(seed_values, f"{prefix}.k{k}"),
-            paper_of(f"{prefix}.k{k}") if paper else None,
-        )
-        for k in slots
-    ]
-
-
 def gbi_and_ignition_by_capacity(seed_values: pd.DataFrame | None) -> go.Figure:
     """GBI by the paper's equation, GBI on |cosine| couplings, and ignition sharpness by capacity.
 
@@ -337,7 +312,12 @@ def gbi_and_ignition_by_capacity(seed_values: pd.DataFrame | None) -> go.Figure:
             g
             if g.values.size or prefix == "e2.ignition"
             else Group(g.key, g.seeds, g.values, g.paper, note=notes[prefix])
-            for g in _capacity_seed_groups(seed_values, prefix, slots, paper)
+            for g in (
+                Group(k, *seed_numbers(seed_values, f"{prefix}.{k}"), paper_of(f"{prefix}.{k}"))
+                if paper
+                else Group(k, *seed_numbers(seed_values, f"{prefix}.{k}"))
+                for k in (f"k{n}" for n in slots)
+            )
         ]
         for prefix, _, paper in panels
     }

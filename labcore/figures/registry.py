@@ -1,5 +1,6 @@
 """The report's figures: how to build each from a result set, and its caption's words
-(``labcore/templates/figure_list.json``: title, what it shows, the claims the caption lists).
+(``labcore/templates/figure_list.json``: title, what it shows, the claims the caption lists); and
+each registered study's headline figure (``figure.json`` beside its files).
 
 Used by the HTML report (:mod:`labcore.report`) and the Replication page. Every number in the
 prose comes from the result files or from the paper's table; none is typed here.
@@ -10,12 +11,16 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
 
 import plotly.graph_objects as go
 
 from labcore.experiments.e4 import ARMS
 from labcore.experiments.paper_results import ResultSet
+from labcore.figures.explore import design_figure
 from labcore.figures.findings import _masking, _points, finder
+from labcore.figures.integration import study_figure as integration_figure
 from labcore.figures.live import confidence_histogram
 from labcore.figures.paper import (
     arms_figure,
@@ -37,6 +42,8 @@ from labcore.figures.paper import (
     table3_pci,
     trial_curves,
 )
+from labcore.figures.pdw import explorer_headline, neurogym_figure, pdw_figure
+from labcore.io import atomic_write
 from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.render import TEMPLATES
 
@@ -106,3 +113,28 @@ EXPERIMENT_INTROS = {k: v["intro"] for k, v in _LIST["experiments"].items()}
 FIGURES = _specs(_LIST["figures"])
 E4_FIGURES = _specs(_LIST["e4_figures"])
 """E4 is beyond the paper: kept apart from its FIGURES."""
+
+
+# The headline figure of each registered study, written beside its files as ``figure.json``
+# (plotly JSON: the app and the report draw it offline).
+STUDY_FIGURES: dict[str, Callable[[Path], go.Figure]] = {
+    "e3_design": design_figure,
+    "integration": integration_figure,
+    "pdw": pdw_figure,
+    "pdw_sweep": partial(explorer_headline, name="pdw_sweep"),
+    "pdw_held": partial(explorer_headline, name="pdw_held"),
+    "neurogym": neurogym_figure,
+}
+"""Study name -> the builder of its headline figure from its folder."""
+FIGURE = "figure.json"
+
+
+def write_study_figure(name: str, directory: Path | str) -> Path | None:
+    """Write ``figure.json`` of study ``name`` in ``directory``; None for a study without one."""
+    build = STUDY_FIGURES.get(name)
+    if build is None:
+        return None
+    path = Path(directory) / FIGURE
+    fig = build(Path(directory))
+    atomic_write(path, lambda tmp: tmp.write_text(fig.to_json(), encoding="utf-8"))
+    return path
