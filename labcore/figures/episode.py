@@ -253,18 +253,17 @@ def workspace_heatmap(
         fig.add_hline(y=k * dim - 0.5, line={"color": "white", "width": 2}, row=2, col=1)
     for s in report_steps:
         fig.add_vline(x=s, line={"dash": "dash", "color": "#333", "width": 1.5})
-    if highlight_step is not None and 0 <= highlight_step < n_steps:
-        fig.add_vrect(
-            x0=highlight_step - 0.5,
-            x1=highlight_step + 0.5,
-            fillcolor="#F0E442",
-            opacity=0.35,
-            line_width=0,
-        )
+    _highlight(fig, highlight_step, n_steps)
     fig.update_yaxes(autorange="reversed", row=1, col=1)
     fig.update_yaxes(autorange="reversed", showticklabels=dim * n_slots <= 32, row=2, col=1)
     fig.update_xaxes(title_text="environment step", row=2, col=1)
     return style_figure(fig, title, height=560)
+
+
+def _highlight(fig: go.Figure, step: int | None, n: int) -> None:
+    """Shade step ``step`` (the one the page shows) if it is one of the ``n`` drawn."""
+    if step is not None and 0 <= step < n:
+        fig.add_vrect(x0=step - 0.5, x1=step + 0.5, fillcolor="#F0E442", opacity=0.35, line_width=0)
 
 
 def action_probabilities(
@@ -498,14 +497,7 @@ def internal_state_timeline(
         row=1,
         col=1,
     )
-    if highlight_step is not None and 0 <= highlight_step < n:
-        fig.add_vrect(
-            x0=highlight_step - 0.5,
-            x1=highlight_step + 0.5,
-            fillcolor="#F0E442",
-            opacity=0.35,
-            line_width=0,
-        )
+    _highlight(fig, highlight_step, n)
     ticks = [t for t in range(n) if labels[t]]
     if ticks:
         fig.update_xaxes(

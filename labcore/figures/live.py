@@ -12,7 +12,6 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from labcore.figures.marks import Group, add_mean_with_band, add_paper_marks, add_seed_bars
 from labcore.figures.style import (
     PALETTE,
     PAPER,
@@ -20,7 +19,11 @@ from labcore.figures.style import (
     PAPER_MARKER,
     PAPER_OFFSET,
     UNITS_SIGMA,
+    Group,
+    add_mean_with_band,
     add_note,
+    add_paper_marks,
+    add_seed_bars,
     category_axis,
     chance_level_line,
     chance_line,
@@ -414,32 +417,21 @@ def masking_figure(
             hover=f"{label_of(key)}<br>step %{{x}}<br>colour retained %{{y:.2f}}"
             f"<extra>n = {arr.shape[0]}</extra>",
         )
+
     # Only the first line of each kind carries a label (an annotation without text would show
     # plotly's "new text" placeholder).
+    def label(text: str, position: str, colour: str) -> dict[str, Any]:
+        font = {"size": 11, "color": colour}
+        return {"annotation_text": text, "annotation_position": position, "annotation_font": font}
+
     for i, s in enumerate(cue_steps):
-        label = (
-            {
-                "annotation_text": "cues",
-                "annotation_position": "top right",
-                "annotation_font": {"size": 11, "color": "#0072B2"},
-            }
-            if i == 0
-            else {}
-        )
-        fig.add_vline(x=s, line={"dash": "dash", "color": "#0072B2", "width": 1.5}, **label)
+        cue = label("cues", "top right", "#0072B2") if i == 0 else {}
+        fig.add_vline(x=s, line={"dash": "dash", "color": "#0072B2", "width": 1.5}, **cue)
     first = (cue_steps[0] if cue_steps else 0) + soa
     for j in range(count):
-        label = (
-            {
-                "annotation_text": "masks",
-                "annotation_position": "bottom right",
-                "annotation_font": {"size": 11, "color": "#D55E00"},
-            }
-            if j == 0
-            else {}
-        )
+        mask = label("masks", "bottom right", "#D55E00") if j == 0 else {}
         fig.add_vline(
-            x=first + j * interval, line={"dash": "dot", "color": "#D55E00", "width": 1.2}, **label
+            x=first + j * interval, line={"dash": "dot", "color": "#D55E00", "width": 1.2}, **mask
         )
     last = first + max(count - 1, 0) * interval
     fig.update_xaxes(range=[-0.5, min(max(len(a[0]) for a in traces.values()) - 0.5, last + 6.5)])
