@@ -300,8 +300,7 @@ def risk_coverage_figure(
                 name=f"{label_of(key)} (AURC {fmt(aurc)})",
                 line={"color": color_of(key), "width": 2.5},
                 hovertemplate=f"{label_of(key)}<br>answering %{{x:.0%}} of trials<br>error rate "
-                "%{y:.3f}"
-                "<extra></extra>",
+                "%{y:.3f}<extra></extra>",
             )
         )
     fig.update_xaxes(

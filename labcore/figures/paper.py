@@ -608,11 +608,9 @@ def fig3b_marker_correlations(
     if np.isfinite(signed).any() and (np.nanmin(signed) < 0 or np.nanmax(signed) > 1):
         # the registered composite keeps the paper's formula; say why its GBI leaves [0, 1]
         undefined.append(
-            "GBI (registered signed form) is not defined on our signed slot couplings "
-            "(values from "
+            "GBI (registered signed form) is not defined on our signed slot couplings (values from "
             f"{np.nanmin(signed):.3g} to {np.nanmax(signed):.3g}): plotted as computed "
-            "because the composite was "
-            "registered with it; the orange bars use GBI on |cosine|"
+            "because the composite was registered with it; the orange bars use GBI on |cosine|"
         )
     if undefined:
         add_note(fig, "; ".join(undefined))
@@ -855,8 +853,7 @@ def learning_curves(
                     showlegend=col == 1,
                     customdata=mean["count"],
                     hovertemplate=f"{label_of(arm)}<br>update %{{x}}<br>mean %{{y:.3f}} over "
-                    "%{customdata} seed(s)"
-                    "<extra></extra>",
+                    "%{customdata} seed(s)<extra></extra>",
                 ),
                 row=1,
                 col=col,
@@ -873,8 +870,7 @@ def learning_curves(
         add_note(
             fig,
             f"{', '.join(label_of(a) for a in silent)}: not recorded (confidence "
-            "trained on labels; "
-            "its training record keeps agreement only)",
+            "trained on labels; its training record keeps agreement only)",
         )
     return fig
 

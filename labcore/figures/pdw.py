@@ -150,9 +150,7 @@ def kiani_shadlen_figure(
                 line={"color": colour, "width": 3, "dash": dash},
                 marker={"size": 7},
                 hovertemplate=f"{name}<br>coherence %{{x}}%<br>P(sure | offered) "
-                "%{y:.2f} (mean of "
-                f"{n} seed(s))"
-                "<extra></extra>",
+                f"%{{y:.2f}} (mean of {n} seed(s))<extra></extra>",
             ),
             row=1,
             col=1,
@@ -186,16 +184,14 @@ def kiani_shadlen_figure(
     fig = style_figure(fig, title, height=480)
     add_note(
         fig,
-        "Right panel: diamonds = offered and waived, circles = not offered. Networks' "
-        f"{policy} choices "
-        "on each seed's evaluation trials; NeuroGym's payoff: correct 1, wrong 0, sure 0.7",
+        f"Right panel: diamonds = offered and waived, circles = not offered. Networks' {policy} "
+        "choices on each seed's evaluation trials; NeuroGym's payoff: correct 1, wrong 0, sure 0.7",
     )
     if undefined:
         add_note(
             fig,
-            "Not drawn, undefined (no trial to count: no offer, or the option taken or "
-            "waived on every "
-            "offered trial, at that coherence in every seed): " + "; ".join(undefined),
+            "Not drawn, undefined (no trial to count: no offer, or the option taken or waived on "
+            "every offered trial, at that coherence in every seed): " + "; ".join(undefined),
         )
     return fig
 
@@ -449,8 +445,7 @@ def live_curve_figure(
         add_note(
             fig,
             f"{missing} check value(s) not drawn: undefined (no side chosen, or no "
-            "trial offering the "
-            "sure option, among the checked trials)",
+            "trial offering the sure option, among the checked trials)",
         )
     return fig
 
@@ -598,8 +593,7 @@ def sure_curve_figure(
         add_note(
             fig,
             "NeuroGym's payoff: correct 1, wrong 0, sure option 0.7 (only when "
-            "offered, on half the "
-            "trials); each agent measured on 6,000 held-out trials",
+            "offered, on half the trials); each agent measured on 6,000 held-out trials",
         )
     return fig
 
