@@ -15,7 +15,8 @@ from labcore.figures import (
     style,
 )
 from labcore.figures import paper as paper_figs
-from labcore.figures.style import CROSSED, label_of
+from labcore.figures.marks import CROSSED
+from labcore.figures.style import label_of
 from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.render import UNDEFINED
 

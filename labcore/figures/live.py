@@ -12,6 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from labcore.figures.marks import Group, add_mean_with_band, add_paper_marks, add_seed_bars
 from labcore.figures.style import (
     PALETTE,
     PAPER,
@@ -19,11 +20,7 @@ from labcore.figures.style import (
     PAPER_MARKER,
     PAPER_OFFSET,
     UNITS_SIGMA,
-    Group,
-    add_mean_with_band,
     add_note,
-    add_paper_marks,
-    add_seed_bars,
     category_axis,
     chance_level_line,
     chance_line,
