@@ -18,7 +18,6 @@ SYMBOLS = ("circle", "square", "cross", "x", "star", "hexagon", "pentagon", "hou
 """Marker symbols given to a figure's marker entries in order (no diamond or triangle: the paper's
 marks and censored values are drawn with those)."""
 PATTERNS = ("", "/", "\\", "x", ".", "+", "-", "|")
-"""Bar fill patterns given to a figure's bar entries in order."""
 ALT_CHARS = 1500
 """The longest text alternative: a screen reader reads it whole, so a long series is summarised."""
 LISTED_POINTS = 12
@@ -280,7 +279,6 @@ def panel_columns(fig: go.Figure) -> int:
 
 
 STACKED_PANEL_PX = 260
-"""The least height of one panel of a stacked figure."""
 STACKED_GAP_PX = 95
 """Room between two stacked panels: the upper one's tick labels and axis title, the lower one's
 title."""

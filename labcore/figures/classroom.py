@@ -11,11 +11,8 @@ import plotly.graph_objects as go
 from labcore.figures.style import escape_plotly, style_figure
 
 NEUTRAL = "#0072B2"
-"""Bars before the reveal (no choice singled out)."""
 LAB = "#009E73"
-"""The choice the lab's results support, after the reveal."""
 OTHER = "#bdbdbd"
-"""The other choices, after the reveal."""
 
 
 def class_votes_figure(

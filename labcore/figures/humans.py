@@ -22,7 +22,6 @@ from labcore.humans.reference import trial_band
 
 PANELS = (("type2_auroc", "Type-2 AUROC"), ("m_ratio", "M-ratio (meta-d' / d')"))
 SYMBOLS = ("circle", "diamond", "square", "triangle-up", "x", "star")
-"""One symbol per group, in order (people first)."""
 TICKS = (10, 20, 50, 100, 200, 400, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
 """Labelled trial counts of the log axis (the band's 100 and 400 among them)."""
 

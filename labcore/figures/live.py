@@ -44,11 +44,8 @@ from labcore.render import chance, finite, fmt, paper_text
 from labcore.storage.formatting import parse_l75
 
 POOLED = "ours (pooled trials)"
-"""A Type-2 ROC figure's marker of our AUROC over the pooled trials (without seed values)."""
 PERFECT_CALIBRATION = "perfect calibration"
-"""The calibration diagram's diagonal."""
 L75_OURS = "L75 (ours)"
-"""The titration figure's marks of our L75 values."""
 
 
 def type2_roc_figure(

@@ -182,7 +182,6 @@ PRIMARY_CUE = "primary cue (the paper's)"
 """ΔNRS of the primary cue, the paper's measure (the secondary cue's is auxiliary)."""
 
 B1_SLOTS = AGENT_KINDS["b1"].n_slots
-"""Slots of the E2 agent (the capacity axis of these figures)."""
 
 
 _SHORT = {
@@ -414,7 +413,6 @@ def dnrs_by_scale(seed_values: pd.DataFrame | None) -> go.Figure:
 
 
 EXPLORATORY = "exploratory, post hoc"
-"""How a figure names an analysis that was not registered."""
 
 
 FIG3A_AGENTS = ("b1", "b1_reg", "b1_noise", "b2", "b2_ws")
@@ -775,7 +773,6 @@ CURVE_PANELS = (
     ("heldout_auroc", "Type-2 AUROC (held-out)"),
     ("heldout_wager_reward", "wager reward per wager trial"),
 )
-"""The two learning-curve panels: column of ``e4_curves.csv`` and its axis title."""
 SPREAD = "heldout_spread_bets"
 """The column with each AUROC's spread in bets (protocol 8.8.4), shown on hover where recorded."""
 

@@ -43,7 +43,6 @@ ACCURACY_LINES = (
     ("accuracy_waived", "offered, waived", "diamond", 1.0),
     ("accuracy_not_offered", "not offered", "circle", 0.45),
 )
-"""Right panel: the two accuracies (column, label, marker, opacity)."""
 
 
 def _axis(values: pd.Series) -> list[str]:
@@ -362,7 +361,6 @@ def explorer_figure(
 
 
 LIVE_COLOUR = "#E69F00"
-"""The live run's colour (the bundled curves are the reproduction's red or grey)."""
 
 
 def live_curve_figure(
@@ -483,7 +481,6 @@ OBSERVER_STYLE = {
     "imitation": ("same network imitating the ideal observer (post hoc)", color_of("b2_ws"), "dot"),
     "ideal": ("ideal observer (same trials)", "#555555", "dash"),
 }
-"""Legend name, colour and line dash of each observer."""
 ACCURACY_PANEL = (
     ("accuracy_not_offered", "sure option not offered", "circle"),
     ("accuracy_waived", "offered and declined", "diamond"),

@@ -125,7 +125,6 @@ STUDY_FIGURES: dict[str, Callable[[Path], go.Figure]] = {
     "pdw_held": partial(explorer_headline, name="pdw_held"),
     "neurogym": neurogym_figure,
 }
-"""Study name -> the builder of its headline figure from its folder."""
 FIGURE = "figure.json"
 
 

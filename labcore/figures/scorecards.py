@@ -24,7 +24,6 @@ from labcore.render import findings_table
 from labcore.scorecards.documents import OSMD
 
 ALONE = "top center"
-"""Where the name of a point without close neighbours goes (plotly's textposition)."""
 
 
 def osmd_radar(

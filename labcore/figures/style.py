@@ -23,7 +23,6 @@ from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.render import chance, chance_text
 
 E1_CONDITIONS = ("self_on", "self_off", "bus_off", "blind_noise", "blind_permute")
-"""E1 conditions in display order (the keys of ``e1_trials.csv``)."""
 CAPACITY_KEYS = ("k4", "k3", "k2", "k1", "k0")
 
 OKABE_ITO = {
@@ -146,7 +145,6 @@ PAPER_MARKER = {
     "color": PALETTE["paper"],
     "line": {"width": 2.5},
 }
-"""The paper's value: a hollow black diamond."""
 JITTER = 0.14
 PAPER_OFFSET = 0.34
 UNITS_SIGMA = "noise SD σ (units of the slot's own SD)"
@@ -464,4 +462,3 @@ VERDICT_COLOURS = {
     "not reproduced": "#f8d7da",
     "not comparable": "#e2e3e5",
 }
-"""Cell colours of the verdicts (claims table, report badges)."""
