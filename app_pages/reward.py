@@ -10,7 +10,7 @@ reward explorer, a live run, our own wagering task (E4) and our first NeuroGym t
 import streamlit as st
 
 from labcore.figures.live import calibration_figure, type2_roc_figure
-from labcore.figures.paper_e4 import arms_figure, arms_table, history_frame, learning_curves
+from labcore.figures.paper import arms_figure, arms_table, history_frame, learning_curves
 from labcore.figures.style import label_of
 from labcore.render import answer, part, term
 from labcore.storage.checkpoints import CheckpointError

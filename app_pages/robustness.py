@@ -9,7 +9,7 @@ from labcore.budgets import LIVE_BUDGETS
 from labcore.config import NOISE_MODES
 from labcore.figures.explore import design_titration_figure, e3_robustness_verdict
 from labcore.figures.live import pci_bars, titration_figure
-from labcore.figures.paper_e3 import fig3b_marker_correlations, titration_curves, titration_rows
+from labcore.figures.paper import fig3b_marker_correlations, titration_curves, titration_rows
 from labcore.figures.style import label_of
 from labcore.paper_claims import CLAIMS_BY_ID, l75_key
 from labcore.render import answer, chance, chance_text, part

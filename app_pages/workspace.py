@@ -9,7 +9,7 @@ from labcore.config import KINDS_WITHOUT_WORKSPACE, DualTaskConfig
 from labcore.figures.dissociations import GATES, capacity_figure
 from labcore.figures.episode import workspace_heatmap
 from labcore.figures.live import masking_figure
-from labcore.figures.paper_e2 import dnrs_by_scale
+from labcore.figures.paper import dnrs_by_scale
 from labcore.interventions import capacity_scale
 from labcore.paper_claims import INTACT_CONDITION, claim_for, e2_condition
 from labcore.render import chance, chance_text, part

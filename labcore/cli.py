@@ -223,7 +223,7 @@ def cmd_study(args: argparse.Namespace) -> int:
             client.close()
         if cluster is not None:
             cluster.close()
-    from labcore.figures.study_figures import write_study_figure
+    from labcore.figures.registry import write_study_figure
     from labcore.render import answer, has_template
 
     figure = write_study_figure(study.name, out)

@@ -1,6 +1,4 @@
-"""Architecture diagrams (Graphviz DOT), top to bottom, that show what an intervention removes.
-
-The DOT text is rendered in the browser (``st.graphviz_chart``), so no Graphviz install is needed.
+"""Architecture diagrams (Graphviz DOT) that show what an intervention removes.
 
 >>> from labcore.config import AGENT_KINDS, Intervention
 >>> dot = architecture_dot(AGENT_KINDS["b2_ws"], Intervention(self_model_mode="zero"))

@@ -11,12 +11,10 @@ import pytest
 
 from labcore.figures import (
     live,
-    paper_e1,
-    paper_e2,
-    paper_e3,
     scorecards,
     style,
 )
+from labcore.figures import paper as paper_figs
 from labcore.figures.marks import CROSSED
 from labcore.figures.style import label_of
 from labcore.paper_claims import CLAIMS_BY_ID
@@ -230,7 +228,7 @@ MASKING = {
 
 
 def test_fig1a_traces_paper_values_and_chance(seed_values):
-    fig = paper_e1.fig1a_accuracy_and_auroc(seed_values)
+    fig = paper_figs.fig1a_accuracy_and_auroc(seed_values)
     assert isinstance(fig, go.Figure)
     assert names(fig).count(style.OURS) == 2 and names(fig).count(style.SEEDS) == 2
     assert len(traces_named(fig, style.OURS)[0].x) == len(style.E1_CONDITIONS)
@@ -250,14 +248,14 @@ def test_fig1a_traces_paper_values_and_chance(seed_values):
 
 
 def test_trial_curves_drop_undecided_and_missing_confidence(trials):
-    curves = paper_e1.trial_curves(trials)
+    curves = paper_figs.trial_curves(trials)
     assert list(curves) == ["self_on", "self_off"]
     assert len(curves["self_on"][0]) == 60 * len(SEEDS)
     assert np.isfinite(curves["self_on"][1]).all()
 
 
 def test_fig1b_roc_curves_reach_corners_and_show_paper(trials, seed_values):
-    fig = paper_e1.fig1b_type2_roc(trials, seed_values)
+    fig = paper_figs.fig1b_type2_roc(trials, seed_values)
     assert any(list(t.x) == [0, 1] and list(t.y) == [0, 1] for t in fig.data)  # the diagonal
     roc = [t for t in fig.data if t.name and t.name.startswith("self-model on (AUROC")]
     assert len(roc) == 1
@@ -275,8 +273,8 @@ def test_type2_roc_figure_pooled_without_seed_values():
 
 
 def test_calibration_and_histogram_and_risk_coverage(trials):
-    curves = paper_e1.trial_curves(trials)
-    fig = paper_e1.fig1c_calibration(trials)
+    curves = paper_figs.trial_curves(trials)
+    fig = paper_figs.fig1c_calibration(trials)
     assert {live.PERFECT_CALIBRATION, label_of("self_off")} <= set(names(fig))
     pt = traces_named(fig, style.PAPER)[0]
     assert (pt.x[0], pt.y[0]) == (paper("e1.confidence.self_off"), paper("e1.accuracy.self_off"))
@@ -292,12 +290,12 @@ def test_calibration_and_histogram_and_risk_coverage(trials):
     assert ys_of(hist, style.PAPER) == [0.0] and list(traces_named(hist, style.PAPER)[0].x) == [
         0.54
     ]
-    rc = paper_e1.fig1d_risk_coverage(trials)
+    rc = paper_figs.fig1d_risk_coverage(trials)
     assert len(rc.data) == 2 and all("AURC" in n for n in names(rc))
 
 
 def test_logits_control(seed_values):
-    fig = paper_e1.logits_control(seed_values)
+    fig = paper_figs.logits_control(seed_values)
     bars = traces_named(fig, style.OURS)[0]
     assert list(bars.y) == pytest.approx([0.8, 0.82, 0.81])
     assert ys_of(fig, style.PAPER) == [paper("e1.auroc.self_on")]
@@ -308,7 +306,7 @@ def test_logits_control(seed_values):
 
 
 def test_fig2a_conjunction(capacity):
-    fig = paper_e2.fig2a_conjunction_by_capacity(capacity)
+    fig = paper_figs.fig2a_conjunction_by_capacity(capacity)
     bars = traces_named(fig, style.OURS)[0]
     assert list(bars.y) == pytest.approx([1.0, 0.5, 0.0, 0.02, 0.02])  # 4, 2, 0 slots, A0, A1
     assert list(bars.marker.color) == [style.PALETTE[k] for k in ("k4", "k2", "k0", "a0", "a1")]
@@ -318,7 +316,7 @@ def test_fig2a_conjunction(capacity):
 
 
 def test_fig2b_three_panels_and_both_chance_levels(capacity):
-    fig = paper_e2.fig2b_dual_task_cost(capacity)
+    fig = paper_figs.fig2b_dual_task_cost(capacity)
     assert names(fig).count(style.OURS) == 3
     assert all(len(t.x) == 7 for t in traces_named(fig, style.OURS))
     ys = hline_ys(fig)
@@ -328,7 +326,7 @@ def test_fig2b_three_panels_and_both_chance_levels(capacity):
 
 
 def test_fig2c_masking_mean_over_seeds_and_onsets():
-    fig = paper_e2.fig2c_masking_traces(MASKING)
+    fig = paper_figs.fig2c_masking_traces(MASKING)
     assert {label_of("k4"), label_of("k2"), label_of("k0")} <= set(names(fig))
     assert list(traces_named(fig, label_of("k4"))[0].y) == pytest.approx(
         [0, 0.8, 0.6, 0.4, 0.1, -0.2]
@@ -346,7 +344,7 @@ def test_masking_figure_single_trace_has_no_band():
 
 
 def test_gbi_not_defined_panel_abs_panel_and_ignition(seed_values):
-    fig = paper_e2.gbi_and_ignition_by_capacity(seed_values)
+    fig = paper_figs.gbi_and_ignition_by_capacity(seed_values)
     text = annotation_texts(fig)
     # the paper's equation has no finite value on signed couplings: a note, never a bar
     assert UNDEFINED in text and "undefined" in text
@@ -358,8 +356,8 @@ def test_gbi_not_defined_panel_abs_panel_and_ignition(seed_values):
 
 
 def test_dnrs_by_scale(seed_values):
-    fig = paper_e2.dnrs_by_scale(seed_values)
-    assert f"ours: {paper_e2.PRIMARY_CUE}" in names(fig)
+    fig = paper_figs.dnrs_by_scale(seed_values)
+    assert f"ours: {paper_figs.PRIMARY_CUE}" in names(fig)
     assert paper("e2.dnrs.scale_0") in ys_of(fig, style.PAPER) and paper(
         "e2.dnrs.scale_1"
     ) in ys_of(fig, style.PAPER)
@@ -370,7 +368,7 @@ def test_dnrs_by_scale(seed_values):
 
 
 def test_fig3a_censored_values_are_triangles_at_the_bound(seed_values):
-    fig = paper_e3.fig3a_l75(seed_values, agents=("b1", "b2"))
+    fig = paper_figs.fig3a_l75(seed_values, agents=("b1", "b2"))
     up = [
         t for t in fig.data if isinstance(t.marker.symbol, str) and t.marker.symbol == "triangle-up"
     ]
@@ -388,14 +386,14 @@ def test_fig3a_censored_values_are_triangles_at_the_bound(seed_values):
 
 
 def test_left_censored_is_triangle_down(seed_values):
-    fig = paper_e3.fig3a_l75(seed_values, agents=("a0",))
+    fig = paper_figs.fig3a_l75(seed_values, agents=("a0",))
     down = [t for t in fig.data if t.marker.symbol == "triangle-down"]
     assert down and set(down[0].y) == {0.0}
     assert not traces_named(fig, CROSSED)
 
 
 def test_fig3b_pearson_r_matches_numpy_and_flags_constant_auroc(points):
-    fig = paper_e3.fig3b_marker_correlations(points, {"e3.composite.r_loo_full": 0.3})
+    fig = paper_figs.fig3b_marker_correlations(points, {"e3.composite.r_loo_full": 0.3})
     reg = traces_named(fig, "registered: OOD gap (longer delay)")[0]
     df = pd.DataFrame(points)
     expected = np.corrcoef(df["gbi"], df["ood_gap"])[0, 1]
@@ -405,13 +403,13 @@ def test_fig3b_pearson_r_matches_numpy_and_flags_constant_auroc(points):
     assert math.isnan(reg.y[2])  # AUROC constant 0.5: r undefined
     assert reg.y[3] == 0.3
     assert "undefined" in annotation_texts(fig)
-    assert any(paper_e3.EXPLORATORY in n for n in names(fig) if n)
+    assert any(paper_figs.EXPLORATORY in n for n in names(fig) if n)
     assert math.sqrt(paper("e3.composite.r2_gbi")) in ys_of(fig, style.PAPER)
     assert paper("e3.composite.r_loo_full") in ys_of(fig, style.PAPER)
 
 
 def test_fig3c_titration_marks_threshold_chance_and_l75(titration, seed_values):
-    fig = paper_e3.fig3c_titration(titration, seed_values, agents=("b1", "b2"))
+    fig = paper_figs.fig3c_titration(titration, seed_values, agents=("b1", "b2"))
     assert {label_of("b1"), label_of("b2")} <= set(names(fig))
     b1 = traces_named(fig, label_of("b1"))[0]
     assert list(b1.y) == pytest.approx([1.0, 0.6, 0.3, 0.2])  # workspace rows, not the carrier ones
@@ -430,7 +428,7 @@ def test_titration_figure_accepts_single_curves_and_strings():
 
 
 def test_fig4_two_panels_with_hot_only(seed_values):
-    fig = paper_e3.fig4_attribution(seed_values)
+    fig = paper_figs.fig4_attribution(seed_values)
     assert paper("e3.l75.bc_mlp") in ys_of(fig, style.PAPER) and paper("e3.l75.hot_only") in ys_of(
         fig, style.PAPER
     )
@@ -439,7 +437,7 @@ def test_fig4_two_panels_with_hot_only(seed_values):
 
 
 def test_table3_pci(seed_values):
-    fig = paper_e3.table3_pci(seed_values)
+    fig = paper_figs.table3_pci(seed_values)
     table = next(t for t in fig.data if t.type == "table")
     assert list(table.cells.values[0]) == [label_of(k) for k in ("a0", "a1", "b1")]
     assert any(str(paper("e3.pci_a.a0")) in c for c in table.cells.values[1])

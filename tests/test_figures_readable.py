@@ -16,12 +16,10 @@ from labcore.figures import (
     episode,
     integration,
     live,
-    paper_e1,
-    paper_e2,
-    paper_e3,
     scorecards,
     style,
 )
+from labcore.figures import paper as paper_figs
 from labcore.render import UNDEFINED
 from labcore.storage import formatting as R
 from tests import test_figures as shared
@@ -72,8 +70,8 @@ def test_action_probabilities_and_timeline():
 
 
 def test_palette_is_shared_across_figures(seed_values, capacity):
-    fig3a = paper_e3.fig3a_l75(seed_values, agents=("b1",))
-    fig2a = paper_e2.fig2a_conjunction_by_capacity(capacity)
+    fig3a = paper_figs.fig3a_l75(seed_values, agents=("b1",))
+    fig2a = paper_figs.fig2a_conjunction_by_capacity(capacity)
     b1_3a = traces_named(fig3a, style.SEEDS)[0].marker.color[0]
     assert (
         b1_3a == style.PALETTE["b1"] == traces_named(fig2a, style.OURS)[0].marker.color[0]
@@ -84,24 +82,24 @@ def test_palette_is_shared_across_figures(seed_values, capacity):
 # --------------------------------------------------------------------------- missing inputs
 
 EMPTY_CALLS = {
-    "fig1a": lambda: paper_e1.fig1a_accuracy_and_auroc(None),
-    "fig1b": lambda: paper_e1.fig1b_type2_roc(pd.DataFrame()),
-    "fig1c": lambda: paper_e1.fig1c_calibration(None),
-    "fig1d": lambda: paper_e1.fig1d_risk_coverage(None),
+    "fig1a": lambda: paper_figs.fig1a_accuracy_and_auroc(None),
+    "fig1b": lambda: paper_figs.fig1b_type2_roc(pd.DataFrame()),
+    "fig1c": lambda: paper_figs.fig1c_calibration(None),
+    "fig1d": lambda: paper_figs.fig1d_risk_coverage(None),
     "hist": lambda: live.confidence_histogram({}),
-    "logits": lambda: paper_e1.logits_control(
+    "logits": lambda: paper_figs.logits_control(
         pd.DataFrame({"seed": [0], "key": ["other"], "value": ["1"]})
     ),
-    "fig2a": lambda: paper_e2.fig2a_conjunction_by_capacity(None),
-    "fig2b": lambda: paper_e2.fig2b_dual_task_cost(pd.DataFrame({"agent": []})),
-    "fig2c": lambda: paper_e2.fig2c_masking_traces({}),
-    "gbi": lambda: paper_e2.gbi_and_ignition_by_capacity(None),
-    "dnrs": lambda: paper_e2.dnrs_by_scale(None),
-    "fig3a": lambda: paper_e3.fig3a_l75(None),
-    "fig3b": lambda: paper_e3.fig3b_marker_correlations([]),
-    "fig3c": lambda: paper_e3.fig3c_titration(None),
-    "fig4": lambda: paper_e3.fig4_attribution(None),
-    "table3": lambda: paper_e3.table3_pci(None),
+    "fig2a": lambda: paper_figs.fig2a_conjunction_by_capacity(None),
+    "fig2b": lambda: paper_figs.fig2b_dual_task_cost(pd.DataFrame({"agent": []})),
+    "fig2c": lambda: paper_figs.fig2c_masking_traces({}),
+    "gbi": lambda: paper_figs.gbi_and_ignition_by_capacity(None),
+    "dnrs": lambda: paper_figs.dnrs_by_scale(None),
+    "fig3a": lambda: paper_figs.fig3a_l75(None),
+    "fig3b": lambda: paper_figs.fig3b_marker_correlations([]),
+    "fig3c": lambda: paper_figs.fig3c_titration(None),
+    "fig4": lambda: paper_figs.fig4_attribution(None),
+    "table3": lambda: paper_figs.table3_pci(None),
     "claims": lambda: scorecards.claims_table([]),
     "roc": lambda: live.type2_roc_figure(None),
     "calibration": lambda: live.calibration_figure({"x": ([], [])}),
@@ -152,7 +150,7 @@ def test_format_l75_majority_rule():
 
 def test_titles_wrap_at_title_width_not_tick_width():
     """A title breaks at about 58 characters; tick labels at about 16 (two helpers, two names)."""
-    fig = paper_e2.fig2a_conjunction_by_capacity(None)
+    fig = paper_figs.fig2a_conjunction_by_capacity(None)
     title = fig.layout.title.text
     assert all(len(line) > 16 for line in title.split("<br>")[:-1])
     assert all(len(line) <= 58 for line in title.split("<br>"))
@@ -264,7 +262,7 @@ def test_titles_are_not_wrapped_under_40_characters_and_every_registry_title_fit
 
 
 def test_the_top_margin_holds_title_note_and_two_line_subplot_titles(seed_values):
-    fig = paper_e2.gbi_and_ignition_by_capacity(seed_values)
+    fig = paper_figs.gbi_and_ignition_by_capacity(seed_values)
     title_lines = fig.layout.title.text.count("<br>") + 1
     assert title_lines == 2 and any(
         "<br>" in a.text for a in fig.layout.annotations if a.yanchor == "bottom"
@@ -286,7 +284,7 @@ def test_the_top_margin_holds_title_note_and_two_line_subplot_titles(seed_values
 
 
 def test_neighbouring_empty_groups_share_one_note(seed_values):
-    fig = paper_e2.gbi_and_ignition_by_capacity(seed_values)
+    fig = paper_figs.gbi_and_ignition_by_capacity(seed_values)
     texts = [a.text.replace("<br>", " ") for a in fig.layout.annotations]
     assert (
         sum(UNDEFINED in t for t in texts) == 1
@@ -376,7 +374,7 @@ def test_an_auroc_below_the_old_axis_floor_is_inside_its_axis():
 def test_the_e4_figures_hold_every_arm_inside_their_axes():
     from labcore.experiments.e4 import ARMS
     from labcore.experiments.paper_results import load_results
-    from labcore.figures.paper_e4 import arms_figure, arms_table, learning_curves
+    from labcore.figures.paper import arms_figure, arms_table, learning_curves
 
     res = load_results(Path(__file__).resolve().parents[1] / "results" / "e4")
     arms = [a.name for a in ARMS]
@@ -394,7 +392,7 @@ def test_the_e4_figures_hold_every_arm_inside_their_axes():
 
 def test_fig3b_says_undefined_where_a_bar_is_missing(points):
     """Fig. 3b's panel would look empty where r is undefined (a constant marker)."""
-    fig = paper_e3.fig3b_marker_correlations(points)
+    fig = paper_figs.fig3b_marker_correlations(points)
     for bar in (t for t in fig.data if t.type == "bar"):
         missing = [x for x, y in zip(bar.x, bar.y, strict=True) if not np.isfinite(y)]
         said = [

@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from labcore import render
-from labcore.figures.neurogym import sure_curve_figure, sure_propensity_figure
 from labcore.figures.pdw import (
     explorer_figure,
     kiani_shadlen_figure,
     live_curve_figure,
+    sure_curve_figure,
+    sure_propensity_figure,
     training_curve_figure,
 )
 from ui import controls, data, data_reward, live_run

@@ -1,14 +1,5 @@
-"""Figures a reader can use without colour or without sight.
-
-- :func:`distinguish` gives every legend entry a line style, a marker or a bar pattern of its own,
-  so that no entry is told from another by its colour alone (WCAG 2.1, 1.4.1 "Use of Color").
-  :func:`labcore.figures.style.style_figure` calls it on every figure; colours themselves are
-  Okabe & Ito's (:data:`labcore.figures.style.OKABE_ITO`).
-- :func:`text_alternative` writes a figure as text: its title, its note, its axes and each
-  series' numbers. The pages give it to the chart as its accessible name
-  (``ui.components.figure``: ``st.plotly_chart(alt=...)``, an ``aria-label`` on the chart's
-  ``role="figure"`` container), after the page's own answer sentence (WCAG 2.1, 1.1.1
-  "Non-text Content").
+"""Figures a reader can use without colour (:func:`distinguish`, WCAG 2.1 1.4.1) or without
+sight (:func:`text_alternative`, the chart's accessible name, WCAG 2.1 1.1.1).
 """
 
 from __future__ import annotations
@@ -27,7 +18,6 @@ SYMBOLS = ("circle", "square", "cross", "x", "star", "hexagon", "pentagon", "hou
 """Marker symbols given to a figure's marker entries in order (no diamond or triangle: the paper's
 marks and censored values are drawn with those)."""
 PATTERNS = ("", "/", "\\", "x", ".", "+", "-", "|")
-"""Bar fill patterns given to a figure's bar entries in order."""
 ALT_CHARS = 1500
 """The longest text alternative: a screen reader reads it whole, so a long series is summarised."""
 LISTED_POINTS = 12
@@ -62,11 +52,8 @@ def _explicit(trace: Any, kind: str) -> Any:
 def distinguish(fig: go.Figure) -> go.Figure:
     """Give each legend entry of a kind (lines, markers, bars) a style of its own, in place.
 
-    Entries are a figure's traces shown in its legend, grouped by ``legendgroup`` (else name);
-    every trace of an entry (the same group drawn in another panel) gets the entry's style. Only
-    entries whose style was left unset are given one, from :data:`DASHES`, :data:`SYMBOLS` or
-    :data:`PATTERNS`, skipping the styles other entries set themselves (the paper's diamonds, the
-    dashed chance line); a figure with one entry of a kind is left as it is.
+    Entries are grouped by ``legendgroup`` (else name); only styles left unset are given, skipping
+    the styles other entries set themselves; a figure with one entry of a kind is left as it is.
 
     >>> fig = go.Figure([go.Scatter(y=[1, 2], mode="lines", name=n) for n in ("A", "B", "C")])
     >>> [t.line.dash for t in distinguish(fig).data]
@@ -221,8 +208,8 @@ def _axes(fig: go.Figure) -> list[str]:
 
 
 def text_alternative(fig: go.Figure, lead: Sequence[str] = (), limit: int = ALT_CHARS) -> str:
-    """The figure as text for a screen reader: ``lead`` (the page's answer), the title, the note,
-    the panels' titles, the axes and each series' numbers, at most ``limit`` characters.
+    """The figure as text for a screen reader: ``lead``, the title, the note, the panels' titles,
+    the axes and each series' numbers, at most ``limit`` characters.
 
     >>> fig = go.Figure(go.Bar(x=[0, 1], y=[0.87, 0.5], name="ours"))
     >>> _ = fig.update_layout(title_text="Accuracy<br>by condition", xaxis_title_text="condition")
@@ -292,17 +279,14 @@ def panel_columns(fig: go.Figure) -> int:
 
 
 STACKED_PANEL_PX = 260
-"""The least height of one panel of a stacked figure."""
 STACKED_GAP_PX = 95
 """Room between two stacked panels: the upper one's tick labels and axis title, the lower one's
 title."""
 
 
 def stacked(fig: go.Figure) -> go.Figure:
-    """``fig`` with its panels one under another, for a narrow screen: a copy in which every panel
-    takes the full width, in reading order (rows top down, each row left to right); panel titles,
-    notes on a panel and shapes drawn in the figure's coordinates move with their panel. A figure
-    whose panels are not side by side is returned as a copy unchanged.
+    """A copy of ``fig`` with its side-by-side panels one under another at full width (reading
+    order), panel titles, notes and shapes moving with their panel.
 
     >>> from plotly.subplots import make_subplots
     >>> fig = make_subplots(rows=1, cols=2, subplot_titles=("left", "right"))

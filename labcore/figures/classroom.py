@@ -1,10 +1,5 @@
-"""A class that sees itself: the class's votes on a question, beside the lab's answer.
-
-One horizontal bar per choice (its letter; its text on hover, and beside the chart on the page),
-the number of students who chose it; once the teacher reveals the question, the choice the lab's
-own results support is drawn in the house's "ours" colour and named on its tick, the others in
-grey. Before the reveal every bar is the
-same neutral colour, so the projector does not hint at the answer.
+"""The class's votes on a question, beside the lab's answer (drawn only once revealed, so the
+projector does not hint at it).
 """
 
 from __future__ import annotations
@@ -16,11 +11,8 @@ import plotly.graph_objects as go
 from labcore.figures.style import escape_plotly, style_figure
 
 NEUTRAL = "#0072B2"
-"""Bars before the reveal (no choice singled out)."""
 LAB = "#009E73"
-"""The choice the lab's results support, after the reveal."""
 OTHER = "#bdbdbd"
-"""The other choices, after the reveal."""
 
 
 def class_votes_figure(
@@ -32,30 +24,8 @@ def class_votes_figure(
     revealed: bool = False,
     title: str = "Your class's answers",
 ) -> go.Figure:
-    """The class's votes, one bar per choice.
+    """The class's votes, one horizontal bar per choice (first at the top).
 
-    Parameters
-    ----------
-    choices : sequence of str
-        The choices' texts, in order.
-    counts : mapping
-        Students per answer letter (letters nobody chose may be missing).
-    letters : sequence of str
-        The letter of each choice (``labcore.classroom.store.choice_letters``).
-    lab_choice : int, optional
-        Index of the choice the lab's results support (None: not checkable); drawn only when
-        ``revealed``.
-    revealed : bool
-        Whether the teacher has revealed the question.
-    title : str
-
-    Returns
-    -------
-    go.Figure
-        One bar trace; ``y`` holds the choices (first at the top), ``x`` the counts.
-
-    Examples
-    --------
     >>> fig = class_votes_figure(["Stays", "Falls"], {"B": 3}, letters="AB", lab_choice=1,
     ...                          revealed=True)
     >>> list(fig.data[0].x), list(fig.data[0].marker.color), list(fig.data[0].y)

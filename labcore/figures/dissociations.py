@@ -24,14 +24,6 @@ GATES = {
 """Each gated kind's name, colour (Okabe-Ito) and marker: told apart by both."""
 
 
-def _band(rows: Sequence[Mapping[str, Any]]) -> tuple[list, list, list, list]:
-    xs = [r["dose"] for r in rows]
-    mean = [r["mean"] for r in rows]
-    low = [(r["ci95"] or [r["mean"], r["mean"]])[0] for r in rows]
-    high = [(r["ci95"] or [r["mean"], r["mean"]])[1] for r in rows]
-    return xs, mean, low, high
-
-
 def dose_figure(
     curves: Sequence[Mapping[str, Any]],
     condition: str = "silenced",
@@ -40,20 +32,8 @@ def dose_figure(
     reader_auroc: float | None = None,
     here: Mapping[str, float] | None = None,
 ) -> go.Figure:
-    """Knowing and doing against a self-model dose, over seeds (protocol 11.4-11.5).
-
-    Parameters
-    ----------
-    curves : rows of the study's ``tables.e1.curves`` (condition, dose, measure, mean, ci95, n)
-    condition : "silenced" or "noise"
-    ideal_auroc, reader_auroc : the ideal observer's AUROC (both flashes) and the choice's own
-        reader's (first flash only), drawn as reference lines on the AUROC panel
-    here : the current view's ``{"dose", "auroc", "accuracy"}`` (one seed), drawn as a star
-
-    Returns
-    -------
-    go.Figure
-        Two panels (AUROC, accuracy), each the mean over seeds with its 95% interval as a band.
+    """Knowing (AUROC) and doing (accuracy) against a self-model dose, mean over seeds with its 95%
+    interval (protocol 11.4-11.5); the ideal and the reader's AUROC as lines, ``here`` as a star.
     """
     rows = [r for r in curves if r["condition"] == condition]
     title = "Silence the self-model step by step: knowing and doing, over seeds"
@@ -64,7 +44,8 @@ def dose_figure(
     fig = make_subplots(rows=1, cols=2, subplot_titles=tuple(MEASURES.values()))
     for col, (measure, name) in enumerate(MEASURES.items(), start=1):
         picked = sorted((r for r in rows if r["measure"] == measure), key=lambda r: r["dose"])
-        xs, mean, low, high = _band(picked)
+        xs, mean = [r["dose"] for r in picked], [r["mean"] for r in picked]
+        low, high = ([(r["ci95"] or [r["mean"], r["mean"]])[i] for r in picked] for i in (0, 1))
         n = picked[0]["n"] if picked else 0
         fig.add_trace(
             go.Scatter(

@@ -1,12 +1,7 @@
-"""Figures of one episode, step by step: the workspace's slots, the action probabilities and
-the agent's confidence and self-model activity (Rollout theatre and Workspace pages), and the
-one line of text the Rollout theatre shows beside them (:func:`step_caption`).
+"""Figures of one episode, step by step (Rollout theatre and Workspace pages).
 
-The seven actions mean different things per task and step (:func:`action_axis`): a colour or an
-object on the dual task's answers, a movement while walking the wagering maze. The wager itself
-is not an action of the policy: the agent bets when its confidence *at the choice point* is above
-0.5 (:func:`wager_reading`), so the wager step shows that reading (:func:`wager_figure`) and the
-confidence timeline marks the step it was read at.
+The wager is not an action of the policy: the agent bets when its confidence at the choice
+point is above 0.5 (:func:`wager_reading`), so the wager step shows that reading.
 """
 
 from __future__ import annotations
@@ -33,28 +28,16 @@ from labcore.measures import cue_kinds
 from labcore.rollout import Trace
 
 BET, OPT_OUT = "bet", "opt out"
-"""The wager's two choices, as the figures name them."""
 HEAD, MAX_SOFTMAX = "confidence head", "max softmax probability"
-"""What a wager reads (:attr:`WagerReading.source`): the confidence head, or for an agent without
-one the policy's largest probability."""
-
+"""What a wager reads: the confidence head, or for an agent without one the policy's largest
+probability."""
 BET_THRESHOLD = 0.5
-"""The wager rule of paper sec. 4.2 as :func:`labcore.rollout.rollout` applies it: bet if the
-confidence read at the choice point is above 0.5, else opt out."""
+"""The wager rule of paper sec. 4.2: bet if the confidence at the choice point is above 0.5."""
 MOVE_NAMES = ("turn left", "turn right", "move forward", "pick up", "drop", "toggle", "done")
-"""MiniGrid's seven actions in words (the wagering maze: only the first three move the agent)."""
-
-# --------------------------------------------------------------------------- what the actions mean
 
 
 def action_axis(task_id: str, step_kind: int) -> tuple[list[str], str]:
     """What each of the seven actions means at one step: tick labels and the axis title.
-
-    On the dual task (and its masking and longer-delay variants) action ``k`` is an answer,
-    cue value ``k``: a colour at the colour report and while rehearsing, an object at the
-    object report (protocol sec. 2.1). On the wagering task the policy walks the maze with
-    MiniGrid's movements; the wager step is decided by the confidence, not by these actions
-    (see :func:`wager_reading`).
 
     >>> action_axis("CTLab-DualTask-v0", StepKind.REPORT_2)[0][:2]
     ['key', 'ball']
@@ -92,24 +75,15 @@ class WagerReading:
     """The quantity that decides a wagering episode's bet, and where it was read."""
 
     step: int
-    """Step of the choice point (the junction), where the confidence is read; -1 if never
-    reached."""
+    """Step of the choice point (-1 if never reached; then ``confidence`` is nan)."""
     confidence: float
-    """The value read there (nan if the choice point was never reached)."""
     source: str
-    """What the value is: ``"confidence head"``, or ``"max softmax probability"`` for an agent
-    without a confidence head (:func:`labcore.rollout.rollout` bets on that instead)."""
+    """``HEAD`` or ``MAX_SOFTMAX``."""
     bet: bool
-    """The wager it implies: confidence above :data:`BET_THRESHOLD`."""
 
 
 def wager_reading(trace: Trace, episode: int = 0) -> WagerReading:
-    """Where and what the agent's confidence was when it decided, the value its wager follows.
-
-    It is the confidence at the choice point (``StepKind.REPORT_1``), the same number the
-    rollout records as ``trace.outcome["confidence"]``: the head's output at later steps
-    (walking into the zone, the wager step itself) is not read by the task.
-    """
+    """The confidence at the choice point (``StepKind.REPORT_1``), the value a wager follows."""
     at = np.flatnonzero(trace.valid[episode] & (trace.step_kind[episode] == StepKind.REPORT_1))
     if at.size == 0:
         return WagerReading(-1, float("nan"), HEAD, False)
@@ -123,12 +97,7 @@ def wager_reading(trace: Trace, episode: int = 0) -> WagerReading:
 
 
 def step_caption(trace: Trace, t: int, reward: float, episode: int = 0) -> str:
-    """The Rollout theatre's plain-language line about step ``t`` of one episode.
-
-    Answers are named as :func:`action_axis` names them (a colour, an object, a movement); at
-    the wager step the line states the value the bet followed, with the step it was read at and
-    what the value is (:func:`wager_reading`), as the confidence timeline marks it.
-    """
+    """The Rollout theatre's plain-language line about step ``t`` of one episode."""
     n = int(trace.valid[episode].sum())
     if t >= n:
         return f"Episode over. Reward {reward:g}."
@@ -153,10 +122,6 @@ def step_caption(trace: Trace, t: int, reward: float, episode: int = 0) -> str:
     return f"The agent {what}: {labels[chosen]} {ok} (the expert: {labels[expert]})."
 
 
-# --------------------------------------------------------------------------- live lab (single
-# rollout)
-
-
 def workspace_heatmap(
     slots: Any,
     occupied: Any,
@@ -167,31 +132,9 @@ def workspace_heatmap(
 ) -> go.Figure:
     """What each workspace slot holds at every step of one episode.
 
-    Top panel (the readable one): one row per slot; the colour says what the slot holds,
-    named after the event that wrote it (``cue_kinds`` of the write step), or "empty".
-    A write is attributed to the slot whose content changed most at an event step (the
-    bus writes only on cue-channel events, protocol sec. 2.4), so a later write over an
-    occupied slot shows as a colour change ("overwritten"). Bottom panel: the raw slot
-    activations (K x D rows, grouped by slot) for readers who want the numbers.
-
-    Parameters
-    ----------
-    slots : array of shape (T, K, D)
-        Slot contents per step.
-    occupied : array of shape (T, K), bool
-        Slot occupancy per step.
-    cue_kinds : sequence of length T, optional
-        What arrived on the cue channel at each step (e.g. ``"colour cue"``, ``"object
-        cue"``, ``"mask"``), ``None`` where nothing arrived.
-    report_steps : sequence of int
-        Steps at which the agent reports (dashed vertical lines).
-    highlight_step : int, optional
-        A step to highlight (e.g. the step shown in the rollout theatre).
-
-    Returns
-    -------
-    go.Figure
-        Two heatmap traces, ``"slot contents"`` and ``"activations"``.
+    Top: one row per slot, coloured by the event that wrote its content (``cue_kinds`` of the write
+    step: the slot whose content changed most at an event step), or "empty". Bottom: the raw slot
+    activations. ``slots`` is (T, K, D), ``occupied`` (T, K).
     """
     if slots is None or occupied is None or np.size(slots) == 0:
         return empty_figure(title, "no workspace in this agent (or no steps)")
@@ -233,17 +176,9 @@ def workspace_heatmap(
                 + f"<br>norm {norm:.2f}"
             )
     n_cat = len(names)
-    cat_colours = [  # empty, then Okabe & Ito's colours (OKABE_ITO)
-        "#f4f4f4",
-        "#0072B2",
-        "#009E73",
-        "#D55E00",
-        "#CC79A7",
-        "#E69F00",
-        "#56B4E9",
-        "#F0E442",
-        "#555555",
-    ]
+    cat_colours = (  # empty, then Okabe & Ito's colours
+        "#f4f4f4 #0072B2 #009E73 #D55E00 #CC79A7 #E69F00 #56B4E9 #F0E442 #555555".split()
+    )
     colourscale = []
     for i in range(n_cat):
         c = cat_colours[i % len(cat_colours)] if names[i] != "unlabelled write" else "#bdbdbd"
@@ -318,18 +253,17 @@ def workspace_heatmap(
         fig.add_hline(y=k * dim - 0.5, line={"color": "white", "width": 2}, row=2, col=1)
     for s in report_steps:
         fig.add_vline(x=s, line={"dash": "dash", "color": "#333", "width": 1.5})
-    if highlight_step is not None and 0 <= highlight_step < n_steps:
-        fig.add_vrect(
-            x0=highlight_step - 0.5,
-            x1=highlight_step + 0.5,
-            fillcolor="#F0E442",
-            opacity=0.35,
-            line_width=0,
-        )
+    _highlight(fig, highlight_step, n_steps)
     fig.update_yaxes(autorange="reversed", row=1, col=1)
     fig.update_yaxes(autorange="reversed", showticklabels=dim * n_slots <= 32, row=2, col=1)
     fig.update_xaxes(title_text="environment step", row=2, col=1)
     return style_figure(fig, title, height=560)
+
+
+def _highlight(fig: go.Figure, step: int | None, n: int) -> None:
+    """Shade step ``step`` (the one the page shows) if it is one of the ``n`` drawn."""
+    if step is not None and 0 <= step < n:
+        fig.add_vrect(x0=step - 0.5, x1=step + 0.5, fillcolor="#F0E442", opacity=0.35, line_width=0)
 
 
 def action_probabilities(
@@ -340,26 +274,8 @@ def action_probabilities(
     title: str = "What the agent is about to do",
     axis_title: str = "action",
 ) -> go.Figure:
-    """Bar chart of the policy's action probabilities at one step.
-
-    Parameters
-    ----------
-    probs : array of shape (A,)
-        Action probabilities (softmax of the logits).
-    chosen : int
-        The action the agent takes (greedy: argmax), highlighted.
-    expert : int or None
-        The oracle's action at this step, marked with a star (None: no expert).
-    labels : sequence of str, length A
-        What each action means here (:func:`action_axis`: a colour, an object, a movement).
-    axis_title : str
-        What the actions are at this step (:func:`action_axis`).
-
-    Returns
-    -------
-    go.Figure
-        A ``"probability"`` bar trace, an ``"expert's action"`` star trace, a dashed
-        ``1/A`` uniform line.
+    """Bar chart of the policy's action probabilities at one step, the chosen action highlighted
+    and the expert's starred.
     """
     p = np.asarray(probs, float).ravel() if probs is not None else np.array([])
     if p.size == 0:
@@ -406,17 +322,7 @@ def action_probabilities(
 
 
 def wager_figure(reading: WagerReading, title: str = "The wager: bet or opt out?") -> go.Figure:
-    """The value a wager follows, against the bet threshold (the wager step of the theatre).
-
-    One horizontal bar: the confidence read at the choice point (:func:`wager_reading`), on a
-    0-1 axis split at :data:`BET_THRESHOLD` into "opt out" and "bet".
-
-    Returns
-    -------
-    go.Figure
-        A bar trace named ``"confidence read at the choice point"`` whose x is the reading, and a
-        dotted threshold line.
-    """
+    """The confidence read at the choice point against the bet threshold, one horizontal bar."""
     if not np.isfinite(reading.confidence):
         return empty_figure(
             title, "the agent never reached the choice point, so no confidence was read"
@@ -464,21 +370,14 @@ def wager_figure(reading: WagerReading, title: str = "The wager: bet or opt out?
 
 
 READ_TEXT_SPAN = 0.15
-"""How far the text of the value read at the choice point reaches above or below its marker, in
-the confidence panel's units (the marker's radius and one line of text; a unit is about 140 px
-at the timeline's height)."""
+"""How far the text of the value read reaches from its marker, in confidence units."""
 
 
 def read_text_position(
     confidence: Any, step: int, threshold: float = BET_THRESHOLD, top: float = 1.05
 ) -> str:
-    """Where the text of the value read at ``step`` goes: above or below its marker, whichever
-    side the bet threshold's line and the neighbouring steps' line leave free (beside the marker,
-    "read here: 0.49" would sit on the line at 0.5).
-
-    A side without room in the panel (0 to ``top``) is ruled out first, then a side the threshold
-    runs through, then the side the neighbouring steps' values lie on; a tie goes away from the
-    threshold.
+    """Above or below its marker, where the text of the value read at ``step`` goes: away from a
+    side without room, then from the threshold's line, then from the neighbouring steps' line.
 
     >>> read_text_position([0.49] * 5, 3), read_text_position([0.51] * 5, 3)
     ('bottom center', 'top center')
@@ -509,30 +408,8 @@ def internal_state_timeline(
     title: str = "Inside the agent: confidence and self-model activity over the episode",
     decision_step: int | None = None,
 ) -> go.Figure:
-    """Confidence (top) and the norm of z_self (bottom) over the steps of one episode.
-
-    With ``decision_step`` (the wagering task's choice point, :func:`wager_reading`) the one
-    value the task reads is a large marker, ``"confidence read at the choice point"``, and the
-    threshold line says that a bet follows it; the other steps are drawn faint.
-
-    Parameters
-    ----------
-    confidence : array of shape (T,)
-        Confidence head output per step (nan where undefined or no head).
-    z_self_norm : array of shape (T,)
-        Euclidean norm of z_self per step (nan without a self-model).
-    step_labels : sequence of str, length T, optional
-        What happens at each step (e.g. ``"cue"``, ``"decision"``); shown on hover and as
-        tick labels where not empty.
-    highlight_step : int, optional
-    decision_step : int, optional
-
-    Returns
-    -------
-    go.Figure
-        Traces ``"confidence"`` and ``"‖z_self‖"``; a dotted 0.5 bet threshold, a trace named
-        in the legend (no label on the line). The value read at the choice point is written
-        beside its marker on the side away from the threshold (:func:`read_text_position`).
+    """Confidence (top) and the norm of z_self (bottom) over the steps of one episode; with
+    ``decision_step`` the value the task reads is a large marker and the other steps faint.
     """
     c = np.asarray(confidence if confidence is not None else [], float).ravel()
     z = np.asarray(z_self_norm if z_self_norm is not None else [], float).ravel()
@@ -620,14 +497,7 @@ def internal_state_timeline(
         row=1,
         col=1,
     )
-    if highlight_step is not None and 0 <= highlight_step < n:
-        fig.add_vrect(
-            x0=highlight_step - 0.5,
-            x1=highlight_step + 0.5,
-            fillcolor="#F0E442",
-            opacity=0.35,
-            line_width=0,
-        )
+    _highlight(fig, highlight_step, n)
     ticks = [t for t in range(n) if labels[t]]
     if ticks:
         fig.update_xaxes(
@@ -640,12 +510,10 @@ def internal_state_timeline(
     return style_figure(fig, title, height=480 if z.size else 300)
 
 
-# --------------------------------------------------------------------------- one step's figures
 EMPTY_WORKSPACE_NOTE = (
     "The workspace holds nothing at any step of this episode (with 0 slots nothing is "
     "written to it), so there is no heatmap of its slots to draw."
 )
-"""What :func:`step_figures` says instead of a slots heatmap with nothing in it."""
 
 
 @dataclass(frozen=True)
@@ -653,30 +521,20 @@ class StepFigures:
     """What a page shows of one step of one episode (Rollout theatre, Mystery agent)."""
 
     action: go.Figure
-    """The wager at the wager step (:func:`wager_figure`), else the action probabilities."""
+    """The wager at the wager step, else the action probabilities."""
     action_is_wager: bool
-    """Whether ``action`` is the wager (pages key the element by it)."""
     timeline: go.Figure | None
-    """Confidence and self-model activity over the episode (None without a self-model)."""
+    """None without a self-model."""
     slots: go.Figure | None
-    """The workspace's slots over the episode (None without a workspace, or with one that holds
-    nothing at any step drawn: see ``slots_note``)."""
+    """None without a workspace, or with one empty throughout (``slots_note`` says so)."""
     slots_note: str | None = None
-    """Why an agent with a workspace has no slots figure, for the page to say instead (an empty
-    heatmap explains nothing); None otherwise."""
 
 
 def step_figures(
     trace: Trace, t: int, n_steps: int, episode: int = 0, *, self_model_activity: bool = True
 ) -> StepFigures:
-    """The figures of step ``t`` of ``episode`` (its first ``n_steps`` steps drawn), from its trace.
-
-    One place for the choice both step-by-step views make: the wager reading at the wager step of
-    the wagering task, else the policy's action probabilities on the task's action axis
-    (:func:`action_axis`); the confidence timeline with the step the wager was read at; the slots
-    with the cue that arrived at each step and the report steps. ``self_model_activity=False``
-    leaves the norm of z_self out of the timeline (a mystery puzzle: a flat line named the
-    "self-model zeroed" puzzle at a glance).
+    """The figures of step ``t`` of ``episode`` (its first ``n_steps`` steps drawn), from its trace;
+    ``self_model_activity=False`` leaves the norm of z_self out of the timeline.
     """
     wager = wager_reading(trace, episode) if trace.task_id == WAGERING else None
     step_kind = int(trace.step_kind[episode, t])

@@ -15,7 +15,7 @@ from labcore.experiments.paper_results import ResultSet
 from labcore.experiments.study import LoadedStudy, load_study
 from labcore.figures.findings import sentences
 from labcore.figures.live import titration_figure
-from labcore.figures.paper_e3 import titration_curves
+from labcore.figures.paper import titration_curves
 from labcore.figures.style import add_note, color_of, empty_figure, label_of
 
 STUDY_NAME = "e3_design"
@@ -24,11 +24,8 @@ STUDY_NAME = "e3_design"
 def design_titration_figure(
     study: LoadedStudy, cell: str, schedule: str = "fast", protocol: str = "stored"
 ) -> go.Figure:
-    """Accuracy vs workspace noise for B1, B2 and B2 workspace-read in one cell of the study.
-
-    Lines: mean over seeds with SD band; crosses/triangles: median L75 (triangle: beyond the
-    tested range); dotted verticals: the median ceiling of each kind (an ideal observer of
-    that kind's report-step workspace), i.e. how much noise the code itself could bear.
+    """Accuracy vs workspace noise for B1, B2 and B2 workspace-read in one cell of the study:
+    mean with SD band, median L75 marked, and each kind's median ceiling (dotted).
     """
     title = f"Design study: {cell}, {schedule} schedule, {protocol} noise"
     curves, tables = study.frame(CURVES.name), study.tables
@@ -116,11 +113,7 @@ def excluded_agents(study: LoadedStudy) -> set[tuple[str, str, str, int]]:
 
 
 def e3_robustness_verdict(res: ResultSet) -> list[str]:
-    """The plain-language verdict on the paper's E3 robustness hierarchy here: macro
-    ``hierarchy`` of ``labcore/templates/figures.j2``, filled from the result set.
-
-    The verdicts are the result set's own (findings ``e3.l75.b1``, ``e3.l75.b2``,
-    ``e3.l75.b2_ws``, decided by the pre-registered rules of :mod:`labcore.paper`); the template
-    puts them into words, with the seed summaries of ``seed_values.csv`` and the paper's values.
+    """The plain-language verdict on the paper's E3 robustness hierarchy (macro ``hierarchy`` of
+    ``figures.j2``), from the result set's own findings.
     """
     return sentences("hierarchy", res)

@@ -1,11 +1,5 @@
-"""What the report says under its figures: "what we found" for each figure, from the template
-``labcore/templates/figures.j2`` (one macro per figure) filled by :class:`FigureView`, and the
-texts a caption is made of (a claim's paper value, our value, its question).
-
-Used by the figure list (:mod:`labcore.figures.registry`), the HTML report (:mod:`labcore.report`)
-and the Replication and Robustness pages. Every number comes from the result set (its findings and
-tables) or from the paper's table (:data:`labcore.paper_claims.CLAIMS_BY_ID`); the words are the
-template's.
+"""What the report says under its figures: "what we found" for each figure (a macro of
+``labcore/templates/figures.j2`` filled by :class:`FigureView`), and a caption's texts.
 """
 
 from __future__ import annotations
@@ -15,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from labcore.experiments.paper_results import ResultSet
-from labcore.figures.paper_e3 import FIG3A_AGENTS
+from labcore.figures.paper import FIG3A_AGENTS
 from labcore.figures.style import E1_CONDITIONS, label_of
 from labcore.findings import Finding
 from labcore.markers.robustness import L75_THRESHOLD
@@ -70,9 +64,10 @@ def _points(res: ResultSet) -> list:
 
 
 def masking_summary(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
-    """The masking traces' reading: the design (SOA, masks), the step at which the colour's mean
-    trace falls below half with 4 and with 2 slots (None if it never does), and whether the
-    bus-off trace is empty throughout. None without traces."""
+    """The masking traces' reading: SOA, mask count, the step at which the colour's mean trace
+    falls below half with 4 and with 2 slots (None if never), and whether bus-off is empty
+    throughout. None without traces.
+    """
     if not runs:
         return None
     soa = runs[0].get("soa")

@@ -1,17 +1,9 @@
-"""People beside the agents, and a data set's people by condition: the "Your data" and
-"Be the agent" pages' figures.
+"""People beside the agents, and a data set's people by condition ("Your data" and "Be the
+agent" pages).
 
-:func:`beside_agents_figure`: two panels, Type-2 AUROC and M-ratio, each against the trials a
-value rests on (log axis): a person's markers and the bundled agents' as points, and the human
-reference's band, the trials Rahnev (2025) recommends per person (at least 100; 400 for
-individual differences; :func:`labcore.humans.reference.trial_band`). Neither source states a
-range of people's AUROC or M-ratio, so no band of values is drawn (``labcore.humans.reference``);
-the band says how much a point can be trusted, which is what the sources state.
-
-:func:`group_figure`: the same two markers, one column per data set and condition side by side,
-each person a point (a line joins a person's conditions), and each column's group line: the mean
-with its 95% bootstrap interval over people and the median
-(:func:`labcore.humans.datasets.group_lines`).
+Neither source states a range of people's AUROC or M-ratio, so no band of values is drawn; the
+band of trials (Rahnev 2025: at least 100, 400 for individual differences) says how much a point
+can be trusted.
 """
 
 from __future__ import annotations
@@ -29,9 +21,7 @@ from labcore.humans.markers import SubjectMarkers
 from labcore.humans.reference import trial_band
 
 PANELS = (("type2_auroc", "Type-2 AUROC"), ("m_ratio", "M-ratio (meta-d' / d')"))
-"""The two markers drawn, each in its panel."""
 SYMBOLS = ("circle", "diamond", "square", "triangle-up", "x", "star")
-"""One symbol per group, in order (people first)."""
 TICKS = (10, 20, 50, 100, 200, 400, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
 """Labelled trial counts of the log axis (the band's 100 and 400 among them)."""
 
@@ -42,26 +32,9 @@ def beside_agents_figure(
     colours: Mapping[str, str] | None = None,
     title: str = "You and the agents: how well confidence tells right from wrong",
 ) -> go.Figure:
-    """Type-2 AUROC and M-ratio of every group's subjects against their trials, with the band.
+    """Type-2 AUROC and M-ratio of every group's subjects against their trials (log axis), with the
+    band of recommended trials; undefined values are counted in a note.
 
-    Parameters
-    ----------
-    groups : mapping
-        ``{label: [SubjectMarkers, ...]}``; a group's points share a colour and a symbol. An
-        undefined value is not drawn (the note counts them).
-    colours : mapping, optional
-        A colour per label (default :func:`~labcore.figures.style.color_of`).
-    title : str
-
-    Returns
-    -------
-    go.Figure
-        One scatter trace per group and panel (hover: subject, value, trials), a shaded band from
-        100 to 400 trials and a lighter one beyond, the chance line 0.5 (AUROC) and the line 1
-        (M-ratio: meta-d' equals d').
-
-    Examples
-    --------
     >>> you = SubjectMarkers(subject="you", n_trials=50, accuracy=0.8, type2_auroc=0.7, m_ratio=0.9)
     >>> fig = beside_agents_figure({"you": [you]})
     >>> [t.name for t in fig.data], [float(t.y[0]) for t in fig.data]
@@ -100,24 +73,9 @@ def beside_agents_figure(
                 col=col,
             )
     for col in (1, 2):
-        fig.add_vrect(
-            x0=low,
-            x1=high,
-            fillcolor=rgba(PALETTE["registered"], 0.12),
-            line_width=0,
-            layer="below",
-            row=1,
-            col=col,
-        )
-        fig.add_vrect(
-            x0=high,
-            x1=most,
-            fillcolor=rgba(PALETTE["registered"], 0.05),
-            line_width=0,
-            layer="below",
-            row=1,
-            col=col,
-        )
+        for x0, x1, alpha in ((low, high, 0.12), (high, most, 0.05)):
+            fill = rgba(PALETTE["registered"], alpha)
+            fig.add_vrect(x0=x0, x1=x1, fillcolor=fill, line_width=0, layer="below", row=1, col=col)
         fig.update_xaxes(
             type="log",
             range=[math.log10(least), math.log10(most)],
@@ -126,11 +84,7 @@ def beside_agents_figure(
             row=1,
             col=col,
         )
-    fig.add_hline(y=CHANCE_E1, line={"dash": "dash", "color": PALETTE["chance"]}, row=1, col=1)
-    fig.add_hline(y=1.0, line={"dash": "dot", "color": PALETTE["chance"]}, row=1, col=2)
-    fig.update_yaxes(title_text="Type-2 AUROC (0.5 = no insight)", row=1, col=1)
-    fig.update_yaxes(title_text="M-ratio (1 = meta-d' equals d')", row=1, col=2)
-    style_figure(fig, title, height=440)
+    _style(fig, title)
     add_note(
         fig,
         f"shaded: at least {low} trials per person (Rahnev 2025), lighter: {high}+ for individual "
@@ -142,8 +96,7 @@ def beside_agents_figure(
 
 
 def recoloured(fig: go.Figure, colours: Mapping[str, str]) -> go.Figure:
-    """``fig`` with the traces named in ``colours`` drawn in those colours (markers and lines),
-    so that a figure built by another builder (the calibration curve) matches this page's.
+    """``fig`` with the traces named in ``colours`` drawn in those colours (markers and lines).
 
     >>> fig = recoloured(go.Figure(go.Scatter(name="you", x=[0], y=[0])), {"you": "#e6a117"})
     >>> fig.data[0].marker.color, fig.data[0].line.color
@@ -156,8 +109,7 @@ def recoloured(fig: go.Figure, colours: Mapping[str, str]) -> go.Figure:
 
 
 def group_label(line: GroupLine, several: bool) -> str:
-    """How a group's column is named: its condition, its data set, or both when there are several
-    data sets.
+    """A group's column name: its condition, with its data set when there are several.
 
     >>> from labcore.humans.datasets import GroupStat
     >>> none = GroupStat(n=0)
@@ -178,27 +130,8 @@ def group_figure(
     title: str = "Each person by condition, and the group",
 ) -> go.Figure:
     """Type-2 AUROC and M-ratio of every person, one column per group line, with its mean and
-    bootstrap interval and its median.
+    bootstrap interval (diamond) and its median (dash); people left out for few trials hollow.
 
-    Parameters
-    ----------
-    markers : sequence of SubjectMarkers
-        The people (``dataset`` and ``condition`` place each in its column; one not in any line
-        is not drawn).
-    lines : sequence of GroupLine
-        The columns, in order.
-    title : str
-
-    Returns
-    -------
-    go.Figure
-        Per panel: a grey line joining each person's conditions, the people counted in the group
-        line (filled) and those left out for their few trials (hollow), the mean with its
-        interval (diamond) and the median (dash); the chance line 0.5 (AUROC) and the line 1
-        (M-ratio).
-
-    Examples
-    --------
     >>> from labcore.humans.datasets import GroupStat
     >>> a = SubjectMarkers(dataset="d", subject="1", condition="A", n_trials=120, accuracy=0.8,
     ...                    type2_auroc=0.7, m_ratio=0.9)
@@ -318,11 +251,7 @@ def group_figure(
             row=1,
             col=col,
         )
-    fig.add_hline(y=CHANCE_E1, line={"dash": "dash", "color": PALETTE["chance"]}, row=1, col=1)
-    fig.add_hline(y=1.0, line={"dash": "dot", "color": PALETTE["chance"]}, row=1, col=2)
-    fig.update_yaxes(title_text="Type-2 AUROC (0.5 = no insight)", row=1, col=1)
-    fig.update_yaxes(title_text="M-ratio (1 = meta-d' equals d')", row=1, col=2)
-    style_figure(fig, title, height=440)
+    _style(fig, title)
     if lines:
         add_note(
             fig,
@@ -330,6 +259,15 @@ def group_figure(
             "bootstrap over people",
         )
     return fig
+
+
+def _style(fig: go.Figure, title: str) -> None:
+    """Both panels' reference lines (chance AUROC, M-ratio 1), axis titles and house style."""
+    fig.add_hline(y=CHANCE_E1, line={"dash": "dash", "color": PALETTE["chance"]}, row=1, col=1)
+    fig.add_hline(y=1.0, line={"dash": "dot", "color": PALETTE["chance"]}, row=1, col=2)
+    fig.update_yaxes(title_text="Type-2 AUROC (0.5 = no insight)", row=1, col=1)
+    fig.update_yaxes(title_text="M-ratio (1 = meta-d' equals d')", row=1, col=2)
+    style_figure(fig, title, height=440)
 
 
 def _above(low: float | None, high: float | None) -> float | None:

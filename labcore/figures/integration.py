@@ -63,19 +63,8 @@ def integration_bars(
     title: str = "Integration measures, side by side",
     intact_readings: Sequence[Any] | None = None,
 ) -> go.Figure:
-    """One panel per measure: its value on every signal and variant of one agent and condition.
-
-    Parameters
-    ----------
-    readings : sequence of :class:`labcore.measures_integration.IntegrationReading`
-    title : str
-    intact_readings : sequence, optional
-        The same agent intact, drawn as open bars beside a lesioned condition.
-
-    Returns
-    -------
-    go.Figure
-        Undefined values are left out of the bars and named under the panel ("not defined").
+    """One panel per measure: its value on every signal and variant of one agent and condition
+    (``intact_readings`` as open bars beside); undefined values named under the panel.
     """
     if not readings:
         return empty_figure(title, "no agent to measure")
@@ -191,12 +180,8 @@ def study_values_figure(
 
 
 def monotonicity_table(tables: IntegrationTables | None) -> go.Figure:
-    """The study's pass/fail table: rows measure x signal x variant, columns M1-M4.
-
-    A cell says whether the registered test passes (blue), fails (light red), is reversed
-    (red) or cannot be tested (grey); "by construction" marks a test that reads a value the
-    wiring fixes (an untrained twin gives it too, or both sides are identical), which does
-    not count as evidence.
+    """The study's pass/fail table: rows measure x signal x variant, columns M1-M4 ("by
+    construction": a value the wiring fixes, not counted as evidence).
     """
     title = "Which IIT monotonicity does each measure recover?"
     tests = tables.tests if tables is not None else []

@@ -1,8 +1,5 @@
-"""Figures of the live lab: curves of one agent (or a few) that the pages draw from arrays.
-
-Type-2 ROC, calibration, risk-coverage, confidence histograms (Metacognition page), backward
-masking (Workspace page), noise titration and perturbational complexity (Robustness page).
-The paper's figures (:mod:`labcore.figures.paper`) reuse the first ones on pooled results.
+"""Figures of the live lab: curves of one agent (or a few) drawn from arrays (Metacognition,
+Workspace and Robustness pages); the paper's figures reuse them on pooled results.
 """
 
 from __future__ import annotations
@@ -20,6 +17,7 @@ from labcore.figures.style import (
     PALETTE,
     PAPER,
     PAPER_BOUND,
+    PAPER_MARKER,
     PAPER_OFFSET,
     UNITS_SIGMA,
     add_note,
@@ -46,11 +44,8 @@ from labcore.render import chance, finite, fmt, paper_text
 from labcore.storage.formatting import parse_l75
 
 POOLED = "ours (pooled trials)"
-"""A Type-2 ROC figure's marker of our AUROC over the pooled trials (without seed values)."""
 PERFECT_CALIBRATION = "perfect calibration"
-"""The calibration diagram's diagonal."""
 L75_OURS = "L75 (ours)"
-"""The titration figure's marks of our L75 values."""
 
 
 def type2_roc_figure(
@@ -62,28 +57,10 @@ def type2_roc_figure(
 ) -> go.Figure:
     """Type-2 ROC curves (left) and their AUROC beside the paper's (right).
 
-    Parameters
-    ----------
-    curves : mapping
-        ``{key: (correct, confidence)}``, 1-D arrays of equal length per key. Keys are
-        condition / agent keys (colours from :data:`PALETTE`) or any label.
-    paper_auroc : float or mapping, optional
-        The paper's AUROC: one number (drawn against the first key) or ``{key: value}``.
-    seed_aurocs : mapping, optional
-        ``{key: per-seed AUROCs}``. When given, the right panel shows their mean +/- SD
-        and the seeds (the seed is the unit of analysis); otherwise the AUROC of the pooled
-        trials. Pooling trials of several seeds can move an AUROC away from every seed's own
-        value (e.g. seeds with different constant confidences pool to a value != 0.5).
-    title : str
-
-    Returns
-    -------
-    go.Figure
-        One line per key (named by :func:`label_of`, pooled AUROC in the legend), a dashed
-        ``"chance (diagonal; AUROC 0.5)"`` line; right panel: ``OURS`` bars and ``"seeds"`` (with
-        ``seed_aurocs``) or a ``"ours (pooled trials)"`` marker trace, ``"paper"`` diamonds if
-        given, and the chance line at 0.5 in the diagonal's legend group (no label in the panel).
-        The AUROC axis is on the panel's right.
+    ``curves`` is ``{key: (correct, confidence)}``; ``paper_auroc`` one number (for the first key)
+    or ``{key: value}``. With ``seed_aurocs`` (``{key: per-seed AUROCs}``) the right panel shows
+    their mean +/- SD and the seeds, else the pooled trials' AUROC: pooling seeds can move an AUROC
+    away from every seed's own value.
     """
     curves = {k: v for k, v in (curves or {}).items() if v is not None and len(v[0]) > 0}
     if not curves:
@@ -226,27 +203,9 @@ def calibration_figure(
     chance: str | None = None,
     title: str = "Calibration: is confidence the probability of being right?",
 ) -> go.Figure:
-    """Reliability diagram: accuracy against mean confidence in equal-width bins.
-
-    Parameters
-    ----------
-    curves : mapping
-        ``{key: (correct, confidence)}`` with confidence in [0, 1].
-    n_bins : int
-        Number of equal-width confidence bins (empty bins are not drawn).
-    paper_points : mapping, optional
-        ``{key: (confidence, accuracy)}`` the paper reports (e.g. the self-removed agent's
-        constant confidence 0.54 at accuracy 0.882), drawn as ``"paper"`` diamonds.
-    chance : str, optional
-        The task's chance accuracy, a level of :data:`labcore.config.CHANCE_LEVELS` (``"wager"``
-        for two choices), drawn as a labelled dashed line.
-
-    Returns
-    -------
-    go.Figure
-        One line per key (marker size ~ trials in the bin), the dashed diagonal
-        ``"perfect calibration"``, a dotted 0.5 line (bet / opt-out threshold) and, with
-        ``chance``, a dashed chance line.
+    """Reliability diagram: accuracy against mean confidence in ``n_bins`` equal-width bins
+    (marker size ~ trials), with the paper's ``{key: (confidence, accuracy)}`` points and, with
+    ``chance`` (a level of :data:`labcore.config.CHANCE_LEVELS`), a chance line.
     """
     curves = {k: v for k, v in (curves or {}).items() if v is not None and len(v[0]) > 0}
     if not curves:
@@ -293,12 +252,7 @@ def calibration_figure(
                     y=[a for _, _, a in pts],
                     mode="markers",
                     name=PAPER,
-                    marker={
-                        "symbol": "diamond-open",
-                        "size": 14,
-                        "color": PALETTE["paper"],
-                        "line": {"width": 2.5},
-                    },
+                    marker=PAPER_MARKER,
                     hovertext=[
                         f"paper, {label_of(k)}: confidence {c:g}, accuracy {a:g}" for k, c, a in pts
                     ],
@@ -323,18 +277,7 @@ def risk_coverage_figure(
     curves: Mapping[str, tuple[Any, Any]] | None,
     title: str = "Selective prediction: error rate when answering only the most confident trials",
 ) -> go.Figure:
-    """Risk-coverage curves (lower is better) with the AURC in the legend.
-
-    Parameters
-    ----------
-    curves : mapping
-        ``{key: (correct, confidence)}``.
-
-    Returns
-    -------
-    go.Figure
-        One line per key, named ``"<label> (AURC x)"``.
-    """
+    """Risk-coverage curves of ``{key: (correct, confidence)}`` (lower is better), AURC named."""
     curves = {k: v for k, v in (curves or {}).items() if v is not None and len(v[0]) > 0}
     if not curves:
         return empty_figure(title, "no trials with a confidence")
@@ -351,8 +294,7 @@ def risk_coverage_figure(
                 name=f"{label_of(key)} (AURC {fmt(aurc)})",
                 line={"color": color_of(key), "width": 2.5},
                 hovertemplate=f"{label_of(key)}<br>answering %{{x:.0%}} of trials<br>error rate "
-                "%{y:.3f}"
-                "<extra></extra>",
+                "%{y:.3f}<extra></extra>",
             )
         )
     fig.update_xaxes(
@@ -369,22 +311,8 @@ def confidence_histogram(
     n_bins: int = 25,
     title: str = "Confidence on correct and wrong trials",
 ) -> go.Figure:
-    """Histograms of confidence, correct vs wrong trials, one row per key.
-
-    Parameters
-    ----------
-    curves : mapping
-        ``{key: (correct, confidence)}`` (confidence in [0, 1]).
-    paper_marks : mapping, optional
-        ``{key: confidence}`` the paper reports for that key (e.g. the self-removed constant
-        0.54), drawn as a ``"paper"`` diamond on the row's axis.
-    n_bins : int
-
-    Returns
-    -------
-    go.Figure
-        Per row two bar traces ``"correct trials"`` and ``"wrong trials"`` (fraction of that
-        row's trials; row titles name the keys), a dotted bet threshold at 0.5.
+    """Histograms of confidence on correct and wrong trials, one row per key; ``paper_marks``
+    (``{key: confidence}``) drawn as diamonds.
     """
     curves = {k: v for k, v in (curves or {}).items() if v is not None and len(v[0]) > 0}
     if not curves:
@@ -432,12 +360,7 @@ def confidence_histogram(
                     name=PAPER,
                     legendgroup="paper",
                     showlegend=not any(t.name == PAPER for t in fig.data),
-                    marker={
-                        "symbol": "diamond-open",
-                        "size": 14,
-                        "color": PALETTE["paper"],
-                        "line": {"width": 2.5},
-                    },
+                    marker=PAPER_MARKER,
                     hovertext=f"paper: {label_of(key)} confidence {paper_marks[key]:g}",
                     hoverinfo="text",
                 ),
@@ -462,32 +385,11 @@ def masking_figure(
     paper_entry: float | None = None,
     title: str = "Backward masking: how much of the colour is still in the workspace",
 ) -> go.Figure:
-    """Colour-retention traces over steps, with the cue and mask onsets marked.
+    """Colour-retention traces over steps (:func:`labcore.markers.cue_retention`), cue and mask
+    onsets marked.
 
-    A trace is :func:`labcore.markers.cue_retention` (1 = the colour's trace fully held, 0 = gone),
-    as computed by :func:`labcore.measures.masking_traces`.
-
-    Parameters
-    ----------
-    traces : mapping
-        ``{key: trace}``; a trace is ``(T,)`` (one rollout) or ``(n_seeds, T)`` (mean +/- SD
-        band drawn). Keys like ``"k4"`` get the capacity colours and names.
-    soa : int
-        Steps from the colour cue (``cue_steps[0]``) to the first mask.
-    count : int
-        Number of masks, one every ``interval`` steps.
-    interval : int
-    cue_steps : sequence of int
-        Steps at which cues arrive (the colour, then the object).
-    paper_entry : float, optional
-        The paper's cue signal at cue entry, drawn as a ``"paper"`` diamond at the last
-        cue step.
-
-    Returns
-    -------
-    go.Figure
-        One line per key (plus a band trace per key with several seeds), dashed vertical
-        lines at cues, dotted ones at masks, a zero line.
+    ``traces`` is ``{key: (T,) or (n_seeds, T)}`` (several seeds: mean +/- SD band); ``soa`` steps
+    from the colour cue to the first of ``count`` masks, one every ``interval`` steps.
     """
     traces = {
         k: np.atleast_2d(np.asarray(v, float))
@@ -508,32 +410,21 @@ def masking_figure(
             hover=f"{label_of(key)}<br>step %{{x}}<br>colour retained %{{y:.2f}}"
             f"<extra>n = {arr.shape[0]}</extra>",
         )
+
     # Only the first line of each kind carries a label (an annotation without text would show
     # plotly's "new text" placeholder).
+    def label(text: str, position: str, colour: str) -> dict[str, Any]:
+        font = {"size": 11, "color": colour}
+        return {"annotation_text": text, "annotation_position": position, "annotation_font": font}
+
     for i, s in enumerate(cue_steps):
-        label = (
-            {
-                "annotation_text": "cues",
-                "annotation_position": "top right",
-                "annotation_font": {"size": 11, "color": "#0072B2"},
-            }
-            if i == 0
-            else {}
-        )
-        fig.add_vline(x=s, line={"dash": "dash", "color": "#0072B2", "width": 1.5}, **label)
+        cue = label("cues", "top right", "#0072B2") if i == 0 else {}
+        fig.add_vline(x=s, line={"dash": "dash", "color": "#0072B2", "width": 1.5}, **cue)
     first = (cue_steps[0] if cue_steps else 0) + soa
     for j in range(count):
-        label = (
-            {
-                "annotation_text": "masks",
-                "annotation_position": "bottom right",
-                "annotation_font": {"size": 11, "color": "#D55E00"},
-            }
-            if j == 0
-            else {}
-        )
+        mask = label("masks", "bottom right", "#D55E00") if j == 0 else {}
         fig.add_vline(
-            x=first + j * interval, line={"dash": "dot", "color": "#D55E00", "width": 1.2}, **label
+            x=first + j * interval, line={"dash": "dot", "color": "#D55E00", "width": 1.2}, **mask
         )
     last = first + max(count - 1, 0) * interval
     fig.update_xaxes(range=[-0.5, min(max(len(a[0]) for a in traces.values()) - 0.5, last + 6.5)])
@@ -553,24 +444,11 @@ def titration_figure(
     paper_l75: Mapping[str, Any] | None = None,
     title: str = "Noise titration: accuracy as latent noise grows",
 ) -> go.Figure:
-    """Accuracy vs noise sigma per agent, mean +/- SD band over seeds, L75 marked.
+    """Accuracy vs noise sigma per agent, mean +/- SD band over seeds, L75 marked on the 0.75 line.
 
-    Parameters
-    ----------
-    curves : mapping
-        ``{agent: (sigmas (S,), accuracies (n_seeds, S) or (S,))}``.
-    l75 : mapping, optional
-        ``{agent: L75}`` as a number, a string (``"> 0.5"``) or an L75Result; drawn on the
-        0.75 line (censored: a triangle at the bound).
-    paper_l75 : mapping, optional
-        ``{agent: PaperValue | number | "> 0.5"}``: the paper's L75, hollow diamond /
-        triangle on the 0.75 line.
-
-    Returns
-    -------
-    go.Figure
-        Per agent a line (named by :func:`label_of`) and a band; a ``"L75 (ours)"`` trace; the
-        dashed 0.75 threshold and the dashed 1/7 chance line.
+    ``curves`` is ``{agent: (sigmas (S,), accuracies (n_seeds, S) or (S,))}``; ``l75`` and
+    ``paper_l75`` are ``{agent: value}`` (a number, a censored string such as ``"> 0.5"``, or a
+    PaperValue), censored ones drawn as triangles at the bound.
     """
     curves = {k: v for k, v in (curves or {}).items() if v is not None and np.size(v[1]) > 0}
     if not curves:
@@ -639,12 +517,7 @@ def titration_figure(
                     y=[L75_THRESHOLD] * len(sel),
                     mode="markers",
                     name=name,
-                    marker={
-                        "symbol": symbol,
-                        "size": 14,
-                        "color": PALETTE["paper"],
-                        "line": {"width": 2.5},
-                    },
+                    marker={**PAPER_MARKER, "symbol": symbol},
                     hovertext=[f"paper, {n}: L75 {paper_text(p)}" for p, n in sel],
                     hoverinfo="text",
                 )
@@ -663,21 +536,8 @@ def pci_bars(
     paper_normalisation: bool = False,
     seed: int | None = None,
 ) -> go.Figure:
-    """Live perturbational complexity per agent (left) and dPCI (right), one seed.
-
-    Parameters
-    ----------
-    table : DataFrame with columns ``agent`` (kind), ``pci`` and ``dpci``
-    normalisation : the normalisation's name (shown in the title)
-    paper_normalisation : draw the paper's Table 3 values beside ours (only meaningful when
-        ``normalisation`` is the paper's raw PCI-A)
-    seed : the one seed the values come from (named in the legend)
-
-    Returns
-    -------
-    go.Figure
-        Bars named ``"ours (seed <seed>, no SD)"``: one seed's value per agent, so no spread is
-        drawn (the bundled result set has the mean over seeds).
+    """Live perturbational complexity per agent (left) and dPCI (right) of one seed (no SD drawn);
+    the paper's Table 3 beside ours when ``paper_normalisation``.
     """
     title = f"Perturbational complexity after a pulse ({normalisation})"
     if table is None or len(table) == 0:

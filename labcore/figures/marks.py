@@ -1,10 +1,4 @@
-"""The marks that draw data in the house style: seed bars, the paper's marks, L75 groups, bands.
-
-What a figure shows (ours as mean +/- SD over seeds with a dot per seed, the paper's value as a
-hollow diamond or a bound as a hollow triangle, censored L75 seeds as triangles at the bound) is
-drawn here; the palette, names, layout and axes it is drawn with are :mod:`labcore.figures.style`,
-which this module reads and which never imports it.
-"""
+"""The marks that draw data in the house style: seed bars, the paper's marks, L75 groups, bands."""
 
 from __future__ import annotations
 
@@ -23,6 +17,7 @@ from labcore.figures.style import (
     PALETTE,
     PAPER,
     PAPER_BOUND,
+    PAPER_MARKER,
     PAPER_OFFSET,
     SEEDS,
     category_axis,
@@ -209,12 +204,7 @@ def add_paper_marks(
                 name=PAPER,
                 legendgroup="paper",
                 showlegend=legend,
-                marker={
-                    "symbol": "diamond-open",
-                    "size": 13,
-                    "color": PALETTE["paper"],
-                    "line": {"width": 2.5},
-                },
+                marker={**PAPER_MARKER, "size": 13},
                 error_y={
                     "type": "data",
                     "array": [p.sd or 0.0 for _, p, _ in values],
@@ -242,16 +232,10 @@ def add_paper_marks(
                 text=[paper_text(p) for _, p, _ in bounds],
                 textposition="top center",
                 textfont={"size": 11},
-                marker={
-                    "symbol": "triangle-up-open",
-                    "size": 13,
-                    "color": PALETTE["paper"],
-                    "line": {"width": 2.5},
-                },
+                marker={**PAPER_MARKER, "symbol": "triangle-up-open", "size": 13},
                 hovertext=[
                     f"<b>{n}</b><br>paper: {paper_text(p)} (sec. {p.section}; censored "
-                    "at the largest "
-                    f"tested σ)"
+                    "at the largest tested σ)"
                     for _, p, n in bounds
                 ],
                 hoverinfo="text",

@@ -1,16 +1,6 @@
-"""Figures of protocol 8.7 (Song et al. 2017 on NeuroGym's post-decision wager; beyond the paper).
-
-- :func:`kiani_shadlen_figure`: Kiani & Shadlen's (2009) pair: P(sure | offered) against coherence,
-  and accuracy on waived vs not-offered trials against coherence, for reward-trained networks
-  beside the ideal observer (``pdw_by_coherence.csv``);
-- :func:`training_curve_figure`: P(sure | offered) and accuracy over training (``pdw_curves.csv``),
-  where the sure option's early rise, its collapse and any revival show;
-- :func:`explorer_figure`: S1 of every agent of the reward explorer by cell, one cell highlighted;
-- :func:`live_curve_figure`: a live run's checks beside the bundled curves (the lab's live run);
-- :func:`pdw_figure`, :func:`explorer_headline`: the studies' headline figures from their folders
-  (``labcore.figures.study_figures``).
-
-The paper has no number here: no paper marks are drawn.
+"""Figures of the Song et al. (2017) studies on NeuroGym's post-decision wager (protocol 8.6-8.7;
+beyond the paper, so no paper marks): the reproduction, the reward explorer, a live run, and the
+NeuroGym study's sure-option curves beside the Bayesian ideal observer.
 """
 
 from __future__ import annotations
@@ -23,6 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from labcore.experiments.neurogym import BY_COHERENCE as NEUROGYM_BY_COHERENCE
 from labcore.experiments.pdw import BY_COHERENCE
 from labcore.experiments.pdw_sweep import ROWS
 from labcore.experiments.study import load_study
@@ -38,35 +29,20 @@ from labcore.figures.style import (
     style_figure,
 )
 
+_GRU, _B2, _IDEAL = (network_label(a) for a in ("plain_gru", "b2_ws", "ideal_observer"))
+_IMITATING = "imitating the ideal observer (post hoc)"
 OBSERVERS = {
-    ("plain_gru", "reward"): (f"{network_label('plain_gru')}, from reward", "#D55E00", "solid"),
-    ("b2_ws", "reward"): (
-        f"{network_label('b2_ws')}, from reward",
-        color_of("reward_all"),
-        "solid",
-    ),
-    ("plain_gru", "imitation"): (
-        f"{network_label('plain_gru')} imitating the ideal observer (post hoc)",
-        "#D55E00",
-        "dot",
-    ),
-    ("b2_ws", "imitation"): (
-        f"{network_label('b2_ws')} imitating the ideal observer (post hoc)",
-        color_of("reward_all"),
-        "dot",
-    ),
-    ("ideal_observer", "ideal"): (
-        f"{network_label('ideal_observer')} (same trials)",
-        "#555555",
-        "dash",
-    ),
+    ("plain_gru", "reward"): (f"{_GRU}, from reward", "#D55E00", "solid"),
+    ("b2_ws", "reward"): (f"{_B2}, from reward", color_of("reward_all"), "solid"),
+    ("plain_gru", "imitation"): (f"{_GRU} {_IMITATING}", "#D55E00", "dot"),
+    ("b2_ws", "imitation"): (f"{_B2} {_IMITATING}", color_of("reward_all"), "dot"),
+    ("ideal_observer", "ideal"): (f"{_IDEAL} (same trials)", "#555555", "dash"),
 }
 """Legend name, colour and dash of each (agent, training)."""
 ACCURACY_LINES = (
     ("accuracy_waived", "offered, waived", "diamond", 1.0),
     ("accuracy_not_offered", "not offered", "circle", 0.45),
 )
-"""Right panel: the two accuracies (column, label, marker, opacity)."""
 
 
 def _axis(values: pd.Series) -> list[str]:
@@ -80,27 +56,11 @@ def kiani_shadlen_figure(
     imitation: bool | str = False,
     title: str = "Does the sure option follow the evidence, as in monkeys?",
 ) -> go.Figure:
-    """P(sure | offered) (left) and accuracy waived vs not offered (right) against coherence.
+    """Kiani & Shadlen's (2009) pair against coherence: P(sure | offered) (left) and accuracy on
+    waived vs not-offered trials (right), from ``pdw_by_coherence.csv``.
 
-    Parameters
-    ----------
-    table : DataFrame
-        ``pdw_by_coherence.csv``: ``agent``, ``training``, ``seed``, ``policy``, ``coherence``,
-        ``p_sure``, ``accuracy_waived``, ``accuracy_not_offered``.
-    policy : "sampled" (registered) or "greedy": which choices of the networks to draw.
-    imitation : also draw the post-hoc imitation ceiling (``"legendonly"``: listed in the legend,
-        drawn when clicked there).
-
-    Returns
-    -------
-    go.Figure
-        Left: thick lines are means over seeds, thin lines each reward-trained seed; the ideal
-        observer dashed. Right: per observer, accuracy when the option was offered and waived
-        (diamonds) and when it was not offered (circles, fainter), means over seeds; chance 0.5.
-        Kiani & Shadlen's signatures: the left curves fall with coherence; on the right the
-        diamonds lie above the circles. The right axis reaches down to the lowest accuracy drawn;
-        a value no seed defines (e.g. accuracy on waived trials where the sure option was taken on
-        every trial offering it) is left out and named in a note.
+    ``imitation`` also draws the post-hoc imitation ceiling (``"legendonly"``: drawn when clicked in
+    the legend). Values no seed defines are named in a note.
     """
     needed = (
         "agent",
@@ -189,9 +149,7 @@ def kiani_shadlen_figure(
                 line={"color": colour, "width": 3, "dash": dash},
                 marker={"size": 7},
                 hovertemplate=f"{name}<br>coherence %{{x}}%<br>P(sure | offered) "
-                "%{y:.2f} (mean of "
-                f"{n} seed(s))"
-                "<extra></extra>",
+                f"%{{y:.2f}} (mean of {n} seed(s))<extra></extra>",
             ),
             row=1,
             col=1,
@@ -225,16 +183,14 @@ def kiani_shadlen_figure(
     fig = style_figure(fig, title, height=480)
     add_note(
         fig,
-        "Right panel: diamonds = offered and waived, circles = not offered. Networks' "
-        f"{policy} choices "
-        "on each seed's evaluation trials; NeuroGym's payoff: correct 1, wrong 0, sure 0.7",
+        f"Right panel: diamonds = offered and waived, circles = not offered. Networks' {policy} "
+        "choices on each seed's evaluation trials; NeuroGym's payoff: correct 1, wrong 0, sure 0.7",
     )
     if undefined:
         add_note(
             fig,
-            "Not drawn, undefined (no trial to count: no offer, or the option taken or "
-            "waived on every "
-            "offered trial, at that coherence in every seed): " + "; ".join(undefined),
+            "Not drawn, undefined (no trial to count: no offer, or the option taken or waived on "
+            "every offered trial, at that coherence in every seed): " + "; ".join(undefined),
         )
     return fig
 
@@ -246,22 +202,8 @@ def training_curve_figure(
     cell: str = "repro",
     title: str | None = None,
 ) -> go.Figure:
-    """P(sure | offered) (top) and accuracy of side choices (bottom) over training, one
-    reward-trained agent kind.
-
-    Parameters
-    ----------
-    curves : DataFrame
-        ``pdw_curves.csv`` (or ``pdw_sweep_curves.csv``): ``cell``, ``agent``, ``training``,
-        ``seed``, ``update``, ``policy``, ``p_sure_offered``, ``accuracy``.
-    agent, cell : which networks (the reproduction's cell is "repro"; the explorer's are its cells).
-
-    Returns
-    -------
-    go.Figure
-        Sampled held-out checks: one thin line per seed, the seed mean thick; the greedy mean
-        dotted. The sure option rising early, collapsing when the sides are learned and coming
-        back later (as in a pilot run) would show in the top panel.
+    """P(sure | offered) (top) and accuracy (bottom) over training of one reward-trained agent kind
+    (``pdw_curves.csv``): each seed thin, the sampled mean thick, the greedy mean dotted.
     """
     title = title or f"The sure option over training: {network_label(agent)}, trained from reward"
     needed = ("cell", "agent", "training", "seed", "update", "policy", "p_sure_offered", "accuracy")
@@ -335,22 +277,8 @@ def explorer_figure(
     *,
     title: str = "The reward explorer: S1 of every agent, the chosen cell highlighted",
 ) -> go.Figure:
-    """S1's contrast of every agent of the reward explorer, by cell, with the keep threshold.
-
-    Parameters
-    ----------
-    rows : DataFrame
-        ``pdw_sweep.csv``: ``cell``, ``seed``, ``s1_contrast`` (one row per agent).
-    cell : the cell to highlight (e.g. ``"S-entropy"``).
-    cells : every cell in the registered order (the x axis).
-    keeps_at : the registered threshold (an agent keeps the sure option at or above it).
-
-    Returns
-    -------
-    go.Figure
-        One dot per agent (seed), the chosen cell's in colour with its seeds labelled, the others
-        grey; a bar marks each cell's mean; the dashed line is the threshold. The y axis holds every
-        value and the threshold; an agent whose S1 is undefined is counted in a note.
+    """S1's contrast of every agent of the reward explorer by cell (``pdw_sweep.csv``), ``cell``
+    highlighted, the keep threshold dashed; undefined S1 counted in a note.
     """
     if not has_columns(rows, ("cell", "seed", "s1_contrast")):
         return empty_figure(title, "no reward explorer in this folder (pdw_sweep.csv)")
@@ -433,7 +361,6 @@ def explorer_figure(
 
 
 LIVE_COLOUR = "#E69F00"
-"""The live run's colour (the bundled curves are the reproduction's red or grey)."""
 
 
 def live_curve_figure(
@@ -444,21 +371,8 @@ def live_curve_figure(
     reference_name: str = "bundled runs, Song's setting (mean over seeds)",
     title: str = "Your live run: the sure option and accuracy as it learns",
 ) -> go.Figure:
-    """P(sure | offered) (top) and accuracy (bottom) of a live run, beside bundled curves.
-
-    Parameters
-    ----------
-    history : the run's checks, each ``{"update", "p_sure_offered", "accuracy"}`` (sampled choices
-        on its held-out trials); may be empty (the run has not reached its first check).
-    reference : rows of ``pdw_curves.csv`` or ``pdw_sweep_curves.csv`` to draw behind it (already
-        filtered to one cell and agent); None to draw none.
-    budget : the run's update cap (the x axis reaches at least this far; a dotted line marks it).
-
-    Returns
-    -------
-    go.Figure
-        The live run in orange with markers; the bundled seeds' mean dashed grey. Checks whose
-        value is undefined (no side chosen, no offer) are left out and counted in a note.
+    """P(sure | offered) (top) and accuracy (bottom) of a live run's checks, beside the bundled
+    curves of ``reference``; ``budget`` is the run's update cap (dotted).
     """
     fig = make_subplots(
         rows=2,
@@ -529,8 +443,7 @@ def live_curve_figure(
         add_note(
             fig,
             f"{missing} check value(s) not drawn: undefined (no side chosen, or no "
-            "trial offering the "
-            "sure option, among the checked trials)",
+            "trial offering the sure option, among the checked trials)",
         )
     return fig
 
@@ -561,3 +474,199 @@ def explorer_headline(directory: Path | str, name: str = "pdw_sweep") -> go.Figu
             else "The reward explorer: S1 of every agent, Song's setting highlighted"
         ),
     )
+
+
+OBSERVER_STYLE = {
+    "reward": ("trained from reward alone (mean over seeds)", color_of("reward_all"), "solid"),
+    "imitation": ("same network imitating the ideal observer (post hoc)", color_of("b2_ws"), "dot"),
+    "ideal": ("ideal observer (same trials)", "#555555", "dash"),
+}
+ACCURACY_PANEL = (
+    ("accuracy_not_offered", "sure option not offered", "circle"),
+    ("accuracy_waived", "offered and declined", "diamond"),
+)
+
+
+def sure_curve_figure(
+    table: pd.DataFrame | None,
+    *,
+    title: str = ("Does the agent take the sure option more often when the evidence is weak?"),
+) -> go.Figure:
+    """Sure-option rate (left) and accuracy without the offer and when declined (right) against
+    coherence (``neurogym_by_coherence.csv``): means over seeds thick, each seed thin.
+    """
+    needed = (
+        "seed",
+        "observer",
+        "coherence",
+        "sure_rate",
+        "accuracy_not_offered",
+        "accuracy_waived",
+    )
+    if not has_columns(table, needed):
+        return empty_figure(
+            title, "no NeuroGym study in this result set (neurogym_by_coherence.csv)"
+        )
+    frame = table.copy()
+    for column in needed[2:]:
+        frame[column] = pd.to_numeric(frame[column], errors="coerce")
+    frame = frame.sort_values("coherence")
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        horizontal_spacing=0.12,
+        subplot_titles=[
+            "sure option taken (share of trials offering it)",
+            "accuracy of the side choices",
+        ],
+    )
+    for observer, (name, colour, dash) in OBSERVER_STYLE.items():
+        rows = frame[frame["observer"] == observer]
+        if rows.empty:
+            continue
+        if observer != "ideal":
+            for seed, one in rows.groupby("seed"):
+                fig.add_trace(
+                    go.Scatter(
+                        x=_axis(one["coherence"]),
+                        y=one["sure_rate"],
+                        mode="lines",
+                        line={"color": rgba(colour, 0.35), "width": 1},
+                        legendgroup=observer,
+                        showlegend=False,
+                        name=f"seed {seed:g}",
+                        hovertemplate=f"seed {seed:g}<br>coherence %{{x}}%<br>"
+                        "sure %{y:.2f}<extra></extra>",
+                    ),
+                    row=1,
+                    col=1,
+                )
+        mean = rows.groupby("coherence")[
+            ["sure_rate", "accuracy_not_offered", "accuracy_waived"]
+        ].mean()
+        mean = mean.reset_index()
+        n = rows["seed"].nunique()
+        fig.add_trace(
+            go.Scatter(
+                x=_axis(mean["coherence"]),
+                y=mean["sure_rate"],
+                mode="lines+markers",
+                line={"color": colour, "width": 3, "dash": dash},
+                marker={"size": 7},
+                name=name,
+                legendgroup=observer,
+                hovertemplate=(
+                    f"{name}<br>coherence %{{x}}%<br>sure %{{y:.2f}} (mean of {n} "
+                    "seed(s))<extra></extra>"
+                ),
+            ),
+            row=1,
+            col=1,
+        )
+        for column, label, symbol in ACCURACY_PANEL:
+            fig.add_trace(
+                go.Scatter(
+                    x=_axis(mean["coherence"]),
+                    y=mean[column],
+                    mode="lines+markers",
+                    line={"color": colour, "width": 2, "dash": dash},
+                    marker={"size": 8, "symbol": symbol},
+                    name=f"{name.split(' (')[0]}: {label}",
+                    legendgroup=f"{observer}-{column}",
+                    hovertemplate=(
+                        f"{name}<br>{label}<br>coherence %{{x}}%<br>accuracy "
+                        "%{y:.3f}<extra></extra>"
+                    ),
+                ),
+                row=1,
+                col=2,
+            )
+    chance_level_line(fig, "wager", row=1, col=2)
+    fig.update_xaxes(title_text="motion coherence (%)", type="category")
+    fig.update_yaxes(title_text="share choosing the sure option", range=[-0.02, 1.02], row=1, col=1)
+    fig.update_yaxes(title_text="share correct", range=[0.4, 1.02], row=1, col=2)
+    fig = style_figure(fig, title, height=480)
+    if not frame[frame["observer"] != "ideal"].empty:
+        add_note(
+            fig,
+            "NeuroGym's payoff: correct 1, wrong 0, sure option 0.7 (only when "
+            "offered, on half the trials); each agent measured on 6,000 held-out trials",
+        )
+    return fig
+
+
+def sure_propensity_figure(
+    curves: pd.DataFrame | None,
+    *,
+    title: str = ("How early does reward training give up the sure option?"),
+) -> go.Figure:
+    """The policy's probability of the sure option over training, with and without the offer
+    (``neurogym_curves.csv``; a log axis, update 0 drawn at 1).
+    """
+    needed = ("seed", "trainer", "update", "heldout_p_sure_offered", "heldout_p_sure_not_offered")
+    if not has_columns(curves, needed):
+        return empty_figure(
+            title, "no sure-option probabilities in this study (neurogym_curves.csv)"
+        )
+    frame = curves[curves["trainer"] == "reward"].copy()
+    for column in needed[2:]:
+        frame[column] = pd.to_numeric(frame[column], errors="coerce")
+    frame = frame.dropna(subset=list(needed[3:])).sort_values("update")
+    if frame.empty:
+        return empty_figure(
+            title, "no sure-option probabilities of reward-trained agents in this study"
+        )
+    frame["shown_update"] = frame["update"].clip(lower=1)
+    fig = go.Figure()
+    colour = color_of("reward_all")
+    for column, label, dash in (
+        ("heldout_p_sure_offered", "sure option offered", "solid"),
+        ("heldout_p_sure_not_offered", "not offered", "dot"),
+    ):
+        for seed, one in frame.groupby("seed"):
+            fig.add_trace(
+                go.Scatter(
+                    x=one["shown_update"],
+                    y=one[column],
+                    mode="lines",
+                    showlegend=False,
+                    line={"color": rgba(colour, 0.3), "width": 1, "dash": dash},
+                    legendgroup=column,
+                    hovertemplate=f"seed {seed:g}, {label}<br>update %{{customdata}}<br>"
+                    "P(sure) %{y:.4f}<extra></extra>",
+                    customdata=one["update"],
+                )
+            )
+        mean = frame.groupby("shown_update")[column].mean().reset_index()
+        fig.add_trace(
+            go.Scatter(
+                x=mean["shown_update"],
+                y=mean[column],
+                mode="lines+markers",
+                name=label,
+                line={"color": colour, "width": 3, "dash": dash},
+                legendgroup=column,
+                hovertemplate=f"{label}<br>mean P(sure) %{{y:.4f}}<extra></extra>",
+            )
+        )
+    fig.update_xaxes(
+        title_text="optimizer updates (log scale; before training drawn at 1)", type="log"
+    )
+    fig.update_yaxes(title_text="probability of the sure option", range=[-0.01, 0.5])
+    fig = style_figure(fig, title, height=420)
+    add_note(
+        fig,
+        (
+            "Trained from reward alone; the probability is read at the decision step of "
+            "held-out trials"
+        ),
+    )
+    return fig
+
+
+def neurogym_figure(directory: Path | str) -> go.Figure:
+    """The NeuroGym study's headline figure (:func:`sure_curve_figure`) from its folder."""
+    study = load_study("neurogym", directory, tables=(NEUROGYM_BY_COHERENCE.name,))
+    if study.summary is None:
+        return empty_figure("NeuroGym's wager", "; ".join(study.problems) or "no result")
+    return sure_curve_figure(study.frame(NEUROGYM_BY_COHERENCE.name))

@@ -24,7 +24,6 @@ from labcore.render import findings_table
 from labcore.scorecards.documents import OSMD
 
 ALONE = "top center"
-"""Where the name of a point without close neighbours goes (plotly's textposition)."""
 
 
 def osmd_radar(
@@ -32,16 +31,8 @@ def osmd_radar(
 ) -> go.Figure:
     """8-cluster radar of OSMD scores, architectural (dashed) and behavioural (solid), per system.
 
-    Parameters
-    ----------
-    systems : ``{name: cluster subtotals}`` with objects having ``cluster_id``,
-        ``architectural``, ``behavioural``, ``max_points`` and ``assessed_max_points``
-        (:class:`labcore.scorecards.rubric.ClusterSubtotal`). Values are drawn as fractions of
-        the points of each cluster's assessed items, so clusters of 6 and 15 points share one
-        scale and an item nobody assessed does not pull its cluster towards 0. For a fully
-        assessed system that is the cluster's maximum; a cluster with no assessed item is a
-        gap in the line, and the hover text says how many of its points were assessed. Names
-        are shown literally (plotly's pseudo-HTML is escaped): a user's system name is free text.
+    Values are fractions of each cluster's assessed points (a cluster with none is a gap); names are
+    escaped for plotly's pseudo-HTML (a user's system name is free text).
     """
     if not systems:
         return empty_figure(title, "no system to draw")
@@ -126,13 +117,8 @@ def cluster_label(cluster_id: str) -> str:
 def fcs_plane(
     points: Sequence[Mapping[str, Any]], *, title: str = "Functional Consciousness Score: R x P"
 ) -> go.Figure:
-    """Systems on log axes of representational capacity R and reasoning power P, iso-FCS curves.
-
-    Parameters
-    ----------
-    points : each with ``name``, ``R``, ``P``, ``group`` ("reference" or "lab") and optional
-        ``standin`` (True when P is a stand-in, drawn hollow). Systems with R = 0 or P = 0 have
-        FCS 0 and cannot sit on log axes; they are listed in a note instead.
+    """Systems on log axes of representational capacity R and reasoning power P, iso-FCS curves;
+    stand-in P drawn hollow, systems with R or P = 0 listed in a note.
     """
     if not points:
         return empty_figure(title, "no systems")
@@ -205,11 +191,8 @@ def fcs_plane(
 
 
 def label_positions(points: Sequence[Mapping[str, Any]], near: float = 0.5) -> list[str]:
-    """Where each point's name goes so that neighbours' names do not overlap.
-
-    Points less than ``near`` decades apart in both R and P are neighbours: of a group, the
-    highest point's name goes above, the lowest one's below, the others' beside (right or left,
-    away from the group's middle); a point without neighbours has its name above.
+    """Where each point's name goes so that neighbours' names (less than ``near`` decades apart)
+    do not overlap.
 
     >>> label_positions([{"R": 80, "P": 33}, {"R": 145, "P": 40}, {"R": 160, "P": 50},
     ...                  {"R": 1e4, "P": 40}])
@@ -233,18 +216,8 @@ def label_positions(points: Sequence[Mapping[str, Any]], near: float = 0.5) -> l
 
 
 def claims_table(findings: Sequence[Finding] | None) -> go.Figure:
-    """All claims: id, question, paper, ours, verdict (verdict cells coloured), whether it counts
-    as evidence and why not (the rows of :func:`labcore.render.findings_table`).
-
-    Parameters
-    ----------
-    findings : sequence of Finding
-        The claims' findings of a result set (those with a verdict).
-
-    Returns
-    -------
-    go.Figure
-        One :class:`go.Table` trace. Free text is escaped for plotly's pseudo-HTML.
+    """All claims as one table (:func:`labcore.render.findings_table`'s rows), verdict cells
+    coloured, free text escaped.
     """
     title = "Every claim: the paper's number, ours, and the pre-registered verdict"
     claims = list(findings or [])

@@ -1,28 +1,15 @@
-"""The house style of every figure: palette, names, layout, and the shared styling helpers.
+"""The house style of every figure: palette, names, layout and the shared styling helpers.
 
-The marks that draw data in this style (seed bars, paper marks, L75 groups) are
-:mod:`labcore.figures.marks`.
-
-Conventions shared by every figure
-----------------------------------
-- One colour per agent kind, E1 condition and workspace capacity (:data:`PALETTE`), the same
-  in every figure; display names in :data:`LABELS`.
-- Ours is drawn as the mean +/- SD over seeds (bars or squares) with every seed as a small
-  dot; the paper's value, read from :data:`labcore.paper_claims.CLAIMS_BY_ID` (never retyped), as a
-  hollow black diamond with the legend entry ``"paper"``. A paper bound such as L75 "> 0.50"
-  is a hollow triangle at the bound.
-- Chance levels and thresholds are dashed horizontal lines: a chance level by its name in
-  :data:`labcore.config.CHANCE_LEVELS`, labelled by :func:`labcore.render.chance_text`
-  (:func:`chance_level_line`), and 0.75 for the L75 threshold.
-- Censored L75 values (a seed that never dropped to 75% accuracy, or was below it already
-  at the smallest noise) are triangles at the bound, as in the paper's Fig. 4.
-- A missing or empty input never raises: the builder returns a figure whose only content
-  is an annotation saying what is missing (:func:`empty_figure`).
+Ours is drawn as the mean +/- SD over seeds with every seed as a dot; the paper's value (from
+:data:`labcore.paper_claims.CLAIMS_BY_ID`) as a hollow black diamond, a bound as a hollow
+triangle; chance levels as dashed lines. A missing input never raises: the builder returns
+:func:`empty_figure`.
 """
 
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -35,11 +22,7 @@ from labcore.paper import PaperValue
 from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.render import chance, chance_text
 
-# --------------------------------------------------------------------------- constants
-
-
 E1_CONDITIONS = ("self_on", "self_off", "bus_off", "blind_noise", "blind_permute")
-"""E1 conditions in display order (the keys of ``e1_trials.csv``)."""
 CAPACITY_KEYS = ("k4", "k3", "k2", "k1", "k0")
 
 OKABE_ITO = {
@@ -52,12 +35,9 @@ OKABE_ITO = {
     "vermillion": "#D55E00",
     "reddish purple": "#CC79A7",
 }
-"""Okabe & Ito's eight colours, told apart with every common colour-vision deficiency (Okabe & Ito
-2008, "Color Universal Design"; Wong 2011, Nature Methods 8:441). Every colour a figure draws is
-one of them or a grey (:data:`GREYS`); yellow only as a fill or an outlined marker (on white it is
-too faint for a line)."""
+"""Okabe & Ito's colours, told apart with every common colour-vision deficiency (Wong 2011, Nature
+Methods 8:441); yellow only as a fill or an outlined marker."""
 GREYS = ("#111111", "#333333", "#555555", "#7f7f7f", "#888888", "#bdbdbd", "#e0e0e0", "#f4f4f4")
-"""The neutral greys beside the palette: the paper's marks, chance lines, muted bars."""
 
 _OI = OKABE_ITO
 PALETTE: dict[str, str] = {
@@ -67,8 +47,7 @@ PALETTE: dict[str, str] = {
     "bus_off": "#7f7f7f",
     "blind_noise": _OI["reddish purple"],
     "blind_permute": _OI["sky blue"],
-    # agent kinds (more kinds than colours: a figure names each beside its colour, on its tick or
-    # in its legend with a line style or marker of its own, :func:`distinguish`)
+    # agent kinds (more kinds than colours: a figure also names each, :func:`distinguish`)
     "a0": _OI["orange"],
     "a1": _OI["reddish purple"],
     "b1": _OI["blue"],
@@ -110,7 +89,6 @@ PALETTE: dict[str, str] = {
     "registered": _OI["blue"],
     "exploratory": _OI["orange"],
 }
-"""One colour per agent kind, E1 condition, capacity and mark, shared by every figure."""
 
 LABELS: dict[str, str] = {
     "self_on": "self-model on",
@@ -152,25 +130,28 @@ LABELS: dict[str, str] = {
     "logits_max_softmax": "logits: max softmax",
     "logits_neg_entropy": "logits: negative entropy",
 }
-"""Display names of the keys of :data:`PALETTE`, and of the networks on NeuroGym's wager (B2 there
-is ``b2_ws.neurogym``: :func:`network_label`)."""
 
 _FALLBACK_COLOURS = tuple(c for name, c in OKABE_ITO.items() if name != "yellow")
 TEMPLATE = "plotly_white"
 FONT = {"family": "Helvetica, Arial, sans-serif", "size": 14}
 OURS = "ours (mean ± SD over seeds)"
 NOT_AVAILABLE = "Not available"
-"""How a figure without its input begins its one note (:func:`empty_figure`)."""
 SEEDS = "seeds"
 PAPER = "paper"
 PAPER_BOUND = "paper (lower bound)"
+PAPER_MARKER = {
+    "symbol": "diamond-open",
+    "size": 14,
+    "color": PALETTE["paper"],
+    "line": {"width": 2.5},
+}
 JITTER = 0.14
 PAPER_OFFSET = 0.34
 UNITS_SIGMA = "noise SD σ (units of the slot's own SD)"
 
 
 def color_of(key: str) -> str:
-    """Colour of an agent kind / condition / capacity key; a stable fallback otherwise.
+    """Colour of a key of :data:`PALETTE`; a stable fallback otherwise.
 
     >>> color_of("b1")
     '#0072B2'
@@ -183,8 +164,7 @@ def color_of(key: str) -> str:
 
 
 def network_label(agent: str) -> str:
-    """Display name of a network trained on NeuroGym's post-decision wager (``plain_gru``,
-    ``b2_ws``, ``ideal_observer``): the names a visitor knows.
+    """Display name of a network trained on NeuroGym's post-decision wager.
 
     >>> network_label("plain_gru"), network_label("b2_ws")
     ("Song et al.'s network (a plain GRU)", 'our B2 agent (workspace + self-model)')
@@ -201,11 +181,8 @@ def label_of(key: str) -> str:
     return LABELS.get(key, str(key))
 
 
-# --------------------------------------------------------------------------- small helpers
-
-
 def paper_of(claim_id: str) -> PaperValue | None:
-    """The paper's value of a claim, or None if the claim or its value is not in the table."""
+    """The paper's value of a claim (None without one)."""
     spec = CLAIMS_BY_ID.get(claim_id)
     if spec is None or spec.paper.value is None:
         return None
@@ -220,20 +197,6 @@ def escape_plotly(text: str) -> str:
 def empty_figure(title: str, message: str) -> go.Figure:
     """A figure with no data and a visible note saying what is missing.
 
-    Parameters
-    ----------
-    title : str
-        The title the full figure would have had.
-    message : str
-        What is missing, e.g. ``"no E2 results in this run"``.
-
-    Returns
-    -------
-    go.Figure
-        No traces; one annotation ``"Not available: <message>"``.
-
-    Examples
-    --------
     >>> fig = empty_figure("Fig. 2a", "no E2 results")
     >>> fig.layout.annotations[0].text
     'Not available: no E2 results'
@@ -254,21 +217,9 @@ def empty_figure(title: str, message: str) -> go.Figure:
     return fig
 
 
-def _legend_entries(fig: go.Figure) -> int:
-    seen = set()
-    for trace in fig.data:
-        if trace.type == "table" or trace.showlegend is False:
-            continue
-        seen.add(trace.legendgroup or trace.name)
-    return len(seen)
-
-
 TITLE_WIDTH = 58
 """Characters per title line: a half-width column on a laptop; plotly itself never wraps."""
-NOTE_WIDTH = 80
-"""Characters per line of a figure's note (the subtitle under the title)."""
-TICK_WIDTH = 18
-"""Characters per line of a categorical tick label."""
+NOTE_WIDTH, TICK_WIDTH = 80, 18
 _TITLE_LINE, _NOTE_LINE, _TOP_TEXT_LINE = 22, 17, 19
 _CARTESIAN = {"bar", "scatter", "scattergl", "heatmap", "histogram", "box", "violin"}
 
@@ -278,8 +229,7 @@ def _lines(text: str | None) -> int:
 
 
 def _top_text_lines(fig: go.Figure) -> int:
-    """Lines of the text sitting on top of the top plot area (subplot titles, labels such as
-    "report")."""
+    """Lines of the text on top of the top plot area (subplot titles)."""
     tops = [ax.domain[1] for ax in fig.select_yaxes() if ax.domain] or [1.0]
     top = max(tops)
     return max(
@@ -293,8 +243,7 @@ def _top_text_lines(fig: go.Figure) -> int:
 
 
 def _top_margin(fig: go.Figure) -> int:
-    """The top margin that holds the title, its note and any text on top of the plot area,
-    stacked."""
+    """The top margin that holds the title, its note and any text on top of the plot area."""
     title = fig.layout.title
     note = title.subtitle.text if title and title.subtitle else None
     above = _top_text_lines(fig)
@@ -309,17 +258,19 @@ def _top_margin(fig: go.Figure) -> int:
 def style_figure(
     fig: go.Figure, title: str, height: int = 460, legend_below: bool = True
 ) -> go.Figure:
-    """House layout: white template, readable fonts, title top left, legend under the axes, each
-    legend entry told apart by more than its colour (:func:`labcore.figures.access.distinguish`).
+    """House layout: white template, title top left (wrapped), legend under the axes, each legend
+    entry told apart by more than its colour (:func:`labcore.figures.access.distinguish`).
 
-    The title is wrapped (:data:`TITLE_WIDTH`) and pinned to the top; the top margin stacks the
-    title, its note (:func:`add_note`) and any subplot titles, so none of them overlap. The
-    legend sits at the bottom of the figure (container coordinates) in a bottom margin sized for
-    the tick labels, the axis title and an estimate of the legend's rows, so it never covers
-    data; axes grow the margins for long tick labels (``automargin``). ``height`` is the height
-    of a figure with a one-line title: extra lines add to it, so the plot area keeps its size.
+    The margins stack the title, its note and subplot titles and hold the legend; ``height`` is that
+    of a figure with a one-line title, so the plot area keeps its size.
     """
-    entries = _legend_entries(fig)
+    entries = len(
+        {
+            t.legendgroup or t.name
+            for t in fig.data
+            if t.type != "table" and t.showlegend is not False
+        }
+    )
     title = wrap_title(title)
     rows = math.ceil(entries / 3) if legend_below and entries else 0
     bottom = 120 + 24 * rows if legend_below and entries else 70
@@ -340,9 +291,7 @@ def style_figure(
         hoverlabel={"font_size": 13},
     )
     top = _top_margin(fig)
-    fig.update_layout(
-        margin_t=top, height=height + (bottom - 70) + (top - _top_margin_of_one_line())
-    )
+    fig.update_layout(margin_t=top, height=height + (bottom - 70) + (top - 40 - _TITLE_LINE - 18))
     if any(t.type in _CARTESIAN for t in fig.data):
         fig.update_xaxes(automargin=True)
         fig.update_yaxes(automargin=True)
@@ -402,10 +351,6 @@ def fit_ranges(fig: go.Figure, pad: float = 0.04) -> go.Figure:
     return fig
 
 
-def _top_margin_of_one_line() -> int:
-    return 40 + _TITLE_LINE + 18
-
-
 def wrap_title(text: str, width: int = TITLE_WIDTH) -> str:
     """Break a long title at word boundaries (plotly does not wrap; half-width columns clip).
 
@@ -418,24 +363,14 @@ def wrap_title(text: str, width: int = TITLE_WIDTH) -> str:
 
 
 def _word_lines(text: str, width: int) -> list[str]:
-    """``text`` greedily cut at spaces into lines of at most ``width`` characters (a longer word
-    stands on its own line)."""
-    lines, line = [], ""
-    for word in text.split():
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}".strip()
-    lines.append(line)
-    return lines
+    """``text`` cut at spaces into lines of at most ``width`` characters (a longer word alone)."""
+    words = " ".join(text.split())
+    return textwrap.wrap(words, width, break_long_words=False, break_on_hyphens=False) or [""]
 
 
 def add_note(fig: go.Figure, text: str) -> None:
-    """Add a short caveat under the figure title (plotly subtitle), never over the data.
-
-    Long notes are wrapped (:data:`NOTE_WIDTH`); on a figure already styled, the top margin and
-    the height grow by the note's lines, so the note never runs into the plot or its titles.
+    """Add a short caveat under the figure title (plotly subtitle), wrapped; on a styled figure the
+    top margin and height grow by its lines.
     """
     old = fig.layout.title.subtitle.text if fig.layout.title and fig.layout.title.subtitle else None
     joined = f"{old.replace('<br>', ' ')}; {text}" if old else text
@@ -527,4 +462,3 @@ VERDICT_COLOURS = {
     "not reproduced": "#f8d7da",
     "not comparable": "#e2e3e5",
 }
-"""Cell colours of the verdicts (claims table, report badges)."""

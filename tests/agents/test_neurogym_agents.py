@@ -35,7 +35,7 @@ from labcore.checks import ChoiceError
 from labcore.envs.channels import CONTENT_SLICE, EVENT_INDEX
 from labcore.envs.neurogym_wager import PostDecisionWagerEnv, sure_choice_by_coherence
 from labcore.experiments.study import load_study, run_study
-from labcore.figures.neurogym import sure_curve_figure
+from labcore.figures.pdw import sure_curve_figure
 from labcore.storage.checkpoints import checkpoint_file, load_checkpoint
 from labcore.training.neurogym_trainer import NeuroGymRLConfig, train_network
 from tests.refusals import refused

@@ -18,10 +18,11 @@ from labcore.experiments import paper_results
 from labcore.experiments import study as study_module
 from labcore.experiments.paper_results import load_results
 from labcore.experiments.study import load_study
-from labcore.figures import explore, live, paper_e3
+from labcore.figures import explore, live
+from labcore.figures import paper as paper_figs
 from labcore.figures.explore import e3_robustness_verdict
 from labcore.figures.live import pci_bars
-from labcore.figures.paper_e3 import fig3b_marker_correlations
+from labcore.figures.paper import fig3b_marker_correlations
 from labcore.render import answer, chance
 from tests.ui.apptest_pages import (
     ROOT,
@@ -148,7 +149,7 @@ def test_a_noise_switch_redraws_only_the_titration_and_derives_nothing_again(
     titrations = counting(monkeypatch, live, "titration_figure")
     others = [
         counting(monkeypatch, live, "pci_bars"),
-        counting(monkeypatch, paper_e3, "fig3b_marker_correlations"),
+        counting(monkeypatch, paper_figs, "fig3b_marker_correlations"),
         counting(monkeypatch, explore, "design_titration_figure"),
     ]
     at = open_page("robustness", {"agent": "b1", "seed": "0", "noise": "0"})

@@ -10,7 +10,8 @@ import pytest
 
 from labcore import view_cache
 from labcore.experiments import paper_results
-from labcore.figures import episode, live, paper_e2
+from labcore.figures import episode, live
+from labcore.figures import paper as paper_figs
 from labcore.render import chance
 from labcore.storage.checkpoints import checkpoint_file
 from tests.ui.apptest_pages import (
@@ -187,7 +188,7 @@ def test_a_capacity_switch_computes_reads_and_draws_only_what_it_has_not_shown(
     reads = counting(monkeypatch, paper_results, "load_results")
     heatmaps = counting(monkeypatch, episode, "workspace_heatmap")
     masking = counting(monkeypatch, live, "masking_figure")
-    dnrs = counting(monkeypatch, paper_e2, "dnrs_by_scale")
+    dnrs = counting(monkeypatch, paper_figs, "dnrs_by_scale")
     at = open_page("workspace", {"agent": "b1", "seed": "0", "capacity": "4"})
     for capacity in (2, 4, 2, 4):
         at.select_slider(key="workspace.capacity").set_value(capacity).run()
