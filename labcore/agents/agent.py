@@ -14,7 +14,7 @@ are never edited.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
@@ -31,6 +31,7 @@ from labcore.agents.parts import (
     write_step,
 )
 from labcore.agents.sequence import (
+    AgentOutput,
     SequenceInputs,
     StepTable,
     build_step_table,
@@ -119,32 +120,6 @@ class AgentState:
     permutation: torch.Tensor | None = None
     read: torch.Tensor | None = None
     """The broadcast the readouts saw at the previous step (fed back in a closed loop)."""
-
-
-@dataclass
-class AgentOutput:
-    """Everything a forward pass exposes, leading dims ``(B,)`` or ``(B, T)``.
-
-    ``slots`` is what the readouts saw (after noise); ``proposal_logits`` are the
-    workspace's intended action that the self-model monitors (equal to ``logits`` when the
-    policy reads the workspace).
-    """
-
-    logits: torch.Tensor
-    h: torch.Tensor
-    proposal_logits: torch.Tensor
-    slots: torch.Tensor | None = None
-    occupied: torch.Tensor | None = None
-    broadcast: torch.Tensor | None = None
-    z_self: torch.Tensor | None = None
-    confidence: torch.Tensor | None = None
-    stimulus_logit: torch.Tensor | None = None
-    confidence_input: torch.Tensor | None = None
-    """What the confidence head read (z_self, and the policy's hidden layer where it has that
-    route), after any intervention."""
-    write_slot: torch.Tensor | None = None
-    """A learned write gate's choice this step (B,): the slot written, K for "do not write", -1
-    without an event."""
 
 
 class Agent(nn.Module):
@@ -397,12 +372,7 @@ class Agent(nn.Module):
             self_model_lesion=lesion,
             policy_route_off=iv.policy_route_off,
         )
-        return AgentOutput(
-            **{
-                f.name: None if getattr(out, f.name) is None else getattr(out, f.name)[0]
-                for f in fields(out)
-            }
-        )
+        return AgentOutput(**{k: None if v is None else v[0] for k, v in vars(out).items()})
 
     # ----------------------------------------------------------------- step path
     def initial_state(

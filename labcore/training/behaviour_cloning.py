@@ -42,7 +42,7 @@ import labcore.envs as E
 from labcore import compute
 from labcore.agents import Agent, build_agent
 from labcore.agents.sequence import (
-    SequenceOutput,
+    AgentOutput,
     masked_centre,
     sequence_forward,
     sequence_heads,
@@ -138,7 +138,7 @@ def _masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 def compute_losses(
     config: AgentConfig,
-    out: SequenceOutput,
+    out: AgentOutput,
     batch: MemberDemos,
     cfg: TrainConfig,
     step_mask: torch.Tensor | None = None,
@@ -203,7 +203,7 @@ def compute_losses(
 
 
 def _meta_loss(
-    out: SequenceOutput,
+    out: AgentOutput,
     batch: MemberDemos,
     valid: torch.Tensor,
     cfg: TrainConfig,
@@ -235,7 +235,7 @@ def _forward(
     generators: Sequence[torch.Generator] | None = None,
     sds: list[torch.Tensor] | None = None,
     centre_mask: torch.Tensor | None = None,
-) -> SequenceOutput:
+) -> AgentOutput:
     """The training pass of every member; with ``generators``, dropout, the load and noise are
     drawn per member; a centred confidence head takes its centre over ``centre_mask`` (else the
     stored one)."""
@@ -710,7 +710,7 @@ def _paper_episode(
         prefix.inputs = prefix.inputs.own_rows()
         # Only step t is scored: the readouts run on it alone, in ROW_MULTIPLE rows (the step
         # and masked copies of it), so a member's arithmetic does not depend on N.
-        h, slots, occupied = sequence_states(
+        h, slots, occupied, _ = sequence_states(
             params.tensors(), config, prefix.inputs, workspace_noise=noise_fn(config, sds, gens)
         )
         out = sequence_heads(
