@@ -1,15 +1,10 @@
 """The composable agent: A0, A1, B1, B2 and the controls are one class configured by
 :class:`~labcore.config.AgentConfig` (paper sec. 4.1; protocol sec. 5).
 
-Two execution paths share every layer:
-
-- :meth:`Agent.forward_sequence` runs whole teacher-forced episodes at once (one ``nn.GRU``
-  call, workspace by gather) for fast behaviour cloning;
-- :meth:`Agent.step` advances ``B`` episodes by one step, for autonomous rollouts and for
-  the interventions that feed back through time (carrier noise, pulses).
-
-Interventions (:class:`~labcore.config.Intervention`) are applied inside these calls; weights
-are never edited.
+:meth:`Agent.step` advances ``B`` episodes by one step (autonomous rollouts, and the
+interventions that feed back through time); :meth:`Agent.forward_sequence` runs whole
+teacher-forced episodes at once (:mod:`labcore.agents.sequence`). Interventions
+(:class:`~labcore.config.Intervention`) are applied inside these calls; weights are never edited.
 """
 
 from __future__ import annotations

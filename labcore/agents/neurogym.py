@@ -18,7 +18,6 @@ networks do (Song, Yang & Wang 2017)? Training lives in :mod:`labcore.training.n
   evidence favours is right; it takes the sure option when that pays more. The ceiling.
 """
 
-
 from __future__ import annotations
 
 from dataclasses import dataclass, replace

@@ -79,7 +79,6 @@ class BaselineGRU(nn.Module):
     (one-hot)] -> return-to-go. Its initialisation has its own seeded stream, so the policy's
     weights do not depend on whether a baseline is built."""
 
-
     def __init__(
         self, n_features: int, n_actions: int, hidden_dim: int = 100, seed: int = 0
     ) -> None:
