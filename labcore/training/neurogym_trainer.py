@@ -302,7 +302,7 @@ def update_loss(
     baseline: BaselineGRU | None = None,
     update: int = 1,
 ) -> tuple[torch.Tensor, dict[str, float]]:
-    """One batch's loss from NeuroGym's payoff alone (module docstring, steps 1-3) and its parts.
+    """One batch's loss from NeuroGym's payoff alone (the module docstring) and its parts.
 
     With a ``baseline`` network its squared error to the return-to-go is added (its own
     parameters only: the policy's advantages and the baseline's inputs are detached).
@@ -450,8 +450,9 @@ def check_rates(counts: list[dict[str, Any]]) -> dict[str, float]:
 
 
 def criterion_met(rates: dict[str, float], ideal_p_sure: float, cfg: NeuroGymRLConfig) -> bool:
-    """Protocol 8.7's behavioural criterion on one check's :func:`check_rates` (module docstring,
-    step 4)."""
+    """Protocol 8.7's behavioural criterion on one check's :func:`check_rates`: answered,
+    accurate, and P(sure | offered) near the ideal observer's (the config's ``criterion_*``)."""
+
     return bool(
         rates["answered"] >= cfg.criterion_answered
         and rates["accuracy"] >= cfg.criterion_accuracy

@@ -186,13 +186,8 @@ class MemberParameters:
 
     def member_state(self, member: int) -> dict[str, torch.Tensor]:
         """One member's ``Agent.state_dict()``."""
-        pieces = self.flat.detach().split([self.n * size for size in self.sizes])
-        state = {
-            k: piece.view(self.n, *shape)[member].clone()
-            for k, piece, shape in zip(self.names, pieces, self.shapes, strict=True)
-        }
-        state.update({k: v[member].clone() for k, v in self.buffers.items()})
-        return state
+        return {k: v[member].detach().clone() for k, v in self.tensors().items()}
+
 
     def element_mask(self, prefixes: tuple[str, ...]) -> torch.Tensor:
         """True on every element of :attr:`flat` (all members) of a parameter whose name starts
