@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import torch
 from torch import nn
@@ -54,9 +53,6 @@ class StepTable:
     view: torch.Tensor
     direction: torch.Tensor
     task: torch.Tensor
-
-    def __len__(self) -> int:
-        return self.view.shape[-1]
 
     @property
     def shared(self) -> bool:
@@ -119,17 +115,6 @@ class SequenceInputs:
         )
         return SequenceInputs(
             torch.arange(b * t).reshape(1, b, t).expand(n, b, t), self.cue, own, self.max_events
-        )
-
-    def select(
-        self, members: Any = slice(None), episodes: Any = slice(None), steps: Any = slice(None)
-    ) -> SequenceInputs:
-        """Members, episodes and steps of these inputs (the table is shared, not copied)."""
-        return SequenceInputs(
-            self.combo[members][:, episodes][:, :, steps],
-            self.cue[members][:, episodes][:, :, steps],
-            self.table,
-            self.max_events,
         )
 
 

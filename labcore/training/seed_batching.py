@@ -188,7 +188,6 @@ class MemberParameters:
         """One member's ``Agent.state_dict()``."""
         return {k: v[member].detach().clone() for k, v in self.tensors().items()}
 
-
     def element_mask(self, prefixes: tuple[str, ...]) -> torch.Tensor:
         """True on every element of :attr:`flat` (all members) of a parameter whose name starts
         with one of ``prefixes``."""
