@@ -1,20 +1,15 @@
 """The composable agent: A0, A1, B1, B2 and the controls are one class configured by
 :class:`~labcore.config.AgentConfig` (paper sec. 4.1; protocol sec. 5).
 
-Two execution paths share every layer:
-
-- :meth:`Agent.forward_sequence` runs whole teacher-forced episodes at once (one ``nn.GRU``
-  call, workspace by gather) for fast behaviour cloning;
-- :meth:`Agent.step` advances ``B`` episodes by one step, for autonomous rollouts and for
-  the interventions that feed back through time (carrier noise, pulses).
-
-Interventions (:class:`~labcore.config.Intervention`) are applied inside these calls; weights
-are never edited.
+:meth:`Agent.step` advances ``B`` episodes by one step (autonomous rollouts, and the
+interventions that feed back through time); :meth:`Agent.forward_sequence` runs whole
+teacher-forced episodes at once (:mod:`labcore.agents.sequence`). Interventions
+(:class:`~labcore.config.Intervention`) are applied inside these calls; weights are never edited.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
@@ -31,6 +26,7 @@ from labcore.agents.parts import (
     write_step,
 )
 from labcore.agents.sequence import (
+    AgentOutput,
     SequenceInputs,
     StepTable,
     build_step_table,
@@ -119,32 +115,6 @@ class AgentState:
     permutation: torch.Tensor | None = None
     read: torch.Tensor | None = None
     """The broadcast the readouts saw at the previous step (fed back in a closed loop)."""
-
-
-@dataclass
-class AgentOutput:
-    """Everything a forward pass exposes, leading dims ``(B,)`` or ``(B, T)``.
-
-    ``slots`` is what the readouts saw (after noise); ``proposal_logits`` are the
-    workspace's intended action that the self-model monitors (equal to ``logits`` when the
-    policy reads the workspace).
-    """
-
-    logits: torch.Tensor
-    h: torch.Tensor
-    proposal_logits: torch.Tensor
-    slots: torch.Tensor | None = None
-    occupied: torch.Tensor | None = None
-    broadcast: torch.Tensor | None = None
-    z_self: torch.Tensor | None = None
-    confidence: torch.Tensor | None = None
-    stimulus_logit: torch.Tensor | None = None
-    confidence_input: torch.Tensor | None = None
-    """What the confidence head read (z_self, and the policy's hidden layer where it has that
-    route), after any intervention."""
-    write_slot: torch.Tensor | None = None
-    """A learned write gate's choice this step (B,): the slot written, K for "do not write", -1
-    without an event."""
 
 
 class Agent(nn.Module):
@@ -397,12 +367,7 @@ class Agent(nn.Module):
             self_model_lesion=lesion,
             policy_route_off=iv.policy_route_off,
         )
-        return AgentOutput(
-            **{
-                f.name: None if getattr(out, f.name) is None else getattr(out, f.name)[0]
-                for f in fields(out)
-            }
-        )
+        return AgentOutput(**{k: None if v is None else v[0] for k, v in vars(out).items()})
 
     # ----------------------------------------------------------------- step path
     def initial_state(

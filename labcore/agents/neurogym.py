@@ -6,26 +6,16 @@ more often as coherence falls, as monkeys do (Kiani & Shadlen 2009) and as rewar
 networks do (Song, Yang & Wang 2017)? Training lives in :mod:`labcore.training.neurogym_trainer`.
 
 - **Trials** come from NeuroGym's own code through the adapter
-  (:class:`~labcore.envs.neurogym_wager.PostDecisionWagerEnv`): one stream per seed, a trial per
-  ``reset``. The task is open-loop: its observations and its length never depend on the actions
-  (NeuroGym ignores actions during the stimulus and the delay, and ``abort`` is off), so a whole
-  batch of trials is known before the agent acts and one teacher-forced pass computes every
-  step's policy. :func:`payoffs` scores actions exactly as stepping the adapter does (tested
-  against it step by step, and :func:`run_in_env` steps a trained agent through the adapter).
-- **Inputs** (:func:`agent_observation`): on each step whose evidence inputs are non-zero (the
-  stimulus period, read from the observation itself) the pair (evidence_left, evidence_right)
-  arrives on the cue channel as a stimulus event, so it reaches the agent only through its
-  workspace (strong-lesion routing, like the wagering stimulus); the two task flags are the go
-  cue (1 - fixation input) and the sure cue; the view is blank.
-  Song et al.'s plain GRU (:class:`~labcore.agents.plain.PlainGRUPolicy`, protocol 8.7) reads
-  NeuroGym's four inputs as they are.
+  (:class:`~labcore.envs.neurogym_wager.PostDecisionWagerEnv`). The task is open-loop (neither
+  observations nor length depend on the actions), so one teacher-forced pass computes every
+  step's policy, and :func:`payoffs` scores actions exactly as stepping the adapter does.
+- **Inputs** (:func:`agent_observation`): the evidence pair arrives on the cue channel as a
+  stimulus event (it reaches the agent only through its workspace); the task flags are the go
+  cue and the sure cue; the view is blank. The plain GRU reads NeuroGym's four inputs as they are.
 - **Actions**: NeuroGym's fixate / left / right / sure are our ``done`` / ``left`` / ``right`` /
-  ``drop`` (the wagering task's opt-out), :data:`ACTION_COLUMNS`; the other three logits are
-  not used. :func:`policy_pass` gives either network's logits over the four.
-- **Ideal observer** (:func:`ideal_posterior_correct`): the posterior probability that the side
-  the summed evidence favours is right, from that sum and the number of stimulus steps, with
-  NeuroGym's noise and a uniform prior over its coherences; it takes the sure option when it is
-  offered and pays more than that probability. The ceiling of every measure below.
+  ``drop`` (:data:`ACTION_COLUMNS`).
+- **Ideal observer** (:func:`ideal_posterior_correct`): the posterior that the side the summed
+  evidence favours is right; it takes the sure option when that pays more. The ceiling.
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
-"""Plain recurrent networks of Song, Yang & Wang (2017): a GRU policy and a GRU baseline.
-
-Not members of the lab's agent family (:class:`~labcore.agents.Agent`): no grid encoder,
-workspace or self-model. They are the reference network of the reward-trained reproduction
-on NeuroGym's post-decision wager (protocol sec. 8.7).
-
-- :class:`PlainGRUPolicy`: the task's inputs -> GRU -> a linear policy over the task's
-  actions (Song et al.'s policy network; PyTorch's standard GRU, not pyrl's leaky variant).
-- :class:`BaselineGRU`: Song et al.'s value (baseline) network: a GRU that reads, at each
-  step, the policy's readout input and the action taken at the previous step (one-hot; zeros
-  at the first step) and outputs the expected return-to-go. It feeds nothing the policy does.
+"""Plain recurrent networks of Song, Yang & Wang (2017): a GRU policy and a GRU baseline, the
+reference networks of the reward-trained reproduction on NeuroGym's post-decision wager
+(protocol sec. 8.7); not members of the lab's agent family.
 
 References
 ----------
@@ -83,21 +75,9 @@ class PlainGRUPolicy(nn.Module):
 
 
 class BaselineGRU(nn.Module):
-    """Song et al.'s baseline: GRU over [policy readout input, previous action] -> return-to-go.
-
-    Parameters
-    ----------
-    n_features : int
-        Width of the policy's readout input it reads (the plain GRU's hidden state; for an
-        :class:`~labcore.agents.Agent`, :meth:`~labcore.agents.Agent.readout_input`).
-    n_actions : int
-        Number of actions (the previous action arrives one-hot).
-    hidden_dim : int
-        GRU units (Song et al.: 100).
-    seed : int
-        Seed of its (PyTorch default) initialisation; its own stream, so the policy's weights
-        do not depend on whether a baseline network is built.
-    """
+    """Song et al.'s baseline: GRU over [policy readout input (``n_features``), previous action
+    (one-hot)] -> return-to-go. Its initialisation has its own seeded stream, so the policy's
+    weights do not depend on whether a baseline is built."""
 
     def __init__(
         self, n_features: int, n_actions: int, hidden_dim: int = 100, seed: int = 0

@@ -1,31 +1,23 @@
-"""The agent's sequence path for N seeds at once: one function of stacked parameters.
+"""The agent's teacher-forced sequence pass for N seeds at once, on stacked parameters.
 
-Every parameter of :class:`~labcore.agents.Agent` gets a leading *seed* dimension ``N``
-(:func:`stack_parameters`), and each layer is applied to all seeds with one grouped matrix
-product (``bmm``). N agents of one kind therefore train as one model, each member with its
-own weights, data and optimizer state; :meth:`Agent.forward_sequence` is the same function
-with ``N = 1``, so there is one sequence implementation, used by every schedule.
+Every parameter gets a leading seed dimension ``N`` (:func:`stack_parameters`) and each layer
+runs as one grouped product (``bmm``), so N agents of one kind train as one model;
+:meth:`Agent.forward_sequence` is the same pass with ``N = 1``. It is cheap on a CPU because
+the trunk's input (view, compass, task flags) takes a few dozen distinct values per task, run
+once each and gathered per step (a :class:`StepTable`), and because workspace allocation
+depends only on when cue events happen (:func:`~labcore.agents.parts.slot_sources`).
 
-Two facts about the tasks make the pass cheap on a CPU:
-
-- Under strong-lesion wiring the trunk's input (view, compass, task flags) carries no cue,
-  and takes only a few dozen distinct values per task (108 on the dual task, against 2,048
-  steps in a minibatch). The encoder, the embedding and the GRU's input projection run once
-  per distinct value (a :class:`StepTable`) and are gathered per step. Agents that see the
-  cue in their trunk (HOT-only) add the cue's projection per step.
-- Workspace allocation depends only on *when* cue events happen
-  (:func:`~labcore.agents.parts.slot_sources`), so slot contents are a gather of write vectors.
-
-The recurrence is an explicit GRU loop with ``torch.nn.GRU``'s equations and gate order
-(tests compare it with ``nn.GRU``). Convolutions are written as unfold + grouped matrix
-products, so every member's arithmetic is the same whatever ``N`` is.
+Why the pass is written for N rather than derived from the module by ``torch.vmap``: vmap's
+rules add a bias after the product (linear) or after the grouped convolution, where
+``baddbmm`` and ``conv2d`` add it inside; in portable mode (MKL's COMPATIBLE branch, in which
+the bundle was trained) the two round differently once a layer has 128 inputs (4.8e-7 on a GRU
+gate), and vmap's per-operation cost makes an update 6-15% slower even with these layers kept.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import torch
 from torch import nn
@@ -53,22 +45,14 @@ Params = Mapping[str, torch.Tensor]
 
 @dataclass(frozen=True)
 class StepTable:
-    """The trunk inputs that episodes refer to by row (``SequenceInputs.combo``).
-
-    Each row is a view (``view``: index into ``grid``, the one-hot views
-    ``(V, channels, 7, 7)`` the encoder sees), a compass direction (``direction``, one-hot
-    ``(C, 4)``) and task flags (``task``, ``(C, TASK_DIM)``). The table is shared by every
-    member (the task's combinations, :meth:`of_task`) or has a leading member dimension on
-    every field when each member has rows of its own (:meth:`SequenceInputs.own_rows`).
-    """
+    """The trunk inputs episodes refer to by row: a view (``view``, index into ``grid``, the
+    one-hot views ``(V, channels, 7, 7)``), a one-hot compass ``direction`` ``(C, 4)`` and
+    ``task`` flags ``(C, TASK_DIM)``; shared by every member, or with a leading member dim."""
 
     grid: torch.Tensor
     view: torch.Tensor
     direction: torch.Tensor
     task: torch.Tensor
-
-    def __len__(self) -> int:
-        return self.view.shape[-1]
 
     @property
     def shared(self) -> bool:
@@ -77,12 +61,8 @@ class StepTable:
 
     @classmethod
     def of_task(cls, image_table: torch.Tensor, direction_table: torch.Tensor) -> StepTable:
-        """Every (pose, task flags) combination of a task, in a fixed order.
-
-        Built from the task's pose tables, not from data, so its rows (and hence the order
-        of every sum over them) do not depend on which episodes or members share a batch:
-        a member's arithmetic is the same whatever it is batched with. Task flags are binary.
-        """
+        """Every (pose, task flags) combination of a task, in a fixed order: built from the
+        task's tables, not from data, so no sum's order depends on a member's batch-mates."""
         codes = 2**TASK_DIM
         flags = torch.tensor(
             [[(code >> j) & 1 for j in range(TASK_DIM)] for code in range(codes)],
@@ -105,13 +85,9 @@ class StepTable:
 
 @dataclass
 class SequenceInputs:
-    """Teacher-forced episodes of ``N`` members: ``combo`` ``(N, B, T)`` rows of ``table``,
-    ``cue`` ``(N, B, T, CUE_DIM)`` the cue channel, ``max_events`` the most cue-channel events
-    the task puts in an episode (None: counted from these episodes).
-
-    A fixed ``max_events`` keeps every member's shapes independent of its batch-mates' data
-    (workspace writes are computed for that many events per episode).
-    """
+    """Teacher-forced episodes of ``N`` members: ``combo`` ``(N, B, T)`` rows of ``table``, the
+    ``cue`` ``(N, B, T, CUE_DIM)``, and ``max_events``, the most cue events the task puts in an
+    episode (fixed, so a member's shapes do not depend on its batch-mates; None: counted)."""
 
     combo: torch.Tensor
     cue: torch.Tensor
@@ -125,12 +101,8 @@ class SequenceInputs:
         return n, b, t
 
     def own_rows(self) -> SequenceInputs:
-        """The same episodes with a per-member table holding exactly their steps.
-
-        Cheaper than the shared table when a pass has few steps (the paper schedule's
-        one-episode prefixes): the trunk then runs on B x T rows per member, not on every
-        view of the task.
-        """
+        """The same episodes with a per-member table of exactly their steps (cheaper for the
+        paper schedule's one-episode prefixes than every view of the task)."""
         n, b, t = self.shape
         rows = self.combo.reshape(n, b * t)
         table = self.table
@@ -143,17 +115,6 @@ class SequenceInputs:
         )
         return SequenceInputs(
             torch.arange(b * t).reshape(1, b, t).expand(n, b, t), self.cue, own, self.max_events
-        )
-
-    def select(
-        self, members: Any = slice(None), episodes: Any = slice(None), steps: Any = slice(None)
-    ) -> SequenceInputs:
-        """Members, episodes and steps of these inputs (the table is shared, not copied)."""
-        return SequenceInputs(
-            self.combo[members][:, episodes][:, :, steps],
-            self.cue[members][:, episodes][:, :, steps],
-            self.table,
-            self.max_events,
         )
 
 
@@ -174,19 +135,9 @@ def one_hot_grid(image: torch.Tensor) -> torch.Tensor:
 def build_step_table(
     image_table: torch.Tensor, pose: torch.Tensor, direction: torch.Tensor, task: torch.Tensor
 ) -> tuple[StepTable, torch.Tensor]:
-    """The distinct (view, compass, task flags) combinations of some steps, and each step's row.
-
-    Parameters
-    ----------
-    image_table : (V, 7, 7, 3) views of the task's poses
-    pose : (...,) pose index of every step
-    direction : (...,) compass direction of every step
-    task : (..., TASK_DIM) task flags of every step
-
-    Returns
-    -------
-    table, combo : the :class:`StepTable` and each step's row, with ``pose``'s shape.
-    """
+    """The distinct (view, compass, task flags) combinations of some steps (``pose``,
+    ``direction`` ``(...,)``, ``task`` ``(..., TASK_DIM)``; views ``image_table``
+    ``(V, 7, 7, 3)``): the :class:`StepTable` and each step's row, with ``pose``'s shape."""
     keys = torch.cat(
         [pose[..., None].to(task.dtype), direction[..., None].to(task.dtype), task], dim=-1
     )
@@ -210,14 +161,9 @@ def stack_parameters(agents: Sequence[nn.Module]) -> dict[str, torch.Tensor]:
 def grouped_linear(
     x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None
 ) -> torch.Tensor:
-    """``x @ weight.T + bias`` per member: ``x`` (N, ..., in), ``weight`` (N, out, in).
-
-    Every member's product is a separate matrix product of the same shape, so its result does
-    not depend on the other members, provided N >= 2: PyTorch computes a batch of one as a
-    plain matrix product, with other kernels (see ``labcore.training.behaviour_cloning``, which
-    never trains a
-    batch of one).
-    """
+    """``x @ weight.T + bias`` per member: ``x`` (N, ..., in), ``weight`` (N, out, in). A
+    member's product does not depend on the others for N >= 2 (a batch of one is a plain
+    matrix product, with other kernels: ``labcore.training.seed_batching``)."""
     n = weight.shape[0]
     flat = x.reshape(n, -1, x.shape[-1])
     if bias is None:
@@ -230,12 +176,8 @@ def grouped_linear(
 def grouped_linear_parts(
     parts: Sequence[torch.Tensor], weight: torch.Tensor, bias: torch.Tensor | None = None
 ) -> torch.Tensor:
-    """:func:`grouped_linear` of the concatenation of ``parts`` (last dim), without building it.
-
-    The weight's columns are split to match the parts and the products summed: the same
-    layer, minus a copy of its whole input (the policy's input is 2,048 rows x 128 per member
-    and update).
-    """
+    """:func:`grouped_linear` of the concatenation of ``parts``, one product per part, summed
+    (no copy of the whole input: the policy's is 2,048 rows x 128 per member and update)."""
     y = None
     start = 0
     for x in parts:
@@ -281,14 +223,9 @@ def gather_rows(values: torch.Tensor, combo: torch.Tensor) -> torch.Tensor:
 
 
 def gru_scan(gi: torch.Tensor, w_hh: torch.Tensor, b_hh: torch.Tensor) -> torch.Tensor:
-    """``torch.nn.GRU`` over time from a zero state, for N members, given the input projections.
-
-    ``gi`` (N, B, T, 3H) = W_ih x_t + b_ih (gate order r, z, n); ``w_hh`` (N, 3H, H),
-    ``b_hh`` (N, 3H). Returns every hidden state (N, B, T, H).
-
-    Plain autograd: a hand-written backward (one node for the whole recurrence) was tried
-    and measured slower at training batch sizes, because it makes more elementwise passes.
-    """
+    """``torch.nn.GRU`` over time from a zero state for N members: ``gi`` (N, B, T, 3H) the
+    input projections (gate order r, z, n), ``w_hh`` (N, 3H, H), ``b_hh`` (N, 3H) -> every
+    hidden state (N, B, T, H). Plain autograd: a hand-written backward was measured slower."""
     n, b, _, three_h = gi.shape
     hidden = three_h // 3
     h = gi.new_zeros(n, b, hidden)
@@ -313,19 +250,9 @@ def _mlp(
     prefix: str,
     x: torch.Tensor | Sequence[torch.Tensor],
     dropout: torch.Tensor | None = None,
-) -> torch.Tensor:
-    """``labcore.agents.parts.mlp`` per member, on ``x`` or on the concatenation of its parts;
-    ``dropout`` is a pre-drawn, pre-scaled mask."""
-    return _mlp_with_hidden(p, prefix, x, dropout)[1]
-
-
-def _mlp_with_hidden(
-    p: Params,
-    prefix: str,
-    x: torch.Tensor | Sequence[torch.Tensor],
-    dropout: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """:func:`_mlp` and its hidden layer (after dropout): ``(hidden, output)``."""
+    """``labcore.agents.parts.mlp`` per member on ``x`` or the concatenation of its parts: its
+    hidden layer (after the pre-drawn, pre-scaled ``dropout`` mask) and its output."""
     parts = [x] if torch.is_tensor(x) else list(x)
     hidden = torch.relu(grouped_linear_parts(parts, p[f"{prefix}.0.weight"], p[f"{prefix}.0.bias"]))
     if dropout is not None:
@@ -347,11 +274,7 @@ def _offset(p: Params, dims: int) -> torch.Tensor | None:
 def _workspace_slots(
     p: Params, config: AgentConfig, inputs: SequenceInputs, h: torch.Tensor, source: torch.Tensor
 ) -> torch.Tensor:
-    """Slot contents (N, B, T, K, D), the write computed at the event steps only.
-
-    A slot holds the write vector of the event step :func:`~labcore.agents.parts.slot_sources`
-    names, so writes are needed only where events are (at most a few per episode, not T).
-    """
+    """Slot contents (N, B, T, K, D): a gather of the writes, computed at event steps only."""
     n, b, t, k = source.shape
     events = inputs.cue[..., EVENT_INDEX] > 0
     counted = int(events.sum(-1).max())
@@ -383,15 +306,9 @@ def _gated_slots(
     h: torch.Tensor,
     active: int | torch.Tensor,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Slot contents (N, B, T, K, D), occupancy (N, B, T, K) and each step's choice (N, B, T:
-    the slot written, K for "do not write", -1 without an event) under a learned write gate
-    (protocol 11.8), event by event; ``active`` usable slots, an int or per episode (N, B).
-
-    Forward, each event's write goes to the gate's hard choice
-    (:func:`~labcore.agents.parts.gate_choice`), exactly as on the step path; backward, the
-    choice's one-hot carries the gradient of the gate's softmax over the allowed choices
-    (straight-through), so the gate learns where to write.
-    """
+    """Slots (N, B, T, K, D), occupancy (N, B, T, K) and each step's choice (N, B, T: the slot
+    written, K for "do not write", -1 without an event) under a learned write gate (protocol
+    11.8), ``active`` usable slots (int or (N, B)); straight-through, as on the step path."""
     n, b, t = inputs.shape
     k, d = config.n_slots, config.slot_dim
     events = inputs.cue[..., EVENT_INDEX] > 0
@@ -433,8 +350,13 @@ def _gated_slots(
 
 # ----------------------------------------------------------------------- the pass
 @dataclass
-class SequenceOutput:
-    """What the sequence pass exposes, each with leading dims (N, B, T) (see ``AgentOutput``)."""
+class AgentOutput:
+    """Everything a forward pass exposes, leading dims ``(B,)``, ``(B, T)`` or ``(N, B, T)``.
+
+    ``slots`` is what the readouts saw (after noise); ``proposal_logits`` are the
+    workspace's intended action that the self-model monitors (equal to ``logits`` when the
+    policy reads the workspace).
+    """
 
     logits: torch.Tensor
     h: torch.Tensor
@@ -446,12 +368,15 @@ class SequenceOutput:
     confidence: torch.Tensor | None = None
     stimulus_logit: torch.Tensor | None = None
     confidence_input: torch.Tensor | None = None
+    """What the confidence head read (z_self, and the policy's hidden layer where it has that
+    route), after any intervention."""
     write_slot: torch.Tensor | None = None
+    """A learned write gate's choice this step (B,): the slot written, K for "do not write", -1
+    without an event."""
 
 
 def _input_gates(p: Params, config: AgentConfig, inputs: SequenceInputs) -> torch.Tensor:
-    """The trunk up to the carrier: the GRU's input projections (N, B, T, 3H), or A0's
-    carrier states (N, B, T, H); from the step table (and the cue, if the trunk sees it)."""
+    """The GRU's input projections (N, B, T, 3H), or A0's carrier (N, B, T, H)."""
     table = inputs.table
     n = inputs.shape[0]
     views = encode_grid(p, table.grid)  # the encoder sees only the view
@@ -491,13 +416,8 @@ def _closed_loop_states(
     source: torch.Tensor,
     noise: torch.Tensor | None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Carrier and read slots (N, B, T, K, D) when the broadcast read feeds the recurrence.
-
-    Step by step (the carrier now depends on the workspace): the broadcast the readouts saw at
-    t-1 enters the GRU's input at t through the feedback projection; writes follow the same
-    allocation (``source``) as the open loop, and ``noise`` (N, B, T, K, D) is what the
-    readouts' copy of the slots carries at each step.
-    """
+    """Carrier and read slots (N, B, T, K, D) of a closed loop, step by step: the broadcast
+    read at t-1 enters the GRU's input at t through the feedback projection."""
     gates = _input_gates(p, config, inputs)
     n, b, t = inputs.shape
     hidden = config.hidden_dim
@@ -533,21 +453,10 @@ def sequence_states(
     *,
     active_slots: int | torch.Tensor | None = None,
     workspace_noise: Callable[[torch.Tensor], torch.Tensor] | None = None,
-) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
-    """The carrier ``h`` (N, B, T, H) and the workspace's ``slots`` (N, B, T, K, D) and
-    ``occupied`` (N, B, T, K) (None without a workspace); see :func:`sequence_forward`."""
-    return _states(p, config, inputs, active_slots, workspace_noise)[:3]
-
-
-def _states(
-    p: Params,
-    config: AgentConfig,
-    inputs: SequenceInputs,
-    active_slots: int | torch.Tensor | None,
-    workspace_noise: Callable[[torch.Tensor], torch.Tensor] | None,
 ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None, torch.Tensor | None]:
-    """:func:`sequence_states` and a learned gate's choices (N, B, T) (None under the overwrite
-    rule)."""
+    """The carrier ``h`` (N, B, T, H), the workspace's ``slots`` (N, B, T, K, D) and
+    ``occupied`` (N, B, T, K), and a learned gate's choices (N, B, T) (None where the agent has
+    none); see :func:`sequence_forward`."""
     c = config
     n, b, t = inputs.shape
     if not c.workspace:
@@ -584,11 +493,11 @@ def sequence_heads(
     self_model_lesion: Callable[[torch.Tensor], torch.Tensor] | None = None,
     centre_mask: torch.Tensor | None = None,
     policy_route_off: bool = False,
-) -> SequenceOutput:
+) -> AgentOutput:
     """The readouts (policy, broadcast, self-model, confidence, stimulus probe) on given states;
     see :func:`sequence_forward`."""
     c = config
-    out = SequenceOutput(logits=h, h=h, proposal_logits=h)
+    out = AgentOutput(logits=h, h=h, proposal_logits=h)
     z = None
 
     def self_model(bcast: torch.Tensor, logits: torch.Tensor | None) -> torch.Tensor:
@@ -612,7 +521,7 @@ def sequence_heads(
         elif c.bottleneck == "linear":
             feats = grouped_linear(seen, p["bottleneck.weight"], p["bottleneck.bias"])
         elif c.bottleneck == "mlp":
-            feats = _mlp(p, "bottleneck", seen)
+            feats = _mlp(p, "bottleneck", seen)[1]
         else:
             feats = seen
         bcast = broadcast(slots, occupied)
@@ -620,13 +529,14 @@ def sequence_heads(
         if c.policy_reads == "workspace_and_self_model":  # z_self first: the policy reads it
             z = self_model(bcast, None)
             reads.append(z)
-        hidden, proposal = _mlp_with_hidden(p, "policy", reads, dropout)
+        hidden, proposal = _mlp(p, "policy", reads, dropout)
         out.slots, out.occupied, out.broadcast = slots, occupied, bcast
         out.stimulus_logit = grouped_linear(
             flat, p["stimulus_probe.weight"], p["stimulus_probe.bias"]
         ).squeeze(-1)
     else:
-        hidden, proposal = _mlp_with_hidden(p, "policy", h, dropout)
+        hidden, proposal = _mlp(p, "policy", h, dropout)
+
         bcast = h.new_zeros(*h.shape[:-1], c.slot_dim)
     out.logits = out.proposal_logits = proposal
     if c.self_model:
@@ -650,7 +560,7 @@ def sequence_heads(
             out.confidence_input = z
         out.confidence = torch.sigmoid(logit).squeeze(-1)
         if c.policy_reads == "self_model":
-            out.logits = _mlp(p, "self_policy", z)
+            out.logits = _mlp(p, "self_policy", z)[1]
     return out
 
 
@@ -665,10 +575,8 @@ def sequence_forward(
     self_model_lesion: Callable[[torch.Tensor], torch.Tensor] | None = None,
     centre_mask: torch.Tensor | None = None,
     policy_route_off: bool = False,
-) -> SequenceOutput:
+) -> AgentOutput:
     """Teacher-forced episodes of ``N`` members in one pass (paper sec. 4.1 architecture).
-
-    :func:`sequence_states` then :func:`sequence_heads` on every step.
 
     Parameters
     ----------
@@ -685,7 +593,9 @@ def sequence_forward(
         confidence head subtracts (:func:`masked_centre`; a wager update); None: the stored centre
     policy_route_off : the confidence head's policy route zeroed (protocol 11.4)
     """
-    h, slots, occupied, choice = _states(p, config, inputs, active_slots, workspace_noise)
+    h, slots, occupied, choice = sequence_states(
+        p, config, inputs, active_slots=active_slots, workspace_noise=workspace_noise
+    )
     out = sequence_heads(
         p,
         config,
@@ -702,14 +612,9 @@ def sequence_forward(
 
 
 def masked_centre(z: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Each member's mean ``(N, dim)`` of ``z`` ``(N, B, T, dim)`` over the steps of ``mask`` ``(N,
-    B, T)``
-    (0 for a member without such steps): the centre of a centred confidence head in a wager update.
+    """Each member's mean ``(N, dim)`` of ``z`` ``(N, B, T, dim)`` over the steps of ``mask``
+    ``(N, B, T)`` (0 without any): a centred confidence head's centre in a wager update. The
+    gradient flows through the mean, as in batch normalisation (protocol 8.8.2)."""
 
-    The gradient flows through the mean, as in batch normalisation: a push shared by every trial
-    then cancels in the features (and in z_self's gradient) and can move only the head's bias.
-    Detached, it would still reach z_self through the self-model layer and shift its mean along
-    the head's weight, unseen by the loss (protocol change log, 2026-11-24).
-    """
     m = mask.to(z.dtype)[..., None]
     return (z * m).flatten(1, 2).sum(1) / m.flatten(1, 2).sum(1).clamp(min=1.0)

@@ -4,45 +4,28 @@ One file in CleanRL's style: every hyperparameter is a documented field of :clas
 and :func:`_train_seed` seeds everything in one block at its top. The method is advantage
 actor-critic (A2C) with generalised advantage estimation (GAE):
 
-1. **Rollout.** ``episodes_per_update`` wagering episodes run at once in the batched simulator
-   (:mod:`labcore.envs.batch`), the agent stepping with :meth:`~labcore.agents.Agent.step` and
-   *sampling* its actions from its policy (a categorical over the 7 MiniGrid actions) with the
-   agent's own generator. The wager is arm (a)'s (``labcore.training.wager_reward``): on each trial
-   a bet
-   is drawn from Bernoulli(confidence at the choice step); at the wager step the agent executes
-   ``pickup`` (bet) or ``drop`` (opt out) accordingly, so the environment pays exactly the
-   sampled bet (+1 correct, -1 wrong, 0 opt-out). Trials without a wager pay +1 for the
-   correct zone, 0 otherwise (protocol 3.4). Observations, actions, rewards and the end of each
-   episode are recorded.
-2. **Update.** One teacher-forced pass (:meth:`~labcore.agents.Agent.forward_sequence`, one GRU
-   call) on the recorded observations recomputes the log-probabilities, the entropy, the
-   confidence and the critic's values (``AgentConfig.value_head``, on the policy readout's
-   input). GAE (``gamma = 1``, ``lambda = 0.95``) on the recorded rewards gives the advantages
-   and the value targets; the loss is the policy gradient on every step the policy answers
-   (wager steps excluded: the confidence answers them), plus ``value_coef`` x the critic's
-   squared error, minus ``entropy_coef`` x the policy's entropy, plus arm (a)'s REINFORCE loss
-   on the sampled bets (batch-mean baseline) and E1's z_self activity penalty. No
-   demonstration, oracle action, correctness label or stimulus label enters any loss (the
-   stimulus probe is left untrained). Gradients are clipped; Adam.
-3. **Convergence** (protocol 8.3): every ``eval_every`` updates the *greedy* agent runs 500
-   held-out episodes (:func:`labcore.rollout.rollout`, the same autonomous rollouts as every
-   experiment: argmax actions, bet when confidence > 0.5); training stops when the held-out
-   accuracy has not improved by 0.5 point over 6 evaluations (at least ``min_updates``, at most
-   ``max_updates``). The weights of the best held-out accuracy are kept. Criterion: held-out
-   accuracy >= 0.80.
+1. **Rollout.** ``episodes_per_update`` wagering episodes run at once in the batched simulator,
+   the agent *sampling* its actions with its own generator. The wager is arm (a)'s: a bet drawn
+   from Bernoulli(confidence at the choice step), executed as ``pickup`` (bet) or ``drop`` (opt
+   out), so the environment pays exactly the sampled bet (protocol 3.4).
+2. **Update.** One teacher-forced pass (:meth:`~labcore.agents.Agent.forward_sequence`) on the
+   recorded observations; GAE (``gamma = 1``, ``lambda = 0.95``) gives advantages and value
+   targets; the loss is the policy gradient on the steps the policy answers, the critic's squared
+   error, the entropy bonus, arm (a)'s REINFORCE loss on the bets and E1's z_self penalty. No
+   demonstration or label enters any loss. Gradients are clipped; Adam.
+3. **Convergence** (protocol 8.3): every ``eval_every`` updates the greedy agent runs 500
+   held-out episodes (:func:`labcore.rollout.rollout`); training stops when held-out accuracy
+   has not improved by 0.5 point over 6 evaluations, keeping the best weights. Criterion: 0.80.
 
 An episode that reaches the time limit without a decision is an error (protocol 3.3) and ends
-there: with ``gamma = 1`` nothing follows it (the limit is part of the task).
-
-Seeds train one after another (each member's numbers depend on its seed only); the seed-batched
-model of :mod:`labcore.agents.sequence` is not used here.
+there. Seeds train one after another.
 """
 
 from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -60,7 +43,7 @@ from labcore.envs.wagering import BET_ACTION, OPT_OUT_ACTION
 from labcore.markers import learning_curve_auroc
 from labcore.rollout import observation_at, rollout, table_features
 from labcore.seeding import EPISODE_SEED_STRIDE, episode_seeds, seed_everything
-from labcore.training.behaviour_cloning import TrainedAgent, library_versions
+from labcore.training.behaviour_cloning import ProgressFn, TrainedAgent, library_versions
 from labcore.training.wager_reward import wager_reward_loss
 
 WRONG_BET_PAYOFF = -1.0
@@ -70,16 +53,9 @@ runs the standard payoff only."""
 
 @dataclass(frozen=True)
 class PolicyGradientConfig:
-    """The hyperparameters every policy-gradient trainer of the lab shares (one home for them).
-
-    :class:`RLConfig` (E4 arm (b), the wagering task) and
-    :class:`labcore.training.neurogym_trainer.NeuroGymRLConfig` (NeuroGym's task, protocol 8.6-8.7)
-    extend it;
-    :func:`a2c_loss` reads these fields. The defaults are arm (b)'s (protocol 8.3, change log
-    2026-11-23): ``lr`` and ``entropy_coef`` were set after two runs of seed 0 (1e-3 and 0.01
-    first: it reached the criterion too, at update 300 instead of 200), judged on held-out
-    accuracy and wall time only.
-    """
+    """The hyperparameters every policy-gradient trainer shares (:class:`RLConfig`, E4 arm (b);
+    ``NeuroGymRLConfig``, protocol 8.6-8.7), read by :func:`a2c_loss`; defaults are arm (b)'s
+    (protocol 8.3)."""
 
     lr: float = 2e-3
     """Learning rate of the policy's optimiser (Adam unless a subclass says otherwise)."""
@@ -399,16 +375,11 @@ def episode_losses(
 # ----------------------------------------------------------------------- evaluation
 @torch.no_grad()
 def evaluate(agent: Agent, seeds: Sequence[int]) -> dict[str, float | None]:
-    """Greedy held-out metrics (autonomous rollouts, :func:`labcore.rollout.rollout`).
+    """Greedy held-out metrics (autonomous rollouts): ``accuracy``, ``auroc`` (choice-step
+    confidence against correctness), ``confidence``, ``reward`` (per episode), ``opt_out``,
+    ``wager_reward`` (expected payoff of betting with probability confidence) and ``agreement``
+    (per step, with the oracle); None where undefined, so records stay valid JSON."""
 
-    ``accuracy`` (the decision is the stimulus's side; none by the time limit is an error),
-    ``auroc`` (choice-step confidence against correctness, decided trials), ``confidence``
-    (its mean there), ``reward`` (mean total reward of an episode), ``opt_out`` (share of
-    wager trials opted out), ``wager_reward`` (expected payoff of betting with probability
-    confidence on the wager trials, as arm (a)'s learning curve) and ``agreement`` (per-step
-    agreement with the oracle). None where undefined (e.g. the AUROC while every decision is
-    right), so records stay valid JSON.
-    """
     trace = rollout(agent, E.WAGERING, seeds)
     out = trace.outcome
     decided = out["decision"] >= 0
@@ -430,11 +401,6 @@ def evaluate(agent: Agent, seeds: Sequence[int]) -> dict[str, float | None]:
 
 
 # ----------------------------------------------------------------------- training
-ProgressFn = Callable[[int, int, dict[str, float]], None]
-"""``progress(done, total, metrics)``, as :data:`labcore.training.behaviour_cloning.ProgressFn`
-(updates of the budget)."""
-
-
 def _resolve(task: str, kind: str | AgentConfig) -> AgentConfig:
     if isinstance(kind, str):
         check_choice(kind, "kind", AGENT_KINDS)
@@ -558,11 +524,8 @@ def train_seeds(
     cfg: RLConfig | TrainConfig | None = None,
     progress: ProgressFn | None = None,
 ) -> list[TrainedAgent]:
-    """Train one agent per seed from the task's reward to the registered convergence rule.
-
-    The reinforcement-learning trainer's one entry
-    (:func:`labcore.training.provision.train_and_save` picks
-    it for the kinds it makes). Seeds train in turn: a member depends on its seed only.
+    """Train one agent per seed from the task's reward to the registered convergence rule, the
+    seeds in turn.
 
     Parameters
     ----------
@@ -571,15 +534,12 @@ def train_seeds(
     seeds : agent seeds (weights, episode draws, actions and bets), distinct
     cfg : the hyperparameters (:class:`RLConfig`; a ``TrainConfig`` lends its budget,
     :meth:`RLConfig.of`)
-    progress : called as ``progress(done, total, metrics)`` after each evaluation: the updates of
-        all seeds against their summed budget, with ``members_done`` of ``members``, as
-        :func:`labcore.training.behaviour_cloning.train_seeds` reports it
+    progress : called as ``progress(done, total, metrics)`` after each evaluation, the updates of
+        all seeds against their summed budget, as behaviour cloning reports it
 
     Returns
     -------
-    One :class:`~labcore.training.behaviour_cloning.TrainedAgent` per seed, in order: the best
-    held-out weights and
-    the record (``history``: held-out accuracy, AUROC and mean reward per evaluation).
+    One ``TrainedAgent`` per seed, in order: the best held-out weights and the record.
     """
     seeds = [int(s) for s in seeds]
     if not seeds or len(set(seeds)) != len(seeds):

@@ -1,26 +1,18 @@
 """Behaviour cloning from the oracle (paper sec. 4.3; protocol sec. 5.3), in one file.
 
 Read it top to bottom: the hyperparameters, the losses, the held-out evaluation, then
-:func:`train_seeds` (seeding in one block, the data, the schedule, the record) and the two
-schedules it runs:
+:func:`train_seeds` (seeding in one block, the data, the schedule, the record) and its two
+schedules:
 
 - **fast** (default): batched BPTT over whole episodes sampled from a pool of oracle
-  demonstrations, each seed stopped early when its held-out loss stops improving (it keeps its
-  best held-out weights and leaves the batch while the others go on);
-- **paper**: the paper's schedule, online, one episode at a time and one optimizer update per
-  environment step, with the exact gradient through the episode so far.
+  demonstrations, each seed stopped early when its held-out loss stops improving;
+- **paper**: online, one episode at a time and one optimizer update per environment step.
 
-Both report held-out oracle-action agreement (per-step argmax match); a seed below 95% is
-flagged and excluded from analyses, as in the paper, unless its wiring makes the criterion
-unattainable by construction (cue-blind agents), which is flagged instead.
-
-N seeds of one kind train at once, as one seed-batched model, and a seed gets the same weights,
-bit for bit, alone or in any batch. The machinery that guarantees it (the members' stacked
-parameters, their own Adam states, generators and book-keeping, the shadow of a lone seed, the
-padding to whole vectors, the resume snapshots) is in its own corner,
-:mod:`labcore.training.seed_batching`; the network's seed-batched pass is
-:mod:`labcore.agents.sequence`. The wager's reward (E4: the confidence learned from the bets it
-pays, protocol 8.3) is :mod:`labcore.training.wager_reward`.
+A seed below 95% held-out agreement is flagged and excluded, as in the paper, unless its wiring
+makes the criterion unattainable (cue-blind agents). N seeds of one kind train as one
+seed-batched model, bit for bit as each alone; the machinery is in its own corner,
+:mod:`labcore.training.seed_batching`, and the wager's reward (E4) in
+:mod:`labcore.training.wager_reward`.
 """
 
 from __future__ import annotations
@@ -42,7 +34,7 @@ import labcore.envs as E
 from labcore import compute
 from labcore.agents import Agent, build_agent
 from labcore.agents.sequence import (
-    SequenceOutput,
+    AgentOutput,
     masked_centre,
     sequence_forward,
     sequence_heads,
@@ -138,7 +130,7 @@ def _masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 def compute_losses(
     config: AgentConfig,
-    out: SequenceOutput,
+    out: AgentOutput,
     batch: MemberDemos,
     cfg: TrainConfig,
     step_mask: torch.Tensor | None = None,
@@ -148,16 +140,12 @@ def compute_losses(
 ) -> Losses:
     """Imitation, metacognition, stimulus-probe and z_self activity losses, per member.
 
-    The imitation loss is the weighted cross-entropy of the oracle action (KL with a one-hot
-    oracle). By default it is normalised by the summed weights of the scored steps (fast
-    mode: a weighted mean, so the x3 and x20 weights set the *relative* importance of steps).
-    ``step_mask`` restricts every term to some steps and ``normaliser`` ``(N,)`` replaces the
-    normalisation (the paper schedule scores one step, divided by its episode's mean weight,
-    so the weights reach the gradient; dividing by the step's own weight would cancel them).
-    With ``cfg.meta_signal == "reward"`` the meta loss is the wager's policy gradient on bets
-    drawn from ``generators`` (one per member; :mod:`labcore.training.wager_reward`; none: held
-    out). ``meta_scale`` ``(N,)`` multiplies each member's meta loss (0 before its wager phase
-    starts).
+    The imitation loss is the oracle action's weighted cross-entropy, normalised by the summed
+    weights of the scored steps, or by ``normaliser`` ``(N,)`` (the paper schedule scores one
+    step, divided by its episode's mean weight, so the weights reach the gradient).
+    ``step_mask`` restricts every term to some steps. With ``cfg.meta_signal == "reward"`` the
+    meta loss is the wager's policy gradient on bets drawn from ``generators`` (none: held out);
+    ``meta_scale`` ``(N,)`` multiplies each member's meta loss (0 before its wager phase).
     """
     c = config
     valid = batch.valid if step_mask is None else batch.valid & step_mask
@@ -203,7 +191,7 @@ def compute_losses(
 
 
 def _meta_loss(
-    out: SequenceOutput,
+    out: AgentOutput,
     batch: MemberDemos,
     valid: torch.Tensor,
     cfg: TrainConfig,
@@ -235,7 +223,7 @@ def _forward(
     generators: Sequence[torch.Generator] | None = None,
     sds: list[torch.Tensor] | None = None,
     centre_mask: torch.Tensor | None = None,
-) -> SequenceOutput:
+) -> AgentOutput:
     """The training pass of every member; with ``generators``, dropout, the load and noise are
     drawn per member; a centred confidence head takes its centre over ``centre_mask`` (else the
     stored one)."""
@@ -331,9 +319,6 @@ def train_seeds(
 ) -> list[TrainedAgent]:
     """Train one agent per seed, all seeds at once as one seed-batched model.
 
-    Behaviour cloning's one entry (:func:`labcore.training.provision.train_and_save` picks it for
-    the kinds it makes; a seed alone is a batch of one).
-
     Parameters
     ----------
     task : {"dual", "wagering", "post_decision"}
@@ -341,11 +326,9 @@ def train_seeds(
     seeds : agent seeds (weights, minibatches and their own disjoint episode seeds), distinct
     cfg : training settings (fast mode by default)
     progress : called as ``progress(done, total, metrics)`` (:data:`ProgressFn`)
-    resume : paper schedule only: a snapshot file. Every :data:`SNAPSHOT_EVERY` episodes the whole
-        training state is written there atomically; a run started with the snapshot of the same
-        batch continues from it and ends with the numbers an uninterrupted run gives, bit for bit.
-        A snapshot of another batch or config is ignored. The caller deletes it once the
-        checkpoints are saved.
+    resume : paper schedule only: a snapshot file, written every :data:`SNAPSHOT_EVERY` episodes;
+        a run started with the snapshot of the same batch continues from it, bit for bit (the
+        snapshot of another batch is ignored; the caller deletes it)
 
     Returns
     -------
@@ -419,15 +402,10 @@ def _train_fast(
 ) -> None:
     """Batched BPTT per member until its held-out loss stops improving (protocol sec. 5.3).
 
-    Every ``eval_every`` updates each member is evaluated on its held-out episodes and judged
-    by the early stop (:func:`_stops`); a member that stops leaves the batch with the weights it
-    keeps (``Member.final``) and the others go on. Everything a member does, including when it
-    is evaluated, depends on itself only, never on its batch-mates.
-
-    With a wager phase (``cfg.wager_start`` "converged" or "warm"; protocol 8.8.2) the wager
-    loss is off until a member's behaviour cloning has converged (every member from update 1
-    when "warm"); the member then trains ``cfg.wager_updates`` more updates with it on
-    (behaviour cloning going on) and keeps its final weights.
+    Every ``eval_every`` updates each member is judged by the early stop (:func:`_stops`); one
+    that stops leaves the batch with the weights it keeps. With a wager phase (protocol 8.8.2)
+    the wager loss is off until a member has converged ("converged"; from update 1 if "warm"),
+    then it trains ``cfg.wager_updates`` more updates and keeps its final weights.
     """
     opt = StackedAdam(params, cfg.lr, config.weight_decay)
     phased = cfg.meta_signal == "reward" and cfg.wager_start != "joint"
@@ -580,14 +558,10 @@ def _stops(
     cfg: TrainConfig,
     ending: bool,
 ) -> bool:
-    """The early stop: does the member leave the batch after this evaluation? If so its
-    ``final`` weights are set.
-
-    A member stops once neither its held-out imitation loss nor its held-out agreement has
-    improved by a set margin for ``patience`` evaluations (after ``min_updates``); it keeps the
-    weights with its lowest held-out imitation loss (not the total loss: while the policy is
-    still wrong, the meta loss is trivially low). With a wager phase, converging starts the phase
-    instead, and the member stops at its end with its final weights.
+    """The early stop: does the member leave the batch after this evaluation (its ``final``
+    weights then set)? It stops once neither held-out imitation loss nor agreement has improved
+    for ``patience`` evaluations, keeping its lowest-loss weights (the imitation loss: the meta
+    loss is trivially low while the policy is wrong); with a wager phase, converging starts it.
     """
     phased = cfg.meta_signal == "reward" and cfg.wager_start != "joint"
     if phased and member.wager_from is not None:  # in its wager phase
@@ -643,13 +617,8 @@ def _train_paper(
     progress: ProgressFn | None,
     resume: Path | str | None = None,
 ) -> None:
-    """Online: one episode at a time, one update per environment step (paper sec. 4.3.1).
-
-    Training runs the fixed schedule and keeps its final weights (the paper uses no early
-    stopping); ``best_update`` records where the held-out loss was lowest. With ``resume`` the
-    batch's whole training state is written every :data:`SNAPSHOT_EVERY` episodes and a run
-    continues from it.
-    """
+    """Online: one episode at a time, one update per environment step (paper sec. 4.3.1); the
+    final weights are kept (no early stop), ``best_update`` records the lowest held-out loss."""
     opt = StackedAdam(params, cfg.lr, config.weight_decay)
     total = train.n_episodes
     eval_every = cfg.history_every or max(1, total // 8)
@@ -689,14 +658,10 @@ def _paper_episode(
     episode: int,
     cfg: TrainConfig,
 ) -> None:
-    """One episode of every member, one update per step.
+    """One episode of every member, one update per step: each update recomputes the episode
+    prefix with the current weights (the exact gradient through the episode so far), its loss
+    divided by the episode's mean weight; a member whose step scores nothing makes no update."""
 
-    The paper does not say how gradients cross steps; each update recomputes the episode
-    prefix with the current weights, so it gets the exact gradient through the episode so far.
-    Each step's loss is its weighted loss divided by its episode's mean weight (so the x3 and
-    x20 report weights scale the step's gradient, as the paper's loss does). A member whose
-    step scores nothing (a wager step, or after its episode ended) makes no update then.
-    """
     gens = [m.generator for m in members]
     ep = train.select(episodes=slice(episode, episode + 1))
     full = step_weights(ep.step_kind, ep.valid, cfg)
@@ -710,7 +675,7 @@ def _paper_episode(
         prefix.inputs = prefix.inputs.own_rows()
         # Only step t is scored: the readouts run on it alone, in ROW_MULTIPLE rows (the step
         # and masked copies of it), so a member's arithmetic does not depend on N.
-        h, slots, occupied = sequence_states(
+        h, slots, occupied, _ = sequence_states(
             params.tensors(), config, prefix.inputs, workspace_noise=noise_fn(config, sds, gens)
         )
         out = sequence_heads(

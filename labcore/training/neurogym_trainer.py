@@ -7,38 +7,18 @@ advantage normalisation, a shared value head, PyTorch's initialisation, 1,500 up
 :data:`SONG_2017` (protocol 8.7: Song, Yang & Wang's training as their code ``frsong/pyrl`` does it,
 on NeuroGym's timings).
 
-One update:
-
-1. ``trials_per_update`` trials are drawn (with the agent's generator) from the seed's training
-   pool; the task is open-loop (:mod:`labcore.agents.neurogym`), so one teacher-forced pass
-   (:func:`~labcore.agents.neurogym.policy_pass`) gives the policy at every step; an action is
-   sampled at every step and :func:`~labcore.agents.neurogym.payoffs` pays them exactly as
-   stepping the adapter does.
-2. The baseline ``b_t`` is the network's value head (``baseline="value_head"``, trained jointly
-   with ``value_coef``) or Song et al.'s separate GRU (``baseline="gru"``,
-   :class:`~labcore.agents.plain.BaselineGRU`: it reads the policy's readout input and the
-   previous action and is fitted to the return-to-go by its own optimiser on the squared error).
-   Advantages are GAE's (:func:`labcore.training.actor_critic.gae`; ``gae_lambda = 1`` is the full
-   return minus the
-   baseline, REINFORCE), optionally normalised.
-3. The loss (:func:`labcore.training.actor_critic.a2c_loss`) is the policy gradient over the steps
-``policy_steps``
-   names (the two NeuroGym scores, or every step as pyrl's gradient), minus the entropy bonus at
-   this update's coefficient (:meth:`NeuroGymRLConfig.entropy_at`), plus z_self's activity
-   penalty for the B2 family. Each network's gradient is clipped to ``max_grad_norm``.
-4. Every ``eval_every`` updates the policy acts on the held-out trials twice, **sampling** (with
-   its own generator, so checking never changes training) and **greedily**; the curve records
-   reward, how often it answers, its accuracy, P(sure | offered) and the outcome counts per
-   coherence (:func:`outcome_counts`, which :mod:`labcore.markers.sure_option` turns into the
-   signatures). With ``stop_rule="behaviour"`` training stops when the registered criterion
-   (:func:`criterion_met`, on the sampled check) holds at ``criterion_streak`` checks in a row,
-   else at ``max_updates``.
-
-The trained network is the one at the stop (``keep="final"``) or the one with the best greedy
-held-out reward (``keep="best_reward"``, 8.6). Trainers: ``"rl"`` (from the payoff alone) and
-``"imitation"`` (cross-entropy to the ideal observer's actions: 8.6's post-hoc architecture
-ceiling). Seeds train one at a time: the seed-batched model of :mod:`labcore.agents.sequence`
-has no GRU baseline or plain GRU, and a grouped GRU had no batching rule (bench/README.md).
+One update: draw ``trials_per_update`` trials from the seed's training pool; the task is
+open-loop, so one teacher-forced pass (:func:`~labcore.agents.neurogym.policy_pass`) gives the
+policy at every step, and :func:`~labcore.agents.neurogym.payoffs` pays the sampled actions as
+the adapter does. The baseline is the network's value head or Song et al.'s separate GRU
+(:class:`~labcore.agents.plain.BaselineGRU`, its own optimiser); advantages are GAE's
+(``gae_lambda = 1``: REINFORCE); the loss is :func:`labcore.training.actor_critic.a2c_loss` over
+the steps ``policy_steps`` names, with the entropy bonus of :meth:`NeuroGymRLConfig.entropy_at`
+and z_self's activity penalty. Every ``eval_every`` updates the policy acts on the held-out
+trials, sampling (its own generator) and greedily; ``stop_rule="behaviour"`` stops at the
+registered criterion (:func:`criterion_met`) held ``criterion_streak`` checks in a row. Trainers:
+``"rl"`` (the payoff alone) and ``"imitation"`` (the ideal observer's actions: 8.6's ceiling).
+Seeds train one at a time.
 """
 
 from __future__ import annotations
@@ -82,6 +62,7 @@ from labcore.seeding import (
     seed_everything,
 )
 from labcore.training.actor_critic import PolicyGradientConfig, a2c_loss, gae, policy_terms
+from labcore.training.behaviour_cloning import ProgressFn
 
 AGENTS = ("b2_ws", "plain_gru")
 """The networks trained on NeuroGym's task: the lab's B2 workspace-read family (trained from
@@ -252,10 +233,6 @@ def live_config(
     )
 
 
-ProgressFn = Callable[[int, int, dict[str, float]], None]
-"""``progress(update, max_updates, metrics)`` after each check."""
-
-
 # ----------------------------------------------------------------------- networks
 def build_network(agent: str, trainer: str, seed: int, cfg: NeuroGymRLConfig) -> NeuroGymNet:
     """A freshly initialised network (seeded) with ``cfg``'s initialisation options applied.
@@ -325,7 +302,7 @@ def update_loss(
     baseline: BaselineGRU | None = None,
     update: int = 1,
 ) -> tuple[torch.Tensor, dict[str, float]]:
-    """One batch's loss from NeuroGym's payoff alone (module docstring, steps 1-3) and its parts.
+    """One batch's loss from NeuroGym's payoff alone (the module docstring) and its parts.
 
     With a ``baseline`` network its squared error to the return-to-go is added (its own
     parameters only: the policy's advantages and the baseline's inputs are detached).
@@ -473,8 +450,9 @@ def check_rates(counts: list[dict[str, Any]]) -> dict[str, float]:
 
 
 def criterion_met(rates: dict[str, float], ideal_p_sure: float, cfg: NeuroGymRLConfig) -> bool:
-    """Protocol 8.7's behavioural criterion on one check's :func:`check_rates` (module docstring,
-    step 4)."""
+    """Protocol 8.7's behavioural criterion on one check's :func:`check_rates`: answered,
+    accurate, and P(sure | offered) near the ideal observer's (the config's ``criterion_*``)."""
+
     return bool(
         rates["answered"] >= cfg.criterion_answered
         and rates["accuracy"] >= cfg.criterion_accuracy

@@ -140,12 +140,8 @@ class BatchProgress:
 
 @dataclass
 class ProgressBoard:
-    """Progress of all batches of a run, for one progress bar.
-
-    ``fraction`` counts a finished batch as complete; a running fast-mode batch counts its
-    updates against its budget (``max_updates``), so the estimate of the time left is an
-    upper bound in fast mode (members usually converge well before the budget).
-    """
+    """Progress of all batches of a run, for one progress bar (in fast mode its time left is an
+    upper bound: members usually converge well before the update budget)."""
 
     batches: list[BatchProgress] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
@@ -182,26 +178,17 @@ def train_and_save(
     resume: Path | None = None,
     before_save: Callable[[], None] | None = None,
 ) -> list[dict]:
-    """Train ``seeds`` of ``kind`` with the trainer that makes it and save every checkpoint in
-    ``out``.
-
-    The one home of "train an agent and save it" (the command line, the pipelines and the pages
-    all come here). The trainer is the kind's own (:func:`labcore.config.trainer_of`):
-    :func:`labcore.training.actor_critic.train_seeds` for a kind made by reinforcement learning,
-    else
-    :func:`labcore.training.behaviour_cloning.train_seeds` (behaviour cloning, the seeds trained as
-    one batch).
+    """Train ``seeds`` of ``kind`` with the trainer that makes it (actor-critic or behaviour
+    cloning: :func:`~labcore.config.trainer_of`) and save every checkpoint in ``out``.
 
     Parameters
     ----------
     task, kind, seeds, cfg : what to train, as the trainers take them
     out : checkpoint directory (created if missing)
     progress : ``progress(done, total, metrics)``, as the trainers call it
-    resume : behaviour cloning's paper schedule only: its resume snapshot
-        (:func:`labcore.training.behaviour_cloning.train_seeds`), deleted once every checkpoint is
-        saved
+    resume : behaviour cloning's paper schedule only: its resume snapshot, deleted once every
+        checkpoint is saved
     before_save : called after training, before anything is saved; raise in it to save nothing
-        (e.g. a page whose seed another session took meanwhile)
 
     Returns
     -------
@@ -237,24 +224,17 @@ def train_network_and_save(
     agent: str = "b2_ws",
     name: str | None = None,
 ) -> tuple[NeuroGymNet, dict]:
-    """:func:`train_and_save` for NeuroGym's task: one network trained by
-    :func:`labcore.training.neurogym_trainer.train_network` (its parameters), its checkpoint saved
-    in ``out`` (named ``name``, else from its record: ``neurogym-<kind>-s<seed>``).
+    """:func:`train_and_save` for NeuroGym's task (``neurogym_trainer.train_network``): the
+    network and its record; the checkpoint is named ``name`` or from the record."""
 
-    Returns the network and its record, as the trainer returns them.
-    """
     net, record = neurogym_trainer.train_network(seed, cfg, trainer=trainer, agent=agent)
     save_checkpoint(net, record, out, name=name)
     return net, record
 
 
 def run_batch(batch: Batch, progress: Callable[[int, int, dict], None] | None = None) -> list[dict]:
-    """Train one batch, save every checkpoint, return the training records (with ``path``):
-    :func:`train_and_save`, with a resume snapshot on behaviour cloning's paper schedule."""
-    # The paper schedule runs for an hour or more: it keeps a resume snapshot beside the
-    # checkpoints,
-    # so a killed run continues where it stopped (labcore.training.behaviour_cloning.train_seeds,
-    # ``resume``).
+    """:func:`train_and_save` of one batch; behaviour cloning's paper schedule (an hour or more)
+    keeps a resume snapshot beside the checkpoints, so a killed run continues where it stopped."""
     kind = batch.kind if isinstance(batch.kind, str) else batch.kind.kind
     snapshot = (
         Path(batch.out) / batch.snapshot_name
@@ -316,20 +296,15 @@ def run_batches(
     Raises
     ------
     DistributedRunError
-        With ``backend="dask"``: a batch failed on the cluster (it raised, or its workers kept
-        dying), or the cluster had no worker for ``timeout`` seconds. Batches that finished
-        before have saved their checkpoints.
+        With ``backend="dask"``: a batch failed on the cluster, or it had no worker for
+        ``timeout`` seconds (batches that finished before have saved their checkpoints).
     """
     board = ProgressBoard([BatchProgress(b.label, 0, b.budget, 0, len(b.seeds)) for b in batches])
 
     def update(index: int, done: int, total: int, members_done: int, members: int) -> None:
         entry = board.batches[index]
-        entry.done, entry.total, entry.members_done, entry.members = (
-            done,
-            total,
-            members_done,
-            members,
-        )
+        entry.done, entry.total = done, total
+        entry.members_done, entry.members = members_done, members
         if on_progress:
             on_progress(board)
 
@@ -388,13 +363,9 @@ def _run_in_pool(
 
 
 def progress_bar(label: str, paper: bool) -> tuple[Any, Callable[[ProgressBoard], None]]:
-    """A tqdm bar driven by a :class:`~labcore.training.provision.ProgressBoard`, and its update
-    callback.
+    """A tqdm bar driven by a :class:`ProgressBoard`, and its update callback: the share of the
+    budget done, agents finished, and the time left ("at most" in fast mode)."""
 
-    It shows the share of the training budget done, agents finished / total, and the time
-    left; in fast mode that time is an upper bound (agents stop at convergence, usually
-    long before the update budget), so it reads "at most".
-    """
     from tqdm import tqdm
 
     bar = tqdm(

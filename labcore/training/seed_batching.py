@@ -1,30 +1,16 @@
-"""Behaviour cloning's seed-batching machinery: why a seed trained in a batch gets, bit for bit,
-the weights it gets alone, and the pieces that make it so.
+"""Behaviour cloning's seed-batching machinery: a seed trained in a batch of N gets, bit for bit,
+the weights it gets alone, because a member's arithmetic never depends on its batch-mates:
 
-:mod:`labcore.training.behaviour_cloning` trains N seeds of one kind as one model: every
-parameter gets a leading member dimension and each layer runs as one grouped product
-(:mod:`labcore.agents.sequence`). A reader of the trainer can take this module as given; what it
-guarantees is that a member's arithmetic never depends on its batch-mates:
+- **Its own data and draws**: its own episodes (:class:`MemberDemos`, at lengths fixed by the
+  task) and its own generator for minibatches, dropout, noise and bets (:class:`Member`).
+- **Its own optimizer**: one flat parameter buffer, parameter-major (:class:`MemberParameters`),
+  and an Adam step per member with its own step counter (:class:`StackedAdam`).
+- **Never a batch of one**: PyTorch computes a batch of one product with kernels that round
+  differently, so a lone seed runs beside a discarded *shadow* copy (:meth:`Member.shadowed`).
+- **Whole vectors**: every pass holds a multiple of :data:`ROW_MULTIPLE` episodes per member.
+- **Resumable**: the paper schedule's whole state is snapshotted and restored bit for bit.
 
-- **Its own data and draws.** Each member imitates its own episodes (:class:`MemberDemos`,
-  stacked ``(N, episodes, T)`` at lengths fixed by the task) and draws its minibatches, dropout
-  masks, workspace noise and bets from its own generator (:class:`Member`, the per-member draws
-  below).
-- **Its own optimizer.** The parameters live in one flat buffer, parameter-major
-  (:class:`MemberParameters`), and each member takes its own Adam step with its own step counter
-  (:class:`StackedAdam`).
-- **Never a batch of one.** PyTorch computes a batch of one matrix product as a plain matrix
-  product, with kernels that round differently; a seed trained alone therefore runs beside a
-  *shadow* (an exact copy, discarded at the end), and so does the last member still training
-  (:meth:`Member.shadowed`).
-- **Whole vectors.** Every pass holds a multiple of :data:`ROW_MULTIPLE` episodes per member
-  (padding with masked copies), so no member's numbers fall in a vector kernel's scalar remainder
-  in one batch and in its vector body in another.
-- **Resumable.** The paper schedule's whole training state (weights, Adam's moments and steps,
-  every generator, the book-keeping) is written to a snapshot and restored from it bit for bit.
-
-``tests/agents/test_training.py`` checks it: a seed alone, the same seed in any batch, and a
-resumed run all give the same numbers.
+``tests/agents/test_training.py`` checks it.
 """
 
 from __future__ import annotations
@@ -200,13 +186,7 @@ class MemberParameters:
 
     def member_state(self, member: int) -> dict[str, torch.Tensor]:
         """One member's ``Agent.state_dict()``."""
-        pieces = self.flat.detach().split([self.n * size for size in self.sizes])
-        state = {
-            k: piece.view(self.n, *shape)[member].clone()
-            for k, piece, shape in zip(self.names, pieces, self.shapes, strict=True)
-        }
-        state.update({k: v[member].clone() for k, v in self.buffers.items()})
-        return state
+        return {k: v[member].detach().clone() for k, v in self.tensors().items()}
 
     def element_mask(self, prefixes: tuple[str, ...]) -> torch.Tensor:
         """True on every element of :attr:`flat` (all members) of a parameter whose name starts

@@ -1,26 +1,14 @@
 """The wager learned from reward alone: E4 arm (a) and its controls (protocol 8.3).
 
-With ``TrainConfig.meta_signal == "reward"`` the confidence head gets no correctness label.
-On every wager trial of a training batch the agent *samples* a bet from Bernoulli(its
-confidence at the choice step), with its member's own generator (same seed, same bets), and
-the bet is paid: +1 if the decision is correct, ``wrong_bet_payoff`` if it is wrong (-1, or -3
-under the risky payoff); opting out pays 0 and says nothing about the decision. The loss is
-REINFORCE with a baseline, ``-(r - b) log pi(bet)``, ``b`` the mean reward of the member's wager
-trials in the batch. Correctness (the argmax of the executed policy at the choice step against
-the oracle's action, the quantity E1's label uses) enters only through ``r``, built from
-booleans, so it carries no gradient of its own: with every bet an opt-out the loss is exactly 0.
-
-Held-out evaluation samples no bets: it reports the *expected* wager reward of the confidence
-(bet probability times the payoff of the decision) and a teacher-forced Type-2 AUROC of the
-choice-step confidence, for the learning curves of protocol 8.4 (the registered AUROC is
-``labcore.markers.type2_auroc`` on autonomous rollouts, computed by the experiment), beside the
-confidence's spread (:func:`confidence_spread`, the rule of protocol 8.8.4).
-
-"E4 again" (protocol 8.8.2) adds exploration (``TrainConfig.bet_floor``: bets drawn from a floor
-mixture, :func:`behaviour_probability`; ``bet_entropy_coef``), the *wager head*
-(:data:`WAGER_HEAD`, which ``wager_optimizer`` may step by plain SGD), the steps a centred head
-takes its centre from (:func:`wager_choice_mask`) and a warm start from a bundled policy
-(:func:`warm_start`).
+With ``TrainConfig.meta_signal == "reward"`` the confidence head gets no correctness label: on
+every wager trial the agent samples a bet from Bernoulli(its confidence at the choice step),
+with its member's own generator, and the bet is paid (+1 correct, ``wrong_bet_payoff`` wrong,
+0 for opting out). The loss is REINFORCE with the batch's mean reward as baseline,
+``-(r - b) log pi(bet)``; correctness enters only through ``r``, built from booleans, so it
+carries no gradient of its own. Held-out evaluation samples no bets: it reports the expected
+wager reward, a teacher-forced Type-2 AUROC and the confidence's spread (protocol 8.4, 8.8.4).
+"E4 again" (protocol 8.8.2) adds exploration (``bet_floor``, ``bet_entropy_coef``), the wager
+head (:data:`WAGER_HEAD`), a centred head's steps (:func:`wager_choice_mask`) and a warm start.
 """
 
 from __future__ import annotations
@@ -87,13 +75,8 @@ def choice_steps(
     step_kind: torch.Tensor,
     valid: torch.Tensor,
 ) -> ChoiceSteps:
-    """The choice step of every episode (the decision, ``StepKind.REPORT_1``; protocol 3.3).
-
-    ``confidence`` (N, B, T); ``logits`` (N, B, T, actions) of the executed policy; ``action``,
-    ``step_kind``, ``valid`` (N, B, T) from the demonstrations. ``correct`` is the argmax of the
-    executed policy against the oracle's action there (no gradient); ``decided`` says the episode
-    has a choice step among its valid steps; ``wager`` that it also has a wager step.
-    """
+    """The choice step of every episode (``StepKind.REPORT_1``; protocol 3.3), from ``(N, B, T)``
+    tensors: ``correct`` is the executed policy's argmax against the oracle's action there."""
     choice = valid & (step_kind == StepKind.REPORT_1)
     decided = choice.any(-1)
     index = choice.long().argmax(-1, keepdim=True)  # the first (only) choice step; 0 if none
@@ -106,9 +89,6 @@ def choice_steps(
 def behaviour_probability(confidence: torch.Tensor, floor: float = 0.0) -> torch.Tensor:
     """The probability of a bet in training: ``floor + (1 - 2 floor) confidence`` (protocol 8.8.2).
 
-    Opting out and betting each keep a probability of at least ``floor``; the mixture is monotone
-    in the confidence and equals 0.5 where it does. ``floor = 0`` returns ``confidence`` itself.
-
     >>> [round(p, 4) for p in behaviour_probability(torch.tensor([0.0, 0.5, 0.998]), 0.05).tolist()]
     [0.05, 0.5, 0.9482]
     """
@@ -118,12 +98,8 @@ def behaviour_probability(confidence: torch.Tensor, floor: float = 0.0) -> torch
 def sample_bets(
     confidence: torch.Tensor, generators: Sequence[torch.Generator], floor: float = 0.0
 ) -> torch.Tensor:
-    """Bets ``(N, B)``: member ``i`` bets on trial ``j`` with probability
-    :func:`behaviour_probability` ``(confidence[i, j], floor)``.
-
-    One uniform draw per trial from each member's own generator, so a member's bets depend on
-    its seed and history only, never on its batch-mates.
-    """
+    """Bets ``(N, B)`` with probability :func:`behaviour_probability`: one uniform draw per trial
+    from each member's own generator."""
     draws = torch.stack([torch.rand(confidence.shape[1], generator=g) for g in generators])
     return draws < behaviour_probability(confidence.detach(), floor)
 
@@ -149,12 +125,9 @@ def wager_reward_loss(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """REINFORCE on the wager, per member: ``(loss (N,), mean reward (N,))``.
 
-    ``loss = mean over wager trials of -(r - b) log pi(bet) - entropy_coef H(pi)``, with
-    ``pi(bet) = p`` for a bet and ``1 - p`` for an opt-out, ``p`` the :func:`behaviour_probability`
-    of the confidence (the confidence itself without a ``floor``), ``r`` the :func:`payoff` and
-    ``b`` the member's mean reward over its wager trials (a constant: rewards are built from
-    booleans). 0 for a member without wager trials. ``-log pi(bet)`` is the binary cross-entropy
-    of ``p`` against the *sampled bet* (the same kernel as E1's loss, whose target is correctness).
+    ``loss = mean over wager trials of -(r - b) log pi(bet) - entropy_coef H(pi)``, ``pi(bet)``
+    from :func:`behaviour_probability`, ``r`` the :func:`payoff`, ``b`` the member's mean reward;
+    ``-log pi(bet)`` is the binary cross-entropy of ``p`` against the sampled bet.
     """
     mask = wager.float()
     count = mask.sum(1).clamp(min=1.0)
@@ -186,13 +159,9 @@ def reward_meta_loss(
     cfg: TrainConfig,
     generators: Sequence[torch.Generator] | None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """The meta loss of ``meta_signal="reward"`` and the wager reward, per member ``(N,)`` each.
-
-    ``out`` is the pass's output (``confidence``, ``logits``), ``batch`` the demonstrations
-    (``action``, ``step_kind``), ``valid`` the scored steps. With ``generators`` (training) bets
-    are sampled and the loss is :func:`wager_reward_loss` with the sampled mean reward; without
-    (held-out evaluation) nothing is sampled: the loss is 0 and the reward the expected one.
-    """
+    """The meta loss of ``meta_signal="reward"`` and the wager reward, per member ``(N,)`` each:
+    with ``generators`` (training) bets are sampled (:func:`wager_reward_loss`); without
+    (held out) the loss is 0 and the reward the expected one."""
     steps = choice_steps(out.confidence, out.logits, batch.action, batch.step_kind, valid)
     if generators is None:
         zero = steps.confidence.new_zeros(steps.confidence.shape[0])
@@ -213,9 +182,8 @@ def reward_meta_loss(
 
 
 def wager_choice_mask(step_kind: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
-    """The choice steps ``(N, B, T)`` of the wager trials: the steps whose confidence is bet on,
-    over
-    which a centred confidence head takes its centre in a wager update (protocol 8.8.2)."""
+    """The choice steps ``(N, B, T)`` of the wager trials, over which a centred confidence head
+    takes its centre in a wager update (protocol 8.8.2)."""
     choice = valid & (step_kind == StepKind.REPORT_1)
     wager = (valid & (step_kind == StepKind.WAGER)).any(-1, keepdim=True)
     return choice & wager
@@ -230,15 +198,9 @@ only the meta loss and the z_self penalty train in the workspace-read wiring
 def warm_start(
     agent: Agent, task: str, kind: str, seed: int, directory: Path | str | None = None
 ) -> list[str]:
-    """Load the policy of the bundled ``kind`` agent of ``seed`` into ``agent``
-    (``wager_start="warm"``).
-
-    Every tensor of the source whose name and shape ``agent`` has is copied, except the wager head
-    (:data:`WAGER_HEAD`) and the centre of a centred head, which keep ``agent``'s own
-    initialisation.
-    Returns the names loaded. Raises :class:`~labcore.storage.checkpoints.CheckpointError`
-    without the file.
-    """
+    """Load the bundled ``kind`` agent of ``seed`` into ``agent`` (``wager_start="warm"``), but
+    for the wager head and a centred head's centre; the names loaded. Raises
+    :class:`~labcore.storage.checkpoints.CheckpointError` without the file."""
     name = checkpoint_name(task, kind, seed)
     source = load_checkpoint(checkpoint_file(directory or BUNDLED_DIR, name)).agent.state_dict()
     own = agent.state_dict()
@@ -255,8 +217,7 @@ def warm_start(
 
 SPREAD_MIN_BETS = 1.0
 """The confidence-spread rule (protocol 8.8.4): a Type-2 AUROC is meaningful only if the
-confidence's
-variation changes at least this many bets, in expectation, over the trials it is computed on."""
+confidence's variation changes at least this many bets, in expectation."""
 
 
 def confidence_spread(confidence: Any) -> dict[str, float]:
@@ -327,11 +288,9 @@ class WagerLog:
         )
 
     def metrics(self, member: int) -> dict[str, float | None]:
-        """Member ``member``'s held-out Type-2 AUROC (teacher-forced, every decided trial), mean
-        confidence there, expected wager reward on the wager trials, and the confidence's spread
-        over the decided trials (:func:`confidence_spread`, ``heldout_``-prefixed); None where
-        undefined (e.g. the AUROC while every decision is right, or wrong), so records stay valid
-        JSON."""
+        """Member ``member``'s held-out Type-2 AUROC, mean confidence, expected wager reward and
+        the confidence's spread (``heldout_``-prefixed); None where undefined."""
+
         cat = {
             k: torch.cat([getattr(c, k)[member] for c in self.chunks]).numpy()
             for k in ("confidence", "correct", "wager", "decided")

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import labcore.envs as E
-from labcore.agents.sequence import SequenceOutput
+from labcore.agents import AgentOutput
 from labcore.checks import ChoiceError
 from labcore.config import AGENT_KINDS, TrainConfig
 from labcore.envs.batch import StepKind, oracle_demonstrations
@@ -194,10 +194,10 @@ def test_paper_mode_resumes_a_killed_run_bit_for_bit(tmp_path, monkeypatch):
     assert _same_weights(other[0], train_seeds("dual", "b1", [4, 6], cfg)[0])
 
 
-def _uniform_output(batch) -> SequenceOutput:
+def _uniform_output(batch) -> AgentOutput:
     # Uniform logits: every step's cross-entropy is log 7, so a step's loss is its coefficient.
     logits = torch.zeros(*batch.action.shape, E.N_ACTIONS, requires_grad=True)
-    return SequenceOutput(logits=logits, h=logits, proposal_logits=logits)
+    return AgentOutput(logits=logits, h=logits, proposal_logits=logits)
 
 
 def test_paper_mode_step_losses_carry_the_report_weights():

@@ -17,7 +17,6 @@ import torch
 import labcore.envs as E
 from labcore.agents import Agent, Observation, build_agent
 from labcore.agents.agent import AgentOutput
-from labcore.agents.sequence import SequenceOutput
 from labcore.config import AGENT_KINDS, AgentConfig
 from labcore.envs.batch import oracle_demonstrations
 from tests.agents.demo_tensors import DemoTensors
@@ -77,12 +76,6 @@ def sequence_path(agent: Agent, obs: Observation) -> dict[str, torch.Tensor]:
     if agent.config.value_head:
         found["value"] = agent.value(out)
     return found
-
-
-def test_both_paths_expose_the_same_fields():
-    assert [(f.name, f.type) for f in fields(AgentOutput)] == [
-        (f.name, f.type) for f in fields(SequenceOutput)
-    ]
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))

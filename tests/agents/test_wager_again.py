@@ -15,7 +15,7 @@ import torch
 import labcore.envs as E
 from labcore.agents import build_agent
 from labcore.agents.sequence import (
-    SequenceOutput,
+    AgentOutput,
     masked_centre,
     sequence_forward,
     stack_parameters,
@@ -352,11 +352,11 @@ def demos():
     return member_demonstrations(E.WAGERING, [episode_seeds(0, "train", 32)[None]])[0]
 
 
-def _output(demos, confidence: float) -> SequenceOutput:
+def _output(demos, confidence: float) -> AgentOutput:
     """The oracle's action as argmax everywhere (every decision right) and one confidence."""
     logits = 5.0 * torch.nn.functional.one_hot(demos.action, E.N_ACTIONS).float()
     conf = torch.full(demos.action.shape, confidence, requires_grad=True)
-    return SequenceOutput(logits=logits, h=logits, proposal_logits=logits, confidence=conf)
+    return AgentOutput(logits=logits, h=logits, proposal_logits=logits, confidence=conf)
 
 
 def _meta_grad(demos, out, cfg, meta_scale=None, seed=0):

@@ -19,9 +19,8 @@ import torch
 from safetensors.torch import save_file
 
 import labcore.envs as E
-from labcore.agents import build_agent
+from labcore.agents import AgentOutput, build_agent
 from labcore.agents.parts import broadcast, uncertainty
-from labcore.agents.sequence import SequenceOutput
 from labcore.checks import ChoiceError, ConfigError
 from labcore.cli import main, training_jobs
 from labcore.config import AGENT_KINDS, SELF_MODEL_INPUTS, AgentConfig, TrainConfig, train_config_of
@@ -89,14 +88,14 @@ def demos():
     return member_demonstrations(E.WAGERING, [episode_seeds(0, "train", 32)[None]])[0]
 
 
-def _output(demos, confidence: float, correct: bool | torch.Tensor) -> SequenceOutput:
+def _output(demos, confidence: float, correct: bool | torch.Tensor) -> AgentOutput:
     """Logits whose argmax is the oracle's action (correct) or the next action (wrong); ``correct``
     for every episode or per episode ``(1, B)``."""
     right = torch.as_tensor(correct).expand(demos.action.shape[:2])[..., None]
     chosen = torch.where(right, demos.action, (demos.action + 1) % E.N_ACTIONS)
     logits = 5.0 * torch.nn.functional.one_hot(chosen, E.N_ACTIONS).float()
     conf = torch.full(demos.action.shape, confidence, requires_grad=True)
-    return SequenceOutput(logits=logits, h=logits, proposal_logits=logits, confidence=conf)
+    return AgentOutput(logits=logits, h=logits, proposal_logits=logits, confidence=conf)
 
 
 def _meta(demos, out, seed: int = 0):
