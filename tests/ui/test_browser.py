@@ -665,6 +665,8 @@ def test_mystery_started_in_class_order_never_projects_its_condition_and_reveals
     link = teacher.locator(".class-join-link")
     link.wait_for(timeout=60_000)
     join = url + link.inner_text().strip()[link.inner_text().index("/join") :]
+    # Starting the class reruns the page; a click during that rerun can land on a stale popover.
+    teacher.wait_for_selector(APP_IDLE, timeout=60_000)
     teacher.get_by_role("button", name="Choose the hidden condition").click()
     teacher.locator('[data-testid="stSelectbox"]').filter(has_text="Hidden condition").click()
     teacher.get_by_role("option", name=condition).click()
