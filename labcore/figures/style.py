@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from labcore.figures.access import distinguish
 from labcore.paper import PaperValue
@@ -462,3 +463,21 @@ VERDICT_COLOURS = {
     "not reproduced": "#f8d7da",
     "not comparable": "#e2e3e5",
 }
+
+
+def side_by_side(*titles: str, **kwargs: Any) -> go.Figure:
+    """One row of panels, one per subplot title (``kwargs`` to :func:`make_subplots`)."""
+    return make_subplots(rows=1, cols=len(titles), subplot_titles=titles, **kwargs)
+
+
+def one_above_another(*titles: str, **kwargs: Any) -> go.Figure:
+    """One column of panels sharing the x axis, one per subplot title."""
+    return make_subplots(
+        rows=len(titles), cols=1, shared_xaxes=True, subplot_titles=titles, **kwargs
+    )
+
+
+def seed_line(x: Any, y: Any, colour: str, alpha: float = 0.3, **kwargs: Any) -> go.Scatter:
+    """A thin, faded line out of the legend: one seed under the mean, one person."""
+    line = {"color": rgba(colour, alpha), "width": 1, **kwargs.pop("line", {})}
+    return go.Scatter(x=x, y=y, mode="lines", showlegend=False, line=line, **kwargs)
