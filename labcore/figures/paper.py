@@ -297,20 +297,14 @@ def gbi_and_ignition_by_capacity(seed_values: pd.DataFrame | None) -> go.Figure:
         "e2.gbi": "not defined here<br>(signed couplings)",
         "e2.gbi_abs": "undefined<br>(< 2 slots)",
     }
-    groups = {
-        prefix: [
-            g
-            if g.values.size or prefix == "e2.ignition"
-            else Group(g.key, g.seeds, g.values, g.paper, note=notes[prefix])
-            for g in (
-                Group(k, *seed_numbers(seed_values, f"{prefix}.{k}"), paper_of(f"{prefix}.{k}"))
-                if paper
-                else Group(k, *seed_numbers(seed_values, f"{prefix}.{k}"))
-                for k in (f"k{n}" for n in slots)
-            )
-        ]
-        for prefix, _, paper in panels
-    }
+    groups: dict[str, list[Group]] = {}
+    for prefix, _, paper in panels:
+        groups[prefix] = []
+        for k in (f"k{n}" for n in slots):
+            seeds, values = seed_numbers(seed_values, f"{prefix}.{k}")
+            note = "" if values.size else notes.get(prefix, "")
+            mark = paper_of(f"{prefix}.{k}") if paper else None
+            groups[prefix].append(Group(k, seeds, values, mark, note=note))
     if not any(g.values.size for prefix in ("e2.gbi_abs", "e2.ignition") for g in groups[prefix]):
         return empty_figure(title, "no E2 GBI / ignition values")
     fig = side_by_side(*(p[1] for p in panels), horizontal_spacing=0.08)
@@ -770,8 +764,7 @@ def learning_curves(
     if not has_columns(curves, needed):
         return empty_figure(title, "no learning curves in this result set (e4_curves.csv)")
     frame = curves.copy()
-    for column in needed[1:]:
-        frame[column] = pd.to_numeric(frame[column], errors="coerce")
+    frame[list(needed[1:])] = frame[list(needed[1:])].apply(pd.to_numeric, errors="coerce")
     order = list(arms) if arms is not None else list(dict.fromkeys(frame["arm"]))
     recorded = [
         a

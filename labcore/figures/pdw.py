@@ -79,8 +79,7 @@ def kiani_shadlen_figure(
             title, "no Song et al. reproduction in this folder (pdw_by_coherence.csv)"
         )
     frame = table[(table["policy"] == policy) | (table["training"] == "ideal")].copy()
-    for column in needed[4:]:
-        frame[column] = pd.to_numeric(frame[column], errors="coerce")
+    frame[list(needed[4:])] = frame[list(needed[4:])].apply(pd.to_numeric, errors="coerce")
     frame = frame.sort_values("coherence")
     fig = side_by_side(
         "sure option chosen (share of trials offering it)",
@@ -494,8 +493,7 @@ def sure_curve_figure(
             title, "no NeuroGym study in this result set (neurogym_by_coherence.csv)"
         )
     frame = table.copy()
-    for column in needed[2:]:
-        frame[column] = pd.to_numeric(frame[column], errors="coerce")
+    frame[list(needed[2:])] = frame[list(needed[2:])].apply(pd.to_numeric, errors="coerce")
     frame = frame.sort_values("coherence")
     fig = side_by_side(
         "sure option taken (share of trials offering it)",
@@ -590,8 +588,7 @@ def sure_propensity_figure(
             title, "no sure-option probabilities in this study (neurogym_curves.csv)"
         )
     frame = curves[curves["trainer"] == "reward"].copy()
-    for column in needed[2:]:
-        frame[column] = pd.to_numeric(frame[column], errors="coerce")
+    frame[list(needed[2:])] = frame[list(needed[2:])].apply(pd.to_numeric, errors="coerce")
     frame = frame.dropna(subset=list(needed[3:])).sort_values("update")
     if frame.empty:
         return empty_figure(
