@@ -229,11 +229,13 @@ def _lines(text: str | None) -> int:
     return 0 if not text else str(text).count("<br>") + 1
 
 
-def _top_text_lines(fig: go.Figure) -> int:
-    """Lines of the text on top of the top plot area (subplot titles)."""
-    tops = [ax.domain[1] for ax in fig.select_yaxes() if ax.domain] or [1.0]
-    top = max(tops)
-    return max(
+def _top_margin(fig: go.Figure) -> int:
+    """The top margin that holds the title, its note and any text on top of the top plot area
+    (subplot titles)."""
+    title = fig.layout.title
+    note = title.subtitle.text if title and title.subtitle else None
+    top = max([ax.domain[1] for ax in fig.select_yaxes() if ax.domain] or [1.0])
+    above = max(
         (
             _lines(a.text)
             for a in fig.layout.annotations
@@ -241,13 +243,6 @@ def _top_text_lines(fig: go.Figure) -> int:
         ),
         default=0,
     )
-
-
-def _top_margin(fig: go.Figure) -> int:
-    """The top margin that holds the title, its note and any text on top of the plot area."""
-    title = fig.layout.title
-    note = title.subtitle.text if title and title.subtitle else None
-    above = _top_text_lines(fig)
     return (
         40
         + _TITLE_LINE * max(_lines(title.text if title else None), 1)
