@@ -196,17 +196,6 @@ def _series(fig: go.Figure, trace: Any) -> str | None:
     )
 
 
-def _axes(fig: go.Figure) -> list[str]:
-    out = []
-    for name in sorted(fig.layout):
-        if not (name.startswith("xaxis") or name.startswith("yaxis")):
-            continue
-        title = fig.layout[name].title.text if fig.layout[name].title else None
-        if title and plain(title) not in out:
-            out.append(plain(title))
-    return out
-
-
 def text_alternative(fig: go.Figure, lead: Sequence[str] = (), limit: int = ALT_CHARS) -> str:
     """The figure as text for a screen reader: ``lead``, the title, the note, the panels' titles,
     the axes and each series' numbers, at most ``limit`` characters.
@@ -233,7 +222,11 @@ def text_alternative(fig: go.Figure, lead: Sequence[str] = (), limit: int = ALT_
     ]
     if panels:
         parts.append("Panels: " + "; ".join(panels) + ".")
-    axes = _axes(fig)
+    axes: list[str] = []
+    for name in sorted(fig.layout):
+        text = fig.layout[name].title.text if name.startswith(("xaxis", "yaxis")) else None
+        if text and plain(text) not in axes:
+            axes.append(plain(text))
     if axes:
         parts.append("Axes: " + "; ".join(axes) + ".")
     for trace in fig.data:

@@ -8,9 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from labcore.figures.style import chance_level_line, empty_figure, rgba, style_figure
+from labcore.figures.style import chance_level_line, empty_figure, rgba, side_by_side, style_figure
 
 MEASURES = {"auroc": "Type-2 AUROC (knowing)", "accuracy": "accuracy (doing)"}
 DOSES = {
@@ -41,7 +40,7 @@ def dose_figure(
         title = "Add noise to the self-model: knowing and doing, over seeds"
     if not rows:
         return empty_figure(title, "the measured variant's result set is missing")
-    fig = make_subplots(rows=1, cols=2, subplot_titles=tuple(MEASURES.values()))
+    fig = side_by_side(*MEASURES.values())
     for col, (measure, name) in enumerate(MEASURES.items(), start=1):
         picked = sorted((r for r in rows if r["measure"] == measure), key=lambda r: r["dose"])
         xs, mean = [r["dose"] for r in picked], [r["mean"] for r in picked]

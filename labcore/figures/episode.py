@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from labcore.envs import ACTION_NAMES, WAGERING
 from labcore.envs.batch import StepKind
@@ -22,6 +21,7 @@ from labcore.figures.style import (
     PALETTE,
     chance_line,
     empty_figure,
+    one_above_another,
     style_figure,
 )
 from labcore.measures import cue_kinds
@@ -183,18 +183,13 @@ def workspace_heatmap(
     for i in range(n_cat):
         c = cat_colours[i % len(cat_colours)] if names[i] != "unlabelled write" else "#bdbdbd"
         colourscale += [[i / n_cat, c], [(i + 1) / n_cat, c]]
-    fig = make_subplots(
-        rows=2,
-        cols=1,
-        shared_xaxes=True,
+    # the report steps' dashed lines are named in the title: a "report" label on top of the panel
+    # sat on this title
+    fig = one_above_another(
+        "what each slot holds" + (" (dashed line: report step)" if len(report_steps) else ""),
+        "slot activations (each row = one number)",
         row_heights=[0.35, 0.65],
         vertical_spacing=0.08,
-        # the report steps' dashed lines are named in the title: a "report" label on top of the
-        # panel sat on this title
-        subplot_titles=(
-            "what each slot holds" + (" (dashed line: report step)" if len(report_steps) else ""),
-            "slot activations (each row = one number)",
-        ),
     )
     fig.add_trace(
         go.Heatmap(
@@ -419,15 +414,9 @@ def internal_state_timeline(
     steps = np.arange(n)
     labels = list(step_labels) if step_labels is not None and len(step_labels) == n else [""] * n
     rows = 2 if z.size else 1  # without the self-model's activity (a mystery puzzle), one panel
-    fig = make_subplots(
-        rows=rows,
-        cols=1,
-        shared_xaxes=True,
+    fig = one_above_another(
+        *("confidence (will my decision be right?)", "self-model activity ‖z_self‖")[:rows],
         vertical_spacing=0.1,
-        subplot_titles=(
-            "confidence (will my decision be right?)",
-            "self-model activity ‖z_self‖",
-        )[:rows],
     )
     hover = [f"step {t}" + (f": {labels[t]}" if labels[t] else "") for t in range(n)]
     read = decision_step is not None and 0 <= decision_step < c.size

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -33,12 +32,6 @@ def claim_ours_text(claim_id: str, res: ResultSet) -> str:
     key."""
     found = res.finding(claim_id)
     return value_text(found) if found is not None else fmt(res.values.get(claim_id))
-
-
-def value_of(res: ResultSet, key: str) -> float:
-    """An aggregated value of the result set as a float (nan if absent or undefined)."""
-    v = res.values.get(key)
-    return float(v) if finite(v) else math.nan
 
 
 def claim_description(claim_id: str, res: ResultSet) -> str:
@@ -103,8 +96,8 @@ class FigureView:
 
     def v(self, key: str) -> float | None:
         """An aggregated value (None where absent or undefined)."""
-        x = value_of(self.res, key)
-        return x if math.isfinite(x) else None
+        x = self.res.values.get(key)
+        return float(x) if finite(x) else None
 
     def values(self, keys: Sequence[str]) -> list[float | None]:
         """Several values (:meth:`v`)."""

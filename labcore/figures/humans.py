@@ -12,10 +12,18 @@ import math
 from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from labcore.config import CHANCE_E1
-from labcore.figures.style import PALETTE, add_note, color_of, escape_plotly, rgba, style_figure
+from labcore.figures.style import (
+    PALETTE,
+    add_note,
+    color_of,
+    escape_plotly,
+    rgba,
+    seed_line,
+    side_by_side,
+    style_figure,
+)
 from labcore.humans.datasets import GroupLine
 from labcore.humans.markers import SubjectMarkers
 from labcore.humans.reference import trial_band
@@ -41,7 +49,7 @@ def beside_agents_figure(
     (['you', 'you'], [0.7, 0.9])
     """
     low, high = trial_band()
-    fig = make_subplots(rows=1, cols=2, subplot_titles=[name for _, name in PANELS])
+    fig = side_by_side(*(name for _, name in PANELS))
     undefined = 0
     counts = [m.n_trials for ms in groups.values() for m in ms]
     least = min([low, *counts]) / 1.6
@@ -147,7 +155,7 @@ def group_figure(
     people = [m for m in markers if (m.dataset, m.condition) in column]
     who = list(dict.fromkeys((m.dataset, m.subject) for m in people))
     spread = {p: -0.25 + 0.45 * k / max(1, len(who) - 1) for k, p in enumerate(who)}
-    fig = make_subplots(rows=1, cols=2, subplot_titles=[name for _, name in PANELS])
+    fig = side_by_side(*(name for _, name in PANELS))
     for col, (field, name) in enumerate(PANELS, start=1):
         joined_x: list[float | None] = []
         joined_y: list[float | None] = []
@@ -160,14 +168,13 @@ def group_figure(
             joined_x += [column[(m.dataset, m.condition)] + spread[person] for m in mine] + [None]
             joined_y += [getattr(m, field) for m in mine] + [None]
         fig.add_trace(
-            go.Scatter(
-                x=joined_x,
-                y=joined_y,
-                mode="lines",
+            seed_line(
+                joined_x,
+                joined_y,
+                PALETTE["chance"],
+                0.35,
                 name="a person's conditions",
-                line={"color": rgba(PALETTE["chance"], 0.35), "width": 1},
                 hoverinfo="skip",
-                showlegend=False,
             ),
             row=1,
             col=col,

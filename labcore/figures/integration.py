@@ -11,10 +11,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from labcore.experiments.integration import MONOTONICITIES, STUDY_NAME, IntegrationTables
-from labcore.figures.style import color_of, empty_figure, label_of, style_figure, wrap_tick
+from labcore.figures.style import (
+    color_of,
+    empty_figure,
+    label_of,
+    side_by_side,
+    style_figure,
+    wrap_tick,
+)
 from labcore.findings import load_summary
 from labcore.render import term
 
@@ -69,9 +75,7 @@ def integration_bars(
     if not readings:
         return empty_figure(title, "no agent to measure")
     measures = list(MEASURE_NAMES)
-    fig = make_subplots(
-        rows=1, cols=3, subplot_titles=[MEASURE_NAMES[m] for m in measures], horizontal_spacing=0.09
-    )
+    fig = side_by_side(*(MEASURE_NAMES[m] for m in measures), horizontal_spacing=0.09)
     for col, measure in enumerate(measures, 1):
         mine = [r for r in readings if r.measure == measure]
         names = [wrap_tick(f"{signal_name(r.signal)} ({r.variant})") for r in mine]
@@ -142,9 +146,7 @@ def study_values_figure(
         return empty_figure(
             title, f"no values of the {signal_name(signal)} ({variant}) in the study"
         )
-    fig = make_subplots(
-        rows=1, cols=3, subplot_titles=list(MEASURE_NAMES.values()), horizontal_spacing=0.09
-    )
+    fig = side_by_side(*MEASURE_NAMES.values(), horizontal_spacing=0.09)
     for col, measure in enumerate(MEASURE_NAMES, 1):
         one = sel[sel["measure"] == measure]
         for training, opacity in (("trained", 1.0), ("untrained", 0.35)):

@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from labcore.figures.marks import Group, add_mean_with_band, add_paper_marks, add_seed_bars
 from labcore.figures.style import (
@@ -27,7 +26,9 @@ from labcore.figures.style import (
     color_of,
     empty_figure,
     label_of,
+    one_above_another,
     paper_of,
+    side_by_side,
     style_figure,
 )
 from labcore.findings import PaperValue
@@ -68,12 +69,11 @@ def type2_roc_figure(
     if paper_auroc is not None and not isinstance(paper_auroc, Mapping):
         paper_auroc = {next(iter(curves)): float(paper_auroc)}
     paper_auroc = dict(paper_auroc or {})
-    fig = make_subplots(
-        rows=1,
-        cols=2,
+    fig = side_by_side(
+        "ROC curve (pooled trials)",
+        "Area under the curve",
         column_widths=[0.62, 0.38],
         horizontal_spacing=0.12,
-        subplot_titles=("ROC curve (pooled trials)", "Area under the curve"),
     )
     fig.add_trace(
         go.Scatter(
@@ -318,13 +318,7 @@ def confidence_histogram(
     if not curves:
         return empty_figure(title, "no trials with a confidence")
     keys = list(curves)
-    fig = make_subplots(
-        rows=len(keys),
-        cols=1,
-        shared_xaxes=True,
-        vertical_spacing=0.06,
-        subplot_titles=[label_of(k) for k in keys],
-    )
+    fig = one_above_another(*[label_of(k) for k in keys], vertical_spacing=0.06)
     edges = np.linspace(0, 1, n_bins + 1)
     centers = (edges[:-1] + edges[1:]) / 2
     paper_marks = dict(paper_marks or {})
@@ -542,11 +536,8 @@ def pci_bars(
     title = f"Perturbational complexity after a pulse ({normalisation})"
     if table is None or len(table) == 0:
         return empty_figure(title, "no agents to poke")
-    fig = make_subplots(
-        rows=1,
-        cols=2,
-        subplot_titles=("complexity of the echo", "dPCI: correct minus wrong trials"),
-        horizontal_spacing=0.12,
+    fig = side_by_side(
+        "complexity of the echo", "dPCI: correct minus wrong trials", horizontal_spacing=0.12
     )
     names = [label_of(a) for a in table["agent"]]
     colours = [color_of(a) for a in table["agent"]]

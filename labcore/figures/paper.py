@@ -44,7 +44,8 @@ from labcore.figures.style import (
     has_columns,
     label_of,
     paper_of,
-    rgba,
+    seed_line,
+    side_by_side,
     sigma_axis,
     style_figure,
 )
@@ -86,13 +87,9 @@ def fig1a_accuracy_and_auroc(seed_values: pd.DataFrame | None) -> go.Figure:
     ]
     if not conds:
         return empty_figure(title, "no E1 per-seed values (seed_values.csv without e1.* keys)")
-    fig = make_subplots(
-        rows=1,
-        cols=2,
-        subplot_titles=(
-            "First-order task accuracy (doing)",
-            "Type-2 AUROC (knowing that you know)",
-        ),
+    fig = side_by_side(
+        "First-order task accuracy (doing)",
+        "Type-2 AUROC (knowing that you know)",
         horizontal_spacing=0.1,
     )
     for col, metric, level in ((1, "accuracy", "wager"), (2, "auroc", "auroc")):
@@ -244,13 +241,7 @@ def fig2b_dual_task_cost(capacity: pd.DataFrame | None) -> go.Figure:
         ("decision", "report-window decision accuracy", "decision"),
         ("conjunction", "conjunction (both reports right)", "conjunction"),
     )
-    fig = make_subplots(
-        rows=1,
-        cols=3,
-        subplot_titles=[m[1] for m in metrics],
-        horizontal_spacing=0.06,
-        shared_yaxes=True,
-    )
+    fig = side_by_side(*(m[1] for m in metrics), horizontal_spacing=0.06, shared_yaxes=True)
     for col, (metric, _name, level) in enumerate(metrics, start=1):
         groups = _capacity_groups(capacity, metric, (4, 3, 2, 1, 0), baselines=True, short=True)
         add_seed_bars(fig, groups, row=1, col=col, legend=col == 1)
@@ -306,25 +297,17 @@ def gbi_and_ignition_by_capacity(seed_values: pd.DataFrame | None) -> go.Figure:
         "e2.gbi": "not defined here<br>(signed couplings)",
         "e2.gbi_abs": "undefined<br>(< 2 slots)",
     }
-    groups = {
-        prefix: [
-            g
-            if g.values.size or prefix == "e2.ignition"
-            else Group(g.key, g.seeds, g.values, g.paper, note=notes[prefix])
-            for g in (
-                Group(k, *seed_numbers(seed_values, f"{prefix}.{k}"), paper_of(f"{prefix}.{k}"))
-                if paper
-                else Group(k, *seed_numbers(seed_values, f"{prefix}.{k}"))
-                for k in (f"k{n}" for n in slots)
-            )
-        ]
-        for prefix, _, paper in panels
-    }
+    groups: dict[str, list[Group]] = {}
+    for prefix, _, paper in panels:
+        groups[prefix] = []
+        for k in (f"k{n}" for n in slots):
+            seeds, values = seed_numbers(seed_values, f"{prefix}.{k}")
+            note = "" if values.size else notes.get(prefix, "")
+            mark = paper_of(f"{prefix}.{k}") if paper else None
+            groups[prefix].append(Group(k, seeds, values, mark, note=note))
     if not any(g.values.size for prefix in ("e2.gbi_abs", "e2.ignition") for g in groups[prefix]):
         return empty_figure(title, "no E2 GBI / ignition values")
-    fig = make_subplots(
-        rows=1, cols=3, subplot_titles=[p[1] for p in panels], horizontal_spacing=0.08
-    )
+    fig = side_by_side(*(p[1] for p in panels), horizontal_spacing=0.08)
     for col, (prefix, _, _) in enumerate(panels, start=1):
         add_seed_bars(fig, groups[prefix], row=1, col=col, legend=col == 1)
     fig.update_yaxes(
@@ -429,15 +412,11 @@ def fig3a_l75(seed_values: pd.DataFrame | None, agents: Sequence[str] = FIG3A_AG
     raw = {(a, p): seed_raw(seed_values, l75_key(a, p)) for a in agents for p in NOISE_MODES}
     if not any(raw.values()):
         return empty_figure(title, "no E3 L75 values")
-    fig = make_subplots(
-        rows=1,
-        cols=2,
+    fig = side_by_side(
+        "noise stays in the stored slots (default)",
+        "fresh noise on the copy that is read",
         shared_yaxes=True,
         horizontal_spacing=0.06,
-        subplot_titles=(
-            "noise stays in the stored slots (default)",
-            "fresh noise on the copy that is read",
-        ),
     )
     for col, noise_mode in enumerate(NOISE_MODES, start=1):
         groups = [(a, raw[(a, noise_mode)], paper_of(l75_key(a, noise_mode))) for a in agents]
@@ -687,15 +666,11 @@ def fig4_attribution(seed_values: pd.DataFrame | None) -> go.Figure:
     ]
     if not any(raw for _, raw, _ in left + right):
         return empty_figure(title, "no E3 L75 values")
-    fig = make_subplots(
-        rows=1,
-        cols=2,
+    fig = side_by_side(
+        "noise in the workspace slots",
+        "noise in the recurrent carrier (post-GRU)",
         shared_yaxes=True,
         horizontal_spacing=0.06,
-        subplot_titles=(
-            "noise in the workspace slots",
-            "noise in the recurrent carrier (post-GRU)",
-        ),
     )
     add_l75_groups(fig, left, row=1, col=1, legend=True)
     add_l75_groups(fig, right, row=1, col=2, legend=False)
@@ -720,16 +695,12 @@ def table3_pci(seed_values: pd.DataFrame | None, agents: Sequence[str] | None = 
         return "—" if not vals.size else f"{fmt(m, digits=2)} ± {fmt(s, digits=1)}"
 
     papers = {a: paper_of(f"e3.pci_a.{a}") for a in agents}
-    fig = make_subplots(
-        rows=1,
-        cols=2,
+    fig = side_by_side(
+        "ours (mean ± SD over seeds) beside the paper's Table 3",
+        "raw PCI-A: the paper's three architectures",
         column_widths=[0.56, 0.44],
         horizontal_spacing=0.08,
         specs=[[{"type": "table"}, {"type": "xy"}]],
-        subplot_titles=(
-            "ours (mean ± SD over seeds) beside the paper's Table 3",
-            "raw PCI-A: the paper's three architectures",
-        ),
     )
     fig.add_trace(
         go.Table(
@@ -793,8 +764,7 @@ def learning_curves(
     if not has_columns(curves, needed):
         return empty_figure(title, "no learning curves in this result set (e4_curves.csv)")
     frame = curves.copy()
-    for column in needed[1:]:
-        frame[column] = pd.to_numeric(frame[column], errors="coerce")
+    frame[list(needed[1:])] = frame[list(needed[1:])].apply(pd.to_numeric, errors="coerce")
     order = list(arms) if arms is not None else list(dict.fromkeys(frame["arm"]))
     recorded = [
         a
@@ -805,9 +775,7 @@ def learning_curves(
         return empty_figure(
             title, "no arm in this result set recorded a held-out AUROC or wager reward"
         )
-    fig = make_subplots(
-        rows=1, cols=2, horizontal_spacing=0.1, subplot_titles=[t for _, t in CURVE_PANELS]
-    )
+    fig = side_by_side(*(t for _, t in CURVE_PANELS), horizontal_spacing=0.1)
     for col, (column, _) in enumerate(CURVE_PANELS, start=1):
         for arm in recorded:
             rows = frame[(frame["arm"] == arm) & frame[column].notna()]
@@ -818,14 +786,13 @@ def learning_curves(
                 spread = pd.to_numeric(one[SPREAD], errors="coerce") if SPREAD in one else None
                 shown = column == "heldout_auroc" and spread is not None and spread.notna().any()
                 fig.add_trace(
-                    go.Scatter(
-                        x=one["update"],
-                        y=one[column],
-                        mode="lines",
-                        line={"color": rgba(color_of(arm), 0.35), "width": 1},
+                    seed_line(
+                        one["update"],
+                        one[column],
+                        color_of(arm),
+                        0.35,
                         name=f"{label_of(arm)}, seed {seed:g}",
                         legendgroup=arm,
-                        showlegend=False,
                         customdata=spread if shown else None,
                         hovertemplate=f"{label_of(arm)}, seed {seed:g}<br>update %{{x}}<br>"
                         "%{y:.3f}"
@@ -893,9 +860,7 @@ def arms_figure(
     kept = [a for i, a in enumerate(arms) if all(found[m][i].values.size for m, _ in panels)]
     if not kept:
         return empty_figure(title, "no E4 values in this result set (seed_values.csv)")
-    fig = make_subplots(
-        rows=1, cols=2, horizontal_spacing=0.12, subplot_titles=[t for _, t in panels]
-    )
+    fig = side_by_side(*(t for _, t in panels), horizontal_spacing=0.12)
     for col, (metric, axis) in enumerate(panels, start=1):
         add_seed_bars(
             fig, [g for g in found[metric] if g.key in kept], row=1, col=col, legend=col == 1

@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from labcore.experiments.neurogym import BY_COHERENCE as NEUROGYM_BY_COHERENCE
 from labcore.experiments.pdw import BY_COHERENCE
@@ -25,7 +24,10 @@ from labcore.figures.style import (
     empty_figure,
     has_columns,
     network_label,
+    one_above_another,
     rgba,
+    seed_line,
+    side_by_side,
     style_figure,
 )
 
@@ -77,17 +79,12 @@ def kiani_shadlen_figure(
             title, "no Song et al. reproduction in this folder (pdw_by_coherence.csv)"
         )
     frame = table[(table["policy"] == policy) | (table["training"] == "ideal")].copy()
-    for column in needed[4:]:
-        frame[column] = pd.to_numeric(frame[column], errors="coerce")
+    frame[list(needed[4:])] = frame[list(needed[4:])].apply(pd.to_numeric, errors="coerce")
     frame = frame.sort_values("coherence")
-    fig = make_subplots(
-        rows=1,
-        cols=2,
+    fig = side_by_side(
+        "sure option chosen (share of trials offering it)",
+        "accuracy of side choices: waived vs not offered",
         horizontal_spacing=0.12,
-        subplot_titles=[
-            "sure option chosen (share of trials offering it)",
-            "accuracy of side choices: waived vs not offered",
-        ],
     )
     drawn, lowest, undefined = 0, 0.4, []
     for (agent, training), (name, colour, dash) in OBSERVERS.items():
@@ -99,14 +96,12 @@ def kiani_shadlen_figure(
         if training == "reward":
             for seed, one in rows.groupby("seed"):
                 fig.add_trace(
-                    go.Scatter(
-                        x=_axis(one["coherence"]),
-                        y=one["p_sure"],
-                        mode="lines",
-                        showlegend=False,
+                    seed_line(
+                        _axis(one["coherence"]),
+                        one["p_sure"],
+                        colour,
                         legendgroup=name,
                         visible=shown,
-                        line={"color": rgba(colour, 0.3), "width": 1},
                         name=f"seed {seed:g}",
                         hovertemplate=(
                             f"{name}, seed {seed:g}<br>coherence %{{x}}%<br>P(sure) "
@@ -220,23 +215,17 @@ def training_curve_figure(
     if frame.empty:
         return empty_figure(title, f"no reward-trained {agent} in cell {cell!r}")
     colour = OBSERVERS.get((agent, "reward"), ("", color_of(agent), ""))[1]
-    fig = make_subplots(
-        rows=2,
-        cols=1,
-        shared_xaxes=True,
-        vertical_spacing=0.08,
-        subplot_titles=["P(sure | offered), held-out checks", "accuracy of side choices"],
+    fig = one_above_another(
+        "P(sure | offered), held-out checks", "accuracy of side choices", vertical_spacing=0.08
     )
     for row, column in ((1, "p_sure_offered"), (2, "accuracy")):
         sampled = frame[frame["policy"] == "sampled"].sort_values("update")
         for seed, one in sampled.groupby("seed"):
             fig.add_trace(
-                go.Scatter(
-                    x=one["update"],
-                    y=one[column],
-                    mode="lines",
-                    showlegend=False,
-                    line={"color": rgba(colour, 0.3), "width": 1},
+                seed_line(
+                    one["update"],
+                    one[column],
+                    colour,
                     hovertemplate=f"seed {seed:g}<br>update %{{x}}<br>%{{y:.3f}}<extra></extra>",
                 ),
                 row=row,
@@ -374,12 +363,8 @@ def live_curve_figure(
     """P(sure | offered) (top) and accuracy (bottom) of a live run's checks, beside the bundled
     curves of ``reference``; ``budget`` is the run's update cap (dotted).
     """
-    fig = make_subplots(
-        rows=2,
-        cols=1,
-        shared_xaxes=True,
-        vertical_spacing=0.1,
-        subplot_titles=["P(sure | offered), held-out checks", "accuracy of side choices"],
+    fig = one_above_another(
+        "P(sure | offered), held-out checks", "accuracy of side choices", vertical_spacing=0.1
     )
     live = pd.DataFrame(list(history), columns=["update", "p_sure_offered", "accuracy"]).apply(
         pd.to_numeric, errors="coerce"
@@ -508,17 +493,12 @@ def sure_curve_figure(
             title, "no NeuroGym study in this result set (neurogym_by_coherence.csv)"
         )
     frame = table.copy()
-    for column in needed[2:]:
-        frame[column] = pd.to_numeric(frame[column], errors="coerce")
+    frame[list(needed[2:])] = frame[list(needed[2:])].apply(pd.to_numeric, errors="coerce")
     frame = frame.sort_values("coherence")
-    fig = make_subplots(
-        rows=1,
-        cols=2,
+    fig = side_by_side(
+        "sure option taken (share of trials offering it)",
+        "accuracy of the side choices",
         horizontal_spacing=0.12,
-        subplot_titles=[
-            "sure option taken (share of trials offering it)",
-            "accuracy of the side choices",
-        ],
     )
     for observer, (name, colour, dash) in OBSERVER_STYLE.items():
         rows = frame[frame["observer"] == observer]
@@ -527,13 +507,12 @@ def sure_curve_figure(
         if observer != "ideal":
             for seed, one in rows.groupby("seed"):
                 fig.add_trace(
-                    go.Scatter(
-                        x=_axis(one["coherence"]),
-                        y=one["sure_rate"],
-                        mode="lines",
-                        line={"color": rgba(colour, 0.35), "width": 1},
+                    seed_line(
+                        _axis(one["coherence"]),
+                        one["sure_rate"],
+                        colour,
+                        0.35,
                         legendgroup=observer,
-                        showlegend=False,
                         name=f"seed {seed:g}",
                         hovertemplate=f"seed {seed:g}<br>coherence %{{x}}%<br>"
                         "sure %{y:.2f}<extra></extra>",
@@ -609,8 +588,7 @@ def sure_propensity_figure(
             title, "no sure-option probabilities in this study (neurogym_curves.csv)"
         )
     frame = curves[curves["trainer"] == "reward"].copy()
-    for column in needed[2:]:
-        frame[column] = pd.to_numeric(frame[column], errors="coerce")
+    frame[list(needed[2:])] = frame[list(needed[2:])].apply(pd.to_numeric, errors="coerce")
     frame = frame.dropna(subset=list(needed[3:])).sort_values("update")
     if frame.empty:
         return empty_figure(
@@ -625,12 +603,11 @@ def sure_propensity_figure(
     ):
         for seed, one in frame.groupby("seed"):
             fig.add_trace(
-                go.Scatter(
-                    x=one["shown_update"],
-                    y=one[column],
-                    mode="lines",
-                    showlegend=False,
-                    line={"color": rgba(colour, 0.3), "width": 1, "dash": dash},
+                seed_line(
+                    one["shown_update"],
+                    one[column],
+                    colour,
+                    line={"dash": dash},
                     legendgroup=column,
                     hovertemplate=f"seed {seed:g}, {label}<br>update %{{customdata}}<br>"
                     "P(sure) %{y:.4f}<extra></extra>",

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from labcore.figures.access import distinguish
 from labcore.paper import PaperValue
@@ -228,11 +229,13 @@ def _lines(text: str | None) -> int:
     return 0 if not text else str(text).count("<br>") + 1
 
 
-def _top_text_lines(fig: go.Figure) -> int:
-    """Lines of the text on top of the top plot area (subplot titles)."""
-    tops = [ax.domain[1] for ax in fig.select_yaxes() if ax.domain] or [1.0]
-    top = max(tops)
-    return max(
+def _top_margin(fig: go.Figure) -> int:
+    """The top margin that holds the title, its note and any text on top of the top plot area
+    (subplot titles)."""
+    title = fig.layout.title
+    note = title.subtitle.text if title and title.subtitle else None
+    top = max([ax.domain[1] for ax in fig.select_yaxes() if ax.domain] or [1.0])
+    above = max(
         (
             _lines(a.text)
             for a in fig.layout.annotations
@@ -240,13 +243,6 @@ def _top_text_lines(fig: go.Figure) -> int:
         ),
         default=0,
     )
-
-
-def _top_margin(fig: go.Figure) -> int:
-    """The top margin that holds the title, its note and any text on top of the plot area."""
-    title = fig.layout.title
-    note = title.subtitle.text if title and title.subtitle else None
-    above = _top_text_lines(fig)
     return (
         40
         + _TITLE_LINE * max(_lines(title.text if title else None), 1)
@@ -462,3 +458,21 @@ VERDICT_COLOURS = {
     "not reproduced": "#f8d7da",
     "not comparable": "#e2e3e5",
 }
+
+
+def side_by_side(*titles: str, **kwargs: Any) -> go.Figure:
+    """One row of panels, one per subplot title (``kwargs`` to :func:`make_subplots`)."""
+    return make_subplots(rows=1, cols=len(titles), subplot_titles=titles, **kwargs)
+
+
+def one_above_another(*titles: str, **kwargs: Any) -> go.Figure:
+    """One column of panels sharing the x axis, one per subplot title."""
+    return make_subplots(
+        rows=len(titles), cols=1, shared_xaxes=True, subplot_titles=titles, **kwargs
+    )
+
+
+def seed_line(x: Any, y: Any, colour: str, alpha: float = 0.3, **kwargs: Any) -> go.Scatter:
+    """A thin, faded line out of the legend: one seed under the mean, one person."""
+    line = {"color": rgba(colour, alpha), "width": 1, **kwargs.pop("line", {})}
+    return go.Scatter(x=x, y=y, mode="lines", showlegend=False, line=line, **kwargs)
