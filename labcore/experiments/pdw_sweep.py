@@ -18,11 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from labcore.checks import ConfigError
 from labcore.experiments.pdw import (
     COHERENCES,
+    TRAINING_FIELDS,
     Network,
     curve_rows,
     curve_table,
     measured_network,
     seed_estimate,
+    song_setting,
     welch_estimate,
 )
 from labcore.experiments.study import Rows, Study, Table
@@ -218,16 +220,10 @@ def _at(levels: dict[str, int], base: NeuroGymRLConfig) -> NeuroGymRLConfig:
     return replace(base, **changes)
 
 
-def _song_setting() -> NeuroGymRLConfig:
-    from labcore.training.neurogym_trainer import SONG_2017
-
-    return SONG_2017
-
-
 def cells(base: NeuroGymRLConfig | None = None) -> list[Cell]:
     """The 16 registered cells: S, S-factor (7), O, O+factor (7); Song's other settings from
     ``base`` (default :data:`~labcore.training.neurogym_trainer.SONG_2017`)."""
-    base = base or _song_setting()
+    base = base or song_setting()
     out = []
     for name in cell_names("registered"):
         levels = {f: 0 if level_of(name, f) == "song" else 1 for f in FACTORS}
@@ -240,7 +236,7 @@ def held_cells(base: NeuroGymRLConfig | None = None) -> list[Cell]:
     protocol 8.6's level (:data:`HELD`), ``O~all`` with all of them (8.6's trainer on the plain
     GRU), and ``O~<choice>+long``: two of them again with a cap of :data:`LONG_UPDATES` (change
     log 2026-11-27)."""
-    old = _at(dict.fromkeys(FACTORS, 1), base or _song_setting())
+    old = _at(dict.fromkeys(FACTORS, 1), base or song_setting())
     eight_six = {k: v for _, level in HELD.values() for k, v in level.items()}
     out = [Cell("O", "O", "", old)]
     out += [Cell(f"O~{h}", "H", h, replace(old, **HELD[h][1])) for h in HELD]
@@ -285,9 +281,7 @@ def run_unit(config: SweepConfig, unit: Network, out: str) -> Rows:
         "factor": cell.factor,
         **{f: cell.level(f) for f in FACTORS},
         "seed": unit.seed,
-        "updates": record["updates"],
-        "stopped": record["stopped"],
-        "wall_seconds": record["wall_seconds"],
+        **{k: record[k] for k in TRAINING_FIELDS},
         **{k: sampled.get(k) for k in ROWS.fields if k in sampled},
         "keeps_sure": None if kept is None else str(kept),
         "greedy_s1_contrast": greedy["s1_contrast"],
