@@ -45,12 +45,9 @@ def report_auroc(trace: Trace) -> tuple[float, bool]:
     if np.all(np.isnan(conf)):
         return CHANCE_E1, True  # no confidence head: the paper's convention (chance)
     correct = trace.agrees[at]
-    if np.isnan(
-        value := undefined_as_nan(type2_auroc, correct, conf)
-    ):  # no wrong report, or no right one
-        return type2_auroc(
-            correct, conf, undefined="chance"
-        ), True  # the paper's imputation (sec. 5.1.2)
+    value = undefined_as_nan(type2_auroc, correct, conf)
+    if np.isnan(value):  # no wrong report, or no right one: the paper's imputation (sec. 5.1.2)
+        return type2_auroc(correct, conf, undefined="chance"), True
     return value, False
 
 
@@ -93,54 +90,27 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         if window is not None:
             readings = gbi_readings(window)
             gbi, gbi_abs = readings["gbi_signed"], readings["gbi_abs"]
-            v[f"e3.gbi.{kind}"] = readings["gbi"]
-            v[f"e3.gbi_signed.{kind}"] = gbi
-            v[f"e3.gbi_abs.{kind}"] = gbi_abs
+            v.update({f"e3.{k}.{kind}": readings[k] for k in ("gbi", "gbi_signed", "gbi_abs")})
         auroc, imputed = report_auroc(idt)
         v[f"e3.auroc.{kind}"] = auroc
         v[f"e3.auroc_imputed.{kind}"] = float(imputed)
         target = noise_target(agent)
-        for noise_mode in NOISE_MODES:
+        titrated = [(l75_key(kind, mode), mode, target) for mode in NOISE_MODES]
+        if kind in ("b1", "b2", "b2_ws"):
+            titrated.append((f"e3.l75_carrier.{kind}", "stored", "carrier"))
+        for key, noise_mode, noise in titrated:
             accs = titration(
                 agent,
                 noise_seeds,
                 cfg.sigmas,
                 noise_mode=noise_mode,
-                target=target,
+                target=noise,
                 fixed=evaluation_intervention(kind),
             )
-            result.l75[l75_key(kind, noise_mode)] = l75_dict(l75(cfg.sigmas, accs))
+            result.l75[key] = l75_dict(l75(cfg.sigmas, accs))
+            cells = {"agent": kind, "noise_mode": noise_mode, "noise": noise, "seed": seed}
             rows += [
-                {
-                    "agent": kind,
-                    "noise_mode": noise_mode,
-                    "noise": target,
-                    "seed": seed,
-                    "sigma": s,
-                    "accuracy": a,
-                }
-                for s, a in zip(cfg.sigmas, accs, strict=True)
-            ]
-        if kind in ("b1", "b2", "b2_ws"):
-            accs = titration(
-                agent,
-                noise_seeds,
-                cfg.sigmas,
-                noise_mode="stored",
-                target="carrier",
-                fixed=evaluation_intervention(kind),
-            )
-            result.l75[f"e3.l75_carrier.{kind}"] = l75_dict(l75(cfg.sigmas, accs))
-            rows += [
-                {
-                    "agent": kind,
-                    "noise_mode": "stored",
-                    "noise": "carrier",
-                    "seed": seed,
-                    "sigma": s,
-                    "accuracy": a,
-                }
-                for s, a in zip(cfg.sigmas, accs, strict=True)
+                {**cells, "sigma": s, "accuracy": a} for s, a in zip(cfg.sigmas, accs, strict=True)
             ]
         pci_by, correct = pci_values(
             agent,
@@ -155,9 +125,8 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         v[f"e3.pci_a_evoked.{kind}"] = (
             float(np.nanmean(evoked)) if np.isfinite(evoked).any() else float("nan")
         )
-        with (
-            ignore_undefined()
-        ):  # no correct or no wrong trial: undefined (nan), counted as 0 below
+        # no correct or no wrong trial: undefined (nan), counted as 0 below
+        with ignore_undefined():
             dpci = delta_pci(pci[correct & np.isfinite(pci)], pci[~correct & np.isfinite(pci)])
         v[f"e3.dpci.{kind}"] = dpci
         points[kind] = {
