@@ -14,6 +14,7 @@ from labcore.config import (
     Intervention,
 )
 from labcore.experiments.common import SeedResult, l75_dict, provide_agents
+from labcore.experiments.paper_results import point_rows
 from labcore.markers import (
     delta_pci,
     hierarchical_regression,
@@ -142,24 +143,6 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     return result
 
 
-def composite_points(results: list[SeedResult]) -> list[dict]:
-    """One point per (agent kind, seed) for the composite regression (Fig. 3b-c)."""
-    return [
-        {
-            "agent": name,
-            "seed": r.seed,
-            "ood_gap": p["gap"],
-            "ood_gap_overflow": p["gap_overflow"],
-            "gbi": p["gbi"],
-            "gbi_abs": p["gbi_abs"],
-            "dpci": p["dpci"],
-            "auroc": p["auroc"],
-        }
-        for r in results
-        for name, p in r.figures.get("points", {}).items()
-    ]
-
-
 def composite(points: list[dict], gap: str = "ood_gap", gbi: str = "gbi") -> dict[str, float]:
     """Hierarchical regression of an OOD gap on GBI, + dPCI, + Type-2 AUROC (sec. 5.3.2)."""
     y = np.array([p[gap] for p in points], float)
@@ -193,7 +176,7 @@ def composite(points: list[dict], gap: str = "ood_gap", gbi: str = "gbi") -> dic
 
 def cross_seed(results: list[SeedResult]) -> dict[str, float]:
     """The registered composite (OOD gap, paper's GBI) and two exploratory variants."""
-    points = composite_points(results)
+    points = [p for r in results for p in point_rows(r.seed, r.figures.get("points", {}))]
     out = {f"e3.composite.{k}": v for k, v in composite(points).items()}
     for tag, gap, gbi in (
         ("abs", "ood_gap", "gbi_abs"),
