@@ -78,6 +78,8 @@ KEEPS_AT = 0.10
 TOP_COHERENCE = COHERENCES[-1]
 """The highest coherence (51.2%), where the strict rule compares an agent with the ideal
 observer."""
+TOP = f"p_sure_c{TOP_COHERENCE:g}"
+"""Its column in the rows (P(sure | offered) at the highest coherence)."""
 IDEAL_P_SURE_TOP = 10 / 2962
 """The ideal observer's P(sure | offered) at 51.2% on the explorer's evaluation trials (seeds 0-2,
 12,000 trials each): :func:`labcore.agents.neurogym.ideal_actions` takes the sure option on 10
@@ -586,9 +588,8 @@ def strict_reading(
 ) -> StrictReading:
     """The strict rule on every cell in the run, and the study's reading on it once the cells its
     answer reads have run (post hoc, change log 2026-11-27)."""
-    top = f"p_sure_c{TOP_COHERENCE:g}"
     kept = {
-        n: [keeps_strictly(r["s1_contrast"], r.get(top)) for r in agents if r["cell"] == n]
+        n: [keeps_strictly(r["s1_contrast"], r.get(TOP)) for r in agents if r["cell"] == n]
         for n in names
     }
     outcomes = {n: majority(k) for n, k in kept.items()}
@@ -612,7 +613,6 @@ def strict_reading(
 def long_cells(rows: Rows, names: Sequence[str]) -> list[LongCell]:
     """The long held cells in the run: each agent's outcomes and the update its option came back
     at, read from its sampled held-out checks (post hoc, change log 2026-11-27)."""
-    top = f"p_sure_c{TOP_COHERENCE:g}"
     checks = [c for c in rows.get(CURVES.name, []) if c["policy"] == "sampled"]
     out = []
     for name in (n for n in names if is_long(n)):
@@ -629,9 +629,9 @@ def long_cells(rows: Rows, names: Sequence[str]) -> list[LongCell]:
                     updates=r.get("updates"),
                     stopped=r.get("stopped"),
                     s1=r["s1_contrast"],
-                    p_sure_top=r.get(top),
+                    p_sure_top=r.get(TOP),
                     keeps=keeps(r["s1_contrast"]),
-                    keeps_strictly=keeps_strictly(r["s1_contrast"], r.get(top)),
+                    keeps_strictly=keeps_strictly(r["s1_contrast"], r.get(TOP)),
                     came_back_at=came_back_at(curve),
                 )
             )
@@ -659,7 +659,6 @@ def _post_hoc_findings(
 ) -> list[Finding]:
     """The strict rule's numbers (each cell's P(sure | offered) at the highest coherence, the
     cells keeping the option strictly) and the long cells' returns, flagged post hoc."""
-    top = f"p_sure_c{TOP_COHERENCE:g}"
     base = {
         "study": study,
         "files": (ROWS.file,),
@@ -670,7 +669,7 @@ def _post_hoc_findings(
             id=f"{study}.{c.name}.p_sure_top",
             question=f"P(sure | offered) at {TOP_COHERENCE:g}% coherence in cell {c.name} (mean "
             "over its seeds; the strict rule's second test)",
-            **seed_estimate(r.get(top) for r in agents if r["cell"] == c.name),
+            **seed_estimate(r.get(TOP) for r in agents if r["cell"] == c.name),
             measure="sure_option",
             flags=(STRICT,),
             **base,
