@@ -133,21 +133,12 @@ def unit_of(row: Mapping[str, Any]) -> Unit:
 E1_TRIALS = Table(
     "e1_trials",
     (
-        "seed",
-        "condition",
-        "dose",
-        "block",
-        "trial",
-        "stimulus",
-        "decision",
-        "confidence",
-        "evidence_first",
-        "evidence_second",
-        "reader",
+        "seed", "condition", "dose", "block", "trial", "stimulus", "decision", "confidence",
+        "evidence_first", "evidence_second", "reader",
     ),
     text=("condition",),
     optional=("confidence", "reader"),
-)
+)  # fmt: skip
 """Every E1 trial: the condition ("intact", "silenced", "noise", "policy_route_off", "rewired")
 and its dose, the block's salience, the stimulus, the decision (-1: none by the time limit), the
 wager's confidence (float32 text; empty without a decision), both flashes' evidence for the right
@@ -155,19 +146,11 @@ side, and (intact) the policy's top softmax probability at the choice step."""
 E2_REPORTS = Table(
     "e2_reports",
     (
-        "seed",
-        "kind",
-        "slots",
-        "episode",
-        "colour_right",
-        "object_right",
-        "colour_held",
-        "object_held",
-        "rule_colour_held",
-        "rule_object_held",
+        "seed", "kind", "slots", "episode", "colour_right", "object_right", "colour_held",
+        "object_held", "rule_colour_held", "rule_object_held",
     ),
     text=("kind",),
-)
+)  # fmt: skip
 """Every E2 episode at every capacity: each report right, each cue held by the learned gate at its
 report, and held by the overwrite rule on the same episode."""
 AGENTS = Table(
@@ -680,15 +663,13 @@ def e1_findings(
     slopes = {}
     for cond, doses in (("silenced", config.silenced), ("noise", config.noise)):
         for m in ("accuracy", "auroc", "m_ratio"):
-            per = {}
-            for s in seeds:
-                ys = [
-                    values[("intact" if d == 0 else cond, 0.0 if d == 0 else float(d), s)][m]
-                    if ("intact" if d == 0 else cond, 0.0 if d == 0 else float(d), s) in values
-                    else float("nan")
-                    for d in doses
-                ]
-                per[s] = slope(doses, ys)
+            keys = [("intact", 0.0) if d == 0 else (cond, float(d)) for d in doses]
+            per = {
+                s: slope(
+                    doses, [values[(*k, s)][m] if (*k, s) in values else math.nan for k in keys]
+                )
+                for s in seeds
+            }
             slopes[(cond, m)] = t(per)
             findings.append(
                 _finding(
@@ -699,16 +680,10 @@ def e1_findings(
                     "difference",
                 )
             )
-            for d in doses:
-                key = ("intact", 0.0) if d == 0 else (cond, float(d))
-                curves.append(
-                    {
-                        "condition": cond,
-                        "dose": float(d),
-                        "measure": m,
-                        **t(per_seed(key[0], key[1], m)).as_dict(),
-                    }
-                )
+            curves += [
+                {"condition": cond, "dose": float(d), "measure": m, **t(per_seed(*k, m)).as_dict()}
+                for d, k in zip(doses, keys, strict=True)
+            ]
     com = t(per_seed("intact", 0.0, "change_of_mind"))
     findings.append(
         _finding(
@@ -862,13 +837,10 @@ def e2_findings(
                     "kind": kind,
                     "slots": k,
                     **summary.as_dict(),
-                    "decision": seed_summary([v["decision"] for v in per[k].values()], "t").mean,
-                    "colour_held": seed_summary(
-                        [v["colour_held"] for v in per[k].values()], "t"
-                    ).mean,
-                    "object_held": seed_summary(
-                        [v["object_held"] for v in per[k].values()], "t"
-                    ).mean,
+                    **{
+                        x: seed_summary([v[x] for v in per[k].values()], "t").mean
+                        for x in ("decision", "colour_held", "object_held")
+                    },
                     "rule": rule[0],
                     "rule_low": rule[1],
                     "rule_high": rule[2],
@@ -910,20 +882,11 @@ def summarise(config: DissociationsConfig, rows: Rows) -> StudySummary:
     excluded = [f"{r['kind']} s{r['seed']}" for r in agents if r["excluded"]]
     sweep = rows.get(SWEEP.name, [])
     settings = sorted({(r["lr"], r["updates"]) for r in sweep})
-    sweep_met = [
-        {
-            "lr": lr,
-            "updates": n,
-            "met": sum(
-                1
-                for r in sweep
-                if (r["lr"], r["updates"]) == (lr, n)
-                and r["heldout_agreement"] >= TrainConfig().agreement_threshold
-            ),
-            "of": sum(1 for r in sweep if (r["lr"], r["updates"]) == (lr, n)),
-        }
-        for lr, n in settings
-    ]
+    sweep_met = []
+    for lr, n in settings:
+        runs = [r for r in sweep if (r["lr"], r["updates"]) == (lr, n)]
+        met = sum(r["heldout_agreement"] >= TrainConfig().agreement_threshold for r in runs)
+        sweep_met.append({"lr": lr, "updates": n, "met": met, "of": len(runs)})
     e2_main = e2_tables["verdicts"]["dissociation"].get(config.e2_kinds[0], "fails")
     held = [e1_tables["verdicts"]["dissociation"] == "evidence", e2_main == "evidence"]
     answer = Answer(

@@ -181,14 +181,10 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     probs = at_step(intact.probs, steps)[ok]
     y = view.correct[ok]
     nan = float("nan")
-    # No decided trial (a broken agent): every marker below is undefined, not an input bug.
-    v["e1.auroc.logits_max_softmax"] = (
-        undefined_as_nan(type2_auroc, y, probs.max(1)) if ok.any() else nan
-    )
     entropy = -(probs * np.log(np.clip(probs, 1e-12, 1))).sum(1)
-    v["e1.auroc.logits_neg_entropy"] = (
-        undefined_as_nan(type2_auroc, y, -entropy) if ok.any() else nan
-    )
+    # No decided trial (a broken agent): every marker below is undefined, not an input bug.
+    for name, score in (("max_softmax", probs.max(1)), ("neg_entropy", -entropy)):
+        v[f"e1.auroc.logits_{name}"] = undefined_as_nan(type2_auroc, y, score) if ok.any() else nan
 
     # z_self's effective dimensionality, and a PCA baseline of matched dimension (sec. 5.1.2).
     z = at_step(intact.z_self, steps)[ok]

@@ -59,8 +59,7 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     for kind in ("a0", "a1"):
         if kind in agents:
             means = workspace(agents[kind], Intervention(), seeds[:n_eval]).means
-            for name, value in means.items():
-                v[f"e2.{name}.{kind}"] = value
+            v.update({f"e2.{name}.{kind}": value for name, value in means.items()})
             rows.append({"agent": kind, "seed": seed, "capacity": None, "scale": None, **means})
     if "b1" not in agents:
         result.rows["e2_capacity"] = rows
@@ -72,18 +71,13 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         slots_k = iv.active_slots(b1.config.n_slots)
         view = workspace(b1, iv, seeds)
         acc = {
-            "per_step": float(view.per_step[:n_eval].mean()),
-            "decision": float(view.decision[:n_eval].mean()),
-            "conjunction": float(view.conjunction[:n_eval].mean()),
+            name: float(getattr(view, name)[:n_eval].mean())
+            for name in ("per_step", "decision", "conjunction")
         }
-        for name, value in acc.items():
-            v[f"e2.{name}.k{slots_k}"] = value
         rows.append({"agent": "b1", "seed": seed, "capacity": slots_k, "scale": scale, **acc})
-        v[f"e2.gbi.k{slots_k}"] = view.gbi
-        v[f"e2.gbi_signed.k{slots_k}"] = view.gbi_signed
-        v[f"e2.gbi_abs.k{slots_k}"] = view.gbi_abs
-        v[f"e2.gbi_two.k{slots_k}"] = view.two_occupied
-        v[f"e2.ignition.k{slots_k}"] = view.ignition
+        markers = {"gbi": view.gbi, "gbi_signed": view.gbi_signed, "gbi_abs": view.gbi_abs}
+        markers |= {"gbi_two": view.two_occupied, "ignition": view.ignition}
+        v.update({f"e2.{name}.k{slots_k}": value for name, value in (acc | markers).items()})
         tr = view.trace
         figures["slots_mean_norm"][str(slots_k)] = (
             np.sqrt((tr.slots**2).mean(axis=(2, 3))).mean(0).round(5).tolist()

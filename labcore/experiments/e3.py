@@ -14,6 +14,7 @@ from labcore.config import (
     Intervention,
 )
 from labcore.experiments.common import SeedResult, l75_dict, provide_agents
+from labcore.experiments.paper_results import point_rows
 from labcore.markers import (
     delta_pci,
     hierarchical_regression,
@@ -45,12 +46,9 @@ def report_auroc(trace: Trace) -> tuple[float, bool]:
     if np.all(np.isnan(conf)):
         return CHANCE_E1, True  # no confidence head: the paper's convention (chance)
     correct = trace.agrees[at]
-    if np.isnan(
-        value := undefined_as_nan(type2_auroc, correct, conf)
-    ):  # no wrong report, or no right one
-        return type2_auroc(
-            correct, conf, undefined="chance"
-        ), True  # the paper's imputation (sec. 5.1.2)
+    value = undefined_as_nan(type2_auroc, correct, conf)
+    if np.isnan(value):  # no wrong report, or no right one: the paper's imputation (sec. 5.1.2)
+        return type2_auroc(correct, conf, undefined="chance"), True
     return value, False
 
 
@@ -93,54 +91,27 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         if window is not None:
             readings = gbi_readings(window)
             gbi, gbi_abs = readings["gbi_signed"], readings["gbi_abs"]
-            v[f"e3.gbi.{kind}"] = readings["gbi"]
-            v[f"e3.gbi_signed.{kind}"] = gbi
-            v[f"e3.gbi_abs.{kind}"] = gbi_abs
+            v.update({f"e3.{k}.{kind}": readings[k] for k in ("gbi", "gbi_signed", "gbi_abs")})
         auroc, imputed = report_auroc(idt)
         v[f"e3.auroc.{kind}"] = auroc
         v[f"e3.auroc_imputed.{kind}"] = float(imputed)
         target = noise_target(agent)
-        for noise_mode in NOISE_MODES:
+        titrated = [(l75_key(kind, mode), mode, target) for mode in NOISE_MODES]
+        if kind in ("b1", "b2", "b2_ws"):
+            titrated.append((f"e3.l75_carrier.{kind}", "stored", "carrier"))
+        for key, noise_mode, noise in titrated:
             accs = titration(
                 agent,
                 noise_seeds,
                 cfg.sigmas,
                 noise_mode=noise_mode,
-                target=target,
+                target=noise,
                 fixed=evaluation_intervention(kind),
             )
-            result.l75[l75_key(kind, noise_mode)] = l75_dict(l75(cfg.sigmas, accs))
+            result.l75[key] = l75_dict(l75(cfg.sigmas, accs))
+            cells = {"agent": kind, "noise_mode": noise_mode, "noise": noise, "seed": seed}
             rows += [
-                {
-                    "agent": kind,
-                    "noise_mode": noise_mode,
-                    "noise": target,
-                    "seed": seed,
-                    "sigma": s,
-                    "accuracy": a,
-                }
-                for s, a in zip(cfg.sigmas, accs, strict=True)
-            ]
-        if kind in ("b1", "b2", "b2_ws"):
-            accs = titration(
-                agent,
-                noise_seeds,
-                cfg.sigmas,
-                noise_mode="stored",
-                target="carrier",
-                fixed=evaluation_intervention(kind),
-            )
-            result.l75[f"e3.l75_carrier.{kind}"] = l75_dict(l75(cfg.sigmas, accs))
-            rows += [
-                {
-                    "agent": kind,
-                    "noise_mode": "stored",
-                    "noise": "carrier",
-                    "seed": seed,
-                    "sigma": s,
-                    "accuracy": a,
-                }
-                for s, a in zip(cfg.sigmas, accs, strict=True)
+                {**cells, "sigma": s, "accuracy": a} for s, a in zip(cfg.sigmas, accs, strict=True)
             ]
         pci_by, correct = pci_values(
             agent,
@@ -155,9 +126,8 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         v[f"e3.pci_a_evoked.{kind}"] = (
             float(np.nanmean(evoked)) if np.isfinite(evoked).any() else float("nan")
         )
-        with (
-            ignore_undefined()
-        ):  # no correct or no wrong trial: undefined (nan), counted as 0 below
+        # no correct or no wrong trial: undefined (nan), counted as 0 below
+        with ignore_undefined():
             dpci = delta_pci(pci[correct & np.isfinite(pci)], pci[~correct & np.isfinite(pci)])
         v[f"e3.dpci.{kind}"] = dpci
         points[kind] = {
@@ -171,24 +141,6 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     result.rows["e3_titration"] = rows
     result.figures = {"points": points}
     return result
-
-
-def composite_points(results: list[SeedResult]) -> list[dict]:
-    """One point per (agent kind, seed) for the composite regression (Fig. 3b-c)."""
-    return [
-        {
-            "agent": name,
-            "seed": r.seed,
-            "ood_gap": p["gap"],
-            "ood_gap_overflow": p["gap_overflow"],
-            "gbi": p["gbi"],
-            "gbi_abs": p["gbi_abs"],
-            "dpci": p["dpci"],
-            "auroc": p["auroc"],
-        }
-        for r in results
-        for name, p in r.figures.get("points", {}).items()
-    ]
 
 
 def composite(points: list[dict], gap: str = "ood_gap", gbi: str = "gbi") -> dict[str, float]:
@@ -224,7 +176,7 @@ def composite(points: list[dict], gap: str = "ood_gap", gbi: str = "gbi") -> dic
 
 def cross_seed(results: list[SeedResult]) -> dict[str, float]:
     """The registered composite (OOD gap, paper's GBI) and two exploratory variants."""
-    points = composite_points(results)
+    points = [p for r in results for p in point_rows(r.seed, r.figures.get("points", {}))]
     out = {f"e3.composite.{k}": v for k, v in composite(points).items()}
     for tag, gap, gbi in (
         ("abs", "ood_gap", "gbi_abs"),

@@ -247,10 +247,7 @@ def learning_rows(record: dict, ident: dict) -> list[dict]:
     return [
         {
             **ident,
-            "episode": h.get("episode"),
-            "update": h.get("update"),
-            "agreement": h.get("agreement"),
-            "report_agreement": h.get("report_agreement"),
+            **{k: h.get(k) for k in ("episode", "update", "agreement", "report_agreement")},
             "heldout_loss": h.get("heldout_loss"),
             "trained_on": where,
         }
@@ -687,16 +684,8 @@ def _findings(groups: dict, rows: list[dict], reads: list[dict], n_seeds: int) -
             f"The L75 an ideal observer of {KIND_WORDS[kind]}'s workspace reaches "
             "(registered design, stored noise)"
         )
-        out.append(
-            _finding(
-                f"ceiling.{kind}",
-                question,
-                g.get("ceiling"),
-                g.get("n", 0),
-                "sigma",
-                "ideal_observer",
-            )
-        )
+        ceiling, n = g.get("ceiling"), g.get("n", 0)
+        out.append(_finding(f"ceiling.{kind}", question, ceiling, n, "sigma", "ideal_observer"))
     if combos:
         (cell, schedule, protocol), *values = min(combos, key=lambda c: c[1])
         for kind, value in zip(KINDS, values, strict=True):
@@ -736,34 +725,17 @@ def _findings(groups: dict, rows: list[dict], reads: list[dict], n_seeds: int) -
             f"How many agents on the {schedule.replace('_', '-')} schedule learned the task "
             "(95% held-out agreement)?"
         )
-        value = len(agents) - left_out
+        value, n = len(agents) - left_out, len(agents)
         out.append(
-            _finding(
-                f"learned.{schedule}",
-                question,
-                value,
-                len(agents),
-                "count",
-                "excluded",
-                flags=flags,
-            )
+            _finding(f"learned.{schedule}", question, value, n, "count", "excluded", flags=flags)
         )
-    for reading, part in ((NEVER, "never"), (LOST, "lost")):
-        found = [r for r in reads if r["reading"] == reading]
-        if reads:
-            question = f"Paper-schedule agents whose learning curve reads '{reading}'"
-            learning = {"files": (LEARNING.file,), "section": "protocol sec. 7.7"}
-            out.append(
-                _finding(
-                    f"curves.{part}",
-                    question,
-                    len(found),
-                    len(reads),
-                    "count",
-                    "schedule",
-                    **learning,
-                )
-            )
+    learning = {"files": (LEARNING.file,), "section": "protocol sec. 7.7"}
+    for reading, part in ((NEVER, "never"), (LOST, "lost")) if reads else ():
+        question = f"Paper-schedule agents whose learning curve reads '{reading}'"
+        value = sum(r["reading"] == reading for r in reads)
+        out.append(
+            _finding(f"curves.{part}", question, value, len(reads), "count", "schedule", **learning)
+        )
     return out
 
 

@@ -177,9 +177,8 @@ def auroc_spread(view: MetacognitionView) -> dict[str, float]:
         for k in ("confidence_distinct", "spread_bets", "auroc_meaningful", "bets_flipped")
     }
     if out["auroc_meaningful"] == 1.0 and not out["bets_flipped"] >= 1:
-        out["auroc_meaningful"] = (
-            0.0  # sec. 10.5: its variation changes no bet the evaluation makes
-        )
+        # sec. 10.5: its variation changes no bet the evaluation makes
+        out["auroc_meaningful"] = 0.0
     correct, conf = view.correct[answered], view.confidence[answered].astype(np.float64)
     with ignore_undefined():
         out["auroc_resolved"] = (
@@ -303,10 +302,8 @@ def cross_seed(results: list[SeedResult]) -> dict[str, float]:
             )
             out[f"e4.seeds_opting_out_never.{arm.name}"] = float((rates <= ALL_OR_NOTHING).sum())
             out[f"e4.seeds_opting_out_measured.{arm.name}"] = float(rates.size)
-        for what in (
-            "train_updates",
-            "wager_updates",
-        ):  # a cell's schedule, as its agents' records give it
+        # a cell's schedule, as its agents' records give it
+        for what in ("train_updates", "wager_updates"):
             updates = [
                 r.values[key] for r in results if (key := f"e4.{what}.{arm.name}") in r.values
             ]

@@ -123,9 +123,8 @@ def _interval(
     """(estimate, interval, seeds, kind of interval) of one condition; nan where undefined."""
     a = np.asarray(list(values.get(condition.key, {}).values()), float)
     with warnings.catch_warnings():
-        warnings.simplefilter(
-            "ignore"
-        )  # an undefined interval is reported as such, not warned about
+        # an undefined interval is reported as such, not warned about
+        warnings.simplefilter("ignore")
         if condition.majority:
             share = float((a == 1).mean()) if a.size else math.nan
             return share, (share, share), int(a.size), SHARE_OF_SEEDS

@@ -195,7 +195,7 @@ def measure_agent(kind: str, seed: int, study: IntegrationStudyConfig) -> list[d
                 for r in integration_readings(
                     runs, ridge=ridge, n_surrogates=study.n_surrogates if i == 0 else 0, seed=seed
                 ):
-                    rows.append({**ident, **_row(r), "group": "all", "ridge": ridge})
+                    rows.append({**ident, **asdict(r), "group": "all", "ridge": ridge})
                 if training != "trained" or condition != "intact":
                     continue
                 for variant in INTEGRATION_VARIANTS:
@@ -220,22 +220,8 @@ def measure_agent(kind: str, seed: int, study: IntegrationStudyConfig) -> list[d
                         for r in integration_readings(
                             runs, variants=(variant,), episodes=episodes, ridge=ridge
                         ):
-                            rows.append({**ident, **_row(r), "group": group, "ridge": ridge})
+                            rows.append({**ident, **asdict(r), "group": group, "ridge": ridge})
     return rows
-
-
-def _row(r: Any) -> dict[str, Any]:
-    return {
-        "signal": r.signal,
-        "variant": r.variant,
-        "measure": r.measure,
-        "value": r.value,
-        "surrogate_mean": r.surrogate_mean,
-        "n_episodes": r.n_episodes,
-        "n_samples": r.n_samples,
-        "n_channels": r.n_channels,
-        "reason": r.reason,
-    }
 
 
 # --------------------------------------------------------------------------- the rules

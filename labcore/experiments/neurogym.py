@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from labcore.experiments.pdw import above_zero, seed_estimate
+from labcore.experiments.pdw import OUTCOME, above_zero, seed_estimate
 from labcore.experiments.study import Rows, Study, Table
 from labcore.findings import Answer, Finding, Flag, StudySummary
 from labcore.markers.sure_option import HIGH_COHERENCES, LOW_COHERENCES
@@ -259,25 +259,25 @@ POST_HOC = Flag(
     kind="post_hoc",
     note="added after the registered agents: the architecture's ceiling (change log 2026-11-23)",
 )
-OUTCOME = {True: "supported", False: "not supported", None: "undefined"}
 
 
 def _finding(key: str, est: dict[str, Any], **extra: Any) -> Finding:
+    """The seed mean ``key`` (``<observer>_<measure>``) as a finding; ``extra`` overrides."""
     observer, measure = key.split("_", 1)
-    return Finding(
-        id=f"{STUDY_NAME}.{key}",
-        question=f"{MEASURE_WORDS[measure]} ({OBSERVER_WORDS[observer]})",
+    fields = {
+        "id": f"{STUDY_NAME}.{key}",
+        "question": f"{MEASURE_WORDS[measure]} ({OBSERVER_WORDS[observer]})",
         **est,
-        unit=UNITS.get(measure, "percent"),
-        measure={"sure_gap": "s1", "auroc": "type2_auroc", "auroc_opt_out": "type2_auroc"}.get(
+        "unit": UNITS.get(measure, "percent"),
+        "measure": {"sure_gap": "s1", "auroc": "type2_auroc", "auroc_opt_out": "type2_auroc"}.get(
             measure, ""
         ),
-        flags=(POST_HOC,) if observer == "imitation" else (),
-        study=STUDY_NAME,
-        files=(SEEDS.file,),
-        section="protocol sec. 8.6",
-        **extra,
-    )
+        "flags": (POST_HOC,) if observer == "imitation" else (),
+        "study": STUDY_NAME,
+        "files": (SEEDS.file,),
+        "section": "protocol sec. 8.6",
+    }
+    return Finding(**(fields | extra))
 
 
 def early_not_offered(curves: Sequence[Mapping[str, Any]]) -> float | None:
@@ -319,12 +319,9 @@ def summarise(config: Any, rows: Rows) -> StudySummary:
         _finding(
             "reward_max_p_sure",
             {"value": max(largest) if largest else None, "n": len(largest)},
-        ).model_copy(
-            update={
-                "id": f"{STUDY_NAME}.reward_max_p_sure.largest",
-                "question": "The largest probability of the sure option on any held-out trial "
-                "of any seed (agents trained from NeuroGym's reward)",
-            }
+            id=f"{STUDY_NAME}.reward_max_p_sure.largest",
+            question="The largest probability of the sure option on any held-out trial of any "
+            "seed (agents trained from NeuroGym's reward)",
         )
     )
     ideal, never = by_id["neurogym.ideal_reward"], by_id["neurogym.ideal_no_sure_reward"]
@@ -346,14 +343,12 @@ def summarise(config: Any, rows: Rows) -> StudySummary:
     early = early_not_offered(rows.get(CURVES.name, []))
     findings.append(
         _finding(
-            "reward_p_sure_at_20", {"value": early, "n": len(seeds) if early is not None else 0}
-        ).model_copy(
-            update={
-                "id": f"{STUDY_NAME}.reward_p_sure_not_offered_at_20",
-                "question": "Probability of the sure option after 20 updates (trials not "
-                "offering it; agents trained from NeuroGym's reward)",
-                "files": (CURVES.file,),
-            }
+            "reward_p_sure_at_20",
+            {"value": early, "n": len(seeds) if early is not None else 0},
+            id=f"{STUDY_NAME}.reward_p_sure_not_offered_at_20",
+            question="Probability of the sure option after 20 updates (trials not offering it; "
+            "agents trained from NeuroGym's reward)",
+            files=(CURVES.file,),
         )
     )
     gap = by_id["neurogym.reward_sure_gap"]

@@ -624,11 +624,7 @@ def registered_flags(
     def add(claim_id: str, flag: Flag) -> None:
         out[claim_id] = (*out.get(claim_id, ()), flag)
 
-    per_seed: dict[str, list[float]] = {}
-    for r in results:
-        for key, value in r.values.items():
-            if value is not None and math.isfinite(value):
-                per_seed.setdefault(key, []).append(float(value))
+    per_seed = {k: list(v.values()) for k, v in e4_hypotheses.per_seed(results).items()}
     ideal = ideal_observer(-1.0)["accuracy"]
     for claim_id in CLAIMS_BY_ID if "calibrated" in rules else ():
         if claim_id.startswith("e1.accuracy.") and claim_id in per_seed:

@@ -66,7 +66,8 @@ CHECKPOINTS = "checkpoints"
 
 
 # ----------------------------------------------------------------------- the design
-def _song_setting() -> NeuroGymRLConfig:
+def song_setting() -> NeuroGymRLConfig:
+    """Song et al.'s registered training setting (imported when asked: it loads torch)."""
     from labcore.training.neurogym_trainer import SONG_2017
 
     return SONG_2017
@@ -84,7 +85,7 @@ class PDWConfig:
 
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
     agents: tuple[str, ...] = ("plain_gru", "b2_ws")
-    rl: NeuroGymRLConfig = field(default_factory=_song_setting)
+    rl: NeuroGymRLConfig = field(default_factory=song_setting)
     """The reward training (registered: the Song setting)."""
     imitation: NeuroGymRLConfig = field(default_factory=_imitation_setting)
     """The post-hoc imitation ceiling (8.6's: 800 updates of 256 trials)."""
@@ -98,7 +99,7 @@ class PDWConfig:
         return cls(
             seeds=(0, 1),
             eval_trials=300,
-            rl=replace(_song_setting(), max_updates=6, eval_every=3, **tiny),
+            rl=replace(song_setting(), max_updates=6, eval_every=3, **tiny),
             imitation=replace(_imitation_setting(), max_updates=4, eval_every=2, **tiny),
         )
 
@@ -240,7 +241,7 @@ def trained_network(unit: Network, cfg: NeuroGymRLConfig, out: Path | str) -> tu
     )
 
 
-def trial_rows(trials: NeuroGymTrials, actions: np.ndarray, unit: Network) -> dict[str, list]:
+def trial_rows(trials: NeuroGymTrials, actions: np.ndarray) -> dict[str, list]:
     """The columns of ``pdw_trials.csv`` for one observer's actions, with each trial's reward."""
     from labcore.agents.neurogym import outcome_rows
 
@@ -270,7 +271,7 @@ def measured_network(
     generator = torch.Generator().manual_seed(MEASURE_SAMPLING_SEED_BASE + unit.seed)
     actions = policy_actions(net, trials, generator)
     levels = levels_of(trials)
-    columns = {p: trial_rows(trials, actions[p], unit) for p in POLICIES}
+    columns = {p: trial_rows(trials, actions[p]) for p in POLICIES}
     values = {p: signature_values(**columns[p], levels=levels) for p in POLICIES}
     return {
         "record": {**record, "training": unit.training},
@@ -280,8 +281,7 @@ def measured_network(
     }
 
 
-def _trial_table(columns: dict[str, list], unit: Network) -> list[dict[str, Any]]:
-    ident = {"agent": unit.agent, "seed": unit.seed, "training": unit.training}
+def _trial_table(columns: dict[str, list], ident: dict[str, Any]) -> list[dict[str, Any]]:
     keys = ("coherence", "sure_offered", "choice", "correct")
     return [
         {**ident, **dict(zip(keys, row, strict=True))}
@@ -294,41 +294,34 @@ def run_unit(config: PDWConfig, unit: Network, out: str) -> Rows:
     of every table of the reproduction."""
     from labcore.agents.neurogym import ideal_actions
 
+    ident = {"agent": unit.agent, "training": unit.training, "seed": unit.seed}
     if unit.training == "ideal":
         trials = evaluation_trials(unit.seed, config.eval_trials)
-        columns = trial_rows(trials, ideal_actions(trials)[0], unit)
-        ident = {"agent": unit.agent, "training": "ideal", "seed": unit.seed, "policy": "ideal"}
+        columns = trial_rows(trials, ideal_actions(trials)[0])
         levels = levels_of(trials)
-        table = _trial_table(columns, unit)
+        table = _trial_table(columns, ident)
+        ideal = {**ident, "policy": "ideal"}
         return {
             TRIALS.name: table,
             TRIALS_GREEDY.name: table,
-            BY_COHERENCE.name: by_coherence_rows(columns, ident, levels),
-            SEEDS.name: [{**ident, **signature_values(**columns, levels=levels)}],
+            BY_COHERENCE.name: by_coherence_rows(columns, ideal, levels),
+            SEEDS.name: [{**ideal, **signature_values(**columns, levels=levels)}],
         }
     cfg = config.rl if unit.training == "reward" else config.imitation
     found = measured_network(unit, cfg, config.eval_trials, out)
-    record = found["record"]
-    training = {k: record[k] for k in ("updates", "stopped", "wall_seconds")}
-    rows: Rows = {
-        TRIALS.name: _trial_table(found["trials"]["sampled"], unit),
-        TRIALS_GREEDY.name: _trial_table(found["trials"]["greedy"], unit),
-        BY_COHERENCE.name: [],
-        CURVES.name: curve_rows(record, unit.cell, found["levels"]),
-        SEEDS.name: [],
+    record, levels, trials = found["record"], found["levels"], found["trials"]
+    training = {k: record[k] for k in TRAINING_FIELDS}
+    return {
+        TRIALS.name: _trial_table(trials["sampled"], ident),
+        TRIALS_GREEDY.name: _trial_table(trials["greedy"], ident),
+        BY_COHERENCE.name: [
+            row
+            for p in POLICIES
+            for row in by_coherence_rows(trials[p], {**ident, "policy": p}, levels)
+        ],
+        CURVES.name: curve_rows(record, unit.cell, levels),
+        SEEDS.name: [{**ident, "policy": p, **training, **found["values"][p]} for p in POLICIES],
     }
-    for policy in POLICIES:
-        ident = {
-            "agent": unit.agent,
-            "training": unit.training,
-            "seed": unit.seed,
-            "policy": policy,
-        }
-        rows[BY_COHERENCE.name] += by_coherence_rows(
-            found["trials"][policy], ident, found["levels"]
-        )
-        rows[SEEDS.name].append({**ident, **training, **found["values"][policy]})
-    return rows
 
 
 # ----------------------------------------------------------------------- one observer, one seed

@@ -18,11 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from labcore.checks import ConfigError
 from labcore.experiments.pdw import (
     COHERENCES,
+    TRAINING_FIELDS,
     Network,
     curve_rows,
     curve_table,
     measured_network,
     seed_estimate,
+    song_setting,
     welch_estimate,
 )
 from labcore.experiments.study import Rows, Study, Table
@@ -76,6 +78,8 @@ KEEPS_AT = 0.10
 TOP_COHERENCE = COHERENCES[-1]
 """The highest coherence (51.2%), where the strict rule compares an agent with the ideal
 observer."""
+TOP = f"p_sure_c{TOP_COHERENCE:g}"
+"""Its column in the rows (P(sure | offered) at the highest coherence)."""
 IDEAL_P_SURE_TOP = 10 / 2962
 """The ideal observer's P(sure | offered) at 51.2% on the explorer's evaluation trials (seeds 0-2,
 12,000 trials each): :func:`labcore.agents.neurogym.ideal_actions` takes the sure option on 10
@@ -218,16 +222,10 @@ def _at(levels: dict[str, int], base: NeuroGymRLConfig) -> NeuroGymRLConfig:
     return replace(base, **changes)
 
 
-def _song_setting() -> NeuroGymRLConfig:
-    from labcore.training.neurogym_trainer import SONG_2017
-
-    return SONG_2017
-
-
 def cells(base: NeuroGymRLConfig | None = None) -> list[Cell]:
     """The 16 registered cells: S, S-factor (7), O, O+factor (7); Song's other settings from
     ``base`` (default :data:`~labcore.training.neurogym_trainer.SONG_2017`)."""
-    base = base or _song_setting()
+    base = base or song_setting()
     out = []
     for name in cell_names("registered"):
         levels = {f: 0 if level_of(name, f) == "song" else 1 for f in FACTORS}
@@ -240,7 +238,7 @@ def held_cells(base: NeuroGymRLConfig | None = None) -> list[Cell]:
     protocol 8.6's level (:data:`HELD`), ``O~all`` with all of them (8.6's trainer on the plain
     GRU), and ``O~<choice>+long``: two of them again with a cap of :data:`LONG_UPDATES` (change
     log 2026-11-27)."""
-    old = _at(dict.fromkeys(FACTORS, 1), base or _song_setting())
+    old = _at(dict.fromkeys(FACTORS, 1), base or song_setting())
     eight_six = {k: v for _, level in HELD.values() for k, v in level.items()}
     out = [Cell("O", "O", "", old)]
     out += [Cell(f"O~{h}", "H", h, replace(old, **HELD[h][1])) for h in HELD]
@@ -285,9 +283,7 @@ def run_unit(config: SweepConfig, unit: Network, out: str) -> Rows:
         "factor": cell.factor,
         **{f: cell.level(f) for f in FACTORS},
         "seed": unit.seed,
-        "updates": record["updates"],
-        "stopped": record["stopped"],
-        "wall_seconds": record["wall_seconds"],
+        **{k: record[k] for k in TRAINING_FIELDS},
         **{k: sampled.get(k) for k in ROWS.fields if k in sampled},
         "keeps_sure": None if kept is None else str(kept),
         "greedy_s1_contrast": greedy["s1_contrast"],
@@ -592,9 +588,8 @@ def strict_reading(
 ) -> StrictReading:
     """The strict rule on every cell in the run, and the study's reading on it once the cells its
     answer reads have run (post hoc, change log 2026-11-27)."""
-    top = f"p_sure_c{TOP_COHERENCE:g}"
     kept = {
-        n: [keeps_strictly(r["s1_contrast"], r.get(top)) for r in agents if r["cell"] == n]
+        n: [keeps_strictly(r["s1_contrast"], r.get(TOP)) for r in agents if r["cell"] == n]
         for n in names
     }
     outcomes = {n: majority(k) for n, k in kept.items()}
@@ -618,7 +613,6 @@ def strict_reading(
 def long_cells(rows: Rows, names: Sequence[str]) -> list[LongCell]:
     """The long held cells in the run: each agent's outcomes and the update its option came back
     at, read from its sampled held-out checks (post hoc, change log 2026-11-27)."""
-    top = f"p_sure_c{TOP_COHERENCE:g}"
     checks = [c for c in rows.get(CURVES.name, []) if c["policy"] == "sampled"]
     out = []
     for name in (n for n in names if is_long(n)):
@@ -635,9 +629,9 @@ def long_cells(rows: Rows, names: Sequence[str]) -> list[LongCell]:
                     updates=r.get("updates"),
                     stopped=r.get("stopped"),
                     s1=r["s1_contrast"],
-                    p_sure_top=r.get(top),
+                    p_sure_top=r.get(TOP),
                     keeps=keeps(r["s1_contrast"]),
-                    keeps_strictly=keeps_strictly(r["s1_contrast"], r.get(top)),
+                    keeps_strictly=keeps_strictly(r["s1_contrast"], r.get(TOP)),
                     came_back_at=came_back_at(curve),
                 )
             )
@@ -665,7 +659,6 @@ def _post_hoc_findings(
 ) -> list[Finding]:
     """The strict rule's numbers (each cell's P(sure | offered) at the highest coherence, the
     cells keeping the option strictly) and the long cells' returns, flagged post hoc."""
-    top = f"p_sure_c{TOP_COHERENCE:g}"
     base = {
         "study": study,
         "files": (ROWS.file,),
@@ -676,7 +669,7 @@ def _post_hoc_findings(
             id=f"{study}.{c.name}.p_sure_top",
             question=f"P(sure | offered) at {TOP_COHERENCE:g}% coherence in cell {c.name} (mean "
             "over its seeds; the strict rule's second test)",
-            **seed_estimate(r.get(top) for r in agents if r["cell"] == c.name),
+            **seed_estimate(r.get(TOP) for r in agents if r["cell"] == c.name),
             measure="sure_option",
             flags=(STRICT,),
             **base,
