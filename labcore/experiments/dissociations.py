@@ -133,12 +133,21 @@ def unit_of(row: Mapping[str, Any]) -> Unit:
 E1_TRIALS = Table(
     "e1_trials",
     (
-        "seed", "condition", "dose", "block", "trial", "stimulus", "decision", "confidence",
-        "evidence_first", "evidence_second", "reader",
+        "seed",
+        "condition",
+        "dose",
+        "block",
+        "trial",
+        "stimulus",
+        "decision",
+        "confidence",
+        "evidence_first",
+        "evidence_second",
+        "reader",
     ),
     text=("condition",),
     optional=("confidence", "reader"),
-)  # fmt: skip
+)
 """Every E1 trial: the condition ("intact", "silenced", "noise", "policy_route_off", "rewired")
 and its dose, the block's salience, the stimulus, the decision (-1: none by the time limit), the
 wager's confidence (float32 text; empty without a decision), both flashes' evidence for the right
@@ -146,11 +155,19 @@ side, and (intact) the policy's top softmax probability at the choice step."""
 E2_REPORTS = Table(
     "e2_reports",
     (
-        "seed", "kind", "slots", "episode", "colour_right", "object_right", "colour_held",
-        "object_held", "rule_colour_held", "rule_object_held",
+        "seed",
+        "kind",
+        "slots",
+        "episode",
+        "colour_right",
+        "object_right",
+        "colour_held",
+        "object_held",
+        "rule_colour_held",
+        "rule_object_held",
     ),
     text=("kind",),
-)  # fmt: skip
+)
 """Every E2 episode at every capacity: each report right, each cue held by the learned gate at its
 report, and held by the overwrite rule on the same episode."""
 AGENTS = Table(
