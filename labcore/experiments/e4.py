@@ -13,6 +13,7 @@ from labcore.budgets import ReproduceConfig
 from labcore.config import TASK_OF_EXPERIMENT, WageringConfig
 from labcore.experiments.common import DEFAULT_CACHE, SeedResult, provide_agents
 from labcore.experiments.e1 import conditions, relative_checks, trial_rows, view_values
+from labcore.experiments.paper_results import CURVE_COLUMNS
 from labcore.markers import ignore_undefined, skip_fraction, type2_auroc
 from labcore.measures import MetacognitionView, metacognition, on_selected
 from labcore.seeding import episode_seeds
@@ -124,17 +125,6 @@ REFERENCE = "supervised"
 """Arm (c), the reference of the paired contrasts."""
 TERCILES = ("low", "mid", "high")
 """Salience terciles, faintest first (protocol 8.4)."""
-CURVE_FIELDS = (
-    "agreement",
-    "heldout_auroc",
-    "heldout_confidence",
-    "heldout_wager_reward",
-    "heldout_confidence_sd",
-    "heldout_confidence_distinct",
-    "heldout_spread_bets",
-)
-"""Per-evaluation numbers of a training record's ``history`` (and ``wager_curve``) carried into
-``e4_curves.csv``; the last three are the spread of protocol 8.8.4 (absent from older records)."""
 
 
 def tercile_edges(config: WageringConfig | None = None) -> np.ndarray:
@@ -240,14 +230,14 @@ def _cell(value: object) -> float | None:
 
 
 def curve_rows(arm: Arm, seed: int, history: list[dict]) -> list[dict]:
-    """``e4_curves`` rows of one agent: arm, seed, update and :data:`CURVE_FIELDS` per
-    evaluation."""
+    """``e4_curves`` rows of one agent: arm, seed, update and the numbers of
+    :data:`~labcore.experiments.paper_results.CURVE_COLUMNS` per evaluation."""
     return [
         {
             "arm": arm.name,
             "seed": seed,
             "update": h["update"],
-            **{k: _cell(h.get(k)) for k in CURVE_FIELDS},
+            **{k: _cell(h.get(k)) for k in CURVE_COLUMNS},
         }
         for h in history
     ]

@@ -105,6 +105,8 @@ CURVE_COLUMNS = (
     "heldout_confidence_distinct",
     "heldout_spread_bets",
 )
+"""Per-evaluation numbers of a training record's ``history`` (and ``wager_curve``) carried into
+``e4_curves.csv``; the last three are the spread of protocol 8.8.4 (absent from older records)."""
 E4_CURVES = Table(
     "e4_curves",
     ("arm", "seed", "update", *CURVE_COLUMNS),
