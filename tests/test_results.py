@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from labcore.experiments.paper_results import load_results
+from labcore.experiments.study import STUDIES
+from labcore.figures.registry import FIGURE, STUDY_FIGURES
 from labcore.findings import SCHEMA_VERSION
 
 BUNDLED = Path(__file__).resolve().parents[1] / "results" / "bundled"
@@ -47,3 +49,10 @@ def test_report_of_an_old_set_says_to_rerun(tmp_path):
     res = load_results(tmp_path)
     (problem,) = [p for p in res.problems if p.kind == "schema"]
     assert html.escape(problem) in build_report_html(res)  # the report shows the problem
+
+
+@pytest.mark.parametrize("name", sorted(STUDY_FIGURES))
+def test_a_published_study_figure_is_what_its_folder_draws(name):
+    # figure.json is published beside the study's files: it must be what the code draws from them
+    folder = BUNDLED.parent / STUDIES[name].folder
+    assert (folder / FIGURE).read_text(encoding="utf-8") == STUDY_FIGURES[name](folder).to_json()

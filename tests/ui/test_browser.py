@@ -654,6 +654,8 @@ def test_mystery_started_in_class_order_never_projects_its_condition_and_reveals
     teacher's reveal within seconds, without a reload (the page polls as the student view does)."""
     import time
 
+    from playwright.sync_api import expect
+
     from labcore.classroom import mystery
 
     condition = mystery.conditions("wagering")["zero"]
@@ -668,8 +670,12 @@ def test_mystery_started_in_class_order_never_projects_its_condition_and_reveals
     # Starting the class reruns the page; a click during that rerun can land on a stale popover.
     teacher.wait_for_selector(APP_IDLE, timeout=60_000)
     teacher.get_by_role("button", name="Choose the hidden condition").click()
-    teacher.locator('[data-testid="stSelectbox"]').filter(has_text="Hidden condition").click()
+    chooser = teacher.locator('[data-testid="stSelectbox"]').filter(has_text="Hidden condition")
+    chooser.click()
     teacher.get_by_role("option", name=condition).click()
+    # the choice's rerun ends before the puzzle is made (under load a click can outrun it)
+    expect(chooser.get_by_role("combobox")).to_have_value(condition, timeout=60_000)
+    teacher.wait_for_selector(APP_IDLE, timeout=60_000)
     teacher.get_by_role("button", name="Make this puzzle").click()
     reveal = teacher.get_by_role("button", name="Reveal the answer to the class")
     reveal.wait_for(timeout=60_000)
