@@ -59,7 +59,7 @@ class Trace:
         """The trace of episode ``i`` alone (a batch of one)."""
         n = self.n_episodes
 
-        def pick(value):
+        def pick(value: object) -> object:
             return (
                 value[i : i + 1]
                 if isinstance(value, np.ndarray) and value.shape[:1] == (n,)
