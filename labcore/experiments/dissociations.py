@@ -189,7 +189,7 @@ TABLES = (E1_TRIALS, E2_REPORTS, AGENTS, SWEEP)
 
 
 # ------------------------------------------------------------------------------ ideal observers
-def ideal_observer(salience: float, trials: int, seed: int, sd: float | None = None) -> dict:
+def ideal_observer(salience: float, trials: int, seed: int) -> dict:
     """The post-decision wager's ideal observer and its trivial readers in one block (11.2).
 
     Parameters
@@ -200,8 +200,6 @@ def ideal_observer(salience: float, trials: int, seed: int, sd: float | None = N
         Simulated trials (M-ratios on the first 20,000 of them).
     seed : int
         The simulation's seed.
-    sd : float, optional
-        The flashes' noise SD per entry (default: the wagering task's).
 
     Returns
     -------
@@ -220,7 +218,7 @@ def ideal_observer(salience: float, trials: int, seed: int, sd: float | None = N
     """
     from labcore.markers import ignore_undefined, meta_d_prime, type2_auroc
 
-    sd = WageringConfig().cue_noise_sd if sd is None else sd
+    sd = WageringConfig().cue_noise_sd  # the flashes' noise SD per entry
     rng = np.random.default_rng(seed)
     stimulus = rng.integers(2, size=trials)
     sign = 2.0 * stimulus - 1.0
@@ -858,12 +856,8 @@ def e2_findings(
                         x: seed_summary([v[x] for v in per[k].values()], "t").mean
                         for x in ("decision", "colour_held", "object_held")
                     },
-                    "rule": rule[0],
-                    "rule_low": rule[1],
-                    "rule_high": rule[2],
-                    "best": best[0],
-                    "best_low": best[1],
-                    "best_high": best[2],
+                    **dict(zip(("rule", "rule_low", "rule_high"), rule, strict=True)),
+                    **dict(zip(("best", "best_low", "best_high"), best, strict=True)),
                 }
             )
         any_loss = any(

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from labcore.config import AGENT_KINDS, AgentConfig, Intervention, TrainConfig
 from labcore.experiments.study import Rows, Study, Table
@@ -38,7 +38,6 @@ SCHEDULES = ("fast", "paper", "paper_weighted", "paper_weighted_slow")
 """Protocol sec. 7.3 (fast, paper), 7.7 (paper_weighted: the x20 as a class weight) and its post
 hoc probe (paper_weighted_slow: the same at the paper's other tested learning rate, 1e-4, on B1;
 change log 2026-11-26)."""
-POST_HOC_SCHEDULES = ("paper_weighted_slow",)
 SCHEDULE_TAGS = {"paper_weighted": ".class20", "paper_weighted_slow": ".class20-lr1e-4"}
 CLOSEST_FAST = "raw-closed-g10"
 """The fast cell closest to the paper's pattern by the rule of sec. 7.4, found on 2026-11-23
@@ -221,10 +220,6 @@ def unit_of(row: dict) -> Unit:
     return Unit(row["schedule"], row["cell"], row["kind"])
 
 
-def _seeds(study: E3StudyConfig, schedule: str) -> tuple[int, ...]:
-    return study.seeds if schedule == "fast" else study.paper_seeds
-
-
 def _name(config: AgentConfig, seed: int, cfg: TrainConfig) -> str:
     from labcore.storage.checkpoints import checkpoint_name
 
@@ -269,7 +264,7 @@ def run_unit(study: E3StudyConfig, unit: Unit, out: str) -> Rows:
     config = cell.config(unit.kind, unit.schedule)
     cfg = study.train_config(unit.schedule)
     ckpt = Path(out) / "checkpoints"
-    seeds = _seeds(study, unit.schedule)
+    seeds = study.seeds if unit.schedule == "fast" else study.paper_seeds
     missing = tuple(s for s in seeds if not checkpoint_file(ckpt, _name(config, s, cfg)).exists())
     if missing:
         ckpt.mkdir(parents=True, exist_ok=True)
@@ -526,15 +521,15 @@ def schedule_effects(groups: dict, to: str = "paper") -> dict[str, dict]:
 LEARNED, NEVER, LOST = "learned", "never learned", "learned, then lost it"
 
 
-def curve_reading(agreements: list[float], threshold: float = EXCLUDE_BELOW) -> str:
+def curve_reading(agreements: list[float]) -> str:
     """Protocol sec. 7.7's reading of one learning curve (held-out agreement by evaluation).
 
     >>> curve_reading([0.3, 0.99, 1.0]), curve_reading([0.2, 0.4]), curve_reading([0.2, 0.97, 0.4])
     ('learned', 'never learned', 'learned, then lost it')
     """
-    if agreements and agreements[-1] >= threshold:
+    if agreements and agreements[-1] >= EXCLUDE_BELOW:
         return LEARNED
-    return LOST if any(a >= threshold for a in agreements) else NEVER
+    return LOST if any(a >= EXCLUDE_BELOW for a in agreements) else NEVER
 
 
 def readings(learning: list[dict]) -> list[dict]:
@@ -564,10 +559,9 @@ def readings(learning: list[dict]) -> list[dict]:
 
 
 # ------------------------------------------------------------------------------ summary
-class E3Group(BaseModel):
+class E3Group(BaseModel, extra="forbid"):
     """Medians over the agents of one (cell, schedule, protocol, kind) that met the criterion."""
 
-    model_config = ConfigDict(extra="forbid")
     cell: str
     schedule: str
     protocol: str
@@ -584,19 +578,17 @@ class E3Group(BaseModel):
     gbi_signed: Number
 
 
-class Closest(BaseModel):
+class Closest(BaseModel, extra="forbid"):
     """The (cell, protocol) of a schedule closest to the paper's pattern (sec. 7.4)."""
 
-    model_config = ConfigDict(extra="forbid")
     cell: str
     protocol: str
     distance: Number
 
 
-class Reading(BaseModel):
+class Reading(BaseModel, extra="forbid"):
     """Sec. 7.7's reading of one paper-schedule agent's learning curve."""
 
-    model_config = ConfigDict(extra="forbid")
     cell: str
     schedule: str
     kind: str
@@ -608,10 +600,9 @@ class Reading(BaseModel):
     trained_on: str
 
 
-class E3Tables(BaseModel):
+class E3Tables(BaseModel, extra="forbid"):
     """The design study's tables (``summary.json`` ``tables``)."""
 
-    model_config = ConfigDict(extra="forbid")
     groups: list[E3Group]
     closest: dict[str, Closest]
     pattern: list[dict[str, str]]
@@ -719,7 +710,7 @@ def _findings(groups: dict, rows: list[dict], reads: list[dict], n_seeds: int) -
             continue
         left_out = sum(excluded(r) for r in agents.values())
         flags = (Flag(kind="excluded", params={"n_excluded": left_out}),) if left_out else ()
-        if schedule in POST_HOC_SCHEDULES:
+        if schedule == "paper_weighted_slow":
             flags = (*flags, Flag(kind="post_hoc"))
         question = (
             f"How many agents on the {schedule.replace('_', '-')} schedule learned the task "

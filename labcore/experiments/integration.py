@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from labcore import render
 from labcore.experiments.construction import equivalent
@@ -140,11 +140,6 @@ def unit_of(row: dict) -> Unit:
     return Unit(row["kind"], int(row["seed"]))
 
 
-def run_unit(study: IntegrationStudyConfig, unit: Unit, out: str) -> Rows:
-    """Measure one unit (:func:`measure_agent`) into the study's table."""
-    return {ROWS.name: measure_agent(unit.kind, unit.seed, study)}
-
-
 # --------------------------------------------------------------------------- measuring
 def _groups(correct: np.ndarray, seed: int, min_group: int) -> dict[str, np.ndarray] | str:
     """Correct and error episodes, the larger group subsampled to the smaller's size; or why not."""
@@ -161,7 +156,7 @@ def _groups(correct: np.ndarray, seed: int, min_group: int) -> dict[str, np.ndar
     }
 
 
-def measure_agent(kind: str, seed: int, study: IntegrationStudyConfig) -> list[dict[str, Any]]:
+def run_unit(study: IntegrationStudyConfig, unit: Unit, out: str) -> Rows:
     """Every value of protocol 9.3-9.4 for one kind and seed, trained and untrained twin."""
     import torch
 
@@ -170,6 +165,7 @@ def measure_agent(kind: str, seed: int, study: IntegrationStudyConfig) -> list[d
     from labcore.measures import evaluation_intervention
 
     torch.set_num_threads(1)
+    kind, seed = unit.kind, unit.seed
     rows: list[dict[str, Any]] = []
     seeds = episode_seeds(seed, "eval", study.episodes)
     for training in ("trained", "untrained"):
@@ -221,7 +217,7 @@ def measure_agent(kind: str, seed: int, study: IntegrationStudyConfig) -> list[d
                             runs, variants=(variant,), episodes=episodes, ridge=ridge
                         ):
                             rows.append({**ident, **asdict(r), "group": group, "ridge": ridge})
-    return rows
+    return {ROWS.name: rows}
 
 
 # --------------------------------------------------------------------------- the rules
@@ -262,30 +258,28 @@ Values = dict[int, float]
 """Per-seed values of one cell of the table (seed -> value, nan where undefined)."""
 
 
-class ValueTable:
-    """Per-seed values by (kind, training, condition, signal, variant, group, measure, ridge)."""
-
-    def __init__(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        self.values: dict[tuple, Values] = {}
-        for r in rows:
-            if r.get("measure") is None:
-                continue
-            v = r.get("value")
-            key = (*(r[c] for c in ROWS.fields[:8] if c != "seed"), float(r["ridge"]))
-            self.values.setdefault(key, {})[int(r["seed"])] = (
-                float(v) if v is not None and v == v else math.nan
-            )
-
-    def get(self, *key: Any) -> Values:
-        """The per-seed values of one key (empty if none)."""
-        return self.values.get(key, {})
+ValueTable = dict[tuple, Values]
+"""Per-seed values by (kind, training, condition, signal, variant, group, measure, ridge)."""
 
 
-class Difference(BaseModel):
+def value_table(rows: Sequence[Mapping[str, Any]]) -> ValueTable:
+    """The rows' values by key (rows without a measure left out; nan where undefined)."""
+    table: ValueTable = {}
+    for r in rows:
+        if r.get("measure") is None:
+            continue
+        v = r.get("value")
+        key = (*(r[c] for c in ROWS.fields[:8] if c != "seed"), float(r["ridge"]))
+        table.setdefault(key, {})[int(r["seed"])] = (
+            float(v) if v is not None and v == v else math.nan
+        )
+    return table
+
+
+class Difference(BaseModel, extra="forbid"):
     """One agent's paired difference over seeds (M1-M3), or one step of the ordering (M4:
     ``agent`` "a1-a0", ``n`` and ``n_other`` the seeds of the higher and the lower kind)."""
 
-    model_config = ConfigDict(extra="forbid")
     agent: str
     n: int
     n_other: int | None = None
@@ -336,10 +330,9 @@ def step_difference(high_kind: str, low_kind: str, a: Values, b: Values) -> Diff
     )
 
 
-class AuditEntry(BaseModel):
+class AuditEntry(BaseModel, extra="forbid"):
     """A value an untrained agent of the same wiring demonstrably gives too (protocol 9.5)."""
 
-    model_config = ConfigDict(extra="forbid")
     kind: str
     condition: str
     signal: str
@@ -360,11 +353,11 @@ def audit_values(table: ValueTable, ridge: float) -> list[AuditEntry]:
     same kind, condition, signal, variant and measure, by the equivalence rule
     (:func:`labcore.experiments.construction.equivalent`)."""
     found = []
-    for key, trained in table.values.items():
+    for key, trained in table.items():
         kind, training, condition, signal, variant, group, measure, r = key
         if training != "trained" or group != "all" or r != ridge:
             continue
-        twin = table.get(kind, "untrained", condition, signal, variant, group, measure, r)
+        twin = table.get((kind, "untrained", condition, signal, variant, group, measure, r), {})
         a = [v for v in trained.values() if math.isfinite(v)]
         b = [v for v in twin.values() if math.isfinite(v)]
         if len(a) >= 2 and len(b) >= 2:
@@ -385,10 +378,9 @@ def audit_values(table: ValueTable, ridge: float) -> list[AuditEntry]:
     return found
 
 
-class MonotonicityTest(BaseModel):
+class MonotonicityTest(BaseModel, extra="forbid"):
     """One monotonicity of one measure, signal and variant at one ridge."""
 
-    model_config = ConfigDict(extra="forbid")
     test: str
     measure: str
     signal: str
@@ -414,7 +406,7 @@ def run_tests(
     rows: Sequence[Mapping[str, Any]], kinds: Sequence[str], ridge: float
 ) -> tuple[list[MonotonicityTest], list[AuditEntry]]:
     """M1-M4 for every measure, signal and variant at one ridge, and the audit they read."""
-    table = ValueTable(rows)
+    table = value_table(rows)
     audit = audit_values(table, ridge)
     fixed = {e.key for e in audit}
     tests = []
@@ -439,7 +431,7 @@ def _tests_of(
     def val(
         kind: str, training: str = "trained", condition: str = "intact", group: str = "all"
     ) -> Values:
-        return table.get(kind, training, condition, signal, variant, group, measure, ridge)
+        return table.get((kind, training, condition, signal, variant, group, measure, ridge), {})
 
     def audited(kind: str, *conditions: str) -> bool:
         return any((kind, c, signal, variant, measure) in fixed for c in conditions)
@@ -511,10 +503,9 @@ def _ordering_outcome(outcomes: Iterable[str]) -> TestOutcome:
     return "undefined" if "undefined" in outcomes else combined_outcome(outcomes)
 
 
-class Recovery(BaseModel):
+class Recovery(BaseModel, extra="forbid"):
     """A test passed with no value fixed by construction (protocol 9.6)."""
 
-    model_config = ConfigDict(extra="forbid")
     measure: str
     signal: str
     variant: str
@@ -539,20 +530,18 @@ def all_four(found: Sequence[Recovery]) -> bool:
 
 
 # --------------------------------------------------------------------------- the summary
-class Sensitivity(BaseModel):
+class Sensitivity(BaseModel, extra="forbid"):
     """What the sensitivity ridge recovers (reported, not read; protocol 9.3)."""
 
-    model_config = ConfigDict(extra="forbid")
     ridge: float
     recovered: list[Recovery]
 
 
-class IntegrationTables(BaseModel):
+class IntegrationTables(BaseModel, extra="forbid"):
     """The integration study's tables (``summary.json`` ``tables``): every test at the
     registered ridge with each agent's difference, the audit, what is recovered, and the
     sensitivity ridges' recoveries."""
 
-    model_config = ConfigDict(extra="forbid")
     ridge: float
     tests: list[MonotonicityTest]
     audit: list[AuditEntry]

@@ -38,8 +38,6 @@ COHERENCES = (0.0, 3.2, 6.4, 12.8, 25.6, 51.2)
 """NeuroGym's coherence levels (percent; labcore.envs.neurogym_wager)."""
 AGENTS = ("plain_gru", "b2_ws")
 """Song et al.'s plain GRU and our B2 family (``reward_all`` from reward, ``b2_ws`` imitating)."""
-TRAININGS = {"reward": "rl", "imitation": "imitation"}
-"""The files' ``training`` -> the trainer (``labcore.training.neurogym_trainer.TRAINERS``)."""
 IDEAL = "ideal_observer"
 """The ideal observer's ``agent`` in the files (its ``training`` and ``policy`` are "ideal")."""
 POLICIES = ("sampled", "greedy")
@@ -60,9 +58,6 @@ SEED_VALUES = SUMMARY_VALUES + tuple(
     f"{k}_c{c:g}" for c in COHERENCES for k in ("p_sure", "accuracy_waived", "accuracy_not_offered")
 )
 """Every number of one observer on one seed (:func:`signature_values`)."""
-
-CHECKPOINTS = "checkpoints"
-"""Where a study's trained networks are saved (its folder; not bundled)."""
 
 
 # ----------------------------------------------------------------------- the design
@@ -218,7 +213,7 @@ def trained_network(unit: Network, cfg: NeuroGymRLConfig, out: Path | str) -> tu
     )
     from labcore.training.provision import train_network_and_save
 
-    folder = Path(out) / CHECKPOINTS
+    folder = Path(out) / "checkpoints"
     path = checkpoint_file(folder, unit.checkpoint)
     wanted = json.loads(json.dumps(asdict(cfg)))
     if path.exists():
@@ -235,7 +230,7 @@ def trained_network(unit: Network, cfg: NeuroGymRLConfig, out: Path | str) -> tu
         unit.seed,
         cfg,
         folder,
-        trainer=TRAININGS[unit.training],
+        trainer="rl" if unit.training == "reward" else "imitation",
         agent=unit.agent,
         name=unit.checkpoint,
     )
@@ -546,11 +541,6 @@ CEILING = Flag(
 )
 
 
-def observer_key(row: Mapping[str, Any]) -> str:
-    """``agent.training`` (``.greedy`` for a network's greedy choices): one observer's findings."""
-    return f"{row['agent']}.{row['training']}" + (".greedy" if row["policy"] == "greedy" else "")
-
-
 def _observer_findings(observer: str, rows: Sequence[Mapping[str, Any]]) -> list[Finding]:
     registered = observer.endswith(".reward")
     base = observer.removesuffix(".greedy")
@@ -580,12 +570,14 @@ def _observer_findings(observer: str, rows: Sequence[Mapping[str, Any]]) -> list
 
 
 def _observers(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
-    """Rows by observer: the sampled choices and the ideal observer first, then greedy ones."""
+    """Rows by observer (``agent.training``, ``.greedy`` for a network's greedy choices): the
+    sampled choices and the ideal observer first, then greedy ones."""
     out: dict[str, list[Mapping[str, Any]]] = {}
     for row in sorted(
         rows, key=lambda r: (r["policy"] == "greedy", r["agent"], r["training"], r["seed"])
     ):
-        out.setdefault(observer_key(row), []).append(row)
+        greedy = ".greedy" if row["policy"] == "greedy" else ""
+        out.setdefault(f"{row['agent']}.{row['training']}{greedy}", []).append(row)
     return out
 
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from labcore.checks import ConfigError
 from labcore.experiments.pdw import (
@@ -178,11 +178,6 @@ def is_long(name: str) -> bool:
     return name.endswith(LONG)
 
 
-def answer_cells(design: str = "registered") -> list[str]:
-    """The cells a design's answer reads (the long held cells are reported beside it)."""
-    return [n for n in cell_names(design) if not is_long(n)]
-
-
 def level_of(name: str, factor: str) -> str:
     """ "song" or "old": the cell's level of ``factor`` (a held cell keeps the old default's)."""
     if name.startswith("S"):
@@ -215,30 +210,24 @@ class Cell:
         return "song" if all(getattr(self.cfg, k) == v for k, v in song_level.items()) else "old"
 
 
-def _at(levels: dict[str, int], base: NeuroGymRLConfig) -> NeuroGymRLConfig:
+def _at(name: str) -> NeuroGymRLConfig:
+    """Song's setting with each factor at ``name``'s level."""
     changes: dict[str, Any] = {}
-    for factor, which in levels.items():
-        changes.update(LEVELS[factor][which])
-    return replace(base, **changes)
+    for factor in FACTORS:
+        changes.update(LEVELS[factor][0 if level_of(name, factor) == "song" else 1])
+    return replace(song_setting(), **changes)
 
 
-def cells(base: NeuroGymRLConfig | None = None) -> list[Cell]:
-    """The 16 registered cells: S, S-factor (7), O, O+factor (7); Song's other settings from
-    ``base`` (default :data:`~labcore.training.neurogym_trainer.SONG_2017`)."""
-    base = base or song_setting()
-    out = []
-    for name in cell_names("registered"):
-        levels = {f: 0 if level_of(name, f) == "song" else 1 for f in FACTORS}
-        out.append(Cell(name, side_of(name), factor_of(name), _at(levels, base)))
-    return out
+def cells() -> list[Cell]:
+    """The 16 registered cells: S, S-factor (7), O, O+factor (7)."""
+    return [Cell(n, side_of(n), factor_of(n), _at(n)) for n in cell_names("registered")]
 
 
-def held_cells(base: NeuroGymRLConfig | None = None) -> list[Cell]:
+def held_cells() -> list[Cell]:
     """The post hoc follow-up's cells: ``O`` (the reference), ``O~<choice>`` with one held choice at
     protocol 8.6's level (:data:`HELD`), ``O~all`` with all of them (8.6's trainer on the plain
-    GRU), and ``O~<choice>+long``: two of them again with a cap of :data:`LONG_UPDATES` (change
-    log 2026-11-27)."""
-    old = _at(dict.fromkeys(FACTORS, 1), base or song_setting())
+    GRU), and ``O~<choice>+long``: two of them again with a cap of :data:`LONG_UPDATES`."""
+    old = _at("O")
     eight_six = {k: v for _, level in HELD.values() for k, v in level.items()}
     out = [Cell("O", "O", "", old)]
     out += [Cell(f"O~{h}", "H", h, replace(old, **HELD[h][1])) for h in HELD]
@@ -405,10 +394,9 @@ def held_decision(
 
 
 # ----------------------------------------------------------------------- the summary
-class CellOutcome(BaseModel):
+class CellOutcome(BaseModel, extra="forbid"):
     """One cell's outcome: its seeds, how many keep the sure option, whether the cell does."""
 
-    model_config = ConfigDict(extra="forbid")
     name: str
     side: str
     factor: str
@@ -418,10 +406,9 @@ class CellOutcome(BaseModel):
     keeps: bool | None
 
 
-class StrictReading(BaseModel):
+class StrictReading(BaseModel, extra="forbid"):
     """The strict rule applied beside the registered one (post hoc, change log 2026-11-27)."""
 
-    model_config = ConfigDict(extra="forbid")
     tolerance: float
     ideal_p_sure_top: float
     bound: float
@@ -439,10 +426,9 @@ class StrictReading(BaseModel):
         return next((c for c in self.cells if c.name == name), None)
 
 
-class LongAgent(BaseModel):
+class LongAgent(BaseModel, extra="forbid"):
     """One agent of a long held cell: its training, its outcomes and when its option came back."""
 
-    model_config = ConfigDict(extra="forbid")
     seed: int
     updates: int | None
     stopped: str | None
@@ -454,10 +440,9 @@ class LongAgent(BaseModel):
     """:func:`came_back_at` on its sampled held-out checks (None: not back by its last check)."""
 
 
-class LongCell(BaseModel):
+class LongCell(BaseModel, extra="forbid"):
     """A held cell trained to :data:`LONG_UPDATES` (post hoc, change log 2026-11-27)."""
 
-    model_config = ConfigDict(extra="forbid")
     name: str
     choice: str
     short: str
@@ -471,10 +456,9 @@ class LongCell(BaseModel):
     agents: list[LongAgent]
 
 
-class SweepTables(BaseModel):
+class SweepTables(BaseModel, extra="forbid"):
     """The explorer's (or its follow-up's) tables (``summary.json`` ``tables``)."""
 
-    model_config = ConfigDict(extra="forbid")
     design: str
     cells: list[CellOutcome]
     """The cells in this run, in the design's order."""
@@ -504,7 +488,6 @@ LONG_FLAG = Flag(
     kind="post_hoc",
     note="trained to 12,000 updates after the follow-up's result (change log 2026-11-27)",
 )
-LONG_SECTION = "protocol change log 2026-11-27"
 
 
 def _findings(study: str, s1: Mapping[str, list], found: dict[str, Any] | None) -> list[Finding]:
@@ -517,7 +500,7 @@ def _findings(study: str, s1: Mapping[str, list], found: dict[str, Any] | None) 
         "flags": (POST_HOC,) if held else (),
         "section": "protocol change log 2026-11-24" if held else "protocol sec. 8.7",
     }
-    long = {"flags": (LONG_FLAG,), "section": LONG_SECTION}
+    long = {"flags": (LONG_FLAG,), "section": "protocol change log 2026-11-27"}
     out = [
         Finding(
             id=f"{study}.{name}.s1",
@@ -713,7 +696,8 @@ def summarise(config: SweepConfig, rows: Rows) -> StudySummary:
     names = [n for n in cell_names(config.design) if any(r["cell"] == n for r in agents)]
     s1 = {n: [r["s1_contrast"] for r in agents if r["cell"] == n] for n in names}
     outcomes = {n: cell_outcome(v) for n, v in s1.items()}
-    complete = set(answer_cells(config.design)) <= set(names)
+    # the long held cells are reported beside the answer, which does not wait for them
+    complete = {n for n in cell_names(config.design) if not is_long(n)} <= set(names)
     rule = held_decision if config.design == "held" else decision
     found = rule(outcomes, s1) if complete else None
     keys = ("deciding", "necessary", "sufficient", "song_keeps", "old_keeps", "losing", "all_keeps")
