@@ -42,18 +42,22 @@ IDEAL = "ideal_observer"
 """The ideal observer's ``agent`` in the files (its ``training`` and ``policy`` are "ideal")."""
 POLICIES = ("sampled", "greedy")
 """How a network's choices are read: the policy's samples (registered) or its argmax."""
-SUMMARY_VALUES = (
-    "s1_contrast",
-    "s2_waived_advantage",
-    "p_sure_offered",
-    "accuracy",
-    "answered",
-    "reward",
-    "accuracy_waived",
-    "accuracy_not_offered",
-    "pooled_difference",
-)
-"""The numbers of one observer on one seed that become findings (seed means)."""
+QUESTIONS = {
+    "s1_contrast": "S1: P(sure | offered) at 0 and 3.2% coherence minus at 25.6 and 51.2%",
+    "s2_waived_advantage": "S2: accuracy on waived minus not-offered trials, mean over 3.2, "
+    "6.4 and 12.8%",
+    "p_sure_offered": "How often is the sure option chosen when it is offered (all coherences)?",
+    "accuracy": "How often is a chosen side right?",
+    "answered": "How often does it answer (a side, or the sure option when offered)?",
+    "reward": "Reward per trial (NeuroGym's payoff)",
+    "accuracy_waived": "Accuracy when the sure option was offered and waived (pooled)",
+    "accuracy_not_offered": "Accuracy when the sure option was not offered (pooled)",
+    "pooled_difference": "Accuracy on waived minus not-offered trials, pooled over coherences "
+    "(confounded by the coherence mix of waived trials)",
+}
+"""The numbers of one observer on one seed that become findings (seed means), each with what it
+answers."""
+SUMMARY_VALUES = tuple(QUESTIONS)
 SEED_VALUES = SUMMARY_VALUES + tuple(
     f"{k}_c{c:g}" for c in COHERENCES for k in ("p_sure", "accuracy_waived", "accuracy_not_offered")
 )
@@ -166,15 +170,10 @@ class Network:
 def units(config: PDWConfig) -> list[Network]:
     """Every network of the reproduction, the longest first (B2 from reward), then the ideal
     observer on each seed."""
-    order = [
-        ("reward", "b2_ws"),
-        ("reward", "plain_gru"),
-        ("imitation", "b2_ws"),
-        ("imitation", "plain_gru"),
-    ]
     networks = [
         Network(agent, training, seed)
-        for training, agent in order
+        for training in ("reward", "imitation")
+        for agent in ("b2_ws", "plain_gru")
         if agent in config.agents
         for seed in config.seeds
     ]
@@ -505,20 +504,6 @@ def signatures(s1: bool | None, s2: bool | None) -> str:
 
 
 # ----------------------------------------------------------------------- the findings
-QUESTIONS = {
-    "s1_contrast": "S1: P(sure | offered) at 0 and 3.2% coherence minus at 25.6 and 51.2%",
-    "s2_waived_advantage": "S2: accuracy on waived minus not-offered trials, mean over 3.2, "
-    "6.4 and 12.8%",
-    "pooled_difference": "Accuracy on waived minus not-offered trials, pooled over coherences "
-    "(confounded by the coherence mix of waived trials)",
-    "p_sure_offered": "How often is the sure option chosen when it is offered (all coherences)?",
-    "accuracy": "How often is a chosen side right?",
-    "answered": "How often does it answer (a side, or the sure option when offered)?",
-    "reward": "Reward per trial (NeuroGym's payoff)",
-    "accuracy_waived": "Accuracy when the sure option was offered and waived (pooled)",
-    "accuracy_not_offered": "Accuracy when the sure option was not offered (pooled)",
-}
-"""What each seed mean answers (typed once)."""
 OBSERVER_WORDS = {
     "plain_gru.reward": "plain GRU, trained from reward",
     "b2_ws.reward": "B2 family, trained from reward",

@@ -33,16 +33,6 @@ from labcore.findings import Answer, Finding, Flag, Number, StudySummary
 if TYPE_CHECKING:
     from labcore.training.neurogym_trainer import NeuroGymRLConfig
 
-FACTORS = (
-    "readout_init",
-    "input_scale",
-    "entropy",
-    "trials_per_update",
-    "learning_rate",
-    "baseline",
-    "training_length",
-)
-"""The reward explorer's seven factors (protocol 8.7), in the registered order."""
 LEVELS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "readout_init": ({"readout_init": "zero"}, {"readout_init": "default"}),
     "input_scale": ({"input_scale": 10.0}, {"input_scale": 1.0}),
@@ -53,6 +43,8 @@ LEVELS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "training_length": ({"max_updates": 12_000}, {"max_updates": 1_500}),
 }
 """Each factor's (Song level, old level) as NeuroGymRLConfig fields (protocol 8.7)."""
+FACTORS = tuple(LEVELS)
+"""The reward explorer's seven factors (protocol 8.7), in the registered order."""
 HELD: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "return": ({"gae_lambda": 1.0}, {"gae_lambda": 0.95}),
     "normalisation": ({"normalize_advantages": False}, {"normalize_advantages": True}),
@@ -96,14 +88,14 @@ ROWS = Table(
     (
         "cell", "side", "factor", *FACTORS, "seed", "updates", "stopped", "wall_seconds",
         "s1_contrast", "keeps_sure", "s2_waived_advantage", "p_sure_offered", "accuracy",
-        "answered", "greedy_s1_contrast", "greedy_p_sure_offered", "p_sure_c0", "p_sure_c3.2",
-        "p_sure_c6.4", "p_sure_c12.8", "p_sure_c25.6", "p_sure_c51.2",
+        "answered", "greedy_s1_contrast", "greedy_p_sure_offered",
+        *(f"p_sure_c{c:g}" for c in COHERENCES),
     ),
     text=("cell", "side", "factor", *FACTORS, "stopped", "keeps_sure"),
     optional=(
         "factor", "keeps_sure", "s1_contrast", "s2_waived_advantage", "p_sure_offered",
-        "accuracy", "greedy_s1_contrast", "greedy_p_sure_offered", "p_sure_c0", "p_sure_c3.2",
-        "p_sure_c6.4", "p_sure_c12.8", "p_sure_c25.6", "p_sure_c51.2",
+        "accuracy", "greedy_s1_contrast", "greedy_p_sure_offered",
+        *(f"p_sure_c{c:g}" for c in COHERENCES),
     ),
 )  # fmt: skip
 """``pdw_sweep.csv``: one row per trained agent (sampled evaluation unless ``greedy_``);
@@ -420,10 +412,6 @@ class StrictReading(BaseModel, extra="forbid"):
     """The study's own reading on the strict outcomes: the explorer's ``deciding``,
     ``necessary``, ``sufficient``, ``song_keeps``, ``old_keeps``; the follow-up's ``losing``,
     ``old_keeps``, ``all_keeps``. Empty until the cells its answer reads have run."""
-
-    def cell(self, name: str) -> CellOutcome | None:
-        """One cell's strict outcome (None if it is not in this run)."""
-        return next((c for c in self.cells if c.name == name), None)
 
 
 class LongAgent(BaseModel, extra="forbid"):
