@@ -31,9 +31,6 @@ KINDS = ("b1", "b2", "b2_ws")
 PROTOCOLS = ("stored", "read")
 SIGMAS = (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0)
 """The E3 grid extended to 1.0 (protocol sec. 7.4)."""
-PAPER_EPISODES_E3 = 8000
-HISTORY_EVERY = 100
-"""Paper schedules: episodes between the held-out evaluations of each agent's learning curve."""
 SCHEDULES = ("fast", "paper", "paper_weighted", "paper_weighted_slow")
 """Protocol sec. 7.3 (fast, paper), 7.7 (paper_weighted: the x20 as a class weight) and its post
 hoc probe (paper_weighted_slow: the same at the paper's other tested learning rate, 1e-4, on B1;
@@ -108,9 +105,9 @@ REGISTERED = Cell()
 
 # ------------------------------------------------------------------------------ the design
 def _paper_train(**changes: Any) -> TrainConfig:
-    return TrainConfig(
-        mode="paper", train_episodes=PAPER_EPISODES_E3, history_every=HISTORY_EVERY, **changes
-    )
+    """The paper schedule: 8,000 training episodes, a held-out evaluation (a point of the agent's
+    learning curve) every 100."""
+    return TrainConfig(mode="paper", train_episodes=8000, history_every=100, **changes)
 
 
 @dataclass(frozen=True)
