@@ -20,7 +20,7 @@ from labcore.checks import check_choice
 from labcore.config import N_CUE_VALUES, AgentConfig, DualTaskConfig, Intervention
 from labcore.envs.channels import EVENT_INDEX, KIND_SLICE, CueKind
 from labcore.findings import Problem
-from labcore.interventions import capacity_scale
+from labcore.interventions import bus_capacity
 from labcore.markers import (
     aurc,
     binarize,
@@ -215,7 +215,7 @@ def masking_traces(
     n_slots = agent.config.n_slots
     out = {}
     for k in capacities:
-        iv = Intervention(capacity_scale=capacity_scale(k, n_slots))
+        iv = bus_capacity(k, n_slots)
         run = rollout(agent, E.DUAL_TASK_MASKING, seeds, iv, task_options=options)
         other = {"secondary": (run.labels["secondary"] + 3) % 7}
         alt = rollout(

@@ -272,25 +272,8 @@ def build_report_html(res: ResultSet) -> str:
 
 
 def write_report(result_dir: Path | str, out: Path | None = None) -> Path:
-    """Read a result directory and write the self-contained ``report.html``.
-
-    Parameters
-    ----------
-    result_dir : path
-        A result set's folder (any file may be missing).
-    out : path, optional
-        Where to write; default ``result_dir / "report.html"``.
-
-    Returns
-    -------
-    Path
-        The written file (written atomically: readers see the old file or the new one).
-
-    Raises
-    ------
-    FileNotFoundError
-        If ``result_dir`` is not a directory.
-    """
+    """Write the self-contained ``report.html`` of a result directory (any file may be missing)
+    atomically to ``out`` (default: in the directory); FileNotFoundError if it is no directory."""
     if not Path(result_dir).is_dir():
         raise FileNotFoundError(f"result directory not found: {result_dir}")
     res = load_results(result_dir)
