@@ -59,14 +59,12 @@ EXPLORATORY_PREFIXES = {
     "e2.gbi_abs.": "GBI on |cosine| couplings (non-negative, as the participation formula "
     "presupposes), per capacity",
     "e3.gbi_abs.": "GBI on |cosine| couplings, per E3 agent kind",
-    "e2.gbi_signed.": (
-        "the paper's GBI equation computed on signed couplings (outside [0, 1]: not defined here)"
-    ),
-    "e3.gbi_signed.": "the paper's GBI equation on signed couplings, per E3 agent kind "
-    "(not defined here)",
-    "e2.gbi_two.": (
-        "share of report steps with exactly two occupied slots (GBI 0 by construction there)"
-    ),
+    "e2.gbi_signed.": "the paper's GBI equation computed on signed couplings (outside [0, 1]: not "
+    "defined here)",
+    "e3.gbi_signed.": "the paper's GBI equation on signed couplings, per E3 agent kind (not "
+    "defined here)",
+    "e2.gbi_two.": "share of report steps with exactly two occupied slots (GBI 0 by construction "
+    "there)",
     "e3.ood_gap_overflow.": "accuracy lost when more masks arrive than the workspace can hold "
     "(second OOD shift)",
     "e3.explore.composite_abs.": "composite regression on the registered OOD gap, with GBI on "
