@@ -114,26 +114,6 @@ class LiveBudgets:
     every 10 (a short demonstration, not the registered schedule of protocol 5.3; its agent falls
     short of the 95% criterion and is flagged so)."""
 
-    def __post_init__(self) -> None:
-        _check(
-            min(
-                self.metacognition_trials,
-                self.workspace_episodes,
-                self.masking_episodes,
-                self.titration_episodes,
-                self.pci_episodes,
-                self.integration_episodes,
-                self.theatre_batch,
-                self.sure_option_updates,
-                self.sure_option_check_every,
-                self.sure_option_heldout_trials,
-                self.sure_option_train_pool,
-            )
-            >= 1
-            and self.theatre_episodes >= self.theatre_batch,
-            "live budgets must be >= 1 episode",
-        )
-
 
 LIVE_BUDGETS = LiveBudgets()
 """The app's live budgets (``ui/data.py`` reads them)."""

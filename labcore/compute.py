@@ -73,16 +73,18 @@ def requested_mode() -> str:
     return mode
 
 
+def _cpuinfo(key: str) -> str | None:
+    """The value of the first ``key`` line of Linux's /proc/cpuinfo (None where absent)."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return None
+    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith(key)), None)
+
+
 def cpu_flags() -> set[str]:
     """The CPU's feature flags as Linux reports them (empty where /proc/cpuinfo is absent)."""
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return set()
-    for line in text.splitlines():
-        if line.startswith("flags"):
-            return set(line.split(":", 1)[1].split())
-    return set()
+    return set((_cpuinfo("flags") or "").split())
 
 
 def cpu_supports_portable(flags: set[str] | None = None) -> bool:
@@ -208,16 +210,7 @@ def _cpu_name() -> tuple[str, str, set[str] | None]:
     view = _cpuid_view() if platform.machine().lower() in ("x86_64", "amd64") else None
     if view is not None:
         return view
-    vendor = model = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("vendor_id") and vendor == "unknown":
-                vendor = line.split(":", 1)[1].strip()
-            elif line.startswith("model name") and model == "unknown":
-                model = line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return vendor, model, None
+    return _cpuinfo("vendor_id") or "unknown", _cpuinfo("model name") or "unknown", None
 
 
 def cpu_isa(flags: set[str] | None = None) -> str:

@@ -140,7 +140,7 @@ class WageringConfig:
     """"truth" (the stimulus's side) or "evidence" (the side the first flash favours)."""
 
     def __post_init__(self) -> None:
-        check_choice(self.oracle_side, "oracle_side", ORACLE_SIDES)
+        check_choice(self.oracle_side, "oracle_side", ("truth", "evidence"))
         lo, hi = self.salience_range
         _check(
             0.0 <= lo <= hi,
@@ -156,16 +156,9 @@ class WageringConfig:
         _check(self.max_steps >= 8, "max_steps must be >= 8 (the oracle needs 7)", ("max_steps",))
 
 
-ORACLE_SIDES = ("truth", "evidence")
-POLICY_READS = ("workspace", "self_model", "trunk", "workspace_and_self_model")
 CONFIDENCE_ROUTES = ("self_model", "policy")
-WRITE_RULES = ("overwrite", "learned")
-CUE_ROUTES = ("bus", "trunk", "none")
-BOTTLENECKS = (None, "linear", "mlp", "random")
-WRITE_GEOMETRIES = ("layernorm", "raw", "offset")
 WRITE_OFFSET_RMS = 3.0
 """RMS of the shared vector the "offset" write geometry adds to every slot."""
-CONFIDENCE_HEAD_INITS = ("default", "zero_bias", "zero")
 SELF_MODEL_INPUTS = ("h", "broadcast", "logits", "uncertainty")
 """What z_self can read, in order (protocol 5.1)."""
 
@@ -245,7 +238,7 @@ class AgentConfig:
             "confidence_reads needs a self-model",
             ("confidence_reads", "self_model"),
         )
-        check_choice(self.write_rule, "write_rule", WRITE_RULES)
+        check_choice(self.write_rule, "write_rule", ("overwrite", "learned"))
         _check(
             self.write_rule == "overwrite" or (self.workspace and not self.closed_loop),
             "a learned write gate needs a workspace and the open loop",
@@ -289,23 +282,29 @@ class AgentConfig:
             "self_model_inputs needs a self-model",
             ("self_model_inputs", "self_model"),
         )
-        check_choice(self.confidence_head_init, "confidence_head_init", CONFIDENCE_HEAD_INITS)
+        check_choice(
+            self.confidence_head_init, "confidence_head_init", ("default", "zero_bias", "zero")
+        )
         _check(
             self.self_model
             or (self.confidence_head_init == "default" and not self.confidence_centred),
             "confidence_head_init and confidence_centred need a self-model",
             ("confidence_head_init", "confidence_centred", "self_model"),
         )
-        check_choice(self.write_geometry, "write_geometry", WRITE_GEOMETRIES)
+        check_choice(self.write_geometry, "write_geometry", ("layernorm", "raw", "offset"))
         _check(
             not self.closed_loop or (self.workspace and self.recurrent),
             "closed_loop needs a workspace and a recurrent carrier",
             ("closed_loop", "workspace", "recurrent"),
         )
         _check(self.readout_gain > 0, "readout_gain must be > 0", ("readout_gain",))
-        check_choice(self.policy_reads, "policy_reads", POLICY_READS)
-        check_choice(self.cue_route, "cue_route", CUE_ROUTES)
-        check_choice(self.bottleneck, "bottleneck", BOTTLENECKS)
+        check_choice(
+            self.policy_reads,
+            "policy_reads",
+            ("workspace", "self_model", "trunk", "workspace_and_self_model"),
+        )
+        check_choice(self.cue_route, "cue_route", ("bus", "trunk", "none"))
+        check_choice(self.bottleneck, "bottleneck", (None, "linear", "mlp", "random"))
         _check(
             self.n_slots >= 1 and self.slot_dim >= 1,
             "n_slots and slot_dim must be >= 1",
@@ -344,10 +343,11 @@ class AgentConfig:
         return self.n_slots * self.slot_dim if self.workspace else 0
 
 
-KINDS_FILE = Path(__file__).resolve().parent / "agent_kinds.json"
+_KINDS: dict[str, dict] = json.loads(
+    (Path(__file__).resolve().parent / "agent_kinds.json").read_text(encoding="utf-8")
+)
 """Each agent kind: its description, the experiments that run it and the AgentConfig fields it
 sets (the agent family, paper sec. 4.1; E4's arms, protocol 8.3, 8.8.3; protocol 11's variants)."""
-_KINDS: dict[str, dict] = json.loads(KINDS_FILE.read_text(encoding="utf-8"))
 AGENT_KINDS: dict[str, AgentConfig] = {
     kind: AgentConfig(
         kind=kind, **{k: tuple(v) if isinstance(v, list) else v for k, v in spec["config"].items()}
@@ -524,7 +524,7 @@ class TrainConfig:
             "min_updates must be <= max_updates",
             ("min_updates", "max_updates"),
         )
-        check_choice(self.meta_signal, "meta_signal", META_SIGNALS)
+        check_choice(self.meta_signal, "meta_signal", ("label", "reward"))
         _check(
             math.isfinite(self.wrong_bet_payoff) and self.wrong_bet_payoff < 0,
             "wrong_bet_payoff must be a negative number (a wrong bet costs)",
@@ -536,7 +536,7 @@ class TrainConfig:
             "wager batches)",
             ("meta_signal", "mode"),
         )
-        check_choice(self.wager_start, "wager_start", WAGER_STARTS)
+        check_choice(self.wager_start, "wager_start", ("joint", "converged", "warm"))
         _check(
             self.wager_start == "joint"
             or (self.meta_signal == "reward" and self.wager_updates >= 1),
@@ -553,7 +553,7 @@ class TrainConfig:
             "bet_floor must be in [0, 0.5), bet_entropy_coef and curve_every >= 0",
             ("bet_floor", "bet_entropy_coef", "curve_every"),
         )
-        check_choice(self.primary_weight_rule, "primary_weight_rule", PRIMARY_WEIGHT_RULES)
+        check_choice(self.primary_weight_rule, "primary_weight_rule", ("stacked", "class"))
         _check(self.history_every >= 0, "history_every must be >= 0", ("history_every",))
 
     @property
@@ -566,9 +566,6 @@ class TrainConfig:
         }[self.wager_start]
 
 
-META_SIGNALS = ("label", "reward")
-PRIMARY_WEIGHT_RULES = ("stacked", "class")
-WAGER_STARTS = ("joint", "converged", "warm")
 RISKY_WRONG_BET_PAYOFF = -3.0
 """Wrong-bet reward of protocol 8.2's risky payoff (break-even at P(correct) = 0.75)."""
 E4_AGAIN: dict[str, object] = {

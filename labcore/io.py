@@ -12,7 +12,7 @@ import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 
 def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
@@ -52,42 +52,15 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def open_regular_file(path: Path) -> BinaryIO:
-    """Open ``path`` for reading in binary; OSError if it is a symbolic link or not a regular file
+def read_bounded(path: Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, so a corrupt or hostile file cannot
+    exhaust memory: ValueError if larger, OSError if a symbolic link or not a regular file
     (``O_NOFOLLOW`` refuses a link swapped in late; ``O_NONBLOCK`` keeps a FIFO from blocking)."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    fh = os.fdopen(fd, "rb")
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        fh.close()
-        raise OSError(errno.EINVAL, "not a regular file", str(path))
-    return fh
-
-
-def read_bounded(path: Path, limit: int) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes (ValueError if larger, OSError as
-    :func:`open_regular_file`), so a corrupt or hostile file cannot exhaust memory."""
-    with open_regular_file(path) as fh:
-        size = os.fstat(fh.fileno()).st_size
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        size = os.fstat(fd).st_size
         if size > limit:
             raise ValueError(f"too large ({size:,} bytes, the cap is {limit:,})")
         return fh.read(limit + 1)
-
-
-def parse_json(raw: bytes) -> Any:
-    """The JSON value of ``raw`` bytes, or ValueError whose message completes "the file is ...":
-    "not UTF-8 text (binary or corrupt)" or "not valid JSON (...)".
-
-    >>> parse_json(b'{"a": 1}')
-    {'a': 1}
-    >>> parse_json(b"{")
-    Traceback (most recent call last):
-    ValueError: not valid JSON (Expecting property name enclosed in double quotes at line 1)
-    """
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise ValueError("not UTF-8 text (binary or corrupt)") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    except RecursionError:
-        raise ValueError("not valid JSON (nested too deeply)") from None

@@ -20,7 +20,7 @@ from labcore.checks import check_choice
 from labcore.config import N_CUE_VALUES, AgentConfig, DualTaskConfig, Intervention
 from labcore.envs.channels import EVENT_INDEX, KIND_SLICE, CueKind
 from labcore.findings import Problem
-from labcore.interventions import capacity_scale
+from labcore.interventions import bus_capacity
 from labcore.markers import (
     aurc,
     binarize,
@@ -215,7 +215,7 @@ def masking_traces(
     n_slots = agent.config.n_slots
     out = {}
     for k in capacities:
-        iv = Intervention(capacity_scale=capacity_scale(k, n_slots))
+        iv = bus_capacity(k, n_slots)
         run = rollout(agent, E.DUAL_TASK_MASKING, seeds, iv, task_options=options)
         other = {"secondary": (run.labels["secondary"] + 3) % 7}
         alt = rollout(
@@ -246,15 +246,6 @@ def noise_target(agent: Agent) -> str:
     return "workspace" if agent.config.workspace else "carrier"
 
 
-def noise_intervention(
-    sigma: float, *, target: str, noise_mode: str, seed: int, fixed: Mapping[str, Any] | None = None
-) -> Intervention:
-    """Latent noise of SD ``sigma`` on ``target``, on top of ``fixed``."""
-    check_choice(target, "target", ("workspace", "carrier"))
-    noise = {"workspace_noise": sigma} if target == "workspace" else {"carrier_noise": sigma}
-    return Intervention(noise_mode=noise_mode, seed=seed, **dict(fixed or {}), **noise)
-
-
 def titration(
     agent: Agent,
     seeds: Sequence[int],
@@ -271,12 +262,14 @@ def titration(
     each level's intervention seed (default :func:`titration_noise_seed` of its index).
     """
     target = target or noise_target(agent)
+    check_choice(target, "target", ("workspace", "carrier"))
     if noise_seeds is None:
         noise_seeds = [titration_noise_seed(i) for i in range(len(sigmas))]
+    noise = "workspace_noise" if target == "workspace" else "carrier_noise"
     return [
         decision_accuracy(
             agent,
-            noise_intervention(sigma, target=target, noise_mode=noise_mode, seed=s, fixed=fixed),
+            Intervention(noise_mode=noise_mode, seed=s, **dict(fixed or {}), **{noise: sigma}),
             seeds,
         )
         for sigma, s in zip(sigmas, noise_seeds, strict=True)

@@ -60,20 +60,16 @@ class ClaimSpec:
 
 
 PAPER_INCONSISTENCIES: tuple[str, ...] = (
-    "Sec. 5.2.2 / Fig. 2b: conjunction accuracy at 4 slots (99.5%) exceeds "
-    "report-window decision accuracy "
-    "(89.2%); a conjunction needs both reports correct, so it cannot exceed the mean "
-    "report accuracy.",
-    (
-        "Fig. 2a gives full vs half capacity as p < 1e-16, g = 9.70; sec. 6.1 gives p < "
-        "1e-4, g = 1.65."
-    ),
-    "Sec. 5.1.2 reports self-removed AUROC 'exactly 0.50 for all seeds' while the confidence is "
-    "'near-constant (0.54 +/- 0.02)': an exactly constant output gives exactly 0.5, a "
+    "Sec. 5.2.2 / Fig. 2b: conjunction accuracy at 4 slots (99.5%) exceeds report-window "
+    "decision accuracy (89.2%); a conjunction needs both reports correct, so it cannot "
+    "exceed the mean report accuracy.",
+    "Fig. 2a gives full vs half capacity as p < 1e-16, g = 9.70; sec. 6.1 gives p < 1e-4, "
+    "g = 1.65.",
+    "Sec. 5.1.2 reports self-removed AUROC 'exactly 0.50 for all seeds' while the confidence "
+    "is 'near-constant (0.54 +/- 0.02)': an exactly constant output gives exactly 0.5, a "
     "near-constant one need not.",
     "Sec. 5.3.2 reports the full composite's in-sample Pearson r as about 0.79, which "
-    "implies R^2 of about 0.62, "
-    "but gives the same model's total R^2 as about 0.37.",
+    "implies R^2 of about 0.62, but gives the same model's total R^2 as about 0.37.",
 )
 
 

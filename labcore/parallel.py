@@ -6,7 +6,7 @@ import multiprocessing
 import sys
 import threading
 import types
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from pathlib import Path
@@ -98,13 +98,3 @@ def process_map(
                 if on_result:
                     on_result(i, results[i])
     return [results[i] for i in range(len(calls))]
-
-
-def chunks(items: Iterable[Any], size: int) -> list[list[Any]]:
-    """``items`` in lists of at most ``size``.
-
-    >>> chunks(range(5), 2)
-    [[0, 1], [2, 3], [4]]
-    """
-    items = list(items)
-    return [items[i : i + size] for i in range(0, len(items), max(1, size))]

@@ -59,14 +59,12 @@ EXPLORATORY_PREFIXES = {
     "e2.gbi_abs.": "GBI on |cosine| couplings (non-negative, as the participation formula "
     "presupposes), per capacity",
     "e3.gbi_abs.": "GBI on |cosine| couplings, per E3 agent kind",
-    "e2.gbi_signed.": (
-        "the paper's GBI equation computed on signed couplings (outside [0, 1]: not defined here)"
-    ),
-    "e3.gbi_signed.": "the paper's GBI equation on signed couplings, per E3 agent kind "
-    "(not defined here)",
-    "e2.gbi_two.": (
-        "share of report steps with exactly two occupied slots (GBI 0 by construction there)"
-    ),
+    "e2.gbi_signed.": "the paper's GBI equation computed on signed couplings (outside [0, 1]: not "
+    "defined here)",
+    "e3.gbi_signed.": "the paper's GBI equation on signed couplings, per E3 agent kind (not "
+    "defined here)",
+    "e2.gbi_two.": "share of report steps with exactly two occupied slots (GBI 0 by construction "
+    "there)",
     "e3.ood_gap_overflow.": "accuracy lost when more masks arrive than the workspace can hold "
     "(second OOD shift)",
     "e3.explore.composite_abs.": "composite regression on the registered OOD gap, with GBI on "
@@ -272,25 +270,8 @@ def build_report_html(res: ResultSet) -> str:
 
 
 def write_report(result_dir: Path | str, out: Path | None = None) -> Path:
-    """Read a result directory and write the self-contained ``report.html``.
-
-    Parameters
-    ----------
-    result_dir : path
-        A result set's folder (any file may be missing).
-    out : path, optional
-        Where to write; default ``result_dir / "report.html"``.
-
-    Returns
-    -------
-    Path
-        The written file (written atomically: readers see the old file or the new one).
-
-    Raises
-    ------
-    FileNotFoundError
-        If ``result_dir`` is not a directory.
-    """
+    """Write the self-contained ``report.html`` of a result directory (any file may be missing)
+    atomically to ``out`` (default: in the directory); FileNotFoundError if it is no directory."""
     if not Path(result_dir).is_dir():
         raise FileNotFoundError(f"result directory not found: {result_dir}")
     res = load_results(result_dir)

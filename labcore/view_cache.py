@@ -60,21 +60,20 @@ _TRACE_ARRAYS = ("seeds", "valid", "step_kind", "action", "oracle", "cue", "occu
 # ------------------------------------------------------------------------- the recipes
 
 
-def _with_slots(agent: Agent, capacity: int, **fields: Any) -> Intervention:
-    from labcore.interventions import capacity_scale
-
-    return Intervention(capacity_scale=capacity_scale(capacity, agent.config.n_slots), **fields)
-
-
 def metacognition_view(
     agent: Agent, seed: int, self_model_mode: str, capacity: int, noise: float = 0.0
 ) -> MetacognitionView:
     """E1 markers of one wagering agent with ``capacity`` active slots (the pages' live view)."""
     from labcore import measures
+    from labcore.interventions import bus_capacity
     from labcore.seeding import episode_seeds
 
-    iv = _with_slots(
-        agent, capacity, self_model_mode=self_model_mode, workspace_noise=noise, seed=seed
+    iv = bus_capacity(
+        capacity,
+        agent.config.n_slots,
+        self_model_mode=self_model_mode,
+        workspace_noise=noise,
+        seed=seed,
     )
     return measures.metacognition(agent, iv, episode_seeds(seed, "eval", E1_TRIALS))
 
@@ -89,11 +88,12 @@ def workspace_view(
 ) -> WorkspaceView:
     """E2 accuracies and broadcast markers of one dual-task agent (the pages' live view)."""
     from labcore import measures
+    from labcore.interventions import bus_capacity
     from labcore.seeding import episode_seeds
 
-    iv = _with_slots(
-        agent,
+    iv = bus_capacity(
         capacity,
+        agent.config.n_slots,
         self_model_mode=self_model_mode,
         workspace_noise=noise,
         noise_mode=noise_mode,
@@ -107,10 +107,11 @@ def integration_view(
 ) -> list[IntegrationReading]:
     """Every integration measure of one dual-task agent (the Integration page's live view)."""
     from labcore import measures_integration
+    from labcore.interventions import bus_capacity
     from labcore.seeding import episode_seeds
 
     mode = self_model_mode if agent.config.self_model else "on"
-    iv = _with_slots(agent, capacity, self_model_mode=mode)
+    iv = bus_capacity(capacity, agent.config.n_slots, self_model_mode=mode)
     runs = measures_integration.integration_runs(
         agent, episode_seeds(seed, "eval", INTEGRATION_EPISODES), iv
     )
