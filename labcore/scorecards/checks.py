@@ -322,11 +322,6 @@ def fcs_discrepancies() -> tuple[Discrepancy, ...]:
     return evaluate(CHECKS.FCS, fcs_names(), "FCS")
 
 
-def all_discrepancies() -> tuple[Discrepancy, ...]:
-    """OSMD and FCS discrepancies together."""
-    return osmd_discrepancies() + fcs_discrepancies()
-
-
 def reference_summary(system_id: str) -> dict[str, Any]:
     """Stated (§6.3) and recomputed totals of one OSMD reference system: the §6.1 grid's sums,
     the behavioural sum after the A.9 caps, the Appendix D rater range.

@@ -28,7 +28,6 @@ from labcore.scorecards.rubric import (
     ClauseValue,
     ItemEntry,
     ScoredSystem,
-    not_applicable,
     score_system,
 )
 
@@ -256,7 +255,8 @@ def score_lab_agent(kind: str, evidence: Mapping[str, object]) -> ScoredSystem:
     clean = _validated(kind, evidence)
     description, parts = LAB.kinds[kind]
     entries = {
-        item_id: not_applicable(item_id, reason) for item_id, reason in LAB.not_applicable.items()
+        item_id: ItemEntry(item_id, not_applicable_reason=reason)
+        for item_id, reason in LAB.not_applicable.items()
     }
     for item_id, variants in LAB.architecture.items():
         part, architectural = LAB.measured.get(item_id, (None, 0))
