@@ -46,11 +46,6 @@ EPISODES = 64
 _DATA = json.loads((Path(__file__).parent / "mystery.json").read_text(encoding="utf-8"))
 DIAGNOSES: dict[str, str] = _DATA["diagnoses"]
 """Every diagnosis a student can choose, by id, with its label."""
-_CHOICES = {
-    "wagering": ("intact", "self_zeroed", "self_scrambled", "bus_off"),
-    "dual": ("intact", "bus_off", "narrowed", "noisy"),
-}
-
 _CONDITIONS: dict[str, dict[str, tuple[str, dict]]] = {
     "wagering": {
         "intact": ("Intact (nothing hidden)", {}),
@@ -132,12 +127,14 @@ class Puzzle:
 
 
 def diagnosis_choices(task: str | None = None) -> tuple[str, ...]:
-    """The diagnoses offered for a task's puzzles (all of :data:`DIAGNOSES` without a task).
+    """The diagnoses of a task's conditions, in order (all of :data:`DIAGNOSES` without a task).
 
     >>> diagnosis_choices("dual")
     ('intact', 'bus_off', 'narrowed', 'noisy')
     """
-    return tuple(DIAGNOSES) if task is None else _CHOICES[task]
+    if task is None:
+        return tuple(DIAGNOSES)
+    return tuple(dict.fromkeys(make_puzzle(task, name).diagnosis for name in _CONDITIONS[task]))
 
 
 def conditions(task: str) -> dict[str, str]:
@@ -183,7 +180,7 @@ def random_puzzle(rng: np.random.Generator, seeds: Sequence[int] = (0, 1, 2, 3, 
     if not seeds:
         raise ValueError("random_puzzle needs at least one available seed")
     task = TASKS[int(rng.integers(len(TASKS)))]
-    diagnosis = _CHOICES[task][int(rng.integers(4))]
+    diagnosis = diagnosis_choices(task)[int(rng.integers(4))]
     options = [name for name in _CONDITIONS[task] if make_puzzle(task, name).diagnosis == diagnosis]
     condition = options[int(rng.integers(len(options)))]
     return make_puzzle(
