@@ -126,14 +126,12 @@ class Puzzle:
         return "noisy" if self.noise > 0 else "intact"
 
 
-def diagnosis_choices(task: str | None = None) -> tuple[str, ...]:
-    """The diagnoses of a task's conditions, in order (all of :data:`DIAGNOSES` without a task).
+def diagnosis_choices(task: str) -> tuple[str, ...]:
+    """The diagnoses offered for a task's puzzles: its conditions', in order.
 
     >>> diagnosis_choices("dual")
     ('intact', 'bus_off', 'narrowed', 'noisy')
     """
-    if task is None:
-        return tuple(DIAGNOSES)
     return tuple(dict.fromkeys(make_puzzle(task, name).diagnosis for name in _CONDITIONS[task]))
 
 
@@ -356,23 +354,15 @@ class Marker:
         return UNDEFINED if not finite(value) else self.fmt.format(value)
 
 
-_BY_CONSTRUCTION = term("by_construction").name  # the glossary's word
-_WAGER = chance("wager", "percent").text
-_AUROC = chance("auroc").text
-_REPORT = chance("decision").text
-_BOTH = chance("conjunction").text
+_CHANCE = {
+    "wager": chance("wager", "percent").text,
+    "auroc": chance("auroc").text,
+    "report": chance("decision").text,
+    "both": chance("conjunction").text,
+}
+"""The chance levels the markers' captions and the reveal quote."""
 MARKERS: dict[str, tuple[Marker, ...]] = {
-    task: tuple(
-        Marker(
-            **{
-                **m,
-                "caption": m["caption"].format(
-                    wager=_WAGER, auroc=_AUROC, report=_REPORT, both=_BOTH
-                ),
-            }
-        )
-        for m in rows
-    )
+    task: tuple(Marker(**{**m, "caption": m["caption"].format(**_CHANCE)}) for m in rows)
     for task, rows in _DATA["markers"].items()
 }
 """The markers each task's puzzles show (``mystery.json``), behaviour only: a count of the slots in
@@ -430,11 +420,8 @@ def explain(
         capacity=puzzle.capacity,
         noise=f"{puzzle.noise:g}",
         slots=f"{fmt(used, 'count')} of {FULL_CAPACITY}" if finite(used) else "not measured",
-        wager=_WAGER,
-        auroc=_AUROC,
-        report=_REPORT,
-        both=_BOTH,
-        by_construction=_BY_CONSTRUCTION,
+        by_construction=term("by_construction").name,  # the glossary's word
+        **_CHANCE,
     )
 
 
