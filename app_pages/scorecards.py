@@ -6,9 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from labcore.figures.scorecards import fcs_plane, osmd_radar
-from labcore.scorecards.caveats import CAVEATS
 from labcore.scorecards.checks import fcs_discrepancies, osmd_discrepancies, reference_summary
-from labcore.scorecards.documents import FCS, OSMD
+from labcore.scorecards.documents import CAVEATS, FCS, OSMD
 from labcore.scorecards.fcs import fcs_of_row, printed_fcs_agrees
 from labcore.scorecards.lab_agents import (
     LAB_AGENTS,

@@ -6,21 +6,24 @@ import pandas as pd
 import streamlit as st
 
 from labcore.figures.humans import beside_agents_figure, group_figure, group_label
-from labcore.humans.columns import (
+from labcore.humans.datasets import GROUP_MARKERS, interval_text, notes, subjects_csv
+from labcore.humans.example import EXAMPLE_NAME, synthetic_example
+from labcore.humans.markers import SubjectMarkers
+from labcore.humans.reference import REFERENCE, figure_text
+from labcore.humans.trials import (
     CDB_ACCURACY,
     CDB_COLUMNS,
     CONDITION,
     FORMATS,
     LAB_COLUMNS,
     MAX_FILE_BYTES,
+    MAX_SUBJECTS,
+    MIN_TRIALS,
+    MISSED,
+    RECOMMENDED_TRIALS,
     header_of,
     task_suffixes,
 )
-from labcore.humans.datasets import GROUP_MARKERS, interval_text, notes, subjects_csv
-from labcore.humans.example import EXAMPLE_NAME, synthetic_example
-from labcore.humans.markers import SubjectMarkers
-from labcore.humans.reference import REFERENCE, figure_text
-from labcore.humans.trials import MAX_SUBJECTS, MIN_TRIALS, MISSED, RECOMMENDED_TRIALS
 from labcore.render import fmt, term
 from ui import humans
 from ui.components import explain, figure

@@ -21,7 +21,6 @@ import streamlit as st
 from labcore.config import AGENT_KINDS
 from labcore.figures.style import PALETTE
 from labcore.humans import datasets
-from labcore.humans.columns import MAX_FILE_BYTES, Format
 from labcore.humans.datasets import DataSet, GroupLine
 from labcore.humans.markers import SubjectMarkers, agent_markers, subject_markers
 from labcore.humans.session import (
@@ -32,7 +31,7 @@ from labcore.humans.session import (
     session_trials,
     visitor_csv,
 )
-from labcore.humans.trials import read_trials
+from labcore.humans.trials import MAX_FILE_BYTES, Format, read_trials
 from labcore.scorecards.contract import ContractError
 from ui import data
 

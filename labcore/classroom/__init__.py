@@ -1,2 +1,1 @@
-"""The classroom modes: the Mystery agent puzzles (:mod:`labcore.classroom.mystery`) and the
-guided lesson (:mod:`labcore.classroom.lesson`)."""
+"""The classroom: the class store, the Mystery agent puzzles and the guided lesson."""

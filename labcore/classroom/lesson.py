@@ -24,15 +24,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from labcore.classroom.store import Question
+from labcore.classroom.store import CHOICE_LETTERS, Question
 from labcore.config import PAGE_URLS
 from labcore.experiments.paper_results import ResultSet
 from labcore.findings import Problem, StudySummary
 from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.render import chance, note_text, render, value_text, verdict_text
 
-CHOICE_LETTERS = "ABCDEFGH"
-"""How choices are labelled, on the projected page and on the handout."""
 Rule = Callable[[Mapping[str, Any], Mapping[str, str]], "int | None"]
 """Picks the choice our results support from (values by key, verdicts by claim id); None when
 a value it needs is missing."""
@@ -70,7 +68,6 @@ class Answer:
 
     text: str
     choice: int | None
-    paper_choice: int
     agrees: bool | None
     evidence: tuple[str, ...] = ()
 
@@ -306,12 +303,8 @@ def expected_answer(
 
     paper = step.choices[step.paper_answer]
     if step.rule is None:
-        return Answer(
-            f"{CHOICE_LETTERS[step.paper_answer]}. {paper} (by the design of the lab).",
-            step.paper_answer,
-            step.paper_answer,
-            True,
-        )
+        text = f"{CHOICE_LETTERS[step.paper_answer]}. {paper} (by the design of the lab)."
+        return Answer(text, step.paper_answer, True)
     evidence = _evidence(step.claims, results) + _measured_evidence(step.measured, measured)
     values = dict(results.values) if results is not None else {}
     verdicts = {f.id: f.verdict or "" for f in (results.claims if results is not None else [])}
@@ -327,7 +320,7 @@ def expected_answer(
     else:
         text = f"Paper: {named(step.paper_answer)}; here: {named(ours)}."
     agrees = None if ours is None else ours == step.paper_answer
-    return Answer(text, ours, step.paper_answer, agrees, evidence)
+    return Answer(text, ours, agrees, evidence)
 
 
 # --------------------------------------------------------------------------- the handout

@@ -46,11 +46,6 @@ EPISODES = 64
 _DATA = json.loads((Path(__file__).parent / "mystery.json").read_text(encoding="utf-8"))
 DIAGNOSES: dict[str, str] = _DATA["diagnoses"]
 """Every diagnosis a student can choose, by id, with its label."""
-_CHOICES = {
-    "wagering": ("intact", "self_zeroed", "self_scrambled", "bus_off"),
-    "dual": ("intact", "bus_off", "narrowed", "noisy"),
-}
-
 _CONDITIONS: dict[str, dict[str, tuple[str, dict]]] = {
     "wagering": {
         "intact": ("Intact (nothing hidden)", {}),
@@ -131,13 +126,13 @@ class Puzzle:
         return "noisy" if self.noise > 0 else "intact"
 
 
-def diagnosis_choices(task: str | None = None) -> tuple[str, ...]:
-    """The diagnoses offered for a task's puzzles (all of :data:`DIAGNOSES` without a task).
+def diagnosis_choices(task: str) -> tuple[str, ...]:
+    """The diagnoses offered for a task's puzzles: its conditions', in order.
 
     >>> diagnosis_choices("dual")
     ('intact', 'bus_off', 'narrowed', 'noisy')
     """
-    return tuple(DIAGNOSES) if task is None else _CHOICES[task]
+    return tuple(dict.fromkeys(make_puzzle(task, name).diagnosis for name in _CONDITIONS[task]))
 
 
 def conditions(task: str) -> dict[str, str]:
@@ -183,7 +178,7 @@ def random_puzzle(rng: np.random.Generator, seeds: Sequence[int] = (0, 1, 2, 3, 
     if not seeds:
         raise ValueError("random_puzzle needs at least one available seed")
     task = TASKS[int(rng.integers(len(TASKS)))]
-    diagnosis = _CHOICES[task][int(rng.integers(4))]
+    diagnosis = diagnosis_choices(task)[int(rng.integers(4))]
     options = [name for name in _CONDITIONS[task] if make_puzzle(task, name).diagnosis == diagnosis]
     condition = options[int(rng.integers(len(options)))]
     return make_puzzle(
@@ -359,23 +354,15 @@ class Marker:
         return UNDEFINED if not finite(value) else self.fmt.format(value)
 
 
-_BY_CONSTRUCTION = term("by_construction").name  # the glossary's word
-_WAGER = chance("wager", "percent").text
-_AUROC = chance("auroc").text
-_REPORT = chance("decision").text
-_BOTH = chance("conjunction").text
+_CHANCE = {
+    "wager": chance("wager", "percent").text,
+    "auroc": chance("auroc").text,
+    "report": chance("decision").text,
+    "both": chance("conjunction").text,
+}
+"""The chance levels the markers' captions and the reveal quote."""
 MARKERS: dict[str, tuple[Marker, ...]] = {
-    task: tuple(
-        Marker(
-            **{
-                **m,
-                "caption": m["caption"].format(
-                    wager=_WAGER, auroc=_AUROC, report=_REPORT, both=_BOTH
-                ),
-            }
-        )
-        for m in rows
-    )
+    task: tuple(Marker(**{**m, "caption": m["caption"].format(**_CHANCE)}) for m in rows)
     for task, rows in _DATA["markers"].items()
 }
 """The markers each task's puzzles show (``mystery.json``), behaviour only: a count of the slots in
@@ -433,11 +420,8 @@ def explain(
         capacity=puzzle.capacity,
         noise=f"{puzzle.noise:g}",
         slots=f"{fmt(used, 'count')} of {FULL_CAPACITY}" if finite(used) else "not measured",
-        wager=_WAGER,
-        auroc=_AUROC,
-        report=_REPORT,
-        both=_BOTH,
-        by_construction=_BY_CONSTRUCTION,
+        by_construction=term("by_construction").name,  # the glossary's word
+        **_CHANCE,
     )
 
 

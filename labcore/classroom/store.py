@@ -37,7 +37,9 @@ MAX_WRITES_PER_MINUTE = 60
 MAX_BYTES = 64 * 2**20
 """The file's bound; beyond it writes are refused until the teacher clears a class."""
 MAX_QUESTION_BYTES = 16 * 1024
-MAX_CHOICES = len("ABCDEFGH")
+CHOICE_LETTERS = "ABCDEFGH"
+"""The letters choices are labelled and voted with (on the page, the handout and a phone)."""
+MAX_CHOICES = len(CHOICE_LETTERS)
 MAX_RESULTS = 500
 """Results one class may hold per activity."""
 MAX_RESULT_VALUES = 16
@@ -68,7 +70,7 @@ def choice_letters(n: int) -> tuple[str, ...]:
     >>> choice_letters(3)
     ('A', 'B', 'C')
     """
-    return tuple("ABCDEFGH"[:n])
+    return tuple(CHOICE_LETTERS[:n])
 
 
 @dataclass(frozen=True)

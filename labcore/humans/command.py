@@ -17,8 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from labcore.humans.columns import FORMATS, check_size
-from labcore.humans.trials import RECOMMENDED_TRIALS
+from labcore.humans.trials import FORMATS, RECOMMENDED_TRIALS, check_size
 from labcore.io import atomic_write
 
 

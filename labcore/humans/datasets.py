@@ -29,15 +29,12 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict
 
 from labcore.findings import Number
-from labcore.humans.columns import Format
 from labcore.humans.markers import SubjectMarkers, markers_csv, table_rows
-from labcore.humans.trials import RECOMMENDED_TRIALS, Unmeasured, read_trials
+from labcore.humans.trials import RECOMMENDED_TRIALS, Format, Unmeasured, read_trials
 from labcore.render import fmt
 from labcore.scorecards.contract import ContractError
 from labcore.stats import group_summary
 
-GROUP_MIN_TRIALS = RECOMMENDED_TRIALS
-"""Fewest usable trials of a person counted in a group line (Rahnev 2025's 100 per person)."""
 GROUP_MARKERS = (("type2_auroc", "Type-2 AUROC"), ("m_ratio", "M-ratio"))
 """The markers a group line summarises, with their names."""
 Row = SubjectMarkers | Unmeasured
@@ -181,7 +178,7 @@ GROUP_COLUMNS = (
 
 
 def group_lines(
-    datasets: Sequence[DataSet], *, min_trials: int = GROUP_MIN_TRIALS, seed: int = 0
+    datasets: Sequence[DataSet], *, min_trials: int = RECOMMENDED_TRIALS, seed: int = 0
 ) -> list[GroupLine]:
     """One line per measured data set and condition (in file order); refused data sets skipped,
     ``seed`` draws every line's bootstrap resamples."""

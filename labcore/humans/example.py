@@ -36,17 +36,17 @@ EXAMPLE_NAME = "synthetic_confidence_database_example.csv"
 """The example's file name (it says what it is)."""
 
 
-def synthetic_example(seed: int = EXAMPLE_SEED, n_trials: int = EXAMPLE_TRIALS) -> bytes:
+def synthetic_example(seed: int = EXAMPLE_SEED) -> bytes:
     """The example file: UTF-8 CSV, ``Subj_idx, Stimulus, Response, Confidence``."""
     rng = np.random.default_rng(seed)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["Subj_idx", "Stimulus", "Response", "Confidence"])
     for k, sigma in enumerate(META_NOISE, start=1):
-        stimulus = rng.integers(1, 3, n_trials)
+        stimulus = rng.integers(1, 3, EXAMPLE_TRIALS)
         evidence = rng.normal(np.where(stimulus == 2, D_PRIME / 2, -D_PRIME / 2), 1.0)
         response = np.where(evidence > 0, 2, 1)
-        felt = np.abs(evidence) + rng.normal(0.0, sigma, n_trials)
+        felt = np.abs(evidence) + rng.normal(0.0, sigma, EXAMPLE_TRIALS)
         rating = 1 + np.searchsorted(RATING_CRITERIA, felt)
         for row in zip(stimulus, response, rating, strict=True):
             writer.writerow([f"synthetic-{k}", *(int(v) for v in row)])

@@ -73,10 +73,7 @@ if len(_BY_KEY) != len(REFERENCE):
 
 def figure(key: str) -> HumanFigure:
     """The figure ``key`` of :data:`REFERENCE` (a KeyError names the missing key)."""
-    try:
-        return _BY_KEY[key]
-    except KeyError:
-        raise KeyError(f"no human reference figure {key!r}") from None
+    return _BY_KEY[key]
 
 
 def trial_band() -> tuple[int, int]:

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from types import CodeType
-from typing import Any, Literal, NotRequired
+from typing import Any, NotRequired
 
 from pydantic import BaseModel, ConfigDict, field_validator
 from pydantic_core import PydanticCustomError
@@ -42,22 +42,6 @@ from labcore.scorecards.rubric import (
     score_reference_system,
 )
 
-Kind = Literal[
-    "total",
-    "cluster",
-    "range",
-    "band",
-    "gap",
-    "hypothesis",
-    "subsample",
-    "within_class",
-    "ablation",
-    "percentage",
-    "text_vs_table",
-    "rule",
-    "ratio",
-]
-"""What a check is about (a page may group by it)."""
 COLUMNS = ("architectural", "behavioural")
 """The two scores of an OSMD cell, in the order of every pair."""
 BUILTINS = {
@@ -71,7 +55,7 @@ class Check(TypedDict):
     """One row of ``data/checks.json`` (see the module docstring)."""
 
     id: str
-    kind: Kind
+    kind: str
     where: str
     quantity: str
     each: NotRequired[str]
@@ -320,11 +304,6 @@ def osmd_discrepancies() -> tuple[Discrepancy, ...]:
 def fcs_discrepancies() -> tuple[Discrepancy, ...]:
     """Every disagreement between the FCS page's stated numbers and its own table."""
     return evaluate(CHECKS.FCS, fcs_names(), "FCS")
-
-
-def all_discrepancies() -> tuple[Discrepancy, ...]:
-    """OSMD and FCS discrepancies together."""
-    return osmd_discrepancies() + fcs_discrepancies()
 
 
 def reference_summary(system_id: str) -> dict[str, Any]:

@@ -16,9 +16,17 @@ Examples
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated, Literal, NamedTuple, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, PlainValidator, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    RootModel,
+    ValidationError,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 from typing_extensions import TypedDict
 
@@ -233,3 +241,16 @@ def load(name: str, model: type[M], folder: Path = DATA) -> M:
 OSMD = load("osmd_rubric.json", OSMDDocument)
 FCS = load("fcs.json", FCSDocument)
 ITEM_IDS: tuple[str, ...] = tuple(OSMD.items)
+
+
+class Caveat(NamedTuple):
+    """What an instrument is not, shown next to every number (``data/caveats.json``): a stable
+    id, the instruments it applies to (``"lab"``: the lab's mapping), the text and its source."""
+
+    caveat_id: str
+    applies_to: tuple[Literal["OSMD", "FCS", "lab"], ...]
+    text: str
+    source: str
+
+
+CAVEATS: tuple[Caveat, ...] = load("caveats.json", RootModel[tuple[Caveat, ...]]).root

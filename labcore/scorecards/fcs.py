@@ -1,14 +1,13 @@
 """Functional Consciousness Score formulas, as pure functions.
 
 ``FCS = R · P`` with R the representational capacity of a system's self-models (read as
-``variables × bits per variable``) and P its "reasoning power"; ``Φ_FCS = P(S) − Σⱼ P(moduleⱼ)``.
-The page gives **no procedure for P**; anything computed here carries the P it was handed.
+``variables × bits per variable``) and P its "reasoning power". The page gives **no procedure
+for P**; anything computed here carries the P it was handed.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 from labcore.scorecards.documents import FCSRow
 
@@ -49,22 +48,6 @@ def functional_consciousness_score(
     """
     r = _nonnegative(representational_capacity_bits, "representational_capacity_bits")
     return r * _nonnegative(reasoning_power, "reasoning_power")
-
-
-def phi_fcs(reasoning_power_system: float, reasoning_power_modules: Sequence[float]) -> float:
-    """The page's IIT analogue, ``Φ_FCS = P(S) − Σⱼ P(moduleⱼ)`` (never worked on the page).
-
-    Examples
-    --------
-    >>> phi_fcs(10.0, [3.0, 4.0])
-    3.0
-    """
-    whole = _nonnegative(reasoning_power_system, "reasoning_power_system")
-    parts = [
-        _nonnegative(p, f"reasoning_power_modules[{j}]")
-        for j, p in enumerate(reasoning_power_modules)
-    ]
-    return whole - math.fsum(parts)
 
 
 def round_to_significant(value: float, figures: int) -> float:

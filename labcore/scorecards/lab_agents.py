@@ -28,7 +28,6 @@ from labcore.scorecards.rubric import (
     ClauseValue,
     ItemEntry,
     ScoredSystem,
-    not_applicable,
     score_system,
 )
 
@@ -89,9 +88,7 @@ Evidence = dict[str, float | int | bool]
 
 
 # --------------------------------------------------------------------- measurement -> clause
-def hot2_behavioural_clause(
-    type2_auroc: float, type2_auroc_lesioned: float | None, thresholds: Thresholds = THRESHOLDS
-) -> int:
+def hot2_behavioural_clause(type2_auroc: float, type2_auroc_lesioned: float | None) -> int:
     """HOT-2 behavioural clause: 2 when the intact AUROC is calibrated *and* collapses when z_self
     is zeroed, else 1 (nan or None: not shown). Clause 3 needs several task types.
 
@@ -102,28 +99,26 @@ def hot2_behavioural_clause(
     >>> hot2_behavioural_clause(0.92, 0.90), hot2_behavioural_clause(0.50, 0.50)
     (1, 1)
     """
-    calibrated = type2_auroc >= thresholds["type2_auroc_calibrated"]
+    calibrated = type2_auroc >= THRESHOLDS["type2_auroc_calibrated"]
     collapsed = (
         type2_auroc_lesioned is not None
-        and type2_auroc_lesioned <= thresholds["type2_auroc_collapsed"]
+        and type2_auroc_lesioned <= THRESHOLDS["type2_auroc_collapsed"]
     )
     return 2 if calibrated and collapsed else 1
 
 
-def gwt2_behavioural_clause(gbi: float, thresholds: Thresholds = THRESHOLDS) -> int:
+def gwt2_behavioural_clause(gbi: float) -> int:
     """GWT-2 behavioural clause: 2 when the bus broadcasts across slots, else 1 (clause 3 needs an
     ordering ablation, which the lab does not run).
 
     >>> gwt2_behavioural_clause(0.66), gwt2_behavioural_clause(0.03)
     (2, 1)
     """
-    return 2 if gbi >= thresholds["gbi_broadcast"] else 1
+    return 2 if gbi >= THRESHOLDS["gbi_broadcast"] else 1
 
 
 def gwt3_behavioural_clause(
-    conjunction_accuracy_k4: float,
-    conjunction_accuracy_k0: float | None,
-    thresholds: Thresholds = THRESHOLDS,
+    conjunction_accuracy_k4: float, conjunction_accuracy_k0: float | None
 ) -> int:
     """GWT-3 behavioural clause: 1 when cue content is held at full capacity *and* the bus-off
     lesion removes it, else 0 (clauses 2-3 need persistence across episodes).
@@ -131,10 +126,10 @@ def gwt3_behavioural_clause(
     >>> gwt3_behavioural_clause(0.995, 0.0), gwt3_behavioural_clause(0.995, None)
     (1, 0)
     """
-    held = conjunction_accuracy_k4 >= thresholds["conjunction_held"]
+    held = conjunction_accuracy_k4 >= THRESHOLDS["conjunction_held"]
     attributed = (
         conjunction_accuracy_k0 is not None
-        and conjunction_accuracy_k4 - conjunction_accuracy_k0 >= thresholds["bus_lesion_drop"]
+        and conjunction_accuracy_k4 - conjunction_accuracy_k0 >= THRESHOLDS["bus_lesion_drop"]
     )
     return 1 if held and attributed else 0
 
@@ -256,7 +251,8 @@ def score_lab_agent(kind: str, evidence: Mapping[str, object]) -> ScoredSystem:
     clean = _validated(kind, evidence)
     description, parts = LAB.kinds[kind]
     entries = {
-        item_id: not_applicable(item_id, reason) for item_id, reason in LAB.not_applicable.items()
+        item_id: ItemEntry(item_id, not_applicable_reason=reason)
+        for item_id, reason in LAB.not_applicable.items()
     }
     for item_id, variants in LAB.architecture.items():
         part, architectural = LAB.measured.get(item_id, (None, 0))

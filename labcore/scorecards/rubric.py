@@ -28,6 +28,7 @@ from pydantic import (
 from pydantic.dataclasses import dataclass as validated_dataclass
 from pydantic_core import PydanticCustomError
 
+from labcore.checks import check_choice
 from labcore.scorecards.documents import ITEM_IDS, OSMD
 
 MAX_ITEM_SCORE = 3
@@ -142,11 +143,6 @@ class ItemEntry:
     def applicable(self) -> bool:
         """Whether the entry scores the item (it has no not-applicable reason)."""
         return self.not_applicable_reason is None
-
-
-def not_applicable(item_id: str, reason: str) -> ItemEntry:
-    """Entry marking an item N/A with a one-line reason."""
-    return ItemEntry(item_id, not_applicable_reason=reason)
 
 
 # ----------------------------------------------------------------------------- the rules
@@ -417,7 +413,9 @@ def score_system(
     items = tuple(
         score_item(by_id[item_id])
         if item_id in by_id
-        else replace(score_item(not_applicable(item_id, NOT_ASSESSED)), assessed=False)
+        else replace(
+            score_item(ItemEntry(item_id, not_applicable_reason=NOT_ASSESSED)), assessed=False
+        )
         for item_id in ITEM_IDS
     )
     return ScoredSystem(name=name, items=items, notes=tuple(notes))
@@ -435,9 +433,7 @@ def score_reference_system(system_id: str) -> ScoredSystem:
     >>> [item.item_id for item in frank.capped_items]
     ['GWT-5']
     """
-    if system_id not in OSMD.reference_systems:
-        known = list(OSMD.reference_systems)
-        raise ValueError(f"unknown reference system {system_id!r}; expected one of {known}")
+    check_choice(system_id, "reference system", OSMD.reference_systems)
     evidenced = OSMD.operational_evidence_items.get(system_id, ())
     entries = [
         ItemEntry(

@@ -11,7 +11,6 @@ import os
 import pytest
 
 from labcore.cli import main
-from labcore.humans import columns as C
 from labcore.humans import trials as T
 from labcore.humans.example import synthetic_example
 from labcore.humans.markers import MARKER_COLUMNS, subject_markers
@@ -72,11 +71,11 @@ def test_a_file_it_cannot_read_is_exit_2_and_one_line(tmp_path, capsys, content,
 
 
 def test_a_large_file_is_refused_by_its_size_before_it_is_read(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(C, "MAX_FILE_BYTES", 100)
+    monkeypatch.setattr(T, "MAX_FILE_BYTES", 100)
     path = tmp_path / "big.csv"
     path.write_bytes(synthetic_example())
     assert main(["markers", str(path)]) == 2
-    refusal = refused(T.ContractError, C.check_size, path.stat().st_size, path.name)
+    refusal = refused(T.ContractError, T.check_size, path.stat().st_size, path.name)
     assert refusal.kind == "too_large" and capsys.readouterr().err == f"error: {refusal}\n"
 
 

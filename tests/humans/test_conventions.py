@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from labcore.humans import columns as C
 from labcore.humans import trials as T
 from labcore.humans.markers import subject_markers, table_rows
 from labcore.humans.trials import ContractError, Unmeasured, read_trials
@@ -214,7 +213,7 @@ def test_a_dual_task_file_names_its_columns_and_how_to_pick_one(sep):
     for k in TASKS:
         for column in (f"Response{sep}{k}", f"Confidence{sep}{k}", f"--task {k}"):
             assert column in str(error)
-    assert C.task_suffixes(C.header_of(data)) == ("1", "2")
+    assert T.task_suffixes(T.header_of(data)) == ("1", "2")
 
 
 def test_a_dual_task_file_is_read_one_task_at_a_time():

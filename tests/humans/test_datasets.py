@@ -12,7 +12,7 @@ import pytest
 
 from labcore.humans import datasets as D
 from labcore.humans.markers import MARKER_COLUMNS, SubjectMarkers
-from labcore.humans.trials import ContractError, read_trials
+from labcore.humans.trials import RECOMMENDED_TRIALS, ContractError, read_trials
 from labcore.stats import bootstrap_ci
 from tests.humans.test_conventions import cdb, simulated
 from tests.refusals import refused
@@ -51,7 +51,7 @@ def test_notes_say_what_was_dropped_split_pooled_and_disagreed():
     assert [k for k, _ in D.notes(D.measure(missed, "g.csv"))] == ["missed", "by"]
 
 
-def kept_values(field: str, condition: str, least: int = D.GROUP_MIN_TRIALS) -> list[float]:
+def kept_values(field: str, condition: str, least: int = RECOMMENDED_TRIALS) -> list[float]:
     """The people of a condition counted in its group line, by hand: at least ``least`` trials."""
     ds = D.measure(GROUPED, "g.csv")
     return [

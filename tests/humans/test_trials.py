@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from labcore.checks import ChoiceError
-from labcore.humans import columns as C
 from labcore.humans import trials as T
 from labcore.humans.trials import lab_csv, read_trials
 from labcore.scorecards.contract import ContractError
@@ -187,16 +186,16 @@ def test_too_few_trials_names_the_subject_the_minimum_and_the_recommendation():
 
 
 def test_the_size_bound_is_checked_before_decoding():
-    assert C.MAX_FILE_BYTES == 5 * 2**20
-    error = refused(b"\xff" * (C.MAX_FILE_BYTES + 1))
+    assert T.MAX_FILE_BYTES == 5 * 2**20
+    error = refused(b"\xff" * (T.MAX_FILE_BYTES + 1))
     assert error.kind == "too_large" and "5 MiB" in str(error)
     read_trials(GOOD_LAB + b" " * 0)  # well under the bound
 
 
 def test_the_row_and_subject_bounds(monkeypatch):
-    monkeypatch.setattr(C, "MAX_ROWS", 39)
+    monkeypatch.setattr(T, "MAX_ROWS", 39)
     assert refused(GOOD_LAB).kind == "too_many_rows"
-    monkeypatch.setattr(C, "MAX_ROWS", 10_000)
+    monkeypatch.setattr(T, "MAX_ROWS", 10_000)
     monkeypatch.setattr(T, "MAX_SUBJECTS", 1)
     assert refused(GOOD_CDB).kind == "too_many_subjects"
 

@@ -19,7 +19,6 @@ from labcore.scorecards.rubric import (
     behavioural_cap,
     lm_flag,
     lower_of_two,
-    not_applicable,
     score_item,
     score_system,
 )
@@ -237,7 +236,9 @@ def test_bands_tile_0_to_90_without_gaps():
 
 def test_not_applicable_items_count_zero_and_leave_the_applicable_denominator():
     reason = "no real-world effects"
-    card = score_system("toy", [ItemEntry("HOT-2", 2, 2), not_applicable("AE-2", reason)])
+    card = score_system(
+        "toy", [ItemEntry("HOT-2", 2, 2), ItemEntry("AE-2", not_applicable_reason=reason)]
+    )
     assert card.n_applicable == 1  # the other 28 have no entry -> not assessed
     assert card.applicable_max_points == 3
     assert card.behavioural_fraction_of_applicable == pytest.approx(2 / 3)

@@ -122,7 +122,7 @@ def test_a_file_over_the_labs_limit_is_one_sentence_and_a_new_file_clears_it(ope
     the server's as large), so the lab says why in one sentence; the next file replaces it."""
     import tomllib
 
-    from labcore.humans import columns as C
+    from labcore.humans import trials as C
     from tests.ui.apptest_pages import ROOT
 
     at = open_page(PAGE)
