@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,81 +43,13 @@ FIRST_SCHEDULE = "default init, wager loss from update 1, Adam, BC stopping rule
 """The label of the cells of protocol 8.3, kept beside the cells of "E4 again" (protocol 8.8.3)."""
 AGAIN_SCHEDULE = "wager after the policy converged, head bias 0, bet floor 0.05"
 """What every cell of "E4 again" shares (protocol 8.8.3)."""
-ARMS: tuple[Arm, ...] = (
-    Arm(
-        "supervised",
-        "b2_ws",
-        "(c) supervised: confidence trained on correctness labels (E1's agent)",
-        "labels",
-        "labels, E1's schedule",
-    ),
-    Arm(
-        "reward_wager",
-        "reward_wager",
-        "(a) reward only: confidence learned from the wager's payoff",
-        "reward",
-        FIRST_SCHEDULE,
-    ),
-    Arm(
-        "reward_wager_risky",
-        "reward_wager_risky",
-        "(a), risky payoff: a wrong bet costs 3",
-        "reward",
-        FIRST_SCHEDULE,
-    ),
-    Arm(
-        "reward_workspace",
-        "reward_workspace",
-        "control: confidence reads the workspace only",
-        "reward",
-        FIRST_SCHEDULE,
-    ),
-    Arm(
-        "reward_logits",
-        "reward_logits",
-        "control: confidence reads the policy's logits only",
-        "reward",
-        FIRST_SCHEDULE,
-    ),
-    Arm(
-        "reward_all",
-        "reward_all",
-        "(b) reward only, no demonstrations: policy and wager by actor-critic",
-        "reward",
-        "A2C, default init, accuracy stopping rule",
-    ),
-    Arm(
-        "reward_late",
-        "reward_late",
-        "(a') reward only, wager learned once the policy converged, centred head",
-        "reward",
-        f"{AGAIN_SCHEDULE}, centred features, Adam",
-    ),
-    Arm(
-        "reward_late_risky",
-        "reward_late_risky",
-        "(a'), risky payoff: a wrong bet costs 3",
-        "reward",
-        f"{AGAIN_SCHEDULE}, centred features, Adam",
-    ),
-    Arm(
-        "reward_late_uncentred",
-        "reward_late_uncentred",
-        "(a') without centred features",
-        "reward",
-        f"{AGAIN_SCHEDULE}, raw features, Adam",
-    ),
-    Arm(
-        "reward_late_uncentred_sgd",
-        "reward_late_uncentred_sgd",
-        "(a') without centred features, wager head by SGD",
-        "reward",
-        f"{AGAIN_SCHEDULE}, raw features, SGD 0.1",
-    ),
+ARMS: tuple[Arm, ...] = tuple(
+    Arm(**{**a, "cell": a["cell"].format(first=FIRST_SCHEDULE, again=AGAIN_SCHEDULE)})
+    for a in json.loads((Path(__file__).parents[1] / "e4_arms.json").read_text(encoding="utf-8"))
 )
-"""E4's arms in display order: one entry per arm (protocol 8.3, then the cells of "E4 again",
-8.8.3); a new arm is one more entry (its kind must also be in ``KINDS_OF_EXPERIMENT["e4"]``, which
-provisions the agents)."""
+"""E4's arms in display order, from ``labcore/e4_arms.json`` (protocol 8.3, then the cells of "E4
+again", 8.8.3; ``{first}`` and ``{again}`` in a cell are the two schedules above). A new arm is one
+more entry (its kind must also be in ``KINDS_OF_EXPERIMENT["e4"]``, which provisions the agents)."""
 ARMS_BY_NAME = {a.name: a for a in ARMS}
 KINDS = tuple(dict.fromkeys(a.kind for a in ARMS))
 """The agent kinds the arms use: what ``study e4`` provisions (bundled, cached or
