@@ -507,11 +507,6 @@ class ResultSet(LoadedStudy):
         return self.frame("e3_titration")
 
     @property
-    def e4_trials(self) -> Any:
-        """``e4_trials.csv``."""
-        return self.frame("e4_trials")
-
-    @property
     def e4_curves(self) -> Any:
         """``e4_curves.csv``: E4's learning curves."""
         return self.frame("e4_curves")
