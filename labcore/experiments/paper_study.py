@@ -73,7 +73,7 @@ from labcore.paper import (
     verdict,
 )
 from labcore.paper_claims import CLAIMS_BY_ID, GROUPS
-from labcore.render import finite, part
+from labcore.render import finite
 from labcore.stats import pattern_value, seed_summary, summarize, summarize_l75
 
 FILES_OF = {
@@ -793,14 +793,6 @@ def summarise(config: Any, rows: Rows) -> StudySummary:
     )
 
 
-def history_markdown(n5: StudySummary, n20: StudySummary | None = None) -> str:
-    """docs/verdicts.md's table "Which rule came when": every rule with its date and the evidence
-    counts once it was added, cumulatively, for a set at n = 5 and (``n20``) beside it at n = 20
-    (``labcore/templates/paper.j2``, ``history_table``)."""
-    history = n20.answer.params.get("history") if n20 is not None and n20.answer else None
-    return part(n5, "history_table", n20=history).strip()
-
-
 @dataclass(frozen=True)
 class PaperConfig:
     """The design of a result set: which experiments, which seeds, which budgets, the audit."""
@@ -1026,8 +1018,6 @@ def write_figures(config: PaperConfig, rows: Rows, out: Path) -> list[str]:
 
 STUDY = Study(
     name="paper",
-    title="The paper's Experiments 1-3 against its numbers, with the construction audit",
-    folder="bundled",
     config=PaperConfig,
     units=units,
     run_unit=run_unit,
@@ -1048,11 +1038,4 @@ class E4Config(PaperConfig):
     """E4 runs on its own (its agents are the wagering task's arms, ``e4.ARMS``)."""
 
 
-E4_STUDY = replace(
-    STUDY,
-    name="e4",
-    title="Experiment 4: does metacognition emerge from reward alone (protocol 8.5, 8.8)",
-    folder="e4",
-    config=E4Config,
-    tables=E4_TABLES,
-)
+E4_STUDY = replace(STUDY, name="e4", config=E4Config, tables=E4_TABLES)
