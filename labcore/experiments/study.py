@@ -107,10 +107,6 @@ class Registered:
     attribute: str = "STUDY"
     """The module's name for the study (a module may hold two, as ``paper_study`` does)."""
 
-    def module_of(self, name: str) -> str:
-        """The module that defines study ``name``."""
-        return self.module or f"labcore.experiments.{name}"
-
 
 STUDIES: dict[str, Registered] = {
     "paper": Registered(
@@ -167,7 +163,8 @@ def get_study(name: str) -> Study:
     a ValueError lists the others."""
     check_choice(name, "study", STUDIES)
     entry = STUDIES[name]
-    study = getattr(importlib.import_module(entry.module_of(name)), entry.attribute)
+    module = importlib.import_module(entry.module or f"labcore.experiments.{name}")
+    study = getattr(module, entry.attribute)
     return dataclasses.replace(
         study, name=name, title=entry.title, folder=entry.folder, settings=entry.settings
     )
