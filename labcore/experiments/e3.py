@@ -7,12 +7,7 @@ import torch
 
 import labcore.envs as E
 from labcore.budgets import ReproduceConfig
-from labcore.config import (
-    CHANCE_E1,
-    KINDS_OF_EXPERIMENT,
-    NOISE_MODES,
-    Intervention,
-)
+from labcore.config import CHANCE_E1, KINDS_OF_EXPERIMENT, NOISE_MODES, Intervention
 from labcore.experiments.common import SeedResult, l75_dict, provide_agents
 from labcore.experiments.paper_results import point_rows
 from labcore.markers import (

@@ -140,12 +140,7 @@ def _interval(
             return t.mean, (t.low, t.high), t.n, kind
         b = np.asarray(list(values.get(condition.versus, {}).values()), float)
         w = welch_summary(a, b)
-        return (
-            w.mean,
-            (w.low, w.high),
-            int(min(a.size, b.size)),
-            WELCH_T,
-        )
+        return w.mean, (w.low, w.high), int(min(a.size, b.size)), WELCH_T
 
 
 def evaluate(results: Sequence[SeedResult]) -> list[dict[str, Any]]:

@@ -15,13 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from labcore.experiments.study import LoadedStudy, Rows, Table, load_tables
-from labcore.findings import (
-    Finding,
-    Number,
-    Problem,
-    load_summary,
-    validation_sentences,
-)
+from labcore.findings import Finding, Number, Problem, load_summary, validation_sentences
 
 L75_METRICS = ("l75", "l75_carrier")
 """The metrics (second part of a key) whose per-seed record is an L75, possibly censored."""

@@ -121,8 +121,7 @@ STUDIES: dict[str, Registered] = {
         attribute="E4_STUDY",
     ),
     "e3_design": Registered(
-        "explore_e3",
-        "E3 design: which design gives the paper's robustness hierarchy (protocol 7)",
+        "explore_e3", "E3 design: which design gives the paper's robustness hierarchy (protocol 7)"
     ),
     "integration": Registered(
         "explore_integration",
@@ -422,11 +421,7 @@ def _kept_units(
 
 
 def run_units(
-    study: Study,
-    config: Any,
-    out: Path,
-    todo: Sequence[Any] | None = None,
-    **options: Any,
+    study: Study, config: Any, out: Path, todo: Sequence[Any] | None = None, **options: Any
 ) -> Rows:
     """Run the units of ``study`` (``todo``, default every one) and return their rows merged in
     the units' order (:func:`unit_rows` has the options)."""
