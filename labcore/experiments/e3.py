@@ -126,8 +126,8 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
             dpci = delta_pci(pci[correct & np.isfinite(pci)], pci[~correct & np.isfinite(pci)])
         v[f"e3.dpci.{kind}"] = dpci
         points[kind] = {
-            "gap": acc_id - acc_ood,
-            "gap_overflow": v[f"e3.ood_gap_overflow.{kind}"],
+            "ood_gap": acc_id - acc_ood,
+            "ood_gap_overflow": v[f"e3.ood_gap_overflow.{kind}"],
             "gbi": gbi,
             "gbi_abs": gbi_abs,
             "dpci": dpci,

@@ -185,7 +185,7 @@ def test_rows_read_back_into_the_pipelines_results():
     assert [r.seed for r in results] == [0, 1]
     assert results[0].values["e3.accuracy.b1"] == 0.9 and results[0].l75 == l75
     assert results[1].l75["e3.l75.b1"] == {"value": 0.31, "censored": "none", "bound": 0.31}
-    assert results[0].figures["points"]["b1"]["gap"] == 0.1
+    assert results[0].figures["points"]["b1"]["ood_gap"] == 0.1
     assert [r["key"] for r in rows["seed_values"]][:3] == [
         "e3.accuracy.b1",
         "e3.dpci.b1",
