@@ -139,11 +139,10 @@ def training_record(kind: str, seed: int, cache_dir: Path | str | None = None) -
     return {}
 
 
-def training_history(kind: str, seed: int, cache_dir: Path | str | None = None) -> list[dict]:
+def training_history(record: dict) -> list[dict]:
     """The learning curve of an agent's training record (:func:`training_record`): one dict per
     held-out evaluation (``history``) and per point of its wager phase's curve (``wager_curve``),
     by update, the two merged where they share one; [] without a record."""
-    record = training_record(kind, seed, cache_dir)
     merged: dict[int, dict] = {}
     for key in ("history", "wager_curve"):
         entries = record.get(key)
@@ -269,8 +268,8 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
             check, condition = key.rsplit(".", 1)
             result.values[f"e4.{check}.{arm.name}.{condition}"] = x
         if not cfg.untrained:
-            curves += curve_rows(arm, seed, training_history(arm.kind, seed, cache_dir))
             record = training_record(arm.kind, seed, cache_dir)
+            curves += curve_rows(arm, seed, training_history(record))
             updates, start = record.get("updates"), record.get("wager_start_update")
             if isinstance(updates, int):
                 result.values[f"e4.train_updates.{arm.name}"] = float(updates)
