@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import fnmatch
 import importlib
 import platform
 import subprocess
@@ -395,8 +396,6 @@ def _kept_units(
     study: Study, config: Any, out: Path, rerun: str | None, say: Callable[[str], None]
 ) -> dict[Any, Rows]:
     """The units of ``config`` whose rows are already in ``out``'s readable files, with them."""
-    import fnmatch
-
     if study.unit_of is None or load_summary(out, study=study.name).summary is None:
         return {}
     rows, problems = read_rows(study, out)
@@ -528,8 +527,6 @@ def run_study(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    import fnmatch
-
     kept = _kept_units(study, config, out, rerun, say)
     todo = [u for u in study.units(config) if u not in kept]
     if study.prepare is not None and todo:
