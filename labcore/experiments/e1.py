@@ -28,14 +28,13 @@ from labcore.seeding import CLOSED_FORM_SEED_BASE, episode_seeds
 from labcore.stats import seed_summary
 from labcore.training.wager_reward import CORRECT_BET_PAYOFF
 
-CONDITIONS = ("self_on", "self_off", "bus_off", "blind_noise", "blind_permute")
-"""The five E1 conditions, in display order."""
 DECODER_SPLITS = 5
 """Stratified folds of the E1 decoders (the markers' default)."""
 
 
 def conditions(seed: int) -> dict[str, Intervention]:
-    """The five E1 interventions of one seed (the blind ablations draw with the seed)."""
+    """The five E1 interventions of one seed, in display order (the blind ablations draw with the
+    seed)."""
     return {
         "self_on": INTACT,
         "self_off": SELF_MODEL_LESION,

@@ -104,7 +104,6 @@ HYPOTHESES: tuple[Hypothesis, ...] = tuple(
 """Protocol 8.5 (H1-H6) and 8.8.5 (R1-R4, "E4 again"), as registered, from
 ``labcore/e4_hypotheses.json`` (arm (a) = ``reward_wager``, (b) = ``reward_all``, (c) =
 ``supervised``)."""
-HYPOTHESES_BY_ID = {h.id: h for h in HYPOTHESES}
 
 
 def per_seed(results: Sequence[SeedResult]) -> dict[str, dict[int, float]]:
