@@ -230,11 +230,27 @@ def _missing_columns(path: Path, table: Table, columns: Any) -> Problem | None:
     )
 
 
+def _unreadable(path: Path, exc: Exception) -> Problem:
+    """A table file its reader fails on, with the reader's error."""
+    text = f"{path.name} could not be read ({exc.__class__.__name__}: {exc})"
+    return Problem(text, path.name, "unreadable")
+
+
+def _bad_cell(path: Path, line: int, col: str, text: Any = None) -> Problem:
+    """An empty required cell (``text`` None) or ``text`` in a number column."""
+    if text is None:
+        return Problem(
+            f"{path.name} line {line}: column {col!r} is empty", path.name, "empty_cell", col
+        )
+    return Problem(
+        f"{path.name} line {line}: column {col!r} holds {text!r}", path.name, "not_a_number", col
+    )
+
+
 def read_table(path: Path, table: Table) -> tuple[list[dict[str, Any]] | None, list[str]]:
     """The rows of one table file, typed (text columns as str, others as numbers, empty cells as
     None), or None with one sentence per problem: a missing file, a missing column, an empty
     required cell, text in a number column."""
-    problems: list[str] = []
     if unreadable := _unreadable_table(path):
         return None, [unreadable]
     try:
@@ -244,13 +260,7 @@ def read_table(path: Path, table: Table) -> tuple[list[dict[str, Any]] | None, l
                 return None, [lacking]
             raw = list(reader)
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        return None, [
-            Problem(
-                f"{path.name} could not be read ({exc.__class__.__name__}: {exc})",
-                path.name,
-                "unreadable",
-            )
-        ]
+        return None, [_unreadable(path, exc)]
     rows = []
     for i, r in enumerate(raw, start=2):
         row: dict[str, Any] = {}
@@ -258,15 +268,7 @@ def read_table(path: Path, table: Table) -> tuple[list[dict[str, Any]] | None, l
             text = r.get(col)
             if text in ("", None):
                 if col not in table.optional:
-                    problems.append(
-                        Problem(
-                            f"{path.name} line {i}: column {col!r} is empty",
-                            path.name,
-                            "empty_cell",
-                            col,
-                        )
-                    )
-                    return None, problems
+                    return None, [_bad_cell(path, i, col)]
                 row[col] = None
             elif col in table.text:
                 row[col] = text
@@ -274,17 +276,9 @@ def read_table(path: Path, table: Table) -> tuple[list[dict[str, Any]] | None, l
                 try:
                     row[col] = _number(text)
                 except ValueError:
-                    problems.append(
-                        Problem(
-                            f"{path.name} line {i}: column {col!r} holds {text!r}",
-                            path.name,
-                            "not_a_number",
-                            col,
-                        )
-                    )
-                    return None, problems
+                    return None, [_bad_cell(path, i, col, text)]
         rows.append(row)
-    return rows, problems
+    return rows, []
 
 
 def read_rows(study: Study, out: Path | str) -> tuple[Rows, list[str]]:
@@ -319,13 +313,7 @@ def load_frame(out: Path | str, table: Table) -> tuple[Any, list[str]]:
             encoding="utf-8",
         )
     except (OSError, UnicodeDecodeError, ValueError, pd.errors.ParserError) as exc:
-        return None, [
-            Problem(
-                f"{path.name} could not be read ({exc.__class__.__name__}: {exc})",
-                path.name,
-                "unreadable",
-            )
-        ]
+        return None, [_unreadable(path, exc)]
     if lacking := _missing_columns(path, table, frame.columns):
         return None, [lacking]
     frame = frame[list(table.fields)]
@@ -341,25 +329,11 @@ def load_frame(out: Path | str, table: Table) -> tuple[Any, list[str]]:
                 bad = numbers.isna() & ~empty & (cells.astype(str).str.lower() != "nan")
                 if bad.any():
                     i = int(bad.to_numpy().argmax())
-                    return None, [
-                        Problem(
-                            f"{path.name} line {i + 2}: column {col!r} holds {cells[i]!r}",
-                            path.name,
-                            "not_a_number",
-                            col,
-                        )
-                    ]
+                    return None, [_bad_cell(path, i + 2, col, cells[i])]
                 frame[col] = numbers
         if col not in table.optional and empty.any():
             i = int(empty.to_numpy().argmax())
-            return None, [
-                Problem(
-                    f"{path.name} line {i + 2}: column {col!r} is empty",
-                    path.name,
-                    "empty_cell",
-                    col,
-                )
-            ]
+            return None, [_bad_cell(path, i + 2, col)]
     return frame, []
 
 
