@@ -60,21 +60,21 @@ TERCILES = ("low", "mid", "high")
 """Salience terciles, faintest first (protocol 8.4)."""
 
 
-def tercile_edges(config: WageringConfig | None = None) -> np.ndarray:
+def tercile_edges() -> np.ndarray:
     """Edges of the salience terciles: thirds of the task's salience range.
 
     >>> tercile_edges().round(3).tolist()
     [0.0, 0.333, 0.667, 1.0]
     """
-    lo, hi = (config or WageringConfig()).salience_range
+    lo, hi = WageringConfig().salience_range
     return np.linspace(lo, hi, len(TERCILES) + 1)
 
 
-def skip_by_salience(view: MetacognitionView, edges: np.ndarray | None = None) -> dict[str, float]:
+def skip_by_salience(view: MetacognitionView) -> dict[str, float]:
     """Opt-outs on the wager trials of each salience tercile (``skip_low``, ``skip_mid``,
     ``skip_high``)."""
-    edges = tercile_edges() if edges is None else edges
-    band = np.clip(np.digitize(view.salience, edges[1:-1], right=False), 0, len(TERCILES) - 1)
+    inner = tercile_edges()[1:-1]
+    band = np.clip(np.digitize(view.salience, inner, right=False), 0, len(TERCILES) - 1)
     wagered = view.wager.astype(bool) & view.answered
     return {
         f"skip_{name}": on_selected(wagered & (band == i), skip_fraction, view.confidence)
@@ -248,7 +248,6 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         result, TASK, [a.kind for a in ARMS], seed, cache_dir, untrained=cfg.untrained
     )
     episodes = episode_seeds(seed, "eval", cfg.e1_trials)
-    edges = tercile_edges()
     trials, curves = [], []
     for arm in ARMS:
         agent = agents.get(arm.kind)
@@ -257,7 +256,7 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         views = {}
         for name, iv in conditions(seed).items():
             view = views[name] = metacognition(agent, iv, episodes)
-            numbers = {**view_values(view), **skip_by_salience(view, edges), **auroc_spread(view)}
+            numbers = {**view_values(view), **skip_by_salience(view), **auroc_spread(view)}
             result.values.update(
                 {f"e4.{metric}.{arm.name}.{name}": x for metric, x in numbers.items()}
             )

@@ -262,9 +262,7 @@ def spread_table(results: Sequence[SeedResult]) -> dict[str, dict[str, Any]]:
 
 # --------------------------------------------------------------------------- the ideal observer
 # (8.2)
-def ideal_observer(
-    wrong_bet_payoff: float, config: WageringConfig | None = None
-) -> dict[str, float]:
+def ideal_observer(wrong_bet_payoff: float) -> dict[str, float]:
     """What the reward-optimal wager does for the task's ideal observer (protocol 8.2).
 
     Returns
@@ -280,14 +278,14 @@ def ideal_observer(
     >>> round(ideal_observer(-3.0)["opt_out"], 3)
     0.238
     """
-    cfg = config or WageringConfig()
+    cfg = WageringConfig()
     lo, hi = cfg.salience_range
     scale = cfg.cue_noise_sd * math.sqrt(2.0)
     grid = np.linspace(lo, hi, 100_001)
     accuracy = float(np.mean(sps.norm.cdf(grid / scale)))  # the uniform mean of Phi over the range
     break_even = -wrong_bet_payoff / (CORRECT_BET_PAYOFF - wrong_bet_payoff)
     salience = max(lo, scale * float(sps.norm.ppf(break_even)))
-    opt_out = float(np.clip((salience - lo) / (hi - lo), 0.0, 1.0)) if hi > lo else 0.0
+    opt_out = float(np.clip((salience - lo) / (hi - lo), 0.0, 1.0))
     return {
         "accuracy": accuracy,
         "break_even": break_even,
