@@ -247,6 +247,11 @@ def seed_summaries(
     return summaries
 
 
+def _described(claim_ids: Sequence[str]) -> list[str]:
+    """Each claim's question (an id the table lacks, as is)."""
+    return [CLAIMS_BY_ID[c].description if c in CLAIMS_BY_ID else c for c in claim_ids]
+
+
 def audit_flag(entry: Mapping[str, Any]) -> Flag:
     """The construction audit's result for one value as a flag (its sentence:
     ``labcore.render.FLAG_RULES``)."""
@@ -258,13 +263,10 @@ def audit_flag(entry: Mapping[str, Any]) -> Flag:
         params = {**ours, "ideal": entry["reference"], "low": entry["low"], "high": entry["high"]}
         return Flag(kind="by_construction", rule="ceiling", params=params)
     if entry["rule"] == "contrast":
-        a, b = (
-            CLAIMS_BY_ID[arm].description if arm in CLAIMS_BY_ID else arm for arm in entry["arms"]
-        )
+        a, b = _described(entry["arms"])
         return Flag(kind="by_construction", rule="contrast", params={"a": a, "b": b})
     if entry["rule"] == "identical arms":
-        named = [CLAIMS_BY_ID[a].description if a in CLAIMS_BY_ID else a for a in entry["arms"]]
-        params = {**ours, "arms": "; ".join(named)}
+        params = {**ours, "arms": "; ".join(_described(entry["arms"]))}
         return Flag(kind="by_construction", rule="identical_arms", params=params)
     if entry["rule"] == "empty bus":
         return Flag(kind="by_construction", rule="empty_bus", params=ours)
@@ -649,8 +651,7 @@ def registered_flags(
         if spec.contrast and spec.arms and all(k in (summaries or {}) for k in keys):
             bound = construction.censored_alike([summaries[k] for k in keys])
             if bound is not None:
-                named = [CLAIMS_BY_ID[a].description if a in CLAIMS_BY_ID else a for a in spec.arms]
-                params = {"bound": bound, "arms": "; ".join(named)}
+                params = {"bound": bound, "arms": "; ".join(_described(spec.arms))}
                 add(claim_id, Flag(kind="not_comparable", rule="censored", params=params))
     return out
 
