@@ -28,14 +28,13 @@ from labcore.seeding import CLOSED_FORM_SEED_BASE, episode_seeds
 from labcore.stats import seed_summary
 from labcore.training.wager_reward import CORRECT_BET_PAYOFF
 
-CONDITIONS = ("self_on", "self_off", "bus_off", "blind_noise", "blind_permute")
-"""The five E1 conditions, in display order."""
 DECODER_SPLITS = 5
 """Stratified folds of the E1 decoders (the markers' default)."""
 
 
 def conditions(seed: int) -> dict[str, Intervention]:
-    """The five E1 interventions of one seed (the blind ablations draw with the seed)."""
+    """The five E1 interventions of one seed, in display order (the blind ablations draw with the
+    seed)."""
     return {
         "self_on": INTACT,
         "self_off": SELF_MODEL_LESION,
@@ -224,12 +223,10 @@ IDEAL_REPLICATES = 5000
 def ideal_wager(
     trials: int,
     replicates: int = IDEAL_REPLICATES,
-    config: WageringConfig | None = None,
     wrong_bet_payoff: float = -CORRECT_BET_PAYOFF,
-    seed: int = CLOSED_FORM_SEED_BASE,
 ) -> dict[str, float]:
     """The wagering task's ideal observer on ``trials`` trials, over ``replicates`` simulated seeds
-    (from ``seed``; protocol sec. 10.7): its Type-2 AUROC (:func:`labcore.markers.type2_auroc`,
+    (from ``CLOSED_FORM_SEED_BASE``; protocol sec. 10.7): its Type-2 AUROC (:func:`type2_auroc`,
     over the seeds with a right and a wrong trial, as ours) and its opt-out fraction, each a mean
     over seeds and the variance of one seed's value.
 
@@ -239,12 +236,10 @@ def ideal_wager(
     >>> ideal_wager(600, replicates=50, wrong_bet_payoff=-3.0)["opt_out"] > 0.1  # break-even 0.75
     True
     """
-    cfg = config or WageringConfig()
+    cfg = WageringConfig()
     lo, hi = cfg.salience_range
     sd = cfg.cue_noise_sd
-    if not (hi > lo and sd > 0):
-        raise ValueError("the ideal observer needs a salience range and noise (hi > lo, sd > 0)")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(CLOSED_FORM_SEED_BASE)
     salience = rng.uniform(lo, hi, (replicates, trials))
     noise = rng.normal(0.0, sd, (replicates, trials, 2))
     cue, other = salience + noise[..., 0], noise[..., 1]  # the observer is symmetric in the side

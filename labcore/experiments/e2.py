@@ -35,11 +35,6 @@ DNRS_SPLITS = 5
 """Stratified folds of the dNRS decoder (the marker's default)."""
 
 
-def scale_key(scale: float) -> str:
-    """``0.5 -> "0.5"``, ``1.0 -> "1"``: the suffix of the dNRS claim ids."""
-    return f"{scale:g}"
-
-
 def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     """Experiment 2 for one agent seed: the capacity sweep, broadcast markers, dNRS, masking, bus
     audit.
@@ -68,6 +63,7 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
     figures = {"slots_mean_norm": {}}
     for scale in CAPACITY_SCALES:
         iv = Intervention(capacity_scale=scale)
+        suffix = f"{scale:g}"  # of the dNRS claim ids: 0.5 -> "0.5", 1.0 -> "1"
         slots_k = iv.active_slots(b1.config.n_slots)
         view = workspace(b1, iv, seeds)
         acc = {
@@ -90,8 +86,8 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
             ("dnrs", tr.labels["primary"]),
             ("dnrs_secondary", tr.labels["secondary"]),
         ):
-            v[f"e2.{label_name}.scale_{scale_key(scale)}"] = dnrs(features, cue >= 4, seed)
-        v.update(empty_bus_checks(b1, iv, seeds, tr, scale_key(scale)))
+            v[f"e2.{label_name}.scale_{suffix}"] = dnrs(features, cue >= 4, seed)
+        v.update(empty_bus_checks(b1, iv, seeds, tr, suffix))
     result.rows["e2_capacity"] = rows
 
     # Backward masking: cue-signal traces per capacity (Fig. 2c).

@@ -7,12 +7,7 @@ import torch
 
 import labcore.envs as E
 from labcore.budgets import ReproduceConfig
-from labcore.config import (
-    CHANCE_E1,
-    KINDS_OF_EXPERIMENT,
-    NOISE_MODES,
-    Intervention,
-)
+from labcore.config import CHANCE_E1, KINDS_OF_EXPERIMENT, NOISE_MODES, Intervention
 from labcore.experiments.common import SeedResult, l75_dict, provide_agents
 from labcore.experiments.paper_results import point_rows
 from labcore.markers import (
@@ -131,8 +126,8 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
             dpci = delta_pci(pci[correct & np.isfinite(pci)], pci[~correct & np.isfinite(pci)])
         v[f"e3.dpci.{kind}"] = dpci
         points[kind] = {
-            "gap": acc_id - acc_ood,
-            "gap_overflow": v[f"e3.ood_gap_overflow.{kind}"],
+            "ood_gap": acc_id - acc_ood,
+            "ood_gap_overflow": v[f"e3.ood_gap_overflow.{kind}"],
             "gbi": gbi,
             "gbi_abs": gbi_abs,
             "dpci": dpci,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,81 +43,13 @@ FIRST_SCHEDULE = "default init, wager loss from update 1, Adam, BC stopping rule
 """The label of the cells of protocol 8.3, kept beside the cells of "E4 again" (protocol 8.8.3)."""
 AGAIN_SCHEDULE = "wager after the policy converged, head bias 0, bet floor 0.05"
 """What every cell of "E4 again" shares (protocol 8.8.3)."""
-ARMS: tuple[Arm, ...] = (
-    Arm(
-        "supervised",
-        "b2_ws",
-        "(c) supervised: confidence trained on correctness labels (E1's agent)",
-        "labels",
-        "labels, E1's schedule",
-    ),
-    Arm(
-        "reward_wager",
-        "reward_wager",
-        "(a) reward only: confidence learned from the wager's payoff",
-        "reward",
-        FIRST_SCHEDULE,
-    ),
-    Arm(
-        "reward_wager_risky",
-        "reward_wager_risky",
-        "(a), risky payoff: a wrong bet costs 3",
-        "reward",
-        FIRST_SCHEDULE,
-    ),
-    Arm(
-        "reward_workspace",
-        "reward_workspace",
-        "control: confidence reads the workspace only",
-        "reward",
-        FIRST_SCHEDULE,
-    ),
-    Arm(
-        "reward_logits",
-        "reward_logits",
-        "control: confidence reads the policy's logits only",
-        "reward",
-        FIRST_SCHEDULE,
-    ),
-    Arm(
-        "reward_all",
-        "reward_all",
-        "(b) reward only, no demonstrations: policy and wager by actor-critic",
-        "reward",
-        "A2C, default init, accuracy stopping rule",
-    ),
-    Arm(
-        "reward_late",
-        "reward_late",
-        "(a') reward only, wager learned once the policy converged, centred head",
-        "reward",
-        f"{AGAIN_SCHEDULE}, centred features, Adam",
-    ),
-    Arm(
-        "reward_late_risky",
-        "reward_late_risky",
-        "(a'), risky payoff: a wrong bet costs 3",
-        "reward",
-        f"{AGAIN_SCHEDULE}, centred features, Adam",
-    ),
-    Arm(
-        "reward_late_uncentred",
-        "reward_late_uncentred",
-        "(a') without centred features",
-        "reward",
-        f"{AGAIN_SCHEDULE}, raw features, Adam",
-    ),
-    Arm(
-        "reward_late_uncentred_sgd",
-        "reward_late_uncentred_sgd",
-        "(a') without centred features, wager head by SGD",
-        "reward",
-        f"{AGAIN_SCHEDULE}, raw features, SGD 0.1",
-    ),
+ARMS: tuple[Arm, ...] = tuple(
+    Arm(**{**a, "cell": a["cell"].format(first=FIRST_SCHEDULE, again=AGAIN_SCHEDULE)})
+    for a in json.loads((Path(__file__).parents[1] / "e4_arms.json").read_text(encoding="utf-8"))
 )
-"""E4's arms in display order: one entry per arm (protocol 8.3, then the cells of "E4 again",
-8.8.3); a new arm is one more entry (its kind must also be in ``KINDS_OF_EXPERIMENT["e4"]``, which
-provisions the agents)."""
+"""E4's arms in display order, from ``labcore/e4_arms.json`` (protocol 8.3, then the cells of "E4
+again", 8.8.3; ``{first}`` and ``{again}`` in a cell are the two schedules above). A new arm is one
+more entry (its kind must also be in ``KINDS_OF_EXPERIMENT["e4"]``, which provisions the agents)."""
 ARMS_BY_NAME = {a.name: a for a in ARMS}
 KINDS = tuple(dict.fromkeys(a.kind for a in ARMS))
 """The agent kinds the arms use: what ``study e4`` provisions (bundled, cached or
@@ -127,21 +60,21 @@ TERCILES = ("low", "mid", "high")
 """Salience terciles, faintest first (protocol 8.4)."""
 
 
-def tercile_edges(config: WageringConfig | None = None) -> np.ndarray:
+def tercile_edges() -> np.ndarray:
     """Edges of the salience terciles: thirds of the task's salience range.
 
     >>> tercile_edges().round(3).tolist()
     [0.0, 0.333, 0.667, 1.0]
     """
-    lo, hi = (config or WageringConfig()).salience_range
+    lo, hi = WageringConfig().salience_range
     return np.linspace(lo, hi, len(TERCILES) + 1)
 
 
-def skip_by_salience(view: MetacognitionView, edges: np.ndarray | None = None) -> dict[str, float]:
+def skip_by_salience(view: MetacognitionView) -> dict[str, float]:
     """Opt-outs on the wager trials of each salience tercile (``skip_low``, ``skip_mid``,
     ``skip_high``)."""
-    edges = tercile_edges() if edges is None else edges
-    band = np.clip(np.digitize(view.salience, edges[1:-1], right=False), 0, len(TERCILES) - 1)
+    inner = tercile_edges()[1:-1]
+    band = np.clip(np.digitize(view.salience, inner, right=False), 0, len(TERCILES) - 1)
     wagered = view.wager.astype(bool) & view.answered
     return {
         f"skip_{name}": on_selected(wagered & (band == i), skip_fraction, view.confidence)
@@ -206,11 +139,10 @@ def training_record(kind: str, seed: int, cache_dir: Path | str | None = None) -
     return {}
 
 
-def training_history(kind: str, seed: int, cache_dir: Path | str | None = None) -> list[dict]:
+def training_history(record: dict) -> list[dict]:
     """The learning curve of an agent's training record (:func:`training_record`): one dict per
     held-out evaluation (``history``) and per point of its wager phase's curve (``wager_curve``),
     by update, the two merged where they share one; [] without a record."""
-    record = training_record(kind, seed, cache_dir)
     merged: dict[int, dict] = {}
     for key in ("history", "wager_curve"):
         entries = record.get(key)
@@ -316,7 +248,6 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         result, TASK, [a.kind for a in ARMS], seed, cache_dir, untrained=cfg.untrained
     )
     episodes = episode_seeds(seed, "eval", cfg.e1_trials)
-    edges = tercile_edges()
     trials, curves = [], []
     for arm in ARMS:
         agent = agents.get(arm.kind)
@@ -325,7 +256,7 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
         views = {}
         for name, iv in conditions(seed).items():
             view = views[name] = metacognition(agent, iv, episodes)
-            numbers = {**view_values(view), **skip_by_salience(view, edges), **auroc_spread(view)}
+            numbers = {**view_values(view), **skip_by_salience(view), **auroc_spread(view)}
             result.values.update(
                 {f"e4.{metric}.{arm.name}.{name}": x for metric, x in numbers.items()}
             )
@@ -336,8 +267,8 @@ def run_seed(seed: int, cfg: ReproduceConfig, cache_dir: str) -> SeedResult:
             check, condition = key.rsplit(".", 1)
             result.values[f"e4.{check}.{arm.name}.{condition}"] = x
         if not cfg.untrained:
-            curves += curve_rows(arm, seed, training_history(arm.kind, seed, cache_dir))
             record = training_record(arm.kind, seed, cache_dir)
+            curves += curve_rows(arm, seed, training_history(record))
             updates, start = record.get("updates"), record.get("wager_start_update")
             if isinstance(updates, int):
                 result.values[f"e4.train_updates.{arm.name}"] = float(updates)

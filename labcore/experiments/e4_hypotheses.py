@@ -104,7 +104,6 @@ HYPOTHESES: tuple[Hypothesis, ...] = tuple(
 """Protocol 8.5 (H1-H6) and 8.8.5 (R1-R4, "E4 again"), as registered, from
 ``labcore/e4_hypotheses.json`` (arm (a) = ``reward_wager``, (b) = ``reward_all``, (c) =
 ``supervised``)."""
-HYPOTHESES_BY_ID = {h.id: h for h in HYPOTHESES}
 
 
 def per_seed(results: Sequence[SeedResult]) -> dict[str, dict[int, float]]:
@@ -140,12 +139,7 @@ def _interval(
             return t.mean, (t.low, t.high), t.n, kind
         b = np.asarray(list(values.get(condition.versus, {}).values()), float)
         w = welch_summary(a, b)
-        return (
-            w.mean,
-            (w.low, w.high),
-            int(min(a.size, b.size)),
-            WELCH_T,
-        )
+        return w.mean, (w.low, w.high), int(min(a.size, b.size)), WELCH_T
 
 
 def evaluate(results: Sequence[SeedResult]) -> list[dict[str, Any]]:
@@ -268,9 +262,7 @@ def spread_table(results: Sequence[SeedResult]) -> dict[str, dict[str, Any]]:
 
 # --------------------------------------------------------------------------- the ideal observer
 # (8.2)
-def ideal_observer(
-    wrong_bet_payoff: float, config: WageringConfig | None = None
-) -> dict[str, float]:
+def ideal_observer(wrong_bet_payoff: float) -> dict[str, float]:
     """What the reward-optimal wager does for the task's ideal observer (protocol 8.2).
 
     Returns
@@ -286,14 +278,14 @@ def ideal_observer(
     >>> round(ideal_observer(-3.0)["opt_out"], 3)
     0.238
     """
-    cfg = config or WageringConfig()
+    cfg = WageringConfig()
     lo, hi = cfg.salience_range
     scale = cfg.cue_noise_sd * math.sqrt(2.0)
     grid = np.linspace(lo, hi, 100_001)
     accuracy = float(np.mean(sps.norm.cdf(grid / scale)))  # the uniform mean of Phi over the range
     break_even = -wrong_bet_payoff / (CORRECT_BET_PAYOFF - wrong_bet_payoff)
     salience = max(lo, scale * float(sps.norm.ppf(break_even)))
-    opt_out = float(np.clip((salience - lo) / (hi - lo), 0.0, 1.0)) if hi > lo else 0.0
+    opt_out = float(np.clip((salience - lo) / (hi - lo), 0.0, 1.0))
     return {
         "accuracy": accuracy,
         "break_even": break_even,

@@ -51,24 +51,14 @@ def run(seeds: list[int], updates: int) -> dict:
     longer = train_seeds("dual", "b1", seeds, TrainConfig(max_updates=updates, min_updates=updates))
     rows = []
     for seed, trained in zip(seeds, longer, strict=True):
-        bundled = load_checkpoint(checkpoint_file(BUNDLED_DIR, checkpoint_name("dual", "b1", seed)))
-        rec = read_record(BUNDLED_DIR, checkpoint_name("dual", "b1", seed))
-        rows.append(
-            {
-                "seed": seed,
-                "training": "bundled (convergence rule)",
-                "updates": rec["updates"],
-                **measure(bundled.agent, seed),
-            }
-        )
-        rows.append(
-            {
-                "seed": seed,
-                "training": f"fixed {updates} updates",
-                "updates": updates,
-                **measure(trained.agent, seed),
-            }
-        )
+        name = checkpoint_name("dual", "b1", seed)
+        bundled = load_checkpoint(checkpoint_file(BUNDLED_DIR, name)).agent
+        converged = read_record(BUNDLED_DIR, name)["updates"]
+        for training, n, agent in (
+            ("bundled (convergence rule)", converged, bundled),
+            (f"fixed {updates} updates", updates, trained.agent),
+        ):
+            rows.append({"seed": seed, "training": training, "updates": n, **measure(agent, seed)})
     summary = {}
     for label in {r["training"] for r in rows}:
         sel = [r for r in rows if r["training"] == label]

@@ -15,13 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from labcore.experiments.study import LoadedStudy, Rows, Table, load_tables
-from labcore.findings import (
-    Finding,
-    Number,
-    Problem,
-    load_summary,
-    validation_sentences,
-)
+from labcore.findings import Finding, Number, Problem, load_summary, validation_sentences
 
 L75_METRICS = ("l75", "l75_carrier")
 """The metrics (second part of a key) whose per-seed record is an L75, possibly censored."""
@@ -37,10 +31,6 @@ def is_l75(key: str) -> bool:
     return len(parts) > 1 and parts[1] in L75_METRICS
 
 
-def _l75_last(row: Mapping[str, Any]) -> bool:
-    return is_l75(str(row["key"]))
-
-
 EXPERIMENTS = ("e1", "e2", "e3", "e4")
 """Experiments a result set may hold, in display order (E4: beyond the paper)."""
 PAPER_EXPERIMENTS = ("e1", "e2", "e3")
@@ -51,7 +41,7 @@ SEED_VALUES = Table(
     VALUE_COLUMNS,
     text=("experiment", "key", "value"),
     optional=("value",),
-    order=_l75_last,
+    order=lambda row: is_l75(str(row["key"])),  # every value, then every L75
 )
 """Every per-seed number of the trained agents; the value is text (a censored L75, ``nan``)."""
 UNTRAINED_VALUES = Table(
@@ -296,9 +286,8 @@ def trace_rows(seed: int, figures: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def point_rows(seed: int, points: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The ``e3_points`` rows of one E3 seed (``SeedResult.figures["points"]``)."""
-    names = {"ood_gap": "gap", "ood_gap_overflow": "gap_overflow"}
     return [
-        {"agent": agent, "seed": seed, **{k: p[names.get(k, k)] for k in POINT_COLUMNS}}
+        {"agent": agent, "seed": seed, **{k: p[k] for k in POINT_COLUMNS}}
         for agent, p in points.items()
     ]
 
@@ -507,11 +496,6 @@ class ResultSet(LoadedStudy):
         return self.frame("e3_titration")
 
     @property
-    def e4_trials(self) -> Any:
-        """``e4_trials.csv``."""
-        return self.frame("e4_trials")
-
-    @property
     def e4_curves(self) -> Any:
         """``e4_curves.csv``: E4's learning curves."""
         return self.frame("e4_curves")
@@ -561,18 +545,8 @@ def _read_gain(path: Path, problems: list[str]) -> dict:
 
 
 def load_results(directory: Path | str) -> ResultSet:
-    """Read a result set's folder through the one loader; never raises on a bad file.
-
-    Parameters
-    ----------
-    directory : path
-        A folder written by ``python -m labcore study paper`` or ``study e4``.
-
-    Returns
-    -------
-    ResultSet
-        What could be read; :attr:`ResultSet.problems` says what could not, one sentence each.
-    """
+    """Read a folder of ``study paper`` or ``study e4`` through the one loader; never raises on a
+    bad file: :attr:`ResultSet.problems` says what could not be read, one sentence each."""
     directory = Path(directory)
     if not directory.is_dir():
         missing = Problem(f"{directory} is not a directory", str(directory), "missing")

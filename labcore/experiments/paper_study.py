@@ -73,16 +73,9 @@ from labcore.paper import (
     verdict,
 )
 from labcore.paper_claims import CLAIMS_BY_ID, GROUPS
-from labcore.render import finite, part
+from labcore.render import finite
 from labcore.stats import pattern_value, seed_summary, summarize, summarize_l75
 
-FILES_OF = {
-    "e1": ("seed_values.csv", "e1_trials.csv"),
-    "e2": ("seed_values.csv", "e2_capacity.csv"),
-    "e3": ("seed_values.csv", "e3_titration.csv"),
-    "e4": ("seed_values.csv", "e4_trials.csv"),
-}
-"""The files a claim of each experiment rests on."""
 MEASURES = {
     "accuracy": "accuracy",
     "accuracy_change": "accuracy",
@@ -112,7 +105,6 @@ MEASURES = {
 """The glossary term of each metric (a claim id's second part)."""
 UNITS = {"auroc": "auroc", "auroc_gap": "auroc", "l75": "sigma", "l75_carrier": "sigma"}
 """How a metric's value is written (labcore.render.fmt); every other metric: a plain number."""
-STUDY_OF = {"e1": "paper", "e2": "paper", "e3": "paper", "e4": "e4"}
 
 
 # ------------------------------------------------------------------------------ rows -> results
@@ -154,9 +146,8 @@ def seed_results(rows: Rows, config: Any) -> dict[str, list[SeedResult]]:
     figures = figures_json(rows, experiments, seeds, budgets.masking_soa, budgets.masking_count)
     for seed, fig in figures["e2"].items():
         by_key[("e2", int(seed))].figures = fig
-    names = {"ood_gap": "gap", "ood_gap_overflow": "gap_overflow"}
     for row in rows.get(E3_POINTS.name, []):
-        point = {names.get(k, k): (math.nan if row[k] is None else row[k]) for k in POINT_COLUMNS}
+        point = {k: (math.nan if row[k] is None else row[k]) for k in POINT_COLUMNS}
         by_key[("e3", row["seed"])].figures.setdefault("points", {})[row["agent"]] = point
     for row in rows.get(AGENTS.name, []):
         result = by_key.get((row["experiment"], row["seed"]))
@@ -256,6 +247,11 @@ def seed_summaries(
     return summaries
 
 
+def _described(claim_ids: Sequence[str]) -> list[str]:
+    """Each claim's question (an id the table lacks, as is)."""
+    return [CLAIMS_BY_ID[c].description if c in CLAIMS_BY_ID else c for c in claim_ids]
+
+
 def audit_flag(entry: Mapping[str, Any]) -> Flag:
     """The construction audit's result for one value as a flag (its sentence:
     ``labcore.render.FLAG_RULES``)."""
@@ -267,13 +263,10 @@ def audit_flag(entry: Mapping[str, Any]) -> Flag:
         params = {**ours, "ideal": entry["reference"], "low": entry["low"], "high": entry["high"]}
         return Flag(kind="by_construction", rule="ceiling", params=params)
     if entry["rule"] == "contrast":
-        a, b = (
-            CLAIMS_BY_ID[arm].description if arm in CLAIMS_BY_ID else arm for arm in entry["arms"]
-        )
+        a, b = _described(entry["arms"])
         return Flag(kind="by_construction", rule="contrast", params={"a": a, "b": b})
     if entry["rule"] == "identical arms":
-        named = [CLAIMS_BY_ID[a].description if a in CLAIMS_BY_ID else a for a in entry["arms"]]
-        params = {**ours, "arms": "; ".join(named)}
+        params = {**ours, "arms": "; ".join(_described(entry["arms"]))}
         return Flag(kind="by_construction", rule="identical_arms", params=params)
     if entry["rule"] == "empty bus":
         return Flag(kind="by_construction", rule="empty_bus", params=ours)
@@ -397,19 +390,14 @@ def claim_finding(
         outcome=outcome,
         flags=claim_flags(spec, rule, audit, spread, registered, rules),
         group=spec.group or "",
-        study=STUDY_OF[experiment],
-        files=FILES_OF[experiment],
+        study="e4" if experiment == "e4" else "paper",
+        files=(SEED_VALUES.file, TRIAL_TABLES[experiment][0].file),  # what the claim rests on
         section=spec.paper.section,
     )
     if metric == "auroc" and experiment == "e4" and inverted(finding):
         flags = (*finding.flags, Flag(kind="inverted"))
         finding = finding.model_copy(update={"flags": flags})
     return finding
-
-
-def _t_interval(values: Sequence[float]) -> tuple[float, float] | None:
-    ci = seed_summary([v for v in values if finite(v)], "t").ci95
-    return None if ci is None else (ci[0], ci[1])
 
 
 def hypothesis_finding(entry: Mapping[str, Any]) -> Finding:
@@ -570,10 +558,10 @@ def shift_values(results: Sequence[SeedResult]) -> dict[str, float]:
         out[f"e3.ood_gap_max.{kind}"] = max(gaps)
         out[f"e3.ood_gap_min.{kind}"] = min(gaps)
     points = [
-        (AGENT_KINDS[kind].workspace, p["gap_overflow"])
+        (AGENT_KINDS[kind].workspace, p["ood_gap_overflow"])
         for r in results
         for kind, p in r.figures.get("points", {}).items()
-        if kind in AGENT_KINDS and finite(p.get("gap_overflow"))
+        if kind in AGENT_KINDS and finite(p.get("ood_gap_overflow"))
     ]
     if len(points) >= 3 and len({w for w, _ in points}) == 2:
         has, gap = (np.array(x, float) for x in zip(*points, strict=True))
@@ -617,15 +605,13 @@ def registered_flags(
     ideal observer's ceiling in the E3 design study (the ``bounds`` rows); the composite when its
     target does not vary; a contrast whose value and arms are all censored at one bound
     (``summaries``: the seed summaries), which compares nothing."""
-    from labcore.experiments.e4_hypotheses import ideal_observer
-
     out: dict[str, tuple[Flag, ...]] = {}
 
     def add(claim_id: str, flag: Flag) -> None:
         out[claim_id] = (*out.get(claim_id, ()), flag)
 
     per_seed = {k: list(v.values()) for k, v in e4_hypotheses.per_seed(results).items()}
-    ideal = ideal_observer(-1.0)["accuracy"]
+    ideal = e4_hypotheses.ideal_observer(-1.0)["accuracy"]
     for claim_id in CLAIMS_BY_ID if "calibrated" in rules else ():
         if claim_id.startswith("e1.accuracy.") and claim_id in per_seed:
             if construction.calibrated(float(np.mean(per_seed[claim_id])), ideal):
@@ -665,23 +651,14 @@ def registered_flags(
         if spec.contrast and spec.arms and all(k in (summaries or {}) for k in keys):
             bound = construction.censored_alike([summaries[k] for k in keys])
             if bound is not None:
-                named = [CLAIMS_BY_ID[a].description if a in CLAIMS_BY_ID else a for a in spec.arms]
-                params = {"bound": bound, "arms": "; ".join(named)}
+                params = {"bound": bound, "arms": "; ".join(_described(spec.arms))}
                 add(claim_id, Flag(kind="not_comparable", rule="censored", params=params))
     return out
 
 
 def summarise(config: Any, rows: Rows) -> StudySummary:
-    """The findings, answer and tables of a result set from its rows (a pure function of them).
-
-    Parameters
-    ----------
-    config : labcore.experiments.paper_study.PaperConfig
-        The design the rows were made with (experiments, seeds, budgets, audit seeds).
-    rows : dict
-        The study's tables (:data:`labcore.experiments.paper_results.PAPER_TABLES` or
-        ``E4_TABLES``), typed.
-    """
+    """The findings, answer and tables of a result set, a pure function of its rows
+    (``PAPER_TABLES`` or ``E4_TABLES``, typed) and the :class:`PaperConfig` they were made with."""
     from labcore.experiments import e1, e2, e3, e4  # torch: only when a set is summarised
 
     check_budgets(rows, config)
@@ -736,13 +713,14 @@ def summarise(config: Any, rows: Rows) -> StudySummary:
             ours = summaries.get(claim_id, {"mean": None, "sd": None, "n": 0, "ci95": None})
             extra: dict[str, Any] = {}
             if experiment == "e4":  # no paper number: a t interval, the hypothesis's outcome
+                seeds = [v for v in per_seed.get(claim_id, {}).values() if finite(v)]
+                ci = seed_summary(seeds, "t").ci95
                 extra = {
-                    "interval": _t_interval(list(per_seed.get(claim_id, {}).values())),
+                    "interval": tuple(ci) if ci else (None, None),
                     "method": "t",
                     "outcome": outcome.get(spec.hypothesis or ""),
                     "spread": spreads.get(claim_id),
                 }
-                extra["interval"] = extra["interval"] or (None, None)
             extra["registered"] = registered.get(claim_id, ())
             findings.append(
                 claim_finding(spec, ours, values, audit.get(claim_id), rules=rules, **extra)
@@ -791,14 +769,6 @@ def summarise(config: Any, rows: Rows) -> StudySummary:
         answer=answer,
         tables=tables.model_dump(mode="json"),
     )
-
-
-def history_markdown(n5: StudySummary, n20: StudySummary | None = None) -> str:
-    """docs/verdicts.md's table "Which rule came when": every rule with its date and the evidence
-    counts once it was added, cumulatively, for a set at n = 5 and (``n20``) beside it at n = 20
-    (``labcore/templates/paper.j2``, ``history_table``)."""
-    history = n20.answer.params.get("history") if n20 is not None and n20.answer else None
-    return part(n5, "history_table", n20=history).strip()
 
 
 @dataclass(frozen=True)
@@ -1026,8 +996,6 @@ def write_figures(config: PaperConfig, rows: Rows, out: Path) -> list[str]:
 
 STUDY = Study(
     name="paper",
-    title="The paper's Experiments 1-3 against its numbers, with the construction audit",
-    folder="bundled",
     config=PaperConfig,
     units=units,
     run_unit=run_unit,
@@ -1048,11 +1016,4 @@ class E4Config(PaperConfig):
     """E4 runs on its own (its agents are the wagering task's arms, ``e4.ARMS``)."""
 
 
-E4_STUDY = replace(
-    STUDY,
-    name="e4",
-    title="Experiment 4: does metacognition emerge from reward alone (protocol 8.5, 8.8)",
-    folder="e4",
-    config=E4Config,
-    tables=E4_TABLES,
-)
+E4_STUDY = replace(STUDY, name="e4", config=E4Config, tables=E4_TABLES)

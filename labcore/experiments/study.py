@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import fnmatch
 import importlib
 import platform
 import subprocess
@@ -107,10 +108,6 @@ class Registered:
     attribute: str = "STUDY"
     """The module's name for the study (a module may hold two, as ``paper_study`` does)."""
 
-    def module_of(self, name: str) -> str:
-        """The module that defines study ``name``."""
-        return self.module or f"labcore.experiments.{name}"
-
 
 STUDIES: dict[str, Registered] = {
     "paper": Registered(
@@ -125,8 +122,7 @@ STUDIES: dict[str, Registered] = {
         attribute="E4_STUDY",
     ),
     "e3_design": Registered(
-        "explore_e3",
-        "E3 design: which design gives the paper's robustness hierarchy (protocol 7)",
+        "explore_e3", "E3 design: which design gives the paper's robustness hierarchy (protocol 7)"
     ),
     "integration": Registered(
         "explore_integration",
@@ -167,7 +163,8 @@ def get_study(name: str) -> Study:
     a ValueError lists the others."""
     check_choice(name, "study", STUDIES)
     entry = STUDIES[name]
-    study = getattr(importlib.import_module(entry.module_of(name)), entry.attribute)
+    module = importlib.import_module(entry.module or f"labcore.experiments.{name}")
+    study = getattr(module, entry.attribute)
     return dataclasses.replace(
         study, name=name, title=entry.title, folder=entry.folder, settings=entry.settings
     )
@@ -233,11 +230,27 @@ def _missing_columns(path: Path, table: Table, columns: Any) -> Problem | None:
     )
 
 
+def _unreadable(path: Path, exc: Exception) -> Problem:
+    """A table file its reader fails on, with the reader's error."""
+    text = f"{path.name} could not be read ({exc.__class__.__name__}: {exc})"
+    return Problem(text, path.name, "unreadable")
+
+
+def _bad_cell(path: Path, line: int, col: str, text: Any = None) -> Problem:
+    """An empty required cell (``text`` None) or ``text`` in a number column."""
+    if text is None:
+        return Problem(
+            f"{path.name} line {line}: column {col!r} is empty", path.name, "empty_cell", col
+        )
+    return Problem(
+        f"{path.name} line {line}: column {col!r} holds {text!r}", path.name, "not_a_number", col
+    )
+
+
 def read_table(path: Path, table: Table) -> tuple[list[dict[str, Any]] | None, list[str]]:
     """The rows of one table file, typed (text columns as str, others as numbers, empty cells as
     None), or None with one sentence per problem: a missing file, a missing column, an empty
     required cell, text in a number column."""
-    problems: list[str] = []
     if unreadable := _unreadable_table(path):
         return None, [unreadable]
     try:
@@ -247,13 +260,7 @@ def read_table(path: Path, table: Table) -> tuple[list[dict[str, Any]] | None, l
                 return None, [lacking]
             raw = list(reader)
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        return None, [
-            Problem(
-                f"{path.name} could not be read ({exc.__class__.__name__}: {exc})",
-                path.name,
-                "unreadable",
-            )
-        ]
+        return None, [_unreadable(path, exc)]
     rows = []
     for i, r in enumerate(raw, start=2):
         row: dict[str, Any] = {}
@@ -261,15 +268,7 @@ def read_table(path: Path, table: Table) -> tuple[list[dict[str, Any]] | None, l
             text = r.get(col)
             if text in ("", None):
                 if col not in table.optional:
-                    problems.append(
-                        Problem(
-                            f"{path.name} line {i}: column {col!r} is empty",
-                            path.name,
-                            "empty_cell",
-                            col,
-                        )
-                    )
-                    return None, problems
+                    return None, [_bad_cell(path, i, col)]
                 row[col] = None
             elif col in table.text:
                 row[col] = text
@@ -277,17 +276,9 @@ def read_table(path: Path, table: Table) -> tuple[list[dict[str, Any]] | None, l
                 try:
                     row[col] = _number(text)
                 except ValueError:
-                    problems.append(
-                        Problem(
-                            f"{path.name} line {i}: column {col!r} holds {text!r}",
-                            path.name,
-                            "not_a_number",
-                            col,
-                        )
-                    )
-                    return None, problems
+                    return None, [_bad_cell(path, i, col, text)]
         rows.append(row)
-    return rows, problems
+    return rows, []
 
 
 def read_rows(study: Study, out: Path | str) -> tuple[Rows, list[str]]:
@@ -322,13 +313,7 @@ def load_frame(out: Path | str, table: Table) -> tuple[Any, list[str]]:
             encoding="utf-8",
         )
     except (OSError, UnicodeDecodeError, ValueError, pd.errors.ParserError) as exc:
-        return None, [
-            Problem(
-                f"{path.name} could not be read ({exc.__class__.__name__}: {exc})",
-                path.name,
-                "unreadable",
-            )
-        ]
+        return None, [_unreadable(path, exc)]
     if lacking := _missing_columns(path, table, frame.columns):
         return None, [lacking]
     frame = frame[list(table.fields)]
@@ -344,25 +329,11 @@ def load_frame(out: Path | str, table: Table) -> tuple[Any, list[str]]:
                 bad = numbers.isna() & ~empty & (cells.astype(str).str.lower() != "nan")
                 if bad.any():
                     i = int(bad.to_numpy().argmax())
-                    return None, [
-                        Problem(
-                            f"{path.name} line {i + 2}: column {col!r} holds {cells[i]!r}",
-                            path.name,
-                            "not_a_number",
-                            col,
-                        )
-                    ]
+                    return None, [_bad_cell(path, i + 2, col, cells[i])]
                 frame[col] = numbers
         if col not in table.optional and empty.any():
             i = int(empty.to_numpy().argmax())
-            return None, [
-                Problem(
-                    f"{path.name} line {i + 2}: column {col!r} is empty",
-                    path.name,
-                    "empty_cell",
-                    col,
-                )
-            ]
+            return None, [_bad_cell(path, i + 2, col)]
     return frame, []
 
 
@@ -399,8 +370,6 @@ def _kept_units(
     study: Study, config: Any, out: Path, rerun: str | None, say: Callable[[str], None]
 ) -> dict[Any, Rows]:
     """The units of ``config`` whose rows are already in ``out``'s readable files, with them."""
-    import fnmatch
-
     if study.unit_of is None or load_summary(out, study=study.name).summary is None:
         return {}
     rows, problems = read_rows(study, out)
@@ -425,11 +394,7 @@ def _kept_units(
 
 
 def run_units(
-    study: Study,
-    config: Any,
-    out: Path,
-    todo: Sequence[Any] | None = None,
-    **options: Any,
+    study: Study, config: Any, out: Path, todo: Sequence[Any] | None = None, **options: Any
 ) -> Rows:
     """Run the units of ``study`` (``todo``, default every one) and return their rows merged in
     the units' order (:func:`unit_rows` has the options)."""
@@ -536,8 +501,6 @@ def run_study(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    import fnmatch
-
     kept = _kept_units(study, config, out, rerun, say)
     todo = [u for u in study.units(config) if u not in kept]
     if study.prepare is not None and todo:

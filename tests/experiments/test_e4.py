@@ -16,9 +16,9 @@ from labcore.budgets import ReproduceConfig
 from labcore.config import KINDS_OF_EXPERIMENT, TrainConfig
 from labcore.experiments import e4
 from labcore.experiments.common import SeedResult
-from labcore.experiments.e1 import CONDITIONS
+from labcore.experiments.e1 import conditions
 from labcore.experiments.e4_hypotheses import (
-    HYPOTHESES_BY_ID,
+    HYPOTHESES,
     OUTCOMES,
     answer_context,
     evaluate,
@@ -48,6 +48,9 @@ ROOT = Path(__file__).resolve().parents[2]
 BUNDLED_E4 = ROOT / "results" / "e4"
 TINY = ReproduceConfig(seeds=(0, 1), e1_trials=40)
 E4_CLAIMS = [c for c in CLAIMS_BY_ID if c.startswith("e4.")]
+
+CONDITIONS = tuple(conditions(0))
+HYPOTHESIS_IDS = {h.id for h in HYPOTHESES}
 
 
 # --------------------------------------------------------------------------- intervals (protocol
@@ -198,7 +201,7 @@ def test_e4_claims_are_new_and_name_a_registered_hypothesis():
     } <= set(E4_CLAIMS)
     for claim_id in E4_CLAIMS:
         spec = CLAIMS_BY_ID[claim_id]
-        assert spec.paper.value is None and spec.hypothesis in HYPOTHESES_BY_ID
+        assert spec.paper.value is None and spec.hypothesis in HYPOTHESIS_IDS
         assert verdict(spec, {"mean": 0.3, "sd": 0.1, "n": 5, "ci95": [0.2, 0.4]}, {})[0] == NEW
     assert CLAIMS_BY_ID[
         "e4.auroc.reward_wager.self_off"
@@ -341,7 +344,7 @@ def test_pipeline_claims_verdicts_and_construction_flags(tiny_run):
     assert set(claims) == set(E4_CLAIMS)
     for c in claims.values():
         assert c.verdict == NEW and c.verdict_rule == "new" and c.paper is None
-        assert c.hypothesis in HYPOTHESES_BY_ID and c.outcome in OUTCOMES
+        assert c.hypothesis in HYPOTHESIS_IDS and c.outcome in OUTCOMES
         assert c.interval is None or c.interval.method == "t"
         spread = summary.tables["auroc_spread"].get(c.id) or {}
         # protocol 8.8.4: an AUROC whose spread changes no bet carries the flag

@@ -185,7 +185,7 @@ def test_rows_read_back_into_the_pipelines_results():
     assert [r.seed for r in results] == [0, 1]
     assert results[0].values["e3.accuracy.b1"] == 0.9 and results[0].l75 == l75
     assert results[1].l75["e3.l75.b1"] == {"value": 0.31, "censored": "none", "bound": 0.31}
-    assert results[0].figures["points"]["b1"]["gap"] == 0.1
+    assert results[0].figures["points"]["b1"]["ood_gap"] == 0.1
     assert [r["key"] for r in rows["seed_values"]][:3] == [
         "e3.accuracy.b1",
         "e3.dpci.b1",
@@ -409,7 +409,9 @@ def test_the_history_table_of_the_docs_is_the_bundled_one():
     n5 = load_summary(BUNDLED, study="paper").summary
     n20 = load_summary(BUNDLED.parent / "seeds20", study="paper").summary
     doc = (BUNDLED.parents[1] / "docs" / "verdicts.md").read_text()
-    assert PF.history_markdown(n5, n20) in doc
+    # docs/verdicts.md's "Which rule came when": n = 5 with n = 20 beside it (paper.j2)
+    table = render.part(n5, "history_table", n20=n20.answer.params["history"]).strip()
+    assert table in doc
 
 
 def test_what_the_shifts_cost_is_computed_from_the_seeds(bundled):
