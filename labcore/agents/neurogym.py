@@ -138,12 +138,6 @@ def agent_observation(trials: NeuroGymTrials) -> Observation:
     )
 
 
-def neurogym_logits(logits: torch.Tensor) -> torch.Tensor:
-    """Our policy's logits ``(..., 7)`` restricted to NeuroGym's actions, in its order ``(...,
-    4)``."""
-    return logits[..., list(ACTION_COLUMNS)]
-
-
 def payoffs(trials: NeuroGymTrials, actions: np.ndarray) -> np.ndarray:
     """The reward of each step ``(B, T)`` for NeuroGym actions ``(B, T)``, as the adapter pays it.
 
@@ -271,7 +265,8 @@ def policy_pass(net: NeuroGymNet, trials: NeuroGymTrials) -> PolicyPass:
         return PolicyPass(logits, h, net.value(h) if net.config.value_head else None, None)
     out = net.forward_sequence(agent_observation(trials))
     values = net.value(out) if net.config.value_head else None
-    return PolicyPass(neurogym_logits(out.logits), net.readout_input(out), values, out.z_self)
+    logits = out.logits[..., list(ACTION_COLUMNS)]  # NeuroGym's actions, in its order
+    return PolicyPass(logits, net.readout_input(out), values, out.z_self)
 
 
 @torch.no_grad()

@@ -35,7 +35,7 @@ from torch import nn
 
 import labcore.envs as E
 from labcore import compute
-from labcore.agents import Agent, Observation, build_agent
+from labcore.agents import Agent, Observation, agent_config, build_agent
 from labcore.checks import ConfigError, check_choice
 from labcore.config import AGENT_KINDS, AgentConfig, TrainConfig, trainer_of
 from labcore.envs.batch import StepKind
@@ -402,11 +402,7 @@ def evaluate(agent: Agent, seeds: Sequence[int]) -> dict[str, float | None]:
 
 # ----------------------------------------------------------------------- training
 def _resolve(task: str, kind: str | AgentConfig) -> AgentConfig:
-    if isinstance(kind, str):
-        check_choice(kind, "kind", AGENT_KINDS)
-    config = AGENT_KINDS[kind] if isinstance(kind, str) else kind
-    if not isinstance(config, AgentConfig):
-        raise TypeError(f"kind must be an agent kind's name or an AgentConfig, got {kind!r}")
+    config = agent_config(kind)
     check_choice(task, "task", ("wagering",))  # reinforcement learning: the wagering task only
     if trainer_of(config.kind) != "rl" or not config.value_head:
         raise ConfigError(
@@ -432,9 +428,7 @@ def _train_seed(
     # -- seeding: everything random below comes from these
     torch.set_num_threads(cfg.threads)
     seed_everything(seed)
-    agent = build_agent(
-        config, seed
-    )  # the initial weights of b2_ws with this seed, plus the critic
+    agent = build_agent(config, seed)  # b2_ws's initial weights for this seed, plus the critic
     generator = torch.Generator().manual_seed(seed)  # episode draws, actions, bets
     train_seeds = episode_seeds(seed, "train", cfg.train_pool)
     heldout = episode_seeds(seed, "heldout", cfg.heldout_episodes)

@@ -525,9 +525,7 @@ def train_network(
     seed_everything(seed)
     net = build_network(agent, trainer, seed, cfg)
     generator = torch.Generator().manual_seed(seed)  # batch draws and actions
-    check_generator = torch.Generator().manual_seed(
-        EVAL_SAMPLING_SEED_BASE + seed
-    )  # sampled checks
+    check_generator = torch.Generator().manual_seed(EVAL_SAMPLING_SEED_BASE + seed)
     pool = training_pool(seed, cfg.train_pool)
     heldout = draw_trials(int(episode_seeds(seed, "heldout", 1)[0]), cfg.heldout_trials)
     baseline = (
