@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from labcore.agents.agent import Agent, AgentOutput, AgentState, Observation
+from labcore.agents.agent import Agent, AgentOutput, Observation
 from labcore.checks import check_choice
 from labcore.config import AGENT_KINDS, AgentConfig
 
@@ -28,11 +28,8 @@ def build_agent(kind: str | AgentConfig, seed: int = 0) -> Agent:
 
 
 __all__ = [
-    "AGENT_KINDS",
     "Agent",
-    "AgentConfig",
     "AgentOutput",
-    "AgentState",
     "Observation",
     "agent_config",
     "build_agent",

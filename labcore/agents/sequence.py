@@ -23,12 +23,10 @@ import torch
 from torch import nn
 
 from labcore.agents.parts import (
-    N_COLOUR,
-    N_OBJECT,
-    N_STATE,
     broadcast,
     gate_allowed,
     gate_choice,
+    one_hot_planes,
     self_model_parts,
     shape_write,
     slot_sources,
@@ -120,16 +118,7 @@ class SequenceInputs:
 
 def one_hot_grid(image: torch.Tensor) -> torch.Tensor:
     """MiniGrid symbolic views ``(..., 7, 7, 3)`` -> one-hot planes ``(..., channels, 7, 7)``."""
-    image = image.long()
-    planes = torch.cat(
-        [
-            F.one_hot(image[..., 0], N_OBJECT),
-            F.one_hot(image[..., 1], N_COLOUR),
-            F.one_hot(image[..., 2], N_STATE),
-        ],
-        dim=-1,
-    ).float()
-    return planes.movedim(-1, -3).contiguous()
+    return one_hot_planes(image).movedim(-1, -3).contiguous()
 
 
 def build_step_table(

@@ -412,7 +412,10 @@ def _train_fast(
         # -- held-out evaluation: on schedule, at the end of a wager phase, on the wager curve
         ending = [phased and m.wager_done >= cfg.wager_updates for m in team]
         scheduled = [update % cfg.eval_every == 0 or update == total or end for end in ending]
-        curve = [_on_curve(m, cfg) for m in team]
+        every = cfg.curve_every  # the wager-phase learning curve's points
+        curve = [
+            bool(every) and m.wager_from is not None and m.wager_done % every == 0 for m in team
+        ]
         if not any(scheduled) and not any(curve):
             continue
         metrics = heldout_metrics(
@@ -500,13 +503,6 @@ def _update_centres(
             stored[row] = batch_centre[row]
         else:
             stored[row] += CENTRE_MOMENTUM * (batch_centre[row] - stored[row])
-
-
-def _on_curve(member: Member, cfg: TrainConfig) -> bool:
-    """Is this update a point of the member's wager-phase learning curve
-    (``TrainConfig.curve_every``)?"""
-    wagering = member.wager_from is not None
-    return bool(cfg.curve_every) and wagering and member.wager_done % cfg.curve_every == 0
 
 
 def _log_evaluation(
