@@ -275,8 +275,7 @@ def agent_decisions(agent: NeuroGymNet, trials: NeuroGymTrials) -> dict[str, np.
 
     ``p_sure``: the probability of the sure option; ``side_confidence``: the larger of the
     two sides' probabilities renormalised over left and right (a confidence read from the
-    policy alone); ``side``: the side the policy prefers, chosen or not; ``probs``: the
-    policy's probabilities at every step ``(B, T, 4)``.
+    policy alone); ``side``: the side the policy prefers, chosen or not.
     """
     logits = policy_pass(agent, trials).logits
     actions = logits.argmax(-1).numpy()
@@ -288,7 +287,6 @@ def agent_decisions(agent: NeuroGymNet, trials: NeuroGymTrials) -> dict[str, np.
         "p_sure": p[:, SURE],
         "side": np.where(sides[:, 1] > sides[:, 0], RIGHT, LEFT),
         "side_confidence": sides.max(1) / np.maximum(sides.sum(1), 1e-12),
-        "probs": torch.softmax(logits, -1),
     }
 
 
