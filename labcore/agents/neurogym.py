@@ -290,12 +290,6 @@ def agent_decisions(agent: NeuroGymNet, trials: NeuroGymTrials) -> dict[str, np.
     }
 
 
-@torch.no_grad()
-def heldout_reward(agent: NeuroGymNet, trials: NeuroGymTrials) -> float:
-    """Mean reward per trial of the greedy agent."""
-    return float(payoffs(trials, agent_decisions(agent, trials)["actions"]).sum(1).mean())
-
-
 PROBE_UPDATES = (5, 10, 20, 30, 50)
 """Updates after which training also records the sure option's probability
 (:func:`sure_propensity`):

@@ -253,11 +253,6 @@ class DualTaskEnv(MiniGridEnv):
         self._reset_options = None
         return self._observation(), info
 
-    @property
-    def t(self) -> int:
-        """Index of the observation the agent is about to act on."""
-        return self.step_count
-
     def _observation(self) -> dict[str, Any]:
         obs = self.gen_obs()
         t = self.step_count

@@ -232,7 +232,7 @@ def build_network(agent: str, trainer: str, seed: int, cfg: NeuroGymRLConfig) ->
 def input_weights(net: NeuroGymNet) -> list[torch.Tensor]:
     """The weights that read the observation (``NeuroGymRLConfig.input_scale``), as views."""
     if isinstance(net, PlainGRUPolicy):
-        return net.input_weights
+        return [net.gru.weight_ih_l0]
     return [net.embed[0].weight, net.write.weight[:, :CUE_DIM]]
 
 
