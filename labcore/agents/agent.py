@@ -26,6 +26,7 @@ from labcore.agents.parts import (
     write_step,
 )
 from labcore.agents.sequence import (
+    N_DIRECTIONS,
     AgentOutput,
     SequenceInputs,
     StepTable,
@@ -45,8 +46,6 @@ from labcore.interventions import (
     sequence_workspace_noise,
 )
 from labcore.seeding import RANDOM_PROJECTION_SEED_BASE, WRITE_OFFSET_SEED_BASE
-
-N_DIRECTIONS = 4
 
 
 @dataclass
@@ -165,9 +164,8 @@ class Agent(nn.Module):
             self.self_model = nn.Linear(self_model_width(c), c.self_model_dim)
             routes = c.self_model_dim + (c.readout_hidden if "policy" in c.confidence_reads else 0)
             self.confidence_head = nn.Linear(routes, 1)
-            with (
-                torch.no_grad()
-            ):  # protocol 8.8.2; draws no random numbers, so every other weight is unchanged
+            # protocol 8.8.2; draws no random numbers, so every other weight is unchanged
+            with torch.no_grad():
                 if c.confidence_head_init in ("zero_bias", "zero"):
                     self.confidence_head.bias.zero_()
                 if c.confidence_head_init == "zero":

@@ -138,12 +138,6 @@ def agent_observation(trials: NeuroGymTrials) -> Observation:
     )
 
 
-def neurogym_logits(logits: torch.Tensor) -> torch.Tensor:
-    """Our policy's logits ``(..., 7)`` restricted to NeuroGym's actions, in its order ``(...,
-    4)``."""
-    return logits[..., list(ACTION_COLUMNS)]
-
-
 def payoffs(trials: NeuroGymTrials, actions: np.ndarray) -> np.ndarray:
     """The reward of each step ``(B, T)`` for NeuroGym actions ``(B, T)``, as the adapter pays it.
 
@@ -271,7 +265,8 @@ def policy_pass(net: NeuroGymNet, trials: NeuroGymTrials) -> PolicyPass:
         return PolicyPass(logits, h, net.value(h) if net.config.value_head else None, None)
     out = net.forward_sequence(agent_observation(trials))
     values = net.value(out) if net.config.value_head else None
-    return PolicyPass(neurogym_logits(out.logits), net.readout_input(out), values, out.z_self)
+    logits = out.logits[..., list(ACTION_COLUMNS)]  # NeuroGym's actions, in its order
+    return PolicyPass(logits, net.readout_input(out), values, out.z_self)
 
 
 @torch.no_grad()
@@ -280,8 +275,7 @@ def agent_decisions(agent: NeuroGymNet, trials: NeuroGymTrials) -> dict[str, np.
 
     ``p_sure``: the probability of the sure option; ``side_confidence``: the larger of the
     two sides' probabilities renormalised over left and right (a confidence read from the
-    policy alone); ``side``: the side the policy prefers, chosen or not; ``probs``: the
-    policy's probabilities at every step ``(B, T, 4)``.
+    policy alone); ``side``: the side the policy prefers, chosen or not.
     """
     logits = policy_pass(agent, trials).logits
     actions = logits.argmax(-1).numpy()
@@ -293,14 +287,7 @@ def agent_decisions(agent: NeuroGymNet, trials: NeuroGymTrials) -> dict[str, np.
         "p_sure": p[:, SURE],
         "side": np.where(sides[:, 1] > sides[:, 0], RIGHT, LEFT),
         "side_confidence": sides.max(1) / np.maximum(sides.sum(1), 1e-12),
-        "probs": torch.softmax(logits, -1),
     }
-
-
-@torch.no_grad()
-def heldout_reward(agent: NeuroGymNet, trials: NeuroGymTrials) -> float:
-    """Mean reward per trial of the greedy agent."""
-    return float(payoffs(trials, agent_decisions(agent, trials)["actions"]).sum(1).mean())
 
 
 PROBE_UPDATES = (5, 10, 20, 30, 50)

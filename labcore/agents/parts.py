@@ -20,7 +20,19 @@ from labcore.config import AgentConfig
 from labcore.envs.tables import N_ACTIONS
 
 N_OBJECT, N_COLOUR, N_STATE = len(OBJECT_TO_IDX), len(COLOR_TO_IDX), len(STATE_TO_IDX)
-GRID_CHANNELS = N_OBJECT + N_COLOUR + N_STATE
+
+
+def one_hot_planes(image: torch.Tensor) -> torch.Tensor:
+    """MiniGrid symbolic views ``(..., 7, 7, 3)`` -> one-hot ``(..., 7, 7, channels)``, float."""
+    image = image.long()
+    return torch.cat(
+        [
+            nn.functional.one_hot(image[..., 0], N_OBJECT),
+            nn.functional.one_hot(image[..., 1], N_COLOUR),
+            nn.functional.one_hot(image[..., 2], N_STATE),
+        ],
+        dim=-1,
+    ).float()
 
 
 class GridEncoder(nn.Module):
@@ -34,7 +46,7 @@ class GridEncoder(nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.conv = nn.Sequential(
-            nn.Conv2d(GRID_CHANNELS, 16, 2),
+            nn.Conv2d(N_OBJECT + N_COLOUR + N_STATE, 16, 2),
             nn.ReLU(),
             nn.MaxPool2d(2),
             nn.Conv2d(16, 32, 2),
@@ -47,15 +59,7 @@ class GridEncoder(nn.Module):
     def forward(self, image: torch.Tensor) -> torch.Tensor:
         """``image``: integer tensor ``(..., 7, 7, 3)`` -> features ``(..., 64)``."""
         lead = image.shape[:-3]
-        image = image.reshape(-1, *image.shape[-3:]).long()
-        one_hot = torch.cat(
-            [
-                nn.functional.one_hot(image[..., 0], N_OBJECT),
-                nn.functional.one_hot(image[..., 1], N_COLOUR),
-                nn.functional.one_hot(image[..., 2], N_STATE),
-            ],
-            dim=-1,
-        ).float()
+        one_hot = one_hot_planes(image.reshape(-1, *image.shape[-3:]))
         return self.conv(one_hot.permute(0, 3, 1, 2)).reshape(*lead, self.out_dim)
 
 

@@ -41,8 +41,7 @@ class PlainGRUPolicy(nn.Module):
     """Inputs ``(B, T, n_inputs)`` -> GRU(hidden_dim) -> linear logits ``(B, T, n_actions)``.
 
     Initialisation is PyTorch's (uniform in +-1/sqrt(hidden_dim)) for seed ``seed``; the
-    trainer may then scale the input weights (:attr:`input_weights`) or zero the readout
-    (:attr:`readout`).
+    trainer may then scale the input weights or zero the readout.
     """
 
     def __init__(self, config: PlainGRUConfig | None = None, seed: int = 0) -> None:
@@ -54,11 +53,6 @@ class PlainGRUPolicy(nn.Module):
             self.readout = nn.Linear(self.config.hidden_dim, self.config.n_actions)
             if self.config.value_head:  # built last: the policy's weights do not depend on it
                 self.value_head = nn.Linear(self.config.hidden_dim, 1)
-
-    @property
-    def input_weights(self) -> list[torch.Tensor]:
-        """The weights that read the observation (the GRU's input-to-hidden matrix)."""
-        return [self.gru.weight_ih_l0]
 
     def forward(self, ob: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Logits ``(B, T, A)`` and hidden states ``(B, T, H)`` of whole trials (zero initial

@@ -23,12 +23,10 @@ import torch
 from torch import nn
 
 from labcore.agents.parts import (
-    N_COLOUR,
-    N_OBJECT,
-    N_STATE,
     broadcast,
     gate_allowed,
     gate_choice,
+    one_hot_planes,
     self_model_parts,
     shape_write,
     slot_sources,
@@ -120,16 +118,7 @@ class SequenceInputs:
 
 def one_hot_grid(image: torch.Tensor) -> torch.Tensor:
     """MiniGrid symbolic views ``(..., 7, 7, 3)`` -> one-hot planes ``(..., channels, 7, 7)``."""
-    image = image.long()
-    planes = torch.cat(
-        [
-            F.one_hot(image[..., 0], N_OBJECT),
-            F.one_hot(image[..., 1], N_COLOUR),
-            F.one_hot(image[..., 2], N_STATE),
-        ],
-        dim=-1,
-    ).float()
-    return planes.movedim(-1, -3).contiguous()
+    return one_hot_planes(image).movedim(-1, -3).contiguous()
 
 
 def build_step_table(
@@ -289,9 +278,7 @@ def _workspace_slots(
     h_at = torch.gather(h, 2, steps[..., None].expand(-1, -1, -1, h.shape[-1]))
     raw = grouped_linear_parts([cue, h_at], p["write.weight"], p["write.bias"])
     writes = shape_write(raw, config.write_geometry, _offset(p, raw.dim()))
-    writes = torch.cat(
-        [writes, writes.new_zeros(n, b, 1, config.slot_dim)], dim=2
-    )  # last row: empty
+    writes = torch.cat([writes, writes.new_zeros(n, b, 1, config.slot_dim)], dim=2)  # last: empty
     ordinal = torch.cumsum(events.long(), dim=-1) - 1  # the event ordinal of each event step
     which = torch.gather(ordinal, 2, source.clamp(min=0).reshape(n, b, t * k)).reshape(n, b, t, k)
     which = torch.where(source < 0, n_events, which)
@@ -338,9 +325,7 @@ def _gated_slots(
         helds.append(held)
     ordinal = torch.cumsum(events.long(), dim=-1)  # events so far: 0 before the first
     index = ordinal.reshape(n, b, t, 1, 1)
-    slots = torch.gather(
-        torch.stack(states, dim=2), 2, index.expand(-1, -1, -1, k, d)
-    )  # (N, B, T, K, D)
+    slots = torch.gather(torch.stack(states, dim=2), 2, index.expand(-1, -1, -1, k, d))
     occupied = torch.gather(torch.stack(helds, dim=2), 2, index[..., 0].expand(-1, -1, -1, k))
     choice = torch.full((n, b, t), -1, dtype=torch.long)
     choice.scatter_(2, steps, torch.where(real, hard.argmax(-1), -1))
@@ -543,9 +528,8 @@ def sequence_heads(
         if z is None:
             z = self_model(bcast, proposal)
         out.z_self = z
-        if (
-            c.confidence_centred
-        ):  # protocol 8.8.2: the batch's centre in a wager update, else the stored one
+        # protocol 8.8.2: the batch's centre in a wager update, else the stored one
+        if c.confidence_centred:
             centre = (
                 p["confidence_centre"] if centre_mask is None else masked_centre(z, centre_mask)
             )

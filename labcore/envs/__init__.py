@@ -16,19 +16,9 @@ from __future__ import annotations
 import gymnasium
 
 from labcore.config import MASKING_DEFAULT
-from labcore.envs.batch import (
-    BatchDualTask,
-    BatchObs,
-    BatchWagering,
-    Demonstrations,
-    StepKind,
-    make_batch,
-    oracle_demonstrations,
-)
-from labcore.envs.channels import CUE_DIM, TASK_DIM, CueKind
-from labcore.envs.dual_task import DualTaskEnv
+from labcore.envs.batch import BatchObs, BatchWagering, StepKind, make_batch, oracle_demonstrations
+from labcore.envs.channels import CUE_DIM, TASK_DIM
 from labcore.envs.tables import ACTION_NAMES, N_ACTIONS
-from labcore.envs.wagering import WageringEnv
 
 WAGERING = "CTLab-Wagering-v0"
 POST_DECISION_WAGER = "CTLab-PostDecisionWager-v0"
@@ -80,14 +70,9 @@ __all__ = [
     "TASK_DIM",
     "TASK_IDS",
     "WAGERING",
-    "BatchDualTask",
     "BatchObs",
     "BatchWagering",
-    "CueKind",
-    "Demonstrations",
-    "DualTaskEnv",
     "StepKind",
-    "WageringEnv",
     "make_batch",
     "oracle_demonstrations",
     "register_tasks",

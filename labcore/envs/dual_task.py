@@ -28,7 +28,7 @@ WALK_MOVES = (0, 1, 2)
 WALK_PROBABILITIES = (0.25, 0.25, 0.5)
 """The room walks the agent: turn left, turn right or step forward (blocked by walls)."""
 
-REPORT_NONE, REPORT_SECONDARY, REPORT_PRIMARY = 0, 1, 2
+REPORT_SECONDARY, REPORT_PRIMARY = 1, 2
 MISSION = "hold the colour and the object; report each when its flag appears"
 
 
@@ -252,11 +252,6 @@ class DualTaskEnv(MiniGridEnv):
         _, info = super().reset(seed=seed)
         self._reset_options = None
         return self._observation(), info
-
-    @property
-    def t(self) -> int:
-        """Index of the observation the agent is about to act on."""
-        return self.step_count
 
     def _observation(self) -> dict[str, Any]:
         obs = self.gen_obs()

@@ -42,8 +42,6 @@ from gymnasium import spaces
 
 NEUROGYM_PIN = "neurogym==2.3.1"
 """The NeuroGym release this adapter was written against (``requirements-neurogym.txt``)."""
-TASK_ID = "PostDecisionWager-v0"
-"""NeuroGym's id of the task."""
 INSTALL_COMMAND = "make run"
 """The command that installs the pinned stack, NeuroGym included."""
 INSTALL_HINT = (
@@ -55,8 +53,6 @@ INSTALL_HINT = (
 FIXATE, LEFT, RIGHT, SURE = 0, 1, 2, 3
 ACTION_NAMES: tuple[str, ...] = ("fixate", "left", "right", "sure")
 """Action ``i``'s name (NeuroGym's action space: fixation 0, choice 1-2, sure 3)."""
-OBSERVATION_NAMES: tuple[str, ...] = ("fixation", "evidence_left", "evidence_right", "sure_cue")
-"""Observation channel ``i``'s name (NeuroGym's observation space, same order)."""
 PERIODS: tuple[str, ...] = ("fixation", "stimulus", "delay", "decision")
 """The task's periods in order (NeuroGym's ``pre_sure`` overlaps the start of the delay)."""
 CHOICES: tuple[str, ...] = ("left", "right", "sure", "none")

@@ -70,6 +70,17 @@ def _flag(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, on: bool) -
     draw.text((x + 10, y + 5), text, fill=INK if on else (150, 150, 150), font=_font(14))
 
 
+def _panel(height: int, title: str) -> tuple[Image.Image, ImageDraw.ImageDraw]:
+    """The side panel with its title and the empty cue swatch."""
+    panel = Image.new("RGB", (PANEL_WIDTH, max(MIN_HEIGHT, height)), BACKGROUND)
+    draw = ImageDraw.Draw(panel)
+    draw.text((20, 10), title, fill=INK, font=_font(16))
+    draw.text((20, 38), "cue channel", fill=(90, 90, 90), font=_font(13))
+    x0, y0 = SWATCH_ORIGIN
+    draw.rectangle((x0 - 2, y0 - 2, x0 + SWATCH + 1, y0 + SWATCH + 1), outline=(160, 160, 160))
+    return panel, draw
+
+
 def _compose(grid_img: np.ndarray, panel: Image.Image) -> np.ndarray:
     height = max(grid_img.shape[0], panel.height)
     canvas = np.full((height, grid_img.shape[1] + panel.width, 3), BACKGROUND, np.uint8)
@@ -83,17 +94,9 @@ def compose_dual_frame(env: MiniGridEnv, grid_img: np.ndarray) -> np.ndarray:
     """Frame of the dual task (``env``: a DualTaskEnv): room, then the cue channel, report flags
     and last outcome."""
     cfg, t = env.config, env.step_count
-    panel = Image.new("RGB", (PANEL_WIDTH, max(MIN_HEIGHT, grid_img.shape[0])), BACKGROUND)
-    draw = ImageDraw.Draw(panel)
-    draw.text(
-        (20, 10),
-        f"step {min(t, cfg.n_steps)} / {cfg.n_steps}   {phase_name(cfg, t)}",
-        fill=INK,
-        font=_font(16),
-    )
-    draw.text((20, 38), "cue channel", fill=(90, 90, 90), font=_font(13))
+    title = f"step {min(t, cfg.n_steps)} / {cfg.n_steps}   {phase_name(cfg, t)}"
+    panel, draw = _panel(grid_img.shape[0], title)
     x0, y0 = SWATCH_ORIGIN
-    draw.rectangle((x0 - 2, y0 - 2, x0 + SWATCH + 1, y0 + SWATCH + 1), outline=(160, 160, 160))
     label = "(nothing)"
     if t < cfg.n_steps and env.schedule.cue[0, t, EVENT_INDEX] > 0:
         kind = int(np.argmax(env.schedule.cue[0, t, KIND_SLICE]))
@@ -164,12 +167,8 @@ def compose_wagering_frame(env: MiniGridEnv, grid_img: np.ndarray, tile_size: in
         speckle = np.random.default_rng(t).normal(0, 40, tile.shape[:2])
         tile[ring] = (1 - alpha) * tile[ring] + alpha * zone_rgb + speckle[ring, None]
         img[ys, xs] = np.clip(tile, 0, 255)
-    panel = Image.new("RGB", (PANEL_WIDTH, max(MIN_HEIGHT, img.shape[0])), BACKGROUND)
-    draw = ImageDraw.Draw(panel)
-    draw.text((20, 10), f"step {t}   {env.phase}", fill=INK, font=_font(16))
-    draw.text((20, 38), "cue channel", fill=(90, 90, 90), font=_font(13))
+    panel, draw = _panel(img.shape[0], f"step {t}   {env.phase}")
     x0, y0 = SWATCH_ORIGIN
-    draw.rectangle((x0 - 2, y0 - 2, x0 + SWATCH + 1, y0 + SWATCH + 1), outline=(160, 160, 160))
     if flashing:
         cue = env._observation()["cue"][CONTENT_SLICE][:2]
         draw.rectangle(

@@ -35,7 +35,7 @@ from torch import nn
 
 import labcore.envs as E
 from labcore import compute
-from labcore.agents import Agent, Observation, build_agent
+from labcore.agents import Agent, Observation, agent_config, build_agent
 from labcore.checks import ConfigError, check_choice
 from labcore.config import AGENT_KINDS, AgentConfig, TrainConfig, trainer_of
 from labcore.envs.batch import StepKind
@@ -81,8 +81,7 @@ class PolicyGradientConfig:
         if not (0 < self.gamma <= 1 and 0 <= self.gae_lambda <= 1 and self.lr > 0):
             raise ValueError("gamma must be in (0, 1], gae_lambda in [0, 1] and lr > 0")
         if (
-            self.entropy_coef < 0
-            or self.value_coef < 0
+            min(self.entropy_coef, self.value_coef) < 0
             or self.max_grad_norm <= 0
             or self.threads < 1
         ):
@@ -127,8 +126,7 @@ class RLConfig(PolicyGradientConfig):
         if (
             self.episodes_per_update < 2
             or self.heldout_episodes < 10
-            or self.eval_every < 1
-            or self.patience < 1
+            or min(self.eval_every, self.patience) < 1
         ):
             raise ValueError(
                 "episodes_per_update >= 2, heldout_episodes >= 10, eval_every and "
@@ -402,11 +400,7 @@ def evaluate(agent: Agent, seeds: Sequence[int]) -> dict[str, float | None]:
 
 # ----------------------------------------------------------------------- training
 def _resolve(task: str, kind: str | AgentConfig) -> AgentConfig:
-    if isinstance(kind, str):
-        check_choice(kind, "kind", AGENT_KINDS)
-    config = AGENT_KINDS[kind] if isinstance(kind, str) else kind
-    if not isinstance(config, AgentConfig):
-        raise TypeError(f"kind must be an agent kind's name or an AgentConfig, got {kind!r}")
+    config = agent_config(kind)
     check_choice(task, "task", ("wagering",))  # reinforcement learning: the wagering task only
     if trainer_of(config.kind) != "rl" or not config.value_head:
         raise ConfigError(
@@ -432,9 +426,7 @@ def _train_seed(
     # -- seeding: everything random below comes from these
     torch.set_num_threads(cfg.threads)
     seed_everything(seed)
-    agent = build_agent(
-        config, seed
-    )  # the initial weights of b2_ws with this seed, plus the critic
+    agent = build_agent(config, seed)  # b2_ws's initial weights for this seed, plus the critic
     generator = torch.Generator().manual_seed(seed)  # episode draws, actions, bets
     train_seeds = episode_seeds(seed, "train", cfg.train_pool)
     heldout = episode_seeds(seed, "heldout", cfg.heldout_episodes)
@@ -548,27 +540,15 @@ def train_seeds(
     out: list[TrainedAgent] = []
     total = len(seeds) * cfg.max_updates
 
-    def forward(k: int) -> ProgressFn | None:
-        if progress is None:
-            return None
-        return lambda done, _, m: progress(
-            k * cfg.max_updates + done,
-            total,
-            {**m, "members_done": float(k), "members": float(len(seeds))},
-        )
+    def report(k: int, done: int, metrics: dict[str, float]) -> None:
+        if progress is not None:
+            metrics = {**metrics, "members_done": float(k), "members": float(len(seeds))}
+            progress(k * cfg.max_updates + done, total, metrics)
 
     for k, seed in enumerate(seeds):
-        out.append(_train_seed(task, kind, seed, cfg, forward(k)))
-        if progress is not None:
-            progress(
-                (k + 1) * cfg.max_updates,
-                total,
-                {
-                    "members_done": float(k + 1),
-                    "members": float(len(seeds)),
-                    "accuracy": out[-1].record["heldout_accuracy"],
-                },
-            )
+        forward = None if progress is None else lambda done, _, m, k=k: report(k, done, m)
+        out.append(_train_seed(task, kind, seed, cfg, forward))
+        report(k + 1, 0, {"accuracy": out[-1].record["heldout_accuracy"]})
     for trained in out:
         trained.record["batch_seeds"] = seeds
     return out

@@ -32,7 +32,7 @@ from torch import nn
 import labcore
 import labcore.envs as E
 from labcore import compute
-from labcore.agents import Agent, build_agent
+from labcore.agents import Agent, agent_config, build_agent
 from labcore.agents.sequence import (
     AgentOutput,
     masked_centre,
@@ -41,7 +41,7 @@ from labcore.agents.sequence import (
     sequence_states,
 )
 from labcore.checks import check_choice
-from labcore.config import AGENT_KINDS, AgentConfig, TrainConfig, train_config_of
+from labcore.config import AgentConfig, TrainConfig, train_config_of
 from labcore.envs.batch import StepKind, report_mask
 from labcore.seeding import episode_seeds, seed_everything
 from labcore.training.seed_batching import (
@@ -334,7 +334,8 @@ def train_seeds(
     -------
     One :class:`TrainedAgent` per seed, in the order given.
     """
-    config = _resolve(task, kind)
+    check_choice(task, "task", sorted(TASK_IDS))
+    config = agent_config(kind)
     cfg = train_config_of(config.kind, cfg or TrainConfig(), task)  # a kind's own signal (E4)
     seeds = [int(s) for s in seeds]
     if not seeds or len(set(seeds)) != len(seeds):
@@ -358,10 +359,11 @@ def train_seeds(
         agents.append(build_agent(config, s))
         if cfg.meta_signal == "reward" and cfg.wager_start == "warm":  # protocol 8.8.2
             warm_start(agents[-1], task, cfg.warm_start_kind, s)
+    # minibatches, dropout, noise and bets: each member's own generator
     members = [
         Member(s, torch.Generator().manual_seed(s), row=k, shadow=k >= len(seeds))
         for k, s in enumerate(rows)
-    ]  # minibatches, dropout, noise and bets: each member's own generator
+    ]
     # --
 
     params = MemberParameters(agents)
@@ -378,16 +380,6 @@ def train_seeds(
         agent.eval()
         out.append(TrainedAgent(agent, _record(task, config, cfg, member, final, seeds, wall)))
     return out
-
-
-def _resolve(task: str, kind: str | AgentConfig) -> AgentConfig:
-    check_choice(task, "task", sorted(TASK_IDS))
-    if isinstance(kind, str):
-        check_choice(kind, "kind", AGENT_KINDS)
-    config = AGENT_KINDS[kind] if isinstance(kind, str) else kind
-    if not isinstance(config, AgentConfig):
-        raise TypeError(f"kind must be an agent kind's name or an AgentConfig, got {kind!r}")
-    return config
 
 
 # ======================================================================= 5. the fast schedule
@@ -420,7 +412,10 @@ def _train_fast(
         # -- held-out evaluation: on schedule, at the end of a wager phase, on the wager curve
         ending = [phased and m.wager_done >= cfg.wager_updates for m in team]
         scheduled = [update % cfg.eval_every == 0 or update == total or end for end in ending]
-        curve = [_on_curve(m, cfg) for m in team]
+        every = cfg.curve_every  # the wager-phase learning curve's points
+        curve = [
+            bool(every) and m.wager_from is not None and m.wager_done % every == 0 for m in team
+        ]
         if not any(scheduled) and not any(curve):
             continue
         metrics = heldout_metrics(
@@ -508,13 +503,6 @@ def _update_centres(
             stored[row] = batch_centre[row]
         else:
             stored[row] += CENTRE_MOMENTUM * (batch_centre[row] - stored[row])
-
-
-def _on_curve(member: Member, cfg: TrainConfig) -> bool:
-    """Is this update a point of the member's wager-phase learning curve
-    (``TrainConfig.curve_every``)?"""
-    wagering = member.wager_from is not None
-    return bool(cfg.curve_every) and wagering and member.wager_done % cfg.curve_every == 0
 
 
 def _log_evaluation(

@@ -1,24 +1,11 @@
-"""Reinforcement learning on NeuroGym's post-decision wager: the one trainer (protocol 8.6-8.7).
+"""Reinforcement learning on NeuroGym's post-decision wager (protocol 8.6-8.7), in CleanRL's shape.
 
-Every hyperparameter is a documented field of :class:`NeuroGymRLConfig` (CleanRL's style), and
-:func:`train_network` seeds everything in one block at its top. The two registered settings are
-presets: :data:`REGISTERED_8_6` (the class defaults: the study of protocol 8.6, A2C with GAE,
-advantage normalisation, a shared value head, PyTorch's initialisation, 1,500 updates) and
-:data:`SONG_2017` (protocol 8.7: Song, Yang & Wang's training as their code ``frsong/pyrl`` does it,
-on NeuroGym's timings).
-
-One update: draw ``trials_per_update`` trials from the seed's training pool; the task is
-open-loop, so one teacher-forced pass (:func:`~labcore.agents.neurogym.policy_pass`) gives the
-policy at every step, and :func:`~labcore.agents.neurogym.payoffs` pays the sampled actions as
-the adapter does. The baseline is the network's value head or Song et al.'s separate GRU
-(:class:`~labcore.agents.plain.BaselineGRU`, its own optimiser); advantages are GAE's
-(``gae_lambda = 1``: REINFORCE); the loss is :func:`labcore.training.actor_critic.a2c_loss` over
-the steps ``policy_steps`` names, with the entropy bonus of :meth:`NeuroGymRLConfig.entropy_at`
-and z_self's activity penalty. Every ``eval_every`` updates the policy acts on the held-out
-trials, sampling (its own generator) and greedily; ``stop_rule="behaviour"`` stops at the
-registered criterion (:func:`criterion_met`) held ``criterion_streak`` checks in a row. Trainers:
-``"rl"`` (the payoff alone) and ``"imitation"`` (the ideal observer's actions: 8.6's ceiling).
-Seeds train one at a time.
+Presets: :data:`REGISTERED_8_6` (the class defaults: A2C with GAE and a shared value head) and
+:data:`SONG_2017` (Song, Yang & Wang's training as their ``frsong/pyrl`` does it). One update
+draws trials from the seed's pool; the task is open-loop, so one teacher-forced pass gives the
+policy at every step and :func:`~labcore.agents.neurogym.payoffs` pays the sampled actions. Every
+``eval_every`` updates the policy acts on held-out trials, sampled and greedy;
+``stop_rule="behaviour"`` stops at :func:`criterion_met` held ``criterion_streak`` checks in a row.
 """
 
 from __future__ import annotations
@@ -68,26 +55,15 @@ AGENTS = ("b2_ws", "plain_gru")
 """The networks trained on NeuroGym's task: the lab's B2 workspace-read family (trained from
 reward as the kind ``reward_all``, with a critic; imitating as ``b2_ws``) and Song et al.'s plain
 GRU."""
-OPTIMIZERS = ("adam", "sgd")
-BASELINES = ("value_head", "gru")
-POLICY_STEPS = ("scored", "all")
-STOP_RULES = ("none", "behaviour")
-KEEPS = ("best_reward", "final")
-READOUT_INITS = ("default", "zero")
 IMITATION_UPDATES = 800
 """The imitation ceiling's budget (post hoc, change log 2026-11-23)."""
 
 
 @dataclass(frozen=True)
 class NeuroGymRLConfig(PolicyGradientConfig):
-    """Policy-gradient training on NeuroGym's payoff (protocol 8.6; 8.7 for the options).
-
-    The defaults are the study of protocol 8.6 as registered (change log 2026-11-23); the shared
-    fields (learning rate, discount, GAE's lambda, advantage normalisation, critic and entropy
-    coefficients, z_self penalty, clipping, threads) are
-    :class:`labcore.training.actor_critic.PolicyGradientConfig`'s
-    and their defaults arm (b)'s. :data:`SONG_2017` is protocol 8.7's setting.
-    """
+    """Policy-gradient training on NeuroGym's payoff: the defaults are protocol 8.6's study, the
+    options 8.7's; the shared fields are
+    :class:`~labcore.training.actor_critic.PolicyGradientConfig`'s."""
 
     trials_per_update: int = 256
     """Trials sampled from the training pool for each update (8.6: 256; Song: 64)."""
@@ -154,19 +130,15 @@ class NeuroGymRLConfig(PolicyGradientConfig):
         ):
             raise ValueError("every count of NeuroGymRLConfig must be >= 1")
         for value, name, choices in (
-            (self.optimizer, "optimizer", OPTIMIZERS),
-            (self.readout_init, "readout_init", READOUT_INITS),
-            (self.baseline, "baseline", BASELINES),
-            (self.policy_steps, "policy_steps", POLICY_STEPS),
-            (self.stop_rule, "stop_rule", STOP_RULES),
-            (self.keep, "keep", KEEPS),
+            (self.optimizer, "optimizer", ("adam", "sgd")),
+            (self.readout_init, "readout_init", ("default", "zero")),
+            (self.baseline, "baseline", ("value_head", "gru")),
+            (self.policy_steps, "policy_steps", ("scored", "all")),
+            (self.stop_rule, "stop_rule", ("none", "behaviour")),
+            (self.keep, "keep", ("best_reward", "final")),
         ):
             check_choice(value, name, choices)
-        if (
-            self.input_scale <= 0
-            or self.entropy_anneal_updates < 0
-            or (self.entropy_final or 0) < 0
-        ):
+        if self.input_scale <= 0 or min(self.entropy_anneal_updates, self.entropy_final or 0) < 0:
             raise ValueError(
                 "input_scale must be > 0, entropy_final and entropy_anneal_updates >= 0"
             )
@@ -260,7 +232,7 @@ def build_network(agent: str, trainer: str, seed: int, cfg: NeuroGymRLConfig) ->
 def input_weights(net: NeuroGymNet) -> list[torch.Tensor]:
     """The weights that read the observation (``NeuroGymRLConfig.input_scale``), as views."""
     if isinstance(net, PlainGRUPolicy):
-        return net.input_weights
+        return [net.gru.weight_ih_l0]
     return [net.embed[0].weight, net.write.weight[:, :CUE_DIM]]
 
 
@@ -525,9 +497,7 @@ def train_network(
     seed_everything(seed)
     net = build_network(agent, trainer, seed, cfg)
     generator = torch.Generator().manual_seed(seed)  # batch draws and actions
-    check_generator = torch.Generator().manual_seed(
-        EVAL_SAMPLING_SEED_BASE + seed
-    )  # sampled checks
+    check_generator = torch.Generator().manual_seed(EVAL_SAMPLING_SEED_BASE + seed)
     pool = training_pool(seed, cfg.train_pool)
     heldout = draw_trials(int(episode_seeds(seed, "heldout", 1)[0]), cfg.heldout_trials)
     baseline = (

@@ -52,13 +52,6 @@ class Batch:
         return f"{self.task}-{kind} {span}"
 
     @property
-    def snapshot_name(self) -> str:
-        """The resume snapshot's file name (paper schedule): hidden, one per batch."""
-        kind = self.kind if isinstance(self.kind, str) else self.kind.kind
-        seeds = "-".join(map(str, self.seeds))
-        return f".{self.task}-{kind}-s{seeds}-{self.cfg.mode}{self.cfg.train_episodes}.resume.pt"
-
-    @property
     def budget(self) -> int:
         """Progress units of the batch: optimizer updates (fast mode) or episodes (paper)."""
         return self.cfg.max_updates if self.cfg.mode == "fast" else self.cfg.train_episodes
@@ -236,12 +229,11 @@ def run_batch(batch: Batch, progress: Callable[[int, int, dict], None] | None = 
     """:func:`train_and_save` of one batch; behaviour cloning's paper schedule (an hour or more)
     keeps a resume snapshot beside the checkpoints, so a killed run continues where it stopped."""
     kind = batch.kind if isinstance(batch.kind, str) else batch.kind.kind
-    snapshot = (
-        Path(batch.out) / batch.snapshot_name
-        if batch.cfg.mode == "paper" and trainer_of(kind) == "bc"
-        else None
-    )
-    if snapshot is not None:
+    snapshot = None
+    if batch.cfg.mode == "paper" and trainer_of(kind) == "bc":  # hidden, one per batch
+        seeds = "-".join(map(str, batch.seeds))
+        name = f".{batch.task}-{kind}-s{seeds}-paper{batch.cfg.train_episodes}.resume.pt"
+        snapshot = Path(batch.out) / name
         snapshot.parent.mkdir(parents=True, exist_ok=True)
     return train_and_save(
         batch.task,

@@ -9,8 +9,6 @@ the weights it gets alone, because a member's arithmetic never depends on its ba
   differently, so a lone seed runs beside a discarded *shadow* copy (:meth:`Member.shadowed`).
 - **Whole vectors**: every pass holds a multiple of :data:`ROW_MULTIPLE` episodes per member.
 - **Resumable**: the paper schedule's whole state is snapshotted and restored bit for bit.
-
-``tests/agents/test_training.py`` checks it.
 """
 
 from __future__ import annotations
@@ -74,8 +72,7 @@ class Member:
     """The wager phase's learning curve (``TrainConfig.curve_every``)."""
 
     def shadowed(self) -> Member:
-        """A shadow of this member: same seed and row, a generator in the same state, the same
-        phase."""
+        """A shadow of this member: same seed, row and phase, a generator in the same state."""
         generator = torch.Generator()
         generator.set_state(self.generator.get_state())
         return Member(
@@ -185,7 +182,7 @@ class MemberParameters:
         return {**named, **self.buffers}
 
     def member_state(self, member: int) -> dict[str, torch.Tensor]:
-        """One member's ``Agent.state_dict()``."""
+        """One member's ``Agent.state_dict()`` (a copy)."""
         return {k: v[member].detach().clone() for k, v in self.tensors().items()}
 
     def element_mask(self, prefixes: tuple[str, ...]) -> torch.Tensor:
@@ -248,7 +245,7 @@ class StackedAdam:
         return [[row[i] for row in rows] for i in range(n)]
 
     def keep(self, members: torch.Tensor) -> None:
-        """Keep only ``members`` (the parameters were reduced the same way)."""
+        """Keep only ``members``, as :meth:`MemberParameters.keep` does."""
         self.m, self.v = self.params.select(self.m, members), self.params.select(self.v, members)
         self.grad = torch.zeros_like(self.m)
         self.steps = [self.steps[i].clone() for i in members.tolist()]
@@ -365,19 +362,12 @@ class MemberDemos:
         """Members (index), episodes (index or per-member ``(N, B)`` tensor) and steps."""
         if torch.is_tensor(episodes) and episodes.dim() == 2:
             # One gather per field: (member, episode) pairs, never a copy of a member's pool.
-            rows = torch.arange(self.action.shape[0])[members]
-            rows = torch.as_tensor(rows).reshape(-1, 1)
-            pick = lambda x: x[rows, episodes][:, :, steps]  # noqa: E731
-            stim = None if self.stimulus is None else self.stimulus[rows, episodes]
-            right = None if self.decision_correct is None else self.decision_correct[rows, episodes]
+            rows = torch.as_tensor(torch.arange(self.action.shape[0])[members]).reshape(-1, 1)
+            trials = lambda x: x[rows, episodes]  # noqa: E731
         else:
-            pick = lambda x: x[members][:, episodes][:, :, steps]  # noqa: E731
-            stim = None if self.stimulus is None else self.stimulus[members][:, episodes]
-            right = (
-                None
-                if self.decision_correct is None
-                else self.decision_correct[members][:, episodes]
-            )
+            trials = lambda x: x[members][:, episodes]  # noqa: E731
+        pick = lambda x: trials(x)[:, :, steps]  # noqa: E731
+        label = lambda x: None if x is None else trials(x)  # noqa: E731
         inputs = SequenceInputs(
             pick(self.inputs.combo),
             pick(self.inputs.cue),
@@ -385,7 +375,12 @@ class MemberDemos:
             self.inputs.max_events,
         )
         return MemberDemos(
-            inputs, pick(self.action), pick(self.step_kind), pick(self.valid), stim, right
+            inputs,
+            pick(self.action),
+            pick(self.step_kind),
+            pick(self.valid),
+            label(self.stimulus),
+            label(self.decision_correct),
         )
 
 
@@ -408,9 +403,8 @@ def _demonstrations(task_id: str, seeds: bytes) -> Demonstrations:
 
 
 def cached_demonstrations(task_id: str, seeds: np.ndarray) -> Demonstrations:
-    """:func:`~labcore.envs.batch.oracle_demonstrations`, remembered per (task, episode seeds):
-    the last :data:`DEMO_CACHE_SIZE` episode sets used (``functools.lru_cache`` keyed by the
-    seeds' int64 bytes; ``_demonstrations.cache_info()`` reports it)."""
+    """:func:`~labcore.envs.batch.oracle_demonstrations`, remembered per (task, episode seeds) in
+    ``_demonstrations``'s ``lru_cache`` (keyed by the seeds' int64 bytes)."""
     return _demonstrations(task_id, np.asarray(seeds, np.int64).tobytes())
 
 

@@ -142,16 +142,6 @@ def wager_reward_loss(
     return loss, baseline
 
 
-def expected_reward(
-    confidence: torch.Tensor, correct: torch.Tensor, wager: torch.Tensor, wrong_bet_payoff: float
-) -> torch.Tensor:
-    """Mean expected reward ``(N,)`` of betting with probability ``confidence`` on the wager
-    trials."""
-    mask = wager.float()
-    per_trial = confidence.detach() * payoff(torch.ones_like(correct), correct, wrong_bet_payoff)
-    return (per_trial * mask).sum(1) / mask.sum(1).clamp(min=1.0)
-
-
 def reward_meta_loss(
     out: Any,
     batch: Any,
@@ -161,13 +151,14 @@ def reward_meta_loss(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The meta loss of ``meta_signal="reward"`` and the wager reward, per member ``(N,)`` each:
     with ``generators`` (training) bets are sampled (:func:`wager_reward_loss`); without
-    (held out) the loss is 0 and the reward the expected one."""
+    (held out) the loss is 0 and the reward the mean expected one of betting with probability
+    the confidence on the wager trials."""
     steps = choice_steps(out.confidence, out.logits, batch.action, batch.step_kind, valid)
     if generators is None:
-        zero = steps.confidence.new_zeros(steps.confidence.shape[0])
-        return zero, expected_reward(
-            steps.confidence, steps.correct, steps.wager, cfg.wrong_bet_payoff
-        )
+        mask = steps.wager.float()
+        paid = payoff(torch.ones_like(steps.correct), steps.correct, cfg.wrong_bet_payoff)
+        expected = (steps.confidence.detach() * paid * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+        return steps.confidence.new_zeros(steps.confidence.shape[0]), expected
     bets = sample_bets(steps.confidence, generators, cfg.bet_floor)
     loss, reward = wager_reward_loss(
         steps.confidence,
@@ -250,16 +241,8 @@ def confidence_spread(confidence: Any) -> dict[str, float]:
     c = np.asarray(confidence, dtype=np.float64).ravel()
     if c.size == 0:
         warnings.warn("confidence_spread of no trials is undefined (nan)", LabWarning, stacklevel=2)
-        return dict.fromkeys(
-            (
-                "confidence_sd",
-                "confidence_distinct",
-                "spread_bets",
-                "auroc_meaningful",
-                "bets_flipped",
-            ),
-            float("nan"),
-        )
+        keys = "confidence_sd confidence_distinct spread_bets auroc_meaningful bets_flipped"
+        return dict.fromkeys(keys.split(), float("nan"))
     bets = float(np.abs(c - c.mean()).sum())
     return {
         "confidence_sd": round(float(c.std()), 12),
@@ -281,11 +264,7 @@ class WagerLog:
         """Record one chunk's choice steps (``out``: the pass's output; ``batch``: its
         demonstrations)."""
         steps = choice_steps(out.confidence, out.logits, batch.action, batch.step_kind, batch.valid)
-        self.chunks.append(
-            ChoiceSteps(
-                *(x.detach() for x in (steps.confidence, steps.correct, steps.wager, steps.decided))
-            )
-        )
+        self.chunks.append(ChoiceSteps(*(x.detach() for x in vars(steps).values())))
 
     def metrics(self, member: int) -> dict[str, float | None]:
         """Member ``member``'s held-out Type-2 AUROC, mean confidence, expected wager reward and
