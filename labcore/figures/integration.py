@@ -17,6 +17,7 @@ from labcore.figures.style import (
     color_of,
     empty_figure,
     label_of,
+    legend_entry,
     side_by_side,
     style_figure,
     wrap_tick,
@@ -226,16 +227,7 @@ def monotonicity_table(tables: IntegrationTables | None) -> go.Figure:
         )
     )
     for name in header:  # the columns' meanings, as legend rows under the table
-        fig.add_trace(
-            go.Scatter(
-                x=[None],
-                y=[None],
-                mode="markers",
-                marker={"color": "rgba(0,0,0,0)"},
-                name=name,
-                hoverinfo="skip",
-            )
-        )
+        fig.add_trace(legend_entry(name, {"color": "rgba(0,0,0,0)"}))
     fig.update_xaxes(side="top")
     fig.update_yaxes(autorange="reversed")
     return style_figure(fig, title, height=max(360, 34 * len(rows) + 260))
