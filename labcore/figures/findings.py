@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from labcore.experiments.paper_results import ResultSet
@@ -163,13 +163,3 @@ def sentences(name: str, res: ResultSet) -> list[str]:
     module = environment().get_template(TEMPLATE).make_module({"r": FigureView(res)})
     text = str(getattr(module, name)())
     return [" ".join(line.split()) for line in text.splitlines() if line.strip()]
-
-
-def finder(name: str) -> Callable[[ResultSet], list[str]]:
-    """The "what we found" of figure ``name`` (a macro of ``figures.j2``), for the figure list."""
-
-    def found(res: ResultSet) -> list[str]:
-        return sentences(name, res)
-
-    found.__name__ = f"found_{name}"
-    return found

@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 from labcore.experiments.e4 import ARMS
 from labcore.experiments.paper_results import ResultSet
 from labcore.figures.explore import design_figure
-from labcore.figures.findings import _masking, _points, finder
+from labcore.figures.findings import _masking, _points, sentences
 from labcore.figures.integration import study_figure as integration_figure
 from labcore.figures.live import confidence_histogram
 from labcore.figures.paper import (
@@ -101,7 +101,7 @@ def _specs(entries: list[dict]) -> tuple[FigureSpec, ...]:
             e["what"],
             tuple(e.get("claims", ())),
             e.get("paper_note", ""),
-            finder(e["slug"]) if e.get("findings", True) else None,
+            (lambda res, slug=e["slug"]: sentences(slug, res)) if e.get("findings", True) else None,
         )
         for e in entries
     )
