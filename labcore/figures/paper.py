@@ -113,17 +113,11 @@ def fig1b_type2_roc(
     """
     paper = {c: paper_of(f"e1.auroc.{c}").value for c in E1_CONDITIONS if paper_of(f"e1.auroc.{c}")}
     curves = trial_curves(trials)
-    seeds = (
-        {c: seed_numbers(seed_values, f"e1.auroc.{c}")[1] for c in curves}
-        if seed_values is not None
-        else None
-    )
-    if seeds is not None and not any(v.size for v in seeds.values()):
-        seeds = None
+    seeds = {c: seed_numbers(seed_values, f"e1.auroc.{c}")[1] for c in curves}
     return type2_roc_figure(
         curves,
         paper,
-        seed_aurocs=seeds,
+        seed_aurocs=seeds if any(v.size for v in seeds.values()) else None,
         title="Fig. 1b: Type-2 ROC: does confidence separate correct from wrong trials?",
     )
 

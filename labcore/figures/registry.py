@@ -1,8 +1,6 @@
 """The report's figures: how to build each from a result set, and its caption's words
 (``labcore/templates/figure_list.json``: title, what it shows, the claims the caption lists); and
-each registered study's headline figure (``figure.json`` beside its files).
-
-Used by the HTML report (:mod:`labcore.report`) and the Replication page. Every number in the
+each registered study's headline figure (``figure.json`` beside its files). Every number in the
 prose comes from the result files or from the paper's table; none is typed here.
 """
 
