@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from labcore.experiments.e4 import ARMS
 from labcore.experiments.paper_results import ResultSet
 from labcore.figures.explore import design_figure
-from labcore.figures.findings import _masking, _points, sentences
+from labcore.figures.findings import masking_runs, sentences
 from labcore.figures.integration import study_figure as integration_figure
 from labcore.figures.live import confidence_histogram
 from labcore.figures.paper import (
@@ -45,6 +45,11 @@ from labcore.io import atomic_write
 from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.render import TEMPLATES
 
+
+def _points(res: ResultSet) -> list:
+    return (res.figures.get("e3") or {}).get("points") or []
+
+
 _BUILDERS: dict[str, Callable[[ResultSet], go.Figure]] = {
     "fig1a": lambda r: fig1a_accuracy_and_auroc(r.seed_values),
     "fig1b": lambda r: fig1b_type2_roc(r.trials, r.seed_values),
@@ -58,7 +63,7 @@ _BUILDERS: dict[str, Callable[[ResultSet], go.Figure]] = {
     "logits_control": lambda r: logits_control(r.seed_values),
     "fig2a": lambda r: fig2a_conjunction_by_capacity(r.capacity),
     "fig2b": lambda r: fig2b_dual_task_cost(r.capacity),
-    "fig2c": lambda r: fig2c_masking_traces(_masking(r)),
+    "fig2c": lambda r: fig2c_masking_traces(masking_runs(r)),
     "gbi_ignition": lambda r: gbi_and_ignition_by_capacity(r.seed_values),
     "dnrs": lambda r: dnrs_by_scale(r.seed_values),
     "fig3a": lambda r: fig3a_l75(r.seed_values),
