@@ -21,6 +21,7 @@ from labcore.figures.style import (
     PALETTE,
     chance_line,
     empty_figure,
+    legend_entry,
     one_above_another,
     style_figure,
 )
@@ -48,10 +49,8 @@ def action_axis(task_id: str, step_kind: int) -> tuple[list[str], str]:
         if step_kind == StepKind.WAGER:
             return (
                 [
-                    f"{BET} ({ACTION_NAMES[a]})"
-                    if a == BET_ACTION
-                    else f"{OPT_OUT} ({ACTION_NAMES[a]})"
-                    for a in range(len(ACTION_NAMES))
+                    f"{BET if a == BET_ACTION else OPT_OUT} ({n})"
+                    for a, n in enumerate(ACTION_NAMES)
                 ],
                 "wager (the confidence decides, not these bars)",
             )
@@ -227,20 +226,9 @@ def workspace_heatmap(
         col=1,
     )
     for i, name in enumerate(names):  # the slots' contents, named in the legend
+        marker = {"symbol": "square", "size": 12, "color": colourscale[2 * i][1]}
         fig.add_trace(
-            go.Scatter(
-                x=[None],
-                y=[None],
-                mode="markers",
-                name=f"holds: {name}",
-                marker={
-                    "symbol": "square",
-                    "size": 12,
-                    "color": colourscale[2 * i][1],
-                    "line": {"width": 1, "color": "#333"},
-                },
-                hoverinfo="skip",
-            ),
+            legend_entry(f"holds: {name}", marker | {"line": {"width": 1, "color": "#333"}}),
             row=1,
             col=1,
         )

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from labcore.experiments.paper_results import ResultSet
@@ -43,17 +43,14 @@ def claim_description(claim_id: str, res: ResultSet) -> str:
     return spec.description if spec else claim_id
 
 
-def _masking(res: ResultSet) -> dict:
+def masking_runs(res: ResultSet) -> dict:
+    """``{seed: masking run}`` of the E2 seeds in ``figures.json`` that recorded one."""
     e2 = res.figures.get("e2") or {}
     return {
         seed: v.get("masking")
         for seed, v in e2.items()
         if isinstance(v, Mapping) and v.get("masking")
     }
-
-
-def _points(res: ResultSet) -> list:
-    return (res.figures.get("e3") or {}).get("points") or []
 
 
 def masking_summary(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
@@ -149,7 +146,7 @@ class FigureView:
     @property
     def masking(self) -> dict[str, Any] | None:
         """The masking traces' reading (:func:`masking_summary`)."""
-        return masking_summary(list(_masking(self.res).values()))
+        return masking_summary(list(masking_runs(self.res).values()))
 
     @property
     def hypotheses(self) -> list[dict]:
@@ -163,13 +160,3 @@ def sentences(name: str, res: ResultSet) -> list[str]:
     module = environment().get_template(TEMPLATE).make_module({"r": FigureView(res)})
     text = str(getattr(module, name)())
     return [" ".join(line.split()) for line in text.splitlines() if line.strip()]
-
-
-def finder(name: str) -> Callable[[ResultSet], list[str]]:
-    """The "what we found" of figure ``name`` (a macro of ``figures.j2``), for the figure list."""
-
-    def found(res: ResultSet) -> list[str]:
-        return sentences(name, res)
-
-    found.__name__ = f"found_{name}"
-    return found

@@ -17,6 +17,7 @@ from labcore.figures.style import (
     color_of,
     empty_figure,
     label_of,
+    legend_entry,
     side_by_side,
     style_figure,
     wrap_tick,
@@ -42,11 +43,6 @@ def signal_name(signal: str) -> str:
     return SIGNAL_NAMES.get(signal, signal)
 
 
-MEASURE_UNITS = {
-    "phi": "bits (< 0: the parts' own memory outweighs the whole's)",
-    "o_information": "bits (> 0 redundancy, < 0 synergy)",
-    "tse": "bits",
-}
 OUTCOME_STYLE = {  # (cell value for the colour scale, short text)
     "passes": (1.0, "passes"),
     "fails": (0.45, "fails"),
@@ -74,9 +70,8 @@ def integration_bars(
     """
     if not readings:
         return empty_figure(title, "no agent to measure")
-    measures = list(MEASURE_NAMES)
-    fig = side_by_side(*(MEASURE_NAMES[m] for m in measures), horizontal_spacing=0.09)
-    for col, measure in enumerate(measures, 1):
+    fig = side_by_side(*MEASURE_NAMES.values(), horizontal_spacing=0.09)
+    for col, measure in enumerate(MEASURE_NAMES, 1):
         mine = [r for r in readings if r.measure == measure]
         names = [wrap_tick(f"{signal_name(r.signal)} ({r.variant})") for r in mine]
         values = [r.value if np.isfinite(r.value) else None for r in mine]
@@ -120,7 +115,8 @@ def integration_bars(
                 showarrow=False,
                 font={"size": 11, "color": "#777"},
             )
-        fig.update_yaxes(title_text=MEASURE_UNITS[measure] if col == 1 else "bits", row=1, col=col)
+        sign = " (< 0: the parts' own memory outweighs the whole's)" if measure == "phi" else ""
+        fig.update_yaxes(title_text=f"bits{sign}", row=1, col=col)
     fig.update_layout(barmode="group")
     return style_figure(fig, title, height=460)
 
@@ -226,16 +222,7 @@ def monotonicity_table(tables: IntegrationTables | None) -> go.Figure:
         )
     )
     for name in header:  # the columns' meanings, as legend rows under the table
-        fig.add_trace(
-            go.Scatter(
-                x=[None],
-                y=[None],
-                mode="markers",
-                marker={"color": "rgba(0,0,0,0)"},
-                name=name,
-                hoverinfo="skip",
-            )
-        )
+        fig.add_trace(legend_entry(name, {"color": "rgba(0,0,0,0)"}))
     fig.update_xaxes(side="top")
     fig.update_yaxes(autorange="reversed")
     return style_figure(fig, title, height=max(360, 34 * len(rows) + 260))

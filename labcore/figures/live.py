@@ -375,8 +375,6 @@ def masking_figure(
     count: int,
     *,
     interval: int = 1,
-    cue_steps: Sequence[int] = (0, 1),
-    paper_entry: float | None = None,
     title: str = "Backward masking: how much of the colour is still in the workspace",
 ) -> go.Figure:
     """Colour-retention traces over steps (:func:`labcore.markers.cue_retention`), cue and mask
@@ -411,21 +409,17 @@ def masking_figure(
         font = {"size": 11, "color": colour}
         return {"annotation_text": text, "annotation_position": position, "annotation_font": font}
 
-    for i, s in enumerate(cue_steps):
-        cue = label("cues", "top right", "#0072B2") if i == 0 else {}
+    for s in (0, 1):  # the two cue steps; the masks count from the first
+        cue = label("cues", "top right", "#0072B2") if s == 0 else {}
         fig.add_vline(x=s, line={"dash": "dash", "color": "#0072B2", "width": 1.5}, **cue)
-    first = (cue_steps[0] if cue_steps else 0) + soa
     for j in range(count):
         mask = label("masks", "bottom right", "#D55E00") if j == 0 else {}
         fig.add_vline(
-            x=first + j * interval, line={"dash": "dot", "color": "#D55E00", "width": 1.2}, **mask
+            x=soa + j * interval, line={"dash": "dot", "color": "#D55E00", "width": 1.2}, **mask
         )
-    last = first + max(count - 1, 0) * interval
+    last = soa + max(count - 1, 0) * interval
     fig.update_xaxes(range=[-0.5, min(max(len(a[0]) for a in traces.values()) - 0.5, last + 6.5)])
     fig.add_hline(y=0, line={"color": "#bbb", "width": 1})
-    if paper_entry is not None and finite(paper_entry):
-        entry = cue_steps[-1] if cue_steps else 0
-        add_paper_marks(fig, [(entry, PaperValue(value=paper_entry), "cue entry")])
     fig.update_xaxes(title_text="environment step")
     fig.update_yaxes(title_text="colour retained (1 = held, 0 = displaced)")
     return style_figure(fig, title, height=480)

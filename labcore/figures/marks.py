@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,14 +85,13 @@ def add_seed_bars(
     row: int | None = None,
     col: int | None = None,
     legend: bool = True,
-    unit: str = "",
 ) -> None:
     """Bars (mean +/- SD over seeds), one dot per seed, the paper's value as a hollow diamond."""
     rc = {"row": row, "col": col} if row is not None else {}
     x = np.arange(len(groups), dtype=float)
     stats = [bar_of(g.values) for g in groups]
     hover = [
-        f"<b>{g.name}</b><br>ours: {fmt(m)} ± {fmt(s, digits=2)}{unit} (n = {g.values.size} seeds)"
+        f"<b>{g.name}</b><br>ours: {fmt(m)} ± {fmt(s, digits=2)} (n = {g.values.size} seeds)"
         + (f"<br>{g.note}" if g.note else "")
         for g, (m, s) in zip(groups, stats, strict=True)
     ]
@@ -121,9 +120,7 @@ def add_seed_bars(
         sx += list(i + jitter(g.values.size))
         sy += list(g.values)
         sc += [color_of(g.key)] * g.values.size
-        sh += [
-            f"{g.name}<br>seed {s}: {fmt(v)}{unit}" for s, v in zip(g.seeds, g.values, strict=True)
-        ]
+        sh += [f"{g.name}<br>seed {s}: {fmt(v)}" for s, v in zip(g.seeds, g.values, strict=True)]
     fig.add_trace(
         go.Scatter(
             x=sx,
@@ -251,11 +248,10 @@ def add_l75_groups(
     row: int | None = None,
     col: int | None = None,
     legend: bool = True,
-    label: Mapping[str, str] | None = None,
 ) -> None:
     """Per-seed L75 (dots, censored seeds as triangles at the bound), mean +/- SD as squares."""
     rc = {"row": row, "col": col} if row is not None else {}
-    names = [(label or {}).get(k, label_of(k)) for k, _, _ in groups]
+    names = [label_of(k) for k, _, _ in groups]
     mx, my, msd, mcol, mhover = [], [], [], [], []
     seeds: dict[str, list] = {"none": [], "right": [], "left": []}
     for i, (key, raw, _paper_value) in enumerate(groups):

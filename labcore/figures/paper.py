@@ -48,6 +48,7 @@ from labcore.figures.style import (
     side_by_side,
     sigma_axis,
     style_figure,
+    styled_table,
 )
 from labcore.findings import PaperValue
 from labcore.paper_claims import l75_key
@@ -112,17 +113,11 @@ def fig1b_type2_roc(
     """
     paper = {c: paper_of(f"e1.auroc.{c}").value for c in E1_CONDITIONS if paper_of(f"e1.auroc.{c}")}
     curves = trial_curves(trials)
-    seeds = (
-        {c: seed_numbers(seed_values, f"e1.auroc.{c}")[1] for c in curves}
-        if seed_values is not None
-        else None
-    )
-    if seeds is not None and not any(v.size for v in seeds.values()):
-        seeds = None
+    seeds = {c: seed_numbers(seed_values, f"e1.auroc.{c}")[1] for c in curves}
     return type2_roc_figure(
         curves,
         paper,
-        seed_aurocs=seeds,
+        seed_aurocs=seeds if any(v.size for v in seeds.values()) else None,
         title="Fig. 1b: Type-2 ROC: does confidence separate correct from wrong trials?",
     )
 
@@ -181,15 +176,7 @@ PRIMARY_CUE = "primary cue (the paper's)"
 B1_SLOTS = AGENT_KINDS["b1"].n_slots
 
 
-_SHORT = {
-    "k4": "4 slots",
-    "k3": "3 slots",
-    "k2": "2 slots",
-    "k1": "1 slot",
-    "k0": "bus off",
-    "a0": "A0",
-    "a1": "A1",
-}
+_SHORT = {"k0": "bus off", "a0": "A0", "a1": "A1"}
 
 
 def _capacity_groups(
@@ -210,7 +197,7 @@ def _capacity_groups(
                 rows["seed"].to_numpy()[keep],
                 vals[keep],
                 paper_of(f"e2.{metric}.{key}"),
-                label=_SHORT[key] if short else None,
+                label=_SHORT.get(key) if short else None,
             )
         )
     return groups
@@ -636,14 +623,9 @@ def fig3c_titration(
     if not has_columns(titration, ("agent", "noise_mode", "noise", "seed", "sigma", "accuracy")):
         return empty_figure(title, "no E3 titration results (e3_titration.csv)")
     curves = titration_curves(titration_rows(titration, agents, noise_mode), agents)
-    l75 = {}
-    for agent in curves:
-        point = l75_point(seed_values, l75_key(agent, noise_mode))
-        if point is not None:
-            l75[agent] = point
-    paper = {
-        a: paper_of(l75_key(a, noise_mode)) for a in curves if paper_of(l75_key(a, noise_mode))
-    }
+    keys = {a: l75_key(a, noise_mode) for a in curves}
+    l75 = {a: p for a, k in keys.items() if (p := l75_point(seed_values, k)) is not None}
+    paper = {a: p for a, k in keys.items() if (p := paper_of(k))}
     return titration_figure(curves, l75, paper_l75=paper, title=title)
 
 
@@ -703,31 +685,17 @@ def table3_pci(seed_values: pd.DataFrame | None, agents: Sequence[str] | None = 
         specs=[[{"type": "table"}, {"type": "xy"}]],
     )
     fig.add_trace(
-        go.Table(
-            columnwidth=[2.4, 1.3, 1.3, 1.3],
-            header={
-                "values": [
-                    "<b>architecture</b>",
-                    "<b>paper raw</b>",
-                    "<b>ours raw</b>",
-                    "<b>ours evoked</b>",
-                ],
-                "fill_color": "#e8eef7",
-                "align": "left",
-                "font": {"size": 13},
-            },
-            cells={
-                "values": [
-                    [label_of(a) for a in agents],
-                    [paper_text(papers[a]) if papers[a] else "—" for a in agents],
-                    [cell(raw[a][1]) for a in agents],
-                    [cell(evoked[a][1]) for a in agents],
-                ],
-                "align": "left",
-                "font": {"size": 12},
-                "height": 26,
-                "fill_color": [["#f7f7f7" if papers[a] else "white" for a in agents]],
-            },
+        styled_table(
+            ("architecture", "paper raw", "ours raw", "ours evoked"),
+            [
+                [label_of(a) for a in agents],
+                [paper_text(papers[a]) if papers[a] else "—" for a in agents],
+                [cell(raw[a][1]) for a in agents],
+                [cell(evoked[a][1]) for a in agents],
+            ],
+            [2.4, 1.3, 1.3, 1.3],
+            height=26,
+            fill_color=[["#f7f7f7" if papers[a] else "white" for a in agents]],
         ),
         row=1,
         col=1,

@@ -1,8 +1,6 @@
 """The report's figures: how to build each from a result set, and its caption's words
 (``labcore/templates/figure_list.json``: title, what it shows, the claims the caption lists); and
-each registered study's headline figure (``figure.json`` beside its files).
-
-Used by the HTML report (:mod:`labcore.report`) and the Replication page. Every number in the
+each registered study's headline figure (``figure.json`` beside its files). Every number in the
 prose comes from the result files or from the paper's table; none is typed here.
 """
 
@@ -19,7 +17,7 @@ import plotly.graph_objects as go
 from labcore.experiments.e4 import ARMS
 from labcore.experiments.paper_results import ResultSet
 from labcore.figures.explore import design_figure
-from labcore.figures.findings import _masking, _points, finder
+from labcore.figures.findings import masking_runs, sentences
 from labcore.figures.integration import study_figure as integration_figure
 from labcore.figures.live import confidence_histogram
 from labcore.figures.paper import (
@@ -47,6 +45,11 @@ from labcore.io import atomic_write
 from labcore.paper_claims import CLAIMS_BY_ID
 from labcore.render import TEMPLATES
 
+
+def _points(res: ResultSet) -> list:
+    return (res.figures.get("e3") or {}).get("points") or []
+
+
 _BUILDERS: dict[str, Callable[[ResultSet], go.Figure]] = {
     "fig1a": lambda r: fig1a_accuracy_and_auroc(r.seed_values),
     "fig1b": lambda r: fig1b_type2_roc(r.trials, r.seed_values),
@@ -60,7 +63,7 @@ _BUILDERS: dict[str, Callable[[ResultSet], go.Figure]] = {
     "logits_control": lambda r: logits_control(r.seed_values),
     "fig2a": lambda r: fig2a_conjunction_by_capacity(r.capacity),
     "fig2b": lambda r: fig2b_dual_task_cost(r.capacity),
-    "fig2c": lambda r: fig2c_masking_traces(_masking(r)),
+    "fig2c": lambda r: fig2c_masking_traces(masking_runs(r)),
     "gbi_ignition": lambda r: gbi_and_ignition_by_capacity(r.seed_values),
     "dnrs": lambda r: dnrs_by_scale(r.seed_values),
     "fig3a": lambda r: fig3a_l75(r.seed_values),
@@ -101,7 +104,7 @@ def _specs(entries: list[dict]) -> tuple[FigureSpec, ...]:
             e["what"],
             tuple(e.get("claims", ())),
             e.get("paper_note", ""),
-            finder(e["slug"]) if e.get("findings", True) else None,
+            (lambda res, slug=e["slug"]: sentences(slug, res)) if e.get("findings", True) else None,
         )
         for e in entries
     )

@@ -17,6 +17,7 @@ from labcore.figures.style import (
     empty_figure,
     escape_plotly,
     style_figure,
+    styled_table,
     wrap_tick,
 )
 from labcore.findings import Finding
@@ -228,24 +229,15 @@ def claims_table(findings: Sequence[Finding] | None) -> go.Figure:
     fill = [VERDICT_COLOURS.get(v, "white") for v in verdicts]
     columns = ("Question", "Paper", "Ours", "Verdict", "Evidence")
     fig = go.Figure(
-        go.Table(
-            columnwidth=[2.2, 3.6, 1.3, 1.8, 1.4, 1.2],
-            header={
-                "values": ["<b>claim</b>", *(f"<b>{c.lower()}</b>" for c in columns)],
-                "fill_color": "#e8eef7",
-                "align": "left",
-                "font": {"size": 13},
-            },
-            cells={
-                "values": [
-                    [escape_plotly(c.id) for c in claims],
-                    *([escape_plotly(r[c]) for r in rows] for c in columns),
-                ],
-                "fill_color": [["white"] * len(claims)] * 4 + [fill, ["white"] * len(claims)],
-                "align": "left",
-                "font": {"size": 12},
-                "height": 24,
-            },
+        styled_table(
+            ("claim", *(c.lower() for c in columns)),
+            [
+                [escape_plotly(c.id) for c in claims],
+                *([escape_plotly(r[c]) for r in rows] for c in columns),
+            ],
+            [2.2, 3.6, 1.3, 1.8, 1.4, 1.2],
+            fill_color=[["white"] * len(claims)] * 4 + [fill, ["white"] * len(claims)],
+            height=24,
         )
     )
     return style_figure(fig, title, height=min(140 + 30 * len(claims), 2400), legend_below=False)

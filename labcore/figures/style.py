@@ -386,17 +386,15 @@ def chance_line(
     *,
     row: int | None = None,
     col: int | None = None,
-    dash: str = "dash",
-    color: str | None = None,
 ) -> None:
     """A dashed horizontal reference line (chance, threshold) with its label."""
     kwargs = {"row": row, "col": col} if row is not None else {}
     fig.add_hline(
         y=y,
-        line={"dash": dash, "color": color or PALETTE["chance"], "width": 1.5},
+        line={"dash": "dash", "color": PALETTE["chance"], "width": 1.5},
         annotation_text=text,
         annotation_position="top right",
-        annotation_font={"size": 11, "color": color or "#666"},
+        annotation_font={"size": 11, "color": "#666"},
         **kwargs,
     )
 
@@ -469,6 +467,30 @@ def one_above_another(*titles: str, **kwargs: Any) -> go.Figure:
     """One column of panels sharing the x axis, one per subplot title."""
     return make_subplots(
         rows=len(titles), cols=1, shared_xaxes=True, subplot_titles=titles, **kwargs
+    )
+
+
+def styled_table(
+    header: Sequence[str], columns: Sequence[Sequence[Any]], widths: Sequence[float], **cells: Any
+) -> go.Table:
+    """A table in the house style: bold headers on pale blue, left-aligned 12 px cells
+    (``cells``: more of plotly's cell settings, such as ``height`` and ``fill_color``)."""
+    return go.Table(
+        columnwidth=list(widths),
+        header={
+            "values": [f"<b>{h}</b>" for h in header],
+            "fill_color": "#e8eef7",
+            "align": "left",
+            "font": {"size": 13},
+        },
+        cells={"values": list(columns), "align": "left", "font": {"size": 12}, **cells},
+    )
+
+
+def legend_entry(name: str, marker: dict[str, Any]) -> go.Scatter:
+    """A legend row that draws nothing: says what a heatmap's colours or columns mean."""
+    return go.Scatter(
+        x=[None], y=[None], mode="markers", name=name, marker=marker, hoverinfo="skip"
     )
 
 
