@@ -5,7 +5,7 @@ NeuroGym study's sure-option curves beside the Bayesian ideal observer.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -433,12 +433,25 @@ def live_curve_figure(
     return fig
 
 
+def _from_folder(
+    name: str,
+    directory: Path | str,
+    table: str,
+    title: str,
+    draw: Callable[[pd.DataFrame], go.Figure],
+) -> go.Figure:
+    """``draw`` of study ``name``'s ``table`` in ``directory``, or an empty figure that says why."""
+    study = load_study(name, directory, tables=(table,))
+    if study.summary is None:
+        return empty_figure(title, "; ".join(study.problems) or "no result")
+    return draw(study.frame(table))
+
+
 def pdw_figure(directory: Path | str) -> go.Figure:
     """The reproduction's headline figure: Kiani & Shadlen's pair from its folder."""
-    study = load_study("pdw", directory, tables=(BY_COHERENCE.name,))
-    if study.summary is None:
-        return empty_figure("Song et al. reproduced", "; ".join(study.problems) or "no result")
-    return kiani_shadlen_figure(study.frame(BY_COHERENCE.name))
+    return _from_folder(
+        "pdw", directory, BY_COHERENCE.name, "Song et al. reproduced", kiani_shadlen_figure
+    )
 
 
 def explorer_headline(directory: Path | str, name: str = "pdw_sweep") -> go.Figure:
@@ -643,7 +656,6 @@ def sure_propensity_figure(
 
 def neurogym_figure(directory: Path | str) -> go.Figure:
     """The NeuroGym study's headline figure (:func:`sure_curve_figure`) from its folder."""
-    study = load_study("neurogym", directory, tables=(NEUROGYM_BY_COHERENCE.name,))
-    if study.summary is None:
-        return empty_figure("NeuroGym's wager", "; ".join(study.problems) or "no result")
-    return sure_curve_figure(study.frame(NEUROGYM_BY_COHERENCE.name))
+    return _from_folder(
+        "neurogym", directory, NEUROGYM_BY_COHERENCE.name, "NeuroGym's wager", sure_curve_figure
+    )
